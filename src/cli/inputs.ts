@@ -1,0 +1,117 @@
+/**
+ * File and git I/O for the CLI: read the spec (working tree or a git revision), the
+ * snapshot and saved plans, and turn every failure into an InputError with diagnostics.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { dirname, resolve, relative, basename } from 'node:path';
+import { parseRolloutSpec, type LoadedSpec } from '../spec/load.ts';
+import { parseSnapshot } from '../cluster/snapshot.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import type { PlanSpecInfo, Plan } from '../plan/types.ts';
+import { PLAN_FORMAT_VERSION } from '../plan/types.ts';
+import { InputError } from './errors.ts';
+import { hasErrors } from '../spec/diagnostics.ts';
+
+export function readTextFile(path: string, what: string, hint?: string): string {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new InputError(`${what} ${path} does not exist`, [], hint);
+  }
+  if (st.isDirectory()) throw new InputError(`${what} ${path} is a directory, not a file`, [], hint);
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new InputError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, [], hint);
+  }
+}
+
+/** git with an argument array (never a shell string); null when git fails. */
+export function git(args: string[], cwd: string): string | null {
+  try {
+    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  } catch {
+    return null;
+  }
+}
+
+export interface SpecRead {
+  loaded: LoadedSpec;
+  info: PlanSpecInfo;
+}
+
+export function readSpec(file: string, ref?: string): SpecRead {
+  const abs = resolve(file);
+  const dir = dirname(abs);
+  if (ref) {
+    const top = git(['rev-parse', '--show-toplevel'], existingDir(dir))?.trim();
+    if (!top) throw new InputError(`--ref ${ref}: ${dir} is not inside a git repository`, [], 'run bootcplan from a clone of the repository that holds the spec');
+    const commit = git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], top)?.trim();
+    if (!commit) throw new InputError(`--ref ${ref}: no such revision`, [], 'check the branch, tag or commit name (git fetch may be needed)');
+    const inRepo = relative(top, abs).split('\\').join('/');
+    const text = git(['show', `${commit}:${inRepo}`], top);
+    if (text === null) throw new InputError(`--ref ${ref}: ${inRepo} does not exist at ${commit.slice(0, 12)}`, [], 'check the -f path; it is read relative to the repository root at that revision');
+    const loaded = parseRolloutSpec(text, file);
+    return { loaded, info: { name: loaded.spec?.metadata.name ?? basename(file), path: inRepo, ref, commit, sha256: loaded.sha256, dirty: null } };
+  }
+  const text = readTextFile(file, 'spec', 'pass the spec with -f FILE (default: bootcplan.yaml in the current directory)');
+  const loaded = parseRolloutSpec(text, file);
+  let commit: string | null = null;
+  let dirty: boolean | null = null;
+  let path = file;
+  const top = git(['rev-parse', '--show-toplevel'], dir)?.trim();
+  if (top) {
+    commit = git(['rev-parse', '--verify', '--quiet', 'HEAD'], top)?.trim() || null;
+    const inRepo = relative(top, abs).split('\\').join('/');
+    path = inRepo;
+    const status = git(['status', '--porcelain', '--', inRepo], top);
+    dirty = status === null ? null : status.trim().length > 0;
+  }
+  return { loaded, info: { name: loaded.spec?.metadata.name ?? basename(file), path, ref: null, commit, sha256: loaded.sha256, dirty } };
+}
+
+function existingDir(d: string): string {
+  try {
+    return statSync(d).isDirectory() ? d : process.cwd();
+  } catch {
+    return process.cwd();
+  }
+}
+
+export function requireValidSpec(read: SpecRead): void {
+  if (hasErrors(read.loaded.diagnostics)) {
+    const n = read.loaded.diagnostics.filter((d) => d.severity === 'error').length;
+    throw new InputError(`${read.info.path}: ${n} error${n === 1 ? '' : 's'} in the spec`, read.loaded.diagnostics);
+  }
+}
+
+export function readSnapshotFile(file: string): ClusterSnapshot {
+  const text = readTextFile(file, 'snapshot', 'write one with `bootcplan snapshot -o FILE`, or plan against the live cluster with --kubeconfig');
+  const r = parseSnapshot(text, file);
+  if (!r.snapshot) {
+    throw new InputError(`${file}: not a usable cluster snapshot`, r.diagnostics);
+  }
+  return r.snapshot;
+}
+
+export function readPlanFile(file: string): Plan {
+  const text = readTextFile(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`');
+  let plan: any;
+  try {
+    plan = JSON.parse(text);
+  } catch (err) {
+    throw new InputError(`${file}: not a plan file (invalid JSON: ${(err as Error).message})`, [], 'plan files are written by `bootcplan plan --out FILE`');
+  }
+  if (!plan || typeof plan !== 'object' || plan.formatVersion === undefined) {
+    throw new InputError(`${file}: not a plan file (no formatVersion)`, [], 'plan files are written by `bootcplan plan --out FILE`');
+  }
+  if (plan.formatVersion !== PLAN_FORMAT_VERSION) {
+    throw new InputError(`${file}: plan format ${plan.formatVersion} is not supported (this bootcplan reads ${PLAN_FORMAT_VERSION})`, [], 'plan again with this version of bootcplan');
+  }
+  for (const k of ['id', 'spec', 'cluster', 'changes', 'pools', 'diagnostics', 'summary']) {
+    if (!(k in plan)) throw new InputError(`${file}: plan file lacks "${k}"`, [], 'the file was edited or cut short; plan again');
+  }
+  return plan as Plan;
+}

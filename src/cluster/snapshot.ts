@@ -1,0 +1,193 @@
+/**
+ * Reads a cluster snapshot (DESIGN §5): a Kubernetes `List` or a multi-document YAML
+ * stream, YAML or JSON, as `kubectl get -o yaml|json` prints. JSON goes through
+ * JSON.parse because big clusters give snapshots of tens of MB. Unknown kinds are ignored.
+ */
+import { createHash } from 'node:crypto';
+import { type Diagnostic, emptySourceMap, type SourceMap, diagnosticAt, sortDiagnostics, hasErrors } from '../spec/diagnostics.ts';
+import { parseYamlWithPositions, binaryInputDiagnostic } from '../spec/yaml-source.ts';
+import { isPlainObject } from '../spec/schema.ts';
+import { type ClusterSnapshot, type KObject, BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from './types.ts';
+
+export interface LoadedSnapshot {
+  snapshot: ClusterSnapshot | null;
+  diagnostics: Diagnostic[];
+}
+
+const apiGroup = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
+
+/** Which list of the snapshot an object belongs to, keyed by `group/Kind`. */
+const LISTS: Record<string, keyof ClusterSnapshot> = {
+  '/Node': 'nodes',
+  'machineconfiguration.openshift.io/MachineConfigPool': 'machineConfigPools',
+  'machineconfiguration.openshift.io/MachineConfig': 'machineConfigs',
+  'node.bootc.dev/BootcNodePool': 'bootcNodePools',
+  'node.bootc.dev/BootcNode': 'bootcNodes',
+  'machine.openshift.io/MachineSet': 'machineSets',
+};
+
+/** Singletons and the name (and namespace) they must have. */
+const SINGLETONS: { key: string; field: keyof ClusterSnapshot; name: string; namespace?: string }[] = [
+  { key: 'operator.openshift.io/MachineConfiguration', field: 'machineConfiguration', name: 'cluster' },
+  { key: 'machine.openshift.io/ControlPlaneMachineSet', field: 'controlPlaneMachineSet', name: 'cluster', namespace: 'openshift-machine-api' },
+  { key: '/ConfigMap', field: 'bootImagesConfigMap', name: 'coreos-bootimages', namespace: 'openshift-machine-config-operator' },
+  { key: 'config.openshift.io/FeatureGate', field: 'featureGate', name: 'cluster' },
+  { key: 'config.openshift.io/Infrastructure', field: 'infrastructure', name: 'cluster' },
+  { key: 'config.openshift.io/ClusterVersion', field: 'clusterVersion', name: 'version' },
+  { key: 'coordination.k8s.io/Lease', field: 'lock', name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE },
+  { key: '/ConfigMap', field: 'progress', name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE },
+];
+
+export function emptySnapshot(source: string): ClusterSnapshot {
+  return {
+    source, fingerprint: '', nodes: [], machineConfigPools: [], machineConfigs: [], bootcNodePools: [], bootcNodes: [],
+    machineSets: [], machineConfiguration: null, controlPlaneMachineSet: null, bootImagesConfigMap: null,
+    featureGate: null, infrastructure: null, clusterVersion: null, lock: null, progress: null,
+  };
+}
+
+/** Builds a snapshot from already-parsed objects (used by the file reader, the live reader and tests). */
+export function snapshotFromObjects(objects: readonly KObject[], source: string): ClusterSnapshot {
+  const snap = emptySnapshot(source);
+  for (const o of objects) {
+    const key = `${apiGroup(o.apiVersion)}/${o.kind}`;
+    const list = LISTS[key];
+    if (list) {
+      (snap[list] as KObject[]).push(o);
+      continue;
+    }
+    for (const s of SINGLETONS) {
+      if (s.key === key && o.metadata.name === s.name && (s.namespace === undefined || o.metadata.namespace === s.namespace)) {
+        (snap as any)[s.field] = o;
+      }
+    }
+  }
+  for (const list of Object.values(LISTS)) (snap[list] as KObject[]).sort(byName);
+  snap.fingerprint = fingerprintOf(snap);
+  return snap;
+}
+
+const byName = (a: KObject, b: KObject) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0);
+
+/** Fields that change without the cluster's desired or observed state changing. */
+const VOLATILE_KEYS = new Set(['managedFields', 'resourceVersion', 'lastHeartbeatTime', 'lastProbeTime']);
+
+export function fingerprintOf(snap: ClusterSnapshot): string {
+  const h = createHash('sha256');
+  const add = (o: KObject | null) => {
+    if (o && o !== snap.lock && o !== snap.progress) h.update(stableStringify(o, VOLATILE_KEYS)).update('\n');
+  };
+  for (const list of Object.values(LISTS)) for (const o of snap[list] as KObject[]) add(o);
+  for (const s of SINGLETONS) add(snap[s.field] as KObject | null);
+  return `sha256:${h.digest('hex')}`;
+}
+
+/** JSON with sorted keys, skipping the given keys at any depth. */
+export function stableStringify(v: unknown, skip: Set<string> = new Set()): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map((x) => stableStringify(x, skip)).join(',')}]`;
+  const keys = Object.keys(v).filter((k) => !skip.has(k) && (v as any)[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((v as any)[k], skip)}`).join(',')}}`;
+}
+
+/** Parses snapshot text. `file` is used in messages and in `source`. */
+export function parseSnapshot(text: string, file: string): LoadedSnapshot {
+  const binary = binaryInputDiagnostic(text, file);
+  if (binary) return { snapshot: null, diagnostics: [binary] };
+  const trimmed = text.trimStart();
+  let docs: unknown[];
+  let map: SourceMap = emptySourceMap(file);
+  const diagnostics: Diagnostic[] = [];
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      docs = [JSON.parse(text)];
+    } catch (err) {
+      return { snapshot: null, diagnostics: [jsonSyntaxDiagnostic(text, file, err as Error)] };
+    }
+  } else {
+    // Positions are recorded for the first levels only (items and their metadata): enough
+    // to point at a bad object without building a map of a 50k-node cluster.
+    const parsed = parseYamlWithPositions(text, file, { maxDepth: 4, multiDocument: true });
+    if (hasErrors(parsed.diagnostics)) return { snapshot: null, diagnostics: parsed.diagnostics };
+    docs = parsed.documents;
+    map = parsed.map;
+  }
+
+  const objects: KObject[] = [];
+  const multi = docs.length > 1;
+  docs.forEach((doc, di) => {
+    const prefix = multi ? `[${di}]` : '';
+    if (doc === null || doc === undefined) return;
+    if (!isPlainObject(doc)) {
+      diagnostics.push(diagnosticAt(map, {
+        code: 'snapshot-invalid', path: prefix || null,
+        message: `expected a Kubernetes object or List, got ${Array.isArray(doc) ? 'a list' : 'a single value'}`,
+        expected: 'the output of `kubectl get -o yaml` or `bootcplan snapshot`',
+      }));
+      return;
+    }
+    if (doc.kind === 'List' || (typeof doc.kind === 'string' && doc.kind.endsWith('List') && Array.isArray(doc.items))) {
+      if (!Array.isArray(doc.items)) {
+        diagnostics.push(diagnosticAt(map, { code: 'snapshot-invalid', path: `${prefix ? prefix + '.' : ''}items`, message: 'a List needs an "items" list', expected: 'items: [ ... ]' }));
+        return;
+      }
+      doc.items.forEach((item, i) => checkObject(item, `${prefix ? prefix + '.' : ''}items[${i}]`));
+      return;
+    }
+    checkObject(doc, prefix);
+  });
+
+  function checkObject(o: unknown, path: string) {
+    const where = path || null;
+    if (!isPlainObject(o)) {
+      diagnostics.push(diagnosticAt(map, { code: 'snapshot-invalid', path: where, message: 'expected a Kubernetes object (a mapping)', expected: 'apiVersion, kind, metadata' }));
+      return;
+    }
+    const missing = ['apiVersion', 'kind'].filter((k) => typeof o[k] !== 'string' || o[k] === '');
+    const meta = o.metadata;
+    if (!isPlainObject(meta) || typeof meta.name !== 'string' || meta.name === '') missing.push('metadata.name');
+    if (missing.length) {
+      const sub = (k: string) => (path ? `${path}.${k}` : k);
+      diagnostics.push(diagnosticAt(map, {
+        code: 'snapshot-invalid', path: where,
+        message: `object ${describe(o)} lacks ${missing.join(', ')}`,
+        expected: 'every object to have apiVersion, kind and metadata.name',
+        hint: `check ${sub(missing[0])}; snapshots are written by \`bootcplan snapshot\` or \`kubectl get -o yaml\``,
+      }));
+      return;
+    }
+    objects.push(o as unknown as KObject);
+  }
+
+  if (hasErrors(diagnostics)) return { snapshot: null, diagnostics: sortDiagnostics(diagnostics) };
+  return { snapshot: snapshotFromObjects(objects, `file:${file}`), diagnostics };
+}
+
+function describe(o: Record<string, unknown>): string {
+  const kind = typeof o.kind === 'string' ? o.kind : '?';
+  const name = isPlainObject(o.metadata) && typeof o.metadata.name === 'string' ? o.metadata.name : '?';
+  return `${kind}/${name}`;
+}
+
+function jsonSyntaxDiagnostic(text: string, file: string, err: Error): Diagnostic {
+  const m = /position (\d+)/.exec(err.message);
+  let line: number | null = null;
+  let column: number | null = null;
+  const lc = /line (\d+) column (\d+)/.exec(err.message);
+  if (lc) {
+    line = Number(lc[1]);
+    column = Number(lc[2]);
+  } else if (m) {
+    const pos = Number(m[1]);
+    const before = text.slice(0, pos);
+    line = before.split('\n').length;
+    column = pos - before.lastIndexOf('\n');
+  }
+  return {
+    severity: 'error', code: 'json-syntax',
+    message: `cannot parse JSON: ${err.message.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '')}`,
+    path: null, file, line, column,
+    expected: 'a JSON Kubernetes List or object',
+    hint: 'was the file cut short? regenerate it with `bootcplan snapshot -o FILE`',
+  };
+}

@@ -1,0 +1,61 @@
+/** Kubernetes objects as read from a snapshot or the API (only the fields bootcplan touches are typed). */
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: { apiVersion: string; kind: string; name: string; uid?: string; controller?: boolean }[];
+  resourceVersion?: string;
+  uid?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  [k: string]: unknown;
+}
+
+export interface KObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: any;
+  status?: any;
+  data?: Record<string, string>;
+  [k: string]: unknown;
+}
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown' | string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+/**
+ * Everything the planner reads about a cluster (DESIGN §5). A kind missing from the
+ * snapshot means "not installed": no BootcNodePool objects => MCO-only pools.
+ */
+export interface ClusterSnapshot {
+  /** "file:examples/cluster.yaml" or "live:<context>" */
+  source: string;
+  /** sha256 over the objects the planner reads, volatile fields removed. */
+  fingerprint: string;
+  nodes: KObject[];
+  machineConfigPools: KObject[];
+  machineConfigs: KObject[];
+  bootcNodePools: KObject[];
+  bootcNodes: KObject[];
+  machineSets: KObject[];
+  machineConfiguration: KObject | null;
+  controlPlaneMachineSet: KObject | null;
+  bootImagesConfigMap: KObject | null;
+  featureGate: KObject | null;
+  infrastructure: KObject | null;
+  clusterVersion: KObject | null;
+  /** bootcplan's own lock (Lease) and progress record (ConfigMap), when present. */
+  lock: KObject | null;
+  progress: KObject | null;
+}
+
+export const BOOTCPLAN_NAMESPACE = 'openshift-bootcplan';
+export const LOCK_NAME = 'bootcplan-lock';
+export const PROGRESS_NAME = 'bootcplan-progress';

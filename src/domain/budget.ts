@@ -1,0 +1,65 @@
+/**
+ * maxUnavailable arithmetic (DESIGN §7 "Pools and waves").
+ *
+ * The MCO resolves an IntOrString percentage with floor and a minimum of 1
+ * (machine-config-operator pkg/controller/node: intstr.GetScaledValueFromIntOrPercent(..., false),
+ * then "if maxunavail == 0 { maxunavail = 1 }"), while the bootc-operator rounds up. bootcplan
+ * resolves once, with the MCO rule, and writes the integer to both pools so they cannot disagree.
+ */
+export type MaxUnavailable = { kind: 'count'; value: number } | { kind: 'percent'; value: number };
+
+export type ParseResult =
+  | { ok: true; value: MaxUnavailable }
+  | { ok: false; message: string; expected: string; hint?: string; code: string };
+
+export const MAX_UNAVAILABLE_EXPECTED = 'an integer >= 1, or a percentage "N%" with 1 <= N <= 100';
+
+export function parseMaxUnavailable(raw: unknown): ParseResult {
+  const fail = (message: string, hint?: string, code = 'max-unavailable-invalid'): ParseResult => ({
+    ok: false, message, expected: MAX_UNAVAILABLE_EXPECTED, hint, code,
+  });
+  if (typeof raw === 'number') {
+    if (!Number.isInteger(raw)) return fail(`${raw} is not a whole number`, 'use a whole number of nodes, or a percentage such as "25%"');
+    if (raw === 0) return fail('0 would never let a node update', 'to hold this pool back, set `paused: true` instead', 'max-unavailable-zero');
+    if (raw < 0) return fail(`${raw} is negative`);
+    return { ok: true, value: { kind: 'count', value: raw } };
+  }
+  if (typeof raw === 'string') {
+    const m = /^(\d+)%$/.exec(raw);
+    if (!m) {
+      if (/^\d+$/.test(raw.trim())) {
+        return fail(`"${raw}" is a string without a % sign`, `write ${raw.trim()} without quotes for a node count, or "${raw.trim()}%" for a percentage`);
+      }
+      return fail(`"${raw}" is not a count or a percentage`, 'write a percentage as digits directly followed by %, e.g. "25%"');
+    }
+    const pct = Number(m[1]);
+    if (pct === 0) return fail('0% would never let a node update', 'to hold this pool back, set `paused: true` instead', 'max-unavailable-zero');
+    if (pct > 100) return fail(`${raw} is more than 100%`);
+    return { ok: true, value: { kind: 'percent', value: pct } };
+  }
+  return fail(`expected a number or a string, got ${describeType(raw)}`);
+}
+
+export interface ResolvedBudget {
+  /** As written in the spec (or the default). */
+  value: string | number;
+  resolved: number;
+  rule: string;
+}
+
+/** floor(percent x nodes), minimum 1 — the MCO's rule, used for both backends. */
+export function resolveMaxUnavailable(mu: MaxUnavailable, poolSize: number): ResolvedBudget {
+  if (mu.kind === 'count') {
+    return { value: mu.value, resolved: mu.value, rule: 'integer' };
+  }
+  const resolved = Math.max(1, Math.floor((mu.value * poolSize) / 100));
+  return { value: `${mu.value}%`, resolved, rule: 'floor(percent x nodes), minimum 1' };
+}
+
+export function describeType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return `the string "${v}"`;
+  return `${typeof v} ${String(v)}`;
+}

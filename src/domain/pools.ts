@@ -1,0 +1,71 @@
+/**
+ * Pool membership. bootc-operator: a BootcNode is named after its Node and has a controller
+ * reference to its BootcNodePool (internal/controller/bootcnodepool_controller.go); without
+ * BootcNodes yet, the pool's spec.nodeSelector decides. MCO: a MachineConfigPool selects
+ * nodes by spec.nodeSelector; a node in worker and in a custom pool belongs to the custom
+ * pool (MCO GetPoolsForNode: custom pools take precedence over worker).
+ */
+import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import { selectorMatches } from './nodes.ts';
+import { ROLE_LABEL_PREFIX } from './labels.ts';
+
+export interface Membership {
+  /** pool name -> node names, per backend */
+  bootc: Map<string, string[]>;
+  mco: Map<string, string[]>;
+  /** nodes selected by more than one custom MachineConfigPool: the MCO refuses them */
+  mcoConflicts: Map<string, string[]>;
+}
+
+export function computeMembership(snap: ClusterSnapshot): Membership {
+  const bootc = new Map<string, string[]>();
+  for (const p of snap.bootcNodePools) bootc.set(p.metadata.name, []);
+  const claimed = new Set<string>();
+  for (const bn of snap.bootcNodes) {
+    const owner = bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool');
+    if (owner && bootc.has(owner.name)) {
+      bootc.get(owner.name)!.push(bn.metadata.name);
+      claimed.add(bn.metadata.name);
+    }
+  }
+  for (const p of snap.bootcNodePools) {
+    const list = bootc.get(p.metadata.name)!;
+    if (list.length > 0) continue; // the operator already decided membership
+    for (const n of snap.nodes) {
+      if (!claimed.has(n.metadata.name) && selectorMatches(p.spec?.nodeSelector, n.metadata.labels ?? {})) list.push(n.metadata.name);
+    }
+  }
+
+  const mco = new Map<string, string[]>();
+  const mcoConflicts = new Map<string, string[]>();
+  for (const p of snap.machineConfigPools) mco.set(p.metadata.name, []);
+  for (const n of snap.nodes) {
+    const labels = n.metadata.labels ?? {};
+    let pools = snap.machineConfigPools.filter((p) => selectorMatches(p.spec?.nodeSelector, labels)).map((p) => p.metadata.name);
+    if (pools.length > 1) pools = pools.filter((p) => p !== 'worker');
+    if (pools.length > 1) {
+      mcoConflicts.set(n.metadata.name, pools);
+      continue;
+    }
+    if (pools.length === 1) mco.get(pools[0])!.push(n.metadata.name);
+  }
+  for (const list of [...bootc.values(), ...mco.values()]) list.sort();
+  return { bootc, mco, mcoConflicts };
+}
+
+/** The control-plane pool: MCO's `master`, or any pool selecting control-plane/master nodes. */
+export function isControlPlanePool(name: string, mcp: KObject | undefined, bnp: KObject | undefined): boolean {
+  if (name === 'master' || name === 'control-plane') return true;
+  for (const sel of [mcp?.spec?.nodeSelector, bnp?.spec?.nodeSelector]) {
+    const keys = Object.keys(sel?.matchLabels ?? {});
+    if (keys.some((k) => k === `${ROLE_LABEL_PREFIX}master` || k === `${ROLE_LABEL_PREFIX}control-plane`)) return true;
+  }
+  return false;
+}
+
+/** DESIGN §4: pools roll in ascending priority; defaults: custom pools 10, worker 20, master 30. */
+export function defaultPriority(name: string, controlPlane: boolean): number {
+  if (controlPlane) return 30;
+  if (name === 'worker') return 20;
+  return 10;
+}

@@ -1,0 +1,65 @@
+/**
+ * The duration model shared by `plan` (estimatedSeconds), `rehearse` and the simulator.
+ * Defaults are typical for cloud VMs running RHCOS or a bootc image; override them with
+ * `--durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30`.
+ */
+import type { PhaseDurations, RebootKind, Backend } from '../plan/types.ts';
+
+export const DEFAULT_DURATIONS: PhaseDurations = {
+  /** pull and stage the new image (bootc: in parallel before the first wave; MCO: inside each node's window) */
+  stage: 600,
+  /** cordon + drain with the eviction API */
+  drain: 60,
+  /** full reboot until the kubelet is back */
+  reboot: 300,
+  /** systemd soft-reboot (userspace only, same kernel) */
+  softReboot: 60,
+  /** from kubelet start until the Node reports Ready */
+  ready: 30,
+};
+
+export const DURATION_KEYS: Record<string, keyof PhaseDurations> = {
+  stage: 'stage', drain: 'drain', reboot: 'reboot', 'soft-reboot': 'softReboot', ready: 'ready',
+};
+
+/** "stage=600,drain=60" -> durations over the defaults; returns an error message on bad input. */
+export function parseDurations(text: string | undefined, base: PhaseDurations = DEFAULT_DURATIONS): PhaseDurations | string {
+  const out = { ...base };
+  if (!text) return out;
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([a-z-]+)=(\d+(?:\.\d+)?)$/.exec(part);
+    if (!m) return `"${part}" is not name=seconds`;
+    const key = DURATION_KEYS[m[1]];
+    if (!key) return `unknown phase "${m[1]}"; phases are ${Object.keys(DURATION_KEYS).join(', ')}`;
+    out[key] = Number(m[2]);
+  }
+  return out;
+}
+
+/** Time a node is out of service: from cordon until Ready again. */
+export function nodeWindowSeconds(d: PhaseDurations, backend: Backend, reboot: RebootKind): number {
+  const rebootTime = reboot === 'soft' ? d.softReboot : d.reboot;
+  // The MCO pulls the new OS image inside the node's drain window (the daemon runs
+  // rpm-ostree/bootc after drain), so staging is on the critical path of every wave.
+  const stageInWindow = backend === 'mco' ? d.stage : 0;
+  return d.drain + stageInWindow + rebootTime + d.ready;
+}
+
+export interface PoolEstimateInput {
+  backend: Backend;
+  waves: { reboot: RebootKind }[][];
+  soakSeconds: number;
+  /** bootc: nodes still to stage before the first wave. */
+  needsStaging: boolean;
+}
+
+/** Waves run one after another; a wave lasts as long as its slowest node; soak between waves. */
+export function estimatePoolSeconds(d: PhaseDurations, p: PoolEstimateInput, stagingAlreadyCounted: boolean): number {
+  if (p.waves.length === 0) return 0;
+  let t = p.backend === 'bootc' && p.needsStaging && !stagingAlreadyCounted ? d.stage : 0;
+  p.waves.forEach((wave, i) => {
+    t += Math.max(...wave.map((n) => nodeWindowSeconds(d, p.backend, n.reboot)));
+    if (i < p.waves.length - 1) t += p.soakSeconds;
+  });
+  return t;
+}

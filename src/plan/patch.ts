@@ -1,0 +1,75 @@
+/**
+ * JSON patches with preconditions. Every `replace` and `remove` is preceded by a `test` of
+ * the value the plan saw, so a write against a cluster that moved since the plan fails
+ * instead of overwriting someone else's change (RFC 6902 §4.6; the API server applies
+ * `application/json-patch+json` atomically). Lists are replaced whole, guarded by a test
+ * of the old list: custom resources have no strategic merge, and index paths into a list
+ * that someone reordered would hit the wrong entry.
+ */
+import type { Operation } from 'fast-json-patch';
+import { isPlainObject } from '../spec/schema.ts';
+
+export function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+  }
+  const ka = Object.keys(a as object).filter((k) => (a as any)[k] !== undefined);
+  const kb = Object.keys(b as object).filter((k) => (b as any)[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => deepEqual((a as any)[k], (b as any)[k]));
+}
+
+/** Patch turning `before` into `after` (both the managed subset of one object). */
+export function buildPatch(before: unknown, after: unknown, base = ''): Operation[] {
+  const ops: Operation[] = [];
+  walk(before, after, base, ops);
+  return ops;
+}
+
+function walk(before: unknown, after: unknown, path: string, ops: Operation[]) {
+  if (isPlainObject(before) && isPlainObject(after)) {
+    for (const [k, v] of Object.entries(after)) {
+      if (v === undefined) continue;
+      const p = `${path}/${escapePointer(k)}`;
+      if (!(k in before) || before[k] === undefined) ops.push({ op: 'add', path: p, value: v });
+      else walk(before[k], v, p, ops);
+    }
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined || (k in after && after[k] !== undefined)) continue;
+      const p = `${path}/${escapePointer(k)}`;
+      ops.push({ op: 'test', path: p, value: v }, { op: 'remove', path: p });
+    }
+    return;
+  }
+  if (deepEqual(before, after)) return;
+  ops.push({ op: 'test', path, value: before } as Operation, { op: 'replace', path, value: after } as Operation);
+}
+
+/** The subset of `obj` at the given paths (only those present). */
+export function pickPaths(obj: unknown, paths: readonly (readonly string[])[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const path of paths) {
+    let src: any = obj;
+    for (const k of path) src = isPlainObject(src) ? src[k] : undefined;
+    if (src === undefined) continue;
+    let dst: any = out;
+    path.forEach((k, i) => {
+      if (i === path.length - 1) dst[k] = structuredClone(src);
+      else dst = dst[k] ??= {};
+    });
+  }
+  return out;
+}
+
+/** Paths of all leaves of a nested object (arrays are leaves). */
+export function leafPaths(obj: unknown, prefix: string[] = []): string[][] {
+  if (!isPlainObject(obj)) return [prefix];
+  return Object.entries(obj).flatMap(([k, v]) => (v === undefined ? [] : leafPaths(v, [...prefix, k])));
+}

@@ -1,0 +1,159 @@
+/**
+ * Plan JSON, formatVersion "1.0" (DESIGN §6). The single source of truth: renderers and
+ * the applier read only this. Fields named in the design are never renamed.
+ */
+import type { Diagnostic } from '../spec/diagnostics.ts';
+import type { Condition } from '../cluster/types.ts';
+import type { Operation } from 'fast-json-patch';
+
+export const PLAN_FORMAT_VERSION = '1.0';
+
+export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
+export type Risk = 'none' | 'disruptive' | 'replacement';
+export type RebootKind = 'soft' | 'hard' | 'unknown';
+export type Backend = 'bootc' | 'mco';
+export type BlockedBy = 'cordoned' | 'not-ready' | 'degraded' | 'updating' | 'pool-paused' | 'no-budget';
+
+/** Why a change exists. A closed set so that bots and the applier can rely on it. */
+export type ChangeReason =
+  | 'pool-image'
+  | 'pool-max-unavailable'
+  | 'pool-rollout-settings'
+  | 'pool-os-image-machineconfig'
+  | 'migrate-legacy-empty-machinemanagers'
+  | 'managed-boot-images'
+  | 'boot-image-skew-enforcement'
+  | 'cpms-strategy';
+
+/** Something the applier must wait for after a change before the next one (ordered steps). */
+export type WaitCondition = { kind: 'skew-enforcement-not-automatic'; description: string };
+
+export interface PlanChange {
+  /** `Kind/name` or `Kind/namespace/name`: stable key of the object. */
+  address: string;
+  apiVersion: string;
+  kind: string;
+  namespace: string | null;
+  name: string;
+  action: ChangeAction;
+  reason: ChangeReason;
+  /** RFC 6902 patch against the live object; every replace/remove is preceded by a `test` of the old value. */
+  patch: Operation[];
+  /** The managed fields only, as observed (null on create). */
+  before: unknown;
+  /** The managed fields only, as desired (null on delete). */
+  after: unknown;
+  /** For create: the whole object to create. */
+  object?: unknown;
+  risk: Risk;
+  /** 1-based execution order. */
+  order: number;
+  /** The pool this change belongs to, when it belongs to one. */
+  pool?: string | null;
+  /** Wait for this condition before the next change (two-step orderings). */
+  waitAfter?: WaitCondition | null;
+  /** Human explanation; never drives behaviour. */
+  description?: string;
+}
+
+export interface PlanNode {
+  name: string;
+  zone: string | null;
+  from: string | null;
+  to: string;
+  reboot: RebootKind;
+  /** 1-based wave, or null when the node is blocked. */
+  wave: number | null;
+  staged: boolean;
+  blockedBy: BlockedBy | null;
+  /** Shown for blocked nodes so a reviewer can see why. */
+  conditions?: Condition[];
+}
+
+export interface PlanPool {
+  name: string;
+  backend: Backend;
+  targetImage: string;
+  targetDigest: string | null;
+  controlPlane: boolean;
+  priority: number;
+  paused: boolean;
+  rebootPolicy: 'RebootOnly' | 'AllowSoftReboot';
+  drainTimeoutSeconds: number | null;
+  soakSeconds: number;
+  maxUnavailable: { value: string | number; resolved: number; rule: string };
+  /** Nodes in the pool now, up to date, and out of service before anything starts. */
+  nodeCount: number;
+  upToDate: number;
+  unavailableNow: string[];
+  /** Nodes per wave after unavailable nodes used their share of the budget. */
+  waveSize: number;
+  nodes: PlanNode[];
+  waves: string[][];
+  estimatedSeconds: number;
+}
+
+export interface PlanSpecInfo {
+  name: string;
+  path: string;
+  ref: string | null;
+  commit: string | null;
+  sha256: string;
+  /** The working-tree file differs from the commit (only without --ref). */
+  dirty: boolean | null;
+}
+
+export interface PlanClusterInfo {
+  source: string;
+  fingerprint: string;
+  version: string | null;
+  platform: string | null;
+}
+
+export interface BootImageMachineSet {
+  name: string;
+  from: string | null;
+  to: string | null;
+  skipped: string | null;
+}
+
+export interface BootImagesPlan {
+  machineSets: BootImageMachineSet[];
+  controlPlaneMachineSet: { from: string | null; to: string | null; replacement: boolean; why: string } | null;
+}
+
+export interface PhaseDurations {
+  stage: number;
+  drain: number;
+  reboot: number;
+  softReboot: number;
+  ready: number;
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  nodes: number;
+  waves: number;
+  softReboots: number;
+  hardReboots: number;
+  blocked: number;
+  estimatedSeconds: number;
+  errors: number;
+  warnings: number;
+}
+
+export interface Plan {
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  /** Content hash of the plan (without this field): the applier's lock and progress records carry it. */
+  id: string;
+  spec: PlanSpecInfo;
+  cluster: PlanClusterInfo;
+  changes: PlanChange[];
+  bootImages: BootImagesPlan;
+  pools: PlanPool[];
+  diagnostics: Diagnostic[];
+  durations: PhaseDurations;
+  summary: PlanSummary;
+}

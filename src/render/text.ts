@@ -1,0 +1,148 @@
+/**
+ * Terraform-like text rendering of a Plan (DESIGN §8). Pure: reads only the plan.
+ */
+import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
+import { formatDiagnostic } from '../spec/diagnostics.ts';
+import { yamlDiff } from './diff.ts';
+import { colors, formatDuration, shortDigest, padTable, plural, foldNames, type Colors } from './format.ts';
+
+export interface TextOptions {
+  color?: boolean;
+  /** Show whole objects' managed fields instead of the changed ones with context. */
+  full?: boolean;
+  /** ASCII only (no "…" or "→"). */
+  ascii?: boolean;
+}
+
+const SYMBOL = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
+const VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'left unchanged' } as const;
+
+export function renderText(plan: Plan, opts: TextOptions = {}): string {
+  const c = colors(!!opts.color);
+  const out: string[] = [];
+  const cl = plan.cluster;
+  out.push(c.bold(`bootcplan plan ${plan.id}: ${plan.spec.name}`) + c.dim(` (${plan.spec.path}${plan.spec.ref ? ` at ${plan.spec.ref}` : ''}${plan.spec.commit ? `, commit ${plan.spec.commit.slice(0, 12)}` : ''}${plan.spec.dirty ? ', uncommitted changes' : ''})`));
+  out.push(c.dim(`cluster ${cl.source}${cl.version ? `, OpenShift ${cl.version}` : ''}${cl.platform ? `, ${cl.platform}` : ''}, ${cl.fingerprint.slice(0, 19)}`));
+  out.push('');
+
+  const changed = plan.changes.filter((x) => x.action !== 'noop');
+  const unchanged = plan.changes.filter((x) => x.action === 'noop');
+  if (changed.length) {
+    out.push('bootcplan will perform these actions, in this order:');
+    out.push('');
+    for (const ch of changed) out.push(...renderChange(ch, c, opts), '');
+  } else {
+    out.push('No object changes.');
+    out.push('');
+  }
+  if (unchanged.length) {
+    out.push(c.dim(`${plural(unchanged.length, 'managed object')} already as desired: ${unchanged.map((x) => x.address).join(', ')}`));
+    out.push('');
+  }
+
+  const bi = plan.bootImages;
+  if (bi.machineSets.length || bi.controlPlaneMachineSet) {
+    out.push(...renderBootImages(plan, c), '');
+  }
+
+  for (const pool of plan.pools) out.push(...renderPool(pool, c, opts), '');
+
+  if (plan.diagnostics.length) {
+    const errs = plan.diagnostics.filter((d) => d.severity === 'error');
+    const warns = plan.diagnostics.filter((d) => d.severity === 'warning');
+    for (const [title, list, paint] of [['Errors', errs, c.red], ['Warnings', warns, c.yellow]] as const) {
+      if (!list.length) continue;
+      out.push(paint(c.bold(`${title}:`)));
+      for (const d of list) out.push(...formatDiagnostic(d).split('\n').map((l) => `  ${l}`));
+      out.push('');
+    }
+  }
+  out.push(planLine(plan, c));
+  return out.join('\n') + '\n';
+}
+
+export function planLine(plan: Plan, c: Colors = colors(false)): string {
+  const s = plan.summary;
+  const line = `Plan: ${s.create} to create, ${s.update} to change, ${s.delete} to delete; ${plural(s.nodes, 'node')} in ${plural(s.waves, 'wave')} (est. ${formatDuration(s.estimatedSeconds)}).`;
+  if (s.errors) return c.red(c.bold(`${line} ${plural(s.errors, 'error')}: this plan cannot be applied.`));
+  return c.bold(line);
+}
+
+function renderChange(ch: PlanChange, c: Colors, opts: TextOptions): string[] {
+  const paint = ch.action === 'create' ? c.green : ch.action === 'delete' ? c.red : c.yellow;
+  const risk = ch.risk === 'none' ? '' : ch.risk === 'replacement' ? c.red(c.bold(' [replacement]')) : c.magenta(' [disruptive]');
+  const lines = [
+    c.bold(`  # ${ch.address} will be ${VERB[ch.action]}`) + c.dim(` (${ch.reason})`) + risk,
+    paint(`  ${SYMBOL[ch.action]} ${ch.kind} ${ch.namespace ? `${ch.namespace}/` : ''}${ch.name}`),
+  ];
+  if (ch.description) lines.push(c.dim(`      ${ch.description}`));
+  if (ch.waitAfter) lines.push(c.cyan(`      then wait: ${ch.waitAfter.description}`));
+  for (const l of yamlDiff(ch.before, ch.after, { full: opts.full })) {
+    const text = `      ${l.kind === '#' ? '' : l.kind + ' '}${l.kind === '#' ? `# ${l.text}` : l.text}`;
+    lines.push(l.kind === '+' ? c.green(text) : l.kind === '-' ? c.red(text) : l.kind === '#' ? c.dim(text) : text);
+  }
+  return lines;
+}
+
+function renderBootImages(plan: Plan, c: Colors): string[] {
+  const out = [c.bold('Boot images (written by the Machine Config Operator once the settings above apply):')];
+  const rows = plan.bootImages.machineSets.map((m) => [
+    `  ${m.skipped ? '-' : m.from === m.to ? '=' : '~'}`, m.name,
+    m.skipped ? c.dim(`skipped: ${m.skipped}`) : m.from === m.to ? c.dim(`${m.to} (current)`) : `${m.from ?? '(none)'} -> ${m.to}`,
+  ]);
+  out.push(...padTable(rows, 1));
+  const cp = plan.bootImages.controlPlaneMachineSet;
+  if (cp) {
+    const change = cp.from === cp.to || !cp.to ? c.dim('no boot image change') : `${cp.from ?? '(none)'} -> ${cp.to}`;
+    out.push(`  ControlPlaneMachineSet/cluster: ${change}; ${cp.replacement ? c.red(c.bold('replaces control-plane machines')) : 'no machine replaced'}: ${cp.why}`);
+  }
+  return out;
+}
+
+function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
+  const ell = opts.ascii ? '...' : '…';
+  const short = (d: string | null) => shortDigest(d).replace('…', ell);
+  const mu = pool.maxUnavailable;
+  const head = `Pool ${pool.name} (${pool.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'}, priority ${pool.priority}${pool.controlPlane ? ', control plane' : ''}): ` +
+    `${pool.nodeCount} nodes, ${pool.upToDate} up to date; maxUnavailable ${mu.value} -> ${mu.resolved} (${mu.rule})` +
+    (pool.unavailableNow.length ? `, ${pool.unavailableNow.length} already unavailable` : '') +
+    `; ${plural(pool.waveSize, 'node')} per wave`;
+  const out = [c.bold(head)];
+  out.push(c.dim(`  target ${pool.targetImage}`));
+  const scheduled = pool.nodes.filter((n) => n.wave !== null);
+  if (!scheduled.length && !pool.nodes.length) {
+    out.push('  all nodes run the target image');
+    return out;
+  }
+  if (scheduled.length) {
+    if (scheduled.length <= 60) {
+      const rows = [['  wave', 'node', 'zone', 'reboot', 'staged', 'from -> to']];
+      for (const n of scheduled) rows.push([`  ${n.wave}`, n.name, n.zone ?? '-', n.reboot, n.staged ? 'yes' : 'no', `${short(n.from)} -> ${short(n.to)}`]);
+      const [h, ...body] = padTable(rows);
+      out.push(c.dim(h), ...body);
+    } else {
+      // Large pools: one line per group of identical waves, names folded.
+      let i = 0;
+      while (i < pool.waves.length) {
+        let j = i;
+        while (j + 1 < pool.waves.length && pool.waves[j + 1].length === pool.waves[i].length) j++;
+        const names = pool.waves.slice(i, j + 1).flat();
+        out.push(`  waves ${i + 1}${j > i ? `-${j + 1}` : ''}: ${plural(pool.waves[i].length, 'node')} each (${foldNames([...names].sort(), 4)})`);
+        i = j + 1;
+      }
+      const soft = scheduled.filter((n) => n.reboot === 'soft').length;
+      out.push(`  reboots: ${soft} soft, ${scheduled.length - soft} hard or not yet known; ${scheduled.filter((n) => n.staged).length} staged already`);
+    }
+  }
+  const blocked = pool.nodes.filter((n) => n.blockedBy);
+  if (blocked.length) {
+    out.push(c.yellow(`  not scheduled (${blocked.length}):`));
+    for (const n of blocked.slice(0, 20)) {
+      const conds = (n.conditions ?? []).filter((x) => x.status !== 'True' || x.type !== 'Ready').map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`).join(', ');
+      out.push(c.yellow(`    ${n.name} (${n.blockedBy})${conds ? ` ${conds}` : ''}`));
+    }
+    if (blocked.length > 20) out.push(c.yellow(`    and ${blocked.length - 20} more`));
+  }
+  if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${pool.soakSeconds ? ` including ${formatDuration(pool.soakSeconds)} soak between waves` : ''}`));
+  return out;
+}

@@ -1,0 +1,212 @@
+/**
+ * A small declarative schema for YAML inputs that reports every violation with its
+ * field path. Semantic rules that need more than one field live in `check` hooks.
+ */
+import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, joinPath } from './diagnostics.ts';
+import { describeType } from '../domain/budget.ts';
+
+export interface Ctx {
+  map: SourceMap | null;
+  report(d: DiagnosticInput): void;
+}
+
+export type Schema =
+  | ObjectSchema
+  | { type: 'array'; items: Schema; maxItems?: number; minItems?: number; check?: Hook }
+  | { type: 'string'; enum?: readonly string[]; pattern?: RegExp; patternText?: string; minLength?: number; maxLength?: number; check?: Hook }
+  | { type: 'integer'; min?: number; max?: number; check?: Hook }
+  | { type: 'boolean' }
+  | { type: 'map'; values: Schema }
+  | { type: 'any'; expected: string; check: Hook };
+
+export interface ObjectSchema {
+  type: 'object';
+  fields: Record<string, Schema>;
+  required?: readonly string[];
+  /** Extra rules across fields (CEL-like). Runs only when the object itself has the right type. */
+  check?: Hook;
+  /** Hint for unknown fields, e.g. the list of allowed names. */
+}
+
+export type Hook = (value: any, path: string, ctx: Ctx) => void;
+
+export function validate(schema: Schema, value: unknown, path: string, ctx: Ctx): void {
+  switch (schema.type) {
+    case 'object': {
+      if (!isPlainObject(value)) {
+        ctx.report({ code: 'wrong-type', path, message: `expected a mapping, got ${describeType(value)}`, expected: 'a mapping of fields' });
+        return;
+      }
+      const allowed = Object.keys(schema.fields);
+      for (const [k, v] of Object.entries(value)) {
+        const child = joinPath(path, k);
+        const fieldSchema = schema.fields[k];
+        if (!fieldSchema) {
+          const near = nearest(k, allowed);
+          ctx.report({
+            code: 'unknown-field', path: child, atKey: true,
+            message: `unknown field "${k}"`,
+            expected: `one of: ${allowed.join(', ')}`,
+            hint: near ? `did you mean "${near}"?` : 'remove it; unknown fields are rejected so typos cannot pass silently',
+          });
+          continue;
+        }
+        if (v === null || v === undefined) {
+          ctx.report({ code: 'wrong-type', path: child, message: `"${k}" has no value`, expected: expectedOf(fieldSchema), hint: 'give it a value or remove the line' });
+          continue;
+        }
+        validate(fieldSchema, v, child, ctx);
+      }
+      for (const r of schema.required ?? []) {
+        if (!(r in value)) {
+          ctx.report({
+            code: 'required-field', path: joinPath(path, r),
+            message: `required field "${r}" is missing`, expected: expectedOf(schema.fields[r]),
+          });
+        }
+      }
+      schema.check?.(value, path, ctx);
+      return;
+    }
+    case 'array': {
+      if (!Array.isArray(value)) {
+        ctx.report({ code: 'wrong-type', path, message: `expected a list, got ${describeType(value)}`, expected: `a list of ${expectedOf(schema.items)}` });
+        return;
+      }
+      if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+        ctx.report({ code: 'too-many-items', path, message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`, expected: `at most ${schema.maxItems} entries` });
+      }
+      if (schema.minItems !== undefined && value.length < schema.minItems) {
+        ctx.report({ code: 'too-few-items', path, message: `must have at least ${schema.minItems} items`, expected: `at least ${schema.minItems} entries` });
+      }
+      value.forEach((item, i) => {
+        const child = joinPath(path, i);
+        if (item === null || item === undefined) {
+          ctx.report({ code: 'wrong-type', path: child, message: 'empty list entry', expected: expectedOf(schema.items) });
+          return;
+        }
+        validate(schema.items, item, child, ctx);
+      });
+      schema.check?.(value, path, ctx);
+      return;
+    }
+    case 'string': {
+      if (typeof value !== 'string') {
+        ctx.report({ code: 'wrong-type', path, message: `expected a string, got ${describeType(value)}`, expected: expectedOf(schema), hint: typeof value === 'number' || typeof value === 'boolean' ? 'quote the value' : undefined });
+        return;
+      }
+      if (schema.enum && !schema.enum.includes(value)) {
+        const near = nearest(value, schema.enum);
+        ctx.report({
+          code: 'invalid-enum', path,
+          message: `Unsupported value: "${value}"`,
+          expected: `one of ${schema.enum.map((e) => `"${e}"`).join(', ')}`,
+          hint: near ? `did you mean "${near}"? (values are case-sensitive)` : undefined,
+        });
+        return;
+      }
+      if (schema.minLength !== undefined && value.length < schema.minLength) {
+        ctx.report({ code: 'too-short', path, message: `must be at least ${schema.minLength} characters long`, expected: expectedOf(schema) });
+        return;
+      }
+      if (schema.maxLength !== undefined && value.length > schema.maxLength) {
+        ctx.report({ code: 'too-long', path, message: `Too long: may not be more than ${schema.maxLength} bytes`, expected: expectedOf(schema) });
+        return;
+      }
+      if (schema.pattern && !schema.pattern.test(value)) {
+        ctx.report({ code: 'invalid-format', path, message: `"${value}" does not match the expected format`, expected: schema.patternText ?? String(schema.pattern) });
+        return;
+      }
+      schema.check?.(value, path, ctx);
+      return;
+    }
+    case 'integer': {
+      if (typeof value !== 'number' || !Number.isInteger(value)) {
+        ctx.report({ code: 'wrong-type', path, message: `expected a whole number, got ${describeType(value)}`, expected: expectedOf(schema), hint: typeof value === 'string' ? 'remove the quotes' : undefined });
+        return;
+      }
+      if (schema.min !== undefined && value < schema.min) {
+        ctx.report({ code: value < 0 ? 'negative-value' : 'out-of-range', path, message: `${value} is below the minimum of ${schema.min}`, expected: expectedOf(schema) });
+        return;
+      }
+      if (schema.max !== undefined && value > schema.max) {
+        ctx.report({ code: 'out-of-range', path, message: `${value} is above the maximum of ${schema.max}`, expected: expectedOf(schema) });
+        return;
+      }
+      schema.check?.(value, path, ctx);
+      return;
+    }
+    case 'boolean': {
+      if (typeof value !== 'boolean') {
+        ctx.report({ code: 'wrong-type', path, message: `expected true or false, got ${describeType(value)}`, expected: 'true or false', hint: typeof value === 'string' ? 'remove the quotes' : undefined });
+      }
+      return;
+    }
+    case 'map': {
+      if (!isPlainObject(value)) {
+        ctx.report({ code: 'wrong-type', path, message: `expected a mapping, got ${describeType(value)}`, expected: 'a mapping' });
+        return;
+      }
+      for (const [k, v] of Object.entries(value)) validate(schema.values, v, joinPath(path, k), ctx);
+      return;
+    }
+    case 'any':
+      schema.check(value, path, ctx);
+      return;
+  }
+}
+
+export function expectedOf(schema: Schema | undefined): string {
+  if (!schema) return 'a value';
+  switch (schema.type) {
+    case 'object': return 'a mapping';
+    case 'array': return `a list of ${expectedOf(schema.items)}`;
+    case 'string':
+      if (schema.enum) return `one of ${schema.enum.map((e) => `"${e}"`).join(', ')}`;
+      return schema.patternText ?? 'a string';
+    case 'integer':
+      if (schema.min !== undefined && schema.max !== undefined) return `a whole number from ${schema.min} to ${schema.max}`;
+      if (schema.min !== undefined) return `a whole number >= ${schema.min}`;
+      return 'a whole number';
+    case 'boolean': return 'true or false';
+    case 'map': return 'a mapping';
+    case 'any': return schema.expected;
+  }
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Closest candidate by edit distance, for "did you mean" hints (case-insensitive match first). */
+export function nearest(word: string, candidates: readonly string[]): string | null {
+  const lower = word.toLowerCase();
+  const exact = candidates.find((c) => c.toLowerCase() === lower);
+  if (exact) return exact;
+  let best: string | null = null;
+  let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const c of candidates) {
+    const d = editDistance(lower, c.toLowerCase());
+    if (d < bestD) { bestD = d; best = c; }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = dp[0];
+    dp[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = dp[j];
+      dp[j] = Math.min(dp[j] + 1, dp[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return dp[b.length];
+}
+
+export function collect(map: SourceMap | null): { ctx: Ctx; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  return { diagnostics, ctx: { map, report: (d) => diagnostics.push(diagnosticAt(map, d)) } };
+}

@@ -1,0 +1,69 @@
+/** The Rollout spec, `bootcplan.dev/v1alpha1` kind `Rollout` (DESIGN §4), after validation. */
+export const SPEC_API_VERSION = 'bootcplan.dev/v1alpha1';
+export const SPEC_KIND = 'Rollout';
+
+export const REBOOT_POLICIES = ['RebootOnly', 'AllowSoftReboot'] as const;
+export type RebootPolicy = (typeof REBOOT_POLICIES)[number];
+
+export const CPMS_STRATEGIES = ['RollingUpdate', 'OnDelete'] as const;
+export type CpmsStrategy = (typeof CPMS_STRATEGIES)[number];
+
+export interface PoolSpec {
+  name: string;
+  image: string;
+  allowTags?: boolean;
+  /** integer >= 1 or "N%" (validated by parseMaxUnavailable). */
+  maxUnavailable?: number | string;
+  rebootPolicy?: RebootPolicy;
+  drainTimeoutSeconds?: number;
+  soakSeconds?: number;
+  paused?: boolean;
+  priority?: number;
+}
+
+/** Same shape as MachineConfiguration spec.managedBootImages (openshift/api operator/v1). */
+export interface MachineManager {
+  resource: string;
+  apiGroup: string;
+  selection: {
+    mode: string;
+    partial?: { machineResourceSelector: LabelSelector };
+  };
+}
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+export interface ManagedBootImages {
+  machineManagers?: MachineManager[];
+}
+
+/** Same shape as MachineConfiguration spec.bootImageSkewEnforcement. */
+export interface BootImageSkewEnforcement {
+  mode: string;
+  manual?: { mode: string; ocpVersion?: string; rhcosVersion?: string };
+}
+
+export interface ControlPlaneMachineSetSpec {
+  strategy?: CpmsStrategy;
+  allowReplacement?: boolean;
+}
+
+export interface MaintenanceWindow {
+  schedule: string;
+  duration: string;
+  timezone?: string;
+}
+
+export interface RolloutSpec {
+  apiVersion: typeof SPEC_API_VERSION;
+  kind: typeof SPEC_KIND;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: {
+    pools?: PoolSpec[];
+    managedBootImages?: ManagedBootImages;
+    bootImageSkewEnforcement?: BootImageSkewEnforcement;
+    controlPlaneMachineSet?: ControlPlaneMachineSetSpec;
+    maintenanceWindows?: MaintenanceWindow[];
+  };
+}

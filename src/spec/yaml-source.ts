@@ -1,0 +1,116 @@
+import { LineCounter, parseAllDocuments, isMap, isSeq, isScalar, isPair, type Node as YamlNode, type Document } from 'yaml';
+import { type Diagnostic, type SourceMap, emptySourceMap, joinPath } from './diagnostics.ts';
+
+export interface ParsedYaml {
+  /** One JS value per document in the stream. */
+  documents: unknown[];
+  map: SourceMap;
+  diagnostics: Diagnostic[];
+}
+
+export interface ParseOptions {
+  /** How deep to record field positions (snapshots of big clusters only need the first levels). */
+  maxDepth?: number;
+  /** Prefix paths with `[docIndex]` when the stream has several documents. */
+  multiDocument?: boolean;
+}
+
+/**
+ * Rejects input that is not text: a NUL byte or a run of invalid UTF-8 (decoded as U+FFFD)
+ * means someone pointed us at a binary, and the YAML parser would report nonsense.
+ */
+export function binaryInputDiagnostic(text: string, file: string): Diagnostic | null {
+  const nul = text.indexOf('\u0000');
+  const bad = text.indexOf('\uFFFD');
+  const at = nul >= 0 ? nul : bad;
+  if (at < 0) return null;
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  const column = at - before.lastIndexOf('\n');
+  return {
+    severity: 'error',
+    code: 'not-text',
+    message: nul >= 0 ? 'file contains a NUL byte; it is not a text file' : 'file is not valid UTF-8 text',
+    path: null,
+    file,
+    line,
+    column,
+    expected: 'a UTF-8 YAML or JSON text file',
+    hint: 'check the path: this looks like a binary or a compressed file',
+  };
+}
+
+export function parseYamlWithPositions(text: string, file: string, opts: ParseOptions = {}): ParsedYaml {
+  const map = emptySourceMap(file);
+  const diagnostics: Diagnostic[] = [];
+  const binary = binaryInputDiagnostic(text, file);
+  if (binary) return { documents: [], map, diagnostics: [binary] };
+
+  const lineCounter = new LineCounter();
+  let docs: Document.Parsed[];
+  try {
+    docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true }) as Document.Parsed[];
+  } catch (err) {
+    diagnostics.push({
+      severity: 'error', code: 'yaml-syntax', message: `cannot parse YAML: ${(err as Error).message}`,
+      path: null, file, line: null, column: null, expected: 'a YAML document',
+    });
+    return { documents: [], map, diagnostics };
+  }
+  if (!Array.isArray(docs)) docs = [docs as unknown as Document.Parsed];
+
+  const pos = (offset: number) => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, column: p.col };
+  };
+
+  for (const doc of docs) {
+    for (const e of [...doc.errors, ...doc.warnings]) {
+      const p = pos(e.pos[0]);
+      const isDup = e.code === 'DUPLICATE_KEY';
+      diagnostics.push({
+        severity: doc.errors.includes(e) ? 'error' : 'warning',
+        code: isDup ? 'duplicate-key' : 'yaml-syntax',
+        message: firstLine(e.message),
+        path: null,
+        file,
+        line: p.line,
+        column: p.column,
+        expected: isDup ? 'each key once per mapping' : 'valid YAML',
+        hint: isDup ? 'remove or merge the repeated key' : 'check indentation and quoting around this position',
+      });
+    }
+  }
+  if (diagnostics.some((d) => d.severity === 'error')) return { documents: [], map, diagnostics };
+
+  const maxDepth = opts.maxDepth ?? Infinity;
+  const walk = (node: YamlNode | null | undefined, path: string, depth: number) => {
+    if (!node || depth > maxDepth) return;
+    if (node.range) map.values[path] ??= pos(node.range[0]);
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        if (!isPair(pair)) continue;
+        const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        const childPath = joinPath(path, key);
+        const keyNode = pair.key as YamlNode | null;
+        if (keyNode?.range) map.keys[childPath] = pos(keyNode.range[0]);
+        walk(pair.value as YamlNode | null, childPath, depth + 1);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => walk(item as YamlNode, joinPath(path, i), depth + 1));
+    }
+  };
+
+  const documents: unknown[] = [];
+  const live = docs.filter((d) => d.contents !== null || docs.length === 1);
+  live.forEach((doc, i) => {
+    const prefix = opts.multiDocument && live.length > 1 ? `[${i}]` : '';
+    walk(doc.contents as YamlNode, prefix, 0);
+    documents.push(doc.toJS({ maxAliasCount: 100 }));
+  });
+  return { documents, map, diagnostics };
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+}
