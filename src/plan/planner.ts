@@ -114,7 +114,8 @@ export function buildPlan(input: PlanInput): Plan {
     durations,
     summary,
   };
-  return { formatVersion: body.formatVersion, id: planIdOf(body), ...body } as Plan;
+  const { formatVersion, ...rest } = body;
+  return { formatVersion, id: planIdOf(body), ...rest };
 }
 
 /** Content hash of the plan: the same inputs give the same id on any machine. */
