@@ -4,6 +4,7 @@
  * JSON.parse because big clusters give snapshots of tens of MB. Unknown kinds are ignored.
  */
 import { createHash } from 'node:crypto';
+import { LineCounter, parseDocument } from 'yaml';
 import { type Diagnostic, emptySourceMap, type SourceMap, diagnosticAt, sortDiagnostics, hasErrors } from '../spec/diagnostics.ts';
 import { parseYamlWithPositions, binaryInputDiagnostic } from '../spec/yaml-source.ts';
 import { isPlainObject } from '../spec/schema.ts';
@@ -170,24 +171,35 @@ function describe(o: Record<string, unknown>): string {
 }
 
 function jsonSyntaxDiagnostic(text: string, file: string, err: Error): Diagnostic {
-  const m = /position (\d+)/.exec(err.message);
   let line: number | null = null;
   let column: number | null = null;
-  const lc = /line (\d+) column (\d+)/.exec(err.message);
-  if (lc) {
-    line = Number(lc[1]);
-    column = Number(lc[2]);
-  } else if (m) {
-    const pos = Number(m[1]);
-    const before = text.slice(0, pos);
-    line = before.split('\n').length;
-    column = pos - before.lastIndexOf('\n');
+  // V8 on Node 20 does not always say where JSON.parse failed; JSON is YAML 1.2 flow
+  // syntax, so the YAML parser (slower, only used on this error path) finds the position.
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  const first = doc.errors[0];
+  if (first) {
+    const p = lineCounter.linePos(first.pos[0]);
+    line = p.line;
+    column = p.col;
+  } else {
+    const m = /position (\d+)/.exec(err.message);
+    if (m) {
+      const pos = Number(m[1]);
+      const before = text.slice(0, pos);
+      line = before.split('\n').length;
+      column = pos - before.lastIndexOf('\n');
+    }
   }
   return {
     severity: 'error', code: 'json-syntax',
-    message: `cannot parse JSON: ${err.message.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '')}`,
+    message: `cannot parse JSON: ${firstLineOf(err.message).replace(/ in JSON at position \d+.*$/, '').replace(/,\s*(\.\.\.)?".*$/, '')}`,
     path: null, file, line, column,
     expected: 'a JSON Kubernetes List or object',
     hint: 'was the file cut short? regenerate it with `bootcplan snapshot -o FILE`',
   };
+}
+
+function firstLineOf(s: string): string {
+  return s.split('\n')[0];
 }

@@ -1,0 +1,11 @@
+/**
+ * Regenerates plans/demo.json, the saved plan of the demo (examples/rollout.yaml against
+ * examples/cluster.yaml). test/plans.test.ts fails when the file drifts from what the
+ * planner produces, so run `npm run plans:update` after a planner change and review the diff.
+ */
+import { writeFileSync } from 'node:fs';
+import { demoPlan } from './demo-plan.ts';
+import { renderJson } from '../src/render/json.ts';
+
+writeFileSync(new URL('../plans/demo.json', import.meta.url), renderJson(demoPlan()));
+console.log('wrote plans/demo.json');
