@@ -70,25 +70,66 @@ export function snapshotFromObjects(objects: readonly KObject[], source: string)
 
 const byName = (a: KObject, b: KObject) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0);
 
-/** Fields that change without the cluster's desired or observed state changing. */
-const VOLATILE_KEYS = new Set(['managedFields', 'resourceVersion', 'lastHeartbeatTime', 'lastProbeTime']);
-
+/**
+ * sha256 over the objects the planner reads. Fields that change without the desired or
+ * observed state changing (metadata.managedFields, metadata.resourceVersion, the Node
+ * condition heartbeats) are left out; the rest is hashed as serialized, which is fast
+ * enough for 50k-node snapshots (native JSON.stringify, no canonical re-ordering).
+ */
 export function fingerprintOf(snap: ClusterSnapshot): string {
   const h = createHash('sha256');
   const add = (o: KObject | null) => {
-    if (o && o !== snap.lock && o !== snap.progress) h.update(stableStringify(o, VOLATILE_KEYS)).update('\n');
+    if (o && o !== snap.lock && o !== snap.progress) h.update(JSON.stringify(withoutVolatileFields(o))).update('\n');
   };
   for (const list of Object.values(LISTS)) for (const o of snap[list] as KObject[]) add(o);
   for (const s of SINGLETONS) add(snap[s.field] as KObject | null);
   return `sha256:${h.digest('hex')}`;
 }
 
-/** JSON with sorted keys, skipping the given keys at any depth. */
+function withoutVolatileFields(o: KObject): KObject {
+  const { managedFields: _m, resourceVersion: _r, ...metadata } = o.metadata;
+  const out: KObject = { ...o, metadata: metadata as KObject['metadata'] };
+  const conds = o.status?.conditions;
+  if (o.kind === 'Node' && Array.isArray(conds)) {
+    out.status = { ...o.status, conditions: conds.map(({ lastHeartbeatTime: _h, ...c }: any) => c) };
+  }
+  return out;
+}
+
+/** JSON with sorted keys, skipping the given keys at any depth (canonical form for hashing). */
 export function stableStringify(v: unknown, skip: Set<string> = new Set()): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map((x) => stableStringify(x, skip)).join(',')}]`;
-  const keys = Object.keys(v).filter((k) => !skip.has(k) && (v as any)[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((v as any)[k], skip)}`).join(',')}}`;
+  const parts: string[] = [];
+  canonical(v, skip, parts);
+  return parts.join('');
+}
+
+function canonical(v: unknown, skip: Set<string>, out: string[]): void {
+  if (v === null || typeof v !== 'object') {
+    out.push(v === undefined ? 'null' : JSON.stringify(v));
+    return;
+  }
+  if (Array.isArray(v)) {
+    out.push('[');
+    for (let i = 0; i < v.length; i++) {
+      if (i) out.push(',');
+      canonical(v[i], skip, out);
+    }
+    out.push(']');
+    return;
+  }
+  const keys = Object.keys(v);
+  if (keys.length > 1) keys.sort();
+  out.push('{');
+  let first = true;
+  for (const k of keys) {
+    const val = (v as Record<string, unknown>)[k];
+    if (val === undefined || skip.has(k)) continue;
+    if (!first) out.push(',');
+    first = false;
+    out.push(JSON.stringify(k), ':');
+    canonical(val, skip, out);
+  }
+  out.push('}');
 }
 
 /** Parses snapshot text. `file` is used in messages and in `source`. */

@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import type { RolloutSpec, PoolSpec } from '../spec/types.ts';
 import { type Diagnostic, type SourceMap, diagnosticAt, sortDiagnostics, joinPath } from '../spec/diagnostics.ts';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import { stableStringify } from '../cluster/snapshot.ts';
 import { indexSnapshot, viewNode, digestOf, type NodeView } from '../domain/nodes.ts';
 import { computeMembership, isControlPlanePool, defaultPriority } from '../domain/pools.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
@@ -73,11 +72,11 @@ export function buildPlan(input: PlanInput): Plan {
       backend: pool.backend,
       soakSeconds: pool.soakSeconds,
       needsStaging,
-      waves: pool.waves.map((w) => w.map((name) => ({ reboot: pool.nodes.find((n) => n.name === name)!.reboot }))),
+      waves: wavesWithReboots(pool),
     }, stagingCounted);
     if (needsStaging) stagingCounted = true;
-    drafts.push(...plannedPools.find((x) => x.plan === pool)!.drafts);
   }
+  for (const p of plannedPools) drafts.push(...p.drafts);
 
   const changes: PlanChange[] = drafts.map((c, i) => ({ ...c, order: i + 1 }));
   const pools = plannedPools.map((x) => x.plan);
@@ -118,10 +117,14 @@ export function buildPlan(input: PlanInput): Plan {
   return { formatVersion, id: planIdOf(body), ...rest };
 }
 
-/** Content hash of the plan: the same inputs give the same id on any machine. */
+/**
+ * Content hash of the plan: the same inputs give the same id on any machine. The planner
+ * builds every object with a fixed key order, so plain JSON.stringify is canonical here;
+ * a plan read back from a file is re-hashed with the same function and keeps its id.
+ */
 export function planIdOf(body: Omit<Plan, 'id'> | Plan): string {
-  const { id: _ignored, ...rest } = body as Plan;
-  return createHash('sha256').update(stableStringify(rest)).digest('hex').slice(0, 16);
+  const { id: _ignored, formatVersion, ...rest } = body as Plan;
+  return createHash('sha256').update(JSON.stringify({ formatVersion, ...rest })).digest('hex').slice(0, 16);
 }
 
 function planPool(
@@ -212,7 +215,10 @@ function planPool(
     if (blockedBy && n.conditions.length) out.conditions = n.conditions;
     return out;
   });
-  nodes.sort((a, b) => (a.wave ?? Infinity) - (b.wave ?? Infinity) || waveIndex(waves, a.name) - waveIndex(waves, b.name) || a.name.localeCompare(b.name));
+  // Scheduled nodes in rollout order (wave, then position in the wave), blocked ones last by name.
+  const position = new Map<string, number>();
+  waves.forEach((w) => w.forEach((name, i) => position.set(name, i)));
+  nodes.sort((a, b) => (a.wave ?? Infinity) - (b.wave ?? Infinity) || (position.get(a.name) ?? Infinity) - (position.get(b.name) ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
   const blocked = nodes.filter((n) => n.blockedBy && n.blockedBy !== 'pool-paused' && n.blockedBy !== 'no-budget');
   if (blocked.length) {
@@ -282,12 +288,9 @@ function planPool(
   return { plan, drafts };
 }
 
-function waveIndex(waves: string[][], name: string): number {
-  for (const w of waves) {
-    const i = w.indexOf(name);
-    if (i >= 0) return i;
-  }
-  return Infinity;
+function wavesWithReboots(pool: PlanPool): { reboot: RebootKind }[][] {
+  const byName = new Map(pool.nodes.map((n) => [n.name, n]));
+  return pool.waves.map((w) => w.map((name) => ({ reboot: byName.get(name)!.reboot })));
 }
 
 /** An update (or noop) of the managed fields `after` on an existing object. */
