@@ -39,29 +39,38 @@ export function git(args: string[], cwd: string): string | null {
 
 export interface SpecRead {
   loaded: LoadedSpec;
+  text: string;
   info: PlanSpecInfo;
 }
 
-export function readSpec(file: string, ref?: string): SpecRead {
+export interface SpecSource {
+  text: string;
+  info: Omit<PlanSpecInfo, 'name' | 'sha256'>;
+}
+
+/** The spec's text at a git revision (`git show COMMIT:PATH`), with the resolved commit. */
+export function readSpecAtRef(file: string, ref: string, flag = '--ref'): SpecSource {
   const abs = resolve(file);
-  const dir = dirname(abs);
-  if (ref) {
-    const top = git(['rev-parse', '--show-toplevel'], existingDir(dir))?.trim();
-    if (!top) throw new InputError(`--ref ${ref}: ${dir} is not inside a git repository`, [], 'run bootcplan from a clone of the repository that holds the spec');
-    const commit = git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], top)?.trim();
-    if (!commit) throw new InputError(`--ref ${ref}: no such revision`, [], 'check the branch, tag or commit name (git fetch may be needed)');
-    const inRepo = relative(top, abs).split('\\').join('/');
-    const text = git(['show', `${commit}:${inRepo}`], top);
-    if (text === null) throw new InputError(`--ref ${ref}: ${inRepo} does not exist at ${commit.slice(0, 12)}`, [], 'check the -f path; it is read relative to the repository root at that revision');
-    const loaded = parseRolloutSpec(text, file);
-    return { loaded, info: { name: loaded.spec?.metadata.name ?? basename(file), path: inRepo, ref, commit, sha256: loaded.sha256, dirty: null } };
-  }
+  const top = git(['rev-parse', '--show-toplevel'], existingDir(dirname(abs)))?.trim();
+  if (!top) throw new InputError(`${flag} ${ref}: ${dirname(abs)} is not inside a git repository`, [], 'run bootcplan from a clone of the repository that holds the spec');
+  // `--end-of-options` keeps a ref that starts with "-" from being read as an option.
+  const commit = git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], top)?.trim();
+  if (!commit) throw new InputError(`${flag} ${ref}: no such revision`, [], 'check the branch, tag or commit name (a `git fetch` may be needed in CI)');
+  const inRepo = relative(top, abs).split('\\').join('/');
+  if (inRepo.startsWith('..')) throw new InputError(`${flag} ${ref}: ${file} is outside the repository at ${top}`);
+  const text = git(['show', `${commit}:${inRepo}`], top);
+  if (text === null) throw new InputError(`${flag} ${ref}: ${inRepo} does not exist at ${ref} (${commit.slice(0, 12)})`, [], 'check the -f path; it is read relative to the repository root at that revision');
+  return { text, info: { path: inRepo, ref, commit, dirty: null } };
+}
+
+/** The working-tree spec, with the HEAD commit and whether the file differs from it. */
+export function readSpecWorkingTree(file: string): SpecSource {
+  const abs = resolve(file);
   const text = readTextFile(file, 'spec', 'pass the spec with -f FILE (default: bootcplan.yaml in the current directory)');
-  const loaded = parseRolloutSpec(text, file);
   let commit: string | null = null;
   let dirty: boolean | null = null;
   let path = file;
-  const top = git(['rev-parse', '--show-toplevel'], dir)?.trim();
+  const top = git(['rev-parse', '--show-toplevel'], dirname(abs))?.trim();
   if (top) {
     commit = git(['rev-parse', '--verify', '--quiet', 'HEAD'], top)?.trim() || null;
     const inRepo = relative(top, abs).split('\\').join('/');
@@ -69,7 +78,14 @@ export function readSpec(file: string, ref?: string): SpecRead {
     const status = git(['status', '--porcelain', '--', inRepo], top);
     dirty = status === null ? null : status.trim().length > 0;
   }
-  return { loaded, info: { name: loaded.spec?.metadata.name ?? basename(file), path, ref: null, commit, sha256: loaded.sha256, dirty } };
+  return { text, info: { path, ref: null, commit, dirty } };
+}
+
+export function readSpec(file: string, ref?: string): SpecRead {
+  const src = ref ? readSpecAtRef(file, ref) : readSpecWorkingTree(file);
+  const loaded = parseRolloutSpec(src.text, file);
+  const { path, ref: at, commit, dirty } = src.info;
+  return { loaded, text: src.text, info: { name: loaded.spec?.metadata.name ?? basename(file), path, ref: at, commit, sha256: loaded.sha256, dirty } };
 }
 
 function existingDir(d: string): string {

@@ -12,6 +12,8 @@ import { orderNodesForRollout, planWaves, waveSizeFor } from '../domain/waves.ts
 import { DEFAULT_DURATIONS, estimatePoolSeconds } from '../domain/timing.ts';
 import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { planBootImages } from '../domain/bootimages.ts';
+import { planSchedule } from '../domain/schedule.ts';
+import type { SpecChanges } from './specdiff.ts';
 import { buildPatch, pickPaths, leafPaths, deepEqual } from './patch.ts';
 import {
   PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanPool, type PlanNode, type PlanSpecInfo,
@@ -26,6 +28,10 @@ export interface PlanInput {
   /** Non-error diagnostics from loading the spec (warnings carry into the plan). */
   specDiagnostics?: Diagnostic[];
   durations?: PhaseDurations;
+  /** Epoch ms: the moment at which maintenance windows are evaluated (the CLI passes the clock). */
+  now?: number;
+  /** With `plan --base REF`: the spec diff, carried into the plan for the renderers. */
+  specChanges?: SpecChanges | null;
 }
 
 /** Changes built so far, before `order` is assigned. */
@@ -114,7 +120,11 @@ export function buildPlan(input: PlanInput): Plan {
     summary,
   };
   const { formatVersion, ...rest } = body;
-  return { formatVersion, id: planIdOf(body), ...rest };
+  const plan: Plan = { formatVersion, id: planIdOf(body), ...rest };
+  if (input.specChanges) plan.specChanges = input.specChanges;
+  const windows = spec.spec.maintenanceWindows ?? [];
+  if (windows.length && input.now !== undefined) plan.schedule = planSchedule(windows, pools, durations, input.now);
+  return plan;
 }
 
 /**
@@ -123,7 +133,7 @@ export function buildPlan(input: PlanInput): Plan {
  * a plan read back from a file is re-hashed with the same function and keeps its id.
  */
 export function planIdOf(body: Omit<Plan, 'id'> | Plan): string {
-  const { id: _ignored, formatVersion, ...rest } = body as Plan;
+  const { id: _ignored, schedule: _clockDependent, formatVersion, ...rest } = body as Plan;
   return createHash('sha256').update(JSON.stringify({ formatVersion, ...rest })).digest('hex').slice(0, 16);
 }
 

@@ -144,6 +144,11 @@ export interface PlanSummary {
   warnings: number;
 }
 
+/** Where the waves fall in the maintenance windows, as evaluated when the plan was made. */
+export type { PlanSchedule } from '../domain/schedule.ts';
+import type { PlanSchedule } from '../domain/schedule.ts';
+import type { SpecChanges } from './specdiff.ts';
+
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
   /** Content hash of the plan (without this field): the applier's lock and progress records carry it. */
@@ -156,4 +161,8 @@ export interface Plan {
   diagnostics: Diagnostic[];
   durations: PhaseDurations;
   summary: PlanSummary;
+  /** With `plan --base REF`: what the change does to the spec file itself. */
+  specChanges?: SpecChanges | null;
+  /** Present when the spec has maintenance windows. Not part of the plan id (it depends on the clock). */
+  schedule?: PlanSchedule | null;
 }
