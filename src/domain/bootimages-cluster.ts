@@ -1,0 +1,149 @@
+/**
+ * Cluster facts the boot-image rules depend on, read from the snapshot, and the MCO's
+ * effective machine managers (openshift/machine-config-operator pkg/operator/sync.go
+ * syncManagedBootImagesStatus). Pure.
+ */
+import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { MachineManager, LabelSelector } from '../spec/types.ts';
+import { RPM_ARCH } from './stream.ts';
+import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';
+import { ROLE_LABEL_PREFIX } from './labels.ts';
+
+export const MAPI_GROUP = 'machine.openshift.io';
+export const GATE_CPMS = 'ManagedBootImagesCPMS';
+export const GATE_SKEW = 'BootImageSkewEnforcement';
+
+export interface ClusterFacts {
+  platform: string | null;
+  version: string | null;
+  /** [major, minor, patch] of ClusterVersion status.desired.version. */
+  semver: [number, number, number] | null;
+  /** Enabled feature gates; null when the snapshot has no FeatureGate. */
+  gates: Set<string> | null;
+  /** FeatureGate ManagedBootImagesCPMS: true / false / null (unknown). */
+  cpmsGate: boolean | null;
+  skewGate: boolean | null;
+  /** MachineConfiguration status.bootImageSkewEnforcementStatus.mode */
+  skewStatusMode: string | null;
+  /** The platform has managed boot images (null: platform unknown). */
+  bootImagesSupported: boolean | null;
+  /** The MCO manages the ControlPlaneMachineSet's boot image here: gate on and platform AWS/GCP/Azure. */
+  cpmsSupported: boolean;
+  /** RPM arch of the control plane (the MCO's default for single-arch clusters). */
+  controlPlaneArch: string;
+  /** ClusterVersion status.desired.architecture == Multi */
+  multiArch: boolean;
+  infraName: string | null;
+}
+
+export function parseVersion(v: string | null | undefined): [number, number, number] | null {
+  const m = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(v ?? '');
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : null;
+}
+
+/** major.minor of the cluster >= major.minor given; unknown versions count as the newest. */
+export function atLeast(facts: Pick<ClusterFacts, 'semver'>, major: number, minor: number): boolean {
+  const s = facts.semver;
+  if (!s) return true;
+  return s[0] > major || (s[0] === major && s[1] >= minor);
+}
+
+/**
+ * FeatureGate status.featureGates[] is a list-map keyed by version (config/v1 types_feature.go):
+ * use the entry of the version the cluster is going to (ClusterVersion status.desired.version),
+ * else the first one.
+ */
+export function enabledGates(fg: KObject | null, version: string | null): Set<string> | null {
+  const list: any[] = fg?.status?.featureGates;
+  if (!Array.isArray(list) || !list.length) return null;
+  const entry = list.find((e) => e?.version === version) ?? list[0];
+  return new Set((entry?.enabled ?? []).map((e: any) => e?.name).filter((n: unknown) => typeof n === 'string'));
+}
+
+export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {
+  const platform: string | null = snap.infrastructure?.status?.platformStatus?.type ?? snap.infrastructure?.status?.platform ?? null;
+  const version: string | null = snap.clusterVersion?.status?.desired?.version ?? null;
+  const gates = enabledGates(snap.featureGate, version);
+  const cpmsGate = gates ? gates.has(GATE_CPMS) : null;
+  const bootImagesSupported = platform ? (BOOT_IMAGE_PLATFORMS as readonly string[]).includes(platform) : null;
+  const master = snap.nodes.find((n) => {
+    const l = n.metadata.labels ?? {};
+    return `${ROLE_LABEL_PREFIX}master` in l || `${ROLE_LABEL_PREFIX}control-plane` in l;
+  });
+  const kubeArch = master?.metadata.labels?.['kubernetes.io/arch'] ?? 'amd64';
+  return {
+    platform, version, semver: parseVersion(version), gates, cpmsGate,
+    skewGate: gates ? gates.has(GATE_SKEW) : null,
+    skewStatusMode: snap.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode ?? null,
+    bootImagesSupported,
+    cpmsSupported: cpmsGate === true && !!platform && (CPMS_BOOT_IMAGE_PLATFORMS as readonly string[]).includes(platform),
+    controlPlaneArch: RPM_ARCH[kubeArch] ?? kubeArch,
+    multiArch: snap.clusterVersion?.status?.desired?.architecture === 'Multi',
+    infraName: snap.infrastructure?.status?.infrastructureName ?? null,
+  };
+}
+
+/**
+ * The platform turns MachineSet boot image updates on by default (sync.go; release notes:
+ * GCP and AWS default-on from 4.19, Azure and vSphere from 4.22).
+ */
+export function defaultOnForMachineSets(facts: ClusterFacts): boolean {
+  switch (facts.platform) {
+    case 'AWS': case 'GCP': return atLeast(facts, 4, 19);
+    case 'Azure': case 'VSphere': return atLeast(facts, 4, 22);
+    default: return false;
+  }
+}
+
+export type SelectionMode = 'All' | 'Partial' | 'None';
+
+export interface EffectiveManagers {
+  /** The list was present and empty: the legacy "update nothing". */
+  legacyEmpty: boolean;
+  machineSets: { mode: SelectionMode; selector: LabelSelector | null; source: 'spec' | 'platform default' | 'legacy []' };
+  /** null: the MCO does not manage the CPMS on this cluster (gate off or platform). */
+  controlPlaneMachineSet: { mode: SelectionMode; source: 'spec' | 'default' | 'legacy []' } | null;
+}
+
+export function findManager(list: readonly MachineManager[] | undefined, resource: string): MachineManager | undefined {
+  return list?.find((m) => m.resource === resource && m.apiGroup === MAPI_GROUP);
+}
+
+/**
+ * What the MCO writes into status.managedBootImagesStatus for a spec list (sync.go):
+ * a non-nil empty list is copied as is (legacy opt-out); otherwise the admin's machinesets
+ * entry, else All on default-on platforms and None elsewhere; the CPMS entry (gate on and
+ * platform supports it) is the admin's, else None (never default-on).
+ */
+export function effectiveManagers(list: readonly MachineManager[] | undefined, facts: ClusterFacts): EffectiveManagers {
+  if (Array.isArray(list) && list.length === 0) {
+    return {
+      legacyEmpty: true,
+      machineSets: { mode: 'None', selector: null, source: 'legacy []' },
+      controlPlaneMachineSet: facts.cpmsSupported ? { mode: 'None', source: 'legacy []' } : null,
+    };
+  }
+  const ms = findManager(list, 'machinesets');
+  const cp = findManager(list, 'controlplanemachinesets');
+  return {
+    legacyEmpty: false,
+    machineSets: ms
+      ? { mode: ms.selection.mode as SelectionMode, selector: ms.selection.partial?.machineResourceSelector ?? null, source: 'spec' }
+      : { mode: defaultOnForMachineSets(facts) ? 'All' : 'None', selector: null, source: 'platform default' },
+    controlPlaneMachineSet: facts.cpmsSupported
+      ? (cp ? { mode: cp.selection.mode as SelectionMode, source: 'spec' } : { mode: 'None', source: 'default' })
+      : null,
+  };
+}
+
+/** The explicit form of the legacy opt-out: the same behaviour, stated so it survives round trips. */
+export function explicitOptOut(facts: ClusterFacts): MachineManager[] {
+  const out: MachineManager[] = [{ resource: 'machinesets', apiGroup: MAPI_GROUP, selection: { mode: 'None' } }];
+  if (facts.cpmsSupported) out.push({ resource: 'controlplanemachinesets', apiGroup: MAPI_GROUP, selection: { mode: 'None' } });
+  return out;
+}
+
+export function describeManagers(list: readonly MachineManager[]): string {
+  if (!list.length) return '(empty list)';
+  return list.map((m) => `${m.resource} ${m.selection?.mode}`).join(', ');
+}
