@@ -118,4 +118,24 @@ s('summary counts and estimate', () => {
   assert.is(plan.summary.estimatedSeconds, 600 + 3 * 390 + 2 * 60);
 });
 
+s('a field missing on the live object is added below its existing parent, never by replacing the parent', () => {
+  const b = new ClusterBuilder().bootcPool('worker', nodes('w', 4));
+  b.mcoPool('worker', []);
+  const mcp = b.objects.find((o) => o.kind === 'MachineConfigPool')!;
+  delete mcp.spec.maxUnavailable; // the MCO's default (1) is often left unset
+  const bnp = b.objects.find((o) => o.kind === 'BootcNodePool')!;
+  delete bnp.spec.rollout; // and so is a BootcNodePool's rollout block
+  const snap = b.snapshot();
+  const plan = planFor(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }]), snap);
+  const mcpChange = plan.changes.find((c) => c.kind === 'MachineConfigPool')!;
+  assert.equal(mcpChange.patch, [{ op: 'add', path: '/spec/maxUnavailable', value: 2 }]);
+  const patched = jsonpatch.applyPatch(structuredClone(snap.machineConfigPools[0]), mcpChange.patch as any, true, false).newDocument;
+  assert.equal(patched.spec.nodeSelector, snap.machineConfigPools[0].spec.nodeSelector, 'selectors survive');
+  const bnpChange = plan.changes.find((c) => c.kind === 'BootcNodePool')!;
+  assert.ok(bnpChange.patch.some((op) => op.op === 'add' && op.path === '/spec/rollout'));
+  const bnpPatched = jsonpatch.applyPatch(structuredClone(snap.bootcNodePools[0]), bnpChange.patch as any, true, false).newDocument;
+  assert.equal(bnpPatched.spec.nodeSelector, snap.bootcNodePools[0].spec.nodeSelector);
+  assert.is(bnpPatched.spec.rollout.maxUnavailable, 2);
+});
+
 s.run();

@@ -68,6 +68,27 @@ export function pickPaths(obj: unknown, paths: readonly (readonly string[])[]): 
   return out;
 }
 
+/**
+ * Like pickPaths, but also keeps (as empty objects) every parent object that exists on
+ * `obj` along each path. A patch built against this `before` adds new fields below the
+ * parents that exist (`add /spec/maxUnavailable`) instead of adding a whole parent
+ * (`add /spec`), which would replace everything else in it.
+ */
+export function pickPathsWithParents(obj: unknown, paths: readonly (readonly string[])[]): Record<string, unknown> {
+  const out = pickPaths(obj, paths);
+  for (const path of paths) {
+    let src: unknown = obj;
+    let dst: Record<string, unknown> = out;
+    for (const k of path.slice(0, -1)) {
+      src = isPlainObject(src) ? src[k] : undefined;
+      if (!isPlainObject(src)) break;
+      if (!isPlainObject(dst[k])) dst[k] = {};
+      dst = dst[k] as Record<string, unknown>;
+    }
+  }
+  return out;
+}
+
 /** Paths of all leaves of a nested object (arrays are leaves). */
 export function leafPaths(obj: unknown, prefix: string[] = []): string[][] {
   if (!isPlainObject(obj)) return [prefix];

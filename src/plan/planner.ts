@@ -14,7 +14,7 @@ import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { planBootImages } from '../domain/bootimages.ts';
 import { planSchedule } from '../domain/schedule.ts';
 import type { SpecChanges } from './specdiff.ts';
-import { buildPatch, pickPaths, leafPaths, deepEqual } from './patch.ts';
+import { buildPatch, pickPaths, pickPathsWithParents, leafPaths, deepEqual } from './patch.ts';
 import {
   PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanPool, type PlanNode, type PlanSpecInfo,
   type PhaseDurations, type ChangeReason, type Risk, type RebootKind, type BlockedBy,
@@ -71,7 +71,8 @@ export function buildPlan(input: PlanInput): Plan {
 
   // bootc pools stage in parallel as soon as their target is set; the applier sets every
   // bootc pool's target first, so staging is paid once for the whole rollout.
-  let stagingCounted = false;
+  // Pools run one after another; `elapsed` is when this one starts (src/domain/timing.ts).
+  let elapsed = 0;
   for (const { plan: pool } of plannedPools) {
     const needsStaging = pool.backend === 'bootc' && pool.nodes.some((n) => n.wave !== null && !n.staged);
     pool.estimatedSeconds = estimatePoolSeconds(durations, {
@@ -79,8 +80,8 @@ export function buildPlan(input: PlanInput): Plan {
       soakSeconds: pool.soakSeconds,
       needsStaging,
       waves: wavesWithReboots(pool),
-    }, stagingCounted);
-    if (needsStaging) stagingCounted = true;
+    }, elapsed);
+    elapsed += pool.estimatedSeconds;
   }
   for (const p of plannedPools) drafts.push(...p.drafts);
 
@@ -298,9 +299,9 @@ function planPool(
   return { plan, drafts };
 }
 
-function wavesWithReboots(pool: PlanPool): { reboot: RebootKind }[][] {
+function wavesWithReboots(pool: PlanPool): { reboot: RebootKind; staged: boolean }[][] {
   const byName = new Map(pool.nodes.map((n) => [n.name, n]));
-  return pool.waves.map((w) => w.map((name) => ({ reboot: byName.get(name)!.reboot })));
+  return pool.waves.map((w) => w.map((name) => ({ reboot: byName.get(name)!.reboot, staged: byName.get(name)!.staged })));
 }
 
 /** An update (or noop) of the managed fields `after` on an existing object. */
@@ -309,7 +310,7 @@ export function updateChange(
   reasonOf: (changedPaths: string[]) => ChangeReason, description: string,
 ): DraftChange {
   const paths = leafPaths(after);
-  const before = pickPaths(obj, paths);
+  const before = pickPathsWithParents(obj, paths);
   const patch = buildPatch(before, after);
   const changed = paths.filter((pp) => !deepEqual(pickPaths(before, [pp]), pickPaths(after, [pp]))).map((pp) => pp.join('.'));
   const action = patch.length ? 'update' : 'noop';
