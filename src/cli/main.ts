@@ -10,7 +10,10 @@ import { buildPlan } from '../plan/planner.ts';
 import type { Plan } from '../plan/types.ts';
 import { renderText } from '../render/text.ts';
 import { renderJson } from '../render/json.ts';
-import { readSpec, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
+import { renderMarkdown } from '../render/markdown.ts';
+import { renderHtml } from '../render/html.ts';
+import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
+import { specChangesOf } from '../plan/specdiff.ts';
 import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from './errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 
@@ -32,7 +35,7 @@ export function processIO(): CliIO {
   };
 }
 
-export const OUTPUT_FORMATS = ['text', 'json'] as const;
+export const OUTPUT_FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
 export function useColor(io: CliIO, tty: boolean): boolean {
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
@@ -48,7 +51,10 @@ export interface RenderOptions {
 export function renderPlan(plan: Plan, format: string, opts: RenderOptions): string {
   switch (format) {
     case 'json': return renderJson(plan);
-    default: return renderText(plan, { color: opts.color, full: opts.full });
+    case 'markdown': return renderMarkdown(plan, { full: opts.full });
+    case 'html': return renderHtml(plan, { full: opts.full });
+    // Plain ASCII symbols whenever colour is off (pipes, CI logs, NO_COLOR).
+    default: return renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
   }
 }
 
@@ -123,11 +129,17 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .option('--out [planfile]', 'save the plan as JSON (a bare name goes into plans/)')
     .option('--full', 'show every managed field, not only the changed ones')
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does')
+    .option('--base <gitref>', 'also show what changed in the spec since this git revision (e.g. the PR base)')
     .action(async (opts) => {
       const read = readSpec(opts.file, opts.ref);
       requireValidSpec(read);
+      let specChanges = null;
+      if (opts.base) {
+        const base = readSpecAtRef(opts.file, opts.base, '--base');
+        specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit!, opts.ref ?? 'working tree');
+      }
       const snapshot = await loadCluster(opts);
-      const plan = buildPlan({ spec: read.loaded.spec!, specMap: read.loaded.map, specInfo: read.info, snapshot, specDiagnostics: read.loaded.diagnostics });
+      const plan = buildPlan({ spec: read.loaded.spec!, specMap: read.loaded.map, specInfo: read.info, snapshot, specDiagnostics: read.loaded.diagnostics, now: Date.now(), specChanges });
       io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
       if (opts.out) {
         const path = planOutPath(opts.out, plan);

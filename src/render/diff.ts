@@ -1,40 +1,90 @@
 /**
  * Unified YAML diff of the managed fields of a change (jsdiff), with a little context and
- * a note of how many unchanged lines are hidden. Pure.
+ * `# (N unchanged fields hidden)` notes. jsdiff's Myers search is bounded by
+ * `maxEditLength`; when it gives up, the diff says so and shows the JSON patch instead.
+ * Secrets are masked before diffing, so a changed secret shows as two different
+ * fingerprints. Pure.
  */
 import { diffLines } from 'diff';
 import { stringify } from 'yaml';
+import type { Operation } from 'fast-json-patch';
+import type { PlanChange } from '../plan/types.ts';
+import { maskSecrets } from './secrets.ts';
 
 export interface DiffLine {
+  /** ' ' context, '+' added, '-' removed, '#' a note (its text carries its own indentation). */
   kind: ' ' | '+' | '-' | '#';
   text: string;
 }
 
 export interface DiffOptions {
+  /** Unchanged lines shown around each change (default 1). */
   context?: number;
   /** Show everything (no hidden lines). */
   full?: boolean;
+  /** jsdiff's edit-length cap (default 1000 line edits; the Myers search is quadratic in it). */
+  maxEditLength?: number;
+  /** Shown instead of the YAML diff when jsdiff gives up. */
+  patch?: readonly Operation[];
+  /** Longest line shown; longer values are cut in the middle (default 400; 0 = no limit). */
+  maxLineLength?: number;
 }
+
+export interface DiffResult {
+  lines: DiffLine[];
+  /** jsdiff hit its edit-length cap; `lines` holds the JSON patch (when given). */
+  gaveUp: boolean;
+  /** Unchanged fields left out (0 with `full`). */
+  hiddenFields: number;
+  added: number;
+  removed: number;
+}
+
+export const DEFAULT_MAX_EDIT_LENGTH = 1000;
 
 export function toYaml(v: unknown): string {
   if (v === null || v === undefined) return '';
   return stringify(v, { lineWidth: 0, indent: 2 });
 }
 
+/** Back-compatible: the diff lines only. */
 export function yamlDiff(before: unknown, after: unknown, opts: DiffOptions = {}): DiffLine[] {
+  return diffValues(before, after, opts).lines;
+}
+
+/** The diff of one plan change, secrets masked; a create shows the whole object. */
+export function changeDiff(ch: PlanChange, opts: DiffOptions = {}): DiffResult {
+  const masked = maskSecrets({ kind: ch.kind, before: ch.before, after: ch.after, object: ch.object, patch: ch.patch });
+  const after = ch.action === 'create' && masked.object !== undefined ? masked.object : masked.after;
+  return diffValues(ch.action === 'create' ? null : masked.before, ch.action === 'delete' ? null : after, {
+    ...opts,
+    patch: opts.patch ?? masked.patch,
+  });
+}
+
+export function diffValues(before: unknown, after: unknown, opts: DiffOptions = {}): DiffResult {
   const a = toYaml(before);
   const b = toYaml(after);
-  // maxEditLength bounds the Myers search on pathological inputs; undefined means it gave up.
-  const parts = diffLines(a, b, { maxEditLength: 5000 } as any) as ReturnType<typeof diffLines> | undefined;
-  if (!parts) return [{ kind: '#', text: '(diff too large to compute; see the JSON patch)' }];
+  const maxEditLength = opts.maxEditLength ?? DEFAULT_MAX_EDIT_LENGTH;
+  const maxLine = opts.maxLineLength ?? 400;
+  const parts = diffLines(a, b, { maxEditLength });
+  if (!parts) return gaveUp(maxEditLength, opts.patch, maxLine);
+
   const lines: DiffLine[] = [];
+  let added = 0;
+  let removed = 0;
   for (const p of parts) {
     const kind = p.added ? '+' : p.removed ? '-' : ' ';
     const body = p.value.endsWith('\n') ? p.value.slice(0, -1) : p.value;
-    for (const t of body.split('\n')) lines.push({ kind, text: t });
+    for (const t of body.split('\n')) {
+      lines.push({ kind, text: clip(t, maxLine) });
+      if (kind === '+') added++;
+      if (kind === '-') removed++;
+    }
   }
-  if (opts.full) return lines;
-  const ctx = opts.context ?? 2;
+  if (opts.full) return { lines, gaveUp: false, hiddenFields: 0, added, removed };
+
+  const ctx = opts.context ?? 1;
   const keep = lines.map(() => false);
   lines.forEach((l, i) => {
     if (l.kind === ' ') return;
@@ -53,17 +103,77 @@ export function yamlDiff(before: unknown, after: unknown, opts: DiffOptions = {}
       }
     }
   });
+
   const out: DiffLine[] = [];
-  let hidden = 0;
+  let hiddenFields = 0;
+  let run: DiffLine[] = [];
+  const flush = (next: DiffLine | undefined) => {
+    if (!run.length) return;
+    const n = countFields(run);
+    hiddenFields += n;
+    // The note sits at the indentation of the hidden lines, like a YAML comment among them.
+    const indent = ' '.repeat(Math.min(...run.map((l) => leadingSpaces(l.text)), next ? leadingSpaces(next.text) : Infinity));
+    out.push({ kind: '#', text: `${indent}# (${n} unchanged ${n === 1 ? 'field' : 'fields'} hidden)` });
+    run = [];
+  };
   lines.forEach((l, i) => {
     if (keep[i]) {
-      if (hidden) out.push({ kind: '#', text: `(${hidden} unchanged ${hidden === 1 ? 'line' : 'lines'} hidden)` });
-      hidden = 0;
+      flush(l);
       out.push(l);
-    } else hidden++;
+    } else run.push(l);
   });
-  if (hidden) out.push({ kind: '#', text: `(${hidden} unchanged ${hidden === 1 ? 'line' : 'lines'} hidden)` });
-  return out;
+  flush(undefined);
+  return { lines: out, gaveUp: false, hiddenFields, added, removed };
+}
+
+function gaveUp(maxEditLength: number, patch: readonly Operation[] | undefined, maxLine: number): DiffResult {
+  const lines: DiffLine[] = [{
+    kind: '#',
+    text: `# diff gave up: more than ${maxEditLength} lines differ (jsdiff maxEditLength)${patch ? '; the JSON patch instead:' : '; see the JSON patch'}`,
+  }];
+  let added = 0;
+  let removed = 0;
+  if (patch) {
+    for (let i = 0; i < patch.length; i++) {
+      const op = patch[i] as Operation & { value?: unknown; from?: string };
+      const next = patch[i + 1] as (Operation & { value?: unknown }) | undefined;
+      if (op.op === 'test' && next && next.path === op.path && (next.op === 'replace' || next.op === 'remove')) {
+        lines.push({ kind: '-', text: clip(`${op.path}: ${JSON.stringify(op.value)}`, maxLine) });
+        removed++;
+        if (next.op === 'replace') {
+          lines.push({ kind: '+', text: clip(`${next.path}: ${JSON.stringify(next.value)}`, maxLine) });
+          added++;
+        }
+        i++;
+      } else if (op.op === 'add' || op.op === 'replace') {
+        lines.push({ kind: '+', text: clip(`${op.path}: ${JSON.stringify(op.value)}`, maxLine) });
+        added++;
+      } else if (op.op === 'remove') {
+        lines.push({ kind: '-', text: clip(op.path, maxLine) });
+        removed++;
+      } else {
+        lines.push({ kind: ' ', text: clip(`${op.op} ${op.path}${'value' in op ? `: ${JSON.stringify(op.value)}` : ''}${op.from ? ` from ${op.from}` : ''}`, maxLine) });
+      }
+    }
+  }
+  return { lines, gaveUp: true, hiddenFields: 0, added, removed };
+}
+
+/** Hidden lines that carry a value (parents like `spec:` are not fields of their own). */
+function countFields(run: readonly DiffLine[]): number {
+  const n = run.filter((l) => {
+    const t = l.text.trim();
+    return t !== '' && t !== '-' && !/:$/.test(t);
+  }).length;
+  return n || run.length;
+}
+
+function clip(s: string, max: number): string {
+  if (!max || s.length <= max) return s;
+  const keep = Math.max(20, max - 40);
+  const head = Math.ceil(keep * 0.6);
+  const tail = keep - head;
+  return `${s.slice(0, head)} … (${s.length - keep} characters cut) … ${s.slice(s.length - tail)}`;
 }
 
 function leadingSpaces(s: string): number {

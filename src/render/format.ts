@@ -7,9 +7,15 @@ export function colors(enabled: boolean): Colors {
   return pc.createColors(enabled);
 }
 
-/** 5400 -> "1h30m"; 90 -> "1m30s"; 45 -> "45s"; 0 -> "0s". */
+/** 5400 -> "1h30m"; 90 -> "1m30s"; 45 -> "45s"; 0 -> "0s"; 2 days and more: 183600 -> "2d3h". */
 export function formatDuration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
+  if (s >= 172800) {
+    const d = Math.floor(s / 86400);
+    const hh = Math.floor((s % 86400) / 3600);
+    const mm = Math.floor((s % 3600) / 60);
+    return `${d}d${hh ? `${hh}h` : ''}${mm ? `${mm}m` : ''}`;
+  }
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   const r = s % 60;
@@ -59,4 +65,90 @@ export function foldNames(names: readonly string[], max = 12): string {
   }
   if (groups.length > max) return `${groups.slice(0, max).join(', ')} and ${groups.length - max} more`;
   return groups.join(', ');
+}
+
+const collator = new Intl.Collator('en', { numeric: true });
+/** "w-2" < "w-10". */
+export const naturalCompare = (a: string, b: string): number => collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+
+/** [1,2,3,5,7,8] -> "1-3, 5, 7-8" (input need not be sorted; duplicates are ignored). */
+export function foldNumbers(nums: readonly number[], max = 8): string {
+  const sorted = [...new Set(nums)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  let i = 0;
+  while (i < sorted.length) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(j > i ? `${sorted[i]}-${sorted[j]}` : String(sorted[i]));
+    i = j + 1;
+  }
+  if (parts.length > max) return `${parts.slice(0, max).join(', ')} and ${parts.length - max} more`;
+  return parts.join(', ');
+}
+
+/** Replaces the few non-ASCII symbols the renderers use by plain ASCII. */
+export function toAscii(s: string): string {
+  return s.replace(/…/g, '...').replace(/→/g, '->').replace(/×/g, 'x').replace(/—/g, '-').replace(/·/g, '-');
+}
+
+export interface NodeGroupInput {
+  name: string;
+  from: string | null;
+  to: string;
+  reboot: string;
+  wave: number | null;
+  staged: boolean;
+  blockedBy: string | null;
+}
+
+/** Nodes of one pool whose change is identical: same from, to, reboot kind and blocked reason. */
+export interface NodeGroup {
+  pool: string;
+  from: string | null;
+  to: string;
+  reboot: string;
+  blockedBy: string | null;
+  /** Natural-sorted. */
+  names: string[];
+  /** Sorted, unique; empty for blocked nodes. */
+  waves: number[];
+  staged: number;
+}
+
+/** Groups a pool's node changes; scheduled groups by first wave, blocked ones last. */
+export function groupNodes(pool: string, nodes: readonly NodeGroupInput[]): NodeGroup[] {
+  const by = new Map<string, NodeGroup>();
+  for (const n of nodes) {
+    const key = `${n.from}\u0000${n.to}\u0000${n.reboot}\u0000${n.blockedBy ?? ''}`;
+    let g = by.get(key);
+    if (!g) by.set(key, (g = { pool, from: n.from, to: n.to, reboot: n.reboot, blockedBy: n.blockedBy, names: [], waves: [], staged: 0 }));
+    g.names.push(n.name);
+    if (n.wave !== null) g.waves.push(n.wave);
+    if (n.staged) g.staged++;
+  }
+  const groups = [...by.values()];
+  for (const g of groups) {
+    g.names.sort(naturalCompare);
+    g.waves = [...new Set(g.waves)].sort((a, b) => a - b);
+  }
+  const first = (g: NodeGroup) => (g.blockedBy ? Infinity : g.waves[0] ?? Infinity);
+  return groups.sort((a, b) => first(a) - first(b) || (a.blockedBy ?? '').localeCompare(b.blockedBy ?? '') || b.names.length - a.names.length || a.reboot.localeCompare(b.reboot));
+}
+
+export const REBOOT_TEXT: Record<string, string> = {
+  soft: 'soft reboot',
+  hard: 'hard reboot',
+  unknown: 'reboot not yet known (decided once staged)',
+};
+
+/**
+ * "9 nodes in worker: sha256:aaa… -> sha256:bbb…, soft reboot, 9 staged, waves 1-4"
+ * (names are folded separately with `foldNames`).
+ */
+export function describeGroup(g: NodeGroup, opts: { withPool?: boolean } = {}): string {
+  const head = `${plural(g.names.length, 'node')}${opts.withPool === false ? '' : ` in ${g.pool}`}`;
+  const change = `${shortDigest(g.from)} -> ${shortDigest(g.to)}`;
+  const staged = g.staged === g.names.length ? 'staged' : g.staged ? `${g.staged} staged` : 'not staged';
+  if (g.blockedBy) return `${head}: ${change}, not scheduled (${g.blockedBy})`;
+  return `${head}: ${change}, ${REBOOT_TEXT[g.reboot] ?? `${g.reboot} reboot`}, ${staged}, ${g.waves.length === 1 ? 'wave' : 'waves'} ${foldNumbers(g.waves)}`;
 }

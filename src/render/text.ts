@@ -3,21 +3,28 @@
  */
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import { formatDiagnostic } from '../spec/diagnostics.ts';
-import { yamlDiff } from './diff.ts';
-import { colors, formatDuration, shortDigest, padTable, plural, foldNames, type Colors } from './format.ts';
+import { changeDiff } from './diff.ts';
+import { maskSecrets } from './secrets.ts';
+import {
+  colors, formatDuration, shortDigest, padTable, plural, foldNames, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare,
+  type Colors,
+} from './format.ts';
 
 export interface TextOptions {
   color?: boolean;
   /** Show whole objects' managed fields instead of the changed ones with context. */
   full?: boolean;
-  /** ASCII only (no "…" or "→"). */
+  /** ASCII only (no "…" or "→"); the CLI turns it on whenever colour is off. */
   ascii?: boolean;
+  /** Pools with at most this many scheduled nodes get a per-node wave table (default 60). */
+  maxNodeRows?: number;
 }
 
 const SYMBOL = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
 const VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'left unchanged' } as const;
 
-export function renderText(plan: Plan, opts: TextOptions = {}): string {
+export function renderText(input: Plan, opts: TextOptions = {}): string {
+  const plan = maskSecrets(input);
   const c = colors(!!opts.color);
   const out: string[] = [];
   const cl = plan.cluster;
@@ -58,7 +65,8 @@ export function renderText(plan: Plan, opts: TextOptions = {}): string {
     }
   }
   out.push(planLine(plan, c));
-  return out.join('\n') + '\n';
+  const text = out.join('\n') + '\n';
+  return opts.ascii ? toAscii(text) : text;
 }
 
 export function planLine(plan: Plan, c: Colors = colors(false)): string {
@@ -77,8 +85,8 @@ function renderChange(ch: PlanChange, c: Colors, opts: TextOptions): string[] {
   ];
   if (ch.description) lines.push(c.dim(`      ${ch.description}`));
   if (ch.waitAfter) lines.push(c.cyan(`      then wait: ${ch.waitAfter.description}`));
-  for (const l of yamlDiff(ch.before, ch.after, { full: opts.full })) {
-    const text = `      ${l.kind === '#' ? '' : l.kind + ' '}${l.kind === '#' ? `# ${l.text}` : l.text}`;
+  for (const l of changeDiff(ch, { full: opts.full }).lines) {
+    const text = `      ${l.kind === '#' ? ' ' : l.kind} ${l.text}`;
     lines.push(l.kind === '+' ? c.green(text) : l.kind === '-' ? c.red(text) : l.kind === '#' ? c.dim(text) : text);
   }
   return lines;
@@ -88,20 +96,19 @@ function renderBootImages(plan: Plan, c: Colors): string[] {
   const out = [c.bold('Boot images (written by the Machine Config Operator once the settings above apply):')];
   const rows = plan.bootImages.machineSets.map((m) => [
     `  ${m.skipped ? '-' : m.from === m.to ? '=' : '~'}`, m.name,
-    m.skipped ? c.dim(`skipped: ${m.skipped}`) : m.from === m.to ? c.dim(`${m.to} (current)`) : `${m.from ?? '(none)'} -> ${m.to}`,
+    m.skipped ? c.dim(`${m.from ?? '(none)'} kept: ${m.skipped}`) : m.from === m.to ? c.dim(`${m.to} (current)`) : `${m.from ?? '(none)'} -> ${m.to}`,
   ]);
   out.push(...padTable(rows, 1));
   const cp = plan.bootImages.controlPlaneMachineSet;
   if (cp) {
-    const change = cp.from === cp.to || !cp.to ? c.dim('no boot image change') : `${cp.from ?? '(none)'} -> ${cp.to}`;
-    out.push(`  ControlPlaneMachineSet/cluster: ${change}; ${cp.replacement ? c.red(c.bold('replaces control-plane machines')) : 'no machine replaced'}: ${cp.why}`);
+    const change = !cp.to ? c.dim(`${cp.from ?? '(none)'} kept`) : cp.from === cp.to ? c.dim(`${cp.to} (current)`) : `${cp.from ?? '(none)'} -> ${cp.to}`;
+    out.push(`  ControlPlaneMachineSet/cluster: ${change}; ${cp.replacement ? c.red(c.bold('REPLACES control-plane machines')) : 'no machine replaced'}`);
+    out.push(c.dim(`    ${cp.why}`));
   }
   return out;
 }
 
 function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
-  const ell = opts.ascii ? '...' : '…';
-  const short = (d: string | null) => shortDigest(d).replace('…', ell);
   const mu = pool.maxUnavailable;
   const head = `Pool ${pool.name} (${pool.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'}, priority ${pool.priority}${pool.controlPlane ? ', control plane' : ''}): ` +
     `${pool.nodeCount} nodes, ${pool.upToDate} up to date; maxUnavailable ${mu.value} -> ${mu.resolved} (${mu.rule})` +
@@ -110,29 +117,39 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
   const out = [c.bold(head)];
   out.push(c.dim(`  target ${pool.targetImage}`));
   const scheduled = pool.nodes.filter((n) => n.wave !== null);
-  if (!scheduled.length && !pool.nodes.length) {
+  if (!pool.nodes.length) {
     out.push('  all nodes run the target image');
     return out;
   }
-  if (scheduled.length) {
-    if (scheduled.length <= 60) {
-      const rows = [['  wave', 'node', 'zone', 'reboot', 'staged', 'from -> to']];
-      for (const n of scheduled) rows.push([`  ${n.wave}`, n.name, n.zone ?? '-', n.reboot, n.staged ? 'yes' : 'no', `${short(n.from)} -> ${short(n.to)}`]);
-      const [h, ...body] = padTable(rows);
-      out.push(c.dim(h), ...body);
-    } else {
-      // Large pools: one line per group of identical waves, names folded.
-      let i = 0;
-      while (i < pool.waves.length) {
-        let j = i;
-        while (j + 1 < pool.waves.length && pool.waves[j + 1].length === pool.waves[i].length) j++;
-        const names = pool.waves.slice(i, j + 1).flat();
-        out.push(`  waves ${i + 1}${j > i ? `-${j + 1}` : ''}: ${plural(pool.waves[i].length, 'node')} each (${foldNames([...names].sort(), 4)})`);
-        i = j + 1;
-      }
-      const soft = scheduled.filter((n) => n.reboot === 'soft').length;
-      out.push(`  reboots: ${soft} soft, ${scheduled.length - soft} hard or not yet known; ${scheduled.filter((n) => n.staged).length} staged already`);
+  // Identical node changes, grouped, names folded: readable at 10 nodes and at 10,000.
+  for (const g of groupNodes(pool.name, pool.nodes)) {
+    const line = `  ${g.blockedBy ? '!' : '~'} ${describeGroup(g, { withPool: false })}: ${foldNames(g.names, 6)}`;
+    out.push(g.blockedBy ? c.yellow(line) : line);
+  }
+  if (scheduled.length && scheduled.length <= (opts.maxNodeRows ?? 60)) {
+    const rows = [['  wave', 'node', 'zone', 'reboot', 'staged', 'from -> to']];
+    for (const n of scheduled) rows.push([`  ${n.wave}`, n.name, n.zone ?? '-', n.reboot, n.staged ? 'yes' : 'no', `${shortDigest(n.from)} -> ${shortDigest(n.to)}`]);
+    const [h, ...body] = padTable(rows);
+    out.push(c.dim(h), ...body);
+  } else if (scheduled.length) {
+    // Large pools: one line per run of waves of the same size, names folded.
+    const reboots = new Map(pool.nodes.map((n) => [n.name, n.reboot]));
+    let i = 0;
+    const lines: string[][] = [];
+    while (i < pool.waves.length) {
+      let j = i;
+      while (j + 1 < pool.waves.length && pool.waves[j + 1].length === pool.waves[i].length) j++;
+      const names = pool.waves.slice(i, j + 1).flat();
+      const soft = names.filter((n) => reboots.get(n) === 'soft').length;
+      lines.push([
+        `  ${j > i ? `waves ${i + 1}-${j + 1}` : `wave ${i + 1}`}`,
+        `${plural(pool.waves[i].length, 'node')}${j > i ? ' each' : ''}`,
+        `${soft} soft, ${names.length - soft} hard or not yet known`,
+        `(${foldNames([...names].sort(naturalCompare), 3)})`,
+      ]);
+      i = j + 1;
     }
+    out.push(...padTable(lines));
   }
   const blocked = pool.nodes.filter((n) => n.blockedBy);
   if (blocked.length) {
@@ -141,8 +158,8 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
       const conds = (n.conditions ?? []).filter((x) => x.status !== 'True' || x.type !== 'Ready').map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`).join(', ');
       out.push(c.yellow(`    ${n.name} (${n.blockedBy})${conds ? ` ${conds}` : ''}`));
     }
-    if (blocked.length > 20) out.push(c.yellow(`    and ${blocked.length - 20} more`));
+    if (blocked.length > 20) out.push(c.yellow(`    and ${blocked.length - 20} more: ${foldNames(blocked.slice(20).map((n) => n.name).sort(naturalCompare), 6)}`));
   }
-  if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${pool.soakSeconds ? ` including ${formatDuration(pool.soakSeconds)} soak between waves` : ''}`));
+  if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${pool.soakSeconds && pool.waves.length > 1 ? ` including ${formatDuration(pool.soakSeconds)} soak between waves` : ''}`));
   return out;
 }

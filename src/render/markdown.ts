@@ -1,0 +1,375 @@
+/**
+ * Markdown for a pull-request comment (DESIGN §8). Pure: reads only the plan.
+ *
+ * - The first line is a hidden marker (`<!-- bootcplan:plan spec=PATH -->`) so a bot finds
+ *   and updates one sticky comment per spec file.
+ * - The summary comes first (plan line, a summary table, a per-pool table), then errors,
+ *   warnings and risks; details (object diffs, boot images, pools) sit in `<details>` blocks.
+ * - The result never exceeds `MARKDOWN_LIMIT` characters (GitHub refuses comments over
+ *   65,536). Every part is bounded by construction; if the details still do not fit, whole
+ *   detail blocks are left out from the middle with a note. The head (marker, summary,
+ *   errors) is never cut.
+ */
+import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
+import type { Diagnostic } from '../spec/diagnostics.ts';
+import { changeDiff, type DiffLine } from './diff.ts';
+import { maskSecrets } from './secrets.ts';
+import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare } from './format.ts';
+import { planLine } from './text.ts';
+
+export const MARKDOWN_LIMIT = 60_000;
+
+export interface MarkdownOptions {
+  /** Whole managed fields in the diffs instead of the changed ones with context. */
+  full?: boolean;
+  /** Character limit (default MARKDOWN_LIMIT). */
+  limit?: number;
+}
+
+/**
+ * The hidden first line a bot searches for to update its sticky comment. Keyed by the spec
+ * file's path in the repository (not metadata.name): a pull request that renames the rollout
+ * still updates the same comment, and a workflow can compute the marker even when the spec
+ * does not parse. Characters that could end the HTML comment are replaced.
+ */
+export function markdownMarker(plan: Pick<Plan, 'spec'>): string {
+  const key = plan.spec.path.replace(/^\.\//, '').replace(/[^A-Za-z0-9._/-]/g, '_').replace(/-{2,}/g, '-');
+  return `<!-- bootcplan:plan spec=${key} -->`;
+}
+
+const VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'unchanged' } as const;
+const SYMBOL = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
+
+/** Bounds of the parts of the head, so the head itself always fits. */
+const HEAD_BUDGET = { pools: 40, errors: 20_000, warnings: 8_000, risks: 6_000, message: 600 };
+/** Largest single details block; longer diffs are cut in their middle. */
+const BLOCK_BUDGET = 12_000;
+
+export function renderMarkdown(input: Plan, opts: MarkdownOptions = {}): string {
+  const plan = maskSecrets(input);
+  const limit = opts.limit ?? MARKDOWN_LIMIT;
+  const head = renderHead(plan);
+  const blocks = renderDetails(plan, opts);
+  const tail = renderTail(plan);
+  return assemble(head, blocks, tail, limit);
+}
+
+// ---------------------------------------------------------------------------- head
+
+function renderHead(plan: Plan): string {
+  const s = plan.summary;
+  const out: string[] = [markdownMarker(plan)];
+  const status = s.errors ? ':x:' : s.warnings ? ':warning:' : ':white_check_mark:';
+  out.push(`### ${status} bootcplan plan for \`${mdCodeSafe(plan.spec.name)}\``);
+  out.push('');
+  out.push(`**${esc(planLine(plan))}**`);
+  out.push('');
+  const sp = plan.spec;
+  const cl = plan.cluster;
+  out.push(`<sub>spec ${code(sp.path)}${sp.ref ? ` at ${code(sp.ref)}` : ''}${sp.commit ? ` (commit ${code(sp.commit.slice(0, 12))})` : ''}${sp.dirty ? ', uncommitted changes' : ''}` +
+    ` · cluster ${code(cl.source)}${cl.version ? `, OpenShift ${esc(cl.version)}` : ''}${cl.platform ? `, ${esc(cl.platform)}` : ''}` +
+    ` · plan ${code(plan.id)}</sub>`);
+  out.push('');
+
+  const scheduled = plan.pools.flatMap((p) => p.nodes.filter((n) => n.wave !== null));
+  const soft = scheduled.filter((n) => n.reboot === 'soft').length;
+  const hard = scheduled.filter((n) => n.reboot === 'hard').length;
+  const unknown = scheduled.length - soft - hard;
+  const risky = plan.changes.filter((c) => c.action !== 'noop' && c.risk !== 'none');
+  const replacement = risky.filter((c) => c.risk === 'replacement').length + (plan.bootImages.controlPlaneMachineSet?.replacement ? 1 : 0);
+  const disruptive = risky.filter((c) => c.risk === 'disruptive').length;
+  out.push('| Summary | |');
+  out.push('|---|---|');
+  out.push(`| Objects | ${s.create} to create, ${s.update} to change, ${s.delete} to delete |`);
+  out.push(`| Pools | ${plan.pools.length ? `${plan.pools.length}: ${esc(clip(plan.pools.map((p) => p.name).join(', '), 300))}` : 'none'} |`);
+  out.push(`| Nodes | ${s.nodes} to update in ${plural(s.waves, 'wave')}${s.blocked ? `; **${s.blocked} not scheduled**` : ''} |`);
+  out.push(`| Reboots | ${soft} soft, ${hard} hard${unknown ? `, ${unknown} not yet known (decided once staged; counted as hard)` : ''} |`);
+  out.push(`| Estimated duration | ${formatDuration(s.estimatedSeconds)} |`);
+  out.push(`| Risks | ${replacement ? `**:rotating_light: ${plural(replacement, 'control-plane replacement')}**` : 'no replacement'}, ${plural(disruptive, 'disruptive change')} |`);
+  out.push(`| Errors / warnings | ${s.errors ? `**${s.errors}**` : '0'} / ${s.warnings} |`);
+  out.push('');
+
+  const withNodes = plan.pools;
+  if (withNodes.length) {
+    out.push('| Pool | Backend | Nodes to update | Waves | Per wave | Soft reboot | Hard reboot | Reboot not yet known | Not scheduled | Est. |');
+    out.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|');
+    const shown = withNodes.slice(0, HEAD_BUDGET.pools);
+    for (const p of shown) out.push(poolRow(p));
+    if (withNodes.length > shown.length) out.push(`| … ${withNodes.length - shown.length} more pools | | | | | | | | | |`);
+    out.push('');
+  }
+
+  const errs = plan.diagnostics.filter((d) => d.severity === 'error');
+  const warns = plan.diagnostics.filter((d) => d.severity === 'warning');
+  if (errs.length) {
+    out.push(`#### :x: ${plural(errs.length, 'error')}: this plan cannot be applied`);
+    out.push('');
+    out.push(...boundedList(errs.map(diagnosticItem), HEAD_BUDGET.errors, (n) => `- … and ${plural(n, 'more error')}: run \`bootcplan plan\` to see them all`));
+    out.push('');
+  }
+  if (warns.length) {
+    out.push(`#### :warning: ${plural(warns.length, 'warning')}`);
+    out.push('');
+    out.push(...boundedList(warns.map(diagnosticItem), HEAD_BUDGET.warnings, (n) => `- … and ${plural(n, 'more warning')}`));
+    out.push('');
+  }
+  const riskItems: string[] = [];
+  for (const c of risky) {
+    riskItems.push(`- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${VERB[c.action]} (${esc(c.reason)})${c.description ? `: ${esc(clip(c.description, HEAD_BUDGET.message))}` : ''}`);
+  }
+  const cp = plan.bootImages.controlPlaneMachineSet;
+  if (cp?.replacement) riskItems.push(`- :rotating_light: **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${esc(clip(cp.why, HEAD_BUDGET.message))}`);
+  for (const p of plan.pools) {
+    const blocked = p.nodes.filter((n) => n.blockedBy);
+    if (blocked.length) riskItems.push(`- **not scheduled**: ${plural(blocked.length, 'node')} of pool ${code(p.name)} (${esc([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): ${esc(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 6))}`);
+  }
+  if (riskItems.length) {
+    out.push('#### Risks');
+    out.push('');
+    out.push(...boundedList(riskItems, HEAD_BUDGET.risks, (n) => `- … and ${n} more`));
+    out.push('');
+  }
+  return out.join('\n') + '\n';
+}
+
+function poolRow(p: PlanPool): string {
+  const sched = p.nodes.filter((n) => n.wave !== null);
+  const soft = sched.filter((n) => n.reboot === 'soft').length;
+  const hard = sched.filter((n) => n.reboot === 'hard').length;
+  const blocked = p.nodes.filter((n) => n.blockedBy).length;
+  return `| ${code(p.name)}${p.controlPlane ? ' (control plane)' : ''}${p.paused ? ' (paused)' : ''} | ${p.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'} | ${sched.length} of ${p.nodeCount} | ${p.waves.length} | ${p.waveSize} | ${soft} | ${hard} | ${sched.length - soft - hard} | ${blocked ? `**${blocked}**` : 0} | ${formatDuration(p.estimatedSeconds)} |`;
+}
+
+function diagnosticItem(d: Diagnostic): string {
+  const where = d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''}` : null;
+  const parts = [`- ${code(d.code)}`];
+  if (where) parts.push(` ${code(where)}`);
+  if (d.path) parts.push(` ${code(d.path)}`);
+  parts.push(`: ${esc(clip(d.message, HEAD_BUDGET.message))}`);
+  if (d.expected) parts.push(`<br>expected: ${esc(clip(d.expected, 300))}`);
+  if (d.hint) parts.push(`<br>hint: ${esc(clip(d.hint, 300))}`);
+  return parts.join('');
+}
+
+/** Items until the budget is used, then a "… and N more" line. */
+function boundedList(items: string[], budget: number, more: (n: number) => string): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (let i = 0; i < items.length; i++) {
+    if (used + items[i].length + 1 > budget && out.length) {
+      out.push(more(items.length - i));
+      break;
+    }
+    out.push(items[i]);
+    used += items[i].length + 1;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------- details
+
+/** Detail blocks, built lazily: blocks that cannot fit are never rendered (no diff computed). */
+function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)[] {
+  const blocks: (() => string)[] = [];
+  const changed = plan.changes.filter((c) => c.action !== 'noop');
+  for (const ch of changed) blocks.push(() => changeBlock(ch, opts));
+  const unchanged = plan.changes.filter((c) => c.action === 'noop');
+  if (unchanged.length) blocks.push(() => `<sub>${plural(unchanged.length, 'managed object')} already as desired: ${esc(clip(unchanged.map((c) => c.address).join(', '), 2000))}</sub>\n`);
+  if (plan.bootImages.machineSets.length || plan.bootImages.controlPlaneMachineSet) blocks.push(() => bootImagesBlock(plan) ?? '');
+  for (const p of plan.pools) blocks.push(() => poolBlock(p));
+  return blocks;
+}
+
+function changeBlock(ch: PlanChange, opts: MarkdownOptions): string {
+  const diff = changeDiff(ch, { full: opts.full });
+  const risk = ch.risk === 'none' ? '' : ch.risk === 'replacement' ? ' · <b>replacement</b>' : ' · <b>disruptive</b>';
+  const stats = diff.gaveUp ? 'JSON patch' : `+${diff.added} −${diff.removed}`;
+  const lines = [
+    '<details>',
+    `<summary><code>${SYMBOL[ch.action]} ${html(ch.address)}</code> ${VERB[ch.action]} · ${html(ch.reason)}${risk} · ${stats}</summary>`,
+    '',
+  ];
+  if (ch.description) lines.push(esc(clip(ch.description, 1000)), '');
+  if (ch.waitAfter) lines.push(`then wait: ${esc(clip(ch.waitAfter.description, 600))}`, '');
+  lines.push(...fenced('diff', cutMiddle(diff.lines.map(diffText), BLOCK_BUDGET)));
+  lines.push('', '</details>', '');
+  return lines.join('\n');
+}
+
+function diffText(l: DiffLine): string {
+  return `${l.kind === '#' ? ' ' : l.kind} ${l.text}`;
+}
+
+function bootImagesBlock(plan: Plan): string | null {
+  const bi = plan.bootImages;
+  if (!bi.machineSets.length && !bi.controlPlaneMachineSet) return null;
+  const changed = bi.machineSets.filter((m) => !m.skipped && m.from !== m.to).length;
+  const lines = ['<details>', `<summary>Boot images: ${plural(changed, 'MachineSet')} to update${bi.controlPlaneMachineSet ? ', ControlPlaneMachineSet' : ''}</summary>`, ''];
+  if (bi.machineSets.length) {
+    lines.push('| MachineSet | Boot image |', '|---|---|');
+    const rows = bi.machineSets.map((m) => `| ${code(m.name)} | ${m.skipped ? `skipped: ${esc(clip(m.skipped, 300))}` : m.from === m.to ? `${code(m.to ?? '(none)')} (current)` : `${code(m.from ?? '(none)')} → ${code(m.to ?? '(none)')}`} |`);
+    lines.push(...cutMiddle(rows, BLOCK_BUDGET - 2000, (n) => `| … ${n} more | |`));
+    lines.push('');
+  }
+  const cp = bi.controlPlaneMachineSet;
+  if (cp) {
+    const change = cp.from === cp.to || !cp.to ? 'no boot image change' : `${code(cp.from ?? '(none)')} → ${code(cp.to)}`;
+    lines.push(`ControlPlaneMachineSet \`cluster\`: ${change}; ${cp.replacement ? '**replaces control-plane machines**' : 'no machine replaced'}: ${esc(clip(cp.why, 1000))}`, '');
+  }
+  lines.push('</details>', '');
+  return lines.join('\n');
+}
+
+function poolBlock(p: PlanPool): string {
+  const sched = p.nodes.filter((n) => n.wave !== null);
+  const mu = p.maxUnavailable;
+  const lines = [
+    '<details>',
+    `<summary>Pool <code>${html(p.name)}</code>: ${plural(sched.length, 'node')} in ${plural(p.waves.length, 'wave')} of up to ${p.waveSize}, est. ${formatDuration(p.estimatedSeconds)}</summary>`,
+    '',
+    `${p.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'}, priority ${p.priority}${p.controlPlane ? ', control plane' : ''}; ` +
+      `${p.nodeCount} nodes, ${p.upToDate} up to date; maxUnavailable ${code(String(mu.value))} → ${mu.resolved} (${esc(mu.rule)})` +
+      `${p.unavailableNow.length ? `, ${p.unavailableNow.length} already unavailable` : ''}; soak ${formatDuration(p.soakSeconds)} between waves.`,
+    '',
+    `Target ${code(p.targetImage)}`,
+    '',
+  ];
+  if (!p.nodes.length) {
+    lines.push('All nodes run the target image.', '', '</details>', '');
+    return lines.join('\n');
+  }
+  const groups = groupNodes(p.name, p.nodes);
+  const groupLines = groups.map((g) => `- ${g.blockedBy ? ':warning: ' : ''}${esc(arrow(describeGroup(g, { withPool: false })))}: ${esc(foldNames(g.names, 8))}`);
+  lines.push(...cutMiddle(groupLines, 4000, (n) => `- … ${n} more groups`), '');
+  if (sched.length && sched.length <= 60) {
+    lines.push('| Wave | Node | Zone | Reboot | Staged |', '|--:|---|---|---|---|');
+    for (const n of sched) lines.push(`| ${n.wave} | ${code(n.name)} | ${esc(n.zone ?? '-')} | ${n.reboot} | ${n.staged ? 'yes' : 'no'} |`);
+  } else if (sched.length) {
+    const reboots = new Map(p.nodes.map((n) => [n.name, n.reboot]));
+    lines.push('| Waves | Nodes | Soft reboot | Hard or not yet known | Names |', '|---|--:|--:|--:|---|');
+    const rows: string[] = [];
+    let i = 0;
+    while (i < p.waves.length) {
+      let j = i;
+      while (j + 1 < p.waves.length && p.waves[j + 1].length === p.waves[i].length) j++;
+      const names = p.waves.slice(i, j + 1).flat();
+      const soft = names.filter((n) => reboots.get(n) === 'soft').length;
+      rows.push(`| ${j > i ? `${i + 1}-${j + 1}` : i + 1} | ${p.waves[i].length}${j > i ? ' each' : ''} | ${soft} | ${names.length - soft} | ${esc(foldNames([...names].sort(naturalCompare), 3))} |`);
+      i = j + 1;
+    }
+    lines.push(...cutMiddle(rows, 5000, (n) => `| … ${n} more rows | | | | |`));
+  }
+  lines.push('', '</details>', '');
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------- tail and assembly
+
+function renderTail(plan: Plan): string {
+  return `<sub>bootcplan · plan format ${esc(plan.formatVersion)} · ${plan.summary.errors ? 'fix the errors above and push again' : `apply this plan with \`bootcplan apply\` after merge`}</sub>\n`;
+}
+
+function assemble(head: string, blocks: (() => string)[], tail: string, limit: number): string {
+  // Keep whole blocks from both ends, alternately; what does not fit is the middle.
+  let budget = limit - head.length - tail.length - 2;
+  const front: string[] = [];
+  const back: string[] = [];
+  const taken: ('f' | 'b')[] = [];
+  let i = 0;
+  let j = blocks.length - 1;
+  let frontOpen = true;
+  let backOpen = true;
+  while (i <= j && (frontOpen || backOpen)) {
+    const takeFront = frontOpen && (!backOpen || front.length <= back.length);
+    const b = takeFront ? blocks[i]() : blocks[j]();
+    if (b.length + 1 <= budget) {
+      budget -= b.length + 1;
+      if (takeFront) {
+        front.push(b);
+        i++;
+      } else {
+        back.unshift(b);
+        j--;
+      }
+      taken.push(takeFront ? 'f' : 'b');
+    } else if (takeFront) frontOpen = false;
+    else backOpen = false;
+  }
+  if (i > j) return [head, ...front, ...back, tail].join('\n');
+  // Make room for the note by giving back the blocks taken last.
+  const noteFor = (n: number) =>
+    `> :scissors: **${plural(n, 'detail section')} left out here** to keep this comment under ${limit.toLocaleString('en-US')} characters. ` +
+    'Run `bootcplan plan` or `bootcplan plan -o html` for everything.\n';
+  while (noteFor(blocks.length).length + 1 > budget && taken.length) {
+    const side = taken.pop();
+    const b = side === 'f' ? front.pop()! : back.shift()!;
+    budget += b.length + 1;
+    if (side === 'f') i--;
+    else j++;
+  }
+  let out = [head, ...front, noteFor(j - i + 1), ...back, tail].join('\n');
+  // Unreachable with the bounds on the head; a last guard so the promise holds for any plan.
+  if (out.length > limit) out = out.slice(0, limit - 80) + '\n\n> :scissors: cut at the comment size limit\n';
+  return out;
+}
+
+/** Lines, with the middle replaced by a note when they exceed `budget` characters. */
+function cutMiddle(lines: string[], budget: number, note: (n: number) => string = (n) => `  # (${n} lines cut to keep the comment short)`): string[] {
+  const total = lines.reduce((s, l) => s + l.length + 1, 0);
+  if (total <= budget) return lines;
+  const half = (budget - 80) / 2;
+  const head: string[] = [];
+  const tail: string[] = [];
+  let used = 0;
+  for (const l of lines) {
+    if (used + l.length + 1 > half) break;
+    head.push(l);
+    used += l.length + 1;
+  }
+  used = 0;
+  for (let k = lines.length - 1; k >= head.length; k--) {
+    if (used + lines[k].length + 1 > half) break;
+    tail.unshift(lines[k]);
+    used += lines[k].length + 1;
+  }
+  return [...head, note(lines.length - head.length - tail.length), ...tail];
+}
+
+function fenced(lang: string, lines: string[]): string[] {
+  const longest = Math.max(2, ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((m) => m.length))));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [fence + lang, ...lines, fence];
+}
+
+// ---------------------------------------------------------------------------- escaping
+
+/** Markdown-safe inline text: HTML and the characters that start formatting or break tables. */
+export function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/([\\`*_[\]|~])/g, '\\$1').replace(/\r?\n/g, ' ');
+}
+
+function html(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** An inline code span that survives backticks and table pipes in its content. */
+function code(s: string): string {
+  const t = s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((m) => m.length));
+  const ticks = '`'.repeat(longest + 1);
+  const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
+  return `${ticks}${pad}${t}${pad}${ticks}`;
+}
+
+function arrow(s: string): string {
+  return s.replace(/ -> /g, ' → ');
+}
+
+function mdCodeSafe(s: string): string {
+  return s.replace(/`/g, "'");
+}
+
+function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+

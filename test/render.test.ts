@@ -1,0 +1,94 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { demoPlan, bigPlan, golden, timed } from './render-fixtures.ts';
+import { renderText } from '../src/render/text.ts';
+import { renderMarkdown, MARKDOWN_LIMIT } from '../src/render/markdown.ts';
+import { renderHtml } from '../src/render/html.ts';
+import { renderPlan, run, type CliIO } from '../src/cli/main.ts';
+
+const s = suite('render');
+const ANSI = /\x1b\[/;
+
+s('golden: text of the demo plan (no colour, ASCII)', () => {
+  golden('demo.txt', renderPlan(demoPlan(), 'text', { color: false }));
+});
+
+s('golden: text of the demo plan with --full', () => {
+  golden('demo-full.txt', renderPlan(demoPlan(), 'text', { color: false, full: true }));
+});
+
+s('golden: markdown of the demo plan', () => {
+  golden('demo.md', renderMarkdown(demoPlan()));
+});
+
+s('golden: HTML of the demo plan', () => {
+  golden('demo.html', renderHtml(demoPlan()));
+});
+
+s('text: the last line is the plan line; no colour and plain ASCII when colour is off', () => {
+  const out = renderPlan(demoPlan(), 'text', { color: false });
+  const lines = out.trimEnd().split('\n');
+  assert.match(lines[lines.length - 1], /^Plan: \d+ to create, \d+ to change, \d+ to delete; \d+ nodes in \d+ waves \(est\. [0-9hms]+\)\.$/);
+  assert.not.match(out, ANSI);
+  assert.ok(/^[\x00-\x7e]*$/.test(out), 'ASCII only: ' + [...new Set(out.replace(/[\x00-\x7e]/g, ''))].join(''));
+  assert.match(out, /sha256:[0-9a-f]{8}\.\.\. -> sha256:[0-9a-f]{8}\.\.\./);
+});
+
+s('text: colour on request, with the same words', () => {
+  const plain = renderText(demoPlan(), { color: false });
+  const col = renderText(demoPlan(), { color: true });
+  assert.match(col, ANSI);
+  assert.is(col.replace(/\x1b\[[0-9;]*m/g, ''), plain);
+});
+
+s('text: identical node changes are grouped with folded names', () => {
+  const out = renderText(demoPlan());
+  assert.match(out, /~ 2 nodes: sha256:2d2adc23… -> sha256:e26b09de…, soft reboot, staged, wave 1: worker-a-2, worker-b-2/);
+  assert.match(out, /! 1 node: .*not scheduled \(cordoned\): worker-b-1/);
+});
+
+s('text at 10,000 nodes stays short: groups and runs of waves, no per-node lines', () => {
+  const plan = bigPlan();
+  const { value: out, ms } = timed(() => renderText(plan));
+  assert.ok(out.length < 8000, `text is ${out.length} characters`);
+  assert.ok(out.split('\n').length < 80, `${out.split('\n').length} lines`);
+  assert.match(out, /~ 1500 nodes: sha256:[0-9a-f]{8}… -> sha256:[0-9a-f]{8}…, soft reboot, staged, waves 1-4: worker-a-\d+\.\.worker-a-\d+/);
+  assert.match(out, /waves 1-10 +995 nodes each/);
+  assert.match(out, /Plan: 0 to create, \d+ to change, 0 to delete; 9995 nodes in 11 waves/);
+  assert.ok(ms < 3000, `text took ${ms.toFixed(0)} ms`);
+});
+
+function fakeIO(env: Record<string, string | undefined>, tty: boolean) {
+  let out = '';
+  let err = '';
+  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env, stdoutIsTTY: tty, stderrIsTTY: tty };
+  return { io, out: () => out, err: () => err };
+}
+
+const DEMO_ARGS = ['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml'];
+
+s('CLI: colour only on a TTY, NO_COLOR respected', async () => {
+  const tty = fakeIO({}, true);
+  await run(DEMO_ARGS, tty.io);
+  assert.match(tty.out(), ANSI);
+  const noColor = fakeIO({ NO_COLOR: '1' }, true);
+  await run(DEMO_ARGS, noColor.io);
+  assert.not.match(noColor.out(), ANSI);
+  const pipe = fakeIO({}, false);
+  await run(DEMO_ARGS, pipe.io);
+  assert.not.match(pipe.out(), ANSI);
+});
+
+s('CLI: -o markdown and -o html, --detailed-exitcode exits 2 with changes', async () => {
+  const md = fakeIO({}, false);
+  const code = await run([...DEMO_ARGS, '-o', 'markdown', '--detailed-exitcode'], md.io);
+  assert.is(code, 2, md.err());
+  assert.ok(md.out().startsWith('<!-- bootcplan:plan spec=examples/rollout.yaml -->\n'), md.out().slice(0, 100));
+  const html = fakeIO({}, false);
+  assert.is(await run([...DEMO_ARGS, '-o', 'html'], html.io), 0, html.err());
+  assert.ok(html.out().startsWith('<!doctype html>'));
+  const bad = fakeIO({}, false);
+  assert.is(await run([...DEMO_ARGS, '-o', 'pdf'], bad.io), 1);
+});
+
+s.run();
