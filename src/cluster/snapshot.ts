@@ -87,14 +87,20 @@ export function fingerprintOf(snap: ClusterSnapshot): string {
   return `sha256:${h.digest('hex')}`;
 }
 
-function withoutVolatileFields(o: KObject): KObject {
+function withoutVolatileFields(o: KObject): unknown {
+  if (o.kind === 'Node') return nodePlanningView(o);
   const { managedFields: _m, resourceVersion: _r, ...metadata } = o.metadata;
-  const out: KObject = { ...o, metadata: metadata as KObject['metadata'] };
-  const conds = o.status?.conditions;
-  if (o.kind === 'Node' && Array.isArray(conds)) {
-    out.status = { ...o.status, conditions: conds.map(({ lastHeartbeatTime: _h, ...c }: any) => c) };
-  }
-  return out;
+  return { ...o, metadata };
+}
+
+/**
+ * The part of a Node the planner reads. Real Node objects are large (status.images alone
+ * lists every cached image) and change all the time (heartbeats, image lists, allocatable),
+ * none of which changes a plan.
+ */
+function nodePlanningView(o: KObject): unknown {
+  const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c: any) => [c.type, c.status, c.reason]) : null;
+  return [o.metadata.name, o.metadata.labels ?? null, o.metadata.annotations ?? null, o.metadata.creationTimestamp ?? null, o.spec?.unschedulable ?? false, o.spec?.taints ?? null, conds];
 }
 
 /** JSON with sorted keys, skipping the given keys at any depth (canonical form for hashing). */
