@@ -124,6 +124,16 @@ s('a saved plan refuses to run when the spec it was made from changed (stale, ex
   }
 });
 
+s('text, markdown and HTML show the spec diff', async () => {
+  for (const fmt of ['text', 'markdown', 'html']) {
+    const r = await cli(['plan', '-f', specPath, '--base', 'HEAD~1', '--cluster', clusterFile, '-o', fmt]);
+    assert.is(r.code, 0, r.err);
+    const out = fmt === 'markdown' ? r.out.replace(/\\([~_*])/g, '$1') : r.out;
+    assert.match(out, /Spec changes since HEAD~1 \([0-9a-f]{12}\): 1 added, 1 removed lines in clusters\/prod\/bootcplan\.yaml/, fmt);
+    assert.match(out, /maxUnavailable: 2/, fmt);
+  }
+});
+
 function catchErr(fn: () => void): unknown {
   try {
     fn();

@@ -3,6 +3,11 @@ import * as assert from 'uvu/assert';
 import { openWindowAt, nextWindowAfter, parseDurationSeconds, checkCron } from '../src/domain/windows.ts';
 import { gateWave, planSchedule, slotsThatFit, type WaveSlot } from '../src/domain/schedule.ts';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
+import { parseRolloutSpec } from '../src/spec/load.ts';
+import { buildPlan } from '../src/plan/planner.ts';
+import { renderText } from '../src/render/text.ts';
+import { renderMarkdown } from '../src/render/markdown.ts';
+import { renderHtml } from '../src/render/html.ts';
 
 const s = suite('maintenance windows');
 const berlin = [{ schedule: '0 22 * * 1-5', duration: '4h', timezone: 'Europe/Berlin' }];
@@ -69,6 +74,20 @@ s('plan schedule: next window and how many waves fit in it', () => {
   assert.is(sched.next!.start, '2026-12-02T21:00:00Z');
   // each wave: drain 60 + reboot 300 + ready 30 = 390 s, soak 300: 3600 s fit 5 waves (5*390 + 4*300 = 3150)
   assert.is(sched.next!.wavesThatFit, 5);
+});
+
+s('plan output shows the next window and how many waves fit (injected clock)', () => {
+  const windows = [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }];
+  const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 30)).snapshot();
+  const loaded = parseRolloutSpec(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 3, soakSeconds: 300 }], { maintenanceWindows: windows }), 'spec.yaml');
+  const mk = (now: string) => buildPlan({ spec: loaded.spec!, specMap: loaded.map, snapshot: snap, now: at(now), specInfo: { name: 'test', path: 'spec.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null } });
+  const outside = mk('2026-12-02T12:00:00Z');
+  const inside = mk('2026-12-02T21:30:00Z');
+  assert.is(outside.id, inside.id, 'the clock is not part of the plan id');
+  assert.match(renderText(outside), /Outside the maintenance windows .* Next window Wed, 02\/12\/2026, 22:00 Europe\/Berlin to Wed, 02\/12\/2026, 23:00 Europe\/Berlin: 5 of 10 waves fit\./);
+  assert.match(renderText(inside), /Maintenance window open now, until Wed, 02\/12\/2026, 23:00 Europe\/Berlin: 3 of 10 waves fit\./);
+  assert.match(renderMarkdown(outside), /5 of 10 waves fit/);
+  assert.match(renderHtml(inside), /3 of 10 waves fit/);
 });
 
 s.run();

@@ -8,6 +8,7 @@
 import type { Plan, PlanChange, PlanPool, PhaseDurations, Backend } from '../plan/types.ts';
 import type { Diagnostic } from '../spec/diagnostics.ts';
 import { changeDiff } from './diff.ts';
+import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';
 import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare, shortDigest } from './format.ts';
 import { planLine } from './text.ts';
@@ -32,6 +33,7 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
   const body = [
     header(plan),
     summary(plan),
+    gitopsSection(plan),
     diagnostics(plan),
     risks(plan),
     chart(plan, timeline),
@@ -60,6 +62,26 @@ ${body}
 }
 
 // ---------------------------------------------------------------------------- sections
+
+function gitopsSection(plan: Plan): string {
+  const sched = scheduleLine(plan);
+  const scTitle = specChangesTitle(plan);
+  if (!sched && !scTitle) return '';
+  const parts = ['<section id="gitops">'];
+  if (sched) parts.push(`<p class="schedule">${esc(sched)}</p>`);
+  if (scTitle) {
+    parts.push(`<h2>Spec changes</h2><p>${esc(scTitle)}</p>`);
+    if (plan.specChanges?.unified) {
+      const lines = plan.specChanges.unified.trimEnd().split('\n').map((l) => {
+        const cls = l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : 'ctx';
+        return `<span class="${cls}">${esc(l)}</span>`;
+      });
+      parts.push(`<pre class="diff">${lines.join('\n')}</pre>`);
+    }
+  }
+  parts.push('</section>');
+  return parts.join('\n');
+}
 
 function header(plan: Plan): string {
   const sp = plan.spec;

@@ -13,6 +13,7 @@
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import type { Diagnostic } from '../spec/diagnostics.ts';
 import { changeDiff, type DiffLine } from './diff.ts';
+import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';
 import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare } from './format.ts';
 import { planLine } from './text.ts';
@@ -70,6 +71,8 @@ function renderHead(plan: Plan): string {
     ` · cluster ${code(cl.source)}${cl.version ? `, OpenShift ${esc(cl.version)}` : ''}${cl.platform ? `, ${esc(cl.platform)}` : ''}` +
     ` · plan ${code(plan.id)}</sub>`);
   out.push('');
+  const sched = scheduleLine(plan);
+  if (sched) out.push(`:clock9: ${esc(sched)}`, '');
 
   const scheduled = plan.pools.flatMap((p) => p.nodes.filter((n) => n.wave !== null));
   const soft = scheduled.filter((n) => n.reboot === 'soft').length;
@@ -171,6 +174,10 @@ function boundedList(items: string[], budget: number, more: (n: number) => strin
 /** Detail blocks, built lazily: blocks that cannot fit are never rendered (no diff computed). */
 function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)[] {
   const blocks: (() => string)[] = [];
+  const scTitle = specChangesTitle(plan);
+  if (scTitle && plan.specChanges?.unified) {
+    blocks.push(() => `<details><summary>${esc(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(plan.specChanges!.unified.trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`);
+  } else if (scTitle) blocks.push(() => `<sub>${esc(scTitle)}</sub>\n`);
   const changed = plan.changes.filter((c) => c.action !== 'noop');
   for (const ch of changed) blocks.push(() => changeBlock(ch, opts));
   const unchanged = plan.changes.filter((c) => c.action === 'noop');

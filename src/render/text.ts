@@ -4,6 +4,7 @@
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import { formatDiagnostic } from '../spec/diagnostics.ts';
 import { changeDiff } from './diff.ts';
+import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';
 import {
   colors, formatDuration, shortDigest, padTable, plural, foldNames, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare,
@@ -30,7 +31,17 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
   const cl = plan.cluster;
   out.push(c.bold(`bootcplan plan ${plan.id}: ${plan.spec.name}`) + c.dim(` (${plan.spec.path}${plan.spec.ref ? ` at ${plan.spec.ref}` : ''}${plan.spec.commit ? `, commit ${plan.spec.commit.slice(0, 12)}` : ''}${plan.spec.dirty ? ', uncommitted changes' : ''})`));
   out.push(c.dim(`cluster ${cl.source}${cl.version ? `, OpenShift ${cl.version}` : ''}${cl.platform ? `, ${cl.platform}` : ''}, ${cl.fingerprint.slice(0, 19)}`));
+  const sched = scheduleLine(plan);
+  if (sched) out.push(c.cyan(sched));
   out.push('');
+  const scTitle = specChangesTitle(plan);
+  if (scTitle) {
+    out.push(c.bold(scTitle));
+    for (const l of (plan.specChanges?.unified ?? '').trimEnd().split('\n').filter(Boolean)) {
+      out.push(`    ${l.startsWith('+') && !l.startsWith('+++') ? c.green(l) : l.startsWith('-') && !l.startsWith('---') ? c.red(l) : c.dim(l)}`);
+    }
+    out.push('');
+  }
 
   const changed = plan.changes.filter((x) => x.action !== 'noop');
   const unchanged = plan.changes.filter((x) => x.action === 'noop');
