@@ -16,6 +16,7 @@ import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFi
 import { specChangesOf } from '../plan/specdiff.ts';
 import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from './errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
+import { registerApplyCommands } from './commands-apply.ts';
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -164,6 +165,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
     });
 
+  registerApplyCommands(program, io, setExit);
   return program;
 }
 

@@ -47,19 +47,31 @@ export function nodeWindowSeconds(d: PhaseDurations, backend: Backend, reboot: R
 
 export interface PoolEstimateInput {
   backend: Backend;
-  waves: { reboot: RebootKind }[][];
+  /** `staged`: the node has the target staged already (bootc); absent = unknown (treated as not staged). */
+  waves: { reboot: RebootKind; staged?: boolean }[][];
   soakSeconds: number;
   /** bootc: nodes still to stage before the first wave. */
   needsStaging: boolean;
 }
 
-/** Waves run one after another; a wave lasts as long as its slowest node; soak between waves. */
-export function estimatePoolSeconds(d: PhaseDurations, p: PoolEstimateInput, stagingAlreadyCounted: boolean): number {
+/**
+ * Waves run one after another; a wave lasts as long as its slowest node; soak between waves.
+ * bootc staging: the applier sets every bootc pool's target first, so all nodes stage in
+ * parallel from the start of the rollout; a wave holding a node that still stages starts
+ * no earlier than `stage` seconds after the rollout began (waves of already-staged nodes
+ * go at once). `start` is when this pool starts, in seconds since the rollout began
+ * (legacy boolean: true = staging already paid, false = 0).
+ */
+export function estimatePoolSeconds(d: PhaseDurations, p: PoolEstimateInput, start: number | boolean = 0): number {
   if (p.waves.length === 0) return 0;
-  let t = p.backend === 'bootc' && p.needsStaging && !stagingAlreadyCounted ? d.stage : 0;
+  const t0 = typeof start === 'boolean' ? (start ? Infinity : 0) : start;
+  let t = t0 === Infinity ? 0 : t0;
+  const stagingDone = t0 === Infinity ? 0 : d.stage;
   p.waves.forEach((wave, i) => {
+    const waitsForStaging = p.backend === 'bootc' && p.needsStaging && wave.some((n) => n.staged !== true);
+    if (waitsForStaging) t = Math.max(t, stagingDone);
     t += Math.max(...wave.map((n) => nodeWindowSeconds(d, p.backend, n.reboot)));
     if (i < p.waves.length - 1) t += p.soakSeconds;
   });
-  return t;
+  return t - (t0 === Infinity ? 0 : t0);
 }

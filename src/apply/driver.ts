@@ -1,0 +1,223 @@
+/**
+ * The ClusterDriver: everything the applier needs from a cluster, and nothing more.
+ * Two implementations: the simulated cluster (src/sim/cluster.ts, virtual clock) and the
+ * Kubernetes driver (src/kube/, on @kubernetes/client-node). The applier is written only
+ * against this interface, so a rehearsal runs exactly the code an apply runs.
+ *
+ * Conventions for every implementation:
+ * - Every method is async and may reject with ConflictError (a transient 409: retry),
+ *   PreconditionFailedError (a JSON-patch `test` failed: the object moved), NotFoundError,
+ *   or DriverError (anything else). The applier retries ConflictError itself.
+ * - Objects are identified by kind + name (+ namespace); all bootcplan touches are
+ *   cluster-scoped except the lock and progress record (namespace BOOTCPLAN_NAMESPACE).
+ * - Time comes only from `clock`: the simulator drives a virtual clock, the Kubernetes
+ *   driver the wall clock. The applier never calls Date.now() or setTimeout.
+ */
+import type { Operation } from 'fast-json-patch';
+import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+
+/** Seconds since the Unix epoch (fractions allowed). */
+export type Seconds = number;
+
+export interface Clock {
+  /** Current time, seconds since the epoch. */
+  now(): Seconds;
+  /** Resolves after `seconds`; rejects with AbortedError when `signal` aborts first. */
+  sleep(seconds: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string | null;
+}
+
+export type PoolKind = 'MachineConfigPool' | 'BootcNodePool';
+export type DesiredImageState = 'Staged' | 'Booted';
+
+export interface LockRecord {
+  /** Opaque id, needed by `unlock`. */
+  lockId: string;
+  /** Who holds it: user@host, CI job name, ... */
+  holder: string;
+  /** The plan being applied. */
+  planId: string;
+  /** ISO 8601: when the lock was acquired. */
+  since: string;
+  /** ISO 8601: last renewal. */
+  renewedAt: string;
+  /** The lock expires this long after the last renewal (Lease leaseDurationSeconds). */
+  ttlSeconds: number;
+}
+
+export interface WaitOptions {
+  /** Give up after this long (then waitFor resolves with `null`). */
+  timeoutSeconds: number;
+  /** Stop waiting (waitFor rejects with AbortedError). */
+  signal?: AbortSignal;
+  /** Human description, for logs and debugging. */
+  description?: string;
+}
+
+export interface DrainOptions {
+  /** null: no limit (bootc-operator and `kubectl drain` default). */
+  timeoutSeconds: number | null;
+}
+
+export interface ClusterDriver {
+  readonly clock: Clock;
+
+  /** A fresh, self-contained snapshot (the caller may keep and mutate it). */
+  snapshot(): Promise<ClusterSnapshot>;
+
+  /**
+   * Waits until `predicate` returns a value other than undefined/null/false for the
+   * cluster's state, and resolves with that value; resolves with null on timeout.
+   * The predicate is evaluated at once, then whenever the state may have changed (after
+   * every event in the simulator; on watch events or at a short poll interval in a real
+   * cluster). The snapshot passed to it is read-only and valid only during the call.
+   */
+  waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions): Promise<T | null>;
+
+  /**
+   * Applies an RFC 6902 JSON patch to one object atomically. `test` operations are
+   * preconditions: if one fails nothing is written and PreconditionFailedError is thrown.
+   */
+  patch(ref: ObjectRef, ops: Operation[]): Promise<KObject>;
+
+  /** Creates an object; AlreadyExistsError when it exists. */
+  create(obj: KObject): Promise<KObject>;
+
+  /** Marks the Node unschedulable (spec.unschedulable=true). Idempotent. */
+  cordon(node: string): Promise<void>;
+  /** Marks the Node schedulable again. Idempotent. */
+  uncordon(node: string): Promise<void>;
+  /**
+   * Evicts the node's pods through the eviction API (PodDisruptionBudgets respected,
+   * DaemonSet pods skipped, emptyDir data deleted) and resolves when none is left.
+   * The node must be cordoned. Rejects with DrainTimeoutError after `timeoutSeconds`.
+   */
+  drain(node: string, opts: DrainOptions): Promise<void>;
+
+  /** Sets BootcNode `spec.desiredImageState` (Booted = apply the staged image and reboot). */
+  setDesiredImageState(node: string, state: DesiredImageState): Promise<void>;
+
+  /** MachineConfigPool spec.paused or BootcNodePool spec.rollout.paused. Idempotent. */
+  setPoolPaused(kind: PoolKind, name: string, paused: boolean): Promise<void>;
+
+  /**
+   * Takes the cluster lock (a coordination.k8s.io Lease in BOOTCPLAN_NAMESPACE). Succeeds
+   * when there is no lock or the existing one expired (renewedAt + ttl < now); otherwise
+   * throws LockHeldError naming the holder, since when, the plan and the lock id.
+   */
+  acquireLock(req: { holder: string; planId: string; ttlSeconds: number }): Promise<LockRecord>;
+  /** Extends the lock; throws LockLostError when `lockId` no longer holds it. */
+  renewLock(lockId: string): Promise<LockRecord>;
+  /** Deletes the lock if `lockId` holds it; returns false when it did not. */
+  releaseLock(lockId: string): Promise<boolean>;
+  readLock(): Promise<LockRecord | null>;
+
+  /** The progress record (a ConfigMap in BOOTCPLAN_NAMESPACE), or null. */
+  readProgress(): Promise<ProgressRecord | null>;
+  /** Replaces the progress record. */
+  writeProgress(p: ProgressRecord): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------
+// Progress record: what a rerun needs to continue (DESIGN §7 "Apply is resumable").
+
+/** Where a node is in its own update, written ahead of each disruptive step. */
+export type NodeStep = 'cordon' | 'drain' | 'reboot' | 'booted' | 'done' | 'failed';
+
+export interface NodeProgress {
+  pool: string;
+  wave: number;
+  step: NodeStep;
+  /** The node was unschedulable before bootcplan touched it: it is left cordoned. */
+  wasCordoned: boolean;
+  /** ISO time of the reboot request. */
+  rebootAt?: string;
+  rebootKind?: 'soft' | 'hard';
+}
+
+export interface PoolProgress {
+  /** 1-based wave numbers that finished. */
+  finishedWaves: number[];
+  /** ISO time the last wave ended (soak is measured from it). */
+  lastWaveEnd?: string | null;
+  done: boolean;
+  halted?: { node: string | null; reason: string } | null;
+}
+
+export interface ProgressRecord {
+  planId: string;
+  startedAt: string;
+  updatedAt: string;
+  /** Every change of the plan is in the cluster (targets set). */
+  changesApplied: boolean;
+  pools: Record<string, PoolProgress>;
+  nodes: Record<string, NodeProgress>;
+  done: boolean;
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors a driver throws.
+
+export class DriverError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DriverError';
+  }
+}
+/** A transient write conflict (HTTP 409): retrying the same request is safe. */
+export class ConflictError extends DriverError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}
+/** A JSON-patch `test` failed: the object is not what the plan saw. */
+export class PreconditionFailedError extends DriverError {
+  readonly path: string;
+  constructor(message: string, path: string) {
+    super(message);
+    this.name = 'PreconditionFailedError';
+    this.path = path;
+  }
+}
+export class NotFoundError extends DriverError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotFoundError';
+  }
+}
+export class AlreadyExistsError extends DriverError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AlreadyExistsError';
+  }
+}
+export class DrainTimeoutError extends DriverError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DrainTimeoutError';
+  }
+}
+export class LockLostError extends DriverError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LockLostError';
+  }
+}
+export class AbortedError extends Error {
+  constructor(message = 'aborted') {
+    super(message);
+    this.name = 'AbortedError';
+  }
+}
+
+/** ISO 8601 (seconds precision) of a clock reading. */
+export function isoOf(t: Seconds): string {
+  return new Date(Math.round(t * 1000)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

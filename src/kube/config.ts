@@ -1,0 +1,105 @@
+/**
+ * Kubeconfig resolution, in kubectl's order:
+ *   1. --kubeconfig PATH
+ *   2. KUBECONFIG (a list of files separated by ':'; merged, the first file wins)
+ *   3. ~/.kube/config
+ *   4. the in-cluster service account (a pod: KUBERNETES_SERVICE_HOST and
+ *      /var/run/secrets/kubernetes.io/serviceaccount/token), for Argo CD and Flux jobs.
+ * `--context NAME` picks a context of the kubeconfig (default: its current-context).
+ * When nothing works: a ClusterApiError that says what was tried and what to do.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, delimiter } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ClusterApiError } from '../cli/errors.ts';
+
+export interface KubeFlags {
+  kubeconfig?: string;
+  context?: string;
+}
+
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+export interface ResolvedConfig {
+  kc: KubeConfig;
+  /** "kubeconfig <path>", "KUBECONFIG", "~/.kube/config", "in-cluster service account" */
+  origin: string;
+  context: string;
+}
+
+function loadFile(path: string, origin: string): KubeConfig {
+  const kc = new KubeConfig();
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ClusterApiError(`cannot read kubeconfig ${path} (${origin}): ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`, 'pass an existing file with --kubeconfig, or set KUBECONFIG');
+  }
+  try {
+    kc.loadFromString(text);
+    // Relative paths of certificate files are relative to the kubeconfig's directory.
+    kc.makePathsAbsolute(path.includes('/') ? path.slice(0, path.lastIndexOf('/')) || '/' : '.');
+  } catch (err) {
+    throw new ClusterApiError(`kubeconfig ${path} (${origin}) is not valid: ${(err as Error).message.split('\n')[0]}`, 'check it with `kubectl config view --kubeconfig ' + path + '`');
+  }
+  return kc;
+}
+
+export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string | undefined> = process.env): ResolvedConfig {
+  let kc: KubeConfig | null = null;
+  let origin = '';
+  const tried: string[] = [];
+  if (flags.kubeconfig) {
+    kc = loadFile(flags.kubeconfig, '--kubeconfig');
+    origin = `kubeconfig ${flags.kubeconfig}`;
+  } else if (env.KUBECONFIG) {
+    const files = env.KUBECONFIG.split(delimiter).filter(Boolean);
+    const existing = files.filter((f) => existsSync(f));
+    if (!existing.length) throw new ClusterApiError(`KUBECONFIG names no existing file (${files.join(delimiter)})`, 'fix KUBECONFIG, or pass --kubeconfig PATH');
+    kc = loadFile(existing[0], 'KUBECONFIG');
+    for (const f of existing.slice(1)) kc.mergeConfig(loadFile(f, 'KUBECONFIG'), true);
+    origin = `KUBECONFIG ${existing.join(delimiter)}`;
+  } else {
+    tried.push('no --kubeconfig', 'KUBECONFIG is not set');
+    const home = env.HOME ?? env.USERPROFILE;
+    const def = home ? join(home, '.kube', 'config') : null;
+    if (def && existsSync(def)) {
+      kc = loadFile(def, '~/.kube/config');
+      origin = def;
+    } else {
+      tried.push(`${def ?? '~/.kube/config'} does not exist`);
+      if (env.KUBERNETES_SERVICE_HOST && existsSync(join(SERVICE_ACCOUNT_DIR, 'token'))) {
+        kc = new KubeConfig();
+        try {
+          kc.loadFromCluster();
+        } catch (err) {
+          throw new ClusterApiError(`cannot use the in-cluster service account: ${(err as Error).message}`, `check the token and ca.crt in ${SERVICE_ACCOUNT_DIR}`);
+        }
+        origin = 'in-cluster service account';
+      } else {
+        tried.push('not running in a pod with a service account');
+      }
+    }
+  }
+  if (!kc) {
+    throw new ClusterApiError(
+      `no Kubernetes cluster configured: ${tried.join(', ')}`,
+      'pass --kubeconfig PATH (and --context NAME), set KUBECONFIG, or plan against a snapshot file with --cluster FILE',
+    );
+  }
+  if (flags.context) {
+    if (!kc.getContextObject(flags.context)) {
+      const names = kc.getContexts().map((c) => c.name);
+      throw new ClusterApiError(`context "${flags.context}" is not in ${origin}`, names.length ? `contexts there: ${names.join(', ')}` : 'the kubeconfig has no contexts');
+    }
+    kc.setCurrentContext(flags.context);
+  }
+  const context = kc.getCurrentContext();
+  if (!context || !kc.getContextObject(context)) {
+    const names = kc.getContexts().map((c) => c.name);
+    throw new ClusterApiError(`${origin} has no current context${context ? ` ("${context}" is not defined)` : ''}`, names.length ? `pick one with --context (${names.join(', ')})` : 'the kubeconfig defines no context');
+  }
+  if (!kc.getCurrentCluster()) throw new ClusterApiError(`context "${context}" of ${origin} names a cluster that is not defined`, 'check it with `kubectl config view`');
+  return { kc, origin, context };
+}

@@ -1,0 +1,194 @@
+/**
+ * List-then-watch of one resource (a "reflector"): keeps a local copy of the matching
+ * objects up to date from a watch that resumes at the last seen resourceVersion after the
+ * server ends it (kube-apiserver closes watches after `timeoutSeconds`) or the connection
+ * breaks (reconnect with backoff); on 410 Gone (the resourceVersion was compacted) it lists
+ * again. Bookmarks keep the resume point fresh on quiet resources.
+ */
+import type { KObject } from '../cluster/types.ts';
+import { KubeClient, KubeApiError } from './rest.ts';
+import { type ResourceType, collectionPath } from './resources.ts';
+import { NotFoundError } from '../apply/driver.ts';
+
+export interface ReflectorOptions {
+  namespace?: string;
+  fieldSelector?: string;
+  labelSelector?: string;
+  /** Ask the server to end each watch after about this long (it is resumed at once). */
+  watchTimeoutSeconds?: number;
+}
+
+export type ChangeListener = () => void;
+export type FatalListener = (err: Error) => void;
+
+const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+/** resourceVersions are opaque; etcd-backed servers use increasing integers, which we compare when we can. */
+export function newerOrEqual(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return true;
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) >= BigInt(b);
+  return true;
+}
+
+class GoneError extends Error {}
+
+export class Reflector {
+  readonly items = new Map<string, KObject>();
+  /** False when the resource type does not exist on the server (CRD not installed). */
+  installed = true;
+  resourceVersion = '';
+  /** Bumped on every change. */
+  version = 0;
+  private abort = new AbortController();
+  private started: Promise<void> | null = null;
+  private stopped = false;
+  private listeners = new Set<ChangeListener>();
+  private fatal = new Set<FatalListener>();
+  /** Watch connections opened (the first one and every reconnect). */
+  watches = 0;
+  relists = 0;
+
+  constructor(readonly client: KubeClient, readonly type: ResourceType, readonly opts: ReflectorOptions = {}) {}
+
+  onChange(l: ChangeListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+  onFatal(l: FatalListener): () => void {
+    this.fatal.add(l);
+    return () => this.fatal.delete(l);
+  }
+  private changed() {
+    this.version++;
+    for (const l of [...this.listeners]) l();
+  }
+
+  /** Lists (once) and starts watching in the background; resolves after the first list. */
+  start(): Promise<void> {
+    this.started ??= this.list().then(() => {
+      if (this.installed) void this.loop();
+    });
+    return this.started;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abort.abort();
+  }
+
+  private get path() {
+    return collectionPath(this.type, this.opts.namespace);
+  }
+  private selectors() {
+    return { fieldSelector: this.opts.fieldSelector, labelSelector: this.opts.labelSelector };
+  }
+
+  private async list(): Promise<void> {
+    let list: any;
+    try {
+      list = await this.client.request('GET', this.path, { query: this.selectors(), signal: this.abort.signal, what: `list ${this.type.plural}` });
+    } catch (err) {
+      if (err instanceof NotFoundError) {
+        this.installed = false;
+        return;
+      }
+      throw err;
+    }
+    this.items.clear();
+    for (const o of list.items ?? []) {
+      o.apiVersion ??= this.type.apiVersion;
+      o.kind ??= this.type.kind;
+      this.items.set(keyOf(o), o);
+    }
+    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    this.relists++;
+    this.changed();
+  }
+
+  private async loop(): Promise<void> {
+    let backoff = 0.2;
+    while (!this.stopped) {
+      const began = Date.now();
+      try {
+        this.watches++;
+        await this.client.watch(this.path, {
+          ...this.selectors(), resourceVersion: this.resourceVersion, allowWatchBookmarks: true,
+          timeoutSeconds: this.opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 60),
+        }, (ev) => this.handle(ev), this.abort.signal);
+        if (this.stopped) return;
+        if (Date.now() - began > 1000) backoff = 0.2;
+        else await this.pause(backoff);
+      } catch (err) {
+        if (this.stopped) return;
+        if (err instanceof GoneError || (err instanceof KubeApiError && err.status === 410)) {
+          try {
+            await this.list();
+            backoff = 0.2;
+            continue;
+          } catch (e) {
+            err = e;
+          }
+        }
+        if (err instanceof KubeApiError && (err.status === 401 || err.status === 403)) {
+          for (const l of [...this.fatal]) l(err);
+          return;
+        }
+        await this.pause(backoff);
+        backoff = Math.min(backoff * 2, 5);
+      }
+    }
+  }
+
+  private pause(seconds: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, seconds * 1000);
+      t.unref();
+      this.abort.signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    });
+  }
+
+  private handle(ev: { type: string; object: any }) {
+    const o = ev.object;
+    switch (ev.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        o.apiVersion ??= this.type.apiVersion;
+        o.kind ??= this.type.kind;
+        this.resourceVersion = o.metadata?.resourceVersion ?? this.resourceVersion;
+        {
+          // A write-through copy of our own write may be newer than this event.
+          const cur = this.items.get(keyOf(o));
+          if (cur && cur.metadata.resourceVersion !== o.metadata?.resourceVersion && newerOrEqual(cur.metadata.resourceVersion, o.metadata?.resourceVersion)) break;
+        }
+        this.items.set(keyOf(o), o);
+        this.changed();
+        break;
+      case 'DELETED':
+        this.items.delete(keyOf(o));
+        this.resourceVersion = o.metadata?.resourceVersion ?? this.resourceVersion;
+        this.changed();
+        break;
+      case 'BOOKMARK':
+        this.resourceVersion = o.metadata?.resourceVersion ?? this.resourceVersion;
+        break;
+      case 'ERROR':
+        if (o?.code === 410) throw new GoneError(o.message ?? 'resourceVersion too old');
+        throw new KubeApiError(`watch ${this.type.plural}: ${o?.message ?? 'error'}`, o?.code ?? null, o?.reason ?? null);
+    }
+  }
+
+  /** Write-through: an object our own write returned, so readers see it before its watch event. */
+  put(o: KObject): void {
+    const k = keyOf(o);
+    const cur = this.items.get(k);
+    if (cur && !newerOrEqual(o.metadata.resourceVersion, cur.metadata.resourceVersion)) return;
+    if (cur && cur.metadata.resourceVersion === o.metadata.resourceVersion) return;
+    o.apiVersion ??= this.type.apiVersion;
+    o.kind ??= this.type.kind;
+    this.items.set(k, o);
+    this.changed();
+  }
+  remove(namespace: string | undefined, name: string): void {
+    if (this.items.delete(`${namespace ?? ''}/${name}`)) this.changed();
+  }
+}

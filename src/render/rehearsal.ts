@@ -1,0 +1,53 @@
+/** Rehearsal output: text (timeline summary) and JSON. Pure. */
+import type { Rehearsal } from '../sim/rehearse.ts';
+import { colors, formatDuration, padTable, foldNames, plural } from './format.ts';
+import { formatEventLine } from './events.ts';
+
+/** `{durationSeconds, halted, pools: [{name, maxUnavailable, peakUnavailable, waves, failedNodes}], events}` and a few more fields. */
+export function rehearsalJson(r: Rehearsal): string {
+  return JSON.stringify({
+    planId: r.planId,
+    durationSeconds: r.durationSeconds,
+    estimatedSeconds: r.estimatedSeconds,
+    halted: r.halted,
+    stopped: r.stopped,
+    exitCode: r.exitCode,
+    durations: r.durations,
+    faults: r.faults,
+    reboots: r.reboots,
+    pools: r.pools,
+    events: r.events,
+  }, null, 2) + '\n';
+}
+
+export function renderRehearsalText(r: Rehearsal, opts: { color: boolean; events?: boolean }): string {
+  const c = colors(opts.color);
+  const out: string[] = [];
+  const d = r.durations;
+  out.push(c.bold(`Rehearsal of plan ${r.planId}`) + ` on a simulated cluster (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''})`);
+  out.push('');
+  for (const p of r.pools) {
+    out.push(`${c.bold(p.name)} (${p.backend}): maxUnavailable ${p.maxUnavailable}, peak unavailable ${p.peakUnavailable <= p.maxUnavailable ? p.peakUnavailable : c.red(String(p.peakUnavailable))}${p.failedNodes.length ? c.red(`, failed: ${p.failedNodes.join(', ')}`) : ''}`);
+    if (!p.waves.length) {
+      out.push('  not started');
+      continue;
+    }
+    const rows = [['  wave', 'start', 'end', 'took', 'nodes']];
+    for (const w of p.waves) {
+      rows.push([`  ${w.wave}`, formatDuration(w.start), w.end === null ? c.red('(stopped)') : formatDuration(w.end), w.end === null ? '' : formatDuration(w.end - w.start), `${w.nodes.length}: ${foldNames(w.nodes, 6)}`]);
+    }
+    out.push(...padTable(rows));
+  }
+  out.push('');
+  if (opts.events) {
+    for (const e of r.events) out.push(formatEventLine(e, { color: opts.color }));
+    out.push('');
+  }
+  const reboots = `${plural(r.reboots.hard, 'hard reboot')}, ${plural(r.reboots.soft, 'soft reboot')}${r.reboots.failed ? c.red(`, ${r.reboots.failed} failed`) : ''}`;
+  if (r.exitCode === 0) {
+    out.push(c.green(`Rehearsal: done in ${formatDuration(r.durationSeconds)} (${r.durationSeconds}s; plan estimate ${formatDuration(r.estimatedSeconds)}); ${reboots}.`));
+  } else {
+    out.push(c.red(`Rehearsal: ${r.halted ? 'halted' : 'stopped'} after ${formatDuration(r.durationSeconds)}: ${r.stopped}`) + `; ${reboots}.`);
+  }
+  return out.join('\n') + '\n';
+}

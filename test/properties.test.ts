@@ -1,0 +1,152 @@
+/**
+ * Properties of the applier on random clusters and random faults (fast-check):
+ * - no cordon ever takes a pool over its budget;
+ * - an apply killed at a random event and run again completes, every node rebooted once;
+ * - a cluster changed since the plan is refused with exit 3 before any write.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD, type TestNode } from './builders.ts';
+import { planWith, runApply, newSim } from './apply-harness.ts';
+import { nodeObject, bootcNodeObject, imageRef } from '../src/sim/generate.ts';
+import type { StalePlanError } from '../src/cli/errors.ts';
+
+const s = suite('properties');
+
+const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
+
+interface Shape {
+  n: number;
+  zones: number;
+  cordoned: number;
+  degraded: number;
+  notReady: number;
+  staged: number;
+  budget: number | string;
+}
+
+const shapeArb: fc.Arbitrary<Shape> = fc
+  .record({
+    n: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 24 }), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 200 }), weight: 1 }),
+    zones: fc.integer({ min: 1, max: 3 }),
+    cordoned: fc.integer({ min: 0, max: 3 }),
+    degraded: fc.integer({ min: 0, max: 2 }),
+    notReady: fc.integer({ min: 0, max: 1 }),
+    staged: fc.double({ min: 0, max: 1, noNaN: true }),
+    int: fc.integer({ min: 0, max: 6 }),
+    pct: fc.integer({ min: 4, max: 60 }),
+    usePct: fc.boolean(),
+  })
+  .map((r) => ({
+    n: r.n, zones: r.zones, cordoned: r.cordoned, degraded: r.degraded, notReady: r.notReady,
+    staged: Math.round(r.staged * r.n),
+    // keep the number of waves moderate so that the suite stays fast
+    budget: r.usePct ? `${r.pct}%` : Math.ceil(r.n / 25) + r.int,
+  }));
+
+function build(sh: Shape) {
+  const ns: TestNode[] = Array.from({ length: sh.n }, (_, i) => ({
+    name: `w-${String(i).padStart(3, '0')}`, zone: ZONES[i % sh.zones],
+    cordoned: i < sh.cordoned,
+    degraded: i >= sh.cordoned && i < sh.cordoned + sh.degraded,
+    notReady: i >= sh.cordoned + sh.degraded && i < sh.cordoned + sh.degraded + sh.notReady,
+    staged: i >= sh.n - sh.staged,
+  }));
+  const snap = new ClusterBuilder().bootcPool('worker', ns).snapshot();
+  const spec = specYaml([{ name: 'worker', image: NEW, maxUnavailable: sh.budget, soakSeconds: 30 }]);
+  return { snap, spec, ...planWith(spec, snap) };
+}
+
+s('no cordon takes a pool over maxUnavailable, whatever the cluster and the faults', async () => {
+  await fc.assert(
+    fc.asyncProperty(shapeArb, fc.record({
+      seed: fc.integer({ min: 1, max: 1e6 }),
+      flapsPerHour: fc.integer({ min: 0, max: 30 }),
+      conflictRate: fc.constantFrom(0, 0.02, 0.1),
+      rebootFailRate: fc.constantFrom(0, 0, 0.02, 0.2),
+    }), async (sh, faults) => {
+      const { snap, plan, replan } = build(sh);
+      const sim = newSim(snap, { faults });
+      const r = await runApply(sim, plan, replan);
+      assert.ok(r.code === 0 || r.code === 5, `exit ${r.code}: ${(r.error as Error)?.stack}`);
+      const budget = plan.pools[0].maxUnavailable.resolved;
+      for (const c of sim.cordons) {
+        if (c.wasUnavailable) continue;
+        assert.ok(c.unavailableAfter <= budget, `cordon of ${c.node} at t=${c.t}: ${c.unavailableAfter} unavailable, budget ${budget}`);
+      }
+      // no node that needed no update was touched, and nothing rebooted twice
+      for (const [node, count] of sim.rebootCounts()) assert.ok(count <= 1 || faults.rebootFailRate > 0, `${node} rebooted ${count} times`);
+      if (r.code === 0) {
+        for (const n of plan.pools[0].nodes.filter((x) => x.wave !== null)) {
+          assert.is(sim.get('BootcNode', n.name)!.status.booted.imageDigest, NEW_DIGEST, n.name);
+        }
+      }
+    }),
+    { numRuns: 60 },
+  );
+});
+
+s('apply killed at a random event, then run again, completes with each node rebooted exactly once', async () => {
+  await fc.assert(
+    fc.asyncProperty(shapeArb, fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 1e6 }), async (sh, killAt, flaps, seed) => {
+      const { snap, plan, replan } = build(sh);
+      const sim = newSim(snap, { faults: { seed, flapsPerHour: flaps } });
+      let count = 0;
+      const first = await runApply(sim, plan, replan, { onEventHook: (_e, d) => { if (++count === killAt) d.kill(); } });
+      if (first.code !== 0) {
+        assert.is((first.error as Error).name, 'KilledError', String((first.error as Error)?.stack));
+        sim.advance(301); // the dead apply's lock expires
+        const second = await runApply(sim, plan, replan);
+        assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? second.error}`);
+      }
+      const scheduled = plan.pools[0].nodes.filter((x) => x.wave !== null).map((x) => x.name);
+      const counts = sim.rebootCounts();
+      for (const n of scheduled) {
+        assert.is(counts.get(n), 1, `${n} rebooted ${counts.get(n) ?? 0} times`);
+        assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST, n);
+      }
+      assert.is(counts.size, scheduled.length);
+      for (let i = 0; i < sh.n; i++) {
+        const name = `w-${String(i).padStart(3, '0')}`;
+        assert.is(sim.get('Node', name)!.spec.unschedulable === true, i < sh.cordoned, `${name} cordon state`);
+      }
+    }),
+    { numRuns: 50 },
+  );
+});
+
+type Mutation = 'add-node' | 'other-image' | 'remove-node' | 'pool-image' | 'pool-budget';
+
+s('a cluster changed since the plan is refused with exit 3, before any write', async () => {
+  await fc.assert(
+    fc.asyncProperty(shapeArb, fc.constantFrom<Mutation>('add-node', 'other-image', 'remove-node', 'pool-image', 'pool-budget'), async (sh, m) => {
+      const { snap, plan, replan } = build(sh);
+      const sim = newSim(snap);
+      const pending = plan.pools[0].nodes.map((n) => n.name);
+      sim.mutate((o) => {
+        if (m === 'add-node' || pending.length === 0) {
+          o.add(nodeObject({ name: 'w-new', role: 'worker', zone: ZONES[0], bootc: true }));
+          o.add(bootcNodeObject({ name: 'w-new', pool: 'worker', desiredImage: OLD, booted: { image: OLD } }));
+        } else if (m === 'other-image') {
+          o.get('BootcNode', pending[0])!.status.booted = { image: imageRef('other'), imageDigest: imageRef('other').split('@')[1] };
+        } else if (m === 'remove-node') {
+          o.remove('Node', pending[0]);
+          o.remove('BootcNode', pending[0]);
+        } else if (m === 'pool-image') {
+          o.get('BootcNodePool', 'worker')!.spec.image.ref = imageRef('someone-else');
+        } else {
+          o.get('BootcNodePool', 'worker')!.spec.rollout.maxUnavailable = 17;
+        }
+      });
+      const r = await runApply(sim, plan, replan);
+      assert.is(r.code, 3, `${m}: exit ${r.code} ${(r.error as Error)?.message}`);
+      assert.ok((r.error as StalePlanError).difference.length > 0);
+      assert.equal(sim.writes.filter((w) => w.op !== 'lock' && w.op !== 'unlock'), [], m);
+      assert.is(sim.reboots.length, 0);
+    }),
+    { numRuns: 60 },
+  );
+});
+
+s.run();

@@ -1,0 +1,134 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, type CliIO } from '../src/cli/main.ts';
+import { setDriverFactory } from '../src/cli/commands-apply.ts';
+import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
+import { newSim } from './apply-harness.ts';
+import { readSnapshotFile } from '../src/cli/inputs.ts';
+
+const s = suite('rehearse and apply CLI');
+
+function io(): CliIO & { out: string; err: string } {
+  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
+  o.stdout = (x) => { o.out += x; };
+  o.stderr = (x) => { o.err += x; };
+  return o;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'bootcplan-rehearse-'));
+const specFile = join(dir, 'rollout.yaml');
+const clusterFile = join(dir, 'cluster.yaml');
+const changedFile = join(dir, 'changed.yaml');
+writeFileSync(specFile, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 60 }]));
+const ns = nodes('w', 6);
+ns[0].cordoned = true;
+writeFileSync(clusterFile, new ClusterBuilder().bootcPool('worker', ns).yaml());
+writeFileSync(changedFile, new ClusterBuilder().bootcPool('worker', nodes('w', 7)).yaml());
+
+s('rehearse -o json prints durationSeconds, halted, pools and events; agrees with the plan estimate', async () => {
+  const o = io();
+  const code = await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '-o', 'json'], o);
+  assert.is(code, 0, o.err);
+  const r = JSON.parse(o.out);
+  assert.is(r.halted, false);
+  assert.ok(r.durationSeconds > 0);
+  assert.is(r.pools[0].name, 'worker');
+  assert.is(r.pools[0].maxUnavailable, 2);
+  assert.is(r.pools[0].peakUnavailable, 2, 'the admin-cordoned node uses one slot');
+  assert.equal(r.pools[0].failedNodes, []);
+  assert.ok(r.pools[0].waves.length >= 5);
+  assert.ok(r.events.some((e: any) => e.type === 'reboot' && e.kind === 'hard'));
+  assert.ok(Math.abs(r.durationSeconds - r.estimatedSeconds) <= r.estimatedSeconds * 0.02, `${r.durationSeconds} vs ${r.estimatedSeconds}`);
+});
+
+s('rehearse with --fail-rate 1 halts with exit 5 and names the failed node', async () => {
+  const o = io();
+  const code = await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--fail-rate', '1', '--seed', '7', '-o', 'json'], o);
+  assert.is(code, 5);
+  const r = JSON.parse(o.out);
+  assert.is(r.halted, true);
+  assert.ok(r.pools[0].failedNodes.length >= 1);
+  assert.match(o.err, /rollout halted/);
+});
+
+s('rehearse text output and --durations', async () => {
+  const o = io();
+  const code = await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--durations', 'stage=60,drain=10,reboot=100,ready=0'], o);
+  assert.is(code, 0, o.err);
+  assert.match(o.out, /Rehearsal: done in/);
+  assert.match(o.out, /peak unavailable 2/);
+  const bad = io();
+  assert.is(await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--durations', 'boot=1'], bad), 1);
+  assert.match(bad.err, /unknown phase "boot"/);
+});
+
+s('rehearse PLANFILE against a changed cluster exits 3 like apply', async () => {
+  const o = io();
+  const planFile = join(dir, 'plan.json');
+  assert.is(await run(['plan', '-f', specFile, '--cluster', clusterFile, '-o', 'json', '--out', planFile], o), 0, o.err);
+  const same = io();
+  assert.is(await run(['rehearse', planFile, '-o', 'json'], same), 0, same.err);
+  const changed = io();
+  assert.is(await run(['rehearse', planFile, '--cluster', changedFile], changed), 3);
+  assert.match(changed.err, /stale plan/);
+  assert.match(changed.err, /w-06/);
+});
+
+s('apply without --auto-approve and without a terminal refuses (exit 1)', async () => {
+  const o = io();
+  const code = await run(['apply', '-f', specFile], o);
+  assert.is(code, 1);
+  assert.match(o.err, /--auto-approve/);
+});
+
+s('apply against a live cluster without a usable kubeconfig fails cleanly (exit 1, no stack)', async () => {
+  const o = io();
+  o.env = { NO_COLOR: '1', KUBECONFIG: join(dir, 'missing-kubeconfig') };
+  const code = await run(['apply', '-f', specFile, '--auto-approve', '--kubeconfig', join(dir, 'missing-kubeconfig')], o);
+  assert.is(code, 1);
+  assert.match(o.err, /error: /);
+  assert.not.match(o.err, /\n\s+at /);
+});
+
+s('apply, status and unlock through the CLI against the simulator; a second apply exits 4', async () => {
+  const sim = newSim(readSnapshotFile(clusterFile));
+  let n = 0;
+  setDriverFactory(async () => ({ driver: sim.driver(), holder: `cli-${++n}@test` }));
+  try {
+    // the first apply dies while holding the lock
+    const dead = sim.driver('dead');
+    await dead.acquireLock({ holder: 'cronjob-7f9@ci', planId: 'p1', ttlSeconds: 300 });
+    const o = io();
+    assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--json'], o), 4);
+    assert.match(o.err, /cronjob-7f9@ci since 2026-09-14T08:00:00Z/);
+    const st = io();
+    assert.is(await run(['status'], st), 0);
+    assert.match(st.out, /lock: held by cronjob-7f9@ci/);
+    const lockId = (await sim.driver().readLock())!.lockId;
+    const wrong = io();
+    assert.is(await run(['unlock', 'nope'], wrong), 1);
+    const un = io();
+    assert.is(await run(['unlock', lockId], un), 0, un.err);
+    assert.match(un.out, /released lock/);
+    const step = io();
+    assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--step', '--json'], step), 0, step.err);
+    const events = step.out.trim().split('\n').map((l) => JSON.parse(l));
+    assert.is(events.filter((e) => e.type === 'wave-end').length, 1);
+    assert.is(events[events.length - 1].type, 'step-end');
+    const st2 = io();
+    assert.is(await run(['status'], st2), 0);
+    assert.match(st2.out, /1 wave\(s\) finished/);
+    const rest = io();
+    assert.is(await run(['apply', '-f', specFile, '--auto-approve'], rest), 0, rest.err);
+    assert.match(rest.out, /done in/);
+    assert.match(rest.out, /blocked node/);
+    assert.match(rest.err, /\] worker\/w-05 reboot \(hard\)|worker\/w-0\d reboot/);
+  } finally {
+    setDriverFactory(null);
+  }
+});
+
+s.run();
