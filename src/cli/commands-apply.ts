@@ -13,7 +13,8 @@ import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
 import { parseDurations } from '../domain/timing.ts';
-import { openWindowAt, nextWindowAfter } from '../domain/windows.ts';
+import { windowPolicy } from '../apply/policy.ts';
+import { verifyPlanSpec, planSpecFile } from './provenance.ts';
 import { apply, checkApplicable } from '../apply/applier.ts';
 import type { ClusterDriver, ProgressRecord, LockRecord } from '../apply/driver.ts';
 import type { ApplyEvent } from '../apply/events.ts';
@@ -59,11 +60,10 @@ interface SpecForPlan {
 
 /** The spec a saved plan was made from, checked by hash (a changed spec makes the plan stale). */
 function specOfSavedPlan(plan: Plan, durations?: PhaseDurations): SpecForPlan {
-  const read = readSpec(plan.spec.path, plan.spec.ref ? plan.spec.commit ?? plan.spec.ref : undefined);
+  // What was reviewed is what runs: the spec must still hash to what the plan recorded.
+  verifyPlanSpec(plan);
+  const read = readSpec(planSpecFile(plan), plan.spec.ref ? plan.spec.commit ?? plan.spec.ref : undefined);
   requireValidSpec(read);
-  if (read.loaded.sha256 !== plan.spec.sha256) {
-    throw new StalePlanError(`the spec changed since plan ${plan.id} was made`, [`~ ${plan.spec.path}: sha256 ${plan.spec.sha256.slice(0, 12)}… when planned, ${read.loaded.sha256.slice(0, 12)}… now`]);
-  }
   const spec = read.loaded.spec!;
   return { spec, replan: (s) => buildPlan({ spec, specMap: read.loaded.map, specInfo: read.info, snapshot: s, specDiagnostics: read.loaded.diagnostics, durations: durations ?? plan.durations }) };
 }
@@ -74,17 +74,6 @@ function specFromFile(file: string, durations?: PhaseDurations): SpecForPlan & {
   const spec = read.loaded.spec!;
   const mk = (s: ClusterSnapshot) => buildPlan({ spec, specMap: read.loaded.map, specInfo: read.info, snapshot: s, specDiagnostics: read.loaded.diagnostics, durations });
   return { spec, replan: mk, plan: mk };
-}
-
-/** Maintenance windows (DESIGN §4): a wave starts only while a window is open. */
-function windowPolicy(spec: RolloutSpec) {
-  const windows = spec.spec.maintenanceWindows ?? [];
-  if (!windows.length) return undefined;
-  return (now: number) => {
-    if (openWindowAt(windows, now * 1000)) return null;
-    const next = nextWindowAfter(windows, now * 1000);
-    return `outside the maintenance windows${next ? `; the next opens at ${new Date(next.start).toISOString()}` : ''}`;
-  };
 }
 
 function eventWriter(io: CliIO, json: boolean): { write: (e: ApplyEvent) => void } {
@@ -139,7 +128,7 @@ export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: 
           return;
         }
         const w = eventWriter(io, !!opts.json);
-        const r = await apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: w.write, policy: windowPolicy(specs.spec) });
+        const r = await apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: w.write, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan) });
         if (!opts.json) {
           const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already' : `done in ${formatDuration(r.durationSeconds)}`;
           io.stdout(`Apply of plan ${r.planId}: ${what}.${r.blocked.length ? ` ${r.blocked.length} blocked node(s) were not updated: ${r.blocked.join(', ')}; plan again once they are back.` : ''}\n`);

@@ -15,6 +15,12 @@ export interface SpecCheckOptions {
   cwd?: string;
 }
 
+/** Where the spec of a saved plan lives: its recorded path, relative to the repository root (or cwd outside git). */
+export function planSpecFile(plan: Plan, cwd: string = process.cwd()): string {
+  const top = git(['rev-parse', '--show-toplevel'], cwd)?.trim() ?? null;
+  return top && !plan.spec.path.startsWith('/') ? join(top, plan.spec.path) : resolve(cwd, plan.spec.path);
+}
+
 export function verifyPlanSpec(plan: Plan, opts: SpecCheckOptions = {}): void {
   const cwd = opts.cwd ?? process.cwd();
   const top = git(['rev-parse', '--show-toplevel'], cwd)?.trim() ?? null;
