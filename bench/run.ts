@@ -1,0 +1,85 @@
+/**
+ * npm run bench: measures, in one run, on this machine
+ *   1. plan latency and peak memory for 1k / 10k / 50k-node snapshots, JSON and YAML,
+ *      with growth ratios (each measurement in a fresh process; median of N runs);
+ *   2. markdown and HTML rendering time of the 10k-node plan;
+ *   3. rollout makespan of bootcplan against an MCO-style and a bootc-operator-style
+ *      rollout on the same simulated clusters, and against the limit
+ *      stage + ceil(N/k) x (drain + reboot).
+ * Writes bench/out/results.json and bench/out/results.md (the README table is pasted from it).
+ *   BENCH_SIZES=1000,10000 BENCH_RUNS=3 npm run bench
+ */
+import { mkdirSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { tmpdir, cpus, totalmem } from 'node:os';
+import { stringify } from 'yaml';
+import { generateCluster } from '../src/sim/generate.ts';
+import { benchRendering } from './render.ts';
+import { benchMakespanAsync, makespanTable } from './makespan.ts';
+
+const sizes = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
+const runs = Number(process.env.BENCH_RUNS ?? 3);
+const dataDir = join(tmpdir(), 'bootcplan-bench');
+mkdirSync(dataDir, { recursive: true });
+const outDir = new URL('./out/', import.meta.url);
+mkdirSync(outDir, { recursive: true });
+
+function snapshotFile(n: number, format: 'json' | 'yaml'): string {
+  const f = join(dataDir, `cluster-${n}.${format}`);
+  if (!existsSync(f)) {
+    const items = generateCluster({ workers: n, stagedFraction: 0.3, softRebootCapableFraction: 0.5, cordoned: Math.ceil(n / 2000) });
+    const list = { apiVersion: 'v1', kind: 'List', items };
+    writeFileSync(f, format === 'json' ? JSON.stringify(list) : stringify(list, { lineWidth: 0 }));
+  }
+  return f;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+interface PlanRow { nodes: number; format: string; sizeMB: number; readParseMs: number; planMs: number; totalMs: number; peakRssMB: number }
+const planRows: PlanRow[] = [];
+for (const format of ['json', 'yaml'] as const) {
+  for (const n of sizes) {
+    const file = snapshotFile(n, format);
+    const samples = [];
+    for (let i = 0; i < runs; i++) {
+      const out = execFileSync(process.execPath, ['--import', 'tsx', new URL('./plan-once.ts', import.meta.url).pathname, file, new URL('./spec.yaml', import.meta.url).pathname], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      samples.push(JSON.parse(out.trim().split('\n').pop()!));
+    }
+    const row: PlanRow = {
+      nodes: n, format, sizeMB: statSync(file).size / 1e6,
+      readParseMs: median(samples.map((x) => x.readParseMs)), planMs: median(samples.map((x) => x.planMs)),
+      totalMs: median(samples.map((x) => x.totalMs)), peakRssMB: median(samples.map((x) => x.peakRssMB)),
+    };
+    planRows.push(row);
+    console.error(`plan ${format} ${n}: ${row.totalMs.toFixed(0)} ms (read+parse ${row.readParseMs.toFixed(0)}, plan ${row.planMs.toFixed(0)}), peak ${row.peakRssMB.toFixed(0)} MB`);
+  }
+}
+
+const render = sizes.includes(10000) || sizes.length ? await benchRendering(Math.min(10000, Math.max(...sizes)), runs) : null;
+const makespan = await benchMakespanAsync();
+
+const growth = (format: string, a: number, b: number) => {
+  const ra = planRows.find((r) => r.format === format && r.nodes === a);
+  const rb = planRows.find((r) => r.format === format && r.nodes === b);
+  return ra && rb ? rb.totalMs / ra.totalMs : null;
+};
+
+const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}`;
+const md: string[] = [];
+md.push(`Measured ${new Date().toISOString().slice(0, 10)} on ${machine}; median of ${runs} runs, each plan in a fresh process.`, '');
+md.push('| snapshot | size | read + parse | plan | total | peak RSS |', '|---|---:|---:|---:|---:|---:|');
+for (const r of planRows) md.push(`| ${r.nodes.toLocaleString('en-US')} nodes, ${r.format.toUpperCase()} | ${r.sizeMB.toFixed(1)} MB | ${r.readParseMs.toFixed(0)} ms | ${r.planMs.toFixed(0)} ms | **${r.totalMs.toFixed(0)} ms** | ${r.peakRssMB.toFixed(0)} MB |`);
+md.push('');
+for (const f of ['json', 'yaml']) {
+  const g1 = growth(f, 1000, 10000);
+  const g2 = growth(f, 10000, 50000);
+  if (g1 || g2) md.push(`Growth (${f.toUpperCase()}): ${g1 ? `10k/1k = ${g1.toFixed(1)}x` : ''}${g1 && g2 ? ', ' : ''}${g2 ? `50k/10k = ${g2.toFixed(1)}x` : ''} (linear would be 10x and 5x).`);
+}
+if (render) md.push('', `Rendering the ${render.nodes.toLocaleString('en-US')}-node plan: text ${render.textMs.toFixed(0)} ms, markdown ${render.markdownMs.toFixed(0)} ms (${render.markdownChars.toLocaleString('en-US')} characters), HTML ${render.htmlMs.toFixed(0)} ms (${(render.htmlBytes / 1e6).toFixed(2)} MB).`);
+md.push('', makespanTable(makespan));
+const results = { machine, runs, plan: planRows, render, makespan };
+writeFileSync(new URL('results.json', outDir), JSON.stringify(results, null, 2));
+writeFileSync(new URL('results.md', outDir), md.join('\n') + '\n');
+console.log(md.join('\n'));
