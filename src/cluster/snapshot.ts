@@ -89,6 +89,7 @@ export function fingerprintOf(snap: ClusterSnapshot): string {
 
 function withoutVolatileFields(o: KObject): unknown {
   if (o.kind === 'Node') return nodePlanningView(o);
+  if (o.kind === 'BootcNode') return bootcNodePlanningView(o);
   const { managedFields: _m, resourceVersion: _r, ...metadata } = o.metadata;
   return { ...o, metadata };
 }
@@ -101,6 +102,13 @@ function withoutVolatileFields(o: KObject): unknown {
 function nodePlanningView(o: KObject): unknown {
   const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c: any) => [c.type, c.status, c.reason]) : null;
   return [o.metadata.name, o.metadata.labels ?? null, o.metadata.annotations ?? null, o.metadata.creationTimestamp ?? null, o.spec?.unschedulable ?? false, o.spec?.taints ?? null, conds];
+}
+
+/** The part of a BootcNode the planner and the applier read (one per node: keep it small). */
+function bootcNodePlanningView(o: KObject): unknown {
+  const entry = (e: any) => (e ? [e.image ?? null, e.imageDigest ?? null, e.softRebootCapable ?? false] : null);
+  const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c: any) => [c.type, c.status, c.reason]) : null;
+  return [o.metadata.name, o.metadata.annotations ?? null, o.metadata.ownerReferences?.map((r) => r.name) ?? null, o.spec ?? null, entry(o.status?.booted), entry(o.status?.staged), conds];
 }
 
 /** JSON with sorted keys, skipping the given keys at any depth (canonical form for hashing). */
