@@ -16,6 +16,7 @@ import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFi
 import { specChangesOf } from '../plan/specdiff.ts';
 import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from './errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
+import { registerKubeCommands } from './commands-kube.ts';
 import { registerApplyCommands } from './commands-apply.ts';
 
 export interface CliIO {
@@ -165,6 +166,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
     });
 
+  registerKubeCommands(program, io);
   registerApplyCommands(program, io, setExit);
   return program;
 }

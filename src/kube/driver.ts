@@ -343,7 +343,6 @@ export class KubeDriver implements ClusterDriver {
           const t = setTimeout(() => { wake = null; resolve(); }, waitMs);
           wake = () => { clearTimeout(t); wake = null; resolve(); };
         });
-        if (refused) await new Promise((r) => setTimeout(r, 0));
       }
     } finally {
       off();

@@ -228,12 +228,11 @@ export class KubeClient {
     }
   }
 
-  private networkError(err: NodeJS.ErrnoException, method: string, path: string): KubeApiError {
+  private networkError(err: NodeJS.ErrnoException, _method: string, _path: string): KubeApiError {
     const code = err.code ?? '';
     const msg = `cannot reach the Kubernetes API at ${this.server} (context "${this.contextName}"): ${code ? code + ' ' : ''}${err.message.replace(new RegExp(`^${code}:?\\s*`), '')}`;
     let hint = 'check that the cluster is up and that the kubeconfig points at it (`kubectl cluster-info`)';
     if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(code) || /certificate/i.test(err.message)) hint = 'the server certificate is not trusted: check certificate-authority(-data) in the kubeconfig';
-    void method; void path;
     return new KubeApiError(msg, null, code || null, hint);
   }
 
