@@ -60,6 +60,20 @@ for (const format of ['json', 'yaml'] as const) {
 const render = sizes.includes(10000) || sizes.length ? await benchRendering(Math.min(10000, Math.max(...sizes)), runs) : null;
 const makespan = await benchMakespanAsync();
 
+/** API requests per node of a live apply, from the e2e apply suite on the real test API server. */
+function apiRequestsPerNode(): { requests: number; nodes: number; perNode: number } | null {
+  if (process.env.BENCH_E2E === '0') return null;
+  try {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', new URL('../test/run.ts', import.meta.url).pathname, new URL('../test/e2e/05-apply.test.ts', import.meta.url).pathname], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+    const m = /full apply of (\d+) nodes .*?: (\d+) API requests by bootcplan \(([\d.]+) per node\)/.exec(out);
+    return m ? { nodes: Number(m[1]), requests: Number(m[2]), perNode: Number(m[3]) } : null;
+  } catch (err) {
+    console.error(`e2e apply could not run (${(err as Error).message.split('\n')[0]}); API requests per node not measured`);
+    return null;
+  }
+}
+const api = apiRequestsPerNode();
+
 const growth = (format: string, a: number, b: number) => {
   const ra = planRows.find((r) => r.format === format && r.nodes === a);
   const rb = planRows.find((r) => r.format === format && r.nodes === b);
@@ -79,7 +93,8 @@ for (const f of ['json', 'yaml']) {
 }
 if (render) md.push('', `Rendering the ${render.nodes.toLocaleString('en-US')}-node plan: text ${render.textMs.toFixed(0)} ms, markdown ${render.markdownMs.toFixed(0)} ms (${render.markdownChars.toLocaleString('en-US')} characters), HTML ${render.htmlMs.toFixed(0)} ms (${(render.htmlBytes / 1e6).toFixed(2)} MB).`);
 md.push('', makespanTable(makespan));
-const results = { machine, runs, plan: planRows, render, makespan };
+if (api) md.push('', `Live apply on the e2e API server (kube-apiserver v1.35.4): ${api.requests} API requests by bootcplan for ${api.nodes} nodes, ${api.perNode} per node (reads, watches, JSON patches, evictions, lock and progress writes).`);
+const results = { machine, runs, plan: planRows, render, makespan, api };
 writeFileSync(new URL('results.json', outDir), JSON.stringify(results, null, 2));
 writeFileSync(new URL('results.md', outDir), md.join('\n') + '\n');
 console.log(md.join('\n'));
