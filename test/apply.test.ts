@@ -180,4 +180,22 @@ s('MCO-only pool: MachineConfig written, the MCO moves the nodes wave by wave, p
   assert.ok(Math.abs(r.result!.durationSeconds - plan.summary.estimatedSeconds) <= plan.summary.estimatedSeconds * 0.02, `${r.result!.durationSeconds} vs ${plan.summary.estimatedSeconds}`);
 });
 
+s('MCO-only pool: the predicted waves are the nodes the MCO takes (zone by zone, oldest first), so wave-start events match', async () => {
+  const b = new ClusterBuilder().mcoPool('worker', nodes('m', 9));
+  // m-00..m-08 across zones a, b, c; the newest nodes have the smallest names
+  for (const o of b.objects.filter((x) => x.kind === 'Node')) o.metadata.creationTimestamp = `2026-0${9 - Number(o.metadata.name.slice(2))}-01T00:00:00Z`;
+  const snap = b.snapshot();
+  const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }]), snap);
+  assert.equal(plan.pools[0].waves, [['m-06', 'm-03'], ['m-00', 'm-07'], ['m-04', 'm-01'], ['m-08', 'm-05'], ['m-02']]);
+  const sim = newSim(snap);
+  const r = await runApply(sim, plan, replan);
+  assert.is(r.code, 0, String((r.error as Error)?.stack ?? r.error));
+  const starts = r.events.filter((e) => e.type === 'wave-start');
+  assert.is(starts.length, 5);
+  for (const w of starts) {
+    const taken = r.events.filter((e) => e.type === 'cordon' && e.wave === w.wave).map((e) => e.node!).sort();
+    assert.equal(taken, [...w.nodes!].sort(), `wave ${w.wave}`);
+  }
+});
+
 s.run();

@@ -2,7 +2,10 @@
  * Properties of the applier on random clusters and random faults (fast-check):
  * - no cordon ever takes a pool over its budget;
  * - an apply killed at a random event and run again completes, every node rebooted once;
- * - a cluster changed since the plan is refused with exit 3 before any write.
+ * - a cluster changed since the plan is refused with exit 3 before any write;
+ * - with soft reboots allowed and capability known only once staged, waves composed from
+ *   the fresh plan keep every node in exactly one wave, no wave larger than the plan's,
+ *   and no cordon over the budget, also across a kill and a rerun.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -45,7 +48,7 @@ const shapeArb: fc.Arbitrary<Shape> = fc
     budget: r.usePct ? `${r.pct}%` : Math.ceil(r.n / 25) + r.int,
   }));
 
-function build(sh: Shape) {
+function build(sh: Shape, extra: Record<string, unknown> = {}) {
   const ns: TestNode[] = Array.from({ length: sh.n }, (_, i) => ({
     name: `w-${String(i).padStart(3, '0')}`, zone: ZONES[i % sh.zones],
     cordoned: i < sh.cordoned,
@@ -54,7 +57,7 @@ function build(sh: Shape) {
     staged: i >= sh.n - sh.staged,
   }));
   const snap = new ClusterBuilder().bootcPool('worker', ns).snapshot();
-  const spec = specYaml([{ name: 'worker', image: NEW, maxUnavailable: sh.budget, soakSeconds: 30 }]);
+  const spec = specYaml([{ name: 'worker', image: NEW, maxUnavailable: sh.budget, soakSeconds: 30, ...extra }]);
   return { snap, spec, ...planWith(spec, snap) };
 }
 
@@ -146,6 +149,58 @@ s('a cluster changed since the plan is refused with exit 3, before any write', a
       assert.is(sim.reboots.length, 0);
     }),
     { numRuns: 60 },
+  );
+});
+
+s('soft reboots regrouped from the fresh plan: never over budget, each node in one wave, rebooted once, also across a kill', async () => {
+  await fc.assert(
+    fc.asyncProperty(shapeArb, fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 1e6 }), async (sh, softFraction, killAt, flaps, seed) => {
+      const { snap, plan, replan } = build(sh, { rebootPolicy: 'AllowSoftReboot' });
+      const capable = (name: string) => (Number(name.slice(2)) * 7919 % 100) / 100 < softFraction;
+      const sim = newSim(snap, { faults: { seed, flapsPerHour: flaps }, softRebootCapable: capable });
+      const pool = plan.pools[0];
+      const budget = pool.maxUnavailable.resolved;
+      let count = 0;
+      const first = await runApply(sim, plan, replan, { onEventHook: (_e, d) => { if (killAt > 0 && ++count === killAt) d.kill(); } });
+      const runs = [first];
+      if (first.code !== 0) {
+        assert.is((first.error as Error).name, 'KilledError', String((first.error as Error)?.stack));
+        sim.advance(301);
+        const second = await runApply(sim, plan, replan);
+        assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? second.error}`);
+        runs.push(second);
+      }
+      for (const c of sim.cordons) {
+        if (c.wasUnavailable) continue;
+        assert.ok(c.unavailableAfter <= budget, `cordon of ${c.node} at t=${c.t}: ${c.unavailableAfter} unavailable, budget ${budget}`);
+      }
+      const scheduled = pool.nodes.filter((x) => x.wave !== null).map((x) => x.name);
+      for (const r of runs) {
+        // within one run: each node in one wave, and cordoned only by the wave that lists it
+        const waveOf = new Map<string, number>();
+        for (const e of r.events.filter((x) => x.type === 'wave-start')) {
+          // the first run takes at most the plan's wave size; a rerun may add the nodes a killed run left in flight
+          if (r === first) assert.ok(e.nodes!.length <= pool.waves[e.wave! - 1].length, `wave ${e.wave} has ${e.nodes!.length} nodes, the plan ${pool.waves[e.wave! - 1].length}`);
+          for (const n of e.nodes!) {
+            assert.ok(scheduled.includes(n), `${n} was not scheduled`);
+            assert.not.ok(waveOf.has(n), `${n} in waves ${waveOf.get(n)} and ${e.wave}`);
+            waveOf.set(n, e.wave!);
+          }
+        }
+        for (const e of r.events.filter((x) => x.type === 'cordon')) assert.is(waveOf.get(e.node!), e.wave, `${e.node} cordoned in wave ${e.wave}`);
+      }
+      const counts = sim.rebootCounts();
+      for (const n of scheduled) {
+        assert.is(counts.get(n), 1, `${n} rebooted ${counts.get(n) ?? 0} times`);
+        assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST, n);
+      }
+      assert.is(counts.size, scheduled.length);
+      for (let i = 0; i < sh.n; i++) {
+        const name = `w-${String(i).padStart(3, '0')}`;
+        assert.is(sim.get('Node', name)!.spec.unschedulable === true, i < sh.cordoned, `${name} cordon state`);
+      }
+    }),
+    { numRuns: 50 },
   );
 });
 

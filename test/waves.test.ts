@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { orderNodesForRollout, planWaves } from '../src/domain/waves.ts';
-import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
+import { orderNodesForRollout, orderNodesLikeMco, planWaves } from '../src/domain/waves.ts';
+import { ClusterBuilder, specYaml, planFor, NEW, nodes, type TestNode } from './builders.ts';
 
 const s = suite('waves and node plan');
 
@@ -102,6 +102,49 @@ s('a paused pool schedules nothing and says so per node', () => {
   const plan = planFor(specYaml([{ name: 'worker', image: NEW, paused: true }]), new ClusterBuilder().bootcPool('worker', nodes('w', 3)).snapshot());
   assert.ok(plan.pools[0].nodes.every((n) => n.blockedBy === 'pool-paused'));
   assert.is(plan.summary.waves, 0);
+});
+
+s('staged nodes that will soft-reboot come first, so that soft reboots share waves', () => {
+  const ns = [
+    { name: 'a-1', zone: 'a', staged: true, softReboot: false }, { name: 'a-2', zone: 'a', staged: true, softReboot: true },
+    { name: 'b-1', zone: 'b', staged: true, softReboot: true }, { name: 'b-2', zone: 'b', staged: false },
+    { name: 'c-1', zone: 'c', staged: true, softReboot: false }, { name: 'c-2', zone: 'c', staged: true, softReboot: true },
+  ];
+  assert.equal(orderNodesForRollout(ns).map((n) => n.name), ['a-2', 'b-1', 'c-2', 'a-1', 'c-1', 'b-2']);
+  // Planner: soft only under AllowSoftReboot; with RebootOnly the staged ones stay one group.
+  const tn: TestNode[] = [
+    { name: 'w-00', zone: 'us-east-1a', staged: true, softRebootCapable: false },
+    { name: 'w-01', zone: 'us-east-1b', staged: true, softRebootCapable: false },
+    { name: 'w-02', zone: 'us-east-1c', staged: true, softRebootCapable: true },
+    { name: 'w-03', zone: 'us-east-1a', staged: true, softRebootCapable: true },
+    { name: 'w-04', zone: 'us-east-1b' },
+    { name: 'w-05', zone: 'us-east-1c' },
+  ];
+  const snap = new ClusterBuilder().bootcPool('worker', tn).snapshot();
+  const allow = planFor(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, rebootPolicy: 'AllowSoftReboot' }]), snap).pools[0];
+  assert.equal(allow.waves, [['w-03', 'w-02'], ['w-00', 'w-01'], ['w-04', 'w-05']]);
+  const only = planFor(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }]), snap).pools[0];
+  assert.equal(only.waves, [['w-00', 'w-01'], ['w-02', 'w-03'], ['w-04', 'w-05']]);
+});
+
+s('MCO-only pools: the MCO order (zone by zone, oldest first, nodes without a zone last); bootc pools keep round-robin', () => {
+  const ns = [
+    { name: 'n-1', zone: 'b', createdAt: '2026-01-01T00:00:00Z' }, { name: 'n-2', zone: 'a', createdAt: '2026-03-01T00:00:00Z' },
+    { name: 'n-3', zone: null, createdAt: '2025-01-01T00:00:00Z' }, { name: 'n-4', zone: 'a', createdAt: '2026-02-01T00:00:00Z' },
+    { name: 'n-5', zone: 'b', createdAt: '2026-01-01T00:00:00Z' }, { name: 'n-0', zone: null, createdAt: '2026-05-01T00:00:00Z' },
+  ];
+  assert.equal(orderNodesLikeMco(ns).map((n) => n.name), ['n-4', 'n-2', 'n-1', 'n-5', 'n-3', 'n-0']);
+
+  const build = (pool: 'mco' | 'bootc') => {
+    const b = new ClusterBuilder();
+    const tn = nodes('w', 6); // zones a, b, c, a, b, c
+    if (pool === 'mco') b.mcoPool('worker', tn); else b.bootcPool('worker', tn);
+    // the younger node of each zone has the smaller name
+    for (const o of b.objects.filter((x) => x.kind === 'Node')) o.metadata.creationTimestamp = Number(o.metadata.name.slice(2)) < 3 ? '2026-06-01T00:00:00Z' : '2026-01-01T00:00:00Z';
+    return planFor(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }]), b.snapshot()).pools[0];
+  };
+  assert.equal(build('mco').waves, [['w-03', 'w-00'], ['w-04', 'w-01'], ['w-05', 'w-02']]);
+  assert.equal(build('bootc').waves, [['w-00', 'w-01'], ['w-02', 'w-03'], ['w-04', 'w-05']]);
 });
 
 s.run();

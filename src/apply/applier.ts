@@ -15,6 +15,9 @@
  *   the remaining work differs from the saved plan, stop (exit 3) and list the difference;
  * - a node is cordoned only while the pool's unavailable count, with it, stays within
  *   maxUnavailable (nodes already out of service count; they need no extra budget);
+ * - bootc waves may be regrouped (soft reboots together, once staging shows which nodes
+ *   can soft-reboot) but never enlarged, and only among the saved plan's remaining nodes
+ *   (composeBootcWave);
  * - a failed node (Degraded, or not back in time) halts the pool: it is paused, the
  *   remaining waves are left untouched (exit 5);
  * - progress is written ahead of every disruptive step, and a rerun reads the cluster's
@@ -365,9 +368,9 @@ class Applier {
 
   // ----------------------------------------------------------------- waves, shared
 
-  /** Soak and gates before wave `k`; returns false when --step must stop here. */
-  private async beforeWave(pool: PlanPool, k: number): Promise<boolean> {
-    if (this.o.step && this.wavesRun >= 1) return false;
+  /** Soak and gates before wave `k`; returns the fresh re-plan, or null when --step must stop here. */
+  private async beforeWave(pool: PlanPool, k: number): Promise<Plan | null> {
+    if (this.o.step && this.wavesRun >= 1) return null;
     const pp = this.poolProgress(pool.name);
     if (pp.finishedWaves.length && pool.soakSeconds > 0 && pp.lastWaveEnd) {
       const until = Date.parse(pp.lastWaveEnd) / 1000 + pool.soakSeconds;
@@ -376,9 +379,9 @@ class Applier {
         await this.driver.clock.sleep(until - this.now);
       }
     }
-    await this.checkStale();
+    const { fresh } = await this.checkStale();
     this.checkPolicy(pool, k);
-    return true;
+    return fresh;
   }
 
   private async afterWave(pool: PlanPool, k: number) {
@@ -425,8 +428,27 @@ class Applier {
     if (pool.waves.length) this.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}` });
     for (let k = 1; k <= pool.waves.length; k++) {
       if (pp.finishedWaves.includes(k)) continue;
-      if (!(await this.beforeWave(pool, k))) return 'stepped';
-      const names = pool.waves[k - 1];
+      let fresh = await this.beforeWave(pool, k);
+      if (!fresh) return 'stepped';
+      let names = this.composeBootcWave(pool, k, fresh);
+      if (pool.rebootPolicy === 'AllowSoftReboot' && names.length && (await this.peek((s) => names.some((n) => this.stillStaging(s, pool, n))))) {
+        // This wave waits for staging anyway, and whether a node soft-reboots is known
+        // only once it has staged: let the pool's nodes (all staging in parallel since the
+        // targets were set) finish staging, for at most the staging limit, then compose the
+        // wave again from a plan of the cluster as it is then. No halt here: the staging
+        // gate below judges the nodes the wave really takes.
+        const all = pool.waves.flat();
+        await this.driver.waitFor((s) => all.every((n) => !this.stillStaging(s, pool, n)), { timeoutSeconds: this.timeouts.stagingSeconds, description: `nodes of pool ${pool.name} staged` });
+        fresh = (await this.checkStale()).fresh;
+        names = this.composeBootcWave(pool, k, fresh);
+      }
+      if (!names.length) {
+        // Every node the saved plan left for this wave is done already (earlier waves
+        // were composed differently, or someone else updated them).
+        pp.finishedWaves.push(k);
+        await this.save();
+        continue;
+      }
       this.emit({ type: 'wave-start', pool: pool.name, wave: k, waves: pool.waves.length, nodes: names });
       await this.stagingGate(pool, names);
       const failures = await this.runBootcWave(pool, k, names);
@@ -434,6 +456,63 @@ class Applier {
       await this.afterWave(pool, k);
     }
     return 'done';
+  }
+
+  /** A node of the wave that has not passed the staging gate yet (and is not mid-update). */
+  private stillStaging(s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
+    const v = viewIn(s, name);
+    if (!v || atTarget(pool, v) || pastStagingGate(pool, v) || v.degraded) return false;
+    const rec = this.progress.nodes[name];
+    return !(rec && rec.step !== 'cordon');
+  }
+
+  /**
+   * The nodes of bootc wave `k` (DESIGN §7; README "apply"). The saved plan grouped the
+   * nodes by what was known when it was made, but a node's reboot kind is known only once
+   * it has staged (BootcNode `status.staged.softRebootCapable`), and a wave lasts as long
+   * as its slowest node: soft reboots save time only in waves of their own. So:
+   * - the nodes still to do are the saved plan's scheduled nodes that are not on the
+   *   target now; checkStale has just refused any other difference, so the set of nodes and
+   *   their targets is the saved plan's, only the grouping may change;
+   * - when the staging state of those nodes (staged, predicted reboot kind) differs between
+   *   the saved plan and the fresh plan made before this wave, they are taken in the fresh
+   *   plan's order (staged first, soft reboots first, then zones round-robin:
+   *   src/domain/waves.ts); otherwise in the saved plan's order, which gives the saved
+   *   plan's wave k unchanged;
+   * - nodes an interrupted apply left in flight (a progress record in this pool) come
+   *   first, so a rerun finishes them (and uncordons them) before anything else, and a
+   *   node already rebooted is never asked again (runBootcNode reads its state first);
+   * - wave k takes as many nodes as the saved plan's wave k, the last wave all that are
+   *   left: the number of waves stays the plan's and a wave is never larger than the plan
+   *   made it (at most the budget); the budget is enforced again at each cordon
+   *   (runBootcWave) whatever the composition.
+   */
+  private composeBootcWave(pool: PlanPool, k: number, fresh: Plan): string[] {
+    const scheduled = pool.waves.flat();
+    const fp = fresh.pools.find((p) => p.name === pool.name);
+    if (!fp) return pool.waves[k - 1];
+    const freshNodes = new Map(fp.nodes.map((n) => [n.name, n]));
+    const savedNodes = new Map(pool.nodes.map((n) => [n.name, n]));
+    const inFlight = new Set(scheduled.filter((n) => {
+      const rec = this.progress.nodes[n];
+      return !!rec && rec.pool === pool.name && rec.step !== 'done';
+    }));
+    // Not in the fresh plan: on the target now (anything else made the plan stale).
+    const remaining = scheduled.filter((n) => freshNodes.has(n) || inFlight.has(n));
+    const changed = remaining.some((n) => {
+      const f = freshNodes.get(n);
+      const s = savedNodes.get(n);
+      return !!f && !!s && (f.staged !== s.staged || f.reboot !== s.reboot);
+    });
+    const rank = new Map<string, number>();
+    if (changed) fp.waves.flat().forEach((n) => rank.set(n, rank.size));
+    const base = rank.size;
+    scheduled.forEach((n, i) => { if (!rank.has(n)) rank.set(n, base + i); });
+    const byRank = (a: string, b: string) => rank.get(a)! - rank.get(b)!;
+    const others = remaining.filter((n) => !inFlight.has(n)).sort(byRank);
+    const last = k === pool.waves.length;
+    const room = last ? others.length : Math.max(0, pool.waves[k - 1].length - inFlight.size);
+    return [...inFlight, ...others.slice(0, room)].sort(byRank);
   }
 
   /** DESIGN §7: a node starts only once its staged digest is the target, Idle=False/Staged, Degraded=False. */

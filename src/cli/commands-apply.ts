@@ -21,6 +21,7 @@ import type { ApplyEvent } from '../apply/events.ts';
 import { rehearse } from '../sim/rehearse.ts';
 import { eventToNdjson, formatEventLine, TtyProgress } from '../render/events.ts';
 import { renderRehearsalText, rehearsalJson } from '../render/rehearsal.ts';
+import { renderHtml } from '../render/html.ts';
 import { formatDuration } from '../render/format.ts';
 
 export interface DriverFlags {
@@ -148,7 +149,7 @@ export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: 
     .option('--fail-rate <r>', 'probability that a reboot fails (0..1)')
     .option('--seed <n>', 'seed for the faults', '1')
     .option('--events', 'also list every event (text output)')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(new Option('-o, --output <format>', 'output format (html: the plan report with the timeline drawn from the rehearsal)').choices(['text', 'json', 'html']).default('text'))
     .action(async (planfile: string | undefined, opts) => {
       const saved = planfile ? readPlanFile(planfile) : null;
       const base = saved?.durations;
@@ -181,7 +182,9 @@ export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: 
         faults: failRate > 0 ? { seed, rebootFailRate: failRate } : null,
       });
       if (rehearsal.exitCode === EXIT.stale && error) throw error;
-      io.stdout(opts.output === 'json' ? rehearsalJson(rehearsal) : renderRehearsalText(rehearsal, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events }));
+      io.stdout(opts.output === 'json' ? rehearsalJson(rehearsal)
+        : opts.output === 'html' ? renderHtml(plan, { rehearsal })
+        : renderRehearsalText(rehearsal, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events }));
       if (error) throw error;
       setExit(EXIT.ok);
     });

@@ -1,23 +1,62 @@
 /**
  * Wave planning (DESIGN §7 "Pools and waves").
  *
- * Order inside a pool: nodes already staged with the target first (their reboot is the
- * shortest and their download is already paid), then round-robin across
- * topology.kubernetes.io/zone, then by name, so that no wave empties a zone another zone
- * could cover. Nodes without a zone form one group of their own.
+ * Order inside a bootc pool: nodes already staged with the target first (their download is
+ * already paid); among those, the ones that will soft-reboot first (BootcNode
+ * `status.staged.softRebootCapable` under rebootPolicy AllowSoftReboot), so that soft
+ * reboots share waves: a wave lasts as long as its slowest node, and one hard reboot in a
+ * wave of soft ones would cost the whole wave a full reboot. Then, inside each of these
+ * groups, round-robin across topology.kubernetes.io/zone, then by name, so that no wave
+ * empties a zone another zone could cover. Nodes without a zone form one group of their own.
+ *
+ * MCO-only pools follow the MCO's own order instead (`orderNodesLikeMco`): bootcplan
+ * cannot choose which nodes the MCO's node controller takes.
  */
 export interface WaveCandidate {
   name: string;
   zone: string | null;
   staged: boolean;
+  /** Staged and known to soft-reboot (only ever true for a staged node). */
+  softReboot?: boolean;
 }
 
 const NO_ZONE = '\uffff';
 
 export function orderNodesForRollout<T extends WaveCandidate>(nodes: readonly T[]): T[] {
-  const staged = nodes.filter((n) => n.staged);
+  const soft = nodes.filter((n) => n.staged && n.softReboot === true);
+  const staged = nodes.filter((n) => n.staged && n.softReboot !== true);
   const rest = nodes.filter((n) => !n.staged);
-  return [...roundRobinByZone(staged), ...roundRobinByZone(rest)];
+  return [...roundRobinByZone(soft), ...roundRobinByZone(staged), ...roundRobinByZone(rest)];
+}
+
+export interface McoCandidate {
+  name: string;
+  zone: string | null;
+  /** Node metadata.creationTimestamp (RFC 3339, so string order is time order). */
+  createdAt: string | null;
+}
+
+/**
+ * The order in which the MCO's node controller hands a new config to the nodes of a pool
+ * (openshift/machine-config-operator pkg/controller/node/node_controller.go:
+ * updateCandidateMachines sorts the candidates of getAllCandidateMachines with
+ * sortNodeList when there are more of them than capacity): nodes with a
+ * topology.kubernetes.io/zone label first, by zone name, oldest first inside a zone (by
+ * creationTimestamp); nodes without the label last, oldest first. Upstream's sort is not
+ * stable; ties (same zone, same creation second) are broken by name here. The controller
+ * takes the first `capacity` (= maxUnavailable - unavailable) candidates each time it
+ * syncs, and bootcplan pauses the pool between waves, so waves are consecutive slices of
+ * this order. (For the master pool it also defers the node running the
+ * machine-config-operator pod, which a snapshot does not tell.)
+ */
+export function orderNodesLikeMco<T extends McoCandidate>(nodes: readonly T[]): T[] {
+  return [...nodes].sort((a, b) => {
+    if ((a.zone === null) !== (b.zone === null)) return a.zone === null ? 1 : -1;
+    if (a.zone !== null && b.zone !== null && a.zone !== b.zone) return a.zone < b.zone ? -1 : 1;
+    const ca = a.createdAt ?? '', cb = b.createdAt ?? '';
+    if (ca !== cb) return Date.parse(ca || '1970-01-01T00:00:00Z') - Date.parse(cb || '1970-01-01T00:00:00Z') || (ca < cb ? -1 : 1);
+    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  });
 }
 
 export function roundRobinByZone<T extends WaveCandidate>(nodes: readonly T[]): T[] {

@@ -8,7 +8,7 @@ import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { indexSnapshot, viewNode, digestOf, type NodeView } from '../domain/nodes.ts';
 import { computeMembership, isControlPlanePool, defaultPriority } from '../domain/pools.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
-import { orderNodesForRollout, planWaves, waveSizeFor } from '../domain/waves.ts';
+import { orderNodesForRollout, orderNodesLikeMco, planWaves, waveSizeFor } from '../domain/waves.ts';
 import { DEFAULT_DURATIONS, estimatePoolSeconds } from '../domain/timing.ts';
 import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { planBootImages } from '../domain/bootimages.ts';
@@ -211,8 +211,11 @@ function planPool(
     return null;
   };
 
-  const schedulable = pending.filter((n) => blockedOf(n) === null).map((n) => ({ ...n, staged: isStaged(n) }));
-  const ordered = orderNodesForRollout(schedulable);
+  const schedulable = pending.filter((n) => blockedOf(n) === null).map((n) => ({ ...n, staged: isStaged(n), softReboot: predictReboot(n) === 'soft' }));
+  // bootc pools: bootcplan picks the nodes (staged first, soft reboots together, zones
+  // round-robin). MCO-only pools: the MCO's node controller picks them, so the plan
+  // predicts its order (src/domain/waves.ts orderNodesLikeMco).
+  const ordered = backend === 'bootc' ? orderNodesForRollout(schedulable) : orderNodesLikeMco(schedulable);
   const waves = waveSize >= 1 && ordered.length ? planWaves(ordered.map((n) => n.name), waveSize) : [];
   const waveOf = new Map<string, number>();
   waves.forEach((w, i) => w.forEach((name) => waveOf.set(name, i + 1)));

@@ -4,6 +4,12 @@
  * any fetch). Summary, risks, per-object diffs, boot images, pools, and a wave timeline
  * chart (pools x time, one bar per node from drain to back in service; rows aggregate per
  * wave or per run of waves on large plans). Pure: reads only the plan.
+ *
+ * With a rehearsal (`bootcplan rehearse -o html`): the same report, plus a section that
+ * compares the rehearsal with the plan (duration against the estimate, peak unavailable
+ * against maxUnavailable per pool, failed nodes), and the timeline drawn from the
+ * rehearsal's events (src/render/rehearsal-timeline.ts) instead of the estimate. Pure:
+ * reads only the plan and the rehearsal.
  */
 import type { Plan, PlanChange, PlanPool, PhaseDurations, Backend } from '../plan/types.ts';
 import type { Diagnostic } from '../spec/diagnostics.ts';
@@ -13,12 +19,16 @@ import { maskSecrets } from './secrets.ts';
 import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare, shortDigest } from './format.ts';
 import { planLine } from './text.ts';
 import { buildTimeline, nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind } from './timeline.ts';
+import { buildRehearsalTimeline } from './rehearsal-timeline.ts';
+import type { Rehearsal } from '../sim/rehearse.ts';
 
 export interface HtmlOptions {
   /** Whole managed fields in the diffs instead of the changed ones with context. */
   full?: boolean;
   /** Most rows in the timeline chart before rows aggregate (default 60). */
   maxChartRows?: number;
+  /** A rehearsal of this plan (`rehearse -o html`): its figures, and a timeline from its events. */
+  rehearsal?: Rehearsal;
 }
 
 const VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'unchanged' } as const;
@@ -28,15 +38,17 @@ const NODE_TABLE_MAX = 200;
 
 export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
   const plan = maskSecrets(input);
-  const timeline = buildTimeline(plan, { maxRows: opts.maxChartRows ?? 60 });
-  const title = `bootcplan plan ${plan.spec.name} (${plan.id})`;
+  const r = opts.rehearsal ?? null;
+  const timeline = r ? buildRehearsalTimeline(plan, r, { maxRows: opts.maxChartRows ?? 60 }) : buildTimeline(plan, { maxRows: opts.maxChartRows ?? 60 });
+  const title = `bootcplan ${r ? 'rehearsal of plan' : 'plan'} ${plan.spec.name} (${plan.id})`;
   const body = [
-    header(plan),
+    header(plan, r),
+    r ? rehearsalSection(plan, r) : '',
     summary(plan),
     gitopsSection(plan),
     diagnostics(plan),
     risks(plan),
-    chart(plan, timeline),
+    chart(plan, timeline, r),
     changes(plan, opts),
     bootImages(plan),
     pools(plan),
@@ -83,18 +95,52 @@ function gitopsSection(plan: Plan): string {
   return parts.join('\n');
 }
 
-function header(plan: Plan): string {
+function header(plan: Plan, r: Rehearsal | null): string {
   const sp = plan.spec;
   const cl = plan.cluster;
   const s = plan.summary;
   const status = s.errors ? 'bad' : s.warnings ? 'warn' : 'ok';
   return `<header>
-<h1>bootcplan plan <span class="mono">${esc(sp.name)}</span></h1>
+<h1>bootcplan ${r ? 'rehearsal of plan' : 'plan'} <span class="mono">${esc(sp.name)}</span></h1>
 <p class="meta">spec <span class="mono">${esc(sp.path)}</span>${sp.ref ? ` at <span class="mono">${esc(sp.ref)}</span>` : ''}${sp.commit ? `, commit <span class="mono">${esc(sp.commit.slice(0, 12))}</span>` : ''}${sp.dirty ? ', uncommitted changes' : ''}
  · cluster <span class="mono">${esc(cl.source)}</span>${cl.version ? `, OpenShift ${esc(cl.version)}` : ''}${cl.platform ? `, ${esc(cl.platform)}` : ''}
  · plan <span class="mono">${esc(plan.id)}</span></p>
 <p class="planline ${status}" id="planline">${esc(planLine(plan))}</p>
 </header>`;
+}
+
+function rehearsalSection(plan: Plan, r: Rehearsal): string {
+  const d = r.durations;
+  const diff = r.durationSeconds - r.estimatedSeconds;
+  const pct = r.estimatedSeconds > 0 ? Math.round((diff / r.estimatedSeconds) * 1000) / 10 : 0;
+  const vs = r.estimatedSeconds > 0
+    ? `${diff === 0 ? 'the same as' : `${formatDuration(Math.abs(diff))} (${Math.abs(pct)}%) ${diff < 0 ? 'shorter than' : 'longer than'}`} the plan's estimate of ${formatDuration(r.estimatedSeconds)} (${num(r.estimatedSeconds)} s)`
+    : 'the plan estimated no node work';
+  const outcome = r.exitCode === 0
+    ? `Rehearsal done in ${formatDuration(r.durationSeconds)} (${num(r.durationSeconds)} s): ${vs}.`
+    : `Rehearsal ${r.halted ? 'halted' : 'stopped'} after ${formatDuration(r.durationSeconds)} (exit ${r.exitCode}): ${r.stopped ?? ''}. The plan estimated ${formatDuration(r.estimatedSeconds)} for the whole rollout.`;
+  const failed = r.pools.flatMap((p) => p.failedNodes.map((n) => `${p.name}/${n}`));
+  const rows = r.pools.map((p) => {
+    const pp = plan.pools.find((x) => x.name === p.name);
+    const over = p.peakUnavailable > p.maxUnavailable;
+    const done = p.waves.filter((w) => w.end !== null).length;
+    const took = p.waves.length ? Math.max(...p.waves.map((w) => w.end ?? r.durationSeconds)) - Math.min(...p.waves.map((w) => w.start)) : 0;
+    return `<tr><td class="mono">${esc(p.name)}</td><td>${p.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'}</td>` +
+      `<td class="n">${num(done)} / ${num(pp?.waves.length ?? p.waves.length)}</td>` +
+      `<td class="n${over ? ' fail' : ''}" data-peak="${p.peakUnavailable}">${num(p.peakUnavailable)} / ${num(p.maxUnavailable)}${over ? ' <b>over budget</b>' : ''}</td>` +
+      `<td class="n">${p.waves.length ? formatDuration(took) : '-'}</td><td class="n">${pp ? formatDuration(pp.estimatedSeconds) : '-'}</td>` +
+      `<td class="${p.failedNodes.length ? 'fail' : ''}">${p.failedNodes.length ? `<span class="mono">${esc(foldNames([...p.failedNodes].sort(naturalCompare), 8))}</span>` : '<span class="dim">none</span>'}</td></tr>`;
+  });
+  return `<section id="rehearsal">
+<h2>Rehearsal on a simulated cluster</h2>
+<p class="planline ${r.exitCode === 0 ? 'ok' : 'bad'}" id="rehearsal-line">${esc(outcome)}</p>
+<p class="dim">Phase durations: stage ${formatDuration(d.stage)}, drain ${formatDuration(d.drain)}, reboot ${formatDuration(d.reboot)}, soft reboot ${formatDuration(d.softReboot)}, ready ${formatDuration(d.ready)}${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''}. Reboots: ${num(r.reboots.hard)} hard, ${num(r.reboots.soft)} soft${r.reboots.failed ? `, <b class="fail">${num(r.reboots.failed)} failed</b>` : ''}.</p>
+${failed.length ? `<p class="fail" id="rehearsal-failed">Failed ${failed.length === 1 ? 'node' : 'nodes'}: <span class="mono">${esc(foldNames(failed, 12))}</span></p>` : ''}
+<div class="scroll"><table class="pools" id="rehearsal-pools">
+<thead><tr><th>Pool</th><th>Backend</th><th class="n">Waves done</th><th class="n">Peak unavailable / maxUnavailable</th><th class="n">Took</th><th class="n">Est.</th><th>Failed nodes</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody>
+</table></div>
+</section>`;
 }
 
 function summary(plan: Plan): string {
@@ -242,15 +288,18 @@ const X1 = W - 56;
 const AXIS_H = 26;
 const LANE_H = 26;
 
-function chart(plan: Plan, tl: Timeline): string {
+function chart(plan: Plan, tl: Timeline, r: Rehearsal | null = null): string {
   if (!tl.rows.length || tl.totalSeconds <= 0) {
     return `<section id="timeline"><h2>Wave timeline</h2><p class="dim">No node changes: nothing to draw.</p></section>`;
   }
   const rowH = tl.granularity === 'node' ? 20 : 24;
   const barH = rowH - 6;
-  const scale = (X1 - X0) / tl.totalSeconds;
+  // A rehearsal's chart also marks the plan's estimate, so the axis covers both.
+  const estimate = r && r.estimatedSeconds > 0 ? r.estimatedSeconds : null;
+  const domain = Math.max(tl.totalSeconds, estimate ?? 0);
+  const scale = (X1 - X0) / domain;
   const x = (t: number) => X0 + t * scale;
-  const ticks = niceTicks(tl.totalSeconds);
+  const ticks = niceTicks(domain);
   const parts: string[] = [];
   let y = AXIS_H;
   for (const lane of tl.pools) {
@@ -259,9 +308,11 @@ function chart(plan: Plan, tl: Timeline): string {
     const laneRows = lane.rows.length;
     const laneH = LANE_H + laneRows * rowH;
     parts.push(`<rect class="lane" x="0" y="${laneTop}" width="${W}" height="${laneH}"/>`);
-    parts.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${laneTop + 3}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${esc(lane.name)}: ${formatDuration(lane.start)} to ${formatDuration(lane.end)}</title></rect>`);
+    if (lane.waves.length) parts.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${laneTop + 3}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${esc(lane.name)}: ${formatDuration(lane.start)} to ${formatDuration(lane.end)}</title></rect>`);
     parts.push(`<text class="pool-label" x="8" y="${laneTop + 17}">${esc(truncate(`pool ${lane.name}`, 26))}</text>`);
-    const laneSummary = `${plural(lane.waves.reduce((s, w) => s + w.nodes, 0), 'node')}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`;
+    const laneSummary = lane.waves.length
+      ? `${plural(lane.waves.reduce((s, w) => s + w.nodes, 0), 'node')}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`
+      : 'no wave started';
     // The lane summary goes right of the pool's span when there is room, else inside it
     // (left-aligned), else left of it; never over the label column.
     const textW = laneSummary.length * 6.2;
@@ -283,9 +334,10 @@ function chart(plan: Plan, tl: Timeline): string {
   const grid = ticks.map((t) => `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${y}"/>` +
     `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${formatDuration(t)}</text>` +
     `<text class="tick" x="${f(x(t))}" y="${y + 16}" text-anchor="middle">${formatDuration(t)}</text>`).join('');
-  const end = `<line class="end" x1="${f(x(tl.totalSeconds))}" y1="${AXIS_H - 4}" x2="${f(x(tl.totalSeconds))}" y2="${y}"/>`;
-  const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? 'one row per wave (bar: first drain to the slowest node back in service)' : 'one row per run of waves';
-  const svg = `<svg id="timeline-chart" class="chart" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="Wave timeline: ${esc(plural(tl.nodes, 'node'))} in ${esc(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
+  const end = `<line class="end" x1="${f(x(tl.totalSeconds))}" y1="${AXIS_H - 4}" x2="${f(x(tl.totalSeconds))}" y2="${y}"><title>${r ? 'rehearsal' : 'estimate'}: ${formatDuration(tl.totalSeconds)}</title></line>` +
+    (estimate !== null ? `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${y}"><title>plan estimate: ${formatDuration(estimate)}</title></line>` : '');
+  const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
+  const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${esc(plural(tl.nodes, 'node'))} in ${esc(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
 ${parts.join('\n')}
 ${end}
@@ -296,11 +348,16 @@ ${end}
     ['reboot', 'reboot'],
     ['soft-reboot', 'soft reboot'],
     ['ready', 'until Ready'],
-    ...(tl.rows.some((r) => r.kind === 'staging') ? [['staging', 'bootc staging, all nodes in parallel']] : []),
+    ...(tl.rows.some((row) => row.kind === 'staging') ? [['staging', r ? 'bootc staging (stage-start to staged)' : 'bootc staging, all nodes in parallel']] : []),
+    ...(r ? [['end', `rehearsal end`], ['estimate', 'plan estimate']] : []),
+    ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
   ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
+  const intro = r
+    ? `From the rehearsal's events: ${esc(plural(tl.nodes, 'node'))} in ${esc(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)} against the plan's estimate of ${formatDuration(r.estimatedSeconds)} (dashed line); at most ${num(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
+    : `Estimated from the plan's phase durations: ${esc(plural(tl.nodes, 'node'))} in ${esc(plural(tl.waves, 'wave'))}, at most ${num(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
   return `<section id="timeline">
-<h2>Wave timeline <span class="count">${formatDuration(tl.totalSeconds)}</span></h2>
-<p class="dim">Estimated from the plan's phase durations: ${esc(plural(tl.nodes, 'node'))} in ${esc(plural(tl.waves, 'wave'))}, at most ${num(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.</p>
+<h2>Wave timeline${r ? ' (rehearsal)' : ''} <span class="count">${formatDuration(tl.totalSeconds)}</span></h2>
+<p class="dim">${intro}</p>
 <div class="legend">${legend}</div>
 <div class="chart-wrap">${svg}</div>
 </section>`;
@@ -316,31 +373,33 @@ function rowSvg(row: TimelineRow, y: number, rowH: number, barH: number, x: (t: 
     out.push(`<rect class="bar staging" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1.5, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${esc(row.title)} (${formatDuration(s.end - s.start)})</title></rect>`);
   } else if (row.kind === 'node') {
     const s = row.spans[0];
+    if (s.staging) out.push(`<rect class="bar staging" x="${f(x(s.staging.start))}" y="${f(top + barH / 4)}" width="${f(Math.max(0.8, x(s.staging.end) - x(s.staging.start)))}" height="${f(barH / 2)}" rx="2"><title>${esc(row.label)}: staging ${formatDuration(s.staging.start)}–${formatDuration(s.staging.end)}</title></rect>`);
     for (const p of s.phases ?? []) {
       out.push(`<rect class="bar ${p.kind}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${barH}"><title>${esc(row.label)}: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}</title></rect>`);
     }
-    out.push(`<rect class="bar-outline" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${esc(row.title)}: ${formatDuration(s.start)} to ${formatDuration(s.end)}</title></rect>`);
+    out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${esc(row.title)}: ${formatDuration(s.start)} to ${formatDuration(s.end)}</title></rect>`);
+    if (s.failed) out.push(`<text class="failed-label" x="${f(x(s.end) + 5)}" y="${f(y + rowH / 2 + 4)}">failed</text>`);
   } else {
     for (const s of mergeSpans(row.spans, x)) {
       const x0 = x(s.start);
       const w = Math.max(1.5, x(s.end) - x0);
       const waves = s.waveFrom === s.waveTo ? `wave ${s.waveFrom}` : `waves ${s.waveFrom}-${s.waveTo}`;
-      const tip = `${waves}: ${plural(s.nodes, 'node')} (${s.soft} soft, ${s.hard} hard, ${s.unknown} not yet known), ${formatDuration(s.start)} to ${formatDuration(s.end)}`;
+      const tip = `${waves}: ${plural(s.nodes, 'node')} (${s.soft} soft, ${s.hard} hard, ${s.unknown} ${s.phases ? 'not rebooted' : 'not yet known'}${s.failed ? `, ${s.failed} failed` : ''}), ${formatDuration(s.start)} to ${formatDuration(s.end)}`;
       const allSoft = s.soft === s.nodes;
       if (s.waveFrom !== s.waveTo || w < 12) {
         // Several waves in one band, or too narrow for phases: one shape.
-        out.push(`<rect class="bar ${allSoft ? 'soft-reboot' : 'reboot'}${s.waveFrom !== s.waveTo ? ' merged' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${esc(tip)}</title></rect>`);
+        out.push(`<rect class="bar ${allSoft ? 'soft-reboot' : 'reboot'}${s.waveFrom !== s.waveTo ? ' merged' : ''}${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${esc(tip)}</title></rect>`);
       } else {
         // One wave: the phases of its slowest node; the soft-rebooted share (back earlier) as a band on top.
-        const slow = nodePhases(d, backend, allSoft ? 'soft' : 'hard', s.start);
+        const slow = s.phases ?? nodePhases(d, backend, allSoft ? 'soft' : 'hard', s.start);
         for (const p of slow) out.push(`<rect class="bar ${p.kind}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${barH}"><title>${esc(`${tip}; slowest node: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`);
         if (s.softEnd !== null) {
           const sh = Math.max(3, Math.round((barH * s.soft) / s.nodes));
-          for (const p of nodePhases(d, backend, 'soft', s.start)) {
+          for (const p of s.softPhases ?? nodePhases(d, backend, 'soft', s.start)) {
             out.push(`<rect class="bar ${p.kind} softband" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${sh}"><title>${esc(`${waves}: ${s.soft} soft-rebooted nodes back at ${formatDuration(s.softEnd)}`)}</title></rect>`);
           }
         }
-        out.push(`<rect class="bar-outline" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${esc(tip)}</title></rect>`);
+        out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${esc(tip)}</title></rect>`);
       }
       const label = num(s.nodes);
       if (w > label.length * 6.5 + 8) out.push(`<text class="bar-label" x="${f(x0 + w / 2)}" y="${f(top + barH / 2 + 4)}" text-anchor="middle">${label}</text>`);
@@ -377,7 +436,7 @@ function niceTicks(total: number): number[] {
 }
 
 function phaseName(k: PhaseKind): string {
-  return { drain: 'drain', stage: 'pull image', reboot: 'reboot', 'soft-reboot': 'soft reboot', ready: 'until Ready' }[k];
+  return { drain: 'drain', stage: 'pull image', reboot: 'reboot', 'soft-reboot': 'soft reboot', ready: 'until Ready', staging: 'staging' }[k];
 }
 
 // ---------------------------------------------------------------------------- helpers
@@ -452,7 +511,10 @@ svg .softband{stroke:var(--bg);stroke-width:.6}
 svg .tick{font-size:10px;fill:var(--dim)}svg .grid{stroke:var(--line);stroke-dasharray:2 3}svg .end{stroke:var(--fg);stroke-width:1.5}
 svg .bar.drain{fill:var(--drain)}svg .bar.stage{fill:var(--stage)}svg .bar.reboot{fill:var(--reboot)}svg .bar.soft-reboot{fill:var(--soft)}svg .bar.ready{fill:var(--ready)}
 svg .bar.staging{fill:var(--staging)}svg .bar.merged{opacity:.85}
-svg .bar-outline{fill:none;stroke:rgba(0,0,0,.25)}
+svg .bar-outline{fill:none;stroke:rgba(0,0,0,.25)}svg .bar-outline.failed,svg .bar.failed{stroke:var(--bad);stroke-width:2}
+svg .estimate{stroke:var(--accent);stroke-width:1.5;stroke-dasharray:5 4}
+.sw.end{background:var(--fg);width:3px}.sw.estimate{background:var(--accent);width:3px}.sw.failed{border:2px solid var(--bad);background:transparent}
+.fail{color:var(--bad)}svg .failed-label{font-size:10px;font-weight:700;fill:var(--bad)}
 footer{margin-top:40px;color:var(--dim);font-size:12px;border-top:1px solid var(--line);padding-top:10px}
 a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
 `;

@@ -14,7 +14,8 @@ import type { Plan, PlanPool, PhaseDurations, RebootKind, Backend } from '../pla
 import { nodeWindowSeconds } from '../domain/timing.ts';
 import { foldNames, naturalCompare, plural } from './format.ts';
 
-export type PhaseKind = 'drain' | 'stage' | 'reboot' | 'soft-reboot' | 'ready';
+/** `staging` appears only in rehearsal timelines (src/render/rehearsal-timeline.ts). */
+export type PhaseKind = 'drain' | 'stage' | 'reboot' | 'soft-reboot' | 'ready' | 'staging';
 
 export interface Phase {
   kind: PhaseKind;
@@ -35,8 +36,14 @@ export interface RowSpan {
   /** The wave(s) this span covers. */
   waveFrom: number;
   waveTo: number;
-  /** Per-node rows only: drain, (stage), reboot, ready. */
+  /** Per-node rows: drain, (stage), reboot, ready. Rehearsal wave rows: the phases of the wave's slowest node. */
   phases?: Phase[];
+  /** Rehearsal wave rows of mixed waves: the phases of the slowest soft-rebooted node. */
+  softPhases?: Phase[];
+  /** Rehearsal per-node rows: the node's own staging (before its bar). */
+  staging?: Phase;
+  /** Rehearsal: nodes of the span that failed. */
+  failed?: number;
 }
 
 export interface TimelineRow {

@@ -728,10 +728,12 @@ export class SimCluster {
     const candidates = members
       .map((n) => this.nodes.get(n)!)
       .filter((n) => n && (n.metadata.annotations?.[MCO_DESIRED_CONFIG] ?? '') !== target && !this.unavailable.get(n.metadata.name))
-      // MCO: alphabetically by zone, then oldest first.
+      // MCO (pkg/controller/node/node_controller.go sortNodeList): alphabetically by zone,
+      // oldest first inside a zone; nodes without a zone label last, oldest first.
       .sort((a, b) => {
-        const za = a.metadata.labels?.[ZONE_LABEL] ?? '', zb = b.metadata.labels?.[ZONE_LABEL] ?? '';
-        if (za !== zb) return za < zb ? -1 : 1;
+        const za = a.metadata.labels?.[ZONE_LABEL], zb = b.metadata.labels?.[ZONE_LABEL];
+        if ((za === undefined) !== (zb === undefined)) return za === undefined ? 1 : -1;
+        if (za !== zb) return za! < zb! ? -1 : 1;
         const ca = a.metadata.creationTimestamp ?? '', cb = b.metadata.creationTimestamp ?? '';
         if (ca !== cb) return ca < cb ? -1 : 1;
         return a.metadata.name < b.metadata.name ? -1 : 1;

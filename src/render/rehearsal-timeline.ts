@@ -1,0 +1,204 @@
+/**
+ * The wave timeline of a rehearsal (`bootcplan rehearse -o html`): the same model as the
+ * plan's chart (src/render/timeline.ts), but every bar comes from the rehearsal's events
+ * instead of the plan's durations:
+ * - a node's bar runs from its `cordon` to its `uncordon` (or `booted` when an
+ *   administrator's cordon stays, or `node-failed`); its phases are drain (`cordon` ->
+ *   `drain-done`), the MCO's image pull (`drain-done` -> `reboot`, when there is a gap),
+ *   reboot (`reboot` -> `booted`, soft or hard as the event says) and until Ready. Events do
+ *   not say when the rebooted node came back before it was Ready, so the `reboot` ->
+ *   `booted` span is split with the rehearsal's phase durations: the reboot (or soft
+ *   reboot) first, the rest until Ready; `booted` -> `uncordon` counts as until Ready too;
+ * - staging: one row per bootc pool from its first `stage-start` to its last `staged`
+ *   (and, on per-node rows, each node's own `stage-start` -> `staged`);
+ * - a wave runs from its `wave-start` to its `wave-end` (open when the rehearsal stopped).
+ * Large rehearsals aggregate rows like plans do: one row per node while small, otherwise
+ * one row per wave, otherwise one row per run of consecutive waves. Pure.
+ */
+import type { Plan } from '../plan/types.ts';
+import type { Rehearsal } from '../sim/rehearse.ts';
+import type { ApplyEvent } from '../apply/events.ts';
+import { foldNames, naturalCompare, plural } from './format.ts';
+import type { Timeline, TimelineOptions, TimelineRow, RowSpan, PoolLane, Phase } from './timeline.ts';
+
+interface NodeTrack {
+  stageStart?: number;
+  staged?: number;
+  cordon?: number;
+  drainDone?: number;
+  reboot?: number;
+  kind?: 'soft' | 'hard';
+  booted?: number;
+  uncordon?: number;
+  failed?: number;
+}
+
+interface NodeSpan {
+  name: string;
+  wave: number;
+  start: number;
+  end: number;
+  kind: 'soft' | 'hard' | 'unknown';
+  failed: boolean;
+  phases: Phase[];
+  staging: Phase | null;
+}
+
+function tracks(events: readonly ApplyEvent[]): Map<string, Map<string, NodeTrack>> {
+  const out = new Map<string, Map<string, NodeTrack>>();
+  for (const e of events) {
+    if (!e.pool || !e.node) continue;
+    let pool = out.get(e.pool);
+    if (!pool) out.set(e.pool, (pool = new Map()));
+    let t = pool.get(e.node);
+    if (!t) pool.set(e.node, (t = {}));
+    // The first occurrence of each step counts (a resumed wave may repeat a cordon).
+    switch (e.type) {
+      case 'stage-start': t.stageStart ??= e.t; break;
+      case 'staged': t.staged ??= e.t; break;
+      case 'cordon': t.cordon ??= e.t; break;
+      case 'drain-done': t.drainDone ??= e.t; break;
+      case 'reboot': t.reboot ??= e.t; t.kind ??= e.kind ?? 'hard'; break;
+      case 'booted': t.booted ??= e.t; break;
+      case 'uncordon': t.uncordon ??= e.t; break;
+      case 'node-failed': t.failed ??= e.t; break;
+      default: break;
+    }
+  }
+  return out;
+}
+
+function nodeSpan(name: string, wave: number, t: NodeTrack, r: Rehearsal, waveEnd: number): NodeSpan | null {
+  const start = t.cordon ?? t.drainDone ?? t.reboot ?? t.booted;
+  if (start === undefined) return null;
+  const end = t.uncordon ?? t.booted ?? t.failed ?? waveEnd;
+  const phases: Phase[] = [];
+  const push = (kind: Phase['kind'], a: number | undefined, b: number | undefined) => {
+    if (a === undefined || b === undefined || b <= a) return;
+    phases.push({ kind, start: a, end: b });
+  };
+  const afterDrain = t.reboot ?? t.failed ?? end;
+  push('drain', start, t.drainDone ?? afterDrain);
+  // MCO: the daemon pulls the image after the drain, before it reboots.
+  if (t.drainDone !== undefined && t.reboot !== undefined) push('stage', t.drainDone, t.reboot);
+  if (t.reboot !== undefined) {
+    const back = t.booted ?? t.failed ?? end;
+    const len = t.kind === 'soft' ? r.durations.softReboot : r.durations.reboot;
+    const split = Math.min(back, t.reboot + len);
+    push(t.kind === 'soft' ? 'soft-reboot' : 'reboot', t.reboot, split);
+    push('ready', split, back);
+  }
+  if (t.booted !== undefined) push('ready', t.booted, end);
+  // adjacent "ready" pieces become one
+  const merged: Phase[] = [];
+  for (const p of phases) {
+    const prev = merged[merged.length - 1];
+    if (prev && prev.kind === p.kind && prev.end === p.start) prev.end = p.end;
+    else merged.push({ ...p });
+  }
+  const staging = t.stageStart !== undefined ? { kind: 'staging' as const, start: t.stageStart, end: t.staged ?? start } : null;
+  return {
+    name, wave, start, end: Math.max(start, end), kind: t.kind ?? 'unknown', failed: t.failed !== undefined,
+    phases: merged, staging: staging && staging.end > staging.start ? staging : null,
+  };
+}
+
+export function buildRehearsalTimeline(plan: Plan, r: Rehearsal, opts: TimelineOptions = {}): Timeline {
+  const maxRows = Math.max(1, opts.maxRows ?? 60);
+  const byPool = tracks(r.events);
+  const totalNodes = r.pools.reduce((s, p) => s + p.waves.reduce((ss, w) => ss + w.nodes.length, 0), 0);
+  const totalWaves = r.pools.reduce((s, p) => s + p.waves.length, 0);
+  const granularity: Timeline['granularity'] = totalNodes <= maxRows ? 'node' : totalWaves <= maxRows ? 'wave' : 'waves';
+  const lanes: PoolLane[] = [];
+  let total = r.durationSeconds;
+  for (const rp of r.pools) {
+    const pp = plan.pools.find((p) => p.name === rp.name);
+    const nodes = byPool.get(rp.name) ?? new Map<string, NodeTrack>();
+    const lane: PoolLane = {
+      name: rp.name, backend: pp?.backend ?? (rp.backend as PoolLane['backend']), controlPlane: pp?.controlPlane ?? false,
+      start: 0, end: 0, soakSeconds: pp?.soakSeconds ?? 0, staging: null, waves: [], rows: [],
+      blocked: pp ? pp.nodes.filter((n) => n.blockedBy).length : 0,
+    };
+    lanes.push(lane);
+    // Staging of this pool's nodes (bootc), from the events.
+    const stagingStarts: number[] = [];
+    const stagedAt: number[] = [];
+    for (const t of nodes.values()) {
+      if (t.stageStart !== undefined) stagingStarts.push(t.stageStart);
+      if (t.staged !== undefined) stagedAt.push(t.staged);
+    }
+    if (stagingStarts.length) {
+      const end = stagedAt.length ? Math.max(...stagedAt) : r.durationSeconds;
+      lane.staging = { start: Math.min(...stagingStarts), end, nodes: stagingStarts.length };
+    }
+    const spans: RowSpan[] = [];
+    const nodeRows: TimelineRow[] = [];
+    for (const w of rp.waves) {
+      const waveEnd = w.end ?? r.durationSeconds;
+      const ns = w.nodes.map((n) => nodeSpan(n, w.wave, nodes.get(n) ?? {}, r, waveEnd)).filter((x): x is NodeSpan => x !== null);
+      const soft = ns.filter((n) => n.kind === 'soft');
+      const slowest = ns.reduce<NodeSpan | null>((a, b) => (!a || b.end > a.end ? b : a), null);
+      const slowestSoft = soft.reduce<NodeSpan | null>((a, b) => (!a || b.end > a.end ? b : a), null);
+      const failed = ns.filter((n) => n.failed).length;
+      const span: RowSpan = {
+        start: w.start, end: Math.max(waveEnd, slowest?.end ?? w.start), softEnd: soft.length && soft.length < w.nodes.length && slowestSoft ? slowestSoft.end : null,
+        nodes: w.nodes.length, soft: soft.length, hard: ns.filter((n) => n.kind === 'hard').length, unknown: w.nodes.length - ns.filter((n) => n.kind !== 'unknown').length,
+        waveFrom: w.wave, waveTo: w.wave,
+        phases: slowest?.phases, softPhases: slowestSoft && soft.length < w.nodes.length ? slowestSoft.phases : undefined,
+        failed,
+      };
+      spans.push(span);
+      lane.waves.push({ wave: w.wave, start: span.start, end: span.end, nodes: w.nodes.length });
+      if (granularity === 'node') {
+        for (const n of [...ns].sort((a, b) => a.start - b.start || naturalCompare(a.name, b.name))) {
+          const zone = pp?.nodes.find((x) => x.name === n.name)?.zone;
+          nodeRows.push({
+            pool: rp.name, kind: 'node', label: n.name,
+            title: `${n.name}${zone ? ` (${zone})` : ''}: wave ${w.wave}, ${n.kind === 'unknown' ? 'not rebooted' : `${n.kind} reboot`}${n.failed ? ', FAILED' : ''}`,
+            nodes: 1,
+            spans: [{
+              start: n.start, end: n.end, softEnd: null, nodes: 1, soft: +(n.kind === 'soft'), hard: +(n.kind === 'hard'), unknown: +(n.kind === 'unknown'),
+              waveFrom: w.wave, waveTo: w.wave, phases: n.phases, staging: n.staging ?? undefined, failed: +n.failed,
+            }],
+          });
+        }
+      }
+    }
+    // The pool's span: its waves (staging runs in parallel for all bootc pools, its own row).
+    lane.start = spans.length ? Math.min(...spans.map((s) => s.start)) : lane.staging?.start ?? 0;
+    lane.end = spans.length ? Math.max(...spans.map((s) => s.end)) : lane.staging?.end ?? lane.start;
+    total = Math.max(total, lane.end, lane.staging?.end ?? 0);
+    if (lane.staging) {
+      lane.rows.push({
+        pool: rp.name, kind: 'staging', label: 'staging',
+        title: `bootc staged the new image on ${plural(stagedAt.length, 'node')} of pool ${rp.name} (${plural(lane.staging.nodes, 'node')} started staging), from the first stage-start to the last staged event`,
+        nodes: lane.staging.nodes,
+        spans: [{ start: lane.staging.start, end: lane.staging.end, softEnd: null, nodes: lane.staging.nodes, soft: 0, hard: 0, unknown: 0, waveFrom: 0, waveTo: 0 }],
+      });
+    }
+    if (granularity === 'node') lane.rows.push(...nodeRows);
+    else {
+      const share = Math.max(1, Math.floor((maxRows * rp.waves.length) / Math.max(1, totalWaves)));
+      const per = granularity === 'wave' ? 1 : Math.max(1, Math.ceil(rp.waves.length / share));
+      for (let i = 0; i < spans.length; i += per) {
+        const chunk = spans.slice(i, i + per);
+        const from = chunk[0].waveFrom;
+        const to = chunk[chunk.length - 1].waveTo;
+        const n = chunk.reduce((s, x) => s + x.nodes, 0);
+        const sum = (k: 'soft' | 'hard' | 'unknown' | 'failed') => chunk.reduce((s, x) => s + (x[k] ?? 0), 0);
+        const names = rp.waves.slice(i, i + per).flatMap((w) => w.nodes).sort(naturalCompare);
+        const label = from === to ? `wave ${from}` : `waves ${from}-${to}`;
+        lane.rows.push({
+          pool: rp.name, kind: 'waves', label,
+          title: `${label}: ${plural(n, 'node')} (${sum('soft')} soft, ${sum('hard')} hard${sum('unknown') ? `, ${sum('unknown')} not rebooted` : ''}${sum('failed') ? `, ${sum('failed')} failed` : ''}): ${foldNames(names, 6)}`,
+          nodes: n,
+          spans: chunk,
+        });
+      }
+    }
+  }
+  return {
+    totalSeconds: total, durations: r.durations, pools: lanes, rows: lanes.flatMap((l) => l.rows), granularity,
+    nodes: totalNodes, waves: totalWaves, peakUnavailable: Math.max(0, ...r.pools.map((p) => p.peakUnavailable)),
+  };
+}
