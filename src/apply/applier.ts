@@ -24,6 +24,7 @@
  *   own state before acting, so an interrupted apply resumes where it stopped and never
  *   reboots a node twice (a node already on the target is never asked to reboot).
  */
+import { setMaxListeners } from 'node:events';
 import type { Operation } from 'fast-json-patch';
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot, Condition, KObject } from '../cluster/types.ts';
@@ -145,6 +146,9 @@ function withoutFingerprint(s: ClusterSnapshot): ClusterSnapshot {
   return out as unknown as ClusterSnapshot;
 }
 
+/** Nodes per staging watch (observe). */
+const OBSERVE_GROUP = 32;
+
 function atTarget(pool: PlanPool, v: NodeView): boolean {
   return pool.targetDigest ? v.bootedDigest === pool.targetDigest : v.bootedImage === pool.targetImage;
 }
@@ -184,6 +188,7 @@ class Applier {
     this.t0 = this.now;
     this.lock = await this.driver.acquireLock({ holder: this.o.holder, planId: this.plan.id, ttlSeconds: this.timeouts.lockTtlSeconds });
     const stop = new AbortController();
+    setMaxListeners(0, stop.signal); // one per staging watch (observe)
     void this.renewLoop(stop.signal);
     const observer = this.observe(stop.signal).catch(() => undefined);
     let released = false;
@@ -244,6 +249,16 @@ class Applier {
   private async save() {
     this.progress.updatedAt = isoOf(this.now);
     await this.driver.writeProgress(this.progress);
+  }
+
+  /**
+   * Changes a node's entry of the progress record. Entries are replaced (frozen), never
+   * changed in place: the record is written whole at every step of every node, and a
+   * driver may then tell an entry it has seen by its identity.
+   */
+  private setNodeProgress(name: string, change: Partial<NodeProgress>) {
+    const rec = this.progress.nodes[name];
+    if (rec) this.progress.nodes[name] = Object.freeze({ ...rec, ...change });
   }
 
   private poolProgress(name: string): PoolProgress {
@@ -403,9 +418,7 @@ class Applier {
     const first = failures[0];
     const reason = extra ?? (first ? `node ${first.node} failed: ${first.reason}` : 'halted');
     this.poolProgress(pool.name).halted = { node: first?.node ?? null, reason };
-    for (const f of failures) {
-      if (this.progress.nodes[f.node]) this.progress.nodes[f.node].step = 'failed';
-    }
+    for (const f of failures) this.setNodeProgress(f.node, { step: 'failed' });
     await this.save();
     for (const f of failures) this.emit({ type: 'node-failed', pool: pool.name, node: f.node, message: f.reason, conditions: f.conditions });
     this.emit({ type: 'halt', pool: pool.name, node: first?.node, message: reason });
@@ -656,8 +669,8 @@ class Applier {
   private async cordonStep(pool: PlanPool, k: number, name: string, v: NodeView) {
     const old = this.progress.nodes[name];
     const fresh = !old || old.step === 'done';
-    if (fresh) this.progress.nodes[name] = { pool: pool.name, wave: k, step: 'cordon', wasCordoned: v.cordoned };
-    else if (old.step === 'failed') old.step = 'cordon';
+    if (fresh) this.progress.nodes[name] = Object.freeze({ pool: pool.name, wave: k, step: 'cordon', wasCordoned: v.cordoned });
+    else if (old.step === 'failed') this.setNodeProgress(name, { step: 'cordon' });
     this.inFlight.add(name);
     await this.save();
     if (!v.cordoned) {
@@ -681,7 +694,7 @@ class Applier {
         const rebooting = dis === 'Booted' || conditionOf(state.bn, 'Idle')?.reason === 'Rebooting';
         if (!rebooting) {
           if (rec.step === 'cordon' || rec.step === 'drain') {
-            rec.step = 'drain'; // saved with the next step: a rerun drains again, which is harmless
+            this.setNodeProgress(name, { step: 'drain' }); // saved with the next step: a rerun drains again, which is harmless
             try {
               await this.driver.drain(name, { timeoutSeconds: pool.drainTimeoutSeconds });
             } catch (err) {
@@ -692,9 +705,7 @@ class Applier {
           }
           const bn = await this.peek((s) => bootcNodeIn(s, name)?.status?.staged?.softRebootCapable === true);
           const kind: 'soft' | 'hard' = pool.rebootPolicy === 'AllowSoftReboot' && bn ? 'soft' : 'hard';
-          rec.step = 'reboot';
-          rec.rebootKind = kind;
-          rec.rebootAt = isoOf(this.now);
+          this.setNodeProgress(name, { step: 'reboot', rebootKind: kind, rebootAt: isoOf(this.now) });
           await this.save();
           await this.retry(() => this.driver.setDesiredImageState(name, 'Booted'));
           this.emit({ type: 'reboot', pool: pool.name, node: name, wave: k, kind });
@@ -715,7 +726,7 @@ class Applier {
         if ('failed' in r) return fail('Degraded after the reboot', r.conditions ?? []);
         this.emit({ type: 'booted', pool: pool.name, node: name, wave: k });
       }
-      rec.step = 'booted';
+      this.setNodeProgress(name, { step: 'booted' });
       const cordoned = await this.peek((s) => viewIn(s, name)?.cordoned ?? false);
       if (!rec.wasCordoned && cordoned) {
         await this.retry(() => this.driver.uncordon(name));
@@ -824,11 +835,21 @@ class Applier {
   /**
    * Reports staging while it runs: `stage-start` and `staged` for every scheduled node of
    * the bootc pools. Looks only at nodes still staging, so it costs nothing afterwards.
+   * The nodes are watched in groups of OBSERVE_GROUP, each with a wait of its own: a node's
+   * change then costs a look at its group rather than at every node still staging (on a
+   * big pool, thousands of nodes finish staging one after the other).
    */
   private async observe(signal: AbortSignal) {
-    const watch = new Map<string, PlanPool>();
-    for (const p of this.pools) if (p.backend === 'bootc') for (const n of p.nodes) if (n.wave !== null && !n.staged) watch.set(n.name, p);
+    const watched: [string, PlanPool][] = [];
+    for (const p of this.pools) if (p.backend === 'bootc') for (const n of p.nodes) if (n.wave !== null && !n.staged) watched.push([n.name, p]);
     const staging = new Set<string>();
+    const groups: Promise<void>[] = [];
+    for (let i = 0; i < watched.length; i += OBSERVE_GROUP) groups.push(this.observeGroup(watched.slice(i, i + OBSERVE_GROUP), staging, signal));
+    await Promise.all(groups);
+  }
+
+  private async observeGroup(nodes: [string, PlanPool][], staging: Set<string>, signal: AbortSignal) {
+    const watch = new Map(nodes);
     while (watch.size && !signal.aborted) {
       const changes = await this.driver.waitFor((s) => {
         const out: { node: string; pool: PlanPool; type: 'stage-start' | 'staged' | 'drop' }[] = [];

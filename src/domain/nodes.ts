@@ -49,7 +49,16 @@ export interface NodeIndex {
   machineConfigs: Map<string, KObject>;
 }
 
+/**
+ * A snapshot may carry its own index under this key (non-enumerable): the simulated
+ * cluster's live view does, kept up to date as objects come and go, and a lookup through
+ * it tells the simulator which objects a waitFor predicate depends on.
+ */
+export const SNAPSHOT_INDEX = Symbol('bootcplan.snapshotIndex');
+
 export function indexSnapshot(snap: ClusterSnapshot): NodeIndex {
+  const own = (snap as unknown as { [SNAPSHOT_INDEX]?: NodeIndex })[SNAPSHOT_INDEX];
+  if (own) return own;
   return {
     nodes: new Map(snap.nodes.map((n) => [n.metadata.name, n])),
     bootcNodes: new Map(snap.bootcNodes.map((n) => [n.metadata.name, n])),

@@ -27,7 +27,7 @@ import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject, Condition } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { emptySnapshot, fingerprintOf } from '../cluster/snapshot.ts';
-import { viewNode, digestOf, type NodeIndex } from '../domain/nodes.ts';
+import { viewNode, digestOf, SNAPSHOT_INDEX, type NodeIndex } from '../domain/nodes.ts';
 import { computeMembership } from '../domain/pools.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_ROLE_LABEL, ZONE_LABEL } from '../domain/labels.ts';
@@ -80,13 +80,75 @@ export class KilledError extends Error {
 interface SimEvent { t: number; seq: number; fn: () => void; cancelled?: boolean }
 
 interface Waiter {
+  /** Registration order: waiters are evaluated in it. */
+  id: number;
   session: SimDriver | null;
   predicate: (s: ClusterSnapshot) => unknown;
   resolve: (v: any) => void;
   reject: (e: unknown) => void;
   timeout: SimEvent | null;
   lastVersion: number;
+  /** What the predicate read at its last evaluation. */
+  deps: Reads | null;
   cleanup: () => void;
+}
+
+/**
+ * The objects a predicate read during one evaluation: the objects it looked up by name
+ * (through the live index), whole kinds (it went through a list, or read more objects than
+ * are worth listing), or everything (the fingerprint).
+ */
+interface Reads { objs: KObject[]; kinds: Set<string> | null; all: boolean }
+const READS_LISTED = 64;
+
+function sameObjects(a: KObject[], b: KObject[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+function sameKinds(a: Set<string> | null, b: Set<string> | null): boolean {
+  if (!a || !b) return !a === !b;
+  if (a.size !== b.size) return false;
+  for (const k of a) if (!b.has(k)) return false;
+  return true;
+}
+
+/** Records what the predicate being evaluated reads. */
+class ReadTracker {
+  active: Reads | null = null;
+  begin(): { reads: Reads; outer: Reads | null } {
+    const reads: Reads = { objs: [], kinds: null, all: false };
+    const outer = this.active;
+    this.active = reads;
+    return { reads, outer };
+  }
+  end(outer: Reads | null) { this.active = outer; }
+  read(o: KObject) {
+    const a = this.active!;
+    if (a.objs.length < READS_LISTED) a.objs.push(o);
+    else if (!a.kinds?.has(o.kind)) (a.kinds ??= new Set()).add(o.kind);
+  }
+  readKind(kind: string) { if (this.active) (this.active.kinds ??= new Set()).add(kind); }
+  readAll() { if (this.active) this.active.all = true; }
+}
+
+/** Objects of one kind by name; reads are reported to the tracker while a predicate runs. */
+class TrackedMap extends Map<string, KObject> {
+  constructor(private readonly kind: string, private readonly tracker: ReadTracker) { super(); }
+  override get(name: string): KObject | undefined {
+    const o = super.get(name);
+    if (o !== undefined && this.tracker.active) this.tracker.read(o);
+    return o;
+  }
+  override has(name: string): boolean {
+    const o = super.get(name);
+    if (o !== undefined && this.tracker.active) this.tracker.read(o);
+    return o !== undefined;
+  }
+  override values() { this.tracker.readKind(this.kind); return super.values(); }
+  override entries() { this.tracker.readKind(this.kind); return super.entries(); }
+  override [Symbol.iterator]() { this.tracker.readKind(this.kind); return super[Symbol.iterator](); }
+  override forEach(fn: (v: KObject, k: string, m: Map<string, KObject>) => void, thisArg?: unknown) { this.tracker.readKind(this.kind); super.forEach(fn, thisArg); }
 }
 
 /** Min-heap on (t, seq). */
@@ -149,6 +211,66 @@ function setCondition(obj: KObject, c: Condition) {
   } else list.push(c);
 }
 
+/**
+ * The JSON of successive progress records, kept node entry by node entry: the record has an
+ * entry per node in flight (a whole wave) and is written at every step of every node, so
+ * serializing all of it on every write grows with the square of the wave. An entry is
+ * serialized again only when it changed since the last write.
+ */
+class ProgressJson {
+  private entries = new Map<string, { ref: unknown; flat: boolean; keys: string[]; vals: unknown[]; part: string; gen: number }>();
+  private gen = 0;
+  private static readonly MARK = '\u0000bootcplan-nodes\u0000';
+
+  /** Returns JSON.stringify(p) as of now, computed when called (cheap to take, O(entries)). */
+  capture(p: ProgressRecord): () => string {
+    const nodes = (p.nodes ?? {}) as Record<string, unknown>;
+    const parts: string[] = [];
+    const gen = ++this.gen;
+    for (const name in nodes) {
+      if (!Object.prototype.hasOwnProperty.call(nodes, name)) continue;
+      const e = nodes[name];
+      if (e === undefined || typeof e === 'function' || typeof e === 'symbol') continue; // JSON leaves it out
+      let c = this.entries.get(name);
+      if (!c || !ProgressJson.same(c, e)) this.entries.set(name, (c = ProgressJson.entry(name, e, gen)));
+      c.gen = gen;
+      parts.push(c.part);
+    }
+    if (this.entries.size > parts.length) for (const [k, c] of this.entries) if (c.gen !== gen) this.entries.delete(k);
+    const head = JSON.stringify(p, function (this: unknown, k, v) { return this === p && k === 'nodes' ? ProgressJson.MARK : v; });
+    return () => {
+      const mark = JSON.stringify(ProgressJson.MARK);
+      const at = head.indexOf(mark);
+      return at < 0 ? head : `${head.slice(0, at)}{${parts.join(',')}}${head.slice(at + mark.length)}`;
+    };
+  }
+
+  private static entry(name: string, e: unknown, gen: number) {
+    const keys: string[] = [];
+    const vals: unknown[] = [];
+    if (e !== null && typeof e === 'object' && !Array.isArray(e)) for (const k in e) { keys.push(k); vals.push((e as Record<string, unknown>)[k]); }
+    const flat = vals.every((v) => v === null || typeof v !== 'object');
+    return { ref: e, flat, keys, vals, part: `${JSON.stringify(name)}:${JSON.stringify(e)}`, gen };
+  }
+
+  /**
+   * The same frozen object of primitive fields (the applier replaces entries rather than
+   * changing them), or the same keys in the same order with the same primitive values
+   * (nested objects: never the same).
+   */
+  private static same(c: { ref: unknown; flat: boolean; keys: string[]; vals: unknown[] }, e: unknown): boolean {
+    if (e === c.ref && c.flat && Object.isFrozen(e)) return true;
+    if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
+    let i = 0;
+    for (const k in e) {
+      const v = (e as Record<string, unknown>)[k];
+      if (i >= c.keys.length || c.keys[i] !== k || c.vals[i] !== v || (v !== null && typeof v === 'object')) return false;
+      i++;
+    }
+    return i === c.keys.length;
+  }
+}
+
 export class SimCluster {
   readonly durations: PhaseDurations;
   readonly source: string;
@@ -161,18 +283,30 @@ export class SimCluster {
   readonly peakUnavailable = new Map<string, number>();
 
   private objects = new Map<string, KObject>();
-  private nodes = new Map<string, KObject>();
-  private bootcNodes = new Map<string, KObject>();
-  private machineConfigs = new Map<string, KObject>();
+  private tracker = new ReadTracker();
+  private nodes = new TrackedMap('Node', this.tracker);
+  private bootcNodes = new TrackedMap('BootcNode', this.tracker);
+  private machineConfigs = new TrackedMap('MachineConfig', this.tracker);
+  private readonly liveIndex: NodeIndex = { nodes: this.nodes, bootcNodes: this.bootcNodes, machineConfigs: this.machineConfigs };
   private queue = new EventQueue();
   private seq = 0;
   private waiters = new Set<Waiter>();
+  private waiterIds = 0;
   private pending = 0;
   private scheduled = false;
-  /** Bumped on every change (waiters are re-evaluated); `structure` when objects come or go. */
+  /** Bumped on every change; `structure` when objects come or go. */
   private version = 0;
   private structure = 0;
   private viewCache: { structure: number; snap: ClusterSnapshot } | null = null;
+  /**
+   * Which waiters read which objects at their last evaluation, and the waiters to evaluate
+   * again because something they read changed (all of them after objects came or went).
+   */
+  private objWatchers = new Map<KObject, Set<Waiter>>();
+  private kindWatchers = new Map<string, Set<Waiter>>();
+  private allWatchers = new Set<Waiter>();
+  private dirty = new Set<Waiter>();
+  private allDirty = false;
   private rng: Rng;
   private faults: Required<Omit<FaultOptions, 'seed'>>;
   private softCapable: (node: string) => boolean;
@@ -180,10 +314,13 @@ export class SimCluster {
   /** node -> pool, and per-pool members */
   private poolOf = new Map<string, string>();
   private members = new Map<string, string[]>();
+  /** node -> every pool key whose members include it (an MCP and a bootc pool may both). */
+  private memberOf = new Map<string, string[]>();
   private unavailable = new Map<string, boolean>();
   private runtime = new Map<string, { initiallyNotReady: boolean; down: boolean; flapping: boolean; stageToken: number; mcoToken: number; stagingImage?: string | null }>();
   private lockCounter = 0;
   private sessions = 0;
+  private progressJson = new ProgressJson();
 
   constructor(snapshot: ClusterSnapshot, opts: SimOptions = {}) {
     this.durations = opts.durations ?? DEFAULT_DURATIONS;
@@ -224,22 +361,35 @@ export class SimCluster {
     if (o.kind === 'Node') this.nodes.set(o.metadata.name, o);
     else if (o.kind === 'BootcNode') this.bootcNodes.set(o.metadata.name, o);
     else if (o.kind === 'MachineConfig') this.machineConfigs.set(o.metadata.name, o);
-    this.version++;
-    this.structure++;
+    this.structureChanged();
   }
   private remove(kind: string, name: string, namespace?: string | null) {
     this.objects.delete(keyOf(kind, name, namespace));
     if (kind === 'Node') this.nodes.delete(name);
     else if (kind === 'BootcNode') this.bootcNodes.delete(name);
     else if (kind === 'MachineConfig') this.machineConfigs.delete(name);
+    this.structureChanged();
+  }
+  private structureChanged() {
     this.version++;
     this.structure++;
+    this.allDirty = true;
+  }
+  /** Every in-place change of a live object ends here: the waiters that read it are evaluated again. */
+  private changed(o: KObject | undefined) {
+    this.version++;
+    if (!o) return;
+    const ws = this.objWatchers.get(o);
+    if (ws) for (const w of ws) this.dirty.add(w);
+    const ks = this.kindWatchers.get(o.kind);
+    if (ks) for (const w of ks) this.dirty.add(w);
+    for (const w of this.allWatchers) this.dirty.add(w);
   }
   get(kind: string, name: string, namespace?: string | null): KObject | undefined {
     return this.objects.get(keyOf(kind, name, namespace));
   }
   private index(): NodeIndex {
-    return { nodes: this.nodes, bootcNodes: this.bootcNodes, machineConfigs: this.machineConfigs };
+    return this.liveIndex;
   }
 
   /**
@@ -252,6 +402,31 @@ export class SimCluster {
     const snap = this.buildSnapshot([...this.objects.values()], false);
     this.viewCache = { structure: this.structure, snap };
     return snap;
+  }
+
+  /**
+   * Makes the live view report what is read of it: a list is a read of every object of its
+   * kind, a singleton a read of that object, the fingerprint a read of everything; nodes,
+   * BootcNodes and MachineConfigs looked up by name (through the index the view carries,
+   * see indexSnapshot) are reads of those objects only.
+   */
+  private trackReads(snap: ClusterSnapshot) {
+    const t = this.tracker;
+    const define = (key: string, get: () => unknown) => Object.defineProperty(snap, key, {
+      enumerable: true, configurable: true, get,
+      set: (v) => Object.defineProperty(snap, key, { value: v, writable: true, enumerable: true, configurable: true }),
+    });
+    for (const [kind, list] of Object.entries(LIST_OF)) {
+      const arr = snap[list];
+      define(list, () => { t.readKind(kind); return arr; });
+    }
+    for (const key of [...Object.values(SINGLETON_OF), 'bootImagesConfigMap', 'progress', 'lock'] as (keyof ClusterSnapshot)[]) {
+      const o = snap[key] as KObject | null;
+      define(key, () => { if (o && t.active) t.read(o); return o; });
+    }
+    const fingerprint = Object.getOwnPropertyDescriptor(snap, 'fingerprint')!.get!;
+    define('fingerprint', () => { t.readAll(); return fingerprint(); });
+    Object.defineProperty(snap, SNAPSHOT_INDEX, { value: this.liveIndex, enumerable: false });
   }
 
   private buildSnapshot(objs: KObject[], frozen = true): ClusterSnapshot {
@@ -268,6 +443,7 @@ export class SimCluster {
     // Computed on first use (a frozen copy) or on every use (the live view).
     let fp: string | null = null;
     Object.defineProperty(snap, 'fingerprint', { enumerable: true, configurable: true, get: () => (frozen ? (fp ??= fingerprintOf(snap)) : fingerprintOf(snap)) });
+    if (!frozen) this.trackReads(snap);
     return snap;
   }
 
@@ -286,8 +462,7 @@ export class SimCluster {
       },
       remove: (k, n, ns) => this.remove(k, n, ns),
     });
-    this.version++;
-    this.structure++;
+    this.structureChanged(); // anything may have changed in place: every waiter is evaluated again
     this.recomputeMembership();
   }
 
@@ -300,6 +475,14 @@ export class SimCluster {
     for (const [pool, list] of m.mco) { this.members.set(`mco/${pool}`, list); for (const n of list) this.poolOf.set(n, `mco/${pool}`); }
     // bootc membership wins over the MCO pool the node is also in (worker)
     for (const [pool, list] of m.bootc) { this.members.set(`bootc/${pool}`, list); for (const n of list) this.poolOf.set(n, `bootc/${pool}`); }
+    this.memberOf.clear();
+    for (const [key, list] of this.members) {
+      for (const n of list) {
+        const keys = this.memberOf.get(n);
+        if (!keys) this.memberOf.set(n, [key]);
+        else if (!keys.includes(key)) keys.push(key);
+      }
+    }
     for (const n of this.nodes.keys()) this.unavailable.set(n, viewNode(this.nodes.get(n)!, this.index()).unavailable !== null);
     this.recount();
     for (const key of this.members.keys()) this.updatePeak(key);
@@ -314,9 +497,10 @@ export class SimCluster {
     const was = this.unavailable.get(node) === true;
     const now = viewNode(n, this.index()).unavailable !== null;
     this.unavailable.set(node, now);
-    this.version++;
+    this.changed(n);
+    this.changed(this.bootcNodes.get(node));
     if (was !== now) {
-      for (const [key, list] of this.members) if (list.includes(node)) this.counts.set(key, (this.counts.get(key) ?? 0) + (now ? 1 : -1));
+      for (const key of this.memberOf.get(node) ?? []) this.counts.set(key, (this.counts.get(key) ?? 0) + (now ? 1 : -1));
       const pool = this.poolOf.get(node);
       if (peak && pool) this.updatePeak(pool);
     }
@@ -425,39 +609,99 @@ export class SimCluster {
     this.checkWaiters();
   }
 
-  /** Evaluates waiters whose view of the state is out of date; true when one resolved. */
+  /**
+   * Evaluates the waiters whose view of the state is out of date: those that read an object
+   * that changed since their last evaluation (all of them when objects came or went), in
+   * the order they started waiting. True when one resolved.
+   */
   private checkWaiters(): boolean {
     let any = false;
-    if (!this.waiters.size) return false;
+    if (!this.waiters.size || (!this.allDirty && !this.dirty.size)) {
+      this.dirty.clear();
+      this.allDirty = false;
+      return false;
+    }
+    let list: Waiter[];
+    if (this.allDirty) list = [...this.waiters];
+    else {
+      list = [];
+      for (const w of this.dirty) if (this.waiters.has(w)) list.push(w);
+      list.sort((a, b) => a.id - b.id);
+    }
+    this.dirty.clear();
+    this.allDirty = false;
     const snap = this.view();
-    for (const w of [...this.waiters]) {
+    for (const w of list) {
       if (w.lastVersion === this.version) continue;
       w.lastVersion = this.version;
       let v: unknown;
+      const { reads, outer } = this.tracker.begin();
       try {
         v = w.predicate(snap);
       } catch (err) {
+        this.tracker.end(outer);
         w.cleanup();
         w.reject(err);
         any = true;
         continue;
       }
+      this.tracker.end(outer);
       if (v !== undefined && v !== null && v !== false) {
         w.cleanup();
         w.resolve(v);
         any = true;
-      }
+      } else if (this.waiters.has(w)) this.watch(w, reads);
     }
     return any;
+  }
+
+  /** Records what a pending waiter read at its last evaluation. */
+  private watch(w: Waiter, reads: Reads) {
+    const old = w.deps;
+    if (old && old.all === reads.all && sameObjects(old.objs, reads.objs) && sameKinds(old.kinds, reads.kinds)) return;
+    this.unwatch(w);
+    w.deps = reads;
+    for (const o of reads.objs) {
+      let ws = this.objWatchers.get(o);
+      if (!ws) this.objWatchers.set(o, (ws = new Set()));
+      ws.add(w);
+    }
+    if (reads.kinds) {
+      for (const k of reads.kinds) {
+        let ws = this.kindWatchers.get(k);
+        if (!ws) this.kindWatchers.set(k, (ws = new Set()));
+        ws.add(w);
+      }
+    }
+    if (reads.all) this.allWatchers.add(w);
+  }
+  private unwatch(w: Waiter) {
+    const d = w.deps;
+    if (!d) return;
+    w.deps = null;
+    for (const o of d.objs) {
+      const ws = this.objWatchers.get(o);
+      if (ws && ws.delete(w) && !ws.size) this.objWatchers.delete(o);
+    }
+    if (d.kinds) {
+      for (const k of d.kinds) {
+        const ws = this.kindWatchers.get(k);
+        if (ws && ws.delete(w) && !ws.size) this.kindWatchers.delete(k);
+      }
+    }
+    this.allWatchers.delete(w);
   }
 
   sleep(seconds: number, signal: AbortSignal | undefined, session: SimDriver | null): Promise<void> {
     if (signal?.aborted) return Promise.reject(new AbortedError());
     return new Promise<void>((resolve, reject) => {
+      // Nothing to read: only the timeout (or the signal) ends it.
       const w: Waiter = {
-        session, predicate: () => false, resolve, reject, timeout: null, lastVersion: Infinity,
+        id: this.waiterIds++, session, predicate: () => false, resolve, reject, timeout: null, lastVersion: Infinity, deps: null,
         cleanup: () => {
           if (!this.waiters.delete(w)) return;
+          this.dirty.delete(w);
+          this.unwatch(w);
           this.pending--;
           if (w.timeout) w.timeout.cancelled = true;
           signal?.removeEventListener('abort', onAbort);
@@ -474,13 +718,21 @@ export class SimCluster {
 
   waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions, session: SimDriver | null): Promise<T | null> {
     if (opts.signal?.aborted) return Promise.reject(new AbortedError());
-    const first = predicate(this.view());
+    const { reads, outer } = this.tracker.begin();
+    let first: T | null | undefined | false;
+    try {
+      first = predicate(this.view());
+    } finally {
+      this.tracker.end(outer);
+    }
     if (first !== undefined && first !== null && first !== false) return Promise.resolve(first as T);
     return new Promise<T | null>((resolve, reject) => {
       const w: Waiter = {
-        session, predicate, resolve, reject, timeout: null, lastVersion: this.version,
+        id: this.waiterIds++, session, predicate, resolve, reject, timeout: null, lastVersion: this.version, deps: null,
         cleanup: () => {
           if (!this.waiters.delete(w)) return;
+          this.dirty.delete(w);
+          this.unwatch(w);
           this.pending--;
           if (w.timeout) w.timeout.cancelled = true;
           opts.signal?.removeEventListener('abort', onAbort);
@@ -490,6 +742,7 @@ export class SimCluster {
       opts.signal?.addEventListener('abort', onAbort);
       w.timeout = this.after(Math.max(0, opts.timeoutSeconds), () => { w.cleanup(); resolve(null); });
       this.waiters.add(w);
+      this.watch(w, reads);
       this.pending++;
       this.kick();
     });
@@ -588,7 +841,7 @@ export class SimCluster {
           mc.status ??= {};
           if (mc.spec?.bootImageSkewEnforcement) mc.status.bootImageSkewEnforcementStatus = structuredClone(mc.spec.bootImageSkewEnforcement);
           if (mc.spec?.managedBootImages) mc.status.managedBootImagesStatus = structuredClone(mc.spec.managedBootImages);
-          this.version++;
+          this.changed(mc);
         });
         break;
       }
@@ -609,6 +862,7 @@ export class SimCluster {
       if (bn.spec.desiredImage !== desired) {
         bn.spec.desiredImage = desired;
         bn.spec.desiredImageState = 'Staged';
+        this.changed(bn);
       }
       this.daemonReconcile(bn.metadata.name);
     }
@@ -656,7 +910,7 @@ export class SimCluster {
     if (!bn) throw new NotFoundError(`BootcNode ${node} not found`);
     this.record(session, 'desiredImageState', `${node}=${state}`);
     bn.spec.desiredImageState = state;
-    this.version++;
+    this.changed(bn);
     if (state !== 'Booted') return;
     const rt = this.runtime.get(node)!;
     const digest = digestOf(bn.spec.desiredImage);
@@ -710,7 +964,7 @@ export class SimCluster {
     mcp.spec.configuration = { name };
     mcp.status ??= {};
     mcp.status.configuration = { name };
-    this.version++;
+    this.changed(mcp);
     this.mcoSync(pool);
   }
 
@@ -757,7 +1011,7 @@ export class SimCluster {
     this.after(d.drain, () => {
       if (rt.mcoToken !== token) return;
       ann['machineconfiguration.openshift.io/lastAppliedDrain'] = `drain-${target}`;
-      this.version++;
+      this.changed(n);
     });
     this.after(d.drain + d.stage, () => {
       if (rt.mcoToken !== token) return;
@@ -814,12 +1068,12 @@ export class SimCluster {
     if (kind === 'MachineConfigPool') {
       const was = p.spec.paused === true;
       p.spec.paused = paused;
-      this.version++;
+      this.changed(p);
       if (was && !paused) this.after(0, () => this.mcoSync(name));
     } else {
       p.spec.rollout ??= {};
       p.spec.rollout.paused = paused;
-      this.version++;
+      this.changed(p);
     }
   }
 
@@ -849,7 +1103,7 @@ export class SimCluster {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
     if (!l || l.metadata.annotations?.['bootcplan.dev/lock-id'] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held`);
     l.spec.renewTime = isoOf(this.now);
-    this.version++;
+    this.changed(l);
     return this.leaseOf()!;
   }
   releaseLock(session: SimDriver, lockId: string): boolean {
@@ -864,11 +1118,19 @@ export class SimCluster {
     return cm?.data?.['progress.json'] ? JSON.parse(cm.data['progress.json']) : null;
   }
   writeProgress(p: ProgressRecord) {
-    const data = { 'plan-id': p.planId, 'progress.json': JSON.stringify(p) };
+    // `progress.json` is JSON.stringify(p) as of now, put together when first read.
+    const json = this.progressJson.capture(p);
+    const data: Record<string, string> = { 'plan-id': p.planId };
+    let text: string | null = null;
+    Object.defineProperty(data, 'progress.json', {
+      enumerable: true, configurable: true,
+      get: () => (text ??= json()),
+      set: (v: string) => { text = v; },
+    });
     const cm = this.get('ConfigMap', PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
     if (cm) {
       cm.data = data;
-      this.version++;
+      this.changed(cm);
     } else {
       this.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE }, data });
     }
