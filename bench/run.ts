@@ -17,6 +17,7 @@ import { stringify } from 'yaml';
 import { generateCluster } from '../src/sim/generate.ts';
 import { benchRendering } from './render.ts';
 import { benchMakespanAsync, makespanTable } from './makespan.ts';
+import { benchRehearsal } from './rehearse.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -59,6 +60,7 @@ for (const format of ['json', 'yaml'] as const) {
 
 const render = sizes.includes(10000) || sizes.length ? await benchRendering(Math.min(10000, Math.max(...sizes)), runs) : null;
 const makespan = await benchMakespanAsync();
+const rehearsals = await benchRehearsal((process.env.BENCH_REHEARSE ?? '1000,10000').split(',').map(Number));
 
 /** API requests per node of a live apply, from the e2e apply suite on the real test API server. */
 function apiRequestsPerNode(): { requests: number; nodes: number; perNode: number } | null {
@@ -92,9 +94,10 @@ for (const f of ['json', 'yaml']) {
   if (g1 || g2) md.push(`Growth (${f.toUpperCase()}): ${g1 ? `10k/1k = ${g1.toFixed(1)}x` : ''}${g1 && g2 ? ', ' : ''}${g2 ? `50k/10k = ${g2.toFixed(1)}x` : ''} (linear would be 10x and 5x).`);
 }
 if (render) md.push('', `Rendering the ${render.nodes.toLocaleString('en-US')}-node plan: text ${render.textMs.toFixed(0)} ms, markdown ${render.markdownMs.toFixed(0)} ms (${render.markdownChars.toLocaleString('en-US')} characters), HTML ${render.htmlMs.toFixed(0)} ms (${(render.htmlBytes / 1e6).toFixed(2)} MB).`);
+md.push('', `Rehearsal (the real applier on the simulated cluster, in-process): ${rehearsals.map((r) => `${r.nodes.toLocaleString('en-US')} nodes ${(r.wallMs / 1000).toFixed(1)} s (${r.events.toLocaleString('en-US')} events)`).join(', ')}.`);
 md.push('', makespanTable(makespan));
 if (api) md.push('', `Live apply on the e2e API server (kube-apiserver v1.35.4): ${api.requests} API requests by bootcplan for ${api.nodes} nodes, ${api.perNode} per node (reads, watches, JSON patches, evictions, lock and progress writes).`);
-const results = { machine, runs, plan: planRows, render, makespan, api };
+const results = { machine, runs, plan: planRows, render, rehearsals, makespan, api };
 writeFileSync(new URL('results.json', outDir), JSON.stringify(results, null, 2));
 writeFileSync(new URL('results.md', outDir), md.join('\n') + '\n');
 console.log(md.join('\n'));
