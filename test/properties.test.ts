@@ -14,6 +14,7 @@ import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD, type TestNode } from '.
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { nodeObject, bootcNodeObject, imageRef } from '../src/sim/generate.ts';
 import type { StalePlanError } from '../src/cli/errors.ts';
+import type { SimCluster } from '../src/sim/cluster.ts';
 
 const s = suite('properties');
 
@@ -104,16 +105,7 @@ s('apply killed at a random event, then run again, completes with each node rebo
         assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? second.error}`);
       }
       const scheduled = plan.pools[0].nodes.filter((x) => x.wave !== null).map((x) => x.name);
-      const counts = sim.rebootCounts();
-      for (const n of scheduled) {
-        assert.is(counts.get(n), 1, `${n} rebooted ${counts.get(n) ?? 0} times`);
-        assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST, n);
-      }
-      assert.is(counts.size, scheduled.length);
-      for (let i = 0; i < sh.n; i++) {
-        const name = `w-${String(i).padStart(3, '0')}`;
-        assert.is(sim.get('Node', name)!.spec.unschedulable === true, i < sh.cordoned, `${name} cordon state`);
-      }
+      assertEachRebootedOnceAndCordonsRestored(sim, scheduled, sh.n, sh.cordoned);
     }),
     { numRuns: 50 },
   );
@@ -189,19 +181,24 @@ s('soft reboots regrouped from the fresh plan: never over budget, each node in o
         }
         for (const e of r.events.filter((x) => x.type === 'cordon')) assert.is(waveOf.get(e.node!), e.wave, `${e.node} cordoned in wave ${e.wave}`);
       }
-      const counts = sim.rebootCounts();
-      for (const n of scheduled) {
-        assert.is(counts.get(n), 1, `${n} rebooted ${counts.get(n) ?? 0} times`);
-        assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST, n);
-      }
-      assert.is(counts.size, scheduled.length);
-      for (let i = 0; i < sh.n; i++) {
-        const name = `w-${String(i).padStart(3, '0')}`;
-        assert.is(sim.get('Node', name)!.spec.unschedulable === true, i < sh.cordoned, `${name} cordon state`);
-      }
+      assertEachRebootedOnceAndCordonsRestored(sim, scheduled, sh.n, sh.cordoned);
     }),
     { numRuns: 50 },
   );
 });
 
 s.run();
+
+/** Every scheduled node rebooted exactly once onto the target; only admin-cordoned nodes stay cordoned. */
+function assertEachRebootedOnceAndCordonsRestored(sim: SimCluster, scheduled: string[], nodeCount: number, cordoned: number) {
+  const counts = sim.rebootCounts();
+  for (const n of scheduled) {
+    assert.is(counts.get(n), 1, `${n} rebooted ${counts.get(n) ?? 0} times`);
+    assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST, n);
+  }
+  assert.is(counts.size, scheduled.length);
+  for (let i = 0; i < nodeCount; i++) {
+    const name = `w-${String(i).padStart(3, '0')}`;
+    assert.is(sim.get('Node', name)!.spec.unschedulable === true, i < cordoned, `${name} cordon state`);
+  }
+}
