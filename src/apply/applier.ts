@@ -612,10 +612,14 @@ class Applier {
           failures.push(...d.failed);
           for (const f of d.failed) pending.splice(pending.indexOf(f.node), 1);
         } else {
-          for (const { name, v } of d.start) {
+          // One write-ahead record for every node started in this round, then the cordons:
+          // a wave of k nodes costs one progress write here, not k.
+          const fresh = d.start.map(({ name, v }) => this.recordCordonAhead(pool, name, k, v));
+          if (d.start.length) await this.save();
+          for (const [i, { name, v }] of d.start.entries()) {
             pending.splice(pending.indexOf(name), 1);
             started++;
-            await this.cordonStep(pool, k, name, v);
+            await this.cordonNow(pool, k, name, v, fresh[i]);
             const p = this.runBootcNode(pool, k, name).then(
               (r) => { if (!r.ok) failures.push(r.failure); },
               (err) => { if (!fatal.set) { fatal.set = true; fatal.err = err; } },
@@ -665,14 +669,20 @@ class Applier {
     return sig;
   }
 
-  /** Write-ahead record, then cordon (the budget was checked just before, on the same view). */
-  private async cordonStep(pool: PlanPool, k: number, name: string, v: NodeView) {
+  /**
+   * The write-ahead record of a cordon (saved by the caller before any cordon of the round;
+   * the budget was checked just before, on the same view). Returns whether the node's entry is new.
+   */
+  private recordCordonAhead(pool: PlanPool, name: string, k: number, v: NodeView): boolean {
     const old = this.progress.nodes[name];
     const fresh = !old || old.step === 'done';
     if (fresh) this.progress.nodes[name] = Object.freeze({ pool: pool.name, wave: k, step: 'cordon', wasCordoned: v.cordoned });
     else if (old.step === 'failed') this.setNodeProgress(name, { step: 'cordon' });
     this.inFlight.add(name);
-    await this.save();
+    return fresh;
+  }
+
+  private async cordonNow(pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean) {
     if (!v.cordoned) {
       await this.retry(() => this.driver.cordon(name));
       this.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
