@@ -694,25 +694,9 @@ export class SimCluster {
 
   sleep(seconds: number, signal: AbortSignal | undefined, session: SimDriver | null): Promise<void> {
     if (signal?.aborted) return Promise.reject(new AbortedError());
+    // Nothing to read: only the timeout (or the signal) ends it.
     return new Promise<void>((resolve, reject) => {
-      // Nothing to read: only the timeout (or the signal) ends it.
-      const w: Waiter = {
-        id: this.waiterIds++, session, predicate: () => false, resolve, reject, timeout: null, lastVersion: Infinity, deps: null,
-        cleanup: () => {
-          if (!this.waiters.delete(w)) return;
-          this.dirty.delete(w);
-          this.unwatch(w);
-          this.pending--;
-          if (w.timeout) w.timeout.cancelled = true;
-          signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      const onAbort = () => { w.cleanup(); reject(new AbortedError()); };
-      signal?.addEventListener('abort', onAbort);
-      w.timeout = this.after(Math.max(0, seconds), () => { w.cleanup(); resolve(); });
-      this.waiters.add(w);
-      this.pending++;
-      this.kick();
+      this.enqueueWaiter({ session, predicate: () => false, resolve, reject, lastVersion: Infinity }, signal, seconds, () => resolve(), null);
     });
   }
 
@@ -727,25 +711,36 @@ export class SimCluster {
     }
     if (first !== undefined && first !== null && first !== false) return Promise.resolve(first as T);
     return new Promise<T | null>((resolve, reject) => {
-      const w: Waiter = {
-        id: this.waiterIds++, session, predicate, resolve, reject, timeout: null, lastVersion: this.version, deps: null,
-        cleanup: () => {
-          if (!this.waiters.delete(w)) return;
-          this.dirty.delete(w);
-          this.unwatch(w);
-          this.pending--;
-          if (w.timeout) w.timeout.cancelled = true;
-          opts.signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      const onAbort = () => { w.cleanup(); reject(new AbortedError()); };
-      opts.signal?.addEventListener('abort', onAbort);
-      w.timeout = this.after(Math.max(0, opts.timeoutSeconds), () => { w.cleanup(); resolve(null); });
-      this.waiters.add(w);
-      this.watch(w, reads);
-      this.pending++;
-      this.kick();
+      this.enqueueWaiter({ session, predicate, resolve, reject, lastVersion: this.version }, opts.signal, opts.timeoutSeconds, () => resolve(null), reads);
     });
+  }
+
+  /**
+   * Registers a pending wait: it ends when its predicate holds (checked when what it read
+   * changes), when `seconds` pass (`onTimeout`), or when `signal` aborts.
+   */
+  private enqueueWaiter(
+    base: Pick<Waiter, 'session' | 'predicate' | 'resolve' | 'reject' | 'lastVersion'>,
+    signal: AbortSignal | undefined, seconds: number, onTimeout: () => void, reads: Reads | null,
+  ): void {
+    const w: Waiter = {
+      id: this.waiterIds++, ...base, timeout: null, deps: null,
+      cleanup: () => {
+        if (!this.waiters.delete(w)) return;
+        this.dirty.delete(w);
+        this.unwatch(w);
+        this.pending--;
+        if (w.timeout) w.timeout.cancelled = true;
+        signal?.removeEventListener('abort', onAbort);
+      },
+    };
+    const onAbort = () => { w.cleanup(); base.reject(new AbortedError()); };
+    signal?.addEventListener('abort', onAbort);
+    w.timeout = this.after(Math.max(0, seconds), () => { w.cleanup(); onTimeout(); });
+    this.waiters.add(w);
+    if (reads) this.watch(w, reads);
+    this.pending++;
+    this.kick();
   }
 
   /** Rejects every pending wait of a session (the process died). */
