@@ -152,3 +152,26 @@ export function describeGroup(g: NodeGroup, opts: { withPool?: boolean } = {}): 
   if (g.blockedBy) return `${head}: ${change}, not scheduled (${g.blockedBy})`;
   return `${head}: ${change}, ${REBOOT_TEXT[g.reboot] ?? `${g.reboot} reboot`}, ${staged}, ${g.waves.length === 1 ? 'wave' : 'waves'} ${foldNumbers(g.waves)}`;
 }
+
+/** Reboot kinds of the scheduled nodes of some pools ('unknown': decided once staged). */
+export function rebootMix(pools: readonly { nodes: readonly { wave: number | null; reboot: string }[] }[]): { soft: number; hard: number; unknown: number } {
+  let soft = 0;
+  let hard = 0;
+  let unknown = 0;
+  for (const p of pools) {
+    for (const n of p.nodes) {
+      if (n.wave === null) continue;
+      if (n.reboot === 'soft') soft++;
+      else if (n.reboot === 'hard') hard++;
+      else unknown++;
+    }
+  }
+  return { soft, hard, unknown };
+}
+
+/** Risky changes of a plan: the disruptive ones, and replacements (incl. the CPMS's). */
+export function riskTally<C extends { action: string; risk: string }>(plan: { changes: readonly C[]; bootImages: { controlPlaneMachineSet: { replacement: boolean } | null } }) {
+  const risky = plan.changes.filter((c) => c.action !== 'noop' && c.risk !== 'none');
+  const replacement = risky.filter((c) => c.risk === 'replacement').length + (plan.bootImages.controlPlaneMachineSet?.replacement ? 1 : 0);
+  return { risky, replacement, disruptive: risky.filter((c) => c.risk === 'disruptive').length };
+}

@@ -16,7 +16,7 @@ import type { Diagnostic } from '../spec/diagnostics.ts';
 import { changeDiff } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';
-import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare, shortDigest } from './format.ts';
+import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare, shortDigest, rebootMix, riskTally } from './format.ts';
 import { planLine } from './text.ts';
 import { buildTimeline, nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind } from './timeline.ts';
 import { buildRehearsalTimeline } from './rehearsal-timeline.ts';
@@ -145,12 +145,8 @@ ${failed.length ? `<p class="fail" id="rehearsal-failed">Failed ${failed.length 
 
 function summary(plan: Plan): string {
   const s = plan.summary;
-  const sched = plan.pools.flatMap((p) => p.nodes.filter((n) => n.wave !== null));
-  const soft = sched.filter((n) => n.reboot === 'soft').length;
-  const hard = sched.filter((n) => n.reboot === 'hard').length;
-  const unknown = sched.length - soft - hard;
-  const risky = plan.changes.filter((c) => c.action !== 'noop' && c.risk !== 'none');
-  const replacement = risky.filter((c) => c.risk === 'replacement').length + (plan.bootImages.controlPlaneMachineSet?.replacement ? 1 : 0);
+  const { soft, hard, unknown } = rebootMix(plan.pools);
+  const { risky, replacement } = riskTally(plan);
   const card = (label: string, value: string, sub: string, cls = '') =>
     `<div class="card ${cls}"><div class="label">${label}</div><div class="value">${value}</div><div class="sub">${sub}</div></div>`;
   const cards = [

@@ -15,7 +15,7 @@ import type { Diagnostic } from '../spec/diagnostics.ts';
 import { changeDiff, type DiffLine } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';
-import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare } from './format.ts';
+import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally } from './format.ts';
 import { planLine } from './text.ts';
 
 export const MARKDOWN_LIMIT = 60_000;
@@ -74,13 +74,8 @@ function renderHead(plan: Plan): string {
   const sched = scheduleLine(plan);
   if (sched) out.push(`:clock9: ${esc(sched)}`, '');
 
-  const scheduled = plan.pools.flatMap((p) => p.nodes.filter((n) => n.wave !== null));
-  const soft = scheduled.filter((n) => n.reboot === 'soft').length;
-  const hard = scheduled.filter((n) => n.reboot === 'hard').length;
-  const unknown = scheduled.length - soft - hard;
-  const risky = plan.changes.filter((c) => c.action !== 'noop' && c.risk !== 'none');
-  const replacement = risky.filter((c) => c.risk === 'replacement').length + (plan.bootImages.controlPlaneMachineSet?.replacement ? 1 : 0);
-  const disruptive = risky.filter((c) => c.risk === 'disruptive').length;
+  const { soft, hard, unknown } = rebootMix(plan.pools);
+  const { risky, replacement, disruptive } = riskTally(plan);
   out.push('| Summary | |');
   out.push('|---|---|');
   out.push(`| Objects | ${s.create} to create, ${s.update} to change, ${s.delete} to delete |`);
