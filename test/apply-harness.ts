@@ -7,7 +7,7 @@ import { SimCluster, type SimOptions, type SimDriver } from '../src/sim/cluster.
 import { apply, type ApplyOptions, type ApplyResult } from '../src/apply/applier.ts';
 import type { ApplyEvent } from '../src/apply/events.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
-import { exitCodeOf } from '../src/cli/errors.ts';
+import { exitCodeOf } from '../src/base/errors.ts';
 
 export function planWith(specText: string, snapshot: ClusterSnapshot, durations: PhaseDurations = DEFAULT_DURATIONS): { plan: Plan; replan: (s: ClusterSnapshot) => Plan } {
   const loaded = parseRolloutSpec(specText, 'spec.yaml');

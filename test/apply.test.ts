@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
-import { LockHeldError, RolloutHaltedError, StalePlanError, PolicyBlockedError } from '../src/cli/errors.ts';
+import { LockHeldError, RolloutHaltedError, StalePlanError, PolicyBlockedError } from '../src/base/errors.ts';
 import { digestOf } from '../src/domain/nodes.ts';
 import { nodeObject, bootcNodeObject } from '../src/sim/generate.ts';
 import { OLD } from './builders.ts';

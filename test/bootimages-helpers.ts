@@ -7,7 +7,7 @@ import { parseRolloutSpec, type LoadedSpec } from '../src/spec/load.ts';
 import { planBootImages, type BootImagesResult } from '../src/domain/bootimages.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import type { Plan } from '../src/plan/types.ts';
-import type { Diagnostic } from '../src/spec/diagnostics.ts';
+import type { Diagnostic } from '../src/base/diagnostics.ts';
 
 export { OLD_AMI, NEW_AMI };
 export const REGION = 'us-east-1';

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { load, MS, CP, codes } from './bootimages-helpers.ts';
-import type { Diagnostic } from '../src/spec/diagnostics.ts';
+import type { Diagnostic } from '../src/base/diagnostics.ts';
 
 const s = suite('bootimages: spec validation');
 

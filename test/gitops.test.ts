@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { run, type CliIO } from '../src/cli/main.ts';
 import { verifyPlanSpec } from '../src/cli/provenance.ts';
-import { StalePlanError, exitCodeOf } from '../src/cli/errors.ts';
+import { StalePlanError, exitCodeOf } from '../src/base/errors.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 
 const s = suite('gitops: specs from git');

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD, type TestNode } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { nodeObject, bootcNodeObject, imageRef } from '../src/sim/generate.ts';
-import type { StalePlanError } from '../src/cli/errors.ts';
+import type { StalePlanError } from '../src/base/errors.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 
 const s = suite('properties');

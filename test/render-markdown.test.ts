@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { renderMarkdown, markdownMarker, MARKDOWN_LIMIT } from '../src/render/markdown.ts';
 import type { Plan, PlanChange, PlanPool } from '../src/plan/types.ts';
-import type { Diagnostic } from '../src/spec/diagnostics.ts';
+import type { Diagnostic } from '../src/base/diagnostics.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseRolloutSpec } from '../src/spec/load.ts';
-import type { Diagnostic } from '../src/spec/diagnostics.ts';
+import type { Diagnostic } from '../src/base/diagnostics.ts';
 
 const s = suite('spec loader');
 const D = 'quay.io/example/os@sha256:' + 'a'.repeat(64);

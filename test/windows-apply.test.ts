@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
-import { PolicyBlockedError } from '../src/cli/errors.ts';
+import { PolicyBlockedError } from '../src/base/errors.ts';
 import { windowPolicy } from '../src/apply/policy.ts';
 
 const s = suite('apply inside maintenance windows (virtual clock)');

@@ -30,7 +30,7 @@ import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot, Condition, KObject } from '../cluster/types.ts';
 import { indexSnapshot, viewNode, conditionOf, type NodeIndex, type NodeView } from '../domain/nodes.ts';
 import { computeMembership } from '../domain/pools.ts';
-import { InputError, PolicyBlockedError, RolloutHaltedError, StalePlanError, ClusterApiError, LockHeldError } from '../cli/errors.ts';
+import { InputError, PolicyBlockedError, RolloutHaltedError, StalePlanError, ClusterApiError, LockHeldError } from '../base/errors.ts';
 import {
   type ClusterDriver, type LockRecord, type ProgressRecord, type NodeProgress, type PoolProgress,
   ConflictError, PreconditionFailedError, AlreadyExistsError, DrainTimeoutError, AbortedError, LockLostError, isoOf,

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline/promises';
 import type { CliIO } from './main.ts';
 import { useColor, renderPlan } from './main.ts';
 import { readSpec, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
-import { InputError, StalePlanError, ClusterApiError, EXIT } from './errors.ts';
+import { InputError, StalePlanError, ClusterApiError, EXIT } from '../base/errors.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';

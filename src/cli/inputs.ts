@@ -10,8 +10,8 @@ import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan } from '../plan/types.ts';
 import { PLAN_FORMAT_VERSION } from '../plan/types.ts';
-import { InputError } from './errors.ts';
-import { hasErrors } from '../spec/diagnostics.ts';
+import { InputError } from '../base/errors.ts';
+import { hasErrors } from '../base/diagnostics.ts';
 
 export function readTextFile(path: string, what: string, hint?: string): string {
   let st;

@@ -1,6 +1,6 @@
 /** Live cluster access for the CLI; the Kubernetes driver is loaded only when needed. */
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { ClusterApiError } from './errors.ts';
+import { ClusterApiError } from '../base/errors.ts';
 import { DriverError } from '../apply/driver.ts';
 
 export interface LiveFlags {

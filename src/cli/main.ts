@@ -5,7 +5,7 @@
 import { Command, Option, CommanderError } from 'commander';
 import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
-import { formatDiagnostic, type Diagnostic } from '../spec/diagnostics.ts';
+import { formatDiagnostic, type Diagnostic } from '../base/diagnostics.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan } from '../plan/types.ts';
 import { renderText } from '../render/text.ts';
@@ -14,7 +14,7 @@ import { renderMarkdown } from '../render/markdown.ts';
 import { renderHtml } from '../render/html.ts';
 import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
 import { specChangesOf } from '../plan/specdiff.ts';
-import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from './errors.ts';
+import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { registerKubeCommands } from './commands-kube.ts';
 import { registerApplyCommands } from './commands-apply.ts';

@@ -7,7 +7,7 @@ import { resolve, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Plan } from '../plan/types.ts';
 import { git, readSpecWorkingTree } from './inputs.ts';
-import { StalePlanError, InputError } from './errors.ts';
+import { StalePlanError, InputError } from '../base/errors.ts';
 
 export interface SpecCheckOptions {
   /** Where to look for the spec; default: the plan's recorded path, relative to the repository root or cwd. */

@@ -5,10 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { LineCounter, parseDocument } from 'yaml';
-import { type Diagnostic, type DiagnosticInput, emptySourceMap, diagnosticAt, sortDiagnostics, hasErrors } from '../spec/diagnostics.ts';
+import { type Diagnostic, type DiagnosticInput, emptySourceMap, diagnosticAt, sortDiagnostics, hasErrors } from '../base/diagnostics.ts';
 import jsyaml from 'js-yaml';
-import { parseYamlWithPositions, binaryInputDiagnostic } from '../spec/yaml-source.ts';
-import { isPlainObject } from '../spec/schema.ts';
+import { parseYamlWithPositions, binaryInputDiagnostic } from '../base/yaml.ts';
+import { isPlainObject } from '../base/schema.ts';
 import { type ClusterSnapshot, type KObject, BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from './types.ts';
 
 export interface LoadedSnapshot {

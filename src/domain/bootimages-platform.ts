@@ -4,7 +4,7 @@
  * helpers, vsphere helpers). Pure: reads the providerSpec and the stream, never a cloud API.
  */
 import { type CoreosStream, awsRegionImage, gcpImage, azureMarketplaceImage, vmwareRelease } from './stream.ts';
-import { isPlainObject } from '../spec/schema.ts';
+import { isPlainObject } from '../base/schema.ts';
 
 /** Platforms whose MachineSets the MCO updates (ctrlcommon.CheckBootImagePlatform; sync_test.go). */
 export const BOOT_IMAGE_PLATFORMS = ['AWS', 'GCP', 'VSphere', 'Azure'] as const;

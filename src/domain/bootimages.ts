@@ -10,12 +10,12 @@
  * Pure: no I/O.
  */
 import type { RolloutSpec, MachineManager, BootImageSkewEnforcement } from '../spec/types.ts';
-import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, joinPath } from '../spec/diagnostics.ts';
+import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import type { BootImagesPlan, ChangeReason, Risk } from '../plan/types.ts';
 import { type DraftChange, updateChange } from '../plan/planner.ts';
 import { buildPatch, pickPaths, deepEqual } from '../plan/patch.ts';
-import { isPlainObject } from '../spec/schema.ts';
+import { isPlainObject } from '../base/schema.ts';
 import { readStream } from './stream.ts';
 import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';
 import {

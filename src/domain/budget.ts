@@ -6,6 +6,8 @@
  * then "if maxunavail == 0 { maxunavail = 1 }"), while the bootc-operator rounds up. bootcplan
  * resolves once, with the MCO rule, and writes the integer to both pools so they cannot disagree.
  */
+import { describeType } from '../base/schema.ts';
+
 export type MaxUnavailable = { kind: 'count'; value: number } | { kind: 'percent'; value: number };
 
 export type ParseResult =
@@ -54,12 +56,4 @@ export function resolveMaxUnavailable(mu: MaxUnavailable, poolSize: number): Res
   }
   const resolved = Math.max(1, Math.floor((mu.value * poolSize) / 100));
   return { value: `${mu.value}%`, resolved, rule: 'floor(percent x nodes), minimum 1' };
-}
-
-export function describeType(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a mapping';
-  if (typeof v === 'string') return `the string "${v}"`;
-  return `${typeof v} ${String(v)}`;
 }

@@ -4,7 +4,7 @@
  * coreos/stream-metadata-go (stream/stream.go, stream/rhcos/rhcos.go). Pure lookups only.
  */
 import type { KObject } from '../cluster/types.ts';
-import { isPlainObject } from '../spec/schema.ts';
+import { isPlainObject } from '../base/schema.ts';
 
 export interface AzureMarketplaceImage { publisher: string; offer: string; sku: string; version: string }
 

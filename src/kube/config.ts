@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterApiError } from '../cli/errors.ts';
+import { ClusterApiError } from '../base/errors.ts';
 
 export interface KubeFlags {
   kubeconfig?: string;

@@ -26,7 +26,7 @@ import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { snapshotFromObjects } from '../cluster/snapshot.ts';
-import { LockHeldError } from '../cli/errors.ts';
+import { LockHeldError } from '../base/errors.ts';
 import {
   type Clock, type ClusterDriver, type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState,

@@ -7,7 +7,7 @@
  * that someone reordered would hit the wrong entry.
  */
 import type { Operation } from 'fast-json-patch';
-import { isPlainObject } from '../spec/schema.ts';
+import { isPlainObject } from '../base/schema.ts';
 
 export function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');

@@ -3,7 +3,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RolloutSpec, PoolSpec } from '../spec/types.ts';
-import { type Diagnostic, type SourceMap, diagnosticAt, sortDiagnostics, joinPath } from '../spec/diagnostics.ts';
+import { type Diagnostic, type SourceMap, diagnosticAt, sortDiagnostics, joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { indexSnapshot, viewNode, digestOf, type NodeView } from '../domain/nodes.ts';
 import { computeMembership, isControlPlanePool, defaultPriority } from '../domain/pools.ts';

@@ -2,7 +2,7 @@
  * Plan JSON, formatVersion "1.0" (DESIGN §6). The single source of truth: renderers and
  * the applier read only this. Fields named in the design are never renamed.
  */
-import type { Diagnostic } from '../spec/diagnostics.ts';
+import type { Diagnostic } from '../base/diagnostics.ts';
 import type { Condition } from '../cluster/types.ts';
 import type { Operation } from 'fast-json-patch';
 

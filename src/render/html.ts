@@ -12,7 +12,7 @@
  * reads only the plan and the rehearsal.
  */
 import type { Plan, PlanChange, PlanPool, PhaseDurations, Backend } from '../plan/types.ts';
-import type { Diagnostic } from '../spec/diagnostics.ts';
+import type { Diagnostic } from '../base/diagnostics.ts';
 import { changeDiff } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';

@@ -11,7 +11,7 @@
  *   errors) is never cut.
  */
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
-import type { Diagnostic } from '../spec/diagnostics.ts';
+import type { Diagnostic } from '../base/diagnostics.ts';
 import { changeDiff, type DiffLine } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';

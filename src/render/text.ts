@@ -2,7 +2,7 @@
  * Terraform-like text rendering of a Plan (DESIGN §8). Pure: reads only the plan.
  */
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
-import { formatDiagnostic } from '../spec/diagnostics.ts';
+import { formatDiagnostic } from '../base/diagnostics.ts';
 import { changeDiff } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';

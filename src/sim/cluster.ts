@@ -33,7 +33,7 @@ import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts'
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_ROLE_LABEL, ZONE_LABEL } from '../domain/labels.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { PhaseDurations } from '../plan/types.ts';
-import { LockHeldError } from '../cli/errors.ts';
+import { LockHeldError } from '../base/errors.ts';
 import {
   type Clock, type ClusterDriver, type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState,

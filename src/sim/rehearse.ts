@@ -8,7 +8,7 @@ import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { apply, checkApplicable, type ApplyTimeouts } from '../apply/applier.ts';
 import type { ApplyEvent } from '../apply/events.ts';
-import { exitCodeOf, RolloutHaltedError } from '../cli/errors.ts';
+import { exitCodeOf, RolloutHaltedError } from '../base/errors.ts';
 import { SimCluster, type FaultOptions } from './cluster.ts';
 
 export interface RehearsalWave {

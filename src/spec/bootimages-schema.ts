@@ -7,9 +7,9 @@
  * Rules that depend on the cluster (feature gates, platform, skew-enforcement status) live in
  * src/domain/bootimages-rules.ts.
  */
-import type { Schema, ObjectSchema, Ctx } from './schema.ts';
-import { isPlainObject, nearest } from './schema.ts';
-import { joinPath } from './diagnostics.ts';
+import type { Schema, ObjectSchema, Ctx } from '../base/schema.ts';
+import { isPlainObject, nearest } from '../base/schema.ts';
+import { joinPath } from '../base/diagnostics.ts';
 
 export const MACHINE_MANAGER_RESOURCES = ['machinesets', 'controlplanemachinesets'] as const;
 export const MACHINE_MANAGER_API_GROUPS = ['machine.openshift.io'] as const;

@@ -3,9 +3,9 @@
  * problem at once, each with file:line:column, never throws on bad input.
  */
 import { createHash } from 'node:crypto';
-import { type Diagnostic, type SourceMap, emptySourceMap, hasErrors, sortDiagnostics } from './diagnostics.ts';
-import { parseYamlWithPositions } from './yaml-source.ts';
-import { collect, validate, isPlainObject } from './schema.ts';
+import { type Diagnostic, type SourceMap, emptySourceMap, hasErrors, sortDiagnostics } from '../base/diagnostics.ts';
+import { parseYamlWithPositions } from '../base/yaml.ts';
+import { collect, validate, isPlainObject } from '../base/schema.ts';
 import { rolloutSchema } from './rollout-schema.ts';
 import type { RolloutSpec } from './types.ts';
 

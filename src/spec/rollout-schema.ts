@@ -2,8 +2,8 @@
  * The Rollout schema (DESIGN §4) as data. Static rules only: rules that need the cluster
  * (feature gates, platform, skew-enforcement status) are checked by the planner.
  */
-import { type Schema, type ObjectSchema, type Ctx, isPlainObject } from './schema.ts';
-import { joinPath } from './diagnostics.ts';
+import { type Schema, type ObjectSchema, type Ctx, isPlainObject } from '../base/schema.ts';
+import { joinPath } from '../base/diagnostics.ts';
 import { REBOOT_POLICIES, CPMS_STRATEGIES, SPEC_API_VERSION, SPEC_KIND } from './types.ts';
 import { parseMaxUnavailable, MAX_UNAVAILABLE_EXPECTED } from '../domain/budget.ts';
 import { checkCron, isValidTimeZone, parseDurationSeconds } from '../domain/windows.ts';

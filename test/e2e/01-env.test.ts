@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { tempDir, startEnv, setupEnv, clientFor, type TestEnv } from './env.ts';
 import { readLiveObjects } from '../../src/kube/read.ts';
 import { resolveKubeConfig } from '../../src/kube/config.ts';
-import { ClusterApiError } from '../../src/cli/errors.ts';
+import { ClusterApiError } from '../../src/base/errors.ts';
 import { run } from '../../src/cli/main.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import { captureIO, rejects } from './helpers.ts';

@@ -9,7 +9,7 @@ import { setupEnv, resetCluster, loadObjects, driverFor, clientFor, createWithSt
 import { rejects, sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, NEW } from '../builders.ts';
-import { LockHeldError } from '../../src/cli/errors.ts';
+import { LockHeldError } from '../../src/base/errors.ts';
 import { PreconditionFailedError, AlreadyExistsError, NotFoundError, DrainTimeoutError, LockLostError, DriverError, AbortedError, type ProgressRecord } from '../../src/apply/driver.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';

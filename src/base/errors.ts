@@ -1,8 +1,9 @@
 /**
- * The named errors of bootcplan and their exit codes (DESIGN §3). The CLI's top-level
- * handler is the only place that turns them into exit codes.
+ * The named errors of bootcplan and their exit codes (DESIGN §3). Every layer may throw
+ * them; each carries its exit code, and the CLI's top-level handler is the only place that
+ * turns one into a message and a process exit status.
  */
-import type { Diagnostic } from '../spec/diagnostics.ts';
+import type { Diagnostic } from './diagnostics.ts';
 
 export const EXIT = {
   ok: 0,
@@ -14,47 +15,58 @@ export const EXIT = {
   policy: 6,
 } as const;
 
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** The base of every named error: sets `name` from the class and carries the exit code. */
+export abstract class BootcplanError extends Error {
+  abstract readonly exitCode: ExitCode;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 /** Bad user input: spec, snapshot, plan file, flags. Carries diagnostics with positions. */
-export class InputError extends Error {
+export class InputError extends BootcplanError {
+  readonly exitCode = EXIT.error;
   readonly diagnostics: Diagnostic[];
   readonly hint?: string;
   constructor(message: string, diagnostics: Diagnostic[] = [], hint?: string) {
     super(message);
-    this.name = 'InputError';
     this.diagnostics = diagnostics;
     this.hint = hint;
   }
 }
 
 /** The cluster could not be reached or refused a request. */
-export class ClusterApiError extends Error {
+export class ClusterApiError extends BootcplanError {
+  readonly exitCode = EXIT.error;
   readonly hint?: string;
   constructor(message: string, hint?: string) {
     super(message);
-    this.name = 'ClusterApiError';
     this.hint = hint;
   }
 }
 
 /** The cluster or the spec changed since the plan was made. */
-export class StalePlanError extends Error {
+export class StalePlanError extends BootcplanError {
+  readonly exitCode = EXIT.stale;
   readonly difference: string[];
   constructor(message: string, difference: string[] = []) {
     super(message);
-    this.name = 'StalePlanError';
     this.difference = difference;
   }
 }
 
 /** Another apply holds the lock. */
-export class LockHeldError extends Error {
+export class LockHeldError extends BootcplanError {
+  readonly exitCode = EXIT.locked;
   readonly holder: string;
   readonly since: string;
   readonly lockId: string;
   readonly planId: string | null;
   constructor(holder: string, since: string, lockId: string, planId: string | null) {
     super(`another apply holds the lock: ${holder} since ${since} (plan ${planId ?? 'unknown'}, lock id ${lockId})`);
-    this.name = 'LockHeldError';
     this.holder = holder;
     this.since = since;
     this.lockId = lockId;
@@ -63,29 +75,26 @@ export class LockHeldError extends Error {
 }
 
 /** A node failed or the failure budget ran out; the pool was paused. */
-export class RolloutHaltedError extends Error {
+export class RolloutHaltedError extends BootcplanError {
+  readonly exitCode = EXIT.halted;
   readonly report: string[];
   constructor(message: string, report: string[] = []) {
     super(message);
-    this.name = 'RolloutHaltedError';
     this.report = report;
   }
 }
 
 /** Outside a maintenance window, or a control-plane replacement the spec does not allow. */
-export class PolicyBlockedError extends Error {
+export class PolicyBlockedError extends BootcplanError {
+  readonly exitCode = EXIT.policy;
   readonly hint?: string;
   constructor(message: string, hint?: string) {
     super(message);
-    this.name = 'PolicyBlockedError';
     this.hint = hint;
   }
 }
 
-export function exitCodeOf(err: unknown): number {
-  if (err instanceof StalePlanError) return EXIT.stale;
-  if (err instanceof LockHeldError) return EXIT.locked;
-  if (err instanceof RolloutHaltedError) return EXIT.halted;
-  if (err instanceof PolicyBlockedError) return EXIT.policy;
-  return EXIT.error;
+/** The exit code an error stands for: its own for a named error, 1 for anything else. */
+export function exitCodeOf(err: unknown): ExitCode {
+  return err instanceof BootcplanError ? err.exitCode : EXIT.error;
 }

@@ -3,7 +3,6 @@
  * field path. Semantic rules that need more than one field live in `check` hooks.
  */
 import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, joinPath } from './diagnostics.ts';
-import { describeType } from '../domain/budget.ts';
 
 export interface Ctx {
   map: SourceMap | null;
@@ -172,6 +171,15 @@ export function expectedOf(schema: Schema | undefined): string {
     case 'map': return 'a mapping';
     case 'any': return schema.expected;
   }
+}
+
+/** How a value reads in an error message: "a list", "the string \"x\"", "number 3". */
+export function describeType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return `the string "${v}"`;
+  return `${typeof v} ${String(v)}`;
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
