@@ -31,110 +31,10 @@ export type Hook = (value: any, path: string, ctx: Ctx) => void;
 
 export function validate(schema: Schema, value: unknown, path: string, ctx: Ctx): void {
   switch (schema.type) {
-    case 'object': {
-      if (!isPlainObject(value)) {
-        ctx.report({ code: 'wrong-type', path, message: `expected a mapping, got ${describeType(value)}`, expected: 'a mapping of fields' });
-        return;
-      }
-      const allowed = Object.keys(schema.fields);
-      for (const [k, v] of Object.entries(value)) {
-        const child = joinPath(path, k);
-        const fieldSchema = schema.fields[k];
-        if (!fieldSchema) {
-          const near = nearest(k, allowed);
-          ctx.report({
-            code: 'unknown-field', path: child, atKey: true,
-            message: `unknown field "${k}"`,
-            expected: `one of: ${allowed.join(', ')}`,
-            hint: near ? `did you mean "${near}"?` : 'remove it; unknown fields are rejected so typos cannot pass silently',
-          });
-          continue;
-        }
-        if (v === null || v === undefined) {
-          ctx.report({ code: 'wrong-type', path: child, message: `"${k}" has no value`, expected: expectedOf(fieldSchema), hint: 'give it a value or remove the line' });
-          continue;
-        }
-        validate(fieldSchema, v, child, ctx);
-      }
-      for (const r of schema.required ?? []) {
-        if (!(r in value)) {
-          ctx.report({
-            code: 'required-field', path: joinPath(path, r),
-            message: `required field "${r}" is missing`, expected: expectedOf(schema.fields[r]),
-          });
-        }
-      }
-      schema.check?.(value, path, ctx);
-      return;
-    }
-    case 'array': {
-      if (!Array.isArray(value)) {
-        ctx.report({ code: 'wrong-type', path, message: `expected a list, got ${describeType(value)}`, expected: `a list of ${expectedOf(schema.items)}` });
-        return;
-      }
-      if (schema.maxItems !== undefined && value.length > schema.maxItems) {
-        ctx.report({ code: 'too-many-items', path, message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`, expected: `at most ${schema.maxItems} entries` });
-      }
-      if (schema.minItems !== undefined && value.length < schema.minItems) {
-        ctx.report({ code: 'too-few-items', path, message: `must have at least ${schema.minItems} items`, expected: `at least ${schema.minItems} entries` });
-      }
-      value.forEach((item, i) => {
-        const child = joinPath(path, i);
-        if (item === null || item === undefined) {
-          ctx.report({ code: 'wrong-type', path: child, message: 'empty list entry', expected: expectedOf(schema.items) });
-          return;
-        }
-        validate(schema.items, item, child, ctx);
-      });
-      schema.check?.(value, path, ctx);
-      return;
-    }
-    case 'string': {
-      if (typeof value !== 'string') {
-        ctx.report({ code: 'wrong-type', path, message: `expected a string, got ${describeType(value)}`, expected: expectedOf(schema), hint: typeof value === 'number' || typeof value === 'boolean' ? 'quote the value' : undefined });
-        return;
-      }
-      if (schema.enum && !schema.enum.includes(value)) {
-        const near = nearest(value, schema.enum);
-        ctx.report({
-          code: 'invalid-enum', path,
-          message: `Unsupported value: "${value}"`,
-          expected: `one of ${schema.enum.map((e) => `"${e}"`).join(', ')}`,
-          hint: near ? `did you mean "${near}"? (values are case-sensitive)` : undefined,
-        });
-        return;
-      }
-      if (schema.minLength !== undefined && value.length < schema.minLength) {
-        ctx.report({ code: 'too-short', path, message: `must be at least ${schema.minLength} characters long`, expected: expectedOf(schema) });
-        return;
-      }
-      if (schema.maxLength !== undefined && value.length > schema.maxLength) {
-        ctx.report({ code: 'too-long', path, message: `Too long: may not be more than ${schema.maxLength} bytes`, expected: expectedOf(schema) });
-        return;
-      }
-      if (schema.pattern && !schema.pattern.test(value)) {
-        ctx.report({ code: 'invalid-format', path, message: `"${value}" does not match the expected format`, expected: schema.patternText ?? String(schema.pattern) });
-        return;
-      }
-      schema.check?.(value, path, ctx);
-      return;
-    }
-    case 'integer': {
-      if (typeof value !== 'number' || !Number.isInteger(value)) {
-        ctx.report({ code: 'wrong-type', path, message: `expected a whole number, got ${describeType(value)}`, expected: expectedOf(schema), hint: typeof value === 'string' ? 'remove the quotes' : undefined });
-        return;
-      }
-      if (schema.min !== undefined && value < schema.min) {
-        ctx.report({ code: value < 0 ? 'negative-value' : 'out-of-range', path, message: `${value} is below the minimum of ${schema.min}`, expected: expectedOf(schema) });
-        return;
-      }
-      if (schema.max !== undefined && value > schema.max) {
-        ctx.report({ code: 'out-of-range', path, message: `${value} is above the maximum of ${schema.max}`, expected: expectedOf(schema) });
-        return;
-      }
-      schema.check?.(value, path, ctx);
-      return;
-    }
+    case 'object': return validateObject(schema, value, path, ctx);
+    case 'array': return validateArray(schema, value, path, ctx);
+    case 'string': return validateString(schema, value, path, ctx);
+    case 'integer': return validateInteger(schema, value, path, ctx);
     case 'boolean': {
       if (typeof value !== 'boolean') {
         ctx.report({ code: 'wrong-type', path, message: `expected true or false, got ${describeType(value)}`, expected: 'true or false', hint: typeof value === 'string' ? 'remove the quotes' : undefined });
@@ -153,6 +53,110 @@ export function validate(schema: Schema, value: unknown, path: string, ctx: Ctx)
       schema.check(value, path, ctx);
       return;
   }
+}
+
+function validateObject(schema: Extract<Schema, { type: 'object' }>, value: unknown, path: string, ctx: Ctx): void {
+  if (!isPlainObject(value)) {
+    ctx.report({ code: 'wrong-type', path, message: `expected a mapping, got ${describeType(value)}`, expected: 'a mapping of fields' });
+    return;
+  }
+  const allowed = Object.keys(schema.fields);
+  for (const [k, v] of Object.entries(value)) {
+    const child = joinPath(path, k);
+    const fieldSchema = schema.fields[k];
+    if (!fieldSchema) {
+      const near = nearest(k, allowed);
+      ctx.report({
+        code: 'unknown-field', path: child, atKey: true,
+        message: `unknown field "${k}"`,
+        expected: `one of: ${allowed.join(', ')}`,
+        hint: near ? `did you mean "${near}"?` : 'remove it; unknown fields are rejected so typos cannot pass silently',
+      });
+      continue;
+    }
+    if (v === null || v === undefined) {
+      ctx.report({ code: 'wrong-type', path: child, message: `"${k}" has no value`, expected: expectedOf(fieldSchema), hint: 'give it a value or remove the line' });
+      continue;
+    }
+    validate(fieldSchema, v, child, ctx);
+  }
+  for (const r of schema.required ?? []) {
+    if (!(r in value)) {
+      ctx.report({
+        code: 'required-field', path: joinPath(path, r),
+        message: `required field "${r}" is missing`, expected: expectedOf(schema.fields[r]),
+      });
+    }
+  }
+  schema.check?.(value, path, ctx);
+}
+
+function validateArray(schema: Extract<Schema, { type: 'array' }>, value: unknown, path: string, ctx: Ctx): void {
+  if (!Array.isArray(value)) {
+    ctx.report({ code: 'wrong-type', path, message: `expected a list, got ${describeType(value)}`, expected: `a list of ${expectedOf(schema.items)}` });
+    return;
+  }
+  if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+    ctx.report({ code: 'too-many-items', path, message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`, expected: `at most ${schema.maxItems} entries` });
+  }
+  if (schema.minItems !== undefined && value.length < schema.minItems) {
+    ctx.report({ code: 'too-few-items', path, message: `must have at least ${schema.minItems} items`, expected: `at least ${schema.minItems} entries` });
+  }
+  value.forEach((item, i) => {
+    const child = joinPath(path, i);
+    if (item === null || item === undefined) {
+      ctx.report({ code: 'wrong-type', path: child, message: 'empty list entry', expected: expectedOf(schema.items) });
+      return;
+    }
+    validate(schema.items, item, child, ctx);
+  });
+  schema.check?.(value, path, ctx);
+}
+
+function validateString(schema: Extract<Schema, { type: 'string' }>, value: unknown, path: string, ctx: Ctx): void {
+  if (typeof value !== 'string') {
+    ctx.report({ code: 'wrong-type', path, message: `expected a string, got ${describeType(value)}`, expected: expectedOf(schema), hint: typeof value === 'number' || typeof value === 'boolean' ? 'quote the value' : undefined });
+    return;
+  }
+  if (schema.enum && !schema.enum.includes(value)) {
+    const near = nearest(value, schema.enum);
+    ctx.report({
+      code: 'invalid-enum', path,
+      message: `Unsupported value: "${value}"`,
+      expected: `one of ${schema.enum.map((e) => `"${e}"`).join(', ')}`,
+      hint: near ? `did you mean "${near}"? (values are case-sensitive)` : undefined,
+    });
+    return;
+  }
+  if (schema.minLength !== undefined && value.length < schema.minLength) {
+    ctx.report({ code: 'too-short', path, message: `must be at least ${schema.minLength} characters long`, expected: expectedOf(schema) });
+    return;
+  }
+  if (schema.maxLength !== undefined && value.length > schema.maxLength) {
+    ctx.report({ code: 'too-long', path, message: `Too long: may not be more than ${schema.maxLength} bytes`, expected: expectedOf(schema) });
+    return;
+  }
+  if (schema.pattern && !schema.pattern.test(value)) {
+    ctx.report({ code: 'invalid-format', path, message: `"${value}" does not match the expected format`, expected: schema.patternText ?? String(schema.pattern) });
+    return;
+  }
+  schema.check?.(value, path, ctx);
+}
+
+function validateInteger(schema: Extract<Schema, { type: 'integer' }>, value: unknown, path: string, ctx: Ctx): void {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    ctx.report({ code: 'wrong-type', path, message: `expected a whole number, got ${describeType(value)}`, expected: expectedOf(schema), hint: typeof value === 'string' ? 'remove the quotes' : undefined });
+    return;
+  }
+  if (schema.min !== undefined && value < schema.min) {
+    ctx.report({ code: value < 0 ? 'negative-value' : 'out-of-range', path, message: `${value} is below the minimum of ${schema.min}`, expected: expectedOf(schema) });
+    return;
+  }
+  if (schema.max !== undefined && value > schema.max) {
+    ctx.report({ code: 'out-of-range', path, message: `${value} is above the maximum of ${schema.max}`, expected: expectedOf(schema) });
+    return;
+  }
+  schema.check?.(value, path, ctx);
 }
 
 export function expectedOf(schema: Schema | undefined): string {
