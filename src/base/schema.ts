@@ -27,6 +27,12 @@ export interface ObjectSchema {
   /** Hint for unknown fields, e.g. the list of allowed names. */
 }
 
+/**
+ * The largest value of an int32, the type the Kubernetes API stores for counts and durations
+ * (IntOrString maxUnavailable, *Seconds fields). A spec value above it could never be written.
+ */
+export const INT32_MAX = 2147483647;
+
 export type Hook = (value: any, path: string, ctx: Ctx) => void;
 
 export function validate(schema: Schema, value: unknown, path: string, ctx: Ctx): void {
@@ -63,7 +69,8 @@ function validateObject(schema: Extract<Schema, { type: 'object' }>, value: unkn
   const allowed = Object.keys(schema.fields);
   for (const [k, v] of Object.entries(value)) {
     const child = joinPath(path, k);
-    const fieldSchema = schema.fields[k];
+    // Own properties only: a key such as "constructor" must not find Object.prototype's.
+    const fieldSchema = Object.hasOwn(schema.fields, k) ? schema.fields[k] : undefined;
     if (!fieldSchema) {
       const near = nearest(k, allowed);
       ctx.report({
@@ -81,7 +88,7 @@ function validateObject(schema: Extract<Schema, { type: 'object' }>, value: unkn
     validate(fieldSchema, v, child, ctx);
   }
   for (const r of schema.required ?? []) {
-    if (!(r in value)) {
+    if (!Object.hasOwn(value, r)) {
       ctx.report({
         code: 'required-field', path: joinPath(path, r),
         message: `required field "${r}" is missing`, expected: expectedOf(schema.fields[r]),

@@ -1,5 +1,6 @@
-import { LineCounter, parseAllDocuments, isMap, isSeq, isScalar, isPair, type Node as YamlNode, type Document } from 'yaml';
+import { LineCounter, parseAllDocuments, isMap, isSeq, isScalar, isPair, isAlias, visit, type Node as YamlNode, type Document } from 'yaml';
 import { type Diagnostic, type SourceMap, emptySourceMap, joinPath } from './diagnostics.ts';
+import { MAX_NESTING, flowNestingOffset } from './limits.ts';
 
 export interface ParsedYaml {
   /** One JS value per document in the stream. */
@@ -64,28 +65,17 @@ export function parseYamlWithPositions(text: string, file: string, opts: ParseOp
     return { line: p.line, column: p.col };
   };
 
-  for (const doc of docs) {
-    for (const e of [...doc.errors, ...doc.warnings]) {
-      const p = pos(e.pos[0]);
-      const isDup = e.code === 'DUPLICATE_KEY';
-      diagnostics.push({
-        severity: doc.errors.includes(e) ? 'error' : 'warning',
-        code: isDup ? 'duplicate-key' : 'yaml-syntax',
-        message: firstLine(e.message),
-        path: null,
-        file,
-        line: p.line,
-        column: p.column,
-        expected: isDup ? 'each key once per mapping' : 'valid YAML',
-        hint: isDup ? 'remove or merge the repeated key' : 'check indentation and quoting around this position',
-      });
-    }
-  }
+  diagnostics.push(...parserDiagnostics(docs, text, file, pos));
   if (diagnostics.some((d) => d.severity === 'error')) return { documents: [], map, diagnostics };
 
   const maxDepth = opts.maxDepth ?? Infinity;
+  let tooDeepAt: { line: number; column: number } | null = null;
   const walk = (node: YamlNode | null | undefined, path: string, depth: number) => {
-    if (!node || depth > maxDepth) return;
+    if (!node || depth > maxDepth || tooDeepAt) return;
+    if (depth > MAX_NESTING) {
+      tooDeepAt = pos(node.range?.[0] ?? 0);
+      return;
+    }
     if (node.range) map.values[path] ??= pos(node.range[0]);
     if (isMap(node)) {
       for (const pair of node.items) {
@@ -103,12 +93,92 @@ export function parseYamlWithPositions(text: string, file: string, opts: ParseOp
 
   const documents: unknown[] = [];
   const live = docs.filter((d) => d.contents !== null || docs.length === 1);
-  live.forEach((doc, i) => {
+  for (const [i, doc] of live.entries()) {
     const prefix = opts.multiDocument && live.length > 1 ? `[${i}]` : '';
     walk(doc.contents as YamlNode, prefix, 0);
-    documents.push(doc.toJS({ maxAliasCount: 100 }));
-  });
+    if (tooDeepAt) return { documents: [], map, diagnostics: [...diagnostics, tooDeep(file, tooDeepAt)] };
+    try {
+      // The yaml library counts what aliases expand to and throws past the limit.
+      documents.push(doc.toJS({ maxAliasCount: 100 }));
+    } catch (err) {
+      if (!(err instanceof ReferenceError) || !/alias/i.test(err.message)) throw err;
+      const at = firstAliasOffset(doc);
+      return { documents: [], map, diagnostics: [...diagnostics, aliasExpansion(file, at === null ? null : pos(at))] };
+    }
+  }
   return { documents, map, diagnostics };
+}
+
+/** The yaml library's errors and warnings as diagnostics. */
+function parserDiagnostics(docs: readonly Document.Parsed[], text: string, file: string, pos: (offset: number) => { line: number; column: number }): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const doc of docs) {
+    for (const e of [...doc.errors, ...doc.warnings]) {
+      if (e.code === 'RESOURCE_EXHAUSTION') {
+        // The parser ran out of stack: nesting no real input has.
+        out.push(tooDeep(file, pos(flowNestingOffset(text) ?? e.pos[0])));
+        continue;
+      }
+      const p = pos(e.pos[0]);
+      const isDup = e.code === 'DUPLICATE_KEY';
+      out.push({
+        severity: doc.errors.includes(e) ? 'error' : 'warning',
+        code: isDup ? 'duplicate-key' : 'yaml-syntax',
+        message: firstLine(e.message),
+        path: null,
+        file,
+        line: p.line,
+        column: p.column,
+        expected: isDup ? 'each key once per mapping' : 'valid YAML',
+        hint: isDup ? 'remove or merge the repeated key' : 'check indentation and quoting around this position',
+      });
+    }
+  }
+  return out;
+}
+
+/** Where the first alias (`*name`) of a parsed document stands, as an offset. */
+function firstAliasOffset(doc: Document.Parsed): number | null {
+  let at: number | null = null;
+  visit(doc, {
+    Alias(_, node) {
+      if (isAlias(node) && node.range) at = Math.min(at ?? Infinity, node.range[0]);
+    },
+  });
+  return at;
+}
+
+/** Offset of the first alias in YAML text, found with the position-tracking parser (error path only). */
+export function firstAliasPosition(text: string): { line: number; column: number } | null {
+  const lineCounter = new LineCounter();
+  let at: number | null = null;
+  for (const doc of parseAllDocuments(text, { lineCounter }) as Document.Parsed[]) {
+    const a = firstAliasOffset(doc);
+    if (a !== null) at = Math.min(at ?? Infinity, a);
+  }
+  if (at === null) return null;
+  const p = lineCounter.linePos(at);
+  return { line: p.line, column: p.col };
+}
+
+export function aliasExpansion(file: string, at: { line: number; column: number } | null): Diagnostic {
+  return {
+    severity: 'error', code: 'yaml-alias-expansion',
+    message: 'YAML aliases expand to far more values than the file holds (an "alias bomb")',
+    path: null, file, line: at?.line ?? null, column: at?.column ?? null,
+    expected: 'plain YAML; bootcplan and kubectl never write aliases that refer to aliases',
+    hint: 'write the values out instead of using anchors (&name) and aliases (*name)',
+  };
+}
+
+export function tooDeep(file: string, at: { line: number; column: number } | null, path: string | null = null): Diagnostic {
+  return {
+    severity: 'error', code: 'yaml-too-deep',
+    message: `nested more than ${MAX_NESTING} levels deep`,
+    path, file, line: at?.line ?? null, column: at?.column ?? null,
+    expected: `at most ${MAX_NESTING} levels of nesting`,
+    hint: 'this is not a Kubernetes object or a bootcplan spec; check the file',
+  };
 }
 
 function firstLine(s: string): string {

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { LineCounter, parseDocument } from 'yaml';
 import { type Diagnostic, type DiagnosticInput, emptySourceMap, diagnosticAt, sortDiagnostics, hasErrors } from '../base/diagnostics.ts';
 import jsyaml from 'js-yaml';
-import { parseYamlWithPositions, binaryInputDiagnostic } from '../base/yaml.ts';
+import { parseYamlWithPositions, binaryInputDiagnostic, aliasExpansion, firstAliasPosition, tooDeep } from '../base/yaml.ts';
+import { checkShape, valueBudget, flowNestingOffset } from '../base/limits.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { type ClusterSnapshot, type KObject, BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from './types.ts';
 
@@ -149,17 +150,43 @@ function canonical(v: unknown, skip: Set<string>, out: string[]): void {
 
 /** Parses snapshot text. `file` is used in messages and in `source`. */
 export function parseSnapshot(text: string, file: string): LoadedSnapshot {
+  const parsed = parseDocuments(text, file);
+  if ('diagnostic' in parsed) return { snapshot: null, diagnostics: [parsed.diagnostic] };
+  const { objects, pending } = collectObjects(parsed.docs);
+  if (pending.length) {
+    // Point at the bad objects: a position-tracking re-parse, affordable on this error path
+    // for files of reasonable size (and JSON is YAML flow syntax, so it works for both).
+    const map = text.length <= POSITION_REPARSE_LIMIT
+      ? parseYamlWithPositions(text, file, { maxDepth: 4, multiDocument: true }).map
+      : emptySourceMap(file);
+    const diagnostics = pending.map((d) => diagnosticAt(map, d));
+    return { snapshot: null, diagnostics: sortDiagnostics(diagnostics) };
+  }
+  if (!objects.length) {
+    return {
+      snapshot: null,
+      diagnostics: [{
+        severity: 'error', code: 'snapshot-empty', message: 'the snapshot is empty: it holds no Kubernetes objects',
+        path: null, file, line: 1, column: 1,
+        expected: 'the objects of a cluster: a List, or a multi-document stream of objects',
+        hint: 'write one with `bootcplan snapshot -o FILE`; an empty file is never taken as an empty cluster',
+      }],
+    };
+  }
+  return { snapshot: snapshotFromObjects(objects, `file:${file}`), diagnostics: [] };
+}
+
+/** The documents of a snapshot text (JSON or YAML), or the one diagnostic that stops reading. */
+function parseDocuments(text: string, file: string): { docs: unknown[] } | { diagnostic: Diagnostic } {
   const binary = binaryInputDiagnostic(text, file);
-  if (binary) return { snapshot: null, diagnostics: [binary] };
+  if (binary) return { diagnostic: binary };
   const trimmed = text.trimStart();
   let docs: unknown[];
-  const pending: DiagnosticInput[] = [];
-  const isYaml = !(trimmed.startsWith('{') || trimmed.startsWith('['));
-  if (!isYaml) {
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
       docs = [JSON.parse(text)];
     } catch (err) {
-      return { snapshot: null, diagnostics: [jsonSyntaxDiagnostic(text, file, err as Error)] };
+      return { diagnostic: jsonSyntaxDiagnostic(text, file, err as Error) };
     }
   } else {
     // js-yaml: about 10x faster than the position-tracking parser on big snapshots
@@ -168,10 +195,29 @@ export function parseSnapshot(text: string, file: string): LoadedSnapshot {
       // CORE_SCHEMA: timestamps stay strings, as the API server sends them.
       docs = jsyaml.loadAll(text, undefined, { filename: file, schema: jsyaml.CORE_SCHEMA });
     } catch (err) {
-      return { snapshot: null, diagnostics: [yamlSyntaxDiagnostic(file, err as Error)] };
+      const mark = (err as { mark?: { line: number; column: number } }).mark;
+      // js-yaml stops at its own maxDepth (100), with the position.
+      if (/maxDepth/.test((err as { reason?: string }).reason ?? '')) {
+        return { diagnostic: snapshotTooDeep(file, mark ? { line: mark.line + 1, column: mark.column + 1 } : null, null) };
+      }
+      return { diagnostic: yamlSyntaxDiagnostic(file, err as Error) };
     }
   }
+  // Before anything walks the objects: aliases that expand (js-yaml shares them, the
+  // fingerprint and the planner would not) and nesting that overflows recursive readers.
+  const shape = checkShape(docs, valueBudget(text.length));
+  if (shape?.kind === 'too-many-values') return { diagnostic: aliasExpansion(file, firstAliasPosition(text)) };
+  if (shape?.kind === 'too-deep') {
+    const at = flowNestingOffset(text);
+    return { diagnostic: snapshotTooDeep(file, at === null ? null : offsetPosition(text, at), shape.path) };
+  }
+  return { docs };
+}
+
+/** The Kubernetes objects of the documents (Lists unpacked), and what is wrong with the others. */
+function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending: DiagnosticInput[] } {
   const objects: KObject[] = [];
+  const pending: DiagnosticInput[] = [];
   const multi = docs.length > 1;
   docs.forEach((doc, di) => {
     const prefix = multi ? `[${di}]` : '';
@@ -194,6 +240,7 @@ export function parseSnapshot(text: string, file: string): LoadedSnapshot {
     }
     checkObject(doc, prefix);
   });
+  return { objects, pending };
 
   function checkObject(o: unknown, path: string) {
     const where = path || null;
@@ -216,17 +263,15 @@ export function parseSnapshot(text: string, file: string): LoadedSnapshot {
     }
     objects.push(o as unknown as KObject);
   }
+}
 
-  if (pending.length) {
-    // Point at the bad objects: a position-tracking re-parse, affordable on this error path
-    // for files of reasonable size (and JSON is YAML flow syntax, so it works for both).
-    const map = text.length <= POSITION_REPARSE_LIMIT
-      ? parseYamlWithPositions(text, file, { maxDepth: 4, multiDocument: true }).map
-      : emptySourceMap(file);
-    const diagnostics = pending.map((d) => diagnosticAt(map, d));
-    return { snapshot: null, diagnostics: sortDiagnostics(diagnostics) };
-  }
-  return { snapshot: snapshotFromObjects(objects, `file:${file}`), diagnostics: [] };
+function snapshotTooDeep(file: string, at: { line: number; column: number } | null, path: string | null): Diagnostic {
+  return { ...tooDeep(file, at, path), code: 'snapshot-too-deep', hint: 'Kubernetes objects nest about 15 levels; regenerate the file with `bootcplan snapshot`' };
+}
+
+function offsetPosition(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
 }
 
 /** Above this size a bad snapshot's errors name the item path without line:column. */

@@ -6,7 +6,7 @@
  * then "if maxunavail == 0 { maxunavail = 1 }"), while the bootc-operator rounds up. bootcplan
  * resolves once, with the MCO rule, and writes the integer to both pools so they cannot disagree.
  */
-import { describeType } from '../base/schema.ts';
+import { describeType, INT32_MAX } from '../base/schema.ts';
 
 export type MaxUnavailable = { kind: 'count'; value: number } | { kind: 'percent'; value: number };
 
@@ -24,6 +24,9 @@ export function parseMaxUnavailable(raw: unknown): ParseResult {
     if (!Number.isInteger(raw)) return fail(`${raw} is not a whole number`, 'use a whole number of nodes, or a percentage such as "25%"');
     if (raw === 0) return fail('0 would never let a node update', 'to hold this pool back, set `paused: true` instead', 'max-unavailable-zero');
     if (raw < 0) return fail(`${raw} is negative`);
+    // MachineConfigPool spec.maxUnavailable and BootcNodePool spec.rollout.maxUnavailable are
+    // IntOrString: an int32 on the wire.
+    if (raw > INT32_MAX) return fail(`${raw} is larger than ${INT32_MAX}, the largest count the API stores`, 'a count above the pool size already means "the whole pool"; use "100%" for that');
     return { ok: true, value: { kind: 'count', value: raw } };
   }
   if (typeof raw === 'string') {

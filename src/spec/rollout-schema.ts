@@ -2,7 +2,7 @@
  * The Rollout schema (DESIGN §4) as data. Static rules only: rules that need the cluster
  * (feature gates, platform, skew-enforcement status) are checked by the planner.
  */
-import { type Schema, type ObjectSchema, type Ctx, isPlainObject } from '../base/schema.ts';
+import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import { REBOOT_POLICIES, CPMS_STRATEGIES, SPEC_API_VERSION, SPEC_KIND } from './types.ts';
 import { parseMaxUnavailable, MAX_UNAVAILABLE_EXPECTED } from '../domain/budget.ts';
@@ -34,8 +34,8 @@ const poolSchema: ObjectSchema = {
     allowTags: { type: 'boolean' },
     maxUnavailable: maxUnavailableSchema,
     rebootPolicy: { type: 'string', enum: REBOOT_POLICIES },
-    drainTimeoutSeconds: { type: 'integer', min: 0 },
-    soakSeconds: { type: 'integer', min: 0 },
+    drainTimeoutSeconds: { type: 'integer', min: 0, max: INT32_MAX },
+    soakSeconds: { type: 'integer', min: 0, max: INT32_MAX },
     paused: { type: 'boolean' },
     priority: { type: 'integer', min: -1000, max: 1000 },
   },
@@ -78,6 +78,9 @@ function checkImage(pool: Record<string, unknown>, path: string, ctx: Ctx) {
   });
 }
 
+/** A window longer than a week would overlap the next one of any weekly schedule. */
+const MAX_WINDOW_SECONDS = 7 * 24 * 3600;
+
 const windowSchema: ObjectSchema = {
   type: 'object',
   required: ['schedule', 'duration'],
@@ -92,8 +95,11 @@ const windowSchema: ObjectSchema = {
     duration: {
       type: 'string',
       check(v: string, path, ctx) {
-        if (parseDurationSeconds(v) === null) {
+        const seconds = parseDurationSeconds(v);
+        if (seconds === null) {
           ctx.report({ code: 'duration-invalid', path, message: `"${v}" is not a positive duration`, expected: 'hours, minutes and seconds such as "4h", "90m", "1h30m"' });
+        } else if (seconds > MAX_WINDOW_SECONDS) {
+          ctx.report({ code: 'duration-invalid', path, message: `"${v}" is longer than 7 days`, expected: 'at most 168h', hint: 'a window that never closes is no window: drop maintenanceWindows to apply at any time' });
         }
       },
     },
