@@ -41,7 +41,10 @@ export function emptySourceMap(file: string): SourceMap {
   return { file, values: {}, keys: {} };
 }
 
-/** Position of a path, falling back to the nearest ancestor that has one. */
+/**
+ * Position of a path, falling back to the nearest ancestor that has one, and last to the
+ * document itself (path ""), so that a finding about a whole document still says where.
+ */
 export function locate(map: SourceMap | null, path: string, preferKey = false): Position | null {
   if (!map) return null;
   let p: string | null = path;
@@ -50,7 +53,7 @@ export function locate(map: SourceMap | null, path: string, preferKey = false): 
     if (hit) return hit;
     p = parentPath(p);
   }
-  return null;
+  return map.values[''] ?? null;
 }
 
 export function parentPath(path: string): string | null {
@@ -75,7 +78,7 @@ export interface DiagnosticInput {
 }
 
 export function diagnosticAt(map: SourceMap | null, d: DiagnosticInput): Diagnostic {
-  const pos = d.path ? locate(map, d.path, d.atKey) : null;
+  const pos = locate(map, d.path ?? '', d.atKey);
   const out: Diagnostic = {
     severity: d.severity ?? 'error',
     code: d.code,
