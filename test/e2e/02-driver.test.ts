@@ -54,7 +54,8 @@ t('patch: JSON patch with test ops on a custom resource; a failed test writes no
 
 t('create: AlreadyExistsError; cordon/uncordon; setDesiredImageState; setPoolPaused', async () => {
   const d = open(env.saKubeconfig);
-  const mc = { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: '99-e2e-os', labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { osImageURL: NEW } };
+  // The MachineConfig bootcplan creates for an MCO-only pool (examples/rbac.yaml admits only these).
+  const mc = { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: '99-worker-zz-bootcplan-os-image', labels: { 'machineconfiguration.openshift.io/role': 'worker', 'bootcplan.dev/managed-by': 'bootcplan' } }, spec: { osImageURL: NEW } };
   const created = await d.create(mc);
   assert.ok(created.metadata.uid);
   await rejects(() => d.create(mc), (e) => e instanceof AlreadyExistsError);

@@ -190,6 +190,8 @@ const RBAC_TYPES: Record<string, string> = {
   ClusterRoleBinding: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
   Role: '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles',
   RoleBinding: '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings',
+  ValidatingAdmissionPolicy: '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies',
+  ValidatingAdmissionPolicyBinding: '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings',
 };
 
 /** Creates the objects of examples/rbac.yaml (kubectl apply, for an empty cluster). */
