@@ -2,9 +2,9 @@
  * The ClusterDriver on a real Kubernetes API (contract: src/apply/driver.ts).
  *
  * - snapshot(): a fresh read of every kind of the snapshot contract (src/kube/read.ts).
- * - waitFor(): a watch cache (list, then watch each kind from the list's resourceVersion,
- *   resume and reconnect, relist on 410 Gone); the predicate runs on every change, plus
- *   every 2 s without any request (for predicates that look at the clock).
+ * - waitFor(): a watch cache (src/kube/watch-cache.ts: list, then watch each kind from the
+ *   list's resourceVersion, resume and reconnect, relist on 410 Gone); the predicate runs on
+ *   every change, plus every 2 s without any request (src/kube/wait.ts).
  * - Writes: JSON patch (`application/json-patch+json`) with the plan's `test` ops, which
  *   works the same on built-in kinds and custom resources; a failed test is
  *   PreconditionFailedError, never an overwrite. Small idempotent switches (cordon, pause)
@@ -25,7 +25,6 @@ import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
-import { snapshotFromObjects } from '../cluster/snapshot.ts';
 import { LockHeldError } from '../base/errors.ts';
 import {
   type Clock, type ClusterDriver, type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type DrainOptions,
@@ -35,8 +34,10 @@ import {
 import { KubeClient, KubeApiError, PatchNotApplicableError } from './rest.ts';
 import { Reflector } from './watch.ts';
 import { readLiveSnapshot } from './read.ts';
+import { WatchCache } from './watch-cache.ts';
+import { waitOnCache } from './wait.ts';
 import {
-  SNAPSHOT_SOURCES, resourceOf, objectPath, collectionPath, LEASE, CONFIGMAP, NODE, POD, BOOTC_NODE, BOOTC_NODE_POOL, MACHINE_CONFIG_POOL,
+  resourceOf, objectPath, collectionPath, LEASE, CONFIGMAP, NODE, POD, BOOTC_NODE, BOOTC_NODE_POOL, MACHINE_CONFIG_POOL,
 } from './resources.ts';
 
 export const LOCK_ID_ANNOTATION = 'bootcplan.dev/lock-id';
@@ -72,73 +73,6 @@ export interface KubeDriverOptions {
   watchTimeoutSeconds?: number;
 }
 
-/** Every resource the snapshot reads, watched; built into a ClusterSnapshot on demand. */
-class WatchCache {
-  private reflectors: { source: (typeof SNAPSHOT_SOURCES)[number]; r: Reflector }[];
-  private started: Promise<void> | null = null;
-  private view: { version: number; snap: ClusterSnapshot } | null = null;
-  private listeners = new Set<() => void>();
-  private fatalListeners = new Set<(e: Error) => void>();
-
-  constructor(client: KubeClient, private readonly source: string, watchTimeoutSeconds?: number) {
-    this.reflectors = SNAPSHOT_SOURCES.map((s) => {
-      const r = new Reflector(client, s.type, { namespace: s.namespace, fieldSelector: s.name ? `metadata.name=${s.name}` : undefined, watchTimeoutSeconds });
-      r.onChange(() => { for (const l of [...this.listeners]) l(); });
-      r.onFatal((e) => { for (const l of [...this.fatalListeners]) l(e); });
-      return { source: s, r };
-    });
-  }
-  start(): Promise<void> {
-    this.started ??= Promise.all(this.reflectors.map((x) => x.r.start())).then(() => undefined);
-    this.started.catch(() => { this.started = null; });
-    return this.started;
-  }
-  get isStarted() { return this.started !== null; }
-  stop() {
-    for (const x of this.reflectors) x.r.stop();
-  }
-  subscribe(l: () => void, fatal: (e: Error) => void): () => void {
-    this.listeners.add(l);
-    this.fatalListeners.add(fatal);
-    return () => { this.listeners.delete(l); this.fatalListeners.delete(fatal); };
-  }
-  private version(): number {
-    let v = 0;
-    for (const x of this.reflectors) v += x.r.version;
-    return v;
-  }
-  snapshot(): ClusterSnapshot {
-    const v = this.version();
-    if (this.view && this.view.version === v) return this.view.snap;
-    const objects: KObject[] = [];
-    for (const x of this.reflectors) objects.push(...x.r.items.values());
-    const snap = snapshotFromObjects(objects, this.source);
-    this.view = { version: v, snap };
-    return snap;
-  }
-  /** Write-through of an object a write returned. */
-  put(o: KObject) {
-    for (const x of this.reflectors) if (matches(x.source, o)) x.r.put(o);
-  }
-  remove(o: { kind: string; name: string; namespace?: string | null; apiVersion?: string }) {
-    for (const x of this.reflectors) {
-      if (x.source.type.kind === o.kind && (!x.source.name || x.source.name === o.name)) x.r.remove(o.namespace ?? undefined, o.name);
-    }
-  }
-  watchStats() {
-    let watches = 0, relists = 0;
-    for (const x of this.reflectors) { watches += x.r.watches; relists += x.r.relists; }
-    return { watches, relists };
-  }
-}
-
-function matches(s: (typeof SNAPSHOT_SOURCES)[number], o: KObject): boolean {
-  if (s.type.kind !== o.kind || (o.apiVersion && s.type.apiVersion !== o.apiVersion)) return false;
-  if (s.name && s.name !== o.metadata.name) return false;
-  if (s.namespace && s.namespace !== o.metadata.namespace) return false;
-  return true;
-}
-
 export class KubeDriver implements ClusterDriver {
   readonly clock: Clock;
   private readonly cache: WatchCache;
@@ -170,48 +104,8 @@ export class KubeDriver implements ClusterDriver {
     return readLiveSnapshot(this.client);
   }
 
-  async waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions): Promise<T | null> {
-    if (opts.signal?.aborted) throw new AbortedError();
-    await this.cache.start();
-    const ok = (v: unknown) => v !== undefined && v !== null && v !== false;
-    const first = predicate(this.cache.snapshot());
-    if (ok(first)) return first as T;
-    return new Promise<T | null>((resolve, reject) => {
-      let pending: NodeJS.Timeout | null = null;
-      let finished = false;
-      const deadline = Date.now() + Math.max(0, opts.timeoutSeconds) * 1000;
-      const finish = (fn: () => void) => {
-        if (finished) return;
-        finished = true;
-        unsubscribe();
-        if (pending) clearTimeout(pending);
-        clearTimeout(timeout);
-        clearInterval(recheck);
-        opts.signal?.removeEventListener('abort', onAbort);
-        fn();
-      };
-      const check = () => {
-        pending = null;
-        if (finished) return;
-        let v: T | null | undefined | false;
-        try {
-          v = predicate(this.cache.snapshot());
-        } catch (err) {
-          finish(() => reject(err));
-          return;
-        }
-        if (ok(v)) finish(() => resolve(v as T));
-        else if (Date.now() >= deadline) finish(() => resolve(null));
-      };
-      // Coalesce bursts of watch events into one evaluation.
-      const schedule = () => { pending ??= setTimeout(check, 15); };
-      const unsubscribe = this.cache.subscribe(schedule, (err) => finish(() => reject(err)));
-      const onAbort = () => finish(() => reject(new AbortedError()));
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      // setTimeout overflows past 2^31 ms; longer waits are re-checked by the interval.
-      const timeout = setTimeout(check, Math.min(Math.max(0, deadline - Date.now()), 2 ** 31 - 1));
-      const recheck = setInterval(check, this.recheckSeconds * 1000);
-    });
+  waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions): Promise<T | null> {
+    return waitOnCache(this.cache, this.recheckSeconds, predicate, opts);
   }
 
   // ------------------------------------------------------------------ writes
@@ -225,10 +119,7 @@ export class KubeDriver implements ClusterDriver {
     return `${ref.kind} ${ref.namespace ? ref.namespace + '/' : ''}${ref.name}`;
   }
   private wrote(o: KObject, apiVersion: string, kind: string): KObject {
-    o.apiVersion ??= apiVersion;
-    o.kind ??= kind;
-    if (this.cache.isStarted) this.cache.put(o);
-    return o;
+    return this.cache.wrote(o, apiVersion, kind);
   }
 
   async patch(ref: ObjectRef, ops: Operation[]): Promise<KObject> {
@@ -448,7 +339,7 @@ export class KubeDriver implements ClusterDriver {
           body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: cur.metadata.resourceVersion } },
           what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}`,
         });
-        if (this.cache.isStarted) this.cache.remove({ kind: 'Lease', name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE });
+        this.cache.deleted({ kind: 'Lease', name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE });
         return true;
       } catch (err) {
         if (err instanceof ConflictError) continue;
