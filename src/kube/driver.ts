@@ -5,13 +5,9 @@
  * - waitFor(): a watch cache (src/kube/watch-cache.ts: list, then watch each kind from the
  *   list's resourceVersion, resume and reconnect, relist on 410 Gone); the predicate runs on
  *   every change, plus every 2 s without any request (src/kube/wait.ts).
- * - Writes: JSON patch (`application/json-patch+json`) with the plan's `test` ops, which
- *   works the same on built-in kinds and custom resources; a failed test is
- *   PreconditionFailedError, never an overwrite. Small idempotent switches (cordon, pause)
- *   use a JSON merge patch. Every write's answer goes into the watch cache at once.
- * - drain(): the Eviction API (policy/v1), PodDisruptionBudget refusals (429) retried until
- *   the timeout; DaemonSet-owned and mirror pods are skipped; waits until the evicted pods
- *   are gone (watch on the node's pods).
+ * - Writes: JSON patch with the plan's `test` ops, merge patches for small idempotent
+ *   switches, pool pause (src/kube/object-writes.ts).
+ * - cordon, uncordon, drain through the Eviction API (src/kube/node-ops.ts).
  * - Lock: Lease `openshift-bootcplan/bootcplan-lock` (holderIdentity, acquireTime,
  *   renewTime, leaseDurationSeconds; lock id and plan id in annotations). Taken only when
  *   absent or expired; create (AlreadyExists) and update (resourceVersion) conflicts make
@@ -21,7 +17,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
@@ -29,22 +24,21 @@ import { LockHeldError } from '../base/errors.ts';
 import {
   type Clock, type ClusterDriver, type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState,
-  NotFoundError, AlreadyExistsError, ConflictError, PreconditionFailedError, DrainTimeoutError, LockLostError, AbortedError, DriverError, isoOf,
+  NotFoundError, AlreadyExistsError, ConflictError, LockLostError, AbortedError, DriverError, isoOf,
 } from '../apply/driver.ts';
-import { KubeClient, KubeApiError, PatchNotApplicableError } from './rest.ts';
-import { Reflector } from './watch.ts';
+import { KubeClient, KubeApiError } from './rest.ts';
 import { readLiveSnapshot } from './read.ts';
 import { WatchCache } from './watch-cache.ts';
 import { waitOnCache } from './wait.ts';
+import { ObjectWriter } from './object-writes.ts';
+import { NodeOps } from './node-ops.ts';
 import {
-  resourceOf, objectPath, collectionPath, LEASE, CONFIGMAP, NODE, POD, BOOTC_NODE, BOOTC_NODE_POOL, MACHINE_CONFIG_POOL,
+  objectPath, collectionPath, LEASE, CONFIGMAP,
 } from './resources.ts';
 
 export const LOCK_ID_ANNOTATION = 'bootcplan.dev/lock-id';
 export const PLAN_ID_ANNOTATION = 'bootcplan.dev/plan-id';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-const JSON_PATCH = 'application/json-patch+json';
-const MERGE_PATCH = 'application/merge-patch+json';
 
 export const wallClock: Clock = {
   now: () => Date.now() / 1000,
@@ -76,15 +70,17 @@ export interface KubeDriverOptions {
 export class KubeDriver implements ClusterDriver {
   readonly clock: Clock;
   private readonly cache: WatchCache;
-  private readonly evictionRetrySeconds: number;
   private readonly recheckSeconds: number;
+  private readonly writer: ObjectWriter;
+  private readonly nodes: NodeOps;
   private closed = false;
 
   constructor(readonly client: KubeClient, opts: KubeDriverOptions = {}) {
     this.clock = opts.clock ?? wallClock;
     this.cache = new WatchCache(client, `live:${client.contextName}`, opts.watchTimeoutSeconds);
-    this.evictionRetrySeconds = opts.evictionRetrySeconds ?? 5;
     this.recheckSeconds = opts.recheckSeconds ?? 2;
+    this.writer = new ObjectWriter(client, this.cache);
+    this.nodes = new NodeOps(client, this.writer, opts.evictionRetrySeconds ?? 5);
   }
 
   /** Stops every watch; the process can exit. */
@@ -110,136 +106,19 @@ export class KubeDriver implements ClusterDriver {
 
   // ------------------------------------------------------------------ writes
 
-  private refPath(ref: ObjectRef): string {
-    const r = resourceOf(ref.apiVersion, ref.kind);
-    if (!r) throw new DriverError(`bootcplan does not know the resource of ${ref.apiVersion} ${ref.kind}`);
-    return objectPath(r, ref.name, ref.namespace);
-  }
-  private what(ref: { kind: string; name: string; namespace?: string | null }) {
-    return `${ref.kind} ${ref.namespace ? ref.namespace + '/' : ''}${ref.name}`;
-  }
   private wrote(o: KObject, apiVersion: string, kind: string): KObject {
     return this.cache.wrote(o, apiVersion, kind);
   }
+  patch(ref: ObjectRef, ops: Operation[]): Promise<KObject> { return this.writer.patch(ref, ops); }
+  create(obj: KObject): Promise<KObject> { return this.writer.create(obj); }
+  setDesiredImageState(node: string, state: DesiredImageState): Promise<void> { return this.writer.setDesiredImageState(node, state); }
+  setPoolPaused(kind: PoolKind, name: string, paused: boolean): Promise<void> { return this.writer.setPoolPaused(kind, name, paused); }
 
-  async patch(ref: ObjectRef, ops: Operation[]): Promise<KObject> {
-    let o: KObject;
-    try {
-      o = await this.client.request('PATCH', this.refPath(ref), { body: ops, contentType: JSON_PATCH, what: this.what(ref) });
-    } catch (err) {
-      if (err instanceof PatchNotApplicableError) throw await this.whyNotApplicable(ref, ops);
-      throw err;
-    }
-    return this.wrote(o, ref.apiVersion, ref.kind);
-  }
+  // ------------------------------------------------------------------ nodes
 
-  /** The server does not say which operation failed: apply the patch to a fresh copy here. */
-  private async whyNotApplicable(ref: ObjectRef, ops: Operation[]): Promise<DriverError> {
-    let current: KObject;
-    try {
-      current = await this.client.request('GET', this.refPath(ref), { what: this.what(ref) });
-    } catch (err) {
-      return err as DriverError;
-    }
-    for (let i = 0; i < ops.length; i++) {
-      try {
-        fjp.applyOperation(current, structuredClone(ops[i]), true, true, false);
-      } catch (err) {
-        const op = ops[i];
-        if (op.op === 'test') {
-          const actual = fjp.getValueByPointer(current, op.path);
-          return new PreconditionFailedError(`${this.what(ref)}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`, op.path);
-        }
-        return new DriverError(`${this.what(ref)}: operation ${i + 1} (${op.op} ${op.path}) cannot be applied: ${(err as Error).message.split('\n')[0]}`);
-      }
-    }
-    // It applies now: the object changed between the write and the read.
-    return new ConflictError(`${this.what(ref)}: changed while patching; retry`);
-  }
-
-  private async mergePatch(ref: ObjectRef, body: unknown): Promise<KObject> {
-    const o = await this.client.request('PATCH', this.refPath(ref), { body, contentType: MERGE_PATCH, what: this.what(ref) });
-    return this.wrote(o, ref.apiVersion, ref.kind);
-  }
-
-  async create(obj: KObject): Promise<KObject> {
-    const r = resourceOf(obj.apiVersion, obj.kind);
-    if (!r) throw new DriverError(`bootcplan does not know the resource of ${obj.apiVersion} ${obj.kind}`);
-    const o = await this.client.request('POST', collectionPath(r, obj.metadata.namespace), { body: obj, what: this.what({ kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace }) });
-    return this.wrote(o, obj.apiVersion, obj.kind);
-  }
-
-  async cordon(node: string): Promise<void> {
-    await this.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, { spec: { unschedulable: true } });
-  }
-  async uncordon(node: string): Promise<void> {
-    await this.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, { spec: { unschedulable: null } });
-  }
-
-  async setDesiredImageState(node: string, state: DesiredImageState): Promise<void> {
-    await this.patch({ apiVersion: BOOTC_NODE.apiVersion, kind: 'BootcNode', name: node }, [{ op: 'add', path: '/spec/desiredImageState', value: state }]);
-  }
-
-  async setPoolPaused(kind: PoolKind, name: string, paused: boolean): Promise<void> {
-    if (kind === 'MachineConfigPool') await this.mergePatch({ apiVersion: MACHINE_CONFIG_POOL.apiVersion, kind, name }, { spec: { paused } });
-    else await this.mergePatch({ apiVersion: BOOTC_NODE_POOL.apiVersion, kind, name }, { spec: { rollout: { paused } } });
-  }
-
-  // ------------------------------------------------------------------ drain
-
-  async drain(node: string, opts: DrainOptions): Promise<void> {
-    const n = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}` });
-    if (n?.spec?.unschedulable !== true) throw new DriverError(`drain ${node}: the node is not cordoned`);
-    const deadline = opts.timeoutSeconds === null || opts.timeoutSeconds <= 0 ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
-    const pods = new Reflector(this.client, POD, { fieldSelector: `spec.nodeName=${node}` });
-    const refusals = new Map<string, string>();
-    const evicted = new Set<string>();
-    let wake: (() => void) | null = null;
-    const off = pods.onChange(() => wake?.());
-    try {
-      await pods.start();
-      for (;;) {
-        const left = [...pods.items.values()].filter((p) => !skippedByDrain(p));
-        if (!left.length) return;
-        if (Date.now() >= deadline) {
-          const names = left.map((p) => `${p.metadata.namespace}/${p.metadata.name}${refusals.has(p.metadata.uid ?? '') ? ` (${refusals.get(p.metadata.uid ?? '')})` : p.metadata.deletionTimestamp ? ' (terminating)' : ''}`);
-          throw new DrainTimeoutError(`drain ${node}: ${left.length} pod${left.length === 1 ? '' : 's'} still on the node after ${opts.timeoutSeconds}s: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}`);
-        }
-        let refused = false;
-        for (const p of left) {
-          const uid = p.metadata.uid ?? `${p.metadata.namespace}/${p.metadata.name}`;
-          if (p.metadata.deletionTimestamp || evicted.has(uid)) continue;
-          try {
-            await this.client.request('POST', `${objectPath(POD, p.metadata.name, p.metadata.namespace)}/eviction`, {
-              body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: p.metadata.name, namespace: p.metadata.namespace } },
-              what: `evict pod ${p.metadata.namespace}/${p.metadata.name}`,
-            });
-            evicted.add(uid);
-            refusals.delete(uid);
-          } catch (err) {
-            if (err instanceof NotFoundError) { evicted.add(uid); continue; }
-            // 429: a PodDisruptionBudget does not allow the disruption now; 500 with
-            // "more than one PodDisruptionBudget" is also retried, as kubectl drain does.
-            if (err instanceof KubeApiError && (err.status === 429 || (err.status === 500 && /PodDisruptionBudget/i.test(err.message)))) {
-              refusals.set(uid, err.message.replace(/^[^:]*:\s*/, ''));
-              refused = true;
-              continue;
-            }
-            throw err;
-          }
-        }
-        // Wait for a change on the node's pods, or the retry interval of a refused eviction.
-        const waitMs = Math.min(refused ? this.evictionRetrySeconds * 1000 : 5000, Math.max(0, deadline - Date.now()));
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(() => { wake = null; resolve(); }, waitMs);
-          wake = () => { clearTimeout(t); wake = null; resolve(); };
-        });
-      }
-    } finally {
-      off();
-      pods.stop();
-    }
-  }
+  cordon(node: string): Promise<void> { return this.nodes.cordon(node); }
+  uncordon(node: string): Promise<void> { return this.nodes.uncordon(node); }
+  drain(node: string, opts: DrainOptions): Promise<void> { return this.nodes.drain(node, opts); }
 
   // ------------------------------------------------------------------ lock
 
@@ -398,12 +277,6 @@ export class KubeDriver implements ClusterDriver {
     }
     this.wrote(cm, 'v1', 'ConfigMap');
   }
-}
-
-/** DaemonSet-owned pods (kubectl drain --ignore-daemonsets) and static (mirror) pods stay. */
-export function skippedByDrain(p: KObject): boolean {
-  if (p.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined) return true;
-  return (p.metadata.ownerReferences ?? []).some((r) => r.kind === 'DaemonSet' && r.controller !== false);
 }
 
 /** Who holds the lock: user@host (or the pod name in a cluster job). */
