@@ -22,7 +22,6 @@ const KNOWN_OVERSIZE: string[] = [
   'src/cli/commands-apply.ts:registerApplyCommands',
   'src/cli/main.ts:buildProgram',
   'src/domain/bootimages.ts:planBootImages',
-  'src/kube/driver.ts',
   'src/plan/planner.ts:buildPlan',
   'src/plan/planner.ts:planPool',
   'src/render/html.ts',

@@ -3,7 +3,9 @@ import { resolveKubeConfig, type KubeFlags } from './config.ts';
 import { KubeClient } from './rest.ts';
 import { KubeDriver, type KubeDriverOptions } from './driver.ts';
 
-export { KubeDriver, defaultHolder, skippedByDrain, microTime } from './driver.ts';
+export { KubeDriver } from './driver.ts';
+export { defaultHolder, microTime } from './lease-lock.ts';
+export { skippedByDrain } from './node-ops.ts';
 export { KubeClient, KubeApiError, requestStats, resetRequestStats } from './rest.ts';
 export { resolveKubeConfig } from './config.ts';
 export { readLiveObjects, readLiveSnapshot } from './read.ts';

@@ -29,7 +29,7 @@ import { selectorMatches } from '../../src/domain/nodes.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_ROLE_LABEL } from '../../src/domain/labels.ts';
 import type { PhaseDurations } from '../../src/plan/types.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
-import { skippedByDrain } from '../../src/kube/driver.ts';
+import { skippedByDrain } from '../../src/kube/node-ops.ts';
 
 const R = (kind: string) => RESOURCES.find((r) => r.kind === kind)!;
 const MERGE = 'application/merge-patch+json';

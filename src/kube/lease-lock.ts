@@ -1,0 +1,146 @@
+/**
+ * The lock on a real cluster: Lease `openshift-bootcplan/bootcplan-lock` (holderIdentity,
+ * acquireTime, renewTime, leaseDurationSeconds; lock id and plan id in annotations). Taken
+ * only when absent or expired; create (AlreadyExists) and update (resourceVersion) conflicts
+ * make concurrent acquirers race safely: exactly one wins.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import { BOOTCPLAN_NAMESPACE, LOCK_NAME } from '../cluster/types.ts';
+import { LockHeldError } from '../base/errors.ts';
+import {
+  type Clock, type LockRecord,
+  NotFoundError, AlreadyExistsError, ConflictError, LockLostError, isoOf,
+} from '../apply/driver.ts';
+import type { KubeClient } from './rest.ts';
+import type { WatchCache } from './watch-cache.ts';
+import { objectPath, collectionPath, LEASE } from './resources.ts';
+import { MANAGED_BY_LABEL, rethrowMissingNamespace } from './bootcplan-namespace.ts';
+
+export const LOCK_ID_ANNOTATION = 'bootcplan.dev/lock-id';
+export const PLAN_ID_ANNOTATION = 'bootcplan.dev/plan-id';
+
+/** Lease times are MicroTime: RFC 3339 with exactly six fractional digits. */
+export function microTime(t: number): string {
+  const ms = Math.floor(t * 1000);
+  const us = Math.floor((t * 1e6) % 1000).toString().padStart(3, '0');
+  return new Date(ms).toISOString().replace(/Z$/, `${us}Z`);
+}
+
+/** Who holds the lock: user@host (or the pod name in a cluster job). */
+export function defaultHolder(env: Record<string, string | undefined> = process.env): string {
+  if (env.BOOTCPLAN_HOLDER) return env.BOOTCPLAN_HOLDER;
+  let user = 'bootcplan';
+  try { user = userInfo().username; } catch { /* no passwd entry in a container */ }
+  return `${user}@${env.HOSTNAME ?? hostname()}`;
+}
+
+function recordOf(l: any): LockRecord | null {
+  if (!l || !l.spec?.holderIdentity) return null;
+  const toIso = (s: string | undefined) => (s ? isoOf(Date.parse(s) / 1000) : '');
+  return {
+    lockId: l.metadata?.annotations?.[LOCK_ID_ANNOTATION] ?? '',
+    holder: l.spec.holderIdentity,
+    planId: l.metadata?.annotations?.[PLAN_ID_ANNOTATION] ?? '',
+    since: toIso(l.spec.acquireTime),
+    renewedAt: toIso(l.spec.renewTime ?? l.spec.acquireTime),
+    ttlSeconds: l.spec.leaseDurationSeconds ?? 0,
+  };
+}
+
+export class LeaseLock {
+  constructor(private readonly client: KubeClient, private readonly cache: WatchCache, private readonly clock: Clock) {}
+
+  private leasePath() {
+    return objectPath(LEASE, LOCK_NAME, BOOTCPLAN_NAMESPACE);
+  }
+  private async getLease(): Promise<any | null> {
+    try {
+      return await this.client.request('GET', this.leasePath(), { what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}` });
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
+  }
+  private expired(l: any): boolean {
+    if (!l?.spec?.holderIdentity) return true;
+    const renewed = Date.parse(l.spec.renewTime ?? l.spec.acquireTime ?? '') / 1000;
+    if (!Number.isFinite(renewed)) return true;
+    return renewed + (l.spec.leaseDurationSeconds ?? 0) < this.clock.now();
+  }
+
+  async acquire(req: { holder: string; planId: string; ttlSeconds: number }): Promise<LockRecord> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const cur = await this.getLease();
+      if (cur && !this.expired(cur)) {
+        const r = recordOf(cur)!;
+        throw new LockHeldError(r.holder, r.since, r.lockId, r.planId || null);
+      }
+      const now = this.clock.now();
+      const lockId = randomBytes(6).toString('hex');
+      const spec = { holderIdentity: req.holder, leaseDurationSeconds: Math.max(1, Math.round(req.ttlSeconds)), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: (cur?.spec?.leaseTransitions ?? -1) + 1 };
+      const metadata: any = { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, labels: { [MANAGED_BY_LABEL]: 'bootcplan' }, annotations: { [LOCK_ID_ANNOTATION]: lockId, [PLAN_ID_ANNOTATION]: req.planId } };
+      try {
+        let l: any;
+        if (!cur) {
+          l = await this.client.request('POST', collectionPath(LEASE, BOOTCPLAN_NAMESPACE), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}` }).catch(rethrowMissingNamespace);
+        } else {
+          // Take over an expired or released lease; resourceVersion makes this a compare-and-swap.
+          metadata.resourceVersion = cur.metadata.resourceVersion;
+          l = await this.client.request('PUT', this.leasePath(), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}` });
+        }
+        this.cache.wrote(l, LEASE.apiVersion, 'Lease');
+        return recordOf(l)!;
+      } catch (err) {
+        // Someone else created or updated it between our read and our write: read again.
+        if (err instanceof AlreadyExistsError || err instanceof ConflictError || err instanceof NotFoundError) continue;
+        throw err;
+      }
+    }
+    throw new ConflictError(`Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}: kept changing while taking the lock`);
+  }
+
+  async renew(lockId: string): Promise<LockRecord> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const cur = await this.getLease();
+      if (!cur || cur.metadata?.annotations?.[LOCK_ID_ANNOTATION] !== lockId || !cur.spec?.holderIdentity) {
+        throw new LockLostError(`lock ${lockId} is no longer held${cur?.spec?.holderIdentity ? ` (now held by ${cur.spec.holderIdentity})` : ''}`);
+      }
+      cur.spec.renewTime = microTime(this.clock.now());
+      try {
+        const l = await this.client.request('PUT', this.leasePath(), { body: cur, what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}` });
+        this.cache.wrote(l, LEASE.apiVersion, 'Lease');
+        return recordOf(l)!;
+      } catch (err) {
+        if (err instanceof ConflictError) continue;
+        if (err instanceof NotFoundError) throw new LockLostError(`lock ${lockId} is no longer held (the Lease was deleted)`);
+        throw err;
+      }
+    }
+    throw new ConflictError(`Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}: kept changing while renewing the lock`);
+  }
+
+  async release(lockId: string): Promise<boolean> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const cur = await this.getLease();
+      if (!cur || cur.metadata?.annotations?.[LOCK_ID_ANNOTATION] !== lockId) return false;
+      try {
+        await this.client.request('DELETE', this.leasePath(), {
+          body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: cur.metadata.resourceVersion } },
+          what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}`,
+        });
+        this.cache.deleted({ kind: 'Lease', name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE });
+        return true;
+      } catch (err) {
+        if (err instanceof ConflictError) continue;
+        if (err instanceof NotFoundError) return false;
+        throw err;
+      }
+    }
+    return false;
+  }
+
+  async read(): Promise<LockRecord | null> {
+    return recordOf(await this.getLease());
+  }
+}

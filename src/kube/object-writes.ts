@@ -1,0 +1,91 @@
+/**
+ * KubeDriver's writes to objects of the plan: JSON patch (`application/json-patch+json`)
+ * with the plan's `test` ops, which works the same on built-in kinds and custom resources;
+ * a failed test is PreconditionFailedError, never an overwrite. Small idempotent switches
+ * (cordon, pause) use a JSON merge patch. Every write's answer goes into the watch cache
+ * at once.
+ */
+import fjp from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
+import type { KObject } from '../cluster/types.ts';
+import {
+  type ObjectRef, type PoolKind, type DesiredImageState,
+  ConflictError, PreconditionFailedError, DriverError,
+} from '../apply/driver.ts';
+import { type KubeClient, PatchNotApplicableError } from './rest.ts';
+import type { WatchCache } from './watch-cache.ts';
+import { resourceOf, objectPath, collectionPath, BOOTC_NODE, BOOTC_NODE_POOL, MACHINE_CONFIG_POOL } from './resources.ts';
+
+const JSON_PATCH = 'application/json-patch+json';
+const MERGE_PATCH = 'application/merge-patch+json';
+
+/** "Kind namespace/name", as errors and request logs name an object. */
+export function describeObject(ref: { kind: string; name: string; namespace?: string | null }) {
+  return `${ref.kind} ${ref.namespace ? ref.namespace + '/' : ''}${ref.name}`;
+}
+
+export class ObjectWriter {
+  constructor(private readonly client: KubeClient, private readonly cache: WatchCache) {}
+
+  private refPath(ref: ObjectRef): string {
+    const r = resourceOf(ref.apiVersion, ref.kind);
+    if (!r) throw new DriverError(`bootcplan does not know the resource of ${ref.apiVersion} ${ref.kind}`);
+    return objectPath(r, ref.name, ref.namespace);
+  }
+
+  async patch(ref: ObjectRef, ops: Operation[]): Promise<KObject> {
+    let o: KObject;
+    try {
+      o = await this.client.request('PATCH', this.refPath(ref), { body: ops, contentType: JSON_PATCH, what: describeObject(ref) });
+    } catch (err) {
+      if (err instanceof PatchNotApplicableError) throw await this.whyNotApplicable(ref, ops);
+      throw err;
+    }
+    return this.cache.wrote(o, ref.apiVersion, ref.kind);
+  }
+
+  /** The server does not say which operation failed: apply the patch to a fresh copy here. */
+  private async whyNotApplicable(ref: ObjectRef, ops: Operation[]): Promise<DriverError> {
+    let current: KObject;
+    try {
+      current = await this.client.request('GET', this.refPath(ref), { what: describeObject(ref) });
+    } catch (err) {
+      return err as DriverError;
+    }
+    for (let i = 0; i < ops.length; i++) {
+      try {
+        fjp.applyOperation(current, structuredClone(ops[i]), true, true, false);
+      } catch (err) {
+        const op = ops[i];
+        if (op.op === 'test') {
+          const actual = fjp.getValueByPointer(current, op.path);
+          return new PreconditionFailedError(`${describeObject(ref)}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`, op.path);
+        }
+        return new DriverError(`${describeObject(ref)}: operation ${i + 1} (${op.op} ${op.path}) cannot be applied: ${(err as Error).message.split('\n')[0]}`);
+      }
+    }
+    // It applies now: the object changed between the write and the read.
+    return new ConflictError(`${describeObject(ref)}: changed while patching; retry`);
+  }
+
+  async mergePatch(ref: ObjectRef, body: unknown): Promise<KObject> {
+    const o = await this.client.request('PATCH', this.refPath(ref), { body, contentType: MERGE_PATCH, what: describeObject(ref) });
+    return this.cache.wrote(o, ref.apiVersion, ref.kind);
+  }
+
+  async create(obj: KObject): Promise<KObject> {
+    const r = resourceOf(obj.apiVersion, obj.kind);
+    if (!r) throw new DriverError(`bootcplan does not know the resource of ${obj.apiVersion} ${obj.kind}`);
+    const o = await this.client.request('POST', collectionPath(r, obj.metadata.namespace), { body: obj, what: describeObject({ kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace }) });
+    return this.cache.wrote(o, obj.apiVersion, obj.kind);
+  }
+
+  async setDesiredImageState(node: string, state: DesiredImageState): Promise<void> {
+    await this.patch({ apiVersion: BOOTC_NODE.apiVersion, kind: 'BootcNode', name: node }, [{ op: 'add', path: '/spec/desiredImageState', value: state }]);
+  }
+
+  async setPoolPaused(kind: PoolKind, name: string, paused: boolean): Promise<void> {
+    if (kind === 'MachineConfigPool') await this.mergePatch({ apiVersion: MACHINE_CONFIG_POOL.apiVersion, kind, name }, { spec: { paused } });
+    else await this.mergePatch({ apiVersion: BOOTC_NODE_POOL.apiVersion, kind, name }, { spec: { rollout: { paused } } });
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The watch cache behind KubeDriver.waitFor: every resource the snapshot reads
+ * (src/kube/read.ts, SNAPSHOT_SOURCES), each kept by a Reflector (list, then watch from the
+ * list's resourceVersion, resume and reconnect, relist on 410 Gone; src/kube/watch.ts), built
+ * into a ClusterSnapshot on demand. Every write's answer goes into it at once.
+ */
+import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import { snapshotFromObjects } from '../cluster/snapshot.ts';
+import type { KubeClient } from './rest.ts';
+import { Reflector } from './watch.ts';
+import { SNAPSHOT_SOURCES } from './resources.ts';
+
+/** Every resource the snapshot reads, watched; built into a ClusterSnapshot on demand. */
+export class WatchCache {
+  private reflectors: { source: (typeof SNAPSHOT_SOURCES)[number]; r: Reflector }[];
+  private started: Promise<void> | null = null;
+  private view: { version: number; snap: ClusterSnapshot } | null = null;
+  private listeners = new Set<() => void>();
+  private fatalListeners = new Set<(e: Error) => void>();
+
+  constructor(client: KubeClient, private readonly source: string, watchTimeoutSeconds?: number) {
+    this.reflectors = SNAPSHOT_SOURCES.map((s) => {
+      const r = new Reflector(client, s.type, { namespace: s.namespace, fieldSelector: s.name ? `metadata.name=${s.name}` : undefined, watchTimeoutSeconds });
+      r.onChange(() => { for (const l of [...this.listeners]) l(); });
+      r.onFatal((e) => { for (const l of [...this.fatalListeners]) l(e); });
+      return { source: s, r };
+    });
+  }
+  start(): Promise<void> {
+    this.started ??= Promise.all(this.reflectors.map((x) => x.r.start())).then(() => undefined);
+    this.started.catch(() => { this.started = null; });
+    return this.started;
+  }
+  get isStarted() { return this.started !== null; }
+  stop() {
+    for (const x of this.reflectors) x.r.stop();
+  }
+  subscribe(l: () => void, fatal: (e: Error) => void): () => void {
+    this.listeners.add(l);
+    this.fatalListeners.add(fatal);
+    return () => { this.listeners.delete(l); this.fatalListeners.delete(fatal); };
+  }
+  private version(): number {
+    let v = 0;
+    for (const x of this.reflectors) v += x.r.version;
+    return v;
+  }
+  snapshot(): ClusterSnapshot {
+    const v = this.version();
+    if (this.view && this.view.version === v) return this.view.snap;
+    const objects: KObject[] = [];
+    for (const x of this.reflectors) objects.push(...x.r.items.values());
+    const snap = snapshotFromObjects(objects, this.source);
+    this.view = { version: v, snap };
+    return snap;
+  }
+  /** Write-through of an object a write returned. */
+  put(o: KObject) {
+    for (const x of this.reflectors) if (matches(x.source, o)) x.r.put(o);
+  }
+  remove(o: { kind: string; name: string; namespace?: string | null; apiVersion?: string }) {
+    for (const x of this.reflectors) {
+      if (x.source.type.kind === o.kind && (!x.source.name || x.source.name === o.name)) x.r.remove(o.namespace ?? undefined, o.name);
+    }
+  }
+  /**
+   * What every write does with the server's answer: fill in apiVersion and kind (a write's
+   * answer may lack them) and put it into the cache if the cache is running.
+   */
+  wrote(o: KObject, apiVersion: string, kind: string): KObject {
+    o.apiVersion ??= apiVersion;
+    o.kind ??= kind;
+    if (this.isStarted) this.put(o);
+    return o;
+  }
+  /** What a delete does: drop the object from the cache if the cache is running. */
+  deleted(o: { kind: string; name: string; namespace?: string | null }) {
+    if (this.isStarted) this.remove(o);
+  }
+  watchStats() {
+    let watches = 0, relists = 0;
+    for (const x of this.reflectors) { watches += x.r.watches; relists += x.r.relists; }
+    return { watches, relists };
+  }
+}
+
+function matches(s: (typeof SNAPSHOT_SOURCES)[number], o: KObject): boolean {
+  if (s.type.kind !== o.kind || (o.apiVersion && s.type.apiVersion !== o.apiVersion)) return false;
+  if (s.name && s.name !== o.metadata.name) return false;
+  if (s.namespace && s.namespace !== o.metadata.namespace) return false;
+  return true;
+}
