@@ -21,6 +21,7 @@ import { planLine } from './text.ts';
 import { buildTimeline, nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind } from './timeline.ts';
 import { buildRehearsalTimeline } from './rehearsal-timeline.ts';
 import type { Rehearsal } from '../sim/rehearse.ts';
+import { VERB, SYMBOL, poolKind, withArrows } from './vocabulary.ts';
 
 export interface HtmlOptions {
   /** Whole managed fields in the diffs instead of the changed ones with context. */
@@ -31,8 +32,6 @@ export interface HtmlOptions {
   rehearsal?: Rehearsal;
 }
 
-const VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'unchanged' } as const;
-const SYMBOL = { create: '+', update: '~', delete: '−', noop: '=' } as const;
 /** Pools with at most this many scheduled nodes get a per-node table. */
 const NODE_TABLE_MAX = 200;
 
@@ -125,7 +124,7 @@ function rehearsalSection(plan: Plan, r: Rehearsal): string {
     const over = p.peakUnavailable > p.maxUnavailable;
     const done = p.waves.filter((w) => w.end !== null).length;
     const took = p.waves.length ? Math.max(...p.waves.map((w) => w.end ?? r.durationSeconds)) - Math.min(...p.waves.map((w) => w.start)) : 0;
-    return `<tr><td class="mono">${esc(p.name)}</td><td>${p.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'}</td>` +
+    return `<tr><td class="mono">${esc(p.name)}</td><td>${poolKind(p.backend)}</td>` +
       `<td class="n">${num(done)} / ${num(pp?.waves.length ?? p.waves.length)}</td>` +
       `<td class="n${over ? ' fail' : ''}" data-peak="${p.peakUnavailable}">${num(p.peakUnavailable)} / ${num(p.maxUnavailable)}${over ? ' <b>over budget</b>' : ''}</td>` +
       `<td class="n">${p.waves.length ? formatDuration(took) : '-'}</td><td class="n">${pp ? formatDuration(pp.estimatedSeconds) : '-'}</td>` +
@@ -164,7 +163,7 @@ function summary(plan: Plan): string {
     const so = sc.filter((n) => n.reboot === 'soft').length;
     const ha = sc.filter((n) => n.reboot === 'hard').length;
     const bl = p.nodes.filter((n) => n.blockedBy).length;
-    return `<tr><td class="mono">${esc(p.name)}${p.controlPlane ? ' <span class="tag">control plane</span>' : ''}${p.paused ? ' <span class="tag">paused</span>' : ''}</td><td>${p.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'}</td>` +
+    return `<tr><td class="mono">${esc(p.name)}${p.controlPlane ? ' <span class="tag">control plane</span>' : ''}${p.paused ? ' <span class="tag">paused</span>' : ''}</td><td>${poolKind(p.backend)}</td>` +
       `<td class="n">${num(sc.length)} / ${num(p.nodeCount)}</td><td class="n">${num(p.waves.length)}</td><td class="n">${num(p.waveSize)}</td>` +
       `<td class="n">${esc(String(p.maxUnavailable.value))} → ${num(p.maxUnavailable.resolved)}</td>` +
       `<td class="n">${num(so)}</td><td class="n">${num(ha)}</td><td class="n">${num(sc.length - so - ha)}</td><td class="n${bl ? ' warn' : ''}">${num(bl)}</td><td class="n">${formatDuration(p.estimatedSeconds)}</td></tr>`;
@@ -197,7 +196,7 @@ function diagnostics(plan: Plan): string {
 function risks(plan: Plan): string {
   const items: string[] = [];
   for (const c of plan.changes.filter((x) => x.action !== 'noop' && x.risk !== 'none')) {
-    items.push(`<li class="${c.risk === 'replacement' ? 'error' : 'warning'}"><span class="sev">${c.risk}</span> <a href="#change-${c.order}" class="mono">${esc(c.address)}</a> ${VERB[c.action]} (${esc(c.reason)})${c.description ? `<div>${esc(c.description)}</div>` : ''}</li>`);
+    items.push(`<li class="${c.risk === 'replacement' ? 'error' : 'warning'}"><span class="sev">${c.risk}</span> <a href="#change-${c.order}" class="mono">${esc(c.address)}</a> ${VERB.html[c.action]} (${esc(c.reason)})${c.description ? `<div>${esc(c.description)}</div>` : ''}</li>`);
   }
   const cp = plan.bootImages.controlPlaneMachineSet;
   if (cp?.replacement) items.push(`<li class="error"><span class="sev">replacement</span> ControlPlaneMachineSet <span class="mono">cluster</span> replaces control-plane machines<div>${esc(cp.why)}</div></li>`);
@@ -231,7 +230,7 @@ function changeBlock(ch: PlanChange, opts: HtmlOptions, open: boolean): string {
     return `<span class="${cls}">${l.kind === '#' ? ' ' : esc(l.kind)} ${esc(l.text)}</span>`;
   });
   return `<details class="change" id="change-${ch.order}"${open ? ' open' : ''}>
-<summary><span class="sym ${ch.action}">${SYMBOL[ch.action]}</span> <span class="mono">${esc(ch.address)}</span> <span class="dim">${VERB[ch.action]} · ${esc(ch.reason)} · step ${ch.order}</span>${ch.risk !== 'none' ? ` <span class="tag ${ch.risk === 'replacement' ? 'bad' : 'warn'}">${ch.risk}</span>` : ''} <span class="stat">${d.gaveUp ? 'JSON patch' : `<span class="add">+${d.added}</span> <span class="del">−${d.removed}</span>`}</span></summary>
+<summary><span class="sym ${ch.action}">${SYMBOL.html[ch.action]}</span> <span class="mono">${esc(ch.address)}</span> <span class="dim">${VERB.html[ch.action]} · ${esc(ch.reason)} · step ${ch.order}</span>${ch.risk !== 'none' ? ` <span class="tag ${ch.risk === 'replacement' ? 'bad' : 'warn'}">${ch.risk}</span>` : ''} <span class="stat">${d.gaveUp ? 'JSON patch' : `<span class="add">+${d.added}</span> <span class="del">−${d.removed}</span>`}</span></summary>
 ${ch.description ? `<p>${esc(ch.description)}</p>` : ''}${ch.waitAfter ? `<p class="hint">then wait: ${esc(ch.waitAfter.description)}</p>` : ''}
 <pre class="diff">${lines.join('\n')}</pre>
 </details>`;
@@ -258,7 +257,7 @@ function poolBlock(p: PlanPool): string {
   const sched = p.nodes.filter((n) => n.wave !== null);
   const mu = p.maxUnavailable;
   const groups = groupNodes(p.name, p.nodes).map((g) =>
-    `<li class="${g.blockedBy ? 'warning' : ''}">${esc(describeGroup(g, { withPool: false }).replace(/ -> /g, ' → '))}: <span class="mono">${esc(foldNames(g.names, 10))}</span></li>`);
+    `<li class="${g.blockedBy ? 'warning' : ''}">${esc(withArrows(describeGroup(g, { withPool: false })))}: <span class="mono">${esc(foldNames(g.names, 10))}</span></li>`);
   let table = '';
   if (sched.length && sched.length <= NODE_TABLE_MAX) {
     table = `<div class="scroll"><table class="nodes"><thead><tr><th class="n">Wave</th><th>Node</th><th>Zone</th><th>Reboot</th><th>Staged</th><th>From → to</th></tr></thead><tbody>${sched.map((n) =>
@@ -267,7 +266,7 @@ function poolBlock(p: PlanPool): string {
     table = `<details><summary>All ${num(sched.length)} nodes by wave</summary><pre class="waves">${p.waves.map((w, i) => `wave ${i + 1} (${w.length}): ${esc(w.join(', '))}`).join('\n')}</pre></details>`;
   }
   return `<div class="pool" id="pool-${esc(p.name)}">
-<h3><span class="mono">${esc(p.name)}</span> <span class="dim">${p.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'}, priority ${p.priority}${p.controlPlane ? ', control plane' : ''}</span></h3>
+<h3><span class="mono">${esc(p.name)}</span> <span class="dim">${poolKind(p.backend)}, priority ${p.priority}${p.controlPlane ? ', control plane' : ''}</span></h3>
 <p>${num(p.nodeCount)} nodes, ${num(p.upToDate)} up to date; maxUnavailable <span class="mono">${esc(String(mu.value))}</span> → ${num(mu.resolved)} (${esc(mu.rule)})${p.unavailableNow.length ? `, ${num(p.unavailableNow.length)} already unavailable` : ''}; ${plural(p.waveSize, 'node')} per wave; ${plural(p.waves.length, 'wave')}, est. ${formatDuration(p.estimatedSeconds)}${p.soakSeconds && p.waves.length > 1 ? ` including ${formatDuration(p.soakSeconds)} soak between waves` : ''}.</p>
 <p class="dim">target <span class="mono">${esc(p.targetImage)}</span></p>
 ${p.nodes.length ? `<ul class="groups">${groups.join('\n')}</ul>` : '<p>All nodes run the target image.</p>'}

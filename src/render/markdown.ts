@@ -17,6 +17,7 @@ import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';
 import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally } from './format.ts';
 import { planLine } from './text.ts';
+import { VERB, SYMBOL, poolKind, withArrows } from './vocabulary.ts';
 
 export const MARKDOWN_LIMIT = 60_000;
 
@@ -37,9 +38,6 @@ export function markdownMarker(plan: Pick<Plan, 'spec'>): string {
   const key = plan.spec.path.replace(/^\.\//, '').replace(/[^A-Za-z0-9._/-]/g, '_').replace(/-{2,}/g, '-');
   return `<!-- bootcplan:plan spec=${key} -->`;
 }
-
-const VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'unchanged' } as const;
-const SYMBOL = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
 
 /** Bounds of the parts of the head, so the head itself always fits. */
 const HEAD_BUDGET = { pools: 40, errors: 20_000, warnings: 8_000, risks: 6_000, message: 600 };
@@ -113,7 +111,7 @@ function renderHead(plan: Plan): string {
   }
   const riskItems: string[] = [];
   for (const c of risky) {
-    riskItems.push(`- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${VERB[c.action]} (${esc(c.reason)})${c.description ? `: ${esc(clip(c.description, HEAD_BUDGET.message))}` : ''}`);
+    riskItems.push(`- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${VERB.markdown[c.action]} (${esc(c.reason)})${c.description ? `: ${esc(clip(c.description, HEAD_BUDGET.message))}` : ''}`);
   }
   const cp = plan.bootImages.controlPlaneMachineSet;
   if (cp?.replacement) riskItems.push(`- :rotating_light: **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${esc(clip(cp.why, HEAD_BUDGET.message))}`);
@@ -135,7 +133,7 @@ function poolRow(p: PlanPool): string {
   const soft = sched.filter((n) => n.reboot === 'soft').length;
   const hard = sched.filter((n) => n.reboot === 'hard').length;
   const blocked = p.nodes.filter((n) => n.blockedBy).length;
-  return `| ${code(p.name)}${p.controlPlane ? ' (control plane)' : ''}${p.paused ? ' (paused)' : ''} | ${p.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'} | ${sched.length} of ${p.nodeCount} | ${p.waves.length} | ${p.waveSize} | ${soft} | ${hard} | ${sched.length - soft - hard} | ${blocked ? `**${blocked}**` : 0} | ${formatDuration(p.estimatedSeconds)} |`;
+  return `| ${code(p.name)}${p.controlPlane ? ' (control plane)' : ''}${p.paused ? ' (paused)' : ''} | ${poolKind(p.backend)} | ${sched.length} of ${p.nodeCount} | ${p.waves.length} | ${p.waveSize} | ${soft} | ${hard} | ${sched.length - soft - hard} | ${blocked ? `**${blocked}**` : 0} | ${formatDuration(p.estimatedSeconds)} |`;
 }
 
 function diagnosticItem(d: Diagnostic): string {
@@ -188,7 +186,7 @@ function changeBlock(ch: PlanChange, opts: MarkdownOptions): string {
   const stats = diff.gaveUp ? 'JSON patch' : `+${diff.added} −${diff.removed}`;
   const lines = [
     '<details>',
-    `<summary><code>${SYMBOL[ch.action]} ${html(ch.address)}</code> ${VERB[ch.action]} · ${html(ch.reason)}${risk} · ${stats}</summary>`,
+    `<summary><code>${SYMBOL.markdown[ch.action]} ${html(ch.address)}</code> ${VERB.markdown[ch.action]} · ${html(ch.reason)}${risk} · ${stats}</summary>`,
     '',
   ];
   if (ch.description) lines.push(esc(clip(ch.description, 1000)), '');
@@ -229,7 +227,7 @@ function poolBlock(p: PlanPool): string {
     '<details>',
     `<summary>Pool <code>${html(p.name)}</code>: ${plural(sched.length, 'node')} in ${plural(p.waves.length, 'wave')} of up to ${p.waveSize}, est. ${formatDuration(p.estimatedSeconds)}</summary>`,
     '',
-    `${p.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'}, priority ${p.priority}${p.controlPlane ? ', control plane' : ''}; ` +
+    `${poolKind(p.backend)}, priority ${p.priority}${p.controlPlane ? ', control plane' : ''}; ` +
       `${p.nodeCount} nodes, ${p.upToDate} up to date; maxUnavailable ${code(String(mu.value))} → ${mu.resolved} (${esc(mu.rule)})` +
       `${p.unavailableNow.length ? `, ${p.unavailableNow.length} already unavailable` : ''}; soak ${formatDuration(p.soakSeconds)} between waves.`,
     '',
@@ -241,7 +239,7 @@ function poolBlock(p: PlanPool): string {
     return lines.join('\n');
   }
   const groups = groupNodes(p.name, p.nodes);
-  const groupLines = groups.map((g) => `- ${g.blockedBy ? ':warning: ' : ''}${esc(arrow(describeGroup(g, { withPool: false })))}: ${esc(foldNames(g.names, 8))}`);
+  const groupLines = groups.map((g) => `- ${g.blockedBy ? ':warning: ' : ''}${esc(withArrows(describeGroup(g, { withPool: false })))}: ${esc(foldNames(g.names, 8))}`);
   lines.push(...cutMiddle(groupLines, 4000, (n) => `- … ${n} more groups`), '');
   if (sched.length && sched.length <= 60) {
     lines.push('| Wave | Node | Zone | Reboot | Staged |', '|--:|---|---|---|---|');
@@ -361,10 +359,6 @@ function code(s: string): string {
   const ticks = '`'.repeat(longest + 1);
   const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
   return `${ticks}${pad}${t}${pad}${ticks}`;
-}
-
-function arrow(s: string): string {
-  return s.replace(/ -> /g, ' → ');
 }
 
 function mdCodeSafe(s: string): string {

@@ -1,0 +1,42 @@
+/**
+ * The words the text, markdown and HTML renderers share (DESIGN §8): what a change does to
+ * an object, the symbol in front of it, what a pool's backend object is called. One table,
+ * with per-format overrides only where the formats really differ. Pure.
+ */
+import type { Backend, ChangeAction } from '../plan/types.ts';
+
+/** The three plan renderers that share these words. */
+export type RenderFormat = 'text' | 'markdown' | 'html';
+
+/** "# MachineConfig/x will be updated in place" (the Terraform-like wording of `plan`). */
+const ACTION_VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'unchanged' } as const;
+/** The prefix of a change (DESIGN §8: Terraform-like symbols `+ ~ -`). */
+const ACTION_SYMBOL = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
+
+export const VERB: Record<RenderFormat, Record<ChangeAction, string>> = {
+  // The text plan reads as a sentence: "will be left unchanged".
+  text: { ...ACTION_VERB, noop: 'left unchanged' },
+  markdown: ACTION_VERB,
+  html: ACTION_VERB,
+};
+
+export const SYMBOL: Record<RenderFormat, Record<ChangeAction, string>> = {
+  text: ACTION_SYMBOL,
+  markdown: ACTION_SYMBOL,
+  // HTML sets the symbol in its own coloured box: a typographic minus (as wide as '+') and
+  // '=' for an object that stays, where a blank box would look like a missing symbol.
+  html: { ...ACTION_SYMBOL, delete: '−', noop: '=' },
+};
+
+/**
+ * The kind of the object that rolls a pool out (DESIGN §7: bootc pools and MCO-only pools).
+ * Takes a string because a rehearsal records its pools' backend as one.
+ */
+export function poolKind(backend: Backend | (string & {})): string {
+  return backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool';
+}
+
+/** "a -> b" with a real arrow, for the formats that are not plain text. */
+export function withArrows(s: string): string {
+  return s.replace(/ -> /g, ' → ');
+}
