@@ -21,7 +21,7 @@ import { planLine } from './text.ts';
 import { buildTimeline, nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind } from './timeline.ts';
 import { buildRehearsalTimeline } from './rehearsal-timeline.ts';
 import type { Rehearsal } from '../sim/rehearse.ts';
-import { VERB, SYMBOL, poolKind, withArrows } from './vocabulary.ts';
+import { VERB, SYMBOL, poolKind, withArrows, escapeHtml } from './vocabulary.ts';
 
 export interface HtmlOptions {
   /** Whole managed fields in the diffs instead of the changed ones with context. */
@@ -51,7 +51,7 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
     changes(plan, opts),
     bootImages(plan),
     pools(plan),
-    `<footer>bootcplan · plan ${esc(plan.id)} · format ${esc(plan.formatVersion)} · durations: stage ${formatDuration(plan.durations.stage)}, drain ${formatDuration(plan.durations.drain)}, reboot ${formatDuration(plan.durations.reboot)}, soft reboot ${formatDuration(plan.durations.softReboot)}, ready ${formatDuration(plan.durations.ready)}</footer>`,
+    `<footer>bootcplan · plan ${escapeHtml(plan.id)} · format ${escapeHtml(plan.formatVersion)} · durations: stage ${formatDuration(plan.durations.stage)}, drain ${formatDuration(plan.durations.drain)}, reboot ${formatDuration(plan.durations.reboot)}, soft reboot ${formatDuration(plan.durations.softReboot)}, ready ${formatDuration(plan.durations.ready)}</footer>`,
   ].filter(Boolean).join('\n');
   return `<!doctype html>
 <html lang="en">
@@ -60,7 +60,7 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="bootcplan">
-<title>${esc(title)}</title>
+<title>${escapeHtml(title)}</title>
 <style>${CSS}</style>
 </head>
 <body>
@@ -79,13 +79,13 @@ function gitopsSection(plan: Plan): string {
   const scTitle = specChangesTitle(plan);
   if (!sched && !scTitle) return '';
   const parts = ['<section id="gitops">'];
-  if (sched) parts.push(`<p class="schedule">${esc(sched)}</p>`);
+  if (sched) parts.push(`<p class="schedule">${escapeHtml(sched)}</p>`);
   if (scTitle) {
-    parts.push(`<h2>Spec changes</h2><p>${esc(scTitle)}</p>`);
+    parts.push(`<h2>Spec changes</h2><p>${escapeHtml(scTitle)}</p>`);
     if (plan.specChanges?.unified) {
       const lines = plan.specChanges.unified.trimEnd().split('\n').map((l) => {
         const cls = l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : 'ctx';
-        return `<span class="${cls}">${esc(l)}</span>`;
+        return `<span class="${cls}">${escapeHtml(l)}</span>`;
       });
       parts.push(`<pre class="diff">${lines.join('\n')}</pre>`);
     }
@@ -100,11 +100,11 @@ function header(plan: Plan, r: Rehearsal | null): string {
   const s = plan.summary;
   const status = s.errors ? 'bad' : s.warnings ? 'warn' : 'ok';
   return `<header>
-<h1>bootcplan ${r ? 'rehearsal of plan' : 'plan'} <span class="mono">${esc(sp.name)}</span></h1>
-<p class="meta">spec <span class="mono">${esc(sp.path)}</span>${sp.ref ? ` at <span class="mono">${esc(sp.ref)}</span>` : ''}${sp.commit ? `, commit <span class="mono">${esc(sp.commit.slice(0, 12))}</span>` : ''}${sp.dirty ? ', uncommitted changes' : ''}
- · cluster <span class="mono">${esc(cl.source)}</span>${cl.version ? `, OpenShift ${esc(cl.version)}` : ''}${cl.platform ? `, ${esc(cl.platform)}` : ''}
- · plan <span class="mono">${esc(plan.id)}</span></p>
-<p class="planline ${status}" id="planline">${esc(planLine(plan))}</p>
+<h1>bootcplan ${r ? 'rehearsal of plan' : 'plan'} <span class="mono">${escapeHtml(sp.name)}</span></h1>
+<p class="meta">spec <span class="mono">${escapeHtml(sp.path)}</span>${sp.ref ? ` at <span class="mono">${escapeHtml(sp.ref)}</span>` : ''}${sp.commit ? `, commit <span class="mono">${escapeHtml(sp.commit.slice(0, 12))}</span>` : ''}${sp.dirty ? ', uncommitted changes' : ''}
+ · cluster <span class="mono">${escapeHtml(cl.source)}</span>${cl.version ? `, OpenShift ${escapeHtml(cl.version)}` : ''}${cl.platform ? `, ${escapeHtml(cl.platform)}` : ''}
+ · plan <span class="mono">${escapeHtml(plan.id)}</span></p>
+<p class="planline ${status}" id="planline">${escapeHtml(planLine(plan))}</p>
 </header>`;
 }
 
@@ -124,17 +124,17 @@ function rehearsalSection(plan: Plan, r: Rehearsal): string {
     const over = p.peakUnavailable > p.maxUnavailable;
     const done = p.waves.filter((w) => w.end !== null).length;
     const took = p.waves.length ? Math.max(...p.waves.map((w) => w.end ?? r.durationSeconds)) - Math.min(...p.waves.map((w) => w.start)) : 0;
-    return `<tr><td class="mono">${esc(p.name)}</td><td>${poolKind(p.backend)}</td>` +
+    return `<tr><td class="mono">${escapeHtml(p.name)}</td><td>${poolKind(p.backend)}</td>` +
       `<td class="n">${num(done)} / ${num(pp?.waves.length ?? p.waves.length)}</td>` +
       `<td class="n${over ? ' fail' : ''}" data-peak="${p.peakUnavailable}">${num(p.peakUnavailable)} / ${num(p.maxUnavailable)}${over ? ' <b>over budget</b>' : ''}</td>` +
       `<td class="n">${p.waves.length ? formatDuration(took) : '-'}</td><td class="n">${pp ? formatDuration(pp.estimatedSeconds) : '-'}</td>` +
-      `<td class="${p.failedNodes.length ? 'fail' : ''}">${p.failedNodes.length ? `<span class="mono">${esc(foldNames([...p.failedNodes].sort(naturalCompare), 8))}</span>` : '<span class="dim">none</span>'}</td></tr>`;
+      `<td class="${p.failedNodes.length ? 'fail' : ''}">${p.failedNodes.length ? `<span class="mono">${escapeHtml(foldNames([...p.failedNodes].sort(naturalCompare), 8))}</span>` : '<span class="dim">none</span>'}</td></tr>`;
   });
   return `<section id="rehearsal">
 <h2>Rehearsal on a simulated cluster</h2>
-<p class="planline ${r.exitCode === 0 ? 'ok' : 'bad'}" id="rehearsal-line">${esc(outcome)}</p>
+<p class="planline ${r.exitCode === 0 ? 'ok' : 'bad'}" id="rehearsal-line">${escapeHtml(outcome)}</p>
 <p class="dim">Phase durations: stage ${formatDuration(d.stage)}, drain ${formatDuration(d.drain)}, reboot ${formatDuration(d.reboot)}, soft reboot ${formatDuration(d.softReboot)}, ready ${formatDuration(d.ready)}${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''}. Reboots: ${num(r.reboots.hard)} hard, ${num(r.reboots.soft)} soft${r.reboots.failed ? `, <b class="fail">${num(r.reboots.failed)} failed</b>` : ''}.</p>
-${failed.length ? `<p class="fail" id="rehearsal-failed">Failed ${failed.length === 1 ? 'node' : 'nodes'}: <span class="mono">${esc(foldNames(failed, 12))}</span></p>` : ''}
+${failed.length ? `<p class="fail" id="rehearsal-failed">Failed ${failed.length === 1 ? 'node' : 'nodes'}: <span class="mono">${escapeHtml(foldNames(failed, 12))}</span></p>` : ''}
 <div class="scroll"><table class="pools" id="rehearsal-pools">
 <thead><tr><th>Pool</th><th>Backend</th><th class="n">Waves done</th><th class="n">Peak unavailable / maxUnavailable</th><th class="n">Took</th><th class="n">Est.</th><th>Failed nodes</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody>
@@ -163,9 +163,9 @@ function summary(plan: Plan): string {
     const so = sc.filter((n) => n.reboot === 'soft').length;
     const ha = sc.filter((n) => n.reboot === 'hard').length;
     const bl = p.nodes.filter((n) => n.blockedBy).length;
-    return `<tr><td class="mono">${esc(p.name)}${p.controlPlane ? ' <span class="tag">control plane</span>' : ''}${p.paused ? ' <span class="tag">paused</span>' : ''}</td><td>${poolKind(p.backend)}</td>` +
+    return `<tr><td class="mono">${escapeHtml(p.name)}${p.controlPlane ? ' <span class="tag">control plane</span>' : ''}${p.paused ? ' <span class="tag">paused</span>' : ''}</td><td>${poolKind(p.backend)}</td>` +
       `<td class="n">${num(sc.length)} / ${num(p.nodeCount)}</td><td class="n">${num(p.waves.length)}</td><td class="n">${num(p.waveSize)}</td>` +
-      `<td class="n">${esc(String(p.maxUnavailable.value))} → ${num(p.maxUnavailable.resolved)}</td>` +
+      `<td class="n">${escapeHtml(String(p.maxUnavailable.value))} → ${num(p.maxUnavailable.resolved)}</td>` +
       `<td class="n">${num(so)}</td><td class="n">${num(ha)}</td><td class="n">${num(sc.length - so - ha)}</td><td class="n${bl ? ' warn' : ''}">${num(bl)}</td><td class="n">${formatDuration(p.estimatedSeconds)}</td></tr>`;
   });
   return `<section id="summary">
@@ -182,8 +182,8 @@ function diagnostics(plan: Plan): string {
   if (!plan.diagnostics.length) return '';
   const item = (d: Diagnostic) => {
     const where = d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''}` : '';
-    return `<li class="${d.severity}"><span class="sev">${d.severity}</span> <span class="mono">${esc(d.code)}</span>${where ? ` <span class="mono dim">${esc(where)}</span>` : ''}${d.path ? ` <span class="mono dim">${esc(d.path)}</span>` : ''}<div>${esc(d.message)}</div>` +
-      `${d.expected ? `<div class="dim">expected: ${esc(d.expected)}</div>` : ''}${d.hint ? `<div class="hint">hint: ${esc(d.hint)}</div>` : ''}</li>`;
+    return `<li class="${d.severity}"><span class="sev">${d.severity}</span> <span class="mono">${escapeHtml(d.code)}</span>${where ? ` <span class="mono dim">${escapeHtml(where)}</span>` : ''}${d.path ? ` <span class="mono dim">${escapeHtml(d.path)}</span>` : ''}<div>${escapeHtml(d.message)}</div>` +
+      `${d.expected ? `<div class="dim">expected: ${escapeHtml(d.expected)}</div>` : ''}${d.hint ? `<div class="hint">hint: ${escapeHtml(d.hint)}</div>` : ''}</li>`;
   };
   const errs = plan.diagnostics.filter((d) => d.severity === 'error');
   const warns = plan.diagnostics.filter((d) => d.severity === 'warning');
@@ -196,14 +196,14 @@ function diagnostics(plan: Plan): string {
 function risks(plan: Plan): string {
   const items: string[] = [];
   for (const c of plan.changes.filter((x) => x.action !== 'noop' && x.risk !== 'none')) {
-    items.push(`<li class="${c.risk === 'replacement' ? 'error' : 'warning'}"><span class="sev">${c.risk}</span> <a href="#change-${c.order}" class="mono">${esc(c.address)}</a> ${VERB.html[c.action]} (${esc(c.reason)})${c.description ? `<div>${esc(c.description)}</div>` : ''}</li>`);
+    items.push(`<li class="${c.risk === 'replacement' ? 'error' : 'warning'}"><span class="sev">${c.risk}</span> <a href="#change-${c.order}" class="mono">${escapeHtml(c.address)}</a> ${VERB.html[c.action]} (${escapeHtml(c.reason)})${c.description ? `<div>${escapeHtml(c.description)}</div>` : ''}</li>`);
   }
   const cp = plan.bootImages.controlPlaneMachineSet;
-  if (cp?.replacement) items.push(`<li class="error"><span class="sev">replacement</span> ControlPlaneMachineSet <span class="mono">cluster</span> replaces control-plane machines<div>${esc(cp.why)}</div></li>`);
+  if (cp?.replacement) items.push(`<li class="error"><span class="sev">replacement</span> ControlPlaneMachineSet <span class="mono">cluster</span> replaces control-plane machines<div>${escapeHtml(cp.why)}</div></li>`);
   for (const p of plan.pools) {
     const blocked = p.nodes.filter((n) => n.blockedBy);
     if (blocked.length) {
-      items.push(`<li class="warning"><span class="sev">not scheduled</span> ${plural(blocked.length, 'node')} of pool <span class="mono">${esc(p.name)}</span> (${esc([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): <span class="mono">${esc(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 8))}</span></li>`);
+      items.push(`<li class="warning"><span class="sev">not scheduled</span> ${plural(blocked.length, 'node')} of pool <span class="mono">${escapeHtml(p.name)}</span> (${escapeHtml([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): <span class="mono">${escapeHtml(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 8))}</span></li>`);
     }
   }
   if (!items.length) return `<section id="risks"><h2>Risks</h2><p class="dim">No disruptive change, no replacement, every node scheduled.</p></section>`;
@@ -219,7 +219,7 @@ function changes(plan: Plan, opts: HtmlOptions): string {
 <h2>Object changes <span class="count">${changed.length}</span></h2>
 ${changed.length ? '' : '<p class="dim">No object changes.</p>'}
 ${blocks.join('\n')}
-${unchanged.length ? `<p class="dim">${plural(unchanged.length, 'managed object')} already as desired: <span class="mono">${esc(unchanged.map((c) => c.address).join(', '))}</span></p>` : ''}
+${unchanged.length ? `<p class="dim">${plural(unchanged.length, 'managed object')} already as desired: <span class="mono">${escapeHtml(unchanged.map((c) => c.address).join(', '))}</span></p>` : ''}
 </section>`;
 }
 
@@ -227,11 +227,11 @@ function changeBlock(ch: PlanChange, opts: HtmlOptions, open: boolean): string {
   const d = changeDiff(ch, { full: opts.full });
   const lines = d.lines.map((l) => {
     const cls = l.kind === '+' ? 'add' : l.kind === '-' ? 'del' : l.kind === '#' ? 'note' : 'ctx';
-    return `<span class="${cls}">${l.kind === '#' ? ' ' : esc(l.kind)} ${esc(l.text)}</span>`;
+    return `<span class="${cls}">${l.kind === '#' ? ' ' : escapeHtml(l.kind)} ${escapeHtml(l.text)}</span>`;
   });
   return `<details class="change" id="change-${ch.order}"${open ? ' open' : ''}>
-<summary><span class="sym ${ch.action}">${SYMBOL.html[ch.action]}</span> <span class="mono">${esc(ch.address)}</span> <span class="dim">${VERB.html[ch.action]} · ${esc(ch.reason)} · step ${ch.order}</span>${ch.risk !== 'none' ? ` <span class="tag ${ch.risk === 'replacement' ? 'bad' : 'warn'}">${ch.risk}</span>` : ''} <span class="stat">${d.gaveUp ? 'JSON patch' : `<span class="add">+${d.added}</span> <span class="del">−${d.removed}</span>`}</span></summary>
-${ch.description ? `<p>${esc(ch.description)}</p>` : ''}${ch.waitAfter ? `<p class="hint">then wait: ${esc(ch.waitAfter.description)}</p>` : ''}
+<summary><span class="sym ${ch.action}">${SYMBOL.html[ch.action]}</span> <span class="mono">${escapeHtml(ch.address)}</span> <span class="dim">${VERB.html[ch.action]} · ${escapeHtml(ch.reason)} · step ${ch.order}</span>${ch.risk !== 'none' ? ` <span class="tag ${ch.risk === 'replacement' ? 'bad' : 'warn'}">${ch.risk}</span>` : ''} <span class="stat">${d.gaveUp ? 'JSON patch' : `<span class="add">+${d.added}</span> <span class="del">−${d.removed}</span>`}</span></summary>
+${ch.description ? `<p>${escapeHtml(ch.description)}</p>` : ''}${ch.waitAfter ? `<p class="hint">then wait: ${escapeHtml(ch.waitAfter.description)}</p>` : ''}
 <pre class="diff">${lines.join('\n')}</pre>
 </details>`;
 }
@@ -239,12 +239,12 @@ ${ch.description ? `<p>${esc(ch.description)}</p>` : ''}${ch.waitAfter ? `<p cla
 function bootImages(plan: Plan): string {
   const bi = plan.bootImages;
   if (!bi.machineSets.length && !bi.controlPlaneMachineSet) return '';
-  const rows = bi.machineSets.map((m) => `<tr><td class="mono">${esc(m.name)}</td><td>${m.skipped ? `<span class="dim">skipped: ${esc(m.skipped)}</span>` : m.from === m.to ? `<span class="mono">${esc(m.to ?? '(none)')}</span> <span class="dim">(current)</span>` : `<span class="mono">${esc(m.from ?? '(none)')}</span> → <span class="mono">${esc(m.to ?? '(none)')}</span>`}</td></tr>`);
+  const rows = bi.machineSets.map((m) => `<tr><td class="mono">${escapeHtml(m.name)}</td><td>${m.skipped ? `<span class="dim">skipped: ${escapeHtml(m.skipped)}</span>` : m.from === m.to ? `<span class="mono">${escapeHtml(m.to ?? '(none)')}</span> <span class="dim">(current)</span>` : `<span class="mono">${escapeHtml(m.from ?? '(none)')}</span> → <span class="mono">${escapeHtml(m.to ?? '(none)')}</span>`}</td></tr>`);
   const cp = bi.controlPlaneMachineSet;
   return `<section id="bootimages">
 <h2>Boot images</h2>
 ${rows.length ? `<div class="scroll"><table><thead><tr><th>MachineSet</th><th>Boot image</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></div>` : ''}
-${cp ? `<p>ControlPlaneMachineSet <span class="mono">cluster</span>: ${cp.from === cp.to || !cp.to ? 'no boot image change' : `<span class="mono">${esc(cp.from ?? '(none)')}</span> → <span class="mono">${esc(cp.to)}</span>`}; ${cp.replacement ? '<b class="bad">replaces control-plane machines</b>' : 'no machine replaced'}: ${esc(cp.why)}</p>` : ''}
+${cp ? `<p>ControlPlaneMachineSet <span class="mono">cluster</span>: ${cp.from === cp.to || !cp.to ? 'no boot image change' : `<span class="mono">${escapeHtml(cp.from ?? '(none)')}</span> → <span class="mono">${escapeHtml(cp.to)}</span>`}; ${cp.replacement ? '<b class="bad">replaces control-plane machines</b>' : 'no machine replaced'}: ${escapeHtml(cp.why)}</p>` : ''}
 </section>`;
 }
 
@@ -257,18 +257,18 @@ function poolBlock(p: PlanPool): string {
   const sched = p.nodes.filter((n) => n.wave !== null);
   const mu = p.maxUnavailable;
   const groups = groupNodes(p.name, p.nodes).map((g) =>
-    `<li class="${g.blockedBy ? 'warning' : ''}">${esc(withArrows(describeGroup(g, { withPool: false })))}: <span class="mono">${esc(foldNames(g.names, 10))}</span></li>`);
+    `<li class="${g.blockedBy ? 'warning' : ''}">${escapeHtml(withArrows(describeGroup(g, { withPool: false })))}: <span class="mono">${escapeHtml(foldNames(g.names, 10))}</span></li>`);
   let table = '';
   if (sched.length && sched.length <= NODE_TABLE_MAX) {
     table = `<div class="scroll"><table class="nodes"><thead><tr><th class="n">Wave</th><th>Node</th><th>Zone</th><th>Reboot</th><th>Staged</th><th>From → to</th></tr></thead><tbody>${sched.map((n) =>
-      `<tr><td class="n">${n.wave}</td><td class="mono">${esc(n.name)}</td><td>${esc(n.zone ?? '-')}</td><td>${n.reboot}</td><td>${n.staged ? 'yes' : 'no'}</td><td class="mono">${esc(shortDigest(n.from))} → ${esc(shortDigest(n.to))}</td></tr>`).join('\n')}</tbody></table></div>`;
+      `<tr><td class="n">${n.wave}</td><td class="mono">${escapeHtml(n.name)}</td><td>${escapeHtml(n.zone ?? '-')}</td><td>${n.reboot}</td><td>${n.staged ? 'yes' : 'no'}</td><td class="mono">${escapeHtml(shortDigest(n.from))} → ${escapeHtml(shortDigest(n.to))}</td></tr>`).join('\n')}</tbody></table></div>`;
   } else if (sched.length) {
-    table = `<details><summary>All ${num(sched.length)} nodes by wave</summary><pre class="waves">${p.waves.map((w, i) => `wave ${i + 1} (${w.length}): ${esc(w.join(', '))}`).join('\n')}</pre></details>`;
+    table = `<details><summary>All ${num(sched.length)} nodes by wave</summary><pre class="waves">${p.waves.map((w, i) => `wave ${i + 1} (${w.length}): ${escapeHtml(w.join(', '))}`).join('\n')}</pre></details>`;
   }
-  return `<div class="pool" id="pool-${esc(p.name)}">
-<h3><span class="mono">${esc(p.name)}</span> <span class="dim">${poolKind(p.backend)}, priority ${p.priority}${p.controlPlane ? ', control plane' : ''}</span></h3>
-<p>${num(p.nodeCount)} nodes, ${num(p.upToDate)} up to date; maxUnavailable <span class="mono">${esc(String(mu.value))}</span> → ${num(mu.resolved)} (${esc(mu.rule)})${p.unavailableNow.length ? `, ${num(p.unavailableNow.length)} already unavailable` : ''}; ${plural(p.waveSize, 'node')} per wave; ${plural(p.waves.length, 'wave')}, est. ${formatDuration(p.estimatedSeconds)}${p.soakSeconds && p.waves.length > 1 ? ` including ${formatDuration(p.soakSeconds)} soak between waves` : ''}.</p>
-<p class="dim">target <span class="mono">${esc(p.targetImage)}</span></p>
+  return `<div class="pool" id="pool-${escapeHtml(p.name)}">
+<h3><span class="mono">${escapeHtml(p.name)}</span> <span class="dim">${poolKind(p.backend)}, priority ${p.priority}${p.controlPlane ? ', control plane' : ''}</span></h3>
+<p>${num(p.nodeCount)} nodes, ${num(p.upToDate)} up to date; maxUnavailable <span class="mono">${escapeHtml(String(mu.value))}</span> → ${num(mu.resolved)} (${escapeHtml(mu.rule)})${p.unavailableNow.length ? `, ${num(p.unavailableNow.length)} already unavailable` : ''}; ${plural(p.waveSize, 'node')} per wave; ${plural(p.waves.length, 'wave')}, est. ${formatDuration(p.estimatedSeconds)}${p.soakSeconds && p.waves.length > 1 ? ` including ${formatDuration(p.soakSeconds)} soak between waves` : ''}.</p>
+<p class="dim">target <span class="mono">${escapeHtml(p.targetImage)}</span></p>
 ${p.nodes.length ? `<ul class="groups">${groups.join('\n')}</ul>` : '<p>All nodes run the target image.</p>'}
 ${table}
 </div>`;
@@ -303,8 +303,8 @@ function chart(plan: Plan, tl: Timeline, r: Rehearsal | null = null): string {
     const laneRows = lane.rows.length;
     const laneH = LANE_H + laneRows * rowH;
     parts.push(`<rect class="lane" x="0" y="${laneTop}" width="${W}" height="${laneH}"/>`);
-    if (lane.waves.length) parts.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${laneTop + 3}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${esc(lane.name)}: ${formatDuration(lane.start)} to ${formatDuration(lane.end)}</title></rect>`);
-    parts.push(`<text class="pool-label" x="8" y="${laneTop + 17}">${esc(truncate(`pool ${lane.name}`, 26))}</text>`);
+    if (lane.waves.length) parts.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${laneTop + 3}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${escapeHtml(lane.name)}: ${formatDuration(lane.start)} to ${formatDuration(lane.end)}</title></rect>`);
+    parts.push(`<text class="pool-label" x="8" y="${laneTop + 17}">${escapeHtml(truncate(`pool ${lane.name}`, 26))}</text>`);
     const laneSummary = lane.waves.length
       ? `${plural(lane.waves.reduce((s, w) => s + w.nodes, 0), 'node')}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`
       : 'no wave started';
@@ -314,10 +314,10 @@ function chart(plan: Plan, tl: Timeline, r: Rehearsal | null = null): string {
     const sumX = x(lane.end) + 6;
     const inside = x(lane.end) - x(lane.start) >= textW + 12;
     parts.push(sumX + textW < W - 4
-      ? `<text class="lane-sum" x="${f(sumX)}" y="${laneTop + 17}">${esc(laneSummary)}</text>`
+      ? `<text class="lane-sum" x="${f(sumX)}" y="${laneTop + 17}">${escapeHtml(laneSummary)}</text>`
       : inside || x(lane.start) - textW - 6 < X0
-        ? `<text class="lane-sum" x="${f(x(lane.start) + 6)}" y="${laneTop + 17}">${esc(laneSummary)}</text>`
-        : `<text class="lane-sum" x="${f(x(lane.start) - 6)}" y="${laneTop + 17}" text-anchor="end">${esc(laneSummary)}</text>`);
+        ? `<text class="lane-sum" x="${f(x(lane.start) + 6)}" y="${laneTop + 17}">${escapeHtml(laneSummary)}</text>`
+        : `<text class="lane-sum" x="${f(x(lane.start) - 6)}" y="${laneTop + 17}" text-anchor="end">${escapeHtml(laneSummary)}</text>`);
     y += LANE_H;
     for (const row of lane.rows) {
       parts.push(rowSvg(row, y, rowH, barH, x, plan.durations, lane.backend));
@@ -332,7 +332,7 @@ function chart(plan: Plan, tl: Timeline, r: Rehearsal | null = null): string {
   const end = `<line class="end" x1="${f(x(tl.totalSeconds))}" y1="${AXIS_H - 4}" x2="${f(x(tl.totalSeconds))}" y2="${y}"><title>${r ? 'rehearsal' : 'estimate'}: ${formatDuration(tl.totalSeconds)}</title></line>` +
     (estimate !== null ? `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${y}"><title>plan estimate: ${formatDuration(estimate)}</title></line>` : '');
   const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
-  const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${esc(plural(tl.nodes, 'node'))} in ${esc(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
+  const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${escapeHtml(plural(tl.nodes, 'node'))} in ${escapeHtml(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
 ${parts.join('\n')}
 ${end}
@@ -348,8 +348,8 @@ ${end}
     ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
   ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
   const intro = r
-    ? `From the rehearsal's events: ${esc(plural(tl.nodes, 'node'))} in ${esc(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)} against the plan's estimate of ${formatDuration(r.estimatedSeconds)} (dashed line); at most ${num(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
-    : `Estimated from the plan's phase durations: ${esc(plural(tl.nodes, 'node'))} in ${esc(plural(tl.waves, 'wave'))}, at most ${num(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
+    ? `From the rehearsal's events: ${escapeHtml(plural(tl.nodes, 'node'))} in ${escapeHtml(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)} against the plan's estimate of ${formatDuration(r.estimatedSeconds)} (dashed line); at most ${num(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
+    : `Estimated from the plan's phase durations: ${escapeHtml(plural(tl.nodes, 'node'))} in ${escapeHtml(plural(tl.waves, 'wave'))}, at most ${num(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
   return `<section id="timeline">
 <h2>Wave timeline${r ? ' (rehearsal)' : ''} <span class="count">${formatDuration(tl.totalSeconds)}</span></h2>
 <p class="dim">${intro}</p>
@@ -362,17 +362,17 @@ function rowSvg(row: TimelineRow, y: number, rowH: number, barH: number, x: (t: 
   const out: string[] = [];
   const top = y + (rowH - barH) / 2;
   out.push(`<g class="row ${row.kind}" data-nodes="${row.nodes}">`);
-  out.push(`<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${esc(truncate(row.label, 28))}<title>${esc(row.title)}</title></text>`);
+  out.push(`<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(truncate(row.label, 28))}<title>${escapeHtml(row.title)}</title></text>`);
   if (row.kind === 'staging') {
     const s = row.spans[0];
-    out.push(`<rect class="bar staging" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1.5, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${esc(row.title)} (${formatDuration(s.end - s.start)})</title></rect>`);
+    out.push(`<rect class="bar staging" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1.5, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${escapeHtml(row.title)} (${formatDuration(s.end - s.start)})</title></rect>`);
   } else if (row.kind === 'node') {
     const s = row.spans[0];
-    if (s.staging) out.push(`<rect class="bar staging" x="${f(x(s.staging.start))}" y="${f(top + barH / 4)}" width="${f(Math.max(0.8, x(s.staging.end) - x(s.staging.start)))}" height="${f(barH / 2)}" rx="2"><title>${esc(row.label)}: staging ${formatDuration(s.staging.start)}–${formatDuration(s.staging.end)}</title></rect>`);
+    if (s.staging) out.push(`<rect class="bar staging" x="${f(x(s.staging.start))}" y="${f(top + barH / 4)}" width="${f(Math.max(0.8, x(s.staging.end) - x(s.staging.start)))}" height="${f(barH / 2)}" rx="2"><title>${escapeHtml(row.label)}: staging ${formatDuration(s.staging.start)}–${formatDuration(s.staging.end)}</title></rect>`);
     for (const p of s.phases ?? []) {
-      out.push(`<rect class="bar ${p.kind}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${barH}"><title>${esc(row.label)}: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}</title></rect>`);
+      out.push(`<rect class="bar ${p.kind}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${barH}"><title>${escapeHtml(row.label)}: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}</title></rect>`);
     }
-    out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${esc(row.title)}: ${formatDuration(s.start)} to ${formatDuration(s.end)}</title></rect>`);
+    out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${escapeHtml(row.title)}: ${formatDuration(s.start)} to ${formatDuration(s.end)}</title></rect>`);
     if (s.failed) out.push(`<text class="failed-label" x="${f(x(s.end) + 5)}" y="${f(y + rowH / 2 + 4)}">failed</text>`);
   } else {
     for (const s of mergeSpans(row.spans, x)) {
@@ -383,24 +383,24 @@ function rowSvg(row: TimelineRow, y: number, rowH: number, barH: number, x: (t: 
       const allSoft = s.soft === s.nodes;
       if (s.waveFrom !== s.waveTo || w < 12) {
         // Several waves in one band, or too narrow for phases: one shape.
-        out.push(`<rect class="bar ${allSoft ? 'soft-reboot' : 'reboot'}${s.waveFrom !== s.waveTo ? ' merged' : ''}${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${esc(tip)}</title></rect>`);
+        out.push(`<rect class="bar ${allSoft ? 'soft-reboot' : 'reboot'}${s.waveFrom !== s.waveTo ? ' merged' : ''}${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${escapeHtml(tip)}</title></rect>`);
       } else {
         // One wave: the phases of its slowest node; the soft-rebooted share (back earlier) as a band on top.
         const slow = s.phases ?? nodePhases(d, backend, allSoft ? 'soft' : 'hard', s.start);
-        for (const p of slow) out.push(`<rect class="bar ${p.kind}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${barH}"><title>${esc(`${tip}; slowest node: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`);
+        for (const p of slow) out.push(`<rect class="bar ${p.kind}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${barH}"><title>${escapeHtml(`${tip}; slowest node: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`);
         if (s.softEnd !== null) {
           const sh = Math.max(3, Math.round((barH * s.soft) / s.nodes));
           for (const p of s.softPhases ?? nodePhases(d, backend, 'soft', s.start)) {
-            out.push(`<rect class="bar ${p.kind} softband" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${sh}"><title>${esc(`${waves}: ${s.soft} soft-rebooted nodes back at ${formatDuration(s.softEnd)}`)}</title></rect>`);
+            out.push(`<rect class="bar ${p.kind} softband" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${sh}"><title>${escapeHtml(`${waves}: ${s.soft} soft-rebooted nodes back at ${formatDuration(s.softEnd)}`)}</title></rect>`);
           }
         }
-        out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${esc(tip)}</title></rect>`);
+        out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${escapeHtml(tip)}</title></rect>`);
       }
       const label = num(s.nodes);
       if (w > label.length * 6.5 + 8) out.push(`<text class="bar-label" x="${f(x0 + w / 2)}" y="${f(top + barH / 2 + 4)}" text-anchor="middle">${label}</text>`);
     }
     const last = row.spans[row.spans.length - 1];
-    out.push(`<text class="row-count" x="${f(x(last.end) + 5)}" y="${f(y + rowH / 2 + 4)}">${esc(num(row.nodes))}</text>`);
+    out.push(`<text class="row-count" x="${f(x(last.end) + 5)}" y="${f(y + rowH / 2 + 4)}">${escapeHtml(num(row.nodes))}</text>`);
   }
   out.push('</g>');
   return out.join('');
@@ -435,10 +435,6 @@ function phaseName(k: PhaseKind): string {
 }
 
 // ---------------------------------------------------------------------------- helpers
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
 
 function num(n: number): string {
   return n.toLocaleString('en-US');

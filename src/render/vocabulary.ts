@@ -40,3 +40,25 @@ export function poolKind(backend: Backend | (string & {})): string {
 export function withArrows(s: string): string {
   return s.replace(/ -> /g, ' → ');
 }
+
+// ---------------------------------------------------------------------------- escaping
+
+/** The characters that start markup, in both HTML and markdown (`&` first, so no entity is escaped twice). */
+function escapeMarkup(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * HTML text and attribute values. 'both' (the HTML report) also escapes apostrophes, so any
+ * attribute is safe whatever its quotes; 'double' (the inline HTML of the markdown comment,
+ * which writes only element content and double-quoted attributes) keeps them as typed.
+ */
+export function escapeHtml(s: string, quotes: 'both' | 'double' = 'both'): string {
+  const t = escapeMarkup(s).replace(/"/g, '&quot;');
+  return quotes === 'both' ? t.replace(/'/g, '&#39;') : t;
+}
+
+/** Markdown-safe inline text: HTML and the characters that start formatting or break tables. */
+export function escapeMarkdown(s: string): string {
+  return escapeMarkup(s).replace(/([\\`*_[\]|~])/g, '\\$1').replace(/\r?\n/g, ' ');
+}
