@@ -21,7 +21,7 @@ import { planLine } from './text.ts';
 import { buildTimeline, nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind } from './timeline.ts';
 import { buildRehearsalTimeline } from './rehearsal-timeline.ts';
 import type { Rehearsal } from '../sim/rehearse.ts';
-import { VERB, SYMBOL, poolKind, withArrows, escapeHtml } from './vocabulary.ts';
+import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, clipEnd } from './vocabulary.ts';
 
 export interface HtmlOptions {
   /** Whole managed fields in the diffs instead of the changed ones with context. */
@@ -304,7 +304,7 @@ function chart(plan: Plan, tl: Timeline, r: Rehearsal | null = null): string {
     const laneH = LANE_H + laneRows * rowH;
     parts.push(`<rect class="lane" x="0" y="${laneTop}" width="${W}" height="${laneH}"/>`);
     if (lane.waves.length) parts.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${laneTop + 3}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${escapeHtml(lane.name)}: ${formatDuration(lane.start)} to ${formatDuration(lane.end)}</title></rect>`);
-    parts.push(`<text class="pool-label" x="8" y="${laneTop + 17}">${escapeHtml(truncate(`pool ${lane.name}`, 26))}</text>`);
+    parts.push(`<text class="pool-label" x="8" y="${laneTop + 17}">${escapeHtml(clipEnd(`pool ${lane.name}`, 26))}</text>`);
     const laneSummary = lane.waves.length
       ? `${plural(lane.waves.reduce((s, w) => s + w.nodes, 0), 'node')}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`
       : 'no wave started';
@@ -362,7 +362,7 @@ function rowSvg(row: TimelineRow, y: number, rowH: number, barH: number, x: (t: 
   const out: string[] = [];
   const top = y + (rowH - barH) / 2;
   out.push(`<g class="row ${row.kind}" data-nodes="${row.nodes}">`);
-  out.push(`<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(truncate(row.label, 28))}<title>${escapeHtml(row.title)}</title></text>`);
+  out.push(`<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(clipEnd(row.label, 28))}<title>${escapeHtml(row.title)}</title></text>`);
   if (row.kind === 'staging') {
     const s = row.spans[0];
     out.push(`<rect class="bar staging" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1.5, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${escapeHtml(row.title)} (${formatDuration(s.end - s.start)})</title></rect>`);
@@ -442,10 +442,6 @@ function num(n: number): string {
 
 function f(n: number): string {
   return (Math.round(n * 10) / 10).toString();
-}
-
-function truncate(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
 }
 
 const CSS = `

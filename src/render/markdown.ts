@@ -17,7 +17,7 @@ import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';
 import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally } from './format.ts';
 import { planLine } from './text.ts';
-import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown } from './vocabulary.ts';
+import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, clipEnd } from './vocabulary.ts';
 
 export const MARKDOWN_LIMIT = 60_000;
 
@@ -77,7 +77,7 @@ function renderHead(plan: Plan): string {
   out.push('| Summary | |');
   out.push('|---|---|');
   out.push(`| Objects | ${s.create} to create, ${s.update} to change, ${s.delete} to delete |`);
-  out.push(`| Pools | ${plan.pools.length ? `${plan.pools.length}: ${escapeMarkdown(clip(plan.pools.map((p) => p.name).join(', '), 300))}` : 'none'} |`);
+  out.push(`| Pools | ${plan.pools.length ? `${plan.pools.length}: ${escapeMarkdown(clipEnd(plan.pools.map((p) => p.name).join(', '), 300))}` : 'none'} |`);
   out.push(`| Nodes | ${s.nodes} to update in ${plural(s.waves, 'wave')}${s.blocked ? `; **${s.blocked} not scheduled**` : ''} |`);
   out.push(`| Reboots | ${soft} soft, ${hard} hard${unknown ? `, ${unknown} not yet known (decided once staged; counted as hard)` : ''} |`);
   out.push(`| Estimated duration | ${formatDuration(s.estimatedSeconds)} |`);
@@ -111,10 +111,10 @@ function renderHead(plan: Plan): string {
   }
   const riskItems: string[] = [];
   for (const c of risky) {
-    riskItems.push(`- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${VERB.markdown[c.action]} (${escapeMarkdown(c.reason)})${c.description ? `: ${escapeMarkdown(clip(c.description, HEAD_BUDGET.message))}` : ''}`);
+    riskItems.push(`- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${VERB.markdown[c.action]} (${escapeMarkdown(c.reason)})${c.description ? `: ${escapeMarkdown(clipEnd(c.description, HEAD_BUDGET.message))}` : ''}`);
   }
   const cp = plan.bootImages.controlPlaneMachineSet;
-  if (cp?.replacement) riskItems.push(`- :rotating_light: **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${escapeMarkdown(clip(cp.why, HEAD_BUDGET.message))}`);
+  if (cp?.replacement) riskItems.push(`- :rotating_light: **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${escapeMarkdown(clipEnd(cp.why, HEAD_BUDGET.message))}`);
   for (const p of plan.pools) {
     const blocked = p.nodes.filter((n) => n.blockedBy);
     if (blocked.length) riskItems.push(`- **not scheduled**: ${plural(blocked.length, 'node')} of pool ${code(p.name)} (${escapeMarkdown([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): ${escapeMarkdown(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 6))}`);
@@ -141,9 +141,9 @@ function diagnosticItem(d: Diagnostic): string {
   const parts = [`- ${code(d.code)}`];
   if (where) parts.push(` ${code(where)}`);
   if (d.path) parts.push(` ${code(d.path)}`);
-  parts.push(`: ${escapeMarkdown(clip(d.message, HEAD_BUDGET.message))}`);
-  if (d.expected) parts.push(`<br>expected: ${escapeMarkdown(clip(d.expected, 300))}`);
-  if (d.hint) parts.push(`<br>hint: ${escapeMarkdown(clip(d.hint, 300))}`);
+  parts.push(`: ${escapeMarkdown(clipEnd(d.message, HEAD_BUDGET.message))}`);
+  if (d.expected) parts.push(`<br>expected: ${escapeMarkdown(clipEnd(d.expected, 300))}`);
+  if (d.hint) parts.push(`<br>hint: ${escapeMarkdown(clipEnd(d.hint, 300))}`);
   return parts.join('');
 }
 
@@ -174,7 +174,7 @@ function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)[] {
   const changed = plan.changes.filter((c) => c.action !== 'noop');
   for (const ch of changed) blocks.push(() => changeBlock(ch, opts));
   const unchanged = plan.changes.filter((c) => c.action === 'noop');
-  if (unchanged.length) blocks.push(() => `<sub>${plural(unchanged.length, 'managed object')} already as desired: ${escapeMarkdown(clip(unchanged.map((c) => c.address).join(', '), 2000))}</sub>\n`);
+  if (unchanged.length) blocks.push(() => `<sub>${plural(unchanged.length, 'managed object')} already as desired: ${escapeMarkdown(clipEnd(unchanged.map((c) => c.address).join(', '), 2000))}</sub>\n`);
   if (plan.bootImages.machineSets.length || plan.bootImages.controlPlaneMachineSet) blocks.push(() => bootImagesBlock(plan) ?? '');
   for (const p of plan.pools) blocks.push(() => poolBlock(p));
   return blocks;
@@ -189,8 +189,8 @@ function changeBlock(ch: PlanChange, opts: MarkdownOptions): string {
     `<summary><code>${SYMBOL.markdown[ch.action]} ${escapeHtml(ch.address, 'double')}</code> ${VERB.markdown[ch.action]} · ${escapeHtml(ch.reason, 'double')}${risk} · ${stats}</summary>`,
     '',
   ];
-  if (ch.description) lines.push(escapeMarkdown(clip(ch.description, 1000)), '');
-  if (ch.waitAfter) lines.push(`then wait: ${escapeMarkdown(clip(ch.waitAfter.description, 600))}`, '');
+  if (ch.description) lines.push(escapeMarkdown(clipEnd(ch.description, 1000)), '');
+  if (ch.waitAfter) lines.push(`then wait: ${escapeMarkdown(clipEnd(ch.waitAfter.description, 600))}`, '');
   lines.push(...fenced('diff', cutMiddle(diff.lines.map(diffText), BLOCK_BUDGET)));
   lines.push('', '</details>', '');
   return lines.join('\n');
@@ -207,14 +207,14 @@ function bootImagesBlock(plan: Plan): string | null {
   const lines = ['<details>', `<summary>Boot images: ${plural(changed, 'MachineSet')} to update${bi.controlPlaneMachineSet ? ', ControlPlaneMachineSet' : ''}</summary>`, ''];
   if (bi.machineSets.length) {
     lines.push('| MachineSet | Boot image |', '|---|---|');
-    const rows = bi.machineSets.map((m) => `| ${code(m.name)} | ${m.skipped ? `skipped: ${escapeMarkdown(clip(m.skipped, 300))}` : m.from === m.to ? `${code(m.to ?? '(none)')} (current)` : `${code(m.from ?? '(none)')} → ${code(m.to ?? '(none)')}`} |`);
+    const rows = bi.machineSets.map((m) => `| ${code(m.name)} | ${m.skipped ? `skipped: ${escapeMarkdown(clipEnd(m.skipped, 300))}` : m.from === m.to ? `${code(m.to ?? '(none)')} (current)` : `${code(m.from ?? '(none)')} → ${code(m.to ?? '(none)')}`} |`);
     lines.push(...cutMiddle(rows, BLOCK_BUDGET - 2000, (n) => `| … ${n} more | |`));
     lines.push('');
   }
   const cp = bi.controlPlaneMachineSet;
   if (cp) {
     const change = cp.from === cp.to || !cp.to ? 'no boot image change' : `${code(cp.from ?? '(none)')} → ${code(cp.to)}`;
-    lines.push(`ControlPlaneMachineSet \`cluster\`: ${change}; ${cp.replacement ? '**replaces control-plane machines**' : 'no machine replaced'}: ${escapeMarkdown(clip(cp.why, 1000))}`, '');
+    lines.push(`ControlPlaneMachineSet \`cluster\`: ${change}; ${cp.replacement ? '**replaces control-plane machines**' : 'no machine replaced'}: ${escapeMarkdown(clipEnd(cp.why, 1000))}`, '');
   }
   lines.push('</details>', '');
   return lines.join('\n');
@@ -355,8 +355,3 @@ function code(s: string): string {
 function mdCodeSafe(s: string): string {
   return s.replace(/`/g, "'");
 }
-
-function clip(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
-}
-

@@ -62,3 +62,22 @@ export function escapeHtml(s: string, quotes: 'both' | 'double' = 'both'): strin
 export function escapeMarkdown(s: string): string {
   return escapeMarkup(s).replace(/([\\`*_[\]|~])/g, '\\$1').replace(/\r?\n/g, ' ');
 }
+
+// ---------------------------------------------------------------------------- clipping
+
+/** At most `max` characters: the first `max - 1` and "…" (labels, messages in a bounded comment). */
+export function clipEnd(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+/**
+ * A long diff line cut in its middle, so the key at its start and the end of its value both
+ * stay: "head … (N characters cut) … tail". 0 means no limit.
+ */
+export function clipMiddle(s: string, max: number): string {
+  if (!max || s.length <= max) return s;
+  const keep = Math.max(20, max - 40);
+  const head = Math.ceil(keep * 0.6);
+  const tail = keep - head;
+  return `${s.slice(0, head)} … (${s.length - keep} characters cut) … ${s.slice(s.length - tail)}`;
+}
