@@ -26,7 +26,6 @@ const KNOWN_OVERSIZE: string[] = [
   'src/kube/driver.ts',
   'src/plan/planner.ts:buildPlan',
   'src/plan/planner.ts:planPool',
-  'src/render/html.ts',
   'src/render/rehearsal-timeline.ts:buildRehearsalTimeline',
   'src/sim/cluster.ts',
 ];

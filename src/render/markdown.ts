@@ -15,7 +15,7 @@ import type { Diagnostic } from '../base/diagnostics.ts';
 import { changeDiff, type DiffLine } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';
-import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally } from './format.ts';
+import { formatDuration, formatCount, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally } from './format.ts';
 import { planLine } from './text.ts';
 import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, clipEnd } from './vocabulary.ts';
 
@@ -298,7 +298,7 @@ function assemble(head: string, blocks: (() => string)[], tail: string, limit: n
   if (i > j) return [head, ...front, ...back, tail].join('\n');
   // Make room for the note by giving back the blocks taken last.
   const noteFor = (n: number) =>
-    `> :scissors: **${plural(n, 'detail section')} left out here** to keep this comment under ${limit.toLocaleString('en-US')} characters. ` +
+    `> :scissors: **${plural(n, 'detail section')} left out here** to keep this comment under ${formatCount(limit)} characters. ` +
     'Run `bootcplan plan` or `bootcplan plan -o html` for everything.\n';
   while (noteFor(blocks.length).length + 1 > budget && taken.length) {
     const side = taken.pop();
