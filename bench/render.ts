@@ -5,7 +5,7 @@ import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';
-import { renderHtml } from '../src/render/html.ts';
+import { renderHtml } from '../src/render/html/report.ts';
 import { stringify } from 'yaml';
 
 export async function benchRendering(nodes: number, runs: number) {

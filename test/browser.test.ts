@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderHtml } from '../src/render/html.ts';
+import { renderHtml } from '../src/render/html/report.ts';
 import { demoPlan, bigPlan } from './render-fixtures.ts';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';

@@ -5,7 +5,7 @@ import { maskSecrets } from '../src/render/secrets.ts';
 import { foldNames, foldNumbers, groupNodes, describeGroup, formatDuration, toAscii } from '../src/render/format.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';
-import { renderHtml } from '../src/render/html.ts';
+import { renderHtml } from '../src/render/html/report.ts';
 import { renderJson } from '../src/render/json.ts';
 import type { Plan, PlanChange } from '../src/plan/types.ts';
 import { demoPlan } from './render-fixtures.ts';

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderHtml } from '../src/render/html.ts';
+import { renderHtml } from '../src/render/html/report.ts';
 import { buildTimeline } from '../src/render/timeline.ts';
 import { nodeWindowSeconds } from '../src/domain/timing.ts';
 import type { Plan } from '../src/plan/types.ts';

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderHtml } from '../src/render/html.ts';
+import { renderHtml } from '../src/render/html/report.ts';
 import { buildRehearsalTimeline } from '../src/render/rehearsal-timeline.ts';
 import { rehearsalJson } from '../src/render/rehearsal.ts';
 import { rehearse, type Rehearsal } from '../src/sim/rehearse.ts';

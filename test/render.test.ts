@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { demoPlan, bigPlan, golden, timed } from './render-fixtures.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown, MARKDOWN_LIMIT } from '../src/render/markdown.ts';
-import { renderHtml } from '../src/render/html.ts';
+import { renderHtml } from '../src/render/html/report.ts';
 import { renderPlan, run, type CliIO } from '../src/cli/main.ts';
 
 const s = suite('render');

@@ -24,7 +24,6 @@ const KNOWN_OVERSIZE: string[] = [
   'src/domain/bootimages.ts:planBootImages',
   'src/plan/planner.ts:buildPlan',
   'src/plan/planner.ts:planPool',
-  'src/render/html.ts',
   'src/render/rehearsal-timeline.ts:buildRehearsalTimeline',
   'src/sim/cluster.ts',
 ];

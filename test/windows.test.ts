@@ -7,7 +7,7 @@ import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';
-import { renderHtml } from '../src/render/html.ts';
+import { renderHtml } from '../src/render/html/report.ts';
 
 const s = suite('maintenance windows');
 const berlin = [{ schedule: '0 22 * * 1-5', duration: '4h', timezone: 'Europe/Berlin' }];

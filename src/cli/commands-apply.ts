@@ -21,7 +21,7 @@ import type { ApplyEvent } from '../apply/events.ts';
 import { rehearse } from '../sim/rehearse.ts';
 import { eventToNdjson, formatEventLine, TtyProgress } from '../render/events.ts';
 import { renderRehearsalText, rehearsalJson } from '../render/rehearsal.ts';
-import { renderHtml } from '../render/html.ts';
+import { renderHtml } from '../render/html/report.ts';
 import { formatDuration } from '../render/format.ts';
 
 export interface DriverFlags {

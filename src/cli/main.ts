@@ -11,7 +11,7 @@ import type { Plan } from '../plan/types.ts';
 import { renderText } from '../render/text.ts';
 import { renderJson } from '../render/json.ts';
 import { renderMarkdown } from '../render/markdown.ts';
-import { renderHtml } from '../render/html.ts';
+import { renderHtml } from '../render/html/report.ts';
 import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
 import { specChangesOf } from '../plan/specdiff.ts';
 import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from '../base/errors.ts';

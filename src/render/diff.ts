@@ -10,6 +10,7 @@ import { stringify } from 'yaml';
 import type { Operation } from 'fast-json-patch';
 import type { PlanChange } from '../plan/types.ts';
 import { maskSecrets } from './secrets.ts';
+import { clipMiddle } from './vocabulary.ts';
 
 export interface DiffLine {
   /** ' ' context, '+' added, '-' removed, '#' a note (its text carries its own indentation). */
@@ -77,7 +78,7 @@ export function diffValues(before: unknown, after: unknown, opts: DiffOptions = 
     const kind = p.added ? '+' : p.removed ? '-' : ' ';
     const body = p.value.endsWith('\n') ? p.value.slice(0, -1) : p.value;
     for (const t of body.split('\n')) {
-      lines.push({ kind, text: clip(t, maxLine) });
+      lines.push({ kind, text: clipMiddle(t, maxLine) });
       if (kind === '+') added++;
       if (kind === '-') removed++;
     }
@@ -138,21 +139,21 @@ function gaveUp(maxEditLength: number, patch: readonly Operation[] | undefined, 
       const op = patch[i] as Operation & { value?: unknown; from?: string };
       const next = patch[i + 1] as (Operation & { value?: unknown }) | undefined;
       if (op.op === 'test' && next && next.path === op.path && (next.op === 'replace' || next.op === 'remove')) {
-        lines.push({ kind: '-', text: clip(`${op.path}: ${JSON.stringify(op.value)}`, maxLine) });
+        lines.push({ kind: '-', text: clipMiddle(`${op.path}: ${JSON.stringify(op.value)}`, maxLine) });
         removed++;
         if (next.op === 'replace') {
-          lines.push({ kind: '+', text: clip(`${next.path}: ${JSON.stringify(next.value)}`, maxLine) });
+          lines.push({ kind: '+', text: clipMiddle(`${next.path}: ${JSON.stringify(next.value)}`, maxLine) });
           added++;
         }
         i++;
       } else if (op.op === 'add' || op.op === 'replace') {
-        lines.push({ kind: '+', text: clip(`${op.path}: ${JSON.stringify(op.value)}`, maxLine) });
+        lines.push({ kind: '+', text: clipMiddle(`${op.path}: ${JSON.stringify(op.value)}`, maxLine) });
         added++;
       } else if (op.op === 'remove') {
-        lines.push({ kind: '-', text: clip(op.path, maxLine) });
+        lines.push({ kind: '-', text: clipMiddle(op.path, maxLine) });
         removed++;
       } else {
-        lines.push({ kind: ' ', text: clip(`${op.op} ${op.path}${'value' in op ? `: ${JSON.stringify(op.value)}` : ''}${op.from ? ` from ${op.from}` : ''}`, maxLine) });
+        lines.push({ kind: ' ', text: clipMiddle(`${op.op} ${op.path}${'value' in op ? `: ${JSON.stringify(op.value)}` : ''}${op.from ? ` from ${op.from}` : ''}`, maxLine) });
       }
     }
   }
@@ -166,14 +167,6 @@ function countFields(run: readonly DiffLine[]): number {
     return t !== '' && t !== '-' && !/:$/.test(t);
   }).length;
   return n || run.length;
-}
-
-function clip(s: string, max: number): string {
-  if (!max || s.length <= max) return s;
-  const keep = Math.max(20, max - 40);
-  const head = Math.ceil(keep * 0.6);
-  const tail = keep - head;
-  return `${s.slice(0, head)} … (${s.length - keep} characters cut) … ${s.slice(s.length - tail)}`;
 }
 
 function leadingSpaces(s: string): number {

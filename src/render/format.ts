@@ -32,6 +32,11 @@ export function shortDigest(d: string | null | undefined, n = 8): string {
   return `${m[1]}${m[2]}${m[3].slice(0, n)}…`;
 }
 
+/** 12345 -> "12,345": en-US grouping whatever the machine's locale, so reports compare byte for byte. */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }

@@ -15,8 +15,9 @@ import type { Diagnostic } from '../base/diagnostics.ts';
 import { changeDiff, type DiffLine } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';
-import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally } from './format.ts';
+import { formatDuration, formatCount, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally } from './format.ts';
 import { planLine } from './text.ts';
+import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, clipEnd } from './vocabulary.ts';
 
 export const MARKDOWN_LIMIT = 60_000;
 
@@ -37,9 +38,6 @@ export function markdownMarker(plan: Pick<Plan, 'spec'>): string {
   const key = plan.spec.path.replace(/^\.\//, '').replace(/[^A-Za-z0-9._/-]/g, '_').replace(/-{2,}/g, '-');
   return `<!-- bootcplan:plan spec=${key} -->`;
 }
-
-const VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'unchanged' } as const;
-const SYMBOL = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
 
 /** Bounds of the parts of the head, so the head itself always fits. */
 const HEAD_BUDGET = { pools: 40, errors: 20_000, warnings: 8_000, risks: 6_000, message: 600 };
@@ -63,23 +61,23 @@ function renderHead(plan: Plan): string {
   const status = s.errors ? ':x:' : s.warnings ? ':warning:' : ':white_check_mark:';
   out.push(`### ${status} bootcplan plan for \`${mdCodeSafe(plan.spec.name)}\``);
   out.push('');
-  out.push(`**${esc(planLine(plan))}**`);
+  out.push(`**${escapeMarkdown(planLine(plan))}**`);
   out.push('');
   const sp = plan.spec;
   const cl = plan.cluster;
   out.push(`<sub>spec ${code(sp.path)}${sp.ref ? ` at ${code(sp.ref)}` : ''}${sp.commit ? ` (commit ${code(sp.commit.slice(0, 12))})` : ''}${sp.dirty ? ', uncommitted changes' : ''}` +
-    ` · cluster ${code(cl.source)}${cl.version ? `, OpenShift ${esc(cl.version)}` : ''}${cl.platform ? `, ${esc(cl.platform)}` : ''}` +
+    ` · cluster ${code(cl.source)}${cl.version ? `, OpenShift ${escapeMarkdown(cl.version)}` : ''}${cl.platform ? `, ${escapeMarkdown(cl.platform)}` : ''}` +
     ` · plan ${code(plan.id)}</sub>`);
   out.push('');
   const sched = scheduleLine(plan);
-  if (sched) out.push(`:clock9: ${esc(sched)}`, '');
+  if (sched) out.push(`:clock9: ${escapeMarkdown(sched)}`, '');
 
   const { soft, hard, unknown } = rebootMix(plan.pools);
   const { risky, replacement, disruptive } = riskTally(plan);
   out.push('| Summary | |');
   out.push('|---|---|');
   out.push(`| Objects | ${s.create} to create, ${s.update} to change, ${s.delete} to delete |`);
-  out.push(`| Pools | ${plan.pools.length ? `${plan.pools.length}: ${esc(clip(plan.pools.map((p) => p.name).join(', '), 300))}` : 'none'} |`);
+  out.push(`| Pools | ${plan.pools.length ? `${plan.pools.length}: ${escapeMarkdown(clipEnd(plan.pools.map((p) => p.name).join(', '), 300))}` : 'none'} |`);
   out.push(`| Nodes | ${s.nodes} to update in ${plural(s.waves, 'wave')}${s.blocked ? `; **${s.blocked} not scheduled**` : ''} |`);
   out.push(`| Reboots | ${soft} soft, ${hard} hard${unknown ? `, ${unknown} not yet known (decided once staged; counted as hard)` : ''} |`);
   out.push(`| Estimated duration | ${formatDuration(s.estimatedSeconds)} |`);
@@ -113,13 +111,13 @@ function renderHead(plan: Plan): string {
   }
   const riskItems: string[] = [];
   for (const c of risky) {
-    riskItems.push(`- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${VERB[c.action]} (${esc(c.reason)})${c.description ? `: ${esc(clip(c.description, HEAD_BUDGET.message))}` : ''}`);
+    riskItems.push(`- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${VERB.markdown[c.action]} (${escapeMarkdown(c.reason)})${c.description ? `: ${escapeMarkdown(clipEnd(c.description, HEAD_BUDGET.message))}` : ''}`);
   }
   const cp = plan.bootImages.controlPlaneMachineSet;
-  if (cp?.replacement) riskItems.push(`- :rotating_light: **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${esc(clip(cp.why, HEAD_BUDGET.message))}`);
+  if (cp?.replacement) riskItems.push(`- :rotating_light: **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${escapeMarkdown(clipEnd(cp.why, HEAD_BUDGET.message))}`);
   for (const p of plan.pools) {
     const blocked = p.nodes.filter((n) => n.blockedBy);
-    if (blocked.length) riskItems.push(`- **not scheduled**: ${plural(blocked.length, 'node')} of pool ${code(p.name)} (${esc([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): ${esc(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 6))}`);
+    if (blocked.length) riskItems.push(`- **not scheduled**: ${plural(blocked.length, 'node')} of pool ${code(p.name)} (${escapeMarkdown([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): ${escapeMarkdown(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 6))}`);
   }
   if (riskItems.length) {
     out.push('#### Risks');
@@ -135,7 +133,7 @@ function poolRow(p: PlanPool): string {
   const soft = sched.filter((n) => n.reboot === 'soft').length;
   const hard = sched.filter((n) => n.reboot === 'hard').length;
   const blocked = p.nodes.filter((n) => n.blockedBy).length;
-  return `| ${code(p.name)}${p.controlPlane ? ' (control plane)' : ''}${p.paused ? ' (paused)' : ''} | ${p.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'} | ${sched.length} of ${p.nodeCount} | ${p.waves.length} | ${p.waveSize} | ${soft} | ${hard} | ${sched.length - soft - hard} | ${blocked ? `**${blocked}**` : 0} | ${formatDuration(p.estimatedSeconds)} |`;
+  return `| ${code(p.name)}${p.controlPlane ? ' (control plane)' : ''}${p.paused ? ' (paused)' : ''} | ${poolKind(p.backend)} | ${sched.length} of ${p.nodeCount} | ${p.waves.length} | ${p.waveSize} | ${soft} | ${hard} | ${sched.length - soft - hard} | ${blocked ? `**${blocked}**` : 0} | ${formatDuration(p.estimatedSeconds)} |`;
 }
 
 function diagnosticItem(d: Diagnostic): string {
@@ -143,9 +141,9 @@ function diagnosticItem(d: Diagnostic): string {
   const parts = [`- ${code(d.code)}`];
   if (where) parts.push(` ${code(where)}`);
   if (d.path) parts.push(` ${code(d.path)}`);
-  parts.push(`: ${esc(clip(d.message, HEAD_BUDGET.message))}`);
-  if (d.expected) parts.push(`<br>expected: ${esc(clip(d.expected, 300))}`);
-  if (d.hint) parts.push(`<br>hint: ${esc(clip(d.hint, 300))}`);
+  parts.push(`: ${escapeMarkdown(clipEnd(d.message, HEAD_BUDGET.message))}`);
+  if (d.expected) parts.push(`<br>expected: ${escapeMarkdown(clipEnd(d.expected, 300))}`);
+  if (d.hint) parts.push(`<br>hint: ${escapeMarkdown(clipEnd(d.hint, 300))}`);
   return parts.join('');
 }
 
@@ -171,12 +169,12 @@ function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)[] {
   const blocks: (() => string)[] = [];
   const scTitle = specChangesTitle(plan);
   if (scTitle && plan.specChanges?.unified) {
-    blocks.push(() => `<details><summary>${esc(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(plan.specChanges!.unified.trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`);
-  } else if (scTitle) blocks.push(() => `<sub>${esc(scTitle)}</sub>\n`);
+    blocks.push(() => `<details><summary>${escapeMarkdown(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(plan.specChanges!.unified.trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`);
+  } else if (scTitle) blocks.push(() => `<sub>${escapeMarkdown(scTitle)}</sub>\n`);
   const changed = plan.changes.filter((c) => c.action !== 'noop');
   for (const ch of changed) blocks.push(() => changeBlock(ch, opts));
   const unchanged = plan.changes.filter((c) => c.action === 'noop');
-  if (unchanged.length) blocks.push(() => `<sub>${plural(unchanged.length, 'managed object')} already as desired: ${esc(clip(unchanged.map((c) => c.address).join(', '), 2000))}</sub>\n`);
+  if (unchanged.length) blocks.push(() => `<sub>${plural(unchanged.length, 'managed object')} already as desired: ${escapeMarkdown(clipEnd(unchanged.map((c) => c.address).join(', '), 2000))}</sub>\n`);
   if (plan.bootImages.machineSets.length || plan.bootImages.controlPlaneMachineSet) blocks.push(() => bootImagesBlock(plan) ?? '');
   for (const p of plan.pools) blocks.push(() => poolBlock(p));
   return blocks;
@@ -188,11 +186,11 @@ function changeBlock(ch: PlanChange, opts: MarkdownOptions): string {
   const stats = diff.gaveUp ? 'JSON patch' : `+${diff.added} −${diff.removed}`;
   const lines = [
     '<details>',
-    `<summary><code>${SYMBOL[ch.action]} ${html(ch.address)}</code> ${VERB[ch.action]} · ${html(ch.reason)}${risk} · ${stats}</summary>`,
+    `<summary><code>${SYMBOL.markdown[ch.action]} ${escapeHtml(ch.address, 'double')}</code> ${VERB.markdown[ch.action]} · ${escapeHtml(ch.reason, 'double')}${risk} · ${stats}</summary>`,
     '',
   ];
-  if (ch.description) lines.push(esc(clip(ch.description, 1000)), '');
-  if (ch.waitAfter) lines.push(`then wait: ${esc(clip(ch.waitAfter.description, 600))}`, '');
+  if (ch.description) lines.push(escapeMarkdown(clipEnd(ch.description, 1000)), '');
+  if (ch.waitAfter) lines.push(`then wait: ${escapeMarkdown(clipEnd(ch.waitAfter.description, 600))}`, '');
   lines.push(...fenced('diff', cutMiddle(diff.lines.map(diffText), BLOCK_BUDGET)));
   lines.push('', '</details>', '');
   return lines.join('\n');
@@ -209,14 +207,14 @@ function bootImagesBlock(plan: Plan): string | null {
   const lines = ['<details>', `<summary>Boot images: ${plural(changed, 'MachineSet')} to update${bi.controlPlaneMachineSet ? ', ControlPlaneMachineSet' : ''}</summary>`, ''];
   if (bi.machineSets.length) {
     lines.push('| MachineSet | Boot image |', '|---|---|');
-    const rows = bi.machineSets.map((m) => `| ${code(m.name)} | ${m.skipped ? `skipped: ${esc(clip(m.skipped, 300))}` : m.from === m.to ? `${code(m.to ?? '(none)')} (current)` : `${code(m.from ?? '(none)')} → ${code(m.to ?? '(none)')}`} |`);
+    const rows = bi.machineSets.map((m) => `| ${code(m.name)} | ${m.skipped ? `skipped: ${escapeMarkdown(clipEnd(m.skipped, 300))}` : m.from === m.to ? `${code(m.to ?? '(none)')} (current)` : `${code(m.from ?? '(none)')} → ${code(m.to ?? '(none)')}`} |`);
     lines.push(...cutMiddle(rows, BLOCK_BUDGET - 2000, (n) => `| … ${n} more | |`));
     lines.push('');
   }
   const cp = bi.controlPlaneMachineSet;
   if (cp) {
     const change = cp.from === cp.to || !cp.to ? 'no boot image change' : `${code(cp.from ?? '(none)')} → ${code(cp.to)}`;
-    lines.push(`ControlPlaneMachineSet \`cluster\`: ${change}; ${cp.replacement ? '**replaces control-plane machines**' : 'no machine replaced'}: ${esc(clip(cp.why, 1000))}`, '');
+    lines.push(`ControlPlaneMachineSet \`cluster\`: ${change}; ${cp.replacement ? '**replaces control-plane machines**' : 'no machine replaced'}: ${escapeMarkdown(clipEnd(cp.why, 1000))}`, '');
   }
   lines.push('</details>', '');
   return lines.join('\n');
@@ -227,10 +225,10 @@ function poolBlock(p: PlanPool): string {
   const mu = p.maxUnavailable;
   const lines = [
     '<details>',
-    `<summary>Pool <code>${html(p.name)}</code>: ${plural(sched.length, 'node')} in ${plural(p.waves.length, 'wave')} of up to ${p.waveSize}, est. ${formatDuration(p.estimatedSeconds)}</summary>`,
+    `<summary>Pool <code>${escapeHtml(p.name, 'double')}</code>: ${plural(sched.length, 'node')} in ${plural(p.waves.length, 'wave')} of up to ${p.waveSize}, est. ${formatDuration(p.estimatedSeconds)}</summary>`,
     '',
-    `${p.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'}, priority ${p.priority}${p.controlPlane ? ', control plane' : ''}; ` +
-      `${p.nodeCount} nodes, ${p.upToDate} up to date; maxUnavailable ${code(String(mu.value))} → ${mu.resolved} (${esc(mu.rule)})` +
+    `${poolKind(p.backend)}, priority ${p.priority}${p.controlPlane ? ', control plane' : ''}; ` +
+      `${p.nodeCount} nodes, ${p.upToDate} up to date; maxUnavailable ${code(String(mu.value))} → ${mu.resolved} (${escapeMarkdown(mu.rule)})` +
       `${p.unavailableNow.length ? `, ${p.unavailableNow.length} already unavailable` : ''}; soak ${formatDuration(p.soakSeconds)} between waves.`,
     '',
     `Target ${code(p.targetImage)}`,
@@ -241,11 +239,11 @@ function poolBlock(p: PlanPool): string {
     return lines.join('\n');
   }
   const groups = groupNodes(p.name, p.nodes);
-  const groupLines = groups.map((g) => `- ${g.blockedBy ? ':warning: ' : ''}${esc(arrow(describeGroup(g, { withPool: false })))}: ${esc(foldNames(g.names, 8))}`);
+  const groupLines = groups.map((g) => `- ${g.blockedBy ? ':warning: ' : ''}${escapeMarkdown(withArrows(describeGroup(g, { withPool: false })))}: ${escapeMarkdown(foldNames(g.names, 8))}`);
   lines.push(...cutMiddle(groupLines, 4000, (n) => `- … ${n} more groups`), '');
   if (sched.length && sched.length <= 60) {
     lines.push('| Wave | Node | Zone | Reboot | Staged |', '|--:|---|---|---|---|');
-    for (const n of sched) lines.push(`| ${n.wave} | ${code(n.name)} | ${esc(n.zone ?? '-')} | ${n.reboot} | ${n.staged ? 'yes' : 'no'} |`);
+    for (const n of sched) lines.push(`| ${n.wave} | ${code(n.name)} | ${escapeMarkdown(n.zone ?? '-')} | ${n.reboot} | ${n.staged ? 'yes' : 'no'} |`);
   } else if (sched.length) {
     const reboots = new Map(p.nodes.map((n) => [n.name, n.reboot]));
     lines.push('| Waves | Nodes | Soft reboot | Hard or not yet known | Names |', '|---|--:|--:|--:|---|');
@@ -256,7 +254,7 @@ function poolBlock(p: PlanPool): string {
       while (j + 1 < p.waves.length && p.waves[j + 1].length === p.waves[i].length) j++;
       const names = p.waves.slice(i, j + 1).flat();
       const soft = names.filter((n) => reboots.get(n) === 'soft').length;
-      rows.push(`| ${j > i ? `${i + 1}-${j + 1}` : i + 1} | ${p.waves[i].length}${j > i ? ' each' : ''} | ${soft} | ${names.length - soft} | ${esc(foldNames([...names].sort(naturalCompare), 3))} |`);
+      rows.push(`| ${j > i ? `${i + 1}-${j + 1}` : i + 1} | ${p.waves[i].length}${j > i ? ' each' : ''} | ${soft} | ${names.length - soft} | ${escapeMarkdown(foldNames([...names].sort(naturalCompare), 3))} |`);
       i = j + 1;
     }
     lines.push(...cutMiddle(rows, 5000, (n) => `| … ${n} more rows | | | | |`));
@@ -268,7 +266,7 @@ function poolBlock(p: PlanPool): string {
 // ---------------------------------------------------------------------------- tail and assembly
 
 function renderTail(plan: Plan): string {
-  return `<sub>bootcplan · plan format ${esc(plan.formatVersion)} · ${plan.summary.errors ? 'fix the errors above and push again' : `apply this plan with \`bootcplan apply\` after merge`}</sub>\n`;
+  return `<sub>bootcplan · plan format ${escapeMarkdown(plan.formatVersion)} · ${plan.summary.errors ? 'fix the errors above and push again' : `apply this plan with \`bootcplan apply\` after merge`}</sub>\n`;
 }
 
 function assemble(head: string, blocks: (() => string)[], tail: string, limit: number): string {
@@ -300,7 +298,7 @@ function assemble(head: string, blocks: (() => string)[], tail: string, limit: n
   if (i > j) return [head, ...front, ...back, tail].join('\n');
   // Make room for the note by giving back the blocks taken last.
   const noteFor = (n: number) =>
-    `> :scissors: **${plural(n, 'detail section')} left out here** to keep this comment under ${limit.toLocaleString('en-US')} characters. ` +
+    `> :scissors: **${plural(n, 'detail section')} left out here** to keep this comment under ${formatCount(limit)} characters. ` +
     'Run `bootcplan plan` or `bootcplan plan -o html` for everything.\n';
   while (noteFor(blocks.length).length + 1 > budget && taken.length) {
     const side = taken.pop();
@@ -345,15 +343,6 @@ function fenced(lang: string, lines: string[]): string[] {
 
 // ---------------------------------------------------------------------------- escaping
 
-/** Markdown-safe inline text: HTML and the characters that start formatting or break tables. */
-export function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/([\\`*_[\]|~])/g, '\\$1').replace(/\r?\n/g, ' ');
-}
-
-function html(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
 /** An inline code span that survives backticks and table pipes in its content. */
 function code(s: string): string {
   const t = s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
@@ -363,15 +352,6 @@ function code(s: string): string {
   return `${ticks}${pad}${t}${pad}${ticks}`;
 }
 
-function arrow(s: string): string {
-  return s.replace(/ -> /g, ' → ');
-}
-
 function mdCodeSafe(s: string): string {
   return s.replace(/`/g, "'");
 }
-
-function clip(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
-}
-

@@ -6,6 +6,7 @@ import { formatDiagnostic } from '../base/diagnostics.ts';
 import { changeDiff } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { maskSecrets } from './secrets.ts';
+import { VERB, SYMBOL, poolKind } from './vocabulary.ts';
 import {
   colors, formatDuration, shortDigest, padTable, plural, foldNames, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare,
   type Colors,
@@ -20,9 +21,6 @@ export interface TextOptions {
   /** Pools with at most this many scheduled nodes get a per-node wave table (default 60). */
   maxNodeRows?: number;
 }
-
-const SYMBOL = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
-const VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'left unchanged' } as const;
 
 export function renderText(input: Plan, opts: TextOptions = {}): string {
   const plan = maskSecrets(input);
@@ -91,8 +89,8 @@ function renderChange(ch: PlanChange, c: Colors, opts: TextOptions): string[] {
   const paint = ch.action === 'create' ? c.green : ch.action === 'delete' ? c.red : c.yellow;
   const risk = ch.risk === 'none' ? '' : ch.risk === 'replacement' ? c.red(c.bold(' [replacement]')) : c.magenta(' [disruptive]');
   const lines = [
-    c.bold(`  # ${ch.address} will be ${VERB[ch.action]}`) + c.dim(` (${ch.reason})`) + risk,
-    paint(`  ${SYMBOL[ch.action]} ${ch.kind} ${ch.namespace ? `${ch.namespace}/` : ''}${ch.name}`),
+    c.bold(`  # ${ch.address} will be ${VERB.text[ch.action]}`) + c.dim(` (${ch.reason})`) + risk,
+    paint(`  ${SYMBOL.text[ch.action]} ${ch.kind} ${ch.namespace ? `${ch.namespace}/` : ''}${ch.name}`),
   ];
   if (ch.description) lines.push(c.dim(`      ${ch.description}`));
   if (ch.waitAfter) lines.push(c.cyan(`      then wait: ${ch.waitAfter.description}`));
@@ -121,7 +119,7 @@ function renderBootImages(plan: Plan, c: Colors): string[] {
 
 function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
   const mu = pool.maxUnavailable;
-  const head = `Pool ${pool.name} (${pool.backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool'}, priority ${pool.priority}${pool.controlPlane ? ', control plane' : ''}): ` +
+  const head = `Pool ${pool.name} (${poolKind(pool.backend)}, priority ${pool.priority}${pool.controlPlane ? ', control plane' : ''}): ` +
     `${pool.nodeCount} nodes, ${pool.upToDate} up to date; maxUnavailable ${mu.value} -> ${mu.resolved} (${mu.rule})` +
     (pool.unavailableNow.length ? `, ${pool.unavailableNow.length} already unavailable` : '') +
     `; ${plural(pool.waveSize, 'node')} per wave`;

@@ -1,0 +1,175 @@
+/**
+ * The wave timeline chart of the HTML report (DESIGN §8): inline SVG, pools x time, one bar
+ * per node from drain to back in service; rows aggregate per wave or per run of waves on
+ * large plans. With a rehearsal, the rows come from its events and a dashed line marks the
+ * plan's estimate. Pure: reads only the plan, the timeline and the rehearsal.
+ */
+import type { Plan, PhaseDurations, Backend } from '../../plan/types.ts';
+import type { Rehearsal } from '../../sim/rehearse.ts';
+import { formatDuration, formatCount, plural } from '../format.ts';
+import { nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind } from '../timeline.ts';
+import { escapeHtml, clipEnd } from '../vocabulary.ts';
+
+/** Layout in SVG user units: the chart's width, the label column, the time axis from X0 to X1. */
+const W = 1120;
+const LABEL_W = 190;
+const X0 = LABEL_W + 10;
+const X1 = W - 56;
+const AXIS_H = 26;
+const LANE_H = 26;
+
+export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = null): string {
+  if (!tl.rows.length || tl.totalSeconds <= 0) {
+    return `<section id="timeline"><h2>Wave timeline</h2><p class="dim">No node changes: nothing to draw.</p></section>`;
+  }
+  const rowH = tl.granularity === 'node' ? 20 : 24;
+  const barH = rowH - 6;
+  // A rehearsal's chart also marks the plan's estimate, so the axis covers both.
+  const estimate = r && r.estimatedSeconds > 0 ? r.estimatedSeconds : null;
+  const domain = Math.max(tl.totalSeconds, estimate ?? 0);
+  const scale = (X1 - X0) / domain;
+  const x = (t: number) => X0 + t * scale;
+  const ticks = niceTicks(domain);
+  const parts: string[] = [];
+  let y = AXIS_H;
+  for (const lane of tl.pools) {
+    if (!lane.rows.length) continue;
+    const laneTop = y;
+    const laneRows = lane.rows.length;
+    const laneH = LANE_H + laneRows * rowH;
+    parts.push(`<rect class="lane" x="0" y="${laneTop}" width="${W}" height="${laneH}"/>`);
+    if (lane.waves.length) parts.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${laneTop + 3}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${escapeHtml(lane.name)}: ${formatDuration(lane.start)} to ${formatDuration(lane.end)}</title></rect>`);
+    parts.push(`<text class="pool-label" x="8" y="${laneTop + 17}">${escapeHtml(clipEnd(`pool ${lane.name}`, 26))}</text>`);
+    const laneSummary = lane.waves.length
+      ? `${plural(lane.waves.reduce((s, w) => s + w.nodes, 0), 'node')}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`
+      : 'no wave started';
+    // The lane summary goes right of the pool's span when there is room, else inside it
+    // (left-aligned), else left of it; never over the label column.
+    const textW = laneSummary.length * 6.2;
+    const sumX = x(lane.end) + 6;
+    const inside = x(lane.end) - x(lane.start) >= textW + 12;
+    parts.push(sumX + textW < W - 4
+      ? `<text class="lane-sum" x="${f(sumX)}" y="${laneTop + 17}">${escapeHtml(laneSummary)}</text>`
+      : inside || x(lane.start) - textW - 6 < X0
+        ? `<text class="lane-sum" x="${f(x(lane.start) + 6)}" y="${laneTop + 17}">${escapeHtml(laneSummary)}</text>`
+        : `<text class="lane-sum" x="${f(x(lane.start) - 6)}" y="${laneTop + 17}" text-anchor="end">${escapeHtml(laneSummary)}</text>`);
+    y += LANE_H;
+    for (const row of lane.rows) {
+      parts.push(rowSvg(row, y, rowH, barH, x, plan.durations, lane.backend));
+      y += rowH;
+    }
+    y += 0;
+  }
+  const height = y + AXIS_H;
+  const grid = ticks.map((t) => `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${y}"/>` +
+    `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${formatDuration(t)}</text>` +
+    `<text class="tick" x="${f(x(t))}" y="${y + 16}" text-anchor="middle">${formatDuration(t)}</text>`).join('');
+  const end = `<line class="end" x1="${f(x(tl.totalSeconds))}" y1="${AXIS_H - 4}" x2="${f(x(tl.totalSeconds))}" y2="${y}"><title>${r ? 'rehearsal' : 'estimate'}: ${formatDuration(tl.totalSeconds)}</title></line>` +
+    (estimate !== null ? `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${y}"><title>plan estimate: ${formatDuration(estimate)}</title></line>` : '');
+  const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
+  const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${escapeHtml(plural(tl.nodes, 'node'))} in ${escapeHtml(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
+${grid}
+${parts.join('\n')}
+${end}
+</svg>`;
+  const legend = [
+    ['drain', 'cordon + drain'],
+    ...(plan.pools.some((p) => p.backend === 'mco' && p.waves.length) ? [['stage', 'pull image (MCO)']] : []),
+    ['reboot', 'reboot'],
+    ['soft-reboot', 'soft reboot'],
+    ['ready', 'until Ready'],
+    ...(tl.rows.some((row) => row.kind === 'staging') ? [['staging', r ? 'bootc staging (stage-start to staged)' : 'bootc staging, all nodes in parallel']] : []),
+    ...(r ? [['end', `rehearsal end`], ['estimate', 'plan estimate']] : []),
+    ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
+  ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
+  const intro = r
+    ? `From the rehearsal's events: ${escapeHtml(plural(tl.nodes, 'node'))} in ${escapeHtml(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)} against the plan's estimate of ${formatDuration(r.estimatedSeconds)} (dashed line); at most ${formatCount(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
+    : `Estimated from the plan's phase durations: ${escapeHtml(plural(tl.nodes, 'node'))} in ${escapeHtml(plural(tl.waves, 'wave'))}, at most ${formatCount(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
+  return `<section id="timeline">
+<h2>Wave timeline${r ? ' (rehearsal)' : ''} <span class="count">${formatDuration(tl.totalSeconds)}</span></h2>
+<p class="dim">${intro}</p>
+<div class="legend">${legend}</div>
+<div class="chart-wrap">${svg}</div>
+</section>`;
+}
+
+function rowSvg(row: TimelineRow, y: number, rowH: number, barH: number, x: (t: number) => number, d: PhaseDurations, backend: Backend): string {
+  const out: string[] = [];
+  const top = y + (rowH - barH) / 2;
+  out.push(`<g class="row ${row.kind}" data-nodes="${row.nodes}">`);
+  out.push(`<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(clipEnd(row.label, 28))}<title>${escapeHtml(row.title)}</title></text>`);
+  if (row.kind === 'staging') {
+    const s = row.spans[0];
+    out.push(`<rect class="bar staging" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1.5, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${escapeHtml(row.title)} (${formatDuration(s.end - s.start)})</title></rect>`);
+  } else if (row.kind === 'node') {
+    const s = row.spans[0];
+    if (s.staging) out.push(`<rect class="bar staging" x="${f(x(s.staging.start))}" y="${f(top + barH / 4)}" width="${f(Math.max(0.8, x(s.staging.end) - x(s.staging.start)))}" height="${f(barH / 2)}" rx="2"><title>${escapeHtml(row.label)}: staging ${formatDuration(s.staging.start)}–${formatDuration(s.staging.end)}</title></rect>`);
+    for (const p of s.phases ?? []) {
+      out.push(`<rect class="bar ${p.kind}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${barH}"><title>${escapeHtml(row.label)}: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}</title></rect>`);
+    }
+    out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${escapeHtml(row.title)}: ${formatDuration(s.start)} to ${formatDuration(s.end)}</title></rect>`);
+    if (s.failed) out.push(`<text class="failed-label" x="${f(x(s.end) + 5)}" y="${f(y + rowH / 2 + 4)}">failed</text>`);
+  } else {
+    for (const s of mergeSpans(row.spans, x)) {
+      const x0 = x(s.start);
+      const w = Math.max(1.5, x(s.end) - x0);
+      const waves = s.waveFrom === s.waveTo ? `wave ${s.waveFrom}` : `waves ${s.waveFrom}-${s.waveTo}`;
+      const tip = `${waves}: ${plural(s.nodes, 'node')} (${s.soft} soft, ${s.hard} hard, ${s.unknown} ${s.phases ? 'not rebooted' : 'not yet known'}${s.failed ? `, ${s.failed} failed` : ''}), ${formatDuration(s.start)} to ${formatDuration(s.end)}`;
+      const allSoft = s.soft === s.nodes;
+      if (s.waveFrom !== s.waveTo || w < 12) {
+        // Several waves in one band, or too narrow for phases: one shape.
+        out.push(`<rect class="bar ${allSoft ? 'soft-reboot' : 'reboot'}${s.waveFrom !== s.waveTo ? ' merged' : ''}${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${escapeHtml(tip)}</title></rect>`);
+      } else {
+        // One wave: the phases of its slowest node; the soft-rebooted share (back earlier) as a band on top.
+        const slow = s.phases ?? nodePhases(d, backend, allSoft ? 'soft' : 'hard', s.start);
+        for (const p of slow) out.push(`<rect class="bar ${p.kind}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${barH}"><title>${escapeHtml(`${tip}; slowest node: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`);
+        if (s.softEnd !== null) {
+          const sh = Math.max(3, Math.round((barH * s.soft) / s.nodes));
+          for (const p of s.softPhases ?? nodePhases(d, backend, 'soft', s.start)) {
+            out.push(`<rect class="bar ${p.kind} softband" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${sh}"><title>${escapeHtml(`${waves}: ${s.soft} soft-rebooted nodes back at ${formatDuration(s.softEnd)}`)}</title></rect>`);
+          }
+        }
+        out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${escapeHtml(tip)}</title></rect>`);
+      }
+      const label = formatCount(s.nodes);
+      if (w > label.length * 6.5 + 8) out.push(`<text class="bar-label" x="${f(x0 + w / 2)}" y="${f(top + barH / 2 + 4)}" text-anchor="middle">${label}</text>`);
+    }
+    const last = row.spans[row.spans.length - 1];
+    out.push(`<text class="row-count" x="${f(x(last.end) + 5)}" y="${f(y + rowH / 2 + 4)}">${escapeHtml(formatCount(row.nodes))}</text>`);
+  }
+  out.push('</g>');
+  return out.join('');
+}
+
+/** Spans closer than ~2px on screen merge into one band, so 10,000 waves stay a few hundred shapes. */
+function mergeSpans(spans: RowSpan[], x: (t: number) => number): RowSpan[] {
+  const out: RowSpan[] = [];
+  for (const s of spans) {
+    const prev = out[out.length - 1];
+    if (prev && x(s.start) - x(prev.end) < 2 && (x(prev.end) - x(prev.start) < 4 || x(s.end) - x(s.start) < 4)) {
+      out[out.length - 1] = {
+        start: prev.start, end: Math.max(prev.end, s.end), softEnd: null,
+        nodes: prev.nodes + s.nodes, soft: prev.soft + s.soft, hard: prev.hard + s.hard, unknown: prev.unknown + s.unknown,
+        waveFrom: prev.waveFrom, waveTo: s.waveTo,
+      };
+    } else out.push({ ...s });
+  }
+  return out;
+}
+
+function niceTicks(total: number): number[] {
+  const steps = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800];
+  const step = steps.find((s) => total / s <= 10) ?? Math.ceil(total / 10);
+  const out: number[] = [];
+  for (let t = 0; t <= total; t += step) out.push(t);
+  return out;
+}
+
+function phaseName(k: PhaseKind): string {
+  return { drain: 'drain', stage: 'pull image', reboot: 'reboot', 'soft-reboot': 'soft reboot', ready: 'until Ready', staging: 'staging' }[k];
+}
+
+/** SVG coordinates to a tenth of a pixel: enough on screen, and short. */
+function f(n: number): string {
+  return (Math.round(n * 10) / 10).toString();
+}
