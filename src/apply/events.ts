@@ -45,3 +45,6 @@ export interface ApplyEvent {
 }
 
 export type EventSink = (e: ApplyEvent) => void;
+
+/** An event as the applier writes it, before it is stamped with `t`. */
+export type UnstampedEvent = Omit<ApplyEvent, 't'>;
