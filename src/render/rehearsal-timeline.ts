@@ -47,7 +47,7 @@ interface NodeSpan {
 function tracks(events: readonly ApplyEvent[]): Map<string, Map<string, NodeTrack>> {
   const out = new Map<string, Map<string, NodeTrack>>();
   for (const e of events) {
-    if (!e.pool || !e.node) continue;
+    if (!('node' in e) || !e.node) continue;
     let pool = out.get(e.pool);
     if (!pool) out.set(e.pool, (pool = new Map()));
     let t = pool.get(e.node);
@@ -58,7 +58,7 @@ function tracks(events: readonly ApplyEvent[]): Map<string, Map<string, NodeTrac
       case 'staged': t.staged ??= e.t; break;
       case 'cordon': t.cordon ??= e.t; break;
       case 'drain-done': t.drainDone ??= e.t; break;
-      case 'reboot': t.reboot ??= e.t; t.kind ??= e.kind ?? 'hard'; break;
+      case 'reboot': t.reboot ??= e.t; t.kind ??= e.kind; break;
       case 'booted': t.booted ??= e.t; break;
       case 'uncordon': t.uncordon ??= e.t; break;
       case 'node-failed': t.failed ??= e.t; break;
