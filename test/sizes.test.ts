@@ -25,7 +25,6 @@ const KNOWN_OVERSIZE: string[] = [
   'src/plan/planner.ts:buildPlan',
   'src/plan/planner.ts:planPool',
   'src/render/html.ts',
-  'src/render/rehearsal-timeline.ts:buildRehearsalTimeline',
   'src/sim/cluster.ts',
 ];
 
