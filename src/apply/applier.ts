@@ -35,7 +35,7 @@ import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { InputError, PolicyBlockedError } from '../base/errors.ts';
 import type { ClusterDriver } from './driver.ts';
-import type { ApplyEvent, EventSink } from './events.ts';
+import type { EventSink } from './events.ts';
 import type { ApplyContext, ApplyTimeouts } from './context.ts';
 import { Lease } from './lease.ts';
 import { ProgressBook } from './progress-book.ts';
@@ -135,7 +135,7 @@ function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, leas
     plan, pools, driver, timeouts, replan: o.replan, policy: o.policy, step: !!o.step,
     lease, book: new ProgressBook(driver, plan, pools),
     now,
-    emit: (e) => o.onEvent?.({ t: Math.round((now() - t0) * 1000) / 1000, ...e } as ApplyEvent),
+    emit: (e) => o.onEvent?.({ t: Math.round((now() - t0) * 1000) / 1000, ...e }),
     wavesRun: 0, inFlight: new Set(), lastAvailability: new Map(), mcoPhase: new Map(),
   };
 }
