@@ -34,7 +34,7 @@ s('makespan: 60 nodes, maxUnavailable 6, stage 600, drain 60, reboot 300 => 4200
   for (const n of sim.view().bootcNodes) assert.is(n.status.booted.imageDigest, NEW_DIGEST);
   for (const n of sim.view().nodes.filter((x) => x.metadata.name.startsWith('w-'))) assert.not.ok(n.spec.unschedulable, n.metadata.name);
   // event order for one node
-  const w = r.events.filter((e) => e.node === 'w-00').map((e) => e.type);
+  const w = r.events.filter((e) => 'node' in e && e.node === 'w-00').map((e) => e.type);
   assert.equal(w, ['stage-start', 'staged', 'cordon', 'drain-done', 'reboot', 'booted', 'uncordon']);
   assert.is(r.events[r.events.length - 1].type, 'done');
 });
@@ -193,8 +193,8 @@ s('MCO-only pool: the predicted waves are the nodes the MCO takes (zone by zone,
   const starts = r.events.filter((e) => e.type === 'wave-start');
   assert.is(starts.length, 5);
   for (const w of starts) {
-    const taken = r.events.filter((e) => e.type === 'cordon' && e.wave === w.wave).map((e) => e.node!).sort();
-    assert.equal(taken, [...w.nodes!].sort(), `wave ${w.wave}`);
+    const taken = r.events.filter((e) => e.type === 'cordon').filter((e) => e.wave === w.wave).map((e) => e.node).sort();
+    assert.equal(taken, [...w.nodes].sort(), `wave ${w.wave}`);
   }
 });
 

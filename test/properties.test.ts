@@ -172,14 +172,14 @@ s('soft reboots regrouped from the fresh plan: never over budget, each node in o
         const waveOf = new Map<string, number>();
         for (const e of r.events.filter((x) => x.type === 'wave-start')) {
           // the first run takes at most the plan's wave size; a rerun may add the nodes a killed run left in flight
-          if (r === first) assert.ok(e.nodes!.length <= pool.waves[e.wave! - 1].length, `wave ${e.wave} has ${e.nodes!.length} nodes, the plan ${pool.waves[e.wave! - 1].length}`);
-          for (const n of e.nodes!) {
+          if (r === first) assert.ok(e.nodes.length <= pool.waves[e.wave - 1].length, `wave ${e.wave} has ${e.nodes.length} nodes, the plan ${pool.waves[e.wave - 1].length}`);
+          for (const n of e.nodes) {
             assert.ok(scheduled.includes(n), `${n} was not scheduled`);
             assert.not.ok(waveOf.has(n), `${n} in waves ${waveOf.get(n)} and ${e.wave}`);
-            waveOf.set(n, e.wave!);
+            waveOf.set(n, e.wave);
           }
         }
-        for (const e of r.events.filter((x) => x.type === 'cordon')) assert.is(waveOf.get(e.node!), e.wave, `${e.node} cordoned in wave ${e.wave}`);
+        for (const e of r.events.filter((x) => x.type === 'cordon')) assert.is(waveOf.get(e.node), e.wave, `${e.node} cordoned in wave ${e.wave}`);
       }
       assertEachRebootedOnceAndCordonsRestored(sim, scheduled, sh.n, sh.cordoned);
     }),

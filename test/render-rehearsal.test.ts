@@ -93,7 +93,7 @@ s('rehearsal timeline: a node bar runs from its cordon to its uncordon, phases a
   const tl = buildRehearsalTimeline(plan, r);
   assert.is(tl.granularity, 'node');
   assert.is(tl.totalSeconds, r.durationSeconds);
-  const at = (node: string, type: string) => r.events.find((e) => e.node === node && e.type === type)!.t;
+  const at = (node: string, type: string) => r.events.find((e) => 'node' in e && e.node === node && e.type === type)!.t;
   for (const row of tl.rows.filter((x) => x.kind === 'node')) {
     const sp = row.spans[0];
     assert.is(sp.start, at(row.label, 'cordon'), row.label);
@@ -102,7 +102,7 @@ s('rehearsal timeline: a node bar runs from its cordon to its uncordon, phases a
     assert.is(sp.phases![0].end, at(row.label, 'drain-done'));
     const reboot = sp.phases!.find((p) => p.kind === 'reboot' || p.kind === 'soft-reboot')!;
     assert.is(reboot.start, at(row.label, 'reboot'));
-    assert.is(reboot.kind, r.events.find((e) => e.node === row.label && e.type === 'reboot')!.kind === 'soft' ? 'soft-reboot' : 'reboot');
+    assert.is(reboot.kind, r.events.filter((e) => e.type === 'reboot').find((e) => e.node === row.label)!.kind === 'soft' ? 'soft-reboot' : 'reboot');
   }
   // worker-a-0 staged during the rehearsal: its staging bar is stage-start -> staged
   const a0 = tl.rows.find((x) => x.label === 'worker-a-0')!.spans[0];

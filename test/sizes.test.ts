@@ -17,14 +17,11 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
 
 /** Being split (issue "One-way house"); the test fails once an entry is no longer over the limit. */
 const KNOWN_OVERSIZE: string[] = [
-  'src/apply/applier.ts',
-  'src/apply/applier.ts:runBootcWave',
   'src/cli/commands-apply.ts:registerApplyCommands',
   'src/cli/main.ts:buildProgram',
   'src/domain/bootimages.ts:planBootImages',
   'src/plan/planner.ts:buildPlan',
   'src/plan/planner.ts:planPool',
-  'src/render/rehearsal-timeline.ts:buildRehearsalTimeline',
   'src/sim/cluster.ts',
 ];
 

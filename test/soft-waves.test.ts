@@ -28,8 +28,8 @@ function pool(n: number, mu: number | string, extra: Record<string, unknown> = {
 function waveTimes(events: ApplyEvent[]) {
   const out = new Map<number, { start: number; end: number; nodes: string[] }>();
   for (const e of events) {
-    if (e.type === 'wave-start') out.set(e.wave!, { start: e.t, end: NaN, nodes: e.nodes ?? [] });
-    if (e.type === 'wave-end') out.get(e.wave!)!.end = e.t;
+    if (e.type === 'wave-start') out.set(e.wave, { start: e.t, end: NaN, nodes: e.nodes });
+    if (e.type === 'wave-end') out.get(e.wave)!.end = e.t;
   }
   return [...out.entries()].sort((a, b) => a[0] - b[0]).map(([wave, w]) => ({ wave, ...w }));
 }
@@ -58,7 +58,7 @@ s('100 nodes, maxUnavailable 10%, half soft-capable (known once staged): soft wa
   // wave-start lists the nodes the wave actually took; every node once, each wave within the plan's size
   const seen = new Set<string>();
   for (const w of waves) {
-    const cordoned = r.events.filter((e) => e.type === 'cordon' && e.wave === w.wave).map((e) => e.node!).sort();
+    const cordoned = r.events.filter((e) => e.type === 'cordon').filter((e) => e.wave === w.wave).map((e) => e.node).sort();
     assert.equal(cordoned, [...w.nodes].sort(), `wave ${w.wave}`);
     assert.ok(w.nodes.length <= plan.pools[0].waves[w.wave - 1].length);
     for (const n of w.nodes) { assert.not.ok(seen.has(n), `${n} in two waves`); seen.add(n); }

@@ -1,47 +1,50 @@
 /**
  * Typed events of an apply (and a rehearsal: same engine). `t` is seconds since the apply
  * started, from the driver's clock. Renderers: src/render/events.ts.
+ *
+ * One type per event, each with exactly the fields it carries, so a consumer that checks
+ * `type` gets them without asserting. `apply --json` prints them as they are (NDJSON): the
+ * field order is the order the applier writes them in.
  */
 import type { Condition } from '../cluster/types.ts';
 
-export type ApplyEventType =
-  | 'start'          // apply started (message: plan id; resumed: true on a rerun)
-  | 'change'         // an object change was written (address)
-  | 'wait'           // waiting for a condition between ordered changes (message)
-  | 'stage-start'    // a bootc node began pulling/staging the target
-  | 'staged'         // a bootc node passed the staging gate
-  | 'pool-start'
-  | 'wave-start'     // wave, waves, nodes
-  | 'cordon'
-  | 'drain-done'
-  | 'reboot'         // kind: soft | hard
-  | 'booted'         // the node runs the target and is Ready
-  | 'uncordon'
-  | 'wave-end'
-  | 'soak'           // seconds
-  | 'pool-done'
-  | 'node-failed'    // conditions, message
-  | 'node-unavailable' // a node of the pool went out of service on its own
-  | 'node-available'
-  | 'halt'           // the pool was paused; message
-  | 'step-end'       // apply --step stopped after one wave
-  | 'done';
+/** apply started (message: plan id; resumed: true on a rerun). */
+export interface StartEvent { t: number; type: 'start'; message: string; resumed: boolean }
+/** An object change was written; `pool` when the change belongs to one. */
+export interface ChangeEvent { t: number; type: 'change'; address: string; pool?: string; message: string }
+/** Waiting for a condition between ordered changes (message). */
+export interface WaitEvent { t: number; type: 'wait'; address: string; message: string }
+/** A bootc node began pulling/staging the target (`stage-start`), or passed the staging gate (`staged`). */
+export interface StagingEvent { t: number; type: 'stage-start' | 'staged'; pool: string; node: string }
+export interface PoolStartEvent { t: number; type: 'pool-start'; pool: string; waves: number; message: string }
+export interface WaveStartEvent { t: number; type: 'wave-start'; pool: string; wave: number; waves: number; nodes: string[] }
+/** A node's own update; `message` when an administrator's cordon was there already. */
+export interface CordonEvent { t: number; type: 'cordon'; pool: string; node: string; wave: number; message?: string }
+/** `booted`: the node runs the target and is Ready. */
+export interface NodeStepEvent { t: number; type: 'drain-done' | 'booted' | 'uncordon'; pool: string; node: string; wave: number }
+export interface RebootEvent { t: number; type: 'reboot'; pool: string; node: string; wave: number; kind: 'soft' | 'hard' }
+export interface WaveEndEvent { t: number; type: 'wave-end'; pool: string; wave: number; waves: number }
+/** Soaking `seconds` after wave `wave`. */
+export interface SoakEvent { t: number; type: 'soak'; pool: string; wave: number; seconds: number }
+export interface PoolDoneEvent { t: number; type: 'pool-done'; pool: string }
+export interface NodeFailedEvent { t: number; type: 'node-failed'; pool: string; node: string; message: string; conditions: Condition[] }
+/** A node of the pool went out of service on its own (message: why). */
+export interface NodeUnavailableEvent { t: number; type: 'node-unavailable'; pool: string; node: string; message: string; conditions: Condition[] }
+export interface NodeAvailableEvent { t: number; type: 'node-available'; pool: string; node: string }
+/** The pool was paused; `node` is the first failed node, when a node failed. */
+export interface HaltEvent { t: number; type: 'halt'; pool: string; node?: string; message: string }
+/** apply --step stopped after one wave. */
+export interface StepEndEvent { t: number; type: 'step-end'; pool: string; message: string }
+export interface DoneEvent { t: number; type: 'done'; message?: string }
 
-export interface ApplyEvent {
-  t: number;
-  type: ApplyEventType;
-  pool?: string;
-  node?: string;
-  wave?: number;
-  /** Total waves of the pool (wave-start). */
-  waves?: number;
-  nodes?: string[];
-  kind?: 'soft' | 'hard';
-  address?: string;
-  seconds?: number;
-  message?: string;
-  conditions?: Condition[];
-  resumed?: boolean;
-}
+export type ApplyEvent =
+  | StartEvent | ChangeEvent | WaitEvent | StagingEvent
+  | PoolStartEvent | WaveStartEvent | CordonEvent | NodeStepEvent | RebootEvent | WaveEndEvent | SoakEvent | PoolDoneEvent
+  | NodeFailedEvent | NodeUnavailableEvent | NodeAvailableEvent | HaltEvent | StepEndEvent | DoneEvent;
+
+export type ApplyEventType = ApplyEvent['type'];
+
+/** An event as the applier writes it, before it is stamped with `t`. */
+export type UnstampedEvent = ApplyEvent extends infer E ? (E extends ApplyEvent ? Omit<E, 't'> : never) : never;
 
 export type EventSink = (e: ApplyEvent) => void;

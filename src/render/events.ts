@@ -20,18 +20,18 @@ export function clockOf(t: number): string {
 /** One plain line per event (CI logs). */
 export function formatEventLine(e: ApplyEvent, opts: { color?: boolean } = {}): string {
   const c = colors(!!opts.color);
-  const where = [e.pool, e.node].filter(Boolean).join('/');
+  const where = ['pool' in e ? e.pool : undefined, 'node' in e ? e.node : undefined].filter(Boolean).join('/');
   const head = `[${clockOf(e.t)}] ${where ? where + ' ' : ''}`;
-  const cond = e.conditions?.length ? ' [' + e.conditions.map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`).join(', ') + ']' : '';
+  const cond = 'conditions' in e && e.conditions.length ? ' [' + e.conditions.map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`).join(', ') + ']' : '';
   switch (e.type) {
     case 'start': return `[${clockOf(e.t)}] ${e.resumed ? 'resuming' : 'applying'} plan ${e.message}`;
     case 'change': return `${head}${c.yellow('~')} ${e.address} written${e.message ? ` (${e.message})` : ''}`;
     case 'wait': return `${head}waiting: ${e.message}`;
-    case 'pool-start': return `${head}${c.bold('pool start')}: ${e.waves} wave(s); ${e.message ?? ''}`.trimEnd();
-    case 'wave-start': return `${head}${c.bold(`wave ${e.wave}/${e.waves}`)} start: ${foldNames(e.nodes ?? [])}`;
+    case 'pool-start': return `${head}${c.bold('pool start')}: ${e.waves} wave(s); ${e.message}`.trimEnd();
+    case 'wave-start': return `${head}${c.bold(`wave ${e.wave}/${e.waves}`)} start: ${foldNames(e.nodes)}`;
     case 'wave-end': return `${head}${c.green(`wave ${e.wave}/${e.waves} done`)}`;
     case 'reboot': return `${head}reboot (${e.kind})`;
-    case 'soak': return `${head}soak ${formatDuration(e.seconds ?? 0)} after wave ${e.wave}`;
+    case 'soak': return `${head}soak ${formatDuration(e.seconds)} after wave ${e.wave}`;
     case 'node-failed': return `${head}${c.red('FAILED')}: ${e.message}${cond}`;
     case 'node-unavailable': return `${head}${c.yellow('out of service')} on its own${e.message ? ` (${e.message})` : ''}${cond}`;
     case 'node-available': return `${head}back in service`;
@@ -39,7 +39,7 @@ export function formatEventLine(e: ApplyEvent, opts: { color?: boolean } = {}): 
     case 'step-end': return `${head}step done: ${e.message}`;
     case 'pool-done': return `${head}${c.green('pool done')}`;
     case 'done': return `[${clockOf(e.t)}] ${c.green('done')}${e.message ? `: ${e.message}` : ''}`;
-    default: return `${head}${e.type}${e.message ? `: ${e.message}` : ''}`;
+    default: return `${head}${e.type}${'message' in e && e.message ? `: ${e.message}` : ''}`;
   }
 }
 
@@ -69,10 +69,10 @@ export class TtyProgress {
   update(e: ApplyEvent): string {
     this.t = e.t;
     let above = '';
-    const p = e.pool ? this.pool(e.pool) : null;
+    const p = 'pool' in e && e.pool ? this.pool(e.pool) : null;
     switch (e.type) {
-      case 'pool-start': if (p) { p.waves = e.waves ?? 0; p.status = 'rolling'; } break;
-      case 'wave-start': if (p) { p.wave = e.wave ?? 0; p.waves = e.waves ?? p.waves; p.total = Math.max(p.total, p.done + (e.nodes?.length ?? 0)); } break;
+      case 'pool-start': if (p) { p.waves = e.waves; p.status = 'rolling'; } break;
+      case 'wave-start': if (p) { p.wave = e.wave; p.waves = e.waves; p.total = Math.max(p.total, p.done + e.nodes.length); } break;
       case 'stage-start': if (p) p.staging++; break;
       case 'staged': if (p) { p.staged++; p.staging = Math.max(0, p.staging - 1); } break;
       case 'cordon': case 'drain-done': case 'reboot': case 'booted':

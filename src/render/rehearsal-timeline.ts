@@ -15,8 +15,8 @@
  * Large rehearsals aggregate rows like plans do: one row per node while small, otherwise
  * one row per wave, otherwise one row per run of consecutive waves. Pure.
  */
-import type { Plan } from '../plan/types.ts';
-import type { Rehearsal } from '../sim/rehearse.ts';
+import type { Plan, PlanPool } from '../plan/types.ts';
+import type { Rehearsal, RehearsalPool, RehearsalWave } from '../sim/rehearse.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import { foldNames, naturalCompare, plural } from './format.ts';
 import type { Timeline, TimelineOptions, TimelineRow, RowSpan, PoolLane, Phase } from './timeline.ts';
@@ -47,7 +47,7 @@ interface NodeSpan {
 function tracks(events: readonly ApplyEvent[]): Map<string, Map<string, NodeTrack>> {
   const out = new Map<string, Map<string, NodeTrack>>();
   for (const e of events) {
-    if (!e.pool || !e.node) continue;
+    if (!('node' in e) || !e.node) continue;
     let pool = out.get(e.pool);
     if (!pool) out.set(e.pool, (pool = new Map()));
     let t = pool.get(e.node);
@@ -58,7 +58,7 @@ function tracks(events: readonly ApplyEvent[]): Map<string, Map<string, NodeTrac
       case 'staged': t.staged ??= e.t; break;
       case 'cordon': t.cordon ??= e.t; break;
       case 'drain-done': t.drainDone ??= e.t; break;
-      case 'reboot': t.reboot ??= e.t; t.kind ??= e.kind ?? 'hard'; break;
+      case 'reboot': t.reboot ??= e.t; t.kind ??= e.kind; break;
       case 'booted': t.booted ??= e.t; break;
       case 'uncordon': t.uncordon ??= e.t; break;
       case 'node-failed': t.failed ??= e.t; break;
@@ -112,93 +112,121 @@ export function buildRehearsalTimeline(plan: Plan, r: Rehearsal, opts: TimelineO
   const lanes: PoolLane[] = [];
   let total = r.durationSeconds;
   for (const rp of r.pools) {
-    const pp = plan.pools.find((p) => p.name === rp.name);
-    const nodes = byPool.get(rp.name) ?? new Map<string, NodeTrack>();
-    const lane: PoolLane = {
-      name: rp.name, backend: pp?.backend ?? (rp.backend as PoolLane['backend']), controlPlane: pp?.controlPlane ?? false,
-      start: 0, end: 0, soakSeconds: pp?.soakSeconds ?? 0, staging: null, waves: [], rows: [],
-      blocked: pp ? pp.nodes.filter((n) => n.blockedBy).length : 0,
-    };
+    const lane = poolLane(plan, r, rp, byPool.get(rp.name) ?? new Map<string, NodeTrack>(), { granularity, maxRows, totalWaves });
     lanes.push(lane);
-    // Staging of this pool's nodes (bootc), from the events.
-    const stagingStarts: number[] = [];
-    const stagedAt: number[] = [];
-    for (const t of nodes.values()) {
-      if (t.stageStart !== undefined) stagingStarts.push(t.stageStart);
-      if (t.staged !== undefined) stagedAt.push(t.staged);
-    }
-    if (stagingStarts.length) {
-      const end = stagedAt.length ? Math.max(...stagedAt) : r.durationSeconds;
-      lane.staging = { start: Math.min(...stagingStarts), end, nodes: stagingStarts.length };
-    }
-    const spans: RowSpan[] = [];
-    const nodeRows: TimelineRow[] = [];
-    for (const w of rp.waves) {
-      const waveEnd = w.end ?? r.durationSeconds;
-      const ns = w.nodes.map((n) => nodeSpan(n, w.wave, nodes.get(n) ?? {}, r, waveEnd)).filter((x): x is NodeSpan => x !== null);
-      const soft = ns.filter((n) => n.kind === 'soft');
-      const slowest = ns.reduce<NodeSpan | null>((a, b) => (!a || b.end > a.end ? b : a), null);
-      const slowestSoft = soft.reduce<NodeSpan | null>((a, b) => (!a || b.end > a.end ? b : a), null);
-      const failed = ns.filter((n) => n.failed).length;
-      const span: RowSpan = {
-        start: w.start, end: Math.max(waveEnd, slowest?.end ?? w.start), softEnd: soft.length && soft.length < w.nodes.length && slowestSoft ? slowestSoft.end : null,
-        nodes: w.nodes.length, soft: soft.length, hard: ns.filter((n) => n.kind === 'hard').length, unknown: w.nodes.length - ns.filter((n) => n.kind !== 'unknown').length,
-        waveFrom: w.wave, waveTo: w.wave,
-        phases: slowest?.phases, softPhases: slowestSoft && soft.length < w.nodes.length ? slowestSoft.phases : undefined,
-        failed,
-      };
-      spans.push(span);
-      lane.waves.push({ wave: w.wave, start: span.start, end: span.end, nodes: w.nodes.length });
-      if (granularity === 'node') {
-        for (const n of [...ns].sort((a, b) => a.start - b.start || naturalCompare(a.name, b.name))) {
-          const zone = pp?.nodes.find((x) => x.name === n.name)?.zone;
-          nodeRows.push({
-            pool: rp.name, kind: 'node', label: n.name,
-            title: `${n.name}${zone ? ` (${zone})` : ''}: wave ${w.wave}, ${n.kind === 'unknown' ? 'not rebooted' : `${n.kind} reboot`}${n.failed ? ', FAILED' : ''}`,
-            nodes: 1,
-            spans: [{
-              start: n.start, end: n.end, softEnd: null, nodes: 1, soft: +(n.kind === 'soft'), hard: +(n.kind === 'hard'), unknown: +(n.kind === 'unknown'),
-              waveFrom: w.wave, waveTo: w.wave, phases: n.phases, staging: n.staging ?? undefined, failed: +n.failed,
-            }],
-          });
-        }
-      }
-    }
-    // The pool's span: its waves (staging runs in parallel for all bootc pools, its own row).
-    lane.start = spans.length ? Math.min(...spans.map((s) => s.start)) : lane.staging?.start ?? 0;
-    lane.end = spans.length ? Math.max(...spans.map((s) => s.end)) : lane.staging?.end ?? lane.start;
     total = Math.max(total, lane.end, lane.staging?.end ?? 0);
-    if (lane.staging) {
-      lane.rows.push({
-        pool: rp.name, kind: 'staging', label: 'staging',
-        title: `bootc staged the new image on ${plural(stagedAt.length, 'node')} of pool ${rp.name} (${plural(lane.staging.nodes, 'node')} started staging), from the first stage-start to the last staged event`,
-        nodes: lane.staging.nodes,
-        spans: [{ start: lane.staging.start, end: lane.staging.end, softEnd: null, nodes: lane.staging.nodes, soft: 0, hard: 0, unknown: 0, waveFrom: 0, waveTo: 0 }],
-      });
-    }
-    if (granularity === 'node') lane.rows.push(...nodeRows);
-    else {
-      const share = Math.max(1, Math.floor((maxRows * rp.waves.length) / Math.max(1, totalWaves)));
-      const per = granularity === 'wave' ? 1 : Math.max(1, Math.ceil(rp.waves.length / share));
-      for (let i = 0; i < spans.length; i += per) {
-        const chunk = spans.slice(i, i + per);
-        const from = chunk[0].waveFrom;
-        const to = chunk[chunk.length - 1].waveTo;
-        const n = chunk.reduce((s, x) => s + x.nodes, 0);
-        const sum = (k: 'soft' | 'hard' | 'unknown' | 'failed') => chunk.reduce((s, x) => s + (x[k] ?? 0), 0);
-        const names = rp.waves.slice(i, i + per).flatMap((w) => w.nodes).sort(naturalCompare);
-        const label = from === to ? `wave ${from}` : `waves ${from}-${to}`;
-        lane.rows.push({
-          pool: rp.name, kind: 'waves', label,
-          title: `${label}: ${plural(n, 'node')} (${sum('soft')} soft, ${sum('hard')} hard${sum('unknown') ? `, ${sum('unknown')} not rebooted` : ''}${sum('failed') ? `, ${sum('failed')} failed` : ''}): ${foldNames(names, 6)}`,
-          nodes: n,
-          spans: chunk,
-        });
-      }
-    }
   }
   return {
     totalSeconds: total, durations: r.durations, pools: lanes, rows: lanes.flatMap((l) => l.rows), granularity,
     nodes: totalNodes, waves: totalWaves, peakUnavailable: Math.max(0, ...r.pools.map((p) => p.peakUnavailable)),
   };
+}
+
+/** How many rows the chart may have, and so how it groups them. */
+interface RowBudget {
+  granularity: Timeline['granularity'];
+  maxRows: number;
+  totalWaves: number;
+}
+
+/** One pool of the rehearsal: its staging, its waves and its rows. */
+function poolLane(plan: Plan, r: Rehearsal, rp: RehearsalPool, nodes: Map<string, NodeTrack>, rows: RowBudget): PoolLane {
+  const pp = plan.pools.find((p) => p.name === rp.name);
+  const lane: PoolLane = {
+    name: rp.name, backend: pp?.backend ?? (rp.backend as PoolLane['backend']), controlPlane: pp?.controlPlane ?? false,
+    start: 0, end: 0, soakSeconds: pp?.soakSeconds ?? 0, staging: null, waves: [], rows: [],
+    blocked: pp ? pp.nodes.filter((n) => n.blockedBy).length : 0,
+  };
+  const { staging, staged } = poolStaging(nodes, r);
+  lane.staging = staging;
+  const spans: RowSpan[] = [];
+  const nodeRows: TimelineRow[] = [];
+  for (const w of rp.waves) {
+    const waveEnd = w.end ?? r.durationSeconds;
+    const ns = w.nodes.map((n) => nodeSpan(n, w.wave, nodes.get(n) ?? {}, r, waveEnd)).filter((x): x is NodeSpan => x !== null);
+    const span = waveSpan(w, ns, waveEnd);
+    spans.push(span);
+    lane.waves.push({ wave: w.wave, start: span.start, end: span.end, nodes: w.nodes.length });
+    if (rows.granularity === 'node') {
+      for (const n of [...ns].sort((a, b) => a.start - b.start || naturalCompare(a.name, b.name))) nodeRows.push(nodeRow(rp.name, pp, w.wave, n));
+    }
+  }
+  // The pool's span: its waves (staging runs in parallel for all bootc pools, its own row).
+  lane.start = spans.length ? Math.min(...spans.map((s) => s.start)) : lane.staging?.start ?? 0;
+  lane.end = spans.length ? Math.max(...spans.map((s) => s.end)) : lane.staging?.end ?? lane.start;
+  if (lane.staging) {
+    lane.rows.push({
+      pool: rp.name, kind: 'staging', label: 'staging',
+      title: `bootc staged the new image on ${plural(staged, 'node')} of pool ${rp.name} (${plural(lane.staging.nodes, 'node')} started staging), from the first stage-start to the last staged event`,
+      nodes: lane.staging.nodes,
+      spans: [{ start: lane.staging.start, end: lane.staging.end, softEnd: null, nodes: lane.staging.nodes, soft: 0, hard: 0, unknown: 0, waveFrom: 0, waveTo: 0 }],
+    });
+  }
+  if (rows.granularity === 'node') lane.rows.push(...nodeRows);
+  else lane.rows.push(...waveRows(rp, spans, rows));
+  return lane;
+}
+
+/** Staging of a pool's nodes (bootc), from the events; `staged`: how many nodes finished it. */
+function poolStaging(nodes: Map<string, NodeTrack>, r: Rehearsal): { staging: PoolLane['staging']; staged: number } {
+  const stagingStarts: number[] = [];
+  const stagedAt: number[] = [];
+  for (const t of nodes.values()) {
+    if (t.stageStart !== undefined) stagingStarts.push(t.stageStart);
+    if (t.staged !== undefined) stagedAt.push(t.staged);
+  }
+  if (!stagingStarts.length) return { staging: null, staged: stagedAt.length };
+  const end = stagedAt.length ? Math.max(...stagedAt) : r.durationSeconds;
+  return { staging: { start: Math.min(...stagingStarts), end, nodes: stagingStarts.length }, staged: stagedAt.length };
+}
+
+/** A wave's span: from its start until its slowest node is back, with that node's phases. */
+function waveSpan(w: RehearsalWave, ns: NodeSpan[], waveEnd: number): RowSpan {
+  const soft = ns.filter((n) => n.kind === 'soft');
+  const slowest = ns.reduce<NodeSpan | null>((a, b) => (!a || b.end > a.end ? b : a), null);
+  const slowestSoft = soft.reduce<NodeSpan | null>((a, b) => (!a || b.end > a.end ? b : a), null);
+  const failed = ns.filter((n) => n.failed).length;
+  return {
+    start: w.start, end: Math.max(waveEnd, slowest?.end ?? w.start), softEnd: soft.length && soft.length < w.nodes.length && slowestSoft ? slowestSoft.end : null,
+    nodes: w.nodes.length, soft: soft.length, hard: ns.filter((n) => n.kind === 'hard').length, unknown: w.nodes.length - ns.filter((n) => n.kind !== 'unknown').length,
+    waveFrom: w.wave, waveTo: w.wave,
+    phases: slowest?.phases, softPhases: slowestSoft && soft.length < w.nodes.length ? slowestSoft.phases : undefined,
+    failed,
+  };
+}
+
+function nodeRow(pool: string, pp: PlanPool | undefined, wave: number, n: NodeSpan): TimelineRow {
+  const zone = pp?.nodes.find((x) => x.name === n.name)?.zone;
+  return {
+    pool, kind: 'node', label: n.name,
+    title: `${n.name}${zone ? ` (${zone})` : ''}: wave ${wave}, ${n.kind === 'unknown' ? 'not rebooted' : `${n.kind} reboot`}${n.failed ? ', FAILED' : ''}`,
+    nodes: 1,
+    spans: [{
+      start: n.start, end: n.end, softEnd: null, nodes: 1, soft: +(n.kind === 'soft'), hard: +(n.kind === 'hard'), unknown: +(n.kind === 'unknown'),
+      waveFrom: wave, waveTo: wave, phases: n.phases, staging: n.staging ?? undefined, failed: +n.failed,
+    }],
+  };
+}
+
+/** Rows of one wave each, or of runs of consecutive waves when there are too many. */
+function waveRows(rp: RehearsalPool, spans: RowSpan[], rows: RowBudget): TimelineRow[] {
+  const out: TimelineRow[] = [];
+  const share = Math.max(1, Math.floor((rows.maxRows * rp.waves.length) / Math.max(1, rows.totalWaves)));
+  const per = rows.granularity === 'wave' ? 1 : Math.max(1, Math.ceil(rp.waves.length / share));
+  for (let i = 0; i < spans.length; i += per) {
+    const chunk = spans.slice(i, i + per);
+    const from = chunk[0].waveFrom;
+    const to = chunk[chunk.length - 1].waveTo;
+    const n = chunk.reduce((s, x) => s + x.nodes, 0);
+    const sum = (k: 'soft' | 'hard' | 'unknown' | 'failed') => chunk.reduce((s, x) => s + (x[k] ?? 0), 0);
+    const names = rp.waves.slice(i, i + per).flatMap((w) => w.nodes).sort(naturalCompare);
+    const label = from === to ? `wave ${from}` : `waves ${from}-${to}`;
+    out.push({
+      pool: rp.name, kind: 'waves', label,
+      title: `${label}: ${plural(n, 'node')} (${sum('soft')} soft, ${sum('hard')} hard${sum('unknown') ? `, ${sum('unknown')} not rebooted` : ''}${sum('failed') ? `, ${sum('failed')} failed` : ''}): ${foldNames(names, 6)}`,
+      nodes: n,
+      spans: chunk,
+    });
+  }
+  return out;
 }

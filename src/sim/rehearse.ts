@@ -78,8 +78,8 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
   const pools: RehearsalPool[] = input.plan.pools.map((p) => {
     const waves: RehearsalWave[] = [];
     for (const e of events) {
-      if (e.pool !== p.name) continue;
-      if (e.type === 'wave-start') waves.push({ wave: e.wave!, start: e.t, end: null, nodes: e.nodes ?? [] });
+      if (!('pool' in e) || e.pool !== p.name) continue;
+      if (e.type === 'wave-start') waves.push({ wave: e.wave, start: e.t, end: null, nodes: e.nodes });
       if (e.type === 'wave-end') {
         const w = waves.find((x) => x.wave === e.wave && x.end === null);
         if (w) w.end = e.t;
@@ -88,7 +88,7 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
     return {
       name: p.name, backend: p.backend, maxUnavailable: p.maxUnavailable.resolved,
       peakUnavailable: sim.peakUnavailable.get(p.name) ?? 0, waves,
-      failedNodes: [...new Set(events.filter((e) => e.pool === p.name && e.type === 'node-failed' && e.node).map((e) => e.node!))],
+      failedNodes: [...new Set(events.flatMap((e) => (e.type === 'node-failed' && e.pool === p.name ? [e.node] : [])))],
     };
   });
   const rehearsal: Rehearsal = {

@@ -1,0 +1,342 @@
+/**
+ * The bootc pool runner (DESIGN §7 "Pools and waves"): bootcplan itself moves the nodes of
+ * a BootcNodePool, wave by wave. The targets of every bootc pool were set before the first
+ * pool ran, so all their nodes stage in parallel; a wave then cordons, drains and reboots
+ * its nodes (setting the BootcNode's desired image state to Booted) within the pool's
+ * maxUnavailable budget, and uncordons each node once it runs the target, Idle and Ready.
+ */
+import type { Plan, PlanPool } from '../plan/types.ts';
+import type { ClusterSnapshot, Condition } from '../cluster/types.ts';
+import { conditionOf, type NodeView } from '../domain/nodes.ts';
+import { AbortedError, DrainTimeoutError, isoOf } from './driver.ts';
+import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
+import { retry } from './changes.ts';
+import { afterWave, availabilitySignature, beforeWave, budgetChanged, budgetTimeoutFailures, checkStale, halt } from './wave-gates.ts';
+import { noticeAvailability } from './observe.ts';
+import { atTarget, bootcNodeIn, membersOf, pastStagingGate, peek, viewIn } from './views.ts';
+
+export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
+  const pp = ctx.book.pool(pool.name);
+  if (pool.waves.length) ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}` });
+  for (let k = 1; k <= pool.waves.length; k++) {
+    if (pp.finishedWaves.includes(k)) continue;
+    let fresh = await beforeWave(ctx, pool, k);
+    if (!fresh) return 'stepped';
+    let names = composeBootcWave(ctx, pool, k, fresh);
+    if (pool.rebootPolicy === 'AllowSoftReboot' && names.length && (await peek(ctx.driver, (s) => names.some((n) => stillStaging(ctx, s, pool, n))))) {
+      // This wave waits for staging anyway, and whether a node soft-reboots is known
+      // only once it has staged: let the pool's nodes (all staging in parallel since the
+      // targets were set) finish staging, for at most the staging limit, then compose the
+      // wave again from a plan of the cluster as it is then. No halt here: the staging
+      // gate below judges the nodes the wave really takes.
+      const all = pool.waves.flat();
+      await ctx.driver.waitFor((s) => all.every((n) => !stillStaging(ctx, s, pool, n)), { timeoutSeconds: ctx.timeouts.stagingSeconds, description: `nodes of pool ${pool.name} staged` });
+      fresh = (await checkStale(ctx)).fresh;
+      names = composeBootcWave(ctx, pool, k, fresh);
+    }
+    if (!names.length) {
+      // Every node the saved plan left for this wave is done already (earlier waves
+      // were composed differently, or someone else updated them).
+      pp.finishedWaves.push(k);
+      await ctx.book.save();
+      continue;
+    }
+    ctx.emit({ type: 'wave-start', pool: pool.name, wave: k, waves: pool.waves.length, nodes: names });
+    await stagingGate(ctx, pool, names);
+    const failures = await runBootcWave(ctx, pool, k, names);
+    if (failures.length) await halt(ctx, pool, failures);
+    await afterWave(ctx, pool, k);
+  }
+  return 'done';
+}
+
+/** A node of the wave that has not passed the staging gate yet (and is not mid-update). */
+function stillStaging(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
+  const v = viewIn(s, name);
+  if (!v || atTarget(pool, v) || pastStagingGate(pool, v) || v.degraded) return false;
+  return !ctx.book.pastCordon(name);
+}
+
+/**
+ * The nodes of bootc wave `k` (DESIGN §7; README "apply"). The saved plan grouped the
+ * nodes by what was known when it was made, but a node's reboot kind is known only once
+ * it has staged (BootcNode `status.staged.softRebootCapable`), and a wave lasts as long
+ * as its slowest node: soft reboots save time only in waves of their own. So:
+ * - the nodes still to do are the saved plan's scheduled nodes that are not on the
+ *   target now; checkStale has just refused any other difference, so the set of nodes and
+ *   their targets is the saved plan's, only the grouping may change;
+ * - when the staging state of those nodes (staged, predicted reboot kind) differs between
+ *   the saved plan and the fresh plan made before this wave, they are taken in the fresh
+ *   plan's order (staged first, soft reboots first, then zones round-robin:
+ *   src/domain/waves.ts); otherwise in the saved plan's order, which gives the saved
+ *   plan's wave k unchanged;
+ * - nodes an interrupted apply left in flight (a progress record in this pool) come
+ *   first, so a rerun finishes them (and uncordons them) before anything else, and a
+ *   node already rebooted is never asked again (runBootcNode reads its state first);
+ * - wave k takes as many nodes as the saved plan's wave k, the last wave all that are
+ *   left: the number of waves stays the plan's and a wave is never larger than the plan
+ *   made it (at most the budget); the budget is enforced again at each cordon
+ *   (runBootcWave) whatever the composition.
+ */
+function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: Plan): string[] {
+  const scheduled = pool.waves.flat();
+  const fp = fresh.pools.find((p) => p.name === pool.name);
+  if (!fp) return pool.waves[k - 1];
+  const freshNodes = new Map(fp.nodes.map((n) => [n.name, n]));
+  const savedNodes = new Map(pool.nodes.map((n) => [n.name, n]));
+  const inFlight = new Set(scheduled.filter((n) => ctx.book.drives(pool.name, n)));
+  // Not in the fresh plan: on the target now (anything else made the plan stale).
+  const remaining = scheduled.filter((n) => freshNodes.has(n) || inFlight.has(n));
+  const changed = remaining.some((n) => {
+    const f = freshNodes.get(n);
+    const s = savedNodes.get(n);
+    return !!f && !!s && (f.staged !== s.staged || f.reboot !== s.reboot);
+  });
+  const rank = new Map<string, number>();
+  if (changed) fp.waves.flat().forEach((n) => rank.set(n, rank.size));
+  const base = rank.size;
+  scheduled.forEach((n, i) => { if (!rank.has(n)) rank.set(n, base + i); });
+  const byRank = (a: string, b: string) => rank.get(a)! - rank.get(b)!;
+  const others = remaining.filter((n) => !inFlight.has(n)).sort(byRank);
+  const last = k === pool.waves.length;
+  const room = last ? others.length : Math.max(0, pool.waves[k - 1].length - inFlight.size);
+  return [...inFlight, ...others.slice(0, room)].sort(byRank);
+}
+
+/** DESIGN §7: a node starts only once its staged digest is the target, Idle=False/Staged, Degraded=False. */
+async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
+  const gateStart = ctx.now();
+  const limit = ctx.timeouts.stagingSeconds;
+  for (;;) {
+    const state = await peek(ctx.driver, (s) => {
+      const waiting: { node: string; since: number; staging: boolean }[] = [];
+      const failed: NodeFailure[] = [];
+      for (const name of names) {
+        const v = viewIn(s, name);
+        if (!v || atTarget(pool, v) || pastStagingGate(pool, v)) continue;
+        if (ctx.book.pastCordon(name)) continue; // resumed mid-update
+        if (v.degraded) { failed.push({ node: name, reason: 'Degraded while staging', conditions: v.conditions }); continue; }
+        const idle = conditionOf(bootcNodeIn(s, name), 'Idle');
+        const staging = idle?.status === 'False' && idle.reason === 'Staging';
+        const since = staging && idle?.lastTransitionTime ? Math.min(Date.parse(idle.lastTransitionTime) / 1000, ctx.now()) : gateStart;
+        waiting.push({ node: name, since: Math.max(since, Math.min(gateStart, since)), staging });
+      }
+      return { waiting, failed };
+    });
+    if (state.failed.length) await halt(ctx, pool, state.failed);
+    if (!state.waiting.length) return;
+    const overdue = state.waiting.filter((w) => ctx.now() - w.since > limit);
+    if (overdue.length) {
+      const views = await peek(ctx.driver, (s) => overdue.map((w) => ({ node: w.node, v: viewIn(s, w.node) })));
+      await halt(ctx, pool, views.map(({ node, v }) => ({ node, reason: `staging active for more than ${Math.round(limit / 60)}m`, conditions: v?.conditions ?? [] })),
+        `staging active for more than ${Math.round(limit / 60)} minutes on ${overdue.map((w) => w.node).join(', ')}`);
+    }
+    const deadline = Math.min(...state.waiting.map((w) => w.since + limit));
+    await ctx.driver.waitFor((s) => names.every((name) => {
+      const v = viewIn(s, name);
+      return !v || atTarget(pool, v) || pastStagingGate(pool, v) || v.degraded || ctx.book.pastCordon(name);
+    }), { timeoutSeconds: Math.max(0, deadline - ctx.now()) + 0.001, description: `nodes of pool ${pool.name} staged` });
+  }
+}
+
+/** One bootc wave while it runs (runBootcWave). */
+interface WaveRun {
+  pool: PlanPool;
+  k: number;
+  /** At most this many nodes of the pool out of service (the control plane: one). */
+  budget: number;
+  /** The wave's nodes not started yet. */
+  pending: string[];
+  /** The node updates under way, by node. */
+  running: Map<string, Promise<void>>;
+  failures: NodeFailure[];
+  /** The first error that is no node's failure (a driver error): the wave stops on it. */
+  fatal: { err?: unknown; set?: boolean };
+}
+
+/** Budgeted start of the wave's nodes; returns the failures (empty when all succeeded). */
+async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names: string[]): Promise<NodeFailure[]> {
+  const w: WaveRun = { pool, k, budget: pool.controlPlane ? 1 : pool.maxUnavailable.resolved, pending: [...names], running: new Map(), failures: [], fatal: {} };
+  let waitingSince: number | null = null;
+  for (;;) {
+    if (w.fatal.set) throw w.fatal.err;
+    ctx.lease.check();
+    let started = 0;
+    if (!w.failures.length && w.pending.length) {
+      // Decide synchronously on one consistent view; no time passes until the cordons.
+      const d = await peek(ctx.driver, (s) => decideRound(ctx, s, w));
+      for (const name of [...d.done, ...d.gone]) {
+        w.pending.splice(w.pending.indexOf(name), 1);
+        if (ctx.book.nodes[name]) { ctx.book.dropNode(name); await ctx.book.save(); }
+      }
+      if (d.failed.length) {
+        w.failures.push(...d.failed);
+        for (const f of d.failed) w.pending.splice(w.pending.indexOf(f.node), 1);
+      } else {
+        // One write-ahead record for every node started in this round, then the cordons:
+        // a wave of k nodes costs one progress write here, not k.
+        const fresh = d.start.map(({ name, v }) => recordCordonAhead(ctx, pool, name, k, v));
+        if (d.start.length) await ctx.book.save();
+        for (const [i, { name, v }] of d.start.entries()) {
+          w.pending.splice(w.pending.indexOf(name), 1);
+          started++;
+          await cordonNow(ctx, pool, k, name, v, fresh[i]);
+          w.running.set(name, startNode(ctx, w, name));
+        }
+      }
+    }
+    if (w.fatal.set) throw w.fatal.err;
+    if (!w.running.size && (!w.pending.length || w.failures.length)) break;
+    if (!w.pending.length || w.failures.length) {
+      await Promise.race(w.running.values());
+      continue;
+    }
+    // Nodes wait for budget or readiness: wake up when a node of ours finishes or the
+    // pool's availability changes.
+    if (started) waitingSince = null;
+    waitingSince ??= ctx.now();
+    const remaining = waitingSince + ctx.timeouts.budgetSeconds - ctx.now();
+    if (remaining <= 0) {
+      const views = await peek(ctx.driver, (s) => w.pending.map((n) => ({ node: n, v: viewIn(s, n) })));
+      w.failures.push(...budgetTimeoutFailures(ctx, views));
+      w.pending.length = 0;
+      continue;
+    }
+    const signature = await peek(ctx.driver, (s) => availabilitySignature(s, pool));
+    const ac = new AbortController();
+    const changed = budgetChanged(ctx, pool, signature, remaining, ac.signal)
+      .then(() => undefined, (err) => { if (!(err instanceof AbortedError)) setFatal(w, err); });
+    await Promise.race([changed, ...w.running.values()]);
+    ac.abort();
+    await changed;
+  }
+  return w.failures;
+}
+
+function setFatal(w: WaveRun, err: unknown) {
+  if (!w.fatal.set) { w.fatal.set = true; w.fatal.err = err; }
+}
+
+/**
+ * Which pending nodes of the wave start now, on one view of the cluster: those on the
+ * target are done, deleted ones gone, a Degraded one fails the wave; the others start
+ * while the pool's unavailable count, with them, stays within the budget.
+ */
+function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
+  const { pool } = w;
+  noticeAvailability(ctx, s, pool, (m) => ctx.book.drives(pool.name, m));
+  let unavailable = 0;
+  for (const m of membersOf(s, pool.name)) if (viewIn(s, m)?.unavailable) unavailable++;
+  const start: { name: string; v: NodeView }[] = [];
+  const done: string[] = [];
+  const gone: string[] = [];
+  const failed: NodeFailure[] = [];
+  for (const name of w.pending) {
+    const v = viewIn(s, name);
+    const rec = ctx.book.nodes[name];
+    if (!v) { gone.push(name); continue; }
+    const ours = !!rec && !rec.wasCordoned && rec.step !== 'done';
+    if (atTarget(pool, v) && (!ours || !v.cordoned)) { done.push(name); continue; }
+    if (v.degraded) { failed.push({ node: name, reason: 'Degraded', conditions: v.conditions }); break; }
+    // Out of service already (cordoned by someone, or an update of ours in flight):
+    // it uses budget now, so taking it needs none. Otherwise it must fit the budget.
+    const needsBudget = v.unavailable === null;
+    if (!v.ready && !ours) continue;
+    if (needsBudget && unavailable + 1 > w.budget) continue;
+    if (needsBudget) unavailable++;
+    start.push({ name, v });
+  }
+  return { start, done, gone, failed };
+}
+
+/** Runs one node's update; its failure joins the wave's, an error stops the wave. */
+function startNode(ctx: ApplyContext, w: WaveRun, name: string): Promise<void> {
+  return runBootcNode(ctx, w.pool, w.k, name).then(
+    (r) => { if (!r.ok) w.failures.push(r.failure); },
+    (err) => setFatal(w, err),
+  ).finally(() => w.running.delete(name));
+}
+
+// ----------------------------------------------------------------- one node
+
+/**
+ * The write-ahead record of a cordon (saved by the caller before any cordon of the round;
+ * the budget was checked just before, on the same view). Returns whether the node's entry is new.
+ */
+function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: number, v: NodeView): boolean {
+  const old = ctx.book.nodes[name];
+  const fresh = !old || old.step === 'done';
+  if (fresh) ctx.book.putNode(name, { pool: pool.name, wave: k, step: 'cordon', wasCordoned: v.cordoned });
+  else if (old.step === 'failed') ctx.book.setNode(name, { step: 'cordon' });
+  ctx.inFlight.add(name);
+  return fresh;
+}
+
+async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean) {
+  if (!v.cordoned) {
+    await retry(() => ctx.driver.cordon(name));
+    ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
+  } else if (fresh) {
+    ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'already cordoned by an administrator; it stays cordoned' });
+  }
+}
+
+async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<NodeOutcome> {
+  ctx.inFlight.add(name);
+  try {
+    const fail = (reason: string, conditions: Condition[]): NodeOutcome => ({ ok: false, failure: { node: name, reason, conditions } });
+    const rec = ctx.book.nodes[name];
+    const state = await peek(ctx.driver, (s) => ({ v: viewIn(s, name), bn: bootcNodeIn(s, name) }));
+    const v = state.v;
+    if (!v) return fail('the Node was deleted during its update', []);
+    if (!atTarget(pool, v)) {
+      const dis = state.bn?.spec?.desiredImageState;
+      const rebooting = dis === 'Booted' || conditionOf(state.bn, 'Idle')?.reason === 'Rebooting';
+      if (!rebooting) {
+        if (rec.step === 'cordon' || rec.step === 'drain') {
+          ctx.book.setNode(name, { step: 'drain' }); // saved with the next step: a rerun drains again, which is harmless
+          try {
+            await ctx.driver.drain(name, { timeoutSeconds: pool.drainTimeoutSeconds });
+          } catch (err) {
+            if (err instanceof DrainTimeoutError) return fail(err.message, v.conditions);
+            throw err;
+          }
+          ctx.emit({ type: 'drain-done', pool: pool.name, node: name, wave: k });
+        }
+        const bn = await peek(ctx.driver, (s) => bootcNodeIn(s, name)?.status?.staged?.softRebootCapable === true);
+        const kind: 'soft' | 'hard' = pool.rebootPolicy === 'AllowSoftReboot' && bn ? 'soft' : 'hard';
+        ctx.book.setNode(name, { step: 'reboot', rebootKind: kind, rebootAt: isoOf(ctx.now()) });
+        await ctx.book.save();
+        await retry(() => ctx.driver.setDesiredImageState(name, 'Booted'));
+        ctx.emit({ type: 'reboot', pool: pool.name, node: name, wave: k, kind });
+      }
+      const r = await ctx.driver.waitFor((s) => {
+        const x = viewIn(s, name);
+        if (!x) return { gone: true as const, conditions: [] as Condition[] };
+        if (x.degraded) return { failed: true as const, conditions: x.conditions as Condition[] };
+        const idle = conditionOf(bootcNodeIn(s, name), 'Idle');
+        if (atTarget(pool, x) && idle?.status === 'True' && x.ready) return { ok: true as const };
+        return null;
+      }, { timeoutSeconds: ctx.timeouts.nodeSeconds, description: `${name} booted into the target` });
+      if (!r) {
+        const x = await peek(ctx.driver, (s) => viewIn(s, name));
+        return fail(`not back on the target within ${Math.round(ctx.timeouts.nodeSeconds / 60)}m`, x?.conditions ?? []);
+      }
+      if ('gone' in r) return fail('the Node was deleted during its update', []);
+      if ('failed' in r) return fail('Degraded after the reboot', r.conditions ?? []);
+      ctx.emit({ type: 'booted', pool: pool.name, node: name, wave: k });
+    }
+    ctx.book.setNode(name, { step: 'booted' });
+    const cordoned = await peek(ctx.driver, (s) => viewIn(s, name)?.cordoned ?? false);
+    if (!rec.wasCordoned && cordoned) {
+      await retry(() => ctx.driver.uncordon(name));
+      ctx.emit({ type: 'uncordon', pool: pool.name, node: name, wave: k });
+    }
+    // Finished nodes leave the record (it stays small); `finishedWaves` keeps the history.
+    ctx.book.dropNode(name);
+    await ctx.book.save();
+    return { ok: true };
+  } finally {
+    ctx.inFlight.delete(name);
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The MCO pool runner (DESIGN §7 "Pools and waves"): the Machine Config Operator moves the
+ * nodes of a MachineConfigPool; bootcplan sets the pool's maxUnavailable and new
+ * configuration with the pool paused, then makes the waves by unpausing it until the MCO
+ * has started as many nodes as the wave holds and pausing it again at once (the MCO
+ * finishes the nodes it started and takes no more). It reports the MCO's steps per node
+ * as it sees them (trackMco).
+ */
+import type { PlanPool } from '../plan/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import type { ApplyContext, NodeFailure } from './context.ts';
+import { applyChange, retry } from './changes.ts';
+import { afterWave, beforeWave, checkPolicy, checkStale, halt } from './wave-gates.ts';
+import { noticeAvailability } from './observe.ts';
+import { atTarget, indexOf, membersOf, peek, viewIn } from './views.ts';
+
+export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
+  const pp = ctx.book.pool(pool.name);
+  const changes = ctx.plan.changes.filter((c) => c.pool === pool.name).sort((a, b) => a.order - b.order);
+  const hasWaves = pool.waves.length > 0 && pp.finishedWaves.length < pool.waves.length;
+  if (changes.some((c) => c.action !== 'noop')) {
+    if (ctx.step && ctx.wavesRun >= 1) return 'stepped';
+    const { fresh } = await checkStale(ctx);
+    checkPolicy(ctx, pool, null);
+    // maxUnavailable first; pause while the new MachineConfig renders, so that the MCO
+    // starts only when the first wave does.
+    for (const c of changes.filter((x) => x.kind === 'MachineConfigPool')) await applyChange(ctx, c, fresh, { dropPaused: hasWaves });
+    if (hasWaves) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true));
+    for (const c of changes.filter((x) => x.kind !== 'MachineConfigPool')) await applyChange(ctx, c, fresh);
+  }
+  if (!pool.waves.length) return 'done';
+  ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}; the MCO moves the nodes` });
+  for (let k = 1; k <= pool.waves.length; k++) {
+    if (pp.finishedWaves.includes(k)) continue;
+    if (!(await beforeWave(ctx, pool, k))) return 'stepped';
+    ctx.emit({ type: 'wave-start', pool: pool.name, wave: k, waves: pool.waves.length, nodes: pool.waves[k - 1] });
+    await runMcoWave(ctx, pool, k);
+    await afterWave(ctx, pool, k);
+  }
+  // bootcplan paused the pool between waves; leave it as the spec wants it.
+  if (!pool.paused) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false));
+  return 'done';
+}
+
+function mcoTarget(s: ClusterSnapshot, pool: string): string | null {
+  const mcp = s.machineConfigPools.find((p) => p.metadata.name === pool);
+  return mcp?.spec?.configuration?.name ?? mcp?.status?.configuration?.name ?? null;
+}
+
+/** The pool's nodes the MCO is updating, those that failed, and how many scheduled ones are left. */
+function waveState(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: number, scheduled: Set<string>) {
+  trackMco(ctx, s, pool, k);
+  const inFlight: string[] = [];
+  const failed: NodeFailure[] = [];
+  let remaining = 0;
+  for (const m of membersOf(s, pool.name)) {
+    const v = viewIn(s, m);
+    if (!v) continue;
+    if (v.degraded && (v.updating || scheduled.has(m))) failed.push({ node: m, reason: 'Degraded during its update', conditions: v.conditions });
+    else if (v.updating) inFlight.push(m);
+    else if (scheduled.has(m) && !atTarget(pool, v)) remaining++;
+  }
+  return { inFlight, failed, remaining };
+}
+
+async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
+  const scheduled = new Set(pool.nodes.filter((n) => n.wave !== null).map((n) => n.name));
+  const state = (s: ClusterSnapshot) => waveState(ctx, s, pool, k, scheduled);
+  const before = await peek(ctx.driver, state);
+  if (before.failed.length) await halt(ctx, pool, before.failed);
+  const want = Math.min(pool.waves[k - 1].length, before.remaining + before.inFlight.length);
+  let picked = before.inFlight;
+  if (before.inFlight.length < want) {
+    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false));
+    const got = await ctx.driver.waitFor((s) => {
+      const st = state(s);
+      return st.failed.length || st.inFlight.length >= want || (st.remaining === 0 && st.inFlight.length === 0) ? st : null;
+    }, { timeoutSeconds: ctx.timeouts.mcoStartSeconds, description: `the MCO starts updating pool ${pool.name}` });
+    // Paused again at once: the MCO finishes the nodes it started and takes no more.
+    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true));
+    const st = got ?? (await peek(ctx.driver, state));
+    if (st.failed.length) await halt(ctx, pool, st.failed);
+    if (!st.inFlight.length && st.remaining) await halt(ctx, pool, [], `the MCO did not start updating pool ${pool.name} within ${Math.round(ctx.timeouts.mcoStartSeconds / 60)}m after it was unpaused`);
+    picked = st.inFlight;
+  }
+  // The wave is over when each node it took runs the target, is Ready and schedulable.
+  const done = await ctx.driver.waitFor((s) => {
+    const st = state(s);
+    if (st.failed.length) return st;
+    return picked.every((n) => {
+      const v = viewIn(s, n);
+      return !v || (atTarget(pool, v) && v.ready && !v.cordoned);
+    }) ? st : null;
+  }, { timeoutSeconds: ctx.timeouts.nodeSeconds, description: `wave ${k} of pool ${pool.name}` });
+  if (!done) {
+    const views = await peek(ctx.driver, (s) => picked.map((n) => ({ node: n, v: viewIn(s, n) })));
+    await halt(ctx, pool, views.filter(({ v }) => !v || !atTarget(pool, v) || !v.ready).map(({ node, v }) => ({ node, reason: `not updated within ${Math.round(ctx.timeouts.nodeSeconds / 60)}m`, conditions: v?.conditions ?? [] })));
+  } else if (done.failed.length) await halt(ctx, pool, done.failed);
+}
+
+/** The MCO's steps of a node as bootcplan sees them, in order: phase p (1..5) is MCO_STEPS[p - 1]. */
+const MCO_STEPS = ['cordon', 'drain-done', 'reboot', 'booted', 'uncordon'] as const;
+
+/** The MCO moves the nodes of MCO pools: report its steps as bootcplan sees them. */
+function trackMco(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: number) {
+  const target = mcoTarget(s, pool.name);
+  noticeAvailability(ctx, s, pool, (m) => (indexOf(s).idx.nodes.get(m)?.metadata.annotations ?? {})['machineconfiguration.openshift.io/desiredConfig'] === target);
+  if (!target) return;
+  for (const m of membersOf(s, pool.name)) {
+    const n = indexOf(s).idx.nodes.get(m)!;
+    const ann = n.metadata.annotations ?? {};
+    if (ann['machineconfiguration.openshift.io/desiredConfig'] !== target) continue;
+    const v = viewIn(s, m)!;
+    const state = ann['machineconfiguration.openshift.io/state'];
+    const phase = atTarget(pool, v) ? (v.ready ? (v.cordoned ? 4 : 5) : 3)
+      : state === 'Rebooting' || !v.ready ? 3
+      : ann['machineconfiguration.openshift.io/lastAppliedDrain'] === `drain-${target}` ? 2
+      : v.cordoned ? 1 : 0;
+    const before = ctx.mcoPhase.get(m) ?? (atTarget(pool, v) && phase === 5 ? 5 : 0);
+    if (phase <= before) continue;
+    ctx.mcoPhase.set(m, phase);
+    for (let i = before + 1; i <= phase; i++) {
+      const type = MCO_STEPS[i - 1];
+      if (type === 'reboot') ctx.emit({ type, pool: pool.name, node: m, wave: k, kind: 'hard' });
+      else ctx.emit({ type, pool: pool.name, node: m, wave: k });
+    }
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The gates around the waves of both backends (DESIGN §7 "Pools and waves"): before any
+ * write and before each wave the cluster is planned again and must still need the saved
+ * plan's remaining work (exit 3 otherwise), the maintenance-window policy must let the
+ * wave start (exit 6), and the pool's soak time must have passed; after a wave its end is
+ * recorded; a failed node halts the pool (paused, exit 5); a bootc node waits for budget
+ * while the pool's availability stays as it is.
+ */
+import type { Plan, PlanPool } from '../plan/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import type { NodeView } from '../domain/nodes.ts';
+import { PolicyBlockedError, RolloutHaltedError, StalePlanError } from '../base/errors.ts';
+import { isoOf } from './driver.ts';
+import type { ApplyContext, NodeFailure } from './context.ts';
+import { retry } from './changes.ts';
+import { remainingWorkDifference } from './stale.ts';
+import { membersOf, peek, viewIn, withoutFingerprint } from './views.ts';
+
+/** Plans again from the cluster as it is and compares the remaining work (exit 3). */
+export async function checkStale(ctx: ApplyContext): Promise<{ fresh: Plan }> {
+  ctx.lease.check();
+  const { fresh, diff } = await peek(ctx.driver, (s) => {
+    const fresh = ctx.replan(withoutFingerprint(s));
+    return { fresh, diff: remainingWorkDifference(ctx.plan, fresh, s) };
+  });
+  if (diff.length) throw new StalePlanError(`the cluster changed since plan ${ctx.plan.id} was made`, diff);
+  return { fresh };
+}
+
+export function checkPolicy(ctx: ApplyContext, pool: PlanPool | null, wave: number | null) {
+  const msg = ctx.policy?.(ctx.now(), pool, wave);
+  if (msg) throw new PolicyBlockedError(msg, 'apply again when the next maintenance window opens (a CronJob with --step does this)');
+}
+
+/** Soak and gates before wave `k`; returns the fresh re-plan, or null when --step must stop here. */
+export async function beforeWave(ctx: ApplyContext, pool: PlanPool, k: number): Promise<Plan | null> {
+  if (ctx.step && ctx.wavesRun >= 1) return null;
+  const pp = ctx.book.pool(pool.name);
+  if (pp.finishedWaves.length && pool.soakSeconds > 0 && pp.lastWaveEnd) {
+    const until = Date.parse(pp.lastWaveEnd) / 1000 + pool.soakSeconds;
+    if (until > ctx.now()) {
+      ctx.emit({ type: 'soak', pool: pool.name, wave: k - 1, seconds: Math.round(until - ctx.now()) });
+      await ctx.driver.clock.sleep(until - ctx.now());
+    }
+  }
+  const { fresh } = await checkStale(ctx);
+  checkPolicy(ctx, pool, k);
+  return fresh;
+}
+
+export async function afterWave(ctx: ApplyContext, pool: PlanPool, k: number) {
+  const pp = ctx.book.pool(pool.name);
+  if (!pp.finishedWaves.includes(k)) pp.finishedWaves.push(k);
+  pp.lastWaveEnd = isoOf(ctx.now());
+  ctx.wavesRun++;
+  await ctx.book.save();
+  ctx.emit({ type: 'wave-end', pool: pool.name, wave: k, waves: pool.waves.length });
+}
+
+/** Pauses the pool, records and reports the failures, and stops the apply (exit 5). */
+export async function halt(ctx: ApplyContext, pool: PlanPool, failures: NodeFailure[], extra?: string): Promise<never> {
+  try {
+    if (pool.backend === 'mco') await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true));
+    else await retry(() => ctx.driver.setPoolPaused('BootcNodePool', pool.name, true));
+  } catch {
+    // reported below; the pool may already be paused
+  }
+  const first = failures[0];
+  const reason = extra ?? (first ? `node ${first.node} failed: ${first.reason}` : 'halted');
+  ctx.book.pool(pool.name).halted = { node: first?.node ?? null, reason };
+  for (const f of failures) ctx.book.setNode(f.node, { step: 'failed' });
+  await ctx.book.save();
+  for (const f of failures) ctx.emit({ type: 'node-failed', pool: pool.name, node: f.node, message: f.reason, conditions: f.conditions });
+  ctx.emit({ type: 'halt', pool: pool.name, node: first?.node, message: reason });
+  throw new RolloutHaltedError(`pool ${pool.name}: ${reason}`, haltReport(ctx, pool, failures));
+}
+
+function haltReport(ctx: ApplyContext, pool: PlanPool, failures: NodeFailure[]): string[] {
+  const finished = ctx.book.pool(pool.name).finishedWaves;
+  const left = pool.waves.map((_, i) => i + 1).filter((w) => !finished.includes(w));
+  const report: string[] = [];
+  for (const f of failures) {
+    report.push(`node ${f.node}: ${f.reason}`);
+    for (const c of f.conditions) report.push(`  ${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}${c.message ? `: ${c.message}` : ''}`);
+  }
+  report.push(`pool ${pool.name} is paused; ${left.length ? `waves ${left.join(', ')} of ${pool.waves.length} were not finished` : 'all its waves had run'}; other pools were not started`);
+  report.push('fix the node(s), then run apply again: it resumes with the unfinished wave');
+  return report;
+}
+
+// ----------------------------------------------------------------- budget waits (bootc)
+
+/** One letter per member of the pool: available, unavailable but Ready, not Ready, gone. */
+export function availabilitySignature(s: ClusterSnapshot, pool: PlanPool): string {
+  let sig = '';
+  for (const m of membersOf(s, pool.name)) {
+    const v = viewIn(s, m);
+    sig += v ? (v.unavailable ? (v.ready ? 'u' : 'n') : 'a') : '-';
+  }
+  return sig;
+}
+
+/**
+ * Nodes wait for budget or readiness: resolves once the pool's availability differs from
+ * `signature`, or after `seconds` (null).
+ */
+export function budgetChanged(ctx: ApplyContext, pool: PlanPool, signature: string, seconds: number, signal: AbortSignal): Promise<boolean | null> {
+  return ctx.driver.waitFor((s) => availabilitySignature(s, pool) !== signature, { timeoutSeconds: seconds, signal, description: `budget in pool ${pool.name}` });
+}
+
+/** The failures of nodes that waited for budget or readiness longer than the limit. */
+export function budgetTimeoutFailures(ctx: ApplyContext, views: { node: string; v: NodeView | null }[]): NodeFailure[] {
+  const minutes = Math.round(ctx.timeouts.budgetSeconds / 60);
+  return views.map(({ node, v }) => ({
+    node, reason: v && !v.ready ? `not Ready for ${minutes}m` : `no maxUnavailable budget for ${minutes}m (other nodes of the pool are out of service)`,
+    conditions: v?.conditions ?? [],
+  }));
+}
