@@ -12,7 +12,8 @@ import type { Plan } from '../src/plan/types.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { parseSnapshot } from '../src/cluster/snapshot.ts';
 import { buildPlan } from '../src/plan/planner.ts';
-import { run, type CliIO } from '../src/cli/main.ts';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
 import { demoPlan, bigPlan, timed, ROOT } from './render-fixtures.ts';
 
 const s = suite('render-rehearsal');

@@ -4,7 +4,9 @@ import { demoPlan, bigPlan, golden, timed } from './render-fixtures.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown, MARKDOWN_LIMIT } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html.ts';
-import { renderPlan, run, type CliIO } from '../src/cli/main.ts';
+import { run } from '../src/cli/main.ts';
+import { renderPlan } from '../src/cli/formats.ts';
+import type { CliIO } from '../src/cli/io.ts';
 
 const s = suite('render');
 const ANSI = /\x1b\[/;

@@ -3,9 +3,8 @@
  * the simulated cluster (src/sim) and their renderers. I/O only; the engine is elsewhere.
  */
 import { Command, Option } from 'commander';
-import { createInterface } from 'node:readline/promises';
-import type { CliIO } from './main.ts';
-import { useColor, renderPlan } from './main.ts';
+import { type CliIO, useColor, askOnTerminal } from './io.ts';
+import { renderPlan } from './formats.ts';
 import { readSpec, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
 import { InputError, StalePlanError, ClusterApiError, EXIT } from '../base/errors.ts';
 import { buildPlan } from '../plan/planner.ts';
@@ -16,13 +15,14 @@ import { parseDurations } from '../domain/timing.ts';
 import { windowPolicy } from '../apply/policy.ts';
 import { verifyPlanSpec, planSpecFile } from './provenance.ts';
 import { apply, checkApplicable } from '../apply/applier.ts';
-import type { ClusterDriver, ProgressRecord, LockRecord } from '../apply/driver.ts';
+import type { ClusterDriver } from '../apply/driver.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import { rehearse } from '../sim/rehearse.ts';
 import { eventToNdjson, formatEventLine, TtyProgress } from '../render/events.ts';
 import { renderRehearsalText, rehearsalJson } from '../render/rehearsal.ts';
 import { renderHtml } from '../render/html.ts';
 import { formatDuration } from '../render/format.ts';
+import { renderStatus } from '../render/status.ts';
 
 export interface DriverFlags {
   kubeconfig?: string;
@@ -87,13 +87,9 @@ function eventWriter(io: CliIO, json: boolean): { write: (e: ApplyEvent) => void
 }
 
 async function confirm(io: CliIO, plan: Plan): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(`Apply plan ${plan.id} (${plan.summary.nodes} nodes in ${plan.summary.waves} waves)? Only 'yes' is accepted: `);
-    return answer.trim() === 'yes';
-  } finally {
-    rl.close();
-  }
+  const ask = io.ask ?? askOnTerminal;
+  const answer = await ask(`Apply plan ${plan.id} (${plan.summary.nodes} nodes in ${plan.summary.waves} waves)? Only 'yes' is accepted: `);
+  return answer.trim() === 'yes';
 }
 
 export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: number) => void): void {
@@ -108,7 +104,7 @@ export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: 
     .option('--step', 'advance at most one wave, then exit 0')
     .option('--json', 'print events as NDJSON on stdout')
     .action(async (planfile: string | undefined, opts) => {
-      const interactive = (io as CliIO & { stdinIsTTY?: boolean }).stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
+      const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
       if (!opts.autoApprove && !interactive) {
         throw new InputError('apply needs confirmation, and there is no terminal to ask on', [], 'review the plan (bootcplan plan / show), then run apply with --auto-approve');
       }
@@ -233,26 +229,4 @@ export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: 
         close?.();
       }
     });
-}
-
-export function renderStatus(lock: LockRecord | null, expired: boolean, progress: ProgressRecord | null): string {
-  const out: string[] = [];
-  out.push(lock
-    ? `lock: held by ${lock.holder} since ${lock.since} (plan ${lock.planId}, lock id ${lock.lockId}${expired ? ', expired: the next apply takes it over' : ''})`
-    : 'lock: free');
-  if (!progress) {
-    out.push('progress: no apply has run on this cluster');
-    return out.join('\n') + '\n';
-  }
-  out.push(`plan ${progress.planId}: ${progress.done ? 'done' : 'in progress'} (started ${progress.startedAt}, last update ${progress.updatedAt})`);
-  for (const [name, p] of Object.entries(progress.pools)) {
-    const finished = [...p.finishedWaves].sort((a, b) => a - b);
-    out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${finished.length} wave(s) finished${finished.length ? ` (${finished.join(', ')})` : ''}`}`);
-  }
-  const nodes = Object.entries(progress.nodes);
-  if (nodes.length) {
-    out.push('  nodes in flight:');
-    for (const [n, r] of nodes) out.push(`    ${n} (${r.pool}, wave ${r.wave}): ${r.step}${r.wasCordoned ? ', cordoned by an administrator before' : ''}`);
-  }
-  return out.join('\n') + '\n';
 }

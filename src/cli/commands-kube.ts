@@ -1,8 +1,7 @@
 /** `bootcplan snapshot`: writes a live cluster's snapshot file (DESIGN §2, §5). */
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import type { CliIO } from './main.ts';
-import { writeFileAtomic } from './main.ts';
+import { type CliIO, writeFileAtomic } from './io.ts';
 import { asClusterApiError } from './live.ts';
 
 export function registerKubeCommands(program: Command, io: CliIO): void {

@@ -3,15 +3,13 @@
  * `run(argv, io)` is what the binary and the tests call.
  */
 import { Command, Option, CommanderError } from 'commander';
-import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
+import { join } from 'node:path';
 import { formatDiagnostic, type Diagnostic } from '../base/diagnostics.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan } from '../plan/types.ts';
-import { renderText } from '../render/text.ts';
 import { renderJson } from '../render/json.ts';
-import { renderMarkdown } from '../render/markdown.ts';
-import { renderHtml } from '../render/html.ts';
+import { type CliIO, processIO, useColor, writeFileAtomic } from './io.ts';
+import { OUTPUT_FORMATS, renderPlan } from './formats.ts';
 import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
 import { specChangesOf } from '../plan/specdiff.ts';
 import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from '../base/errors.ts';
@@ -19,58 +17,10 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { registerKubeCommands } from './commands-kube.ts';
 import { registerApplyCommands } from './commands-apply.ts';
 
-export interface CliIO {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  env: Record<string, string | undefined>;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-}
-
-export function processIO(): CliIO {
-  return {
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
-    env: process.env,
-    stdoutIsTTY: !!process.stdout.isTTY,
-    stderrIsTTY: !!process.stderr.isTTY,
-  };
-}
-
-export const OUTPUT_FORMATS = ['text', 'json', 'markdown', 'html'] as const;
-
-export function useColor(io: CliIO, tty: boolean): boolean {
-  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
-  if (io.env.FORCE_COLOR && io.env.FORCE_COLOR !== '0') return true;
-  return tty;
-}
-
-export interface RenderOptions {
-  color: boolean;
-  full?: boolean;
-}
-
-export function renderPlan(plan: Plan, format: string, opts: RenderOptions): string {
-  switch (format) {
-    case 'json': return renderJson(plan);
-    case 'markdown': return renderMarkdown(plan, { full: opts.full });
-    case 'html': return renderHtml(plan, { full: opts.full });
-    // Plain ASCII symbols whenever colour is off (pipes, CI logs, NO_COLOR).
-    default: return renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
-  }
-}
-
 /** Where `--out` writes: a bare file name goes into plans/. */
 export function planOutPath(out: string | true, plan: Plan): string {
   if (out === true) return join('plans', `${plan.spec.name}-${plan.id}.json`);
   return out.includes('/') ? out : join('plans', out);
-}
-
-export function writeFileAtomic(path: string, content: string): void {
-  mkdirSync(dirname(path) || '.', { recursive: true });
-  const tmp = join(dirname(path) || '.', `.${basename(path)}.${process.pid}.tmp`);
-  writeFileSync(tmp, content);
-  renameSync(tmp, path);
 }
 
 interface ClusterFlags {
