@@ -14,7 +14,7 @@ async function cli(args: string[], env: Record<string, string> = {}, tty = false
   let out = '';
   let err = '';
   const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { ...env }, stdoutIsTTY: tty, stderrIsTTY: tty };
-  const code = await run(args, io);
+  const code = await run(args, { io: io });
   return { code, out, err };
 }
 

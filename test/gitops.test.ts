@@ -20,7 +20,7 @@ async function cli(args: string[], cwd?: string) {
   const prev = process.cwd();
   if (cwd) process.chdir(cwd);
   try {
-    const code = await run(args, io);
+    const code = await run(args, { io: io });
     return { code, out, err };
   } finally {
     process.chdir(prev);

@@ -164,7 +164,7 @@ function io(): CliIO & { out: string; err: string } {
 
 s('CLI: rehearse -o html prints the report', async () => {
   const o = io();
-  const code = await run(['rehearse', '-f', join(ROOT, 'examples/rollout.yaml'), '--cluster', join(ROOT, 'examples/cluster.yaml'), '-o', 'html'], o);
+  const code = await run(['rehearse', '-f', join(ROOT, 'examples/rollout.yaml'), '--cluster', join(ROOT, 'examples/cluster.yaml'), '-o', 'html'], { io: o });
   assert.is(code, 0, o.err);
   assert.ok(o.out.startsWith('<!doctype html>'));
   assert.match(o.out, /id="rehearsal"/);

@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { renderPlan } from './formats.ts';
 import { readSpec, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
-import { InputError, StalePlanError, ClusterApiError, EXIT } from '../base/errors.ts';
+import { InputError, StalePlanError, EXIT } from '../base/errors.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
@@ -15,7 +15,7 @@ import { parseDurations } from '../domain/timing.ts';
 import { windowPolicy } from '../apply/policy.ts';
 import { verifyPlanSpec, planSpecFile } from './provenance.ts';
 import { apply, checkApplicable } from '../apply/applier.ts';
-import type { ClusterDriver } from '../apply/driver.ts';
+import type { CommandContext } from './deps.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import { rehearse } from '../sim/rehearse.ts';
 import { eventToNdjson, formatEventLine, TtyProgress } from '../render/events.ts';
@@ -23,36 +23,6 @@ import { renderRehearsalText, rehearsalJson } from '../render/rehearsal.ts';
 import { renderHtml } from '../render/html.ts';
 import { formatDuration } from '../render/format.ts';
 import { renderStatus } from '../render/status.ts';
-
-export interface DriverFlags {
-  kubeconfig?: string;
-  context?: string;
-}
-
-export type DriverFactory = (flags: DriverFlags, io: CliIO) => Promise<{ driver: ClusterDriver; holder: string; close?: () => void }>;
-
-const liveDriver: DriverFactory = async (flags, io) => {
-  let mod: typeof import('../kube/index.ts');
-  try {
-    mod = await import('../kube/index.ts');
-  } catch (err) {
-    throw new ClusterApiError(`the Kubernetes driver cannot be loaded: ${(err as Error).message}`, 'rehearse against a snapshot instead: bootcplan rehearse -f SPEC --cluster SNAPSHOT');
-  }
-  const { asClusterApiError } = await import('./live.ts');
-  try {
-    const driver = mod.openKubeDriver(flags, io.env);
-    return { driver, holder: mod.defaultHolder(io.env), close: () => (driver as unknown as { close?: () => void }).close?.() };
-  } catch (err) {
-    throw asClusterApiError(err);
-  }
-};
-
-let driverFactory: DriverFactory = liveDriver;
-
-/** Tests (and embedders) run apply/status/unlock against another driver, e.g. the simulator. */
-export function setDriverFactory(f: DriverFactory | null): void {
-  driverFactory = f ?? liveDriver;
-}
 
 interface SpecForPlan {
   spec: RolloutSpec;
@@ -92,7 +62,8 @@ async function confirm(io: CliIO, plan: Plan): Promise<boolean> {
   return answer.trim() === 'yes';
 }
 
-export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: number) => void): void {
+export function registerApplyCommands(program: Command, ctx: CommandContext): void {
+  const { io, setExit, openDriver } = ctx;
   program
     .command('apply')
     .description('carry a plan out in waves (a saved plan, or plan the spec now and apply it)')
@@ -111,7 +82,7 @@ export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: 
       const saved = planfile ? readPlanFile(planfile) : null;
       if (saved) checkApplicable(saved);
       const specs = saved ? specOfSavedPlan(saved) : specFromFile(opts.file);
-      const { driver, holder, close } = await driverFactory({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
+      const { driver, holder, close } = await openDriver({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
       try {
         let plan = saved;
         if (!plan) {
@@ -192,7 +163,7 @@ export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: 
     .option('--context <name>', 'kubeconfig context')
     .option('--json', 'print {lock, progress} as JSON')
     .action(async (opts) => {
-      const { driver, close } = await driverFactory({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
+      const { driver, close } = await openDriver({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
       try {
         const [lock, progress] = [await driver.readLock(), await driver.readProgress()];
         const expired = lock ? Date.parse(lock.renewedAt) / 1000 + lock.ttlSeconds < driver.clock.now() : false;
@@ -213,7 +184,7 @@ export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: 
     .option('--kubeconfig <path>', 'kubeconfig for the cluster')
     .option('--context <name>', 'kubeconfig context')
     .action(async (lockId: string, opts) => {
-      const { driver, close } = await driverFactory({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
+      const { driver, close } = await openDriver({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
       try {
         const lock = await driver.readLock();
         if (!lock) {

@@ -1,10 +1,11 @@
 /** `bootcplan snapshot`: writes a live cluster's snapshot file (DESIGN §2, §5). */
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { type CliIO, writeFileAtomic } from './io.ts';
+import { writeFileAtomic } from './io.ts';
+import type { CommandContext } from './deps.ts';
 import { asClusterApiError } from './live.ts';
 
-export function registerKubeCommands(program: Command, io: CliIO): void {
+export function registerKubeCommands(program: Command, { io }: CommandContext): void {
   program
     .command('snapshot')
     .description('read the live cluster (every kind bootcplan plans from) and write a snapshot file')

@@ -16,6 +16,8 @@ import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeld
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { registerKubeCommands } from './commands-kube.ts';
 import { registerApplyCommands } from './commands-apply.ts';
+import type { CliDeps, CommandContext } from './deps.ts';
+import { openLiveDriver } from './live.ts';
 
 /** Where `--out` writes: a bare file name goes into plans/. */
 export function planOutPath(out: string | true, plan: Plan): string {
@@ -29,13 +31,15 @@ interface ClusterFlags {
   context?: string;
 }
 
-async function loadCluster(flags: ClusterFlags): Promise<ClusterSnapshot> {
+async function loadCluster(flags: ClusterFlags, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {
   if (flags.cluster) return readSnapshotFile(flags.cluster);
   const { readLiveSnapshot } = await import('./live.ts');
-  return readLiveSnapshot(flags);
+  return readLiveSnapshot(flags, env);
 }
 
-export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
+export function buildProgram(deps: CliDeps, setExit: (code: number) => void): Command {
+  const ctx: CommandContext = { ...deps, setExit };
+  const { io } = deps;
   const program = new Command();
   program
     .name('bootcplan')
@@ -90,8 +94,8 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
         const base = readSpecAtRef(opts.file, opts.base, '--base');
         specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit!, opts.ref ?? 'working tree');
       }
-      const snapshot = await loadCluster(opts);
-      const plan = buildPlan({ spec: read.loaded.spec!, specMap: read.loaded.map, specInfo: read.info, snapshot, specDiagnostics: read.loaded.diagnostics, now: Date.now(), specChanges });
+      const snapshot = await loadCluster(opts, io.env);
+      const plan = buildPlan({ spec: read.loaded.spec!, specMap: read.loaded.map, specInfo: read.info, snapshot, specDiagnostics: read.loaded.diagnostics, now: deps.now(), specChanges });
       io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
       if (opts.out) {
         const path = planOutPath(opts.out, plan);
@@ -116,8 +120,8 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
     });
 
-  registerKubeCommands(program, io);
-  registerApplyCommands(program, io, setExit);
+  registerKubeCommands(program, ctx);
+  registerApplyCommands(program, ctx);
   return program;
 }
 
@@ -160,13 +164,15 @@ export function reportError(io: CliIO, err: unknown): number {
   return exitCodeOf(err);
 }
 
-export async function run(argv: string[], io: CliIO = processIO()): Promise<number> {
+/** The entry (bin/bootcplan.mjs, tests): each dependency not given is the real one. */
+export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise<number> {
+  const deps: CliDeps = { io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now };
   let code: number = EXIT.ok;
-  const program = buildProgram(io, (c) => (code = c));
+  const program = buildProgram(deps, (c) => (code = c));
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
-    return reportError(io, err);
+    return reportError(deps.io, err);
   }
   return code;
 }
