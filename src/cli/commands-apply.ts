@@ -5,15 +5,13 @@
 import { Command, Option } from 'commander';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { renderPlan } from './formats.ts';
-import { readSpec, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
+import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { InputError, StalePlanError, EXIT } from '../base/errors.ts';
-import { buildPlan } from '../plan/planner.ts';
-import type { Plan, PhaseDurations } from '../plan/types.ts';
+import type { Plan } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import type { RolloutSpec } from '../spec/types.ts';
 import { parseDurations } from '../domain/timing.ts';
 import { windowPolicy } from '../apply/policy.ts';
-import { verifyPlanSpec, planSpecFile } from './provenance.ts';
+import { specOfSavedPlan, specFromFile } from './planning.ts';
 import { apply, checkApplicable } from '../apply/applier.ts';
 import type { CommandContext } from './deps.ts';
 import type { ApplyEvent } from '../apply/events.ts';
@@ -23,29 +21,6 @@ import { renderRehearsalText, rehearsalJson } from '../render/rehearsal.ts';
 import { renderHtml } from '../render/html.ts';
 import { formatDuration } from '../render/format.ts';
 import { renderStatus } from '../render/status.ts';
-
-interface SpecForPlan {
-  spec: RolloutSpec;
-  replan: (s: ClusterSnapshot) => Plan;
-}
-
-/** The spec a saved plan was made from, checked by hash (a changed spec makes the plan stale). */
-function specOfSavedPlan(plan: Plan, durations?: PhaseDurations): SpecForPlan {
-  // What was reviewed is what runs: the spec must still hash to what the plan recorded.
-  verifyPlanSpec(plan);
-  const read = readSpec(planSpecFile(plan), plan.spec.ref ? plan.spec.commit ?? plan.spec.ref : undefined);
-  requireValidSpec(read);
-  const spec = read.loaded.spec!;
-  return { spec, replan: (s) => buildPlan({ spec, specMap: read.loaded.map, specInfo: read.info, snapshot: s, specDiagnostics: read.loaded.diagnostics, durations: durations ?? plan.durations }) };
-}
-
-function specFromFile(file: string, durations?: PhaseDurations): SpecForPlan & { plan: (s: ClusterSnapshot) => Plan } {
-  const read = readSpec(file);
-  requireValidSpec(read);
-  const spec = read.loaded.spec!;
-  const mk = (s: ClusterSnapshot) => buildPlan({ spec, specMap: read.loaded.map, specInfo: read.info, snapshot: s, specDiagnostics: read.loaded.diagnostics, durations });
-  return { spec, replan: mk, plan: mk };
-}
 
 function eventWriter(io: CliIO, json: boolean): { write: (e: ApplyEvent) => void } {
   if (json) return { write: (e) => io.stdout(eventToNdjson(e)) };

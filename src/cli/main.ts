@@ -16,6 +16,7 @@ import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeld
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { registerKubeCommands } from './commands-kube.ts';
 import { registerApplyCommands } from './commands-apply.ts';
+import { planInput } from './planning.ts';
 import type { CliDeps, CommandContext } from './deps.ts';
 import { openLiveDriver } from './live.ts';
 
@@ -63,7 +64,7 @@ export function buildProgram(deps: CliDeps, setExit: (code: number) => void): Co
       let extra: Diagnostic[] = [];
       if (opts.cluster) {
         const snapshot = readSnapshotFile(opts.cluster);
-        const plan = buildPlan({ spec, specMap: read.loaded.map, specInfo: read.info, snapshot });
+        const plan = buildPlan(planInput(read, snapshot));
         extra = plan.diagnostics.filter((d) => !read.loaded.diagnostics.includes(d));
         printDiagnostics(io, extra.filter((d) => d.severity === 'warning'));
         const errs = extra.filter((d) => d.severity === 'error');
@@ -95,7 +96,7 @@ export function buildProgram(deps: CliDeps, setExit: (code: number) => void): Co
         specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit!, opts.ref ?? 'working tree');
       }
       const snapshot = await loadCluster(opts, io.env);
-      const plan = buildPlan({ spec: read.loaded.spec!, specMap: read.loaded.map, specInfo: read.info, snapshot, specDiagnostics: read.loaded.diagnostics, now: deps.now(), specChanges });
+      const plan = buildPlan(planInput(read, snapshot, { now: deps.now(), specChanges }));
       io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
       if (opts.out) {
         const path = planOutPath(opts.out, plan);
