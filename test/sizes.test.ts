@@ -20,8 +20,6 @@ const KNOWN_OVERSIZE: string[] = [
   'src/apply/applier.ts',
   'src/apply/applier.ts:runBootcWave',
   'src/base/schema.ts:validate',
-  'src/cli/commands-apply.ts:registerApplyCommands',
-  'src/cli/main.ts:buildProgram',
   'src/domain/bootimages.ts:planBootImages',
   'src/kube/driver.ts',
   'src/plan/planner.ts:buildPlan',

@@ -5,11 +5,7 @@
  */
 import type { ClusterDriver } from '../apply/driver.ts';
 import type { CliIO } from './io.ts';
-
-export interface DriverFlags {
-  kubeconfig?: string;
-  context?: string;
-}
+import type { KubeOptions } from './options.ts';
 
 export interface OpenedDriver {
   driver: ClusterDriver;
@@ -18,7 +14,7 @@ export interface OpenedDriver {
   close?: () => void;
 }
 
-export type DriverFactory = (flags: DriverFlags, io: CliIO) => Promise<OpenedDriver>;
+export type DriverFactory = (flags: KubeOptions, io: CliIO) => Promise<OpenedDriver>;
 
 export interface CliDeps {
   io: CliIO;

@@ -8,6 +8,10 @@ import { renderHtml } from '../render/html.ts';
 export const OUTPUT_FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
+/** `rehearse -o`: html is the plan report with the timeline drawn from the rehearsal. */
+export const REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
+export type RehearsalFormat = (typeof REHEARSAL_FORMATS)[number];
+
 export interface RenderOptions {
   color: boolean;
   full?: boolean;

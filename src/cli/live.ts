@@ -2,7 +2,8 @@
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { ClusterApiError } from '../base/errors.ts';
 import { DriverError } from '../apply/driver.ts';
-import type { DriverFactory, DriverFlags } from './deps.ts';
+import type { DriverFactory } from './deps.ts';
+import type { KubeOptions } from './options.ts';
 
 /** Turns a driver or connection failure into the CLI's ClusterApiError (exit 1, message + hint, no stack). */
 export function asClusterApiError(err: unknown): unknown {
@@ -11,7 +12,7 @@ export function asClusterApiError(err: unknown): unknown {
   return new ClusterApiError(err.message, hint);
 }
 
-export async function readLiveSnapshot(flags: DriverFlags, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {
+export async function readLiveSnapshot(flags: KubeOptions, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {
   const { openKubeClient, readLiveSnapshot: read } = await import('../kube/index.ts');
   const client = openKubeClient(flags, env);
   try {
