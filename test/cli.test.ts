@@ -128,4 +128,17 @@ s('the installed binary runs (bin/bootcplan.mjs through node), with exit codes',
   assert.match(v, /^\d+\.\d+\.\d+/);
 });
 
+s('plan evaluates maintenance windows at the injected clock (deps.now)', async () => {
+  const windowed = join(dir, 'windowed.yaml');
+  writeFileSync(windowed, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }], { maintenanceWindows: [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }] }));
+  const planAt = async (iso: string) => {
+    let out = '';
+    const io: CliIO = { stdout: (x) => (out += x), stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false };
+    assert.is(await run(['plan', '-f', windowed, '--cluster', clusterFile], { io, now: () => Date.parse(iso) }), 0);
+    return out;
+  };
+  assert.match(await planAt('2026-12-02T21:30:00Z'), /Maintenance window open now, until Wed, 02\/12\/2026, 23:00 Europe\/Berlin/);
+  assert.match(await planAt('2026-12-02T12:00:00Z'), /Outside the maintenance windows .* Next window Wed, 02\/12\/2026, 22:00 Europe\/Berlin/);
+});
+
 s.run();

@@ -128,4 +128,20 @@ s('apply, status and unlock through the CLI against the simulator; a second appl
   assert.match(rest.err, /\] worker\/w-05 reboot \(hard\)|worker\/w-0\d reboot/);
 });
 
+s('apply on a terminal asks through the IO; any answer but yes cancels (exit 1)', async () => {
+  const sim = newSim(readSnapshotFile(clusterFile));
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
+  const asked: string[] = [];
+  const no = io();
+  Object.assign(no, { stdinIsTTY: true, ask: async (q: string) => { asked.push(q); return 'y'; } });
+  assert.is(await run(['apply', '-f', specFile], { io: no, openDriver }), 1);
+  assert.match(asked[0] ?? '', /^Apply plan \w+ \(5 nodes in \d+ waves\)\? Only 'yes' is accepted: $/, 'w-00 is cordoned by an administrator: 5 of 6 nodes');
+  assert.match(no.err, /apply cancelled/);
+  assert.is(await sim.driver().readProgress(), null, 'nothing was applied');
+  const yes = io();
+  Object.assign(yes, { stdinIsTTY: true, ask: async () => 'yes\n' });
+  assert.is(await run(['apply', '-f', specFile, '--step'], { io: yes, openDriver }), 0, yes.err);
+  assert.match(yes.out, /advanced 1 wave/);
+});
+
 s.run();
