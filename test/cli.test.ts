@@ -4,7 +4,8 @@ import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { run, type CliIO } from '../src/cli/main.ts';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 
 const s = suite('cli');
@@ -13,7 +14,7 @@ async function cli(args: string[], env: Record<string, string> = {}, tty = false
   let out = '';
   let err = '';
   const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { ...env }, stdoutIsTTY: tty, stderrIsTTY: tty };
-  const code = await run(args, io);
+  const code = await run(args, { io: io });
   return { code, out, err };
 }
 
@@ -125,6 +126,19 @@ s('the installed binary runs (bin/bootcplan.mjs through node), with exit codes',
   assert.match(r.stdout, /Plan: 0 to create, 1 to change/);
   const v = execFileSync('node', ['bin/bootcplan.mjs', '--version'], { encoding: 'utf8' });
   assert.match(v, /^\d+\.\d+\.\d+/);
+});
+
+s('plan evaluates maintenance windows at the injected clock (deps.now)', async () => {
+  const windowed = join(dir, 'windowed.yaml');
+  writeFileSync(windowed, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }], { maintenanceWindows: [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }] }));
+  const planAt = async (iso: string) => {
+    let out = '';
+    const io: CliIO = { stdout: (x) => (out += x), stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false };
+    assert.is(await run(['plan', '-f', windowed, '--cluster', clusterFile], { io, now: () => Date.parse(iso) }), 0);
+    return out;
+  };
+  assert.match(await planAt('2026-12-02T21:30:00Z'), /Maintenance window open now, until Wed, 02\/12\/2026, 23:00 Europe\/Berlin/);
+  assert.match(await planAt('2026-12-02T12:00:00Z'), /Outside the maintenance windows .* Next window Wed, 02\/12\/2026, 22:00 Europe\/Berlin/);
 });
 
 s.run();

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { run, type CliIO } from '../src/cli/main.ts';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
 import { verifyPlanSpec } from '../src/cli/provenance.ts';
 import { StalePlanError, exitCodeOf } from '../src/base/errors.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
@@ -19,7 +20,7 @@ async function cli(args: string[], cwd?: string) {
   const prev = process.cwd();
   if (cwd) process.chdir(cwd);
   try {
-    const code = await run(args, io);
+    const code = await run(args, { io: io });
     return { code, out, err };
   } finally {
     process.chdir(prev);

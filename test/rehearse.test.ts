@@ -3,8 +3,9 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run, type CliIO } from '../src/cli/main.ts';
-import { setDriverFactory } from '../src/cli/commands-apply.ts';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
+import type { DriverFactory } from '../src/cli/deps.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { readSnapshotFile } from '../src/cli/inputs.ts';
@@ -30,7 +31,7 @@ writeFileSync(changedFile, new ClusterBuilder().bootcPool('worker', nodes('w', 7
 
 s('rehearse -o json prints durationSeconds, halted, pools and events; agrees with the plan estimate', async () => {
   const o = io();
-  const code = await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '-o', 'json'], o);
+  const code = await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '-o', 'json'], { io: o });
   assert.is(code, 0, o.err);
   const r = JSON.parse(o.out);
   assert.is(r.halted, false);
@@ -46,7 +47,7 @@ s('rehearse -o json prints durationSeconds, halted, pools and events; agrees wit
 
 s('rehearse with --fail-rate 1 halts with exit 5 and names the failed node', async () => {
   const o = io();
-  const code = await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--fail-rate', '1', '--seed', '7', '-o', 'json'], o);
+  const code = await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--fail-rate', '1', '--seed', '7', '-o', 'json'], { io: o });
   assert.is(code, 5);
   const r = JSON.parse(o.out);
   assert.is(r.halted, true);
@@ -56,30 +57,30 @@ s('rehearse with --fail-rate 1 halts with exit 5 and names the failed node', asy
 
 s('rehearse text output and --durations', async () => {
   const o = io();
-  const code = await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--durations', 'stage=60,drain=10,reboot=100,ready=0'], o);
+  const code = await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--durations', 'stage=60,drain=10,reboot=100,ready=0'], { io: o });
   assert.is(code, 0, o.err);
   assert.match(o.out, /Rehearsal: done in/);
   assert.match(o.out, /peak unavailable 2/);
   const bad = io();
-  assert.is(await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--durations', 'boot=1'], bad), 1);
+  assert.is(await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--durations', 'boot=1'], { io: bad }), 1);
   assert.match(bad.err, /unknown phase "boot"/);
 });
 
 s('rehearse PLANFILE against a changed cluster exits 3 like apply', async () => {
   const o = io();
   const planFile = join(dir, 'plan.json');
-  assert.is(await run(['plan', '-f', specFile, '--cluster', clusterFile, '-o', 'json', '--out', planFile], o), 0, o.err);
+  assert.is(await run(['plan', '-f', specFile, '--cluster', clusterFile, '-o', 'json', '--out', planFile], { io: o }), 0, o.err);
   const same = io();
-  assert.is(await run(['rehearse', planFile, '-o', 'json'], same), 0, same.err);
+  assert.is(await run(['rehearse', planFile, '-o', 'json'], { io: same }), 0, same.err);
   const changed = io();
-  assert.is(await run(['rehearse', planFile, '--cluster', changedFile], changed), 3);
+  assert.is(await run(['rehearse', planFile, '--cluster', changedFile], { io: changed }), 3);
   assert.match(changed.err, /stale plan/);
   assert.match(changed.err, /w-06/);
 });
 
 s('apply without --auto-approve and without a terminal refuses (exit 1)', async () => {
   const o = io();
-  const code = await run(['apply', '-f', specFile], o);
+  const code = await run(['apply', '-f', specFile], { io: o });
   assert.is(code, 1);
   assert.match(o.err, /--auto-approve/);
 });
@@ -87,7 +88,7 @@ s('apply without --auto-approve and without a terminal refuses (exit 1)', async 
 s('apply against a live cluster without a usable kubeconfig fails cleanly (exit 1, no stack)', async () => {
   const o = io();
   o.env = { NO_COLOR: '1', KUBECONFIG: join(dir, 'missing-kubeconfig') };
-  const code = await run(['apply', '-f', specFile, '--auto-approve', '--kubeconfig', join(dir, 'missing-kubeconfig')], o);
+  const code = await run(['apply', '-f', specFile, '--auto-approve', '--kubeconfig', join(dir, 'missing-kubeconfig')], { io: o });
   assert.is(code, 1);
   assert.match(o.err, /error: /);
   assert.not.match(o.err, /\n\s+at /);
@@ -96,39 +97,51 @@ s('apply against a live cluster without a usable kubeconfig fails cleanly (exit 
 s('apply, status and unlock through the CLI against the simulator; a second apply exits 4', async () => {
   const sim = newSim(readSnapshotFile(clusterFile));
   let n = 0;
-  setDriverFactory(async () => ({ driver: sim.driver(), holder: `cli-${++n}@test` }));
-  try {
-    // the first apply dies while holding the lock
-    const dead = sim.driver('dead');
-    await dead.acquireLock({ holder: 'cronjob-7f9@ci', planId: 'p1', ttlSeconds: 300 });
-    const o = io();
-    assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--json'], o), 4);
-    assert.match(o.err, /cronjob-7f9@ci since 2026-09-14T08:00:00Z/);
-    const st = io();
-    assert.is(await run(['status'], st), 0);
-    assert.match(st.out, /lock: held by cronjob-7f9@ci/);
-    const lockId = (await sim.driver().readLock())!.lockId;
-    const wrong = io();
-    assert.is(await run(['unlock', 'nope'], wrong), 1);
-    const un = io();
-    assert.is(await run(['unlock', lockId], un), 0, un.err);
-    assert.match(un.out, /released lock/);
-    const step = io();
-    assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--step', '--json'], step), 0, step.err);
-    const events = step.out.trim().split('\n').map((l) => JSON.parse(l));
-    assert.is(events.filter((e) => e.type === 'wave-end').length, 1);
-    assert.is(events[events.length - 1].type, 'step-end');
-    const st2 = io();
-    assert.is(await run(['status'], st2), 0);
-    assert.match(st2.out, /1 wave\(s\) finished/);
-    const rest = io();
-    assert.is(await run(['apply', '-f', specFile, '--auto-approve'], rest), 0, rest.err);
-    assert.match(rest.out, /done in/);
-    assert.match(rest.out, /blocked node/);
-    assert.match(rest.err, /\] worker\/w-05 reboot \(hard\)|worker\/w-0\d reboot/);
-  } finally {
-    setDriverFactory(null);
-  }
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: `cli-${++n}@test` });
+  // the first apply dies while holding the lock
+  const dead = sim.driver('dead');
+  await dead.acquireLock({ holder: 'cronjob-7f9@ci', planId: 'p1', ttlSeconds: 300 });
+  const o = io();
+  assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--json'], { io: o, openDriver }), 4);
+  assert.match(o.err, /cronjob-7f9@ci since 2026-09-14T08:00:00Z/);
+  const st = io();
+  assert.is(await run(['status'], { io: st, openDriver }), 0);
+  assert.match(st.out, /lock: held by cronjob-7f9@ci/);
+  const lockId = (await sim.driver().readLock())!.lockId;
+  const wrong = io();
+  assert.is(await run(['unlock', 'nope'], { io: wrong, openDriver }), 1);
+  const un = io();
+  assert.is(await run(['unlock', lockId], { io: un, openDriver }), 0, un.err);
+  assert.match(un.out, /released lock/);
+  const step = io();
+  assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--step', '--json'], { io: step, openDriver }), 0, step.err);
+  const events = step.out.trim().split('\n').map((l) => JSON.parse(l));
+  assert.is(events.filter((e) => e.type === 'wave-end').length, 1);
+  assert.is(events[events.length - 1].type, 'step-end');
+  const st2 = io();
+  assert.is(await run(['status'], { io: st2, openDriver }), 0);
+  assert.match(st2.out, /1 wave\(s\) finished/);
+  const rest = io();
+  assert.is(await run(['apply', '-f', specFile, '--auto-approve'], { io: rest, openDriver }), 0, rest.err);
+  assert.match(rest.out, /done in/);
+  assert.match(rest.out, /blocked node/);
+  assert.match(rest.err, /\] worker\/w-05 reboot \(hard\)|worker\/w-0\d reboot/);
+});
+
+s('apply on a terminal asks through the IO; any answer but yes cancels (exit 1)', async () => {
+  const sim = newSim(readSnapshotFile(clusterFile));
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
+  const asked: string[] = [];
+  const no = io();
+  Object.assign(no, { stdinIsTTY: true, ask: async (q: string) => { asked.push(q); return 'y'; } });
+  assert.is(await run(['apply', '-f', specFile], { io: no, openDriver }), 1);
+  assert.match(asked[0] ?? '', /^Apply plan \w+ \(5 nodes in \d+ waves\)\? Only 'yes' is accepted: $/, 'w-00 is cordoned by an administrator: 5 of 6 nodes');
+  assert.match(no.err, /apply cancelled/);
+  assert.is(await sim.driver().readProgress(), null, 'nothing was applied');
+  const yes = io();
+  Object.assign(yes, { stdinIsTTY: true, ask: async () => 'yes\n' });
+  assert.is(await run(['apply', '-f', specFile, '--step'], { io: yes, openDriver }), 0, yes.err);
+  assert.match(yes.out, /advanced 1 wave/);
 });
 
 s.run();

@@ -12,7 +12,8 @@ import type { Plan } from '../src/plan/types.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { parseSnapshot } from '../src/cluster/snapshot.ts';
 import { buildPlan } from '../src/plan/planner.ts';
-import { run, type CliIO } from '../src/cli/main.ts';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
 import { demoPlan, bigPlan, timed, ROOT } from './render-fixtures.ts';
 
 const s = suite('render-rehearsal');
@@ -163,7 +164,7 @@ function io(): CliIO & { out: string; err: string } {
 
 s('CLI: rehearse -o html prints the report', async () => {
   const o = io();
-  const code = await run(['rehearse', '-f', join(ROOT, 'examples/rollout.yaml'), '--cluster', join(ROOT, 'examples/cluster.yaml'), '-o', 'html'], o);
+  const code = await run(['rehearse', '-f', join(ROOT, 'examples/rollout.yaml'), '--cluster', join(ROOT, 'examples/cluster.yaml'), '-o', 'html'], { io: o });
   assert.is(code, 0, o.err);
   assert.ok(o.out.startsWith('<!doctype html>'));
   assert.match(o.out, /id="rehearsal"/);

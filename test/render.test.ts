@@ -4,7 +4,9 @@ import { demoPlan, bigPlan, golden, timed } from './render-fixtures.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown, MARKDOWN_LIMIT } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
-import { renderPlan, run, type CliIO } from '../src/cli/main.ts';
+import { run } from '../src/cli/main.ts';
+import { renderPlan } from '../src/cli/formats.ts';
+import type { CliIO } from '../src/cli/io.ts';
 
 const s = suite('render');
 const ANSI = /\x1b\[/;
@@ -71,26 +73,26 @@ const DEMO_ARGS = ['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples
 
 s('CLI: colour only on a TTY, NO_COLOR respected', async () => {
   const tty = fakeIO({}, true);
-  await run(DEMO_ARGS, tty.io);
+  await run(DEMO_ARGS, { io: tty.io });
   assert.match(tty.out(), ANSI);
   const noColor = fakeIO({ NO_COLOR: '1' }, true);
-  await run(DEMO_ARGS, noColor.io);
+  await run(DEMO_ARGS, { io: noColor.io });
   assert.not.match(noColor.out(), ANSI);
   const pipe = fakeIO({}, false);
-  await run(DEMO_ARGS, pipe.io);
+  await run(DEMO_ARGS, { io: pipe.io });
   assert.not.match(pipe.out(), ANSI);
 });
 
 s('CLI: -o markdown and -o html, --detailed-exitcode exits 2 with changes', async () => {
   const md = fakeIO({}, false);
-  const code = await run([...DEMO_ARGS, '-o', 'markdown', '--detailed-exitcode'], md.io);
+  const code = await run([...DEMO_ARGS, '-o', 'markdown', '--detailed-exitcode'], { io: md.io });
   assert.is(code, 2, md.err());
   assert.ok(md.out().startsWith('<!-- bootcplan:plan spec=examples/rollout.yaml -->\n'), md.out().slice(0, 100));
   const html = fakeIO({}, false);
-  assert.is(await run([...DEMO_ARGS, '-o', 'html'], html.io), 0, html.err());
+  assert.is(await run([...DEMO_ARGS, '-o', 'html'], { io: html.io }), 0, html.err());
   assert.ok(html.out().startsWith('<!doctype html>'));
   const bad = fakeIO({}, false);
-  assert.is(await run([...DEMO_ARGS, '-o', 'pdf'], bad.io), 1);
+  assert.is(await run([...DEMO_ARGS, '-o', 'pdf'], { io: bad.io }), 1);
 });
 
 s.run();

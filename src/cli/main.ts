@@ -1,182 +1,36 @@
 /**
- * Commander wiring: parse flags, do the I/O, call the core, map errors to exit codes.
- * `run(argv, io)` is what the binary and the tests call.
+ * The entry: `run(argv, deps)` is what bin/bootcplan.mjs and the tests call. It builds the
+ * commander program from the command groups (commands-plan: validate/plan/show,
+ * commands-apply: apply/rehearse, commands-cluster: snapshot/status/unlock) and maps every
+ * error to its exit code and a one-screen message (DESIGN §3). Nothing in src/ imports this
+ * file.
  */
-import { Command, Option, CommanderError } from 'commander';
-import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
-import { formatDiagnostic, type Diagnostic } from '../base/diagnostics.ts';
-import { buildPlan } from '../plan/planner.ts';
-import type { Plan } from '../plan/types.ts';
-import { renderText } from '../render/text.ts';
-import { renderJson } from '../render/json.ts';
-import { renderMarkdown } from '../render/markdown.ts';
-import { renderHtml } from '../render/html/report.ts';
-import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
-import { specChangesOf } from '../plan/specdiff.ts';
+import { Command, CommanderError } from 'commander';
+import { formatDiagnostic } from '../base/diagnostics.ts';
 import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from '../base/errors.ts';
-import type { ClusterSnapshot } from '../cluster/types.ts';
-import { registerKubeCommands } from './commands-kube.ts';
 import { registerApplyCommands } from './commands-apply.ts';
+import { registerSnapshotCommand, registerLockCommands } from './commands-cluster.ts';
+import { registerPlanCommands } from './commands-plan.ts';
+import type { CliDeps, CommandContext } from './deps.ts';
+import { type CliIO, processIO } from './io.ts';
+import { openLiveDriver } from './live.ts';
 
-export interface CliIO {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  env: Record<string, string | undefined>;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-}
-
-export function processIO(): CliIO {
-  return {
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
-    env: process.env,
-    stdoutIsTTY: !!process.stdout.isTTY,
-    stderrIsTTY: !!process.stderr.isTTY,
-  };
-}
-
-export const OUTPUT_FORMATS = ['text', 'json', 'markdown', 'html'] as const;
-
-export function useColor(io: CliIO, tty: boolean): boolean {
-  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
-  if (io.env.FORCE_COLOR && io.env.FORCE_COLOR !== '0') return true;
-  return tty;
-}
-
-export interface RenderOptions {
-  color: boolean;
-  full?: boolean;
-}
-
-export function renderPlan(plan: Plan, format: string, opts: RenderOptions): string {
-  switch (format) {
-    case 'json': return renderJson(plan);
-    case 'markdown': return renderMarkdown(plan, { full: opts.full });
-    case 'html': return renderHtml(plan, { full: opts.full });
-    // Plain ASCII symbols whenever colour is off (pipes, CI logs, NO_COLOR).
-    default: return renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
-  }
-}
-
-/** Where `--out` writes: a bare file name goes into plans/. */
-export function planOutPath(out: string | true, plan: Plan): string {
-  if (out === true) return join('plans', `${plan.spec.name}-${plan.id}.json`);
-  return out.includes('/') ? out : join('plans', out);
-}
-
-export function writeFileAtomic(path: string, content: string): void {
-  mkdirSync(dirname(path) || '.', { recursive: true });
-  const tmp = join(dirname(path) || '.', `.${basename(path)}.${process.pid}.tmp`);
-  writeFileSync(tmp, content);
-  renameSync(tmp, path);
-}
-
-interface ClusterFlags {
-  cluster?: string;
-  kubeconfig?: string;
-  context?: string;
-}
-
-async function loadCluster(flags: ClusterFlags): Promise<ClusterSnapshot> {
-  if (flags.cluster) return readSnapshotFile(flags.cluster);
-  const { readLiveSnapshot } = await import('./live.ts');
-  return readLiveSnapshot(flags);
-}
-
-export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
+export function buildProgram(deps: CliDeps, setExit: (code: number) => void): Command {
+  const ctx: CommandContext = { ...deps, setExit };
   const program = new Command();
   program
     .name('bootcplan')
     .description('Plan and apply OS-image and boot-image rollouts on OpenShift and bootc clusters')
     .version('0.1.0')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .configureOutput({ writeOut: deps.io.stdout, writeErr: deps.io.stderr })
     .showHelpAfterError('(run with --help for usage)');
-
-  program
-    .command('validate')
-    .description('check a rollout spec (and, with --cluster, the rules that depend on the cluster)')
-    .option('-f, --file <spec>', 'rollout spec', 'bootcplan.yaml')
-    .option('--ref <gitref>', 'read the spec at this git revision')
-    .option('--cluster <snapshot>', 'also check against this cluster snapshot')
-    .action(async (opts) => {
-      const read = readSpec(opts.file, opts.ref);
-      printDiagnostics(io, read.loaded.diagnostics.filter((d) => d.severity === 'warning'));
-      requireValidSpec(read);
-      const spec = read.loaded.spec!;
-      let extra: Diagnostic[] = [];
-      if (opts.cluster) {
-        const snapshot = readSnapshotFile(opts.cluster);
-        const plan = buildPlan({ spec, specMap: read.loaded.map, specInfo: read.info, snapshot });
-        extra = plan.diagnostics.filter((d) => !read.loaded.diagnostics.includes(d));
-        printDiagnostics(io, extra.filter((d) => d.severity === 'warning'));
-        const errs = extra.filter((d) => d.severity === 'error');
-        if (errs.length) throw new InputError(`${read.info.path}: ${errs.length} error${errs.length === 1 ? '' : 's'} against ${opts.cluster}`, errs);
-      }
-      const pools = spec.spec.pools?.length ?? 0;
-      io.stdout(`${read.info.path}: valid (${pools} pool${pools === 1 ? '' : 's'}${opts.cluster ? `, checked against ${opts.cluster}` : ''})\n`);
-    });
-
-  program
-    .command('plan')
-    .description('compare the spec with the cluster and show what apply would change')
-    .option('-f, --file <spec>', 'rollout spec', 'bootcplan.yaml')
-    .option('--ref <gitref>', 'read the spec at this git revision')
-    .option('--cluster <snapshot>', 'plan against a snapshot file instead of the live cluster')
-    .option('--kubeconfig <path>', 'kubeconfig for the live cluster')
-    .option('--context <name>', 'kubeconfig context')
-    .addOption(new Option('-o, --output <format>', 'output format').choices([...OUTPUT_FORMATS]).default('text'))
-    .option('--out [planfile]', 'save the plan as JSON (a bare name goes into plans/)')
-    .option('--full', 'show every managed field, not only the changed ones')
-    .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does')
-    .option('--base <gitref>', 'also show what changed in the spec since this git revision (e.g. the PR base)')
-    .action(async (opts) => {
-      const read = readSpec(opts.file, opts.ref);
-      requireValidSpec(read);
-      let specChanges = null;
-      if (opts.base) {
-        const base = readSpecAtRef(opts.file, opts.base, '--base');
-        specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit!, opts.ref ?? 'working tree');
-      }
-      const snapshot = await loadCluster(opts);
-      const plan = buildPlan({ spec: read.loaded.spec!, specMap: read.loaded.map, specInfo: read.info, snapshot, specDiagnostics: read.loaded.diagnostics, now: Date.now(), specChanges });
-      io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
-      if (opts.out) {
-        const path = planOutPath(opts.out, plan);
-        writeFileAtomic(path, renderJson(plan));
-        io.stderr(`saved plan ${plan.id} to ${path}\n`);
-      }
-      if (plan.summary.errors) {
-        setExit(EXIT.error);
-        return;
-      }
-      if (opts.detailedExitcode) setExit(planHasChanges(plan) ? EXIT.changes : EXIT.ok);
-    });
-
-  program
-    .command('show')
-    .description('render a saved plan')
-    .argument('<planfile>', 'a plan saved with plan --out')
-    .addOption(new Option('-o, --output <format>', 'output format').choices([...OUTPUT_FORMATS]).default('text'))
-    .option('--full', 'show every managed field, not only the changed ones')
-    .action(async (file, opts) => {
-      const plan = readPlanFile(file);
-      io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
-    });
-
-  registerKubeCommands(program, io);
-  registerApplyCommands(program, io, setExit);
+  // In the order `bootcplan --help` lists them.
+  registerPlanCommands(program, ctx); // validate, plan, show
+  registerSnapshotCommand(program, ctx);
+  registerApplyCommands(program, ctx); // apply, rehearse
+  registerLockCommands(program, ctx); // status, unlock
   return program;
-}
-
-export function planHasChanges(plan: Plan): boolean {
-  return plan.changes.some((c) => c.action !== 'noop') || plan.summary.nodes > 0;
-}
-
-function printDiagnostics(io: CliIO, ds: readonly Diagnostic[]) {
-  for (const d of ds) io.stderr(formatDiagnostic(d) + '\n');
 }
 
 /** The one place that maps errors to exit codes and one-screen messages. */
@@ -210,13 +64,15 @@ export function reportError(io: CliIO, err: unknown): number {
   return exitCodeOf(err);
 }
 
-export async function run(argv: string[], io: CliIO = processIO()): Promise<number> {
+/** The entry (bin/bootcplan.mjs, tests): each dependency not given is the real one. */
+export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise<number> {
+  const deps: CliDeps = { io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now };
   let code: number = EXIT.ok;
-  const program = buildProgram(io, (c) => (code = c));
+  const program = buildProgram(deps, (c) => (code = c));
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
-    return reportError(io, err);
+    return reportError(deps.io, err);
   }
   return code;
 }

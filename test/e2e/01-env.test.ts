@@ -28,7 +28,7 @@ t('a cluster without bootcplan CRDs: snapshot reads what exists and reports the 
     assert.ok(read.notInstalled.includes(r), `${r} not installed: ${read.notInstalled.join(', ')}`);
   }
   const c = captureIO();
-  const code = await run(['snapshot', '--kubeconfig', env.kubeconfig], c.io);
+  const code = await run(['snapshot', '--kubeconfig', env.kubeconfig], { io: c.io });
   assert.is(code, 0, c.err());
   assert.match(c.out(), /kind: List/);
   assert.match(c.err(), /not installed: .*bootcnodepools\.node\.bootc\.dev/);
@@ -81,7 +81,7 @@ t('kubeconfig resolution: --kubeconfig, KUBECONFIG, ~/.kube/config, and a clear 
 
   // Through the CLI: one message and a hint, exit 1, never a stack trace.
   const c = captureIO({ HOME: home });
-  assert.is(await run(['snapshot'], c.io), 1);
+  assert.is(await run(['snapshot'], { io: c.io }), 1);
   assert.match(c.err(), /^error: no Kubernetes cluster configured/m);
   assert.match(c.err(), /hint: pass --kubeconfig/);
   assert.not.match(c.err(), /\n\s+at /);
@@ -90,7 +90,7 @@ t('kubeconfig resolution: --kubeconfig, KUBECONFIG, ~/.kube/config, and a clear 
   const dead = join(home, 'dead');
   writeFileSync(dead, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
   const d = captureIO({ HOME: home });
-  assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--kubeconfig', dead], d.io), 1);
+  assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--kubeconfig', dead], { io: d.io }), 1);
   assert.match(d.err(), /error: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:1 \(context "x"\): ECONNREFUSED/);
   assert.not.match(d.err(), /\n\s+at /);
 
@@ -98,7 +98,7 @@ t('kubeconfig resolution: --kubeconfig, KUBECONFIG, ~/.kube/config, and a clear 
   const wrong = join(home, 'wrong');
   writeFileSync(wrong, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${env.server}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: wrong}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`);
   const w = captureIO({ HOME: home });
-  assert.is(await run(['snapshot', '--kubeconfig', wrong], w.io), 1);
+  assert.is(await run(['snapshot', '--kubeconfig', wrong], { io: w.io }), 1);
   assert.match(w.err(), /401 Unauthorized/);
   assert.match(w.err(), /hint: log in again/);
 });

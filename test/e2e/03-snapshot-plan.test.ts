@@ -49,7 +49,7 @@ function comparable(planJson: string) {
 t('snapshot -o FILE writes every kind; plan from the file equals plan from the live cluster', async () => {
   const file = join(dir, 'cluster.yaml');
   const s = captureIO();
-  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--context', 'testenv', '-o', file], s.io), 0, s.err());
+  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--context', 'testenv', '-o', file], { io: s.io }), 0, s.err());
   assert.match(s.err(), /snapshot of testenv \(https:\/\/127\.0\.0\.1:\d+\): \d+ objects/);
   const loaded = parseSnapshot(readFileSync(file, 'utf8'), file);
   assert.equal(loaded.diagnostics, []);
@@ -64,9 +64,9 @@ t('snapshot -o FILE writes every kind; plan from the file equals plan from the l
 
   const spec = join(dir, 'bootcplan.yaml');
   const fromFile = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--cluster', file, '-o', 'json'], fromFile.io), 0, fromFile.err());
+  assert.is(await run(['plan', '-f', spec, '--cluster', file, '-o', 'json'], { io: fromFile.io }), 0, fromFile.err());
   const live = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.kubeconfig, '-o', 'json'], live.io), 0, live.err());
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.kubeconfig, '-o', 'json'], { io: live.io }), 0, live.err());
   const a = comparable(fromFile.out());
   const b = comparable(live.out());
   assert.equal(b, a);
@@ -77,7 +77,7 @@ t('snapshot -o FILE writes every kind; plan from the file equals plan from the l
 
   // The JSON snapshot variant parses the same.
   const jfile = join(dir, 'cluster.json');
-  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '-o', jfile], captureIO().io), 0);
+  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '-o', jfile], { io: captureIO().io }), 0);
   assert.is(parseSnapshot(readFileSync(jfile, 'utf8'), jfile).snapshot!.fingerprint, snap.fingerprint);
 });
 

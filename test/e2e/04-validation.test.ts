@@ -76,7 +76,7 @@ for (const c of CASES) {
     const spec = join(dir, 'spec.yaml');
     writeFileSync(spec, specYaml([{ name: 'worker', image: OLD, maxUnavailable: 1 }], c.spec));
     const io = captureIO();
-    const code = await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '-o', 'json'], io.io);
+    const code = await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '-o', 'json'], { io: io.io });
     const errText = io.err();
     // A spec error stops before planning (diagnostics on stderr); a cluster-dependent one is in the plan.
     const codes = io.out() ? (JSON.parse(io.out()).diagnostics as any[]).filter((d) => d.severity === 'error').map((d) => d.code) : [];

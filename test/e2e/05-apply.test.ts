@@ -122,7 +122,7 @@ t('full apply through all waves as the ServiceAccount; never more than maxUnavai
   resetRequestStats();
   const io = captureIO();
   const t0 = Date.now();
-  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], io.io);
+  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: io.io });
   const seconds = (Date.now() - t0) / 1000;
   rec.stop();
   assert.is(code, 0, io.err());
@@ -152,7 +152,7 @@ t('full apply through all waves as the ServiceAccount; never more than maxUnavai
   assert.ok(st.total / nodes < 60, `requests per node stay small (${(st.total / nodes).toFixed(1)})`);
   // status reads the finished progress back.
   const s = captureIO();
-  assert.is(await run(['status', '--kubeconfig', env.saKubeconfig], s.io), 0, s.err());
+  assert.is(await run(['status', '--kubeconfig', env.saKubeconfig], { io: s.io }), 0, s.err());
   assert.match(s.out(), /lock: free/);
   assert.match(s.out(), /: done/);
 });
@@ -162,8 +162,8 @@ t('two concurrent applies: one takes the lock, the other exits 4', async () => {
   const a = captureIO();
   const b = captureIO();
   const codes = await Promise.all([
-    run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], a.io),
-    run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], b.io),
+    run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: a.io }),
+    run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: b.io }),
   ]);
   assert.equal([...codes].sort(), [0, 4], `exit codes ${codes}: ${a.err()} ${b.err()}`);
   const loser = codes[0] === 4 ? a : b;
@@ -176,7 +176,7 @@ t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updat
   const spec = await scenario();
   const planFile = join(dir, 'resume-plan.json');
   const p = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], p.io), 0, p.err());
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
   const child = spawn(process.execPath, [join(ROOT, 'bin/bootcplan.mjs'), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -200,20 +200,20 @@ t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updat
   assert.ok(killedAt);
   // The lock of the dead apply is still held; a new apply is refused (exit 4) ...
   const refused = captureIO();
-  assert.is(await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], refused.io), 4, refused.err());
+  assert.is(await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: refused.io }), 4, refused.err());
   // ... `status` shows it and the progress, `unlock` releases it ...
   const st = captureIO();
-  assert.is(await run(['status', '--kubeconfig', env.saKubeconfig, '--json'], st.io), 0, st.err());
+  assert.is(await run(['status', '--kubeconfig', env.saKubeconfig, '--json'], { io: st.io }), 0, st.err());
   const status = JSON.parse(st.out());
   assert.ok(status.lock, 'the lock is still held');
   assert.ok(status.progress.pools.worker.finishedWaves.includes(1), 'wave 1 recorded as finished');
   assert.not.ok(status.progress.pools.worker.finishedWaves.includes(2), 'wave 2 not finished');
   const u = captureIO();
-  assert.is(await run(['unlock', status.lock.lockId, '--kubeconfig', env.saKubeconfig], u.io), 0, u.err());
+  assert.is(await run(['unlock', status.lock.lockId, '--kubeconfig', env.saKubeconfig], { io: u.io }), 0, u.err());
   // ... and the next apply resumes from the unfinished wave.
   const rebootsBefore = agent!.log.filter((r) => r.what === 'reboot').length;
   const again = captureIO();
-  assert.is(await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], again.io), 0, again.err());
+  assert.is(await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io }), 0, again.err());
   const evs = events(again.out());
   const start = evs.find((e) => e.type === 'start');
   assert.ok(start, 'a start event');
@@ -228,11 +228,11 @@ t('a pool target changed by someone else after the plan: exit 3, nothing written
   const spec = await scenario();
   const planFile = join(dir, 'saved-plan.json');
   const p = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], p.io), 0, p.err());
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
   const other = imageRef('someone-else');
   await env.admin.request('PATCH', '/apis/node.bootc.dev/v1alpha1/bootcnodepools/worker', { body: { spec: { image: { ref: other } } }, contentType: 'application/merge-patch+json' });
   const a = captureIO();
-  const code = await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve'], a.io);
+  const code = await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve'], { io: a.io });
   assert.is(code, 3, a.err());
   assert.match(a.err(), /stale plan/);
   assert.match(a.err(), /BootcNodePool\/worker/);

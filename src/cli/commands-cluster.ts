@@ -1,0 +1,121 @@
+/**
+ * `snapshot`, `status`, `unlock` (DESIGN §2, §5): read the cluster itself rather than a
+ * plan: write its snapshot file, show the apply lock and progress, release a dead apply's
+ * lock.
+ */
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import { InputError } from '../base/errors.ts';
+import { renderStatus } from '../render/status.ts';
+import type { CommandContext } from './deps.ts';
+import { writeFileAtomic } from './io.ts';
+import { asClusterApiError } from './live.ts';
+import { type KubeOptions, kubeconfigOption, contextOption } from './options.ts';
+
+// ---- snapshot ----
+
+interface SnapshotOptions extends KubeOptions {
+  /** A file name, not a format (unlike `-o` elsewhere): .json writes JSON, anything else YAML. */
+  output?: string;
+}
+
+export function registerSnapshotCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('snapshot')
+    .description('read the live cluster (every kind bootcplan plans from) and write a snapshot file')
+    .addOption(kubeconfigOption())
+    .addOption(contextOption())
+    .option('-o, --output <file>', 'write to FILE (.json: JSON, otherwise YAML); default: stdout')
+    .action((opts: SnapshotOptions) => snapshotAction(ctx, opts));
+}
+
+async function snapshotAction({ io }: CommandContext, opts: SnapshotOptions): Promise<void> {
+  const { openKubeClient, readLiveObjects } = await import('../kube/index.ts');
+  const client = openKubeClient({ kubeconfig: opts.kubeconfig, context: opts.context }, io.env);
+  let read;
+  try {
+    read = await readLiveObjects(client);
+  } catch (err) {
+    throw asClusterApiError(err);
+  } finally {
+    client.close();
+  }
+  const list = {
+    apiVersion: 'v1', kind: 'List',
+    metadata: { annotations: { 'bootcplan.dev/source': `live:${client.contextName}`, 'bootcplan.dev/server': client.server } },
+    items: read.objects,
+  };
+  const json = typeof opts.output === 'string' && opts.output.endsWith('.json');
+  const text = json ? JSON.stringify(list, null, 2) + '\n' : stringify(list, { lineWidth: 0 });
+  if (opts.output) writeFileAtomic(opts.output, text);
+  else io.stdout(text);
+  const kinds = new Map<string, number>();
+  for (const o of read.objects) kinds.set(o.kind, (kinds.get(o.kind) ?? 0) + 1);
+  const summary = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');
+  io.stderr(`snapshot of ${client.contextName} (${client.server}): ${read.objects.length} objects${summary ? ` (${summary})` : ''}${opts.output ? ` -> ${opts.output}` : ''}\n`);
+  if (read.notInstalled.length) io.stderr(`not installed: ${read.notInstalled.join(', ')}\n`);
+}
+
+// ---- status and unlock: the apply lock ----
+
+export function registerLockCommands(program: Command, ctx: CommandContext): void {
+  registerStatus(program, ctx);
+  registerUnlock(program, ctx);
+}
+
+interface StatusOptions extends KubeOptions {
+  json?: boolean;
+}
+
+function registerStatus(program: Command, ctx: CommandContext): void {
+  program
+    .command('status')
+    .description('show the apply lock and the progress of the last apply')
+    .addOption(kubeconfigOption())
+    .addOption(contextOption())
+    .option('--json', 'print {lock, progress} as JSON')
+    .action((opts: StatusOptions) => statusAction(ctx, opts));
+}
+
+async function statusAction({ io, openDriver }: CommandContext, opts: StatusOptions): Promise<void> {
+  const { driver, close } = await openDriver({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
+  try {
+    const [lock, progress] = [await driver.readLock(), await driver.readProgress()];
+    const expired = lock ? Date.parse(lock.renewedAt) / 1000 + lock.ttlSeconds < driver.clock.now() : false;
+    if (opts.json) {
+      io.stdout(JSON.stringify({ lock: lock ? { ...lock, expired } : null, progress }, null, 2) + '\n');
+      return;
+    }
+    io.stdout(renderStatus(lock, expired, progress));
+  } finally {
+    close?.();
+  }
+}
+
+function registerUnlock(program: Command, ctx: CommandContext): void {
+  program
+    .command('unlock')
+    .description('release the apply lock of an apply that died (needs its lock id, see status)')
+    .argument('<lockId>', 'the lock id printed by status or by the apply that holds it')
+    .addOption(kubeconfigOption())
+    .addOption(contextOption())
+    .action((lockId: string, opts: KubeOptions) => unlockAction(ctx, lockId, opts));
+}
+
+async function unlockAction({ io, openDriver }: CommandContext, lockId: string, opts: KubeOptions): Promise<void> {
+  const { driver, close } = await openDriver({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
+  try {
+    const lock = await driver.readLock();
+    if (!lock) {
+      io.stdout('no apply lock is held\n');
+      return;
+    }
+    if (lock.lockId !== lockId) {
+      throw new InputError(`lock id ${lockId} does not match the lock held by ${lock.holder} since ${lock.since}`, [], `the current lock id is ${lock.lockId}; check that this apply is really dead before releasing it`);
+    }
+    await driver.releaseLock(lockId);
+    io.stdout(`released lock ${lockId} (held by ${lock.holder} since ${lock.since}, plan ${lock.planId}); apply again to resume\n`);
+  } finally {
+    close?.();
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * `validate`, `plan`, `show` (DESIGN §2): the commands that read a spec and a cluster and
+ * print a plan; nothing here writes to the cluster.
+ */
+import type { Command } from 'commander';
+import { join } from 'node:path';
+import { formatDiagnostic, type Diagnostic } from '../base/diagnostics.ts';
+import { EXIT, InputError } from '../base/errors.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import { buildPlan } from '../plan/planner.ts';
+import { specChangesOf } from '../plan/specdiff.ts';
+import type { Plan } from '../plan/types.ts';
+import { renderJson } from '../render/json.ts';
+import type { CommandContext } from './deps.ts';
+import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
+import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
+import { type CliIO, useColor, writeFileAtomic } from './io.ts';
+import { readLiveSnapshot } from './live.ts';
+import {
+  type KubeOptions, type SpecOptions, kubeconfigOption, contextOption, specFileOption, refOption, clusterOption, outputFormatOption, fullOption,
+} from './options.ts';
+import { planInput } from './planning.ts';
+
+export function registerPlanCommands(program: Command, ctx: CommandContext): void {
+  registerValidate(program, ctx);
+  registerPlan(program, ctx);
+  registerShow(program, ctx);
+}
+
+// ---- validate ----
+
+interface ValidateOptions extends SpecOptions {
+  cluster?: string;
+}
+
+function registerValidate(program: Command, ctx: CommandContext): void {
+  program
+    .command('validate')
+    .description('check a rollout spec (and, with --cluster, the rules that depend on the cluster)')
+    .addOption(specFileOption())
+    .addOption(refOption())
+    .addOption(clusterOption('also check against this cluster snapshot'))
+    .action((opts: ValidateOptions) => validateAction(ctx, opts));
+}
+
+async function validateAction({ io }: CommandContext, opts: ValidateOptions): Promise<void> {
+  const read = readSpec(opts.file, opts.ref);
+  printDiagnostics(io, read.loaded.diagnostics.filter((d) => d.severity === 'warning'));
+  requireValidSpec(read);
+  const spec = read.loaded.spec!;
+  let extra: Diagnostic[] = [];
+  if (opts.cluster) {
+    const snapshot = readSnapshotFile(opts.cluster);
+    const plan = buildPlan(planInput(read, snapshot));
+    extra = plan.diagnostics.filter((d) => !read.loaded.diagnostics.includes(d));
+    printDiagnostics(io, extra.filter((d) => d.severity === 'warning'));
+    const errs = extra.filter((d) => d.severity === 'error');
+    if (errs.length) throw new InputError(`${read.info.path}: ${errs.length} error${errs.length === 1 ? '' : 's'} against ${opts.cluster}`, errs);
+  }
+  const pools = spec.spec.pools?.length ?? 0;
+  io.stdout(`${read.info.path}: valid (${pools} pool${pools === 1 ? '' : 's'}${opts.cluster ? `, checked against ${opts.cluster}` : ''})\n`);
+}
+
+function printDiagnostics(io: CliIO, ds: readonly Diagnostic[]) {
+  for (const d of ds) io.stderr(formatDiagnostic(d) + '\n');
+}
+
+// ---- plan ----
+
+interface PlanOptions extends SpecOptions, KubeOptions {
+  cluster?: string;
+  output: OutputFormat;
+  out?: string | true;
+  full?: boolean;
+  detailedExitcode?: boolean;
+  base?: string;
+}
+
+function registerPlan(program: Command, ctx: CommandContext): void {
+  program
+    .command('plan')
+    .description('compare the spec with the cluster and show what apply would change')
+    .addOption(specFileOption())
+    .addOption(refOption())
+    .addOption(clusterOption('plan against a snapshot file instead of the live cluster'))
+    .addOption(kubeconfigOption())
+    .addOption(contextOption())
+    .addOption(outputFormatOption(OUTPUT_FORMATS))
+    .option('--out [planfile]', 'save the plan as JSON (a bare name goes into plans/)')
+    .addOption(fullOption())
+    .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does')
+    .option('--base <gitref>', 'also show what changed in the spec since this git revision (e.g. the PR base)')
+    .action((opts: PlanOptions) => planAction(ctx, opts));
+}
+
+async function planAction({ io, now, setExit }: CommandContext, opts: PlanOptions): Promise<void> {
+  const read = readSpec(opts.file, opts.ref);
+  requireValidSpec(read);
+  let specChanges = null;
+  if (opts.base) {
+    const base = readSpecAtRef(opts.file, opts.base, '--base');
+    specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit!, opts.ref ?? 'working tree');
+  }
+  const snapshot = await loadCluster(opts, io.env);
+  const plan = buildPlan(planInput(read, snapshot, { now: now(), specChanges }));
+  io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
+  if (opts.out) {
+    const path = planOutPath(opts.out, plan);
+    writeFileAtomic(path, renderJson(plan));
+    io.stderr(`saved plan ${plan.id} to ${path}\n`);
+  }
+  if (plan.summary.errors) {
+    setExit(EXIT.error);
+    return;
+  }
+  if (opts.detailedExitcode) setExit(planHasChanges(plan) ? EXIT.changes : EXIT.ok);
+}
+
+/** The snapshot to plan against: `--cluster FILE`, else the live cluster from the kubeconfig. */
+async function loadCluster(opts: KubeOptions & { cluster?: string }, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {
+  if (opts.cluster) return readSnapshotFile(opts.cluster);
+  return readLiveSnapshot({ kubeconfig: opts.kubeconfig, context: opts.context }, env);
+}
+
+/** Where `--out` writes: a bare file name goes into plans/. */
+export function planOutPath(out: string | true, plan: Plan): string {
+  if (out === true) return join('plans', `${plan.spec.name}-${plan.id}.json`);
+  return out.includes('/') ? out : join('plans', out);
+}
+
+export function planHasChanges(plan: Plan): boolean {
+  return plan.changes.some((c) => c.action !== 'noop') || plan.summary.nodes > 0;
+}
+
+// ---- show ----
+
+interface ShowOptions {
+  output: OutputFormat;
+  full?: boolean;
+}
+
+function registerShow(program: Command, ctx: CommandContext): void {
+  program
+    .command('show')
+    .description('render a saved plan')
+    .argument('<planfile>', 'a plan saved with plan --out')
+    .addOption(outputFormatOption(OUTPUT_FORMATS))
+    .addOption(fullOption())
+    .action((file: string, opts: ShowOptions) => showAction(ctx, file, opts));
+}
+
+async function showAction({ io }: CommandContext, file: string, opts: ShowOptions): Promise<void> {
+  const plan = readPlanFile(file);
+  io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
+}

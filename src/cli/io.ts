@@ -1,0 +1,55 @@
+/**
+ * The CLI's window on the process: output streams, environment, terminals and the
+ * confirmation prompt behind one `CliIO` interface (tests pass their own), plus the
+ * small file and colour helpers every command uses. DESIGN §2: human output on stdout,
+ * diagnostics and progress on stderr; NO_COLOR respected, no colour when not a TTY.
+ */
+import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
+import { dirname, join, basename } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+
+export interface CliIO {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  env: Record<string, string | undefined>;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Whether a person can answer a prompt; unset: when stdout and stderr are both terminals. */
+  stdinIsTTY?: boolean;
+  /** Asks one question and returns the answer; unset: a prompt on the process's stdin/stderr. */
+  ask?: (question: string) => Promise<string>;
+}
+
+export function processIO(): CliIO {
+  return {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    env: process.env,
+    stdoutIsTTY: !!process.stdout.isTTY,
+    stderrIsTTY: !!process.stderr.isTTY,
+    ask: askOnTerminal,
+  };
+}
+
+/** One line read from the process's stdin, the question on stderr (stdout may be piped). */
+export async function askOnTerminal(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}
+
+export function useColor(io: CliIO, tty: boolean): boolean {
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
+  if (io.env.FORCE_COLOR && io.env.FORCE_COLOR !== '0') return true;
+  return tty;
+}
+
+export function writeFileAtomic(path: string, content: string): void {
+  mkdirSync(dirname(path) || '.', { recursive: true });
+  const tmp = join(dirname(path) || '.', `.${basename(path)}.${process.pid}.tmp`);
+  writeFileSync(tmp, content);
+  renameSync(tmp, path);
+}

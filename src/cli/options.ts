@@ -1,0 +1,49 @@
+/**
+ * The flags several commands share, declared once (DESIGN §2: `-o` always names a format,
+ * `--out` always a file; `-f` defaults to bootcplan.yaml), and the typed values their
+ * actions receive. Commander names a value by its long flag in camelCase
+ * (`--detailed-exitcode` -> `detailedExitcode`).
+ */
+import { Option } from 'commander';
+
+/** The live cluster: `--kubeconfig PATH --context NAME`. */
+export interface KubeOptions {
+  kubeconfig?: string;
+  context?: string;
+}
+
+/** The rollout spec: `-f SPEC`, and `--ref GITREF` where the command reads git revisions. */
+export interface SpecOptions {
+  file: string;
+  ref?: string;
+}
+
+export function kubeconfigOption(): Option {
+  return new Option('--kubeconfig <path>', 'kubeconfig of the live cluster (default: KUBECONFIG, ~/.kube/config, in-cluster service account)');
+}
+
+export function contextOption(): Option {
+  return new Option('--context <name>', 'kubeconfig context');
+}
+
+export function specFileOption(help = 'rollout spec'): Option {
+  return new Option('-f, --file <spec>', help).default('bootcplan.yaml');
+}
+
+export function refOption(): Option {
+  return new Option('--ref <gitref>', 'read the spec at this git revision');
+}
+
+/** `--cluster SNAPSHOT`; what the snapshot is for differs per command. */
+export function clusterOption(help: string): Option {
+  return new Option('--cluster <snapshot>', help);
+}
+
+/** `-o FORMAT` with its closed list of formats; text by default. */
+export function outputFormatOption(formats: readonly string[], help = 'output format'): Option {
+  return new Option('-o, --output <format>', help).choices([...formats]).default('text');
+}
+
+export function fullOption(): Option {
+  return new Option('--full', 'show every managed field, not only the changed ones');
+}

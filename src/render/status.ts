@@ -1,0 +1,28 @@
+/**
+ * `bootcplan status` (DESIGN §2: "`status` tells what is left"): the apply lock and the
+ * progress record of the last apply, as text. Pure: the CLI reads the records and writes
+ * the string.
+ */
+import type { ProgressRecord, LockRecord } from '../apply/driver.ts';
+
+export function renderStatus(lock: LockRecord | null, expired: boolean, progress: ProgressRecord | null): string {
+  const out: string[] = [];
+  out.push(lock
+    ? `lock: held by ${lock.holder} since ${lock.since} (plan ${lock.planId}, lock id ${lock.lockId}${expired ? ', expired: the next apply takes it over' : ''})`
+    : 'lock: free');
+  if (!progress) {
+    out.push('progress: no apply has run on this cluster');
+    return out.join('\n') + '\n';
+  }
+  out.push(`plan ${progress.planId}: ${progress.done ? 'done' : 'in progress'} (started ${progress.startedAt}, last update ${progress.updatedAt})`);
+  for (const [name, p] of Object.entries(progress.pools)) {
+    const finished = [...p.finishedWaves].sort((a, b) => a - b);
+    out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${finished.length} wave(s) finished${finished.length ? ` (${finished.join(', ')})` : ''}`}`);
+  }
+  const nodes = Object.entries(progress.nodes);
+  if (nodes.length) {
+    out.push('  nodes in flight:');
+    for (const [n, r] of nodes) out.push(`    ${n} (${r.pool}, wave ${r.wave}): ${r.step}${r.wasCordoned ? ', cordoned by an administrator before' : ''}`);
+  }
+  return out.join('\n') + '\n';
+}
