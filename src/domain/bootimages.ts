@@ -14,7 +14,8 @@ import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, jo
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import type { BootImagesPlan, ChangeReason, Risk } from '../plan/types.ts';
 import { type DraftChange, updateChange } from '../plan/planner.ts';
-import { buildPatch, pickPaths, deepEqual } from '../plan/patch.ts';
+import { buildPatch, pickPaths } from '../plan/patch.ts';
+import { deepEqual } from '../base/equal.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { readStream } from './stream.ts';
 import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';

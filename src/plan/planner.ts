@@ -14,7 +14,8 @@ import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { planBootImages } from '../domain/bootimages.ts';
 import { planSchedule } from '../domain/schedule.ts';
 import type { SpecChanges } from './specdiff.ts';
-import { buildPatch, pickPaths, pickPathsWithParents, leafPaths, deepEqual } from './patch.ts';
+import { buildPatch, pickPaths, pickPathsWithParents, leafPaths } from './patch.ts';
+import { deepEqual } from '../base/equal.ts';
 import {
   PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanPool, type PlanNode, type PlanSpecInfo,
   type PhaseDurations, type ChangeReason, type Risk, type RebootKind, type BlockedBy,
