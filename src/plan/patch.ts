@@ -10,8 +10,14 @@ import type { Operation } from 'fast-json-patch';
 import { isPlainObject } from '../base/schema.ts';
 import { deepEqual } from '../base/equal.ts';
 
+/** One key as a JSON pointer token (RFC 6901 §3: `~` is written `~0`, `/` is written `~1`). */
 export function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** The JSON pointer (RFC 6901) of a field path, e.g. ['spec', 'a/b'] -> `/spec/a~1b`. */
+export function jsonPointer(path: readonly string[]): string {
+  return '/' + path.map(escapePointer).join('/');
 }
 
 /** Patch turning `before` into `after` (both the managed subset of one object). */

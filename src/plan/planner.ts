@@ -11,11 +11,10 @@ import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts'
 import { orderNodesForRollout, orderNodesLikeMco, planWaves, waveSizeFor } from '../domain/waves.ts';
 import { DEFAULT_DURATIONS, estimatePoolSeconds } from '../domain/timing.ts';
 import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
-import { planBootImages } from '../domain/bootimages.ts';
+import { planBootImages } from './bootimages.ts';
 import { planSchedule } from '../domain/schedule.ts';
 import type { SpecChanges } from './specdiff.ts';
-import { buildPatch, pickPaths, pickPathsWithParents, leafPaths } from './patch.ts';
-import { deepEqual } from '../base/equal.ts';
+import { type DraftChange, updateChange } from './changes.ts';
 import {
   PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanPool, type PlanNode, type PlanSpecInfo,
   type PhaseDurations, type ChangeReason, type Risk, type RebootKind, type BlockedBy,
@@ -34,9 +33,6 @@ export interface PlanInput {
   /** With `plan --base REF`: the spec diff, carried into the plan for the renderers. */
   specChanges?: SpecChanges | null;
 }
-
-/** Changes built so far, before `order` is assigned. */
-export type DraftChange = Omit<PlanChange, 'order'>;
 
 /** The MachineConfig that carries a pool's OS image for MCO-only pools. */
 export function osImageMachineConfigName(pool: string): string {
@@ -306,22 +302,4 @@ function planPool(
 function wavesWithReboots(pool: PlanPool): { reboot: RebootKind; staged: boolean }[][] {
   const byName = new Map(pool.nodes.map((n) => [n.name, n]));
   return pool.waves.map((w) => w.map((name) => ({ reboot: byName.get(name)!.reboot, staged: byName.get(name)!.staged })));
-}
-
-/** An update (or noop) of the managed fields `after` on an existing object. */
-export function updateChange(
-  obj: KObject, after: Record<string, unknown>, pool: string | null, riskIfChanged: Risk,
-  reasonOf: (changedPaths: string[]) => ChangeReason, description: string,
-): DraftChange {
-  const paths = leafPaths(after);
-  const before = pickPathsWithParents(obj, paths);
-  const patch = buildPatch(before, after);
-  const changed = paths.filter((pp) => !deepEqual(pickPaths(before, [pp]), pickPaths(after, [pp]))).map((pp) => pp.join('.'));
-  const action = patch.length ? 'update' : 'noop';
-  return {
-    address: obj.metadata.namespace ? `${obj.kind}/${obj.metadata.namespace}/${obj.metadata.name}` : `${obj.kind}/${obj.metadata.name}`,
-    apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace ?? null, name: obj.metadata.name,
-    action, reason: reasonOf(changed.length ? changed : paths.map((x) => x.join('.'))), patch, before, after,
-    risk: action === 'noop' ? 'none' : riskIfChanged, pool, description,
-  };
 }
