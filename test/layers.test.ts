@@ -141,38 +141,14 @@ function sourceEdges(): ImportEdge[] {
   return edges;
 }
 
-/**
- * Violations that exist today and are being removed (issue "One-way house"). The test fails
- * on any violation not listed here and on any entry that no longer occurs, so this list can
- * only shrink.
- */
-const KNOWN_VIOLATIONS: string[] = [
-  'domain/bootimages-effects.ts -> plan/types.ts (domain may not import types from plan)',
-  'domain/bootimages.ts -> plan/patch.ts (domain may not import plan)',
-  'domain/bootimages.ts -> plan/planner.ts (domain may not import plan)',
-  'domain/bootimages.ts -> plan/types.ts (domain may not import types from plan)',
-  'domain/schedule.ts -> plan/types.ts (domain may not import types from plan)',
-  'domain/timing.ts -> plan/types.ts (domain may not import types from plan)',
-];
-
-const KNOWN_CYCLES: string[] = [
-  'domain/bootimages.ts <-> plan/planner.ts',
-];
-
 test('every import of src/ follows the layer table', () => {
   const found = layerViolations(sourceEdges());
-  const unexpected = found.filter((v) => !KNOWN_VIOLATIONS.includes(v));
-  const gone = KNOWN_VIOLATIONS.filter((v) => !found.includes(v));
-  assert.equal(unexpected, [], `imports that break the layers:\n  ${unexpected.join('\n  ')}`);
-  assert.equal(gone, [], `fixed; remove from KNOWN_VIOLATIONS:\n  ${gone.join('\n  ')}`);
+  assert.equal(found, [], `imports that break the layers:\n  ${found.join('\n  ')}`);
 });
 
 test('no run-time import cycle between files of src/', () => {
   const found = runtimeCycles(sourceEdges()).map((c) => c.join(' <-> '));
-  const unexpected = found.filter((v) => !KNOWN_CYCLES.includes(v));
-  const gone = KNOWN_CYCLES.filter((v) => !found.includes(v));
-  assert.equal(unexpected, [], `run-time cycles:\n  ${unexpected.join('\n  ')}`);
-  assert.equal(gone, [], `fixed; remove from KNOWN_CYCLES:\n  ${gone.join('\n  ')}`);
+  assert.equal(found, [], `run-time cycles:\n  ${found.join('\n  ')}`);
 });
 
 test('the checker reports a forbidden edge, a type import where only types are allowed, and a cycle', () => {

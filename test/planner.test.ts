@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import jsonpatch from 'fast-json-patch';
 import { ClusterBuilder, specYaml, planFor, NEW, OLD, nodes } from './builders.ts';
-import { osImageMachineConfigName } from '../src/plan/planner.ts';
+import { osImageMachineConfigName } from '../src/plan/pool.ts';
 import { pickPaths, leafPaths } from '../src/plan/patch.ts';
 
 const s = suite('planner');

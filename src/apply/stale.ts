@@ -12,7 +12,7 @@ import type { Operation } from 'fast-json-patch';
 import type { Plan, PlanChange } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { indexSnapshot, viewNode } from '../domain/nodes.ts';
-import { deepEqual } from '../plan/patch.ts';
+import { deepEqual } from '../base/equal.ts';
 
 const short = (d: string | null) => (d && d.startsWith('sha256:') ? d.slice(0, 19) : d ?? 'unknown');
 

@@ -6,7 +6,6 @@
  * openshift/api machine/v1 types_controlplanemachineset.go. Pure.
  */
 import type { KObject } from '../cluster/types.ts';
-import type { BootImageMachineSet } from '../plan/types.ts';
 import { selectorMatches } from './nodes.ts';
 import { type CoreosStream, RPM_ARCH } from './stream.ts';
 import { predictProviderSpec, currentImageOf, type Prediction } from './bootimages-platform.ts';
@@ -40,6 +39,14 @@ export function machineSetArch(ms: KObject, facts: ClusterFacts): { arch: string
   if (m) return { arch: RPM_ARCH[m[1]] ?? m[1] };
   if (facts.multiArch) return { skipped: `no kubernetes.io/arch in annotation ${ARCH_ANNOTATION} on a multi-architecture cluster` };
   return { arch: facts.controlPlaneArch };
+}
+
+/** What the MCO does to one MachineSet's boot image: `to` null with the reason it is skipped. */
+export interface BootImageMachineSet {
+  name: string;
+  from: string | null;
+  to: string | null;
+  skipped: string | null;
 }
 
 export interface EffectsContext {

@@ -5,9 +5,19 @@
  * estimated duration fits in what is left of the window that is open at that moment.
  * Staging is not disruptive and is not counted against windows; cordon, drain and reboot are.
  */
-import type { PlanPool, PhaseDurations } from '../plan/types.ts';
+import type { Backend, RebootKind, PhaseDurations } from './types.ts';
 import { nodeWindowSeconds } from './timing.ts';
 import { openWindowAt, nextWindowAfter, type WindowSpec, type Interval } from './windows.ts';
+
+/** What the schedule reads of a planned pool (a PlanPool of src/plan/types.ts fits). */
+export interface ScheduledPool {
+  name: string;
+  backend: Backend;
+  soakSeconds: number;
+  /** node names per wave, in rollout order */
+  waves: readonly (readonly string[])[];
+  nodes: readonly { name: string; reboot: RebootKind }[];
+}
 
 export interface WaveSlot {
   pool: string;
@@ -19,7 +29,7 @@ export interface WaveSlot {
   soakSeconds: number;
 }
 
-export function waveSlots(pools: readonly PlanPool[], d: PhaseDurations): WaveSlot[] {
+export function waveSlots(pools: readonly ScheduledPool[], d: PhaseDurations): WaveSlot[] {
   const out: WaveSlot[] = [];
   for (const p of pools) {
     const byName = new Map(p.nodes.map((n) => [n.name, n]));
@@ -61,7 +71,7 @@ export interface PlanSchedule {
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
-export function planSchedule(windows: readonly WindowSpec[], pools: readonly PlanPool[], d: PhaseDurations, now: number): PlanSchedule {
+export function planSchedule(windows: readonly WindowSpec[], pools: readonly ScheduledPool[], d: PhaseDurations, now: number): PlanSchedule {
   const slots = waveSlots(pools, d);
   const info = (iv: Interval | null, from: number): WindowInfo | null =>
     iv ? { start: iso(iv.start), end: iso(iv.end), timezone: iv.window.timezone ?? 'UTC', wavesThatFit: slotsThatFit(slots, (iv.end - Math.max(from, iv.start)) / 1000) } : null;

@@ -3,7 +3,7 @@
  * Defaults are typical for cloud VMs running RHCOS or a bootc image; override them with
  * `--durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30`.
  */
-import type { PhaseDurations, RebootKind, Backend } from '../plan/types.ts';
+import type { PhaseDurations, RebootKind, Backend } from './types.ts';
 
 export const DEFAULT_DURATIONS: PhaseDurations = {
   /** pull and stage the new image (bootc: in parallel before the first wave; MCO: inside each node's window) */

@@ -8,22 +8,16 @@
  */
 import type { Operation } from 'fast-json-patch';
 import { isPlainObject } from '../base/schema.ts';
+import { deepEqual } from '../base/equal.ts';
 
+/** One key as a JSON pointer token (RFC 6901 §3: `~` is written `~0`, `/` is written `~1`). */
 export function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ka = Object.keys(a as object).filter((k) => (a as any)[k] !== undefined);
-  const kb = Object.keys(b as object).filter((k) => (b as any)[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => deepEqual((a as any)[k], (b as any)[k]));
+/** The JSON pointer (RFC 6901) of a field path, e.g. ['spec', 'a/b'] -> `/spec/a~1b`. */
+export function jsonPointer(path: readonly string[]): string {
+  return '/' + path.map(escapePointer).join('/');
 }
 
 /** Patch turning `before` into `after` (both the managed subset of one object). */

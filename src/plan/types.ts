@@ -5,13 +5,17 @@
 import type { Diagnostic } from '../base/diagnostics.ts';
 import type { Condition } from '../cluster/types.ts';
 import type { Operation } from 'fast-json-patch';
+import type { Backend, RebootKind, PhaseDurations } from '../domain/types.ts';
+import type { BootImageMachineSet } from '../domain/bootimages-effects.ts';
+
+/** The vocabulary and effect shapes the pure rules own (src/domain/), under their Plan JSON names. */
+export type { Backend, RebootKind, PhaseDurations } from '../domain/types.ts';
+export type { BootImageMachineSet } from '../domain/bootimages-effects.ts';
 
 export const PLAN_FORMAT_VERSION = '1.0';
 
 export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
 export type Risk = 'none' | 'disruptive' | 'replacement';
-export type RebootKind = 'soft' | 'hard' | 'unknown';
-export type Backend = 'bootc' | 'mco';
 export type BlockedBy = 'cordoned' | 'not-ready' | 'degraded' | 'updating' | 'pool-paused' | 'no-budget';
 
 /** Why a change exists. A closed set so that bots and the applier can rely on it. */
@@ -110,24 +114,9 @@ export interface PlanClusterInfo {
   platform: string | null;
 }
 
-export interface BootImageMachineSet {
-  name: string;
-  from: string | null;
-  to: string | null;
-  skipped: string | null;
-}
-
 export interface BootImagesPlan {
   machineSets: BootImageMachineSet[];
   controlPlaneMachineSet: { from: string | null; to: string | null; replacement: boolean; why: string } | null;
-}
-
-export interface PhaseDurations {
-  stage: number;
-  drain: number;
-  reboot: number;
-  softReboot: number;
-  ready: number;
 }
 
 export interface PlanSummary {

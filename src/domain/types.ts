@@ -1,0 +1,20 @@
+/**
+ * The small vocabulary the pure rules share: which operator drives a pool, what kind of
+ * reboot a node gets, and how long each phase of a node's update takes. The Plan JSON
+ * (src/plan/types.ts, DESIGN §6) re-exports these under the same names.
+ */
+
+/** bootc-operator (BootcNodePool) or the Machine Config Operator (MachineConfigPool only). */
+export type Backend = 'bootc' | 'mco';
+
+/** `unknown`: a bootc node whose target is not staged yet, so softRebootCapable cannot be known. */
+export type RebootKind = 'soft' | 'hard' | 'unknown';
+
+/** Seconds per phase (src/domain/timing.ts holds the defaults and the `--durations` parser). */
+export interface PhaseDurations {
+  stage: number;
+  drain: number;
+  reboot: number;
+  softReboot: number;
+  ready: number;
+}

@@ -1,0 +1,239 @@
+/**
+ * The boot-image planner: the MachineConfiguration `cluster` settings spec.managedBootImages
+ * and spec.bootImageSkewEnforcement, the ControlPlaneMachineSet strategy, and the predicted
+ * effects on MachineSets and the ControlPlaneMachineSet, as plan changes (DESIGN §7).
+ *
+ * The upstream rules it applies are in src/domain/bootimages*.ts (openshift/api operator/v1
+ * types_machineconfiguration.go, machine/v1 types_controlplanemachineset.go;
+ * openshift/machine-config-operator pkg/operator/sync.go and pkg/controller/bootimage/).
+ * Pure: no I/O.
+ */
+import type { RolloutSpec, MachineManager, BootImageSkewEnforcement } from '../spec/types.ts';
+import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, joinPath } from '../base/diagnostics.ts';
+import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import { readStream } from '../domain/stream.ts';
+import { type ClusterFacts, clusterFacts, effectiveManagers, explicitOptOut, describeManagers } from '../domain/bootimages-cluster.ts';
+import { type EffectsContext, type CpmsStrategy, machineSetEffect, cpmsEffect } from '../domain/bootimages-effects.ts';
+import {
+  AUTOMATIC_RULES, automaticRuleViolation, automaticStatusRuleBroken, checkClusterRules, managersPathOf, sameManagers,
+  MBI_PATH, MANAGERS_PATH, SKEW_PATH, CPMS_PATH,
+} from '../domain/bootimages.ts';
+import { type DraftChange, updateChange, fieldChange } from './changes.ts';
+import type { BootImagesPlan, ChangeReason, Risk } from './types.ts';
+
+export interface BootImagesInput { spec: RolloutSpec; specMap: SourceMap | null; snapshot: ClusterSnapshot }
+export interface BootImagesResult { changes: DraftChange[]; bootImages: BootImagesPlan; diagnostics: Diagnostic[] }
+
+/** What every step reads: the spec, the cluster and where findings go. */
+interface BootImagesStep {
+  spec: RolloutSpec['spec'];
+  snapshot: ClusterSnapshot;
+  facts: ClusterFacts;
+  /** MachineConfiguration/cluster, when the cluster has one. */
+  mc: KObject | null;
+  report: (d: DiagnosticInput) => void;
+}
+
+/** The machine managers to write (undefined: leave them), next to the ones observed. */
+interface DesiredManagers {
+  observedList: MachineManager[] | undefined;
+  desiredList: MachineManager[] | undefined;
+  reason: ChangeReason;
+}
+
+/** The two MachineConfiguration changes; null when the spec has no opinion. */
+interface MachineConfigurationChanges {
+  skewChange: DraftChange | null;
+  managersChange: DraftChange | null;
+}
+
+export function planBootImages(input: BootImagesInput): BootImagesResult {
+  const { spec, specMap, snapshot } = input;
+  const diagnostics: Diagnostic[] = [];
+  const step: BootImagesStep = {
+    spec: spec.spec, snapshot, facts: clusterFacts(snapshot), mc: snapshot.machineConfiguration,
+    report: (d) => diagnostics.push(diagnosticAt(specMap, d)),
+  };
+
+  checkClusterRules(spec, step.facts, step.report);
+  const desired = desiredManagers(step);
+  const mcChanges = machineConfigurationChanges(step, desired);
+  orderSkewEnforcement(step, desired, mcChanges);
+  const { bootImages, ctx } = predictEffects(step, desired, mcChanges);
+  const cpmsChange = planControlPlaneMachineSet(step, ctx, mcChanges, bootImages);
+  const changes = orderChanges(step, mcChanges, cpmsChange);
+  return { changes, bootImages, diagnostics };
+}
+
+// ---- desired machine managers -------------------------------------------------------
+function desiredManagers({ spec: s, facts, mc, report }: BootImagesStep): DesiredManagers {
+  const specList = s.managedBootImages?.machineManagers;
+  const observedList: MachineManager[] | undefined = Array.isArray(mc?.spec?.managedBootImages?.machineManagers)
+    ? mc!.spec.managedBootImages.machineManagers : undefined;
+  const observedLegacy = Array.isArray(observedList) && observedList.length === 0;
+  let desiredList: MachineManager[] | undefined;
+  let reason: ChangeReason = 'managed-boot-images';
+  if (specList !== undefined) {
+    // `[]` in the spec: the schema warned (legacy-empty-machinemanagers); write the explicit form.
+    desiredList = specList.length === 0 ? explicitOptOut(facts) : specList;
+    if (observedLegacy) reason = 'migrate-legacy-empty-machinemanagers';
+  } else if (observedLegacy && facts.bootImagesSupported !== false) {
+    // No opinion in the spec, legacy opt-out in the cluster: make it explicit (DESIGN §7).
+    desiredList = explicitOptOut(facts);
+    reason = 'migrate-legacy-empty-machinemanagers';
+    if (facts.bootImagesSupported === null) {
+      report({
+        severity: 'warning', code: 'cluster-platform-unknown', path: null,
+        message: 'the snapshot has no Infrastructure/cluster: the legacy `machineManagers: []` is migrated to machinesets None only, without a controlplanemachinesets entry',
+        hint: 'take the snapshot with `bootcplan snapshot` so that it includes config.openshift.io Infrastructure and FeatureGate',
+      });
+    }
+  }
+  // A list-map: the order of entries carries no meaning, so an equal set is no change.
+  if (desiredList && observedList && sameManagers(desiredList, observedList)) desiredList = observedList;
+  return { observedList, desiredList, reason };
+}
+
+// ---- MachineConfiguration changes ---------------------------------------------------
+function machineConfigurationChanges({ spec: s, mc, report }: BootImagesStep, { desiredList, reason }: DesiredManagers): MachineConfigurationChanges {
+  const skew = s.bootImageSkewEnforcement;
+  if ((desiredList || skew) && !mc) {
+    report({
+      code: 'machineconfiguration-not-found', path: desiredList ? MBI_PATH : SKEW_PATH,
+      message: 'the cluster has no MachineConfiguration named "cluster" (operator.openshift.io/v1)',
+      expected: 'an OpenShift cluster whose Machine Config Operator created MachineConfiguration/cluster',
+      hint: 'boot image settings exist only on OpenShift 4.16 and later; remove managedBootImages and bootImageSkewEnforcement for other clusters',
+    });
+  }
+  let skewChange: DraftChange | null = null;
+  let managersChange: DraftChange | null = null;
+  if (mc && skew) {
+    skewChange = fieldChange(mc, ['spec', 'bootImageSkewEnforcement'], skew, 'boot-image-skew-enforcement', `boot image skew enforcement: ${describeSkew(skew)}`);
+  }
+  if (mc && desiredList) {
+    const description = reason === 'migrate-legacy-empty-machinemanagers'
+      ? `legacy opt-out \`machineManagers: []\` made explicit (${describeManagers(desiredList)}): the same "update nothing", but it survives structured clients`
+      : `managed boot images: ${describeManagers(desiredList)}`;
+    managersChange = fieldChange(mc, ['spec', 'managedBootImages', 'machineManagers'], desiredList, reason, description);
+  }
+  return { skewChange, managersChange };
+}
+
+function describeSkew(s: BootImageSkewEnforcement): string {
+  if (s.mode !== 'Manual' || !s.manual) return s.mode;
+  return `Manual (${s.manual.mode} ${s.manual.ocpVersion ?? s.manual.rhcosVersion ?? ''})`.replace(/ \)$/, ')');
+}
+
+// ---- skew enforcement ordering (the Automatic-status object rules) -------------------
+function orderSkewEnforcement({ spec: s, facts, mc, report }: BootImagesStep, { desiredList }: DesiredManagers, { skewChange, managersChange }: MachineConfigurationChanges): void {
+  if (!mc || facts.skewStatusMode !== 'Automatic') return;
+  const specList = s.managedBootImages?.machineManagers;
+  const skew = s.bootImageSkewEnforcement;
+  const writes = [skewChange, managersChange].some((c) => c?.action === 'update');
+  // Rule 4 looks at status only: while it is broken, every write to the object is rejected.
+  if (writes && automaticStatusRuleBroken(mc.status?.managedBootImagesStatus?.machineManagers)) {
+    report({
+      code: 'skew-enforcement-status-invalid', path: desiredList ? MANAGERS_PATH : SKEW_PATH,
+      message: `MachineConfiguration/cluster: Invalid value: "object": ${AUTOMATIC_RULES.statusAll}`,
+      hint: 'the cluster object itself breaks this rule, so the API server rejects every update of it; check the machine-config ClusterOperator',
+    });
+  }
+  const violation = managersChange?.action === 'update' ? automaticRuleViolation(desiredList) : null;
+  if (!violation) return;
+  const choices = 'set spec.bootImageSkewEnforcement first: `mode: Manual` with `manual: {mode: OCPVersion, ocpVersion: <the version your boot images come from>}` (or RHCOSVersion), or `mode: None` to turn enforcement off; bootcplan then writes it, waits until the status leaves Automatic, and writes the managers';
+  const at = specList === undefined ? SKEW_PATH
+    : violation.index === null ? MANAGERS_PATH : joinPath(joinPath(joinPath(MANAGERS_PATH, violation.index), 'selection'), 'mode');
+  if (skewChange?.action === 'update') {
+    skewChange.waitAfter = {
+      kind: 'skew-enforcement-not-automatic',
+      description: 'MachineConfiguration/cluster status.bootImageSkewEnforcementStatus.mode is no longer Automatic (the API server rejects opting MachineSets out while it is)',
+    };
+  } else if (skewChange) {
+    report({
+      code: 'skew-enforcement-status-pending', path: SKEW_PATH,
+      message: `spec.bootImageSkewEnforcement is already ${skew!.mode} in the cluster, but status.bootImageSkewEnforcementStatus.mode is still Automatic; while it is, the API server rejects the new managers: ${violation.message}`,
+      hint: 'the Machine Config Operator has not synced the status yet; plan again once it shows the new mode',
+    });
+  } else {
+    report({
+      code: 'skew-enforcement-choice-required', path: at,
+      message: `boot image skew enforcement is Automatic in the cluster, and the API server rejects these managers: "${violation.message}"`,
+      expected: 'a spec.bootImageSkewEnforcement choice (Manual with a version, or None)',
+      hint: choices,
+    });
+  }
+}
+
+// ---- effects on MachineSets and the ControlPlaneMachineSet ------------------------------
+function predictEffects(
+  { snapshot, facts, mc, report }: BootImagesStep, { observedList, desiredList }: DesiredManagers, { managersChange }: MachineConfigurationChanges,
+): { bootImages: BootImagesPlan; ctx: EffectsContext } {
+  const statusList: MachineManager[] | undefined = Array.isArray(mc?.status?.managedBootImagesStatus?.machineManagers)
+    ? mc!.status.managedBootImagesStatus.machineManagers : undefined;
+  const afterList = managersChange?.action === 'update' ? desiredList : statusList ?? observedList;
+  const managers = effectiveManagers(afterList, facts);
+  const stream = readStream(snapshot.bootImagesConfigMap);
+  const ctx: EffectsContext = { facts, managers, stream: stream.ok ? { ok: true, stream: stream.stream } : stream };
+  const bootImages: BootImagesPlan = { machineSets: [], controlPlaneMachineSet: null };
+  if (facts.bootImagesSupported) {
+    bootImages.machineSets = snapshot.machineSets.map((ms) => machineSetEffect(ms, ctx));
+    const selected = bootImages.machineSets.some((m) => !m.skipped) || managers.machineSets.mode !== 'None';
+    if (!stream.ok && selected) {
+      report({ severity: 'warning', code: 'boot-images-stream-unavailable', path: null, message: `boot image effects cannot be predicted: ${stream.reason}`, hint: 'include the coreos-bootimages ConfigMap in the snapshot' });
+    }
+  }
+  return { bootImages, ctx };
+}
+
+// ---- ControlPlaneMachineSet ---------------------------------------------------------
+/** The strategy change (if any); fills bootImages.controlPlaneMachineSet and marks the change that causes a replacement. */
+function planControlPlaneMachineSet(
+  { spec: s, snapshot, report }: BootImagesStep, ctx: EffectsContext, { managersChange }: MachineConfigurationChanges, bootImages: BootImagesPlan,
+): DraftChange | null {
+  const cpSpec = s.controlPlaneMachineSet;
+  const cpms = snapshot.controlPlaneMachineSet;
+  let cpmsChange: DraftChange | null = null;
+  if (cpSpec?.strategy && !cpms) {
+    report({ severity: 'warning', code: 'cpms-not-found', path: joinPath(CPMS_PATH, 'strategy'), message: 'the cluster has no ControlPlaneMachineSet openshift-machine-api/cluster; the strategy is not written', hint: 'remove controlPlaneMachineSet from the spec for clusters without one' });
+  }
+  if (!cpms) return cpmsChange;
+  const observedStrategy: string | undefined = cpms.spec?.strategy?.type;
+  const before: CpmsStrategy = observedStrategy === 'OnDelete' ? 'OnDelete' : 'RollingUpdate';
+  const after: CpmsStrategy = cpSpec?.strategy ?? before;
+  // spec.strategy.type defaults to RollingUpdate: an absent field already means it.
+  if (cpSpec?.strategy && !(observedStrategy === undefined && cpSpec.strategy === 'RollingUpdate')) {
+    cpmsChange = updateChange(cpms, { spec: { strategy: { type: cpSpec.strategy } } }, null, 'none', () => 'cpms-strategy',
+      `ControlPlaneMachineSet strategy ${cpSpec.strategy}${cpSpec.strategy === 'OnDelete' ? ': control-plane machines are replaced only when deleted' : ': control-plane machines are replaced one at a time when they differ from the template'}`);
+  }
+  const eff = cpmsEffect(cpms, ctx, before, after);
+  bootImages.controlPlaneMachineSet = { from: eff.from, to: eff.to, replacement: eff.replacement, why: eff.why };
+  if (eff.replacement) {
+    const causeChange = eff.cause === 'strategy' ? cpmsChange : managersChange;
+    if (causeChange && causeChange.action === 'update') causeChange.risk = 'replacement' satisfies Risk;
+    if (cpSpec?.allowReplacement !== true) {
+      const cpPath = managersPathOf(s.managedBootImages?.machineManagers, 'controlplanemachinesets');
+      report({
+        code: 'cpms-replacement-not-allowed',
+        path: cpSpec?.allowReplacement !== undefined ? joinPath(CPMS_PATH, 'allowReplacement')
+          : eff.cause === 'strategy' && cpSpec?.strategy ? joinPath(CPMS_PATH, 'strategy')
+          : cpPath ?? CPMS_PATH,
+        message: `this plan replaces control-plane machines: ${eff.why}`,
+        expected: 'controlPlaneMachineSet.allowReplacement: true to accept a control-plane replacement',
+        hint: 'set spec.controlPlaneMachineSet.allowReplacement: true to accept it, or set spec.controlPlaneMachineSet.strategy: OnDelete (machines are then replaced only when you delete them), or keep controlplanemachinesets at mode None',
+      });
+    }
+  }
+  return cpmsChange;
+}
+
+// ---- order: a switch to OnDelete goes first, so that no template change meets
+// RollingUpdate; then the MachineConfiguration steps; then any other strategy change.
+function orderChanges({ spec: s }: BootImagesStep, { skewChange, managersChange }: MachineConfigurationChanges, cpmsChange: DraftChange | null): DraftChange[] {
+  const changes: DraftChange[] = [];
+  const toOnDelete = cpmsChange?.action === 'update' && s.controlPlaneMachineSet?.strategy === 'OnDelete';
+  if (toOnDelete) changes.push(cpmsChange!);
+  if (skewChange) changes.push(skewChange);
+  if (managersChange) changes.push(managersChange);
+  if (cpmsChange && !toOnDelete) changes.push(cpmsChange);
+  return changes;
+}

@@ -1,0 +1,236 @@
+/**
+ * One pool of the spec -> its PlanPool and its change drafts, in three steps: the members and
+ * the maxUnavailable budget, the node scheduling into waves, and the change drafts for the
+ * BootcNodePool, MachineConfigPool and OS-image MachineConfig. The rules are in src/domain/
+ * (nodes, pools, budget, waves; DESIGN §7 "Pools and waves"). Pure.
+ */
+import type { PoolSpec, RebootPolicy } from '../spec/types.ts';
+import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
+import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import { viewNode, digestOf, type NodeIndex, type NodeView } from '../domain/nodes.ts';
+import { isControlPlanePool, defaultPriority, type Membership } from '../domain/pools.ts';
+import { parseMaxUnavailable, resolveMaxUnavailable, type ResolvedBudget } from '../domain/budget.ts';
+import { orderNodesForRollout, orderNodesLikeMco, planWaves, waveSizeFor } from '../domain/waves.ts';
+import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
+import { type DraftChange, updateChange } from './changes.ts';
+import type { PlanPool, PlanNode, Risk, RebootKind, BlockedBy, Backend } from './types.ts';
+
+/** What planning a pool reads of the cluster, and where its findings go. */
+export interface PoolPlanContext {
+  snapshot: ClusterSnapshot;
+  idx: NodeIndex;
+  membership: Membership;
+  report: (d: DiagnosticInput) => void;
+}
+
+export interface PlannedPool { plan: PlanPool; drafts: DraftChange[] }
+
+/** The MachineConfig that carries a pool's OS image for MCO-only pools. */
+export function osImageMachineConfigName(pool: string): string {
+  // MCO merges MachineConfigs sorted by name and the last osImageURL wins
+  // (pkg/controller/common MergeMachineConfigs), so the name sorts after the
+  // generated 99-<pool>-* configs.
+  return `99-${pool}-zz-bootcplan-os-image`;
+}
+
+/** A pool of the spec, found in the cluster, with its members and its budget. */
+interface PoolMembers {
+  spec: PoolSpec;
+  /** Field path of the pool in the spec, e.g. `spec.pools[0]`. */
+  path: string;
+  bnp: KObject | undefined;
+  mcp: KObject | undefined;
+  backend: Backend;
+  controlPlane: boolean;
+  members: NodeView[];
+  budget: ResolvedBudget;
+  targetDigest: string | null;
+  paused: boolean;
+  rebootPolicy: RebootPolicy;
+  unavailableNow: NodeView[];
+  waveSize: number;
+  /** Members not on the target image yet. */
+  pending: NodeView[];
+}
+
+export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): PlannedPool | null {
+  const pool = poolMembers(p, path, ctx);
+  if (!pool) return null;
+  const { nodes, waves } = scheduleNodes(pool, ctx.report);
+  const drafts = poolChanges(pool, ctx.snapshot);
+  const { backend, targetDigest, controlPlane, paused, rebootPolicy, budget, members, pending, unavailableNow, waveSize } = pool;
+  const plan: PlanPool = {
+    name: p.name, backend, targetImage: p.image, targetDigest, controlPlane,
+    priority: p.priority ?? defaultPriority(p.name, controlPlane), paused, rebootPolicy,
+    drainTimeoutSeconds: p.drainTimeoutSeconds ?? null, soakSeconds: p.soakSeconds ?? 0,
+    maxUnavailable: budget, nodeCount: members.length, upToDate: members.length - pending.length,
+    unavailableNow: unavailableNow.map((n) => n.name), waveSize, nodes, waves, estimatedSeconds: 0,
+  };
+  return { plan, drafts };
+}
+
+// ---- members and budget ---------------------------------------------------------------
+function poolMembers(p: PoolSpec, path: string, { snapshot, idx, membership, report }: PoolPlanContext): PoolMembers | null {
+  const bnp = snapshot.bootcNodePools.find((x) => x.metadata.name === p.name);
+  const mcp = snapshot.machineConfigPools.find((x) => x.metadata.name === p.name);
+  if (!bnp && !mcp) {
+    const known = [...new Set([...snapshot.bootcNodePools, ...snapshot.machineConfigPools].map((x) => x.metadata.name))].sort();
+    report({
+      code: 'pool-not-found', path: joinPath(path, 'name'),
+      message: `no BootcNodePool or MachineConfigPool named "${p.name}" in the cluster`,
+      expected: known.length ? `one of: ${known.join(', ')}` : 'a pool that exists in the cluster',
+      hint: 'create the pool first (bootcplan changes pools, it does not create them)',
+    });
+    return null;
+  }
+  const backend = bnp ? 'bootc' : 'mco';
+  const controlPlane = isControlPlanePool(p.name, mcp, bnp);
+  const memberNames = (bnp ? membership.bootc.get(p.name) : membership.mco.get(p.name)) ?? [];
+  const members: NodeView[] = memberNames.flatMap((n) => {
+    const node = idx.nodes.get(n);
+    return node ? [viewNode(node, idx)] : [];
+  });
+
+  const parsedMu = p.maxUnavailable === undefined ? { ok: true as const, value: { kind: 'count' as const, value: 1 } } : parseMaxUnavailable(p.maxUnavailable);
+  const mu = parsedMu.ok ? parsedMu.value : { kind: 'count' as const, value: 1 };
+  const budget = resolveMaxUnavailable(mu, members.length);
+  if (p.maxUnavailable === undefined) budget.rule = 'default 1 (the MCO and bootc-operator default)';
+  if (controlPlane && budget.resolved > 1) {
+    report({
+      severity: 'warning', code: 'control-plane-one-at-a-time', path: joinPath(path, 'maxUnavailable'),
+      message: `the control-plane pool rolls one node at a time to keep etcd quorum; maxUnavailable ${budget.resolved} is written to the pool but waves hold 1 node`,
+    });
+  }
+
+  const targetDigest = digestOf(p.image);
+  if (!targetDigest) {
+    report({
+      severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),
+      message: `"${p.image}" is a tag: which nodes already run it is judged by the image name, and the digest is resolved when the nodes pull it`,
+      hint: 'pin by digest for a plan that is exact',
+    });
+  }
+  const isCurrent = (n: NodeView) => (targetDigest ? n.bootedDigest === targetDigest : n.bootedImage === p.image);
+
+  const unavailableNow = members.filter((n) => n.unavailable !== null);
+  return {
+    spec: p, path, bnp, mcp, backend, controlPlane, members, budget, targetDigest,
+    paused: p.paused === true,
+    rebootPolicy: p.rebootPolicy ?? 'RebootOnly',
+    unavailableNow,
+    waveSize: waveSizeFor(budget.resolved, unavailableNow.length, controlPlane),
+    pending: members.filter((n) => !isCurrent(n)),
+  };
+}
+
+// ---- node scheduling ------------------------------------------------------------------
+function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void): { nodes: PlanNode[]; waves: string[][] } {
+  const { spec: p, path, backend, targetDigest, paused, rebootPolicy, waveSize, pending, unavailableNow, budget } = pool;
+  const isStaged = (n: NodeView) => backend === 'bootc' && !!targetDigest && n.stagedDigest === targetDigest;
+
+  const predictReboot = (n: NodeView): RebootKind => {
+    if (backend === 'mco') return 'hard';
+    if (rebootPolicy !== 'AllowSoftReboot') return 'hard';
+    // bootc: a soft reboot is possible only when the staged deployment says so
+    // (BootcNode status.staged.softRebootCapable); before staging it cannot be known.
+    if (!isStaged(n)) return 'unknown';
+    return n.stagedSoftRebootCapable ? 'soft' : 'hard';
+  };
+
+  const blockedOf = (n: NodeView): BlockedBy | null => {
+    if (n.unavailable) return n.unavailable;
+    if (paused) return 'pool-paused';
+    if (waveSize < 1) return 'no-budget';
+    return null;
+  };
+
+  const schedulable = pending.filter((n) => blockedOf(n) === null).map((n) => ({ ...n, staged: isStaged(n), softReboot: predictReboot(n) === 'soft' }));
+  // bootc pools: bootcplan picks the nodes (staged first, soft reboots together, zones
+  // round-robin). MCO-only pools: the MCO's node controller picks them, so the plan
+  // predicts its order (src/domain/waves.ts orderNodesLikeMco).
+  const ordered = backend === 'bootc' ? orderNodesForRollout(schedulable) : orderNodesLikeMco(schedulable);
+  const waves = waveSize >= 1 && ordered.length ? planWaves(ordered.map((n) => n.name), waveSize) : [];
+  const waveOf = new Map<string, number>();
+  waves.forEach((w, i) => w.forEach((name) => waveOf.set(name, i + 1)));
+
+  const nodes: PlanNode[] = pending.map((n) => {
+    const blockedBy = blockedOf(n);
+    const out: PlanNode = {
+      name: n.name, zone: n.zone, from: n.bootedDigest ?? n.bootedImage, to: targetDigest ?? p.image,
+      reboot: predictReboot(n), wave: waveOf.get(n.name) ?? null, staged: isStaged(n), blockedBy,
+    };
+    if (blockedBy && n.conditions.length) out.conditions = n.conditions;
+    return out;
+  });
+  // Scheduled nodes in rollout order (wave, then position in the wave), blocked ones last by name.
+  const position = new Map<string, number>();
+  waves.forEach((w) => w.forEach((name, i) => position.set(name, i)));
+  nodes.sort((a, b) => (a.wave ?? Infinity) - (b.wave ?? Infinity) || (position.get(a.name) ?? Infinity) - (position.get(b.name) ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+  const blocked = nodes.filter((n) => n.blockedBy && n.blockedBy !== 'pool-paused' && n.blockedBy !== 'no-budget');
+  if (blocked.length) {
+    report({
+      severity: 'warning', code: 'nodes-blocked', path: joinPath(path, 'name'),
+      message: `${blocked.length} node(s) of pool ${p.name} need the new image but are out of service and are not scheduled: ${blocked.map((n) => `${n.name} (${n.blockedBy})`).join(', ')}`,
+      hint: 'they use up maxUnavailable budget; bring them back (or uncordon them) and plan again',
+    });
+  }
+  if (waveSize < 1 && pending.length && !paused) {
+    report({
+      severity: 'warning', code: 'budget-exhausted', path: joinPath(path, 'maxUnavailable'),
+      message: `${unavailableNow.length} node(s) of pool ${p.name} are already out of service, which uses up maxUnavailable ${budget.resolved}: no node can be scheduled`,
+      hint: 'bring the unavailable nodes back, or raise maxUnavailable',
+    });
+  }
+  return { nodes, waves };
+}
+
+// ---- change drafts --------------------------------------------------------------------
+function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): DraftChange[] {
+  const { spec: p, bnp, mcp, budget, paused, rebootPolicy, pending } = pool;
+  const drafts: DraftChange[] = [];
+  const risk: Risk = pending.length ? 'disruptive' : 'none';
+  if (mcp) {
+    const after: Record<string, unknown> = { spec: { maxUnavailable: budget.resolved } };
+    // For MCO-only pools bootcplan drives the MCO through the pool's pause switch; for
+    // bootc pools the MCP (if any) only gets the same budget.
+    if (!bnp) (after.spec as any).paused = paused;
+    drafts.push(updateChange(mcp, after, p.name, 'none', (changed) =>
+      changed.length === 1 && changed[0] === 'spec.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings',
+      `MachineConfigPool ${p.name}: maxUnavailable resolved to ${budget.resolved}`));
+  }
+  if (bnp) {
+    const rollout: Record<string, unknown> = { maxUnavailable: budget.resolved, paused: true };
+    if (p.drainTimeoutSeconds !== undefined) rollout.drainTimeoutSeconds = p.drainTimeoutSeconds;
+    const after = { spec: { image: { ref: p.image }, rollout, disruption: { rebootPolicy } } };
+    drafts.push(updateChange(bnp, after, p.name, risk, (changed) =>
+      changed.includes('spec.image.ref') ? 'pool-image' : changed.length === 1 && changed[0] === 'spec.rollout.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings',
+      // bootc-operator hands out reboot slots only while the pool is not paused; bootcplan
+      // keeps it paused and takes the nodes through cordon, drain and reboot itself.
+      `BootcNodePool ${p.name}: target image, resolved budget; kept paused so bootcplan drives the waves`));
+  } else {
+    drafts.push(osImageMachineConfigChange(p, snapshot, risk));
+  }
+  return drafts;
+}
+
+/** MCO-only pools: the MachineConfig that carries the OS image, updated or created. */
+function osImageMachineConfigChange(p: PoolSpec, snapshot: ClusterSnapshot, risk: Risk): DraftChange {
+  const name = osImageMachineConfigName(p.name);
+  const mc = snapshot.machineConfigs.find((m) => m.metadata.name === name);
+  if (mc) {
+    return updateChange(mc, { spec: { osImageURL: p.image } }, p.name, risk, () => 'pool-os-image-machineconfig', `MachineConfig ${name} carries the OS image for pool ${p.name}`);
+  }
+  const object = {
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfig',
+    metadata: { name, labels: { [MCO_ROLE_LABEL]: p.name, [BOOTCPLAN_MANAGED_BY]: 'bootcplan' } },
+    spec: { osImageURL: p.image },
+  };
+  return {
+    address: `MachineConfig/${name}`, apiVersion: object.apiVersion, kind: 'MachineConfig', namespace: null, name,
+    action: 'create', reason: 'pool-os-image-machineconfig', patch: [], before: null,
+    after: { metadata: { labels: object.metadata.labels }, spec: object.spec }, object, risk,
+    pool: p.name, description: `MachineConfig ${name} carries the OS image for pool ${p.name}`,
+  };
+}
