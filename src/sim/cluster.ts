@@ -26,8 +26,7 @@ import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject, Condition } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
-import { emptySnapshot, fingerprintOf } from '../cluster/snapshot.ts';
-import { viewNode, digestOf, SNAPSHOT_INDEX, type NodeIndex } from '../domain/nodes.ts';
+import { viewNode, digestOf, type NodeIndex } from '../domain/nodes.ts';
 import { computeMembership } from '../domain/pools.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_ROLE_LABEL, ZONE_LABEL } from '../domain/labels.ts';
@@ -35,11 +34,19 @@ import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import { LockHeldError } from '../base/errors.ts';
 import {
-  type Clock, type ClusterDriver, type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type DrainOptions,
+  type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions,
   type PoolKind, type DesiredImageState,
-  ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError, DrainTimeoutError, LockLostError, AbortedError, DriverError, isoOf,
+  ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError, LockLostError, isoOf,
 } from '../apply/driver.ts';
 import { mulberry32, type Rng } from './rng.ts';
+import { VirtualClock, type SimEvent } from './clock.ts';
+import { ReadWatchers } from './reads.ts';
+import { ObjectStore } from './store.ts';
+import { Waits, type Waiter } from './waits.ts';
+import { ProgressJson } from './progress-json.ts';
+import { SimDriver } from './driver.ts';
+
+export { SimDriver, KilledError } from './driver.ts';
 
 const { applyPatch } = fjp;
 
@@ -70,136 +77,6 @@ export interface RebootRecord { t: number; node: string; kind: 'soft' | 'hard'; 
 export interface CordonRecord { t: number; node: string; pool: string | null; session: string; unavailableAfter: number; budget: number | null; wasUnavailable: boolean }
 export interface WriteRecord { t: number; session: string; op: string; target: string }
 
-export class KilledError extends Error {
-  constructor() {
-    super('the apply process was killed');
-    this.name = 'KilledError';
-  }
-}
-
-interface SimEvent { t: number; seq: number; fn: () => void; cancelled?: boolean }
-
-interface Waiter {
-  /** Registration order: waiters are evaluated in it. */
-  id: number;
-  session: SimDriver | null;
-  predicate: (s: ClusterSnapshot) => unknown;
-  resolve: (v: any) => void;
-  reject: (e: unknown) => void;
-  timeout: SimEvent | null;
-  lastVersion: number;
-  /** What the predicate read at its last evaluation. */
-  deps: Reads | null;
-  cleanup: () => void;
-}
-
-/**
- * The objects a predicate read during one evaluation: the objects it looked up by name
- * (through the live index), whole kinds (it went through a list, or read more objects than
- * are worth listing), or everything (the fingerprint).
- */
-interface Reads { objs: KObject[]; kinds: Set<string> | null; all: boolean }
-const READS_LISTED = 64;
-
-function sameObjects(a: KObject[], b: KObject[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-function sameKinds(a: Set<string> | null, b: Set<string> | null): boolean {
-  if (!a || !b) return !a === !b;
-  if (a.size !== b.size) return false;
-  for (const k of a) if (!b.has(k)) return false;
-  return true;
-}
-
-/** Records what the predicate being evaluated reads. */
-class ReadTracker {
-  active: Reads | null = null;
-  begin(): { reads: Reads; outer: Reads | null } {
-    const reads: Reads = { objs: [], kinds: null, all: false };
-    const outer = this.active;
-    this.active = reads;
-    return { reads, outer };
-  }
-  end(outer: Reads | null) { this.active = outer; }
-  read(o: KObject) {
-    const a = this.active!;
-    if (a.objs.length < READS_LISTED) a.objs.push(o);
-    else if (!a.kinds?.has(o.kind)) (a.kinds ??= new Set()).add(o.kind);
-  }
-  readKind(kind: string) { if (this.active) (this.active.kinds ??= new Set()).add(kind); }
-  readAll() { if (this.active) this.active.all = true; }
-}
-
-/** Objects of one kind by name; reads are reported to the tracker while a predicate runs. */
-class TrackedMap extends Map<string, KObject> {
-  constructor(private readonly kind: string, private readonly tracker: ReadTracker) { super(); }
-  override get(name: string): KObject | undefined {
-    const o = super.get(name);
-    if (o !== undefined && this.tracker.active) this.tracker.read(o);
-    return o;
-  }
-  override has(name: string): boolean {
-    const o = super.get(name);
-    if (o !== undefined && this.tracker.active) this.tracker.read(o);
-    return o !== undefined;
-  }
-  override values() { this.tracker.readKind(this.kind); return super.values(); }
-  override entries() { this.tracker.readKind(this.kind); return super.entries(); }
-  override [Symbol.iterator]() { this.tracker.readKind(this.kind); return super[Symbol.iterator](); }
-  override forEach(fn: (v: KObject, k: string, m: Map<string, KObject>) => void, thisArg?: unknown) { this.tracker.readKind(this.kind); super.forEach(fn, thisArg); }
-}
-
-/** Min-heap on (t, seq). */
-class EventQueue {
-  private a: SimEvent[] = [];
-  get size() { return this.a.length; }
-  push(e: SimEvent) {
-    const a = this.a;
-    a.push(e);
-    let i = a.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (less(a[p], a[i])) break;
-      [a[p], a[i]] = [a[i], a[p]];
-      i = p;
-    }
-  }
-  peek(): SimEvent | undefined { return this.a[0]; }
-  pop(): SimEvent | undefined {
-    const a = this.a;
-    if (!a.length) return undefined;
-    const top = a[0];
-    const last = a.pop()!;
-    if (a.length) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1, r = l + 1;
-        let m = i;
-        if (l < a.length && less(a[l], a[m])) m = l;
-        if (r < a.length && less(a[r], a[m])) m = r;
-        if (m === i) break;
-        [a[m], a[i]] = [a[i], a[m]];
-        i = m;
-      }
-    }
-    return top;
-  }
-}
-const less = (x: SimEvent, y: SimEvent) => x.t < y.t || (x.t === y.t && x.seq < y.seq);
-
-const keyOf = (kind: string, name: string, namespace?: string | null) => `${kind}/${namespace ?? ''}/${name}`;
-const LIST_OF: Record<string, keyof ClusterSnapshot> = {
-  Node: 'nodes', MachineConfigPool: 'machineConfigPools', MachineConfig: 'machineConfigs', BootcNodePool: 'bootcNodePools',
-  BootcNode: 'bootcNodes', MachineSet: 'machineSets',
-};
-const SINGLETON_OF: Record<string, keyof ClusterSnapshot> = {
-  MachineConfiguration: 'machineConfiguration', ControlPlaneMachineSet: 'controlPlaneMachineSet', FeatureGate: 'featureGate',
-  Infrastructure: 'infrastructure', ClusterVersion: 'clusterVersion',
-};
-
 function setCondition(obj: KObject, c: Condition) {
   obj.status ??= {};
   const list: Condition[] = (obj.status.conditions ??= []);
@@ -211,70 +88,9 @@ function setCondition(obj: KObject, c: Condition) {
   } else list.push(c);
 }
 
-/**
- * The JSON of successive progress records, kept node entry by node entry: the record has an
- * entry per node in flight (a whole wave) and is written at every step of every node, so
- * serializing all of it on every write grows with the square of the wave. An entry is
- * serialized again only when it changed since the last write.
- */
-class ProgressJson {
-  private entries = new Map<string, { ref: unknown; flat: boolean; keys: string[]; vals: unknown[]; part: string; gen: number }>();
-  private gen = 0;
-  private static readonly MARK = '\u0000bootcplan-nodes\u0000';
-
-  /** Returns JSON.stringify(p) as of now, computed when called (cheap to take, O(entries)). */
-  capture(p: ProgressRecord): () => string {
-    const nodes = (p.nodes ?? {}) as Record<string, unknown>;
-    const parts: string[] = [];
-    const gen = ++this.gen;
-    for (const name in nodes) {
-      if (!Object.prototype.hasOwnProperty.call(nodes, name)) continue;
-      const e = nodes[name];
-      if (e === undefined || typeof e === 'function' || typeof e === 'symbol') continue; // JSON leaves it out
-      let c = this.entries.get(name);
-      if (!c || !ProgressJson.same(c, e)) this.entries.set(name, (c = ProgressJson.entry(name, e, gen)));
-      c.gen = gen;
-      parts.push(c.part);
-    }
-    if (this.entries.size > parts.length) for (const [k, c] of this.entries) if (c.gen !== gen) this.entries.delete(k);
-    const head = JSON.stringify(p, function (this: unknown, k, v) { return this === p && k === 'nodes' ? ProgressJson.MARK : v; });
-    return () => {
-      const mark = JSON.stringify(ProgressJson.MARK);
-      const at = head.indexOf(mark);
-      return at < 0 ? head : `${head.slice(0, at)}{${parts.join(',')}}${head.slice(at + mark.length)}`;
-    };
-  }
-
-  private static entry(name: string, e: unknown, gen: number) {
-    const keys: string[] = [];
-    const vals: unknown[] = [];
-    if (e !== null && typeof e === 'object' && !Array.isArray(e)) for (const k in e) { keys.push(k); vals.push((e as Record<string, unknown>)[k]); }
-    const flat = vals.every((v) => v === null || typeof v !== 'object');
-    return { ref: e, flat, keys, vals, part: `${JSON.stringify(name)}:${JSON.stringify(e)}`, gen };
-  }
-
-  /**
-   * The same frozen object of primitive fields (the applier replaces entries rather than
-   * changing them), or the same keys in the same order with the same primitive values
-   * (nested objects: never the same).
-   */
-  private static same(c: { ref: unknown; flat: boolean; keys: string[]; vals: unknown[] }, e: unknown): boolean {
-    if (e === c.ref && c.flat && Object.isFrozen(e)) return true;
-    if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
-    let i = 0;
-    for (const k in e) {
-      const v = (e as Record<string, unknown>)[k];
-      if (i >= c.keys.length || c.keys[i] !== k || c.vals[i] !== v || (v !== null && typeof v === 'object')) return false;
-      i++;
-    }
-    return i === c.keys.length;
-  }
-}
-
 export class SimCluster {
   readonly durations: PhaseDurations;
   readonly source: string;
-  now: number;
   readonly start: number;
   readonly reboots: RebootRecord[] = [];
   readonly cordons: CordonRecord[] = [];
@@ -282,31 +98,10 @@ export class SimCluster {
   /** Most nodes of each pool out of service at any instant (pre-existing ones included). */
   readonly peakUnavailable = new Map<string, number>();
 
-  private objects = new Map<string, KObject>();
-  private tracker = new ReadTracker();
-  private nodes = new TrackedMap('Node', this.tracker);
-  private bootcNodes = new TrackedMap('BootcNode', this.tracker);
-  private machineConfigs = new TrackedMap('MachineConfig', this.tracker);
-  private readonly liveIndex: NodeIndex = { nodes: this.nodes, bootcNodes: this.bootcNodes, machineConfigs: this.machineConfigs };
-  private queue = new EventQueue();
-  private seq = 0;
-  private waiters = new Set<Waiter>();
-  private waiterIds = 0;
-  private pending = 0;
-  private scheduled = false;
-  /** Bumped on every change; `structure` when objects come or go. */
-  private version = 0;
-  private structure = 0;
-  private viewCache: { structure: number; snap: ClusterSnapshot } | null = null;
-  /**
-   * Which waiters read which objects at their last evaluation, and the waiters to evaluate
-   * again because something they read changed (all of them after objects came or went).
-   */
-  private objWatchers = new Map<KObject, Set<Waiter>>();
-  private kindWatchers = new Map<string, Set<Waiter>>();
-  private allWatchers = new Set<Waiter>();
-  private dirty = new Set<Waiter>();
-  private allDirty = false;
+  private readonly clock: VirtualClock;
+  private readonly watchers = new ReadWatchers<Waiter>();
+  private readonly store: ObjectStore;
+  private readonly waits: Waits;
   private rng: Rng;
   private faults: Required<Omit<FaultOptions, 'seed'>>;
   private softCapable: (node: string) => boolean;
@@ -326,7 +121,9 @@ export class SimCluster {
     this.durations = opts.durations ?? DEFAULT_DURATIONS;
     this.source = `sim:${snapshot.source}`;
     this.start = Date.parse(opts.start ?? '2026-09-14T08:00:00Z') / 1000;
-    this.now = this.start;
+    this.clock = new VirtualClock(this.start);
+    this.store = new ObjectStore(this.source, this.watchers);
+    this.waits = new Waits(this.clock, this.store.tracker, this.watchers, this.store);
     const f = opts.faults ?? {};
     this.rng = mulberry32(f.seed ?? 1);
     this.faults = {
@@ -340,7 +137,7 @@ export class SimCluster {
       if (Array.isArray(v)) all.push(...(v as KObject[]));
       else if (v && typeof v === 'object') all.push(v as KObject);
     }
-    for (const o of structuredClone(all)) this.put(o);
+    for (const o of structuredClone(all)) this.store.put(o);
     for (const n of this.nodes.values()) {
       this.runtime.set(n.metadata.name, { initiallyNotReady: !this.isReadyCond(n), down: false, flapping: false, stageToken: 0, mcoToken: 0 });
     }
@@ -355,41 +152,19 @@ export class SimCluster {
 
   // ------------------------------------------------------------------ object store
 
-  private put(o: KObject) {
-    const k = keyOf(o.kind, o.metadata.name, o.metadata.namespace);
-    this.objects.set(k, o);
-    if (o.kind === 'Node') this.nodes.set(o.metadata.name, o);
-    else if (o.kind === 'BootcNode') this.bootcNodes.set(o.metadata.name, o);
-    else if (o.kind === 'MachineConfig') this.machineConfigs.set(o.metadata.name, o);
-    this.structureChanged();
-  }
-  private remove(kind: string, name: string, namespace?: string | null) {
-    this.objects.delete(keyOf(kind, name, namespace));
-    if (kind === 'Node') this.nodes.delete(name);
-    else if (kind === 'BootcNode') this.bootcNodes.delete(name);
-    else if (kind === 'MachineConfig') this.machineConfigs.delete(name);
-    this.structureChanged();
-  }
-  private structureChanged() {
-    this.version++;
-    this.structure++;
-    this.allDirty = true;
-  }
+  get now(): number { return this.clock.now; }
+  private get nodes() { return this.store.nodes; }
+  private get bootcNodes() { return this.store.bootcNodes; }
+  private get machineConfigs() { return this.store.machineConfigs; }
+  private put(o: KObject) { this.store.put(o); }
+  private remove(kind: string, name: string, namespace?: string | null) { this.store.remove(kind, name, namespace); }
   /** Every in-place change of a live object ends here: the waiters that read it are evaluated again. */
-  private changed(o: KObject | undefined) {
-    this.version++;
-    if (!o) return;
-    const ws = this.objWatchers.get(o);
-    if (ws) for (const w of ws) this.dirty.add(w);
-    const ks = this.kindWatchers.get(o.kind);
-    if (ks) for (const w of ks) this.dirty.add(w);
-    for (const w of this.allWatchers) this.dirty.add(w);
-  }
+  private changed(o: KObject | undefined) { this.store.changed(o); }
   get(kind: string, name: string, namespace?: string | null): KObject | undefined {
-    return this.objects.get(keyOf(kind, name, namespace));
+    return this.store.get(kind, name, namespace);
   }
   private index(): NodeIndex {
-    return this.liveIndex;
+    return this.store.index;
   }
 
   /**
@@ -397,60 +172,10 @@ export class SimCluster {
    * caller. The same object is returned until objects are added or removed, so callers
    * may cache indexes keyed by it; the objects in it change in place.
    */
-  view(): ClusterSnapshot {
-    if (this.viewCache && this.viewCache.structure === this.structure) return this.viewCache.snap;
-    const snap = this.buildSnapshot([...this.objects.values()], false);
-    this.viewCache = { structure: this.structure, snap };
-    return snap;
-  }
-
-  /**
-   * Makes the live view report what is read of it: a list is a read of every object of its
-   * kind, a singleton a read of that object, the fingerprint a read of everything; nodes,
-   * BootcNodes and MachineConfigs looked up by name (through the index the view carries,
-   * see indexSnapshot) are reads of those objects only.
-   */
-  private trackReads(snap: ClusterSnapshot) {
-    const t = this.tracker;
-    const define = (key: string, get: () => unknown) => Object.defineProperty(snap, key, {
-      enumerable: true, configurable: true, get,
-      set: (v) => Object.defineProperty(snap, key, { value: v, writable: true, enumerable: true, configurable: true }),
-    });
-    for (const [kind, list] of Object.entries(LIST_OF)) {
-      const arr = snap[list];
-      define(list, () => { t.readKind(kind); return arr; });
-    }
-    for (const key of [...Object.values(SINGLETON_OF), 'bootImagesConfigMap', 'progress', 'lock'] as (keyof ClusterSnapshot)[]) {
-      const o = snap[key] as KObject | null;
-      define(key, () => { if (o && t.active) t.read(o); return o; });
-    }
-    const fingerprint = Object.getOwnPropertyDescriptor(snap, 'fingerprint')!.get!;
-    define('fingerprint', () => { t.readAll(); return fingerprint(); });
-    Object.defineProperty(snap, SNAPSHOT_INDEX, { value: this.liveIndex, enumerable: false });
-  }
-
-  private buildSnapshot(objs: KObject[], frozen = true): ClusterSnapshot {
-    const snap = emptySnapshot(this.source);
-    for (const o of objs) {
-      const list = LIST_OF[o.kind];
-      if (list) (snap[list] as KObject[]).push(o);
-      else if (SINGLETON_OF[o.kind]) (snap as any)[SINGLETON_OF[o.kind]] = o;
-      else if (o.kind === 'ConfigMap' && o.metadata.name === 'coreos-bootimages') snap.bootImagesConfigMap = o;
-      else if (o.kind === 'ConfigMap' && o.metadata.name === PROGRESS_NAME) snap.progress = o;
-      else if (o.kind === 'Lease' && o.metadata.name === LOCK_NAME) snap.lock = o;
-    }
-    for (const list of Object.values(LIST_OF)) (snap[list] as KObject[]).sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
-    // Computed on first use (a frozen copy) or on every use (the live view).
-    let fp: string | null = null;
-    Object.defineProperty(snap, 'fingerprint', { enumerable: true, configurable: true, get: () => (frozen ? (fp ??= fingerprintOf(snap)) : fingerprintOf(snap)) });
-    if (!frozen) this.trackReads(snap);
-    return snap;
-  }
+  view(): ClusterSnapshot { return this.store.view(); }
 
   /** A self-contained copy of the current state. */
-  snapshotCopy(): ClusterSnapshot {
-    return this.buildSnapshot(structuredClone([...this.objects.values()]));
-  }
+  snapshotCopy(): ClusterSnapshot { return this.store.snapshotCopy(); }
 
   /** Test hook: change the cluster behind the applier's back (objects are live). */
   mutate(fn: (objects: { nodes: Map<string, KObject>; bootcNodes: Map<string, KObject>; get: (kind: string, name: string, ns?: string) => KObject | undefined; add: (o: KObject) => void; remove: (kind: string, name: string, ns?: string) => void }) => void) {
@@ -462,7 +187,7 @@ export class SimCluster {
       },
       remove: (k, n, ns) => this.remove(k, n, ns),
     });
-    this.structureChanged(); // anything may have changed in place: every waiter is evaluated again
+    this.store.structureChanged(); // anything may have changed in place: every waiter is evaluated again
     this.recomputeMembership();
   }
 
@@ -552,201 +277,26 @@ export class SimCluster {
     this.touch(node);
   }
 
-  // ------------------------------------------------------------------ scheduler
+  // ------------------------------------------------------------------ time, waits
 
-  at(t: number, fn: () => void): SimEvent {
-    const e: SimEvent = { t: Math.max(t, this.now), seq: this.seq++, fn };
-    this.queue.push(e);
-    return e;
-  }
-  after(dt: number, fn: () => void): SimEvent {
-    return this.at(this.now + dt, fn);
-  }
-
-  private kick() {
-    if (this.scheduled || this.pending === 0) return;
-    this.scheduled = true;
-    setImmediate(() => this.step());
-  }
-
-  private step() {
-    this.scheduled = false;
-    if (this.pending === 0) return;
-    if (this.checkWaiters()) {
-      this.kick();
-      return;
-    }
-    const e = this.nextEvent();
-    if (!e) {
-      const err = new DriverError('simulated cluster: every actor waits and nothing is scheduled (deadlock)');
-      for (const w of [...this.waiters]) { w.cleanup(); w.reject(err); }
-      return;
-    }
-    this.now = Math.max(this.now, e.t);
-    e.fn();
-    this.kick();
-  }
-
-  private nextEvent(): SimEvent | undefined {
-    for (;;) {
-      const e = this.queue.pop();
-      if (!e || !e.cancelled) return e;
-    }
-  }
+  at(t: number, fn: () => void): SimEvent { return this.clock.at(t, fn); }
+  after(dt: number, fn: () => void): SimEvent { return this.clock.after(dt, fn); }
 
   /** Runs every event up to now + seconds at once (time passing while no apply runs). */
   advance(seconds: number) {
-    const until = this.now + seconds;
-    for (;;) {
-      const top = this.queue.peek();
-      if (!top || top.t > until) break;
-      this.queue.pop();
-      if (top.cancelled) continue;
-      this.now = Math.max(this.now, top.t);
-      top.fn();
-    }
-    this.now = until;
-    this.checkWaiters();
-  }
-
-  /**
-   * Evaluates the waiters whose view of the state is out of date: those that read an object
-   * that changed since their last evaluation (all of them when objects came or went), in
-   * the order they started waiting. True when one resolved.
-   */
-  private checkWaiters(): boolean {
-    let any = false;
-    if (!this.waiters.size || (!this.allDirty && !this.dirty.size)) {
-      this.dirty.clear();
-      this.allDirty = false;
-      return false;
-    }
-    let list: Waiter[];
-    if (this.allDirty) list = [...this.waiters];
-    else {
-      list = [];
-      for (const w of this.dirty) if (this.waiters.has(w)) list.push(w);
-      list.sort((a, b) => a.id - b.id);
-    }
-    this.dirty.clear();
-    this.allDirty = false;
-    const snap = this.view();
-    for (const w of list) {
-      if (w.lastVersion === this.version) continue;
-      w.lastVersion = this.version;
-      let v: unknown;
-      const { reads, outer } = this.tracker.begin();
-      try {
-        v = w.predicate(snap);
-      } catch (err) {
-        this.tracker.end(outer);
-        w.cleanup();
-        w.reject(err);
-        any = true;
-        continue;
-      }
-      this.tracker.end(outer);
-      if (v !== undefined && v !== null && v !== false) {
-        w.cleanup();
-        w.resolve(v);
-        any = true;
-      } else if (this.waiters.has(w)) this.watch(w, reads);
-    }
-    return any;
-  }
-
-  /** Records what a pending waiter read at its last evaluation. */
-  private watch(w: Waiter, reads: Reads) {
-    const old = w.deps;
-    if (old && old.all === reads.all && sameObjects(old.objs, reads.objs) && sameKinds(old.kinds, reads.kinds)) return;
-    this.unwatch(w);
-    w.deps = reads;
-    for (const o of reads.objs) {
-      let ws = this.objWatchers.get(o);
-      if (!ws) this.objWatchers.set(o, (ws = new Set()));
-      ws.add(w);
-    }
-    if (reads.kinds) {
-      for (const k of reads.kinds) {
-        let ws = this.kindWatchers.get(k);
-        if (!ws) this.kindWatchers.set(k, (ws = new Set()));
-        ws.add(w);
-      }
-    }
-    if (reads.all) this.allWatchers.add(w);
-  }
-  private unwatch(w: Waiter) {
-    const d = w.deps;
-    if (!d) return;
-    w.deps = null;
-    for (const o of d.objs) {
-      const ws = this.objWatchers.get(o);
-      if (ws && ws.delete(w) && !ws.size) this.objWatchers.delete(o);
-    }
-    if (d.kinds) {
-      for (const k of d.kinds) {
-        const ws = this.kindWatchers.get(k);
-        if (ws && ws.delete(w) && !ws.size) this.kindWatchers.delete(k);
-      }
-    }
-    this.allWatchers.delete(w);
+    this.clock.runUntil(this.now + seconds);
+    this.waits.check();
   }
 
   sleep(seconds: number, signal: AbortSignal | undefined, session: SimDriver | null): Promise<void> {
-    if (signal?.aborted) return Promise.reject(new AbortedError());
-    // Nothing to read: only the timeout (or the signal) ends it.
-    return new Promise<void>((resolve, reject) => {
-      this.enqueueWaiter({ session, predicate: () => false, resolve, reject, lastVersion: Infinity }, signal, seconds, () => resolve(), null);
-    });
+    return this.waits.sleep(seconds, signal, session);
   }
-
   waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions, session: SimDriver | null): Promise<T | null> {
-    if (opts.signal?.aborted) return Promise.reject(new AbortedError());
-    const { reads, outer } = this.tracker.begin();
-    let first: T | null | undefined | false;
-    try {
-      first = predicate(this.view());
-    } finally {
-      this.tracker.end(outer);
-    }
-    if (first !== undefined && first !== null && first !== false) return Promise.resolve(first as T);
-    return new Promise<T | null>((resolve, reject) => {
-      this.enqueueWaiter({ session, predicate, resolve, reject, lastVersion: this.version }, opts.signal, opts.timeoutSeconds, () => resolve(null), reads);
-    });
+    return this.waits.waitFor(predicate, opts, session);
   }
-
-  /**
-   * Registers a pending wait: it ends when its predicate holds (checked when what it read
-   * changes), when `seconds` pass (`onTimeout`), or when `signal` aborts.
-   */
-  private enqueueWaiter(
-    base: Pick<Waiter, 'session' | 'predicate' | 'resolve' | 'reject' | 'lastVersion'>,
-    signal: AbortSignal | undefined, seconds: number, onTimeout: () => void, reads: Reads | null,
-  ): void {
-    const w: Waiter = {
-      id: this.waiterIds++, ...base, timeout: null, deps: null,
-      cleanup: () => {
-        if (!this.waiters.delete(w)) return;
-        this.dirty.delete(w);
-        this.unwatch(w);
-        this.pending--;
-        if (w.timeout) w.timeout.cancelled = true;
-        signal?.removeEventListener('abort', onAbort);
-      },
-    };
-    const onAbort = () => { w.cleanup(); base.reject(new AbortedError()); };
-    signal?.addEventListener('abort', onAbort);
-    w.timeout = this.after(Math.max(0, seconds), () => { w.cleanup(); onTimeout(); });
-    this.waiters.add(w);
-    if (reads) this.watch(w, reads);
-    this.pending++;
-    this.kick();
-  }
-
   /** Rejects every pending wait of a session (the process died). */
-  killSession(s: SimDriver) {
-    for (const w of [...this.waiters]) if (w.session === s) { w.cleanup(); w.reject(new KilledError()); }
-  }
+  killSession(s: SimDriver) { this.waits.killSession(s); }
+
 
   // ------------------------------------------------------------------ faults
 
@@ -795,7 +345,7 @@ export class SimCluster {
       throw new PreconditionFailedError(`${ref.kind}/${ref.name}: ${e.name === 'TEST_OPERATION_FAILED' ? 'test failed' : e.message.split('\n')[0]} at ${e.operation?.path ?? '?'}`, e.operation?.path ?? '');
     }
     copy.metadata.generation = (copy.metadata.generation ?? 1) + 1;
-    copy.metadata.resourceVersion = String(this.seq++);
+    copy.metadata.resourceVersion = String(this.clock.nextSeq());
     this.put(copy);
     this.afterWrite(before, copy);
     return copy;
@@ -1143,85 +693,3 @@ export class SimCluster {
     return m;
   }
 }
-
-/** The ClusterDriver of one apply process against the simulated cluster. */
-export class SimDriver implements ClusterDriver {
-  readonly clock: Clock;
-  private killed = false;
-  constructor(readonly sim: SimCluster, readonly name: string) {
-    this.clock = {
-      now: () => sim.now,
-      sleep: (s, signal) => this.guard(() => sim.sleep(s, signal, this)),
-    };
-  }
-  /** Simulates `kill -9` of the apply process: every pending and later call fails. */
-  kill() {
-    this.killed = true;
-    this.sim.killSession(this);
-  }
-  get isKilled() { return this.killed; }
-
-  private async guard<T>(fn: () => T | Promise<T>): Promise<T> {
-    if (this.killed) throw new KilledError();
-    const v = await fn();
-    if (this.killed) throw new KilledError();
-    return v;
-  }
-  private write<T>(what: string, fn: () => T): Promise<T> {
-    return this.guard(() => {
-      this.sim.maybeConflict(this, what);
-      return fn();
-    });
-  }
-
-  snapshot() { return this.guard(() => this.sim.snapshotCopy()); }
-  waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions) {
-    return this.guard(() => this.sim.waitFor(predicate, opts, this));
-  }
-  patch(ref: ObjectRef, ops: Operation[]) {
-    return this.write(`${ref.kind}/${ref.name}`, () => {
-      this.sim.record(this, 'patch', `${ref.kind}/${ref.name}`);
-      return this.sim.patchObject(ref, ops);
-    });
-  }
-  create(obj: KObject) {
-    return this.write(`${obj.kind}/${obj.metadata.name}`, () => {
-      this.sim.record(this, 'create', `${obj.kind}/${obj.metadata.name}`);
-      return this.sim.createObject(obj);
-    });
-  }
-  cordon(node: string) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, true)); }
-  uncordon(node: string) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, false)); }
-  drain(node: string, opts: DrainOptions) {
-    return this.guard(async () => {
-      const n = this.sim.get('Node', node);
-      if (!n) throw new NotFoundError(`Node ${node} not found`);
-      if (n.spec?.unschedulable !== true) throw new DriverError(`drain ${node}: the node is not cordoned`);
-      this.sim.record(this, 'drain', node);
-      const d = this.sim.durations.drain;
-      if (opts.timeoutSeconds !== null && opts.timeoutSeconds > 0 && d > opts.timeoutSeconds) {
-        await this.sim.sleep(opts.timeoutSeconds, undefined, this);
-        throw new DrainTimeoutError(`drain ${node}: pods still running after ${opts.timeoutSeconds}s (a PodDisruptionBudget may block eviction)`);
-      }
-      await this.sim.sleep(d, undefined, this);
-    });
-  }
-  setDesiredImageState(node: string, state: DesiredImageState) {
-    return this.write(`bootcnodes/${node}`, () => this.sim.setDesiredImageState(this, node, state));
-  }
-  setPoolPaused(kind: PoolKind, name: string, paused: boolean) {
-    return this.write(`${kind}/${name}`, () => this.sim.setPoolPaused(this, kind, name, paused));
-  }
-  acquireLock(req: { holder: string; planId: string; ttlSeconds: number }) { return this.guard(() => this.sim.acquireLock(this, req)); }
-  renewLock(lockId: string) { return this.guard(() => this.sim.renewLock(lockId)); }
-  releaseLock(lockId: string) { return this.guard(() => this.sim.releaseLock(this, lockId)); }
-  readLock() { return this.guard(() => this.sim.leaseOf()); }
-  readProgress() { return this.guard(() => this.sim.readProgress()); }
-  writeProgress(p: ProgressRecord) {
-    return this.guard(() => {
-      this.sim.record(this, 'progress', p.planId);
-      this.sim.writeProgress(p);
-    });
-  }
-}
-
