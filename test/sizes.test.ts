@@ -28,7 +28,6 @@ const KNOWN_OVERSIZE: string[] = [
   'src/plan/planner.ts:planPool',
   'src/render/html.ts',
   'src/render/rehearsal-timeline.ts:buildRehearsalTimeline',
-  'src/sim/cluster.ts',
 ];
 
 export function oversize(file: string, text: string): string[] {
