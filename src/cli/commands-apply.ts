@@ -20,7 +20,7 @@ import type { ClusterDriver, ProgressRecord, LockRecord } from '../apply/driver.
 import type { ApplyEvent } from '../apply/events.ts';
 import { rehearse } from '../sim/rehearse.ts';
 import { eventToNdjson, formatEventLine, TtyProgress } from '../render/events.ts';
-import { renderRehearsalText, rehearsalJson } from '../render/rehearsal.ts';
+import { renderRehearsalText, rehearsalJson, rehearsalReport } from '../render/rehearsal.ts';
 import { renderHtml } from '../render/html.ts';
 import { formatDuration } from '../render/format.ts';
 
@@ -181,10 +181,11 @@ export function registerApplyCommands(program: Command, io: CliIO, setExit: (n: 
         plan, replan, snapshot, durations,
         faults: failRate > 0 ? { seed, rebootFailRate: failRate } : null,
       });
-      if (rehearsal.exitCode === EXIT.stale && error) throw error;
-      io.stdout(opts.output === 'json' ? rehearsalJson(rehearsal)
-        : opts.output === 'html' ? renderHtml(plan, { rehearsal })
-        : renderRehearsalText(rehearsal, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events }));
+      const report = rehearsalReport(rehearsal, error);
+      if (report.exitCode === EXIT.stale && error) throw error;
+      io.stdout(opts.output === 'json' ? rehearsalJson(report)
+        : opts.output === 'html' ? renderHtml(plan, { rehearsal: report })
+        : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events }));
       if (error) throw error;
       setExit(EXIT.ok);
     });

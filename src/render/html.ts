@@ -21,6 +21,7 @@ import { planLine } from './text.ts';
 import { buildTimeline, nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind } from './timeline.ts';
 import { buildRehearsalTimeline } from './rehearsal-timeline.ts';
 import type { Rehearsal } from '../sim/rehearse.ts';
+import type { RehearsalReport } from './rehearsal.ts';
 
 export interface HtmlOptions {
   /** Whole managed fields in the diffs instead of the changed ones with context. */
@@ -28,7 +29,7 @@ export interface HtmlOptions {
   /** Most rows in the timeline chart before rows aggregate (default 60). */
   maxChartRows?: number;
   /** A rehearsal of this plan (`rehearse -o html`): its figures, and a timeline from its events. */
-  rehearsal?: Rehearsal;
+  rehearsal?: RehearsalReport;
 }
 
 const VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'unchanged' } as const;
@@ -109,7 +110,7 @@ function header(plan: Plan, r: Rehearsal | null): string {
 </header>`;
 }
 
-function rehearsalSection(plan: Plan, r: Rehearsal): string {
+function rehearsalSection(plan: Plan, r: RehearsalReport): string {
   const d = r.durations;
   const diff = r.durationSeconds - r.estimatedSeconds;
   const pct = r.estimatedSeconds > 0 ? Math.round((diff / r.estimatedSeconds) * 1000) / 10 : 0;
