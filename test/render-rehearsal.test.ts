@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderHtml } from '../src/render/html/report.ts';
 import { buildRehearsalTimeline } from '../src/render/rehearsal-timeline.ts';
-import { rehearsalJson } from '../src/render/rehearsal.ts';
+import { rehearsalJson, rehearsalReport, type RehearsalReport } from '../src/render/rehearsal.ts';
 import { rehearse, type Rehearsal } from '../src/sim/rehearse.ts';
 import type { ApplyEvent } from '../src/apply/events.ts';
 import type { Plan } from '../src/plan/types.ts';
@@ -26,14 +26,14 @@ function demoInputs() {
   return { plan, replan, snapshot };
 }
 
-async function demoRehearsal(faults: { seed: number; rebootFailRate: number } | null = null): Promise<{ plan: Plan; r: Rehearsal }> {
+async function demoRehearsal(faults: { seed: number; rebootFailRate: number } | null = null): Promise<{ plan: Plan; r: RehearsalReport }> {
   const { plan, replan, snapshot } = demoInputs();
-  const { rehearsal } = await rehearse({ plan, replan, snapshot, faults });
-  return { plan, r: rehearsal };
+  const { rehearsal, error } = await rehearse({ plan, replan, snapshot, faults });
+  return { plan, r: rehearsalReport(rehearsal, error) };
 }
 
 /** A rehearsal made up from the plan's waves and durations (the renderer only reads the JSON). */
-function syntheticRehearsal(plan: Plan): Rehearsal {
+function syntheticRehearsal(plan: Plan): RehearsalReport {
   const d = plan.durations;
   const events: ApplyEvent[] = [];
   const pools: Rehearsal['pools'] = [];
@@ -130,7 +130,7 @@ s('a halted rehearsal names the failed nodes and marks them in the chart', async
 
 s('the renderer is pure: the rehearsal read back from its JSON renders the same report', async () => {
   const { plan, r } = await demoRehearsal();
-  const back = JSON.parse(rehearsalJson(r)) as Rehearsal;
+  const back = JSON.parse(rehearsalJson(r)) as RehearsalReport;
   assert.is(renderHtml(plan, { rehearsal: back }), renderHtml(plan, { rehearsal: r }));
 });
 

@@ -15,7 +15,7 @@ import { rehearse } from '../sim/rehearse.ts';
 import { eventToNdjson, formatEventLine, TtyProgress } from '../render/events.ts';
 import { formatDuration } from '../render/format.ts';
 import { renderHtml } from '../render/html/report.ts';
-import { renderRehearsalText, rehearsalJson } from '../render/rehearsal.ts';
+import { renderRehearsalText, rehearsalJson, rehearsalReport } from '../render/rehearsal.ts';
 import type { CommandContext } from './deps.ts';
 import { renderPlan, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
 import { readSnapshotFile, readPlanFile } from './inputs.ts';
@@ -156,10 +156,11 @@ async function rehearseAction({ io, setExit }: CommandContext, planfile: string 
     plan, replan, snapshot, durations,
     faults: failRate > 0 ? { seed, rebootFailRate: failRate } : null,
   });
-  if (rehearsal.exitCode === EXIT.stale && error) throw error;
-  io.stdout(opts.output === 'json' ? rehearsalJson(rehearsal)
-    : opts.output === 'html' ? renderHtml(plan, { rehearsal })
-    : renderRehearsalText(rehearsal, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events }));
+  const report = rehearsalReport(rehearsal, error);
+  if (report.exitCode === EXIT.stale && error) throw error;
+  io.stdout(opts.output === 'json' ? rehearsalJson(report)
+    : opts.output === 'html' ? renderHtml(plan, { rehearsal: report })
+    : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events }));
   if (error) throw error;
   setExit(EXIT.ok);
 }

@@ -1,10 +1,20 @@
 /** Rehearsal output: text (timeline summary) and JSON. Pure. */
 import type { Rehearsal } from '../sim/rehearse.ts';
+import { EXIT, exitCodeOf } from '../base/errors.ts';
 import { colors, formatDuration, padTable, foldNames, plural } from './format.ts';
 import { formatEventLine } from './events.ts';
 
+/** A rehearsal as `rehearse -o json` and the HTML report show it: with the exit code of the error that stopped it. */
+export interface RehearsalReport extends Rehearsal {
+  exitCode: number;
+}
+
+export function rehearsalReport(rehearsal: Rehearsal, error: unknown): RehearsalReport {
+  return { ...rehearsal, exitCode: error ? exitCodeOf(error) : EXIT.ok };
+}
+
 /** `{durationSeconds, halted, pools: [{name, maxUnavailable, peakUnavailable, waves, failedNodes}], events}` and a few more fields. */
-export function rehearsalJson(r: Rehearsal): string {
+export function rehearsalJson(r: RehearsalReport): string {
   return JSON.stringify({
     planId: r.planId,
     durationSeconds: r.durationSeconds,
@@ -20,7 +30,7 @@ export function rehearsalJson(r: Rehearsal): string {
   }, null, 2) + '\n';
 }
 
-export function renderRehearsalText(r: Rehearsal, opts: { color: boolean; events?: boolean }): string {
+export function renderRehearsalText(r: RehearsalReport, opts: { color: boolean; events?: boolean }): string {
   const c = colors(opts.color);
   const out: string[] = [];
   const d = r.durations;

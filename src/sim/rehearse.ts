@@ -1,14 +1,15 @@
 /**
  * A rehearsal: the applier run against a simulated cluster built from a snapshot, with
  * the plan's (or given) phase durations and optional faults. Same engine, same events,
- * same exit codes as `apply`; the result adds per-wave times and the most nodes of each
- * pool that were out of service at any instant.
+ * same errors as `apply`; the result adds per-wave times and the most nodes of each
+ * pool that were out of service at any instant. It says what happened; the exit code an
+ * error stands for is the CLI's (base/errors.ts `exitCodeOf`).
  */
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { apply, checkApplicable, type ApplyTimeouts } from '../apply/applier.ts';
 import type { ApplyEvent } from '../apply/events.ts';
-import { exitCodeOf, RolloutHaltedError } from '../base/errors.ts';
+import { RolloutHaltedError } from '../base/errors.ts';
 import { SimCluster, type FaultOptions } from './cluster.ts';
 
 export interface RehearsalWave {
@@ -36,7 +37,6 @@ export interface Rehearsal {
   halted: boolean;
   /** Why the rehearsal stopped early (halt, stale plan), or null. */
   stopped: string | null;
-  exitCode: number;
   durations: PhaseDurations;
   faults: FaultOptions | null;
   reboots: { soft: number; hard: number; failed: number };
@@ -55,8 +55,9 @@ export interface RehearseInput {
 }
 
 /**
- * Runs the rehearsal. A plan that must not be applied throws like apply does (exit 6 or
- * 1); a stale plan or a halt is part of the result (`exitCode` 3 or 5) and `error` is set.
+ * Runs the rehearsal. A plan that must not be applied throws like apply does; an error
+ * that stops the rehearsal (a stale plan, a halt) is part of the result: `stopped` is its
+ * message, `halted` says whether it was a halt, and `error` is the error itself.
  */
 export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehearsal; error: unknown }> {
   checkApplicable(input.plan);
@@ -97,7 +98,6 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
     estimatedSeconds: input.plan.summary.estimatedSeconds,
     halted: error instanceof RolloutHaltedError,
     stopped: error ? (error as Error).message : null,
-    exitCode: error ? exitCodeOf(error) : 0,
     durations,
     faults: input.faults ?? null,
     reboots: {

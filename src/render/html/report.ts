@@ -22,6 +22,7 @@ import { planLine } from '../text.ts';
 import { buildTimeline } from '../timeline.ts';
 import { buildRehearsalTimeline } from '../rehearsal-timeline.ts';
 import type { Rehearsal } from '../../sim/rehearse.ts';
+import type { RehearsalReport } from '../rehearsal.ts';
 import { VERB, SYMBOL, poolKind, withArrows, escapeHtml } from '../vocabulary.ts';
 import { timelineChart } from './chart.ts';
 import { REPORT_CSS } from './style.ts';
@@ -32,7 +33,7 @@ export interface HtmlOptions {
   /** Most rows in the timeline chart before rows aggregate (default 60). */
   maxChartRows?: number;
   /** A rehearsal of this plan (`rehearse -o html`): its figures, and a timeline from its events. */
-  rehearsal?: Rehearsal;
+  rehearsal?: RehearsalReport;
 }
 
 /** Pools with at most this many scheduled nodes get a per-node table. */
@@ -111,7 +112,7 @@ function header(plan: Plan, r: Rehearsal | null): string {
 </header>`;
 }
 
-function rehearsalSection(plan: Plan, r: Rehearsal): string {
+function rehearsalSection(plan: Plan, r: RehearsalReport): string {
   const d = r.durations;
   const diff = r.durationSeconds - r.estimatedSeconds;
   const pct = r.estimatedSeconds > 0 ? Math.round((diff / r.estimatedSeconds) * 1000) / 10 : 0;

@@ -1,0 +1,126 @@
+/**
+ * The bootc-operator (bootc-dev/bootc-operator) as the simulator plays it: when a
+ * BootcNodePool's `spec.image.ref` changes the controller sets every owned BootcNode's
+ * `desiredImage` and resets `desiredImageState` to Staged; each daemon stages in parallel
+ * (Idle=False/Staging, then Staged with `status.staged`). Staging is not limited by `paused`.
+ * `desiredImageState: Booted` makes the daemon reboot (Idle=False/Rebooting, Node NotReady),
+ * come back with the staged image booted (Idle=True) and the Node Ready after `ready`
+ * seconds. Soft reboot when the pool's rebootPolicy is AllowSoftReboot and the staged entry
+ * is softRebootCapable.
+ */
+import { createHash } from 'node:crypto';
+import type { KObject, Condition } from '../cluster/types.ts';
+import { digestOf } from '../domain/nodes.ts';
+import { isoOf } from '../apply/driver.ts';
+import { setCondition, type SimWorld } from './world.ts';
+
+export class BootcOperator {
+  constructor(
+    private readonly world: SimWorld,
+    /** Whether a freshly staged image can be soft-rebooted into. */
+    private readonly softCapable: (node: string) => boolean,
+  ) {}
+
+  /** Daemons whose BootcNode already asks for an image they have not staged start pulling it. */
+  start() {
+    for (const bn of this.world.bootcNodes.values()) {
+      const d = digestOf(bn.spec?.desiredImage);
+      if (d && bn.status?.booted?.imageDigest !== d && bn.status?.staged?.imageDigest !== d) this.daemonReconcile(bn.metadata.name);
+    }
+  }
+
+  /** The controller reacting to a write: a new pool image is every owned node's new target. */
+  onWrite(before: KObject | null, after: KObject) {
+    if (after.kind === 'BootcNodePool' && before?.spec?.image?.ref !== after.spec?.image?.ref) this.controllerSetTarget(after);
+  }
+
+  private controllerSetTarget(pool: KObject) {
+    const ref: string = pool.spec?.image?.ref;
+    if (!ref) return;
+    // A tag is resolved from the registry by the controller; the simulator makes up a digest.
+    const digest = digestOf(ref) ?? `sha256:${createHash('sha256').update(ref).digest('hex')}`;
+    const desired = digestOf(ref) ? ref : `${ref.replace(/:[^/:]+$/, '')}@${digest}`;
+    for (const bn of this.world.bootcNodes.values()) {
+      const owner = bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool');
+      if (owner?.name !== pool.metadata.name) continue;
+      if (bn.spec.desiredImage !== desired) {
+        bn.spec.desiredImage = desired;
+        bn.spec.desiredImageState = 'Staged';
+        this.world.changed(bn);
+      }
+      this.daemonReconcile(bn.metadata.name);
+    }
+  }
+
+  private daemonReconcile(node: string) {
+    const w = this.world;
+    const bn = w.bootcNodes.get(node);
+    const rt = w.runtime(node);
+    if (!bn || !rt) return;
+    const digest = digestOf(bn.spec?.desiredImage);
+    const degraded = (bn.status?.conditions ?? []).some((c: Condition) => c.type === 'Degraded' && c.status === 'True');
+    if (!digest || degraded) return;
+    const now = isoOf(w.now);
+    if (bn.status?.booted?.imageDigest === digest) {
+      setCondition(bn, { type: 'Idle', status: 'True', reason: 'Idle', message: '', lastTransitionTime: now });
+      w.touch(node);
+      return;
+    }
+    if (bn.status?.staged?.imageDigest === digest) {
+      setCondition(bn, { type: 'Idle', status: 'False', reason: 'Staged', message: `staged ${digest}`, lastTransitionTime: now });
+      w.touch(node);
+      return;
+    }
+    const image = bn.spec.desiredImage;
+    if (rt.stagingImage === image) return; // already pulling it
+    setCondition(bn, { type: 'Idle', status: 'False', reason: 'Staging', message: `staging ${bn.spec.desiredImage}`, lastTransitionTime: now });
+    w.touch(node);
+    const token = ++rt.stageToken;
+    rt.stagingImage = image;
+    w.after(w.durations.stage, () => {
+      if (rt.stageToken !== token) return;
+      rt.stagingImage = null;
+      if (bn.spec.desiredImage !== image) return;
+      bn.status.staged = {
+        image, imageDigest: digest, version: 'sim', timestamp: isoOf(w.now), architecture: 'amd64',
+        softRebootCapable: this.softCapable(node), incompatible: false,
+      };
+      setCondition(bn, { type: 'Idle', status: 'False', reason: 'Staged', message: `staged ${digest}`, lastTransitionTime: isoOf(w.now) });
+      w.touch(node);
+    });
+  }
+
+  /** The daemon after `desiredImageState: Booted` was written to a node's BootcNode. */
+  daemonBoot(bn: KObject) {
+    const w = this.world;
+    const node = bn.metadata.name;
+    const rt = w.runtime(node)!;
+    const digest = digestOf(bn.spec.desiredImage);
+    const conds: Condition[] = bn.status?.conditions ?? [];
+    const idle = conds.find((c) => c.type === 'Idle');
+    const degraded = conds.some((c) => c.type === 'Degraded' && c.status === 'True');
+    // The daemon reboots only into a staged image that matches, once (bootc-operator daemon).
+    if (degraded || idle?.reason === 'Rebooting' || bn.status?.booted?.imageDigest === digest || bn.status?.staged?.imageDigest !== digest) return;
+    const pool = w.get('BootcNodePool', bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool')?.name ?? '');
+    const soft = pool?.spec?.disruption?.rebootPolicy === 'AllowSoftReboot' && bn.status.staged.softRebootCapable === true;
+    const failed = w.rebootFails();
+    w.recordReboot(node, soft ? 'soft' : 'hard', failed);
+    setCondition(bn, { type: 'Idle', status: 'False', reason: 'Rebooting', message: soft ? 'soft-rebooting' : 'rebooting', lastTransitionTime: isoOf(w.now) });
+    rt.down = true;
+    w.refreshReady(node);
+    const rebootSeconds = soft ? w.durations.softReboot : w.durations.reboot;
+    w.after(rebootSeconds, () => {
+      const at = isoOf(w.now);
+      if (failed) {
+        setCondition(bn, { type: 'Degraded', status: 'True', reason: 'Error', message: 'bootc switch --apply: the new deployment failed to boot; rolled back to the previous deployment', lastTransitionTime: at });
+      } else {
+        bn.status.rollback = bn.status.booted;
+        bn.status.booted = bn.status.staged;
+        delete bn.status.staged;
+      }
+      setCondition(bn, { type: 'Idle', status: 'True', reason: 'Idle', message: '', lastTransitionTime: at });
+      w.touch(node);
+    });
+    w.after(rebootSeconds + w.durations.ready, () => { rt.down = false; w.refreshReady(node); });
+  }
+}

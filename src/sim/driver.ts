@@ -1,0 +1,101 @@
+/**
+ * The ClusterDriver of one apply process against the simulated cluster (DESIGN §1 `src/sim`):
+ * every call goes through the cluster, writes may hit an injected conflict, and `kill()`
+ * plays `kill -9` of the process.
+ */
+import type { Operation } from 'fast-json-patch';
+import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import {
+  type Clock, type ClusterDriver, type ObjectRef, type ProgressRecord, type WaitOptions, type DrainOptions,
+  type PoolKind, type DesiredImageState,
+  NotFoundError, DrainTimeoutError, DriverError,
+} from '../apply/driver.ts';
+import type { SimCluster } from './cluster.ts';
+
+export class KilledError extends Error {
+  constructor() {
+    super('the apply process was killed');
+    this.name = 'KilledError';
+  }
+}
+
+/** The ClusterDriver of one apply process against the simulated cluster. */
+export class SimDriver implements ClusterDriver {
+  readonly clock: Clock;
+  private killed = false;
+  constructor(readonly sim: SimCluster, readonly name: string) {
+    this.clock = {
+      now: () => sim.now,
+      sleep: (s, signal) => this.guard(() => sim.sleep(s, signal, this)),
+    };
+  }
+  /** Simulates `kill -9` of the apply process: every pending and later call fails. */
+  kill() {
+    this.killed = true;
+    this.sim.killSession(this);
+  }
+  get isKilled() { return this.killed; }
+
+  private async guard<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.killed) throw new KilledError();
+    const v = await fn();
+    if (this.killed) throw new KilledError();
+    return v;
+  }
+  private write<T>(what: string, fn: () => T): Promise<T> {
+    return this.guard(() => {
+      this.sim.maybeConflict(this, what);
+      return fn();
+    });
+  }
+
+  snapshot() { return this.guard(() => this.sim.snapshotCopy()); }
+  waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions) {
+    return this.guard(() => this.sim.waitFor(predicate, opts, this));
+  }
+  patch(ref: ObjectRef, ops: Operation[]) {
+    return this.write(`${ref.kind}/${ref.name}`, () => {
+      this.sim.record(this, 'patch', `${ref.kind}/${ref.name}`);
+      return this.sim.patchObject(ref, ops);
+    });
+  }
+  create(obj: KObject) {
+    return this.write(`${obj.kind}/${obj.metadata.name}`, () => {
+      this.sim.record(this, 'create', `${obj.kind}/${obj.metadata.name}`);
+      return this.sim.createObject(obj);
+    });
+  }
+  cordon(node: string) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, true)); }
+  uncordon(node: string) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, false)); }
+  drain(node: string, opts: DrainOptions) {
+    return this.guard(async () => {
+      const n = this.sim.get('Node', node);
+      if (!n) throw new NotFoundError(`Node ${node} not found`);
+      if (n.spec?.unschedulable !== true) throw new DriverError(`drain ${node}: the node is not cordoned`);
+      this.sim.record(this, 'drain', node);
+      const d = this.sim.durations.drain;
+      if (opts.timeoutSeconds !== null && opts.timeoutSeconds > 0 && d > opts.timeoutSeconds) {
+        await this.sim.sleep(opts.timeoutSeconds, undefined, this);
+        throw new DrainTimeoutError(`drain ${node}: pods still running after ${opts.timeoutSeconds}s (a PodDisruptionBudget may block eviction)`);
+      }
+      await this.sim.sleep(d, undefined, this);
+    });
+  }
+  setDesiredImageState(node: string, state: DesiredImageState) {
+    return this.write(`bootcnodes/${node}`, () => this.sim.setDesiredImageState(this, node, state));
+  }
+  setPoolPaused(kind: PoolKind, name: string, paused: boolean) {
+    return this.write(`${kind}/${name}`, () => this.sim.setPoolPaused(this, kind, name, paused));
+  }
+  acquireLock(req: { holder: string; planId: string; ttlSeconds: number }) { return this.guard(() => this.sim.acquireLock(this, req)); }
+  renewLock(lockId: string) { return this.guard(() => this.sim.renewLock(lockId)); }
+  releaseLock(lockId: string) { return this.guard(() => this.sim.releaseLock(this, lockId)); }
+  readLock() { return this.guard(() => this.sim.leaseOf()); }
+  readProgress() { return this.guard(() => this.sim.readProgress()); }
+  writeProgress(p: ProgressRecord) {
+    return this.guard(() => {
+      this.sim.record(this, 'progress', p.planId);
+      this.sim.writeProgress(p);
+    });
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The MCO as the simulator plays it: a MachineConfig with the pool's role label and
+ * `osImageURL` renders a new config (last osImageURL by name wins). While the pool is not
+ * paused the node controller hands the new config to up to maxUnavailable (minus
+ * unavailable) nodes, in zone order then oldest first; each MCD cordons, drains, pulls the
+ * image, reboots and uncordons. The operator copies MachineConfiguration's spec to its status.
+ */
+import { createHash } from 'node:crypto';
+import type { KObject } from '../cluster/types.ts';
+import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_ROLE_LABEL, ZONE_LABEL } from '../domain/labels.ts';
+import type { SimWorld } from './world.ts';
+
+export class Mco {
+  constructor(
+    private readonly world: SimWorld,
+    /** How long the render takes after a MachineConfig write, seconds. */
+    private readonly renderSeconds: number,
+  ) {}
+
+  /** The controllers reacting to a write. */
+  onWrite(before: KObject | null, after: KObject) {
+    const w = this.world;
+    switch (after.kind) {
+      case 'MachineConfig': {
+        const role = after.metadata.labels?.[MCO_ROLE_LABEL];
+        if (role && before?.spec?.osImageURL !== after.spec?.osImageURL) w.after(this.renderSeconds, () => this.render(role));
+        break;
+      }
+      case 'MachineConfigPool': {
+        if (before && before.spec?.paused && !after.spec?.paused) w.after(0, () => this.sync(after.metadata.name));
+        break;
+      }
+      case 'MachineConfiguration': {
+        // The operator copies the spec into status after a short while (pkg/operator/sync.go).
+        w.after(5, () => {
+          const mc = w.get('MachineConfiguration', after.metadata.name);
+          if (!mc) return;
+          mc.status ??= {};
+          if (mc.spec?.bootImageSkewEnforcement) mc.status.bootImageSkewEnforcementStatus = structuredClone(mc.spec.bootImageSkewEnforcement);
+          if (mc.spec?.managedBootImages) mc.status.managedBootImagesStatus = structuredClone(mc.spec.managedBootImages);
+          w.changed(mc);
+        });
+        break;
+      }
+    }
+  }
+
+  /** A pool was unpaused (not by a write of the whole object): the node controller runs. */
+  onUnpause(pool: string) {
+    this.world.after(0, () => this.sync(pool));
+  }
+
+  private render(pool: string) {
+    const w = this.world;
+    const mcp = w.get('MachineConfigPool', pool);
+    if (!mcp) return;
+    const current = w.machineConfigs.get(mcp.spec?.configuration?.name ?? '');
+    const sources = [...w.machineConfigs.values()]
+      .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL)
+      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+    const osImageURL = sources.length ? sources[sources.length - 1].spec.osImageURL : current?.spec?.osImageURL;
+    if (!osImageURL || current?.spec?.osImageURL === osImageURL) return;
+    const name = `rendered-${pool}-${createHash('md5').update(`${pool}/${osImageURL}`).digest('hex')}`;
+    if (!w.machineConfigs.has(name)) {
+      w.put({
+        apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig',
+        metadata: { name, ownerReferences: [{ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: pool, controller: true }], annotations: { 'machineconfiguration.openshift.io/os-image-url-overridden': 'true' } },
+        spec: { ...(current?.spec ? structuredClone(current.spec) : {}), osImageURL },
+      });
+    }
+    mcp.spec.configuration = { name };
+    mcp.status ??= {};
+    mcp.status.configuration = { name };
+    w.changed(mcp);
+    this.sync(pool);
+  }
+
+  /** The node controller: hand the target config to as many nodes as the budget allows. */
+  sync(pool: string) {
+    const w = this.world;
+    const mcp = w.get('MachineConfigPool', pool);
+    if (!mcp || mcp.spec?.paused) return;
+    const target: string | undefined = mcp.spec?.configuration?.name;
+    const key = `mco/${pool}`;
+    const members = w.membersOf(key);
+    if (!target) return;
+    const budget = w.budgetOf(key) ?? 1;
+    const free = budget - w.countUnavailable(key);
+    if (free <= 0) return;
+    const candidates = members
+      .map((n) => w.nodes.get(n)!)
+      .filter((n) => n && (n.metadata.annotations?.[MCO_DESIRED_CONFIG] ?? '') !== target && !w.isUnavailable(n.metadata.name))
+      // MCO (pkg/controller/node/node_controller.go sortNodeList): alphabetically by zone,
+      // oldest first inside a zone; nodes without a zone label last, oldest first.
+      .sort((a, b) => {
+        const za = a.metadata.labels?.[ZONE_LABEL], zb = b.metadata.labels?.[ZONE_LABEL];
+        if ((za === undefined) !== (zb === undefined)) return za === undefined ? 1 : -1;
+        if (za !== zb) return za! < zb! ? -1 : 1;
+        const ca = a.metadata.creationTimestamp ?? '', cb = b.metadata.creationTimestamp ?? '';
+        if (ca !== cb) return ca < cb ? -1 : 1;
+        return a.metadata.name < b.metadata.name ? -1 : 1;
+      })
+      .slice(0, free);
+    for (const n of candidates) this.mcdUpdate(n.metadata.name, target, pool);
+  }
+
+  /** The machine-config daemon of one node: cordon, drain, pull, reboot, uncordon. */
+  private mcdUpdate(node: string, target: string, pool: string) {
+    const w = this.world;
+    const n = w.nodes.get(node)!;
+    const rt = w.runtime(node)!;
+    const token = ++rt.mcoToken;
+    const ann = (n.metadata.annotations ??= {});
+    ann[MCO_DESIRED_CONFIG] = target;
+    ann[MCO_STATE] = 'Working';
+    n.spec ??= {};
+    n.spec.unschedulable = true;
+    w.touch(node);
+    const d = w.durations;
+    const failed = w.rebootFails();
+    w.after(d.drain, () => {
+      if (rt.mcoToken !== token) return;
+      ann['machineconfiguration.openshift.io/lastAppliedDrain'] = `drain-${target}`;
+      w.changed(n);
+    });
+    w.after(d.drain + d.stage, () => {
+      if (rt.mcoToken !== token) return;
+      ann[MCO_STATE] = 'Rebooting';
+      w.recordReboot(node, 'hard', failed);
+      rt.down = true;
+      w.refreshReady(node);
+    });
+    w.after(d.drain + d.stage + d.reboot, () => {
+      if (rt.mcoToken !== token) return;
+      if (failed) {
+        ann[MCO_STATE] = 'Degraded';
+        ann[MCO_REASON] = `failed to boot into ${target}: rolled back to ${ann[MCO_CURRENT_CONFIG]}`;
+      } else {
+        ann[MCO_CURRENT_CONFIG] = target;
+        ann[MCO_STATE] = 'Done';
+      }
+      w.touch(node);
+    });
+    w.after(d.drain + d.stage + d.reboot + d.ready, () => {
+      if (rt.mcoToken !== token) return;
+      rt.down = false;
+      if (!failed) n.spec.unschedulable = false;
+      w.refreshReady(node);
+      this.sync(pool);
+    });
+  }
+}

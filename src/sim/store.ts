@@ -1,0 +1,132 @@
+/**
+ * The object store of the simulated cluster: the live objects by kind, namespace and name,
+ * the live view of them as a ClusterSnapshot that reports what is read of it, and the
+ * change marks that tell the read tracking which waits to evaluate again.
+ */
+import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import { LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
+import { emptySnapshot, fingerprintOf } from '../cluster/snapshot.ts';
+import { SNAPSHOT_INDEX, type NodeIndex } from '../domain/nodes.ts';
+import { ReadTracker, TrackedMap } from './reads.ts';
+
+/** Where changes are reported (the read tracking's watchers). */
+export interface ChangeMarks {
+  changed(o: KObject): void;
+  changedAll(): void;
+}
+
+const keyOf = (kind: string, name: string, namespace?: string | null) => `${kind}/${namespace ?? ''}/${name}`;
+const LIST_OF: Record<string, keyof ClusterSnapshot> = {
+  Node: 'nodes', MachineConfigPool: 'machineConfigPools', MachineConfig: 'machineConfigs', BootcNodePool: 'bootcNodePools',
+  BootcNode: 'bootcNodes', MachineSet: 'machineSets',
+};
+const SINGLETON_OF: Record<string, keyof ClusterSnapshot> = {
+  MachineConfiguration: 'machineConfiguration', ControlPlaneMachineSet: 'controlPlaneMachineSet', FeatureGate: 'featureGate',
+  Infrastructure: 'infrastructure', ClusterVersion: 'clusterVersion',
+};
+
+export class ObjectStore {
+  readonly tracker = new ReadTracker();
+  /** Nodes, BootcNodes and MachineConfigs by name: the live index (lookups are tracked reads). */
+  readonly nodes = new TrackedMap('Node', this.tracker);
+  readonly bootcNodes = new TrackedMap('BootcNode', this.tracker);
+  readonly machineConfigs = new TrackedMap('MachineConfig', this.tracker);
+  readonly index: NodeIndex = { nodes: this.nodes, bootcNodes: this.bootcNodes, machineConfigs: this.machineConfigs };
+  /** Bumped on every change; `structure` when objects come or go. */
+  version = 0;
+  private structure = 0;
+  private objects = new Map<string, KObject>();
+  private viewCache: { structure: number; snap: ClusterSnapshot } | null = null;
+
+  constructor(private readonly source: string, private readonly marks: ChangeMarks) {}
+
+  put(o: KObject) {
+    const k = keyOf(o.kind, o.metadata.name, o.metadata.namespace);
+    this.objects.set(k, o);
+    if (o.kind === 'Node') this.nodes.set(o.metadata.name, o);
+    else if (o.kind === 'BootcNode') this.bootcNodes.set(o.metadata.name, o);
+    else if (o.kind === 'MachineConfig') this.machineConfigs.set(o.metadata.name, o);
+    this.structureChanged();
+  }
+  remove(kind: string, name: string, namespace?: string | null) {
+    this.objects.delete(keyOf(kind, name, namespace));
+    if (kind === 'Node') this.nodes.delete(name);
+    else if (kind === 'BootcNode') this.bootcNodes.delete(name);
+    else if (kind === 'MachineConfig') this.machineConfigs.delete(name);
+    this.structureChanged();
+  }
+  /** Objects came or went (or anything may have changed): every waiter is evaluated again. */
+  structureChanged() {
+    this.version++;
+    this.structure++;
+    this.marks.changedAll();
+  }
+  /** Every in-place change of a live object ends here: the waiters that read it are evaluated again. */
+  changed(o: KObject | undefined) {
+    this.version++;
+    if (o) this.marks.changed(o);
+  }
+  get(kind: string, name: string, namespace?: string | null): KObject | undefined {
+    return this.objects.get(keyOf(kind, name, namespace));
+  }
+
+  /**
+   * The current state as a snapshot of the live objects (not cloned): read-only for the
+   * caller. The same object is returned until objects are added or removed, so callers
+   * may cache indexes keyed by it; the objects in it change in place.
+   */
+  view(): ClusterSnapshot {
+    if (this.viewCache && this.viewCache.structure === this.structure) return this.viewCache.snap;
+    const snap = this.buildSnapshot([...this.objects.values()], false);
+    this.viewCache = { structure: this.structure, snap };
+    return snap;
+  }
+
+  /** A self-contained copy of the current state. */
+  snapshotCopy(): ClusterSnapshot {
+    return this.buildSnapshot(structuredClone([...this.objects.values()]));
+  }
+
+  /**
+   * Makes the live view report what is read of it: a list is a read of every object of its
+   * kind, a singleton a read of that object, the fingerprint a read of everything; nodes,
+   * BootcNodes and MachineConfigs looked up by name (through the index the view carries,
+   * see indexSnapshot) are reads of those objects only.
+   */
+  private trackReads(snap: ClusterSnapshot) {
+    const t = this.tracker;
+    const define = (key: string, get: () => unknown) => Object.defineProperty(snap, key, {
+      enumerable: true, configurable: true, get,
+      set: (v) => Object.defineProperty(snap, key, { value: v, writable: true, enumerable: true, configurable: true }),
+    });
+    for (const [kind, list] of Object.entries(LIST_OF)) {
+      const arr = snap[list];
+      define(list, () => { t.readKind(kind); return arr; });
+    }
+    for (const key of [...Object.values(SINGLETON_OF), 'bootImagesConfigMap', 'progress', 'lock'] as (keyof ClusterSnapshot)[]) {
+      const o = snap[key] as KObject | null;
+      define(key, () => { if (o && t.active) t.read(o); return o; });
+    }
+    const fingerprint = Object.getOwnPropertyDescriptor(snap, 'fingerprint')!.get!;
+    define('fingerprint', () => { t.readAll(); return fingerprint(); });
+    Object.defineProperty(snap, SNAPSHOT_INDEX, { value: this.index, enumerable: false });
+  }
+
+  private buildSnapshot(objs: KObject[], frozen = true): ClusterSnapshot {
+    const snap = emptySnapshot(this.source);
+    for (const o of objs) {
+      const list = LIST_OF[o.kind];
+      if (list) (snap[list] as KObject[]).push(o);
+      else if (SINGLETON_OF[o.kind]) (snap as any)[SINGLETON_OF[o.kind]] = o;
+      else if (o.kind === 'ConfigMap' && o.metadata.name === 'coreos-bootimages') snap.bootImagesConfigMap = o;
+      else if (o.kind === 'ConfigMap' && o.metadata.name === PROGRESS_NAME) snap.progress = o;
+      else if (o.kind === 'Lease' && o.metadata.name === LOCK_NAME) snap.lock = o;
+    }
+    for (const list of Object.values(LIST_OF)) (snap[list] as KObject[]).sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+    // Computed on first use (a frozen copy) or on every use (the live view).
+    let fp: string | null = null;
+    Object.defineProperty(snap, 'fingerprint', { enumerable: true, configurable: true, get: () => (frozen ? (fp ??= fingerprintOf(snap)) : fingerprintOf(snap)) });
+    if (!frozen) this.trackReads(snap);
+    return snap;
+  }
+}

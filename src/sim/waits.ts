@@ -1,0 +1,150 @@
+/**
+ * The waits of the apply sessions (`waitFor`, `sleep`) and the loop that moves the virtual
+ * clock: time advances only when every actor waits on the simulator (checked with
+ * setImmediate, which runs after all pending promise callbacks), one event at a time.
+ */
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import { type WaitOptions, AbortedError, DriverError } from '../apply/driver.ts';
+import type { VirtualClock, SimEvent } from './clock.ts';
+import type { ReadTracker, ReadWatchers, Reads, Watcher } from './reads.ts';
+import { KilledError, type SimDriver } from './driver.ts';
+
+export interface Waiter extends Watcher {
+  session: SimDriver | null;
+  predicate: (s: ClusterSnapshot) => unknown;
+  resolve: (v: any) => void;
+  reject: (e: unknown) => void;
+  timeout: SimEvent | null;
+  lastVersion: number;
+  cleanup: () => void;
+}
+
+/** What the waits read: the live view, and a version bumped on every change. */
+export interface WaitedState {
+  view(): ClusterSnapshot;
+  readonly version: number;
+}
+
+export class Waits {
+  private waiters = new Set<Waiter>();
+  private waiterIds = 0;
+  private pending = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly clock: VirtualClock,
+    private readonly tracker: ReadTracker,
+    private readonly watchers: ReadWatchers<Waiter>,
+    private readonly state: WaitedState,
+  ) {}
+
+  sleep(seconds: number, signal: AbortSignal | undefined, session: SimDriver | null): Promise<void> {
+    if (signal?.aborted) return Promise.reject(new AbortedError());
+    // Nothing to read: only the timeout (or the signal) ends it.
+    return new Promise<void>((resolve, reject) => {
+      this.enqueueWaiter({ session, predicate: () => false, resolve, reject, lastVersion: Infinity }, signal, seconds, () => resolve(), null);
+    });
+  }
+
+  waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions, session: SimDriver | null): Promise<T | null> {
+    if (opts.signal?.aborted) return Promise.reject(new AbortedError());
+    const { reads, outer } = this.tracker.begin();
+    let first: T | null | undefined | false;
+    try {
+      first = predicate(this.state.view());
+    } finally {
+      this.tracker.end(outer);
+    }
+    if (first !== undefined && first !== null && first !== false) return Promise.resolve(first as T);
+    return new Promise<T | null>((resolve, reject) => {
+      this.enqueueWaiter({ session, predicate, resolve, reject, lastVersion: this.state.version }, opts.signal, opts.timeoutSeconds, () => resolve(null), reads);
+    });
+  }
+
+  /** Rejects every pending wait of a session (the process died). */
+  killSession(s: SimDriver) {
+    for (const w of [...this.waiters]) if (w.session === s) { w.cleanup(); w.reject(new KilledError()); }
+  }
+
+  /**
+   * Evaluates the waiters whose view of the state is out of date: those that read an object
+   * that changed since their last evaluation (all of them when objects came or went), in
+   * the order they started waiting. True when one resolved.
+   */
+  check(): boolean {
+    const list = this.watchers.takeDirty(this.waiters);
+    if (!list.length) return false;
+    let any = false;
+    const snap = this.state.view();
+    for (const w of list) {
+      if (w.lastVersion === this.state.version) continue;
+      w.lastVersion = this.state.version;
+      let v: unknown;
+      const { reads, outer } = this.tracker.begin();
+      try {
+        v = w.predicate(snap);
+      } catch (err) {
+        this.tracker.end(outer);
+        w.cleanup();
+        w.reject(err);
+        any = true;
+        continue;
+      }
+      this.tracker.end(outer);
+      if (v !== undefined && v !== null && v !== false) {
+        w.cleanup();
+        w.resolve(v);
+        any = true;
+      } else if (this.waiters.has(w)) this.watchers.watch(w, reads);
+    }
+    return any;
+  }
+
+  /**
+   * Registers a pending wait: it ends when its predicate holds (checked when what it read
+   * changes), when `seconds` pass (`onTimeout`), or when `signal` aborts.
+   */
+  private enqueueWaiter(
+    base: Pick<Waiter, 'session' | 'predicate' | 'resolve' | 'reject' | 'lastVersion'>,
+    signal: AbortSignal | undefined, seconds: number, onTimeout: () => void, reads: Reads | null,
+  ): void {
+    const w: Waiter = {
+      id: this.waiterIds++, ...base, timeout: null, deps: null,
+      cleanup: () => {
+        if (!this.waiters.delete(w)) return;
+        this.watchers.forget(w);
+        this.pending--;
+        if (w.timeout) w.timeout.cancelled = true;
+        signal?.removeEventListener('abort', onAbort);
+      },
+    };
+    const onAbort = () => { w.cleanup(); base.reject(new AbortedError()); };
+    signal?.addEventListener('abort', onAbort);
+    w.timeout = this.clock.after(Math.max(0, seconds), () => { w.cleanup(); onTimeout(); });
+    this.waiters.add(w);
+    if (reads) this.watchers.watch(w, reads);
+    this.pending++;
+    this.kick();
+  }
+
+  private kick() {
+    if (this.scheduled || this.pending === 0) return;
+    this.scheduled = true;
+    setImmediate(() => this.step());
+  }
+
+  private step() {
+    this.scheduled = false;
+    if (this.pending === 0) return;
+    if (this.check()) {
+      this.kick();
+      return;
+    }
+    if (!this.clock.runNext()) {
+      const err = new DriverError('simulated cluster: every actor waits and nothing is scheduled (deadlock)');
+      for (const w of [...this.waiters]) { w.cleanup(); w.reject(err); }
+      return;
+    }
+    this.kick();
+  }
+}
