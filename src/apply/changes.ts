@@ -12,6 +12,7 @@ import { StalePlanError, ClusterApiError } from '../base/errors.ts';
 import { ConflictError, PreconditionFailedError, AlreadyExistsError } from './driver.ts';
 import type { ApplyContext } from './context.ts';
 import { remainingWorkDifference } from './stale.ts';
+import { changeKey } from '../plan/changes.ts';
 import { peek, withoutFingerprint } from './views.ts';
 
 /** Retries transient conflicts (HTTP 409) a few times, at once. */
@@ -31,7 +32,8 @@ export async function retry<T>(fn: () => Promise<T>): Promise<T> {
  * switch (the MCO runner pauses and unpauses the pool itself).
  */
 export async function applyChange(ctx: ApplyContext, c: PlanChange, fresh: Plan, opts: { dropPaused?: boolean } = {}) {
-  const f = fresh.changes.find((x) => x.address === c.address);
+  const key = changeKey(c);
+  const f = fresh.changes.find((x) => changeKey(x) === key);
   const effective = (x: PlanChange) => (opts.dropPaused ? x.patch.filter((op) => op.path !== '/spec/paused') : x.patch);
   if (c.action === 'noop' || !f || f.action === 'noop' || (f.action === 'update' && effective(f).length === 0)) return; // in the cluster already
   ctx.lease.check();

@@ -13,6 +13,7 @@ import type { Plan, PlanChange } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { indexSnapshot, viewNode } from '../domain/nodes.ts';
 import { deepEqual } from '../base/equal.ts';
+import { changeKey } from '../plan/changes.ts';
 
 const short = (d: string | null) => (d && d.startsWith('sha256:') ? d.slice(0, 19) : d ?? 'unknown');
 
@@ -37,10 +38,11 @@ function describeMoved(saved: PlanChange, fresh: PlanChange): string[] {
 
 export function remainingWorkDifference(saved: Plan, fresh: Plan, snapshot: ClusterSnapshot): string[] {
   const out: string[] = [];
-  const freshChanges = new Map(fresh.changes.map((c) => [c.address, c]));
-  const savedAddresses = new Set(saved.changes.map((c) => c.address));
+  // Matched by object and managed fields: several ordered changes to one object stay apart.
+  const freshChanges = new Map(fresh.changes.map((c) => [changeKey(c), c]));
+  const savedKeys = new Set(saved.changes.map(changeKey));
   for (const c of saved.changes) {
-    const f = freshChanges.get(c.address);
+    const f = freshChanges.get(changeKey(c));
     const savedOps = effectiveOps(c);
     // Planned no more: nothing left to do for it (the planner drafts no change once the
     // desired state holds, e.g. a legacy opt-out that was migrated).
@@ -58,7 +60,7 @@ export function remainingWorkDifference(saved: Plan, fresh: Plan, snapshot: Clus
     if (!deepEqual(savedOps, freshOps)) out.push(...describeMoved(c, f));
   }
   for (const f of fresh.changes) {
-    if (!savedAddresses.has(f.address) && effectiveOps(f).length) out.push(`+ ${f.address}: a change the saved plan does not have (${f.reason})`);
+    if (!savedKeys.has(changeKey(f)) && effectiveOps(f).length) out.push(`+ ${f.address}: a change the saved plan does not have (${f.reason})`);
   }
 
   const idx = indexSnapshot(snapshot);

@@ -9,6 +9,21 @@ import { deepEqual } from '../base/equal.ts';
 import { buildPatch, pickPaths, pickPathsWithParents, leafPaths, jsonPointer } from './patch.ts';
 import type { PlanChange, ChangeReason, Risk } from './types.ts';
 
+/**
+ * The identity of a change within a plan: its object and the fields it manages (two levels
+ * down, e.g. `spec.bootImageSkewEnforcement`). Several changes to one object are separate,
+ * ordered steps that manage different fields (the skew-enforcement step, then the managers
+ * step once the status left Automatic: MachineConfiguration CEL rules), so a saved plan and a
+ * fresh one match them one to one, whichever of the steps are in the cluster already.
+ */
+export function changeKey(c: Pick<PlanChange, 'address' | 'after' | 'before'>): string {
+  const managed = c.after ?? c.before;
+  const fields = isPlainObject(managed)
+    ? Object.entries(managed).flatMap(([k, v]) => (isPlainObject(v) ? Object.keys(v).map((k2) => `${k}.${k2}`) : [k])).sort()
+    : [];
+  return `${c.address} ${fields.join(',')}`;
+}
+
 /** Changes built so far, before `order` is assigned. */
 export type DraftChange = Omit<PlanChange, 'order'>;
 
