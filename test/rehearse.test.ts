@@ -70,12 +70,23 @@ s('rehearse PLANFILE against a changed cluster exits 3 like apply', async () => 
   const o = io();
   const planFile = join(dir, 'plan.json');
   assert.is(await run(['plan', '-f', specFile, '--cluster', clusterFile, '-o', 'json', '--out', planFile], { io: o }), 0, o.err);
-  const same = io();
-  assert.is(await run(['rehearse', planFile, '-o', 'json'], { io: same }), 0, same.err);
-  const changed = io();
-  assert.is(await run(['rehearse', planFile, '--cluster', changedFile], { io: changed }), 3);
-  assert.match(changed.err, /stale plan/);
-  assert.match(changed.err, /w-06/);
+  // A saved plan reads only files inside the working directory (or repository) it is used
+  // from: rehearse it from the directory that holds the spec, as a user would.
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    const same = io();
+    assert.is(await run(['rehearse', planFile, '-o', 'json'], { io: same }), 0, same.err);
+    const changed = io();
+    assert.is(await run(['rehearse', planFile, '--cluster', changedFile], { io: changed }), 3);
+    assert.match(changed.err, /stale plan/);
+    assert.match(changed.err, /w-06/);
+  } finally {
+    process.chdir(cwd);
+  }
+  const outside = io();
+  assert.is(await run(['rehearse', planFile], { io: outside }), 1);
+  assert.match(outside.err, /is outside the repository/);
 });
 
 s('apply without --auto-approve and without a terminal refuses (exit 1)', async () => {

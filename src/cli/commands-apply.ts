@@ -20,8 +20,11 @@ import type { CommandContext } from './deps.ts';
 import { renderPlan, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
 import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
-import { type KubeOptions, kubeconfigOption, contextOption, specFileOption, clusterOption, outputFormatOption } from './options.ts';
-import { specOfSavedPlan, specFromFile } from './planning.ts';
+import { type KubeOptions, kubeconfigOption, contextOption, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag } from './options.ts';
+import { specFromFile } from './planning.ts';
+import { openSavedPlan, confirmSavedPlan } from './sealed.ts';
+import { planSnapshotFile } from './provenance.ts';
+import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 
 export function registerApplyCommands(program: Command, ctx: CommandContext): void {
   registerApply(program, ctx);
@@ -57,13 +60,19 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
     throw new InputError('apply needs confirmation, and there is no terminal to ask on', [], 'review the plan (bootcplan plan / show), then run apply with --auto-approve');
   }
   const saved = planfile ? readPlanFile(planfile) : null;
-  if (saved) checkApplicable(saved);
-  const specs = saved ? specOfSavedPlan(saved) : specFromFile(opts.file);
+  // A saved plan is checked before any cluster access; its phase durations are the planner's
+  // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
+  const specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file);
   const { driver, holder, close } = await openDriver({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
   try {
-    let plan = saved;
-    if (!plan) {
-      plan = (specs as ReturnType<typeof specFromFile>).plan(await driver.snapshot());
+    let plan: Plan;
+    if (saved) {
+      const live = await driver.snapshot();
+      const progress = await driver.readProgress();
+      const inFlight = new Set(progress?.planId === saved.id ? Object.keys(progress.nodes) : []);
+      plan = confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight });
+    } else {
+      plan = specs.replan(await driver.snapshot());
       if (!opts.json) io.stdout(renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));
       checkApplicable(plan);
     }
@@ -127,26 +136,21 @@ function registerRehearse(program: Command, ctx: CommandContext): void {
 
 async function rehearseAction({ io, setExit }: CommandContext, planfile: string | undefined, opts: RehearseOptions): Promise<void> {
   const saved = planfile ? readPlanFile(planfile) : null;
-  const base = saved?.durations;
-  const durations = parseDurations(opts.durations, base);
+  // The simulated phase durations: --durations over the planner's defaults (never the file's alone).
+  const durations = parseDurations(opts.durations, DEFAULT_DURATIONS);
   if (typeof durations === 'string') throw new InputError(`--durations: ${durations}`, [], 'e.g. --durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30');
-  let failRate = 0;
-  if (opts.failRate !== undefined) {
-    failRate = Number(opts.failRate);
-    if (!Number.isFinite(failRate) || failRate < 0 || failRate > 1) throw new InputError(`--fail-rate ${opts.failRate}: expected a number from 0 to 1`);
-  }
-  const seed = Number(opts.seed);
-  if (!Number.isInteger(seed)) throw new InputError(`--seed ${opts.seed}: expected an integer`);
-  let clusterFile: string | undefined = opts.cluster;
-  if (!clusterFile && saved?.cluster.source.startsWith('file:')) clusterFile = saved.cluster.source.slice('file:'.length);
+  const failRate = opts.failRate === undefined ? 0 : parseFractionFlag('--fail-rate', opts.failRate);
+  const seed = parseIntegerFlag('--seed', opts.seed, { min: 0, max: 2 ** 32 - 1 });
+  // A saved plan is checked before its snapshot is read (the path comes from the file).
+  const specs = saved ? openSavedPlan(saved, durations) : null;
+  const clusterFile = opts.cluster ?? (saved ? planSnapshotFile(saved) : null);
   if (!clusterFile) throw new InputError('rehearse needs a cluster snapshot', [], 'pass --cluster SNAPSHOT (bootcplan snapshot -o FILE writes one)');
   const snapshot = readSnapshotFile(clusterFile);
   let plan: Plan;
   let replan: (s: ClusterSnapshot) => Plan;
-  if (saved) {
-    checkApplicable(saved);
-    plan = saved;
-    replan = specOfSavedPlan(saved, durations).replan;
+  if (saved && specs) {
+    plan = confirmSavedPlan(saved, specs.replan(snapshot), snapshot, { compareDurations: opts.durations === undefined });
+    replan = specs.replan;
   } else {
     const s = specFromFile(opts.file, durations);
     plan = s.plan(snapshot);

@@ -10,6 +10,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { buildPlan } from '../plan/planner.ts';
 import { specChangesOf } from '../plan/specdiff.ts';
 import type { Plan } from '../plan/types.ts';
+import { markForReview } from '../plan/seal.ts';
 import { renderJson } from '../render/json.ts';
 import type { CommandContext } from './deps.ts';
 import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
@@ -74,6 +75,7 @@ interface PlanOptions extends SpecOptions, KubeOptions {
   full?: boolean;
   detailedExitcode?: boolean;
   base?: string;
+  forReview?: boolean;
 }
 
 function registerPlan(program: Command, ctx: CommandContext): void {
@@ -87,6 +89,7 @@ function registerPlan(program: Command, ctx: CommandContext): void {
     .addOption(contextOption())
     .addOption(outputFormatOption(OUTPUT_FORMATS))
     .option('--out [planfile]', 'save the plan as JSON (a bare name goes into plans/)')
+    .option('--for-review', 'with --out: save a plan that has errors, marked so that it is never applied')
     .addOption(fullOption())
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does')
     .option('--base <gitref>', 'also show what changed in the spec since this git revision (e.g. the PR base)')
@@ -102,12 +105,16 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
     specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit!, opts.ref ?? 'working tree');
   }
   const snapshot = await loadCluster(opts, io.env);
-  const plan = buildPlan(planInput(read, snapshot, { now: now(), specChanges }));
+  const made = buildPlan(planInput(read, snapshot, { now: now(), specChanges }));
+  const plan = opts.out && opts.forReview && made.summary.errors ? markForReview(made) : made;
   io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
-  if (opts.out) {
+  if (opts.out && plan.summary.errors && !plan.reviewOnly) {
+    // A plan with errors can never be applied: saving it would only hand a dead file on.
+    io.stderr(`not saved: the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'} and cannot be applied\n  hint: fix the spec and plan again, or add --for-review to save it marked for review only\n`);
+  } else if (opts.out) {
     const path = planOutPath(opts.out, plan);
     writeFileAtomic(path, renderJson(plan));
-    io.stderr(`saved plan ${plan.id} to ${path}\n`);
+    io.stderr(`saved plan ${plan.id} to ${path}${plan.reviewOnly ? ' (for review only: it has errors and is never applied)' : ''}\n`);
   }
   if (plan.summary.errors) {
     setExit(EXIT.error);

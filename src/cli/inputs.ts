@@ -58,7 +58,7 @@ export function readSpecAtRef(file: string, ref: string, flag = '--ref'): SpecSo
   if (!commit) throw new InputError(`${flag} ${ref}: no such revision`, [], 'check the branch, tag or commit name (a `git fetch` may be needed in CI)');
   const inRepo = relative(top, abs).split('\\').join('/');
   if (inRepo.startsWith('..')) throw new InputError(`${flag} ${ref}: ${file} is outside the repository at ${top}`);
-  const text = git(['show', `${commit}:${inRepo}`], top);
+  const text = git(['show', '--end-of-options', `${commit}:${inRepo}`], top);
   if (text === null) throw new InputError(`${flag} ${ref}: ${inRepo} does not exist at ${ref} (${commit.slice(0, 12)})`, [], 'check the -f path; it is read relative to the repository root at that revision');
   return { text, info: { path: inRepo, ref, commit, dirty: null } };
 }
@@ -72,10 +72,10 @@ export function readSpecWorkingTree(file: string): SpecSource {
   let path = file;
   const top = git(['rev-parse', '--show-toplevel'], dirname(abs))?.trim();
   if (top) {
-    commit = git(['rev-parse', '--verify', '--quiet', 'HEAD'], top)?.trim() || null;
+    commit = git(['rev-parse', '--verify', '--quiet', '--end-of-options', 'HEAD'], top)?.trim() || null;
     const inRepo = relative(top, abs).split('\\').join('/');
     path = inRepo;
-    const status = git(['status', '--porcelain', '--', inRepo], top);
+    const status = git(['status', '--porcelain', '--end-of-options', '--', inRepo], top);
     dirty = status === null ? null : status.trim().length > 0;
   }
   return { text, info: { path, ref: null, commit, dirty } };

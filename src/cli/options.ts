@@ -4,6 +4,7 @@
  * actions receive. Commander names a value by its long flag in camelCase
  * (`--detailed-exitcode` -> `detailedExitcode`).
  */
+import { InputError } from '../base/errors.ts';
 import { Option } from 'commander';
 
 /** The live cluster: `--kubeconfig PATH --context NAME`. */
@@ -46,4 +47,23 @@ export function outputFormatOption(formats: readonly string[], help = 'output fo
 
 export function fullOption(): Option {
   return new Option('--full', 'show every managed field, not only the changed ones');
+}
+
+/**
+ * A whole-number flag, read strictly: digits only (no "", "0x10", "1e3" or " 5 ", which
+ * Number() would take), within [min, max].
+ */
+export function parseIntegerFlag(flag: string, text: string, range: { min: number; max: number }): number {
+  const n = /^-?\d{1,16}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < range.min || n > range.max) {
+    throw new InputError(`${flag} ${JSON.stringify(text)}: expected a whole number from ${range.min} to ${range.max}`);
+  }
+  return n;
+}
+
+/** A probability flag, read strictly: a decimal number from 0 to 1 ("0.25", "1", ".5" is refused). */
+export function parseFractionFlag(flag: string, text: string): number {
+  const n = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 0 && n <= 1)) throw new InputError(`${flag} ${JSON.stringify(text)}: expected a number from 0 to 1, such as 0.05`);
+  return n;
 }

@@ -3,7 +3,7 @@
  * from is read again (at the recorded commit when the plan came from a ref, else the
  * working-tree file at the recorded path) and must hash to the recorded sha256.
  */
-import { resolve, join } from 'node:path';
+import { resolve, join, relative, isAbsolute, sep } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Plan } from '../plan/types.ts';
 import { git, readSpecWorkingTree } from './inputs.ts';
@@ -15,10 +15,55 @@ export interface SpecCheckOptions {
   cwd?: string;
 }
 
-/** Where the spec of a saved plan lives: its recorded path, relative to the repository root (or cwd outside git). */
+/** A full git object id: SHA-1 (40 hex) or SHA-256 (64 hex). Never an option, a ref or a range. */
+const FULL_OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** `path` resolved inside `root`, or null when it would leave it (absolute, or through ".."). */
+export function insideRoot(root: string, path: string): string | null {
+  if (isAbsolute(path)) {
+    const rel = relative(root, path);
+    return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? null : resolve(path);
+  }
+  const abs = resolve(root, path);
+  const rel = relative(root, abs);
+  return rel.startsWith('..' + sep) || rel === '..' || isAbsolute(rel) ? null : abs;
+}
+
+/**
+ * The fields of a plan file that make bootcplan read files or run git (issue "Sealed plans and
+ * hostile input"): the spec commit must be a full hex object id (a commit such as
+ * `--output=<path>` would be an option to git), and the spec path must stay inside the
+ * repository (or the working directory outside git).
+ */
+export function checkPlanProvenance(plan: Plan, cwd: string = process.cwd()): void {
+  const { commit, path } = plan.spec;
+  if (commit !== null && (typeof commit !== 'string' || !FULL_OBJECT_ID.test(commit))) {
+    throw new InputError(`plan ${plan.id}: spec.commit ${JSON.stringify(commit).slice(0, 80)} is not a full git object id`, [], 'plan files record the commit as 40 (or 64) hex digits; plan again instead of editing the file');
+  }
+  if (typeof path !== 'string' || path === '' || path.includes('\0')) {
+    throw new InputError(`plan ${plan.id}: spec.path is not a file path`, [], 'plan again instead of editing the file');
+  }
+  planSpecFile(plan, cwd);
+}
+
+/** Where the spec of a saved plan lives: its recorded path, inside the repository root (or cwd outside git). */
 export function planSpecFile(plan: Plan, cwd: string = process.cwd()): string {
   const top = git(['rev-parse', '--show-toplevel'], cwd)?.trim() ?? null;
-  return top && !plan.spec.path.startsWith('/') ? join(top, plan.spec.path) : resolve(cwd, plan.spec.path);
+  const root = top ?? resolve(cwd);
+  const file = insideRoot(root, plan.spec.path);
+  if (!file) {
+    throw new InputError(`plan ${plan.id}: spec path ${JSON.stringify(plan.spec.path)} is outside ${top ? `the repository ${top}` : `the working directory ${root}`}`, [], 'apply a plan from the clone of the repository it was made in; bootcplan reads no file outside it');
+  }
+  return file;
+}
+
+/** The snapshot a saved plan was made from (`cluster.source` "file:PATH"), inside the working directory. */
+export function planSnapshotFile(plan: Plan, cwd: string = process.cwd()): string | null {
+  const source = plan.cluster.source;
+  if (typeof source !== 'string' || !source.startsWith('file:')) return null;
+  const file = insideRoot(resolve(cwd), source.slice('file:'.length));
+  if (!file) throw new InputError(`plan ${plan.id}: cluster source ${JSON.stringify(source)} is outside the working directory`, [], 'pass the snapshot with --cluster FILE');
+  return file;
 }
 
 export function verifyPlanSpec(plan: Plan, opts: SpecCheckOptions = {}): void {
@@ -28,7 +73,8 @@ export function verifyPlanSpec(plan: Plan, opts: SpecCheckOptions = {}): void {
   let where: string;
   if (plan.spec.ref && plan.spec.commit) {
     if (!top) throw new InputError(`the plan was made from ${plan.spec.path} at ${plan.spec.ref}; run apply inside a clone of that repository`);
-    const blob = git(['show', `${plan.spec.commit}:${plan.spec.path}`], top);
+    // --end-of-options: whatever the plan file says is never read as an option by git.
+    const blob = git(['show', '--end-of-options', `${plan.spec.commit}:${plan.spec.path}`], top);
     if (blob === null) {
       throw new StalePlanError(`the spec the plan was made from (${plan.spec.path} at ${plan.spec.commit.slice(0, 12)}) cannot be read`, [
         `commit ${plan.spec.commit} or path ${plan.spec.path} is not in this clone (git fetch?)`,
@@ -37,7 +83,7 @@ export function verifyPlanSpec(plan: Plan, opts: SpecCheckOptions = {}): void {
     text = blob;
     where = `${plan.spec.path} at ${plan.spec.commit.slice(0, 12)}`;
   } else {
-    const file = opts.specFile ?? (top && !plan.spec.path.startsWith('/') ? join(top, plan.spec.path) : resolve(cwd, plan.spec.path));
+    const file = opts.specFile ?? planSpecFile(plan, cwd);
     text = readSpecWorkingTree(file).text;
     where = file;
   }

@@ -152,6 +152,11 @@ export interface Plan {
   summary: PlanSummary;
   /** With `plan --base REF`: what the change does to the spec file itself. */
   specChanges?: SpecChanges | null;
+  /**
+   * Saved with `plan --out --for-review` although the plan has errors: a file to read, never
+   * to apply (part of the id, so it cannot be dropped without the id changing).
+   */
+  reviewOnly?: boolean;
   /** Present when the spec has maintenance windows. Not part of the plan id (it depends on the clock). */
   schedule?: PlanSchedule | null;
 }

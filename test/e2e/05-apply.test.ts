@@ -110,6 +110,17 @@ async function assertRolledOut() {
   return snap;
 }
 
+/** Runs `fn` with `d` as the working directory, as a job that applies a plan from its checkout would. */
+async function inDir<T>(d: string, fn: () => Promise<T>): Promise<T> {
+  const cwd = process.cwd();
+  process.chdir(d);
+  try {
+    return await fn();
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
 t.before(async () => {
   env = await setupEnv();
   dir = tempDir('bootcplan-e2e-apply-');
@@ -177,7 +188,8 @@ t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updat
   const planFile = join(dir, 'resume-plan.json');
   const p = captureIO();
   assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
-  const child = spawn(process.execPath, [join(ROOT, 'bin/bootcplan.mjs'), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A saved plan reads only files inside the directory (or repository) it is applied from.
+  const child = spawn(process.execPath, [join(ROOT, 'bin/bootcplan.mjs'), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -200,7 +212,7 @@ t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updat
   assert.ok(killedAt);
   // The lock of the dead apply is still held; a new apply is refused (exit 4) ...
   const refused = captureIO();
-  assert.is(await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: refused.io }), 4, refused.err());
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: refused.io })), 4, refused.err());
   // ... `status` shows it and the progress, `unlock` releases it ...
   const st = captureIO();
   assert.is(await run(['status', '--kubeconfig', env.saKubeconfig, '--json'], { io: st.io }), 0, st.err());
@@ -213,7 +225,7 @@ t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updat
   // ... and the next apply resumes from the unfinished wave.
   const rebootsBefore = agent!.log.filter((r) => r.what === 'reboot').length;
   const again = captureIO();
-  assert.is(await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io }), 0, again.err());
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());
   const evs = events(again.out());
   const start = evs.find((e) => e.type === 'start');
   assert.ok(start, 'a start event');
@@ -232,7 +244,7 @@ t('a pool target changed by someone else after the plan: exit 3, nothing written
   const other = imageRef('someone-else');
   await env.admin.request('PATCH', '/apis/node.bootc.dev/v1alpha1/bootcnodepools/worker', { body: { spec: { image: { ref: other } } }, contentType: 'application/merge-patch+json' });
   const a = captureIO();
-  const code = await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve'], { io: a.io });
+  const code = await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve'], { io: a.io }));
   assert.is(code, 3, a.err());
   assert.match(a.err(), /stale plan/);
   assert.match(a.err(), /BootcNodePool\/worker/);

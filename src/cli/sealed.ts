@@ -1,0 +1,61 @@
+/**
+ * Applying or rehearsing a saved plan (DESIGN §6 "Sealed plans"; README "Security model"):
+ * 1. the file's content must hash to its id (else it was modified: exit 3);
+ * 2. a plan saved for review only, or with errors, is never carried out;
+ * 3. the files and commit it names must be inside the repository and well formed;
+ * 4. the spec it was made from must still hash to what it recorded (exit 3);
+ * 5. the plan is made again from that spec and the cluster; the fresh plan's errors stop it
+ *    (exit 6 for a control-plane replacement, 1 otherwise), and its decisions must be the saved
+ *    ones (exit 3 with the difference);
+ * 6. what runs is the fresh plan, under the saved plan's id (the id the reviewer saw).
+ */
+import type { Plan, PhaseDurations } from '../plan/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import { tamperedId, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked } from '../plan/seal.ts';
+import { checkApplicable } from '../apply/applier.ts';
+import { remainingWorkDifference } from '../apply/stale.ts';
+import { InputError, StalePlanError } from '../base/errors.ts';
+import { checkPlanProvenance } from './provenance.ts';
+import { specOfSavedPlan, type SpecForPlan } from './planning.ts';
+
+/** Steps 1 to 4: before any cluster access. Returns the verified spec and its re-planner. */
+export function openSavedPlan(saved: Plan, durations?: PhaseDurations): SpecForPlan {
+  const actual = tamperedId(saved);
+  if (actual) {
+    throw new StalePlanError('the plan file was modified after it was made', [
+      `its content hashes to ${actual}, but it says it is plan ${saved.id}`,
+      'apply only the file `bootcplan plan --out` wrote, as it was reviewed',
+    ]);
+  }
+  if (saved.reviewOnly) {
+    throw new InputError(`plan ${saved.id} was saved for review only (plan --for-review): it has errors and is never applied`, saved.diagnostics.filter((d) => d.severity === 'error'), 'fix the spec, plan again, and apply the new plan');
+  }
+  checkApplicable(saved);
+  checkPlanProvenance(saved);
+  return specOfSavedPlan(saved, durations);
+}
+
+/**
+ * Steps 5 and 6, with the cluster as it is now.
+ * - The cluster has not changed since the plan was made (same fingerprint): every decision
+ *   must be the same, and the fresh plan runs under the reviewed id.
+ * - It has (nodes finished, an interrupted apply resumes): the pools' settings must be the
+ *   same, no node the review saw blocked may be scheduled, no node the review scheduled may
+ *   be blocked now unless bootcplan has it in flight (`inFlight`, from the progress record of
+ *   this plan), and the remaining work may only have shrunk (apply/stale.ts). Then the
+ *   reviewed plan runs: its waves are what the progress record counts, and the applier
+ *   re-checks each of them against a fresh plan before it starts.
+ */
+export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnapshot, o: { compareDurations: boolean; inFlight?: ReadonlySet<string> }): Plan {
+  checkApplicable(fresh);
+  const unchanged = fresh.cluster.fingerprint === saved.cluster.fingerprint;
+  const difference = unchanged
+    ? decisionDifference(saved, fresh)
+    : [
+      ...settingsDifference(saved, fresh), ...newlyScheduled(saved, fresh), ...nowBlocked(saved, fresh, o.inFlight ?? new Set()),
+      ...remainingWorkDifference(saved, fresh, snapshot),
+    ];
+  if (o.compareDurations) difference.push(...durationsDifference(saved, fresh));
+  if (difference.length) throw new StalePlanError(`plan ${saved.id} is not what the spec and the cluster give now`, difference);
+  return unchanged ? { ...fresh, id: saved.id } : saved;
+}
