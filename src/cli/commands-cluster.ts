@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { InputError } from '../base/errors.ts';
 import { renderStatus } from '../render/status.ts';
 import type { CommandContext } from './deps.ts';
-import { writeFileAtomic } from './io.ts';
+import { writeFileAtomic } from './files.ts';
 import { asClusterApiError } from './live.ts';
 import { type KubeOptions, kubeconfigOption, contextOption } from './options.ts';
 

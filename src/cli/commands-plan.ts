@@ -15,7 +15,8 @@ import { renderJson } from '../render/json.ts';
 import type { CommandContext } from './deps.ts';
 import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
 import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
-import { type CliIO, useColor, writeFileAtomic } from './io.ts';
+import { type CliIO, useColor } from './io.ts';
+import { writeFileAtomic } from './files.ts';
 import { readLiveSnapshot } from './live.ts';
 import {
   type KubeOptions, type SpecOptions, kubeconfigOption, contextOption, specFileOption, refOption, clusterOption, outputFormatOption, fullOption,

@@ -1,11 +1,9 @@
 /**
  * The CLI's window on the process: output streams, environment, terminals and the
  * confirmation prompt behind one `CliIO` interface (tests pass their own), plus the
- * small file and colour helpers every command uses. DESIGN §2: human output on stdout,
+ * colour helper every command uses (output files: files.ts). DESIGN §2: human output on stdout,
  * diagnostics and progress on stderr; NO_COLOR respected, no colour when not a TTY.
  */
-import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 
 export interface CliIO {
@@ -45,11 +43,4 @@ export function useColor(io: CliIO, tty: boolean): boolean {
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
   if (io.env.FORCE_COLOR && io.env.FORCE_COLOR !== '0') return true;
   return tty;
-}
-
-export function writeFileAtomic(path: string, content: string): void {
-  mkdirSync(dirname(path) || '.', { recursive: true });
-  const tmp = join(dirname(path) || '.', `.${basename(path)}.${process.pid}.tmp`);
-  writeFileSync(tmp, content);
-  renameSync(tmp, path);
 }

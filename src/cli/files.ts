@@ -1,0 +1,77 @@
+/**
+ * Writing output files (`plan --out`, `snapshot -o FILE`) so that no one sharing the directory
+ * can redirect or corrupt them (issue "Sealed plans and hostile input"):
+ * - the content goes to a temp file with a random name, created exclusively (O_CREAT|O_EXCL:
+ *   an existing file or symbolic link at that name is never opened or followed), synced to
+ *   disk, then renamed over the target, so readers see the old file or the whole new one;
+ * - only a regular file (or a new one) is replaced: a directory, a symbolic link, a device,
+ *   pipe or socket is a clean error and stays as it is;
+ * - the temp file is removed when anything fails.
+ */
+import { openSync, writeFileSync, fsyncSync, closeSync, renameSync, lstatSync, unlinkSync, mkdirSync, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, basename } from 'node:path';
+import { InputError } from '../base/errors.ts';
+
+/** The rename step, replaceable in tests to make a write fail after the temp file exists. */
+export interface AtomicWriteSteps {
+  rename: (from: string, to: string) => void;
+}
+
+const codeOf = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+
+function existing(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new InputError(`cannot write ${path}: ${codeOf(err)}`);
+  }
+}
+
+export function writeFileAtomic(path: string, content: string, steps: AtomicWriteSteps = { rename: renameSync }): void {
+  const dir = dirname(path) || '.';
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new InputError(`cannot write ${path}: cannot create the directory ${dir} (${codeOf(err)})`, [], 'name a file in a directory you can write');
+  }
+  const st = existing(path);
+  if (st?.isDirectory()) throw new InputError(`cannot write ${path}: it is a directory`, [], 'name a file, e.g. --out plans/prod.json');
+  if (st?.isSymbolicLink()) throw new InputError(`cannot write ${path}: it is a symbolic link, and bootcplan replaces only regular files`, [], 'name the file the link points to, or remove the link');
+  if (st && !st.isFile()) throw new InputError(`cannot write ${path}: it is not a regular file (a device, pipe or socket)`, [], 'name a regular file');
+
+  const tmp = join(dir, `.${basename(path)}.${randomBytes(12).toString('hex')}.tmp`);
+  let fd: number | null = null;
+  try {
+    fd = openSync(tmp, 'wx', 0o644);
+    writeFileSync(fd, content);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = null;
+    steps.rename(tmp, path);
+  } catch (err) {
+    if (fd !== null) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // not created, or already renamed
+    }
+    throw new InputError(`cannot write ${path}: ${codeOf(err)}`, [], 'check the path and the free space');
+  }
+  syncDirectory(dir);
+}
+
+/** The rename is durable only once the directory entry is on disk. */
+function syncDirectory(dir: string): void {
+  try {
+    const d = openSync(dir, 'r');
+    try {
+      fsyncSync(d);
+    } finally {
+      closeSync(d);
+    }
+  } catch {
+    // some file systems cannot sync a directory; the file itself is synced
+  }
+}
