@@ -10,6 +10,10 @@ import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { parseSnapshot } from '../src/cluster/snapshot.ts';
+import { parsePlanFile } from '../src/plan/plan-file.ts';
+import { renderText } from '../src/render/text.ts';
+import { renderMarkdown } from '../src/render/markdown.ts';
+import { renderHtml } from '../src/render/html/report.ts';
 import type { Diagnostic } from '../src/base/diagnostics.ts';
 
 const s = suite('fuzzing the input readers');
@@ -71,6 +75,52 @@ s('snapshot reader: edited examples, random structures and raw strings never thr
       assert.is(r.snapshot === null, r.diagnostics.length > 0, text.slice(0, 200));
     }),
     runs(250),
+  );
+});
+
+const PLAN = readFileSync('plans/demo.json', 'utf8');
+
+/** Every path (as keys) of a JSON value, to replace one value somewhere in a plan. */
+function pathsOf(v: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  out.push(prefix);
+  if (Array.isArray(v)) v.forEach((x, i) => pathsOf(x, [...prefix, i], out));
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) pathsOf(x, [...prefix, k], out);
+  return out;
+}
+
+/** The demo plan with one to three values replaced by anything JSON can hold, or a key dropped. */
+const mutatedPlan = (() => {
+  const base = JSON.parse(PLAN);
+  const paths = pathsOf(base).filter((p) => p.length > 0);
+  const edit = fc.record({ at: fc.nat({ max: paths.length - 1 }), drop: fc.boolean(), value: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom('<base href=//evil>', '\u001b[2J', '@everyone', -1, 1e308, '', [], {}, null)) });
+  return fc.array(edit, { minLength: 1, maxLength: 3 }).map((edits) => {
+    const plan = JSON.parse(PLAN);
+    for (const e of edits) {
+      const path = paths[e.at];
+      let parent: any = plan;
+      for (const k of path.slice(0, -1)) parent = parent?.[k];
+      if (parent === null || typeof parent !== 'object') continue;
+      const last = path[path.length - 1];
+      if (e.drop && !Array.isArray(parent)) delete parent[last];
+      else parent[last] = e.value;
+    }
+    return JSON.stringify(plan, null, 1);
+  });
+})();
+
+s('plan-file reader: altered plans, edited text and random structures end in a plan every renderer can render, or clean diagnostics', () => {
+  fc.assert(
+    fc.property(fc.oneof(mutatedPlan, edited(PLAN), structured, fc.string({ maxLength: 200 })), (text) => {
+      const r = parsePlanFile(text, 'fuzz.json');
+      assertClean(r.diagnostics, 'fuzz.json', text);
+      assert.is(r.plan === null, r.diagnostics.length > 0, text.slice(0, 200));
+      if (r.plan) {
+        renderText(r.plan, { color: false, ascii: true });
+        renderMarkdown(r.plan, {});
+        renderHtml(r.plan, {});
+      }
+    }),
+    runs(300),
   );
 });
 

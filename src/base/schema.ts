@@ -9,14 +9,19 @@ export interface Ctx {
   report(d: DiagnosticInput): void;
 }
 
-export type Schema =
+export type Schema = (
   | ObjectSchema
   | { type: 'array'; items: Schema; maxItems?: number; minItems?: number; check?: Hook }
   | { type: 'string'; enum?: readonly string[]; pattern?: RegExp; patternText?: string; minLength?: number; maxLength?: number; check?: Hook }
   | { type: 'integer'; min?: number; max?: number; check?: Hook }
+  | { type: 'number'; min?: number; max?: number }
   | { type: 'boolean' }
   | { type: 'map'; values: Schema }
-  | { type: 'any'; expected: string; check: Hook };
+  | { type: 'any'; expected: string; check: Hook }
+) & {
+  /** `null` is a value here (JSON documents written by bootcplan itself, e.g. plan files). */
+  nullable?: boolean;
+};
 
 export interface ObjectSchema {
   type: 'object';
@@ -24,6 +29,8 @@ export interface ObjectSchema {
   required?: readonly string[];
   /** Extra rules across fields (CEL-like). Runs only when the object itself has the right type. */
   check?: Hook;
+  /** Fields not listed are allowed and not checked (formats that may grow, e.g. plan files). */
+  open?: boolean;
   /** Hint for unknown fields, e.g. the list of allowed names. */
 }
 
@@ -41,6 +48,14 @@ export function validate(schema: Schema, value: unknown, path: string, ctx: Ctx)
     case 'array': return validateArray(schema, value, path, ctx);
     case 'string': return validateString(schema, value, path, ctx);
     case 'integer': return validateInteger(schema, value, path, ctx);
+    case 'number': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        ctx.report({ code: 'wrong-type', path, message: `expected a number, got ${describeType(value)}`, expected: expectedOf(schema) });
+      } else if ((schema.min !== undefined && value < schema.min) || (schema.max !== undefined && value > schema.max)) {
+        ctx.report({ code: 'out-of-range', path, message: `${value} is out of range`, expected: expectedOf(schema) });
+      }
+      return;
+    }
     case 'boolean': {
       if (typeof value !== 'boolean') {
         ctx.report({ code: 'wrong-type', path, message: `expected true or false, got ${describeType(value)}`, expected: 'true or false', hint: typeof value === 'string' ? 'remove the quotes' : undefined });
@@ -72,6 +87,7 @@ function validateObject(schema: Extract<Schema, { type: 'object' }>, value: unkn
     // Own properties only: a key such as "constructor" must not find Object.prototype's.
     const fieldSchema = Object.hasOwn(schema.fields, k) ? schema.fields[k] : undefined;
     if (!fieldSchema) {
+      if (schema.open) continue;
       const near = nearest(k, allowed);
       ctx.report({
         code: 'unknown-field', path: child, atKey: true,
@@ -81,6 +97,7 @@ function validateObject(schema: Extract<Schema, { type: 'object' }>, value: unkn
       });
       continue;
     }
+    if (v === null && fieldSchema.nullable) continue;
     if (v === null || v === undefined) {
       ctx.report({ code: 'wrong-type', path: child, message: `"${k}" has no value`, expected: expectedOf(fieldSchema), hint: 'give it a value or remove the line' });
       continue;
@@ -178,6 +195,7 @@ export function expectedOf(schema: Schema | undefined): string {
       if (schema.min !== undefined && schema.max !== undefined) return `a whole number from ${schema.min} to ${schema.max}`;
       if (schema.min !== undefined) return `a whole number >= ${schema.min}`;
       return 'a whole number';
+    case 'number': return 'a number';
     case 'boolean': return 'true or false';
     case 'map': return 'a mapping';
     case 'any': return schema.expected;

@@ -9,7 +9,7 @@ import { parseRolloutSpec, type LoadedSpec } from '../spec/load.ts';
 import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan } from '../plan/types.ts';
-import { PLAN_FORMAT_VERSION } from '../plan/types.ts';
+import { parsePlanFile } from '../plan/plan-file.ts';
 import { InputError } from '../base/errors.ts';
 import { hasErrors } from '../base/diagnostics.ts';
 
@@ -114,20 +114,7 @@ export function readSnapshotFile(file: string): ClusterSnapshot {
 
 export function readPlanFile(file: string): Plan {
   const text = readTextFile(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`');
-  let plan: any;
-  try {
-    plan = JSON.parse(text);
-  } catch (err) {
-    throw new InputError(`${file}: not a plan file (invalid JSON: ${(err as Error).message})`, [], 'plan files are written by `bootcplan plan --out FILE`');
-  }
-  if (!plan || typeof plan !== 'object' || plan.formatVersion === undefined) {
-    throw new InputError(`${file}: not a plan file (no formatVersion)`, [], 'plan files are written by `bootcplan plan --out FILE`');
-  }
-  if (plan.formatVersion !== PLAN_FORMAT_VERSION) {
-    throw new InputError(`${file}: plan format ${plan.formatVersion} is not supported (this bootcplan reads ${PLAN_FORMAT_VERSION})`, [], 'plan again with this version of bootcplan');
-  }
-  for (const k of ['id', 'spec', 'cluster', 'changes', 'pools', 'diagnostics', 'summary']) {
-    if (!(k in plan)) throw new InputError(`${file}: plan file lacks "${k}"`, [], 'the file was edited or cut short; plan again');
-  }
-  return plan as Plan;
+  const r = parsePlanFile(text, file);
+  if (!r.plan) throw new InputError(`${file}: not a usable plan file`, r.diagnostics);
+  return r.plan;
 }

@@ -5,10 +5,12 @@
  */
 
 /** bootc-operator (BootcNodePool) or the Machine Config Operator (MachineConfigPool only). */
-export type Backend = 'bootc' | 'mco';
+export const BACKENDS = ['bootc', 'mco'] as const;
+export type Backend = (typeof BACKENDS)[number];
 
 /** `unknown`: a bootc node whose target is not staged yet, so softRebootCapable cannot be known. */
-export type RebootKind = 'soft' | 'hard' | 'unknown';
+export const REBOOT_KINDS = ['soft', 'hard', 'unknown'] as const;
+export type RebootKind = (typeof REBOOT_KINDS)[number];
 
 /** Seconds per phase (src/domain/timing.ts holds the defaults and the `--durations` parser). */
 export interface PhaseDurations {

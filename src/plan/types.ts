@@ -10,24 +10,31 @@ import type { BootImageMachineSet } from '../domain/bootimages-effects.ts';
 
 /** The vocabulary and effect shapes the pure rules own (src/domain/), under their Plan JSON names. */
 export type { Backend, RebootKind, PhaseDurations } from '../domain/types.ts';
+export { BACKENDS, REBOOT_KINDS } from '../domain/types.ts';
 export type { BootImageMachineSet } from '../domain/bootimages-effects.ts';
 
 export const PLAN_FORMAT_VERSION = '1.0';
 
-export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
-export type Risk = 'none' | 'disruptive' | 'replacement';
-export type BlockedBy = 'cordoned' | 'not-ready' | 'degraded' | 'updating' | 'pool-paused' | 'no-budget';
+/* The closed vocabularies, as values too: the plan-file reader (plan/plan-schema.ts) checks them. */
+export const CHANGE_ACTIONS = ['create', 'update', 'delete', 'noop'] as const;
+export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+export const RISKS = ['none', 'disruptive', 'replacement'] as const;
+export type Risk = (typeof RISKS)[number];
+export const BLOCKED_BY = ['cordoned', 'not-ready', 'degraded', 'updating', 'pool-paused', 'no-budget'] as const;
+export type BlockedBy = (typeof BLOCKED_BY)[number];
 
 /** Why a change exists. A closed set so that bots and the applier can rely on it. */
-export type ChangeReason =
-  | 'pool-image'
-  | 'pool-max-unavailable'
-  | 'pool-rollout-settings'
-  | 'pool-os-image-machineconfig'
-  | 'migrate-legacy-empty-machinemanagers'
-  | 'managed-boot-images'
-  | 'boot-image-skew-enforcement'
-  | 'cpms-strategy';
+export const CHANGE_REASONS = [
+  'pool-image',
+  'pool-max-unavailable',
+  'pool-rollout-settings',
+  'pool-os-image-machineconfig',
+  'migrate-legacy-empty-machinemanagers',
+  'managed-boot-images',
+  'boot-image-skew-enforcement',
+  'cpms-strategy',
+] as const;
+export type ChangeReason = (typeof CHANGE_REASONS)[number];
 
 /** Something the applier must wait for after a change before the next one (ordered steps). */
 export type WaitCondition = { kind: 'skew-enforcement-not-automatic'; description: string };

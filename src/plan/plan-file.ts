@@ -1,0 +1,62 @@
+/**
+ * Reading a plan file back (`show`, `apply`, `rehearse`): JSON that must be a plan of this
+ * format, whatever was done to it on the way. Every problem is a diagnostic with the file,
+ * line:column and field path; the plan is returned only when it has the shape the renderers
+ * and the applier rely on (whether its content is still what was reviewed is plan/seal.ts's
+ * question). Pure: the CLI reads the file.
+ */
+import { type Diagnostic, diagnosticAt, emptySourceMap, sortDiagnostics } from '../base/diagnostics.ts';
+import { collect, validate, isPlainObject } from '../base/schema.ts';
+import { binaryInputDiagnostic, parseYamlWithPositions, tooDeep } from '../base/yaml.ts';
+import { checkShape, valueBudget, flowNestingOffset } from '../base/limits.ts';
+import { planFileSchema } from './plan-schema.ts';
+import { PLAN_FORMAT_VERSION, type Plan } from './types.ts';
+
+export interface LoadedPlan {
+  plan: Plan | null;
+  diagnostics: Diagnostic[];
+}
+
+const HINT = 'plan files are written by `bootcplan plan --out FILE`; plan again instead of editing one';
+
+/** Above this size a bad plan file's errors name the field path without line:column. */
+const POSITION_REPARSE_LIMIT = 8 * 1024 * 1024;
+
+function fail(file: string, code: string, message: string, at: { line: number; column: number } | null = null, expected = 'a plan file (JSON, formatVersion 1.0)'): LoadedPlan {
+  return { plan: null, diagnostics: [{ severity: 'error', code, message, path: null, file, line: at?.line ?? 1, column: at?.column ?? 1, expected, hint: HINT }] };
+}
+
+function positionOf(text: string, offset: number) {
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
+}
+
+export function parsePlanFile(text: string, file: string): LoadedPlan {
+  const binary = binaryInputDiagnostic(text, file);
+  if (binary) return { plan: null, diagnostics: [binary] };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    // JSON is YAML flow syntax: the position-tracking parser says where it broke.
+    const at = parseYamlWithPositions(text.slice(0, POSITION_REPARSE_LIMIT), file).diagnostics.find((d) => d.line !== null);
+    return fail(file, 'json-syntax', `not a plan file: invalid JSON (${(err as Error).message.split('\n')[0].replace(/ in JSON at position \d+.*$/, '')})`, at ? { line: at.line!, column: at.column! } : null);
+  }
+  const shape = checkShape([doc], valueBudget(text.length));
+  if (shape) {
+    const at = flowNestingOffset(text);
+    return { plan: null, diagnostics: [{ ...tooDeep(file, at === null ? null : positionOf(text, at), shape.kind === 'too-deep' ? shape.path : null), hint: HINT }] };
+  }
+  if (!isPlainObject(doc) || doc.formatVersion === undefined) return fail(file, 'not-a-plan', 'not a plan file (no formatVersion)');
+  if (doc.formatVersion !== PLAN_FORMAT_VERSION) {
+    return fail(file, 'plan-format-unsupported', `plan format ${JSON.stringify(doc.formatVersion).slice(0, 40)} is not supported (this bootcplan reads ${PLAN_FORMAT_VERSION})`, null, `formatVersion "${PLAN_FORMAT_VERSION}"`);
+  }
+  const { ctx, diagnostics } = collect(null);
+  validate(planFileSchema, doc, '', ctx);
+  if (!diagnostics.length) return { plan: doc as unknown as Plan, diagnostics: [] };
+  const map = text.length <= POSITION_REPARSE_LIMIT ? parseYamlWithPositions(text, file).map : emptySourceMap(file);
+  return {
+    plan: null,
+    diagnostics: sortDiagnostics(diagnostics.slice(0, 50).map((d) => diagnosticAt(map, { ...d, hint: d.hint ?? HINT, code: d.code }))),
+  };
+}
