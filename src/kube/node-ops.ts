@@ -10,6 +10,7 @@ import { type KubeClient, KubeApiError } from './rest.ts';
 import { Reflector } from './watch.ts';
 import type { ObjectWriter } from './object-writes.ts';
 import { objectPath, NODE, POD } from './resources.ts';
+import { setLongTimeout } from './long-timer.ts';
 
 /** DaemonSet-owned pods (kubectl drain --ignore-daemonsets) and static (mirror) pods stay. */
 export function skippedByDrain(p: KObject): boolean {
@@ -76,8 +77,8 @@ export class NodeOps {
         // Wait for a change on the node's pods, or the retry interval of a refused eviction.
         const waitMs = Math.min(refused ? this.evictionRetrySeconds * 1000 : 5000, Math.max(0, deadline - Date.now()));
         await new Promise<void>((resolve) => {
-          const t = setTimeout(() => { wake = null; resolve(); }, waitMs);
-          wake = () => { clearTimeout(t); wake = null; resolve(); };
+          const t = setLongTimeout(() => { wake = null; resolve(); }, waitMs);
+          wake = () => { t.clear(); wake = null; resolve(); };
         });
       }
     } finally {

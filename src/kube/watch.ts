@@ -9,6 +9,7 @@ import type { KObject } from '../cluster/types.ts';
 import { KubeClient, KubeApiError } from './rest.ts';
 import { type ResourceType, collectionPath } from './resources.ts';
 import { NotFoundError } from '../apply/driver.ts';
+import { setLongTimeout } from './long-timer.ts';
 
 export interface ReflectorOptions {
   namespace?: string;
@@ -141,9 +142,8 @@ export class Reflector {
 
   private pause(seconds: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, seconds * 1000);
-      t.unref();
-      this.abort.signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+      const t = setLongTimeout(resolve, seconds * 1000).unref();
+      this.abort.signal.addEventListener('abort', () => { t.clear(); resolve(); }, { once: true });
     });
   }
 
