@@ -34,7 +34,7 @@ export class NodeOps {
   }
 
   async drain(node: string, opts: DrainOptions): Promise<void> {
-    const n = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}` });
+    const n = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}`, expect: 'Node' });
     if (n?.spec?.unschedulable !== true) throw new DriverError(`drain ${node}: the node is not cordoned`);
     const deadline = opts.timeoutSeconds === null || opts.timeoutSeconds <= 0 ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
     const pods = new Reflector(this.client, POD, { fieldSelector: `spec.nodeName=${node}` });

@@ -6,7 +6,7 @@
  * again. Bookmarks keep the resume point fresh on quiet resources.
  */
 import type { KObject } from '../cluster/types.ts';
-import { KubeClient, KubeApiError } from './rest.ts';
+import { KubeClient, KubeApiError, type ListAnswer } from './rest.ts';
 import { type ResourceType, collectionPath } from './resources.ts';
 import { NotFoundError } from '../apply/driver.ts';
 import { setLongTimeout } from './long-timer.ts';
@@ -85,9 +85,10 @@ export class Reflector {
   }
 
   private async list(): Promise<void> {
-    let list: any;
+    let list: ListAnswer;
     try {
-      list = await this.client.request('GET', this.path, { query: this.selectors(), signal: this.abort.signal, what: `list ${this.type.plural}` });
+      // Page by page (limit/continue); the watch resumes from the list's resourceVersion.
+      list = await this.client.list(this.path, this.type.kind, { query: this.selectors(), signal: this.abort.signal, what: `list ${this.type.plural}` });
     } catch (err) {
       if (err instanceof NotFoundError) {
         this.installed = false;
@@ -96,12 +97,12 @@ export class Reflector {
       throw err;
     }
     this.items.clear();
-    for (const o of list.items ?? []) {
+    for (const o of list.items) {
       o.apiVersion ??= this.type.apiVersion;
       o.kind ??= this.type.kind;
       this.items.set(keyOf(o), o);
     }
-    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    this.resourceVersion = list.resourceVersion;
     this.relists++;
     this.changed();
   }
