@@ -11,7 +11,7 @@
  * Every answer is treated as hostile until checked: each request has a timeout for the
  * whole exchange, each body a size cap (src/kube/http-exchange.ts), a 2xx body must be JSON
  * of the kind asked for (src/kube/answers.ts), LISTs come in pages (`limit`/`continue`), and
- * a request that gets no usable
+ * the kubeconfig's proxy-url is honoured (src/kube/proxy.ts). A request that gets no usable
  * answer fails with KubeRequestError (a ClusterApiError); an API refusal with a Status is
  * one of the driver's errors (src/kube/api-errors.ts).
  */
@@ -26,6 +26,7 @@ import {
   AnswerRefused, checkAnswer, parseJsonBody, parseWatchEvent, statusOf, isApiServerNotFoundPage, describeAnswer, preview, printable, type Expected,
 } from './answers.ts';
 import { exchange, openStream, readBody, readLines, ExchangeFailure, type Answer } from './http-exchange.ts';
+import { proxyRouteOf, TunnelAgent, ProxyRefused, forwardThrough, type ProxyRoute } from './proxy.ts';
 import { countRequest } from './request-stats.ts';
 
 export { KubeApiError, KubeRequestError, PatchNotApplicableError, errorFromStatus } from './api-errors.ts';
@@ -77,6 +78,7 @@ export class KubeClient {
   private agent: http.Agent | null = null;
   private watchAgent: http.Agent | null = null;
   private readonly isHttps: boolean;
+  private readonly proxy: ProxyRoute | null;
   private readonly route: Route;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
@@ -88,7 +90,8 @@ export class KubeClient {
     this.server = cluster.server.replace(/\/+$/, '');
     this.contextName = kc.getCurrentContext();
     this.isHttps = this.server.startsWith('https:');
-    this.route = { server: this.server, proxy: null, context: this.contextName };
+    this.proxy = proxyRouteOf(cluster.proxyUrl, cluster.name);
+    this.route = { server: this.server, proxy: this.proxy?.shown ?? null, context: this.contextName };
     this.timeoutMs = Math.max(0, (opts.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000) || 0;
     this.maxBytes = Math.max(1024, opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     this.pageSize = Math.max(1, Math.floor(opts.listPageSize ?? DEFAULT_LIST_PAGE_SIZE));
@@ -97,6 +100,7 @@ export class KubeClient {
   private newAgent(watch: boolean, agentOpts: https.AgentOptions): http.Agent {
     const keep = { keepAlive: !watch, ...(watch ? {} : { maxSockets: 16 }) };
     if (!this.isHttps) return new http.Agent(keep);
+    if (this.proxy) return new TunnelAgent(this.proxy, { ...agentOpts, ...keep }, this.timeoutMs);
     return new https.Agent({ ...agentOpts, ...keep });
   }
 
@@ -115,6 +119,7 @@ export class KubeClient {
     opts.hostname = url.hostname.replace(/^\[|\]$/g, '');
     opts.port = url.port || (this.isHttps ? 443 : 80);
     opts.path = url.pathname + url.search;
+    if (this.proxy && !this.isHttps) forwardThrough(this.proxy, opts, url);
     return opts;
   }
 
@@ -128,6 +133,10 @@ export class KubeClient {
       const seconds = this.timeoutMs / 1000;
       if (err.kind === 'too-large') return tooLarge(endpoint, this.route, this.maxBytes, err.declared);
       return timedOut(endpoint, this.route, seconds, err.kind === 'timeout-headers' ? 'headers' : err.kind === 'timeout-body' ? 'body' : 'watch');
+    }
+    if (err instanceof ProxyRefused) {
+      return new KubeRequestError(`${endpoint}: the proxy ${this.proxy?.shown} refused to open a tunnel to ${this.server}: ${printable(err.message, 200)}`, 'proxy', endpoint,
+        err.status === 407 ? 'the proxy wants credentials: put them in proxy-url (http://user:password@host:port)' : 'check proxy-url in the kubeconfig, and that the proxy allows CONNECT to the API server');
     }
     if (err instanceof AnswerRefused) return new KubeRequestError(`${endpoint}: ${err.message}`, err.problem, endpoint, HINT_NOT_API_SERVER);
     const code = (err as NodeJS.ErrnoException)?.code;
