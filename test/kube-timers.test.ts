@@ -8,8 +8,15 @@ import * as assert from 'uvu/assert';
 import { setLongTimeout, sleepFor, MAX_TIMER_MS, type TimerApi } from '../src/kube/long-timer.ts';
 import { wallClock } from '../src/kube/driver.ts';
 import { AbortedError } from '../src/apply/driver.ts';
+import { InputError } from '../src/base/errors.ts';
+import { parseRequestTimeout } from '../src/kube/config.ts';
+import { openKubeClient } from '../src/kube/index.ts';
+import { fakeApi, closeFakes, cleanFailure, kubeconfigFile } from './kube-fakes.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-const t = suite('kube: long timers');
+const t = suite('kube: long timers and request timeouts');
 
 /** A fake timer API: records every setTimeout delay, fires them only when told. */
 function fakeTimers() {
@@ -98,6 +105,29 @@ t('wallClock.sleep of 25 days does not end within 50 ms (it used to fire after 1
   assert.is(settled, false);
   ac.abort();
   await p;
+});
+
+t('--request-timeout as kubectl parses it: whole seconds or a Go duration; 0 is no timeout; anything else an InputError', () => {
+  const cases: [string, number][] = [['0', 0], ['45', 45], ['30s', 30], ['500ms', 0.5], ['2m', 120], ['1h30m', 5400], ['1.5s', 1.5], ['40h', 144_000]];
+  for (const [text, seconds] of cases) assert.is(parseRequestTimeout(text), seconds, text);
+  for (const text of ['', '-1s', '1d', '30 s', 's', '1e3s', '10x', '1'.repeat(80) + 's']) {
+    assert.throws(() => parseRequestTimeout(text), (e: unknown) => e instanceof InputError && /--request-timeout/.test(e.message), text);
+  }
+});
+
+t('openKubeClient takes --request-timeout: a silent server fails after 300ms, not 30s', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-timeout-'));
+  try {
+    const f = await fakeApi(() => { /* never answers */ });
+    const c = openKubeClient({ kubeconfig: kubeconfigFile(dir, { server: f.url }), requestTimeout: '300ms' }, {});
+    const t0 = Date.now();
+    await cleanFailure(c.request('GET', '/api/v1/nodes/w-1'), /no answer from http:\/\/127\.0\.0\.1:\d+ within 0\.3s/);
+    assert.ok(Date.now() - t0 < 2000, `${Date.now() - t0} ms`);
+    c.close();
+  } finally {
+    await closeFakes();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 t.run();
