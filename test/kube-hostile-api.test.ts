@@ -11,7 +11,10 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fakeApi, closeFakes, clientOf, closeClients, cleanFailure, sendJson, selfSignedCert, kubeconfigFile, nodeObject } from './kube-fakes.ts';
+import { KubeConfig } from '@kubernetes/client-node';
+import { fakeApi, closeFakes, clientOf, closeClients, cleanFailure, sendJson, selfSignedCert, kubeconfigFile, kubeConfigFor, nodeObject } from './kube-fakes.ts';
+import { KubeClient } from '../src/kube/rest.ts';
+import { ClusterApiError } from '../src/base/errors.ts';
 import { KubeDriver } from '../src/kube/driver.ts';
 import { readLiveObjects } from '../src/kube/read.ts';
 import { NotFoundError } from '../src/apply/driver.ts';
@@ -235,6 +238,23 @@ t('error answers that are not a Kubernetes Status: 404 and 502 pages, a redirect
   await cleanFailure(c.request('GET', '/api/v1/nodes/w-1'), /HTTP 502/);
   const r = await cleanFailure(c.request('GET', '/redirect/x'), /GET \/redirect\/x: HTTP 302 redirect to https:\/\/sso\.example\.com\/login/);
   assert.match(r.hint!, /login proxy/);
+});
+
+t('kubeconfig problems: a server that is not an http(s) URL, an exec credential plugin that fails', async () => {
+  for (const server of ['api.example.com:6443', 'ftp://api.example.com', 'https://api.example.com:99999']) {
+    assert.throws(() => new KubeClient(kubeConfigFor({ server })), (e: unknown) => e instanceof ClusterApiError && /kubeconfig cluster "fake": server .* is not an https:\/\/ URL/.test(e.message), server);
+  }
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'fake', server: 'https://127.0.0.1:6443', skipTLSVerify: false }],
+    users: [{ name: 'sso', exec: { apiVersion: 'client.authentication.k8s.io/v1', command: join(dir, 'no-such-plugin'), args: [], interactiveMode: 'Never' } }],
+    contexts: [{ name: 'fake', cluster: 'fake', user: 'sso' }],
+    currentContext: 'fake',
+  });
+  const c = new KubeClient(kc, { requestTimeoutSeconds: 2 });
+  const e = await cleanFailure(c.request('GET', '/api/v1/nodes/w-1'), /cannot prepare GET \/api\/v1\/nodes\/w-1 for https:\/\/127\.0\.0\.1:6443 with the credentials of kubeconfig user "sso"/);
+  assert.match(e.hint!, /exec plugin/);
+  c.close();
 });
 
 /** The CLI with a captured IO (works with run(argv, io) and with run(argv, { io })). */

@@ -19,6 +19,7 @@ import https from 'node:https';
 import http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AbortedError } from '../apply/driver.ts';
+import { ClusterApiError } from '../base/errors.ts';
 import {
   KubeApiError, KubeRequestError, HINT_NOT_API_SERVER, errorFromStatus, unreachable, timedOut, tooLarge, kubeconfigFailure, type Route,
 } from './api-errors.ts';
@@ -87,7 +88,7 @@ export class KubeClient {
   constructor(readonly kc: KubeConfig, opts: KubeClientOptions = {}) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new KubeApiError(`kubeconfig context "${kc.getCurrentContext()}" names no cluster`, null, null, 'check the context with `kubectl config get-contexts`');
-    this.server = cluster.server.replace(/\/+$/, '');
+    this.server = serverUrl(cluster.server, cluster.name);
     this.contextName = kc.getCurrentContext();
     this.isHttps = this.server.startsWith('https:');
     this.proxy = proxyRouteOf(cluster.proxyUrl, cluster.name);
@@ -276,6 +277,18 @@ export class KubeClient {
     this.agent?.destroy();
     this.watchAgent?.destroy();
   }
+}
+
+/** The cluster's server URL without trailing slashes; ClusterApiError unless it is an http(s) URL. */
+function serverUrl(server: unknown, cluster: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(String(server));
+  } catch { /* reported below */ }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new ClusterApiError(`kubeconfig cluster "${printable(cluster, 100)}": server ${JSON.stringify(printable(String(server ?? ''), 200))} is not an https:// URL`, 'set it to the API server, e.g. https://api.example.com:6443 (`kubectl config set-cluster NAME --server=URL`)');
+  }
+  return String(server).replace(/\/+$/, '');
 }
 
 function queryString(q?: Record<string, string | number | boolean | undefined>): string {
