@@ -6,66 +6,12 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import http from 'node:http';
-import net from 'node:net';
-import { fakeApi, closeFakes, clientOf, closeClients, cleanFailure, sendJson, selfSignedCert, kubeConfigFor, nodeObject } from './kube-fakes.ts';
+import type http from 'node:http';
+import { fakeApi, fakeProxy, closeFakes, clientOf, closeClients, cleanFailure, sendJson, selfSignedCert, kubeConfigFor, nodeObject, type FakeProxy } from './kube-fakes.ts';
 import { KubeClient } from '../src/kube/rest.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
 
 const t = suite('kube: proxy-url');
-
-export interface FakeProxy {
-  url: string;
-  /** CONNECT targets, one per tunnel opened. */
-  tunnels: string[];
-  /** Absolute URLs of forwarded (plain http) requests. */
-  forwarded: string[];
-  /** Proxy-Authorization headers seen. */
-  auth: (string | undefined)[];
-  close(): Promise<void>;
-}
-
-/** A small forward proxy on 127.0.0.1: CONNECT tunnels and absolute-URI forwarding. */
-export async function fakeProxy(o: { refuse?: number } = {}): Promise<FakeProxy> {
-  const p: Omit<FakeProxy, 'url' | 'close'> = { tunnels: [], forwarded: [], auth: [] };
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer((req, res) => {
-    p.auth.push(req.headers['proxy-authorization']);
-    p.forwarded.push(req.url!);
-    const target = new URL(req.url!);
-    const { 'proxy-authorization': _auth, ...headers } = req.headers;
-    const up = http.request({ hostname: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers }, (r) => {
-      res.writeHead(r.statusCode!, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => { res.writeHead(502); res.end(); });
-    req.pipe(up);
-  });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
-  server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
-    p.auth.push(req.headers['proxy-authorization']);
-    p.tunnels.push(req.url!);
-    if (o.refuse) return void client.end(`HTTP/1.1 ${o.refuse} ${http.STATUS_CODES[o.refuse]}\r\nContent-Length: 0\r\n\r\n`);
-    const [host, port] = [req.url!.slice(0, req.url!.lastIndexOf(':')), Number(req.url!.slice(req.url!.lastIndexOf(':') + 1))];
-    const upstream = net.connect(port, host.replace(/^\[|\]$/g, ''), () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    sockets.add(upstream);
-    upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    ...p,
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
-  };
-}
 
 const proxies: FakeProxy[] = [];
 const proxy = async (o: { refuse?: number } = {}) => { const p = await fakeProxy(o); proxies.push(p); return p; };
