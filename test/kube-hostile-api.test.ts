@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { fakeApi, closeFakes, clientOf, closeClients, cleanFailure, sendJson, selfSignedCert, kubeconfigFile, kubeConfigFor, nodeObject } from './kube-fakes.ts';
-import { KubeClient } from '../src/kube/rest.ts';
+import { KubeClient, KubeApiError } from '../src/kube/rest.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
 import { KubeDriver } from '../src/kube/driver.ts';
 import { readLiveObjects } from '../src/kube/read.ts';
@@ -63,6 +63,18 @@ t('the CLI: `snapshot` and `status` against a login page exit 1 with one error l
   }
 });
 
+t('an API refusal (a Status 403) is a ClusterApiError too: `status` says so in one line, not "internal error"', async () => {
+  const f = await fakeApi((_req, res) => sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'leases.coordination.k8s.io "bootcplan-lock" is forbidden: User "x" cannot get resource "leases"\x1b[2J' }, 403));
+  const e = await cleanFailure(driverOf(f.url).readLock(), /Lease openshift-bootcplan\/bootcplan-lock: leases.* is forbidden: .*\\x1b\[2J/);
+  assert.instance(e, KubeApiError);
+  assert.is((e as KubeApiError).status, 403);
+  const r = await cli(['status', '--kubeconfig', kubeconfigFile(dir, { server: f.url })]);
+  assert.is(r.code, 1);
+  assert.match(r.err, /^error: Lease openshift-bootcplan\/bootcplan-lock: .*forbidden/m);
+  assert.match(r.err, /hint: the account lacks a permission/);
+  assert.not.match(r.out + r.err, /internal error|lock: free/);
+});
+
 t('garbage bytes with status 200: not JSON, the first bytes shown escaped', async () => {
   const junk = Buffer.from([0x00, 0x1b, 0x5b, 0x33, 0x31, 0x6d, 0xff, 0xfe, 0x9b, 0x0a, 0x7b, 0x22]);
   const f = await fakeApi((_req, res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(junk); });
@@ -71,6 +83,11 @@ t('garbage bytes with status 200: not JSON, the first bytes shown escaped', asyn
   // An empty 200 answer is not an object either.
   const g = await fakeApi((_req, res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(); });
   await cleanFailure(clientOf(g.url).request('GET', '/api/v1/nodes/w-1', { expect: 'Node' }), /empty/);
+  // A watch stream of junk, or of JSON that is not a watch event, ends the watch with a clean error.
+  for (const [line, pattern] of [['<html>\x1b]0;owned\x07</html>', /a line of the watch stream is not JSON: "<html>\\x1b\]0;owned\\x07/], ['{"type":"ADDED","object":null}', /not a watch event/], ['{"type":"ADDED","object":{"metadata":{}}}', /ADDED watch event has no metadata\.name/]] as const) {
+    const w = await fakeApi((_req, res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(line + '\n'); });
+    await cleanFailure(clientOf(w.url).watch('/api/v1/nodes', {}, () => {}, new AbortController().signal), pattern);
+  }
 });
 
 t('JSON of the wrong kind: {} for a list, items not an array, a bad item, another kind, an array, deep nesting', async () => {

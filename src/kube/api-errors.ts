@@ -1,8 +1,8 @@
 /**
  * The errors of the REST layer. Two families:
  * - The API server refused a request with a Kubernetes Status: the driver's errors
- *   (NotFoundError, ConflictError, ...) or KubeApiError, all DriverErrors, as the applier
- *   branches on them (src/apply/driver.ts).
+ *   (NotFoundError, ConflictError, ...), DriverErrors the applier branches on
+ *   (src/apply/driver.ts), or else KubeApiError, a ClusterApiError.
  * - No usable answer at all (unreachable, timed out, too large, not JSON, not the kind
  *   asked for, refused by a proxy): KubeRequestError, a ClusterApiError, so every command
  *   reports it as one line with a hint (exit 1), whatever path it leaves src/kube by.
@@ -14,17 +14,19 @@ import {
 } from '../apply/driver.ts';
 import { printable } from './answers.ts';
 
-/** Any API failure that is not one of the driver's specific errors; carries a hint for people. */
-export class KubeApiError extends DriverError {
+/**
+ * The API server refused a request (a Status other than the driver's specific errors: 401,
+ * 403, 422, 429, 5xx, ...). A ClusterApiError ("the cluster ... refused a request"), so
+ * every command reports it as one line with its hint, wherever it surfaces; the applier
+ * never branches on it (it branches on the driver's errors, which stay DriverErrors).
+ */
+export class KubeApiError extends ClusterApiError {
   readonly status: number | null;
   readonly reason: string | null;
-  readonly hint?: string;
   constructor(message: string, status: number | null, reason: string | null = null, hint?: string) {
-    super(message);
-    this.name = 'KubeApiError';
+    super(message, hint);
     this.status = status;
     this.reason = reason;
-    this.hint = hint;
   }
 }
 
@@ -36,7 +38,6 @@ export class KubeApiError extends DriverError {
 export class PatchNotApplicableError extends KubeApiError {
   constructor(message: string) {
     super(message, 422, 'Invalid');
-    this.name = 'PatchNotApplicableError';
   }
 }
 
@@ -65,7 +66,7 @@ export const HINT_NOT_API_SERVER = 'is --kubeconfig pointing at the API server, 
  * 422 (apiserver patch handler: "testing value /path failed") — PreconditionFailedError;
  * a 409 is a write conflict (ConflictError) unless it says AlreadyExists.
  */
-export function errorFromStatus(status: number, body: any, what: string, headers: http.IncomingHttpHeaders = {}): DriverError {
+export function errorFromStatus(status: number, body: any, what: string, headers: http.IncomingHttpHeaders = {}): DriverError | KubeApiError {
   const message: string = typeof body?.message === 'string' ? printable(body.message, 2000) : `HTTP ${status}`;
   const reason: string | null = typeof body?.reason === 'string' ? printable(body.reason, 100) : null;
   const testFailed = /testing value (\S+) failed|test operation|TestFailed|test failed/i.exec(message);

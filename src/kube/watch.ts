@@ -10,6 +10,7 @@ import { KubeClient, KubeApiError, type ListAnswer } from './rest.ts';
 import { type ResourceType, collectionPath } from './resources.ts';
 import { NotFoundError } from '../apply/driver.ts';
 import { setLongTimeout } from './long-timer.ts';
+import { printable } from './answers.ts';
 
 export interface ReflectorOptions {
   namespace?: string;
@@ -174,7 +175,7 @@ export class Reflector {
         break;
       case 'ERROR':
         if (o?.code === 410) throw new GoneError(o.message ?? 'resourceVersion too old');
-        throw new KubeApiError(`watch ${this.type.plural}: ${o?.message ?? 'error'}`, o?.code ?? null, o?.reason ?? null);
+        throw new KubeApiError(`watch ${this.type.plural}: ${printable(String(o?.message ?? 'error'), 500)}`, typeof o?.code === 'number' ? o.code : null, typeof o?.reason === 'string' ? printable(o.reason, 100) : null);
     }
   }
 
