@@ -85,6 +85,17 @@ t('a server that hands out the same continue token forever is a clean error afte
   assert.is(f.hits.length, 2);
 });
 
+t('all the pages of one list together are capped too (8 times the answer cap): endless distinct pages end cleanly', async () => {
+  let page = 0;
+  const pad = 'x'.repeat(200_000);
+  const f = await fakeApi((_req, res) => {
+    page++;
+    sendJson(res, { kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '100', continue: `rv100-${page}` }, items: [nodeObject(`n-${page}`, { pad })] });
+  });
+  await cleanFailure(clientOf(f.url, { maxResponseBytes: 1 << 20 }).list('/api/v1/nodes', 'Node'), /response from GET \/api\/v1\/nodes exceeded 8 MiB over 42 pages/);
+  assert.is(f.hits.length, 42);
+});
+
 t('the snapshot and the watch cache read every page; the watch resumes from the list resourceVersion', async () => {
   const watches: string[] = [];
   const f = await fakeApi((req, res) => {

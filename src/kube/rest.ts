@@ -21,7 +21,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AbortedError } from '../apply/driver.ts';
 import { ClusterApiError } from '../base/errors.ts';
 import {
-  KubeApiError, KubeRequestError, HINT_NOT_API_SERVER, errorFromStatus, unreachable, timedOut, tooLarge, kubeconfigFailure, type Route,
+  KubeApiError, KubeRequestError, HINT_NOT_API_SERVER, errorFromStatus, unreachable, timedOut, tooLarge, kubeconfigFailure, formatBytes, type Route,
 } from './api-errors.ts';
 import {
   AnswerRefused, checkAnswer, parseJsonBody, parseWatchEvent, statusOf, isApiServerNotFoundPage, describeAnswer, preview, printable, type Expected,
@@ -69,6 +69,11 @@ export const DEFAULT_LIST_PAGE_SIZE = 500;
 const ERROR_BODY_BYTES = 64 * 1024;
 /** A list that keeps sending continue tokens past this many pages is not a real list. */
 const MAX_LIST_PAGES = 100_000;
+/**
+ * All the pages of one list together may hold this many times the per-answer cap (512 MiB
+ * by default: some 10,000 Nodes with large image lists); past it the list is refused.
+ */
+const LIST_BYTES_FACTOR = 8;
 
 /** A continue token expired (410 Gone) while paging: the list starts over (once). */
 class ContinueExpired extends Error {}
@@ -157,7 +162,7 @@ export class KubeClient {
     return new KubeRequestError(`${endpoint}: HTTP ${a.status} answer is not a Kubernetes Status (${describeAnswer(a.headers, a.body)}): ${preview(a.body)}`, 'unexpected-answer', endpoint, HINT_NOT_API_SERVER);
   }
 
-  private async call(method: string, path: string, o: RequestOptions, expected: Expected): Promise<any> {
+  private async call(method: string, path: string, o: RequestOptions, expected: Expected, onBytes?: (n: number) => void): Promise<any> {
     const endpoint = `${method} ${path}`;
     const fullPath = path + queryString(o.query);
     const headers: Record<string, string> = {};
@@ -180,6 +185,7 @@ export class KubeClient {
     }
     if (a.status < 200 || a.status >= 300) throw this.refusal(a, endpoint, o.what ?? endpoint);
     try {
+      onBytes?.(a.body.length);
       return checkAnswer(parseJsonBody(a.body, a.status, a.headers), expected);
     } catch (err) {
       throw this.failure(err, endpoint);
@@ -216,15 +222,19 @@ export class KubeClient {
   private async listPages(path: string, kind: string, o: RequestOptions): Promise<ListAnswer> {
     const items: any[] = [];
     const seen = new Set<string>();
+    let bytes = 0;
     let token: string | undefined;
     let resourceVersion = '';
     for (;;) {
       let page: any;
       try {
-        page = await this.call('GET', path, { ...o, query: { ...o.query, limit: this.pageSize, continue: token } }, { kind, list: true });
+        page = await this.call('GET', path, { ...o, query: { ...o.query, limit: this.pageSize, continue: token } }, { kind, list: true }, (n) => { bytes += n; });
       } catch (err) {
         if (token !== undefined && err instanceof KubeApiError && err.status === 410) throw new ContinueExpired();
         throw err;
+      }
+      if (bytes > this.maxBytes * LIST_BYTES_FACTOR) {
+        throw new KubeRequestError(`response from GET ${path} exceeded ${formatBytes(this.maxBytes * LIST_BYTES_FACTOR)} over ${seen.size + 1} pages (${this.server})`, 'too-large', `GET ${path}`, HINT_NOT_API_SERVER);
       }
       for (const it of page.items) items.push(it);
       resourceVersion = typeof page.metadata?.resourceVersion === 'string' ? page.metadata.resourceVersion : resourceVersion;
