@@ -99,6 +99,7 @@ t('JSON of the wrong kind: {} for a list, items not an array, a bad item, anothe
     [{ kind: 'NodeList', items: 'nope' }, /NodeList whose items is a string, not an array/],
     [{ kind: 'NodeList', items: [nodeObject('a'), 42] }, /item 2 of the NodeList is a number, not an object with metadata\.name/],
     [{ kind: 'NodeList', items: [{ kind: 'Node', metadata: {} }] }, /item 1 of the NodeList .*metadata\.name/],
+    [{ kind: 'NodeList', items: [{ metadata: { name: '' } }] }, /item 1 of the NodeList has no metadata\.name/],
     [{ kind: 'ConfigMapList', items: [] }, /expected a NodeList, got kind ConfigMapList/],
     [[1, 2], /expected a NodeList, got an array/],
     [null, /expected a NodeList, got null/],
@@ -113,7 +114,12 @@ t('JSON of the wrong kind: {} for a list, items not an array, a bad item, anothe
   await cleanFailure(c.request('GET', '/api/v1/nodes/w-1', { expect: 'Node' }), /metadata/);
   // Deep nesting parses in V8, then overflows the stack of every recursive reader after it.
   const deep = await fakeApi((_req, res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(`{"kind":"Node","metadata":{"name":"x"},"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`); });
-  await cleanFailure(clientOf(deep.url).request('GET', '/api/v1/nodes/x', { expect: 'Node' }), /nested deeper than 512/);
+  await cleanFailure(clientOf(deep.url).request('GET', '/api/v1/nodes/x', { expect: 'Node' }), /nested deeper than 100 levels/);
+  // What real objects nest (managedFields, CRD schemas: tens of levels) is read as before.
+  let nested: unknown = 'leaf';
+  for (let i = 0; i < 90; i++) nested = { [`l${i}`]: nested };
+  answer = { kind: 'Node', apiVersion: 'v1', metadata: { name: 'w-1' }, status: nested };
+  assert.is((await c.request('GET', '/api/v1/nodes/w-1', { expect: 'Node' })).metadata.name, 'w-1');
 });
 
 t('a Lease or progress record of the wrong shape is a clean error, not "lock: free"', async () => {

@@ -8,6 +8,7 @@
  * printable, what came back.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { MAX_NESTING } from '../base/limits.ts';
 
 /** What a 2xx answer must be: an object of `kind`, a list of `kind` objects, or any JSON object. */
 export type Expected = { kind: string; list: boolean } | null;
@@ -19,8 +20,12 @@ export class AnswerRefused extends Error {
   }
 }
 
-/** JSON deeper than this is refused: V8's JSON.parse copes, recursive readers after it overflow the stack. */
-export const MAX_JSON_DEPTH = 512;
+/**
+ * JSON deeper than this is refused: V8's JSON.parse copes, recursive readers after it
+ * overflow the stack. The snapshot file reader's limit (src/base/limits.ts), so what
+ * `bootcplan snapshot` writes is always a file it reads back.
+ */
+export const MAX_JSON_DEPTH = MAX_NESTING;
 
 // C0 and C1 controls, DEL, and the bidi overrides and isolates (Trojan Source, CVE-2021-42574).
 // eslint-disable-next-line no-control-regex
@@ -91,7 +96,7 @@ function refuse(message: string): never {
 function checkObject(o: unknown, kind: string, where: string): void {
   if (!isObject(o)) refuse(`${where} is ${typeName(o)}, not an object with metadata.name`);
   if (o.kind !== undefined && o.kind !== kind) refuse(`${where} is kind ${printable(String(o.kind), 100)}, not ${kind}`);
-  if (!isObject(o.metadata) || typeof o.metadata.name !== 'string') refuse(`${where} has no metadata.name (metadata is ${typeName(o.metadata)})`);
+  if (!isObject(o.metadata) || typeof o.metadata.name !== 'string' || o.metadata.name === '') refuse(`${where} has no metadata.name (metadata is ${typeName(o.metadata)})`);
 }
 
 /**
@@ -156,6 +161,6 @@ export function parseWatchEvent(line: string): { type: string; object: any } {
     throw new AnswerRefused(`a line of the watch stream is not a watch event ({type, object}): ${shown()}`, 'unexpected-answer');
   }
   if (ev.type !== 'ERROR' && !isObject(ev.object.metadata)) refuse(`a ${ev.type} watch event has no metadata: ${shown()}`);
-  if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK' && typeof ev.object.metadata.name !== 'string') refuse(`a ${ev.type} watch event has no metadata.name: ${shown()}`);
+  if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK' && (typeof ev.object.metadata.name !== 'string' || ev.object.metadata.name === '')) refuse(`a ${ev.type} watch event has no metadata.name: ${shown()}`);
   return ev as { type: string; object: any };
 }
