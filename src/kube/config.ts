@@ -11,11 +11,30 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterApiError } from '../base/errors.ts';
+import { ClusterApiError, InputError } from '../base/errors.ts';
 
 export interface KubeFlags {
   kubeconfig?: string;
   context?: string;
+  /** kubectl's --request-timeout: "30s", "2m", "1h30m", or whole seconds ("45"); "0": no timeout. */
+  requestTimeout?: string;
+}
+
+const DURATION_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+
+/**
+ * Parses --request-timeout as kubectl does (client-go clientcmd: a whole number is
+ * seconds, anything else a Go duration such as 1m30s; 0 means no timeout). Seconds.
+ */
+export function parseRequestTimeout(text: string): number {
+  const bad = () => new InputError(`--request-timeout ${JSON.stringify(text).slice(0, 60)}: expected a duration such as 30s, 2m or 1h (0: no timeout)`, [], 'as kubectl: a whole number of seconds, or a number with a unit (ms, s, m, h)');
+  const t = text.trim();
+  if (/^\d{1,12}$/.test(t)) return Number(t);
+  if (t.length > 64 || !/^(\d+(\.\d+)?(ns|us|µs|μs|ms|s|m|h))+$/.test(t)) throw bad();
+  let seconds = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)/g)) seconds += Number(m[1]) * DURATION_UNITS[m[2]];
+  if (!Number.isFinite(seconds)) throw bad();
+  return seconds;
 }
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';

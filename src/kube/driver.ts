@@ -17,7 +17,6 @@ import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import {
   type Clock, type ClusterDriver, type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState,
-  AbortedError,
 } from '../apply/driver.ts';
 import type { KubeClient } from './rest.ts';
 import { readLiveSnapshot } from './read.ts';
@@ -27,15 +26,12 @@ import { ObjectWriter } from './object-writes.ts';
 import { NodeOps } from './node-ops.ts';
 import { LeaseLock } from './lease-lock.ts';
 import { ProgressConfigMap } from './progress-configmap.ts';
+import { sleepFor } from './long-timer.ts';
 
+/** The wall clock; sleeps longer than setTimeout allows are chunked (src/kube/long-timer.ts). */
 export const wallClock: Clock = {
   now: () => Date.now() / 1000,
-  sleep: (seconds, signal) => new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(new AbortedError());
-    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, Math.max(0, seconds) * 1000);
-    const onAbort = () => { clearTimeout(t); reject(new AbortedError()); };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  }),
+  sleep: (seconds, signal) => sleepFor(seconds, signal),
 };
 
 export interface KubeDriverOptions {

@@ -1,19 +1,21 @@
 /** Entry points of the Kubernetes driver, for the CLI. */
-import { resolveKubeConfig, type KubeFlags } from './config.ts';
-import { KubeClient } from './rest.ts';
+import { resolveKubeConfig, parseRequestTimeout, type KubeFlags } from './config.ts';
+import { KubeClient, type KubeClientOptions } from './rest.ts';
 import { KubeDriver, type KubeDriverOptions } from './driver.ts';
 
 export { KubeDriver } from './driver.ts';
 export { defaultHolder, microTime } from './lease-lock.ts';
 export { skippedByDrain } from './node-ops.ts';
-export { KubeClient, KubeApiError, requestStats, resetRequestStats } from './rest.ts';
-export { resolveKubeConfig } from './config.ts';
+export { KubeClient, KubeApiError, KubeRequestError, requestStats, resetRequestStats, type KubeClientOptions } from './rest.ts';
+export { resolveKubeConfig, parseRequestTimeout, type KubeFlags } from './config.ts';
 export { readLiveObjects, readLiveSnapshot } from './read.ts';
 
-export function openKubeClient(flags: KubeFlags, env: Record<string, string | undefined> = process.env): KubeClient {
-  return new KubeClient(resolveKubeConfig(flags, env).kc);
+/** A client of the kubeconfig's cluster; `flags.requestTimeout` (kubectl's format) wins over `opts`. */
+export function openKubeClient(flags: KubeFlags, env: Record<string, string | undefined> = process.env, opts: KubeClientOptions = {}): KubeClient {
+  const timeout = flags.requestTimeout !== undefined ? { requestTimeoutSeconds: parseRequestTimeout(flags.requestTimeout) } : {};
+  return new KubeClient(resolveKubeConfig(flags, env).kc, { ...opts, ...timeout });
 }
 
-export function openKubeDriver(flags: KubeFlags, env: Record<string, string | undefined> = process.env, opts: KubeDriverOptions = {}): KubeDriver {
-  return new KubeDriver(openKubeClient(flags, env), opts);
+export function openKubeDriver(flags: KubeFlags, env: Record<string, string | undefined> = process.env, opts: KubeDriverOptions & { client?: KubeClientOptions } = {}): KubeDriver {
+  return new KubeDriver(openKubeClient(flags, env, opts.client), opts);
 }

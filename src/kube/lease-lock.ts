@@ -12,7 +12,8 @@ import {
   type Clock, type LockRecord,
   NotFoundError, AlreadyExistsError, ConflictError, LockLostError, isoOf,
 } from '../apply/driver.ts';
-import type { KubeClient } from './rest.ts';
+import { type KubeClient, KubeRequestError } from './rest.ts';
+import { HINT_NOT_API_SERVER } from './api-errors.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { objectPath, collectionPath, LEASE } from './resources.ts';
 import { MANAGED_BY_LABEL, rethrowMissingNamespace } from './bootcplan-namespace.ts';
@@ -33,6 +34,33 @@ export function defaultHolder(env: Record<string, string | undefined> = process.
   let user = 'bootcplan';
   try { user = userInfo().username; } catch { /* no passwd entry in a container */ }
   return `${user}@${env.HOSTNAME ?? hostname()}`;
+}
+
+const LEASE_WHAT = `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}`;
+
+/**
+ * The Lease fields the lock reads, checked (coordination.k8s.io/v1 LeaseSpec): a Lease whose
+ * spec is not an object, or whose holder is not a string, is refused instead of read as
+ * "no holder" (which `status` would print as "lock: free").
+ */
+function checkLease(l: any, endpoint: string): any {
+  const bad = (what: string) => new KubeRequestError(`${endpoint}: the ${LEASE_WHAT} is malformed: ${what}`, 'unexpected-answer', endpoint, 'the API server should never answer this; ' + HINT_NOT_API_SERVER);
+  const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
+  const spec = l?.spec;
+  if (spec === undefined) return l;
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw bad(`spec is ${kindOf(spec)}, not an object`);
+  for (const f of ['holderIdentity', 'acquireTime', 'renewTime'] as const) {
+    if (spec[f] !== undefined && spec[f] !== null && typeof spec[f] !== 'string') throw bad(`spec.${f} is ${kindOf(spec[f])}, not a string`);
+  }
+  for (const f of ['acquireTime', 'renewTime'] as const) {
+    if (typeof spec[f] === 'string' && !Number.isFinite(Date.parse(spec[f]))) throw bad(`spec.${f} is not a time`);
+  }
+  for (const f of ['leaseDurationSeconds', 'leaseTransitions'] as const) {
+    if (spec[f] !== undefined && spec[f] !== null && !Number.isFinite(spec[f])) throw bad(`spec.${f} is ${kindOf(spec[f])}, not a number`);
+  }
+  const ann = l.metadata?.annotations;
+  if (ann !== undefined && ann !== null && (typeof ann !== 'object' || Array.isArray(ann) || Object.values(ann).some((v) => typeof v !== 'string'))) throw bad('metadata.annotations is not a map of strings');
+  return l;
 }
 
 function recordOf(l: any): LockRecord | null {
@@ -56,7 +84,7 @@ export class LeaseLock {
   }
   private async getLease(): Promise<any | null> {
     try {
-      return await this.client.request('GET', this.leasePath(), { what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}` });
+      return checkLease(await this.client.request('GET', this.leasePath(), { what: LEASE_WHAT, expect: 'Lease' }), `GET ${this.leasePath()}`);
     } catch (err) {
       if (err instanceof NotFoundError) return null;
       throw err;
@@ -83,13 +111,13 @@ export class LeaseLock {
       try {
         let l: any;
         if (!cur) {
-          l = await this.client.request('POST', collectionPath(LEASE, BOOTCPLAN_NAMESPACE), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}` }).catch(rethrowMissingNamespace);
+          l = await this.client.request('POST', collectionPath(LEASE, BOOTCPLAN_NAMESPACE), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, what: LEASE_WHAT, expect: 'Lease' }).catch(rethrowMissingNamespace);
         } else {
           // Take over an expired or released lease; resourceVersion makes this a compare-and-swap.
           metadata.resourceVersion = cur.metadata.resourceVersion;
-          l = await this.client.request('PUT', this.leasePath(), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}` });
+          l = await this.client.request('PUT', this.leasePath(), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, what: LEASE_WHAT, expect: 'Lease' });
         }
-        this.cache.wrote(l, LEASE.apiVersion, 'Lease');
+        this.cache.wrote(checkLease(l, `PUT ${this.leasePath()}`), LEASE.apiVersion, 'Lease');
         return recordOf(l)!;
       } catch (err) {
         // Someone else created or updated it between our read and our write: read again.
@@ -108,8 +136,8 @@ export class LeaseLock {
       }
       cur.spec.renewTime = microTime(this.clock.now());
       try {
-        const l = await this.client.request('PUT', this.leasePath(), { body: cur, what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}` });
-        this.cache.wrote(l, LEASE.apiVersion, 'Lease');
+        const l = await this.client.request('PUT', this.leasePath(), { body: cur, what: LEASE_WHAT, expect: 'Lease' });
+        this.cache.wrote(checkLease(l, `PUT ${this.leasePath()}`), LEASE.apiVersion, 'Lease');
         return recordOf(l)!;
       } catch (err) {
         if (err instanceof ConflictError) continue;
@@ -127,7 +155,7 @@ export class LeaseLock {
       try {
         await this.client.request('DELETE', this.leasePath(), {
           body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: cur.metadata.resourceVersion } },
-          what: `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}`,
+          what: LEASE_WHAT,
         });
         this.cache.deleted({ kind: 'Lease', name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE });
         return true;

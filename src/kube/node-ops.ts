@@ -10,6 +10,7 @@ import { type KubeClient, KubeApiError } from './rest.ts';
 import { Reflector } from './watch.ts';
 import type { ObjectWriter } from './object-writes.ts';
 import { objectPath, NODE, POD } from './resources.ts';
+import { setLongTimeout } from './long-timer.ts';
 
 /** DaemonSet-owned pods (kubectl drain --ignore-daemonsets) and static (mirror) pods stay. */
 export function skippedByDrain(p: KObject): boolean {
@@ -33,7 +34,7 @@ export class NodeOps {
   }
 
   async drain(node: string, opts: DrainOptions): Promise<void> {
-    const n = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}` });
+    const n = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}`, expect: 'Node' });
     if (n?.spec?.unschedulable !== true) throw new DriverError(`drain ${node}: the node is not cordoned`);
     const deadline = opts.timeoutSeconds === null || opts.timeoutSeconds <= 0 ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
     const pods = new Reflector(this.client, POD, { fieldSelector: `spec.nodeName=${node}` });
@@ -76,8 +77,8 @@ export class NodeOps {
         // Wait for a change on the node's pods, or the retry interval of a refused eviction.
         const waitMs = Math.min(refused ? this.evictionRetrySeconds * 1000 : 5000, Math.max(0, deadline - Date.now()));
         await new Promise<void>((resolve) => {
-          const t = setTimeout(() => { wake = null; resolve(); }, waitMs);
-          wake = () => { clearTimeout(t); wake = null; resolve(); };
+          const t = setLongTimeout(() => { wake = null; resolve(); }, waitMs);
+          wake = () => { t.clear(); wake = null; resolve(); };
         });
       }
     } finally {

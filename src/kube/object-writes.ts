@@ -36,7 +36,7 @@ export class ObjectWriter {
   async patch(ref: ObjectRef, ops: Operation[]): Promise<KObject> {
     let o: KObject;
     try {
-      o = await this.client.request('PATCH', this.refPath(ref), { body: ops, contentType: JSON_PATCH, what: describeObject(ref) });
+      o = await this.client.request('PATCH', this.refPath(ref), { body: ops, contentType: JSON_PATCH, what: describeObject(ref), expect: ref.kind });
     } catch (err) {
       if (err instanceof PatchNotApplicableError) throw await this.whyNotApplicable(ref, ops);
       throw err;
@@ -45,12 +45,12 @@ export class ObjectWriter {
   }
 
   /** The server does not say which operation failed: apply the patch to a fresh copy here. */
-  private async whyNotApplicable(ref: ObjectRef, ops: Operation[]): Promise<DriverError> {
+  private async whyNotApplicable(ref: ObjectRef, ops: Operation[]): Promise<Error> {
     let current: KObject;
     try {
-      current = await this.client.request('GET', this.refPath(ref), { what: describeObject(ref) });
+      current = await this.client.request('GET', this.refPath(ref), { what: describeObject(ref), expect: ref.kind });
     } catch (err) {
-      return err as DriverError;
+      return err as Error;
     }
     for (let i = 0; i < ops.length; i++) {
       try {
@@ -69,14 +69,14 @@ export class ObjectWriter {
   }
 
   async mergePatch(ref: ObjectRef, body: unknown): Promise<KObject> {
-    const o = await this.client.request('PATCH', this.refPath(ref), { body, contentType: MERGE_PATCH, what: describeObject(ref) });
+    const o = await this.client.request('PATCH', this.refPath(ref), { body, contentType: MERGE_PATCH, what: describeObject(ref), expect: ref.kind });
     return this.cache.wrote(o, ref.apiVersion, ref.kind);
   }
 
   async create(obj: KObject): Promise<KObject> {
     const r = resourceOf(obj.apiVersion, obj.kind);
     if (!r) throw new DriverError(`bootcplan does not know the resource of ${obj.apiVersion} ${obj.kind}`);
-    const o = await this.client.request('POST', collectionPath(r, obj.metadata.namespace), { body: obj, what: describeObject({ kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace }) });
+    const o = await this.client.request('POST', collectionPath(r, obj.metadata.namespace), { body: obj, what: describeObject({ kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace }), expect: obj.kind });
     return this.cache.wrote(o, obj.apiVersion, obj.kind);
   }
 

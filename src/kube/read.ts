@@ -30,7 +30,7 @@ export async function readLiveObjects(client: KubeClient): Promise<LiveRead> {
   const results = await Promise.all(SNAPSHOT_SOURCES.map(async (s): Promise<KObject[]> => {
     if (s.name) {
       try {
-        const o = await client.request('GET', objectPath(s.type, s.name, s.namespace), { what: `${s.type.kind} ${s.namespace ? s.namespace + '/' : ''}${s.name}` });
+        const o = await client.request('GET', objectPath(s.type, s.name, s.namespace), { what: `${s.type.kind} ${s.namespace ? s.namespace + '/' : ''}${s.name}`, expect: s.type.kind });
         return [cleanObject(o, s.type.apiVersion, s.type.kind)];
       } catch (err) {
         if (err instanceof NotFoundError) return [];
@@ -38,8 +38,8 @@ export async function readLiveObjects(client: KubeClient): Promise<LiveRead> {
       }
     }
     try {
-      const list = await client.request('GET', collectionPath(s.type, s.namespace), { what: `list ${s.type.plural}` });
-      return (list.items ?? []).map((o: any) => cleanObject(o, s.type.apiVersion, s.type.kind));
+      const list = await client.list(collectionPath(s.type, s.namespace), s.type.kind, { what: `list ${s.type.plural}` });
+      return list.items.map((o: any) => cleanObject(o, s.type.apiVersion, s.type.kind));
     } catch (err) {
       if (err instanceof NotFoundError) {
         notInstalled.add(groupName(s));

@@ -7,27 +7,31 @@
  * of patches (RFC 6902 JSON patch with `test` ops on custom resources), over watches
  * (resourceVersion resume, bookmarks, 410 Gone), and it counts every request it makes.
  * Requests go through one keep-alive agent; watch connections do not keep the process alive.
+ *
+ * Every answer is treated as hostile until checked: each request has a timeout for the
+ * whole exchange, each body a size cap (src/kube/http-exchange.ts), a 2xx body must be JSON
+ * of the kind asked for (src/kube/answers.ts), LISTs come in pages (`limit`/`continue`), and
+ * the kubeconfig's proxy-url is honoured (src/kube/proxy.ts). A request that gets no usable
+ * answer fails with KubeRequestError (a ClusterApiError); an API refusal with a Status is
+ * one of the driver's errors (src/kube/api-errors.ts).
  */
 import https from 'node:https';
 import http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { AbortedError } from '../apply/driver.ts';
+import { ClusterApiError } from '../base/errors.ts';
 import {
-  DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError, AbortedError,
-} from '../apply/driver.ts';
+  KubeApiError, KubeRequestError, HINT_NOT_API_SERVER, errorFromStatus, unreachable, timedOut, tooLarge, kubeconfigFailure, formatBytes, type Route,
+} from './api-errors.ts';
+import {
+  AnswerRefused, checkAnswer, parseJsonBody, parseWatchEvent, statusOf, isApiServerNotFoundPage, describeAnswer, preview, printable, type Expected,
+} from './answers.ts';
+import { exchange, openStream, readBody, readLines, ExchangeFailure, type Answer } from './http-exchange.ts';
+import { proxyRouteOf, TunnelAgent, ProxyRefused, forwardThrough, type ProxyRoute } from './proxy.ts';
+import { countRequest } from './request-stats.ts';
 
-/** Any API failure that is not one of the driver's specific errors; carries a hint for people. */
-export class KubeApiError extends DriverError {
-  readonly status: number | null;
-  readonly reason: string | null;
-  readonly hint?: string;
-  constructor(message: string, status: number | null, reason: string | null = null, hint?: string) {
-    super(message);
-    this.name = 'KubeApiError';
-    this.status = status;
-    this.reason = reason;
-    this.hint = hint;
-  }
-}
+export { KubeApiError, KubeRequestError, PatchNotApplicableError, errorFromStatus } from './api-errors.ts';
+export { requestStats, resetRequestStats, type RequestStats } from './request-stats.ts';
 
 export interface RequestOptions {
   body?: unknown;
@@ -36,49 +40,43 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Used in error messages, e.g. "BootcNode w-1". */
   what?: string;
+  /** The kind a 2xx answer must be (e.g. "Node"); without it, any JSON object. */
+  expect?: string;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 export interface WatchEvent { type: WatchEventType; object: any }
 
-/** Requests made by this process, by verb and resource (for benchmarks and tests). */
-export interface RequestStats {
-  total: number;
-  byVerb: Record<string, number>;
-  byResource: Record<string, number>;
-}
-const emptyStats = (): RequestStats => ({ total: 0, byVerb: {}, byResource: {} });
-const stats = new Map<string, RequestStats>();
-/** Requests of this process, in total or of one kubeconfig context. */
-export function requestStats(context?: string): RequestStats {
-  if (context !== undefined) return structuredClone(stats.get(context) ?? emptyStats());
-  const all = emptyStats();
-  for (const s of stats.values()) {
-    all.total += s.total;
-    for (const [k, v] of Object.entries(s.byVerb)) all.byVerb[k] = (all.byVerb[k] ?? 0) + v;
-    for (const [k, v] of Object.entries(s.byResource)) all.byResource[k] = (all.byResource[k] ?? 0) + v;
-  }
-  return all;
-}
-export function resetRequestStats(): void {
-  stats.clear();
-}
-function count(context: string, verb: string, path: string) {
-  let s = stats.get(context);
-  if (!s) stats.set(context, (s = emptyStats()));
-  s.total++;
-  s.byVerb[verb] = (s.byVerb[verb] ?? 0) + 1;
-  // /apis/g/v/namespaces/ns/plural/name/sub -> plural[/sub]
-  const parts = path.split('?')[0].split('/').filter(Boolean);
-  let i = parts[0] === 'api' ? 2 : 3;
-  if (parts[i] === 'namespaces' && parts.length > i + 2) i += 2;
-  const res = parts[i] ?? parts.join('/');
-  const sub = parts[i + 2];
-  const key = sub ? `${res}/${sub}` : res;
-  s.byResource[key] = (s.byResource[key] ?? 0) + 1;
+/** Every object of a collection, read page by page, and the list's resourceVersion (to watch from). */
+export interface ListAnswer {
+  items: any[];
+  resourceVersion: string;
 }
 
-const REQUEST_TIMEOUT_MS = 30_000;
+export interface KubeClientOptions {
+  /** A request without a complete answer after this long fails (kubectl --request-timeout); 0: no limit. Default 30. */
+  requestTimeoutSeconds?: number;
+  /** The largest answer read, in bytes (default 64 MiB); past it the request is cut off. */
+  maxResponseBytes?: number;
+  /** Objects per LIST page (`limit`); default 500, as client-go's pager. */
+  listPageSize?: number;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 2 ** 20;
+export const DEFAULT_LIST_PAGE_SIZE = 500;
+/** Error answers are shown, not parsed whole: read this much of them. */
+const ERROR_BODY_BYTES = 64 * 1024;
+/** A list that keeps sending continue tokens past this many pages is not a real list. */
+const MAX_LIST_PAGES = 100_000;
+/**
+ * All the pages of one list together may hold this many times the per-answer cap (512 MiB
+ * by default: some 10,000 Nodes with large image lists); past it the list is refused.
+ */
+const LIST_BYTES_FACTOR = 8;
+
+/** A continue token expired (410 Gone) while paging: the list starts over (once). */
+class ContinueExpired extends Error {}
 
 export class KubeClient {
   readonly server: string;
@@ -86,48 +84,87 @@ export class KubeClient {
   private agent: http.Agent | null = null;
   private watchAgent: http.Agent | null = null;
   private readonly isHttps: boolean;
+  private readonly proxy: ProxyRoute | null;
+  private readonly route: Route;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+  private readonly pageSize: number;
 
-  constructor(readonly kc: KubeConfig) {
+  constructor(readonly kc: KubeConfig, opts: KubeClientOptions = {}) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new KubeApiError(`kubeconfig context "${kc.getCurrentContext()}" names no cluster`, null, null, 'check the context with `kubectl config get-contexts`');
-    this.server = cluster.server.replace(/\/+$/, '');
+    this.server = serverUrl(cluster.server, cluster.name);
     this.contextName = kc.getCurrentContext();
     this.isHttps = this.server.startsWith('https:');
+    this.proxy = proxyRouteOf(cluster.proxyUrl, cluster.name);
+    this.route = { server: this.server, proxy: this.proxy?.shown ?? null, context: this.contextName };
+    this.timeoutMs = Math.max(0, (opts.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000) || 0;
+    this.maxBytes = Math.max(1024, opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+    this.pageSize = Math.max(1, Math.floor(opts.listPageSize ?? DEFAULT_LIST_PAGE_SIZE));
   }
 
-  private async options(method: string, path: string, headers: Record<string, string>, watch: boolean): Promise<https.RequestOptions> {
+  private newAgent(watch: boolean, agentOpts: https.AgentOptions): http.Agent {
+    const keep = { keepAlive: !watch, ...(watch ? {} : { maxSockets: 16 }) };
+    if (!this.isHttps) return new http.Agent(keep);
+    if (this.proxy) return new TunnelAgent(this.proxy, { ...agentOpts, ...keep }, this.timeoutMs);
+    return new https.Agent({ ...agentOpts, ...keep });
+  }
+
+  private async options(method: string, path: string, headers: Record<string, string>, watch: boolean, endpoint: string): Promise<https.RequestOptions> {
     const url = new URL(this.server + path);
     const opts: https.RequestOptions = { method, headers: { Accept: 'application/json', 'User-Agent': 'bootcplan', ...headers } };
-    await this.kc.applyToHTTPSOptions(opts);
+    try {
+      await this.kc.applyToHTTPSOptions(opts);
+    } catch (err) {
+      throw kubeconfigFailure(err, endpoint, this.route, this.kc.getCurrentUser()?.name ?? '');
+    }
     // KubeConfig makes a fresh agent per call; keep one (keep-alive) per kind of use.
-    const agentOpts = { keepAlive: true, ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername } as https.AgentOptions;
-    if (watch) opts.agent = this.watchAgent ??= this.isHttps ? new https.Agent({ ...agentOpts, keepAlive: false }) : new http.Agent();
-    else opts.agent = this.agent ??= this.isHttps ? new https.Agent({ ...agentOpts, maxSockets: 16 }) : new http.Agent({ keepAlive: true, maxSockets: 16 });
+    const agentOpts = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername } as https.AgentOptions;
+    opts.agent = watch ? (this.watchAgent ??= this.newAgent(true, agentOpts)) : (this.agent ??= this.newAgent(false, agentOpts));
     opts.protocol = url.protocol;
     opts.hostname = url.hostname.replace(/^\[|\]$/g, '');
     opts.port = url.port || (this.isHttps ? 443 : 80);
     opts.path = url.pathname + url.search;
+    if (this.proxy && !this.isHttps) forwardThrough(this.proxy, opts, url);
     return opts;
   }
 
-  private send(opts: https.RequestOptions): (body?: string) => Promise<http.IncomingMessage> & { req?: http.ClientRequest } {
-    return (body?: string) => {
-      let req: http.ClientRequest;
-      const p = new Promise<http.IncomingMessage>((resolve, reject) => {
-        req = (this.isHttps ? https : http).request(opts, resolve);
-        req.on('error', reject);
-        if (body !== undefined) req.write(body);
-        req.end();
-      }) as Promise<http.IncomingMessage> & { req?: http.ClientRequest };
-      p.req = req!;
-      return p;
-    };
+  private start(opts: https.RequestOptions): http.ClientRequest {
+    return (this.isHttps ? https : http).request(opts);
   }
 
-  /** One request; resolves with the parsed body of a 2xx answer, throws a driver error otherwise. */
-  async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
-    const q = queryString(o.query);
-    const fullPath = path + q;
+  /** A failed exchange as the error to throw: AbortedError and errors of the caller pass through. */
+  private failure(err: unknown, endpoint: string): Error {
+    if (err instanceof ExchangeFailure) {
+      const seconds = this.timeoutMs / 1000;
+      if (err.kind === 'too-large') return tooLarge(endpoint, this.route, this.maxBytes, err.declared);
+      return timedOut(endpoint, this.route, seconds, err.kind === 'timeout-headers' ? 'headers' : err.kind === 'timeout-body' ? 'body' : 'watch');
+    }
+    if (err instanceof ProxyRefused) {
+      return new KubeRequestError(`${endpoint}: the proxy ${this.proxy?.shown} refused to open a tunnel to ${this.server}: ${printable(err.message, 200)}`, 'proxy', endpoint,
+        err.status === 407 ? 'the proxy wants credentials: put them in proxy-url (http://user:password@host:port)' : 'check proxy-url in the kubeconfig, and that the proxy allows CONNECT to the API server');
+    }
+    if (err instanceof AnswerRefused) return new KubeRequestError(`${endpoint}: ${err.message}`, err.problem, endpoint, HINT_NOT_API_SERVER);
+    const code = (err as NodeJS.ErrnoException)?.code;
+    if (err instanceof Error && typeof code === 'string' && !(err instanceof AbortedError)) return unreachable(err as NodeJS.ErrnoException, endpoint, this.route);
+    return err as Error;
+  }
+
+  /** An answer that is not 2xx: the driver's error for a Status, KubeRequestError for anything else. */
+  private refusal(a: Answer, endpoint: string, what: string): Error {
+    const status = statusOf(a.body);
+    if (status) return errorFromStatus(a.status, status, what, a.headers);
+    if (isApiServerNotFoundPage(a.status, a.body)) return errorFromStatus(404, { message: '404 page not found' }, what, a.headers);
+    if (a.status >= 300 && a.status < 400) {
+      const to = a.headers.location ? ` to ${printable(String(a.headers.location), 200)}` : '';
+      return new KubeRequestError(`${endpoint}: HTTP ${a.status} redirect${to} (${this.server})`, 'unexpected-answer', endpoint, HINT_NOT_API_SERVER);
+    }
+    return new KubeRequestError(`${endpoint}: HTTP ${a.status} answer is not a Kubernetes Status (${describeAnswer(a.headers, a.body)}): ${preview(a.body)}`, 'unexpected-answer', endpoint, HINT_NOT_API_SERVER);
+  }
+
+  private async call(method: string, path: string, o: RequestOptions, expected: Expected, onBytes?: (n: number) => void): Promise<any> {
+    const endpoint = `${method} ${path}`;
+    const fullPath = path + queryString(o.query);
     const headers: Record<string, string> = {};
     let body: string | undefined;
     if (o.body !== undefined) {
@@ -136,104 +173,114 @@ export class KubeClient {
       // Node does not frame a DELETE body (no chunked encoding by default): always say its length.
       headers['Content-Length'] = String(Buffer.byteLength(body));
     }
-    count(this.contextName, method, fullPath);
-    const opts = await this.options(method, fullPath, headers, false);
+    countRequest(this.contextName, method, fullPath);
+    const opts = await this.options(method, fullPath, headers, false, endpoint);
     if (o.signal?.aborted) throw new AbortedError();
-    let res: http.IncomingMessage;
-    let text: string;
-    const call = this.send(opts)(body);
-    const req = call.req!;
-    const onAbort = () => req.destroy(new AbortedError());
-    o.signal?.addEventListener('abort', onAbort);
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(Object.assign(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000}s`), { code: 'ETIMEDOUT' })));
+    let a: Answer;
     try {
-      res = await call;
-      text = await readAll(res);
+      a = await exchange(this.start(opts), body, { timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, errorBytes: ERROR_BODY_BYTES }, o.signal);
     } catch (err) {
       if (err instanceof AbortedError || o.signal?.aborted) throw new AbortedError();
-      throw this.networkError(err as NodeJS.ErrnoException, method, path);
-    } finally {
-      o.signal?.removeEventListener('abort', onAbort);
+      throw this.failure(err, endpoint);
     }
-    const status = res.statusCode ?? 0;
-    let parsed: any = null;
+    if (a.status < 200 || a.status >= 300) throw this.refusal(a, endpoint, o.what ?? endpoint);
     try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = { message: text.slice(0, 300) };
+      onBytes?.(a.body.length);
+      return checkAnswer(parseJsonBody(a.body, a.status, a.headers), expected);
+    } catch (err) {
+      throw this.failure(err, endpoint);
     }
-    if (status >= 200 && status < 300) return parsed as T;
-    throw errorFromStatus(status, parsed, o.what ?? `${method} ${path}`, res.headers);
+  }
+
+  /** One request; resolves with the checked JSON of a 2xx answer, throws otherwise. */
+  request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+    return this.call(method, path, o, o.expect ? { kind: o.expect, list: false } : null);
+  }
+
+  /**
+   * Lists a collection of `kind` objects page by page (`limit`, then `continue`), as
+   * client-go's pager (k8s.io/client-go/tools/pager). A continue token that expired (410
+   * Gone: etcd compacted the revision the pages are read at) restarts the list once; the
+   * pager falls back to one unpaginated list there, which the size cap would bound anyway,
+   * but pages keep each answer small.
+   */
+  async list(path: string, kind: string, o: Omit<RequestOptions, 'body' | 'contentType' | 'expect'> = {}): Promise<ListAnswer> {
+    try {
+      return await this.listPages(path, kind, o);
+    } catch (err) {
+      if (!(err instanceof ContinueExpired)) throw err;
+    }
+    try {
+      return await this.listPages(path, kind, o);
+    } catch (err) {
+      if (!(err instanceof ContinueExpired)) throw err;
+      throw new KubeRequestError(`GET ${path}: the list's continue token expired again after a restart (410 Gone): the collection changes faster than it can be read in pages of ${this.pageSize}`,
+        'list-expired', `GET ${path}`, 'run the command again; if it keeps happening, the API server compacts very often (etcd --auto-compaction-retention)');
+    }
+  }
+
+  private async listPages(path: string, kind: string, o: RequestOptions): Promise<ListAnswer> {
+    const items: any[] = [];
+    const seen = new Set<string>();
+    let bytes = 0;
+    let token: string | undefined;
+    let resourceVersion = '';
+    for (;;) {
+      let page: any;
+      try {
+        page = await this.call('GET', path, { ...o, query: { ...o.query, limit: this.pageSize, continue: token } }, { kind, list: true }, (n) => { bytes += n; });
+      } catch (err) {
+        if (token !== undefined && err instanceof KubeApiError && err.status === 410) throw new ContinueExpired();
+        throw err;
+      }
+      if (bytes > this.maxBytes * LIST_BYTES_FACTOR) {
+        throw new KubeRequestError(`response from GET ${path} exceeded ${formatBytes(this.maxBytes * LIST_BYTES_FACTOR)} over ${seen.size + 1} pages (${this.server})`, 'too-large', `GET ${path}`, HINT_NOT_API_SERVER);
+      }
+      for (const it of page.items) items.push(it);
+      resourceVersion = typeof page.metadata?.resourceVersion === 'string' ? page.metadata.resourceVersion : resourceVersion;
+      const next = page.metadata?.continue;
+      if (next === undefined || next === '' || next === null) return { items, resourceVersion };
+      if (typeof next !== 'string' || seen.has(next) || seen.size >= MAX_LIST_PAGES) {
+        throw new KubeRequestError(`GET ${path}: the server keeps answering with continue tokens (page ${seen.size + 1}: ${preview(Buffer.from(String(next)), 40)})`, 'unexpected-answer', `GET ${path}`, HINT_NOT_API_SERVER);
+      }
+      seen.add(next);
+      token = next;
+    }
   }
 
   /**
    * Opens a watch and calls `onEvent` for each event until the server ends the stream
-   * (resolves), the signal aborts (resolves), or the connection fails (rejects).
+   * (resolves), the signal aborts (resolves), or the connection fails (rejects). A server
+   * that does not end it within its `timeoutSeconds` plus the request timeout is cut off.
    */
   async watch(path: string, query: Record<string, string | number | boolean | undefined>, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
+    const endpoint = `WATCH ${path}`;
     const fullPath = path + queryString({ ...query, watch: 'true' });
-    count(this.contextName, 'WATCH', fullPath);
-    const opts = await this.options('GET', fullPath, {}, true);
+    countRequest(this.contextName, 'WATCH', fullPath);
+    const opts = await this.options('GET', fullPath, {}, true, endpoint);
     if (signal.aborted) return;
-    const call = this.send(opts)();
-    const req = call.req!;
-    const onAbort = () => req.destroy();
-    signal.addEventListener('abort', onAbort);
+    const req = this.start(opts);
     req.on('socket', (s) => s.unref());
+    let res: http.IncomingMessage;
     try {
-      let res: http.IncomingMessage;
-      try {
-        res = await call;
-      } catch (err) {
-        if (signal.aborted) return;
-        throw this.networkError(err as NodeJS.ErrnoException, 'WATCH', path);
-      }
-      if ((res.statusCode ?? 0) !== 200) {
-        const text = await readAll(res).catch(() => '');
-        let parsed: any = null;
-        try { parsed = JSON.parse(text); } catch { parsed = { message: text.slice(0, 300) }; }
-        throw errorFromStatus(res.statusCode ?? 0, parsed, `WATCH ${path}`, res.headers);
-      }
-      await new Promise<void>((resolve, reject) => {
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl).trim();
-            buf = buf.slice(nl + 1);
-            if (!line) continue;
-            let ev: WatchEvent;
-            try {
-              ev = JSON.parse(line);
-            } catch {
-              continue;
-            }
-            try {
-              onEvent(ev);
-            } catch (err) {
-              req.destroy();
-              reject(err);
-              return;
-            }
-          }
-        });
-        res.on('end', () => resolve());
-        res.on('close', () => resolve());
-        res.on('error', (err) => (signal.aborted ? resolve() : reject(this.networkError(err as NodeJS.ErrnoException, 'WATCH', path))));
-      });
-    } finally {
-      signal.removeEventListener('abort', onAbort);
+      res = await openStream(req, this.timeoutMs, signal);
+    } catch (err) {
+      if (signal.aborted) return;
+      throw this.failure(err, endpoint);
     }
-  }
-
-  private networkError(err: NodeJS.ErrnoException, _method: string, _path: string): KubeApiError {
-    const code = err.code ?? '';
-    const msg = `cannot reach the Kubernetes API at ${this.server} (context "${this.contextName}"): ${code ? code + ' ' : ''}${err.message.replace(new RegExp(`^${code}:?\\s*`), '')}`;
-    let hint = 'check that the cluster is up and that the kubeconfig points at it (`kubectl cluster-info`)';
-    if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(code) || /certificate/i.test(err.message)) hint = 'the server certificate is not trusted: check certificate-authority(-data) in the kubeconfig';
-    return new KubeApiError(msg, null, code || null, hint);
+    const status = res.statusCode ?? 0;
+    if (status !== 200) {
+      const body = await readBody(res, ERROR_BODY_BYTES, true).catch(() => Buffer.alloc(0));
+      throw this.refusal({ status, headers: res.headers, body }, endpoint, endpoint);
+    }
+    const serverSeconds = Number(query.timeoutSeconds ?? 0);
+    const deadlineMs = serverSeconds > 0 && this.timeoutMs > 0 ? serverSeconds * 1000 + this.timeoutMs : 0;
+    try {
+      await readLines(res, { maxLineBytes: this.maxBytes, deadlineMs, signal }, (line) => onEvent(parseWatchEvent(line) as WatchEvent));
+    } catch (err) {
+      if (signal.aborted) return;
+      throw this.failure(err, endpoint);
+    }
   }
 
   close(): void {
@@ -242,58 +289,21 @@ export class KubeClient {
   }
 }
 
+/** The cluster's server URL without trailing slashes; ClusterApiError unless it is an http(s) URL. */
+function serverUrl(server: unknown, cluster: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(String(server));
+  } catch { /* reported below */ }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new ClusterApiError(`kubeconfig cluster "${printable(cluster, 100)}": server ${JSON.stringify(printable(String(server ?? ''), 200))} is not an https:// URL`, 'set it to the API server, e.g. https://api.example.com:6443 (`kubectl config set-cluster NAME --server=URL`)');
+  }
+  return String(server).replace(/\/+$/, '');
+}
+
 function queryString(q?: Record<string, string | number | boolean | undefined>): string {
   if (!q) return '';
   const parts: string[] = [];
   for (const [k, v] of Object.entries(q)) if (v !== undefined) parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
   return parts.length ? `?${parts.join('&')}` : '';
-}
-
-function readAll(res: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', reject);
-  });
-}
-
-/**
- * A JSON patch the server could not apply to the object (a `test` that failed, or a path
- * that does not exist). kube-apiserver answers 422 with a generic message and no causes,
- * so the driver re-reads the object to say which operation failed.
- */
-export class PatchNotApplicableError extends KubeApiError {
-  constructor(message: string) {
-    super(message, 422, 'Invalid');
-    this.name = 'PatchNotApplicableError';
-  }
-}
-
-/**
- * Maps an API status to the driver's errors. A failed JSON-patch `test` comes back as
- * 422 (apiserver patch handler: "testing value /path failed") — PreconditionFailedError;
- * a 409 is a write conflict (ConflictError) unless it says AlreadyExists.
- */
-export function errorFromStatus(status: number, body: any, what: string, headers: http.IncomingHttpHeaders = {}): DriverError {
-  const message: string = typeof body?.message === 'string' ? body.message : `HTTP ${status}`;
-  const reason: string | null = typeof body?.reason === 'string' ? body.reason : null;
-  const testFailed = /testing value (\S+) failed|test operation|TestFailed|test failed/i.exec(message);
-  if ((status === 422 || status === 409) && testFailed) {
-    return new PreconditionFailedError(`${what}: a precondition of the patch failed (${message})`, testFailed[1] ?? '');
-  }
-  if (status === 404) return new NotFoundError(`${what}: not found${message && !/not found/.test(message) ? ` (${message})` : ''}`);
-  if (status === 409 && reason === 'AlreadyExists') return new AlreadyExistsError(`${what}: already exists`);
-  if (status === 409) return new ConflictError(`${what}: ${message}`);
-  if (status === 401) return new KubeApiError(`${what}: the cluster refused the credentials (401 Unauthorized)`, status, reason, 'log in again (`oc login`), or check the token or client certificate of the kubeconfig user');
-  if (status === 403) return new KubeApiError(`${what}: ${message}`, status, reason, 'the account lacks a permission; bootcplan needs the ClusterRole of examples/rbac.yaml');
-  if (status === 429) {
-    const retry = Number(headers['retry-after'] ?? '');
-    return new KubeApiError(`${what}: ${message}`, status, reason ?? 'TooManyRequests', Number.isFinite(retry) && retry > 0 ? `retry after ${retry}s` : undefined);
-  }
-  if (status === 422 && reason === 'Invalid' && !body?.details?.causes && !body?.details?.name) {
-    return new PatchNotApplicableError(`${what}: the patch cannot be applied: ${message}`);
-  }
-  if (status === 422) return new KubeApiError(`${what}: rejected by the API server: ${message}`, status, reason ?? 'Invalid');
-  return new KubeApiError(`${what}: ${message}`, status, reason);
 }

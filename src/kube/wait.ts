@@ -6,6 +6,7 @@
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { type WaitOptions, AbortedError } from '../apply/driver.ts';
 import type { WatchCache } from './watch-cache.ts';
+import { setLongTimeout, MAX_TIMER_MS } from './long-timer.ts';
 
 export async function waitOnCache<T>(
   cache: WatchCache, recheckSeconds: number,
@@ -25,7 +26,7 @@ export async function waitOnCache<T>(
       finished = true;
       unsubscribe();
       if (pending) clearTimeout(pending);
-      clearTimeout(timeout);
+      timeout.clear();
       clearInterval(recheck);
       opts.signal?.removeEventListener('abort', onAbort);
       fn();
@@ -48,8 +49,8 @@ export async function waitOnCache<T>(
     const unsubscribe = cache.subscribe(schedule, (err) => finish(() => reject(err)));
     const onAbort = () => finish(() => reject(new AbortedError()));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    // setTimeout overflows past 2^31 ms; longer waits are re-checked by the interval.
-    const timeout = setTimeout(check, Math.min(Math.max(0, deadline - Date.now()), 2 ** 31 - 1));
-    const recheck = setInterval(check, recheckSeconds * 1000);
+    // setTimeout overflows past 2^31-1 ms (it would fire after 1 ms): chunked (src/kube/long-timer.ts).
+    const timeout = setLongTimeout(check, deadline - Date.now());
+    const recheck = setInterval(check, Math.min(Math.max(1, recheckSeconds * 1000), MAX_TIMER_MS));
   });
 }

@@ -6,9 +6,11 @@
  * again. Bookmarks keep the resume point fresh on quiet resources.
  */
 import type { KObject } from '../cluster/types.ts';
-import { KubeClient, KubeApiError } from './rest.ts';
+import { KubeClient, KubeApiError, type ListAnswer } from './rest.ts';
 import { type ResourceType, collectionPath } from './resources.ts';
 import { NotFoundError } from '../apply/driver.ts';
+import { setLongTimeout } from './long-timer.ts';
+import { printable } from './answers.ts';
 
 export interface ReflectorOptions {
   namespace?: string;
@@ -84,9 +86,10 @@ export class Reflector {
   }
 
   private async list(): Promise<void> {
-    let list: any;
+    let list: ListAnswer;
     try {
-      list = await this.client.request('GET', this.path, { query: this.selectors(), signal: this.abort.signal, what: `list ${this.type.plural}` });
+      // Page by page (limit/continue); the watch resumes from the list's resourceVersion.
+      list = await this.client.list(this.path, this.type.kind, { query: this.selectors(), signal: this.abort.signal, what: `list ${this.type.plural}` });
     } catch (err) {
       if (err instanceof NotFoundError) {
         this.installed = false;
@@ -95,12 +98,12 @@ export class Reflector {
       throw err;
     }
     this.items.clear();
-    for (const o of list.items ?? []) {
+    for (const o of list.items) {
       o.apiVersion ??= this.type.apiVersion;
       o.kind ??= this.type.kind;
       this.items.set(keyOf(o), o);
     }
-    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    this.resourceVersion = list.resourceVersion;
     this.relists++;
     this.changed();
   }
@@ -141,9 +144,8 @@ export class Reflector {
 
   private pause(seconds: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, seconds * 1000);
-      t.unref();
-      this.abort.signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+      const t = setLongTimeout(resolve, seconds * 1000).unref();
+      this.abort.signal.addEventListener('abort', () => { t.clear(); resolve(); }, { once: true });
     });
   }
 
@@ -173,7 +175,7 @@ export class Reflector {
         break;
       case 'ERROR':
         if (o?.code === 410) throw new GoneError(o.message ?? 'resourceVersion too old');
-        throw new KubeApiError(`watch ${this.type.plural}: ${o?.message ?? 'error'}`, o?.code ?? null, o?.reason ?? null);
+        throw new KubeApiError(`watch ${this.type.plural}: ${printable(String(o?.message ?? 'error'), 500)}`, typeof o?.code === 'number' ? o.code : null, typeof o?.reason === 'string' ? printable(o.reason, 100) : null);
     }
   }
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '../../src/kube/rest.ts';
+import { KubeClient, type KubeClientOptions } from '../../src/kube/rest.ts';
 import { KubeDriver, type KubeDriverOptions } from '../../src/kube/driver.ts';
 import { resourceOf, collectionPath, objectPath, RESOURCES } from '../../src/kube/resources.ts';
 import type { KObject } from '../../src/cluster/types.ts';
@@ -62,10 +62,10 @@ export function parseEnvFile(text: string): Record<string, string> {
   return out;
 }
 
-export function clientFor(kubeconfig: string): KubeClient {
+export function clientFor(kubeconfig: string, opts: KubeClientOptions = {}): KubeClient {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
-  return new KubeClient(kc);
+  return new KubeClient(kc, opts);
 }
 
 /** Starts kube-apiserver + etcd (no CRDs yet). */
