@@ -80,7 +80,7 @@ t('proxy-url: `snapshot` and the driver reach the API server through an HTTP CON
   const kubeconfig = proxiedKubeconfig(proxy.url);
   const file = join(dir, 'cluster.yaml');
   const s = captureIO();
-  assert.is(await run(['snapshot', '--kubeconfig', kubeconfig, '-o', file], s.io), 0, s.err());
+  assert.is(await run(['snapshot', '--kubeconfig', kubeconfig, '-o', file], { io: s.io }), 0, s.err());
   const snap = parseSnapshot(readFileSync(file, 'utf8'), file).snapshot!;
   assert.is(snap.nodes.length, NODE_COUNT);
   const server = new URL(env.server);
@@ -102,7 +102,7 @@ t('proxy-url: a proxy that is down is one clean error (exit 1), never the API se
   const proxy = await fakeProxy();
   await proxy.close();
   const c = captureIO();
-  assert.is(await run(['snapshot', '--kubeconfig', proxiedKubeconfig(proxy.url)], c.io), 1);
+  assert.is(await run(['snapshot', '--kubeconfig', proxiedKubeconfig(proxy.url)], { io: c.io }), 1);
   assert.match(c.err(), /^error: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ through proxy http:\/\/127\.0\.0\.1:\d+ \(context "bootcplan@testenv"\): ECONNREFUSED/m);
   assert.match(c.err(), /hint: check that the proxy/);
   assert.not.match(c.err(), /internal error|\n\s+at /);
