@@ -141,4 +141,30 @@ s('plan evaluates maintenance windows at the injected clock (deps.now)', async (
   assert.match(await planAt('2026-12-02T12:00:00Z'), /Outside the maintenance windows .* Next window Wed, 02\/12\/2026, 22:00 Europe\/Berlin/);
 });
 
+s('a cluster failure from the driver is one error line with a hint, exit 1, never "internal error"', async () => {
+  const { DriverError } = await import('../src/apply/driver.ts');
+  const { newSim } = await import('./apply-harness.ts');
+  const { readSnapshotFile } = await import('../src/cli/inputs.ts');
+  const sim = newSim(readSnapshotFile(clusterFile));
+  const driver = Object.create(sim.driver());
+  driver.readLock = async () => { throw new DriverError('Lease openshift-bootcplan/bootcplan-lock: conflict after 8 tries'); };
+  let err = '';
+  const io: CliIO = { stdout: () => {}, stderr: (x) => (err += x), env: {}, stdoutIsTTY: false, stderrIsTTY: false };
+  const code = await run(['status'], { io, openDriver: async () => ({ driver, holder: 't' }) });
+  assert.is(code, 1);
+  assert.match(err, /^error: Lease openshift-bootcplan\/bootcplan-lock: conflict after 8 tries\n  hint: /);
+  assert.not.match(err, /internal error/);
+});
+
+s('--request-timeout is a flag of every command that talks to the API; a bad value is a clean error', async () => {
+  for (const cmd of ['plan', 'apply', 'snapshot', 'status', 'unlock']) {
+    const help = await cli([cmd, '--help']);
+    assert.match(help.out, /--request-timeout <duration>/, cmd);
+  }
+  const bad = await cli(['snapshot', '--request-timeout', 'soon', '--kubeconfig', join(dir, 'missing')]);
+  assert.is(bad.code, 1);
+  assert.match(bad.err, /--request-timeout/);
+  assert.not.match(bad.err, /internal error|\n\s+at /);
+});
+
 s.run();

@@ -20,7 +20,7 @@ import type { CommandContext } from './deps.ts';
 import { renderPlan, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
 import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
-import { type KubeOptions, kubeconfigOption, contextOption, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag } from './options.ts';
+import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag } from './options.ts';
 import { specFromFile } from './planning.ts';
 import { openSavedPlan, confirmSavedPlan } from './sealed.ts';
 import { planSnapshotFile } from './provenance.ts';
@@ -48,6 +48,7 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .addOption(specFileOption('rollout spec (plans it against the cluster first)'))
     .addOption(kubeconfigOption())
     .addOption(contextOption())
+    .addOption(requestTimeoutOption())
     .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
     .option('--step', 'advance at most one wave, then exit 0')
     .option('--json', 'print events as NDJSON on stdout')
@@ -63,7 +64,7 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
   // A saved plan is checked before any cluster access; its phase durations are the planner's
   // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
   const specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file);
-  const { driver, holder, close } = await openDriver({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
+  const { driver, holder, close } = await openDriver(kubeFlags(opts), io);
   try {
     let plan: Plan;
     if (saved) {

@@ -10,7 +10,7 @@ import { renderStatus } from '../render/status.ts';
 import type { CommandContext } from './deps.ts';
 import { writeFileAtomic } from './files.ts';
 import { asClusterApiError } from './live.ts';
-import { type KubeOptions, kubeconfigOption, contextOption } from './options.ts';
+import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags } from './options.ts';
 
 // ---- snapshot ----
 
@@ -25,13 +25,14 @@ export function registerSnapshotCommand(program: Command, ctx: CommandContext): 
     .description('read the live cluster (every kind bootcplan plans from) and write a snapshot file')
     .addOption(kubeconfigOption())
     .addOption(contextOption())
+    .addOption(requestTimeoutOption())
     .option('-o, --output <file>', 'write to FILE (.json: JSON, otherwise YAML); default: stdout')
     .action((opts: SnapshotOptions) => snapshotAction(ctx, opts));
 }
 
 async function snapshotAction({ io }: CommandContext, opts: SnapshotOptions): Promise<void> {
   const { openKubeClient, readLiveObjects } = await import('../kube/index.ts');
-  const client = openKubeClient({ kubeconfig: opts.kubeconfig, context: opts.context }, io.env);
+  const client = openKubeClient(kubeFlags(opts), io.env);
   let read;
   try {
     read = await readLiveObjects(client);
@@ -73,12 +74,13 @@ function registerStatus(program: Command, ctx: CommandContext): void {
     .description('show the apply lock and the progress of the last apply')
     .addOption(kubeconfigOption())
     .addOption(contextOption())
+    .addOption(requestTimeoutOption())
     .option('--json', 'print {lock, progress} as JSON')
     .action((opts: StatusOptions) => statusAction(ctx, opts));
 }
 
 async function statusAction({ io, openDriver }: CommandContext, opts: StatusOptions): Promise<void> {
-  const { driver, close } = await openDriver({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
+  const { driver, close } = await openDriver(kubeFlags(opts), io);
   try {
     const [lock, progress] = [await driver.readLock(), await driver.readProgress()];
     const expired = lock ? Date.parse(lock.renewedAt) / 1000 + lock.ttlSeconds < driver.clock.now() : false;
@@ -99,11 +101,12 @@ function registerUnlock(program: Command, ctx: CommandContext): void {
     .argument('<lockId>', 'the lock id printed by status or by the apply that holds it')
     .addOption(kubeconfigOption())
     .addOption(contextOption())
+    .addOption(requestTimeoutOption())
     .action((lockId: string, opts: KubeOptions) => unlockAction(ctx, lockId, opts));
 }
 
 async function unlockAction({ io, openDriver }: CommandContext, lockId: string, opts: KubeOptions): Promise<void> {
-  const { driver, close } = await openDriver({ kubeconfig: opts.kubeconfig, context: opts.context }, io);
+  const { driver, close } = await openDriver(kubeFlags(opts), io);
   try {
     const lock = await driver.readLock();
     if (!lock) {

@@ -19,7 +19,7 @@ import { type CliIO, useColor } from './io.ts';
 import { writeFileAtomic } from './files.ts';
 import { readLiveSnapshot } from './live.ts';
 import {
-  type KubeOptions, type SpecOptions, kubeconfigOption, contextOption, specFileOption, refOption, clusterOption, outputFormatOption, fullOption,
+  type KubeOptions, type SpecOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, refOption, clusterOption, outputFormatOption, fullOption,
 } from './options.ts';
 import { planInput } from './planning.ts';
 
@@ -88,6 +88,7 @@ function registerPlan(program: Command, ctx: CommandContext): void {
     .addOption(clusterOption('plan against a snapshot file instead of the live cluster'))
     .addOption(kubeconfigOption())
     .addOption(contextOption())
+    .addOption(requestTimeoutOption())
     .addOption(outputFormatOption(OUTPUT_FORMATS))
     .option('--out [planfile]', 'save the plan as JSON (a bare name goes into plans/)')
     .option('--for-review', 'with --out: save a plan that has errors, marked so that it is never applied')
@@ -127,7 +128,7 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
 /** The snapshot to plan against: `--cluster FILE`, else the live cluster from the kubeconfig. */
 async function loadCluster(opts: KubeOptions & { cluster?: string }, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {
   if (opts.cluster) return readSnapshotFile(opts.cluster);
-  return readLiveSnapshot({ kubeconfig: opts.kubeconfig, context: opts.context }, env);
+  return readLiveSnapshot(kubeFlags(opts), env);
 }
 
 /** Where `--out` writes: a bare file name goes into plans/. */

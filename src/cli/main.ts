@@ -7,6 +7,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { formatDiagnostic } from '../base/diagnostics.ts';
+import { DriverError } from '../apply/driver.ts';
 import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from '../base/errors.ts';
 import { registerApplyCommands } from './commands-apply.ts';
 import { registerSnapshotCommand, registerLockCommands } from './commands-cluster.ts';
@@ -53,6 +54,12 @@ export function reportError(io: CliIO, err: unknown): number {
   } else if (err instanceof PolicyBlockedError || err instanceof ClusterApiError) {
     io.stderr(`error: ${err.message}\n`);
     if (err.hint) io.stderr(`  hint: ${err.hint}\n`);
+  } else if (err instanceof DriverError) {
+    // A cluster failure the applier did not turn into a named error (a conflict that kept
+    // coming back, an object that vanished): a cluster problem, exit 1, never "a bug".
+    io.stderr(`error: ${err.message}\n`);
+    const hint = (err as DriverError & { hint?: string }).hint;
+    io.stderr(`  hint: ${hint ?? 'check the cluster (bootcplan status shows what the last apply did), then run the command again'}\n`);
   } else if (err instanceof CommanderError) {
     return err.exitCode === 0 ? EXIT.ok : EXIT.error;
   } else {

@@ -11,6 +11,13 @@ import { Option } from 'commander';
 export interface KubeOptions {
   kubeconfig?: string;
   context?: string;
+  /** kubectl's format: whole seconds or a duration such as 30s or 1m; 0: no limit. */
+  requestTimeout?: string;
+}
+
+/** The flags the Kubernetes driver takes, out of a command's options. */
+export function kubeFlags(opts: KubeOptions): KubeOptions {
+  return { kubeconfig: opts.kubeconfig, context: opts.context, requestTimeout: opts.requestTimeout };
 }
 
 /** The rollout spec: `-f SPEC`, and `--ref GITREF` where the command reads git revisions. */
@@ -25,6 +32,10 @@ export function kubeconfigOption(): Option {
 
 export function contextOption(): Option {
   return new Option('--context <name>', 'kubeconfig context');
+}
+
+export function requestTimeoutOption(): Option {
+  return new Option('--request-timeout <duration>', 'longest wait for one API answer: seconds or a duration such as 30s or 2m; 0 for no limit (default 30s)');
 }
 
 export function specFileOption(help = 'rollout spec'): Option {
