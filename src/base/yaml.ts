@@ -1,3 +1,9 @@
+/**
+ * YAML (and JSON, its flow subset) with positions: every field's line:column, for diagnostics
+ * that name where a value is. Used for specs, and on the error paths of snapshot and plan
+ * files. Hostile input ends in a diagnostic: aliases that expand (the yaml library's
+ * maxAliasCount) and nesting deeper than MAX_NESTING (base/limits.ts).
+ */
 import { LineCounter, parseAllDocuments, isMap, isSeq, isScalar, isPair, isAlias, visit, type Node as YamlNode, type Document } from 'yaml';
 import { type Diagnostic, type SourceMap, emptySourceMap, joinPath } from './diagnostics.ts';
 import { MAX_NESTING, flowNestingOffset } from './limits.ts';
