@@ -7,8 +7,12 @@ export function colors(enabled: boolean): Colors {
   return pc.createColors(enabled);
 }
 
-/** 5400 -> "1h30m"; 90 -> "1m30s"; 45 -> "45s"; 0 -> "0s"; 2 days and more: 183600 -> "2d3h". */
+/**
+ * 5400 -> "1h30m"; 90 -> "1m30s"; 45 -> "45s"; 0 -> "0s"; 2 days and more: 183600 -> "2d3h".
+ * Not a finite number (a crafted plan file: a string, or 1e400 read as Infinity) -> "?".
+ */
 export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '?';
   const s = Math.max(0, Math.round(seconds));
   if (s >= 172800) {
     const d = Math.floor(s / 86400);
@@ -34,7 +38,8 @@ export function shortDigest(d: string | null | undefined, n = 8): string {
 
 /** 12345 -> "12,345": en-US grouping whatever the machine's locale, so reports compare byte for byte. */
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  // A crafted plan file may hold anything here: it is written as it is (callers escape it).
+  return typeof n === 'number' ? n.toLocaleString('en-US') : String(n);
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
