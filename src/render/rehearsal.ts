@@ -1,11 +1,16 @@
-/** Rehearsal output: text (timeline summary) and JSON. Pure. */
+/**
+ * Rehearsal output: text (timeline summary) and JSON. Pure. The text reads the rehearsal
+ * through `forDisplay` (its pools, nodes and events carry cluster data: issue 13).
+ */
 import type { Rehearsal } from '../sim/rehearse.ts';
 import { colors, formatDuration, padTable, foldNames, plural } from './format.ts';
 import { formatEventLine } from './events.ts';
+import { forDisplay } from './secrets.ts';
+import { jsonText } from './vocabulary.ts';
 
 /** `{durationSeconds, halted, pools: [{name, maxUnavailable, peakUnavailable, waves, failedNodes}], events}` and a few more fields. */
 export function rehearsalJson(r: Rehearsal): string {
-  return JSON.stringify({
+  return jsonText({
     planId: r.planId,
     durationSeconds: r.durationSeconds,
     estimatedSeconds: r.estimatedSeconds,
@@ -17,10 +22,11 @@ export function rehearsalJson(r: Rehearsal): string {
     reboots: r.reboots,
     pools: r.pools,
     events: r.events,
-  }, null, 2) + '\n';
+  }, 2) + '\n';
 }
 
-export function renderRehearsalText(r: Rehearsal, opts: { color: boolean; events?: boolean }): string {
+export function renderRehearsalText(rehearsal: Rehearsal, opts: { color: boolean; events?: boolean }): string {
+  const r = forDisplay(rehearsal);
   const c = colors(opts.color);
   const out: string[] = [];
   const d = r.durations;
