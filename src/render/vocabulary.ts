@@ -138,9 +138,12 @@ export function neutraliseMentions(escaped: string): string {
   return escaped.replace(/(?<!&)#(?=\d)/g, '#&#8203;').replace(/(^|[^A-Za-z0-9_])@(?=[A-Za-z0-9])/g, '$1@&#8203;');
 }
 
-/** Markdown-safe inline text: HTML and the characters that start formatting or break tables. */
-export function escapeMarkdown(s: string): string {
-  return escapeMarkup(s).replace(/([\\`*_[\]|~])/g, '\\$1').replace(/\r?\n/g, ' ');
+/**
+ * Markdown-safe inline text: HTML and the characters that start formatting or break tables;
+ * mentions and issue links broken (`neutraliseMentions`). Takes any value, like `escapeHtml`.
+ */
+export function escapeMarkdown(s: unknown): string {
+  return neutraliseMentions(escapeMarkup(String(s)).replace(/([\\`*_[\]|~])/g, '\\$1').replace(/\r?\n/g, ' '));
 }
 
 // ---------------------------------------------------------------------------- clipping
