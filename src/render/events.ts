@@ -123,7 +123,7 @@ export class TtyProgress {
       const act = [...p.active].map(([n, st]) => `${n}:${st}`).join(' ');
       const stage = p.staging || p.staged ? ` staged ${p.staged}${p.staging ? ` (+${p.staging} staging)` : ''}` : '';
       const status = p.status === 'halted' ? c.red('halted') : p.status === 'done' ? c.green('done') : `wave ${p.wave}/${p.waves}`;
-      const line = `${c.bold(name.padEnd(12))} ${status.padEnd(12)} ${bar} ${p.done}/${p.total}${stage}${act ? '  ' + act : ''}`;
+      const line = `${c.bold(String(name).padEnd(12))} ${status.padEnd(12)} ${bar} ${p.done}/${p.total}${stage}${act ? '  ' + act : ''}`;
       lines.push(line.length > width ? line.slice(0, width - 1) + '…' : line);
     }
     lines.push(c.dim(`elapsed ${formatDuration(this.t)}`));

@@ -46,7 +46,9 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-export function padTable(rows: string[][], gap = 2): string[] {
+export function padTable(input: string[][], gap = 2): string[] {
+  // Cells are data: a crafted plan file may put a number or null where a name belongs.
+  const rows = input.map((r) => r.map(String));
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(c))));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - visibleLength(c) + gap))).join('').trimEnd());

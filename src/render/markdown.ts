@@ -39,7 +39,7 @@ export interface MarkdownOptions {
  * does not parse. Characters that could end the HTML comment are replaced.
  */
 export function markdownMarker(plan: Pick<Plan, 'spec'>): string {
-  const key = plan.spec.path.replace(/^\.\//, '').replace(/[^A-Za-z0-9._/-]/g, '_').replace(/-{2,}/g, '-');
+  const key = String(plan.spec.path).replace(/^\.\//, '').replace(/[^A-Za-z0-9._/-]/g, '_').replace(/-{2,}/g, '-');
   return `<!-- bootcplan:plan spec=${key} -->`;
 }
 
@@ -176,7 +176,7 @@ function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)[] {
   const blocks: (() => string)[] = [];
   const scTitle = specChangesTitle(plan);
   if (scTitle && plan.specChanges?.unified) {
-    blocks.push(() => `<details><summary>${escapeMarkdown(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(plan.specChanges!.unified.trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`);
+    blocks.push(() => `<details><summary>${escapeMarkdown(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(String(plan.specChanges!.unified).trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`);
   } else if (scTitle) blocks.push(() => `<sub>${escapeMarkdown(scTitle)}</sub>\n`);
   const changed = plan.changes.filter((c) => c.action !== 'noop');
   for (const ch of changed) blocks.push(() => changeBlock(ch, opts));
@@ -386,7 +386,7 @@ function inlineHtml(s: unknown): string {
 
 /** An inline code span that survives backticks and table pipes in its content. */
 function code(s: string): string {
-  const t = s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  const t = String(s).replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
   const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((m) => m.length));
   const ticks = '`'.repeat(longest + 1);
   const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
@@ -394,5 +394,5 @@ function code(s: string): string {
 }
 
 function mdCodeSafe(s: string): string {
-  return s.replace(/`/g, "'");
+  return String(s).replace(/`/g, "'");
 }

@@ -148,8 +148,9 @@ export function escapeMarkdown(s: unknown): string {
 
 // ---------------------------------------------------------------------------- clipping
 
-/** At most `max` characters: the first `max - 1` and "…" (labels, messages in a bounded comment). */
-export function clipEnd(s: string, max: number): string {
+/** At most `max` characters: the first `max - 1` and "…" (labels, messages in a bounded comment). Any value is clipped as its text. */
+export function clipEnd(value: string, max: number): string {
+  const s = String(value);
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }
 
