@@ -66,10 +66,13 @@ s('event lines: node names, conditions and API messages of every event type are 
 
 s('live progress block: only its own cursor and colour codes reach the terminal', () => {
   for (const color of [false, true]) {
-    const tty = new TtyProgress({ color, width: 400 });
+    const tty = new TtyProgress({ color });
     const out = hostileEvents().map((e) => tty.update(e)).join('');
     assertTerminalSafe(out, `progress (colour ${color})`);
     assert.ok(out.includes('\\u001b[2J'), 'the pool and node names are shown, escaped');
+    for (const line of out.split('\n').filter((l) => l.includes('…'))) {
+      assert.ok(!color || line.endsWith('…\x1b[0m'), `a line cut at the width resets its colours: ${JSON.stringify(line.slice(-40))}`);
+    }
   }
 });
 

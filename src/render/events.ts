@@ -9,7 +9,7 @@
  * a terminal acts on written as JSON escapes (`jsonText`).
  */
 import type { ApplyEvent } from '../apply/events.ts';
-import { colors, formatDuration, foldNames } from './format.ts';
+import { colors, formatDuration, foldNames, clipVisible } from './format.ts';
 import { forDisplay } from './secrets.ts';
 import { jsonText } from './vocabulary.ts';
 
@@ -124,7 +124,7 @@ export class TtyProgress {
       const stage = p.staging || p.staged ? ` staged ${p.staged}${p.staging ? ` (+${p.staging} staging)` : ''}` : '';
       const status = p.status === 'halted' ? c.red('halted') : p.status === 'done' ? c.green('done') : `wave ${p.wave}/${p.waves}`;
       const line = `${c.bold(String(name).padEnd(12))} ${status.padEnd(12)} ${bar} ${p.done}/${p.total}${stage}${act ? '  ' + act : ''}`;
-      lines.push(line.length > width ? line.slice(0, width - 1) + '…' : line);
+      lines.push(clipVisible(line, width));
     }
     lines.push(c.dim(`elapsed ${formatDuration(this.t)}`));
     this.drawn = lines.length;

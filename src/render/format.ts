@@ -58,6 +58,26 @@ export function visibleLength(s: string): number {
   return s.replace(/\x1b\[[0-9;]*m/g, '').length;
 }
 
+/**
+ * At most `width` visible characters of a line with colour codes: cut between codes, never
+ * inside one, and ended with "…" and a reset when cut, so a long name (data) cannot leave
+ * a colour or bold open on the terminal.
+ */
+export function clipVisible(line: string, width: number): string {
+  if (visibleLength(line) <= width) return line;
+  let out = '';
+  let shown = 0;
+  let coloured = false;
+  for (const m of line.matchAll(/\x1b\[[0-9;]*m|[^\x1b]+|\x1b/g)) {
+    if (m[0].startsWith('\x1b[')) { out += m[0]; coloured = true; continue; }
+    const room = width - 1 - shown;
+    if (room <= 0) break;
+    out += m[0].slice(0, room);
+    shown += Math.min(room, m[0].length);
+  }
+  return `${out}…${coloured ? '\x1b[0m' : ''}`;
+}
+
 /** Folds a sorted list of names: ["w-1","w-2","w-3","w-7"] -> "w-1..w-3, w-7" when names share a numeric suffix pattern. */
 export function foldNames(names: readonly string[], max = 12): string {
   const groups: string[] = [];
