@@ -71,7 +71,7 @@ s('the normal report passes the markup check (the allowlists describe the report
 });
 
 for (const mode of ['strings', 'keep-enums', 'everything'] as HostileMode[]) {
-  s(`hostile text in every ${mode === 'everything' ? 'field, numbers included,' : 'string field'}${mode === 'keep-enums' ? ' (actions, severities valid)' : ''}: no element, attribute or control character from data`, () => {
+  s(`hostile text in every ${mode === 'everything' ? 'field (numbers too)' : 'string field'}${mode === 'keep-enums' ? ' (actions, severities valid)' : ''}: no element, attribute or control character from data`, () => {
     const plan = hostilePlan(mode);
     assertClean(renderHtml(plan), 'plan');
     assertClean(renderHtml(plan, { full: true, maxChartRows: 1 }), 'plan, rows aggregated');
