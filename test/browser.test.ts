@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderHtml } from '../src/render/html/report.ts';
 import { demoPlan, bigPlan } from './render-fixtures.ts';
+import { hostilePlan } from './hostile-fixtures.ts';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const s = suite('browser');
@@ -44,6 +45,9 @@ const PROBE = `<script>
     viewportWidth: window.innerWidth,
     resources: performance.getEntriesByType('resource').length,
     font: getComputedStyle(document.body).fontFamily,
+    tags: [...new Set([...document.querySelectorAll('*')].map((e) => e.localName))].sort(),
+    baseURI: document.baseURI,
+    location: location.href,
   };
   const pre = document.createElement('pre');
   pre.id = 'probe-result';
@@ -84,6 +88,10 @@ interface Probe {
   viewportWidth: number;
   resources: number;
   font: string;
+  /** Every element name in the document (the probe adds its own script and pre). */
+  tags: string[];
+  baseURI: string;
+  location: string;
 }
 
 async function probe(html: string, name: string, width = 1280, shot = true): Promise<{ probe: Probe; png: string; dir: string }> {
@@ -158,6 +166,20 @@ if (!have && process.env.CI !== 'true') {
     } finally {
       if (!process.env.KEEP_BROWSER_OUTPUT) rmSync(dir, { recursive: true, force: true });
       else console.log(`browser output kept in ${dir}`);
+    }
+  });
+
+  s('a plan with hostile text in every field: Chromium builds only the report\'s own elements, keeps its base URL, fetches nothing', async () => {
+    if (!have) return;
+    const { probe: p, dir } = await probe(renderHtml(hostilePlan('keep-enums')), 'hostile', 1280, false);
+    try {
+      const own = ['a', 'b', 'body', 'details', 'div', 'footer', 'g', 'h1', 'h2', 'h3', 'head', 'header', 'html', 'li', 'line', 'main', 'meta', 'p', 'pre', 'rect',
+        'script', 'section', 'small', 'span', 'style', 'summary', 'svg', 'table', 'tbody', 'td', 'text', 'th', 'thead', 'title', 'tr', 'ul'];
+      assert.equal(p.tags.filter((t) => !own.includes(t)), [], 'no element from data (base, form, img, svg onload, ...)');
+      assert.ok(p.location.endsWith('/probe.html') && p.baseURI === p.location, `no navigation, no base URL: ${p.location} ${p.baseURI}`);
+      assert.is(p.resources, 0, 'nothing is fetched');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

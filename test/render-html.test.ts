@@ -10,7 +10,7 @@ const s = suite('render-html');
 
 function selfContained(html: string) {
   assert.ok(html.startsWith('<!doctype html>'));
-  assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">/);
+  assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">/);
   assert.not.match(html, /<script|<link|<iframe|<img|@import|url\(|@font-face/i);
   // The only URL is the SVG namespace (an identifier, never fetched).
   const urls = (html.match(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}[^\s"'<)]*/gi) ?? []).filter((u) => u !== 'http://www.w3.org/2000/svg');

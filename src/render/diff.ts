@@ -3,14 +3,15 @@
  * `# (N unchanged fields hidden)` notes. jsdiff's Myers search is bounded by
  * `maxEditLength`; when it gives up, the diff says so and shows the JSON patch instead.
  * Secrets are masked before diffing, so a changed secret shows as two different
- * fingerprints. Pure.
+ * fingerprints; every line shown has the credentials of references masked and invisible
+ * characters made visible (the values diffed are data: issue 13). Pure.
  */
 import { diffLines } from 'diff';
 import { stringify } from 'yaml';
 import type { Operation } from 'fast-json-patch';
 import type { PlanChange } from '../plan/types.ts';
-import { maskSecrets } from './secrets.ts';
-import { clipMiddle } from './vocabulary.ts';
+import { maskSecrets, maskCredentials } from './secrets.ts';
+import { clipMiddle, visible } from './vocabulary.ts';
 
 export interface DiffLine {
   /** ' ' context, '+' added, '-' removed, '#' a note (its text carries its own indentation). */
@@ -78,7 +79,7 @@ export function diffValues(before: unknown, after: unknown, opts: DiffOptions = 
     const kind = p.added ? '+' : p.removed ? '-' : ' ';
     const body = p.value.endsWith('\n') ? p.value.slice(0, -1) : p.value;
     for (const t of body.split('\n')) {
-      lines.push({ kind, text: clipMiddle(t, maxLine) });
+      lines.push({ kind, text: displayLine(t, maxLine) });
       if (kind === '+') added++;
       if (kind === '-') removed++;
     }
@@ -139,21 +140,21 @@ function gaveUp(maxEditLength: number, patch: readonly Operation[] | undefined, 
       const op = patch[i] as Operation & { value?: unknown; from?: string };
       const next = patch[i + 1] as (Operation & { value?: unknown }) | undefined;
       if (op.op === 'test' && next && next.path === op.path && (next.op === 'replace' || next.op === 'remove')) {
-        lines.push({ kind: '-', text: clipMiddle(`${op.path}: ${JSON.stringify(op.value)}`, maxLine) });
+        lines.push({ kind: '-', text: displayLine(`${op.path}: ${JSON.stringify(op.value)}`, maxLine) });
         removed++;
         if (next.op === 'replace') {
-          lines.push({ kind: '+', text: clipMiddle(`${next.path}: ${JSON.stringify(next.value)}`, maxLine) });
+          lines.push({ kind: '+', text: displayLine(`${next.path}: ${JSON.stringify(next.value)}`, maxLine) });
           added++;
         }
         i++;
       } else if (op.op === 'add' || op.op === 'replace') {
-        lines.push({ kind: '+', text: clipMiddle(`${op.path}: ${JSON.stringify(op.value)}`, maxLine) });
+        lines.push({ kind: '+', text: displayLine(`${op.path}: ${JSON.stringify(op.value)}`, maxLine) });
         added++;
       } else if (op.op === 'remove') {
-        lines.push({ kind: '-', text: clipMiddle(op.path, maxLine) });
+        lines.push({ kind: '-', text: displayLine(op.path, maxLine) });
         removed++;
       } else {
-        lines.push({ kind: ' ', text: clipMiddle(`${op.op} ${op.path}${'value' in op ? `: ${JSON.stringify(op.value)}` : ''}${op.from ? ` from ${op.from}` : ''}`, maxLine) });
+        lines.push({ kind: ' ', text: displayLine(`${op.op} ${op.path}${'value' in op ? `: ${JSON.stringify(op.value)}` : ''}${op.from ? ` from ${op.from}` : ''}`, maxLine) });
       }
     }
   }
@@ -167,6 +168,11 @@ function countFields(run: readonly DiffLine[]): number {
     return t !== '' && t !== '-' && !/:$/.test(t);
   }).length;
   return n || run.length;
+}
+
+/** A line as the diff shows it: credentials masked, invisible characters visible, long lines cut in the middle. */
+function displayLine(line: string, maxLine: number): string {
+  return clipMiddle(visible(maskCredentials(line)), maxLine);
 }
 
 function leadingSpaces(s: string): number {

@@ -2,12 +2,19 @@
  * Renderers for apply/rehearse events (src/apply/events.ts): NDJSON (`--json`), plain
  * lines for CI logs, and a live per-pool progress block for a terminal. Pure: they return
  * strings; the caller writes them (progress goes to stderr).
+ *
+ * Events carry cluster data (node names, conditions, API messages): the human renderers read
+ * each event through `forDisplay`, so no control sequence, bidi override or line break from
+ * data reaches a terminal or a log (issue 13); NDJSON is the event exactly, with the characters
+ * a terminal acts on written as JSON escapes (`jsonText`).
  */
 import type { ApplyEvent } from '../apply/events.ts';
-import { colors, formatDuration, foldNames } from './format.ts';
+import { colors, formatDuration, foldNames, clipVisible } from './format.ts';
+import { forDisplay } from './secrets.ts';
+import { jsonText } from './vocabulary.ts';
 
 export function eventToNdjson(e: ApplyEvent): string {
-  return JSON.stringify(e) + '\n';
+  return jsonText(e) + '\n';
 }
 
 /** "+1h02m03s" style offset, fixed width for aligned logs. */
@@ -18,7 +25,8 @@ export function clockOf(t: number): string {
 }
 
 /** One plain line per event (CI logs). */
-export function formatEventLine(e: ApplyEvent, opts: { color?: boolean } = {}): string {
+export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {}): string {
+  const e = forDisplay(event);
   const c = colors(!!opts.color);
   const where = ['pool' in e ? e.pool : undefined, 'node' in e ? e.node : undefined].filter(Boolean).join('/');
   const head = `[${clockOf(e.t)}] ${where ? where + ' ' : ''}`;
@@ -66,7 +74,8 @@ export class TtyProgress {
   constructor(private readonly opts: { color: boolean; width?: number } = { color: true }) {}
 
   /** Returns what to write to the terminal for this event. */
-  update(e: ApplyEvent): string {
+  update(event: ApplyEvent): string {
+    const e = forDisplay(event);
     this.t = e.t;
     let above = '';
     const p = 'pool' in e && e.pool ? this.pool(e.pool) : null;
@@ -114,8 +123,8 @@ export class TtyProgress {
       const act = [...p.active].map(([n, st]) => `${n}:${st}`).join(' ');
       const stage = p.staging || p.staged ? ` staged ${p.staged}${p.staging ? ` (+${p.staging} staging)` : ''}` : '';
       const status = p.status === 'halted' ? c.red('halted') : p.status === 'done' ? c.green('done') : `wave ${p.wave}/${p.waves}`;
-      const line = `${c.bold(name.padEnd(12))} ${status.padEnd(12)} ${bar} ${p.done}/${p.total}${stage}${act ? '  ' + act : ''}`;
-      lines.push(line.length > width ? line.slice(0, width - 1) + '…' : line);
+      const line = `${c.bold(String(name).padEnd(12))} ${status.padEnd(12)} ${bar} ${p.done}/${p.total}${stage}${act ? '  ' + act : ''}`;
+      lines.push(clipVisible(line, width));
     }
     lines.push(c.dim(`elapsed ${formatDuration(this.t)}`));
     this.drawn = lines.length;

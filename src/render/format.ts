@@ -7,8 +7,12 @@ export function colors(enabled: boolean): Colors {
   return pc.createColors(enabled);
 }
 
-/** 5400 -> "1h30m"; 90 -> "1m30s"; 45 -> "45s"; 0 -> "0s"; 2 days and more: 183600 -> "2d3h". */
+/**
+ * 5400 -> "1h30m"; 90 -> "1m30s"; 45 -> "45s"; 0 -> "0s"; 2 days and more: 183600 -> "2d3h".
+ * Not a finite number (a crafted plan file: a string, or 1e400 read as Infinity) -> "?".
+ */
 export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '?';
   const s = Math.max(0, Math.round(seconds));
   if (s >= 172800) {
     const d = Math.floor(s / 86400);
@@ -34,14 +38,17 @@ export function shortDigest(d: string | null | undefined, n = 8): string {
 
 /** 12345 -> "12,345": en-US grouping whatever the machine's locale, so reports compare byte for byte. */
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  // A crafted plan file may hold anything here: it is written as it is (callers escape it).
+  return typeof n === 'number' ? n.toLocaleString('en-US') : String(n);
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-export function padTable(rows: string[][], gap = 2): string[] {
+export function padTable(input: string[][], gap = 2): string[] {
+  // Cells are data: a crafted plan file may put a number or null where a name belongs.
+  const rows = input.map((r) => r.map(String));
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(c))));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - visibleLength(c) + gap))).join('').trimEnd());
@@ -49,6 +56,26 @@ export function padTable(rows: string[][], gap = 2): string[] {
 
 export function visibleLength(s: string): number {
   return s.replace(/\x1b\[[0-9;]*m/g, '').length;
+}
+
+/**
+ * At most `width` visible characters of a line with colour codes: cut between codes, never
+ * inside one, and ended with "…" and a reset when cut, so a long name (data) cannot leave
+ * a colour or bold open on the terminal.
+ */
+export function clipVisible(line: string, width: number): string {
+  if (visibleLength(line) <= width) return line;
+  let out = '';
+  let shown = 0;
+  let coloured = false;
+  for (const m of line.matchAll(/\x1b\[[0-9;]*m|[^\x1b]+|\x1b/g)) {
+    if (m[0].startsWith('\x1b[')) { out += m[0]; coloured = true; continue; }
+    const room = width - 1 - shown;
+    if (room <= 0) break;
+    out += m[0].slice(0, room);
+    shown += Math.min(room, m[0].length);
+  }
+  return `${out}…${coloured ? '\x1b[0m' : ''}`;
 }
 
 /** Folds a sorted list of names: ["w-1","w-2","w-3","w-7"] -> "w-1..w-3, w-7" when names share a numeric suffix pattern. */

@@ -1,10 +1,17 @@
 /** Shared wording for the maintenance-window schedule and the spec diff (pure). */
 import type { Plan } from '../plan/types.ts';
 
+/**
+ * "Mon, 14/09/2026, 22:00 Europe/Berlin". A time or zone that does not parse (a crafted plan
+ * file) is shown as written instead of failing the whole output (Intl throws a RangeError).
+ */
 function when(iso: string, tz: string): string {
-  const d = new Date(iso);
-  const local = new Intl.DateTimeFormat('en-GB', { timeZone: tz, weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hour12: false }).format(d);
-  return `${local} ${tz}`;
+  try {
+    const local = new Intl.DateTimeFormat('en-GB', { timeZone: tz, weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hour12: false }).format(new Date(iso));
+    return `${local} ${tz}`;
+  } catch {
+    return `${iso} ${tz}`;
+  }
 }
 
 /** One line about the maintenance windows, or null when the spec has none. */
@@ -23,6 +30,7 @@ export function scheduleLine(plan: Plan): string | null {
 export function specChangesTitle(plan: Plan): string | null {
   const sc = plan.specChanges;
   if (!sc) return null;
-  if (!sc.unified) return `Spec unchanged since ${sc.base} (${sc.baseCommit.slice(0, 12)}).`;
-  return `Spec changes since ${sc.base} (${sc.baseCommit.slice(0, 12)}): ${sc.added} added, ${sc.removed} removed lines in ${sc.path}.`;
+  const commit = String(sc.baseCommit).slice(0, 12);
+  if (!sc.unified) return `Spec unchanged since ${sc.base} (${commit}).`;
+  return `Spec changes since ${sc.base} (${commit}): ${sc.added} added, ${sc.removed} removed lines in ${sc.path}.`;
 }

@@ -9,15 +9,19 @@
  *   65,536). Every part is bounded by construction; if the details still do not fit, whole
  *   detail blocks are left out from the middle with a note. The head (marker, summary,
  *   errors) is never cut.
+ * - Data is text (issue 13): read through `forDisplay` (secrets and credentials masked,
+ *   invisible characters visible), then escaped where it is written; text outside code spans
+ *   and blocks has its `@mentions` and `#123` links broken (`escapeMarkdown`), numbers too,
+ *   since a crafted plan file may hold a string where a number belongs.
  */
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import type { Diagnostic } from '../base/diagnostics.ts';
 import { changeDiff, type DiffLine } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
-import { maskSecrets } from './secrets.ts';
+import { forDisplay } from './secrets.ts';
 import { formatDuration, formatCount, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally } from './format.ts';
 import { planLine } from './text.ts';
-import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, clipEnd } from './vocabulary.ts';
+import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, neutraliseMentions, clipEnd, wordOf } from './vocabulary.ts';
 
 export const MARKDOWN_LIMIT = 60_000;
 
@@ -35,7 +39,7 @@ export interface MarkdownOptions {
  * does not parse. Characters that could end the HTML comment are replaced.
  */
 export function markdownMarker(plan: Pick<Plan, 'spec'>): string {
-  const key = plan.spec.path.replace(/^\.\//, '').replace(/[^A-Za-z0-9._/-]/g, '_').replace(/-{2,}/g, '-');
+  const key = String(plan.spec.path).replace(/^\.\//, '').replace(/[^A-Za-z0-9._/-]/g, '_').replace(/-{2,}/g, '-');
   return `<!-- bootcplan:plan spec=${key} -->`;
 }
 
@@ -45,9 +49,10 @@ const HEAD_BUDGET = { pools: 40, errors: 20_000, warnings: 8_000, risks: 6_000, 
 const BLOCK_BUDGET = 12_000;
 
 export function renderMarkdown(input: Plan, opts: MarkdownOptions = {}): string {
-  const plan = maskSecrets(input);
+  const plan = forDisplay(input);
   const limit = opts.limit ?? MARKDOWN_LIMIT;
-  const head = renderHead(plan);
+  // The marker from the path as given, as a workflow computes it (markdownMarker keeps only safe characters).
+  const head = renderHead(plan, markdownMarker(input));
   const blocks = renderDetails(plan, opts);
   const tail = renderTail(plan);
   return assemble(head, blocks, tail, limit);
@@ -55,9 +60,10 @@ export function renderMarkdown(input: Plan, opts: MarkdownOptions = {}): string 
 
 // ---------------------------------------------------------------------------- head
 
-function renderHead(plan: Plan): string {
+function renderHead(plan: Plan, marker: string): string {
   const s = plan.summary;
-  const out: string[] = [markdownMarker(plan)];
+  const out: string[] = [marker];
+  const md = escapeMarkdown;
   const status = s.errors ? ':x:' : s.warnings ? ':warning:' : ':white_check_mark:';
   out.push(`### ${status} bootcplan plan for \`${mdCodeSafe(plan.spec.name)}\``);
   out.push('');
@@ -65,7 +71,7 @@ function renderHead(plan: Plan): string {
   out.push('');
   const sp = plan.spec;
   const cl = plan.cluster;
-  out.push(`<sub>spec ${code(sp.path)}${sp.ref ? ` at ${code(sp.ref)}` : ''}${sp.commit ? ` (commit ${code(sp.commit.slice(0, 12))})` : ''}${sp.dirty ? ', uncommitted changes' : ''}` +
+  out.push(`<sub>spec ${code(sp.path)}${sp.ref ? ` at ${code(sp.ref)}` : ''}${sp.commit ? ` (commit ${code(String(sp.commit).slice(0, 12))})` : ''}${sp.dirty ? ', uncommitted changes' : ''}` +
     ` · cluster ${code(cl.source)}${cl.version ? `, OpenShift ${escapeMarkdown(cl.version)}` : ''}${cl.platform ? `, ${escapeMarkdown(cl.platform)}` : ''}` +
     ` · plan ${code(plan.id)}</sub>`);
   out.push('');
@@ -76,13 +82,13 @@ function renderHead(plan: Plan): string {
   const { risky, replacement, disruptive } = riskTally(plan);
   out.push('| Summary | |');
   out.push('|---|---|');
-  out.push(`| Objects | ${s.create} to create, ${s.update} to change, ${s.delete} to delete |`);
+  out.push(`| Objects | ${md(s.create)} to create, ${md(s.update)} to change, ${md(s.delete)} to delete |`);
   out.push(`| Pools | ${plan.pools.length ? `${plan.pools.length}: ${escapeMarkdown(clipEnd(plan.pools.map((p) => p.name).join(', '), 300))}` : 'none'} |`);
-  out.push(`| Nodes | ${s.nodes} to update in ${plural(s.waves, 'wave')}${s.blocked ? `; **${s.blocked} not scheduled**` : ''} |`);
+  out.push(`| Nodes | ${md(s.nodes)} to update in ${md(plural(s.waves, 'wave'))}${s.blocked ? `; **${md(s.blocked)} not scheduled**` : ''} |`);
   out.push(`| Reboots | ${soft} soft, ${hard} hard${unknown ? `, ${unknown} not yet known (decided once staged; counted as hard)` : ''} |`);
-  out.push(`| Estimated duration | ${formatDuration(s.estimatedSeconds)} |`);
+  out.push(`| Estimated duration | ${md(formatDuration(s.estimatedSeconds))} |`);
   out.push(`| Risks | ${replacement ? `**:rotating_light: ${plural(replacement, 'control-plane replacement')}**` : 'no replacement'}, ${plural(disruptive, 'disruptive change')} |`);
-  out.push(`| Errors / warnings | ${s.errors ? `**${s.errors}**` : '0'} / ${s.warnings} |`);
+  out.push(`| Errors / warnings | ${s.errors ? `**${md(s.errors)}**` : '0'} / ${md(s.warnings)} |`);
   out.push('');
 
   const withNodes = plan.pools;
@@ -111,7 +117,7 @@ function renderHead(plan: Plan): string {
   }
   const riskItems: string[] = [];
   for (const c of risky) {
-    riskItems.push(`- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${VERB.markdown[c.action]} (${escapeMarkdown(c.reason)})${c.description ? `: ${escapeMarkdown(clipEnd(c.description, HEAD_BUDGET.message))}` : ''}`);
+    riskItems.push(`- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${md(wordOf(VERB, 'markdown', c.action))} (${escapeMarkdown(c.reason)})${c.description ? `: ${escapeMarkdown(clipEnd(c.description, HEAD_BUDGET.message))}` : ''}`);
   }
   const cp = plan.bootImages.controlPlaneMachineSet;
   if (cp?.replacement) riskItems.push(`- :rotating_light: **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${escapeMarkdown(clipEnd(cp.why, HEAD_BUDGET.message))}`);
@@ -133,7 +139,8 @@ function poolRow(p: PlanPool): string {
   const soft = sched.filter((n) => n.reboot === 'soft').length;
   const hard = sched.filter((n) => n.reboot === 'hard').length;
   const blocked = p.nodes.filter((n) => n.blockedBy).length;
-  return `| ${code(p.name)}${p.controlPlane ? ' (control plane)' : ''}${p.paused ? ' (paused)' : ''} | ${poolKind(p.backend)} | ${sched.length} of ${p.nodeCount} | ${p.waves.length} | ${p.waveSize} | ${soft} | ${hard} | ${sched.length - soft - hard} | ${blocked ? `**${blocked}**` : 0} | ${formatDuration(p.estimatedSeconds)} |`;
+  const md = escapeMarkdown;
+  return `| ${code(p.name)}${p.controlPlane ? ' (control plane)' : ''}${p.paused ? ' (paused)' : ''} | ${poolKind(p.backend)} | ${sched.length} of ${md(p.nodeCount)} | ${md(p.waves.length)} | ${md(p.waveSize)} | ${soft} | ${hard} | ${sched.length - soft - hard} | ${blocked ? `**${blocked}**` : 0} | ${md(formatDuration(p.estimatedSeconds))} |`;
 }
 
 function diagnosticItem(d: Diagnostic): string {
@@ -169,7 +176,7 @@ function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)[] {
   const blocks: (() => string)[] = [];
   const scTitle = specChangesTitle(plan);
   if (scTitle && plan.specChanges?.unified) {
-    blocks.push(() => `<details><summary>${escapeMarkdown(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(plan.specChanges!.unified.trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`);
+    blocks.push(() => `<details><summary>${escapeMarkdown(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(String(plan.specChanges!.unified).trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`);
   } else if (scTitle) blocks.push(() => `<sub>${escapeMarkdown(scTitle)}</sub>\n`);
   const changed = plan.changes.filter((c) => c.action !== 'noop');
   for (const ch of changed) blocks.push(() => changeBlock(ch, opts));
@@ -186,7 +193,7 @@ function changeBlock(ch: PlanChange, opts: MarkdownOptions): string {
   const stats = diff.gaveUp ? 'JSON patch' : `+${diff.added} −${diff.removed}`;
   const lines = [
     '<details>',
-    `<summary><code>${SYMBOL.markdown[ch.action]} ${escapeHtml(ch.address, 'double')}</code> ${VERB.markdown[ch.action]} · ${escapeHtml(ch.reason, 'double')}${risk} · ${stats}</summary>`,
+    `<summary><code>${inlineHtml(wordOf(SYMBOL, 'markdown', ch.action))} ${inlineHtml(ch.address)}</code> ${inlineHtml(wordOf(VERB, 'markdown', ch.action))} · ${inlineHtml(ch.reason)}${risk} · ${stats}</summary>`,
     '',
   ];
   if (ch.description) lines.push(escapeMarkdown(clipEnd(ch.description, 1000)), '');
@@ -223,13 +230,14 @@ function bootImagesBlock(plan: Plan): string | null {
 function poolBlock(p: PlanPool): string {
   const sched = p.nodes.filter((n) => n.wave !== null);
   const mu = p.maxUnavailable;
+  const md = escapeMarkdown;
   const lines = [
     '<details>',
-    `<summary>Pool <code>${escapeHtml(p.name, 'double')}</code>: ${plural(sched.length, 'node')} in ${plural(p.waves.length, 'wave')} of up to ${p.waveSize}, est. ${formatDuration(p.estimatedSeconds)}</summary>`,
+    `<summary>Pool <code>${inlineHtml(p.name)}</code>: ${plural(sched.length, 'node')} in ${inlineHtml(plural(p.waves.length, 'wave'))} of up to ${inlineHtml(p.waveSize)}, est. ${inlineHtml(formatDuration(p.estimatedSeconds))}</summary>`,
     '',
-    `${poolKind(p.backend)}, priority ${p.priority}${p.controlPlane ? ', control plane' : ''}; ` +
-      `${p.nodeCount} nodes, ${p.upToDate} up to date; maxUnavailable ${code(String(mu.value))} → ${mu.resolved} (${escapeMarkdown(mu.rule)})` +
-      `${p.unavailableNow.length ? `, ${p.unavailableNow.length} already unavailable` : ''}; soak ${formatDuration(p.soakSeconds)} between waves.`,
+    `${poolKind(p.backend)}, priority ${md(p.priority)}${p.controlPlane ? ', control plane' : ''}; ` +
+      `${md(p.nodeCount)} nodes, ${md(p.upToDate)} up to date; maxUnavailable ${code(String(mu.value))} → ${md(mu.resolved)} (${md(mu.rule)})` +
+      `${p.unavailableNow.length ? `, ${md(p.unavailableNow.length)} already unavailable` : ''}; soak ${md(formatDuration(p.soakSeconds))} between waves.`,
     '',
     `Target ${code(p.targetImage)}`,
     '',
@@ -243,7 +251,7 @@ function poolBlock(p: PlanPool): string {
   lines.push(...cutMiddle(groupLines, 4000, (n) => `- … ${n} more groups`), '');
   if (sched.length && sched.length <= 60) {
     lines.push('| Wave | Node | Zone | Reboot | Staged |', '|--:|---|---|---|---|');
-    for (const n of sched) lines.push(`| ${n.wave} | ${code(n.name)} | ${escapeMarkdown(n.zone ?? '-')} | ${n.reboot} | ${n.staged ? 'yes' : 'no'} |`);
+    for (const n of sched) lines.push(`| ${md(n.wave)} | ${code(n.name)} | ${md(n.zone ?? '-')} | ${md(n.reboot)} | ${n.staged ? 'yes' : 'no'} |`);
   } else if (sched.length) {
     const reboots = new Map(p.nodes.map((n) => [n.name, n.reboot]));
     lines.push('| Waves | Nodes | Soft reboot | Hard or not yet known | Names |', '|---|--:|--:|--:|---|');
@@ -254,7 +262,7 @@ function poolBlock(p: PlanPool): string {
       while (j + 1 < p.waves.length && p.waves[j + 1].length === p.waves[i].length) j++;
       const names = p.waves.slice(i, j + 1).flat();
       const soft = names.filter((n) => reboots.get(n) === 'soft').length;
-      rows.push(`| ${j > i ? `${i + 1}-${j + 1}` : i + 1} | ${p.waves[i].length}${j > i ? ' each' : ''} | ${soft} | ${names.length - soft} | ${escapeMarkdown(foldNames([...names].sort(naturalCompare), 3))} |`);
+      rows.push(`| ${j > i ? `${i + 1}-${j + 1}` : i + 1} | ${md(p.waves[i].length)}${j > i ? ' each' : ''} | ${soft} | ${names.length - soft} | ${md(foldNames([...names].sort(naturalCompare), 3))} |`);
       i = j + 1;
     }
     lines.push(...cutMiddle(rows, 5000, (n) => `| … ${n} more rows | | | | |`));
@@ -295,7 +303,7 @@ function assemble(head: string, blocks: (() => string)[], tail: string, limit: n
     } else if (takeFront) frontOpen = false;
     else backOpen = false;
   }
-  if (i > j) return [head, ...front, ...back, tail].join('\n');
+  if (i > j) return withinLimit([head, ...front, ...back, tail].join('\n'), limit);
   // Make room for the note by giving back the blocks taken last.
   const noteFor = (n: number) =>
     `> :scissors: **${plural(n, 'detail section')} left out here** to keep this comment under ${formatCount(limit)} characters. ` +
@@ -307,10 +315,31 @@ function assemble(head: string, blocks: (() => string)[], tail: string, limit: n
     if (side === 'f') i--;
     else j++;
   }
-  let out = [head, ...front, noteFor(j - i + 1), ...back, tail].join('\n');
-  // Unreachable with the bounds on the head; a last guard so the promise holds for any plan.
-  if (out.length > limit) out = out.slice(0, limit - 80) + '\n\n> :scissors: cut at the comment size limit\n';
-  return out;
+  return withinLimit([head, ...front, noteFor(j - i + 1), ...back, tail].join('\n'), limit);
+}
+
+/**
+ * The last guard, so the promise holds for any plan: the bounds on the head keep ordinary plans
+ * far below the limit, but a crafted plan file can make one name or message as long as it
+ * likes. The cut falls at a line end (no code span spans lines here), and what it leaves open
+ * is closed: a code fence, whose data would otherwise be read as markdown (and could write
+ * markup or mentions), and `<details>` blocks. The marker line stays first.
+ */
+function withinLimit(out: string, limit: number): string {
+  if (out.length <= limit) return out;
+  const note = '\n> :scissors: cut at the comment size limit\n';
+  const lines = out.slice(0, Math.max(0, out.lastIndexOf('\n', limit - 400))).split('\n');
+  let fence: string | null = null;
+  let details = 0;
+  for (const line of lines) {
+    const f = /^`{3,}/.exec(line)?.[0];
+    if (fence === null && f) fence = f;
+    else if (fence !== null && f && f.length >= fence.length && line.trim() === f) fence = null;
+    else if (fence === null && line === '<details>') details++;
+    else if (fence === null && line === '</details>') details = Math.max(0, details - 1);
+  }
+  const closers = [...(fence !== null ? [fence] : []), ...Array<string>(details).fill('</details>')];
+  return [...lines, ...closers].join('\n') + '\n' + note;
 }
 
 /** Lines, with the middle replaced by a note when they exceed `budget` characters. */
@@ -343,9 +372,21 @@ function fenced(lang: string, lines: string[]): string[] {
 
 // ---------------------------------------------------------------------------- escaping
 
+/**
+ * Data in the comment's inline HTML (`<summary>`, `<code>`): escaped as HTML (element content
+ * and double-quoted attributes only); the characters markdown gives a meaning to written as
+ * character references, which read the same whether GitHub takes the line as an HTML block or
+ * as inline HTML in a paragraph (CommonMark: a character reference never starts a link,
+ * emphasis or code span); mentions and issue links broken (GitHub links neither inside a code
+ * element, but HTML decodes the entity there too, so it costs nothing).
+ */
+function inlineHtml(s: unknown): string {
+  return neutraliseMentions(escapeHtml(s, 'double').replace(/[\\`*_[\]|!]/g, (ch) => `&#${ch.charCodeAt(0)};`));
+}
+
 /** An inline code span that survives backticks and table pipes in its content. */
 function code(s: string): string {
-  const t = s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  const t = String(s).replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
   const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((m) => m.length));
   const ticks = '`'.repeat(longest + 1);
   const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
@@ -353,5 +394,5 @@ function code(s: string): string {
 }
 
 function mdCodeSafe(s: string): string {
-  return s.replace(/`/g, "'");
+  return String(s).replace(/`/g, "'");
 }

@@ -1,8 +1,13 @@
-/** Rehearsal output: text (timeline summary) and JSON. Pure. */
+/**
+ * Rehearsal output: text (timeline summary) and JSON. Pure. The text reads the rehearsal
+ * through `forDisplay` (its pools, nodes and events carry cluster data: issue 13).
+ */
 import type { Rehearsal } from '../sim/rehearse.ts';
 import { EXIT, exitCodeOf } from '../base/errors.ts';
 import { colors, formatDuration, padTable, foldNames, plural } from './format.ts';
 import { formatEventLine } from './events.ts';
+import { forDisplay } from './secrets.ts';
+import { jsonText } from './vocabulary.ts';
 
 /** A rehearsal as `rehearse -o json` and the HTML report show it: with the exit code of the error that stopped it. */
 export interface RehearsalReport extends Rehearsal {
@@ -15,7 +20,7 @@ export function rehearsalReport(rehearsal: Rehearsal, error: unknown): Rehearsal
 
 /** `{durationSeconds, halted, pools: [{name, maxUnavailable, peakUnavailable, waves, failedNodes}], events}` and a few more fields. */
 export function rehearsalJson(r: RehearsalReport): string {
-  return JSON.stringify({
+  return jsonText({
     planId: r.planId,
     durationSeconds: r.durationSeconds,
     estimatedSeconds: r.estimatedSeconds,
@@ -27,10 +32,11 @@ export function rehearsalJson(r: RehearsalReport): string {
     reboots: r.reboots,
     pools: r.pools,
     events: r.events,
-  }, null, 2) + '\n';
+  }, 2) + '\n';
 }
 
-export function renderRehearsalText(r: RehearsalReport, opts: { color: boolean; events?: boolean }): string {
+export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: boolean; events?: boolean }): string {
+  const r = forDisplay(rehearsal);
   const c = colors(opts.color);
   const out: string[] = [];
   const d = r.durations;

@@ -1,12 +1,16 @@
 /**
  * Terraform-like text rendering of a Plan (DESIGN §8). Pure: reads only the plan.
+ *
+ * The plan's data goes through `forDisplay` first: a node name, condition or message from the
+ * cluster (or a crafted plan file) carries no terminal control sequence, bidi override or line
+ * break to the terminal (issue 13); the only escape sequences written are the colours below.
  */
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { changeDiff } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
-import { maskSecrets } from './secrets.ts';
-import { VERB, SYMBOL, poolKind } from './vocabulary.ts';
+import { forDisplay } from './secrets.ts';
+import { VERB, SYMBOL, poolKind, wordOf } from './vocabulary.ts';
 import {
   colors, formatDuration, shortDigest, padTable, plural, foldNames, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare,
   type Colors,
@@ -23,19 +27,19 @@ export interface TextOptions {
 }
 
 export function renderText(input: Plan, opts: TextOptions = {}): string {
-  const plan = maskSecrets(input);
+  const plan = forDisplay(input);
   const c = colors(!!opts.color);
   const out: string[] = [];
   const cl = plan.cluster;
-  out.push(c.bold(`bootcplan plan ${plan.id}: ${plan.spec.name}`) + c.dim(` (${plan.spec.path}${plan.spec.ref ? ` at ${plan.spec.ref}` : ''}${plan.spec.commit ? `, commit ${plan.spec.commit.slice(0, 12)}` : ''}${plan.spec.dirty ? ', uncommitted changes' : ''})`));
-  out.push(c.dim(`cluster ${cl.source}${cl.version ? `, OpenShift ${cl.version}` : ''}${cl.platform ? `, ${cl.platform}` : ''}, ${cl.fingerprint.slice(0, 19)}`));
+  out.push(c.bold(`bootcplan plan ${plan.id}: ${plan.spec.name}`) + c.dim(` (${plan.spec.path}${plan.spec.ref ? ` at ${plan.spec.ref}` : ''}${plan.spec.commit ? `, commit ${String(plan.spec.commit).slice(0, 12)}` : ''}${plan.spec.dirty ? ', uncommitted changes' : ''})`));
+  out.push(c.dim(`cluster ${cl.source}${cl.version ? `, OpenShift ${cl.version}` : ''}${cl.platform ? `, ${cl.platform}` : ''}, ${String(cl.fingerprint).slice(0, 19)}`));
   const sched = scheduleLine(plan);
   if (sched) out.push(c.cyan(sched));
   out.push('');
   const scTitle = specChangesTitle(plan);
   if (scTitle) {
     out.push(c.bold(scTitle));
-    for (const l of (plan.specChanges?.unified ?? '').trimEnd().split('\n').filter(Boolean)) {
+    for (const l of String(plan.specChanges?.unified ?? '').trimEnd().split('\n').filter(Boolean)) {
       out.push(`    ${l.startsWith('+') && !l.startsWith('+++') ? c.green(l) : l.startsWith('-') && !l.startsWith('---') ? c.red(l) : c.dim(l)}`);
     }
     out.push('');
@@ -89,8 +93,8 @@ function renderChange(ch: PlanChange, c: Colors, opts: TextOptions): string[] {
   const paint = ch.action === 'create' ? c.green : ch.action === 'delete' ? c.red : c.yellow;
   const risk = ch.risk === 'none' ? '' : ch.risk === 'replacement' ? c.red(c.bold(' [replacement]')) : c.magenta(' [disruptive]');
   const lines = [
-    c.bold(`  # ${ch.address} will be ${VERB.text[ch.action]}`) + c.dim(` (${ch.reason})`) + risk,
-    paint(`  ${SYMBOL.text[ch.action]} ${ch.kind} ${ch.namespace ? `${ch.namespace}/` : ''}${ch.name}`),
+    c.bold(`  # ${ch.address} will be ${wordOf(VERB, 'text', ch.action)}`) + c.dim(` (${ch.reason})`) + risk,
+    paint(`  ${wordOf(SYMBOL, 'text', ch.action)} ${ch.kind} ${ch.namespace ? `${ch.namespace}/` : ''}${ch.name}`),
   ];
   if (ch.description) lines.push(c.dim(`      ${ch.description}`));
   if (ch.waitAfter) lines.push(c.cyan(`      then wait: ${ch.waitAfter.description}`));

@@ -3,12 +3,17 @@
  * per node from drain to back in service; rows aggregate per wave or per run of waves on
  * large plans. With a rehearsal, the rows come from its events and a dashed line marks the
  * plan's estimate. Pure: reads only the plan, the timeline and the rehearsal.
+ *
+ * Text goes through escapeHtml (names and titles come from the plan or the rehearsal, which a
+ * crafted file controls), and every coordinate through `f`, which writes only a finite number:
+ * a plan's durations may be strings, or 1e400 (which JSON.parse reads as Infinity).
  */
 import type { Plan, PhaseDurations, Backend } from '../../plan/types.ts';
 import type { Rehearsal } from '../../sim/rehearse.ts';
 import { formatDuration, formatCount, plural } from '../format.ts';
 import { nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind } from '../timeline.ts';
 import { escapeHtml, clipEnd } from '../vocabulary.ts';
+import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
 
 /** Layout in SVG user units: the chart's width, the label column, the time axis from X0 to X1. */
 const W = 1120;
@@ -22,10 +27,13 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
   if (!tl.rows.length || tl.totalSeconds <= 0) {
     return `<section id="timeline"><h2>Wave timeline</h2><p class="dim">No node changes: nothing to draw.</p></section>`;
   }
+  if (!(Number.isFinite(tl.totalSeconds) && tl.totalSeconds > 0)) {
+    return `<section id="timeline"><h2>Wave timeline</h2><p class="dim">The plan's durations are not finite numbers: nothing to draw.</p></section>`;
+  }
   const rowH = tl.granularity === 'node' ? 20 : 24;
   const barH = rowH - 6;
   // A rehearsal's chart also marks the plan's estimate, so the axis covers both.
-  const estimate = r && r.estimatedSeconds > 0 ? r.estimatedSeconds : null;
+  const estimate = r && r.estimatedSeconds > 0 && Number.isFinite(r.estimatedSeconds) ? r.estimatedSeconds : null;
   const domain = Math.max(tl.totalSeconds, estimate ?? 0);
   const scale = (X1 - X0) / domain;
   const x = (t: number) => X0 + t * scale;
@@ -37,9 +45,9 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
     const laneTop = y;
     const laneRows = lane.rows.length;
     const laneH = LANE_H + laneRows * rowH;
-    parts.push(`<rect class="lane" x="0" y="${laneTop}" width="${W}" height="${laneH}"/>`);
-    if (lane.waves.length) parts.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${laneTop + 3}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${escapeHtml(lane.name)}: ${formatDuration(lane.start)} to ${formatDuration(lane.end)}</title></rect>`);
-    parts.push(`<text class="pool-label" x="8" y="${laneTop + 17}">${escapeHtml(clipEnd(`pool ${lane.name}`, 26))}</text>`);
+    parts.push(`<rect class="lane" x="0" y="${f(laneTop)}" width="${W}" height="${f(laneH)}"/>`);
+    if (lane.waves.length) parts.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${f(laneTop + 3)}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${escapeHtml(lane.name)}: ${durationHtml(lane.start)} to ${durationHtml(lane.end)}</title></rect>`);
+    parts.push(`<text class="pool-label" x="8" y="${f(laneTop + 17)}">${escapeHtml(clipEnd(`pool ${lane.name}`, 26))}</text>`);
     const laneSummary = lane.waves.length
       ? `${plural(lane.waves.reduce((s, w) => s + w.nodes, 0), 'node')}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`
       : 'no wave started';
@@ -49,10 +57,10 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
     const sumX = x(lane.end) + 6;
     const inside = x(lane.end) - x(lane.start) >= textW + 12;
     parts.push(sumX + textW < W - 4
-      ? `<text class="lane-sum" x="${f(sumX)}" y="${laneTop + 17}">${escapeHtml(laneSummary)}</text>`
+      ? `<text class="lane-sum" x="${f(sumX)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
       : inside || x(lane.start) - textW - 6 < X0
-        ? `<text class="lane-sum" x="${f(x(lane.start) + 6)}" y="${laneTop + 17}">${escapeHtml(laneSummary)}</text>`
-        : `<text class="lane-sum" x="${f(x(lane.start) - 6)}" y="${laneTop + 17}" text-anchor="end">${escapeHtml(laneSummary)}</text>`);
+        ? `<text class="lane-sum" x="${f(x(lane.start) + 6)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
+        : `<text class="lane-sum" x="${f(x(lane.start) - 6)}" y="${f(laneTop + 17)}" text-anchor="end">${escapeHtml(laneSummary)}</text>`);
     y += LANE_H;
     for (const row of lane.rows) {
       parts.push(rowSvg(row, y, rowH, barH, x, plan.durations, lane.backend));
@@ -61,13 +69,13 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
     y += 0;
   }
   const height = y + AXIS_H;
-  const grid = ticks.map((t) => `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${y}"/>` +
-    `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${formatDuration(t)}</text>` +
-    `<text class="tick" x="${f(x(t))}" y="${y + 16}" text-anchor="middle">${formatDuration(t)}</text>`).join('');
-  const end = `<line class="end" x1="${f(x(tl.totalSeconds))}" y1="${AXIS_H - 4}" x2="${f(x(tl.totalSeconds))}" y2="${y}"><title>${r ? 'rehearsal' : 'estimate'}: ${formatDuration(tl.totalSeconds)}</title></line>` +
-    (estimate !== null ? `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${y}"><title>plan estimate: ${formatDuration(estimate)}</title></line>` : '');
+  const grid = ticks.map((t) => `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
+    `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
+    `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`).join('');
+  const end = `<line class="end" x1="${f(x(tl.totalSeconds))}" y1="${AXIS_H - 4}" x2="${f(x(tl.totalSeconds))}" y2="${f(y)}"><title>${r ? 'rehearsal' : 'estimate'}: ${durationHtml(tl.totalSeconds)}</title></line>` +
+    (estimate !== null ? `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${f(y)}"><title>plan estimate: ${durationHtml(estimate)}</title></line>` : '');
   const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
-  const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${escapeHtml(plural(tl.nodes, 'node'))} in ${escapeHtml(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
+  const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${f(height)}" width="${W}" height="${f(height)}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
 ${parts.join('\n')}
 ${end}
@@ -83,10 +91,10 @@ ${end}
     ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
   ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
   const intro = r
-    ? `From the rehearsal's events: ${escapeHtml(plural(tl.nodes, 'node'))} in ${escapeHtml(plural(tl.waves, 'wave'))}, ${formatDuration(tl.totalSeconds)} against the plan's estimate of ${formatDuration(r.estimatedSeconds)} (dashed line); at most ${formatCount(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
-    : `Estimated from the plan's phase durations: ${escapeHtml(plural(tl.nodes, 'node'))} in ${escapeHtml(plural(tl.waves, 'wave'))}, at most ${formatCount(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
+    ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (dashed line); at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
+    : `Estimated from the plan's phase durations: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
   return `<section id="timeline">
-<h2>Wave timeline${r ? ' (rehearsal)' : ''} <span class="count">${formatDuration(tl.totalSeconds)}</span></h2>
+<h2>Wave timeline${r ? ' (rehearsal)' : ''} <span class="count">${durationHtml(tl.totalSeconds)}</span></h2>
 <p class="dim">${intro}</p>
 <div class="legend">${legend}</div>
 <div class="chart-wrap">${svg}</div>
@@ -96,18 +104,18 @@ ${end}
 function rowSvg(row: TimelineRow, y: number, rowH: number, barH: number, x: (t: number) => number, d: PhaseDurations, backend: Backend): string {
   const out: string[] = [];
   const top = y + (rowH - barH) / 2;
-  out.push(`<g class="row ${row.kind}" data-nodes="${row.nodes}">`);
+  out.push(`<g class="row ${classHtml(row.kind, ['node', 'waves', 'staging'] as const)}" data-nodes="${escapeHtml(row.nodes)}">`);
   out.push(`<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(clipEnd(row.label, 28))}<title>${escapeHtml(row.title)}</title></text>`);
   if (row.kind === 'staging') {
     const s = row.spans[0];
-    out.push(`<rect class="bar staging" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1.5, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${escapeHtml(row.title)} (${formatDuration(s.end - s.start)})</title></rect>`);
+    out.push(`<rect class="bar staging" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1.5, x(s.end) - x(s.start)))}" height="${f(barH)}" rx="2"><title>${escapeHtml(row.title)} (${durationHtml(s.end - s.start)})</title></rect>`);
   } else if (row.kind === 'node') {
     const s = row.spans[0];
-    if (s.staging) out.push(`<rect class="bar staging" x="${f(x(s.staging.start))}" y="${f(top + barH / 4)}" width="${f(Math.max(0.8, x(s.staging.end) - x(s.staging.start)))}" height="${f(barH / 2)}" rx="2"><title>${escapeHtml(row.label)}: staging ${formatDuration(s.staging.start)}–${formatDuration(s.staging.end)}</title></rect>`);
+    if (s.staging) out.push(`<rect class="bar staging" x="${f(x(s.staging.start))}" y="${f(top + barH / 4)}" width="${f(Math.max(0.8, x(s.staging.end) - x(s.staging.start)))}" height="${f(barH / 2)}" rx="2"><title>${escapeHtml(row.label)}: staging ${durationHtml(s.staging.start)}–${durationHtml(s.staging.end)}</title></rect>`);
     for (const p of s.phases ?? []) {
-      out.push(`<rect class="bar ${p.kind}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${barH}"><title>${escapeHtml(row.label)}: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}</title></rect>`);
+      out.push(`<rect class="bar ${classHtml(p.kind, PHASES)}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${f(barH)}"><title>${escapeHtml(`${row.label}: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`);
     }
-    out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1, x(s.end) - x(s.start)))}" height="${barH}" rx="2"><title>${escapeHtml(row.title)}: ${formatDuration(s.start)} to ${formatDuration(s.end)}</title></rect>`);
+    out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1, x(s.end) - x(s.start)))}" height="${f(barH)}" rx="2"><title>${escapeHtml(`${row.title}: ${formatDuration(s.start)} to ${formatDuration(s.end)}`)}</title></rect>`);
     if (s.failed) out.push(`<text class="failed-label" x="${f(x(s.end) + 5)}" y="${f(y + rowH / 2 + 4)}">failed</text>`);
   } else {
     for (const s of mergeSpans(row.spans, x)) {
@@ -118,21 +126,21 @@ function rowSvg(row: TimelineRow, y: number, rowH: number, barH: number, x: (t: 
       const allSoft = s.soft === s.nodes;
       if (s.waveFrom !== s.waveTo || w < 12) {
         // Several waves in one band, or too narrow for phases: one shape.
-        out.push(`<rect class="bar ${allSoft ? 'soft-reboot' : 'reboot'}${s.waveFrom !== s.waveTo ? ' merged' : ''}${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${escapeHtml(tip)}</title></rect>`);
+        out.push(`<rect class="bar ${allSoft ? 'soft-reboot' : 'reboot'}${s.waveFrom !== s.waveTo ? ' merged' : ''}${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${f(barH)}" rx="2"><title>${escapeHtml(tip)}</title></rect>`);
       } else {
         // One wave: the phases of its slowest node; the soft-rebooted share (back earlier) as a band on top.
         const slow = s.phases ?? nodePhases(d, backend, allSoft ? 'soft' : 'hard', s.start);
-        for (const p of slow) out.push(`<rect class="bar ${p.kind}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${barH}"><title>${escapeHtml(`${tip}; slowest node: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`);
+        for (const p of slow) out.push(`<rect class="bar ${classHtml(p.kind, PHASES)}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${f(barH)}"><title>${escapeHtml(`${tip}; slowest node: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`);
         if (s.softEnd !== null) {
           const sh = Math.max(3, Math.round((barH * s.soft) / s.nodes));
           for (const p of s.softPhases ?? nodePhases(d, backend, 'soft', s.start)) {
-            out.push(`<rect class="bar ${p.kind} softband" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${sh}"><title>${escapeHtml(`${waves}: ${s.soft} soft-rebooted nodes back at ${formatDuration(s.softEnd)}`)}</title></rect>`);
+            out.push(`<rect class="bar ${classHtml(p.kind, PHASES)} softband" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${f(sh)}"><title>${escapeHtml(`${waves}: ${s.soft} soft-rebooted nodes back at ${formatDuration(s.softEnd)}`)}</title></rect>`);
           }
         }
-        out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${barH}" rx="2"><title>${escapeHtml(tip)}</title></rect>`);
+        out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${f(barH)}" rx="2"><title>${escapeHtml(tip)}</title></rect>`);
       }
       const label = formatCount(s.nodes);
-      if (w > label.length * 6.5 + 8) out.push(`<text class="bar-label" x="${f(x0 + w / 2)}" y="${f(top + barH / 2 + 4)}" text-anchor="middle">${label}</text>`);
+      if (w > label.length * 6.5 + 8) out.push(`<text class="bar-label" x="${f(x0 + w / 2)}" y="${f(top + barH / 2 + 4)}" text-anchor="middle">${escapeHtml(label)}</text>`);
     }
     const last = row.spans[row.spans.length - 1];
     out.push(`<text class="row-count" x="${f(x(last.end) + 5)}" y="${f(y + rowH / 2 + 4)}">${escapeHtml(formatCount(row.nodes))}</text>`);
@@ -158,6 +166,7 @@ function mergeSpans(spans: RowSpan[], x: (t: number) => number): RowSpan[] {
 }
 
 function niceTicks(total: number): number[] {
+  if (!(Number.isFinite(total) && total > 0)) return [0];
   const steps = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800];
   const step = steps.find((s) => total / s <= 10) ?? Math.ceil(total / 10);
   const out: number[] = [];
@@ -169,7 +178,15 @@ function phaseName(k: PhaseKind): string {
   return { drain: 'drain', stage: 'pull image', reboot: 'reboot', 'soft-reboot': 'soft reboot', ready: 'until Ready', staging: 'staging' }[k];
 }
 
-/** SVG coordinates to a tenth of a pixel: enough on screen, and short. */
+/** The phase kinds, the class names of the bars. */
+const PHASES = ['drain', 'stage', 'reboot', 'soft-reboot', 'ready', 'staging'] as const;
+
+/**
+ * SVG coordinates to a tenth of a pixel: enough on screen, and short. Always a finite number
+ * within ±10,000,000 user units (NaN reads 0), whatever a crafted plan made of the arithmetic.
+ */
 function f(n: number): string {
-  return (Math.round(n * 10) / 10).toString();
+  const v = Number(n);
+  if (!Number.isFinite(v)) return '0';
+  return (Math.round(Math.max(-1e7, Math.min(1e7, v)) * 10) / 10).toString();
 }

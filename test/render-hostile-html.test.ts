@@ -1,0 +1,116 @@
+/**
+ * Issue 13: `show -o html` of a crafted plan emitted raw `<base>`, `<form>` and
+ * `<meta http-equiv=refresh>` from the `risk` / `order` fields. Every interpolation of the
+ * report is escaped, plan fields included: with hostile text in every field, the report has
+ * only the elements and attributes the report itself writes, and the CSP forbids a base URL
+ * and form targets as well as any fetch.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { renderHtml } from '../src/render/html/report.ts';
+import type { Plan } from '../src/plan/types.ts';
+import { demoPlan } from './render-fixtures.ts';
+import { hostilePlan, hostileRehearsal, firstUnsafe, CREDENTIALS, type HostileMode } from './hostile-fixtures.ts';
+
+const s = suite('render-hostile-html');
+
+/** The elements the report writes (HTML and its inline SVG chart), and nothing else. */
+const TAGS = new Set([
+  'html', 'head', 'meta', 'title', 'style', 'body', 'main', 'header', 'footer', 'section', 'h1', 'h2', 'h3', 'p', 'div', 'span',
+  'b', 'small', 'a', 'ul', 'li', 'details', 'summary', 'pre', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+  'svg', 'g', 'rect', 'line', 'text',
+]);
+const ATTRIBUTES = new Set([
+  'lang', 'charset', 'http-equiv', 'content', 'name', 'class', 'id', 'href', 'open', 'data-nodes', 'data-peak',
+  'viewBox', 'width', 'height', 'role', 'aria-label', 'xmlns', 'x', 'y', 'x1', 'x2', 'y1', 'y2', 'rx', 'text-anchor',
+]);
+
+/**
+ * Tokenises every markup start of `html` strictly: each `<` opens an allowed element (or closes
+ * one) whose attributes are allowed names with double-quoted values free of `<` and `"`; a
+ * `<` anywhere else would be data that reached the markup raw. Style sheet text is skipped.
+ * Returns the problems found.
+ */
+function markupProblems(html: string): string[] {
+  const problems: string[] = [];
+  const body = html.replace(/^<!doctype html>\n/, '').replace(/<style>[^<]*<\/style>/, '<style></style>');
+  const tag = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-zA-Z][a-zA-Z0-9-]*(?:="[^"<]*")?)*)\s*(\/?)>/y;
+  for (let i = body.indexOf('<'); i >= 0; i = body.indexOf('<', i + 1)) {
+    tag.lastIndex = i;
+    const m = tag.exec(body);
+    const at = JSON.stringify(body.slice(i, i + 80));
+    if (!m) { problems.push(`markup that is not a well-formed element at ${i}: ${at}`); continue; }
+    if (!TAGS.has(m[2])) problems.push(`element <${m[2]}> at ${i}: ${at}`);
+    for (const a of m[3].matchAll(/([a-zA-Z][a-zA-Z0-9-]*)(?:="([^"]*)")?/g)) {
+      if (!ATTRIBUTES.has(a[1])) problems.push(`attribute ${a[1]} at ${i}: ${at}`);
+      if (a[1] === 'href' && !(a[2] ?? '').startsWith('#')) problems.push(`a link out of the report at ${i}: ${at}`);
+      if (a[1] === 'http-equiv' && a[2] !== 'Content-Security-Policy') problems.push(`http-equiv=${a[2]} at ${i}`);
+    }
+  }
+  return problems;
+}
+
+function assertClean(html: string, what: string) {
+  const problems = markupProblems(html);
+  assert.equal(problems.slice(0, 5), [], `${what}: ${problems.length} problems`);
+  assert.not.match(html, /<base|<form|<meta http-equiv="refresh"/i);
+  assert.is((html.match(/<meta /g) ?? []).length, 4, `${what}: the report's own four meta elements`);
+  assert.is(firstUnsafe(html), null, `${what}: a control or bidi character reached the report`);
+  assert.not.ok(html.includes(CREDENTIALS), `${what}: credentials of an image reference are masked`);
+}
+
+s('the CSP also forbids a base URL and form targets (navigation), and still any fetch', () => {
+  const html = renderHtml(demoPlan());
+  const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1] ?? '';
+  const directives = csp.split(';').map((d) => d.trim());
+  for (const d of ["default-src 'none'", "base-uri 'none'", "form-action 'none'"]) assert.ok(directives.includes(d), `CSP has ${d}: ${csp}`);
+});
+
+s('the normal report passes the markup check (the allowlists describe the report)', () => {
+  assert.equal(markupProblems(renderHtml(demoPlan())), []);
+});
+
+for (const mode of ['strings', 'keep-enums', 'everything'] as HostileMode[]) {
+  s(`hostile text in every ${mode === 'everything' ? 'field (numbers too)' : 'string field'}${mode === 'keep-enums' ? ' (actions, severities valid)' : ''}: no element, attribute or control character from data`, () => {
+    const plan = hostilePlan(mode);
+    assertClean(renderHtml(plan), 'plan');
+    assertClean(renderHtml(plan, { full: true, maxChartRows: 1 }), 'plan, rows aggregated');
+  });
+}
+
+s('hostile rehearsal (pools, failed nodes, stop reason, events): the rehearsal report stays clean', () => {
+  for (const mode of ['keep-enums', 'everything'] as HostileMode[]) {
+    const plan = hostilePlan(mode);
+    assertClean(renderHtml(plan, { rehearsal: hostileRehearsal(plan) }), `rehearsal (${mode})`);
+    assertClean(renderHtml(plan, { rehearsal: hostileRehearsal(plan), maxChartRows: 1 }), `rehearsal, rows aggregated (${mode})`);
+  }
+});
+
+s('the attack of the issue: risk and order carry markup', () => {
+  const plan = structuredClone(demoPlan()) as Plan;
+  const c = plan.changes.find((x) => x.action !== 'noop')!;
+  c.risk = '<base href="//evil.example/"><form action="//evil.example/">' as never;
+  c.order = '1"><meta http-equiv="refresh" content="0;url=//evil.example/">' as never;
+  const html = renderHtml(plan);
+  assert.equal(markupProblems(html), []);
+  assert.match(html, /&lt;base href=&quot;\/\/evil\.example\/&quot;&gt;/);
+});
+
+s('numbers of the chart geometry are finite whatever the plan says (1e400 parses as Infinity)', () => {
+  const plan = JSON.parse(JSON.stringify(demoPlan()).replace(/"drain":\d+/, '"drain":1e400').replace(/"soakSeconds":\d+/g, '"soakSeconds":"9<x>"')) as Plan;
+  const html = renderHtml(plan);
+  const chart = html.slice(html.indexOf('<svg'), html.indexOf('</svg>'));
+  assert.not.match(chart, /="[^"]*(NaN|Infinity)[^"]*"/);
+  assert.equal(markupProblems(html), []);
+});
+
+s('a duration of 1e400 (JSON.parse reads Infinity) neither hangs nor crashes the report (the time axis looped forever)', () => {
+  const plan = JSON.parse(JSON.stringify(demoPlan()).replace(/"drain":\d+/, '"drain":1e400')) as Plan;
+  assert.is(plan.durations.drain, Infinity);
+  const html = renderHtml(plan);
+  assert.match(html, /The plan's durations are not finite numbers: nothing to draw\./);
+  assert.match(html, /drain \?, reboot/);
+  assert.equal(markupProblems(html), []);
+});
+
+s.run();
