@@ -167,4 +167,13 @@ s('--request-timeout is a flag of every command that talks to the API; a bad val
   assert.not.match(bad.err, /internal error|\n\s+at /);
 });
 
+s('terminal control sequences from input reach stderr escaped (a node name that clears the screen)', async () => {
+  const evil = join(dir, 'evil.yaml');
+  writeFileSync(evil, 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {labels: {a: b}}\n  spec: {providerID: "\\e[2J\\e]8;;http://x\\a"}\n- kind: "Node\\e[2J\\u202e"\n  metadata: {name: "n\\e[31m"}\n');
+  const r = await cli(['plan', '-f', specFile, '--cluster', evil]);
+  assert.is(r.code, 1);
+  assert.match(r.err, /Node\\u001b\[2J\\u202e/);
+  assert.not.match(r.err, /[\u001b\u0007\u202e]/);
+});
+
 s.run();

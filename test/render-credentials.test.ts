@@ -88,4 +88,13 @@ s('event lines, the progress block and rehearsal text mask credentials in API me
   assertMasked(forDisplay(`error: ${msg}`), 'a CLI message through forDisplay');
 });
 
+s('identities are not credentials: a lock holder user@host and an e-mail address stay; a password, a URL or a reference path is masked', () => {
+  assert.is(maskCredentials('held by cronjob-7f9@ci since 2026-09-14'), 'held by cronjob-7f9@ci since 2026-09-14');
+  assert.is(maskCredentials('contact ops@example.com'), 'contact ops@example.com');
+  assert.is(maskCredentials('robot:tok3n@quay.io'), '***@quay.io');
+  assert.is(maskCredentials('https://user@proxy.example:3128'), 'https://***@proxy.example:3128');
+  assert.is(maskCredentials('robot@quay.io/ns/img:tag'), '***@quay.io/ns/img:tag');
+  assert.is(maskCredentials('quay.io/ns/img@sha256:' + 'a'.repeat(64)), 'quay.io/ns/img@sha256:' + 'a'.repeat(64));
+});
+
 s.run();

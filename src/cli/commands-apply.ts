@@ -15,6 +15,7 @@ import { rehearse } from '../sim/rehearse.ts';
 import { eventToNdjson, formatEventLine, TtyProgress } from '../render/events.ts';
 import { formatDuration } from '../render/format.ts';
 import { renderHtml } from '../render/html/report.ts';
+import { forDisplay } from '../render/secrets.ts';
 import { renderRehearsalText, rehearsalJson, rehearsalReport } from '../render/rehearsal.ts';
 import type { CommandContext } from './deps.ts';
 import { renderPlan, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
@@ -86,7 +87,8 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
     const r = await apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: w.write, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan) });
     if (!opts.json) {
       const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already' : `done in ${formatDuration(r.durationSeconds)}`;
-      io.stdout(`Apply of plan ${r.planId}: ${what}.${r.blocked.length ? ` ${r.blocked.length} blocked node(s) were not updated: ${r.blocked.join(', ')}; plan again once they are back.` : ''}\n`);
+      const blocked = r.blocked.length ? ` ${r.blocked.length} blocked node(s) were not updated: ${r.blocked.join(', ')}; plan again once they are back.` : '';
+      io.stdout(forDisplay(`Apply of plan ${r.planId}: ${what}.${blocked}`) + '\n');
     }
   } finally {
     close?.();

@@ -11,6 +11,7 @@ import { buildPlan } from '../plan/planner.ts';
 import { specChangesOf } from '../plan/specdiff.ts';
 import type { Plan } from '../plan/types.ts';
 import { markForReview } from '../plan/seal.ts';
+import { forDisplay } from '../render/secrets.ts';
 import { renderJson } from '../render/json.ts';
 import type { CommandContext } from './deps.ts';
 import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
@@ -64,7 +65,7 @@ async function validateAction({ io }: CommandContext, opts: ValidateOptions): Pr
 }
 
 function printDiagnostics(io: CliIO, ds: readonly Diagnostic[]) {
-  for (const d of ds) io.stderr(formatDiagnostic(d) + '\n');
+  for (const d of ds) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
 }
 
 // ---- plan ----

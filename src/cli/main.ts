@@ -8,6 +8,7 @@
 import { Command, CommanderError } from 'commander';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { DriverError } from '../apply/driver.ts';
+import { forDisplay } from '../render/secrets.ts';
 import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from '../base/errors.ts';
 import { registerApplyCommands } from './commands-apply.ts';
 import { registerSnapshotCommand, registerLockCommands } from './commands-cluster.ts';
@@ -36,37 +37,42 @@ export function buildProgram(deps: CliDeps, setExit: (code: number) => void): Co
 
 /** The one place that maps errors to exit codes and one-screen messages. */
 export function reportError(io: CliIO, err: unknown): number {
+  // Messages carry data (node names, API messages, file names): shown through forDisplay, so
+  // that control and bidi characters are escaped and credentials masked (README "Security model").
+  const say = (text: string) => io.stderr(forDisplay(text) + '\n');
+  const hint = (h: string | undefined) => { if (h) say(`  hint: ${h}`); };
   if (err instanceof InputError) {
     const shown = err.diagnostics.slice(0, 40);
-    for (const d of shown) io.stderr(formatDiagnostic(d) + '\n');
-    if (err.diagnostics.length > shown.length) io.stderr(`... and ${err.diagnostics.length - shown.length} more\n`);
-    io.stderr(`error: ${err.message}\n`);
-    if (err.hint) io.stderr(`  hint: ${err.hint}\n`);
+    for (const d of shown) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
+    if (err.diagnostics.length > shown.length) say(`... and ${err.diagnostics.length - shown.length} more`);
+    say(`error: ${err.message}`);
+    hint(err.hint);
   } else if (err instanceof StalePlanError) {
-    io.stderr(`error: stale plan: ${err.message}\n`);
-    for (const l of err.difference) io.stderr(`  ${l}\n`);
-    io.stderr('  hint: run `bootcplan plan` again, review it, and apply the new plan\n');
+    say(`error: stale plan: ${err.message}`);
+    for (const l of err.difference) say(`  ${l}`);
+    say('  hint: run `bootcplan plan` again, review it, and apply the new plan');
   } else if (err instanceof LockHeldError) {
-    io.stderr(`error: ${err.message}\n  hint: wait for it to finish; if that apply is dead, \`bootcplan unlock ${err.lockId}\`\n`);
+    say(`error: ${err.message}`);
+    say(`  hint: wait for it to finish; if that apply is dead, \`bootcplan unlock ${err.lockId}\``);
   } else if (err instanceof RolloutHaltedError) {
-    io.stderr(`error: rollout halted: ${err.message}\n`);
-    for (const l of err.report) io.stderr(`  ${l}\n`);
+    say(`error: rollout halted: ${err.message}`);
+    for (const l of err.report) say(`  ${l}`);
   } else if (err instanceof PolicyBlockedError || err instanceof ClusterApiError) {
-    io.stderr(`error: ${err.message}\n`);
-    if (err.hint) io.stderr(`  hint: ${err.hint}\n`);
+    say(`error: ${err.message}`);
+    hint(err.hint);
   } else if (err instanceof DriverError) {
     // A cluster failure the applier did not turn into a named error (a conflict that kept
     // coming back, an object that vanished): a cluster problem, exit 1, never "a bug".
-    io.stderr(`error: ${err.message}\n`);
-    const hint = (err as DriverError & { hint?: string }).hint;
-    io.stderr(`  hint: ${hint ?? 'check the cluster (bootcplan status shows what the last apply did), then run the command again'}\n`);
+    say(`error: ${err.message}`);
+    hint((err as DriverError & { hint?: string }).hint ?? 'check the cluster (bootcplan status shows what the last apply did), then run the command again');
   } else if (err instanceof CommanderError) {
     return err.exitCode === 0 ? EXIT.ok : EXIT.error;
   } else {
     // Internal errors: one line and where to report it; the stack only with BOOTCPLAN_DEBUG.
     const e = err as Error;
-    io.stderr(`error: internal error: ${e?.message ?? String(err)}\n  hint: this is a bug in bootcplan; rerun with BOOTCPLAN_DEBUG=1 and report the output\n`);
-    if (io.env.BOOTCPLAN_DEBUG && e?.stack) io.stderr(e.stack + '\n');
+    say(`error: internal error: ${e?.message ?? String(err)}`);
+    say('  hint: this is a bug in bootcplan; rerun with BOOTCPLAN_DEBUG=1 and report the output');
+    if (io.env.BOOTCPLAN_DEBUG && e?.stack) for (const l of e.stack.split('\n')) say(l);
   }
   return exitCodeOf(err);
 }

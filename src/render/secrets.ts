@@ -94,7 +94,7 @@ function walk(v: unknown, inSecret: boolean): unknown {
  * is never taken for one; the userinfo may hold `=` and `@` (tokens, unencoded passwords):
  * the last `@` before the host ends it. An optional scheme (`docker://`, `https://`) stays.
  */
-const USERINFO = /(^|[\s"'`(<[{,;])((?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?)([^\s/"'`<>()[\]{},;]+)@(?=([^\s/@"'`<>()[\]{},;]+))/g;
+const USERINFO = /(^|[\s"'`(<[{,;])((?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?)([^\s/"'`<>()[\]{},;]+)@(?=([^\s/@"'`<>()[\]{},;]+)(\/?))/g;
 /** `name@sha256:<hex>` is an image pinned by digest, not a user at a host (OCI image-spec descriptor digest grammar). */
 const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-fA-F0-9]{32,}$/;
 
@@ -105,8 +105,13 @@ const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-fA-F0-9]{32,}$/;
  */
 export function maskCredentials(s: string): string {
   if (!s.includes('@')) return s;
-  return s.replace(USERINFO, (all, before: string, scheme: string, _user: string, host: string) =>
-    (DIGEST.test(host) ? all : `${before}${scheme}***@`));
+  return s.replace(USERINFO, (all, before: string, scheme: string, user: string, host: string, slash: string) => {
+    if (DIGEST.test(host)) return all;
+    // A password (`user:token@`), a URL, or a reference (`robot@quay.io/ns/img`) carries
+    // credentials; a bare `name@host` is an identity (a lock holder, an e-mail address) and stays.
+    const credentials = user.includes(':') || scheme !== '' || slash === '/';
+    return credentials ? `${before}${scheme}***@` : all;
+  });
 }
 
 // ---------------------------------------------------------------------------- what a human output reads

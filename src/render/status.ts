@@ -4,8 +4,12 @@
  * the string.
  */
 import type { ProgressRecord, LockRecord } from '../apply/driver.ts';
+import { forDisplay } from './secrets.ts';
 
-export function renderStatus(lock: LockRecord | null, expired: boolean, progress: ProgressRecord | null): string {
+export function renderStatus(lockRecord: LockRecord | null, expired: boolean, progressRecord: ProgressRecord | null): string {
+  // Holders, pool and node names come from the cluster: shown escaped and masked.
+  const lock = forDisplay(lockRecord);
+  const progress = forDisplay(progressRecord);
   const out: string[] = [];
   out.push(lock
     ? `lock: held by ${lock.holder} since ${lock.since} (plan ${lock.planId}, lock id ${lock.lockId}${expired ? ', expired: the next apply takes it over' : ''})`
