@@ -169,4 +169,28 @@ test('the checker reports a forbidden edge, a type import where only types are a
   assert.equal(runtimeCycles(edges), [['plan/a.ts', 'plan/b.ts']]);
 });
 
+test('the README\'s map of src/ lists every file, and only files that exist', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('### One line per file'), readme.indexOf('### Working on it'));
+  const listed: string[] = [];
+  let folder = '';
+  for (const line of section.split('\n')) {
+    const head = /^\| \*\*(\w+)\/\*\*/.exec(line);
+    if (head) folder = head[1];
+    const file = /^\| `([^`]+)` \|/.exec(line);
+    if (file && folder) listed.push(`${folder}/${file[1]}`);
+  }
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (p.endsWith('.ts')) files.push(relative('src', p).split(sep).join('/'));
+    }
+  };
+  walk('src');
+  assert.equal(files.filter((f) => !listed.includes(f)).sort(), [], 'files missing from the README map');
+  assert.equal(listed.filter((f) => !files.includes(f)).sort(), [], 'README map entries that are no file');
+});
+
 test.run();
