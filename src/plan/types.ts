@@ -16,7 +16,12 @@ export const PLAN_FORMAT_VERSION = '1.0';
 
 export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
 export type Risk = 'none' | 'disruptive' | 'replacement';
-export type BlockedBy = 'cordoned' | 'not-ready' | 'degraded' | 'updating' | 'pool-paused' | 'no-budget';
+/**
+ * Why a node that needs the target is not scheduled. `pool-conflict`: another pool would roll it
+ * too (or it is a control-plane node in another pool); `no-bootcnode`: the bootc-operator has no
+ * BootcNode for it; `pool-owned`: a MachineConfigPool owns its BootcNodePool.
+ */
+export type BlockedBy = 'cordoned' | 'not-ready' | 'degraded' | 'updating' | 'pool-paused' | 'no-budget' | 'pool-conflict' | 'no-bootcnode' | 'pool-owned';
 
 /** Why a change exists. A closed set so that bots and the applier can rely on it. */
 export type ChangeReason =
