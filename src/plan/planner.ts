@@ -36,10 +36,10 @@ export interface PlanInput {
 export function buildPlan(input: PlanInput): Plan {
   const { spec, specMap, snapshot } = input;
   const durations = input.durations ?? DEFAULT_DURATIONS;
-  const diagnostics: Diagnostic[] = (input.specDiagnostics ?? []).filter((d) => d.severity !== 'error');
-  const report = (d: DiagnosticInput) => diagnostics.push(diagnosticAt(specMap, d));
-
   const boot = planBootImages({ spec, specMap, snapshot });
+  const replaced = new Set(boot.replacesSpecWarnings);
+  const diagnostics: Diagnostic[] = (input.specDiagnostics ?? []).filter((d) => d.severity !== 'error' && !replaced.has(d.code));
+  const report = (d: DiagnosticInput) => diagnostics.push(diagnosticAt(specMap, d));
   diagnostics.push(...boot.diagnostics);
   const plannedPools = planPools(spec, snapshot, report);
   estimatePools(plannedPools.map((x) => x.plan), durations);
