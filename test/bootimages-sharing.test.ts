@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import type { KObject } from '../src/cluster/types.ts';
 import { plan, fullPlan, clusterObjects, MS, CP, codes, errors, NEW_AMI, type ClusterOpts } from './bootimages-helpers.ts';
+import { newSim } from './apply-harness.ts';
 
 const s = suite('bootimages: status behind, versions and platforms');
 
@@ -63,6 +64,22 @@ s('a snapshot without metadata.generation cannot be judged: the status is used, 
   const r = plan({}, withGenerations(behindOpts, null, null));
   assert.equal(codes(r.diagnostics), []);
   assert.is(r.bootImages.machineSets[0].to, NEW_AMI);
+});
+
+s('the simulated MCO reports observedGeneration: behind right after a spec write, current once it synced', async () => {
+  const sim = newSim(withGenerations({ machineManagers: [MS('All')] }, 1, 1));
+  const d = sim.driver();
+  await d.patch({ apiVersion: 'operator.openshift.io/v1', kind: 'MachineConfiguration', name: 'cluster' }, [
+    { op: 'replace', path: '/spec/managedBootImages/machineManagers', value: [MS('None')] },
+  ]);
+  const behind = (r: ReturnType<typeof plan>) => r.diagnostics.some((x) => x.code === 'machineconfiguration-status-behind');
+  const now = plan({}, sim.snapshotCopy());
+  assert.ok(behind(now));
+  assert.is(now.bootImages.machineSets[0].to, null, 'predicted from the new spec (None)');
+  sim.advance(10);
+  const later = plan({}, sim.snapshotCopy());
+  assert.not.ok(behind(later));
+  assert.is(later.bootImages.machineSets[0].to, null, 'the status now says None too');
 });
 
 // ---- rule 10: versions ------------------------------------------------------------------

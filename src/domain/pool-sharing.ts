@@ -62,10 +62,11 @@ export function osImageMachineConfigsOf(mcp: KObject, machineConfigs: readonly K
 /**
  * Nodes that two pools would each roll: claimed by two BootcNodePools (a BootcNode
  * controlled by one, or a nodeSelector that matches), or by a BootcNodePool and a
- * MachineConfigPool of another name that rolls an OS image (osImageMachineConfigsOf).
- * node -> the pools (two or more), in a stable order.
+ * MachineConfigPool of another name that rolls an OS image: it has an osImageURL
+ * MachineConfig (osImageMachineConfigsOf), or the plan gives it one (`rolledByPlan`: the
+ * MCO-only pools of the spec). node -> the pools (two or more), in a stable order.
  */
-export function findPoolConflicts(snap: ClusterSnapshot, membership: Membership): Map<string, PoolRef[]> {
+export function findPoolConflicts(snap: ClusterSnapshot, membership: Membership, rolledByPlan: ReadonlySet<string> = new Set()): Map<string, PoolRef[]> {
   const bootcClaims = new Map<string, string[]>();
   const claim = (node: string, pool: string) => {
     const list = bootcClaims.get(node);
@@ -84,7 +85,7 @@ export function findPoolConflicts(snap: ClusterSnapshot, membership: Membership)
 
   const rollingMcoPoolOf = new Map<string, string>();
   for (const mcp of snap.machineConfigPools) {
-    if (!osImageMachineConfigsOf(mcp, snap.machineConfigs).length) continue;
+    if (!rolledByPlan.has(mcp.metadata.name) && !osImageMachineConfigsOf(mcp, snap.machineConfigs).length) continue;
     for (const node of membership.mco.get(mcp.metadata.name) ?? []) rollingMcoPoolOf.set(node, mcp.metadata.name);
   }
 

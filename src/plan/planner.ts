@@ -79,7 +79,10 @@ function planPools(spec: RolloutSpec, snapshot: ClusterSnapshot, report: (d: Dia
   for (const [node, pools] of membership.mcoConflicts) {
     report({ severity: 'warning', code: 'node-in-several-pools', message: `node ${node} is selected by several custom MachineConfigPools (${pools.join(', ')}); the MCO will not update it and bootcplan leaves it out` });
   }
-  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership), report };
+  // MCO-only pools of the spec get an osImageURL MachineConfig from this plan: the MCO then rolls them.
+  const has = (list: readonly { metadata: { name: string } }[], name: string) => list.some((o) => o.metadata.name === name);
+  const rolledByPlan = new Set((spec.spec.pools ?? []).map((p) => p.name).filter((n) => has(snapshot.machineConfigPools, n) && !has(snapshot.bootcNodePools, n)));
+  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report };
   const plannedPools: PlannedPool[] = [];
   (spec.spec.pools ?? []).forEach((p, i) => {
     const result = planPool(p, joinPath('spec.pools', i), ctx);

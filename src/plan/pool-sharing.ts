@@ -78,14 +78,18 @@ function poolConflicts(pool: SharingInput, { conflicts, snapshot, report }: Shar
     groups.set(key, [...(groups.get(key) ?? []), node]);
   }
   const lines = [...groups].map(([pools, ns]) => `${pools}: ${ns.join(', ')}`);
-  const rolling = mine.flatMap(([, refs]) => refs.filter((r) => r.kind === 'MachineConfigPool'))
-    .map((r) => snapshot.machineConfigPools.find((p) => p.metadata.name === r.name))
-    .flatMap((mcp) => (mcp ? osImageMachineConfigsOf(mcp, snapshot.machineConfigs).map((mc) => `MachineConfig/${mc}`) : []));
+  // What makes each MachineConfigPool roll an image: its osImageURL MachineConfigs, or this spec.
+  const mcps = [...new Set(mine.flatMap(([, refs]) => refs.filter((r) => r.kind === 'MachineConfigPool').map((r) => r.name)))].sort();
+  const rolling = mcps.map((name) => {
+    const mcp = snapshot.machineConfigPools.find((p) => p.metadata.name === name);
+    const mcs = mcp ? osImageMachineConfigsOf(mcp, snapshot.machineConfigs) : [];
+    return mcs.length ? mcs.map((mc) => `MachineConfig/${mc}`).join(', ') : `the spec's pool entry "${name}" (bootcplan would give MachineConfigPool ${name} an osImageURL MachineConfig)`;
+  });
   report({
     code: 'pool-node-conflict', path: joinPath(pool.path, 'name'),
     message: `${mine.length} node(s) belong to more than one pool, and each pool would roll them: ${lines.join('; ')}. They are not scheduled in any pool${operatorSays ? `; ${operatorSays}` : ''}`,
     expected: 'each node in exactly one pool that rolls its OS image',
-    hint: `make the pools disjoint: change a nodeSelector or the nodes' labels${rolling.length ? `, or remove the osImageURL of ${[...new Set(rolling)].join(', ')} so that the MachineConfigPool no longer rolls an image` : ''}; then plan again`,
+    hint: `make the pools disjoint: change a nodeSelector or the nodes' labels${rolling.length ? `, or remove what makes the MachineConfigPool roll an image: ${rolling.join('; ')}` : ''}; then plan again`,
   });
   return mine.map(([node]) => node);
 }
