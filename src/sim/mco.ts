@@ -3,7 +3,8 @@
  * `osImageURL` renders a new config (last osImageURL by name wins). While the pool is not
  * paused the node controller hands the new config to up to maxUnavailable (minus
  * unavailable) nodes, in zone order then oldest first; each MCD cordons, drains, pulls the
- * image, reboots and uncordons. The operator copies MachineConfiguration's spec to its status.
+ * image, reboots and uncordons. The operator copies MachineConfiguration's spec to its status
+ * (with status.observedGeneration).
  */
 import { createHash } from 'node:crypto';
 import type { KObject } from '../cluster/types.ts';
@@ -38,6 +39,8 @@ export class Mco {
           mc.status ??= {};
           if (mc.spec?.bootImageSkewEnforcement) mc.status.bootImageSkewEnforcementStatus = structuredClone(mc.spec.bootImageSkewEnforcement);
           if (mc.spec?.managedBootImages) mc.status.managedBootImagesStatus = structuredClone(mc.spec.managedBootImages);
+          // syncMachineConfiguration: status.observedGeneration = the generation it synced.
+          if (typeof mc.metadata.generation === 'number') mc.status.observedGeneration = mc.metadata.generation;
           w.changed(mc);
         });
         break;
