@@ -8,6 +8,7 @@ import type { CliIO } from '../src/cli/io.ts';
 import type { DriverFactory } from '../src/cli/deps.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
+import { inDir } from './cwd.ts';
 import { readSnapshotFile } from '../src/cli/inputs.ts';
 
 const s = suite('rehearse and apply CLI');
@@ -72,18 +73,12 @@ s('rehearse PLANFILE against a changed cluster exits 3 like apply', async () => 
   assert.is(await run(['plan', '-f', specFile, '--cluster', clusterFile, '-o', 'json', '--out', planFile], { io: o }), 0, o.err);
   // A saved plan reads only files inside the working directory (or repository) it is used
   // from: rehearse it from the directory that holds the spec, as a user would.
-  const cwd = process.cwd();
-  process.chdir(dir);
-  try {
-    const same = io();
-    assert.is(await run(['rehearse', planFile, '-o', 'json'], { io: same }), 0, same.err);
-    const changed = io();
-    assert.is(await run(['rehearse', planFile, '--cluster', changedFile], { io: changed }), 3);
-    assert.match(changed.err, /stale plan/);
-    assert.match(changed.err, /w-06/);
-  } finally {
-    process.chdir(cwd);
-  }
+  const same = io();
+  assert.is(await inDir(dir, () => run(['rehearse', planFile, '-o', 'json'], { io: same })), 0, same.err);
+  const changed = io();
+  assert.is(await inDir(dir, () => run(['rehearse', planFile, '--cluster', changedFile], { io: changed })), 3);
+  assert.match(changed.err, /stale plan/);
+  assert.match(changed.err, /w-06/);
   const outside = io();
   assert.is(await run(['rehearse', planFile], { io: outside }), 1);
   assert.match(outside.err, /is outside the repository/);

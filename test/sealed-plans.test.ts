@@ -21,6 +21,7 @@ import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { clusterObjects, MS, CP } from './bootimages-helpers.ts';
 import { newSim } from './apply-harness.ts';
+import { inDir } from './cwd.ts';
 
 const s = suite('sealed plans: what was reviewed is what runs');
 
@@ -45,19 +46,9 @@ function io(): CliIO & { out: string; err: string } {
   return o;
 }
 
-async function inRepo<T>(fn: () => Promise<T>): Promise<T> {
-  const cwd = process.cwd();
-  process.chdir(repo);
-  try {
-    return await fn();
-  } finally {
-    process.chdir(cwd);
-  }
-}
-
 async function cli(args: string[], openDriver?: DriverFactory) {
   const o = io();
-  const code = await inRepo(() => run(args, openDriver ? { io: o, openDriver } : { io: o }));
+  const code = await inDir(repo, () => run(args, openDriver ? { io: o, openDriver } : { io: o }));
   return { code, out: o.out, err: o.err };
 }
 

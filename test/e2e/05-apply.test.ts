@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { inDir } from '../cwd.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
 import { captureIO } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
@@ -108,17 +109,6 @@ async function assertRolledOut() {
     if (INFRA.includes(n.metadata.name)) assert.is(rendered.get(n.metadata.annotations?.[MCO_CURRENT_CONFIG] ?? '')?.spec?.osImageURL, NEW, `${n.metadata.name} runs the target config`);
   }
   return snap;
-}
-
-/** Runs `fn` with `d` as the working directory, as a job that applies a plan from its checkout would. */
-async function inDir<T>(d: string, fn: () => Promise<T>): Promise<T> {
-  const cwd = process.cwd();
-  process.chdir(d);
-  try {
-    return await fn();
-  } finally {
-    process.chdir(cwd);
-  }
 }
 
 t.before(async () => {
