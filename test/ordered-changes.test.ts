@@ -60,4 +60,16 @@ s('after the first step is in the cluster, the rest of the plan is still the man
   assert.equal(remainingWorkDifference(plan, replan(after), after), []);
 });
 
+s('a saved plan whose managers step lost its waitAfter differs from the fresh plan (sealed plans, cluster moved)', async () => {
+  const { pendingChangeDifference } = await import('../src/plan/seal.ts');
+  const snap = cluster({ skewStatus: AUTO, machineManagers: [MS('All')] });
+  const { plan, replan } = planWith(spec, snap);
+  const edited = structuredClone(plan);
+  edited.changes.find((c) => c.waitAfter)!.waitAfter = null;
+  assert.equal(pendingChangeDifference(plan, replan(snap)), []);
+  const diff = pendingChangeDifference(edited, replan(snap));
+  assert.is(diff.length, 1);
+  assert.match(diff[0], /^~ MachineConfiguration\/cluster: waitAfter is null in the plan file, \{"kind":"skew-enforcement-not-automatic"/);
+});
+
 s.run();

@@ -164,6 +164,22 @@ s('the cluster moved since review: an administrator cordoned a node the plan sch
   assert.not.ok(r.wrote);
 });
 
+s('the cluster moved since review: waves larger than the budget or a change without its wait are refused (exit 3)', async () => {
+  const later = nodes('w', 6);
+  later[1].cordoned = true;
+  later[5].notReady = true; // the cluster moved: the strict comparison does not apply
+  writeFileSync(join(repo, 'moved2-cluster.yaml'), new ClusterBuilder().bootcPool('worker', later).yaml());
+  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const w = worker(plan);
+  w.waves = [w.waves.flat()];
+  for (const n of w.nodes) if (n.wave !== null) n.wave = 1;
+  write('big-wave.json', resealed(plan));
+  const r = await applyAgainstSim('big-wave.json', 'moved2-cluster.yaml');
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /pool worker: wave 1 has \d nodes, more than maxUnavailable 2/);
+  assert.not.ok(r.wrote);
+});
+
 s('the policy error stripped from a saved plan: the fresh plan still has it, exit 6, nothing written', async () => {
   const plan = await savedPlan('cpms.yaml', 'cpms-cluster.yaml', ['--for-review']);
   assert.ok(plan.diagnostics.some((d) => d.code === 'cpms-replacement-not-allowed'));

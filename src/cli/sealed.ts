@@ -11,7 +11,7 @@
  */
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { tamperedId, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked } from '../plan/seal.ts';
+import { tamperedId, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves } from '../plan/seal.ts';
 import { checkApplicable } from '../apply/applier.ts';
 import { remainingWorkDifference } from '../apply/stale.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
@@ -39,8 +39,9 @@ export function openSavedPlan(saved: Plan, durations?: PhaseDurations): SpecForP
  * Steps 5 and 6, with the cluster as it is now.
  * - The cluster has not changed since the plan was made (same fingerprint): every decision
  *   must be the same, and the fresh plan runs under the reviewed id.
- * - It has (nodes finished, an interrupted apply resumes): the pools' settings must be the
- *   same, no node the review saw blocked may be scheduled, no node the review scheduled may
+ * - It has (nodes finished, an interrupted apply resumes): the pools' settings and the
+ *   changes still to write must be the same, no wave may exceed the budget, no node the
+ *   review saw blocked may be scheduled, no node the review scheduled may
  *   be blocked now unless bootcplan has it in flight (`inFlight`, from the progress record of
  *   this plan), and the remaining work may only have shrunk (apply/stale.ts). Then the
  *   reviewed plan runs: its waves are what the progress record counts, and the applier
@@ -52,7 +53,8 @@ export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnap
   const difference = unchanged
     ? decisionDifference(saved, fresh)
     : [
-      ...settingsDifference(saved, fresh), ...newlyScheduled(saved, fresh), ...nowBlocked(saved, fresh, o.inFlight ?? new Set()),
+      ...settingsDifference(saved, fresh), ...pendingChangeDifference(saved, fresh), ...oversizedWaves(saved),
+      ...newlyScheduled(saved, fresh), ...nowBlocked(saved, fresh, o.inFlight ?? new Set()),
       ...remainingWorkDifference(saved, fresh, snapshot),
     ];
   if (o.compareDurations) difference.push(...durationsDifference(saved, fresh));

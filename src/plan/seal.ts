@@ -70,6 +70,36 @@ export function settingsDifference(saved: Plan, fresh: Plan): string[] {
 }
 
 /**
+ * Changes that still have work to do (the fresh plan has a patch or a create for them) must
+ * be the reviewed ones in everything but progress: action, reason, risk, the pool they
+ * belong to and the wait that follows them (a removed `waitAfter` would write the managers
+ * before the skew-enforcement status left Automatic).
+ */
+export function pendingChangeDifference(saved: Plan, fresh: Plan): string[] {
+  const out: string[] = [];
+  const savedByKey = new Map(saved.changes.map((c) => [changeKey(c), c]));
+  for (const f of fresh.changes) {
+    if (f.action === 'noop' || (f.action === 'update' && f.patch.length === 0)) continue;
+    const c = savedByKey.get(changeKey(f));
+    if (!c) continue; // a change the plan file lacks: the remaining-work comparison names it
+    const pick = (x: PlanChange) => ({ action: x.action, reason: x.reason, risk: x.risk, pool: x.pool ?? null, waitAfter: x.waitAfter ?? null });
+    out.push(...fieldLines(c.address, pick(c), pick(f)));
+  }
+  return out;
+}
+
+/** Waves that hold more nodes than the pool's budget (the reviewed plan never has one). */
+export function oversizedWaves(saved: Plan): string[] {
+  const out: string[] = [];
+  for (const p of saved.pools) {
+    p.waves.forEach((w, i) => {
+      if (w.length > p.maxUnavailable.resolved) out.push(`~ pool ${p.name}: wave ${i + 1} has ${w.length} nodes, more than maxUnavailable ${p.maxUnavailable.resolved}`);
+    });
+  }
+  return out;
+}
+
+/**
  * Nodes the reviewed plan left alone (blocked, or not in it) that the fresh plan would
  * update: a reviewer never approved rebooting them, whatever else moved in the cluster.
  */
