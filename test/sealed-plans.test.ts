@@ -92,7 +92,11 @@ const TAMPERS: Tamper[] = [
     worker(p).waves[0].push('w-01');
   }],
   ['a node\'s reboot kind', (p) => { const n = worker(p).nodes.find((x) => x.wave !== null)!; n.reboot = n.reboot === 'soft' ? 'hard' : 'soft'; }],
-  ['the waves reordered', (p) => { worker(p).waves.reverse(); }],
+  ['the waves reordered (node entries renumbered to match)', (p) => {
+    const w = worker(p);
+    w.waves.reverse();
+    w.waves.forEach((wave, i) => { for (const name of wave) w.nodes.find((n) => n.name === name)!.wave = i + 1; });
+  }],
   ['the phase durations', (p) => { p.durations = { ...p.durations, reboot: 1, stage: 1 }; }],
   ['the spec hash', (p) => { p.spec.sha256 = 'f'.repeat(64); }],
 ];
@@ -130,6 +134,28 @@ for (const [what, tamper] of TAMPERS) {
     assert.not.ok(r.wrote);
     const rehearsal = await cli(['rehearse', 'resealed.json']);
     assert.is(rehearsal.code, 3, `rehearse: ${rehearsal.err}`);
+  });
+}
+
+/**
+ * Once the cluster has moved on (an apply resumes), the reviewed waves run; every tamper that
+ * would change what is written or which node is taken is still refused. Not compared then, by
+ * design: how the reviewed nodes are grouped into waves (within the budget) and the reboot kind
+ * the plan expected (the applier decides soft or hard from the BootcNode at run time).
+ */
+const MOVED_EXEMPT = ['a node\'s reboot kind', 'the waves reordered (node entries renumbered to match)'];
+for (const [what, tamper] of TAMPERS.filter(([w]) => !MOVED_EXEMPT.includes(w))) {
+  s(`tampered (${what}), id recomputed, cluster moved on: refused before any write`, async () => {
+    const later = nodes('w', 6);
+    later[1].cordoned = true;
+    later[5].current = true;
+    writeFileSync(join(repo, 'moved-on.yaml'), new ClusterBuilder().bootcPool('worker', later).yaml());
+    const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+    tamper(plan);
+    write('resealed-moved.json', resealed(plan));
+    const r = await applyAgainstSim('resealed-moved.json', 'moved-on.yaml');
+    assert.ok(r.code === 3 || r.code === 1, `exit ${r.code}: ${r.err}`);
+    assert.not.ok(r.wrote);
   });
 }
 
@@ -178,6 +204,63 @@ s('the cluster moved since review: waves larger than the budget or a change with
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /pool worker: wave 1 has \d nodes, more than maxUnavailable 2/);
   assert.not.ok(r.wrote);
+});
+
+s('review finding F1: a change redirected to another object (kind/name edited, address kept) never reaches it, whether or not the cluster moved', async () => {
+  writeFileSync(join(repo, 'two-pools.yaml'), new ClusterBuilder().bootcPool('worker', nodes('w', 4)).bootcPool('infra', nodes('i', 2)).yaml());
+  const m = nodes('w', 4);
+  m[3].current = true; // w-03 finished: the cluster moved on
+  writeFileSync(join(repo, 'two-pools-moved.yaml'), new ClusterBuilder().bootcPool('worker', m).bootcPool('infra', nodes('i', 2)).yaml());
+  for (const cluster of ['two-pools.yaml', 'two-pools-moved.yaml']) {
+    const plan = await savedPlan('bootcplan.yaml', 'two-pools.yaml');
+    plan.changes.find((c) => c.kind === 'BootcNodePool' && c.name === 'worker')!.name = 'infra';
+    write('redirected.json', resealed(plan));
+    const r = await applyAgainstSim('redirected.json', cluster);
+    const infra = (await r.sim.driver().snapshot()).bootcNodePools.find((p) => p.metadata.name === 'infra')!;
+    assert.is.not(infra.spec.image.ref, NEW, `${cluster}: the infra pool was written`);
+    assert.is(r.code, 3, `${cluster}: ${r.err}`);
+    assert.match(r.err, /name is "infra" in the plan file, "worker" from the spec and the cluster/);
+  }
+});
+
+s('review finding F2: a cordoned node smuggled into the waves list only (its entry left blocked) is refused', async () => {
+  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const w = worker(plan);
+  w.waves[w.waves.length - 1].push('w-01');
+  write('smuggled.json', resealed(plan));
+  const later = nodes('w', 6);
+  later[1].cordoned = true;
+  later[5].current = true; // the cluster moved on
+  writeFileSync(join(repo, 'smuggle-cluster.yaml'), new ClusterBuilder().bootcPool('worker', later).yaml());
+  for (const cluster of ['cluster.yaml', 'smuggle-cluster.yaml']) {
+    const r = await applyAgainstSim('smuggled.json', cluster);
+    assert.is(r.code, 1, `${cluster}: ${r.err}`);
+    assert.match(r.err, /pool worker: w-01 is in wave \d of waves but its node entry says wave null/);
+    assert.not.ok(r.wrote);
+  }
+});
+
+s('review finding F4: plan-file paths through a symbolic link, and special files, are refused', async () => {
+  const { symlinkSync } = await import('node:fs');
+  symlinkSync('/etc/hostname', join(repo, 'host-link'));
+  symlinkSync('/dev/zero', join(repo, 'zero-link'));
+  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  plan.spec.ref = null;
+  plan.spec.commit = null;
+  plan.spec.path = 'host-link';
+  write('link-spec.json', resealed(plan));
+  const a = await applyAgainstSim('link-spec.json');
+  assert.is(a.code, 1, a.err);
+  assert.match(a.err, /spec path "host-link" is outside the repository/);
+  const zero = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  zero.cluster.source = 'file:zero-link';
+  write('zero.json', resealed(zero));
+  const r = await cli(['rehearse', 'zero.json']);
+  assert.is(r.code, 1, r.err);
+  assert.match(r.err, /outside the working directory|not a regular file/);
+  const dev = await cli(['rehearse', '-f', 'bootcplan.yaml', '--cluster', '/dev/zero']);
+  assert.is(dev.code, 1, dev.err);
+  assert.match(dev.err, /is not a regular file/);
 });
 
 s('the policy error stripped from a saved plan: the fresh plan still has it, exit 6, nothing written', async () => {

@@ -13,6 +13,12 @@ import { parsePlanFile } from '../plan/plan-file.ts';
 import { InputError } from '../base/errors.ts';
 import { hasErrors } from '../base/diagnostics.ts';
 
+/**
+ * Input files are read only when they are regular files of a sane size: a path that names a
+ * device (/dev/zero), a pipe or a socket would otherwise fill memory or block forever.
+ */
+const MAX_INPUT_BYTES = 512 * 1024 * 1024;
+
 export function readTextFile(path: string, what: string, hint?: string): string {
   let st;
   try {
@@ -21,6 +27,8 @@ export function readTextFile(path: string, what: string, hint?: string): string 
     throw new InputError(`${what} ${path} does not exist`, [], hint);
   }
   if (st.isDirectory()) throw new InputError(`${what} ${path} is a directory, not a file`, [], hint);
+  if (!st.isFile()) throw new InputError(`${what} ${path} is not a regular file (a device, pipe or socket)`, [], hint);
+  if (st.size > MAX_INPUT_BYTES) throw new InputError(`${what} ${path} is ${Math.round(st.size / 2 ** 20)} MiB, more than bootcplan reads (${MAX_INPUT_BYTES / 2 ** 20} MiB)`, [], hint);
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {

@@ -4,6 +4,7 @@
  * working-tree file at the recorded path) and must hash to the recorded sha256.
  */
 import { resolve, join, relative, isAbsolute, sep } from 'node:path';
+import { realpathSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Plan } from '../plan/types.ts';
 import { git, readSpecWorkingTree } from './inputs.ts';
@@ -18,15 +19,24 @@ export interface SpecCheckOptions {
 /** A full git object id: SHA-1 (40 hex) or SHA-256 (64 hex). Never an option, a ref or a range. */
 const FULL_OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
-/** `path` resolved inside `root`, or null when it would leave it (absolute, or through ".."). */
+/**
+ * `path` resolved inside `root`, or null when it would leave it: absolute elsewhere, through
+ * "..", or through a symbolic link (a pull request can add one) that points outside.
+ */
 export function insideRoot(root: string, path: string): string | null {
-  if (isAbsolute(path)) {
-    const rel = relative(root, path);
-    return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? null : resolve(path);
-  }
+  const within = (r: string, p: string) => {
+    const rel = relative(r, p);
+    return !(rel === '' || rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel));
+  };
   const abs = resolve(root, path);
-  const rel = relative(root, abs);
-  return rel.startsWith('..' + sep) || rel === '..' || isAbsolute(rel) ? null : abs;
+  if (!within(root, abs)) return null;
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    return abs; // does not exist (yet): the read that follows says so
+  }
+  return within(realpathSync(root), real) ? real : null;
 }
 
 /**

@@ -11,7 +11,7 @@
  */
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { tamperedId, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves } from '../plan/seal.ts';
+import { tamperedId, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves, waveEntryDifference } from '../plan/seal.ts';
 import { checkApplicable } from '../apply/applier.ts';
 import { remainingWorkDifference } from '../apply/stale.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
@@ -31,6 +31,10 @@ export function openSavedPlan(saved: Plan, durations?: PhaseDurations): SpecForP
     throw new InputError(`plan ${saved.id} was saved for review only (plan --for-review): it has errors and is never applied`, saved.diagnostics.filter((d) => d.severity === 'error'), 'fix the spec, plan again, and apply the new plan');
   }
   checkApplicable(saved);
+  const inconsistent = waveEntryDifference(saved);
+  if (inconsistent.length) {
+    throw new InputError(`plan ${saved.id}: its waves and its node entries disagree (${inconsistent.slice(0, 5).join('; ')})`, [], 'bootcplan never writes such a plan: plan again instead of editing the file');
+  }
   checkPlanProvenance(saved);
   return specOfSavedPlan(saved, durations);
 }
@@ -44,8 +48,8 @@ export function openSavedPlan(saved: Plan, durations?: PhaseDurations): SpecForP
  *   review saw blocked may be scheduled, no node the review scheduled may
  *   be blocked now unless bootcplan has it in flight (`inFlight`, from the progress record of
  *   this plan), and the remaining work may only have shrunk (apply/stale.ts). Then the
- *   reviewed plan runs: its waves are what the progress record counts, and the applier
- *   re-checks each of them against a fresh plan before it starts.
+ *   reviewed waves run (they are what the progress record counts; the applier re-checks each
+ *   against a fresh plan before it starts) with the fresh plan's changes.
  */
 export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnapshot, o: { compareDurations: boolean; inFlight?: ReadonlySet<string> }): Plan {
   checkApplicable(fresh);
@@ -59,5 +63,7 @@ export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnap
     ];
   if (o.compareDurations) difference.push(...durationsDifference(saved, fresh));
   if (difference.length) throw new StalePlanError(`plan ${saved.id} is not what the spec and the cluster give now`, difference);
-  return unchanged ? { ...fresh, id: saved.id } : saved;
+  // Moved on: the reviewed waves run (the progress record counts them), but every object
+  // write is the fresh plan's, so no change is ever taken from the file alone.
+  return unchanged ? { ...fresh, id: saved.id } : { ...saved, changes: fresh.changes };
 }

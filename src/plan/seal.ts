@@ -25,9 +25,14 @@ export function tamperedId(plan: Plan): string | null {
   return actual === plan.id ? null : actual;
 }
 
+/** Which object a change writes: a plan file must not point a reviewed change at another one. */
+function changeTarget(c: PlanChange) {
+  return { address: c.address, apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name };
+}
+
 /** What apply does with a change: everything but the explanation (description). */
 function changeDecision(c: PlanChange) {
-  return { action: c.action, reason: c.reason, patch: c.patch, object: c.object ?? null, risk: c.risk, order: c.order, pool: c.pool ?? null, waitAfter: c.waitAfter ?? null };
+  return { ...changeTarget(c), action: c.action, reason: c.reason, patch: c.patch, object: c.object ?? null, after: c.after ?? null, risk: c.risk, order: c.order, pool: c.pool ?? null, waitAfter: c.waitAfter ?? null };
 }
 
 /** The settings apply reads from a pool; they come from the spec and never from progress. */
@@ -71,8 +76,8 @@ export function settingsDifference(saved: Plan, fresh: Plan): string[] {
 
 /**
  * Changes that still have work to do (the fresh plan has a patch or a create for them) must
- * be the reviewed ones in everything but progress: action, reason, risk, the pool they
- * belong to and the wait that follows them (a removed `waitAfter` would write the managers
+ * be the reviewed ones in everything but progress: the object, action, reason, risk, order,
+ * the pool they belong to and the wait that follows them (a removed `waitAfter` would write the managers
  * before the skew-enforcement status left Automatic).
  */
 export function pendingChangeDifference(saved: Plan, fresh: Plan): string[] {
@@ -82,8 +87,33 @@ export function pendingChangeDifference(saved: Plan, fresh: Plan): string[] {
     if (f.action === 'noop' || (f.action === 'update' && f.patch.length === 0)) continue;
     const c = savedByKey.get(changeKey(f));
     if (!c) continue; // a change the plan file lacks: the remaining-work comparison names it
-    const pick = (x: PlanChange) => ({ action: x.action, reason: x.reason, risk: x.risk, pool: x.pool ?? null, waitAfter: x.waitAfter ?? null });
+    const pick = (x: PlanChange) => ({ ...changeTarget(x), action: x.action, reason: x.reason, after: x.after ?? null, risk: x.risk, order: x.order, pool: x.pool ?? null, waitAfter: x.waitAfter ?? null });
     out.push(...fieldLines(c.address, pick(c), pick(f)));
+  }
+  return out;
+}
+
+/**
+ * A plan's waves and its node entries must tell the same story: every name in a wave is a
+ * node entry of that pool with that wave number, once; every scheduled entry is in its wave.
+ * (The runner reads the waves; the checks read the entries: a node smuggled into the waves
+ * only must not get past them.)
+ */
+export function waveEntryDifference(plan: Plan): string[] {
+  const out: string[] = [];
+  for (const p of plan.pools) {
+    const entries = new Map(p.nodes.map((n) => [n.name, n]));
+    const seen = new Set<string>();
+    p.waves.forEach((wave, i) => {
+      for (const name of wave) {
+        const n = entries.get(name);
+        if (seen.has(name)) out.push(`pool ${p.name}: ${name} is in more than one wave`);
+        seen.add(name);
+        if (!n) out.push(`pool ${p.name}: ${name} is in wave ${i + 1} of waves but is not a node of the pool`);
+        else if (n.wave !== i + 1) out.push(`pool ${p.name}: ${name} is in wave ${i + 1} of waves but its node entry says wave ${n.wave}`);
+      }
+    });
+    for (const n of p.nodes) if (n.wave !== null && !seen.has(n.name)) out.push(`pool ${p.name}: ${n.name} has wave ${n.wave} but is in no wave`);
   }
   return out;
 }
