@@ -52,7 +52,12 @@ objects.push(machineConfigPoolObject('infra', 1, renderedInfra, role('infra')));
 objects.push(renderedMachineConfig(renderedMaster, 'master', rhcos));
 objects.push(renderedMachineConfig(renderedWorker, 'worker', rhcos));
 objects.push(renderedMachineConfig(renderedInfra, 'infra', rhcos));
-objects.push(bootcNodePoolObject('worker', target, { maxUnavailable: 1, paused: true }, role('worker')));
+// The bootc-operator has no precedence between pools (unlike the MCO's custom pools over
+// worker): infra nodes keep the worker role label, so the worker pool leaves them out, or both
+// pools would claim them (Degraded/NodeConflict).
+const workerPool = bootcNodePoolObject('worker', target, { maxUnavailable: 1, paused: true }, role('worker'));
+workerPool.spec.nodeSelector.matchExpressions = [{ key: 'node-role.kubernetes.io/infra', operator: 'DoesNotExist' }];
+objects.push(workerPool);
 objects.push(bootcNodePoolObject('infra', current, { maxUnavailable: 1, paused: true }, role('infra')));
 
 for (const zone of zones) objects.push(machineSetObject(`prod-east-x7k2p-worker-${zone}`, zone, region, OLD_AMI));

@@ -17,7 +17,8 @@ const MIGRATIONS: [string, string, string[], unknown[]][] = [
   ['Azure', '4.22.0', ['ManagedBootImagesCPMS'], [MS('None'), CP('None')]],
   ['VSphere', '4.22.0', ['ManagedBootImagesCPMS'], [MS('None')]],
   ['AWS', '4.20.4', [], [MS('None')]],
-  ['GCP', '4.18.2', [], [MS('None')]],
+  ['GCP', '4.19.2', [], [MS('None')]],
+  // Before 4.19 there is no mode None: `[]` is kept (test/bootimages-sharing.test.ts).
 ];
 for (const [platform, version, gates, explicit] of MIGRATIONS) {
   s(`observed [] + no opinion on ${platform} ${version} (CPMS gate ${gates.length ? 'on' : 'off'}) -> ${explicit.length} explicit entries`, () => {

@@ -1,6 +1,7 @@
 /** Builders for test snapshots and specs: a few lines describe a cluster. */
 import { stringify } from 'yaml';
-import type { KObject, ClusterSnapshot } from '../src/cluster/types.ts';
+import type { KObject, ClusterSnapshot, Condition } from '../src/cluster/types.ts';
+import { MCO_ROLE_LABEL } from '../src/domain/labels.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import {
   nodeObject, bootcNodeObject, bootcNodePoolObject, machineConfigPoolObject, renderedMachineConfig, mcoAnnotations,
@@ -25,6 +26,15 @@ export interface TestNode {
   staged?: boolean;
   softRebootCapable?: boolean;
   rebooting?: boolean;
+  /** Extra Node labels (e.g. a label another pool selects). */
+  labels?: Record<string, string>;
+  /** bootc pools: the Node exists but the bootc-operator has not created its BootcNode. */
+  noBootcNode?: boolean;
+}
+
+export interface LabelSelectorLike {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
 export class ClusterBuilder {
@@ -32,12 +42,26 @@ export class ClusterBuilder {
   constructor(withSingletons = true) {
     if (withSingletons) this.objects.push(...clusterSingletons({ region: 'us-east-1', zones: ['us-east-1a', 'us-east-1b', 'us-east-1c'], platform: 'AWS', version: '4.22.3', machineManagers: null }));
   }
-  /** A BootcNodePool (and its nodes). */
-  bootcPool(name: string, nodes: TestNode[], opts: { role?: string; image?: string; maxUnavailable?: number | string } = {}): this {
+  /**
+   * A BootcNodePool (and its nodes). `selector` replaces the default role selector;
+   * `ownerReferences` and `conditions` go on the pool as given.
+   */
+  bootcPool(name: string, nodes: TestNode[], opts: {
+    role?: string; image?: string; maxUnavailable?: number | string; selector?: LabelSelectorLike;
+    ownerReferences?: KObject['metadata']['ownerReferences']; conditions?: Condition[];
+  } = {}): this {
     const role = opts.role ?? name;
-    this.objects.push(bootcNodePoolObject(name, opts.image ?? OLD, { maxUnavailable: opts.maxUnavailable ?? 1, paused: true }, { [`node-role.kubernetes.io/${role}`]: '' }));
+    const pool = bootcNodePoolObject(name, opts.image ?? OLD, { maxUnavailable: opts.maxUnavailable ?? 1, paused: true }, { [`node-role.kubernetes.io/${role}`]: '' });
+    if (opts.selector) pool.spec.nodeSelector = opts.selector;
+    // Infra nodes keep the worker role label (generate.ts nodeObject), and the bootc-operator
+    // has no precedence between pools: a worker pool leaves them out, as a real one must.
+    else if (role === 'worker') pool.spec.nodeSelector.matchExpressions = [{ key: 'node-role.kubernetes.io/infra', operator: 'DoesNotExist' }];
+    if (opts.ownerReferences) pool.metadata.ownerReferences = opts.ownerReferences;
+    if (opts.conditions) pool.status.conditions = opts.conditions;
+    this.objects.push(pool);
     for (const n of nodes) {
-      this.objects.push(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, bootc: true }));
+      this.objects.push(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, bootc: true, extraLabels: n.labels }));
+      if (n.noBootcNode) continue;
       this.objects.push(bootcNodeObject({
         name: n.name, pool: name, desiredImage: opts.image ?? OLD,
         booted: { image: n.current ? NEW : OLD },
@@ -58,8 +82,48 @@ export class ClusterBuilder {
     this.objects.push(renderedMachineConfig(renderedNew, name, NEW));
     for (const n of nodes) {
       const ann = mcoAnnotations(n.current ? renderedNew : rendered, n.degraded ? 'Degraded' : n.rebooting ? 'Working' : 'Done');
-      this.objects.push(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, annotations: ann }));
+      this.objects.push(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, annotations: ann, extraLabels: n.labels }));
     }
+    return this;
+  }
+  /** Adds labels to a Node already built. */
+  labelNode(name: string, labels: Record<string, string>): this {
+    const n = this.objects.find((o) => o.kind === 'Node' && o.metadata.name === name);
+    if (!n) throw new Error(`no Node ${name} in the builder`);
+    Object.assign((n.metadata.labels ??= {}), labels);
+    return this;
+  }
+  /** A MachineConfig with `spec.osImageURL` for a MachineConfigPool's role: the MCO rolls that image on the pool. */
+  osImageMachineConfig(pool: string, image = NEW, name = `99-${pool}-custom-os-image`): this {
+    this.objects.push({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name, labels: { [MCO_ROLE_LABEL]: pool } }, spec: { osImageURL: image } });
+    return this;
+  }
+  /** The first object of a kind (and name), to adjust it in a test. */
+  object(kind: string, name?: string): KObject {
+    const o = this.objects.find((x) => x.kind === kind && (name === undefined || x.metadata.name === name));
+    if (!o) throw new Error(`no ${kind}${name ? ` ${name}` : ''} in the builder`);
+    return o;
+  }
+  /** ClusterVersion status.desired.version (and the FeatureGate entry that goes with it). */
+  version(v: string): this {
+    this.object('ClusterVersion').status.desired.version = v;
+    for (const e of this.object('FeatureGate').status.featureGates) e.version = v;
+    return this;
+  }
+  /** Infrastructure status.platformStatus: Azure, with the given cloudName (AzureStackCloud is Azure Stack Hub). */
+  azure(cloudName = 'AzurePublicCloud'): this {
+    const infra = this.object('Infrastructure');
+    infra.spec.platformSpec = { type: 'Azure' };
+    infra.status.platform = 'Azure';
+    infra.status.platformStatus = { type: 'Azure', azure: { cloudName, resourceGroupName: 'prod-east-x7k2p-rg' } };
+    return this;
+  }
+  /** MachineConfiguration/cluster metadata.generation and status.observedGeneration (null: absent). */
+  machineConfigurationGenerations(generation: number, observedGeneration: number | null): this {
+    const mc = this.object('MachineConfiguration');
+    mc.metadata.generation = generation;
+    if (observedGeneration === null) delete mc.status.observedGeneration;
+    else mc.status.observedGeneration = observedGeneration;
     return this;
   }
   add(...objs: KObject[]): this {

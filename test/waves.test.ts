@@ -63,14 +63,15 @@ s('budget used up: nothing scheduled, a warning says why', () => {
   assert.is(plan.summary.nodes, 0);
 });
 
-s('control-plane pool: one node per wave whatever maxUnavailable says', () => {
+s('control-plane pool: one node per wave, 1 written, and a spec asking for more is an error (issue 12 rule 2)', () => {
   const snap = new ClusterBuilder().mcoPool('master', nodes('m', 3)).snapshot();
   const plan = planFor(specYaml([{ name: 'master', image: NEW, maxUnavailable: 3 }]), snap);
   const pool = plan.pools[0];
   assert.ok(pool.controlPlane);
   assert.equal(pool.waves, [['m-00'], ['m-01'], ['m-02']]);
   assert.is(pool.priority, 30);
-  assert.ok(plan.diagnostics.some((d) => d.code === 'control-plane-one-at-a-time'));
+  assert.is(pool.maxUnavailable.resolved, 1);
+  assert.ok(plan.diagnostics.some((d) => d.code === 'control-plane-max-unavailable' && d.severity === 'error'));
 });
 
 s('pools roll in priority order: custom 10, worker 20, master 30, or as set', () => {

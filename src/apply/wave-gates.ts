@@ -23,8 +23,21 @@ export async function checkStale(ctx: ApplyContext): Promise<{ fresh: Plan }> {
     const fresh = ctx.replan(withoutFingerprint(s));
     return { fresh, diff: remainingWorkDifference(ctx.plan, fresh, s) };
   });
-  if (diff.length) throw new StalePlanError(`the cluster changed since plan ${ctx.plan.id} was made`, diff);
+  const errors = newErrors(ctx.plan, fresh);
+  if (diff.length || errors.length) throw new StalePlanError(`the cluster changed since plan ${ctx.plan.id} was made`, [...diff, ...errors]);
   return { fresh };
+}
+
+/**
+ * Errors the plan of the cluster as it is now has and the saved plan had not (a node now
+ * claimed by two pools, a control-plane node in another pool, ...): the remaining work may
+ * be the same, but the cluster no longer allows it. One line each, for the StalePlanError.
+ */
+function newErrors(saved: Plan, fresh: Plan): string[] {
+  const known = new Set(saved.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code}\u0000${d.path}`));
+  return fresh.diagnostics
+    .filter((d) => d.severity === 'error' && !known.has(`${d.code}\u0000${d.path}`))
+    .map((d) => `! ${d.code}${d.path ? ` (${d.path})` : ''}: ${d.message}`);
 }
 
 export function checkPolicy(ctx: ApplyContext, pool: PlanPool | null, wave: number | null) {

@@ -34,6 +34,54 @@ export interface ClusterFacts {
   /** ClusterVersion status.desired.architecture == Multi */
   multiArch: boolean;
   infraName: string | null;
+  /** Infrastructure status.platformStatus.azure.cloudName is AzureStackCloud: no boot image updates at all. */
+  azureStackHub: boolean;
+  /** The selection mode None exists (OpenShift 4.19 and later; unknown versions count as newest). */
+  explicitNoneSupported: boolean;
+  /** Whether MachineConfiguration status has observed the current spec. */
+  statusObserved: StatusObservation;
+}
+
+/**
+ * Azure Stack Hub: the MCO turns its boot image controller off there
+ * (machine-config-operator pkg/controller/common/featuregates.go `CheckBootImagePlatform`,
+ * 4.21 and later: `infra.Status.PlatformStatus.Azure.CloudName == configv1.AzureStackCloud`,
+ * "AzureStackCloud boot images are defined at install time"; before 4.21 Azure had no boot
+ * image updates at all).
+ */
+export const AZURE_STACK_CLOUD = 'AzureStackCloud';
+
+export function isAzureStackHub(infra: KObject | null): boolean {
+  return infra?.status?.platformStatus?.azure?.cloudName === AZURE_STACK_CLOUD;
+}
+
+/**
+ * openshift/api operator/v1 types_machineconfiguration.go: the selection mode enum is
+ * "All";"Partial" on release-4.16 to release-4.18 and "All";"Partial";"None" from release-4.19.
+ */
+export const EXPLICIT_NONE_SINCE = { major: 4, minor: 19 } as const;
+
+export interface StatusObservation {
+  /** The status describes the current spec (or the snapshot cannot tell: no metadata.generation). */
+  current: boolean;
+  generation: number | null;
+  observedGeneration: number | null;
+}
+
+/**
+ * MachineConfiguration status reflects the current spec only once the operator has observed
+ * it: machine-config-operator pkg/operator/sync.go `syncMachineConfiguration` writes
+ * `status.observedGeneration = mcop.GetGeneration()` with managedBootImagesStatus and the skew
+ * enforcement status. The API server sets metadata.generation on every spec change, so
+ * observedGeneration != generation means the status is behind. A snapshot written by hand may
+ * have no generation at all: then the status is taken as it is.
+ */
+export function statusObservation(mc: KObject | null): StatusObservation {
+  const g = mc?.metadata.generation;
+  const o = mc?.status?.observedGeneration;
+  const generation = typeof g === 'number' ? g : null;
+  const observedGeneration = typeof o === 'number' ? o : null;
+  return { current: generation === null || observedGeneration === generation, generation, observedGeneration };
 }
 
 export function parseVersion(v: string | null | undefined): [number, number, number] | null {
@@ -65,21 +113,26 @@ export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {
   const version: string | null = snap.clusterVersion?.status?.desired?.version ?? null;
   const gates = enabledGates(snap.featureGate, version);
   const cpmsGate = gates ? gates.has(GATE_CPMS) : null;
-  const bootImagesSupported = platform ? (BOOT_IMAGE_PLATFORMS as readonly string[]).includes(platform) : null;
+  const azureStackHub = isAzureStackHub(snap.infrastructure);
+  const bootImagesSupported = azureStackHub ? false : platform ? (BOOT_IMAGE_PLATFORMS as readonly string[]).includes(platform) : null;
   const master = snap.nodes.find((n) => {
     const l = n.metadata.labels ?? {};
     return `${ROLE_LABEL_PREFIX}master` in l || `${ROLE_LABEL_PREFIX}control-plane` in l;
   });
   const kubeArch = master?.metadata.labels?.['kubernetes.io/arch'] ?? 'amd64';
+  const semver = parseVersion(version);
   return {
-    platform, version, semver: parseVersion(version), gates, cpmsGate,
+    platform, version, semver, gates, cpmsGate,
     skewGate: gates ? gates.has(GATE_SKEW) : null,
     skewStatusMode: snap.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode ?? null,
     bootImagesSupported,
-    cpmsSupported: cpmsGate === true && !!platform && (CPMS_BOOT_IMAGE_PLATFORMS as readonly string[]).includes(platform),
+    cpmsSupported: !azureStackHub && cpmsGate === true && !!platform && (CPMS_BOOT_IMAGE_PLATFORMS as readonly string[]).includes(platform),
     controlPlaneArch: RPM_ARCH[kubeArch] ?? kubeArch,
     multiArch: snap.clusterVersion?.status?.desired?.architecture === 'Multi',
     infraName: snap.infrastructure?.status?.infrastructureName ?? null,
+    azureStackHub,
+    explicitNoneSupported: atLeast({ semver }, EXPLICIT_NONE_SINCE.major, EXPLICIT_NONE_SINCE.minor),
+    statusObserved: statusObservation(snap.machineConfiguration),
   };
 }
 

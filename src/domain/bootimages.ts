@@ -13,7 +13,7 @@ import type { RolloutSpec, MachineManager } from '../spec/types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
 import { deepEqual } from '../base/equal.ts';
 import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';
-import { type ClusterFacts, MAPI_GROUP, GATE_CPMS, GATE_SKEW } from './bootimages-cluster.ts';
+import { type ClusterFacts, MAPI_GROUP, GATE_CPMS, GATE_SKEW, AZURE_STACK_CLOUD } from './bootimages-cluster.ts';
 
 /** The spec fields the boot-image findings point at. */
 export const MBI_PATH = 'spec.managedBootImages';
@@ -58,7 +58,15 @@ export function checkClusterRules(spec: RolloutSpec, facts: ClusterFacts, report
   const s = spec.spec;
   const list = s.managedBootImages?.machineManagers;
   if (s.managedBootImages !== undefined) {
-    if (facts.bootImagesSupported === false) {
+    if (facts.azureStackHub) {
+      // bootimages-cluster.ts isAzureStackHub: the MCO's boot image controller is off there,
+      // so the managers would change nothing; they are not written (plan/bootimages.ts).
+      report({
+        severity: 'warning', code: 'boot-images-azure-stack-hub', path: MBI_PATH,
+        message: `this cluster is on Azure Stack Hub (Infrastructure status.platformStatus.azure.cloudName ${AZURE_STACK_CLOUD}), where the Machine Config Operator does not update boot images (its boot images are defined at install time): managedBootImages is not written and no boot image change is predicted`,
+        hint: 'remove managedBootImages for this cluster (e.g. with a per-cluster override in a Fleet spec)',
+      });
+    } else if (facts.bootImagesSupported === false) {
       // MCO ValidatingAdmissionPolicy managed-bootimages-platform-check (wording of the
       // enhancement's policy; the platform list of the current MCO).
       report({
@@ -72,6 +80,15 @@ export function checkClusterRules(spec: RolloutSpec, facts: ClusterFacts, report
     }
   }
   (list ?? []).forEach((m, i) => {
+    if (m.selection?.mode === 'None' && !facts.explicitNoneSupported) {
+      // EXPLICIT_NONE_SINCE: the API server of 4.16-4.18 rejects the value (enum All;Partial).
+      report({
+        code: 'selection-mode-none-unsupported', path: joinPath(joinPath(joinPath(MANAGERS_PATH, i), 'selection'), 'mode'),
+        message: `Unsupported value: "None": supported values: "All", "Partial" (OpenShift ${facts.version} is before 4.19, which added the selection mode None)`,
+        expected: '"All" or "Partial" on OpenShift 4.16 to 4.18',
+        hint: 'before 4.19 a resource is opted out by leaving its entry out (an omitted entry updates no boot images), or all of them with the legacy `machineManagers: []`; mode None can be used once the cluster runs 4.19',
+      });
+    }
     if (m.resource !== 'controlplanemachinesets') return;
     const at = joinPath(joinPath(MANAGERS_PATH, i), 'resource');
     if (facts.cpmsGate === false) {

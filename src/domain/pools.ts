@@ -7,7 +7,7 @@
  */
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { selectorMatches } from './nodes.ts';
-import { ROLE_LABEL_PREFIX } from './labels.ts';
+import { isControlPlaneNode, selectorAsksForControlPlane } from './control-plane.ts';
 
 export interface Membership {
   /** pool name -> node names, per backend */
@@ -53,14 +53,15 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
   return { bootc, mco, mcoConflicts };
 }
 
-/** The control-plane pool: MCO's `master`, or any pool selecting control-plane/master nodes. */
-export function isControlPlanePool(name: string, mcp: KObject | undefined, bnp: KObject | undefined): boolean {
+/**
+ * The control-plane pool: MCO's `master` (or a pool named control-plane), a pool whose
+ * selector asks for a control-plane role label, or a pool whose nodes are all control-plane
+ * nodes (a pool that mixes them with other nodes is an error: src/plan/pool-sharing.ts).
+ */
+export function isControlPlanePool(name: string, mcp: KObject | undefined, bnp: KObject | undefined, memberLabels: readonly Record<string, string>[] = []): boolean {
   if (name === 'master' || name === 'control-plane') return true;
-  for (const sel of [mcp?.spec?.nodeSelector, bnp?.spec?.nodeSelector]) {
-    const keys = Object.keys(sel?.matchLabels ?? {});
-    if (keys.some((k) => k === `${ROLE_LABEL_PREFIX}master` || k === `${ROLE_LABEL_PREFIX}control-plane`)) return true;
-  }
-  return false;
+  if ([mcp?.spec?.nodeSelector, bnp?.spec?.nodeSelector].some(selectorAsksForControlPlane)) return true;
+  return memberLabels.length > 0 && memberLabels.every(isControlPlaneNode);
 }
 
 /** DESIGN §4: pools roll in ascending priority; defaults: custom pools 10, worker 20, master 30. */

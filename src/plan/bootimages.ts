@@ -22,7 +22,13 @@ import { type DraftChange, updateChange, fieldChange } from './changes.ts';
 import type { BootImagesPlan, ChangeReason, Risk } from './types.ts';
 
 export interface BootImagesInput { spec: RolloutSpec; specMap: SourceMap | null; snapshot: ClusterSnapshot }
-export interface BootImagesResult { changes: DraftChange[]; bootImages: BootImagesPlan; diagnostics: Diagnostic[] }
+export interface BootImagesResult {
+  changes: DraftChange[];
+  bootImages: BootImagesPlan;
+  diagnostics: Diagnostic[];
+  /** Codes of spec warnings this planner replaced with its own, truer for this cluster (the planner drops them). */
+  replacesSpecWarnings: string[];
+}
 
 /** What every step reads: the spec, the cluster and where findings go. */
 interface BootImagesStep {
@@ -54,6 +60,7 @@ export function planBootImages(input: BootImagesInput): BootImagesResult {
     spec: spec.spec, snapshot, facts: clusterFacts(snapshot), mc: snapshot.machineConfiguration,
     report: (d) => diagnostics.push(diagnosticAt(specMap, d)),
   };
+  const specList = spec.spec.managedBootImages?.machineManagers;
 
   checkClusterRules(spec, step.facts, step.report);
   const desired = desiredManagers(step);
@@ -62,7 +69,9 @@ export function planBootImages(input: BootImagesInput): BootImagesResult {
   const { bootImages, ctx } = predictEffects(step, desired, mcChanges);
   const cpmsChange = planControlPlaneMachineSet(step, ctx, mcChanges, bootImages);
   const changes = orderChanges(step, mcChanges, cpmsChange);
-  return { changes, bootImages, diagnostics };
+  // Before 4.19 the spec's `[]` is kept, so the spec warning that promises the explicit form does not hold.
+  const replacesSpecWarnings = Array.isArray(specList) && specList.length === 0 && !step.facts.explicitNoneSupported ? ['legacy-empty-machinemanagers'] : [];
+  return { changes, bootImages, diagnostics, replacesSpecWarnings };
 }
 
 // ---- desired machine managers -------------------------------------------------------
@@ -73,7 +82,19 @@ function desiredManagers({ spec: s, facts, mc, report }: BootImagesStep): Desire
   const observedLegacy = Array.isArray(observedList) && observedList.length === 0;
   let desiredList: MachineManager[] | undefined;
   let reason: ChangeReason = 'managed-boot-images';
-  if (specList !== undefined) {
+  // Azure Stack Hub: the MCO updates no boot images there; checkClusterRules says so.
+  if (facts.azureStackHub) return { observedList, desiredList, reason };
+  const specEmpty = Array.isArray(specList) && specList.length === 0;
+  const keepsLegacy = specEmpty || (specList === undefined && observedLegacy);
+  if (keepsLegacy && !facts.explicitNoneSupported && facts.bootImagesSupported !== false) {
+    // Before 4.19 there is no mode None to migrate to (EXPLICIT_NONE_SINCE): `[]` stays the opt-out.
+    report({
+      severity: 'warning', code: 'legacy-empty-machinemanagers-kept', path: specList !== undefined ? MANAGERS_PATH : null,
+      message: `\`machineManagers: []\` is kept as it is: OpenShift ${facts.version} is before 4.19, which added the selection mode None, so the explicit form does not exist on this cluster. The empty list still means "update no boot images", but structured clients drop it, which turns it into "no opinion"`,
+      hint: 'after the upgrade to 4.19, plan again: bootcplan then writes the explicit form (machinesets with mode None)',
+    });
+    if (specEmpty) desiredList = specList;
+  } else if (specList !== undefined) {
     // `[]` in the spec: the schema warned (legacy-empty-machinemanagers); write the explicit form.
     desiredList = specList.length === 0 ? explicitOptOut(facts) : specList;
     if (observedLegacy) reason = 'migrate-legacy-empty-machinemanagers';
@@ -168,8 +189,7 @@ function orderSkewEnforcement({ spec: s, facts, mc, report }: BootImagesStep, { 
 function predictEffects(
   { snapshot, facts, mc, report }: BootImagesStep, { observedList, desiredList }: DesiredManagers, { managersChange }: MachineConfigurationChanges,
 ): { bootImages: BootImagesPlan; ctx: EffectsContext } {
-  const statusList: MachineManager[] | undefined = Array.isArray(mc?.status?.managedBootImagesStatus?.machineManagers)
-    ? mc!.status.managedBootImagesStatus.machineManagers : undefined;
+  const statusList = observedStatusList({ snapshot, facts, mc, report });
   const afterList = managersChange?.action === 'update' ? desiredList : statusList ?? observedList;
   const managers = effectiveManagers(afterList, facts);
   const stream = readStream(snapshot.bootImagesConfigMap);
@@ -183,6 +203,24 @@ function predictEffects(
     }
   }
   return { bootImages, ctx };
+}
+
+/**
+ * status.managedBootImagesStatus, when the status has observed the current spec
+ * (bootimages-cluster.ts statusObservation); otherwise undefined, so that the prediction
+ * follows the spec, with a warning.
+ */
+function observedStatusList({ facts, mc, report }: Pick<BootImagesStep, 'snapshot' | 'facts' | 'mc' | 'report'>): MachineManager[] | undefined {
+  const list: MachineManager[] | undefined = Array.isArray(mc?.status?.managedBootImagesStatus?.machineManagers)
+    ? mc!.status.managedBootImagesStatus.machineManagers : undefined;
+  const seen = facts.statusObserved;
+  if (!mc || seen.current || facts.bootImagesSupported === false) return list;
+  report({
+    severity: 'warning', code: 'machineconfiguration-status-behind', path: null,
+    message: `MachineConfiguration/cluster status is behind its spec (status.observedGeneration ${seen.observedGeneration ?? 'not set'}, metadata.generation ${seen.generation}): the Machine Config Operator has not synced the last spec change, so status.managedBootImagesStatus and the skew enforcement status may be out of date; boot image effects are predicted from the spec`,
+    hint: 'check the machine-config ClusterOperator; plan again once status.observedGeneration equals metadata.generation',
+  });
+  return undefined;
 }
 
 // ---- ControlPlaneMachineSet ---------------------------------------------------------

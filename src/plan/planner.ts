@@ -7,6 +7,7 @@ import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, so
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { indexSnapshot } from '../domain/nodes.ts';
 import { computeMembership } from '../domain/pools.ts';
+import { findPoolConflicts } from '../domain/pool-sharing.ts';
 import { DEFAULT_DURATIONS, estimatePoolSeconds } from '../domain/timing.ts';
 import { planSchedule } from '../domain/schedule.ts';
 import type { SpecChanges } from './specdiff.ts';
@@ -35,10 +36,10 @@ export interface PlanInput {
 export function buildPlan(input: PlanInput): Plan {
   const { spec, specMap, snapshot } = input;
   const durations = input.durations ?? DEFAULT_DURATIONS;
-  const diagnostics: Diagnostic[] = (input.specDiagnostics ?? []).filter((d) => d.severity !== 'error');
-  const report = (d: DiagnosticInput) => diagnostics.push(diagnosticAt(specMap, d));
-
   const boot = planBootImages({ spec, specMap, snapshot });
+  const replaced = new Set(boot.replacesSpecWarnings);
+  const diagnostics: Diagnostic[] = (input.specDiagnostics ?? []).filter((d) => d.severity !== 'error' && !replaced.has(d.code));
+  const report = (d: DiagnosticInput) => diagnostics.push(diagnosticAt(specMap, d));
   diagnostics.push(...boot.diagnostics);
   const plannedPools = planPools(spec, snapshot, report);
   estimatePools(plannedPools.map((x) => x.plan), durations);
@@ -78,7 +79,7 @@ function planPools(spec: RolloutSpec, snapshot: ClusterSnapshot, report: (d: Dia
   for (const [node, pools] of membership.mcoConflicts) {
     report({ severity: 'warning', code: 'node-in-several-pools', message: `node ${node} is selected by several custom MachineConfigPools (${pools.join(', ')}); the MCO will not update it and bootcplan leaves it out` });
   }
-  const ctx = { snapshot, idx, membership, report };
+  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership), report };
   const plannedPools: PlannedPool[] = [];
   (spec.spec.pools ?? []).forEach((p, i) => {
     const result = planPool(p, joinPath('spec.pools', i), ctx);

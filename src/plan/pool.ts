@@ -10,6 +10,9 @@ import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { viewNode, digestOf, type NodeIndex, type NodeView } from '../domain/nodes.ts';
 import { isControlPlanePool, defaultPriority, type Membership } from '../domain/pools.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable, type ResolvedBudget } from '../domain/budget.ts';
+import { controlPlaneBudget } from '../domain/control-plane.ts';
+import type { PoolRef } from '../domain/pool-sharing.ts';
+import { poolSharing } from './pool-sharing.ts';
 import { orderNodesForRollout, orderNodesLikeMco, planWaves, waveSizeFor } from '../domain/waves.ts';
 import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { type DraftChange, updateChange } from './changes.ts';
@@ -20,6 +23,8 @@ export interface PoolPlanContext {
   snapshot: ClusterSnapshot;
   idx: NodeIndex;
   membership: Membership;
+  /** node -> the pools that each would roll it (src/domain/pool-sharing.ts findPoolConflicts) */
+  conflicts: ReadonlyMap<string, PoolRef[]>;
   report: (d: DiagnosticInput) => void;
 }
 
@@ -51,6 +56,10 @@ interface PoolMembers {
   waveSize: number;
   /** Members not on the target image yet. */
   pending: NodeView[];
+  /** Members held back because another controller or pool has a claim on them (pool-sharing.ts). */
+  blocked: Map<string, BlockedBy>;
+  /** The MachineConfigPool that owns the BootcNodePool: bootcplan writes nothing to the BootcNodePool. */
+  ownedBy: string | null;
 }
 
 export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): PlannedPool | null {
@@ -70,7 +79,8 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
 }
 
 // ---- members and budget ---------------------------------------------------------------
-function poolMembers(p: PoolSpec, path: string, { snapshot, idx, membership, report }: PoolPlanContext): PoolMembers | null {
+function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembers | null {
+  const { snapshot, idx, membership, report } = ctx;
   const bnp = snapshot.bootcNodePools.find((x) => x.metadata.name === p.name);
   const mcp = snapshot.machineConfigPools.find((x) => x.metadata.name === p.name);
   if (!bnp && !mcp) {
@@ -84,23 +94,14 @@ function poolMembers(p: PoolSpec, path: string, { snapshot, idx, membership, rep
     return null;
   }
   const backend = bnp ? 'bootc' : 'mco';
-  const controlPlane = isControlPlanePool(p.name, mcp, bnp);
   const memberNames = (bnp ? membership.bootc.get(p.name) : membership.mco.get(p.name)) ?? [];
   const members: NodeView[] = memberNames.flatMap((n) => {
     const node = idx.nodes.get(n);
     return node ? [viewNode(node, idx)] : [];
   });
-
-  const parsedMu = p.maxUnavailable === undefined ? { ok: true as const, value: { kind: 'count' as const, value: 1 } } : parseMaxUnavailable(p.maxUnavailable);
-  const mu = parsedMu.ok ? parsedMu.value : { kind: 'count' as const, value: 1 };
-  const budget = resolveMaxUnavailable(mu, members.length);
-  if (p.maxUnavailable === undefined) budget.rule = 'default 1 (the MCO and bootc-operator default)';
-  if (controlPlane && budget.resolved > 1) {
-    report({
-      severity: 'warning', code: 'control-plane-one-at-a-time', path: joinPath(path, 'maxUnavailable'),
-      message: `the control-plane pool rolls one node at a time to keep etcd quorum; maxUnavailable ${budget.resolved} is written to the pool but waves hold 1 node`,
-    });
-  }
+  const controlPlane = isControlPlanePool(p.name, mcp, bnp, members.map((m) => m.labels));
+  const budget = poolBudget(p, path, members.length, controlPlane, report);
+  const { blocked, ownedBy } = poolSharing({ spec: p, path, bnp, mcp, controlPlane, members }, ctx);
 
   const targetDigest = digestOf(p.image);
   if (!targetDigest) {
@@ -120,7 +121,31 @@ function poolMembers(p: PoolSpec, path: string, { snapshot, idx, membership, rep
     unavailableNow,
     waveSize: waveSizeFor(budget.resolved, unavailableNow.length, controlPlane),
     pending: members.filter((n) => !isCurrent(n)),
+    blocked, ownedBy,
   };
+}
+
+/**
+ * The pool's maxUnavailable, resolved (DESIGN §7). The control-plane pool gets 1 whatever
+ * the spec says, and a spec asking for more is an error (src/domain/control-plane.ts).
+ */
+function poolBudget(p: PoolSpec, path: string, poolSize: number, controlPlane: boolean, report: (d: DiagnosticInput) => void): ResolvedBudget {
+  const parsedMu = p.maxUnavailable === undefined ? { ok: true as const, value: { kind: 'count' as const, value: 1 } } : parseMaxUnavailable(p.maxUnavailable);
+  const mu = parsedMu.ok ? parsedMu.value : { kind: 'count' as const, value: 1 };
+  const budget = resolveMaxUnavailable(mu, poolSize);
+  if (p.maxUnavailable === undefined) budget.rule = 'default 1 (the MCO and bootc-operator default)';
+  if (!controlPlane) return budget;
+  const cp = controlPlaneBudget(budget);
+  if (cp.tooMany !== null) {
+    const asked = typeof p.maxUnavailable === 'string' ? `${p.maxUnavailable} (resolves to ${cp.tooMany} of ${poolSize} nodes)` : String(p.maxUnavailable);
+    report({
+      code: 'control-plane-max-unavailable', path: joinPath(path, 'maxUnavailable'),
+      message: `pool ${p.name} is the control plane, which never has more than 1 node out of service; maxUnavailable ${asked} would take ${cp.tooMany} control-plane nodes out at once and risk etcd quorum`,
+      expected: 'maxUnavailable: 1 (or no maxUnavailable) for the control-plane pool',
+      hint: 'remove maxUnavailable from this pool (or set maxUnavailable: 1): bootcplan writes 1 to its MachineConfigPool and BootcNodePool. The MCO does not cap the master pool (it caps only arbiter), and the PodDisruptionBudget openshift-etcd/etcd-quorum-guard (maxUnavailable 1) would block the second drain, leaving that node cordoned mid-update',
+    });
+  }
+  return cp.budget;
 }
 
 // ---- node scheduling ------------------------------------------------------------------
@@ -138,6 +163,8 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
   };
 
   const blockedOf = (n: NodeView): BlockedBy | null => {
+    const held = pool.blocked.get(n.name);
+    if (held) return held;
     if (n.unavailable) return n.unavailable;
     if (paused) return 'pool-paused';
     if (waveSize < 1) return 'no-budget';
@@ -167,7 +194,7 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
   waves.forEach((w) => w.forEach((name, i) => position.set(name, i)));
   nodes.sort((a, b) => (a.wave ?? Infinity) - (b.wave ?? Infinity) || (position.get(a.name) ?? Infinity) - (position.get(b.name) ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
-  const blocked = nodes.filter((n) => n.blockedBy && n.blockedBy !== 'pool-paused' && n.blockedBy !== 'no-budget');
+  const blocked = nodes.filter((n) => n.blockedBy && n.blockedBy !== 'pool-paused' && n.blockedBy !== 'no-budget' && !pool.blocked.has(n.name));
   if (blocked.length) {
     report({
       severity: 'warning', code: 'nodes-blocked', path: joinPath(path, 'name'),
@@ -187,7 +214,7 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
 
 // ---- change drafts --------------------------------------------------------------------
 function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): DraftChange[] {
-  const { spec: p, bnp, mcp, budget, paused, rebootPolicy, pending } = pool;
+  const { spec: p, bnp, mcp, budget, paused, rebootPolicy, pending, ownedBy } = pool;
   const drafts: DraftChange[] = [];
   const risk: Risk = pending.length ? 'disruptive' : 'none';
   if (mcp) {
@@ -199,6 +226,8 @@ function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): DraftChange[
       changed.length === 1 && changed[0] === 'spec.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings',
       `MachineConfigPool ${p.name}: maxUnavailable resolved to ${budget.resolved}`));
   }
+  // A BootcNodePool a MachineConfigPool owns is the MCO's to write (rule 4, pool-sharing.ts).
+  if (bnp && ownedBy) return drafts;
   if (bnp) {
     const rollout: Record<string, unknown> = { maxUnavailable: budget.resolved, paused: true };
     if (p.drainTimeoutSeconds !== undefined) rollout.drainTimeoutSeconds = p.drainTimeoutSeconds;

@@ -20,7 +20,12 @@ export const CHANGE_ACTIONS = ['create', 'update', 'delete', 'noop'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 export const RISKS = ['none', 'disruptive', 'replacement'] as const;
 export type Risk = (typeof RISKS)[number];
-export const BLOCKED_BY = ['cordoned', 'not-ready', 'degraded', 'updating', 'pool-paused', 'no-budget'] as const;
+/**
+ * Why a node that needs the target is not scheduled. `pool-conflict`: another pool would roll it
+ * too (or it is a control-plane node in another pool); `no-bootcnode`: the bootc-operator has no
+ * BootcNode for it; `pool-owned`: a MachineConfigPool owns its BootcNodePool.
+ */
+export const BLOCKED_BY = ['cordoned', 'not-ready', 'degraded', 'updating', 'pool-paused', 'no-budget', 'pool-conflict', 'no-bootcnode', 'pool-owned'] as const;
 export type BlockedBy = (typeof BLOCKED_BY)[number];
 
 /** Why a change exists. A closed set so that bots and the applier can rely on it. */

@@ -1,0 +1,51 @@
+/**
+ * The control plane rolls one node at a time, always (issue 12 rule 2; DESIGN §7 "Sharing
+ * the cluster").
+ *
+ * Upstream, the MCO does not cap the master pool: machine-config-operator
+ * pkg/controller/node/node_controller.go `maxUnavailable` returns 1 only for the arbiter pool
+ * (`if pool.Name == ctrlcommon.MachineConfigPoolArbiter { return 1, nil }`) and honours any
+ * other value on `master`. What protects etcd is the PodDisruptionBudget
+ * openshift-etcd/etcd-quorum-guard (openshift/cluster-etcd-operator
+ * bindata/etcd/quorumguard-pdb.yaml, `maxUnavailable: 1`), which blocks the second drain; the
+ * openshift/api doc of MachineConfigPoolSpec.MaxUnavailable says so ("Drain will respect Pod
+ * Disruption Budgets (PDBs) such as etcd quorum guards, even if maxUnavailable is greater than
+ * one"). A second master would then sit cordoned, half-updated, behind a blocked drain.
+ * bootcplan therefore writes 1 to the control-plane pool and refuses a spec that asks for more.
+ * Pure.
+ */
+import type { ResolvedBudget } from './budget.ts';
+import { ROLE_LABEL_PREFIX } from './labels.ts';
+
+export const CONTROL_PLANE_MAX_UNAVAILABLE = 1;
+
+/** The node-role labels of control-plane nodes (kubeadm / OpenShift: master, control-plane). */
+export const CONTROL_PLANE_ROLE_LABELS = [`${ROLE_LABEL_PREFIX}master`, `${ROLE_LABEL_PREFIX}control-plane`] as const;
+
+export function isControlPlaneNode(labels: Record<string, string> | undefined): boolean {
+  return !!labels && CONTROL_PLANE_ROLE_LABELS.some((k) => Object.prototype.hasOwnProperty.call(labels, k));
+}
+
+/** A LabelSelector that asks for a control-plane role label (matchLabels, or In/Exists). */
+export function selectorAsksForControlPlane(selector: any): boolean {
+  if (!selector || typeof selector !== 'object') return false;
+  const roles = CONTROL_PLANE_ROLE_LABELS as readonly string[];
+  if (Object.keys(selector.matchLabels ?? {}).some((k) => roles.includes(k))) return true;
+  const exprs: any[] = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
+  return exprs.some((e) => roles.includes(e?.key) && (e.operator === 'Exists' || e.operator === 'In'));
+}
+
+export interface ControlPlaneBudget {
+  /** What is written to the pools: always 1. */
+  budget: ResolvedBudget;
+  /** What the spec asked for when it is more than 1 (an error), else null. */
+  tooMany: number | null;
+}
+
+/** The control-plane pool's budget from what the spec asked for: 1, and whether that was more. */
+export function controlPlaneBudget(requested: ResolvedBudget): ControlPlaneBudget {
+  return {
+    budget: { value: requested.value, resolved: CONTROL_PLANE_MAX_UNAVAILABLE, rule: 'control plane: 1 node at a time (etcd quorum), whatever the spec says' },
+    tooMany: requested.resolved > CONTROL_PLANE_MAX_UNAVAILABLE ? requested.resolved : null,
+  };
+}
