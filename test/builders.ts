@@ -1,7 +1,7 @@
 /** Builders for test snapshots and specs: a few lines describe a cluster. */
 import { stringify } from 'yaml';
 import type { KObject, ClusterSnapshot, Condition } from '../src/cluster/types.ts';
-import { MCO_ROLE_LABEL } from '../src/domain/labels.ts';
+import { MCO_ROLE_LABEL, MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE } from '../src/domain/labels.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import {
   nodeObject, bootcNodeObject, bootcNodePoolObject, machineConfigPoolObject, renderedMachineConfig, mcoAnnotations,
@@ -26,10 +26,36 @@ export interface TestNode {
   staged?: boolean;
   softRebootCapable?: boolean;
   rebooting?: boolean;
+  /** Node metadata.creationTimestamp (the MCO takes older nodes first). */
+  createdAt?: string;
   /** Extra Node labels (e.g. a label another pool selects). */
   labels?: Record<string, string>;
   /** bootc pools: the Node exists but the bootc-operator has not created its BootcNode. */
   noBootcNode?: boolean;
+  /** Node conditions set over the defaults, e.g. `{ DiskPressure: 'True' }` (a new type is added). */
+  conditions?: Record<string, string>;
+  /**
+   * MCO node annotations set as given (currentConfig, desiredConfig, state), for bootc pools
+   * too; `null` removes one. MCO-only pools start from the builder's own annotations.
+   */
+  mco?: { currentConfig?: string | null; desiredConfig?: string | null; state?: string | null };
+}
+
+const MCO_ANNOTATION = { currentConfig: MCO_CURRENT_CONFIG, desiredConfig: MCO_DESIRED_CONFIG, state: MCO_STATE } as const;
+
+/** Applies a TestNode's extra conditions and MCO annotations to its Node object. */
+function adjustNode(node: KObject, n: TestNode): KObject {
+  for (const [type, status] of Object.entries(n.conditions ?? {})) {
+    const list: Condition[] = (node.status.conditions ??= []);
+    const c = list.find((x) => x.type === type);
+    if (c) { c.status = status; c.reason = `Test${type}${status}`; } else list.push({ type, status, reason: `Test${type}${status}` });
+  }
+  for (const [k, v] of Object.entries(n.mco ?? {}) as [keyof typeof MCO_ANNOTATION, string | null][]) {
+    const ann = (node.metadata.annotations ??= {});
+    if (v === null) delete ann[MCO_ANNOTATION[k]];
+    else ann[MCO_ANNOTATION[k]] = v;
+  }
+  return node;
 }
 
 export interface LabelSelectorLike {
@@ -60,7 +86,7 @@ export class ClusterBuilder {
     if (opts.conditions) pool.status.conditions = opts.conditions;
     this.objects.push(pool);
     for (const n of nodes) {
-      this.objects.push(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, bootc: true, extraLabels: n.labels }));
+      this.objects.push(adjustNode(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, bootc: true, extraLabels: n.labels, createdAt: n.createdAt }), n));
       if (n.noBootcNode) continue;
       this.objects.push(bootcNodeObject({
         name: n.name, pool: name, desiredImage: opts.image ?? OLD,
@@ -82,7 +108,40 @@ export class ClusterBuilder {
     this.objects.push(renderedMachineConfig(renderedNew, name, NEW));
     for (const n of nodes) {
       const ann = mcoAnnotations(n.current ? renderedNew : rendered, n.degraded ? 'Degraded' : n.rebooting ? 'Working' : 'Done');
-      this.objects.push(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, annotations: ann, extraLabels: n.labels }));
+      this.objects.push(adjustNode(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, annotations: ann, extraLabels: n.labels, createdAt: n.createdAt }), n));
+    }
+    return this;
+  }
+  /**
+   * The MachineConfigPool next to a bootc pool (OpenShift has one for every role): it selects
+   * the same role and has rolled out `rendered-<name>-0001`.
+   */
+  machineConfigPool(name: string, opts: { role?: string } = {}): this {
+    const rendered = `rendered-${name}-0001`;
+    this.objects.push(machineConfigPoolObject(name, 1, rendered, { [`node-role.kubernetes.io/${opts.role ?? name}`]: '' }));
+    if (!this.objects.some((o) => o.kind === 'MachineConfig' && o.metadata.name === rendered)) this.objects.push(renderedMachineConfig(rendered, name, OLD));
+    return this;
+  }
+  /**
+   * A MachineConfigPool in the middle of a rollout: the render controller wrote `rendered`
+   * to spec.configuration.name (a rendered MachineConfig with `osImageURL` is added when it
+   * does not exist) while status.configuration still names the old one; with
+   * `updating: true` also Updated=False / Updating=True. `rendered: null` keeps spec and
+   * status equal and only sets the conditions.
+   */
+  mcpRollout(name: string, rendered: string | null, opts: { osImageURL?: string; updating?: boolean } = {}): this {
+    const mcp = this.object('MachineConfigPool', name);
+    if (rendered !== null) {
+      mcp.spec.configuration = { name: rendered };
+      if (!this.objects.some((o) => o.kind === 'MachineConfig' && o.metadata.name === rendered)) this.objects.push(renderedMachineConfig(rendered, name, opts.osImageURL ?? OLD));
+    }
+    if (opts.updating) {
+      const to = mcp.spec.configuration.name;
+      mcp.status.conditions = [
+        { type: 'Updated', status: 'False', reason: '', message: '' },
+        { type: 'Updating', status: 'True', reason: '', message: `All nodes are updating to MachineConfig ${to}` },
+        { type: 'Degraded', status: 'False', reason: '', message: '' },
+      ];
     }
     return this;
   }

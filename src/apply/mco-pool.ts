@@ -13,6 +13,7 @@ import { applyChange, retry } from './changes.ts';
 import { afterWave, beforeWave, checkPolicy, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
 import { atTarget, indexOf, membersOf, peek, viewIn } from './views.ts';
+import { rollsTarget } from '../domain/mco-rollout.ts';
 
 export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   const pp = ctx.book.pool(pool.name);
@@ -42,14 +43,28 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
   return 'done';
 }
 
-function mcoTarget(s: ClusterSnapshot, pool: string): string | null {
-  const mcp = s.machineConfigPools.find((p) => p.metadata.name === pool);
-  return mcp?.spec?.configuration?.name ?? mcp?.status?.configuration?.name ?? null;
+function desiredConfigOf(s: ClusterSnapshot, node: string): string | undefined {
+  return indexOf(s).idx.nodes.get(node)?.metadata.annotations?.['machineconfiguration.openshift.io/desiredConfig'];
+}
+
+/**
+ * The rendered config of bootcplan's own rollout: the pool's spec.configuration.name when it
+ * carries the plan's target image (src/domain/mco-rollout.ts rollsTarget), else null (not
+ * rendered yet). Nodes the MCO moves to another config are not this pool's waves (issue 12
+ * rule 5: they were unavailable when planned and only use budget).
+ */
+function mcoTarget(s: ClusterSnapshot, pool: PlanPool): string | null {
+  const mcp = s.machineConfigPools.find((p) => p.metadata.name === pool.name);
+  const name: string | null = mcp?.spec?.configuration?.name ?? mcp?.status?.configuration?.name ?? null;
+  if (!name) return null;
+  const osImageURL = indexOf(s).idx.machineConfigs.get(name)?.spec?.osImageURL;
+  return typeof osImageURL === 'string' && rollsTarget({ pool: pool.name, rendered: name, rolledOut: null, updating: false, osImageURL }, pool.targetImage) ? name : null;
 }
 
 /** The pool's nodes the MCO is updating, those that failed, and how many scheduled ones are left. */
 function waveState(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: number, scheduled: Set<string>) {
   trackMco(ctx, s, pool, k);
+  const target = mcoTarget(s, pool);
   const inFlight: string[] = [];
   const failed: NodeFailure[] = [];
   let remaining = 0;
@@ -57,7 +72,9 @@ function waveState(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: num
     const v = viewIn(s, m);
     if (!v) continue;
     if (v.degraded && (v.updating || scheduled.has(m))) failed.push({ node: m, reason: 'Degraded during its update', conditions: v.conditions });
-    else if (v.updating) inFlight.push(m);
+    // In this wave: the MCO moves it to the pool's rendered config. Other MCO work in flight
+    // (issue 12 rule 5) was unavailable when planned, is not scheduled, and only uses budget.
+    else if (v.updating && target !== null && desiredConfigOf(s, m) === target) inFlight.push(m);
     else if (scheduled.has(m) && !atTarget(pool, v)) remaining++;
   }
   return { inFlight, failed, remaining };
@@ -103,7 +120,7 @@ const MCO_STEPS = ['cordon', 'drain-done', 'reboot', 'booted', 'uncordon'] as co
 
 /** The MCO moves the nodes of MCO pools: report its steps as bootcplan sees them. */
 function trackMco(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: number) {
-  const target = mcoTarget(s, pool.name);
+  const target = mcoTarget(s, pool);
   noticeAvailability(ctx, s, pool, (m) => (indexOf(s).idx.nodes.get(m)?.metadata.annotations ?? {})['machineconfiguration.openshift.io/desiredConfig'] === target);
   if (!target) return;
   for (const m of membersOf(s, pool.name)) {

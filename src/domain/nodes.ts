@@ -1,11 +1,12 @@
 /**
  * A uniform view of a node for planning, whatever drives it (bootc-operator or MCO).
  * Rules: DESIGN §7 "Pools and waves"; bootc-operator classifyNode (internal/controller/rollout.go);
- * MCO node annotations (pkg/daemon/constants).
+ * MCO node annotations (pkg/daemon/constants); node availability as the MCO counts it
+ * (issue 12 rules 5 and 7: mcoNodeHealth, mcoNodeWork below).
  */
 import type { ClusterSnapshot, Condition, KObject } from '../cluster/types.ts';
 import {
-  ZONE_LABEL, MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_CURRENT_IMAGE, BOOTC_IN_REBOOT_SLOT,
+  ZONE_LABEL, MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_CURRENT_IMAGE, BOOTC_IN_REBOOT_SLOT,
 } from './labels.ts';
 
 export type Unavailability = 'not-ready' | 'cordoned' | 'degraded' | 'updating';
@@ -14,11 +15,18 @@ export interface NodeView {
   name: string;
   zone: string | null;
   labels: Record<string, string>;
+  /** The Ready condition is True. */
   ready: boolean;
+  /** No DiskPressure or NetworkUnavailable condition says otherwise (mcoNodeHealth). */
+  healthy: boolean;
   cordoned: boolean;
   degraded: boolean;
   updating: boolean;
-  /** Why the node is out of service now (first applicable), or null when available. */
+  /**
+   * Why the node is out of service now (first applicable), or null when available. An
+   * unhealthy node (DiskPressure, NetworkUnavailable) is `not-ready`, as the MCO's
+   * CheckNodeReady calls it; MCO work in flight is `updating`, for bootc nodes too.
+   */
   unavailable: Unavailability | null;
   bootedImage: string | null;
   bootedDigest: string | null;
@@ -26,7 +34,7 @@ export interface NodeView {
   stagedSoftRebootCapable: boolean;
   /** BootcNode Idle=False/Staged and Degraded!=True: past the staging gate (when the digest matches). */
   stagedIdle: boolean;
-  /** Conditions worth showing when the node is reported (Ready, Degraded, Idle). */
+  /** Conditions worth showing when the node is reported (Ready, failing DiskPressure / NetworkUnavailable, Degraded, Idle, MCOState). */
   conditions: Condition[];
   createdAt: string | null;
 }
@@ -66,6 +74,41 @@ export function indexSnapshot(snap: ClusterSnapshot): NodeIndex {
   };
 }
 
+/**
+ * Node health as the MCO sees it (issue 12 rule 7): openshift/machine-config-operator
+ * pkg/controller/common/layered_node_state.go, LayeredNodeState.CheckNodeReady (release-4.18:
+ * pkg/controller/node/status.go checkNodeReady). It loops over the conditions present: a node
+ * is not ready when Ready is not True, DiskPressure is not False or NetworkUnavailable is not
+ * False (an absent condition passes, Unknown fails), or when spec.unschedulable is set.
+ * MemoryPressure and PIDPressure are not part of that rule and are not checked here. The
+ * Ready condition and the cordon are NodeView.ready and .cordoned; this returns the other
+ * two, failing: the conditions that make the node unhealthy.
+ */
+export function mcoNodeHealth(node: KObject): { healthy: boolean; failing: Condition[] } {
+  const failing = [conditionOf(node, 'DiskPressure'), conditionOf(node, 'NetworkUnavailable')]
+    .filter((c): c is Condition => !!c && c.status !== 'False');
+  return { healthy: failing.length === 0, failing };
+}
+
+/**
+ * MCO work on a node (issue 12 rule 5), from its annotations (pkg/daemon/constants):
+ * LayeredNodeState.IsNodeDone (pkg/controller/common/layered_node_state.go) wants
+ * currentConfig == desiredConfig and state == Done; a node that is not done is unavailable
+ * (IsUnavailableForUpdate) unless the daemon is failing. So: `inFlight` when desiredConfig is
+ * set and differs from currentConfig, or the state is present and not Done; `failed` when the
+ * state is Degraded or Unreconcilable (bootcplan counts a failed node as out of service too,
+ * where the MCO stops counting a node failing on its target). A node without MCO
+ * annotations (a cluster without the MCO) has no MCO work.
+ */
+export function mcoNodeWork(annotations: Record<string, string>): { inFlight: boolean; failed: boolean; configMoving: boolean; state: string | null } {
+  const state = annotations[MCO_STATE] ?? null;
+  const current = annotations[MCO_CURRENT_CONFIG];
+  const desired = annotations[MCO_DESIRED_CONFIG];
+  const failed = state === 'Degraded' || state === 'Unreconcilable';
+  const configMoving = !!desired && desired !== current;
+  return { inFlight: configMoving || (state !== null && state !== 'Done'), failed, configMoving, state };
+}
+
 export function viewNode(node: KObject, idx: NodeIndex): NodeView {
   const name = node.metadata.name;
   const labels = node.metadata.labels ?? {};
@@ -84,6 +127,10 @@ export function viewNode(node: KObject, idx: NodeIndex): NodeView {
   const conditions: Condition[] = [];
   const readyCond = conditionOf(node, 'Ready');
   if (readyCond) conditions.push(pick(readyCond));
+  const { healthy, failing } = mcoNodeHealth(node);
+  conditions.push(...failing.map(pick));
+  const mco = mcoNodeWork(annotations);
+  const mcoCondition = (): Condition => ({ type: 'MCOState', status: mco.state ?? 'unknown', reason: annotations[MCO_REASON] || (mco.configMoving ? `desiredConfig ${annotations[MCO_DESIRED_CONFIG]}, currentConfig ${annotations[MCO_CURRENT_CONFIG] ?? 'none'}` : undefined) });
 
   if (bn) {
     const deg = conditionOf(bn, 'Degraded');
@@ -99,20 +146,27 @@ export function viewNode(node: KObject, idx: NodeIndex): NodeView {
     stagedIdle = idle?.status === 'False' && idle.reason === 'Staged' && !degraded;
     if (deg) conditions.push(pick(deg));
     if (idle) conditions.push(pick(idle));
+    // On OpenShift a bootc node is in a MachineConfigPool too: the MCO may be updating it
+    // (a new rendered config for its role), and that node is out of service as well.
+    if (mco.inFlight) {
+      updating = true;
+      degraded ||= mco.failed;
+      conditions.push(mcoCondition());
+    }
   } else {
-    const state = annotations[MCO_STATE];
-    degraded = state === 'Degraded' || state === 'Unreconcilable';
     const current = annotations[MCO_CURRENT_CONFIG];
-    const desired = annotations[MCO_DESIRED_CONFIG];
-    updating = state === 'Working' || (!!current && !!desired && current !== desired);
+    degraded = mco.failed;
+    // A failed daemon is `degraded` (and still `updating` while its config moves: the MCO
+    // pool runner reports such a node as failed during its wave).
+    updating = mco.configMoving || (mco.inFlight && !mco.failed);
     bootedImage = annotations[MCO_CURRENT_IMAGE] ?? (current ? idx.machineConfigs.get(current)?.spec?.osImageURL ?? null : null);
     bootedDigest = digestOf(bootedImage);
-    if (state) conditions.push({ type: 'MCOState', status: state, reason: annotations['machineconfiguration.openshift.io/reason'] || undefined });
+    if (mco.state !== null || mco.configMoving) conditions.push(mcoCondition());
   }
 
-  const unavailable: Unavailability | null = degraded ? 'degraded' : !ready ? 'not-ready' : updating ? 'updating' : cordoned ? 'cordoned' : null;
+  const unavailable: Unavailability | null = degraded ? 'degraded' : !ready || !healthy ? 'not-ready' : updating ? 'updating' : cordoned ? 'cordoned' : null;
   return {
-    name, zone: labels[ZONE_LABEL] ?? null, labels, ready, cordoned, degraded, updating, unavailable,
+    name, zone: labels[ZONE_LABEL] ?? null, labels, ready, healthy, cordoned, degraded, updating, unavailable,
     bootedImage, bootedDigest, stagedDigest, stagedSoftRebootCapable, stagedIdle, conditions,
     createdAt: node.metadata.creationTimestamp ?? null,
   };

@@ -47,7 +47,12 @@ export interface McoCandidate {
  * takes the first `capacity` (= maxUnavailable - unavailable) candidates each time it
  * syncs, and bootcplan pauses the pool between waves, so waves are consecutive slices of
  * this order. (For the master pool it also defers the node running the
- * machine-config-operator pod, which a snapshot does not tell.)
+ * machine-config-operator pod, which a snapshot does not tell.) The nodes given must be the
+ * candidates only: getAllCandidateMachines never picks a node that is not ready as
+ * LayeredNodeState.CheckNodeReady sees it (Ready, DiskPressure, NetworkUnavailable,
+ * unschedulable) or that is not done with its current config (issue 12 rules 5 and 7;
+ * src/domain/nodes.ts mcoNodeHealth, mcoNodeWork); those nodes use up capacity instead
+ * (waveSizeFor).
  */
 export function orderNodesLikeMco<T extends McoCandidate>(nodes: readonly T[]): T[] {
   return [...nodes].sort((a, b) => {

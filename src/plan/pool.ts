@@ -13,6 +13,7 @@ import { parseMaxUnavailable, resolveMaxUnavailable, type ResolvedBudget } from 
 import { controlPlaneBudget } from '../domain/control-plane.ts';
 import type { PoolRef } from '../domain/pool-sharing.ts';
 import { poolSharing } from './pool-sharing.ts';
+import { mcoRolloutBlocks } from './mco-rollout.ts';
 import { orderNodesForRollout, orderNodesLikeMco, planWaves, waveSizeFor } from '../domain/waves.ts';
 import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { type DraftChange, updateChange } from './changes.ts';
@@ -114,14 +115,16 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
   const isCurrent = (n: NodeView) => (targetDigest ? n.bootedDigest === targetDigest : n.bootedImage === p.image);
 
   const unavailableNow = members.filter((n) => n.unavailable !== null);
+  const pending = members.filter((n) => !isCurrent(n));
+  // Rule 5: nodes whose MachineConfigPool the MCO is rolling are held back (mco-rollout.ts).
+  for (const [n, why] of mcoRolloutBlocks({ spec: p, path, backend, pending }, ctx)) if (!blocked.has(n)) blocked.set(n, why);
   return {
     spec: p, path, bnp, mcp, backend, controlPlane, members, budget, targetDigest,
     paused: p.paused === true,
     rebootPolicy: p.rebootPolicy ?? 'RebootOnly',
     unavailableNow,
     waveSize: waveSizeFor(budget.resolved, unavailableNow.length, controlPlane),
-    pending: members.filter((n) => !isCurrent(n)),
-    blocked, ownedBy,
+    pending, blocked, ownedBy,
   };
 }
 
