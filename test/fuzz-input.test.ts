@@ -32,6 +32,7 @@ function assertClean(ds: readonly Diagnostic[], file: string, text: string) {
     assert.is(d.file, file, where);
     assert.ok(d.line !== null || d.path !== null, `no position: ${where}`);
     if (d.line !== null) assert.ok(d.line >= 1 && d.column !== null && d.column >= 1, where);
+    if (d.severity === 'error') assert.ok(d.expected || d.hint, `says neither what was expected nor what to do: ${where}`);
   }
 }
 
