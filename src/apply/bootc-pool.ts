@@ -274,8 +274,15 @@ function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: n
 
 async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean) {
   if (!v.cordoned) {
-    await retry(() => ctx.driver.cordon(name));
-    ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
+    // bootcplan's cordon carries its mark (the plan id); its uncordon undoes only that.
+    const r = await retry(() => ctx.driver.cordon(name, ctx.plan.id));
+    if (r === 'cordoned') {
+      ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
+      return;
+    }
+    // Cordoned by someone else between the look and the write: theirs, and it stays.
+    ctx.book.setNode(name, { wasCordoned: true });
+    ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'cordoned by an administrator just now; it stays cordoned' });
   } else if (fresh) {
     ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'already cordoned by an administrator; it stays cordoned' });
   }
@@ -327,16 +334,27 @@ async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: 
       ctx.emit({ type: 'booted', pool: pool.name, node: name, wave: k });
     }
     ctx.book.setNode(name, { step: 'booted' });
-    const cordoned = await peek(ctx.driver, (s) => viewIn(s, name)?.cordoned ?? false);
-    if (!rec.wasCordoned && cordoned) {
-      await retry(() => ctx.driver.uncordon(name));
-      ctx.emit({ type: 'uncordon', pool: pool.name, node: name, wave: k });
-    }
+    if (!ctx.book.nodes[name]?.wasCordoned) await uncordonOurs(ctx, pool, k, name);
     // Finished nodes leave the record (it stays small); `finishedWaves` keeps the history.
     ctx.book.dropNode(name);
     await ctx.book.save();
     return { ok: true };
   } finally {
     ctx.inFlight.delete(name);
+  }
+}
+
+/**
+ * Undoes bootcplan's own cordon of a node it updated (issue 12 rule 6; src/domain/cordons.ts):
+ * only a node carrying this plan's `bootcplan.dev/cordoned-by` mark is uncordoned. A node
+ * someone else took over meanwhile (an administrator who removed or replaced the mark to keep
+ * it cordoned) stays cordoned, and that is reported.
+ */
+async function uncordonOurs(ctx: ApplyContext, pool: PlanPool, k: number, name: string) {
+  const r = await retry(() => ctx.driver.uncordon(name, ctx.plan.id));
+  if (r === 'uncordoned') ctx.emit({ type: 'uncordon', pool: pool.name, node: name, wave: k });
+  else if (r === 'not-ours') {
+    const v = await peek(ctx.driver, (s) => viewIn(s, name));
+    if (v?.cordoned) ctx.emit({ type: 'node-unavailable', pool: pool.name, node: name, message: 'cordoned by someone else while bootcplan updated it (no bootcplan.dev/cordoned-by mark of this plan): left cordoned', conditions: v.conditions });
   }
 }

@@ -13,6 +13,7 @@ import {
   ConflictError, PreconditionFailedError, DriverError,
 } from '../apply/driver.ts';
 import { type KubeClient, PatchNotApplicableError } from './rest.ts';
+import { pausePatch } from '../domain/cordons.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { resourceOf, objectPath, collectionPath, BOOTC_NODE, BOOTC_NODE_POOL, MACHINE_CONFIG_POOL } from './resources.ts';
 
@@ -84,8 +85,9 @@ export class ObjectWriter {
     await this.patch({ apiVersion: BOOTC_NODE.apiVersion, kind: 'BootcNode', name: node }, [{ op: 'add', path: '/spec/desiredImageState', value: state }]);
   }
 
-  async setPoolPaused(kind: PoolKind, name: string, paused: boolean): Promise<void> {
-    if (kind === 'MachineConfigPool') await this.mergePatch({ apiVersion: MACHINE_CONFIG_POOL.apiVersion, kind, name }, { spec: { paused } });
-    else await this.mergePatch({ apiVersion: BOOTC_NODE_POOL.apiVersion, kind, name }, { spec: { rollout: { paused } } });
+  /** The pause switch and bootcplan's `bootcplan.dev/paused-by` mark, in one merge patch (src/domain/cordons.ts). */
+  async setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void> {
+    const apiVersion = kind === 'MachineConfigPool' ? MACHINE_CONFIG_POOL.apiVersion : BOOTC_NODE_POOL.apiVersion;
+    await this.mergePatch({ apiVersion, kind, name }, pausePatch(kind, paused, by));
   }
 }
