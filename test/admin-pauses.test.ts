@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY } from '../src/domain/labels.ts';
+import { machineConfigPoolObject } from '../src/sim/generate.ts';
 
 const s = suite('admin-pauses');
 
@@ -77,6 +78,96 @@ s('driver: a node cordoned by someone else is not marked by bootcplan\'s cordon 
   sim.adminCordon('w-01', false);
   assert.is(await d.uncordon('w-01', 'plan-a'), 'mark-cleared');
   assert.is(sim.get('Node', 'w-01')!.metadata.annotations?.[BOOTCPLAN_CORDONED_BY], undefined);
+});
+
+// ------------------------------------------------------------------ pauses (planner)
+
+function adminPausedMco(specExtra: Record<string, unknown> = {}, mark?: string) {
+  const b = new ClusterBuilder().mcoPool('worker', nodes('w', 3), { paused: true, maxUnavailable: 1 });
+  if (mark) b.object('MachineConfigPool', 'worker').metadata.annotations = { [BOOTCPLAN_PAUSED_BY]: mark };
+  const snap = b.snapshot();
+  return { snap, plan: planFor(specYaml([{ name: 'worker', image: NEW, ...specExtra }]), snap) };
+}
+
+s('a MachineConfigPool an administrator paused stays paused: no paused:false in its patch, its nodes held back (pool-paused), a diagnostic at the pool entry', () => {
+  const { plan } = adminPausedMco();
+  const mcp = plan.changes.find((c) => c.kind === 'MachineConfigPool')!;
+  assert.not.ok(mcp.patch.some((op) => op.path === '/spec/paused' && op.op !== 'test' && (op as any).value === false), JSON.stringify(mcp.patch));
+  const pool = plan.pools[0];
+  assert.equal(pool.waves, []);
+  assert.equal(pool.nodes.map((n) => n.blockedBy), ['pool-paused', 'pool-paused', 'pool-paused']);
+  const d = plan.diagnostics.find((x) => x.code === 'pool-paused-by-administrator')!;
+  assert.ok(d, JSON.stringify(plan.diagnostics.map((x) => x.code)));
+  assert.is(d.severity, 'warning');
+  assert.equal([d.path, d.line, d.column], ['spec.pools[0]', 7, 7]);
+  assert.match(d.message, /MachineConfigPool worker is paused.*not by bootcplan.*3 node/);
+  assert.match(d.hint!, /paused: false/);
+});
+
+s('the bootc pool of the same name as an administrator-paused MachineConfigPool is held back too', () => {
+  const b = new ClusterBuilder().bootcPool('worker', nodes('w', 3));
+  b.add(machineConfigPoolObject('worker', 1, 'rendered-worker-0001', { 'node-role.kubernetes.io/worker': '' }, true));
+  const plan = planFor(specYaml([{ name: 'worker', image: NEW }]), b.snapshot());
+  assert.equal(plan.pools[0].waves, []);
+  assert.ok(plan.pools[0].nodes.every((n) => n.blockedBy === 'pool-paused'));
+  assert.ok(plan.diagnostics.some((d) => d.code === 'pool-paused-by-administrator' && /BootcNodePool worker/.test(d.message)));
+  const mcp = plan.changes.find((c) => c.kind === 'MachineConfigPool')!;
+  assert.not.ok(mcp.patch.some((op) => op.path === '/spec/paused' && op.op !== 'test'));
+});
+
+s('spec paused: false explicitly lifts the administrator\'s pause: a disruptive change, and the nodes are scheduled', () => {
+  const { plan } = adminPausedMco({ paused: false });
+  const mcp = plan.changes.find((c) => c.kind === 'MachineConfigPool')!;
+  assert.ok(mcp.patch.some((op) => op.path === '/spec/paused' && op.op === 'replace' && (op as any).value === false), JSON.stringify(mcp.patch));
+  assert.is(mcp.risk, 'disruptive');
+  assert.is(plan.pools[0].waves.length, 3);
+  const d = plan.diagnostics.find((x) => x.code === 'pool-pause-lifted')!;
+  assert.ok(d);
+  assert.is(d.path, 'spec.pools[0].paused');
+});
+
+s('a pause bootcplan made (bootcplan.dev/paused-by) is not an administrator\'s: the pool is rolled', () => {
+  const { plan } = adminPausedMco({}, 'a1b2c3d4e5f60718');
+  assert.is(plan.pools[0].waves.length, 3);
+  assert.not.ok(plan.diagnostics.some((d) => d.code.startsWith('pool-pause')));
+});
+
+s('apply: an administrator-paused MachineConfigPool is still paused after the apply, without bootcplan\'s mark; bootcplan\'s own pauses between waves carry it', async () => {
+  const held = adminPausedMco();
+  const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW }]), held.snap);
+  const sim = newSim(held.snap, { durations: QUICK });
+  const r = await runApply(sim, plan, replan);
+  assert.is(r.error, null, String((r.error as Error)?.stack));
+  const mcp = sim.get('MachineConfigPool', 'worker')!;
+  assert.is(mcp.spec.paused, true);
+  assert.is(mcp.metadata.annotations?.[BOOTCPLAN_PAUSED_BY], undefined);
+  assert.is(sim.reboots.length, 0);
+
+  const snap = new ClusterBuilder().mcoPool('worker', nodes('w', 2)).snapshot();
+  const p2 = planWith(specYaml([{ name: 'worker', image: NEW }]), snap);
+  const sim2 = newSim(snap, { durations: QUICK });
+  const marks: (string | undefined)[] = [];
+  const r2 = await runApply(sim2, p2.plan, p2.replan, { onEventHook: (e) => { if (e.type === 'wave-end') marks.push(sim2.get('MachineConfigPool', 'worker')!.metadata.annotations?.[BOOTCPLAN_PAUSED_BY]); } });
+  assert.is(r2.error, null, String((r2.error as Error)?.stack));
+  assert.equal(marks, [p2.plan.id, p2.plan.id], 'paused by bootcplan between waves');
+  assert.is(sim2.get('MachineConfigPool', 'worker')!.spec.paused, false);
+  assert.is(sim2.get('MachineConfigPool', 'worker')!.metadata.annotations?.[BOOTCPLAN_PAUSED_BY], undefined, 'unpaused at the end, mark removed');
+});
+
+s('apply: an administrator who takes over the pause of an MCO pool between waves stops the apply (exit 3) and the pool stays paused', async () => {
+  const snap = new ClusterBuilder().mcoPool('worker', nodes('w', 3)).snapshot();
+  const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW }]), snap);
+  const sim = newSim(snap, { durations: QUICK });
+  const r = await runApply(sim, plan, replan, {
+    onEventHook: (e) => {
+      // `oc annotate mcp worker bootcplan.dev/paused-by-`: the pause bootcplan made between waves is now the administrator's.
+      if (e.type === 'wave-end' && e.wave === 1) sim.mutate((o) => { delete o.get('MachineConfigPool', 'worker')!.metadata.annotations![BOOTCPLAN_PAUSED_BY]; });
+    },
+  });
+  assert.is(r.code, 3, String(r.error));
+  assert.match((r.error as any).difference.join('\n'), /held back now, the pool was paused by someone else/);
+  assert.is(sim.get('MachineConfigPool', 'worker')!.spec.paused, true);
+  assert.is(sim.reboots.length, 1);
 });
 
 s.run();

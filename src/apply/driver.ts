@@ -122,8 +122,9 @@ export interface ClusterDriver {
   /**
    * MachineConfigPool spec.paused or BootcNodePool spec.rollout.paused. Idempotent. bootcplan's
    * own pause carries the annotation `bootcplan.dev/paused-by: by`, written in the same patch as
-   * the pause and removed in the same patch as the unpause: a paused pool without it was paused
-   * by someone else (an administrator), and the planner leaves it paused (issue 12 rule 6).
+   * the pause (only when it flips the switch: a pool paused already is not written) and removed
+   * in the same patch as the unpause: a paused pool without it was paused by someone else (an
+   * administrator), and the planner leaves it paused (issue 12 rule 6).
    */
   setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void>;
 

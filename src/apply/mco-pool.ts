@@ -12,6 +12,7 @@ import type { ApplyContext, NodeFailure } from './context.ts';
 import { applyChange, retry } from './changes.ts';
 import { afterWave, beforeWave, checkPolicy, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
+import { administratorPause } from '../domain/cordons.ts';
 import { atTarget, indexOf, membersOf, peek, viewIn } from './views.ts';
 
 export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
@@ -37,8 +38,10 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
     await runMcoWave(ctx, pool, k);
     await afterWave(ctx, pool, k);
   }
-  // bootcplan paused the pool between waves; leave it as the spec wants it.
-  if (!pool.paused) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false, ctx.plan.id));
+  // bootcplan paused the pool between waves; leave it as the spec wants it, unless someone
+  // else paused it meanwhile (no bootcplan.dev/paused-by mark: issue 12 rule 6).
+  const theirs = await peek(ctx.driver, (s) => administratorPause(s.machineConfigPools.find((p) => p.metadata.name === pool.name)) !== null);
+  if (!pool.paused && !theirs) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false, ctx.plan.id));
   return 'done';
 }
 

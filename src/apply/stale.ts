@@ -82,6 +82,8 @@ export function remainingWorkDifference(saved: Plan, fresh: Plan, snapshot: Clus
       if (!s) out.push(`+ ${sp.name}/${name}: needs ${short(n.to)} and is not in the saved plan (runs ${short(n.from)})`);
       else if (s.from !== n.from) out.push(`~ ${sp.name}/${name}: runs ${short(n.from)} (saved plan: ${short(s.from)})`);
       else if (s.to !== n.to) out.push(`~ ${sp.name}/${name}: target ${short(n.to)} (saved plan: ${short(s.to)})`);
+      // Someone paused the pool since (issue 12 rule 6): its nodes are held back now.
+      else if (s.wave !== null && n.blockedBy === 'pool-paused' && !fp.paused) out.push(`~ ${sp.name}/${name}: held back now, the pool was paused by someone else (saved plan: wave ${s.wave})`);
     }
     for (const [name, s] of savedNodes) {
       if (freshNodes.has(name)) continue;

@@ -54,10 +54,18 @@ export function uncordonPatch(node: KObject, decision: Exclude<UncordonDecision,
   return decision === 'uncordon' ? { metadata, spec: { unschedulable: null } } : { metadata };
 }
 
-/** The merge patch of bootcplan's pause or unpause of a pool (the mark goes with the switch). */
-export function pausePatch(kind: 'MachineConfigPool' | 'BootcNodePool', paused: boolean, by: string): Record<string, unknown> {
-  const metadata = { annotations: { [BOOTCPLAN_PAUSED_BY]: paused ? by : null } };
-  return kind === 'MachineConfigPool' ? { metadata, spec: { paused } } : { metadata, spec: { rollout: { paused } } };
+/**
+ * The merge patch of bootcplan's pause or unpause of a pool, the mark going with the switch; null
+ * when pausing a pool that is paused already (by bootcplan, or by someone else: then it is
+ * theirs, and no mark is added, as for a cordon).
+ */
+export function pausePatch(pool: KObject, paused: boolean, by: string): Record<string, unknown> | null {
+  const isMcp = pool.kind === 'MachineConfigPool';
+  const now = isMcp ? pool.spec?.paused === true : pool.spec?.rollout?.paused === true;
+  if (paused && now) return null;
+  const metadata: Record<string, unknown> = { annotations: { [BOOTCPLAN_PAUSED_BY]: paused ? by : null } };
+  if (paused && pool.metadata.resourceVersion) metadata.resourceVersion = pool.metadata.resourceVersion;
+  return isMcp ? { metadata, spec: { paused } } : { metadata, spec: { rollout: { paused } } };
 }
 
 /**

@@ -87,7 +87,9 @@ export class ObjectWriter {
 
   /** The pause switch and bootcplan's `bootcplan.dev/paused-by` mark, in one merge patch (src/domain/cordons.ts). */
   async setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void> {
-    const apiVersion = kind === 'MachineConfigPool' ? MACHINE_CONFIG_POOL.apiVersion : BOOTC_NODE_POOL.apiVersion;
-    await this.mergePatch({ apiVersion, kind, name }, pausePatch(kind, paused, by));
+    const r = kind === 'MachineConfigPool' ? MACHINE_CONFIG_POOL : BOOTC_NODE_POOL;
+    const pool = await this.client.request('GET', objectPath(r, name), { what: `${kind} ${name}`, expect: kind });
+    const body = pausePatch(pool, paused, by);
+    if (body) await this.mergePatch({ apiVersion: r.apiVersion, kind, name }, body);
   }
 }

@@ -60,6 +60,8 @@ interface PoolMembers {
   blocked: Map<string, BlockedBy>;
   /** The MachineConfigPool that owns the BootcNodePool: bootcplan writes nothing to the BootcNodePool. */
   ownedBy: string | null;
+  /** Someone else paused the MachineConfigPool: kept paused, or lifted by the spec's `paused: false` (rule 6). */
+  administratorPause: 'kept' | 'lifted' | null;
 }
 
 export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): PlannedPool | null {
@@ -101,7 +103,7 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
   });
   const controlPlane = isControlPlanePool(p.name, mcp, bnp, members.map((m) => m.labels));
   const budget = poolBudget(p, path, members.length, controlPlane, report);
-  const { blocked, ownedBy } = poolSharing({ spec: p, path, bnp, mcp, controlPlane, members }, ctx);
+  const { blocked, ownedBy, administratorPause } = poolSharing({ spec: p, path, bnp, mcp, controlPlane, members }, ctx);
 
   const targetDigest = digestOf(p.image);
   if (!targetDigest) {
@@ -121,7 +123,7 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
     unavailableNow,
     waveSize: waveSizeFor(budget.resolved, unavailableNow.length, controlPlane),
     pending: members.filter((n) => !isCurrent(n)),
-    blocked, ownedBy,
+    blocked, ownedBy, administratorPause,
   };
 }
 
@@ -214,15 +216,17 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
 
 // ---- change drafts --------------------------------------------------------------------
 function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): DraftChange[] {
-  const { spec: p, bnp, mcp, budget, paused, rebootPolicy, pending, ownedBy } = pool;
+  const { spec: p, bnp, mcp, budget, paused, rebootPolicy, pending, ownedBy, administratorPause } = pool;
   const drafts: DraftChange[] = [];
   const risk: Risk = pending.length ? 'disruptive' : 'none';
   if (mcp) {
     const after: Record<string, unknown> = { spec: { maxUnavailable: budget.resolved } };
     // For MCO-only pools bootcplan drives the MCO through the pool's pause switch; for
-    // bootc pools the MCP (if any) only gets the same budget.
-    if (!bnp) (after.spec as any).paused = paused;
-    drafts.push(updateChange(mcp, after, p.name, 'none', (changed) =>
+    // bootc pools the MCP (if any) only gets the same budget. An administrator's pause is
+    // left alone, unless the spec lifts it (rule 6, pool-sharing.ts): a disruptive change.
+    if (administratorPause === 'lifted') (after.spec as any).paused = false;
+    else if (!bnp && administratorPause !== 'kept') (after.spec as any).paused = paused;
+    drafts.push(updateChange(mcp, after, p.name, administratorPause === 'lifted' ? 'disruptive' : 'none', (changed) =>
       changed.length === 1 && changed[0] === 'spec.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings',
       `MachineConfigPool ${p.name}: maxUnavailable resolved to ${budget.resolved}`));
   }

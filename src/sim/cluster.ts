@@ -18,7 +18,7 @@ import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject, Condition } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { viewNode } from '../domain/nodes.ts';
-import { cordonPatch, uncordonDecision } from '../domain/cordons.ts';
+import { cordonPatch, pausePatch, uncordonDecision } from '../domain/cordons.ts';
 import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY } from '../domain/labels.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
@@ -337,7 +337,9 @@ export class SimCluster implements SimWorld {
     if (!p) throw new NotFoundError(`${kind} ${name} not found`);
     this.record(session, paused ? 'pause' : 'unpause', `${kind}/${name}`);
     p.spec ??= {};
-    // bootcplan's pause carries its mark; its unpause removes it (src/domain/cordons.ts pausePatch).
+    // bootcplan's pause carries its mark; its unpause removes it; a pool paused already keeps
+    // its pause as it is (src/domain/cordons.ts pausePatch).
+    if (!pausePatch(p, paused, by)) return;
     if (paused) (p.metadata.annotations ??= {})[BOOTCPLAN_PAUSED_BY] = by;
     else if (p.metadata.annotations) delete p.metadata.annotations[BOOTCPLAN_PAUSED_BY];
     if (kind === 'MachineConfigPool') {
