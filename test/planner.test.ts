@@ -97,10 +97,14 @@ s('nodes already on the target are not in the node plan; missing kinds mean not 
   assert.is(plan.cluster.version, null);
 });
 
-s('a tag target warns that the plan is judged by name', () => {
+s('a tag target of an MCO-only pool warns that the plan is judged by name; a bootc pool waits for the pool to resolve it (issue 12 rule 8)', () => {
   const tag = 'quay.io/example/fedora-bootc-node:43';
+  const mco = planFor(specYaml([{ name: 'worker', image: tag, allowTags: true }]), new ClusterBuilder().mcoPool('worker', nodes('w', 2)).snapshot());
+  assert.ok(mco.diagnostics.some((d) => d.code === 'image-tag' && d.severity === 'warning'));
+  assert.is(mco.pools[0].targetDigest, null);
+  // bootc: the BootcNodePool resolves tags (status.targetDigest); test/staging-gate.test.ts.
   const plan = planFor(specYaml([{ name: 'worker', image: tag, allowTags: true }]), new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot());
-  assert.ok(plan.diagnostics.some((d) => d.code === 'image-tag' && d.severity === 'warning'));
+  assert.ok(plan.diagnostics.some((d) => d.code === 'image-tag-unresolved' && d.severity === 'warning'));
   assert.is(plan.pools[0].targetDigest, null);
 });
 

@@ -11,6 +11,7 @@ import { viewNode, digestOf, type NodeIndex, type NodeView } from '../domain/nod
 import { isControlPlanePool, defaultPriority, type Membership } from '../domain/pools.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable, type ResolvedBudget } from '../domain/budget.ts';
 import { controlPlaneBudget } from '../domain/control-plane.ts';
+import { resolvedTag } from '../domain/staging.ts';
 import type { PoolRef } from '../domain/pool-sharing.ts';
 import { poolSharing } from './pool-sharing.ts';
 import { orderNodesForRollout, orderNodesLikeMco, planWaves, waveSizeFor } from '../domain/waves.ts';
@@ -105,14 +106,7 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
   const budget = poolBudget(p, path, members.length, controlPlane, report);
   const { blocked, ownedBy, administratorPause } = poolSharing({ spec: p, path, bnp, mcp, controlPlane, members }, ctx);
 
-  const targetDigest = digestOf(p.image);
-  if (!targetDigest) {
-    report({
-      severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),
-      message: `"${p.image}" is a tag: which nodes already run it is judged by the image name, and the digest is resolved when the nodes pull it`,
-      hint: 'pin by digest for a plan that is exact',
-    });
-  }
+  const targetDigest = digestOf(p.image) ?? tagTarget(p, path, bnp, memberNames, blocked, report);
   const isCurrent = (n: NodeView) => (targetDigest ? n.bootedDigest === targetDigest : n.bootedImage === p.image);
 
   const unavailableNow = members.filter((n) => n.unavailable !== null);
@@ -125,6 +119,39 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
     pending: members.filter((n) => !isCurrent(n)),
     blocked, ownedBy, administratorPause,
   };
+}
+
+/**
+ * A tag reference (allowTags: true; issue 12 rule 8). A bootc pool's target is the digest its
+ * BootcNodePool resolved (status.targetDigest, src/domain/staging.ts resolvedTag); until then the
+ * plan says so and holds the nodes back (`tag-unresolved`). An MCO-only pool has no resolver: the
+ * nodes are judged by the image name. Returns the target digest, or null.
+ */
+function tagTarget(p: PoolSpec, path: string, bnp: KObject | undefined, memberNames: string[], blocked: Map<string, BlockedBy>, report: (d: DiagnosticInput) => void): string | null {
+  if (!bnp) {
+    report({
+      severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),
+      message: `"${p.image}" is a tag: which nodes already run it is judged by the image name, and the digest is resolved when the nodes pull it`,
+      hint: 'pin by digest for a plan that is exact',
+    });
+    return null;
+  }
+  const tag = resolvedTag(bnp, p.image);
+  if (tag.resolved) {
+    report({
+      severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),
+      message: `"${p.image}" is a tag; BootcNodePool ${p.name} resolved it to ${tag.digest} (status.targetDigest): the plan and the staging gate use that digest, and a plan made after the tag moves differs`,
+      hint: 'pin by digest for a plan that does not depend on when it is made',
+    });
+    return tag.digest;
+  }
+  for (const n of memberNames) if (!blocked.has(n)) blocked.set(n, 'tag-unresolved');
+  report({
+    severity: 'warning', code: 'image-tag-unresolved', path: joinPath(path, 'image'),
+    message: `"${p.image}" is a tag that BootcNodePool ${p.name} has not resolved to a digest yet (${tag.why}); the nodes of the pool are not scheduled until it is`,
+    hint: `apply this plan to set the pool's image (its nodes stage it; none reboots), wait until \`oc get bootcnodepool ${p.name} -o jsonpath='{.status.targetDigest}'\` shows the digest, then plan and apply again; or pin the image by digest`,
+  });
+  return null;
 }
 
 /**

@@ -23,9 +23,10 @@ export type Risk = (typeof RISKS)[number];
 /**
  * Why a node that needs the target is not scheduled. `pool-conflict`: another pool would roll it
  * too (or it is a control-plane node in another pool); `no-bootcnode`: the bootc-operator has no
- * BootcNode for it; `pool-owned`: a MachineConfigPool owns its BootcNodePool.
+ * BootcNode for it; `pool-owned`: a MachineConfigPool owns its BootcNodePool; `tag-unresolved`: the
+ * target is a tag the BootcNodePool has not resolved to a digest yet (status.targetDigest).
  */
-export const BLOCKED_BY = ['cordoned', 'not-ready', 'degraded', 'updating', 'pool-paused', 'no-budget', 'pool-conflict', 'no-bootcnode', 'pool-owned'] as const;
+export const BLOCKED_BY = ['cordoned', 'not-ready', 'degraded', 'updating', 'pool-paused', 'no-budget', 'pool-conflict', 'no-bootcnode', 'pool-owned', 'tag-unresolved'] as const;
 export type BlockedBy = (typeof BLOCKED_BY)[number];
 
 /** Why a change exists. A closed set so that bots and the applier can rely on it. */
