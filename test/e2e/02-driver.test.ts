@@ -59,13 +59,23 @@ t('create: AlreadyExistsError; cordon/uncordon; setDesiredImageState; setPoolPau
   const created = await d.create(mc);
   assert.ok(created.metadata.uid);
   await rejects(() => d.create(mc), (e) => e instanceof AlreadyExistsError);
-  await d.cordon('w-1', 'test');
-  await d.cordon('w-1', 'test');
+  assert.is(await d.cordon('w-1', 'test'), 'cordoned');
+  assert.is(await d.cordon('w-1', 'test'), 'already-cordoned');
   let s = await d.snapshot();
   assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec.unschedulable, true);
-  await d.uncordon('w-1', 'test');
+  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.metadata.annotations?.['bootcplan.dev/cordoned-by'], 'test', 'marked in the same patch');
+  assert.is(await d.uncordon('w-1', 'another-plan'), 'not-ours');
+  assert.is(await d.uncordon('w-1', 'test'), 'uncordoned');
   s = await d.snapshot();
   assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec.unschedulable, undefined);
+  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.metadata.annotations?.['bootcplan.dev/cordoned-by'], undefined, 'mark removed with the uncordon');
+  // An administrator's cordon (no mark) is not bootcplan's to undo.
+  await env.admin.request('PATCH', '/api/v1/nodes/w-1', { body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' });
+  assert.is(await d.cordon('w-1', 'test'), 'already-cordoned');
+  assert.is(await d.uncordon('w-1', 'test'), 'not-ours');
+  s = await d.snapshot();
+  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec.unschedulable, true, "the administrator's cordon stays");
+  await env.admin.request('PATCH', '/api/v1/nodes/w-1', { body: { spec: { unschedulable: null } }, contentType: 'application/merge-patch+json' });
   await d.setDesiredImageState('w-2', 'Staged');
   await d.setPoolPaused('BootcNodePool', 'worker', false, 'test');
   await d.setPoolPaused('BootcNodePool', 'worker', true, 'test');
