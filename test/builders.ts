@@ -7,6 +7,7 @@ import {
   nodeObject, bootcNodeObject, bootcNodePoolObject, machineConfigPoolObject, renderedMachineConfig, mcoAnnotations,
   clusterSingletons, imageRef,
 } from '../src/sim/generate.ts';
+import { simResolve } from '../src/sim/bootc-operator.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import type { Plan } from '../src/plan/types.ts';
@@ -75,9 +76,20 @@ export class ClusterBuilder {
   bootcPool(name: string, nodes: TestNode[], opts: {
     role?: string; image?: string; maxUnavailable?: number | string; selector?: LabelSelectorLike;
     ownerReferences?: KObject['metadata']['ownerReferences']; conditions?: Condition[];
+    /**
+     * spec.image.ref is this tag, resolved as the simulator resolves it (status.targetDigest, and
+     * every BootcNode's desiredImage name@digest), unless `tagUnresolved`.
+     */
+    tag?: string; tagUnresolved?: boolean;
   } = {}): this {
     const role = opts.role ?? name;
-    const pool = bootcNodePoolObject(name, opts.image ?? OLD, { maxUnavailable: opts.maxUnavailable ?? 1, paused: true }, { [`node-role.kubernetes.io/${role}`]: '' });
+    const pool = bootcNodePoolObject(name, opts.tag ?? opts.image ?? OLD, { maxUnavailable: opts.maxUnavailable ?? 1, paused: true }, { [`node-role.kubernetes.io/${role}`]: '' });
+    let desiredImage = opts.image ?? OLD;
+    if (opts.tag && !opts.tagUnresolved) {
+      pool.status.targetDigest = simResolve(opts.tag);
+      pool.status.observedGeneration = pool.metadata.generation;
+      desiredImage = `${opts.tag.replace(/:[^/:]+$/, '')}@${pool.status.targetDigest}`;
+    }
     if (opts.selector) pool.spec.nodeSelector = opts.selector;
     // Infra nodes keep the worker role label (generate.ts nodeObject), and the bootc-operator
     // has no precedence between pools: a worker pool leaves them out, as a real one must.
@@ -89,7 +101,7 @@ export class ClusterBuilder {
       this.objects.push(adjustNode(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, bootc: true, extraLabels: n.labels, createdAt: n.createdAt }), n));
       if (n.noBootcNode) continue;
       this.objects.push(bootcNodeObject({
-        name: n.name, pool: name, desiredImage: opts.image ?? OLD,
+        name: n.name, pool: name, desiredImage,
         booted: { image: n.current ? NEW : OLD },
         staged: n.staged ? { image: NEW, softRebootCapable: n.softRebootCapable } : null,
         idle: n.rebooting ? 'Rebooting' : n.staged ? 'Staged' : 'Idle',

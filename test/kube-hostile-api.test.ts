@@ -44,7 +44,7 @@ t('an HTML login page with status 200: reads, lists, the lock, writes and waits 
   await cleanFailure(d.readLock(), LEASE_PATH);
   await cleanFailure(d.readProgress(), /GET \/api\/v1\/namespaces\/openshift-bootcplan\/configmaps\/bootcplan-progress/);
   await cleanFailure(d.snapshot(), /text\/html/);
-  await cleanFailure(d.cordon('w-1'), /PATCH \/api\/v1\/nodes\/w-1/);
+  await cleanFailure(d.cordon('w-1', 'test'), /(GET|PATCH) \/api\/v1\/nodes\/w-1/);
   await cleanFailure(d.acquireLock({ holder: 'me', planId: 'p', ttlSeconds: 60 }), LEASE_PATH);
   await cleanFailure(d.waitFor(() => true, { timeoutSeconds: 1 }), /text\/html/);
   assert.ok(f.hits.length <= 60, `${f.hits.length} requests`);
@@ -217,7 +217,7 @@ t('connection refused and reset, in reads, writes, the lock, watches and waits',
   const d = driverOf(gone.url);
   const refused = /cannot reach the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ \(context "fake"\): ECONNREFUSED/;
   await cleanFailure(d.client.request('GET', '/api/v1/nodes/w-1', { expect: 'Node' }), refused);
-  await cleanFailure(d.cordon('w-1'), refused);
+  await cleanFailure(d.cordon('w-1', 'test'), refused);
   await cleanFailure(d.readLock(), refused);
   await cleanFailure(d.snapshot(), refused);
   await cleanFailure(d.waitFor(() => true, { timeoutSeconds: 1 }), refused);

@@ -41,7 +41,11 @@ s('the resolved integer is written to both pools when both exist', () => {
 });
 
 s('MCO-only pool: a MachineConfig carries osImageURL for the role (create), the pool gets budget and pause state', () => {
-  const snap = new ClusterBuilder().mcoPool('worker', nodes('w', 6), { maxUnavailable: 1, paused: true }).snapshot();
+  // Paused by bootcplan (a halted apply: its bootcplan.dev/paused-by mark); an administrator's
+  // pause stays (issue 12 rule 6, test/admin-pauses.test.ts).
+  const b = new ClusterBuilder().mcoPool('worker', nodes('w', 6), { maxUnavailable: 1, paused: true });
+  b.object('MachineConfigPool', 'worker').metadata.annotations = { 'bootcplan.dev/paused-by': '0123456789abcdef' };
+  const snap = b.snapshot();
   const plan = planFor(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }]), snap);
   assert.is(plan.pools[0].backend, 'mco');
   const mc = plan.changes.find((c) => c.kind === 'MachineConfig')!;
@@ -93,10 +97,14 @@ s('nodes already on the target are not in the node plan; missing kinds mean not 
   assert.is(plan.cluster.version, null);
 });
 
-s('a tag target warns that the plan is judged by name', () => {
+s('a tag target of an MCO-only pool warns that the plan is judged by name; a bootc pool waits for the pool to resolve it (issue 12 rule 8)', () => {
   const tag = 'quay.io/example/fedora-bootc-node:43';
+  const mco = planFor(specYaml([{ name: 'worker', image: tag, allowTags: true }]), new ClusterBuilder().mcoPool('worker', nodes('w', 2)).snapshot());
+  assert.ok(mco.diagnostics.some((d) => d.code === 'image-tag' && d.severity === 'warning'));
+  assert.is(mco.pools[0].targetDigest, null);
+  // bootc: the BootcNodePool resolves tags (status.targetDigest); test/staging-gate.test.ts.
   const plan = planFor(specYaml([{ name: 'worker', image: tag, allowTags: true }]), new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot());
-  assert.ok(plan.diagnostics.some((d) => d.code === 'image-tag' && d.severity === 'warning'));
+  assert.ok(plan.diagnostics.some((d) => d.code === 'image-tag-unresolved' && d.severity === 'warning'));
   assert.is(plan.pools[0].targetDigest, null);
 });
 

@@ -22,8 +22,8 @@ s('bootc: a new pool target stages every node in parallel; Booted reboots once; 
   const staged = await d.waitFor((v) => v.bootcNodes.every((b) => conditionOf(b, 'Idle')?.reason === 'Staged'), { timeoutSeconds: 1000 });
   assert.ok(staged);
   assert.is(d.clock.now() - t0, 100);
-  await d.cordon('w-00');
-  await d.cordon('w-01');
+  await d.cordon('w-00', 'test');
+  await d.cordon('w-01', 'test');
   await d.drain('w-00', { timeoutSeconds: null });
   assert.is(d.clock.now() - t0, 110);
   await d.setDesiredImageState('w-00', 'Booted');
@@ -64,7 +64,7 @@ s('faults are reproducible from the seed; conflicts are transient and retried by
   assert.is.not(await runOnce(42), await runOnce(43));
   const sim = newSim(new ClusterBuilder().bootcPool('worker', nodes('w', 1)).snapshot(), { faults: { seed: 1, conflictRate: 1 } });
   try {
-    await sim.driver().cordon('w-00');
+    await sim.driver().cordon('w-00', 'test');
     assert.unreachable();
   } catch (err) {
     assert.instance(err, ConflictError);

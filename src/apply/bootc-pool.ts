@@ -13,7 +13,7 @@ import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
 import { retry } from './changes.ts';
 import { afterWave, availabilitySignature, beforeWave, budgetChanged, budgetTimeoutFailures, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
-import { atTarget, bootcNodeIn, membersOf, pastStagingGate, peek, viewIn } from './views.ts';
+import { atTarget, bootcNodeIn, membersOf, pastStagingGate, peek, stagingOf, viewIn } from './views.ts';
 
 export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   const pp = ctx.book.pool(pool.name);
@@ -53,7 +53,7 @@ export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'
 /** A node of the wave that has not passed the staging gate yet (and is not mid-update). */
 function stillStaging(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
   const v = viewIn(s, name);
-  if (!v || atTarget(pool, v) || pastStagingGate(pool, v) || v.degraded) return false;
+  if (!v || atTarget(pool, v) || pastStagingGate(s, pool, v) || v.degraded) return false;
   return !ctx.book.pastCordon(name);
 }
 
@@ -103,23 +103,34 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
   return [...inFlight, ...others.slice(0, room)].sort(byRank);
 }
 
-/** DESIGN §7: a node starts only once its staged digest is the target, Idle=False/Staged, Degraded=False. */
+/**
+ * DESIGN §7, issue 12 rule 8: a node starts only once its BootcNode asks for the target
+ * (spec.desiredImage) and has staged it (Idle=False/Staged, Degraded=False); with a tag, the
+ * target is the digest the pool resolved (views.ts stagingOf). The staging limit runs from a
+ * recorded staging attempt: Idle=False/Staging's lastTransitionTime, or when bootcplan first saw
+ * the node staging. A node that never started staging is given the same limit from the gate's
+ * start and then reported as such ("never started staging: ..."), with why.
+ */
 async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
   const gateStart = ctx.now();
   const limit = ctx.timeouts.stagingSeconds;
+  const firstSeen = new Map<string, number>();
   for (;;) {
     const state = await peek(ctx.driver, (s) => {
-      const waiting: { node: string; since: number; staging: boolean }[] = [];
+      const waiting: { node: string; since: number; staging: boolean; why: string }[] = [];
       const failed: NodeFailure[] = [];
       for (const name of names) {
         const v = viewIn(s, name);
-        if (!v || atTarget(pool, v) || pastStagingGate(pool, v)) continue;
+        if (!v || atTarget(pool, v)) continue;
         if (ctx.book.pastCordon(name)) continue; // resumed mid-update
         if (v.degraded) { failed.push({ node: name, reason: 'Degraded while staging', conditions: v.conditions }); continue; }
-        const idle = conditionOf(bootcNodeIn(s, name), 'Idle');
-        const staging = idle?.status === 'False' && idle.reason === 'Staging';
-        const since = staging && idle?.lastTransitionTime ? Math.min(Date.parse(idle.lastTransitionTime) / 1000, ctx.now()) : gateStart;
-        waiting.push({ node: name, since: Math.max(since, Math.min(gateStart, since)), staging });
+        const st = stagingOf(s, pool, name);
+        if (st.state === 'passed') continue;
+        if (st.state === 'staging') {
+          if (!firstSeen.has(name)) firstSeen.set(name, ctx.now());
+          const since = st.since !== null ? Math.min(st.since, ctx.now()) : firstSeen.get(name)!;
+          waiting.push({ node: name, since, staging: true, why: '' });
+        } else waiting.push({ node: name, since: gateStart, staging: false, why: st.why });
       }
       return { waiting, failed };
     });
@@ -127,14 +138,25 @@ async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
     if (!state.waiting.length) return;
     const overdue = state.waiting.filter((w) => ctx.now() - w.since > limit);
     if (overdue.length) {
-      const views = await peek(ctx.driver, (s) => overdue.map((w) => ({ node: w.node, v: viewIn(s, w.node) })));
-      await halt(ctx, pool, views.map(({ node, v }) => ({ node, reason: `staging active for more than ${Math.round(limit / 60)}m`, conditions: v?.conditions ?? [] })),
-        `staging active for more than ${Math.round(limit / 60)} minutes on ${overdue.map((w) => w.node).join(', ')}`);
+      const minutes = Math.round(limit / 60);
+      const views = await peek(ctx.driver, (s) => overdue.map((w) => ({ w, v: viewIn(s, w.node) })));
+      const failures = views.map(({ w, v }) => ({
+        node: w.node, reason: w.staging ? `staging active for more than ${minutes}m` : `never started staging: ${w.why}`, conditions: v?.conditions ?? [],
+      }));
+      const active = overdue.filter((w) => w.staging).map((w) => w.node);
+      const never = overdue.filter((w) => !w.staging).map((w) => w.node);
+      await halt(ctx, pool, failures, [
+        active.length ? `staging active for more than ${minutes} minutes on ${active.join(', ')}` : '',
+        never.length ? `never started staging within ${minutes} minutes: ${never.join(', ')}` : '',
+      ].filter(Boolean).join('; '));
     }
     const deadline = Math.min(...state.waiting.map((w) => w.since + limit));
     await ctx.driver.waitFor((s) => names.every((name) => {
       const v = viewIn(s, name);
-      return !v || atTarget(pool, v) || pastStagingGate(pool, v) || v.degraded || ctx.book.pastCordon(name);
+      if (!v || atTarget(pool, v) || v.degraded || ctx.book.pastCordon(name)) return true;
+      const st = stagingOf(s, pool, name);
+      // A node that starts staging wakes the gate: its own limit starts then.
+      return st.state === 'passed' || (st.state === 'staging' && !firstSeen.has(name));
     }), { timeoutSeconds: Math.max(0, deadline - ctx.now()) + 0.001, description: `nodes of pool ${pool.name} staged` });
   }
 }
@@ -274,8 +296,15 @@ function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: n
 
 async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean) {
   if (!v.cordoned) {
-    await retry(() => ctx.driver.cordon(name));
-    ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
+    // bootcplan's cordon carries its mark (the plan id); its uncordon undoes only that.
+    const r = await retry(() => ctx.driver.cordon(name, ctx.plan.id));
+    if (r === 'cordoned') {
+      ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
+      return;
+    }
+    // Cordoned by someone else between the look and the write: theirs, and it stays.
+    ctx.book.setNode(name, { wasCordoned: true });
+    ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'cordoned by an administrator just now; it stays cordoned' });
   } else if (fresh) {
     ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'already cordoned by an administrator; it stays cordoned' });
   }
@@ -327,16 +356,27 @@ async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: 
       ctx.emit({ type: 'booted', pool: pool.name, node: name, wave: k });
     }
     ctx.book.setNode(name, { step: 'booted' });
-    const cordoned = await peek(ctx.driver, (s) => viewIn(s, name)?.cordoned ?? false);
-    if (!rec.wasCordoned && cordoned) {
-      await retry(() => ctx.driver.uncordon(name));
-      ctx.emit({ type: 'uncordon', pool: pool.name, node: name, wave: k });
-    }
+    if (!ctx.book.nodes[name]?.wasCordoned) await uncordonOurs(ctx, pool, k, name);
     // Finished nodes leave the record (it stays small); `finishedWaves` keeps the history.
     ctx.book.dropNode(name);
     await ctx.book.save();
     return { ok: true };
   } finally {
     ctx.inFlight.delete(name);
+  }
+}
+
+/**
+ * Undoes bootcplan's own cordon of a node it updated (issue 12 rule 6; src/domain/cordons.ts):
+ * only a node carrying this plan's `bootcplan.dev/cordoned-by` mark is uncordoned. A node
+ * someone else took over meanwhile (an administrator who removed or replaced the mark to keep
+ * it cordoned) stays cordoned, and that is reported.
+ */
+async function uncordonOurs(ctx: ApplyContext, pool: PlanPool, k: number, name: string) {
+  const r = await retry(() => ctx.driver.uncordon(name, ctx.plan.id));
+  if (r === 'uncordoned') ctx.emit({ type: 'uncordon', pool: pool.name, node: name, wave: k });
+  else if (r === 'not-ours') {
+    const v = await peek(ctx.driver, (s) => viewIn(s, name));
+    if (v?.cordoned) ctx.emit({ type: 'node-unavailable', pool: pool.name, node: name, message: 'cordoned by someone else while bootcplan updated it (no bootcplan.dev/cordoned-by mark of this plan): left cordoned', conditions: v.conditions });
   }
 }

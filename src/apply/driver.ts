@@ -34,6 +34,10 @@ export interface ObjectRef {
 }
 
 export type PoolKind = 'MachineConfigPool' | 'BootcNodePool';
+/** ClusterDriver.cordon: bootcplan cordoned the node now (and marked it), or it was unschedulable already. */
+export type CordonResult = 'cordoned' | 'already-cordoned';
+/** ClusterDriver.uncordon: undone, only a stale mark removed, or not bootcplan's cordon (left alone). */
+export type UncordonResult = 'uncordoned' | 'mark-cleared' | 'not-ours';
 export type DesiredImageState = 'Staged' | 'Booted';
 
 export interface LockRecord {
@@ -89,10 +93,22 @@ export interface ClusterDriver {
   /** Creates an object; AlreadyExistsError when it exists. */
   create(obj: KObject): Promise<KObject>;
 
-  /** Marks the Node unschedulable (spec.unschedulable=true). Idempotent. */
-  cordon(node: string): Promise<void>;
-  /** Marks the Node schedulable again. Idempotent. */
-  uncordon(node: string): Promise<void>;
+  /**
+   * bootcplan's own cordon (issue 12 rule 6; src/domain/cordons.ts): when the Node is
+   * schedulable, sets spec.unschedulable=true and the annotation `bootcplan.dev/cordoned-by: by`
+   * in one write (a merge patch with the resourceVersion read, so a cordon someone else set in
+   * between is never taken for bootcplan's) and resolves 'cordoned'. A Node already
+   * unschedulable is not written ('already-cordoned': the cordon is not bootcplan's).
+   */
+  cordon(node: string, by: string): Promise<CordonResult>;
+  /**
+   * Undoes bootcplan's own cordon only: when the Node carries `bootcplan.dev/cordoned-by: by`,
+   * removes spec.unschedulable and the annotation in one write and resolves 'uncordoned'
+   * ('mark-cleared' when the node had been made schedulable by someone else meanwhile: only the
+   * stale mark goes). A Node without that mark (an administrator's cordon) is not written:
+   * 'not-ours'.
+   */
+  uncordon(node: string, by: string): Promise<UncordonResult>;
   /**
    * Evicts the node's pods through the eviction API (PodDisruptionBudgets respected,
    * DaemonSet pods skipped, emptyDir data deleted) and resolves when none is left.
@@ -103,8 +119,14 @@ export interface ClusterDriver {
   /** Sets BootcNode `spec.desiredImageState` (Booted = apply the staged image and reboot). */
   setDesiredImageState(node: string, state: DesiredImageState): Promise<void>;
 
-  /** MachineConfigPool spec.paused or BootcNodePool spec.rollout.paused. Idempotent. */
-  setPoolPaused(kind: PoolKind, name: string, paused: boolean): Promise<void>;
+  /**
+   * MachineConfigPool spec.paused or BootcNodePool spec.rollout.paused. Idempotent. bootcplan's
+   * own pause carries the annotation `bootcplan.dev/paused-by: by`, written in the same patch as
+   * the pause (only when it flips the switch: a pool paused already is not written) and removed
+   * in the same patch as the unpause: a paused pool without it was paused by someone else (an
+   * administrator), and the planner leaves it paused (issue 12 rule 6).
+   */
+  setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void>;
 
   /**
    * Takes the cluster lock (a coordination.k8s.io Lease in BOOTCPLAN_NAMESPACE). Succeeds

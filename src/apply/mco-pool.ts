@@ -12,6 +12,7 @@ import type { ApplyContext, NodeFailure } from './context.ts';
 import { applyChange, retry } from './changes.ts';
 import { afterWave, beforeWave, checkPolicy, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
+import { administratorPause } from '../domain/cordons.ts';
 import { atTarget, indexOf, membersOf, peek, viewIn } from './views.ts';
 import { rollsTarget } from '../domain/mco-rollout.ts';
 
@@ -26,7 +27,7 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
     // maxUnavailable first; pause while the new MachineConfig renders, so that the MCO
     // starts only when the first wave does.
     for (const c of changes.filter((x) => x.kind === 'MachineConfigPool')) await applyChange(ctx, c, fresh, { dropPaused: hasWaves });
-    if (hasWaves) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true));
+    if (hasWaves) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
     for (const c of changes.filter((x) => x.kind !== 'MachineConfigPool')) await applyChange(ctx, c, fresh);
   }
   if (!pool.waves.length) return 'done';
@@ -38,8 +39,10 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
     await runMcoWave(ctx, pool, k);
     await afterWave(ctx, pool, k);
   }
-  // bootcplan paused the pool between waves; leave it as the spec wants it.
-  if (!pool.paused) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false));
+  // bootcplan paused the pool between waves; leave it as the spec wants it, unless someone
+  // else paused it meanwhile (no bootcplan.dev/paused-by mark: issue 12 rule 6).
+  const theirs = await peek(ctx.driver, (s) => administratorPause(s.machineConfigPools.find((p) => p.metadata.name === pool.name)) !== null);
+  if (!pool.paused && !theirs) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false, ctx.plan.id));
   return 'done';
 }
 
@@ -88,13 +91,13 @@ async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
   const want = Math.min(pool.waves[k - 1].length, before.remaining + before.inFlight.length);
   let picked = before.inFlight;
   if (before.inFlight.length < want) {
-    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false));
+    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false, ctx.plan.id));
     const got = await ctx.driver.waitFor((s) => {
       const st = state(s);
       return st.failed.length || st.inFlight.length >= want || (st.remaining === 0 && st.inFlight.length === 0) ? st : null;
     }, { timeoutSeconds: ctx.timeouts.mcoStartSeconds, description: `the MCO starts updating pool ${pool.name}` });
     // Paused again at once: the MCO finishes the nodes it started and takes no more.
-    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true));
+    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
     const st = got ?? (await peek(ctx.driver, state));
     if (st.failed.length) await halt(ctx, pool, st.failed);
     if (!st.inFlight.length && st.remaining) await halt(ctx, pool, [], `the MCO did not start updating pool ${pool.name} within ${Math.round(ctx.timeouts.mcoStartSeconds / 60)}m after it was unpaused`);

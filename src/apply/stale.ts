@@ -81,7 +81,11 @@ export function remainingWorkDifference(saved: Plan, fresh: Plan, snapshot: Clus
       const s = savedNodes.get(name);
       if (!s) out.push(`+ ${sp.name}/${name}: needs ${short(n.to)} and is not in the saved plan (runs ${short(n.from)})`);
       else if (s.from !== n.from) out.push(`~ ${sp.name}/${name}: runs ${short(n.from)} (saved plan: ${short(s.from)})`);
-      else if (s.to !== n.to) out.push(`~ ${sp.name}/${name}: target ${short(n.to)} (saved plan: ${short(s.to)})`);
+      // A tag the saved plan found unresolved (issue 12 rule 8) resolves once the apply sets the
+      // pool's image: not a difference; those nodes wait for the next plan.
+      else if (s.to !== n.to && !(s.blockedBy === 'tag-unresolved' && s.to === sp.targetImage)) out.push(`~ ${sp.name}/${name}: target ${short(n.to)} (saved plan: ${short(s.to)})`);
+      // Someone paused the pool since (issue 12 rule 6): its nodes are held back now.
+      else if (s.wave !== null && n.blockedBy === 'pool-paused' && !fp.paused) out.push(`~ ${sp.name}/${name}: held back now, the pool was paused by someone else (saved plan: wave ${s.wave})`);
     }
     for (const [name, s] of savedNodes) {
       if (freshNodes.has(name)) continue;

@@ -5,7 +5,8 @@
  */
 import type { PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import { indexSnapshot, viewNode, type NodeIndex, type NodeView } from '../domain/nodes.ts';
+import { digestOf, indexSnapshot, viewNode, type NodeIndex, type NodeView } from '../domain/nodes.ts';
+import { resolvedTag, stagingProgress, type StagingProgress } from '../domain/staging.ts';
 import { computeMembership } from '../domain/pools.ts';
 import type { ClusterDriver } from './driver.ts';
 
@@ -53,8 +54,24 @@ export function atTarget(pool: PlanPool, v: NodeView): boolean {
   return pool.targetDigest ? v.bootedDigest === pool.targetDigest : v.bootedImage === pool.targetImage;
 }
 
-export function pastStagingGate(pool: PlanPool, v: NodeView): boolean {
-  return !!pool.targetDigest && v.stagedDigest === pool.targetDigest && v.stagedIdle && !v.degraded;
+/** The staging gate (issue 12 rule 8): the node's BootcNode asks for the target and has staged it. */
+export function pastStagingGate(s: ClusterSnapshot, pool: PlanPool, v: NodeView): boolean {
+  return stagingOf(s, pool, v.name).state === 'passed';
+}
+
+/**
+ * Where a node of a bootc pool is on the way to the staging gate (src/domain/staging.ts). With a
+ * tag reference the target is the digest the pool resolved (the plan's targetDigest), and the
+ * BootcNodePool must still resolve the tag to it.
+ */
+export function stagingOf(s: ClusterSnapshot, pool: PlanPool, name: string): StagingProgress {
+  if (!pool.targetDigest) return { state: 'not-started', why: `the target ${pool.targetImage} is not resolved to a digest` };
+  if (!digestOf(pool.targetImage)) {
+    const tag = resolvedTag(s.bootcNodePools.find((p) => p.metadata.name === pool.name), pool.targetImage);
+    if (!tag.resolved) return { state: 'not-started', why: tag.why };
+    if (tag.digest !== pool.targetDigest) return { state: 'not-started', why: `the tag ${pool.targetImage} now resolves to ${tag.digest} (BootcNodePool status.targetDigest), not the plan's ${pool.targetDigest}: plan again` };
+  }
+  return stagingProgress(bootcNodeIn(s, name), pool.targetDigest);
 }
 
 /** Reads the cluster without waiting (the predicate is evaluated at once). */

@@ -73,8 +73,8 @@ export async function afterWave(ctx: ApplyContext, pool: PlanPool, k: number) {
 /** Pauses the pool, records and reports the failures, and stops the apply (exit 5). */
 export async function halt(ctx: ApplyContext, pool: PlanPool, failures: NodeFailure[], extra?: string): Promise<never> {
   try {
-    if (pool.backend === 'mco') await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true));
-    else await retry(() => ctx.driver.setPoolPaused('BootcNodePool', pool.name, true));
+    if (pool.backend === 'mco') await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
+    else await retry(() => ctx.driver.setPoolPaused('BootcNodePool', pool.name, true, ctx.plan.id));
   } catch {
     // reported below; the pool may already be paused
   }

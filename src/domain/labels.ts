@@ -21,3 +21,7 @@ export const BOOTC_WAS_CORDONED = 'bootc.dev/was-cordoned';
 /** bootcplan's own markers. */
 export const BOOTCPLAN_WAS_CORDONED = 'bootcplan.dev/was-cordoned';
 export const BOOTCPLAN_MANAGED_BY = 'bootcplan.dev/managed-by';
+/** On a Node bootcplan cordoned (value: the plan id); its uncordon needs it (src/domain/cordons.ts). */
+export const BOOTCPLAN_CORDONED_BY = 'bootcplan.dev/cordoned-by';
+/** On a MachineConfigPool or BootcNodePool bootcplan paused (value: the plan id): a pause without it is someone else's. */
+export const BOOTCPLAN_PAUSED_BY = 'bootcplan.dev/paused-by';

@@ -15,7 +15,7 @@
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import {
-  type Clock, type ClusterDriver, type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type DrainOptions,
+  type Clock, type ClusterDriver, type CordonResult, type UncordonResult, type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState,
 } from '../apply/driver.ts';
 import type { KubeClient } from './rest.ts';
@@ -89,12 +89,12 @@ export class KubeDriver implements ClusterDriver {
   patch(ref: ObjectRef, ops: Operation[]): Promise<KObject> { return this.writer.patch(ref, ops); }
   create(obj: KObject): Promise<KObject> { return this.writer.create(obj); }
   setDesiredImageState(node: string, state: DesiredImageState): Promise<void> { return this.writer.setDesiredImageState(node, state); }
-  setPoolPaused(kind: PoolKind, name: string, paused: boolean): Promise<void> { return this.writer.setPoolPaused(kind, name, paused); }
+  setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void> { return this.writer.setPoolPaused(kind, name, paused, by); }
 
   // ------------------------------------------------------------------ nodes
 
-  cordon(node: string): Promise<void> { return this.nodes.cordon(node); }
-  uncordon(node: string): Promise<void> { return this.nodes.uncordon(node); }
+  cordon(node: string, by: string): Promise<CordonResult> { return this.nodes.cordon(node, by); }
+  uncordon(node: string, by: string): Promise<UncordonResult> { return this.nodes.uncordon(node, by); }
   drain(node: string, opts: DrainOptions): Promise<void> { return this.nodes.drain(node, opts); }
 
   // ------------------------------------------------------------------ lock

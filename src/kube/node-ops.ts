@@ -1,11 +1,13 @@
 /**
  * KubeDriver's node operations: cordon and uncordon (a JSON merge patch on
- * `spec.unschedulable`), and drain through the Eviction API (policy/v1): PodDisruptionBudget
+ * `spec.unschedulable` and bootcplan's `bootcplan.dev/cordoned-by` mark, conditional on the
+ * resourceVersion read: src/domain/cordons.ts), and drain through the Eviction API (policy/v1): PodDisruptionBudget
  * refusals (429) retried until the timeout; DaemonSet-owned and mirror pods are skipped;
  * waits until the evicted pods are gone (watch on the node's pods).
  */
 import type { KObject } from '../cluster/types.ts';
-import { type DrainOptions, NotFoundError, DrainTimeoutError, DriverError } from '../apply/driver.ts';
+import { type DrainOptions, type CordonResult, type UncordonResult, NotFoundError, DrainTimeoutError, DriverError } from '../apply/driver.ts';
+import { cordonPatch, uncordonDecision, uncordonPatch } from '../domain/cordons.ts';
 import { type KubeClient, KubeApiError } from './rest.ts';
 import { Reflector } from './watch.ts';
 import type { ObjectWriter } from './object-writes.ts';
@@ -26,11 +28,25 @@ export class NodeOps {
     private readonly evictionRetrySeconds: number,
   ) {}
 
-  async cordon(node: string): Promise<void> {
-    await this.writer.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, { spec: { unschedulable: true } });
+  /** bootcplan's cordon: a merge patch of spec.unschedulable and its mark, conditional on the resourceVersion read (src/domain/cordons.ts). */
+  async cordon(node: string, by: string): Promise<CordonResult> {
+    const n = await this.readNode(node);
+    const body = cordonPatch(n, by);
+    if (!body) return 'already-cordoned';
+    await this.writer.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, body);
+    return 'cordoned';
   }
-  async uncordon(node: string): Promise<void> {
-    await this.writer.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, { spec: { unschedulable: null } });
+  /** bootcplan's uncordon: only a node with its exact mark; spec.unschedulable and the mark go in one merge patch. */
+  async uncordon(node: string, by: string): Promise<UncordonResult> {
+    const n = await this.readNode(node);
+    const d = uncordonDecision(n, by);
+    if (d === 'not-ours') return 'not-ours';
+    await this.writer.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, uncordonPatch(n, d));
+    return d === 'uncordon' ? 'uncordoned' : 'mark-cleared';
+  }
+
+  private readNode(node: string): Promise<KObject> {
+    return this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}`, expect: 'Node' });
   }
 
   async drain(node: string, opts: DrainOptions): Promise<void> {

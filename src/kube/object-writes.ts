@@ -13,6 +13,7 @@ import {
   ConflictError, PreconditionFailedError, DriverError,
 } from '../apply/driver.ts';
 import { type KubeClient, PatchNotApplicableError } from './rest.ts';
+import { pausePatch } from '../domain/cordons.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { resourceOf, objectPath, collectionPath, BOOTC_NODE, BOOTC_NODE_POOL, MACHINE_CONFIG_POOL } from './resources.ts';
 
@@ -84,8 +85,11 @@ export class ObjectWriter {
     await this.patch({ apiVersion: BOOTC_NODE.apiVersion, kind: 'BootcNode', name: node }, [{ op: 'add', path: '/spec/desiredImageState', value: state }]);
   }
 
-  async setPoolPaused(kind: PoolKind, name: string, paused: boolean): Promise<void> {
-    if (kind === 'MachineConfigPool') await this.mergePatch({ apiVersion: MACHINE_CONFIG_POOL.apiVersion, kind, name }, { spec: { paused } });
-    else await this.mergePatch({ apiVersion: BOOTC_NODE_POOL.apiVersion, kind, name }, { spec: { rollout: { paused } } });
+  /** The pause switch and bootcplan's `bootcplan.dev/paused-by` mark, in one merge patch (src/domain/cordons.ts). */
+  async setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void> {
+    const r = kind === 'MachineConfigPool' ? MACHINE_CONFIG_POOL : BOOTC_NODE_POOL;
+    const pool = await this.client.request('GET', objectPath(r, name), { what: `${kind} ${name}`, expect: kind });
+    const body = pausePatch(pool, paused, by);
+    if (body) await this.mergePatch({ apiVersion: r.apiVersion, kind, name }, body);
   }
 }

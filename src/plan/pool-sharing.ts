@@ -3,7 +3,7 @@
  * DESIGN §7 "Sharing the cluster"): nodes another pool also rolls (conflicts, never
  * scheduled), control-plane nodes in a pool that is not the control plane, nodes without a
  * BootcNode, the bootc-operator's own NodeConflict report, and a BootcNodePool that a
- * MachineConfigPool owns. Reports diagnostics at the spec's pool entry and returns the nodes
+ * MachineConfigPool owns, and an administrator's pause of the MachineConfigPool (rule 6). Reports diagnostics at the spec's pool entry and returns the nodes
  * it holds back, with why. The rules are in src/domain/pool-sharing.ts and control-plane.ts.
  * Pure.
  */
@@ -15,6 +15,8 @@ import { isControlPlaneNode } from '../domain/control-plane.ts';
 import {
   type PoolRef, poolRefText, nodesWithoutBootcNode, nodeConflictCondition, owningMachineConfigPool, osImageMachineConfigsOf,
 } from '../domain/pool-sharing.ts';
+import { administratorPause } from '../domain/cordons.ts';
+import { BOOTCPLAN_PAUSED_BY } from '../domain/labels.ts';
 import type { BlockedBy } from './types.ts';
 
 export interface SharingInput {
@@ -40,6 +42,12 @@ export interface Sharing {
   blocked: Map<string, BlockedBy>;
   /** A MachineConfigPool controls the BootcNodePool: bootcplan writes nothing to it. */
   ownedBy: string | null;
+  /**
+   * The pool's MachineConfigPool is paused by someone else (rule 6): 'kept' (it stays paused,
+   * the nodes are held back), 'lifted' (the spec says `paused: false`: the plan unpauses it, a
+   * disruptive change), or null (not paused, or paused by bootcplan).
+   */
+  administratorPause: 'kept' | 'lifted' | null;
 }
 
 export function poolSharing(pool: SharingInput, ctx: SharingContext): Sharing {
@@ -52,7 +60,35 @@ export function poolSharing(pool: SharingInput, ctx: SharingContext): Sharing {
   if (pool.bnp) hold(withoutBootcNode(pool, pool.bnp, ctx), 'no-bootcnode');
   const ownedBy = pool.bnp ? ownership(pool, pool.bnp, ctx.report) : null;
   if (ownedBy) hold(memberNames, 'pool-owned');
-  return { blocked, ownedBy };
+  const administratorPause = pausedByAdministrator(pool, [...memberNames].filter((n) => !blocked.has(n)), ctx.report);
+  if (administratorPause === 'kept') hold(memberNames, 'pool-paused');
+  return { blocked, ownedBy, administratorPause };
+}
+
+/**
+ * Rule 6: a MachineConfigPool paused by someone else (no bootcplan.dev/paused-by mark:
+ * src/domain/cordons.ts administratorPause) stays paused and holds back the pool of its name,
+ * MCO-only or bootc, unless the spec says `paused: false` for the pool.
+ */
+function pausedByAdministrator(pool: SharingInput, held: string[], report: (d: DiagnosticInput) => void): 'kept' | 'lifted' | null {
+  if (!administratorPause(pool.mcp)) return null;
+  const name = pool.spec.name;
+  const who = `MachineConfigPool ${name} is paused (spec.paused: true), not by bootcplan (no ${BOOTCPLAN_PAUSED_BY} annotation): an administrator holds its updates back`;
+  if (pool.spec.paused === false) {
+    report({
+      severity: 'warning', code: 'pool-pause-lifted', path: joinPath(pool.path, 'paused'),
+      message: `${who}; the spec says paused: false for this pool, so the plan unpauses it (a disruptive change: the Machine Config Operator also rolls any rendered config the pause held back)`,
+      hint: 'make sure whoever paused the pool agrees; remove `paused: false` from the spec to leave the pause in place',
+    });
+    return 'lifted';
+  }
+  const what = pool.bnp ? `BootcNodePool ${name} is held back too` : 'bootcplan leaves it paused';
+  report({
+    severity: 'warning', code: 'pool-paused-by-administrator', path: pool.path,
+    message: `${who}; ${what}: ${held.length} node(s) are not scheduled${held.length ? ` (${held.join(', ')})` : ''}`,
+    hint: `ask whoever paused it; when the pause is over, unpause it (\`oc patch mcp ${name} --type merge -p '{"spec":{"paused":false}}'\`) and plan again, or set \`paused: false\` for this pool in the spec to have bootcplan unpause it`,
+  });
+  return 'kept';
 }
 
 /** Rule 3: nodes this pool and another would both roll. An error at the pool's name; returns the nodes. */

@@ -11,6 +11,7 @@ import { viewNode, digestOf, type NodeIndex, type NodeView } from '../domain/nod
 import { isControlPlanePool, defaultPriority, type Membership } from '../domain/pools.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable, type ResolvedBudget } from '../domain/budget.ts';
 import { controlPlaneBudget } from '../domain/control-plane.ts';
+import { resolvedTag } from '../domain/staging.ts';
 import type { PoolRef } from '../domain/pool-sharing.ts';
 import { poolSharing } from './pool-sharing.ts';
 import { mcoRolloutBlocks } from './mco-rollout.ts';
@@ -61,6 +62,8 @@ interface PoolMembers {
   blocked: Map<string, BlockedBy>;
   /** The MachineConfigPool that owns the BootcNodePool: bootcplan writes nothing to the BootcNodePool. */
   ownedBy: string | null;
+  /** Someone else paused the MachineConfigPool: kept paused, or lifted by the spec's `paused: false` (rule 6). */
+  administratorPause: 'kept' | 'lifted' | null;
 }
 
 export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): PlannedPool | null {
@@ -102,16 +105,9 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
   });
   const controlPlane = isControlPlanePool(p.name, mcp, bnp, members.map((m) => m.labels));
   const budget = poolBudget(p, path, members.length, controlPlane, report);
-  const { blocked, ownedBy } = poolSharing({ spec: p, path, bnp, mcp, controlPlane, members }, ctx);
+  const { blocked, ownedBy, administratorPause } = poolSharing({ spec: p, path, bnp, mcp, controlPlane, members }, ctx);
 
-  const targetDigest = digestOf(p.image);
-  if (!targetDigest) {
-    report({
-      severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),
-      message: `"${p.image}" is a tag: which nodes already run it is judged by the image name, and the digest is resolved when the nodes pull it`,
-      hint: 'pin by digest for a plan that is exact',
-    });
-  }
+  const targetDigest = digestOf(p.image) ?? tagTarget(p, path, bnp, memberNames, blocked, report);
   const isCurrent = (n: NodeView) => (targetDigest ? n.bootedDigest === targetDigest : n.bootedImage === p.image);
 
   const unavailableNow = members.filter((n) => n.unavailable !== null);
@@ -124,8 +120,41 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
     rebootPolicy: p.rebootPolicy ?? 'RebootOnly',
     unavailableNow,
     waveSize: waveSizeFor(budget.resolved, unavailableNow.length, controlPlane),
-    pending, blocked, ownedBy,
+    pending, blocked, ownedBy, administratorPause,
   };
+}
+
+/**
+ * A tag reference (allowTags: true; issue 12 rule 8). A bootc pool's target is the digest its
+ * BootcNodePool resolved (status.targetDigest, src/domain/staging.ts resolvedTag); until then the
+ * plan says so and holds the nodes back (`tag-unresolved`). An MCO-only pool has no resolver: the
+ * nodes are judged by the image name. Returns the target digest, or null.
+ */
+function tagTarget(p: PoolSpec, path: string, bnp: KObject | undefined, memberNames: string[], blocked: Map<string, BlockedBy>, report: (d: DiagnosticInput) => void): string | null {
+  if (!bnp) {
+    report({
+      severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),
+      message: `"${p.image}" is a tag: which nodes already run it is judged by the image name, and the digest is resolved when the nodes pull it`,
+      hint: 'pin by digest for a plan that is exact',
+    });
+    return null;
+  }
+  const tag = resolvedTag(bnp, p.image);
+  if (tag.resolved) {
+    report({
+      severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),
+      message: `"${p.image}" is a tag; BootcNodePool ${p.name} resolved it to ${tag.digest} (status.targetDigest): the plan and the staging gate use that digest, and a plan made after the tag moves differs`,
+      hint: 'pin by digest for a plan that does not depend on when it is made',
+    });
+    return tag.digest;
+  }
+  for (const n of memberNames) if (!blocked.has(n)) blocked.set(n, 'tag-unresolved');
+  report({
+    severity: 'warning', code: 'image-tag-unresolved', path: joinPath(path, 'image'),
+    message: `"${p.image}" is a tag that BootcNodePool ${p.name} has not resolved to a digest yet (${tag.why}); the nodes of the pool are not scheduled until it is`,
+    hint: `apply this plan to set the pool's image (its nodes stage it; none reboots), wait until \`oc get bootcnodepool ${p.name} -o jsonpath='{.status.targetDigest}'\` shows the digest, then plan and apply again; or pin the image by digest`,
+  });
+  return null;
 }
 
 /**
@@ -217,15 +246,17 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
 
 // ---- change drafts --------------------------------------------------------------------
 function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): DraftChange[] {
-  const { spec: p, bnp, mcp, budget, paused, rebootPolicy, pending, ownedBy } = pool;
+  const { spec: p, bnp, mcp, budget, paused, rebootPolicy, pending, ownedBy, administratorPause } = pool;
   const drafts: DraftChange[] = [];
   const risk: Risk = pending.length ? 'disruptive' : 'none';
   if (mcp) {
     const after: Record<string, unknown> = { spec: { maxUnavailable: budget.resolved } };
     // For MCO-only pools bootcplan drives the MCO through the pool's pause switch; for
-    // bootc pools the MCP (if any) only gets the same budget.
-    if (!bnp) (after.spec as any).paused = paused;
-    drafts.push(updateChange(mcp, after, p.name, 'none', (changed) =>
+    // bootc pools the MCP (if any) only gets the same budget. An administrator's pause is
+    // left alone, unless the spec lifts it (rule 6, pool-sharing.ts): a disruptive change.
+    if (administratorPause === 'lifted') (after.spec as any).paused = false;
+    else if (!bnp && administratorPause !== 'kept') (after.spec as any).paused = paused;
+    drafts.push(updateChange(mcp, after, p.name, administratorPause === 'lifted' ? 'disruptive' : 'none', (changed) =>
       changed.length === 1 && changed[0] === 'spec.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings',
       `MachineConfigPool ${p.name}: maxUnavailable resolved to ${budget.resolved}`));
   }

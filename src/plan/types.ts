@@ -24,11 +24,12 @@ export type Risk = (typeof RISKS)[number];
  * Why a node that needs the target is not scheduled. `pool-conflict`: another pool would roll it
  * too (or it is a control-plane node in another pool); `no-bootcnode`: the bootc-operator has no
  * BootcNode for it; `pool-owned`: a MachineConfigPool owns its BootcNodePool;
- * `mco-updating`: its MachineConfigPool has rendered a config the MCO has not rolled out yet.
- * `not-ready` covers DiskPressure and NetworkUnavailable too (the MCO's CheckNodeReady), and
- * `updating` MCO work in flight on the node.
+ * `mco-updating`: its MachineConfigPool has rendered a config the MCO has not rolled out yet;
+ * `tag-unresolved`: the target is a tag the BootcNodePool has not resolved to a digest yet
+ * (status.targetDigest). `not-ready` covers DiskPressure and NetworkUnavailable too (the MCO's
+ * CheckNodeReady), and `updating` MCO work in flight on the node.
  */
-export const BLOCKED_BY = ['cordoned', 'not-ready', 'degraded', 'updating', 'pool-paused', 'no-budget', 'pool-conflict', 'no-bootcnode', 'pool-owned', 'mco-updating'] as const;
+export const BLOCKED_BY = ['cordoned', 'not-ready', 'degraded', 'updating', 'pool-paused', 'no-budget', 'pool-conflict', 'no-bootcnode', 'pool-owned', 'mco-updating', 'tag-unresolved'] as const;
 export type BlockedBy = (typeof BLOCKED_BY)[number];
 
 /** Why a change exists. A closed set so that bots and the applier can rely on it. */

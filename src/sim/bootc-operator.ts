@@ -29,16 +29,25 @@ export class BootcOperator {
     }
   }
 
-  /** The controller reacting to a write: a new pool image is every owned node's new target. */
+  /**
+   * The controller reacting to a write: it observes the pool's generation and resolves its
+   * image (status.targetDigest, observedGeneration); a new pool image is every owned node's
+   * new target.
+   */
   onWrite(before: KObject | null, after: KObject) {
-    if (after.kind === 'BootcNodePool' && before?.spec?.image?.ref !== after.spec?.image?.ref) this.controllerSetTarget(after);
+    if (after.kind !== 'BootcNodePool') return;
+    const ref: unknown = after.spec?.image?.ref;
+    after.status ??= {};
+    if (typeof ref === 'string' && ref) after.status.targetDigest = simResolve(ref);
+    if (after.metadata.generation !== undefined) after.status.observedGeneration = after.metadata.generation;
+    this.world.changed(after);
+    if (before?.spec?.image?.ref !== after.spec?.image?.ref) this.controllerSetTarget(after);
   }
 
   private controllerSetTarget(pool: KObject) {
     const ref: string = pool.spec?.image?.ref;
     if (!ref) return;
-    // A tag is resolved from the registry by the controller; the simulator makes up a digest.
-    const digest = digestOf(ref) ?? `sha256:${createHash('sha256').update(ref).digest('hex')}`;
+    const digest = simResolve(ref);
     const desired = digestOf(ref) ? ref : `${ref.replace(/:[^/:]+$/, '')}@${digest}`;
     for (const bn of this.world.bootcNodes.values()) {
       const owner = bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool');
@@ -123,4 +132,13 @@ export class BootcOperator {
     });
     w.after(rebootSeconds + w.durations.ready, () => { rt.down = false; w.refreshReady(node); });
   }
+}
+
+/**
+ * The digest of an image reference as the simulated registry answers: the digest of a digest
+ * reference; for a tag, a digest made up from the reference (stable, so a snapshot can carry the
+ * pool's resolved status.targetDigest: test/builders.ts).
+ */
+export function simResolve(ref: string): string {
+  return digestOf(ref) ?? `sha256:${createHash('sha256').update(ref).digest('hex')}`;
 }

@@ -18,12 +18,14 @@ import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject, Condition } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { viewNode } from '../domain/nodes.ts';
+import { cordonPatch, pausePatch, uncordonDecision } from '../domain/cordons.ts';
+import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY } from '../domain/labels.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import { LockHeldError } from '../base/errors.ts';
 import {
-  type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type PoolKind, type DesiredImageState,
+  type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type PoolKind, type DesiredImageState, type CordonResult, type UncordonResult,
   PreconditionFailedError, NotFoundError, AlreadyExistsError, LockLostError, isoOf,
 } from '../apply/driver.ts';
 import { VirtualClock, type SimEvent } from './clock.ts';
@@ -276,14 +278,50 @@ export class SimCluster implements SimWorld {
 
   // ------------------------------------------------------------------ nodes, pools, lock, progress
 
-  cordon(session: SimDriver, node: string, value: boolean) {
+  /** bootcplan's cordon (src/domain/cordons.ts): flips and marks a schedulable node; leaves a cordoned one. */
+  cordon(session: SimDriver, node: string, by: string): CordonResult {
     const n = this.store.nodes.get(node);
     if (!n) throw new NotFoundError(`Node ${node} not found`);
+    if (!cordonPatch(n, by)) return 'already-cordoned';
+    this.setUnschedulable(session, n, true, by);
+    return 'cordoned';
+  }
+
+  /** bootcplan's uncordon: only a node with its exact mark (src/domain/cordons.ts). */
+  uncordon(session: SimDriver, node: string, by: string): UncordonResult {
+    const n = this.store.nodes.get(node);
+    if (!n) throw new NotFoundError(`Node ${node} not found`);
+    const d = uncordonDecision(n, by);
+    if (d === 'not-ours') return 'not-ours';
+    if (d === 'clear-mark') {
+      delete n.metadata.annotations![BOOTCPLAN_CORDONED_BY];
+      this.touch(node);
+      return 'mark-cleared';
+    }
+    this.setUnschedulable(session, n, false, null);
+    return 'uncordoned';
+  }
+
+  /**
+   * Someone else's cordon or uncordon (an administrator's `kubectl cordon`): spec.unschedulable
+   * only, no mark (tests and fault scenarios).
+   */
+  adminCordon(node: string, value: boolean) {
+    const n = this.store.nodes.get(node);
+    if (!n) throw new NotFoundError(`Node ${node} not found`);
+    this.setUnschedulable({ name: 'administrator' } as SimDriver, n, value, undefined);
+  }
+
+  /** Writes spec.unschedulable; `mark`: the cordoned-by annotation to set (string), remove (null) or leave (undefined). */
+  private setUnschedulable(session: SimDriver, n: KObject, value: boolean, mark: string | null | undefined) {
+    const node = n.metadata.name;
     this.record(session, value ? 'cordon' : 'uncordon', node);
     const wasUnavailable = this.pools.isUnavailable(node);
     n.spec ??= {};
     if (value) n.spec.unschedulable = true;
     else delete n.spec.unschedulable;
+    if (typeof mark === 'string') (n.metadata.annotations ??= {})[BOOTCPLAN_CORDONED_BY] = mark;
+    else if (mark === null && n.metadata.annotations) delete n.metadata.annotations[BOOTCPLAN_CORDONED_BY];
     this.touch(node);
     if (value) {
       const key = this.pools.poolKeyOf(node);
@@ -294,11 +332,16 @@ export class SimCluster implements SimWorld {
     }
   }
 
-  setPoolPaused(session: SimDriver, kind: PoolKind, name: string, paused: boolean) {
+  setPoolPaused(session: SimDriver, kind: PoolKind, name: string, paused: boolean, by: string) {
     const p = this.get(kind, name);
     if (!p) throw new NotFoundError(`${kind} ${name} not found`);
     this.record(session, paused ? 'pause' : 'unpause', `${kind}/${name}`);
     p.spec ??= {};
+    // bootcplan's pause carries its mark; its unpause removes it; a pool paused already keeps
+    // its pause as it is (src/domain/cordons.ts pausePatch).
+    if (!pausePatch(p, paused, by)) return;
+    if (paused) (p.metadata.annotations ??= {})[BOOTCPLAN_PAUSED_BY] = by;
+    else if (p.metadata.annotations) delete p.metadata.annotations[BOOTCPLAN_PAUSED_BY];
     if (kind === 'MachineConfigPool') {
       const was = p.spec.paused === true;
       p.spec.paused = paused;

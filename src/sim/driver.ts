@@ -65,8 +65,8 @@ export class SimDriver implements ClusterDriver {
       return this.sim.createObject(obj);
     });
   }
-  cordon(node: string) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, true)); }
-  uncordon(node: string) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, false)); }
+  cordon(node: string, by: string) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, by)); }
+  uncordon(node: string, by: string) { return this.write(`nodes/${node}`, () => this.sim.uncordon(this, node, by)); }
   drain(node: string, opts: DrainOptions) {
     return this.guard(async () => {
       const n = this.sim.get('Node', node);
@@ -84,8 +84,8 @@ export class SimDriver implements ClusterDriver {
   setDesiredImageState(node: string, state: DesiredImageState) {
     return this.write(`bootcnodes/${node}`, () => this.sim.setDesiredImageState(this, node, state));
   }
-  setPoolPaused(kind: PoolKind, name: string, paused: boolean) {
-    return this.write(`${kind}/${name}`, () => this.sim.setPoolPaused(this, kind, name, paused));
+  setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string) {
+    return this.write(`${kind}/${name}`, () => this.sim.setPoolPaused(this, kind, name, paused, by));
   }
   acquireLock(req: { holder: string; planId: string; ttlSeconds: number }) { return this.guard(() => this.sim.acquireLock(this, req)); }
   renewLock(lockId: string) { return this.guard(() => this.sim.renewLock(lockId)); }

@@ -59,16 +59,26 @@ t('create: AlreadyExistsError; cordon/uncordon; setDesiredImageState; setPoolPau
   const created = await d.create(mc);
   assert.ok(created.metadata.uid);
   await rejects(() => d.create(mc), (e) => e instanceof AlreadyExistsError);
-  await d.cordon('w-1');
-  await d.cordon('w-1');
+  assert.is(await d.cordon('w-1', 'test'), 'cordoned');
+  assert.is(await d.cordon('w-1', 'test'), 'already-cordoned');
   let s = await d.snapshot();
   assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec.unschedulable, true);
-  await d.uncordon('w-1');
+  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.metadata.annotations?.['bootcplan.dev/cordoned-by'], 'test', 'marked in the same patch');
+  assert.is(await d.uncordon('w-1', 'another-plan'), 'not-ours');
+  assert.is(await d.uncordon('w-1', 'test'), 'uncordoned');
   s = await d.snapshot();
   assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec.unschedulable, undefined);
+  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.metadata.annotations?.['bootcplan.dev/cordoned-by'], undefined, 'mark removed with the uncordon');
+  // An administrator's cordon (no mark) is not bootcplan's to undo.
+  await env.admin.request('PATCH', '/api/v1/nodes/w-1', { body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' });
+  assert.is(await d.cordon('w-1', 'test'), 'already-cordoned');
+  assert.is(await d.uncordon('w-1', 'test'), 'not-ours');
+  s = await d.snapshot();
+  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec.unschedulable, true, "the administrator's cordon stays");
+  await env.admin.request('PATCH', '/api/v1/nodes/w-1', { body: { spec: { unschedulable: null } }, contentType: 'application/merge-patch+json' });
   await d.setDesiredImageState('w-2', 'Staged');
-  await d.setPoolPaused('BootcNodePool', 'worker', false);
-  await d.setPoolPaused('BootcNodePool', 'worker', true);
+  await d.setPoolPaused('BootcNodePool', 'worker', false, 'test');
+  await d.setPoolPaused('BootcNodePool', 'worker', true, 'test');
   s = await d.snapshot();
   assert.is(s.bootcNodePools[0].spec.rollout.paused, true);
   assert.is(s.bootcNodes.find((n) => n.metadata.name === 'w-2')!.spec.desiredImageState, 'Staged');
@@ -134,7 +144,7 @@ t('drain: evictions, DaemonSet and mirror pods skipped, a PodDisruptionBudget re
       status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 },
     } as any);
     await rejects(() => d.drain('w-2', { timeoutSeconds: 5 }), (e) => e instanceof DriverError && /not cordoned/.test(e.message));
-    await d.cordon('w-2');
+    await d.cordon('w-2', 'test');
     // Blocked by the PDB: times out and names the pod and the refusal.
     const e = await rejects(() => d.drain('w-2', { timeoutSeconds: 1 }), (e) => e instanceof DrainTimeoutError);
     assert.match(e.message, /default\/guarded \(.*disruption budget/i);
@@ -147,7 +157,7 @@ t('drain: evictions, DaemonSet and mirror pods skipped, a PodDisruptionBudget re
     assert.ok(Date.now() - started >= 600, 'waited for the budget');
     const pods = await env.admin.request('GET', '/api/v1/namespaces/default/pods');
     assert.equal(pods.items.map((p: any) => p.metadata.name).sort(), ['ds-agent', 'static-w-2']);
-    await d.uncordon('w-2');
+    await d.uncordon('w-2', 'test');
   } finally {
     agent.stop();
   }
@@ -172,9 +182,9 @@ t('waitFor: resolves on a watch event, survives the server ending watches, times
   setTimeout(() => ac.abort(), 100);
   await rejects(() => d.waitFor(() => false, { timeoutSeconds: 10, signal: ac.signal }), (e) => e instanceof AbortedError);
   // Our own writes are visible to the next wait at once.
-  await d.cordon('w-1');
+  await d.cordon('w-1', 'test');
   assert.is(await d.waitFor((s) => s.nodes.find((n) => n.metadata.name === 'w-1')?.spec?.unschedulable === true, { timeoutSeconds: 0 }), true);
-  await d.uncordon('w-1');
+  await d.uncordon('w-1', 'test');
 });
 
 t.run();

@@ -23,7 +23,7 @@ import { Reflector } from '../../src/kube/watch.ts';
 import { NODE } from '../../src/kube/resources.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import type { KObject } from '../../src/cluster/types.ts';
-import { MCO_CURRENT_CONFIG } from '../../src/domain/labels.ts';
+import { MCO_CURRENT_CONFIG, BOOTCPLAN_CORDONED_BY } from '../../src/domain/labels.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SA_CONTEXT = 'bootcplan@testenv';
@@ -74,6 +74,8 @@ async function scenario(): Promise<string> {
 class BudgetRecorder {
   readonly max: Record<string, number> = {};
   readonly maxNotReady: Record<string, number> = {};
+  /** bootcplan's cordon marks seen on cordoned bootc nodes (issue 12 rule 6). */
+  readonly marks = new Set<string>();
   events = 0;
   private r: Reflector;
   constructor() {
@@ -90,6 +92,7 @@ class BudgetRecorder {
       const pool = n.metadata.name.startsWith('w-') ? 'worker' : n.metadata.name.startsWith('i-') ? 'infra' : null;
       if (!pool) continue;
       if (n.spec?.unschedulable) count[pool] = (count[pool] ?? 0) + 1;
+      if (n.spec?.unschedulable && pool === 'worker') this.marks.add(n.metadata.annotations?.[BOOTCPLAN_CORDONED_BY] ?? '(none)');
       if (!(n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True')) notReady[pool] = (notReady[pool] ?? 0) + 1;
     }
     for (const [p, c] of Object.entries(count)) this.max[p] = Math.max(this.max[p] ?? 0, c);
@@ -105,6 +108,7 @@ async function assertRolledOut() {
   const rendered = new Map(snap.machineConfigs.map((m) => [m.metadata.name, m]));
   for (const n of snap.nodes) {
     assert.not.ok(n.spec?.unschedulable, `${n.metadata.name} is schedulable again`);
+    assert.is(n.metadata.annotations?.[BOOTCPLAN_CORDONED_BY], undefined, `${n.metadata.name}: bootcplan's cordon mark removed with the uncordon`);
     assert.ok((n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True'), `${n.metadata.name} is Ready`);
     if (INFRA.includes(n.metadata.name)) assert.is(rendered.get(n.metadata.annotations?.[MCO_CURRENT_CONFIG] ?? '')?.spec?.osImageURL, NEW, `${n.metadata.name} runs the target config`);
   }
@@ -133,6 +137,8 @@ t('full apply through all waves as the ServiceAccount; never more than maxUnavai
   assert.is(waves('worker'), 3, '6 nodes, maxUnavailable 2: 3 waves');
   assert.is(waves('infra'), 2, '2 nodes, maxUnavailable 1: 2 waves');
   assert.is(evs.at(-1).type, 'done');
+  // bootcplan's cordons carried its mark (the plan id), written with spec.unschedulable (rule 6).
+  assert.equal([...rec.marks], [evs.find((e) => e.type === 'start').message]);
   for (const [pool, budget] of Object.entries(BUDGET)) {
     assert.ok((rec.max[pool] ?? 0) >= 1, `${pool} nodes were cordoned`);
     assert.ok(rec.max[pool] <= budget, `${pool}: ${rec.max[pool]} unschedulable at once, maxUnavailable ${budget}`);

@@ -90,9 +90,9 @@ t('proxy-url: `snapshot` and the driver reach the API server through an HTTP CON
   const d = new KubeDriver(clientFor(kubeconfig));
   closers.push(() => d.close());
   assert.is(await d.waitFor((x) => x.nodes.length === NODE_COUNT, { timeoutSeconds: 10 }), true);
-  await d.cordon('w-01');
+  await d.cordon('w-01', 'test');
   assert.is(await d.waitFor((x) => x.nodes.find((n) => n.metadata.name === 'w-01')?.spec.unschedulable === true, { timeoutSeconds: 5 }), true);
-  await d.uncordon('w-01');
+  await d.uncordon('w-01', 'test');
   assert.is(await d.readLock(), null);
   assert.ok(proxy.tunnels.length > tunnels, 'watches and writes went through the proxy too');
   console.log(`e2e: through the CONNECT proxy: ${proxy.tunnels.length} tunnels`);
