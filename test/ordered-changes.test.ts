@@ -72,4 +72,23 @@ s('a saved plan whose managers step lost its waitAfter differs from the fresh pl
   assert.match(diff[0], /^~ MachineConfiguration\/cluster: waitAfter is null in the plan file, \{"kind":"skew-enforcement-not-automatic"/);
 });
 
+s('bootcplan rehearse of the skew opt-out: exit 0, and the event stream shows skew, wait, managers', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { run } = await import('../src/cli/main.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-skew-'));
+  writeFileSync(join(dir, 'spec.yaml'), spec);
+  writeFileSync(join(dir, 'cluster.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: clusterObjects({ skewStatus: AUTO, machineManagers: [MS('All')] }) }));
+  let out = '';
+  let err = '';
+  const io = { stdout: (x: string) => { out += x; }, stderr: (x: string) => { err += x; }, env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
+  const code = await run(['rehearse', '-f', join(dir, 'spec.yaml'), '--cluster', join(dir, 'cluster.yaml'), '-o', 'json'], { io });
+  assert.is(code, 0, err);
+  const r = JSON.parse(out);
+  assert.is(r.halted, false);
+  const steps = r.events.filter((e: { type: string }) => e.type === 'change' || e.type === 'wait').map((e: { type: string; message: string }) => e.type);
+  assert.equal(steps, ['change', 'wait', 'change']);
+});
+
 s.run();
