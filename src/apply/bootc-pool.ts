@@ -201,8 +201,14 @@ async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names:
         if (d.start.length) await ctx.book.save();
         for (const [i, { name, v }] of d.start.entries()) {
           w.pending.splice(w.pending.indexOf(name), 1);
+          if (!(await cordonNow(ctx, pool, k, name, v, fresh[i]))) {
+            // Someone else cordoned it between the look and the write: theirs, not taken.
+            ctx.book.dropNode(name);
+            await ctx.book.save();
+            w.pending.push(name);
+            continue;
+          }
           started++;
-          await cordonNow(ctx, pool, k, name, v, fresh[i]);
           w.running.set(name, startNode(ctx, w, name));
         }
       }
@@ -260,10 +266,13 @@ function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
     const ours = !!rec && !rec.wasCordoned && rec.step !== 'done';
     if (atTarget(pool, v) && (!ours || !v.cordoned)) { done.push(name); continue; }
     if (v.degraded) { failed.push({ node: name, reason: 'Degraded', conditions: v.conditions }); break; }
-    // Out of service already (cordoned by someone, or an update of ours in flight):
-    // it uses budget now, so taking it needs none. Otherwise it must fit the budget.
+    // Out of service on its own (an administrator's cordon, NotReady, pressure, MCO or
+    // bootc-operator work: issue 12 rules 5-7): never taken; it waits for the node to come
+    // back, and the budget wait ends the pool with a halt that says why. An update of ours in
+    // flight (a resumed apply) is out of service already and needs no budget.
+    const inFlight = !!rec && rec.step !== 'done';
+    if (v.unavailable !== null && !inFlight) continue;
     const needsBudget = v.unavailable === null;
-    if (!v.ready && !ours) continue;
     if (needsBudget && unavailable + 1 > w.budget) continue;
     if (needsBudget) unavailable++;
     start.push({ name, v });
@@ -294,20 +303,23 @@ function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: n
   return fresh;
 }
 
-async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean) {
+/**
+ * Cordons a node of the wave with bootcplan's mark (the plan id; its uncordon undoes only
+ * that). Returns false when someone else cordoned it between the look and the write: the
+ * node is theirs, and it is not drained or rebooted.
+ */
+async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean): Promise<boolean> {
   if (!v.cordoned) {
-    // bootcplan's cordon carries its mark (the plan id); its uncordon undoes only that.
     const r = await retry(() => ctx.driver.cordon(name, ctx.plan.id));
     if (r === 'cordoned') {
       ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
-      return;
+      return true;
     }
-    // Cordoned by someone else between the look and the write: theirs, and it stays.
-    ctx.book.setNode(name, { wasCordoned: true });
-    ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'cordoned by an administrator just now; it stays cordoned' });
-  } else if (fresh) {
-    ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'already cordoned by an administrator; it stays cordoned' });
+    ctx.emit({ type: 'node-unavailable', pool: pool.name, node: name, message: 'cordoned by someone else just now: not taken, it stays cordoned', conditions: v.conditions });
+    return false;
   }
+  if (fresh) ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'already cordoned by an administrator; it stays cordoned' });
+  return true;
 }
 
 async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<NodeOutcome> {

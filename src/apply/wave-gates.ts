@@ -125,7 +125,9 @@ export function budgetChanged(ctx: ApplyContext, pool: PlanPool, signature: stri
 export function budgetTimeoutFailures(ctx: ApplyContext, views: { node: string; v: NodeView | null }[]): NodeFailure[] {
   const minutes = Math.round(ctx.timeouts.budgetSeconds / 60);
   return views.map(({ node, v }) => ({
-    node, reason: v && !v.ready ? `not Ready for ${minutes}m` : `no maxUnavailable budget for ${minutes}m (other nodes of the pool are out of service)`,
+    node, reason: v?.unavailable
+      ? `out of service on its own (${v.unavailable}) for ${minutes}m: bootcplan does not take a node someone else took out of service`
+      : `no maxUnavailable budget for ${minutes}m (other nodes of the pool are out of service)`,
     conditions: v?.conditions ?? [],
   }));
 }
