@@ -261,8 +261,44 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
       });
       return;
     }
+    const shape = listShapeProblem(o);
+    if (shape) {
+      pending.push({
+        code: 'snapshot-invalid', path: path ? `${path}.${shape.field}` : shape.field,
+        message: `object ${describe(o)}: ${shape.field} ${shape.problem}`,
+        expected: 'a list of mappings, as the API server stores it',
+        hint: 'snapshots are written by `bootcplan snapshot` or `kubectl get -o yaml`; check this field',
+      });
+      return;
+    }
     objects.push(o as unknown as KObject);
   }
+}
+
+/**
+ * Lists the planner walks, which the API server guarantees to be lists of objects
+ * (metav1.ObjectMeta ownerReferences, status conditions, LabelSelector matchExpressions). A
+ * file may hold anything there; it is refused here rather than met deep in a rule.
+ */
+function listShapeProblem(o: Record<string, unknown>): { field: string; problem: string } | null {
+  const at = (root: unknown, keys: string[]): unknown => keys.reduce<unknown>((v, k) => (isPlainObject(v) ? v[k] : undefined), root);
+  const fields: string[][] = [
+    ['metadata', 'ownerReferences'], ['status', 'conditions'],
+    ['spec', 'nodeSelector', 'matchExpressions'], ['spec', 'nodeSelector', 'matchLabels'],
+  ];
+  for (const keys of fields) {
+    const v = at(o, keys);
+    if (v === undefined || v === null) continue;
+    const field = keys.join('.');
+    if (keys[keys.length - 1] === 'matchLabels') {
+      if (!isPlainObject(v)) return { field, problem: 'is not a mapping' };
+      continue;
+    }
+    if (!Array.isArray(v)) return { field, problem: 'is not a list' };
+    const bad = v.findIndex((e) => !isPlainObject(e));
+    if (bad >= 0) return { field: `${field}[${bad}]`, problem: 'is not a mapping' };
+  }
+  return null;
 }
 
 function snapshotTooDeep(file: string, at: { line: number; column: number } | null, path: string | null): Diagnostic {
