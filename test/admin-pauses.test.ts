@@ -175,4 +175,15 @@ s('apply: an administrator who takes over the pause of an MCO pool between waves
   assert.is(sim.reboots.length, 1);
 });
 
+s('an MCO-only pool an administrator paused gets no osImageURL MachineConfig: the MCO would roll it whole on unpause, outside the waves', () => {
+  const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 3), { paused: true }).snapshot();
+  const { plan } = planWith(specYaml([{ name: 'infra', image: NEW }]), snap);
+  assert.equal(plan.changes.filter((c) => c.kind === 'MachineConfig' && c.action !== 'noop').map((c) => c.address), []);
+  assert.equal(plan.pools[0].waves, []);
+  assert.ok(plan.diagnostics.some((d) => d.code === 'pool-paused-by-administrator'));
+  // With `paused: false` in the spec the pause is lifted knowingly, and the image goes with it.
+  const lifted = planWith(specYaml([{ name: 'infra', image: NEW, paused: false }]), snap).plan;
+  assert.ok(lifted.changes.some((c) => c.kind === 'MachineConfig' && c.action !== 'noop'));
+});
+
 s.run();

@@ -271,7 +271,9 @@ function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): DraftChange[
       // bootc-operator hands out reboot slots only while the pool is not paused; bootcplan
       // keeps it paused and takes the nodes through cordon, drain and reboot itself.
       `BootcNodePool ${p.name}: target image, resolved budget; kept paused so bootcplan drives the waves`));
-  } else {
+  } else if (administratorPause !== 'kept') {
+    // Not while an administrator's pause holds the pool: the MCO would roll the new image on
+    // every node at once when the pool is unpaused, outside bootcplan's waves and windows.
     drafts.push(osImageMachineConfigChange(p, snapshot, risk));
   }
   return drafts;
