@@ -13,7 +13,8 @@ import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
 import { retry } from './changes.ts';
 import { afterWave, availabilitySignature, beforeWave, budgetChanged, budgetTimeoutFailures, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
-import { atTarget, bootcNodeIn, membersOf, pastStagingGate, peek, stagingOf, viewIn } from './views.ts';
+import { atTarget, bootcNodeIn, membersOf, nodeNames as indexOfNodes, pastStagingGate, peek, stagingOf, viewIn } from './views.ts';
+import { controlPlaneNodesOutOfService } from '../domain/control-plane.ts';
 
 export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   const pp = ctx.book.pool(pool.name);
@@ -254,7 +255,14 @@ function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
   const { pool } = w;
   noticeAvailability(ctx, s, pool, (m) => ctx.book.drives(pool.name, m));
   let unavailable = 0;
-  for (const m of membersOf(s, pool.name)) if (viewIn(s, m)?.unavailable) unavailable++;
+  const members = membersOf(s, pool.name);
+  for (const m of members) if (viewIn(s, m)?.unavailable) unavailable++;
+  if (pool.controlPlane) {
+    // etcd counts members, not pools: control-plane nodes out of service elsewhere spend the budget too.
+    const inPool = new Set(members);
+    const outside = [...indexOfNodes(s)].filter((n) => !inPool.has(n)).flatMap((n) => viewIn(s, n) ?? []);
+    unavailable += controlPlaneNodesOutOfService(outside).length;
+  }
   const start: { name: string; v: NodeView }[] = [];
   const done: string[] = [];
   const gone: string[] = [];

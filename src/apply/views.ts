@@ -29,6 +29,11 @@ export function membersOf(s: ClusterSnapshot, pool: string): string[] {
   return indexOf(s).members.get(pool) ?? [];
 }
 
+/** The names of every Node of the snapshot. */
+export function nodeNames(s: ClusterSnapshot): Iterable<string> {
+  return indexOf(s).idx.nodes.keys();
+}
+
 export function viewIn(s: ClusterSnapshot, name: string): NodeView | null {
   const { idx } = indexOf(s);
   const n = idx.nodes.get(name);

@@ -6,6 +6,7 @@
  * recorded; a failed node halts the pool (paused, exit 5); a bootc node waits for budget
  * while the pool's availability stays as it is.
  */
+import { controlPlaneNodesOutOfService } from '../domain/control-plane.ts';
 import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { NodeView } from '../domain/nodes.ts';
@@ -14,7 +15,7 @@ import { isoOf } from './driver.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
 import { retry } from './changes.ts';
 import { remainingWorkDifference } from './stale.ts';
-import { membersOf, peek, viewIn, withoutFingerprint } from './views.ts';
+import { membersOf, nodeNames, peek, viewIn, withoutFingerprint } from './views.ts';
 
 /** Plans again from the cluster as it is and compares the remaining work (exit 3). */
 export async function checkStale(ctx: ApplyContext): Promise<{ fresh: Plan }> {
@@ -58,7 +59,22 @@ export async function beforeWave(ctx: ApplyContext, pool: PlanPool, k: number): 
   }
   const { fresh } = await checkStale(ctx);
   checkPolicy(ctx, pool, k);
+  if (pool.controlPlane) await controlPlaneInService(ctx, pool);
   return fresh;
+}
+
+/**
+ * Before a control-plane wave: every other control-plane node of the cluster is in service
+ * (etcd counts members, not pools; for an MCO pool the MCO would count only its own pool).
+ * Nodes bootcplan itself has in flight do not count. Waits up to the budget wait, then halts.
+ */
+async function controlPlaneInService(ctx: ApplyContext, pool: PlanPool): Promise<void> {
+  const outOfService = (s: ClusterSnapshot) => controlPlaneNodesOutOfService([...nodeNames(s)].flatMap((n) => viewIn(s, n) ?? []))
+    .filter((v) => !ctx.book.nodes[v.name]);
+  const ok = await ctx.driver.waitFor((s) => (outOfService(s).length === 0 ? true : null), { timeoutSeconds: ctx.timeouts.budgetSeconds, description: 'the rest of the control plane in service' });
+  if (ok) return;
+  const out = await peek(ctx.driver, outOfService);
+  await halt(ctx, pool, out.map((v) => ({ node: v.name, reason: `control-plane node out of service (${v.unavailable}) for ${Math.round(ctx.timeouts.budgetSeconds / 60)}m: the control plane rolls one node at a time across the cluster`, conditions: v.conditions })));
 }
 
 export async function afterWave(ctx: ApplyContext, pool: PlanPool, k: number) {

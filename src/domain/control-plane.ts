@@ -49,3 +49,14 @@ export function controlPlaneBudget(requested: ResolvedBudget): ControlPlaneBudge
     tooMany: requested.resolved > CONTROL_PLANE_MAX_UNAVAILABLE ? requested.resolved : null,
   };
 }
+
+/**
+ * Control-plane nodes out of service anywhere in the cluster, whatever pool they are in (or
+ * none): etcd counts members, not pools, so a control-plane pool's budget is spent by every one
+ * of them (the etcd-quorum-guard PodDisruptionBudget covers all control-plane nodes alike).
+ */
+export function controlPlaneNodesOutOfService<T extends { name: string; labels: Record<string, string>; unavailable: string | null }>(nodes: Iterable<T>): T[] {
+  const out: T[] = [];
+  for (const n of nodes) if (n.unavailable !== null && isControlPlaneNode(n.labels)) out.push(n);
+  return out;
+}

@@ -10,7 +10,7 @@ import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { viewNode, digestOf, type NodeIndex, type NodeView } from '../domain/nodes.ts';
 import { isControlPlanePool, defaultPriority, type Membership } from '../domain/pools.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable, type ResolvedBudget } from '../domain/budget.ts';
-import { controlPlaneBudget } from '../domain/control-plane.ts';
+import { controlPlaneBudget, controlPlaneNodesOutOfService } from '../domain/control-plane.ts';
 import { resolvedTag } from '../domain/staging.ts';
 import type { PoolRef } from '../domain/pool-sharing.ts';
 import { poolSharing } from './pool-sharing.ts';
@@ -111,6 +111,12 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
   const isCurrent = (n: NodeView) => (targetDigest ? n.bootedDigest === targetDigest : n.bootedImage === p.image);
 
   const unavailableNow = members.filter((n) => n.unavailable !== null);
+  if (controlPlane) {
+    // One node of the control plane at a time across the cluster, not per pool (rule 2).
+    const names = new Set(memberNames);
+    const outside = [...idx.nodes.values()].filter((n) => !names.has(n.metadata.name)).map((n) => viewNode(n, idx));
+    unavailableNow.push(...controlPlaneNodesOutOfService(outside));
+  }
   const pending = members.filter((n) => !isCurrent(n));
   // Rule 5: nodes whose MachineConfigPool the MCO is rolling are held back (mco-rollout.ts).
   for (const [n, why] of mcoRolloutBlocks({ spec: p, path, backend, pending }, ctx)) if (!blocked.has(n)) blocked.set(n, why);
