@@ -193,4 +193,14 @@ s('rehearse of two disjoint pools: every node in exactly one pool\'s waves', asy
   assert.equal(waves.get('worker')!.sort(), ['w-00', 'w-01', 'w-02', 'w-03', 'w-04', 'w-05']);
 });
 
+s('membership follows the controller reference: a BootcNode controlled by pool b with another reference to pool a is b\'s', () => {
+  const b = new ClusterBuilder().bootcPool('a', nodes('a', 2)).bootcPool('b', nodes('b', 2));
+  const bn = b.object('BootcNode', 'b-00');
+  const ctl = bn.metadata.ownerReferences![0];
+  bn.metadata.ownerReferences = [{ ...ctl, name: 'a', controller: false }, ctl];
+  const plan = planFor(specYaml([{ name: 'a', image: NEW }, { name: 'b', image: NEW }]), b.snapshot());
+  assert.not.ok(plan.pools.find((p) => p.name === 'a')!.waves.flat().includes('b-00'), 'b-00 scheduled in pool a');
+  assert.ok(plan.pools.find((p) => p.name === 'b')!.waves.flat().includes('b-00'), 'b-00 not scheduled in pool b');
+});
+
 s.run();

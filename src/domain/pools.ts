@@ -22,7 +22,8 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
   for (const p of snap.bootcNodePools) bootc.set(p.metadata.name, []);
   const claimed = new Set<string>();
   for (const bn of snap.bootcNodes) {
-    const owner = bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool');
+    // The controller reference (metav1.GetControllerOf), as the conflict rules read it too.
+    const owner = bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool' && r.controller === true);
     if (owner && bootc.has(owner.name)) {
       bootc.get(owner.name)!.push(bn.metadata.name);
       claimed.add(bn.metadata.name);
