@@ -8,8 +8,13 @@ import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE } from '../src/domain
 const s = suite('nodes that go out of service on their own during an apply are never taken');
 const QUICK = { stage: 100, drain: 10, reboot: 50, softReboot: 10, ready: 0 };
 
-s('MCO starts working on a node of wave 2 while wave 1 runs: bootcplan must not reboot it', async () => {
-  const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 3)).machineConfigPool('worker').snapshot();
+/**
+ * Applies a 3-node bootc worker pool; when wave 1 reboots, `outOfService` takes the first node of
+ * wave 2 out of service on its own. Returns what bootcplan did to that node.
+ */
+async function takenOutDuringWave1(outOfService: (sim: ReturnType<typeof newSim>, node: string) => void, withMcp = false) {
+  const builder = new ClusterBuilder().bootcPool('worker', nodes('w', 3));
+  const snap = (withMcp ? builder.machineConfigPool('worker') : builder).snapshot();
   const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW }]), snap);
   const later = plan.pools[0].waves[1][0];
   const sim = newSim(snap, { durations: QUICK });
@@ -18,43 +23,35 @@ s('MCO starts working on a node of wave 2 while wave 1 runs: bootcplan must not 
     onEventHook: (e) => {
       if (e.type === 'reboot' && e.wave === 1 && !injected) {
         injected = true;
-        sim.mutate((o) => { const a = (o.nodes.get(later)!.metadata.annotations ??= {}); a[MCO_CURRENT_CONFIG] = 'rendered-worker-0001'; a[MCO_DESIRED_CONFIG] = 'rendered-worker-0002'; a[MCO_STATE] = 'Working'; });
+        outOfService(sim, later);
       }
     },
   });
-  const touched = r.events.filter((e) => (e.type === 'cordon' || e.type === 'reboot' || e.type === 'drain-done') && (e as any).node === later).map((e) => e.type);
+  return { later, touched: r.events.filter((e) => (e.type === 'cordon' || e.type === 'reboot' || e.type === 'drain-done') && (e as { node?: string }).node === later).map((e) => e.type) };
+}
+
+s('MCO starts working on a node of wave 2 while wave 1 runs: bootcplan must not reboot it', async () => {
+  const { later, touched } = await takenOutDuringWave1((sim, node) => sim.mutate((o) => {
+    const a = (o.nodes.get(node)!.metadata.annotations ??= {});
+    a[MCO_CURRENT_CONFIG] = 'rendered-worker-0001';
+    a[MCO_DESIRED_CONFIG] = 'rendered-worker-0002';
+    a[MCO_STATE] = 'Working';
+  }), true);
   assert.equal(touched, [], `bootcplan cordoned/drained/rebooted ${later} while the MCO works on it`);
 });
 
 s('DiskPressure appears on a node of wave 2: bootcplan must not drain/reboot it', async () => {
-  const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 3)).snapshot();
-  const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW }]), snap);
-  const later = plan.pools[0].waves[1][0];
-  const sim = newSim(snap, { durations: QUICK });
-  let injected = false;
-  const r = await runApply(sim, plan, replan, {
-    onEventHook: (e) => {
-      if (e.type === 'reboot' && e.wave === 1 && !injected) {
-        injected = true;
-        sim.mutate((o) => { const c = o.nodes.get(later)!.status.conditions.find((x: any) => x.type === 'DiskPressure'); c.status = 'True'; c.reason = 'KubeletHasDiskPressure'; });
-      }
-    },
-  });
-  const touched = r.events.filter((e) => (e.type === 'cordon' || e.type === 'reboot' || e.type === 'drain-done') && (e as any).node === later).map((e) => e.type);
+  const { touched } = await takenOutDuringWave1((sim, node) => sim.mutate((o) => {
+    const c = o.nodes.get(node)!.status.conditions.find((x: { type: string }) => x.type === 'DiskPressure');
+    c.status = 'True';
+    c.reason = 'KubeletHasDiskPressure';
+  }));
   assert.equal(touched, []);
 });
 
-s('an administrator cordons a node of wave 2 during wave 1: bootcplan must not drain/reboot it', async () => {
-  const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 3)).snapshot();
-  const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW }]), snap);
-  const later = plan.pools[0].waves[1][0];
-  const sim = newSim(snap, { durations: QUICK });
-  let injected = false;
-  const r = await runApply(sim, plan, replan, {
-    onEventHook: (e) => { if (e.type === 'reboot' && e.wave === 1 && !injected) { injected = true; sim.adminCordon(later, true); } },
-  });
-  const touched = r.events.filter((e) => (e.type === 'cordon' || e.type === 'reboot' || e.type === 'drain-done') && (e as any).node === later).map((e) => [e.type, (e as any).message ?? '']);
-  assert.equal(touched.filter(([t]) => t !== 'cordon'), []);
+s('an administrator cordons a node of wave 2 during wave 1: bootcplan must not cordon, drain or reboot it', async () => {
+  const { touched } = await takenOutDuringWave1((sim, node) => sim.adminCordon(node, true));
+  assert.equal(touched, []);
 });
 
 s('control plane: m-01 goes NotReady and the admin cordons m-02 during wave 1; bootcplan must not reboot m-02 (etcd quorum)', async () => {
