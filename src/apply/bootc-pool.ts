@@ -13,8 +13,7 @@ import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
 import { retry } from './changes.ts';
 import { afterWave, availabilitySignature, beforeWave, budgetChanged, budgetTimeoutFailures, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
-import { atTarget, bootcNodeIn, membersOf, nodeNames as indexOfNodes, pastStagingGate, peek, stagingOf, viewIn } from './views.ts';
-import { controlPlaneNodesOutOfService } from '../domain/control-plane.ts';
+import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, stagingOf, viewIn } from './views.ts';
 
 export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   const pp = ctx.book.pool(pool.name);
@@ -260,8 +259,7 @@ function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
   if (pool.controlPlane) {
     // etcd counts members, not pools: control-plane nodes out of service elsewhere spend the budget too.
     const inPool = new Set(members);
-    const outside = [...indexOfNodes(s)].filter((n) => !inPool.has(n)).flatMap((n) => viewIn(s, n) ?? []);
-    unavailable += controlPlaneNodesOutOfService(outside).length;
+    unavailable += controlPlaneOutOfService(s, (n) => inPool.has(n)).length;
   }
   const start: { name: string; v: NodeView }[] = [];
   const done: string[] = [];

@@ -3,6 +3,7 @@
  * (computed once per snapshot), node views, and the two per-node questions every part
  * asks (is the node on the pool's target, has it passed the staging gate).
  */
+import { controlPlaneNodesOutOfService } from '../domain/control-plane.ts';
 import type { PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { digestOf, indexSnapshot, viewNode, type NodeIndex, type NodeView } from '../domain/nodes.ts';
@@ -29,9 +30,13 @@ export function membersOf(s: ClusterSnapshot, pool: string): string[] {
   return indexOf(s).members.get(pool) ?? [];
 }
 
-/** The names of every Node of the snapshot. */
-export function nodeNames(s: ClusterSnapshot): Iterable<string> {
-  return indexOf(s).idx.nodes.keys();
+/**
+ * Control-plane nodes out of service anywhere in the cluster, leaving out those `skip` names
+ * (the pool's own members, or the nodes bootcplan has in flight): etcd counts members, not pools.
+ */
+export function controlPlaneOutOfService(s: ClusterSnapshot, skip: (name: string) => boolean): NodeView[] {
+  const views = [...indexOf(s).idx.nodes.keys()].filter((n) => !skip(n)).flatMap((n) => viewIn(s, n) ?? []);
+  return controlPlaneNodesOutOfService(views);
 }
 
 export function viewIn(s: ClusterSnapshot, name: string): NodeView | null {

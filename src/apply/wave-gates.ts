@@ -6,7 +6,6 @@
  * recorded; a failed node halts the pool (paused, exit 5); a bootc node waits for budget
  * while the pool's availability stays as it is.
  */
-import { controlPlaneNodesOutOfService } from '../domain/control-plane.ts';
 import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { NodeView } from '../domain/nodes.ts';
@@ -15,7 +14,7 @@ import { isoOf } from './driver.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
 import { retry } from './changes.ts';
 import { remainingWorkDifference } from './stale.ts';
-import { membersOf, nodeNames, peek, viewIn, withoutFingerprint } from './views.ts';
+import { controlPlaneOutOfService, membersOf, peek, viewIn, withoutFingerprint } from './views.ts';
 
 /** Plans again from the cluster as it is and compares the remaining work (exit 3). */
 export async function checkStale(ctx: ApplyContext): Promise<{ fresh: Plan }> {
@@ -69,8 +68,7 @@ export async function beforeWave(ctx: ApplyContext, pool: PlanPool, k: number): 
  * Nodes bootcplan itself has in flight do not count. Waits up to the budget wait, then halts.
  */
 async function controlPlaneInService(ctx: ApplyContext, pool: PlanPool): Promise<void> {
-  const outOfService = (s: ClusterSnapshot) => controlPlaneNodesOutOfService([...nodeNames(s)].flatMap((n) => viewIn(s, n) ?? []))
-    .filter((v) => !ctx.book.nodes[v.name]);
+  const outOfService = (s: ClusterSnapshot) => controlPlaneOutOfService(s, (n) => !!ctx.book.nodes[n]);
   const ok = await ctx.driver.waitFor((s) => (outOfService(s).length === 0 ? true : null), { timeoutSeconds: ctx.timeouts.budgetSeconds, description: 'the rest of the control plane in service' });
   if (ok) return;
   const out = await peek(ctx.driver, outOfService);

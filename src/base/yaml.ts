@@ -47,6 +47,18 @@ export function binaryInputDiagnostic(text: string, file: string): Diagnostic | 
   };
 }
 
+/**
+ * Above this size a bad file's errors name the field path without line:column: the
+ * position-tracking re-parse (error path only) is too slow for bigger files.
+ */
+export const POSITION_REPARSE_LIMIT = 8 * 1024 * 1024;
+
+/** The 1-based line and column of a character offset in `text`. */
+export function positionAt(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
+}
+
 export function parseYamlWithPositions(text: string, file: string, opts: ParseOptions = {}): ParsedYaml {
   const map = emptySourceMap(file);
   const diagnostics: Diagnostic[] = [];

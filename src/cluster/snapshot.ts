@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { LineCounter, parseDocument } from 'yaml';
 import { type Diagnostic, type DiagnosticInput, emptySourceMap, diagnosticAt, sortDiagnostics, hasErrors } from '../base/diagnostics.ts';
 import jsyaml from 'js-yaml';
-import { parseYamlWithPositions, binaryInputDiagnostic, aliasExpansion, firstAliasPosition, tooDeep } from '../base/yaml.ts';
+import { parseYamlWithPositions, binaryInputDiagnostic, aliasExpansion, firstAliasPosition, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
 import { checkShape, valueBudget, flowNestingOffset } from '../base/limits.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { type ClusterSnapshot, type KObject, BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from './types.ts';
@@ -209,7 +209,7 @@ function parseDocuments(text: string, file: string): { docs: unknown[] } | { dia
   if (shape?.kind === 'too-many-values') return { diagnostic: aliasExpansion(file, firstAliasPosition(text)) };
   if (shape?.kind === 'too-deep') {
     const at = flowNestingOffset(text);
-    return { diagnostic: snapshotTooDeep(file, at === null ? null : offsetPosition(text, at), shape.path) };
+    return { diagnostic: snapshotTooDeep(file, at === null ? null : positionAt(text, at), shape.path) };
   }
   return { docs };
 }
@@ -305,13 +305,6 @@ function snapshotTooDeep(file: string, at: { line: number; column: number } | nu
   return { ...tooDeep(file, at, path), code: 'snapshot-too-deep', hint: 'Kubernetes objects nest about 15 levels; regenerate the file with `bootcplan snapshot`' };
 }
 
-function offsetPosition(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
-}
-
-/** Above this size a bad snapshot's errors name the item path without line:column. */
-const POSITION_REPARSE_LIMIT = 8 * 1024 * 1024;
 
 function yamlSyntaxDiagnostic(file: string, err: Error): Diagnostic {
   const mark = (err as { mark?: { line: number; column: number } }).mark;

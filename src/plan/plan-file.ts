@@ -7,7 +7,7 @@
  */
 import { type Diagnostic, diagnosticAt, emptySourceMap, sortDiagnostics } from '../base/diagnostics.ts';
 import { collect, validate, isPlainObject } from '../base/schema.ts';
-import { binaryInputDiagnostic, parseYamlWithPositions, tooDeep } from '../base/yaml.ts';
+import { binaryInputDiagnostic, parseYamlWithPositions, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
 import { checkShape, valueBudget, flowNestingOffset } from '../base/limits.ts';
 import { planFileSchema } from './plan-schema.ts';
 import { PLAN_FORMAT_VERSION, type Plan } from './types.ts';
@@ -19,16 +19,8 @@ export interface LoadedPlan {
 
 const HINT = 'plan files are written by `bootcplan plan --out FILE`; plan again instead of editing one';
 
-/** Above this size a bad plan file's errors name the field path without line:column. */
-const POSITION_REPARSE_LIMIT = 8 * 1024 * 1024;
-
 function fail(file: string, code: string, message: string, at: { line: number; column: number } | null = null, expected = 'a plan file (JSON, formatVersion 1.0)'): LoadedPlan {
   return { plan: null, diagnostics: [{ severity: 'error', code, message, path: null, file, line: at?.line ?? 1, column: at?.column ?? 1, expected, hint: HINT }] };
-}
-
-function positionOf(text: string, offset: number) {
-  const before = text.slice(0, offset);
-  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
 }
 
 export function parsePlanFile(text: string, file: string): LoadedPlan {
@@ -45,7 +37,7 @@ export function parsePlanFile(text: string, file: string): LoadedPlan {
   const shape = checkShape([doc], valueBudget(text.length));
   if (shape) {
     const at = flowNestingOffset(text);
-    return { plan: null, diagnostics: [{ ...tooDeep(file, at === null ? null : positionOf(text, at), shape.kind === 'too-deep' ? shape.path : null), hint: HINT }] };
+    return { plan: null, diagnostics: [{ ...tooDeep(file, at === null ? null : positionAt(text, at), shape.kind === 'too-deep' ? shape.path : null), hint: HINT }] };
   }
   if (!isPlainObject(doc) || doc.formatVersion === undefined) return fail(file, 'not-a-plan', 'not a plan file (no formatVersion)');
   if (doc.formatVersion !== PLAN_FORMAT_VERSION) {
