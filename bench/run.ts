@@ -9,34 +9,24 @@
  * Writes bench/out/results.json and bench/out/results.md (the README table is pasted from it).
  *   BENCH_SIZES=1000,10000 BENCH_RUNS=3 npm run bench
  */
-import { mkdirSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { mkdirSync, writeFileSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { tmpdir, cpus, totalmem } from 'node:os';
-import { stringify } from 'yaml';
-import { generateCluster } from '../src/sim/generate.ts';
+import { cpus, totalmem } from 'node:os';
+import { snapshotFile } from './snapshots.ts';
+import { benchStartup, startupTable } from './startup.ts';
 import { benchRendering } from './render.ts';
 import { benchMakespanAsync, makespanTable } from './makespan.ts';
 import { benchRehearsal } from './rehearse.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-const dataDir = join(tmpdir(), 'bootcplan-bench');
-mkdirSync(dataDir, { recursive: true });
 const outDir = new URL('./out/', import.meta.url);
 mkdirSync(outDir, { recursive: true });
 
-function snapshotFile(n: number, format: 'json' | 'yaml'): string {
-  const f = join(dataDir, `cluster-${n}.${format}`);
-  if (!existsSync(f)) {
-    const items = generateCluster({ workers: n, stagedFraction: 0.3, softRebootCapableFraction: 0.5, cordoned: Math.ceil(n / 2000) });
-    const list = { apiVersion: 'v1', kind: 'List', items };
-    writeFileSync(f, format === 'json' ? JSON.stringify(list) : stringify(list, { lineWidth: 0 }));
-  }
-  return f;
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const startupRuns = Number(process.env.BENCH_STARTUP_RUNS ?? 11);
+const startup = benchStartup(startupRuns, process.env.BENCH_NODE_BINARIES ? process.env.BENCH_NODE_BINARIES.split(',') : [process.execPath]);
 
 interface PlanRow { nodes: number; format: string; sizeMB: number; readParseMs: number; planMs: number; totalMs: number; peakRssMB: number }
 const planRows: PlanRow[] = [];
@@ -85,6 +75,8 @@ const growth = (format: string, a: number, b: number) => {
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}`;
 const md: string[] = [];
 md.push(`Measured ${new Date().toISOString().slice(0, 10)} on ${machine}; median of ${runs} runs, each plan in a fresh process.`, '');
+md.push(startupTable(startup, startupRuns), '');
+md.push('Plan latency inside one process (after start-up):', '');
 md.push('| snapshot | size | read + parse | plan | total | peak RSS |', '|---|---:|---:|---:|---:|---:|');
 for (const r of planRows) md.push(`| ${r.nodes.toLocaleString('en-US')} nodes, ${r.format.toUpperCase()} | ${r.sizeMB.toFixed(1)} MB | ${r.readParseMs.toFixed(0)} ms | ${r.planMs.toFixed(0)} ms | **${r.totalMs.toFixed(0)} ms** | ${r.peakRssMB.toFixed(0)} MB |`);
 md.push('');
@@ -97,7 +89,7 @@ if (render) md.push('', `Rendering the ${render.nodes.toLocaleString('en-US')}-n
 md.push('', `Rehearsal (the real applier on the simulated cluster, in-process): ${rehearsals.map((r) => `${r.nodes.toLocaleString('en-US')} nodes ${(r.wallMs / 1000).toFixed(1)} s (${r.events.toLocaleString('en-US')} events)`).join(', ')}.`);
 md.push('', makespanTable(makespan));
 if (api) md.push('', `Live apply on the e2e API server (kube-apiserver v1.35.4): ${api.requests} API requests by bootcplan for ${api.nodes} nodes, ${api.perNode} per node (reads, watches, JSON patches, evictions, lock and progress writes).`);
-const results = { machine, runs, plan: planRows, render, rehearsals, makespan, api };
+const results = { machine, runs, startup, plan: planRows, render, rehearsals, makespan, api };
 writeFileSync(new URL('results.json', outDir), JSON.stringify(results, null, 2));
 writeFileSync(new URL('results.md', outDir), md.join('\n') + '\n');
 console.log(md.join('\n'));

@@ -1,8 +1,6 @@
 #!/usr/bin/env node
-// bootcplan entry point: runs the TypeScript sources through tsx's loader, so that the
-// installed command and the tests always run the same code (no stale build output).
-import { register } from 'tsx/esm/api';
+// bootcplan: runs the compiled CLI in dist/ (`npm run build`; npm's `prepare` builds it on
+// `npm install` of a clone). bin/bootcplan-dev.mjs runs the TypeScript sources instead.
+import { launch } from './launch.mjs';
 
-register();
-const { run } = await import('../src/cli/main.ts');
-process.exitCode = await run(process.argv.slice(2));
+await launch('bootcplan', new URL('../dist/cli/', import.meta.url), '.js');

@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
+import { ensureBuilt } from './built.ts';
 
 const s = suite('cli');
 
@@ -121,6 +122,7 @@ s('bad input never shows a stack trace: missing files, garbage, bad flags, bad p
 });
 
 s('the installed binary runs (bin/bootcplan.mjs through node), with exit codes', () => {
+  ensureBuilt();
   const r = spawnSync('node', ['bin/bootcplan.mjs', 'plan', '-f', specFile, '--cluster', clusterFile, '--detailed-exitcode'], { encoding: 'utf8' });
   assert.is(r.status, 2, r.stderr);
   assert.match(r.stdout, /Plan: 0 to create, 1 to change/);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parseSnapshot } from '../src/cluster/snapshot.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { ClusterBuilder, nodes } from './builders.ts';
+import { ensureBuilt } from './built.ts';
 
 const s = suite('hostile snapshots and specs');
 
@@ -100,7 +101,7 @@ s('the CLI refuses a 63 KB alias bomb with a 300 MB heap: exit 1, positioned err
   let out = '';
   let code = 0;
   try {
-    execFileSync(process.execPath, ['--max-old-space-size=300', 'bin/bootcplan.mjs', 'plan', '-f', 'examples/rollout.yaml', '--cluster', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    execFileSync(process.execPath, ['--max-old-space-size=300', ensureBuilt(), 'plan', '-f', 'examples/rollout.yaml', '--cluster', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
   } catch (err) {
     const e = err as { status: number; stderr: string; signal: string | null };
     assert.is(e.signal, null, 'killed by the timeout');

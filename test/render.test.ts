@@ -11,12 +11,12 @@ import type { CliIO } from '../src/cli/io.ts';
 const s = suite('render');
 const ANSI = /\x1b\[/;
 
-s('golden: text of the demo plan (no colour, ASCII)', () => {
-  golden('demo.txt', renderPlan(demoPlan(), 'text', { color: false }));
+s('golden: text of the demo plan (no colour, ASCII)', async () => {
+  golden('demo.txt', await renderPlan(demoPlan(), 'text', { color: false }));
 });
 
-s('golden: text of the demo plan with --full', () => {
-  golden('demo-full.txt', renderPlan(demoPlan(), 'text', { color: false, full: true }));
+s('golden: text of the demo plan with --full', async () => {
+  golden('demo-full.txt', await renderPlan(demoPlan(), 'text', { color: false, full: true }));
 });
 
 s('golden: markdown of the demo plan', () => {
@@ -27,8 +27,8 @@ s('golden: HTML of the demo plan', () => {
   golden('demo.html', renderHtml(demoPlan()));
 });
 
-s('text: the last line is the plan line; no colour and plain ASCII when colour is off', () => {
-  const out = renderPlan(demoPlan(), 'text', { color: false });
+s('text: the last line is the plan line; no colour and plain ASCII when colour is off', async () => {
+  const out = await renderPlan(demoPlan(), 'text', { color: false });
   const lines = out.trimEnd().split('\n');
   assert.match(lines[lines.length - 1], /^Plan: \d+ to create, \d+ to change, \d+ to delete; \d+ nodes in \d+ waves \(est\. [0-9hms]+\)\.$/);
   assert.not.match(out, ANSI);

@@ -1,29 +1,23 @@
 /**
  * `apply` and `rehearse` (DESIGN §2): carry a plan out in waves through the applier
  * (src/apply), against the live cluster or the simulated one built from a snapshot
- * (src/sim). I/O only; the engine is elsewhere.
+ * (src/sim). I/O only; the engine is elsewhere, loaded when a command runs (the applier, the
+ * simulator and their renderers stay out of the start-up of the other commands).
  */
 import type { Command } from 'commander';
 import { InputError, EXIT } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { parseDurations } from '../domain/timing.ts';
 import type { Plan } from '../plan/types.ts';
-import { apply, checkApplicable } from '../apply/applier.ts';
 import type { ApplyEvent } from '../apply/events.ts';
-import { windowPolicy } from '../apply/policy.ts';
-import { rehearse } from '../sim/rehearse.ts';
-import { eventToNdjson, formatEventLine, TtyProgress } from '../render/events.ts';
 import { formatDuration } from '../render/format.ts';
-import { renderHtml } from '../render/html/report.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { renderRehearsalText, rehearsalJson, rehearsalReport } from '../render/rehearsal.ts';
 import type { CommandContext } from './deps.ts';
 import { renderPlan, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
 import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag } from './options.ts';
 import { specFromFile } from './planning.ts';
-import { openSavedPlan, confirmSavedPlan } from './sealed.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 
@@ -61,6 +55,9 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
   if (!opts.autoApprove && !interactive) {
     throw new InputError('apply needs confirmation, and there is no terminal to ask on', [], 'review the plan (bootcplan plan / show), then run apply with --auto-approve');
   }
+  const [{ apply, checkApplicable }, { windowPolicy }, { openSavedPlan, confirmSavedPlan }] = await Promise.all([
+    import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'),
+  ]);
   const saved = planfile ? readPlanFile(planfile) : null;
   // A saved plan is checked before any cluster access; its phase durations are the planner's
   // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
@@ -75,7 +72,7 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
       plan = confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight });
     } else {
       plan = specs.replan(await driver.snapshot());
-      if (!opts.json) io.stdout(renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));
+      if (!opts.json) io.stdout(await renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));
       checkApplicable(plan);
     }
     if (!opts.autoApprove && !(await confirm(io, plan))) {
@@ -83,7 +80,7 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
       setExit(EXIT.error);
       return;
     }
-    const w = eventWriter(io, !!opts.json);
+    const w = await eventWriter(io, !!opts.json);
     const r = await apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: w.write, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan) });
     if (!opts.json) {
       const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already' : `done in ${formatDuration(r.durationSeconds)}`;
@@ -95,7 +92,8 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
   }
 }
 
-function eventWriter(io: CliIO, json: boolean): { write: (e: ApplyEvent) => void } {
+async function eventWriter(io: CliIO, json: boolean): Promise<{ write: (e: ApplyEvent) => void }> {
+  const { eventToNdjson, formatEventLine, TtyProgress } = await import('../render/events.ts');
   if (json) return { write: (e) => io.stdout(eventToNdjson(e)) };
   if (io.stderrIsTTY) {
     const tty = new TtyProgress({ color: useColor(io, true) });
@@ -138,6 +136,9 @@ function registerRehearse(program: Command, ctx: CommandContext): void {
 }
 
 async function rehearseAction({ io, setExit }: CommandContext, planfile: string | undefined, opts: RehearseOptions): Promise<void> {
+  const [{ rehearse }, { renderRehearsalText, rehearsalJson, rehearsalReport }, { openSavedPlan, confirmSavedPlan }] = await Promise.all([
+    import('../sim/rehearse.ts'), import('../render/rehearsal.ts'), import('./sealed.ts'),
+  ]);
   const saved = planfile ? readPlanFile(planfile) : null;
   // The simulated phase durations: --durations over the planner's defaults (never the file's alone).
   const durations = parseDurations(opts.durations, DEFAULT_DURATIONS);
@@ -166,7 +167,7 @@ async function rehearseAction({ io, setExit }: CommandContext, planfile: string 
   const report = rehearsalReport(rehearsal, error);
   if (report.exitCode === EXIT.stale && error) throw error;
   io.stdout(opts.output === 'json' ? rehearsalJson(report)
-    : opts.output === 'html' ? renderHtml(plan, { rehearsal: report })
+    : opts.output === 'html' ? (await import('../render/html/report.ts')).renderHtml(plan, { rehearsal: report })
     : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events }));
   if (error) throw error;
   setExit(EXIT.ok);

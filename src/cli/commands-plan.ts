@@ -8,9 +8,7 @@ import { formatDiagnostic, type Diagnostic } from '../base/diagnostics.ts';
 import { EXIT, InputError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { buildPlan } from '../plan/planner.ts';
-import { specChangesOf } from '../plan/specdiff.ts';
 import type { Plan } from '../plan/types.ts';
-import { markForReview } from '../plan/seal.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { renderJson } from '../render/json.ts';
 import type { CommandContext } from './deps.ts';
@@ -105,12 +103,13 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
   let specChanges = null;
   if (opts.base) {
     const base = readSpecAtRef(opts.file, opts.base, '--base');
+    const { specChangesOf } = await import('../plan/specdiff.ts'); // loads the diff library
     specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit!, opts.ref ?? 'working tree');
   }
   const snapshot = await loadCluster(opts, io.env);
   const made = buildPlan(planInput(read, snapshot, { now: now(), specChanges }));
-  const plan = opts.out && opts.forReview && made.summary.errors ? markForReview(made) : made;
-  io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
+  const plan = opts.out && opts.forReview && made.summary.errors ? (await import('../plan/seal.ts')).markForReview(made) : made;
+  io.stdout(await renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
   if (opts.out && plan.summary.errors && !plan.reviewOnly) {
     // A plan with errors can never be applied: saving it would only hand a dead file on.
     io.stderr(`not saved: the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'} and cannot be applied\n  hint: fix the spec and plan again, or add --for-review to save it marked for review only\n`);
@@ -161,5 +160,5 @@ function registerShow(program: Command, ctx: CommandContext): void {
 
 async function showAction({ io }: CommandContext, file: string, opts: ShowOptions): Promise<void> {
   const plan = readPlanFile(file);
-  io.stdout(renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
+  io.stdout(await renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
 }

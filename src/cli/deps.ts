@@ -22,6 +22,8 @@ export interface CliDeps {
   openDriver: DriverFactory;
   /** Epoch milliseconds; `plan` evaluates maintenance windows at this moment. */
   now: () => number;
+  /** How the command names itself in help and `version`: bootcplan, or `kubectl bootcplan` as a kubectl plugin. */
+  name?: string;
 }
 
 /** What the actions of a command group share: the dependencies and where the exit code goes. */

@@ -1,9 +1,8 @@
-/** `-o FORMAT` for plans (DESIGN §2: `-o` always names a format): the renderers behind one switch. */
+/**
+ * `-o FORMAT` for plans (DESIGN §2: `-o` always names a format): the renderers behind one
+ * switch, each loaded only when its format is asked for (start-up: README "Performance").
+ */
 import type { Plan } from '../plan/types.ts';
-import { renderText } from '../render/text.ts';
-import { renderJson } from '../render/json.ts';
-import { renderMarkdown } from '../render/markdown.ts';
-import { renderHtml } from '../render/html/report.ts';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -17,12 +16,12 @@ export interface RenderOptions {
   full?: boolean;
 }
 
-export function renderPlan(plan: Plan, format: string, opts: RenderOptions): string {
+export async function renderPlan(plan: Plan, format: string, opts: RenderOptions): Promise<string> {
   switch (format) {
-    case 'json': return renderJson(plan);
-    case 'markdown': return renderMarkdown(plan, { full: opts.full });
-    case 'html': return renderHtml(plan, { full: opts.full });
+    case 'json': return (await import('../render/json.ts')).renderJson(plan);
+    case 'markdown': return (await import('../render/markdown.ts')).renderMarkdown(plan, { full: opts.full });
+    case 'html': return (await import('../render/html/report.ts')).renderHtml(plan, { full: opts.full });
     // Plain ASCII symbols whenever colour is off (pipes, CI logs, NO_COLOR).
-    default: return renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
+    default: return (await import('../render/text.ts')).renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
   }
 }

@@ -16,14 +16,15 @@ import { registerPlanCommands } from './commands-plan.ts';
 import type { CliDeps, CommandContext } from './deps.ts';
 import { type CliIO, processIO } from './io.ts';
 import { openLiveDriver } from './live.ts';
+import { packageVersion, registerVersionCommand } from './version.ts';
 
 export function buildProgram(deps: CliDeps, setExit: (code: number) => void): Command {
   const ctx: CommandContext = { ...deps, setExit };
   const program = new Command();
   program
-    .name('bootcplan')
+    .name(deps.name ?? 'bootcplan')
     .description('Plan and apply OS-image and boot-image rollouts on OpenShift and bootc clusters')
-    .version('0.1.0')
+    .version(packageVersion())
     .exitOverride()
     .configureOutput({ writeOut: deps.io.stdout, writeErr: deps.io.stderr })
     .showHelpAfterError('(run with --help for usage)');
@@ -32,6 +33,7 @@ export function buildProgram(deps: CliDeps, setExit: (code: number) => void): Co
   registerSnapshotCommand(program, ctx);
   registerApplyCommands(program, ctx); // apply, rehearse
   registerLockCommands(program, ctx); // status, unlock
+  registerVersionCommand(program, ctx);
   return program;
 }
 
@@ -79,7 +81,7 @@ export function reportError(io: CliIO, err: unknown): number {
 
 /** The entry (bin/bootcplan.mjs, tests): each dependency not given is the real one. */
 export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise<number> {
-  const deps: CliDeps = { io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now };
+  const deps: CliDeps = { io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now, name: given.name };
   let code: number = EXIT.ok;
   const program = buildProgram(deps, (c) => (code = c));
   try {

@@ -6,7 +6,7 @@
  * fingerprints; every line shown has the credentials of references masked and invisible
  * characters made visible (the values diffed are data: issue 13). Pure.
  */
-import { diffLines } from 'diff';
+import { diffLines } from 'diff/lib/diff/line.js'; // one module, not the whole library (start-up)
 import { stringify } from 'yaml';
 import type { Operation } from 'fast-json-patch';
 import type { PlanChange } from '../plan/types.ts';

@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { inDir } from '../cwd.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
 import { captureIO } from './helpers.ts';
+import { ensureBuilt } from '../built.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
 import { imageRef } from '../../src/sim/generate.ts';
@@ -185,6 +186,7 @@ t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updat
   const p = captureIO();
   assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
   // A saved plan reads only files inside the directory (or repository) it is applied from.
+  ensureBuilt(); // the installed command runs dist/
   const child = spawn(process.execPath, [join(ROOT, 'bin/bootcplan.mjs'), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

@@ -1,0 +1,71 @@
+/**
+ * Start-up of the command as installed: each case in fresh processes, the compiled CLI
+ * (bin/bootcplan.mjs, dist/) and the TypeScript sources through tsx (bin/bootcplan-dev.mjs)
+ * measured alternately, median wall time; `node -e 0` is the runtime's own floor.
+ *   npm run bench:startup            (BENCH_STARTUP_RUNS=11, BENCH_NODE_BINARIES=/path/node,...)
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { snapshotFile } from './snapshots.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface StartupRow { runtime: string; case: string; targetMs: number | null; compiledMs: number; tsxMs: number | null }
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function wall(node: string, args: string[]): number {
+  const t = performance.now();
+  const r = spawnSync(node, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const ms = performance.now() - t;
+  if (r.status !== 0 && r.status !== 2) throw new Error(`${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
+  return ms;
+}
+
+export function benchStartup(runs: number, nodes: string[] = [process.execPath]): StartupRow[] {
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed');
+  const big = snapshotFile(10000, 'json');
+  const cases: { name: string; args: string[]; targetMs: number | null }[] = [
+    { name: 'node -e 0 (the runtime alone)', args: [], targetMs: null },
+    { name: 'bootcplan --version', args: ['--version'], targetMs: 150 },
+    { name: 'bootcplan plan, the demo (text)', args: ['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml'], targetMs: 400 },
+    { name: 'bootcplan plan, 10,000-node JSON snapshot (-o json)', args: ['plan', '-f', 'bench/spec.yaml', '--cluster', big, '-o', 'json'], targetMs: 1000 },
+  ];
+  const rows: StartupRow[] = [];
+  for (const node of nodes) {
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    for (const c of cases) {
+      const compiled: number[] = [];
+      const tsx: number[] = [];
+      const bare = c.args.length === 0;
+      for (let i = 0; i < runs; i++) {
+        compiled.push(wall(node, bare ? ['-e', '0'] : ['bin/bootcplan.mjs', ...c.args]));
+        if (!bare) tsx.push(wall(node, ['bin/bootcplan-dev.mjs', ...c.args]));
+      }
+      const row = { runtime: `Node.js ${version}`, case: c.name, targetMs: c.targetMs, compiledMs: median(compiled), tsxMs: bare ? null : median(tsx) };
+      rows.push(row);
+      console.error(`startup ${row.runtime} ${c.name}: ${row.compiledMs.toFixed(0)} ms${row.tsxMs === null ? '' : ` (tsx ${row.tsxMs.toFixed(0)} ms)`}`);
+    }
+  }
+  return rows;
+}
+
+export function startupTable(rows: StartupRow[], runs: number): string {
+  const ms = (x: number | null) => (x === null ? '' : `${x.toFixed(0)} ms`);
+  const lines = [
+    `Start-up, median of ${runs} fresh processes each (compiled and tsx measured alternately):`, '',
+    '| runtime | command | compiled (dist/) | tsx (sources) | target |', '|---|---|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const ok = r.targetMs === null ? '' : `${r.compiledMs <= r.targetMs ? '≤' : '>'} ${r.targetMs} ms`;
+    lines.push(`| ${r.runtime} | ${r.case} | **${ms(r.compiledMs)}** | ${ms(r.tsxMs)} | ${ok} |`);
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const runs = Number(process.env.BENCH_STARTUP_RUNS ?? 11);
+  const nodes = process.env.BENCH_NODE_BINARIES ? process.env.BENCH_NODE_BINARIES.split(',') : [process.execPath];
+  console.log(startupTable(benchStartup(runs, nodes), runs));
+}

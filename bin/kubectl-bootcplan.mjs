@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// kubectl plugin: with this file on PATH as kubectl-bootcplan, `kubectl bootcplan ARGS` runs
+// bootcplan ARGS (kubectl passes the arguments after the plugin name unchanged).
+import { launch } from './launch.mjs';
+
+await launch('kubectl bootcplan', new URL('../dist/cli/', import.meta.url), '.js');

@@ -1,0 +1,120 @@
+/**
+ * The shipped package (issue 16): `version` and `--version`, the compiled bins (bootcplan and
+ * the kubectl plugin kubectl-bootcplan), and what `npm pack` puts in the tarball.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
+import { ensureBuilt, ROOT } from './built.ts';
+
+const s = suite('package');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+
+async function cli(args: string[]) {
+  let out = '';
+  let err = '';
+  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: {}, stdoutIsTTY: false, stderrIsTTY: false };
+  const code = await run(args, { io });
+  return { code, out, err };
+}
+
+const node = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
+  spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env });
+
+s('version (from the sources): the package version, the checkout\'s commit and the Node.js runtime', async () => {
+  const r = await cli(['version']);
+  assert.is(r.code, 0, r.err);
+  const [first, commit, runtime] = r.out.trimEnd().split('\n');
+  assert.is(first, `bootcplan ${pkg.version}`);
+  assert.ok(commit.startsWith(`commit: ${head}`), commit);
+  assert.match(commit, /running the TypeScript sources/);
+  assert.is(runtime, `node:   ${process.version}`);
+  const j = JSON.parse((await cli(['version', '-o', 'json'])).out);
+  assert.equal({ version: j.version, commit: j.commit, from: j.from, node: j.node }, { version: pkg.version, commit: head, from: 'source', node: process.version });
+  assert.match((await cli(['version', '-o', 'yaml'])).out, new RegExp(`^version: ${pkg.version.replace(/\./g, '\\.')}\\ncommit: ${head}\\n`));
+  const bad = await cli(['version', '-o', 'xml']);
+  assert.is(bad.code, 1);
+  assert.match(bad.err, /expected one of text, json, yaml/);
+});
+
+s('--version prints the package version, from the sources and from the compiled bin', async () => {
+  assert.is((await cli(['--version'])).out, `${pkg.version}\n`);
+  const r = node([ensureBuilt(), '--version']);
+  assert.is(r.status, 0, r.stderr);
+  assert.is(r.stdout, `${pkg.version}\n`);
+});
+
+s('the compiled bin reports the commit recorded at build time (dist/build-info.json)', () => {
+  const r = node([ensureBuilt(), 'version', '-o', 'json']);
+  assert.is(r.status, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.is(j.from, 'build');
+  assert.is(j.version, pkg.version);
+  assert.match(j.commit, /^[0-9a-f]{40}$/);
+  const recorded = JSON.parse(readFileSync(join(ROOT, 'dist/build-info.json'), 'utf8'));
+  assert.is(j.commit, recorded.commit);
+});
+
+s('the compiled bin runs the demo plan without tsx (no TypeScript loader in the process)', () => {
+  const r = node([ensureBuilt(), 'plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml']);
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^Plan: /m);
+  const src = readFileSync(join(ROOT, 'dist/cli/commands-apply.js'), 'utf8');
+  assert.not.match(src, /from ['"][^'"]*\.ts['"]|import\(['"][^'"]*\.ts['"]\)/, 'compiled imports end in .js');
+  assert.not.ok(pkg.dependencies.tsx || pkg.dependencies.esbuild, 'tsx and esbuild are not runtime dependencies');
+});
+
+s('without a build, the bin says how to make one (no stack trace)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-unbuilt-'));
+  const script = `import { launch } from ${JSON.stringify(join(ROOT, 'bin/launch.mjs'))}; await launch('bootcplan', new URL('file://${dir}/dist/cli/'), '.js');`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, 'plan'], { encoding: 'utf8' });
+  assert.is(r.status, 1);
+  assert.match(r.stderr, /^error: bootcplan is not built \(no .*dist\/cli\/main\.js\)\n  hint: run `npm run build`/);
+  assert.not.match(r.stderr, /\n\s+at /);
+});
+
+s('kubectl-bootcplan names itself `kubectl bootcplan` in help and version', () => {
+  ensureBuilt();
+  const help = node(['bin/kubectl-bootcplan.mjs', '--help']);
+  assert.is(help.status, 0, help.stderr);
+  assert.match(help.stdout, /^Usage: kubectl bootcplan \[options\] \[command\]/);
+  const v = node(['bin/kubectl-bootcplan.mjs', 'version']);
+  assert.match(v.stdout, new RegExp(`^kubectl bootcplan ${pkg.version.replace(/\./g, '\\.')}\\n`));
+  assert.equal(pkg.bin, { bootcplan: 'bin/bootcplan.mjs', 'kubectl-bootcplan': 'bin/kubectl-bootcplan.mjs' });
+});
+
+s('kubectl finds kubectl-bootcplan on PATH and runs it as `kubectl bootcplan`', () => {
+  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+  if (kubectl.error) {
+    console.log('  (kubectl not installed: plugin discovery not checked)');
+    return;
+  }
+  ensureBuilt();
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-plugin-'));
+  symlinkSync(join(ROOT, 'bin/kubectl-bootcplan.mjs'), join(dir, 'kubectl-bootcplan')); // as npm links a global bin
+  const env = { ...process.env, PATH: `${dir}${delimiter}${process.env.PATH}`, KUBECONFIG: join(dir, 'none') };
+  const list = spawnSync('kubectl', ['plugin', 'list'], { encoding: 'utf8', env });
+  assert.match(list.stdout, new RegExp(`${dir}/kubectl-bootcplan`), list.stdout + list.stderr);
+  const r = spawnSync('kubectl', ['bootcplan', 'plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml', '-o', 'json'], { cwd: ROOT, encoding: 'utf8', env });
+  assert.is(r.status, 0, r.stderr);
+  assert.is(JSON.parse(r.stdout).formatVersion, '1.0');
+});
+
+s('npm pack: the compiled CLI, examples, LICENSE and CHANGELOG; no sources, tests, benches or fixtures', () => {
+  ensureBuilt();
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
+  for (const want of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bin/bootcplan.mjs', 'bin/kubectl-bootcplan.mjs', 'dist/cli/main.js', 'dist/cli/main.js.map', 'dist/build-info.json', 'examples/rollout.yaml', 'examples/cluster.yaml']) {
+    assert.ok(files.includes(want), `${want} is packed`);
+  }
+  const unwanted = files.filter((f) => /^(test|bench|src|scripts|plans|deploy|\.ci)\/|fixtures?\/|golden\/|\.test\.|^bin\/bootcplan-dev|^tsconfig|^Containerfile/.test(f));
+  assert.equal(unwanted, []);
+});
+
+s.run();
