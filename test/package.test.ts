@@ -117,4 +117,20 @@ s('npm pack: the compiled CLI, examples, LICENSE and CHANGELOG; no sources, test
   assert.equal(unwanted, []);
 });
 
+s('Containerfile: the runtime stage is a Node.js LTS base with git, the packed files only, non-root, OCI labels', () => {
+  const text = readFileSync(join(ROOT, 'Containerfile'), 'utf8');
+  const stages = text.split(/^FROM /m).slice(1);
+  assert.is(stages.length, 2, 'a build stage and a runtime stage');
+  const [build, runtime] = stages;
+  assert.match(build, /npm run build/);
+  assert.match(build, /npm pack /, 'the image gets npm pack\'s file list (what scripts/check-package.sh checks)');
+  assert.match(build, /npm ci --omit=dev/);
+  assert.match(runtime.split('\n')[0], /nodejs-(22|24)(-minimal)?$/, 'a current LTS line');
+  assert.match(runtime, /install git-core/);
+  assert.equal([...runtime.matchAll(/^COPY (.*)$/gm)].map((m) => m[1]), ['--from=build /opt/bootcplan /opt/bootcplan']);
+  const users = [...runtime.matchAll(/^USER (\S+)/gm)].map((m) => m[1]);
+  assert.ok(users.length && !['0', 'root'].includes(users[users.length - 1]), `runs as ${users[users.length - 1]}`);
+  for (const label of ['title', 'description', 'version', 'revision', 'licenses', 'source']) assert.match(runtime, new RegExp(`org\\.opencontainers\\.image\\.${label}=`));
+});
+
 s.run();
