@@ -1,7 +1,13 @@
 // Shared by the bins: `--version` alone answers from the build record (cli/version) without
 // loading the CLI (start-up budget, README "Performance"); anything else runs cli/main's run().
 // `cli` is the folder of the compiled CLI (dist/cli/, .js) or of the sources (src/cli/, .ts).
+import module from 'node:module';
+
 export async function launch(name, cli, ext) {
+  // Node.js 22.1+ keeps the compiled code of the modules it loads in a cache directory
+  // (os.tmpdir()/node-compile-cache; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a quarter
+  // less start-up CPU on a warm cache. Node.js 20 has no such cache.
+  module.enableCompileCache?.();
   const argv = process.argv.slice(2);
   const load = async (file) => {
     try {
