@@ -12,7 +12,10 @@ export type JsonSchema = Record<string, unknown>;
 
 export function toJsonSchema(schema: Schema): JsonSchema {
   const out: JsonSchema = {};
-  if (schema.description) out.description = schema.description;
+  // Editors show the description on hover: a default in words goes there (JSON Schema's
+  // `default` takes only a value).
+  const said = schema.defaultText ? `Default: ${schema.defaultText}.` : '';
+  if (schema.description || said) out.description = [schema.description, said].filter(Boolean).join(' ');
   if (schema.default !== undefined) out.default = schema.default;
   Object.assign(out, typeKeywords(schema));
   for (const [k, v] of Object.entries(schema.json ?? {})) {
