@@ -18,12 +18,27 @@ export type Schema = (
   | { type: 'boolean' }
   | { type: 'map'; values: Schema }
   | { type: 'any'; expected: string; check: Hook }
-) & {
+) & SchemaCommon;
+
+/** What every schema node may carry besides its type. */
+export interface SchemaCommon {
   /** `null` is a value here (JSON documents written by bootcplan itself, e.g. plan files). */
   nullable?: boolean;
-};
+  /** What the field means, for the JSON Schema and the README's spec reference (json-schema.ts). */
+  description?: string;
+  /** The value an absent field stands for, when it is one value (JSON Schema `default`). */
+  default?: unknown;
+  /** The default in words, when it depends on something else (e.g. the pool's role). */
+  defaultText?: string;
+  /**
+   * JSON Schema keywords for what a `check` hook enforces (enums, patterns, if/then rules), kept
+   * next to the hook so that the published schema and the validator stay one source. Rules no
+   * JSON Schema can state (duplicates, cron, time zones) stay with the hook alone.
+   */
+  json?: Record<string, unknown>;
+}
 
-export interface ObjectSchema {
+export interface ObjectSchema extends SchemaCommon {
   type: 'object';
   fields: Record<string, Schema>;
   required?: readonly string[];

@@ -13,10 +13,10 @@ import type { ApplyEvent } from '../apply/events.ts';
 import { formatDuration } from '../render/format.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
-import { renderPlan, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
+import { renderPlan, yamlOfJson, APPLY_FORMATS, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
 import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
-import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag } from './options.ts';
+import { type KubeOptions, STDIN_PATH, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag } from './options.ts';
 import { specFromFile } from './planning.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
@@ -32,6 +32,8 @@ interface ApplyOptions extends KubeOptions {
   file: string;
   autoApprove?: boolean;
   step?: boolean;
+  output: (typeof APPLY_FORMATS)[number];
+  /** The older spelling of -o json. */
   json?: boolean;
 }
 
@@ -46,14 +48,19 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .addOption(requestTimeoutOption())
     .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
     .option('--step', 'advance at most one wave, then exit 0')
-    .option('--json', 'print events as NDJSON on stdout')
+    .addOption(outputFormatOption(APPLY_FORMATS, 'output format (json: the events as NDJSON on stdout)'))
+    .option('--json', 'the same as -o json')
     .action((planfile: string | undefined, opts: ApplyOptions) => applyAction(ctx, planfile, opts));
 }
 
-async function applyAction({ io, setExit, openDriver }: CommandContext, planfile: string | undefined, opts: ApplyOptions): Promise<void> {
+async function applyAction({ io, setExit, openDriver }: CommandContext, planfile: string | undefined, given: ApplyOptions): Promise<void> {
+  const opts = { ...given, json: given.json || given.output === 'json' };
   const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
   if (!opts.autoApprove && !interactive) {
     throw new InputError('apply needs confirmation, and there is no terminal to ask on', [], 'review the plan (bootcplan plan / show), then run apply with --auto-approve');
+  }
+  if (!opts.autoApprove && !planfile && opts.file === STDIN_PATH) {
+    throw new InputError('apply -f - reads the spec from stdin, so no answer to the confirmation can come from there', [], 'review the plan (bootcplan plan -f -), then run apply -f - with --auto-approve');
   }
   const [{ apply, checkApplicable }, { windowPolicy }, { openSavedPlan, confirmSavedPlan }] = await Promise.all([
     import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'),
@@ -148,7 +155,7 @@ async function rehearseAction({ io, setExit }: CommandContext, planfile: string 
   // A saved plan is checked before its snapshot is read (the path comes from the file).
   const specs = saved ? openSavedPlan(saved, durations) : null;
   const clusterFile = opts.cluster ?? (saved ? planSnapshotFile(saved) : null);
-  if (!clusterFile) throw new InputError('rehearse needs a cluster snapshot', [], 'pass --cluster SNAPSHOT (bootcplan snapshot -o FILE writes one)');
+  if (!clusterFile) throw new InputError('rehearse needs a cluster snapshot', [], 'pass --cluster SNAPSHOT (bootcplan snapshot --out FILE writes one)');
   const snapshot = readSnapshotFile(clusterFile);
   let plan: Plan;
   let replan: (s: ClusterSnapshot) => Plan;
@@ -167,6 +174,7 @@ async function rehearseAction({ io, setExit }: CommandContext, planfile: string 
   const report = rehearsalReport(rehearsal, error);
   if (report.exitCode === EXIT.stale && error) throw error;
   io.stdout(opts.output === 'json' ? rehearsalJson(report)
+    : opts.output === 'yaml' ? yamlOfJson(rehearsalJson(report))
     : opts.output === 'html' ? (await import('../render/html/report.ts')).renderHtml(plan, { rehearsal: report })
     : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events }));
   if (error) throw error;

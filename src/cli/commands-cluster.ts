@@ -10,14 +10,21 @@ import { renderStatus } from '../render/status.ts';
 import type { CommandContext } from './deps.ts';
 import { writeFileAtomic } from './files.ts';
 import { asClusterApiError } from './live.ts';
-import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags } from './options.ts';
+import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, outputFormatOption } from './options.ts';
+import { SNAPSHOT_FORMATS, STATUS_FORMATS, yamlOfJson } from './formats.ts';
+import { jsonText } from '../render/vocabulary.ts';
 
 // ---- snapshot ----
 
 interface SnapshotOptions extends KubeOptions {
-  /** A file name, not a format (unlike `-o` elsewhere): .json writes JSON, anything else YAML. */
-  output?: string;
+  /** yaml or json; unset: json for an --out file ending in .json, else yaml. */
+  output?: 'yaml' | 'json';
+  out?: string;
 }
+
+/** `-o FILE` was the file before `-o` named a format everywhere (DESIGN §2). */
+const snapshotMisread = (value: string) =>
+  `-o names the format now; write the snapshot to a file with --out ${value}${value.endsWith('.json') ? ' (or -o json --out FILE)' : ''}`;
 
 export function registerSnapshotCommand(program: Command, ctx: CommandContext): void {
   program
@@ -26,7 +33,8 @@ export function registerSnapshotCommand(program: Command, ctx: CommandContext): 
     .addOption(kubeconfigOption())
     .addOption(contextOption())
     .addOption(requestTimeoutOption())
-    .option('-o, --output <file>', 'write to FILE (.json: JSON, otherwise YAML); default: stdout')
+    .addOption(outputFormatOption(SNAPSHOT_FORMATS, 'format (default: json for an --out file ending in .json, else yaml)', null, snapshotMisread))
+    .option('--out <file>', 'write the snapshot to FILE instead of stdout')
     .action((opts: SnapshotOptions) => snapshotAction(ctx, opts));
 }
 
@@ -46,14 +54,14 @@ async function snapshotAction({ io }: CommandContext, opts: SnapshotOptions): Pr
     metadata: { annotations: { 'bootcplan.dev/source': `live:${client.contextName}`, 'bootcplan.dev/server': client.server } },
     items: read.objects,
   };
-  const json = typeof opts.output === 'string' && opts.output.endsWith('.json');
+  const json = opts.output ? opts.output === 'json' : !!opts.out?.endsWith('.json');
   const text = json ? JSON.stringify(list, null, 2) + '\n' : stringify(list, { lineWidth: 0 });
-  if (opts.output) writeFileAtomic(opts.output, text);
+  if (opts.out) writeFileAtomic(opts.out, text);
   else io.stdout(text);
   const kinds = new Map<string, number>();
   for (const o of read.objects) kinds.set(o.kind, (kinds.get(o.kind) ?? 0) + 1);
   const summary = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');
-  io.stderr(`snapshot of ${client.contextName} (${client.server}): ${read.objects.length} objects${summary ? ` (${summary})` : ''}${opts.output ? ` -> ${opts.output}` : ''}\n`);
+  io.stderr(`snapshot of ${client.contextName} (${client.server}): ${read.objects.length} objects${summary ? ` (${summary})` : ''}${opts.out ? ` -> ${opts.out}` : ''}\n`);
   if (read.notInstalled.length) io.stderr(`not installed: ${read.notInstalled.join(', ')}\n`);
 }
 
@@ -65,6 +73,8 @@ export function registerLockCommands(program: Command, ctx: CommandContext): voi
 }
 
 interface StatusOptions extends KubeOptions {
+  output: (typeof STATUS_FORMATS)[number];
+  /** The older spelling of -o json. */
   json?: boolean;
 }
 
@@ -75,7 +85,8 @@ function registerStatus(program: Command, ctx: CommandContext): void {
     .addOption(kubeconfigOption())
     .addOption(contextOption())
     .addOption(requestTimeoutOption())
-    .option('--json', 'print {lock, progress} as JSON')
+    .addOption(outputFormatOption(STATUS_FORMATS, 'output format (json, yaml: {lock, progress})'))
+    .option('--json', 'the same as -o json')
     .action((opts: StatusOptions) => statusAction(ctx, opts));
 }
 
@@ -84,8 +95,10 @@ async function statusAction({ io, openDriver }: CommandContext, opts: StatusOpti
   try {
     const [lock, progress] = [await driver.readLock(), await driver.readProgress()];
     const expired = lock ? Date.parse(lock.renewedAt) / 1000 + lock.ttlSeconds < driver.clock.now() : false;
-    if (opts.json) {
-      io.stdout(JSON.stringify({ lock: lock ? { ...lock, expired } : null, progress }, null, 2) + '\n');
+    const format = opts.json ? 'json' : opts.output;
+    if (format !== 'text') {
+      const json = jsonText({ lock: lock ? { ...lock, expired } : null, progress }, 2) + '\n';
+      io.stdout(format === 'yaml' ? yamlOfJson(json) : json);
       return;
     }
     io.stdout(renderStatus(lock, expired, progress));

@@ -18,7 +18,7 @@ import { type CliIO, useColor } from './io.ts';
 import { writeFileAtomic } from './files.ts';
 import { readLiveSnapshot } from './live.ts';
 import {
-  type KubeOptions, type SpecOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, refOption, clusterOption, outputFormatOption, fullOption,
+  type KubeOptions, type SpecOptions, STDIN_PATH, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, refOption, clusterOption, outputFormatOption, fullOption,
 } from './options.ts';
 import { planInput } from './planning.ts';
 
@@ -89,7 +89,7 @@ function registerPlan(program: Command, ctx: CommandContext): void {
     .addOption(contextOption())
     .addOption(requestTimeoutOption())
     .addOption(outputFormatOption(OUTPUT_FORMATS))
-    .option('--out [planfile]', 'save the plan as JSON (a bare name goes into plans/)')
+    .option('--out [planfile]', 'save the plan file (JSON; a bare name goes into plans/)')
     .option('--for-review', 'with --out: save a plan that has errors, marked so that it is never applied')
     .addOption(fullOption())
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does')
@@ -98,6 +98,9 @@ function registerPlan(program: Command, ctx: CommandContext): void {
 }
 
 async function planAction({ io, now, setExit }: CommandContext, opts: PlanOptions): Promise<void> {
+  if (opts.out && opts.file === STDIN_PATH) {
+    throw new InputError('plan --out saves a plan that apply checks against its spec file, and -f - has none', [], 'save the spec to a file and plan with -f FILE --out, or leave out --out');
+  }
   const read = readSpec(opts.file, opts.ref);
   requireValidSpec(read);
   let specChanges = null;

@@ -1,15 +1,24 @@
 /**
- * `-o FORMAT` for plans (DESIGN §2: `-o` always names a format): the renderers behind one
- * switch, each loaded only when its format is asked for (start-up: README "Performance").
+ * `-o FORMAT` (DESIGN §2: `-o` always names a format, `--out` always a file): the plan
+ * renderers behind one switch, each loaded only when its format is asked for (start-up: README
+ * "Performance"), and the YAML form of every JSON document a command prints.
  */
 import type { Plan } from '../plan/types.ts';
+import { yamlText } from '../render/yaml.ts';
 
-export const OUTPUT_FORMATS = ['text', 'json', 'markdown', 'html'] as const;
+export const OUTPUT_FORMATS = ['text', 'json', 'yaml', 'markdown', 'html'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** `rehearse -o`: html is the plan report with the timeline drawn from the rehearsal. */
-export const REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
+export const REHEARSAL_FORMATS = ['text', 'json', 'yaml', 'html'] as const;
 export type RehearsalFormat = (typeof REHEARSAL_FORMATS)[number];
+
+/** `status -o`: the lock and the progress of the last apply. */
+export const STATUS_FORMATS = ['text', 'json', 'yaml'] as const;
+/** `apply -o`: json is the event stream, one JSON object a line (NDJSON). */
+export const APPLY_FORMATS = ['text', 'json'] as const;
+/** `snapshot -o`: the snapshot file's format. */
+export const SNAPSHOT_FORMATS = ['yaml', 'json'] as const;
 
 export interface RenderOptions {
   color: boolean;
@@ -19,9 +28,15 @@ export interface RenderOptions {
 export async function renderPlan(plan: Plan, format: string, opts: RenderOptions): Promise<string> {
   switch (format) {
     case 'json': return (await import('../render/json.ts')).renderJson(plan);
+    case 'yaml': return yamlOfJson((await import('../render/json.ts')).renderJson(plan));
     case 'markdown': return (await import('../render/markdown.ts')).renderMarkdown(plan, { full: opts.full });
     case 'html': return (await import('../render/html/report.ts')).renderHtml(plan, { full: opts.full });
     // Plain ASCII symbols whenever colour is off (pipes, CI logs, NO_COLOR).
     default: return (await import('../render/text.ts')).renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
   }
+}
+
+/** The YAML of a JSON document a renderer made (so both formats carry the same, masked, value). */
+export function yamlOfJson(json: string): string {
+  return yamlText(JSON.parse(json));
 }

@@ -12,6 +12,8 @@ import type { PlanSpecInfo, Plan } from '../plan/types.ts';
 import { parsePlanFile } from '../plan/plan-file.ts';
 import { InputError } from '../base/errors.ts';
 import { hasErrors } from '../base/diagnostics.ts';
+import { readStdinText, STDIN_NAME } from './stdin.ts';
+import { STDIN_PATH } from './options.ts';
 
 /**
  * Input files are read only when they are regular files of a sane size: a path that names a
@@ -20,6 +22,7 @@ import { hasErrors } from '../base/diagnostics.ts';
 const MAX_INPUT_BYTES = 512 * 1024 * 1024;
 
 export function readTextFile(path: string, what: string, hint?: string): string {
+  if (path === STDIN_PATH) return readStdinText(what, MAX_INPUT_BYTES, hint);
   let st;
   try {
     st = statSync(path);
@@ -71,10 +74,15 @@ export function readSpecAtRef(file: string, ref: string, flag = '--ref'): SpecSo
   return { text, info: { path: inRepo, ref, commit, dirty: null } };
 }
 
+/** What diagnostics and plans call an input: `<stdin>` for `-`. */
+export const inputName = (file: string) => (file === STDIN_PATH ? STDIN_NAME : file);
+
 /** The working-tree spec, with the HEAD commit and whether the file differs from it. */
 export function readSpecWorkingTree(file: string): SpecSource {
   const abs = resolve(file);
   const text = readTextFile(file, 'spec', 'pass the spec with -f FILE (default: bootcplan.yaml in the current directory)');
+  // From stdin: no file, so no commit and no "differs from HEAD" to record.
+  if (file === STDIN_PATH) return { text, info: { path: STDIN_NAME, ref: null, commit: null, dirty: null } };
   let commit: string | null = null;
   let dirty: boolean | null = null;
   let path = file;
@@ -90,10 +98,11 @@ export function readSpecWorkingTree(file: string): SpecSource {
 }
 
 export function readSpec(file: string, ref?: string): SpecRead {
+  if (ref && file === STDIN_PATH) throw new InputError(`--ref ${ref} reads the spec from git, and -f - from stdin: pick one`, [], 'with --ref, -f names the spec\'s path in the repository');
   const src = ref ? readSpecAtRef(file, ref) : readSpecWorkingTree(file);
-  const loaded = parseRolloutSpec(src.text, file);
+  const loaded = parseRolloutSpec(src.text, inputName(file));
   const { path, ref: at, commit, dirty } = src.info;
-  return { loaded, text: src.text, info: { name: loaded.spec?.metadata.name ?? basename(file), path, ref: at, commit, sha256: loaded.sha256, dirty } };
+  return { loaded, text: src.text, info: { name: loaded.spec?.metadata.name ?? basename(inputName(file)), path, ref: at, commit, sha256: loaded.sha256, dirty } };
 }
 
 function existingDir(d: string): string {
@@ -112,17 +121,17 @@ export function requireValidSpec(read: SpecRead): void {
 }
 
 export function readSnapshotFile(file: string): ClusterSnapshot {
-  const text = readTextFile(file, 'snapshot', 'write one with `bootcplan snapshot -o FILE`, or plan against the live cluster with --kubeconfig');
-  const r = parseSnapshot(text, file);
+  const text = readTextFile(file, 'snapshot', 'write one with `bootcplan snapshot --out FILE`, or plan against the live cluster with --kubeconfig');
+  const r = parseSnapshot(text, inputName(file));
   if (!r.snapshot) {
-    throw new InputError(`${file}: not a usable cluster snapshot`, r.diagnostics);
+    throw new InputError(`${inputName(file)}: not a usable cluster snapshot`, r.diagnostics);
   }
   return r.snapshot;
 }
 
 export function readPlanFile(file: string): Plan {
   const text = readTextFile(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`');
-  const r = parsePlanFile(text, file);
-  if (!r.plan) throw new InputError(`${file}: not a usable plan file`, r.diagnostics);
+  const r = parsePlanFile(text, inputName(file));
+  if (!r.plan) throw new InputError(`${inputName(file)}: not a usable plan file`, r.diagnostics);
   return r.plan;
 }

@@ -17,8 +17,16 @@ import type { CliDeps, CommandContext } from './deps.ts';
 import { type CliIO, processIO } from './io.ts';
 import { openLiveDriver } from './live.ts';
 import { packageVersion, registerVersionCommand } from './version.ts';
+import { registerCompletionCommand } from './completion.ts';
+import { STDIN_PATH } from './options.ts';
 
-export function buildProgram(deps: CliDeps, setExit: (code: number) => void): Command {
+/** `-q`/`-v`, as the actions of one run see them. */
+export interface Verbosity {
+  quiet: boolean;
+  verbose: boolean;
+}
+
+export function buildProgram(deps: CliDeps, setExit: (code: number) => void, verbosity: Verbosity = { quiet: false, verbose: false }): Command {
   const ctx: CommandContext = { ...deps, setExit };
   const program = new Command();
   program
@@ -27,18 +35,36 @@ export function buildProgram(deps: CliDeps, setExit: (code: number) => void): Co
     .version(packageVersion())
     .exitOverride()
     .configureOutput({ writeOut: deps.io.stdout, writeErr: deps.io.stderr })
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError('(run with --help for usage)')
+    // Unknown commands and flags name the near one: `plna` -> plan, `--clustr` -> --cluster.
+    .showSuggestionAfterError(true)
+    .option('-q, --quiet', 'print only errors on stderr: no warnings, progress or notes')
+    .option('-v, --verbose', 'also print how long the command took and, for an internal error, its stack')
+    .hook('preAction', (_program, action) => beforeAction(ctx, action, verbosity));
   // In the order `bootcplan --help` lists them.
   registerPlanCommands(program, ctx); // validate, plan, show
   registerSnapshotCommand(program, ctx);
   registerApplyCommands(program, ctx); // apply, rehearse
   registerLockCommands(program, ctx); // status, unlock
   registerVersionCommand(program, ctx);
+  registerCompletionCommand(program, ctx);
   return program;
 }
 
+/** Checks that hold for every command, and `-q`: warnings and notes go nowhere (errors still show). */
+function beforeAction(ctx: CommandContext, action: Command, verbosity: Verbosity): void {
+  const opts = action.optsWithGlobals<{ quiet?: boolean; verbose?: boolean; file?: string; cluster?: string }>();
+  if (opts.quiet && opts.verbose) throw new InputError('-q and -v contradict each other', [], 'pick one');
+  // One stdin, one input: the second reader would find it empty.
+  const readers = [opts.file === STDIN_PATH && '-f -', opts.cluster === STDIN_PATH && '--cluster -', action.args.includes(STDIN_PATH) && 'a plan file -'].filter(Boolean);
+  if (readers.length > 1) throw new InputError(`${readers.join(' and ')} both read stdin, which holds one input`, [], 'pass all but one of them as files');
+  verbosity.quiet = !!opts.quiet;
+  verbosity.verbose = !!opts.verbose;
+  if (opts.quiet) ctx.io = { ...ctx.io, stderr: () => {} };
+}
+
 /** The one place that maps errors to exit codes and one-screen messages. */
-export function reportError(io: CliIO, err: unknown): number {
+export function reportError(io: CliIO, err: unknown, verbose = false): number {
   // Messages carry data (node names, API messages, file names): shown through forDisplay, so
   // that control and bidi characters are escaped and credentials masked (README "Security model").
   const say = (text: string) => io.stderr(forDisplay(text) + '\n');
@@ -74,7 +100,7 @@ export function reportError(io: CliIO, err: unknown): number {
     const e = err as Error;
     say(`error: internal error: ${e?.message ?? String(err)}`);
     say('  hint: this is a bug in bootcplan; rerun with BOOTCPLAN_DEBUG=1 and report the output');
-    if (io.env.BOOTCPLAN_DEBUG && e?.stack) for (const l of e.stack.split('\n')) say(l);
+    if ((io.env.BOOTCPLAN_DEBUG || verbose) && e?.stack) for (const l of e.stack.split('\n')) say(l);
   }
   return exitCodeOf(err);
 }
@@ -83,11 +109,14 @@ export function reportError(io: CliIO, err: unknown): number {
 export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise<number> {
   const deps: CliDeps = { io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now, name: given.name };
   let code: number = EXIT.ok;
-  const program = buildProgram(deps, (c) => (code = c));
+  const verbosity: Verbosity = { quiet: false, verbose: false };
+  const program = buildProgram(deps, (c) => (code = c), verbosity);
+  const started = deps.now();
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
-    return reportError(deps.io, err);
+    code = reportError(deps.io, err, verbosity.verbose);
   }
+  if (verbosity.verbose) deps.io.stderr(`bootcplan ${program.args[0] ?? ''}: exit ${code} after ${((deps.now() - started) / 1000).toFixed(2)}s\n`);
   return code;
 }

@@ -5,7 +5,8 @@
  * (`--detailed-exitcode` -> `detailedExitcode`).
  */
 import { InputError } from '../base/errors.ts';
-import { Option } from 'commander';
+import { Option, InvalidArgumentError } from 'commander';
+import { nearest } from '../base/schema.ts';
 
 /** The live cluster: `--kubeconfig PATH --context NAME`. */
 export interface KubeOptions {
@@ -38,7 +39,7 @@ export function requestTimeoutOption(): Option {
   return new Option('--request-timeout <duration>', 'longest wait for one API answer: seconds or a duration such as 30s or 2m; 0 for no limit (default 30s)');
 }
 
-export function specFileOption(help = 'rollout spec'): Option {
+export function specFileOption(help = 'rollout spec (- reads stdin)'): Option {
   return new Option('-f, --file <spec>', help).default('bootcplan.yaml');
 }
 
@@ -48,13 +49,27 @@ export function refOption(): Option {
 
 /** `--cluster SNAPSHOT`; what the snapshot is for differs per command. */
 export function clusterOption(help: string): Option {
-  return new Option('--cluster <snapshot>', help);
+  return new Option('--cluster <snapshot>', `${help} (- reads stdin)`);
 }
 
-/** `-o FORMAT` with its closed list of formats; text by default. */
-export function outputFormatOption(formats: readonly string[], help = 'output format'): Option {
-  return new Option('-o, --output <format>', help).choices([...formats]).default('text');
+/**
+ * `-o FORMAT` with its closed list of formats (text by default; `null`: no default). A value
+ * that is no format is refused with the near one (`-o ymal`: did you mean yaml?), or with the
+ * hint `misread` gives (e.g. a file name where a format belongs).
+ */
+export function outputFormatOption(formats: readonly string[], help = 'output format', fallback: string | null = 'text', misread?: (value: string) => string | undefined): Option {
+  const option = new Option('-o, --output <format>', help).choices([...formats]);
+  if (fallback !== null) option.default(fallback);
+  return option.argParser((value: string) => {
+    if (formats.includes(value)) return value;
+    const near = nearest(value, formats);
+    const hint = misread?.(value) ?? (near ? `did you mean ${near}?` : undefined);
+    throw new InvalidArgumentError(`Allowed formats are ${formats.join(', ')}${hint ? `; ${hint}` : '.'}`);
+  });
 }
+
+/** `-f -` and `--cluster -`: the input comes from stdin. */
+export const STDIN_PATH = '-';
 
 export function fullOption(): Option {
   return new Option('--full', 'show every managed field, not only the changed ones');

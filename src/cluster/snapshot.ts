@@ -169,7 +169,7 @@ export function parseSnapshot(text: string, file: string): LoadedSnapshot {
         severity: 'error', code: 'snapshot-empty', message: 'the snapshot is empty: it holds no Kubernetes objects',
         path: null, file, line: 1, column: 1,
         expected: 'the objects of a cluster: a List, or a multi-document stream of objects',
-        hint: 'write one with `bootcplan snapshot -o FILE`; an empty file is never taken as an empty cluster',
+        hint: 'write one with `bootcplan snapshot --out FILE`; an empty file is never taken as an empty cluster',
       }],
     };
   }
@@ -313,7 +313,7 @@ function yamlSyntaxDiagnostic(file: string, err: Error): Diagnostic {
     severity: 'error', code: 'yaml-syntax', message: `cannot parse YAML: ${reason}`,
     path: null, file, line: mark ? mark.line + 1 : null, column: mark ? mark.column + 1 : null,
     expected: 'a YAML Kubernetes List or a multi-document stream of objects',
-    hint: 'check indentation and quoting around this position; regenerate the file with `bootcplan snapshot -o FILE`',
+    hint: 'check indentation and quoting around this position; regenerate the file with `bootcplan snapshot --out FILE`',
   };
 }
 
@@ -349,7 +349,7 @@ function jsonSyntaxDiagnostic(text: string, file: string, err: Error): Diagnosti
     message: `cannot parse JSON: ${firstLineOf(err.message).replace(/ in JSON at position \d+.*$/, '').replace(/,\s*(\.\.\.)?".*$/, '')}`,
     path: null, file, line, column,
     expected: 'a JSON Kubernetes List or object',
-    hint: 'was the file cut short? regenerate it with `bootcplan snapshot -o FILE`',
+    hint: 'was the file cut short? regenerate it with `bootcplan snapshot --out FILE`',
   };
 }
 

@@ -44,6 +44,7 @@ export function apiEnum(values: readonly string[], hint?: (v: string) => string 
   return {
     type: 'string',
     patternText: `one of ${quoteList(values)}`,
+    json: { enum: [...values] },
     check(v: string, path, ctx) {
       if (values.includes(v)) return;
       const near = nearest(v, values);
@@ -74,6 +75,7 @@ function versionString(min: number, max: number, re: RegExp, message: string, ex
   return {
     type: 'string',
     patternText: example,
+    json: { minLength: min, maxLength: max, pattern: re.source },
     check(v: string, path, ctx) {
       if (v.length < min) {
         ctx.report({ code: 'too-short', path, message: `Invalid value: "${v}": ${path} in body should be at least ${min} chars long`, expected: example });
@@ -88,18 +90,33 @@ function versionString(min: number, max: number, re: RegExp, message: string, ex
   };
 }
 
+/** JSON Schema: `then` when `field` is one of `values` (the field present), else `otherwise`. */
+const when = (field: string, values: readonly string[], then: object, otherwise?: object) => ({
+  if: { properties: { [field]: { enum: [...values] } }, required: [field] }, then, ...(otherwise ? { else: otherwise } : {}),
+});
+const forbid = (field: string) => ({ not: { required: [field] } });
+
 const labelSelectorSchema: ObjectSchema = {
   type: 'object',
+  description: 'A label selector over MachineSet labels (matchLabels and/or matchExpressions).',
   fields: {
-    matchLabels: { type: 'map', values: { type: 'string' } },
+    matchLabels: { type: 'map', values: { type: 'string' }, description: 'Labels a MachineSet must have, all of them.' },
     matchExpressions: {
       type: 'array',
+      description: 'Label requirements, all of them.',
       items: {
         type: 'object',
         fields: {
-          key: { type: 'string', minLength: 1 },
-          operator: apiEnum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
-          values: { type: 'array', items: { type: 'string' } },
+          key: { type: 'string', minLength: 1, description: 'The label key.' },
+          operator: { ...apiEnum(['In', 'NotIn', 'Exists', 'DoesNotExist']), description: 'How the label is compared with values.' },
+          values: { type: 'array', items: { type: 'string' }, description: 'Non-empty for In and NotIn, empty for Exists and DoesNotExist.' },
+        },
+        json: {
+          required: ['key', 'operator'],
+          allOf: [
+            when('operator', ['In', 'NotIn'], { required: ['values'], properties: { values: { minItems: 1 } } }),
+            when('operator', ['Exists', 'DoesNotExist'], { properties: { values: { maxItems: 0 } } }),
+          ],
         },
         check(e, path, ctx) {
           requireFields(e, path, ctx, { key: 'a label key', operator: 'one of "In", "NotIn", "Exists", "DoesNotExist"' });
@@ -132,10 +149,14 @@ const labelSelectorSchema: ObjectSchema = {
 
 const selectionSchema: ObjectSchema = {
   type: 'object',
+  description: 'Which machine resources of this kind get their boot images updated.',
+  json: { required: ['mode'], ...when('mode', ['Partial'], { required: ['partial'] }, forbid('partial')) },
   fields: {
-    mode: apiEnum(SELECTION_MODES),
+    mode: { ...apiEnum(SELECTION_MODES), description: 'All: every resource of this kind; Partial: those partial.machineResourceSelector selects; None: none.' },
     partial: {
       type: 'object',
+      description: 'With mode Partial only: the selector.',
+      json: { required: ['machineResourceSelector'] },
       fields: { machineResourceSelector: labelSelectorSchema },
       check(p, path, ctx) {
         requireFields(p, path, ctx, { machineResourceSelector: 'a label selector (matchLabels / matchExpressions) over MachineSet labels' });
@@ -158,9 +179,13 @@ const selectionSchema: ObjectSchema = {
 
 export const machineManagerSchema: ObjectSchema = {
   type: 'object',
+  json: {
+    required: ['resource', 'apiGroup', 'selection'],
+    ...when('resource', ['controlplanemachinesets'], { properties: { selection: { properties: { mode: { enum: ['All', 'None'] } } } } }),
+  },
   fields: {
-    resource: apiEnum(MACHINE_MANAGER_RESOURCES),
-    apiGroup: apiEnum(MACHINE_MANAGER_API_GROUPS),
+    resource: { ...apiEnum(MACHINE_MANAGER_RESOURCES), description: 'The kind of machine resource: MachineSets or the ControlPlaneMachineSet (mode All or None only).' },
+    apiGroup: { ...apiEnum(MACHINE_MANAGER_API_GROUPS), description: 'The API group of resource.' },
     selection: selectionSchema,
   },
   check(m, path, ctx) {
@@ -205,9 +230,12 @@ function checkListMapKeys(list: unknown[], path: string, ctx: Ctx) {
 
 export const managedBootImagesSchema: Schema = {
   type: 'object',
+  description: 'The boot images the MCO keeps up to date, written to MachineConfiguration cluster spec.managedBootImages (same shape); left out: as the cluster has it.',
   fields: {
     machineManagers: {
       type: 'array', items: machineManagerSchema, maxItems: 5,
+      defaultText: 'the platform default',
+      description: 'One entry per (resource, apiGroup). An empty list is the legacy opt-out (a warning: write mode None instead).',
       check(list: unknown[], path, ctx) {
         checkListMapKeys(list, path, ctx);
         if (list.length === 0) {
@@ -226,10 +254,18 @@ export const managedBootImagesSchema: Schema = {
 
 const manualSchema: ObjectSchema = {
   type: 'object',
+  description: 'With mode Manual only: the version the boot images were installed from.',
+  json: {
+    required: ['mode'],
+    allOf: [
+      when('mode', ['OCPVersion'], { required: ['ocpVersion'] }, forbid('ocpVersion')),
+      when('mode', ['RHCOSVersion'], { required: ['rhcosVersion'] }, forbid('rhcosVersion')),
+    ],
+  },
   fields: {
-    mode: apiEnum(SKEW_MANUAL_MODES),
-    ocpVersion: versionString(5, 10, OCP_VERSION_RE, OCP_VERSION_MESSAGE, 'an OpenShift version x.y.z, e.g. "4.20.0"'),
-    rhcosVersion: versionString(14, 21, RHCOS_VERSION_RE, RHCOS_VERSION_MESSAGE, 'an RHCOS version, e.g. "9.6.20250523-1" or "416.94.202411201433-0"'),
+    mode: { ...apiEnum(SKEW_MANUAL_MODES), description: 'Which version names the boot images: an OpenShift release or an RHCOS build.' },
+    ocpVersion: { ...versionString(5, 10, OCP_VERSION_RE, OCP_VERSION_MESSAGE, 'an OpenShift version x.y.z, e.g. "4.20.0"'), description: 'With mode OCPVersion: x.y.z, e.g. "4.20.0".' },
+    rhcosVersion: { ...versionString(14, 21, RHCOS_VERSION_RE, RHCOS_VERSION_MESSAGE, 'an RHCOS version, e.g. "9.6.20250523-1" or "416.94.202411201433-0"'), description: 'With mode RHCOSVersion: e.g. "9.6.20250523-1".' },
   },
   check(m, path, ctx) {
     requireFields(m, path, ctx, { mode: `one of ${quoteList(SKEW_MANUAL_MODES)}` });
@@ -249,12 +285,17 @@ const manualSchema: ObjectSchema = {
 
 export const bootImageSkewEnforcementSchema: Schema = {
   type: 'object',
+  description: 'MachineConfiguration cluster spec.bootImageSkewEnforcement (same shape): how the MCO guards against boot images too old for the cluster; left out: as the cluster has it.',
+  json: { required: ['mode'], ...when('mode', ['Manual'], { required: ['manual'] }, forbid('manual')) },
   fields: {
     // Automatic is a status-only value: the API accepts only Manual or None in spec
     // (openshift/api operator/v1 BootImageSkewEnforcementConfig, enum Manual;None).
-    mode: apiEnum(SKEW_MODES, (v) => v === 'Automatic'
-      ? 'Automatic is a status value the MCO chooses on its own; to leave it, pick Manual (with the version your boot images have) or None (no enforcement); to keep it, omit bootImageSkewEnforcement'
-      : undefined),
+    mode: {
+      ...apiEnum(SKEW_MODES, (v) => v === 'Automatic'
+        ? 'Automatic is a status value the MCO chooses on its own; to leave it, pick Manual (with the version your boot images have) or None (no enforcement); to keep it, omit bootImageSkewEnforcement'
+        : undefined),
+      description: 'Manual: enforce against the version in manual; None: no enforcement (Automatic is the MCO\'s own status value, not a spec value).',
+    },
     manual: manualSchema,
   },
   check(s, path, ctx) {

@@ -19,6 +19,10 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const maxUnavailableSchema: Schema = {
   type: 'any',
   expected: MAX_UNAVAILABLE_EXPECTED,
+  description: 'How many nodes of the pool may be out of service at once: a count, or a percentage of the pool rounded down (at least 1), as the MCO resolves it. Written to the MachineConfigPool and the BootcNodePool. The control plane takes one node at a time whatever this says.',
+  default: 1,
+  // parseMaxUnavailable (domain/budget.ts): an int32 >= 1, or digits then "%" for 1..100 percent.
+  json: { oneOf: [{ type: 'integer', minimum: 1, maximum: INT32_MAX }, { type: 'string', pattern: '^0*([1-9][0-9]?|100)%$' }] },
   check(value, path, ctx) {
     const r = parseMaxUnavailable(value);
     if (!r.ok) ctx.report({ code: r.code, path, message: r.message, expected: r.expected, hint: r.hint });
@@ -29,15 +33,45 @@ const poolSchema: ObjectSchema = {
   type: 'object',
   required: ['name', 'image'],
   fields: {
-    name: { type: 'string', pattern: DNS_SUBDOMAIN, maxLength: 253, patternText: 'a pool name: lowercase letters, digits, "-" and "."' },
-    image: { type: 'string', minLength: 1 },
-    allowTags: { type: 'boolean' },
+    name: {
+      type: 'string', pattern: DNS_SUBDOMAIN, maxLength: 253, patternText: 'a pool name: lowercase letters, digits, "-" and "."',
+      description: 'The BootcNodePool and/or MachineConfigPool of this name (bootcplan changes pools, it does not create them).',
+    },
+    image: {
+      type: 'string', minLength: 1,
+      description: 'The OS image the pool rolls to, pinned by digest (registry/repository@sha256:<64 hex>); a tag only with allowTags: true.',
+    },
+    allowTags: {
+      type: 'boolean', default: false,
+      description: 'Accept an image by tag (registry/repository:tag, registry and tag explicit). The tag is planned against the digest the BootcNodePool resolved; the plan is then only as reproducible as the tag.',
+    },
     maxUnavailable: maxUnavailableSchema,
-    rebootPolicy: { type: 'string', enum: REBOOT_POLICIES },
-    drainTimeoutSeconds: { type: 'integer', min: 0, max: INT32_MAX },
-    soakSeconds: { type: 'integer', min: 0, max: INT32_MAX },
-    paused: { type: 'boolean' },
-    priority: { type: 'integer', min: -1000, max: 1000 },
+    rebootPolicy: {
+      type: 'string', enum: REBOOT_POLICIES, default: 'RebootOnly',
+      description: 'RebootOnly: every update reboots the node. AllowSoftReboot: bootc pools may soft-reboot (userspace only) when the update allows it.',
+    },
+    drainTimeoutSeconds: {
+      type: 'integer', min: 0, max: INT32_MAX, defaultText: 'no limit',
+      description: 'Longest drain of one node (PodDisruptionBudget refusals are retried until then); a drain still blocked then halts the rollout. Unset or 0: wait without limit. Also written to the BootcNodePool.',
+    },
+    soakSeconds: {
+      type: 'integer', min: 0, max: INT32_MAX, default: 0,
+      description: 'Wait after each wave of this pool before its next wave starts.',
+    },
+    paused: {
+      type: 'boolean', default: false,
+      description: 'Hold the pool back: no node of it is updated. Written as false, it also lifts a pause an administrator set on the MachineConfigPool (a disruptive change in the plan); left out, such a pause is kept.',
+    },
+    priority: {
+      type: 'integer', min: -1000, max: 1000, defaultText: '10 (custom pools), 20 (worker), 30 (control plane)',
+      description: 'Pools roll in ascending priority, one pool at a time; ties by name.',
+    },
+  },
+  // checkImage below: a digest always; with allowTags: true also a fully qualified tag.
+  json: {
+    if: { properties: { allowTags: { const: true } }, required: ['allowTags'] },
+    then: { properties: { image: { anyOf: [{ pattern: DIGEST_REF_RE.source }, { pattern: TAG_REF_RE.source }] } } },
+    else: { properties: { image: { pattern: DIGEST_REF_RE.source } } },
   },
   check(pool, path, ctx) {
     checkImage(pool, path, ctx);
@@ -87,6 +121,9 @@ const windowSchema: ObjectSchema = {
   fields: {
     schedule: {
       type: 'string',
+      description: 'When a window opens: a 5-field cron expression (minute hour day-of-month month day-of-week), e.g. "0 22 * * 1-5".',
+      // checkCron (domain/windows.ts) also checks each field's values.
+      json: { pattern: '^\\s*\\S+(\\s+\\S+){4}\\s*$' },
       check(v: string, path, ctx) {
         const err = checkCron(v);
         if (err) ctx.report({ code: 'cron-invalid', path, message: err, expected: 'a 5-field cron expression, e.g. "0 22 * * 1-5"', hint: 'fields are minute hour day-of-month month day-of-week' });
@@ -94,6 +131,9 @@ const windowSchema: ObjectSchema = {
     },
     duration: {
       type: 'string',
+      description: 'How long each window stays open: hours, minutes and seconds such as "4h", "90m", "1h30m"; at most 168h. A wave starts only if its estimate ends inside the window.',
+      // parseDurationSeconds (domain/windows.ts); zero and more than 7 days are the hook's.
+      json: { pattern: '^\\s*([0-9]+h([0-9]+m)?([0-9]+s)?|[0-9]+m([0-9]+s)?|[0-9]+s)\\s*$' },
       check(v: string, path, ctx) {
         const seconds = parseDurationSeconds(v);
         if (seconds === null) {
@@ -104,7 +144,8 @@ const windowSchema: ObjectSchema = {
       },
     },
     timezone: {
-      type: 'string',
+      type: 'string', default: 'UTC',
+      description: 'The IANA time zone of schedule, e.g. "Europe/Berlin".',
       check(v: string, path, ctx) {
         if (!isValidTimeZone(v)) {
           ctx.report({ code: 'timezone-invalid', path, message: `"${v}" is not an IANA time zone`, expected: 'an IANA zone name such as "Europe/Berlin" or "UTC"', hint: 'abbreviations like CET are ambiguous; use Region/City' });
@@ -118,23 +159,26 @@ export const rolloutSchema: ObjectSchema = {
   type: 'object',
   required: ['apiVersion', 'kind', 'metadata', 'spec'],
   fields: {
-    apiVersion: { type: 'string', enum: [SPEC_API_VERSION] },
-    kind: { type: 'string', enum: [SPEC_KIND] },
+    apiVersion: { type: 'string', enum: [SPEC_API_VERSION], description: 'The spec\'s version.' },
+    kind: { type: 'string', enum: [SPEC_KIND], description: 'Always Rollout.' },
     metadata: {
       type: 'object',
       required: ['name'],
+      description: 'Names the rollout; plans, saved plan files and the apply lock carry the name.',
       fields: {
-        name: { type: 'string', pattern: DNS_SUBDOMAIN, maxLength: 253, patternText: 'a name: lowercase letters, digits, "-" and "."' },
-        labels: { type: 'map', values: { type: 'string' } },
-        annotations: { type: 'map', values: { type: 'string' } },
+        name: { type: 'string', pattern: DNS_SUBDOMAIN, maxLength: 253, patternText: 'a name: lowercase letters, digits, "-" and "."', description: 'The rollout\'s name.' },
+        labels: { type: 'map', values: { type: 'string' }, description: 'Free-form labels; bootcplan does not read them.' },
+        annotations: { type: 'map', values: { type: 'string' }, description: 'Free-form annotations; bootcplan does not read them.' },
       },
     },
     spec: {
       type: 'object',
+      description: 'What the cluster should run. Every section is optional; a section left out is left as the cluster has it.',
       fields: {
         pools: {
           type: 'array',
           items: poolSchema,
+          description: 'The pools to roll to an image, each once (by name).',
           check(pools: unknown[], path, ctx) {
             const seen = new Map<string, number>();
             pools.forEach((p, i) => {
@@ -154,12 +198,22 @@ export const rolloutSchema: ObjectSchema = {
         bootImageSkewEnforcement: bootImageSkewEnforcementSchema,
         controlPlaneMachineSet: {
           type: 'object',
+          description: 'The ControlPlaneMachineSet openshift-machine-api/cluster.',
           fields: {
-            strategy: { type: 'string', enum: CPMS_STRATEGIES },
-            allowReplacement: { type: 'boolean' },
+            strategy: {
+              type: 'string', enum: CPMS_STRATEGIES, defaultText: 'as the cluster has it (RollingUpdate when unset there)',
+              description: 'RollingUpdate: control-plane machines that differ from the template are replaced one at a time. OnDelete: only when you delete them.',
+            },
+            allowReplacement: {
+              type: 'boolean', default: false,
+              description: 'Accept a plan that replaces control-plane machines; without it such a plan has an error and cannot be applied.',
+            },
           },
         },
-        maintenanceWindows: { type: 'array', items: windowSchema },
+        maintenanceWindows: {
+          type: 'array', items: windowSchema,
+          description: 'When apply may start a wave; none: at any time. apply outside every window exits 6.',
+        },
       },
     },
   },

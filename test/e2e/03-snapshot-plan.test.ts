@@ -46,10 +46,10 @@ function comparable(planJson: string) {
   return p;
 }
 
-t('snapshot -o FILE writes every kind; plan from the file equals plan from the live cluster', async () => {
+t('snapshot --out FILE writes every kind; plan from the file equals plan from the live cluster', async () => {
   const file = join(dir, 'cluster.yaml');
   const s = captureIO();
-  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--context', 'testenv', '-o', file], { io: s.io }), 0, s.err());
+  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--context', 'testenv', '--out', file], { io: s.io }), 0, s.err());
   assert.match(s.err(), /snapshot of testenv \(https:\/\/127\.0\.0\.1:\d+\): \d+ objects/);
   const loaded = parseSnapshot(readFileSync(file, 'utf8'), file);
   assert.equal(loaded.diagnostics, []);
@@ -77,7 +77,7 @@ t('snapshot -o FILE writes every kind; plan from the file equals plan from the l
 
   // The JSON snapshot variant parses the same.
   const jfile = join(dir, 'cluster.json');
-  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '-o', jfile], { io: captureIO().io }), 0);
+  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--out', jfile], { io: captureIO().io }), 0);
   assert.is(parseSnapshot(readFileSync(jfile, 'utf8'), jfile).snapshot!.fingerprint, snap.fingerprint);
 });
 

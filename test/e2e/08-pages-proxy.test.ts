@@ -80,7 +80,7 @@ t('proxy-url: `snapshot` and the driver reach the API server through an HTTP CON
   const kubeconfig = proxiedKubeconfig(proxy.url);
   const file = join(dir, 'cluster.yaml');
   const s = captureIO();
-  assert.is(await run(['snapshot', '--kubeconfig', kubeconfig, '-o', file], { io: s.io }), 0, s.err());
+  assert.is(await run(['snapshot', '--kubeconfig', kubeconfig, '--out', file], { io: s.io }), 0, s.err());
   const snap = parseSnapshot(readFileSync(file, 'utf8'), file).snapshot!;
   assert.is(snap.nodes.length, NODE_COUNT);
   const server = new URL(env.server);
