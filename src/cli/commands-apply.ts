@@ -185,7 +185,7 @@ async function rehearseAction({ io, setExit, now }: CommandContext, planfile: st
   if (report.exitCode === EXIT.stale && error) throw error;
   io.stdout(opts.output === 'json' ? rehearsalJson(report)
     : opts.output === 'html' ? renderHtml(plan, { rehearsal: report })
-    : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events }));
+    : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events, ascii: !useColor(io, io.stdoutIsTTY) }));
   if (error) throw error;
   setExit(EXIT.ok);
 }

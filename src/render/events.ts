@@ -92,7 +92,7 @@ export function poolLine(model: ProgressModel, pool: PoolProgress, now: number, 
   const done = model.done(pool);
   const bar = progressBar(p.total ? done / p.total : 0, 20);
   const act = [...p.active].map(([n, st]) => `${forDisplay(n)}:${forDisplay(st)}`).join(' ');
-  const stage = p.staging || p.staged ? `, staged ${p.staged}${p.staging ? ` (+${p.staging} staging)` : ''}` : '';
+  const stage = (p.staging || p.staged) && p.status !== 'done' ? `, staged ${p.staged}${p.staging ? ` (+${p.staging} staging)` : ''}` : '';
   const status = p.status === 'halted' ? c.red('halted'.padEnd(12)) : p.status === 'done' ? c.green('done'.padEnd(12))
     : p.status === 'waiting' ? 'waiting'.padEnd(12) : `wave ${p.wave}/${p.waves}`.padEnd(12);
   const line = `${c.bold(name.padEnd(12))} ${status} ${bar} ${countOf(model, pool)} nodes, ${poolTimes(model, pool, now)}${stage}${act ? '  ' + act : ''}`;
