@@ -138,4 +138,17 @@ s('rehearse CLI: a long run (by the clock passed in) writes progress lines to st
   assert.is(quick.err, '', 'a short run writes nothing to stderr');
 });
 
+s('a halt names the waves not finished as ranges (a halt in wave 1 of 30: "waves 1-30")', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-progress-'));
+  const spec = join(dir, 'rollout.yaml');
+  const cluster = join(dir, 'cluster.yaml');
+  writeFileSync(spec, specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1 }]));
+  writeFileSync(cluster, new ClusterBuilder().bootcPool('infra', nodes('i', 30)).yaml());
+  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
+  o.stdout = (x) => { o.out += x; };
+  o.stderr = (x) => { o.err += x; };
+  assert.is(await run(['rehearse', '-f', spec, '--cluster', cluster, '--fail-rate', '1', '-o', 'json'], { io: o, now: () => 0 }), 5);
+  assert.match(o.err, /pool infra is paused; waves 1-30 of 30 were not finished/);
+});
+
 s.run();
