@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { planWith } from './apply-harness.ts';
-import { golden } from './render-fixtures.ts';
+import { golden, bigPlan } from './render-fixtures.ts';
+import { renderText } from '../src/render/text.ts';
 
 const s = suite('progress and folded text: golden files');
 
@@ -80,6 +81,25 @@ s('foldWaves: at most 12 items as they are; beyond, the first 5 and the last, wi
   // a line standing for a run of waves counts its waves
   const runs = Array.from({ length: 20 }, (_, i) => ({ waves: i + 1 }));
   assert.is(foldWaves(runs, { count: (r) => r.waves }).hidden, 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19);
+});
+
+s('plan text: a large pool whose wave sizes keep changing folds its runs of waves (first 5 lines, "… N more waves …", the last)', () => {
+  const plan = structuredClone(bigPlan(1000, 10));
+  const pool = plan.pools.find((p) => p.waves.length > 100)!;
+  const names = pool.waves.flat();
+  const waves: string[][] = [];
+  for (let i = 0, k = 0; i < names.length; k++) { const n = k % 2 ? 2 : 1; waves.push(names.slice(i, i + n)); i += n; }
+  pool.waves = waves;
+  const text = renderText(plan, { color: false });
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => /^  … \d+ more waves …$/.test(l));
+  assert.ok(at > 0, text.slice(0, 3000));
+  assert.match(lines[at - 5], /^  wave 1 +1 node /);
+  assert.match(lines[at - 1], /^  wave 5 +1 node /);
+  // the last line: the last run of waves (here the last two waves, both of 1 node)
+  const last = /^  waves? (\d+)(?:-(\d+))? /.exec(lines[at + 1]);
+  assert.is(Number(last?.[2] ?? last?.[1]), waves.length);
+  assert.is(lines[at], `  … ${Number(last?.[1]) - 6} more waves …`, 'waves 6 to the one before the last line');
 });
 
 s('status folds the finished waves of a long run into ranges', () => {

@@ -107,7 +107,7 @@ interface EventWriter { write: (e: ApplyEvent) => void; stop: () => void }
 function eventWriter(io: CliIO, json: boolean, plan: Plan, now: () => number): EventWriter {
   if (json) return { write: (e) => io.stdout(eventToNdjson(e)), stop: () => {} };
   if (io.stderrIsTTY) {
-    const tty = new TtyProgress({ color: useColor(io, true), plan: progressPlan(plan), width: io.stderrColumns || 100 });
+    const tty = new TtyProgress({ color: useColor(io, true), plan: progressPlan(plan), width: (io.stderrColumns || 101) - 1 });
     let last: { t: number; at: number } | null = null;
     const timer = setInterval(() => { if (last) io.stderr(tty.tick(last.t + (now() - last.at) / 1000)); }, 1000);
     timer.unref();
@@ -173,7 +173,7 @@ async function rehearseAction({ io, setExit, now }: CommandContext, planfile: st
     replan = s.replan;
   }
   // Progress on stderr for long runs (render/events.ts RehearseProgress: nothing within 2 s).
-  const progress = new RehearseProgress({ plan: progressPlan(plan), terminal: io.stderrIsTTY, color: useColor(io, io.stderrIsTTY), clock: now, width: io.stderrColumns || 100 });
+  const progress = new RehearseProgress({ plan: progressPlan(plan), terminal: io.stderrIsTTY, color: useColor(io, io.stderrIsTTY), clock: now, width: (io.stderrColumns || 101) - 1 });
   const { rehearsal, error } = await rehearse({
     plan, replan, snapshot, durations,
     faults: failRate > 0 ? { seed, rebootFailRate: failRate } : null,

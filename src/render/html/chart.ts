@@ -75,9 +75,7 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
   const grid = ticks.map((t) => `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
     `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
     `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`).join('');
-  const end = `<line class="end" x1="${f(x(tl.totalSeconds))}" y1="${AXIS_H - 4}" x2="${f(x(tl.totalSeconds))}" y2="${f(y)}"><title>${r ? 'rehearsal' : 'estimate'}: ${durationHtml(tl.totalSeconds)}</title></line>` +
-    (estimate === null ? '' : beyond ? beyondMark(x(tl.totalSeconds), y + AXIS_H + 14, estimate)
-      : `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${f(y)}"><title>plan estimate: ${durationHtml(estimate)}</title></line>`);
+  const end = endMarks(x, y, tl.totalSeconds, r ? estimate : undefined, beyond);
   const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
   const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${f(height)}" width="${W}" height="${f(height)}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
@@ -167,6 +165,17 @@ function mergeSpans(spans: RowSpan[], x: (t: number) => number): RowSpan[] {
     } else out.push({ ...s });
   }
   return out;
+}
+
+/**
+ * The end line (the rehearsal's or the estimate's end) and, for a rehearsal, the plan's estimate:
+ * a dashed line on the axis, or `beyondMark` below it when it lies beyond the axis.
+ */
+function endMarks(x: (t: number) => number, y: number, total: number, estimate: number | null | undefined, beyond: boolean): string {
+  const end = `<line class="end" x1="${f(x(total))}" y1="${AXIS_H - 4}" x2="${f(x(total))}" y2="${f(y)}"><title>${estimate !== undefined ? 'rehearsal' : 'estimate'}: ${durationHtml(total)}</title></line>`;
+  if (estimate === null || estimate === undefined) return end;
+  return end + (beyond ? beyondMark(x(total), y + AXIS_H + 14, estimate)
+    : `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${f(y)}"><title>plan estimate: ${durationHtml(estimate)}</title></line>`);
 }
 
 /** The axis covers the estimate too while it is at most this many times the run. */
