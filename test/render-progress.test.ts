@@ -14,7 +14,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
-import { planWith } from './apply-harness.ts';
+import { planWith, newSim } from './apply-harness.ts';
+import type { DriverFactory } from '../src/cli/deps.ts';
 import { golden, bigPlan } from './render-fixtures.ts';
 import { renderText } from '../src/render/text.ts';
 
@@ -156,6 +157,25 @@ s('rehearse CLI: a long run (by the clock passed in) writes progress lines to st
   quick.stderr = (x) => { quick.err += x; };
   assert.is(await run(['rehearse', '-f', spec, '--cluster', cluster, '-o', 'json'], { io: quick, now: () => 0 }), 0);
   assert.is(quick.err, '', 'a short run writes nothing to stderr');
+});
+
+s('apply on a terminal: the live block on stderr ends with every pool done, nodes done = the plan\'s total, ETA 0s', async () => {
+  const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 6)).snapshot();
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-progress-'));
+  const spec = join(dir, 'rollout.yaml');
+  writeFileSync(spec, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }]));
+  const sim = newSim(snap);
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
+  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: true, stderrColumns: 120 } as unknown as CliIO & { out: string; err: string };
+  o.stdout = (x) => { o.out += x; };
+  o.stderr = (x) => { o.err += x; };
+  assert.is(await run(['apply', '-f', spec, '--auto-approve'], { io: o, openDriver }), 0, o.err);
+  const lastBlock = o.err.slice(o.err.lastIndexOf('\x1b[J') + 3);
+  assert.match(lastBlock, /^\[\d\d:\d\d:\d\d\] done\nworker +done +\[#{20}\] 6\/6 nodes, took \S+\nelapsed \S+, ETA 0s \(plan estimate \S+; finished waves took 100% of their estimate\)\n$/);
+  // the block's own lines (the event lines above it may wrap: they are not redrawn)
+  const block = o.err.split('\n').map((l) => l.replace(/\x1b\[\d*[A-Za-z]/g, '')).filter((l) => l && !l.startsWith('['));
+  assert.ok(block.length > 0);
+  for (const l of block) assert.ok(l.length <= 119, `cut one short of the terminal: ${l}`);
 });
 
 s('a halt names the waves not finished as ranges (a halt in wave 1 of 30: "waves 1-30")', async () => {

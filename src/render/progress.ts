@@ -69,9 +69,20 @@ export function observedRatio(finished: readonly WaveTiming[]): number | null {
  * first one in progress (or next) since `intoCurrent` seconds; every slot scaled by `ratio`.
  */
 export function remainingSeconds(slots: readonly number[], intoCurrent: number, ratio: number): number {
-  if (!slots.length) return 0;
-  const first = Math.max(0, slots[0] * ratio - Math.max(0, intoCurrent));
-  return first + slots.slice(1).reduce((s, x) => s + x * ratio, 0);
+  return remainingFrom(slots, suffixSums(slots), 0, intoCurrent, ratio);
+}
+
+/** after[i] = slots[i] + ... + slots[n-1] (after[n] = 0). */
+function suffixSums(slots: readonly number[]): number[] {
+  const after = new Array<number>(slots.length + 1).fill(0);
+  for (let i = slots.length - 1; i >= 0; i--) after[i] = after[i + 1] + slots[i];
+  return after;
+}
+
+/** `remainingSeconds` of slots[from..] in constant time, with the suffix sums. */
+function remainingFrom(slots: readonly number[], after: readonly number[], from: number, intoCurrent: number, ratio: number): number {
+  if (from >= slots.length) return 0;
+  return Math.max(0, slots[from] * ratio - Math.max(0, intoCurrent)) + after[from + 1] * ratio;
 }
 
 export type PoolStatus = 'waiting' | 'rolling' | 'done' | 'halted' | 'stepped';
@@ -94,6 +105,8 @@ export interface PoolProgress {
   slotStart: number | null;
   lastFinished: number;
   finished: WaveTiming[];
+  /** The finished waves' slots added up, as `observedRatio` counts them. */
+  sums: WaveTiming;
   /** Nodes in flight and their last step. */
   active: Map<string, string>;
   staged: number;
@@ -105,6 +118,8 @@ export interface PoolProgress {
   seenWaves: Set<number>;
   waveNames: Map<number, string[]>;
   slots: number[];
+  /** Suffix sums of `slots`. */
+  after: number[];
   waveNodes: number[];
 }
 
@@ -163,7 +178,11 @@ export class ProgressModel {
   private waveEnd(p: PoolProgress, k: number, t: number): void {
     for (const n of p.waveNames.get(k) ?? []) if (!p.failed.includes(n)) { p.doneNodes.add(n); p.active.delete(n); }
     const est = p.slots[k - 1];
-    if (est !== undefined && p.slotStart !== null) p.finished.push({ estimated: est, observed: t - p.slotStart });
+    if (est !== undefined && p.slotStart !== null) {
+      const w = { estimated: est, observed: t - p.slotStart };
+      p.finished.push(w);
+      if (w.estimated > 0 && Number.isFinite(w.observed)) { p.sums.estimated += w.estimated; p.sums.observed += Math.max(0, w.observed); }
+    }
     p.lastFinished = Math.max(p.lastFinished, k);
     p.slotStart = t;
   }
@@ -174,9 +193,9 @@ export class ProgressModel {
       const planned = this.plan?.pools.find((x) => x.name === name);
       p = {
         name, status: 'waiting', total: planned ? planned.nodes : null, done: 0, wave: 0, waves: planned?.waveNodes.length ?? 0,
-        startedAt: null, endedAt: null, waveStartedAt: null, slotStart: null, lastFinished: 0, finished: [], active: new Map(), staged: 0, staging: 0,
+        startedAt: null, endedAt: null, waveStartedAt: null, slotStart: null, lastFinished: 0, finished: [], sums: { estimated: 0, observed: 0 }, active: new Map(), staged: 0, staging: 0,
         failed: [], doneNodes: new Set(), skipped: 0, seenWaves: new Set(), waveNames: new Map(),
-        slots: planned?.slots ?? [], waveNodes: planned?.waveNodes ?? [],
+        slots: planned?.slots ?? [], after: suffixSums(planned?.slots ?? []), waveNodes: planned?.waveNodes ?? [],
       };
       this.pools.set(name, p);
     }
@@ -191,9 +210,11 @@ export class ProgressModel {
 
   /** The ratio the ETA scales the estimate by, for a pool (see the file comment). */
   ratio(p: PoolProgress | null): number {
-    const own = p ? observedRatio(p.finished) : null;
+    // observedRatio over the running sums (constant time per redraw)
+    const own = p ? observedRatio([p.sums]) : null;
     if (own !== null) return own;
-    return observedRatio([...this.pools.values()].flatMap((x) => x.finished)) ?? 1;
+    const all = [...this.pools.values()].reduce((a, x) => ({ estimated: a.estimated + x.sums.estimated, observed: a.observed + x.sums.observed }), { estimated: 0, observed: 0 });
+    return observedRatio([all]) ?? 1;
   }
 
   /** Seconds left for one pool at `now`; null when halted or unknown (no plan). */
@@ -201,9 +222,9 @@ export class ProgressModel {
     if (p.status === 'done') return 0;
     if (p.status === 'halted' || !p.slots.length) return null;
     const r = this.ratio(p);
-    if (p.status === 'waiting') return remainingSeconds(p.slots, 0, r);
+    if (p.status === 'waiting') return remainingFrom(p.slots, p.after, 0, 0, r);
     const next = p.wave > p.lastFinished ? p.wave : p.lastFinished + 1;
-    return remainingSeconds(p.slots.slice(next - 1), now - (p.slotStart ?? now), r);
+    return remainingFrom(p.slots, p.after, next - 1, now - (p.slotStart ?? now), r);
   }
 
   /** Seconds left for the whole plan; null when a pool halted or there is no plan. */
