@@ -83,6 +83,15 @@ s('a resumed apply counts the waves an earlier run finished with the plan\'s siz
   assert.is(m.done(m.pools.get('worker')!), 10);
 });
 
+s('between waves the live line says how much soak is left, and ticks move it on', () => {
+  const tty = new TtyProgress({ color: false, plan: fakePlan('worker', 4, 2, 100), width: 200 });
+  tty.update({ t: 0, type: 'pool-start', pool: 'worker', waves: 2, message: '' });
+  for (const e of waveEvents('worker', 1, 1, 2, 2, 0, 90)) tty.update(e);
+  assert.match(tty.update({ t: 90, type: 'soak', pool: 'worker', wave: 1, seconds: 600 }), /wave 1\/2 .* 2\/4 nodes, 1m30s elapsed, ETA \S+, soak 10m left/);
+  assert.match(tty.tick(390), /soak 5m left/);
+  assert.not.match(tty.update({ t: 690, type: 'wave-start', pool: 'worker', wave: 2, waves: 2, nodes: ['w-3', 'w-4'] }), /soak/);
+});
+
 s('ETA rule: observed / estimated ratio of the finished waves, applied to the rest of the slot in progress and the later slots', () => {
   assert.is(observedRatio([]), null);
   assert.is(observedRatio([{ estimated: 100, observed: 150 }, { estimated: 100, observed: 250 }]), 2);

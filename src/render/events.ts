@@ -59,6 +59,9 @@ export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {
 /** The event types a progress display shows as a line of their own (the rest move the counts). */
 const NOTABLE = new Set<string>(['start', 'change', 'wait', 'pool-start', 'soak', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'pool-done', 'done']);
 
+/** The events the live block scrolls above it (pool start, end and soak show in the pool's line). */
+const ABOVE = new Set<string>(['start', 'change', 'wait', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'done']);
+
 export interface ProgressOptions {
   color: boolean;
   /** Terminal width (default 100). */
@@ -81,7 +84,10 @@ function poolTimes(model: ProgressModel, p: PoolProgress, now: number): string {
     case 'waiting': return `est. ${eta(model.poolEta(p, now))}`;
     case 'done': return `took ${formatDuration((p.endedAt ?? now) - since)}`;
     case 'halted': return `halted after ${formatDuration((p.endedAt ?? now) - since)}`;
-    default: return `${formatDuration(now - since)} elapsed, ETA ${eta(model.poolEta(p, now))}`;
+    default: {
+      const soak = p.soakUntil !== null && p.soakUntil > now && p.wave === p.lastFinished ? `, soak ${formatDuration(p.soakUntil - now)} left` : '';
+      return `${formatDuration(now - since)} elapsed, ETA ${eta(model.poolEta(p, now))}${soak}`;
+    }
   }
 }
 
@@ -122,8 +128,7 @@ export class TtyProgress {
   /** What to write to the terminal for this event; `now`: seconds on the events' clock (default the event's). */
   update(event: ApplyEvent, now?: number): string {
     this.model.update(event);
-    const above = this.opts.notable !== false && NOTABLE.has(event.type) && event.type !== 'pool-start' && event.type !== 'pool-done' && event.type !== 'soak'
-      ? formatEventLine(event, this.opts) + '\n' : '';
+    const above = this.opts.notable !== false && ABOVE.has(event.type) ? formatEventLine(event, this.opts) + '\n' : '';
     return this.clear() + above + this.draw(now ?? this.model.t);
   }
 

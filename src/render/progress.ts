@@ -99,6 +99,8 @@ export interface PoolProgress {
   waves: number;
   startedAt: number | null;
   endedAt: number | null;
+  /** Soaking until then (events' clock), after a `soak` event. */
+  soakUntil: number | null;
   /** When the last wave started. */
   waveStartedAt: number | null;
   /** The slot in progress started here: the last wave-end, or the pool-start. */
@@ -146,6 +148,7 @@ export class ProgressModel {
         break;
       case 'wave-start': this.waveStart(p, num(e.wave), num(e.waves, p.waves), Array.isArray(e.nodes) ? e.nodes.map(String) : [], t); break;
       case 'wave-end': this.waveEnd(p, num(e.wave), t); break;
+      case 'soak': p.soakUntil = t + num(e.seconds); break;
       case 'stage-start': p.staging++; break;
       case 'staged': p.staged++; p.staging = Math.max(0, p.staging - 1); break;
       case 'cordon': case 'drain-done': case 'booted':
@@ -193,7 +196,7 @@ export class ProgressModel {
       const planned = this.plan?.pools.find((x) => x.name === name);
       p = {
         name, status: 'waiting', total: planned ? planned.nodes : null, done: 0, wave: 0, waves: planned?.waveNodes.length ?? 0,
-        startedAt: null, endedAt: null, waveStartedAt: null, slotStart: null, lastFinished: 0, finished: [], sums: { estimated: 0, observed: 0 }, active: new Map(), staged: 0, staging: 0,
+        startedAt: null, endedAt: null, soakUntil: null, waveStartedAt: null, slotStart: null, lastFinished: 0, finished: [], sums: { estimated: 0, observed: 0 }, active: new Map(), staged: 0, staging: 0,
         failed: [], doneNodes: new Set(), skipped: 0, seenWaves: new Set(), waveNames: new Map(),
         slots: planned?.slots ?? [], after: suffixSums(planned?.slots ?? []), waveNodes: planned?.waveNodes ?? [],
       };
