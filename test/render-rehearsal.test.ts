@@ -128,6 +128,33 @@ s('a halted rehearsal names the failed nodes and marks them in the chart', async
   assert.match(html, /class="bar-outline failed"/);
 });
 
+s('a halted rehearsal: the chart\'s axis ends with the run, not at the plan\'s estimate, which is marked beyond the edge', async () => {
+  const { plan, r } = await demoRehearsal({ seed: 7, rebootFailRate: 1 });
+  assert.ok(r.estimatedSeconds > 1.5 * r.durationSeconds, `${r.durationSeconds} of ${r.estimatedSeconds}`);
+  const html = renderHtml(plan, { rehearsal: r });
+  const svg = html.slice(html.indexOf('<svg id="timeline-chart"'), html.indexOf('</svg>'));
+  // the time axis runs from x=200 to x=1064 (chart.ts X0, X1): the run's end sits at the axis end
+  const end = /<line class="end" x1="([\d.]+)"/.exec(svg);
+  assert.is(Number(end?.[1]), 1064, 'the rehearsal end is the axis end');
+  const ticks = [...svg.matchAll(/<line class="grid" x1="([\d.]+)"/g)].map((m) => Number(m[1]));
+  assert.ok(ticks.length >= 2 && ticks.every((x) => x >= 200 && x <= 1064), String(ticks));
+  // ticks are minutes of the run, never hours of the estimate
+  const labels = [...svg.matchAll(/<text class="tick"[^>]*>([^<]+)</g)].map((m) => m[1]);
+  assert.ok(labels.every((l) => !/h/.test(l)), labels.join(' '));
+  assert.not.match(svg, /<line class="estimate" x1="[\d.]+" y1="22"/, 'no estimate line inside the axis');
+  const mark = /<g class="estimate-beyond" data-estimate="([\d.]+)">.*?<text[^>]*>([^<]+)<\/text>/.exec(svg);
+  assert.is(Number(mark?.[1]), r.estimatedSeconds);
+  assert.match(mark?.[2] ?? '', /^plan estimate [0-9hms]+, beyond this axis$/);
+  assert.match(html, /far beyond this run: the axis ends with the run/);
+});
+
+s('a rehearsal close to its estimate keeps both on the axis (the estimate as a dashed line)', async () => {
+  const { plan, r } = await demoRehearsal();
+  const html = renderHtml(plan, { rehearsal: r });
+  assert.match(html, /<line class="estimate" x1="[\d.]+" y1="22"/);
+  assert.not.match(html, /estimate-beyond/);
+});
+
 s('the renderer is pure: the rehearsal read back from its JSON renders the same report', async () => {
   const { plan, r } = await demoRehearsal();
   const back = JSON.parse(rehearsalJson(r)) as RehearsalReport;

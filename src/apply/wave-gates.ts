@@ -110,9 +110,21 @@ function haltReport(ctx: ApplyContext, pool: PlanPool, failures: NodeFailure[]):
     report.push(`node ${f.node}: ${f.reason}`);
     for (const c of f.conditions) report.push(`  ${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}${c.message ? `: ${c.message}` : ''}`);
   }
-  report.push(`pool ${pool.name} is paused; ${left.length ? `waves ${left.join(', ')} of ${pool.waves.length} were not finished` : 'all its waves had run'}; other pools were not started`);
+  report.push(`pool ${pool.name} is paused; ${left.length ? `waves ${ranges(left)} of ${pool.waves.length} were not finished` : 'all its waves had run'}; other pools were not started`);
   report.push('fix the node(s), then run apply again: it resumes with the unfinished wave');
   return report;
+}
+
+/** [9,10,11,14] -> "9-11, 14": a halt in wave 9 of 250 names the rest in one range. */
+function ranges(waves: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < waves.length; ) {
+    let j = i;
+    while (j + 1 < waves.length && waves[j + 1] === waves[j] + 1) j++;
+    out.push(j > i ? `${waves[i]}-${waves[j]}` : String(waves[i]));
+    i = j + 1;
+  }
+  return out.join(', ');
 }
 
 // ----------------------------------------------------------------- budget waits (bootc)

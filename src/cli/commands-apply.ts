@@ -53,7 +53,7 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .action((planfile: string | undefined, opts: ApplyOptions) => applyAction(ctx, planfile, opts));
 }
 
-async function applyAction({ io, setExit, openDriver }: CommandContext, planfile: string | undefined, given: ApplyOptions): Promise<void> {
+async function applyAction({ io, setExit, openDriver, now }: CommandContext, planfile: string | undefined, given: ApplyOptions): Promise<void> {
   const opts = { ...given, json: given.json || given.output === 'json' };
   const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
   if (!opts.autoApprove && !interactive) {
@@ -70,6 +70,7 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
   // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
   const specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file);
   const { driver, holder, close } = await openDriver(kubeFlags(opts), io);
+  let w: EventWriter | null = null;
   try {
     let plan: Plan;
     if (saved) {
@@ -87,7 +88,7 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
       setExit(EXIT.error);
       return;
     }
-    const w = await eventWriter(io, !!opts.json);
+    w = await eventWriter(io, !!opts.json, plan, now);
     const r = await apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: w.write, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan) });
     if (!opts.json) {
       const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already' : `done in ${formatDuration(r.durationSeconds)}`;
@@ -95,18 +96,29 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
       io.stdout(forDisplay(`Apply of plan ${r.planId}: ${what}.${blocked}`) + '\n');
     }
   } finally {
+    w?.stop();
     close?.();
   }
 }
 
-async function eventWriter(io: CliIO, json: boolean): Promise<{ write: (e: ApplyEvent) => void }> {
-  const { eventToNdjson, formatEventLine, TtyProgress } = await import('../render/events.ts');
-  if (json) return { write: (e) => io.stdout(eventToNdjson(e)) };
+interface EventWriter { write: (e: ApplyEvent) => void; stop: () => void }
+
+/**
+ * Where the events go: NDJSON on stdout (--json), the live block on a terminal (redrawn every
+ * second between events, so elapsed and ETA move), else the CI lines (render/events.ts).
+ */
+async function eventWriter(io: CliIO, json: boolean, plan: Plan, now: () => number): Promise<EventWriter> {
+  const [{ eventToNdjson, CiProgress, TtyProgress }, { progressPlan }] = await Promise.all([import('../render/events.ts'), import('../render/progress.ts')]);
+  if (json) return { write: (e) => io.stdout(eventToNdjson(e)), stop: () => {} };
   if (io.stderrIsTTY) {
-    const tty = new TtyProgress({ color: useColor(io, true) });
-    return { write: (e) => io.stderr(tty.update(e)) };
+    const tty = new TtyProgress({ color: useColor(io, true), plan: progressPlan(plan), width: (io.stderrColumns || 101) - 1 });
+    let last: { t: number; at: number } | null = null;
+    const timer = setInterval(() => { if (last) io.stderr(tty.tick(last.t + (now() - last.at) / 1000)); }, 1000);
+    timer.unref();
+    return { write: (e) => { last = { t: e.t, at: now() }; io.stderr(tty.update(e)); }, stop: () => clearInterval(timer) };
   }
-  return { write: (e) => io.stderr(formatEventLine(e) + '\n') };
+  const ci = new CiProgress({ plan: progressPlan(plan) });
+  return { write: (e) => { const s = ci.update(e); if (s) io.stderr(s); }, stop: () => {} };
 }
 
 async function confirm(io: CliIO, plan: Plan): Promise<boolean> {
@@ -142,9 +154,9 @@ function registerRehearse(program: Command, ctx: CommandContext): void {
     .action((planfile: string | undefined, opts: RehearseOptions) => rehearseAction(ctx, planfile, opts));
 }
 
-async function rehearseAction({ io, setExit }: CommandContext, planfile: string | undefined, opts: RehearseOptions): Promise<void> {
-  const [{ rehearse }, { renderRehearsalText, rehearsalJson, rehearsalReport }, { openSavedPlan, confirmSavedPlan }] = await Promise.all([
-    import('../sim/rehearse.ts'), import('../render/rehearsal.ts'), import('./sealed.ts'),
+async function rehearseAction({ io, setExit, now }: CommandContext, planfile: string | undefined, opts: RehearseOptions): Promise<void> {
+  const [{ rehearse }, { renderRehearsalText, rehearsalJson, rehearsalReport }, { openSavedPlan, confirmSavedPlan }, { RehearseProgress }, { progressPlan }] = await Promise.all([
+    import('../sim/rehearse.ts'), import('../render/rehearsal.ts'), import('./sealed.ts'), import('../render/events.ts'), import('../render/progress.ts'),
   ]);
   const saved = planfile ? readPlanFile(planfile) : null;
   // The simulated phase durations: --durations over the planner's defaults (never the file's alone).
@@ -167,16 +179,21 @@ async function rehearseAction({ io, setExit }: CommandContext, planfile: string 
     plan = s.plan(snapshot);
     replan = s.replan;
   }
+  // Progress on stderr for long runs (render/events.ts RehearseProgress: nothing within 2 s).
+  const progress = new RehearseProgress({ plan: progressPlan(plan), terminal: io.stderrIsTTY, color: useColor(io, io.stderrIsTTY), clock: now, width: (io.stderrColumns || 101) - 1 });
   const { rehearsal, error } = await rehearse({
     plan, replan, snapshot, durations,
     faults: failRate > 0 ? { seed, rebootFailRate: failRate } : null,
+    onEvent: (e) => { const s = progress.update(e); if (s) io.stderr(s); },
   });
+  const erase = progress.finish();
+  if (erase) io.stderr(erase);
   const report = rehearsalReport(rehearsal, error);
   if (report.exitCode === EXIT.stale && error) throw error;
   io.stdout(opts.output === 'json' ? rehearsalJson(report)
     : opts.output === 'yaml' ? yamlOfJson(rehearsalJson(report))
     : opts.output === 'html' ? (await import('../render/html/report.ts')).renderHtml(plan, { rehearsal: report })
-    : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events }));
+    : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events, ascii: !useColor(io, io.stdoutIsTTY) }));
   if (error) throw error;
   setExit(EXIT.ok);
 }

@@ -12,6 +12,8 @@ export interface CliIO {
   env: Record<string, string | undefined>;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
+  /** The terminal's width when stderr is one (progress lines are cut to it). */
+  stderrColumns?: number;
   /** Whether a person can answer a prompt; unset: when stdout and stderr are both terminals. */
   stdinIsTTY?: boolean;
   /** Asks one question and returns the answer; unset: a prompt on the process's stdin/stderr. */
@@ -25,6 +27,7 @@ export function processIO(): CliIO {
     env: process.env,
     stdoutIsTTY: !!process.stdout.isTTY,
     stderrIsTTY: !!process.stderr.isTTY,
+    stderrColumns: process.stderr.columns,
     ask: askOnTerminal,
   };
 }

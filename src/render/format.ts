@@ -118,6 +118,27 @@ export function foldNumbers(nums: readonly number[], max = 8): string {
   return parts.join(', ');
 }
 
+/**
+ * Folds a long list of waves for text output: more than `max` items keep the first `head` and
+ * the last `tail`; `hidden` waves are left out at index `at` of `items`, where the caller
+ * writes one "… N more waves …" line. `count` tells how many waves an item stands for (a line
+ * may cover a run of waves). `-o json` keeps all.
+ */
+export function foldWaves<T>(all: readonly T[], o: { max?: number; head?: number; tail?: number; count?: (item: T) => number } = {}): { items: T[]; hidden: number; at: number } {
+  const max = o.max ?? 12, head = o.head ?? 5, tail = o.tail ?? 1;
+  if (all.length <= max || all.length <= head + tail + 1) return { items: [...all], hidden: 0, at: all.length };
+  const hidden = all.slice(head, all.length - tail).reduce((s, x) => s + (o.count ? o.count(x) : 1), 0);
+  return { items: [...all.slice(0, head), ...all.slice(all.length - tail)], hidden, at: head };
+}
+
+/** Inserts the "… N more waves …" line of `foldWaves` into already padded lines. */
+export function withFold(lines: string[], fold: { hidden: number; at: number }, indent: string, paint: (s: string) => string = (s) => s): string[] {
+  if (!fold.hidden) return lines;
+  const out = [...lines];
+  out.splice(fold.at, 0, paint(`${indent}… ${plural(fold.hidden, 'more wave')} …`));
+  return out;
+}
+
 /** Replaces the few non-ASCII symbols the renderers use by plain ASCII. */
 export function toAscii(s: string): string {
   return s.replace(/…/g, '...').replace(/→/g, '->').replace(/×/g, 'x').replace(/—/g, '-').replace(/·/g, '-');

@@ -4,7 +4,7 @@
  */
 import type { Rehearsal } from '../sim/rehearse.ts';
 import { EXIT, exitCodeOf } from '../base/errors.ts';
-import { colors, formatDuration, padTable, foldNames, plural } from './format.ts';
+import { colors, formatDuration, padTable, foldNames, foldWaves, withFold, plural, toAscii } from './format.ts';
 import { formatEventLine } from './events.ts';
 import { forDisplay } from './secrets.ts';
 import { jsonText } from './vocabulary.ts';
@@ -35,7 +35,8 @@ export function rehearsalJson(r: RehearsalReport): string {
   }, 2) + '\n';
 }
 
-export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: boolean; events?: boolean }): string {
+/** Text: per pool its waves (folded past 12: the first 5, "… N more waves …", the last), the events with `events`. */
+export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: boolean; events?: boolean; ascii?: boolean }): string {
   const r = forDisplay(rehearsal);
   const c = colors(opts.color);
   const out: string[] = [];
@@ -49,10 +50,11 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
       continue;
     }
     const rows = [['  wave', 'start', 'end', 'took', 'nodes']];
-    for (const w of p.waves) {
+    const fold = foldWaves(p.waves);
+    for (const w of fold.items) {
       rows.push([`  ${w.wave}`, formatDuration(w.start), w.end === null ? c.red('(stopped)') : formatDuration(w.end), w.end === null ? '' : formatDuration(w.end - w.start), `${w.nodes.length}: ${foldNames(w.nodes, 6)}`]);
     }
-    out.push(...padTable(rows));
+    out.push(...withFold(padTable(rows), { hidden: fold.hidden, at: fold.at + 1 }, '  ', c.dim));
   }
   out.push('');
   if (opts.events) {
@@ -65,5 +67,6 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   } else {
     out.push(c.red(`Rehearsal: ${r.halted ? 'halted' : 'stopped'} after ${formatDuration(r.durationSeconds)}: ${r.stopped}`) + `; ${reboots}.`);
   }
-  return out.join('\n') + '\n';
+  const text = out.join('\n') + '\n';
+  return opts.ascii ? toAscii(text) : text;
 }

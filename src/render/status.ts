@@ -5,6 +5,7 @@
  */
 import type { ProgressRecord, LockRecord } from '../apply/driver.ts';
 import { forDisplay } from './secrets.ts';
+import { foldNumbers } from './format.ts';
 
 export function renderStatus(lockRecord: LockRecord | null, expired: boolean, progressRecord: ProgressRecord | null): string {
   // Holders, pool and node names come from the cluster: shown escaped and masked.
@@ -21,7 +22,7 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, pr
   out.push(`plan ${progress.planId}: ${progress.done ? 'done' : 'in progress'} (started ${progress.startedAt}, last update ${progress.updatedAt})`);
   for (const [name, p] of Object.entries(progress.pools)) {
     const finished = [...p.finishedWaves].sort((a, b) => a - b);
-    out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${finished.length} wave(s) finished${finished.length ? ` (${finished.join(', ')})` : ''}`}`);
+    out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${finished.length} wave(s) finished${finished.length ? ` (${foldNumbers(finished)})` : ''}`}`);
   }
   const nodes = Object.entries(progress.nodes);
   if (nodes.length) {

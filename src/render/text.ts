@@ -12,7 +12,7 @@ import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
 import { VERB, SYMBOL, poolKind, wordOf } from './vocabulary.ts';
 import {
-  colors, formatDuration, shortDigest, padTable, plural, foldNames, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare,
+  colors, formatDuration, shortDigest, padTable, plural, foldNames, foldWaves, withFold, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare,
   type Colors,
 } from './format.ts';
 
@@ -148,21 +148,23 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
     // Large pools: one line per run of waves of the same size, names folded.
     const reboots = new Map(pool.nodes.map((n) => [n.name, n.reboot]));
     let i = 0;
-    const lines: string[][] = [];
+    const lines: { cells: string[]; waves: number }[] = [];
     while (i < pool.waves.length) {
       let j = i;
       while (j + 1 < pool.waves.length && pool.waves[j + 1].length === pool.waves[i].length) j++;
       const names = pool.waves.slice(i, j + 1).flat();
       const soft = names.filter((n) => reboots.get(n) === 'soft').length;
-      lines.push([
+      lines.push({ waves: j - i + 1, cells: [
         `  ${j > i ? `waves ${i + 1}-${j + 1}` : `wave ${i + 1}`}`,
         `${plural(pool.waves[i].length, 'node')}${j > i ? ' each' : ''}`,
         `${soft} soft, ${names.length - soft} hard or not yet known`,
         `(${foldNames([...names].sort(naturalCompare), 3)})`,
-      ]);
+      ] });
       i = j + 1;
     }
-    out.push(...padTable(lines));
+    // More than 12 lines: the first 5, "… N more waves …", the last (-o json has them all).
+    const fold = foldWaves(lines, { count: (l) => l.waves });
+    out.push(...withFold(padTable(fold.items.map((l) => l.cells)), fold, '  ', c.dim));
   }
   const blocked = pool.nodes.filter((n) => n.blockedBy);
   if (blocked.length) {

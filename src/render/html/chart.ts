@@ -32,9 +32,12 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
   }
   const rowH = tl.granularity === 'node' ? 20 : 24;
   const barH = rowH - 6;
-  // A rehearsal's chart also marks the plan's estimate, so the axis covers both.
+  // A rehearsal's chart also marks the plan's estimate: the axis covers both while the estimate
+  // is within BEYOND x the run; past that (a halted run: 17 minutes of a 13-hour plan) the axis
+  // is the run's, and the estimate is an arrow past its right edge (`beyondMark`).
   const estimate = r && r.estimatedSeconds > 0 && Number.isFinite(r.estimatedSeconds) ? r.estimatedSeconds : null;
-  const domain = Math.max(tl.totalSeconds, estimate ?? 0);
+  const beyond = estimate !== null && estimate > tl.totalSeconds * BEYOND;
+  const domain = beyond ? tl.totalSeconds : Math.max(tl.totalSeconds, estimate ?? 0);
   const scale = (X1 - X0) / domain;
   const x = (t: number) => X0 + t * scale;
   const ticks = niceTicks(domain);
@@ -68,12 +71,11 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
     }
     y += 0;
   }
-  const height = y + AXIS_H;
+  const height = y + AXIS_H + (beyond ? AXIS_H : 0);
   const grid = ticks.map((t) => `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
     `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
     `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`).join('');
-  const end = `<line class="end" x1="${f(x(tl.totalSeconds))}" y1="${AXIS_H - 4}" x2="${f(x(tl.totalSeconds))}" y2="${f(y)}"><title>${r ? 'rehearsal' : 'estimate'}: ${durationHtml(tl.totalSeconds)}</title></line>` +
-    (estimate !== null ? `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${f(y)}"><title>plan estimate: ${durationHtml(estimate)}</title></line>` : '');
+  const end = endMarks(x, y, tl.totalSeconds, r ? estimate : undefined, beyond);
   const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
   const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${f(height)}" width="${W}" height="${f(height)}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
@@ -91,7 +93,7 @@ ${end}
     ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
   ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
   const intro = r
-    ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (dashed line); at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
+    ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the axis ends with the run, the arrow points on to the estimate' : 'dashed line'}); at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
     : `Estimated from the plan's phase durations: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
   return `<section id="timeline">
 <h2>Wave timeline${r ? ' (rehearsal)' : ''} <span class="count">${durationHtml(tl.totalSeconds)}</span></h2>
@@ -163,6 +165,32 @@ function mergeSpans(spans: RowSpan[], x: (t: number) => number): RowSpan[] {
     } else out.push({ ...s });
   }
   return out;
+}
+
+/**
+ * The end line (the rehearsal's or the estimate's end) and, for a rehearsal, the plan's estimate:
+ * a dashed line on the axis, or `beyondMark` below it when it lies beyond the axis.
+ */
+function endMarks(x: (t: number) => number, y: number, total: number, estimate: number | null | undefined, beyond: boolean): string {
+  const end = `<line class="end" x1="${f(x(total))}" y1="${AXIS_H - 4}" x2="${f(x(total))}" y2="${f(y)}"><title>${estimate !== undefined ? 'rehearsal' : 'estimate'}: ${durationHtml(total)}</title></line>`;
+  if (estimate === null || estimate === undefined) return end;
+  return end + (beyond ? beyondMark(x(total), y + AXIS_H + 14, estimate)
+    : `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${f(y)}"><title>plan estimate: ${durationHtml(estimate)}</title></line>`);
+}
+
+/** The axis covers the estimate too while it is at most this many times the run. */
+const BEYOND = 1.5;
+
+/**
+ * The plan's estimate beyond the axis: a dashed arrow from the run's end to the chart's right
+ * edge, labelled "plan estimate 13h, beyond this axis", below the bottom axis.
+ */
+function beyondMark(x0: number, y: number, estimate: number): string {
+  const tip = W - 4;
+  return `<g class="estimate-beyond" data-estimate="${f(estimate)}"><line class="estimate" x1="${f(x0)}" y1="${f(y)}" x2="${f(tip - 8)}" y2="${f(y)}"/>` +
+    `<path class="estimate-arrow" style="fill:var(--accent)" d="M${f(tip - 10)} ${f(y - 5)} L${f(tip)} ${f(y)} L${f(tip - 10)} ${f(y + 5)} Z"/>` +
+    `<text class="estimate-label" style="fill:var(--accent);font-size:11px" x="${f(tip - 14)}" y="${f(y - 6)}" text-anchor="end">plan estimate ${durationHtml(estimate)}, beyond this axis</text>` +
+    `<title>plan estimate: ${durationHtml(estimate)} (the axis ends with the run)</title></g>`;
 }
 
 function niceTicks(total: number): number[] {
