@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { InputError } from '../base/errors.ts';
-import { renderStatus } from '../render/status.ts';
+import { renderStatus, progressSummary } from '../render/status.ts';
 import type { CommandContext } from './deps.ts';
 import { writeFileAtomic } from './files.ts';
 import { asClusterApiError } from './live.ts';
@@ -85,7 +85,7 @@ async function statusAction({ io, openDriver }: CommandContext, opts: StatusOpti
     const [lock, progress] = [await driver.readLock(), await driver.readProgress()];
     const expired = lock ? Date.parse(lock.renewedAt) / 1000 + lock.ttlSeconds < driver.clock.now() : false;
     if (opts.json) {
-      io.stdout(JSON.stringify({ lock: lock ? { ...lock, expired } : null, progress }, null, 2) + '\n');
+      io.stdout(JSON.stringify({ lock: lock ? { ...lock, expired } : null, progress: progressSummary(progress) }, null, 2) + '\n');
       return;
     }
     io.stdout(renderStatus(lock, expired, progress));
