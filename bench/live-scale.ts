@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setupEnv, resetCluster, tempDir, ensureNamespace, createWithStatus } from '../test/e2e/env.ts';
+import { setupEnv, resetCluster, tempDir, ensureNamespace, createWithStatus, clientFor } from '../test/e2e/env.ts';
 import { NodeAgent } from '../test/e2e/agent.ts';
 import { ClusterBuilder, specYaml, NEW } from '../test/builders.ts';
 import type { KObject } from '../src/cluster/types.ts';
@@ -47,7 +47,8 @@ export async function liveScale(n: number): Promise<LiveScale> {
   const objs = b.objects;
   for (let i = 0; i < objs.length; i += 64) await Promise.all(objs.slice(i, i + 64).map((o) => createWithStatus(env.admin, o)));
   const loadSeconds = (Date.now() - t0) / 1000;
-  const agent = await new NodeAgent(env.admin, { scale: 0.02 }).start();
+  // The agent's own client, with room for an API server under load.
+  const agent = await new NodeAgent(clientFor(env.kubeconfig, { requestTimeoutSeconds: 300 }), { scale: 0.02 }).start();
   const dir = tempDir('bootcplan-bench-live-');
   const spec = join(dir, 'spec.yaml');
   writeFileSync(spec, specYaml([{ name: 'worker', image: NEW, maxUnavailable: '10%', soakSeconds: 0, drainTimeoutSeconds: 120 }]));

@@ -155,7 +155,8 @@ t('full apply through all waves as the ServiceAccount; never more than maxUnavai
   for (const n of WORKERS) assert.is(agent!.log.filter((r) => r.node === n && r.what === 'reboot').length, 1, `${n} rebooted once`);
   const st = requestStats(SA_CONTEXT);
   const nodes = WORKERS.length + INFRA.length;
-  console.log(`e2e: full apply of ${nodes} nodes in ${seconds.toFixed(1)}s: ${st.total} API requests by bootcplan (${(st.total / nodes).toFixed(1)} per node); ${JSON.stringify(st.byVerb)}; ${JSON.stringify(st.byResource)}; node events watched: ${rec.events}`);
+  const largest = Object.entries(st.largestWritten).sort((a, b) => b[1] - a[1])[0];
+  console.log(`e2e: full apply of ${nodes} nodes in ${seconds.toFixed(1)}s: ${st.total} API requests by bootcplan (${(st.total / nodes).toFixed(1)} per node); ${JSON.stringify(st.byVerb)}; ${JSON.stringify(st.byResource)}; node events watched: ${rec.events}; bytes sent ${st.bytesSent} (${Math.round(st.bytesSent / nodes)} per node); largest object written ${largest?.[0]} ${largest?.[1]} bytes; run record ${Buffer.byteLength(JSON.stringify(snap.progress))} bytes`);
   assert.ok(st.total / nodes < 60, `requests per node stay small (${(st.total / nodes).toFixed(1)})`);
   // status reads the finished progress back.
   const s = captureIO();
