@@ -17,6 +17,7 @@ import { benchStartup, startupTable } from './startup.ts';
 import { benchRendering } from './render.ts';
 import { benchMakespanAsync, makespanTable } from './makespan.ts';
 import { benchRehearsal } from './rehearse.ts';
+import { progressOnSim } from './progress-sim.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -66,6 +67,15 @@ function apiRequestsPerNode(): { requests: number; nodes: number; perNode: numbe
 }
 const api = apiRequestsPerNode();
 
+/** Progress written by simulated applies (issue 14): the largest progress object and the bytes written. */
+const progress = [];
+for (const n of (process.env.BENCH_PROGRESS ?? '10000,50000').split(',').filter(Boolean).map(Number)) {
+  progress.push(await progressOnSim(n));
+  console.error(`progress ${n}: ${JSON.stringify(progress.at(-1))}`);
+}
+/** The live scale run (bench/live-scale.ts) takes minutes: only with BENCH_LIVE=N (nodes). */
+const live = process.env.BENCH_LIVE ? await (await import('./live-scale.ts')).liveScale(Number(process.env.BENCH_LIVE)) : null;
+
 const growth = (format: string, a: number, b: number) => {
   const ra = planRows.find((r) => r.format === format && r.nodes === a);
   const rb = planRows.find((r) => r.format === format && r.nodes === b);
@@ -89,7 +99,9 @@ if (render) md.push('', `Rendering the ${render.nodes.toLocaleString('en-US')}-n
 md.push('', `Rehearsal (the real applier on the simulated cluster, in-process): ${rehearsals.map((r) => `${r.nodes.toLocaleString('en-US')} nodes ${(r.wallMs / 1000).toFixed(1)} s (${r.events.toLocaleString('en-US')} events)`).join(', ')}.`);
 md.push('', makespanTable(makespan));
 if (api) md.push('', `Live apply on the e2e API server (kube-apiserver v1.35.4): ${api.requests} API requests by bootcplan for ${api.nodes} nodes, ${api.perNode} per node (reads, watches, JSON patches, evictions, lock and progress writes).`);
-const results = { machine, runs, startup, plan: planRows, render, rehearsals, makespan, api };
+for (const p of progress) md.push('', `Progress of a simulated apply of ${p.nodes.toLocaleString('en-US')} nodes (${p.waves} waves): run record at most ${p.largestRunBytes} bytes (${p.runWrites} writes), node entry at most ${p.largestNodeEntryBytes} bytes (${p.nodeEntryWrites.toLocaleString('en-US')} writes), ${(p.totalBytes / 1e6).toFixed(2)} MB of progress written in all (${p.bytesPerNode.toFixed(0)} bytes per node).`);
+if (live) md.push('', `Live apply of ${live.nodes.toLocaleString('en-US')} nodes on the test kube-apiserver: ${live.requestsPerNode.toFixed(2)} API requests per node (${live.requests}), ${live.bytesSentPerNode.toFixed(0)} bytes sent per node, largest object written ${live.largestWritten.bytes} bytes (${live.largestWritten.resource}), run record ${live.largestBootcplanObject} bytes, ${live.wallSeconds.toFixed(0)} s, peak RSS ${live.peakRssMB.toFixed(0)} MB.`);
+const results = { machine, runs, startup, plan: planRows, render, rehearsals, makespan, api, progress, live };
 writeFileSync(new URL('results.json', outDir), JSON.stringify(results, null, 2));
 writeFileSync(new URL('results.md', outDir), md.join('\n') + '\n');
 console.log(md.join('\n'));

@@ -94,7 +94,9 @@ s('a failed reboot halts the pool: paused, remaining waves untouched, exit 5 nam
   assert.is(sim.view().bootcNodePools[0].spec.rollout.paused, true);
   assert.ok(r.events.some((e) => e.type === 'halt') && r.events.some((e) => e.type === 'node-failed'));
   const progress = await sim.driver().readProgress();
-  assert.ok(progress!.pools.worker.halted);
+  assert.ok(progress.run!.pools.worker.halted);
+  const failed = Object.values(progress.nodes).filter((e) => e.step === 'failed');
+  assert.ok(failed.length >= 1, 'the failed node\'s entry says so, on its Node');
 });
 
 s('a node cordoned by an administrator after the plan is not taken: it stays cordoned and unrebooted, and the pool halts saying why', async () => {

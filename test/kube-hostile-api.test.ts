@@ -44,7 +44,7 @@ t('an HTML login page with status 200: reads, lists, the lock, writes and waits 
   await cleanFailure(d.readLock(), LEASE_PATH);
   await cleanFailure(d.readProgress(), /GET \/api\/v1\/namespaces\/openshift-bootcplan\/configmaps\/bootcplan-progress/);
   await cleanFailure(d.snapshot(), /text\/html/);
-  await cleanFailure(d.cordon('w-1', 'test'), /(GET|PATCH) \/api\/v1\/nodes\/w-1/);
+  await cleanFailure(d.cordon('w-1', 'test'), /GET \/api.*text\/html/); // the Node comes from the watch cache, whose lists fail
   await cleanFailure(d.acquireLock({ holder: 'me', planId: 'p', ttlSeconds: 60 }), LEASE_PATH);
   await cleanFailure(d.waitFor(() => true, { timeoutSeconds: 1 }), /text\/html/);
   assert.ok(f.hits.length <= 60, `${f.hits.length} requests`);
@@ -124,15 +124,15 @@ t('JSON of the wrong kind: {} for a list, items not an array, a bad item, anothe
 
 t('a Lease or progress record of the wrong shape is a clean error, not "lock: free"', async () => {
   let lease: unknown = { kind: 'Lease', apiVersion: 'coordination.k8s.io/v1', metadata: { name: 'bootcplan-lock', namespace: 'openshift-bootcplan' }, spec: 'held' };
-  let cm: unknown = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'bootcplan-progress' }, data: { 'progress.json': '{"planId": 7}' } };
+  let cm: unknown = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'bootcplan-progress' }, data: { 'run.json': '{"planId": 7}' } };
   const f = await fakeApi((req, res) => sendJson(res, req.url!.includes('/leases/') ? lease : cm));
   const d = driverOf(f.url);
   await cleanFailure(d.readLock(), /Lease openshift-bootcplan\/bootcplan-lock.*spec/);
   lease = { ...(lease as object), spec: { holderIdentity: 42 } };
   await cleanFailure(d.readLock(), /holderIdentity/);
-  await cleanFailure(d.readProgress(), /progress\.json/);
-  cm = { ...(cm as object), data: { 'progress.json': '{not json' } };
-  await cleanFailure(d.readProgress(), /progress\.json is not valid JSON/);
+  await cleanFailure(d.readProgress(), /run\.json/);
+  cm = { ...(cm as object), data: { 'run.json': '{not json' } };
+  await cleanFailure(d.readProgress(), /run\.json is not valid JSON/);
 });
 
 t('a huge body: past the cap (64 MiB by default) the request is aborted, not buffered', async () => {

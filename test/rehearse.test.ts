@@ -147,7 +147,7 @@ s('apply on a terminal asks through the IO; any answer but yes cancels (exit 1)'
   assert.is(await run(['apply', '-f', specFile], { io: no, openDriver }), 1);
   assert.match(asked[0] ?? '', /^Apply plan \w+ \(5 nodes in \d+ waves\)\? Only 'yes' is accepted: $/, 'w-00 is cordoned by an administrator: 5 of 6 nodes');
   assert.match(no.err, /apply cancelled/);
-  assert.is(await sim.driver().readProgress(), null, 'nothing was applied');
+  assert.is((await sim.driver().readProgress()).run, null, 'nothing was applied');
   const yes = io();
   Object.assign(yes, { stdinIsTTY: true, ask: async () => 'yes\n' });
   assert.is(await run(['apply', '-f', specFile, '--step'], { io: yes, openDriver }), 0, yes.err);

@@ -65,7 +65,7 @@ async function applyAgainstSim(file: string, clusterFile = 'cluster.yaml') {
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'sealed@test' });
   const r = await cli(['apply', file, '--auto-approve', '--json'], openDriver);
   const after = await sim.driver().snapshot();
-  return { ...r, wrote: after.fingerprint !== before || (await sim.driver().readProgress()) !== null, sim };
+  return { ...r, wrote: after.fingerprint !== before || (await sim.driver().readProgress()).run !== null, sim };
 }
 
 const write = (name: string, plan: unknown) => writeFileSync(join(repo, name), JSON.stringify(plan, null, 2));

@@ -16,10 +16,9 @@ import { noticeAvailability } from './observe.ts';
 import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, stagingOf, viewIn } from './views.ts';
 
 export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
-  const pp = ctx.book.pool(pool.name);
   if (pool.waves.length) ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}` });
   for (let k = 1; k <= pool.waves.length; k++) {
-    if (pp.finishedWaves.includes(k)) continue;
+    if (ctx.book.waveDone(pool.name, k)) continue;
     let fresh = await beforeWave(ctx, pool, k);
     if (!fresh) return 'stepped';
     let names = composeBootcWave(ctx, pool, k, fresh);
@@ -37,7 +36,7 @@ export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'
     if (!names.length) {
       // Every node the saved plan left for this wave is done already (earlier waves
       // were composed differently, or someone else updated them).
-      pp.finishedWaves.push(k);
+      ctx.book.finishWave(pool.name, k);
       await ctx.book.save();
       continue;
     }
@@ -189,22 +188,22 @@ async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names:
       const d = await peek(ctx.driver, (s) => decideRound(ctx, s, w));
       for (const name of [...d.done, ...d.gone]) {
         w.pending.splice(w.pending.indexOf(name), 1);
-        if (ctx.book.nodes[name]) { ctx.book.dropNode(name); await ctx.book.save(); }
+        if (!ctx.book.nodes[name]) continue;
+        if (d.done.includes(name)) await ctx.book.finishNode(name);
+        else ctx.book.dropNode(name); // the Node is gone, and its entry with it
       }
       if (d.failed.length) {
         w.failures.push(...d.failed);
         for (const f of d.failed) w.pending.splice(w.pending.indexOf(f.node), 1);
       } else {
-        // One write-ahead record for every node started in this round, then the cordons:
-        // a wave of k nodes costs one progress write here, not k.
+        // Each node's write-ahead entry goes to its Node with its cordon, in one write.
         const fresh = d.start.map(({ name, v }) => recordCordonAhead(ctx, pool, name, k, v));
-        if (d.start.length) await ctx.book.save();
         for (const [i, { name, v }] of d.start.entries()) {
           w.pending.splice(w.pending.indexOf(name), 1);
           if (!(await cordonNow(ctx, pool, k, name, v, fresh[i]))) {
-            // Someone else cordoned it between the look and the write: theirs, not taken.
+            // Someone else cordoned it between the look and the write: theirs, not taken
+            // (nothing was written).
             ctx.book.dropNode(name);
-            await ctx.book.save();
             w.pending.push(name);
             continue;
           }
@@ -297,16 +296,16 @@ function startNode(ctx: ApplyContext, w: WaveRun, name: string): Promise<void> {
 // ----------------------------------------------------------------- one node
 
 /**
- * The write-ahead record of a cordon (saved by the caller before any cordon of the round;
- * the budget was checked just before, on the same view). Returns whether the node's entry is new.
+ * The write-ahead entry of a cordon, in memory: cordonNow writes it with the cordon (the
+ * budget was checked just before, on the same view). Returns whether the node's entry is new.
  */
 function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: number, v: NodeView): boolean {
   const old = ctx.book.nodes[name];
   const fresh = !old || old.step === 'done';
   if (fresh) ctx.book.putNode(name, { pool: pool.name, wave: k, step: 'cordon', wasCordoned: v.cordoned });
-  else if (old.step === 'failed') ctx.book.setNode(name, { step: 'cordon' });
+  else if (old.step === 'failed') ctx.book.setNode(name, { planId: ctx.plan.id, pool: pool.name, wave: k, step: 'cordon' });
   ctx.inFlight.add(name);
-  return fresh;
+  return fresh || old.step === 'failed';
 }
 
 /**
@@ -316,7 +315,7 @@ function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: n
  */
 async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean): Promise<boolean> {
   if (!v.cordoned) {
-    const r = await retry(() => ctx.driver.cordon(name, ctx.plan.id));
+    const r = await retry(() => ctx.driver.cordon(name, ctx.plan.id, ctx.book.nodes[name]));
     if (r === 'cordoned') {
       ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
       return true;
@@ -324,7 +323,12 @@ async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: str
     ctx.emit({ type: 'node-unavailable', pool: pool.name, node: name, message: 'cordoned by someone else just now: not taken, it stays cordoned', conditions: v.conditions });
     return false;
   }
-  if (fresh) ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'already cordoned by an administrator; it stays cordoned' });
+  // Cordoned already (an administrator's, or this update's own from an earlier run): no
+  // cordon to write, the new entry goes alone.
+  if (fresh) {
+    await ctx.book.writeNode(name);
+    if (ctx.book.nodes[name]?.wasCordoned) ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'already cordoned by an administrator; it stays cordoned' });
+  }
   return true;
 }
 
@@ -353,7 +357,7 @@ async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: 
         const bn = await peek(ctx.driver, (s) => bootcNodeIn(s, name)?.status?.staged?.softRebootCapable === true);
         const kind: 'soft' | 'hard' = pool.rebootPolicy === 'AllowSoftReboot' && bn ? 'soft' : 'hard';
         ctx.book.setNode(name, { step: 'reboot', rebootKind: kind, rebootAt: isoOf(ctx.now()) });
-        await ctx.book.save();
+        await ctx.book.writeNode(name);
         await retry(() => ctx.driver.setDesiredImageState(name, 'Booted'));
         ctx.emit({ type: 'reboot', pool: pool.name, node: name, wave: k, kind });
       }
@@ -374,10 +378,9 @@ async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: 
       ctx.emit({ type: 'booted', pool: pool.name, node: name, wave: k });
     }
     ctx.book.setNode(name, { step: 'booted' });
-    if (!ctx.book.nodes[name]?.wasCordoned) await uncordonOurs(ctx, pool, k, name);
-    // Finished nodes leave the record (it stays small); `finishedWaves` keeps the history.
+    // The entry is marked done with the uncordon (one write), or alone when there is none.
+    if (ctx.book.nodes[name]?.wasCordoned || !(await uncordonOurs(ctx, pool, k, name))) await ctx.book.finishNode(name);
     ctx.book.dropNode(name);
-    await ctx.book.save();
     return { ok: true };
   } finally {
     ctx.inFlight.delete(name);
@@ -390,11 +393,12 @@ async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: 
  * someone else took over meanwhile (an administrator who removed or replaced the mark to keep
  * it cordoned) stays cordoned, and that is reported.
  */
-async function uncordonOurs(ctx: ApplyContext, pool: PlanPool, k: number, name: string) {
-  const r = await retry(() => ctx.driver.uncordon(name, ctx.plan.id));
+async function uncordonOurs(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<boolean> {
+  const r = await retry(() => ctx.driver.uncordon(name, ctx.plan.id, ctx.book.doneEntry(name)));
   if (r === 'uncordoned') ctx.emit({ type: 'uncordon', pool: pool.name, node: name, wave: k });
   else if (r === 'not-ours') {
     const v = await peek(ctx.driver, (s) => viewIn(s, name));
     if (v?.cordoned) ctx.emit({ type: 'node-unavailable', pool: pool.name, node: name, message: 'cordoned by someone else while bootcplan updated it (no bootcplan.dev/cordoned-by mark of this plan): left cordoned', conditions: v.conditions });
   }
+  return r !== 'not-ours';
 }

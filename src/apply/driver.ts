@@ -99,16 +99,18 @@ export interface ClusterDriver {
    * in one write (a merge patch with the resourceVersion read, so a cordon someone else set in
    * between is never taken for bootcplan's) and resolves 'cordoned'. A Node already
    * unschedulable is not written ('already-cordoned': the cordon is not bootcplan's).
+   * `progress`: the node's progress entry (src/apply/node-progress.ts), written in the same
+   * patch when the cordon is written (the write-ahead record and the cordon are one write).
    */
-  cordon(node: string, by: string): Promise<CordonResult>;
+  cordon(node: string, by: string, progress?: NodeProgress): Promise<CordonResult>;
   /**
    * Undoes bootcplan's own cordon only: when the Node carries `bootcplan.dev/cordoned-by: by`,
    * removes spec.unschedulable and the annotation in one write and resolves 'uncordoned'
    * ('mark-cleared' when the node had been made schedulable by someone else meanwhile: only the
    * stale mark goes). A Node without that mark (an administrator's cordon) is not written:
-   * 'not-ours'.
+   * 'not-ours'. `progress`: the node's progress entry, written in the same patch when there is one.
    */
-  uncordon(node: string, by: string): Promise<UncordonResult>;
+  uncordon(node: string, by: string, progress?: NodeProgress): Promise<UncordonResult>;
   /**
    * Evicts the node's pods through the eviction API (PodDisruptionBudgets respected,
    * DaemonSet pods skipped, emptyDir data deleted) and resolves when none is left.
@@ -140,19 +142,35 @@ export interface ClusterDriver {
   releaseLock(lockId: string): Promise<boolean>;
   readLock(): Promise<LockRecord | null>;
 
-  /** The progress record (a ConfigMap in BOOTCPLAN_NAMESPACE), or null. */
-  readProgress(): Promise<ProgressRecord | null>;
-  /** Replaces the progress record. */
-  writeProgress(p: ProgressRecord): Promise<void>;
+  /**
+   * Resume state (DESIGN §7 "Apply is resumable"): the run record (a ConfigMap in
+   * BOOTCPLAN_NAMESPACE) with the version to write it against, and every node's progress
+   * entry (the Node annotation `bootcplan.dev/progress`, read with the nodes: no request per node).
+   */
+  readProgress(): Promise<ProgressState>;
+  /**
+   * Writes the run record if it is still at `version` (null: it must not exist yet) and
+   * resolves with its new version; ProgressMovedError when someone else wrote it meanwhile.
+   */
+  writeProgress(p: ProgressRecord, version: string | null): Promise<string>;
+  /**
+   * Writes one node's progress entry (the Node annotation), conditional on the Node's
+   * resourceVersion as last read (ConflictError when it moved: retry).
+   */
+  writeNodeProgress(node: string, p: NodeProgress): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------
-// Progress record: what a rerun needs to continue (DESIGN §7 "Apply is resumable").
+// Progress: what a rerun needs to continue (DESIGN §7 "Apply is resumable"). Node state lives
+// with the node (its annotation, src/apply/node-progress.ts); the run record holds what is per
+// pool, never per node, so no object bootcplan writes grows with the number of nodes.
 
 /** Where a node is in its own update, written ahead of each disruptive step. */
 export type NodeStep = 'cordon' | 'drain' | 'reboot' | 'booted' | 'done' | 'failed';
 
 export interface NodeProgress {
+  /** The plan whose apply wrote the entry. */
+  planId: string;
   pool: string;
   wave: number;
   step: NodeStep;
@@ -164,14 +182,15 @@ export interface NodeProgress {
 }
 
 export interface PoolProgress {
-  /** 1-based wave numbers that finished. */
-  finishedWaves: number[];
+  /** Waves 1..wavesDone are finished (waves run in order: a cursor, not a list). */
+  wavesDone: number;
   /** ISO time the last wave ended (soak is measured from it). */
   lastWaveEnd?: string | null;
   done: boolean;
   halted?: { node: string | null; reason: string } | null;
 }
 
+/** The run record: one per cluster; its size does not depend on the number of nodes. */
 export interface ProgressRecord {
   planId: string;
   startedAt: string;
@@ -179,8 +198,16 @@ export interface ProgressRecord {
   /** Every change of the plan is in the cluster (targets set). */
   changesApplied: boolean;
   pools: Record<string, PoolProgress>;
-  nodes: Record<string, NodeProgress>;
   done: boolean;
+}
+
+/** What readProgress returns. */
+export interface ProgressState {
+  run: ProgressRecord | null;
+  /** The run record's version (resourceVersion) for the next write; null when there is none. */
+  version: string | null;
+  /** Node name -> its progress entry (nodes without one are left out). */
+  nodes: Record<string, NodeProgress>;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -230,6 +257,16 @@ export class LockLostError extends DriverError {
   constructor(message: string) {
     super(message);
     this.name = 'LockLostError';
+  }
+}
+/**
+ * The run record moved since this apply last read or wrote it: another apply wrote it (the
+ * lock was lost). The apply stops before its next step, as for a lost lock.
+ */
+export class ProgressMovedError extends LockLostError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProgressMovedError';
   }
 }
 export class AbortedError extends Error {

@@ -19,7 +19,7 @@ import { rollsTarget } from '../domain/mco-rollout.ts';
 export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   const pp = ctx.book.pool(pool.name);
   const changes = ctx.plan.changes.filter((c) => c.pool === pool.name).sort((a, b) => a.order - b.order);
-  const hasWaves = pool.waves.length > 0 && pp.finishedWaves.length < pool.waves.length;
+  const hasWaves = pool.waves.length > 0 && pp.wavesDone < pool.waves.length;
   if (changes.some((c) => c.action !== 'noop')) {
     if (ctx.step && ctx.wavesRun >= 1) return 'stepped';
     const { fresh } = await checkStale(ctx);
@@ -33,7 +33,7 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
   if (!pool.waves.length) return 'done';
   ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}; the MCO moves the nodes` });
   for (let k = 1; k <= pool.waves.length; k++) {
-    if (pp.finishedWaves.includes(k)) continue;
+    if (ctx.book.waveDone(pool.name, k)) continue;
     if (!(await beforeWave(ctx, pool, k))) return 'stepped';
     ctx.emit({ type: 'wave-start', pool: pool.name, wave: k, waves: pool.waves.length, nodes: pool.waves[k - 1] });
     await runMcoWave(ctx, pool, k);

@@ -1,84 +1,144 @@
 /**
- * The progress record of an apply (DESIGN §7 "Apply is resumable"): what a rerun needs to
- * continue. It is written ahead of every disruptive step; a rerun of the same plan reads
- * it back and resumes, and a rerun of another plan keeps what the stopped one knew about
- * the cordons it owns.
+ * The progress of an apply (DESIGN §7 "Apply is resumable"): what a rerun needs to continue.
+ * Two parts, neither growing with the number of nodes:
+ * - each node's entry lives on its Node (annotation `bootcplan.dev/progress`,
+ *   src/apply/node-progress.ts), written ahead of each disruptive step, in the same write as
+ *   the cordon and the uncordon where there is one (the driver's `cordon`/`uncordon`);
+ * - the run record (plan id, per pool the wave cursor, soak time, done, halted; changes
+ *   applied; done) is written only when it changed, against the version last read or written:
+ *   a write that finds it moved means another apply wrote it, and this one stops (exit 4).
+ * A rerun of the same plan reads both back and resumes; a rerun of another plan keeps the
+ * entries of nodes still in flight (their cordons are bootcplan's to undo). A finished node's
+ * entry is marked `done` (in the uncordon's write), never removed: `status` counts them, and a
+ * node marked done is never driven again.
  */
 import type { Plan, PlanPool } from '../plan/types.ts';
-import { type ClusterDriver, type ProgressRecord, type NodeProgress, type PoolProgress, isoOf } from './driver.ts';
+import { LockHeldError } from '../base/errors.ts';
+import { retry } from './changes.ts';
+import { type ClusterDriver, type ProgressRecord, type NodeProgress, type PoolProgress, ProgressMovedError, isoOf } from './driver.ts';
+
+const newPool = (): PoolProgress => ({ wavesDone: 0, lastWaveEnd: null, done: false, halted: null });
+
+/** A halt reason may list nodes: the run record keeps at most this much of it. */
+const MAX_REASON = 500;
 
 export class ProgressBook {
   private rec!: ProgressRecord;
-  /** The record was this plan's already: this apply continues an earlier one. */
+  private version: string | null = null;
+  /** The run record as last written (or read): save() writes only when it differs. */
+  private written = '';
+  /** Entries of nodes in flight (step other than done), by node name. */
+  private entries: Record<string, NodeProgress> = {};
+  /** The run record was this plan's already: this apply continues an earlier one. */
   resumed = false;
 
   constructor(private readonly driver: ClusterDriver, private readonly plan: Plan, private readonly pools: readonly PlanPool[]) {}
 
-  /** The whole record (loaded by `load`). */
+  /** The run record (loaded by `load`). */
   get record(): ProgressRecord {
     return this.rec;
   }
 
-  /** The entries of the nodes being updated, by node name. */
+  /** The entries of the nodes in flight, by node name. */
   get nodes(): Record<string, NodeProgress> {
-    return this.rec.nodes;
+    return this.entries;
   }
 
   async load(): Promise<void> {
-    const old = await this.driver.readProgress();
-    if (old && old.planId === this.plan.id) {
-      this.rec = old;
+    const st = await this.driver.readProgress();
+    this.version = st.version;
+    // Nodes still in flight, whichever plan's apply left them (their cordons are bootcplan's).
+    for (const [name, e] of Object.entries(st.nodes)) if (e.step !== 'done') this.entries[name] = Object.freeze(e);
+    if (st.run && st.run.planId === this.plan.id) {
+      this.rec = st.run;
       this.resumed = true;
+      this.written = JSON.stringify(st.run);
       return;
     }
-    const nodes: Record<string, NodeProgress> = {};
-    // Another plan's apply stopped half-way: keep what it knew about cordons it owns.
-    if (old && !old.done) for (const [k, v] of Object.entries(old.nodes)) if (v.step !== 'done') nodes[k] = v;
+    const now = isoOf(this.driver.clock.now());
     this.rec = {
-      planId: this.plan.id, startedAt: isoOf(this.driver.clock.now()), updatedAt: isoOf(this.driver.clock.now()), changesApplied: false,
-      pools: Object.fromEntries(this.pools.map((p) => [p.name, { finishedWaves: [], lastWaveEnd: null, done: false, halted: null } satisfies PoolProgress])),
-      nodes, done: false,
+      planId: this.plan.id, startedAt: now, updatedAt: now, changesApplied: false,
+      pools: Object.fromEntries(this.pools.map((p) => [p.name, newPool()])), done: false,
     };
   }
 
+  /** Writes the run record when it changed since it was last written. */
   async save(): Promise<void> {
+    for (const p of Object.values(this.rec.pools)) if (p.halted && p.halted.reason.length > MAX_REASON) p.halted.reason = p.halted.reason.slice(0, MAX_REASON - 3) + '...';
+    const { updatedAt: _, ...rest } = this.rec;
+    const body = JSON.stringify(rest);
+    if (body === this.written) return;
     this.rec.updatedAt = isoOf(this.driver.clock.now());
-    await this.driver.writeProgress(this.rec);
+    try {
+      this.version = await this.driver.writeProgress(this.rec, this.version);
+    } catch (err) {
+      if (err instanceof ProgressMovedError) {
+        throw new LockHeldError('another apply, which wrote the progress record meanwhile (this apply lost its lock)', isoOf(this.driver.clock.now()), 'unknown', null);
+      }
+      throw err;
+    }
+    this.written = body;
   }
 
-  /**
-   * Changes a node's entry of the progress record. Entries are replaced (frozen), never
-   * changed in place: the record is written whole at every step of every node, and a
-   * driver may then tell an entry it has seen by its identity.
-   */
+  /** Changes a node's entry in memory (entries are replaced, never changed in place); `writeNode` writes it. */
   setNode(name: string, change: Partial<NodeProgress>): void {
-    const rec = this.rec.nodes[name];
-    if (rec) this.rec.nodes[name] = Object.freeze({ ...rec, ...change });
+    const rec = this.entries[name];
+    if (rec) this.entries[name] = Object.freeze({ ...rec, ...change });
   }
 
-  /** A new entry for a node (frozen, like every entry: see setNode). */
-  putNode(name: string, entry: NodeProgress): void {
-    this.rec.nodes[name] = Object.freeze(entry);
+  /** A new entry for a node, in memory. */
+  putNode(name: string, entry: Omit<NodeProgress, 'planId'>): void {
+    this.entries[name] = Object.freeze({ planId: this.plan.id, ...entry });
   }
 
-  /** Finished nodes leave the record (it stays small); `finishedWaves` keeps the history. */
+  /** The node is no longer in flight (its entry was marked done on the Node, or never written). */
   dropNode(name: string): void {
-    delete this.rec.nodes[name];
+    delete this.entries[name];
+  }
+
+  /** Writes the node's entry, as it is in memory, to its Node. */
+  async writeNode(name: string): Promise<void> {
+    const e = this.entries[name];
+    if (e) await retry(() => this.driver.writeNodeProgress(name, e));
+  }
+
+  /** The node's entry marked done (to write with its uncordon, or alone); undefined without an entry. */
+  doneEntry(name: string): NodeProgress | undefined {
+    const e = this.entries[name];
+    return e ? { ...e, planId: this.plan.id, step: 'done' } : undefined;
+  }
+
+  /** Marks the node's entry done on the Node (when no uncordon carried it) and drops it. */
+  async finishNode(name: string): Promise<void> {
+    const done = this.doneEntry(name);
+    if (done) await retry(() => this.driver.writeNodeProgress(name, done));
+    this.dropNode(name);
   }
 
   /** An update of this pool that bootcplan started and has not finished. */
   drives(pool: string, name: string): boolean {
-    const rec = this.rec.nodes[name];
+    const rec = this.entries[name];
     return !!rec && rec.pool === pool && rec.step !== 'done';
   }
 
   /** The node's update went past its cordon (an earlier run drained or rebooted it). */
   pastCordon(name: string): boolean {
-    const rec = this.rec.nodes[name];
+    const rec = this.entries[name];
     return !!rec && rec.step !== 'cordon';
   }
 
   pool(name: string): PoolProgress {
-    return (this.rec.pools[name] ??= { finishedWaves: [], lastWaveEnd: null, done: false, halted: null });
+    return (this.rec.pools[name] ??= newPool());
+  }
+
+  /** Wave `k` of the pool finished (in this run or an earlier one). */
+  waveDone(pool: string, k: number): boolean {
+    return this.pool(pool).wavesDone >= k;
+  }
+
+  /** Records wave `k` finished (waves finish in order). */
+  finishWave(pool: string, k: number): void {
+    const p = this.pool(pool);
+    p.wavesDone = Math.max(p.wavesDone, k);
   }
 }

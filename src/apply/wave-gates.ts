@@ -49,7 +49,7 @@ export function checkPolicy(ctx: ApplyContext, pool: PlanPool | null, wave: numb
 export async function beforeWave(ctx: ApplyContext, pool: PlanPool, k: number): Promise<Plan | null> {
   if (ctx.step && ctx.wavesRun >= 1) return null;
   const pp = ctx.book.pool(pool.name);
-  if (pp.finishedWaves.length && pool.soakSeconds > 0 && pp.lastWaveEnd) {
+  if (pp.wavesDone > 0 && pool.soakSeconds > 0 && pp.lastWaveEnd) {
     const until = Date.parse(pp.lastWaveEnd) / 1000 + pool.soakSeconds;
     if (until > ctx.now()) {
       ctx.emit({ type: 'soak', pool: pool.name, wave: k - 1, seconds: Math.round(until - ctx.now()) });
@@ -77,7 +77,7 @@ async function controlPlaneInService(ctx: ApplyContext, pool: PlanPool): Promise
 
 export async function afterWave(ctx: ApplyContext, pool: PlanPool, k: number) {
   const pp = ctx.book.pool(pool.name);
-  if (!pp.finishedWaves.includes(k)) pp.finishedWaves.push(k);
+  ctx.book.finishWave(pool.name, k);
   pp.lastWaveEnd = isoOf(ctx.now());
   ctx.wavesRun++;
   await ctx.book.save();
@@ -95,7 +95,15 @@ export async function halt(ctx: ApplyContext, pool: PlanPool, failures: NodeFail
   const first = failures[0];
   const reason = extra ?? (first ? `node ${first.node} failed: ${first.reason}` : 'halted');
   ctx.book.pool(pool.name).halted = { node: first?.node ?? null, reason };
-  for (const f of failures) ctx.book.setNode(f.node, { step: 'failed' });
+  for (const f of failures) {
+    if (!ctx.book.nodes[f.node]) continue;
+    ctx.book.setNode(f.node, { step: 'failed' });
+    try {
+      await ctx.book.writeNode(f.node);
+    } catch {
+      // a deleted node has no entry to mark; the halt is recorded in the run record
+    }
+  }
   await ctx.book.save();
   for (const f of failures) ctx.emit({ type: 'node-failed', pool: pool.name, node: f.node, message: f.reason, conditions: f.conditions });
   ctx.emit({ type: 'halt', pool: pool.name, node: first?.node, message: reason });
@@ -103,8 +111,7 @@ export async function halt(ctx: ApplyContext, pool: PlanPool, failures: NodeFail
 }
 
 function haltReport(ctx: ApplyContext, pool: PlanPool, failures: NodeFailure[]): string[] {
-  const finished = ctx.book.pool(pool.name).finishedWaves;
-  const left = pool.waves.map((_, i) => i + 1).filter((w) => !finished.includes(w));
+  const left = pool.waves.map((_, i) => i + 1).filter((w) => !ctx.book.waveDone(pool.name, w));
   const report: string[] = [];
   for (const f of failures) {
     report.push(`node ${f.node}: ${f.reason}`);

@@ -76,7 +76,7 @@ async function applyAction({ io, setExit, openDriver, now }: CommandContext, pla
     if (saved) {
       const live = await driver.snapshot();
       const progress = await driver.readProgress();
-      const inFlight = new Set(progress?.planId === saved.id ? Object.keys(progress.nodes) : []);
+      const inFlight = new Set(Object.entries(progress.nodes).filter(([, e]) => e.planId === saved.id && e.step !== 'done').map(([n]) => n));
       plan = confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight });
     } else {
       plan = specs.replan(await driver.snapshot());

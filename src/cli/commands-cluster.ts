@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { InputError } from '../base/errors.ts';
-import { renderStatus } from '../render/status.ts';
+import { renderStatus, progressSummary } from '../render/status.ts';
 import type { CommandContext } from './deps.ts';
 import { writeFileAtomic } from './files.ts';
 import { asClusterApiError } from './live.ts';
@@ -97,7 +97,7 @@ async function statusAction({ io, openDriver }: CommandContext, opts: StatusOpti
     const expired = lock ? Date.parse(lock.renewedAt) / 1000 + lock.ttlSeconds < driver.clock.now() : false;
     const format = opts.json ? 'json' : opts.output;
     if (format !== 'text') {
-      const json = jsonText({ lock: lock ? { ...lock, expired } : null, progress }, 2) + '\n';
+      const json = jsonText({ lock: lock ? { ...lock, expired } : null, progress: progressSummary(progress) }, 2) + '\n';
       io.stdout(format === 'yaml' ? yamlOfJson(json) : json);
       return;
     }

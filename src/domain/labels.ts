@@ -25,3 +25,5 @@ export const BOOTCPLAN_MANAGED_BY = 'bootcplan.dev/managed-by';
 export const BOOTCPLAN_CORDONED_BY = 'bootcplan.dev/cordoned-by';
 /** On a MachineConfigPool or BootcNodePool bootcplan paused (value: the plan id): a pause without it is someone else's. */
 export const BOOTCPLAN_PAUSED_BY = 'bootcplan.dev/paused-by';
+/** On a Node bootcplan updates: its progress entry, JSON (src/apply/node-progress.ts). */
+export const BOOTCPLAN_PROGRESS = 'bootcplan.dev/progress';

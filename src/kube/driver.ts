@@ -2,24 +2,26 @@
  * The ClusterDriver on a real Kubernetes API (contract: src/apply/driver.ts), composed of
  * one part per job:
  *
- * - snapshot(): a fresh read of every kind of the snapshot contract (src/kube/read.ts).
- * - waitFor(): a watch cache (src/kube/watch-cache.ts: list, then watch each kind from the
- *   list's resourceVersion, resume and reconnect, relist on 410 Gone); the predicate runs on
- *   every change, plus every 2 s without any request (src/kube/wait.ts).
+ * - snapshot() and waitFor(): a watch cache (src/kube/watch-cache.ts: list once, then watch
+ *   each kind from the list's resourceVersion, resume and reconnect, relist on 410 Gone);
+ *   snapshot() is a copy of it, and waitFor's predicate runs on every change, plus every 2 s
+ *   without any request (src/kube/wait.ts). No read during an apply is a request of its own.
  * - Writes: JSON patch with the plan's `test` ops, merge patches for small idempotent
  *   switches, pool pause (src/kube/object-writes.ts).
- * - cordon, uncordon, drain through the Eviction API (src/kube/node-ops.ts).
+ * - cordon, uncordon (each with the node's progress entry), drain through the Eviction API
+ *   (src/kube/node-ops.ts).
  * - Lock: Lease `openshift-bootcplan/bootcplan-lock` (src/kube/lease-lock.ts).
- * - Progress: ConfigMap `openshift-bootcplan/bootcplan-progress` (src/kube/progress-configmap.ts).
+ * - Progress: the run record in ConfigMap `openshift-bootcplan/bootcplan-progress`
+ *   (src/kube/progress-configmap.ts), the nodes' entries in their annotations.
  */
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import {
-  type Clock, type ClusterDriver, type CordonResult, type UncordonResult, type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type DrainOptions,
+  type Clock, type ClusterDriver, type CordonResult, type UncordonResult, type ObjectRef, type LockRecord, type ProgressRecord, type ProgressState, type NodeProgress, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState,
 } from '../apply/driver.ts';
 import type { KubeClient } from './rest.ts';
-import { readLiveSnapshot } from './read.ts';
+import { snapshotFromObjects } from '../cluster/snapshot.ts';
 import { WatchCache } from './watch-cache.ts';
 import { waitOnCache } from './wait.ts';
 import { ObjectWriter } from './object-writes.ts';
@@ -59,7 +61,7 @@ export class KubeDriver implements ClusterDriver {
     this.cache = new WatchCache(client, `live:${client.contextName}`, opts.watchTimeoutSeconds);
     this.recheckSeconds = opts.recheckSeconds ?? 2;
     this.writer = new ObjectWriter(client, this.cache);
-    this.nodes = new NodeOps(client, this.writer, opts.evictionRetrySeconds ?? 5);
+    this.nodes = new NodeOps(client, this.writer, this.cache, opts.evictionRetrySeconds ?? 5);
     this.lock = new LeaseLock(client, this.cache, this.clock);
     this.progress = new ProgressConfigMap(client, this.cache);
   }
@@ -77,8 +79,10 @@ export class KubeDriver implements ClusterDriver {
 
   // ------------------------------------------------------------------ reads
 
-  snapshot(): Promise<ClusterSnapshot> {
-    return readLiveSnapshot(this.client);
+  /** A copy of the watch cache (started, with its first lists, on the first call). */
+  async snapshot(): Promise<ClusterSnapshot> {
+    await this.cache.start();
+    return snapshotFromObjects(structuredClone([...this.cache.objects()]), `live:${this.client.contextName}`);
   }
   waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions): Promise<T | null> {
     return waitOnCache(this.cache, this.recheckSeconds, predicate, opts);
@@ -93,8 +97,8 @@ export class KubeDriver implements ClusterDriver {
 
   // ------------------------------------------------------------------ nodes
 
-  cordon(node: string, by: string): Promise<CordonResult> { return this.nodes.cordon(node, by); }
-  uncordon(node: string, by: string): Promise<UncordonResult> { return this.nodes.uncordon(node, by); }
+  cordon(node: string, by: string, progress?: NodeProgress): Promise<CordonResult> { return this.nodes.cordon(node, by, progress); }
+  uncordon(node: string, by: string, progress?: NodeProgress): Promise<UncordonResult> { return this.nodes.uncordon(node, by, progress); }
   drain(node: string, opts: DrainOptions): Promise<void> { return this.nodes.drain(node, opts); }
 
   // ------------------------------------------------------------------ lock
@@ -106,6 +110,7 @@ export class KubeDriver implements ClusterDriver {
 
   // ------------------------------------------------------------------ progress
 
-  readProgress(): Promise<ProgressRecord | null> { return this.progress.read(); }
-  writeProgress(p: ProgressRecord): Promise<void> { return this.progress.write(p); }
+  readProgress(): Promise<ProgressState> { return this.progress.read(); }
+  writeProgress(p: ProgressRecord, version: string | null): Promise<string> { return this.progress.write(p, version); }
+  writeNodeProgress(node: string, p: NodeProgress): Promise<void> { return this.nodes.writeProgress(node, p); }
 }

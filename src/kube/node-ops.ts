@@ -1,17 +1,25 @@
 /**
  * KubeDriver's node operations: cordon and uncordon (a JSON merge patch on
  * `spec.unschedulable` and bootcplan's `bootcplan.dev/cordoned-by` mark, conditional on the
- * resourceVersion read: src/domain/cordons.ts), and drain through the Eviction API (policy/v1): PodDisruptionBudget
- * refusals (429) retried until the timeout; DaemonSet-owned and mirror pods are skipped;
- * waits until the evicted pods are gone (watch on the node's pods).
+ * resourceVersion read: src/domain/cordons.ts), carrying the node's progress entry
+ * (`bootcplan.dev/progress`, src/apply/node-progress.ts) in the same write; the entry alone,
+ * conditional the same way; and drain through the Eviction API (policy/v1):
+ * PodDisruptionBudget refusals (429) retried until the timeout; DaemonSet-owned and mirror
+ * pods are skipped; waits until the evicted pods are gone (a watch on the node's pods, from
+ * the list that found them).
+ *
+ * Requests: the Node is read from the watch cache, not with a GET; only a write refused
+ * with 409 (the cache was behind) reads the Node again, once, and writes again.
  */
 import type { KObject } from '../cluster/types.ts';
-import { type DrainOptions, type CordonResult, type UncordonResult, NotFoundError, DrainTimeoutError, DriverError } from '../apply/driver.ts';
+import { type DrainOptions, type CordonResult, type UncordonResult, type NodeProgress, NotFoundError, DrainTimeoutError, DriverError, ConflictError } from '../apply/driver.ts';
 import { cordonPatch, uncordonDecision, uncordonPatch } from '../domain/cordons.ts';
+import { BOOTCPLAN_PROGRESS, encodeNodeProgress } from '../apply/node-progress.ts';
 import { type KubeClient, KubeApiError } from './rest.ts';
 import { Reflector } from './watch.ts';
 import type { ObjectWriter } from './object-writes.ts';
-import { objectPath, NODE, POD } from './resources.ts';
+import type { WatchCache } from './watch-cache.ts';
+import { objectPath, collectionPath, NODE, POD } from './resources.ts';
 import { setLongTimeout } from './long-timer.ts';
 
 /** DaemonSet-owned pods (kubectl drain --ignore-daemonsets) and static (mirror) pods stay. */
@@ -20,46 +28,89 @@ export function skippedByDrain(p: KObject): boolean {
   return (p.metadata.ownerReferences ?? []).some((r) => r.kind === 'DaemonSet' && r.controller !== false);
 }
 
+/** A merge patch with the node's progress entry added (or the entry alone, conditional on the resourceVersion). */
+function withProgress(body: Record<string, any> | null, n: KObject, progress: NodeProgress | undefined): Record<string, any> | null {
+  if (!progress) return body;
+  const out: Record<string, any> = body ? structuredClone(body) : { metadata: {} };
+  out.metadata ??= {};
+  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [BOOTCPLAN_PROGRESS]: encodeNodeProgress(progress) };
+  if (n.metadata.resourceVersion) out.metadata.resourceVersion = n.metadata.resourceVersion;
+  return out;
+}
+
 export class NodeOps {
   constructor(
     private readonly client: KubeClient,
     private readonly writer: ObjectWriter,
+    private readonly cache: WatchCache,
     /** Pause between eviction attempts a PodDisruptionBudget refused (kubectl drain: 5 s). */
     private readonly evictionRetrySeconds: number,
   ) {}
 
-  /** bootcplan's cordon: a merge patch of spec.unschedulable and its mark, conditional on the resourceVersion read (src/domain/cordons.ts). */
-  async cordon(node: string, by: string): Promise<CordonResult> {
-    const n = await this.readNode(node);
-    const body = cordonPatch(n, by);
-    if (!body) return 'already-cordoned';
-    await this.writer.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, body);
-    return 'cordoned';
+  /** bootcplan's cordon: a merge patch of spec.unschedulable, its mark and the progress entry, conditional on the resourceVersion read (src/domain/cordons.ts). */
+  cordon(node: string, by: string, progress?: NodeProgress): Promise<CordonResult> {
+    return this.onFreshNode(node, async (n) => {
+      const body = cordonPatch(n, by);
+      if (!body) return 'already-cordoned';
+      await this.writer.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, withProgress(body, n, progress));
+      return 'cordoned';
+    });
   }
-  /** bootcplan's uncordon: only a node with its exact mark; spec.unschedulable and the mark go in one merge patch. */
-  async uncordon(node: string, by: string): Promise<UncordonResult> {
-    const n = await this.readNode(node);
-    const d = uncordonDecision(n, by);
-    if (d === 'not-ours') return 'not-ours';
-    await this.writer.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, uncordonPatch(n, d));
-    return d === 'uncordon' ? 'uncordoned' : 'mark-cleared';
+  /** bootcplan's uncordon: only a node with its exact mark; spec.unschedulable, the mark and the progress entry go in one merge patch. */
+  uncordon(node: string, by: string, progress?: NodeProgress): Promise<UncordonResult> {
+    return this.onFreshNode(node, async (n) => {
+      const d = uncordonDecision(n, by);
+      if (d === 'not-ours') return 'not-ours';
+      await this.writer.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, withProgress(uncordonPatch(n, d), n, progress));
+      return d === 'uncordon' ? 'uncordoned' : 'mark-cleared';
+    });
+  }
+  /** The node's progress entry alone, conditional on the resourceVersion read. */
+  writeProgress(node: string, progress: NodeProgress): Promise<void> {
+    return this.onFreshNode(node, async (n) => {
+      await this.writer.mergePatch({ apiVersion: 'v1', kind: 'Node', name: node }, withProgress(null, n, progress));
+    });
   }
 
-  private readNode(node: string): Promise<KObject> {
-    return this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}`, expect: 'Node' });
+  /**
+   * Runs a conditional write on the Node as the watch cache has it; when the server refuses it
+   * because the Node moved (409: the cache was behind), reads the Node and runs it once more.
+   */
+  private async onFreshNode<T>(node: string, write: (n: KObject) => Promise<T>): Promise<T> {
+    await this.cache.start();
+    const cached = this.cache.get('Node', node);
+    if (cached) {
+      try {
+        return await write(cached);
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+      }
+    }
+    return write(await this.readNode(node));
+  }
+
+  private async readNode(node: string): Promise<KObject> {
+    const n: KObject = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}`, expect: 'Node' });
+    return this.cache.wrote(n, 'v1', 'Node');
   }
 
   async drain(node: string, opts: DrainOptions): Promise<void> {
-    const n = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}`, expect: 'Node' });
+    await this.cache.start();
+    let n = this.cache.get('Node', node);
+    if (n?.spec?.unschedulable !== true) n = await this.readNode(node); // the cache may be behind our own cordon
     if (n?.spec?.unschedulable !== true) throw new DriverError(`drain ${node}: the node is not cordoned`);
     const deadline = opts.timeoutSeconds === null || opts.timeoutSeconds <= 0 ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
-    const pods = new Reflector(this.client, POD, { fieldSelector: `spec.nodeName=${node}` });
+    // One list; a node with nothing to evict is done with it, others are watched from it.
+    const fieldSelector = `spec.nodeName=${node}`;
+    const list = await this.client.list(collectionPath(POD), 'Pod', { query: { fieldSelector }, what: `list pods on ${node}` });
+    if (!list.items.some((p) => !skippedByDrain(p))) return;
+    const pods = new Reflector(this.client, POD, { fieldSelector });
     const refusals = new Map<string, string>();
     const evicted = new Set<string>();
     let wake: (() => void) | null = null;
     const off = pods.onChange(() => wake?.());
     try {
-      await pods.start();
+      await pods.startFrom(list);
       for (;;) {
         const left = [...pods.items.values()].filter((p) => !skippedByDrain(p));
         if (!left.length) return;

@@ -85,11 +85,26 @@ export class ObjectWriter {
     await this.patch({ apiVersion: BOOTC_NODE.apiVersion, kind: 'BootcNode', name: node }, [{ op: 'add', path: '/spec/desiredImageState', value: state }]);
   }
 
-  /** The pause switch and bootcplan's `bootcplan.dev/paused-by` mark, in one merge patch (src/domain/cordons.ts). */
+  /**
+   * The pause switch and bootcplan's `bootcplan.dev/paused-by` mark, in one merge patch
+   * (src/domain/cordons.ts), decided on the pool as the watch cache has it; a GET only when the
+   * cache does not run or lacks it, or when the write was refused because the pool moved (409).
+   */
   async setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void> {
     const r = kind === 'MachineConfigPool' ? MACHINE_CONFIG_POOL : BOOTC_NODE_POOL;
-    const pool = await this.client.request('GET', objectPath(r, name), { what: `${kind} ${name}`, expect: kind });
-    const body = pausePatch(pool, paused, by);
-    if (body) await this.mergePatch({ apiVersion: r.apiVersion, kind, name }, body);
+    const read = (): Promise<KObject> => this.client.request('GET', objectPath(r, name), { what: `${kind} ${name}`, expect: kind });
+    const write = async (pool: KObject) => {
+      const body = pausePatch(pool, paused, by);
+      if (body) await this.mergePatch({ apiVersion: r.apiVersion, kind, name }, body);
+    };
+    const cached = this.cache.isStarted ? this.cache.get(kind, name) : undefined;
+    if (cached) {
+      try {
+        return await write(cached);
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+      }
+    }
+    await write(await read());
   }
 }

@@ -1,27 +1,31 @@
 /**
- * The progress record on a real cluster: ConfigMap `openshift-bootcplan/bootcplan-progress`,
- * keys `plan-id` and `progress.json`.
+ * Progress on a real cluster (src/apply/progress-book.ts): the run record in ConfigMap
+ * `openshift-bootcplan/bootcplan-progress` (keys `plan-id` and `run.json`), written with its
+ * resourceVersion as a precondition, and the nodes' entries in their Node annotations
+ * (src/apply/node-progress.ts; written by src/kube/node-ops.ts). Reads come from the watch
+ * cache when it runs (an apply), else one GET and one paged LIST of the nodes (`status`).
  */
-import { BOOTCPLAN_NAMESPACE, PROGRESS_NAME } from '../cluster/types.ts';
-import { type ProgressRecord, NotFoundError, AlreadyExistsError } from '../apply/driver.ts';
+import { BOOTCPLAN_NAMESPACE, PROGRESS_NAME, type KObject } from '../cluster/types.ts';
+import { type ProgressRecord, type ProgressState, NotFoundError, AlreadyExistsError, ConflictError, ProgressMovedError } from '../apply/driver.ts';
+import { nodeProgressOfAll } from '../apply/node-progress.ts';
 import { type KubeClient, KubeRequestError } from './rest.ts';
 import { printable } from './answers.ts';
 import type { WatchCache } from './watch-cache.ts';
-import { objectPath, collectionPath, CONFIGMAP } from './resources.ts';
+import { objectPath, collectionPath, CONFIGMAP, NODE } from './resources.ts';
 import { MANAGED_BY_LABEL, rethrowMissingNamespace } from './bootcplan-namespace.ts';
 
 const WHAT = `ConfigMap ${BOOTCPLAN_NAMESPACE}/${PROGRESS_NAME}`;
-const NODE_STEPS = new Set(['cordon', 'drain', 'reboot', 'booted', 'done', 'failed']);
+const KEY = 'run.json';
 
 const isMap = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The progress record of `progress.json`, checked field by field (src/apply/driver.ts
- * ProgressRecord): apply resumes from it and `status` prints it, so a record of another
- * shape is refused with the field that is wrong, never read half-way.
+ * The run record of `run.json`, checked field by field (src/apply/driver.ts ProgressRecord):
+ * apply resumes from it and `status` prints it, so a record of another shape is refused
+ * with the field that is wrong, never read half-way.
  */
 export function progressOf(text: unknown, endpoint: string): ProgressRecord {
-  const bad = (what: string) => new KubeRequestError(`${endpoint}: ${WHAT}: progress.json ${what}`, 'unexpected-answer', endpoint,
+  const bad = (what: string) => new KubeRequestError(`${endpoint}: ${WHAT}: ${KEY} ${what}`, 'unexpected-answer', endpoint,
     `bootcplan writes this record; if it was edited by hand, delete the ConfigMap (the next apply re-plans from the cluster: kubectl -n ${BOOTCPLAN_NAMESPACE} delete configmap ${PROGRESS_NAME})`);
   let p: any;
   try {
@@ -32,12 +36,9 @@ export function progressOf(text: unknown, endpoint: string): ProgressRecord {
   if (!isMap(p)) throw bad('is not a JSON object');
   for (const f of ['planId', 'startedAt', 'updatedAt']) if (typeof p[f] !== 'string') throw bad(`has no string ${f}`);
   for (const f of ['changesApplied', 'done']) if (typeof p[f] !== 'boolean') throw bad(`has no boolean ${f}`);
-  if (!isMap(p.pools) || !isMap(p.nodes)) throw bad('has no pools or nodes map');
+  if (!isMap(p.pools)) throw bad('has no pools map');
   for (const [name, pool] of Object.entries<any>(p.pools)) {
-    if (!isMap(pool) || !Array.isArray(pool.finishedWaves) || !pool.finishedWaves.every(Number.isSafeInteger) || typeof pool.done !== 'boolean') throw bad(`pool "${printable(name, 100)}" is malformed`);
-  }
-  for (const [name, n] of Object.entries<any>(p.nodes)) {
-    if (!isMap(n) || typeof n.pool !== 'string' || !Number.isSafeInteger(n.wave) || !NODE_STEPS.has(n.step) || typeof n.wasCordoned !== 'boolean') throw bad(`node "${printable(name, 100)}" is malformed`);
+    if (!isMap(pool) || !Number.isSafeInteger(pool.wavesDone) || pool.wavesDone < 0 || typeof pool.done !== 'boolean') throw bad(`pool "${printable(name, 100)}" is malformed`);
   }
   return p as ProgressRecord;
 }
@@ -49,40 +50,46 @@ export class ProgressConfigMap {
     return objectPath(CONFIGMAP, PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
   }
 
-  async read(): Promise<ProgressRecord | null> {
+  async read(): Promise<ProgressState> {
     const path = this.progressPath();
-    let cm: any;
-    try {
-      cm = await this.client.request('GET', path, { what: WHAT, expect: 'ConfigMap' });
-    } catch (err) {
-      if (err instanceof NotFoundError) return null;
-      throw err;
-    }
-    const text = cm.data?.['progress.json'];
-    if (text === undefined || text === null || text === '') return null;
-    return progressOf(text, `GET ${path}`);
-  }
-
-  async write(p: ProgressRecord): Promise<void> {
-    const body = {
-      apiVersion: 'v1', kind: 'ConfigMap',
-      metadata: { name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE, labels: { [MANAGED_BY_LABEL]: 'bootcplan' } },
-      data: { 'plan-id': p.planId, 'progress.json': JSON.stringify(p) },
-    };
-    const what = WHAT;
-    let cm: any;
-    try {
-      // The lock serialises writers, so an unconditional replace is safe.
-      cm = await this.client.request('PUT', this.progressPath(), { body, what, expect: 'ConfigMap' });
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
+    let cm: KObject | undefined;
+    let nodes: Iterable<KObject> | undefined;
+    if (this.cache.isStarted) {
+      await this.cache.start();
+      cm = this.cache.get('ConfigMap', PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
+      nodes = this.cache.all('Node');
+    } else {
       try {
-        cm = await this.client.request('POST', collectionPath(CONFIGMAP, BOOTCPLAN_NAMESPACE), { body, what, expect: 'ConfigMap' });
-      } catch (e) {
-        if (e instanceof AlreadyExistsError) cm = await this.client.request('PUT', this.progressPath(), { body, what, expect: 'ConfigMap' });
-        else rethrowMissingNamespace(e);
+        cm = await this.client.request('GET', path, { what: WHAT, expect: 'ConfigMap' });
+      } catch (err) {
+        if (!(err instanceof NotFoundError)) throw err;
       }
     }
+    const text = cm?.data?.[KEY];
+    const run = text === undefined || text === null || text === '' ? null : progressOf(text, `GET ${path}`);
+    nodes ??= (await this.client.list(collectionPath(NODE), 'Node', { what: 'list nodes' })).items;
+    return { run, version: cm?.metadata.resourceVersion ?? null, nodes: nodeProgressOfAll(nodes) };
+  }
+
+  /** Writes the run record against `version` (null: create it); resolves with the new version. */
+  async write(p: ProgressRecord, version: string | null): Promise<string> {
+    const body = {
+      apiVersion: 'v1', kind: 'ConfigMap',
+      metadata: { name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE, labels: { [MANAGED_BY_LABEL]: 'bootcplan' }, ...(version ? { resourceVersion: version } : {}) },
+      data: { 'plan-id': p.planId, [KEY]: JSON.stringify(p) },
+    };
+    const moved = () => new ProgressMovedError(`${WHAT} was written by someone else since this apply read it (resourceVersion ${version ?? 'none'}): another apply runs`);
+    let cm: any;
+    try {
+      // The resourceVersion makes the replace conditional: two applies never overwrite each other.
+      if (version) cm = await this.client.request('PUT', this.progressPath(), { body, what: WHAT, expect: 'ConfigMap' });
+      else cm = await this.client.request('POST', collectionPath(CONFIGMAP, BOOTCPLAN_NAMESPACE), { body, what: WHAT, expect: 'ConfigMap' });
+    } catch (err) {
+      if (err instanceof ConflictError || err instanceof AlreadyExistsError || (version && err instanceof NotFoundError)) throw moved();
+      if (!version) rethrowMissingNamespace(err);
+      throw err;
+    }
     this.cache.wrote(cm, 'v1', 'ConfigMap');
+    return String(cm.metadata?.resourceVersion ?? '');
   }
 }

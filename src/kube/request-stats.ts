@@ -4,8 +4,12 @@ export interface RequestStats {
   total: number;
   byVerb: Record<string, number>;
   byResource: Record<string, number>;
+  /** Bytes of request bodies sent (what bootcplan wrote). */
+  bytesSent: number;
+  /** The largest object a write returned (POST, PUT, PATCH: the object as stored), by resource, bytes. */
+  largestWritten: Record<string, number>;
 }
-const emptyStats = (): RequestStats => ({ total: 0, byVerb: {}, byResource: {} });
+const emptyStats = (): RequestStats => ({ total: 0, byVerb: {}, byResource: {}, bytesSent: 0, largestWritten: {} });
 const stats = new Map<string, RequestStats>();
 
 /** Requests of this process, in total or of one kubeconfig context. */
@@ -16,6 +20,8 @@ export function requestStats(context?: string): RequestStats {
     all.total += s.total;
     for (const [k, v] of Object.entries(s.byVerb)) all.byVerb[k] = (all.byVerb[k] ?? 0) + v;
     for (const [k, v] of Object.entries(s.byResource)) all.byResource[k] = (all.byResource[k] ?? 0) + v;
+    all.bytesSent += s.bytesSent;
+    for (const [k, v] of Object.entries(s.largestWritten)) all.largestWritten[k] = Math.max(all.largestWritten[k] ?? 0, v);
   }
   return all;
 }
@@ -24,18 +30,36 @@ export function resetRequestStats(): void {
   stats.clear();
 }
 
-/** Counts one request (a list page and a watch connection each count as one). */
-export function countRequest(context: string, verb: string, path: string): void {
+/** Counts one request (a list page and a watch connection each count as one) and the bytes of its body. */
+export function countRequest(context: string, verb: string, path: string, bodyBytes = 0): void {
+  const s = statsOf(context);
+  s.total++;
+  s.bytesSent += bodyBytes;
+  s.byVerb[verb] = (s.byVerb[verb] ?? 0) + 1;
+  const key = resourceKey(path);
+  s.byResource[key] = (s.byResource[key] ?? 0) + 1;
+}
+
+/** Notes the size of the object a write (POST, PUT, PATCH) returned. */
+export function countWritten(context: string, verb: string, path: string, bytes: number): void {
+  if (verb !== 'POST' && verb !== 'PUT' && verb !== 'PATCH') return;
+  const s = statsOf(context);
+  const key = resourceKey(path);
+  s.largestWritten[key] = Math.max(s.largestWritten[key] ?? 0, bytes);
+}
+
+function statsOf(context: string): RequestStats {
   let s = stats.get(context);
   if (!s) stats.set(context, (s = emptyStats()));
-  s.total++;
-  s.byVerb[verb] = (s.byVerb[verb] ?? 0) + 1;
+  return s;
+}
+
+function resourceKey(path: string): string {
   // /apis/g/v/namespaces/ns/plural/name/sub -> plural[/sub]
   const parts = path.split('?')[0].split('/').filter(Boolean);
   let i = parts[0] === 'api' ? 2 : 3;
   if (parts[i] === 'namespaces' && parts.length > i + 2) i += 2;
   const res = parts[i] ?? parts.join('/');
   const sub = parts[i + 2];
-  const key = sub ? `${res}/${sub}` : res;
-  s.byResource[key] = (s.byResource[key] ?? 0) + 1;
+  return sub ? `${res}/${sub}` : res;
 }

@@ -28,7 +28,7 @@ import {
 } from './answers.ts';
 import { exchange, openStream, readBody, readLines, ExchangeFailure, type Answer } from './http-exchange.ts';
 import { proxyRouteOf, TunnelAgent, ProxyRefused, forwardThrough, type ProxyRoute } from './proxy.ts';
-import { countRequest } from './request-stats.ts';
+import { countRequest, countWritten } from './request-stats.ts';
 
 export { KubeApiError, KubeRequestError, PatchNotApplicableError, errorFromStatus } from './api-errors.ts';
 export { requestStats, resetRequestStats, type RequestStats } from './request-stats.ts';
@@ -173,7 +173,7 @@ export class KubeClient {
       // Node does not frame a DELETE body (no chunked encoding by default): always say its length.
       headers['Content-Length'] = String(Buffer.byteLength(body));
     }
-    countRequest(this.contextName, method, fullPath);
+    countRequest(this.contextName, method, fullPath, body === undefined ? 0 : Buffer.byteLength(body));
     const opts = await this.options(method, fullPath, headers, false, endpoint);
     if (o.signal?.aborted) throw new AbortedError();
     let a: Answer;
@@ -184,6 +184,7 @@ export class KubeClient {
       throw this.failure(err, endpoint);
     }
     if (a.status < 200 || a.status >= 300) throw this.refusal(a, endpoint, o.what ?? endpoint);
+    countWritten(this.contextName, method, path, a.body.length);
     try {
       onBytes?.(a.body.length);
       return checkAnswer(parseJsonBody(a.body, a.status, a.headers), expected);

@@ -45,6 +45,10 @@ export class WatchCache {
     for (const x of this.reflectors) v += x.r.version;
     return v;
   }
+  /** Every cached object. */
+  *objects(): Iterable<KObject> {
+    for (const x of this.reflectors) yield* x.r.items.values();
+  }
   snapshot(): ClusterSnapshot {
     const v = this.version();
     if (this.view && this.view.version === v) return this.view.snap;
@@ -53,6 +57,19 @@ export class WatchCache {
     const snap = snapshotFromObjects(objects, this.source);
     this.view = { version: v, snap };
     return snap;
+  }
+  /** The cached object (the cache must be started), or undefined. */
+  get(kind: string, name: string, namespace?: string | null): KObject | undefined {
+    for (const x of this.reflectors) {
+      if (x.source.type.kind !== kind || (x.source.name && x.source.name !== name)) continue;
+      const o = x.r.items.get(`${namespace ?? ''}/${name}`);
+      if (o) return o;
+    }
+    return undefined;
+  }
+  /** Every cached object of a kind. */
+  *all(kind: string): Iterable<KObject> {
+    for (const x of this.reflectors) if (x.source.type.kind === kind) yield* x.r.items.values();
   }
   /** Write-through of an object a write returned. */
   put(o: KObject) {

@@ -24,6 +24,11 @@ export type ChangeListener = () => void;
 export type FatalListener = (err: Error) => void;
 
 const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+/** What the cache keeps of an object: managedFields (often half of a Node) are never read. */
+const kept = (o: KObject) => {
+  if (o.metadata) delete o.metadata.managedFields;
+  return o;
+};
 
 /** resourceVersions are opaque; etcd-backed servers use increasing integers, which we compare when we can. */
 export function newerOrEqual(a: string | undefined, b: string | undefined): boolean {
@@ -73,6 +78,15 @@ export class Reflector {
     return this.started;
   }
 
+  /** Starts watching from a list the caller made already (no second list). */
+  startFrom(list: ListAnswer): Promise<void> {
+    this.started ??= Promise.resolve().then(() => {
+      this.fill(list);
+      void this.loop();
+    });
+    return this.started;
+  }
+
   stop(): void {
     this.stopped = true;
     this.abort.abort();
@@ -97,11 +111,15 @@ export class Reflector {
       }
       throw err;
     }
+    this.fill(list);
+  }
+
+  private fill(list: ListAnswer) {
     this.items.clear();
     for (const o of list.items) {
       o.apiVersion ??= this.type.apiVersion;
       o.kind ??= this.type.kind;
-      this.items.set(keyOf(o), o);
+      this.items.set(keyOf(o), kept(o));
     }
     this.resourceVersion = list.resourceVersion;
     this.relists++;
@@ -162,7 +180,7 @@ export class Reflector {
           const cur = this.items.get(keyOf(o));
           if (cur && cur.metadata.resourceVersion !== o.metadata?.resourceVersion && newerOrEqual(cur.metadata.resourceVersion, o.metadata?.resourceVersion)) break;
         }
-        this.items.set(keyOf(o), o);
+        this.items.set(keyOf(o), kept(o));
         this.changed();
         break;
       case 'DELETED':
@@ -187,7 +205,7 @@ export class Reflector {
     if (cur && cur.metadata.resourceVersion === o.metadata.resourceVersion) return;
     o.apiVersion ??= this.type.apiVersion;
     o.kind ??= this.type.kind;
-    this.items.set(k, o);
+    this.items.set(k, kept(o));
     this.changed();
   }
   remove(namespace: string | undefined, name: string): void {

@@ -3,14 +3,26 @@
  * progress record of the last apply, as text. Pure: the CLI reads the records and writes
  * the string.
  */
-import type { ProgressRecord, LockRecord } from '../apply/driver.ts';
+import type { ProgressState, LockRecord, NodeProgress } from '../apply/driver.ts';
 import { forDisplay } from './secrets.ts';
 import { foldNumbers } from './format.ts';
 
-export function renderStatus(lockRecord: LockRecord | null, expired: boolean, progressRecord: ProgressRecord | null): string {
+/** What `status` shows of the progress: the run record, the nodes in flight, per pool the nodes done by this plan. */
+export function progressSummary(st: ProgressState) {
+  if (!st.run) return null;
+  const inFlight: Record<string, NodeProgress> = {};
+  const nodesDone: Record<string, number> = {};
+  for (const [name, e] of Object.entries(st.nodes)) {
+    if (e.step !== 'done') inFlight[name] = e;
+    else if (e.planId === st.run.planId) nodesDone[e.pool] = (nodesDone[e.pool] ?? 0) + 1;
+  }
+  return { ...st.run, nodesInFlight: inFlight, nodesDone };
+}
+
+export function renderStatus(lockRecord: LockRecord | null, expired: boolean, state: ProgressState): string {
   // Holders, pool and node names come from the cluster: shown escaped and masked.
   const lock = forDisplay(lockRecord);
-  const progress = forDisplay(progressRecord);
+  const progress = forDisplay(progressSummary(state));
   const out: string[] = [];
   out.push(lock
     ? `lock: held by ${lock.holder} since ${lock.since} (plan ${lock.planId}, lock id ${lock.lockId}${expired ? ', expired: the next apply takes it over' : ''})`
@@ -21,10 +33,10 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, pr
   }
   out.push(`plan ${progress.planId}: ${progress.done ? 'done' : 'in progress'} (started ${progress.startedAt}, last update ${progress.updatedAt})`);
   for (const [name, p] of Object.entries(progress.pools)) {
-    const finished = [...p.finishedWaves].sort((a, b) => a - b);
-    out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${finished.length} wave(s) finished${finished.length ? ` (${foldNumbers(finished)})` : ''}`}`);
+    const done = progress.nodesDone[name] ? `; ${progress.nodesDone[name]} node(s) updated` : '';
+    out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${p.wavesDone} wave(s) finished${p.wavesDone ? ` (1-${p.wavesDone})` : ''}`}${done}`);
   }
-  const nodes = Object.entries(progress.nodes);
+  const nodes = Object.entries(progress.nodesInFlight);
   if (nodes.length) {
     out.push('  nodes in flight:');
     for (const [n, r] of nodes) out.push(`    ${n} (${r.pool}, wave ${r.wave}): ${r.step}${r.wasCordoned ? ', cordoned by an administrator before' : ''}`);

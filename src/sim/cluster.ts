@@ -25,7 +25,7 @@ import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import { LockHeldError } from '../base/errors.ts';
 import {
-  type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type PoolKind, type DesiredImageState, type CordonResult, type UncordonResult,
+  type ObjectRef, type LockRecord, type NodeProgress, type WaitOptions, type PoolKind, type DesiredImageState, type CordonResult, type UncordonResult,
   PreconditionFailedError, NotFoundError, AlreadyExistsError, LockLostError, isoOf,
 } from '../apply/driver.ts';
 import { VirtualClock, type SimEvent } from './clock.ts';
@@ -36,7 +36,7 @@ import { PoolMembership, poolNameOfKey } from './membership.ts';
 import { Faults, type FaultOptions } from './faults.ts';
 import { BootcOperator } from './bootc-operator.ts';
 import { Mco } from './mco.ts';
-import { ProgressJson } from './progress-json.ts';
+import { SimProgress } from './progress-store.ts';
 import { SimDriver } from './driver.ts';
 import { setCondition, type SimWorld, type NodeRuntime, type RebootKind } from './world.ts';
 
@@ -71,6 +71,8 @@ export class SimCluster implements SimWorld {
   readonly writes: WriteRecord[] = [];
   /** Most nodes of each pool out of service at any instant (pre-existing ones included). */
   readonly peakUnavailable: Map<string, number>;
+  /** The progress records and what was written to them. */
+  readonly progress: SimProgress;
 
   private readonly clock: VirtualClock;
   private readonly watchers = new ReadWatchers<Waiter>();
@@ -83,7 +85,6 @@ export class SimCluster implements SimWorld {
   private runtimes = new Map<string, NodeRuntime>();
   private lockCounter = 0;
   private sessions = 0;
-  private progressJson = new ProgressJson();
 
   constructor(snapshot: ClusterSnapshot, opts: SimOptions = {}) {
     this.durations = opts.durations ?? DEFAULT_DURATIONS;
@@ -91,6 +92,7 @@ export class SimCluster implements SimWorld {
     this.start = Date.parse(opts.start ?? '2026-09-14T08:00:00Z') / 1000;
     this.clock = new VirtualClock(this.start);
     this.store = new ObjectStore(this.source, this.watchers);
+    this.progress = new SimProgress(this.store);
     this.waits = new Waits(this.clock, this.store.tracker, this.watchers, this.store);
     this.peakUnavailable = this.pools.peakUnavailable;
     this.faults = new Faults(opts.faults);
@@ -279,20 +281,22 @@ export class SimCluster implements SimWorld {
   // ------------------------------------------------------------------ nodes, pools, lock, progress
 
   /** bootcplan's cordon (src/domain/cordons.ts): flips and marks a schedulable node; leaves a cordoned one. */
-  cordon(session: SimDriver, node: string, by: string): CordonResult {
+  cordon(session: SimDriver, node: string, by: string, progress?: NodeProgress): CordonResult {
     const n = this.store.nodes.get(node);
     if (!n) throw new NotFoundError(`Node ${node} not found`);
     if (!cordonPatch(n, by)) return 'already-cordoned';
+    if (progress) this.progress.annotate(n, progress);
     this.setUnschedulable(session, n, true, by);
     return 'cordoned';
   }
 
   /** bootcplan's uncordon: only a node with its exact mark (src/domain/cordons.ts). */
-  uncordon(session: SimDriver, node: string, by: string): UncordonResult {
+  uncordon(session: SimDriver, node: string, by: string, progress?: NodeProgress): UncordonResult {
     const n = this.store.nodes.get(node);
     if (!n) throw new NotFoundError(`Node ${node} not found`);
     const d = uncordonDecision(n, by);
     if (d === 'not-ours') return 'not-ours';
+    if (progress) this.progress.annotate(n, progress);
     if (d === 'clear-mark') {
       delete n.metadata.annotations![BOOTCPLAN_CORDONED_BY];
       this.touch(node);
@@ -390,27 +394,13 @@ export class SimCluster implements SimWorld {
     this.record(session, 'unlock', lockId);
     return true;
   }
-  readProgress(): ProgressRecord | null {
-    const cm = this.get('ConfigMap', PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
-    return cm?.data?.['progress.json'] ? JSON.parse(cm.data['progress.json']) : null;
-  }
-  writeProgress(p: ProgressRecord) {
-    // `progress.json` is JSON.stringify(p) as of now, put together when first read.
-    const json = this.progressJson.capture(p);
-    const data: Record<string, string> = { 'plan-id': p.planId };
-    let text: string | null = null;
-    Object.defineProperty(data, 'progress.json', {
-      enumerable: true, configurable: true,
-      get: () => (text ??= json()),
-      set: (v: string) => { text = v; },
-    });
-    const cm = this.get('ConfigMap', PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
-    if (cm) {
-      cm.data = data;
-      this.changed(cm);
-    } else {
-      this.store.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE }, data });
-    }
+  /** One node's progress entry alone (the annotation, no other field). */
+  writeNodeProgress(session: SimDriver, node: string, p: NodeProgress) {
+    const n = this.store.nodes.get(node);
+    if (!n) throw new NotFoundError(`Node ${node} not found`);
+    this.record(session, 'node-progress', node);
+    this.progress.annotate(n, p);
+    this.touch(node);
   }
 
   /** A driver session (one apply process). */

@@ -6,7 +6,7 @@
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import {
-  type Clock, type ClusterDriver, type ObjectRef, type ProgressRecord, type WaitOptions, type DrainOptions,
+  type Clock, type ClusterDriver, type ObjectRef, type NodeProgress, type ProgressRecord, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState,
   NotFoundError, DrainTimeoutError, DriverError,
 } from '../apply/driver.ts';
@@ -65,8 +65,8 @@ export class SimDriver implements ClusterDriver {
       return this.sim.createObject(obj);
     });
   }
-  cordon(node: string, by: string) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, by)); }
-  uncordon(node: string, by: string) { return this.write(`nodes/${node}`, () => this.sim.uncordon(this, node, by)); }
+  cordon(node: string, by: string, progress?: NodeProgress) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, by, progress)); }
+  uncordon(node: string, by: string, progress?: NodeProgress) { return this.write(`nodes/${node}`, () => this.sim.uncordon(this, node, by, progress)); }
   drain(node: string, opts: DrainOptions) {
     return this.guard(async () => {
       const n = this.sim.get('Node', node);
@@ -91,11 +91,14 @@ export class SimDriver implements ClusterDriver {
   renewLock(lockId: string) { return this.guard(() => this.sim.renewLock(lockId)); }
   releaseLock(lockId: string) { return this.guard(() => this.sim.releaseLock(this, lockId)); }
   readLock() { return this.guard(() => this.sim.leaseOf()); }
-  readProgress() { return this.guard(() => this.sim.readProgress()); }
-  writeProgress(p: ProgressRecord) {
+  readProgress() { return this.guard(() => this.sim.progress.read(this.sim.nodes.values())); }
+  writeProgress(p: ProgressRecord, version: string | null) {
     return this.guard(() => {
       this.sim.record(this, 'progress', p.planId);
-      this.sim.writeProgress(p);
+      return this.sim.progress.write(p, version);
     });
+  }
+  writeNodeProgress(node: string, p: NodeProgress) {
+    return this.write(`nodes/${node}`, () => this.sim.writeNodeProgress(this, node, p));
   }
 }

@@ -10,7 +10,7 @@ import { rejects, sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, NEW } from '../builders.ts';
 import { LockHeldError } from '../../src/base/errors.ts';
-import { PreconditionFailedError, AlreadyExistsError, NotFoundError, DrainTimeoutError, LockLostError, DriverError, AbortedError, type ProgressRecord } from '../../src/apply/driver.ts';
+import { PreconditionFailedError, AlreadyExistsError, NotFoundError, DrainTimeoutError, LockLostError, DriverError, AbortedError, ProgressMovedError, type ProgressRecord } from '../../src/apply/driver.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
 
@@ -114,13 +114,27 @@ t('lock: one winner among concurrent acquirers; held, renewed, released; an expi
   assert.is(await d.readLock(), null);
 });
 
-t('progress: a ConfigMap that a rerun and `status` read back', async () => {
+t('progress: the run record written against its resourceVersion, node entries on the Nodes, read back by a rerun and `status`', async () => {
   const d = open(env.saKubeconfig);
-  assert.is(await d.readProgress(), null);
-  const p: ProgressRecord = { planId: 'p1', startedAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', changesApplied: true, pools: { worker: { finishedWaves: [1], done: false } }, nodes: { 'w-1': { pool: 'worker', wave: 1, step: 'done', wasCordoned: false } }, done: false };
-  await d.writeProgress(p);
-  await d.writeProgress({ ...p, updatedAt: '2026-01-01T00:01:00Z' });
-  assert.equal(await d.readProgress(), { ...p, updatedAt: '2026-01-01T00:01:00Z' });
+  assert.equal(await d.readProgress(), { run: null, version: null, nodes: {} });
+  const p: ProgressRecord = { planId: 'p1', startedAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', changesApplied: true, pools: { worker: { wavesDone: 1, done: false } }, done: false };
+  const v1 = await d.writeProgress(p, null);
+  const v2 = await d.writeProgress({ ...p, updatedAt: '2026-01-01T00:01:00Z' }, v1);
+  // A second apply that read the record before: its write against the old version is refused.
+  await rejects(() => d.writeProgress({ ...p, planId: 'p2' }, v1), (e) => e instanceof ProgressMovedError && e instanceof LockLostError);
+  await rejects(() => d.writeProgress({ ...p, planId: 'p2' }, null), (e) => e instanceof ProgressMovedError);
+  // A node's entry goes with the cordon, in one write; alone otherwise.
+  const entry = { planId: 'p1', pool: 'worker', wave: 1, step: 'cordon' as const, wasCordoned: false };
+  assert.is(await d.cordon('w-2', 'p1', entry), 'cordoned');
+  await d.writeNodeProgress('w-1', { ...entry, step: 'reboot', rebootAt: '2026-01-01T00:02:00Z', rebootKind: 'hard' });
+  const back = await open(env.saKubeconfig).readProgress(); // a fresh process: GET + one LIST of nodes
+  assert.equal(back.run, { ...p, updatedAt: '2026-01-01T00:01:00Z' });
+  assert.is(back.version, v2);
+  assert.equal(back.nodes, { 'w-1': { ...entry, step: 'reboot', rebootAt: '2026-01-01T00:02:00Z', rebootKind: 'hard' }, 'w-2': entry });
+  assert.is(await d.uncordon('w-2', 'p1', { ...entry, step: 'done' }), 'uncordoned');
+  const n = await env.admin.request('GET', '/api/v1/nodes/w-2');
+  assert.not.ok(n.spec.unschedulable);
+  assert.is(JSON.parse(n.metadata.annotations['bootcplan.dev/progress']).step, 'done');
   const snap = await d.snapshot();
   assert.is(snap.progress?.data?.['plan-id'], 'p1');
 });

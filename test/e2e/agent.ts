@@ -112,6 +112,8 @@ export class NodeAgent {
     if (this.stopped) return;
     if (e instanceof NotFoundError) return; // the scenario was reset under us
     this.errors.push(String((e as Error)?.message ?? e));
+    // A write that failed (an API server under load answers late) is tried again on the next round.
+    setTimeout(() => this.kick(), 200).unref();
   }
   private kick() {
     if (this.scheduled || this.stopped) return;
@@ -185,7 +187,12 @@ export class NodeAgent {
     // stage
     this.busy.add(name);
     this.record(name, 'staging');
-    await this.status('BootcNode', name, { conditions: withCondition(bn.status?.conditions, { type: 'Idle', status: 'False', reason: 'Staging', message: `staging ${image}`, lastTransitionTime: now() }) });
+    try {
+      await this.status('BootcNode', name, { conditions: withCondition(bn.status?.conditions, { type: 'Idle', status: 'False', reason: 'Staging', message: `staging ${image}`, lastTransitionTime: now() }) });
+    } catch (e) {
+      this.busy.delete(name);
+      throw e;
+    }
     this.after(this.ms('stage'), async () => {
       const cur = this.bns.items.get(`/${name}`);
       try {
@@ -207,11 +214,27 @@ export class NodeAgent {
     this.busy.add(name);
     const failed = this.opts.failReboot?.(name) ?? false;
     this.record(name, 'reboot');
-    await this.status('BootcNode', name, { conditions: withCondition(bn.status?.conditions, { type: 'Idle', status: 'False', reason: 'Rebooting', message: 'rebooting', lastTransitionTime: now() }) });
-    await this.setReady(name, false);
+    try {
+      await this.status('BootcNode', name, { conditions: withCondition(bn.status?.conditions, { type: 'Idle', status: 'False', reason: 'Rebooting', message: 'rebooting', lastTransitionTime: now() }) });
+      await this.setReady(name, false);
+    } catch (e) {
+      this.busy.delete(name);
+      throw e;
+    }
     this.after(this.ms('reboot'), async () => {
       const cur = this.bns.items.get(`/${name}`);
       if (!cur) return void this.busy.delete(name);
+      try {
+        await this.finishReboot(name, cur, failed);
+      } catch (e) {
+        this.busy.delete(name);
+        throw e;
+      }
+    });
+  }
+
+  private async finishReboot(name: string, cur: KObject, failed: boolean) {
+    {
       let conds = withCondition(cur.status?.conditions, { type: 'Idle', status: 'True', reason: 'Idle', message: '', lastTransitionTime: now() });
       if (failed) {
         conds = withCondition(conds, { type: 'Degraded', status: 'True', reason: 'Error', message: 'bootc switch --apply: the new deployment failed to boot; rolled back', lastTransitionTime: now() });
@@ -229,7 +252,7 @@ export class NodeAgent {
           this.kick();
         }
       });
-    });
+    }
   }
 
   // ---------------------------------------------------------------- MCO

@@ -1,0 +1,71 @@
+/**
+ * The progress of applies in the simulated cluster, as a real cluster keeps it: the run
+ * record in ConfigMap `bootcplan-progress` (key `run.json`, versioned like a resourceVersion:
+ * a write against another version is refused) and each node's entry in its Node annotation
+ * `bootcplan.dev/progress`. Counts what is written, for the scale figures (BENCHMARKS.md).
+ */
+import type { KObject } from '../cluster/types.ts';
+import { BOOTCPLAN_NAMESPACE, PROGRESS_NAME } from '../cluster/types.ts';
+import { type NodeProgress, type ProgressRecord, type ProgressState, ProgressMovedError } from '../apply/driver.ts';
+import { BOOTCPLAN_PROGRESS, encodeNodeProgress, nodeProgressOfAll } from '../apply/node-progress.ts';
+
+/** What bootcplan wrote to progress objects: count, bytes, and the largest value. */
+export interface ProgressWrites {
+  runWrites: number;
+  runBytes: number;
+  /** The largest run record written, bytes of its JSON. */
+  largestRun: number;
+  nodeWrites: number;
+  nodeBytes: number;
+  /** The largest node entry written, bytes of the annotation (key and value). */
+  largestNodeEntry: number;
+}
+
+interface Objects {
+  get(kind: string, name: string, namespace?: string | null): KObject | undefined;
+  put(o: KObject): void;
+  changed(o: KObject | undefined): void;
+}
+
+export class SimProgress {
+  readonly writes: ProgressWrites = { runWrites: 0, runBytes: 0, largestRun: 0, nodeWrites: 0, nodeBytes: 0, largestNodeEntry: 0 };
+  private versions = 0;
+
+  constructor(private readonly objects: Objects) {}
+
+  read(nodes: Iterable<KObject>): ProgressState {
+    const cm = this.objects.get('ConfigMap', PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
+    const text = cm?.data?.['run.json'];
+    return { run: text ? JSON.parse(text) : null, version: cm?.metadata.resourceVersion ?? null, nodes: nodeProgressOfAll(nodes) };
+  }
+
+  write(p: ProgressRecord, version: string | null): string {
+    const cm = this.objects.get('ConfigMap', PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
+    const current = cm?.metadata.resourceVersion ?? null;
+    if (current !== version) throw new ProgressMovedError(`ConfigMap ${BOOTCPLAN_NAMESPACE}/${PROGRESS_NAME} was written by someone else (version ${current ?? 'none'}, this apply expected ${version ?? 'none'})`);
+    const text = JSON.stringify(p);
+    const next = `run-${++this.versions}`;
+    this.writes.runWrites++;
+    this.writes.runBytes += text.length;
+    this.writes.largestRun = Math.max(this.writes.largestRun, text.length);
+    const data = { 'plan-id': p.planId, 'run.json': text };
+    if (cm) {
+      cm.data = data;
+      cm.metadata.resourceVersion = next;
+      this.objects.changed(cm);
+    } else {
+      this.objects.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE, resourceVersion: next }, data });
+    }
+    return next;
+  }
+
+  /** Sets the node's entry (the caller reports the change, with the write it is part of). */
+  annotate(n: KObject, p: NodeProgress): void {
+    const text = encodeNodeProgress(p);
+    const bytes = BOOTCPLAN_PROGRESS.length + text.length;
+    this.writes.nodeWrites++;
+    this.writes.nodeBytes += bytes;
+    this.writes.largestNodeEntry = Math.max(this.writes.largestNodeEntry, bytes);
+    (n.metadata.annotations ??= {})[BOOTCPLAN_PROGRESS] = text;
+  }
+}
