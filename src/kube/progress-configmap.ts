@@ -35,6 +35,9 @@ export function progressOf(text: unknown, endpoint: string): ProgressRecord {
   if (!isMap(p.pools) || !isMap(p.nodes)) throw bad('has no pools or nodes map');
   for (const [name, pool] of Object.entries<any>(p.pools)) {
     if (!isMap(pool) || !Array.isArray(pool.finishedWaves) || !pool.finishedWaves.every(Number.isSafeInteger) || typeof pool.done !== 'boolean') throw bad(`pool "${printable(name, 100)}" is malformed`);
+    if (pool.mcoUnpaused !== undefined && typeof pool.mcoUnpaused !== 'boolean') throw bad(`pool "${printable(name, 100)}" has a mcoUnpaused that is not a boolean`);
+    const i = pool.interrupted;
+    if (i !== undefined && i !== null && (!isMap(i) || typeof i.at !== 'string' || typeof i.reason !== 'string' || !(i.wave === null || Number.isSafeInteger(i.wave)))) throw bad(`pool "${printable(name, 100)}" has a malformed interrupted entry`);
   }
   for (const [name, n] of Object.entries<any>(p.nodes)) {
     if (!isMap(n) || typeof n.pool !== 'string' || !Number.isSafeInteger(n.wave) || !NODE_STEPS.has(n.step) || typeof n.wasCordoned !== 'boolean') throw bad(`node "${printable(name, 100)}" is malformed`);
