@@ -69,16 +69,22 @@ export async function stopSafely(ctx: ApplyContext, driver: ClusterDriver, where
   const problems: string[] = [];
   const book = ctx.book;
   if (!book.record) return problems; // stopped before the record was read
+  let changed = false;
   for (const [name, pp] of Object.entries(book.record.pools)) {
     if (!pp.mcoUnpaused) continue;
     try {
       await retry(() => driver.setPoolPaused('MachineConfigPool', name, true, ctx.plan.id));
       delete pp.mcoUnpaused;
+      changed = true;
     } catch (err) {
       problems.push(`MachineConfigPool ${name} could not be paused again: ${(err as Error).message}`);
     }
   }
-  if (reason && where.pool) book.pool(where.pool).interrupted = { at: isoOf(driver.clock.now()), wave: where.wave, reason };
+  if (reason && where.pool) {
+    book.pool(where.pool).interrupted = { at: isoOf(driver.clock.now()), wave: where.wave, reason };
+    changed = true;
+  }
+  if (!changed) return problems;
   try {
     await book.save();
   } catch (err) {

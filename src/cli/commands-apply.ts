@@ -21,7 +21,8 @@ import type { CommandContext } from './deps.ts';
 import { renderPlan, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
 import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
-import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag } from './options.ts';
+import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag } from './options.ts';
+import { lockWaitNotice, processSignals, withStopOnSignal } from './signals.ts';
 import { specFromFile } from './planning.ts';
 import { openSavedPlan, confirmSavedPlan } from './sealed.ts';
 import { planSnapshotFile } from './provenance.ts';
@@ -39,6 +40,7 @@ interface ApplyOptions extends KubeOptions {
   autoApprove?: boolean;
   step?: boolean;
   json?: boolean;
+  lockTimeout: string;
 }
 
 function registerApply(program: Command, ctx: CommandContext): void {
@@ -53,10 +55,12 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
     .option('--step', 'advance at most one wave, then exit 0')
     .option('--json', 'print events as NDJSON on stdout')
+    .option('--lock-timeout <duration>', 'wait this long for a lock another apply holds (e.g. 5m; 0: exit 4 at once)', '0')
     .action((planfile: string | undefined, opts: ApplyOptions) => applyAction(ctx, planfile, opts));
 }
 
-async function applyAction({ io, setExit, openDriver }: CommandContext, planfile: string | undefined, opts: ApplyOptions): Promise<void> {
+async function applyAction({ io, setExit, openDriver, signals, exitNow }: CommandContext, planfile: string | undefined, opts: ApplyOptions): Promise<void> {
+  const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
   const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
   if (!opts.autoApprove && !interactive) {
     throw new InputError('apply needs confirmation, and there is no terminal to ask on', [], 'review the plan (bootcplan plan / show), then run apply with --auto-approve');
@@ -84,7 +88,9 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
       return;
     }
     const w = eventWriter(io, !!opts.json);
-    const r = await apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: w.write, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan) });
+    const onLockWait = lockWaitNotice((line) => io.stderr(forDisplay(line) + '\n'), lockTimeoutSeconds);
+    const r = await withStopOnSignal(io, signals ?? processSignals, exitNow ?? ((c) => process.exit(c)), (signal) =>
+      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: w.write, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, onLockWait, signal }));
     if (!opts.json) {
       const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already' : `done in ${formatDuration(r.durationSeconds)}`;
       const blocked = r.blocked.length ? ` ${r.blocked.length} blocked node(s) were not updated: ${r.blocked.join(', ')}; plan again once they are back.` : '';

@@ -6,6 +6,7 @@
 import type { ClusterDriver } from '../apply/driver.ts';
 import type { CliIO } from './io.ts';
 import type { KubeOptions } from './options.ts';
+import type { SignalSource } from './signals.ts';
 
 export interface OpenedDriver {
   driver: ClusterDriver;
@@ -22,6 +23,10 @@ export interface CliDeps {
   openDriver: DriverFactory;
   /** Epoch milliseconds; `plan` evaluates maintenance windows at this moment. */
   now: () => number;
+  /** SIGTERM/SIGINT while apply runs (default: the process's; src/cli/signals.ts). */
+  signals?: SignalSource;
+  /** Exits the process at once (a second signal); default process.exit. */
+  exitNow?: (code: number) => void;
 }
 
 /** What the actions of a command group share: the dependencies and where the exit code goes. */
