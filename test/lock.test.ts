@@ -15,6 +15,7 @@ import type { SimCluster } from '../src/sim/cluster.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME } from '../src/cluster/types.ts';
 import { LeaseObserver } from '../src/domain/lease-expiry.ts';
 import { nodeObject } from '../src/sim/generate.ts';
+import { renderStatus } from '../src/render/status.ts';
 
 const s = suite('lock');
 
@@ -215,6 +216,7 @@ s('SIGTERM on a bootc pool mid-wave: nodes in flight keep their progress entries
   const cordoned = sim.view().nodes.filter((n) => n.spec?.unschedulable).map((n) => n.metadata.name);
   for (const n of cordoned) assert.ok(rec.nodes[n], `${n} is cordoned and has its progress entry`);
   assert.equal(rec.pools.worker.interrupted?.wave, 2);
+  assert.match(renderStatus(null, false, rec), /worker: 1 wave\(s\) finished \(1\)\n    stopped by SIGTERM at 2026-09-14T\S+ in wave 2; apply again to continue/);
   const second = await runApply(sim, plan, replan);
   assert.is(second.code, 0, String((second.error as Error)?.stack ?? second.error));
   assert.is(sim.rebootCounts().size, 9);

@@ -12,7 +12,7 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, pr
   const progress = forDisplay(progressRecord);
   const out: string[] = [];
   out.push(lock
-    ? `lock: held by ${lock.holder} since ${lock.since} (plan ${lock.planId}, lock id ${lock.lockId}${expired ? ', expired: the next apply takes it over' : ''})`
+    ? `lock: held by ${lock.holder} since ${lock.since} (plan ${lock.planId}, lock id ${lock.lockId}${expired ? `, not renewed within its ${lock.ttlSeconds}s by its holder's clock: an apply with --lock-timeout longer than that takes it over once it has seen it unchanged that long` : ''})`
     : 'lock: free');
   if (!progress) {
     out.push('progress: no apply has run on this cluster');
@@ -22,6 +22,8 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, pr
   for (const [name, p] of Object.entries(progress.pools)) {
     const finished = [...p.finishedWaves].sort((a, b) => a - b);
     out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${finished.length} wave(s) finished${finished.length ? ` (${finished.join(', ')})` : ''}`}`);
+    if (p.interrupted) out.push(`    stopped by ${p.interrupted.reason} at ${p.interrupted.at}${p.interrupted.wave !== null ? ` in wave ${p.interrupted.wave}` : ''}; apply again to continue`);
+    if (p.mcoUnpaused) out.push('    left unpaused by bootcplan mid-wave: the next apply pauses it again first');
   }
   const nodes = Object.entries(progress.nodes);
   if (nodes.length) {
