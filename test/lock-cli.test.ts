@@ -92,6 +92,16 @@ s('SIGTERM mid-wave: one notice, stops at a safe point, exit 143 with a one-line
   assert.is(sim.rebootCounts().size, 6);
 });
 
+s('SIGTERM while waiting for the lock: exit 143, nothing written', async () => {
+  const { sim, openDriver, signals, send, exitNow } = setup();
+  await sim.driver('dead').acquireLock({ holder: 'cronjob-7f9@ci', planId: 'p1', ttlSeconds: 300 });
+  sim.after(30, () => send('SIGTERM'));
+  const o = io();
+  assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--lock-timeout', '10m'], { io: o, openDriver, signals, exitNow }), 143, o.err);
+  assert.match(o.err, /\nbootcplan: stopped by SIGTERM while waiting for the lock: nothing was written\n$/);
+  assert.equal(sim.writes.filter((w) => w.op !== 'lock'), []);
+});
+
 s('a second signal exits at once (SIGINT: 130)', async () => {
   const { sim, openDriver, signals, send, exits, exitNow } = setup();
   sim.after(800, () => { send('SIGINT'); send('SIGINT'); });

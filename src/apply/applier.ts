@@ -116,7 +116,11 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
   // Every wait of the apply ends at once on a stop request or when the lock is lost.
   const halt = new AbortController();
   o.signal?.addEventListener('abort', () => halt.abort(), { once: true });
-  const lease = await Lease.acquire(raw, { holder: o.holder, planId: o.plan.id, ttlSeconds: timeouts.lockTtlSeconds }, { timeoutSeconds: o.lockTimeoutSeconds ?? 0, onWait: o.onLockWait, signal: o.signal }, () => halt.abort());
+  const lease = await Lease.acquire(raw, { holder: o.holder, planId: o.plan.id, ttlSeconds: timeouts.lockTtlSeconds }, { timeoutSeconds: o.lockTimeoutSeconds ?? 0, onWait: o.onLockWait, signal: o.signal }, () => halt.abort())
+    .catch((err) => {
+      if (err instanceof AbortedError && o.signal?.aborted) throw new InterruptedError(signalName(o.signal), 'while waiting for the lock: nothing was written');
+      throw err;
+    });
   const where: Position = { pool: null, wave: null };
   const driver = interruptible(raw, halt.signal);
   const ctx = applyContext({ ...o, driver }, timeouts, t0, lease, where);
