@@ -101,6 +101,34 @@ s('a lock taken by another apply mid-wave stops the first apply before its next 
   assert.is(sim.reboots.length, 1, 'only the reboot requested before the lock was taken');
 });
 
+s('a lock taken while an MCO pool is unpaused for a wave: the first apply pauses that pool again (the safe side) and stops, exit 4', async () => {
+  const { snap, plan, replan } = mco(6, 2);
+  const sim = newSim(snap);
+  const thief = sim.driver('thief');
+  let stolen = false;
+  const r = await runApply(sim, plan, replan, {
+    timeouts: { lockTtlSeconds: 60 },
+    onEventHook: (e, d) => {
+      if (e.type !== 'wave-start' || e.wave !== 2) return;
+      const unpause = d.setPoolPaused.bind(d);
+      d.setPoolPaused = async (kind, name, paused, by) => {
+        await unpause(kind, name, paused, by);
+        if (paused || stolen) return;
+        // Right after the unpause, with an MCO slow to start nodes: the lock is taken.
+        stolen = true;
+        (sim as unknown as { mco: { sync: () => void } }).mco.sync = () => undefined;
+        sim.releaseLock(thief, sim.leaseOf()!.lockId);
+        sim.acquireLock(thief, { holder: 'cronjob@cluster', planId: plan.id, ttlSeconds: 300 });
+      };
+    },
+  });
+  assert.ok(stolen);
+  assert.is(r.code, 4, String(r.error));
+  assert.match((r.error as Error).message, /now held by cronjob@cluster/);
+  assert.is(sim.get('MachineConfigPool', 'worker')!.spec.paused, true, 'the MCO does not roll the rest unsupervised');
+  assert.ok(rel(sim) < 2000, `stopped at ${rel(sim)}s: at the next renewal, not after the MCO-start timeout`);
+});
+
 /** A holder whose clock is `skew` seconds off: its renewTime is its own clock's, renewed every `every` s while it lives. */
 function skewedHolder(sim: SimCluster, skew: number, ttl: number, every: number | null) {
   const renew = () => isoOf(sim.now + skew);

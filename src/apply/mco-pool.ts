@@ -117,13 +117,24 @@ async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
     await ctx.book.save();
     await ctx.lease.assertHeld();
     await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false, ctx.plan.id));
-    const got = await ctx.driver.waitFor((s) => {
-      const st = state(s);
-      return st.failed.length || st.inFlight.length >= want || (st.remaining === 0 && st.inFlight.length === 0) ? st : null;
-    }, { timeoutSeconds: ctx.timeouts.mcoStartSeconds, description: `the MCO starts updating pool ${pool.name}` });
+    const pauseAgain = async () => {
+      await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
+      delete pp.mcoUnpaused; // saved with the wave's end (a rerun that still sees it pauses a paused pool: harmless)
+    };
+    let got;
+    try {
+      got = await ctx.driver.waitFor((s) => {
+        const st = state(s);
+        return st.failed.length || st.inFlight.length >= want || (st.remaining === 0 && st.inFlight.length === 0) ? st : null;
+      }, { timeoutSeconds: ctx.timeouts.mcoStartSeconds, description: `the MCO starts updating pool ${pool.name}` });
+    } catch (err) {
+      // Stopped here (a stop request, a lost lock, an API error): the pool it unpaused for this
+      // wave is paused again first, even without the lock: pausing is the safe side.
+      await pauseAgain().catch(() => undefined);
+      throw err;
+    }
     // Paused again at once: the MCO finishes the nodes it started and takes no more.
-    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
-    delete pp.mcoUnpaused; // saved with the wave's end (a rerun that still sees it pauses a paused pool: harmless)
+    await pauseAgain();
     const st = got ?? (await peek(ctx.driver, state));
     if (st.failed.length) await halt(ctx, pool, st.failed);
     if (!st.inFlight.length && st.remaining) await halt(ctx, pool, [], `the MCO did not start updating pool ${pool.name} within ${Math.round(ctx.timeouts.mcoStartSeconds / 60)}m after it was unpaused`);

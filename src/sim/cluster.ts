@@ -388,7 +388,7 @@ export class SimCluster implements SimWorld {
   }
   renewLock(session: SimDriver, lockId: string): LockRecord {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held`);
+    if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held${l ? ` (now held by ${l.spec.holderIdentity})` : ''}`);
     l.spec.renewTime = isoOf(this.now);
     l.metadata.resourceVersion = String(this.clock.nextSeq());
     this.changed(l);
