@@ -126,7 +126,7 @@ export class LeaseLock {
       }
       const now = this.clock.now();
       const lockId = randomBytes(6).toString('hex');
-      const spec = { holderIdentity: req.holder, leaseDurationSeconds: Math.max(1, Math.round(req.ttlSeconds)), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: (cur?.spec?.leaseTransitions ?? -1) + 1 };
+      const spec = { holderIdentity: req.holder, leaseDurationSeconds: Math.max(1, Math.round(req.ttlSeconds)), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: cur ? (cur.spec?.leaseTransitions ?? 0) + 1 : 0 };
       const metadata: any = { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, labels: { [MANAGED_BY_LABEL]: 'bootcplan' }, annotations: { [LOCK_ID_ANNOTATION]: lockId, [PLAN_ID_ANNOTATION]: req.planId } };
       try {
         let l: any;
