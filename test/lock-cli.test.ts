@@ -92,6 +92,30 @@ s('SIGTERM mid-wave: one notice, stops at a safe point, exit 143 with a one-line
   assert.is(sim.rebootCounts().size, 6);
 });
 
+s('SIGTERM while an MCO pool is unpaused: the saved plan applied again is accepted (bootcplan\'s own pause, the MCO\'s nodes in flight) and finishes', async () => {
+  const mcoCluster = join(dir, 'mco-cluster.yaml');
+  const mcoSpec = join(dir, 'mco-rollout.yaml');
+  writeFileSync(mcoCluster, new ClusterBuilder().mcoPool('infra', nodes('i', 4)).yaml());
+  writeFileSync(mcoSpec, specYaml([{ name: 'infra', image: NEW, maxUnavailable: 2 }]));
+  const sim = newSim(readSnapshotFile(mcoCluster));
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
+  let handler: ((sig: StopSignal) => void) | null = null;
+  const signals: SignalSource = (h) => { handler = h; return () => { handler = null; }; };
+  const planFile = join(dir, 'mco-plan.json');
+  const p = io();
+  assert.is(await inDir(dir, () => run(['plan', '-f', mcoSpec, '--cluster', mcoCluster, '--out', planFile], { io: p })), 0, p.err);
+  const o = io();
+  let sent = false;
+  o.stdout = (x) => { o.out += x; if (!sent && /"type":"cordon","pool":"infra","node":"[^"]+","wave":2/.test(o.out)) { sent = true; handler?.('SIGTERM'); } };
+  const exitNow = () => assert.unreachable('one signal only');
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--auto-approve', '--json'], { io: o, openDriver, signals, exitNow })), 143, o.err);
+  assert.is(sim.get('MachineConfigPool', 'infra')!.spec.paused, true);
+  const again = io();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--auto-approve'], { io: again, openDriver, signals, exitNow })), 0, again.err);
+  assert.is(sim.rebootCounts().size, 4);
+  for (const [node, count] of sim.rebootCounts()) assert.is(count, 1, node);
+});
+
 s('SIGTERM while waiting for the lock: exit 143, nothing written', async () => {
   const { sim, openDriver, signals, send, exitNow } = setup();
   await sim.driver('dead').acquireLock({ holder: 'cronjob-7f9@ci', planId: 'p1', ttlSeconds: 300 });

@@ -24,7 +24,7 @@ import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag } from './options.ts';
 import { lockWaitNotice, processSignals, withStopOnSignal } from './signals.ts';
 import { specFromFile } from './planning.ts';
-import { openSavedPlan, confirmSavedPlan } from './sealed.ts';
+import { openSavedPlan, confirmSavedPlan, inFlightOf } from './sealed.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 
@@ -75,8 +75,8 @@ async function applyAction({ io, setExit, openDriver, signals, exitNow }: Comman
     if (saved) {
       const live = await driver.snapshot();
       const progress = await driver.readProgress();
-      const inFlight = new Set(progress?.planId === saved.id ? Object.keys(progress.nodes) : []);
-      plan = confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight });
+      const fresh = specs.replan(live);
+      plan = confirmSavedPlan(saved, fresh, live, { compareDurations: true, inFlight: inFlightOf(saved, fresh, progress) });
     } else {
       plan = specs.replan(await driver.snapshot());
       if (!opts.json) io.stdout(renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));

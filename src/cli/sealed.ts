@@ -11,6 +11,7 @@
  */
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
+import type { ProgressRecord } from '../apply/driver.ts';
 import { tamperedId, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves, waveEntryDifference } from '../plan/seal.ts';
 import { checkApplicable } from '../apply/applier.ts';
 import { remainingWorkDifference } from '../apply/stale.ts';
@@ -66,4 +67,22 @@ export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnap
   // Moved on: the reviewed waves run (the progress record counts them), but every object
   // write is the fresh plan's, so no change is ever taken from the file alone.
   return unchanged ? { ...fresh, id: saved.id } : { ...saved, changes: fresh.changes };
+}
+
+/**
+ * What bootcplan has in flight for a resume of `saved` (`progress` is its record): the nodes of
+ * its record, and, in MCO pools it was rolling and has not finished, the nodes the MCO is
+ * updating now (it started them while bootcplan had the pool unpaused for a wave; an apply
+ * stopped there paused the pool again, and the MCO finishes what it started).
+ */
+export function inFlightOf(saved: Plan, fresh: Plan, progress: ProgressRecord | null): Set<string> {
+  if (!progress || progress.planId !== saved.id) return new Set();
+  const out = new Set(Object.keys(progress.nodes));
+  for (const sp of saved.pools) {
+    const pp = progress.pools[sp.name];
+    if (sp.backend !== 'mco' || !pp || pp.done || (!pp.finishedWaves.length && !pp.interrupted && !pp.mcoUnpaused)) continue;
+    const fp = fresh.pools.find((p) => p.name === sp.name);
+    for (const n of fp?.nodes ?? []) if (n.blockedBy === 'updating' && sp.nodes.some((x) => x.name === n.name && x.wave !== null)) out.add(n.name);
+  }
+  return out;
 }

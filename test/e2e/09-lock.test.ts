@@ -2,13 +2,16 @@
  * The lock that holds, on the real API server (issue 14):
  * - a second apply takes the Lease mid-wave: the first apply stops before its next disruptive
  *   step (exit 4), and the saved plan applied again finishes, each node rebooted once;
+ * - a real `bootcplan apply` process sent SIGTERM while an MCO pool is unpaused for a wave: it
+ *   exits 143 with one line, the pool paused again, the lock released; the rerun finishes;
  * - expiry is judged by observed time: a live holder whose clock is an hour behind keeps its
  *   Lease, a dead holder whose clock was a day ahead loses it after one lease duration.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { inDir } from '../cwd.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, driverFor, type TestEnv } from './env.ts';
 import { captureIO, rejects, sleep } from './helpers.ts';
@@ -22,6 +25,7 @@ import { wallClock } from '../../src/kube/driver.ts';
 import { Lease } from '../../src/apply/lease.ts';
 import { LockHeldError } from '../../src/base/errors.ts';
 
+const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: lock');
 let env: TestEnv;
 let agent: NodeAgent | null = null;
@@ -99,6 +103,47 @@ t('a second apply takes the Lease mid-wave: the first stops before its next disr
   const again = captureIO();
   assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());
   for (const n of WORKERS) assert.is(agent!.log.filter((r) => r.node === n && r.what === 'reboot').length, 1, `${n} rebooted exactly once`);
+  assert.equal(agent!.errors, []);
+});
+
+t('SIGTERM to a real apply process while an MCO pool is unpaused: exit 143, one line, pool paused again, lock released; the rerun finishes, each node rebooted once', async () => {
+  agent?.stop();
+  await resetCluster(env.admin);
+  const INFRA = ['i-1', 'i-2', 'i-3'];
+  await loadObjects(env.admin, new ClusterBuilder().mcoPool('infra', INFRA.map((name) => ({ name }))).objects);
+  agent = await new NodeAgent(env.admin, { scale: 5 }).start();
+  const spec = join(dir, 'sigterm.yaml');
+  writeFileSync(spec, specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0 }]));
+  const planFile = join(dir, 'sigterm-plan.json');
+  const p = captureIO();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
+  const child = spawn(process.execPath, [join(ROOT, 'bin/bootcplan.mjs'), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let sent = false;
+  child.stderr.on('data', (d) => (err += d));
+  child.stdout.on('data', (d) => {
+    out += d;
+    // The MCO cordons the first node of wave 2: bootcplan has the pool unpaused for that wave.
+    if (!sent && /"type":"cordon","pool":"infra","node":"[^"]+","wave":2/.test(out)) {
+      sent = true;
+      child.kill('SIGTERM');
+    }
+  });
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  assert.ok(sent, `no wave 2: ${out}\n${err}`);
+  assert.is(code, 143, err);
+  assert.match(err, /bootcplan: SIGTERM: stopping at the next safe point/);
+  assert.match(err, /\nbootcplan: stopped by SIGTERM in pool infra, wave 2: .*lock is released; run apply again to continue\n$/);
+  const snap = await (await import('../../src/kube/read.ts')).readLiveSnapshot(env.admin);
+  assert.is(snap.machineConfigPools.find((m) => m.metadata.name === 'infra')?.spec?.paused, true, 'paused again: the MCO takes no more nodes');
+  assert.is(snap.lock, null, 'lock released');
+  const rec = JSON.parse(snap.progress!.data!['progress.json']);
+  assert.is(rec.pools.infra.interrupted?.wave, 2);
+  const again = captureIO();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());
+  // The MCO's daemon (the agent) records `mcd <config>` when it starts a node's update and reboot.
+  for (const n of INFRA) assert.is(agent!.log.filter((r) => r.node === n && r.what.startsWith('mcd ') && r.what !== 'mcd done').length, 1, `${n} updated and rebooted exactly once`);
   assert.equal(agent!.errors, []);
 });
 
