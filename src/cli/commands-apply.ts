@@ -76,7 +76,7 @@ async function applyAction({ io, setExit, openDriver, signals, exitNow }: Comman
       const live = await driver.snapshot();
       const progress = await driver.readProgress();
       const fresh = specs.replan(live);
-      plan = confirmSavedPlan(saved, fresh, live, { compareDurations: true, inFlight: inFlightOf(saved, fresh, progress) });
+      plan = confirmSavedPlan(saved, fresh, live, { compareDurations: true, inFlight: inFlightOf(saved, live, progress) });
     } else {
       plan = specs.replan(await driver.snapshot());
       if (!opts.json) io.stdout(renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));
