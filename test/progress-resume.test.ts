@@ -45,13 +45,13 @@ s('killed after any write or at any event, several times, each rerun resumes fro
         for (const k of kills) {
           let events = 0;
           const hook = k.kind === 'write' ? killAfterWrite(sim, k.at) : null;
-          last = await runApply(sim, plan, replan, { onEventHook: (_e, d) => { if (k.kind === 'event' && ++events === k.at) d.kill(); } });
+          last = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400, onEventHook: (_e, d) => { if (k.kind === 'event' && ++events === k.at) d.kill(); } });
           hook?.restore();
           if (last.code === 0) break;
           assert.is((last.error as Error).name, 'KilledError', String((last.error as Error)?.stack ?? last.error));
-          sim.advance(301); // the dead apply's lock expires
         }
-        if (last!.code !== 0) last = await runApply(sim, plan, replan);
+        // A rerun takes the dead apply's lock once it has seen the Lease unchanged for its TTL (300 s).
+        if (last!.code !== 0) last = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 });
         assert.is(last!.code, 0, `final run: ${(last!.error as Error)?.stack ?? last!.error}`);
 
         const scheduled = plan.pools[0].nodes.filter((x) => x.wave !== null).map((x) => x.name);

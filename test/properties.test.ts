@@ -101,7 +101,7 @@ s('apply killed at a random event, then run again, completes with each node rebo
       if (first.code !== 0) {
         assert.is((first.error as Error).name, 'KilledError', String((first.error as Error)?.stack));
         sim.advance(301); // the dead apply's lock expires
-        const second = await runApply(sim, plan, replan);
+        const second = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 }); // the Lease expires 300 s after this apply first sees it
         assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? second.error}`);
       }
       const scheduled = plan.pools[0].nodes.filter((x) => x.wave !== null).map((x) => x.name);
@@ -158,7 +158,7 @@ s('soft reboots regrouped from the fresh plan: never over budget, each node in o
       if (first.code !== 0) {
         assert.is((first.error as Error).name, 'KilledError', String((first.error as Error)?.stack));
         sim.advance(301);
-        const second = await runApply(sim, plan, replan);
+        const second = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 }); // the Lease expires 300 s after this apply first sees it
         assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? second.error}`);
         runs.push(second);
       }

@@ -105,9 +105,9 @@ s('plan text: a large pool whose wave sizes keep changing folds its runs of wave
 
 s('status folds the finished waves of a long run into ranges', () => {
   const out = renderStatus(null, false, {
-    planId: 'p', startedAt: 'a', updatedAt: 'b', done: false, changesApplied: true, nodes: {},
-    pools: { worker: { finishedWaves: Array.from({ length: 300 }, (_, i) => i + 1), done: false, halted: null, lastWaveEnd: null } },
-  } as never);
+    run: { planId: 'p', startedAt: 'a', updatedAt: 'b', done: false, changesApplied: true, pools: { worker: { wavesDone: 300, done: false, halted: null, lastWaveEnd: null } } },
+    version: '1', nodes: {},
+  });
   assert.match(out, /worker: 300 wave\(s\) finished \(1-300\)\n/);
 });
 

@@ -113,7 +113,7 @@ s('killed during a regrouped wave, the rerun finishes it first, reboots no node 
   const killedWave = waveTimes(first.events).at(-1)!;
   assert.ok(killedWave.nodes.every(capable), 'the first waves are the soft ones');
   sim.advance(301);
-  const second = await runApply(sim, plan, replan);
+  const second = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 }); // the Lease expires 300 s after this apply first sees it
   assert.is(second.code, 0, String((second.error as Error)?.stack ?? second.error));
   const resumed = waveTimes(second.events)[0];
   assert.is(resumed.wave, killedWave.wave);

@@ -33,8 +33,8 @@
 import { setMaxListeners } from 'node:events';
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { InputError, PolicyBlockedError } from '../base/errors.ts';
-import type { ClusterDriver } from './driver.ts';
+import { InputError, InterruptedError, LockHeldError, PolicyBlockedError } from '../base/errors.ts';
+import { AbortedError, type ClusterDriver } from './driver.ts';
 import type { EventSink } from './events.ts';
 import type { ApplyContext, ApplyTimeouts } from './context.ts';
 import { Lease } from './lease.ts';
@@ -42,8 +42,9 @@ import { ProgressBook } from './progress-book.ts';
 import { applyChange } from './changes.ts';
 import { checkPolicy, checkStale } from './wave-gates.ts';
 import { runBootcPool } from './bootc-pool.ts';
-import { runMcoPool } from './mco-pool.ts';
+import { repauseLeftovers, runMcoPool } from './mco-pool.ts';
 import { observeStaging } from './observe.ts';
+import { interruptible, stopSafely, type Position } from './interrupt.ts';
 
 export type { ApplyTimeouts } from './context.ts';
 
@@ -72,6 +73,16 @@ export interface ApplyOptions {
    * windows): a message stops the apply with PolicyBlockedError (exit 6).
    */
   policy?: (nowEpochSeconds: number, pool: PlanPool | null, wave: number | null) => string | null;
+  /** Wait this long for a lock someone else holds (apply --lock-timeout); default 0: exit 4 at once. */
+  lockTimeoutSeconds?: number;
+  /** Told while waiting for the lock: who holds it. */
+  onLockWait?: (held: LockHeldError, waitedSeconds: number) => void;
+  /**
+   * A stop request (the CLI aborts it on SIGTERM/SIGINT, with the signal name as the reason):
+   * the apply stops at the next safe point, cleans up (src/apply/interrupt.ts), releases the
+   * lock and throws InterruptedError.
+   */
+  signal?: AbortSignal;
 }
 
 export type ApplyOutcome = 'done' | 'stepped' | 'nothing-to-do';
@@ -99,11 +110,20 @@ export function checkApplicable(plan: Plan): void {
 
 export async function apply(o: ApplyOptions): Promise<ApplyResult> {
   checkApplicable(o.plan);
-  const driver = o.driver;
+  const raw = o.driver;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...(o.timeouts ?? {}) };
-  const t0 = driver.clock.now();
-  const lease = new Lease(driver, await driver.acquireLock({ holder: o.holder, planId: o.plan.id, ttlSeconds: timeouts.lockTtlSeconds }), timeouts.lockTtlSeconds);
-  const ctx = applyContext(o, timeouts, t0, lease);
+  const t0 = raw.clock.now();
+  // Every wait of the apply ends at once on a stop request or when the lock is lost.
+  const halt = new AbortController();
+  o.signal?.addEventListener('abort', () => halt.abort(), { once: true });
+  const lease = await Lease.acquire(raw, { holder: o.holder, planId: o.plan.id, ttlSeconds: timeouts.lockTtlSeconds }, { timeoutSeconds: o.lockTimeoutSeconds ?? 0, onWait: o.onLockWait, signal: o.signal }, () => halt.abort())
+    .catch((err) => {
+      if (err instanceof AbortedError && o.signal?.aborted) throw new InterruptedError(signalName(o.signal), 'while waiting for the lock: nothing was written');
+      throw err;
+    });
+  const where: Position = { pool: null, wave: null };
+  const driver = interruptible(raw, halt.signal);
+  const ctx = applyContext({ ...o, driver }, timeouts, t0, lease, where);
   const stop = new AbortController();
   setMaxListeners(0, stop.signal); // one per staging watch (observeStaging)
   void lease.keepRenewed(stop.signal);
@@ -115,6 +135,14 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
     await observer;
     released = await lease.release();
     return result;
+  } catch (err) {
+    // Ended early with the lock still ours: MCO pools it unpaused are paused again; after a
+    // stop request, where it stopped is recorded too (a lost lock writes nothing more).
+    const stopped = !!o.signal?.aborted && (err instanceof AbortedError || err instanceof InterruptedError);
+    if (err instanceof AbortedError && lease.isLost) err = lease.lostError!;
+    if (!lease.isLost) await stopSafely(ctx, raw, where, stopped ? signalName(o.signal!) : null).catch(() => undefined);
+    if (stopped) throw new InterruptedError(signalName(o.signal!), stoppedAt(where));
+    throw err;
   } finally {
     stop.abort();
     if (!released) {
@@ -127,7 +155,16 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
   }
 }
 
-function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, lease: Lease): ApplyContext {
+function signalName(signal: AbortSignal): 'SIGINT' | 'SIGTERM' {
+  return signal.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
+}
+
+function stoppedAt(where: Position): string {
+  const at = where.pool ? `in pool ${where.pool}${where.wave !== null ? `, wave ${where.wave}` : ''}` : 'before the first wave';
+  return `${at}: stopped at a safe point, MCO pools bootcplan had unpaused are paused again, the lock is released; run apply again to continue`;
+}
+
+function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, lease: Lease, where: Position): ApplyContext {
   const { plan, driver } = o;
   const pools = [...plan.pools].sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
   const now = () => driver.clock.now();
@@ -135,7 +172,11 @@ function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, leas
     plan, pools, driver, timeouts, replan: o.replan, policy: o.policy, step: !!o.step,
     lease, book: new ProgressBook(driver, plan, pools),
     now,
-    emit: (e) => o.onEvent?.({ t: Math.round((now() - t0) * 1000) / 1000, ...e }),
+    emit: (e) => {
+      if (e.type === 'wave-start') Object.assign(where, { pool: e.pool, wave: e.wave });
+      else if (e.type === 'pool-start') Object.assign(where, { pool: e.pool, wave: null });
+      o.onEvent?.({ t: Math.round((now() - t0) * 1000) / 1000, ...e });
+    },
     wavesRun: 0, inFlight: new Set(), lastAvailability: new Map(), mcoPhase: new Map(),
   };
 }
@@ -145,6 +186,7 @@ function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, leas
 async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   const { plan, book } = ctx;
   await book.load();
+  await repauseLeftovers(ctx);
   const blocked = ctx.pools.flatMap((p) => p.nodes.filter((n) => n.wave === null).map((n) => `${p.name}/${n.name}`));
   const result = (outcome: ApplyOutcome): ApplyResult => ({
     outcome, planId: plan.id, durationSeconds: ctx.now() - t0, wavesRun: ctx.wavesRun, blocked, resumed: book.resumed,

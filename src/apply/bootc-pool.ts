@@ -178,10 +178,20 @@ interface WaveRun {
 /** Budgeted start of the wave's nodes; returns the failures (empty when all succeeded). */
 async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names: string[]): Promise<NodeFailure[]> {
   const w: WaveRun = { pool, k, budget: pool.controlPlane ? 1 : pool.maxUnavailable.resolved, pending: [...names], running: new Map(), failures: [], fatal: {} };
+  try {
+    return await waveLoop(ctx, w);
+  } catch (err) {
+    setFatal(w, err);
+    return stopWave(ctx, w);
+  }
+}
+
+async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
+  const { pool, k } = w;
   let waitingSince: number | null = null;
   for (;;) {
     if (w.fatal.set) throw w.fatal.err;
-    ctx.lease.check();
+    await ctx.lease.assertHeld();
     let started = 0;
     if (!w.failures.length && w.pending.length) {
       // Decide synchronously on one consistent view; no time passes until the cordons.
@@ -238,6 +248,15 @@ async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names:
     await changed;
   }
   return w.failures;
+}
+
+/**
+ * A wave stopped by a stop request or a lost lock ends only once its nodes in flight have
+ * stopped too (their waits end at once; each stops at its next safe point).
+ */
+async function stopWave(ctx: ApplyContext, w: WaveRun): Promise<never> {
+  if (ctx.lease.stopRequested || ctx.lease.isLost) await Promise.allSettled([...w.running.values()]);
+  throw w.fatal.err;
 }
 
 function setFatal(w: WaveRun, err: unknown) {
@@ -315,6 +334,7 @@ function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: n
  */
 async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean): Promise<boolean> {
   if (!v.cordoned) {
+    await ctx.lease.assertHeld();
     const r = await retry(() => ctx.driver.cordon(name, ctx.plan.id, ctx.book.nodes[name]));
     if (r === 'cordoned') {
       ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
@@ -346,6 +366,7 @@ async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: 
       if (!rebooting) {
         if (rec.step === 'cordon' || rec.step === 'drain') {
           ctx.book.setNode(name, { step: 'drain' }); // saved with the next step: a rerun drains again, which is harmless
+          await ctx.lease.assertHeld();
           try {
             await ctx.driver.drain(name, { timeoutSeconds: pool.drainTimeoutSeconds });
           } catch (err) {
@@ -356,6 +377,7 @@ async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: 
         }
         const bn = await peek(ctx.driver, (s) => bootcNodeIn(s, name)?.status?.staged?.softRebootCapable === true);
         const kind: 'soft' | 'hard' = pool.rebootPolicy === 'AllowSoftReboot' && bn ? 'soft' : 'hard';
+        await ctx.lease.assertHeld();
         ctx.book.setNode(name, { step: 'reboot', rebootKind: kind, rebootAt: isoOf(ctx.now()) });
         await ctx.book.writeNode(name);
         await retry(() => ctx.driver.setDesiredImageState(name, 'Booted'));

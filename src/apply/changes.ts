@@ -36,7 +36,7 @@ export async function applyChange(ctx: ApplyContext, c: PlanChange, fresh: Plan,
   const f = fresh.changes.find((x) => changeKey(x) === key);
   const effective = (x: PlanChange) => (opts.dropPaused ? x.patch.filter((op) => op.path !== '/spec/paused') : x.patch);
   if (c.action === 'noop' || !f || f.action === 'noop' || (f.action === 'update' && effective(f).length === 0)) return; // in the cluster already
-  ctx.lease.check();
+  await ctx.lease.assertHeld();
   try {
     if (c.action === 'create') {
       try {

@@ -132,14 +132,21 @@ export interface ClusterDriver {
 
   /**
    * Takes the cluster lock (a coordination.k8s.io Lease in BOOTCPLAN_NAMESPACE). Succeeds
-   * when there is no lock or the existing one expired (renewedAt + ttl < now); otherwise
-   * throws LockHeldError naming the holder, since when, the plan and the lock id.
+   * when there is no lock or the existing one expired: THIS driver (process) has read it
+   * unchanged for its whole duration (client-go's observedTime rule, src/domain/lease-expiry.ts;
+   * never renewedAt compared with the local clock). Otherwise throws LockHeldError naming the
+   * holder, since when, the plan and the lock id. Writes carry a resourceVersion precondition.
    */
   acquireLock(req: { holder: string; planId: string; ttlSeconds: number }): Promise<LockRecord>;
-  /** Extends the lock; throws LockLostError when `lockId` no longer holds it. */
+  /**
+   * Extends the lock (a write conditional on the resourceVersion last seen); throws
+   * LockLostError when `lockId` no longer holds it, any other error when it could not tell
+   * (the caller retries those until the lease would expire: src/apply/lease.ts).
+   */
   renewLock(lockId: string): Promise<LockRecord>;
   /** Deletes the lock if `lockId` holds it; returns false when it did not. */
   releaseLock(lockId: string): Promise<boolean>;
+  /** The lock as it is; a read is an observation for the expiry rule above. */
   readLock(): Promise<LockRecord | null>;
 
   /**
@@ -188,6 +195,14 @@ export interface PoolProgress {
   lastWaveEnd?: string | null;
   done: boolean;
   halted?: { node: string | null; reason: string } | null;
+  /**
+   * MCO pools: bootcplan unpaused the pool for a wave and has not paused it again. Saved BEFORE
+   * the unpause, so that an apply stopped by a signal, and any rerun, pauses the pool again
+   * (src/apply/interrupt.ts stopSafely, mco-pool.ts repauseLeftovers).
+   */
+  mcoUnpaused?: boolean;
+  /** An apply of this pool was stopped by a signal here (cleared when a rerun continues the pool). */
+  interrupted?: { at: string; wave: number | null; reason: string } | null;
 }
 
 /** The run record: one per cluster; its size does not depend on the number of nodes. */

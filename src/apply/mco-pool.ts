@@ -42,8 +42,27 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
   // bootcplan paused the pool between waves; leave it as the spec wants it, unless someone
   // else paused it meanwhile (no bootcplan.dev/paused-by mark: issue 12 rule 6).
   const theirs = await peek(ctx.driver, (s) => administratorPause(s.machineConfigPools.find((p) => p.metadata.name === pool.name)) !== null);
-  if (!pool.paused && !theirs) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false, ctx.plan.id));
+  if (!pool.paused && !theirs) {
+    await ctx.lease.assertHeld();
+    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false, ctx.plan.id));
+  }
   return 'done';
+}
+
+/**
+ * On start (a resume): every MCO pool an earlier apply unpaused and did not pause again (it
+ * died or was stopped in between; PoolProgress.mcoUnpaused) is paused again before anything
+ * else, so that the MCO does not roll the rest of the pool on its own.
+ */
+export async function repauseLeftovers(ctx: ApplyContext): Promise<void> {
+  const left = Object.entries(ctx.book.record.pools).filter(([, pp]) => pp.mcoUnpaused);
+  for (const [name, pp] of left) {
+    await ctx.lease.assertHeld();
+    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', name, true, ctx.plan.id));
+    delete pp.mcoUnpaused;
+  }
+  for (const pp of Object.values(ctx.book.record.pools)) delete pp.interrupted;
+  if (left.length) await ctx.book.save();
 }
 
 function desiredConfigOf(s: ClusterSnapshot, node: string): string | undefined {
@@ -91,13 +110,31 @@ async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
   const want = Math.min(pool.waves[k - 1].length, before.remaining + before.inFlight.length);
   let picked = before.inFlight;
   if (before.inFlight.length < want) {
+    // Recorded before the unpause: a stopped apply, or any rerun, pauses the pool again.
+    const pp = ctx.book.pool(pool.name);
+    await ctx.lease.assertHeld();
+    pp.mcoUnpaused = true;
+    await ctx.book.save();
+    await ctx.lease.assertHeld();
     await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false, ctx.plan.id));
-    const got = await ctx.driver.waitFor((s) => {
-      const st = state(s);
-      return st.failed.length || st.inFlight.length >= want || (st.remaining === 0 && st.inFlight.length === 0) ? st : null;
-    }, { timeoutSeconds: ctx.timeouts.mcoStartSeconds, description: `the MCO starts updating pool ${pool.name}` });
+    const pauseAgain = async () => {
+      await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
+      delete pp.mcoUnpaused; // saved with the wave's end (a rerun that still sees it pauses a paused pool: harmless)
+    };
+    let got;
+    try {
+      got = await ctx.driver.waitFor((s) => {
+        const st = state(s);
+        return st.failed.length || st.inFlight.length >= want || (st.remaining === 0 && st.inFlight.length === 0) ? st : null;
+      }, { timeoutSeconds: ctx.timeouts.mcoStartSeconds, description: `the MCO starts updating pool ${pool.name}` });
+    } catch (err) {
+      // Stopped here (a stop request, a lost lock, an API error): the pool it unpaused for this
+      // wave is paused again first, even without the lock: pausing is the safe side.
+      await pauseAgain().catch(() => undefined);
+      throw err;
+    }
     // Paused again at once: the MCO finishes the nodes it started and takes no more.
-    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
+    await pauseAgain();
     const st = got ?? (await peek(ctx.driver, state));
     if (st.failed.length) await halt(ctx, pool, st.failed);
     if (!st.inFlight.length && st.remaining) await halt(ctx, pool, [], `the MCO did not start updating pool ${pool.name} within ${Math.round(ctx.timeouts.mcoStartSeconds / 60)}m after it was unpaused`);

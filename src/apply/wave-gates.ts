@@ -18,7 +18,7 @@ import { controlPlaneOutOfService, membersOf, peek, viewIn, withoutFingerprint }
 
 /** Plans again from the cluster as it is and compares the remaining work (exit 3). */
 export async function checkStale(ctx: ApplyContext): Promise<{ fresh: Plan }> {
-  ctx.lease.check();
+  await ctx.lease.assertHeld();
   const { fresh, diff } = await peek(ctx.driver, (s) => {
     const fresh = ctx.replan(withoutFingerprint(s));
     return { fresh, diff: remainingWorkDifference(ctx.plan, fresh, s) };

@@ -13,6 +13,9 @@ export const EXIT = {
   locked: 4,
   halted: 5,
   policy: 6,
+  /** Stopped by SIGINT / SIGTERM at a safe point (128 + the signal number, the shell's convention). */
+  sigint: 130,
+  sigterm: 143,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -71,6 +74,33 @@ export class LockHeldError extends BootcplanError {
     this.since = since;
     this.lockId = lockId;
     this.planId = planId;
+  }
+}
+
+/**
+ * This apply lost its lock mid-run (a renewal found another holder or no Lease, or no renewal
+ * succeeded for the lease's whole duration): it stopped before its next disruptive step.
+ */
+export class LockNotHeldError extends BootcplanError {
+  readonly exitCode = EXIT.locked;
+  readonly lockId: string;
+  constructor(why: string, lockId: string) {
+    super(`this apply lost its lock (lock id ${lockId}): ${why}`);
+    this.lockId = lockId;
+  }
+}
+
+/**
+ * Stopped by a signal (a Job being killed, Ctrl-C) at a safe point: MCO pools it had unpaused
+ * paused again, where it stopped recorded in the progress record, the lock released.
+ */
+export class InterruptedError extends BootcplanError {
+  readonly exitCode: ExitCode;
+  readonly signal: 'SIGINT' | 'SIGTERM';
+  constructor(signal: 'SIGINT' | 'SIGTERM', where: string) {
+    super(`stopped by ${signal} ${where}`);
+    this.signal = signal;
+    this.exitCode = signal === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;
   }
 }
 

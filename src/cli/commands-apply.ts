@@ -16,7 +16,8 @@ import type { CommandContext } from './deps.ts';
 import { renderPlan, yamlOfJson, APPLY_FORMATS, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
 import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
-import { type KubeOptions, STDIN_PATH, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag } from './options.ts';
+import { type KubeOptions, STDIN_PATH, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag } from './options.ts';
+import { lockWaitNotice, processSignals, withStopOnSignal } from './signals.ts';
 import { specFromFile } from './planning.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
@@ -35,6 +36,7 @@ interface ApplyOptions extends KubeOptions {
   output: (typeof APPLY_FORMATS)[number];
   /** The older spelling of -o json. */
   json?: boolean;
+  lockTimeout: string;
 }
 
 function registerApply(program: Command, ctx: CommandContext): void {
@@ -50,11 +52,13 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .option('--step', 'advance at most one wave, then exit 0')
     .addOption(outputFormatOption(APPLY_FORMATS, 'output format (json: the events as NDJSON on stdout)'))
     .option('--json', 'the same as -o json')
+    .option('--lock-timeout <duration>', 'wait this long for a lock another apply holds (e.g. 5m; 0: exit 4 at once)', '0')
     .action((planfile: string | undefined, opts: ApplyOptions) => applyAction(ctx, planfile, opts));
 }
 
-async function applyAction({ io, setExit, openDriver, now }: CommandContext, planfile: string | undefined, given: ApplyOptions): Promise<void> {
+async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: CommandContext, planfile: string | undefined, given: ApplyOptions): Promise<void> {
   const opts = { ...given, json: given.json || given.output === 'json' };
+  const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
   const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
   if (!opts.autoApprove && !interactive) {
     throw new InputError('apply needs confirmation, and there is no terminal to ask on', [], 'review the plan (bootcplan plan / show), then run apply with --auto-approve');
@@ -62,7 +66,7 @@ async function applyAction({ io, setExit, openDriver, now }: CommandContext, pla
   if (!opts.autoApprove && !planfile && opts.file === STDIN_PATH) {
     throw new InputError('apply -f - reads the spec from stdin, so no answer to the confirmation can come from there', [], 'review the plan (bootcplan plan -f -), then run apply -f - with --auto-approve');
   }
-  const [{ apply, checkApplicable }, { windowPolicy }, { openSavedPlan, confirmSavedPlan }] = await Promise.all([
+  const [{ apply, checkApplicable }, { windowPolicy }, { openSavedPlan, confirmSavedPlan, inFlightOf }] = await Promise.all([
     import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'),
   ]);
   const saved = planfile ? readPlanFile(planfile) : null;
@@ -76,8 +80,7 @@ async function applyAction({ io, setExit, openDriver, now }: CommandContext, pla
     if (saved) {
       const live = await driver.snapshot();
       const progress = await driver.readProgress();
-      const inFlight = new Set(Object.entries(progress.nodes).filter(([, e]) => e.planId === saved.id && e.step !== 'done').map(([n]) => n));
-      plan = confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight });
+      plan = confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight: inFlightOf(saved, live, progress) });
     } else {
       plan = specs.replan(await driver.snapshot());
       if (!opts.json) io.stdout(await renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));
@@ -88,8 +91,11 @@ async function applyAction({ io, setExit, openDriver, now }: CommandContext, pla
       setExit(EXIT.error);
       return;
     }
-    w = await eventWriter(io, !!opts.json, plan, now);
-    const r = await apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: w.write, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan) });
+    const writer = await eventWriter(io, !!opts.json, plan, now);
+    w = writer;
+    const onLockWait = lockWaitNotice((line) => io.stderr(forDisplay(line) + '\n'), lockTimeoutSeconds);
+    const r = await withStopOnSignal(io, signals ?? processSignals, exitNow ?? ((c) => process.exit(c)), (signal) =>
+      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: writer.write, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, onLockWait, signal }));
     if (!opts.json) {
       const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already' : `done in ${formatDuration(r.durationSeconds)}`;
       const blocked = r.blocked.length ? ` ${r.blocked.length} blocked node(s) were not updated: ${r.blocked.join(', ')}; plan again once they are back.` : '';

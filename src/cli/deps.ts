@@ -6,6 +6,7 @@
 import type { ClusterDriver } from '../apply/driver.ts';
 import type { CliIO } from './io.ts';
 import type { KubeOptions } from './options.ts';
+import type { SignalSource } from './signals.ts';
 
 export interface OpenedDriver {
   driver: ClusterDriver;
@@ -24,6 +25,10 @@ export interface CliDeps {
   now: () => number;
   /** How the command names itself in help and `version`: bootcplan, or `kubectl bootcplan` as a kubectl plugin. */
   name?: string;
+  /** SIGTERM/SIGINT while apply runs (default: the process's; src/cli/signals.ts). */
+  signals?: SignalSource;
+  /** Exits the process at once (a second signal); default process.exit. */
+  exitNow?: (code: number) => void;
 }
 
 /** What the actions of a command group share: the dependencies and where the exit code goes. */

@@ -9,7 +9,7 @@ import { Command, CommanderError } from 'commander';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { DriverError } from '../apply/driver.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, RolloutHaltedError, PolicyBlockedError } from '../base/errors.ts';
+import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, LockNotHeldError, InterruptedError, RolloutHaltedError, PolicyBlockedError } from '../base/errors.ts';
 import { registerApplyCommands } from './commands-apply.ts';
 import { registerSnapshotCommand, registerLockCommands } from './commands-cluster.ts';
 import { registerPlanCommands } from './commands-plan.ts';
@@ -81,7 +81,12 @@ export function reportError(io: CliIO, err: unknown, verbose = false): number {
     say('  hint: run `bootcplan plan` again, review it, and apply the new plan');
   } else if (err instanceof LockHeldError) {
     say(`error: ${err.message}`);
-    say(`  hint: wait for it to finish; if that apply is dead, \`bootcplan unlock ${err.lockId}\``);
+    say(`  hint: wait for it (apply --lock-timeout 6m waits, and takes a dead apply's lock once it has seen it unchanged for its duration); if that apply is dead, \`bootcplan unlock ${err.lockId}\``);
+  } else if (err instanceof LockNotHeldError) {
+    say(`error: ${err.message}`);
+    say('  hint: it stopped before its next disruptive step; `bootcplan status` shows who holds the lock now and where this apply stopped');
+  } else if (err instanceof InterruptedError) {
+    say(`bootcplan: ${err.message}`);
   } else if (err instanceof RolloutHaltedError) {
     say(`error: rollout halted: ${err.message}`);
     for (const l of err.report) say(`  ${l}`);
@@ -107,7 +112,7 @@ export function reportError(io: CliIO, err: unknown, verbose = false): number {
 
 /** The entry (bin/bootcplan.mjs, tests): each dependency not given is the real one. */
 export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise<number> {
-  const deps: CliDeps = { io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now, name: given.name };
+  const deps: CliDeps = { io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now, name: given.name, signals: given.signals, exitNow: given.exitNow };
   let code: number = EXIT.ok;
   const verbosity: Verbosity = { quiet: false, verbose: false };
   const program = buildProgram(deps, (c) => (code = c), verbosity);

@@ -93,3 +93,20 @@ export function parseFractionFlag(flag: string, text: string): number {
   if (!(n >= 0 && n <= 1)) throw new InputError(`${flag} ${JSON.stringify(text)}: expected a number from 0 to 1, such as 0.05`);
   return n;
 }
+
+/**
+ * A duration flag (kubectl's grammar: a whole number is seconds, else Go units such as 90s,
+ * 5m or 1h30m), at most `maxSeconds`. Seconds.
+ */
+export function parseDurationFlag(flag: string, text: string, maxSeconds: number): number {
+  const t = text.trim();
+  const units: Record<string, number> = { ms: 1e-3, s: 1, m: 60, h: 3600 };
+  let seconds = NaN;
+  if (/^\d{1,12}$/.test(t)) seconds = Number(t);
+  else if (t.length <= 64 && /^(\d+(\.\d+)?(ms|s|m|h))+$/.test(t)) {
+    seconds = 0;
+    for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) seconds += Number(m[1]) * units[m[2]];
+  }
+  if (!(seconds >= 0 && seconds <= maxSeconds)) throw new InputError(`${flag} ${JSON.stringify(text).slice(0, 60)}: expected a duration such as 90s, 5m or 1h (at most ${maxSeconds / 3600}h; 0: do not wait)`);
+  return seconds;
+}

@@ -11,6 +11,9 @@
  */
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
+import type { ProgressState } from '../apply/driver.ts';
+import { rollsTarget } from '../domain/mco-rollout.ts';
+import { MCO_DESIRED_CONFIG } from '../domain/labels.ts';
 import { tamperedId, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves, waveEntryDifference } from '../plan/seal.ts';
 import { checkApplicable } from '../apply/applier.ts';
 import { remainingWorkDifference } from '../apply/stale.ts';
@@ -66,4 +69,29 @@ export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnap
   // Moved on: the reviewed waves run (the progress record counts them), but every object
   // write is the fresh plan's, so no change is ever taken from the file alone.
   return unchanged ? { ...fresh, id: saved.id } : { ...saved, changes: fresh.changes };
+}
+
+/**
+ * What bootcplan has in flight for a resume of `saved` (`progress` is its record): the nodes of
+ * its record, and, in MCO pools it was rolling and has not finished, the nodes the MCO has
+ * started on the rendered config of bootcplan's rollout (Node desiredConfig = the pool's
+ * rendered config, which carries the target image: src/domain/mco-rollout.ts rollsTarget).
+ * An apply stopped mid-wave paused the pool again, and the MCO finishes what it started; until
+ * then such a node is cordoned, NotReady or updating, and still counts as in flight.
+ */
+export function inFlightOf(saved: Plan, live: ClusterSnapshot, progress: ProgressState): Set<string> {
+  const out = new Set(Object.entries(progress.nodes).filter(([, e]) => e.planId === saved.id && e.step !== 'done').map(([n]) => n));
+  const run = progress.run;
+  if (!run || run.planId !== saved.id) return out;
+  for (const sp of saved.pools) {
+    const pp = run.pools[sp.name];
+    if (sp.backend !== 'mco' || !pp || pp.done) continue;
+    const rendered: string | undefined = live.machineConfigPools.find((m) => m.metadata.name === sp.name)?.spec?.configuration?.name;
+    const osImageURL = live.machineConfigs.find((m) => m.metadata.name === rendered)?.spec?.osImageURL;
+    if (!rendered || typeof osImageURL !== 'string' || !rollsTarget({ pool: sp.name, rendered, rolledOut: null, updating: false, osImageURL }, sp.targetImage)) continue;
+    for (const n of sp.nodes) {
+      if (n.wave !== null && live.nodes.find((x) => x.metadata.name === n.name)?.metadata.annotations?.[MCO_DESIRED_CONFIG] === rendered) out.add(n.name);
+    }
+  }
+  return out;
 }

@@ -27,3 +27,6 @@ export const BOOTCPLAN_CORDONED_BY = 'bootcplan.dev/cordoned-by';
 export const BOOTCPLAN_PAUSED_BY = 'bootcplan.dev/paused-by';
 /** On a Node bootcplan updates: its progress entry, JSON (src/apply/node-progress.ts). */
 export const BOOTCPLAN_PROGRESS = 'bootcplan.dev/progress';
+/** On the lock Lease: the lock id (`unlock` needs it) and the plan being applied. */
+export const BOOTCPLAN_LOCK_ID = 'bootcplan.dev/lock-id';
+export const BOOTCPLAN_LOCK_PLAN_ID = 'bootcplan.dev/plan-id';

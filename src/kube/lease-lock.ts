@@ -3,6 +3,12 @@
  * acquireTime, renewTime, leaseDurationSeconds; lock id and plan id in annotations). Taken
  * only when absent or expired; create (AlreadyExists) and update (resourceVersion) conflicts
  * make concurrent acquirers race safely: exactly one wins.
+ *
+ * Expired means: this process has seen the Lease unchanged for its whole duration (client-go's
+ * observedTime rule, src/domain/lease-expiry.ts); the holder's renewTime is never compared
+ * with the local clock. Every write carries the resourceVersion last read or written: a
+ * renewal is one PUT of the Lease this process last wrote (client-go's fast path), and only
+ * a 409 makes it read the Lease again (still ours: retry; someone else's: LockLostError).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
@@ -17,9 +23,11 @@ import { HINT_NOT_API_SERVER } from './api-errors.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { objectPath, collectionPath, LEASE } from './resources.ts';
 import { MANAGED_BY_LABEL, rethrowMissingNamespace } from './bootcplan-namespace.ts';
+import { BOOTCPLAN_LOCK_ID, BOOTCPLAN_LOCK_PLAN_ID } from '../domain/labels.ts';
+import { LeaseObserver } from '../domain/lease-expiry.ts';
 
-export const LOCK_ID_ANNOTATION = 'bootcplan.dev/lock-id';
-export const PLAN_ID_ANNOTATION = 'bootcplan.dev/plan-id';
+export const LOCK_ID_ANNOTATION = BOOTCPLAN_LOCK_ID;
+export const PLAN_ID_ANNOTATION = BOOTCPLAN_LOCK_PLAN_ID;
 
 /** Lease times are MicroTime: RFC 3339 with exactly six fractional digits. */
 export function microTime(t: number): string {
@@ -76,7 +84,18 @@ function recordOf(l: any): LockRecord | null {
   };
 }
 
+/** What changes when the lock is renewed or taken over: the observed record (client-go compares the raw record). */
+function leaseKey(l: any): string {
+  const sp = l?.spec ?? {};
+  return JSON.stringify([l?.metadata?.annotations?.[LOCK_ID_ANNOTATION] ?? '', sp.holderIdentity ?? '', sp.acquireTime ?? '', sp.renewTime ?? '', sp.leaseDurationSeconds ?? 0, sp.leaseTransitions ?? 0]);
+}
+
 export class LeaseLock {
+  /** This process's memory of the Lease (observed record and time). */
+  private readonly observer = new LeaseObserver();
+  /** The Lease as this process last wrote it, by lock id (the next renewal's resourceVersion). */
+  private readonly mine = new Map<string, any>();
+
   constructor(private readonly client: KubeClient, private readonly cache: WatchCache, private readonly clock: Clock) {}
 
   private leasePath() {
@@ -84,17 +103,18 @@ export class LeaseLock {
   }
   private async getLease(): Promise<any | null> {
     try {
-      return checkLease(await this.client.request('GET', this.leasePath(), { what: LEASE_WHAT, expect: 'Lease' }), `GET ${this.leasePath()}`);
+      const l = checkLease(await this.client.request('GET', this.leasePath(), { what: LEASE_WHAT, expect: 'Lease' }), `GET ${this.leasePath()}`);
+      if (l?.spec?.holderIdentity) this.observer.observe({ key: leaseKey(l), ttlSeconds: l.spec.leaseDurationSeconds ?? 0 }, this.clock.now());
+      return l;
     } catch (err) {
       if (err instanceof NotFoundError) return null;
       throw err;
     }
   }
+  /** Free, or held by a record this process has seen unchanged for its whole duration. */
   private expired(l: any): boolean {
     if (!l?.spec?.holderIdentity) return true;
-    const renewed = Date.parse(l.spec.renewTime ?? l.spec.acquireTime ?? '') / 1000;
-    if (!Number.isFinite(renewed)) return true;
-    return renewed + (l.spec.leaseDurationSeconds ?? 0) < this.clock.now();
+    return this.observer.expired(this.clock.now());
   }
 
   async acquire(req: { holder: string; planId: string; ttlSeconds: number }): Promise<LockRecord> {
@@ -106,7 +126,7 @@ export class LeaseLock {
       }
       const now = this.clock.now();
       const lockId = randomBytes(6).toString('hex');
-      const spec = { holderIdentity: req.holder, leaseDurationSeconds: Math.max(1, Math.round(req.ttlSeconds)), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: (cur?.spec?.leaseTransitions ?? -1) + 1 };
+      const spec = { holderIdentity: req.holder, leaseDurationSeconds: Math.max(1, Math.round(req.ttlSeconds)), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: cur ? (cur.spec?.leaseTransitions ?? 0) + 1 : 0 };
       const metadata: any = { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, labels: { [MANAGED_BY_LABEL]: 'bootcplan' }, annotations: { [LOCK_ID_ANNOTATION]: lockId, [PLAN_ID_ANNOTATION]: req.planId } };
       try {
         let l: any;
@@ -118,6 +138,7 @@ export class LeaseLock {
           l = await this.client.request('PUT', this.leasePath(), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, what: LEASE_WHAT, expect: 'Lease' });
         }
         this.cache.wrote(checkLease(l, `PUT ${this.leasePath()}`), LEASE.apiVersion, 'Lease');
+        this.mine.set(lockId, l);
         return recordOf(l)!;
       } catch (err) {
         // Someone else created or updated it between our read and our write: read again.
@@ -129,19 +150,27 @@ export class LeaseLock {
   }
 
   async renew(lockId: string): Promise<LockRecord> {
+    let cur = this.mine.get(lockId) ?? null;
     for (let attempt = 0; attempt < 5; attempt++) {
-      const cur = await this.getLease();
+      cur ??= await this.getLease();
       if (!cur || cur.metadata?.annotations?.[LOCK_ID_ANNOTATION] !== lockId || !cur.spec?.holderIdentity) {
+        this.mine.delete(lockId);
         throw new LockLostError(`lock ${lockId} is no longer held${cur?.spec?.holderIdentity ? ` (now held by ${cur.spec.holderIdentity})` : ''}`);
       }
-      cur.spec.renewTime = microTime(this.clock.now());
+      // The resourceVersion of the Lease last read or written: a compare-and-swap.
+      const body = structuredClone(cur);
+      body.spec.renewTime = microTime(this.clock.now());
       try {
-        const l = await this.client.request('PUT', this.leasePath(), { body: cur, what: LEASE_WHAT, expect: 'Lease' });
+        const l = await this.client.request('PUT', this.leasePath(), { body, what: LEASE_WHAT, expect: 'Lease' });
         this.cache.wrote(checkLease(l, `PUT ${this.leasePath()}`), LEASE.apiVersion, 'Lease');
+        this.mine.set(lockId, l);
         return recordOf(l)!;
       } catch (err) {
-        if (err instanceof ConflictError) continue;
-        if (err instanceof NotFoundError) throw new LockLostError(`lock ${lockId} is no longer held (the Lease was deleted)`);
+        if (err instanceof ConflictError) { cur = null; continue; }
+        if (err instanceof NotFoundError) {
+          this.mine.delete(lockId);
+          throw new LockLostError(`lock ${lockId} is no longer held (the Lease was deleted)`);
+        }
         throw err;
       }
     }
@@ -158,6 +187,7 @@ export class LeaseLock {
           what: LEASE_WHAT,
         });
         this.cache.deleted({ kind: 'Lease', name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE });
+        this.mine.delete(lockId);
         return true;
       } catch (err) {
         if (err instanceof ConflictError) continue;

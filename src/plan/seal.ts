@@ -85,6 +85,9 @@ export function pendingChangeDifference(saved: Plan, fresh: Plan): string[] {
   const savedByKey = new Map(saved.changes.map((c) => [changeKey(c), c]));
   for (const f of fresh.changes) {
     if (f.action === 'noop' || (f.action === 'update' && f.patch.length === 0)) continue;
+    // Only the MachineConfigPool pause bootcplan itself toggles between waves (an apply that
+    // stopped or halted left it paused with its mark): not a change the review must have seen.
+    if (f.kind === 'MachineConfigPool' && f.action === 'update' && f.patch.every((op) => op.path === '/spec/paused')) continue;
     const c = savedByKey.get(changeKey(f));
     if (!c) continue; // a change the plan file lacks: the remaining-work comparison names it
     const pick = (x: PlanChange) => ({ ...changeTarget(x), action: x.action, reason: x.reason, after: x.after ?? null, risk: x.risk, order: x.order, pool: x.pool ?? null, waitAfter: x.waitAfter ?? null });

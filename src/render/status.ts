@@ -5,7 +5,6 @@
  */
 import type { ProgressState, LockRecord, NodeProgress } from '../apply/driver.ts';
 import { forDisplay } from './secrets.ts';
-import { foldNumbers } from './format.ts';
 
 /** What `status` shows of the progress: the run record, the nodes in flight, per pool the nodes done by this plan. */
 export function progressSummary(st: ProgressState) {
@@ -25,7 +24,7 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
   const progress = forDisplay(progressSummary(state));
   const out: string[] = [];
   out.push(lock
-    ? `lock: held by ${lock.holder} since ${lock.since} (plan ${lock.planId}, lock id ${lock.lockId}${expired ? ', expired: the next apply takes it over' : ''})`
+    ? `lock: held by ${lock.holder} since ${lock.since} (plan ${lock.planId}, lock id ${lock.lockId}${expired ? `, not renewed within its ${lock.ttlSeconds}s by its holder's clock: an apply with --lock-timeout longer than that takes it over once it has seen it unchanged that long` : ''})`
     : 'lock: free');
   if (!progress) {
     out.push('progress: no apply has run on this cluster');
@@ -34,7 +33,9 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
   out.push(`plan ${progress.planId}: ${progress.done ? 'done' : 'in progress'} (started ${progress.startedAt}, last update ${progress.updatedAt})`);
   for (const [name, p] of Object.entries(progress.pools)) {
     const done = progress.nodesDone[name] ? `; ${progress.nodesDone[name]} node(s) updated` : '';
-    out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${p.wavesDone} wave(s) finished${p.wavesDone ? ` (1-${p.wavesDone})` : ''}`}${done}`);
+    out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${p.wavesDone} wave(s) finished${p.wavesDone ? ` (${p.wavesDone === 1 ? '1' : `1-${p.wavesDone}`})` : ''}`}${done}`);
+    if (p.interrupted) out.push(`    stopped by ${p.interrupted.reason} at ${p.interrupted.at}${p.interrupted.wave !== null ? ` in wave ${p.interrupted.wave}` : ''}; apply again to continue`);
+    if (p.mcoUnpaused) out.push('    left unpaused by bootcplan mid-wave: the next apply pauses it again first');
   }
   const nodes = Object.entries(progress.nodesInFlight);
   if (nodes.length) {

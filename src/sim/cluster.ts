@@ -19,7 +19,7 @@ import type { ClusterSnapshot, KObject, Condition } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { viewNode } from '../domain/nodes.ts';
 import { cordonPatch, pausePatch, uncordonDecision } from '../domain/cordons.ts';
-import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY } from '../domain/labels.ts';
+import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY, BOOTCPLAN_LOCK_ID, BOOTCPLAN_LOCK_PLAN_ID } from '../domain/labels.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { PhaseDurations } from '../plan/types.ts';
@@ -362,28 +362,39 @@ export class SimCluster implements SimWorld {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
     if (!l) return null;
     return {
-      lockId: l.metadata.annotations?.['bootcplan.dev/lock-id'] ?? '', holder: l.spec.holderIdentity, planId: l.metadata.annotations?.['bootcplan.dev/plan-id'] ?? '',
+      lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '', holder: l.spec.holderIdentity, planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
       since: l.spec.acquireTime, renewedAt: l.spec.renewTime, ttlSeconds: l.spec.leaseDurationSeconds,
     };
   }
 
+  /**
+   * The lock as one apply process reads it: the read is an observation (src/domain/lease-expiry.ts),
+   * so the Lease's expiry is judged by when that process saw it change, never by its renewTime.
+   */
+  readLockAs(session: SimDriver): LockRecord | null {
+    const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
+    if (l) session.leaseObserver.observe({ key: `${l.metadata.resourceVersion}`, ttlSeconds: l.spec.leaseDurationSeconds }, this.now);
+    return this.leaseOf();
+  }
+
   acquireLock(session: SimDriver, req: { holder: string; planId: string; ttlSeconds: number }): LockRecord {
-    const cur = this.leaseOf();
-    if (cur && Date.parse(cur.renewedAt) / 1000 + cur.ttlSeconds > this.now) throw new LockHeldError(cur.holder, cur.since, cur.lockId, cur.planId);
+    const cur = this.readLockAs(session);
+    if (cur && !session.leaseObserver.expired(this.now)) throw new LockHeldError(cur.holder, cur.since, cur.lockId, cur.planId);
     const lockId = createHash('sha256').update(`${this.source}/${this.lockCounter++}/${this.faults.random()}`).digest('hex').slice(0, 12);
     if (cur) this.store.remove('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
     this.store.put({
       apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
-      metadata: { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, annotations: { 'bootcplan.dev/lock-id': lockId, 'bootcplan.dev/plan-id': req.planId } },
+      metadata: { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, resourceVersion: String(this.clock.nextSeq()), annotations: { [BOOTCPLAN_LOCK_ID]: lockId, [BOOTCPLAN_LOCK_PLAN_ID]: req.planId } },
       spec: { holderIdentity: req.holder, leaseDurationSeconds: req.ttlSeconds, acquireTime: isoOf(this.now), renewTime: isoOf(this.now) },
     });
     this.record(session, 'lock', lockId);
     return this.leaseOf()!;
   }
-  renewLock(lockId: string): LockRecord {
+  renewLock(session: SimDriver, lockId: string): LockRecord {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (!l || l.metadata.annotations?.['bootcplan.dev/lock-id'] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held`);
+    if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held${l ? ` (now held by ${l.spec.holderIdentity})` : ''}`);
     l.spec.renewTime = isoOf(this.now);
+    l.metadata.resourceVersion = String(this.clock.nextSeq());
     this.changed(l);
     return this.leaseOf()!;
   }

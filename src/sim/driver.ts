@@ -11,6 +11,7 @@ import {
   NotFoundError, DrainTimeoutError, DriverError,
 } from '../apply/driver.ts';
 import type { SimCluster } from './cluster.ts';
+import { LeaseObserver } from '../domain/lease-expiry.ts';
 
 export class KilledError extends Error {
   constructor() {
@@ -23,6 +24,13 @@ export class KilledError extends Error {
 export class SimDriver implements ClusterDriver {
   readonly clock: Clock;
   private killed = false;
+  /** This process's memory of the lock Lease (expiry by observed time: src/domain/lease-expiry.ts). */
+  readonly leaseObserver = new LeaseObserver();
+  /**
+   * Test hook: when set, a lock renewal of this process fails with it (a network partition
+   * between this apply and the API server), before reaching the cluster.
+   */
+  renewFault: (() => Error | null) | null = null;
   constructor(readonly sim: SimCluster, readonly name: string) {
     this.clock = {
       now: () => sim.now,
@@ -88,9 +96,15 @@ export class SimDriver implements ClusterDriver {
     return this.write(`${kind}/${name}`, () => this.sim.setPoolPaused(this, kind, name, paused, by));
   }
   acquireLock(req: { holder: string; planId: string; ttlSeconds: number }) { return this.guard(() => this.sim.acquireLock(this, req)); }
-  renewLock(lockId: string) { return this.guard(() => this.sim.renewLock(lockId)); }
+  renewLock(lockId: string) {
+    return this.guard(() => {
+      const fault = this.renewFault?.();
+      if (fault) throw fault;
+      return this.sim.renewLock(this, lockId);
+    });
+  }
   releaseLock(lockId: string) { return this.guard(() => this.sim.releaseLock(this, lockId)); }
-  readLock() { return this.guard(() => this.sim.leaseOf()); }
+  readLock() { return this.guard(() => this.sim.readLockAs(this)); }
   readProgress() { return this.guard(() => this.sim.progress.read(this.sim.nodes.values())); }
   writeProgress(p: ProgressRecord, version: string | null) {
     return this.guard(() => {

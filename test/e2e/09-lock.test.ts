@@ -1,0 +1,189 @@
+/**
+ * The lock that holds, on the real API server (issue 14):
+ * - a second apply takes the Lease mid-wave: the first apply stops before its next disruptive
+ *   step (exit 4), and the saved plan applied again finishes, each node rebooted once;
+ * - a real `bootcplan apply` process sent SIGTERM while an MCO pool is unpaused for a wave: it
+ *   exits 143 with one line, the pool paused again, the lock released; the rerun finishes;
+ * - expiry is judged by observed time: a live holder whose clock is an hour behind keeps its
+ *   Lease, a dead holder whose clock was a day ahead loses it after one lease duration.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { inDir } from '../cwd.ts';
+import { tempDir, setupEnv, resetCluster, loadObjects, driverFor, type TestEnv } from './env.ts';
+import { captureIO, rejects, sleep } from './helpers.ts';
+import { NodeAgent } from './agent.ts';
+import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
+import { run } from '../../src/cli/main.ts';
+import type { CliIO } from '../../src/cli/io.ts';
+import { Reflector } from '../../src/kube/watch.ts';
+import { NODE, BOOTC_NODE } from '../../src/kube/resources.ts';
+import { wallClock } from '../../src/kube/driver.ts';
+import { Lease } from '../../src/apply/lease.ts';
+import { LockHeldError } from '../../src/base/errors.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const t = suite('e2e: lock');
+let env: TestEnv;
+let agent: NodeAgent | null = null;
+let dir: string;
+const WORKERS = ['w-1', 'w-2', 'w-3', 'w-4', 'w-5', 'w-6'];
+
+t.before(async () => {
+  env = await setupEnv();
+  dir = tempDir('bootcplan-e2e-lock-');
+});
+t.after(() => agent?.stop());
+
+/** When each node was first seen cordoned, and its BootcNode first asked to reboot (ms, wall clock). */
+class FirstSeen {
+  readonly cordoned = new Map<string, number>();
+  readonly booted = new Map<string, number>();
+  private nodes = new Reflector(env.admin, NODE);
+  private bns = new Reflector(env.admin, BOOTC_NODE);
+  constructor() {
+    this.nodes.onChange(() => { for (const n of this.nodes.items.values()) if (n.spec?.unschedulable && !this.cordoned.has(n.metadata.name)) this.cordoned.set(n.metadata.name, Date.now()); });
+    this.bns.onChange(() => { for (const b of this.bns.items.values()) if (b.spec?.desiredImageState === 'Booted' && !this.booted.has(b.metadata.name)) this.booted.set(b.metadata.name, Date.now()); });
+  }
+  async start() { await Promise.all([this.nodes.start(), this.bns.start()]); return this; }
+  stop() { this.nodes.stop(); this.bns.stop(); }
+}
+
+t('a second apply takes the Lease mid-wave: the first stops before its next disruptive step (exit 4); the plan applied again finishes, each node rebooted once', async () => {
+  agent?.stop();
+  await resetCluster(env.admin);
+  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.map((name) => ({ name }))).objects);
+  // Slow enough (5 ms per simulated second: a reboot takes 1.5 s) that the next step is clearly later.
+  agent = await new NodeAgent(env.admin, { scale: 5 }).start();
+  const spec = join(dir, 'steal.yaml');
+  writeFileSync(spec, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 }]));
+  const planFile = join(dir, 'steal-plan.json');
+  const p = captureIO();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
+  const seen = await new FirstSeen().start();
+  const thief = driverFor(env.saKubeconfig);
+  let stolen: Promise<number> | null = null;
+  let out = '';
+  let err = '';
+  const io: CliIO = {
+    stdout: (s) => {
+      out += s;
+      // At the first reboot: someone runs `unlock` on this live apply, and a CronJob's apply takes the lock.
+      if (!stolen && /"type":"reboot"/.test(s)) {
+        stolen = (async () => {
+          const cur = (await thief.readLock())!;
+          assert.ok(await thief.releaseLock(cur.lockId));
+          await thief.acquireLock({ holder: 'cronjob@cluster', planId: 'other', ttlSeconds: 300 });
+          return Date.now();
+        })();
+      }
+    },
+    stderr: (s) => void (err += s), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false,
+  };
+  const code = await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io }));
+  const endedAt = Date.now();
+  assert.ok(stolen, `no reboot event: ${out}\n${err}`);
+  const stolenAt = await stolen!;
+  seen.stop();
+  assert.is(code, 4, err);
+  assert.match(err, /error: this apply lost its lock \(lock id [0-9a-f]+\): the Lease is now held by cronjob@cluster/);
+  assert.ok(endedAt - stolenAt < 3000, `stopped ${endedAt - stolenAt} ms after the lock was taken (it did not wait for the reboots)`);
+  // Nothing disruptive after the lock was taken (the watch brings the new Lease within milliseconds).
+  const late = [...seen.cordoned, ...seen.booted].filter(([, at]) => at > stolenAt + 300);
+  assert.equal(late, [], `written after the lock was taken at ${stolenAt}: ${JSON.stringify(late)}`);
+  assert.ok(seen.booted.size < WORKERS.length, 'later waves were not started');
+  const snap = await thief.snapshot();
+  assert.is(snap.lock?.spec?.holderIdentity, 'cronjob@cluster', 'the first apply left the new holder\'s lock alone');
+  // The CronJob's apply goes away; the saved plan applied again resumes and finishes.
+  assert.ok(await thief.releaseLock((await thief.readLock())!.lockId));
+  thief.close();
+  const again = captureIO();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());
+  for (const n of WORKERS) assert.is(agent!.log.filter((r) => r.node === n && r.what === 'reboot').length, 1, `${n} rebooted exactly once`);
+  assert.equal(agent!.errors, []);
+});
+
+t('SIGTERM to a real apply process while an MCO pool is unpaused: exit 143, one line, pool paused again, lock released; the rerun finishes, each node rebooted once', async () => {
+  agent?.stop();
+  await resetCluster(env.admin);
+  const INFRA = ['i-1', 'i-2', 'i-3'];
+  await loadObjects(env.admin, new ClusterBuilder().mcoPool('infra', INFRA.map((name) => ({ name }))).objects);
+  agent = await new NodeAgent(env.admin, { scale: 5 }).start();
+  const spec = join(dir, 'sigterm.yaml');
+  writeFileSync(spec, specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0 }]));
+  const planFile = join(dir, 'sigterm-plan.json');
+  const p = captureIO();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
+  const child = spawn(process.execPath, [join(ROOT, 'bin/bootcplan.mjs'), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let sent = false;
+  child.stderr.on('data', (d) => (err += d));
+  child.stdout.on('data', (d) => {
+    out += d;
+    // The MCO cordons the first node of wave 2: bootcplan has the pool unpaused for that wave.
+    if (!sent && /"type":"cordon","pool":"infra","node":"[^"]+","wave":2/.test(out)) {
+      sent = true;
+      child.kill('SIGTERM');
+    }
+  });
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  assert.ok(sent, `no wave 2: ${out}\n${err}`);
+  assert.is(code, 143, err);
+  assert.match(err, /bootcplan: SIGTERM: stopping at the next safe point/);
+  assert.match(err, /\nbootcplan: stopped by SIGTERM in pool infra, wave 2: .*lock is released; run apply again to continue\n$/);
+  const snap = await (await import('../../src/kube/read.ts')).readLiveSnapshot(env.admin);
+  assert.is(snap.machineConfigPools.find((m) => m.metadata.name === 'infra')?.spec?.paused, true, 'paused again: the MCO takes no more nodes');
+  assert.is(snap.lock, null, 'lock released');
+  const rec = JSON.parse(snap.progress!.data!['progress.json']);
+  assert.is(rec.pools.infra.interrupted?.wave, 2);
+  const again = captureIO();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());
+  // The MCO's daemon (the agent) records `mcd <config>` when it starts a node's update and reboot.
+  for (const n of INFRA) assert.is(agent!.log.filter((r) => r.node === n && r.what.startsWith('mcd ') && r.what !== 'mcd done').length, 1, `${n} updated and rebooted exactly once`);
+  assert.equal(agent!.errors, []);
+});
+
+/** A driver whose clock is `skew` seconds off (it writes renewTime from it). */
+const skewed = (skew: number) => driverFor(env.saKubeconfig, { clock: { now: () => wallClock.now() + skew, sleep: wallClock.sleep } });
+
+t('expiry by observed time: a live holder an hour behind keeps its Lease; a dead holder a day ahead loses it after one lease duration', async () => {
+  await resetCluster(env.admin);
+  const req = { holder: 'contender', planId: 'p', ttlSeconds: 30 };
+  // A live holder whose clock is an hour behind: its renewTime is an hour old by ours, but it keeps changing.
+  const behind = skewed(-3600);
+  const lock = await behind.acquireLock({ holder: 'behind@elsewhere', planId: 'p0', ttlSeconds: 2 });
+  let renewing = true;
+  const renewer = (async () => { while (renewing) { await sleep(400); if (renewing) await behind.renewLock(lock.lockId); } })();
+  const contender = driverFor(env.saKubeconfig);
+  const t0 = Date.now();
+  await rejects(() => Lease.acquire(contender, req, { timeoutSeconds: 4 }), (e) => e instanceof LockHeldError && e.holder === 'behind@elsewhere');
+  assert.ok(Date.now() - t0 >= 4000, 'it waited the whole timeout');
+  renewing = false;
+  await renewer;
+  // It dies: 2 s after the contender first sees the Lease unchanged, the Lease is taken over.
+  const t1 = Date.now();
+  const took = await Lease.acquire(contender, req, { timeoutSeconds: 10 });
+  const waited = (Date.now() - t1) / 1000;
+  assert.ok(waited >= 1.5 && waited < 5, `taken over after ${waited}s`);
+  assert.ok(await took.release());
+  behind.close();
+  // A dead holder whose clock was a day ahead: its renewTime lies a day in the future, and is
+  // still taken over after one lease duration of observation (a clock comparison: never).
+  const ahead = skewed(86400);
+  await ahead.acquireLock({ holder: 'ahead@elsewhere', planId: 'p1', ttlSeconds: 2 });
+  ahead.close();
+  const fresh = driverFor(env.saKubeconfig);
+  await rejects(() => fresh.acquireLock(req), (e) => e instanceof LockHeldError, 'held at first sight');
+  const t2 = Date.now();
+  const second = await Lease.acquire(fresh, req, { timeoutSeconds: 10 });
+  assert.ok((Date.now() - t2) / 1000 < 5);
+  assert.ok(await second.release());
+  contender.close();
+  fresh.close();
+});
+
+t.run();
