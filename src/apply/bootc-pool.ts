@@ -111,7 +111,7 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
  * the node staging. A node that never started staging is given the same limit from the gate's
  * start and then reported as such ("never started staging: ..."), with why.
  */
-async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
+export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
   const gateStart = ctx.now();
   const limit = ctx.timeouts.stagingSeconds;
   const firstSeen = new Map<string, number>();
@@ -162,7 +162,7 @@ async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
 }
 
 /** One bootc wave while it runs (runBootcWave). */
-interface WaveRun {
+export interface WaveRun {
   pool: PlanPool;
   k: number;
   /** At most this many nodes of the pool out of service (the control plane: one). */
@@ -241,7 +241,7 @@ async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names:
   return w.failures;
 }
 
-function setFatal(w: WaveRun, err: unknown) {
+export function setFatal(w: WaveRun, err: unknown) {
   if (!w.fatal.set) { w.fatal.set = true; w.fatal.err = err; }
 }
 
@@ -250,7 +250,7 @@ function setFatal(w: WaveRun, err: unknown) {
  * target are done, deleted ones gone, a Degraded one fails the wave; the others start
  * while the pool's unavailable count, with them, stays within the budget.
  */
-function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
+export function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
   const { pool } = w;
   noticeAvailability(ctx, s, pool, (m) => ctx.book.drives(pool.name, m));
   let unavailable = 0;
@@ -300,7 +300,7 @@ function startNode(ctx: ApplyContext, w: WaveRun, name: string): Promise<void> {
  * The write-ahead record of a cordon (saved by the caller before any cordon of the round;
  * the budget was checked just before, on the same view). Returns whether the node's entry is new.
  */
-function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: number, v: NodeView): boolean {
+export function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: number, v: NodeView): boolean {
   const old = ctx.book.nodes[name];
   const fresh = !old || old.step === 'done';
   if (fresh) ctx.book.putNode(name, { pool: pool.name, wave: k, step: 'cordon', wasCordoned: v.cordoned });
@@ -314,7 +314,7 @@ function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: n
  * that). Returns false when someone else cordoned it between the look and the write: the
  * node is theirs, and it is not drained or rebooted.
  */
-async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean): Promise<boolean> {
+export async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean): Promise<boolean> {
   if (!v.cordoned) {
     const r = await retry(() => ctx.driver.cordon(name, ctx.plan.id));
     if (r === 'cordoned') {
@@ -328,7 +328,7 @@ async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: str
   return true;
 }
 
-async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<NodeOutcome> {
+export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<NodeOutcome> {
   ctx.inFlight.add(name);
   try {
     const fail = (reason: string, conditions: Condition[]): NodeOutcome => ({ ok: false, failure: { node: name, reason, conditions } });

@@ -1,0 +1,220 @@
+/**
+ * The bootc slot runner (spec `rollout: slots`, issue 14; README "Slots"): the nodes of a
+ * BootcNodePool are admitted one by one, in the plan's order, as soon as the pool's budget
+ * has room, instead of in waves that wait for their slowest node. Each node runs the same
+ * steps as in a wave (bootc-pool.ts: write-ahead record, cordon with bootcplan's mark, drain,
+ * reboot request, wait until on the target, Idle and Ready, uncordon), and the same rules hold:
+ * - the budget: a node is admitted only while the pool's nodes out of service, with it, stay
+ *   within maxUnavailable (nodes out of service on their own count; the control plane counts
+ *   across the cluster): bootc-pool.ts decideRound, on one view of the cluster per round;
+ * - staging: every node the run will admit passes the staging gate before the first
+ *   admission (all of them stage in parallel since the targets were set);
+ * - maintenance windows: checked before every admission round, with the estimate of the
+ *   node's admission batch (its slowest node); once the window refuses, nothing more is
+ *   admitted, the nodes in flight finish, and the apply stops (exit 6);
+ * - staleness: the cluster is planned again before the first admission and then once per
+ *   admission batch (the plan's `waves` of a slots pool: waveSize nodes each), that is every
+ *   waveSize admissions, as often as waves would; not once per node, which at 1,000 nodes
+ *   would cost 1,000 re-plans. A difference stops admission, lets the nodes in flight finish,
+ *   and stops the apply (exit 3). Between two re-plans each admission still reads the node's
+ *   own state (deleted, Degraded, out of service on its own, on the target already);
+ * - a failed node stops admission at once; the nodes in flight finish, then the pool halts
+ *   (paused, exit 5);
+ * - `apply --step` admits one batch and returns once its nodes are back;
+ * - resume: nodes an interrupted run left in flight come first and need no budget; a batch is
+ *   recorded as a finished wave once all its nodes are back (`finishedWaves`), so `status`
+ *   and a rerun read slots as they read waves.
+ */
+import type { Plan, PlanPool } from '../plan/types.ts';
+import { AbortedError } from './driver.ts';
+import type { ApplyContext } from './context.ts';
+import { afterWave, availabilitySignature, beforeWave, budgetChanged, budgetTimeoutFailures, checkPolicy, checkStale, halt } from './wave-gates.ts';
+import { cordonNow, decideRound, recordCordonAhead, runBootcNode, setFatal, stagingGate, type WaveRun } from './bootc-pool.ts';
+import { peek, viewIn } from './views.ts';
+
+/** One slots run of a pool (runBootcSlots). `pending`: the admitted batches' nodes not started yet. */
+interface SlotRun extends WaveRun {
+  /** Nodes of batches not opened yet, in admission order. */
+  queue: string[];
+  batchOf: Map<string, number>;
+  /** batch -> its nodes not back yet (batches opened or left to open, not finished). */
+  left: Map<number, Set<string>>;
+  opened: Set<number>;
+  /** Nodes an interrupted run left in flight: admitted with the first batch. */
+  resumed: Set<string>;
+  /** Admission stopped: a gate's error, thrown once the nodes in flight are back, or --step. */
+  stop: { err: unknown } | { stepped: true } | null;
+}
+
+export async function runBootcSlots(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
+  const pp = ctx.book.pool(pool.name);
+  const todo = pool.waves.map((_, i) => i + 1).filter((b) => !pp.finishedWaves.includes(b));
+  if (!todo.length) return 'done';
+  const k = pool.controlPlane ? 1 : pool.maxUnavailable.resolved;
+  ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s) in slots: each admitted as soon as fewer than ${k} are out of service` });
+  const fresh = await beforeWave(ctx, pool, todo[0]);
+  if (!fresh) return 'stepped';
+  const s = slotRun(ctx, pool, fresh, k);
+  for (const [b, nodes] of s.left) {
+    if (nodes.size) continue;
+    // Every node of this batch is on the target already (someone else, or an earlier run).
+    s.left.delete(b);
+    if (!pp.finishedWaves.includes(b)) pp.finishedWaves.push(b);
+  }
+  await ctx.book.save();
+  if (!s.queue.length) return 'done';
+  await stagingGate(ctx, pool, s.queue);
+  await admitAll(ctx, s);
+  if (s.failures.length) await halt(ctx, pool, s.failures);
+  if (s.stop && 'err' in s.stop) throw s.stop.err;
+  return s.stop ? 'stepped' : 'done';
+}
+
+/**
+ * The admission order: the saved plan's (checkStale has just refused any other difference),
+ * without the nodes on the target now, nodes an interrupted run left in flight first.
+ */
+function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): SlotRun {
+  const pp = ctx.book.pool(pool.name);
+  const scheduled = pool.waves.flat();
+  const fp = fresh.pools.find((p) => p.name === pool.name);
+  const freshNodes = new Set(fp ? fp.nodes.map((n) => n.name) : scheduled);
+  const resumed = new Set(scheduled.filter((n) => ctx.book.drives(pool.name, n)));
+  const remaining = scheduled.filter((n) => freshNodes.has(n) || resumed.has(n));
+  const batchOf = new Map<string, number>();
+  pool.waves.forEach((w, i) => w.forEach((n) => batchOf.set(n, i + 1)));
+  const left = new Map<number, Set<string>>();
+  pool.waves.forEach((_, i) => { if (!pp.finishedWaves.includes(i + 1)) left.set(i + 1, new Set()); });
+  for (const n of remaining) left.get(batchOf.get(n)!)?.add(n);
+  return {
+    pool, k: 0, budget: k, pending: [], running: new Map(), failures: [], fatal: {},
+    queue: [...resumed, ...remaining.filter((n) => !resumed.has(n))], batchOf, left, opened: new Set(), resumed, stop: null,
+  };
+}
+
+/** Admits nodes until none is left, a node failed or a gate stopped admission; returns once none is in flight. */
+async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
+  let waitingSince: number | null = null;
+  for (;;) {
+    if (s.fatal.set) throw s.fatal.err;
+    ctx.lease.check();
+    const started = s.failures.length || s.stop ? 0 : await admitRound(ctx, s);
+    if (s.fatal.set) throw s.fatal.err;
+    const admitting = !s.failures.length && !s.stop && (s.pending.length > 0 || s.queue.length > 0);
+    if (!s.running.size && !admitting) return;
+    if (!admitting) {
+      await Promise.race(s.running.values());
+      continue;
+    }
+    if (!s.pending.length) continue; // open the next batch
+    // Nodes wait for budget or readiness: wake up when a node of ours finishes or the
+    // pool's availability changes (as in a wave: bootc-pool.ts runBootcWave).
+    if (started) waitingSince = null;
+    waitingSince ??= ctx.now();
+    const remaining = waitingSince + ctx.timeouts.budgetSeconds - ctx.now();
+    if (remaining <= 0) {
+      const views = await peek(ctx.driver, (snap) => s.pending.map((n) => ({ node: n, v: viewIn(snap, n) })));
+      s.failures.push(...budgetTimeoutFailures(ctx, views));
+      s.pending.length = 0;
+      continue;
+    }
+    const signature = await peek(ctx.driver, (snap) => availabilitySignature(snap, s.pool));
+    const ac = new AbortController();
+    const changed = budgetChanged(ctx, s.pool, signature, remaining, ac.signal)
+      .then(() => undefined, (err) => { if (!(err instanceof AbortedError)) setFatal(s, err); });
+    await Promise.race([changed, ...s.running.values()]);
+    ac.abort();
+    await changed;
+  }
+}
+
+/** Opens the next batch when the admitted ones have all started, checks the window, and starts what the budget allows. */
+async function admitRound(ctx: ApplyContext, s: SlotRun): Promise<number> {
+  if (!s.pending.length && s.queue.length && !(await openBatch(ctx, s))) return 0;
+  if (!s.pending.length) return 0;
+  const batch = Math.max(...s.pending.map((n) => s.batchOf.get(n)!));
+  try {
+    checkPolicy(ctx, s.pool, batch);
+  } catch (err) {
+    s.stop = { err };
+    return 0;
+  }
+  const d = await peek(ctx.driver, (snap) => decideRound(ctx, snap, s));
+  for (const name of [...d.done, ...d.gone]) {
+    s.pending.splice(s.pending.indexOf(name), 1);
+    if (ctx.book.nodes[name]) { ctx.book.dropNode(name); await ctx.book.save(); }
+    if (d.done.includes(name)) await nodeBack(ctx, s, name);
+  }
+  if (d.failed.length) {
+    s.failures.push(...d.failed);
+    for (const f of d.failed) s.pending.splice(s.pending.indexOf(f.node), 1);
+    return 0;
+  }
+  // One write-ahead record for every node admitted in this round, then the cordons.
+  const fresh = d.start.map(({ name, v }) => recordCordonAhead(ctx, s.pool, name, s.batchOf.get(name)!, v));
+  if (d.start.length) await ctx.book.save();
+  let started = 0;
+  for (const [i, { name, v }] of d.start.entries()) {
+    s.pending.splice(s.pending.indexOf(name), 1);
+    if (!(await cordonNow(ctx, s.pool, s.batchOf.get(name)!, name, v, fresh[i]))) {
+      // Someone else cordoned it between the look and the write: theirs, not taken.
+      ctx.book.dropNode(name);
+      await ctx.book.save();
+      s.pending.push(name);
+      continue;
+    }
+    started++;
+    s.running.set(name, startSlotNode(ctx, s, name));
+  }
+  return started;
+}
+
+/**
+ * Opens the next admission batch: the first one of this run as it is; a later one only after
+ * a re-plan shows the remaining work unchanged (and never with --step). Returns false when
+ * admission stops instead.
+ */
+async function openBatch(ctx: ApplyContext, s: SlotRun): Promise<boolean> {
+  if (s.opened.size) {
+    if (ctx.step) {
+      s.stop = { stepped: true };
+      return false;
+    }
+    try {
+      await checkStale(ctx);
+    } catch (err) {
+      s.stop = { err };
+      return false;
+    }
+  }
+  const fresh = s.queue.filter((n) => !s.resumed.has(n));
+  const b = fresh.length ? s.batchOf.get(fresh[0])! : Math.max(...s.queue.map((n) => s.batchOf.get(n)!));
+  const nodes = s.queue.filter((n) => (s.opened.size === 0 && s.resumed.has(n)) || s.batchOf.get(n)! <= b);
+  s.queue = s.queue.filter((n) => !nodes.includes(n));
+  for (const n of nodes) s.opened.add(s.batchOf.get(n)!);
+  s.pending.push(...nodes);
+  ctx.emit({ type: 'wave-start', pool: s.pool.name, wave: b, waves: s.pool.waves.length, nodes });
+  return true;
+}
+
+/** Runs one admitted node's update; its failure stops admission, an error stops the run. */
+function startSlotNode(ctx: ApplyContext, s: SlotRun, name: string): Promise<void> {
+  return runBootcNode(ctx, s.pool, s.batchOf.get(name)!, name).then(
+    async (r) => {
+      if (!r.ok) s.failures.push(r.failure);
+      else await nodeBack(ctx, s, name);
+    },
+    (err) => setFatal(s, err),
+  ).finally(() => s.running.delete(name));
+}
+
+/** A node is back on the target: its batch is a finished wave once all its nodes are. */
+async function nodeBack(ctx: ApplyContext, s: SlotRun, name: string): Promise<void> {
+  const b = s.batchOf.get(name)!;
+  const left = s.left.get(b);
+  if (!left) return;
+  left.delete(name);
+  if (left.size || !s.opened.has(b) || s.queue.some((n) => s.batchOf.get(n) === b)) return;
+  s.left.delete(b);
+  await afterWave(ctx, s.pool, b);
+}
