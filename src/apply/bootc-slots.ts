@@ -7,8 +7,10 @@
  * - the budget: a node is admitted only while the pool's nodes out of service, with it, stay
  *   within maxUnavailable (nodes out of service on their own count; the control plane counts
  *   across the cluster): bootc-pool.ts decideRound, on one view of the cluster per round;
- * - staging: every node the run will admit passes the staging gate before the first
- *   admission (all of them stage in parallel since the targets were set);
+ * - staging: a node is admitted only once it passed the staging gate (the same gate as a
+ *   wave's, node by node: a staged node does not wait for its batch); staging active longer
+ *   than the staging limit, or never started within it, stops admission and halts the pool
+ *   once the nodes in flight are back;
  * - maintenance windows: checked before every admission round, with the estimate of the
  *   node's admission batch (its slowest node); once the window refuses, nothing more is
  *   admitted, the nodes in flight finish, and the apply stops (exit 6);
@@ -26,11 +28,12 @@
  *   and a rerun read slots as they read waves.
  */
 import type { Plan, PlanPool } from '../plan/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import { AbortedError } from './driver.ts';
-import type { ApplyContext } from './context.ts';
-import { afterWave, availabilitySignature, beforeWave, budgetChanged, budgetTimeoutFailures, checkPolicy, checkStale, halt } from './wave-gates.ts';
-import { cordonNow, decideRound, recordCordonAhead, runBootcNode, setFatal, stagingGate, type WaveRun } from './bootc-pool.ts';
-import { peek, viewIn } from './views.ts';
+import type { ApplyContext, NodeFailure } from './context.ts';
+import { afterWave, availabilitySignature, beforeWave, budgetTimeoutFailures, checkPolicy, checkStale, halt } from './wave-gates.ts';
+import { cordonNow, decideRound, recordCordonAhead, runBootcNode, setFatal, type WaveRun } from './bootc-pool.ts';
+import { atTarget, peek, stagingOf, viewIn } from './views.ts';
 
 /** One slots run of a pool (runBootcSlots). `pending`: the admitted batches' nodes not started yet. */
 interface SlotRun extends WaveRun {
@@ -44,6 +47,11 @@ interface SlotRun extends WaveRun {
   resumed: Set<string>;
   /** Admission stopped: a gate's error, thrown once the nodes in flight are back, or --step. */
   stop: { err: unknown } | { stepped: true } | null;
+  /** Staging gate: when a pending node was opened, and first seen staging. */
+  openedAt: Map<string, number>;
+  firstSeen: Map<string, number>;
+  /** Pending nodes that wait for the staging gate (as of the last round), and the earliest limit. */
+  staging: { nodes: string[]; deadline: number };
 }
 
 export async function runBootcSlots(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
@@ -63,7 +71,6 @@ export async function runBootcSlots(ctx: ApplyContext, pool: PlanPool): Promise<
   }
   await ctx.book.save();
   if (!s.queue.length) return 'done';
-  await stagingGate(ctx, pool, s.queue);
   await admitAll(ctx, s);
   if (s.failures.length) await halt(ctx, pool, s.failures);
   if (s.stop && 'err' in s.stop) throw s.stop.err;
@@ -89,6 +96,7 @@ function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): Slo
   return {
     pool, k: 0, budget: k, pending: [], running: new Map(), failures: [], fatal: {},
     queue: [...resumed, ...remaining.filter((n) => !resumed.has(n))], batchOf, left, opened: new Set(), resumed, stop: null,
+    openedAt: new Map(), firstSeen: new Map(), staging: { nodes: [], deadline: Infinity },
   };
 }
 
@@ -100,6 +108,9 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
     ctx.lease.check();
     const started = s.failures.length || s.stop ? 0 : await admitRound(ctx, s);
     if (s.fatal.set) throw s.fatal.err;
+    // The budget wait counts only while no node of ours is in flight: a node that waits for
+    // a slot our own nodes hold waits as long as they take (they have their own limits).
+    if (started || s.running.size) waitingSince = null;
     const admitting = !s.failures.length && !s.stop && (s.pending.length > 0 || s.queue.length > 0);
     if (!s.running.size && !admitting) return;
     if (!admitting) {
@@ -107,9 +118,8 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
       continue;
     }
     if (!s.pending.length) continue; // open the next batch
-    // Nodes wait for budget or readiness: wake up when a node of ours finishes or the
-    // pool's availability changes (as in a wave: bootc-pool.ts runBootcWave).
-    if (started) waitingSince = null;
+    // Nodes wait for budget, readiness or staging: wake up when a node of ours finishes, the
+    // pool's availability changes, or a waiting node passes the staging gate.
     waitingSince ??= ctx.now();
     const remaining = waitingSince + ctx.timeouts.budgetSeconds - ctx.now();
     if (remaining <= 0) {
@@ -120,7 +130,8 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
     }
     const signature = await peek(ctx.driver, (snap) => availabilitySignature(snap, s.pool));
     const ac = new AbortController();
-    const changed = budgetChanged(ctx, s.pool, signature, remaining, ac.signal)
+    const seconds = Math.max(0, Math.min(remaining, s.staging.deadline - ctx.now())) + 0.001;
+    const changed = ctx.driver.waitFor((snap) => availabilitySignature(snap, s.pool) !== signature || stagingMoved(s, snap), { timeoutSeconds: seconds, signal: ac.signal, description: `budget or staging in pool ${s.pool.name}` })
       .then(() => undefined, (err) => { if (!(err instanceof AbortedError)) setFatal(s, err); });
     await Promise.race([changed, ...s.running.values()]);
     ac.abort();
@@ -139,7 +150,17 @@ async function admitRound(ctx: ApplyContext, s: SlotRun): Promise<number> {
     s.stop = { err };
     return 0;
   }
-  const d = await peek(ctx.driver, (snap) => decideRound(ctx, snap, s));
+  const { staging, d } = await peek(ctx.driver, (snap) => {
+    const staging = stagingWaits(ctx, s, snap);
+    const waiting = new Set(staging.waiting.map((w) => w.node));
+    return { staging, d: decideRound(ctx, snap, { ...s, pending: s.pending.filter((n) => !waiting.has(n)) }) };
+  });
+  s.staging = { nodes: staging.waiting.map((w) => w.node), deadline: Math.min(Infinity, ...staging.waiting.map((w) => w.since + ctx.timeouts.stagingSeconds)) };
+  if (staging.overdue.length) {
+    s.failures.push(...staging.overdue);
+    for (const f of staging.overdue) s.pending.splice(s.pending.indexOf(f.node), 1);
+    return 0;
+  }
   for (const name of [...d.done, ...d.gone]) {
     s.pending.splice(s.pending.indexOf(name), 1);
     if (ctx.book.nodes[name]) { ctx.book.dropNode(name); await ctx.book.save(); }
@@ -193,6 +214,7 @@ async function openBatch(ctx: ApplyContext, s: SlotRun): Promise<boolean> {
   s.queue = s.queue.filter((n) => !nodes.includes(n));
   for (const n of nodes) s.opened.add(s.batchOf.get(n)!);
   s.pending.push(...nodes);
+  for (const n of nodes) s.openedAt.set(n, ctx.now());
   ctx.emit({ type: 'wave-start', pool: s.pool.name, wave: b, waves: s.pool.waves.length, nodes });
   return true;
 }
@@ -217,4 +239,45 @@ async function nodeBack(ctx: ApplyContext, s: SlotRun, name: string): Promise<vo
   if (left.size || !s.opened.has(b) || s.queue.some((n) => s.batchOf.get(n) === b)) return;
   s.left.delete(b);
   await afterWave(ctx, s.pool, b);
+}
+
+/**
+ * The staging gate, node by node (DESIGN §7, issue 12 rule 8; the wave's version is
+ * bootc-pool.ts stagingGate): pending nodes not past the gate wait; the limit runs from the
+ * node's recorded staging attempt (Idle=False/Staging's lastTransitionTime, or when first seen
+ * staging), or from its admission batch's opening for a node that never started staging.
+ * Nodes in flight, gone, Degraded or on the target are decideRound's.
+ */
+function stagingWaits(ctx: ApplyContext, s: SlotRun, snap: ClusterSnapshot) {
+  const waiting: { node: string; since: number }[] = [];
+  const overdue: NodeFailure[] = [];
+  const limit = ctx.timeouts.stagingSeconds;
+  const minutes = Math.round(limit / 60);
+  for (const name of s.pending) {
+    const v = viewIn(snap, name);
+    if (!v || atTarget(s.pool, v) || v.degraded || ctx.book.pastCordon(name) || ctx.book.drives(s.pool.name, name)) continue;
+    const st = stagingOf(snap, s.pool, name);
+    if (st.state === 'passed') continue;
+    let since: number;
+    let reason: string;
+    if (st.state === 'staging') {
+      if (!s.firstSeen.has(name)) s.firstSeen.set(name, ctx.now());
+      since = st.since !== null ? Math.min(st.since, ctx.now()) : s.firstSeen.get(name)!;
+      reason = `staging active for more than ${minutes}m`;
+    } else {
+      since = s.openedAt.get(name) ?? ctx.now();
+      reason = `never started staging: ${st.why}`;
+    }
+    if (ctx.now() - since > limit) overdue.push({ node: name, reason, conditions: v.conditions });
+    else waiting.push({ node: name, since });
+  }
+  return { waiting, overdue };
+}
+
+/** A node that waited for the staging gate passed it, or started staging (its own limit starts then). */
+function stagingMoved(s: SlotRun, snap: ClusterSnapshot): boolean {
+  return s.staging.nodes.some((name) => {
+    const st = stagingOf(snap, s.pool, name);
+    return st.state === 'passed' || (st.state === 'staging' && !s.firstSeen.has(name));
+  });
 }
