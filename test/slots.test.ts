@@ -6,6 +6,11 @@ import { parseRolloutSpec } from '../src/spec/load.ts';
 import { parsePlanFile } from '../src/plan/plan-file.ts';
 import type { ApplyEvent } from '../src/apply/events.ts';
 import type { ClusterSnapshot } from '../src/cluster/types.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
 
 const s = suite('slots: rollout: slots per pool');
 const D = { stage: 100, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
@@ -178,6 +183,55 @@ s('apply: a window that refuses stops admission; nodes in flight finish; exit 6;
   const again = await runApply(sim, plan, replan);
   assert.is(again.code, 0, String(again.error));
   assert.equal(sim.reboots.map((x) => x.node).sort(), nodes('w', 9).map((n) => n.name));
+});
+
+
+// ---- rehearse --jitter and the gain ----
+
+function io(): CliIO & { out: string; err: string } {
+  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
+  o.stdout = (x) => { o.out += x; };
+  o.stderr = (x) => { o.err += x; };
+  return o;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'bootcplan-slots-'));
+const clusterFile = join(dir, 'cluster.yaml');
+writeFileSync(clusterFile, new ClusterBuilder().bootcPool('worker', nodes('w', 12), { maxUnavailable: 3 }).yaml());
+writeFileSync(join(dir, 'slots.yaml'), spec('slots'));
+writeFileSync(join(dir, 'waves.yaml'), spec(null));
+
+s('rehearse --jitter: seeded and deterministic; a slots plan shows the gain over the same plan in waves', async () => {
+  const json = async (file: string, ...more: string[]) => {
+    const o = io();
+    const code = await run(['rehearse', '-f', join(dir, file), '--cluster', clusterFile, '--jitter', '0.3', '--seed', '5', ...more], { io: o });
+    assert.is(code, 0, o.err);
+    return o.out;
+  };
+  const a = JSON.parse(await json('slots.yaml', '-o', 'json'));
+  const b = JSON.parse(await json('slots.yaml', '-o', 'json'));
+  assert.equal(a, b, 'the same seed gives the same rehearsal');
+  assert.equal(a.jitter, { fraction: 0.3, seed: 5 });
+  assert.ok(a.wavesComparison, 'a slots plan is compared with waves');
+  assert.ok(a.durationSeconds < a.wavesComparison.durationSeconds, `slots ${a.durationSeconds} < waves ${a.wavesComparison.durationSeconds}`);
+  const waves = JSON.parse(await json('waves.yaml', '-o', 'json'));
+  assert.is(waves.wavesComparison, undefined);
+  assert.is(waves.durationSeconds, a.wavesComparison.durationSeconds, 'the comparison is the waves rehearsal of the same cluster, jitter and seed');
+  const other = JSON.parse(await json('waves.yaml', '-o', 'json', '--seed', '6'));
+  assert.ok(other.durationSeconds !== waves.durationSeconds, 'another seed, other durations');
+  const text = await json('slots.yaml');
+  assert.match(text, /jitter ±30% per node, seed 5/);
+  assert.match(text, /Slots: .*; the same plan in waves: .*: slots .* faster \(\d+(\.\d)?%\)\./);
+});
+
+s('rehearse --jitter out of range is a one-line input error', async () => {
+  for (const bad of ['1.5', '0.95', 'x']) {
+    const o = io();
+    const code = await run(['rehearse', '-f', join(dir, 'slots.yaml'), '--cluster', clusterFile, '--jitter', bad], { io: o });
+    assert.is(code, 1);
+    assert.match(o.err, /--jitter/);
+    assert.not.match(o.err, /    at /);
+  }
 });
 
 s.run();

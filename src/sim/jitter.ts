@@ -1,7 +1,10 @@
 /**
- * Per-node duration jitter (`rehearse --jitter 0.3 --seed N`): real nodes do not drain, pull
- * and reboot in the same time. Each node gets one factor, uniform in [1 - j, 1 + j], that
- * scales all its phase durations; the factor depends only on the seed and the node's name, so
+ * Per-node duration jitter (`rehearse --jitter 0.3 --seed N`): real nodes do not drain and
+ * reboot in the same time. Each node gets one factor, uniform in [1 - j, 1 + j], that scales
+ * its disruptive phases (drain, reboot, soft reboot, until Ready). Staging is not scaled: it
+ * runs in parallel before the first admission, off the critical path, and the default stage
+ * time (600 s) is the staging limit itself (DESIGN §7: 10 minutes), so scaling it up would
+ * only rehearse a staging halt. The factor depends only on the seed and the node's name, so
  * a rehearsal is deterministic whatever order the nodes run in, and the makespan benchmark's
  * models (bench/strategies.ts) give each node the same factor as the simulator does.
  */
@@ -33,5 +36,5 @@ export function jitterFactor(j: JitterOptions | null | undefined, name: string):
 export function jitteredDurations(d: PhaseDurations, j: JitterOptions | null | undefined, name: string): PhaseDurations {
   const f = jitterFactor(j, name);
   if (f === 1) return d;
-  return { stage: d.stage * f, drain: d.drain * f, reboot: d.reboot * f, softReboot: d.softReboot * f, ready: d.ready * f };
+  return { stage: d.stage, drain: d.drain * f, reboot: d.reboot * f, softReboot: d.softReboot * f, ready: d.ready * f };
 }
