@@ -5,7 +5,9 @@
  *   2. markdown and HTML rendering time of the 10k-node plan;
  *   3. rollout makespan of bootcplan against an MCO-style and a bootc-operator-style
  *      rollout on the same simulated clusters, and against the limit
- *      stage + ceil(N/k) x (drain + reboot).
+ *      stage + ceil(N/k) x (drain + reboot);
+ *   4. with 30% per-node duration jitter: waves against slots against the bound
+ *      stage + sum(node times)/k and the MCO-style model (bench/slots.ts).
  * Writes bench/out/results.json and bench/out/results.md (the README table is pasted from it).
  *   BENCH_SIZES=1000,10000 BENCH_RUNS=3 npm run bench
  */
@@ -18,6 +20,7 @@ import { generateCluster } from '../src/sim/generate.ts';
 import { benchRendering } from './render.ts';
 import { benchMakespanAsync, makespanTable } from './makespan.ts';
 import { benchRehearsal } from './rehearse.ts';
+import { benchSlots, slotsTable } from './slots.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -60,6 +63,7 @@ for (const format of ['json', 'yaml'] as const) {
 
 const render = sizes.includes(10000) || sizes.length ? await benchRendering(Math.min(10000, Math.max(...sizes)), runs) : null;
 const makespan = await benchMakespanAsync();
+const slots = await benchSlots();
 const rehearsals = await benchRehearsal((process.env.BENCH_REHEARSE ?? '1000,10000').split(',').map(Number));
 
 /** API requests per node of a live apply, from the e2e apply suite on the real test API server. */
@@ -96,8 +100,9 @@ for (const f of ['json', 'yaml']) {
 if (render) md.push('', `Rendering the ${render.nodes.toLocaleString('en-US')}-node plan: text ${render.textMs.toFixed(0)} ms, markdown ${render.markdownMs.toFixed(0)} ms (${render.markdownChars.toLocaleString('en-US')} characters), HTML ${render.htmlMs.toFixed(0)} ms (${(render.htmlBytes / 1e6).toFixed(2)} MB).`);
 md.push('', `Rehearsal (the real applier on the simulated cluster, in-process): ${rehearsals.map((r) => `${r.nodes.toLocaleString('en-US')} nodes ${(r.wallMs / 1000).toFixed(1)} s (${r.events.toLocaleString('en-US')} events)`).join(', ')}.`);
 md.push('', makespanTable(makespan));
+md.push('', slotsTable(slots));
 if (api) md.push('', `Live apply on the e2e API server (kube-apiserver v1.35.4): ${api.requests} API requests by bootcplan for ${api.nodes} nodes, ${api.perNode} per node (reads, watches, JSON patches, evictions, lock and progress writes).`);
-const results = { machine, runs, plan: planRows, render, rehearsals, makespan, api };
+const results = { machine, runs, plan: planRows, render, rehearsals, makespan, slots, api };
 writeFileSync(new URL('results.json', outDir), JSON.stringify(results, null, 2));
 writeFileSync(new URL('results.md', outDir), md.join('\n') + '\n');
 console.log(md.join('\n'));

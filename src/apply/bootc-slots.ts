@@ -118,8 +118,24 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
       continue;
     }
     if (!s.pending.length) continue; // open the next batch
-    // Nodes wait for budget, readiness or staging: wake up when a node of ours finishes, the
-    // pool's availability changes, or a waiting node passes the staging gate.
+    const ac = new AbortController();
+    const wake = (p: Promise<unknown>) => p.then(() => undefined, (err) => { if (!(err instanceof AbortedError)) setFatal(s, err); });
+    if (s.running.size) {
+      // Nodes of ours hold slots: admission is looked at again when one of them is back, or
+      // when a node waiting for the staging gate passes it. Not on every change of the pool:
+      // at 1,000 nodes that is thousands of looks at every member (a node that comes back
+      // on its own frees its slot at the next of these moments).
+      const staged = s.staging.nodes.length
+        ? wake(ctx.driver.waitFor((snap) => stagingMoved(s, snap), { timeoutSeconds: Math.max(0, s.staging.deadline - ctx.now()) + 0.001, signal: ac.signal, description: `staging in pool ${s.pool.name}` }))
+        : null;
+      await Promise.race([...(staged ? [staged] : []), ...s.running.values()]);
+      ac.abort();
+      await staged;
+      continue;
+    }
+    // No node of ours in flight: the budget is held by nodes out of service on their own (or
+    // nodes wait for staging). Wake up when the pool's availability changes or a waiting node
+    // passes the staging gate; after the budget wait, the pool halts saying why.
     waitingSince ??= ctx.now();
     const remaining = waitingSince + ctx.timeouts.budgetSeconds - ctx.now();
     if (remaining <= 0) {
@@ -129,13 +145,8 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
       continue;
     }
     const signature = await peek(ctx.driver, (snap) => availabilitySignature(snap, s.pool));
-    const ac = new AbortController();
     const seconds = Math.max(0, Math.min(remaining, s.staging.deadline - ctx.now())) + 0.001;
-    const changed = ctx.driver.waitFor((snap) => availabilitySignature(snap, s.pool) !== signature || stagingMoved(s, snap), { timeoutSeconds: seconds, signal: ac.signal, description: `budget or staging in pool ${s.pool.name}` })
-      .then(() => undefined, (err) => { if (!(err instanceof AbortedError)) setFatal(s, err); });
-    await Promise.race([changed, ...s.running.values()]);
-    ac.abort();
-    await changed;
+    await wake(ctx.driver.waitFor((snap) => availabilitySignature(snap, s.pool) !== signature || stagingMoved(s, snap), { timeoutSeconds: seconds, signal: ac.signal, description: `budget or staging in pool ${s.pool.name}` }));
   }
 }
 
