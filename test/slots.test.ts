@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
+import { ClusterBuilder, specYaml, NEW, OLD, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { parsePlanFile } from '../src/plan/plan-file.ts';
@@ -185,6 +185,27 @@ s('apply: a window that refuses stops admission; nodes in flight finish; exit 6;
   assert.equal(sim.reboots.map((x) => x.node).sort(), nodes('w', 9).map((n) => n.name));
 });
 
+
+s('apply: the staging gate node by node: a staged node goes ahead; one that never starts staging halts the pool after the limit', async () => {
+  // The pool already asks for NEW; the bootc-operator handed it to every node but w-01.
+  const b = new ClusterBuilder().bootcPool('worker', nodes('w', 3), { image: NEW });
+  for (const n of ['w-00', 'w-02']) b.object('BootcNode', n).spec.desiredImage = NEW;
+  b.object('BootcNode', 'w-01').spec.desiredImage = OLD;
+  const snap = b.snapshot();
+  const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, rollout: 'slots' }]), snap, D);
+  assert.equal(plan.pools[0].waves, [['w-00', 'w-01'], ['w-02']]);
+  const sim = newSim(snap, { durations: D });
+  const r = await runApply(sim, plan, replan);
+  assert.is(r.code, 5, String(r.error));
+  const failed = r.events.find((e) => e.type === 'node-failed');
+  assert.ok(failed && failed.type === 'node-failed' && failed.node === 'w-01');
+  if (failed?.type !== 'node-failed') return;
+  assert.match(failed.message, /^never started staging: /);
+  assert.ok(failed.t > 600, `after the 10-minute limit (t=${failed.t})`);
+  assert.equal(sim.reboots.map((x) => x.node), ['w-00'], 'w-00 did not wait for w-01; w-02 was never admitted');
+  assert.ok(r.events.some((e) => e.type === 'uncordon' && e.node === 'w-00'));
+  assert.not.ok(r.events.some((e) => e.type === 'cordon' && e.node !== 'w-00'));
+});
 
 // ---- rehearse --jitter and the gain ----
 
