@@ -24,15 +24,16 @@ function refill(order: Node[], slots: number, start: number, perNode: (n: Node) 
 }
 
 /**
- * MCO-style (machine-config-operator pkg/controller/node): maxUnavailable resolved with
+ * MCO-style (machine-config-operator pkg/controller/node); `perNode` gives a node its own time
+ * out of service (per-node jitter: bench/slots.ts): maxUnavailable resolved with
  * floor and a minimum of 1; candidates ordered by zone, then by age; a freed slot is
  * refilled at the next sync; the new OS image is pulled by the daemon after the drain,
  * inside each node's window; every OS change is a full reboot.
  */
-export function mcoStyleMakespan(nodes: Node[], pct: number, d: Durations): number {
+export function mcoStyleMakespan(nodes: Node[], pct: number, d: Durations, perNode: (n: Node) => number = () => d.drain + d.stage + d.reboot + d.ready): number {
   const k = Math.max(1, Math.floor((pct / 100) * nodes.length));
   const order = [...nodes].sort((a, b) => a.zone.localeCompare(b.zone) || a.createdAt - b.createdAt);
-  return refill(order, k, 0, () => d.drain + d.stage + d.reboot + d.ready);
+  return refill(order, k, 0, perNode);
 }
 
 /**

@@ -17,10 +17,10 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const GOLDEN_DIR = join(ROOT, 'test', 'golden');
 
 /** The demo plan (`npm run demo`), with spec provenance fixed instead of read from git. */
-export function demoPlan(): Plan {
+export function demoPlan(editSpec: (text: string) => string = (t) => t): Plan {
   const specPath = 'examples/rollout.yaml';
   const clusterPath = 'examples/cluster.yaml';
-  const loaded = parseRolloutSpec(readFileSync(join(ROOT, specPath), 'utf8'), specPath);
+  const loaded = parseRolloutSpec(editSpec(readFileSync(join(ROOT, specPath), 'utf8')), specPath);
   const snap = parseSnapshot(readFileSync(join(ROOT, clusterPath), 'utf8'), clusterPath);
   if (!loaded.spec || !snap.snapshot) throw new Error('the demo spec or snapshot does not load');
   return buildPlan({

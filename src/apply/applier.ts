@@ -42,6 +42,7 @@ import { ProgressBook } from './progress-book.ts';
 import { applyChange } from './changes.ts';
 import { checkPolicy, checkStale } from './wave-gates.ts';
 import { runBootcPool } from './bootc-pool.ts';
+import { runBootcSlots } from './bootc-slots.ts';
 import { repauseLeftovers, runMcoPool } from './mco-pool.ts';
 import { observeStaging } from './observe.ts';
 import { interruptible, stopSafely, type Position } from './interrupt.ts';
@@ -211,7 +212,7 @@ async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   for (const pool of ctx.pools) {
     const pp = book.pool(pool.name);
     if (pp.done) continue;
-    const r = pool.backend === 'bootc' ? await runBootcPool(ctx, pool) : await runMcoPool(ctx, pool);
+    const r = pool.backend === 'bootc' ? await (pool.rollout === 'slots' ? runBootcSlots : runBootcPool)(ctx, pool) : await runMcoPool(ctx, pool);
     if (r === 'stepped') {
       ctx.emit({ type: 'step-end', pool: pool.name, message: 'advanced one wave; run apply again to continue (bootcplan status shows what is left)' });
       await book.save();

@@ -110,7 +110,7 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
  * the node staging. A node that never started staging is given the same limit from the gate's
  * start and then reported as such ("never started staging: ..."), with why.
  */
-async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
+export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
   const gateStart = ctx.now();
   const limit = ctx.timeouts.stagingSeconds;
   const firstSeen = new Map<string, number>();
@@ -161,7 +161,7 @@ async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
 }
 
 /** One bootc wave while it runs (runBootcWave). */
-interface WaveRun {
+export interface WaveRun {
   pool: PlanPool;
   k: number;
   /** At most this many nodes of the pool out of service (the control plane: one). */
@@ -259,7 +259,7 @@ async function stopWave(ctx: ApplyContext, w: WaveRun): Promise<never> {
   throw w.fatal.err;
 }
 
-function setFatal(w: WaveRun, err: unknown) {
+export function setFatal(w: WaveRun, err: unknown) {
   if (!w.fatal.set) { w.fatal.set = true; w.fatal.err = err; }
 }
 
@@ -268,7 +268,7 @@ function setFatal(w: WaveRun, err: unknown) {
  * target are done, deleted ones gone, a Degraded one fails the wave; the others start
  * while the pool's unavailable count, with them, stays within the budget.
  */
-function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
+export function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
   const { pool } = w;
   noticeAvailability(ctx, s, pool, (m) => ctx.book.drives(pool.name, m));
   let unavailable = 0;
@@ -318,7 +318,7 @@ function startNode(ctx: ApplyContext, w: WaveRun, name: string): Promise<void> {
  * The write-ahead entry of a cordon, in memory: cordonNow writes it with the cordon (the
  * budget was checked just before, on the same view). Returns whether the node's entry is new.
  */
-function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: number, v: NodeView): boolean {
+export function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: number, v: NodeView): boolean {
   const old = ctx.book.nodes[name];
   const fresh = !old || old.step === 'done';
   if (fresh) ctx.book.putNode(name, { pool: pool.name, wave: k, step: 'cordon', wasCordoned: v.cordoned });
@@ -332,7 +332,7 @@ function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: n
  * that). Returns false when someone else cordoned it between the look and the write: the
  * node is theirs, and it is not drained or rebooted.
  */
-async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean): Promise<boolean> {
+export async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean): Promise<boolean> {
   if (!v.cordoned) {
     await ctx.lease.assertHeld();
     const r = await retry(() => ctx.driver.cordon(name, ctx.plan.id, ctx.book.nodes[name]));
@@ -352,7 +352,7 @@ async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: str
   return true;
 }
 
-async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<NodeOutcome> {
+export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<NodeOutcome> {
   ctx.inFlight.add(name);
   try {
     const fail = (reason: string, conditions: Condition[]): NodeOutcome => ({ ok: false, failure: { node: name, reason, conditions } });

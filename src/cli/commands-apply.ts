@@ -140,6 +140,7 @@ interface RehearseOptions {
   cluster?: string;
   durations?: string;
   failRate?: string;
+  jitter?: string;
   seed: string;
   events?: boolean;
   output: RehearsalFormat;
@@ -154,7 +155,8 @@ function registerRehearse(program: Command, ctx: CommandContext): void {
     .addOption(clusterOption('the snapshot to simulate (default for a saved plan: the snapshot it was made from)'))
     .option('--durations <list>', 'phase durations in seconds: stage=600,drain=60,reboot=300,soft-reboot=60,ready=30')
     .option('--fail-rate <r>', 'probability that a reboot fails (0..1)')
-    .option('--seed <n>', 'seed for the faults', '1')
+    .option('--jitter <fraction>', 'per-node duration jitter: each node\'s durations scaled by a factor in [1 - fraction, 1 + fraction] (0..0.9)')
+    .option('--seed <n>', 'seed for the faults and the jitter', '1')
     .option('--events', 'also list every event (text output)')
     .addOption(outputFormatOption(REHEARSAL_FORMATS, 'output format (html: the plan report with the timeline drawn from the rehearsal)'))
     .action((planfile: string | undefined, opts: RehearseOptions) => rehearseAction(ctx, planfile, opts));
@@ -170,6 +172,8 @@ async function rehearseAction({ io, setExit, now }: CommandContext, planfile: st
   if (typeof durations === 'string') throw new InputError(`--durations: ${durations}`, [], 'e.g. --durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30');
   const failRate = opts.failRate === undefined ? 0 : parseFractionFlag('--fail-rate', opts.failRate);
   const seed = parseIntegerFlag('--seed', opts.seed, { min: 0, max: 2 ** 32 - 1 });
+  const jitter = opts.jitter === undefined ? 0 : parseFractionFlag('--jitter', opts.jitter);
+  if (jitter > 0.9) throw new InputError(`--jitter ${opts.jitter}: at most 0.9 (a node's durations stay positive)`, [], 'e.g. --jitter 0.3');
   // A saved plan is checked before its snapshot is read (the path comes from the file).
   const specs = saved ? openSavedPlan(saved, durations) : null;
   const clusterFile = opts.cluster ?? (saved ? planSnapshotFile(saved) : null);
@@ -191,6 +195,7 @@ async function rehearseAction({ io, setExit, now }: CommandContext, planfile: st
     plan, replan, snapshot, durations,
     faults: failRate > 0 ? { seed, rebootFailRate: failRate } : null,
     onEvent: (e) => { const s = progress.update(e); if (s) io.stderr(s); },
+    jitter: jitter > 0 ? { fraction: jitter, seed } : null,
   });
   const erase = progress.finish();
   if (erase) io.stderr(erase);

@@ -75,3 +75,73 @@ export function estimatePoolSeconds(d: PhaseDurations, p: PoolEstimateInput, sta
   });
   return t - (t0 === Infinity ? 0 : t0);
 }
+
+export interface SlotsEstimateInput {
+  backend: Backend;
+  /** The admission order. `staged`: the node has the target staged already (bootc). */
+  order: { reboot: RebootKind; staged?: boolean }[];
+  /** Nodes out of service at once (the pool's wave size: maxUnavailable minus nodes out already). */
+  slots: number;
+  /** bootc: nodes still to stage before the first admission of an unstaged node. */
+  needsStaging: boolean;
+}
+
+/**
+ * Slots (spec `rollout: slots`): a node is admitted, in order, as soon as fewer than `slots`
+ * nodes are out of service; nodes already out of service keep their share of the budget for
+ * the whole rollout (as for waves). A node that still stages is admitted no earlier than
+ * `stage` seconds after the rollout began. `durationOf` gives a node's time out of service
+ * (default: nodeWindowSeconds; the makespan benchmark passes jittered times). Returns the
+ * seconds from `start` until the last node is back. O(n log slots).
+ */
+export function estimateSlotsSeconds(d: PhaseDurations, p: SlotsEstimateInput, start = 0, durationOf?: (i: number) => number): number {
+  if (p.order.length === 0 || p.slots < 1) return 0;
+  const stagingDone = d.stage;
+  const finish = new MinHeap();
+  let t = start;
+  let end = start;
+  p.order.forEach((n, i) => {
+    if (finish.size >= p.slots) t = Math.max(t, finish.pop());
+    if (p.backend === 'bootc' && p.needsStaging && n.staged !== true) t = Math.max(t, stagingDone);
+    const done = t + (durationOf ? durationOf(i) : nodeWindowSeconds(d, p.backend, n.reboot));
+    finish.push(done);
+    end = Math.max(end, done);
+  });
+  return end - start;
+}
+
+/** A binary min-heap of numbers (finish times). */
+class MinHeap {
+  private a: number[] = [];
+  get size(): number { return this.a.length; }
+  push(x: number): void {
+    const a = this.a;
+    a.push(x);
+    let i = a.length - 1;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (a[up] <= a[i]) break;
+      [a[up], a[i]] = [a[i], a[up]];
+      i = up;
+    }
+  }
+  pop(): number {
+    const a = this.a;
+    const top = a[0];
+    const last = a.pop()!;
+    if (a.length) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < a.length && a[l] < a[m]) m = l;
+        if (r < a.length && a[r] < a[m]) m = r;
+        if (m === i) break;
+        [a[m], a[i]] = [a[i], a[m]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}

@@ -10,7 +10,7 @@ import { collect, validate, isPlainObject } from '../base/schema.ts';
 import { binaryInputDiagnostic, parseYamlWithPositions, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
 import { checkShape, valueBudget, flowNestingOffset } from '../base/limits.ts';
 import { planFileSchema } from './plan-schema.ts';
-import { PLAN_FORMAT_VERSION, type Plan } from './types.ts';
+import { PLAN_FORMAT_VERSIONS, type Plan } from './types.ts';
 
 export interface LoadedPlan {
   plan: Plan | null;
@@ -19,7 +19,7 @@ export interface LoadedPlan {
 
 const HINT = 'plan files are written by `bootcplan plan --out FILE`; plan again instead of editing one';
 
-function fail(file: string, code: string, message: string, at: { line: number; column: number } | null = null, expected = 'a plan file (JSON, formatVersion 1.0)'): LoadedPlan {
+function fail(file: string, code: string, message: string, at: { line: number; column: number } | null = null, expected = 'a plan file (JSON, formatVersion 1.0 or 1.1)'): LoadedPlan {
   return { plan: null, diagnostics: [{ severity: 'error', code, message, path: null, file, line: at?.line ?? 1, column: at?.column ?? 1, expected, hint: HINT }] };
 }
 
@@ -40,8 +40,9 @@ export function parsePlanFile(text: string, file: string): LoadedPlan {
     return { plan: null, diagnostics: [{ ...tooDeep(file, at === null ? null : positionAt(text, at), shape.kind === 'too-deep' ? shape.path : null), hint: HINT }] };
   }
   if (!isPlainObject(doc) || doc.formatVersion === undefined) return fail(file, 'not-a-plan', 'not a plan file (no formatVersion)');
-  if (doc.formatVersion !== PLAN_FORMAT_VERSION) {
-    return fail(file, 'plan-format-unsupported', `plan format ${JSON.stringify(doc.formatVersion).slice(0, 40)} is not supported (this bootcplan reads ${PLAN_FORMAT_VERSION})`, null, `formatVersion "${PLAN_FORMAT_VERSION}"`);
+  if (!(PLAN_FORMAT_VERSIONS as readonly unknown[]).includes(doc.formatVersion)) {
+    const known = PLAN_FORMAT_VERSIONS.join(' and ');
+    return fail(file, 'plan-format-unsupported', `plan format ${JSON.stringify(doc.formatVersion).slice(0, 40)} is not supported (this bootcplan reads ${known})`, null, `formatVersion ${PLAN_FORMAT_VERSIONS.map((v) => `"${v}"`).join(' or ')}`);
   }
   const { ctx, diagnostics } = collect(null);
   validate(planFileSchema, doc, '', ctx);

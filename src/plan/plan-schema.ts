@@ -5,7 +5,7 @@
  * later 1.x may add are allowed (objects are open); every field bootcplan reads is checked.
  */
 import type { ObjectSchema, Schema } from '../base/schema.ts';
-import { PLAN_FORMAT_VERSION, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS } from './types.ts';
+import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS } from './types.ts';
 
 const str: Schema = { type: 'string' };
 const strOrNull: Schema = { type: 'string', nullable: true };
@@ -49,12 +49,13 @@ const pool = obj({
   maxUnavailable: obj({ value: { type: 'any', expected: 'a count or a percentage', check: () => {} }, resolved: { type: 'integer', min: 1 }, rule: str }),
   nodeCount: count, upToDate: count, unavailableNow: list(str), waveSize: count,
   nodes: list(node), waves: list(list(str)), estimatedSeconds: num,
-});
+  rollout: { type: 'string', enum: ['slots'] }, wavesEstimatedSeconds: num,
+}, ['name', 'backend', 'targetImage', 'targetDigest', 'controlPlane', 'priority', 'paused', 'rebootPolicy', 'drainTimeoutSeconds', 'soakSeconds', 'maxUnavailable', 'nodeCount', 'upToDate', 'unavailableNow', 'waveSize', 'nodes', 'waves', 'estimatedSeconds']);
 
 const windowInfo = nullable(obj({ start: str, end: str, timezone: str, wavesThatFit: count }));
 
 export const planFileSchema: ObjectSchema = obj({
-  formatVersion: { type: 'string', enum: [PLAN_FORMAT_VERSION] },
+  formatVersion: { type: 'string', enum: PLAN_FORMAT_VERSIONS },
   id: { type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' },
   spec: obj({ name: str, path: str, ref: strOrNull, commit: strOrNull, sha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, patternText: '64 lowercase hex digits' }, dirty: nullable(bool) }),
   cluster: obj({ source: str, fingerprint: str, version: strOrNull, platform: strOrNull }),

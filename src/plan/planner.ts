@@ -8,14 +8,14 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { indexSnapshot } from '../domain/nodes.ts';
 import { computeMembership } from '../domain/pools.ts';
 import { findPoolConflicts } from '../domain/pool-sharing.ts';
-import { DEFAULT_DURATIONS, estimatePoolSeconds } from '../domain/timing.ts';
+import { DEFAULT_DURATIONS, estimatePoolSeconds, estimateSlotsSeconds } from '../domain/timing.ts';
 import { planSchedule } from '../domain/schedule.ts';
 import type { SpecChanges } from './specdiff.ts';
 import type { DraftChange } from './changes.ts';
 import { planBootImages } from './bootimages.ts';
 import { planPool, type PlannedPool } from './pool.ts';
 import {
-  PLAN_FORMAT_VERSION, type Plan, type PlanChange, type PlanPool, type PlanSpecInfo, type PlanSummary,
+  PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, type Plan, type PlanChange, type PlanPool, type PlanSpecInfo, type PlanSummary,
   type PhaseDurations, type RebootKind,
 } from './types.ts';
 
@@ -49,7 +49,7 @@ export function buildPlan(input: PlanInput): Plan {
   const pools = plannedPools.map((x) => x.plan);
   const sorted = sortDiagnostics(diagnostics);
   const body: Omit<Plan, 'id'> = {
-    formatVersion: PLAN_FORMAT_VERSION,
+    formatVersion: pools.some((p) => p.rollout === 'slots') ? PLAN_FORMAT_VERSION_SLOTS : PLAN_FORMAT_VERSION,
     spec: input.specInfo,
     cluster: {
       source: snapshot.source,
@@ -99,12 +99,13 @@ function estimatePools(pools: PlanPool[], durations: PhaseDurations): void {
   let elapsed = 0;
   for (const pool of pools) {
     const needsStaging = pool.backend === 'bootc' && pool.nodes.some((n) => n.wave !== null && !n.staged);
-    pool.estimatedSeconds = estimatePoolSeconds(durations, {
-      backend: pool.backend,
-      soakSeconds: pool.soakSeconds,
-      needsStaging,
-      waves: wavesWithReboots(pool),
-    }, elapsed);
+    const waves = wavesWithReboots(pool);
+    const asWaves = estimatePoolSeconds(durations, { backend: pool.backend, soakSeconds: pool.soakSeconds, needsStaging, waves }, elapsed);
+    if (pool.rollout === 'slots') {
+      // Admission simulated node by node (src/domain/timing.ts); the waves figure shows the gain.
+      pool.estimatedSeconds = estimateSlotsSeconds(durations, { backend: pool.backend, order: waves.flat(), slots: pool.waveSize, needsStaging }, elapsed);
+      pool.wavesEstimatedSeconds = asWaves;
+    } else pool.estimatedSeconds = asWaves;
     elapsed += pool.estimatedSeconds;
   }
 }

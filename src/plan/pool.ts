@@ -79,7 +79,27 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
     maxUnavailable: budget, nodeCount: members.length, upToDate: members.length - pending.length,
     unavailableNow: unavailableNow.map((n) => n.name), waveSize, nodes, waves, estimatedSeconds: 0,
   };
+  if (rolloutOf(pool, ctx.report) === 'slots') plan.rollout = 'slots';
   return { plan, drafts };
+}
+
+/**
+ * `rollout: slots` (issue 14): bootc pools only. An MCO-only pool is rolled by the MCO's node
+ * controller, which refills its own slots (maxUnavailable) and admits nodes itself: bootcplan
+ * could not check windows, staleness or a failed node before each admission, so slots are
+ * refused there with a plan error (README "Slots"). The admission order and batches are the
+ * waves' (same order, same eligibility and blocking rules).
+ */
+function rolloutOf(pool: PoolMembers, report: (d: DiagnosticInput) => void): 'waves' | 'slots' {
+  if (pool.spec.rollout !== 'slots') return 'waves';
+  if (pool.backend === 'bootc') return 'slots';
+  report({
+    code: 'slots-mco-pool', path: joinPath(pool.path, 'rollout'),
+    message: `pool ${pool.spec.name} is an MCO pool (no BootcNodePool): the MCO admits its nodes itself, refilling maxUnavailable as nodes finish, so bootcplan cannot check maintenance windows, staleness and failed nodes before each admission`,
+    expected: 'rollout: waves (or no rollout) for a MachineConfigPool without a BootcNodePool',
+    hint: 'remove rollout: slots from this pool; bootcplan rolls MCO pools in waves, pausing the pool between them',
+  });
+  return 'waves';
 }
 
 // ---- members and budget ---------------------------------------------------------------

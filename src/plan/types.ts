@@ -14,6 +14,16 @@ export { BACKENDS, REBOOT_KINDS } from '../domain/types.ts';
 export type { BootImageMachineSet } from '../domain/bootimages-effects.ts';
 
 export const PLAN_FORMAT_VERSION = '1.0';
+/**
+ * "1.1": a plan with at least one pool that rolls in slots (PlanPool.rollout). A 1.0 reader
+ * would take such a pool's admission batches for barriers, so those plans say 1.1 and a 1.0
+ * bootcplan refuses them; plans without slots stay "1.0", byte for byte.
+ */
+export const PLAN_FORMAT_VERSION_SLOTS = '1.1';
+export const PLAN_FORMAT_VERSIONS = [PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS] as const;
+export type PlanFormatVersion = (typeof PLAN_FORMAT_VERSIONS)[number];
+export type { RolloutMode } from '../spec/types.ts';
+import type { RolloutMode } from '../spec/types.ts';
 
 /* The closed vocabularies, as values too: the plan-file reader (plan/plan-schema.ts) checks them. */
 export const CHANGE_ACTIONS = ['create', 'update', 'delete', 'noop'] as const;
@@ -82,7 +92,11 @@ export interface PlanNode {
   from: string | null;
   to: string;
   reboot: RebootKind;
-  /** 1-based wave, or null when the node is blocked. */
+  /**
+   * 1-based wave, or null when the node is blocked. In a slots pool: the node's admission
+   * batch (positions (wave-1) x waveSize + 1 .. wave x waveSize of the admission order); batches
+   * do not wait for each other, they only mark where the applier re-plans (staleness check).
+   */
   wave: number | null;
   staged: boolean;
   blockedBy: BlockedBy | null;
@@ -109,8 +123,16 @@ export interface PlanPool {
   /** Nodes per wave after unavailable nodes used their share of the budget. */
   waveSize: number;
   nodes: PlanNode[];
+  /** Waves in order; in a slots pool the admission batches, whose concatenation is the admission order. */
   waves: string[][];
   estimatedSeconds: number;
+  /**
+   * Present only when the pool rolls in slots (spec `rollout: slots`, formatVersion "1.1"); absent
+   * means waves. A slots pool's estimatedSeconds simulates admission (src/domain/timing.ts
+   * estimateSlotsSeconds), and wavesEstimatedSeconds is what the same nodes would take in waves.
+   */
+  rollout?: Extract<RolloutMode, 'slots'>;
+  wavesEstimatedSeconds?: number;
 }
 
 export interface PlanSpecInfo {
@@ -155,7 +177,7 @@ import type { PlanSchedule } from '../domain/schedule.ts';
 import type { SpecChanges } from './specdiff.ts';
 
 export interface Plan {
-  formatVersion: typeof PLAN_FORMAT_VERSION;
+  formatVersion: PlanFormatVersion;
   /** Content hash of the plan (without this field): the applier's lock and progress records carry it. */
   id: string;
   spec: PlanSpecInfo;

@@ -198,12 +198,12 @@ export const REBOOT_TEXT: Record<string, string> = {
  * "9 nodes in worker: sha256:aaa… -> sha256:bbb…, soft reboot, 9 staged, waves 1-4"
  * (names are folded separately with `foldNames`).
  */
-export function describeGroup(g: NodeGroup, opts: { withPool?: boolean } = {}): string {
+export function describeGroup(g: NodeGroup, opts: { withPool?: boolean; slots?: boolean } = {}): string {
   const head = `${plural(g.names.length, 'node')}${opts.withPool === false ? '' : ` in ${g.pool}`}`;
   const change = `${shortDigest(g.from)} -> ${shortDigest(g.to)}`;
   const staged = g.staged === g.names.length ? 'staged' : g.staged ? `${g.staged} staged` : 'not staged';
   if (g.blockedBy) return `${head}: ${change}, not scheduled (${g.blockedBy})`;
-  return `${head}: ${change}, ${REBOOT_TEXT[g.reboot] ?? `${g.reboot} reboot`}, ${staged}, ${g.waves.length === 1 ? 'wave' : 'waves'} ${foldNumbers(g.waves)}`;
+  return `${head}: ${change}, ${REBOOT_TEXT[g.reboot] ?? `${g.reboot} reboot`}, ${staged}, ${g.waves.length === 1 ? (opts.slots ? 'batch' : 'wave') : opts.slots ? 'batches' : 'waves'} ${foldNumbers(g.waves)}`;
 }
 
 /** Reboot kinds of the scheduled nodes of some pools ('unknown': decided once staged). */
@@ -227,4 +227,14 @@ export function riskTally<C extends { action: string; risk: string }>(plan: { ch
   const risky = plan.changes.filter((c) => c.action !== 'noop' && c.risk !== 'none');
   const replacement = risky.filter((c) => c.risk === 'replacement').length + (plan.bootImages.controlPlaneMachineSet?.replacement ? 1 : 0);
   return { risky, replacement, disruptive: risky.filter((c) => c.risk === 'disruptive').length };
+}
+
+/** "12 nodes in 4 waves"; with slots pools "12 nodes: 3 in 1 wave, 9 in slots" (a slots pool's batches are no waves to wait for). */
+export function nodesLine(plan: { summary: { nodes: number; waves: number }; pools: readonly { rollout?: string; waves: readonly (readonly string[])[] }[] }): string {
+  const s = plan.summary;
+  const slots = plan.pools.filter((p) => p.rollout === 'slots');
+  if (!slots.length) return `${plural(s.nodes, 'node')} in ${plural(s.waves, 'wave')}`;
+  const inSlots = slots.reduce((n, p) => n + p.waves.flat().length, 0);
+  const waves = s.waves - slots.reduce((n, p) => n + p.waves.length, 0);
+  return `${plural(s.nodes, 'node')}: ${inSlots < s.nodes ? `${s.nodes - inSlots} in ${plural(waves, 'wave')}, ` : ''}${inSlots} in slots`;
 }

@@ -19,7 +19,7 @@ import type { Diagnostic } from '../base/diagnostics.ts';
 import { changeDiff, type DiffLine } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
-import { formatDuration, formatCount, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally } from './format.ts';
+import { formatDuration, formatCount, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally, nodesLine } from './format.ts';
 import { planLine } from './text.ts';
 import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, neutraliseMentions, clipEnd, wordOf } from './vocabulary.ts';
 
@@ -84,7 +84,8 @@ function renderHead(plan: Plan, marker: string): string {
   out.push('|---|---|');
   out.push(`| Objects | ${md(s.create)} to create, ${md(s.update)} to change, ${md(s.delete)} to delete |`);
   out.push(`| Pools | ${plan.pools.length ? `${plan.pools.length}: ${escapeMarkdown(clipEnd(plan.pools.map((p) => p.name).join(', '), 300))}` : 'none'} |`);
-  out.push(`| Nodes | ${md(s.nodes)} to update in ${md(plural(s.waves, 'wave'))}${s.blocked ? `; **${md(s.blocked)} not scheduled**` : ''} |`);
+  const inSlots = plan.pools.some((p) => p.rollout === 'slots');
+  out.push(`| Nodes | ${inSlots ? md(nodesLine(plan).replace(/^\d+ nodes?: /, `${s.nodes} to update: `)) : `${md(s.nodes)} to update in ${md(plural(s.waves, 'wave'))}`}${s.blocked ? `; **${md(s.blocked)} not scheduled**` : ''} |`);
   out.push(`| Reboots | ${soft} soft, ${hard} hard${unknown ? `, ${unknown} not yet known (decided once staged; counted as hard)` : ''} |`);
   out.push(`| Estimated duration | ${md(formatDuration(s.estimatedSeconds))} |`);
   out.push(`| Risks | ${replacement ? `**:rotating_light: ${plural(replacement, 'control-plane replacement')}**` : 'no replacement'}, ${plural(disruptive, 'disruptive change')} |`);
@@ -140,7 +141,7 @@ function poolRow(p: PlanPool): string {
   const hard = sched.filter((n) => n.reboot === 'hard').length;
   const blocked = p.nodes.filter((n) => n.blockedBy).length;
   const md = escapeMarkdown;
-  return `| ${code(p.name)}${p.controlPlane ? ' (control plane)' : ''}${p.paused ? ' (paused)' : ''} | ${poolKind(p.backend)} | ${sched.length} of ${md(p.nodeCount)} | ${md(p.waves.length)} | ${md(p.waveSize)} | ${soft} | ${hard} | ${sched.length - soft - hard} | ${blocked ? `**${blocked}**` : 0} | ${md(formatDuration(p.estimatedSeconds))} |`;
+  return `| ${code(p.name)}${p.controlPlane ? ' (control plane)' : ''}${p.paused ? ' (paused)' : ''} | ${poolKind(p.backend)} | ${sched.length} of ${md(p.nodeCount)} | ${p.rollout === 'slots' ? 'slots' : md(p.waves.length)} | ${md(p.waveSize)} | ${soft} | ${hard} | ${sched.length - soft - hard} | ${blocked ? `**${blocked}**` : 0} | ${md(formatDuration(p.estimatedSeconds))} |`;
 }
 
 function diagnosticItem(d: Diagnostic): string {
@@ -233,11 +234,14 @@ function poolBlock(p: PlanPool): string {
   const md = escapeMarkdown;
   const lines = [
     '<details>',
-    `<summary>Pool <code>${inlineHtml(p.name)}</code>: ${plural(sched.length, 'node')} in ${inlineHtml(plural(p.waves.length, 'wave'))} of up to ${inlineHtml(p.waveSize)}, est. ${inlineHtml(formatDuration(p.estimatedSeconds))}</summary>`,
+    p.rollout === 'slots'
+      ? `<summary>Pool <code>${inlineHtml(p.name)}</code>: ${plural(sched.length, 'node')} in slots, at most ${inlineHtml(p.waveSize)} out at once, est. ${inlineHtml(formatDuration(p.estimatedSeconds))} (in waves: ${inlineHtml(formatDuration(p.wavesEstimatedSeconds ?? p.estimatedSeconds))})</summary>`
+      : `<summary>Pool <code>${inlineHtml(p.name)}</code>: ${plural(sched.length, 'node')} in ${inlineHtml(plural(p.waves.length, 'wave'))} of up to ${inlineHtml(p.waveSize)}, est. ${inlineHtml(formatDuration(p.estimatedSeconds))}</summary>`,
     '',
     `${poolKind(p.backend)}, priority ${md(p.priority)}${p.controlPlane ? ', control plane' : ''}; ` +
       `${md(p.nodeCount)} nodes, ${md(p.upToDate)} up to date; maxUnavailable ${code(String(mu.value))} → ${md(mu.resolved)} (${md(mu.rule)})` +
-      `${p.unavailableNow.length ? `, ${md(p.unavailableNow.length)} already unavailable` : ''}; soak ${md(formatDuration(p.soakSeconds))} between waves.`,
+      `${p.unavailableNow.length ? `, ${md(p.unavailableNow.length)} already unavailable` : ''}; ` +
+      (p.rollout === 'slots' ? `in slots: each node admitted in the order below as soon as one is back; re-planned every ${md(plural(p.waveSize, 'admission'))}.` : `soak ${md(formatDuration(p.soakSeconds))} between waves.`),
     '',
     `Target ${code(p.targetImage)}`,
     '',
@@ -247,14 +251,14 @@ function poolBlock(p: PlanPool): string {
     return lines.join('\n');
   }
   const groups = groupNodes(p.name, p.nodes);
-  const groupLines = groups.map((g) => `- ${g.blockedBy ? ':warning: ' : ''}${escapeMarkdown(withArrows(describeGroup(g, { withPool: false })))}: ${escapeMarkdown(foldNames(g.names, 8))}`);
+  const groupLines = groups.map((g) => `- ${g.blockedBy ? ':warning: ' : ''}${escapeMarkdown(withArrows(describeGroup(g, { withPool: false, slots: p.rollout === 'slots' })))}: ${escapeMarkdown(foldNames(g.names, 8))}`);
   lines.push(...cutMiddle(groupLines, 4000, (n) => `- … ${n} more groups`), '');
   if (sched.length && sched.length <= 60) {
-    lines.push('| Wave | Node | Zone | Reboot | Staged |', '|--:|---|---|---|---|');
-    for (const n of sched) lines.push(`| ${md(n.wave)} | ${code(n.name)} | ${md(n.zone ?? '-')} | ${md(n.reboot)} | ${n.staged ? 'yes' : 'no'} |`);
+    lines.push(`| ${p.rollout === 'slots' ? '#' : 'Wave'} | Node | Zone | Reboot | Staged |`, '|--:|---|---|---|---|');
+    for (const [i, n] of sched.entries()) lines.push(`| ${md(p.rollout === 'slots' ? i + 1 : n.wave)} | ${code(n.name)} | ${md(n.zone ?? '-')} | ${md(n.reboot)} | ${n.staged ? 'yes' : 'no'} |`);
   } else if (sched.length) {
     const reboots = new Map(p.nodes.map((n) => [n.name, n.reboot]));
-    lines.push('| Waves | Nodes | Soft reboot | Hard or not yet known | Names |', '|---|--:|--:|--:|---|');
+    lines.push(`| ${p.rollout === 'slots' ? 'Batches' : 'Waves'} | Nodes | Soft reboot | Hard or not yet known | Names |`, '|---|--:|--:|--:|---|');
     const rows: string[] = [];
     let i = 0;
     while (i < p.waves.length) {

@@ -29,6 +29,8 @@ export function rehearsalJson(r: RehearsalReport): string {
     exitCode: r.exitCode,
     durations: r.durations,
     faults: r.faults,
+    ...(r.jitter ? { jitter: r.jitter } : {}),
+    ...(r.wavesComparison ? { wavesComparison: r.wavesComparison } : {}),
     reboots: r.reboots,
     pools: r.pools,
     events: r.events,
@@ -41,7 +43,7 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   const c = colors(opts.color);
   const out: string[] = [];
   const d = r.durations;
-  out.push(c.bold(`Rehearsal of plan ${r.planId}`) + ` on a simulated cluster (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''})`);
+  out.push(c.bold(`Rehearsal of plan ${r.planId}`) + ` on a simulated cluster (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${r.jitter ? `; jitter ±${Math.round(r.jitter.fraction * 100)}% per node, seed ${r.jitter.seed}` : ''}${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''})`);
   out.push('');
   for (const p of r.pools) {
     out.push(`${c.bold(p.name)} (${p.backend}): maxUnavailable ${p.maxUnavailable}, peak unavailable ${p.peakUnavailable <= p.maxUnavailable ? p.peakUnavailable : c.red(String(p.peakUnavailable))}${p.failedNodes.length ? c.red(`, failed: ${p.failedNodes.join(', ')}`) : ''}`);
@@ -61,6 +63,7 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
     for (const e of r.events) out.push(formatEventLine(e, { color: opts.color }));
     out.push('');
   }
+  if (r.wavesComparison) out.push(slotsGain(r.durationSeconds, r.estimatedSeconds, r.wavesComparison, r.exitCode === 0), '');
   const reboots = `${plural(r.reboots.hard, 'hard reboot')}, ${plural(r.reboots.soft, 'soft reboot')}${r.reboots.failed ? c.red(`, ${r.reboots.failed} failed`) : ''}`;
   if (r.exitCode === 0) {
     out.push(c.green(`Rehearsal: done in ${formatDuration(r.durationSeconds)} (${r.durationSeconds}s; plan estimate ${formatDuration(r.estimatedSeconds)}); ${reboots}.`));
@@ -69,4 +72,13 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   }
   const text = out.join('\n') + '\n';
   return opts.ascii ? toAscii(text) : text;
+}
+
+/** The gain of slots: this rehearsal against the same plan with its slots pools in waves (src/sim/rehearse.ts). */
+function slotsGain(slots: number, slotsEstimate: number, waves: { durationSeconds: number; estimatedSeconds: number; stopped: string | null }, done: boolean): string {
+  const head = `Slots: ${formatDuration(slots)} (estimate ${formatDuration(slotsEstimate)}); the same plan in waves: ${formatDuration(waves.durationSeconds)} (estimate ${formatDuration(waves.estimatedSeconds)})`;
+  if (!done || waves.stopped) return `${head}; no gain measured (${waves.stopped ? `the waves rehearsal stopped: ${waves.stopped}` : 'this rehearsal stopped'}).`;
+  const gain = waves.durationSeconds - slots;
+  const pct = waves.durationSeconds > 0 ? Math.round((gain / waves.durationSeconds) * 1000) / 10 : 0;
+  return `${head}: slots ${gain >= 0 ? `${formatDuration(gain)} faster (${pct}%)` : `${formatDuration(-gain)} slower`}.`;
 }

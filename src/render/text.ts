@@ -12,7 +12,7 @@ import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
 import { VERB, SYMBOL, poolKind, wordOf } from './vocabulary.ts';
 import {
-  colors, formatDuration, shortDigest, padTable, plural, foldNames, foldWaves, withFold, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare,
+  colors, formatDuration, shortDigest, padTable, plural, foldNames, foldWaves, withFold, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare, nodesLine,
   type Colors,
 } from './format.ts';
 
@@ -84,7 +84,7 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
 
 export function planLine(plan: Plan, c: Colors = colors(false)): string {
   const s = plan.summary;
-  const line = `Plan: ${s.create} to create, ${s.update} to change, ${s.delete} to delete; ${plural(s.nodes, 'node')} in ${plural(s.waves, 'wave')} (est. ${formatDuration(s.estimatedSeconds)}).`;
+  const line = `Plan: ${s.create} to create, ${s.update} to change, ${s.delete} to delete; ${nodesLine(plan)} (est. ${formatDuration(s.estimatedSeconds)}).`;
   if (s.errors) return c.red(c.bold(`${line} ${plural(s.errors, 'error')}: this plan cannot be applied.`));
   return c.bold(line);
 }
@@ -126,7 +126,7 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
   const head = `Pool ${pool.name} (${poolKind(pool.backend)}, priority ${pool.priority}${pool.controlPlane ? ', control plane' : ''}): ` +
     `${pool.nodeCount} nodes, ${pool.upToDate} up to date; maxUnavailable ${mu.value} -> ${mu.resolved} (${mu.rule})` +
     (pool.unavailableNow.length ? `, ${pool.unavailableNow.length} already unavailable` : '') +
-    `; ${plural(pool.waveSize, 'node')} per wave`;
+    (pool.rollout === 'slots' ? `; in slots: at most ${plural(pool.waveSize, 'node')} out at once, the next admitted as one is back` : `; ${plural(pool.waveSize, 'node')} per wave`);
   const out = [c.bold(head)];
   out.push(c.dim(`  target ${pool.targetImage}`));
   const scheduled = pool.nodes.filter((n) => n.wave !== null);
@@ -136,12 +136,13 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
   }
   // Identical node changes, grouped, names folded: readable at 10 nodes and at 10,000.
   for (const g of groupNodes(pool.name, pool.nodes)) {
-    const line = `  ${g.blockedBy ? '!' : '~'} ${describeGroup(g, { withPool: false })}: ${foldNames(g.names, 6)}`;
+    const line = `  ${g.blockedBy ? '!' : '~'} ${describeGroup(g, { withPool: false, slots: pool.rollout === 'slots' })}: ${foldNames(g.names, 6)}`;
     out.push(g.blockedBy ? c.yellow(line) : line);
   }
   if (scheduled.length && scheduled.length <= (opts.maxNodeRows ?? 60)) {
-    const rows = [['  wave', 'node', 'zone', 'reboot', 'staged', 'from -> to']];
-    for (const n of scheduled) rows.push([`  ${n.wave}`, n.name, n.zone ?? '-', n.reboot, n.staged ? 'yes' : 'no', `${shortDigest(n.from)} -> ${shortDigest(n.to)}`]);
+    // Slots: the admission order (1 = first admitted) instead of the wave.
+    const rows = [[pool.rollout === 'slots' ? '  #' : '  wave', 'node', 'zone', 'reboot', 'staged', 'from -> to']];
+    for (const [i, n] of scheduled.entries()) rows.push([`  ${pool.rollout === 'slots' ? i + 1 : n.wave}`, n.name, n.zone ?? '-', n.reboot, n.staged ? 'yes' : 'no', `${shortDigest(n.from)} -> ${shortDigest(n.to)}`]);
     const [h, ...body] = padTable(rows);
     out.push(c.dim(h), ...body);
   } else if (scheduled.length) {
@@ -155,7 +156,7 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
       const names = pool.waves.slice(i, j + 1).flat();
       const soft = names.filter((n) => reboots.get(n) === 'soft').length;
       lines.push({ waves: j - i + 1, cells: [
-        `  ${j > i ? `waves ${i + 1}-${j + 1}` : `wave ${i + 1}`}`,
+        `  ${pool.rollout === 'slots' ? (j > i ? `batches ${i + 1}-${j + 1}` : `batch ${i + 1}`) : j > i ? `waves ${i + 1}-${j + 1}` : `wave ${i + 1}`}`,
         `${plural(pool.waves[i].length, 'node')}${j > i ? ' each' : ''}`,
         `${soft} soft, ${names.length - soft} hard or not yet known`,
         `(${foldNames([...names].sort(naturalCompare), 3)})`,
@@ -175,6 +176,8 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
     }
     if (blocked.length > 20) out.push(c.yellow(`    and ${blocked.length - 20} more: ${foldNames(blocked.slice(20).map((n) => n.name).sort(naturalCompare), 6)}`));
   }
-  if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${pool.soakSeconds && pool.waves.length > 1 ? ` including ${formatDuration(pool.soakSeconds)} soak between waves` : ''}`));
+  if (pool.waves.length && pool.rollout === 'slots') {
+    out.push(c.dim(`  in slots, in this order (re-planned every ${plural(pool.waveSize, 'admission')}: ${plural(pool.waves.length, 'batch', 'batches')}), est. ${formatDuration(pool.estimatedSeconds)} (in waves: ${formatDuration(pool.wavesEstimatedSeconds ?? pool.estimatedSeconds)})`));
+  } else if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${pool.soakSeconds && pool.waves.length > 1 ? ` including ${formatDuration(pool.soakSeconds)} soak between waves` : ''}`));
   return out;
 }

@@ -86,7 +86,7 @@ export class BootcOperator {
     w.touch(node);
     const token = ++rt.stageToken;
     rt.stagingImage = image;
-    w.after(w.durations.stage, () => {
+    w.after(w.durationsOf(node).stage, () => {
       if (rt.stageToken !== token) return;
       rt.stagingImage = null;
       if (bn.spec.desiredImage !== image) return;
@@ -117,7 +117,8 @@ export class BootcOperator {
     setCondition(bn, { type: 'Idle', status: 'False', reason: 'Rebooting', message: soft ? 'soft-rebooting' : 'rebooting', lastTransitionTime: isoOf(w.now) });
     rt.down = true;
     w.refreshReady(node);
-    const rebootSeconds = soft ? w.durations.softReboot : w.durations.reboot;
+    const d = w.durationsOf(node);
+    const rebootSeconds = soft ? d.softReboot : d.reboot;
     w.after(rebootSeconds, () => {
       const at = isoOf(w.now);
       if (failed) {
@@ -130,7 +131,7 @@ export class BootcOperator {
       setCondition(bn, { type: 'Idle', status: 'True', reason: 'Idle', message: '', lastTransitionTime: at });
       w.touch(node);
     });
-    w.after(rebootSeconds + w.durations.ready, () => { rt.down = false; w.refreshReady(node); });
+    w.after(rebootSeconds + d.ready, () => { rt.down = false; w.refreshReady(node); });
   }
 }
 

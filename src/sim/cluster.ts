@@ -34,6 +34,7 @@ import { ObjectStore } from './store.ts';
 import { Waits, type Waiter } from './waits.ts';
 import { PoolMembership, poolNameOfKey } from './membership.ts';
 import { Faults, type FaultOptions } from './faults.ts';
+import { jitteredDurations, type JitterOptions } from './jitter.ts';
 import { BootcOperator } from './bootc-operator.ts';
 import { Mco } from './mco.ts';
 import { SimProgress } from './progress-store.ts';
@@ -52,6 +53,8 @@ export interface SimOptions {
   softRebootCapable?: (node: string) => boolean;
   /** Virtual start time (ISO), default 2026-09-14T08:00:00Z. */
   start?: string;
+  /** Per-node duration jitter (jitter.ts); none by default. */
+  jitter?: JitterOptions | null;
   /** How long the MCO render takes after a MachineConfig write, seconds (default 0). */
   renderSeconds?: number;
 }
@@ -83,11 +86,13 @@ export class SimCluster implements SimWorld {
   private readonly bootc: BootcOperator;
   private readonly mco: Mco;
   private runtimes = new Map<string, NodeRuntime>();
+  private readonly jitter: JitterOptions | null;
   private lockCounter = 0;
   private sessions = 0;
 
   constructor(snapshot: ClusterSnapshot, opts: SimOptions = {}) {
     this.durations = opts.durations ?? DEFAULT_DURATIONS;
+    this.jitter = opts.jitter ?? null;
     this.source = `sim:${snapshot.source}`;
     this.start = Date.parse(opts.start ?? '2026-09-14T08:00:00Z') / 1000;
     this.clock = new VirtualClock(this.start);
@@ -127,6 +132,7 @@ export class SimCluster implements SimWorld {
   changed(o: KObject | undefined) { this.store.changed(o); }
 
   runtime(node: string): NodeRuntime | undefined { return this.runtimes.get(node); }
+  durationsOf(node: string): PhaseDurations { return jitteredDurations(this.durations, this.jitter, node); }
   private addRuntime(n: KObject) {
     this.runtimes.set(n.metadata.name, { initiallyNotReady: !isReady(n), down: false, flapping: false, stageToken: 0, mcoToken: 0 });
   }

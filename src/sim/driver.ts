@@ -81,7 +81,7 @@ export class SimDriver implements ClusterDriver {
       if (!n) throw new NotFoundError(`Node ${node} not found`);
       if (n.spec?.unschedulable !== true) throw new DriverError(`drain ${node}: the node is not cordoned`);
       this.sim.record(this, 'drain', node);
-      const d = this.sim.durations.drain;
+      const d = this.sim.durationsOf(node).drain;
       if (opts.timeoutSeconds !== null && opts.timeoutSeconds > 0 && d > opts.timeoutSeconds) {
         await this.sim.sleep(opts.timeoutSeconds, undefined, this);
         throw new DrainTimeoutError(`drain ${node}: pods still running after ${opts.timeoutSeconds}s (a PodDisruptionBudget may block eviction)`);

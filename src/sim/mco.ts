@@ -119,7 +119,7 @@ export class Mco {
     n.spec ??= {};
     n.spec.unschedulable = true;
     w.touch(node);
-    const d = w.durations;
+    const d = w.durationsOf(node);
     const failed = w.rebootFails();
     w.after(d.drain, () => {
       if (rt.mcoToken !== token) return;

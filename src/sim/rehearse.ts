@@ -11,6 +11,7 @@ import { apply, checkApplicable, type ApplyTimeouts } from '../apply/applier.ts'
 import type { ApplyEvent } from '../apply/events.ts';
 import { RolloutHaltedError } from '../base/errors.ts';
 import { SimCluster, type FaultOptions } from './cluster.ts';
+import type { JitterOptions } from './jitter.ts';
 
 export interface RehearsalWave {
   wave: number;
@@ -39,6 +40,13 @@ export interface Rehearsal {
   stopped: string | null;
   durations: PhaseDurations;
   faults: FaultOptions | null;
+  /** Per-node duration jitter (rehearse --jitter), or null. */
+  jitter?: JitterOptions | null;
+  /**
+   * A plan with pools in slots is rehearsed a second time with those pools in waves (the same
+   * order and batches, the same durations, jitter and faults): the gain slots bring. Null otherwise.
+   */
+  wavesComparison?: { durationSeconds: number; estimatedSeconds: number; stopped: string | null } | null;
   reboots: { soft: number; hard: number; failed: number };
   pools: RehearsalPool[];
   events: ApplyEvent[];
@@ -50,6 +58,7 @@ export interface RehearseInput {
   snapshot: ClusterSnapshot;
   durations?: PhaseDurations;
   faults?: FaultOptions | null;
+  jitter?: JitterOptions | null;
   timeouts?: Partial<ApplyTimeouts>;
   onEvent?: (e: ApplyEvent) => void;
 }
@@ -62,19 +71,12 @@ export interface RehearseInput {
 export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehearsal; error: unknown }> {
   checkApplicable(input.plan);
   const durations = input.durations ?? input.plan.durations;
-  const sim = new SimCluster(input.snapshot, { durations, faults: input.faults ?? undefined });
-  const events: ApplyEvent[] = [];
-  let error: unknown = null;
-  let duration = 0;
-  try {
-    const r = await apply({
-      plan: input.plan, replan: input.replan, driver: sim.driver('rehearsal'), holder: 'bootcplan rehearse',
-      timeouts: input.timeouts, onEvent: (e) => { events.push(e); input.onEvent?.(e); },
-    });
-    duration = r.durationSeconds;
-  } catch (err) {
-    error = err;
-    duration = events.length ? events[events.length - 1].t : 0;
+  const { sim, events, error, duration } = await simulate(input, input.plan, input.replan, durations, input.onEvent);
+  let wavesComparison: Rehearsal['wavesComparison'] = null;
+  if (input.plan.pools.some((p) => p.rollout === 'slots')) {
+    const twin = asWaves(input.plan);
+    const w = await simulate(input, twin, (s) => asWaves(input.replan(s)), durations);
+    wavesComparison = { durationSeconds: Math.round(w.duration * 1000) / 1000, estimatedSeconds: twin.summary.estimatedSeconds, stopped: w.error ? (w.error as Error).message : null };
   }
   const pools: RehearsalPool[] = input.plan.pools.map((p) => {
     const waves: RehearsalWave[] = [];
@@ -100,6 +102,8 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
     stopped: error ? (error as Error).message : null,
     durations,
     faults: input.faults ?? null,
+    jitter: input.jitter ?? null,
+    wavesComparison,
     reboots: {
       soft: sim.reboots.filter((r) => r.kind === 'soft').length,
       hard: sim.reboots.filter((r) => r.kind === 'hard').length,
@@ -109,4 +113,38 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
     events,
   };
   return { rehearsal, error };
+}
+
+async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSnapshot) => Plan, durations: PhaseDurations, onEvent?: (e: ApplyEvent) => void) {
+  const sim = new SimCluster(input.snapshot, { durations, faults: input.faults ?? undefined, jitter: input.jitter ?? null });
+  const events: ApplyEvent[] = [];
+  let error: unknown = null;
+  let duration = 0;
+  try {
+    const r = await apply({
+      plan, replan, driver: sim.driver('rehearsal'), holder: 'bootcplan rehearse',
+      timeouts: input.timeouts, onEvent: (e) => { events.push(e); onEvent?.(e); },
+    });
+    duration = r.durationSeconds;
+  } catch (err) {
+    error = err;
+    duration = events.length ? events[events.length - 1].t : 0;
+  }
+  return { sim, events, error, duration };
+}
+
+/**
+ * The plan with its slots pools in waves, for the comparison: a slots pool's admission batches
+ * are the waves the same pool would have (same order, same size), so dropping `rollout` gives
+ * exactly the waves plan; its estimate is the waves estimate the planner computed beside.
+ */
+export function asWaves(plan: Plan): Plan {
+  if (!plan.pools.some((p) => p.rollout === 'slots')) return plan;
+  const pools = plan.pools.map((p) => {
+    if (p.rollout !== 'slots') return p;
+    const { rollout: _r, wavesEstimatedSeconds, ...rest } = p;
+    return { ...rest, estimatedSeconds: wavesEstimatedSeconds ?? p.estimatedSeconds };
+  });
+  const estimatedSeconds = pools.reduce((s, p) => s + p.estimatedSeconds, 0);
+  return { ...plan, formatVersion: '1.0', pools, summary: { ...plan.summary, estimatedSeconds } };
 }

@@ -26,6 +26,8 @@ export interface SimWorld {
   /** Virtual seconds since the epoch. */
   readonly now: number;
   readonly durations: PhaseDurations;
+  /** A node's own phase durations (the base ones under per-node jitter: jitter.ts). */
+  durationsOf(node: string): PhaseDurations;
   /** Runs `fn` `dt` virtual seconds from now. */
   after(dt: number, fn: () => void): SimEvent;
 

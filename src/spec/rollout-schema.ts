@@ -4,7 +4,7 @@
  */
 import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
-import { REBOOT_POLICIES, CPMS_STRATEGIES, SPEC_API_VERSION, SPEC_KIND } from './types.ts';
+import { REBOOT_POLICIES, ROLLOUTS, CPMS_STRATEGIES, SPEC_API_VERSION, SPEC_KIND } from './types.ts';
 import { parseMaxUnavailable, MAX_UNAVAILABLE_EXPECTED } from '../domain/budget.ts';
 import { checkCron, isValidTimeZone, parseDurationSeconds } from '../domain/windows.ts';
 import { managedBootImagesSchema, bootImageSkewEnforcementSchema } from './bootimages-schema.ts';
@@ -62,6 +62,10 @@ const poolSchema: ObjectSchema = {
       type: 'boolean', default: false,
       description: 'Hold the pool back: no node of it is updated. Written as false, it also lifts a pause an administrator set on the MachineConfigPool (a disruptive change in the plan); left out, such a pause is kept.',
     },
+    rollout: {
+      type: 'string', enum: ROLLOUTS, default: 'waves',
+      description: 'waves: the pool rolls wave by wave (soakSeconds between waves). slots: a node is admitted, in the plan\'s order, as soon as the budget has room (no soak; bootc pools only).',
+    },
     priority: {
       type: 'integer', min: -1000, max: 1000, defaultText: '10 (custom pools), 20 (worker), 30 (control plane)',
       description: 'Pools roll in ascending priority, one pool at a time; ties by name.',
@@ -75,6 +79,7 @@ const poolSchema: ObjectSchema = {
   },
   check(pool, path, ctx) {
     checkImage(pool, path, ctx);
+    checkSlotsSoak(pool, path, ctx);
   },
 };
 
@@ -109,6 +114,20 @@ function checkImage(pool: Record<string, unknown>, path: string, ctx: Ctx) {
     message: `"${image}" is not pinned to a digest`,
     expected: 'registry/repository@sha256:<64 hex>',
     hint: 'pin the image by digest so the plan is reproducible, or set `allowTags: true` on this pool to accept a tag knowingly',
+  });
+}
+
+/**
+ * `soakSeconds` is the wait between two waves; a slots pool has no waves to wait between (a
+ * node is admitted as soon as another is done), so a soak there would be silently ignored.
+ */
+function checkSlotsSoak(pool: Record<string, unknown>, path: string, ctx: Ctx) {
+  if (pool.rollout !== 'slots' || typeof pool.soakSeconds !== 'number' || pool.soakSeconds === 0) return;
+  ctx.report({
+    code: 'soak-with-slots', path: joinPath(path, 'soakSeconds'),
+    message: `soakSeconds ${pool.soakSeconds} waits between waves, and a pool with rollout: slots has no waves: a node is admitted as soon as another is done`,
+    expected: 'no soakSeconds (or 0) with rollout: slots',
+    hint: 'remove soakSeconds, or use rollout: waves to soak between waves',
   });
 }
 

@@ -5,6 +5,15 @@ export const SPEC_KIND = 'Rollout';
 export const REBOOT_POLICIES = ['RebootOnly', 'AllowSoftReboot'] as const;
 export type RebootPolicy = (typeof REBOOT_POLICIES)[number];
 
+/**
+ * How a pool's nodes are admitted: `waves` (the default) start a group of up to maxUnavailable
+ * nodes and wait for the whole group before the next; `slots` admit the next node, in the
+ * plan's order, as soon as the budget has room (a node finishes), never more than
+ * maxUnavailable out of service at once.
+ */
+export const ROLLOUTS = ['waves', 'slots'] as const;
+export type RolloutMode = (typeof ROLLOUTS)[number];
+
 export const CPMS_STRATEGIES = ['RollingUpdate', 'OnDelete'] as const;
 export type CpmsStrategy = (typeof CPMS_STRATEGIES)[number];
 
@@ -19,6 +28,8 @@ export interface PoolSpec {
   soakSeconds?: number;
   paused?: boolean;
   priority?: number;
+  /** `waves` (default) or `slots`. */
+  rollout?: RolloutMode;
 }
 
 /** Same shape as MachineConfiguration spec.managedBootImages (openshift/api operator/v1). */

@@ -201,7 +201,7 @@ function summaryRow(p: PlanPool): string {
   const ha = sc.filter((n) => n.reboot === 'hard').length;
   const bl = p.nodes.filter((n) => n.blockedBy).length;
   return `<tr><td class="mono">${escapeHtml(p.name)}${p.controlPlane ? ' <span class="tag">control plane</span>' : ''}${p.paused ? ' <span class="tag">paused</span>' : ''}</td><td>${poolKind(p.backend)}</td>` +
-    `<td class="n">${countHtml(sc.length)} / ${countHtml(p.nodeCount)}</td><td class="n">${countHtml(p.waves.length)}</td><td class="n">${countHtml(p.waveSize)}</td>` +
+    `<td class="n">${countHtml(sc.length)} / ${countHtml(p.nodeCount)}</td><td class="n">${p.rollout === 'slots' ? 'slots' : countHtml(p.waves.length)}</td><td class="n">${countHtml(p.waveSize)}</td>` +
     `<td class="n">${escapeHtml(p.maxUnavailable.value)} → ${countHtml(p.maxUnavailable.resolved)}</td>` +
     `<td class="n">${countHtml(so)}</td><td class="n">${countHtml(ha)}</td><td class="n">${countHtml(sc.length - so - ha)}</td><td class="n${bl ? ' warn' : ''}">${countHtml(bl)}</td><td class="n">${durationHtml(p.estimatedSeconds)}</td></tr>`;
 }
@@ -287,21 +287,27 @@ function pools(plan: Plan): string {
 
 function nodeTable(p: PlanPool, sched: PlanPool['nodes']): string {
   if (sched.length && sched.length <= NODE_TABLE_MAX) {
-    return `<div class="scroll"><table class="nodes"><thead><tr><th class="n">Wave</th><th>Node</th><th>Zone</th><th>Reboot</th><th>Staged</th><th>From → to</th></tr></thead><tbody>${sched.map((n) =>
-      `<tr><td class="n">${escapeHtml(n.wave)}</td><td class="mono">${escapeHtml(n.name)}</td><td>${escapeHtml(n.zone ?? '-')}</td><td>${escapeHtml(n.reboot)}</td><td>${n.staged ? 'yes' : 'no'}</td><td class="mono">${escapeHtml(shortDigest(n.from))} → ${escapeHtml(shortDigest(n.to))}</td></tr>`).join('\n')}</tbody></table></div>`;
+    return `<div class="scroll"><table class="nodes"><thead><tr><th class="n">${p.rollout === 'slots' ? '#' : 'Wave'}</th><th>Node</th><th>Zone</th><th>Reboot</th><th>Staged</th><th>From → to</th></tr></thead><tbody>${sched.map((n, i) =>
+      `<tr><td class="n">${escapeHtml(p.rollout === 'slots' ? i + 1 : n.wave)}</td><td class="mono">${escapeHtml(n.name)}</td><td>${escapeHtml(n.zone ?? '-')}</td><td>${escapeHtml(n.reboot)}</td><td>${n.staged ? 'yes' : 'no'}</td><td class="mono">${escapeHtml(shortDigest(n.from))} → ${escapeHtml(shortDigest(n.to))}</td></tr>`).join('\n')}</tbody></table></div>`;
   }
   if (!sched.length) return '';
+  if (p.rollout === 'slots') return `<details><summary>All ${countHtml(sched.length)} nodes in admission order</summary><pre class="waves">${escapeHtml(p.waves.flat().join(', '))}</pre></details>`;
   return `<details><summary>All ${countHtml(sched.length)} nodes by wave</summary><pre class="waves">${p.waves.map((w, i) => `wave ${i + 1} (${escapeHtml(w.length)}): ${escapeHtml(w.join(', '))}`).join('\n')}</pre></details>`;
+}
+
+/** A slots pool: each node admitted in order as soon as one is back (spec rollout: slots). */
+function slotsText(p: PlanPool): string {
+  return `in slots: at most ${pluralHtml(p.waveSize, 'node')} out at once, each admitted in the order below as soon as one is back (re-planned every ${pluralHtml(p.waveSize, 'admission')}); est. ${durationHtml(p.estimatedSeconds)} (in waves: ${durationHtml(p.wavesEstimatedSeconds ?? p.estimatedSeconds)})`;
 }
 
 function poolBlock(p: PlanPool): string {
   const sched = p.nodes.filter((n) => n.wave !== null);
   const mu = p.maxUnavailable;
   const groups = groupNodes(p.name, p.nodes).map((g) =>
-    `<li class="${g.blockedBy ? 'warning' : ''}">${escapeHtml(withArrows(describeGroup(g, { withPool: false })))}: <span class="mono">${escapeHtml(foldNames(g.names, 10))}</span></li>`);
+    `<li class="${g.blockedBy ? 'warning' : ''}">${escapeHtml(withArrows(describeGroup(g, { withPool: false, slots: p.rollout === 'slots' })))}: <span class="mono">${escapeHtml(foldNames(g.names, 10))}</span></li>`);
   return `<div class="pool" id="pool-${escapeHtml(p.name)}">
 <h3><span class="mono">${escapeHtml(p.name)}</span> <span class="dim">${poolKind(p.backend)}, priority ${escapeHtml(p.priority)}${p.controlPlane ? ', control plane' : ''}</span></h3>
-<p>${countHtml(p.nodeCount)} nodes, ${countHtml(p.upToDate)} up to date; maxUnavailable <span class="mono">${escapeHtml(mu.value)}</span> → ${countHtml(mu.resolved)} (${escapeHtml(mu.rule)})${p.unavailableNow.length ? `, ${countHtml(p.unavailableNow.length)} already unavailable` : ''}; ${pluralHtml(p.waveSize, 'node')} per wave; ${pluralHtml(p.waves.length, 'wave')}, est. ${durationHtml(p.estimatedSeconds)}${p.soakSeconds && p.waves.length > 1 ? ` including ${durationHtml(p.soakSeconds)} soak between waves` : ''}.</p>
+<p>${countHtml(p.nodeCount)} nodes, ${countHtml(p.upToDate)} up to date; maxUnavailable <span class="mono">${escapeHtml(mu.value)}</span> → ${countHtml(mu.resolved)} (${escapeHtml(mu.rule)})${p.unavailableNow.length ? `, ${countHtml(p.unavailableNow.length)} already unavailable` : ''}; ${p.rollout === 'slots' ? slotsText(p) : `${pluralHtml(p.waveSize, 'node')} per wave; ${pluralHtml(p.waves.length, 'wave')}, est. ${durationHtml(p.estimatedSeconds)}${p.soakSeconds && p.waves.length > 1 ? ` including ${durationHtml(p.soakSeconds)} soak between waves` : ''}`}.</p>
 <p class="dim">target <span class="mono">${escapeHtml(p.targetImage)}</span></p>
 ${p.nodes.length ? `<ul class="groups">${groups.join('\n')}</ul>` : '<p>All nodes run the target image.</p>'}
 ${nodeTable(p, sched)}

@@ -1,0 +1,100 @@
+/**
+ * Properties of the slot runner (rollout: slots) on random clusters, jitter and faults (fast-check):
+ * - no admission ever takes the pool over maxUnavailable (nodes out of service on their own count);
+ * - every eligible node is updated exactly once, also when the apply is killed at a random event
+ *   and run again;
+ * - without faults, the pool's out-of-service count never passes the budget at any instant, and
+ *   slots never take longer than waves on the same cluster with the same jitter (plus the few
+ *   seconds the re-plans cost).
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, type TestNode } from './builders.ts';
+import { planWith, runApply, newSim } from './apply-harness.ts';
+
+const s = suite('slots properties');
+const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
+const D = { stage: 120, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
+
+interface Shape { n: number; cordoned: number; notReady: number; staged: number; budget: number | string; jitter: number; seed: number }
+
+const shapeArb: fc.Arbitrary<Shape> = fc.record({
+  n: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 20 }), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 120 }), weight: 1 }),
+  cordoned: fc.integer({ min: 0, max: 3 }),
+  notReady: fc.integer({ min: 0, max: 1 }),
+  staged: fc.double({ min: 0, max: 1, noNaN: true }),
+  int: fc.integer({ min: 1, max: 6 }),
+  pct: fc.integer({ min: 4, max: 60 }),
+  usePct: fc.boolean(),
+  jitter: fc.constantFrom(0, 0.1, 0.3, 0.6),
+  seed: fc.integer({ min: 1, max: 1e6 }),
+}).map((r) => ({
+  n: r.n, cordoned: r.cordoned, notReady: r.notReady, staged: Math.round(r.staged * r.n),
+  budget: r.usePct ? `${r.pct}%` : Math.ceil(r.n / 20) + r.int, jitter: r.jitter, seed: r.seed,
+}));
+
+function build(sh: Shape, rollout: 'slots' | 'waves' = 'slots') {
+  const ns: TestNode[] = Array.from({ length: sh.n }, (_, i) => ({
+    name: `w-${String(i).padStart(3, '0')}`, zone: ZONES[i % 3],
+    cordoned: i < sh.cordoned,
+    notReady: i >= sh.cordoned && i < sh.cordoned + sh.notReady,
+    staged: i >= sh.n - sh.staged,
+  }));
+  const snap = new ClusterBuilder().bootcPool('worker', ns).snapshot();
+  return { snap, ...planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: sh.budget, rollout }]), snap, D) };
+}
+
+s('slots never take the pool over maxUnavailable and update every eligible node exactly once, across a kill', async () => {
+  await fc.assert(
+    fc.asyncProperty(shapeArb, fc.integer({ min: 0, max: 600 }), fc.integer({ min: 0, max: 20 }), fc.constantFrom(0, 0.05), async (sh, killAt, flaps, conflictRate) => {
+      const { snap, plan, replan } = build(sh);
+      const sim = newSim(snap, { durations: D, jitter: { fraction: sh.jitter, seed: sh.seed }, faults: { seed: sh.seed, flapsPerHour: flaps, conflictRate } });
+      const pool = plan.pools[0];
+      let count = 0;
+      const first = await runApply(sim, plan, replan, { onEventHook: (_e, d) => { if (killAt > 0 && ++count === killAt) d.kill(); } });
+      if (first.code !== 0) {
+        assert.is((first.error as Error).name, 'KilledError', String((first.error as Error)?.stack ?? first.error));
+        // A new process takes the dead apply's lock once it has seen the Lease unchanged for its TTL.
+        const second = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 });
+        assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? second.error}`);
+      }
+      const budget = pool.maxUnavailable.resolved;
+      for (const c of sim.cordons) {
+        if (c.wasUnavailable) continue;
+        assert.ok(c.unavailableAfter <= budget, `cordon of ${c.node} at t=${c.t}: ${c.unavailableAfter} unavailable, budget ${budget}`);
+      }
+      const eligible = pool.nodes.filter((x) => x.wave !== null).map((x) => x.name);
+      const counts = sim.rebootCounts();
+      for (const n of eligible) {
+        assert.is(counts.get(n), 1, `${n} rebooted ${counts.get(n) ?? 0} times`);
+        assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST, n);
+      }
+      assert.is(counts.size, eligible.length, 'no node outside the admission order rebooted');
+    }),
+    { numRuns: 60 },
+  );
+});
+
+s('without faults: never more than the budget out at any instant, and slots finish no later than waves', async () => {
+  await fc.assert(
+    fc.asyncProperty(shapeArb, async (sh) => {
+      const sim = (snap: Parameters<typeof newSim>[0]) => newSim(snap, { durations: D, jitter: { fraction: sh.jitter, seed: sh.seed } });
+      const slots = build(sh, 'slots');
+      const waves = build(sh, 'waves');
+      const a = sim(slots.snap);
+      const ra = await runApply(a, slots.plan, slots.replan);
+      const b = sim(waves.snap);
+      const rb = await runApply(b, waves.plan, waves.replan);
+      assert.is(ra.code, 0, String(ra.error));
+      assert.is(rb.code, 0, String(rb.error));
+      const budget = slots.plan.pools[0].maxUnavailable.resolved;
+      const before = sh.cordoned + sh.notReady;
+      assert.ok(a.peakUnavailable.get('worker')! <= Math.max(budget, before), `peak ${a.peakUnavailable.get('worker')} > budget ${budget}`);
+      assert.ok(ra.result!.durationSeconds <= rb.result!.durationSeconds + 1, `slots ${ra.result!.durationSeconds} s, waves ${rb.result!.durationSeconds} s`);
+    }),
+    { numRuns: 40 },
+  );
+});
+
+s.run();
