@@ -24,6 +24,7 @@ import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag } from './options.ts';
 import { specFromFile } from './planning.ts';
 import { openSavedPlan, confirmSavedPlan } from './sealed.ts';
+import { ApplyReporting } from './apply-report.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 
@@ -39,6 +40,7 @@ interface ApplyOptions extends KubeOptions {
   autoApprove?: boolean;
   step?: boolean;
   json?: boolean;
+  notify?: string;
 }
 
 function registerApply(program: Command, ctx: CommandContext): void {
@@ -51,8 +53,9 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .addOption(contextOption())
     .addOption(requestTimeoutOption())
     .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
-    .option('--step', 'advance at most one wave, then exit 0')
+    .option('--step', 'advance at most one wave; exit 0 also when nothing may be done now (outside the window, staging, another apply running)')
     .option('--json', 'print events as NDJSON on stdout')
+    .option('--notify <url>', 'POST a small JSON document to this URL on wave start, halt, done and stale (failures are warnings)')
     .action((planfile: string | undefined, opts: ApplyOptions) => applyAction(ctx, planfile, opts));
 }
 
@@ -66,9 +69,11 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
   // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
   const specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file);
   const { driver, holder, close } = await openDriver(kubeFlags(opts), io);
+  const report = new ApplyReporting(driver, io, specs.spec, !!opts.step, opts.notify);
   try {
     let plan: Plan;
     if (saved) {
+      await report.open(saved);
       const live = await driver.snapshot();
       const progress = await driver.readProgress();
       const inFlight = new Set(progress?.planId === saved.id ? Object.keys(progress.nodes) : []);
@@ -76,6 +81,7 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
     } else {
       plan = specs.replan(await driver.snapshot());
       if (!opts.json) io.stdout(renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));
+      await report.open(plan);
       checkApplicable(plan);
     }
     if (!opts.autoApprove && !(await confirm(io, plan))) {
@@ -84,12 +90,17 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
       return;
     }
     const w = eventWriter(io, !!opts.json);
-    const r = await apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: w.write, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan) });
+    const r = await apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { w.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan) });
+    const status = await report.finished(r);
     if (!opts.json) {
-      const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already' : `done in ${formatDuration(r.durationSeconds)}`;
+      const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already'
+        : r.outcome === 'waiting' ? `nothing to do now: ${status?.message ?? r.wait?.message}` : `done in ${formatDuration(r.durationSeconds)}`;
       const blocked = r.blocked.length ? ` ${r.blocked.length} blocked node(s) were not updated: ${r.blocked.join(', ')}; plan again once they are back.` : '';
       io.stdout(forDisplay(`Apply of plan ${r.planId}: ${what}.${blocked}`) + '\n');
     }
+  } catch (err) {
+    if (await report.failed(err)) return;
+    throw err;
   } finally {
     close?.();
   }

@@ -11,13 +11,16 @@
  * - cordon, uncordon, drain through the Eviction API (src/kube/node-ops.ts).
  * - Lock: Lease `openshift-bootcplan/bootcplan-lock` (src/kube/lease-lock.ts).
  * - Progress: ConfigMap `openshift-bootcplan/bootcplan-progress` (src/kube/progress-configmap.ts).
+ * - Rollout status and Events (src/kube/rollout-object.ts).
  */
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import {
   type Clock, type ClusterDriver, type CordonResult, type UncordonResult, type ObjectRef, type LockRecord, type ProgressRecord, type WaitOptions, type DrainOptions,
-  type PoolKind, type DesiredImageState,
+  type PoolKind, type DesiredImageState, type RolloutObject,
 } from '../apply/driver.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+import { RolloutObjects } from './rollout-object.ts';
 import type { KubeClient } from './rest.ts';
 import { readLiveSnapshot } from './read.ts';
 import { WatchCache } from './watch-cache.ts';
@@ -42,6 +45,8 @@ export interface KubeDriverOptions {
   recheckSeconds?: number;
   /** Server-side length of each watch before it is resumed (default 4-5 min). */
   watchTimeoutSeconds?: number;
+  /** Events' reportingInstance (who applies: the lock holder); default "bootcplan". */
+  instance?: string;
 }
 
 export class KubeDriver implements ClusterDriver {
@@ -52,6 +57,7 @@ export class KubeDriver implements ClusterDriver {
   private readonly nodes: NodeOps;
   private readonly lock: LeaseLock;
   private readonly progress: ProgressConfigMap;
+  private readonly rollouts: RolloutObjects;
   private closed = false;
 
   constructor(readonly client: KubeClient, opts: KubeDriverOptions = {}) {
@@ -62,6 +68,7 @@ export class KubeDriver implements ClusterDriver {
     this.nodes = new NodeOps(client, this.writer, opts.evictionRetrySeconds ?? 5);
     this.lock = new LeaseLock(client, this.cache, this.clock);
     this.progress = new ProgressConfigMap(client, this.cache);
+    this.rollouts = new RolloutObjects(client, this.clock, opts.instance ?? 'bootcplan');
   }
 
   /** Stops every watch; the process can exit. */
@@ -108,4 +115,10 @@ export class KubeDriver implements ClusterDriver {
 
   readProgress(): Promise<ProgressRecord | null> { return this.progress.read(); }
   writeProgress(p: ProgressRecord): Promise<void> { return this.progress.write(p); }
+
+  // ------------------------------------------------------------------ rollout status, Events
+
+  readRollout(name: string): Promise<RolloutObject | null> { return this.rollouts.read(name); }
+  writeRolloutStatus(name: string, status: RolloutStatus): Promise<void> { return this.rollouts.writeStatus(name, status); }
+  recordEvent(e: ClusterEventRecord, uid: string | null): Promise<void> { return this.rollouts.record(e, uid); }
 }

@@ -11,6 +11,7 @@ import {
   NotFoundError, DrainTimeoutError, DriverError,
 } from '../apply/driver.ts';
 import type { SimCluster } from './cluster.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
 
 export class KilledError extends Error {
   constructor() {
@@ -92,6 +93,19 @@ export class SimDriver implements ClusterDriver {
   releaseLock(lockId: string) { return this.guard(() => this.sim.releaseLock(this, lockId)); }
   readLock() { return this.guard(() => this.sim.leaseOf()); }
   readProgress() { return this.guard(() => this.sim.readProgress()); }
+  readRollout(name: string) { return this.guard(() => this.sim.rollouts.read(name)); }
+  writeRolloutStatus(name: string, status: RolloutStatus) {
+    return this.guard(() => {
+      this.sim.record(this, 'status', `Rollout/${name}`);
+      this.sim.rollouts.writeStatus(name, status);
+    });
+  }
+  recordEvent(e: ClusterEventRecord, uid: string | null) {
+    return this.guard(() => {
+      this.sim.record(this, 'event', `${e.regarding.kind}/${e.regarding.name}`);
+      this.sim.rollouts.record(this.sim.now, e, uid);
+    });
+  }
   writeProgress(p: ProgressRecord) {
     return this.guard(() => {
       this.sim.record(this, 'progress', p.planId);
