@@ -14,7 +14,7 @@ import type { StatusCore } from '../apply/rollout-status.ts';
 import { LockHeldError } from '../base/errors.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CliIO } from './io.ts';
-import { httpNotifier, parseNotifyUrl } from './notify.ts';
+import { httpNotifier } from './notify.ts';
 
 /**
  * apply --step and a held lock: another apply is running (the lock is renewed, so it is
@@ -27,9 +27,8 @@ export class ApplyReporting {
   private reporter: RolloutReporter | null = null;
   private readonly notify;
 
-  constructor(private readonly driver: ClusterDriver, private readonly io: CliIO, private readonly spec: RolloutSpec, private readonly step: boolean, notifyUrl: string | undefined) {
-    // Checked before any cluster access (the caller makes this before reading the cluster).
-    this.notify = notifyUrl ? httpNotifier(parseNotifyUrl(notifyUrl), (l) => io.stderr(forDisplay(l) + '\n')) : undefined;
+  constructor(private readonly driver: ClusterDriver, private readonly io: CliIO, private readonly spec: RolloutSpec, private readonly step: boolean, notifyUrl: URL | undefined) {
+    this.notify = notifyUrl ? httpNotifier(notifyUrl, (l) => io.stderr(forDisplay(l) + '\n')) : undefined;
   }
 
   /** Starts reporting for `plan` (reads the Rollout object). */

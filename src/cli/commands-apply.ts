@@ -25,6 +25,7 @@ import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption
 import { specFromFile } from './planning.ts';
 import { openSavedPlan, confirmSavedPlan } from './sealed.ts';
 import { ApplyReporting } from './apply-report.ts';
+import { parseNotifyUrl } from './notify.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 
@@ -68,8 +69,9 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
   // A saved plan is checked before any cluster access; its phase durations are the planner's
   // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
   const specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file);
+  const notifyUrl = opts.notify === undefined ? undefined : parseNotifyUrl(opts.notify);
   const { driver, holder, close } = await openDriver(kubeFlags(opts), io);
-  const report = new ApplyReporting(driver, io, specs.spec, !!opts.step, opts.notify);
+  const report = new ApplyReporting(driver, io, specs.spec, !!opts.step, notifyUrl);
   try {
     let plan: Plan;
     if (saved) {
