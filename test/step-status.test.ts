@@ -7,7 +7,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -45,6 +46,13 @@ function setup(count: number, window?: { schedule: string; duration: string; tim
 
 const status = (sim: SimCluster) => sim.rollouts.objects.get('test')!.status!;
 
+/** The Rollout objects as each scenario left them, for the Argo CD health check at the end. */
+const seen2 = new Map<string, { metadata: { generation: number }; status: unknown }>();
+const keep = (name: string, sim: SimCluster) => {
+  const o = sim.rollouts.objects.get('test')!;
+  seen2.set(name, structuredClone({ metadata: { generation: o.generation }, status: o.status }));
+};
+
 s('outside the window: apply --step exits 0, writes nothing, and the status says Suspended until the next window', async () => {
   // The simulator's clock: Monday 2026-09-14 08:00 UTC; the window opens 22:00 Berlin (20:00 UTC).
   const { file, sim, openDriver } = setup(4, { schedule: '0 22 * * 1-5', duration: '4h', timezone: 'Europe/Berlin' });
@@ -55,6 +63,7 @@ s('outside the window: apply --step exits 0, writes nothing, and the status says
   assert.equal([st.phase, st.reason, st.message, st.nextWindow, st.lastExitCode], ['Suspended', 'OutsideWindow', 'outside window until 22:00 Europe/Berlin', '2026-09-14T20:00:00.000Z', 0]);
   assert.equal(st.conditions.map((c) => `${c.type}=${c.status}`), ['Ready=False', 'Reconciling=True', 'Stalled=False']);
   assert.is(st.observedGeneration, 1);
+  keep('suspended', sim);
   assert.is(sim.reboots.length, 0);
   assert.equal(sim.writes.filter((w) => !/lock|lease|progress|status|event|unlock/i.test(`${w.op} ${w.target}`)), [], 'no object, node or pool was touched');
   // The same run without --step is blocked by policy: exit 6.
@@ -70,6 +79,7 @@ s('the window is open: one wave per run, status Progressing "wave k/n of pool wo
     assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o.io, openDriver }), 0, o.err);
     const st = status(sim);
     seen.push(`${st.phase}: ${st.message}`);
+    if (st.reason === 'Stepped' && !seen2.has('progressing')) keep('progressing', sim);
     sim.advance(700);
     if (st.phase === 'Healthy') break;
   }
@@ -78,6 +88,10 @@ s('the window is open: one wave per run, status Progressing "wave k/n of pool wo
   assert.match(seen[seen.length - 1], /^Healthy: plan \S+ applied$/);
   const st = status(sim);
   assert.equal(st.conditions.map((c) => `${c.type}=${c.status}`), ['Ready=True', 'Reconciling=False', 'Stalled=False']);
+  keep('healthy', sim);
+  // The spec changes (a GitOps sync of a new commit): the status is for the previous generation.
+  sim.rollouts.put('test', { pools: [] });
+  keep('unobserved', sim);
   const perNode = new Map<string, number>();
   for (const e of sim.rollouts.events.filter((e) => e.regarding.kind === 'Node')) perNode.set(e.regarding.name, (perNode.get(e.regarding.name) ?? 0) + 1);
   assert.is(perNode.size, 6);
@@ -152,6 +166,7 @@ s('a node Degraded after its reboot: exit 5, status Degraded "halted: <node> Deg
   const st = status(sim);
   assert.equal([st.phase, st.reason, st.lastExitCode], ['Degraded', 'Halted', 5]);
   assert.match(st.message, /^halted: w-\d\d Degraded after the reboot \(pool worker\)$/, st.message);
+  keep('halted', sim);
   const reasons = sim.rollouts.events.map((e) => `${e.type} ${e.reason} ${e.regarding.kind}`);
   for (const r of ['Warning NodeFailed Node', 'Warning PoolHalted BootcNodePool', 'Warning RolloutHalted Rollout']) assert.ok(reasons.includes(r), reasons.join('\n'));
 });
@@ -178,6 +193,44 @@ s('the cluster moved since the reviewed plan: exit 3 and status Degraded "stale:
   assert.match(st.message, /^stale: re-plan needed \(.+\)$/);
   assert.equal(st.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`), ['Ready=False/Stale', 'Reconciling=False/Stale', 'Stalled=True/Stale']);
   assert.is(sim.reboots.length, 0);
+  keep('stale', sim);
+});
+
+const LUA = ['/usr/bin/lua5.4', '/usr/bin/lua'].find((p) => existsSync(p));
+/** JS value -> Lua table constructor. */
+function lua(v: unknown): string {
+  if (v === null || v === undefined) return 'nil';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `{${v.map(lua).join(', ')}}`;
+  return `{${Object.entries(v as object).map(([k, x]) => `[${JSON.stringify(k)}] = ${lua(x)}`).join(', ')}}`;
+}
+function health(obj: unknown): { status: string; message: string } {
+  const code = `local obj = ${lua(obj)}\nlocal hs = (function()\n${readFileSync('examples/argocd/health/rollout.lua', 'utf8')}\nend)()\nprint(hs.status)\nprint(hs.message)\n`;
+  const r = spawnSync(LUA!, ['-'], { input: code, encoding: 'utf8' });
+  assert.is(r.status, 0, r.stderr);
+  const [st, message] = r.stdout.split('\n');
+  return { status: st, message };
+}
+
+s('the Argo CD health check (examples/argocd/health/rollout.lua, lua5.4) of the status each state wrote', () => {
+  if (!LUA) {
+    assert.not.ok(process.env.CI, 'lua5.4 must be installed in CI (.ci/run installs it)');
+    return;
+  }
+  assert.equal([...seen2.keys()].sort(), ['halted', 'healthy', 'progressing', 'stale', 'suspended', 'unobserved']);
+  assert.equal(health(seen2.get('suspended')), { status: 'Suspended', message: 'outside window until 22:00 Europe/Berlin' });
+  assert.equal(health(seen2.get('progressing')), { status: 'Progressing', message: 'wave 1/3 of pool worker done; the next run continues' });
+  assert.is(health(seen2.get('healthy')).status, 'Healthy');
+  assert.match(health(seen2.get('healthy')).message, /^plan \w+ applied$/);
+  const halted = health(seen2.get('halted'));
+  assert.is(halted.status, 'Degraded');
+  assert.match(halted.message, /^halted: w-\d\d Degraded after the reboot \(pool worker\)$/);
+  const stale = health(seen2.get('stale'));
+  assert.is(stale.status, 'Degraded');
+  assert.match(stale.message, /^stale: re-plan needed \(/);
+  assert.equal(health(seen2.get('unobserved')), { status: 'Progressing', message: `Waiting for bootcplan apply to take generation 2 (the last run said: ${health(seen2.get('healthy')).message})` });
+  assert.equal(health({ metadata: { generation: 1 } }), { status: 'Progressing', message: 'Waiting for bootcplan apply to report the rollout status' });
 });
 
 s.run();
