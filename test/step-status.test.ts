@@ -194,6 +194,16 @@ s('the cluster moved since the reviewed plan: exit 3 and status Degraded "stale:
   assert.equal(st.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`), ['Ready=False/Stale', 'Reconciling=False/Stale', 'Stalled=True/Stale']);
   assert.is(sim.reboots.length, 0);
   keep('stale', sim);
+  // The spec edited on the branch after the plan was reviewed (no new plan): still exit 3, and
+  // the Rollout named in the plan says so.
+  writeFileSync(join(work, 'bootcplan.yaml'), text.replace('maxUnavailable: 2', 'maxUnavailable: 3'));
+  await inDir(work, async () => {
+    const r = io();
+    assert.is(await run(['apply', 'plans/prod.json', '--auto-approve', '--step'], { io: r.io, openDriver }), 3, r.err);
+    assert.match(r.err, /the spec changed since the plan was made/);
+  });
+  assert.match(status(sim).message, /^stale: re-plan needed \(plan \w+ was made from a spec with sha256/);
+  assert.is(status(sim).observedGeneration, undefined, 'no spec verified: no generation observed');
 });
 
 const LUA = ['/usr/bin/lua5.4', '/usr/bin/lua'].find((p) => existsSync(p));

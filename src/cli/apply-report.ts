@@ -23,6 +23,26 @@ import { httpNotifier } from './notify.ts';
  */
 export const STEP_LOCK_STUCK_SECONDS = 6 * 3600;
 
+/**
+ * A saved plan whose spec no longer verifies (edited after the plan was made, or missing):
+ * there is no spec to plan with, but the Rollout (named as the plan records it) still gets
+ * "stale: re-plan needed", so the loop shows why nothing happens. Best effort: any failure
+ * here is a warning, and the caller rethrows the StalePlanError (exit 3).
+ */
+export async function reportUnverifiedPlan(open: () => Promise<{ driver: ClusterDriver; close?: () => void }>, io: CliIO, saved: Plan, err: unknown): Promise<void> {
+  let opened: { driver: ClusterDriver; close?: () => void } | null = null;
+  try {
+    opened = await open();
+    const r = new RolloutReporter(opened.driver, saved, { rollout: saved.spec.name, spec: undefined, warn: (l) => io.stderr(forDisplay(l) + '\n') });
+    await r.open();
+    await r.finish({ error: err }, exitOf({ error: err }));
+  } catch (e) {
+    io.stderr(forDisplay(`warning: the rollout status was not recorded: ${(e as Error).message}`) + '\n');
+  } finally {
+    opened?.close?.();
+  }
+}
+
 export class ApplyReporting {
   private reporter: RolloutReporter | null = null;
   private readonly notify;

@@ -4,7 +4,7 @@
  * (src/sim). I/O only; the engine is elsewhere.
  */
 import type { Command } from 'commander';
-import { InputError, EXIT } from '../base/errors.ts';
+import { InputError, EXIT, StalePlanError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { parseDurations } from '../domain/timing.ts';
 import type { Plan } from '../plan/types.ts';
@@ -22,9 +22,9 @@ import { renderPlan, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.t
 import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag } from './options.ts';
-import { specFromFile } from './planning.ts';
+import { specFromFile, type SpecForPlan } from './planning.ts';
 import { openSavedPlan, confirmSavedPlan } from './sealed.ts';
-import { ApplyReporting } from './apply-report.ts';
+import { ApplyReporting, reportUnverifiedPlan } from './apply-report.ts';
 import { parseNotifyUrl } from './notify.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
@@ -68,7 +68,13 @@ async function applyAction({ io, setExit, openDriver }: CommandContext, planfile
   const saved = planfile ? readPlanFile(planfile) : null;
   // A saved plan is checked before any cluster access; its phase durations are the planner's
   // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
-  const specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file);
+  let specs: SpecForPlan;
+  try {
+    specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file);
+  } catch (err) {
+    if (saved && err instanceof StalePlanError) await reportUnverifiedPlan(() => openDriver(kubeFlags(opts), io), io, saved, err);
+    throw err;
+  }
   const notifyUrl = opts.notify === undefined ? undefined : parseNotifyUrl(opts.notify);
   const { driver, holder, close } = await openDriver(kubeFlags(opts), io);
   const report = new ApplyReporting(driver, io, specs.spec, !!opts.step, notifyUrl);

@@ -23,6 +23,7 @@ const NOTE_LIMIT = 1024;
 const INSTANCE_LIMIT = 128;
 
 export class RolloutObjects {
+  private seq = 0;
   constructor(private readonly client: KubeClient, private readonly clock: Clock, private readonly instance: string) {}
 
   async read(name: string): Promise<RolloutObject | null> {
@@ -50,7 +51,9 @@ export class RolloutObjects {
     const micro = new Date(Math.round(t * 1000)).toISOString().replace('Z', '000Z');
     const body = {
       apiVersion: 'events.k8s.io/v1', kind: 'Event',
-      metadata: { generateName: `${e.regarding.name.slice(0, 200)}.`, namespace: ns },
+      // client-go's recorder names events <object>.<unix nanoseconds, hex> (generateName must
+      // itself be a DNS subdomain, which "name." is not); a counter keeps two in one ms apart.
+      metadata: { name: `${e.regarding.name.slice(0, 200)}.${(BigInt(Math.round(t * 1000)) * 1_000_000n + BigInt(++this.seq)).toString(16)}`, namespace: ns },
       eventTime: micro,
       reportingController: EVENT_REPORTING_CONTROLLER,
       reportingInstance: this.instance.slice(0, INSTANCE_LIMIT),
