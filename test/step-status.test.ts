@@ -88,6 +88,16 @@ s('the window is open: one wave per run, status Progressing "wave k/n of pool wo
   assert.match(seen[seen.length - 1], /^Healthy: plan \S+ applied$/);
   const st = status(sim);
   assert.equal(st.conditions.map((c) => `${c.type}=${c.status}`), ['Ready=True', 'Reconciling=False', 'Stalled=False']);
+  // The CronJob keeps running after the end: the status stays Healthy (never flips to
+  // Progressing), and no second RolloutApplied Event is recorded.
+  const since = st.conditions[0].lastTransitionTime;
+  for (let i = 0; i < 2; i++) {
+    const o = io();
+    assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o.io, openDriver }), 0, o.err);
+    sim.advance(900);
+  }
+  assert.equal([status(sim).phase, status(sim).conditions[0].lastTransitionTime], ['Healthy', since]);
+  assert.is(sim.rollouts.events.filter((e) => e.reason === 'RolloutApplied').length, 1);
   keep('healthy', sim);
   // The spec changes (a GitOps sync of a new commit): the status is for the previous generation.
   sim.rollouts.put('test', { pools: [] });

@@ -6,8 +6,8 @@
  * in the background. Reporting never fails an apply: a write that fails is a warning, once
  * per kind.
  *
- * API requests it adds: 1 read of the Rollout object per run; 1 status write at the start, per
- * wave and at the end; Events: 2 per node (RebootRequested, NodeUpdated), 1 per wave and per
+ * API requests it adds: 1 read of the Rollout object per run; 1 status write per wave and at
+ * the end; Events: 2 per node (RebootRequested, NodeUpdated), 1 per wave and per
  * pool, at most 1 on the Rollout per run.
  */
 import type { Plan } from '../plan/types.ts';
@@ -87,6 +87,8 @@ export class RolloutReporter {
   private last: StatusCore | null = null;
   private lastFailure: { node: string; message: string } | null = null;
   private readonly failures = new Map<string, string>();
+  /** The status reason the last run left (its conditions' reason), read at open. */
+  private before: string | null = null;
 
   constructor(private readonly driver: ClusterDriver, private readonly plan: Plan, private readonly o: ReporterOptions) {}
 
@@ -94,6 +96,7 @@ export class RolloutReporter {
   async open(): Promise<void> {
     try {
       this.object = await this.driver.readRollout(this.o.rollout);
+      this.before = this.object?.conditions[0]?.reason ?? null;
       if (!this.object) this.warnOnce('absent', `no Rollout object ${this.o.rollout} in the cluster: the rollout status is not recorded (sync the spec file itself, README "GitOps")`);
     } catch (err) {
       this.warnOnce('read', `the rollout status is not recorded: reading Rollout ${this.o.rollout} failed: ${(err as Error).message}`);
@@ -111,10 +114,7 @@ export class RolloutReporter {
     }
     const ev = clusterEventOf(e, this.plan);
     if (ev) this.enqueue('event', () => this.record(ev));
-    if (e.type === 'wave-start' || e.type === 'halt' || e.type === 'done') {
-      const c = core ?? (e.type === 'done' ? { phase: 'Healthy' as const, reason: 'Applied' as const, message: `plan ${this.plan.id} applied` } : this.last);
-      if (c) this.notify(e.type, c, this.isoNow());
-    }
+    if ((e.type === 'wave-start' || e.type === 'halt') && core) this.notify(e.type, core, this.isoNow());
   };
 
   /** The run ended: the final status, the Rollout's Event, the stale notification; waits for every write. */
@@ -122,9 +122,14 @@ export class RolloutReporter {
     const now = this.isoNow();
     const core = finalStatusOf(outcome, now, { core: this.last, failure: this.lastFailure });
     this.enqueue('status', () => this.writeStatus(core, exitCode));
-    const ev = rolloutEventOf(this.o.rollout, core, this.plan);
-    if (ev && this.object) this.enqueue('event', () => this.record(ev));
-    if (core.reason === 'Stale') this.notify('stale', core, now);
+    // The Rollout's Event and the done / stale notifications once per change of state, not on
+    // every CronJob run that finds the same (an applied plan, a stale plan until re-planned).
+    if (core.reason !== this.before) {
+      const ev = rolloutEventOf(this.o.rollout, core, this.plan);
+      if (ev && this.object) this.enqueue('event', () => this.record(ev));
+      if (core.reason === 'Applied') this.notify('done', core, now);
+      if (core.reason === 'Stale') this.notify('stale', core, now);
+    }
     await this.chain;
     return core;
   }

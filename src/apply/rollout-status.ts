@@ -101,11 +101,13 @@ export function windowTime(startIso: string, timezone: string, nowIso: string): 
   }
 }
 
-/** The status an apply event moves the rollout to, or null when it does not change it (see rollout-report.ts for what is written). */
+/**
+ * The status an apply event moves the rollout to, or null when it does not change it (see
+ * rollout-report.ts for what is written). A run's start is not written: a CronJob run that
+ * finds nothing to do would flip an applied rollout to Progressing and back every time.
+ */
 export function statusOfEvent(e: ApplyEvent, plan: Plan, lastFailure: { node: string; message: string } | null): StatusCore | null {
   switch (e.type) {
-    case 'start':
-      return { phase: 'Progressing', reason: 'Applying', message: `applying plan ${plan.id}${e.resumed ? ' (resumed)' : ''}` };
     case 'wave-start':
       return { phase: 'Progressing', reason: 'WaveStarted', message: `wave ${e.wave}/${e.waves} of pool ${e.pool}`, pool: e.pool, wave: e.wave, waves: e.waves };
     case 'halt':
