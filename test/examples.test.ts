@@ -2,9 +2,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { homedir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { parseAllDocuments, parse } from 'yaml';
 import { parseRolloutSpec } from '../src/spec/load.ts';
+import { readPlanFile } from '../src/cli/inputs.ts';
+import { openSavedPlan } from '../src/cli/sealed.ts';
 
 const s = suite('GitOps examples');
 
@@ -25,8 +28,11 @@ function jobSpecs(docs: { file: string; obj: any }[]) {
     obj.kind === 'Job' ? [{ file, obj, job: obj.spec }] : obj.kind === 'CronJob' ? [{ file, obj, job: obj.spec.jobTemplate.spec }] : []);
 }
 
-for (const dir of ['examples/argocd', 'examples/flux']) {
-  s(`${dir}: every document is a Kubernetes object or a valid Rollout spec`, () => {
+/** The directories of the GitOps loop, and where each one's rendered files live in the repository. */
+const ROLLOUT_DIRS = ['examples/argocd', 'examples/flux/rollout'];
+
+for (const dir of ROLLOUT_DIRS) {
+  s(`${dir}: every document is a Kubernetes object or a valid Rollout spec, every file a kustomization names exists`, () => {
     const docs = k8sDocs(dir);
     assert.ok(docs.length >= 4);
     for (const { file, obj } of docs) {
@@ -39,46 +45,98 @@ for (const dir of ['examples/argocd', 'examples/flux']) {
       }
       if (obj.kind === 'Kustomization' && obj.apiVersion.startsWith('kustomize.config.k8s.io')) {
         for (const r of obj.resources ?? []) assert.ok(existsSync(join(dir, r)), `${file}: resource ${r} exists`);
-        for (const g of obj.configMapGenerator ?? []) for (const f of g.files ?? []) assert.ok(existsSync(join(dir, f)), `${file}: ${f} exists`);
+        for (const g of obj.configMapGenerator ?? []) for (const f of g.files ?? []) assert.ok(existsSync(join(dir, f.split('=').pop())), `${file}: ${f} exists`);
         continue;
       }
       assert.type(obj.metadata?.name, 'string', `${file}: metadata.name`);
     }
   });
 
-  s(`${dir}: apply jobs run one wave with the in-cluster service account and keep their history`, () => {
-    const jobs = jobSpecs(k8sDocs(dir));
-    assert.ok(jobs.length >= 2, 'a Job and a CronJob');
+  s(`${dir}: the Job and the CronJob apply the committed plan file (not -f), one step per run, from the files the plan records`, () => {
+    const docs = k8sDocs(dir);
+    const kz = docs.find((d) => d.obj.kind === 'Kustomization' && d.obj.apiVersion.startsWith('kustomize.config.k8s.io'))!.obj;
+    const gen = kz.configMapGenerator[0];
+    const files = new Map<string, string>(gen.files.map((f: string) => (f.includes('=') ? f.split('=') : [f, f]) as [string, string]));
+    const jobs = jobSpecs(docs);
+    assert.equal(jobs.map((j) => j.obj.kind).sort(), ['CronJob', 'Job']);
     for (const { file, obj, job } of jobs) {
       assert.is(job.backoffLimit, 0, `${file}: backoffLimit 0`);
       assert.ok(job.activeDeadlineSeconds > 0, `${file}: activeDeadlineSeconds`);
-      assert.ok(job.ttlSecondsAfterFinished === undefined || job.ttlSecondsAfterFinished >= 3600, `${file}: no instant TTL`);
       const pod = job.template.spec;
       assert.is(pod.serviceAccountName, 'bootcplan');
       assert.is(pod.restartPolicy, 'Never');
-      const args: string[] = pod.containers[0].args;
-      assert.ok(args.includes('apply') && args.includes('--step') && args.includes('--auto-approve'), `${file}: ${args.join(' ')}`);
-      const specPath = args[args.indexOf('-f') + 1];
-      const mount = pod.containers[0].volumeMounts.find((m: any) => specPath.startsWith(m.mountPath));
-      assert.ok(mount, `${file}: the spec path is mounted`);
+      const c = pod.containers[0];
+      const args: string[] = c.args;
+      assert.not.ok(args.includes('-f'), `${file}: no re-plan at sync time (${args.join(' ')})`);
+      assert.equal([args[0], args.slice(2)], ['apply', ['--auto-approve', '--step']], `${file}: ${args.join(' ')}`);
+      // The plan file and the spec it records are mounted at the paths the plan names,
+      // relative to the working directory (the repository root as the Job sees it).
+      const planPath = args[1];
+      const plan = JSON.parse(readFileSync(planPath, 'utf8'));
+      const mount = c.volumeMounts.find((m: any) => m.mountPath === c.workingDir);
+      assert.ok(mount, `${file}: the ConfigMap is mounted at the working directory`);
       const vol = pod.volumes.find((v: any) => v.name === mount.name);
-      assert.is(vol.configMap.name, 'bootcplan-spec', `${file}: spec from the ConfigMap rendered in the same sync`);
-      const hookPolicy = obj.metadata.annotations?.['argocd.argoproj.io/hook-delete-policy'];
-      assert.ok(!hookPolicy || !hookPolicy.includes('HookSucceeded'), `${file}: the finished Job stays for its logs`);
+      assert.is(vol.configMap.name, gen.name, `${file}: the ConfigMap of this kustomization`);
+      const items = new Map<string, string>(vol.configMap.items.map((i: any) => [i.path, i.key]));
+      for (const [path, what] of [[planPath, 'the plan'], [plan.spec.path, 'the spec the plan records']]) {
+        const key = items.get(path);
+        assert.ok(key, `${file}: ${what} is mounted at ${path}`);
+        assert.is(join(dir, files.get(key!)!), path, `${file}: ${path} is the file of key ${key}`);
+      }
       if (obj.kind === 'CronJob') assert.is(obj.spec.concurrencyPolicy, 'Forbid');
     }
   });
+
+  s(`${dir}: the committed example plan is the plan of its spec (sha256 and provenance verify)`, () => {
+    const planPath = jobSpecs(k8sDocs(dir))[0].job.template.spec.containers[0].args[1];
+    const saved = readPlanFile(planPath);
+    openSavedPlan(saved);
+    assert.ok(saved.summary.waves > 0, 'a plan with waves');
+  });
 }
 
-s('Argo CD: the PostSync hook annotation is set', () => {
+s('Argo CD: sync waves RBAC and CRD (-1), spec and plan (1), then the Rollout, the Job and the CronJob (2, the last); no PostSync hook', () => {
+  const setup = parse(readFileSync('examples/kustomization.yaml', 'utf8'));
+  assert.is(setup.commonAnnotations['argocd.argoproj.io/sync-wave'], '-1');
+  assert.equal(setup.resources, ['rbac.yaml', '../deploy']);
+  const kz = parse(readFileSync('examples/argocd/kustomization.yaml', 'utf8'));
+  assert.is(kz.configMapGenerator[0].options.annotations['argocd.argoproj.io/sync-wave'], '1');
+  assert.match(kz.patches[0].patch, /argocd\.argoproj\.io\/sync-wave: "2"/);
+  for (const { obj } of jobSpecs(k8sDocs('examples/argocd'))) {
+    assert.is(obj.metadata.annotations['argocd.argoproj.io/sync-wave'], '2');
+    assert.is(obj.metadata.annotations['argocd.argoproj.io/hook'], undefined, 'not a hook: it would wait for the Rollout to be Healthy');
+  }
   const job = k8sDocs('examples/argocd').find((d) => d.obj.kind === 'Job')!.obj;
-  assert.is(job.metadata.annotations['argocd.argoproj.io/hook'], 'PostSync');
+  assert.is(job.metadata.annotations['argocd.argoproj.io/sync-options'], 'Force=true,Replace=true');
+  assert.is(job.spec.ttlSecondsAfterFinished, undefined, 'Argo CD would re-create a deleted Job');
+  const app = parse(readFileSync('examples/argocd/application.yaml', 'utf8'));
+  assert.equal(app.spec.sources.map((x: any) => x.path), ['examples', 'examples/argocd']);
+  assert.is(app.spec.destination.namespace, 'openshift-bootcplan');
 });
 
-s('argocd-cm embeds the tested Lua health checks verbatim', () => {
+s('Flux: setup, then the rollout (dependsOn); health is the Job only, with a timeout longer than one step', () => {
+  const ks = k8sDocs('examples/flux').filter((d) => d.obj.apiVersion === 'kustomize.toolkit.fluxcd.io/v1').map((d) => d.obj);
+  assert.equal(ks.map((k) => [k.metadata.name, k.spec.path, k.spec.dependsOn?.[0]?.name ?? null]), [
+    ['bootcplan-setup', './examples', null], ['bootcplan-rollout', './examples/flux/rollout', 'bootcplan-setup'],
+  ]);
+  const rollout = ks[1];
+  assert.is(rollout.spec.wait, false);
+  assert.equal(rollout.spec.healthChecks.map((h: any) => `${h.kind}/${h.name}`), ['Job/bootcplan-apply']);
+  assert.is(rollout.spec.force, true);
+  const seconds = (d: string) => [...d.matchAll(/(\d+)([hms])/g)].reduce((t, [, n, u]) => t + Number(n) * ({ h: 3600, m: 60, s: 1 } as any)[u], 0);
+  const job = k8sDocs('examples/flux/rollout').find((d) => d.obj.kind === 'Job')!.obj;
+  assert.ok(seconds(rollout.spec.timeout) > job.spec.activeDeadlineSeconds, `${rollout.spec.timeout} > one step`);
+  assert.not.match(readFileSync('examples/flux/README.md', 'utf8'), /Job's name carries/);
+});
+
+s('argocd-cm and the OpenShift GitOps ArgoCD CR embed the tested Lua health checks verbatim', () => {
   const cm = parse(readFileSync('examples/argocd/argocd-cm-health.yaml', 'utf8'));
-  assert.is(cm.data['resource.customizations.health.node.bootc.dev_BootcNodePool'], readFileSync('examples/argocd/health/bootcnodepool.lua', 'utf8'));
-  assert.is(cm.data['resource.customizations.health.machineconfiguration.openshift.io_MachineConfigPool'], readFileSync('examples/argocd/health/machineconfigpool.lua', 'utf8'));
+  const cr = parse(readFileSync('examples/argocd/argocd-cr-health.yaml', 'utf8'));
+  for (const [group, kind, file] of [['node.bootc.dev', 'BootcNodePool', 'bootcnodepool'], ['machineconfiguration.openshift.io', 'MachineConfigPool', 'machineconfigpool'], ['bootcplan.dev', 'Rollout', 'rollout']]) {
+    const lua = readFileSync(`examples/argocd/health/${file}.lua`, 'utf8');
+    assert.is(cm.data[`resource.customizations.health.${group}_${kind}`], lua, `argocd-cm ${kind}`);
+    assert.is(cr.spec.resourceHealthChecks.find((h: any) => h.group === group && h.kind === kind)?.check, lua, `ArgoCD CR ${kind}`);
+  }
 });
 
 /** JS value -> Lua table constructor. */
@@ -121,13 +179,63 @@ s('Lua health checks behave (run with lua5.4)', () => {
   assert.equal(health(mcp, { status: { conditions: [c('Updated', 'False'), c('NodeDegraded', 'True', 'Node w-1 is reporting: failed to drain'), c('Degraded', 'True', 'x')] } }), { status: 'Degraded', message: 'Node w-1 is reporting: failed to drain' });
 });
 
-s('GitHub Actions: the apply workflow runs one wave and treats exit 6 as "not now"', () => {
-  const wf = parse(readFileSync('examples/github-actions/apply.yml', 'utf8'));
-  assert.ok(wf.on.push && wf.jobs.apply);
-  assert.is(wf.concurrency['cancel-in-progress'], false);
-  const run = wf.jobs.apply.steps.map((st: any) => st.run ?? '').join('\n');
-  assert.match(run, /bootcplan apply .*--auto-approve --step/);
-  assert.match(run, /-eq 6/);
+const ACTIONLINT = [join(process.env.BOOTCPLAN_TOOLS ?? join(homedir(), '.cache/bootcplan-tools/bin'), 'actionlint')].find((p) => existsSync(p));
+
+s('GitHub Actions: every example workflow passes actionlint', () => {
+  if (!ACTIONLINT) {
+    assert.not.ok(process.env.CI, 'actionlint must be installed in CI (.ci/run builds it)');
+    console.log('  (skipped locally: actionlint not built; .ci/run builds it)');
+    return;
+  }
+  const files = readdirSync('examples/github-actions').filter((f) => f.endsWith('.yml')).map((f) => join('examples/github-actions', f));
+  assert.equal(files.sort(), ['examples/github-actions/apply.yml', 'examples/github-actions/drift.yml', 'examples/github-actions/plan.yml']);
+  const r = spawnSync(ACTIONLINT, ['-no-color', ...files], { encoding: 'utf8' });
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  // The check can fail: a workflow with an undefined step output is reported.
+  const bad = spawnSync(ACTIONLINT, ['-no-color', '-'], { encoding: 'utf8', input: 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ steps.nope.outputs.x }}\n' });
+  assert.is.not(bad.status, 0);
+  assert.match(bad.stdout, /nope/);
+});
+
+const workflow = (name: string) => parse(readFileSync(`examples/github-actions/${name}.yml`, 'utf8'));
+const runs = (w: any, job: string) => w.jobs[job].steps.map((st: any) => st.run ?? '').join('\n');
+
+s('GitHub Actions: no Node toolchain in the config repository (npx of the published package)', () => {
+  for (const name of ['plan', 'drift', 'apply']) {
+    const text = readFileSync(`examples/github-actions/${name}.yml`, 'utf8');
+    assert.not.match(text, /npm ci|setup-node/, name);
+    assert.match(text, /BOOTCPLAN: npx --yes bootcplan@\d/, name);
+  }
+});
+
+s('GitHub Actions: the pull-request workflow plans once, renders the report from the plan file and commits the plan', () => {
+  const w = workflow('plan');
+  const run = runs(w, 'plan');
+  assert.is(run.match(/\$BOOTCPLAN plan /g)?.length, 1, 'one plan');
+  assert.match(run, /\$BOOTCPLAN plan -f "\$SPEC" .*--out "\$PLAN" -o markdown --detailed-exitcode/);
+  assert.match(run, /\$BOOTCPLAN show "\$PLAN" -o html/);
+  assert.match(run, /git commit .* -- "\$PLAN"/);
+  assert.match(run, /git push origin "HEAD:\$\{HEAD_REF\}"/);
+  assert.is(w.permissions.contents, 'write');
+});
+
+s('GitHub Actions: the drift workflow re-plans on "stale" or new changes and opens or updates one pull request', () => {
+  const w = workflow('drift');
+  assert.ok(w.on.schedule);
+  const run = runs(w, 'drift');
+  assert.match(run, /get rollouts\.bootcplan\.dev "\$ROLLOUT" -o jsonpath='\{\.status\.reason\}'/);
+  assert.match(run, /--out "\$PLAN" -o markdown --detailed-exitcode/);
+  const pr = w.jobs.drift.steps.find((st: any) => String(st.uses).startsWith('peter-evans/create-pull-request@'));
+  assert.is(pr.with.branch, 'bootcplan/drift-prod-east');
+});
+
+s('GitHub Actions: push-mode apply runs the committed plan one step at a time; exit codes are apply --step\'s own', () => {
+  const w = workflow('apply');
+  assert.ok(w.on.push && w.jobs.apply);
+  assert.is(w.concurrency['cancel-in-progress'], false);
+  const run = runs(w, 'apply');
+  assert.match(run, /\$BOOTCPLAN apply "\$PLAN" .*--auto-approve --step/);
+  assert.not.match(run, /-eq 6/);
 });
 
 s.run();

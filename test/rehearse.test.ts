@@ -119,6 +119,11 @@ s('apply, status and unlock through the CLI against the simulator; a second appl
   const un = io();
   assert.is(await run(['unlock', lockId], { io: un, openDriver }), 0, un.err);
   assert.match(un.out, /released lock/);
+  // apply --step: the nodes are still staging the target: nothing to do yet, exit 0 (DESIGN §3).
+  const early = io();
+  assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--step'], { io: early, openDriver }), 0, early.err);
+  assert.match(early.out, /nothing to do now: waiting for staging/);
+  sim.advance(700);
   const step = io();
   assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--step', '--json'], { io: step, openDriver }), 0, step.err);
   const events = step.out.trim().split('\n').map((l) => JSON.parse(l));
@@ -151,7 +156,12 @@ s('apply on a terminal asks through the IO; any answer but yes cancels (exit 1)'
   const yes = io();
   Object.assign(yes, { stdinIsTTY: true, ask: async () => 'yes\n' });
   assert.is(await run(['apply', '-f', specFile, '--step'], { io: yes, openDriver }), 0, yes.err);
-  assert.match(yes.out, /advanced 1 wave/);
+  assert.match(yes.out, /nothing to do now: waiting for staging/);
+  sim.advance(700);
+  const again = io();
+  Object.assign(again, { stdinIsTTY: true, ask: async () => 'yes\n' });
+  assert.is(await run(['apply', '-f', specFile, '--step'], { io: again, openDriver }), 0, again.err);
+  assert.match(again.out, /advanced 1 wave/);
 });
 
 s.run();

@@ -119,12 +119,12 @@ s.run();
 const wf = suite('render-markdown: GitHub Actions workflow');
 const workflow = () => parseYaml(readFileSync(join(ROOT, 'examples/github-actions/plan.yml'), 'utf8')) as any;
 
-wf('runs plan -o markdown --detailed-exitcode on pull requests', () => {
+wf('runs plan --out PLAN -o markdown --detailed-exitcode on pull requests (one plan: the file and the comment)', () => {
   const w = workflow();
   assert.ok(w.on.pull_request !== undefined);
   const steps = w.jobs.plan.steps as any[];
   const run = steps.map((x) => x.run ?? '').join('\n');
-  assert.match(run, /npx bootcplan plan "\$\{common\[@\]\}" -o markdown --detailed-exitcode/);
+  assert.match(run, /\$BOOTCPLAN plan -f "\$SPEC" .*--out "\$PLAN" -o markdown --detailed-exitcode/);
   assert.ok(steps.some((x) => String(x.uses).startsWith('actions/github-script@')));
   assert.is(w.permissions['pull-requests'], 'write');
 });

@@ -31,16 +31,17 @@
  *   reboots a node twice (a node already on the target is never asked to reboot).
  */
 import { setMaxListeners } from 'node:events';
-import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
+import type { Plan, PlanChange } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { InputError, InterruptedError, LockHeldError, PolicyBlockedError } from '../base/errors.ts';
+import { InputError, InterruptedError, LockHeldError, OutsideWindowError, PolicyBlockedError } from '../base/errors.ts';
 import { AbortedError, type ClusterDriver } from './driver.ts';
 import type { EventSink } from './events.ts';
 import type { ApplyContext, ApplyTimeouts } from './context.ts';
+import type { Policy } from './policy.ts';
 import { Lease } from './lease.ts';
 import { ProgressBook } from './progress-book.ts';
 import { applyChange } from './changes.ts';
-import { checkPolicy, checkStale } from './wave-gates.ts';
+import { checkPolicy, checkStale, StepWait, type StepWaitReason } from './wave-gates.ts';
 import { runBootcPool } from './bootc-pool.ts';
 import { runBootcSlots } from './bootc-slots.ts';
 import { repauseLeftovers, runMcoPool } from './mco-pool.ts';
@@ -73,7 +74,7 @@ export interface ApplyOptions {
    * Policy gate evaluated before the first write and before each wave (maintenance
    * windows): a message stops the apply with PolicyBlockedError (exit 6).
    */
-  policy?: (nowEpochSeconds: number, pool: PlanPool | null, wave: number | null) => string | null;
+  policy?: Policy;
   /** Wait this long for a lock someone else holds (apply --lock-timeout); default 0: exit 4 at once. */
   lockTimeoutSeconds?: number;
   /** Told while waiting for the lock: who holds it. */
@@ -86,7 +87,14 @@ export interface ApplyOptions {
   signal?: AbortSignal;
 }
 
-export type ApplyOutcome = 'done' | 'stepped' | 'nothing-to-do';
+/**
+ * `waiting` (apply --step only): nothing may be done right now (outside the maintenance
+ * window, the wave's nodes still staging); `wait` says why. The CLI exits 0 for it.
+ */
+export type ApplyOutcome = 'done' | 'stepped' | 'nothing-to-do' | 'waiting';
+
+/** Why an apply --step did nothing now, and (outside the window) when the next window opens. */
+export interface StepWaitInfo { reason: StepWaitReason; message: string; nextWindow: { start: string; timezone: string } | null }
 
 export interface ApplyResult {
   outcome: ApplyOutcome;
@@ -96,6 +104,8 @@ export interface ApplyResult {
   /** Nodes the plan left out (blocked); they still need the target. */
   blocked: string[];
   resumed: boolean;
+  /** outcome `waiting`: why. */
+  wait?: StepWaitInfo;
 }
 
 /** Throws when a plan must not be applied (DESIGN §6: a plan with any error). */
@@ -131,7 +141,7 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
   const observer = observeStaging(ctx, stop.signal).catch(() => undefined);
   let released = false;
   try {
-    const result = await runPlan(ctx, t0);
+    const result = await runStep(ctx, t0);
     stop.abort();
     await observer;
     released = await lease.release();
@@ -183,6 +193,25 @@ function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, leas
 }
 
 // ----------------------------------------------------------------- main flow
+
+/**
+ * apply --step (DESIGN §3): outside the window or while the wave's nodes are still staging
+ * there is nothing it may do now; that is an outcome (`waiting`, exit 0), not an error. A full
+ * apply keeps exit 6 for the window.
+ */
+async function runStep(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
+  try {
+    return await runPlan(ctx, t0);
+  } catch (err) {
+    if (!ctx.step) throw err;
+    let wait: StepWaitInfo;
+    if (err instanceof OutsideWindowError) wait = { reason: 'outside-window', message: err.message, nextWindow: err.nextWindow };
+    else if (err instanceof StepWait) wait = { reason: err.reason, message: err.message, nextWindow: null };
+    else throw err;
+    ctx.emit({ type: 'wait', address: err instanceof StepWait ? `pool ${err.pool}` : 'maintenance window', message: `nothing to do now: ${wait.message}` });
+    return { outcome: 'waiting', planId: ctx.plan.id, durationSeconds: ctx.now() - t0, wavesRun: ctx.wavesRun, blocked: [], resumed: ctx.book.resumed, wait };
+  }
+}
 
 async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   const { plan, book } = ctx;

@@ -11,7 +11,7 @@ import { conditionOf, type NodeView } from '../domain/nodes.ts';
 import { AbortedError, DrainTimeoutError, isoOf } from './driver.ts';
 import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
 import { retry } from './changes.ts';
-import { afterWave, availabilitySignature, beforeWave, budgetChanged, budgetTimeoutFailures, checkStale, halt } from './wave-gates.ts';
+import { afterWave, availabilitySignature, beforeWave, budgetChanged, budgetTimeoutFailures, checkStale, halt, StepWait } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
 import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, stagingOf, viewIn } from './views.ts';
 
@@ -116,7 +116,7 @@ export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: stri
   const firstSeen = new Map<string, number>();
   for (;;) {
     const state = await peek(ctx.driver, (s) => {
-      const waiting: { node: string; since: number; staging: boolean; why: string }[] = [];
+      const waiting: { node: string; since: number; staging: boolean; recorded: boolean; why: string }[] = [];
       const failed: NodeFailure[] = [];
       for (const name of names) {
         const v = viewIn(s, name);
@@ -128,14 +128,19 @@ export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: stri
         if (st.state === 'staging') {
           if (!firstSeen.has(name)) firstSeen.set(name, ctx.now());
           const since = st.since !== null ? Math.min(st.since, ctx.now()) : firstSeen.get(name)!;
-          waiting.push({ node: name, since, staging: true, why: '' });
-        } else waiting.push({ node: name, since: gateStart, staging: false, why: st.why });
+          waiting.push({ node: name, since, staging: true, recorded: st.since !== null, why: '' });
+        } else waiting.push({ node: name, since: gateStart, staging: false, recorded: false, why: st.why });
       }
       return { waiting, failed };
     });
     if (state.failed.length) await halt(ctx, pool, state.failed);
     if (!state.waiting.length) return;
     const overdue = state.waiting.filter((w) => ctx.now() - w.since > limit);
+    if (ctx.step && !overdue.length && state.waiting.every((w) => w.staging && w.recorded)) {
+      // apply --step: the nodes are pulling the image, timed from the cluster's own record,
+      // so the next run still halts one that overruns the limit; nothing to do now.
+      throw new StepWait('staging', pool.name, `waiting for staging: ${state.waiting.length} node(s) of pool ${pool.name} still staging the target (${state.waiting.map((w) => w.node).slice(0, 5).join(', ')})`);
+    }
     if (overdue.length) {
       const minutes = Math.round(limit / 60);
       const views = await peek(ctx.driver, (s) => overdue.map((w) => ({ w, v: viewIn(s, w.node) })));

@@ -15,6 +15,7 @@
  */
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { RolloutStatus, RolloutCondition, ClusterEventRecord } from './rollout-status.ts';
 
 /** Seconds since the Unix epoch (fractions allowed). */
 export type Seconds = number;
@@ -165,6 +166,29 @@ export interface ClusterDriver {
    * resourceVersion as last read (ConflictError when it moved: retry).
    */
   writeNodeProgress(node: string, p: NodeProgress): Promise<void>;
+  /**
+   * The rollout status object (README "GitOps"): the spec's own object, bootcplan.dev/v1alpha1
+   * Rollout `name` in BOOTCPLAN_NAMESPACE, as Argo CD or Flux synced it; null when there is
+   * none (or its CRD is not installed). rollout-report.ts reads it once per run.
+   */
+  readRollout(name: string): Promise<RolloutObject | null>;
+  /** Replaces the Rollout object's status (its status subresource). */
+  writeRolloutStatus(name: string, status: RolloutStatus): Promise<void>;
+  /**
+   * Records a Kubernetes Event (events.k8s.io/v1) about `e.regarding`, reported by
+   * bootcplan.dev/apply; `uid`: the regarding object's uid when known (kubectl describe
+   * matches on it). Events of cluster-scoped objects go to namespace `default`.
+   */
+  recordEvent(e: ClusterEventRecord, uid: string | null): Promise<void>;
+}
+
+/** What apply reads of the Rollout object. */
+export interface RolloutObject {
+  uid: string | null;
+  generation: number;
+  spec: unknown;
+  /** status.conditions as they are (their lastTransitionTime carries over). */
+  conditions: RolloutCondition[];
 }
 
 // ---------------------------------------------------------------------------------------

@@ -7,8 +7,13 @@
 import type { Plan, PlanPool } from '../plan/types.ts';
 import type { WindowSpec } from '../domain/windows.ts';
 import { gateWave, waveSlots } from '../domain/schedule.ts';
+import { nextWindowAfter } from '../domain/windows.ts';
 
-export type Policy = (nowEpochSeconds: number, pool: PlanPool | null, wave: number | null) => string | null;
+/** Why the policy refuses now, and when the next window opens (ISO, with its time zone). */
+export interface PolicyRefusal { message: string; nextWindow: { start: string; timezone: string } | null }
+
+/** A refusal (a plain message, or with the next window), or null when the wave may start. */
+export type Policy = (nowEpochSeconds: number, pool: PlanPool | null, wave: number | null) => string | PolicyRefusal | null;
 
 export function windowPolicy(windows: readonly WindowSpec[] | undefined, plan: Plan): Policy | undefined {
   if (!windows || windows.length === 0) return undefined;
@@ -16,6 +21,8 @@ export function windowPolicy(windows: readonly WindowSpec[] | undefined, plan: P
   return (now, pool, wave) => {
     const need = pool && wave !== null ? seconds.get(`${pool.name}/${wave}`) ?? 0 : 0;
     const gate = gateWave(windows, now * 1000, need);
-    return gate.ok ? null : gate.message;
+    if (gate.ok) return null;
+    const next = nextWindowAfter(windows, now * 1000);
+    return { message: gate.message, nextWindow: next ? { start: new Date(next.start).toISOString(), timezone: next.window.timezone ?? 'UTC' } : null };
   };
 }

@@ -9,12 +9,26 @@
 import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { NodeView } from '../domain/nodes.ts';
-import { PolicyBlockedError, RolloutHaltedError, StalePlanError } from '../base/errors.ts';
+import { OutsideWindowError, RolloutHaltedError, StalePlanError } from '../base/errors.ts';
 import { isoOf } from './driver.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
 import { retry } from './changes.ts';
 import { remainingWorkDifference } from './stale.ts';
 import { controlPlaneOutOfService, membersOf, peek, viewIn, withoutFingerprint } from './views.ts';
+
+/** Why apply --step stops without error (ApplyResult `wait`). */
+export type StepWaitReason = 'outside-window' | 'staging';
+
+/**
+ * apply --step: nothing may be done now (the wave's nodes are still staging within their
+ * limit); the applier turns it into the outcome `waiting` (exit 0). Never seen outside --step.
+ */
+export class StepWait extends Error {
+  constructor(readonly reason: StepWaitReason, readonly pool: string, message: string) {
+    super(message);
+    this.name = 'StepWait';
+  }
+}
 
 /** Plans again from the cluster as it is and compares the remaining work (exit 3). */
 export async function checkStale(ctx: ApplyContext): Promise<{ fresh: Plan }> {
@@ -41,8 +55,10 @@ function newErrors(saved: Plan, fresh: Plan): string[] {
 }
 
 export function checkPolicy(ctx: ApplyContext, pool: PlanPool | null, wave: number | null) {
-  const msg = ctx.policy?.(ctx.now(), pool, wave);
-  if (msg) throw new PolicyBlockedError(msg, 'apply again when the next maintenance window opens (a CronJob with --step does this)');
+  const r = ctx.policy?.(ctx.now(), pool, wave);
+  if (!r) return;
+  const { message, nextWindow } = typeof r === 'string' ? { message: r, nextWindow: null } : r;
+  throw new OutsideWindowError(message, 'apply again when the next maintenance window opens (a CronJob with --step does this)', nextWindow);
 }
 
 /** Soak and gates before wave `k`; returns the fresh re-plan, or null when --step must stop here. */

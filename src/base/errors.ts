@@ -124,6 +124,20 @@ export class PolicyBlockedError extends BootcplanError {
   }
 }
 
+/**
+ * The maintenance-window policy refused a wave (outside every window, or the wave would overrun
+ * the open one). `nextWindow`: when the next window opens (ISO) and in which time zone, for the
+ * rollout status ("outside window until 22:00 Europe/Berlin"); null when none is scheduled.
+ * `apply --step` reports it as "nothing to do now" (exit 0); a full apply exits 6.
+ */
+export class OutsideWindowError extends PolicyBlockedError {
+  readonly nextWindow: { start: string; timezone: string } | null;
+  constructor(message: string, hint: string | undefined, nextWindow: { start: string; timezone: string } | null) {
+    super(message, hint);
+    this.nextWindow = nextWindow;
+  }
+}
+
 /** The exit code an error stands for: its own for a named error, 1 for anything else. */
 export function exitCodeOf(err: unknown): ExitCode {
   return err instanceof BootcplanError ? err.exitCode : EXIT.error;

@@ -5,7 +5,7 @@
  * simulator and their renderers stay out of the start-up of the other commands).
  */
 import type { Command } from 'commander';
-import { InputError, EXIT } from '../base/errors.ts';
+import { InputError, EXIT, StalePlanError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { parseDurations } from '../domain/timing.ts';
 import type { Plan } from '../plan/types.ts';
@@ -18,7 +18,9 @@ import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { type KubeOptions, STDIN_PATH, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag } from './options.ts';
 import { lockWaitNotice, processSignals, withStopOnSignal } from './signals.ts';
-import { specFromFile } from './planning.ts';
+import { specFromFile, type SpecForPlan } from './planning.ts';
+import { ApplyReporting, reportUnverifiedPlan } from './apply-report.ts';
+import { parseNotifyUrl } from './notify.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 
@@ -37,6 +39,7 @@ interface ApplyOptions extends KubeOptions {
   /** The older spelling of -o json. */
   json?: boolean;
   lockTimeout: string;
+  notify?: string;
 }
 
 function registerApply(program: Command, ctx: CommandContext): void {
@@ -49,10 +52,11 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .addOption(contextOption())
     .addOption(requestTimeoutOption())
     .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
-    .option('--step', 'advance at most one wave, then exit 0')
+    .option('--step', 'advance at most one wave; exit 0 also when nothing may be done now (outside the window, staging, another apply running)')
     .addOption(outputFormatOption(APPLY_FORMATS, 'output format (json: the events as NDJSON on stdout)'))
     .option('--json', 'the same as -o json')
     .option('--lock-timeout <duration>', 'wait this long for a lock another apply holds (e.g. 5m; 0: exit 4 at once)', '0')
+    .option('--notify <url>', 'POST a small JSON document to this URL on wave start, halt, done and stale (failures are warnings)')
     .action((planfile: string | undefined, opts: ApplyOptions) => applyAction(ctx, planfile, opts));
 }
 
@@ -72,18 +76,28 @@ async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: C
   const saved = planfile ? readPlanFile(planfile) : null;
   // A saved plan is checked before any cluster access; its phase durations are the planner's
   // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
-  const specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file);
+  let specs: SpecForPlan;
+  try {
+    specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file);
+  } catch (err) {
+    if (saved && err instanceof StalePlanError) await reportUnverifiedPlan(() => openDriver(kubeFlags(opts), io), io, saved, err);
+    throw err;
+  }
+  const notifyUrl = opts.notify === undefined ? undefined : parseNotifyUrl(opts.notify);
   const { driver, holder, close } = await openDriver(kubeFlags(opts), io);
   let w: EventWriter | null = null;
+  const report = new ApplyReporting(driver, io, specs.spec, !!opts.step, notifyUrl);
   try {
     let plan: Plan;
     if (saved) {
+      await report.open(saved);
       const live = await driver.snapshot();
       const progress = await driver.readProgress();
       plan = confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight: inFlightOf(saved, live, progress) });
     } else {
       plan = specs.replan(await driver.snapshot());
       if (!opts.json) io.stdout(await renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));
+      await report.open(plan);
       checkApplicable(plan);
     }
     if (!opts.autoApprove && !(await confirm(io, plan))) {
@@ -95,12 +109,17 @@ async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: C
     w = writer;
     const onLockWait = lockWaitNotice((line) => io.stderr(forDisplay(line) + '\n'), lockTimeoutSeconds);
     const r = await withStopOnSignal(io, signals ?? processSignals, exitNow ?? ((c) => process.exit(c)), (signal) =>
-      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: writer.write, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, onLockWait, signal }));
+      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, onLockWait, signal }));
+    const status = await report.finished(r);
     if (!opts.json) {
-      const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already' : `done in ${formatDuration(r.durationSeconds)}`;
+      const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already'
+        : r.outcome === 'waiting' ? `nothing to do now: ${status?.message ?? r.wait?.message}` : `done in ${formatDuration(r.durationSeconds)}`;
       const blocked = r.blocked.length ? ` ${r.blocked.length} blocked node(s) were not updated: ${r.blocked.join(', ')}; plan again once they are back.` : '';
       io.stdout(forDisplay(`Apply of plan ${r.planId}: ${what}.${blocked}`) + '\n');
     }
+  } catch (err) {
+    if (await report.failed(err)) return;
+    throw err;
   } finally {
     w?.stop();
     close?.();

@@ -33,8 +33,9 @@ export const openLiveDriver: DriverFactory = async (flags, io) => {
     throw new ClusterApiError(`the Kubernetes driver cannot be loaded: ${(err as Error).message}`, 'rehearse against a snapshot instead: bootcplan rehearse -f SPEC --cluster SNAPSHOT');
   }
   try {
-    const driver = mod.openKubeDriver(flags, io.env);
-    return { driver, holder: mod.defaultHolder(io.env), close: () => (driver as unknown as { close?: () => void }).close?.() };
+    const holder = mod.defaultHolder(io.env);
+    const driver = mod.openKubeDriver(flags, io.env, { instance: holder });
+    return { driver, holder, close: () => (driver as unknown as { close?: () => void }).close?.() };
   } catch (err) {
     throw asClusterApiError(err);
   }

@@ -13,13 +13,16 @@
  * - Lock: Lease `openshift-bootcplan/bootcplan-lock` (src/kube/lease-lock.ts).
  * - Progress: the run record in ConfigMap `openshift-bootcplan/bootcplan-progress`
  *   (src/kube/progress-configmap.ts), the nodes' entries in their annotations.
+ * - Rollout status and Events (src/kube/rollout-object.ts).
  */
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import {
   type Clock, type ClusterDriver, type CordonResult, type UncordonResult, type ObjectRef, type LockRecord, type ProgressRecord, type ProgressState, type NodeProgress, type WaitOptions, type DrainOptions,
-  type PoolKind, type DesiredImageState,
+  type PoolKind, type DesiredImageState, type RolloutObject,
 } from '../apply/driver.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+import { RolloutObjects } from './rollout-object.ts';
 import type { KubeClient } from './rest.ts';
 import { snapshotFromObjects } from '../cluster/snapshot.ts';
 import { WatchCache } from './watch-cache.ts';
@@ -44,6 +47,8 @@ export interface KubeDriverOptions {
   recheckSeconds?: number;
   /** Server-side length of each watch before it is resumed (default 4-5 min). */
   watchTimeoutSeconds?: number;
+  /** Events' reportingInstance (who applies: the lock holder); default "bootcplan". */
+  instance?: string;
 }
 
 export class KubeDriver implements ClusterDriver {
@@ -54,6 +59,7 @@ export class KubeDriver implements ClusterDriver {
   private readonly nodes: NodeOps;
   private readonly lock: LeaseLock;
   private readonly progress: ProgressConfigMap;
+  private readonly rollouts: RolloutObjects;
   private closed = false;
 
   constructor(readonly client: KubeClient, opts: KubeDriverOptions = {}) {
@@ -64,6 +70,7 @@ export class KubeDriver implements ClusterDriver {
     this.nodes = new NodeOps(client, this.writer, this.cache, opts.evictionRetrySeconds ?? 5);
     this.lock = new LeaseLock(client, this.cache, this.clock);
     this.progress = new ProgressConfigMap(client, this.cache);
+    this.rollouts = new RolloutObjects(client, this.clock, opts.instance ?? 'bootcplan');
   }
 
   /** Stops every watch; the process can exit. */
@@ -113,4 +120,9 @@ export class KubeDriver implements ClusterDriver {
   readProgress(): Promise<ProgressState> { return this.progress.read(); }
   writeProgress(p: ProgressRecord, version: string | null): Promise<string> { return this.progress.write(p, version); }
   writeNodeProgress(node: string, p: NodeProgress): Promise<void> { return this.nodes.writeProgress(node, p); }
+  // ------------------------------------------------------------------ rollout status, Events
+
+  readRollout(name: string): Promise<RolloutObject | null> { return this.rollouts.read(name); }
+  writeRolloutStatus(name: string, status: RolloutStatus): Promise<void> { return this.rollouts.writeStatus(name, status); }
+  recordEvent(e: ClusterEventRecord, uid: string | null): Promise<void> { return this.rollouts.record(e, uid); }
 }

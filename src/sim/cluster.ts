@@ -39,6 +39,7 @@ import { BootcOperator } from './bootc-operator.ts';
 import { Mco } from './mco.ts';
 import { SimProgress } from './progress-store.ts';
 import { SimDriver } from './driver.ts';
+import { SimRollouts } from './rollouts.ts';
 import { setCondition, type SimWorld, type NodeRuntime, type RebootKind } from './world.ts';
 
 export { SimDriver, KilledError } from './driver.ts';
@@ -72,6 +73,8 @@ export class SimCluster implements SimWorld {
   readonly reboots: RebootRecord[] = [];
   readonly cordons: CordonRecord[] = [];
   readonly writes: WriteRecord[] = [];
+  /** Rollout objects and Events (src/sim/rollouts.ts). */
+  readonly rollouts = new SimRollouts();
   /** Most nodes of each pool out of service at any instant (pre-existing ones included). */
   readonly peakUnavailable: Map<string, number>;
   /** The progress records and what was written to them. */

@@ -12,6 +12,7 @@ import {
 } from '../apply/driver.ts';
 import type { SimCluster } from './cluster.ts';
 import { LeaseObserver } from '../domain/lease-expiry.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
 
 export class KilledError extends Error {
   constructor() {
@@ -96,6 +97,19 @@ export class SimDriver implements ClusterDriver {
     return this.write(`${kind}/${name}`, () => this.sim.setPoolPaused(this, kind, name, paused, by));
   }
   acquireLock(req: { holder: string; planId: string; ttlSeconds: number }) { return this.guard(() => this.sim.acquireLock(this, req)); }
+  readRollout(name: string) { return this.guard(() => this.sim.rollouts.read(name)); }
+  writeRolloutStatus(name: string, status: RolloutStatus) {
+    return this.guard(() => {
+      this.sim.record(this, 'status', `Rollout/${name}`);
+      this.sim.rollouts.writeStatus(name, status);
+    });
+  }
+  recordEvent(e: ClusterEventRecord, uid: string | null) {
+    return this.guard(() => {
+      this.sim.record(this, 'event', `${e.regarding.kind}/${e.regarding.name}`);
+      this.sim.rollouts.record(this.sim.now, e, uid);
+    });
+  }
   renewLock(lockId: string) {
     return this.guard(() => {
       const fault = this.renewFault?.();

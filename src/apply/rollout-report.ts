@@ -1,0 +1,192 @@
+/**
+ * Reports a run of `apply` where operators look (README "GitOps"): the status of the Rollout
+ * object (rollout-status.ts), the Kubernetes Events on the pools and nodes, and an optional
+ * notification hook (`--notify URL`, src/cli/notify.ts). It listens to the applier's events
+ * and is told the run's outcome; every write goes through the driver, one at a time, in order,
+ * in the background. Reporting never fails an apply: a write that fails is a warning, once
+ * per kind.
+ *
+ * API requests it adds: 1 read of the Rollout object per run; 1 status write per wave and at
+ * the end; Events: 2 per node (RebootRequested, NodeUpdated), 1 per wave and per
+ * pool, at most 1 on the Rollout per run.
+ */
+import type { Plan } from '../plan/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import type { ApplyEvent } from './events.ts';
+import type { ClusterDriver, RolloutObject } from './driver.ts';
+import type { ApplyResult } from './applier.ts';
+import { deepEqual } from '../base/equal.ts';
+import { StalePlanError, RolloutHaltedError, PolicyBlockedError, LockHeldError, exitCodeOf } from '../base/errors.ts';
+import { isoOf } from './driver.ts';
+import { peek } from './views.ts';
+import {
+  type StatusCore, type RolloutStatus, type ClusterEventRecord,
+  conditionsOf, statusOfEvent, clusterEventOf, rolloutEventOf, windowTime, haltMessage,
+} from './rollout-status.ts';
+
+/** The small JSON document `--notify URL` posts. */
+export interface NotifyDocument {
+  kind: 'bootcplan.dev/rollout-notification';
+  event: 'wave-start' | 'halt' | 'done' | 'stale';
+  rollout: string;
+  planId: string;
+  phase: StatusCore['phase'];
+  message: string;
+  pool: string | null;
+  wave: number | null;
+  waves: number | null;
+  at: string;
+}
+
+export interface ReporterOptions {
+  /** The Rollout object's name: the spec's metadata.name. */
+  rollout: string;
+  /** The spec the plan was made from: the object's generation is observed only when its spec is this one. */
+  spec: unknown;
+  /** Posts a notification (failures are the notifier's to report). */
+  notify?: (doc: NotifyDocument) => Promise<void>;
+  /** One line to stderr. */
+  warn: (message: string) => void;
+}
+
+/** The final status of a run, from its result or its error (DESIGN §3 exit codes). */
+export function finalStatusOf(outcome: { result: ApplyResult } | { error: unknown }, now: string, last: { core: StatusCore | null; failure: { node: string; message: string } | null }): StatusCore {
+  if ('result' in outcome) {
+    const r = outcome.result;
+    if (r.outcome === 'done' || r.outcome === 'nothing-to-do') return { phase: 'Healthy', reason: 'Applied', message: `plan ${r.planId} applied${r.blocked.length ? `; ${r.blocked.length} blocked node(s) left as they are` : ''}` };
+    if (r.outcome === 'stepped') {
+      const at = last.core?.pool ? `wave ${last.core.wave}/${last.core.waves} of pool ${last.core.pool} done` : 'advanced one step';
+      return { ...pick(last.core), phase: 'Progressing', reason: 'Stepped', message: `${at}; the next run continues` };
+    }
+    const w = r.wait!;
+    if (w.reason === 'outside-window') {
+      return {
+        ...pick(last.core), phase: 'Suspended', reason: 'OutsideWindow', nextWindow: w.nextWindow?.start ?? null,
+        message: w.nextWindow ? `outside window until ${windowTime(w.nextWindow.start, w.nextWindow.timezone, now)}` : `outside window: ${w.message}`,
+      };
+    }
+    return { ...pick(last.core), phase: 'Progressing', reason: 'WaitingForStaging', message: w.message };
+  }
+  const err = outcome.error as Error;
+  if (err instanceof StalePlanError) return { phase: 'Degraded', reason: 'Stale', message: `stale: re-plan needed (${err.difference[0] ?? err.message})` };
+  if (err instanceof RolloutHaltedError) {
+    if (last.core?.reason === 'Halted') return last.core;
+    return { phase: 'Degraded', reason: 'Halted', message: haltMessage('?', null, err.message, last.failure) };
+  }
+  if (err instanceof LockHeldError) return { phase: 'Degraded', reason: 'LockStuck', message: `lock stuck: ${err.message}` };
+  if (err instanceof PolicyBlockedError) return { phase: 'Degraded', reason: 'PolicyBlocked', message: `blocked by policy: ${err.message}` };
+  return { phase: 'Degraded', reason: 'Error', message: `error (exit ${exitCodeOf(err)}): ${err?.message ?? String(err)}` };
+}
+
+const pick = (c: StatusCore | null) => ({ pool: c?.pool ?? null, wave: c?.wave ?? null, waves: c?.waves ?? null });
+
+export class RolloutReporter {
+  private object: RolloutObject | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly warned = new Set<string>();
+  private last: StatusCore | null = null;
+  private lastFailure: { node: string; message: string } | null = null;
+  private readonly failures = new Map<string, string>();
+  /** The status reason the last run left (its conditions' reason), read at open. */
+  private before: string | null = null;
+
+  constructor(private readonly driver: ClusterDriver, private readonly plan: Plan, private readonly o: ReporterOptions) {}
+
+  /** Reads the Rollout object (one request); without one, only Events and notifications are sent. */
+  async open(): Promise<void> {
+    try {
+      this.object = await this.driver.readRollout(this.o.rollout);
+      this.before = this.object?.conditions[0]?.reason ?? null;
+      if (!this.object) this.warnOnce('absent', `no Rollout object ${this.o.rollout} in the cluster: the rollout status is not recorded (sync the spec file itself, README "GitOps")`);
+    } catch (err) {
+      this.warnOnce('read', `the rollout status is not recorded: reading Rollout ${this.o.rollout} failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** The applier's event sink (synchronous; the writes follow in the background). */
+  readonly onEvent = (e: ApplyEvent): void => {
+    if (e.type === 'node-failed') this.failures.set(e.node, e.message);
+    if (e.type === 'halt' && e.node && this.failures.has(e.node)) this.lastFailure = { node: e.node, message: this.failures.get(e.node)! };
+    const core = statusOfEvent(e, this.plan, this.lastFailure);
+    if (core) {
+      this.last = core;
+      this.enqueue('status', () => this.writeStatus(core, null));
+    }
+    const ev = clusterEventOf(e, this.plan);
+    if (ev) this.enqueue('event', () => this.record(ev));
+    if ((e.type === 'wave-start' || e.type === 'halt') && core) this.notify(e.type, core, this.isoNow());
+  };
+
+  /** The run ended: the final status, the Rollout's Event, the stale notification; waits for every write. */
+  async finish(outcome: { result: ApplyResult } | { error: unknown }, exitCode: number): Promise<StatusCore> {
+    const now = this.isoNow();
+    const core = finalStatusOf(outcome, now, { core: this.last, failure: this.lastFailure });
+    this.enqueue('status', () => this.writeStatus(core, exitCode));
+    // The Rollout's Event and the done / stale notifications once per change of state, not on
+    // every CronJob run that finds the same (an applied plan, a stale plan until re-planned).
+    if (core.reason !== this.before) {
+      const ev = rolloutEventOf(this.o.rollout, core, this.plan);
+      if (ev && this.object) this.enqueue('event', () => this.record(ev));
+      if (core.reason === 'Applied') this.notify('done', core, now);
+      if (core.reason === 'Stale') this.notify('stale', core, now);
+    }
+    await this.chain;
+    return core;
+  }
+
+  private isoNow() { return isoOf(this.driver.clock.now()); }
+
+  private notify(event: NotifyDocument['event'], c: StatusCore, at: string) {
+    const send = this.o.notify;
+    if (!send) return;
+    const doc: NotifyDocument = {
+      kind: 'bootcplan.dev/rollout-notification', event, rollout: this.o.rollout, planId: this.plan.id,
+      phase: c.phase, message: c.message, pool: c.pool ?? null, wave: c.wave ?? null, waves: c.waves ?? null, at,
+    };
+    this.enqueue('notify', () => send(doc));
+  }
+
+  private enqueue(kind: string, fn: () => Promise<unknown>) {
+    this.chain = this.chain.then(fn).then(() => undefined, (err) => this.warnOnce(kind, `could not record the rollout ${kind}: ${(err as Error)?.message ?? String(err)}`));
+  }
+
+  private warnOnce(kind: string, message: string) {
+    if (this.warned.has(kind)) return;
+    this.warned.add(kind);
+    this.o.warn(`warning: ${message}`);
+  }
+
+  private async writeStatus(core: StatusCore, exitCode: number | null): Promise<void> {
+    const obj = this.object;
+    if (!obj) return;
+    const now = this.isoNow();
+    // kstatus: the generation is observed only when the object's spec is the plan's spec.
+    const generation = deepEqual(obj.spec, this.o.spec) ? obj.generation : undefined;
+    const status: RolloutStatus = {
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+      phase: core.phase, reason: core.reason, message: core.message, planId: this.plan.id,
+      pool: core.pool ?? null, wave: core.wave ?? null, waves: core.waves ?? null, nextWindow: core.nextWindow ?? null,
+      lastExitCode: exitCode, updatedAt: now,
+      conditions: conditionsOf(core, now, generation, obj.conditions),
+    };
+    await this.driver.writeRolloutStatus(this.o.rollout, status);
+    obj.conditions = status.conditions;
+  }
+
+  private async record(ev: ClusterEventRecord): Promise<void> {
+    const uid = ev.regarding.kind === 'Node' || ev.regarding.kind.endsWith('Pool')
+      ? await peek(this.driver, (s) => uidIn(s, ev.regarding.kind, ev.regarding.name)).catch(() => undefined)
+      : this.object?.uid;
+    await this.driver.recordEvent(ev, uid ?? null);
+  }
+}
+
+function uidIn(s: ClusterSnapshot, kind: string, name: string): string | undefined {
+  const list = kind === 'Node' ? s.nodes : kind === 'BootcNodePool' ? s.bootcNodePools : s.machineConfigPools;
+  return list.find((o) => o.metadata.name === name)?.metadata.uid;
+}
+
+/** The exit code `apply` ends with for an error or a result (for the status's lastExitCode). */
+export function exitOf(outcome: { result: ApplyResult } | { error: unknown }): number {
+  return 'result' in outcome ? 0 : exitCodeOf(outcome.error);
+}

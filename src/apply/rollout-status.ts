@@ -1,0 +1,185 @@
+/**
+ * The rollout status (README "GitOps"): what `apply` writes to the status subresource of the
+ * spec's own object (bootcplan.dev/v1alpha1 Rollout, deploy/crds/bootcplan.dev_rollouts.yaml),
+ * so that Argo CD (examples/argocd/health/rollout.lua), Flux (kstatus conditions Ready /
+ * Reconciling / Stalled) and `kubectl get rollouts.bootcplan.dev` show where a rollout is; and
+ * the Kubernetes Events on the pools and nodes bootcplan acts on. Pure: the apply events and
+ * the outcome of a run go in, the status and the events come out (rollout-report.ts writes them).
+ *
+ * Phases (Argo CD's health vocabulary): Progressing (a wave runs, or the next run continues),
+ * Suspended (nothing may be done now: outside the maintenance window), Degraded (a human is
+ * needed: stale plan, halted pool, blocked by policy, an error), Healthy (the plan is applied).
+ */
+import type { ApplyEvent } from './events.ts';
+import type { ObjectRef } from './driver.ts';
+import type { Plan } from '../plan/types.ts';
+import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
+
+export type RolloutPhase = 'Progressing' | 'Suspended' | 'Degraded' | 'Healthy';
+
+/** Why the status is what it is: a closed list, also each condition's reason. */
+export type RolloutReason =
+  | 'Applying' | 'WaveStarted' | 'Stepped' | 'WaitingForStaging' | 'AnotherApplyRunning'
+  | 'OutsideWindow'
+  | 'Stale' | 'Halted' | 'PolicyBlocked' | 'LockStuck' | 'Error'
+  | 'Applied';
+
+export interface RolloutCondition {
+  type: 'Ready' | 'Reconciling' | 'Stalled';
+  status: 'True' | 'False';
+  reason: RolloutReason;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+export interface RolloutStatus {
+  /** metadata.generation of the Rollout object whose spec is the plan's spec (kstatus). */
+  observedGeneration?: number;
+  phase: RolloutPhase;
+  reason: RolloutReason;
+  /** One line: "wave 3/7 of pool worker", "outside window until 22:00 Europe/Berlin", ... */
+  message: string;
+  /** The plan being applied (the reviewed id). */
+  planId: string;
+  pool: string | null;
+  wave: number | null;
+  waves: number | null;
+  /** Suspended: when the next maintenance window opens (ISO). */
+  nextWindow: string | null;
+  /** The exit code of the run that wrote this (null while it runs). */
+  lastExitCode: number | null;
+  updatedAt: string;
+  conditions: RolloutCondition[];
+}
+
+/** Where a Rollout object lives: namespace openshift-bootcplan, named as the spec's metadata.name. */
+export function rolloutRef(name: string): ObjectRef {
+  return { apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', name, namespace: BOOTCPLAN_NAMESPACE };
+}
+
+/** What the status says, before the conditions and the bookkeeping fields are added. */
+export interface StatusCore {
+  phase: RolloutPhase;
+  reason: RolloutReason;
+  message: string;
+  pool?: string | null;
+  wave?: number | null;
+  waves?: number | null;
+  nextWindow?: string | null;
+}
+
+/**
+ * The kstatus conditions of a phase (sigs.k8s.io/cli-utils pkg/kstatus/status, "generic"
+ * rules, as Flux's health checks read them): Stalled=True is Failed, Reconciling=True is
+ * InProgress, Ready=True is Current. Suspended is in progress for kstatus (it will continue on
+ * its own); Degraded is stalled (it will not).
+ */
+export function conditionsOf(core: StatusCore, now: string, generation: number | undefined, previous: readonly RolloutCondition[] = []): RolloutCondition[] {
+  const healthy = core.phase === 'Healthy';
+  const degraded = core.phase === 'Degraded';
+  const want: [RolloutCondition['type'], boolean][] = [['Ready', healthy], ['Reconciling', !healthy && !degraded], ['Stalled', degraded]];
+  return want.map(([type, on]) => {
+    const before = previous.find((c) => c.type === type);
+    const status = on ? 'True' : 'False';
+    const lastTransitionTime = before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : now;
+    return { type, status, reason: core.reason, message: core.message, lastTransitionTime, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+  });
+}
+
+/** "22:00 Europe/Berlin" (within a day) or "Mon 2026-09-14 22:00 Europe/Berlin". */
+export function windowTime(startIso: string, timezone: string, nowIso: string): string {
+  try {
+    const at = new Date(startIso);
+    const hm = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hour: '2-digit', minute: '2-digit', hour12: false }).format(at);
+    if (at.getTime() - Date.parse(nowIso) < 24 * 3600 * 1000) return `${hm} ${timezone}`;
+    const parts = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at);
+    const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+    return `${get('weekday')} ${get('year')}-${get('month')}-${get('day')} ${hm} ${timezone}`;
+  } catch {
+    return `${startIso} ${timezone}`;
+  }
+}
+
+/**
+ * The status an apply event moves the rollout to, or null when it does not change it (see
+ * rollout-report.ts for what is written). A run's start is not written: a CronJob run that
+ * finds nothing to do would flip an applied rollout to Progressing and back every time.
+ */
+export function statusOfEvent(e: ApplyEvent, plan: Plan, lastFailure: { node: string; message: string } | null): StatusCore | null {
+  switch (e.type) {
+    case 'wave-start':
+      return { phase: 'Progressing', reason: 'WaveStarted', message: `wave ${e.wave}/${e.waves} of pool ${e.pool}`, pool: e.pool, wave: e.wave, waves: e.waves };
+    case 'halt':
+      return { phase: 'Degraded', reason: 'Halted', message: haltMessage(e.pool, e.node ?? null, e.message, lastFailure), pool: e.pool };
+    default:
+      return null;
+  }
+}
+
+/** "halted: worker-c-1 Degraded after the reboot" (the node's own failure when known). */
+export function haltMessage(pool: string, node: string | null, message: string, lastFailure: { node: string; message: string } | null): string {
+  if (node && lastFailure?.node === node) return `halted: ${node} ${lastFailure.message} (pool ${pool})`;
+  return `halted: pool ${pool}: ${message}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Kubernetes Events (events.k8s.io/v1)
+
+/** The reasons of bootcplan's Events, to filter on (`kubectl get events --field-selector reason=...`). */
+export type EventReason =
+  | 'WaveStarted' | 'PoolUpdated' | 'PoolHalted'
+  | 'RebootRequested' | 'NodeUpdated' | 'NodeFailed'
+  | 'RolloutApplied' | 'RolloutStale' | 'RolloutHalted' | 'RolloutBlocked';
+
+export interface ClusterEventRecord {
+  regarding: ObjectRef;
+  type: 'Normal' | 'Warning';
+  reason: EventReason;
+  /** What bootcplan did (events.k8s.io `action`). */
+  action: string;
+  note: string;
+}
+
+export const EVENT_REPORTING_CONTROLLER = 'bootcplan.dev/apply';
+
+function poolRef(plan: Plan, pool: string): ObjectRef {
+  const p = plan.pools.find((x) => x.name === pool);
+  return p?.backend === 'mco'
+    ? { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: pool }
+    : { apiVersion: 'node.bootc.dev/v1alpha1', kind: 'BootcNodePool', name: pool };
+}
+const nodeRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Node', name });
+
+/**
+ * The Event an apply event is worth, or null. At most two per node on a normal update
+ * (RebootRequested, NodeUpdated; NodeFailed only on failure) and one per wave and pool, so a
+ * rollout's Events cost about 2 API requests per node (README "API requests per node").
+ */
+export function clusterEventOf(e: ApplyEvent, plan: Plan): ClusterEventRecord | null {
+  const tail = `plan ${plan.id}`;
+  switch (e.type) {
+    case 'wave-start':
+      return { regarding: poolRef(plan, e.pool), type: 'Normal', reason: 'WaveStarted', action: 'StartWave', note: `wave ${e.wave}/${e.waves}: ${e.nodes.join(', ')} (${tail})` };
+    case 'reboot':
+      return { regarding: nodeRef(e.node), type: 'Normal', reason: 'RebootRequested', action: 'Reboot', note: `cordoned and drained; ${e.kind} reboot into the target requested (pool ${e.pool}, wave ${e.wave}, ${tail})` };
+    case 'booted':
+      return { regarding: nodeRef(e.node), type: 'Normal', reason: 'NodeUpdated', action: 'Uncordon', note: `booted the target and Ready (pool ${e.pool}, wave ${e.wave}, ${tail})` };
+    case 'node-failed':
+      return { regarding: nodeRef(e.node), type: 'Warning', reason: 'NodeFailed', action: 'Halt', note: `${e.message} (pool ${e.pool}, ${tail})` };
+    case 'halt':
+      return { regarding: poolRef(plan, e.pool), type: 'Warning', reason: 'PoolHalted', action: 'Pause', note: `${e.message}; the pool is paused (${tail})` };
+    case 'pool-done':
+      return { regarding: poolRef(plan, e.pool), type: 'Normal', reason: 'PoolUpdated', action: 'Finish', note: `every wave done (${tail})` };
+    default:
+      return null;
+  }
+}
+
+/** The Event on the Rollout object for a run's final status (none while it only progresses or waits). */
+export function rolloutEventOf(name: string, core: StatusCore, plan: Plan): ClusterEventRecord | null {
+  const reason: EventReason | null = core.reason === 'Applied' ? 'RolloutApplied' : core.reason === 'Stale' ? 'RolloutStale'
+    : core.reason === 'Halted' ? 'RolloutHalted' : core.phase === 'Degraded' ? 'RolloutBlocked' : null;
+  if (!reason) return null;
+  return { regarding: rolloutRef(name), type: reason === 'RolloutApplied' ? 'Normal' : 'Warning', reason, action: 'Apply', note: `${core.message} (plan ${plan.id})` };
+}

@@ -1,0 +1,82 @@
+/**
+ * What `apply` reports besides its output (README "GitOps"): the rollout status, the Events
+ * and the notifications (src/apply/rollout-report.ts), and how `apply --step` ends (DESIGN §3):
+ * exit 0 when it advanced or when there is nothing it may do now (outside the window, nodes
+ * still staging, another apply running), non-zero only for what needs a human.
+ */
+import type { Plan } from '../plan/types.ts';
+import type { RolloutSpec } from '../spec/types.ts';
+import type { ClusterDriver } from '../apply/driver.ts';
+import type { ApplyEvent } from '../apply/events.ts';
+import type { ApplyResult } from '../apply/applier.ts';
+import { RolloutReporter, exitOf } from '../apply/rollout-report.ts';
+import type { StatusCore } from '../apply/rollout-status.ts';
+import { LockHeldError } from '../base/errors.ts';
+import { forDisplay } from '../render/secrets.ts';
+import type { CliIO } from './io.ts';
+import { httpNotifier } from './notify.ts';
+
+/**
+ * apply --step and a held lock: another apply is running (the lock is renewed, so it is
+ * alive) and this run has nothing to do, unless that apply has held it for longer than any
+ * one step takes (the examples' Job deadline is 2 h): then it is stuck, and a human looks (exit 4).
+ */
+export const STEP_LOCK_STUCK_SECONDS = 6 * 3600;
+
+/**
+ * A saved plan whose spec no longer verifies (edited after the plan was made, or missing):
+ * there is no spec to plan with, but the Rollout (named as the plan records it) still gets
+ * "stale: re-plan needed", so the loop shows why nothing happens. Best effort: any failure
+ * here is a warning, and the caller rethrows the StalePlanError (exit 3).
+ */
+export async function reportUnverifiedPlan(open: () => Promise<{ driver: ClusterDriver; close?: () => void }>, io: CliIO, saved: Plan, err: unknown): Promise<void> {
+  let opened: { driver: ClusterDriver; close?: () => void } | null = null;
+  try {
+    opened = await open();
+    const r = new RolloutReporter(opened.driver, saved, { rollout: saved.spec.name, spec: undefined, warn: (l) => io.stderr(forDisplay(l) + '\n') });
+    await r.open();
+    await r.finish({ error: err }, exitOf({ error: err }));
+  } catch (e) {
+    io.stderr(forDisplay(`warning: the rollout status was not recorded: ${(e as Error).message}`) + '\n');
+  } finally {
+    opened?.close?.();
+  }
+}
+
+export class ApplyReporting {
+  private reporter: RolloutReporter | null = null;
+  private readonly notify;
+
+  constructor(private readonly driver: ClusterDriver, private readonly io: CliIO, private readonly spec: RolloutSpec, private readonly step: boolean, notifyUrl: URL | undefined) {
+    this.notify = notifyUrl ? httpNotifier(notifyUrl, (l) => io.stderr(forDisplay(l) + '\n')) : undefined;
+  }
+
+  /** Starts reporting for `plan` (reads the Rollout object). */
+  async open(plan: Plan): Promise<void> {
+    this.reporter = new RolloutReporter(this.driver, plan, {
+      rollout: this.spec.metadata.name, spec: this.spec.spec, notify: this.notify,
+      warn: (l) => this.io.stderr(forDisplay(l) + '\n'),
+    });
+    await this.reporter.open();
+  }
+
+  readonly onEvent = (e: ApplyEvent): void => this.reporter?.onEvent(e);
+
+  /** The run ended with a result: the final status (and its message, for the summary line). */
+  async finished(result: ApplyResult): Promise<StatusCore | null> {
+    return this.reporter ? this.reporter.finish({ result }, exitOf({ result })) : null;
+  }
+
+  /**
+   * The run failed: records why, and returns true when apply --step should still exit 0
+   * (another apply holds the lock and is alive: it writes the status, this run leaves it).
+   */
+  async failed(err: unknown): Promise<boolean> {
+    if (this.step && err instanceof LockHeldError && this.driver.clock.now() - Date.parse(err.since) / 1000 < STEP_LOCK_STUCK_SECONDS) {
+      this.io.stderr(forDisplay(`nothing to do now: ${err.message}`) + '\n');
+      return true;
+    }
+    await this.reporter?.finish({ error: err }, exitOf({ error: err }));
+    return false;
+  }
+}

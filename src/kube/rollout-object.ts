@@ -1,0 +1,66 @@
+/**
+ * The rollout status and Events on a real cluster (src/apply/rollout-status.ts):
+ * - the spec's own object, bootcplan.dev/v1alpha1 Rollout in openshift-bootcplan
+ *   (deploy/crds/bootcplan.dev_rollouts.yaml): read once per run, its status written through
+ *   the status subresource with a JSON merge patch (the spec stays the GitOps engine's);
+ * - Events through events.k8s.io/v1 (reportingController bootcplan.dev/apply); those about
+ *   cluster-scoped objects (Nodes, pools) in namespace `default`, as client-go's recorder
+ *   puts them, so `kubectl describe node` and `kubectl get events -A` show them.
+ */
+import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
+import { NotFoundError, type RolloutObject, type Clock } from '../apply/driver.ts';
+import { EVENT_REPORTING_CONTROLLER, type ClusterEventRecord, type RolloutCondition, type RolloutStatus } from '../apply/rollout-status.ts';
+import type { KubeClient } from './rest.ts';
+import type { ResourceType } from './resources.ts';
+import { objectPath, collectionPath } from './resources.ts';
+
+export const ROLLOUT: ResourceType = { apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', plural: 'rollouts', namespaced: true };
+export const EVENT: ResourceType = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
+
+const MERGE_PATCH = 'application/merge-patch+json';
+/** events.k8s.io/v1 limits (k8s.io/kubernetes pkg/apis/core/validation/events.go). */
+const NOTE_LIMIT = 1024;
+const INSTANCE_LIMIT = 128;
+
+export class RolloutObjects {
+  private seq = 0;
+  constructor(private readonly client: KubeClient, private readonly clock: Clock, private readonly instance: string) {}
+
+  async read(name: string): Promise<RolloutObject | null> {
+    let o: any;
+    try {
+      o = await this.client.request('GET', objectPath(ROLLOUT, name, BOOTCPLAN_NAMESPACE), { what: `Rollout ${BOOTCPLAN_NAMESPACE}/${name}`, expect: 'Rollout' });
+    } catch (err) {
+      // No object, or no CRD (the API answers 404 for an unknown resource too).
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
+    const conditions: RolloutCondition[] = Array.isArray(o.status?.conditions) ? o.status.conditions.filter((c: any) => c && typeof c.type === 'string') : [];
+    return { uid: typeof o.metadata?.uid === 'string' ? o.metadata.uid : null, generation: Number(o.metadata?.generation ?? 0), spec: o.spec ?? null, conditions };
+  }
+
+  async writeStatus(name: string, status: RolloutStatus): Promise<void> {
+    await this.client.request('PATCH', `${objectPath(ROLLOUT, name, BOOTCPLAN_NAMESPACE)}/status`, {
+      body: { status }, contentType: MERGE_PATCH, what: `Rollout ${BOOTCPLAN_NAMESPACE}/${name} status`, expect: 'Rollout',
+    });
+  }
+
+  async record(e: ClusterEventRecord, uid: string | null): Promise<void> {
+    const ns = e.regarding.namespace ?? 'default';
+    const t = this.clock.now();
+    const micro = new Date(Math.round(t * 1000)).toISOString().replace('Z', '000Z');
+    const body = {
+      apiVersion: 'events.k8s.io/v1', kind: 'Event',
+      // client-go's recorder names events <object>.<unix nanoseconds, hex> (generateName must
+      // itself be a DNS subdomain, which "name." is not); a counter keeps two in one ms apart.
+      metadata: { name: `${e.regarding.name.slice(0, 200)}.${(BigInt(Math.round(t * 1000)) * 1_000_000n + BigInt(++this.seq)).toString(16)}`, namespace: ns },
+      eventTime: micro,
+      reportingController: EVENT_REPORTING_CONTROLLER,
+      reportingInstance: this.instance.slice(0, INSTANCE_LIMIT),
+      action: e.action, reason: e.reason, type: e.type,
+      note: e.note.length > NOTE_LIMIT ? e.note.slice(0, NOTE_LIMIT - 1) + '…' : e.note,
+      regarding: { apiVersion: e.regarding.apiVersion, kind: e.regarding.kind, name: e.regarding.name, ...(e.regarding.namespace ? { namespace: e.regarding.namespace } : {}), ...(uid ? { uid } : {}) },
+    };
+    await this.client.request('POST', collectionPath(EVENT, ns), { body, what: `Event about ${e.regarding.kind} ${e.regarding.name}`, expect: 'Event' });
+  }
+}

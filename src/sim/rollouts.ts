@@ -1,0 +1,45 @@
+/**
+ * The simulated cluster's Rollout objects (bootcplan.dev/v1alpha1, the spec's own object) and
+ * Events (src/apply/rollout-status.ts), kept as they are written so tests and rehearsals can
+ * read what an operator would see. A Rollout exists only once a test puts it (as a GitOps
+ * engine would sync it); without one, status writes are refused as on a real cluster.
+ */
+import type { RolloutObject } from '../apply/driver.ts';
+import { NotFoundError } from '../apply/driver.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+
+export interface SimRollout { uid: string; generation: number; spec: unknown; status: RolloutStatus | null }
+export interface SimEventRecord extends ClusterEventRecord { t: number; uid: string | null }
+
+export class SimRollouts {
+  readonly objects = new Map<string, SimRollout>();
+  readonly events: SimEventRecord[] = [];
+
+  /** A GitOps engine syncs the spec: creates the object, or bumps its generation when the spec changed. */
+  put(name: string, spec: unknown): SimRollout {
+    const cur = this.objects.get(name);
+    if (cur) {
+      if (JSON.stringify(cur.spec) !== JSON.stringify(spec)) { cur.spec = structuredClone(spec); cur.generation++; }
+      return cur;
+    }
+    const o: SimRollout = { uid: `rollout-${name}`, generation: 1, spec: structuredClone(spec), status: null };
+    this.objects.set(name, o);
+    return o;
+  }
+
+  read(name: string): RolloutObject | null {
+    const o = this.objects.get(name);
+    if (!o) return null;
+    return { uid: o.uid, generation: o.generation, spec: structuredClone(o.spec), conditions: structuredClone(o.status?.conditions ?? []) };
+  }
+
+  writeStatus(name: string, status: RolloutStatus): void {
+    const o = this.objects.get(name);
+    if (!o) throw new NotFoundError(`Rollout ${name} not found`);
+    o.status = structuredClone(status);
+  }
+
+  record(t: number, e: ClusterEventRecord, uid: string | null): void {
+    this.events.push({ ...structuredClone(e), t, uid });
+  }
+}

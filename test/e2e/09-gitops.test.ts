@@ -1,0 +1,304 @@
+/**
+ * The GitOps loop on the real API server (issue 15, README "GitOps"):
+ * - every example manifest (rendered by kustomize where it is a kustomization) passes a strict
+ *   server-side dry-run, with bootcplan's Rollout CRD and the engines' published CRDs
+ *   (deploy/gitops-crds: Argo CD Application and ArgoCD, Flux Kustomization and GitRepository);
+ * - a temporary git repository holds the spec, the plan made for it (as the pull-request
+ *   workflow makes it) is committed; the spec and the plan go into the ConfigMap the example
+ *   kustomization generates, mounted as the example Job mounts it, and the example Job's own
+ *   command applies that plan file step by step to the end; the Rollout object's status says
+ *   where it is; Events are visible through the API;
+ * - a second plan, then the cluster changes: the Job's run exits 3 and the status says
+ *   "stale: re-plan needed";
+ * - a plan whose maintenance window is closed: the run exits 0 and the status is Suspended
+ *   until the next window.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { parseAllDocuments, parse } from 'yaml';
+import { inDir } from '../cwd.ts';
+import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
+import { captureIO, sleep } from './helpers.ts';
+import { NodeAgent } from './agent.ts';
+import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
+import { imageRef } from '../../src/sim/generate.ts';
+import { run } from '../../src/cli/main.ts';
+import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
+import { AlreadyExistsError } from '../../src/apply/driver.ts';
+import type { KObject } from '../../src/cluster/types.ts';
+import type { KubeClient } from '../../src/kube/rest.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const t = suite('e2e: the GitOps loop');
+let env: TestEnv;
+let agent: NodeAgent | null = null;
+
+const NS = 'openshift-bootcplan';
+const ROLLOUTS = `/apis/bootcplan.dev/v1alpha1/namespaces/${NS}/rollouts`;
+const TOOLS = process.env.BOOTCPLAN_TOOLS ?? join(homedir(), '.cache/bootcplan-tools/bin');
+
+// ------------------------------------------------------------------ CRDs and dry-runs
+
+const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+async function installCrd(admin: KubeClient, crd: any) {
+  try {
+    await admin.request('POST', CRD_PATH, { body: crd });
+  } catch (err) {
+    if (!(err instanceof AlreadyExistsError)) throw err;
+  }
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const stored = await admin.request('GET', `${CRD_PATH}/${crd.metadata.name}`);
+    if ((stored.status?.conditions ?? []).some((c: any) => c.type === 'Established' && c.status === 'True')) return;
+    if (Date.now() > deadline) throw new Error(`CRD ${crd.metadata.name} not Established`);
+    await sleep(100);
+  }
+}
+
+const docsOf = (text: string) => parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
+
+/** REST collection of a kind (the kinds the examples hold). */
+const KINDS: Record<string, [string, boolean]> = {
+  Namespace: ['/api/v1/namespaces', false], ServiceAccount: ['/api/v1/namespaces/{ns}/serviceaccounts', true],
+  ConfigMap: ['/api/v1/namespaces/{ns}/configmaps', true],
+  Job: ['/apis/batch/v1/namespaces/{ns}/jobs', true], CronJob: ['/apis/batch/v1/namespaces/{ns}/cronjobs', true],
+  ClusterRole: ['/apis/rbac.authorization.k8s.io/v1/clusterroles', false], ClusterRoleBinding: ['/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', false],
+  Role: ['/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles', true], RoleBinding: ['/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings', true],
+  ValidatingAdmissionPolicy: ['/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', false],
+  ValidatingAdmissionPolicyBinding: ['/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', false],
+  CustomResourceDefinition: [CRD_PATH, false],
+  Rollout: ['/apis/bootcplan.dev/v1alpha1/namespaces/{ns}/rollouts', true],
+  Application: ['/apis/argoproj.io/v1alpha1/namespaces/{ns}/applications', true],
+  ArgoCD: ['/apis/argoproj.io/v1beta1/namespaces/{ns}/argocds', true],
+  Kustomization: ['/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/{ns}/kustomizations', true],
+  GitRepository: ['/apis/source.toolkit.fluxcd.io/v1/namespaces/{ns}/gitrepositories', true],
+};
+
+async function ensureNs(admin: KubeClient, name: string) {
+  try {
+    await admin.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  } catch (err) {
+    if (!(err instanceof AlreadyExistsError)) throw err;
+  }
+}
+
+/** Server-side apply, dry-run, strict field validation: creates and updates alike are checked. */
+async function dryRun(admin: KubeClient, o: any, defaultNs: string): Promise<any> {
+  const entry = KINDS[o.kind];
+  if (!entry) throw new Error(`no REST path for ${o.kind}`);
+  const ns = entry[1] ? (o.metadata.namespace ?? defaultNs) : '';
+  if (ns) await ensureNs(admin, ns);
+  const path = `${entry[0].replace('{ns}', ns)}/${encodeURIComponent(o.metadata.name)}`;
+  return admin.request('PATCH', path, {
+    body: entry[1] ? { ...o, metadata: { ...o.metadata, namespace: ns } } : o,
+    contentType: 'application/apply-patch+yaml',
+    query: { dryRun: 'All', fieldValidation: 'Strict', fieldManager: 'e2e-dry-run', force: true },
+  });
+}
+
+/** kustomize (built by .ci/run) or kubectl kustomize; null when neither is there. */
+function kustomizer(): ((dir: string) => string) | null {
+  const bin = join(TOOLS, 'kustomize');
+  if (existsSync(bin)) return (dir) => execFileSync(bin, ['build', dir], { encoding: 'utf8' });
+  if (spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0) return (dir) => execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
+  return null;
+}
+
+t.before(async () => {
+  env = await setupEnv();
+  for (const f of ['deploy/rollout-crd.yaml', ...readdirSync(join(ROOT, 'deploy/gitops-crds')).filter((f) => f.endsWith('.yaml')).map((f) => `deploy/gitops-crds/${f}`)]) {
+    for (const crd of docsOf(readFileSync(join(ROOT, f), 'utf8'))) await installCrd(env.admin, crd);
+  }
+});
+
+t.after(() => {
+  agent?.stop();
+  agent = null;
+});
+
+t('every example manifest passes a strict server-side dry-run (kustomizations rendered), with the published Argo CD and Flux CRDs', async () => {
+  const render = kustomizer();
+  if (!render) assert.not.ok(process.env.CI, 'kustomize must be built in CI (.ci/run)');
+  const objects: { from: string; o: any }[] = [];
+  for (const dir of ['examples', 'examples/argocd', 'examples/flux/rollout']) {
+    if (render) for (const o of docsOf(render(join(ROOT, dir)))) objects.push({ from: `kustomize build ${dir}`, o });
+  }
+  for (const f of ['examples/argocd/application.yaml', 'examples/argocd/argocd-cm-health.yaml', 'examples/argocd/argocd-cr-health.yaml', 'examples/flux/gitrepository.yaml', 'examples/flux/kustomizations.yaml']) {
+    for (const o of docsOf(readFileSync(join(ROOT, f), 'utf8'))) objects.push({ from: f, o });
+  }
+  const kinds = new Set(objects.map((x) => x.o.kind));
+  for (const k of ['Application', 'ArgoCD', 'Kustomization', 'GitRepository', 'ConfigMap']) assert.ok(kinds.has(k), k);
+  if (render) for (const k of ['Rollout', 'Job', 'CronJob', 'CustomResourceDefinition', 'ClusterRole']) assert.ok(kinds.has(k), k);
+  for (const { from, o } of objects) {
+    const r = await dryRun(env.admin, o, NS).catch((e) => { throw new Error(`${from}: ${o.kind}/${o.metadata.name}: ${e.message}`); });
+    assert.is(r.kind, o.kind, `${from}: ${o.kind}/${o.metadata.name}`);
+  }
+  console.log(`e2e: ${objects.length} example objects passed a strict server-side dry-run (${[...kinds].sort().join(', ')})`);
+});
+
+t('the dry-run can fail: a misplaced field of an Application or a Flux Kustomization is rejected', async () => {
+  const app = parse(readFileSync(join(ROOT, 'examples/argocd/application.yaml'), 'utf8'));
+  app.spec.syncPolicy.automated.selfHeel = true;
+  const flux = docsOf(readFileSync(join(ROOT, 'examples/flux/kustomizations.yaml'), 'utf8'))[1];
+  flux.spec.healthCheck = flux.spec.healthChecks;
+  for (const [o, field] of [[app, 'selfHeel'], [flux, 'healthCheck']] as const) {
+    let err: any = null;
+    try {
+      await dryRun(env.admin, o, NS);
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err, `${o.kind} with ${field} rejected`);
+    assert.match(String(err.message), new RegExp(field));
+  }
+});
+
+// ------------------------------------------------------------------ the loop
+
+const WORKERS = ['w-1', 'w-2', 'w-3', 'w-4'];
+const SPEC_PATH = 'examples/argocd/bootcplan.yaml';
+const PLAN_PATH = 'examples/argocd/plans/bootcplan.json';
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+
+function spec(image: string, extra: Record<string, unknown> = {}): string {
+  return specYaml([{ name: 'worker', image, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60 }], extra).replace('name: test', 'name: e2e-loop');
+}
+
+/** The pull-request side: the spec at its path, planned once against the live cluster, both committed. */
+async function planAndCommit(repo: string, text: string): Promise<{ commit: string; planId: string }> {
+  mkdirSync(join(repo, dirname(SPEC_PATH)), { recursive: true });
+  writeFileSync(join(repo, SPEC_PATH), text);
+  const io = captureIO();
+  const code = await inDir(repo, () => run(['plan', '-f', SPEC_PATH, '--kubeconfig', env.saKubeconfig, '--out', PLAN_PATH, '-o', 'markdown', '--detailed-exitcode'], { io: io.io }));
+  assert.is(code, 2, io.err());
+  assert.match(io.out(), /^<!-- bootcplan:plan spec=examples\/argocd\/bootcplan.yaml -->/);
+  git(repo, 'add', SPEC_PATH, PLAN_PATH);
+  git(repo, 'commit', '-qm', 'rollout');
+  return { commit: git(repo, 'rev-parse', 'HEAD'), planId: JSON.parse(readFileSync(join(repo, PLAN_PATH), 'utf8')).id };
+}
+
+/** The sync side: the Rollout object (the spec file itself) and the ConfigMap of the example kustomization, from the commit. */
+async function sync(repo: string, commit: string): Promise<string> {
+  // The committed bytes (git show, untrimmed): what kustomize puts into the ConfigMap.
+  const show = (path: string) => execFileSync('git', ['show', `${commit}:${path}`], { cwd: repo, encoding: 'utf8' });
+  const specText = show(SPEC_PATH);
+  const planText = show(PLAN_PATH);
+  const doc = parse(specText);
+  const rollout = { ...doc, metadata: { ...doc.metadata, namespace: NS } };
+  try {
+    await env.admin.request('POST', ROLLOUTS, { body: rollout });
+  } catch (err) {
+    if (!(err instanceof AlreadyExistsError)) throw err;
+    await env.admin.request('PATCH', `${ROLLOUTS}/e2e-loop`, { body: { spec: rollout.spec }, contentType: 'application/merge-patch+json' });
+  }
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bootcplan-rollout-${commit.slice(0, 10)}`, namespace: NS }, data: { 'bootcplan.yaml': specText, 'plan.json': planText } };
+  await env.admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: cm });
+  return cm.metadata.name;
+}
+
+/** The example Job's pod, with its ConfigMap volume materialised from the API as the kubelet would. */
+async function jobPod(cmName: string): Promise<{ dir: string; args: string[] }> {
+  const job = parse(readFileSync(join(ROOT, 'examples/argocd/apply-job.yaml'), 'utf8'));
+  const pod = job.spec.template.spec;
+  const c = pod.containers[0];
+  const mount = c.volumeMounts.find((m: any) => m.mountPath === c.workingDir);
+  const vol = pod.volumes.find((v: any) => v.name === mount.name);
+  const cm = await env.admin.request('GET', `/api/v1/namespaces/${NS}/configmaps/${cmName}`);
+  const dir = tempDir('bootcplan-job-');
+  for (const item of vol.configMap.items) {
+    mkdirSync(join(dir, dirname(item.path)), { recursive: true });
+    writeFileSync(join(dir, item.path), cm.data[item.key]);
+  }
+  return { dir, args: c.args };
+}
+
+async function runJob(pod: { dir: string; args: string[] }) {
+  const io = captureIO({ BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' });
+  const code = await inDir(pod.dir, () => run([...pod.args, '--kubeconfig', env.saKubeconfig], { io: io.io }));
+  return { code, out: io.out(), err: io.err() };
+}
+
+const rolloutObject = () => env.admin.request('GET', `${ROLLOUTS}/e2e-loop`);
+
+t('the loop: the committed plan applied step by step by the example Job to Healthy; then stale (exit 3); then outside the window (exit 0, Suspended)', async () => {
+  agent?.stop();
+  await resetCluster(env.admin);
+  await env.admin.request('DELETE', `${ROLLOUTS}/e2e-loop`).catch(() => undefined);
+  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.map((name, i) => ({ name, zone: `zone-${i % 2}` })), { maxUnavailable: 1 }).objects);
+  agent = await new NodeAgent(env.admin, { scale: 1 }).start();
+  const repo = tempDir('bootcplan-gitops-');
+  git(repo, 'init', '-q', '-b', 'main');
+
+  // 1. Review: plan once, commit. 2. Sync: the Rollout object and the ConfigMap. 3. The Job, run after run.
+  const first = await planAndCommit(repo, spec(NEW));
+  const pod = await jobPod(await sync(repo, first.commit));
+  assert.equal(pod.args.slice(0, 2), ['apply', PLAN_PATH]);
+  resetRequestStats();
+  const phases: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    const r = await runJob(pod);
+    assert.is(r.code, 0, r.err);
+    assert.not.match(r.err, /warning/, 'the status and every Event were written');
+    const st = (await rolloutObject()).status;
+    phases.push(`${st.phase}: ${st.message}`);
+    if (st.phase === 'Healthy') break;
+    await sleep(300);
+  }
+  const st = (await rolloutObject()).status;
+  assert.is(st.phase, 'Healthy', phases.join('\n'));
+  assert.is(st.planId, first.planId);
+  assert.is(st.observedGeneration, (await rolloutObject()).metadata.generation);
+  assert.ok(phases.some((p) => /^Progressing: wave 1\/2 of pool worker/.test(p)), phases.join('\n'));
+  assert.equal(st.conditions.map((c: any) => `${c.type}=${c.status}`), ['Ready=True', 'Reconciling=False', 'Stalled=False']);
+  const stats = requestStats();
+  const events = stats.byResource.events ?? 0;
+  console.log(`e2e: the Job applied plan ${first.planId} in ${phases.length} runs (${phases.map((p) => p.split(':')[0]).join(', ')}); status writes ${stats.byResource.rollouts ?? 0}, Events ${events} (${(events / WORKERS.length).toFixed(1)} per node) of ${stats.total} requests`);
+
+  // Events through the API, as kubectl get events / describe node read them (core v1 view).
+  const ev = await env.admin.request('GET', '/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.kind=Node,reason=RebootRequested' } });
+  assert.equal(ev.items.map((e: any) => e.involvedObject.name).sort(), WORKERS);
+  const node = await env.admin.request('GET', '/api/v1/nodes/w-1');
+  const e1 = ev.items.find((e: any) => e.involvedObject.name === 'w-1');
+  assert.equal([e1.involvedObject.uid, e1.reportingComponent, e1.type, e1.action], [node.metadata.uid, 'bootcplan.dev/apply', 'Normal', 'Reboot']);
+  const updated = await env.admin.request('GET', '/api/v1/namespaces/default/events', { query: { fieldSelector: 'reason=NodeUpdated' } });
+  assert.is(updated.items.length, WORKERS.length);
+  const onRollout = await env.admin.request('GET', `/api/v1/namespaces/${NS}/events`, { query: { fieldSelector: 'involvedObject.kind=Rollout,reason=RolloutApplied' } });
+  assert.is(onRollout.items.length, 1);
+
+  // A second plan (a new image); the cluster changes before the Job runs (two nodes cordoned by
+  // someone else: the reviewed waves no longer fit): exit 3, "stale: re-plan needed".
+  const second = await planAndCommit(repo, spec(imageRef('e2e-v2')));
+  const pod2 = await jobPod(await sync(repo, second.commit));
+  for (const n of ['w-1', 'w-2']) await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' });
+  const stale = await runJob(pod2);
+  assert.is(stale.code, 3, stale.err);
+  assert.match(stale.err, /error: stale plan/);
+  const st2 = (await rolloutObject()).status;
+  assert.equal([st2.phase, st2.reason, st2.lastExitCode, st2.planId], ['Degraded', 'Stale', 3, second.planId]);
+  assert.match(st2.message, /^stale: re-plan needed \(/);
+  assert.equal(st2.conditions.map((c: any) => `${c.type}=${c.status}`), ['Ready=False', 'Reconciling=False', 'Stalled=True']);
+  for (const n of ['w-1', 'w-2']) await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: null } }, contentType: 'application/merge-patch+json' });
+
+  // A plan whose only window opens in about 12 hours (UTC): the Job exits 0, Suspended.
+  const hour = (new Date().getUTCHours() + 12) % 24;
+  const third = await planAndCommit(repo, spec(imageRef('e2e-v2'), { maintenanceWindows: [{ schedule: `0 ${hour} * * *`, duration: '1h', timezone: 'UTC' }] }));
+  const pod3 = await jobPod(await sync(repo, third.commit));
+  const outside = await runJob(pod3);
+  assert.is(outside.code, 0, outside.err);
+  assert.match(outside.out, new RegExp(`nothing to do now: outside window until ${String(hour).padStart(2, '0')}:00 UTC`));
+  const obj3 = await rolloutObject();
+  assert.equal([obj3.status.phase, obj3.status.reason, obj3.status.message, obj3.status.planId], ['Suspended', 'OutsideWindow', `outside window until ${String(hour).padStart(2, '0')}:00 UTC`, third.planId]);
+  assert.match(obj3.status.nextWindow, new RegExp(`T${String(hour).padStart(2, '0')}:00:00`));
+  assert.is(obj3.status.observedGeneration, obj3.metadata.generation);
+  assert.equal(obj3.status.conditions.map((c: any) => `${c.type}=${c.status}`), ['Ready=False', 'Reconciling=True', 'Stalled=False']);
+  const nodes = (await env.admin.request('GET', '/api/v1/nodes')).items as KObject[];
+  assert.ok(nodes.every((n) => !n.spec?.unschedulable), 'no node left cordoned');
+});
+
+t.run();
