@@ -17,7 +17,7 @@ import { renderJsonSchema, withSpecReference, SCHEMA_FILE, rolloutJsonSchema } f
 
 const s = suite('JSON Schema of the spec');
 
-const EXAMPLES = ['examples/rollout.yaml', 'examples/argocd/bootcplan.yaml', 'examples/flux/bootcplan.yaml'];
+const EXAMPLES = ['examples/rollout.yaml', 'examples/argocd/bootcplan.yaml', 'examples/flux/rollout/bootcplan.yaml'];
 const D = 'quay.io/example/os@sha256:' + 'a'.repeat(64);
 /** Rules only bootcplan checks (a JSON Schema cannot state them): the schema accepts these. */
 const VALIDATOR_ONLY = new Set(['duplicate-pool', 'duplicate-machine-manager', 'cron-invalid', 'timezone-invalid', 'duration-invalid']);
