@@ -47,6 +47,11 @@ export interface ReporterOptions {
   notify?: (doc: NotifyDocument) => Promise<void>;
   /** One line to stderr. */
   warn: (message: string) => void;
+  /**
+   * Warn when there is no Rollout object. Only the in-cluster Job (`apply --step`) is expected
+   * to report into one; an apply from a workstation without GitOps has none, and says nothing.
+   */
+  expectObject?: boolean;
 }
 
 /** The final status of a run, from its result or its error (DESIGN §3 exit codes). */
@@ -97,7 +102,7 @@ export class RolloutReporter {
     try {
       this.object = await this.driver.readRollout(this.o.rollout);
       this.before = this.object?.conditions[0]?.reason ?? null;
-      if (!this.object) this.warnOnce('absent', `no Rollout object ${this.o.rollout} in the cluster: the rollout status is not recorded (sync the spec file itself, README "GitOps")`);
+      if (!this.object && this.o.expectObject !== false) this.warnOnce('absent', `no Rollout object ${this.o.rollout} in the cluster: the rollout status is not recorded (sync the spec file itself, README "GitOps")`);
     } catch (err) {
       this.warnOnce('read', `the rollout status is not recorded: reading Rollout ${this.o.rollout} failed: ${(err as Error).message}`);
     }

@@ -54,7 +54,7 @@ export class ApplyReporting {
   /** Starts reporting for `plan` (reads the Rollout object). */
   async open(plan: Plan): Promise<void> {
     this.reporter = new RolloutReporter(this.driver, plan, {
-      rollout: this.spec.metadata.name, spec: this.spec.spec, notify: this.notify,
+      rollout: this.spec.metadata.name, spec: this.spec.spec, notify: this.notify, expectObject: this.step,
       warn: (l) => this.io.stderr(forDisplay(l) + '\n'),
     });
     await this.reporter.open();
