@@ -262,12 +262,15 @@ t('the loop: the committed plan applied step by step by the example Job to Healt
 
   // Events through the API, as kubectl get events / describe node read them (core v1 view).
   const ev = await env.admin.request('GET', '/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.kind=Node,reason=RebootRequested' } });
-  assert.equal(ev.items.map((e: any) => e.involvedObject.name).sort(), WORKERS);
+  // Earlier suites on this API server had Nodes of the same names: this run's are told by their uid.
+  const uids = new Set((await env.admin.request('GET', '/api/v1/nodes')).items.map((n: any) => n.metadata.uid));
+  const mine = ev.items.filter((e: any) => uids.has(e.involvedObject.uid));
+  assert.equal(mine.map((e: any) => e.involvedObject.name).sort(), WORKERS);
   const node = await env.admin.request('GET', '/api/v1/nodes/w-1');
-  const e1 = ev.items.find((e: any) => e.involvedObject.name === 'w-1');
+  const e1 = mine.find((e: any) => e.involvedObject.name === 'w-1');
   assert.equal([e1.involvedObject.uid, e1.reportingComponent, e1.type, e1.action], [node.metadata.uid, 'bootcplan.dev/apply', 'Normal', 'Reboot']);
   const updated = await env.admin.request('GET', '/api/v1/namespaces/default/events', { query: { fieldSelector: 'reason=NodeUpdated' } });
-  assert.is(updated.items.length, WORKERS.length);
+  assert.is(updated.items.filter((e: any) => uids.has(e.involvedObject.uid)).length, WORKERS.length);
   const onRollout = await env.admin.request('GET', `/api/v1/namespaces/${NS}/events`, { query: { fieldSelector: 'involvedObject.kind=Rollout,reason=RolloutApplied' } });
   assert.is(onRollout.items.length, 1);
 

@@ -138,7 +138,7 @@ t('SIGTERM to a real apply process while an MCO pool is unpaused: exit 143, one 
   const snap = await (await import('../../src/kube/read.ts')).readLiveSnapshot(env.admin);
   assert.is(snap.machineConfigPools.find((m) => m.metadata.name === 'infra')?.spec?.paused, true, 'paused again: the MCO takes no more nodes');
   assert.is(snap.lock, null, 'lock released');
-  const rec = JSON.parse(snap.progress!.data!['progress.json']);
+  const rec = JSON.parse(snap.progress!.data!['run.json']);
   assert.is(rec.pools.infra.interrupted?.wave, 2);
   const again = captureIO();
   assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());

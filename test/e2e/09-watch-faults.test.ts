@@ -111,7 +111,10 @@ t('watches resumed from an expired resourceVersion: 410 Gone, those watches list
   const r = await applyWithFault(spec, (d) => {
     dropWatchConnections(d);
     // Once the events read before the drop are handled (a reconnect waits 200 ms first).
-    setTimeout(() => { for (const x of reflectorsOf(d)) if (x.installed) { x.resourceVersion = '1'; expired++; } }, 50);
+    // Only the custom resources' watches: their watch cache starts after the CRD was made, so
+    // resourceVersion 1 is answered 410 Gone. A built-in kind's history in this young test
+    // server still reaches back to 1 and would be replayed, with the deletions of earlier suites.
+    setTimeout(() => { for (const x of reflectorsOf(d)) if (x.installed && /(openshift\.io|bootc\.dev)\//.test(x.type.apiVersion)) { x.resourceVersion = '1'; expired++; } }, 50);
   });
   assert.is(r.code, 0, r.err);
   const crds = reflectorsOf(r.driver).filter((x) => x.installed && /(openshift\.io|bootc\.dev)\//.test(x.type.apiVersion)).length;
