@@ -16,6 +16,7 @@ import { planWith, runApply, newSim } from './apply-harness.ts';
 import type { SimCluster, SimDriver } from '../src/sim/cluster.ts';
 import { nodeProgressOf } from '../src/apply/node-progress.ts';
 import { BOOTCPLAN_CORDONED_BY } from '../src/domain/labels.ts';
+import { ProgressBook } from '../src/apply/progress-book.ts';
 
 const s = suite('progress: resume from per-node state');
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
@@ -99,6 +100,22 @@ s('the run record does not grow with the nodes; a node step writes a bounded ent
   assert.ok(large.largestRun <= small.largestRun + 8, `run record: ${small.largestRun} bytes at 10 nodes, ${large.largestRun} at 1,000 (only the wave cursor's digits may grow)`);
   assert.ok(large.largestNode <= small.largestNode + 8, `node entry: ${small.largestNode} bytes at 10 nodes, ${large.largestNode} at 1,000`);
   assert.ok(large.largestNode < 300, `a node entry is small: ${large.largestNode} bytes`);
+});
+
+s('saves made at once (slot nodes finishing together) are written one after the other: no false "another apply wrote it"', async () => {
+  const snap = newSnap(6, 0, 6);
+  const { plan } = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 3 }]), snap);
+  const sim = newSim(snap);
+  const book = new ProgressBook(sim.driver(), plan, plan.pools);
+  await book.load();
+  book.record.changesApplied = true;
+  const first = book.save();
+  book.finishWave('worker', 1);
+  const second = book.save();
+  await Promise.all([first, second]);
+  const run = sim.progress.read(sim.nodes.values()).run!;
+  assert.is(run.changesApplied, true);
+  assert.is(run.pools.worker.wavesDone, 1, 'the second save is written too, against the first one\'s version');
 });
 
 s.run();

@@ -27,6 +27,8 @@ export class ProgressBook {
   private version: string | null = null;
   /** The run record as last written (or read): save() writes only when it differs. */
   private written = '';
+  /** The save in progress: saves are serialized (see save). */
+  private saving: Promise<void> = Promise.resolve();
   /** Entries of nodes in flight (step other than done), by node name. */
   private entries: Record<string, NodeProgress> = {};
   /** The run record was this plan's already: this apply continues an earlier one. */
@@ -63,7 +65,18 @@ export class ProgressBook {
   }
 
   /** Writes the run record when it changed since it was last written. */
-  async save(): Promise<void> {
+  /**
+   * Writes the run record when it changed. Saves run one after another: the slot runner's
+   * nodes finish concurrently, and two writes against the same resourceVersion would make the
+   * second look like another apply's (ProgressMovedError).
+   */
+  save(): Promise<void> {
+    const next = this.saving.then(() => this.saveNow());
+    this.saving = next.catch(() => undefined);
+    return next;
+  }
+
+  private async saveNow(): Promise<void> {
     for (const p of Object.values(this.rec.pools)) if (p.halted && p.halted.reason.length > MAX_REASON) p.halted.reason = p.halted.reason.slice(0, MAX_REASON - 3) + '...';
     const { updatedAt: _, ...rest } = this.rec;
     const body = JSON.stringify(rest);
