@@ -4,6 +4,7 @@
  * `--durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30`.
  */
 import type { PhaseDurations, RebootKind, Backend } from './types.ts';
+import { MinHeap } from '../base/heap.ts';
 
 export const DEFAULT_DURATIONS: PhaseDurations = {
   /** pull and stage the new image (bootc: in parallel before the first wave; MCO: inside each node's window) */
@@ -97,51 +98,15 @@ export interface SlotsEstimateInput {
 export function estimateSlotsSeconds(d: PhaseDurations, p: SlotsEstimateInput, start = 0, durationOf?: (i: number) => number): number {
   if (p.order.length === 0 || p.slots < 1) return 0;
   const stagingDone = d.stage;
-  const finish = new MinHeap();
+  const finish = new MinHeap<number>((x, y) => x < y);
   let t = start;
   let end = start;
   p.order.forEach((n, i) => {
-    if (finish.size >= p.slots) t = Math.max(t, finish.pop());
+    if (finish.size >= p.slots) t = Math.max(t, finish.pop()!);
     if (p.backend === 'bootc' && p.needsStaging && n.staged !== true) t = Math.max(t, stagingDone);
     const done = t + (durationOf ? durationOf(i) : nodeWindowSeconds(d, p.backend, n.reboot));
     finish.push(done);
     end = Math.max(end, done);
   });
   return end - start;
-}
-
-/** A binary min-heap of numbers (finish times). */
-class MinHeap {
-  private a: number[] = [];
-  get size(): number { return this.a.length; }
-  push(x: number): void {
-    const a = this.a;
-    a.push(x);
-    let i = a.length - 1;
-    while (i > 0) {
-      const up = (i - 1) >> 1;
-      if (a[up] <= a[i]) break;
-      [a[up], a[i]] = [a[i], a[up]];
-      i = up;
-    }
-  }
-  pop(): number {
-    const a = this.a;
-    const top = a[0];
-    const last = a.pop()!;
-    if (a.length) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1, r = l + 1;
-        let m = i;
-        if (l < a.length && a[l] < a[m]) m = l;
-        if (r < a.length && a[r] < a[m]) m = r;
-        if (m === i) break;
-        [a[m], a[i]] = [a[i], a[m]];
-        i = m;
-      }
-    }
-    return top;
-  }
 }

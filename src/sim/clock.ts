@@ -4,51 +4,16 @@
  * moves only when an event runs; there are no real timers.
  */
 
+import { MinHeap } from '../base/heap.ts';
+
 export interface SimEvent { t: number; seq: number; fn: () => void; cancelled?: boolean }
 
-/** Min-heap on (t, seq). */
-class EventQueue {
-  private a: SimEvent[] = [];
-  get size() { return this.a.length; }
-  push(e: SimEvent) {
-    const a = this.a;
-    a.push(e);
-    let i = a.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (less(a[p], a[i])) break;
-      [a[p], a[i]] = [a[i], a[p]];
-      i = p;
-    }
-  }
-  peek(): SimEvent | undefined { return this.a[0]; }
-  pop(): SimEvent | undefined {
-    const a = this.a;
-    if (!a.length) return undefined;
-    const top = a[0];
-    const last = a.pop()!;
-    if (a.length) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1, r = l + 1;
-        let m = i;
-        if (l < a.length && less(a[l], a[m])) m = l;
-        if (r < a.length && less(a[r], a[m])) m = r;
-        if (m === i) break;
-        [a[m], a[i]] = [a[i], a[m]];
-        i = m;
-      }
-    }
-    return top;
-  }
-}
 const less = (x: SimEvent, y: SimEvent) => x.t < y.t || (x.t === y.t && x.seq < y.seq);
 
 export class VirtualClock {
   /** Seconds since the epoch, virtual. */
   now: number;
-  private queue = new EventQueue();
+  private queue = new MinHeap<SimEvent>(less);
   /** Orders the events of one instant; the simulated resourceVersion counts on it too. */
   private seq = 0;
 
