@@ -8,6 +8,7 @@ import { parseAllDocuments, parse } from 'yaml';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { readPlanFile } from '../src/cli/inputs.ts';
 import { openSavedPlan } from '../src/cli/sealed.ts';
+import { LUA, luaHealth } from './lua-health.ts';
 
 const s = suite('GitOps examples');
 
@@ -139,23 +140,7 @@ s('argocd-cm and the OpenShift GitOps ArgoCD CR embed the tested Lua health chec
   }
 });
 
-/** JS value -> Lua table constructor. */
-function lua(v: unknown): string {
-  if (v === null || v === undefined) return 'nil';
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return `{${v.map(lua).join(', ')}}`;
-  return `{${Object.entries(v as object).map(([k, x]) => `[${JSON.stringify(k)}] = ${lua(x)}`).join(', ')}}`;
-}
-
-const LUA = ['/usr/bin/lua5.4', '/usr/bin/lua'].find((p) => existsSync(p));
-function health(script: string, obj: unknown): { status: string; message: string } {
-  const code = `local obj = ${lua(obj)}\nlocal hs = (function()\n${readFileSync(script, 'utf8')}\nend)()\nprint(hs.status)\nprint(hs.message)\n`;
-  const r = spawnSync(LUA!, ['-'], { input: code, encoding: 'utf8' });
-  assert.is(r.status, 0, r.stderr);
-  const [status, message] = r.stdout.split('\n');
-  return { status, message };
-}
+const health = luaHealth;
 
 s('Lua health checks behave (run with lua5.4)', () => {
   if (!LUA) {

@@ -22,6 +22,19 @@ import { renderText } from '../src/render/text.ts';
 const s = suite('progress and folded text: golden files');
 
 /** Two pools: 6 bootc nodes (maxUnavailable 2, soak 60 s) and 40 nodes in waves of 1 (40 waves). */
+/** A spec and snapshot of one bootc pool of 30 nodes (maxUnavailable 1) in a temp dir, and a captured IO without terminals. */
+function infraOf30() {
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-progress-'));
+  const spec = join(dir, 'rollout.yaml');
+  const cluster = join(dir, 'cluster.yaml');
+  writeFileSync(spec, specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1 }]));
+  writeFileSync(cluster, new ClusterBuilder().bootcPool('infra', nodes('i', 30)).yaml());
+  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
+  o.stdout = (x) => { o.out += x; };
+  o.stderr = (x) => { o.err += x; };
+  return { spec, cluster, o };
+}
+
 async function twoPools() {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 6)).bootcPool('infra', nodes('i', 40)).snapshot();
   const { plan, replan } = planWith(specYaml([
@@ -139,14 +152,7 @@ s('rehearse progress on a terminal: the live block after the quiet time, at most
 });
 
 s('rehearse CLI: a long run (by the clock passed in) writes progress lines to stderr; stdout keeps the report', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-progress-'));
-  const spec = join(dir, 'rollout.yaml');
-  const cluster = join(dir, 'cluster.yaml');
-  writeFileSync(spec, specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1 }]));
-  writeFileSync(cluster, new ClusterBuilder().bootcPool('infra', nodes('i', 30)).yaml());
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
+  const { spec, cluster, o } = infraOf30();
   let ms = 0;
   assert.is(await run(['rehearse', '-f', spec, '--cluster', cluster], { io: o, now: () => (ms += 300) }), 0, o.err);
   assert.match(o.err, /^rehearsing: infra wave \d+\/30, \d+\/30 nodes; simulated /m);
@@ -179,14 +185,7 @@ s('apply on a terminal: the live block on stderr ends with every pool done, node
 });
 
 s('a halt names the waves not finished as ranges (a halt in wave 1 of 30: "waves 1-30")', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-progress-'));
-  const spec = join(dir, 'rollout.yaml');
-  const cluster = join(dir, 'cluster.yaml');
-  writeFileSync(spec, specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1 }]));
-  writeFileSync(cluster, new ClusterBuilder().bootcPool('infra', nodes('i', 30)).yaml());
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
+  const { spec, cluster, o } = infraOf30();
   assert.is(await run(['rehearse', '-f', spec, '--cluster', cluster, '--fail-rate', '1', '-o', 'json'], { io: o, now: () => 0 }), 5);
   assert.match(o.err, /pool infra is paused; waves 1-30 of 30 were not finished/);
 });

@@ -7,8 +7,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -16,6 +15,7 @@ import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { windowPolicy } from '../src/apply/policy.ts';
 import { inDir } from './cwd.ts';
+import { LUA, luaHealth } from './lua-health.ts';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
 import type { DriverFactory } from '../src/cli/deps.ts';
@@ -216,22 +216,7 @@ s('the cluster moved since the reviewed plan: exit 3 and status Degraded "stale:
   assert.is(status(sim).observedGeneration, undefined, 'no spec verified: no generation observed');
 });
 
-const LUA = ['/usr/bin/lua5.4', '/usr/bin/lua'].find((p) => existsSync(p));
-/** JS value -> Lua table constructor. */
-function lua(v: unknown): string {
-  if (v === null || v === undefined) return 'nil';
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return `{${v.map(lua).join(', ')}}`;
-  return `{${Object.entries(v as object).map(([k, x]) => `[${JSON.stringify(k)}] = ${lua(x)}`).join(', ')}}`;
-}
-function health(obj: unknown): { status: string; message: string } {
-  const code = `local obj = ${lua(obj)}\nlocal hs = (function()\n${readFileSync('examples/argocd/health/rollout.lua', 'utf8')}\nend)()\nprint(hs.status)\nprint(hs.message)\n`;
-  const r = spawnSync(LUA!, ['-'], { input: code, encoding: 'utf8' });
-  assert.is(r.status, 0, r.stderr);
-  const [st, message] = r.stdout.split('\n');
-  return { status: st, message };
-}
+const health = (obj: unknown) => luaHealth('examples/argocd/health/rollout.lua', obj);
 
 s('the Argo CD health check (examples/argocd/health/rollout.lua, lua5.4) of the status each state wrote', () => {
   if (!LUA) {
