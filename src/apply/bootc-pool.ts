@@ -11,7 +11,7 @@ import { conditionOf, type NodeView } from '../domain/nodes.ts';
 import { AbortedError, DrainTimeoutError, isoOf } from './driver.ts';
 import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
 import { retry } from './changes.ts';
-import { afterWave, availabilitySignature, beforeWave, budgetChanged, budgetTimeoutFailures, checkStale, halt, StepWait } from './wave-gates.ts';
+import { afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt, StepWait } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
 import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, stagingOf, viewIn } from './views.ts';
 
@@ -239,9 +239,7 @@ async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
     waitingSince ??= ctx.now();
     const remaining = waitingSince + ctx.timeouts.budgetSeconds - ctx.now();
     if (remaining <= 0) {
-      const views = await peek(ctx.driver, (s) => w.pending.map((n) => ({ node: n, v: viewIn(s, n) })));
-      w.failures.push(...budgetTimeoutFailures(ctx, views));
-      w.pending.length = 0;
+      await failPendingAfterBudgetWait(ctx, w);
       continue;
     }
     const signature = await peek(ctx.driver, (s) => availabilitySignature(s, pool));

@@ -31,7 +31,7 @@ import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { AbortedError } from './driver.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
-import { afterWave, availabilitySignature, beforeWave, budgetTimeoutFailures, checkPolicy, checkStale, halt } from './wave-gates.ts';
+import { afterWave, availabilitySignature, beforeWave, failPendingAfterBudgetWait, checkPolicy, checkStale, halt } from './wave-gates.ts';
 import { cordonNow, decideRound, recordCordonAhead, runBootcNode, setFatal, type WaveRun } from './bootc-pool.ts';
 import { atTarget, peek, stagingOf, viewIn } from './views.ts';
 
@@ -139,9 +139,7 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
     waitingSince ??= ctx.now();
     const remaining = waitingSince + ctx.timeouts.budgetSeconds - ctx.now();
     if (remaining <= 0) {
-      const views = await peek(ctx.driver, (snap) => s.pending.map((n) => ({ node: n, v: viewIn(snap, n) })));
-      s.failures.push(...budgetTimeoutFailures(ctx, views));
-      s.pending.length = 0;
+      await failPendingAfterBudgetWait(ctx, s);
       continue;
     }
     const signature = await peek(ctx.driver, (snap) => availabilitySignature(snap, s.pool));

@@ -170,8 +170,18 @@ export function budgetChanged(ctx: ApplyContext, pool: PlanPool, signature: stri
   return ctx.driver.waitFor((s) => availabilitySignature(s, pool) !== signature, { timeoutSeconds: seconds, signal, description: `budget in pool ${pool.name}` });
 }
 
+/**
+ * The budget wait ran out (waves and slots alike): every node still pending fails, saying why
+ * as the cluster shows it now, and none is left pending.
+ */
+export async function failPendingAfterBudgetWait(ctx: ApplyContext, run: { pending: string[]; failures: NodeFailure[] }): Promise<void> {
+  const views = await peek(ctx.driver, (snap) => run.pending.map((n) => ({ node: n, v: viewIn(snap, n) })));
+  run.failures.push(...budgetTimeoutFailures(ctx, views));
+  run.pending.length = 0;
+}
+
 /** The failures of nodes that waited for budget or readiness longer than the limit. */
-export function budgetTimeoutFailures(ctx: ApplyContext, views: { node: string; v: NodeView | null }[]): NodeFailure[] {
+function budgetTimeoutFailures(ctx: ApplyContext, views: { node: string; v: NodeView | null }[]): NodeFailure[] {
   const minutes = Math.round(ctx.timeouts.budgetSeconds / 60);
   return views.map(({ node, v }) => ({
     node, reason: v?.unavailable
