@@ -143,6 +143,11 @@ export interface PlanSpecInfo {
   sha256: string;
   /** The working-tree file differs from the commit (only without --ref). */
   dirty: boolean | null;
+  /**
+   * Set when the plan was made from a Fleet file (`fleet plan`): the cluster of that Fleet whose
+   * effective spec (shared Rollout spec + overrides) was planned. Absent for a Rollout spec.
+   */
+  fleetCluster?: string;
 }
 
 export interface PlanClusterInfo {

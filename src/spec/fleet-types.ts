@@ -1,0 +1,79 @@
+/**
+ * The Fleet spec, `bootcplan.dev/v1alpha1` kind `Fleet` (DESIGN §10), after validation: many
+ * clusters sharing one Rollout spec, with per-label and per-cluster overrides, rolled out in
+ * batches. The strategy names follow Red Hat TALM's ClusterGroupUpgrade (`canaries`,
+ * `maxConcurrency`, batch `timeout`, `batchTimeoutAction`) and Argo CD's progressive syncs.
+ */
+import type { LabelSelector, MaintenanceWindow, RolloutMode, RolloutSpec, SPEC_API_VERSION } from './types.ts';
+
+export const FLEET_KIND = 'Fleet';
+
+/** What happens to a batch whose clusters have not all finished within batchTimeoutSeconds (TALM batchTimeoutAction). */
+export const BATCH_TIMEOUT_ACTIONS = ['continue', 'abort'] as const;
+export type BatchTimeoutAction = (typeof BATCH_TIMEOUT_ACTIONS)[number];
+
+/** The fields of one shared pool a cluster or a label may override, matched by pool name. */
+export interface FleetPoolOverride {
+  name: string;
+  image?: string;
+  allowTags?: boolean;
+  /** integer >= 1 or "N%", as for pools. */
+  maxUnavailable?: number | string;
+  rollout?: RolloutMode;
+  soakSeconds?: number;
+  paused?: boolean;
+}
+
+/** What a cluster (or every cluster a selector matches) changes in the shared Rollout spec. */
+export interface FleetOverride {
+  pools?: FleetPoolOverride[];
+  /** Replaces the shared list. */
+  maintenanceWindows?: MaintenanceWindow[];
+  /** The site's IANA time zone, for every window (shared or overridden) that names none. */
+  timezone?: string;
+}
+
+/** Applied, in file order, to every cluster whose labels the selector matches. */
+export interface FleetLabelOverride extends FleetOverride {
+  clusterSelector: LabelSelector;
+}
+
+export interface FleetCluster {
+  name: string;
+  /** Exactly one of context (a live cluster through the kubeconfig) and snapshot (a file). */
+  context?: string;
+  snapshot?: string;
+  /** A kubeconfig file for this cluster only (default: --kubeconfig / KUBECONFIG). */
+  kubeconfig?: string;
+  labels?: Record<string, string>;
+  /** Applied after every label override. */
+  overrides?: FleetOverride;
+  /** The Argo CD destination of this cluster's Application (default: name = the cluster's name). */
+  destination?: { name?: string; server?: string };
+}
+
+export interface FleetStrategy {
+  /** Cluster names; each is a batch of its own, in this order, before the others. A canary failure stops the fleet. */
+  canaries?: string[];
+  /** Clusters per batch after the canaries: integer >= 1 or "N%" of the non-canary clusters (floor, minimum 1). Default 1. */
+  maxConcurrency?: number | string;
+  /** Wait after each batch before the next. Default 0. */
+  batchSoakSeconds?: number;
+  /** A batch not finished after this long times out (no default: no timeout). */
+  batchTimeoutSeconds?: number;
+  /** Default `abort`. */
+  batchTimeoutAction?: BatchTimeoutAction;
+}
+
+export interface FleetSpec {
+  apiVersion: typeof SPEC_API_VERSION;
+  kind: typeof FLEET_KIND;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: {
+    /** The Rollout spec's `spec` every cluster shares (same fields, same validation). */
+    rollout: RolloutSpec['spec'];
+    clusters: FleetCluster[];
+    overrides?: FleetLabelOverride[];
+    strategy?: FleetStrategy;
+  };
+}
