@@ -19,6 +19,7 @@ import { yamlText } from '../src/render/yaml.ts';
 import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
+import { ensureBuilt } from './built.ts';
 
 const s = suite('cli manners');
 
@@ -30,9 +31,9 @@ async function cli(args: string[], given: { openDriver?: DriverFactory } = {}) {
   return { code, out, err };
 }
 
-/** The installed command, with `input` on its stdin. */
+/** The installed command (compiled, rebuilt when a source is newer), with `input` on its stdin. */
 function bin(args: string[], input: string) {
-  const r = spawnSync(process.execPath, ['bin/bootcplan.mjs', ...args], { input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [ensureBuilt(), ...args], { input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -47,7 +48,9 @@ writeFileSync(specFile, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 
 // ---- stdin ----
 
 s('-f - and --cluster - read stdin; the plan is the one the files give; positions name <stdin>', () => {
-  const fromFiles = JSON.parse(bin(['plan', '-f', specFile, '--cluster', clusterFile, '-o', 'json'], '').out);
+  const files = bin(['plan', '-f', specFile, '--cluster', clusterFile, '-o', 'json'], '');
+  assert.is(files.code, 0, files.err);
+  const fromFiles = JSON.parse(files.out);
   const spec = bin(['plan', '-f', '-', '--cluster', clusterFile, '-o', 'json'], readFileSync(specFile, 'utf8'));
   assert.is(spec.code, 0, spec.err);
   const fromStdin = JSON.parse(spec.out);
