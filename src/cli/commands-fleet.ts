@@ -7,7 +7,8 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { join } from 'node:path';
 import { formatDiagnostic } from '../base/diagnostics.ts';
-import { EXIT } from '../base/errors.ts';
+import { EXIT, InputError } from '../base/errors.ts';
+import { renderPlan } from './formats.ts';
 import { planFleet } from '../plan/fleet.ts';
 import type { FleetPlan } from '../plan/fleet-types.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -104,10 +105,19 @@ function registerFleetShow(fleet: Command, ctx: CommandContext): void {
     .description('render a saved fleet plan (refused when it was modified after it was made: exit 3)')
     .argument('<fleetplan>', 'a fleet plan saved with fleet plan --out')
     .addOption(outputFormatOption(FLEET_FORMATS))
-    .action(async (file: string, opts: { output: FleetFormat }) => {
+    .option('--cluster <name>', 'show this cluster\'s plan instead (-o json: a plan file `bootcplan apply` takes)')
+    .action(async (file: string, opts: { output: FleetFormat; cluster?: string }) => {
       const fp = readFleetPlanFile(file);
       checkFleetPlanSeal(fp);
-      ctx.io.stdout(await renderFleetPlan(fp, opts.output, useColor(ctx.io, ctx.io.stdoutIsTTY)));
+      const color = useColor(ctx.io, ctx.io.stdoutIsTTY);
+      if (opts.cluster === undefined) {
+        ctx.io.stdout(await renderFleetPlan(fp, opts.output, color));
+        return;
+      }
+      const c = fp.clusters.find((x) => x.name === opts.cluster);
+      if (!c) throw new InputError(`fleet plan ${fp.id} has no cluster ${JSON.stringify(opts.cluster).slice(0, 80)}`, [], `its clusters: ${fp.clusters.slice(0, 20).map((x) => x.name).join(', ')}${fp.clusters.length > 20 ? ', ...' : ''}`);
+      if (!c.plan) throw new InputError(`cluster ${c.name} has no plan in fleet plan ${fp.id}: ${c.error?.code}: ${c.error?.message}`, [], c.error?.hint);
+      ctx.io.stdout(await renderPlan(c.plan, opts.output, { color }));
     });
 }
 
