@@ -18,6 +18,7 @@ import { fleetPlanIdOf } from '../src/plan/fleet.ts';
 import { planIdOf } from '../src/plan/planner.ts';
 import { renderFleetJson } from '../src/render/fleet-text.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
+import type { SimDriver } from '../src/sim/driver.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
@@ -33,7 +34,7 @@ function fleetOf(strategy: Record<string, unknown> = {}) {
   return b.strategy({ canaries: ['east'], maxConcurrency: 2, ...strategy });
 }
 
-interface Setup { dir: string; planFile: string; sims: Record<string, SimCluster>; opened: string[]; openDriver: DriverFactory }
+interface Setup { dir: string; planFile: string; sims: Record<string, SimCluster>; opened: string[]; openDriver: DriverFactory; drivers: SimDriver[] }
 
 function setup(o: { strategy?: Record<string, unknown>; faults?: Partial<Record<string, FaultOptions>>; missing?: string[] } = {}): Setup {
   const b = fleetOf(o.strategy);
@@ -44,12 +45,15 @@ function setup(o: { strategy?: Record<string, unknown>; faults?: Partial<Record<
   const sims: Record<string, SimCluster> = {};
   for (const c of b.clusters) sims[c.context!] = newSim(c.cluster!.snapshot(), { faults: o.faults?.[c.name] });
   const opened: string[] = [];
+  const drivers: SimDriver[] = [];
   const openDriver: DriverFactory = async (flags) => {
     opened.push(flags.context ?? '?');
     if (!flags.context || o.missing?.includes(flags.context) || !sims[flags.context]) throw new ClusterApiError(`context "${flags.context}" is not in the kubeconfig`, 'kubectl config get-contexts');
-    return { driver: sims[flags.context].driver(), holder: 'fleet@test' };
+    const driver = sims[flags.context].driver(`${flags.context}-${drivers.length}`);
+    drivers.push(driver);
+    return { driver, holder: 'fleet@test' };
   };
-  return { dir, planFile, sims, opened, openDriver };
+  return { dir, planFile, sims, opened, openDriver, drivers };
 }
 
 async function cli(st: Setup, args: string[]) {
@@ -189,6 +193,40 @@ s('a failing canary (its node fails the reboot) halts the fleet: exit 5, the oth
   assert.equal(st.opened, ['ctx-east']);
   assert.not.ok(touched(st.sims['ctx-west']) || touched(st.sims['ctx-south']));
   assert.is((await st.sims['ctx-east'].driver().readFleetProgress())?.outcome, 'failed');
+});
+
+s('killed mid-rollout, then run again: finished clusters are skipped, the half-done one resumes from its own progress, no node rebooted twice', async () => {
+  const st = setup({ strategy: { batchTimeoutAction: 'continue' } });
+  // The process dies (kill -9) when west asks its second node to reboot: its fleet record stays "running".
+  const open = st.openDriver;
+  let reboots = 0;
+  st.openDriver = async (flags, io) => {
+    const o = await open(flags, io);
+    if (flags.context !== 'ctx-west') return o;
+    const d = o.driver as SimDriver;
+    const set = d.setDesiredImageState.bind(d);
+    d.setDesiredImageState = async (node, state) => {
+      if (state === 'Booted' && ++reboots === 2) d.kill();
+      return set(node, state);
+    };
+    return o;
+  };
+  const first = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(first.code, 1, first.err);
+  assert.match(first.out, /west +2 +failed/);
+  const west = st.sims['ctx-west'];
+  assert.is((await west.driver().readFleetProgress())?.outcome, 'running', 'the killed process wrote nothing more');
+  assert.is(west.reboots.length, 1);
+  st.openDriver = open;
+  const opened = st.opened.length;
+  const again = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve', '--lock-timeout', '10m']);
+  assert.is(again.code, 0, again.err);
+  assert.match(again.out, /east \(canary\) +1 +already-done/);
+  assert.match(again.out, /south +2 +already-done/);
+  assert.match(again.out, /west +2 +done/);
+  assert.equal(st.opened.slice(opened).sort(), ['ctx-east', 'ctx-south', 'ctx-west'], 'each cluster read once for its record');
+  assert.ok(onNew(west), 'west: every node rebooted exactly once');
+  assert.is((await west.driver().readFleetProgress())?.outcome, 'done');
 });
 
 s.run();

@@ -23,7 +23,7 @@ import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
-import { type KubeOptions, kubeconfigOption, requestTimeoutOption, outputFormatOption, parseIntegerFlag } from './options.ts';
+import { type KubeOptions, kubeconfigOption, requestTimeoutOption, outputFormatOption, parseIntegerFlag, parseDurationFlag } from './options.ts';
 import { processSignals, withStopOnSignal } from './signals.ts';
 import type { SpecForPlan } from './planning.ts';
 import { planSpecFile } from './provenance.ts';
@@ -38,6 +38,7 @@ interface FleetApplyOptions {
   requestTimeout?: string;
   concurrency?: string;
   autoApprove?: boolean;
+  lockTimeout: string;
   output: (typeof FLEET_APPLY_FORMATS)[number];
 }
 
@@ -51,6 +52,7 @@ export function registerFleetApply(fleet: Command, ctx: CommandContext): void {
     .addOption(requestTimeoutOption())
     .addOption(new Option('--concurrency <n>', `clusters read at once while planning with -f (default ${DEFAULT_FLEET_CONCURRENCY})`))
     .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
+    .option('--lock-timeout <duration>', 'wait this long for a cluster\'s lock another apply holds, e.g. after a killed fleet apply (0: that cluster fails with exit 4 at once)', '0')
     .addOption(outputFormatOption(FLEET_APPLY_FORMATS, 'output format (json: the fleet events and each cluster\'s apply events as NDJSON on stdout)'))
     .action((planfile: string | undefined, opts: FleetApplyOptions) => fleetApplyAction(ctx, planfile, opts));
 }
@@ -69,6 +71,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
   if (!opts.autoApprove && !interactive) {
     throw new InputError('fleet apply needs confirmation, and there is no terminal to ask on', [], 'review the fleet plan (bootcplan fleet plan / fleet show), then run fleet apply with --auto-approve');
   }
+  const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
   const [{ runFleet, checkFleetApplicable }, { openSavedPlan }] = await Promise.all([import('../apply/fleet-runner.ts'), import('./sealed.ts')]);
   const fp = planfile ? readFleetPlanFile(planfile) : await planFleetNow(ctx, opts, json);
   checkFleetPlanSeal(fp);
@@ -89,7 +92,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
   };
   const clock = await wallClock(ctx);
   const result = await withStopOnSignal(io, ctx.signals ?? processSignals, ctx.exitNow ?? ((c) => process.exit(c)), (signal) =>
-    runFleet({ plan: fp, clock, signal, onEvent, open: (c) => openCluster(ctx, prepared.get(c.name)!) }));
+    runFleet({ plan: fp, clock, signal, onEvent, open: (c) => openCluster(ctx, prepared.get(c.name)!, lockTimeoutSeconds) }));
   if (!json) io.stdout(renderFleetRunText(result, { color: useColor(io, io.stdoutIsTTY) }));
   setExit(result.exitCode);
 }
@@ -144,7 +147,7 @@ function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, open: (p: Plan)
 }
 
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */
-async function openCluster(ctx: CommandContext, p: Prepared): Promise<FleetClusterSession> {
+async function openCluster(ctx: CommandContext, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
   const [{ apply }, { windowPolicy }, { confirmSavedPlan, inFlightOf }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts')]);
   const { driver, holder, close } = await ctx.openDriver(p.flags, ctx.io);
   return {
@@ -154,7 +157,7 @@ async function openCluster(ctx: CommandContext, p: Prepared): Promise<FleetClust
       const live = await driver.snapshot();
       const progress = await driver.readProgress();
       const plan = confirmSavedPlan(p.saved, p.specs.replan(live), live, { compareDurations: true, inFlight: inFlightOf(p.saved, live, progress) });
-      const r = await apply({ plan, replan: p.specs.replan, driver, holder, onEvent, policy: windowPolicy(p.specs.spec.spec.maintenanceWindows, plan), signal });
+      const r = await apply({ plan, replan: p.specs.replan, driver, holder, onEvent, policy: windowPolicy(p.specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, signal });
       return r.outcome === 'nothing-to-do' ? 'nothing-to-do' : 'done';
     },
     close,
