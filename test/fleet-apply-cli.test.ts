@@ -30,7 +30,8 @@ const NAMES = ['east', 'west', 'south'] as const;
 
 function fleetOf(strategy: Record<string, unknown> = {}) {
   const b = new FleetBuilder();
-  for (const n of NAMES) b.cluster(n, { context: `ctx-${n}`, cluster: workerCluster(3, n), labels: { name: n } });
+  // east's own override: its plan is re-planned from its effective spec, not the shared one.
+  for (const n of NAMES) b.cluster(n, { context: `ctx-${n}`, cluster: workerCluster(3, n), labels: { name: n }, overrides: n === 'east' ? { pools: [{ name: 'worker', maxUnavailable: 2 }] } : undefined });
   return b.strategy({ canaries: ['east'], maxConcurrency: 2, ...strategy });
 }
 
@@ -163,6 +164,8 @@ s('one canary, then maxConcurrency 2: all three clusters rolled, each recorded i
   assert.is(events.at(-1).type, 'fleet-done');
   assert.equal(events.filter((e) => e.type === 'fleet-batch-start').map((e) => e.clusters), [['east'], ['south', 'west']]);
   assert.ok(events.some((e) => e.type === 'fleet-cluster-event' && e.cluster === 'west' && e.event.type === 'reboot'));
+  const waves = (c: string) => events.filter((e) => e.type === 'fleet-cluster-event' && e.cluster === c && e.event.type === 'wave-start').length;
+  assert.equal([waves('east'), waves('west'), waves('south')], [2, 3, 3], 'east rolled with its own maxUnavailable 2');
   const fpId = JSON.parse(readFileSync(st.planFile, 'utf8')).id;
   for (const n of NAMES) {
     const sim = st.sims[`ctx-${n}`];
