@@ -79,11 +79,14 @@ export class FakeFleet {
   maxInFlight = 0;
   /** Clusters that cannot be opened (a kubeconfig without their context). */
   readonly unopenable = new Set<string>();
+  /** Called when a cluster is opened (e.g. to send a stop request right then). */
+  onOpen: ((cluster: string) => void) | null = null;
 
   constructor(readonly clock: StepClock, readonly scripts: Record<string, Script>) {}
 
   open = async (c: FleetClusterPlan): Promise<FleetClusterSession> => {
     this.opened.push(c.name);
+    this.onOpen?.(c.name);
     if (this.unopenable.has(c.name)) throw new InputError(`context "${c.name}" is not in the kubeconfig`);
     const script = this.scripts[c.name] ?? { kind: 'done', seconds: 60 };
     let closedUntil = script.kind === 'window' ? this.clock.now() + script.closedSeconds : 0;

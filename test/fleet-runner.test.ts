@@ -184,6 +184,15 @@ s('a stop request stops the clusters in flight at a safe point and starts nothin
   assert.is(fake.records.get('a')!.outcome, 'interrupted');
 });
 
+s('a stop request while clusters are being opened: no apply starts, nothing later either', async () => {
+  const ac = new AbortController();
+  const { result, fake } = await runShape({ canaries: [], batches: [['a', 'b'], ['d']], maxConcurrency: 1 }, {}, (f) => { f.onOpen = () => ac.abort('SIGTERM'); }, ac.signal);
+  assert.equal(fake.log, [], 'no apply was called');
+  assert.equal(fake.opened, ['a']);
+  assert.equal(result.clusters.map((c) => c.outcome), ['interrupted', 'interrupted', 'not-started']);
+  assert.is(result.exitCode, 143);
+});
+
 s('worstExitCode: signal > 1 > 6 > 5 > 4 > 3 > 2 > 0', () => {
   assert.is(worstExitCode([0, 3, 4]), 4);
   assert.is(worstExitCode([5, 6, 4]), 6);

@@ -344,6 +344,8 @@ class FleetRun {
   /** Applies; outside the window, waits for it to open and applies again. */
   private async applyUntilDone(s: FleetClusterSession, c: FleetClusterPlan, batch: number, r: FleetClusterResult, stop: AbortSignal, record: FleetProgressRecord): Promise<'done' | 'nothing-to-do'> {
     for (let attempt = 1; ; attempt++) {
+      // Stopped while the cluster was being opened or its record read: nothing is started.
+      if (stop.aborted) throw new AbortedError('stopped before its apply started');
       this.emit({ type: 'fleet-cluster-start', batch, cluster: c.name, attempt });
       try {
         return await s.apply(stop, (event) => this.emit({ type: 'fleet-cluster-event', cluster: c.name, event }));
