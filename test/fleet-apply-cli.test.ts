@@ -94,7 +94,7 @@ s('a cluster plan edited inside the fleet plan (fleet id made to match again) is
   assert.equal(st.opened, []);
 });
 
-s('a cluster plan edited and re-sealed, fleet id too, is caught by its re-plan at its turn: the canary fails (exit 3), nothing written there, the others untouched', async () => {
+s('a cluster plan edited and re-sealed, fleet id too, is caught by its re-plan at its turn: the canary fails (exit 3) with no node touched, the others never reached', async () => {
   const st = setup();
   const fp = JSON.parse(readFileSync(st.planFile, 'utf8'));
   const p = fp.clusters[0].plan;
