@@ -7,6 +7,7 @@ import type { ClusterSnapshot } from '../src/cluster/types.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { FleetPlan, FleetBatch, FleetClusterPlan } from '../src/plan/fleet-types.ts';
 import type { BatchTimeoutAction } from '../src/spec/fleet-types.ts';
+import type { FleetRehearsal } from '../src/sim/fleet-rehearse.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { planWith } from './apply-harness.ts';
 
@@ -65,4 +66,40 @@ export function fleetFixture(list: FleetClusterFixture[], s: StrategyFixture = {
     summary: { clusters: list.length, planned: list.length, withChanges: list.length, failed: 0, nodes: nodesTotal, batches: batches.length, estimatedSeconds, errors: 0, warnings: 0 },
   };
   return { fleetPlan, clusters };
+}
+
+/**
+ * A fleet timeline built by hand, one of each case: a canary done; a soak; a batch with a
+ * cluster done and one halted (the fleet goes on); a batch whose second cluster hits the batch
+ * timeout (abort: the fleet stops); a batch not started; a cluster in no batch.
+ */
+export function fleetTimelineFixture(): FleetRehearsal {
+  const summary = (nodes: number, failed = 0) => ({ nodes, waves: Math.ceil(nodes / 2), reboots: { soft: 0, hard: nodes, failed }, failedNodes: failed, peakOverMax: false });
+  const cl = (name: string, batch: number | null, outcome: FleetRehearsal['clusters'][number]['outcome'], start: number | null, end: number | null, extra: Partial<FleetRehearsal['clusters'][number]> = {}): FleetRehearsal['clusters'][number] => ({
+    name, batch, canary: false, outcome, exitCode: 0, start, end, durationSeconds: start !== null && end !== null ? end - start : null,
+    estimatedSeconds: 3000, message: null, seed: 42, summary: start !== null ? summary(6) : null, ...extra,
+  });
+  return {
+    fleetPlanId: 'fleet-test-id', fleetName: 'test-fleet',
+    options: { durations: { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 }, failRate: 0.05, jitter: 0.3, seed: 1 },
+    strategy: { batchSoakSeconds: 600, batchTimeoutSeconds: 7200, batchTimeoutAction: 'abort' },
+    makespanSeconds: 14400, estimatedSeconds: 13200, stopped: 'batch-timeout',
+    message: 'batch 3 timed out after 2h (batchTimeoutAction abort): cluster east-2 had not finished',
+    exitCode: 5,
+    batches: [
+      { index: 1, kind: 'canary', clusters: ['canary-1'], outcome: 'done', start: 0, end: 3000, timeoutAt: 7200, soak: { start: 3000, end: 3600 }, estimatedSeconds: 3000 },
+      { index: 2, kind: 'batch', clusters: ['east-1', 'west-1'], outcome: 'failed', start: 3600, end: 6600, timeoutAt: 10800, soak: { start: 6600, end: 7200 }, estimatedSeconds: 3000 },
+      { index: 3, kind: 'batch', clusters: ['east-2', 'west-2'], outcome: 'timed-out', start: 7200, end: 14400, timeoutAt: 14400, soak: null, estimatedSeconds: 3000 },
+      { index: 4, kind: 'batch', clusters: ['west-3'], outcome: 'not-started', start: null, end: null, timeoutAt: null, soak: null, estimatedSeconds: 3000 },
+    ],
+    clusters: [
+      cl('canary-1', 1, 'done', 0, 3000, { canary: true }),
+      cl('east-1', 2, 'done', 3600, 6400),
+      cl('west-1', 2, 'halted', 3600, 6600, { exitCode: 5, message: 'pool worker: node west-1-w-03 failed: Degraded after the reboot', summary: summary(6, 1) }),
+      cl('east-2', 3, 'timed-out', 7200, 14400, { exitCode: 5, durationSeconds: 9000, message: 'the batch timeout (2h) came first' }),
+      cl('west-2', 3, 'done', 7200, 9000),
+      cl('west-3', 4, 'not-started', null, null),
+      cl('broken', null, 'no-batch', null, null, { exitCode: 1, estimatedSeconds: null, seed: null, message: 'snapshot-invalid: broken.yaml: not a cluster snapshot' }),
+    ],
+  };
 }
