@@ -7,7 +7,8 @@ import type { ClusterSnapshot } from '../src/cluster/types.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { FleetPlan, FleetBatch, FleetClusterPlan } from '../src/plan/fleet-types.ts';
 import type { BatchTimeoutAction } from '../src/spec/fleet-types.ts';
-import type { FleetRehearsal } from '../src/sim/fleet-rehearse.ts';
+import type { FleetRehearsal, FleetRunner, FleetRunResult } from '../src/sim/fleet-rehearse.ts';
+import { exitCodeOf } from '../src/base/errors.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { planWith } from './apply-harness.ts';
 
@@ -70,8 +71,8 @@ export function fleetFixture(list: FleetClusterFixture[], s: StrategyFixture = {
 
 /**
  * A fleet timeline built by hand, one of each case: a canary done; a soak; a batch with a
- * cluster done and one halted (the fleet goes on); a batch whose second cluster hits the batch
- * timeout (abort: the fleet stops); a batch not started; a cluster in no batch.
+ * cluster done and one failed (halted, exit 5: the fleet goes on, as with `continue`); a batch whose second cluster hits the batch
+ * timeout (abort: the fleet stops); a batch not started; a cluster in no batch (unplanned).
  */
 export function fleetTimelineFixture(): FleetRehearsal {
   const summary = (nodes: number, failed = 0) => ({ nodes, waves: Math.ceil(nodes / 2), reboots: { soft: 0, hard: nodes, failed }, failedNodes: failed, peakOverMax: false });
@@ -84,7 +85,7 @@ export function fleetTimelineFixture(): FleetRehearsal {
     options: { durations: { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 }, failRate: 0.05, jitter: 0.3, seed: 1 },
     strategy: { batchSoakSeconds: 600, batchTimeoutSeconds: 7200, batchTimeoutAction: 'abort' },
     makespanSeconds: 14400, estimatedSeconds: 13200, stopped: 'batch-timeout',
-    message: 'batch 3 timed out after 2h (batchTimeoutAction abort): cluster east-2 had not finished',
+    message: 'batch 3 did not finish within 7200 s (east-2 stopped at a safe point); batchTimeoutAction is abort',
     exitCode: 5,
     batches: [
       { index: 1, kind: 'canary', clusters: ['canary-1'], outcome: 'done', start: 0, end: 3000, timeoutAt: 7200, soak: { start: 3000, end: 3600 }, estimatedSeconds: 3000 },
@@ -95,11 +96,48 @@ export function fleetTimelineFixture(): FleetRehearsal {
     clusters: [
       cl('canary-1', 1, 'done', 0, 3000, { canary: true }),
       cl('east-1', 2, 'done', 3600, 6400),
-      cl('west-1', 2, 'halted', 3600, 6600, { exitCode: 5, message: 'pool worker: node west-1-w-03 failed: Degraded after the reboot', summary: summary(6, 1) }),
-      cl('east-2', 3, 'timed-out', 7200, 14400, { exitCode: 5, durationSeconds: 9000, message: 'the batch timeout (2h) came first' }),
+      cl('west-1', 2, 'failed', 3600, 6600, { exitCode: 5, message: 'pool worker: node west-1-w-03 failed: Degraded after the reboot', summary: summary(6, 1) }),
+      cl('east-2', 3, 'timed-out', 7200, 14400, { exitCode: 5, durationSeconds: 9000, message: 'its batch ran out of time; stopped at a safe point (aborted)' }),
       cl('west-2', 3, 'done', 7200, 9000),
       cl('west-3', 4, 'not-started', null, null),
-      cl('broken', null, 'no-batch', null, null, { exitCode: 1, estimatedSeconds: null, seed: null, message: 'snapshot-invalid: broken.yaml: not a cluster snapshot' }),
+      cl('broken', null, 'unplanned', null, null, { exitCode: 1, estimatedSeconds: null, seed: null, message: 'snapshot-invalid: broken.yaml: not a cluster snapshot' }),
     ],
   };
 }
+
+/**
+ * A stand-in for the fleet runner until src/apply/fleet-runner.ts lands (fleet-apply): batches
+ * in order, the clusters of a batch at once, the soak between batches, a failed canary stops
+ * the fleet. No batch timeout, no records. Replaced by the runner itself when it lands.
+ */
+export const adapterRunner: FleetRunner = async ({ plan, clock, open }) => {
+  const t0 = clock.now();
+  const since = () => clock.now() - t0;
+  const results = new Map<string, FleetRunResult['clusters'][number]>(plan.clusters.map((c) => [c.name, {
+    name: c.name, canary: c.canary, batch: c.batch, outcome: c.batch === null ? (c.plan && !c.error ? 'unchanged' : 'unplanned') : 'not-started',
+    exitCode: c.batch === null && !(c.plan && !c.error) ? 1 : 0, startedAt: null, finishedAt: null, message: c.error?.message ?? null,
+  }]));
+  const batches: FleetRunResult['batches'] = plan.batches.map((b) => ({ index: b.index, kind: b.kind, clusters: b.clusters, startedAt: null, finishedAt: null, soakSeconds: 0, status: 'not-started' }));
+  let halted: FleetRunResult['halted'] = null;
+  for (const [i, b] of batches.entries()) {
+    if (i > 0 && plan.strategy.batchSoakSeconds > 0) { b.soakSeconds = plan.strategy.batchSoakSeconds; await clock.sleep(b.soakSeconds); }
+    b.startedAt = since();
+    await Promise.all(b.clusters.map(async (name) => {
+      const r = results.get(name)!;
+      r.startedAt = since();
+      try {
+        const s = await open(plan.clusters.find((c) => c.name === name)!);
+        r.outcome = await s.apply(new AbortController().signal, () => {});
+      } catch (err) {
+        Object.assign(r, { outcome: 'failed', exitCode: exitCodeOf(err), message: (err as Error).message });
+      }
+      r.finishedAt = since();
+    }));
+    b.finishedAt = since();
+    const failed = b.clusters.filter((n) => results.get(n)!.outcome === 'failed');
+    b.status = failed.length ? 'failed' : 'done';
+    if (b.kind === 'canary' && failed.length) { halted = { reason: 'canary-failed', batch: b.index, cluster: failed[0], message: `canary ${failed[0]} failed` }; break; }
+  }
+  const codes = [...results.values()].map((r) => r.exitCode);
+  return { durationSeconds: since(), exitCode: Math.max(0, ...codes), halted, batches, clusters: plan.clusters.map((c) => results.get(c.name)!) };
+};

@@ -5,10 +5,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SleepClock } from '../src/sim/sleep-clock.ts';
-import { rehearseCluster, clusterSeed, worstExit, type FleetRehearseOptions } from '../src/sim/fleet-rehearse.ts';
+import { rehearseCluster, clusterSeed, type FleetRehearseOptions } from '../src/sim/fleet-rehearse.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { AbortedError } from '../src/apply/driver.ts';
-import { clusterFixture } from './fleet-rehearse-fixtures.ts';
+import { clusterFixture, fleetFixture, adapterRunner } from './fleet-rehearse-fixtures.ts';
+import { rehearseFleet } from '../src/sim/fleet-rehearse.ts';
 
 const s = suite('fleet-rehearse');
 
@@ -71,12 +72,56 @@ s('the same cluster name and fleet seed give the same jittered rehearsal; anothe
   assert.is.not(a.durationSeconds, other.durationSeconds);
 });
 
-s('worst exit code: 1 > 6 > 5 > 4 > 3 > 2 > 0', () => {
-  assert.is(worstExit([0, 2, 3]), 3);
-  assert.is(worstExit([5, 4, 6]), 6);
-  assert.is(worstExit([5, 1, 6]), 1);
-  assert.is(worstExit([]), 0);
-  assert.is(worstExit([0, 130]), 1);
+// ---- the fleet
+
+const FLEET = [
+  { name: 'canary', nodes: 4, canary: true }, { name: 'a', nodes: 6 }, { name: 'b', nodes: 8 }, { name: 'c', nodes: 4 }, { name: 'd', nodes: 10 },
+];
+
+s('the fleet: batches in order, the clusters of a batch at once, the soak between; makespan = the fleet plan estimate', async () => {
+  const { fleetPlan, clusters } = fleetFixture(FLEET, { maxConcurrency: 2, batchSoakSeconds: 600 });
+  const r = await rehearseFleet({ fleetPlan, clusters, options: OPTS, runner: adapterRunner });
+  assert.equal(r.batches.map((b) => b.clusters), [['canary'], ['a', 'b'], ['c', 'd']]);
+  assert.equal(r.batches.map((b) => b.outcome), ['done', 'done', 'done']);
+  const [b1, b2, b3] = r.batches;
+  assert.is(b1.start, 0);
+  assert.is(b2.start, b1.end! + 600, 'batch 2 starts after the soak');
+  assert.equal(b1.soak, { start: b1.end!, end: b1.end! + 600 });
+  assert.is(b3.soak, null, 'no soak after the last batch');
+  const a = r.clusters.find((c) => c.name === 'a')!;
+  const b = r.clusters.find((c) => c.name === 'b')!;
+  assert.is(a.start, b.start, 'the clusters of a batch start together');
+  assert.is(b2.end, Math.max(a.end!, b.end!), 'a batch ends with its slowest cluster');
+  assert.is(a.end! - a.start!, a.durationSeconds, 'a cluster takes its own rehearsal\'s time');
+  assert.is(r.makespanSeconds, b3.end);
+  assert.ok(Math.abs(r.makespanSeconds - r.estimatedSeconds) <= r.estimatedSeconds * 0.02, `${r.makespanSeconds} vs ${r.estimatedSeconds}`);
+  assert.is(r.exitCode, 0);
+  assert.is(r.stopped, null);
+});
+
+s('a cluster\'s result does not depend on the order of the fleet or its batch (its own seed)', async () => {
+  const o = { ...OPTS, jitter: 0.4, failRate: 0.1, seed: 3 };
+  const one = fleetFixture(FLEET, { maxConcurrency: 2 });
+  const other = fleetFixture([...FLEET].reverse().map((c) => ({ ...c, canary: false })), { maxConcurrency: 4 });
+  const r1 = await rehearseFleet({ fleetPlan: one.fleetPlan, clusters: one.clusters, options: o, runner: adapterRunner });
+  const r2 = await rehearseFleet({ fleetPlan: other.fleetPlan, clusters: other.clusters, options: o, runner: adapterRunner });
+  const view = (r: typeof r1) => Object.fromEntries(r.clusters.filter((c) => c.outcome !== 'not-started').map((c) => [c.name, [c.outcome, c.durationSeconds, c.seed]]));
+  const v1 = view(r1);
+  const v2 = view(r2);
+  assert.is(Object.keys(v1).length, 5, 'every cluster ran in both (the canary did not fail with this seed)');
+  assert.ok(Object.values(v1).some((v) => v[0] === 'failed') && Object.values(v1).some((v) => v[0] === 'done'), 'some failed, some did not: the seeds matter');
+  for (const name of Object.keys(v1)) assert.equal(v1[name], v2[name], name);
+});
+
+s('a failed canary stops the fleet: the other clusters are not started', async () => {
+  const { fleetPlan, clusters } = fleetFixture(FLEET, { maxConcurrency: 2 });
+  const r = await rehearseFleet({ fleetPlan, clusters, options: { ...OPTS, failRate: 1 }, runner: adapterRunner });
+  assert.is(r.stopped, 'canary-failed');
+  assert.is(r.exitCode, 5);
+  assert.equal(r.clusters.map((c) => c.outcome), ['failed', 'not-started', 'not-started', 'not-started', 'not-started']);
+  assert.equal(r.batches.map((b) => b.outcome), ['failed', 'not-started', 'not-started']);
+  assert.is(r.makespanSeconds, r.clusters[0].end);
+  assert.ok(r.makespanSeconds < r.clusters[0].estimatedSeconds!, 'it stopped at the failed node');
 });
 
 s.run();

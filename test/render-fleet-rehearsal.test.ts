@@ -73,7 +73,7 @@ s('the chart: one row per cluster grouped by batch, bars coloured by outcome, so
   const labels = [...chart.matchAll(/class="(?:pool|row)-label"[^>]*>([^<]*)/g)].map((m) => m[1]);
   assert.equal(labels, ['batch 1 (canary)', 'canary-1', 'batch 2', 'east-1', 'west-1', 'batch 3', 'east-2', 'west-2', 'batch 4', 'west-3'], 'batches in order, their clusters under them; the cluster in no batch is not drawn');
   assert.is((chart.match(/class="bar done"/g) ?? []).length, 3);
-  assert.is((chart.match(/class="bar halted"/g) ?? []).length, 1);
+  assert.is((chart.match(/class="bar failed"/g) ?? []).length, 1);
   assert.is((chart.match(/class="bar timed-out"/g) ?? []).length, 1);
   assert.is((chart.match(/class="overrun"/g) ?? []).length, 1, 'the timed-out cluster\'s own rehearsal runs on, dashed');
   assert.is((chart.match(/class="soak"/g) ?? []).length, 2, 'a soak after batches 1 and 2, none after the last that ran');
@@ -98,9 +98,9 @@ s('large fleets: one row per batch past maxRows, the clusters\' bars overlaid', 
 
 s('text: batches with their soaks, every cluster, the makespan against the estimate', () => {
   const text = renderFleetRehearsalText(fleetTimelineFixture(), { color: false });
-  assert.match(text, /Fleet rehearsal: stopped after 4h \(fleet plan estimate 3h40m, \+9.1%\): batch 3 timed out/);
+  assert.match(text, /Fleet rehearsal: stopped after 4h \(fleet plan estimate 3h40m, \+9.1%\): batch 3 did not finish within 7200 s/);
   assert.match(text, /east-2 +3 +timed-out +2h +4h +2h \(needed 2h30m\)/);
-  assert.match(text, /broken +- +no-batch/);
+  assert.match(text, /broken +- +unplanned/);
 });
 
 s.run();

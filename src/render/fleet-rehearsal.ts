@@ -8,6 +8,10 @@ import { colors, formatDuration, padTable, plural, toAscii } from './format.ts';
 import { forDisplay } from './secrets.ts';
 import { jsonText } from './vocabulary.ts';
 
+/** Outcomes of a cluster that went well, and those where nothing was tried (src/apply/fleet-events.ts). */
+export const OK: ReadonlySet<string> = new Set(['done', 'nothing-to-do', 'already-done', 'unchanged']);
+export const QUIET: ReadonlySet<string> = new Set(['not-started', 'unchanged']);
+
 /** The fleet timeline as JSON: the object itself (each cluster's figures, not its events). */
 export function fleetRehearsalJson(r: FleetRehearsal): string {
   return jsonText(r, 2) + '\n';
@@ -19,7 +23,7 @@ export function fleetOutcomeLine(r: FleetRehearsal): string {
   const against = `fleet plan estimate ${formatDuration(r.estimatedSeconds)}${diff === null ? '' : `, ${diff >= 0 ? '+' : ''}${diff}%`}`;
   const counts = new Map<string, number>();
   for (const c of r.clusters) counts.set(String(c.outcome), (counts.get(String(c.outcome)) ?? 0) + 1);
-  const tally = [...counts].map(([k, n]) => `${n} ${k === 'no-batch' ? 'in no batch' : k}`).join(', ');
+  const tally = [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
   if (!r.stopped) return `Fleet rehearsal: ${r.exitCode === 0 ? 'done' : 'finished with failures'} in ${formatDuration(r.makespanSeconds)} (${r.makespanSeconds}s; ${against}); ${plural(r.clusters.length, 'cluster')}: ${tally}.`;
   return `Fleet rehearsal: stopped after ${formatDuration(r.makespanSeconds)} (${against}): ${r.message ?? r.stopped}; ${plural(r.clusters.length, 'cluster')}: ${tally}.`;
 }
@@ -46,7 +50,7 @@ export function renderFleetRehearsalText(input: FleetRehearsal, opts: { color: b
   out.push(...padTable(rows), '');
   const crows = [['cluster', 'batch', 'outcome', 'start', 'end', 'took', 'estimate', 'exit', 'note']];
   for (const x of r.clusters) {
-    const paint = x.outcome === 'done' ? c.green : x.outcome === 'not-started' || x.outcome === 'no-batch' ? c.dim : c.red;
+    const paint = OK.has(x.outcome) ? c.green : QUIET.has(x.outcome) ? c.dim : c.red;
     const note = [x.summary ? `${plural(x.summary.nodes, 'node')}, ${plural(x.summary.waves, 'wave')}${x.summary.failedNodes ? `, ${x.summary.failedNodes} failed` : ''}` : '', x.message ?? ''].filter(Boolean).join('; ');
     const took = x.outcome === 'timed-out' && x.durationSeconds !== null ? `${span(x.start, x.end)[2]} (needed ${formatDuration(x.durationSeconds)})` : span(x.start, x.end)[2];
     crows.push([x.name, x.batch === null ? '-' : `${x.batch}${x.canary ? ' canary' : ''}`, paint(x.outcome), span(x.start, x.end)[0], span(x.start, x.end)[1], took, x.estimatedSeconds === null ? '' : formatDuration(x.estimatedSeconds), String(x.exitCode), note]);

@@ -10,9 +10,11 @@
  */
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
-import type { FleetBatchKind } from '../plan/fleet-types.ts';
+import type { FleetBatchKind, FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
+import type { Clock } from '../apply/driver.ts';
 import type { BatchTimeoutAction } from '../spec/fleet-types.ts';
-import { EXIT, RolloutHaltedError, exitCodeOf } from '../base/errors.ts';
+import { EXIT, InputError, RolloutHaltedError, exitCodeOf } from '../base/errors.ts';
+import { SleepClock } from './sleep-clock.ts';
 import { rehearse, type Rehearsal } from './rehearse.ts';
 import { hashName } from './rng.ts';
 
@@ -55,6 +57,8 @@ export interface ClusterRehearsalResult {
   /** The seed its faults and jitter were drawn with. */
   seed: number;
   rehearsal: Rehearsal | null;
+  /** The error that stopped it (its exit code is `exitCode`), or null. */
+  error: unknown;
 }
 
 /** The seed of one cluster: the fleet's seed mixed with the cluster's name (order-independent). */
@@ -74,29 +78,57 @@ export async function rehearseCluster(input: ClusterRehearsalInput): Promise<Clu
       jitter: o.jitter > 0 ? { fraction: o.jitter, seed } : null,
     });
     const outcome: ClusterRehearsalOutcome = !error ? 'done' : error instanceof RolloutHaltedError ? 'halted' : 'stopped';
-    return { ...base, outcome, exitCode: error ? exitCodeOf(error) : EXIT.ok, durationSeconds: rehearsal.durationSeconds, message: rehearsal.stopped, rehearsal };
+    return { ...base, outcome, exitCode: error ? exitCodeOf(error) : EXIT.ok, durationSeconds: rehearsal.durationSeconds, message: rehearsal.stopped, rehearsal, error };
   } catch (err) {
     // A plan that must not be applied (checkApplicable) stops at once, as apply would.
-    return { ...base, outcome: 'stopped', exitCode: exitCodeOf(err), durationSeconds: 0, message: (err as Error).message, rehearsal: null };
+    return { ...base, outcome: 'stopped', exitCode: exitCodeOf(err), durationSeconds: 0, message: (err as Error).message, rehearsal: null, error: err };
   }
 }
+
+// ---------------------------------------------------------------------------- the runner's port
+// The fleet runner's interface, as src/apply/fleet-runner.ts (fleet-apply) defines it: the
+// subset the rehearsal uses, until that file lands here and these give way to its own types.
+
+export type FleetClusterOutcome = 'done' | 'nothing-to-do' | 'already-done' | 'failed' | 'timed-out' | 'interrupted' | 'not-started' | 'unplanned' | 'unchanged';
+export type FleetBatchStatus = 'done' | 'failed' | 'timed-out' | 'interrupted' | 'not-started';
+export type FleetHaltReason = 'canary-failed' | 'cluster-failed' | 'batch-timeout' | 'interrupted';
+
+export interface FleetClusterSession {
+  readRecord(): Promise<unknown>;
+  writeRecord(r: unknown): Promise<void>;
+  apply(signal: AbortSignal, onEvent: (e: unknown) => void): Promise<'done' | 'nothing-to-do'>;
+  close?(): void;
+}
+
+export interface FleetRunOptions {
+  plan: FleetPlan;
+  clock: Clock;
+  open: (cluster: FleetClusterPlan) => Promise<FleetClusterSession>;
+}
+
+export interface FleetRunResult {
+  durationSeconds: number;
+  exitCode: number;
+  halted: { reason: FleetHaltReason; batch: number; cluster: string | null; message: string } | null;
+  batches: { index: number; kind: FleetBatchKind; clusters: string[]; startedAt: number | null; finishedAt: number | null; soakSeconds: number; status: FleetBatchStatus }[];
+  clusters: { name: string; canary: boolean; batch: number | null; outcome: FleetClusterOutcome; exitCode: number; startedAt: number | null; finishedAt: number | null; message: string | null }[];
+}
+
+export type FleetRunner = (o: FleetRunOptions) => Promise<FleetRunResult>;
 
 // ---------------------------------------------------------------------------- the fleet timeline
 
 /**
- * A cluster in the fleet timeline. The first three as a cluster rehearsal ends; `timed-out`:
- * the batch timeout came first (the runner's outcome); `not-started`: the fleet stopped
- * before its batch; `no-batch`: the fleet plan put it in no batch (an error, or nothing to change).
+ * A cluster in the fleet timeline: the fleet runner's outcome (src/apply/fleet-events.ts:
+ * done, nothing-to-do, failed, timed-out, interrupted, not-started, unplanned, unchanged).
  */
-export const FLEET_REHEARSAL_CLUSTER_OUTCOMES = [...CLUSTER_REHEARSAL_OUTCOMES, 'timed-out', 'not-started', 'no-batch'] as const;
-export type FleetRehearsalClusterOutcome = (typeof FLEET_REHEARSAL_CLUSTER_OUTCOMES)[number];
+export type FleetRehearsalClusterOutcome = FleetClusterOutcome;
 
-export const FLEET_REHEARSAL_BATCH_OUTCOMES = ['done', 'failed', 'timed-out', 'not-started'] as const;
-export type FleetRehearsalBatchOutcome = (typeof FLEET_REHEARSAL_BATCH_OUTCOMES)[number];
+/** A batch in the fleet timeline: the runner's status of it. */
+export type FleetRehearsalBatchOutcome = FleetBatchStatus;
 
-/** Why the fleet stopped before its last batch, or null when every batch ran. */
-export const FLEET_STOPS = ['canary-failed', 'batch-timeout'] as const;
-export type FleetStop = (typeof FLEET_STOPS)[number];
+/** Why the fleet stopped before its last batch (the runner's halt reason), or null when every batch ran. */
+export type FleetStop = FleetHaltReason;
 
 export interface FleetRehearsalCluster {
   name: string;
@@ -144,22 +176,11 @@ export interface FleetRehearsal {
   stopped: FleetStop | null;
   /** Why the fleet stopped, in words, or null. */
   message: string | null;
-  /** The worst exit code of the clusters (1 > 6 > 5 > 4 > 3 > 2 > 0). */
+  /** The worst exit code of the clusters (the runner's order: 130, 143, then 1 > 6 > 5 > 4 > 3 > 2 > 0). */
   exitCode: number;
   batches: FleetRehearsalBatch[];
   /** Every cluster of the fleet, in the Fleet's order. */
   clusters: FleetRehearsalCluster[];
-}
-
-/** The order of severity of exit codes: the worst one of a fleet wins. */
-const SEVERITY: readonly number[] = [EXIT.error, EXIT.policy, EXIT.halted, EXIT.locked, EXIT.stale, EXIT.changes, EXIT.ok];
-
-/** The worst of some exit codes (an unknown code counts as an error). */
-export function worstExit(codes: Iterable<number>): number {
-  let worst: number = EXIT.ok;
-  const rank = (c: number) => { const i = SEVERITY.indexOf(c); return i < 0 ? 0 : i; };
-  for (const c of codes) if (rank(c) < rank(worst)) worst = SEVERITY.includes(c) ? c : EXIT.error;
-  return worst;
 }
 
 /** The figures of a cluster rehearsal kept in the fleet timeline. */
@@ -171,5 +192,85 @@ export function clusterSummary(r: Rehearsal | null): FleetRehearsalCluster['summ
     reboots: r.reboots,
     failedNodes: r.pools.reduce((s, p) => s + p.failedNodes.length, 0),
     peakOverMax: r.pools.some((p) => p.peakUnavailable > p.maxUnavailable),
+  };
+}
+
+// ---------------------------------------------------------------------------- the composition
+
+/** What the rehearsal of a cluster in a batch needs: the plan it applies, its snapshot, its re-plan. */
+export interface FleetRehearsalClusterInput {
+  plan: Plan;
+  snapshot: ClusterSnapshot;
+  replan: (s: ClusterSnapshot) => Plan;
+}
+
+export interface FleetRehearsalInput {
+  fleetPlan: FleetPlan;
+  /** The clusters in a batch, by name (the others are not rehearsed). */
+  clusters: ReadonlyMap<string, FleetRehearsalClusterInput>;
+  options: FleetRehearseOptions;
+  runner: FleetRunner;
+  /** Each cluster's rehearsal as it ends (progress). */
+  onCluster?: (r: ClusterRehearsalResult) => void;
+}
+
+/** The virtual start of a fleet rehearsal (the simulated clusters' own start, sim/cluster.ts). */
+const FLEET_START = Date.parse('2026-09-14T08:00:00Z') / 1000;
+
+/**
+ * Rehearses the fleet: the runner drives the batches on a virtual clock; a cluster's apply is
+ * its own rehearsal (run while the clock stands still), then its duration of fleet time, then
+ * its error if it stopped. The batch timeout cuts that time short like a real apply's.
+ */
+export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRehearsal> {
+  const clock = new SleepClock(FLEET_START);
+  const results = new Map<string, ClusterRehearsalResult>();
+  const open = async (c: FleetClusterPlan): Promise<FleetClusterSession> => {
+    const given = input.clusters.get(c.name);
+    if (!given) throw new InputError(`fleet rehearse: no snapshot of cluster ${c.name}`, [], 'every cluster in a batch needs its snapshot file');
+    let record: unknown = null;
+    return {
+      readRecord: async () => record,
+      writeRecord: async (r) => { record = r; },
+      apply: async (signal) => {
+        const r = await clock.hold(() => rehearseCluster({ name: c.name, ...given, options: input.options }));
+        results.set(c.name, r);
+        input.onCluster?.(r);
+        await clock.sleep(r.durationSeconds, signal);
+        if (r.error) throw r.error;
+        return 'done';
+      },
+    };
+  };
+  const run = await input.runner({ plan: input.fleetPlan, clock, open });
+  return fleetTimeline(input.fleetPlan, input.options, run, results);
+}
+
+/** The fleet timeline from the runner's result and the clusters' own rehearsals. */
+export function fleetTimeline(fp: FleetPlan, options: FleetRehearseOptions, run: FleetRunResult, results: ReadonlyMap<string, ClusterRehearsalResult>): FleetRehearsal {
+  const timeout = fp.strategy.batchTimeoutSeconds;
+  const batches: FleetRehearsalBatch[] = run.batches.map((b, i) => {
+    const next = run.batches[i + 1];
+    const soak = b.finishedAt !== null && next && next.soakSeconds > 0 ? { start: b.finishedAt, end: b.finishedAt + next.soakSeconds } : null;
+    return {
+      index: b.index, kind: b.kind, clusters: b.clusters, outcome: b.status, start: b.startedAt, end: b.finishedAt,
+      timeoutAt: b.startedAt !== null && timeout !== null ? b.startedAt + timeout : null, soak,
+      estimatedSeconds: fp.batches.find((x) => x.index === b.index)?.estimatedSeconds ?? 0,
+    };
+  });
+  const clusters: FleetRehearsalCluster[] = run.clusters.map((c) => {
+    const r = results.get(c.name);
+    return {
+      name: c.name, batch: c.batch, canary: c.canary, outcome: c.outcome, exitCode: c.exitCode,
+      start: c.startedAt, end: c.finishedAt, durationSeconds: r ? r.durationSeconds : null,
+      estimatedSeconds: fp.clusters.find((x) => x.name === c.name)?.plan?.summary.estimatedSeconds ?? null,
+      message: c.message, seed: r ? r.seed : null, summary: clusterSummary(r?.rehearsal ?? null),
+    };
+  });
+  return {
+    fleetPlanId: fp.id, fleetName: fp.fleet.name, options,
+    strategy: { batchSoakSeconds: fp.strategy.batchSoakSeconds, batchTimeoutSeconds: timeout, batchTimeoutAction: fp.strategy.batchTimeoutAction },
+    makespanSeconds: run.durationSeconds, estimatedSeconds: fp.summary.estimatedSeconds,
+    stopped: run.halted?.reason ?? null, message: run.halted?.message ?? null, exitCode: run.exitCode, batches, clusters,
   };
 }

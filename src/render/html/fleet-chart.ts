@@ -18,20 +18,20 @@ import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
 import { W, LABEL_W, X0, X1, AXIS_H, LANE_H, BEYOND, f, niceTicks, endMarks } from './chart.ts';
 
 /** The outcomes a bar is coloured by (anything else draws as `other`). */
-const OUTCOMES = ['done', 'halted', 'stopped', 'timed-out', 'not-started'] as const;
-const BATCH_OUTCOMES = ['done', 'failed', 'timed-out', 'not-started'] as const;
+const OUTCOMES = ['done', 'nothing-to-do', 'already-done', 'failed', 'timed-out', 'interrupted', 'not-started'] as const;
+const BATCH_OUTCOMES = ['done', 'failed', 'timed-out', 'interrupted', 'not-started'] as const;
 
 /** The chart's own colours, after the report's stylesheet. */
 export const FLEET_CSS = `
-svg .bar.done,.sw.done{fill:var(--soft);background:var(--soft)}svg .bar.halted,.sw.halted{fill:var(--bad);background:var(--bad)}
-svg .bar.stopped,.sw.stopped{fill:var(--warn);background:var(--warn)}svg .bar.timed-out,.sw.timed-out{fill:var(--stage);background:var(--stage)}
+svg .bar.done,svg .bar.nothing-to-do,svg .bar.already-done,.sw.done{fill:var(--soft);background:var(--soft)}svg .bar.failed,.sw.failed{fill:var(--bad);background:var(--bad);border:0}
+svg .bar.interrupted,.sw.interrupted{fill:var(--warn);background:var(--warn)}svg .bar.timed-out,.sw.timed-out{fill:var(--stage);background:var(--stage)}
 svg .bar.other{fill:var(--dim)}svg .overlaid{opacity:.45}
 svg .overrun{fill:none;stroke:var(--stage);stroke-dasharray:3 3}
 svg .soak,.sw.soak{fill:var(--staging);background:var(--staging);opacity:.8}
 svg .lane-span.failed,svg .lane-span.timed-out{stroke:var(--bad)}
 svg .timeout,.sw.timeout{stroke:var(--bad);stroke-width:1.5;stroke-dasharray:6 3;background:var(--bad);width:3px}
 svg .not-started{font-size:10px;fill:var(--dim);font-style:italic}
-td.outcome.halted,td.outcome.stopped,td.outcome.failed,td.outcome.timed-out{color:var(--bad);font-weight:600}td.outcome.done{color:var(--ok)}
+td.outcome.failed,td.outcome.timed-out,td.outcome.interrupted,td.outcome.unplanned{color:var(--bad);font-weight:600}td.outcome.done,td.outcome.nothing-to-do,td.outcome.already-done{color:var(--ok)}
 `;
 
 export interface FleetChartOptions {
@@ -102,7 +102,7 @@ function intro(r: FleetRehearsal, batches: number, inBatches: number, total: num
 function legend(r: FleetRehearsal, clusters: FleetRehearsalCluster[]): string {
   const seen = new Set(clusters.map((c) => c.outcome as string));
   const keys: [string, string][] = [
-    ['done', 'done'], ['halted', 'halted'], ['stopped', 'stopped'], ['timed-out', 'timed out'],
+    ['done', 'done'], ['failed', 'failed'], ['timed-out', 'timed out (dashed: the time its rehearsal needed)'], ['interrupted', 'interrupted'],
   ];
   return [
     ...keys.filter(([k]) => k === 'done' || seen.has(k)),
@@ -136,7 +136,7 @@ function batchLane(b: FleetRehearsalBatch, members: FleetRehearsalCluster[], top
   return out.join('');
 }
 
-/** "2 clusters: 1 done, 1 halted". */
+/** "2 clusters: 1 done, 1 failed". */
 function outcomeTally(members: FleetRehearsalCluster[]): string {
   const counts = new Map<string, number>();
   for (const c of members) counts.set(String(c.outcome), (counts.get(String(c.outcome)) ?? 0) + 1);

@@ -14,7 +14,7 @@ import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
 import { htmlDocument } from './report.ts';
 import { fleetChart, FLEET_CSS, type FleetChartOptions } from './fleet-chart.ts';
 
-const OUTCOMES = ['done', 'halted', 'stopped', 'timed-out', 'not-started', 'no-batch', 'failed'] as const;
+const OUTCOMES = ['done', 'nothing-to-do', 'already-done', 'failed', 'timed-out', 'interrupted', 'not-started', 'unplanned', 'unchanged'] as const;
 
 export function renderFleetRehearsalHtml(input: FleetRehearsal, opts: FleetChartOptions = {}): string {
   const r = forDisplay(input);
@@ -36,14 +36,14 @@ function cards(r: FleetRehearsal): string {
   const clusters = Array.isArray(r.clusters) ? r.clusters : [];
   const batches = Array.isArray(r.batches) ? r.batches : [];
   const count = (o: string) => clusters.filter((c) => c.outcome === o).length;
-  const failed = count('halted') + count('stopped') + count('timed-out');
+  const failed = count('failed') + count('timed-out') + count('interrupted');
   const diff = typeof r.makespanSeconds === 'number' && typeof r.estimatedSeconds === 'number' ? r.makespanSeconds - r.estimatedSeconds : NaN;
   const card = (label: string, value: string, sub: string, cls = '') => `<div class="card${cls ? ` ${cls}` : ''}"><div class="label">${label}</div><div class="value">${value}</div><div class="sub">${sub}</div></div>`;
   return `<section id="summary"><h2>Summary</h2><div class="cards">
 ${card('fleet makespan', durationHtml(r.makespanSeconds), `fleet plan estimate ${durationHtml(r.estimatedSeconds)}${Number.isFinite(diff) ? ` (${diff >= 0 ? '+' : '−'}${durationHtml(Math.abs(diff))})` : ''}`)}
 ${card('batches', `${countHtml(batches.filter((b) => b.start !== null).length)} <small>of ${countHtml(batches.length)}</small>`, 'started', r.stopped ? 'bad' : '')}
-${card('clusters done', `${countHtml(count('done'))} <small>of ${countHtml(clusters.length)}</small>`, `${countHtml(count('not-started'))} not started, ${countHtml(count('no-batch'))} in no batch`)}
-${card('failed', countHtml(failed), `${countHtml(count('halted'))} halted, ${countHtml(count('stopped'))} stopped, ${countHtml(count('timed-out'))} timed out`, failed ? 'bad' : '')}
+${card('clusters done', `${countHtml(count('done') + count('nothing-to-do'))} <small>of ${countHtml(clusters.length)}</small>`, `${countHtml(count('not-started'))} not started; in no batch: ${countHtml(count('unplanned'))} unplanned, ${countHtml(count('unchanged'))} unchanged`)}
+${card('failed', countHtml(failed), `${countHtml(count('failed'))} failed, ${countHtml(count('timed-out'))} timed out, ${countHtml(count('interrupted'))} interrupted`, failed ? 'bad' : '')}
 ${card('exit code', escapeHtml(r.exitCode), 'the worst of the clusters')}
 </div></section>`;
 }
