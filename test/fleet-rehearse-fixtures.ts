@@ -22,7 +22,7 @@ export interface FleetClusterFixture {
 
 export interface FleetFixture {
   fleetPlan: FleetPlan;
-  clusters: Map<string, { plan: Plan; replan: (s: ClusterSnapshot) => Plan; snapshot: ClusterSnapshot }>;
+  clusters: Map<string, () => { plan: Plan; replan: (s: ClusterSnapshot) => Plan; snapshot: ClusterSnapshot }>;
 }
 
 export interface StrategyFixture {
@@ -39,13 +39,14 @@ export function clusterFixture(c: FleetClusterFixture) {
 }
 
 export function fleetFixture(list: FleetClusterFixture[], s: StrategyFixture = {}): FleetFixture {
-  const clusters = new Map(list.map((c) => [c.name, clusterFixture(c)]));
+  const made = new Map(list.map((c) => [c.name, clusterFixture(c)]));
+  const clusters = new Map([...made].map(([name, c]) => [name, () => c]));
   const canaries = list.filter((c) => c.canary).map((c) => c.name);
   const others = list.filter((c) => !c.canary).map((c) => c.name).sort();
   const per = s.maxConcurrency ?? 1;
   const groups: { kind: FleetBatch['kind']; names: string[] }[] = canaries.map((n) => ({ kind: 'canary', names: [n] }));
   for (let i = 0; i < others.length; i += per) groups.push({ kind: 'batch', names: others.slice(i, i + per) });
-  const est = (n: string) => clusters.get(n)!.plan.summary.estimatedSeconds;
+  const est = (n: string) => made.get(n)!.plan.summary.estimatedSeconds;
   const batches: FleetBatch[] = groups.map((g, i) => ({ index: i + 1, kind: g.kind, clusters: g.names, estimatedSeconds: Math.max(...g.names.map(est)) }));
   const soak = s.batchSoakSeconds ?? 0;
   const estimatedSeconds = batches.reduce((t, b) => t + b.estimatedSeconds, 0) + soak * Math.max(0, batches.length - 1);
@@ -53,7 +54,7 @@ export function fleetFixture(list: FleetClusterFixture[], s: StrategyFixture = {
     name: c.name, labels: c.labels ?? {}, source: { context: null, kubeconfig: null, snapshot: `${c.name}.yaml` },
     destination: { name: c.name, server: null }, canary: !!c.canary,
     batch: batches.find((b) => b.clusters.includes(c.name))?.index ?? null,
-    plan: clusters.get(c.name)!.plan, error: null,
+    plan: made.get(c.name)!.plan, error: null,
   }));
   const nodesTotal = list.reduce((t, c) => t + c.nodes, 0);
   const fleetPlan: FleetPlan = {

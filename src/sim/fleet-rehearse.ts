@@ -206,8 +206,11 @@ export interface FleetRehearsalClusterInput {
 
 export interface FleetRehearsalInput {
   fleetPlan: FleetPlan;
-  /** The clusters in a batch, by name (the others are not rehearsed). */
-  clusters: ReadonlyMap<string, FleetRehearsalClusterInput>;
+  /**
+   * The clusters in a batch, by name (the others are not rehearsed): what each needs, loaded in
+   * its turn (a saved plan is confirmed against its snapshot then); a throw fails that cluster.
+   */
+  clusters: ReadonlyMap<string, () => FleetRehearsalClusterInput>;
   options: FleetRehearseOptions;
   runner: FleetRunner;
   /** Each cluster's rehearsal as it ends (progress). */
@@ -226,14 +229,14 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
   const clock = new SleepClock(FLEET_START);
   const results = new Map<string, ClusterRehearsalResult>();
   const open = async (c: FleetClusterPlan): Promise<FleetClusterSession> => {
-    const given = input.clusters.get(c.name);
-    if (!given) throw new InputError(`fleet rehearse: no snapshot of cluster ${c.name}`, [], 'every cluster in a batch needs its snapshot file');
+    const load = input.clusters.get(c.name);
+    if (!load) throw new InputError(`fleet rehearse: no snapshot of cluster ${c.name}`, [], 'every cluster in a batch needs its snapshot file');
     let record: unknown = null;
     return {
       readRecord: async () => record,
       writeRecord: async (r) => { record = r; },
       apply: async (signal) => {
-        const r = await clock.hold(() => rehearseCluster({ name: c.name, ...given, options: input.options }));
+        const r = await clock.hold(async () => rehearseCluster({ name: c.name, ...load(), options: input.options }));
         results.set(c.name, r);
         input.onCluster?.(r);
         await clock.sleep(r.durationSeconds, signal);
