@@ -228,6 +228,14 @@ const FLEET_START = Date.parse('2026-09-14T08:00:00Z') / 1000;
 export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRehearsal> {
   const clock = new SleepClock(FLEET_START);
   const results = new Map<string, ClusterRehearsalResult>();
+  // One cluster simulation at a time: they take no fleet time (the clock stands still while
+  // any runs), and interleaved they only share the event loop, slower.
+  let lane: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = lane.then(fn);
+    lane = p.catch(() => undefined);
+    return p;
+  };
   const open = async (c: FleetClusterPlan): Promise<FleetClusterSession> => {
     const load = input.clusters.get(c.name);
     if (!load) throw new InputError(`fleet rehearse: no snapshot of cluster ${c.name}`, [], 'every cluster in a batch needs its snapshot file');
@@ -236,7 +244,7 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
       readRecord: async () => record,
       writeRecord: async (r) => { record = r; },
       apply: async (signal) => {
-        const r = await clock.hold(async () => rehearseCluster({ name: c.name, ...load(), options: input.options }));
+        const r = await clock.hold(() => oneAtATime(async () => rehearseCluster({ name: c.name, ...load(), options: input.options })));
         results.set(c.name, r);
         input.onCluster?.(r);
         await clock.sleep(r.durationSeconds, signal);
