@@ -144,7 +144,7 @@ function poolRow(p: PlanPool): string {
   return `| ${code(p.name)}${p.controlPlane ? ' (control plane)' : ''}${p.paused ? ' (paused)' : ''} | ${poolKind(p.backend)} | ${sched.length} of ${md(p.nodeCount)} | ${p.rollout === 'slots' ? 'slots' : md(p.waves.length)} | ${md(p.waveSize)} | ${soft} | ${hard} | ${sched.length - soft - hard} | ${blocked ? `**${blocked}**` : 0} | ${md(formatDuration(p.estimatedSeconds))} |`;
 }
 
-function diagnosticItem(d: Diagnostic): string {
+export function diagnosticItem(d: Diagnostic): string {
   const where = d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''}` : null;
   const parts = [`- ${code(d.code)}`];
   if (where) parts.push(` ${code(where)}`);
@@ -384,12 +384,12 @@ function fenced(lang: string, lines: string[]): string[] {
  * emphasis or code span); mentions and issue links broken (GitHub links neither inside a code
  * element, but HTML decodes the entity there too, so it costs nothing).
  */
-function inlineHtml(s: unknown): string {
+export function inlineHtml(s: unknown): string {
   return neutraliseMentions(escapeHtml(s, 'double').replace(/[\\`*_[\]|!]/g, (ch) => `&#${ch.charCodeAt(0)};`));
 }
 
 /** An inline code span that survives backticks and table pipes in its content. */
-function code(s: string): string {
+export function code(s: string): string {
   const t = String(s).replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
   const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((m) => m.length));
   const ticks = '`'.repeat(longest + 1);

@@ -1,0 +1,80 @@
+/**
+ * `fleet plan` over live contexts (issue 17): clusters are read at most --concurrency at once;
+ * a cluster that does not answer, or whose context is not in the kubeconfig, is that cluster's
+ * error with a hint, and the others are still planned (exit 1, the whole fleet printed).
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
+import { fakeApi, closeFakes, sendJson, type FakeServer } from './kube-fakes.ts';
+import { FleetBuilder } from './fleet-builders.ts';
+
+const s = suite('fleet plan over live contexts');
+
+async function cli(args: string[]) {
+  let out = '';
+  let err = '';
+  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { KUBECONFIG: '/nonexistent' }, stdoutIsTTY: false, stderrIsTTY: false };
+  const code = await run(args, { io });
+  return { code, out, err };
+}
+
+function kubeconfig(servers: Record<string, string>): string {
+  const names = Object.keys(servers);
+  return [
+    'apiVersion: v1', 'kind: Config', 'clusters:',
+    ...names.flatMap((n) => [`- name: ${n}`, '  cluster:', `    server: ${servers[n]}`, '    insecure-skip-tls-verify: true']),
+    'users:', '- name: u', '  user:', '    token: not-a-real-token', 'contexts:',
+    ...names.flatMap((n) => [`- name: ${n}-admin`, '  context:', `    cluster: ${n}`, '    user: u']),
+    `current-context: ${names[0]}-admin`, '',
+  ].join('\n');
+}
+
+s.after(closeFakes);
+
+s('at most --concurrency clusters at once; refused, unreachable and unknown contexts are per-cluster errors; the snapshot cluster is planned', async () => {
+  let active = 0;
+  let peak = 0;
+  const busy = new Set<FakeServer>();
+  const servers: FakeServer[] = [];
+  for (let i = 0; i < 5; i++) {
+    const me = await fakeApi((_req, res) => {
+      const server = servers[i];
+      if (!busy.has(server)) { busy.add(server); active++; peak = Math.max(peak, active); }
+      setTimeout(() => {
+        if (busy.delete(server)) active--;
+        sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'nodes is forbidden' }, 403);
+      }, 60);
+    });
+    servers.push(me);
+  }
+  const b = new FleetBuilder().cluster('local');
+  const live: Record<string, string> = { down: 'http://127.0.0.1:1' };
+  servers.forEach((srv, i) => { live[`l${i}`] = srv.url; });
+  for (const name of Object.keys(live)) b.cluster(name, { context: `${name}-admin`, kubeconfig: 'kube.yaml' });
+  b.cluster('ghost', { context: 'ghost-admin', kubeconfig: 'kube.yaml' });
+  const w = b.write();
+  writeFileSync(join(w.dir, 'kube.yaml'), kubeconfig(live));
+  const r = await cli(['fleet', 'plan', '-f', w.file, '--concurrency', '2', '--request-timeout', '5s']);
+  assert.is(r.code, 1, r.err);
+  assert.ok(peak >= 1 && peak <= 2, `peak ${peak}`);
+  assert.match(r.out, /local +1 +1 +3 +3 +\S+ +ok/);
+  assert.match(r.out, /\n {2}down: unreachable: .*\n(.*\n)* {4}hint: /);
+  assert.match(r.out, /\n {2}l0: unreachable: .*forbidden/i);
+  assert.match(r.out, /\n {2}ghost: kubeconfig: context "ghost-admin" is not in .*kube\.yaml/);
+  assert.match(r.out, /Fleet: 1 of 8 clusters planned, 1 with changes; 3 nodes in 1 batch .* 7 clusters failed\./);
+});
+
+s('--concurrency is a whole number from 1', async () => {
+  const w = new FleetBuilder().cluster('a').write();
+  for (const bad of ['0', 'x', '1.5', '-2']) {
+    const r = await cli(['fleet', 'plan', '-f', w.file, '--concurrency', bad]);
+    assert.is(r.code, 1, bad);
+    assert.match(r.err, /--concurrency .*expected a whole number from 1 to 256/, bad);
+  }
+});
+
+s.run();

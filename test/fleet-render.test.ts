@@ -1,0 +1,64 @@
+/**
+ * The fleet plan's renderers (issue 17): one pull-request comment for the whole fleet, summary
+ * first, every failed cluster kept, per-cluster details folded and cut first, within 60,000
+ * characters for 500 clusters.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { renderFleetMarkdown, fleetMarkdownMarker } from '../src/render/fleet-markdown.ts';
+import { renderFleetText } from '../src/render/fleet-text.ts';
+import { MARKDOWN_LIMIT } from '../src/render/markdown.ts';
+import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+
+const s = suite('fleet renderers');
+
+function bigFleet(count: number, failing: number) {
+  const b = new FleetBuilder();
+  b.name = 'edge-sites';
+  for (let i = 0; i < count; i++) {
+    const name = `site-${String(i).padStart(3, '0')}`;
+    const labels = { region: ['eu', 'us', 'ap'][i % 3], tier: i % 2 ? 'prod' : 'staging' };
+    if (i >= count - failing) b.cluster(name, { labels, error: { code: 'unreachable', message: `dial tcp 10.0.${i % 256}.1:6443: connect: connection refused`, hint: 'check that the cluster answers' } });
+    else b.cluster(name, { labels, cluster: workerCluster(3, `n${i}`) });
+  }
+  return b.strategy({ canaries: ['site-000', 'site-001'], maxConcurrency: '10%', batchSoakSeconds: 600 });
+}
+
+s('500 clusters: one comment within 60,000 characters; summary first, every failed cluster named, details cut with a note', () => {
+  const fp = bigFleet(500, 30).plan();
+  const md = renderFleetMarkdown(fp);
+  assert.ok(md.length <= MARKDOWN_LIMIT, `${md.length}`);
+  const lines = md.split('\n');
+  assert.is(lines[0], '<!-- bootcplan:fleet spec=fleet.yaml -->');
+  assert.match(lines[1], /^### :x: bootcplan fleet plan for `edge-sites`$/);
+  assert.ok(md.indexOf('| Summary | |') < md.indexOf('#### :x: 30 clusters failed'));
+  assert.ok(md.indexOf('#### :x: 30 clusters failed') < md.indexOf('#### Batches'));
+  for (let i = 470; i < 500; i++) assert.match(md, new RegExp(`\`site-${i}\``), `site-${i}`);
+  assert.match(md, /\| 1 \| canary \| site-000 \|/);
+  assert.match(md, /\| Batches \| 13: 2 canaries first, then up to 46 clusters each \(maxConcurrency 10%\) \|/);
+  assert.match(md, /cluster details left out to stay within 60,000 characters: `bootcplan fleet show FLEETPLAN --cluster NAME`/);
+  assert.match(md, /<details><summary>Clusters \(500\)<\/summary>/);
+  assert.match(md, /<details><summary>site-000 \(canary\) · batch 1: /, 'the canaries\' details come first');
+});
+
+s('a small fleet: every cluster\'s details, no note; the text names batches, clusters and errors', () => {
+  const fp = bigFleet(6, 1).plan();
+  const md = renderFleetMarkdown(fp);
+  assert.not.match(md, /left out/);
+  assert.is((md.match(/<details><summary>site-/g) ?? []).length, 5);
+  const text = renderFleetText(fp);
+  assert.match(text, /Errors:\n {2}site-005: unreachable: dial tcp 10\.0\.5\.1:6443: connect: connection refused\n {4}hint: check that the cluster answers/);
+  assert.match(text, /Fleet: 5 of 6 clusters planned, 5 with changes; 15 nodes in 5 batches \(est\. .*\)\. 1 cluster failed\.$/m);
+});
+
+s('the marker is keyed by the Fleet path, and data cannot mention, link or end the comment', () => {
+  assert.is(fleetMarkdownMarker({ fleet: { path: './fleets/prod --> x.yaml' } as never }), '<!-- bootcplan:fleet spec=fleets/prod_-__x.yaml -->');
+  const fp = bigFleet(3, 1).plan();
+  fp.clusters[2].error!.message = '@admin see #12 <!-- -->';
+  const md = renderFleetMarkdown(fp);
+  assert.not.match(md, /@admin/);
+  assert.not.match(md, /#12/);
+  assert.is(md.split('<!--').length, 2);
+});
+
+s.run();
