@@ -59,3 +59,5 @@ export interface ClusterSnapshot {
 export const BOOTCPLAN_NAMESPACE = 'openshift-bootcplan';
 export const LOCK_NAME = 'bootcplan-lock';
 export const PROGRESS_NAME = 'bootcplan-progress';
+/** The fleet progress ConfigMap (key `fleet.json`): this cluster's part of a `fleet apply`. */
+export const FLEET_PROGRESS_NAME = 'bootcplan-fleet';

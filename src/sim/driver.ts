@@ -6,7 +6,7 @@
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import {
-  type Clock, type ClusterDriver, type ObjectRef, type NodeProgress, type ProgressRecord, type WaitOptions, type DrainOptions,
+  type Clock, type ClusterDriver, type FleetProgressRecord, type ObjectRef, type NodeProgress, type ProgressRecord, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState,
   NotFoundError, DrainTimeoutError, DriverError,
 } from '../apply/driver.ts';
@@ -128,5 +128,12 @@ export class SimDriver implements ClusterDriver {
   }
   writeNodeProgress(node: string, p: NodeProgress) {
     return this.write(`nodes/${node}`, () => this.sim.writeNodeProgress(this, node, p));
+  }
+  readFleetProgress() { return this.guard(() => this.sim.progress.readFleet()); }
+  writeFleetProgress(r: FleetProgressRecord) {
+    return this.guard(() => {
+      this.sim.record(this, 'fleet-progress', r.fleetPlanId);
+      this.sim.progress.writeFleet(r);
+    });
   }
 }

@@ -5,8 +5,9 @@
  * `bootcplan.dev/progress`. Counts what is written, for the scale figures (BENCHMARKS.md).
  */
 import type { KObject } from '../cluster/types.ts';
-import { BOOTCPLAN_NAMESPACE, PROGRESS_NAME } from '../cluster/types.ts';
-import { type NodeProgress, type ProgressRecord, type ProgressState, ProgressMovedError } from '../apply/driver.ts';
+import { BOOTCPLAN_NAMESPACE, FLEET_PROGRESS_NAME, PROGRESS_NAME } from '../cluster/types.ts';
+import { type FleetProgressRecord, type NodeProgress, type ProgressRecord, type ProgressState, ProgressMovedError } from '../apply/driver.ts';
+import { FLEET_PROGRESS_KEY, fleetProgressOf } from '../apply/fleet-record.ts';
 import { BOOTCPLAN_PROGRESS, encodeNodeProgress, nodeProgressOfAll } from '../apply/node-progress.ts';
 
 /** What bootcplan wrote to progress objects: count, bytes, and the largest value. */
@@ -57,6 +58,28 @@ export class SimProgress {
       this.objects.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE, resourceVersion: next }, data });
     }
     return next;
+  }
+
+  /** The fleet progress record (ConfigMap `bootcplan-fleet`, key `fleet.json`), as the Kubernetes driver reads it. */
+  readFleet(): FleetProgressRecord | null {
+    const text = this.objects.get('ConfigMap', FLEET_PROGRESS_NAME, BOOTCPLAN_NAMESPACE)?.data?.[FLEET_PROGRESS_KEY];
+    if (!text) return null;
+    const r = fleetProgressOf(text);
+    if (typeof r === 'string') throw new Error(`ConfigMap ${BOOTCPLAN_NAMESPACE}/${FLEET_PROGRESS_NAME}: ${r}`);
+    return r;
+  }
+
+  writeFleet(r: FleetProgressRecord): void {
+    const cm = this.objects.get('ConfigMap', FLEET_PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
+    const data = { 'fleet-plan-id': r.fleetPlanId, [FLEET_PROGRESS_KEY]: JSON.stringify(r) };
+    const resourceVersion = `fleet-${++this.versions}`;
+    if (cm) {
+      cm.data = data;
+      cm.metadata.resourceVersion = resourceVersion;
+      this.objects.changed(cm);
+    } else {
+      this.objects.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: FLEET_PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE, resourceVersion }, data });
+    }
   }
 
   /** Sets the node's entry (the caller reports the change, with the write it is part of). */
