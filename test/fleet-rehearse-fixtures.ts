@@ -7,8 +7,7 @@ import type { ClusterSnapshot } from '../src/cluster/types.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { FleetPlan, FleetBatch, FleetClusterPlan } from '../src/plan/fleet-types.ts';
 import type { BatchTimeoutAction } from '../src/spec/fleet-types.ts';
-import type { FleetRehearsal, FleetRunner, FleetRunResult } from '../src/sim/fleet-rehearse.ts';
-import { exitCodeOf } from '../src/base/errors.ts';
+import type { FleetRehearsal } from '../src/sim/fleet-rehearse.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { planWith } from './apply-harness.ts';
 
@@ -105,40 +104,3 @@ export function fleetTimelineFixture(): FleetRehearsal {
     ],
   };
 }
-
-/**
- * A stand-in for the fleet runner until src/apply/fleet-runner.ts lands (fleet-apply): batches
- * in order, the clusters of a batch at once, the soak between batches, a failed canary stops
- * the fleet. No batch timeout, no records. Replaced by the runner itself when it lands.
- */
-export const adapterRunner: FleetRunner = async ({ plan, clock, open }) => {
-  const t0 = clock.now();
-  const since = () => clock.now() - t0;
-  const results = new Map<string, FleetRunResult['clusters'][number]>(plan.clusters.map((c) => [c.name, {
-    name: c.name, canary: c.canary, batch: c.batch, outcome: c.batch === null ? (c.plan && !c.error ? 'unchanged' : 'unplanned') : 'not-started',
-    exitCode: c.batch === null && !(c.plan && !c.error) ? 1 : 0, startedAt: null, finishedAt: null, message: c.error?.message ?? null,
-  }]));
-  const batches: FleetRunResult['batches'] = plan.batches.map((b) => ({ index: b.index, kind: b.kind, clusters: b.clusters, startedAt: null, finishedAt: null, soakSeconds: 0, status: 'not-started' }));
-  let halted: FleetRunResult['halted'] = null;
-  for (const [i, b] of batches.entries()) {
-    if (i > 0 && plan.strategy.batchSoakSeconds > 0) { b.soakSeconds = plan.strategy.batchSoakSeconds; await clock.sleep(b.soakSeconds); }
-    b.startedAt = since();
-    await Promise.all(b.clusters.map(async (name) => {
-      const r = results.get(name)!;
-      r.startedAt = since();
-      try {
-        const s = await open(plan.clusters.find((c) => c.name === name)!);
-        r.outcome = await s.apply(new AbortController().signal, () => {});
-      } catch (err) {
-        Object.assign(r, { outcome: 'failed', exitCode: exitCodeOf(err), message: (err as Error).message });
-      }
-      r.finishedAt = since();
-    }));
-    b.finishedAt = since();
-    const failed = b.clusters.filter((n) => results.get(n)!.outcome === 'failed');
-    b.status = failed.length ? 'failed' : 'done';
-    if (b.kind === 'canary' && failed.length) { halted = { reason: 'canary-failed', batch: b.index, cluster: failed[0], message: `canary ${failed[0]} failed` }; break; }
-  }
-  const codes = [...results.values()].map((r) => r.exitCode);
-  return { durationSeconds: since(), exitCode: Math.max(0, ...codes), halted, batches, clusters: plan.clusters.map((c) => results.get(c.name)!) };
-};

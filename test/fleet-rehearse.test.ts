@@ -8,7 +8,9 @@ import { SleepClock } from '../src/sim/sleep-clock.ts';
 import { rehearseCluster, clusterSeed, type FleetRehearseOptions } from '../src/sim/fleet-rehearse.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { AbortedError } from '../src/apply/driver.ts';
-import { clusterFixture, fleetFixture, adapterRunner } from './fleet-rehearse-fixtures.ts';
+import { clusterFixture, fleetFixture } from './fleet-rehearse-fixtures.ts';
+import { runFleet } from '../src/apply/fleet-runner.ts';
+import { renderFleetRehearsalHtml } from '../src/render/html/fleet-report.ts';
 import { rehearseFleet } from '../src/sim/fleet-rehearse.ts';
 
 const s = suite('fleet-rehearse');
@@ -80,7 +82,7 @@ const FLEET = [
 
 s('the fleet: batches in order, the clusters of a batch at once, the soak between; makespan = the fleet plan estimate', async () => {
   const { fleetPlan, clusters } = fleetFixture(FLEET, { maxConcurrency: 2, batchSoakSeconds: 600 });
-  const r = await rehearseFleet({ fleetPlan, clusters, options: OPTS, runner: adapterRunner });
+  const r = await rehearseFleet({ fleetPlan, clusters, options: OPTS, runner: runFleet });
   assert.equal(r.batches.map((b) => b.clusters), [['canary'], ['a', 'b'], ['c', 'd']]);
   assert.equal(r.batches.map((b) => b.outcome), ['done', 'done', 'done']);
   const [b1, b2, b3] = r.batches;
@@ -101,10 +103,11 @@ s('the fleet: batches in order, the clusters of a batch at once, the soak betwee
 
 s('a cluster\'s result does not depend on the order of the fleet or its batch (its own seed)', async () => {
   const o = { ...OPTS, jitter: 0.4, failRate: 0.1, seed: 3 };
-  const one = fleetFixture(FLEET, { maxConcurrency: 2 });
-  const other = fleetFixture([...FLEET].reverse().map((c) => ({ ...c, canary: false })), { maxConcurrency: 4 });
-  const r1 = await rehearseFleet({ fleetPlan: one.fleetPlan, clusters: one.clusters, options: o, runner: adapterRunner });
-  const r2 = await rehearseFleet({ fleetPlan: other.fleetPlan, clusters: other.clusters, options: o, runner: adapterRunner });
+  // continue: a failed cluster does not stop the fleet (abort would, after its batch)
+  const one = fleetFixture(FLEET, { maxConcurrency: 2, batchTimeoutAction: 'continue' });
+  const other = fleetFixture([...FLEET].reverse().map((c) => ({ ...c, canary: false })), { maxConcurrency: 4, batchTimeoutAction: 'continue' });
+  const r1 = await rehearseFleet({ fleetPlan: one.fleetPlan, clusters: one.clusters, options: o, runner: runFleet });
+  const r2 = await rehearseFleet({ fleetPlan: other.fleetPlan, clusters: other.clusters, options: o, runner: runFleet });
   const view = (r: typeof r1) => Object.fromEntries(r.clusters.filter((c) => c.outcome !== 'not-started').map((c) => [c.name, [c.outcome, c.durationSeconds, c.seed]]));
   const v1 = view(r1);
   const v2 = view(r2);
@@ -115,13 +118,71 @@ s('a cluster\'s result does not depend on the order of the fleet or its batch (i
 
 s('a failed canary stops the fleet: the other clusters are not started', async () => {
   const { fleetPlan, clusters } = fleetFixture(FLEET, { maxConcurrency: 2 });
-  const r = await rehearseFleet({ fleetPlan, clusters, options: { ...OPTS, failRate: 1 }, runner: adapterRunner });
+  const r = await rehearseFleet({ fleetPlan, clusters, options: { ...OPTS, failRate: 1 }, runner: runFleet });
   assert.is(r.stopped, 'canary-failed');
   assert.is(r.exitCode, 5);
   assert.equal(r.clusters.map((c) => c.outcome), ['failed', 'not-started', 'not-started', 'not-started', 'not-started']);
   assert.equal(r.batches.map((b) => b.outcome), ['failed', 'not-started', 'not-started']);
   assert.is(r.makespanSeconds, r.clusters[0].end);
   assert.ok(r.makespanSeconds < r.clusters[0].estimatedSeconds!, 'it stopped at the failed node');
+});
+
+/** A batch of a 6-node and a 10-node cluster, then one more batch; the timeout between their durations. */
+function timeoutFleet(action: 'abort' | 'continue', canary = false) {
+  const list = [{ name: 'small', nodes: 6, canary }, { name: 'big', nodes: 10, canary }, { name: 'tail', nodes: 4 }];
+  const probe = fleetFixture(list);
+  const est = (n: string) => probe.fleetPlan.clusters.find((c) => c.name === n)!.plan!.summary.estimatedSeconds;
+  const timeout = Math.round((est('small') + est('big')) / 2);
+  return { ...fleetFixture(canary ? list : list.map((c) => ({ ...c })), { maxConcurrency: 2, batchSoakSeconds: 300, batchTimeoutSeconds: timeout, batchTimeoutAction: action }), timeout };
+}
+
+s('batch timeout, abort: the unfinished cluster is cut at the timeout (timed-out, exit 5), no later batch starts', async () => {
+  const { fleetPlan, clusters, timeout } = timeoutFleet('abort');
+  assert.equal(fleetPlan.batches.map((b) => b.clusters), [['big', 'small'], ['tail']]);
+  const r = await rehearseFleet({ fleetPlan, clusters, options: OPTS, runner: runFleet });
+  const by = Object.fromEntries(r.clusters.map((c) => [c.name, c]));
+  assert.is(by.small.outcome, 'done');
+  assert.is(by.big.outcome, 'timed-out');
+  assert.is(by.big.exitCode, 5);
+  assert.is(by.big.end, timeout, 'cut at the timeout');
+  assert.ok(by.big.durationSeconds! > timeout, 'its own rehearsal needed longer');
+  assert.is(by.tail.outcome, 'not-started');
+  assert.is(r.stopped, 'batch-timeout');
+  assert.is(r.exitCode, 5);
+  assert.is(r.batches[0].timeoutAt, timeout);
+  assert.is(r.batches[0].outcome, 'timed-out');
+  assert.is(r.makespanSeconds, timeout);
+});
+
+s('batch timeout, continue: the next batch starts after the timeout and the soak', async () => {
+  const { fleetPlan, clusters, timeout } = timeoutFleet('continue');
+  const r = await rehearseFleet({ fleetPlan, clusters, options: OPTS, runner: runFleet });
+  const later = r.clusters.find((c) => c.name === 'tail')!;
+  assert.is(r.clusters.find((c) => c.name === 'big')!.outcome, 'timed-out');
+  assert.is(later.outcome, 'done');
+  assert.is(later.start, timeout + 300);
+  assert.equal(r.batches[0].soak, { start: timeout, end: timeout + 300 });
+  assert.is(r.stopped, null);
+  assert.is(r.exitCode, 5, 'the timed-out cluster still counts');
+});
+
+s('a timed-out canary stops the fleet even with continue', async () => {
+  const list = [{ name: 'canary', nodes: 10, canary: true }, { name: 'a', nodes: 4 }];
+  const probe = fleetFixture(list);
+  const est = probe.fleetPlan.clusters[0].plan!.summary.estimatedSeconds;
+  const { fleetPlan, clusters } = fleetFixture(list, { batchTimeoutSeconds: Math.round(est / 2), batchTimeoutAction: 'continue' });
+  const r = await rehearseFleet({ fleetPlan, clusters, options: OPTS, runner: runFleet });
+  assert.equal(r.clusters.map((c) => c.outcome), ['timed-out', 'not-started']);
+  assert.is(r.stopped, 'canary-failed');
+});
+
+s('the fleet timeline of a real run draws: every cluster that ran has its bar, the timeout its line', async () => {
+  const { fleetPlan, clusters } = timeoutFleet('continue');
+  const r = await rehearseFleet({ fleetPlan, clusters, options: OPTS, runner: runFleet });
+  const html = renderFleetRehearsalHtml(r);
+  assert.is((html.match(/<rect class="bar (done|timed-out)"/g) ?? []).length, 3);
+  assert.is((html.match(/<line class="timeout"/g) ?? []).length, 1, 'the second batch ended long before its timeout, past the axis: no line');
+  assert.is((html.match(/<rect class="soak"/g) ?? []).length, 1);
 });
 
 s.run();

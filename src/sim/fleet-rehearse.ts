@@ -11,7 +11,9 @@
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { FleetBatchKind, FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
-import type { Clock } from '../apply/driver.ts';
+import type { FleetClusterOutcome, FleetHaltReason } from '../apply/fleet-events.ts';
+import type { FleetProgressRecord } from '../apply/driver.ts';
+import type { FleetBatchStatus, FleetClusterSession, FleetRunResult, runFleet } from '../apply/fleet-runner.ts';
 import type { BatchTimeoutAction } from '../spec/fleet-types.ts';
 import { EXIT, InputError, RolloutHaltedError, exitCodeOf } from '../base/errors.ts';
 import { SleepClock } from './sleep-clock.ts';
@@ -84,37 +86,6 @@ export async function rehearseCluster(input: ClusterRehearsalInput): Promise<Clu
     return { ...base, outcome: 'stopped', exitCode: exitCodeOf(err), durationSeconds: 0, message: (err as Error).message, rehearsal: null, error: err };
   }
 }
-
-// ---------------------------------------------------------------------------- the runner's port
-// The fleet runner's interface, as src/apply/fleet-runner.ts (fleet-apply) defines it: the
-// subset the rehearsal uses, until that file lands here and these give way to its own types.
-
-export type FleetClusterOutcome = 'done' | 'nothing-to-do' | 'already-done' | 'failed' | 'timed-out' | 'interrupted' | 'not-started' | 'unplanned' | 'unchanged';
-export type FleetBatchStatus = 'done' | 'failed' | 'timed-out' | 'interrupted' | 'not-started';
-export type FleetHaltReason = 'canary-failed' | 'cluster-failed' | 'batch-timeout' | 'interrupted';
-
-export interface FleetClusterSession {
-  readRecord(): Promise<unknown>;
-  writeRecord(r: unknown): Promise<void>;
-  apply(signal: AbortSignal, onEvent: (e: unknown) => void): Promise<'done' | 'nothing-to-do'>;
-  close?(): void;
-}
-
-export interface FleetRunOptions {
-  plan: FleetPlan;
-  clock: Clock;
-  open: (cluster: FleetClusterPlan) => Promise<FleetClusterSession>;
-}
-
-export interface FleetRunResult {
-  durationSeconds: number;
-  exitCode: number;
-  halted: { reason: FleetHaltReason; batch: number; cluster: string | null; message: string } | null;
-  batches: { index: number; kind: FleetBatchKind; clusters: string[]; startedAt: number | null; finishedAt: number | null; soakSeconds: number; status: FleetBatchStatus }[];
-  clusters: { name: string; canary: boolean; batch: number | null; outcome: FleetClusterOutcome; exitCode: number; startedAt: number | null; finishedAt: number | null; message: string | null }[];
-}
-
-export type FleetRunner = (o: FleetRunOptions) => Promise<FleetRunResult>;
 
 // ---------------------------------------------------------------------------- the fleet timeline
 
@@ -212,7 +183,8 @@ export interface FleetRehearsalInput {
    */
   clusters: ReadonlyMap<string, () => FleetRehearsalClusterInput>;
   options: FleetRehearseOptions;
-  runner: FleetRunner;
+  /** The fleet runner (src/apply/fleet-runner.ts runFleet; the CLI loads it with the command). */
+  runner: typeof runFleet;
   /** Each cluster's rehearsal as it ends (progress). */
   onCluster?: (r: ClusterRehearsalResult) => void;
 }
@@ -239,7 +211,7 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
   const open = async (c: FleetClusterPlan): Promise<FleetClusterSession> => {
     const load = input.clusters.get(c.name);
     if (!load) throw new InputError(`fleet rehearse: no snapshot of cluster ${c.name}`, [], 'every cluster in a batch needs its snapshot file');
-    let record: unknown = null;
+    let record: FleetProgressRecord | null = null;
     return {
       readRecord: async () => record,
       writeRecord: async (r) => { record = r; },
