@@ -1,6 +1,6 @@
 /**
  * One `fleet rehearse -f FLEET -o json --jitter 0.3` through the CLI's run(), in this process
- * (so its peak RSS is the rehearsal's); prints one JSON line with wall time, peak RSS and the
+ * (so its peak RSS is the rehearsal's); prints one JSON line with wall and CPU time, peak RSS and the
  * fleet figures.   node --import tsx bench/fleet-rehearse-once.ts FLEET
  */
 import { dirname } from 'node:path';
@@ -17,4 +17,5 @@ const code = await run(['fleet', 'rehearse', '-f', 'fleet.yaml', '-o', 'json', '
 const wallMs = performance.now() - t0;
 if (code !== 0) throw new Error(`fleet rehearse exited ${code}: ${err.slice(0, 2000)}`);
 const r = JSON.parse(out);
-console.log(JSON.stringify({ wallMs, peakRssMB: process.resourceUsage().maxRSS / 1024, makespanSeconds: r.makespanSeconds, estimatedSeconds: r.estimatedSeconds, batches: r.batches.length, exitCode: code }));
+const ru = process.resourceUsage();
+console.log(JSON.stringify({ wallMs, cpuMs: (ru.userCPUTime + ru.systemCPUTime) / 1000, peakRssMB: ru.maxRSS / 1024, makespanSeconds: r.makespanSeconds, estimatedSeconds: r.estimatedSeconds, batches: r.batches.length, exitCode: code }));

@@ -16,6 +16,8 @@ export interface FleetRehearsalBench {
   clusters: number;
   nodes: number;
   wallMs: number;
+  /** User + system CPU time of the process (the wall time depends on what else runs on the machine). */
+  cpuMs: number;
   peakRssMB: number;
   makespanSeconds: number;
   estimatedSeconds: number;
@@ -49,12 +51,12 @@ export function benchFleetRehearsal(clusters = 100, nodes = 100): FleetRehearsal
   const out = execFileSync(process.execPath, ['--import', 'tsx', new URL('./fleet-rehearse-once.ts', import.meta.url).pathname, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
   const r = JSON.parse(out.trim().split('\n').pop()!) as Omit<FleetRehearsalBench, 'clusters' | 'nodes'>;
   const row = { clusters, nodes, ...r };
-  console.error(`fleet rehearse ${clusters} x ${nodes}: ${(row.wallMs / 1000).toFixed(1)} s, peak ${row.peakRssMB.toFixed(0)} MB, makespan ${row.makespanSeconds} s (estimate ${row.estimatedSeconds} s), ${row.batches} batches`);
+  console.error(`fleet rehearse ${clusters} x ${nodes}: ${(row.wallMs / 1000).toFixed(1)} s (CPU ${(row.cpuMs / 1000).toFixed(1)} s), peak ${row.peakRssMB.toFixed(0)} MB, makespan ${row.makespanSeconds} s (estimate ${row.estimatedSeconds} s), ${row.batches} batches`);
   return row;
 }
 
 export function fleetRehearsalLine(r: FleetRehearsalBench): string {
-  return `Fleet rehearsal (\`fleet rehearse -f FLEET\`, ${r.clusters} clusters of ${r.nodes} nodes, one canary, maxConcurrency 10%, 30% jitter; planning included, in a fresh process): ${(r.wallMs / 1000).toFixed(1)} s, peak RSS ${r.peakRssMB.toFixed(0)} MB; simulated fleet makespan ${(r.makespanSeconds / 3600).toFixed(1)} h in ${r.batches} batches (fleet plan estimate ${(r.estimatedSeconds / 3600).toFixed(1)} h).`;
+  return `Fleet rehearsal (\`fleet rehearse -f FLEET\`, ${r.clusters} clusters of ${r.nodes} nodes, one canary, maxConcurrency 10%, 30% jitter; planning included, in a fresh process): ${(r.wallMs / 1000).toFixed(1)} s wall, ${(r.cpuMs / 1000).toFixed(1)} s CPU, peak RSS ${r.peakRssMB.toFixed(0)} MB; simulated fleet makespan ${(r.makespanSeconds / 3600).toFixed(1)} h in ${r.batches} batches (fleet plan estimate ${(r.estimatedSeconds / 3600).toFixed(1)} h).`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
