@@ -56,21 +56,21 @@ export interface FleetReadOptions extends KubeOptions {
 /** Every cluster's snapshot or error, read at most `concurrency` at a time. */
 export async function readFleetClusters(clusters: readonly FleetCluster[], dir: string, opts: FleetReadOptions, env: Record<string, string | undefined>): Promise<Map<string, FleetClusterInput>> {
   const out = new Map<string, FleetClusterInput>();
+  // A Fleet comes in pull requests: it reads no snapshot outside its repository (or its directory outside git).
+  const root = clusters.some((c) => c.snapshot !== undefined) ? git(['rev-parse', '--show-toplevel'], dir)?.trim() || dir : dir;
   let next = 0;
   const worker = async () => {
     while (next < clusters.length) {
       const c = clusters[next++];
-      out.set(c.name, await readCluster(c, dir, opts, env));
+      out.set(c.name, await readCluster(c, dir, root, opts, env));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, clusters.length)) }, worker));
   return out;
 }
 
-async function readCluster(c: FleetCluster, dir: string, opts: KubeOptions, env: Record<string, string | undefined>): Promise<FleetClusterInput> {
+async function readCluster(c: FleetCluster, dir: string, root: string, opts: KubeOptions, env: Record<string, string | undefined>): Promise<FleetClusterInput> {
   if (c.snapshot !== undefined) {
-    // A Fleet comes in pull requests: it reads no file outside its repository (or its directory outside git).
-    const root = git(['rev-parse', '--show-toplevel'], dir)?.trim() || dir;
     const file = insideRoot(root, resolve(dir, c.snapshot));
     if (!file) return { error: { code: 'snapshot-invalid', message: `snapshot ${JSON.stringify(c.snapshot)} is outside ${root}`, hint: 'keep the snapshot files next to the Fleet file, inside the repository' } };
     try {

@@ -46,7 +46,12 @@ const clusterSelectorSchema: ObjectSchema = {
   },
 };
 
-const pick = (names: readonly string[]): Record<string, Schema> => Object.fromEntries(names.map((n) => [n, poolSchema.fields[n]]));
+/** A pool field as an override has it: no default (left out, the shared value stays). */
+function overrideField(name: string): Schema {
+  const { default: _d, defaultText: _t, ...field } = poolSchema.fields[name];
+  return name === 'name' ? field : { ...field, defaultText: 'the shared pool\'s' } as Schema;
+}
+const pick = (names: readonly string[]): Record<string, Schema> => Object.fromEntries(names.map((n) => [n, overrideField(n)]));
 
 /** The pool fields an override may change, matched to a shared pool by name. */
 const poolOverrideSchema: ObjectSchema = {
@@ -129,6 +134,7 @@ const strategySchema: ObjectSchema = {
 };
 
 const rolloutSpecSchema = rolloutSchema.fields.spec as ObjectSchema;
+const metadataSchema = rolloutSchema.fields.metadata as ObjectSchema;
 
 export const fleetSchema: ObjectSchema = {
   type: 'object',
@@ -136,7 +142,11 @@ export const fleetSchema: ObjectSchema = {
   fields: {
     apiVersion: { type: 'string', enum: [SPEC_API_VERSION], description: 'The spec\'s version.' },
     kind: { type: 'string', enum: [FLEET_KIND], description: 'Always Fleet.' },
-    metadata: { ...(rolloutSchema.fields.metadata as ObjectSchema), description: 'Names the fleet; the fleet plan and each cluster\'s plan carry the name.' },
+    metadata: {
+      ...metadataSchema,
+      description: 'Names the fleet; the fleet plan and each cluster\'s plan carry the name.',
+      fields: { ...metadataSchema.fields, name: { ...metadataSchema.fields.name, description: 'The fleet\'s name.' } },
+    },
     spec: {
       type: 'object',
       required: ['rollout', 'clusters'],
