@@ -333,7 +333,7 @@ class FleetRun {
       const { outcome, exitCode } = stopped
         ? (timedOut() ? { outcome: 'timed-out' as const, exitCode: EXIT.halted } : { outcome: 'interrupted' as const, exitCode: exitOfSignal(this.o.signal) })
         : { outcome: 'failed' as const, exitCode: exitCodeOf(err) };
-      const message = outcome === 'timed-out' ? `its batch ran out of time; stopped at a safe point (${(err as Error).message})` : (err as Error).message;
+      const message = outcome === 'timed-out' ? 'its batch ran out of time; its apply stopped at a safe point (a rerun resumes it)' : (err as Error).message;
       if (session && record) await this.write(session, record, { outcome, exitCode, message, finishedAt: isoOf(this.o.clock.now()) });
       this.finish(r, batch, outcome, exitCode, message);
     } finally {

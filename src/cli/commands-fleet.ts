@@ -18,7 +18,7 @@ import { writeFileAtomic } from './files.ts';
 import { kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, parseIntegerFlag, type KubeOptions } from './options.ts';
 import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
-// fleet-apply: import { registerFleetApply } from './commands-fleet-apply.ts';
+import { registerFleetApply } from './commands-fleet-apply.ts';
 
 import { registerFleetRehearse } from './commands-fleet-rehearse.ts';
 
@@ -32,7 +32,7 @@ export function registerFleet(program: Command, ctx: CommandContext): void {
   registerFleetPlan(fleet, ctx);
   registerFleetShow(fleet, ctx);
   registerFleetValidate(fleet, ctx);
-  // fleet-apply: registerFleetApply(fleet, ctx);
+  registerFleetApply(fleet, ctx);
 
   registerFleetRehearse(fleet, ctx);
 

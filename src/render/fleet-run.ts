@@ -1,0 +1,64 @@
+/**
+ * A fleet run (`fleet apply`) for people and machines. Pure: reads only the runner's events and
+ * result (src/apply/fleet-runner.ts), through `forDisplay` (secrets masked, invisible characters
+ * visible). Text: one line per fleet event as it happens (stderr), the cluster's own halts and
+ * failed nodes prefixed with its name, then a summary table (stdout). JSON: each event as one
+ * NDJSON line, the clusters' apply events wrapped in `fleet-cluster-event`.
+ */
+import type { FleetEvent } from '../apply/fleet-events.ts';
+import type { FleetRunResult } from '../apply/fleet-runner.ts';
+import { forDisplay, maskSecrets } from './secrets.ts';
+import { jsonText } from './vocabulary.ts';
+import { clockOf } from './events.ts';
+import { formatDuration, padTable, plural, colors } from './format.ts';
+
+export function fleetEventToNdjson(e: FleetEvent): string {
+  return jsonText(maskSecrets(e)) + '\n';
+}
+
+/** The progress line of an event, or null for those not worth a line (most cluster apply events). */
+export function fleetEventLine(input: FleetEvent): string | null {
+  const e = forDisplay(input);
+  const at = clockOf(e.t);
+  switch (e.type) {
+    case 'fleet-start': return `${at} fleet plan ${e.fleetPlanId}: ${plural(e.clusters, 'cluster')} in ${plural(e.batches, 'batch', 'batches')}`;
+    case 'fleet-batch-start': return `${at} batch ${e.batch} (${e.kind}): ${e.clusters.join(', ')}`;
+    case 'fleet-cluster-start': return `${at}   ${e.cluster}: apply${e.attempt > 1 ? ` (attempt ${e.attempt}, its window is open)` : ''}`;
+    case 'fleet-cluster-waiting': return `${at}   ${e.cluster}: outside its maintenance window until ${e.until}; the batch waits for it`;
+    case 'fleet-cluster-event': {
+      const a = e.event;
+      if (a.type === 'halt') return `${at}   ${e.cluster}: pool ${a.pool} halted: ${a.message}`;
+      if (a.type === 'node-failed') return `${at}   ${e.cluster}: node ${a.node} failed: ${a.message}`;
+      if (a.type === 'wave-start') return `${at}   ${e.cluster}: pool ${a.pool} wave ${a.wave}/${a.waves}: ${a.nodes.join(', ')}`;
+      return null;
+    }
+    case 'fleet-cluster-done': return `${at}   ${e.cluster}: ${e.outcome}${e.exitCode ? ` (exit ${e.exitCode})` : ''}${e.message ? `: ${e.message}` : ''}`;
+    case 'fleet-batch-timeout': return `${at} batch ${e.batch} timed out: stopping ${e.clusters.join(', ') || 'nothing'} at a safe point (then ${e.action})`;
+    case 'fleet-batch-done': return `${at} batch ${e.batch} finished${e.failed.length ? `; failed: ${e.failed.join(', ')}` : ''}${e.timedOut.length ? `; timed out: ${e.timedOut.join(', ')}` : ''}`;
+    case 'fleet-soak': return `${at} soaking ${formatDuration(e.seconds)} before batch ${e.next}`;
+    case 'fleet-halted': return `${at} fleet halted (${e.reason}): ${e.message}`;
+    case 'fleet-record-warning': return `${at}   ${e.cluster}: warning: ${e.message}`;
+    case 'fleet-done': return `${at} fleet done (exit ${e.exitCode})`;
+  }
+}
+
+/** The summary after a run: a row per cluster, then the fleet line. */
+export function renderFleetRunText(input: FleetRunResult, opts: { color?: boolean } = {}): string {
+  const r = forDisplay(input);
+  const c = colors(!!opts.color);
+  const rows = r.clusters.map((x) => [
+    `  ${x.name}${x.canary ? ' (canary)' : ''}`, x.batch === null ? '-' : String(x.batch), x.outcome, String(x.exitCode),
+    x.startedAt === null || x.finishedAt === null ? '-' : formatDuration(x.finishedAt - x.startedAt), x.message ?? '',
+  ]);
+  const lines = [
+    c.bold(`Fleet apply of fleet plan ${r.fleetPlanId} (${r.fleet}):`),
+    ...padTable([['  cluster', 'batch', 'outcome', 'exit', 'took', 'message'], ...rows]).map((l) => l.trimEnd()),
+    '',
+  ];
+  const done = r.clusters.filter((x) => ['done', 'nothing-to-do', 'already-done'].includes(x.outcome)).length;
+  const rolled = r.clusters.filter((x) => x.batch !== null).length;
+  const head = `${done} of ${plural(rolled, 'cluster')} in batches finished in ${formatDuration(r.durationSeconds)}`;
+  lines.push(r.halted ? c.red(`${head}; halted in batch ${r.halted.batch}: ${r.halted.message}. Exit ${r.exitCode}.`)
+    : r.exitCode ? c.yellow(`${head}. Exit ${r.exitCode} (the worst cluster's).`) : c.green(`${head}.`));
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,232 @@
+/**
+ * `bootcplan fleet apply` (issue 17) against simulated clusters behind their kubeconfig contexts:
+ * the trust boundaries first (a tampered fleet plan, a cluster plan edited inside it, a Fleet file
+ * changed since, a context the kubeconfig does not have), then the rollout: canary first, the
+ * other clusters in batches, each recorded in itself, a rerun that applies nothing twice, and a
+ * failing canary that leaves the others untouched.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
+import type { DriverFactory } from '../src/cli/deps.ts';
+import { ClusterApiError } from '../src/base/errors.ts';
+import { fleetPlanIdOf } from '../src/plan/fleet.ts';
+import { planIdOf } from '../src/plan/planner.ts';
+import { renderFleetJson } from '../src/render/fleet-text.ts';
+import type { SimCluster } from '../src/sim/cluster.ts';
+import type { SimDriver } from '../src/sim/driver.ts';
+import type { FaultOptions } from '../src/sim/faults.ts';
+import { newSim } from './apply-harness.ts';
+import { inDir } from './cwd.ts';
+import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+
+const s = suite('fleet apply');
+
+const NAMES = ['east', 'west', 'south'] as const;
+
+function fleetOf(strategy: Record<string, unknown> = {}) {
+  const b = new FleetBuilder();
+  for (const n of NAMES) b.cluster(n, { context: `ctx-${n}`, cluster: workerCluster(3, n), labels: { name: n } });
+  return b.strategy({ canaries: ['east'], maxConcurrency: 2, ...strategy });
+}
+
+interface Setup { dir: string; planFile: string; sims: Record<string, SimCluster>; opened: string[]; openDriver: DriverFactory; drivers: SimDriver[] }
+
+function setup(o: { strategy?: Record<string, unknown>; faults?: Partial<Record<string, FaultOptions>>; missing?: string[] } = {}): Setup {
+  const b = fleetOf(o.strategy);
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-apply-'));
+  b.write(dir);
+  const planFile = join(dir, 'fleet-plan.json');
+  writeFileSync(planFile, renderFleetJson(b.plan()));
+  const sims: Record<string, SimCluster> = {};
+  for (const c of b.clusters) sims[c.context!] = newSim(c.cluster!.snapshot(), { faults: o.faults?.[c.name] });
+  const opened: string[] = [];
+  const drivers: SimDriver[] = [];
+  const openDriver: DriverFactory = async (flags) => {
+    opened.push(flags.context ?? '?');
+    if (!flags.context || o.missing?.includes(flags.context) || !sims[flags.context]) throw new ClusterApiError(`context "${flags.context}" is not in the kubeconfig`, 'kubectl config get-contexts');
+    const driver = sims[flags.context].driver(`${flags.context}-${drivers.length}`);
+    drivers.push(driver);
+    return { driver, holder: 'fleet@test' };
+  };
+  return { dir, planFile, sims, opened, openDriver, drivers };
+}
+
+async function cli(st: Setup, args: string[]) {
+  let out = '';
+  let err = '';
+  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
+  const code = await inDir(st.dir, () => run(args, { io, openDriver: st.openDriver, now: () => Date.parse('2026-09-14T08:00:00Z') }));
+  return { code, out, err };
+}
+
+/** Every one of the cluster's 3 nodes rebooted once, none failed. */
+const onNew = (sim: SimCluster) => sim.reboots.length === 3 && sim.reboots.every((r) => !r.failed) && new Set(sim.reboots.map((r) => r.node)).size === 3;
+const touched = (sim: SimCluster) => sim.writes.length > 0;
+
+// ---------------------------------------------------------------- trust boundaries
+
+s('a fleet plan file modified after it was made is refused before any cluster is reached: exit 3', async () => {
+  const st = setup();
+  const fp = JSON.parse(readFileSync(st.planFile, 'utf8'));
+  fp.strategy.canaries = [];
+  writeFileSync(st.planFile, JSON.stringify(fp));
+  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /fleet plan file was modified after it was made/);
+  assert.equal(st.opened, []);
+});
+
+s('a cluster plan edited inside the fleet plan (fleet id made to match again) is refused: exit 3, no cluster reached', async () => {
+  const st = setup();
+  const fp = JSON.parse(readFileSync(st.planFile, 'utf8'));
+  fp.clusters[1].plan.pools[0].maxUnavailable.resolved = 3;
+  fp.id = fleetPlanIdOf(fp);
+  writeFileSync(st.planFile, JSON.stringify(fp));
+  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /the plan of cluster west in fleet plan .* was modified/);
+  assert.equal(st.opened, []);
+});
+
+s('a cluster plan edited and re-sealed, fleet id too, is caught by its re-plan at its turn: the canary fails (exit 3), nothing written there, the others untouched', async () => {
+  const st = setup();
+  const fp = JSON.parse(readFileSync(st.planFile, 'utf8'));
+  const p = fp.clusters[0].plan;
+  p.pools[0].maxUnavailable.resolved = 3;
+  p.pools[0].waves = [p.pools[0].waves.flat()];
+  for (const n of p.pools[0].nodes) n.wave = 1;
+  p.pools[0].waveSize = 3;
+  p.id = planIdOf(p);
+  fp.id = fleetPlanIdOf(fp);
+  writeFileSync(st.planFile, JSON.stringify(fp));
+  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /east: failed \(exit 3\): plan .* is not what the spec and the cluster give now/);
+  assert.equal(st.opened, ['ctx-east']);
+  assert.equal(st.sims['ctx-east'].cordons, []);
+  assert.not.ok(touched(st.sims['ctx-west']) || touched(st.sims['ctx-south']));
+});
+
+s('a cluster plan taken from another fleet (another Fleet file) is refused: exit 3', async () => {
+  const st = setup();
+  const fp = JSON.parse(readFileSync(st.planFile, 'utf8'));
+  fp.clusters[2].plan.spec.path = 'other-fleet.yaml';
+  fp.clusters[2].plan.id = planIdOf(fp.clusters[2].plan);
+  fp.id = fleetPlanIdOf(fp);
+  writeFileSync(st.planFile, JSON.stringify(fp));
+  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /the plan of cluster south was not made from this fleet plan's Fleet/);
+  assert.equal(st.opened, []);
+});
+
+s('the Fleet file changed since the fleet plan was made: exit 3 before any cluster is reached', async () => {
+  const st = setup();
+  writeFileSync(join(st.dir, 'fleet.yaml'), readFileSync(join(st.dir, 'fleet.yaml'), 'utf8') + '# edited\n');
+  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /the spec changed since the plan was made/);
+  assert.equal(st.opened, []);
+});
+
+s('a context the kubeconfig does not have is that cluster\'s error (exit 1), not a crash: continue rolls the others', async () => {
+  const st = setup({ strategy: { batchTimeoutAction: 'continue' }, missing: ['ctx-south'] });
+  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(r.code, 1, r.err);
+  assert.match(r.out, /south +2 +failed +1 +\S+ +context "ctx-south" is not in the kubeconfig/);
+  assert.match(r.out, /west +2 +done +0/);
+  assert.is(st.sims['ctx-west'].reboots.length, 3);
+  assert.not.match(r.err, /at .*\.ts:\d+/, 'no stack trace');
+});
+
+s('without a terminal and without --auto-approve: refused, nothing reached', async () => {
+  const st = setup();
+  const r = await cli(st, ['fleet', 'apply', st.planFile]);
+  assert.is(r.code, 1);
+  assert.match(r.err, /needs confirmation/);
+  assert.equal(st.opened, []);
+});
+
+// ---------------------------------------------------------------- rollout
+
+s('one canary, then maxConcurrency 2: all three clusters rolled, each recorded in itself; -o json is NDJSON of fleet and cluster events', async () => {
+  const st = setup();
+  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve', '-o', 'json']);
+  assert.is(r.code, 0, r.err);
+  const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
+  assert.is(events[0].type, 'fleet-start');
+  assert.is(events.at(-1).type, 'fleet-done');
+  assert.equal(events.filter((e) => e.type === 'fleet-batch-start').map((e) => e.clusters), [['east'], ['south', 'west']]);
+  assert.ok(events.some((e) => e.type === 'fleet-cluster-event' && e.cluster === 'west' && e.event.type === 'reboot'));
+  const fpId = JSON.parse(readFileSync(st.planFile, 'utf8')).id;
+  for (const n of NAMES) {
+    const sim = st.sims[`ctx-${n}`];
+    assert.ok(onNew(sim), `${n} rebooted its 3 nodes`);
+    const rec = await sim.driver().readFleetProgress();
+    assert.is(rec?.fleetPlanId, fpId);
+    assert.is(rec?.outcome, 'done');
+    assert.is(rec?.batch, n === 'east' ? 1 : 2);
+  }
+  // The canary finished before the batch started.
+  const doneEast = events.findIndex((e) => e.type === 'fleet-cluster-done' && e.cluster === 'east');
+  const startWest = events.findIndex((e) => e.type === 'fleet-cluster-start' && e.cluster === 'west');
+  assert.ok(doneEast < startWest);
+  // A rerun applies nothing again.
+  const before = Object.values(st.sims).map((x) => x.reboots.length);
+  const again = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(again.code, 0, again.err);
+  assert.match(again.out, /east \(canary\) +1 +already-done/);
+  assert.equal(Object.values(st.sims).map((x) => x.reboots.length), before);
+});
+
+s('a failing canary (its node fails the reboot) halts the fleet: exit 5, the other two never reached', async () => {
+  const st = setup({ faults: { east: { seed: 1, rebootFailRate: 1 } } });
+  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(r.code, 5, r.err);
+  assert.match(r.err, /fleet halted \(canary-failed\)/);
+  assert.match(r.out, /west +2 +not-started/);
+  assert.equal(st.opened, ['ctx-east']);
+  assert.not.ok(touched(st.sims['ctx-west']) || touched(st.sims['ctx-south']));
+  assert.is((await st.sims['ctx-east'].driver().readFleetProgress())?.outcome, 'failed');
+});
+
+s('killed mid-rollout, then run again: finished clusters are skipped, the half-done one resumes from its own progress, no node rebooted twice', async () => {
+  const st = setup({ strategy: { batchTimeoutAction: 'continue' } });
+  // The process dies (kill -9) when west asks its second node to reboot: its fleet record stays "running".
+  const open = st.openDriver;
+  let reboots = 0;
+  st.openDriver = async (flags, io) => {
+    const o = await open(flags, io);
+    if (flags.context !== 'ctx-west') return o;
+    const d = o.driver as SimDriver;
+    const set = d.setDesiredImageState.bind(d);
+    d.setDesiredImageState = async (node, state) => {
+      if (state === 'Booted' && ++reboots === 2) d.kill();
+      return set(node, state);
+    };
+    return o;
+  };
+  const first = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(first.code, 1, first.err);
+  assert.match(first.out, /west +2 +failed/);
+  const west = st.sims['ctx-west'];
+  assert.is((await west.driver().readFleetProgress())?.outcome, 'running', 'the killed process wrote nothing more');
+  assert.is(west.reboots.length, 1);
+  st.openDriver = open;
+  const opened = st.opened.length;
+  const again = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve', '--lock-timeout', '10m']);
+  assert.is(again.code, 0, again.err);
+  assert.match(again.out, /east \(canary\) +1 +already-done/);
+  assert.match(again.out, /south +2 +already-done/);
+  assert.match(again.out, /west +2 +done/);
+  assert.equal(st.opened.slice(opened).sort(), ['ctx-east', 'ctx-south', 'ctx-west'], 'each cluster read once for its record');
+  assert.ok(onNew(west), 'west: every node rebooted exactly once');
+  assert.is((await west.driver().readFleetProgress())?.outcome, 'done');
+});
+
+s.run();
