@@ -7,7 +7,8 @@
  *      rollout on the same simulated clusters, and against the limit
  *      stage + ceil(N/k) x (drain + reboot);
  *   4. with 30% per-node duration jitter: waves against slots against the bound
- *      stage + sum(node times)/k and the MCO-style model (bench/slots.ts).
+ *      stage + sum(node times)/k and the MCO-style model (bench/slots.ts);
+ *   5. `fleet rehearse` of 100 clusters x 100 nodes in a fresh process: wall, peak RSS (bench/fleet-rehearse.ts).
  * Writes bench/out/results.json and bench/out/results.md (the README table is pasted from it).
  *   BENCH_SIZES=1000,10000 BENCH_RUNS=3 npm run bench
  */
@@ -21,6 +22,7 @@ import { benchMakespanAsync, makespanTable } from './makespan.ts';
 import { benchRehearsal } from './rehearse.ts';
 import { progressOnSim } from './progress-sim.ts';
 import { benchSlots, slotsTable } from './slots.ts';
+import { benchFleetRehearsal, fleetRehearsalLine } from './fleet-rehearse.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -56,6 +58,7 @@ const render = sizes.includes(10000) || sizes.length ? await benchRendering(Math
 const makespan = await benchMakespanAsync();
 const slots = await benchSlots();
 const rehearsals = await benchRehearsal((process.env.BENCH_REHEARSE ?? '1000,10000').split(',').map(Number));
+const fleetRehearsal = benchFleetRehearsal(100, 100);
 
 /** API requests per node of a live apply, from the e2e apply suite on the real test API server. */
 function apiRequestsPerNode(): { requests: number; nodes: number; perNode: number } | null {
@@ -101,12 +104,13 @@ for (const f of ['json', 'yaml']) {
 }
 if (render) md.push('', `Rendering the ${render.nodes.toLocaleString('en-US')}-node plan: text ${render.textMs.toFixed(0)} ms, markdown ${render.markdownMs.toFixed(0)} ms (${render.markdownChars.toLocaleString('en-US')} characters), HTML ${render.htmlMs.toFixed(0)} ms (${(render.htmlBytes / 1e6).toFixed(2)} MB).`);
 md.push('', `Rehearsal (the real applier on the simulated cluster, in-process): ${rehearsals.map((r) => `${r.nodes.toLocaleString('en-US')} nodes ${(r.wallMs / 1000).toFixed(1)} s (${r.events.toLocaleString('en-US')} events)`).join(', ')}.`);
+md.push('', fleetRehearsalLine(fleetRehearsal));
 md.push('', makespanTable(makespan));
 md.push('', slotsTable(slots));
 if (api) md.push('', `Live apply on the e2e API server (kube-apiserver v1.35.4): ${api.requests} API requests by bootcplan for ${api.nodes} nodes, ${api.perNode} per node (reads, watches, JSON patches, evictions, lock and progress writes).`);
 for (const p of progress) md.push('', `Progress of a simulated apply of ${p.nodes.toLocaleString('en-US')} nodes (${p.waves} waves): run record at most ${p.largestRunBytes} bytes (${p.runWrites} writes), node entry at most ${p.largestNodeEntryBytes} bytes (${p.nodeEntryWrites.toLocaleString('en-US')} writes), ${(p.totalBytes / 1e6).toFixed(2)} MB of progress written in all (${p.bytesPerNode.toFixed(0)} bytes per node).`);
 if (live) md.push('', `Live apply of ${live.nodes.toLocaleString('en-US')} nodes on the test kube-apiserver: ${live.requestsPerNode.toFixed(2)} API requests per node (${live.requests}), ${live.bytesSentPerNode.toFixed(0)} bytes sent per node, largest object written ${live.largestWritten.bytes} bytes (${live.largestWritten.resource}), run record ${live.largestBootcplanObject} bytes, ${live.wallSeconds.toFixed(0)} s, peak RSS ${live.peakRssMB.toFixed(0)} MB.`);
-const results = { machine, runs, startup, plan: planRows, render, rehearsals, makespan, slots, api, progress, live };
+const results = { machine, runs, startup, plan: planRows, render, rehearsals, fleetRehearsal, makespan, slots, api, progress, live };
 writeFileSync(new URL('results.json', outDir), JSON.stringify(results, null, 2));
 writeFileSync(new URL('results.md', outDir), md.join('\n') + '\n');
 console.log(md.join('\n'));

@@ -119,3 +119,39 @@ export function firstUnsafe(out: string): string | null {
   if (!m) return null;
   return `U+${m[0].codePointAt(0)!.toString(16).padStart(4, '0')} at ${m.index}: ${JSON.stringify(out.slice(Math.max(0, m.index - 60), m.index + 20))}`;
 }
+
+/** The elements the report writes (HTML and its inline SVG chart), and nothing else. */
+const TAGS = new Set([
+  'html', 'head', 'meta', 'title', 'style', 'body', 'main', 'header', 'footer', 'section', 'h1', 'h2', 'h3', 'p', 'div', 'span',
+  'b', 'small', 'a', 'ul', 'li', 'details', 'summary', 'pre', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+  'svg', 'g', 'rect', 'line', 'text',
+]);
+const ATTRIBUTES = new Set([
+  'lang', 'charset', 'http-equiv', 'content', 'name', 'class', 'id', 'href', 'open', 'data-nodes', 'data-peak',
+  'viewBox', 'width', 'height', 'role', 'aria-label', 'xmlns', 'x', 'y', 'x1', 'x2', 'y1', 'y2', 'rx', 'text-anchor',
+]);
+
+/**
+ * Tokenises every markup start of `html` strictly: each `<` opens an allowed element (or closes
+ * one) whose attributes are allowed names with double-quoted values free of `<` and `"`; a
+ * `<` anywhere else would be data that reached the markup raw. Style sheet text is skipped.
+ * Returns the problems found.
+ */
+export function markupProblems(html: string): string[] {
+  const problems: string[] = [];
+  const body = html.replace(/^<!doctype html>\n/, '').replace(/<style>[^<]*<\/style>/, '<style></style>');
+  const tag = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-zA-Z][a-zA-Z0-9-]*(?:="[^"<]*")?)*)\s*(\/?)>/y;
+  for (let i = body.indexOf('<'); i >= 0; i = body.indexOf('<', i + 1)) {
+    tag.lastIndex = i;
+    const m = tag.exec(body);
+    const at = JSON.stringify(body.slice(i, i + 80));
+    if (!m) { problems.push(`markup that is not a well-formed element at ${i}: ${at}`); continue; }
+    if (!TAGS.has(m[2])) problems.push(`element <${m[2]}> at ${i}: ${at}`);
+    for (const a of m[3].matchAll(/([a-zA-Z][a-zA-Z0-9-]*)(?:="([^"]*)")?/g)) {
+      if (!ATTRIBUTES.has(a[1])) problems.push(`attribute ${a[1]} at ${i}: ${at}`);
+      if (a[1] === 'href' && !(a[2] ?? '').startsWith('#')) problems.push(`a link out of the report at ${i}: ${at}`);
+      if (a[1] === 'http-equiv' && a[2] !== 'Content-Security-Policy') problems.push(`http-equiv=${a[2]} at ${i}`);
+    }
+  }
+  return problems;
+}

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { InputError, EXIT, StalePlanError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { parseDurations } from '../domain/timing.ts';
-import type { Plan } from '../plan/types.ts';
+import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import { formatDuration } from '../render/format.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -154,28 +154,49 @@ async function confirm(io: CliIO, plan: Plan): Promise<boolean> {
 
 // ---- rehearse ----
 
-interface RehearseOptions {
-  file: string;
-  cluster?: string;
+/** The simulation flags of `rehearse` and `fleet rehearse`. */
+export interface SimulationOptions {
   durations?: string;
   failRate?: string;
   jitter?: string;
   seed: string;
+}
+
+interface RehearseOptions extends SimulationOptions {
+  file: string;
+  cluster?: string;
   events?: boolean;
   output: RehearsalFormat;
 }
 
+/** Adds --durations, --fail-rate, --jitter and --seed. */
+export function simulationOptions(cmd: Command): Command {
+  return cmd
+    .option('--durations <list>', 'phase durations in seconds: stage=600,drain=60,reboot=300,soft-reboot=60,ready=30')
+    .option('--fail-rate <r>', 'probability that a reboot fails (0..1)')
+    .option('--jitter <fraction>', 'per-node duration jitter: each node\'s durations scaled by a factor in [1 - fraction, 1 + fraction] (0..0.9)')
+    .option('--seed <n>', 'seed for the faults and the jitter', '1');
+}
+
+/** The simulation flags, checked: durations over the planner's defaults (never a file's alone), fail rate, seed, jitter. */
+export function simulationFlags(opts: SimulationOptions): { durations: PhaseDurations; failRate: number; seed: number; jitter: number } {
+  const durations = parseDurations(opts.durations, DEFAULT_DURATIONS);
+  if (typeof durations === 'string') throw new InputError(`--durations: ${durations}`, [], 'e.g. --durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30');
+  const failRate = opts.failRate === undefined ? 0 : parseFractionFlag('--fail-rate', opts.failRate);
+  const seed = parseIntegerFlag('--seed', opts.seed, { min: 0, max: 2 ** 32 - 1 });
+  const jitter = opts.jitter === undefined ? 0 : parseFractionFlag('--jitter', opts.jitter);
+  if (jitter > 0.9) throw new InputError(`--jitter ${opts.jitter}: at most 0.9 (a node's durations stay positive)`, [], 'e.g. --jitter 0.3');
+  return { durations, failRate, seed, jitter };
+}
+
 function registerRehearse(program: Command, ctx: CommandContext): void {
-  program
+  const cmd = program
     .command('rehearse')
     .description('run the apply against a simulated cluster built from a snapshot and report the timeline')
     .argument('[planfile]', 'a plan saved with plan --out')
     .addOption(specFileOption())
-    .addOption(clusterOption('the snapshot to simulate (default for a saved plan: the snapshot it was made from)'))
-    .option('--durations <list>', 'phase durations in seconds: stage=600,drain=60,reboot=300,soft-reboot=60,ready=30')
-    .option('--fail-rate <r>', 'probability that a reboot fails (0..1)')
-    .option('--jitter <fraction>', 'per-node duration jitter: each node\'s durations scaled by a factor in [1 - fraction, 1 + fraction] (0..0.9)')
-    .option('--seed <n>', 'seed for the faults and the jitter', '1')
+    .addOption(clusterOption('the snapshot to simulate (default for a saved plan: the snapshot it was made from)'));
+  simulationOptions(cmd)
     .option('--events', 'also list every event (text output)')
     .addOption(outputFormatOption(REHEARSAL_FORMATS, 'output format (html: the plan report with the timeline drawn from the rehearsal)'))
     .action((planfile: string | undefined, opts: RehearseOptions) => rehearseAction(ctx, planfile, opts));
@@ -186,13 +207,7 @@ async function rehearseAction({ io, setExit, now }: CommandContext, planfile: st
     import('../sim/rehearse.ts'), import('../render/rehearsal.ts'), import('./sealed.ts'), import('../render/events.ts'), import('../render/progress.ts'),
   ]);
   const saved = planfile ? readPlanFile(planfile) : null;
-  // The simulated phase durations: --durations over the planner's defaults (never the file's alone).
-  const durations = parseDurations(opts.durations, DEFAULT_DURATIONS);
-  if (typeof durations === 'string') throw new InputError(`--durations: ${durations}`, [], 'e.g. --durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30');
-  const failRate = opts.failRate === undefined ? 0 : parseFractionFlag('--fail-rate', opts.failRate);
-  const seed = parseIntegerFlag('--seed', opts.seed, { min: 0, max: 2 ** 32 - 1 });
-  const jitter = opts.jitter === undefined ? 0 : parseFractionFlag('--jitter', opts.jitter);
-  if (jitter > 0.9) throw new InputError(`--jitter ${opts.jitter}: at most 0.9 (a node's durations stay positive)`, [], 'e.g. --jitter 0.3');
+  const { durations, failRate, seed, jitter } = simulationFlags(opts);
   // A saved plan is checked before its snapshot is read (the path comes from the file).
   const specs = saved ? openSavedPlan(saved, durations) : null;
   const clusterFile = opts.cluster ?? (saved ? planSnapshotFile(saved) : null);

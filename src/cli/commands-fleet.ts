@@ -20,7 +20,7 @@ import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, DEF
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { registerFleetApply } from './commands-fleet-apply.ts';
 
-// fleet-rehearse: import { registerFleetRehearse } from './commands-fleet-rehearse.ts';
+import { registerFleetRehearse } from './commands-fleet-rehearse.ts';
 
 // fleet-argocd: import { registerFleetRender } from './commands-fleet-render.ts';
 
@@ -34,7 +34,7 @@ export function registerFleet(program: Command, ctx: CommandContext): void {
   registerFleetValidate(fleet, ctx);
   registerFleetApply(fleet, ctx);
 
-  // fleet-rehearse: registerFleetRehearse(fleet, ctx);
+  registerFleetRehearse(fleet, ctx);
 
   // fleet-argocd: registerFleetRender(fleet, ctx);
 }

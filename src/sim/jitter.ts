@@ -9,19 +9,12 @@
  * models (bench/strategies.ts) give each node the same factor as the simulator does.
  */
 import type { PhaseDurations } from '../plan/types.ts';
-import { mulberry32 } from './rng.ts';
+import { mulberry32, hashName } from './rng.ts';
 
 export interface JitterOptions {
   /** 0 <= fraction < 1: a node's durations are scaled by a factor in [1 - fraction, 1 + fraction]. */
   fraction: number;
   seed: number;
-}
-
-/** FNV-1a of the node's name, mixed with the seed. */
-function hashName(seed: number, name: string): number {
-  let h = (2166136261 ^ seed) >>> 0;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619) >>> 0;
-  return h;
 }
 
 /** The factor a node's durations are scaled by (1 without jitter). */

@@ -16,3 +16,13 @@ export function mulberry32(seed: number): Rng {
 export function between(rng: Rng, lo: number, hi: number): number {
   return lo + Math.floor(rng() * (hi - lo + 1));
 }
+
+/**
+ * FNV-1a of a name, mixed with a seed: a seed of its own for each node (jitter.ts) or each
+ * cluster of a fleet (fleet-rehearse.ts), whatever order they run in.
+ */
+export function hashName(seed: number, name: string): number {
+  let h = (2166136261 ^ seed) >>> 0;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619) >>> 0;
+  return h;
+}

@@ -15,13 +15,13 @@ import { nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKi
 import { escapeHtml, clipEnd } from '../vocabulary.ts';
 import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
 
-/** Layout in SVG user units: the chart's width, the label column, the time axis from X0 to X1. */
-const W = 1120;
-const LABEL_W = 190;
-const X0 = LABEL_W + 10;
-const X1 = W - 56;
-const AXIS_H = 26;
-const LANE_H = 26;
+/** Layout in SVG user units: the chart's width, the label column, the time axis from X0 to X1 (the fleet chart shares it). */
+export const W = 1120;
+export const LABEL_W = 190;
+export const X0 = LABEL_W + 10;
+export const X1 = W - 56;
+export const AXIS_H = 26;
+export const LANE_H = 26;
 
 export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = null): string {
   if (!tl.rows.length || tl.totalSeconds <= 0) {
@@ -171,7 +171,7 @@ function mergeSpans(spans: RowSpan[], x: (t: number) => number): RowSpan[] {
  * The end line (the rehearsal's or the estimate's end) and, for a rehearsal, the plan's estimate:
  * a dashed line on the axis, or `beyondMark` below it when it lies beyond the axis.
  */
-function endMarks(x: (t: number) => number, y: number, total: number, estimate: number | null | undefined, beyond: boolean): string {
+export function endMarks(x: (t: number) => number, y: number, total: number, estimate: number | null | undefined, beyond: boolean): string {
   const end = `<line class="end" x1="${f(x(total))}" y1="${AXIS_H - 4}" x2="${f(x(total))}" y2="${f(y)}"><title>${estimate !== undefined ? 'rehearsal' : 'estimate'}: ${durationHtml(total)}</title></line>`;
   if (estimate === null || estimate === undefined) return end;
   return end + (beyond ? beyondMark(x(total), y + AXIS_H + 14, estimate)
@@ -179,7 +179,7 @@ function endMarks(x: (t: number) => number, y: number, total: number, estimate: 
 }
 
 /** The axis covers the estimate too while it is at most this many times the run. */
-const BEYOND = 1.5;
+export const BEYOND = 1.5;
 
 /**
  * The plan's estimate beyond the axis: a dashed arrow from the run's end to the chart's right
@@ -193,7 +193,7 @@ function beyondMark(x0: number, y: number, estimate: number): string {
     `<title>plan estimate: ${durationHtml(estimate)} (the axis ends with the run)</title></g>`;
 }
 
-function niceTicks(total: number): number[] {
+export function niceTicks(total: number): number[] {
   if (!(Number.isFinite(total) && total > 0)) return [0];
   const steps = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800];
   const step = steps.find((s) => total / s <= 10) ?? Math.ceil(total / 10);
@@ -213,7 +213,7 @@ const PHASES = ['drain', 'stage', 'reboot', 'soft-reboot', 'ready', 'staging'] a
  * SVG coordinates to a tenth of a pixel: enough on screen, and short. Always a finite number
  * within ±10,000,000 user units (NaN reads 0), whatever a crafted plan made of the arithmetic.
  */
-function f(n: number): string {
+export function f(n: number): string {
   const v = Number(n);
   if (!Number.isFinite(v)) return '0';
   return (Math.round(Math.max(-1e7, Math.min(1e7, v)) * 10) / 10).toString();

@@ -69,6 +69,11 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
     pools(plan),
     footer(plan),
   ].filter(Boolean).join('\n');
+  return htmlDocument(title, body);
+}
+
+/** The report's page around `body`: the CSP, the stylesheet (and `css` after it), nothing fetched. Pure. */
+export function htmlDocument(title: string, body: string, css = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -77,7 +82,7 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="bootcplan">
 <title>${escapeHtml(title)}</title>
-<style>${REPORT_CSS}</style>
+<style>${REPORT_CSS}${css}</style>
 </head>
 <body>
 <main>
