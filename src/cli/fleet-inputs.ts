@@ -84,8 +84,17 @@ async function readCluster(c: FleetCluster, dir: string, root: string, opts: Kub
   const r = await readLiveSnapshotStep(flags, env);
   if ('snapshot' in r) return { snapshot: r.snapshot };
   return r.step === 'kubeconfig'
-    ? { error: errorOf('kubeconfig', r.error, `check the context "${c.context}" with \`kubectl config get-contexts\``) }
+    ? { error: withoutFileContent(errorOf('kubeconfig', r.error, `check the context "${c.context}" with \`kubectl config get-contexts\``)) }
     : { error: errorOf('unreachable', r.error, `check that the cluster answers: \`kubectl --context ${c.context} get nodes\`; the other clusters were planned`) };
+}
+
+/**
+ * A Fleet comes in pull requests and may name any file as a cluster's kubeconfig: the parser's
+ * message about a file that is no kubeconfig may quote its content, and the error ends up in a
+ * pull-request comment. It is left out.
+ */
+function withoutFileContent(e: FleetClusterError): FleetClusterError {
+  return { ...e, message: e.message.replace(/( is not valid): .*$/s, '$1 (the parser\'s message is left out: it may quote the file)') };
 }
 
 /** A read failure as the cluster's error: the message, the first diagnostic, the error's own hint first. */
