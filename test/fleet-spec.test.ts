@@ -130,6 +130,8 @@ s('effective spec: shared, then label overrides in file order, then the cluster;
   assert.equal(east.map.values['spec.pools[0].maxUnavailable'], { line: 20, column: 44 });
   assert.equal(east.map.values['spec.pools[0].image']?.line, 28);
   assert.equal(east.map.values['spec.maintenanceWindows[0].timezone']?.line, 26);
+  assert.equal(east.map.values['spec.maintenanceWindows[0].schedule']?.line, 31, 'the replaced windows point at the override');
+  assert.equal(west.map.values['spec.maintenanceWindows[0].schedule']?.line, 12);
   assert.equal(west.map.values['spec.pools[0].maxUnavailable'], { line: 10, column: 25 });
   // The shared spec is not changed by planning one cluster.
   assert.equal(r.fleet!.spec.rollout.pools![0].maxUnavailable, 1);
