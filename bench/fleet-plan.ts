@@ -7,6 +7,7 @@
  *   peak RSS, the markdown comment's size and the fleet plan file's size.
  * The snapshots (JSON and YAML, as `bootcplan snapshot --out FILE.json|.yaml` writes them) are
  * generated into a temp dir.
+ * Each figure is the best of BENCH_RUNS runs (default 3): on a shared machine other jobs only add.
  *   BENCH_FLEETS=100x100,500x20 BENCH_RUNS=3 npm run bench:fleet
  */
 import { mkdirSync, writeFileSync, statSync, mkdtempSync, rmSync } from 'node:fs';
@@ -64,7 +65,8 @@ async function main(): Promise<void> {
     return (['json', 'yaml'] as const).map((f) => [c, n, f] as const);
   });
   const runs = Number(process.env.BENCH_RUNS ?? 3);
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  // Best of N: on a shared machine the other jobs only ever add time.
+  const best = (xs: number[]) => Math.min(...xs);
   const rows = [];
   for (const [clusters, nodes, format] of fleets) {
     const dir = generateFleet(clusters, nodes, format);
@@ -76,13 +78,13 @@ async function main(): Promise<void> {
     }
     rows.push({
       fleet: `${clusters} x ${nodes} nodes, ${format.toUpperCase()} snapshots`, clusters, nodes, format,
-      wallS: median(samples.map((x) => x.wallMs)) / 1000, cpuS: median(samples.map((x) => x.cpuMs)) / 1000, processS: median(samples.map((x) => x.processMs)) / 1000,
-      peakRssMB: median(samples.map((x) => x.peakRssMB)), markdownChars: samples[0].markdownChars, planFileMB: samples[0].planFileMB, exit: samples[0].code,
+      wallS: best(samples.map((x) => x.wallMs)) / 1000, cpuS: best(samples.map((x) => x.cpuMs)) / 1000, processS: best(samples.map((x) => x.processMs)) / 1000,
+      peakRssMB: best(samples.map((x) => x.peakRssMB)), markdownChars: samples[0].markdownChars, planFileMB: samples[0].planFileMB, exit: samples[0].code,
     });
     rmSync(dir, { recursive: true, force: true });
   }
   const lines = [
-    `fleet plan -o markdown --out (median of ${runs}; ${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average ${loadavg()[0].toFixed(1)} at the end)`,
+    `fleet plan -o markdown --out (best of ${runs}; ${cpus().length} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}; load average ${loadavg()[0].toFixed(1)} at the end)`,
     '',
     '| fleet | wall (command) | CPU (process) | wall (process) | peak RSS | markdown | fleet plan file |',
     '|---|--:|--:|--:|--:|--:|--:|',

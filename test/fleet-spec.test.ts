@@ -149,4 +149,10 @@ s('an override that makes a cluster\'s spec invalid is an error at the override,
   assert.equal(tz.map((d) => [d.code, d.line]), [['timezone-invalid', 21]]);
 });
 
+s('a warning of the shared spec is reported once, not again for every cluster', () => {
+  const text = HEAD.replace('    maintenanceWindows:', '    managedBootImages:\n      machineManagers:\n        - {resource: machinesets, apiGroup: machine.openshift.io, selection: {mode: Partial, partial: {machineResourceSelector: {}}}}\n    maintenanceWindows:') + CLUSTERS;
+  const ds = parseFleetSpec(text, 'fleet.yaml').diagnostics;
+  assert.equal(ds.map((d) => [d.severity, d.code, d.path]), [['warning', 'selector-matches-everything', 'spec.rollout.managedBootImages.machineManagers[0].selection.partial.machineResourceSelector']]);
+});
+
 s.run();
