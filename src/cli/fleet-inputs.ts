@@ -33,7 +33,14 @@ export interface FleetRead {
 
 export function readFleet(file: string, ref?: string): FleetRead {
   if (file === STDIN_PATH) throw new InputError('a Fleet names snapshot and kubeconfig files relative to its own file, and -f - has none', [], 'pass the Fleet as a file: -f fleet.yaml');
-  const src = ref ? readSpecAtRef(file, ref) : readSpecWorkingTree(file);
+  let src;
+  try {
+    src = ref ? readSpecAtRef(file, ref) : readSpecWorkingTree(file);
+  } catch (err) {
+    // The Rollout spec's reader speaks of a "spec" and bootcplan.yaml.
+    if (!(err instanceof InputError) || !err.message.startsWith('spec ')) throw err;
+    throw new InputError(`Fleet ${err.message.slice('spec '.length)}`, [], `pass the Fleet with -f FILE (default: ${DEFAULT_FLEET_FILE} in the current directory)`);
+  }
   const loaded = parseFleetSpec(src.text, inputName(file));
   const { path, ref: at, commit, dirty } = src.info;
   return {
