@@ -117,4 +117,10 @@ s('fleet validate: valid, or every error with its position (exit 1)', async () =
   assert.match(r.err, /bad\.yaml:\d+:\d+: spec\.strategy\.canaries\[0\]: canary "eats" is not a cluster of this fleet/);
 });
 
+s('no Fleet file: one line naming the Fleet and the -f default', async () => {
+  const r = await cli(['fleet', 'plan', '-f', join(dir, 'nope.yaml')]);
+  assert.is(r.code, 1);
+  assert.match(r.err, /error: Fleet .*nope\.yaml does not exist\n {2}hint: pass the Fleet with -f FILE \(default: fleet\.yaml in the current directory\)/);
+});
+
 s.run();

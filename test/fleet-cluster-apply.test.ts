@@ -95,6 +95,25 @@ s('a cluster plan for a cluster the Fleet does not list is an input error: exit 
   assert.match(r.err, /made for cluster "nowhere", which the Fleet fleet.yaml does not list/);
 });
 
+s('a fleet plan made with --ref: the cluster plan names the commit, and apply reads the Fleet at it', async () => {
+  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--ref', 'HEAD', '--out', './fleet-plan-ref.json']);
+  assert.is(p.code, 0, p.err);
+  const r = await cli(['fleet', 'show', './fleet-plan-ref.json', '--cluster', 'west', '-o', 'json']);
+  const plan: Plan = JSON.parse(r.out);
+  assert.match(String(plan.spec.commit), /^[0-9a-f]{40}$/);
+  assert.is(plan.spec.ref, 'HEAD');
+  const file = join(repo, 'fleet.yaml');
+  const text = readFileSync(file, 'utf8');
+  writeFileSync(file, text + '# a working-tree edit the commit does not have\n');
+  try {
+    const a = await applyTo('west', plan);
+    assert.is(a.code, 0, a.err);
+    assert.ok(a.wrote);
+  } finally {
+    writeFileSync(file, text);
+  }
+});
+
 s('the Fleet changed since the fleet plan was made: exit 3', async () => {
   const plan = await clusterPlan('west');
   const file = join(repo, 'fleet.yaml');

@@ -68,6 +68,16 @@ s('at most --concurrency clusters at once; refused, unreachable and unknown cont
   assert.match(r.out, /Fleet: 1 of 8 clusters planned, 1 with changes; 3 nodes in 1 batch .* 7 clusters failed\./);
 });
 
+s('a kubeconfig that is no kubeconfig: the error never quotes the file (a Fleet may name any file)', async () => {
+  const b = new FleetBuilder().cluster('a', { context: 'a-admin', kubeconfig: 'secret.txt' });
+  const w = b.write();
+  writeFileSync(join(w.dir, 'secret.txt'), 'aws_secret_access_key: "wJalrXUtnFEMI\n  - [unclosed: {\n');
+  const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown']);
+  assert.is(r.code, 1);
+  assert.match(r.out, /`kubeconfig`: kubeconfig .*secret\.txt \(.*\) is not valid \(the parser's message is left out: it may quote the file\)/);
+  assert.not.match(r.out + r.err, /wJalrXUtnFEMI|aws_secret/);
+});
+
 s('--concurrency is a whole number from 1', async () => {
   const w = new FleetBuilder().cluster('a').write();
   for (const bad of ['0', 'x', '1.5', '-2']) {

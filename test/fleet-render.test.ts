@@ -61,4 +61,11 @@ s('the marker is keyed by the Fleet path, and data cannot mention, link or end t
   assert.is(md.split('<!--').length, 2);
 });
 
+s('a failed canary is said to stop the fleet, in the text and in the comment', () => {
+  const fp = new FleetBuilder().cluster('can', { error: { code: 'unreachable', message: 'no route to host' } }).cluster('b').strategy({ canaries: ['can'] }).plan();
+  assert.equal(fp.batches.map((b) => [b.kind, b.clusters]), [['batch', ['b']]]);
+  assert.match(renderFleetText(fp), /1 cluster failed, a canary among them: the fleet cannot be applied\.\n$/);
+  assert.match(renderFleetMarkdown(fp), /#### :x: 1 cluster failed: a canary failed, the fleet cannot be applied/);
+});
+
 s.run();

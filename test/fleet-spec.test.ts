@@ -130,6 +130,8 @@ s('effective spec: shared, then label overrides in file order, then the cluster;
   assert.equal(east.map.values['spec.pools[0].maxUnavailable'], { line: 20, column: 44 });
   assert.equal(east.map.values['spec.pools[0].image']?.line, 28);
   assert.equal(east.map.values['spec.maintenanceWindows[0].timezone']?.line, 26);
+  assert.equal(east.map.values['spec.maintenanceWindows[0].schedule']?.line, 31, 'the replaced windows point at the override');
+  assert.equal(west.map.values['spec.maintenanceWindows[0].schedule']?.line, 12);
   assert.equal(west.map.values['spec.pools[0].maxUnavailable'], { line: 10, column: 25 });
   // The shared spec is not changed by planning one cluster.
   assert.equal(r.fleet!.spec.rollout.pools![0].maxUnavailable, 1);
@@ -145,6 +147,12 @@ s('an override that makes a cluster\'s spec invalid is an error at the override,
   assert.match(ds[0].message, /^clusters "east" and 1 more: soakSeconds 60/);
   const tz = errs(HEAD + CLUSTERS.replace('      labels: {region: eu}\n', '      labels: {region: eu}\n      overrides: {timezone: Mars/Olympus}\n'));
   assert.equal(tz.map((d) => [d.code, d.line]), [['timezone-invalid', 21]]);
+});
+
+s('a warning of the shared spec is reported once, not again for every cluster', () => {
+  const text = HEAD.replace('    maintenanceWindows:', '    managedBootImages:\n      machineManagers:\n        - {resource: machinesets, apiGroup: machine.openshift.io, selection: {mode: Partial, partial: {machineResourceSelector: {}}}}\n    maintenanceWindows:') + CLUSTERS;
+  const ds = parseFleetSpec(text, 'fleet.yaml').diagnostics;
+  assert.equal(ds.map((d) => [d.severity, d.code, d.path]), [['warning', 'selector-matches-everything', 'spec.rollout.managedBootImages.machineManagers[0].selection.partial.machineResourceSelector']]);
 });
 
 s.run();

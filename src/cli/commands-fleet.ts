@@ -85,7 +85,6 @@ async function fleetPlanAction({ io, now, setExit }: CommandContext, opts: Fleet
   const read = readFleet(opts.file, opts.ref);
   requireValidFleet(read);
   const fleetSpec = read.loaded.fleet!;
-  for (const d of read.loaded.diagnostics) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
   const clusters = await readFleetClusters(fleetSpec.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency }, io.env);
   const fp = planFleet({ fleet: fleetSpec, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters, now: now() });
   io.stdout(await renderFleetPlan(fp, opts.output, useColor(io, io.stdoutIsTTY)));

@@ -33,7 +33,14 @@ export interface FleetRead {
 
 export function readFleet(file: string, ref?: string): FleetRead {
   if (file === STDIN_PATH) throw new InputError('a Fleet names snapshot and kubeconfig files relative to its own file, and -f - has none', [], 'pass the Fleet as a file: -f fleet.yaml');
-  const src = ref ? readSpecAtRef(file, ref) : readSpecWorkingTree(file);
+  let src;
+  try {
+    src = ref ? readSpecAtRef(file, ref) : readSpecWorkingTree(file);
+  } catch (err) {
+    // The Rollout spec's reader speaks of a "spec" and bootcplan.yaml.
+    if (!(err instanceof InputError) || !err.message.startsWith('spec ')) throw err;
+    throw new InputError(`Fleet ${err.message.slice('spec '.length)}`, [], `pass the Fleet with -f FILE (default: ${DEFAULT_FLEET_FILE} in the current directory)`);
+  }
   const loaded = parseFleetSpec(src.text, inputName(file));
   const { path, ref: at, commit, dirty } = src.info;
   return {
@@ -84,8 +91,17 @@ async function readCluster(c: FleetCluster, dir: string, root: string, opts: Kub
   const r = await readLiveSnapshotStep(flags, env);
   if ('snapshot' in r) return { snapshot: r.snapshot };
   return r.step === 'kubeconfig'
-    ? { error: errorOf('kubeconfig', r.error, `check the context "${c.context}" with \`kubectl config get-contexts\``) }
+    ? { error: withoutFileContent(errorOf('kubeconfig', r.error, `check the context "${c.context}" with \`kubectl config get-contexts\``)) }
     : { error: errorOf('unreachable', r.error, `check that the cluster answers: \`kubectl --context ${c.context} get nodes\`; the other clusters were planned`) };
+}
+
+/**
+ * A Fleet comes in pull requests and may name any file as a cluster's kubeconfig: the parser's
+ * message about a file that is no kubeconfig may quote its content, and the error ends up in a
+ * pull-request comment. It is left out.
+ */
+function withoutFileContent(e: FleetClusterError): FleetClusterError {
+  return { ...e, message: e.message.replace(/( is not valid): .*$/s, '$1 (the parser\'s message is left out: it may quote the file)') };
 }
 
 /** A read failure as the cluster's error: the message, the first diagnostic, the error's own hint first. */

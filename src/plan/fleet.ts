@@ -39,6 +39,11 @@ export function planHasWork(plan: Plan): boolean {
   return plan.changes.some((c) => c.action !== 'noop') || plan.summary.nodes > 0;
 }
 
+/** Canaries that failed (no plan, or a plan with errors): any one makes the fleet plan unapplicable. */
+export function failedCanaries(fp: Pick<FleetPlan, 'clusters'>): string[] {
+  return fp.clusters.filter((c) => c.canary && c.error).map((c) => c.name);
+}
+
 /** The cluster rolls in a batch: it has a plan, without errors, that changes something. */
 export function clusterRolls(c: Pick<FleetClusterPlan, 'plan' | 'error'>): boolean {
   return !!c.plan && !c.error && c.plan.summary.errors === 0 && planHasWork(c.plan);

@@ -5,6 +5,7 @@
  * hint, then the fleet line.
  */
 import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
+import { failedCanaries } from '../plan/fleet.ts';
 import { forDisplay, maskSecrets } from './secrets.ts';
 import { jsonText } from './vocabulary.ts';
 import { formatDuration, padTable, plural, colors, type Colors } from './format.ts';
@@ -71,6 +72,7 @@ export function clusterErrorLines(x: FleetClusterPlan, c: Colors = colors(false)
 export function fleetLine(fp: FleetPlan, c: Colors = colors(false)): string {
   const s = fp.summary;
   const line = `Fleet: ${s.planned} of ${plural(s.clusters, 'cluster')} planned, ${s.withChanges} with changes; ${plural(s.nodes, 'node')} in ${plural(s.batches, 'batch', 'batches')} (est. ${formatDuration(s.estimatedSeconds)}).`;
-  if (s.failed) return c.red(c.bold(`${line} ${s.failed} cluster${s.failed === 1 ? '' : 's'} failed.`));
+  const canary = failedCanaries(fp).length > 0;
+  if (s.failed) return c.red(c.bold(`${line} ${s.failed} cluster${s.failed === 1 ? '' : 's'} failed${canary ? ', a canary among them: the fleet cannot be applied' : ''}.`));
   return c.bold(line);
 }

@@ -25,6 +25,24 @@ export interface SharedMap {
   file: string;
   values: Record<string, Position>;
   keys: Record<string, Position>;
+  /** Each override's window list positions, by override path, as `spec.maintenanceWindows...` (one pass over the map). */
+  windows: Map<string, { values: [string, Position][]; keys: [string, Position][] }>;
+}
+
+const OVERRIDE_WINDOWS = /^(spec\.overrides\[\d+\]|spec\.clusters\[\d+\]\.overrides)\.maintenanceWindows(?=$|\[)/;
+
+function windowIndex(map: SourceMap): SharedMap['windows'] {
+  const out: SharedMap['windows'] = new Map();
+  for (const kind of ['values', 'keys'] as const) {
+    for (const [k, v] of Object.entries(map[kind])) {
+      const m = OVERRIDE_WINDOWS.exec(k);
+      if (!m) continue;
+      let entry = out.get(m[1]);
+      if (!entry) out.set(m[1], (entry = { values: [], keys: [] }));
+      entry[kind].push(['spec.maintenanceWindows' + k.slice(m[0].length), v]);
+    }
+  }
+  return out;
 }
 
 export function sharedMapOf(map: SourceMap): SharedMap {
@@ -37,7 +55,7 @@ export function sharedMapOf(map: SourceMap): SharedMap {
     for (const k of ['', 'apiVersion', 'kind', 'metadata', 'metadata.name']) if (from[k]) out[k] = from[k];
     return out;
   };
-  return { file: map.file, values: move(map.values), keys: move(map.keys) };
+  return { file: map.file, values: move(map.values), keys: move(map.keys), windows: windowIndex(map) };
 }
 
 /** The overrides that apply to a cluster, in order, each with its path in the Fleet file. */
@@ -79,7 +97,9 @@ export function effectiveSpec(fleet: FleetSpec, map: SourceMap, shared: SharedMa
     if (override.maintenanceWindows) {
       windows = override.maintenanceWindows;
       for (const m of [values, keys]) for (const k of Object.keys(m)) if (k.startsWith('spec.maintenanceWindows')) delete m[k];
-      moveWindows(map, `${path}.maintenanceWindows`, values, keys);
+      const moved = shared.windows.get(path);
+      for (const [k, v] of moved?.values ?? []) values[k] = v;
+      for (const [k, v] of moved?.keys ?? []) keys[k] = v;
     }
     if (override.timezone !== undefined) timezone = { value: override.timezone, path: `${path}.timezone` };
   }
@@ -96,13 +116,4 @@ export function effectiveSpec(fleet: FleetSpec, map: SourceMap, shared: SharedMa
   if (windows) body.maintenanceWindows = windows;
   const spec: RolloutSpec = { apiVersion: SPEC_API_VERSION, kind: SPEC_KIND, metadata: { name: fleet.metadata.name }, spec: body };
   return { spec, map: { file: map.file, values, keys } };
-}
-
-/** Positions of an override's window list, as `spec.maintenanceWindows...` of the effective spec. */
-function moveWindows(map: SourceMap, from: string, values: Record<string, Position>, keys: Record<string, Position>): void {
-  for (const [src, dst] of [[map.values, values], [map.keys, keys]] as const) {
-    for (const [k, v] of Object.entries(src)) {
-      if (k === from || k.startsWith(from + '[')) dst['spec.maintenanceWindows' + k.slice(from.length)] = v;
-    }
-  }
 }

@@ -49,7 +49,7 @@ export function parseFleetSpec(text: string, file: string): LoadedFleet {
     diagnostics.push(single(file, 'not-a-fleet', 'this is a Rollout spec, not a Fleet', `kind ${FLEET_KIND}`, 'plan one cluster with `bootcplan plan -f FILE`; a Fleet wraps the Rollout spec\'s `spec` block in spec.rollout'));
   }
   let all = [...parsed.diagnostics, ...diagnostics];
-  if (!hasErrors(all)) all = [...all, ...effectiveDiagnostics(doc as unknown as FleetSpec, parsed.map)];
+  if (!hasErrors(all)) all = [...all, ...effectiveDiagnostics(doc as unknown as FleetSpec, parsed.map, new Set(all.map(where)))];
   const sorted = sortDiagnostics(all);
   return { fleet: hasErrors(sorted) ? null : (doc as unknown as FleetSpec), map: parsed.map, diagnostics: sorted, sha256 };
 }
@@ -57,9 +57,11 @@ export function parseFleetSpec(text: string, file: string): LoadedFleet {
 /**
  * Each cluster's effective spec validated as a Rollout spec. A finding many clusters share (an
  * override applied to them all) is reported once, at its position, naming the first cluster
- * and how many more.
+ * and how many more; a finding of the shared spec itself (already reported) is not repeated.
  */
-function effectiveDiagnostics(fleet: FleetSpec, map: SourceMap): Diagnostic[] {
+const where = (d: Diagnostic) => `${d.code} ${d.line}:${d.column}`;
+
+function effectiveDiagnostics(fleet: FleetSpec, map: SourceMap, known: ReadonlySet<string>): Diagnostic[] {
   const shared = sharedMapOf(map);
   const found = new Map<string, { d: Diagnostic; clusters: string[] }>();
   fleet.spec.clusters.forEach((c, i) => {
@@ -67,6 +69,7 @@ function effectiveDiagnostics(fleet: FleetSpec, map: SourceMap): Diagnostic[] {
     const { ctx, diagnostics } = collect(eff.map);
     validate(rolloutSchema, eff.spec, '', ctx);
     for (const d of diagnostics) {
+      if (known.has(where(d))) continue; // the shared spec's own finding, reported once already
       const key = `${d.severity} ${d.code} ${d.line}:${d.column} ${d.message}`;
       const seen = found.get(key);
       if (seen) seen.clusters.push(c.name);
