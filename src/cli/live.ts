@@ -13,12 +13,28 @@ export function asClusterApiError(err: unknown): unknown {
 }
 
 export async function readLiveSnapshot(flags: KubeOptions, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {
+  const r = await readLiveSnapshotStep(flags, env);
+  if ('error' in r) throw r.error;
+  return r.snapshot;
+}
+
+/**
+ * The live snapshot, or the error and the step that failed: `kubeconfig` (no cluster to reach:
+ * the file, the context) or `cluster` (the cluster did not answer, or refused). `fleet plan`
+ * reports either as that cluster's error and plans the others.
+ */
+export async function readLiveSnapshotStep(flags: KubeOptions, env: Record<string, string | undefined>): Promise<{ snapshot: ClusterSnapshot } | { step: 'kubeconfig' | 'cluster'; error: unknown }> {
   const { openKubeClient, readLiveSnapshot: read } = await import('../kube/index.ts');
-  const client = openKubeClient(flags, env);
+  let client;
   try {
-    return await read(client);
+    client = openKubeClient(flags, env);
   } catch (err) {
-    throw asClusterApiError(err);
+    return { step: 'kubeconfig', error: asClusterApiError(err) };
+  }
+  try {
+    return { snapshot: await read(client) };
+  } catch (err) {
+    return { step: 'cluster', error: asClusterApiError(err) };
   } finally {
     client.close();
   }

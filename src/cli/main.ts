@@ -13,6 +13,7 @@ import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeld
 import { registerApplyCommands } from './commands-apply.ts';
 import { registerSnapshotCommand, registerLockCommands } from './commands-cluster.ts';
 import { registerPlanCommands } from './commands-plan.ts';
+import { registerFleet } from './commands-fleet.ts';
 import type { CliDeps, CommandContext } from './deps.ts';
 import { type CliIO, processIO } from './io.ts';
 import { openLiveDriver } from './live.ts';
@@ -46,6 +47,7 @@ export function buildProgram(deps: CliDeps, setExit: (code: number) => void, ver
   registerSnapshotCommand(program, ctx);
   registerApplyCommands(program, ctx); // apply, rehearse
   registerLockCommands(program, ctx); // status, unlock
+  registerFleet(program, ctx); // fleet plan, show, validate (and the fleet subcommands it registers)
   registerVersionCommand(program, ctx);
   registerCompletionCommand(program, ctx);
   return program;

@@ -57,7 +57,10 @@ const windowInfo = nullable(obj({ start: str, end: str, timezone: str, wavesThat
 export const planFileSchema: ObjectSchema = obj({
   formatVersion: { type: 'string', enum: PLAN_FORMAT_VERSIONS },
   id: { type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' },
-  spec: obj({ name: str, path: str, ref: strOrNull, commit: strOrNull, sha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, patternText: '64 lowercase hex digits' }, dirty: nullable(bool) }),
+  spec: obj(
+    { name: str, path: str, ref: strOrNull, commit: strOrNull, sha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, patternText: '64 lowercase hex digits' }, dirty: nullable(bool), fleetCluster: str },
+    ['name', 'path', 'ref', 'commit', 'sha256', 'dirty'],
+  ),
   cluster: obj({ source: str, fingerprint: str, version: strOrNull, platform: strOrNull }),
   changes: list(change),
   bootImages: obj({

@@ -14,7 +14,7 @@ export const DIGEST_REF_RE = /^[a-z0-9][a-z0-9._\-/:]*[a-z0-9]@sha256:[0-9a-f]{6
 /** A fully qualified image name with a tag (only with allowTags: true). */
 export const TAG_REF_RE = /^[a-z0-9][a-z0-9._\-]*(?::\d+)?(?:\/[a-z0-9][a-z0-9._\-]*)+:[A-Za-z0-9_][A-Za-z0-9._\-]{0,127}$/;
 
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 const maxUnavailableSchema: Schema = {
   type: 'any',
@@ -29,7 +29,7 @@ const maxUnavailableSchema: Schema = {
   },
 };
 
-const poolSchema: ObjectSchema = {
+export const poolSchema: ObjectSchema = {
   type: 'object',
   required: ['name', 'image'],
   fields: {
@@ -134,7 +134,7 @@ function checkSlotsSoak(pool: Record<string, unknown>, path: string, ctx: Ctx) {
 /** A window longer than a week would overlap the next one of any weekly schedule. */
 const MAX_WINDOW_SECONDS = 7 * 24 * 3600;
 
-const windowSchema: ObjectSchema = {
+export const windowSchema: ObjectSchema = {
   type: 'object',
   required: ['schedule', 'duration'],
   fields: {

@@ -1,0 +1,104 @@
+/**
+ * Fleet I/O for the CLI: the Fleet file (working tree or a git revision, as the Rollout spec is
+ * read), each cluster's snapshot (a file relative to the Fleet file, or the live cluster through
+ * its kubeconfig context, at most `concurrency` at once), and fleet plan files. A cluster that
+ * cannot be read is that cluster's error, never the fleet's.
+ */
+import { dirname, resolve, basename, relative } from 'node:path';
+import { InputError } from '../base/errors.ts';
+import { formatDiagnostic, hasErrors } from '../base/diagnostics.ts';
+import { parseFleetSpec, type LoadedFleet } from '../spec/fleet-load.ts';
+import type { FleetCluster } from '../spec/fleet-types.ts';
+import type { PlanSpecInfo } from '../plan/types.ts';
+import type { FleetClusterInput } from '../plan/fleet.ts';
+import type { FleetPlan, FleetClusterError } from '../plan/fleet-types.ts';
+import { parseFleetPlanFile } from '../plan/fleet-plan-file.ts';
+import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, readTextFile, inputName, git } from './inputs.ts';
+import { insideRoot } from './provenance.ts';
+import { readLiveSnapshotStep } from './live.ts';
+import type { KubeOptions } from './options.ts';
+import { STDIN_PATH } from './options.ts';
+
+export const DEFAULT_FLEET_FILE = 'fleet.yaml';
+export const DEFAULT_FLEET_CONCURRENCY = 8;
+
+export interface FleetRead {
+  loaded: LoadedFleet;
+  text: string;
+  /** As a plan records its spec: path in the repository, commit, sha256 (name: metadata.name). */
+  info: PlanSpecInfo;
+  /** The directory snapshot and kubeconfig paths are relative to. */
+  dir: string;
+}
+
+export function readFleet(file: string, ref?: string): FleetRead {
+  if (file === STDIN_PATH) throw new InputError('a Fleet names snapshot and kubeconfig files relative to its own file, and -f - has none', [], 'pass the Fleet as a file: -f fleet.yaml');
+  const src = ref ? readSpecAtRef(file, ref) : readSpecWorkingTree(file);
+  const loaded = parseFleetSpec(src.text, inputName(file));
+  const { path, ref: at, commit, dirty } = src.info;
+  return {
+    loaded, text: src.text, dir: dirname(resolve(file)),
+    info: { name: loaded.fleet?.metadata.name ?? basename(file), path, ref: at, commit, sha256: loaded.sha256, dirty },
+  };
+}
+
+export function requireValidFleet(read: FleetRead): void {
+  if (hasErrors(read.loaded.diagnostics)) {
+    const n = read.loaded.diagnostics.filter((d) => d.severity === 'error').length;
+    throw new InputError(`${read.info.path}: ${n} error${n === 1 ? '' : 's'} in the Fleet`, read.loaded.diagnostics);
+  }
+}
+
+export interface FleetReadOptions extends KubeOptions {
+  concurrency: number;
+}
+
+/** Every cluster's snapshot or error, read at most `concurrency` at a time. */
+export async function readFleetClusters(clusters: readonly FleetCluster[], dir: string, opts: FleetReadOptions, env: Record<string, string | undefined>): Promise<Map<string, FleetClusterInput>> {
+  const out = new Map<string, FleetClusterInput>();
+  let next = 0;
+  const worker = async () => {
+    while (next < clusters.length) {
+      const c = clusters[next++];
+      out.set(c.name, await readCluster(c, dir, opts, env));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, clusters.length)) }, worker));
+  return out;
+}
+
+async function readCluster(c: FleetCluster, dir: string, opts: KubeOptions, env: Record<string, string | undefined>): Promise<FleetClusterInput> {
+  if (c.snapshot !== undefined) {
+    // A Fleet comes in pull requests: it reads no file outside its repository (or its directory outside git).
+    const root = git(['rev-parse', '--show-toplevel'], dir)?.trim() || dir;
+    const file = insideRoot(root, resolve(dir, c.snapshot));
+    if (!file) return { error: { code: 'snapshot-invalid', message: `snapshot ${JSON.stringify(c.snapshot)} is outside ${root}`, hint: 'keep the snapshot files next to the Fleet file, inside the repository' } };
+    try {
+      // Recorded relative to the working directory, as `plan --cluster FILE` records it (no absolute path in a plan).
+      return { snapshot: readSnapshotFile(relative(process.cwd(), file) || file) };
+    } catch (err) {
+      return { error: errorOf('snapshot-invalid', err, 'write it with `bootcplan snapshot --out FILE` (paths are relative to the Fleet file)') };
+    }
+  }
+  const flags: KubeOptions = { kubeconfig: c.kubeconfig !== undefined ? resolve(dir, c.kubeconfig) : opts.kubeconfig, context: c.context, requestTimeout: opts.requestTimeout };
+  const r = await readLiveSnapshotStep(flags, env);
+  if ('snapshot' in r) return { snapshot: r.snapshot };
+  return r.step === 'kubeconfig'
+    ? { error: errorOf('kubeconfig', r.error, `check the context "${c.context}" with \`kubectl config get-contexts\``) }
+    : { error: errorOf('unreachable', r.error, `check that the cluster answers: \`kubectl --context ${c.context} get nodes\`; the other clusters were planned`) };
+}
+
+/** A read failure as the cluster's error: the message, the first diagnostic, the error's own hint first. */
+function errorOf(code: FleetClusterError['code'], err: unknown, fallbackHint: string): FleetClusterError {
+  const e = err as Error & { hint?: string; diagnostics?: Parameters<typeof formatDiagnostic>[0][] };
+  const first = e.diagnostics?.find((d) => d.severity === 'error');
+  const message = [e?.message ?? String(err), first ? formatDiagnostic(first).split('\n')[0] : null].filter(Boolean).join(': ');
+  return { code, message, hint: e.hint ?? fallbackHint };
+}
+
+export function readFleetPlanFile(file: string): FleetPlan {
+  const text = readTextFile(file, 'fleet plan file', 'save a fleet plan with `bootcplan fleet plan --out FILE`');
+  const r = parseFleetPlanFile(text, inputName(file));
+  if (!r.fleetPlan) throw new InputError(`${inputName(file)}: not a usable fleet plan file`, r.diagnostics);
+  return r.fleetPlan;
+}

@@ -1,0 +1,146 @@
+/**
+ * The fleet planner (DESIGN §10): a valid Fleet and, per cluster, its snapshot or why there is
+ * none -> FleetPlan. Each cluster's effective spec is planned by `buildPlan` (a normal sealed
+ * plan whose spec info names the Fleet file and the cluster), then the batches
+ * (domain/fleet-batches.ts), the fleet estimate and the fleet plan id. Pure and synchronous:
+ * the CLI reads the clusters (concurrently) and passes them in.
+ */
+import { createHash } from 'node:crypto';
+import type { Diagnostic, SourceMap } from '../base/diagnostics.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import type { FleetSpec } from '../spec/fleet-types.ts';
+import { effectiveSpecs } from '../spec/fleet-load.ts';
+import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEstimateSeconds, DEFAULT_MAX_CONCURRENCY } from '../domain/fleet-batches.ts';
+import { buildPlan } from './planner.ts';
+import type { Plan, PlanSpecInfo, PhaseDurations } from './types.ts';
+import {
+  FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, type FleetPlan, type FleetClusterPlan, type FleetClusterError, type FleetBatch, type FleetPlanSummary,
+} from './fleet-types.ts';
+
+/** What the CLI found for one cluster: its snapshot, or the error that stands for its plan. */
+export type FleetClusterInput = { snapshot: ClusterSnapshot; error?: undefined } | { snapshot?: undefined; error: FleetClusterError };
+
+export interface FleetPlanInput {
+  fleet: FleetSpec;
+  map: SourceMap;
+  /** The Fleet file (path, commit, sha256), as a Rollout plan records its spec. */
+  info: PlanSpecInfo;
+  /** Non-error diagnostics of the Fleet file; they are the fleet plan's own diagnostics. */
+  diagnostics?: Diagnostic[];
+  /** By cluster name; a cluster missing here counts as unreachable. */
+  clusters: ReadonlyMap<string, FleetClusterInput>;
+  durations?: PhaseDurations;
+  /** Epoch ms at which maintenance windows are evaluated (per cluster plan, not in the ids). */
+  now?: number;
+}
+
+/** A plan that changes something: an object change or a node to roll (as `plan --detailed-exitcode`). */
+export function planHasWork(plan: Plan): boolean {
+  return plan.changes.some((c) => c.action !== 'noop') || plan.summary.nodes > 0;
+}
+
+/** The cluster rolls in a batch: it has a plan, without errors, that changes something. */
+export function clusterRolls(c: Pick<FleetClusterPlan, 'plan' | 'error'>): boolean {
+  return !!c.plan && !c.error && c.plan.summary.errors === 0 && planHasWork(c.plan);
+}
+
+export function planFleet(input: FleetPlanInput): FleetPlan {
+  const { fleet } = input;
+  const specs = effectiveSpecs(fleet, input.map);
+  const canaries = fleet.spec.strategy?.canaries ?? [];
+  const clusters: FleetClusterPlan[] = fleet.spec.clusters.map((c, i) => {
+    const found = input.clusters.get(c.name) ?? { error: { code: 'unreachable' as const, message: 'the cluster was not read', hint: 'plan the fleet again' } };
+    let plan: Plan | null = null;
+    let error: FleetClusterError | null = found.error ?? null;
+    if (found.snapshot) {
+      plan = buildPlan({
+        spec: specs[i].spec, specMap: specs[i].map, specInfo: { ...input.info, fleetCluster: c.name }, snapshot: found.snapshot,
+        durations: input.durations, now: input.now,
+      });
+      if (plan.summary.errors) {
+        error = { code: 'plan-errors', message: `the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'}`, hint: 'see the cluster\'s diagnostics; fix the Fleet (or the cluster) and plan again' };
+      }
+    }
+    return {
+      name: c.name,
+      labels: { ...(c.labels ?? {}) },
+      source: { context: c.context ?? null, kubeconfig: c.kubeconfig ?? null, snapshot: c.snapshot ?? null },
+      destination: { name: c.destination?.name ?? (c.destination?.server ? null : c.name), server: c.destination?.server ?? null },
+      canary: canaries.includes(c.name),
+      batch: null,
+      plan,
+      error,
+    };
+  });
+  return assembleFleetPlan(input.info, fleet, clusters, input.diagnostics ?? []);
+}
+
+/** Batches, strategy, summary and id around the planned clusters. */
+export function assembleFleetPlan(info: PlanSpecInfo, fleet: FleetSpec, clusters: FleetClusterPlan[], diagnostics: Diagnostic[]): FleetPlan {
+  const strategy = fleet.spec.strategy ?? {};
+  const canaries = strategy.canaries ?? [];
+  const candidates = clusters.map((c) => ({ name: c.name, labels: c.labels, rolls: clusterRolls(c) }));
+  const others = candidates.filter((c) => c.rolls && !canaries.includes(c.name)).length;
+  const parsed = parseMaxConcurrency(strategy.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
+  const maxConcurrency = resolveMaxConcurrency(parsed.ok ? parsed.value : { kind: 'count', value: DEFAULT_MAX_CONCURRENCY }, others);
+  const byName = new Map(clusters.map((c) => [c.name, c]));
+  const batches: FleetBatch[] = planFleetBatches(canaries, candidates, maxConcurrency.resolved).map((b, i) => {
+    for (const name of b.clusters) byName.get(name)!.batch = i + 1;
+    return { index: i + 1, kind: b.kind, clusters: b.clusters, estimatedSeconds: Math.max(0, ...b.clusters.map((n) => byName.get(n)!.plan!.summary.estimatedSeconds)) };
+  });
+  const soak = strategy.batchSoakSeconds ?? 0;
+  const body: Omit<FleetPlan, 'id'> = {
+    formatVersion: FLEET_PLAN_FORMAT_VERSION,
+    kind: FLEET_PLAN_KIND,
+    fleet: { ...info, name: fleet.metadata.name },
+    strategy: {
+      canaries: [...canaries],
+      maxConcurrency,
+      batchSoakSeconds: soak,
+      batchTimeoutSeconds: strategy.batchTimeoutSeconds ?? null,
+      batchTimeoutAction: strategy.batchTimeoutAction ?? 'abort',
+    },
+    batches,
+    clusters,
+    diagnostics: diagnostics.filter((d) => d.severity !== 'error'),
+    summary: summarize(clusters, batches, soak),
+  };
+  const { formatVersion, kind, ...rest } = body;
+  return { formatVersion, kind, id: fleetPlanIdOf(body), ...rest };
+}
+
+function summarize(clusters: readonly FleetClusterPlan[], batches: readonly FleetBatch[], soak: number): FleetPlanSummary {
+  const plans = clusters.map((c) => c.plan).filter((p): p is Plan => p !== null);
+  return {
+    clusters: clusters.length,
+    planned: clusters.filter((c) => c.plan && !c.error).length,
+    withChanges: plans.filter(planHasWork).length,
+    failed: clusters.filter((c) => c.error).length,
+    nodes: plans.reduce((s, p) => s + p.summary.nodes, 0),
+    batches: batches.length,
+    estimatedSeconds: fleetEstimateSeconds(batches.map((b) => b.estimatedSeconds), soak),
+    errors: plans.reduce((s, p) => s + p.summary.errors, 0) + clusters.filter((c) => c.error && !c.plan).length,
+    warnings: plans.reduce((s, p) => s + p.summary.warnings, 0),
+  };
+}
+
+/**
+ * Content hash of the fleet plan without its id, as planIdOf hashes a plan (fixed key order,
+ * JSON.stringify): the same Fleet and clusters give the same id on any machine. Each cluster
+ * plan's `schedule` (clock-dependent, outside the plan's own id too) is left out.
+ */
+export function fleetPlanIdOf(body: Omit<FleetPlan, 'id'> | FleetPlan): string {
+  const { id: _ignored, formatVersion, kind, ...rest } = body as FleetPlan;
+  const clusters = rest.clusters.map((c) => {
+    if (!c.plan || c.plan.schedule === undefined) return c;
+    const { schedule: _clockDependent, ...plan } = c.plan;
+    return { ...c, plan };
+  });
+  return createHash('sha256').update(JSON.stringify({ formatVersion, kind, ...rest, clusters })).digest('hex').slice(0, 16);
+}
+
+/** The id the content of a fleet plan hashes to, when it is not the id it carries. */
+export function tamperedFleetId(fp: FleetPlan): string | null {
+  const actual = fleetPlanIdOf(fp);
+  return actual === fp.id ? null : actual;
+}

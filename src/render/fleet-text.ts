@@ -1,0 +1,76 @@
+/**
+ * The fleet plan as text (`fleet plan`, `fleet show`) and as JSON. Pure: reads only the fleet
+ * plan, through `forDisplay` (secrets masked, invisible characters visible). Text: the batches,
+ * one line per cluster (changes, nodes, waves, estimate, status), every cluster error with its
+ * hint, then the fleet line.
+ */
+import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
+import { forDisplay, maskSecrets } from './secrets.ts';
+import { jsonText } from './vocabulary.ts';
+import { formatDuration, padTable, plural, colors, type Colors } from './format.ts';
+
+export interface FleetTextOptions {
+  color?: boolean;
+}
+
+export function renderFleetJson(fp: FleetPlan): string {
+  return jsonText(maskSecrets(fp), 2) + '\n';
+}
+
+export function renderFleetText(input: FleetPlan, opts: FleetTextOptions = {}): string {
+  const fp = forDisplay(input);
+  const c = colors(!!opts.color);
+  const lines = [
+    c.bold(`Fleet ${fp.fleet.name} (${fp.fleet.path}): ${plural(fp.summary.clusters, 'cluster')}, fleet plan ${fp.id}`),
+    '',
+    ...batchLines(fp, c),
+    '',
+    c.bold('Clusters:'),
+    ...padTable([['  cluster', 'batch', 'changes', 'nodes', 'waves', 'estimate', 'status'], ...fp.clusters.map((x) => clusterRow(x))]),
+  ];
+  const failed = fp.clusters.filter((x) => x.error);
+  if (failed.length) {
+    lines.push('', c.red(c.bold('Errors:')));
+    for (const x of failed) lines.push(...clusterErrorLines(x, c));
+  }
+  for (const d of fp.diagnostics) lines.push(c.yellow(`warning: ${d.file ?? ''}${d.line ? `:${d.line}:${d.column}` : ''}: ${d.message}`));
+  lines.push('', fleetLine(fp, c));
+  return lines.join('\n') + '\n';
+}
+
+function batchLines(fp: FleetPlan, c: Colors): string[] {
+  const s = fp.strategy;
+  if (!fp.batches.length) return [c.bold('Batches: none (no cluster has something to change and a plan without errors)')];
+  const soak = s.batchSoakSeconds ? `, soak ${formatDuration(s.batchSoakSeconds)} between batches` : '';
+  const timeout = s.batchTimeoutSeconds !== null ? `, batch timeout ${formatDuration(s.batchTimeoutSeconds)} (then ${s.batchTimeoutAction})` : '';
+  const head = c.bold(`Batches (canaries first, then up to ${s.maxConcurrency.resolved} cluster${s.maxConcurrency.resolved === 1 ? '' : 's'} each, maxConcurrency ${s.maxConcurrency.value}${soak}${timeout}):`);
+  return [head, ...padTable(fp.batches.map((b) => [`  ${b.index}`, b.kind, `est. ${formatDuration(b.estimatedSeconds)}`, b.clusters.join(', ')]))];
+}
+
+function clusterRow(x: FleetClusterPlan): string[] {
+  const name = `  ${x.name}${x.canary ? ' (canary)' : ''}`;
+  const batch = x.batch === null ? '-' : String(x.batch);
+  if (!x.plan) return [name, batch, '-', '-', '-', '-', `error: ${x.error?.code ?? 'unknown'}`];
+  const s = x.plan.summary;
+  const changes = s.create + s.update + s.delete;
+  const status = x.error ? `error: ${x.error.code}` : x.batch === null ? 'nothing to change' : 'ok';
+  return [name, batch, String(changes), String(s.nodes), String(s.waves), formatDuration(s.estimatedSeconds), status];
+}
+
+export function clusterErrorLines(x: FleetClusterPlan, c: Colors = colors(false)): string[] {
+  const e = x.error!;
+  const out = [c.red(`  ${x.name}: ${e.code}: ${e.message}`)];
+  for (const d of (x.plan?.diagnostics ?? []).filter((d) => d.severity === 'error').slice(0, 10)) {
+    out.push(`    ${d.file ?? ''}${d.line ? `:${d.line}:${d.column}` : ''}: ${d.path ? `${d.path}: ` : ''}${d.message}`);
+  }
+  if (e.hint) out.push(`    hint: ${e.hint}`);
+  return out;
+}
+
+/** The last line: what the fleet plan does, in one sentence. */
+export function fleetLine(fp: FleetPlan, c: Colors = colors(false)): string {
+  const s = fp.summary;
+  const line = `Fleet: ${s.planned} of ${plural(s.clusters, 'cluster')} planned, ${s.withChanges} with changes; ${plural(s.nodes, 'node')} in ${plural(s.batches, 'batch', 'batches')} (est. ${formatDuration(s.estimatedSeconds)}).`;
+  if (s.failed) return c.red(c.bold(`${line} ${s.failed} cluster${s.failed === 1 ? '' : 's'} failed.`));
+  return c.bold(line);
+}

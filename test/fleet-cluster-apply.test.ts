@@ -1,0 +1,112 @@
+/**
+ * One cluster's plan out of a fleet plan is a normal sealed plan (issue 17, FLEET.md): `bootcplan
+ * apply cluster-plan.json` re-plans from the Fleet file at its path (and commit) for
+ * spec.fleetCluster, with the same provenance checks as for a Rollout spec.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
+import type { DriverFactory } from '../src/cli/deps.ts';
+import type { Plan } from '../src/plan/types.ts';
+import { planIdOf } from '../src/plan/planner.ts';
+import { readSnapshotFile } from '../src/cli/inputs.ts';
+import { newSim } from './apply-harness.ts';
+import { inDir } from './cwd.ts';
+import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+
+const s = suite('a cluster plan out of a fleet plan');
+
+const repo = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-apply-'));
+const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+git('init', '-q', '-b', 'main');
+const fleet = new FleetBuilder()
+  .cluster('east', { cluster: workerCluster(4), overrides: { pools: [{ name: 'worker', maxUnavailable: 2 }] } })
+  .cluster('west', { cluster: workerCluster(4) });
+fleet.write(repo);
+git('add', '.');
+git('commit', '-qm', 'fleet');
+
+async function cli(args: string[], openDriver?: DriverFactory) {
+  let out = '';
+  let err = '';
+  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
+  const code = await inDir(repo, () => run(args, openDriver ? { io, openDriver } : { io }));
+  return { code, out, err };
+}
+
+async function clusterPlan(name: string): Promise<Plan> {
+  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan.json']);
+  assert.is(p.code, 0, p.err);
+  const r = await cli(['fleet', 'show', './fleet-plan.json', '--cluster', name, '-o', 'json']);
+  assert.is(r.code, 0, r.err);
+  return JSON.parse(r.out);
+}
+
+async function applyTo(name: string, plan: Plan) {
+  writeFileSync(join(repo, `${name}-plan.json`), JSON.stringify(plan, null, 2));
+  const sim = newSim(readSnapshotFile(join(repo, `${name}.yaml`)));
+  const before = (await sim.driver().snapshot()).fingerprint;
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'fleet@test' });
+  const r = await cli(['apply', `${name}-plan.json`, '--auto-approve', '--json'], openDriver);
+  return { ...r, wrote: (await sim.driver().snapshot()).fingerprint !== before };
+}
+
+s('apply east-plan.json re-plans from the Fleet for cluster east and runs: exit 0', async () => {
+  const plan = await clusterPlan('east');
+  assert.is(plan.spec.fleetCluster, 'east');
+  assert.is(plan.pools[0].maxUnavailable.resolved, 2);
+  const r = await applyTo('east', plan);
+  assert.is(r.code, 0, r.err);
+  assert.ok(r.wrote);
+});
+
+s('a cluster plan edited and re-sealed is refused by the re-plan: exit 3, nothing written', async () => {
+  const plan = await clusterPlan('west');
+  plan.pools[0].maxUnavailable.resolved = 4;
+  plan.pools[0].waves = [plan.pools[0].waves.flat()];
+  for (const n of plan.pools[0].nodes) n.wave = 1;
+  plan.pools[0].waveSize = 4;
+  const r = await applyTo('west', { ...plan, id: planIdOf(plan) });
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /is not what the spec and the cluster give now/);
+  assert.not.ok(r.wrote);
+});
+
+s('a cluster plan re-labelled for another cluster is refused: exit 3', async () => {
+  const plan = await clusterPlan('west');
+  plan.spec.fleetCluster = 'east';
+  const r = await applyTo('west', { ...plan, id: planIdOf(plan) });
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /maxUnavailable is 1 in the plan file, 2 from the spec and the cluster/);
+  assert.not.ok(r.wrote);
+});
+
+s('a cluster plan for a cluster the Fleet does not list is an input error: exit 1', async () => {
+  const plan = await clusterPlan('west');
+  plan.spec.fleetCluster = 'nowhere';
+  const r = await applyTo('west', { ...plan, id: planIdOf(plan) });
+  assert.is(r.code, 1, r.err);
+  assert.match(r.err, /made for cluster "nowhere", which the Fleet fleet.yaml does not list/);
+});
+
+s('the Fleet changed since the fleet plan was made: exit 3', async () => {
+  const plan = await clusterPlan('west');
+  const file = join(repo, 'fleet.yaml');
+  const text = readFileSync(file, 'utf8');
+  writeFileSync(file, text + '# changed\n');
+  try {
+    const r = await applyTo('west', plan);
+    assert.is(r.code, 3, r.err);
+    assert.match(r.err, /the spec changed since the plan was made/);
+  } finally {
+    writeFileSync(file, text);
+  }
+});
+
+s.run();
