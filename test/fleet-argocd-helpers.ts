@@ -1,98 +1,61 @@
 /**
- * Hand-made fleet plans for the `fleet render argocd` suites: each cluster a small bootc
- * cluster planned from the same Rollout spec (planFor), the batches cut as the fleet contract
- * says (each canary alone, in order; then the others by labels, then name, in batches of
- * maxConcurrency). Until fleet-core's planFleet is merged, this stands in for it.
+ * Fleets for the `fleet render argocd` suites, planned by the real planner (fleet-core's
+ * FleetBuilder and planFleet), with each cluster's effective spec as the CLI computes it; and a
+ * crafted fleet plan (a cluster renamed after planning) for names the Fleet parser would refuse.
  */
-import { createHash } from 'node:crypto';
-import { parse } from 'yaml';
-import { ClusterBuilder, specYaml, planFor, nodes, NEW } from './builders.ts';
-import type { FleetPlan, FleetClusterPlan, FleetBatch } from '../src/plan/fleet-types.ts';
+import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+import { parseFleetSpec, effectiveSpecs } from '../src/spec/fleet-load.ts';
+import type { FleetStrategy } from '../src/spec/fleet-types.ts';
+import type { FleetPlan } from '../src/plan/fleet-types.ts';
 import type { RolloutSpec } from '../src/spec/types.ts';
-import type { Plan } from '../src/plan/types.ts';
 import type { ArgoFleetInput, ArgoFleetOptions } from '../src/render/fleet-argocd.ts';
 
-export interface TestFleetCluster {
+export interface ArgoTestCluster {
   name: string;
   labels?: Record<string, string>;
   canary?: boolean;
-  destination?: { name: string | null; server: string | null };
+  destination?: { name?: string; server?: string };
   /** No plan: an unreachable cluster (no batch). */
   unreachable?: boolean;
   nodes?: number;
 }
 
-export const FLEET_PATH = 'fleets/prod/fleet.yaml';
-export const FLEET_TEXT = 'apiVersion: bootcplan.dev/v1alpha1\nkind: Fleet\nmetadata:\n  name: prod\n# (the test fleet file)\n';
-const FLEET_SHA = createHash('sha256').update(FLEET_TEXT).digest('hex');
-const SPEC = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1, soakSeconds: 0 }]).replace('name: test', 'name: prod');
+export const FLEET_PATH = 'fleet.yaml';
 
-const planCache = new Map<number, Plan>();
-function clusterPlan(n: number): Plan {
-  let p = planCache.get(n);
-  if (!p) {
-    const snap = new ClusterBuilder().bootcPool('worker', nodes('w', n)).snapshot();
-    const base = planFor(SPEC, snap);
-    p = { ...base, spec: { ...base.spec, name: 'prod', path: FLEET_PATH, sha256: FLEET_SHA } };
-    planCache.set(n, p);
+export function testFleet(clusters: ArgoTestCluster[], maxConcurrency: number, strategy: FleetStrategy = {}): ArgoFleetInput {
+  const b = new FleetBuilder();
+  b.name = 'prod';
+  for (const c of clusters) {
+    b.cluster(c.name, {
+      labels: c.labels, destination: c.destination, cluster: workerCluster(c.nodes ?? 3),
+      error: c.unreachable ? { code: 'unreachable', message: 'connection refused' } : undefined,
+    });
   }
-  return p;
+  const canaries = clusters.filter((c) => c.canary).map((c) => c.name);
+  b.strategy({ ...(canaries.length ? { canaries } : {}), maxConcurrency, ...strategy });
+  const fleetPlan = b.plan({ now: Date.parse('2026-09-01T00:00:00Z') });
+  const text = b.yaml();
+  const loaded = parseFleetSpec(text, FLEET_PATH);
+  const specs = effectiveSpecs(loaded.fleet!, loaded.map);
+  const rollouts: Record<string, RolloutSpec> = {};
+  loaded.fleet!.spec.clusters.forEach((c, i) => { rollouts[c.name] = specs[i].spec; });
+  return { fleetPlan, fleetText: text, rollouts };
 }
 
-const labelKey = (l: Record<string, string> | undefined) => Object.entries(l ?? {}).map(([k, v]) => `${k}=${v}`).sort().join(',');
-
-/** The batches of the fleet contract (FLEET.md "Batches"). */
-export function batchesOf(clusters: TestFleetCluster[], maxConcurrency: number): string[][] {
-  const canaries = clusters.filter((c) => c.canary && !c.unreachable).map((c) => [c.name]);
-  const rest = clusters.filter((c) => !c.canary && !c.unreachable)
-    .sort((a, b) => (labelKey(a.labels) < labelKey(b.labels) ? -1 : labelKey(a.labels) > labelKey(b.labels) ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const out = [...canaries];
-  for (let i = 0; i < rest.length; i += maxConcurrency) out.push(rest.slice(i, i + maxConcurrency).map((c) => c.name));
-  return out;
-}
-
-export function testFleetPlan(clusters: TestFleetCluster[], maxConcurrency: number, strategy: Partial<FleetPlan['strategy']> = {}): FleetPlan {
-  const groups = batchesOf(clusters, maxConcurrency);
-  const batchOf = new Map<string, number>();
-  const batches: FleetBatch[] = groups.map((g, i) => {
-    for (const n of g) batchOf.set(n, i + 1);
-    const canary = clusters.find((c) => c.name === g[0])?.canary === true;
-    return { index: i + 1, kind: canary ? 'canary' : 'batch', clusters: g, estimatedSeconds: 600 };
-  });
-  const planned: FleetClusterPlan[] = clusters.map((c) => ({
-    name: c.name,
-    labels: c.labels ?? {},
-    source: { context: null, kubeconfig: null, snapshot: `snapshots/${c.name}.yaml` },
-    destination: c.destination ?? { name: null, server: null },
-    canary: c.canary === true,
-    batch: batchOf.get(c.name) ?? null,
-    plan: c.unreachable ? null : clusterPlan(c.nodes ?? 3),
-    error: c.unreachable ? { code: 'unreachable', message: 'connection refused' } : null,
-  }));
-  return {
-    formatVersion: '1.0', kind: 'FleetPlan', id: 'f'.repeat(64),
-    fleet: { name: 'prod', path: FLEET_PATH, ref: null, commit: null, sha256: FLEET_SHA, dirty: false },
-    strategy: {
-      canaries: clusters.filter((c) => c.canary).map((c) => c.name),
-      maxConcurrency: { value: maxConcurrency, resolved: maxConcurrency, rule: 'integer' },
-      batchSoakSeconds: 0, batchTimeoutSeconds: null, batchTimeoutAction: 'abort',
-      ...strategy,
-    },
-    batches,
-    clusters: planned,
-    diagnostics: [],
-    summary: { clusters: clusters.length, planned: planned.filter((c) => c.plan).length, withChanges: batchOf.size, failed: planned.filter((c) => c.error).length, nodes: 0, batches: batches.length, estimatedSeconds: 600 * batches.length, errors: 0, warnings: 0 },
+/** The fleet plan with cluster `from` called `to` everywhere a renderer reads the name (a crafted file). */
+export function renamed(input: ArgoFleetInput, from: string, to: string): ArgoFleetInput {
+  const fp: FleetPlan = {
+    ...input.fleetPlan,
+    batches: input.fleetPlan.batches.map((b) => ({ ...b, clusters: b.clusters.map((n) => (n === from ? to : n)) })),
+    clusters: input.fleetPlan.clusters.map((c) => (c.name === from ? { ...c, name: to } : c)),
   };
+  const rollouts = { ...input.rollouts, [to]: input.rollouts[from] };
+  return { ...input, fleetPlan: fp, rollouts };
 }
 
-/** The effective spec of every cluster (here: the shared spec). */
-export function testRollouts(fp: FleetPlan): Record<string, RolloutSpec> {
-  const spec = parse(SPEC) as RolloutSpec;
-  return Object.fromEntries(fp.clusters.map((c) => [c.name, spec]));
-}
-
-export function testInput(fp: FleetPlan): ArgoFleetInput {
-  return { fleetPlan: fp, fleetText: FLEET_TEXT, rollouts: testRollouts(fp) };
+/** The fleet plan with one cluster changed (a crafted file). */
+export function withCluster(input: ArgoFleetInput, name: string, change: Partial<FleetPlan['clusters'][number]>): ArgoFleetInput {
+  return { ...input, fleetPlan: { ...input.fleetPlan, clusters: input.fleetPlan.clusters.map((c) => (c.name === name ? { ...c, ...change } : c)) } };
 }
 
 export const TEST_OPTIONS: ArgoFleetOptions = {

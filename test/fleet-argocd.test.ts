@@ -14,18 +14,18 @@ import { parse } from 'yaml';
 import { renderFleetArgo, FLEET_BATCH_LABEL, type ArgoFleetRender } from '../src/render/fleet-argocd.ts';
 import { renderJson } from '../src/render/json.ts';
 import { golden } from './render-fixtures.ts';
-import { testFleetPlan, testInput, batchesOf, TEST_OPTIONS, FLEET_TEXT, FLEET_PATH, type TestFleetCluster } from './fleet-argocd-helpers.ts';
+import { testFleet, TEST_OPTIONS, FLEET_PATH, type ArgoTestCluster } from './fleet-argocd-helpers.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const s = suite('fleet render argocd');
 
-const THREE: TestFleetCluster[] = [
+const THREE: ArgoTestCluster[] = [
   { name: 'east-1', canary: true, labels: { region: 'east' } },
   { name: 'west-1', labels: { region: 'west' } },
-  { name: 'east-2', labels: { region: 'east' }, destination: { name: null, server: 'https://api.east-2.example.com:6443' } },
+  { name: 'east-2', labels: { region: 'east' }, destination: { server: 'https://api.east-2.example.com:6443' } },
 ];
 
-const render = (clusters: TestFleetCluster[], maxConcurrency: number) => renderFleetArgo(testInput(testFleetPlan(clusters, maxConcurrency)), TEST_OPTIONS);
+const render = (clusters: ArgoTestCluster[], maxConcurrency: number) => renderFleetArgo(testFleet(clusters, maxConcurrency), TEST_OPTIONS);
 function fileOf(r: ArgoFleetRender, path: string): string {
   const f = r.files.find((x) => x.path === path);
   if (!f) throw new Error(`no ${path} in the render`);
@@ -57,12 +57,12 @@ s('golden: 3 clusters, 1 canary, maxConcurrency 2 (the ApplicationSet and every 
 });
 
 s('each cluster directory: the sealed plan as plan --out writes it, the Fleet file byte for byte, the Job mounting both at their repository paths', () => {
-  const fp = testFleetPlan(THREE, 2);
-  const r = renderFleetArgo(testInput(fp), TEST_OPTIONS);
-  for (const c of fp.clusters) {
+  const input = testFleet(THREE, 2);
+  const r = renderFleetArgo(input, TEST_OPTIONS);
+  for (const c of input.fleetPlan.clusters) {
     const dir = `clusters/${c.name}`;
     assert.is(fileOf(r, `${dir}/plan.json`), renderJson(c.plan!));
-    assert.is(fileOf(r, `${dir}/fleet.yaml`), FLEET_TEXT);
+    assert.is(fileOf(r, `${dir}/fleet.yaml`), input.fleetText);
     const job = parse(fileOf(r, `${dir}/apply-job.yaml`));
     const ctr = job.spec.template.spec.containers[0];
     assert.equal(ctr.args, ['apply', `fleets/prod/argocd/${dir}/plan.json`, '--auto-approve', '--step']);
@@ -70,7 +70,7 @@ s('each cluster directory: the sealed plan as plan --out writes it, the Fleet fi
     const k = parse(fileOf(r, `${dir}/kustomization.yaml`));
     assert.equal(k.configMapGenerator[0].files, ['fleet.yaml', 'plan.json']);
     const rollout = parse(fileOf(r, `${dir}/rollout.yaml`));
-    assert.equal(rollout.spec, testInput(fp).rollouts[c.name].spec, 'the Rollout object holds exactly the effective spec');
+    assert.equal(rollout.spec, input.rollouts[c.name].spec, 'the Rollout object holds exactly the effective spec');
   }
 });
 
@@ -97,8 +97,7 @@ s('clusters in no batch get no Application: nothing to change or no plan (report
 });
 
 s('soak and batch timeout have no RollingSync counterpart: notes, not silence', () => {
-  const fp = testFleetPlan(THREE, 2, { batchSoakSeconds: 600, batchTimeoutSeconds: 3600, batchTimeoutAction: 'continue' });
-  const r = renderFleetArgo(testInput(fp), TEST_OPTIONS);
+  const r = renderFleetArgo(testFleet(THREE, 2, { batchSoakSeconds: 600, batchTimeoutSeconds: 3600, batchTimeoutAction: 'continue' }), TEST_OPTIONS);
   assert.is(r.notes.length, 2);
   assert.match(r.notes[0], /batchSoakSeconds 600 is not enforced by Argo CD/);
   assert.match(r.notes[1], /batchTimeoutSeconds 3600 \(continue\)/);
@@ -113,14 +112,18 @@ const fleets = names.chain((ns) => fc.record({
 
 s('property: the steps are the batches in order, each selecting exactly its batch\'s clusters; canaries maxUpdate 1, others maxConcurrency', () => {
   fc.assert(fc.property(fleets, ({ clusters, maxConcurrency }) => {
-    const r = render(clusters, maxConcurrency);
-    const batches = batchesOf(clusters, maxConcurrency);
+    const input = testFleet(clusters, maxConcurrency);
+    const r = renderFleetArgo(input, TEST_OPTIONS);
+    const batches = input.fleetPlan.batches.map((b) => b.clusters);
     const steps = stepsOf(r);
     assert.is(steps.length, batches.length);
-    const canaries = clusters.filter((c) => c.canary).length;
+    const canaries = clusters.filter((c) => c.canary).map((c) => c.name);
     steps.forEach((st, i) => {
       assert.equal(st.apps.slice().sort(), batches[i].slice().sort(), `step ${i + 1}`);
-      assert.is(st.maxUpdate, i < canaries ? 1 : maxConcurrency);
+      // Canaries first, in the order listed, one per step.
+      if (i < canaries.length) assert.equal(st.apps, [canaries[i]]);
+      assert.is(st.maxUpdate, i < canaries.length ? 1 : maxConcurrency);
+      assert.ok(st.apps.length <= (st.maxUpdate as number));
     });
     // Every Application is selected by exactly one step (Argo CD warns on two, and leaves an unselected one alone).
     const selected = steps.flatMap((st) => st.apps);
