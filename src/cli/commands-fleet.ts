@@ -22,7 +22,7 @@ import { registerFleetApply } from './commands-fleet-apply.ts';
 
 import { registerFleetRehearse } from './commands-fleet-rehearse.ts';
 
-// fleet-argocd: import { registerFleetRender } from './commands-fleet-render.ts';
+import { registerFleetRender } from './commands-fleet-render.ts';
 
 export const FLEET_FORMATS = ['text', 'json', 'markdown'] as const;
 export type FleetFormat = (typeof FLEET_FORMATS)[number];
@@ -36,7 +36,7 @@ export function registerFleet(program: Command, ctx: CommandContext): void {
 
   registerFleetRehearse(fleet, ctx);
 
-  // fleet-argocd: registerFleetRender(fleet, ctx);
+  registerFleetRender(fleet, ctx);
 }
 
 /** `-f FLEET`, default fleet.yaml. */

@@ -1,0 +1,121 @@
+/**
+ * `bootcplan fleet render argocd FLEETPLAN --out-dir DIR` (README "Fleets from an Argo CD hub"):
+ * the sealed fleet plan (refused when modified: exit 3), the Fleet file it was made from (must
+ * still hash to what it recorded: exit 3), each batched cluster's effective spec; then
+ * render/fleet-argocd.ts makes the files and this writes them: DIR/applicationset.yaml and
+ * DIR/clusters/<cluster>/ (a previous render in DIR is replaced; any other content is refused).
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { InputError } from '../base/errors.ts';
+import { effectiveSpecs } from '../spec/fleet-load.ts';
+import type { FleetPlan } from '../plan/fleet-types.ts';
+import type { RolloutSpec } from '../spec/types.ts';
+import { renderFleetArgo, argoRenderProblems, type ArgoFleetOptions, type ArgoFleetInput } from '../render/fleet-argocd.ts';
+import { forDisplay } from '../render/secrets.ts';
+import type { CommandContext } from './deps.ts';
+import { writeFileAtomic } from './files.ts';
+import { git } from './inputs.ts';
+import { verifyPlanSpec, planSpecFile } from './provenance.ts';
+import { readFleet, requireValidFleet, readFleetPlanFile } from './fleet-inputs.ts';
+import { checkFleetPlanSeal } from './fleet-sealed.ts';
+
+interface RenderArgoOptions {
+  outDir: string;
+  repoUrl: string;
+  revision: string;
+  path?: string;
+  setupPath?: string;
+  namespace: string;
+  project: string;
+  image: string;
+  name?: string;
+}
+
+export function registerFleetRender(fleet: Command, ctx: CommandContext): void {
+  const render = fleet.command('render').description('render a fleet plan for a distributed engine');
+  render
+    .command('argocd')
+    .description('an Argo CD ApplicationSet whose progressive sync (RollingSync) steps are the fleet\'s batches, and one directory per cluster')
+    .argument('<fleetplan>', 'a fleet plan saved with fleet plan --out')
+    .requiredOption('--out-dir <dir>', 'where to write applicationset.yaml and clusters/<name>/ (a previous render there is replaced)')
+    .requiredOption('--repo-url <url>', 'the git repository Argo CD reads the rendered files from')
+    .requiredOption('--image <ref>', 'the bootcplan container image the apply Job and CronJob run (Containerfile)')
+    .addOption(new Option('--revision <rev>', 'the branch, tag or commit Argo CD syncs (targetRevision)').default('HEAD'))
+    .option('--path <path>', 'the output directory\'s path in that repository (default: --out-dir relative to the repository root)')
+    .option('--setup-path <path>', 'a directory of that repository with bootcplan\'s CRD and RBAC (as examples/), synced before each cluster\'s directory')
+    .addOption(new Option('--namespace <ns>', 'the Argo CD namespace of the ApplicationSet').default('openshift-gitops'))
+    .addOption(new Option('--project <name>', 'the Argo CD project of the Applications').default('default'))
+    .option('--name <name>', 'the ApplicationSet name; each Application is <name>-<cluster> (default: bootcplan-<fleet name>)')
+    .action((file: string, opts: RenderArgoOptions) => renderArgoAction(ctx, file, opts));
+}
+
+/** The Fleet file of the fleet plan, verified by hash, and each cluster's effective spec. */
+function fleetInputs(fp: FleetPlan): ArgoFleetInput {
+  const sample = fp.clusters.find((c) => c.batch !== null && c.plan)?.plan;
+  if (!sample) return { fleetPlan: fp, fleetText: '', rollouts: {} };
+  // Each cluster plan records the Fleet file (path, commit, sha256): it must still be what was planned.
+  verifyPlanSpec(sample);
+  const read = readFleet(planSpecFile(sample), sample.spec.ref ? sample.spec.commit ?? sample.spec.ref : undefined);
+  requireValidFleet(read);
+  const fleet = read.loaded.fleet!;
+  const specs = effectiveSpecs(fleet, read.loaded.map);
+  const rollouts: Record<string, RolloutSpec> = {};
+  fleet.spec.clusters.forEach((c, i) => { rollouts[c.name] = specs[i].spec; });
+  return { fleetPlan: fp, fleetText: read.text, rollouts };
+}
+
+/** The output directory's path in the repository, when --path is not given. */
+function repoPathOf(outDir: string): string {
+  const abs = resolve(outDir);
+  let probe = abs;
+  while (!existsSync(probe)) probe = dirname(probe);
+  const top = git(['rev-parse', '--show-toplevel'], probe)?.trim();
+  const rel = top ? relative(top, abs) : '';
+  if (!top || rel === '' || rel.startsWith('..')) throw new InputError(`--out-dir ${outDir} is not a directory inside a git repository`, [], 'pass --path: where the directory sits in the repository Argo CD reads');
+  return rel.split(sep).join('/');
+}
+
+/** DIR may be new, empty, or hold a previous render (applicationset.yaml, clusters/): that is replaced. */
+function prepareOutDir(dir: string): void {
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) throw new InputError(`--out-dir ${dir} is not a directory`);
+    const other = readdirSync(dir).filter((e) => e !== 'applicationset.yaml' && e !== 'clusters');
+    if (other.length) throw new InputError(`--out-dir ${dir} holds files that are not a render of bootcplan (${other.slice(0, 5).join(', ')})`, [], 'render into a directory of its own');
+    rmSync(join(dir, 'clusters'), { recursive: true, force: true });
+  }
+  mkdirSync(dir, { recursive: true });
+}
+
+function renderArgoAction({ io }: CommandContext, file: string, opts: RenderArgoOptions): void {
+  const fp = readFleetPlanFile(file);
+  checkFleetPlanSeal(fp);
+  if (!fp.batches.length) {
+    io.stderr(`fleet plan ${fp.id}: no cluster has anything to roll out; nothing written\n`);
+    return;
+  }
+  const o: ArgoFleetOptions = {
+    repoURL: opts.repoUrl, revision: opts.revision, path: opts.path ?? repoPathOf(opts.outDir), setupPath: opts.setupPath ?? null,
+    namespace: opts.namespace, project: opts.project, image: opts.image, name: opts.name ?? `bootcplan-${fp.fleet.name}`,
+  };
+  const input = fleetInputs(fp);
+  const problems = argoRenderProblems(input, o);
+  if (problems.length) {
+    throw new InputError(`fleet plan ${fp.id} cannot be rendered for Argo CD: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? `; and ${problems.length - 20} more` : ''}`, [], 'fix the Fleet (cluster names are DNS-1123 labels) or the flags, and plan again');
+  }
+  const r = renderFleetArgo(input, o);
+  prepareOutDir(opts.outDir);
+  for (const f of r.files) {
+    mkdirSync(dirname(join(opts.outDir, f.path)), { recursive: true });
+    writeFileAtomic(join(opts.outDir, f.path), f.content);
+  }
+  const steps = fp.batches.map((b, i) => `  step ${i + 1} (${b.kind === 'canary' ? 'canary, maxUpdate 1' : `maxUpdate ${fp.strategy.maxConcurrency.resolved}`}): ${b.clusters.join(', ')}`);
+  const n = r.applications.length;
+  const head = `wrote ApplicationSet ${o.name} (${n} Application${n === 1 ? '' : 's'}, ${steps.length} RollingSync step${steps.length === 1 ? '' : 's'}) and ${n} cluster director${n === 1 ? 'y' : 'ies'} to ${opts.outDir}`;
+  io.stdout([head, ...steps].map((l) => forDisplay(l) + '\n').join(''));
+  for (const s of r.skipped) io.stderr(forDisplay(`note: cluster ${s.cluster} has no Application: ${s.reason}\n`));
+  for (const n of r.notes) io.stderr(forDisplay(`note: ${n}\n`));
+  io.stderr('note: progressive syncs must be enabled on the ApplicationSet controller (--enable-progressive-syncs)\n');
+}

@@ -1,0 +1,113 @@
+/**
+ * `bootcplan fleet render argocd FLEETPLAN --out-dir DIR` (issue 17) in a git checkout, from the
+ * fleet plan `fleet plan --out` saved: the files, the Rollout object holding exactly each
+ * cluster's effective spec (with overrides), a re-render replacing the previous one, and the
+ * refusals: a modified fleet plan or Fleet file (exit 3), a cluster name that is not a DNS-1123
+ * label (exit 1, one screen), a directory that holds other files (exit 1).
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
+import { inDir } from './cwd.ts';
+import { FleetBuilder, NEW } from './fleet-builders.ts';
+
+const s = suite('fleet render argocd: the command');
+
+async function cli(dir: string, args: string[]) {
+  let out = '';
+  let err = '';
+  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: {}, stdoutIsTTY: false, stderrIsTTY: false };
+  const code = await inDir(dir, () => run(args, { io }));
+  return { code, out, err };
+}
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+
+/** A repository with fleets/prod/fleet.yaml (and its snapshots), committed, and its fleet plan. */
+async function repoWith(fleet: FleetBuilder): Promise<{ repo: string; planFile: string }> {
+  const repo = mkdtempSync(join(tmpdir(), 'bootcplan-argo-cli-'));
+  git(repo, 'init', '-q', '-b', 'main');
+  mkdirSync(join(repo, 'fleets/prod'), { recursive: true });
+  fleet.write(join(repo, 'fleets/prod'));
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'fleet');
+  const r = await cli(repo, ['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/fleet-plan.json']);
+  assert.is(r.code, 0, r.err);
+  return { repo, planFile: 'plans/fleet-plan.json' };
+}
+
+const RENDER = ['--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/platform/fleet.git', '--image', 'quay.io/example/bootcplan:0.1.0', '--revision', 'main'];
+
+const three = () => new FleetBuilder()
+  .cluster('east-1', { labels: { region: 'east' } })
+  .cluster('west-1', { labels: { region: 'west' }, overrides: { pools: [{ name: 'worker', maxUnavailable: 2 }] } })
+  .cluster('east-2', { labels: { region: 'east' }, destination: { server: 'https://api.east-2.example.com:6443' } })
+  .override({ clusterSelector: { matchLabels: { region: 'east' } }, timezone: 'America/New_York' })
+  .withRollout({ pools: [{ name: 'worker', image: NEW, maxUnavailable: 1 }], maintenanceWindows: [{ schedule: '0 22 * * *', duration: '6h' }] })
+  .strategy({ canaries: ['east-1'], maxConcurrency: 2 });
+
+s('renders the fleet plan: the ApplicationSet, one directory per cluster, each Rollout object the cluster\'s effective spec', async () => {
+  const { repo, planFile } = await repoWith(three());
+  const r = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  assert.is(r.code, 0, r.err);
+  assert.match(r.out, /wrote ApplicationSet bootcplan-fleet \(3 Applications, 2 RollingSync steps\)/);
+  assert.match(r.out, /step 1 \(canary, maxUpdate 1\): east-1\n {2}step 2 \(maxUpdate 2\): east-2, west-1\n/);
+  assert.match(r.err, /--enable-progressive-syncs/);
+  const out = join(repo, 'fleets/prod/argocd');
+  assert.equal(readdirSync(join(out, 'clusters')).sort(), ['east-1', 'east-2', 'west-1']);
+  const set = parse(readFileSync(join(out, 'applicationset.yaml'), 'utf8'));
+  assert.is(set.spec.generators[0].list.elements[0].path, 'fleets/prod/argocd/clusters/east-1', '--path defaults to --out-dir in the repository');
+  const fp = JSON.parse(readFileSync(join(repo, planFile), 'utf8'));
+  assert.is(set.metadata.annotations['bootcplan.dev/fleet-plan'], fp.id);
+  const rollout = (c: string) => parse(readFileSync(join(out, 'clusters', c, 'rollout.yaml'), 'utf8'));
+  assert.is(rollout('west-1').spec.pools[0].maxUnavailable, 2, 'the cluster override');
+  assert.is(rollout('east-1').spec.maintenanceWindows[0].timezone, 'America/New_York', 'the label override');
+  assert.is(rollout('west-1').spec.maintenanceWindows[0].timezone, undefined);
+  assert.is(rollout('east-1').metadata.name, 'fleet');
+  assert.is(readFileSync(join(out, 'clusters/east-1/fleet.yaml'), 'utf8'), readFileSync(join(repo, 'fleets/prod/fleet.yaml'), 'utf8'));
+  const plan = JSON.parse(readFileSync(join(out, 'clusters/west-1/plan.json'), 'utf8'));
+  assert.equal([plan.id, plan.spec.fleetCluster, plan.spec.path], [fp.clusters.find((c: any) => c.name === 'west-1').plan.id, 'west-1', 'fleets/prod/fleet.yaml']);
+
+  // A second render replaces the first (a cluster that no longer rolls leaves no directory behind).
+  mkdirSync(join(out, 'clusters/gone'), { recursive: true });
+  assert.is((await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER])).code, 0);
+  assert.not.ok(existsSync(join(out, 'clusters/gone')));
+  // Anything else in the directory: refused.
+  writeFileSync(join(out, 'notes.txt'), 'mine');
+  const other = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  assert.is(other.code, 1);
+  assert.match(other.err, /holds files that are not a render of bootcplan \(notes\.txt\)/);
+});
+
+s('a fleet plan modified after it was made, or a Fleet file changed since: exit 3, nothing written', async () => {
+  const { repo, planFile } = await repoWith(three());
+  const fp = JSON.parse(readFileSync(join(repo, planFile), 'utf8'));
+  fp.strategy.maxConcurrency.resolved = 3;
+  writeFileSync(join(repo, 'tampered.json'), JSON.stringify(fp));
+  const t = await cli(repo, ['fleet', 'render', 'argocd', 'tampered.json', ...RENDER]);
+  assert.is(t.code, 3, t.err);
+  assert.match(t.err, /modified after it was made/);
+  writeFileSync(join(repo, 'fleets/prod/fleet.yaml'), readFileSync(join(repo, 'fleets/prod/fleet.yaml'), 'utf8') + '# changed\n');
+  const changed = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  assert.is(changed.code, 3, changed.err);
+  assert.not.ok(existsSync(join(repo, 'fleets/prod/argocd')));
+});
+
+s('a cluster name that is not a DNS-1123 label: exit 1, one screen naming it, no stack trace, nothing written', async () => {
+  const { repo, planFile } = await repoWith(new FleetBuilder().cluster('east.1').cluster('west-1').strategy({ canaries: ['east.1'] }));
+  const r = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  assert.is(r.code, 1, r.err);
+  assert.match(r.err, /cluster "east\.1" is not a DNS-1123 label/);
+  assert.not.match(r.err, /\n\s+at /);
+  assert.ok(r.err.split('\n').length < 25);
+  assert.not.ok(existsSync(join(repo, 'fleets/prod/argocd')));
+});
+
+s.run();
