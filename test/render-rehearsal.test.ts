@@ -14,7 +14,7 @@ import { parseSnapshot } from '../src/cluster/snapshot.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
-import { demoPlan, bigPlan, timed, ROOT } from './render-fixtures.ts';
+import { demoPlan, bigPlan, ROOT } from './render-fixtures.ts';
 
 const s = suite('render-rehearsal');
 
@@ -170,7 +170,7 @@ s('10,000 nodes: the rehearsal chart aggregates rows (per wave, then per run of 
 
   const plan = bigPlan(10_000, 10);
   const r = syntheticRehearsal(plan);
-  const { value: html, ms } = timed(() => renderHtml(plan, { rehearsal: r }));
+  const html = renderHtml(plan, { rehearsal: r });
   const chart = html.slice(html.indexOf('<svg id="timeline-chart"'), html.indexOf('</svg>'));
   assert.ok(html.length < 1_500_000, `${html.length} bytes`);
   assert.ok((chart.match(/<rect/g) ?? []).length < 1500, `${(chart.match(/<rect/g) ?? []).length} rects`);
@@ -179,7 +179,6 @@ s('10,000 nodes: the rehearsal chart aggregates rows (per wave, then per run of 
   assert.not.match(chart, /<g class="row node"/);
   assert.match(html, /one row per run of waves/);
   assert.match(html, /Rehearsal done in/);
-  assert.ok(ms < 5000, `html took ${ms.toFixed(0)} ms`);
 });
 
 function io(): CliIO & { out: string; err: string } {

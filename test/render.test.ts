@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { demoPlan, bigPlan, golden, timed } from './render-fixtures.ts';
+import { demoPlan, bigPlan, golden } from './render-fixtures.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown, MARKDOWN_LIMIT } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
@@ -51,7 +51,7 @@ s('text: identical node changes are grouped with folded names', () => {
 
 s('text at 10,000 nodes stays short: groups and runs of waves, no per-node lines', () => {
   const plan = bigPlan();
-  const { value: out, ms } = timed(() => renderText(plan));
+  const out = renderText(plan);
   assert.ok(out.length < 8000, `text is ${out.length} characters`);
   assert.ok(out.split('\n').length < 80, `${out.split('\n').length} lines`);
   // staged nodes first, and among them the soft reboots (waves of their own), then the hard ones
@@ -59,7 +59,6 @@ s('text at 10,000 nodes stays short: groups and runs of waves, no per-node lines
   assert.match(out, /~ 1500 nodes: sha256:[0-9a-f]{8}… -> sha256:[0-9a-f]{8}…, hard reboot, staged, waves 2-4: /);
   assert.match(out, /waves 1-10 +995 nodes each/);
   assert.match(out, /Plan: 0 to create, \d+ to change, 0 to delete; 9995 nodes in 11 waves/);
-  assert.ok(ms < 3000, `text took ${ms.toFixed(0)} ms`);
 });
 
 function fakeIO(env: Record<string, string | undefined>, tty: boolean) {
