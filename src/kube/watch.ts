@@ -101,11 +101,14 @@ export class Reflector {
 
   /**
    * Like `start`, with the initial state streamed by the watch where the server can (one
-   * request); resolves once the state is complete, and keeps watching.
+   * request); resolves once the state is complete, and keeps watching. Where it lists, the
+   * watch opens a turn of the event loop later: a caller that stops at once, having read all
+   * it needed from the list (a drain with nothing to evict), costs no watch.
    */
   startStreaming(): Promise<void> {
-    if (noStreaming.has(this.client)) return this.start();
-    this.started ??= this.stream().then(() => void this.loop());
+    this.started ??= (noStreaming.has(this.client) ? this.list() : this.stream()).then(() => {
+      if (this.installed) setImmediate(() => { if (!this.stopped) void this.loop(); });
+    });
     return this.started;
   }
 
