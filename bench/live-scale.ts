@@ -31,6 +31,7 @@ export interface LiveScale {
   waves: number;
   reboots: number;
   byResource: Record<string, number>;
+  byVerbResource: Record<string, number>;
 }
 
 export async function liveScale(n: number): Promise<LiveScale> {
@@ -68,7 +69,7 @@ export async function liveScale(n: number): Promise<LiveScale> {
   return {
     nodes: n, code: r.code, wallSeconds: r.wallSeconds, loadSeconds, requests: r.stats.total, requestsPerNode: r.stats.total / n,
     bytesSentPerNode: r.stats.bytesSent / n, largestWritten: { resource: largest[0], bytes: largest[1] },
-    largestBootcplanObject: Buffer.byteLength(JSON.stringify(cm)), peakRssMB: r.peakRssMB, waves: r.waves, reboots: r.reboots, byResource: r.stats.byResource,
+    largestBootcplanObject: Buffer.byteLength(JSON.stringify(cm)), peakRssMB: r.peakRssMB, waves: r.waves, reboots: r.reboots, byResource: r.stats.byResource, byVerbResource: r.stats.byVerbResource,
     ...(r.code !== 0 ? { err: r.err } : {}),
   };
 }

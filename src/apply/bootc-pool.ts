@@ -13,7 +13,7 @@ import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
 import { retry } from './changes.ts';
 import { afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt, StepWait } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
-import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, stagingOf, viewIn } from './views.ts';
+import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, rebootRequested, stagingOf, viewIn } from './views.ts';
 
 export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   if (pool.waves.length) ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}` });
@@ -53,7 +53,16 @@ export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'
 function stillStaging(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
   const v = viewIn(s, name);
   if (!v || atTarget(pool, v) || pastStagingGate(s, pool, v) || v.degraded) return false;
-  return !ctx.book.pastCordon(name);
+  return !resumedPastCordon(ctx, s, pool, name);
+}
+
+/**
+ * An update an earlier run took past its cordon: its entry says drained, or its reboot was
+ * requested (the BootcNode records that; the entry still says cordon). Such a node passed the
+ * staging gate before its cordon.
+ */
+function resumedPastCordon(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
+  return ctx.book.pastCordon(name) || (ctx.book.drives(pool.name, name) && rebootRequested(s, pool, name));
 }
 
 /**
@@ -121,7 +130,7 @@ export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: stri
       for (const name of names) {
         const v = viewIn(s, name);
         if (!v || atTarget(pool, v)) continue;
-        if (ctx.book.pastCordon(name)) continue; // resumed mid-update
+        if (resumedPastCordon(ctx, s, pool, name)) continue; // resumed mid-update
         if (v.degraded) { failed.push({ node: name, reason: 'Degraded while staging', conditions: v.conditions }); continue; }
         const st = stagingOf(s, pool, name);
         if (st.state === 'passed') continue;
@@ -157,7 +166,7 @@ export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: stri
     const deadline = Math.min(...state.waiting.map((w) => w.since + limit));
     await ctx.driver.waitFor((s) => names.every((name) => {
       const v = viewIn(s, name);
-      if (!v || atTarget(pool, v) || v.degraded || ctx.book.pastCordon(name)) return true;
+      if (!v || atTarget(pool, v) || v.degraded || resumedPastCordon(ctx, s, pool, name)) return true;
       const st = stagingOf(s, pool, name);
       // A node that starts staging wakes the gate: its own limit starts then.
       return st.state === 'passed' || (st.state === 'staging' && !firstSeen.has(name));
@@ -381,8 +390,10 @@ export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number,
         const bn = await peek(ctx.driver, (s) => bootcNodeIn(s, name)?.status?.staged?.softRebootCapable === true);
         const kind: 'soft' | 'hard' = pool.rebootPolicy === 'AllowSoftReboot' && bn ? 'soft' : 'hard';
         await ctx.lease.assertHeld();
+        // No write-ahead entry: the BootcNode's desiredImageState is the record of the request
+        // (views.ts rebootRequested); the entry's step, time and kind go to the Node with the
+        // uncordon (marked done).
         ctx.book.setNode(name, { step: 'reboot', rebootKind: kind, rebootAt: isoOf(ctx.now()) });
-        await ctx.book.writeNode(name);
         await retry(() => ctx.driver.setDesiredImageState(name, 'Booted'));
         ctx.emit({ type: 'reboot', pool: pool.name, node: name, wave: k, kind });
       }

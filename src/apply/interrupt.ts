@@ -6,8 +6,9 @@
  * Where it stops (the safe points): every wait of the applier (staging, budget, reboots, the
  * MCO, soak) ends at once, and every disruptive step checks first (Lease.assertHeld), so the
  * apply stops before its next cordon, drain, reboot request, unpause or change. Writes already
- * sent are not cut: a node's write-ahead progress entry is saved before its cordon and its
- * reboot request, so a node in flight always has its entry, and a rerun finishes it. A drain in
+ * sent are not cut: a node's write-ahead progress entry is saved with its cordon (its reboot
+ * request is recorded by the BootcNode itself), so a node in flight always has its entry, and a
+ * rerun finishes it. A drain in
  * progress is left (the node stays cordoned, its entry says so; a rerun drains again).
  *
  * Then `stopSafely`: every MCO pool bootcplan unpaused (PoolProgress.mcoUnpaused, saved before

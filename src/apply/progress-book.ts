@@ -2,8 +2,9 @@
  * The progress of an apply (DESIGN §7 "Apply is resumable"): what a rerun needs to continue.
  * Two parts, neither growing with the number of nodes:
  * - each node's entry lives on its Node (annotation `bootcplan.dev/progress`,
- *   src/apply/node-progress.ts), written ahead of each disruptive step, in the same write as
- *   the cordon and the uncordon where there is one (the driver's `cordon`/`uncordon`);
+ *   src/apply/node-progress.ts), written with the cordon (ahead of the drain and the reboot
+ *   request, which the BootcNode itself records: views.ts rebootRequested) and marked done with
+ *   the uncordon, in the same writes (the driver's `cordon`/`uncordon`);
  * - the run record (plan id, per pool the wave cursor, soak time, done, halted; changes
  *   applied; done) is written only when it changed, against the version last read or written:
  *   a write that finds it moved means another apply wrote it, and this one stops (exit 4).

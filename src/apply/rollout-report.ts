@@ -7,8 +7,8 @@
  * per kind.
  *
  * API requests it adds: 1 read of the Rollout object per run; 1 status write per wave and at
- * the end; Events: 2 per node (RebootRequested, NodeUpdated), 1 per wave and per
- * pool, at most 1 on the Rollout per run.
+ * the end; Events: 1 per node (NodeUpdated or NodeFailed), 1 per wave and per pool, at most
+ * 1 on the Rollout per run.
  */
 import type { Plan } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
@@ -20,7 +20,7 @@ import { StalePlanError, RolloutHaltedError, PolicyBlockedError, LockHeldError, 
 import { isoOf } from './driver.ts';
 import { peek } from './views.ts';
 import {
-  type StatusCore, type RolloutStatus, type ClusterEventRecord,
+  type StatusCore, type RolloutStatus, type ClusterEventRecord, type RebootSeen,
   conditionsOf, statusOfEvent, clusterEventOf, rolloutEventOf, windowTime, haltMessage,
 } from './rollout-status.ts';
 
@@ -92,6 +92,8 @@ export class RolloutReporter {
   private last: StatusCore | null = null;
   private lastFailure: { node: string; message: string } | null = null;
   private readonly failures = new Map<string, string>();
+  /** Reboot requests seen in this run, by node, for the NodeUpdated Event that follows. */
+  private readonly reboots = new Map<string, RebootSeen>();
   /** The status reason the last run left (its conditions' reason), read at open. */
   private before: string | null = null;
 
@@ -117,7 +119,9 @@ export class RolloutReporter {
       this.last = core;
       this.enqueue('status', () => this.writeStatus(core, null));
     }
-    const ev = clusterEventOf(e, this.plan);
+    if (e.type === 'reboot') this.reboots.set(e.node, { kind: e.kind, at: this.isoNow() });
+    const ev = clusterEventOf(e, this.plan, e.type === 'booted' ? this.reboots.get(e.node) : undefined);
+    if (e.type === 'booted' || e.type === 'node-failed') this.reboots.delete(e.node);
     if (ev) this.enqueue('event', () => this.record(ev));
     if ((e.type === 'wave-start' || e.type === 'halt') && core) this.notify(e.type, core, this.isoNow());
   };

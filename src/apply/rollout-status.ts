@@ -129,7 +129,7 @@ export function haltMessage(pool: string, node: string | null, message: string, 
 /** The reasons of bootcplan's Events, to filter on (`kubectl get events --field-selector reason=...`). */
 export type EventReason =
   | 'WaveStarted' | 'PoolUpdated' | 'PoolHalted'
-  | 'RebootRequested' | 'NodeUpdated' | 'NodeFailed'
+  | 'NodeUpdated' | 'NodeFailed'
   | 'RolloutApplied' | 'RolloutStale' | 'RolloutHalted' | 'RolloutBlocked';
 
 export interface ClusterEventRecord {
@@ -151,20 +151,25 @@ function poolRef(plan: Plan, pool: string): ObjectRef {
 }
 const nodeRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Node', name });
 
+/** A node's reboot request as the reporter saw it (kind, ISO time), for its NodeUpdated Event. */
+export interface RebootSeen { kind: 'soft' | 'hard'; at: string }
+
 /**
- * The Event an apply event is worth, or null. At most two per node on a normal update
- * (RebootRequested, NodeUpdated; NodeFailed only on failure) and one per wave and pool, so a
- * rollout's Events cost about 2 API requests per node (README "API requests per node").
+ * The Event an apply event is worth, or null. One per node: its outcome (NodeUpdated, whose
+ * note says when and how its reboot was requested, or NodeFailed); none for the reboot request
+ * itself (the pool's WaveStarted Event names the node; the BootcNode and the Node's progress
+ * annotation show it while it reboots). And one per wave and pool: a rollout's Events cost
+ * about 1 API request per node (README "API requests per node").
  */
-export function clusterEventOf(e: ApplyEvent, plan: Plan): ClusterEventRecord | null {
+export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen): ClusterEventRecord | null {
   const tail = `plan ${plan.id}`;
   switch (e.type) {
     case 'wave-start':
       return { regarding: poolRef(plan, e.pool), type: 'Normal', reason: 'WaveStarted', action: 'StartWave', note: `wave ${e.wave}/${e.waves}: ${e.nodes.join(', ')} (${tail})` };
-    case 'reboot':
-      return { regarding: nodeRef(e.node), type: 'Normal', reason: 'RebootRequested', action: 'Reboot', note: `cordoned and drained; ${e.kind} reboot into the target requested (pool ${e.pool}, wave ${e.wave}, ${tail})` };
-    case 'booted':
-      return { regarding: nodeRef(e.node), type: 'Normal', reason: 'NodeUpdated', action: 'Uncordon', note: `booted the target and Ready (pool ${e.pool}, wave ${e.wave}, ${tail})` };
+    case 'booted': {
+      const asked = reboot ? `cordoned and drained, ${reboot.kind} reboot requested at ${reboot.at}; ` : '';
+      return { regarding: nodeRef(e.node), type: 'Normal', reason: 'NodeUpdated', action: 'Uncordon', note: `${asked}booted the target and Ready (pool ${e.pool}, wave ${e.wave}, ${tail})` };
+    }
     case 'node-failed':
       return { regarding: nodeRef(e.node), type: 'Warning', reason: 'NodeFailed', action: 'Halt', note: `${e.message} (pool ${e.pool}, ${tail})` };
     case 'halt':

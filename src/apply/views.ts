@@ -6,7 +6,7 @@
 import { controlPlaneNodesOutOfService } from '../domain/control-plane.ts';
 import type { PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import { digestOf, indexSnapshot, viewNode, type NodeIndex, type NodeView } from '../domain/nodes.ts';
+import { conditionOf, digestOf, indexSnapshot, viewNode, type NodeIndex, type NodeView } from '../domain/nodes.ts';
 import { resolvedTag, stagingProgress, type StagingProgress } from '../domain/staging.ts';
 import { computeMembership } from '../domain/pools.ts';
 import type { ClusterDriver } from './driver.ts';
@@ -62,6 +62,23 @@ export function withoutFingerprint(s: ClusterSnapshot): ClusterSnapshot {
 
 export function atTarget(pool: PlanPool, v: NodeView): boolean {
   return pool.targetDigest ? v.bootedDigest === pool.targetDigest : v.bootedImage === pool.targetImage;
+}
+
+/**
+ * The node's reboot into the pool's target was requested already: its BootcNode asks for the
+ * target with `desiredImageState: Booted`, or the daemon is rebooting (Idle=False/Rebooting).
+ * The BootcNode is the record of the request: the bootc-operator resets desiredImageState to
+ * Staged whenever desiredImage changes (bootc-dev/bootc-operator internal/controller
+ * `syncBootcNodeSpec`), and the daemon reboots once into the staged target however often it
+ * is asked. So the reboot request needs no progress entry of its own.
+ */
+export function rebootRequested(s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
+  const bn = bootcNodeIn(s, name);
+  if (!bn) return false;
+  if (conditionOf(bn, 'Idle')?.reason === 'Rebooting') return true;
+  const desired: unknown = bn.spec?.desiredImage;
+  const onTarget = pool.targetDigest ? digestOf(typeof desired === 'string' ? desired : null) === pool.targetDigest : desired === pool.targetImage;
+  return onTarget && bn.spec?.desiredImageState === 'Booted';
 }
 
 /** The staging gate (issue 12 rule 8): the node's BootcNode asks for the target and has staged it. */

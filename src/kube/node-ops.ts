@@ -5,8 +5,8 @@
  * (`bootcplan.dev/progress`, src/apply/node-progress.ts) in the same write; the entry alone,
  * conditional the same way; and drain through the Eviction API (policy/v1):
  * PodDisruptionBudget refusals (429) retried until the timeout; DaemonSet-owned and mirror
- * pods are skipped; waits until the evicted pods are gone (a watch on the node's pods, from
- * the list that found them).
+ * pods are skipped; waits until the evicted pods are gone (one watch on the node's pods that
+ * streams them first where the server can: src/kube/watch.ts `startStreaming`).
  *
  * Requests: the Node is read from the watch cache, not with a GET; only a write refused
  * with 409 (the cache was behind) reads the Node again, once, and writes again.
@@ -19,7 +19,7 @@ import { type KubeClient, KubeApiError } from './rest.ts';
 import { Reflector } from './watch.ts';
 import type { ObjectWriter } from './object-writes.ts';
 import type { WatchCache } from './watch-cache.ts';
-import { objectPath, collectionPath, NODE, POD } from './resources.ts';
+import { objectPath, NODE, POD } from './resources.ts';
 import { setLongTimeout } from './long-timer.ts';
 
 /** DaemonSet-owned pods (kubectl drain --ignore-daemonsets) and static (mirror) pods stay. */
@@ -100,17 +100,15 @@ export class NodeOps {
     if (n?.spec?.unschedulable !== true) n = await this.readNode(node); // the cache may be behind our own cordon
     if (n?.spec?.unschedulable !== true) throw new DriverError(`drain ${node}: the node is not cordoned`);
     const deadline = opts.timeoutSeconds === null || opts.timeoutSeconds <= 0 ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
-    // One list; a node with nothing to evict is done with it, others are watched from it.
-    const fieldSelector = `spec.nodeName=${node}`;
-    const list = await this.client.list(collectionPath(POD), 'Pod', { query: { fieldSelector }, what: `list pods on ${node}` });
-    if (!list.items.some((p) => !skippedByDrain(p))) return;
-    const pods = new Reflector(this.client, POD, { fieldSelector });
+    // The node's pods, and then their changes, from one watch (a streamed list: one request;
+    // a list and a watch where the server does not stream lists).
+    const pods = new Reflector(this.client, POD, { fieldSelector: `spec.nodeName=${node}` });
     const refusals = new Map<string, string>();
     const evicted = new Set<string>();
     let wake: (() => void) | null = null;
     const off = pods.onChange(() => wake?.());
     try {
-      await pods.startFrom(list);
+      await pods.startStreaming();
       for (;;) {
         const left = [...pods.items.values()].filter((p) => !skippedByDrain(p));
         if (!left.length) return;

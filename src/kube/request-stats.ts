@@ -4,12 +4,14 @@ export interface RequestStats {
   total: number;
   byVerb: Record<string, number>;
   byResource: Record<string, number>;
+  /** Requests by "VERB resource" (e.g. "PATCH nodes"). */
+  byVerbResource: Record<string, number>;
   /** Bytes of request bodies sent (what bootcplan wrote). */
   bytesSent: number;
   /** The largest object a write returned (POST, PUT, PATCH: the object as stored), by resource, bytes. */
   largestWritten: Record<string, number>;
 }
-const emptyStats = (): RequestStats => ({ total: 0, byVerb: {}, byResource: {}, bytesSent: 0, largestWritten: {} });
+const emptyStats = (): RequestStats => ({ total: 0, byVerb: {}, byResource: {}, byVerbResource: {}, bytesSent: 0, largestWritten: {} });
 const stats = new Map<string, RequestStats>();
 
 /** Requests of this process, in total or of one kubeconfig context. */
@@ -20,6 +22,7 @@ export function requestStats(context?: string): RequestStats {
     all.total += s.total;
     for (const [k, v] of Object.entries(s.byVerb)) all.byVerb[k] = (all.byVerb[k] ?? 0) + v;
     for (const [k, v] of Object.entries(s.byResource)) all.byResource[k] = (all.byResource[k] ?? 0) + v;
+    for (const [k, v] of Object.entries(s.byVerbResource)) all.byVerbResource[k] = (all.byVerbResource[k] ?? 0) + v;
     all.bytesSent += s.bytesSent;
     for (const [k, v] of Object.entries(s.largestWritten)) all.largestWritten[k] = Math.max(all.largestWritten[k] ?? 0, v);
   }
@@ -38,6 +41,8 @@ export function countRequest(context: string, verb: string, path: string, bodyBy
   s.byVerb[verb] = (s.byVerb[verb] ?? 0) + 1;
   const key = resourceKey(path);
   s.byResource[key] = (s.byResource[key] ?? 0) + 1;
+  const vk = `${verb} ${key}`;
+  s.byVerbResource[vk] = (s.byVerbResource[vk] ?? 0) + 1;
 }
 
 /** Notes the size of the object a write (POST, PUT, PATCH) returned. */

@@ -4,6 +4,15 @@
  * server ends it (kube-apiserver closes watches after `timeoutSeconds`) or the connection
  * breaks (reconnect with backoff); on 410 Gone (the resourceVersion was compacted) it lists
  * again. Bookmarks keep the resume point fresh on quiet resources.
+ *
+ * `startStreaming` gets the initial state from the watch itself where the server streams
+ * lists (WatchList, KEP-3157: `sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan`
+ * and no resourceVersion, a consistent read like a LIST; the initial objects arrive as ADDED
+ * events, then a BOOKMARK annotated `k8s.io/initial-events-end: "true"` carries their
+ * resourceVersion): one request instead of a LIST and a watch. A server that refuses it
+ * (the WatchList feature gate is off: Kubernetes 1.27-1.31 and 1.33 answer 422 or 400) is
+ * listed and watched as before, and not asked again; a stream that ends before its bookmark
+ * is listed again (client-go's reflector does the same).
  */
 import type { KObject } from '../cluster/types.ts';
 import { KubeClient, KubeApiError, type ListAnswer } from './rest.ts';
@@ -18,6 +27,8 @@ export interface ReflectorOptions {
   labelSelector?: string;
   /** Ask the server to end each watch after about this long (it is resumed at once). */
   watchTimeoutSeconds?: number;
+  /** A streamed list (startStreaming) is given up after this long without an event before its end (default 10 s). */
+  streamSilenceMs?: number;
 }
 
 export type ChangeListener = () => void;
@@ -38,6 +49,14 @@ export function newerOrEqual(a: string | undefined, b: string | undefined): bool
 }
 
 class GoneError extends Error {}
+class StreamingUnsupported extends Error {}
+
+/** Clients of servers that refused a streaming list: they are listed, and not asked again. */
+const noStreaming = new WeakSet<KubeClient>();
+/** The annotation on the bookmark that ends a streamed list (k8s.io/apimachinery metav1.InitialEventsAnnotationKey). */
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+/** Before the initial-events-end bookmark, this long without an event gives the streamed list up. */
+const STREAM_SILENCE_MS = 10_000;
 
 export class Reflector {
   readonly items = new Map<string, KObject>();
@@ -49,6 +68,8 @@ export class Reflector {
   private abort = new AbortController();
   private started: Promise<void> | null = null;
   private stopped = false;
+  /** The watch a streamed list opened, still running: the loop waits for its end first. */
+  private tail: Promise<void> | null = null;
   private listeners = new Set<ChangeListener>();
   private fatal = new Set<FatalListener>();
   /** Watch connections opened (the first one and every reconnect). */
@@ -78,13 +99,73 @@ export class Reflector {
     return this.started;
   }
 
-  /** Starts watching from a list the caller made already (no second list). */
-  startFrom(list: ListAnswer): Promise<void> {
-    this.started ??= Promise.resolve().then(() => {
-      this.fill(list);
-      void this.loop();
+  /**
+   * Like `start`, with the initial state streamed by the watch where the server can (one
+   * request); resolves once the state is complete, and keeps watching. Where it lists, the
+   * watch opens a turn of the event loop later: a caller that stops at once, having read all
+   * it needed from the list (a drain with nothing to evict), costs no watch.
+   */
+  startStreaming(): Promise<void> {
+    this.started ??= (noStreaming.has(this.client) ? this.list() : this.stream()).then(() => {
+      if (this.installed) setImmediate(() => { if (!this.stopped) void this.loop(); });
     });
     return this.started;
+  }
+
+  /**
+   * One watch with sendInitialEvents until its initial-events-end bookmark; the watch goes on
+   * in the background and, once it ends, the loop resumes from the bookmark's resourceVersion.
+   * Anything else before the bookmark (a refusal, a broken or ended stream, a change event, or
+   * STREAM_SILENCE_MS without a word: a server older than 1.27 ignores sendInitialEvents and
+   * never sends the bookmark) makes it a list, and this client is not asked to stream again.
+   */
+  private async stream(): Promise<void> {
+    const ac = new AbortController();
+    const stopStream = () => ac.abort();
+    this.abort.signal.addEventListener('abort', stopStream, { once: true });
+    let synced = false;
+    const silence = this.opts.streamSilenceMs ?? STREAM_SILENCE_MS;
+    let timer = setLongTimeout(() => ac.abort(), silence);
+    const quiet = () => { timer.clear(); timer = setLongTimeout(() => ac.abort(), silence); };
+    let ready!: () => void;
+    const isReady = new Promise<void>((r) => { ready = r; });
+    this.items.clear();
+    this.watches++;
+    const ended = this.client.watch(this.path, {
+      ...this.selectors(), sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true,
+      timeoutSeconds: this.opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 60),
+    }, (ev) => {
+      if (synced) return this.handle(ev);
+      quiet();
+      if (ev.type === 'ADDED') return this.initial(ev.object);
+      if (ev.type === 'BOOKMARK' && ev.object?.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+        synced = true;
+        timer.clear();
+        this.resourceVersion = ev.object.metadata.resourceVersion ?? '';
+        this.relists++;
+        this.changed();
+        return ready();
+      }
+      if (ev.type !== 'BOOKMARK') throw new StreamingUnsupported(`watch ${this.type.plural}: ${ev.type} before the initial events ended`);
+    }, ac.signal).then(() => null, (err: unknown) => err);
+    const first = await Promise.race([isReady.then(() => 'synced' as const), ended]);
+    timer.clear();
+    if (first === 'synced') {
+      // The rest of this watch is the loop's first watch (an error ends it: the loop resumes or lists).
+      this.tail = ended.then(() => { this.abort.signal.removeEventListener('abort', stopStream); });
+      return;
+    }
+    this.abort.signal.removeEventListener('abort', stopStream);
+    if (this.stopped) return;
+    ac.abort();
+    noStreaming.add(this.client);
+    await this.list();
+  }
+
+  private initial(o: KObject) {
+    o.apiVersion ??= this.type.apiVersion;
+    o.kind ??= this.type.kind;
+    this.items.set(keyOf(o), kept(o));
   }
 
   stop(): void {
@@ -128,6 +209,11 @@ export class Reflector {
 
   private async loop(): Promise<void> {
     let backoff = 0.2;
+    if (this.tail) {
+      // The streamed list's watch goes on; its end is this loop's first watch end.
+      await this.tail;
+      this.tail = null;
+    }
     while (!this.stopped) {
       const began = Date.now();
       try {
