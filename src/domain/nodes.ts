@@ -113,7 +113,8 @@ export function viewNode(node: KObject, idx: NodeIndex): NodeView {
   const name = node.metadata.name;
   const labels = node.metadata.labels ?? {};
   const annotations = node.metadata.annotations ?? {};
-  const ready = conditionOf(node, 'Ready')?.status === 'True';
+  const readyCond = conditionOf(node, 'Ready');
+  const ready = readyCond?.status === 'True';
   const cordoned = node.spec?.unschedulable === true;
   const bn = idx.bootcNodes.get(name);
 
@@ -125,7 +126,6 @@ export function viewNode(node: KObject, idx: NodeIndex): NodeView {
   let stagedSoftRebootCapable = false;
   let stagedIdle = false;
   const conditions: Condition[] = [];
-  const readyCond = conditionOf(node, 'Ready');
   if (readyCond) conditions.push(pick(readyCond));
   const { healthy, failing } = mcoNodeHealth(node);
   conditions.push(...failing.map(pick));
