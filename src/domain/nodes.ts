@@ -183,7 +183,7 @@ function pick(c: Condition): Condition {
 export function selectorMatches(selector: any, labels: Record<string, string>): boolean {
   if (!selector || typeof selector !== 'object') return false;
   const ml: Record<string, string> = selector.matchLabels ?? {};
-  for (const [k, v] of Object.entries(ml)) if (labels[k] !== v) return false;
+  for (const k of Object.keys(ml)) if (labels[k] !== ml[k]) return false;
   for (const e of selector.matchExpressions ?? []) {
     const has = Object.prototype.hasOwnProperty.call(labels, e.key);
     const val = labels[e.key];
