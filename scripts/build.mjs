@@ -19,7 +19,7 @@
 import { rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const prepare = process.argv.includes('--prepare');
@@ -28,7 +28,7 @@ let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 } catch {
-  if (prepare && existsSync(new URL('../dist/cli/main.js', import.meta.url))) {
+  if (prepare && existsSync(new URL('../dist/bundle/main.js', import.meta.url))) {
     console.error('bootcplan: TypeScript is not installed (production install); keeping the existing build in dist/');
     process.exit(0);
   }
@@ -53,7 +53,13 @@ function gitState() {
   }
 }
 
-const esbuild = await import(createRequire(import.meta.url).resolve('esbuild'));
+let esbuild;
+try {
+  esbuild = await import(pathToFileURL(createRequire(import.meta.url).resolve('esbuild')).href);
+} catch {
+  console.error('bootcplan: esbuild is not installed; run `npm install` (with dev dependencies) to build dist/bundle/');
+  process.exit(1);
+}
 await esbuild.build({
   absWorkingDir: root, entryPoints: ['dist/cli/main.js', 'dist/cli/version.js'], outdir: 'dist/bundle',
   bundle: true, splitting: true, format: 'esm', platform: 'node', target: 'node20', chunkNames: '[name]-[hash]',
