@@ -3,4 +3,4 @@
 // bootcplan ARGS (kubectl passes the arguments after the plugin name unchanged).
 import { launch } from './launch.mjs';
 
-await launch('kubectl bootcplan', new URL('../dist/cli/', import.meta.url), '.js');
+await launch('kubectl bootcplan', new URL('../dist/bundle/', import.meta.url), '.js');

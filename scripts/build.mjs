@@ -8,11 +8,18 @@
  *   node scripts/build.mjs --prepare  as npm's prepare: without TypeScript (npm ci --omit=dev)
  *                                     an existing build is kept
  * BOOTCPLAN_COMMIT overrides the commit (a container build without .git).
+ *
+ * The bins run dist/bundle/: tsc's output bundled with esbuild (a dev dependency, as tsc) into
+ * one module per entry (cli/main, cli/version) and one chunk per lazily imported part, with the
+ * libraries the CLI always needs (yaml, commander, js-yaml) inside. Loading ~170 files one by
+ * one cost more CPU at start-up than the demo plan itself (BENCHMARKS.md "Start-up"). The
+ * Kubernetes client stays a package import, loaded by the live commands only; the source maps
+ * lead back to the TypeScript sources through tsc's.
  */
 import { rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const prepare = process.argv.includes('--prepare');
@@ -21,7 +28,7 @@ let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 } catch {
-  if (prepare && existsSync(new URL('../dist/cli/main.js', import.meta.url))) {
+  if (prepare && existsSync(new URL('../dist/bundle/main.js', import.meta.url))) {
     console.error('bootcplan: TypeScript is not installed (production install); keeping the existing build in dist/');
     process.exit(0);
   }
@@ -45,6 +52,22 @@ function gitState() {
     return { commit: null, dirty: false };
   }
 }
+
+let esbuild;
+try {
+  esbuild = await import(pathToFileURL(createRequire(import.meta.url).resolve('esbuild')).href);
+} catch {
+  console.error('bootcplan: esbuild is not installed; run `npm install` (with dev dependencies) to build dist/bundle/');
+  process.exit(1);
+}
+await esbuild.build({
+  absWorkingDir: root, entryPoints: ['dist/cli/main.js', 'dist/cli/version.js'], outdir: 'dist/bundle',
+  bundle: true, splitting: true, format: 'esm', platform: 'node', target: 'node20', chunkNames: '[name]-[hash]',
+  sourcemap: true, legalComments: 'eof', logLevel: 'warning',
+  external: ['@kubernetes/client-node'],
+  // CommonJS libraries inside an ES module call require() for Node.js built-ins.
+  banner: { js: "import { createRequire as __bootcplanRequire } from 'node:module'; const require = __bootcplanRequire(import.meta.url);" },
+});
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 writeFileSync(new URL('../dist/build-info.json', import.meta.url), JSON.stringify({ name: pkg.name, version: pkg.version, ...gitState() }, null, 2) + '\n');

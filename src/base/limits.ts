@@ -43,6 +43,29 @@ export function checkShape(documents: readonly unknown[], maxValues: number, max
   return null;
 }
 
+/**
+ * `checkShape` for what JSON.parse returns: a tree (nothing shared) in which each value takes
+ * at least one character of the text, so the value budget cannot trip and only the depth is
+ * checked. The same walk, visiting objects and arrays only: a 10,000-node snapshot holds
+ * millions of scalars, and skipping them halves the walk.
+ */
+export function checkDepth(documents: readonly unknown[], maxDepth = MAX_NESTING): ShapeProblem | null {
+  const values: object[] = [];
+  const depths: number[] = [];
+  for (const d of documents) if (d !== null && typeof d === 'object') { values.push(d); depths.push(0); }
+  while (values.length) {
+    const v = values.pop()!;
+    const depth = depths.pop()!;
+    if (depth >= maxDepth) return { kind: 'too-deep', path: pathToDepth(documents, maxDepth) };
+    const children: unknown[] = Array.isArray(v) ? v : Object.values(v);
+    for (let i = 0; i < children.length; i++) {
+      const x = children[i];
+      if (x !== null && typeof x === 'object') { values.push(x); depths.push(depth + 1); }
+    }
+  }
+  return null;
+}
+
 /** The path of the first value found at `depth` (error path only: a second, bounded walk). */
 function pathToDepth(documents: readonly unknown[], depth: number): string {
   const keys: (string | number)[] = [];

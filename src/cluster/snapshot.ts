@@ -8,7 +8,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { type Diagnostic, type DiagnosticInput, emptySourceMap, diagnosticAt, sortDiagnostics, hasErrors } from '../base/diagnostics.ts';
 import jsyaml from 'js-yaml';
 import { parseYamlWithPositions, binaryInputDiagnostic, aliasExpansion, firstAliasPosition, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
-import { checkShape, valueBudget, flowNestingOffset } from '../base/limits.ts';
+import { checkShape, checkDepth, valueBudget, flowNestingOffset } from '../base/limits.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { type ClusterSnapshot, type KObject, BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from './types.ts';
 
@@ -17,7 +17,10 @@ export interface LoadedSnapshot {
   diagnostics: Diagnostic[];
 }
 
-const apiGroup = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
+const apiGroup = (apiVersion: string) => {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+};
 
 /** Which list of the snapshot an object belongs to, keyed by `group/Kind`. */
 const LISTS: Record<string, keyof ClusterSnapshot> = {
@@ -182,7 +185,8 @@ function parseDocuments(text: string, file: string): { docs: unknown[] } | { dia
   if (binary) return { diagnostic: binary };
   const trimmed = text.trimStart();
   let docs: unknown[];
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+  const json = trimmed.startsWith('{') || trimmed.startsWith('[');
+  if (json) {
     try {
       docs = [JSON.parse(text)];
     } catch (err) {
@@ -205,7 +209,8 @@ function parseDocuments(text: string, file: string): { docs: unknown[] } | { dia
   }
   // Before anything walks the objects: aliases that expand (js-yaml shares them, the
   // fingerprint and the planner would not) and nesting that overflows recursive readers.
-  const shape = checkShape(docs, valueBudget(text.length));
+  // JSON has no aliases: only its depth is checked.
+  const shape = json ? checkDepth(docs) : checkShape(docs, valueBudget(text.length));
   if (shape?.kind === 'too-many-values') return { diagnostic: aliasExpansion(file, firstAliasPosition(text)) };
   if (shape?.kind === 'too-deep') {
     const at = flowNestingOffset(text);
@@ -248,10 +253,12 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
       pending.push({ code: 'snapshot-invalid', path: where, message: 'expected a Kubernetes object (a mapping)', expected: 'apiVersion, kind, metadata' });
       return;
     }
-    const missing = ['apiVersion', 'kind'].filter((k) => typeof o[k] !== 'string' || o[k] === '');
     const meta = o.metadata;
-    if (!isPlainObject(meta) || typeof meta.name !== 'string' || meta.name === '') missing.push('metadata.name');
-    if (missing.length) {
+    const complete = typeof o.apiVersion === 'string' && o.apiVersion !== '' && typeof o.kind === 'string' && o.kind !== ''
+      && isPlainObject(meta) && typeof meta.name === 'string' && meta.name !== '';
+    if (!complete) {
+      const missing = ['apiVersion', 'kind'].filter((k) => typeof o[k] !== 'string' || o[k] === '');
+      if (!isPlainObject(meta) || typeof meta.name !== 'string' || meta.name === '') missing.push('metadata.name');
       const sub = (k: string) => (path ? `${path}.${k}` : k);
       pending.push({
         code: 'snapshot-invalid', path: where,
@@ -281,13 +288,9 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
  * file may hold anything there; it is refused here rather than met deep in a rule.
  */
 function listShapeProblem(o: Record<string, unknown>): { field: string; problem: string } | null {
-  const at = (root: unknown, keys: string[]): unknown => keys.reduce<unknown>((v, k) => (isPlainObject(v) ? v[k] : undefined), root);
-  const fields: string[][] = [
-    ['metadata', 'ownerReferences'], ['status', 'conditions'],
-    ['spec', 'nodeSelector', 'matchExpressions'], ['spec', 'nodeSelector', 'matchLabels'],
-  ];
-  for (const keys of fields) {
-    const v = at(o, keys);
+  for (const keys of LIST_FIELDS) {
+    let v: unknown = o;
+    for (let i = 0; i < keys.length && v !== undefined; i++) v = isPlainObject(v) ? v[keys[i]] : undefined;
     if (v === undefined || v === null) continue;
     const field = keys.join('.');
     if (keys[keys.length - 1] === 'matchLabels') {
@@ -300,6 +303,11 @@ function listShapeProblem(o: Record<string, unknown>): { field: string; problem:
   }
   return null;
 }
+
+const LIST_FIELDS: readonly (readonly string[])[] = [
+  ['metadata', 'ownerReferences'], ['status', 'conditions'],
+  ['spec', 'nodeSelector', 'matchExpressions'], ['spec', 'nodeSelector', 'matchLabels'],
+];
 
 function snapshotTooDeep(file: string, at: { line: number; column: number } | null, path: string | null): Diagnostic {
   return { ...tooDeep(file, at, path), code: 'snapshot-too-deep', hint: 'Kubernetes objects nest about 15 levels; regenerate the file with `bootcplan snapshot`' };

@@ -113,7 +113,8 @@ export function viewNode(node: KObject, idx: NodeIndex): NodeView {
   const name = node.metadata.name;
   const labels = node.metadata.labels ?? {};
   const annotations = node.metadata.annotations ?? {};
-  const ready = conditionOf(node, 'Ready')?.status === 'True';
+  const readyCond = conditionOf(node, 'Ready');
+  const ready = readyCond?.status === 'True';
   const cordoned = node.spec?.unschedulable === true;
   const bn = idx.bootcNodes.get(name);
 
@@ -125,7 +126,6 @@ export function viewNode(node: KObject, idx: NodeIndex): NodeView {
   let stagedSoftRebootCapable = false;
   let stagedIdle = false;
   const conditions: Condition[] = [];
-  const readyCond = conditionOf(node, 'Ready');
   if (readyCond) conditions.push(pick(readyCond));
   const { healthy, failing } = mcoNodeHealth(node);
   conditions.push(...failing.map(pick));
@@ -183,7 +183,7 @@ function pick(c: Condition): Condition {
 export function selectorMatches(selector: any, labels: Record<string, string>): boolean {
   if (!selector || typeof selector !== 'object') return false;
   const ml: Record<string, string> = selector.matchLabels ?? {};
-  for (const [k, v] of Object.entries(ml)) if (labels[k] !== v) return false;
+  for (const k of Object.keys(ml)) if (labels[k] !== ml[k]) return false;
   for (const e of selector.matchExpressions ?? []) {
     const has = Object.prototype.hasOwnProperty.call(labels, e.key);
     const val = labels[e.key];

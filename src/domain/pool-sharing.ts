@@ -89,12 +89,18 @@ export function findPoolConflicts(snap: ClusterSnapshot, membership: Membership,
     for (const node of membership.mco.get(mcp.metadata.name) ?? []) rollingMcoPoolOf.set(node, mcp.metadata.name);
   }
 
-  const out = new Map<string, PoolRef[]>();
-  for (const [node, bnps] of [...bootcClaims].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const refs: PoolRef[] = [...bnps].sort().map((name) => ({ kind: 'BootcNodePool', name }));
+  // Only nodes with two claims, sorted (most nodes have one: no list is built for them).
+  const contested: [string, string[], string | undefined][] = [];
+  for (const [node, bnps] of bootcClaims) {
     const mcp = rollingMcoPoolOf.get(node);
-    if (mcp && !bnps.includes(mcp)) refs.push({ kind: 'MachineConfigPool', name: mcp });
-    if (refs.length >= 2) out.set(node, refs);
+    const other = mcp && !bnps.includes(mcp) ? mcp : undefined;
+    if (bnps.length + (other ? 1 : 0) >= 2) contested.push([node, bnps, other]);
+  }
+  const out = new Map<string, PoolRef[]>();
+  for (const [node, bnps, mcp] of contested.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const refs: PoolRef[] = [...bnps].sort().map((name) => ({ kind: 'BootcNodePool', name }));
+    if (mcp) refs.push({ kind: 'MachineConfigPool', name: mcp });
+    out.set(node, refs);
   }
   return out;
 }

@@ -42,7 +42,8 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
   for (const p of snap.machineConfigPools) mco.set(p.metadata.name, []);
   for (const n of snap.nodes) {
     const labels = n.metadata.labels ?? {};
-    let pools = snap.machineConfigPools.filter((p) => selectorMatches(p.spec?.nodeSelector, labels)).map((p) => p.metadata.name);
+    let pools: string[] = [];
+    for (const p of snap.machineConfigPools) if (selectorMatches(p.spec?.nodeSelector, labels)) pools.push(p.metadata.name);
     if (pools.length > 1) pools = pools.filter((p) => p !== 'worker');
     if (pools.length > 1) {
       mcoConflicts.set(n.metadata.name, pools);

@@ -119,10 +119,11 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
   }
   const backend = bnp ? 'bootc' : 'mco';
   const memberNames = (bnp ? membership.bootc.get(p.name) : membership.mco.get(p.name)) ?? [];
-  const members: NodeView[] = memberNames.flatMap((n) => {
+  const members: NodeView[] = [];
+  for (const n of memberNames) {
     const node = idx.nodes.get(n);
-    return node ? [viewNode(node, idx)] : [];
-  });
+    if (node) members.push(viewNode(node, idx));
+  }
   const controlPlane = isControlPlanePool(p.name, mcp, bnp, members.map((m) => m.labels));
   const budget = poolBudget(p, path, members.length, controlPlane, report);
   const { blocked, ownedBy, administratorPause } = poolSharing({ spec: p, path, bnp, mcp, controlPlane, members }, ctx);
@@ -229,7 +230,9 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
     return null;
   };
 
-  const schedulable = pending.filter((n) => blockedOf(n) === null).map((n) => ({ ...n, staged: isStaged(n), softReboot: predictReboot(n) === 'soft' }));
+  // What the orderings read of a node (not a copy of the whole view: pools have thousands).
+  const schedulable = pending.filter((n) => blockedOf(n) === null)
+    .map((n) => ({ name: n.name, zone: n.zone, createdAt: n.createdAt, staged: isStaged(n), softReboot: predictReboot(n) === 'soft' }));
   // bootc pools: bootcplan picks the nodes (staged first, soft reboots together, zones
   // round-robin). MCO-only pools: the MCO's node controller picks them, so the plan
   // predicts its order (src/domain/waves.ts orderNodesLikeMco).
@@ -238,7 +241,7 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
   const waveOf = new Map<string, number>();
   waves.forEach((w, i) => w.forEach((name) => waveOf.set(name, i + 1)));
 
-  const nodes: PlanNode[] = pending.map((n) => {
+  const unsorted: PlanNode[] = pending.map((n) => {
     const blockedBy = blockedOf(n);
     const out: PlanNode = {
       name: n.name, zone: n.zone, from: n.bootedDigest ?? n.bootedImage, to: targetDigest ?? p.image,
@@ -250,7 +253,10 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
   // Scheduled nodes in rollout order (wave, then position in the wave), blocked ones last by name.
   const position = new Map<string, number>();
   waves.forEach((w) => w.forEach((name, i) => position.set(name, i)));
-  nodes.sort((a, b) => (a.wave ?? Infinity) - (b.wave ?? Infinity) || (position.get(a.name) ?? Infinity) - (position.get(b.name) ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // Each node's sort key looked up once, not in every comparison.
+  const nodes = unsorted.map((n) => ({ n, wave: n.wave ?? Infinity, at: position.get(n.name) ?? Infinity }))
+    .sort((a, b) => a.wave - b.wave || a.at - b.at || (a.n.name < b.n.name ? -1 : a.n.name > b.n.name ? 1 : 0))
+    .map((k) => k.n);
 
   const blocked = nodes.filter((n) => n.blockedBy && n.blockedBy !== 'pool-paused' && n.blockedBy !== 'no-budget' && !pool.blocked.has(n.name));
   if (blocked.length) {
