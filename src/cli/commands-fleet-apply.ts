@@ -11,7 +11,6 @@
  * so a fleet stopped by its canary sends no request to the others.
  */
 import type { Command } from 'commander';
-import { Option } from 'commander';
 import { resolve } from 'node:path';
 import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
@@ -23,11 +22,11 @@ import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
-import { type KubeOptions, kubeconfigOption, requestTimeoutOption, outputFormatOption, parseIntegerFlag, parseDurationFlag } from './options.ts';
+import { type KubeOptions, kubeconfigOption, requestTimeoutOption, outputFormatOption, parseDurationFlag } from './options.ts';
 import { processSignals, withStopOnSignal } from './signals.ts';
 import type { SpecForPlan } from './planning.ts';
 import { planSpecFile } from './provenance.ts';
-import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from './fleet-inputs.ts';
+import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 
@@ -48,10 +47,10 @@ export function registerFleetApply(fleet: Command, ctx: CommandContext): void {
     .command('apply')
     .description('roll the fleet out: canaries first, then batches; each cluster through its own context and lock (exit: the worst cluster\'s)')
     .argument('[fleetplan]', 'a fleet plan saved with fleet plan --out (default: plan -f FLEET now)')
-    .addOption(new Option('-f, --file <fleet>', 'Fleet spec, planned now when no fleet plan file is given').default(DEFAULT_FLEET_FILE))
+    .addOption(fleetFileOption('Fleet spec, planned now when no fleet plan file is given'))
     .addOption(kubeconfigOption())
     .addOption(requestTimeoutOption())
-    .addOption(new Option('--concurrency <n>', `clusters read at once while planning with -f (default ${DEFAULT_FLEET_CONCURRENCY})`))
+    .addOption(concurrencyOption(' while planning with -f'))
     .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
     .option('--lock-timeout <duration>', 'wait this long for a cluster\'s lock another apply holds, e.g. after a killed fleet apply (0: that cluster fails with exit 4 at once)', '0')
     .addOption(outputFormatOption(FLEET_APPLY_FORMATS, 'output format (json: the fleet events and each cluster\'s apply events as NDJSON on stdout)'))
@@ -100,7 +99,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
 
 /** `fleet apply -f FLEET`: plans the fleet now (live contexts or snapshots), prints it, and applies that. */
 async function planFleetNow(ctx: CommandContext, opts: FleetApplyOptions, json: boolean): Promise<FleetPlan> {
-  const concurrency = opts.concurrency === undefined ? DEFAULT_FLEET_CONCURRENCY : parseIntegerFlag('--concurrency', opts.concurrency, { min: 1, max: 256 });
+  const concurrency = fleetConcurrency(opts.concurrency);
   const read = readFleet(opts.file);
   requireValidFleet(read);
   const [{ planFleet }, { renderFleetText }] = await Promise.all([import('../plan/fleet.ts'), import('../render/fleet-text.ts')]);

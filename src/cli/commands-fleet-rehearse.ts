@@ -5,7 +5,7 @@
  * checked and re-planned against its snapshot in its turn, as `rehearse PLANFILE` does (a stale
  * cluster plan fails that cluster, exit 3); with -f the Fleet is planned now. I/O only.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { InputError } from '../base/errors.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
@@ -16,9 +16,9 @@ import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { useColor } from './io.ts';
 import { readSnapshotFile } from './inputs.ts';
-import { kubeconfigOption, requestTimeoutOption, outputFormatOption, parseIntegerFlag, type KubeOptions } from './options.ts';
+import { kubeconfigOption, requestTimeoutOption, outputFormatOption, type KubeOptions } from './options.ts';
 import { simulationOptions, simulationFlags, type SimulationOptions } from './commands-apply.ts';
-import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, DEFAULT_FLEET_CONCURRENCY, DEFAULT_FLEET_FILE } from './fleet-inputs.ts';
+import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { planSnapshotFile } from './provenance.ts';
 
@@ -35,11 +35,10 @@ export function registerFleetRehearse(fleet: Command, ctx: CommandContext): void
     .command('rehearse')
     .description('rehearse the whole fleet on simulated clusters (each from its snapshot), batch by batch, and report the fleet makespan')
     .argument('[fleetplan]', 'a fleet plan saved with fleet plan --out')
-    // As commands-fleet.ts fleetFileOption / concurrencyOption (which registers this file: no import back).
-    .addOption(new Option('-f, --file <fleet>', 'Fleet spec (planned now)').default(DEFAULT_FLEET_FILE))
+    .addOption(fleetFileOption('Fleet spec (planned now)'))
     .addOption(kubeconfigOption())
     .addOption(requestTimeoutOption())
-    .addOption(new Option('--concurrency <n>', `clusters read at once with -f (default ${DEFAULT_FLEET_CONCURRENCY})`));
+    .addOption(concurrencyOption(' with -f'));
   simulationOptions(cmd)
     .addOption(outputFormatOption(FLEET_REHEARSAL_FORMATS, 'output format (html: the report with the chart of batches over time)'))
     .action((fleetplan: string | undefined, opts: FleetRehearseOptions) => fleetRehearseAction(ctx, fleetplan, opts));
@@ -83,7 +82,7 @@ async function savedFleet(file: string, durations: PhaseDurations, durationsGive
 
 /** `-f FLEET`: read every cluster (snapshot files, or live contexts read-only) and plan the fleet now. */
 async function plannedFleet({ io, now }: CommandContext, opts: FleetRehearseOptions, durations: PhaseDurations): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads }> {
-  const concurrency = opts.concurrency === undefined ? DEFAULT_FLEET_CONCURRENCY : parseIntegerFlag('--concurrency', opts.concurrency, { min: 1, max: 256 });
+  const concurrency = fleetConcurrency(opts.concurrency);
   const [{ planFleet }, { effectiveSpecs }, { buildPlan }] = await Promise.all([import('../plan/fleet.ts'), import('../spec/fleet-load.ts'), import('../plan/planner.ts')]);
   const read = readFleet(opts.file);
   requireValidFleet(read);

@@ -4,7 +4,6 @@
  * through the calls in `registerFleet` (one line each). Nothing here writes to a cluster.
  */
 import type { Command } from 'commander';
-import { Option } from 'commander';
 import { join } from 'node:path';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { EXIT, InputError } from '../base/errors.ts';
@@ -15,8 +14,8 @@ import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { useColor } from './io.ts';
 import { writeFileAtomic } from './files.ts';
-import { kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, parseIntegerFlag, type KubeOptions } from './options.ts';
-import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from './fleet-inputs.ts';
+import { kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, type KubeOptions } from './options.ts';
+import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { registerFleetApply } from './commands-fleet-apply.ts';
 
@@ -37,15 +36,6 @@ export function registerFleet(program: Command, ctx: CommandContext): void {
   registerFleetRehearse(fleet, ctx);
 
   registerFleetRender(fleet, ctx);
-}
-
-/** `-f FLEET`, default fleet.yaml. */
-export function fleetFileOption(): Option {
-  return new Option('-f, --file <fleet>', 'Fleet spec').default(DEFAULT_FLEET_FILE);
-}
-
-export function concurrencyOption(): Option {
-  return new Option('--concurrency <n>', `clusters read at once (default ${DEFAULT_FLEET_CONCURRENCY})`);
 }
 
 export async function renderFleetPlan(fp: FleetPlan, format: string, color: boolean): Promise<string> {
@@ -81,7 +71,7 @@ function registerFleetPlan(fleet: Command, ctx: CommandContext): void {
 }
 
 async function fleetPlanAction({ io, now, setExit }: CommandContext, opts: FleetPlanOptions): Promise<void> {
-  const concurrency = opts.concurrency === undefined ? DEFAULT_FLEET_CONCURRENCY : parseIntegerFlag('--concurrency', opts.concurrency, { min: 1, max: 256 });
+  const concurrency = fleetConcurrency(opts.concurrency);
   const read = readFleet(opts.file, opts.ref);
   requireValidFleet(read);
   const fleetSpec = read.loaded.fleet!;

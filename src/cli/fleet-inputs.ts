@@ -5,6 +5,7 @@
  * cannot be read is that cluster's error, never the fleet's.
  */
 import { dirname, resolve, basename, relative } from 'node:path';
+import { Option } from 'commander';
 import { InputError } from '../base/errors.ts';
 import { formatDiagnostic, hasErrors } from '../base/diagnostics.ts';
 import { parseFleetSpec, type LoadedFleet } from '../spec/fleet-load.ts';
@@ -17,10 +18,25 @@ import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, readTextFile, inp
 import { insideRoot } from './provenance.ts';
 import { readLiveSnapshotStep } from './live.ts';
 import type { KubeOptions } from './options.ts';
-import { STDIN_PATH } from './options.ts';
+import { STDIN_PATH, parseIntegerFlag } from './options.ts';
 
 export const DEFAULT_FLEET_FILE = 'fleet.yaml';
 export const DEFAULT_FLEET_CONCURRENCY = 8;
+
+/** `-f, --file FLEET`, default fleet.yaml (`help` says what the command does with it). */
+export function fleetFileOption(help = 'Fleet spec'): Option {
+  return new Option('-f, --file <fleet>', help).default(DEFAULT_FLEET_FILE);
+}
+
+/** `--concurrency N`: how many clusters are read at once (`when`: e.g. " with -f", for commands that also take a fleet plan file). */
+export function concurrencyOption(when = ''): Option {
+  return new Option('--concurrency <n>', `clusters read at once${when} (default ${DEFAULT_FLEET_CONCURRENCY})`);
+}
+
+/** The --concurrency flag, checked (1 to 256), or the default. */
+export function fleetConcurrency(flag: string | undefined): number {
+  return flag === undefined ? DEFAULT_FLEET_CONCURRENCY : parseIntegerFlag('--concurrency', flag, { min: 1, max: 256 });
+}
 
 export interface FleetRead {
   loaded: LoadedFleet;
