@@ -22,6 +22,9 @@ import type { SimDriver } from '../src/sim/driver.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
+import { openSavedFleetPlans, confirmSavedPlan } from '../src/cli/sealed.ts';
+import { readFleet } from '../src/cli/fleet-inputs.ts';
+import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 
 const s = suite('fleet apply');
@@ -133,6 +136,26 @@ s('the Fleet file changed since the fleet plan was made: exit 3 before any clust
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /the spec changed since the plan was made/);
   assert.equal(st.opened, []);
+});
+
+s('the check of a fleet plan of 120 clusters reads and validates the Fleet once, and re-plans each cluster from its own effective spec', async () => {
+  const b = new FleetBuilder().many(120, 'site', 3, (i) => (i % 2 ? { tier: 'edge' } : {}))
+    .override({ clusterSelector: { matchLabels: { tier: 'edge' } }, pools: [{ name: 'worker', maxUnavailable: 2 }] });
+  const { dir } = b.write();
+  const fp = b.plan();
+  let reads = 0;
+  const counting: typeof readFleet = (file, ref) => { reads++; return readFleet(file, ref); };
+  const { clusters } = await inDir(dir, async () => openSavedFleetPlans(fp, DEFAULT_DURATIONS, counting));
+  assert.is(reads, 1);
+  assert.is(clusters.size, 120);
+  assert.is(clusters.get('site-000')!.spec.spec.pools[0].maxUnavailable, 1);
+  assert.is(clusters.get('site-001')!.spec.spec.pools[0].maxUnavailable, 2, 'the label override');
+  for (const name of ['site-000', 'site-001', 'site-119']) {
+    const saved = fp.clusters.find((c) => c.name === name)!.plan!;
+    const snapshot = b.clusters.find((c) => c.name === name)!.cluster!.snapshot();
+    const fresh = confirmSavedPlan(saved, clusters.get(name)!.replan(snapshot), snapshot, { compareDurations: true });
+    assert.is(fresh.id, saved.id, `${name}: re-planned as fleet plan made it`);
+  }
 });
 
 s('a context the kubeconfig does not have is that cluster\'s error (exit 1), not a crash: continue rolls the others', async () => {

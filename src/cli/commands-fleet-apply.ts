@@ -12,7 +12,7 @@
  */
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
+import { EXIT, InputError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
 import type { FleetEvent } from '../apply/fleet-events.ts';
@@ -25,10 +25,8 @@ import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { type KubeOptions, kubeconfigOption, requestTimeoutOption, outputFormatOption, parseDurationFlag } from './options.ts';
 import { processSignals, withStopOnSignal } from './signals.ts';
 import type { SpecForPlan } from './planning.ts';
-import { planSpecFile } from './provenance.ts';
 import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
-import type { ClusterSnapshot } from '../cluster/types.ts';
 
 export const FLEET_APPLY_FORMATS = ['text', 'json'] as const;
 
@@ -57,6 +55,8 @@ export function registerFleetApply(fleet: Command, ctx: CommandContext): void {
     .action((planfile: string | undefined, opts: FleetApplyOptions) => fleetApplyAction(ctx, planfile, opts));
 }
 
+type OpenSavedFleetPlans = typeof import('./sealed.ts').openSavedFleetPlans;
+
 /** One cluster, checked before any cluster access: its saved plan, the re-planner, how to reach it. */
 interface Prepared {
   saved: Plan;
@@ -72,11 +72,11 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
     throw new InputError('fleet apply needs confirmation, and there is no terminal to ask on', [], 'review the fleet plan (bootcplan fleet plan / fleet show), then run fleet apply with --auto-approve');
   }
   const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
-  const [{ runFleet, checkFleetApplicable }, { openSavedPlan }] = await Promise.all([import('../apply/fleet-runner.ts'), import('./sealed.ts')]);
+  const [{ runFleet, checkFleetApplicable }, { openSavedFleetPlans }] = await Promise.all([import('../apply/fleet-runner.ts'), import('./sealed.ts')]);
   const fp = planfile ? readFleetPlanFile(planfile) : await planFleetNow(ctx, opts, json);
   checkFleetPlanSeal(fp);
   checkFleetApplicable(fp);
-  const prepared = await prepareClusters(fp, opts, (p) => openSavedPlan(p, DEFAULT_DURATIONS));
+  const prepared = prepareClusters(fp, opts, openSavedFleetPlans);
   if (!opts.autoApprove && !(await confirm(io, fp))) {
     io.stderr('fleet apply cancelled\n');
     setExit(EXIT.error);
@@ -110,63 +110,26 @@ async function planFleetNow(ctx: CommandContext, opts: FleetApplyOptions, json: 
 }
 
 /**
- * Every cluster of a batch, checked without reaching any cluster: its plan is this fleet's (the
- * same Fleet file, commit and hash; its own cluster name); the first goes through openSavedPlan
- * (the Fleet still hashes to what it recorded: exit 3; provenance), and every one through the
- * plan checks openSavedPlan makes (review-only, errors, waves and node entries agreeing). The
- * Fleet is then read once for all (specOfSavedPlan would read and validate the whole Fleet again
- * per cluster: 74 s for 300 clusters), each cluster re-planned from its effective spec as
- * specOfSavedPlan does, and reached through its context and kubeconfig as the Fleet names them.
+ * Every cluster of a batch, checked without reaching any cluster (sealed.ts openSavedFleetPlans:
+ * each plan is this fleet's, passes the checks of one saved plan, and the Fleet is read once for
+ * all), then reached through its context and kubeconfig as the Fleet names them.
  */
-async function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, open: (p: Plan) => SpecForPlan): Promise<Map<string, Prepared>> {
-  const [{ effectiveSpecs }, { buildPlan }, { waveEntryDifference }, { checkApplicable }] = await Promise.all([
-    import('../spec/fleet-load.ts'), import('../plan/planner.ts'), import('../plan/seal.ts'), import('../apply/applier.ts'),
-  ]);
+function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, openFleet: OpenSavedFleetPlans): Map<string, Prepared> {
+  const { read, clusters: specs } = openFleet(fp, DEFAULT_DURATIONS);
   const out = new Map<string, Prepared>();
-  const rolled = fp.clusters.filter((c) => c.batch !== null && c.plan);
-  if (!rolled.length) return out;
-  for (const c of rolled) {
-    const p = c.plan!;
-    const mismatch = p.spec.path !== fp.fleet.path || p.spec.sha256 !== fp.fleet.sha256 || p.spec.commit !== fp.fleet.commit || p.spec.ref !== fp.fleet.ref || p.spec.fleetCluster !== c.name;
-    if (mismatch) {
-      throw new StalePlanError(`the plan of cluster ${c.name} was not made from this fleet plan's Fleet`, [
-        `it names ${p.spec.path} (sha256 ${String(p.spec.sha256).slice(0, 16)}…) for cluster ${JSON.stringify(p.spec.fleetCluster ?? null)}; the fleet plan was made from ${fp.fleet.path} (sha256 ${fp.fleet.sha256.slice(0, 16)}…)`,
-        'plan the fleet again instead of editing the file',
-      ]);
-    }
-    checkSavedClusterPlan(p, checkApplicable, waveEntryDifference);
-  }
-  const first = rolled[0].plan!;
-  open(first);
-  const read = readFleet(planSpecFile(first), first.spec.ref ? first.spec.commit ?? first.spec.ref : undefined);
-  requireValidFleet(read);
-  if (read.info.sha256 !== fp.fleet.sha256) throw new StalePlanError('the Fleet file changed while fleet apply read it', [`${read.info.path} now has sha256 ${read.info.sha256.slice(0, 16)}…`]);
-  const fleet = read.loaded.fleet!;
-  const effective = effectiveSpecs(fleet, read.loaded.map);
   const snapshots: string[] = [];
-  for (const c of rolled) {
-    const index = fleet.spec.clusters.findIndex((e) => e.name === c.name);
-    if (index < 0) throw new InputError(`fleet plan ${fp.id} rolls cluster ${c.name}, which the Fleet ${read.info.path} does not list`, [], 'plan the fleet again instead of editing the file');
-    const e = fleet.spec.clusters[index];
+  for (const c of fp.clusters) {
+    const s = specs.get(c.name);
+    if (c.batch === null || !c.plan || !s || !read) continue;
+    const e = s.entry;
     if (e.context === undefined) snapshots.push(c.name);
-    const eff = effective[index];
-    const specInfo = { ...read.info, fleetCluster: c.name };
-    const replan = (snapshot: ClusterSnapshot) => buildPlan({ spec: eff.spec, specMap: eff.map, specInfo, snapshot, durations: DEFAULT_DURATIONS });
     const flags = { context: e.context, kubeconfig: e.kubeconfig !== undefined ? resolve(read.dir, e.kubeconfig) : opts.kubeconfig, requestTimeout: opts.requestTimeout };
-    out.set(c.name, { saved: c.plan!, specs: { spec: eff.spec, replan }, flags });
+    out.set(c.name, { saved: c.plan, specs: s, flags });
   }
   if (snapshots.length) {
-    throw new InputError(`fleet apply reaches clusters through their kubeconfig contexts; ${snapshots.slice(0, 10).join(', ')} ${snapshots.length === 1 ? 'is a snapshot file' : 'are snapshot files'} in ${read.info.path}`, [], 'rehearse a Fleet of snapshot files instead: bootcplan fleet rehearse');
+    throw new InputError(`fleet apply reaches clusters through their kubeconfig contexts; ${snapshots.slice(0, 10).join(', ')} ${snapshots.length === 1 ? 'is a snapshot file' : 'are snapshot files'} in ${fp.fleet.path}`, [], 'rehearse a Fleet of snapshot files instead: bootcplan fleet rehearse');
   }
   return out;
-}
-
-/** What openSavedPlan checks of a plan itself (its seal was checked with the fleet plan's). */
-function checkSavedClusterPlan(p: Plan, checkApplicable: (p: Plan) => void, waveEntryDifference: (p: Plan) => string[]): void {
-  if (p.reviewOnly) throw new InputError(`plan ${p.id} was saved for review only: it has errors and is never applied`, p.diagnostics.filter((d) => d.severity === 'error'), 'fix the Fleet, plan the fleet again, and apply the new fleet plan');
-  checkApplicable(p);
-  const inconsistent = waveEntryDifference(p);
-  if (inconsistent.length) throw new InputError(`plan ${p.id}: its waves and its node entries disagree (${inconsistent.slice(0, 5).join('; ')})`, [], 'bootcplan never writes such a plan: plan the fleet again instead of editing the file');
 }
 
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */

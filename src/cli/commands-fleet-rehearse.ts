@@ -8,9 +8,8 @@
 import type { Command } from 'commander';
 import { InputError } from '../base/errors.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
-import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { FleetPlan } from '../plan/fleet-types.ts';
-import type { Plan, PhaseDurations } from '../plan/types.ts';
+import type { PhaseDurations } from '../plan/types.ts';
 import type { FleetRehearsalClusterInput } from '../sim/fleet-rehearse.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
@@ -21,6 +20,7 @@ import { simulationOptions, simulationFlags, type SimulationOptions } from './co
 import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { planSnapshotFile } from './provenance.ts';
+import { fleetClusterSpecs } from './planning.ts';
 
 export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
 
@@ -59,22 +59,27 @@ async function fleetRehearseAction(ctx: CommandContext, fleetplan: string | unde
   setExit(r.exitCode);
 }
 
-/** A saved fleet plan: its seal now; each cluster's plan confirmed against its snapshot in its turn. */
+/**
+ * A saved fleet plan: its seal, every cluster plan in a batch and the Fleet checked now
+ * (sealed.ts openSavedFleetPlans: the Fleet read once); each cluster's plan confirmed against
+ * its snapshot in its turn.
+ */
 async function savedFleet(file: string, durations: PhaseDurations, durationsGiven: boolean): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads }> {
-  const { openSavedPlan, confirmSavedPlan } = await import('./sealed.ts');
+  const { openSavedFleetPlans, confirmSavedPlan } = await import('./sealed.ts');
   const fleetPlan = readFleetPlanFile(file);
   checkFleetPlanSeal(fleetPlan);
+  const specs = openSavedFleetPlans(fleetPlan, durations).clusters;
   const clusters: ClusterLoads = new Map();
   for (const c of fleetPlan.clusters) {
     const saved = c.plan;
-    if (c.batch === null || !saved) continue;
+    const s = specs.get(c.name);
+    if (c.batch === null || !saved || !s) continue;
     clusters.set(c.name, () => {
-      const specs = openSavedPlan(saved, durations);
       const snapshotFile = planSnapshotFile(saved);
       if (!snapshotFile) throw new InputError(`cluster ${c.name}: its plan was not made from a snapshot file, and a rehearsal needs one`, [], 'rehearse a fleet whose clusters name snapshot files (or run fleet rehearse -f FLEET)');
       const snapshot = readSnapshotFile(snapshotFile);
-      const plan = confirmSavedPlan(saved, specs.replan(snapshot), snapshot, { compareDurations: !durationsGiven });
-      return { plan, snapshot, replan: specs.replan };
+      const plan = confirmSavedPlan(saved, s.replan(snapshot), snapshot, { compareDurations: !durationsGiven });
+      return { plan, snapshot, replan: s.replan };
     });
   }
   return { fleetPlan, clusters };
@@ -83,7 +88,7 @@ async function savedFleet(file: string, durations: PhaseDurations, durationsGive
 /** `-f FLEET`: read every cluster (snapshot files, or live contexts read-only) and plan the fleet now. */
 async function plannedFleet({ io, now }: CommandContext, opts: FleetRehearseOptions, durations: PhaseDurations): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads }> {
   const concurrency = fleetConcurrency(opts.concurrency);
-  const [{ planFleet }, { effectiveSpecs }, { buildPlan }] = await Promise.all([import('../plan/fleet.ts'), import('../spec/fleet-load.ts'), import('../plan/planner.ts')]);
+  const { planFleet } = await import('../plan/fleet.ts');
   const read = readFleet(opts.file);
   requireValidFleet(read);
   const fleet = read.loaded.fleet!;
@@ -91,15 +96,14 @@ async function plannedFleet({ io, now }: CommandContext, opts: FleetRehearseOpti
   const inputs = await readFleetClusters(fleet.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency }, io.env);
   const at = now();
   const fleetPlan = planFleet({ fleet, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters: inputs, durations, now: at });
-  const specs = effectiveSpecs(fleet, read.loaded.map);
+  const specs = fleetClusterSpecs(read, { durations: () => durations, now: at });
   const clusters: ClusterLoads = new Map();
-  fleet.spec.clusters.forEach((fc, i) => {
-    const c = fleetPlan.clusters.find((x) => x.name === fc.name);
-    const snapshot = inputs.get(fc.name)?.snapshot;
-    if (!c || c.batch === null || !c.plan || !snapshot) return;
-    const plan: Plan = c.plan;
-    const replan = (s: ClusterSnapshot) => buildPlan({ spec: specs[i].spec, specMap: specs[i].map, specInfo: { ...read.info, fleetCluster: fc.name }, snapshot: s, durations, now: at });
-    clusters.set(fc.name, () => ({ plan, snapshot, replan }));
-  });
+  for (const c of fleetPlan.clusters) {
+    const snapshot = inputs.get(c.name)?.snapshot;
+    const replan = specs.get(c.name)?.replan;
+    const plan = c.plan;
+    if (c.batch === null || !plan || !snapshot || !replan) continue;
+    clusters.set(c.name, () => ({ plan, snapshot, replan }));
+  }
   return { fleetPlan, clusters };
 }

@@ -8,6 +8,8 @@
  *    (exit 6 for a control-plane replacement, 1 otherwise), and its decisions must be the saved
  *    ones (exit 3 with the difference);
  * 6. what runs is the fresh plan, under the saved plan's id (the id the reviewer saw).
+ * A sealed fleet plan's cluster plans go through 1 to 4 together (openSavedFleetPlans), the
+ * Fleet read once for all, then 5 and 6 each in its cluster's turn.
  */
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
@@ -19,10 +21,19 @@ import { checkApplicable } from '../apply/applier.ts';
 import { remainingWorkDifference } from '../apply/stale.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
 import { checkPlanProvenance } from './provenance.ts';
-import { specOfSavedPlan, type SpecForPlan } from './planning.ts';
+import { specOfSavedPlan, specsOfFleetPlans, type SpecForPlan, type FleetClusterSpec } from './planning.ts';
+import type { readFleet, FleetRead } from './fleet-inputs.ts';
+import type { FleetPlan } from '../plan/fleet-types.ts';
 
 /** Steps 1 to 4: before any cluster access. Returns the verified spec and its re-planner. */
 export function openSavedPlan(saved: Plan, durations?: PhaseDurations): SpecForPlan {
+  checkSavedPlan(saved);
+  checkPlanProvenance(saved);
+  return specOfSavedPlan(saved, durations);
+}
+
+/** Steps 1 and 2, and the plan's own consistency: what can be checked of the file alone. */
+function checkSavedPlan(saved: Plan): void {
   const actual = tamperedId(saved);
   if (actual) {
     throw new StalePlanError('the plan file was modified after it was made', [
@@ -38,8 +49,32 @@ export function openSavedPlan(saved: Plan, durations?: PhaseDurations): SpecForP
   if (inconsistent.length) {
     throw new InputError(`plan ${saved.id}: its waves and its node entries disagree (${inconsistent.slice(0, 5).join('; ')})`, [], 'bootcplan never writes such a plan: plan again instead of editing the file');
   }
-  checkPlanProvenance(saved);
-  return specOfSavedPlan(saved, durations);
+}
+
+/**
+ * Steps 1 to 4 for the cluster plans of a sealed fleet plan that sit in a batch (`fleet apply`,
+ * `fleet rehearse`), before any cluster access: each plan names this fleet plan's Fleet file
+ * (path, ref, commit, sha256) and its own cluster (exit 3), and passes the checks of one plan;
+ * the provenance of the Fleet file is checked, then the Fleet read and validated once for all
+ * (planning.ts specsOfFleetPlans). Returns each cluster's entry, effective spec and re-planner.
+ */
+export function openSavedFleetPlans(fp: FleetPlan, durations?: PhaseDurations, readFleetFile?: typeof readFleet): { read: FleetRead | null; clusters: Map<string, FleetClusterSpec> } {
+  const rolled = fp.clusters.filter((c) => c.batch !== null && c.plan);
+  if (!rolled.length) return { read: null, clusters: new Map() };
+  for (const c of rolled) {
+    const p = c.plan!;
+    const mismatch = p.spec.path !== fp.fleet.path || p.spec.sha256 !== fp.fleet.sha256 || p.spec.commit !== fp.fleet.commit || p.spec.ref !== fp.fleet.ref || p.spec.fleetCluster !== c.name;
+    if (mismatch) {
+      throw new StalePlanError(`the plan of cluster ${c.name} was not made from this fleet plan's Fleet`, [
+        `it names ${p.spec.path} (sha256 ${String(p.spec.sha256).slice(0, 16)}…) for cluster ${JSON.stringify(p.spec.fleetCluster ?? null)}; the fleet plan was made from ${fp.fleet.path} (sha256 ${fp.fleet.sha256.slice(0, 16)}…)`,
+        'plan the fleet again instead of editing the file',
+      ]);
+    }
+    checkSavedPlan(p);
+  }
+  const plans = rolled.map((c) => c.plan!);
+  checkPlanProvenance(plans[0]);
+  return specsOfFleetPlans(plans, durations, readFleetFile);
 }
 
 /**
