@@ -15,12 +15,13 @@ import { inDir } from './cwd.ts';
 
 const s = suite('fleet rehearse cli');
 
-async function cli(args: string[]) {
+async function cli(args: string[], o: { stderrIsTTY?: boolean } = {}) {
   let out = '';
   let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
+  const writes: string[] = [];
+  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => { err += x; writes.push(x); }, env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: !!o.stderrIsTTY, stderrColumns: 100 };
   const code = await run(args, { io });
-  return { code, out, err };
+  return { code, out, err, writes };
 }
 
 function fleet(action: 'abort' | 'continue' = 'abort') {
@@ -94,6 +95,37 @@ s('a fleet plan file edited after it was made is refused before anything runs: e
     assert.is(r.code, 3);
     assert.is(r.out, '');
   });
+});
+
+s('progress on a terminal: one live line (clusters done of all, the batch, fleet time) redrawn in place, erased before the report', async () => {
+  const { file } = fleet();
+  const r = await cli(['fleet', 'rehearse', '-f', file], { stderrIsTTY: true });
+  assert.is(r.code, 0, r.err);
+  assert.not.match(r.err, /\n/, 'one line, never scrolled');
+  assert.ok(r.writes.length >= 4, r.writes.join('|'));
+  assert.ok(r.writes.every((w) => w.startsWith('\r\x1b[K')), 'each write redraws the line');
+  assert.match(r.err, /rehearsing fleet: 0\/3 clusters done; batch 1\/2 \(canary east\); fleet time 0s/);
+  assert.match(r.err, /rehearsing fleet: 1\/3 clusters done; batch 2\/2 \(2 clusters\); fleet time \d+[hm]/);
+  assert.match(r.err, /3\/3 clusters done/);
+  assert.is(r.writes.at(-1), '\r\x1b[K', 'erased at the end');
+  assert.match(r.out, /Fleet rehearsal/);
+});
+
+s('progress without a terminal: one line per batch as it ends; nothing with -q', async () => {
+  const { file } = fleet();
+  const r = await cli(['fleet', 'rehearse', '-f', file, '--fail-rate', '1', '--seed', '3', '-o', 'json'], { stderrIsTTY: false });
+  assert.is(r.code, 5);
+  assert.equal(r.err.split('\n').filter(Boolean).length, 1, r.err);
+  assert.match(r.err, /^fleet rehearse: batch 1\/2 \(canary east\) ended, failed: east; 0\/3 clusters done; fleet time \d+/);
+  const ok = await cli(['fleet', 'rehearse', '-f', file, '-o', 'json']);
+  const lines = ok.err.split('\n').filter(Boolean);
+  assert.is(lines.length, 2, ok.err);
+  assert.match(lines[0], /batch 1\/2 \(canary east\) ended; 1\/3 clusters done/);
+  assert.match(lines[1], /batch 2\/2 \(2 clusters\) ended; 3\/3 clusters done; fleet time \d+h\d+m/);
+  JSON.parse(ok.out);
+  const quiet = await cli(['-q', 'fleet', 'rehearse', '-f', file, '-o', 'json'], { stderrIsTTY: true });
+  assert.is(quiet.code, 0);
+  assert.is(quiet.err, '');
 });
 
 s('bad flags: one-screen errors, exit 1', async () => {

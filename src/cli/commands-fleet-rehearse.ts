@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { InputError } from '../base/errors.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import type { FleetPlan } from '../plan/fleet-types.ts';
+import type { FleetEvent } from '../apply/fleet-events.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import type { FleetRehearsalClusterInput } from '../sim/fleet-rehearse.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -49,9 +50,17 @@ type ClusterLoads = Map<string, () => FleetRehearsalClusterInput>;
 async function fleetRehearseAction(ctx: CommandContext, fleetplan: string | undefined, opts: FleetRehearseOptions): Promise<void> {
   const { io, setExit } = ctx;
   const { durations, failRate, seed, jitter } = simulationFlags(opts);
-  const [{ rehearseFleet }, { runFleet }] = await Promise.all([import('../sim/fleet-rehearse.ts'), import('../apply/fleet-runner.ts')]);
+  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../sim/fleet-rehearse.ts'), import('../apply/fleet-runner.ts'), import('../render/fleet-run.ts')]);
   const { fleetPlan, clusters } = fleetplan ? await savedFleet(fleetplan, durations, opts.durations !== undefined) : await plannedFleet(ctx, opts, durations);
-  const r = await rehearseFleet({ fleetPlan, clusters, options: { durations, failRate, jitter, seed }, runner: runFleet });
+  // Progress on stderr (a fleet of 100 clusters of 100 nodes rehearses for some 45 s).
+  const progress = new FleetRehearseProgress({
+    terminal: !!io.stderrIsTTY, clusters: fleetPlan.batches.reduce((n, b) => n + b.clusters.length, 0), batches: fleetPlan.batches.length,
+    color: useColor(io, !!io.stderrIsTTY), width: (io.stderrColumns || 101) - 1, clock: ctx.now,
+  });
+  const onEvent = (e: FleetEvent) => { const s = progress.update(e); if (s) io.stderr(s); };
+  const r = await rehearseFleet({ fleetPlan, clusters, options: { durations, failRate, jitter, seed }, runner: runFleet, onEvent });
+  const erase = progress.finish();
+  if (erase) io.stderr(erase);
   const color = useColor(io, io.stdoutIsTTY);
   if (opts.output === 'json') io.stdout((await import('../render/fleet-rehearsal.ts')).fleetRehearsalJson(r));
   else if (opts.output === 'html') io.stdout((await import('../render/html/fleet-report.ts')).renderFleetRehearsalHtml(r));

@@ -3,14 +3,15 @@
  * result (src/apply/fleet-runner.ts), through `forDisplay` (secrets masked, invisible characters
  * visible). Text: one line per fleet event as it happens (stderr), the cluster's own halts and
  * failed nodes prefixed with its name, then a summary table (stdout). JSON: each event as one
- * NDJSON line, the clusters' apply events wrapped in `fleet-cluster-event`.
+ * NDJSON line, the clusters' apply events wrapped in `fleet-cluster-event`. Also the progress
+ * of a long `fleet rehearse` (`FleetRehearseProgress`), from the same events.
  */
 import type { FleetEvent } from '../apply/fleet-events.ts';
 import type { FleetRunResult } from '../apply/fleet-runner.ts';
 import { forDisplay, maskSecrets } from './secrets.ts';
 import { jsonText } from './vocabulary.ts';
 import { clockOf } from './events.ts';
-import { formatDuration, padTable, plural, colors } from './format.ts';
+import { formatDuration, padTable, plural, colors, clipVisible } from './format.ts';
 
 export function fleetEventToNdjson(e: FleetEvent): string {
   return jsonText(maskSecrets(e)) + '\n';
@@ -61,4 +62,45 @@ export function renderFleetRunText(input: FleetRunResult, opts: { color?: boolea
   lines.push(r.halted ? c.red(`${head}; halted in batch ${r.halted.batch}: ${r.halted.message}. Exit ${r.exitCode}.`)
     : r.exitCode ? c.yellow(`${head}. Exit ${r.exitCode} (the worst cluster's).`) : c.green(`${head}.`));
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The progress of `fleet rehearse` on stderr (its report follows on stdout), from the runner's
+ * events: on a terminal one live line (clusters done of those in batches, the batch running,
+ * fleet time, wall clock) redrawn in place at each batch and cluster event and erased at the
+ * end; else one line per batch as it ends. Pure: returns what to write.
+ */
+export class FleetRehearseProgress {
+  private done = 0;
+  private batch: { index: number; what: string } | null = null;
+  private drawn = false;
+  private readonly start: number;
+  constructor(private readonly o: { terminal: boolean; clusters: number; batches: number; color: boolean; width: number; clock: () => number }) {
+    this.start = o.clock();
+  }
+
+  update(input: FleetEvent): string {
+    const e = forDisplay(input);
+    if (e.type === 'fleet-batch-start') this.batch = { index: e.batch, what: e.kind === 'canary' ? `canary ${e.clusters.join(', ')}` : plural(e.clusters.length, 'cluster') };
+    else if (e.type === 'fleet-cluster-done') this.done += ['done', 'nothing-to-do', 'already-done'].includes(e.outcome) ? 1 : 0;
+    else if (e.type === 'fleet-batch-done' && !this.o.terminal && this.batch) {
+      const failed = [...e.failed, ...e.timedOut.filter((x) => !e.failed.includes(x))];
+      return colors(this.o.color).dim(`fleet rehearse: batch ${this.batch.index}/${this.o.batches} (${this.batch.what}) ended${failed.length ? `, failed: ${failed.join(', ')}` : ''}; ${this.counts(e.t)}`) + '\n';
+    }
+    if (!this.o.terminal || !this.batch || !['fleet-batch-start', 'fleet-cluster-done'].includes(e.type)) return '';
+    this.drawn = true;
+    const line = `rehearsing fleet: ${this.done}/${this.o.clusters} clusters done; batch ${this.batch.index}/${this.o.batches} (${this.batch.what}); ${this.counts(e.t).replace(/^\d+\/\d+ clusters done; /, '')}`;
+    return '\r\x1b[K' + colors(this.o.color).dim(clipVisible(line, this.o.width));
+  }
+
+  /** Erases the live line. */
+  finish(): string {
+    if (!this.drawn) return '';
+    this.drawn = false;
+    return '\r\x1b[K';
+  }
+
+  private counts(t: number): string {
+    return `${this.done}/${this.o.clusters} clusters done; fleet time ${formatDuration(t)}; ${formatDuration((this.o.clock() - this.start) / 1000)} wall clock`;
+  }
 }

@@ -11,7 +11,7 @@
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { FleetBatchKind, FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
-import type { FleetClusterOutcome, FleetHaltReason } from '../apply/fleet-events.ts';
+import type { FleetClusterOutcome, FleetEvent, FleetHaltReason } from '../apply/fleet-events.ts';
 import type { FleetProgressRecord } from '../apply/driver.ts';
 import type { FleetBatchStatus, FleetClusterSession, FleetRunResult, runFleet } from '../apply/fleet-runner.ts';
 import type { BatchTimeoutAction } from '../spec/fleet-types.ts';
@@ -187,6 +187,8 @@ export interface FleetRehearsalInput {
   runner: typeof runFleet;
   /** Each cluster's rehearsal as it ends (progress). */
   onCluster?: (r: ClusterRehearsalResult) => void;
+  /** The runner's events, on the fleet's virtual clock (progress). */
+  onEvent?: (e: FleetEvent) => void;
 }
 
 /** The virtual start of a fleet rehearsal (the simulated clusters' own start, sim/cluster.ts). */
@@ -225,7 +227,7 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
       },
     };
   };
-  const run = await input.runner({ plan: input.fleetPlan, clock, open });
+  const run = await input.runner({ plan: input.fleetPlan, clock, open, onEvent: input.onEvent });
   return fleetTimeline(input.fleetPlan, input.options, run, results);
 }
 
