@@ -28,7 +28,7 @@ import { processSignals, withStopOnSignal } from './signals.ts';
 import type { SpecForPlan } from './planning.ts';
 import { planSpecFile } from './provenance.ts';
 import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from './fleet-inputs.ts';
-import { checkFleetPlanSeal } from './fleet-sealed.ts';
+import { checkFleetPlanSeal, checkFleetPlanAgainstFleet } from './fleet-sealed.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 
 export const FLEET_APPLY_FORMATS = ['text', 'json'] as const;
@@ -78,6 +78,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
   checkFleetPlanSeal(fp);
   checkFleetApplicable(fp);
   const prepared = await prepareClusters(fp, opts, (p) => openSavedPlan(p, DEFAULT_DURATIONS));
+  await confirmIdleCanaries(ctx, fp, prepared);
   if (!opts.autoApprove && !(await confirm(io, fp))) {
     io.stderr('fleet apply cancelled\n');
     setExit(EXIT.error);
@@ -124,7 +125,8 @@ async function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, open: (p:
     import('../spec/fleet-load.ts'), import('../plan/planner.ts'), import('../plan/seal.ts'), import('../apply/applier.ts'),
   ]);
   const out = new Map<string, Prepared>();
-  const rolled = fp.clusters.filter((c) => c.batch !== null && c.plan);
+  // A canary in no batch is prepared too: it is confirmed live before batch 1 (confirmIdleCanaries).
+  const rolled = fp.clusters.filter((c) => (c.batch !== null || c.canary) && c.plan);
   if (!rolled.length) return out;
   for (const c of rolled) {
     const p = c.plan!;
@@ -143,6 +145,7 @@ async function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, open: (p:
   requireValidFleet(read);
   if (read.info.sha256 !== fp.fleet.sha256) throw new StalePlanError('the Fleet file changed while fleet apply read it', [`${read.info.path} now has sha256 ${read.info.sha256.slice(0, 16)}…`]);
   const fleet = read.loaded.fleet!;
+  checkFleetPlanAgainstFleet(fp, fleet, read.info.path);
   const effective = effectiveSpecs(fleet, read.loaded.map);
   const snapshots: string[] = [];
   for (const c of rolled) {
@@ -160,6 +163,32 @@ async function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, open: (p:
     throw new InputError(`fleet apply reaches clusters through their kubeconfig contexts; ${snapshots.slice(0, 10).join(', ')} ${snapshots.length === 1 ? 'is a snapshot file' : 'are snapshot files'} in ${read.info.path}`, [], 'rehearse a Fleet of snapshot files instead: bootcplan fleet rehearse');
   }
   return out;
+}
+
+/**
+ * Every canary is confirmed against its live cluster before batch 1 (README "Fleets: fleet
+ * apply"). One in a batch is, by its own apply; one in no batch (its saved plan changes nothing)
+ * is read here: a canary that has something to change now means the fleet plan is stale (exit 3),
+ * so the others never roll behind a canary planned against a cluster that is not what it was.
+ */
+async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared: ReadonlyMap<string, Prepared>): Promise<void> {
+  const { planHasWork } = await import('../plan/fleet.ts');
+  for (const c of fp.clusters) {
+    const p = prepared.get(c.name);
+    if (!c.canary || c.batch !== null || !p) continue;
+    const { driver, close } = await ctx.openDriver(p.flags, ctx.io);
+    try {
+      const now = p.specs.replan(await driver.snapshot());
+      if (planHasWork(now)) {
+        throw new StalePlanError(`canary ${c.name} has something to change now, but its plan in fleet plan ${fp.id} changes nothing`, [
+          `re-planned against the cluster as it is now: ${now.summary.nodes} node${now.summary.nodes === 1 ? '' : 's'} to roll, ${now.changes.filter((x) => x.action !== 'noop').length} object change(s)`,
+          'no cluster was changed; plan the fleet again (bootcplan fleet plan) and apply the new fleet plan',
+        ]);
+      }
+    } finally {
+      close?.();
+    }
+  }
 }
 
 /** What openSavedPlan checks of a plan itself (its seal was checked with the fleet plan's). */

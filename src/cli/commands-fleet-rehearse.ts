@@ -1,7 +1,8 @@
 /**
  * `fleet rehearse FLEETPLAN | -f FLEET` (DESIGN §10): the whole fleet on simulated clusters,
  * each built from its snapshot, composed by the fleet runner's batch rules (src/sim/fleet-rehearse.ts).
- * A saved fleet plan is checked (its seal) before anything is read, and each cluster's plan is
+ * A saved fleet plan is checked (its seal; its structure against the Fleet it was made from,
+ * cli/fleet-sealed.ts checkFleetPlanAgainstFleet) before anything is read, and each cluster's plan is
  * checked and re-planned against its snapshot in its turn, as `rehearse PLANFILE` does (a stale
  * cluster plan fails that cluster, exit 3); with -f the Fleet is planned now. I/O only.
  */
@@ -19,8 +20,8 @@ import { readSnapshotFile } from './inputs.ts';
 import { kubeconfigOption, requestTimeoutOption, outputFormatOption, parseIntegerFlag, type KubeOptions } from './options.ts';
 import { simulationOptions, simulationFlags, type SimulationOptions } from './commands-apply.ts';
 import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, DEFAULT_FLEET_CONCURRENCY, DEFAULT_FLEET_FILE } from './fleet-inputs.ts';
-import { checkFleetPlanSeal } from './fleet-sealed.ts';
-import { planSnapshotFile } from './provenance.ts';
+import { checkFleetPlanSeal, checkFleetPlanAgainstFleet } from './fleet-sealed.ts';
+import { planSnapshotFile, planSpecFile, verifyPlanSpec } from './provenance.ts';
 
 export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
 
@@ -65,6 +66,7 @@ async function savedFleet(file: string, durations: PhaseDurations, durationsGive
   const { openSavedPlan, confirmSavedPlan } = await import('./sealed.ts');
   const fleetPlan = readFleetPlanFile(file);
   checkFleetPlanSeal(fleetPlan);
+  checkSavedFleetStructure(fleetPlan);
   const clusters: ClusterLoads = new Map();
   for (const c of fleetPlan.clusters) {
     const saved = c.plan;
@@ -79,6 +81,16 @@ async function savedFleet(file: string, durations: PhaseDurations, durationsGive
     });
   }
   return { fleetPlan, clusters };
+}
+
+/** The Fleet the cluster plans name, verified by hash, must re-derive the fleet plan's structure (exit 3). */
+function checkSavedFleetStructure(fp: FleetPlan): void {
+  const sample = fp.clusters.find((c) => c.plan)?.plan;
+  if (!sample) return;
+  verifyPlanSpec(sample);
+  const read = readFleet(planSpecFile(sample), sample.spec.ref ? sample.spec.commit ?? sample.spec.ref : undefined);
+  requireValidFleet(read);
+  checkFleetPlanAgainstFleet(fp, read.loaded.fleet!, read.info.path);
 }
 
 /** `-f FLEET`: read every cluster (snapshot files, or live contexts read-only) and plan the fleet now. */
