@@ -15,7 +15,8 @@ import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
 import type { DriverFactory } from '../src/cli/deps.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
-import { fleetPlanIdOf } from '../src/plan/fleet.ts';
+import { fleetPlanIdOf, rederiveFleetPlan, fleetPlanDifferences } from '../src/plan/fleet.ts';
+import { parseFleetSpec } from '../src/spec/fleet-load.ts';
 import { renderFleetJson } from '../src/render/fleet-text.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
@@ -74,6 +75,27 @@ function oneBatch(fp: any): void {
   for (const c of fp.clusters) { c.canary = false; c.batch = 1; }
   fp.summary.batches = 1;
 }
+
+s('a fleet plan as fleet plan wrote it re-derives from its Fleet to itself, byte for byte (canaries, a failed cluster, an unchanged one, destinations, percent concurrency)', () => {
+  const b = new FleetBuilder()
+    .cluster('east', { context: 'ctx-east', labels: { tier: 'canary' } })
+    .cluster('west', { context: 'ctx-west', destination: { server: 'https://api.west.example:6443' } })
+    .cluster('gone', { context: 'ctx-gone', error: { code: 'unreachable', message: 'no answer', hint: 'check it' } })
+    .cluster('done', { context: 'ctx-done', cluster: new ClusterBuilder().bootcPool('worker', nodes('d', 2, undefined, { current: true }), { image: NEW }) })
+    .cluster('south', { context: 'ctx-south', overrides: { pools: [{ name: 'worker', maxUnavailable: 2 }] } })
+    .cluster('north', { context: 'ctx-north', labels: { tier: 'late' } });
+  b.strategy({ canaries: ['east', 'done'], maxConcurrency: '50%', batchSoakSeconds: 60, batchTimeoutSeconds: 3600, batchTimeoutAction: 'continue' });
+  const fp = b.plan();
+  const fleet = parseFleetSpec(b.yaml(), 'fleet.yaml').fleet!;
+  const again = rederiveFleetPlan(fleet, fp);
+  assert.equal(fleetPlanDifferences(fp, again), []);
+  assert.is(JSON.stringify(again), JSON.stringify(fp));
+  // The same Fleet with another strategy is a difference.
+  const other = parseFleetSpec(b.strategy({ canaries: [], maxConcurrency: 6 }).yaml(), 'fleet.yaml').fleet!;
+  const d = fleetPlanDifferences(fp, rederiveFleetPlan(other, fp));
+  assert.equal(d.slice(0, 2).map((x) => x.split(' ')[0]), ['strategy', 'batches']);
+  assert.ok(d.includes('cluster east: canary') && d.includes('cluster done: canary'), d.join('\n'));
+});
 
 s('F1: a fleet plan re-sealed with its canary batch removed (every cluster in one batch) is refused, exit 3, no cluster reached', async () => {
   const st = setup({ faults: { east: { seed: 1, rebootFailRate: 1 } } });
