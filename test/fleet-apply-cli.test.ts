@@ -206,7 +206,7 @@ s('one canary, then maxConcurrency 2: all three clusters rolled, each recorded i
   const before = Object.values(st.sims).map((x) => x.reboots.length);
   const again = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
   assert.is(again.code, 0, again.err);
-  assert.match(again.out, /east \(canary\) +1 +already-done/);
+  assert.match(again.out, /east \(canary\) +1 +nothing-to-do/, 'a canary is never skipped on its record: its own apply answers');
   assert.equal(Object.values(st.sims).map((x) => x.reboots.length), before);
 });
 
@@ -247,7 +247,7 @@ s('killed mid-rollout, then run again: finished clusters are skipped, the half-d
   const opened = st.opened.length;
   const again = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve', '--lock-timeout', '10m']);
   assert.is(again.code, 0, again.err);
-  assert.match(again.out, /east \(canary\) +1 +already-done/);
+  assert.match(again.out, /east \(canary\) +1 +nothing-to-do/, 'a canary is never skipped on its record: its own apply answers');
   assert.match(again.out, /south +2 +already-done/);
   assert.match(again.out, /west +2 +done/);
   assert.equal(st.opened.slice(opened).sort(), ['ctx-east', 'ctx-south', 'ctx-west'], 'each cluster read once for its record');

@@ -55,7 +55,9 @@ export type Script =
   | { kind: 'done'; seconds: number }
   | { kind: 'fail'; seconds: number; exit: 1 | 3 | 4 | 5 | 6 }
   /** Outside its window for `closedSeconds` first, then takes `seconds`. */
-  | { kind: 'window'; closedSeconds: number; seconds: number };
+  | { kind: 'window'; closedSeconds: number; seconds: number }
+  /** Its own progress says it is done: the apply answers at once. */
+  | { kind: 'nothing-to-do' };
 
 export interface LoggedApply { cluster: string; start: number; end: number | null; outcome: string }
 
@@ -98,6 +100,10 @@ export class FakeFleet {
           throw new OutsideWindowError(`${c.name}: outside every maintenance window`, undefined, { start: new Date(closedUntil * 1000).toISOString(), timezone: 'UTC' });
         }
         closedUntil = 0;
+        if (script.kind === 'nothing-to-do') {
+          this.log.push({ cluster: c.name, start: this.clock.now(), end: this.clock.now(), outcome: 'nothing-to-do' });
+          return 'nothing-to-do';
+        }
         const entry: LoggedApply = { cluster: c.name, start: this.clock.now(), end: null, outcome: 'running' };
         this.log.push(entry);
         this.inFlight++;

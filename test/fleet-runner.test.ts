@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { runFleet, worstExitCode, type FleetRunResult } from '../src/apply/fleet-runner.ts';
 import type { FleetEvent } from '../src/apply/fleet-events.ts';
+import type { FleetProgressRecord } from '../src/apply/driver.ts';
 import { InputError } from '../src/base/errors.ts';
 import { StepClock, FakeFleet, fleetPlanOf, type FleetShape, type Script, T0 } from './fleet-runner-helpers.ts';
 
@@ -127,7 +128,8 @@ s('batchSoakSeconds between batches, not after the last', async () => {
 });
 
 s('a rerun skips the clusters this fleet plan finished, applies the others, and soaks only what is left', async () => {
-  const shape: FleetShape = { canaries: ['c'], batches: [['a'], ['b']], batchSoakSeconds: 900 };
+  // (A canary is never skipped on its record: the first batch here is a plain one.)
+  const shape: FleetShape = { canaries: [], batches: [['c'], ['a'], ['b']], maxConcurrency: 1, batchSoakSeconds: 900 };
   const { result, fake } = await runShape(shape, {}, (f) => {
     const rec = (cluster: string, batch: number, fleetPlanId: string, finishedAt: string) => f.records.set(cluster, {
       fleetPlanId, fleet: 'fleet', cluster, batch, planId: `plan-${cluster}`, outcome: 'done', exitCode: 0, message: null, startedAt: finishedAt, updatedAt: finishedAt, finishedAt,
@@ -136,8 +138,44 @@ s('a rerun skips the clusters this fleet plan finished, applies the others, and 
     rec('a', 2, 'another-fleet-plan', new Date((T0 - 600) * 1000).toISOString());
   });
   assert.is(outcomeOf(result, 'c'), 'already-done');
-  assert.equal(fake.log.map((l) => [l.cluster, l.start - T0]), [['a', 300], ['b', 1260]], 'the canary finished 600 s ago: 300 s of soak left');
+  assert.equal(fake.log.map((l) => [l.cluster, l.start - T0]), [['a', 300], ['b', 1260]], 'c finished 600 s ago: 300 s of soak left');
   assert.is(result.exitCode, 0);
+});
+
+const doneRecord = (cluster: string, o: Partial<FleetProgressRecord> = {}): FleetProgressRecord => {
+  const at = new Date((T0 - 600) * 1000).toISOString();
+  return { fleetPlanId: 'fleet-1', fleet: 'fleet', cluster, batch: 1, planId: `plan-${cluster}`, outcome: 'done', exitCode: 0, message: null, startedAt: at, updatedAt: at, finishedAt: at, ...o };
+};
+
+s('F2: a record counts only with its own cluster, plan id and fleet name: a copied or hand-made one (this fleet plan\'s id, done) does not skip the cluster', async () => {
+  const shape: FleetShape = { canaries: [], batches: [['a', 'b', 'd', 'e']] };
+  const { result, fake } = await runShape(shape, {}, (f) => {
+    f.records.set('a', doneRecord('not-a'));
+    f.records.set('b', doneRecord('b', { planId: 'ffffffffffffffff' }));
+    f.records.set('d', doneRecord('d', { fleet: 'whatever' }));
+    f.records.set('e', doneRecord('e'));
+  });
+  assert.equal(['a', 'b', 'd', 'e'].map((n) => outcomeOf(result, n)), ['done', 'done', 'done', 'already-done']);
+  assert.equal(fake.log.map((l) => l.cluster).sort(), ['a', 'b', 'd']);
+});
+
+s('F2: a canary is never skipped on its record: its own apply runs; when it answers nothing-to-do the soak counts from the record\'s time', async () => {
+  const shape: FleetShape = { canaries: ['c'], batches: [['a']], batchSoakSeconds: 900 };
+  const { result, fake } = await runShape(shape, { c: { kind: 'nothing-to-do' } }, (f) => f.records.set('c', doneRecord('c')));
+  assert.is(outcomeOf(result, 'c'), 'nothing-to-do');
+  assert.equal(fake.log.map((l) => [l.cluster, l.start - T0]), [['c', 0], ['a', 300]], 'finished 600 s ago: 300 s of soak left');
+});
+
+s('F5: a record finished in the future counts as finished now (no soak configured: the next batch starts at once); an unparseable time is ignored', async () => {
+  const future = new Date((T0 + 30 * 86400) * 1000).toISOString();
+  const shape: FleetShape = { canaries: [], batches: [['c'], ['a']], batchSoakSeconds: 0 };
+  const { result, fake } = await runShape(shape, {}, (f) => f.records.set('c', doneRecord('c', { startedAt: future, updatedAt: future, finishedAt: future })));
+  assert.is(outcomeOf(result, 'c'), 'already-done');
+  assert.equal(fake.log.map((l) => [l.cluster, l.start - T0]), [['a', 0]]);
+  assert.ok(result.clusters.find((c) => c.name === 'c')!.finishedAt! <= 0, 'not in the future');
+  const soaked = await runShape({ ...shape, batchSoakSeconds: 100 }, {}, (f) => f.records.set('c', doneRecord('c', { finishedAt: 'not a time' })));
+  assert.is(outcomeOf(soaked.result, 'c'), 'already-done');
+  assert.equal(soaked.fake.log.map((l) => [l.cluster, l.start - T0]), [['a', 100]], 'an unknown time soaks from the start of this run');
 });
 
 s('a cluster that cannot be opened is a per-cluster failure (exit 1), not a crash', async () => {

@@ -253,6 +253,19 @@ s('SIGTERM on a bootc pool mid-wave: nodes in flight keep their progress entries
   for (const n of sim.view().nodes) assert.not.ok(n.spec?.unschedulable, n.metadata.name);
 });
 
+s('a fleet batch timeout (the runner aborts with reason batch-timeout) is recorded in the cluster\'s own progress as batch-timeout, not as SIGTERM', async () => {
+  const { snap, plan, replan } = bootc(9, 3);
+  const sim = newSim(snap);
+  const stop = new AbortController();
+  let reboots = 0;
+  const first = await runApply(sim, plan, replan, { signal: stop.signal, onEventHook: (e) => { if (e.type === 'reboot' && ++reboots === 4) stop.abort('batch-timeout'); } });
+  assert.instance(first.error, InterruptedError);
+  const state = sim.progress.read(sim.nodes.values());
+  assert.equal(state.run!.pools.worker.interrupted?.reason, 'batch-timeout');
+  assert.equal(state.run!.pools.worker.interrupted?.wave, 2);
+  assert.match(renderStatus(null, false, state), /stopped by the fleet's batch timeout \(batchTimeoutSeconds\) at 2026-09-14T\S+ in wave 2; apply again to continue/);
+});
+
 s('--lock-timeout: a second apply waits for the first, naming its holder, then takes the lock; a shorter wait ends with exit 4', async () => {
   const { snap, plan, replan } = bootc(6, 2);
   const sim = newSim(snap);

@@ -46,7 +46,7 @@ import { runBootcPool } from './bootc-pool.ts';
 import { runBootcSlots } from './bootc-slots.ts';
 import { repauseLeftovers, runMcoPool } from './mco-pool.ts';
 import { observeStaging } from './observe.ts';
-import { interruptible, stopSafely, type Position } from './interrupt.ts';
+import { interruptible, stopSafely, stopReasonOf, type Position } from './interrupt.ts';
 
 export type { ApplyTimeouts } from './context.ts';
 
@@ -80,7 +80,8 @@ export interface ApplyOptions {
   /** Told while waiting for the lock: who holds it. */
   onLockWait?: (held: LockHeldError, waitedSeconds: number) => void;
   /**
-   * A stop request (the CLI aborts it on SIGTERM/SIGINT, with the signal name as the reason):
+   * A stop request (the CLI aborts it on SIGTERM/SIGINT, with the signal name as the reason; the
+   * fleet runner with 'batch-timeout', recorded as that in the progress record):
    * the apply stops at the next safe point, cleans up (src/apply/interrupt.ts), releases the
    * lock and throws InterruptedError.
    */
@@ -151,7 +152,7 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
     // stop request, where it stopped is recorded too (a lost lock writes nothing more).
     const stopped = !!o.signal?.aborted && (err instanceof AbortedError || err instanceof InterruptedError);
     if (err instanceof AbortedError && lease.isLost) err = lease.lostError!;
-    if (!lease.isLost) await stopSafely(ctx, raw, where, stopped ? signalName(o.signal!) : null).catch(() => undefined);
+    if (!lease.isLost) await stopSafely(ctx, raw, where, stopped ? stopReasonOf(o.signal!) : null).catch(() => undefined);
     if (stopped) throw new InterruptedError(signalName(o.signal!), stoppedAt(where));
     throw err;
   } finally {

@@ -10,8 +10,10 @@
  * - batches run one after another, in the plan's order; the clusters of a batch at the same
  *   time, never more than strategy.maxConcurrency.resolved at once;
  * - a cluster whose fleet progress record says this fleet plan finished it is not applied again
- *   (`already-done`); any other cluster is applied, and its own apply resumes from its own
- *   progress record;
+ *   (`already-done`); the record counts only when it names this fleet plan, this fleet, this
+ *   cluster and this cluster's plan id, and its times count no later than now (unparseable: not
+ *   at all); a canary is never skipped on its record; any other cluster is applied, and its own
+ *   apply resumes from (or answers nothing-to-do by) its own progress record;
  * - outside its maintenance window a cluster is not failed: it waits for the window to open and
  *   is applied again then; its batch is not finished meanwhile;
  * - a failure is any other end of a cluster's apply than done / nothing to do: error (1),
@@ -151,6 +153,8 @@ class FleetRun {
   private readonly results = new Map<string, FleetClusterResult>();
   private readonly batches: FleetBatchResult[];
   private halted: FleetRunResult['halted'] = null;
+  /** Clusters an earlier run of this fleet plan finished (their own record), and when (null: unknown). */
+  private readonly finishedEarlier = new Map<string, number | null>();
 
   constructor(private readonly o: FleetRunOptions) {
     this.t0 = o.clock.now();
@@ -278,8 +282,9 @@ class FleetRun {
       interrupted: outcomes.some((r) => r.outcome === 'interrupted'),
       endedAt: this.o.clock.now(),
     };
-    // A batch every cluster of which finished in an earlier run ended when the last of them did.
-    if (outcomes.every((r) => r.outcome === 'already-done') && outcomes.length) end.endedAt = Math.max(...outcomes.map((r) => this.t0 + (r.finishedAt ?? 0)));
+    // A batch every cluster of which finished in an earlier run (a canary: and has nothing to do now) ended when the last of them did.
+    const earlier = outcomes.map((r) => (r.outcome === 'already-done' || r.outcome === 'nothing-to-do' ? this.finishedEarlier.get(r.name) : undefined));
+    if (outcomes.length && earlier.every((t) => t !== undefined)) end.endedAt = Math.max(...earlier.map((t) => t ?? this.t0));
     br.finishedAt = this.since();
     br.status = end.interrupted ? 'interrupted' : end.timedOut.length ? 'timed-out' : end.failed.length ? 'failed' : 'done';
     this.emit({ type: 'fleet-batch-done', batch: batch.index, failed: end.failed, timedOut: end.timedOut });
@@ -313,15 +318,19 @@ class FleetRun {
     let record: FleetProgressRecord | null = null;
     try {
       session = await this.o.open(c);
-      const before = await session.readRecord();
-      if (before && before.fleetPlanId === this.o.plan.id && (before.outcome === 'done' || before.outcome === 'nothing-to-do')) {
-        const at = before.finishedAt ? Date.parse(before.finishedAt) / 1000 : NaN;
-        this.finish(r, batch, 'already-done', EXIT.ok, `finished by an earlier run of this fleet plan${before.finishedAt ? ` at ${before.finishedAt}` : ''}`);
+      const read = await session.readRecord();
+      const before = read && this.isOwnRecord(read, c) ? read : null;
+      const finishedBefore = before !== null && (before.outcome === 'done' || before.outcome === 'nothing-to-do');
+      if (finishedBefore) this.finishedEarlier.set(c.name, this.recordTime(before.finishedAt));
+      // A canary is never skipped on its record: its own apply runs, and answers from its own progress.
+      if (finishedBefore && !c.canary) {
+        const at = this.finishedEarlier.get(c.name) ?? null;
+        this.finish(r, batch, 'already-done', EXIT.ok, `finished by an earlier run of this fleet plan${at !== null ? ` at ${isoOf(at)}` : ''}`);
         r.startedAt = null;
-        if (Number.isFinite(at)) r.finishedAt = Math.round((at - this.t0) * 1000) / 1000;
+        if (at !== null) r.finishedAt = Math.round((at - this.t0) * 1000) / 1000;
         return;
       }
-      const startedAt = before && before.fleetPlanId === this.o.plan.id ? before.startedAt : isoOf(this.o.clock.now());
+      const startedAt = before ? before.startedAt : isoOf(this.o.clock.now());
       record = { fleetPlanId: this.o.plan.id, fleet: this.o.plan.fleet.name, cluster: c.name, batch, planId: c.plan!.id, outcome: 'running', exitCode: null, message: null, startedAt, updatedAt: startedAt, finishedAt: null };
       await this.write(session, record, {});
       const outcome = await this.applyUntilDone(session, c, batch, r, stop, record);
@@ -339,6 +348,21 @@ class FleetRun {
     } finally {
       session?.close?.();
     }
+  }
+
+  /**
+   * The cluster's fleet record is this run's only when it names this fleet plan, this fleet, this
+   * cluster and this cluster's plan: a record copied from another cluster (or two Fleet entries
+   * reaching one API server), or written by hand with the public fleet plan id, counts for nothing.
+   */
+  private isOwnRecord(rec: FleetProgressRecord, c: FleetClusterPlan): boolean {
+    return rec.fleetPlanId === this.o.plan.id && rec.fleet === this.o.plan.fleet.name && rec.cluster === c.name && rec.planId === c.plan?.id;
+  }
+
+  /** A record's time in clock seconds: never later than now (a clock ahead, or a hand-made record); null when unparseable. */
+  private recordTime(iso: string | null): number | null {
+    const at = iso ? Date.parse(iso) / 1000 : NaN;
+    return Number.isFinite(at) ? Math.min(at, this.o.clock.now()) : null;
   }
 
   /** Applies; outside the window, waits for it to open and applies again. */

@@ -58,6 +58,18 @@ export function interruptible(d: ClusterDriver, stop: AbortSignal): ClusterDrive
   });
 }
 
+/**
+ * Why an apply was asked to stop (its AbortSignal's reason): a signal the CLI caught, or the
+ * fleet runner's batch timeout (src/apply/fleet-runner.ts). Recorded in the cluster's own
+ * progress (PoolProgress.interrupted.reason); any other reason counts as SIGTERM.
+ */
+export const STOP_REASONS = ['SIGINT', 'SIGTERM', 'batch-timeout'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+export function stopReasonOf(signal: AbortSignal): StopReason {
+  return (STOP_REASONS as readonly unknown[]).includes(signal.reason) ? signal.reason as StopReason : 'SIGTERM';
+}
+
 /** Where the apply is: the pool and wave of the last wave-start (for the interrupted record). */
 export interface Position { pool: string | null; wave: number | null }
 
@@ -66,7 +78,7 @@ export interface Position { pool: string | null; wave: number | null }
  * unpaused, records where it stopped (`reason` given: a stop request), saves the record. Best
  * effort: a failure is reported in the returned list and the rest still runs.
  */
-export async function stopSafely(ctx: ApplyContext, driver: ClusterDriver, where: Position, reason: string | null): Promise<string[]> {
+export async function stopSafely(ctx: ApplyContext, driver: ClusterDriver, where: Position, reason: StopReason | null): Promise<string[]> {
   const problems: string[] = [];
   const book = ctx.book;
   if (!book.record) return problems; // stopped before the record was read

@@ -12,7 +12,7 @@
  */
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { EXIT, InputError } from '../base/errors.ts';
+import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
 import type { FleetEvent } from '../apply/fleet-events.ts';
@@ -77,6 +77,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
   checkFleetPlanSeal(fp);
   checkFleetApplicable(fp);
   const prepared = prepareClusters(fp, opts, openSavedFleetPlans);
+  await confirmIdleCanaries(ctx, fp, prepared);
   if (!opts.autoApprove && !(await confirm(io, fp))) {
     io.stderr('fleet apply cancelled\n');
     setExit(EXIT.error);
@@ -120,7 +121,8 @@ function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, openFleet: Open
   const snapshots: string[] = [];
   for (const c of fp.clusters) {
     const s = specs.get(c.name);
-    if (c.batch === null || !c.plan || !s || !read) continue;
+    // A canary in no batch is prepared too: it is confirmed live before batch 1 (confirmIdleCanaries).
+    if ((c.batch === null && !c.canary) || !c.plan || !s || !read) continue;
     const e = s.entry;
     if (e.context === undefined) snapshots.push(c.name);
     const flags = { context: e.context, kubeconfig: e.kubeconfig !== undefined ? resolve(read.dir, e.kubeconfig) : opts.kubeconfig, requestTimeout: opts.requestTimeout };
@@ -130,6 +132,32 @@ function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, openFleet: Open
     throw new InputError(`fleet apply reaches clusters through their kubeconfig contexts; ${snapshots.slice(0, 10).join(', ')} ${snapshots.length === 1 ? 'is a snapshot file' : 'are snapshot files'} in ${fp.fleet.path}`, [], 'rehearse a Fleet of snapshot files instead: bootcplan fleet rehearse');
   }
   return out;
+}
+
+/**
+ * Every canary is confirmed against its live cluster before batch 1 (README "Fleets: fleet
+ * apply"). One in a batch is, by its own apply; one in no batch (its saved plan changes nothing)
+ * is read here: a canary that has something to change now means the fleet plan is stale (exit 3),
+ * so the others never roll behind a canary planned against a cluster that is not what it was.
+ */
+async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared: ReadonlyMap<string, Prepared>): Promise<void> {
+  const { planHasWork } = await import('../plan/fleet.ts');
+  for (const c of fp.clusters) {
+    const p = prepared.get(c.name);
+    if (!c.canary || c.batch !== null || !p) continue;
+    const { driver, close } = await ctx.openDriver(p.flags, ctx.io);
+    try {
+      const now = p.specs.replan(await driver.snapshot());
+      if (planHasWork(now)) {
+        throw new StalePlanError(`canary ${c.name} has something to change now, but its plan in fleet plan ${fp.id} changes nothing`, [
+          `re-planned against the cluster as it is now: ${now.summary.nodes} node${now.summary.nodes === 1 ? '' : 's'} to roll, ${now.changes.filter((x) => x.action !== 'noop').length} object change(s)`,
+          'no cluster was changed; plan the fleet again (bootcplan fleet plan) and apply the new fleet plan',
+        ]);
+      }
+    } finally {
+      close?.();
+    }
+  }
 }
 
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */

@@ -1,7 +1,8 @@
 /**
  * `fleet rehearse FLEETPLAN | -f FLEET` (DESIGN §10): the whole fleet on simulated clusters,
  * each built from its snapshot, composed by the fleet runner's batch rules (src/sim/fleet-rehearse.ts).
- * A saved fleet plan is checked (its seal) before anything is read, and each cluster's plan is
+ * A saved fleet plan is checked (its seal; its structure against the Fleet it was made from,
+ * cli/fleet-sealed.ts checkFleetPlanAgainstFleet) before anything is read, and each cluster's plan is
  * checked and re-planned against its snapshot in its turn, as `rehearse PLANFILE` does (a stale
  * cluster plan fails that cluster, exit 3); with -f the Fleet is planned now. I/O only.
  */

@@ -1,7 +1,8 @@
 /**
  * `bootcplan fleet render argocd FLEETPLAN --out-dir DIR` (README "Fleets from an Argo CD hub"):
  * the sealed fleet plan (refused when modified: exit 3), the Fleet file it was made from (must
- * still hash to what it recorded: exit 3), each batched cluster's effective spec; then
+ * still hash to what it recorded: exit 3; the fleet plan's clusters, destinations, strategy and
+ * batches must be what that Fleet re-derives: exit 3), each batched cluster's effective spec; then
  * render/fleet-argocd.ts makes the files and this writes them: DIR/applicationset.yaml and
  * DIR/clusters/<cluster>/ (a previous render in DIR is replaced; any other content is refused).
  */
@@ -20,7 +21,7 @@ import { writeFileAtomic } from './files.ts';
 import { git } from './inputs.ts';
 import { verifyPlanSpec, planSpecFile } from './provenance.ts';
 import { readFleet, requireValidFleet, readFleetPlanFile } from './fleet-inputs.ts';
-import { checkFleetPlanSeal } from './fleet-sealed.ts';
+import { checkFleetPlanSeal, checkFleetPlanAgainstFleet } from './fleet-sealed.ts';
 
 interface RenderArgoOptions {
   outDir: string;
@@ -61,6 +62,7 @@ function fleetInputs(fp: FleetPlan): ArgoFleetInput {
   const read = readFleet(planSpecFile(sample), sample.spec.ref ? sample.spec.commit ?? sample.spec.ref : undefined);
   requireValidFleet(read);
   const fleet = read.loaded.fleet!;
+  checkFleetPlanAgainstFleet(fp, fleet, read.info.path);
   const specs = effectiveSpecs(fleet, read.loaded.map);
   const rollouts: Record<string, RolloutSpec> = {};
   fleet.spec.clusters.forEach((c, i) => { rollouts[c.name] = specs[i].spec; });

@@ -6,7 +6,8 @@
  * PLANFILE` does (cli/sealed.ts openSavedPlan and confirmSavedPlan).
  */
 import { StalePlanError } from '../base/errors.ts';
-import { tamperedFleetId } from '../plan/fleet.ts';
+import { tamperedFleetId, rederiveFleetPlan, fleetPlanDifferences } from '../plan/fleet.ts';
+import type { FleetSpec } from '../spec/fleet-types.ts';
 import type { FleetPlan } from '../plan/fleet-types.ts';
 import { tamperedId } from '../plan/seal.ts';
 
@@ -27,4 +28,20 @@ export function checkFleetPlanSeal(fp: FleetPlan): void {
       ]);
     }
   }
+}
+
+/**
+ * A fleet plan file is trusted only for what the verified Fleet re-derives from its own cluster
+ * plans (README "Fleets: the fleet plan file"): its clusters' names, labels, sources,
+ * destinations and canary flags, its strategy and its batches must be what the Fleet (already
+ * checked against the sha256 the plans recorded) gives, else it is refused (exit 3) naming what
+ * differs. Called before any cluster is reached (fleet apply, fleet render argocd, fleet rehearse).
+ */
+export function checkFleetPlanAgainstFleet(fp: FleetPlan, fleet: FleetSpec, fleetPath: string): void {
+  const differences = fleetPlanDifferences(fp, rederiveFleetPlan(fleet, fp));
+  if (!differences.length) return;
+  throw new StalePlanError(`fleet plan ${fp.id} is not what the Fleet ${fleetPath} gives from its own cluster plans`, [
+    `it differs in: ${differences.slice(0, 10).join('; ')}${differences.length > 10 ? `; and ${differences.length - 10} more` : ''}`,
+    'a fleet plan file is trusted only for what its Fleet re-derives; use the file `bootcplan fleet plan --out` wrote, or plan the fleet again',
+  ]);
 }

@@ -24,6 +24,7 @@ import { checkPlanProvenance } from './provenance.ts';
 import { specOfSavedPlan, specsOfFleetPlans, type SpecForPlan, type FleetClusterSpec } from './planning.ts';
 import type { readFleet, FleetRead } from './fleet-inputs.ts';
 import type { FleetPlan } from '../plan/fleet-types.ts';
+import { checkFleetPlanAgainstFleet } from './fleet-sealed.ts';
 
 /** Steps 1 to 4: before any cluster access. Returns the verified spec and its re-planner. */
 export function openSavedPlan(saved: Plan, durations?: PhaseDurations): SpecForPlan {
@@ -59,7 +60,8 @@ function checkSavedPlan(saved: Plan): void {
  * (planning.ts specsOfFleetPlans). Returns each cluster's entry, effective spec and re-planner.
  */
 export function openSavedFleetPlans(fp: FleetPlan, durations?: PhaseDurations, readFleetFile?: typeof readFleet): { read: FleetRead | null; clusters: Map<string, FleetClusterSpec> } {
-  const rolled = fp.clusters.filter((c) => c.batch !== null && c.plan);
+  // A canary in no batch too: fleet apply confirms it live before batch 1.
+  const rolled = fp.clusters.filter((c) => (c.batch !== null || c.canary) && c.plan);
   if (!rolled.length) return { read: null, clusters: new Map() };
   for (const c of rolled) {
     const p = c.plan!;
@@ -74,7 +76,11 @@ export function openSavedFleetPlans(fp: FleetPlan, durations?: PhaseDurations, r
   }
   const plans = rolled.map((c) => c.plan!);
   checkPlanProvenance(plans[0]);
-  return specsOfFleetPlans(plans, durations, readFleetFile);
+  const opened = specsOfFleetPlans(plans, durations, readFleetFile);
+  // The file is trusted only for what the verified Fleet re-derives: batches, strategy, canaries,
+  // each cluster's labels, source and destination (exit 3 otherwise).
+  checkFleetPlanAgainstFleet(fp, opened.read.loaded.fleet!, opened.read.info.path);
+  return opened;
 }
 
 /**

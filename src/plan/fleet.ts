@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { Diagnostic, SourceMap } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import type { FleetSpec } from '../spec/fleet-types.ts';
+import type { FleetCluster, FleetSpec } from '../spec/fleet-types.ts';
+import { deepEqual } from '../base/equal.ts';
 import { effectiveSpecs } from '../spec/fleet-load.ts';
 import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEstimateSeconds, DEFAULT_MAX_CONCURRENCY } from '../domain/fleet-batches.ts';
 import { buildPlan } from './planner.ts';
@@ -62,22 +63,76 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
         spec: specs[i].spec, specMap: specs[i].map, specInfo: { ...input.info, fleetCluster: c.name }, snapshot: found.snapshot,
         durations: input.durations, now: input.now,
       });
-      if (plan.summary.errors) {
-        error = { code: 'plan-errors', message: `the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'}`, hint: 'see the cluster\'s diagnostics; fix the Fleet (or the cluster) and plan again' };
-      }
+      error = planErrorsOf(plan) ?? error;
     }
-    return {
-      name: c.name,
-      labels: { ...(c.labels ?? {}) },
-      source: { context: c.context ?? null, kubeconfig: c.kubeconfig ?? null, snapshot: c.snapshot ?? null },
-      destination: { name: c.destination?.name ?? (c.destination?.server ? null : c.name), server: c.destination?.server ?? null },
-      canary: canaries.includes(c.name),
-      batch: null,
-      plan,
-      error,
-    };
+    return { ...clusterEntry(c, canaries), plan, error };
   });
   return assembleFleetPlan(input.info, fleet, clusters, input.diagnostics ?? []);
+}
+
+/** What the Fleet alone says of one cluster (batch: set by assembleFleetPlan). */
+function clusterEntry(c: FleetCluster, canaries: readonly string[]): Omit<FleetClusterPlan, 'plan' | 'error'> {
+  return {
+    name: c.name,
+    labels: { ...(c.labels ?? {}) },
+    source: { context: c.context ?? null, kubeconfig: c.kubeconfig ?? null, snapshot: c.snapshot ?? null },
+    destination: { name: c.destination?.name ?? (c.destination?.server ? null : c.name), server: c.destination?.server ?? null },
+    canary: canaries.includes(c.name),
+    batch: null,
+  };
+}
+
+function planErrorsOf(plan: Plan): FleetClusterError | null {
+  if (!plan.summary.errors) return null;
+  return { code: 'plan-errors', message: `the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'}`, hint: 'see the cluster\'s diagnostics; fix the Fleet (or the cluster) and plan again' };
+}
+
+/**
+ * The fleet plan `saved` as the (verified) Fleet re-derives it (README "Fleets: the fleet plan
+ * file"): every cluster's name, labels, source, destination and canary flag from the Fleet, its
+ * plan (and, without a plan, its error) from `saved`, then the strategy, batches and summary as
+ * assembleFleetPlan makes them. A fleet plan file is trusted for nothing else: its id is a
+ * content hash anyone can recompute after an edit.
+ */
+export function rederiveFleetPlan(fleet: FleetSpec, saved: FleetPlan): FleetPlan {
+  const canaries = fleet.spec.strategy?.canaries ?? [];
+  const byName = new Map(saved.clusters.map((c) => [c.name, c]));
+  const clusters: FleetClusterPlan[] = fleet.spec.clusters.map((c) => {
+    const s = byName.get(c.name);
+    const plan = s?.plan ?? null;
+    const error = plan ? planErrorsOf(plan) : (s?.error ?? { code: 'unreachable' as const, message: 'the cluster was not read', hint: 'plan the fleet again' });
+    return { ...clusterEntry(c, canaries), plan, error };
+  });
+  return assembleFleetPlan(saved.fleet, fleet, clusters, saved.diagnostics);
+}
+
+/**
+ * Where `saved` differs from `derived` (rederiveFleetPlan): the fleet's name, strategy, batches,
+ * summary, the list of clusters, and per cluster the fields the Fleet gives (and whether its plan
+ * was made for it from this Fleet file). Empty: the file says what the Fleet says.
+ */
+export function fleetPlanDifferences(saved: FleetPlan, derived: FleetPlan): string[] {
+  const out: string[] = [];
+  if (saved.fleet.name !== derived.fleet.name) out.push(`fleet name ${JSON.stringify(saved.fleet.name)} (the Fleet: ${JSON.stringify(derived.fleet.name)})`);
+  if (!deepEqual(saved.strategy, derived.strategy)) out.push('strategy');
+  if (!deepEqual(saved.batches, derived.batches)) out.push(`batches (${describeBatches(saved)}; the Fleet gives ${describeBatches(derived)})`);
+  const names = (fp: FleetPlan) => fp.clusters.map((c) => c.name);
+  if (!deepEqual(names(saved), names(derived))) out.push(`clusters (${names(saved).join(', ')}; the Fleet lists ${names(derived).join(', ')})`);
+  const byName = new Map(saved.clusters.map((c) => [c.name, c]));
+  for (const d of derived.clusters) {
+    const s = byName.get(d.name);
+    if (!s) continue;
+    const fields = (['labels', 'source', 'destination', 'canary', 'batch', 'error'] as const).filter((f) => !deepEqual(s[f], d[f]));
+    const p = s.plan?.spec;
+    if (p && (p.fleetCluster !== d.name || p.path !== saved.fleet.path || p.sha256 !== saved.fleet.sha256 || p.commit !== saved.fleet.commit || p.ref !== saved.fleet.ref)) fields.push('plan' as never);
+    if (fields.length) out.push(`cluster ${d.name}: ${fields.join(', ')}`);
+  }
+  if (!out.length && !deepEqual(saved.summary, derived.summary)) out.push('summary');
+  return out;
+}
+
+function describeBatches(fp: FleetPlan): string {
+  return fp.batches.length ? fp.batches.map((b) => `${b.index} ${b.kind}: ${b.clusters.join(' ')}`).join(' | ') : 'no batch';
 }
 
 /** Batches, strategy, summary and id around the planned clusters. */

@@ -34,7 +34,7 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
   for (const [name, p] of Object.entries(progress.pools)) {
     const done = progress.nodesDone[name] ? `; ${progress.nodesDone[name]} node(s) updated` : '';
     out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${p.wavesDone} wave(s) finished${p.wavesDone ? ` (${p.wavesDone === 1 ? '1' : `1-${p.wavesDone}`})` : ''}`}${done}`);
-    if (p.interrupted) out.push(`    stopped by ${p.interrupted.reason} at ${p.interrupted.at}${p.interrupted.wave !== null ? ` in wave ${p.interrupted.wave}` : ''}; apply again to continue`);
+    if (p.interrupted) out.push(`    stopped by ${p.interrupted.reason === 'batch-timeout' ? 'the fleet\'s batch timeout (batchTimeoutSeconds)' : p.interrupted.reason} at ${p.interrupted.at}${p.interrupted.wave !== null ? ` in wave ${p.interrupted.wave}` : ''}; apply again to continue`);
     if (p.mcoUnpaused) out.push('    left unpaused by bootcplan mid-wave: the next apply pauses it again first');
   }
   const nodes = Object.entries(progress.nodesInFlight);
