@@ -12,7 +12,6 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { resolve } from 'node:path';
 import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
@@ -27,7 +26,8 @@ import { type KubeOptions, kubeconfigOption, requestTimeoutOption, outputFormatO
 import { processSignals, withStopOnSignal } from './signals.ts';
 import type { SpecForPlan } from './planning.ts';
 import { planSpecFile } from './provenance.ts';
-import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from './fleet-inputs.ts';
+import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetRevision, DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from './fleet-inputs.ts';
+import { trustFleetKubeconfigsOption, fleetKubeconfigSource, requireFleetClusterKubeFlags } from './fleet-kubeconfig.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 
@@ -41,6 +41,7 @@ interface FleetApplyOptions {
   autoApprove?: boolean;
   lockTimeout: string;
   output: (typeof FLEET_APPLY_FORMATS)[number];
+  trustFleetKubeconfigs?: boolean;
 }
 
 export function registerFleetApply(fleet: Command, ctx: CommandContext): void {
@@ -52,6 +53,7 @@ export function registerFleetApply(fleet: Command, ctx: CommandContext): void {
     .addOption(kubeconfigOption())
     .addOption(requestTimeoutOption())
     .addOption(new Option('--concurrency <n>', `clusters read at once while planning with -f (default ${DEFAULT_FLEET_CONCURRENCY})`))
+    .addOption(trustFleetKubeconfigsOption())
     .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
     .option('--lock-timeout <duration>', 'wait this long for a cluster\'s lock another apply holds, e.g. after a killed fleet apply (0: that cluster fails with exit 4 at once)', '0')
     .addOption(outputFormatOption(FLEET_APPLY_FORMATS, 'output format (json: the fleet events and each cluster\'s apply events as NDJSON on stdout)'))
@@ -104,7 +106,7 @@ async function planFleetNow(ctx: CommandContext, opts: FleetApplyOptions, json: 
   const read = readFleet(opts.file);
   requireValidFleet(read);
   const [{ planFleet }, { renderFleetText }] = await Promise.all([import('../plan/fleet.ts'), import('../render/fleet-text.ts')]);
-  const clusters = await readFleetClusters(read.loaded.fleet!.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency }, ctx.io.env);
+  const clusters = await readFleetClusters(read.loaded.fleet!.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency, trustFleetKubeconfigs: opts.trustFleetKubeconfigs }, ctx.io.env);
   const fp = planFleet({ fleet: read.loaded.fleet!, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters, now: ctx.now() });
   if (!json) ctx.io.stdout(renderFleetText(fp, { color: useColor(ctx.io, ctx.io.stdoutIsTTY) }) + '\n');
   return fp;
@@ -145,6 +147,7 @@ async function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, open: (p:
   const fleet = read.loaded.fleet!;
   const effective = effectiveSpecs(fleet, read.loaded.map);
   const snapshots: string[] = [];
+  const kubeconfigs = fleetKubeconfigSource(read.dir, fleetRevision(read), opts.trustFleetKubeconfigs);
   for (const c of rolled) {
     const index = fleet.spec.clusters.findIndex((e) => e.name === c.name);
     if (index < 0) throw new InputError(`fleet plan ${fp.id} rolls cluster ${c.name}, which the Fleet ${read.info.path} does not list`, [], 'plan the fleet again instead of editing the file');
@@ -153,7 +156,7 @@ async function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, open: (p:
     const eff = effective[index];
     const specInfo = { ...read.info, fleetCluster: c.name };
     const replan = (snapshot: ClusterSnapshot) => buildPlan({ spec: eff.spec, specMap: eff.map, specInfo, snapshot, durations: DEFAULT_DURATIONS });
-    const flags = { context: e.context, kubeconfig: e.kubeconfig !== undefined ? resolve(read.dir, e.kubeconfig) : opts.kubeconfig, requestTimeout: opts.requestTimeout };
+    const flags = requireFleetClusterKubeFlags(c.name, e, kubeconfigs, opts);
     out.set(c.name, { saved: c.plan!, specs: { spec: eff.spec, replan }, flags });
   }
   if (snapshots.length) {

@@ -21,6 +21,7 @@ import { simulationOptions, simulationFlags, type SimulationOptions } from './co
 import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, DEFAULT_FLEET_CONCURRENCY, DEFAULT_FLEET_FILE } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { planSnapshotFile } from './provenance.ts';
+import { trustFleetKubeconfigsOption } from './fleet-kubeconfig.ts';
 
 export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
 
@@ -28,6 +29,7 @@ interface FleetRehearseOptions extends SimulationOptions, KubeOptions {
   file: string;
   concurrency?: string;
   output: (typeof FLEET_REHEARSAL_FORMATS)[number];
+  trustFleetKubeconfigs?: boolean;
 }
 
 export function registerFleetRehearse(fleet: Command, ctx: CommandContext): void {
@@ -39,7 +41,8 @@ export function registerFleetRehearse(fleet: Command, ctx: CommandContext): void
     .addOption(new Option('-f, --file <fleet>', 'Fleet spec (planned now)').default(DEFAULT_FLEET_FILE))
     .addOption(kubeconfigOption())
     .addOption(requestTimeoutOption())
-    .addOption(new Option('--concurrency <n>', `clusters read at once with -f (default ${DEFAULT_FLEET_CONCURRENCY})`));
+    .addOption(new Option('--concurrency <n>', `clusters read at once with -f (default ${DEFAULT_FLEET_CONCURRENCY})`))
+    .addOption(trustFleetKubeconfigsOption());
   simulationOptions(cmd)
     .addOption(outputFormatOption(FLEET_REHEARSAL_FORMATS, 'output format (html: the report with the chart of batches over time)'))
     .action((fleetplan: string | undefined, opts: FleetRehearseOptions) => fleetRehearseAction(ctx, fleetplan, opts));
@@ -89,7 +92,7 @@ async function plannedFleet({ io, now }: CommandContext, opts: FleetRehearseOpti
   requireValidFleet(read);
   const fleet = read.loaded.fleet!;
   for (const d of read.loaded.diagnostics) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
-  const inputs = await readFleetClusters(fleet.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency }, io.env);
+  const inputs = await readFleetClusters(fleet.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency, trustFleetKubeconfigs: opts.trustFleetKubeconfigs }, io.env);
   const at = now();
   const fleetPlan = planFleet({ fleet, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters: inputs, durations, now: at });
   const specs = effectiveSpecs(fleet, read.loaded.map);
