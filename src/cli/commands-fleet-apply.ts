@@ -11,7 +11,6 @@
  * so a fleet stopped by its canary sends no request to the others.
  */
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
 import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
@@ -25,7 +24,8 @@ import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { type KubeOptions, kubeconfigOption, requestTimeoutOption, outputFormatOption, parseDurationFlag } from './options.ts';
 import { processSignals, withStopOnSignal } from './signals.ts';
 import type { SpecForPlan } from './planning.ts';
-import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
+import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetRevision, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
+import { trustFleetKubeconfigsOption, fleetKubeconfigSource, requireFleetClusterKubeFlags } from './fleet-kubeconfig.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 
 export const FLEET_APPLY_FORMATS = ['text', 'json'] as const;
@@ -38,6 +38,7 @@ interface FleetApplyOptions {
   autoApprove?: boolean;
   lockTimeout: string;
   output: (typeof FLEET_APPLY_FORMATS)[number];
+  trustFleetKubeconfigs?: boolean;
 }
 
 export function registerFleetApply(fleet: Command, ctx: CommandContext): void {
@@ -49,6 +50,7 @@ export function registerFleetApply(fleet: Command, ctx: CommandContext): void {
     .addOption(kubeconfigOption())
     .addOption(requestTimeoutOption())
     .addOption(concurrencyOption(' while planning with -f'))
+    .addOption(trustFleetKubeconfigsOption())
     .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
     .option('--lock-timeout <duration>', 'wait this long for a cluster\'s lock another apply holds, e.g. after a killed fleet apply (0: that cluster fails with exit 4 at once)', '0')
     .addOption(outputFormatOption(FLEET_APPLY_FORMATS, 'output format (json: the fleet events and each cluster\'s apply events as NDJSON on stdout)'))
@@ -104,7 +106,7 @@ async function planFleetNow(ctx: CommandContext, opts: FleetApplyOptions, json: 
   const read = readFleet(opts.file);
   requireValidFleet(read);
   const [{ planFleet }, { renderFleetText }] = await Promise.all([import('../plan/fleet.ts'), import('../render/fleet-text.ts')]);
-  const clusters = await readFleetClusters(read.loaded.fleet!.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency }, ctx.io.env);
+  const clusters = await readFleetClusters(read.loaded.fleet!.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency, trustFleetKubeconfigs: opts.trustFleetKubeconfigs }, ctx.io.env);
   const fp = planFleet({ fleet: read.loaded.fleet!, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters, now: ctx.now() });
   if (!json) ctx.io.stdout(renderFleetText(fp, { color: useColor(ctx.io, ctx.io.stdoutIsTTY) }) + '\n');
   return fp;
@@ -119,13 +121,14 @@ function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, openFleet: Open
   const { read, clusters: specs } = openFleet(fp, DEFAULT_DURATIONS);
   const out = new Map<string, Prepared>();
   const snapshots: string[] = [];
+  const kubeconfigs = read ? fleetKubeconfigSource(read.dir, fleetRevision(read), opts.trustFleetKubeconfigs) : null;
   for (const c of fp.clusters) {
     const s = specs.get(c.name);
     // A canary in no batch is prepared too: it is confirmed live before batch 1 (confirmIdleCanaries).
-    if ((c.batch === null && !c.canary) || !c.plan || !s || !read) continue;
+    if ((c.batch === null && !c.canary) || !c.plan || !s || !kubeconfigs) continue;
     const e = s.entry;
     if (e.context === undefined) snapshots.push(c.name);
-    const flags = { context: e.context, kubeconfig: e.kubeconfig !== undefined ? resolve(read.dir, e.kubeconfig) : opts.kubeconfig, requestTimeout: opts.requestTimeout };
+    const flags = requireFleetClusterKubeFlags(c.name, e, kubeconfigs, opts);
     out.set(c.name, { saved: c.plan, specs: s, flags });
   }
   if (snapshots.length) {

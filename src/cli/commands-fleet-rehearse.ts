@@ -23,6 +23,7 @@ import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fle
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { fleetClusterSpecs } from './planning.ts';
+import { trustFleetKubeconfigsOption } from './fleet-kubeconfig.ts';
 
 export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
 
@@ -30,6 +31,7 @@ interface FleetRehearseOptions extends SimulationOptions, KubeOptions {
   file: string;
   concurrency?: string;
   output: (typeof FLEET_REHEARSAL_FORMATS)[number];
+  trustFleetKubeconfigs?: boolean;
 }
 
 export function registerFleetRehearse(fleet: Command, ctx: CommandContext): void {
@@ -40,7 +42,8 @@ export function registerFleetRehearse(fleet: Command, ctx: CommandContext): void
     .addOption(fleetFileOption('Fleet spec (planned now)'))
     .addOption(kubeconfigOption())
     .addOption(requestTimeoutOption())
-    .addOption(concurrencyOption(' with -f'));
+    .addOption(concurrencyOption(' with -f'))
+    .addOption(trustFleetKubeconfigsOption());
   simulationOptions(cmd)
     .addOption(outputFormatOption(FLEET_REHEARSAL_FORMATS, 'output format (html: the report with the chart of batches over time)'))
     .action((fleetplan: string | undefined, opts: FleetRehearseOptions) => fleetRehearseAction(ctx, fleetplan, opts));
@@ -103,7 +106,7 @@ async function plannedFleet({ io, now }: CommandContext, opts: FleetRehearseOpti
   requireValidFleet(read);
   const fleet = read.loaded.fleet!;
   for (const d of read.loaded.diagnostics) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
-  const inputs = await readFleetClusters(fleet.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency }, io.env);
+  const inputs = await readFleetClusters(fleet.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency, trustFleetKubeconfigs: opts.trustFleetKubeconfigs }, io.env);
   const at = now();
   const fleetPlan = planFleet({ fleet, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters: inputs, durations, now: at });
   const specs = fleetClusterSpecs(read, { durations: () => durations, now: at });

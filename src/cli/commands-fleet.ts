@@ -15,8 +15,9 @@ import type { CommandContext } from './deps.ts';
 import { useColor } from './io.ts';
 import { writeFileAtomic } from './files.ts';
 import { kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, type KubeOptions } from './options.ts';
-import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
+import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetRevision, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
+import { trustFleetKubeconfigsOption } from './fleet-kubeconfig.ts';
 import { registerFleetApply } from './commands-fleet-apply.ts';
 
 import { registerFleetRehearse } from './commands-fleet-rehearse.ts';
@@ -54,6 +55,7 @@ interface FleetPlanOptions extends KubeOptions {
   output: FleetFormat;
   out?: string | true;
   concurrency?: string;
+  trustFleetKubeconfigs?: boolean;
 }
 
 function registerFleetPlan(fleet: Command, ctx: CommandContext): void {
@@ -65,6 +67,7 @@ function registerFleetPlan(fleet: Command, ctx: CommandContext): void {
     .addOption(kubeconfigOption())
     .addOption(requestTimeoutOption())
     .addOption(concurrencyOption())
+    .addOption(trustFleetKubeconfigsOption())
     .addOption(outputFormatOption(FLEET_FORMATS))
     .option('--out [fleetplan]', 'save the fleet plan file (JSON; a bare name goes into plans/)')
     .action((opts: FleetPlanOptions) => fleetPlanAction(ctx, opts));
@@ -75,7 +78,7 @@ async function fleetPlanAction({ io, now, setExit }: CommandContext, opts: Fleet
   const read = readFleet(opts.file, opts.ref);
   requireValidFleet(read);
   const fleetSpec = read.loaded.fleet!;
-  const clusters = await readFleetClusters(fleetSpec.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency }, io.env);
+  const clusters = await readFleetClusters(fleetSpec.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency, trustFleetKubeconfigs: opts.trustFleetKubeconfigs, at: fleetRevision(read) }, io.env);
   const fp = planFleet({ fleet: fleetSpec, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters, now: now() });
   io.stdout(await renderFleetPlan(fp, opts.output, useColor(io, io.stdoutIsTTY)));
   if (opts.out) {

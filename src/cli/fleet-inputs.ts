@@ -14,11 +14,12 @@ import type { PlanSpecInfo } from '../plan/types.ts';
 import type { FleetClusterInput } from '../plan/fleet.ts';
 import type { FleetPlan, FleetClusterError } from '../plan/fleet-types.ts';
 import { parseFleetPlanFile } from '../plan/fleet-plan-file.ts';
-import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, readTextFile, inputName, git } from './inputs.ts';
+import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, readTextFile, inputName } from './inputs.ts';
 import { insideRoot } from './provenance.ts';
 import { readLiveSnapshotStep } from './live.ts';
 import type { KubeOptions } from './options.ts';
 import { STDIN_PATH, parseIntegerFlag } from './options.ts';
+import { fleetClusterKubeFlags, fleetRoot, type FleetKubeconfigSource } from './fleet-kubeconfig.ts';
 
 export const DEFAULT_FLEET_FILE = 'fleet.yaml';
 export const DEFAULT_FLEET_CONCURRENCY = 8;
@@ -74,25 +75,35 @@ export function requireValidFleet(read: FleetRead): void {
 
 export interface FleetReadOptions extends KubeOptions {
   concurrency: number;
+  /** --trust-fleet-kubeconfigs (fleet-kubeconfig.ts). */
+  trustFleetKubeconfigs?: boolean;
+  /** The Fleet was read at this revision (--ref): the kubeconfig files it names are read there too. */
+  at?: { ref: string; commit: string };
+}
+
+/** Where the Fleet was read from (readFleet): with --ref, the revision and its commit. */
+export function fleetRevision(read: FleetRead): { ref: string; commit: string } | undefined {
+  return read.info.ref && read.info.commit ? { ref: read.info.ref, commit: read.info.commit } : undefined;
 }
 
 /** Every cluster's snapshot or error, read at most `concurrency` at a time. */
 export async function readFleetClusters(clusters: readonly FleetCluster[], dir: string, opts: FleetReadOptions, env: Record<string, string | undefined>): Promise<Map<string, FleetClusterInput>> {
   const out = new Map<string, FleetClusterInput>();
   // A Fleet comes in pull requests: it reads no snapshot outside its repository (or its directory outside git).
-  const root = clusters.some((c) => c.snapshot !== undefined) ? git(['rev-parse', '--show-toplevel'], dir)?.trim() || dir : dir;
+  const root = clusters.some((c) => c.snapshot !== undefined || c.kubeconfig !== undefined) ? fleetRoot(dir) : dir;
+  const kubeconfigs: FleetKubeconfigSource = { dir, root, at: opts.at, trust: opts.trustFleetKubeconfigs === true, checked: new Map() };
   let next = 0;
   const worker = async () => {
     while (next < clusters.length) {
       const c = clusters[next++];
-      out.set(c.name, await readCluster(c, dir, root, opts, env));
+      out.set(c.name, await readCluster(c, dir, root, opts, env, kubeconfigs));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, clusters.length)) }, worker));
   return out;
 }
 
-async function readCluster(c: FleetCluster, dir: string, root: string, opts: KubeOptions, env: Record<string, string | undefined>): Promise<FleetClusterInput> {
+async function readCluster(c: FleetCluster, dir: string, root: string, opts: KubeOptions, env: Record<string, string | undefined>, kubeconfigs: FleetKubeconfigSource): Promise<FleetClusterInput> {
   if (c.snapshot !== undefined) {
     const file = insideRoot(root, resolve(dir, c.snapshot));
     if (!file) return { error: { code: 'snapshot-invalid', message: `snapshot ${JSON.stringify(c.snapshot)} is outside ${root}`, hint: 'keep the snapshot files next to the Fleet file, inside the repository' } };
@@ -103,8 +114,9 @@ async function readCluster(c: FleetCluster, dir: string, root: string, opts: Kub
       return { error: errorOf('snapshot-invalid', err, 'write it with `bootcplan snapshot --out FILE` (paths are relative to the Fleet file)') };
     }
   }
-  const flags: KubeOptions = { kubeconfig: c.kubeconfig !== undefined ? resolve(dir, c.kubeconfig) : opts.kubeconfig, context: c.context, requestTimeout: opts.requestTimeout };
-  const r = await readLiveSnapshotStep(flags, env);
+  const k = fleetClusterKubeFlags(c, kubeconfigs, opts);
+  if ('error' in k) return { error: k.error };
+  const r = await readLiveSnapshotStep(k.flags, env);
   if ('snapshot' in r) return { snapshot: r.snapshot };
   return r.step === 'kubeconfig'
     ? { error: withoutFileContent(errorOf('kubeconfig', r.error, `check the context "${c.context}" with \`kubectl config get-contexts\``)) }

@@ -14,6 +14,8 @@ export interface KubeOptions {
   context?: string;
   /** kubectl's format: whole seconds or a duration such as 30s or 1m; 0: no limit. */
   requestTimeout?: string;
+  /** A kubeconfig's checked content instead of a path (a file a Fleet names: fleet-kubeconfig.ts; kube/config.ts KubeFlags). */
+  kubeconfigText?: { text: string; name: string; dir: string };
 }
 
 /** The flags the Kubernetes driver takes, out of a command's options. */

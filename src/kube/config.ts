@@ -18,6 +18,12 @@ export interface KubeFlags {
   context?: string;
   /** kubectl's --request-timeout: "30s", "2m", "1h30m", or whole seconds ("45"); "0": no timeout. */
   requestTimeout?: string;
+  /**
+   * A kubeconfig given as its content instead of a path, checked before (a file a Fleet names:
+   * cli/fleet-kubeconfig.ts). It wins over `kubeconfig`; `name` stands for it in messages, `dir`
+   * is where its relative file paths point; its contexts are never listed in a hint.
+   */
+  kubeconfigText?: { text: string; name: string; dir: string };
 }
 
 const DURATION_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
@@ -47,7 +53,6 @@ export interface ResolvedConfig {
 }
 
 function loadFile(path: string, origin: string): KubeConfig {
-  const kc = new KubeConfig();
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -55,10 +60,15 @@ function loadFile(path: string, origin: string): KubeConfig {
     const code = (err as NodeJS.ErrnoException).code;
     throw new ClusterApiError(`cannot read kubeconfig ${path} (${origin}): ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`, 'pass an existing file with --kubeconfig, or set KUBECONFIG');
   }
+  // Relative paths of certificate files are relative to the kubeconfig's directory.
+  return loadText(text, path, origin, path.includes('/') ? path.slice(0, path.lastIndexOf('/')) || '/' : '.');
+}
+
+function loadText(text: string, path: string, origin: string, dir: string): KubeConfig {
+  const kc = new KubeConfig();
   try {
     kc.loadFromString(text);
-    // Relative paths of certificate files are relative to the kubeconfig's directory.
-    kc.makePathsAbsolute(path.includes('/') ? path.slice(0, path.lastIndexOf('/')) || '/' : '.');
+    kc.makePathsAbsolute(dir);
   } catch (err) {
     throw new ClusterApiError(`kubeconfig ${path} (${origin}) is not valid: ${(err as Error).message.split('\n')[0]}`, 'check it with `kubectl config view --kubeconfig ' + path + '`');
   }
@@ -69,7 +79,11 @@ export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string |
   let kc: KubeConfig | null = null;
   let origin = '';
   const tried: string[] = [];
-  if (flags.kubeconfig) {
+  if (flags.kubeconfigText) {
+    const { text, name, dir } = flags.kubeconfigText;
+    kc = loadText(text, name, 'named by the Fleet', dir);
+    origin = `kubeconfig ${name}`;
+  } else if (flags.kubeconfig) {
     kc = loadFile(flags.kubeconfig, '--kubeconfig');
     origin = `kubeconfig ${flags.kubeconfig}`;
   } else if (env.KUBECONFIG) {
@@ -107,16 +121,16 @@ export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string |
       'pass --kubeconfig PATH (and --context NAME), set KUBECONFIG, or plan against a snapshot file with --cluster FILE',
     );
   }
+  // The contexts of a file a Fleet names are not listed: the message may end up in a pull-request comment.
+  const names = flags.kubeconfigText ? [] : kc.getContexts().map((c) => c.name);
   if (flags.context) {
     if (!kc.getContextObject(flags.context)) {
-      const names = kc.getContexts().map((c) => c.name);
-      throw new ClusterApiError(`context "${flags.context}" is not in ${origin}`, names.length ? `contexts there: ${names.join(', ')}` : 'the kubeconfig has no contexts');
+      throw new ClusterApiError(`context "${flags.context}" is not in ${origin}`, names.length ? `contexts there: ${names.join(', ')}` : flags.kubeconfigText ? 'check the context the Fleet names against the contexts of that file' : 'the kubeconfig has no contexts');
     }
     kc.setCurrentContext(flags.context);
   }
   const context = kc.getCurrentContext();
   if (!context || !kc.getContextObject(context)) {
-    const names = kc.getContexts().map((c) => c.name);
     throw new ClusterApiError(`${origin} has no current context${context ? ` ("${context}" is not defined)` : ''}`, names.length ? `pick one with --context (${names.join(', ')})` : 'the kubeconfig defines no context');
   }
   if (!kc.getCurrentCluster()) throw new ClusterApiError(`context "${context}" of ${origin} names a cluster that is not defined`, 'check it with `kubectl config view`');

@@ -89,7 +89,7 @@ const clusterSchema: ObjectSchema = {
     name: { type: 'string', pattern: DNS_SUBDOMAIN, maxLength: 63, patternText: 'a cluster name: lowercase letters, digits, "-" and ".", at most 63 characters', description: 'The cluster\'s name in the fleet (batches, plans, the Argo CD Application), each once.' },
     context: { type: 'string', minLength: 1, description: 'A kubeconfig context: the live cluster. Exactly one of context and snapshot.' },
     snapshot: { type: 'string', minLength: 1, description: 'A snapshot file (`bootcplan snapshot --out`), relative to the Fleet file. Exactly one of context and snapshot.' },
-    kubeconfig: { type: 'string', minLength: 1, defaultText: '--kubeconfig, else KUBECONFIG, else ~/.kube/config', description: 'The kubeconfig file of this cluster\'s context, relative to the Fleet file.' },
+    kubeconfig: { type: 'string', minLength: 1, defaultText: '--kubeconfig, else KUBECONFIG, else ~/.kube/config', description: 'The kubeconfig file of this cluster\'s context, relative to the Fleet file and inside its repository (with --ref: read at that revision). Inline credentials only: no exec plugin, auth-provider, token-file or certificate/key file path unless the fleet command gets --trust-fleet-kubeconfigs.' },
     labels: { type: 'map', values: { type: 'string' }, description: 'The cluster\'s labels: label overrides select on them, and batches are ordered by them.' },
     overrides: overrideSchema,
     destination: {
