@@ -10,6 +10,7 @@ import type { Diagnostic, SourceMap } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { FleetSpec } from '../spec/fleet-types.ts';
 import { effectiveSpecs } from '../spec/fleet-load.ts';
+import { overriddenFields } from '../spec/fleet-effective.ts';
 import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEstimateSeconds, DEFAULT_MAX_CONCURRENCY } from '../domain/fleet-batches.ts';
 import { buildPlan } from './planner.ts';
 import type { Plan, PlanSpecInfo, PhaseDurations } from './types.ts';
@@ -72,6 +73,7 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
       source: { context: c.context ?? null, kubeconfig: c.kubeconfig ?? null, snapshot: c.snapshot ?? null },
       destination: { name: c.destination?.name ?? (c.destination?.server ? null : c.name), server: c.destination?.server ?? null },
       canary: canaries.includes(c.name),
+      overriddenBy: overriddenFields(fleet, i),
       batch: null,
       plan,
       error,
