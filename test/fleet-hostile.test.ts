@@ -93,4 +93,15 @@ s('fleet plan text: hostile strings are shown escaped', () => {
   assert.not.match(text, /\u202e/);
 });
 
+s('fleet plan file: an overriddenBy of the wrong shape is a diagnostic; a fleet plan without it (older) still reads', () => {
+  const fp = saved();
+  fp.clusters[0].overriddenBy = [{ field: 'pools.worker.image', shared: { x: 1 }, value: 'a', by: { path: 'p', selector: null } }];
+  assert.equal(read(fp).diagnostics.map((d) => [d.code, d.path]), [['wrong-type', 'clusters[0].overriddenBy[0].shared']]);
+  fp.clusters[0].overriddenBy = 'all fine';
+  assert.equal(read(fp).diagnostics.map((d) => [d.code, d.path]), [['wrong-type', 'clusters[0].overriddenBy']]);
+  const old = saved();
+  for (const c of old.clusters) delete c.overriddenBy;
+  assert.ok(read(old).fleetPlan);
+});
+
 s.run();

@@ -80,4 +80,23 @@ s('the fleet plan id is the content hash: the same inputs give the same id, any 
   assert.is(tamperedFleetId(roundTrip), null);
 });
 
+s('each cluster records the fields its overrides change, the shared value and the override that won; the shared rollout records nothing', () => {
+  const OTHER = `quay.io/example/other@sha256:${'a'.repeat(64)}`;
+  const fp = new FleetBuilder()
+    .withRollout({ pools: [{ name: 'worker', image: NEW, maxUnavailable: '40%' }], maintenanceWindows: [{ schedule: '0 22 * * 1-5', duration: '6h' }] })
+    .cluster('plain', { labels: { region: 'us' } })
+    .cluster('same', { labels: { region: 'us' }, overrides: { pools: [{ name: 'worker', image: NEW, rollout: 'waves', paused: false }] } })
+    .cluster('eu', { labels: { region: 'eu' }, overrides: { pools: [{ name: 'worker', image: OTHER }], maintenanceWindows: [{ schedule: '0 1 * * 0', duration: '8h', timezone: 'UTC' }] } })
+    .override({ clusterSelector: { matchLabels: { region: 'eu' } }, timezone: 'Europe/Berlin', pools: [{ name: 'worker', image: `quay.io/example/label@sha256:${'b'.repeat(64)}`, maxUnavailable: 2 }] })
+    .plan();
+  assert.equal(fp.clusters[0].overriddenBy, []);
+  assert.equal(fp.clusters[1].overriddenBy, [], 'an override to the shared value (or its default) changes nothing');
+  assert.equal(fp.clusters[2].overriddenBy, [
+    { field: 'pools.worker.image', shared: NEW, value: OTHER, by: { path: 'spec.clusters[2].overrides', selector: null } },
+    { field: 'pools.worker.maxUnavailable', shared: '40%', value: 2, by: { path: 'spec.overrides[0]', selector: 'region=eu' } },
+    { field: 'maintenanceWindows', shared: '0 22 * * 1-5 for 6h', value: '0 1 * * 0 for 8h (UTC)', by: { path: 'spec.clusters[2].overrides', selector: null } },
+  ], 'the cluster\'s own image wins over the label\'s; a time zone that fills no window is not a change');
+  assert.is(fp.clusters[2].plan!.pools[0].targetImage, OTHER);
+});
+
 s.run();

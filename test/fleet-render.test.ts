@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { renderFleetMarkdown, fleetMarkdownMarker } from '../src/render/fleet-markdown.ts';
 import { renderFleetText } from '../src/render/fleet-text.ts';
 import { MARKDOWN_LIMIT } from '../src/render/markdown.ts';
-import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+import { FleetBuilder, workerCluster, NEW } from './fleet-builders.ts';
 
 const s = suite('fleet renderers');
 
@@ -66,6 +66,71 @@ s('a failed canary is said to stop the fleet, in the text and in the comment', (
   assert.equal(fp.batches.map((b) => [b.kind, b.clusters]), [['batch', ['b']]]);
   assert.match(renderFleetText(fp), /1 cluster failed, a canary among them: the fleet cannot be applied\.\n$/);
   assert.match(renderFleetMarkdown(fp), /#### :x: 1 cluster failed: a canary failed, the fleet cannot be applied/);
+});
+
+const BAD = 'quay.io/attacker/os@sha256:bad0000000000000000000000000000000000000000000000000000000000bad';
+
+/** The reviewer's fleet4: store-berlin's own override points it at another image, 100% at once. */
+function overriddenFleet() {
+  return new FleetBuilder()
+    .withRollout({ pools: [{ name: 'worker', image: NEW, maxUnavailable: '40%' }], maintenanceWindows: [{ schedule: '0 22 * * 1-5', duration: '6h' }] })
+    .cluster('store-nyc', { labels: { region: 'us' } })
+    .cluster('store-berlin', { labels: { region: 'eu' }, overrides: { pools: [{ name: 'worker', image: BAD, maxUnavailable: '100%' }] } })
+    .cluster('store-singapore', { labels: { region: 'ap' } })
+    .override({ clusterSelector: { matchLabels: { region: 'ap' } }, timezone: 'Asia/Singapore', pools: [{ name: 'worker', paused: true }] })
+    .strategy({ canaries: ['store-nyc'], maxConcurrency: 2 });
+}
+
+/** The comment's head: everything before the first folded block (never cut). */
+const headOf = (md: string) => md.slice(0, md.indexOf('<details>'));
+const rowWith = (text: string, ...parts: string[]) => text.split('\n').find((l) => parts.every((p) => l.includes(p)));
+
+s('an override that changes a cluster\'s image and maxUnavailable is named in the comment\'s head: cluster, field, shared value, its value, which override', () => {
+  const fp = overriddenFleet().plan();
+  const head = headOf(renderFleetMarkdown(fp));
+  assert.match(head, /#### :warning: Overrides: 2 clusters differ from the shared rollout/);
+  assert.ok(rowWith(head, '`pools.worker.image`', `\`${NEW}\``, `\`${BAD}\``, 'its own overrides', '`spec.clusters[1].overrides`', '`store-berlin`'), head);
+  assert.ok(rowWith(head, '`pools.worker.maxUnavailable`', '`40%`', '`100%`', 'its own overrides', '`store-berlin`'), head);
+  assert.ok(rowWith(head, '`pools.worker.paused`', '`false`', '`true`', '`spec.overrides[0]`', 'region=ap', '`store-singapore`'), head);
+  assert.ok(rowWith(head, '`timezone`', '`Asia/Singapore`', '`spec.overrides[0]`', '`store-singapore`'), head);
+  assert.not.ok(rowWith(head, '`store-nyc`', 'overrides'), 'a cluster on the shared rollout is not listed');
+  const text = renderFleetText(fp);
+  assert.ok(rowWith(text, 'pools.worker.image', BAD, `shared ${NEW}`, 'its own overrides (spec.clusters[1].overrides)', 'store-berlin'), text);
+  assert.ok(rowWith(text, 'pools.worker.maxUnavailable', '100%', 'shared 40%', 'store-berlin'), text);
+});
+
+s('each cluster\'s details show the Target image per pool, as the single-cluster comment does', () => {
+  const md = renderFleetMarkdown(overriddenFleet().plan());
+  const berlin = md.slice(md.indexOf('<details><summary>store-berlin'));
+  assert.ok(rowWith(berlin.slice(0, berlin.indexOf('</details>')), '`worker`', `\`${BAD}\``, '`100%`'), berlin);
+});
+
+s('a plan whose pools differ from the other clusters\' with no override recorded (an edited fleet plan) is still named in the head', () => {
+  const fp = overriddenFleet().plan();
+  fp.clusters[1].overriddenBy = [];
+  const head = headOf(renderFleetMarkdown(fp));
+  assert.ok(rowWith(head, '`pools.worker.image`', `\`${BAD}\``, `\`${NEW}\``, 'no override in the Fleet', '`store-berlin`'), head);
+});
+
+s('500 clusters: one label override over a third of them is one row; a single cluster\'s own image override is in the head within 60,000 characters', () => {
+  const b = bigFleet(500, 30).override({ clusterSelector: { matchLabels: { region: 'eu' } }, pools: [{ name: 'worker', maxUnavailable: 2 }] });
+  b.clusters[250].overrides = { pools: [{ name: 'worker', image: BAD }] };
+  const fp = b.plan();
+  const md = renderFleetMarkdown(fp);
+  assert.ok(md.length <= MARKDOWN_LIMIT, `${md.length}`);
+  const head = headOf(md);
+  assert.ok(rowWith(head, '`pools.worker.image`', `\`${BAD}\``, 'its own overrides', '`site-250`'), head.slice(0, 3000));
+  const eu = rowWith(head, '`pools.worker.maxUnavailable`', '`spec.overrides[0]`', 'region=eu');
+  assert.ok(eu && /167 clusters/.test(eu), eu);
+  assert.ok(head.length < 30_000, `${head.length}`);
+});
+
+s('many distinct overrides: the section keeps its budget and says how many rows were left out', () => {
+  const b = bigFleet(500, 0);
+  b.clusters.forEach((c, i) => { c.overrides = { pools: [{ name: 'worker', image: `${BAD.slice(0, -4)}${String(i).padStart(4, '0')}` }] }; });
+  const md = renderFleetMarkdown(b.plan());
+  assert.ok(md.length <= MARKDOWN_LIMIT, `${md.length}`);
+  assert.match(headOf(md), /\| … \| \d+ more rows on \d+ clusters, shown by `bootcplan fleet show FLEETPLAN` \|/);
 });
 
 s.run();

@@ -136,6 +136,15 @@ s('a cluster\'s labels or source edited and re-sealed: fleet apply exits 3 namin
   assert.equal(st.opened, []);
 });
 
+s('a fleet plan whose override record was edited and re-sealed (hiding an override from the pull-request comment): fleet apply exits 3', async () => {
+  const st = setup();
+  reseal(st, (fp) => { fp.clusters.find((c: any) => c.name === 'west').overriddenBy = [{ field: 'pools[worker].image', shared: 'x', value: 'y', by: { path: 'spec.overrides[0]', selector: 'name=west' } }]; });
+  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /cluster west: overriddenBy/);
+  assert.equal(st.opened, []);
+});
+
 s('F1c: the canary planned against a doctored snapshot (already on target) is in no batch: fleet apply confirms it live first, exit 3, no other cluster touched', async () => {
   const st = setup({ faults: { east: { seed: 1, rebootFailRate: 1 } } });
   const b2 = new FleetBuilder();

@@ -27,6 +27,10 @@ const str: Schema = { type: 'string' };
 const strOrNull: Schema = { type: 'string', nullable: true };
 const count: Schema = { type: 'integer', min: 0 };
 const num: Schema = { type: 'number', min: 0 };
+/** A value in a cluster's `overriddenBy` (optional: fleet plans written before it have none). */
+const overrideValue: Schema = { type: 'any', nullable: true, expected: 'a string, number, boolean or null', check: (v, path, ctx) => {
+  if (v !== null && !['string', 'number', 'boolean'].includes(typeof v)) ctx.report({ code: 'wrong-type', path, message: 'expected a string, number, boolean or null', expected: 'a string, number, boolean or null' });
+} };
 const obj = (fields: Record<string, Schema>, required: string[] = Object.keys(fields)): ObjectSchema => ({ type: 'object', open: true, fields, required });
 
 const specInfo = planFileSchema.fields.spec as ObjectSchema;
@@ -55,10 +59,11 @@ export const fleetPlanFileSchema: ObjectSchema = obj({
       source: obj({ context: strOrNull, kubeconfig: strOrNull, snapshot: strOrNull }),
       destination: obj({ name: strOrNull, server: strOrNull }),
       canary: { type: 'boolean' },
+      overriddenBy: { type: 'array', items: obj({ field: str, shared: overrideValue, value: overrideValue, by: obj({ path: str, selector: strOrNull }) }) },
       batch: { type: 'integer', min: 1, nullable: true },
       plan: { ...planFileSchema, nullable: true },
       error: { ...obj({ code: { type: 'string', enum: FLEET_CLUSTER_ERRORS }, message: str, hint: str }, ['code', 'message']), nullable: true },
-    }),
+    }, ['name', 'labels', 'source', 'destination', 'canary', 'batch', 'plan', 'error']),
   },
   diagnostics: planFileSchema.fields.diagnostics,
   summary: obj({ clusters: count, planned: count, withChanges: count, failed: count, nodes: count, batches: count, estimatedSeconds: num, errors: count, warnings: count }),

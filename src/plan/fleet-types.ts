@@ -5,7 +5,7 @@
  * hash of the fleet plan without this field.
  */
 import type { Diagnostic } from '../base/diagnostics.ts';
-import type { BatchTimeoutAction } from '../spec/fleet-types.ts';
+import type { BatchTimeoutAction, FleetFieldOverride } from '../spec/fleet-types.ts';
 import type { Plan, PlanSpecInfo } from './types.ts';
 
 export const FLEET_PLAN_FORMAT_VERSION = '1.0';
@@ -41,6 +41,12 @@ export interface FleetClusterPlan {
   source: { context: string | null; kubeconfig: string | null; snapshot: string | null };
   destination: { name: string | null; server: string | null };
   canary: boolean;
+  /**
+   * Each field of the cluster's effective spec that differs from the shared `spec.rollout`, with
+   * the override that set it (spec/fleet-effective.ts overriddenFields); empty on the shared rollout.
+   * Optional (added after the first fleet plans): absent reads as []. The planner always writes it.
+   */
+  overriddenBy?: FleetFieldOverride[];
   /** The 1-based batch the cluster rolls in; null when it has no plan it could roll (error) or nothing to change. */
   batch: number | null;
   /**

@@ -11,6 +11,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { FleetCluster, FleetSpec } from '../spec/fleet-types.ts';
 import { deepEqual } from '../base/equal.ts';
 import { effectiveSpecs } from '../spec/fleet-load.ts';
+import { overriddenFields } from '../spec/fleet-effective.ts';
 import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEstimateSeconds, DEFAULT_MAX_CONCURRENCY } from '../domain/fleet-batches.ts';
 import { buildPlan } from './planner.ts';
 import type { Plan, PlanSpecInfo, PhaseDurations } from './types.ts';
@@ -65,19 +66,20 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
       });
       error = planErrorsOf(plan) ?? error;
     }
-    return { ...clusterEntry(c, canaries), plan, error };
+    return { ...clusterEntry(c, canaries, fleet, i), plan, error };
   });
   return assembleFleetPlan(input.info, fleet, clusters, input.diagnostics ?? []);
 }
 
 /** What the Fleet alone says of one cluster (batch: set by assembleFleetPlan). */
-function clusterEntry(c: FleetCluster, canaries: readonly string[]): Omit<FleetClusterPlan, 'plan' | 'error'> {
+function clusterEntry(c: FleetCluster, canaries: readonly string[], fleet: FleetSpec, index: number): Omit<FleetClusterPlan, 'plan' | 'error'> {
   return {
     name: c.name,
     labels: { ...(c.labels ?? {}) },
     source: { context: c.context ?? null, kubeconfig: c.kubeconfig ?? null, snapshot: c.snapshot ?? null },
     destination: { name: c.destination?.name ?? (c.destination?.server ? null : c.name), server: c.destination?.server ?? null },
     canary: canaries.includes(c.name),
+    overriddenBy: overriddenFields(fleet, index),
     batch: null,
   };
 }
@@ -97,11 +99,11 @@ function planErrorsOf(plan: Plan): FleetClusterError | null {
 export function rederiveFleetPlan(fleet: FleetSpec, saved: FleetPlan): FleetPlan {
   const canaries = fleet.spec.strategy?.canaries ?? [];
   const byName = new Map(saved.clusters.map((c) => [c.name, c]));
-  const clusters: FleetClusterPlan[] = fleet.spec.clusters.map((c) => {
+  const clusters: FleetClusterPlan[] = fleet.spec.clusters.map((c, i) => {
     const s = byName.get(c.name);
     const plan = s?.plan ?? null;
     const error = plan ? planErrorsOf(plan) : (s?.error ?? { code: 'unreachable' as const, message: 'the cluster was not read', hint: 'plan the fleet again' });
-    return { ...clusterEntry(c, canaries), plan, error };
+    return { ...clusterEntry(c, canaries, fleet, i), plan, error };
   });
   return assembleFleetPlan(saved.fleet, fleet, clusters, saved.diagnostics);
 }
@@ -122,7 +124,7 @@ export function fleetPlanDifferences(saved: FleetPlan, derived: FleetPlan): stri
   for (const d of derived.clusters) {
     const s = byName.get(d.name);
     if (!s) continue;
-    const fields = (['labels', 'source', 'destination', 'canary', 'batch', 'error'] as const).filter((f) => !deepEqual(s[f], d[f]));
+    const fields = (['labels', 'source', 'destination', 'canary', 'overriddenBy', 'batch', 'error'] as const).filter((f) => !deepEqual(s[f], d[f]));
     const p = s.plan?.spec;
     if (p && (p.fleetCluster !== d.name || p.path !== saved.fleet.path || p.sha256 !== saved.fleet.sha256 || p.commit !== saved.fleet.commit || p.ref !== saved.fleet.ref)) fields.push('plan' as never);
     if (fields.length) out.push(`cluster ${d.name}: ${fields.join(', ')}`);

@@ -3,8 +3,12 @@
  *
  * - The first line is a hidden marker (`<!-- bootcplan:fleet spec=PATH -->`), keyed by the Fleet
  *   file's path, so a bot updates one sticky comment per Fleet.
- * - The head comes first and is never cut: the fleet summary table, every cluster that failed
- *   (each named with its error code; messages and hints while their budget lasts), the batches.
+ * - The head comes first and is never cut: the fleet summary table, the overrides (every field
+ *   of a cluster's effective spec that differs from the shared rollout: the shared value, its
+ *   value, the override that set it, the clusters; identical ones grouped; plus any pool whose
+ *   plan differs from the others' with no override recorded; rows while their budget lasts,
+ *   then how many more), every cluster that failed (each named with its error code; messages
+ *   and hints while their budget lasts), the batches.
  * - Then the cluster table and each cluster's details, folded in `<details>`: canaries and
  *   failed clusters first, then in batch order. Whatever does not fit in `MARKDOWN_LIMIT`
  *   (60,000 characters, under GitHub's 65,536) is left out with a note naming the command that
@@ -18,6 +22,7 @@ import { formatDuration, formatCount, plural, foldNames } from './format.ts';
 import { escapeMarkdown, clipEnd, poolKind } from './vocabulary.ts';
 import { MARKDOWN_LIMIT, code, diagnosticItem } from './markdown.ts';
 import { fleetLine } from './fleet-text.ts';
+import { fleetOverrides, overrideCause, valueText } from './fleet-overrides.ts';
 
 export interface FleetMarkdownOptions {
   /** Character limit (default MARKDOWN_LIMIT). */
@@ -25,7 +30,7 @@ export interface FleetMarkdownOptions {
 }
 
 /** Bounds of the head's parts (characters), so that the head fits whatever the fleet. */
-const HEAD_BUDGET = { errors: 24_000, batches: 8_000, message: 300 };
+const HEAD_BUDGET = { errors: 24_000, batches: 8_000, overrides: 12_000, message: 300 };
 
 export function fleetMarkdownMarker(fp: Pick<FleetPlan, 'fleet'>): string {
   const key = String(fp.fleet.path).replace(/^\.\//, '').replace(/[^A-Za-z0-9._/-]/g, '_').replace(/-{2,}/g, '-');
@@ -35,7 +40,7 @@ export function fleetMarkdownMarker(fp: Pick<FleetPlan, 'fleet'>): string {
 export function renderFleetMarkdown(input: FleetPlan, opts: FleetMarkdownOptions = {}): string {
   const fp = forDisplay(input);
   const limit = opts.limit ?? MARKDOWN_LIMIT;
-  const head = [fleetMarkdownMarker(input), ...summary(fp), ...errors(fp), ...batches(fp)].join('\n') + '\n';
+  const head = [fleetMarkdownMarker(input), ...summary(fp), ...overrides(fp), ...errors(fp), ...batches(fp)].join('\n') + '\n';
   const order = [...fp.clusters].sort((a, b) => rank(a) - rank(b));
   const blocks = [clusterTable(fp), ...order.map((c) => () => clusterBlock(c))];
   return assemble(head, blocks, fp, limit);
@@ -72,6 +77,31 @@ function summary(fp: FleetPlan): string[] {
     `| Errors / warnings | ${s.errors ? `**${md(s.errors)}**` : '0'} / ${md(s.warnings)} |`,
     '',
   ];
+}
+
+/** Every deviation from the shared rollout, grouped; rows while the budget lasts, then how many more. */
+function overrides(fp: FleetPlan): string[] {
+  const { rows, clusters } = fleetOverrides(fp);
+  if (!rows.length) return [];
+  const md = escapeMarkdown;
+  const out = [
+    `#### :warning: Overrides: ${plural(clusters, 'cluster differs', 'clusters differ')} from the shared rollout`, '',
+    '| Field | Shared | This value | Set by | Clusters |', '|---|---|---|---|---|',
+  ];
+  let used = 0;
+  for (const [i, r] of rows.entries()) {
+    const cause = overrideCause(r);
+    const row = `| ${code(r.field)} | ${code(clipEnd(valueText(r.field, r.shared), 400))} | ${code(clipEnd(valueText(r.field, r.value), 400))} | ${r.by === null ? ':warning: ' : ''}${md(cause.text)}${cause.path ? ` (${code(cause.path)})` : ''} | ${r.clusters.length > 1 ? `${r.clusters.length} clusters: ` : ''}${code(foldNames(r.clusters, 8))} |`;
+    if (used + row.length > HEAD_BUDGET.overrides) {
+      const rest = rows.slice(i);
+      out.push(`| … | ${plural(rest.length, 'more row')} on ${plural(new Set(rest.flatMap((x) => x.clusters)).size, 'cluster')}, shown by \`bootcplan fleet show FLEETPLAN\` | | | |`);
+      break;
+    }
+    out.push(row);
+    used += row.length + 1;
+  }
+  out.push('');
+  return out;
 }
 
 /** Every failed cluster is named; messages and hints while the budget lasts, then names only. */
@@ -163,10 +193,11 @@ function clusterBlock(c: FleetClusterPlan): string {
   const lines = [`<details><summary>${escapeMarkdown(clipEnd(title, 300))}</summary>`, ''];
   lines.push(`<sub>cluster ${code(clipEnd(p.cluster.source, 200))}${p.cluster.version ? `, OpenShift ${escapeMarkdown(p.cluster.version)}` : ''} · plan ${code(p.id)}</sub>`, '');
   if (p.pools.length) {
-    lines.push('| Pool | Backend | Nodes to update | Waves | Per wave | Est. |', '|---|---|--:|--:|--:|--:|');
+    lines.push('| Pool | Backend | Target | maxUnavailable | Nodes to update | Waves | Per wave | Est. |', '|---|---|---|---|--:|--:|--:|--:|');
     for (const pool of p.pools.slice(0, 20)) {
       const sched = pool.nodes.filter((n) => n.wave !== null).length;
-      lines.push(`| ${code(pool.name)} | ${poolKind(pool.backend)} | ${sched} of ${escapeMarkdown(pool.nodeCount)} | ${pool.rollout === 'slots' ? 'slots' : escapeMarkdown(pool.waves.length)} | ${escapeMarkdown(pool.waveSize)} | ${escapeMarkdown(formatDuration(pool.estimatedSeconds))} |`);
+      const mu = pool.maxUnavailable;
+      lines.push(`| ${code(pool.name)}${pool.paused ? ' (paused)' : ''} | ${poolKind(pool.backend)} | ${code(clipEnd(pool.targetImage, 400))} | ${code(String(mu.value))} → ${escapeMarkdown(mu.resolved)} | ${sched} of ${escapeMarkdown(pool.nodeCount)} | ${pool.rollout === 'slots' ? 'slots' : escapeMarkdown(pool.waves.length)} | ${escapeMarkdown(pool.waveSize)} | ${escapeMarkdown(formatDuration(pool.estimatedSeconds))} |`);
     }
     lines.push('');
   }

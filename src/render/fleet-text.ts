@@ -1,14 +1,16 @@
 /**
  * The fleet plan as text (`fleet plan`, `fleet show`) and as JSON. Pure: reads only the fleet
  * plan, through `forDisplay` (secrets masked, invisible characters visible). Text: the batches,
- * one line per cluster (changes, nodes, waves, estimate, status), every cluster error with its
+ * every field an override changed (grouped: field, value, shared value, which override, the
+ * clusters; see fleet-overrides.ts), one line per cluster (changes, nodes, waves, estimate, status), every cluster error with its
  * hint, then the fleet line.
  */
 import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
 import { failedCanaries } from '../plan/fleet.ts';
 import { forDisplay, maskSecrets } from './secrets.ts';
 import { jsonText } from './vocabulary.ts';
-import { formatDuration, padTable, plural, colors, type Colors } from './format.ts';
+import { formatDuration, padTable, plural, foldNames, colors, type Colors } from './format.ts';
+import { fleetOverrides, overrideCause, valueText } from './fleet-overrides.ts';
 
 export interface FleetTextOptions {
   color?: boolean;
@@ -26,6 +28,7 @@ export function renderFleetText(input: FleetPlan, opts: FleetTextOptions = {}): 
     '',
     ...batchLines(fp, c),
     '',
+    ...overrideLines(fp, c),
     c.bold('Clusters:'),
     ...padTable([['  cluster', 'batch', 'changes', 'nodes', 'waves', 'estimate', 'status'], ...fp.clusters.map((x) => clusterRow(x))]),
   ];
@@ -46,6 +49,18 @@ function batchLines(fp: FleetPlan, c: Colors): string[] {
   const timeout = s.batchTimeoutSeconds !== null ? `, batch timeout ${formatDuration(s.batchTimeoutSeconds)} (then ${s.batchTimeoutAction})` : '';
   const head = c.bold(`Batches (canaries first, then up to ${s.maxConcurrency.resolved} cluster${s.maxConcurrency.resolved === 1 ? '' : 's'} each, maxConcurrency ${s.maxConcurrency.value}${soak}${timeout}):`);
   return [head, ...padTable(fp.batches.map((b) => [`  ${b.index}`, b.kind, `est. ${formatDuration(b.estimatedSeconds)}`, b.clusters.join(', ')]))];
+}
+
+/** Every deviation from the shared rollout, one line per group (none: no lines). */
+function overrideLines(fp: FleetPlan, c: Colors): string[] {
+  const { rows, clusters } = fleetOverrides(fp);
+  if (!rows.length) return [];
+  const table = rows.map((r) => {
+    const cause = overrideCause(r);
+    const by = `${cause.text}${cause.path ? ` (${cause.path})` : ''}`;
+    return [`  ${r.field}`, valueText(r.field, r.value), `shared ${valueText(r.field, r.shared)}`, r.by === null ? c.yellow(by) : by, `${r.clusters.length > 1 ? `${r.clusters.length} clusters: ` : ''}${foldNames(r.clusters, 20)}`];
+  });
+  return [c.yellow(c.bold(`Overrides (${plural(clusters, 'cluster differs', 'clusters differ')} from the shared rollout):`)), ...padTable(table), ''];
 }
 
 function clusterRow(x: FleetClusterPlan): string[] {

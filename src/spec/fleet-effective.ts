@@ -9,11 +9,14 @@
  * With the spec comes its source map: every field points at the line of the Fleet file it came
  * from (the shared block or the override that set it), so the Rollout validation and the planner
  * report positions in the Fleet file. Pure.
+ *
+ * `overriddenFields` lists what an effective spec changes in the shared one and which override
+ * did it: the fleet plan carries it per cluster so the pull-request comment can name it.
  */
 import type { SourceMap, Position } from '../base/diagnostics.ts';
 import { selectorMatches } from '../domain/nodes.ts';
-import { SPEC_API_VERSION, SPEC_KIND, type MaintenanceWindow, type PoolSpec, type RolloutSpec } from './types.ts';
-import type { FleetOverride, FleetSpec } from './fleet-types.ts';
+import { SPEC_API_VERSION, SPEC_KIND, type LabelSelector, type MaintenanceWindow, type PoolSpec, type RolloutSpec } from './types.ts';
+import type { FleetFieldOverride, FleetOverride, FleetSpec } from './fleet-types.ts';
 
 export interface EffectiveSpec {
   spec: RolloutSpec;
@@ -116,4 +119,52 @@ export function effectiveSpec(fleet: FleetSpec, map: SourceMap, shared: SharedMa
   if (windows) body.maintenanceWindows = windows;
   const spec: RolloutSpec = { apiVersion: SPEC_API_VERSION, kind: SPEC_KIND, metadata: { name: fleet.metadata.name }, spec: body };
   return { spec, map: { file: map.file, values, keys } };
+}
+
+/** What a pool field left out means (plan/pool.ts): compared with its default, an override to the default changes nothing. */
+const POOL_DEFAULTS: Record<(typeof POOL_FIELDS)[number], string | number | boolean | null> = { image: null, allowTags: false, maxUnavailable: 1, rollout: 'waves', soakSeconds: 0, paused: false };
+
+export function selectorText(s: LabelSelector): string {
+  const labels = Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  const exprs = (s.matchExpressions ?? []).map((e) => `${e.key} ${e.operator}${e.values ? ` (${e.values.join(',')})` : ''}`);
+  return [...labels, ...exprs].join(',') || 'every cluster';
+}
+
+export function windowsText(ws: readonly MaintenanceWindow[] | undefined): string | null {
+  if (!ws) return null;
+  return ws.length ? ws.map((w) => `${w.schedule} for ${w.duration}${w.timezone ? ` (${w.timezone})` : ''}`).join('; ') : 'none';
+}
+
+/**
+ * The fields of cluster `index`'s effective spec that differ from the shared `spec.rollout`,
+ * each with the override whose value won (the last that set it, as effectiveSpec applies them).
+ * Pool fields in shared-pool order, then the windows, then the time zone. Pure.
+ */
+export function overriddenFields(fleet: FleetSpec, index: number): FleetFieldOverride[] {
+  const rollout = fleet.spec.rollout;
+  type Won = { value: unknown; by: FleetFieldOverride['by'] };
+  const won = new Map<string, Won>();
+  let windows: Won | null = null;
+  let timezone: Won | null = null;
+  for (const { override, path } of overridesOf(fleet, index)) {
+    const label = /^spec\.overrides\[(\d+)\]$/.exec(path);
+    const by = { path, selector: label ? selectorText(fleet.spec.overrides![Number(label[1])].clusterSelector) : null };
+    for (const po of override.pools ?? []) for (const f of POOL_FIELDS) if (po[f] !== undefined) won.set(`pools.${po.name}.${f}`, { value: po[f], by });
+    if (override.maintenanceWindows) windows = { value: override.maintenanceWindows, by };
+    if (override.timezone !== undefined) timezone = { value: override.timezone, by };
+  }
+  const out: FleetFieldOverride[] = [];
+  for (const pool of rollout.pools ?? []) {
+    for (const f of POOL_FIELDS) {
+      const w = won.get(`pools.${pool.name}.${f}`);
+      const shared = (pool as unknown as Record<string, string | number | boolean | undefined>)[f] ?? POOL_DEFAULTS[f];
+      const value = w?.value as string | number | boolean | undefined;
+      if (w && value !== shared) out.push({ field: `pools.${pool.name}.${f}`, shared, value: value ?? null, by: w.by });
+    }
+  }
+  const sharedWindows = windowsText(rollout.maintenanceWindows);
+  const effective = windows ? (windows.value as MaintenanceWindow[]) : rollout.maintenanceWindows;
+  if (windows && windowsText(effective) !== sharedWindows) out.push({ field: 'maintenanceWindows', shared: sharedWindows, value: windowsText(effective), by: windows.by });
+  if (timezone && (effective ?? []).some((w) => w.timezone === undefined)) out.push({ field: 'timezone', shared: null, value: timezone.value as string, by: timezone.by });
+  return out;
 }

@@ -65,6 +65,20 @@ export interface FleetStrategy {
   batchTimeoutAction?: BatchTimeoutAction;
 }
 
+/**
+ * A field of one cluster's effective spec that differs from the shared `spec.rollout`, and the
+ * override whose value won (the fleet plan records them per cluster, for the reviewer).
+ */
+export interface FleetFieldOverride {
+  /** `pools.NAME.FIELD` (image, allowTags, maxUnavailable, rollout, soakSeconds, paused), `maintenanceWindows` or `timezone`. */
+  field: string;
+  /** The shared value (a field left out counts as its default); null: none (a time zone: UTC). */
+  shared: string | number | boolean | null;
+  value: string | number | boolean | null;
+  /** The override's path in the Fleet file, and its selector as `key=value,...` (null: the cluster's own overrides). */
+  by: { path: string; selector: string | null };
+}
+
 export interface FleetSpec {
   apiVersion: typeof SPEC_API_VERSION;
   kind: typeof FLEET_KIND;
