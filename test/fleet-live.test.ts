@@ -38,15 +38,24 @@ s.after(closeFakes);
 s('at most --concurrency clusters at once; refused, unreachable and unknown contexts are per-cluster errors; the snapshot cluster is planned', async () => {
   let active = 0;
   let peak = 0;
-  // A server counts as busy while any request to it is unanswered (a cluster read sends several).
-  const inFlight = new Array<number>(5).fill(0);
+  // A cluster read sends several requests at once. Each server holds every request from its first
+  // one for 60 ms and then refuses them all together, so it is busy exactly from its first request
+  // until its answer; a request after that (none is expected: the read stopped) is refused at once.
+  const refuse = (res: Parameters<Parameters<typeof fakeApi>[0]>[1]) => sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'nodes is forbidden' }, 403);
   const servers: FakeServer[] = [];
   for (let i = 0; i < 5; i++) {
+    let held: Parameters<typeof refuse>[0][] | null = null;
+    let answered = false;
     const me = await fakeApi((_req, res) => {
-      if (inFlight[i]++ === 0) { active++; peak = Math.max(peak, active); }
+      if (answered) return refuse(res);
+      if (held) return void held.push(res);
+      held = [res];
+      active++;
+      peak = Math.max(peak, active);
       setTimeout(() => {
-        if (--inFlight[i] === 0) active--;
-        sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'nodes is forbidden' }, 403);
+        answered = true;
+        active--;
+        for (const r of held!) refuse(r);
       }, 60);
     });
     servers.push(me);
