@@ -67,11 +67,14 @@ export const SNAPSHOT_INDEX = Symbol('bootcplan.snapshotIndex');
 export function indexSnapshot(snap: ClusterSnapshot): NodeIndex {
   const own = (snap as unknown as { [SNAPSHOT_INDEX]?: NodeIndex })[SNAPSHOT_INDEX];
   if (own) return own;
-  return {
-    nodes: new Map(snap.nodes.map((n) => [n.metadata.name, n])),
-    bootcNodes: new Map(snap.bootcNodes.map((n) => [n.metadata.name, n])),
-    machineConfigs: new Map(snap.machineConfigs.map((m) => [m.metadata.name, m])),
-  };
+  return { nodes: byName(snap.nodes), bootcNodes: byName(snap.bootcNodes), machineConfigs: byName(snap.machineConfigs) };
+}
+
+/** Name -> object, without an entry pair per object (20,000 of them in a 10,000-node snapshot). */
+function byName(objects: readonly KObject[]): Map<string, KObject> {
+  const map = new Map<string, KObject>();
+  for (const o of objects) map.set(o.metadata.name, o);
+  return map;
 }
 
 /**

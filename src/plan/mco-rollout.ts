@@ -38,22 +38,27 @@ export interface RolloutContext {
 /** The pending nodes an MCO rollout holds back (node -> `mco-updating`); reports one error per MachineConfigPool. */
 export function mcoRolloutBlocks(pool: RolloutPool, ctx: RolloutContext): Map<string, BlockedBy> {
   const held = new Map<string, BlockedBy>();
-  const byPool = new Map<string, { rollout: McoRollout; nodes: string[] }>();
-  const rollouts = new Map<string, McoRollout | null>();
+  // The MachineConfigPools the MCO is rolling (a handful of pools; usually none): only their
+  // members are looked up, not every node of the cluster.
+  const rolling = new Map<string, McoRollout>();
+  const seen = new Set<string>();
+  for (const mcp of ctx.snapshot.machineConfigPools) {
+    const mcpName = mcp.metadata.name;
+    if (seen.has(mcpName)) continue; // the first pool of a name, as a lookup by name finds it
+    seen.add(mcpName);
+    let r = pendingMcoRollout(mcp, ctx.idx.machineConfigs);
+    // bootcplan's own waves of an MCO-only pool: the MCO rolls the spec's image.
+    if (r && pool.backend === 'mco' && mcpName === pool.spec.name && rollsTarget(r, pool.spec.image)) r = null;
+    if (r) rolling.set(mcpName, r);
+  }
+  if (!rolling.size) return held;
   const mcpOf = new Map<string, string>();
-  for (const [mcp, names] of ctx.membership.mco) for (const n of names) mcpOf.set(n, mcp);
+  for (const [mcp, names] of ctx.membership.mco) if (rolling.has(mcp)) for (const n of names) mcpOf.set(n, mcp);
+  const byPool = new Map<string, { rollout: McoRollout; nodes: string[] }>();
   for (const n of pool.pending) {
     const mcpName = mcpOf.get(n.name);
     if (!mcpName) continue;
-    if (!rollouts.has(mcpName)) {
-      const mcp = ctx.snapshot.machineConfigPools.find((p) => p.metadata.name === mcpName);
-      let r = mcp ? pendingMcoRollout(mcp, ctx.idx.machineConfigs) : null;
-      // bootcplan's own waves of an MCO-only pool: the MCO rolls the spec's image.
-      if (r && pool.backend === 'mco' && mcpName === pool.spec.name && rollsTarget(r, pool.spec.image)) r = null;
-      rollouts.set(mcpName, r);
-    }
-    const rollout = rollouts.get(mcpName);
-    if (!rollout) continue;
+    const rollout = rolling.get(mcpName)!;
     held.set(n.name, 'mco-updating');
     const entry = byPool.get(mcpName) ?? { rollout, nodes: [] };
     entry.nodes.push(n.name);
