@@ -7,25 +7,20 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
-import { ClusterApiError } from '../src/base/errors.ts';
 import { fleetPlanIdOf } from '../src/plan/fleet.ts';
 import { planIdOf } from '../src/plan/planner.ts';
-import { renderFleetJson } from '../src/render/fleet-text.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import type { SimDriver } from '../src/sim/driver.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
-import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
 import { openSavedFleetPlans, confirmSavedPlan } from '../src/cli/sealed.ts';
 import { readFleet } from '../src/cli/fleet-inputs.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+import { simFleet, fleetCli, type SimFleet } from './fleet-sim-harness.ts';
 
 const s = suite('fleet apply');
 
@@ -38,35 +33,13 @@ function fleetOf(strategy: Record<string, unknown> = {}) {
   return b.strategy({ canaries: ['east'], maxConcurrency: 2, ...strategy });
 }
 
-interface Setup { dir: string; planFile: string; sims: Record<string, SimCluster>; opened: string[]; openDriver: DriverFactory; drivers: SimDriver[] }
+type Setup = SimFleet;
 
 function setup(o: { strategy?: Record<string, unknown>; faults?: Partial<Record<string, FaultOptions>>; missing?: string[] } = {}): Setup {
-  const b = fleetOf(o.strategy);
-  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-apply-'));
-  b.write(dir);
-  const planFile = join(dir, 'fleet-plan.json');
-  writeFileSync(planFile, renderFleetJson(b.plan()));
-  const sims: Record<string, SimCluster> = {};
-  for (const c of b.clusters) sims[c.context!] = newSim(c.cluster!.snapshot(), { faults: o.faults?.[c.name] });
-  const opened: string[] = [];
-  const drivers: SimDriver[] = [];
-  const openDriver: DriverFactory = async (flags) => {
-    opened.push(flags.context ?? '?');
-    if (!flags.context || o.missing?.includes(flags.context) || !sims[flags.context]) throw new ClusterApiError(`context "${flags.context}" is not in the kubeconfig`, 'kubectl config get-contexts');
-    const driver = sims[flags.context].driver(`${flags.context}-${drivers.length}`);
-    drivers.push(driver);
-    return { driver, holder: 'fleet@test' };
-  };
-  return { dir, planFile, sims, opened, openDriver, drivers };
+  return simFleet(fleetOf(o.strategy), { faults: o.faults, missing: o.missing, prefix: 'bootcplan-fleet-apply-' });
 }
 
-async function cli(st: Setup, args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await inDir(st.dir, () => run(args, { io, openDriver: st.openDriver, now: () => Date.parse('2026-09-14T08:00:00Z') }));
-  return { code, out, err };
-}
+const cli = fleetCli;
 
 /** Every one of the cluster's 3 nodes rebooted once, none failed. */
 const onNew = (sim: SimCluster) => sim.reboots.length === 3 && sim.reboots.every((r) => !r.failed) && new Set(sim.reboots.map((r) => r.node)).size === 3;

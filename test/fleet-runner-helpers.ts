@@ -4,9 +4,8 @@
  * clock whose time moves only when every sleeper waits, and scripted cluster sessions that log
  * when each apply started and ended.
  */
-import type { Clock, FleetProgressRecord } from '../src/apply/driver.ts';
-import { AbortedError } from '../src/apply/driver.ts';
-import { VirtualClock } from '../src/sim/clock.ts';
+import type { FleetProgressRecord } from '../src/apply/driver.ts';
+import { SleepClock } from '../src/sim/sleep-clock.ts';
 import type { FleetClusterSession } from '../src/apply/fleet-runner.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../src/plan/fleet-types.ts';
 import type { Plan } from '../src/plan/types.ts';
@@ -15,38 +14,10 @@ import { InterruptedError, OutsideWindowError, RolloutHaltedError, StalePlanErro
 
 export const T0 = Date.parse('2026-03-02T10:00:00Z') / 1000;
 
-/** Time moves only when every pending promise chain has settled (setImmediate), one timer at a time. */
-export class StepClock implements Clock {
-  readonly vc = new VirtualClock(T0);
-  private pending = 0;
-  private scheduled = false;
-
-  now(): number {
-    return this.vc.now;
-  }
-
-  sleep(seconds: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(new AbortedError());
-    return new Promise<void>((resolve, reject) => {
-      let done = false;
-      const end = () => { done = true; this.pending--; signal?.removeEventListener('abort', onAbort); };
-      const ev = this.vc.after(Math.max(0, seconds), () => { if (done) return; end(); resolve(); });
-      const onAbort = () => { if (done) return; ev.cancelled = true; end(); reject(new AbortedError()); };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.pending++;
-      this.kick();
-    });
-  }
-
-  private kick(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      if (this.pending === 0) return;
-      this.vc.runNext();
-      this.kick();
-    });
+/** The fleet rehearsal's clock (sim/sleep-clock.ts), starting at T0: time moves only when every sleeper waits. */
+export class StepClock extends SleepClock {
+  constructor() {
+    super(T0);
   }
 }
 

@@ -8,55 +8,30 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
-import { ClusterApiError } from '../src/base/errors.ts';
 import { fleetPlanIdOf, rederiveFleetPlan, fleetPlanDifferences } from '../src/plan/fleet.ts';
 import { parseFleetSpec } from '../src/spec/fleet-load.ts';
 import { renderFleetJson } from '../src/render/fleet-text.ts';
-import type { SimCluster } from '../src/sim/cluster.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
-import { newSim } from './apply-harness.ts';
-import { inDir } from './cwd.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+import { simFleet, fleetCli, type SimFleet } from './fleet-sim-harness.ts';
 import { ClusterBuilder, nodes, NEW } from './builders.ts';
 
 const s = suite('fleet plan trust');
 const NAMES = ['east', 'west', 'south'] as const;
 
-interface Setup { dir: string; planFile: string; sims: Record<string, SimCluster>; opened: string[]; openDriver: DriverFactory }
+type Setup = SimFleet;
 
 function setup(o: { faults?: Partial<Record<string, FaultOptions>> } = {}): Setup {
   const b = new FleetBuilder();
   for (const n of NAMES) b.cluster(n, { context: `ctx-${n}`, cluster: workerCluster(3, n), labels: { name: n } });
   b.strategy({ canaries: ['east'], maxConcurrency: 1, batchTimeoutAction: 'abort' });
-  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-trust-'));
-  b.write(dir);
-  const planFile = join(dir, 'fleet-plan.json');
-  writeFileSync(planFile, renderFleetJson(b.plan()));
-  const sims: Record<string, SimCluster> = {};
-  for (const c of b.clusters) sims[c.context!] = newSim(c.cluster!.snapshot(), { faults: o.faults?.[c.name] });
-  const opened: string[] = [];
-  let n = 0;
-  const openDriver: DriverFactory = async (flags) => {
-    opened.push(flags.context ?? '?');
-    if (!flags.context || !sims[flags.context]) throw new ClusterApiError(`context "${flags.context}" is not in the kubeconfig`, 'x');
-    return { driver: sims[flags.context].driver(`${flags.context}-${n++}`), holder: 'fleet@test' };
-  };
-  return { dir, planFile, sims, opened, openDriver };
+  return simFleet(b, { faults: o.faults, prefix: 'bootcplan-fleet-trust-' });
 }
 
-async function cli(st: Setup, args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await inDir(st.dir, () => run(args, { io, openDriver: st.openDriver, now: () => Date.parse('2026-09-14T08:00:00Z') }));
-  return { code, out, err };
-}
+const cli = fleetCli;
 
 /** The saved fleet plan, edited by `edit` and sealed again (its id recomputed: anyone can). */
 function reseal(st: Setup, edit: (fp: any) => void): void {

@@ -1,0 +1,50 @@
+/**
+ * A fleet of simulated clusters behind kubeconfig contexts, for the suites that run `fleet apply`
+ * through run(): the Fleet and its sealed fleet plan written to a temp dir, one simulator per
+ * context, a driver factory that records which contexts were opened (a context listed in
+ * `missing` is one the kubeconfig lacks), and the CLI with captured output.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../src/cli/main.ts';
+import type { CliIO } from '../src/cli/io.ts';
+import type { DriverFactory } from '../src/cli/deps.ts';
+import { ClusterApiError } from '../src/base/errors.ts';
+import { renderFleetJson } from '../src/render/fleet-text.ts';
+import type { SimCluster } from '../src/sim/cluster.ts';
+import type { SimDriver } from '../src/sim/driver.ts';
+import type { FaultOptions } from '../src/sim/faults.ts';
+import { newSim } from './apply-harness.ts';
+import { inDir } from './cwd.ts';
+import type { FleetBuilder } from './fleet-builders.ts';
+
+export interface SimFleet { dir: string; planFile: string; sims: Record<string, SimCluster>; opened: string[]; openDriver: DriverFactory; drivers: SimDriver[] }
+
+export function simFleet(b: FleetBuilder, o: { faults?: Partial<Record<string, FaultOptions>>; missing?: string[]; prefix?: string } = {}): SimFleet {
+  const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'bootcplan-fleet-'));
+  b.write(dir);
+  const planFile = join(dir, 'fleet-plan.json');
+  writeFileSync(planFile, renderFleetJson(b.plan()));
+  const sims: Record<string, SimCluster> = {};
+  for (const c of b.clusters) sims[c.context!] = newSim(c.cluster!.snapshot(), { faults: o.faults?.[c.name] });
+  const opened: string[] = [];
+  const drivers: SimDriver[] = [];
+  const openDriver: DriverFactory = async (flags) => {
+    opened.push(flags.context ?? '?');
+    if (!flags.context || o.missing?.includes(flags.context) || !sims[flags.context]) throw new ClusterApiError(`context "${flags.context}" is not in the kubeconfig`, 'kubectl config get-contexts');
+    const driver = sims[flags.context].driver(`${flags.context}-${drivers.length}`);
+    drivers.push(driver);
+    return { driver, holder: 'fleet@test' };
+  };
+  return { dir, planFile, sims, opened, openDriver, drivers };
+}
+
+/** `bootcplan ARGS` in the fleet's directory, on its simulated clusters, at a fixed time. */
+export async function fleetCli(st: SimFleet, args: string[]) {
+  let out = '';
+  let err = '';
+  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
+  const code = await inDir(st.dir, () => run(args, { io, openDriver: st.openDriver, now: () => Date.parse('2026-09-14T08:00:00Z') }));
+  return { code, out, err };
+}
