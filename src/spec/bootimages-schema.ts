@@ -96,55 +96,65 @@ const when = (field: string, values: readonly string[], then: object, otherwise?
 });
 const forbid = (field: string) => ({ not: { required: [field] } });
 
-const labelSelectorSchema: ObjectSchema = {
-  type: 'object',
-  description: 'A label selector over MachineSet labels (matchLabels and/or matchExpressions).',
-  fields: {
-    matchLabels: { type: 'map', values: { type: 'string' }, description: 'Labels a MachineSet must have, all of them.' },
-    matchExpressions: {
-      type: 'array',
-      description: 'Label requirements, all of them.',
-      items: {
-        type: 'object',
-        fields: {
-          key: { type: 'string', minLength: 1, description: 'The label key.' },
-          operator: { ...apiEnum(['In', 'NotIn', 'Exists', 'DoesNotExist']), description: 'How the label is compared with values.' },
-          values: { type: 'array', items: { type: 'string' }, description: 'Non-empty for In and NotIn, empty for Exists and DoesNotExist.' },
-        },
-        json: {
-          required: ['key', 'operator'],
-          allOf: [
-            when('operator', ['In', 'NotIn'], { required: ['values'], properties: { values: { minItems: 1 } } }),
-            when('operator', ['Exists', 'DoesNotExist'], { properties: { values: { maxItems: 0 } } }),
-          ],
-        },
-        check(e, path, ctx) {
-          requireFields(e, path, ctx, { key: 'a label key', operator: 'one of "In", "NotIn", "Exists", "DoesNotExist"' });
-          // metav1.LabelSelectorAsSelector (apimachinery labels.NewRequirement), which the MCO
-          // calls on the selector (pkg/controller/bootimage ms_helpers.go): the API server
-          // accepts these, but the controller fails on them.
-          const values = Array.isArray(e.values) ? e.values : [];
-          if ((e.operator === 'In' || e.operator === 'NotIn') && values.length === 0) {
-            ctx.report({ code: 'selector-invalid', path: joinPath(path, 'values'), message: `Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty`, expected: 'at least one value' });
-          }
-          if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && values.length > 0) {
-            ctx.report({ code: 'selector-invalid', path: joinPath(path, 'values'), message: `Invalid value: ${JSON.stringify(values)}: values set must be empty for exists and does not exist`, expected: 'no values' });
-          }
+/**
+ * A Kubernetes label selector (metav1.LabelSelector) over the labels of `subject`s: the MachineSets
+ * of a partial boot-image selection, the clusters of a Fleet override. Its requirements are
+ * checked as metav1.LabelSelectorAsSelector checks them (apimachinery labels.NewRequirement).
+ */
+export function labelSelectorSchema(description: string, subject: string, check?: ObjectSchema['check']): ObjectSchema {
+  return {
+    type: 'object',
+    description,
+    fields: {
+      matchLabels: { type: 'map', values: { type: 'string' }, description: `Labels ${subject} must have, all of them.` },
+      matchExpressions: {
+        type: 'array',
+        description: 'Label requirements, all of them.',
+        items: {
+          type: 'object',
+          fields: {
+            key: { type: 'string', minLength: 1, description: 'The label key.' },
+            operator: { ...apiEnum(['In', 'NotIn', 'Exists', 'DoesNotExist']), description: 'How the label is compared with values.' },
+            values: { type: 'array', items: { type: 'string' }, description: 'Non-empty for In and NotIn, empty for Exists and DoesNotExist.' },
+          },
+          json: {
+            required: ['key', 'operator'],
+            allOf: [
+              when('operator', ['In', 'NotIn'], { required: ['values'], properties: { values: { minItems: 1 } } }),
+              when('operator', ['Exists', 'DoesNotExist'], { properties: { values: { maxItems: 0 } } }),
+            ],
+          },
+          check(e, path, ctx) {
+            requireFields(e, path, ctx, { key: 'a label key', operator: 'one of "In", "NotIn", "Exists", "DoesNotExist"' });
+            // metav1.LabelSelectorAsSelector (apimachinery labels.NewRequirement), which the MCO
+            // calls on the selector (pkg/controller/bootimage ms_helpers.go) and bootcplan on a
+            // Fleet's clusters: the API server accepts these, but the controller fails on them.
+            const values = Array.isArray(e.values) ? e.values : [];
+            if ((e.operator === 'In' || e.operator === 'NotIn') && values.length === 0) {
+              ctx.report({ code: 'selector-invalid', path: joinPath(path, 'values'), message: `Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty`, expected: 'at least one value' });
+            }
+            if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && values.length > 0) {
+              ctx.report({ code: 'selector-invalid', path: joinPath(path, 'values'), message: `Invalid value: ${JSON.stringify(values)}: values set must be empty for exists and does not exist`, expected: 'no values' });
+            }
+          },
         },
       },
     },
-  },
-  check(sel, path, ctx) {
-    const empty = (!isPlainObject(sel.matchLabels) || Object.keys(sel.matchLabels).length === 0)
-      && (!Array.isArray(sel.matchExpressions) || sel.matchExpressions.length === 0);
-    if (empty) {
-      ctx.report({
-        severity: 'warning', code: 'selector-matches-everything', path,
-        message: 'an empty machineResourceSelector selects every MachineSet, the same as mode All',
-        hint: 'add matchLabels or matchExpressions, or write mode: All',
-      });
-    }
-  },
+    ...(check ? { check } : {}),
+  };
+}
+
+/** An empty machineResourceSelector selects every MachineSet: said, since mode All says it plainly. */
+const warnEmptyMachineSelector: ObjectSchema['check'] = (sel, path, ctx) => {
+  const empty = (!isPlainObject(sel.matchLabels) || Object.keys(sel.matchLabels).length === 0)
+    && (!Array.isArray(sel.matchExpressions) || sel.matchExpressions.length === 0);
+  if (empty) {
+    ctx.report({
+      severity: 'warning', code: 'selector-matches-everything', path,
+      message: 'an empty machineResourceSelector selects every MachineSet, the same as mode All',
+      hint: 'add matchLabels or matchExpressions, or write mode: All',
+    });
+  }
 };
 
 const selectionSchema: ObjectSchema = {
@@ -157,7 +167,7 @@ const selectionSchema: ObjectSchema = {
       type: 'object',
       description: 'With mode Partial only: the selector.',
       json: { required: ['machineResourceSelector'] },
-      fields: { machineResourceSelector: labelSelectorSchema },
+      fields: { machineResourceSelector: labelSelectorSchema('A label selector over MachineSet labels (matchLabels and/or matchExpressions).', 'a MachineSet', warnEmptyMachineSelector) },
       check(p, path, ctx) {
         requireFields(p, path, ctx, { machineResourceSelector: 'a label selector (matchLabels / matchExpressions) over MachineSet labels' });
       },

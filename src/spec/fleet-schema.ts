@@ -8,43 +8,13 @@
 import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from './rollout-schema.ts';
+import { labelSelectorSchema } from './bootimages-schema.ts';
 import { SPEC_API_VERSION } from './types.ts';
 import { FLEET_KIND, BATCH_TIMEOUT_ACTIONS } from './fleet-types.ts';
 import { parseMaxConcurrency, MAX_CONCURRENCY_EXPECTED } from '../domain/fleet-batches.ts';
 
-const LABEL_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
-
-/** A Kubernetes label selector over the clusters' labels (metav1.LabelSelector). */
-const clusterSelectorSchema: ObjectSchema = {
-  type: 'object',
-  description: 'Which clusters the override applies to, by their labels (matchLabels and/or matchExpressions, as Kubernetes label selectors). An empty selector matches every cluster.',
-  fields: {
-    matchLabels: { type: 'map', values: { type: 'string' }, description: 'Labels a cluster must have, all of them.' },
-    matchExpressions: {
-      type: 'array',
-      description: 'Label requirements, all of them.',
-      items: {
-        type: 'object',
-        required: ['key', 'operator'],
-        fields: {
-          key: { type: 'string', minLength: 1, description: 'The label key.' },
-          operator: { type: 'string', enum: LABEL_OPERATORS, description: 'How the label is compared with values.' },
-          values: { type: 'array', items: { type: 'string' }, description: 'Non-empty for In and NotIn, empty for Exists and DoesNotExist.' },
-        },
-        check(e, path, ctx) {
-          // apimachinery labels.NewRequirement, as metav1.LabelSelectorAsSelector applies it.
-          const values = Array.isArray(e.values) ? e.values : [];
-          if ((e.operator === 'In' || e.operator === 'NotIn') && values.length === 0) {
-            ctx.report({ code: 'selector-invalid', path: joinPath(path, 'values'), message: `operator ${e.operator} needs at least one value`, expected: 'a non-empty list of values' });
-          }
-          if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && values.length > 0) {
-            ctx.report({ code: 'selector-invalid', path: joinPath(path, 'values'), message: `operator ${e.operator} takes no values`, expected: 'no values' });
-          }
-        },
-      },
-    },
-  },
-};
+/** A Kubernetes label selector over the clusters' labels (metav1.LabelSelector); an empty one matches every cluster. */
+const clusterSelectorSchema = labelSelectorSchema('Which clusters the override applies to, by their labels (matchLabels and/or matchExpressions, as Kubernetes label selectors). An empty selector matches every cluster.', 'a cluster');
 
 /** A pool field as an override has it: no default (left out, the shared value stays). */
 function overrideField(name: string): Schema {
