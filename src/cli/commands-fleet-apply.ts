@@ -24,7 +24,7 @@ import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { type KubeOptions, kubeconfigOption, requestTimeoutOption, outputFormatOption, parseDurationFlag } from './options.ts';
 import { processSignals, withStopOnSignal } from './signals.ts';
 import type { SpecForPlan } from './planning.ts';
-import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetRevision, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
+import { planFleetFile, readFleetPlanFile, fleetRevision, fleetFileOption, concurrencyOption } from './fleet-inputs.ts';
 import { trustFleetKubeconfigsOption, fleetKubeconfigSource, requireFleetClusterKubeFlags } from './fleet-kubeconfig.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 
@@ -102,12 +102,8 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
 
 /** `fleet apply -f FLEET`: plans the fleet now (live contexts or snapshots), prints it, and applies that. */
 async function planFleetNow(ctx: CommandContext, opts: FleetApplyOptions, json: boolean): Promise<FleetPlan> {
-  const concurrency = fleetConcurrency(opts.concurrency);
-  const read = readFleet(opts.file);
-  requireValidFleet(read);
-  const [{ planFleet }, { renderFleetText }] = await Promise.all([import('../plan/fleet.ts'), import('../render/fleet-text.ts')]);
-  const clusters = await readFleetClusters(read.loaded.fleet!.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency, trustFleetKubeconfigs: opts.trustFleetKubeconfigs }, ctx.io.env);
-  const fp = planFleet({ fleet: read.loaded.fleet!, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters, now: ctx.now() });
+  const { renderFleetText } = await import('../render/fleet-text.ts');
+  const { fleetPlan: fp } = await planFleetFile(opts.file, undefined, opts, ctx.io.env, { now: ctx.now() });
   if (!json) ctx.io.stdout(renderFleetText(fp, { color: useColor(ctx.io, ctx.io.stdoutIsTTY) }) + '\n');
   return fp;
 }

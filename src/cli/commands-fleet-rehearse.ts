@@ -19,7 +19,7 @@ import { useColor } from './io.ts';
 import { readSnapshotFile } from './inputs.ts';
 import { kubeconfigOption, requestTimeoutOption, outputFormatOption, type KubeOptions } from './options.ts';
 import { simulationOptions, simulationFlags, type SimulationOptions } from './commands-apply.ts';
-import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
+import { planFleetFile, readFleetPlanFile, fleetFileOption, concurrencyOption } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { fleetClusterSpecs } from './planning.ts';
@@ -100,15 +100,9 @@ async function savedFleet(file: string, durations: PhaseDurations, durationsGive
 
 /** `-f FLEET`: read every cluster (snapshot files, or live contexts read-only) and plan the fleet now. */
 async function plannedFleet({ io, now }: CommandContext, opts: FleetRehearseOptions, durations: PhaseDurations): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads }> {
-  const concurrency = fleetConcurrency(opts.concurrency);
-  const { planFleet } = await import('../plan/fleet.ts');
-  const read = readFleet(opts.file);
-  requireValidFleet(read);
-  const fleet = read.loaded.fleet!;
-  for (const d of read.loaded.diagnostics) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
-  const inputs = await readFleetClusters(fleet.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency, trustFleetKubeconfigs: opts.trustFleetKubeconfigs }, io.env);
   const at = now();
-  const fleetPlan = planFleet({ fleet, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters: inputs, durations, now: at });
+  const { read, inputs, fleetPlan } = await planFleetFile(opts.file, undefined, opts, io.env, { now: at, durations });
+  for (const d of read.loaded.diagnostics) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
   const specs = fleetClusterSpecs(read, { durations: () => durations, now: at });
   const clusters: ClusterLoads = new Map();
   for (const c of fleetPlan.clusters) {

@@ -8,14 +8,13 @@ import { join } from 'node:path';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { EXIT, InputError } from '../base/errors.ts';
 import { renderPlan } from './formats.ts';
-import { planFleet } from '../plan/fleet.ts';
 import type { FleetPlan } from '../plan/fleet-types.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { useColor } from './io.ts';
 import { writeFileAtomic } from './files.ts';
 import { kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, type KubeOptions } from './options.ts';
-import { readFleet, requireValidFleet, readFleetClusters, readFleetPlanFile, fleetRevision, fleetFileOption, concurrencyOption, fleetConcurrency } from './fleet-inputs.ts';
+import { planFleetFile, readFleet, requireValidFleet, readFleetPlanFile, fleetFileOption, concurrencyOption } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { trustFleetKubeconfigsOption } from './fleet-kubeconfig.ts';
 import { registerFleetApply } from './commands-fleet-apply.ts';
@@ -74,12 +73,7 @@ function registerFleetPlan(fleet: Command, ctx: CommandContext): void {
 }
 
 async function fleetPlanAction({ io, now, setExit }: CommandContext, opts: FleetPlanOptions): Promise<void> {
-  const concurrency = fleetConcurrency(opts.concurrency);
-  const read = readFleet(opts.file, opts.ref);
-  requireValidFleet(read);
-  const fleetSpec = read.loaded.fleet!;
-  const clusters = await readFleetClusters(fleetSpec.spec.clusters, read.dir, { kubeconfig: opts.kubeconfig, requestTimeout: opts.requestTimeout, concurrency, trustFleetKubeconfigs: opts.trustFleetKubeconfigs, at: fleetRevision(read) }, io.env);
-  const fp = planFleet({ fleet: fleetSpec, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters, now: now() });
+  const { fleetPlan: fp } = await planFleetFile(opts.file, opts.ref, opts, io.env, { now: now() });
   io.stdout(await renderFleetPlan(fp, opts.output, useColor(io, io.stdoutIsTTY)));
   if (opts.out) {
     const path = opts.out === true ? join('plans', `${fp.fleet.name}-${fp.id}.json`) : opts.out.includes('/') ? opts.out : join('plans', opts.out);

@@ -10,7 +10,7 @@ import { InputError } from '../base/errors.ts';
 import { formatDiagnostic, hasErrors } from '../base/diagnostics.ts';
 import { parseFleetSpec, type LoadedFleet } from '../spec/fleet-load.ts';
 import type { FleetCluster } from '../spec/fleet-types.ts';
-import type { PlanSpecInfo } from '../plan/types.ts';
+import type { PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import type { FleetClusterInput } from '../plan/fleet.ts';
 import type { FleetPlan, FleetClusterError } from '../plan/fleet-types.ts';
 import { parseFleetPlanFile } from '../plan/fleet-plan-file.ts';
@@ -84,6 +84,27 @@ export interface FleetReadOptions extends KubeOptions {
 /** Where the Fleet was read from (readFleet): with --ref, the revision and its commit. */
 export function fleetRevision(read: FleetRead): { ref: string; commit: string } | undefined {
   return read.info.ref && read.info.commit ? { ref: read.info.ref, commit: read.info.commit } : undefined;
+}
+
+/** The flags a command that plans a Fleet now takes (`fleet plan`, `fleet apply -f`, `fleet rehearse -f`). */
+export interface FleetPlanFlags extends KubeOptions {
+  concurrency?: string;
+  trustFleetKubeconfigs?: boolean;
+}
+
+/**
+ * A Fleet planned now: the file read (at `ref`, if given) and checked, every cluster read
+ * (--concurrency at once; kubeconfigs the Fleet names at the same revision), then planFleet.
+ */
+export async function planFleetFile(file: string, ref: string | undefined, flags: FleetPlanFlags, env: Record<string, string | undefined>, o: { now: number; durations?: PhaseDurations }): Promise<{ read: FleetRead; inputs: Map<string, FleetClusterInput>; fleetPlan: FleetPlan }> {
+  const concurrency = fleetConcurrency(flags.concurrency);
+  const read = readFleet(file, ref);
+  requireValidFleet(read);
+  const fleet = read.loaded.fleet!;
+  const { planFleet } = await import('../plan/fleet.ts');
+  const inputs = await readFleetClusters(fleet.spec.clusters, read.dir, { kubeconfig: flags.kubeconfig, requestTimeout: flags.requestTimeout, concurrency, trustFleetKubeconfigs: flags.trustFleetKubeconfigs, at: fleetRevision(read) }, env);
+  const fleetPlan = planFleet({ fleet, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters: inputs, durations: o.durations, now: o.now });
+  return { read, inputs, fleetPlan };
 }
 
 /** Every cluster's snapshot or error, read at most `concurrency` at a time. */
