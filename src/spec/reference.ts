@@ -29,15 +29,21 @@ export function renderJsonSchema(): string {
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** The README's spec reference: one row per field, with its type, default and meaning. */
-export function renderSpecReference(): string {
-  const rows = referenceRows(rolloutSchema);
+type ReferenceRow = ReturnType<typeof referenceRows>[number];
+
+/** A Markdown table of schema fields: one row per field, with its type, default and meaning. */
+export function referenceTable(rows: readonly ReferenceRow[], meaning: (r: ReferenceRow) => string = (r) => r.description): string {
   const lines = [
     '| field | type | default | meaning |',
     '|---|---|---|---|',
-    ...rows.map((r) => `| \`${r.path}\`${r.required ? ' (required)' : ''} | ${r.type.includes('\\|') ? r.type : cell(r.type)} | ${r.default} | ${cell(r.description)} |`),
+    ...rows.map((r) => `| \`${r.path}\`${r.required ? ' (required)' : ''} | ${r.type.includes('\\|') ? r.type : cell(r.type)} | ${r.default} | ${cell(meaning(r))} |`),
   ];
   return lines.join('\n') + '\n';
+}
+
+/** The README's spec reference. */
+export function renderSpecReference(): string {
+  return referenceTable(referenceRows(rolloutSchema));
 }
 
 /** The markers around the generated block in README.md. */
