@@ -10,9 +10,9 @@
  */
 import { type Diagnostic, type DiagnosticInput, diagnosticAt, emptySourceMap, sortDiagnostics } from '../base/diagnostics.ts';
 import { collect, validate, isPlainObject, type ObjectSchema, type Schema } from '../base/schema.ts';
-import { binaryInputDiagnostic, parseYamlWithPositions, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
-import { checkShape, valueBudget, flowNestingOffset } from '../base/limits.ts';
+import { parseYamlWithPositions, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
 import { planFileSchema } from './plan-schema.ts';
+import { readJsonDocument } from './plan-file.ts';
 import { FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, FLEET_BATCH_KINDS, FLEET_CLUSTER_ERRORS, type FleetPlan } from './fleet-types.ts';
 import { BATCH_TIMEOUT_ACTIONS } from '../spec/fleet-types.ts';
 
@@ -74,20 +74,9 @@ function fail(file: string, code: string, message: string, at: { line: number; c
 }
 
 export function parseFleetPlanFile(text: string, file: string): LoadedFleetPlan {
-  const binary = binaryInputDiagnostic(text, file);
-  if (binary) return { fleetPlan: null, diagnostics: [binary] };
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    const at = parseYamlWithPositions(text.slice(0, POSITION_REPARSE_LIMIT), file).diagnostics.find((d) => d.line !== null);
-    return fail(file, 'json-syntax', `not a fleet plan file: invalid JSON (${(err as Error).message.split('\n')[0].replace(/ in JSON at position \d+.*$/, '')})`, at ? { line: at.line!, column: at.column! } : null);
-  }
-  const shape = checkShape([doc], valueBudget(text.length));
-  if (shape) {
-    const at = flowNestingOffset(text);
-    return { fleetPlan: null, diagnostics: [{ ...tooDeep(file, at === null ? null : positionAt(text, at), shape.kind === 'too-deep' ? shape.path : null), hint: HINT }] };
-  }
+  const read = readJsonDocument(text, file, 'a fleet plan file', (code, message, at) => fail(file, code, message, at).diagnostics, HINT);
+  if (read.diagnostics) return { fleetPlan: null, diagnostics: read.diagnostics };
+  const doc = read.doc;
   if (!isPlainObject(doc) || doc.kind !== FLEET_PLAN_KIND) {
     const plan = isPlainObject(doc) && doc.formatVersion !== undefined && doc.kind === undefined;
     return fail(file, 'not-a-fleet-plan', plan ? 'this is a plan of one cluster, not a fleet plan' : `not a fleet plan file (kind is not ${FLEET_PLAN_KIND})`);

@@ -23,22 +23,33 @@ function fail(file: string, code: string, message: string, at: { line: number; c
   return { plan: null, diagnostics: [{ severity: 'error', code, message, path: null, file, line: at?.line ?? 1, column: at?.column ?? 1, expected, hint: HINT }] };
 }
 
-export function parsePlanFile(text: string, file: string): LoadedPlan {
+/**
+ * The JSON document of a file bootcplan wrote (a plan, a fleet plan), or the one diagnostic that
+ * says why it is none: binary, invalid JSON (positioned by the YAML parser: JSON is YAML flow
+ * syntax), too deep or too large. `what` names the file in the message ("a plan file").
+ */
+export function readJsonDocument(text: string, file: string, what: string, fail: (code: string, message: string, at: { line: number; column: number } | null) => Diagnostic[], hint: string): { doc: unknown; diagnostics: null } | { doc: null; diagnostics: Diagnostic[] } {
   const binary = binaryInputDiagnostic(text, file);
-  if (binary) return { plan: null, diagnostics: [binary] };
+  if (binary) return { doc: null, diagnostics: [binary] };
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    // JSON is YAML flow syntax: the position-tracking parser says where it broke.
     const at = parseYamlWithPositions(text.slice(0, POSITION_REPARSE_LIMIT), file).diagnostics.find((d) => d.line !== null);
-    return fail(file, 'json-syntax', `not a plan file: invalid JSON (${(err as Error).message.split('\n')[0].replace(/ in JSON at position \d+.*$/, '')})`, at ? { line: at.line!, column: at.column! } : null);
+    return { doc: null, diagnostics: fail('json-syntax', `not ${what}: invalid JSON (${(err as Error).message.split('\n')[0].replace(/ in JSON at position \d+.*$/, '')})`, at ? { line: at.line!, column: at.column! } : null) };
   }
   const shape = checkShape([doc], valueBudget(text.length));
   if (shape) {
     const at = flowNestingOffset(text);
-    return { plan: null, diagnostics: [{ ...tooDeep(file, at === null ? null : positionAt(text, at), shape.kind === 'too-deep' ? shape.path : null), hint: HINT }] };
+    return { doc: null, diagnostics: [{ ...tooDeep(file, at === null ? null : positionAt(text, at), shape.kind === 'too-deep' ? shape.path : null), hint }] };
   }
+  return { doc, diagnostics: null };
+}
+
+export function parsePlanFile(text: string, file: string): LoadedPlan {
+  const read = readJsonDocument(text, file, 'a plan file', (code, message, at) => fail(file, code, message, at).diagnostics, HINT);
+  if (read.diagnostics) return { plan: null, diagnostics: read.diagnostics };
+  const doc = read.doc;
   if (!isPlainObject(doc) || doc.formatVersion === undefined) return fail(file, 'not-a-plan', 'not a plan file (no formatVersion)');
   if (!(PLAN_FORMAT_VERSIONS as readonly unknown[]).includes(doc.formatVersion)) {
     const known = PLAN_FORMAT_VERSIONS.join(' and ');
