@@ -4,8 +4,11 @@
  * - every eligible node is updated exactly once, also when the apply is killed at a random event
  *   and run again;
  * - without faults, the pool's out-of-service count never passes the budget at any instant, and
- *   slots never take longer than waves on the same cluster with the same jitter (plus the few
- *   seconds the re-plans cost).
+ *   slots keep every slot busy: the run ends within Graham's bound for greedy list scheduling,
+ *   last node staged + sum(node times) / slots + the longest node time (plus a second per
+ *   re-plan). Slots are not always faster than waves: the waves runner re-plans each wave and
+ *   may take the nodes in another order, and a list-scheduling order can lose to another order
+ *   by up to one node time (seen: 2,162 s against 2,142 s, seed 595064764).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -76,7 +79,25 @@ s('slots never take the pool over maxUnavailable and update every eligible node 
   );
 });
 
-s('without faults: never more than the budget out at any instant, and slots finish no later than waves', async () => {
+/**
+ * Graham's bound for greedy list scheduling on `slots` slots, from the run's own events: after the
+ * last node is staged no slot idles while a node waits, so the run ends by then + the nodes'
+ * summed out-of-service time / slots + the longest one.
+ */
+function slotsBound(events: readonly { type: string; t?: number; node?: string }[], slots: number): number {
+  const cordoned = new Map<string, number>();
+  const times: number[] = [];
+  let lastStaged = 0;
+  for (const e of events) {
+    if (e.type === 'staged') lastStaged = Math.max(lastStaged, e.t ?? 0);
+    if (e.type === 'cordon' && e.node) cordoned.set(e.node, e.t ?? 0);
+    if (e.type === 'uncordon' && e.node && cordoned.has(e.node)) times.push((e.t ?? 0) - cordoned.get(e.node)!);
+  }
+  const sum = times.reduce((a, b) => a + b, 0);
+  return lastStaged + sum / Math.max(1, slots) + Math.max(0, ...times);
+}
+
+s('without faults: never more than the budget out at any instant, and slots keep every slot busy (within the list-scheduling bound)', async () => {
   await fc.assert(
     fc.asyncProperty(shapeArb, async (sh) => {
       const sim = (snap: Parameters<typeof newSim>[0]) => newSim(snap, { durations: D, jitter: { fraction: sh.jitter, seed: sh.seed } });
@@ -91,7 +112,8 @@ s('without faults: never more than the budget out at any instant, and slots fini
       const budget = slots.plan.pools[0].maxUnavailable.resolved;
       const before = sh.cordoned + sh.notReady;
       assert.ok(a.peakUnavailable.get('worker')! <= Math.max(budget, before), `peak ${a.peakUnavailable.get('worker')} > budget ${budget}`);
-      assert.ok(ra.result!.durationSeconds <= rb.result!.durationSeconds + 1, `slots ${ra.result!.durationSeconds} s, waves ${rb.result!.durationSeconds} s`);
+      const bound = slotsBound(ra.events, slots.plan.pools[0].waveSize) + slots.plan.pools[0].waves.length;
+      assert.ok(ra.result!.durationSeconds <= bound, `slots ${ra.result!.durationSeconds} s, bound ${bound} s (waves ${rb.result!.durationSeconds} s)`);
     }),
     { numRuns: 40 },
   );
