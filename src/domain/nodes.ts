@@ -41,7 +41,13 @@ export interface NodeView {
 
 export function conditionOf(obj: KObject | undefined | null, type: string): Condition | undefined {
   const list: Condition[] | undefined = obj?.status?.conditions;
-  return Array.isArray(list) ? list.find((c) => c && c.type === type) : undefined;
+  if (!Array.isArray(list)) return undefined;
+  // A loop, not find(): called several times for each of thousands of nodes.
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i];
+    if (c && c.type === type) return c;
+  }
+  return undefined;
 }
 
 /** `quay.io/x/os@sha256:abc…` -> `sha256:abc…`; null for tag references. */
@@ -88,8 +94,11 @@ function byName(objects: readonly KObject[]): Map<string, KObject> {
  * two, failing: the conditions that make the node unhealthy.
  */
 export function mcoNodeHealth(node: KObject): { healthy: boolean; failing: Condition[] } {
-  const failing = [conditionOf(node, 'DiskPressure'), conditionOf(node, 'NetworkUnavailable')]
-    .filter((c): c is Condition => !!c && c.status !== 'False');
+  const failing: Condition[] = [];
+  const disk = conditionOf(node, 'DiskPressure');
+  if (disk && disk.status !== 'False') failing.push(disk);
+  const network = conditionOf(node, 'NetworkUnavailable');
+  if (network && network.status !== 'False') failing.push(network);
   return { healthy: failing.length === 0, failing };
 }
 
@@ -131,9 +140,8 @@ export function viewNode(node: KObject, idx: NodeIndex): NodeView {
   const conditions: Condition[] = [];
   if (readyCond) conditions.push(pick(readyCond));
   const { healthy, failing } = mcoNodeHealth(node);
-  conditions.push(...failing.map(pick));
+  for (const c of failing) conditions.push(pick(c));
   const mco = mcoNodeWork(annotations);
-  const mcoCondition = (): Condition => ({ type: 'MCOState', status: mco.state ?? 'unknown', reason: annotations[MCO_REASON] || (mco.configMoving ? `desiredConfig ${annotations[MCO_DESIRED_CONFIG]}, currentConfig ${annotations[MCO_CURRENT_CONFIG] ?? 'none'}` : undefined) });
 
   if (bn) {
     const deg = conditionOf(bn, 'Degraded');
@@ -154,7 +162,7 @@ export function viewNode(node: KObject, idx: NodeIndex): NodeView {
     if (mco.inFlight) {
       updating = true;
       degraded ||= mco.failed;
-      conditions.push(mcoCondition());
+      conditions.push(mcoStateCondition(mco, annotations));
     }
   } else {
     const current = annotations[MCO_CURRENT_CONFIG];
@@ -164,7 +172,7 @@ export function viewNode(node: KObject, idx: NodeIndex): NodeView {
     updating = mco.configMoving || (mco.inFlight && !mco.failed);
     bootedImage = annotations[MCO_CURRENT_IMAGE] ?? (current ? idx.machineConfigs.get(current)?.spec?.osImageURL ?? null : null);
     bootedDigest = digestOf(bootedImage);
-    if (mco.state !== null || mco.configMoving) conditions.push(mcoCondition());
+    if (mco.state !== null || mco.configMoving) conditions.push(mcoStateCondition(mco, annotations));
   }
 
   const unavailable: Unavailability | null = degraded ? 'degraded' : !ready || !healthy ? 'not-ready' : updating ? 'updating' : cordoned ? 'cordoned' : null;
@@ -173,6 +181,11 @@ export function viewNode(node: KObject, idx: NodeIndex): NodeView {
     bootedImage, bootedDigest, stagedDigest, stagedSoftRebootCapable, stagedIdle, conditions,
     createdAt: node.metadata.creationTimestamp ?? null,
   };
+}
+
+/** The MCO daemon's state of a node, shown as a condition when MCO work is in flight. */
+function mcoStateCondition(mco: ReturnType<typeof mcoNodeWork>, annotations: Record<string, string>): Condition {
+  return { type: 'MCOState', status: mco.state ?? 'unknown', reason: annotations[MCO_REASON] || (mco.configMoving ? `desiredConfig ${annotations[MCO_DESIRED_CONFIG]}, currentConfig ${annotations[MCO_CURRENT_CONFIG] ?? 'none'}` : undefined) };
 }
 
 function pick(c: Condition): Condition {

@@ -35,7 +35,18 @@ export const poolRefText = (r: PoolRef) => `${r.kind}/${r.name}`;
 
 /** The controller reference of a kind, if any (metav1.GetControllerOf). */
 function controllerOf(obj: KObject, kind: string): string | null {
-  return obj.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === kind)?.name ?? null;
+  return ownerOf(obj, kind, true);
+}
+
+/** The first owner reference of a kind (the controller one when `controller`), or null. A loop: one call per BootcNode. */
+function ownerOf(obj: KObject, kind: string, controller: boolean): string | null {
+  const refs = obj.metadata.ownerReferences;
+  if (!refs) return null;
+  for (let i = 0; i < refs.length; i++) {
+    const r = refs[i];
+    if (r.kind === kind && (!controller || r.controller === true)) return r.name ?? null;
+  }
+  return null;
 }
 
 /** A MachineConfig the render controller generated (controlled by its pool): not an admin's choice. */
@@ -75,7 +86,7 @@ export function findPoolConflicts(snap: ClusterSnapshot, membership: Membership,
   };
   const pools = new Set(snap.bootcNodePools.map((p) => p.metadata.name));
   for (const bn of snap.bootcNodes) {
-    const owner = controllerOf(bn, 'BootcNodePool') ?? bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool')?.name ?? null;
+    const owner = controllerOf(bn, 'BootcNodePool') ?? ownerOf(bn, 'BootcNodePool', false);
     if (owner && pools.has(owner)) claim(bn.metadata.name, owner);
   }
   for (const n of snap.nodes) {

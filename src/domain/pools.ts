@@ -23,10 +23,17 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
   const claimed = new Set<string>();
   for (const bn of snap.bootcNodes) {
     // The controller reference (metav1.GetControllerOf), as the conflict rules read it too.
-    const owner = bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool' && r.controller === true);
-    if (owner && bootc.has(owner.name)) {
-      bootc.get(owner.name)!.push(bn.metadata.name);
-      claimed.add(bn.metadata.name);
+    const refs = bn.metadata.ownerReferences;
+    if (!refs) continue;
+    for (let i = 0; i < refs.length; i++) {
+      const r = refs[i];
+      if (r.kind !== 'BootcNodePool' || r.controller !== true) continue;
+      const list = bootc.get(r.name);
+      if (list) {
+        list.push(bn.metadata.name);
+        claimed.add(bn.metadata.name);
+      }
+      break; // the first controller reference, as find() took it
     }
   }
   for (const p of snap.bootcNodePools) {

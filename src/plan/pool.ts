@@ -10,7 +10,7 @@ import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { viewNode, digestOf, type NodeIndex, type NodeView } from '../domain/nodes.ts';
 import { isControlPlanePool, defaultPriority, type Membership } from '../domain/pools.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable, type ResolvedBudget } from '../domain/budget.ts';
-import { controlPlaneBudget, controlPlaneNodesOutOfService } from '../domain/control-plane.ts';
+import { controlPlaneBudget, controlPlaneNodesOutOfService, isControlPlaneNode } from '../domain/control-plane.ts';
 import { resolvedTag } from '../domain/staging.ts';
 import type { PoolRef } from '../domain/pool-sharing.ts';
 import { poolSharing } from './pool-sharing.ts';
@@ -134,8 +134,11 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
   const unavailableNow = members.filter((n) => n.unavailable !== null);
   if (controlPlane) {
     // One node of the control plane at a time across the cluster, not per pool (rule 2).
+    // Only control-plane nodes can spend this budget: the others are not viewed at all
+    // (a cluster has thousands of workers and three masters).
     const names = new Set(memberNames);
-    const outside = [...idx.nodes.values()].filter((n) => !names.has(n.metadata.name)).map((n) => viewNode(n, idx));
+    const outside: NodeView[] = [];
+    for (const n of idx.nodes.values()) if (!names.has(n.metadata.name) && isControlPlaneNode(n.metadata.labels)) outside.push(viewNode(n, idx));
     unavailableNow.push(...controlPlaneNodesOutOfService(outside));
   }
   const pending = members.filter((n) => !isCurrent(n));
@@ -230,9 +233,13 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
     return null;
   };
 
+  // Each pending node judged once: what blocks it, whether it is staged, its reboot.
+  const judged = pending.map((n) => ({ view: n, blockedBy: blockedOf(n), staged: isStaged(n), reboot: predictReboot(n) }));
   // What the orderings read of a node (not a copy of the whole view: pools have thousands).
-  const schedulable = pending.filter((n) => blockedOf(n) === null)
-    .map((n) => ({ name: n.name, zone: n.zone, createdAt: n.createdAt, staged: isStaged(n), softReboot: predictReboot(n) === 'soft' }));
+  const schedulable = [];
+  for (const j of judged) {
+    if (j.blockedBy === null) schedulable.push({ name: j.view.name, zone: j.view.zone, createdAt: j.view.createdAt, staged: j.staged, softReboot: j.reboot === 'soft' });
+  }
   // bootc pools: bootcplan picks the nodes (staged first, soft reboots together, zones
   // round-robin). MCO-only pools: the MCO's node controller picks them, so the plan
   // predicts its order (src/domain/waves.ts orderNodesLikeMco).
@@ -241,22 +248,22 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
   const waveOf = new Map<string, number>();
   waves.forEach((w, i) => w.forEach((name) => waveOf.set(name, i + 1)));
 
-  const unsorted: PlanNode[] = pending.map((n) => {
-    const blockedBy = blockedOf(n);
+  const byName = new Map<string, PlanNode>();
+  const unscheduled: PlanNode[] = [];
+  for (const { view: n, blockedBy, staged, reboot } of judged) {
     const out: PlanNode = {
       name: n.name, zone: n.zone, from: n.bootedDigest ?? n.bootedImage, to: targetDigest ?? p.image,
-      reboot: predictReboot(n), wave: waveOf.get(n.name) ?? null, staged: isStaged(n), blockedBy,
+      reboot, wave: waveOf.get(n.name) ?? null, staged, blockedBy,
     };
     if (blockedBy && n.conditions.length) out.conditions = n.conditions;
-    return out;
-  });
-  // Scheduled nodes in rollout order (wave, then position in the wave), blocked ones last by name.
-  const position = new Map<string, number>();
-  waves.forEach((w) => w.forEach((name, i) => position.set(name, i)));
-  // Each node's sort key looked up once, not in every comparison.
-  const nodes = unsorted.map((n) => ({ n, wave: n.wave ?? Infinity, at: position.get(n.name) ?? Infinity }))
-    .sort((a, b) => a.wave - b.wave || a.at - b.at || (a.n.name < b.n.name ? -1 : a.n.name > b.n.name ? 1 : 0))
-    .map((k) => k.n);
+    if (out.wave === null) unscheduled.push(out);
+    else byName.set(n.name, out);
+  }
+  // Scheduled nodes in rollout order (wave, then position in the wave), the others last by name.
+  const nodes: PlanNode[] = [];
+  for (const w of waves) for (const name of w) nodes.push(byName.get(name)!);
+  unscheduled.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const n of unscheduled) nodes.push(n);
 
   const blocked = nodes.filter((n) => n.blockedBy && n.blockedBy !== 'pool-paused' && n.blockedBy !== 'no-budget' && !pool.blocked.has(n.name));
   if (blocked.length) {
