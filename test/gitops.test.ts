@@ -68,6 +68,24 @@ s('without --ref: HEAD commit and a dirty flag when the file differs', async () 
   }
 });
 
+s('a repository without a commit yet: the path in the repository, no commit, and dirty (the file is untracked)', async () => {
+  const fresh = mkdtempSync(join(tmpdir(), 'bootcplan-git-empty-'));
+  git(fresh, 'init', '-q', '-b', 'main');
+  mkdirSync(join(fresh, 'prod'));
+  writeFileSync(join(fresh, 'prod/bootcplan.yaml'), v1);
+  const r = await cli(['plan', '-f', join(fresh, 'prod/bootcplan.yaml'), '--cluster', clusterFile, '-o', 'json']);
+  assert.is(r.code, 0, r.err);
+  assert.equal(JSON.parse(r.out).spec, { name: 'test', path: 'prod/bootcplan.yaml', ref: null, commit: null, sha256: sha(v1), dirty: true });
+});
+
+s('outside any repository: the path as given, no commit, no dirty flag', async () => {
+  const outside = mkdtempSync(join(tmpdir(), 'bootcplan-nogit-'));
+  writeFileSync(join(outside, 'bootcplan.yaml'), v1);
+  const r = await cli(['plan', '-f', join(outside, 'bootcplan.yaml'), '--cluster', clusterFile, '-o', 'json']);
+  assert.is(r.code, 0, r.err);
+  assert.equal(JSON.parse(r.out).spec, { name: 'test', path: join(outside, 'bootcplan.yaml'), ref: null, commit: null, sha256: sha(v1), dirty: null });
+});
+
 s('relative -f from a subdirectory resolves against the repository', async () => {
   const r = await cli(['plan', '-f', 'bootcplan.yaml', '--ref', 'main', '--cluster', clusterFile, '-o', 'json'], join(repo, 'clusters/prod'));
   assert.is(r.code, 0, r.err);
