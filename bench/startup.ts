@@ -1,7 +1,8 @@
 /**
  * Start-up of the command as installed: each case in fresh processes, the compiled CLI
  * (bin/bootcplan.mjs, dist/bundle/) and the TypeScript sources through tsx (bin/bootcplan-dev.mjs)
- * measured alternately, median wall and CPU time; `node -e 0` is the runtime's own floor.
+ * measured alternately, every case on every runtime in turn (round-robin), median wall and CPU
+ * time; `node -e 0` is the runtime's own floor.
  *   npm run bench:startup            (BENCH_STARTUP_RUNS=11, BENCH_NODE_BINARIES=/path/node,...)
  */
 import { spawnSync } from 'node:child_process';
@@ -38,36 +39,37 @@ export function benchStartup(runs: number, nodes: string[] = [process.execPath])
     { name: 'bootcplan plan, the demo (text)', args: ['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml'], targetMs: 400 },
     { name: 'bootcplan plan, 10,000-node JSON snapshot (-o json)', args: ['plan', '-f', 'bench/spec.yaml', '--cluster', big, '-o', 'json'], targetMs: 1000 },
   ];
-  const rows: StartupRow[] = [];
-  for (const node of nodes) {
-    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
-    for (const c of cases) {
-      const compiled: number[] = [];
-      const cpu: number[] = [];
-      const tsx: number[] = [];
-      const tsxCpu: number[] = [];
+  // Round-robin: each round runs every case on every runtime once, so a burst of load on this
+  // shared machine falls on all of them alike instead of on whichever was being measured.
+  const versions = nodes.map((node) => spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim());
+  const samples = nodes.map(() => cases.map(() => ({ compiled: [] as number[], cpu: [] as number[], tsx: [] as number[], tsxCpu: [] as number[] })));
+  for (let i = 0; i < runs; i++) {
+    nodes.forEach((node, ni) => cases.forEach((c, ci) => {
+      const s = samples[ni][ci];
       const bare = c.args.length === 0;
-      for (let i = 0; i < runs; i++) {
-        const m = measure(node, bare ? ['-e', '0'] : ['bin/bootcplan.mjs', ...c.args]);
-        compiled.push(m.wallMs);
-        if (m.cpuMs !== null) cpu.push(m.cpuMs);
-        if (bare) continue;
-        const t = measure(node, ['bin/bootcplan-dev.mjs', ...c.args]);
-        tsx.push(t.wallMs);
-        if (t.cpuMs !== null) tsxCpu.push(t.cpuMs);
-      }
-      const row = { runtime: `Node.js ${version}`, case: c.name, targetMs: c.targetMs, compiledMs: median(compiled), compiledCpuMs: cpu.length ? median(cpu) : null, tsxMs: bare ? null : median(tsx), tsxCpuMs: tsxCpu.length ? median(tsxCpu) : null };
-      rows.push(row);
-      console.error(`startup ${row.runtime} ${c.name}: ${row.compiledMs.toFixed(0)} ms (CPU ${row.compiledCpuMs?.toFixed(0) ?? '?'} ms)${row.tsxMs === null ? '' : ` (tsx ${row.tsxMs.toFixed(0)} ms, CPU ${row.tsxCpuMs?.toFixed(0) ?? '?'} ms)`}`);
-    }
+      const m = measure(node, bare ? ['-e', '0'] : ['bin/bootcplan.mjs', ...c.args]);
+      s.compiled.push(m.wallMs);
+      if (m.cpuMs !== null) s.cpu.push(m.cpuMs);
+      if (bare) return;
+      const t = measure(node, ['bin/bootcplan-dev.mjs', ...c.args]);
+      s.tsx.push(t.wallMs);
+      if (t.cpuMs !== null) s.tsxCpu.push(t.cpuMs);
+    }));
   }
+  const rows: StartupRow[] = [];
+  nodes.forEach((_, ni) => cases.forEach((c, ci) => {
+    const s = samples[ni][ci];
+    const row = { runtime: `Node.js ${versions[ni]}`, case: c.name, targetMs: c.targetMs, compiledMs: median(s.compiled), compiledCpuMs: s.cpu.length ? median(s.cpu) : null, tsxMs: s.tsx.length ? median(s.tsx) : null, tsxCpuMs: s.tsxCpu.length ? median(s.tsxCpu) : null };
+    rows.push(row);
+    console.error(`startup ${row.runtime} ${c.name}: ${row.compiledMs.toFixed(0)} ms (CPU ${row.compiledCpuMs?.toFixed(0) ?? '?'} ms)${row.tsxMs === null ? '' : ` (tsx ${row.tsxMs.toFixed(0)} ms, CPU ${row.tsxCpuMs?.toFixed(0) ?? '?'} ms)`}`);
+  }));
   return rows;
 }
 
 export function startupTable(rows: StartupRow[], runs: number): string {
   const ms = (x: number | null) => (x === null ? '' : `${x.toFixed(0)} ms`);
   const lines = [
-    `Start-up, median of ${runs} fresh processes each (compiled and tsx measured alternately; wall time, and CPU: user + sys of the process and its children):`, '',
+    `Start-up, median of ${runs} fresh processes each (compiled and tsx measured alternately, round-robin over cases and runtimes; wall time, and CPU: user + sys of the process and its children):`, '',
     '| runtime | command | compiled (dist/bundle/) wall | CPU | tsx (sources) wall | CPU | target (wall) |', '|---|---|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {

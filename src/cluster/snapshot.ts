@@ -288,26 +288,33 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
  * file may hold anything there; it is refused here rather than met deep in a rule.
  */
 function listShapeProblem(o: Record<string, unknown>): { field: string; problem: string } | null {
-  for (const keys of LIST_FIELDS) {
-    let v: unknown = o;
-    for (let i = 0; i < keys.length && v !== undefined; i++) v = isPlainObject(v) ? v[keys[i]] : undefined;
-    if (v === undefined || v === null) continue;
-    const field = keys.join('.');
-    if (keys[keys.length - 1] === 'matchLabels') {
-      if (!isPlainObject(v)) return { field, problem: 'is not a mapping' };
-      continue;
-    }
-    if (!Array.isArray(v)) return { field, problem: 'is not a list' };
-    const bad = v.findIndex((e) => !isPlainObject(e));
-    if (bad >= 0) return { field: `${field}[${bad}]`, problem: 'is not a mapping' };
+  // Direct reads, not a walk along a list of paths: one call for each of 20,000 objects.
+  const meta = o.metadata as Record<string, unknown>;
+  const owners = listProblem(meta.ownerReferences, 'metadata.ownerReferences');
+  if (owners) return owners;
+  const status = o.status;
+  if (isPlainObject(status)) {
+    const conditions = listProblem(status.conditions, 'status.conditions');
+    if (conditions) return conditions;
+  }
+  const spec = o.spec;
+  const selector = isPlainObject(spec) ? spec.nodeSelector : undefined;
+  if (isPlainObject(selector)) {
+    const expressions = listProblem(selector.matchExpressions, 'spec.nodeSelector.matchExpressions');
+    if (expressions) return expressions;
+    const labels = selector.matchLabels;
+    if (labels !== undefined && labels !== null && !isPlainObject(labels)) return { field: 'spec.nodeSelector.matchLabels', problem: 'is not a mapping' };
   }
   return null;
 }
 
-const LIST_FIELDS: readonly (readonly string[])[] = [
-  ['metadata', 'ownerReferences'], ['status', 'conditions'],
-  ['spec', 'nodeSelector', 'matchExpressions'], ['spec', 'nodeSelector', 'matchLabels'],
-];
+/** A list field the API server guarantees to be a list of mappings: absent (or null), or what is wrong with it. */
+function listProblem(v: unknown, field: string): { field: string; problem: string } | null {
+  if (v === undefined || v === null) return null;
+  if (!Array.isArray(v)) return { field, problem: 'is not a list' };
+  for (let i = 0; i < v.length; i++) if (!isPlainObject(v[i])) return { field: `${field}[${i}]`, problem: 'is not a mapping' };
+  return null;
+}
 
 function snapshotTooDeep(file: string, at: { line: number; column: number } | null, path: string | null): Diagnostic {
   return { ...tooDeep(file, at, path), code: 'snapshot-too-deep', hint: 'Kubernetes objects nest about 15 levels; regenerate the file with `bootcplan snapshot`' };

@@ -78,11 +78,14 @@ export function osImageMachineConfigsOf(mcp: KObject, machineConfigs: readonly K
  * MCO-only pools of the spec). node -> the pools (two or more), in a stable order.
  */
 export function findPoolConflicts(snap: ClusterSnapshot, membership: Membership, rolledByPlan: ReadonlySet<string> = new Set()): Map<string, PoolRef[]> {
-  const bootcClaims = new Map<string, string[]>();
+  // node -> the BootcNodePool that claims it, or the pools when several do (a 10,000-node
+  // cluster has 10,000 claims and almost no second one: no list is built for a single claim).
+  const bootcClaims = new Map<string, string | string[]>();
   const claim = (node: string, pool: string) => {
-    const list = bootcClaims.get(node);
-    if (!list) bootcClaims.set(node, [pool]);
-    else if (!list.includes(pool)) list.push(pool);
+    const had = bootcClaims.get(node);
+    if (had === undefined) bootcClaims.set(node, pool);
+    else if (typeof had === 'string') { if (had !== pool) bootcClaims.set(node, [had, pool]); }
+    else if (!had.includes(pool)) had.push(pool);
   };
   const pools = new Set(snap.bootcNodePools.map((p) => p.metadata.name));
   for (const bn of snap.bootcNodes) {
@@ -100,12 +103,15 @@ export function findPoolConflicts(snap: ClusterSnapshot, membership: Membership,
     for (const node of membership.mco.get(mcp.metadata.name) ?? []) rollingMcoPoolOf.set(node, mcp.metadata.name);
   }
 
-  // Only nodes with two claims, sorted (most nodes have one: no list is built for them).
+  // Only nodes with two claims, sorted.
   const contested: [string, string[], string | undefined][] = [];
-  for (const [node, bnps] of bootcClaims) {
+  for (const [node, claimed] of bootcClaims) {
     const mcp = rollingMcoPoolOf.get(node);
-    const other = mcp && !bnps.includes(mcp) ? mcp : undefined;
-    if (bnps.length + (other ? 1 : 0) >= 2) contested.push([node, bnps, other]);
+    if (typeof claimed === 'string') {
+      if (mcp && mcp !== claimed) contested.push([node, [claimed], mcp]);
+      continue;
+    }
+    contested.push([node, claimed, mcp && !claimed.includes(mcp) ? mcp : undefined]);
   }
   const out = new Map<string, PoolRef[]>();
   for (const [node, bnps, mcp] of contested.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

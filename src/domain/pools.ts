@@ -20,7 +20,6 @@ export interface Membership {
 export function computeMembership(snap: ClusterSnapshot): Membership {
   const bootc = new Map<string, string[]>();
   for (const p of snap.bootcNodePools) bootc.set(p.metadata.name, []);
-  const claimed = new Set<string>();
   for (const bn of snap.bootcNodes) {
     // The controller reference (metav1.GetControllerOf), as the conflict rules read it too.
     const refs = bn.metadata.ownerReferences;
@@ -29,16 +28,16 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
       const r = refs[i];
       if (r.kind !== 'BootcNodePool' || r.controller !== true) continue;
       const list = bootc.get(r.name);
-      if (list) {
-        list.push(bn.metadata.name);
-        claimed.add(bn.metadata.name);
-      }
+      if (list) list.push(bn.metadata.name);
       break; // the first controller reference, as find() took it
     }
   }
+  // The nodes some pool's BootcNodes claim, built only when a pool has none yet (rare).
+  let claimed: Set<string> | null = null;
   for (const p of snap.bootcNodePools) {
     const list = bootc.get(p.metadata.name)!;
     if (list.length > 0) continue; // the operator already decided membership
+    claimed ??= new Set([...bootc.values()].flat());
     for (const n of snap.nodes) {
       if (!claimed.has(n.metadata.name) && selectorMatches(p.spec?.nodeSelector, n.metadata.labels ?? {})) list.push(n.metadata.name);
     }
