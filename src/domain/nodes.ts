@@ -50,6 +50,20 @@ export function conditionOf(obj: KObject | undefined | null, type: string): Cond
   return undefined;
 }
 
+/**
+ * The name in the first owner reference of a kind (with `controller`, the first one marked
+ * controller: metav1.GetControllerOf), or null. A loop: one call per BootcNode of the cluster.
+ */
+export function ownerOf(obj: KObject, kind: string, controller: boolean): string | null {
+  const refs = obj.metadata.ownerReferences;
+  if (!refs) return null;
+  for (let i = 0; i < refs.length; i++) {
+    const r = refs[i];
+    if (r.kind === kind && (!controller || r.controller === true)) return r.name ?? null;
+  }
+  return null;
+}
+
 /** `quay.io/x/os@sha256:abc…` -> `sha256:abc…`; null for tag references. */
 export function digestOf(ref: string | null | undefined): string | null {
   if (!ref) return null;

@@ -24,7 +24,7 @@
  * never writes such a pool.
  */
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import { conditionOf, selectorMatches } from './nodes.ts';
+import { conditionOf, ownerOf, selectorMatches } from './nodes.ts';
 import { MCO_ROLE_LABEL } from './labels.ts';
 import type { Membership } from './pools.ts';
 
@@ -36,17 +36,6 @@ export const poolRefText = (r: PoolRef) => `${r.kind}/${r.name}`;
 /** The controller reference of a kind, if any (metav1.GetControllerOf). */
 function controllerOf(obj: KObject, kind: string): string | null {
   return ownerOf(obj, kind, true);
-}
-
-/** The first owner reference of a kind (the controller one when `controller`), or null. A loop: one call per BootcNode. */
-function ownerOf(obj: KObject, kind: string, controller: boolean): string | null {
-  const refs = obj.metadata.ownerReferences;
-  if (!refs) return null;
-  for (let i = 0; i < refs.length; i++) {
-    const r = refs[i];
-    if (r.kind === kind && (!controller || r.controller === true)) return r.name ?? null;
-  }
-  return null;
 }
 
 /** A MachineConfig the render controller generated (controlled by its pool): not an admin's choice. */

@@ -6,7 +6,7 @@
  * pool (MCO GetPoolsForNode: custom pools take precedence over worker).
  */
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import { selectorMatches } from './nodes.ts';
+import { ownerOf, selectorMatches } from './nodes.ts';
 import { isControlPlaneNode, selectorAsksForControlPlane } from './control-plane.ts';
 
 export interface Membership {
@@ -22,15 +22,8 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
   for (const p of snap.bootcNodePools) bootc.set(p.metadata.name, []);
   for (const bn of snap.bootcNodes) {
     // The controller reference (metav1.GetControllerOf), as the conflict rules read it too.
-    const refs = bn.metadata.ownerReferences;
-    if (!refs) continue;
-    for (let i = 0; i < refs.length; i++) {
-      const r = refs[i];
-      if (r.kind !== 'BootcNodePool' || r.controller !== true) continue;
-      const list = bootc.get(r.name);
-      if (list) list.push(bn.metadata.name);
-      break; // the first controller reference, as find() took it
-    }
+    const owner = ownerOf(bn, 'BootcNodePool', true);
+    if (owner !== null) bootc.get(owner)?.push(bn.metadata.name);
   }
   // The nodes some pool's BootcNodes claim, built only when a pool has none yet (rare).
   let claimed: Set<string> | null = null;

@@ -24,10 +24,7 @@ export interface EffectiveSpec {
 }
 
 /** The source map entries of `spec.rollout`, moved to `spec` (computed once per Fleet). */
-export interface SharedMap {
-  file: string;
-  values: Record<string, Position>;
-  keys: Record<string, Position>;
+export interface SharedMap extends SourceMap {
   /** Each override's window list positions, by override path, as `spec.maintenanceWindows...` (one pass over the map). */
   windows: Map<string, { values: [string, Position][]; keys: [string, Position][] }>;
 }
