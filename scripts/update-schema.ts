@@ -1,6 +1,7 @@
 /**
- * `npm run schema:update`: writes schema/rollout.schema.json and the spec reference block of
- * README.md from src/spec/rollout-schema.ts (test/schema.test.ts fails when either drifts).
+ * `npm run schema:update`: writes schema/rollout.schema.json and schema/fleet.schema.json, and the
+ * generated field references in docs/spec.md and docs/fleets.md, from the validators' schemas
+ * (test/schema.test.ts and test/fleet-schema.test.ts fail when any of them drifts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { renderJsonSchema, withSpecReference, SCHEMA_FILE } from '../src/spec/reference.ts';
@@ -8,11 +9,12 @@ import { renderFleetJsonSchema, withFleetReference, FLEET_SCHEMA_FILE } from '..
 
 writeFileSync(SCHEMA_FILE, renderJsonSchema());
 writeFileSync(FLEET_SCHEMA_FILE, renderFleetJsonSchema());
-const readme = readFileSync('README.md', 'utf8');
-const updated = withFleetReference(withSpecReference(readme) ?? '');
-if (updated === null || !updated) {
-  console.error('README.md has no spec-reference markers');
-  process.exit(1);
+for (const [file, withReference] of [['docs/spec.md', withSpecReference], ['docs/fleets.md', withFleetReference]] as const) {
+  const updated = withReference(readFileSync(file, 'utf8'));
+  if (updated === null) {
+    console.error(`${file} has no reference markers`);
+    process.exit(1);
+  }
+  writeFileSync(file, updated);
 }
-writeFileSync('README.md', updated);
-console.log(`wrote ${SCHEMA_FILE}, ${FLEET_SCHEMA_FILE} and the spec references in README.md`);
+console.log(`wrote ${SCHEMA_FILE}, ${FLEET_SCHEMA_FILE} and the references in docs/spec.md and docs/fleets.md`);

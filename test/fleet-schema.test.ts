@@ -1,5 +1,5 @@
 /**
- * The Fleet's JSON Schema (schema/fleet.schema.json) and its README reference are generated from
+ * The Fleet's JSON Schema (schema/fleet.schema.json) and its reference in docs/fleets.md are generated from
  * the validator's schema and up to date; ajv accepts the example and rejects what bootcplan
  * rejects by type; the example plans cleanly over its snapshot files.
  */
@@ -18,9 +18,9 @@ const EXAMPLE = 'examples/fleet/fleet.yaml';
 const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
 const valid = ajv.compile(JSON.parse(readFileSync(FLEET_SCHEMA_FILE, 'utf8')));
 
-s('schema/fleet.schema.json and the README\'s Fleet reference are what the schema generates (npm run schema:update)', () => {
+s('schema/fleet.schema.json and docs/fleets.md\'s Fleet reference are what the schema generates (npm run schema:update)', () => {
   assert.is(readFileSync(FLEET_SCHEMA_FILE, 'utf8'), renderFleetJsonSchema(), 'run `npm run schema:update` and commit the result');
-  const readme = readFileSync('README.md', 'utf8');
+  const readme = readFileSync('docs/fleets.md', 'utf8');
   assert.is(withFleetReference(readme), readme, 'run `npm run schema:update` and commit the result');
   assert.ok(readme.includes('| `spec.strategy.maxConcurrency` | an integer >= 1, or a percentage "N%" with 1 <= N <= 100 of the non-canary clusters | `1` |'));
 });

@@ -1,5 +1,5 @@
 /**
- * The one-way house (README "Development: the layers"): reads every import of src/ and
+ * The one-way house (docs/architecture.md "The layers"): reads every import of src/ and
  * fails on a folder edge outside the allowed table, on any run-time import cycle between
  * files, and on any import of the CLI entry. TypeScript lets cycles through; this test is
  * the check a compiler with package rules would give for free.
@@ -169,9 +169,9 @@ test('the checker reports a forbidden edge, a type import where only types are a
   assert.equal(runtimeCycles(edges), [['plan/a.ts', 'plan/b.ts']]);
 });
 
-test('the README\'s map of src/ lists every file, and only files that exist', () => {
-  const readme = readFileSync('README.md', 'utf8');
-  const section = readme.slice(readme.indexOf('### One line per file'), readme.indexOf('### Working on it'));
+test('docs/architecture.md\'s map of src/ lists every file, and only files that exist', () => {
+  const doc = readFileSync('docs/architecture.md', 'utf8');
+  const section = doc.slice(doc.indexOf('## One line per file'));
   const listed: string[] = [];
   let folder = '';
   for (const line of section.split('\n')) {
@@ -189,8 +189,8 @@ test('the README\'s map of src/ lists every file, and only files that exist', ()
     }
   };
   walk('src');
-  assert.equal(files.filter((f) => !listed.includes(f)).sort(), [], 'files missing from the README map');
-  assert.equal(listed.filter((f) => !files.includes(f)).sort(), [], 'README map entries that are no file');
+  assert.equal(files.filter((f) => !listed.includes(f)).sort(), [], 'files missing from the map in docs/architecture.md');
+  assert.equal(listed.filter((f) => !files.includes(f)).sort(), [], 'entries of the map in docs/architecture.md that are no file');
 });
 
 test.run();

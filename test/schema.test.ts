@@ -34,8 +34,8 @@ s('schema/rollout.schema.json is what the validator\'s schema generates (npm run
   assert.is(readFileSync(SCHEMA_FILE, 'utf8'), renderJsonSchema(), 'run `npm run schema:update` and commit the result');
 });
 
-s('the README\'s spec reference is what the schema generates, with every field, type and default', () => {
-  const readme = readFileSync('README.md', 'utf8');
+s('docs/spec.md\'s spec reference is what the schema generates, with every field, type and default', () => {
+  const readme = readFileSync('docs/spec.md', 'utf8');
   assert.is(withSpecReference(readme), readme, 'run `npm run schema:update` and commit the result');
   for (const row of ['`spec.pools[].allowTags` | boolean | `false`', '`spec.pools[].drainTimeoutSeconds` | integer 0..2147483647 | no limit', '`spec.pools[].maxUnavailable` |', '`spec.maintenanceWindows[].timezone` | string | `UTC`']) {
     assert.ok(readme.includes(row), row);
