@@ -251,6 +251,13 @@ export interface PoolProgress {
    * (src/apply/interrupt.ts stopSafely, mco-pool.ts repauseLeftovers).
    */
   mcoUnpaused?: boolean;
+  /**
+   * bootc pools: node -> ISO time bootcplan first saw it staging, for the nodes whose BootcNode
+   * gives no credible Staging time (none, or ahead of this clock beyond the skew allowance:
+   * src/apply/staging-clock.ts), so the staging limit holds across apply --step runs. An entry
+   * goes when its node passes the staging gate.
+   */
+  stagingSeen?: Record<string, string>;
   /** An apply of this pool was stopped by a signal here (cleared when a rerun continues the pool). */
   interrupted?: { at: string; wave: number | null; reason: string } | null;
 }

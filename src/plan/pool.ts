@@ -81,6 +81,7 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
     unavailableNow: unavailableNow.map((n) => n.name), waveSize, nodes, waves, estimatedSeconds: 0,
   };
   if (rolloutOf(pool, ctx.report) === 'slots') plan.rollout = 'slots';
+  if (p.stagingTimeoutSeconds !== undefined) plan.stagingTimeoutSeconds = p.stagingTimeoutSeconds;
   return { plan, drafts };
 }
 

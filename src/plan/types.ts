@@ -118,6 +118,11 @@ export interface PlanPool {
   rebootPolicy: 'RebootOnly' | 'AllowSoftReboot';
   drainTimeoutSeconds: number | null;
   soakSeconds: number;
+  /**
+   * The spec's stagingTimeoutSeconds, present only when the spec sets it (absent: the default,
+   * 600 s, DESIGN §7), so that plans of specs without it are the same as before it existed.
+   */
+  stagingTimeoutSeconds?: number;
   maxUnavailable: { value: string | number; resolved: number; rule: string };
   /** Nodes in the pool now, up to date, and out of service before anything starts. */
   nodeCount: number;
