@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
@@ -114,6 +114,20 @@ s('rehearse: stage=900 halts with the default 10-minute limit (exit 5); with sta
   const report = JSON.parse(longer.o.out);
   assert.equal([report.exitCode, report.halted], [0, false]);
   assert.equal([JSON.parse(dflt.o.out).halted], [true]);
+});
+
+s('docs/apply.md\'s rehearse example, on the plan of the examples, completes: its staging fits the default limit', async () => {
+  const line = readFileSync('docs/apply.md', 'utf8').split('\n').find((l) => l.startsWith('bootcplan rehearse PLANFILE --durations'))!;
+  assert.ok(line, 'the example is there');
+  const args = line.replace(/\s+#.*$/, '').split(/\s+/).slice(1);
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-docs-rehearse-'));
+  const planFile = join(dir, 'plan.json');
+  const o = { out: '', err: '', io: null as unknown as CliIO };
+  o.io = { stdout: (x) => (o.out += x), stderr: (x) => (o.err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
+  assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml', '--out', planFile], { io: o.io }), 0, o.err);
+  o.out = '';
+  assert.is(await run(args.map((a) => (a === 'PLANFILE' ? planFile : a)), { io: o.io }), 0, `${line}\n${o.err}`);
+  assert.is(JSON.parse(o.out).halted, false);
 });
 
 s.run();
