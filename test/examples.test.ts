@@ -69,7 +69,8 @@ for (const dir of ROLLOUT_DIRS) {
       const c = pod.containers[0];
       const args: string[] = c.args;
       assert.not.ok(args.includes('-f'), `${file}: no re-plan at sync time (${args.join(' ')})`);
-      assert.equal([args[0], args.slice(2)], ['apply', ['--auto-approve', '--step']], `${file}: ${args.join(' ')}`);
+      // --lock-timeout longer than the 300 s lease: a run that meets a dead apply's lock takes it over.
+      assert.equal([args[0], args.slice(2)], ['apply', ['--auto-approve', '--step', '--lock-timeout', '6m']], `${file}: ${args.join(' ')}`);
       // The plan file and the spec it records are mounted at the paths the plan names,
       // relative to the working directory (the repository root as the Job sees it).
       const planPath = args[1];

@@ -65,7 +65,7 @@ s('each cluster directory: the sealed plan as plan --out writes it, the Fleet fi
     assert.is(fileOf(r, `${dir}/fleet.yaml`), input.fleetText);
     const job = parse(fileOf(r, `${dir}/apply-job.yaml`));
     const ctr = job.spec.template.spec.containers[0];
-    assert.equal(ctr.args, ['apply', `fleets/prod/argocd/${dir}/plan.json`, '--auto-approve', '--step']);
+    assert.equal(ctr.args, ['apply', `fleets/prod/argocd/${dir}/plan.json`, '--auto-approve', '--step', '--lock-timeout', '6m']);
     assert.equal(job.spec.template.spec.volumes[0].configMap.items, [{ key: 'fleet.yaml', path: FLEET_PATH }, { key: 'plan.json', path: `fleets/prod/argocd/${dir}/plan.json` }]);
     const k = parse(fileOf(r, `${dir}/kustomization.yaml`));
     assert.equal(k.configMapGenerator[0].files, ['fleet.yaml', 'plan.json']);

@@ -14,6 +14,7 @@ import { retry } from './changes.ts';
 import { afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt, StepWait } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
 import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, rebootRequested, stagingOf, viewIn } from './views.ts';
+import { stagingLimit, stagingStart } from './staging-clock.ts';
 
 export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   if (pool.waves.length) ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}` });
@@ -29,7 +30,7 @@ export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'
       // wave again from a plan of the cluster as it is then. No halt here: the staging
       // gate below judges the nodes the wave really takes.
       const all = pool.waves.flat();
-      await ctx.driver.waitFor((s) => all.every((n) => !stillStaging(ctx, s, pool, n)), { timeoutSeconds: ctx.timeouts.stagingSeconds, description: `nodes of pool ${pool.name} staged` });
+      await ctx.driver.waitFor((s) => all.every((n) => !stillStaging(ctx, s, pool, n)), { timeoutSeconds: stagingLimit(ctx, pool), description: `nodes of pool ${pool.name} staged` });
       fresh = (await checkStale(ctx)).fresh;
       names = composeBootcWave(ctx, pool, k, fresh);
     }
@@ -114,18 +115,21 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
 /**
  * DESIGN §7, issue 12 rule 8: a node starts only once its BootcNode asks for the target
  * (spec.desiredImage) and has staged it (Idle=False/Staged, Degraded=False); with a tag, the
- * target is the digest the pool resolved (views.ts stagingOf). The staging limit runs from a
- * recorded staging attempt: Idle=False/Staging's lastTransitionTime, or when bootcplan first saw
- * the node staging. A node that never started staging is given the same limit from the gate's
+ * target is the digest the pool resolved (views.ts stagingOf). The staging limit (the pool's
+ * stagingTimeoutSeconds) runs from a recorded staging attempt: Idle=False/Staging's
+ * lastTransitionTime, or when bootcplan first saw the node staging, kept in the run record
+ * (staging-clock.ts). A node that never started staging is given the same limit from the gate's
  * start and then reported as such ("never started staging: ..."), with why.
  */
 export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
   const gateStart = ctx.now();
-  const limit = ctx.timeouts.stagingSeconds;
+  const limit = stagingLimit(ctx, pool);
   const firstSeen = new Map<string, number>();
+  const skewed = new Set<string>();
   for (;;) {
+    const skews: string[] = [];
     const state = await peek(ctx.driver, (s) => {
-      const waiting: { node: string; since: number; staging: boolean; recorded: boolean; why: string }[] = [];
+      const waiting: { node: string; since: number; staging: boolean; why: string }[] = [];
       const failed: NodeFailure[] = [];
       for (const name of names) {
         const v = viewIn(s, name);
@@ -133,22 +137,24 @@ export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: stri
         if (resumedPastCordon(ctx, s, pool, name)) continue; // resumed mid-update
         if (v.degraded) { failed.push({ node: name, reason: 'Degraded while staging', conditions: v.conditions }); continue; }
         const st = stagingOf(s, pool, name);
-        if (st.state === 'passed') continue;
+        if (st.state === 'passed') { ctx.book.forgetStaging(pool.name, name); continue; }
         if (st.state === 'staging') {
           if (!firstSeen.has(name)) firstSeen.set(name, ctx.now());
-          const since = st.since !== null ? Math.min(st.since, ctx.now()) : firstSeen.get(name)!;
-          waiting.push({ node: name, since, staging: true, recorded: st.since !== null, why: '' });
-        } else waiting.push({ node: name, since: gateStart, staging: false, recorded: false, why: st.why });
+          const { since, skew } = stagingStart(ctx, pool.name, name, st.since, skewed);
+          if (skew) skews.push(skew);
+          waiting.push({ node: name, since, staging: true, why: '' });
+        } else waiting.push({ node: name, since: gateStart, staging: false, why: st.why });
       }
       return { waiting, failed };
     });
+    await ctx.book.save(); // first sights of staging nodes (staging-clock.ts), for the next run
     if (state.failed.length) await halt(ctx, pool, state.failed);
     if (!state.waiting.length) return;
     const overdue = state.waiting.filter((w) => ctx.now() - w.since > limit);
-    if (ctx.step && !overdue.length && state.waiting.every((w) => w.staging && w.recorded)) {
-      // apply --step: the nodes are pulling the image, timed from the cluster's own record,
-      // so the next run still halts one that overruns the limit; nothing to do now.
-      throw new StepWait('staging', pool.name, `waiting for staging: ${state.waiting.length} node(s) of pool ${pool.name} still staging the target (${state.waiting.map((w) => w.node).slice(0, 5).join(', ')})`);
+    if (ctx.step && !overdue.length && state.waiting.every((w) => w.staging)) {
+      // apply --step: the nodes are pulling the image, timed from the cluster's own record or
+      // the run record, so the next run still halts one that overruns the limit; nothing to do now.
+      throw new StepWait('staging', pool.name, `waiting for staging: ${state.waiting.length} node(s) of pool ${pool.name} still staging the target (${state.waiting.map((w) => w.node).slice(0, 5).join(', ')})${skews.length ? `; ${skews[0]}` : ''}`);
     }
     if (overdue.length) {
       const minutes = Math.round(limit / 60);

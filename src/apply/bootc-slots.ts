@@ -34,6 +34,7 @@ import type { ApplyContext, NodeFailure } from './context.ts';
 import { afterWave, availabilitySignature, beforeWave, failPendingAfterBudgetWait, checkPolicy, checkStale, halt } from './wave-gates.ts';
 import { cordonNow, decideRound, recordCordonAhead, runBootcNode, setFatal, type WaveRun } from './bootc-pool.ts';
 import { atTarget, peek, stagingOf, viewIn } from './views.ts';
+import { stagingLimit, stagingStart } from './staging-clock.ts';
 
 /** One slots run of a pool (runBootcSlots). `pending`: the admitted batches' nodes not started yet. */
 interface SlotRun extends WaveRun {
@@ -50,6 +51,8 @@ interface SlotRun extends WaveRun {
   /** Staging gate: when a pending node was opened, and first seen staging. */
   openedAt: Map<string, number>;
   firstSeen: Map<string, number>;
+  /** Nodes whose clock skew was reported (staging-clock.ts). */
+  skewed: Set<string>;
   /** Pending nodes that wait for the staging gate (as of the last round), and the earliest limit. */
   staging: { nodes: string[]; deadline: number };
 }
@@ -96,7 +99,7 @@ function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): Slo
   return {
     pool, k: 0, budget: k, pending: [], running: new Map(), failures: [], fatal: {},
     queue: [...resumed, ...remaining.filter((n) => !resumed.has(n))], batchOf, left, opened: new Set(), resumed, stop: null,
-    openedAt: new Map(), firstSeen: new Map(), staging: { nodes: [], deadline: Infinity },
+    openedAt: new Map(), firstSeen: new Map(), skewed: new Set(), staging: { nodes: [], deadline: Infinity },
   };
 }
 
@@ -164,7 +167,8 @@ async function admitRound(ctx: ApplyContext, s: SlotRun): Promise<number> {
     const waiting = new Set(staging.waiting.map((w) => w.node));
     return { staging, d: decideRound(ctx, snap, { ...s, pending: s.pending.filter((n) => !waiting.has(n)) }) };
   });
-  s.staging = { nodes: staging.waiting.map((w) => w.node), deadline: Math.min(Infinity, ...staging.waiting.map((w) => w.since + ctx.timeouts.stagingSeconds)) };
+  await ctx.book.save(); // first sights of staging nodes (staging-clock.ts), for a later run
+  s.staging = { nodes: staging.waiting.map((w) => w.node), deadline: Math.min(Infinity, ...staging.waiting.map((w) => w.since + stagingLimit(ctx, s.pool))) };
   if (staging.overdue.length) {
     s.failures.push(...staging.overdue);
     for (const f of staging.overdue) s.pending.splice(s.pending.indexOf(f.node), 1);
@@ -270,18 +274,18 @@ function recordFinishedBatches(ctx: ApplyContext, s: SlotRun): void {
 function stagingWaits(ctx: ApplyContext, s: SlotRun, snap: ClusterSnapshot) {
   const waiting: { node: string; since: number }[] = [];
   const overdue: NodeFailure[] = [];
-  const limit = ctx.timeouts.stagingSeconds;
+  const limit = stagingLimit(ctx, s.pool);
   const minutes = Math.round(limit / 60);
   for (const name of s.pending) {
     const v = viewIn(snap, name);
     if (!v || atTarget(s.pool, v) || v.degraded || ctx.book.pastCordon(name) || ctx.book.drives(s.pool.name, name)) continue;
     const st = stagingOf(snap, s.pool, name);
-    if (st.state === 'passed') continue;
+    if (st.state === 'passed') { ctx.book.forgetStaging(s.pool.name, name); continue; }
     let since: number;
     let reason: string;
     if (st.state === 'staging') {
       if (!s.firstSeen.has(name)) s.firstSeen.set(name, ctx.now());
-      since = st.since !== null ? Math.min(st.since, ctx.now()) : s.firstSeen.get(name)!;
+      since = stagingStart(ctx, s.pool.name, name, st.since, s.skewed).since;
       reason = `staging active for more than ${minutes}m`;
     } else {
       since = s.openedAt.get(name) ?? ctx.now();

@@ -16,6 +16,7 @@
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import type { RolloutStatus, RolloutCondition, ClusterEventRecord } from './rollout-status.ts';
+import type { LockSighting } from '../domain/lease-expiry.ts';
 
 /** Seconds since the Unix epoch (fractions allowed). */
 export type Seconds = number;
@@ -172,8 +173,16 @@ export interface ClusterDriver {
    * none (or its CRD is not installed). rollout-report.ts reads it once per run.
    */
   readRollout(name: string): Promise<RolloutObject | null>;
-  /** Replaces the Rollout object's status (its status subresource). */
+  /**
+   * Writes the Rollout object's status (its status subresource, a JSON merge patch: fields
+   * not in `status`, such as lockObserved, stay as they are).
+   */
   writeRolloutStatus(name: string, status: RolloutStatus): Promise<void>;
+  /**
+   * Writes only status.lockObserved (null removes it): what `apply --step` saw of a lock it
+   * could not take, for the next run (src/domain/lease-expiry.ts judgeHeldLock).
+   */
+  writeRolloutLockObserved(name: string, seen: LockSighting | null): Promise<void>;
   /**
    * Records a Kubernetes Event (events.k8s.io/v1) about `e.regarding`, reported by
    * bootcplan.dev/apply; `uid`: the regarding object's uid when known (kubectl describe
@@ -215,6 +224,8 @@ export interface RolloutObject {
   spec: unknown;
   /** status.conditions as they are (their lastTransitionTime carries over). */
   conditions: RolloutCondition[];
+  /** status.lockObserved when it has the expected shape, else null. */
+  lockObserved: LockSighting | null;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -251,6 +262,13 @@ export interface PoolProgress {
    * (src/apply/interrupt.ts stopSafely, mco-pool.ts repauseLeftovers).
    */
   mcoUnpaused?: boolean;
+  /**
+   * bootc pools: node -> ISO time bootcplan first saw it staging, for the nodes whose BootcNode
+   * gives no credible Staging time (none, or ahead of this clock beyond the skew allowance:
+   * src/apply/staging-clock.ts), so the staging limit holds across apply --step runs. An entry
+   * goes when its node passes the staging gate.
+   */
+  stagingSeen?: Record<string, string>;
   /** An apply of this pool was stopped by a signal here (cleared when a rerun continues the pool). */
   interrupted?: { at: string; wave: number | null; reason: string } | null;
 }

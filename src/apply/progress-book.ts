@@ -141,6 +141,26 @@ export class ProgressBook {
     return !!rec && rec.step !== 'cordon';
   }
 
+  /** When the run record says bootcplan first saw `node` of `pool` staging (epoch seconds), or null. */
+  stagingSeen(pool: string, node: string): number | null {
+    const m = this.rec.pools[pool]?.stagingSeen;
+    const t = m && Object.hasOwn(m, node) ? Date.parse(m[node]) / 1000 : NaN;
+    return Number.isFinite(t) ? t : null;
+  }
+
+  /** Records, in memory, that `node` of `pool` was first seen staging at `at` (src/apply/staging-clock.ts). */
+  seeStaging(pool: string, node: string, at: number): void {
+    (this.pool(pool).stagingSeen ??= {})[node] = isoOf(at);
+  }
+
+  /** The node passed the staging gate: its first sight is no longer needed. */
+  forgetStaging(pool: string, node: string): void {
+    const p = this.rec.pools[pool];
+    if (!p?.stagingSeen || !Object.hasOwn(p.stagingSeen, node)) return;
+    delete p.stagingSeen[node];
+    if (!Object.keys(p.stagingSeen).length) delete p.stagingSeen;
+  }
+
   pool(name: string): PoolProgress {
     return (this.rec.pools[name] ??= newPool());
   }

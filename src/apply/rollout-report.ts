@@ -16,8 +16,9 @@ import type { ApplyEvent } from './events.ts';
 import type { ClusterDriver, RolloutObject } from './driver.ts';
 import type { ApplyResult } from './applier.ts';
 import { deepEqual } from '../base/equal.ts';
-import { StalePlanError, RolloutHaltedError, PolicyBlockedError, LockHeldError, exitCodeOf } from '../base/errors.ts';
+import { StalePlanError, RolloutHaltedError, PolicyBlockedError, LockHeldError, LockStuckError, exitCodeOf } from '../base/errors.ts';
 import { isoOf } from './driver.ts';
+import type { LockSighting } from '../domain/lease-expiry.ts';
 import { peek } from './views.ts';
 import {
   type StatusCore, type RolloutStatus, type ClusterEventRecord, type RebootSeen,
@@ -78,7 +79,7 @@ export function finalStatusOf(outcome: { result: ApplyResult } | { error: unknow
     if (last.core?.reason === 'Halted') return last.core;
     return { phase: 'Degraded', reason: 'Halted', message: haltMessage('?', null, err.message, last.failure) };
   }
-  if (err instanceof LockHeldError) return { phase: 'Degraded', reason: 'LockStuck', message: `lock stuck: ${err.message}` };
+  if (err instanceof LockHeldError) return { phase: 'Degraded', reason: 'LockStuck', message: err instanceof LockStuckError ? err.message : `lock stuck: ${err.message}` };
   if (err instanceof PolicyBlockedError) return { phase: 'Degraded', reason: 'PolicyBlocked', message: `blocked by policy: ${err.message}` };
   return { phase: 'Degraded', reason: 'Error', message: `error (exit ${exitCodeOf(err)}): ${err?.message ?? String(err)}` };
 }
@@ -126,11 +127,25 @@ export class RolloutReporter {
     if ((e.type === 'wave-start' || e.type === 'halt') && core) this.notify(e.type, core, this.isoNow());
   };
 
+  /** What earlier apply --step runs saw of a lock they could not take (status.lockObserved), or null. */
+  get lockObserved(): LockSighting | null {
+    return this.object?.lockObserved ?? null;
+  }
+
+  /** Keeps what this run saw of a held lock for the next run (status.lockObserved alone); false without a Rollout object. */
+  async keepLockObserved(seen: LockSighting): Promise<boolean> {
+    if (!this.object) return false;
+    this.enqueue('status', () => this.driver.writeRolloutLockObserved(this.o.rollout, seen));
+    await this.chain;
+    return true;
+  }
+
   /** The run ended: the final status, the Rollout's Event, the stale notification; waits for every write. */
   async finish(outcome: { result: ApplyResult } | { error: unknown }, exitCode: number): Promise<StatusCore> {
     const now = this.isoNow();
     const core = finalStatusOf(outcome, now, { core: this.last, failure: this.lastFailure });
-    this.enqueue('status', () => this.writeStatus(core, exitCode));
+    // A run that held the lock ends what earlier runs saw of another's lock.
+    this.enqueue('status', () => this.writeStatus(core, exitCode, 'result' in outcome && !!this.object?.lockObserved));
     // The Rollout's Event and the done / stale notifications once per change of state, not on
     // every CronJob run that finds the same (an applied plan, a stale plan until re-planned).
     if (core.reason !== this.before) {
@@ -165,7 +180,7 @@ export class RolloutReporter {
     this.o.warn(`warning: ${message}`);
   }
 
-  private async writeStatus(core: StatusCore, exitCode: number | null): Promise<void> {
+  private async writeStatus(core: StatusCore, exitCode: number | null, clearLockObserved = false): Promise<void> {
     const obj = this.object;
     if (!obj) return;
     const now = this.isoNow();
@@ -177,9 +192,11 @@ export class RolloutReporter {
       pool: core.pool ?? null, wave: core.wave ?? null, waves: core.waves ?? null, nextWindow: core.nextWindow ?? null,
       lastExitCode: exitCode, updatedAt: now,
       conditions: conditionsOf(core, now, generation, obj.conditions),
+      ...(clearLockObserved ? { lockObserved: null } : {}),
     };
     await this.driver.writeRolloutStatus(this.o.rollout, status);
     obj.conditions = status.conditions;
+    if (clearLockObserved) obj.lockObserved = null;
   }
 
   private async record(ev: ClusterEventRecord): Promise<void> {

@@ -13,6 +13,7 @@
 import type { ApplyEvent } from './events.ts';
 import type { ObjectRef } from './driver.ts';
 import type { Plan } from '../plan/types.ts';
+import type { LockSighting } from '../domain/lease-expiry.ts';
 import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
 
 export type RolloutPhase = 'Progressing' | 'Suspended' | 'Degraded' | 'Healthy';
@@ -51,6 +52,8 @@ export interface RolloutStatus {
   lastExitCode: number | null;
   updatedAt: string;
   conditions: RolloutCondition[];
+  /** What apply --step runs saw of a lock held by another apply (null: removed). */
+  lockObserved?: LockSighting | null;
 }
 
 /** Where a Rollout object lives: namespace openshift-bootcplan, named as the spec's metadata.name. */

@@ -78,6 +78,18 @@ export class LockHeldError extends BootcplanError {
 }
 
 /**
+ * apply --step found the lock held, and its holder is stuck as the runs observed it (not
+ * renewed for the lease's duration plus the skew allowance, or held longer than any step):
+ * src/domain/lease-expiry.ts judgeHeldLock. A human looks (exit 4).
+ */
+export class LockStuckError extends LockHeldError {
+  constructor(held: LockHeldError, why: string) {
+    super(held.holder, held.since, held.lockId, held.planId);
+    this.message = `lock stuck: ${why}; ${held.message}`;
+  }
+}
+
+/**
  * This apply lost its lock mid-run (a renewal found another holder or no Lease, or no renewal
  * succeeded for the lease's whole duration): it stopped before its next disruptive step.
  */

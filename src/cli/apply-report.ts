@@ -11,7 +11,8 @@ import type { ApplyEvent } from '../apply/events.ts';
 import type { ApplyResult } from '../apply/applier.ts';
 import { RolloutReporter, exitOf } from '../apply/rollout-report.ts';
 import type { StatusCore } from '../apply/rollout-status.ts';
-import { LockHeldError } from '../base/errors.ts';
+import { LockHeldError, LockStuckError } from '../base/errors.ts';
+import { judgeHeldLock, type LockJudgement } from '../domain/lease-expiry.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CliIO } from './io.ts';
 import { httpNotifier } from './notify.ts';
@@ -19,7 +20,10 @@ import { httpNotifier } from './notify.ts';
 /**
  * apply --step and a held lock: another apply is running (the lock is renewed, so it is
  * alive) and this run has nothing to do, unless that apply has held it for longer than any
- * one step takes (the examples' Job deadline is 2 h): then it is stuck, and a human looks (exit 4).
+ * one step takes (the examples' Job deadline is 2 h), or stopped renewing it: then it is stuck,
+ * and a human looks (exit 4). Both are measured on the observing runs' clocks, from what they
+ * kept in the Rollout status (src/domain/lease-expiry.ts judgeHeldLock), never from the times
+ * the holder wrote.
  */
 export const STEP_LOCK_STUCK_SECONDS = 6 * 3600;
 
@@ -68,15 +72,35 @@ export class ApplyReporting {
   }
 
   /**
-   * The run failed: records why, and returns true when apply --step should still exit 0
-   * (another apply holds the lock and is alive: it writes the status, this run leaves it).
+   * The run failed: records why, and returns the error to end with, or null when apply --step
+   * should still exit 0 (another apply holds the lock and is alive: it writes the status, this
+   * run leaves it). A held lock judged stuck becomes a LockStuckError.
    */
-  async failed(err: unknown): Promise<boolean> {
-    if (this.step && err instanceof LockHeldError && this.driver.clock.now() - Date.parse(err.since) / 1000 < STEP_LOCK_STUCK_SECONDS) {
-      this.io.stderr(forDisplay(`nothing to do now: ${err.message}`) + '\n');
-      return true;
+  async failed(err: unknown): Promise<unknown> {
+    if (err instanceof LockHeldError && !(err instanceof LockStuckError)) {
+      const judged = await this.judgeLock(err);
+      if (judged?.stuck && this.step) err = new LockStuckError(err, judged.stuck);
+      else if (this.step) {
+        if (judged && !(await this.reporter?.keepLockObserved(judged.next))) this.warn('the Rollout object is absent: what this run saw of the lock is not kept, so a holder that stopped renewing is not found out across runs (give the Job --lock-timeout longer than the lease, docs/apply.md "Clocks and skew")');
+        this.io.stderr(forDisplay(`nothing to do now: ${err.message}`) + '\n');
+        return null;
+      }
     }
     await this.reporter?.finish({ error: err }, exitOf({ error: err }));
-    return false;
+    return err;
+  }
+
+  /** The held lock judged against what earlier runs saw; skew reported on stderr. Null when it is gone already. */
+  private async judgeLock(err: LockHeldError): Promise<LockJudgement | null> {
+    const lock = await this.driver.readLock().catch(() => null);
+    if (!lock || lock.lockId !== err.lockId) return null;
+    const at = (s: string) => (Number.isFinite(Date.parse(s)) ? Date.parse(s) / 1000 : this.driver.clock.now());
+    const judged = judgeHeldLock(this.reporter?.lockObserved ?? null, { lockId: lock.lockId, holder: lock.holder, acquiredAt: at(lock.since), renewedAt: at(lock.renewedAt), ttlSeconds: lock.ttlSeconds }, this.driver.clock.now(), STEP_LOCK_STUCK_SECONDS);
+    for (const s of judged.skew) this.warn(`clock skew: ${s}`);
+    return judged;
+  }
+
+  private warn(line: string) {
+    this.io.stderr(forDisplay(`warning: ${line}`) + '\n');
   }
 }

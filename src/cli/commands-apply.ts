@@ -118,8 +118,9 @@ async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: C
       io.stdout(forDisplay(`Apply of plan ${r.planId}: ${what}.${blocked}`) + '\n');
     }
   } catch (err) {
-    if (await report.failed(err)) return;
-    throw err;
+    const end = await report.failed(err);
+    if (end === null) return;
+    throw end;
   } finally {
     w?.stop();
     close?.();

@@ -15,6 +15,7 @@
  * renewal, which is no later than the time any other process can first see that renewal, so
  * the holder always believes its lease ends no later than anyone else does.
  */
+import { CLOCK_SKEW_ALLOWANCE_SECONDS, credibleTime, skewText } from './clock-skew.ts';
 
 /** What a process read of a Lease: the fields of the record, and the lease duration. */
 export interface ObservedLease {
@@ -43,4 +44,76 @@ export class LeaseObserver {
   expiresAt(): number | null {
     return this.last ? this.last.at + this.last.ttl : null;
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Across processes: `apply --step` in a CronJob is a new process every run, so the rule above,
+// kept in memory, would never see a Lease unchanged for a whole duration. What a run observed
+// is kept where the next run reads it (the Rollout status, `lockObserved`: src/cli/apply-report.ts)
+// and judged here. It never takes a lock over: it was written by another pod's clock, so it
+// only decides when a human is needed (exit 4, DESIGN §3), with the skew allowance added.
+
+/** What `apply --step` runs observed of a lock they could not take (the Rollout's status.lockObserved). */
+export interface LockSighting {
+  lockId: string;
+  holder: string;
+  /** The Lease record as read: acquire time, renew time, duration (it changes at every renewal). */
+  record: string;
+  /** When a run first saw this lock id held (the observing runs' clocks, ISO 8601). */
+  heldSince: string;
+  /** When a run first saw this exact record (ISO 8601). */
+  recordSince: string;
+}
+
+/** The lock as a run read it (LockRecord's fields, times as epoch seconds). */
+export interface HeldLock {
+  lockId: string;
+  holder: string;
+  acquiredAt: number;
+  renewedAt: number;
+  ttlSeconds: number;
+}
+
+export interface LockJudgement {
+  /** The sighting to keep for the next run. */
+  next: LockSighting;
+  /** Why the lock is stuck (a human is needed), or null while its holder may be at work. */
+  stuck: string | null;
+  /** Clock-skew reports (a Lease time, or a kept sighting, ahead of this clock beyond the allowance). */
+  skew: string[];
+}
+
+const iso = (t: number) => new Date(Math.round(t) * 1000).toISOString().replace('.000Z', 'Z');
+
+/**
+ * A held lock judged at `now` (this run's clock) against what earlier runs saw (`prev`, or null):
+ * stuck when the record has not changed for its duration plus the skew allowance (its holder
+ * stopped renewing: gone, or cut off), or when the same lock id has been seen held for
+ * `stuckAfterSeconds` (longer than any one step takes).
+ */
+export function judgeHeldLock(prev: LockSighting | null, lock: HeldLock, now: number, stuckAfterSeconds: number): LockJudgement {
+  const skew: string[] = [];
+  for (const [what, t] of [['acquireTime', lock.acquiredAt], ['renewTime', lock.renewedAt]] as const) {
+    const c = credibleTime(t, now);
+    if (c.aheadSeconds) skew.push(`the lock Lease's ${what} ${iso(t)} is ${skewText(c.aheadSeconds)} ahead of this clock (allowance ${skewText(CLOCK_SKEW_ALLOWANCE_SECONDS)}): counted as now; check the clock of ${lock.holder}`);
+  }
+  const kept = (at: string | undefined, what: string): number => {
+    const t = at ? Date.parse(at) / 1000 : NaN;
+    if (!Number.isFinite(t)) return now;
+    const c = credibleTime(t, now);
+    if (c.aheadSeconds) skew.push(`the rollout status's lockObserved.${what} ${at} is ${skewText(c.aheadSeconds)} ahead of this clock: counted from now`);
+    return c.at;
+  };
+  const record = `${iso(lock.acquiredAt)} ${iso(lock.renewedAt)} ${lock.ttlSeconds}s`;
+  const sameLock = !!prev && prev.lockId === lock.lockId;
+  const heldSince = sameLock ? kept(prev!.heldSince, 'heldSince') : now;
+  const recordSince = sameLock && prev!.record === record ? kept(prev!.recordSince, 'recordSince') : now;
+  const next: LockSighting = { lockId: lock.lockId, holder: lock.holder, record, heldSince: iso(heldSince), recordSince: iso(recordSince) };
+  let stuck: string | null = null;
+  if (now - recordSince >= lock.ttlSeconds + CLOCK_SKEW_ALLOWANCE_SECONDS) {
+    stuck = `its holder has not renewed it for ${skewText(now - recordSince)} (seen unchanged since ${next.recordSince}; the lease lasts ${lock.ttlSeconds}s): it is gone or cut off`;
+  } else if (now - heldSince >= stuckAfterSeconds) {
+    stuck = `it has been held for ${skewText(now - heldSince)} (seen held since ${next.heldSince}), longer than any one step takes`;
+  }
+  return { next, stuck, skew };
 }

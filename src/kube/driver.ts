@@ -22,6 +22,7 @@ import {
   type PoolKind, type DesiredImageState, type RolloutObject,
 } from '../apply/driver.ts';
 import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+import type { LockSighting } from '../domain/lease-expiry.ts';
 import { RolloutObjects } from './rollout-object.ts';
 import type { KubeClient } from './rest.ts';
 import { snapshotFromObjects } from '../cluster/snapshot.ts';
@@ -127,5 +128,6 @@ export class KubeDriver implements ClusterDriver {
 
   readRollout(name: string): Promise<RolloutObject | null> { return this.rollouts.read(name); }
   writeRolloutStatus(name: string, status: RolloutStatus): Promise<void> { return this.rollouts.writeStatus(name, status); }
+  writeRolloutLockObserved(name: string, seen: LockSighting | null): Promise<void> { return this.rollouts.writeStatus(name, { lockObserved: seen }); }
   recordEvent(e: ClusterEventRecord, uid: string | null): Promise<void> { return this.rollouts.record(e, uid); }
 }

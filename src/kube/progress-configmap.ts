@@ -40,6 +40,8 @@ export function progressOf(text: unknown, endpoint: string): ProgressRecord {
   for (const [name, pool] of Object.entries<any>(p.pools)) {
     if (!isMap(pool) || !Number.isSafeInteger(pool.wavesDone) || pool.wavesDone < 0 || typeof pool.done !== 'boolean') throw bad(`pool "${printable(name, 100)}" is malformed`);
     if (pool.mcoUnpaused !== undefined && typeof pool.mcoUnpaused !== 'boolean') throw bad(`pool "${printable(name, 100)}" has a mcoUnpaused that is not a boolean`);
+    const seen = pool.stagingSeen;
+    if (seen !== undefined && (!isMap(seen) || Object.values(seen).some((t) => typeof t !== 'string' || !Number.isFinite(Date.parse(t))))) throw bad(`pool "${printable(name, 100)}" has a stagingSeen that is not a map of node names to times`);
     const i = pool.interrupted;
     if (i !== undefined && i !== null && (!isMap(i) || typeof i.at !== 'string' || typeof i.reason !== 'string' || !(i.wave === null || Number.isSafeInteger(i.wave)))) throw bad(`pool "${printable(name, 100)}" has a malformed interrupted entry`);
   }

@@ -11,6 +11,7 @@ import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
 import { NotFoundError, type RolloutObject, type Clock } from '../apply/driver.ts';
 import { EVENT_REPORTING_CONTROLLER, type ClusterEventRecord, type RolloutCondition, type RolloutStatus } from '../apply/rollout-status.ts';
 import type { KubeClient } from './rest.ts';
+import type { LockSighting } from '../domain/lease-expiry.ts';
 import type { ResourceType } from './resources.ts';
 import { objectPath, collectionPath } from './resources.ts';
 
@@ -21,6 +22,13 @@ const MERGE_PATCH = 'application/merge-patch+json';
 /** events.k8s.io/v1 limits (k8s.io/kubernetes pkg/apis/core/validation/events.go). */
 const NOTE_LIMIT = 1024;
 const INSTANCE_LIMIT = 128;
+
+/** status.lockObserved, when every field is a string (anything else is as good as none: the next run starts afresh). */
+function lockObservedOf(v: any): LockSighting | null {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const fields = ['lockId', 'holder', 'record', 'heldSince', 'recordSince'] as const;
+  return fields.every((f) => typeof v[f] === 'string' && v[f].length <= 512) ? Object.fromEntries(fields.map((f) => [f, v[f]])) as unknown as LockSighting : null;
+}
 
 export class RolloutObjects {
   private seq = 0;
@@ -36,10 +44,10 @@ export class RolloutObjects {
       throw err;
     }
     const conditions: RolloutCondition[] = Array.isArray(o.status?.conditions) ? o.status.conditions.filter((c: any) => c && typeof c.type === 'string') : [];
-    return { uid: typeof o.metadata?.uid === 'string' ? o.metadata.uid : null, generation: Number(o.metadata?.generation ?? 0), spec: o.spec ?? null, conditions };
+    return { uid: typeof o.metadata?.uid === 'string' ? o.metadata.uid : null, generation: Number(o.metadata?.generation ?? 0), spec: o.spec ?? null, conditions, lockObserved: lockObservedOf(o.status?.lockObserved) };
   }
 
-  async writeStatus(name: string, status: RolloutStatus): Promise<void> {
+  async writeStatus(name: string, status: Partial<RolloutStatus>): Promise<void> {
     await this.client.request('PATCH', `${objectPath(ROLLOUT, name, BOOTCPLAN_NAMESPACE)}/status`, {
       body: { status }, contentType: MERGE_PATCH, what: `Rollout ${BOOTCPLAN_NAMESPACE}/${name} status`, expect: 'Rollout',
     });

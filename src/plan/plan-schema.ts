@@ -49,7 +49,7 @@ const pool = obj({
   maxUnavailable: obj({ value: { type: 'any', expected: 'a count or a percentage', check: () => {} }, resolved: { type: 'integer', min: 1 }, rule: str }),
   nodeCount: count, upToDate: count, unavailableNow: list(str), waveSize: count,
   nodes: list(node), waves: list(list(str)), estimatedSeconds: num,
-  rollout: { type: 'string', enum: ['slots'] }, wavesEstimatedSeconds: num,
+  rollout: { type: 'string', enum: ['slots'] }, wavesEstimatedSeconds: num, stagingTimeoutSeconds: { type: 'integer', min: 1 },
 }, ['name', 'backend', 'targetImage', 'targetDigest', 'controlPlane', 'priority', 'paused', 'rebootPolicy', 'drainTimeoutSeconds', 'soakSeconds', 'maxUnavailable', 'nodeCount', 'upToDate', 'unavailableNow', 'waveSize', 'nodes', 'waves', 'estimatedSeconds']);
 
 const windowInfo = nullable(obj({ start: str, end: str, timezone: str, wavesThatFit: count }));

@@ -82,7 +82,7 @@ function pausedByAdministrator(pool: SharingInput, held: string[], report: (d: D
     });
     return 'lifted';
   }
-  const what = pool.bnp ? `BootcNodePool ${name} is held back too` : 'bootcplan leaves it paused';
+  const what = pool.bnp ? `BootcNodePool ${name} is held back too and gets no new image (nothing stages)` : 'bootcplan leaves it paused and writes no new image';
   report({
     severity: 'warning', code: 'pool-paused-by-administrator', path: pool.path,
     message: `${who}; ${what}: ${held.length} node(s) are not scheduled${held.length ? ` (${held.join(', ')})` : ''}`,

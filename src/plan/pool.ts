@@ -15,6 +15,7 @@ import { resolvedTag } from '../domain/staging.ts';
 import type { PoolRef } from '../domain/pool-sharing.ts';
 import { poolSharing } from './pool-sharing.ts';
 import { mcoRolloutBlocks } from './mco-rollout.ts';
+import { daemonGapBlocks } from './bootc-readiness.ts';
 import { orderNodesForRollout, orderNodesLikeMco, planWaves, waveSizeFor } from '../domain/waves.ts';
 import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { type DraftChange, updateChange } from './changes.ts';
@@ -80,6 +81,7 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
     unavailableNow: unavailableNow.map((n) => n.name), waveSize, nodes, waves, estimatedSeconds: 0,
   };
   if (rolloutOf(pool, ctx.report) === 'slots') plan.rollout = 'slots';
+  if (p.stagingTimeoutSeconds !== undefined) plan.stagingTimeoutSeconds = p.stagingTimeoutSeconds;
   return { plan, drafts };
 }
 
@@ -144,6 +146,9 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
   const pending = members.filter((n) => !isCurrent(n));
   // Rule 5: nodes whose MachineConfigPool the MCO is rolling are held back (mco-rollout.ts).
   for (const [n, why] of mcoRolloutBlocks({ spec: p, path, backend, pending }, ctx)) if (!blocked.has(n)) blocked.set(n, why);
+  // Nodes the bootc-operator's daemon cannot act on (no bootc.dev/managed label, no BootcNode status).
+  if (bnp && !ownedBy) for (const [n, why] of daemonGapBlocks({ spec: p, path, pending, blocked }, idx, report)) blocked.set(n, why);
+  if (p.paused === true && pending.length) reportHeldPaused(p, path, !!bnp, pending.length, report);
   return {
     spec: p, path, bnp, mcp, backend, controlPlane, members, budget, targetDigest,
     paused: p.paused === true,
@@ -283,6 +288,18 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
   return { nodes, waves };
 }
 
+/**
+ * The spec's `paused: true` holds the pool: no node is scheduled and the plan writes no new image
+ * (poolChanges), so nothing stages until the pool is unpaused in the spec and planned again.
+ */
+function reportHeldPaused(p: PoolSpec, path: string, bootc: boolean, pending: number, report: (d: DiagnosticInput) => void) {
+  report({
+    severity: 'warning', code: 'pool-held-paused', path: joinPath(path, 'paused'),
+    message: `pool ${p.name} held: pool paused, nothing stages: ${pending} node(s) need the new image and are not scheduled, and the plan writes no new image to the ${bootc ? 'BootcNodePool (the bootc-operator hands spec.image.ref to every node of a paused pool too, and each daemon pulls and stages it)' : 'pool (no osImageURL MachineConfig: the MCO would roll it on every node at once when the pool is unpaused)'}`,
+    hint: 'remove `paused: true` from this pool when it may roll, then plan again',
+  });
+}
+
 // ---- change drafts --------------------------------------------------------------------
 function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): DraftChange[] {
   const { spec: p, bnp, mcp, budget, paused, rebootPolicy, pending, ownedBy, administratorPause } = pool;
@@ -304,15 +321,22 @@ function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): DraftChange[
   if (bnp) {
     const rollout: Record<string, unknown> = { maxUnavailable: budget.resolved, paused: true };
     if (p.drainTimeoutSeconds !== undefined) rollout.drainTimeoutSeconds = p.drainTimeoutSeconds;
-    const after = { spec: { image: { ref: p.image }, rollout, disruption: { rebootPolicy } } };
-    drafts.push(updateChange(bnp, after, p.name, risk, (changed) =>
+    // A paused pool (the spec's paused: true, or an administrator's pause kept) gets no new image:
+    // the bootc-operator's pause only stops reboot approvals, while every BootcNode's
+    // spec.desiredImage follows spec.image.ref and each daemon stages it (bootc-dev/bootc-operator
+    // docs/ARCHITECTURE.md "Rollback, Pause, Cancel": "Nodes already mid-staging complete their
+    // staging. Tag resolution continues"; internal/controller syncBootcNodeSpec).
+    const held = paused || administratorPause === 'kept';
+    const after = { spec: { ...(held ? {} : { image: { ref: p.image } }), rollout, disruption: { rebootPolicy } } };
+    drafts.push(updateChange(bnp, after, p.name, held ? 'none' : risk, (changed) =>
       changed.includes('spec.image.ref') ? 'pool-image' : changed.length === 1 && changed[0] === 'spec.rollout.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings',
       // bootc-operator hands out reboot slots only while the pool is not paused; bootcplan
       // keeps it paused and takes the nodes through cordon, drain and reboot itself.
       `BootcNodePool ${p.name}: target image, resolved budget; kept paused so bootcplan drives the waves`));
-  } else if (administratorPause !== 'kept') {
-    // Not while an administrator's pause holds the pool: the MCO would roll the new image on
-    // every node at once when the pool is unpaused, outside bootcplan's waves and windows.
+  } else if (administratorPause !== 'kept' && !paused) {
+    // Not while a pause holds the pool (an administrator's, or the spec's paused: true): the MCO
+    // would roll the new image on every node at once when the pool is unpaused, outside
+    // bootcplan's waves and windows.
     drafts.push(osImageMachineConfigChange(p, snapshot, risk));
   }
   return drafts;

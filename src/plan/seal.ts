@@ -41,6 +41,7 @@ function poolSettings(p: PlanPool) {
     backend: p.backend, targetImage: p.targetImage, targetDigest: p.targetDigest, controlPlane: p.controlPlane,
     priority: p.priority, paused: p.paused, rebootPolicy: p.rebootPolicy, drainTimeoutSeconds: p.drainTimeoutSeconds,
     soakSeconds: p.soakSeconds, maxUnavailable: p.maxUnavailable.resolved, rollout: p.rollout ?? 'waves',
+    ...(p.stagingTimeoutSeconds !== undefined ? { stagingTimeoutSeconds: p.stagingTimeoutSeconds } : {}),
   };
 }
 

@@ -36,10 +36,13 @@ export type Risk = (typeof RISKS)[number];
  * BootcNode for it; `pool-owned`: a MachineConfigPool owns its BootcNodePool;
  * `mco-updating`: its MachineConfigPool has rendered a config the MCO has not rolled out yet;
  * `tag-unresolved`: the target is a tag the BootcNodePool has not resolved to a digest yet
- * (status.targetDigest). `not-ready` covers DiskPressure and NetworkUnavailable too (the MCO's
+ * (status.targetDigest); `not-managed`: the node lacks the `bootc.dev/managed` label the
+ * bootc-operator's daemon selects on; `no-bootcnode-status`: its BootcNode has no status (the daemon
+ * has not reported); `pool-paused`: the pool is paused (spec or administrator), and the plan writes
+ * no new image to it, so nothing stages. `not-ready` covers DiskPressure and NetworkUnavailable too (the MCO's
  * CheckNodeReady), and `updating` MCO work in flight on the node.
  */
-export const BLOCKED_BY = ['cordoned', 'not-ready', 'degraded', 'updating', 'pool-paused', 'no-budget', 'pool-conflict', 'no-bootcnode', 'pool-owned', 'mco-updating', 'tag-unresolved'] as const;
+export const BLOCKED_BY = ['cordoned', 'not-ready', 'degraded', 'updating', 'pool-paused', 'no-budget', 'pool-conflict', 'no-bootcnode', 'pool-owned', 'mco-updating', 'tag-unresolved', 'not-managed', 'no-bootcnode-status'] as const;
 export type BlockedBy = (typeof BLOCKED_BY)[number];
 
 /** Why a change exists. A closed set so that bots and the applier can rely on it. */
@@ -115,6 +118,11 @@ export interface PlanPool {
   rebootPolicy: 'RebootOnly' | 'AllowSoftReboot';
   drainTimeoutSeconds: number | null;
   soakSeconds: number;
+  /**
+   * The spec's stagingTimeoutSeconds, present only when the spec sets it (absent: the default,
+   * 600 s, DESIGN §7), so that plans of specs without it are the same as before it existed.
+   */
+  stagingTimeoutSeconds?: number;
   maxUnavailable: { value: string | number; resolved: number; rule: string };
   /** Nodes in the pool now, up to date, and out of service before anything starts. */
   nodeCount: number;

@@ -6,7 +6,7 @@
  * - `kustomization.yaml`: both files in ConfigMap `bootcplan-rollout-<hash>` (sync wave 1);
  * - `rollout.yaml`: the cluster's effective spec as a bootcplan.dev Rollout object, whose status
  *   apply writes and health/rollout.lua reads (wave 2);
- * - `apply-job.yaml` / `apply-cronjob.yaml`: `bootcplan apply PLAN --auto-approve --step` with the
+ * - `apply-job.yaml` / `apply-cronjob.yaml`: `bootcplan apply PLAN --auto-approve --step --lock-timeout 6m` with the
  *   ConfigMap mounted as the repository's files (wave 2), as examples/argocd/apply-job.yaml.
  * Pure.
  */
@@ -42,7 +42,9 @@ function podSpec(ci: ClusterFileInput, component: string) {
         name: 'bootcplan',
         image: ci.image,
         workingDir: '/work',
-        args: ['apply', planPath, '--auto-approve', '--step'],
+        // Longer than the lock's 300 s lease: a run that meets a dead apply's lock takes it over
+        // (docs/apply.md "Clocks and skew"), as examples/argocd/apply-job.yaml.
+        args: ['apply', planPath, '--auto-approve', '--step', '--lock-timeout', '6m'],
         env: [
           { name: 'CI', value: 'true' },
           { name: 'BOOTCPLAN_HOLDER', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },

@@ -203,6 +203,7 @@ export function describeGroup(g: NodeGroup, opts: { withPool?: boolean; slots?: 
   const head = `${plural(g.names.length, 'node')}${opts.withPool === false ? '' : ` in ${g.pool}`}`;
   const change = `${shortDigest(g.from)} -> ${shortDigest(g.to)}`;
   const staged = g.staged === g.names.length ? 'staged' : g.staged ? `${g.staged} staged` : 'not staged';
+  if (g.blockedBy === 'pool-paused') return `${head}: ${change}, held: pool paused, nothing stages`;
   if (g.blockedBy) return `${head}: ${change}, not scheduled (${g.blockedBy})`;
   return `${head}: ${change}, ${REBOOT_TEXT[g.reboot] ?? `${g.reboot} reboot`}, ${staged}, ${g.waves.length === 1 ? (opts.slots ? 'batch' : 'wave') : opts.slots ? 'batches' : 'waves'} ${foldNumbers(g.waves)}`;
 }

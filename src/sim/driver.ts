@@ -11,7 +11,7 @@ import {
   NotFoundError, DrainTimeoutError, DriverError,
 } from '../apply/driver.ts';
 import type { SimCluster } from './cluster.ts';
-import { LeaseObserver } from '../domain/lease-expiry.ts';
+import { LeaseObserver, type LockSighting } from '../domain/lease-expiry.ts';
 import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
 
 export class KilledError extends Error {
@@ -102,6 +102,12 @@ export class SimDriver implements ClusterDriver {
     return this.guard(() => {
       this.sim.record(this, 'status', `Rollout/${name}`);
       this.sim.rollouts.writeStatus(name, status);
+    });
+  }
+  writeRolloutLockObserved(name: string, seen: LockSighting | null) {
+    return this.guard(() => {
+      this.sim.record(this, 'status', `Rollout/${name}`);
+      this.sim.rollouts.writeStatus(name, { lockObserved: seen });
     });
   }
   recordEvent(e: ClusterEventRecord, uid: string | null) {

@@ -30,13 +30,22 @@ export class SimRollouts {
   read(name: string): RolloutObject | null {
     const o = this.objects.get(name);
     if (!o) return null;
-    return { uid: o.uid, generation: o.generation, spec: structuredClone(o.spec), conditions: structuredClone(o.status?.conditions ?? []) };
+    return { uid: o.uid, generation: o.generation, spec: structuredClone(o.spec), conditions: structuredClone(o.status?.conditions ?? []), lockObserved: structuredClone(o.status?.lockObserved ?? null) };
   }
 
-  writeStatus(name: string, status: RolloutStatus): void {
+  /**
+   * The reporter's status replaces the one there, except lockObserved, which the API server's
+   * merge patch keeps unless the patch names it (null removes it); a patch of lockObserved alone
+   * (writeRolloutLockObserved) changes only that field.
+   */
+  writeStatus(name: string, status: Partial<RolloutStatus>): void {
     const o = this.objects.get(name);
     if (!o) throw new NotFoundError(`Rollout ${name} not found`);
-    o.status = structuredClone(status);
+    const kept = o.status?.lockObserved;
+    const next: Partial<RolloutStatus> = Object.keys(status).length === 1 && 'lockObserved' in status ? { ...(o.status ?? {}), ...structuredClone(status) } : structuredClone(status);
+    if (!('lockObserved' in status) && kept) next.lockObserved = kept;
+    if (next.lockObserved === null) delete next.lockObserved;
+    o.status = next as RolloutStatus;
   }
 
   record(t: number, e: ClusterEventRecord, uid: string | null): void {

@@ -54,13 +54,17 @@ export const poolSchema: ObjectSchema = {
       type: 'integer', min: 0, max: INT32_MAX, defaultText: 'no limit',
       description: 'Longest drain of one node (PodDisruptionBudget refusals are retried until then); a drain still blocked then halts the rollout. Unset or 0: wait without limit. Also written to the BootcNodePool.',
     },
+    stagingTimeoutSeconds: {
+      type: 'integer', min: 1, max: INT32_MAX, default: 600,
+      description: 'bootc pools: a node staging the image (BootcNode Idle=False/Staging) for longer than this, or not starting to stage within it, halts the pool. Counted from the Staging transition, or from when bootcplan first saw the node staging (kept in the run record, so the limit holds across apply --step runs).',
+    },
     soakSeconds: {
       type: 'integer', min: 0, max: INT32_MAX, default: 0,
       description: 'Wait after each wave of this pool before its next wave starts.',
     },
     paused: {
       type: 'boolean', default: false,
-      description: 'Hold the pool back: no node of it is updated. Written as false, it also lifts a pause an administrator set on the MachineConfigPool (a disruptive change in the plan); left out, such a pause is kept.',
+      description: 'Hold the pool back: no node of it is updated, and no new image is written to it, so nothing stages. Written as false, it also lifts a pause an administrator set on the MachineConfigPool (a disruptive change in the plan); left out, such a pause is kept.',
     },
     rollout: {
       type: 'string', enum: ROLLOUTS, default: 'waves',

@@ -25,6 +25,8 @@ export interface PoolSpec {
   maxUnavailable?: number | string;
   rebootPolicy?: RebootPolicy;
   drainTimeoutSeconds?: number;
+  /** bootc pools: the staging limit (DESIGN §7; default 600). */
+  stagingTimeoutSeconds?: number;
   soakSeconds?: number;
   paused?: boolean;
   priority?: number;

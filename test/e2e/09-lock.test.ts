@@ -5,7 +5,10 @@
  * - a real `bootcplan apply` process sent SIGTERM while an MCO pool is unpaused for a wave: it
  *   exits 143 with one line, the pool paused again, the lock released; the rerun finishes;
  * - expiry is judged by observed time: a live holder whose clock is an hour behind keeps its
- *   Lease, a dead holder whose clock was a day ahead loses it after one lease duration.
+ *   Lease, a dead holder whose clock was a day ahead loses it after one lease duration;
+ * - `apply --step` meets a Lease in 2099 that nobody renews: exit 0 with a clock-skew warning,
+ *   what it saw kept in the Rollout status (the CRD's schema keeps status.lockObserved), and a
+ *   run ten minutes later by its clock exits 4 (docs/apply.md "Clocks and skew").
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -25,6 +28,10 @@ import { wallClock } from '../../src/kube/driver.ts';
 import { ensureBuilt } from '../built.ts';
 import { Lease } from '../../src/apply/lease.ts';
 import { LockHeldError } from '../../src/base/errors.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { NotFoundError, AlreadyExistsError } from '../../src/apply/driver.ts';
+import type { DriverFactory } from '../../src/cli/deps.ts';
 
 const t = suite('e2e: lock');
 let env: TestEnv;
@@ -184,6 +191,57 @@ t('expiry by observed time: a live holder an hour behind keeps its Lease; a dead
   assert.ok(await second.release());
   contender.close();
   fresh.close();
+});
+
+const ROLLOUTS = '/apis/bootcplan.dev/v1alpha1/namespaces/openshift-bootcplan/rollouts';
+
+/** deploy/rollout-crd.yaml installed (Established) and a Rollout object `name` with `spec`, as a GitOps engine syncs it. */
+async function rolloutObject(name: string, spec: unknown): Promise<void> {
+  const crd = parse(readFileSync(join(process.cwd(), 'deploy/rollout-crd.yaml'), 'utf8'));
+  await env.admin.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }).catch((e) => { if (!(e instanceof AlreadyExistsError)) throw e; });
+  for (let i = 0; i < 100; i++) {
+    const got: any = await env.admin.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rollouts.bootcplan.dev');
+    if (got.status?.conditions?.some((c: any) => c.type === 'Established' && c.status === 'True')) break;
+    await sleep(100);
+  }
+  await env.admin.request('DELETE', `${ROLLOUTS}/${name}`).catch((e) => { if (!(e instanceof NotFoundError)) throw e; });
+  for (let i = 0; i < 50; i++) {
+    try {
+      await env.admin.request('POST', ROLLOUTS, { body: { apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name, namespace: 'openshift-bootcplan' }, spec } });
+      return;
+    } catch (e) {
+      if (!(e instanceof AlreadyExistsError)) throw e; // still being deleted
+      await sleep(100);
+    }
+  }
+}
+
+t('apply --step and a Lease in 2099 that nobody renews: exit 0 with a clock-skew warning and status.lockObserved kept; 10 minutes later by the run\'s clock: exit 4, LockStuck', async () => {
+  await resetCluster(env.admin);
+  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.slice(0, 2).map((name) => ({ name }))).objects);
+  const text = specYaml([{ name: 'worker', image: NEW }]);
+  const file = join(dir, 'skew-spec.yaml');
+  writeFileSync(file, text);
+  await rolloutObject('test', parse(text).spec);
+  const dead = skewed(73 * 365 * 86400);
+  await dead.acquireLock({ holder: 'laptop@2099', planId: 'p0', ttlSeconds: 2 });
+  dead.close();
+  const first = captureIO();
+  assert.is(await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--step'], { io: first.io }), 0, first.err());
+  assert.match(first.err(), /warning: clock skew: the lock Lease's renewTime 2099-\S+ is 7\dy ahead of this clock/);
+  assert.match(first.err(), /nothing to do now: another apply holds the lock: laptop@2099/);
+  const kept: any = await env.admin.request('GET', `${ROLLOUTS}/test`);
+  assert.is(kept.status?.lockObserved?.holder, 'laptop@2099', `the CRD keeps status.lockObserved: ${JSON.stringify(kept.status)}`);
+  // The next CronJob run, 10 minutes later (its clock), sees the same record: stuck.
+  const later: DriverFactory = async () => {
+    const d = skewed(600);
+    return { driver: d, holder: 'job-2@e2e', close: () => d.close() };
+  };
+  const second = captureIO();
+  assert.is(await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--step'], { io: second.io, openDriver: later }), 4, second.err());
+  assert.match(second.err(), /lock stuck: its holder has not renewed it/);
+  const after: any = await env.admin.request('GET', `${ROLLOUTS}/test`);
+  assert.equal([after.status?.phase, after.status?.reason, after.status?.lastExitCode], ['Degraded', 'LockStuck', 4]);
 });
 
 t.run();

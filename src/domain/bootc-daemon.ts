@@ -1,0 +1,29 @@
+/**
+ * Whether the bootc-operator's daemon can act on a node (DESIGN §7 "Pools and waves"). Pure.
+ *
+ * bootc-operator (bootc-dev/bootc-operator):
+ * - the daemon is a DaemonSet whose pod template has `nodeSelector: {bootc.dev/managed: ""}`
+ *   (config/daemon/daemon.yaml); the controller puts that label on a node when it takes the
+ *   node into a pool and creates its BootcNode (api/v1alpha1/constants.go `LabelManaged`:
+ *   "Its presence triggers the DaemonSet to schedule a daemon pod on the node";
+ *   internal/controller/bootcnodepool_controller.go `ensureManagedLabel`). A node without the
+ *   label has no daemon: nothing pulls, stages or reboots into the target there;
+ * - a BootcNode's status is "written by the daemon; the controller treats it as read-only"
+ *   (api/v1alpha1/bootcnode_types.go BootcNodeStatus). A BootcNode without a status has a node
+ *   whose daemon has not reported yet (not scheduled, crash-looping, or just created): the
+ *   staging gate would wait its whole limit and halt the pool ("never started staging").
+ * Such a node is held back, never scheduled, with the remedy in the diagnostic.
+ */
+import type { KObject } from '../cluster/types.ts';
+import { BOOTC_MANAGED_LABEL } from './labels.ts';
+
+export type DaemonGap = 'not-managed' | 'no-bootcnode-status';
+
+/** What keeps the daemon from acting on `node` (its BootcNode `bn`), or null when nothing does. */
+export function daemonGap(node: KObject, bn: KObject | undefined): DaemonGap | null {
+  if (!bn) return null; // no BootcNode at all is the pool-sharing rule's (`no-bootcnode`)
+  if (!Object.hasOwn(node.metadata.labels ?? {}, BOOTC_MANAGED_LABEL)) return 'not-managed';
+  const st: unknown = bn.status;
+  if (st === undefined || st === null || typeof st !== 'object' || Object.keys(st).length === 0) return 'no-bootcnode-status';
+  return null;
+}
