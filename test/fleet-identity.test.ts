@@ -5,7 +5,7 @@
  * kubeconfig whose contexts were swapped (west's context reaches south, south's reaches west)
  * cannot roll one site's plan on the other: those clusters fail with exit 3 before anything is
  * written to them, their fleet record included. Nor can `apply` of one cluster's plan taken out
- * of the fleet plan run on another site.
+ * of the fleet plan run on another site. Two entries that report one identity are a warning.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -68,6 +68,24 @@ s('apply of one cluster\'s plan out of the fleet plan, on another site: exit 3 n
   assert.equal(st.sims['ctx-south'].writes, []);
   const own = await fleetCli(st, ['apply', 'west.json', '--context', 'ctx-west', '--auto-approve']);
   assert.is(own.code, 0, own.err);
+});
+
+s('two entries with one identity (one cluster reached twice, or clones): a warning at the later entry, file:line:column', async () => {
+  const b = identicalSites();
+  b.clusters[2].cluster!.object('ClusterVersion').spec.clusterID = ID.west;
+  const fp = b.plan();
+  const warning = fp.diagnostics.find((d) => d.code === 'fleet-shared-identity');
+  assert.ok(warning, JSON.stringify(fp.diagnostics));
+  assert.is(warning!.severity, 'warning');
+  assert.is(warning!.path, 'spec.clusters[2]');
+  assert.is(warning!.file, 'fleet.yaml');
+  assert.ok(warning!.line! > 1);
+  assert.match(warning!.message, new RegExp(`clusters west and south are the same cluster as far as bootcplan can tell \\(ClusterVersion.spec.clusterID ${ID.west}\\)`));
+  // Shown where the reviewer looks.
+  const st = simFleet(b, { prefix: 'bootcplan-fleet-identity-' });
+  const shown = await fleetCli(st, ['fleet', 'show', st.planFile]);
+  assert.match(shown.out, /warning: fleet.yaml:\d+:\d+: clusters west and south are the same cluster/);
+  assert.not.ok(identicalSites().plan().diagnostics.some((d) => d.code === 'fleet-shared-identity'), 'no warning for distinct sites');
 });
 
 s.run();
