@@ -12,7 +12,8 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FleetPlan } from '../src/plan/fleet-types.ts';
-import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+import { FleetBuilder, workerCluster, NEW } from './fleet-builders.ts';
+import { ClusterBuilder, nodes } from './builders.ts';
 import { simFleet, fleetCli } from './fleet-sim-harness.ts';
 
 const s = suite('fleet: each cluster plan is bound to its cluster');
@@ -68,6 +69,25 @@ s('apply of one cluster\'s plan out of the fleet plan, on another site: exit 3 n
   assert.equal(st.sims['ctx-south'].writes, []);
   const own = await fleetCli(st, ['apply', 'west.json', '--context', 'ctx-west', '--auto-approve']);
   assert.is(own.code, 0, own.err);
+});
+
+s('an idle canary (nothing to change, in no batch) confirmed through a swapped context: exit 3 before batch 1, nothing written anywhere', async () => {
+  const b = new FleetBuilder();
+  for (const n of ['east', 'west', 'south']) {
+    // east and south run the target already; only west has work.
+    const cluster = n === 'west' ? workerCluster(3) : new ClusterBuilder().bootcPool('worker', nodes('w', 3, undefined, { current: true }), { image: NEW });
+    cluster.object('ClusterVersion').spec.clusterID = ID[n];
+    b.cluster(n, { context: `ctx-${n}`, cluster, labels: { site: n } });
+  }
+  b.strategy({ canaries: ['east'], maxConcurrency: 2 });
+  const st = simFleet(b, { prefix: 'bootcplan-fleet-identity-' });
+  const fp: FleetPlan = JSON.parse(readFileSync(st.planFile, 'utf8'));
+  assert.equal(fp.clusters.map((c) => c.batch), [null, 1, null], 'the canary has nothing to change');
+  [st.sims['ctx-east'], st.sims['ctx-south']] = [st.sims['ctx-south'], st.sims['ctx-east']];
+  const r = await fleetCli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, new RegExp(`this cluster is: +ClusterVersion.spec.clusterID ${ID.south}`));
+  for (const sim of Object.values(st.sims)) assert.equal(sim.writes, []);
 });
 
 s('two entries with one identity (one cluster reached twice, or clones): a warning at the later entry, file:line:column', async () => {
