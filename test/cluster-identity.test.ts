@@ -212,6 +212,14 @@ s('a plan with an identity is refused on a snapshot that has none', async () => 
   assert.match(r.err, /file:.*bare.yaml holds neither ClusterVersion\/version spec.clusterID nor the kube-system Namespace, so it cannot be shown to be that cluster/);
 });
 
+s('identities of two kinds (the plan\'s snapshot lacked the ClusterVersion this cluster has): refused, saying neither is shown', async () => {
+  await savedPlan('k8s.yaml', 'k8s.json');
+  writeFileSync(join(repo, 'k8s-openshift.yaml'), listWithServer([...site({ clusterID: A }).objects, kubeSystem('11111111-2222-3333-4444-555555555555')], 'https://10.0.0.1:6443'));
+  const r = await cli(['rehearse', 'k8s.json', '--cluster', 'k8s-openshift.yaml']);
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /knows its cluster by Namespace\/kube-system.metadata.uid, this cluster is known by ClusterVersion.spec.clusterID: it cannot be shown to be the same cluster/);
+});
+
 s('the identity is sealed: edited in the file, the plan is refused (exit 3); edited and sealed again, it names the cluster it does not match', async () => {
   const plan = await savedPlan('a.yaml', 'a.json');
   const edited: Plan = structuredClone(plan);

@@ -5,7 +5,7 @@
  * the identity is a value the cluster itself generated when it was installed:
  * - OpenShift: ClusterVersion `version` `spec.clusterID`, "an RFC4122 UUID value" that
  *   "uniquely identifies this cluster" (openshift/api config/v1 ClusterVersionSpec), set by the
- *   installer and kept for the cluster's life (Telemetry and support cases name it);
+ *   installer;
  * - any Kubernetes cluster: the `kube-system` Namespace's `metadata.uid`, which the API server
  *   generates when it creates the namespace at bootstrap (metav1.ObjectMeta uid: "unique in
  *   time and space", "not allowed to change on PUT operations", "populated by the system").

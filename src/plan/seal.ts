@@ -62,6 +62,13 @@ export function clusterMismatch(saved: Plan, target: ClusterSnapshot): { message
       ],
     };
   }
+  if (want.kind !== found.kind) {
+    // A snapshot that lacked the ClusterVersion of an OpenShift cluster, say: not provably another cluster, nor this one.
+    return {
+      message: `plan ${saved.id} knows its cluster by ${want.kind}, this cluster is known by ${found.kind}: it cannot be shown to be the same cluster`,
+      lines: [planned, here, 'nothing was changed; plan against this cluster and apply that plan'],
+    };
+  }
   return {
     message: `plan ${saved.id} was made for another cluster`,
     lines: [planned, here, 'nothing was changed; plan against this cluster and apply that plan'],
