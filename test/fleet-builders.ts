@@ -13,6 +13,7 @@ import { planFleet, type FleetClusterInput } from '../src/plan/fleet.ts';
 import type { FleetPlan, FleetClusterError } from '../src/plan/fleet-types.ts';
 import type { FleetStrategy } from '../src/spec/fleet-types.ts';
 import { ClusterBuilder, NEW, nodes } from './builders.ts';
+import { uidOf } from '../src/sim/generate.ts';
 
 export { NEW };
 
@@ -86,7 +87,7 @@ export class FleetBuilder {
   }
   /** Writes fleet.yaml and one snapshot file per snapshot cluster into `dir` (default: a new temp dir). */
   write(dir = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-'))): { dir: string; file: string } {
-    for (const c of this.clusters) if (!c.context) writeFileSync(join(dir, `${c.name}.yaml`), (c.cluster ?? workerCluster()).yaml());
+    for (const c of this.clusters) if (!c.context) writeFileSync(join(dir, `${c.name}.yaml`), clusterOf(c).yaml());
     const file = join(dir, 'fleet.yaml');
     writeFileSync(file, this.yaml());
     return { dir, file };
@@ -105,7 +106,19 @@ export class FleetBuilder {
   }
 }
 
+/**
+ * The cluster's objects, with an identity of its own: a builder's ClusterVersion carries the
+ * generator's one clusterID, and the clusters of a Fleet are distinct clusters (a plan runs only
+ * where its identity is found; plan/fleet.ts warns of entries that share one).
+ */
+function clusterOf(c: TestFleetCluster): ClusterBuilder {
+  const b = c.cluster ?? workerCluster();
+  const cv = b.objects.find((o) => o.kind === 'ClusterVersion');
+  if (cv && cv.spec?.clusterID === uidOf('cluster')) cv.spec.clusterID = uidOf(`cluster/${c.name}`);
+  return b;
+}
+
 function snapshotOf(c: TestFleetCluster): ClusterSnapshot {
-  const s = (c.cluster ?? workerCluster()).snapshot();
+  const s = clusterOf(c).snapshot();
   return { ...s, source: `file:${c.name}.yaml` };
 }

@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
+import { uidOf } from '../src/sim/generate.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { inDir } from './cwd.ts';
 
@@ -73,7 +74,10 @@ s('a cluster whose snapshot changed since the fleet plan fails (exit 3) in its t
   const { dir, file } = fleet('continue');
   await inDir(dir, async () => {
     assert.is((await cli(['fleet', 'plan', '-f', file, '--out', join(dir, 'fp.json')])).code, 0);
-    writeFileSync(join(dir, 'south.yaml'), workerCluster(9, 's').yaml());
+    // The same cluster (its identity, as test/fleet-builders.ts gives it), with 9 nodes now.
+    const grown = workerCluster(9, 's');
+    grown.object('ClusterVersion').spec.clusterID = uidOf('cluster/south');
+    writeFileSync(join(dir, 'south.yaml'), grown.yaml());
     const r = await cli(['fleet', 'rehearse', join(dir, 'fp.json'), '-o', 'json']);
     assert.is(r.code, 3, r.err);
     const by = Object.fromEntries(JSON.parse(r.out).clusters.map((c: any) => [c.name, c]));

@@ -13,6 +13,7 @@ import { RolloutReporter, exitOf } from '../apply/rollout-report.ts';
 import type { StatusCore } from '../apply/rollout-status.ts';
 import { LockHeldError, LockStuckError } from '../base/errors.ts';
 import { judgeHeldLock, type LockJudgement } from '../domain/lease-expiry.ts';
+import { clusterMismatch } from '../plan/seal.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CliIO } from './io.ts';
 import { httpNotifier } from './notify.ts';
@@ -30,13 +31,20 @@ export const STEP_LOCK_STUCK_SECONDS = 6 * 3600;
 /**
  * A saved plan whose spec no longer verifies (edited after the plan was made, or missing):
  * there is no spec to plan with, but the Rollout (named as the plan records it) still gets
- * "stale: re-plan needed", so the loop shows why nothing happens. Best effort: any failure
- * here is a warning, and the caller rethrows the StalePlanError (exit 3).
+ * "stale: re-plan needed", so the loop shows why nothing happens, on the cluster the plan was
+ * made for only. Best effort: any failure here is a warning, and the caller rethrows the
+ * StalePlanError (exit 3).
  */
 export async function reportUnverifiedPlan(open: () => Promise<{ driver: ClusterDriver; close?: () => void }>, io: CliIO, saved: Plan, err: unknown): Promise<void> {
   let opened: { driver: ClusterDriver; close?: () => void } | null = null;
   try {
     opened = await open();
+    // Never a status on a cluster the plan was not made for (DESIGN §6): a one-off read, on this error path only.
+    const mismatch = clusterMismatch(saved, await opened.driver.snapshot());
+    if (mismatch) {
+      io.stderr(forDisplay(`warning: the rollout status was not recorded: ${mismatch.message}`) + '\n');
+      return;
+    }
     const r = new RolloutReporter(opened.driver, saved, { rollout: saved.spec.name, spec: undefined, warn: (l) => io.stderr(forDisplay(l) + '\n') });
     await r.open();
     await r.finish({ error: err }, exitOf({ error: err }));

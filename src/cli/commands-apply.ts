@@ -70,7 +70,7 @@ async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: C
   if (!opts.autoApprove && !planfile && opts.file === STDIN_PATH) {
     throw new InputError('apply -f - reads the spec from stdin, so no answer to the confirmation can come from there', [], 'review the plan (bootcplan plan -f -), then run apply -f - with --auto-approve');
   }
-  const [{ apply, checkApplicable }, { windowPolicy }, { openSavedPlan, confirmSavedPlan, inFlightOf }] = await Promise.all([
+  const [{ apply, checkApplicable }, { windowPolicy }, { openSavedPlan, confirmSavedPlan, checkClusterBinding, inFlightOf }] = await Promise.all([
     import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'),
   ]);
   const saved = planfile ? readPlanFile(planfile) : null;
@@ -90,8 +90,10 @@ async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: C
   try {
     let plan: Plan;
     if (saved) {
-      await report.open(saved);
       const live = await driver.snapshot();
+      // A plan made for another cluster leaves this one as it found it: no rollout status either.
+      checkClusterBinding(saved, live);
+      await report.open(saved);
       const progress = await driver.readProgress();
       plan = confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight: inFlightOf(saved, live, progress) });
     } else {

@@ -13,6 +13,8 @@ import { asClusterApiError } from './live.ts';
 import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, outputFormatOption } from './options.ts';
 import { SNAPSHOT_FORMATS, STATUS_FORMATS, yamlOfJson } from './formats.ts';
 import { jsonText } from '../render/vocabulary.ts';
+import { forDisplay } from '../render/secrets.ts';
+import { clusterIdentityOf, KUBE_SYSTEM_NAMESPACE, SNAPSHOT_SERVER_ANNOTATION } from '../cluster/identity.ts';
 
 // ---- snapshot ----
 
@@ -51,7 +53,7 @@ async function snapshotAction({ io }: CommandContext, opts: SnapshotOptions): Pr
   }
   const list = {
     apiVersion: 'v1', kind: 'List',
-    metadata: { annotations: { 'bootcplan.dev/source': `live:${client.contextName}`, 'bootcplan.dev/server': client.server } },
+    metadata: { annotations: { 'bootcplan.dev/source': `live:${client.contextName}`, [SNAPSHOT_SERVER_ANNOTATION]: client.server } },
     items: read.objects,
   };
   const json = opts.output ? opts.output === 'json' : !!opts.out?.endsWith('.json');
@@ -62,6 +64,10 @@ async function snapshotAction({ io }: CommandContext, opts: SnapshotOptions): Pr
   for (const o of read.objects) kinds.set(o.kind, (kinds.get(o.kind) ?? 0) + 1);
   const summary = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');
   io.stderr(`snapshot of ${client.contextName} (${client.server}): ${read.objects.length} objects${summary ? ` (${summary})` : ''}${opts.out ? ` -> ${opts.out}` : ''}\n`);
+  // The identity plans made from this file record (src/cluster/identity.ts).
+  const find = (kind: string, name: string) => read.objects.find((o) => o.kind === kind && o.metadata.name === name) ?? null;
+  const identity = clusterIdentityOf({ clusterVersion: find('ClusterVersion', 'version'), kubeSystemNamespace: find('Namespace', KUBE_SYSTEM_NAMESPACE) });
+  io.stderr(forDisplay(identity ? `cluster identity: ${identity.kind} ${identity.id}` : 'cluster identity: none found (no ClusterVersion clusterID, no kube-system Namespace): plans made from this file run on no live cluster') + '\n');
   if (read.notInstalled.length) io.stderr(`not installed: ${read.notInstalled.join(', ')}\n`);
 }
 

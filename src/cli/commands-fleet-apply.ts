@@ -140,13 +140,15 @@ function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, openFleet: Open
  * so the others never roll behind a canary planned against a cluster that is not what it was.
  */
 async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared: ReadonlyMap<string, Prepared>): Promise<void> {
-  const { planHasWork } = await import('../plan/fleet.ts');
+  const [{ planHasWork }, { checkClusterBinding }] = await Promise.all([import('../plan/fleet.ts'), import('./sealed.ts')]);
   for (const c of fp.clusters) {
     const p = prepared.get(c.name);
     if (!c.canary || c.batch !== null || !p) continue;
     const { driver, close } = await ctx.openDriver(p.flags, ctx.io);
     try {
-      const now = p.specs.replan(await driver.snapshot());
+      const live = await driver.snapshot();
+      checkClusterBinding(p.saved, live);
+      const now = p.specs.replan(live);
       if (planHasWork(now)) {
         throw new StalePlanError(`canary ${c.name} has something to change now, but its plan in fleet plan ${fp.id} changes nothing`, [
           `re-planned against the cluster as it is now: ${now.summary.nodes} node${now.summary.nodes === 1 ? '' : 's'} to roll, ${now.changes.filter((x) => x.action !== 'noop').length} object change(s)`,
@@ -161,8 +163,17 @@ async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared:
 
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */
 async function openCluster(ctx: CommandContext, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
-  const [{ apply }, { windowPolicy }, { confirmSavedPlan, inFlightOf }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts')]);
+  const [{ apply }, { windowPolicy }, { confirmSavedPlan, checkClusterBinding, inFlightOf }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts')]);
   const { driver, holder, close } = await ctx.openDriver(p.flags, ctx.io);
+  // The context must reach the cluster this plan was made for before the runner reads or writes
+  // its fleet record there (two identical sites, a kubeconfig whose contexts were swapped): the
+  // rejection is this cluster's failure, exit 3.
+  try {
+    checkClusterBinding(p.saved, await driver.snapshot());
+  } catch (err) {
+    close?.();
+    throw err;
+  }
   return {
     readRecord: () => driver.readFleetProgress(),
     writeRecord: (r) => driver.writeFleetProgress(r),

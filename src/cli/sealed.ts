@@ -4,7 +4,8 @@
  * 2. a plan saved for review only, or with errors, is never carried out;
  * 3. the files and commit it names must be inside the repository and well formed;
  * 4. the spec it was made from must still hash to what it recorded (exit 3);
- * 5. the plan is made again from that spec and the cluster; the fresh plan's errors stop it
+ * 5. the cluster must be the one the plan was made for (its recorded identity: exit 3); the
+ *    plan is made again from that spec and the cluster; the fresh plan's errors stop it
  *    (exit 6 for a control-plane replacement, 1 otherwise), and its decisions must be the saved
  *    ones (exit 3 with the difference);
  * 6. what runs is the fresh plan, under the saved plan's id (the id the reviewer saw).
@@ -16,7 +17,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { ProgressState } from '../apply/driver.ts';
 import { rollsTarget } from '../domain/mco-rollout.ts';
 import { MCO_DESIRED_CONFIG } from '../domain/labels.ts';
-import { tamperedId, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves, waveEntryDifference } from '../plan/seal.ts';
+import { clusterMismatch, tamperedId, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves, waveEntryDifference } from '../plan/seal.ts';
 import { checkApplicable } from '../apply/applier.ts';
 import { remainingWorkDifference } from '../apply/stale.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
@@ -84,6 +85,17 @@ export function openSavedFleetPlans(fp: FleetPlan, durations?: PhaseDurations, r
 }
 
 /**
+ * Step 5 begins here: the cluster (`target`, a live read or the snapshot a rehearsal
+ * simulates) must be the one the plan was made for (plan/seal.ts clusterMismatch), else
+ * exit 3. `apply` and `fleet apply` call it right after the first read of the cluster, before
+ * anything is written to it (the rollout status included); confirmSavedPlan calls it again.
+ */
+export function checkClusterBinding(saved: Plan, target: ClusterSnapshot): void {
+  const mismatch = clusterMismatch(saved, target);
+  if (mismatch) throw new StalePlanError(mismatch.message, mismatch.lines);
+}
+
+/**
  * Steps 5 and 6, with the cluster as it is now.
  * - The cluster has not changed since the plan was made (same fingerprint): every decision
  *   must be the same, and the fresh plan runs under the reviewed id.
@@ -96,6 +108,7 @@ export function openSavedFleetPlans(fp: FleetPlan, durations?: PhaseDurations, r
  *   against a fresh plan before it starts) with the fresh plan's changes.
  */
 export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnapshot, o: { compareDurations: boolean; inFlight?: ReadonlySet<string> }): Plan {
+  checkClusterBinding(saved, snapshot);
   checkApplicable(fresh);
   const unchanged = fresh.cluster.fingerprint === saved.cluster.fingerprint;
   const difference = unchanged

@@ -11,6 +11,7 @@ import { parseYamlWithPositions, binaryInputDiagnostic, aliasExpansion, firstAli
 import { checkShape, checkDepth, valueBudget, flowNestingOffset } from '../base/limits.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { type ClusterSnapshot, type KObject, BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from './types.ts';
+import { KUBE_SYSTEM_NAMESPACE, SNAPSHOT_SERVER_ANNOTATION, serverHost } from './identity.ts';
 
 export interface LoadedSnapshot {
   snapshot: ClusterSnapshot | null;
@@ -40,6 +41,7 @@ const SINGLETONS: { key: string; field: keyof ClusterSnapshot; name: string; nam
   { key: 'config.openshift.io/FeatureGate', field: 'featureGate', name: 'cluster' },
   { key: 'config.openshift.io/Infrastructure', field: 'infrastructure', name: 'cluster' },
   { key: 'config.openshift.io/ClusterVersion', field: 'clusterVersion', name: 'version' },
+  { key: '/Namespace', field: 'kubeSystemNamespace', name: KUBE_SYSTEM_NAMESPACE },
   { key: 'coordination.k8s.io/Lease', field: 'lock', name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE },
   { key: '/ConfigMap', field: 'progress', name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE },
 ];
@@ -48,13 +50,17 @@ export function emptySnapshot(source: string): ClusterSnapshot {
   return {
     source, fingerprint: '', nodes: [], machineConfigPools: [], machineConfigs: [], bootcNodePools: [], bootcNodes: [],
     machineSets: [], machineConfiguration: null, controlPlaneMachineSet: null, bootImagesConfigMap: null,
-    featureGate: null, infrastructure: null, clusterVersion: null, lock: null, progress: null,
+    featureGate: null, infrastructure: null, clusterVersion: null, kubeSystemNamespace: null, server: null, lock: null, progress: null,
   };
 }
 
-/** Builds a snapshot from already-parsed objects (used by the file reader, the live reader and tests). */
-export function snapshotFromObjects(objects: readonly KObject[], source: string): ClusterSnapshot {
+/**
+ * Builds a snapshot from already-parsed objects (used by the file reader, the live reader and
+ * tests); `server`: the API server's host, when known (src/cluster/identity.ts serverHost).
+ */
+export function snapshotFromObjects(objects: readonly KObject[], source: string, server: string | null = null): ClusterSnapshot {
   const snap = emptySnapshot(source);
+  snap.server = server;
   for (const o of objects) {
     const key = `${apiGroup(o.apiVersion)}/${o.kind}`;
     const list = LISTS[key];
@@ -79,12 +85,14 @@ const byName = (a: KObject, b: KObject) => (a.metadata.name < b.metadata.name ? 
  * sha256 over the objects the planner reads. Fields that change without the desired or
  * observed state changing (metadata.managedFields, metadata.resourceVersion, the Node
  * condition heartbeats) are left out; the rest is hashed as serialized, which is fast
- * enough for 50k-node snapshots (native JSON.stringify, no canonical re-ordering).
+ * enough for 50k-node snapshots (native JSON.stringify, no canonical re-ordering). The
+ * kube-system Namespace is read for its uid only, which the plan records and compares on its
+ * own (src/cluster/identity.ts): its labels and annotations change nothing that is planned.
  */
 export function fingerprintOf(snap: ClusterSnapshot): string {
   const h = createHash('sha256');
   const add = (o: KObject | null) => {
-    if (o && o !== snap.lock && o !== snap.progress) h.update(JSON.stringify(withoutVolatileFields(o))).update('\n');
+    if (o && o !== snap.lock && o !== snap.progress && o !== snap.kubeSystemNamespace) h.update(JSON.stringify(withoutVolatileFields(o))).update('\n');
   };
   for (const list of Object.values(LISTS)) for (const o of snap[list] as KObject[]) add(o);
   for (const s of SINGLETONS) add(snap[s.field] as KObject | null);
@@ -176,7 +184,17 @@ export function parseSnapshot(text: string, file: string): LoadedSnapshot {
       }],
     };
   }
-  return { snapshot: snapshotFromObjects(objects, `file:${file}`), diagnostics: [] };
+  return { snapshot: snapshotFromObjects(objects, `file:${file}`, serverOfDocuments(parsed.docs)), diagnostics: [] };
+}
+
+/**
+ * The API server a snapshot file was read from: the `bootcplan.dev/server` annotation that
+ * `bootcplan snapshot` writes on its List (null for a multi-document stream, or without it).
+ */
+function serverOfDocuments(docs: readonly unknown[]): string | null {
+  if (docs.length !== 1 || !isPlainObject(docs[0]) || !isPlainObject(docs[0].metadata)) return null;
+  const annotations = docs[0].metadata.annotations;
+  return isPlainObject(annotations) ? serverHost(annotations[SNAPSHOT_SERVER_ANNOTATION]) : null;
 }
 
 /** The documents of a snapshot text (JSON or YAML), or the one diagnostic that stops reading. */

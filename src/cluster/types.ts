@@ -51,6 +51,14 @@ export interface ClusterSnapshot {
   featureGate: KObject | null;
   infrastructure: KObject | null;
   clusterVersion: KObject | null;
+  /** The `kube-system` Namespace: its uid is the cluster's identity where there is no ClusterVersion (src/cluster/identity.ts). */
+  kubeSystemNamespace: KObject | null;
+  /**
+   * The API server's host (and port) the snapshot was read from: the kubeconfig's server for a
+   * live read, the `bootcplan.dev/server` annotation `bootcplan snapshot` writes on a file's List;
+   * null when unknown. Shown beside the identity; never compared (one cluster has many addresses).
+   */
+  server: string | null;
   /** bootcplan's own lock (Lease) and progress record (ConfigMap), when present. */
   lock: KObject | null;
   progress: KObject | null;

@@ -26,6 +26,7 @@ import type { LockSighting } from '../domain/lease-expiry.ts';
 import { RolloutObjects } from './rollout-object.ts';
 import type { KubeClient } from './rest.ts';
 import { snapshotFromObjects } from '../cluster/snapshot.ts';
+import { serverHost } from '../cluster/identity.ts';
 import { WatchCache } from './watch-cache.ts';
 import { waitOnCache } from './wait.ts';
 import { ObjectWriter } from './object-writes.ts';
@@ -66,7 +67,7 @@ export class KubeDriver implements ClusterDriver {
 
   constructor(readonly client: KubeClient, opts: KubeDriverOptions = {}) {
     this.clock = opts.clock ?? wallClock;
-    this.cache = new WatchCache(client, `live:${client.contextName}`, opts.watchTimeoutSeconds);
+    this.cache = new WatchCache(client, `live:${client.contextName}`, opts.watchTimeoutSeconds, serverHost(client.server));
     this.recheckSeconds = opts.recheckSeconds ?? 2;
     this.writer = new ObjectWriter(client, this.cache);
     this.nodes = new NodeOps(client, this.writer, this.cache, opts.evictionRetrySeconds ?? 5);
@@ -91,7 +92,7 @@ export class KubeDriver implements ClusterDriver {
   /** A copy of the watch cache (started, with its first lists, on the first call). */
   async snapshot(): Promise<ClusterSnapshot> {
     await this.cache.start();
-    return snapshotFromObjects(structuredClone([...this.cache.objects()]), `live:${this.client.contextName}`);
+    return snapshotFromObjects(structuredClone([...this.cache.objects()]), `live:${this.client.contextName}`, serverHost(this.client.server));
   }
   waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions): Promise<T | null> {
     return waitOnCache(this.cache, this.recheckSeconds, predicate, opts);

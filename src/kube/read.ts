@@ -5,6 +5,7 @@
  */
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { snapshotFromObjects } from '../cluster/snapshot.ts';
+import { serverHost } from '../cluster/identity.ts';
 import { NotFoundError } from '../apply/driver.ts';
 import type { KubeClient } from './rest.ts';
 import { SNAPSHOT_SOURCES, collectionPath, objectPath, type SnapshotSource } from './resources.ts';
@@ -53,5 +54,5 @@ export async function readLiveObjects(client: KubeClient): Promise<LiveRead> {
 
 export async function readLiveSnapshot(client: KubeClient): Promise<ClusterSnapshot> {
   const { objects } = await readLiveObjects(client);
-  return snapshotFromObjects(objects, `live:${client.contextName}`);
+  return snapshotFromObjects(objects, `live:${client.contextName}`, serverHost(client.server));
 }

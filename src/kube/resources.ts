@@ -3,6 +3,7 @@
  * snapshot reader, the watch cache, the driver and the RBAC example agree.
  */
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME, type ClusterSnapshot } from '../cluster/types.ts';
+import { KUBE_SYSTEM_NAMESPACE } from '../cluster/identity.ts';
 
 export interface ResourceType {
   apiVersion: string;
@@ -93,6 +94,8 @@ export const SNAPSHOT_SOURCES: readonly SnapshotSource[] = [
   { field: 'featureGate', type: R('FeatureGate'), name: 'cluster' },
   { field: 'infrastructure', type: R('Infrastructure'), name: 'cluster' },
   { field: 'clusterVersion', type: R('ClusterVersion'), name: 'version' },
+  // The cluster's identity where there is no ClusterVersion (src/cluster/identity.ts).
+  { field: 'kubeSystemNamespace', type: R('Namespace'), name: KUBE_SYSTEM_NAMESPACE },
   { field: 'lock', type: R('Lease'), name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE },
   { field: 'progress', type: R('ConfigMap'), name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE },
 ];

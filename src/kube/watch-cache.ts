@@ -18,7 +18,7 @@ export class WatchCache {
   private listeners = new Set<() => void>();
   private fatalListeners = new Set<(e: Error) => void>();
 
-  constructor(client: KubeClient, private readonly source: string, watchTimeoutSeconds?: number) {
+  constructor(client: KubeClient, private readonly source: string, watchTimeoutSeconds?: number, private readonly server: string | null = null) {
     this.reflectors = SNAPSHOT_SOURCES.map((s) => {
       const r = new Reflector(client, s.type, { namespace: s.namespace, fieldSelector: s.name ? `metadata.name=${s.name}` : undefined, watchTimeoutSeconds });
       r.onChange(() => { for (const l of [...this.listeners]) l(); });
@@ -54,7 +54,7 @@ export class WatchCache {
     if (this.view && this.view.version === v) return this.view.snap;
     const objects: KObject[] = [];
     for (const x of this.reflectors) objects.push(...x.r.items.values());
-    const snap = snapshotFromObjects(objects, this.source);
+    const snap = snapshotFromObjects(objects, this.source, this.server);
     this.view = { version: v, snap };
     return snap;
   }

@@ -6,7 +6,7 @@
  * the CLI reads the clusters (concurrently) and passes them in.
  */
 import { createHash } from 'node:crypto';
-import type { Diagnostic, SourceMap } from '../base/diagnostics.ts';
+import { type Diagnostic, type SourceMap, diagnosticAt } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { FleetCluster, FleetSpec } from '../spec/fleet-types.ts';
 import { deepEqual } from '../base/equal.ts';
@@ -68,7 +68,33 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     }
     return { ...clusterEntry(c, canaries, fleet, i), plan, error };
   });
-  return assembleFleetPlan(input.info, fleet, clusters, input.diagnostics ?? []);
+  return assembleFleetPlan(input.info, fleet, clusters, [...(input.diagnostics ?? []), ...sharedIdentities(clusters, input.map)]);
+}
+
+/**
+ * Clusters of the Fleet whose plans record the same identity (src/cluster/identity.ts): two
+ * entries reaching one cluster, or clusters cloned with their identity, whose plans apply would
+ * not tell apart (each plan runs only where its identity is found). A warning on each later entry.
+ */
+function sharedIdentities(clusters: readonly FleetClusterPlan[], map: SourceMap): Diagnostic[] {
+  const first = new Map<string, string>();
+  const out: Diagnostic[] = [];
+  clusters.forEach((c, i) => {
+    const identity = c.plan?.cluster.identity;
+    if (!identity) return;
+    const key = `${identity.kind} ${identity.id}`;
+    const earlier = first.get(key);
+    if (earlier === undefined) {
+      first.set(key, c.name);
+      return;
+    }
+    out.push(diagnosticAt(map, {
+      severity: 'warning', code: 'fleet-shared-identity', path: `spec.clusters[${i}]`,
+      message: `clusters ${earlier} and ${c.name} are the same cluster as far as bootcplan can tell (${key}): two entries reach one cluster, or the clusters were cloned with their identity`,
+      hint: 'give each entry the context or snapshot of a cluster of its own; a plan runs only where its identity is found, so cloned clusters can run each other\'s plans',
+    }));
+  });
+  return out;
 }
 
 /** What the Fleet alone says of one cluster (batch: set by assembleFleetPlan). */

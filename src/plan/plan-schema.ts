@@ -5,6 +5,7 @@
  * later 1.x may add are allowed (objects are open); every field bootcplan reads is checked.
  */
 import type { ObjectSchema, Schema } from '../base/schema.ts';
+import { CLUSTER_IDENTITY_KINDS } from '../cluster/identity.ts';
 import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS } from './types.ts';
 
 const str: Schema = { type: 'string' };
@@ -61,7 +62,10 @@ export const planFileSchema: ObjectSchema = obj({
     { name: str, path: str, ref: strOrNull, commit: strOrNull, sha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, patternText: '64 lowercase hex digits' }, dirty: nullable(bool), fleetCluster: str },
     ['name', 'path', 'ref', 'commit', 'sha256', 'dirty'],
   ),
-  cluster: obj({ source: str, fingerprint: str, version: strOrNull, platform: strOrNull }),
+  cluster: obj(
+    { source: str, fingerprint: str, version: strOrNull, platform: strOrNull, identity: obj({ kind: { type: 'string', enum: CLUSTER_IDENTITY_KINDS }, id: str }), server: str },
+    ['source', 'fingerprint', 'version', 'platform'],
+  ),
   changes: list(change),
   bootImages: obj({
     machineSets: list(obj({ name: str, from: strOrNull, to: strOrNull, skipped: strOrNull })),

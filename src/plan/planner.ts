@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { RolloutSpec } from '../spec/types.ts';
 import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, sortDiagnostics, joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
+import { clusterIdentityOf } from '../cluster/identity.ts';
 import { indexSnapshot } from '../domain/nodes.ts';
 import { computeMembership } from '../domain/pools.ts';
 import { findPoolConflicts } from '../domain/pool-sharing.ts';
@@ -15,7 +16,7 @@ import type { DraftChange } from './changes.ts';
 import { planBootImages } from './bootimages.ts';
 import { planPool, type PlannedPool } from './pool.ts';
 import {
-  PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, type Plan, type PlanChange, type PlanPool, type PlanSpecInfo, type PlanSummary,
+  PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, type Plan, type PlanChange, type PlanClusterInfo, type PlanPool, type PlanSpecInfo, type PlanSummary,
   type PhaseDurations, type RebootKind,
 } from './types.ts';
 
@@ -51,12 +52,7 @@ export function buildPlan(input: PlanInput): Plan {
   const body: Omit<Plan, 'id'> = {
     formatVersion: pools.some((p) => p.rollout === 'slots') ? PLAN_FORMAT_VERSION_SLOTS : PLAN_FORMAT_VERSION,
     spec: input.specInfo,
-    cluster: {
-      source: snapshot.source,
-      fingerprint: snapshot.fingerprint,
-      version: snapshot.clusterVersion?.status?.desired?.version ?? null,
-      platform: snapshot.infrastructure?.status?.platformStatus?.type ?? null,
-    },
+    cluster: clusterInfo(snapshot),
     changes,
     bootImages: boot.bootImages,
     pools,
@@ -70,6 +66,20 @@ export function buildPlan(input: PlanInput): Plan {
   const windows = spec.spec.maintenanceWindows ?? [];
   if (windows.length && input.now !== undefined) plan.schedule = planSchedule(windows, pools, durations, input.now);
   return plan;
+}
+
+/** What the plan records of the cluster; identity and server only when known (PlanClusterInfo). */
+function clusterInfo(snapshot: ClusterSnapshot): PlanClusterInfo {
+  const info: PlanClusterInfo = {
+    source: snapshot.source,
+    fingerprint: snapshot.fingerprint,
+    version: snapshot.clusterVersion?.status?.desired?.version ?? null,
+    platform: snapshot.infrastructure?.status?.platformStatus?.type ?? null,
+  };
+  const identity = clusterIdentityOf(snapshot);
+  if (identity) info.identity = identity;
+  if (snapshot.server) info.server = snapshot.server;
+  return info;
 }
 
 /** Every pool of the spec that the cluster has, in rollout order (priority, then name). */

@@ -9,6 +9,8 @@
  * Pure: no I/O.
  */
 import type { Plan, PlanChange, PlanPool, PlanNode } from './types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import { clusterIdentityOf, sameIdentity, describeCluster } from '../cluster/identity.ts';
 import { planIdOf } from './planner.ts';
 import { changeKey } from './changes.ts';
 import { deepEqual } from '../base/equal.ts';
@@ -23,6 +25,54 @@ export function markForReview(plan: Plan): Plan {
 export function tamperedId(plan: Plan): string | null {
   const actual = planIdOf(plan);
   return actual === plan.id ? null : actual;
+}
+
+/**
+ * Why `saved` must not run on the cluster `target` is a snapshot of (DESIGN §6: a plan made
+ * for another cluster is refused, whatever its state looks like), or null when it may: the
+ * identity the plan recorded must be the target's. A plan that recorded none (planned from a
+ * snapshot file without ClusterVersion or kube-system Namespace) runs only where none is found
+ * either, which a live cluster never is (it always has a kube-system Namespace); a plan that
+ * recorded one never runs where none is found. The server is shown, never compared: one
+ * cluster has many addresses (src/cluster/identity.ts).
+ */
+export function clusterMismatch(saved: Plan, target: ClusterSnapshot): { message: string; lines: string[] } | null {
+  const want = saved.cluster.identity ?? null;
+  const found = clusterIdentityOf(target);
+  if (sameIdentity(want, found)) return null;
+  const planned = `the plan is for: ${describeCluster(want, saved.cluster.server)}, planned from ${saved.cluster.source}`;
+  const here = `this cluster is:  ${describeCluster(found, target.server)}, read from ${target.source}`;
+  if (!want) {
+    return {
+      message: `plan ${saved.id} records no cluster identity, so it cannot be shown to be this cluster's`,
+      lines: [
+        `it was made by a bootcplan that recorded none, or from a snapshot that holds neither ClusterVersion/version spec.clusterID nor the kube-system Namespace (${saved.cluster.source})`,
+        here,
+        'nothing was changed; plan against this cluster (bootcplan plan --kubeconfig ..., or --cluster with a snapshot `bootcplan snapshot` wrote) and apply that plan',
+      ],
+    };
+  }
+  if (!found) {
+    return {
+      message: `plan ${saved.id} was made for ${describeCluster(want, null)}, and ${target.source} records no cluster identity`,
+      lines: [
+        planned,
+        `${target.source} holds neither ClusterVersion/version spec.clusterID nor the kube-system Namespace, so it cannot be shown to be that cluster`,
+        'rehearse against the snapshot the plan was made from (the default), or one `bootcplan snapshot` wrote of that cluster',
+      ],
+    };
+  }
+  if (want.kind !== found.kind) {
+    // A snapshot that lacked the ClusterVersion of an OpenShift cluster, say: not provably another cluster, nor this one.
+    return {
+      message: `plan ${saved.id} knows its cluster by ${want.kind}, this cluster is known by ${found.kind}: it cannot be shown to be the same cluster`,
+      lines: [planned, here, 'nothing was changed; plan against this cluster and apply that plan'],
+    };
+  }
+  return {
+    message: `plan ${saved.id} was made for another cluster`,
+    lines: [planned, here, 'nothing was changed; plan against this cluster and apply that plan'],
+  };
 }
 
 /** Which object a change writes: a plan file must not point a reviewed change at another one. */

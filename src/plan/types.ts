@@ -4,6 +4,7 @@
  */
 import type { Diagnostic } from '../base/diagnostics.ts';
 import type { Condition } from '../cluster/types.ts';
+import type { ClusterIdentity } from '../cluster/identity.ts';
 import type { Operation } from 'fast-json-patch';
 import type { Backend, RebootKind, PhaseDurations } from '../domain/types.ts';
 import type { BootImageMachineSet } from '../domain/bootimages-effects.ts';
@@ -163,6 +164,15 @@ export interface PlanClusterInfo {
   fingerprint: string;
   version: string | null;
   platform: string | null;
+  /**
+   * The cluster the plan was made for (src/cluster/identity.ts): apply and rehearse refuse to run
+   * it on a cluster of another identity (exit 3). Absent when the snapshot held none, so plans of
+   * such snapshots keep the id they had before identities were recorded; such a plan runs only
+   * where no identity is found either (a rehearsal against a snapshot file), never on a live cluster.
+   */
+  identity?: ClusterIdentity;
+  /** The API server host the snapshot was read from (shown with the identity; absent when unknown). */
+  server?: string;
 }
 
 export interface BootImagesPlan {

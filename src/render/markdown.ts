@@ -73,6 +73,7 @@ function renderHead(plan: Plan, marker: string): string {
   const cl = plan.cluster;
   out.push(`<sub>spec ${code(sp.path)}${sp.ref ? ` at ${code(sp.ref)}` : ''}${sp.commit ? ` (commit ${code(String(sp.commit).slice(0, 12))})` : ''}${sp.dirty ? ', uncommitted changes' : ''}` +
     ` · cluster ${code(cl.source)}${cl.version ? `, OpenShift ${escapeMarkdown(cl.version)}` : ''}${cl.platform ? `, ${escapeMarkdown(cl.platform)}` : ''}` +
+    (cl.identity ? ` · runs only on ${code(cl.identity.kind)} ${code(cl.identity.id)}${cl.server ? ` (${code(cl.server)})` : ''}` : '') +
     ` · plan ${code(plan.id)}</sub>`);
   out.push('');
   const sched = scheduleLine(plan);

@@ -33,6 +33,7 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
   const cl = plan.cluster;
   out.push(c.bold(`bootcplan plan ${plan.id}: ${plan.spec.name}`) + c.dim(` (${plan.spec.path}${plan.spec.ref ? ` at ${plan.spec.ref}` : ''}${plan.spec.commit ? `, commit ${String(plan.spec.commit).slice(0, 12)}` : ''}${plan.spec.dirty ? ', uncommitted changes' : ''})`));
   out.push(c.dim(`cluster ${cl.source}${cl.version ? `, OpenShift ${cl.version}` : ''}${cl.platform ? `, ${cl.platform}` : ''}, ${String(cl.fingerprint).slice(0, 19)}`));
+  if (cl.identity) out.push(c.dim(`runs only on the cluster with ${cl.identity.kind} ${cl.identity.id}${cl.server ? ` (${cl.server})` : ''}`));
   const sched = scheduleLine(plan);
   if (sched) out.push(c.cyan(sched));
   out.push('');

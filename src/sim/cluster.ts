@@ -99,7 +99,7 @@ export class SimCluster implements SimWorld {
     this.source = `sim:${snapshot.source}`;
     this.start = Date.parse(opts.start ?? '2026-09-14T08:00:00Z') / 1000;
     this.clock = new VirtualClock(this.start);
-    this.store = new ObjectStore(this.source, this.watchers);
+    this.store = new ObjectStore(this.source, this.watchers, snapshot.server);
     this.progress = new SimProgress(this.store);
     this.waits = new Waits(this.clock, this.store.tracker, this.watchers, this.store);
     this.peakUnavailable = this.pools.peakUnavailable;

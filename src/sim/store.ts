@@ -6,6 +6,7 @@
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { emptySnapshot, fingerprintOf } from '../cluster/snapshot.ts';
+import { KUBE_SYSTEM_NAMESPACE } from '../cluster/identity.ts';
 import { SNAPSHOT_INDEX, type NodeIndex } from '../domain/nodes.ts';
 import { ReadTracker, TrackedMap } from './reads.ts';
 
@@ -38,7 +39,8 @@ export class ObjectStore {
   private objects = new Map<string, KObject>();
   private viewCache: { structure: number; snap: ClusterSnapshot } | null = null;
 
-  constructor(private readonly source: string, private readonly marks: ChangeMarks) {}
+  /** `server`: the API server of the snapshot the simulation was built from (its identity comes along with its objects). */
+  constructor(private readonly source: string, private readonly marks: ChangeMarks, private readonly server: string | null = null) {}
 
   put(o: KObject) {
     const k = keyOf(o.kind, o.metadata.name, o.metadata.namespace);
@@ -103,7 +105,7 @@ export class ObjectStore {
       const arr = snap[list];
       define(list, () => { t.readKind(kind); return arr; });
     }
-    for (const key of [...Object.values(SINGLETON_OF), 'bootImagesConfigMap', 'progress', 'lock'] as (keyof ClusterSnapshot)[]) {
+    for (const key of [...Object.values(SINGLETON_OF), 'bootImagesConfigMap', 'progress', 'lock', 'kubeSystemNamespace'] as (keyof ClusterSnapshot)[]) {
       const o = snap[key] as KObject | null;
       define(key, () => { if (o && t.active) t.read(o); return o; });
     }
@@ -114,6 +116,7 @@ export class ObjectStore {
 
   private buildSnapshot(objs: KObject[], frozen = true): ClusterSnapshot {
     const snap = emptySnapshot(this.source);
+    snap.server = this.server;
     for (const o of objs) {
       const list = LIST_OF[o.kind];
       if (list) (snap[list] as KObject[]).push(o);
@@ -121,6 +124,7 @@ export class ObjectStore {
       else if (o.kind === 'ConfigMap' && o.metadata.name === 'coreos-bootimages') snap.bootImagesConfigMap = o;
       else if (o.kind === 'ConfigMap' && o.metadata.name === PROGRESS_NAME) snap.progress = o;
       else if (o.kind === 'Lease' && o.metadata.name === LOCK_NAME) snap.lock = o;
+      else if (o.kind === 'Namespace' && o.metadata.name === KUBE_SYSTEM_NAMESPACE) snap.kubeSystemNamespace = o;
     }
     for (const list of Object.values(LIST_OF)) (snap[list] as KObject[]).sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
     // Computed on first use (a frozen copy) or on every use (the live view).

@@ -23,7 +23,8 @@ t.before(async () => {
 
 t('a cluster without bootcplan CRDs: snapshot reads what exists and reports the rest as not installed', async () => {
   const read = await readLiveObjects(env.admin);
-  assert.equal(read.objects.filter((o) => o.kind !== 'Node').length, 0);
+  // Nodes, and the kube-system Namespace that identifies the cluster (src/cluster/identity.ts).
+  assert.equal(read.objects.filter((o) => o.kind !== 'Node').map((o) => `${o.kind}/${o.metadata.name}`), ['Namespace/kube-system']);
   for (const r of ['bootcnodepools.node.bootc.dev', 'bootcnodes.node.bootc.dev', 'machineconfigpools.machineconfiguration.openshift.io', 'machinesets.machine.openshift.io']) {
     assert.ok(read.notInstalled.includes(r), `${r} not installed: ${read.notInstalled.join(', ')}`);
   }
@@ -32,6 +33,7 @@ t('a cluster without bootcplan CRDs: snapshot reads what exists and reports the 
   assert.is(code, 0, c.err());
   assert.match(c.out(), /kind: List/);
   assert.match(c.err(), /not installed: .*bootcnodepools\.node\.bootc\.dev/);
+  assert.match(c.err(), /cluster identity: Namespace\/kube-system\.metadata\.uid [0-9a-f-]{36}\n/);
 });
 
 t('CRDs install, and the stored schemas keep every x-kubernetes-* field', async () => {

@@ -1,7 +1,8 @@
 /**
  * Least privilege (issue "Sealed plans and hostile input"): the ServiceAccount of
  * examples/rbac.yaml, against the real API server with its ValidatingAdmissionPolicies,
- * writes bootcplan's own MachineConfigs and cordons nodes, and nothing more. The full apply
+ * writes bootcplan's own MachineConfigs and cordons nodes, and nothing more; it reads the
+ * cluster's identity (the kube-system Namespace) and no other Namespace. The full apply
  * as this ServiceAccount is 05-apply.test.ts.
  */
 import { suite } from 'uvu';
@@ -10,6 +11,8 @@ import { setupEnv, clientFor, resetCluster, loadObjects, type TestEnv } from './
 import { KubeApiError } from '../../src/kube/rest.ts';
 import type { KubeClient } from '../../src/kube/rest.ts';
 import { rejects, sleep } from './helpers.ts';
+import { readLiveSnapshot } from '../../src/kube/read.ts';
+import { clusterIdentityOf } from '../../src/cluster/identity.ts';
 
 const t = suite('e2e: least privilege of the bootcplan ServiceAccount');
 let env: TestEnv;
@@ -93,6 +96,18 @@ t('on a Node: may cordon and write bootcplan.dev/ annotations; may not touch lab
   assert.is(n.spec.unschedulable, undefined);
   assert.is(n.metadata.annotations['machineconfiguration.openshift.io/state'], 'Done');
   assert.is(n.metadata.labels['node-role.kubernetes.io/master'], undefined);
+});
+
+t('reads the cluster identity (the kube-system Namespace, by name, also as a watch) and no other Namespace', async () => {
+  const ks = await sa.request('GET', '/api/v1/namespaces/kube-system');
+  const listed = await sa.request('GET', '/api/v1/namespaces', { query: { fieldSelector: 'metadata.name=kube-system' } });
+  assert.equal(listed.items.map((n: { metadata: { uid: string } }) => n.metadata.uid), [ks.metadata.uid]);
+  await rejects(() => sa.request('GET', '/api/v1/namespaces/default'), (e) => e instanceof KubeApiError && e.status === 403);
+  await rejects(() => sa.request('GET', '/api/v1/namespaces'), (e) => e instanceof KubeApiError && e.status === 403);
+  // What a plan made as this ServiceAccount records: the API server's own uid for kube-system.
+  const snap = await readLiveSnapshot(sa);
+  assert.equal(clusterIdentityOf(snap), { kind: 'Namespace/kube-system.metadata.uid', id: ks.metadata.uid });
+  assert.is(snap.server, new URL(env.server).host);
 });
 
 t('the namespace enforces the restricted Pod Security level', async () => {

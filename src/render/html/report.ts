@@ -128,7 +128,8 @@ function header(plan: Plan, r: Rehearsal | null): string {
   return `<header>
 <h1>bootcplan ${r ? 'rehearsal of plan' : 'plan'} <span class="mono">${escapeHtml(sp.name)}</span></h1>
 <p class="meta">spec <span class="mono">${escapeHtml(sp.path)}</span>${sp.ref ? ` at <span class="mono">${escapeHtml(sp.ref)}</span>` : ''}${sp.commit ? `, commit <span class="mono">${escapeHtml(String(sp.commit).slice(0, 12))}</span>` : ''}${sp.dirty ? ', uncommitted changes' : ''}
- · cluster <span class="mono">${escapeHtml(cl.source)}</span>${cl.version ? `, OpenShift ${escapeHtml(cl.version)}` : ''}${cl.platform ? `, ${escapeHtml(cl.platform)}` : ''}
+ · cluster <span class="mono">${escapeHtml(cl.source)}</span>${cl.version ? `, OpenShift ${escapeHtml(cl.version)}` : ''}${cl.platform ? `, ${escapeHtml(cl.platform)}` : ''}${cl.identity ? `
+ · runs only on <span class="mono">${escapeHtml(cl.identity.kind)} ${escapeHtml(cl.identity.id)}</span>${cl.server ? ` (<span class="mono">${escapeHtml(cl.server)}</span>)` : ''}` : ''}
  · plan <span class="mono">${escapeHtml(plan.id)}</span></p>
 <p class="planline ${status}" id="planline">${escapeHtml(planLine(plan))}</p>
 </header>`;
