@@ -44,6 +44,8 @@ async function eventsAbout(name: string, ns = 'default'): Promise<any[]> {
 t.before(async () => {
   env = await setupEnv();
   await resetCluster(env.admin);
+  // Events other suites' applies left about the same names.
+  await env.admin.request('DELETE', '/apis/events.k8s.io/v1/namespaces/default/events');
   for (const crd of docsOf(readFileSync(join(ROOT, 'deploy/rollout-crd.yaml'), 'utf8'))) await installCrd(env.admin, crd);
   await loadObjects(env.admin, snap.nodes.slice(0, 1));
   sa = driverFor(env.saKubeconfig);
