@@ -24,6 +24,7 @@ import {
   type StatusCore, type RolloutStatus, type ClusterEventRecord, type RebootSeen,
   conditionsOf, statusOfEvent, clusterEventOf, rolloutEventOf, windowTime, haltMessage,
 } from './rollout-status.ts';
+import { fitEvent, fitRolloutStatus } from './api-limits.ts';
 
 /** The small JSON document `--notify URL` posts. */
 export interface NotifyDocument {
@@ -194,8 +195,9 @@ export class RolloutReporter {
       conditions: conditionsOf(core, now, generation, obj.conditions),
       ...(clearLockObserved ? { lockObserved: null } : {}),
     };
-    await this.driver.writeRolloutStatus(this.o.rollout, status);
-    obj.conditions = status.conditions;
+    const fitted = fitRolloutStatus(status);
+    await this.driver.writeRolloutStatus(this.o.rollout, fitted);
+    obj.conditions = fitted.conditions;
     if (clearLockObserved) obj.lockObserved = null;
   }
 
@@ -203,7 +205,7 @@ export class RolloutReporter {
     const uid = ev.regarding.kind === 'Node' || ev.regarding.kind.endsWith('Pool')
       ? await peek(this.driver, (s) => uidIn(s, ev.regarding.kind, ev.regarding.name)).catch(() => undefined)
       : this.object?.uid;
-    await this.driver.recordEvent(ev, uid ?? null);
+    await this.driver.recordEvent(fitEvent(ev), uid ?? null);
   }
 }
 

@@ -135,12 +135,14 @@ export type EventReason =
   | 'NodeUpdated' | 'NodeFailed'
   | 'RolloutApplied' | 'RolloutStale' | 'RolloutHalted' | 'RolloutBlocked';
 
+/** What bootcplan did (events.k8s.io `action`). */
+export type EventAction = 'StartWave' | 'Uncordon' | 'Halt' | 'Pause' | 'Finish' | 'Apply';
+
 export interface ClusterEventRecord {
   regarding: ObjectRef;
   type: 'Normal' | 'Warning';
   reason: EventReason;
-  /** What bootcplan did (events.k8s.io `action`). */
-  action: string;
+  action: EventAction;
   note: string;
 }
 

@@ -8,8 +8,11 @@
  *   puts them, so `kubectl describe node` and `kubectl get events -A` show them.
  */
 import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
-import { NotFoundError, type RolloutObject, type Clock } from '../apply/driver.ts';
+import { NotFoundError, DriverError, type RolloutObject, type Clock } from '../apply/driver.ts';
 import { EVENT_REPORTING_CONTROLLER, type ClusterEventRecord, type RolloutCondition, type RolloutStatus } from '../apply/rollout-status.ts';
+import { EVENT_LIMITS, eventProblems, rolloutStatusProblems } from '../apply/api-limits.ts';
+import { cutToBytes } from '../base/text-budget.ts';
+import { DNS1123_SUBDOMAIN_MAX } from '../domain/kube-names.ts';
 import type { KubeClient } from './rest.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
 import type { ResourceType } from './resources.ts';
@@ -19,9 +22,18 @@ export const ROLLOUT: ResourceType = { apiVersion: 'bootcplan.dev/v1alpha1', kin
 export const EVENT: ResourceType = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
 
 const MERGE_PATCH = 'application/merge-patch+json';
-/** events.k8s.io/v1 limits (k8s.io/kubernetes pkg/apis/core/validation/events.go). */
-const NOTE_LIMIT = 1024;
-const INSTANCE_LIMIT = 128;
+
+/**
+ * An Event's name as client-go's recorder makes it: <object>.<unix nanoseconds, hex> (generateName
+ * must itself be a DNS subdomain, which "name." is not); `seq` keeps two in one ms apart. The
+ * object's name is cut so that the whole stays a DNS subdomain (at most 253, each dot-separated
+ * part ending in a letter or digit).
+ */
+export function eventName(regarding: string, t: number, seq: number): string {
+  const suffix = (BigInt(Math.round(t * 1000)) * 1_000_000n + BigInt(seq)).toString(16);
+  const head = regarding.slice(0, DNS1123_SUBDOMAIN_MAX - 1 - suffix.length).replace(/[^a-z0-9]+$/, '');
+  return head ? `${head}.${suffix}` : suffix;
+}
 
 /** status.lockObserved, when every field is a string (anything else is as good as none: the next run starts afresh). */
 function lockObservedOf(v: any): LockSighting | null {
@@ -48,25 +60,27 @@ export class RolloutObjects {
   }
 
   async writeStatus(name: string, status: Partial<RolloutStatus>): Promise<void> {
+    const problems = rolloutStatusProblems(status);
+    if (problems.length) throw new DriverError(`Rollout ${BOOTCPLAN_NAMESPACE}/${name} status not written: the API server would refuse it: ${problems.join('; ')}`);
     await this.client.request('PATCH', `${objectPath(ROLLOUT, name, BOOTCPLAN_NAMESPACE)}/status`, {
       body: { status }, contentType: MERGE_PATCH, what: `Rollout ${BOOTCPLAN_NAMESPACE}/${name} status`, expect: 'Rollout',
     });
   }
 
   async record(e: ClusterEventRecord, uid: string | null): Promise<void> {
+    const problems = eventProblems(e);
+    if (problems.length) throw new DriverError(`Event about ${e.regarding.kind} ${e.regarding.name} not written: the API server would refuse it: ${problems.join('; ')}`);
     const ns = e.regarding.namespace ?? 'default';
     const t = this.clock.now();
     const micro = new Date(Math.round(t * 1000)).toISOString().replace('Z', '000Z');
     const body = {
       apiVersion: 'events.k8s.io/v1', kind: 'Event',
-      // client-go's recorder names events <object>.<unix nanoseconds, hex> (generateName must
-      // itself be a DNS subdomain, which "name." is not); a counter keeps two in one ms apart.
-      metadata: { name: `${e.regarding.name.slice(0, 200)}.${(BigInt(Math.round(t * 1000)) * 1_000_000n + BigInt(++this.seq)).toString(16)}`, namespace: ns },
+      metadata: { name: eventName(e.regarding.name, t, ++this.seq), namespace: ns },
       eventTime: micro,
       reportingController: EVENT_REPORTING_CONTROLLER,
-      reportingInstance: this.instance.slice(0, INSTANCE_LIMIT),
+      reportingInstance: cutToBytes(this.instance, EVENT_LIMITS.reportingInstanceBytes, ''),
       action: e.action, reason: e.reason, type: e.type,
-      note: e.note.length > NOTE_LIMIT ? e.note.slice(0, NOTE_LIMIT - 1) + '…' : e.note,
+      note: e.note,
       regarding: { apiVersion: e.regarding.apiVersion, kind: e.regarding.kind, name: e.regarding.name, ...(e.regarding.namespace ? { namespace: e.regarding.namespace } : {}), ...(uid ? { uid } : {}) },
     };
     await this.client.request('POST', collectionPath(EVENT, ns), { body, what: `Event about ${e.regarding.kind} ${e.regarding.name}`, expect: 'Event' });

@@ -18,6 +18,7 @@ import { mcoRolloutBlocks } from './mco-rollout.ts';
 import { daemonGapBlocks } from './bootc-readiness.ts';
 import { orderNodesForRollout, orderNodesLikeMco, planWaves, waveSizeFor } from '../domain/waves.ts';
 import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
+import { isLabelValue } from '../domain/kube-names.ts';
 import { type DraftChange, updateChange } from './changes.ts';
 import type { PlanPool, PlanNode, Risk, RebootKind, BlockedBy, Backend } from './types.ts';
 
@@ -72,6 +73,16 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
   if (!pool) return null;
   const { nodes, waves } = scheduleNodes(pool, ctx.report);
   const drafts = poolChanges(pool, ctx.snapshot);
+  if (drafts.some((d) => d.action === 'create' && d.kind === 'MachineConfig') && !isLabelValue(p.name)) {
+    // The MachineConfig carries the pool's name as its role label: the API server refuses a
+    // label value over 63 characters (k8s.io/apimachinery IsValidLabelValue).
+    ctx.report({
+      code: 'pool-name-not-a-label-value', path: joinPath(path, 'name'),
+      message: `pool ${p.name}: bootcplan's MachineConfig for this MCO pool would carry the label ${MCO_ROLE_LABEL}: ${p.name}, and a label value has at most 63 characters (letters, digits, "-", "_", ".")`,
+      expected: 'an MCO pool whose name is a label value (at most 63 characters)',
+      hint: 'the MCO selects a pool\'s MachineConfigs by this role label too; roll this pool through a BootcNodePool, or give it a shorter name',
+    });
+  }
   const { backend, targetDigest, controlPlane, paused, rebootPolicy, budget, members, pending, unavailableNow, waveSize } = pool;
   const plan: PlanPool = {
     name: p.name, backend, targetImage: p.image, targetDigest, controlPlane,

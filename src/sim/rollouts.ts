@@ -2,11 +2,13 @@
  * The simulated cluster's Rollout objects (bootcplan.dev/v1alpha1, the spec's own object) and
  * Events (src/apply/rollout-status.ts), kept as they are written so tests and rehearsals can
  * read what an operator would see. A Rollout exists only once a test puts it (as a GitOps
- * engine would sync it); without one, status writes are refused as on a real cluster.
+ * engine would sync it); without one, status writes are refused as on a real cluster, and so
+ * is a status or an Event the API server would refuse (src/apply/api-limits.ts).
  */
 import type { RolloutObject } from '../apply/driver.ts';
-import { NotFoundError } from '../apply/driver.ts';
+import { NotFoundError, DriverError } from '../apply/driver.ts';
 import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+import { eventProblems, rolloutStatusProblems } from '../apply/api-limits.ts';
 
 export interface SimRollout { uid: string; generation: number; spec: unknown; status: RolloutStatus | null }
 export interface SimEventRecord extends ClusterEventRecord { t: number; uid: string | null }
@@ -41,6 +43,8 @@ export class SimRollouts {
   writeStatus(name: string, status: Partial<RolloutStatus>): void {
     const o = this.objects.get(name);
     if (!o) throw new NotFoundError(`Rollout ${name} not found`);
+    const problems = rolloutStatusProblems(status);
+    if (problems.length) throw new DriverError(`Rollout.bootcplan.dev "${name}" is invalid: ${problems.join('; ')}`);
     const kept = o.status?.lockObserved;
     const next: Partial<RolloutStatus> = Object.keys(status).length === 1 && 'lockObserved' in status ? { ...(o.status ?? {}), ...structuredClone(status) } : structuredClone(status);
     if (!('lockObserved' in status) && kept) next.lockObserved = kept;
@@ -49,6 +53,8 @@ export class SimRollouts {
   }
 
   record(t: number, e: ClusterEventRecord, uid: string | null): void {
+    const problems = eventProblems(e);
+    if (problems.length) throw new DriverError(`Event about ${e.regarding.kind} ${e.regarding.name} is invalid: ${problems.join('; ')}`);
     this.events.push({ ...structuredClone(e), t, uid });
   }
 }
