@@ -265,10 +265,12 @@ export async function resetCluster(admin: KubeClient): Promise<void> {
 }
 
 export async function loadObjects(admin: KubeClient, objects: KObject[]): Promise<void> {
-  // Namespaced objects need their namespace.
+  // Namespaced objects need their namespace. A snapshot's Namespace objects (kube-system: the
+  // cluster's identity) are only made sure of: the API server's own uid is the live identity.
   const nss = new Set(objects.map((o) => o.metadata.namespace).filter((x): x is string => !!x));
+  for (const o of objects) if (o.kind === 'Namespace') nss.add(o.metadata.name);
   for (const ns of nss) await ensureNamespace(admin, ns);
-  await Promise.all(objects.map((o) => createWithStatus(admin, o)));
+  await Promise.all(objects.filter((o) => o.kind !== 'Namespace').map((o) => createWithStatus(admin, o)));
 }
 
 export function driverFor(kubeconfig: string, opts: KubeDriverOptions = {}): KubeDriver {
