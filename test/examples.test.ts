@@ -9,6 +9,12 @@ import { parseRolloutSpec } from '../src/spec/load.ts';
 import { readPlanFile } from '../src/cli/inputs.ts';
 import { openSavedPlan } from '../src/cli/sealed.ts';
 import { LUA, luaHealth } from './lua-health.ts';
+import { kustomizer, docsOf } from './e2e/gitops-dry-run.ts';
+import { renderFleetArgo, KEEP_SYNC_OPTIONS } from '../src/render/fleet-argocd.ts';
+import { testFleet, TEST_OPTIONS } from './fleet-argocd-helpers.ts';
+import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname } from 'node:path';
 
 const s = suite('GitOps examples');
 
@@ -116,14 +122,51 @@ s('Argo CD: sync waves RBAC and CRD (-1), spec and plan (1), then the Rollout, t
   assert.is(app.spec.destination.namespace, 'openshift-bootcplan');
 });
 
-s('Flux: setup, then the rollout (dependsOn); health is the Job only, with a timeout longer than one step', () => {
+s('the setup (CRD, namespace, RBAC) is never pruned nor deleted with an Application: single-cluster and fleet agree', () => {
+  const setup = parse(readFileSync('examples/kustomization.yaml', 'utf8'));
+  assert.is(setup.commonAnnotations['argocd.argoproj.io/sync-options'], KEEP_SYNC_OPTIONS);
+  assert.is(setup.commonAnnotations['kustomize.toolkit.fluxcd.io/prune'], 'disabled');
+  // Both kinds of Application cascade (deleting one removes its Jobs, CronJob, ConfigMaps, Rollout).
+  const app = parse(readFileSync('examples/argocd/application.yaml', 'utf8'));
+  assert.equal(app.metadata.finalizers, ['resources-finalizer.argocd.argoproj.io']);
+  const r = renderFleetArgo(testFleet([{ name: 'east-1', canary: true }, { name: 'west-1' }], 1), TEST_OPTIONS);
+  const set = parse(r.files.find((f) => f.path === 'applicationset.yaml')!.content);
+  assert.is(set.spec.syncPolicy.preserveResourcesOnDeletion, false, 'generated Applications carry the finalizer too');
+  assert.is(set.spec.template.spec.sources[0].path, `${TEST_OPTIONS.path}/setup`, 'every Application syncs the wrapped setup first');
+  // What each syncs as setup, rendered by kustomize: every object carries the sync options.
+  const render = kustomizer();
+  if (!render) {
+    assert.not.ok(process.env.CI, 'kustomize must be built in CI (.ci/run)');
+    return;
+  }
+  const repo = mkdtempSync(join(tmpdir(), 'bootcplan-setup-'));
+  for (const d of ['examples', 'deploy']) symlinkSync(join(process.cwd(), d), join(repo, d));
+  for (const f of r.files) {
+    mkdirSync(dirname(join(repo, TEST_OPTIONS.path, f.path)), { recursive: true });
+    writeFileSync(join(repo, TEST_OPTIONS.path, f.path), f.content);
+  }
+  const single = docsOf(render('examples'));
+  const fleet = docsOf(render(join(repo, TEST_OPTIONS.path, 'setup')));
+  const kinds = (objs: any[]) => objs.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+  assert.equal(kinds(fleet), kinds(single), 'the same objects');
+  for (const k of ['CustomResourceDefinition/rollouts.bootcplan.dev', 'Namespace/openshift-bootcplan', 'ServiceAccount/bootcplan']) assert.ok(kinds(single).includes(k), k);
+  for (const o of [...single, ...fleet]) {
+    assert.is(o.metadata.annotations?.['argocd.argoproj.io/sync-options'], KEEP_SYNC_OPTIONS, `${o.kind}/${o.metadata.name}`);
+    assert.is(o.metadata.annotations?.['argocd.argoproj.io/sync-wave'], '-1', `${o.kind}/${o.metadata.name}`);
+  }
+  for (const o of single) assert.is(o.metadata.annotations['kustomize.toolkit.fluxcd.io/prune'], 'disabled', `${o.kind}/${o.metadata.name}`);
+});
+
+s('Flux: setup (never pruned), then the rollout (dependsOn); health is the Job and the Rollout, with a timeout longer than one step', () => {
   const ks = k8sDocs('examples/flux').filter((d) => d.obj.apiVersion === 'kustomize.toolkit.fluxcd.io/v1').map((d) => d.obj);
   assert.equal(ks.map((k) => [k.metadata.name, k.spec.path, k.spec.dependsOn?.[0]?.name ?? null]), [
     ['bootcplan-setup', './examples', null], ['bootcplan-rollout', './examples/flux/rollout', 'bootcplan-setup'],
   ]);
+  assert.is(ks[0].spec.prune, false);
   const rollout = ks[1];
   assert.is(rollout.spec.wait, false);
-  assert.equal(rollout.spec.healthChecks.map((h: any) => `${h.kind}/${h.name}`), ['Job/bootcplan-apply']);
+  assert.equal(rollout.spec.healthChecks.map((h: any) => `${h.kind}/${h.name}`), ['Job/bootcplan-apply', 'Rollout/prod-east']);
+  assert.equal(rollout.spec.healthCheckExprs.map((h: any) => `${h.apiVersion} ${h.kind}`), ['bootcplan.dev/v1alpha1 Rollout']);
   assert.is(rollout.spec.force, true);
   const seconds = (d: string) => [...d.matchAll(/(\d+)([hms])/g)].reduce((t, [, n, u]) => t + Number(n) * ({ h: 3600, m: 60, s: 1 } as any)[u], 0);
   const job = k8sDocs('examples/flux/rollout').find((d) => d.obj.kind === 'Job')!.obj;
