@@ -47,7 +47,7 @@ export function registerFleetRender(fleet: Command, ctx: CommandContext): void {
     .requiredOption('--image <ref>', 'the bootcplan container image the apply Job and CronJob run (Containerfile)')
     .addOption(new Option('--revision <rev>', 'the branch, tag or commit Argo CD syncs (targetRevision)').default('HEAD'))
     .option('--path <path>', 'the output directory\'s path in that repository (default: --out-dir relative to the repository root)')
-    .option('--setup-path <path>', 'a directory of that repository with bootcplan\'s CRD and RBAC (as examples/), synced before each cluster\'s directory')
+    .option('--setup-path <path>', 'a directory of that repository with bootcplan\'s CRD and RBAC (as examples/), synced before each cluster\'s directory through DIR/setup, which keeps its objects when an Application is deleted')
     .addOption(new Option('--namespace <ns>', 'the Argo CD namespace of the ApplicationSet').default('openshift-gitops'))
     .addOption(new Option('--project <name>', 'the Argo CD project of the Applications').default('default'))
     .option('--name <name>', 'the ApplicationSet name; each Application is <name>-<cluster> (default: bootcplan-<fleet name>)')
