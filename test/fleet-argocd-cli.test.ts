@@ -44,7 +44,7 @@ async function repoWith(fleet: FleetBuilder): Promise<{ repo: string; planFile: 
   return { repo, planFile: 'plans/fleet-plan.json' };
 }
 
-const RENDER = ['--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/platform/fleet.git', '--image', 'quay.io/example/bootcplan:0.1.0', '--revision', 'main'];
+const RENDER = ['--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/platform/fleet.git', '--image', 'REPLACE-ME.example/bootcplan:0.1.0', '--revision', 'main'];
 
 const three = () => new FleetBuilder()
   .cluster('east-1', { labels: { region: 'east' } })

@@ -156,7 +156,7 @@ async function planAndRender(repo: string, image: string): Promise<string> {
   git(repo, 'commit', '-qm', 'fleet');
   const plan = await cli(repo, ['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/fleet-plan.json']);
   assert.is(plan.code, 0, plan.err);
-  const render = await cli(repo, ['fleet', 'render', 'argocd', 'plans/fleet-plan.json', '--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/fleet.git', '--image', 'quay.io/example/bootcplan:0.1.0']);
+  const render = await cli(repo, ['fleet', 'render', 'argocd', 'plans/fleet-plan.json', '--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/fleet.git', '--image', 'REPLACE-ME.example/bootcplan:0.1.0']);
   assert.is(render.code, 0, render.err);
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'render');
