@@ -1,9 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { homedir } from 'node:os';
-import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, existsSync, mkdtempSync, mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { parseAllDocuments, parse } from 'yaml';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { readPlanFile } from '../src/cli/inputs.ts';
@@ -12,9 +11,6 @@ import { LUA, luaHealth } from './lua-health.ts';
 import { kustomizer, docsOf } from './e2e/gitops-dry-run.ts';
 import { renderFleetArgo, KEEP_SYNC_OPTIONS } from '../src/render/fleet-argocd.ts';
 import { testFleet, TEST_OPTIONS } from './fleet-argocd-helpers.ts';
-import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname } from 'node:path';
 
 const s = suite('GitOps examples');
 
