@@ -15,8 +15,7 @@ function builtVersion(cli) {
   }
 }
 
-export async function launch(name, cli, ext) {
-  const argv = process.argv.slice(2);
+export async function launch(name, cli, ext, argv = process.argv.slice(2)) {
   const versionOnly = argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V');
   const built = versionOnly ? builtVersion(cli) : null;
   if (built) {

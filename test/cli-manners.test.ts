@@ -1,8 +1,8 @@
 /**
  * kubectl/terraform manners (issue 16, DESIGN §2): `-o` always a format and `--out` always a
  * file, `-o yaml` wherever a document is printed, `-f -` / `--cluster -` from stdin (through the
- * real binary), `-q`/`-v`, `completion bash|zsh|fish` accepted by the shells, and the near
- * command, flag or format suggested on a typo.
+ * real binary), `-q`/`-v`, and the near command, flag or format suggested on a typo
+ * (completion: test/completion.test.ts).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -37,7 +37,6 @@ function bin(args: string[], input: string) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-manners-'));
 const clusterFile = join(dir, 'cluster.yaml');
@@ -176,41 +175,6 @@ s('-q: only errors on stderr; -v: the exit and the time taken; both at once is a
   assert.is(verbose.code, 0);
   assert.match(verbose.err, /bootcplan plan: exit 0 after \d+\.\d\ds/);
   assert.is((await cli(['plan', '-q', '-v', '-f', specFile, '--cluster', clusterFile])).code, 1);
-});
-
-// ---- completion ----
-
-s('completion bash|zsh|fish: each shell accepts the script; bash completes commands, flags and formats', async () => {
-  const scripts: Record<string, string> = {};
-  for (const shell of ['bash', 'zsh', 'fish']) {
-    const r = await cli(['completion', shell]);
-    assert.is(r.code, 0, r.err);
-    scripts[shell] = join(dir, `completion.${shell}`);
-    writeFileSync(scripts[shell], r.out);
-    for (const cmd of ['validate', 'plan', 'show', 'apply', 'rehearse', 'snapshot', 'status', 'unlock', 'completion']) assert.ok(r.out.includes(cmd), `${shell}: ${cmd}`);
-  }
-  const check = (shell: string, args: string[]) => {
-    const r = spawnSync(shell, args, { encoding: 'utf8' });
-    assert.is(r.status, 0, `${shell}: ${r.stderr}`);
-    return r.stdout;
-  };
-  check('bash', ['-n', scripts.bash]);
-  const complete = (words: string[]) => check('bash', ['-c', `source ${scripts.bash}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _bootcplan; echo "\${COMPREPLY[*]}"`]).trim();
-  assert.is(complete(['bootcplan', 'pl']), 'plan');
-  assert.is(complete(['bootcplan', 'plan', '-o', '']), 'text json yaml markdown html');
-  assert.is(complete(['bootcplan', 'snapshot', '-o', '']), 'yaml json');
-  assert.is(complete(['bootcplan', 'status', '--o']), '--output');
-  assert.is(complete(['bootcplan', 'completion', '']), 'bash zsh fish');
-  // zsh and fish where installed (.ci/run installs both).
-  if (has('zsh')) check('zsh', ['-n', scripts.zsh]);
-  if (has('fish')) {
-    check('fish', ['--no-execute', scripts.fish]);
-    const fishOut = check('fish', ['-c', `source ${scripts.fish}; complete -C 'bootcplan rehearse -o '`]);
-    assert.equal(fishOut.trim().split('\n').map((l) => l.split('\t')[0]).sort(), ['html', 'json', 'text', 'yaml']);
-  }
-  const bad = await cli(['completion', 'tcsh']);
-  assert.is(bad.code, 1);
-  assert.match(bad.err, /Allowed shells are bash, zsh, fish/);
 });
 
 s.run();

@@ -1,14 +1,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { homedir } from 'node:os';
-import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, existsSync, mkdtempSync, mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { parseAllDocuments, parse } from 'yaml';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { readPlanFile } from '../src/cli/inputs.ts';
 import { openSavedPlan } from '../src/cli/sealed.ts';
 import { LUA, luaHealth } from './lua-health.ts';
+import { kustomizer, docsOf } from './e2e/gitops-dry-run.ts';
+import { renderFleetArgo, KEEP_SYNC_OPTIONS } from '../src/render/fleet-argocd.ts';
+import { testFleet, TEST_OPTIONS } from './fleet-argocd-helpers.ts';
 
 const s = suite('GitOps examples');
 
@@ -116,14 +118,51 @@ s('Argo CD: sync waves RBAC and CRD (-1), spec and plan (1), then the Rollout, t
   assert.is(app.spec.destination.namespace, 'openshift-bootcplan');
 });
 
-s('Flux: setup, then the rollout (dependsOn); health is the Job only, with a timeout longer than one step', () => {
+s('the setup (CRD, namespace, RBAC) is never pruned nor deleted with an Application: single-cluster and fleet agree', () => {
+  const setup = parse(readFileSync('examples/kustomization.yaml', 'utf8'));
+  assert.is(setup.commonAnnotations['argocd.argoproj.io/sync-options'], KEEP_SYNC_OPTIONS);
+  assert.is(setup.commonAnnotations['kustomize.toolkit.fluxcd.io/prune'], 'disabled');
+  // Both kinds of Application cascade (deleting one removes its Jobs, CronJob, ConfigMaps, Rollout).
+  const app = parse(readFileSync('examples/argocd/application.yaml', 'utf8'));
+  assert.equal(app.metadata.finalizers, ['resources-finalizer.argocd.argoproj.io']);
+  const r = renderFleetArgo(testFleet([{ name: 'east-1', canary: true }, { name: 'west-1' }], 1), TEST_OPTIONS);
+  const set = parse(r.files.find((f) => f.path === 'applicationset.yaml')!.content);
+  assert.is(set.spec.syncPolicy.preserveResourcesOnDeletion, false, 'generated Applications carry the finalizer too');
+  assert.is(set.spec.template.spec.sources[0].path, `${TEST_OPTIONS.path}/setup`, 'every Application syncs the wrapped setup first');
+  // What each syncs as setup, rendered by kustomize: every object carries the sync options.
+  const render = kustomizer();
+  if (!render) {
+    assert.not.ok(process.env.CI, 'kustomize must be built in CI (.ci/run)');
+    return;
+  }
+  const repo = mkdtempSync(join(tmpdir(), 'bootcplan-setup-'));
+  for (const d of ['examples', 'deploy']) symlinkSync(join(process.cwd(), d), join(repo, d));
+  for (const f of r.files) {
+    mkdirSync(dirname(join(repo, TEST_OPTIONS.path, f.path)), { recursive: true });
+    writeFileSync(join(repo, TEST_OPTIONS.path, f.path), f.content);
+  }
+  const single = docsOf(render('examples'));
+  const fleet = docsOf(render(join(repo, TEST_OPTIONS.path, 'setup')));
+  const kinds = (objs: any[]) => objs.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+  assert.equal(kinds(fleet), kinds(single), 'the same objects');
+  for (const k of ['CustomResourceDefinition/rollouts.bootcplan.dev', 'Namespace/openshift-bootcplan', 'ServiceAccount/bootcplan']) assert.ok(kinds(single).includes(k), k);
+  for (const o of [...single, ...fleet]) {
+    assert.is(o.metadata.annotations?.['argocd.argoproj.io/sync-options'], KEEP_SYNC_OPTIONS, `${o.kind}/${o.metadata.name}`);
+    assert.is(o.metadata.annotations?.['argocd.argoproj.io/sync-wave'], '-1', `${o.kind}/${o.metadata.name}`);
+  }
+  for (const o of single) assert.is(o.metadata.annotations['kustomize.toolkit.fluxcd.io/prune'], 'disabled', `${o.kind}/${o.metadata.name}`);
+});
+
+s('Flux: setup (never pruned), then the rollout (dependsOn); health is the Job and the Rollout, with a timeout longer than one step', () => {
   const ks = k8sDocs('examples/flux').filter((d) => d.obj.apiVersion === 'kustomize.toolkit.fluxcd.io/v1').map((d) => d.obj);
   assert.equal(ks.map((k) => [k.metadata.name, k.spec.path, k.spec.dependsOn?.[0]?.name ?? null]), [
     ['bootcplan-setup', './examples', null], ['bootcplan-rollout', './examples/flux/rollout', 'bootcplan-setup'],
   ]);
+  assert.is(ks[0].spec.prune, false);
   const rollout = ks[1];
   assert.is(rollout.spec.wait, false);
-  assert.equal(rollout.spec.healthChecks.map((h: any) => `${h.kind}/${h.name}`), ['Job/bootcplan-apply']);
+  assert.equal(rollout.spec.healthChecks.map((h: any) => `${h.kind}/${h.name}`), ['Job/bootcplan-apply', 'Rollout/prod-east']);
+  assert.equal(rollout.spec.healthCheckExprs.map((h: any) => `${h.apiVersion} ${h.kind}`), ['bootcplan.dev/v1alpha1 Rollout']);
   assert.is(rollout.spec.force, true);
   const seconds = (d: string) => [...d.matchAll(/(\d+)([hms])/g)].reduce((t, [, n, u]) => t + Number(n) * ({ h: 3600, m: 60, s: 1 } as any)[u], 0);
   const job = k8sDocs('examples/flux/rollout').find((d) => d.obj.kind === 'Job')!.obj;
@@ -163,65 +202,6 @@ s('Lua health checks behave (run with lua5.4)', () => {
   assert.is(health(mcp, { status: { machineCount: 3, updatedMachineCount: 1, conditions: [c('Updated', 'False'), c('Updating', 'True'), c('Degraded', 'False')] } }).status, 'Progressing');
   assert.is(health(mcp, { spec: { paused: true }, status: { machineCount: 3, updatedMachineCount: 1, conditions: [c('Updated', 'False'), c('Updating', 'False')] } }).status, 'Suspended');
   assert.equal(health(mcp, { status: { conditions: [c('Updated', 'False'), c('NodeDegraded', 'True', 'Node w-1 is reporting: failed to drain'), c('Degraded', 'True', 'x')] } }), { status: 'Degraded', message: 'Node w-1 is reporting: failed to drain' });
-});
-
-const ACTIONLINT = [join(process.env.BOOTCPLAN_TOOLS ?? join(homedir(), '.cache/bootcplan-tools/bin'), 'actionlint')].find((p) => existsSync(p));
-
-s('GitHub Actions: every example workflow passes actionlint', () => {
-  if (!ACTIONLINT) {
-    assert.not.ok(process.env.CI, 'actionlint must be installed in CI (.ci/run builds it)');
-    console.log('  (skipped locally: actionlint not built; .ci/run builds it)');
-    return;
-  }
-  const files = readdirSync('examples/github-actions').filter((f) => f.endsWith('.yml')).map((f) => join('examples/github-actions', f));
-  assert.equal(files.sort(), ['examples/github-actions/apply.yml', 'examples/github-actions/drift.yml', 'examples/github-actions/plan.yml']);
-  const r = spawnSync(ACTIONLINT, ['-no-color', ...files], { encoding: 'utf8' });
-  assert.is(r.status, 0, r.stdout + r.stderr);
-  // The check can fail: a workflow with an undefined step output is reported.
-  const bad = spawnSync(ACTIONLINT, ['-no-color', '-'], { encoding: 'utf8', input: 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ steps.nope.outputs.x }}\n' });
-  assert.is.not(bad.status, 0);
-  assert.match(bad.stdout, /nope/);
-});
-
-const workflow = (name: string) => parse(readFileSync(`examples/github-actions/${name}.yml`, 'utf8'));
-const runs = (w: any, job: string) => w.jobs[job].steps.map((st: any) => st.run ?? '').join('\n');
-
-s('GitHub Actions: no Node toolchain in the config repository (npx of the published package)', () => {
-  for (const name of ['plan', 'drift', 'apply']) {
-    const text = readFileSync(`examples/github-actions/${name}.yml`, 'utf8');
-    assert.not.match(text, /npm ci|setup-node/, name);
-    assert.match(text, /BOOTCPLAN: npx --yes bootcplan@\d/, name);
-  }
-});
-
-s('GitHub Actions: the pull-request workflow plans once, renders the report from the plan file and commits the plan', () => {
-  const w = workflow('plan');
-  const run = runs(w, 'plan');
-  assert.is(run.match(/\$BOOTCPLAN plan /g)?.length, 1, 'one plan');
-  assert.match(run, /\$BOOTCPLAN plan -f "\$SPEC" .*--out "\$PLAN" -o markdown --detailed-exitcode/);
-  assert.match(run, /\$BOOTCPLAN show "\$PLAN" -o html/);
-  assert.match(run, /git commit .* -- "\$PLAN"/);
-  assert.match(run, /git push origin "HEAD:\$\{HEAD_REF\}"/);
-  assert.is(w.permissions.contents, 'write');
-});
-
-s('GitHub Actions: the drift workflow re-plans on "stale" or new changes and opens or updates one pull request', () => {
-  const w = workflow('drift');
-  assert.ok(w.on.schedule);
-  const run = runs(w, 'drift');
-  assert.match(run, /get rollouts\.bootcplan\.dev "\$ROLLOUT" -o jsonpath='\{\.status\.reason\}'/);
-  assert.match(run, /--out "\$PLAN" -o markdown --detailed-exitcode/);
-  const pr = w.jobs.drift.steps.find((st: any) => String(st.uses).startsWith('peter-evans/create-pull-request@'));
-  assert.is(pr.with.branch, 'bootcplan/drift-prod-east');
-});
-
-s('GitHub Actions: push-mode apply runs the committed plan one step at a time; exit codes are apply --step\'s own', () => {
-  const w = workflow('apply');
-  assert.ok(w.on.push && w.jobs.apply);
-  assert.is(w.concurrency['cancel-in-progress'], false);
-  const run = runs(w, 'apply');
-  assert.match(run, /\$BOOTCPLAN apply "\$PLAN" .*--auto-approve --step/);
-  assert.not.match(run, /-eq 6/);
 });
 
 s.run();

@@ -3,12 +3,13 @@
  * fleet plan `fleet plan --out` saved: the files, the Rollout object holding exactly each
  * cluster's effective spec (with overrides), a re-render replacing the previous one, and the
  * refusals: a modified fleet plan or Fleet file (exit 3), a cluster name that is not a DNS-1123
- * label (exit 1, one screen), a directory that holds other files (exit 1).
+ * label (exit 1, one screen), a directory holding files it did not write or that were edited
+ * since (exit 1; nothing deleted: docs/safety.md "fleet render never deletes what it did not write").
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +44,7 @@ async function repoWith(fleet: FleetBuilder): Promise<{ repo: string; planFile: 
   return { repo, planFile: 'plans/fleet-plan.json' };
 }
 
-const RENDER = ['--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/platform/fleet.git', '--image', 'quay.io/example/bootcplan:0.1.0', '--revision', 'main'];
+const RENDER = ['--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/platform/fleet.git', '--image', 'REPLACE-ME.example/bootcplan:0.1.0', '--revision', 'main'];
 
 const three = () => new FleetBuilder()
   .cluster('east-1', { labels: { region: 'east' } })
@@ -75,15 +76,76 @@ s('renders the fleet plan: the ApplicationSet, one directory per cluster, each R
   const plan = JSON.parse(readFileSync(join(out, 'clusters/west-1/plan.json'), 'utf8'));
   assert.equal([plan.id, plan.spec.fleetCluster, plan.spec.path], [fp.clusters.find((c: any) => c.name === 'west-1').plan.id, 'west-1', 'fleets/prod/fleet.yaml']);
 
-  // A second render replaces the first (a cluster that no longer rolls leaves no directory behind).
-  mkdirSync(join(out, 'clusters/gone'), { recursive: true });
+  // A second render replaces the first: what it wrote and the user did not touch (a cluster
+  // that no longer rolls leaves no file behind).
+  const manifest = readFileSync(join(out, '.bootcplan-render'), 'utf8');
+  assert.match(manifest, /^sha256:[0-9a-f]{64} {2}applicationset\.yaml$/m);
+  assert.match(manifest, /^sha256:[0-9a-f]{64} {2}clusters\/west-1\/plan\.json$/m);
   assert.is((await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER])).code, 0);
-  assert.not.ok(existsSync(join(out, 'clusters/gone')));
-  // Anything else in the directory: refused.
-  writeFileSync(join(out, 'notes.txt'), 'mine');
-  const other = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
-  assert.is(other.code, 1);
-  assert.match(other.err, /holds files that are not a render of bootcplan \(notes\.txt\)/);
+  assert.is(readFileSync(join(out, '.bootcplan-render'), 'utf8'), manifest, 'the same render: the same files');
+});
+
+s('render never deletes or overwrites what it did not write: a foreign file, an edited file, a directory without its record', async () => {
+  const { repo, planFile } = await repoWith(three());
+  const gitops = join(repo, 'gitops');
+  const args = ['fleet', 'render', 'argocd', planFile, ...RENDER.slice(2), '--out-dir', 'gitops'];
+  // The finding: a user's directory with a kustomization and a README under clusters/.
+  mkdirSync(join(gitops, 'clusters/prod-east'), { recursive: true });
+  writeFileSync(join(gitops, 'clusters/prod-east/kustomization.yaml'), 'resources: [mine.yaml]\n');
+  writeFileSync(join(gitops, 'clusters/README.md'), '# our clusters\n');
+  const foreign = await cli(repo, args);
+  assert.is(foreign.code, 1, foreign.err);
+  assert.match(foreign.err, /--out-dir gitops holds files bootcplan did not write: clusters\/README\.md, clusters\/prod-east\/kustomization\.yaml/);
+  assert.match(foreign.err, /hint: render into a directory of its own/);
+  assert.is(readFileSync(join(gitops, 'clusters/prod-east/kustomization.yaml'), 'utf8'), 'resources: [mine.yaml]\n');
+  assert.is(readFileSync(join(gitops, 'clusters/README.md'), 'utf8'), '# our clusters\n');
+  assert.not.ok(existsSync(join(gitops, 'applicationset.yaml')), 'nothing written');
+
+  // A directory of its own: rendered; a file added later beside the render is foreign too.
+  const out = join(repo, 'fleets/prod/argocd');
+  assert.is((await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER])).code, 0);
+  writeFileSync(join(out, 'clusters/east-1/notes.txt'), 'mine');
+  const added = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  assert.is(added.code, 1);
+  assert.match(added.err, /holds files bootcplan did not write: clusters\/east-1\/notes\.txt/);
+  assert.is(readFileSync(join(out, 'clusters/east-1/notes.txt'), 'utf8'), 'mine');
+  rmSync(join(out, 'clusters/east-1/notes.txt'));
+
+  // A rendered file the user edited: refused, the edit kept, with a hint.
+  const job = join(out, 'clusters/west-1/apply-job.yaml');
+  writeFileSync(job, readFileSync(job, 'utf8') + '# tuned by hand\n');
+  const edited = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  assert.is(edited.code, 1);
+  assert.match(edited.err, /clusters\/west-1\/apply-job\.yaml was changed since bootcplan wrote it/);
+  assert.match(edited.err, /hint: .*git checkout/);
+  assert.match(readFileSync(job, 'utf8'), /# tuned by hand\n$/);
+
+  // A previous render without the record (an older bootcplan): refused, nothing removed.
+  rmSync(join(out, 'clusters/west-1/apply-job.yaml'));
+  rmSync(join(out, '.bootcplan-render'));
+  const unrecorded = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  assert.is(unrecorded.code, 1);
+  assert.match(unrecorded.err, /holds files bootcplan did not write: applicationset\.yaml/);
+  assert.ok(existsSync(join(out, 'clusters/east-1/plan.json')));
+});
+
+s('a cluster that no longer rolls: its files go, and only its files', async () => {
+  const { repo, planFile } = await repoWith(three());
+  const out = join(repo, 'fleets/prod/argocd');
+  assert.is((await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER])).code, 0);
+  // west-1 left out of a second fleet (a second plan file; the first render's record holds west-1).
+  const two = new FleetBuilder()
+    .cluster('east-1', { labels: { region: 'east' } })
+    .cluster('east-2', { labels: { region: 'east' }, destination: { server: 'https://api.east-2.example.com:6443' } })
+    .withRollout({ pools: [{ name: 'worker', image: NEW, maxUnavailable: 1 }] })
+    .strategy({ canaries: ['east-1'], maxConcurrency: 2 });
+  two.write(join(repo, 'fleets/prod'));
+  git(repo, 'commit', '-qam', 'two clusters');
+  assert.is((await cli(repo, ['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/two.json'])).code, 0);
+  const r = await cli(repo, ['fleet', 'render', 'argocd', 'plans/two.json', ...RENDER]);
+  assert.is(r.code, 0, r.err);
+  assert.equal(readdirSync(join(out, 'clusters')).sort(), ['east-1', 'east-2']);
+  assert.not.match(readFileSync(join(out, '.bootcplan-render'), 'utf8'), /west-1/);
 });
 
 s('a fleet plan modified after it was made, or a Fleet file changed since: exit 3, nothing written', async () => {

@@ -60,5 +60,5 @@ export function withCluster(input: ArgoFleetInput, name: string, change: Partial
 
 export const TEST_OPTIONS: ArgoFleetOptions = {
   repoURL: 'https://git.example.com/platform/fleet.git', revision: 'main', path: 'fleets/prod/argocd', setupPath: 'examples',
-  namespace: 'openshift-gitops', project: 'default', image: 'quay.io/example/bootcplan:0.1.0', name: 'bootcplan-prod',
+  namespace: 'openshift-gitops', project: 'default', image: 'REPLACE-ME.example/bootcplan:0.1.0', name: 'bootcplan-prod',
 };

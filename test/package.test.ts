@@ -40,7 +40,7 @@ s('version (from the sources): the package version, the checkout\'s commit and t
   assert.match((await cli(['version', '-o', 'yaml'])).out, new RegExp(`^version: ${pkg.version.replace(/\./g, '\\.')}\\ncommit: ${head}\\n`));
   const bad = await cli(['version', '-o', 'xml']);
   assert.is(bad.code, 1);
-  assert.match(bad.err, /expected one of text, json, yaml/);
+  assert.match(bad.err, /Allowed formats are text, json, yaml/);
 });
 
 s('--version prints the package version, from the sources and from the compiled bin', async () => {
@@ -86,7 +86,7 @@ s('kubectl-bootcplan names itself `kubectl bootcplan` in help and version', () =
   assert.match(help.stdout, /^Usage: kubectl bootcplan \[options\] \[command\]/);
   const v = node(['bin/kubectl-bootcplan.mjs', 'version']);
   assert.match(v.stdout, new RegExp(`^kubectl bootcplan ${pkg.version.replace(/\./g, '\\.')}\\n`));
-  assert.equal(pkg.bin, { bootcplan: 'bin/bootcplan.mjs', 'kubectl-bootcplan': 'bin/kubectl-bootcplan.mjs' });
+  assert.equal(pkg.bin, { bootcplan: 'bin/bootcplan.mjs', 'kubectl-bootcplan': 'bin/kubectl-bootcplan.mjs', 'kubectl_complete-bootcplan': 'bin/kubectl_complete-bootcplan.mjs' });
 });
 
 s('kubectl finds kubectl-bootcplan on PATH and runs it as `kubectl bootcplan`', () => {
@@ -110,7 +110,7 @@ s('npm pack: the compiled CLI, examples, LICENSE and CHANGELOG; no sources, test
   ensureBuilt();
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
-  for (const want of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bin/bootcplan.mjs', 'bin/kubectl-bootcplan.mjs', 'dist/cli/main.js', 'dist/cli/main.js.map', 'dist/build-info.json', 'examples/rollout.yaml', 'examples/cluster.yaml']) {
+  for (const want of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bin/bootcplan.mjs', 'bin/kubectl-bootcplan.mjs', 'bin/kubectl_complete-bootcplan.mjs', 'dist/cli/main.js', 'dist/cli/main.js.map', 'dist/build-info.json', 'examples/rollout.yaml', 'examples/cluster.yaml']) {
     assert.ok(files.includes(want), `${want} is packed`);
   }
   const unwanted = files.filter((f) => /^(test|bench|src|scripts|plans|deploy|\.ci)\/|fixtures?\/|golden\/|\.test\.|^bin\/bootcplan-dev|^tsconfig|^Containerfile/.test(f));

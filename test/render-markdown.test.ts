@@ -122,7 +122,7 @@ wf('runs plan --out PLAN -o markdown --detailed-exitcode on pull requests (one p
   assert.ok(w.on.pull_request !== undefined);
   const steps = w.jobs.plan.steps as any[];
   const run = steps.map((x) => x.run ?? '').join('\n');
-  assert.match(run, /\$BOOTCPLAN plan -f "\$SPEC" .*--out "\$PLAN" -o markdown --detailed-exitcode/);
+  assert.match(run, /bootcplan plan -f "\$SPEC" .*--out "\$PLAN" -o markdown --detailed-exitcode/);
   assert.ok(steps.some((x) => String(x.uses).startsWith('actions/github-script@')));
   assert.is(w.permissions['pull-requests'], 'write');
 });

@@ -3,13 +3,14 @@
  * the sealed fleet plan (refused when modified: exit 3), the Fleet file it was made from (must
  * still hash to what it recorded: exit 3; the fleet plan's clusters, destinations, strategy and
  * batches must be what that Fleet re-derives: exit 3), each batched cluster's effective spec; then
- * render/fleet-argocd.ts makes the files and this writes them: DIR/applicationset.yaml and
- * DIR/clusters/<cluster>/ (a previous render in DIR is replaced; any other content is refused).
+ * render/fleet-argocd.ts makes the files and render-dir.ts writes them: DIR/applicationset.yaml
+ * and DIR/clusters/<cluster>/, with the record of what it wrote (DIR/.bootcplan-render); a
+ * previous render is replaced only where unchanged, and a file it did not write is never touched.
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { InputError } from '../base/errors.ts';
 import { effectiveSpecs } from '../spec/fleet-load.ts';
 import type { FleetPlan } from '../plan/fleet-types.ts';
@@ -17,7 +18,7 @@ import type { RolloutSpec } from '../spec/types.ts';
 import { renderFleetArgo, argoRenderProblems, type ArgoFleetOptions, type ArgoFleetInput } from '../render/fleet-argocd.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
-import { writeFileAtomic } from './files.ts';
+import { writeRender } from './render-dir.ts';
 import { git } from './inputs.ts';
 import { verifyPlanSpec, planSpecFile } from './provenance.ts';
 import { readFleet, requireValidFleet, readFleetPlanFile } from './fleet-inputs.ts';
@@ -41,12 +42,12 @@ export function registerFleetRender(fleet: Command, ctx: CommandContext): void {
     .command('argocd')
     .description('an Argo CD ApplicationSet whose progressive sync (RollingSync) steps are the fleet\'s batches, and one directory per cluster')
     .argument('<fleetplan>', 'a fleet plan saved with fleet plan --out')
-    .requiredOption('--out-dir <dir>', 'where to write applicationset.yaml and clusters/<name>/ (a previous render there is replaced)')
+    .requiredOption('--out-dir <dir>', 'where to write applicationset.yaml and clusters/<name>/ (a new directory, or one holding only an unchanged previous render)')
     .requiredOption('--repo-url <url>', 'the git repository Argo CD reads the rendered files from')
     .requiredOption('--image <ref>', 'the bootcplan container image the apply Job and CronJob run (Containerfile)')
     .addOption(new Option('--revision <rev>', 'the branch, tag or commit Argo CD syncs (targetRevision)').default('HEAD'))
     .option('--path <path>', 'the output directory\'s path in that repository (default: --out-dir relative to the repository root)')
-    .option('--setup-path <path>', 'a directory of that repository with bootcplan\'s CRD and RBAC (as examples/), synced before each cluster\'s directory')
+    .option('--setup-path <path>', 'a directory of that repository with bootcplan\'s CRD and RBAC (as examples/), synced before each cluster\'s directory through DIR/setup, which keeps its objects when an Application is deleted')
     .addOption(new Option('--namespace <ns>', 'the Argo CD namespace of the ApplicationSet').default('openshift-gitops'))
     .addOption(new Option('--project <name>', 'the Argo CD project of the Applications').default('default'))
     .option('--name <name>', 'the ApplicationSet name; each Application is <name>-<cluster> (default: bootcplan-<fleet name>)')
@@ -80,17 +81,6 @@ function repoPathOf(outDir: string): string {
   return rel.split(sep).join('/');
 }
 
-/** DIR may be new, empty, or hold a previous render (applicationset.yaml, clusters/): that is replaced. */
-function prepareOutDir(dir: string): void {
-  if (existsSync(dir)) {
-    if (!statSync(dir).isDirectory()) throw new InputError(`--out-dir ${dir} is not a directory`);
-    const other = readdirSync(dir).filter((e) => e !== 'applicationset.yaml' && e !== 'clusters');
-    if (other.length) throw new InputError(`--out-dir ${dir} holds files that are not a render of bootcplan (${other.slice(0, 5).join(', ')})`, [], 'render into a directory of its own');
-    rmSync(join(dir, 'clusters'), { recursive: true, force: true });
-  }
-  mkdirSync(dir, { recursive: true });
-}
-
 function renderArgoAction({ io }: CommandContext, file: string, opts: RenderArgoOptions): void {
   const fp = readFleetPlanFile(file);
   checkFleetPlanSeal(fp);
@@ -108,11 +98,7 @@ function renderArgoAction({ io }: CommandContext, file: string, opts: RenderArgo
     throw new InputError(`fleet plan ${fp.id} cannot be rendered for Argo CD: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? `; and ${problems.length - 20} more` : ''}`, [], 'fix the Fleet (cluster names are DNS-1123 labels) or the flags, and plan again');
   }
   const r = renderFleetArgo(input, o);
-  prepareOutDir(opts.outDir);
-  for (const f of r.files) {
-    mkdirSync(dirname(join(opts.outDir, f.path)), { recursive: true });
-    writeFileAtomic(join(opts.outDir, f.path), f.content);
-  }
+  writeRender(opts.outDir, r.files);
   const steps = fp.batches.map((b, i) => `  step ${i + 1} (${b.kind === 'canary' ? 'canary, maxUpdate 1' : `maxUpdate ${fp.strategy.maxConcurrency.resolved}`}): ${b.clusters.join(', ')}`);
   const n = r.applications.length;
   const head = `wrote ApplicationSet ${o.name} (${n} Application${n === 1 ? '' : 's'}, ${steps.length} RollingSync step${steps.length === 1 ? '' : 's'}) and ${n} cluster director${n === 1 ? 'y' : 'ies'} to ${opts.outDir}`;

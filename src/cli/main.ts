@@ -19,6 +19,7 @@ import { type CliIO, processIO } from './io.ts';
 import { openLiveDriver } from './live.ts';
 import { packageVersion, registerVersionCommand } from './version.ts';
 import { registerCompletionCommand } from './completion.ts';
+import { COMPLETE_COMMAND, completeWords, completionText, fileSources } from './complete.ts';
 import { STDIN_PATH } from './options.ts';
 
 /** `-q`/`-v`, as the actions of one run see them. */
@@ -118,6 +119,11 @@ export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise
   let code: number = EXIT.ok;
   const verbosity: Verbosity = { quiet: false, verbose: false };
   const program = buildProgram(deps, (c) => (code = c), verbosity);
+  // Shell and kubectl plugin completion (complete.ts): the words are data, never parsed as options.
+  if (argv[0] === COMPLETE_COMMAND) {
+    deps.io.stdout(completionText(completeWords(program, argv.slice(1), fileSources(deps.io.env))));
+    return EXIT.ok;
+  }
   const started = deps.now();
   try {
     await program.parseAsync(argv, { from: 'user' });

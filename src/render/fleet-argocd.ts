@@ -9,7 +9,12 @@
  * and an Application is Healthy only when its Rollout is applied (health/rollout.lua): a
  * Degraded canary stops the rollout. Each cluster's directory (`clusters/<name>/`) is a
  * kustomization with its sealed plan, the Fleet file, its Rollout object and the apply Job and
- * CronJob (fleet-argocd-cluster.ts). Pure: the CLI reads the inputs and writes the files.
+ * CronJob (fleet-argocd-cluster.ts). With --setup-path, `setup/kustomization.yaml` wraps that
+ * directory (bootcplan's CRD, namespace and RBAC) and marks every object of it Prune=false,
+ * Delete=false, as examples/kustomization.yaml does for the single-cluster Application: deleting
+ * an Application (or the ApplicationSet) removes the cluster's Jobs, CronJob, ConfigMaps and
+ * Rollout object, never the CRD (every Rollout), the namespace (the lock, the progress record)
+ * or the RBAC. Pure: the CLI reads the inputs and writes the files.
  */
 import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
@@ -23,6 +28,13 @@ import { clusterFiles, type ClusterFileInput } from './fleet-argocd-cluster.ts';
 export const FLEET_BATCH_LABEL = 'bootcplan.dev/fleet-batch';
 /** The label naming the cluster (a DNS-1123 label, so a valid label value). */
 export const FLEET_CLUSTER_LABEL = 'bootcplan.dev/fleet-cluster';
+/**
+ * The sync options that keep an object when it leaves git or its Application is deleted (Argo CD
+ * docs, user-guide/sync-options.md "No Prune Resources", "No Resource Deletion").
+ */
+export const KEEP_SYNC_OPTIONS = 'Prune=false,Delete=false';
+/** Where the render wraps --setup-path, relative to the output directory. */
+export const SETUP_DIR = 'setup';
 /** Annotation on the ApplicationSet: the fleet plan it was rendered from. */
 export const FLEET_PLAN_ANNOTATION = 'bootcplan.dev/fleet-plan';
 
@@ -144,7 +156,18 @@ function elementOf(c: FleetClusterPlan, batch: number, o: ArgoFleetOptions) {
 
 function sourcesOf(o: ArgoFleetOptions) {
   const src = (path: string) => ({ repoURL: o.repoURL, targetRevision: o.revision, path });
-  return [...(o.setupPath !== null ? [src(o.setupPath)] : []), src('{{.path}}')];
+  return [...(o.setupPath !== null ? [src(`${o.path}/${SETUP_DIR}`)] : []), src('{{.path}}')];
+}
+
+/** setup/kustomization.yaml: --setup-path (a path in the repository), every object kept (see the header). */
+function setupKustomization(o: ArgoFleetOptions, setupPath: string) {
+  const up = `${o.path}/${SETUP_DIR}`.split('/').map(() => '..').join('/');
+  return {
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    resources: [`${up}/${setupPath}`],
+    commonAnnotations: { 'argocd.argoproj.io/sync-wave': '-1', 'argocd.argoproj.io/sync-options': KEEP_SYNC_OPTIONS },
+  };
 }
 
 function applicationSet(input: ArgoFleetInput, o: ArgoFleetOptions, elements: ReturnType<typeof elementOf>[]) {
@@ -167,6 +190,9 @@ function applicationSet(input: ArgoFleetInput, o: ArgoFleetOptions, elements: Re
       goTemplateOptions: ['missingkey=error'],
       generators: [{ list: { elements } }],
       strategy: { type: 'RollingSync', rollingSync: { steps } },
+      // Argo CD's default, stated: each generated Application carries resources-finalizer, as
+      // examples/argocd/application.yaml does; what must outlive it is marked Delete=false.
+      syncPolicy: { preserveResourcesOnDeletion: false },
       template: {
         metadata: {
           name: '{{.application}}',
@@ -218,6 +244,10 @@ export function renderFleetArgo(input: ArgoFleetInput, o: ArgoFleetOptions): Arg
       for (const f of clusterFiles(ci)) files.push({ path: `clusters/${name}/${f.path}`, content: f.content });
     }
   });
+  if (o.setupPath !== null) {
+    const head = `# bootcplan's setup (${o.setupPath}), synced first by every Application; its objects are never pruned\n# or deleted with an Application (bootcplan fleet render argocd, fleet plan ${fp.id}).\n`;
+    files.unshift({ path: `${SETUP_DIR}/kustomization.yaml`, content: head + yamlText(setupKustomization(o, o.setupPath)) });
+  }
   files.unshift({ path: 'applicationset.yaml', content: HEADER(fp) + yamlText(applicationSet(input, o, elements)) });
   const skipped = fp.clusters.filter((c) => c.batch === null).map((c) => ({
     cluster: c.name,

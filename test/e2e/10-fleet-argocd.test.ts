@@ -14,7 +14,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
@@ -56,8 +56,11 @@ function applicationsOf(set: any): any[] {
   });
 }
 
+/** The render at TEST_OPTIONS.path of a repository whose examples/ and deploy/ are this checkout's (the setup's kustomization reaches them). */
 function writeRender(r: ArgoFleetRender): string {
-  const dir = tempDir('bootcplan-fleet-argocd-');
+  const repo = tempDir('bootcplan-fleet-argocd-');
+  for (const d of ['examples', 'deploy']) symlinkSync(join(ROOT, d), join(repo, d));
+  const dir = join(repo, TEST_OPTIONS.path);
   for (const f of r.files) {
     mkdirSync(dirname(join(dir, f.path)), { recursive: true });
     writeFileSync(join(dir, f.path), f.content);
@@ -82,6 +85,15 @@ t('the rendered ApplicationSet, its Applications and every object of each cluste
   for (const a of r.applications) {
     const cdir = join(dir, 'clusters', a.cluster);
     if (render) for (const o of docsOf(render(cdir))) objects.push({ from: `kustomize build clusters/${a.cluster}`, o });
+  }
+  // The setup every Application syncs first: bootcplan's CRD, namespace and RBAC, each kept (Prune=false,Delete=false).
+  if (render) {
+    const setup = docsOf(render(join(dir, 'setup')));
+    assert.ok(setup.some((o: any) => o.kind === 'CustomResourceDefinition') && setup.some((o: any) => o.kind === 'Namespace'));
+    for (const o of setup) {
+      assert.is(o.metadata.annotations['argocd.argoproj.io/sync-options'], 'Prune=false,Delete=false', `${o.kind}/${o.metadata.name}`);
+      objects.push({ from: 'kustomize build setup', o });
+    }
   }
   const kinds = objects.map((x) => x.o.kind);
   assert.is(kinds.filter((k) => k === 'Application').length, 3);
@@ -144,7 +156,7 @@ async function planAndRender(repo: string, image: string): Promise<string> {
   git(repo, 'commit', '-qm', 'fleet');
   const plan = await cli(repo, ['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/fleet-plan.json']);
   assert.is(plan.code, 0, plan.err);
-  const render = await cli(repo, ['fleet', 'render', 'argocd', 'plans/fleet-plan.json', '--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/fleet.git', '--image', 'quay.io/example/bootcplan:0.1.0']);
+  const render = await cli(repo, ['fleet', 'render', 'argocd', 'plans/fleet-plan.json', '--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/fleet.git', '--image', 'REPLACE-ME.example/bootcplan:0.1.0']);
   assert.is(render.code, 0, render.err);
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'render');

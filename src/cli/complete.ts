@@ -1,0 +1,240 @@
+/**
+ * `bootcplan __complete WORD... CURRENT`: the one completion engine behind the bash, zsh and
+ * fish scripts (completion.ts) and kubectl's plugin completion (bin/kubectl_complete-bootcplan.mjs).
+ * It walks the commander program as the CLI would parse the words (subcommands at any depth,
+ * options of the command and of its parents, `--opt=value`, `--`), then lists what may come at
+ * the cursor: subcommands, options, an option's or an argument's choices, kubeconfig contexts,
+ * a fleet plan's clusters; or asks the shell for file names.
+ *
+ * Output, as cobra's `__complete` prints it (kubectl reads it from a plugin's completion
+ * executable: k8s.io/kubectl pkg/cmd/plugin/plugin_completion.go): one candidate per line,
+ * optionally `candidate<TAB>description`, then `:<directive>` (cobra ShellCompDirective bits).
+ * Candidates are data: the scripts add each line as it is and never expand or evaluate it
+ * (docs/safety.md "completion never evaluates data"); a name holding a control character cannot
+ * be one line, so it is never offered.
+ */
+import type { Argument, Command, Option } from 'commander';
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { parse } from 'yaml';
+
+export const COMPLETE_COMMAND = '__complete';
+
+/** cobra's ShellCompDirective bits (spf13/cobra completions.go). */
+export const DIRECTIVE = { default: 0, error: 1, noSpace: 2, noFileComp: 4, filterFileExt: 8, filterDirs: 16, keepOrder: 32 } as const;
+
+export interface Candidate {
+  value: string;
+  help?: string;
+}
+
+export interface Completion {
+  candidates: Candidate[];
+  directive: number;
+}
+
+/** What a value (of an option or an argument) completes to. */
+export type ValueKind =
+  | { kind: 'choices'; values: readonly string[] }
+  | { kind: 'files' } | { kind: 'dirs' } | { kind: 'contexts' } | { kind: 'fleet-clusters' } | { kind: 'text' };
+
+/** Where the data candidates come from (replaceable in tests). */
+export interface CompletionSources {
+  /** Context names of the kubeconfig (--kubeconfig PATH, else KUBECONFIG, else ~/.kube/config). */
+  contexts(kubeconfig: string | undefined): string[];
+  /** Cluster names of a saved fleet plan. */
+  fleetClusters(fleetPlanFile: string): string[];
+}
+
+/** Placeholders (`<spec>`, `[planfile]`) of values that name a file. */
+const FILE_VALUES = new Set(['spec', 'snapshot', 'fleet', 'path', 'file', 'planfile', 'fleetplan']);
+
+const placeholderOf = (flags: string) => /[<[]([^>\]]+)[>\]]/.exec(flags)?.[1].replace(/\.\.\.$/, '') ?? '';
+
+export function optionValueKind(o: Option): ValueKind {
+  if (o.argChoices?.length) return { kind: 'choices', values: o.argChoices };
+  const ph = placeholderOf(o.flags);
+  if (o.long === '--context') return { kind: 'contexts' };
+  if (o.long === '--cluster' && ph === 'name') return { kind: 'fleet-clusters' };
+  if (ph === 'dir') return { kind: 'dirs' };
+  return FILE_VALUES.has(ph) ? { kind: 'files' } : { kind: 'text' };
+}
+
+export function argumentValueKind(a: Argument): ValueKind {
+  if (a.argChoices?.length) return { kind: 'choices', values: a.argChoices };
+  return FILE_VALUES.has(a.name()) ? { kind: 'files' } : { kind: 'text' };
+}
+
+const takesValue = (o: Option) => o.required || o.optional;
+
+/** The command's options and its parents' (commander recognises a parent's option after a subcommand). */
+function optionsInScope(chain: readonly Command[]): Option[] {
+  return chain.flatMap((c) => c.options as Option[]).filter((o) => !o.hidden);
+}
+
+function findOption(chain: readonly Command[], flag: string): Option | undefined {
+  return optionsInScope(chain).find((o) => o.long === flag || o.short === flag);
+}
+
+function visibleSubcommands(cmd: Command): Command[] {
+  return (cmd.commands as Command[]).filter((c) => !(c as Command & { _hidden?: boolean })._hidden && c.name() !== COMPLETE_COMMAND);
+}
+
+interface Walk {
+  chain: Command[];
+  positionals: string[];
+  /** Option values given so far, by long flag (the last wins). */
+  values: Map<string, string>;
+  /** An option whose value the current word is. */
+  pending: Option | null;
+  afterDashDash: boolean;
+}
+
+/** Parses the words before the cursor as commander would. */
+function walk(program: Command, before: readonly string[]): Walk {
+  const w: Walk = { chain: [program], positionals: [], values: new Map(), pending: null, afterDashDash: false };
+  for (let i = 0; i < before.length; i++) {
+    const word = before[i];
+    const cmd = w.chain[w.chain.length - 1];
+    if (w.pending) {
+      w.values.set(w.pending.long ?? w.pending.short ?? '', word);
+      w.pending = null;
+    } else if (w.afterDashDash) {
+      w.positionals.push(word);
+    } else if (word === '--') {
+      w.afterDashDash = true;
+    } else if (word.startsWith('-') && word !== '-') {
+      const eq = word.startsWith('--') ? word.indexOf('=') : -1;
+      const o = findOption(w.chain, eq > 0 ? word.slice(0, eq) : word);
+      if (!o || !takesValue(o)) continue;
+      const key = o.long ?? o.short ?? '';
+      if (eq > 0) w.values.set(key, word.slice(eq + 1));
+      // bash splits `--opt=value` at '=' (COMP_WORDBREAKS): `--opt`, `=`, `value`.
+      else if (before[i + 1] === '=') { w.values.set(key, before[i + 2] ?? ''); i += 2; if (i >= before.length) w.pending = o; }
+      else if (o.required || (before[i + 1] !== undefined && !before[i + 1].startsWith('-'))) w.pending = o;
+    } else {
+      const sub = w.positionals.length === 0 ? visibleSubcommands(cmd).find((c) => c.name() === word || c.aliases().includes(word)) : undefined;
+      if (sub) w.chain.push(sub);
+      else w.positionals.push(word);
+    }
+  }
+  return w;
+}
+
+/** Never offered: a name that cannot be one line of the protocol. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function valueCompletion(kind: ValueKind, prefix: string, w: Walk, sources: CompletionSources): Completion {
+  const data = (names: string[]): Completion => ({
+    candidates: [...new Set(names)].filter((n) => n.startsWith(prefix) && !CONTROL.test(n)).map((value) => ({ value })),
+    directive: DIRECTIVE.noFileComp,
+  });
+  switch (kind.kind) {
+    case 'choices': return data([...kind.values]);
+    case 'files': return { candidates: [], directive: DIRECTIVE.default };
+    case 'dirs': return { candidates: [], directive: DIRECTIVE.filterDirs };
+    case 'contexts': return data(safely(() => sources.contexts(w.values.get('--kubeconfig'))));
+    case 'fleet-clusters': return data(w.positionals[0] ? safely(() => sources.fleetClusters(w.positionals[0])) : []);
+    default: return { candidates: [], directive: DIRECTIVE.noFileComp };
+  }
+}
+
+function safely(read: () => string[]): string[] {
+  try {
+    return read().filter((n) => typeof n === 'string');
+  } catch {
+    return [];
+  }
+}
+
+function optionCandidates(w: Walk, prefix: string): Candidate[] {
+  const out: Candidate[] = [];
+  const seen = new Set<string>();
+  const add = (flag: string | undefined, help: string) => {
+    if (flag && flag.startsWith(prefix) && !seen.has(flag)) { seen.add(flag); out.push({ value: flag, help }); }
+  };
+  for (const o of optionsInScope(w.chain)) { add(o.long, o.description); add(o.short, o.description); }
+  add('--help', 'show help');
+  add('-h', 'show help');
+  return out;
+}
+
+/** What may come at the cursor, given the words before it and the word being typed. */
+export function completeWords(program: Command, words: readonly string[], sources: CompletionSources): Completion {
+  const before = words.slice(0, -1);
+  const current = words.length ? words[words.length - 1] : '';
+  const w = walk(program, before);
+  if (w.pending) return valueCompletion(optionValueKind(w.pending), current, w, sources);
+  const cmd = w.chain[w.chain.length - 1];
+  if (!w.afterDashDash && current.startsWith('--') && current.includes('=')) {
+    const eq = current.indexOf('=');
+    const o = findOption(w.chain, current.slice(0, eq));
+    if (!o || !takesValue(o)) return { candidates: [], directive: DIRECTIVE.noFileComp };
+    const c = valueCompletion(optionValueKind(o), current.slice(eq + 1), w, sources);
+    return { ...c, candidates: c.candidates.map((x) => ({ value: `${current.slice(0, eq + 1)}${x.value}` })) };
+  }
+  if (!w.afterDashDash && current.startsWith('-')) return { candidates: optionCandidates(w, current), directive: DIRECTIVE.noFileComp };
+  const subs = visibleSubcommands(cmd);
+  if (subs.length && w.positionals.length === 0) {
+    return { candidates: subs.filter((c) => c.name().startsWith(current)).map((c) => ({ value: c.name(), help: c.description() })), directive: DIRECTIVE.noFileComp };
+  }
+  const args = cmd.registeredArguments;
+  const i = w.positionals.length;
+  const arg = args[i] ?? (args.length && args[args.length - 1].variadic ? args[args.length - 1] : undefined);
+  if (!arg) return { candidates: [], directive: DIRECTIVE.noFileComp };
+  return valueCompletion(argumentValueKind(arg), current, w, sources);
+}
+
+/** The lines `__complete` prints (see the header). */
+export function completionText(c: Completion): string {
+  const line = (x: Candidate) => (x.help ? `${x.value}\t${x.help.replace(/[\u0000-\u001f\u007f]+/g, ' ')}` : x.value);
+  return c.candidates.map((x) => line(x) + '\n').join('') + `:${c.directive}\n`;
+}
+
+// ------------------------------------------------------------------ the data, read from files
+
+/** Files this large are not a kubeconfig or a fleet plan worth reading at a keystroke. */
+const MAX_BYTES = 8 * 1024 * 1024;
+
+function readSmall(path: string): string | null {
+  try {
+    return statSync(path).size <= MAX_BYTES ? readFileSync(path, 'utf8') : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The kubeconfig files kubectl reads, in its order (src/kube/config.ts resolveKubeConfig). */
+export function kubeconfigFiles(flag: string | undefined, env: Record<string, string | undefined>): string[] {
+  if (flag) return [flag];
+  if (env.KUBECONFIG) return env.KUBECONFIG.split(delimiter).filter(Boolean);
+  return [join(env.HOME || homedir(), '.kube', 'config')];
+}
+
+export function fileSources(env: Record<string, string | undefined>): CompletionSources {
+  return {
+    contexts(flag) {
+      return kubeconfigFiles(flag, env).flatMap((f) => {
+        const text = readSmall(f);
+        if (text === null) return [];
+        const doc = safeParse(text) as { contexts?: { name?: unknown }[] } | null;
+        return Array.isArray(doc?.contexts) ? doc.contexts.map((c) => c?.name).filter((n): n is string => typeof n === 'string') : [];
+      });
+    },
+    fleetClusters(file) {
+      const text = readSmall(file);
+      const doc = text === null ? null : (safeParse(text) as { clusters?: { name?: unknown }[] } | null);
+      return Array.isArray(doc?.clusters) ? doc.clusters.map((c) => c?.name).filter((n): n is string => typeof n === 'string') : [];
+    },
+  };
+}
+
+/** YAML (a superset of JSON), without anchors blowing up: null when it is not a document. */
+function safeParse(text: string): unknown {
+  try {
+    return parse(text, { maxAliasCount: 100 });
+  } catch {
+    return null;
+  }
+}
