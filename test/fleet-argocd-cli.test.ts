@@ -8,7 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, statSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,10 @@ s('renders the fleet plan: the ApplicationSet, one directory per cluster, each R
   const out = join(repo, 'fleets/prod/argocd');
   assert.equal(readdirSync(join(out, 'clusters')).sort(), ['east-1', 'east-2', 'west-1']);
   const set = parse(readFileSync(join(out, 'applicationset.yaml'), 'utf8'));
+  // Rendered to be committed: readable by all (0644 less the umask), never 0600 as plan --out is.
+  const umask = process.umask(0o022);
+  process.umask(umask);
+  assert.is(statSync(join(out, 'applicationset.yaml')).mode & 0o777, 0o644 & ~umask);
   assert.is(set.spec.generators[0].list.elements[0].path, 'fleets/prod/argocd/clusters/east-1', '--path defaults to --out-dir in the repository');
   const fp = JSON.parse(readFileSync(join(repo, planFile), 'utf8'));
   assert.is(set.metadata.annotations['bootcplan.dev/fleet-plan'], fp.id);

@@ -111,7 +111,7 @@ function renderArgoAction({ io }: CommandContext, file: string, opts: RenderArgo
   prepareOutDir(opts.outDir);
   for (const f of r.files) {
     mkdirSync(dirname(join(opts.outDir, f.path)), { recursive: true });
-    writeFileAtomic(join(opts.outDir, f.path), f.content);
+    writeFileAtomic(join(opts.outDir, f.path), f.content, 'shared');
   }
   const steps = fp.batches.map((b, i) => `  step ${i + 1} (${b.kind === 'canary' ? 'canary, maxUpdate 1' : `maxUpdate ${fp.strategy.maxConcurrency.resolved}`}): ${b.clusters.join(', ')}`);
   const n = r.applications.length;

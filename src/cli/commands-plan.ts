@@ -118,7 +118,7 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
     io.stderr(`not saved: the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'} and cannot be applied\n  hint: fix the spec and plan again, or add --for-review to save it marked for review only\n`);
   } else if (opts.out) {
     const path = planOutPath(opts.out, plan);
-    writeFileAtomic(path, renderJson(plan));
+    writeFileAtomic(path, renderJson(plan), 'private');
     io.stderr(`saved plan ${plan.id} to ${path}${plan.reviewOnly ? ' (for review only: it has errors and is never applied)' : ''}\n`);
   }
   if (plan.summary.errors) {
