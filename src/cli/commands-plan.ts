@@ -13,7 +13,7 @@ import { forDisplay } from '../render/secrets.ts';
 import { renderJson } from '../render/json.ts';
 import type { CommandContext } from './deps.ts';
 import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
-import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
+import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile, checkPlanSeal } from './inputs.ts';
 import { type CliIO, useColor } from './io.ts';
 import { writeFileAtomic } from './files.ts';
 import { readLiveSnapshot } from './live.ts';
@@ -154,14 +154,19 @@ interface ShowOptions {
 function registerShow(program: Command, ctx: CommandContext): void {
   program
     .command('show')
-    .description('render a saved plan')
+    .description('render a saved plan (refused when it was modified after it was made: exit 3)')
     .argument('<planfile>', 'a plan saved with plan --out')
     .addOption(outputFormatOption(OUTPUT_FORMATS))
     .addOption(fullOption())
     .action((file: string, opts: ShowOptions) => showAction(ctx, file, opts));
 }
 
+/**
+ * A saved plan is shown only under the id it hashes to, as apply verifies it (DESIGN §2): an
+ * edited file would otherwise be reviewed under the id of the plan it no longer is.
+ */
 async function showAction({ io }: CommandContext, file: string, opts: ShowOptions): Promise<void> {
   const plan = readPlanFile(file);
+  checkPlanSeal(plan);
   io.stdout(await renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
 }

@@ -10,7 +10,8 @@ import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan } from '../plan/types.ts';
 import { parsePlanFile } from '../plan/plan-file.ts';
-import { InputError } from '../base/errors.ts';
+import { InputError, StalePlanError } from '../base/errors.ts';
+import { tamperedId } from '../plan/seal.ts';
 import { hasErrors } from '../base/diagnostics.ts';
 import { readStdinText, STDIN_NAME } from './stdin.ts';
 import { STDIN_PATH } from './options.ts';
@@ -139,4 +140,20 @@ export function readPlanFile(file: string): Plan {
   const r = parsePlanFile(text, inputName(file));
   if (!r.plan) throw new InputError(`${inputName(file)}: not a usable plan file`, r.diagnostics);
   return r.plan;
+}
+
+/**
+ * The seal of a saved plan (DESIGN §6 "Sealed plans"): its content must hash to its id, or it
+ * was edited after it was made (exit 3). `show`, `apply` and `rehearse` check it before they
+ * act on anything else in the file (DESIGN §2: show verifies the seal as apply does), so an
+ * edited plan is never reviewed or run under the id of the plan it no longer is.
+ */
+export function checkPlanSeal(saved: Plan): void {
+  const actual = tamperedId(saved);
+  if (actual) {
+    throw new StalePlanError('the plan file was modified after it was made', [
+      `its content hashes to ${actual}, but it says it is plan ${saved.id}`,
+      'use only the file `bootcplan plan --out` wrote, as it was reviewed',
+    ]);
+  }
 }
