@@ -4,7 +4,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { dirname, resolve, relative, basename } from 'node:path';
+import { dirname, resolve, relative, basename, isAbsolute, sep } from 'node:path';
 import { parseRolloutSpec, type LoadedSpec } from '../spec/load.ts';
 import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
@@ -20,7 +20,7 @@ import { STDIN_PATH } from './options.ts';
  * Input files are read only when they are regular files of a sane size: a path that names a
  * device (/dev/zero), a pipe or a socket would otherwise fill memory or block forever.
  */
-const MAX_INPUT_BYTES = 512 * 1024 * 1024;
+export const MAX_INPUT_BYTES = 512 * 1024 * 1024;
 
 export function readTextFile(path: string, what: string, hint?: string): string {
   if (path === STDIN_PATH) return readStdinText(what, MAX_INPUT_BYTES, hint);
@@ -128,11 +128,34 @@ export function requireValidSpec(read: SpecRead): void {
 
 export function readSnapshotFile(file: string): ClusterSnapshot {
   const text = readTextFile(file, 'snapshot', 'write one with `bootcplan snapshot --out FILE`, or plan against the live cluster with --kubeconfig');
-  const r = parseSnapshot(text, inputName(file));
+  return snapshotOfText(text, inputName(file));
+}
+
+/** A snapshot's text parsed; `name` in its diagnostics; its source `file:NAME` unless given. */
+export function snapshotOfText(text: string, name: string, source?: string): ClusterSnapshot {
+  const r = parseSnapshot(text, name);
   if (!r.snapshot) {
-    throw new InputError(`${inputName(file)}: not a usable cluster snapshot`, r.diagnostics);
+    throw new InputError(`${name}: not a usable cluster snapshot`, r.diagnostics);
   }
-  return r.snapshot;
+  return source === undefined ? r.snapshot : { ...r.snapshot, source };
+}
+
+/**
+ * A file of the repository at `root` as committed at `commit` (`git show COMMIT:PATH`: never the
+ * working tree; a symbolic link is read as the link, never followed). `abs` must lie inside
+ * `root` ("outside" otherwise); "missing" when the commit has no such file, "too-big" past
+ * `maxBytes`. What a Fleet read at a revision names is read this way (fleet-inputs.ts, fleet-kubeconfig.ts).
+ */
+export function readRepoFileAt(root: string, abs: string, commit: string, maxBytes: number): { text: string; inRepo: string } | { problem: 'outside' | 'missing' | 'too-big' } {
+  const rel = relative(root, abs);
+  if (rel === '' || rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel)) return { problem: 'outside' };
+  const inRepo = rel.split(sep).join('/');
+  try {
+    const text = execFileSync('git', ['show', '--end-of-options', `${commit}:${inRepo}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: maxBytes });
+    return { text, inRepo };
+  } catch (err) {
+    return { problem: (err as NodeJS.ErrnoException).code === 'ENOBUFS' ? 'too-big' : 'missing' };
+  }
 }
 
 export function readPlanFile(file: string): Plan {
