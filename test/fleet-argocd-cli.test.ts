@@ -114,4 +114,12 @@ s('a cluster name that is not a DNS-1123 label: exit 1, one screen naming it, no
   assert.not.ok(existsSync(join(repo, 'fleets/prod/argocd')));
 });
 
+s('the notes on what Argo CD does not enforce: one line each, no JSON-escaped line break in them', async () => {
+  const { repo, planFile } = await repoWith(three().strategy({ batchSoakSeconds: 600, batchTimeoutSeconds: 7200 }));
+  const r = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  assert.is(r.code, 0, r.err);
+  assert.not.match(r.err, /\\u00/);
+  assert.equal(r.err.split('\n').filter((l) => l.startsWith('note: ')).map((l) => l.split(' ').slice(0, 2).join(' ')), ['note: batchSoakSeconds', 'note: batchTimeoutSeconds', 'note: progressive']);
+});
+
 s.run();

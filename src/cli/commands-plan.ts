@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { formatDiagnostic, type Diagnostic } from '../base/diagnostics.ts';
-import { EXIT, InputError } from '../base/errors.ts';
+import { EXIT, InputError, ClusterApiError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan } from '../plan/types.ts';
@@ -131,7 +131,13 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
 /** The snapshot to plan against: `--cluster FILE`, else the live cluster from the kubeconfig. */
 async function loadCluster(opts: KubeOptions & { cluster?: string }, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {
   if (opts.cluster) return readSnapshotFile(opts.cluster);
-  return readLiveSnapshot(kubeFlags(opts), env);
+  try {
+    return await readLiveSnapshot(kubeFlags(opts), env);
+  } catch (err) {
+    // plan, unlike the other commands that reach a cluster, can do without one.
+    if (err instanceof ClusterApiError) throw new ClusterApiError(err.message, err.hint ? `${err.hint}; or plan against a snapshot file with --cluster FILE` : 'plan against a snapshot file with --cluster FILE');
+    throw err;
+  }
 }
 
 /** Where `--out` writes: a bare file name goes into plans/. */

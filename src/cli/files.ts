@@ -46,7 +46,7 @@ export function writeFileAtomic(path: string, content: string, access: OutputAcc
     throw new InputError(`cannot write ${path}: cannot create the directory ${dir} (${codeOf(err)})`, [], 'name a file in a directory you can write');
   }
   const st = existing(path);
-  if (st?.isDirectory()) throw new InputError(`cannot write ${path}: it is a directory`, [], 'name a file, e.g. --out plans/prod.json');
+  if (st?.isDirectory()) throw new InputError(`cannot write ${path}: it is a directory`, [], 'name a file, not a directory');
   if (st?.isSymbolicLink()) throw new InputError(`cannot write ${path}: it is a symbolic link, and bootcplan replaces only regular files`, [], 'name the file the link points to, or remove the link');
   if (st && !st.isFile()) throw new InputError(`cannot write ${path}: it is not a regular file (a device, pipe or socket)`, [], 'name a regular file');
 

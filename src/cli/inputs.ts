@@ -127,7 +127,7 @@ export function requireValidSpec(read: SpecRead): void {
 }
 
 export function readSnapshotFile(file: string): ClusterSnapshot {
-  const text = readTextFile(file, 'snapshot', 'write one with `bootcplan snapshot --out FILE`, or plan against the live cluster with --kubeconfig');
+  const text = readTextFile(file, 'snapshot', 'write one with `bootcplan snapshot --out FILE`');
   return snapshotOfText(text, inputName(file));
 }
 

@@ -118,7 +118,8 @@ export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string |
   if (!kc) {
     throw new ClusterApiError(
       `no Kubernetes cluster configured: ${tried.join(', ')}`,
-      'pass --kubeconfig PATH (and --context NAME), set KUBECONFIG, or plan against a snapshot file with --cluster FILE',
+      // Every command that reaches a cluster has --kubeconfig; `plan` adds its --cluster (cli/commands-plan.ts).
+      'pass --kubeconfig PATH or set KUBECONFIG',
     );
   }
   // The contexts of a file a Fleet names are not listed: the message may end up in a pull-request comment.
