@@ -65,6 +65,9 @@ s('rehearse text output and --durations', async () => {
   const bad = io();
   assert.is(await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--durations', 'boot=1'], { io: bad }), 1);
   assert.match(bad.err, /unknown phase "boot"/);
+  const typo = io();
+  assert.is(await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--durations', 'stage=60,darin=10'], { io: typo }), 1);
+  assert.match(typo.err, /unknown phase "darin" \(did you mean drain\?\)/);
 });
 
 s('rehearse PLANFILE against a changed cluster exits 3 like apply', async () => {

@@ -4,8 +4,9 @@
  * Files complete after -f, --cluster, --out and --kubeconfig; kubeconfig contexts after
  * --context (through kubectl, when it is installed).
  */
-import { type Command, type Option, InvalidArgumentError } from 'commander';
+import { type Command, type Option, Argument } from 'commander';
 import type { CommandContext } from './deps.ts';
+import { choiceParser } from './options.ts';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
@@ -164,9 +165,6 @@ export function registerCompletionCommand(program: Command, ctx: CommandContext)
   program
     .command('completion')
     .description('print the shell completion script (bash, zsh or fish)')
-    .argument('<shell>', SHELLS.join(', '), (v: string) => {
-      if (!(SHELLS as readonly string[]).includes(v)) throw new InvalidArgumentError(`Allowed shells are ${SHELLS.join(', ')}.`);
-      return v;
-    })
+    .addArgument(new Argument('<shell>', SHELLS.join(', ')).choices(SHELLS).argParser(choiceParser(SHELLS, 'shells')))
     .action((shell: Shell) => ctx.io.stdout(completionScript(program, shell)));
 }

@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { CommandContext } from './deps.ts';
+import { outputFormatOption } from './options.ts';
 
 export interface BuildInfo {
   version: string;
@@ -57,13 +58,12 @@ export function registerVersionCommand(program: Command, ctx: CommandContext): v
   program
     .command('version')
     .description('print the version, the git commit it was built from and the Node.js runtime')
-    .option('-o, --output <format>', `output format: ${VERSION_FORMATS.join(', ')}`, 'text')
+    .addOption(outputFormatOption(VERSION_FORMATS))
     .action(async (opts: { output: string }) => {
       const b = readBuildInfo();
       const info = { version: b.version, commit: b.commit, dirty: b.dirty, from: b.from, node: process.version };
       if (opts.output === 'json') return ctx.io.stdout(JSON.stringify(info, null, 2) + '\n');
       if (opts.output === 'yaml') return ctx.io.stdout((await import('yaml')).stringify(info));
-      if (opts.output !== 'text') throw new (await import('../base/errors.ts')).InputError(`-o ${JSON.stringify(opts.output)}: expected one of ${VERSION_FORMATS.join(', ')}`);
       const commit = b.commit ? `${b.commit}${b.dirty ? ' (with uncommitted changes)' : ''}` : 'unknown (not built from a git checkout)';
       ctx.io.stdout(`${ctx.name ?? 'bootcplan'} ${b.version}\ncommit: ${commit}${b.from === 'source' ? ', running the TypeScript sources' : ''}\nnode:   ${process.version}\n`);
     });
