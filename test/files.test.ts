@@ -63,7 +63,7 @@ s('a failed write leaves the old file whole and no temp file behind', () => {
   const d = dir();
   const target = join(d, 'plan.json');
   writeFileSync(target, 'old');
-  refused(() => writeFileAtomic(target, 'new', 'private', { rename: () => { throw Object.assign(new Error('disk full'), { code: 'ENOSPC' }); } }), /cannot write .*: ENOSPC/);
+  refused(() => writeFileAtomic(target, 'new', 'private', { rename: () => { throw Object.assign(new Error('disk full'), { code: 'ENOSPC' }); } }), /cannot write .*: no space left on the device/);
   assert.is(readFileSync(target, 'utf8'), 'old');
   assert.equal(readdirSync(d), ['plan.json']);
 });

@@ -16,7 +16,7 @@
 import { openSync, writeFileSync, fsyncSync, closeSync, renameSync, lstatSync, unlinkSync, mkdirSync, fchmodSync, fchownSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, basename } from 'node:path';
-import { InputError } from '../base/errors.ts';
+import { InputError, fsErrorText } from '../base/errors.ts';
 
 /** The rename step, replaceable in tests to make a write fail after the temp file exists. */
 export interface AtomicWriteSteps {
@@ -27,14 +27,12 @@ export interface AtomicWriteSteps {
 export type OutputAccess = 'private' | 'shared';
 const NEW_FILE_MODE: Record<OutputAccess, number> = { private: 0o600, shared: 0o644 };
 
-const codeOf = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-
 function existing(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new InputError(`cannot write ${path}: ${codeOf(err)}`);
+    throw new InputError(`cannot write ${path}: ${fsErrorText(err)}`);
   }
 }
 
@@ -43,7 +41,7 @@ export function writeFileAtomic(path: string, content: string, access: OutputAcc
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new InputError(`cannot write ${path}: cannot create the directory ${dir} (${codeOf(err)})`, [], 'name a file in a directory you can write');
+    throw new InputError(`cannot write ${path}: cannot create the directory ${dir} (${fsErrorText(err)})`, [], 'name a file in a directory you can write');
   }
   const st = existing(path);
   if (st?.isDirectory()) throw new InputError(`cannot write ${path}: it is a directory`, [], 'name a file, not a directory');
@@ -68,7 +66,8 @@ export function writeFileAtomic(path: string, content: string, access: OutputAcc
     } catch {
       // not created, or already renamed
     }
-    throw new InputError(`cannot write ${path}: ${codeOf(err)}`, [], 'check the path and the free space');
+    const denied = ['EACCES', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '');
+    throw new InputError(`cannot write ${path}: ${fsErrorText(err)}`, [], denied ? 'write into a directory you may write to' : 'check the path and the free space');
   }
   syncDirectory(dir);
 }

@@ -16,7 +16,7 @@
 import { statSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Option } from 'commander';
-import { InputError } from '../base/errors.ts';
+import { InputError, fsErrorText } from '../base/errors.ts';
 import { parseYamlWithPositions } from '../base/yaml.ts';
 import type { FleetCluster } from '../spec/fleet-types.ts';
 import type { FleetClusterError } from '../plan/fleet-types.ts';
@@ -109,7 +109,7 @@ function readInWorkingTree(path: string, src: FleetKubeconfigSource): Read {
   try {
     return { text: readFileSync(file, 'utf8'), name: file, dir: dirname(file) };
   } catch (err) {
-    return { refused: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, hint: 'check its permissions' };
+    return { refused: `cannot be read (${fsErrorText(err)})`, hint: 'check its permissions' };
   }
 }
 
