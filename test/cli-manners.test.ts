@@ -156,6 +156,39 @@ s('a mistyped command, flag or format names the near one', async () => {
   assert.match(fmt.err, /Allowed formats are text, json, yaml, markdown, html; did you mean yaml\?/);
 });
 
+/** `word` with its 2nd and 3rd letters swapped: yaml -> ymal, bash -> bsah. */
+const typo = (word: string) => word[0] + word[2] + word[1] + word.slice(3);
+
+s('every closed-choice option and argument of every command: a typo says "did you mean X?", exit 1, one screen', async () => {
+  const { commandFlags } = await import('./hint-flags.ts');
+  const { buildProgram } = await import('../src/cli/main.ts');
+  const io: CliIO = { stdout: () => {}, stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false };
+  const program = buildProgram({ io, openDriver: async () => { throw new Error('not reached'); }, now: () => 0 }, () => {});
+  type Node = { name(): string; commands: Node[]; options: { flags: string; short?: string; long?: string; argChoices?: string[] }[]; registeredArguments: { name(): string; required: boolean; argChoices?: string[] }[] };
+  const cases: { args: string[]; choice: string }[] = [];
+  const walk = (c: Node, path: string[]) => {
+    for (const o of c.options) for (const choice of o.argChoices ?? []) if (choice.length > 3) cases.push({ args: [...path, o.short ?? o.long!, typo(choice)], choice });
+    for (const a of c.registeredArguments) for (const choice of a.argChoices ?? []) if (choice.length > 3) cases.push({ args: [...path, typo(choice)], choice });
+    for (const sub of c.commands) walk(sub, [...path, sub.name()]);
+  };
+  walk(program as unknown as Node, []);
+  assert.ok(commandFlags().size > 15);
+  const commands = new Set(cases.map((x) => x.args.slice(0, -2).join(' ')));
+  for (const needed of ['plan', 'show', 'snapshot', 'status', 'rehearse', 'fleet plan', 'version']) assert.ok(commands.has(needed), `${needed} -o is a closed choice`);
+  assert.ok(cases.some((x) => x.args[0] === 'completion'), 'completion SHELL is a closed choice');
+  for (const { args, choice } of cases) {
+    // The choice is checked before anything is read, so no file has to exist.
+    const r = await cli(args);
+    assert.is(r.code, 1, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, new RegExp(`did you mean ${choice}\\?`), `${args.join(' ')}: ${r.err}`);
+    assert.ok(r.err.trim().split('\n').length <= 3, `${args.join(' ')}: one screen:\n${r.err}`);
+  }
+  // The installed command says the same.
+  const built = bin(['snapshot', '-o', 'ymal'], '');
+  assert.is(built.code, 1);
+  assert.match(built.err, /did you mean yaml\?/);
+});
+
 // ---- -q / -v ----
 
 s('-q: only errors on stderr; -v: the exit and the time taken; both at once is an error', async () => {

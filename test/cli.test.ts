@@ -62,6 +62,20 @@ s('-o json is the plan; --out saves it; show renders the saved plan identically'
   assert.is(shown.out, saved.out);
 });
 
+s('show verifies the seal as apply does (installed command): soak times edited by hand, exit 3, nothing rendered', async () => {
+  const out = join(dir, 'edited.json');
+  assert.is((await cli(['plan', '-f', specFile, '--cluster', clusterFile, '--out', out])).code, 0);
+  const plan = JSON.parse(readFileSync(out, 'utf8'));
+  const bin = (args: string[]) => spawnSync(process.execPath, [ensureBuilt(), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  assert.is(bin(['show', out]).status, 0);
+  plan.pools[0].soakSeconds += 600;
+  writeFileSync(out, JSON.stringify(plan, null, 2));
+  const r = bin(['show', out]);
+  assert.is(r.status, 3, r.stderr);
+  assert.is(r.stdout, '');
+  assert.match(r.stderr, new RegExp(`^error: stale plan: the plan file was modified after it was made\n  its content hashes to [0-9a-f]{16}, but it says it is plan ${plan.id}\n`));
+});
+
 s('--out with a bare name goes into plans/', async () => {
   const cwd = process.cwd();
   process.chdir(dir);

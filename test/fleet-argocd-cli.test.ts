@@ -9,7 +9,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +64,10 @@ s('renders the fleet plan: the ApplicationSet, one directory per cluster, each R
   const out = join(repo, 'fleets/prod/argocd');
   assert.equal(readdirSync(join(out, 'clusters')).sort(), ['east-1', 'east-2', 'west-1']);
   const set = parse(readFileSync(join(out, 'applicationset.yaml'), 'utf8'));
+  // Rendered to be committed: readable by all (0644 less the umask), never 0600 as plan --out is.
+  const umask = process.umask(0o022);
+  process.umask(umask);
+  assert.is(statSync(join(out, 'applicationset.yaml')).mode & 0o777, 0o644 & ~umask);
   assert.is(set.spec.generators[0].list.elements[0].path, 'fleets/prod/argocd/clusters/east-1', '--path defaults to --out-dir in the repository');
   const fp = JSON.parse(readFileSync(join(repo, planFile), 'utf8'));
   assert.is(set.metadata.annotations['bootcplan.dev/fleet-plan'], fp.id);
@@ -170,6 +174,14 @@ s('a cluster name that is not a DNS-1123 label: exit 1, one screen naming it, no
   assert.not.match(r.err, /\n\s+at /);
   assert.ok(r.err.split('\n').length < 25);
   assert.not.ok(existsSync(join(repo, 'fleets/prod/argocd')));
+});
+
+s('the notes on what Argo CD does not enforce: one line each, no JSON-escaped line break in them', async () => {
+  const { repo, planFile } = await repoWith(three().strategy({ batchSoakSeconds: 600, batchTimeoutSeconds: 7200 }));
+  const r = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  assert.is(r.code, 0, r.err);
+  assert.not.match(r.err, /\\u00/);
+  assert.equal(r.err.split('\n').filter((l) => l.startsWith('note: ')).map((l) => l.split(' ').slice(0, 2).join(' ')), ['note: batchSoakSeconds', 'note: batchTimeoutSeconds', 'note: progressive']);
 });
 
 s.run();

@@ -133,4 +133,17 @@ s('Containerfile: the runtime stage is a Node.js LTS base with git, the packed f
   for (const label of ['title', 'description', 'version', 'revision', 'licenses', 'source']) assert.match(runtime, new RegExp(`org\\.opencontainers\\.image\\.${label}=`));
 });
 
+s('Containerfile: git trusts the image\'s working directory only, never every repository (safe.directory)', () => {
+  const runtime = readFileSync(join(ROOT, 'Containerfile'), 'utf8').split(/^FROM /m)[2];
+  // Instructions with their continuation lines joined; comments left out.
+  const instructions = runtime.replace(/\\\n/g, ' ').split('\n').filter((l) => l.trim() && !l.trimStart().startsWith('#'));
+  const trusted = instructions.flatMap((l) => [...l.matchAll(/safe\.directory\s+(?:'([^']*)'|"([^"]*)"|(\S+))/g)].map((m) => m[1] ?? m[2] ?? m[3]));
+  assert.ok(trusted.length, 'git is told which checkout to trust');
+  const wildcards = trusted.filter((d) => d.includes('*'));
+  assert.equal(wildcards, [], 'a wildcard trusts any repository the container sees, its hooks and config included');
+  const workdirs = instructions.map((l) => /^WORKDIR\s+(\S+)/.exec(l)?.[1]).filter(Boolean);
+  assert.ok(workdirs.length, 'the runtime stage sets its working directory');
+  assert.equal(trusted, [workdirs[workdirs.length - 1]], 'the one trusted directory is the working directory');
+});
+
 s.run();

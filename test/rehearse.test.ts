@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
@@ -65,6 +65,9 @@ s('rehearse text output and --durations', async () => {
   const bad = io();
   assert.is(await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--durations', 'boot=1'], { io: bad }), 1);
   assert.match(bad.err, /unknown phase "boot"/);
+  const typo = io();
+  assert.is(await run(['rehearse', '-f', specFile, '--cluster', clusterFile, '--durations', 'stage=60,darin=10'], { io: typo }), 1);
+  assert.match(typo.err, /unknown phase "darin" \(did you mean drain\?\)/);
 });
 
 s('rehearse PLANFILE against a changed cluster exits 3 like apply', async () => {
@@ -89,6 +92,45 @@ s('apply without --auto-approve and without a terminal refuses (exit 1)', async 
   const code = await run(['apply', '-f', specFile], { io: o });
   assert.is(code, 1);
   assert.match(o.err, /--auto-approve/);
+});
+
+s('apply PLANFILE: the reviewed, sealed plan needs no confirmation, with or without a terminal (DESIGN §2)', async () => {
+  const planFile = join(dir, 'reviewed.json');
+  const made = io();
+  assert.is(await run(['plan', '-f', specFile, '--cluster', clusterFile, '--out', planFile], { io: made }), 0, made.err);
+  const sim = newSim(readSnapshotFile(clusterFile));
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
+  // No terminal (a CI job): it runs. It stopped with "apply needs confirmation" (exit 1).
+  const ci = io();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--step'], { io: ci, openDriver })), 0, ci.err);
+  assert.match(ci.out, /nothing to do now: waiting for staging/);
+  assert.ok((await sim.driver().readProgress()).run, 'the apply ran');
+  // On a terminal: nobody is asked a second time.
+  sim.advance(700);
+  const asked: string[] = [];
+  const tty = io();
+  Object.assign(tty, { stdinIsTTY: true, stdoutIsTTY: true, stderrIsTTY: true, ask: async (q: string) => { asked.push(q); return 'no'; } });
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--step'], { io: tty, openDriver })), 0, tty.err);
+  assert.equal(asked, []);
+  assert.match(tty.out, /advanced 1 wave/);
+  // --auto-approve stays accepted with a plan file.
+  const auto = io();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--auto-approve', '--step'], { io: auto, openDriver })), 0, auto.err);
+});
+
+s('apply PLANFILE without confirmation still verifies: an edited plan file is refused (exit 3), nothing applied', async () => {
+  const planFile = join(dir, 'edited.json');
+  const made = io();
+  assert.is(await run(['plan', '-f', specFile, '--cluster', clusterFile, '--out', planFile], { io: made }), 0, made.err);
+  const plan = JSON.parse(readFileSync(planFile, 'utf8'));
+  plan.pools[0].soakSeconds = 0;
+  writeFileSync(planFile, JSON.stringify(plan));
+  const sim = newSim(readSnapshotFile(clusterFile));
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
+  const o = io();
+  assert.is(await inDir(dir, () => run(['apply', planFile], { io: o, openDriver })), 3);
+  assert.match(o.err, /the plan file was modified after it was made/);
+  assert.is((await sim.driver().readProgress()).run, null, 'nothing was applied');
 });
 
 s('apply against a live cluster without a usable kubeconfig fails cleanly (exit 1, no stack)', async () => {

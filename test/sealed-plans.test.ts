@@ -123,6 +123,14 @@ for (const [what, tamper] of TAMPERS) {
     assert.is(r.code, 3, r.err);
     assert.match(r.err, /the plan file was modified after it was made/);
     assert.not.ok(r.wrote);
+    // show verifies as apply does: nothing rendered under the id the file claims, the same message.
+    const errorLines = (text: string) => text.split('\n').filter((l) => /^(error| {2})/.test(l)).join('\n');
+    for (const format of ['text', 'json']) {
+      const shown = await cli(['show', 'tampered.json', '-o', format]);
+      assert.is(shown.code, 3, `show -o ${format}: ${shown.err}`);
+      assert.is(shown.out, '', 'nothing is rendered');
+      assert.is(errorLines(shown.err), errorLines(r.err));
+    }
   });
   s(`tampered (${what}), id recomputed: refused before any write`, async () => {
     const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
@@ -303,6 +311,10 @@ s('a plan with errors is not saved by --out; --for-review saves it marked, and a
   assert.is(a.code, 1);
   assert.match(a.err, /saved for review only/);
   assert.not.ok(a.wrote);
+  // Saved to be reviewed: show renders it (its seal holds), errors and all.
+  const shown = await cli(['show', 'plan.json']);
+  assert.is(shown.code, 0, shown.err);
+  assert.match(shown.out, /this plan cannot be applied/);
 });
 
 s('git and paths from a plan file: an option as the commit, a spec or snapshot outside the repository', async () => {

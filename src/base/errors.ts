@@ -154,3 +154,26 @@ export class OutsideWindowError extends PolicyBlockedError {
 export function exitCodeOf(err: unknown): ExitCode {
   return err instanceof BootcplanError ? err.exitCode : EXIT.error;
 }
+
+/** What a file-system error code means, in words (Node.js's own text reads `EISDIR: illegal operation on a directory, read`). */
+const FS_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+  EMFILE: 'too many open files',
+  EIO: 'an input/output error',
+  EBADF: 'it is closed',
+};
+
+/** A file-system error as one short phrase for a message: `cannot read spec x.yaml: permission denied`. */
+export function fsErrorText(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  return (code && FS_ERRORS[code]) ?? code ?? (err as Error)?.message ?? String(err);
+}

@@ -244,18 +244,25 @@ export function nearest(word: string, candidates: readonly string[]): string | n
   return best;
 }
 
+/**
+ * Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+ * neighbouring letters cost 1 each, so the most common typo (`ymal`, `fsih`) is one step from
+ * what was meant, and not two, as far as the other candidates.
+ */
 function editDistance(a: string, b: string): number {
-  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let before: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let prev = dp[0];
-    dp[0] = i;
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      const tmp = dp[j];
-      dp[j] = Math.min(dp[j] + 1, dp[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
+      let d = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2] + 1);
+      row.push(d);
     }
+    before = prev;
+    prev = row;
   }
-  return dp[b.length];
+  return prev[b.length];
 }
 
 export function collect(map: SourceMap | null): { ctx: Ctx; diagnostics: Diagnostic[] } {

@@ -51,7 +51,7 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .addOption(kubeconfigOption())
     .addOption(contextOption())
     .addOption(requestTimeoutOption())
-    .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
+    .option('--auto-approve', 'with -f: do not ask for confirmation (needed without a terminal); a saved plan file is never asked about')
     .option('--step', 'advance at most one wave; exit 0 also when nothing may be done now (outside the window, staging, another apply running)')
     .addOption(outputFormatOption(APPLY_FORMATS, 'output format (json: the events as NDJSON on stdout)'))
     .option('--json', 'the same as -o json')
@@ -63,11 +63,14 @@ function registerApply(program: Command, ctx: CommandContext): void {
 async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: CommandContext, planfile: string | undefined, given: ApplyOptions): Promise<void> {
   const opts = { ...given, json: given.json || given.output === 'json' };
   const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
+  // A saved plan was the review: once its seal and spec are verified it runs without a second
+  // approval (DESIGN §2, as Terraform applies a saved plan). Planning and applying at once asks.
+  const confirming = !planfile && !opts.autoApprove;
   const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
-  if (!opts.autoApprove && !interactive) {
-    throw new InputError('apply needs confirmation, and there is no terminal to ask on', [], 'review the plan (bootcplan plan / show), then run apply with --auto-approve');
+  if (confirming && !interactive) {
+    throw new InputError('apply -f plans and applies at once, which needs confirmation, and there is no terminal to ask on', [], 'save the plan (bootcplan plan --out FILE), review it, then run bootcplan apply FILE; or add --auto-approve');
   }
-  if (!opts.autoApprove && !planfile && opts.file === STDIN_PATH) {
+  if (confirming && opts.file === STDIN_PATH) {
     throw new InputError('apply -f - reads the spec from stdin, so no answer to the confirmation can come from there', [], 'review the plan (bootcplan plan -f -), then run apply -f - with --auto-approve');
   }
   const [{ apply, checkApplicable }, { windowPolicy }, { openSavedPlan, confirmSavedPlan, checkClusterBinding, inFlightOf }] = await Promise.all([
@@ -102,7 +105,7 @@ async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: C
       await report.open(plan);
       checkApplicable(plan);
     }
-    if (!opts.autoApprove && !(await confirm(io, plan))) {
+    if (confirming && !(await confirm(io, plan))) {
       io.stderr('apply cancelled\n');
       setExit(EXIT.error);
       return;

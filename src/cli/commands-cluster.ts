@@ -58,7 +58,7 @@ async function snapshotAction({ io }: CommandContext, opts: SnapshotOptions): Pr
   };
   const json = opts.output ? opts.output === 'json' : !!opts.out?.endsWith('.json');
   const text = json ? JSON.stringify(list, null, 2) + '\n' : stringify(list, { lineWidth: 0 });
-  if (opts.out) writeFileAtomic(opts.out, text);
+  if (opts.out) writeFileAtomic(opts.out, text, 'private');
   else io.stdout(text);
   const kinds = new Map<string, number>();
   for (const o of read.objects) kinds.set(o.kind, (kinds.get(o.kind) ?? 0) + 1);

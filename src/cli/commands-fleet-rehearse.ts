@@ -16,14 +16,12 @@ import type { FleetRehearsalClusterInput } from '../sim/fleet-rehearse.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { useColor } from './io.ts';
-import { readSnapshotFile } from './inputs.ts';
 import { kubeconfigOption, requestTimeoutOption, outputFormatOption, type KubeOptions } from './options.ts';
 import { simulationOptions, simulationFlags, type SimulationOptions } from './commands-apply.ts';
-import { planFleetFile, readFleetPlanFile, fleetFileOption, concurrencyOption } from './fleet-inputs.ts';
+import { planFleetFile, readFleetPlanFile, fleetFileOption, concurrencyOption, readFleetSnapshot, fleetRevision } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
-import { planSnapshotFile } from './provenance.ts';
 import { fleetClusterSpecs } from './planning.ts';
-import { trustFleetKubeconfigsOption } from './fleet-kubeconfig.ts';
+import { trustFleetKubeconfigsOption, fleetRoot } from './fleet-kubeconfig.ts';
 
 export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
 
@@ -81,16 +79,19 @@ async function savedFleet(file: string, durations: PhaseDurations, durationsGive
   const { openSavedFleetPlans, confirmSavedPlan } = await import('./sealed.ts');
   const fleetPlan = readFleetPlanFile(file);
   checkFleetPlanSeal(fleetPlan);
-  const specs = openSavedFleetPlans(fleetPlan, durations).clusters;
+  const { read, clusters: specs } = openSavedFleetPlans(fleetPlan, durations);
   const clusters: ClusterLoads = new Map();
+  // The snapshot files the verified Fleet names, where it was read: at its commit for a fleet plan made with --ref.
+  const root = read ? fleetRoot(read.dir) : '';
   for (const c of fleetPlan.clusters) {
     const saved = c.plan;
     const s = specs.get(c.name);
-    if (c.batch === null || !saved || !s) continue;
+    if (c.batch === null || !saved || !s || !read) continue;
     clusters.set(c.name, () => {
-      const snapshotFile = planSnapshotFile(saved);
-      if (!snapshotFile) throw new InputError(`cluster ${c.name}: its plan was not made from a snapshot file, and a rehearsal needs one`, [], 'rehearse a fleet whose clusters name snapshot files (or run fleet rehearse -f FLEET)');
-      const snapshot = readSnapshotFile(snapshotFile);
+      if (s.entry.snapshot === undefined) throw new InputError(`cluster ${c.name}: its plan was not made from a snapshot file, and a rehearsal needs one`, [], 'rehearse a fleet whose clusters name snapshot files (or run fleet rehearse -f FLEET)');
+      const input = readFleetSnapshot(s.entry.snapshot, read.dir, root, fleetRevision(read));
+      if (!input.snapshot) throw new InputError(`cluster ${c.name}: ${input.error?.message}`, [], input.error?.hint);
+      const snapshot = input.snapshot;
       const plan = confirmSavedPlan(saved, s.replan(snapshot), snapshot, { compareDurations: !durationsGiven });
       return { plan, snapshot, replan: s.replan };
     });

@@ -103,7 +103,8 @@ function renderArgoAction({ io }: CommandContext, file: string, opts: RenderArgo
   const n = r.applications.length;
   const head = `wrote ApplicationSet ${o.name} (${n} Application${n === 1 ? '' : 's'}, ${steps.length} RollingSync step${steps.length === 1 ? '' : 's'}) and ${n} cluster director${n === 1 ? 'y' : 'ies'} to ${opts.outDir}`;
   io.stdout([head, ...steps].map((l) => forDisplay(l) + '\n').join(''));
-  for (const s of r.skipped) io.stderr(forDisplay(`note: cluster ${s.cluster} has no Application: ${s.reason}\n`));
-  for (const n of r.notes) io.stderr(forDisplay(`note: ${n}\n`));
+  // The line break after forDisplay: it escapes one inside the text (as \u000a), which is the point.
+  for (const s of r.skipped) io.stderr(forDisplay(`note: cluster ${s.cluster} has no Application: ${s.reason}`) + '\n');
+  for (const n of r.notes) io.stderr(forDisplay(`note: ${n}`) + '\n');
   io.stderr('note: progressive syncs must be enabled on the ApplicationSet controller (--enable-progressive-syncs)\n');
 }

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { formatDiagnostic, type Diagnostic } from '../base/diagnostics.ts';
-import { EXIT, InputError } from '../base/errors.ts';
+import { EXIT, InputError, ClusterApiError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan } from '../plan/types.ts';
@@ -13,7 +13,7 @@ import { forDisplay } from '../render/secrets.ts';
 import { renderJson } from '../render/json.ts';
 import type { CommandContext } from './deps.ts';
 import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
-import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
+import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile, checkPlanSeal } from './inputs.ts';
 import { type CliIO, useColor } from './io.ts';
 import { writeFileAtomic } from './files.ts';
 import { readLiveSnapshot } from './live.ts';
@@ -118,7 +118,7 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
     io.stderr(`not saved: the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'} and cannot be applied\n  hint: fix the spec and plan again, or add --for-review to save it marked for review only\n`);
   } else if (opts.out) {
     const path = planOutPath(opts.out, plan);
-    writeFileAtomic(path, renderJson(plan));
+    writeFileAtomic(path, renderJson(plan), 'private');
     io.stderr(`saved plan ${plan.id} to ${path}${plan.reviewOnly ? ' (for review only: it has errors and is never applied)' : ''}\n`);
   }
   if (plan.summary.errors) {
@@ -131,7 +131,13 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
 /** The snapshot to plan against: `--cluster FILE`, else the live cluster from the kubeconfig. */
 async function loadCluster(opts: KubeOptions & { cluster?: string }, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {
   if (opts.cluster) return readSnapshotFile(opts.cluster);
-  return readLiveSnapshot(kubeFlags(opts), env);
+  try {
+    return await readLiveSnapshot(kubeFlags(opts), env);
+  } catch (err) {
+    // plan, unlike the other commands that reach a cluster, can do without one.
+    if (err instanceof ClusterApiError) throw new ClusterApiError(err.message, err.hint ? `${err.hint}; or plan against a snapshot file with --cluster FILE` : 'plan against a snapshot file with --cluster FILE');
+    throw err;
+  }
 }
 
 /** Where `--out` writes: a bare file name goes into plans/. */
@@ -154,14 +160,19 @@ interface ShowOptions {
 function registerShow(program: Command, ctx: CommandContext): void {
   program
     .command('show')
-    .description('render a saved plan')
+    .description('render a saved plan (refused when it was modified after it was made: exit 3)')
     .argument('<planfile>', 'a plan saved with plan --out')
     .addOption(outputFormatOption(OUTPUT_FORMATS))
     .addOption(fullOption())
     .action((file: string, opts: ShowOptions) => showAction(ctx, file, opts));
 }
 
+/**
+ * A saved plan is shown only under the id it hashes to, as apply verifies it (DESIGN §2): an
+ * edited file would otherwise be reviewed under the id of the plan it no longer is.
+ */
 async function showAction({ io }: CommandContext, file: string, opts: ShowOptions): Promise<void> {
   const plan = readPlanFile(file);
+  checkPlanSeal(plan);
   io.stdout(await renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
 }

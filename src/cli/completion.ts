@@ -14,6 +14,7 @@
  */
 import { type Command, Argument } from 'commander';
 import type { CommandContext } from './deps.ts';
+import { choiceParser } from './options.ts';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
@@ -120,6 +121,6 @@ export function registerCompletionCommand(program: Command, ctx: CommandContext)
   program
     .command('completion')
     .description('print the shell completion script (bash, zsh or fish)')
-    .addArgument(new Argument('<shell>', SHELLS.join(', ')).choices(SHELLS))
+    .addArgument(new Argument('<shell>', SHELLS.join(', ')).choices(SHELLS).argParser(choiceParser(SHELLS, 'shells')))
     .action((shell: Shell) => ctx.io.stdout(completionScript(shell)));
 }

@@ -6,46 +6,55 @@
  *   disk, then renamed over the target, so readers see the old file or the whole new one;
  * - only a regular file (or a new one) is replaced: a directory, a symbolic link, a device,
  *   pipe or socket is a clean error and stays as it is;
- * - the temp file is removed when anything fails.
+ * - the temp file is removed when anything fails;
+ * - a file that is replaced keeps its permission bits, and its owner and group where the process
+ *   may set them (root; else a group it belongs to): `--out` onto a 0600 file never leaves a
+ *   0644 one. A new file is `private` (0600: plans and snapshots describe the cluster; a
+ *   MachineConfig may carry credentials) or `shared` (0644 less the umask: manifests rendered to
+ *   be committed). docs/cli.md "Output files".
  */
-import { openSync, writeFileSync, fsyncSync, closeSync, renameSync, lstatSync, unlinkSync, mkdirSync, type Stats } from 'node:fs';
+import { openSync, writeFileSync, fsyncSync, closeSync, renameSync, lstatSync, unlinkSync, mkdirSync, fchmodSync, fchownSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, basename } from 'node:path';
-import { InputError } from '../base/errors.ts';
+import { InputError, fsErrorText } from '../base/errors.ts';
 
 /** The rename step, replaceable in tests to make a write fail after the temp file exists. */
 export interface AtomicWriteSteps {
   rename: (from: string, to: string) => void;
 }
 
-const codeOf = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+/** Who may read a new output file. */
+export type OutputAccess = 'private' | 'shared';
+const NEW_FILE_MODE: Record<OutputAccess, number> = { private: 0o600, shared: 0o644 };
 
 function existing(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new InputError(`cannot write ${path}: ${codeOf(err)}`);
+    throw new InputError(`cannot write ${path}: ${fsErrorText(err)}`);
   }
 }
 
-export function writeFileAtomic(path: string, content: string, steps: AtomicWriteSteps = { rename: renameSync }): void {
+export function writeFileAtomic(path: string, content: string, access: OutputAccess, steps: AtomicWriteSteps = { rename: renameSync }): void {
   const dir = dirname(path) || '.';
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new InputError(`cannot write ${path}: cannot create the directory ${dir} (${codeOf(err)})`, [], 'name a file in a directory you can write');
+    throw new InputError(`cannot write ${path}: cannot create the directory ${dir} (${fsErrorText(err)})`, [], 'name a file in a directory you can write');
   }
   const st = existing(path);
-  if (st?.isDirectory()) throw new InputError(`cannot write ${path}: it is a directory`, [], 'name a file, e.g. --out plans/prod.json');
+  if (st?.isDirectory()) throw new InputError(`cannot write ${path}: it is a directory`, [], 'name a file, not a directory');
   if (st?.isSymbolicLink()) throw new InputError(`cannot write ${path}: it is a symbolic link, and bootcplan replaces only regular files`, [], 'name the file the link points to, or remove the link');
   if (st && !st.isFile()) throw new InputError(`cannot write ${path}: it is not a regular file (a device, pipe or socket)`, [], 'name a regular file');
 
   const tmp = join(dir, `.${basename(path)}.${randomBytes(12).toString('hex')}.tmp`);
   let fd: number | null = null;
   try {
-    fd = openSync(tmp, 'wx', 0o644);
+    // A new file: its mode less the umask; a replacement: 0600 until it has the old file's mode.
+    fd = openSync(tmp, 'wx', st ? 0o600 : NEW_FILE_MODE[access]);
     writeFileSync(fd, content);
+    if (st) keepOwnerAndMode(fd, st);
     fsyncSync(fd);
     closeSync(fd);
     fd = null;
@@ -57,9 +66,30 @@ export function writeFileAtomic(path: string, content: string, steps: AtomicWrit
     } catch {
       // not created, or already renamed
     }
-    throw new InputError(`cannot write ${path}: ${codeOf(err)}`, [], 'check the path and the free space');
+    const denied = ['EACCES', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '');
+    throw new InputError(`cannot write ${path}: ${fsErrorText(err)}`, [], denied ? 'write into a directory you may write to' : 'check the path and the free space');
   }
   syncDirectory(dir);
+}
+
+/**
+ * The replaced file's owner (first: a change of owner may clear mode bits) and permission bits
+ * (exactly, not less the umask: they are the file's).
+ */
+function keepOwnerAndMode(fd: number, st: Stats): void {
+  if (st.uid !== process.getuid?.() || st.gid !== process.getgid?.()) {
+    try {
+      fchownSync(fd, st.uid, st.gid);
+    } catch {
+      // not root: the owner stays this user (the group too, unless this user belongs to it)
+      try {
+        fchownSync(fd, -1, st.gid);
+      } catch {
+        // not a group of this user
+      }
+    }
+  }
+  fchmodSync(fd, st.mode & 0o777);
 }
 
 /** The rename is durable only once the directory entry is on disk. */

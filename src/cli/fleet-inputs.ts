@@ -14,7 +14,7 @@ import type { PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import type { FleetClusterInput } from '../plan/fleet.ts';
 import type { FleetPlan, FleetClusterError } from '../plan/fleet-types.ts';
 import { parseFleetPlanFile } from '../plan/fleet-plan-file.ts';
-import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, readTextFile, inputName } from './inputs.ts';
+import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, readTextFile, inputName, readRepoFileAt, snapshotOfText, MAX_INPUT_BYTES } from './inputs.ts';
 import { insideRoot } from './provenance.ts';
 import { readLiveSnapshotStep } from './live.ts';
 import type { KubeOptions } from './options.ts';
@@ -124,17 +124,8 @@ export async function readFleetClusters(clusters: readonly FleetCluster[], dir: 
   return out;
 }
 
-async function readCluster(c: FleetCluster, dir: string, root: string, opts: KubeOptions, env: Record<string, string | undefined>, kubeconfigs: FleetKubeconfigSource): Promise<FleetClusterInput> {
-  if (c.snapshot !== undefined) {
-    const file = insideRoot(root, resolve(dir, c.snapshot));
-    if (!file) return { error: { code: 'snapshot-invalid', message: `snapshot ${JSON.stringify(c.snapshot)} is outside ${root}`, hint: 'keep the snapshot files next to the Fleet file, inside the repository' } };
-    try {
-      // Recorded relative to the working directory, as `plan --cluster FILE` records it (no absolute path in a plan).
-      return { snapshot: readSnapshotFile(relative(process.cwd(), file) || file) };
-    } catch (err) {
-      return { error: errorOf('snapshot-invalid', err, 'write it with `bootcplan snapshot --out FILE` (paths are relative to the Fleet file)') };
-    }
-  }
+async function readCluster(c: FleetCluster, dir: string, root: string, opts: FleetReadOptions, env: Record<string, string | undefined>, kubeconfigs: FleetKubeconfigSource): Promise<FleetClusterInput> {
+  if (c.snapshot !== undefined) return readFleetSnapshot(c.snapshot, dir, root, opts.at);
   const k = fleetClusterKubeFlags(c, kubeconfigs, opts);
   if ('error' in k) return { error: k.error };
   const r = await readLiveSnapshotStep(k.flags, env);
@@ -142,6 +133,34 @@ async function readCluster(c: FleetCluster, dir: string, root: string, opts: Kub
   return r.step === 'kubeconfig'
     ? { error: withoutFileContent(errorOf('kubeconfig', r.error, `check the context "${c.context}" with \`kubectl config get-contexts\``)) }
     : { error: errorOf('unreachable', r.error, `check that the cluster answers: \`kubectl --context ${c.context} get nodes\`; the other clusters were planned`) };
+}
+
+const OUTSIDE_HINT = 'keep the snapshot files next to the Fleet file, inside the repository';
+const SNAPSHOT_HINT = 'write it with `bootcplan snapshot --out FILE` (paths are relative to the Fleet file)';
+
+/**
+ * The snapshot file a Fleet names (`path`, relative to its directory `dir`), inside the
+ * repository `root`. With `at` (the Fleet was read at a revision: --ref), at that revision, as its
+ * kubeconfig files are (fleet-kubeconfig.ts): what a pull request's Fleet is planned against is
+ * what that commit holds, never whatever the checkout has. The plan's `cluster.source` is then
+ * `git:COMMIT:PATH`, else `file:PATH` relative to the working directory, as `plan --cluster FILE`
+ * records it (no absolute path in a plan).
+ */
+export function readFleetSnapshot(path: string, dir: string, root: string, at: { ref: string; commit: string } | undefined): FleetClusterInput {
+  try {
+    if (at) {
+      const r = readRepoFileAt(root, resolve(dir, path), at.commit, MAX_INPUT_BYTES);
+      if (!('problem' in r)) return { snapshot: snapshotOfText(r.text, `${at.commit.slice(0, 12)}:${r.inRepo}`, `git:${at.commit}:${r.inRepo}`) };
+      const message = r.problem === 'outside' ? `is outside ${root}` : r.problem === 'too-big' ? `is more than bootcplan reads (${MAX_INPUT_BYTES / 2 ** 20} MiB)` : `is not in ${at.ref} (${at.commit.slice(0, 12)})`;
+      const hint = r.problem === 'outside' ? OUTSIDE_HINT : r.problem === 'missing' ? 'with --ref, the snapshot files a Fleet names are read at that revision: commit them with the Fleet' : SNAPSHOT_HINT;
+      return { error: { code: 'snapshot-invalid', message: `snapshot ${JSON.stringify(path)} ${message}`, hint } };
+    }
+    const file = insideRoot(root, resolve(dir, path));
+    if (!file) return { error: { code: 'snapshot-invalid', message: `snapshot ${JSON.stringify(path)} is outside ${root}`, hint: OUTSIDE_HINT } };
+    return { snapshot: readSnapshotFile(relative(process.cwd(), file) || file) };
+  } catch (err) {
+    return { error: errorOf('snapshot-invalid', err, SNAPSHOT_HINT) };
+  }
 }
 
 /**

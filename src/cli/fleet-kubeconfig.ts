@@ -14,14 +14,14 @@
  * error (code `kubeconfig`) naming the field, never a value of the file.
  */
 import { statSync, readFileSync } from 'node:fs';
-import { dirname, relative, resolve, isAbsolute, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Option } from 'commander';
-import { InputError } from '../base/errors.ts';
+import { InputError, fsErrorText } from '../base/errors.ts';
 import { parseYamlWithPositions } from '../base/yaml.ts';
 import type { FleetCluster } from '../spec/fleet-types.ts';
 import type { FleetClusterError } from '../plan/fleet-types.ts';
 import { insideRoot } from './provenance.ts';
-import { git } from './inputs.ts';
+import { git, readRepoFileAt } from './inputs.ts';
 import type { KubeOptions } from './options.ts';
 
 export const TRUST_FLEET_KUBECONFIGS = '--trust-fleet-kubeconfigs';
@@ -109,20 +109,20 @@ function readInWorkingTree(path: string, src: FleetKubeconfigSource): Read {
   try {
     return { text: readFileSync(file, 'utf8'), name: file, dir: dirname(file) };
   } catch (err) {
-    return { refused: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, hint: 'check its permissions' };
+    return { refused: `cannot be read (${fsErrorText(err)})`, hint: 'check its permissions' };
   }
 }
 
 /** With --ref: `git show COMMIT:PATH`, the path inside the repository (a symbolic link there is read as the link, never followed). */
 function readAtRevision(path: string, src: FleetKubeconfigSource, at: { ref: string; commit: string }): Read {
   const abs = resolve(src.dir, path);
-  const rel = relative(src.root, abs);
-  if (rel === '' || rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel)) return { refused: 'is outside the repository', hint: KEEP_INSIDE };
-  const inRepo = rel.split(sep).join('/');
-  const text = git(['show', '--end-of-options', `${at.commit}:${inRepo}`], src.root);
-  if (text === null) return { refused: `is not in ${at.ref} (${at.commit.slice(0, 12)})`, hint: 'with --ref, the kubeconfig files a Fleet names are read at that revision: commit them with the Fleet' };
-  if (text.length > MAX_KUBECONFIG_BYTES) return { refused: `is more than ${MAX_KUBECONFIG_BYTES / 2 ** 20} MiB`, hint: 'name a kubeconfig file' };
-  return { text, name: `${inRepo} at ${at.commit.slice(0, 12)}`, dir: dirname(abs) };
+  const r = readRepoFileAt(src.root, abs, at.commit, MAX_KUBECONFIG_BYTES);
+  if ('problem' in r) {
+    if (r.problem === 'outside') return { refused: 'is outside the repository', hint: KEEP_INSIDE };
+    if (r.problem === 'too-big') return { refused: `is more than ${MAX_KUBECONFIG_BYTES / 2 ** 20} MiB`, hint: 'name a kubeconfig file' };
+    return { refused: `is not in ${at.ref} (${at.commit.slice(0, 12)})`, hint: 'with --ref, the kubeconfig files a Fleet names are read at that revision: commit them with the Fleet' };
+  }
+  return { text: r.text, name: `${r.inRepo} at ${at.commit.slice(0, 12)}`, dir: dirname(abs) };
 }
 
 /**

@@ -4,13 +4,14 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { dirname, resolve, relative, basename } from 'node:path';
+import { dirname, resolve, relative, basename, isAbsolute, sep } from 'node:path';
 import { parseRolloutSpec, type LoadedSpec } from '../spec/load.ts';
 import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan } from '../plan/types.ts';
 import { parsePlanFile } from '../plan/plan-file.ts';
-import { InputError } from '../base/errors.ts';
+import { InputError, StalePlanError, fsErrorText } from '../base/errors.ts';
+import { tamperedId } from '../plan/seal.ts';
 import { hasErrors } from '../base/diagnostics.ts';
 import { readStdinText, STDIN_NAME } from './stdin.ts';
 import { STDIN_PATH } from './options.ts';
@@ -19,10 +20,15 @@ import { STDIN_PATH } from './options.ts';
  * Input files are read only when they are regular files of a sane size: a path that names a
  * device (/dev/zero), a pipe or a socket would otherwise fill memory or block forever.
  */
-const MAX_INPUT_BYTES = 512 * 1024 * 1024;
+export const MAX_INPUT_BYTES = 512 * 1024 * 1024;
 
 export function readTextFile(path: string, what: string, hint?: string): string {
-  if (path === STDIN_PATH) return readStdinText(what, MAX_INPUT_BYTES, hint);
+  if (path === STDIN_PATH) {
+    const text = readStdinText(what, MAX_INPUT_BYTES, hint);
+    // A closed stdin reads as empty too: say what happened rather than "the file is empty".
+    if (!text.trim()) throw new InputError(`the ${what} on stdin is empty: nothing was piped in`, [], 'pipe it in (`< FILE`, or `cat FILE |`), or name the file instead of -');
+    return text;
+  }
   let st;
   try {
     st = statSync(path);
@@ -37,7 +43,7 @@ export function readTextFile(path: string, what: string, hint?: string): string 
     // Node.js 20 costs twice the CPU (70 against 37 ms for a 24 MB snapshot; the same on 24).
     return readFileSync(path).toString('utf8');
   } catch (err) {
-    throw new InputError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, [], hint);
+    throw new InputError(`cannot read ${what} ${path}: ${fsErrorText(err)}`, [], hint);
   }
 }
 
@@ -126,12 +132,35 @@ export function requireValidSpec(read: SpecRead): void {
 }
 
 export function readSnapshotFile(file: string): ClusterSnapshot {
-  const text = readTextFile(file, 'snapshot', 'write one with `bootcplan snapshot --out FILE`, or plan against the live cluster with --kubeconfig');
-  const r = parseSnapshot(text, inputName(file));
+  const text = readTextFile(file, 'snapshot', 'write one with `bootcplan snapshot --out FILE`');
+  return snapshotOfText(text, inputName(file));
+}
+
+/** A snapshot's text parsed; `name` in its diagnostics; its source `file:NAME` unless given. */
+export function snapshotOfText(text: string, name: string, source?: string): ClusterSnapshot {
+  const r = parseSnapshot(text, name);
   if (!r.snapshot) {
-    throw new InputError(`${inputName(file)}: not a usable cluster snapshot`, r.diagnostics);
+    throw new InputError(`${name}: not a usable cluster snapshot`, r.diagnostics);
   }
-  return r.snapshot;
+  return source === undefined ? r.snapshot : { ...r.snapshot, source };
+}
+
+/**
+ * A file of the repository at `root` as committed at `commit` (`git show COMMIT:PATH`: never the
+ * working tree; a symbolic link is read as the link, never followed). `abs` must lie inside
+ * `root` ("outside" otherwise); "missing" when the commit has no such file, "too-big" past
+ * `maxBytes`. What a Fleet read at a revision names is read this way (fleet-inputs.ts, fleet-kubeconfig.ts).
+ */
+export function readRepoFileAt(root: string, abs: string, commit: string, maxBytes: number): { text: string; inRepo: string } | { problem: 'outside' | 'missing' | 'too-big' } {
+  const rel = relative(root, abs);
+  if (rel === '' || rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel)) return { problem: 'outside' };
+  const inRepo = rel.split(sep).join('/');
+  try {
+    const text = execFileSync('git', ['show', '--end-of-options', `${commit}:${inRepo}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: maxBytes });
+    return { text, inRepo };
+  } catch (err) {
+    return { problem: (err as NodeJS.ErrnoException).code === 'ENOBUFS' ? 'too-big' : 'missing' };
+  }
 }
 
 export function readPlanFile(file: string): Plan {
@@ -139,4 +168,20 @@ export function readPlanFile(file: string): Plan {
   const r = parsePlanFile(text, inputName(file));
   if (!r.plan) throw new InputError(`${inputName(file)}: not a usable plan file`, r.diagnostics);
   return r.plan;
+}
+
+/**
+ * The seal of a saved plan (DESIGN §6 "Sealed plans"): its content must hash to its id, or it
+ * was edited after it was made (exit 3). `show`, `apply` and `rehearse` check it before they
+ * act on anything else in the file (DESIGN §2: show verifies the seal as apply does), so an
+ * edited plan is never reviewed or run under the id of the plan it no longer is.
+ */
+export function checkPlanSeal(saved: Plan): void {
+  const actual = tamperedId(saved);
+  if (actual) {
+    throw new StalePlanError('the plan file was modified after it was made', [
+      `its content hashes to ${actual}, but it says it is plan ${saved.id}`,
+      'use only the file `bootcplan plan --out` wrote, as it was reviewed',
+    ]);
+  }
 }

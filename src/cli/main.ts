@@ -130,6 +130,11 @@ export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise
   } catch (err) {
     code = reportError(deps.io, err, verbosity.verbose);
   }
+  if (deps.io.stdoutFailure) {
+    // A failed write to stdout is reported on the next turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (deps.io.stdoutFailure()) code = EXIT.error;
+  }
   if (verbosity.verbose) deps.io.stderr(`bootcplan ${program.args[0] ?? ''}: exit ${code} after ${((deps.now() - started) / 1000).toFixed(2)}s\n`);
   return code;
 }

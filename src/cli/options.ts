@@ -62,12 +62,22 @@ export function clusterOption(help: string): Option {
 export function outputFormatOption(formats: readonly string[], help = 'output format', fallback: string | null = 'text', misread?: (value: string) => string | undefined): Option {
   const option = new Option('-o, --output <format>', help).choices([...formats]);
   if (fallback !== null) option.default(fallback);
-  return option.argParser((value: string) => {
-    if (formats.includes(value)) return value;
-    const near = nearest(value, formats);
-    const hint = misread?.(value) ?? (near ? `did you mean ${near}?` : undefined);
-    throw new InvalidArgumentError(`Allowed formats are ${formats.join(', ')}${hint ? `; ${hint}` : '.'}`);
-  });
+  return option.argParser(choiceParser(formats, 'formats', misread));
+}
+
+/**
+ * The parser of a closed choice (an option's or an argument's: commander's `.choices`, kept for
+ * help and completion): a value that is none of them is refused with the near one
+ * (`ymal`: did you mean yaml?), else with what `misread` makes of it (`-o plan.yaml`: a file
+ * where a format belongs). One line, exit 1 (commander's InvalidArgumentError).
+ */
+export function choiceParser(choices: readonly string[], noun: string, misread?: (value: string) => string | undefined): (value: string) => string {
+  return (value: string) => {
+    if (choices.includes(value)) return value;
+    const near = nearest(value, choices);
+    const hint = near ? `did you mean ${near}?` : misread?.(value);
+    throw new InvalidArgumentError(`Allowed ${noun} are ${choices.join(', ')}${hint ? `; ${hint}` : '.'}`);
+  };
 }
 
 /** `-f -` and `--cluster -`: the input comes from stdin. */

@@ -100,14 +100,14 @@ export function writeRender(dir: string, files: readonly RenderedFile[]): void {
   const record = st ? readRecord(dir) : null;
   if (st) checkOwned(dir, record);
   mkdirSync(dir, { recursive: true });
-  for (const f of files) writeFileAtomic(join(dir, f.path), f.content);
+  for (const f of files) writeFileAtomic(join(dir, f.path), f.content, 'shared');
   const now = new Set(files.map((f) => f.path));
   for (const old of record?.keys() ?? []) {
     if (now.has(old) || !existsSync(join(dir, old))) continue;
     unlinkSync(join(dir, old));
     removeEmptyParents(dir, old);
   }
-  writeFileAtomic(join(dir, RENDER_RECORD), recordText(files));
+  writeFileAtomic(join(dir, RENDER_RECORD), recordText(files), 'shared');
 }
 
 /** Removes the directories between dir and a removed file that are empty now (never dir itself). */

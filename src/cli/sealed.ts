@@ -17,7 +17,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { ProgressState } from '../apply/driver.ts';
 import { rollsTarget } from '../domain/mco-rollout.ts';
 import { MCO_DESIRED_CONFIG } from '../domain/labels.ts';
-import { clusterMismatch, tamperedId, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves, waveEntryDifference } from '../plan/seal.ts';
+import { clusterMismatch, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves, waveEntryDifference } from '../plan/seal.ts';
 import { checkApplicable } from '../apply/applier.ts';
 import { remainingWorkDifference } from '../apply/stale.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
@@ -26,6 +26,7 @@ import { specOfSavedPlan, specsOfFleetPlans, type SpecForPlan, type FleetCluster
 import type { readFleet, FleetRead } from './fleet-inputs.ts';
 import type { FleetPlan } from '../plan/fleet-types.ts';
 import { checkFleetPlanAgainstFleet } from './fleet-sealed.ts';
+import { checkPlanSeal } from './inputs.ts';
 
 /** Steps 1 to 4: before any cluster access. Returns the verified spec and its re-planner. */
 export function openSavedPlan(saved: Plan, durations?: PhaseDurations): SpecForPlan {
@@ -36,13 +37,7 @@ export function openSavedPlan(saved: Plan, durations?: PhaseDurations): SpecForP
 
 /** Steps 1 and 2, and the plan's own consistency: what can be checked of the file alone. */
 function checkSavedPlan(saved: Plan): void {
-  const actual = tamperedId(saved);
-  if (actual) {
-    throw new StalePlanError('the plan file was modified after it was made', [
-      `its content hashes to ${actual}, but it says it is plan ${saved.id}`,
-      'apply only the file `bootcplan plan --out` wrote, as it was reviewed',
-    ]);
-  }
+  checkPlanSeal(saved);
   if (saved.reviewOnly) {
     throw new InputError(`plan ${saved.id} was saved for review only (plan --for-review): it has errors and is never applied`, saved.diagnostics.filter((d) => d.severity === 'error'), 'fix the spec, plan again, and apply the new plan');
   }

@@ -5,6 +5,7 @@
  */
 import type { PhaseDurations, RebootKind, Backend } from './types.ts';
 import { MinHeap } from '../base/heap.ts';
+import { nearest } from '../base/schema.ts';
 
 export const DEFAULT_DURATIONS: PhaseDurations = {
   /** pull and stage the new image (bootc: in parallel before the first wave; MCO: inside each node's window) */
@@ -31,7 +32,10 @@ export function parseDurations(text: string | undefined, base: PhaseDurations = 
     const m = /^([a-z-]+)=(\d+(?:\.\d+)?)$/.exec(part);
     if (!m) return `"${part}" is not name=seconds`;
     const key = DURATION_KEYS[m[1]];
-    if (!key) return `unknown phase "${m[1]}"; phases are ${Object.keys(DURATION_KEYS).join(', ')}`;
+    if (!key) {
+      const near = nearest(m[1], Object.keys(DURATION_KEYS));
+      return `unknown phase "${m[1]}"${near ? ` (did you mean ${near}?)` : ''}; phases are ${Object.keys(DURATION_KEYS).join(', ')}`;
+    }
     out[key] = Number(m[2]);
   }
   return out;

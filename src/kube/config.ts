@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterApiError, InputError } from '../base/errors.ts';
+import { ClusterApiError, InputError, fsErrorText } from '../base/errors.ts';
 
 export interface KubeFlags {
   kubeconfig?: string;
@@ -57,8 +57,7 @@ function loadFile(path: string, origin: string): KubeConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new ClusterApiError(`cannot read kubeconfig ${path} (${origin}): ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`, 'pass an existing file with --kubeconfig, or set KUBECONFIG');
+    throw new ClusterApiError(`cannot read kubeconfig ${path} (${origin}): ${fsErrorText(err)}`, 'pass an existing file with --kubeconfig, or set KUBECONFIG');
   }
   // Relative paths of certificate files are relative to the kubeconfig's directory.
   return loadText(text, path, origin, path.includes('/') ? path.slice(0, path.lastIndexOf('/')) || '/' : '.');
@@ -118,7 +117,8 @@ export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string |
   if (!kc) {
     throw new ClusterApiError(
       `no Kubernetes cluster configured: ${tried.join(', ')}`,
-      'pass --kubeconfig PATH (and --context NAME), set KUBECONFIG, or plan against a snapshot file with --cluster FILE',
+      // Every command that reaches a cluster has --kubeconfig; `plan` adds its --cluster (cli/commands-plan.ts).
+      'pass --kubeconfig PATH or set KUBECONFIG',
     );
   }
   // The contexts of a file a Fleet names are not listed: the message may end up in a pull-request comment.

@@ -131,7 +131,7 @@ function clusterProblems(c: FleetClusterPlan, batch: number, input: ArgoFleetInp
   if (!c.plan || c.error || hasErrors(c.plan.diagnostics) || c.plan.reviewOnly) out.push(`cluster ${name} is in batch ${batch} without a plan that can be applied`);
   else if (c.plan.spec.path !== input.fleetPlan.fleet.path || c.plan.spec.sha256 !== input.fleetPlan.fleet.sha256) out.push(`cluster ${name}: its plan was not made from the fleet plan's Fleet file`);
   // In the cluster, apply reads the Fleet file mounted from the ConfigMap: there is no git.
-  else if (c.plan.spec.ref !== null) out.push(`cluster ${name}: its plan was made from git ref ${show(c.plan.spec.ref)}; the in-cluster apply reads the Fleet file from the working tree (plan without --ref)`);
+  else if (c.plan.spec.ref !== null) out.push(`cluster ${name}: its plan was made from git ref ${show(c.plan.spec.ref)}; the in-cluster apply reads the Fleet file from the working tree (plan it with bootcplan fleet plan without --ref)`);
   const d = c.destination ?? { name: null, server: null };
   if (d.name && d.server) out.push(`cluster ${name}: destination has both name and server (Argo CD takes one)`);
   for (const v of [d.name, d.server]) if (v !== null && (typeof v !== 'string' || INVISIBLE.test(v))) out.push(`cluster ${name}: destination ${show(v)} holds control characters`);

@@ -4,7 +4,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync, readFileSync } from 'node:fs';
+import { writeFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
 import { captureIO } from './helpers.ts';
@@ -51,6 +51,8 @@ t('snapshot --out FILE writes every kind; plan from the file equals plan from th
   const s = captureIO();
   assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--context', 'testenv', '--out', file], { io: s.io }), 0, s.err());
   assert.match(s.err(), /snapshot of testenv \(https:\/\/127\.0\.0\.1:\d+\): \d+ objects/);
+  // The cluster's objects (MachineConfigs may carry credentials): readable by the owner only (docs/cli.md "Output files").
+  assert.is(statSync(file).mode & 0o777, 0o600);
   const loaded = parseSnapshot(readFileSync(file, 'utf8'), file);
   assert.equal(loaded.diagnostics, []);
   const snap = loaded.snapshot!;
