@@ -8,7 +8,8 @@
 import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot, Condition } from '../cluster/types.ts';
 import { conditionOf, type NodeView } from '../domain/nodes.ts';
-import { AbortedError, DrainTimeoutError, isoOf } from './driver.ts';
+import { DrainTimeoutError, isoOf } from './driver.ts';
+import { cancelledByCaller } from './interrupt.ts';
 import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
 import { retry } from './changes.ts';
 import { afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt, StepWait } from './wave-gates.ts';
@@ -260,7 +261,7 @@ async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
     const signature = await peek(ctx.driver, (s) => availabilitySignature(s, pool));
     const ac = new AbortController();
     const changed = budgetChanged(ctx, pool, signature, remaining, ac.signal)
-      .then(() => undefined, (err) => { if (!(err instanceof AbortedError)) setFatal(w, err); });
+      .then(() => undefined, (err) => { if (!cancelledByCaller(err, ac.signal)) setFatal(w, err); });
     await Promise.race([changed, ...w.running.values()]);
     ac.abort();
     await changed;

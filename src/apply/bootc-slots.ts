@@ -29,7 +29,7 @@
  */
 import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { AbortedError } from './driver.ts';
+import { cancelledByCaller } from './interrupt.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
 import { afterWave, availabilitySignature, beforeWave, failPendingAfterBudgetWait, checkPolicy, checkStale, halt } from './wave-gates.ts';
 import { cordonNow, decideRound, recordCordonAhead, runBootcNode, setFatal, type WaveRun } from './bootc-pool.ts';
@@ -122,7 +122,7 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
     }
     if (!s.pending.length) continue; // open the next batch
     const ac = new AbortController();
-    const wake = (p: Promise<unknown>) => p.then(() => undefined, (err) => { if (!(err instanceof AbortedError)) setFatal(s, err); });
+    const wake = (p: Promise<unknown>) => p.then(() => undefined, (err) => { if (!cancelledByCaller(err, ac.signal)) setFatal(s, err); });
     if (s.running.size) {
       // Nodes of ours hold slots: admission is looked at again when one of them is back, or
       // when a node waiting for the staging gate passes it. Not on every change of the pool:

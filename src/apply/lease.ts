@@ -71,8 +71,12 @@ export class Lease {
     return this.lock.lockId;
   }
 
-  /** Renews the lock until `signal` aborts or the lock is lost (kept for `assertHeld`). */
+  /**
+   * Renews the lock until `signal` aborts or the lock is lost (kept for `assertHeld`), and
+   * watches it meanwhile (watchForLoss).
+   */
   async keepRenewed(signal: AbortSignal): Promise<void> {
+    const watching = this.watchForLoss(signal);
     let retryDelay = 0;
     const maxDelay = Math.max(0.05, this.ttlSeconds / 10);
     try {
@@ -86,6 +90,33 @@ export class Lease {
     } catch {
       // Only the sleep throws here (renewOnce keeps its errors): aborted, or the process is
       // going away. Without renewals the lease is judged expired after its duration anyway.
+    }
+    await watching;
+  }
+
+  /**
+   * A lock taken over or deleted (`bootcplan unlock`) is lost as soon as the watch shows it, not
+   * at the next renewal up to a third of the lease later: every wait of the apply then ends
+   * within the stop bound (DESIGN §7 "Stopping"). The watch may be behind this apply's own
+   * write, so what it shows is confirmed by one renewal, whose answer decides (LockLostError:
+   * lost); then only a further change of the Lease is looked at. Costs no request while the
+   * Lease stays ours.
+   */
+  private async watchForLoss(signal: AbortSignal): Promise<void> {
+    let confirmed: string | null = null;
+    try {
+      while (!signal.aborted && !this.lost) {
+        const seen = await this.driver.waitFor((s) => {
+          const id = s.lock ? (s.lock.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '') : null;
+          const key = `${id}\u0000${s.lock?.spec?.holderIdentity ?? ''}\u0000${s.lock?.metadata.resourceVersion ?? ''}`;
+          return id !== this.lock.lockId && key !== confirmed ? key : null;
+        }, { timeoutSeconds: 7 * 24 * 3600, signal, description: 'the lock taken over or deleted' });
+        if (seen === null) continue; // a week without a change: look again
+        await this.renewOnce();
+        confirmed = seen;
+      }
+    } catch {
+      // Aborted (the apply ends) or the process is going away: nothing more to watch.
     }
   }
 
