@@ -83,6 +83,9 @@ function resumedPastCordon(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool
  * - nodes an interrupted apply left in flight (a progress record in this pool) come
  *   first, so a rerun finishes them (and uncordons them) before anything else, and a
  *   node already rebooted is never asked again (runBootcNode reads its state first);
+ * - the node this apply runs on (ctx.selfNode) comes last of the others, whatever the
+ *   saved plan's order (a plan made in a pull request knows no such node): its drain
+ *   evicts this apply (DESIGN §7 "Stopping"; src/domain/waves.ts selfLast);
  * - wave k takes as many nodes as the saved plan's wave k, the last wave all that are
  *   left: the number of waves stays the plan's and a wave is never larger than the plan
  *   made it (at most the budget); the budget is enforced again at each cordon
@@ -106,6 +109,7 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
   if (changed) fp.waves.flat().forEach((n) => rank.set(n, rank.size));
   const base = rank.size;
   scheduled.forEach((n, i) => { if (!rank.has(n)) rank.set(n, base + i); });
+  if (ctx.selfNode && rank.has(ctx.selfNode)) rank.set(ctx.selfNode, Number.MAX_SAFE_INTEGER);
   const byRank = (a: string, b: string) => rank.get(a)! - rank.get(b)!;
   const others = remaining.filter((n) => !inFlight.has(n)).sort(byRank);
   const last = k === pool.waves.length;

@@ -35,6 +35,7 @@ import { afterWave, availabilitySignature, beforeWave, failPendingAfterBudgetWai
 import { cordonNow, decideRound, recordCordonAhead, runBootcNode, setFatal, type WaveRun } from './bootc-pool.ts';
 import { atTarget, peek, stagingOf, viewIn } from './views.ts';
 import { stagingLimit, stagingStart } from './staging-clock.ts';
+import { selfLast } from '../domain/waves.ts';
 
 /** One slots run of a pool (runBootcSlots). `pending`: the admitted batches' nodes not started yet. */
 interface SlotRun extends WaveRun {
@@ -83,7 +84,8 @@ export async function runBootcSlots(ctx: ApplyContext, pool: PlanPool): Promise<
 
 /**
  * The admission order: the saved plan's (checkStale has just refused any other difference),
- * without the nodes on the target now, nodes an interrupted run left in flight first.
+ * without the nodes on the target now, nodes an interrupted run left in flight first, the node
+ * this apply runs on (ctx.selfNode) last, in the last batch (its drain evicts this apply).
  */
 function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): SlotRun {
   const scheduled = pool.waves.flat();
@@ -93,12 +95,14 @@ function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): Slo
   const remaining = scheduled.filter((n) => freshNodes.has(n) || resumed.has(n));
   const batchOf = new Map<string, number>();
   pool.waves.forEach((w, i) => w.forEach((n) => batchOf.set(n, i + 1)));
+  const self = ctx.selfNode !== null && remaining.includes(ctx.selfNode) && !resumed.has(ctx.selfNode) ? ctx.selfNode : null;
+  if (self) batchOf.set(self, pool.waves.length);
   const left = new Map<number, Set<string>>();
   pool.waves.forEach((_, i) => { if (!ctx.book.waveDone(pool.name, i + 1)) left.set(i + 1, new Set()); });
   for (const n of remaining) left.get(batchOf.get(n)!)?.add(n);
   return {
     pool, k: 0, budget: k, pending: [], running: new Map(), failures: [], fatal: {},
-    queue: [...resumed, ...remaining.filter((n) => !resumed.has(n))], batchOf, left, opened: new Set(), resumed, stop: null,
+    queue: selfLast([...resumed, ...remaining.filter((n) => !resumed.has(n))], self, (n) => n), batchOf, left, opened: new Set(), resumed, stop: null,
     openedAt: new Map(), firstSeen: new Map(), skewed: new Set(), staging: { nodes: [], deadline: Infinity },
   };
 }
