@@ -61,8 +61,8 @@ s('planner: the given node goes last in its bootc pool, same nodes and wave size
   assert.is(selfNodeOf(pr), null);
   const line = `${self} runs bootcplan's own pod (NODE_NAME): it goes last, in wave ${after.length}, since its drain evicts bootcplan`;
   assert.ok((await renderPlan(job, 'text', { color: false })).includes(`  last: ${line}`));
-  assert.ok((await renderPlan(job, 'markdown', {})).includes(`Last: ${line.replace('NODE_NAME', 'NODE\\_NAME')}`));
-  assert.ok((await renderPlan(job, 'html', {})).includes(`<p>Last: ${line.replace("'", '&#39;')}</p>`));
+  assert.ok((await renderPlan(job, 'markdown', { color: false })).includes(`Last: ${line.replace('NODE_NAME', 'NODE\\_NAME')}`));
+  assert.ok((await renderPlan(job, 'html', { color: false })).includes(`<p>Last: ${line.replace("'", '&#39;')}</p>`));
   assert.not.match(await renderPlan(pr, 'text', { color: false }), /runs bootcplan's own pod/);
   // An MCO pool's node: the MCO picks its nodes, the plan predicts its order unchanged.
   const mcoSelf = pool(pr, 'infra').waves[0][0];
@@ -95,10 +95,10 @@ for (const rollout of ['waves', 'slots'] as const) {
     assert.is(bootcReboots.at(-1), self, `rebooted in this order: ${bootcReboots.join(' ')}`);
     assert.is(bootcReboots.length, 7);
     for (const [node, n] of sim.rebootCounts()) assert.is(n, 1, node);
-    const starts = r.events.filter((e) => e.type === 'wave-start' && e.pool === 'worker');
+    const starts = r.events.flatMap((e) => (e.type === 'wave-start' && e.pool === 'worker' ? [e] : []));
     assert.is(starts.length, pool(plan, 'worker').waves.length, 'as many waves (batches) as planned');
-    if (rollout === 'waves') assert.equal(starts.map((e) => e.nodes!.length), pool(plan, 'worker').waves.map((w) => w.length), 'the planned wave sizes');
-    assert.ok(starts.at(-1)!.nodes!.includes(self), 'in the last wave');
+    if (rollout === 'waves') assert.equal(starts.map((e) => e.nodes.length), pool(plan, 'worker').waves.map((w) => w.length), 'the planned wave sizes');
+    assert.ok(starts.at(-1)!.nodes.includes(self), 'in the last wave');
   });
 }
 
