@@ -9,7 +9,8 @@
  *   tenth of the duration) until the lease would expire; only then is the lock lost. The lease
  *   counts from the time the last successful renewal was SENT (the holder's side of client-go's
  *   rule), never from a time written by another machine. A renewal that finds the Lease gone or
- *   someone else's loses the lock at once.
+ *   someone else's loses the lock at once, and so does the watch showing it (watchForLoss,
+ *   confirmed by one renewal): every wait then ends (DESIGN §7 "Stopping").
  * - Checking it: `assertHeld` runs before every disruptive step (cordon, drain, reboot request,
  *   pool unpause, each change of the plan). It costs no API request: it uses what the renewal
  *   loop knows plus the Lease as the driver's watch shows it (another holder, or no Lease: lost).
