@@ -6,13 +6,15 @@
  *   observer waits on them): exit 143 within 5 s, the Lease released (read back), where it
  *   stopped and the nodes in flight saved; the plan applied again finishes, each node rebooted once;
  * - SIGTERM while every node stages (before the first wave): exit 143 within 5 s, Lease released;
+ * - NODE_NAME at plan time marks its node and puts it last; applied from a pod on another node,
+ *   that node goes last instead, and the saved plan is accepted;
  * - a drain stopped mid-way (a PodDisruptionBudget refusing the eviction): it ends at once and
  *   sends no eviction after the stop.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inDir } from '../cwd.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, createWithStatus, driverFor, type TestEnv } from './env.ts';
@@ -105,6 +107,25 @@ t('SIGTERM while every node stages (before the first wave, the staging observer 
   assert.match(r.err, /bootcplan: stopped by SIGTERM .*the lock is released/);
   assert.is((await readLiveSnapshot(env.admin)).lock, null, 'the Lease is released');
   assert.not.match(r.out, /"type":"cordon"/, 'nothing was cordoned');
+});
+
+t('NODE_NAME at plan time (plan against the live cluster) marks its node and puts it last; applied from a pod on another node, that node goes last instead, and the plan is not stale', async () => {
+  const planFile = await scenario('self', () => 200);
+  // scenario() planned without NODE_NAME; plan again as a pod on w-1 would.
+  const spec = join(dir, 'self.yaml');
+  const inPod = join(dir, 'self-in-pod.json');
+  const p = captureIO({ NODE_NAME: 'w-1' });
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', inPod], { io: p.io }), 0, p.err());
+  assert.match(p.out(), /last: w-1 runs bootcplan's own pod \(NODE_NAME\): it goes last, in wave 3, since its drain evicts bootcplan/);
+  const saved = JSON.parse(readFileSync(inPod, 'utf8'));
+  assert.equal(saved.pools[0].waves.at(-1), ['w-6', 'w-1']);
+  assert.not.equal(JSON.parse(readFileSync(planFile, 'utf8')).pools[0].waves.at(-1), ['w-6', 'w-1'], 'without NODE_NAME w-1 is in wave 1');
+  // The Job later runs on w-2: the saved plan is accepted (re-planned on w-1), and w-2 goes last.
+  const a = captureIO({ NODE_NAME: 'w-2' });
+  assert.is(await inDir(dir, () => run(['apply', inPod, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: a.io })), 0, a.err());
+  const order = agent!.log.filter((x) => x.what === 'reboot').map((x) => x.node);
+  assert.is(order.length, 6);
+  assert.is(order.at(-1), 'w-2', `rebooted in this order: ${order.join(' ')}`);
 });
 
 t('a drain stopped mid-way (a PodDisruptionBudget refusing the eviction): ends at once, no eviction after the stop', async () => {
