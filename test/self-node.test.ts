@@ -134,14 +134,17 @@ s('the example Job\'s own command, run step by step on a node of its first wave 
   const pod = podOf(parse(readFileSync(join(ROOT, file), 'utf8')));
   const ctr = pod.containers[0];
   // The ConfigMap volume as the kubelet mounts it: the repository's files at their paths.
+  // The plan is made as the pull-request workflow makes it: against the cluster, no NODE_NAME.
   const work = mkdtempSync(join(tmpdir(), 'bootcplan-job-'));
   const items: { key: string; path: string }[] = pod.volumes[0].configMap.items;
-  const source: Record<string, string> = { 'bootcplan.yaml': 'examples/argocd/bootcplan.yaml', 'plan.json': 'examples/argocd/plans/bootcplan.json' };
-  for (const it of items) {
-    mkdirSync(join(work, dirname(it.path)), { recursive: true });
-    cpSync(join(ROOT, source[it.key]), join(work, it.path));
-  }
-  const saved: Plan = JSON.parse(readFileSync(join(ROOT, source['plan.json']), 'utf8'));
+  const spec = items.find((it) => it.key === 'bootcplan.yaml')!.path;
+  const planPath = items.find((it) => it.key === 'plan.json')!.path;
+  mkdirSync(join(work, dirname(spec)), { recursive: true });
+  mkdirSync(join(work, dirname(planPath)), { recursive: true });
+  cpSync(join(ROOT, 'examples/argocd/bootcplan.yaml'), join(work, spec));
+  const made: CliIO & { err: string } = { err: '', stdout: () => {}, stderr: (x) => { made.err += x; }, env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
+  assert.is(await inDir(work, () => run(['plan', '-f', spec, '--cluster', join(ROOT, 'examples/cluster.yaml'), '--out', planPath], { io: made })), 0, made.err);
+  const saved: Plan = JSON.parse(readFileSync(join(work, planPath), 'utf8'));
   const self = saved.pools[0].waves[0][0];
   // The pod's spec.nodeName and metadata.name, as the downward API resolves the env.
   const fields: Record<string, string> = { 'spec.nodeName': self, 'metadata.name': 'bootcplan-apply-x7k2p' };

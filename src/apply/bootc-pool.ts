@@ -83,9 +83,8 @@ function resumedPastCordon(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool
  * - nodes an interrupted apply left in flight (a progress record in this pool) come
  *   first, so a rerun finishes them (and uncordons them) before anything else, and a
  *   node already rebooted is never asked again (runBootcNode reads its state first);
- * - the node this apply runs on (ctx.selfNode) comes last of the others, whatever the
- *   saved plan's order (a plan made in a pull request knows no such node): its drain
- *   evicts this apply (DESIGN §7 "Stopping"; src/domain/waves.ts selfLast);
+ * - the node this apply runs on (ctx.selfNode) comes last, whatever the saved plan's order:
+ *   its drain evicts this apply (DESIGN §7 "Stopping"; src/domain/waves.ts selfLast);
  * - wave k takes as many nodes as the saved plan's wave k, the last wave all that are
  *   left: the number of waves stays the plan's and a wave is never larger than the plan
  *   made it (at most the budget); the budget is enforced again at each cordon
