@@ -80,7 +80,7 @@ s('a lost lock (the Lease taken over while the nodes stage): the process exits 4
   // The apply's own clock too: the loss is seen on the watch, not at the next renewal (a third of the lease later).
   const virtual = Number(/child: ended ([\d.]+) s of virtual time after the Lease was taken/.exec(c.err)?.[1]);
   assert.ok(virtual <= 2, `ended ${virtual} s (virtual) after the Lease was taken`);
-  assert.match(c.err, /error: this apply lost its lock \(lock id [0-9a-f]+\): /);
+  assert.match(c.err, /error: this apply lost its lock \(lock id [0-9a-f]+\): the Lease is now held by cronjob@cluster/);
   assert.match(c.err, /child: lease cronjob@cluster; 0 wait\(s\) left open/, 'the new holder\'s Lease is left alone');
   assert.not.ok(c.killed, tail(c));
 });

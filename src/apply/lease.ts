@@ -22,6 +22,11 @@ import { LockHeldError, LockNotHeldError } from '../base/errors.ts';
 import { type ClusterDriver, type LockRecord, AbortedError, LockLostError } from './driver.ts';
 import { BOOTCPLAN_LOCK_ID } from '../domain/labels.ts';
 
+/** Why the lock is lost, when the watch shows the Lease gone (`id` null) or another's. */
+function lossOf(id: string | null, holder: string | null): string {
+  return id === null ? 'its Lease was deleted (bootcplan unlock?)' : `the Lease is now held by ${holder ?? 'nobody'} (lock id ${id})`;
+}
+
 /** Waiting for a lock someone else holds (apply --lock-timeout). */
 export interface LockWait {
   /** Give up (LockHeldError, exit 4) after this long; 0: at once. */
@@ -109,12 +114,13 @@ export class Lease {
       while (!signal.aborted && !this.lost) {
         const seen = await this.driver.waitFor((s) => {
           const id = s.lock ? (s.lock.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '') : null;
-          const key = `${id}\u0000${s.lock?.spec?.holderIdentity ?? ''}\u0000${s.lock?.metadata.resourceVersion ?? ''}`;
-          return id !== this.lock.lockId && key !== confirmed ? key : null;
+          const holder = s.lock?.spec?.holderIdentity ?? null;
+          const key = `${id}\u0000${holder ?? ''}\u0000${s.lock?.metadata.resourceVersion ?? ''}`;
+          return id !== this.lock.lockId && key !== confirmed ? { key, id, holder } : null;
         }, { timeoutSeconds: 7 * 24 * 3600, signal, description: 'the lock taken over or deleted' });
         if (seen === null) continue; // a week without a change: look again
-        await this.renewOnce();
-        confirmed = seen;
+        await this.renewOnce(lossOf(seen.id, seen.holder));
+        confirmed = seen.key;
       }
     } catch {
       // Aborted (the apply ends) or the process is going away: nothing more to watch.
@@ -133,7 +139,7 @@ export class Lease {
     // `unlock`, or took it over). Free: no API request.
     const seen = await this.driver.waitFor((s) => ({ id: s.lock ? (s.lock.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '') : null, holder: s.lock?.spec?.holderIdentity ?? null }), { timeoutSeconds: 0, description: 'the lock' });
     if (seen && seen.id !== this.lock.lockId) {
-      this.setLost(seen.id === null ? 'its Lease was deleted (bootcplan unlock?)' : `the Lease is now held by ${seen.holder ?? 'nobody'} (lock id ${seen.id})`);
+      this.setLost(lossOf(seen.id, seen.holder));
       throw this.lost;
     }
   }
@@ -183,7 +189,7 @@ export class Lease {
   }
 
   /** One renewal (shared by the loop and assertHeld); false when it failed for a transient reason. */
-  private async renewOnce(): Promise<boolean> {
+  private async renewOnce(whyIfLost?: string): Promise<boolean> {
     if (!this.renewing) {
       this.renewing = (async () => {
         const sent = this.driver.clock.now();
@@ -191,7 +197,7 @@ export class Lease {
           this.lock = await this.driver.renewLock(this.lock.lockId);
           if (!this.lost) this.confirmedAt = Math.max(this.confirmedAt, sent);
         } catch (err) {
-          if (err instanceof LockLostError) this.setLost(err.message);
+          if (err instanceof LockLostError) this.setLost(whyIfLost ?? err.message);
           else throw err;
         }
       })().finally(() => { this.renewing = null; });
