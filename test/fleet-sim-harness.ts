@@ -12,7 +12,7 @@ import type { CliIO } from '../src/cli/io.ts';
 import type { DriverFactory } from '../src/cli/deps.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
 import { renderFleetJson } from '../src/render/fleet-text.ts';
-import type { SimCluster } from '../src/sim/cluster.ts';
+import type { SimCluster, SimOptions } from '../src/sim/cluster.ts';
 import type { SimDriver } from '../src/sim/driver.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
 import { newSim } from './apply-harness.ts';
@@ -21,13 +21,13 @@ import type { FleetBuilder } from './fleet-builders.ts';
 
 export interface SimFleet { dir: string; planFile: string; sims: Record<string, SimCluster>; opened: string[]; openDriver: DriverFactory; drivers: SimDriver[] }
 
-export function simFleet(b: FleetBuilder, o: { faults?: Partial<Record<string, FaultOptions>>; missing?: string[]; prefix?: string } = {}): SimFleet {
+export function simFleet(b: FleetBuilder, o: { faults?: Partial<Record<string, FaultOptions>>; missing?: string[]; prefix?: string; sim?: SimOptions } = {}): SimFleet {
   const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'bootcplan-fleet-'));
   b.write(dir);
   const planFile = join(dir, 'fleet-plan.json');
   writeFileSync(planFile, renderFleetJson(b.plan()));
   const sims: Record<string, SimCluster> = {};
-  for (const c of b.clusters) sims[c.context!] = newSim(c.cluster!.snapshot(), { faults: o.faults?.[c.name] });
+  for (const c of b.clusters) sims[c.context!] = newSim(c.cluster!.snapshot(), { ...o.sim, faults: o.faults?.[c.name] });
   const opened: string[] = [];
   const drivers: SimDriver[] = [];
   const openDriver: DriverFactory = async (flags) => {

@@ -86,6 +86,12 @@ export interface ApplyOptions {
    * lock and throws InterruptedError.
    */
   signal?: AbortSignal;
+  /**
+   * The node this apply runs on (NODE_NAME in the apply Job): taken last among the remaining
+   * nodes of its bootc pool, whatever the plan's order (its drain evicts this apply; DESIGN §7
+   * "Stopping"). Same nodes, same wave sizes: bootc-pool.ts composeBootcWave, bootc-slots.ts.
+   */
+  selfNode?: string | null;
 }
 
 /**
@@ -181,7 +187,7 @@ function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, leas
   const pools = [...plan.pools].sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
   const now = () => driver.clock.now();
   return {
-    plan, pools, driver, timeouts, replan: o.replan, policy: o.policy, step: !!o.step,
+    plan, pools, driver, timeouts, replan: o.replan, policy: o.policy, step: !!o.step, selfNode: o.selfNode ?? null,
     lease, book: new ProgressBook(driver, plan, pools),
     now,
     emit: (e) => {

@@ -8,7 +8,8 @@
 import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot, Condition } from '../cluster/types.ts';
 import { conditionOf, type NodeView } from '../domain/nodes.ts';
-import { AbortedError, DrainTimeoutError, isoOf } from './driver.ts';
+import { DrainTimeoutError, isoOf } from './driver.ts';
+import { cancelledByCaller } from './interrupt.ts';
 import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
 import { retry } from './changes.ts';
 import { afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt, StepWait } from './wave-gates.ts';
@@ -82,6 +83,8 @@ function resumedPastCordon(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool
  * - nodes an interrupted apply left in flight (a progress record in this pool) come
  *   first, so a rerun finishes them (and uncordons them) before anything else, and a
  *   node already rebooted is never asked again (runBootcNode reads its state first);
+ * - the node this apply runs on (ctx.selfNode) comes last, whatever the saved plan's order:
+ *   its drain evicts this apply (DESIGN §7 "Stopping"; src/domain/waves.ts selfLast);
  * - wave k takes as many nodes as the saved plan's wave k, the last wave all that are
  *   left: the number of waves stays the plan's and a wave is never larger than the plan
  *   made it (at most the budget); the budget is enforced again at each cordon
@@ -105,6 +108,7 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
   if (changed) fp.waves.flat().forEach((n) => rank.set(n, rank.size));
   const base = rank.size;
   scheduled.forEach((n, i) => { if (!rank.has(n)) rank.set(n, base + i); });
+  if (ctx.selfNode && rank.has(ctx.selfNode)) rank.set(ctx.selfNode, Number.MAX_SAFE_INTEGER);
   const byRank = (a: string, b: string) => rank.get(a)! - rank.get(b)!;
   const others = remaining.filter((n) => !inFlight.has(n)).sort(byRank);
   const last = k === pool.waves.length;
@@ -260,7 +264,7 @@ async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
     const signature = await peek(ctx.driver, (s) => availabilitySignature(s, pool));
     const ac = new AbortController();
     const changed = budgetChanged(ctx, pool, signature, remaining, ac.signal)
-      .then(() => undefined, (err) => { if (!(err instanceof AbortedError)) setFatal(w, err); });
+      .then(() => undefined, (err) => { if (!cancelledByCaller(err, ac.signal)) setFatal(w, err); });
     await Promise.race([changed, ...w.running.values()]);
     ac.abort();
     await changed;

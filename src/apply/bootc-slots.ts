@@ -29,12 +29,13 @@
  */
 import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { AbortedError } from './driver.ts';
+import { cancelledByCaller } from './interrupt.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
 import { afterWave, availabilitySignature, beforeWave, failPendingAfterBudgetWait, checkPolicy, checkStale, halt } from './wave-gates.ts';
 import { cordonNow, decideRound, recordCordonAhead, runBootcNode, setFatal, type WaveRun } from './bootc-pool.ts';
 import { atTarget, peek, stagingOf, viewIn } from './views.ts';
 import { stagingLimit, stagingStart } from './staging-clock.ts';
+import { selfLast } from '../domain/waves.ts';
 
 /** One slots run of a pool (runBootcSlots). `pending`: the admitted batches' nodes not started yet. */
 interface SlotRun extends WaveRun {
@@ -83,7 +84,8 @@ export async function runBootcSlots(ctx: ApplyContext, pool: PlanPool): Promise<
 
 /**
  * The admission order: the saved plan's (checkStale has just refused any other difference),
- * without the nodes on the target now, nodes an interrupted run left in flight first.
+ * without the nodes on the target now, nodes an interrupted run left in flight first, the node
+ * this apply runs on (ctx.selfNode) last, in the last batch (its drain evicts this apply).
  */
 function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): SlotRun {
   const scheduled = pool.waves.flat();
@@ -93,12 +95,14 @@ function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): Slo
   const remaining = scheduled.filter((n) => freshNodes.has(n) || resumed.has(n));
   const batchOf = new Map<string, number>();
   pool.waves.forEach((w, i) => w.forEach((n) => batchOf.set(n, i + 1)));
+  const self = ctx.selfNode !== null && remaining.includes(ctx.selfNode) && !resumed.has(ctx.selfNode) ? ctx.selfNode : null;
+  if (self) batchOf.set(self, pool.waves.length);
   const left = new Map<number, Set<string>>();
   pool.waves.forEach((_, i) => { if (!ctx.book.waveDone(pool.name, i + 1)) left.set(i + 1, new Set()); });
   for (const n of remaining) left.get(batchOf.get(n)!)?.add(n);
   return {
     pool, k: 0, budget: k, pending: [], running: new Map(), failures: [], fatal: {},
-    queue: [...resumed, ...remaining.filter((n) => !resumed.has(n))], batchOf, left, opened: new Set(), resumed, stop: null,
+    queue: selfLast([...resumed, ...remaining.filter((n) => !resumed.has(n))], self, (n) => n), batchOf, left, opened: new Set(), resumed, stop: null,
     openedAt: new Map(), firstSeen: new Map(), skewed: new Set(), staging: { nodes: [], deadline: Infinity },
   };
 }
@@ -122,7 +126,7 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
     }
     if (!s.pending.length) continue; // open the next batch
     const ac = new AbortController();
-    const wake = (p: Promise<unknown>) => p.then(() => undefined, (err) => { if (!(err instanceof AbortedError)) setFatal(s, err); });
+    const wake = (p: Promise<unknown>) => p.then(() => undefined, (err) => { if (!cancelledByCaller(err, ac.signal)) setFatal(s, err); });
     if (s.running.size) {
       // Nodes of ours hold slots: admission is looked at again when one of them is back, or
       // when a node waiting for the staging gate passes it. Not on every change of the pool:

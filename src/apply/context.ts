@@ -39,6 +39,8 @@ export interface ApplyContext {
   readonly policy: Policy | undefined;
   /** Advance at most one wave, then stop (apply --step). */
   readonly step: boolean;
+  /** The node this apply runs on (ApplyOptions.selfNode): last among its bootc pool's remaining nodes. */
+  readonly selfNode: string | null;
   readonly lease: Lease;
   readonly book: ProgressBook;
   /** Seconds since the epoch, from the driver's clock. */

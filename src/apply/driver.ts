@@ -69,6 +69,8 @@ export interface WaitOptions {
 export interface DrainOptions {
   /** null: no limit (bootc-operator and `kubectl drain` default). */
   timeoutSeconds: number | null;
+  /** Stop evicting and waiting (drain rejects with AbortedError); the node stays cordoned. */
+  signal?: AbortSignal;
 }
 
 export interface ClusterDriver {
@@ -116,7 +118,8 @@ export interface ClusterDriver {
   /**
    * Evicts the node's pods through the eviction API (PodDisruptionBudgets respected,
    * DaemonSet pods skipped, emptyDir data deleted) and resolves when none is left.
-   * The node must be cordoned. Rejects with DrainTimeoutError after `timeoutSeconds`.
+   * The node must be cordoned. Rejects with DrainTimeoutError after `timeoutSeconds`, with
+   * AbortedError when `signal` aborts (no eviction is sent after that).
    */
   drain(node: string, opts: DrainOptions): Promise<void>;
 

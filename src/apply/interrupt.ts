@@ -1,15 +1,24 @@
 /**
- * Stopping an apply that was asked to stop (SIGTERM from a Job being killed, SIGINT; the CLI
- * turns the signal into an AbortSignal, ApplyOptions.signal), and leaving the cluster safe when
- * an apply ends early for any reason.
+ * Stopping an apply (DESIGN §7 "Stopping"; docs/apply.md "Stopping"): a stop request (SIGTERM
+ * from a Job being killed or its pod evicted, SIGINT, the fleet runner's batch timeout: the
+ * AbortSignal of ApplyOptions.signal) or a lost lock, and leaving the cluster safe when an apply
+ * ends early for any reason.
  *
  * Where it stops (the safe points): every wait of the applier (staging, budget, reboots, the
- * MCO, soak) ends at once, and every disruptive step checks first (Lease.assertHeld), so the
- * apply stops before its next cordon, drain, reboot request, unpause or change. Writes already
- * sent are not cut: a node's write-ahead progress entry is saved with its cordon (its reboot
- * request is recorded by the BootcNode itself), so a node in flight always has its entry, and a
- * rerun finishes it. A drain in
- * progress is left (the node stays cordoned, its entry says so; a rerun drains again).
+ * MCO, soak, a drain) ends at once, and every disruptive step checks first (Lease.assertHeld),
+ * so the apply stops before its next cordon, drain, reboot request, unpause or change. Writes
+ * already sent are not cut: a node's write-ahead progress entry is saved with its cordon (its
+ * reboot request is recorded by the BootcNode itself), so a node in flight always has its
+ * entry, and a rerun finishes it. A drain in progress stops evicting (the node stays cordoned,
+ * its entry says so; a rerun drains again).
+ *
+ * No loop may wait again after its wait ended with AbortedError: a wait rejected by a stop is
+ * rejected again at once, without yielding to the event loop, so such a loop spins on promise
+ * callbacks and starves every timer, socket and signal handler of the process (the safe stop
+ * below never runs and a second signal is never seen). A loop that cancels a wait of its own
+ * (a race it has won) swallows only that cancel, through cancelledByCaller; every other
+ * AbortedError ends the loop (test/stopping.test.ts checks both, and that no other code
+ * catches AbortedError).
  *
  * Then `stopSafely`: every MCO pool bootcplan unpaused (PoolProgress.mcoUnpaused, saved before
  * the unpause) is paused again, where the apply stopped is recorded (PoolProgress.interrupted),
@@ -21,14 +30,34 @@ import { AbortedError, isoOf } from './driver.ts';
 import type { ApplyContext } from './context.ts';
 import { retry } from './changes.ts';
 
-/** Runs `run` with a signal that aborts when `stop` or `given` does. */
+/** The AbortedError of a wait the whole apply's stop ended (not a cancel of the caller's own). */
+export class StopRequestedError extends AbortedError {
+  constructor() {
+    super('stop requested');
+    this.name = 'StopRequestedError';
+  }
+}
+
+/**
+ * True for the AbortedError of a wait the caller cancelled itself through `own` (a race it
+ * has won), which it may swallow; false for anything else, a stop of the apply included,
+ * which must end the caller's loop.
+ */
+export function cancelledByCaller(err: unknown, own: AbortSignal): boolean {
+  return err instanceof AbortedError && !(err instanceof StopRequestedError) && own.aborted;
+}
+
+/** Runs `run` with a signal that aborts when `stop` or `given` does; a stop rejects with StopRequestedError. */
 function withStop<T>(stop: AbortSignal, given: AbortSignal | undefined, run: (s: AbortSignal) => Promise<T>): Promise<T> {
-  if (stop.aborted || given?.aborted) return Promise.reject(new AbortedError(stop.aborted ? 'stop requested' : 'aborted'));
+  if (stop.aborted) return Promise.reject(new StopRequestedError());
+  if (given?.aborted) return Promise.reject(new AbortedError());
   const ac = new AbortController();
   const onAbort = () => ac.abort();
   stop.addEventListener('abort', onAbort);
   given?.addEventListener('abort', onAbort);
-  return run(ac.signal).finally(() => {
+  return run(ac.signal).catch((err: unknown) => {
+    throw err instanceof AbortedError && stop.aborted ? new StopRequestedError() : err;
+  }).finally(() => {
     stop.removeEventListener('abort', onAbort);
     given?.removeEventListener('abort', onAbort);
   });
@@ -36,8 +65,9 @@ function withStop<T>(stop: AbortSignal, given: AbortSignal | undefined, run: (s:
 
 /**
  * The driver as the applier sees it while `stop` may be asked: waits and sleeps end with
- * AbortedError when it is, and so does a drain in progress (the drain itself is left to end on
- * its own or with the process). Writes are passed through unchanged.
+ * StopRequestedError when it is, and so does a drain in progress (the driver is asked to stop
+ * evicting; the promise ends at once even if a driver does not). Writes are passed through
+ * unchanged.
  */
 export function interruptible(d: ClusterDriver, stop: AbortSignal): ClusterDriver {
   setMaxListeners(0, stop);
@@ -47,9 +77,9 @@ export function interruptible(d: ClusterDriver, stop: AbortSignal): ClusterDrive
       if (prop === 'clock') return clock;
       if (prop === 'waitFor') return ((pred, opts) => withStop(stop, opts.signal, (x) => target.waitFor(pred, { ...opts, signal: x }))) as ClusterDriver['waitFor'];
       if (prop === 'drain') {
-        return ((node, opts) => withStop(stop, undefined, (x) => new Promise<void>((resolve, reject) => {
-          x.addEventListener('abort', () => reject(new AbortedError('stop requested')), { once: true });
-          target.drain(node, opts).then(resolve, reject);
+        return ((node, opts) => withStop(stop, opts.signal, (x) => new Promise<void>((resolve, reject) => {
+          x.addEventListener('abort', () => reject(new AbortedError()), { once: true });
+          target.drain(node, { ...opts, signal: x }).then(resolve, reject);
         }))) as ClusterDriver['drain'];
       }
       const v = Reflect.get(target, prop, target);

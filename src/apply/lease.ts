@@ -9,7 +9,8 @@
  *   tenth of the duration) until the lease would expire; only then is the lock lost. The lease
  *   counts from the time the last successful renewal was SENT (the holder's side of client-go's
  *   rule), never from a time written by another machine. A renewal that finds the Lease gone or
- *   someone else's loses the lock at once.
+ *   someone else's loses the lock at once, and so does the watch showing it (watchForLoss,
+ *   confirmed by one renewal): every wait then ends (DESIGN §7 "Stopping").
  * - Checking it: `assertHeld` runs before every disruptive step (cordon, drain, reboot request,
  *   pool unpause, each change of the plan). It costs no API request: it uses what the renewal
  *   loop knows plus the Lease as the driver's watch shows it (another holder, or no Lease: lost).
@@ -20,6 +21,11 @@
 import { LockHeldError, LockNotHeldError } from '../base/errors.ts';
 import { type ClusterDriver, type LockRecord, AbortedError, LockLostError } from './driver.ts';
 import { BOOTCPLAN_LOCK_ID } from '../domain/labels.ts';
+
+/** Why the lock is lost, when the watch shows the Lease gone (`id` null) or another's. */
+function lossOf(id: string | null, holder: string | null): string {
+  return id === null ? 'its Lease was deleted (bootcplan unlock?)' : `the Lease is now held by ${holder ?? 'nobody'} (lock id ${id})`;
+}
 
 /** Waiting for a lock someone else holds (apply --lock-timeout). */
 export interface LockWait {
@@ -71,8 +77,12 @@ export class Lease {
     return this.lock.lockId;
   }
 
-  /** Renews the lock until `signal` aborts or the lock is lost (kept for `assertHeld`). */
+  /**
+   * Renews the lock until `signal` aborts or the lock is lost (kept for `assertHeld`), and
+   * watches it meanwhile (watchForLoss).
+   */
   async keepRenewed(signal: AbortSignal): Promise<void> {
+    const watching = this.watchForLoss(signal);
     let retryDelay = 0;
     const maxDelay = Math.max(0.05, this.ttlSeconds / 10);
     try {
@@ -86,6 +96,34 @@ export class Lease {
     } catch {
       // Only the sleep throws here (renewOnce keeps its errors): aborted, or the process is
       // going away. Without renewals the lease is judged expired after its duration anyway.
+    }
+    await watching;
+  }
+
+  /**
+   * A lock taken over or deleted (`bootcplan unlock`) is lost as soon as the watch shows it, not
+   * at the next renewal up to a third of the lease later: every wait of the apply then ends
+   * within the stop bound (DESIGN §7 "Stopping"). The watch may be behind this apply's own
+   * write, so what it shows is confirmed by one renewal, whose answer decides (LockLostError:
+   * lost); then only a further change of the Lease is looked at. Costs no request while the
+   * Lease stays ours.
+   */
+  private async watchForLoss(signal: AbortSignal): Promise<void> {
+    let confirmed: string | null = null;
+    try {
+      while (!signal.aborted && !this.lost) {
+        const seen = await this.driver.waitFor((s) => {
+          const id = s.lock ? (s.lock.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '') : null;
+          const holder = s.lock?.spec?.holderIdentity ?? null;
+          const key = `${id}\u0000${holder ?? ''}\u0000${s.lock?.metadata.resourceVersion ?? ''}`;
+          return id !== this.lock.lockId && key !== confirmed ? { key, id, holder } : null;
+        }, { timeoutSeconds: 7 * 24 * 3600, signal, description: 'the lock taken over or deleted' });
+        if (seen === null) continue; // a week without a change: look again
+        await this.renewOnce(lossOf(seen.id, seen.holder));
+        confirmed = seen.key;
+      }
+    } catch {
+      // Aborted (the apply ends) or the process is going away: nothing more to watch.
     }
   }
 
@@ -101,7 +139,7 @@ export class Lease {
     // `unlock`, or took it over). Free: no API request.
     const seen = await this.driver.waitFor((s) => ({ id: s.lock ? (s.lock.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '') : null, holder: s.lock?.spec?.holderIdentity ?? null }), { timeoutSeconds: 0, description: 'the lock' });
     if (seen && seen.id !== this.lock.lockId) {
-      this.setLost(seen.id === null ? 'its Lease was deleted (bootcplan unlock?)' : `the Lease is now held by ${seen.holder ?? 'nobody'} (lock id ${seen.id})`);
+      this.setLost(lossOf(seen.id, seen.holder));
       throw this.lost;
     }
   }
@@ -151,7 +189,7 @@ export class Lease {
   }
 
   /** One renewal (shared by the loop and assertHeld); false when it failed for a transient reason. */
-  private async renewOnce(): Promise<boolean> {
+  private async renewOnce(whyIfLost?: string): Promise<boolean> {
     if (!this.renewing) {
       this.renewing = (async () => {
         const sent = this.driver.clock.now();
@@ -159,7 +197,7 @@ export class Lease {
           this.lock = await this.driver.renewLock(this.lock.lockId);
           if (!this.lost) this.confirmedAt = Math.max(this.confirmedAt, sent);
         } catch (err) {
-          if (err instanceof LockLostError) this.setLost(err.message);
+          if (err instanceof LockLostError) this.setLost(whyIfLost ?? err.message);
           else throw err;
         }
       })().finally(() => { this.renewing = null; });

@@ -7,7 +7,7 @@
 import type { PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { conditionOf } from '../domain/nodes.ts';
-import { AbortedError } from './driver.ts';
+import { cancelledByCaller } from './interrupt.ts';
 import type { ApplyContext } from './context.ts';
 import { bootcNodeIn, membersOf, viewIn } from './views.ts';
 
@@ -45,7 +45,9 @@ async function observeGroup(ctx: ApplyContext, nodes: [string, PlanPool][], stag
       }
       return out.length ? out : null;
     }, { timeoutSeconds: 7 * 24 * 3600, signal, description: 'staging' }).catch((err) => {
-      if (err instanceof AbortedError) return null;
+      // Ended by the apply's own end (`signal`): done. A stop of the apply ends this loop too:
+      // waiting again would be refused at once, over and over (src/apply/interrupt.ts).
+      if (cancelledByCaller(err, signal)) return null;
       throw err;
     });
     if (!changes) continue;

@@ -18,7 +18,7 @@ import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { type CliIO, useColor, askOnTerminal } from './io.ts';
 import { type KubeOptions, STDIN_PATH, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag } from './options.ts';
 import { lockWaitNotice, processSignals, withStopOnSignal } from './signals.ts';
-import { specFromFile, type SpecForPlan } from './planning.ts';
+import { selfNodeFrom, specFromFile, type SpecForPlan } from './planning.ts';
 import { ApplyReporting, reportUnverifiedPlan } from './apply-report.ts';
 import { parseNotifyUrl } from './notify.ts';
 import { planSnapshotFile } from './provenance.ts';
@@ -77,11 +77,12 @@ async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: C
     import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'),
   ]);
   const saved = planfile ? readPlanFile(planfile) : null;
+  const selfNode = selfNodeFrom(io.env);
   // A saved plan is checked before any cluster access; its phase durations are the planner's
   // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
   let specs: SpecForPlan;
   try {
-    specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file);
+    specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file, undefined, selfNode);
   } catch (err) {
     if (saved && err instanceof StalePlanError) await reportUnverifiedPlan(() => openDriver(kubeFlags(opts), io), io, saved, err);
     throw err;
@@ -114,7 +115,7 @@ async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: C
     w = writer;
     const onLockWait = lockWaitNotice((line) => io.stderr(forDisplay(line) + '\n'), lockTimeoutSeconds);
     const r = await withStopOnSignal(io, signals ?? processSignals, exitNow ?? ((c) => process.exit(c)), (signal) =>
-      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, onLockWait, signal }));
+      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, onLockWait, signal, selfNode }));
     const status = await report.finished(r);
     if (!opts.json) {
       const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already'

@@ -20,7 +20,7 @@ import { readLiveSnapshot } from './live.ts';
 import {
   type KubeOptions, type SpecOptions, STDIN_PATH, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, refOption, clusterOption, outputFormatOption, fullOption,
 } from './options.ts';
-import { planInput } from './planning.ts';
+import { planInput, selfNodeFrom } from './planning.ts';
 
 export function registerPlanCommands(program: Command, ctx: CommandContext): void {
   registerValidate(program, ctx);
@@ -110,7 +110,8 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
     specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit!, opts.ref ?? 'working tree');
   }
   const snapshot = await loadCluster(opts, io.env);
-  const made = buildPlan(planInput(read, snapshot, { now: now(), specChanges }));
+  // In the cluster it plans (a live cluster, NODE_NAME set: an apply Job), its own node goes last.
+  const made = buildPlan(planInput(read, snapshot, { now: now(), specChanges, selfNode: opts.cluster ? null : selfNodeFrom(io.env) }));
   const plan = opts.out && opts.forReview && made.summary.errors ? (await import('../plan/seal.ts')).markForReview(made) : made;
   io.stdout(await renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
   if (opts.out && plan.summary.errors && !plan.reviewOnly) {

@@ -3,7 +3,7 @@
  * place the CLI assembles the planner input, and the spec-and-replan pairs that `apply` and
  * `rehearse` hand to the applier (which replans against the cluster it finds).
  */
-import { buildPlan, type PlanInput } from '../plan/planner.ts';
+import { buildPlan, selfNodeOf, type PlanInput } from '../plan/planner.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
@@ -15,7 +15,17 @@ import { InputError, StalePlanError } from '../base/errors.ts';
 import type { FleetCluster } from '../spec/fleet-types.ts';
 
 /** What a command may add to the planner input besides the spec and the snapshot. */
-export type PlanExtras = Pick<PlanInput, 'durations' | 'now' | 'specChanges'>;
+export type PlanExtras = Pick<PlanInput, 'durations' | 'now' | 'specChanges' | 'selfNode'>;
+
+/**
+ * The node this process runs on, when it runs in the cluster it plans: NODE_NAME, which the
+ * example apply Jobs set from the downward API (spec.nodeName). It goes last in its bootc pool
+ * (DESIGN §7 "Stopping"). Elsewhere (a laptop, CI) it is unset, and nothing moves.
+ */
+export function selfNodeFrom(env: Record<string, string | undefined>): string | null {
+  const n = env.NODE_NAME?.trim();
+  return n ? n : null;
+}
 
 /** The planner input for a spec that passed `requireValidSpec`; its warnings carry into the plan. */
 export function planInput(read: SpecRead, snapshot: ClusterSnapshot, extras: PlanExtras = {}): PlanInput {
@@ -34,13 +44,16 @@ export function specOfSavedPlan(plan: Plan, durations?: PhaseDurations): SpecFor
   verifyPlanSpec(plan);
   const read = readSpec(planSpecFile(plan), plan.spec.ref ? plan.spec.commit ?? plan.spec.ref : undefined);
   requireValidSpec(read);
-  return { spec: read.loaded.spec!, replan: (s) => buildPlan(planInput(read, s, { durations: durations ?? plan.durations })) };
+  // Re-planned on the node the reviewed plan was made on (if it names one), so that its waves
+  // come out as reviewed; the applier takes the node it runs on now last (ApplyOptions.selfNode).
+  const selfNode = selfNodeOf(plan);
+  return { spec: read.loaded.spec!, replan: (s) => buildPlan(planInput(read, s, { durations: durations ?? plan.durations, selfNode })) };
 }
 
-export function specFromFile(file: string, durations?: PhaseDurations): SpecForPlan & { plan: (s: ClusterSnapshot) => Plan } {
+export function specFromFile(file: string, durations?: PhaseDurations, selfNode: string | null = null): SpecForPlan & { plan: (s: ClusterSnapshot) => Plan } {
   const read = readSpec(file);
   requireValidSpec(read);
-  const mk = (s: ClusterSnapshot) => buildPlan(planInput(read, s, { durations }));
+  const mk = (s: ClusterSnapshot) => buildPlan(planInput(read, s, { durations, selfNode }));
   return { spec: read.loaded.spec!, replan: mk, plan: mk };
 }
 

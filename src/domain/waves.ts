@@ -88,6 +88,22 @@ export function roundRobinByZone<T extends WaveCandidate>(nodes: readonly T[]): 
   return out;
 }
 
+/**
+ * The node running bootcplan's own pod goes last among `ordered` (DESIGN §7 "Stopping"): its
+ * drain evicts bootcplan itself, which then stops and leaves the rest to a rerun; last, that
+ * happens once, when nothing else is left. The MCO does the same for the node of its own
+ * operator pod: machine-config-operator pkg/controller/node/node_controller.go
+ * filterControlPlaneCandidateNodes drops the node running the `k8s-app=machine-config-operator`
+ * pod from the master pool's update candidates (event DeferringOperatorNodeUpdate) while any
+ * other candidate is left. Same nodes, the others in the same order; `self` null or not among
+ * them: `ordered` unchanged.
+ */
+export function selfLast<T>(ordered: readonly T[], self: string | null | undefined, nameOf: (t: T) => string): T[] {
+  const i = self ? ordered.findIndex((t) => nameOf(t) === self) : -1;
+  if (i < 0) return [...ordered];
+  return [...ordered.slice(0, i), ...ordered.slice(i + 1), ordered[i]];
+}
+
 /** Splits ordered nodes into waves of `size` (size >= 1). */
 export function planWaves<T>(ordered: readonly T[], size: number): T[][] {
   if (size < 1) throw new RangeError(`wave size must be >= 1, got ${size}`);

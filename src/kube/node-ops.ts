@@ -12,7 +12,7 @@
  * with 409 (the cache was behind) reads the Node again, once, and writes again.
  */
 import type { KObject } from '../cluster/types.ts';
-import { type DrainOptions, type CordonResult, type UncordonResult, type NodeProgress, NotFoundError, DrainTimeoutError, DriverError, ConflictError } from '../apply/driver.ts';
+import { type DrainOptions, type CordonResult, type UncordonResult, type NodeProgress, NotFoundError, DrainTimeoutError, DriverError, ConflictError, AbortedError } from '../apply/driver.ts';
 import { cordonPatch, uncordonDecision, uncordonPatch } from '../domain/cordons.ts';
 import { BOOTCPLAN_PROGRESS, encodeNodeProgress } from '../apply/node-progress.ts';
 import { type KubeClient, KubeApiError } from './rest.ts';
@@ -99,6 +99,9 @@ export class NodeOps {
     let n = this.cache.get('Node', node);
     if (n?.spec?.unschedulable !== true) n = await this.readNode(node); // the cache may be behind our own cordon
     if (n?.spec?.unschedulable !== true) throw new DriverError(`drain ${node}: the node is not cordoned`);
+    const { signal } = opts;
+    const stopped = () => { if (signal?.aborted) throw new AbortedError(); };
+    stopped();
     const deadline = opts.timeoutSeconds === null || opts.timeoutSeconds <= 0 ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
     // The node's pods, and then their changes, from one watch (a streamed list: one request;
     // a list and a watch where the server does not stream lists).
@@ -107,9 +110,13 @@ export class NodeOps {
     const evicted = new Set<string>();
     let wake: (() => void) | null = null;
     const off = pods.onChange(() => wake?.());
+    // A stop ends the drain at its next step: no eviction is sent after it (src/apply/interrupt.ts).
+    const onAbort = () => { wake?.(); pods.stop(); };
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await pods.startStreaming();
       for (;;) {
+        stopped();
         const left = [...pods.items.values()].filter((p) => !skippedByDrain(p));
         if (!left.length) return;
         if (Date.now() >= deadline) {
@@ -120,6 +127,7 @@ export class NodeOps {
         for (const p of left) {
           const uid = p.metadata.uid ?? `${p.metadata.namespace}/${p.metadata.name}`;
           if (p.metadata.deletionTimestamp || evicted.has(uid)) continue;
+          stopped();
           try {
             await this.client.request('POST', `${objectPath(POD, p.metadata.name, p.metadata.namespace)}/eviction`, {
               body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: p.metadata.name, namespace: p.metadata.namespace } },
@@ -147,6 +155,7 @@ export class NodeOps {
         });
       }
     } finally {
+      signal?.removeEventListener('abort', onAbort);
       off();
       pods.stop();
     }

@@ -40,7 +40,7 @@ const change = obj({
 const node = obj({
   name: str, zone: strOrNull, from: strOrNull, to: str, reboot: { type: 'string', enum: REBOOT_KINDS },
   wave: nullable({ type: 'integer', min: 1 }), staged: bool, blockedBy: nullable({ type: 'string', enum: BLOCKED_BY }),
-  conditions: list(condition),
+  conditions: list(condition), runsBootcplan: bool,
 }, ['name', 'zone', 'from', 'to', 'reboot', 'wave', 'staged', 'blockedBy']);
 
 const pool = obj({

@@ -32,6 +32,12 @@ export interface PlanInput {
   now?: number;
   /** With `plan --base REF`: the spec diff, carried into the plan for the renderers. */
   specChanges?: SpecChanges | null;
+  /**
+   * The node the planning process runs on (the CLI passes NODE_NAME, the downward API's
+   * spec.nodeName of the apply Job's pod): last in its bootc pool, marked `runsBootcplan`
+   * (DESIGN §7 "Stopping"; src/domain/waves.ts selfLast).
+   */
+  selfNode?: string | null;
 }
 
 export function buildPlan(input: PlanInput): Plan {
@@ -42,7 +48,7 @@ export function buildPlan(input: PlanInput): Plan {
   const diagnostics: Diagnostic[] = (input.specDiagnostics ?? []).filter((d) => d.severity !== 'error' && !replaced.has(d.code));
   const report = (d: DiagnosticInput) => diagnostics.push(diagnosticAt(specMap, d));
   diagnostics.push(...boot.diagnostics);
-  const plannedPools = planPools(spec, snapshot, report);
+  const plannedPools = planPools(spec, snapshot, report, input.selfNode ?? null);
   estimatePools(plannedPools.map((x) => x.plan), durations);
   const drafts: DraftChange[] = [...boot.changes, ...plannedPools.flatMap((p) => p.drafts)];
 
@@ -83,7 +89,7 @@ function clusterInfo(snapshot: ClusterSnapshot): PlanClusterInfo {
 }
 
 /** Every pool of the spec that the cluster has, in rollout order (priority, then name). */
-function planPools(spec: RolloutSpec, snapshot: ClusterSnapshot, report: (d: DiagnosticInput) => void): PlannedPool[] {
+function planPools(spec: RolloutSpec, snapshot: ClusterSnapshot, report: (d: DiagnosticInput) => void, selfNode: string | null): PlannedPool[] {
   const idx = indexSnapshot(snapshot);
   const membership = computeMembership(snapshot);
   for (const [node, pools] of membership.mcoConflicts) {
@@ -92,7 +98,7 @@ function planPools(spec: RolloutSpec, snapshot: ClusterSnapshot, report: (d: Dia
   // MCO-only pools of the spec get an osImageURL MachineConfig from this plan: the MCO then rolls them.
   const has = (list: readonly { metadata: { name: string } }[], name: string) => list.some((o) => o.metadata.name === name);
   const rolledByPlan = new Set((spec.spec.pools ?? []).map((p) => p.name).filter((n) => has(snapshot.machineConfigPools, n) && !has(snapshot.bootcNodePools, n)));
-  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report };
+  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report, selfNode };
   const plannedPools: PlannedPool[] = [];
   (spec.spec.pools ?? []).forEach((p, i) => {
     const result = planPool(p, joinPath('spec.pools', i), ctx);
@@ -143,6 +149,15 @@ function summarize(changes: readonly PlanChange[], pools: readonly PlanPool[], d
  * builds every object with a fixed key order, so plain JSON.stringify is canonical here;
  * a plan read back from a file is re-hashed with the same function and keeps its id.
  */
+/**
+ * The node a plan was made on (PlanInput.selfNode), as its node entries record it: re-planning a
+ * saved plan with it gives the reviewed waves again (src/cli/planning.ts specOfSavedPlan).
+ */
+export function selfNodeOf(plan: Plan): string | null {
+  for (const p of plan.pools) for (const n of p.nodes) if (n.runsBootcplan === true) return n.name;
+  return null;
+}
+
 export function planIdOf(body: Omit<Plan, 'id'> | Plan): string {
   const { id: _ignored, schedule: _clockDependent, formatVersion, ...rest } = body as Plan;
   return createHash('sha256').update(JSON.stringify({ formatVersion, ...rest })).digest('hex').slice(0, 16);

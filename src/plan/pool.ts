@@ -16,7 +16,7 @@ import type { PoolRef } from '../domain/pool-sharing.ts';
 import { poolSharing } from './pool-sharing.ts';
 import { mcoRolloutBlocks } from './mco-rollout.ts';
 import { daemonGapBlocks } from './bootc-readiness.ts';
-import { orderNodesForRollout, orderNodesLikeMco, planWaves, waveSizeFor } from '../domain/waves.ts';
+import { orderNodesForRollout, orderNodesLikeMco, planWaves, selfLast, waveSizeFor } from '../domain/waves.ts';
 import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { isLabelValue } from '../domain/kube-names.ts';
 import { type DraftChange, updateChange } from './changes.ts';
@@ -30,6 +30,8 @@ export interface PoolPlanContext {
   /** node -> the pools that each would roll it (src/domain/pool-sharing.ts findPoolConflicts) */
   conflicts: ReadonlyMap<string, PoolRef[]>;
   report: (d: DiagnosticInput) => void;
+  /** The node running bootcplan's own pod (PlanInput.selfNode): last in its bootc pool. */
+  selfNode: string | null;
 }
 
 export interface PlannedPool { plan: PlanPool; drafts: DraftChange[] }
@@ -71,7 +73,7 @@ interface PoolMembers {
 export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): PlannedPool | null {
   const pool = poolMembers(p, path, ctx);
   if (!pool) return null;
-  const { nodes, waves } = scheduleNodes(pool, ctx.report);
+  const { nodes, waves } = scheduleNodes(pool, ctx.report, ctx.selfNode);
   const drafts = poolChanges(pool, ctx.snapshot);
   if (drafts.some((d) => d.action === 'create' && d.kind === 'MachineConfig') && !isLabelValue(p.name)) {
     // The MachineConfig carries the pool's name as its role label: the API server refuses a
@@ -227,7 +229,7 @@ function poolBudget(p: PoolSpec, path: string, poolSize: number, controlPlane: b
 }
 
 // ---- node scheduling ------------------------------------------------------------------
-function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void): { nodes: PlanNode[]; waves: string[][] } {
+function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void, selfNode: string | null): { nodes: PlanNode[]; waves: string[][] } {
   const { spec: p, path, backend, targetDigest, paused, rebootPolicy, waveSize, pending, unavailableNow, budget } = pool;
   const isStaged = (n: NodeView) => backend === 'bootc' && !!targetDigest && n.stagedDigest === targetDigest;
 
@@ -257,9 +259,9 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
     if (j.blockedBy === null) schedulable.push({ name: j.view.name, zone: j.view.zone, createdAt: j.view.createdAt, staged: j.staged, softReboot: j.reboot === 'soft' });
   }
   // bootc pools: bootcplan picks the nodes (staged first, soft reboots together, zones
-  // round-robin). MCO-only pools: the MCO's node controller picks them, so the plan
-  // predicts its order (src/domain/waves.ts orderNodesLikeMco).
-  const ordered = backend === 'bootc' ? orderNodesForRollout(schedulable) : orderNodesLikeMco(schedulable);
+  // round-robin), the node running bootcplan itself last. MCO-only pools: the MCO's node
+  // controller picks them, so the plan predicts its order (src/domain/waves.ts orderNodesLikeMco).
+  const ordered = backend === 'bootc' ? selfLast(orderNodesForRollout(schedulable), selfNode, (n) => n.name) : orderNodesLikeMco(schedulable);
   const waves = waveSize >= 1 && ordered.length ? planWaves(ordered.map((n) => n.name), waveSize) : [];
   const waveOf = new Map<string, number>();
   waves.forEach((w, i) => w.forEach((name) => waveOf.set(name, i + 1)));
@@ -272,6 +274,7 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void):
       reboot, wave: waveOf.get(n.name) ?? null, staged, blockedBy,
     };
     if (blockedBy && n.conditions.length) out.conditions = n.conditions;
+    if (backend === 'bootc' && out.wave !== null && n.name === selfNode) out.runsBootcplan = true;
     if (out.wave === null) unscheduled.push(out);
     else byName.set(n.name, out);
   }

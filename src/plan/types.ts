@@ -106,6 +106,11 @@ export interface PlanNode {
   blockedBy: BlockedBy | null;
   /** Shown for blocked nodes so a reviewer can see why. */
   conditions?: Condition[];
+  /**
+   * The node ran the pod that made the plan (PlanInput.selfNode, NODE_NAME): placed last in its
+   * bootc pool, since its drain evicts bootcplan (src/domain/waves.ts selfLast). Only when true.
+   */
+  runsBootcplan?: true;
 }
 
 export interface PlanPool {

@@ -21,7 +21,7 @@ import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
 import { formatDuration, formatCount, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally, nodesLine } from './format.ts';
 import { planLine } from './text.ts';
-import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, neutraliseMentions, clipEnd, wordOf } from './vocabulary.ts';
+import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, neutraliseMentions, clipEnd, selfNodeSentence, wordOf } from './vocabulary.ts';
 
 export const MARKDOWN_LIMIT = 60_000;
 
@@ -272,6 +272,8 @@ function poolBlock(p: PlanPool): string {
     }
     lines.push(...cutMiddle(rows, 5000, (n) => `| … ${n} more rows | | | | |`));
   }
+  const self = selfNodeSentence(p);
+  if (self) lines.push('', `Last: ${escapeMarkdown(self)}`);
   lines.push('', '</details>', '');
   return lines.join('\n');
 }

@@ -10,7 +10,7 @@ import { formatDiagnostic } from '../base/diagnostics.ts';
 import { changeDiff } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
-import { VERB, SYMBOL, poolKind, wordOf } from './vocabulary.ts';
+import { VERB, SYMBOL, poolKind, selfNodeSentence, wordOf } from './vocabulary.ts';
 import {
   colors, formatDuration, shortDigest, padTable, plural, foldNames, foldWaves, withFold, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare, nodesLine,
   type Colors,
@@ -168,6 +168,8 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
     const fold = foldWaves(lines, { count: (l) => l.waves });
     out.push(...withFold(padTable(fold.items.map((l) => l.cells)), fold, '  ', c.dim));
   }
+  const self = selfNodeSentence(pool);
+  if (self) out.push(`  last: ${self}`);
   const blocked = pool.nodes.filter((n) => n.blockedBy);
   if (blocked.length) {
     out.push(c.yellow(`  not scheduled (${blocked.length}):`));

@@ -3,7 +3,7 @@
  * an object, the symbol in front of it, what a pool's backend object is called. One table,
  * with per-format overrides only where the formats really differ. Pure.
  */
-import type { Backend, ChangeAction } from '../plan/types.ts';
+import type { Backend, ChangeAction, PlanPool } from '../plan/types.ts';
 
 /** The three plan renderers that share these words. */
 export type RenderFormat = 'text' | 'markdown' | 'html';
@@ -42,6 +42,16 @@ export function wordOf(table: Record<RenderFormat, Record<ChangeAction, string>>
  * The kind of the object that rolls a pool out (DESIGN §7: bootc pools and MCO-only pools).
  * Takes a string because a rehearsal records its pools' backend as one.
  */
+/**
+ * The node that runs bootcplan's own pod when the plan was made (PlanNode.runsBootcplan), in
+ * words: it goes last in its pool (DESIGN §7 "Stopping"); null when the plan names none.
+ */
+export function selfNodeSentence(pool: PlanPool): string | null {
+  const n = pool.nodes.find((x) => x.runsBootcplan === true);
+  if (!n) return null;
+  return `${n.name} runs bootcplan's own pod (NODE_NAME): it goes last, ${pool.rollout === 'slots' ? 'admitted after every other node' : `in wave ${n.wave}`}, since its drain evicts bootcplan`;
+}
+
 export function poolKind(backend: Backend | (string & {})): string {
   return backend === 'bootc' ? 'BootcNodePool' : 'MachineConfigPool';
 }

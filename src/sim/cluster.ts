@@ -231,6 +231,10 @@ export class SimCluster implements SimWorld {
   }
   /** Rejects every pending wait of a session (the process died). */
   killSession(s: SimDriver) { this.waits.killSession(s); }
+  /** Test hook: the waits and sleeps of a session still pending (a finished apply leaves none). */
+  openWaits(s: SimDriver): number { return this.waits.openFor(s); }
+  /** Test hook: `work` takes no virtual time, however many turns of the event loop it takes. */
+  hold<T>(work: () => Promise<T>): Promise<T> { return this.waits.hold(work); }
 
   // ------------------------------------------------------------------ writes
 

@@ -84,10 +84,10 @@ export class SimDriver implements ClusterDriver {
       this.sim.record(this, 'drain', node);
       const d = this.sim.durationsOf(node).drain;
       if (opts.timeoutSeconds !== null && opts.timeoutSeconds > 0 && d > opts.timeoutSeconds) {
-        await this.sim.sleep(opts.timeoutSeconds, undefined, this);
+        await this.sim.sleep(opts.timeoutSeconds, opts.signal, this);
         throw new DrainTimeoutError(`drain ${node}: pods still running after ${opts.timeoutSeconds}s (a PodDisruptionBudget may block eviction)`);
       }
-      await this.sim.sleep(d, undefined, this);
+      await this.sim.sleep(d, opts.signal, this);
     });
   }
   setDesiredImageState(node: string, state: DesiredImageState) {

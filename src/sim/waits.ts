@@ -30,6 +30,8 @@ export class Waits {
   private waiterIds = 0;
   private pending = 0;
   private scheduled = false;
+  /** Work in flight that the clock waits for (hold). */
+  private busy = 0;
 
   constructor(
     private readonly clock: VirtualClock,
@@ -59,6 +61,27 @@ export class Waits {
     return new Promise<T | null>((resolve, reject) => {
       this.enqueueWaiter({ session, predicate, resolve, reject, lastVersion: this.state.version }, opts.signal, opts.timeoutSeconds, () => resolve(null), reads);
     });
+  }
+
+  /** The waits and sleeps of a session still pending (each holds a timer and a watch). */
+  openFor(s: SimDriver): number {
+    let n = 0;
+    for (const w of this.waiters) if (w.session === s) n++;
+    return n;
+  }
+
+  /**
+   * Runs `work` while the clock stands still: work that leaves the promise callbacks for the
+   * event loop (a test's driver that answers like an API server) takes no virtual time.
+   */
+  async hold<T>(work: () => Promise<T>): Promise<T> {
+    this.busy++;
+    try {
+      return await work();
+    } finally {
+      this.busy--;
+      this.kick();
+    }
   }
 
   /** Rejects every pending wait of a session (the process died). */
@@ -128,14 +151,14 @@ export class Waits {
   }
 
   private kick() {
-    if (this.scheduled || this.pending === 0) return;
+    if (this.scheduled || this.pending === 0 || this.busy > 0) return;
     this.scheduled = true;
     setImmediate(() => this.step());
   }
 
   private step() {
     this.scheduled = false;
-    if (this.pending === 0) return;
+    if (this.pending === 0 || this.busy > 0) return;
     if (this.check()) {
       this.kick();
       return;

@@ -40,6 +40,8 @@ export interface AgentOptions {
   durations?: PhaseDurations;
   /** Nodes whose reboot fails (Degraded=True, old image). */
   failReboot?: (node: string) => boolean;
+  /** How long a node takes to stage, ms (default: the scaled `stage` duration). */
+  stageMs?: (node: string) => number | undefined;
 }
 
 export interface AgentRecord { t: number; node: string; what: string }
@@ -193,7 +195,7 @@ export class NodeAgent {
       this.busy.delete(name);
       throw e;
     }
-    this.after(this.ms('stage'), async () => {
+    this.after(this.opts.stageMs?.(name) ?? this.ms('stage'), async () => {
       const cur = this.bns.items.get(`/${name}`);
       try {
         if (!cur || cur.spec?.desiredImage !== image) return;

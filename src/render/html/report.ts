@@ -23,7 +23,7 @@ import { buildTimeline } from '../timeline.ts';
 import { buildRehearsalTimeline } from '../rehearsal-timeline.ts';
 import type { Rehearsal } from '../../sim/rehearse.ts';
 import type { RehearsalReport } from '../rehearsal.ts';
-import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, wordOf } from '../vocabulary.ts';
+import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, selfNodeSentence, wordOf } from '../vocabulary.ts';
 import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
 import { timelineChart } from './chart.ts';
 import { REPORT_CSS } from './style.ts';
@@ -316,6 +316,6 @@ function poolBlock(p: PlanPool): string {
 <p>${countHtml(p.nodeCount)} nodes, ${countHtml(p.upToDate)} up to date; maxUnavailable <span class="mono">${escapeHtml(mu.value)}</span> → ${countHtml(mu.resolved)} (${escapeHtml(mu.rule)})${p.unavailableNow.length ? `, ${countHtml(p.unavailableNow.length)} already unavailable` : ''}; ${p.rollout === 'slots' ? slotsText(p) : `${pluralHtml(p.waveSize, 'node')} per wave; ${pluralHtml(p.waves.length, 'wave')}, est. ${durationHtml(p.estimatedSeconds)}${p.soakSeconds && p.waves.length > 1 ? ` including ${durationHtml(p.soakSeconds)} soak between waves` : ''}`}.</p>
 <p class="dim">target <span class="mono">${escapeHtml(p.targetImage)}</span></p>
 ${p.nodes.length ? `<ul class="groups">${groups.join('\n')}</ul>` : '<p>All nodes run the target image.</p>'}
-${nodeTable(p, sched)}
+${nodeTable(p, sched)}${selfNodeSentence(p) ? `\n<p>Last: ${escapeHtml(selfNodeSentence(p))}</p>` : ''}
 </div>`;
 }
