@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { demoPlan } from '../scripts/demo-plan.ts';
 import { renderJson } from '../src/render/json.ts';
+import { spawnSync } from 'node:child_process';
+import { ensureBuilt, ROOT } from './built.ts';
 
 const s = suite('saved demo plan');
 
@@ -20,6 +22,13 @@ s('the demo plan has waves in both pools and no errors', () => {
   assert.equal(worker.maxUnavailable, { value: '40%', resolved: 3, rule: 'floor(percent x nodes), minimum 1' });
   assert.equal(worker.nodes.find((n) => n.name === 'worker-b-1')!.blockedBy, 'cordoned');
   assert.equal(worker.waves[0].sort(), ['worker-a-2', 'worker-b-2'], 'staged, soft-reboot capable nodes go first');
+});
+
+s('the Argo CD example\'s committed plan is still current: rehearsing it against the example cluster re-plans the same decisions', () => {
+  // The example Job applies examples/argocd/plans/bootcplan.json; a planner or plan-format
+  // change (the cluster identity, say) makes it stale, and the Job would exit 3 on every run.
+  const r = spawnSync(process.execPath, [ensureBuilt(), 'rehearse', 'examples/argocd/plans/bootcplan.json', '--cluster', 'examples/cluster.yaml', '-o', 'json'], { cwd: ROOT, encoding: 'utf8' });
+  assert.is(r.status, 0, `regenerate it: bootcplan plan -f examples/argocd/bootcplan.yaml --cluster examples/cluster.yaml --out examples/argocd/plans/bootcplan.json\n${r.stderr}`);
 });
 
 s.run();
