@@ -101,10 +101,13 @@ s('README.md and docs/*.md: every command is run or listed, and every listing an
   for (const key of Object.keys(RUNS)) assert.ok(commands.some((c) => c.text.includes(key)), `RUNS.${key} is used`);
 });
 
-/** Flags the docs name that are not bootcplan's on purpose, by page. */
+/**
+ * Flags the docs name that are not bootcplan's on purpose, by page. docs/development.md is left
+ * out whole: it documents the project's own scripts (test/run.ts, scripts/*), whose flags are theirs.
+ */
+const FLAGS_NOT_CHECKED_IN = new Set(['docs/development.md']);
 const OTHER_FLAGS: Record<string, Record<string, string>> = {
   'docs/cli.md': { '--clustr': 'the typo whose suggestion the page shows', '--opt': 'the `--opt=value` form in general' },
-  'docs/development.md': { '--omit': 'npm ci\'s', '--workers': 'scripts/gen-cluster.ts\'s', '--format': 'scripts/gen-cluster.ts\'s' },
   'docs/gitops.md': { '--field-selector': 'kubectl get events\'', '--end-of-options': 'git\'s' },
   'docs/performance.md': { '--cpu-prof': 'node\'s' },
 };
@@ -113,7 +116,7 @@ s('every --flag the docs name exists on the bootcplan command they name (or on s
   const commands = commandFlags();
   const wrong: string[] = [];
   const used = new Set<string>();
-  for (const file of docFiles()) {
+  for (const file of docFiles().filter((f) => !FLAGS_NOT_CHECKED_IN.has(f))) {
     for (const m of misnamedFlags(readFileSync(join(ROOT, file), 'utf8'), null, commands)) {
       if (OTHER_FLAGS[file]?.[m.flag]) used.add(`${file} ${m.flag}`);
       else wrong.push(`${file}: ${m.flag} (${m.command}): ${m.text}`);
