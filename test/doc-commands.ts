@@ -200,7 +200,7 @@ export const RUNS: Record<string, Runner> = {
 
 /** Commands that cannot run in the test, by their first words, with the reason. */
 export const NOT_RUNNABLE: Record<string, string> = {
-  podman: 'no container engine runs on the test machine (the image is built by hand or by a CI with one; the packaged CLI it holds is the smoke suite\'s, scripts/check-package.sh)',
+  podman: 'no container engine runs on the test machine or in CI; test/package.test.ts checks the Containerfile as text, and the smoke suite (scripts/check-package.sh) installs the package as the image does (npm ci --omit=dev) and plans with it',
   'npm install': 'installs from the npm registry or changes the machine; CI\'s npm ci and the smoke suite\'s global install of the packed tarball (scripts/check-package.sh) are that step',
   'npm test': 'runs every suite, this one included',
 };
