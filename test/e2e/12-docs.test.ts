@@ -216,7 +216,7 @@ for (const file of pages()) {
         if (v.kind === 'unknown') assert.unreachable(`${c.file}:${c.line}: ${v.problems.join('; ')}`);
         if (v.kind !== 'listed') continue;
         tally.notRun++;
-        for (const r of v.reasons) tally.listed.set(r.key, [...(tally.listed.get(r.key) ?? []), `${c.file}:${c.line}`]);
+        for (const key of new Set(v.reasons.map((r) => r.key))) tally.listed.set(key, [...(tally.listed.get(key) ?? []), `${c.file}:${c.line}`]);
       }
       if (!verdicts.some(({ v }) => v.kind === 'run')) return;
       tally.blocks++;
