@@ -106,7 +106,7 @@ export class RolloutReporter {
     try {
       this.object = await this.driver.readRollout(this.o.rollout);
       this.before = this.object?.conditions[0]?.reason ?? null;
-      if (!this.object && this.o.expectObject !== false) this.warnOnce('absent', `no Rollout object ${this.o.rollout} in the cluster: the rollout status is not recorded (sync the spec file itself, README "GitOps")`);
+      if (!this.object && this.o.expectObject !== false) this.warnOnce('absent', `no Rollout object ${this.o.rollout} in the cluster: the rollout status is not recorded (sync the spec file itself, docs/gitops.md "The rollout status")`);
     } catch (err) {
       this.warnOnce('read', `the rollout status is not recorded: reading Rollout ${this.o.rollout} failed: ${(err as Error).message}`);
     }
