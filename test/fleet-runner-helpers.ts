@@ -4,7 +4,7 @@
  * clock whose time moves only when every sleeper waits, and scripted cluster sessions that log
  * when each apply started and ended.
  */
-import type { FleetProgressRecord } from '../src/apply/driver.ts';
+import type { FleetProgressRecord } from '../src/apply/fleet-record.ts';
 import { SleepClock } from '../src/sim/sleep-clock.ts';
 import type { FleetClusterSession } from '../src/apply/fleet-runner.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../src/plan/fleet-types.ts';

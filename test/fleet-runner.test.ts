@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { runFleet, worstExitCode, type FleetRunResult } from '../src/apply/fleet-runner.ts';
 import type { FleetEvent } from '../src/apply/fleet-events.ts';
-import type { FleetProgressRecord } from '../src/apply/driver.ts';
+import type { FleetProgressRecord } from '../src/apply/fleet-record.ts';
 import { InputError } from '../src/base/errors.ts';
 import { StepClock, FakeFleet, fleetPlanOf, type FleetShape, type Script, T0 } from './fleet-runner-helpers.ts';
 

@@ -35,7 +35,7 @@ export function simFleet(b: FleetBuilder, o: { faults?: Partial<Record<string, F
     if (!flags.context || o.missing?.includes(flags.context) || !sims[flags.context]) throw new ClusterApiError(`context "${flags.context}" is not in the kubeconfig`, 'kubectl config get-contexts');
     const driver = sims[flags.context].driver(`${flags.context}-${drivers.length}`);
     drivers.push(driver);
-    return { driver, holder: 'fleet@test' };
+    return { driver, holder: 'fleet@test', records: driver.records };
   };
   return { dir, planFile, sims, opened, openDriver, drivers };
 }

@@ -31,7 +31,8 @@
  *   point (`interrupted`) and starts nothing more.
  * Exit code: the worst of the clusters' (fleetExitCode).
  */
-import type { Clock, FleetProgressRecord } from './driver.ts';
+import type { Clock } from './driver.ts';
+import type { FleetProgressRecord } from './fleet-record.ts';
 import { AbortedError, isoOf } from './driver.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
 import { EXIT, InputError, InterruptedError, OutsideWindowError, exitCodeOf } from '../base/errors.ts';

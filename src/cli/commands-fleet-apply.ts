@@ -16,6 +16,7 @@ import type { Plan } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
 import type { FleetEvent } from '../apply/fleet-events.ts';
 import type { FleetClusterSession } from '../apply/fleet-runner.ts';
+import { readFleetRecord, writeFleetRecord } from '../apply/fleet-record.ts';
 import type { Clock } from '../apply/driver.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -164,7 +165,11 @@ async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared:
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */
 async function openCluster(ctx: CommandContext, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
   const [{ apply }, { windowPolicy }, { confirmSavedPlan, checkClusterBinding, inFlightOf }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts')]);
-  const { driver, holder, close } = await ctx.openDriver(p.flags, ctx.io);
+  const { driver, holder, records, close } = await ctx.openDriver(p.flags, ctx.io);
+  if (!records) {
+    close?.();
+    throw new Error('the driver factory keeps no record documents: fleet apply has nowhere to keep its fleet record');
+  }
   // The context must reach the cluster this plan was made for before the runner reads or writes
   // its fleet record there (two identical sites, a kubeconfig whose contexts were swapped): the
   // rejection is this cluster's failure, exit 3.
@@ -175,8 +180,8 @@ async function openCluster(ctx: CommandContext, p: Prepared, lockTimeoutSeconds:
     throw err;
   }
   return {
-    readRecord: () => driver.readFleetProgress(),
-    writeRecord: (r) => driver.writeFleetProgress(r),
+    readRecord: () => readFleetRecord(records),
+    writeRecord: (r) => writeFleetRecord(records, r),
     apply: async (signal, onEvent) => {
       const live = await driver.snapshot();
       const progress = await driver.readProgress();

@@ -12,7 +12,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { FleetBatchKind, FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
 import type { FleetClusterOutcome, FleetEvent, FleetHaltReason } from '../apply/fleet-events.ts';
-import type { FleetProgressRecord } from '../apply/driver.ts';
+import type { FleetProgressRecord } from '../apply/fleet-record.ts';
 import type { FleetBatchStatus, FleetClusterSession, FleetRunResult, runFleet } from '../apply/fleet-runner.ts';
 import type { BatchTimeoutAction } from '../spec/fleet-types.ts';
 import { EXIT, InputError, RolloutHaltedError, exitCodeOf } from '../base/errors.ts';
