@@ -8,7 +8,7 @@ import { parseFleetSpec, effectiveSpecs } from '../src/spec/fleet-load.ts';
 import type { FleetStrategy } from '../src/spec/fleet-types.ts';
 import type { FleetPlan } from '../src/plan/fleet-types.ts';
 import type { RolloutSpec } from '../src/spec/types.ts';
-import type { ArgoFleetInput, ArgoFleetOptions } from '../src/render/fleet-argocd.ts';
+import type { ArgoFleetInput, ArgoFleetOptions } from '../src/fleet/argocd.ts';
 
 export interface ArgoTestCluster {
   name: string;

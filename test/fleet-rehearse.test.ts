@@ -10,7 +10,7 @@ import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { AbortedError } from '../src/apply/driver.ts';
 import { clusterFixture, fleetFixture } from './fleet-rehearse-fixtures.ts';
 import { runFleet } from '../src/apply/fleet-runner.ts';
-import { renderFleetRehearsalHtml } from '../src/render/html/fleet-report.ts';
+import { renderFleetRehearsalHtml } from '../src/fleet/rehearsal-html.ts';
 import { rehearseFleet } from '../src/sim/fleet-rehearse.ts';
 
 const s = suite('fleet-rehearse');

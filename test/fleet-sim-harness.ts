@@ -11,7 +11,7 @@ import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
 import type { DriverFactory } from '../src/cli/deps.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
-import { renderFleetJson } from '../src/render/fleet-text.ts';
+import { renderFleetJson } from '../src/fleet/plan-text.ts';
 import type { SimCluster, SimOptions } from '../src/sim/cluster.ts';
 import type { SimDriver } from '../src/sim/driver.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
 import { fleetPlanIdOf, rederiveFleetPlan, fleetPlanDifferences } from '../src/plan/fleet.ts';
 import { parseFleetSpec } from '../src/spec/fleet-load.ts';
-import { renderFleetJson } from '../src/render/fleet-text.ts';
+import { renderFleetJson } from '../src/fleet/plan-text.ts';
 import { writeFleetRecord } from '../src/apply/fleet-record.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, dirname, resolve, relative, sep } from 'node:path';
 
-type Folder = 'base' | 'cluster' | 'domain' | 'spec' | 'plan' | 'render' | 'apply' | 'kube' | 'sim' | 'cli';
+type Folder = 'base' | 'cluster' | 'domain' | 'spec' | 'plan' | 'render' | 'apply' | 'kube' | 'sim' | 'fleet' | 'cli';
 
 interface Rule {
   /** Folders whose code this folder may load at run time. */
@@ -35,7 +35,8 @@ export const LAYERS: Record<Folder, Rule> = {
   // The Kubernetes driver implements the applier's ClusterDriver port.
   kube: { runtime: ['base', 'cluster', 'domain', 'apply'] },
   sim: { runtime: ['base', 'cluster', 'domain', 'spec', 'plan', 'apply'] },
-  cli: { runtime: ['base', 'cluster', 'domain', 'spec', 'plan', 'render', 'apply', 'kube', 'sim'] },
+  fleet: { runtime: ['base', 'cluster', 'domain', 'spec', 'plan', 'render', 'apply', 'kube', 'sim'] },
+  cli: { runtime: ['base', 'cluster', 'domain', 'spec', 'plan', 'render', 'apply', 'kube', 'sim', 'fleet'] },
 };
 
 export interface ImportEdge {

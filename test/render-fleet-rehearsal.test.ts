@@ -5,8 +5,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderFleetRehearsalHtml } from '../src/render/html/fleet-report.ts';
-import { renderFleetRehearsalText, fleetRehearsalJson } from '../src/render/fleet-rehearsal.ts';
+import { renderFleetRehearsalHtml } from '../src/fleet/rehearsal-html.ts';
+import { renderFleetRehearsalText, fleetRehearsalJson } from '../src/fleet/rehearsal-text.ts';
 import type { FleetRehearsal } from '../src/sim/fleet-rehearse.ts';
 import { golden } from './render-fixtures.ts';
 import { PAYLOAD, CREDENTIALS, hostile, firstUnsafe, markupProblems } from './hostile-fixtures.ts';

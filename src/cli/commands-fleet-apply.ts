@@ -86,7 +86,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
     setExit(EXIT.error);
     return;
   }
-  const { fleetEventLine, fleetEventToNdjson, renderFleetRunText } = await import('../render/fleet-run.ts');
+  const { fleetEventLine, fleetEventToNdjson, renderFleetRunText } = await import('../fleet/run-text.ts');
   const onEvent = (e: FleetEvent) => {
     if (json) io.stdout(fleetEventToNdjson(e));
     else {
@@ -103,7 +103,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
 
 /** `fleet apply -f FLEET`: plans the fleet now (live contexts or snapshots), prints it, and applies that. */
 async function planFleetNow(ctx: CommandContext, opts: FleetApplyOptions, json: boolean): Promise<FleetPlan> {
-  const { renderFleetText } = await import('../render/fleet-text.ts');
+  const { renderFleetText } = await import('../fleet/plan-text.ts');
   const { fleetPlan: fp } = await planFleetFile(opts.file, undefined, opts, ctx.io.env, { now: ctx.now() });
   if (!json) ctx.io.stdout(renderFleetText(fp, { color: useColor(ctx.io, ctx.io.stdoutIsTTY) }) + '\n');
   return fp;

@@ -52,7 +52,7 @@ type ClusterLoads = Map<string, () => FleetRehearsalClusterInput>;
 async function fleetRehearseAction(ctx: CommandContext, fleetplan: string | undefined, opts: FleetRehearseOptions): Promise<void> {
   const { io, setExit } = ctx;
   const { durations, failRate, seed, jitter } = simulationFlags(opts);
-  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../sim/fleet-rehearse.ts'), import('../apply/fleet-runner.ts'), import('../render/fleet-run.ts')]);
+  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../sim/fleet-rehearse.ts'), import('../apply/fleet-runner.ts'), import('../fleet/run-text.ts')]);
   const { fleetPlan, clusters } = fleetplan ? await savedFleet(fleetplan, durations, opts.durations !== undefined) : await plannedFleet(ctx, opts, durations);
   // Progress on stderr (a fleet of 100 clusters of 100 nodes rehearses for some 45 s).
   const progress = new FleetRehearseProgress({
@@ -64,9 +64,9 @@ async function fleetRehearseAction(ctx: CommandContext, fleetplan: string | unde
   const erase = progress.finish();
   if (erase) io.stderr(erase);
   const color = useColor(io, io.stdoutIsTTY);
-  if (opts.output === 'json') io.stdout((await import('../render/fleet-rehearsal.ts')).fleetRehearsalJson(r));
-  else if (opts.output === 'html') io.stdout((await import('../render/html/fleet-report.ts')).renderFleetRehearsalHtml(r));
-  else io.stdout((await import('../render/fleet-rehearsal.ts')).renderFleetRehearsalText(r, { color, ascii: !color }));
+  if (opts.output === 'json') io.stdout((await import('../fleet/rehearsal-text.ts')).fleetRehearsalJson(r));
+  else if (opts.output === 'html') io.stdout((await import('../fleet/rehearsal-html.ts')).renderFleetRehearsalHtml(r));
+  else io.stdout((await import('../fleet/rehearsal-text.ts')).renderFleetRehearsalText(r, { color, ascii: !color }));
   setExit(r.exitCode);
 }
 

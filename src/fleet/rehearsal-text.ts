@@ -4,9 +4,9 @@
  * (cluster names and messages come from the Fleet file and the clusters: issue 13).
  */
 import type { FleetRehearsal } from '../sim/fleet-rehearse.ts';
-import { colors, formatDuration, padTable, plural, toAscii } from './format.ts';
-import { forDisplay } from './secrets.ts';
-import { jsonText } from './vocabulary.ts';
+import { colors, formatDuration, padTable, plural, toAscii } from '../render/format.ts';
+import { forDisplay } from '../render/secrets.ts';
+import { jsonText } from '../render/vocabulary.ts';
 
 /** Outcomes of a cluster that went well, and those where nothing was tried (src/apply/fleet-events.ts). */
 export const OK: ReadonlySet<string> = new Set(['done', 'nothing-to-do', 'already-done', 'unchanged']);

@@ -8,10 +8,10 @@
  */
 import type { FleetEvent } from '../apply/fleet-events.ts';
 import type { FleetRunResult } from '../apply/fleet-runner.ts';
-import { forDisplay, maskSecrets } from './secrets.ts';
-import { jsonText } from './vocabulary.ts';
-import { clockOf } from './events.ts';
-import { formatDuration, padTable, plural, colors, clipVisible } from './format.ts';
+import { forDisplay, maskSecrets } from '../render/secrets.ts';
+import { jsonText } from '../render/vocabulary.ts';
+import { clockOf } from '../render/events.ts';
+import { formatDuration, padTable, plural, colors, clipVisible } from '../render/format.ts';
 
 export function fleetEventToNdjson(e: FleetEvent): string {
   return jsonText(maskSecrets(e)) + '\n';
