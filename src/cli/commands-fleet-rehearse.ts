@@ -1,6 +1,6 @@
 /**
  * `fleet rehearse FLEETPLAN | -f FLEET` (DESIGN §10): the whole fleet on simulated clusters,
- * each built from its snapshot, composed by the fleet runner's batch rules (src/sim/fleet-rehearse.ts).
+ * each built from its snapshot, composed by the fleet runner's batch rules (src/fleet/rehearsal-sim.ts).
  * A saved fleet plan is checked (its seal; its structure against the Fleet it was made from,
  * cli/fleet-sealed.ts checkFleetPlanAgainstFleet) before anything is read, and each cluster's plan is
  * checked and re-planned against its snapshot in its turn, as `rehearse PLANFILE` does (a stale
@@ -12,7 +12,7 @@ import { formatDiagnostic } from '../base/diagnostics.ts';
 import type { FleetPlan } from '../plan/fleet-types.ts';
 import type { FleetEvent } from '../apply/fleet-events.ts';
 import type { PhaseDurations } from '../plan/types.ts';
-import type { FleetRehearsalClusterInput } from '../sim/fleet-rehearse.ts';
+import type { FleetRehearsalClusterInput } from '../fleet/rehearsal-sim.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { useColor } from './io.ts';
@@ -52,7 +52,7 @@ type ClusterLoads = Map<string, () => FleetRehearsalClusterInput>;
 async function fleetRehearseAction(ctx: CommandContext, fleetplan: string | undefined, opts: FleetRehearseOptions): Promise<void> {
   const { io, setExit } = ctx;
   const { durations, failRate, seed, jitter } = simulationFlags(opts);
-  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../sim/fleet-rehearse.ts'), import('../apply/fleet-runner.ts'), import('../fleet/run-text.ts')]);
+  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../fleet/rehearsal-sim.ts'), import('../apply/fleet-runner.ts'), import('../fleet/run-text.ts')]);
   const { fleetPlan, clusters } = fleetplan ? await savedFleet(fleetplan, durations, opts.durations !== undefined) : await plannedFleet(ctx, opts, durations);
   // Progress on stderr (a fleet of 100 clusters of 100 nodes rehearses for some 45 s).
   const progress = new FleetRehearseProgress({

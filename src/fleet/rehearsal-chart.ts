@@ -11,7 +11,7 @@
  * Text goes through escapeHtml (cluster names come from the Fleet file), and every coordinate
  * through `f`, which writes only a finite number, whatever a crafted timeline holds.
  */
-import type { FleetRehearsal, FleetRehearsalBatch, FleetRehearsalCluster } from '../sim/fleet-rehearse.ts';
+import type { FleetRehearsal, FleetRehearsalBatch, FleetRehearsalCluster } from './rehearsal-sim.ts';
 import { formatDuration, plural } from '../render/format.ts';
 import { escapeHtml, clipEnd } from '../render/vocabulary.ts';
 import { durationHtml, countHtml, pluralHtml, classHtml } from '../render/html/text.ts';

@@ -5,7 +5,7 @@
  * (./rehearsal-chart.ts), the batches, and every cluster's outcome and duration. Pure: reads only
  * the fleet timeline; every interpolation is escaped (cluster names come from the Fleet file).
  */
-import type { FleetRehearsal, FleetRehearsalCluster } from '../sim/fleet-rehearse.ts';
+import type { FleetRehearsal, FleetRehearsalCluster } from './rehearsal-sim.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { formatDuration } from '../render/format.ts';
 import { escapeHtml } from '../render/vocabulary.ts';
