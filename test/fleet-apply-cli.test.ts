@@ -19,7 +19,7 @@ import { inDir } from './cwd.ts';
 import { openSavedFleetPlans, confirmSavedPlan } from '../src/cli/sealed.ts';
 import { readFleet } from '../src/cli/fleet-inputs.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
-import { readFleetRecord } from '../src/apply/fleet-record.ts';
+import { readFleetRecord } from '../src/fleet/record.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { simFleet, fleetCli, type SimFleet } from './fleet-sim-harness.ts';
 

@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FleetPlan } from '../src/plan/fleet-types.ts';
-import { readFleetRecord } from '../src/apply/fleet-record.ts';
+import { readFleetRecord } from '../src/fleet/record.ts';
 import { FleetBuilder, workerCluster, NEW } from './fleet-builders.ts';
 import { ClusterBuilder, nodes } from './builders.ts';
 import { simFleet, fleetCli } from './fleet-sim-harness.ts';

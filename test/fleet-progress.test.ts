@@ -1,5 +1,5 @@
 /**
- * The fleet record (ConfigMap `bootcplan-fleet`, key `fleet.json`; src/apply/fleet-record.ts)
+ * The fleet record (ConfigMap `bootcplan-fleet`, key `fleet.json`; src/fleet/record.ts)
  * through both drivers' record-document stores: the simulated one, and the Kubernetes one against
  * a fake API server, whose requests must be byte for byte what bootcplan has always sent (a
  * record written by an earlier version still reads); and the record parser both read it with.
@@ -10,7 +10,7 @@ import type http from 'node:http';
 import { ClusterBuilder } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { fakeApi, closeFakes, clientOf, closeClients, sendJson } from './kube-fakes.ts';
-import { type FleetProgressRecord, FLEET_RECORD, fleetProgressOf, readFleetRecord, writeFleetRecord } from '../src/apply/fleet-record.ts';
+import { type FleetProgressRecord, FLEET_RECORD, fleetProgressOf, readFleetRecord, writeFleetRecord } from '../src/fleet/record.ts';
 import { BOOTCPLAN_NAMESPACE } from '../src/cluster/types.ts';
 import { KubeRecordDocuments } from '../src/kube/record-documents.ts';
 import { KubeRequestError } from '../src/kube/rest.ts';

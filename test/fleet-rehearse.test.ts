@@ -9,7 +9,7 @@ import { rehearseCluster, clusterSeed, type FleetRehearseOptions } from '../src/
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { AbortedError } from '../src/apply/driver.ts';
 import { clusterFixture, fleetFixture } from './fleet-rehearse-fixtures.ts';
-import { runFleet } from '../src/apply/fleet-runner.ts';
+import { runFleet } from '../src/fleet/runner.ts';
 import { renderFleetRehearsalHtml } from '../src/fleet/rehearsal-html.ts';
 import { rehearseFleet } from '../src/fleet/rehearsal-sim.ts';
 

@@ -4,9 +4,9 @@
  * clock whose time moves only when every sleeper waits, and scripted cluster sessions that log
  * when each apply started and ended.
  */
-import type { FleetProgressRecord } from '../src/apply/fleet-record.ts';
+import type { FleetProgressRecord } from '../src/fleet/record.ts';
 import { SleepClock } from '../src/sim/sleep-clock.ts';
-import type { FleetClusterSession } from '../src/apply/fleet-runner.ts';
+import type { FleetClusterSession } from '../src/fleet/runner.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../src/plan/fleet-types.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { BatchTimeoutAction } from '../src/spec/fleet-types.ts';

@@ -14,7 +14,7 @@ import { run } from '../src/cli/main.ts';
 import { fleetPlanIdOf, rederiveFleetPlan, fleetPlanDifferences } from '../src/plan/fleet.ts';
 import { parseFleetSpec } from '../src/spec/fleet-load.ts';
 import { renderFleetJson } from '../src/fleet/plan-text.ts';
-import { writeFleetRecord } from '../src/apply/fleet-record.ts';
+import { writeFleetRecord } from '../src/fleet/record.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { simFleet, fleetCli, type SimFleet } from './fleet-sim-harness.ts';

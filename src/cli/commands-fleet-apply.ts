@@ -1,6 +1,6 @@
 /**
  * `bootcplan fleet apply FLEETPLAN | -f FLEET` (DESIGN §10; README "Fleets: fleet apply"): the
- * fleet's batches through the fleet runner (src/apply/fleet-runner.ts), each cluster applied as
+ * fleet's batches through the fleet runner (src/fleet/runner.ts), each cluster applied as
  * `apply PLANFILE` applies one: through its own driver (its kubeconfig context) and its own lock,
  * its plan confirmed against the cluster as it is now. I/O only.
  *
@@ -14,9 +14,9 @@ import type { Command } from 'commander';
 import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
-import type { FleetEvent } from '../apply/fleet-events.ts';
-import type { FleetClusterSession } from '../apply/fleet-runner.ts';
-import { readFleetRecord, writeFleetRecord } from '../apply/fleet-record.ts';
+import type { FleetEvent } from '../fleet/run-events.ts';
+import type { FleetClusterSession } from '../fleet/runner.ts';
+import { readFleetRecord, writeFleetRecord } from '../fleet/record.ts';
 import type { Clock } from '../apply/driver.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -75,7 +75,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
     throw new InputError('fleet apply needs confirmation, and there is no terminal to ask on', [], 'review the fleet plan (bootcplan fleet plan / fleet show), then run fleet apply with --auto-approve');
   }
   const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
-  const [{ runFleet, checkFleetApplicable }, { openSavedFleetPlans }] = await Promise.all([import('../apply/fleet-runner.ts'), import('./sealed.ts')]);
+  const [{ runFleet, checkFleetApplicable }, { openSavedFleetPlans }] = await Promise.all([import('../fleet/runner.ts'), import('./sealed.ts')]);
   const fp = planfile ? readFleetPlanFile(planfile) : await planFleetNow(ctx, opts, json);
   checkFleetPlanSeal(fp);
   checkFleetApplicable(fp);

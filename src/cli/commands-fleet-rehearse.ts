@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { InputError } from '../base/errors.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import type { FleetPlan } from '../plan/fleet-types.ts';
-import type { FleetEvent } from '../apply/fleet-events.ts';
+import type { FleetEvent } from '../fleet/run-events.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import type { FleetRehearsalClusterInput } from '../fleet/rehearsal-sim.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -52,7 +52,7 @@ type ClusterLoads = Map<string, () => FleetRehearsalClusterInput>;
 async function fleetRehearseAction(ctx: CommandContext, fleetplan: string | undefined, opts: FleetRehearseOptions): Promise<void> {
   const { io, setExit } = ctx;
   const { durations, failRate, seed, jitter } = simulationFlags(opts);
-  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../fleet/rehearsal-sim.ts'), import('../apply/fleet-runner.ts'), import('../fleet/run-text.ts')]);
+  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../fleet/rehearsal-sim.ts'), import('../fleet/runner.ts'), import('../fleet/run-text.ts')]);
   const { fleetPlan, clusters } = fleetplan ? await savedFleet(fleetplan, durations, opts.durations !== undefined) : await plannedFleet(ctx, opts, durations);
   // Progress on stderr (a fleet of 100 clusters of 100 nodes rehearses for some 45 s).
   const progress = new FleetRehearseProgress({

@@ -4,7 +4,7 @@
  * real ones; tests pass their own IO and, e.g., the simulator's driver.
  */
 import type { ClusterDriver } from '../apply/driver.ts';
-import type { FleetRecordStore } from '../apply/fleet-record.ts';
+import type { FleetRecordStore } from '../fleet/record.ts';
 import type { CliIO } from './io.ts';
 import type { KubeOptions } from './options.ts';
 import type { SignalSource } from './signals.ts';

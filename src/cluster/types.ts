@@ -73,7 +73,7 @@ export const PROGRESS_NAME = 'bootcplan-progress';
  * BOOTCPLAN_NAMESPACE, with short values beside it for a reader with kubectl. The drivers'
  * record-document stores (src/kube/record-documents.ts, src/sim/progress-store.ts) read and
  * write it whatever it holds; its owner says what a valid one is (the fleet record:
- * src/apply/fleet-record.ts).
+ * src/fleet/record.ts).
  */
 export interface RecordDocument<T> {
   name: string;

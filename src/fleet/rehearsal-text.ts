@@ -8,7 +8,7 @@ import { colors, formatDuration, padTable, plural, toAscii } from '../render/for
 import { forDisplay } from '../render/secrets.ts';
 import { jsonText } from '../render/vocabulary.ts';
 
-/** Outcomes of a cluster that went well, and those where nothing was tried (src/apply/fleet-events.ts). */
+/** Outcomes of a cluster that went well, and those where nothing was tried (src/fleet/run-events.ts). */
 export const OK: ReadonlySet<string> = new Set(['done', 'nothing-to-do', 'already-done', 'unchanged']);
 export const QUIET: ReadonlySet<string> = new Set(['not-started', 'unchanged']);
 

@@ -2,7 +2,7 @@
  * bootcplan's record documents on a real cluster (src/cluster/types.ts RecordDocument): one
  * JSON document under a key of a ConfigMap in `openshift-bootcplan`, one GET to read it and one
  * PUT to write it (POST the first time). Written whole and unconditionally: the cluster's own
- * apply lock orders applies. The fleet record (src/apply/fleet-record.ts) is kept this way;
+ * apply lock orders applies. The fleet record (src/fleet/record.ts) is kept this way;
  * this store knows nothing of what a document holds, its owner decodes it.
  */
 import { BOOTCPLAN_NAMESPACE, type KObject, type RecordDocument } from '../cluster/types.ts';

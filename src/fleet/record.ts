@@ -19,7 +19,7 @@ export interface FleetProgressRecord {
   batch: number;
   /** The cluster plan the fleet applies here. */
   planId: string;
-  /** `running`/`waiting` while its batch runs; then the cluster's outcome (src/apply/fleet-events.ts). */
+  /** `running`/`waiting` while its batch runs; then the cluster's outcome (src/fleet/run-events.ts). */
   outcome: 'running' | 'waiting' | 'done' | 'nothing-to-do' | 'failed' | 'timed-out' | 'interrupted';
   exitCode: number | null;
   message: string | null;
