@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import { fleetPlanIdOf } from '../src/plan/fleet.ts';
+import { fleetPlanIdOf } from '../src/fleet/plan.ts';
 import { planIdOf } from '../src/plan/planner.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import type { SimDriver } from '../src/sim/driver.ts';

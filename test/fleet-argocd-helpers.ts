@@ -6,7 +6,7 @@
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { parseFleetSpec, effectiveSpecs } from '../src/spec/fleet-load.ts';
 import type { FleetStrategy } from '../src/spec/fleet-types.ts';
-import type { FleetPlan } from '../src/plan/fleet-types.ts';
+import type { FleetPlan } from '../src/fleet/plan-types.ts';
 import type { RolloutSpec } from '../src/spec/types.ts';
 import type { ArgoFleetInput, ArgoFleetOptions } from '../src/fleet/argocd.ts';
 

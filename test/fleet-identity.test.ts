@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FleetPlan } from '../src/plan/fleet-types.ts';
+import type { FleetPlan } from '../src/fleet/plan-types.ts';
 import { readFleetRecord } from '../src/fleet/record.ts';
 import { FleetBuilder, workerCluster, NEW } from './fleet-builders.ts';
 import { ClusterBuilder, nodes } from './builders.ts';

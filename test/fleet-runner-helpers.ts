@@ -7,7 +7,7 @@
 import type { FleetProgressRecord } from '../src/fleet/record.ts';
 import { SleepClock } from '../src/sim/sleep-clock.ts';
 import type { FleetClusterSession } from '../src/fleet/runner.ts';
-import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../src/plan/fleet-types.ts';
+import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../src/fleet/plan-types.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { BatchTimeoutAction } from '../src/spec/fleet-types.ts';
 import { InterruptedError, OutsideWindowError, RolloutHaltedError, StalePlanError, LockHeldError, PolicyBlockedError, InputError } from '../src/base/errors.ts';

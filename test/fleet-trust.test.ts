@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import { fleetPlanIdOf, rederiveFleetPlan, fleetPlanDifferences } from '../src/plan/fleet.ts';
+import { fleetPlanIdOf, rederiveFleetPlan, fleetPlanDifferences } from '../src/fleet/plan.ts';
 import { parseFleetSpec } from '../src/spec/fleet-load.ts';
 import { renderFleetJson } from '../src/fleet/plan-text.ts';
 import { writeFleetRecord } from '../src/fleet/record.ts';

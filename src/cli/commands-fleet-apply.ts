@@ -13,7 +13,7 @@
 import type { Command } from 'commander';
 import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
-import type { FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
+import type { FleetClusterPlan, FleetPlan } from '../fleet/plan-types.ts';
 import type { FleetEvent } from '../fleet/run-events.ts';
 import type { FleetClusterSession } from '../fleet/runner.ts';
 import { readFleetRecord, writeFleetRecord } from '../fleet/record.ts';
@@ -141,7 +141,7 @@ function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, openFleet: Open
  * so the others never roll behind a canary planned against a cluster that is not what it was.
  */
 async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared: ReadonlyMap<string, Prepared>): Promise<void> {
-  const [{ planHasWork }, { checkClusterBinding }] = await Promise.all([import('../plan/fleet.ts'), import('./sealed.ts')]);
+  const [{ planHasWork }, { checkClusterBinding }] = await Promise.all([import('../fleet/plan.ts'), import('./sealed.ts')]);
   for (const c of fp.clusters) {
     const p = prepared.get(c.name);
     if (!c.canary || c.batch !== null || !p) continue;

@@ -9,7 +9,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../base/errors.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
-import type { FleetPlan } from '../plan/fleet-types.ts';
+import type { FleetPlan } from '../fleet/plan-types.ts';
 import type { FleetEvent } from '../fleet/run-events.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import type { FleetRehearsalClusterInput } from '../fleet/rehearsal-sim.ts';

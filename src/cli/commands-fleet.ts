@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { EXIT, InputError } from '../base/errors.ts';
 import { renderPlan } from './formats.ts';
-import type { FleetPlan } from '../plan/fleet-types.ts';
+import type { FleetPlan } from '../fleet/plan-types.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { useColor } from './io.ts';

@@ -19,7 +19,7 @@ import { Option } from 'commander';
 import { InputError, fsErrorText } from '../base/errors.ts';
 import { parseYamlWithPositions } from '../base/yaml.ts';
 import type { FleetCluster } from '../spec/fleet-types.ts';
-import type { FleetClusterError } from '../plan/fleet-types.ts';
+import type { FleetClusterError } from '../fleet/plan-types.ts';
 import { insideRoot } from './provenance.ts';
 import { git, readRepoFileAt } from './inputs.ts';
 import type { KubeOptions } from './options.ts';

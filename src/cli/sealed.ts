@@ -24,7 +24,7 @@ import { InputError, StalePlanError } from '../base/errors.ts';
 import { checkPlanProvenance } from './provenance.ts';
 import { specOfSavedPlan, specsOfFleetPlans, type SpecForPlan, type FleetClusterSpec } from './planning.ts';
 import type { readFleet, FleetRead } from './fleet-inputs.ts';
-import type { FleetPlan } from '../plan/fleet-types.ts';
+import type { FleetPlan } from '../fleet/plan-types.ts';
 import { checkFleetPlanAgainstFleet } from './fleet-sealed.ts';
 import { checkPlanSeal } from './inputs.ts';
 

@@ -16,7 +16,7 @@
  * Rollout object, never the CRD (every Rollout), the namespace (the lock, the progress record)
  * or the RBAC. Pure: the CLI reads the inputs and writes the files.
  */
-import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
+import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
 import { isDns1123Label, isDns1123Subdomain, DNS1123_LABEL_MAX } from '../domain/kube-names.ts';
 import { hasErrors } from '../base/diagnostics.ts';

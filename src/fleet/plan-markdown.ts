@@ -15,7 +15,7 @@
  *   shows it; for 500 clusters the head alone stays far below the limit (test/fleet-render.test.ts).
  * - Data is text: read through `forDisplay`, escaped where it is written, mentions broken.
  */
-import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
+import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
 import type { Plan } from '../plan/types.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { formatDuration, formatCount, plural, foldNames } from '../render/format.ts';

@@ -5,8 +5,8 @@
  * clusters; see overrides.ts), one line per cluster (changes, nodes, waves, estimate, status), every cluster error with its
  * hint, then the fleet line.
  */
-import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
-import { failedCanaries } from '../plan/fleet.ts';
+import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
+import { failedCanaries } from './plan.ts';
 import { forDisplay, maskSecrets } from '../render/secrets.ts';
 import { jsonText } from '../render/vocabulary.ts';
 import { formatDuration, padTable, plural, foldNames, colors, type Colors } from '../render/format.ts';

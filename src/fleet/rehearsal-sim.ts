@@ -10,7 +10,7 @@
  */
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
-import type { FleetBatchKind, FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
+import type { FleetBatchKind, FleetPlan, FleetClusterPlan } from './plan-types.ts';
 import type { FleetClusterOutcome, FleetEvent, FleetHaltReason } from './run-events.ts';
 import type { FleetProgressRecord } from './record.ts';
 import type { FleetBatchStatus, FleetClusterSession, FleetRunResult, runFleet } from './runner.ts';

@@ -6,7 +6,7 @@
  * `fleet-cluster-event`.
  */
 import type { ApplyEvent } from '../apply/events.ts';
-import type { FleetBatchKind } from '../plan/fleet-types.ts';
+import type { FleetBatchKind } from './plan-types.ts';
 
 /**
  * What became of one cluster in a fleet run (a closed set: the renderers, the exit code and

@@ -34,7 +34,7 @@
 import type { Clock } from '../apply/driver.ts';
 import type { FleetProgressRecord } from './record.ts';
 import { AbortedError, isoOf } from '../apply/driver.ts';
-import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
+import type { FleetBatch, FleetClusterPlan, FleetPlan } from './plan-types.ts';
 import { EXIT, InputError, InterruptedError, OutsideWindowError, exitCodeOf } from '../base/errors.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import type { FleetClusterOutcome, FleetEvent, FleetHaltReason, UnstampedFleetEvent } from './run-events.ts';

@@ -6,7 +6,7 @@
  */
 import type { Diagnostic } from '../base/diagnostics.ts';
 import type { BatchTimeoutAction, FleetFieldOverride } from '../spec/fleet-types.ts';
-import type { Plan, PlanSpecInfo } from './types.ts';
+import type { Plan, PlanSpecInfo } from '../plan/types.ts';
 
 export const FLEET_PLAN_FORMAT_VERSION = '1.0';
 export const FLEET_PLAN_KIND = 'FleetPlan';

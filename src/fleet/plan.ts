@@ -13,11 +13,11 @@ import { deepEqual } from '../base/equal.ts';
 import { effectiveSpecs } from '../spec/fleet-load.ts';
 import { overriddenFields } from '../spec/fleet-effective.ts';
 import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEstimateSeconds, DEFAULT_MAX_CONCURRENCY } from '../domain/fleet-batches.ts';
-import { buildPlan } from './planner.ts';
-import type { Plan, PlanSpecInfo, PhaseDurations } from './types.ts';
+import { buildPlan } from '../plan/planner.ts';
+import type { Plan, PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import {
   FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, type FleetPlan, type FleetClusterPlan, type FleetClusterError, type FleetBatch, type FleetPlanSummary,
-} from './fleet-types.ts';
+} from './plan-types.ts';
 
 /** What the CLI found for one cluster: its snapshot, or the error that stands for its plan. */
 export type FleetClusterInput = { snapshot: ClusterSnapshot; error?: undefined } | { snapshot?: undefined; error: FleetClusterError };
