@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { ClusterSnapshot } from '../src/cluster/types.ts';
-import { parseFleetSpec } from '../src/spec/fleet-load.ts';
+import { parseFleetSpec } from '../src/fleet/spec-load.ts';
 import { planFleet, type FleetClusterInput } from '../src/fleet/plan.ts';
 import type { FleetPlan, FleetClusterError } from '../src/fleet/plan-types.ts';
-import type { FleetStrategy } from '../src/spec/fleet-types.ts';
+import type { FleetStrategy } from '../src/fleet/spec-types.ts';
 import { ClusterBuilder, NEW, nodes } from './builders.ts';
 import { uidOf } from '../src/sim/generate.ts';
 

@@ -9,7 +9,7 @@ import { SleepClock } from '../src/sim/sleep-clock.ts';
 import type { FleetClusterSession } from '../src/fleet/runner.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../src/fleet/plan-types.ts';
 import type { Plan } from '../src/plan/types.ts';
-import type { BatchTimeoutAction } from '../src/spec/fleet-types.ts';
+import type { BatchTimeoutAction } from '../src/fleet/spec-types.ts';
 import { InterruptedError, OutsideWindowError, RolloutHaltedError, StalePlanError, LockHeldError, PolicyBlockedError, InputError } from '../src/base/errors.ts';
 
 export const T0 = Date.parse('2026-03-02T10:00:00Z') / 1000;

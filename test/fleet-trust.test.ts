@@ -12,7 +12,7 @@ import { existsSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
 import { fleetPlanIdOf, rederiveFleetPlan, fleetPlanDifferences } from '../src/fleet/plan.ts';
-import { parseFleetSpec } from '../src/spec/fleet-load.ts';
+import { parseFleetSpec } from '../src/fleet/spec-load.ts';
 import { renderFleetJson } from '../src/fleet/plan-text.ts';
 import { writeFleetRecord } from '../src/fleet/record.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';

@@ -12,7 +12,7 @@ import { Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { InputError } from '../base/errors.ts';
-import { effectiveSpecs } from '../spec/fleet-load.ts';
+import { effectiveSpecs } from '../fleet/spec-load.ts';
 import type { FleetPlan } from '../fleet/plan-types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
 import { renderFleetArgo, argoRenderProblems, type ArgoFleetOptions, type ArgoFleetInput } from '../fleet/argocd.ts';

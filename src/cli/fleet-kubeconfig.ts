@@ -18,7 +18,7 @@ import { dirname, resolve } from 'node:path';
 import { Option } from 'commander';
 import { InputError, fsErrorText } from '../base/errors.ts';
 import { parseYamlWithPositions } from '../base/yaml.ts';
-import type { FleetCluster } from '../spec/fleet-types.ts';
+import type { FleetCluster } from '../fleet/spec-types.ts';
 import type { FleetClusterError } from '../fleet/plan-types.ts';
 import { insideRoot } from './provenance.ts';
 import { git, readRepoFileAt } from './inputs.ts';

@@ -7,7 +7,7 @@
  */
 import { StalePlanError } from '../base/errors.ts';
 import { tamperedFleetId, rederiveFleetPlan, fleetPlanDifferences } from '../fleet/plan.ts';
-import type { FleetSpec } from '../spec/fleet-types.ts';
+import type { FleetSpec } from '../fleet/spec-types.ts';
 import type { FleetPlan } from '../fleet/plan-types.ts';
 import { tamperedId } from '../plan/seal.ts';
 

@@ -10,9 +10,9 @@ import type { RolloutSpec } from '../spec/types.ts';
 import { readSpec, requireValidSpec, type SpecRead } from './inputs.ts';
 import { verifyPlanSpec, planSpecFile } from './provenance.ts';
 import { readFleet, requireValidFleet, type FleetRead } from './fleet-inputs.ts';
-import { effectiveSpecs } from '../spec/fleet-load.ts';
+import { effectiveSpecs } from '../fleet/spec-load.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
-import type { FleetCluster } from '../spec/fleet-types.ts';
+import type { FleetCluster } from '../fleet/spec-types.ts';
 
 /** What a command may add to the planner input besides the spec and the snapshot. */
 export type PlanExtras = Pick<PlanInput, 'durations' | 'now' | 'specChanges' | 'selfNode'>;

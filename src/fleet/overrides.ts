@@ -9,7 +9,7 @@
  */
 import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
 import type { PlanPool } from '../plan/types.ts';
-import type { FleetFieldOverride } from '../spec/fleet-types.ts';
+import type { FleetFieldOverride } from './spec-types.ts';
 
 type Value = FleetFieldOverride['shared'];
 

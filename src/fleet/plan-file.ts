@@ -14,7 +14,7 @@ import { parseYamlWithPositions, POSITION_REPARSE_LIMIT } from '../base/yaml.ts'
 import { planFileSchema } from '../plan/plan-schema.ts';
 import { readJsonDocument } from '../plan/plan-file.ts';
 import { FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, FLEET_BATCH_KINDS, FLEET_CLUSTER_ERRORS, type FleetPlan } from './plan-types.ts';
-import { BATCH_TIMEOUT_ACTIONS } from '../spec/fleet-types.ts';
+import { BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
 
 export interface LoadedFleetPlan {
   fleetPlan: FleetPlan | null;

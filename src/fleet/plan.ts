@@ -8,10 +8,10 @@
 import { createHash } from 'node:crypto';
 import { type Diagnostic, type SourceMap, diagnosticAt } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import type { FleetCluster, FleetSpec } from '../spec/fleet-types.ts';
+import type { FleetCluster, FleetSpec } from './spec-types.ts';
 import { deepEqual } from '../base/equal.ts';
-import { effectiveSpecs } from '../spec/fleet-load.ts';
-import { overriddenFields } from '../spec/fleet-effective.ts';
+import { effectiveSpecs } from './spec-load.ts';
+import { overriddenFields } from './effective-spec.ts';
 import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEstimateSeconds, DEFAULT_MAX_CONCURRENCY } from '../domain/fleet-batches.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan, PlanSpecInfo, PhaseDurations } from '../plan/types.ts';

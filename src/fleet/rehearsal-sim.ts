@@ -14,7 +14,7 @@ import type { FleetBatchKind, FleetPlan, FleetClusterPlan } from './plan-types.t
 import type { FleetClusterOutcome, FleetEvent, FleetHaltReason } from './run-events.ts';
 import type { FleetProgressRecord } from './record.ts';
 import type { FleetBatchStatus, FleetClusterSession, FleetRunResult, runFleet } from './runner.ts';
-import type { BatchTimeoutAction } from '../spec/fleet-types.ts';
+import type { BatchTimeoutAction } from './spec-types.ts';
 import { EXIT, InputError, RolloutHaltedError, exitCodeOf } from '../base/errors.ts';
 import { SleepClock } from '../sim/sleep-clock.ts';
 import { rehearse, type Rehearsal } from '../sim/rehearse.ts';
