@@ -2,7 +2,7 @@
  * The fleet planner (DESIGN §10): a valid Fleet and, per cluster, its snapshot or why there is
  * none -> FleetPlan. Each cluster's effective spec is planned by `buildPlan` (a normal sealed
  * plan whose spec info names the Fleet file and the cluster), then the batches
- * (domain/fleet-batches.ts), the fleet estimate and the fleet plan id. Pure and synchronous:
+ * (batches.ts), the fleet estimate and the fleet plan id. Pure and synchronous:
  * the CLI reads the clusters (concurrently) and passes them in.
  */
 import { createHash } from 'node:crypto';
@@ -12,7 +12,7 @@ import type { FleetCluster, FleetSpec } from './spec-types.ts';
 import { deepEqual } from '../base/equal.ts';
 import { effectiveSpecs } from './spec-load.ts';
 import { overriddenFields } from './effective-spec.ts';
-import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEstimateSeconds, DEFAULT_MAX_CONCURRENCY } from '../domain/fleet-batches.ts';
+import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEstimateSeconds, DEFAULT_MAX_CONCURRENCY } from './batches.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan, PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import {

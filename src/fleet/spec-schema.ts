@@ -11,7 +11,7 @@ import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from '../spec/
 import { labelSelectorSchema } from '../spec/bootimages-schema.ts';
 import { SPEC_API_VERSION } from '../spec/types.ts';
 import { FLEET_KIND, BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
-import { parseMaxConcurrency, MAX_CONCURRENCY_EXPECTED } from '../domain/fleet-batches.ts';
+import { parseMaxConcurrency, MAX_CONCURRENCY_EXPECTED } from './batches.ts';
 
 /** A Kubernetes label selector over the clusters' labels (metav1.LabelSelector); an empty one matches every cluster. */
 const clusterSelectorSchema = labelSelectorSchema('Which clusters the override applies to, by their labels (matchLabels and/or matchExpressions, as Kubernetes label selectors). An empty selector matches every cluster.', 'a cluster');
