@@ -20,7 +20,7 @@ import { kubeconfigOption, requestTimeoutOption, outputFormatOption, type KubeOp
 import { simulationOptions, simulationFlags, type SimulationOptions } from './commands-apply.ts';
 import { planFleetFile, readFleetPlanFile, fleetFileOption, concurrencyOption, readFleetSnapshot, fleetRevision } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
-import { fleetClusterSpecs } from './planning.ts';
+import { fleetClusterSpecs } from '../fleet/cluster-plans.ts';
 import { trustFleetKubeconfigsOption, fleetRoot } from './fleet-kubeconfig.ts';
 
 export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
