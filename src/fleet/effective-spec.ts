@@ -15,7 +15,8 @@
  */
 import type { SourceMap, Position } from '../base/diagnostics.ts';
 import { selectorMatches } from '../domain/nodes.ts';
-import { SPEC_API_VERSION, SPEC_KIND, type LabelSelector, type MaintenanceWindow, type PoolSpec, type RolloutSpec } from '../spec/types.ts';
+import { SPEC_API_VERSION, SPEC_KIND, type MaintenanceWindow, type PoolSpec, type RolloutSpec } from '../spec/types.ts';
+import type { LabelSelector } from '../base/api-types.ts';
 import type { FleetFieldOverride, FleetOverride, FleetSpec } from './spec-types.ts';
 
 export interface EffectiveSpec {
