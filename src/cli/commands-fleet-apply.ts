@@ -16,7 +16,6 @@ import type { Plan } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from '../fleet/plan-types.ts';
 import type { FleetEvent } from '../fleet/run-events.ts';
 import type { FleetClusterSession } from '../fleet/runner.ts';
-import { readFleetRecord, writeFleetRecord } from '../fleet/record.ts';
 import type { Clock } from '../apply/driver.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -164,7 +163,7 @@ async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared:
 
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */
 async function openCluster(ctx: CommandContext, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
-  const [{ apply }, { windowPolicy }, { confirmSavedPlan, checkClusterBinding, inFlightOf }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts')]);
+  const [{ apply }, { windowPolicy }, { confirmSavedPlan, checkClusterBinding, inFlightOf }, { readFleetRecord, writeFleetRecord }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'), import('../fleet/record.ts')]);
   const { driver, holder, records, close } = await ctx.openDriver(p.flags, ctx.io);
   if (!records) {
     close?.();
