@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { renderJsonSchema, withSpecReference, SCHEMA_FILE } from '../src/spec/reference.ts';
-import { renderFleetJsonSchema, withFleetReference, FLEET_SCHEMA_FILE } from '../src/spec/fleet-reference.ts';
+import { renderFleetJsonSchema, withFleetReference, FLEET_SCHEMA_FILE } from '../src/fleet/spec-reference.ts';
 
 writeFileSync(SCHEMA_FILE, renderJsonSchema());
 writeFileSync(FLEET_SCHEMA_FILE, renderFleetJsonSchema());

@@ -9,7 +9,7 @@ import { readPlanFile } from '../src/cli/inputs.ts';
 import { openSavedPlan } from '../src/cli/sealed.ts';
 import { LUA, luaHealth } from './lua-health.ts';
 import { kustomizer, docsOf } from './e2e/gitops-dry-run.ts';
-import { renderFleetArgo, KEEP_SYNC_OPTIONS } from '../src/render/fleet-argocd.ts';
+import { renderFleetArgo, KEEP_SYNC_OPTIONS } from '../src/fleet/argocd.ts';
 import { testFleet, TEST_OPTIONS } from './fleet-argocd-helpers.ts';
 
 const s = suite('GitOps examples');

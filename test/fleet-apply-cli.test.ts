@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import { fleetPlanIdOf } from '../src/plan/fleet.ts';
+import { fleetPlanIdOf } from '../src/fleet/plan.ts';
 import { planIdOf } from '../src/plan/planner.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import type { SimDriver } from '../src/sim/driver.ts';
@@ -19,6 +19,7 @@ import { inDir } from './cwd.ts';
 import { openSavedFleetPlans, confirmSavedPlan } from '../src/cli/sealed.ts';
 import { readFleet } from '../src/cli/fleet-inputs.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
+import { readFleetRecord } from '../src/fleet/record.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { simFleet, fleetCli, type SimFleet } from './fleet-sim-harness.ts';
 
@@ -166,7 +167,7 @@ s('one canary, then maxConcurrency 2: all three clusters rolled, each recorded i
   for (const n of NAMES) {
     const sim = st.sims[`ctx-${n}`];
     assert.ok(onNew(sim), `${n} rebooted its 3 nodes`);
-    const rec = await sim.driver().readFleetProgress();
+    const rec = await readFleetRecord(sim.driver().records);
     assert.is(rec?.fleetPlanId, fpId);
     assert.is(rec?.outcome, 'done');
     assert.is(rec?.batch, n === 'east' ? 1 : 2);
@@ -191,7 +192,7 @@ s('a failing canary (its node fails the reboot) halts the fleet: exit 5, the oth
   assert.match(r.out, /west +2 +not-started/);
   assert.equal(st.opened, ['ctx-east']);
   assert.not.ok(touched(st.sims['ctx-west']) || touched(st.sims['ctx-south']));
-  assert.is((await st.sims['ctx-east'].driver().readFleetProgress())?.outcome, 'failed');
+  assert.is((await readFleetRecord(st.sims['ctx-east'].driver().records))?.outcome, 'failed');
 });
 
 s('killed mid-rollout, then run again: finished clusters are skipped, the half-done one resumes from its own progress, no node rebooted twice', async () => {
@@ -214,7 +215,7 @@ s('killed mid-rollout, then run again: finished clusters are skipped, the half-d
   assert.is(first.code, 1, first.err);
   assert.match(first.out, /west +2 +failed/);
   const west = st.sims['ctx-west'];
-  assert.is((await west.driver().readFleetProgress())?.outcome, 'running', 'the killed process wrote nothing more');
+  assert.is((await readFleetRecord(west.driver().records))?.outcome, 'running', 'the killed process wrote nothing more');
   assert.is(west.reboots.length, 1);
   st.openDriver = open;
   const opened = st.opened.length;
@@ -225,7 +226,7 @@ s('killed mid-rollout, then run again: finished clusters are skipped, the half-d
   assert.match(again.out, /west +2 +done/);
   assert.equal(st.opened.slice(opened).sort(), ['ctx-east', 'ctx-south', 'ctx-west'], 'each cluster read once for its record');
   assert.ok(onNew(west), 'west: every node rebooted exactly once');
-  assert.is((await west.driver().readFleetProgress())?.outcome, 'done');
+  assert.is((await readFleetRecord(west.driver().records))?.outcome, 'done');
 });
 
 s.run();

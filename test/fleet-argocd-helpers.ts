@@ -4,11 +4,11 @@
  * crafted fleet plan (a cluster renamed after planning) for names the Fleet parser would refuse.
  */
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
-import { parseFleetSpec, effectiveSpecs } from '../src/spec/fleet-load.ts';
-import type { FleetStrategy } from '../src/spec/fleet-types.ts';
-import type { FleetPlan } from '../src/plan/fleet-types.ts';
+import { parseFleetSpec, effectiveSpecs } from '../src/fleet/spec-load.ts';
+import type { FleetStrategy } from '../src/fleet/spec-types.ts';
+import type { FleetPlan } from '../src/fleet/plan-types.ts';
 import type { RolloutSpec } from '../src/spec/types.ts';
-import type { ArgoFleetInput, ArgoFleetOptions } from '../src/render/fleet-argocd.ts';
+import type { ArgoFleetInput, ArgoFleetOptions } from '../src/fleet/argocd.ts';
 
 export interface ArgoTestCluster {
   name: string;

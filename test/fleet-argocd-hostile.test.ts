@@ -8,9 +8,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseAllDocuments } from 'yaml';
-import { argoRenderProblems, renderFleetArgo, type ArgoFleetOptions } from '../src/render/fleet-argocd.ts';
+import { argoRenderProblems, renderFleetArgo, type ArgoFleetOptions } from '../src/fleet/argocd.ts';
 import { testFleet, renamed, withCluster, TEST_OPTIONS, type ArgoTestCluster } from './fleet-argocd-helpers.ts';
-import type { ArgoFleetInput } from '../src/render/fleet-argocd.ts';
+import type { ArgoFleetInput } from '../src/fleet/argocd.ts';
 
 const s = suite('fleet render argocd under attack');
 

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { renderFleetArgo, FLEET_BATCH_LABEL, type ArgoFleetRender } from '../src/render/fleet-argocd.ts';
+import { renderFleetArgo, FLEET_BATCH_LABEL, type ArgoFleetRender } from '../src/fleet/argocd.ts';
 import { renderJson } from '../src/render/json.ts';
 import { golden } from './render-fixtures.ts';
 import { testFleet, TEST_OPTIONS, FLEET_PATH, type ArgoTestCluster } from './fleet-argocd-helpers.ts';

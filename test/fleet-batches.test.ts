@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { planFleetBatches, resolveMaxConcurrency, parseMaxConcurrency, labelKey, fleetEstimateSeconds } from '../src/domain/fleet-batches.ts';
+import { planFleetBatches, resolveMaxConcurrency, parseMaxConcurrency, labelKey, fleetEstimateSeconds } from '../src/fleet/batches.ts';
 
 const s = suite('fleet batches');
 const c = (name: string, labels: Record<string, string> = {}, rolls = true) => ({ name, labels, rolls });

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { ClusterSnapshot } from '../src/cluster/types.ts';
-import { parseFleetSpec } from '../src/spec/fleet-load.ts';
-import { planFleet, type FleetClusterInput } from '../src/plan/fleet.ts';
-import type { FleetPlan, FleetClusterError } from '../src/plan/fleet-types.ts';
-import type { FleetStrategy } from '../src/spec/fleet-types.ts';
+import { parseFleetSpec } from '../src/fleet/spec-load.ts';
+import { planFleet, type FleetClusterInput } from '../src/fleet/plan.ts';
+import type { FleetPlan, FleetClusterError } from '../src/fleet/plan-types.ts';
+import type { FleetStrategy } from '../src/fleet/spec-types.ts';
 import { ClusterBuilder, NEW, nodes } from './builders.ts';
 import { uidOf } from '../src/sim/generate.ts';
 
@@ -109,7 +109,7 @@ export class FleetBuilder {
 /**
  * The cluster's objects, with an identity of its own: a builder's ClusterVersion carries the
  * generator's one clusterID, and the clusters of a Fleet are distinct clusters (a plan runs only
- * where its identity is found; plan/fleet.ts warns of entries that share one).
+ * where its identity is found; src/fleet/plan.ts warns of entries that share one).
  */
 function clusterOf(c: TestFleetCluster): ClusterBuilder {
   const b = c.cluster ?? workerCluster();

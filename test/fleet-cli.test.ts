@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
 import { FleetBuilder } from './fleet-builders.ts';
-import { fleetPlanIdOf } from '../src/plan/fleet.ts';
+import { fleetPlanIdOf } from '../src/fleet/plan.ts';
 import { planIdOf } from '../src/plan/planner.ts';
 
 const s = suite('fleet cli');

@@ -5,9 +5,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseFleetSpec } from '../src/spec/fleet-load.ts';
-import { parseFleetPlanFile } from '../src/plan/fleet-plan-file.ts';
-import { renderFleetText } from '../src/render/fleet-text.ts';
+import { parseFleetSpec } from '../src/fleet/spec-load.ts';
+import { parseFleetPlanFile } from '../src/fleet/plan-file.ts';
+import { renderFleetText } from '../src/fleet/plan-text.ts';
 import { FleetBuilder } from './fleet-builders.ts';
 import type { Diagnostic } from '../src/base/diagnostics.ts';
 

@@ -11,7 +11,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FleetPlan } from '../src/plan/fleet-types.ts';
+import type { FleetPlan } from '../src/fleet/plan-types.ts';
+import { readFleetRecord } from '../src/fleet/record.ts';
 import { FleetBuilder, workerCluster, NEW } from './fleet-builders.ts';
 import { ClusterBuilder, nodes } from './builders.ts';
 import { simFleet, fleetCli } from './fleet-sim-harness.ts';
@@ -54,7 +55,7 @@ s('contexts swapped in the kubeconfig: west and south fail with exit 3 naming bo
   assert.is(st.sims['ctx-east'].reboots.length, 3, 'the canary, reached through its own context, rolled');
   for (const ctx of ['ctx-west', 'ctx-south']) {
     assert.equal(st.sims[ctx].writes, [], `${ctx}: nothing written`);
-    assert.is(await st.sims[ctx].driver('check').readFleetProgress(), null, `${ctx}: no fleet record`);
+    assert.is(await readFleetRecord(st.sims[ctx].driver('check').records), null, `${ctx}: no fleet record`);
   }
 });
 

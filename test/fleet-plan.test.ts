@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FleetBuilder, workerCluster, NEW } from './fleet-builders.ts';
 import { ClusterBuilder, nodes } from './builders.ts';
-import { fleetPlanIdOf, tamperedFleetId } from '../src/plan/fleet.ts';
+import { fleetPlanIdOf, tamperedFleetId } from '../src/fleet/plan.ts';
 import { planIdOf } from '../src/plan/planner.ts';
 
 const s = suite('fleet plan');

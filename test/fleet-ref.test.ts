@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
-import type { FleetPlan } from '../src/plan/fleet-types.ts';
+import type { FleetPlan } from '../src/fleet/plan-types.ts';
 import { inDir } from './cwd.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 

@@ -5,9 +5,9 @@
  */
 import type { ClusterSnapshot } from '../src/cluster/types.ts';
 import type { Plan } from '../src/plan/types.ts';
-import type { FleetPlan, FleetBatch, FleetClusterPlan } from '../src/plan/fleet-types.ts';
-import type { BatchTimeoutAction } from '../src/spec/fleet-types.ts';
-import type { FleetRehearsal } from '../src/sim/fleet-rehearse.ts';
+import type { FleetPlan, FleetBatch, FleetClusterPlan } from '../src/fleet/plan-types.ts';
+import type { BatchTimeoutAction } from '../src/fleet/spec-types.ts';
+import type { FleetRehearsal } from '../src/fleet/rehearsal-sim.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { planWith } from './apply-harness.ts';
 

@@ -5,13 +5,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SleepClock } from '../src/sim/sleep-clock.ts';
-import { rehearseCluster, clusterSeed, type FleetRehearseOptions } from '../src/sim/fleet-rehearse.ts';
+import { rehearseCluster, clusterSeed, type FleetRehearseOptions } from '../src/fleet/rehearsal-sim.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { AbortedError } from '../src/apply/driver.ts';
 import { clusterFixture, fleetFixture } from './fleet-rehearse-fixtures.ts';
-import { runFleet } from '../src/apply/fleet-runner.ts';
-import { renderFleetRehearsalHtml } from '../src/render/html/fleet-report.ts';
-import { rehearseFleet } from '../src/sim/fleet-rehearse.ts';
+import { runFleet } from '../src/fleet/runner.ts';
+import { renderFleetRehearsalHtml } from '../src/fleet/rehearsal-html.ts';
+import { rehearseFleet } from '../src/fleet/rehearsal-sim.ts';
 
 const s = suite('fleet-rehearse');
 

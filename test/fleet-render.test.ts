@@ -5,8 +5,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderFleetMarkdown, fleetMarkdownMarker } from '../src/render/fleet-markdown.ts';
-import { renderFleetText } from '../src/render/fleet-text.ts';
+import { renderFleetMarkdown, fleetMarkdownMarker } from '../src/fleet/plan-markdown.ts';
+import { renderFleetText } from '../src/fleet/plan-text.ts';
 import { MARKDOWN_LIMIT } from '../src/render/markdown.ts';
 import { FleetBuilder, workerCluster, NEW } from './fleet-builders.ts';
 

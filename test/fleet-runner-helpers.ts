@@ -4,12 +4,12 @@
  * clock whose time moves only when every sleeper waits, and scripted cluster sessions that log
  * when each apply started and ended.
  */
-import type { FleetProgressRecord } from '../src/apply/driver.ts';
+import type { FleetProgressRecord } from '../src/fleet/record.ts';
 import { SleepClock } from '../src/sim/sleep-clock.ts';
-import type { FleetClusterSession } from '../src/apply/fleet-runner.ts';
-import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../src/plan/fleet-types.ts';
+import type { FleetClusterSession } from '../src/fleet/runner.ts';
+import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../src/fleet/plan-types.ts';
 import type { Plan } from '../src/plan/types.ts';
-import type { BatchTimeoutAction } from '../src/spec/fleet-types.ts';
+import type { BatchTimeoutAction } from '../src/fleet/spec-types.ts';
 import { InterruptedError, OutsideWindowError, RolloutHaltedError, StalePlanError, LockHeldError, PolicyBlockedError, InputError } from '../src/base/errors.ts';
 
 export const T0 = Date.parse('2026-03-02T10:00:00Z') / 1000;

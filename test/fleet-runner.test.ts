@@ -1,5 +1,5 @@
 /**
- * The fleet runner (src/apply/fleet-runner.ts) on hand-made fleet plans, scripted clusters and a
+ * The fleet runner (src/fleet/runner.ts) on hand-made fleet plans, scripted clusters and a
  * virtual clock: batch order, canary halts, soak, batch timeouts and their action, waiting for a
  * maintenance window, resume from the fleet progress records, the exit code; and fast-check
  * properties of any fleet: no batch starts before the previous one finished or timed out, a
@@ -8,9 +8,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { runFleet, worstExitCode, type FleetRunResult } from '../src/apply/fleet-runner.ts';
-import type { FleetEvent } from '../src/apply/fleet-events.ts';
-import type { FleetProgressRecord } from '../src/apply/driver.ts';
+import { runFleet, worstExitCode, type FleetRunResult } from '../src/fleet/runner.ts';
+import type { FleetEvent } from '../src/fleet/run-events.ts';
+import type { FleetProgressRecord } from '../src/fleet/record.ts';
 import { InputError } from '../src/base/errors.ts';
 import { StepClock, FakeFleet, fleetPlanOf, type FleetShape, type Script, T0 } from './fleet-runner-helpers.ts';
 

@@ -8,8 +8,8 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { Ajv } from 'ajv';
-import { renderFleetJsonSchema, withFleetReference, FLEET_SCHEMA_FILE } from '../src/spec/fleet-reference.ts';
-import { parseFleetSpec } from '../src/spec/fleet-load.ts';
+import { renderFleetJsonSchema, withFleetReference, FLEET_SCHEMA_FILE } from '../src/fleet/spec-reference.ts';
+import { parseFleetSpec } from '../src/fleet/spec-load.ts';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
 

@@ -11,7 +11,7 @@ import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
 import type { DriverFactory } from '../src/cli/deps.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
-import { renderFleetJson } from '../src/render/fleet-text.ts';
+import { renderFleetJson } from '../src/fleet/plan-text.ts';
 import type { SimCluster, SimOptions } from '../src/sim/cluster.ts';
 import type { SimDriver } from '../src/sim/driver.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
@@ -35,7 +35,7 @@ export function simFleet(b: FleetBuilder, o: { faults?: Partial<Record<string, F
     if (!flags.context || o.missing?.includes(flags.context) || !sims[flags.context]) throw new ClusterApiError(`context "${flags.context}" is not in the kubeconfig`, 'kubectl config get-contexts');
     const driver = sims[flags.context].driver(`${flags.context}-${drivers.length}`);
     drivers.push(driver);
-    return { driver, holder: 'fleet@test' };
+    return { driver, holder: 'fleet@test', records: driver.records };
   };
   return { dir, planFile, sims, opened, openDriver, drivers };
 }

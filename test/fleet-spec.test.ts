@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseFleetSpec, effectiveSpecs } from '../src/spec/fleet-load.ts';
+import { parseFleetSpec, effectiveSpecs } from '../src/fleet/spec-load.ts';
 import type { Diagnostic } from '../src/base/diagnostics.ts';
 import { NEW } from './builders.ts';
 

@@ -11,9 +11,10 @@ import * as assert from 'uvu/assert';
 import { existsSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import { fleetPlanIdOf, rederiveFleetPlan, fleetPlanDifferences } from '../src/plan/fleet.ts';
-import { parseFleetSpec } from '../src/spec/fleet-load.ts';
-import { renderFleetJson } from '../src/render/fleet-text.ts';
+import { fleetPlanIdOf, rederiveFleetPlan, fleetPlanDifferences } from '../src/fleet/plan.ts';
+import { parseFleetSpec } from '../src/fleet/spec-load.ts';
+import { renderFleetJson } from '../src/fleet/plan-text.ts';
+import { writeFleetRecord } from '../src/fleet/record.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { simFleet, fleetCli, type SimFleet } from './fleet-sim-harness.ts';
@@ -138,7 +139,7 @@ s('F1c: the canary planned against a doctored snapshot (already on target) is in
 s('F2: a fleet record in the canary naming another cluster and plan (with this fleet plan\'s id, outcome done) does not skip it: the canary is applied', async () => {
   const st = setup();
   const fp = JSON.parse(readFileSync(st.planFile, 'utf8'));
-  await st.sims['ctx-east'].driver('x').writeFleetProgress({
+  await writeFleetRecord(st.sims['ctx-east'].driver('x').records, {
     fleetPlanId: fp.id, fleet: 'whatever', cluster: 'not-east', batch: 99, planId: 'ffffffffffffffff', outcome: 'done',
     exitCode: 0, message: null, startedAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:00:00Z',
   });

@@ -1,70 +1,69 @@
 /**
- * The one-way house (docs/architecture.md "The layers"): reads every import of src/ and
- * fails on a folder edge outside the allowed table, on any run-time import cycle between
- * files, and on any import of the CLI entry. TypeScript lets cycles through; this test is
- * the check a compiler with package rules would give for free.
+ * The one-way house (docs/architecture.md "The layers"): reads every import of src/ with
+ * TypeScript's parser and fails on an import of a folder that is not below the importing one
+ * (types count as much as code: `import type` too), on an import of fleet/ from the
+ * single-cluster core, on any run-time import cycle between files, and on any import of the CLI
+ * entry. TypeScript lets all of these through; this test is the check a compiler with package
+ * rules would give for free.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import ts from 'typescript';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, dirname, resolve, relative, sep } from 'node:path';
-
-type Folder = 'base' | 'cluster' | 'domain' | 'spec' | 'plan' | 'render' | 'apply' | 'kube' | 'sim' | 'cli';
-
-interface Rule {
-  /** Folders whose code this folder may load at run time. */
-  runtime: readonly Folder[];
-  /** Folders (or single files, `folder/file.ts`) this folder may import types from (erased at run time). */
-  types?: readonly string[];
-}
+import { join, dirname, relative, sep } from 'node:path';
 
 /**
- * The allowed edges. base is the leaf everything may use; domain holds the pure upstream
- * rules and sees only the shapes of a cluster and of the spec; the planner sits on domain;
- * renderers and the applier read plans; only the CLI loads the Kubernetes driver and the
- * simulator at run time, and nothing outside cli imports cli.
+ * The folders of src/, lowest first: a folder may import (at run time or for types) only the
+ * folders of a lower rank. kube/ and sim/ share a rank: two implementations of the driver ports,
+ * neither imports the other. app/ (one function per command) may not exist yet.
  */
-export const LAYERS: Record<Folder, Rule> = {
-  base: { runtime: [] },
-  cluster: { runtime: ['base'] },
-  domain: { runtime: ['base'], types: ['cluster/types.ts', 'spec/types.ts'] },
-  spec: { runtime: ['base', 'domain'] },
-  plan: { runtime: ['base', 'cluster', 'domain', 'spec'] },
-  render: { runtime: ['base', 'cluster', 'domain', 'spec', 'plan'], types: ['apply', 'sim'] },
-  apply: { runtime: ['base', 'cluster', 'domain', 'spec', 'plan'] },
-  // The Kubernetes driver implements the applier's ClusterDriver port.
-  kube: { runtime: ['base', 'cluster', 'domain', 'apply'] },
-  sim: { runtime: ['base', 'cluster', 'domain', 'spec', 'plan', 'apply'] },
-  cli: { runtime: ['base', 'cluster', 'domain', 'spec', 'plan', 'render', 'apply', 'kube', 'sim'] },
-};
+export const ORDER: readonly (readonly string[])[] = [
+  ['base'], ['cluster'], ['domain'], ['spec'], ['plan'], ['apply'], ['kube', 'sim'], ['render'], ['fleet'], ['app'], ['cli'],
+];
+
+/** The fleet is a slice above the single-cluster core: only these folders may import fleet/. */
+export const FLEET_IMPORTERS: readonly string[] = ['fleet', 'app', 'cli'];
+
+const rankOf = (folder: string): number => ORDER.findIndex((rank) => rank.includes(folder));
 
 export interface ImportEdge {
   from: string; // path below src/, e.g. "plan/planner.ts"
   to: string;
+  /** Erased at run time: `import type`, `import { type A }` only, `export type`, `typeof import()`. */
   typeOnly: boolean;
 }
 
-const IMPORT_RE = /(?:^|\n)[ \t]*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
-
-/** The relative imports of one source file (static, re-exports and dynamic). */
+/** The relative imports of one source file (static, re-exports, dynamic and in types), from its syntax tree. */
 export function importsOf(file: string, source: string): ImportEdge[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const out: ImportEdge[] = [];
-  for (const m of source.matchAll(IMPORT_RE)) {
-    const spec = m[4] ?? m[5];
-    if (!spec.startsWith('.')) continue;
-    const to = relative('.', join(dirname(file), spec)).split(sep).join('/');
-    // `import { type A, type B }` is erased like `import type`.
-    const names = m[3] ?? '';
-    const braces = /^\{([^}]*)\}$/.exec(names.trim());
-    const allTypes = !!braces && braces[1].split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '));
-    out.push({ from: file, to, typeOnly: m[5] === undefined && (!!m[2] || allTypes) });
-  }
+  const add = (spec: ts.Node | undefined, typeOnly: boolean) => {
+    if (!spec || !ts.isStringLiteralLike(spec) || !spec.text.startsWith('.')) return;
+    out.push({ from: file, to: relative('.', join(dirname(file), spec.text)).split(sep).join('/'), typeOnly });
+  };
+  const visit = (n: ts.Node) => {
+    if (ts.isImportDeclaration(n)) add(n.moduleSpecifier, importIsTypeOnly(n.importClause));
+    else if (ts.isExportDeclaration(n)) add(n.moduleSpecifier, n.isTypeOnly || (!!n.exportClause && ts.isNamedExports(n.exportClause) && n.exportClause.elements.length > 0 && n.exportClause.elements.every((e) => e.isTypeOnly)));
+    else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) add(n.moduleReference.expression, n.isTypeOnly);
+    else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) add(n.arguments[0], false);
+    else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) add(n.argument.literal, true);
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
   return out;
 }
 
-const folderOf = (p: string) => p.split('/')[0] as Folder;
+/** `import type X`, or named imports that are all `type` (with no default or namespace import): erased. */
+function importIsTypeOnly(clause: ts.ImportClause | undefined): boolean {
+  if (!clause) return false; // `import './x.ts'`: for its effects
+  if (clause.isTypeOnly) return true;
+  const named = clause.namedBindings;
+  return !clause.name && !!named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+}
 
-/** Every edge that breaks the table, as "from -> to (why)". */
+const folderOf = (p: string) => p.split('/')[0];
+
+/** Every edge that breaks the order or the fleet rule, as "from -> to (why)". */
 export function layerViolations(edges: readonly ImportEdge[]): string[] {
   const out: string[] = [];
   for (const e of edges) {
@@ -75,14 +74,10 @@ export function layerViolations(edges: readonly ImportEdge[]): string[] {
       continue;
     }
     if (a === b) continue;
-    const rule = LAYERS[a];
-    if (!rule) {
-      out.push(`${e.from} -> ${e.to} (folder src/${a} is not in the layer table)`);
-      continue;
-    }
-    if (rule.runtime.includes(b)) continue;
-    if (e.typeOnly && (rule.types ?? []).some((t) => t === b || t === e.to)) continue;
-    out.push(`${e.from} -> ${e.to} (${a} may not ${e.typeOnly ? 'import types from' : 'import'} ${b})`);
+    if (rankOf(a) < 0) out.push(`${e.from} -> ${e.to} (folder src/${a} is not in the layer order)`);
+    else if (rankOf(b) < 0) out.push(`${e.from} -> ${e.to} (folder src/${b} is not in the layer order)`);
+    else if (b === 'fleet' && !FLEET_IMPORTERS.includes(a)) out.push(`${e.from} -> ${e.to} (only ${FLEET_IMPORTERS.join('/, ')}/ import fleet/)`);
+    else if (rankOf(b) >= rankOf(a)) out.push(`${e.from} -> ${e.to} (${a} may not import ${b}${e.typeOnly ? ', types included' : ''})`);
   }
   return [...new Set(out)].sort();
 }
@@ -124,24 +119,23 @@ export function runtimeCycles(edges: readonly ImportEdge[]): string[][] {
   return cycles;
 }
 
-function sourceEdges(): ImportEdge[] {
-  const root = resolve('src');
-  const edges: ImportEdge[] = [];
+/** The .ts files below src/, as paths below it. */
+function sourceFiles(): string[] {
+  const files: string[] = [];
   const walk = (d: string) => {
     for (const e of readdirSync(d)) {
       const p = join(d, e);
       if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.ts')) {
-        const rel = relative(root, p).split(sep).join('/');
-        edges.push(...importsOf(rel, readFileSync(p, 'utf8')));
-      }
+      else if (p.endsWith('.ts')) files.push(relative('src', p).split(sep).join('/'));
     }
   };
-  walk(root);
-  return edges;
+  walk('src');
+  return files;
 }
 
-test('every import of src/ follows the layer table', () => {
+const sourceEdges = (): ImportEdge[] => sourceFiles().flatMap((f) => importsOf(f, readFileSync(join('src', f), 'utf8')));
+
+test('every import of src/ goes down the layer order, types included; only fleet/, app/ and cli/ import fleet/', () => {
   const found = layerViolations(sourceEdges());
   assert.equal(found, [], `imports that break the layers:\n  ${found.join('\n  ')}`);
 });
@@ -151,21 +145,29 @@ test('no run-time import cycle between files of src/', () => {
   assert.equal(found, [], `run-time cycles:\n  ${found.join('\n  ')}`);
 });
 
-test('the checker reports a forbidden edge, a type import where only types are allowed, and a cycle', () => {
+test('the checker reports a back edge of types, a sibling, the fleet from the core, the CLI entry and a cycle', () => {
   const edges = [
     ...importsOf('domain/rules.ts', "import { buildPlan } from '../plan/planner.ts';\nimport type { KObject } from '../cluster/types.ts';\n"),
-    ...importsOf('domain/other.ts', "import { type Plan, type PlanPool } from '../plan/types.ts';\nimport { viewNode } from '../cluster/snapshot.ts';"),
-    ...importsOf('render/text.ts', "export { x } from '../cli/main.ts';\nconst k = await import('../kube/index.ts');"),
+    ...importsOf('domain/other.ts', "import { type Plan, type PlanPool } from '../plan/types.ts';\nimport type { RolloutSpec } from '../spec/types.ts';\nimport { viewNode } from '../cluster/snapshot.ts';"),
+    ...importsOf('render/text.ts', "export { x } from '../cli/main.ts';\nconst k = await import('../kube/index.ts');\ntype R = typeof import('../fleet/runner.ts');"),
+    ...importsOf('kube/driver.ts', "import type { SimCluster } from '../sim/cluster.ts';"),
+    ...importsOf('app/fleet-apply.ts', "import { runFleet } from '../fleet/runner.ts';"),
+    ...importsOf('sim/driver.ts', "export type { FleetRecordStore } from '../fleet/record.ts';"),
     ...importsOf('plan/a.ts', "import { b } from './b.ts';"),
     ...importsOf('plan/b.ts', "import { a } from './a.ts';\nimport type { A } from './a.ts';"),
+    ...importsOf('plan/c.ts', "import { type B } from './b.ts';\n// import { x } from '../cli/main.ts';\nconst s = \"import { y } from '../cli/main.ts'\";"),
+    ...importsOf('plan/d.ts', "import { c } from './c.ts';"),
   ];
   assert.equal(layerViolations(edges), [
-    'domain/other.ts -> cluster/snapshot.ts (domain may not import cluster)',
-    'domain/other.ts -> plan/types.ts (domain may not import types from plan)',
+    'domain/other.ts -> plan/types.ts (domain may not import plan, types included)',
+    'domain/other.ts -> spec/types.ts (domain may not import spec, types included)',
     'domain/rules.ts -> plan/planner.ts (domain may not import plan)',
+    'kube/driver.ts -> sim/cluster.ts (kube may not import sim, types included)',
     'render/text.ts -> cli/main.ts (nothing imports the CLI entry)',
-    'render/text.ts -> kube/index.ts (render may not import kube)',
+    'render/text.ts -> fleet/runner.ts (only fleet/, app/, cli/ import fleet/)',
+    'sim/driver.ts -> fleet/record.ts (only fleet/, app/, cli/ import fleet/)',
   ]);
+  // Only a.ts <-> b.ts: c.ts imports b.ts for types alone (erased), so d -> c -> b is no cycle.
   assert.equal(runtimeCycles(edges), [['plan/a.ts', 'plan/b.ts']]);
 });
 
@@ -180,17 +182,18 @@ test('docs/architecture.md\'s map of src/ lists every file, and only files that 
     const file = /^\| `([^`]+)` \|/.exec(line);
     if (file && folder) listed.push(`${folder}/${file[1]}`);
   }
-  const files: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.ts')) files.push(relative('src', p).split(sep).join('/'));
-    }
-  };
-  walk('src');
+  const files = sourceFiles();
   assert.equal(files.filter((f) => !listed.includes(f)).sort(), [], 'files missing from the map in docs/architecture.md');
   assert.equal(listed.filter((f) => !files.includes(f)).sort(), [], 'entries of the map in docs/architecture.md that are no file');
+});
+
+test('docs/architecture.md\'s table of the layers is the order this test enforces', () => {
+  const doc = readFileSync('docs/architecture.md', 'utf8');
+  const section = doc.slice(doc.indexOf('## The layers'), doc.indexOf('## One line per file'));
+  const names = (cell: string) => [...cell.matchAll(/`(\w+)\/`/g)].map((m) => m[1]);
+  const rows = [...section.matchAll(/^\| ([^|]+) \| ([^|]*) \|/gm)].map((m) => [m[1], m[2]]).filter(([folders]) => names(folders).length > 0);
+  assert.equal(rows.map(([folders]) => names(folders)), ORDER.map((rank) => [...rank]), 'one row per rank, lowest first');
+  rows.forEach(([, below], i) => assert.equal(names(below), ORDER.slice(0, i).flat(), `row ${i + 1} names every folder below it`));
 });
 
 test.run();

@@ -5,9 +5,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderFleetRehearsalHtml } from '../src/render/html/fleet-report.ts';
-import { renderFleetRehearsalText, fleetRehearsalJson } from '../src/render/fleet-rehearsal.ts';
-import type { FleetRehearsal } from '../src/sim/fleet-rehearse.ts';
+import { renderFleetRehearsalHtml } from '../src/fleet/rehearsal-html.ts';
+import { renderFleetRehearsalText, fleetRehearsalJson } from '../src/fleet/rehearsal-text.ts';
+import type { FleetRehearsal } from '../src/fleet/rehearsal-sim.ts';
 import { golden } from './render-fixtures.ts';
 import { PAYLOAD, CREDENTIALS, hostile, firstUnsafe, markupProblems } from './hostile-fixtures.ts';
 import { fleetTimelineFixture } from './fleet-rehearse-fixtures.ts';

@@ -82,8 +82,8 @@ async function fleetScenario(): Promise<number> {
   b.cluster('east', { context: 'ctx-east', cluster: new ClusterBuilder().bootcPool('worker', nodes('e', 4)) });
   const st = simFleet(b, { prefix: 'bootcplan-stop-child-fleet-', sim: SLOW_STAGING });
   const openDriver: DriverFactory = async (flags, cliIO) => {
-    const { driver, holder } = await st.openDriver(flags, cliIO);
-    return { driver: answering(driver, st.sims[flags.context!]), holder };
+    const { driver, holder, records } = await st.openDriver(flags, cliIO);
+    return { driver: answering(driver, st.sims[flags.context!]), holder, records };
   };
   process.chdir(st.dir);
   return run(['fleet', 'apply', st.planFile, '--auto-approve', '-o', 'json'], { io, openDriver });

@@ -18,7 +18,7 @@
 import type { ClusterDriver, Clock } from '../src/apply/driver.ts';
 import { AbortedError } from '../src/apply/driver.ts';
 
-const READ_ONLY = new Set(['snapshot', 'waitFor', 'readLock', 'readProgress', 'readRollout', 'readFleetProgress', 'drain']);
+const READ_ONLY = new Set(['snapshot', 'waitFor', 'readLock', 'readProgress', 'readRollout', 'drain']);
 
 /** A driver whose methods (and clock.sleep) go through `around(name, call)`. */
 function wrapped(d: ClusterDriver, around: (name: string, call: () => Promise<unknown>, args: unknown[]) => Promise<unknown>): ClusterDriver {

@@ -192,32 +192,6 @@ export interface ClusterDriver {
    * matches on it). Events of cluster-scoped objects go to namespace `default`.
    */
   recordEvent(e: ClusterEventRecord, uid: string | null): Promise<void>;
-
-  /**
-   * Fleet progress (`fleet apply`, src/apply/fleet-runner.ts): this cluster's part of a fleet
-   * run, ConfigMap `bootcplan-fleet` (key `fleet.json`) in BOOTCPLAN_NAMESPACE; null when there
-   * is none. Written whole (create or replace): the cluster's own apply lock orders the applies.
-   */
-  readFleetProgress(): Promise<FleetProgressRecord | null>;
-  writeFleetProgress(r: FleetProgressRecord): Promise<void>;
-}
-
-/** One cluster's part of a fleet run, recorded in that cluster (a rerun skips it when `done` for the same fleet plan). */
-export interface FleetProgressRecord {
-  fleetPlanId: string;
-  /** The Fleet's metadata.name. */
-  fleet: string;
-  cluster: string;
-  batch: number;
-  /** The cluster plan the fleet applies here. */
-  planId: string;
-  /** `running`/`waiting` while its batch runs; then the cluster's outcome (src/apply/fleet-events.ts). */
-  outcome: 'running' | 'waiting' | 'done' | 'nothing-to-do' | 'failed' | 'timed-out' | 'interrupted';
-  exitCode: number | null;
-  message: string | null;
-  startedAt: string;
-  updatedAt: string;
-  finishedAt: string | null;
 }
 
 /** What apply reads of the Rollout object. */

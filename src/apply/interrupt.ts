@@ -90,7 +90,7 @@ export function interruptible(d: ClusterDriver, stop: AbortSignal): ClusterDrive
 
 /**
  * Why an apply was asked to stop (its AbortSignal's reason): a signal the CLI caught, or the
- * fleet runner's batch timeout (src/apply/fleet-runner.ts). Recorded in the cluster's own
+ * fleet runner's batch timeout (src/fleet/runner.ts). Recorded in the cluster's own
  * progress (PoolProgress.interrupted.reason); any other reason counts as SIGTERM.
  */
 export const STOP_REASONS = ['SIGINT', 'SIGTERM', 'batch-timeout'] as const;

@@ -1,6 +1,6 @@
 /**
  * `bootcplan fleet apply FLEETPLAN | -f FLEET` (DESIGN §10; README "Fleets: fleet apply"): the
- * fleet's batches through the fleet runner (src/apply/fleet-runner.ts), each cluster applied as
+ * fleet's batches through the fleet runner (src/fleet/runner.ts), each cluster applied as
  * `apply PLANFILE` applies one: through its own driver (its kubeconfig context) and its own lock,
  * its plan confirmed against the cluster as it is now. I/O only.
  *
@@ -13,9 +13,9 @@
 import type { Command } from 'commander';
 import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
-import type { FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
-import type { FleetEvent } from '../apply/fleet-events.ts';
-import type { FleetClusterSession } from '../apply/fleet-runner.ts';
+import type { FleetClusterPlan, FleetPlan } from '../fleet/plan-types.ts';
+import type { FleetEvent } from '../fleet/run-events.ts';
+import type { FleetClusterSession } from '../fleet/runner.ts';
 import type { Clock } from '../apply/driver.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -74,7 +74,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
     throw new InputError('fleet apply needs confirmation, and there is no terminal to ask on', [], 'review the fleet plan (bootcplan fleet plan / fleet show), then run fleet apply with --auto-approve');
   }
   const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
-  const [{ runFleet, checkFleetApplicable }, { openSavedFleetPlans }] = await Promise.all([import('../apply/fleet-runner.ts'), import('./sealed.ts')]);
+  const [{ runFleet, checkFleetApplicable }, { openSavedFleetPlans }] = await Promise.all([import('../fleet/runner.ts'), import('./sealed.ts')]);
   const fp = planfile ? readFleetPlanFile(planfile) : await planFleetNow(ctx, opts, json);
   checkFleetPlanSeal(fp);
   checkFleetApplicable(fp);
@@ -85,7 +85,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
     setExit(EXIT.error);
     return;
   }
-  const { fleetEventLine, fleetEventToNdjson, renderFleetRunText } = await import('../render/fleet-run.ts');
+  const { fleetEventLine, fleetEventToNdjson, renderFleetRunText } = await import('../fleet/run-text.ts');
   const onEvent = (e: FleetEvent) => {
     if (json) io.stdout(fleetEventToNdjson(e));
     else {
@@ -102,7 +102,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
 
 /** `fleet apply -f FLEET`: plans the fleet now (live contexts or snapshots), prints it, and applies that. */
 async function planFleetNow(ctx: CommandContext, opts: FleetApplyOptions, json: boolean): Promise<FleetPlan> {
-  const { renderFleetText } = await import('../render/fleet-text.ts');
+  const { renderFleetText } = await import('../fleet/plan-text.ts');
   const { fleetPlan: fp } = await planFleetFile(opts.file, undefined, opts, ctx.io.env, { now: ctx.now() });
   if (!json) ctx.io.stdout(renderFleetText(fp, { color: useColor(ctx.io, ctx.io.stdoutIsTTY) }) + '\n');
   return fp;
@@ -140,7 +140,7 @@ function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, openFleet: Open
  * so the others never roll behind a canary planned against a cluster that is not what it was.
  */
 async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared: ReadonlyMap<string, Prepared>): Promise<void> {
-  const [{ planHasWork }, { checkClusterBinding }] = await Promise.all([import('../plan/fleet.ts'), import('./sealed.ts')]);
+  const [{ planHasWork }, { checkClusterBinding }] = await Promise.all([import('../fleet/plan.ts'), import('./sealed.ts')]);
   for (const c of fp.clusters) {
     const p = prepared.get(c.name);
     if (!c.canary || c.batch !== null || !p) continue;
@@ -163,8 +163,12 @@ async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared:
 
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */
 async function openCluster(ctx: CommandContext, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
-  const [{ apply }, { windowPolicy }, { confirmSavedPlan, checkClusterBinding, inFlightOf }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts')]);
-  const { driver, holder, close } = await ctx.openDriver(p.flags, ctx.io);
+  const [{ apply }, { windowPolicy }, { confirmSavedPlan, checkClusterBinding, inFlightOf }, { readFleetRecord, writeFleetRecord }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'), import('../fleet/record.ts')]);
+  const { driver, holder, records, close } = await ctx.openDriver(p.flags, ctx.io);
+  if (!records) {
+    close?.();
+    throw new Error('the driver factory keeps no record documents: fleet apply has nowhere to keep its fleet record');
+  }
   // The context must reach the cluster this plan was made for before the runner reads or writes
   // its fleet record there (two identical sites, a kubeconfig whose contexts were swapped): the
   // rejection is this cluster's failure, exit 3.
@@ -175,8 +179,8 @@ async function openCluster(ctx: CommandContext, p: Prepared, lockTimeoutSeconds:
     throw err;
   }
   return {
-    readRecord: () => driver.readFleetProgress(),
-    writeRecord: (r) => driver.writeFleetProgress(r),
+    readRecord: () => readFleetRecord(records),
+    writeRecord: (r) => writeFleetRecord(records, r),
     apply: async (signal, onEvent) => {
       const live = await driver.snapshot();
       const progress = await driver.readProgress();

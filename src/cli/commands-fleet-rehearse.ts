@@ -1,6 +1,6 @@
 /**
  * `fleet rehearse FLEETPLAN | -f FLEET` (DESIGN §10): the whole fleet on simulated clusters,
- * each built from its snapshot, composed by the fleet runner's batch rules (src/sim/fleet-rehearse.ts).
+ * each built from its snapshot, composed by the fleet runner's batch rules (src/fleet/rehearsal-sim.ts).
  * A saved fleet plan is checked (its seal; its structure against the Fleet it was made from,
  * cli/fleet-sealed.ts checkFleetPlanAgainstFleet) before anything is read, and each cluster's plan is
  * checked and re-planned against its snapshot in its turn, as `rehearse PLANFILE` does (a stale
@@ -9,10 +9,10 @@
 import type { Command } from 'commander';
 import { InputError } from '../base/errors.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
-import type { FleetPlan } from '../plan/fleet-types.ts';
-import type { FleetEvent } from '../apply/fleet-events.ts';
+import type { FleetPlan } from '../fleet/plan-types.ts';
+import type { FleetEvent } from '../fleet/run-events.ts';
 import type { PhaseDurations } from '../plan/types.ts';
-import type { FleetRehearsalClusterInput } from '../sim/fleet-rehearse.ts';
+import type { FleetRehearsalClusterInput } from '../fleet/rehearsal-sim.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { useColor } from './io.ts';
@@ -20,7 +20,7 @@ import { kubeconfigOption, requestTimeoutOption, outputFormatOption, type KubeOp
 import { simulationOptions, simulationFlags, type SimulationOptions } from './commands-apply.ts';
 import { planFleetFile, readFleetPlanFile, fleetFileOption, concurrencyOption, readFleetSnapshot, fleetRevision } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
-import { fleetClusterSpecs } from './planning.ts';
+import { fleetClusterSpecs } from '../fleet/cluster-plans.ts';
 import { trustFleetKubeconfigsOption, fleetRoot } from './fleet-kubeconfig.ts';
 
 export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
@@ -52,7 +52,7 @@ type ClusterLoads = Map<string, () => FleetRehearsalClusterInput>;
 async function fleetRehearseAction(ctx: CommandContext, fleetplan: string | undefined, opts: FleetRehearseOptions): Promise<void> {
   const { io, setExit } = ctx;
   const { durations, failRate, seed, jitter } = simulationFlags(opts);
-  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../sim/fleet-rehearse.ts'), import('../apply/fleet-runner.ts'), import('../render/fleet-run.ts')]);
+  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../fleet/rehearsal-sim.ts'), import('../fleet/runner.ts'), import('../fleet/run-text.ts')]);
   const { fleetPlan, clusters } = fleetplan ? await savedFleet(fleetplan, durations, opts.durations !== undefined) : await plannedFleet(ctx, opts, durations);
   // Progress on stderr (a fleet of 100 clusters of 100 nodes rehearses for some 45 s).
   const progress = new FleetRehearseProgress({
@@ -64,9 +64,9 @@ async function fleetRehearseAction(ctx: CommandContext, fleetplan: string | unde
   const erase = progress.finish();
   if (erase) io.stderr(erase);
   const color = useColor(io, io.stdoutIsTTY);
-  if (opts.output === 'json') io.stdout((await import('../render/fleet-rehearsal.ts')).fleetRehearsalJson(r));
-  else if (opts.output === 'html') io.stdout((await import('../render/html/fleet-report.ts')).renderFleetRehearsalHtml(r));
-  else io.stdout((await import('../render/fleet-rehearsal.ts')).renderFleetRehearsalText(r, { color, ascii: !color }));
+  if (opts.output === 'json') io.stdout((await import('../fleet/rehearsal-text.ts')).fleetRehearsalJson(r));
+  else if (opts.output === 'html') io.stdout((await import('../fleet/rehearsal-html.ts')).renderFleetRehearsalHtml(r));
+  else io.stdout((await import('../fleet/rehearsal-text.ts')).renderFleetRehearsalText(r, { color, ascii: !color }));
   setExit(r.exitCode);
 }
 

@@ -3,7 +3,7 @@
  * the sealed fleet plan (refused when modified: exit 3), the Fleet file it was made from (must
  * still hash to what it recorded: exit 3; the fleet plan's clusters, destinations, strategy and
  * batches must be what that Fleet re-derives: exit 3), each batched cluster's effective spec; then
- * render/fleet-argocd.ts makes the files and render-dir.ts writes them: DIR/applicationset.yaml
+ * fleet/argocd.ts makes the files and render-dir.ts writes them: DIR/applicationset.yaml
  * and DIR/clusters/<cluster>/, with the record of what it wrote (DIR/.bootcplan-render); a
  * previous render is replaced only where unchanged, and a file it did not write is never touched.
  */
@@ -12,10 +12,10 @@ import { Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { InputError } from '../base/errors.ts';
-import { effectiveSpecs } from '../spec/fleet-load.ts';
-import type { FleetPlan } from '../plan/fleet-types.ts';
+import { effectiveSpecs } from '../fleet/spec-load.ts';
+import type { FleetPlan } from '../fleet/plan-types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
-import { renderFleetArgo, argoRenderProblems, type ArgoFleetOptions, type ArgoFleetInput } from '../render/fleet-argocd.ts';
+import { renderFleetArgo, argoRenderProblems, type ArgoFleetOptions, type ArgoFleetInput } from '../fleet/argocd.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { writeRender } from './render-dir.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { EXIT, InputError } from '../base/errors.ts';
 import { renderPlan } from './formats.ts';
-import type { FleetPlan } from '../plan/fleet-types.ts';
+import type { FleetPlan } from '../fleet/plan-types.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandContext } from './deps.ts';
 import { useColor } from './io.ts';
@@ -40,9 +40,9 @@ export function registerFleet(program: Command, ctx: CommandContext): void {
 
 export async function renderFleetPlan(fp: FleetPlan, format: string, color: boolean): Promise<string> {
   switch (format) {
-    case 'json': return (await import('../render/fleet-text.ts')).renderFleetJson(fp);
-    case 'markdown': return (await import('../render/fleet-markdown.ts')).renderFleetMarkdown(fp);
-    default: return (await import('../render/fleet-text.ts')).renderFleetText(fp, { color });
+    case 'json': return (await import('../fleet/plan-text.ts')).renderFleetJson(fp);
+    case 'markdown': return (await import('../fleet/plan-markdown.ts')).renderFleetMarkdown(fp);
+    default: return (await import('../fleet/plan-text.ts')).renderFleetText(fp, { color });
   }
 }
 
@@ -77,7 +77,7 @@ async function fleetPlanAction({ io, now, setExit }: CommandContext, opts: Fleet
   io.stdout(await renderFleetPlan(fp, opts.output, useColor(io, io.stdoutIsTTY)));
   if (opts.out) {
     const path = opts.out === true ? join('plans', `${fp.fleet.name}-${fp.id}.json`) : opts.out.includes('/') ? opts.out : join('plans', opts.out);
-    writeFileAtomic(path, (await import('../render/fleet-text.ts')).renderFleetJson(fp), 'private');
+    writeFileAtomic(path, (await import('../fleet/plan-text.ts')).renderFleetJson(fp), 'private');
     io.stderr(`saved fleet plan ${fp.id} to ${path}${fp.summary.failed ? ` (${fp.summary.failed} cluster${fp.summary.failed === 1 ? '' : 's'} failed: they sit in no batch)` : ''}\n`);
   }
   if (fp.summary.failed) setExit(EXIT.error);

@@ -4,6 +4,7 @@
  * real ones; tests pass their own IO and, e.g., the simulator's driver.
  */
 import type { ClusterDriver } from '../apply/driver.ts';
+import type { FleetRecordStore } from '../fleet/record.ts';
 import type { CliIO } from './io.ts';
 import type { KubeOptions } from './options.ts';
 import type { SignalSource } from './signals.ts';
@@ -12,6 +13,8 @@ export interface OpenedDriver {
   driver: ClusterDriver;
   /** Who holds the apply lock (BOOTCPLAN_HOLDER, else user@host). */
   holder: string;
+  /** The cluster's record documents, where `fleet apply` keeps its fleet record (a factory for single-cluster commands may leave it out). */
+  records?: FleetRecordStore;
   close?: () => void;
 }
 

@@ -6,9 +6,9 @@
  * PLANFILE` does (cli/sealed.ts openSavedPlan and confirmSavedPlan).
  */
 import { StalePlanError } from '../base/errors.ts';
-import { tamperedFleetId, rederiveFleetPlan, fleetPlanDifferences } from '../plan/fleet.ts';
-import type { FleetSpec } from '../spec/fleet-types.ts';
-import type { FleetPlan } from '../plan/fleet-types.ts';
+import { tamperedFleetId, rederiveFleetPlan, fleetPlanDifferences } from '../fleet/plan.ts';
+import type { FleetSpec } from '../fleet/spec-types.ts';
+import type { FleetPlan } from '../fleet/plan-types.ts';
 import { tamperedId } from '../plan/seal.ts';
 
 export function checkFleetPlanSeal(fp: FleetPlan): void {

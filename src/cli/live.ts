@@ -51,7 +51,7 @@ export const openLiveDriver: DriverFactory = async (flags, io) => {
   try {
     const holder = mod.defaultHolder(io.env);
     const driver = mod.openKubeDriver(flags, io.env, { instance: holder });
-    return { driver, holder, close: () => (driver as unknown as { close?: () => void }).close?.() };
+    return { driver, holder, records: new mod.KubeRecordDocuments(driver.client), close: () => (driver as unknown as { close?: () => void }).close?.() };
   } catch (err) {
     throw asClusterApiError(err);
   }

@@ -10,9 +10,8 @@ import type { RolloutSpec } from '../spec/types.ts';
 import { readSpec, requireValidSpec, type SpecRead } from './inputs.ts';
 import { verifyPlanSpec, planSpecFile } from './provenance.ts';
 import { readFleet, requireValidFleet, type FleetRead } from './fleet-inputs.ts';
-import { effectiveSpecs } from '../spec/fleet-load.ts';
-import { InputError, StalePlanError } from '../base/errors.ts';
-import type { FleetCluster } from '../spec/fleet-types.ts';
+import { StalePlanError } from '../base/errors.ts';
+import { fleetClusterSpecs, requireSameFleet, clusterSpecsOfPlans, type FleetClusterSpec } from '../fleet/cluster-plans.ts';
 
 /** What a command may add to the planner input besides the spec and the snapshot. */
 export type PlanExtras = Pick<PlanInput, 'durations' | 'now' | 'specChanges' | 'selfNode'>;
@@ -57,28 +56,6 @@ export function specFromFile(file: string, durations?: PhaseDurations, selfNode:
   return { spec: read.loaded.spec!, replan: mk, plan: mk };
 }
 
-/** One cluster of a Fleet: its entry in the Fleet, its effective spec and its re-planner. */
-export interface FleetClusterSpec extends SpecForPlan {
-  entry: FleetCluster;
-}
-
-/**
- * Every cluster of a Fleet read and validated once: its effective spec (shared rollout, label
- * overrides, its own overrides) and a re-planner that plans it as `fleet plan` did (spec info:
- * the Fleet file's, naming the cluster). `durations` per cluster (default the planner's).
- */
-export function fleetClusterSpecs(read: FleetRead, o: { durations?: (cluster: string) => PhaseDurations | undefined; now?: number } = {}): Map<string, FleetClusterSpec> {
-  const fleet = read.loaded.fleet!;
-  const effective = effectiveSpecs(fleet, read.loaded.map);
-  return new Map(fleet.spec.clusters.map((entry, i) => {
-    const { spec, map } = effective[i];
-    const specInfo = { ...read.info, fleetCluster: entry.name };
-    const durations = o.durations?.(entry.name);
-    const replan = (snapshot: ClusterSnapshot) => buildPlan({ spec, specMap: map, specInfo, snapshot, durations, ...(o.now === undefined ? {} : { now: o.now }) });
-    return [entry.name, { entry, spec, replan }];
-  }));
-}
-
 /**
  * Cluster plans out of one fleet plan (each names the Fleet file and its cluster): the Fleet,
  * at the recorded path (and commit), must still hash to what they recorded (exit 3); it is then
@@ -86,26 +63,16 @@ export function fleetClusterSpecs(read: FleetRead, o: { durations?: (cluster: st
  * plan's cluster is re-planned from its effective spec. They must all name the same Fleet
  * (path, ref, commit, sha256: exit 3) and a cluster it lists (exit 1). `durations`: the
  * simulation's or the planner's, else each plan's own. `readFleetFile`: for tests that count.
+ * The checks that need no file are the fleet's (src/fleet/cluster-plans.ts).
  */
 export function specsOfFleetPlans(plans: readonly Plan[], durations?: PhaseDurations, readFleetFile: typeof readFleet = readFleet): { read: FleetRead; clusters: Map<string, FleetClusterSpec> } {
   const first = plans[0];
-  for (const p of plans) {
-    const same = p.spec.path === first.spec.path && p.spec.sha256 === first.spec.sha256 && p.spec.commit === first.spec.commit && p.spec.ref === first.spec.ref;
-    if (!same || p.spec.fleetCluster === undefined) {
-      throw new StalePlanError(`plans ${first.id} and ${p.id} were not made from the same Fleet`, [`${first.spec.path} (sha256 ${String(first.spec.sha256).slice(0, 16)}…) and ${p.spec.path} (sha256 ${String(p.spec.sha256).slice(0, 16)}…)`, 'plan the fleet again instead of editing the file']);
-    }
-  }
+  requireSameFleet(plans);
   verifyPlanSpec(first);
   const read = readFleetFile(planSpecFile(first), first.spec.ref ? first.spec.commit ?? first.spec.ref : undefined);
   requireValidFleet(read);
   if (read.info.sha256 !== first.spec.sha256) throw new StalePlanError('the Fleet file changed while it was read', [`${read.info.path} now has sha256 ${read.info.sha256.slice(0, 16)}…`]);
   const byCluster = new Map(plans.map((p) => [p.spec.fleetCluster!, p]));
   const all = fleetClusterSpecs(read, { durations: (name) => durations ?? byCluster.get(name)?.durations });
-  const clusters = new Map<string, FleetClusterSpec>();
-  for (const [cluster, plan] of byCluster) {
-    const c = all.get(cluster);
-    if (!c) throw new InputError(`plan ${plan.id} was made for cluster ${JSON.stringify(cluster).slice(0, 80)}, which the Fleet ${read.info.path} does not list`, [], 'plan the fleet again instead of editing the file');
-    clusters.set(cluster, c);
-  }
-  return { read, clusters };
+  return { read, clusters: clusterSpecsOfPlans(all, byCluster, read.info.path) };
 }

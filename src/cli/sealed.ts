@@ -22,9 +22,10 @@ import { checkApplicable } from '../apply/applier.ts';
 import { remainingWorkDifference } from '../apply/stale.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
 import { checkPlanProvenance } from './provenance.ts';
-import { specOfSavedPlan, specsOfFleetPlans, type SpecForPlan, type FleetClusterSpec } from './planning.ts';
+import { specOfSavedPlan, specsOfFleetPlans, type SpecForPlan } from './planning.ts';
+import { requirePlanOfThisFleet, type FleetClusterSpec } from '../fleet/cluster-plans.ts';
 import type { readFleet, FleetRead } from './fleet-inputs.ts';
-import type { FleetPlan } from '../plan/fleet-types.ts';
+import type { FleetPlan } from '../fleet/plan-types.ts';
 import { checkFleetPlanAgainstFleet } from './fleet-sealed.ts';
 import { checkPlanSeal } from './inputs.ts';
 
@@ -60,15 +61,8 @@ export function openSavedFleetPlans(fp: FleetPlan, durations?: PhaseDurations, r
   const rolled = fp.clusters.filter((c) => (c.batch !== null || c.canary) && c.plan);
   if (!rolled.length) return { read: null, clusters: new Map() };
   for (const c of rolled) {
-    const p = c.plan!;
-    const mismatch = p.spec.path !== fp.fleet.path || p.spec.sha256 !== fp.fleet.sha256 || p.spec.commit !== fp.fleet.commit || p.spec.ref !== fp.fleet.ref || p.spec.fleetCluster !== c.name;
-    if (mismatch) {
-      throw new StalePlanError(`the plan of cluster ${c.name} was not made from this fleet plan's Fleet`, [
-        `it names ${p.spec.path} (sha256 ${String(p.spec.sha256).slice(0, 16)}…) for cluster ${JSON.stringify(p.spec.fleetCluster ?? null)}; the fleet plan was made from ${fp.fleet.path} (sha256 ${fp.fleet.sha256.slice(0, 16)}…)`,
-        'plan the fleet again instead of editing the file',
-      ]);
-    }
-    checkSavedPlan(p);
+    requirePlanOfThisFleet(fp, c);
+    checkSavedPlan(c.plan!);
   }
   const plans = rolled.map((c) => c.plan!);
   checkPlanProvenance(plans[0]);

@@ -67,5 +67,21 @@ export interface ClusterSnapshot {
 export const BOOTCPLAN_NAMESPACE = 'openshift-bootcplan';
 export const LOCK_NAME = 'bootcplan-lock';
 export const PROGRESS_NAME = 'bootcplan-progress';
-/** The fleet progress ConfigMap (key `fleet.json`): this cluster's part of a `fleet apply`. */
-export const FLEET_PROGRESS_NAME = 'bootcplan-fleet';
+
+/**
+ * One JSON document bootcplan keeps in a cluster: the value under `key` of ConfigMap `name` in
+ * BOOTCPLAN_NAMESPACE, with short values beside it for a reader with kubectl. The drivers'
+ * record-document stores (src/kube/record-documents.ts, src/sim/progress-store.ts) read and
+ * write it whatever it holds; its owner says what a valid one is (the fleet record:
+ * src/fleet/record.ts).
+ */
+export interface RecordDocument<T> {
+  name: string;
+  key: string;
+  /** The document from its text, or why it is not one (the store refuses it with that reason). */
+  decode(text: string): T | string;
+  /** The values written beside the document, under their own keys. */
+  summary(value: T): Record<string, string>;
+  /** What deleting a document that does not decode does (the end of the store's hint). */
+  whenDeleted: string;
+}

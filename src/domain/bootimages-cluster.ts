@@ -4,7 +4,7 @@
  * syncManagedBootImagesStatus). Pure.
  */
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import type { MachineManager, LabelSelector } from '../spec/types.ts';
+import type { MachineManager, LabelSelector } from '../base/api-types.ts';
 import { RPM_ARCH } from './stream.ts';
 import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';
 import { ROLE_LABEL_PREFIX } from './labels.ts';

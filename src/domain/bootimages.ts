@@ -9,7 +9,7 @@
  * Static field rules are in src/spec/bootimages-schema.ts; the rules here need the cluster.
  * The planner that turns them into plan changes is src/plan/bootimages.ts. Pure: no I/O.
  */
-import type { RolloutSpec, MachineManager } from '../spec/types.ts';
+import type { MachineManager, ManagedBootImages, BootImageSkewEnforcement } from '../base/api-types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
 import { deepEqual } from '../base/equal.ts';
 import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';
@@ -54,7 +54,7 @@ export function automaticStatusRuleBroken(statusList: unknown): boolean {
 }
 
 /** Rules that need the cluster: platform, feature gates (DESIGN §7). */
-export function checkClusterRules(spec: RolloutSpec, facts: ClusterFacts, report: (d: DiagnosticInput) => void) {
+export function checkClusterRules(spec: { spec: { managedBootImages?: ManagedBootImages; bootImageSkewEnforcement?: BootImageSkewEnforcement } }, facts: ClusterFacts, report: (d: DiagnosticInput) => void) {
   const s = spec.spec;
   const list = s.managedBootImages?.machineManagers;
   if (s.managedBootImages !== undefined) {

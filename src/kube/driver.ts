@@ -18,7 +18,7 @@
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import {
-  type Clock, type ClusterDriver, type CordonResult, type UncordonResult, type ObjectRef, type LockRecord, type ProgressRecord, type ProgressState, type FleetProgressRecord, type NodeProgress, type WaitOptions, type DrainOptions,
+  type Clock, type ClusterDriver, type CordonResult, type UncordonResult, type ObjectRef, type LockRecord, type ProgressRecord, type ProgressState, type NodeProgress, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState, type RolloutObject,
 } from '../apply/driver.ts';
 import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
@@ -33,7 +33,6 @@ import { ObjectWriter } from './object-writes.ts';
 import { NodeOps } from './node-ops.ts';
 import { LeaseLock } from './lease-lock.ts';
 import { ProgressConfigMap } from './progress-configmap.ts';
-import { readFleetConfigMap, writeFleetConfigMap } from './fleet-configmap.ts';
 import { sleepFor } from './long-timer.ts';
 
 /** The wall clock; sleeps longer than setTimeout allows are chunked (src/kube/long-timer.ts). */
@@ -123,8 +122,6 @@ export class KubeDriver implements ClusterDriver {
   readProgress(): Promise<ProgressState> { return this.progress.read(); }
   writeProgress(p: ProgressRecord, version: string | null): Promise<string> { return this.progress.write(p, version); }
   writeNodeProgress(node: string, p: NodeProgress): Promise<void> { return this.nodes.writeProgress(node, p); }
-  readFleetProgress(): Promise<FleetProgressRecord | null> { return readFleetConfigMap(this.client); }
-  writeFleetProgress(r: FleetProgressRecord): Promise<void> { return writeFleetConfigMap(this.client, r); }
   // ------------------------------------------------------------------ rollout status, Events
 
   readRollout(name: string): Promise<RolloutObject | null> { return this.rollouts.read(name); }

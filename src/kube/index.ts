@@ -9,6 +9,7 @@ export { skippedByDrain } from './node-ops.ts';
 export { KubeClient, KubeApiError, KubeRequestError, requestStats, resetRequestStats, type KubeClientOptions } from './rest.ts';
 export { resolveKubeConfig, parseRequestTimeout, type KubeFlags } from './config.ts';
 export { readLiveObjects, readLiveSnapshot } from './read.ts';
+export { KubeRecordDocuments } from './record-documents.ts';
 
 /** A client of the kubeconfig's cluster; `flags.requestTimeout` (kubectl's format) wins over `opts`. */
 export function openKubeClient(flags: KubeFlags, env: Record<string, string | undefined> = process.env, opts: KubeClientOptions = {}): KubeClient {

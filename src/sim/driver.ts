@@ -4,9 +4,9 @@
  * plays `kill -9` of the process.
  */
 import type { Operation } from 'fast-json-patch';
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot, KObject, RecordDocument } from '../cluster/types.ts';
 import {
-  type Clock, type ClusterDriver, type FleetProgressRecord, type ObjectRef, type NodeProgress, type ProgressRecord, type WaitOptions, type DrainOptions,
+  type Clock, type ClusterDriver, type ObjectRef, type NodeProgress, type ProgressRecord, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState,
   NotFoundError, DrainTimeoutError, DriverError,
 } from '../apply/driver.ts';
@@ -135,11 +135,16 @@ export class SimDriver implements ClusterDriver {
   writeNodeProgress(node: string, p: NodeProgress) {
     return this.write(`nodes/${node}`, () => this.sim.writeNodeProgress(this, node, p));
   }
-  readFleetProgress() { return this.guard(() => this.sim.progress.readFleet()); }
-  writeFleetProgress(r: FleetProgressRecord) {
-    return this.guard(() => {
-      this.sim.record(this, 'fleet-progress', r.fleetPlanId);
-      this.sim.progress.writeFleet(r);
-    });
-  }
+
+  /**
+   * This process's store of bootcplan's record documents (the fleet record), as
+   * src/kube/record-documents.ts keeps them; not part of ClusterDriver. Killed with the process.
+   */
+  readonly records = {
+    read: <T>(doc: RecordDocument<T>): Promise<T | null> => this.guard(() => this.sim.progress.readDocument(doc)),
+    write: <T>(doc: RecordDocument<T>, value: T): Promise<void> => this.guard(() => {
+      this.sim.record(this, 'record', doc.name);
+      this.sim.progress.writeDocument(doc, value);
+    }),
+  };
 }

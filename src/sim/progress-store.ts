@@ -2,12 +2,12 @@
  * The progress of applies in the simulated cluster, as a real cluster keeps it: the run
  * record in ConfigMap `bootcplan-progress` (key `run.json`, versioned like a resourceVersion:
  * a write against another version is refused) and each node's entry in its Node annotation
- * `bootcplan.dev/progress`. Counts what is written, for the scale figures (BENCHMARKS.md).
+ * `bootcplan.dev/progress`; and bootcplan's record documents (the fleet record) as
+ * src/kube/record-documents.ts keeps them. Counts what is written, for the scale figures (BENCHMARKS.md).
  */
-import type { KObject } from '../cluster/types.ts';
-import { BOOTCPLAN_NAMESPACE, FLEET_PROGRESS_NAME, PROGRESS_NAME } from '../cluster/types.ts';
-import { type FleetProgressRecord, type NodeProgress, type ProgressRecord, type ProgressState, ProgressMovedError } from '../apply/driver.ts';
-import { FLEET_PROGRESS_KEY, fleetProgressOf } from '../apply/fleet-record.ts';
+import type { KObject, RecordDocument } from '../cluster/types.ts';
+import { BOOTCPLAN_NAMESPACE, PROGRESS_NAME } from '../cluster/types.ts';
+import { type NodeProgress, type ProgressRecord, type ProgressState, ProgressMovedError } from '../apply/driver.ts';
 import { BOOTCPLAN_PROGRESS, encodeNodeProgress, nodeProgressOfAll } from '../apply/node-progress.ts';
 
 /** What bootcplan wrote to progress objects: count, bytes, and the largest value. */
@@ -60,25 +60,25 @@ export class SimProgress {
     return next;
   }
 
-  /** The fleet progress record (ConfigMap `bootcplan-fleet`, key `fleet.json`), as the Kubernetes driver reads it. */
-  readFleet(): FleetProgressRecord | null {
-    const text = this.objects.get('ConfigMap', FLEET_PROGRESS_NAME, BOOTCPLAN_NAMESPACE)?.data?.[FLEET_PROGRESS_KEY];
+  /** A record document (src/cluster/types.ts RecordDocument; the fleet record), as the Kubernetes driver reads it. */
+  readDocument<T>(doc: RecordDocument<T>): T | null {
+    const text = this.objects.get('ConfigMap', doc.name, BOOTCPLAN_NAMESPACE)?.data?.[doc.key];
     if (!text) return null;
-    const r = fleetProgressOf(text);
-    if (typeof r === 'string') throw new Error(`ConfigMap ${BOOTCPLAN_NAMESPACE}/${FLEET_PROGRESS_NAME}: ${r}`);
+    const r = doc.decode(text);
+    if (typeof r === 'string') throw new Error(`ConfigMap ${BOOTCPLAN_NAMESPACE}/${doc.name}: ${r}`);
     return r;
   }
 
-  writeFleet(r: FleetProgressRecord): void {
-    const cm = this.objects.get('ConfigMap', FLEET_PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
-    const data = { 'fleet-plan-id': r.fleetPlanId, [FLEET_PROGRESS_KEY]: JSON.stringify(r) };
-    const resourceVersion = `fleet-${++this.versions}`;
+  writeDocument<T>(doc: RecordDocument<T>, value: T): void {
+    const cm = this.objects.get('ConfigMap', doc.name, BOOTCPLAN_NAMESPACE);
+    const data = { ...doc.summary(value), [doc.key]: JSON.stringify(value) };
+    const resourceVersion = `record-${++this.versions}`;
     if (cm) {
       cm.data = data;
       cm.metadata.resourceVersion = resourceVersion;
       this.objects.changed(cm);
     } else {
-      this.objects.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: FLEET_PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE, resourceVersion }, data });
+      this.objects.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: doc.name, namespace: BOOTCPLAN_NAMESPACE, resourceVersion }, data });
     }
   }
 

@@ -19,7 +19,7 @@ export function between(rng: Rng, lo: number, hi: number): number {
 
 /**
  * FNV-1a of a name, mixed with a seed: a seed of its own for each node (jitter.ts) or each
- * cluster of a fleet (fleet-rehearse.ts), whatever order they run in.
+ * cluster of a fleet (src/fleet/rehearsal-sim.ts), whatever order they run in.
  */
 export function hashName(seed: number, name: string): number {
   let h = (2166136261 ^ seed) >>> 0;

@@ -1,4 +1,6 @@
 /** The Rollout spec, `bootcplan.dev/v1alpha1` kind `Rollout` (DESIGN §4), after validation. */
+import type { BootImageSkewEnforcement, ManagedBootImages } from '../base/api-types.ts';
+
 export const SPEC_API_VERSION = 'bootcplan.dev/v1alpha1';
 export const SPEC_KIND = 'Rollout';
 
@@ -32,29 +34,6 @@ export interface PoolSpec {
   priority?: number;
   /** `waves` (default) or `slots`. */
   rollout?: RolloutMode;
-}
-
-/** Same shape as MachineConfiguration spec.managedBootImages (openshift/api operator/v1). */
-export interface MachineManager {
-  resource: string;
-  apiGroup: string;
-  selection: {
-    mode: string;
-    partial?: { machineResourceSelector: LabelSelector };
-  };
-}
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}
-export interface ManagedBootImages {
-  machineManagers?: MachineManager[];
-}
-
-/** Same shape as MachineConfiguration spec.bootImageSkewEnforcement. */
-export interface BootImageSkewEnforcement {
-  mode: string;
-  manual?: { mode: string; ocpVersion?: string; rhcosVersion?: string };
 }
 
 export interface ControlPlaneMachineSetSpec {

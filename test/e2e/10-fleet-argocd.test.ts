@@ -27,7 +27,7 @@ import { LUA, luaHealth } from '../lua-health.ts';
 import { run } from '../../src/cli/main.ts';
 import { imageRef } from '../../src/sim/generate.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
-import { renderFleetArgo, type ArgoFleetRender } from '../../src/render/fleet-argocd.ts';
+import { renderFleetArgo, type ArgoFleetRender } from '../../src/fleet/argocd.ts';
 import { testFleet, TEST_OPTIONS } from '../fleet-argocd-helpers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -4,18 +4,18 @@
  * batch; one row per cluster of the batch, its bar from its start to its end coloured by its
  * outcome (a timed-out cluster's own rehearsal, cut by the batch timeout, runs on as a dashed
  * outline); the batch timeout as a red dashed line across its lane; the fleet's end and the
- * fleet plan's estimate as in the single cluster's chart (./chart.ts, whose layout, axis and
+ * fleet plan's estimate as in the single cluster's chart (render/html/chart.ts, whose layout, axis and
  * end marks this reuses). Large fleets get one row per batch, its clusters' bars overlaid.
  * Pure: reads only the fleet timeline.
  *
  * Text goes through escapeHtml (cluster names come from the Fleet file), and every coordinate
  * through `f`, which writes only a finite number, whatever a crafted timeline holds.
  */
-import type { FleetRehearsal, FleetRehearsalBatch, FleetRehearsalCluster } from '../../sim/fleet-rehearse.ts';
-import { formatDuration, plural } from '../format.ts';
-import { escapeHtml, clipEnd } from '../vocabulary.ts';
-import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
-import { W, LABEL_W, X0, X1, AXIS_H, LANE_H, BEYOND, f, niceTicks, endMarks } from './chart.ts';
+import type { FleetRehearsal, FleetRehearsalBatch, FleetRehearsalCluster } from './rehearsal-sim.ts';
+import { formatDuration, plural } from '../render/format.ts';
+import { escapeHtml, clipEnd } from '../render/vocabulary.ts';
+import { durationHtml, countHtml, pluralHtml, classHtml } from '../render/html/text.ts';
+import { W, LABEL_W, X0, X1, AXIS_H, LANE_H, BEYOND, f, niceTicks, endMarks } from '../render/html/chart.ts';
 
 /** The outcomes a bar is coloured by (anything else draws as `other`). */
 const OUTCOMES = ['done', 'nothing-to-do', 'already-done', 'failed', 'timed-out', 'interrupted', 'not-started'] as const;

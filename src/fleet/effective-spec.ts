@@ -15,8 +15,9 @@
  */
 import type { SourceMap, Position } from '../base/diagnostics.ts';
 import { selectorMatches } from '../domain/nodes.ts';
-import { SPEC_API_VERSION, SPEC_KIND, type LabelSelector, type MaintenanceWindow, type PoolSpec, type RolloutSpec } from './types.ts';
-import type { FleetFieldOverride, FleetOverride, FleetSpec } from './fleet-types.ts';
+import { SPEC_API_VERSION, SPEC_KIND, type MaintenanceWindow, type PoolSpec, type RolloutSpec } from '../spec/types.ts';
+import type { LabelSelector } from '../base/api-types.ts';
+import type { FleetFieldOverride, FleetOverride, FleetSpec } from './spec-types.ts';
 
 export interface EffectiveSpec {
   spec: RolloutSpec;

@@ -1,18 +1,18 @@
 /**
  * The HTML report of a fleet rehearsal (`fleet rehearse -o html`): one self-contained file like
- * the plan report (./report.ts's page: CSP, inline CSS, no script, no network). The outcome, the
+ * the plan report (render/html/report.ts's page: CSP, inline CSS, no script, no network). The outcome, the
  * fleet makespan against the fleet plan's estimate, the chart of batches over time
- * (./fleet-chart.ts), the batches, and every cluster's outcome and duration. Pure: reads only
+ * (./rehearsal-chart.ts), the batches, and every cluster's outcome and duration. Pure: reads only
  * the fleet timeline; every interpolation is escaped (cluster names come from the Fleet file).
  */
-import type { FleetRehearsal, FleetRehearsalCluster } from '../../sim/fleet-rehearse.ts';
-import { forDisplay } from '../secrets.ts';
-import { formatDuration } from '../format.ts';
-import { escapeHtml } from '../vocabulary.ts';
-import { fleetOutcomeLine } from '../fleet-rehearsal.ts';
-import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
-import { htmlDocument } from './report.ts';
-import { fleetChart, FLEET_CSS, type FleetChartOptions } from './fleet-chart.ts';
+import type { FleetRehearsal, FleetRehearsalCluster } from './rehearsal-sim.ts';
+import { forDisplay } from '../render/secrets.ts';
+import { formatDuration } from '../render/format.ts';
+import { escapeHtml } from '../render/vocabulary.ts';
+import { fleetOutcomeLine } from './rehearsal-text.ts';
+import { durationHtml, countHtml, pluralHtml, classHtml } from '../render/html/text.ts';
+import { htmlDocument } from '../render/html/report.ts';
+import { fleetChart, FLEET_CSS, type FleetChartOptions } from './rehearsal-chart.ts';
 
 const OUTCOMES = ['done', 'nothing-to-do', 'already-done', 'failed', 'timed-out', 'interrupted', 'not-started', 'unplanned', 'unchanged'] as const;
 

@@ -3,15 +3,15 @@
  * Rollout spec's `spec` block (same schema), clusters, label and cluster overrides, strategy.
  * Rules across fields (names once, exactly one of context and snapshot, canaries and override
  * pools that exist) are check hooks here; the effective spec of each cluster is validated as a
- * Rollout spec by fleet-load.ts.
+ * Rollout spec by spec-load.ts.
  */
 import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
-import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from './rollout-schema.ts';
-import { labelSelectorSchema } from './bootimages-schema.ts';
-import { SPEC_API_VERSION } from './types.ts';
-import { FLEET_KIND, BATCH_TIMEOUT_ACTIONS } from './fleet-types.ts';
-import { parseMaxConcurrency, MAX_CONCURRENCY_EXPECTED } from '../domain/fleet-batches.ts';
+import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from '../spec/rollout-schema.ts';
+import { labelSelectorSchema } from '../spec/bootimages-schema.ts';
+import { SPEC_API_VERSION } from '../spec/types.ts';
+import { FLEET_KIND, BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
+import { parseMaxConcurrency, MAX_CONCURRENCY_EXPECTED } from './batches.ts';
 
 /** A Kubernetes label selector over the clusters' labels (metav1.LabelSelector); an empty one matches every cluster. */
 const clusterSelectorSchema = labelSelectorSchema('Which clusters the override applies to, by their labels (matchLabels and/or matchExpressions, as Kubernetes label selectors). An empty selector matches every cluster.', 'a cluster');

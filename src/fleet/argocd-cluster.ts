@@ -13,8 +13,8 @@
 import type { Plan } from '../plan/types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
 import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
-import { renderJson } from './json.ts';
-import { yamlText } from './yaml.ts';
+import { renderJson } from '../render/json.ts';
+import { yamlText } from '../render/yaml.ts';
 
 export interface ClusterFileInput {
   cluster: string;

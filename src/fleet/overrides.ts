@@ -7,9 +7,9 @@
  * Identical deviations are one row, so 500 clusters under one label override stay one line.
  * Pure: reads only the fleet plan.
  */
-import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
+import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
 import type { PlanPool } from '../plan/types.ts';
-import type { FleetFieldOverride } from '../spec/fleet-types.ts';
+import type { FleetFieldOverride } from './spec-types.ts';
 
 type Value = FleetFieldOverride['shared'];
 

@@ -1,24 +1,24 @@
 /**
  * `fleet rehearse` (DESIGN §10): the whole fleet on simulated clusters. Each cluster of a
- * batch is rehearsed on its own simulated cluster, built from its snapshot (./rehearse.ts, the
+ * batch is rehearsed on its own simulated cluster, built from its snapshot (src/sim/rehearse.ts, the
  * applier against src/sim), with a seed of its own derived from the fleet's seed and its name,
  * so a cluster's result does not depend on the order the clusters run in. The fleet runner
- * (src/apply/fleet-runner.ts: batches in order, the clusters of a batch at the same time, the
+ * (src/fleet/runner.ts: batches in order, the clusters of a batch at the same time, the
  * soak between batches, the batch timeout and its action, a failed canary stops the fleet)
- * composes them on a virtual clock (./sleep-clock.ts): a cluster takes its rehearsal's
+ * composes them on a virtual clock (src/sim/sleep-clock.ts): a cluster takes its rehearsal's
  * duration of fleet time. The result is the fleet timeline the renderers draw.
  */
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
-import type { FleetBatchKind, FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
-import type { FleetClusterOutcome, FleetEvent, FleetHaltReason } from '../apply/fleet-events.ts';
-import type { FleetProgressRecord } from '../apply/driver.ts';
-import type { FleetBatchStatus, FleetClusterSession, FleetRunResult, runFleet } from '../apply/fleet-runner.ts';
-import type { BatchTimeoutAction } from '../spec/fleet-types.ts';
+import type { FleetBatchKind, FleetPlan, FleetClusterPlan } from './plan-types.ts';
+import type { FleetClusterOutcome, FleetEvent, FleetHaltReason } from './run-events.ts';
+import type { FleetProgressRecord } from './record.ts';
+import type { FleetBatchStatus, FleetClusterSession, FleetRunResult, runFleet } from './runner.ts';
+import type { BatchTimeoutAction } from './spec-types.ts';
 import { EXIT, InputError, RolloutHaltedError, exitCodeOf } from '../base/errors.ts';
-import { SleepClock } from './sleep-clock.ts';
-import { rehearse, type Rehearsal } from './rehearse.ts';
-import { hashName } from './rng.ts';
+import { SleepClock } from '../sim/sleep-clock.ts';
+import { rehearse, type Rehearsal } from '../sim/rehearse.ts';
+import { hashName } from '../sim/rng.ts';
 
 /** What the simulation is run with, for every cluster of the fleet. */
 export interface FleetRehearseOptions {
@@ -90,7 +90,7 @@ export async function rehearseCluster(input: ClusterRehearsalInput): Promise<Clu
 // ---------------------------------------------------------------------------- the fleet timeline
 
 /**
- * A cluster in the fleet timeline: the fleet runner's outcome (src/apply/fleet-events.ts:
+ * A cluster in the fleet timeline: the fleet runner's outcome (src/fleet/run-events.ts:
  * done, nothing-to-do, failed, timed-out, interrupted, not-started, unplanned, unchanged).
  */
 export type FleetRehearsalClusterOutcome = FleetClusterOutcome;
@@ -183,7 +183,7 @@ export interface FleetRehearsalInput {
    */
   clusters: ReadonlyMap<string, () => FleetRehearsalClusterInput>;
   options: FleetRehearseOptions;
-  /** The fleet runner (src/apply/fleet-runner.ts runFleet; the CLI loads it with the command). */
+  /** The fleet runner (src/fleet/runner.ts runFleet; the CLI loads it with the command). */
   runner: typeof runFleet;
   /** Each cluster's rehearsal as it ends (progress). */
   onCluster?: (r: ClusterRehearsalResult) => void;

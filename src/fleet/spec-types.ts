@@ -4,7 +4,8 @@
  * batches. The strategy names follow Red Hat TALM's ClusterGroupUpgrade (`canaries`,
  * `maxConcurrency`, batch `timeout`, `batchTimeoutAction`) and Argo CD's progressive syncs.
  */
-import type { LabelSelector, MaintenanceWindow, RolloutMode, RolloutSpec, SPEC_API_VERSION } from './types.ts';
+import type { MaintenanceWindow, RolloutMode, RolloutSpec, SPEC_API_VERSION } from '../spec/types.ts';
+import type { LabelSelector } from '../base/api-types.ts';
 
 export const FLEET_KIND = 'Fleet';
 

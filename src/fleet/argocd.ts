@@ -9,20 +9,20 @@
  * and an Application is Healthy only when its Rollout is applied (health/rollout.lua): a
  * Degraded canary stops the rollout. Each cluster's directory (`clusters/<name>/`) is a
  * kustomization with its sealed plan, the Fleet file, its Rollout object and the apply Job and
- * CronJob (fleet-argocd-cluster.ts). With --setup-path, `setup/kustomization.yaml` wraps that
+ * CronJob (argocd-cluster.ts). With --setup-path, `setup/kustomization.yaml` wraps that
  * directory (bootcplan's CRD, namespace and RBAC) and marks every object of it Prune=false,
  * Delete=false, as examples/kustomization.yaml does for the single-cluster Application: deleting
  * an Application (or the ApplicationSet) removes the cluster's Jobs, CronJob, ConfigMaps and
  * Rollout object, never the CRD (every Rollout), the namespace (the lock, the progress record)
  * or the RBAC. Pure: the CLI reads the inputs and writes the files.
  */
-import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
+import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
 import { isDns1123Label, isDns1123Subdomain, DNS1123_LABEL_MAX } from '../domain/kube-names.ts';
 import { hasErrors } from '../base/diagnostics.ts';
 import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
-import { yamlText } from './yaml.ts';
-import { clusterFiles, type ClusterFileInput } from './fleet-argocd-cluster.ts';
+import { yamlText } from '../render/yaml.ts';
+import { clusterFiles, type ClusterFileInput } from './argocd-cluster.ts';
 
 /** The label the generator puts on each Application: its 1-based batch (a step's matchExpressions select it). */
 export const FLEET_BATCH_LABEL = 'bootcplan.dev/fleet-batch';

@@ -5,8 +5,8 @@
  * hash of the fleet plan without this field.
  */
 import type { Diagnostic } from '../base/diagnostics.ts';
-import type { BatchTimeoutAction, FleetFieldOverride } from '../spec/fleet-types.ts';
-import type { Plan, PlanSpecInfo } from './types.ts';
+import type { BatchTimeoutAction, FleetFieldOverride } from './spec-types.ts';
+import type { Plan, PlanSpecInfo } from '../plan/types.ts';
 
 export const FLEET_PLAN_FORMAT_VERSION = '1.0';
 export const FLEET_PLAN_KIND = 'FleetPlan';
@@ -43,7 +43,7 @@ export interface FleetClusterPlan {
   canary: boolean;
   /**
    * Each field of the cluster's effective spec that differs from the shared `spec.rollout`, with
-   * the override that set it (spec/fleet-effective.ts overriddenFields); empty on the shared rollout.
+   * the override that set it (effective-spec.ts overriddenFields); empty on the shared rollout.
    * Optional (added after the first fleet plans): absent reads as []. The planner always writes it.
    */
   overriddenBy?: FleetFieldOverride[];

@@ -1,17 +1,17 @@
 /**
  * A fleet run (`fleet apply`) for people and machines. Pure: reads only the runner's events and
- * result (src/apply/fleet-runner.ts), through `forDisplay` (secrets masked, invisible characters
+ * result (src/fleet/runner.ts), through `forDisplay` (secrets masked, invisible characters
  * visible). Text: one line per fleet event as it happens (stderr), the cluster's own halts and
  * failed nodes prefixed with its name, then a summary table (stdout). JSON: each event as one
  * NDJSON line, the clusters' apply events wrapped in `fleet-cluster-event`. Also the progress
  * of a long `fleet rehearse` (`FleetRehearseProgress`), from the same events.
  */
-import type { FleetEvent } from '../apply/fleet-events.ts';
-import type { FleetRunResult } from '../apply/fleet-runner.ts';
-import { forDisplay, maskSecrets } from './secrets.ts';
-import { jsonText } from './vocabulary.ts';
-import { clockOf } from './events.ts';
-import { formatDuration, padTable, plural, colors, clipVisible } from './format.ts';
+import type { FleetEvent } from './run-events.ts';
+import type { FleetRunResult } from './runner.ts';
+import { forDisplay, maskSecrets } from '../render/secrets.ts';
+import { jsonText } from '../render/vocabulary.ts';
+import { clockOf } from '../render/events.ts';
+import { formatDuration, padTable, plural, colors, clipVisible } from '../render/format.ts';
 
 export function fleetEventToNdjson(e: FleetEvent): string {
   return jsonText(maskSecrets(e)) + '\n';

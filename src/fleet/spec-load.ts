@@ -1,17 +1,17 @@
 /**
  * Loads a Fleet spec from text (the CLI does the file or git I/O), as spec/load.ts loads a
  * Rollout spec: every problem at once, each with file:line:column, expected and hint; never
- * throws on bad input. Then each cluster's effective spec (fleet-effective.ts) is validated as
+ * throws on bad input. Then each cluster's effective spec (effective-spec.ts) is validated as
  * a Rollout spec, so that an override cannot make an invalid spec for one cluster unnoticed.
  */
 import { createHash } from 'node:crypto';
 import { type Diagnostic, type SourceMap, hasErrors, sortDiagnostics } from '../base/diagnostics.ts';
 import { parseYamlWithPositions } from '../base/yaml.ts';
 import { collect, validate, isPlainObject } from '../base/schema.ts';
-import { fleetSchema } from './fleet-schema.ts';
-import { rolloutSchema } from './rollout-schema.ts';
-import { effectiveSpec, sharedMapOf, type EffectiveSpec, type SharedMap } from './fleet-effective.ts';
-import { FLEET_KIND, type FleetSpec } from './fleet-types.ts';
+import { fleetSchema } from './spec-schema.ts';
+import { rolloutSchema } from '../spec/rollout-schema.ts';
+import { effectiveSpec, sharedMapOf, type EffectiveSpec, type SharedMap } from './effective-spec.ts';
+import { FLEET_KIND, type FleetSpec } from './spec-types.ts';
 
 export interface LoadedFleet {
   /** null when the Fleet has errors. */

@@ -31,12 +31,13 @@
  *   point (`interrupted`) and starts nothing more.
  * Exit code: the worst of the clusters' (fleetExitCode).
  */
-import type { Clock, FleetProgressRecord } from './driver.ts';
-import { AbortedError, isoOf } from './driver.ts';
-import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../plan/fleet-types.ts';
+import type { Clock } from '../apply/driver.ts';
+import type { FleetProgressRecord } from './record.ts';
+import { AbortedError, isoOf } from '../apply/driver.ts';
+import type { FleetBatch, FleetClusterPlan, FleetPlan } from './plan-types.ts';
 import { EXIT, InputError, InterruptedError, OutsideWindowError, exitCodeOf } from '../base/errors.ts';
-import type { ApplyEvent } from './events.ts';
-import type { FleetClusterOutcome, FleetEvent, FleetHaltReason, UnstampedFleetEvent } from './fleet-events.ts';
+import type { ApplyEvent } from '../apply/events.ts';
+import type { FleetClusterOutcome, FleetEvent, FleetHaltReason, UnstampedFleetEvent } from './run-events.ts';
 
 /** One cluster as the runner drives it (`fleet apply`: its driver; `fleet rehearse`: its simulation). */
 export interface FleetClusterSession {

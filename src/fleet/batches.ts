@@ -8,10 +8,10 @@
  * RollingSync `maxUpdate` accept) resolves like a pool's maxUnavailable (domain/budget.ts, the
  * MCO's rule): floor of the percentage of the non-canary clusters, at least 1.
  *
- * Pure: the shapes here are this module's own (domain sees no fleet types).
+ * Pure; its shapes are its own, so the Fleet schema (spec-schema.ts) and the planner (plan.ts) both use it.
  */
 import { describeType, INT32_MAX } from '../base/schema.ts';
-import type { MaxUnavailable, ResolvedBudget } from './budget.ts';
+import type { MaxUnavailable, ResolvedBudget } from '../domain/budget.ts';
 
 export type MaxConcurrency = MaxUnavailable;
 

@@ -5,16 +5,16 @@
  * field path; the fleet plan is returned only when it has the shape the renderers and the
  * runner rely on, each cluster's plan checked with the plan-file schema, and its batches
  * consistent with its clusters. Whether the content is still what was reviewed is the seal's
- * question (plan/fleet.ts tamperedFleetId, then each cluster's plan as `apply` checks it).
+ * question (fleet/plan.ts tamperedFleetId, then each cluster's plan as `apply` checks it).
  * Pure: the CLI reads the file.
  */
 import { type Diagnostic, type DiagnosticInput, diagnosticAt, emptySourceMap, sortDiagnostics } from '../base/diagnostics.ts';
 import { collect, validate, isPlainObject, type ObjectSchema, type Schema } from '../base/schema.ts';
 import { parseYamlWithPositions, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
-import { planFileSchema } from './plan-schema.ts';
-import { readJsonDocument } from './plan-file.ts';
-import { FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, FLEET_BATCH_KINDS, FLEET_CLUSTER_ERRORS, type FleetPlan } from './fleet-types.ts';
-import { BATCH_TIMEOUT_ACTIONS } from '../spec/fleet-types.ts';
+import { planFileSchema } from '../plan/plan-schema.ts';
+import { readJsonDocument } from '../plan/plan-file.ts';
+import { FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, FLEET_BATCH_KINDS, FLEET_CLUSTER_ERRORS, type FleetPlan } from './plan-types.ts';
+import { BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
 
 export interface LoadedFleetPlan {
   fleetPlan: FleetPlan | null;

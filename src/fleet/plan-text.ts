@@ -2,15 +2,15 @@
  * The fleet plan as text (`fleet plan`, `fleet show`) and as JSON. Pure: reads only the fleet
  * plan, through `forDisplay` (secrets masked, invisible characters visible). Text: the batches,
  * every field an override changed (grouped: field, value, shared value, which override, the
- * clusters; see fleet-overrides.ts), one line per cluster (changes, nodes, waves, estimate, status), every cluster error with its
+ * clusters; see overrides.ts), one line per cluster (changes, nodes, waves, estimate, status), every cluster error with its
  * hint, then the fleet line.
  */
-import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
-import { failedCanaries } from '../plan/fleet.ts';
-import { forDisplay, maskSecrets } from './secrets.ts';
-import { jsonText } from './vocabulary.ts';
-import { formatDuration, padTable, plural, foldNames, colors, type Colors } from './format.ts';
-import { fleetOverrides, overrideCause, valueText } from './fleet-overrides.ts';
+import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
+import { failedCanaries } from './plan.ts';
+import { forDisplay, maskSecrets } from '../render/secrets.ts';
+import { jsonText } from '../render/vocabulary.ts';
+import { formatDuration, padTable, plural, foldNames, colors, type Colors } from '../render/format.ts';
+import { fleetOverrides, overrideCause, valueText } from './overrides.ts';
 
 export interface FleetTextOptions {
   color?: boolean;

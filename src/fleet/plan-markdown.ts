@@ -15,14 +15,14 @@
  *   shows it; for 500 clusters the head alone stays far below the limit (test/fleet-render.test.ts).
  * - Data is text: read through `forDisplay`, escaped where it is written, mentions broken.
  */
-import type { FleetPlan, FleetClusterPlan } from '../plan/fleet-types.ts';
+import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
 import type { Plan } from '../plan/types.ts';
-import { forDisplay } from './secrets.ts';
-import { formatDuration, formatCount, plural, foldNames } from './format.ts';
-import { escapeMarkdown, clipEnd, poolKind } from './vocabulary.ts';
-import { MARKDOWN_LIMIT, code, diagnosticItem } from './markdown.ts';
-import { fleetLine } from './fleet-text.ts';
-import { fleetOverrides, overrideCause, valueText } from './fleet-overrides.ts';
+import { forDisplay } from '../render/secrets.ts';
+import { formatDuration, formatCount, plural, foldNames } from '../render/format.ts';
+import { escapeMarkdown, clipEnd, poolKind } from '../render/vocabulary.ts';
+import { MARKDOWN_LIMIT, code, diagnosticItem } from '../render/markdown.ts';
+import { fleetLine } from './plan-text.ts';
+import { fleetOverrides, overrideCause, valueText } from './overrides.ts';
 
 export interface FleetMarkdownOptions {
   /** Character limit (default MARKDOWN_LIMIT). */

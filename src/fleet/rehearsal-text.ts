@@ -1,14 +1,14 @@
 /**
  * Fleet rehearsal output (`fleet rehearse`): text and JSON of the fleet timeline
- * (src/sim/fleet-rehearse.ts). Pure. The text reads the timeline through `forDisplay`
+ * (src/fleet/rehearsal-sim.ts). Pure. The text reads the timeline through `forDisplay`
  * (cluster names and messages come from the Fleet file and the clusters: issue 13).
  */
-import type { FleetRehearsal } from '../sim/fleet-rehearse.ts';
-import { colors, formatDuration, padTable, plural, toAscii } from './format.ts';
-import { forDisplay } from './secrets.ts';
-import { jsonText } from './vocabulary.ts';
+import type { FleetRehearsal } from './rehearsal-sim.ts';
+import { colors, formatDuration, padTable, plural, toAscii } from '../render/format.ts';
+import { forDisplay } from '../render/secrets.ts';
+import { jsonText } from '../render/vocabulary.ts';
 
-/** Outcomes of a cluster that went well, and those where nothing was tried (src/apply/fleet-events.ts). */
+/** Outcomes of a cluster that went well, and those where nothing was tried (src/fleet/run-events.ts). */
 export const OK: ReadonlySet<string> = new Set(['done', 'nothing-to-do', 'already-done', 'unchanged']);
 export const QUIET: ReadonlySet<string> = new Set(['not-started', 'unchanged']);
 

@@ -1,12 +1,12 @@
 /**
  * Typed events of a fleet run (`fleet apply`, `fleet rehearse`: the same runner,
- * src/apply/fleet-runner.ts). `t` is seconds since the fleet run started, from the runner's
+ * src/fleet/runner.ts). `t` is seconds since the fleet run started, from the runner's
  * clock. One type per event, each with exactly the fields it carries; `fleet apply -o json`
  * prints them as NDJSON, interleaved with each cluster's own apply events wrapped in
  * `fleet-cluster-event`.
  */
-import type { ApplyEvent } from './events.ts';
-import type { FleetBatchKind } from '../plan/fleet-types.ts';
+import type { ApplyEvent } from '../apply/events.ts';
+import type { FleetBatchKind } from './plan-types.ts';
 
 /**
  * What became of one cluster in a fleet run (a closed set: the renderers, the exit code and

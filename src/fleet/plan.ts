@@ -2,22 +2,22 @@
  * The fleet planner (DESIGN §10): a valid Fleet and, per cluster, its snapshot or why there is
  * none -> FleetPlan. Each cluster's effective spec is planned by `buildPlan` (a normal sealed
  * plan whose spec info names the Fleet file and the cluster), then the batches
- * (domain/fleet-batches.ts), the fleet estimate and the fleet plan id. Pure and synchronous:
+ * (batches.ts), the fleet estimate and the fleet plan id. Pure and synchronous:
  * the CLI reads the clusters (concurrently) and passes them in.
  */
 import { createHash } from 'node:crypto';
 import { type Diagnostic, type SourceMap, diagnosticAt } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import type { FleetCluster, FleetSpec } from '../spec/fleet-types.ts';
+import type { FleetCluster, FleetSpec } from './spec-types.ts';
 import { deepEqual } from '../base/equal.ts';
-import { effectiveSpecs } from '../spec/fleet-load.ts';
-import { overriddenFields } from '../spec/fleet-effective.ts';
-import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEstimateSeconds, DEFAULT_MAX_CONCURRENCY } from '../domain/fleet-batches.ts';
-import { buildPlan } from './planner.ts';
-import type { Plan, PlanSpecInfo, PhaseDurations } from './types.ts';
+import { effectiveSpecs } from './spec-load.ts';
+import { overriddenFields } from './effective-spec.ts';
+import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEstimateSeconds, DEFAULT_MAX_CONCURRENCY } from './batches.ts';
+import { buildPlan } from '../plan/planner.ts';
+import type { Plan, PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import {
   FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, type FleetPlan, type FleetClusterPlan, type FleetClusterError, type FleetBatch, type FleetPlanSummary,
-} from './fleet-types.ts';
+} from './plan-types.ts';
 
 /** What the CLI found for one cluster: its snapshot, or the error that stands for its plan. */
 export type FleetClusterInput = { snapshot: ClusterSnapshot; error?: undefined } | { snapshot?: undefined; error: FleetClusterError };
