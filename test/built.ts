@@ -1,11 +1,18 @@
 /**
- * The compiled CLI for suites that run the installed command as a process: builds dist/ with
- * `npm run build` (scripts/build.mjs) when it is missing or older than a source, so such a
- * suite never runs stale output (suites that call run() use the TypeScript sources).
+ * The built CLI, what the package ships (docs/development.md "What the tests run"): builds
+ * dist/bundle/ with `npm run build` (scripts/build.mjs) when it is missing or older than a
+ * source, so no suite runs a stale build.
+ * - ensureBuilt(): the path of the bin, for suites that start the command as a process;
+ * - run: the bundle's run(), for suites that call the CLI in the test process. With
+ *   BOOTCPLAN_TEST_CLI=sources it is the TypeScript sources' run() instead (no build; for
+ *   stepping through src/ in a debugger).
+ * A suite that hands run() a simulated driver built from src/ imports run from the sources: the
+ * bundle has its own copies of the error classes that driver throws.
  */
 import { statSync, readdirSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const RECORD = join(ROOT, 'dist/build-info.json');
@@ -18,13 +25,13 @@ function newestInput(): number {
     else newest = Math.max(newest, st.mtimeMs);
   };
   walk(join(ROOT, 'src'));
-  for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs']) walk(join(ROOT, f));
+  for (const f of ['package.json', 'tsconfig.json', 'scripts/build.mjs']) walk(join(ROOT, f));
   return newest;
 }
 
 let checked = false;
 
-/** Builds dist/ unless it is up to date; returns the path of the compiled bin. */
+/** Builds dist/bundle/ unless it is up to date; returns the path of the bin that runs it. */
 export function ensureBuilt(): string {
   if (!checked) {
     if (!existsSync(RECORD) || statSync(RECORD).mtimeMs < newestInput()) {
@@ -34,3 +41,16 @@ export function ensureBuilt(): string {
   }
   return join(ROOT, 'bin/bootcplan.mjs');
 }
+
+type Run = typeof import('../src/cli/main.ts').run;
+
+async function load(): Promise<Run> {
+  const which = process.env.BOOTCPLAN_TEST_CLI ?? 'bundle';
+  if (which === 'sources') return (await import('../src/cli/main.ts')).run;
+  if (which !== 'bundle') throw new Error(`BOOTCPLAN_TEST_CLI=${which}: expected bundle (the default) or sources`);
+  ensureBuilt();
+  return ((await import(pathToFileURL(join(ROOT, 'dist/bundle/main.js')).href)) as { run: Run }).run;
+}
+
+/** The CLI's run(argv, deps) as the package ships it (see above). */
+export const run: Run = await load();

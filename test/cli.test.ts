@@ -4,10 +4,9 @@ import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
-import { ensureBuilt } from './built.ts';
+import { ensureBuilt, run } from './built.ts';
 
 const s = suite('cli');
 
@@ -158,6 +157,8 @@ s('plan evaluates maintenance windows at the injected clock (deps.now)', async (
 });
 
 s('a cluster failure from the driver is one error line with a hint, exit 1, never "internal error"', async () => {
+  // The sources' run(): the driver below throws the sources' DriverError (test/built.ts).
+  const { run } = await import('../src/cli/main.ts');
   const { DriverError } = await import('../src/apply/driver.ts');
   const { newSim } = await import('./apply-harness.ts');
   const { readSnapshotFile } = await import('../src/cli/inputs.ts');
