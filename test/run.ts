@@ -63,14 +63,14 @@ function parseArgs(argv: string[]): { roots: string[]; allowSkips: boolean } {
   return { roots: roots.length ? roots : ['test'], allowSkips: argv.includes('--allow-skips') };
 }
 
-/** The suite files under the roots; a folder walk leaves out fixtures, golden files and e2e/. */
+/** The suite files under the roots; a folder walk leaves out fixtures, golden files, e2e/ and smoke/. */
 function collect(roots: string[]): string[] {
   const files: string[] = [];
   const walk = (p: string, top: boolean) => {
     const st = statSync(p);
     if (st.isDirectory()) {
       for (const e of readdirSync(p).sort()) {
-        if (e === 'fixtures' || e === 'golden' || e === 'e2e') continue;
+        if (e === 'fixtures' || e === 'golden' || e === 'e2e' || e === 'smoke') continue;
         walk(join(p, e), false);
       }
     } else if (top || p.endsWith('.test.ts')) files.push(resolve(p));
