@@ -127,9 +127,13 @@ async function runSuite(file: string, queued: QueuedSuite): Promise<number> {
   try {
     outcome = await queued();
   } catch (err) {
-    // uvu's after hooks run in its finally block: a throw there ends the suite without a result.
+    // uvu's after hooks run in its finally block: a throw there ends the suite without a result;
+    // book what its reporter showed.
+    tally.passed += passMarks - suiteStart.passMarks;
+    const marked = failMarks - suiteStart.failMarks;
+    if (marked) fail(file, `${where()}: ${marked} failed (reports above)`, marked);
     fail(file, `${where()}: an after hook threw: ${describe(err)}`);
-    return 1;
+    return 1 + passMarks - suiteStart.passMarks + marked;
   }
   const [reports, passed, skipped, ran] = outcome;
   const marked = failMarks - suiteStart.failMarks;

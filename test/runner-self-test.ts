@@ -27,6 +27,7 @@ const cases: Record<string, Expected> = {
   'a suite that throws while loading': { args: ['import-error'], code: 1, last: '0 passed, 1 failed', after: [/threw while loading/, /broken at import/, /import-error\.test\.ts:7:\d+/] },
   'a suite with no test run (no .run())': { args: ['no-tests'], code: 1, last: '0 passed, 1 failed', after: [/no-tests\.test\.ts ran no test/] },
   'a before hook that throws (uvu drops its error)': { args: ['hook-error'], code: 1, last: '0 passed, 1 failed', after: [/neither passed nor reported a failure/] },
+  'an after hook that throws': { args: ['after-hook-error'], code: 1, last: '2 passed, 1 failed', after: [/an after hook threw/, /after hook broke/] },
   'a test that exits the process with code 0': { args: ['exits'], code: 1, last: '1 passed, 1 failed', after: [/process exited \(code 0\)/] },
   'an error that escapes a passing test': { args: ['escapes'], code: 1, last: '1 passed, 1 failed', after: [/nobody awaited me/, /escapes\.test\.ts:8:\d+/] },
   'a passing and a failing suite together': { args: ['passing', 'failing'], code: 1, last: '3 passed, 2 failed' },
