@@ -172,6 +172,7 @@ for (const bin of BINS) {
       if (args.at(-1) === '--help') assert.match(r.out, new RegExp(`^Usage: ${bin === 'bootcplan' ? 'bootcplan' : 'kubectl bootcplan'} ${args.slice(0, -1).join(' ')} `, 'm'), what);
     }
     assert.ok(runs.length >= 60, `${runs.length} runs`);
+    console.log(`  ${bin}: ${runs.length} runs, ${listed.length} commands`);
   });
 }
 
