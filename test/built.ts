@@ -3,11 +3,11 @@
  * dist/bundle/ with `npm run build` (scripts/build.mjs) when it is missing or older than a
  * source, so no suite runs a stale build.
  * - ensureBuilt(): the path of the bin, for suites that start the command as a process;
- * - run: the bundle's run(), for suites that call the CLI in the test process. With
- *   BOOTCPLAN_TEST_CLI=sources it is the TypeScript sources' run() instead (no build; for
+ * - run: the bundle's run(), for suites that call the CLI in the test process. A call that hands
+ *   it a driver (deps.openDriver) goes to the sources' run() instead: such a driver is built from
+ *   src/ and throws the sources' error classes, which the bundle (with its own copies) would not
+ *   recognise. BOOTCPLAN_TEST_CLI=sources runs the sources for every call (no build; for
  *   stepping through src/ in a debugger).
- * A suite that hands run() a simulated driver built from src/ imports run from the sources: the
- * bundle has its own copies of the error classes that driver throws.
  */
 import { statSync, readdirSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -46,10 +46,12 @@ type Run = typeof import('../src/cli/main.ts').run;
 
 async function load(): Promise<Run> {
   const which = process.env.BOOTCPLAN_TEST_CLI ?? 'bundle';
-  if (which === 'sources') return (await import('../src/cli/main.ts')).run;
+  const sources = (await import('../src/cli/main.ts')).run;
+  if (which === 'sources') return sources;
   if (which !== 'bundle') throw new Error(`BOOTCPLAN_TEST_CLI=${which}: expected bundle (the default) or sources`);
   ensureBuilt();
-  return ((await import(pathToFileURL(join(ROOT, 'dist/bundle/main.js')).href)) as { run: Run }).run;
+  const bundle = ((await import(pathToFileURL(join(ROOT, 'dist/bundle/main.js')).href)) as { run: Run }).run;
+  return (argv, deps = {}) => (deps.openDriver ? sources(argv, deps) : bundle(argv, deps));
 }
 
 /** The CLI's run(argv, deps) as the package ships it (see above). */

@@ -157,8 +157,6 @@ s('plan evaluates maintenance windows at the injected clock (deps.now)', async (
 });
 
 s('a cluster failure from the driver is one error line with a hint, exit 1, never "internal error"', async () => {
-  // The sources' run(): the driver below throws the sources' DriverError (test/built.ts).
-  const { run } = await import('../src/cli/main.ts');
   const { DriverError } = await import('../src/apply/driver.ts');
   const { newSim } = await import('./apply-harness.ts');
   const { readSnapshotFile } = await import('../src/cli/inputs.ts');

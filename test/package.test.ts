@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
-import { ensureBuilt, ROOT } from './built.ts';
+import { ensureBuilt, ROOT, run as runBuilt } from './built.ts';
 
 const s = suite('package');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -41,6 +41,13 @@ s('version (from the sources): the package version, the checkout\'s commit and t
   const bad = await cli(['version', '-o', 'xml']);
   assert.is(bad.code, 1);
   assert.match(bad.err, /Allowed formats are text, json, yaml/);
+});
+
+s('the run() the CLI and e2e suites call (test/built.ts) is the bundle\'s: version says it runs the build', async () => {
+  let out = '';
+  const io: CliIO = { stdout: (x) => (out += x), stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false };
+  assert.is(await runBuilt(['version', '-o', 'json'], { io }), 0);
+  assert.is(JSON.parse(out).from, process.env.BOOTCPLAN_TEST_CLI === 'sources' ? 'source' : 'build');
 });
 
 s('--version prints the package version, from the sources and from the compiled bin', async () => {
