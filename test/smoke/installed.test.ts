@@ -176,6 +176,16 @@ for (const bin of BINS) {
   });
 }
 
+s('kubectl_complete-bootcplan (kubectl\'s plugin completion) completes commands and -o formats from the installed package', () => {
+  const cmd = cli('kubectl_complete-bootcplan', ['pla']);
+  clean(cmd, 'kubectl_complete-bootcplan pla');
+  assert.is(cmd.code, 0, cmd.err);
+  assert.match(cmd.out, /^plan\t/m);
+  const fmt = cli('kubectl_complete-bootcplan', ['plan', '-o', '']);
+  assert.is(fmt.code, 0, fmt.err);
+  assert.equal(fmt.out.trim().split('\n').filter((l) => !l.startsWith(':')), formats('bootcplan', 'plan'));
+});
+
 s('version: the build record of the package (no git checkout), the Node.js runtime', () => {
   const j = JSON.parse(cli('bootcplan', ['version', '-o', 'json']).out);
   const pkg = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
