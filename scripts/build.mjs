@@ -22,6 +22,7 @@ import { rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleOptions } from './bundle-options.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const prepare = process.argv.includes('--prepare');
@@ -53,14 +54,7 @@ function gitState() {
 }
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await esbuild.build({
-  absWorkingDir: root, entryPoints: ['src/cli/main.ts', 'src/cli/version.ts'], outdir: 'dist/bundle',
-  bundle: true, splitting: true, format: 'esm', platform: 'node', target: 'node20', chunkNames: '[name]-[hash]',
-  tsconfig: 'tsconfig.json', sourcemap, legalComments: 'eof', logLevel: 'warning',
-  external: ['@kubernetes/client-node'],
-  // CommonJS libraries inside an ES module call require() for Node.js built-ins.
-  banner: { js: "import { createRequire as __bootcplanRequire } from 'node:module'; const require = __bootcplanRequire(import.meta.url);" },
-});
+await esbuild.build(bundleOptions(root, ['src/cli/main.ts', 'src/cli/version.ts'], 'dist/bundle', { sourcemap }));
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 writeFileSync(new URL('../dist/build-info.json', import.meta.url), JSON.stringify({ name: pkg.name, version: pkg.version, ...gitState() }, null, 2) + '\n');

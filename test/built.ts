@@ -9,9 +9,10 @@
  *   recognise. BOOTCPLAN_TEST_CLI=sources runs the sources for every call (no build; for
  *   stepping through src/ in a debugger).
  */
-import { statSync, readdirSync, existsSync } from 'node:fs';
+import { statSync, readdirSync, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const ROOT = resolve(new URL('..', import.meta.url).pathname);
@@ -25,7 +26,7 @@ function newestInput(): number {
     else newest = Math.max(newest, st.mtimeMs);
   };
   walk(join(ROOT, 'src'));
-  for (const f of ['package.json', 'tsconfig.json', 'scripts/build.mjs']) walk(join(ROOT, f));
+  for (const f of ['package.json', 'tsconfig.json', 'scripts/build.mjs', 'scripts/bundle-options.mjs']) walk(join(ROOT, f));
   return newest;
 }
 
@@ -40,6 +41,19 @@ export function ensureBuilt(): string {
     checked = true;
   }
   return join(ROOT, 'bin/bootcplan.mjs');
+}
+
+/**
+ * One module of src/ compiled as the bundle compiles it (scripts/bundle-options.mjs), alone, into
+ * a temporary directory: for a test that runs shipped code in a process of its own without the
+ * TypeScript loader. Returns the path of the .js file.
+ */
+export async function bundledModule(source: string): Promise<string> {
+  const esbuild = await import('esbuild');
+  const { bundleOptions } = await import(pathToFileURL(join(ROOT, 'scripts/bundle-options.mjs')).href);
+  const out = mkdtempSync(join(tmpdir(), 'bootcplan-module-'));
+  await esbuild.build(bundleOptions(ROOT, [source], out, { splitting: false }));
+  return join(out, basename(source).replace(/\.ts$/, '.js'));
 }
 
 type Run = typeof import('../src/cli/main.ts').run;
