@@ -19,9 +19,11 @@ export function assertCalls(source: string, file = 'x.ts'): { text: string; seed
   const visit = (node: ts.Node) => {
     if (ts.isCallExpression(node) && node.expression.getText() === 'fc.assert') {
       const opts = node.arguments[1];
-      const fixed = !!opts && (
-        (ts.isCallExpression(opts) && opts.expression.getText() === 'seeded') ||
-        (ts.isObjectLiteralExpression(opts) && opts.properties.some((p) => p.name?.getText() === 'seed' && ts.isPropertyAssignment(p) && ts.isNumericLiteral(p.initializer))));
+      const isSeeded = (e: ts.Expression) => ts.isCallExpression(e) && e.expression.getText() === 'seeded';
+      const fixed = !!opts && (isSeeded(opts) ||
+        (ts.isObjectLiteralExpression(opts) && opts.properties.some((p) =>
+          (ts.isSpreadAssignment(p) && isSeeded(p.expression)) ||
+          (ts.isPropertyAssignment(p) && p.name.getText() === 'seed' && ts.isNumericLiteral(p.initializer)))));
       calls.push({ text: node.getText(), seeded: fixed });
     }
     ts.forEachChild(node, visit);
@@ -43,7 +45,7 @@ s('the check finds an unseeded call and a seeded one ', () => {
   const calls = assertCalls(src);
   assert.is(calls.length, 2);
   assert.equal(calls.map((c) => c.seeded), [false, true]);
-  assert.equal(assertCalls('fc.assert(p, { numRuns: 5 }); fc.assert(p, { seed: 3, numRuns: 5 });').map((c) => c.seeded), [false, true]);
+  assert.equal(assertCalls('fc.assert(p, { numRuns: 5 }); fc.assert(p, { seed: 3, numRuns: 5 }); fc.assert(p, { ...seeded(3, 5), verbose: 1 }); fc.assert(p, { seed: Date.now() });').map((c) => c.seeded), [false, true, true, false]);
 });
 
 s('every fc.assert in test/ has a fixed seed', () => {
