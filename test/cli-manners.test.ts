@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parse } from 'yaml';
-import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
 import type { DriverFactory } from '../src/cli/deps.ts';
 import { readStdinText } from '../src/cli/stdin.ts';
@@ -19,7 +18,7 @@ import { yamlText } from '../src/render/yaml.ts';
 import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
-import { ensureBuilt } from './built.ts';
+import { ensureBuilt, run } from './built.ts';
 
 const s = suite('cli manners');
 

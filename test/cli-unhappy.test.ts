@@ -7,7 +7,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync, chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, chmodSync, chownSync, existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -60,9 +60,12 @@ s('a file bootcplan may not read: "permission denied", exit 1 (as another user w
   writeFileSync(secret, specYaml([{ name: 'worker', image: NEW }]));
   chmodSync(secret, 0o600);
   const asRoot = process.getuid?.() === 0;
-  // root reads any file: the command runs as nobody, which may read the others (0644).
-  const run = asRoot ? 'setpriv --reuid=65534 --regid=65534 --clear-groups $BOOTCPLAN' : '$BOOTCPLAN';
-  if (!asRoot) chmodSync(secret, 0o000);
+  // root reads any file through CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH: as root the command runs
+  // without them, and the secret belongs to nobody. Not as another user: the checkout may sit in
+  // a directory only root may enter (a fresh clone in a 0700 temporary directory).
+  const run = asRoot ? 'setpriv --bounding-set=-dac_override,-dac_read_search $BOOTCPLAN' : '$BOOTCPLAN';
+  if (asRoot) chownSync(secret, 65534, 65534);
+  else chmodSync(secret, 0o000);
   const spec = sh(`HOME=/tmp ${run} validate -f secret.yaml`);
   assert.is(spec.code, 1, spec.err);
   oneScreen(spec.err, 'validate -f unreadable');

@@ -4,10 +4,9 @@ import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
-import { ensureBuilt } from './built.ts';
+import { ensureBuilt, run } from './built.ts';
 
 const s = suite('cli');
 

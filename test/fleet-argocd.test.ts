@@ -15,6 +15,7 @@ import { renderFleetArgo, FLEET_BATCH_LABEL, type ArgoFleetRender } from '../src
 import { renderJson } from '../src/render/json.ts';
 import { golden } from './render-fixtures.ts';
 import { testFleet, TEST_OPTIONS, FLEET_PATH, type ArgoTestCluster } from './fleet-argocd-helpers.ts';
+import { seeded } from './seeds.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const s = suite('fleet render argocd');
@@ -132,7 +133,7 @@ s('property: the steps are the batches in order, each selecting exactly its batc
     const set = parse(fileOf(r, 'applicationset.yaml'));
     for (const el of set.spec.generators[0].list.elements) assert.is(el.batch, String(r.applications.find((a) => a.cluster === el.cluster)!.batch));
     assert.is(set.spec.template.metadata.labels[FLEET_BATCH_LABEL], '{{.batch}}');
-  }), { numRuns: 60 });
+  }), seeded(3101, 60));
 });
 
 s.run();

@@ -15,12 +15,13 @@ import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
 import type { Diagnostic } from '../src/base/diagnostics.ts';
+import { seeded } from './seeds.ts';
 
 const s = suite('fuzzing the input readers');
 const SPEC = readFileSync('examples/rollout.yaml', 'utf8');
 const SNAPSHOT = readFileSync('examples/cluster.yaml', 'utf8');
-/** CI runs a fixed seed; `FUZZ_RUNS=20000 npx tsx test/run.ts test/fuzz-input.test.ts` explores with fresh seeds. */
-const runs = (n: number) => (process.env.FUZZ_RUNS ? { numRuns: Number(process.env.FUZZ_RUNS) } : { numRuns: n, seed: 20261203 });
+// CI runs a fixed seed; `FC_SEED=fresh FC_RUNS=20000 npx tsx test/run.ts test/fuzz-input.test.ts`
+// explores (test/seeds.ts).
 
 /** A diagnostic a user can act on: it names the file, says where, what and what was expected. */
 function assertClean(ds: readonly Diagnostic[], file: string, text: string) {
@@ -63,7 +64,7 @@ s('spec loader: edited examples, random structures and raw strings never throw',
       assertClean(r.diagnostics, 'fuzz.yaml', text);
       assert.is(r.spec === null, r.diagnostics.some((d) => d.severity === 'error'), text.slice(0, 200));
     }),
-    runs(400),
+    seeded(20261203, 400),
   );
 });
 
@@ -75,7 +76,7 @@ s('snapshot reader: edited examples, random structures and raw strings never thr
       assertClean(r.diagnostics, 'fuzz.yaml', text);
       assert.is(r.snapshot === null, r.diagnostics.length > 0, text.slice(0, 200));
     }),
-    runs(250),
+    seeded(20261203, 250),
   );
 });
 
@@ -121,7 +122,7 @@ s('plan-file reader: altered plans, edited text and random structures end in a p
         renderHtml(r.plan, {});
       }
     }),
-    runs(300),
+    seeded(20261203, 300),
   );
 });
 

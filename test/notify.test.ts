@@ -17,7 +17,7 @@ import type { CliIO } from '../src/cli/io.ts';
 import type { DriverFactory } from '../src/cli/deps.ts';
 import { httpNotifier, parseNotifyUrl, scrubUrl, NOTIFY_ANSWER_BYTES } from '../src/cli/notify.ts';
 import { spawn } from 'node:child_process';
-import { ensureBuilt, ROOT } from './built.ts';
+import { bundledModule } from './built.ts';
 import type { NotifyDocument } from '../src/apply/rollout-report.ts';
 
 const s = suite('apply --notify');
@@ -148,12 +148,13 @@ async function endlessReceiver() {
 }
 
 s('a receiver that streams an endless answer: the compiled notifier reads a few KiB, drops the connection at once, and its process stays small', async () => {
-  ensureBuilt();
+  const compiled = await bundledModule('src/cli/notify.ts');
   const r = await endlessReceiver();
   try {
-    // The shipped module in a process of its own, so that its peak RSS is its own.
+    // The module compiled as the bundle compiles it, in a process of its own, so that its peak
+    // RSS is its own.
     const script = `
-      const { httpNotifier } = await import(${JSON.stringify(join(ROOT, 'dist/cli/notify.js'))});
+      const { httpNotifier } = await import(${JSON.stringify(compiled)});
       const warnings = [];
       const t0 = Date.now();
       await httpNotifier(new URL(process.argv[1]), (l) => warnings.push(l))(${JSON.stringify(DOC)});

@@ -5,12 +5,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';
-import { ensureBuilt, ROOT } from './built.ts';
+import { ensureBuilt, ROOT, run as runBuilt } from './built.ts';
 
 const s = suite('package');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -43,6 +43,13 @@ s('version (from the sources): the package version, the checkout\'s commit and t
   assert.match(bad.err, /Allowed formats are text, json, yaml/);
 });
 
+s('the run() the CLI and e2e suites call (test/built.ts) is the bundle\'s: version says it runs the build', async () => {
+  let out = '';
+  const io: CliIO = { stdout: (x) => (out += x), stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false };
+  assert.is(await runBuilt(['version', '-o', 'json'], { io }), 0);
+  assert.is(JSON.parse(out).from, process.env.BOOTCPLAN_TEST_CLI === 'sources' ? 'source' : 'build');
+});
+
 s('--version prints the package version, from the sources and from the compiled bin', async () => {
   assert.is((await cli(['--version'])).out, `${pkg.version}\n`);
   const r = node([ensureBuilt(), '--version']);
@@ -65,9 +72,22 @@ s('the compiled bin runs the demo plan without tsx (no TypeScript loader in the 
   const r = node([ensureBuilt(), 'plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml']);
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, /^Plan: /m);
-  const src = readFileSync(join(ROOT, 'dist/cli/commands-apply.js'), 'utf8');
-  assert.not.match(src, /from ['"][^'"]*\.ts['"]|import\(['"][^'"]*\.ts['"]\)/, 'compiled imports end in .js');
+  const bundle = join(ROOT, 'dist/bundle');
+  for (const f of readdirSync(bundle)) assert.not.match(readFileSync(join(bundle, f), 'utf8'), /from ['"][^'"]*\.ts['"]|import\(['"][^'"]*\.ts['"]\)/, `${f}: no import of a .ts file`);
   assert.not.ok(pkg.dependencies.tsx || pkg.dependencies.esbuild, 'tsx and esbuild are not runtime dependencies');
+});
+
+s('src/ imports no package at run time (import(\'pkg\')): the bundle turns such a package into a chunk exporting only `default`', () => {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else for (const m of readFileSync(p, 'utf8').matchAll(/\bimport\(\s*['"]([^'".][^'"]*)['"]\s*\)/g)) if (!m[1].startsWith('node:')) found.push(`${p.slice(ROOT.length + 1)}: import('${m[1]}')`);
+    }
+  };
+  walk(join(ROOT, 'src'));
+  assert.equal(found, [], 'import the package statically, or import a module of src/ that does');
 });
 
 s('without a build, the bin says how to make one (no stack trace)', () => {
@@ -106,15 +126,16 @@ s('kubectl finds kubectl-bootcplan on PATH and runs it as `kubectl bootcplan`', 
   assert.is(JSON.parse(r.stdout).formatVersion, '1.0');
 });
 
-s('npm pack: the compiled CLI, examples, LICENSE and CHANGELOG; no sources, tests, benches or fixtures', () => {
+s('npm pack: the bundled CLI, examples (and the deploy/ kustomization they name), LICENSE and CHANGELOG; no sources, source maps, tests, benches or fixtures', () => {
   ensureBuilt();
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
-  for (const want of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bin/bootcplan.mjs', 'bin/kubectl-bootcplan.mjs', 'bin/kubectl_complete-bootcplan.mjs', 'dist/cli/main.js', 'dist/cli/main.js.map', 'dist/build-info.json', 'examples/rollout.yaml', 'examples/cluster.yaml']) {
+  for (const want of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bin/bootcplan.mjs', 'bin/kubectl-bootcplan.mjs', 'bin/kubectl_complete-bootcplan.mjs', 'dist/bundle/main.js', 'dist/build-info.json', 'examples/rollout.yaml', 'examples/cluster.yaml', 'deploy/kustomization.yaml', 'deploy/rollout-crd.yaml']) {
     assert.ok(files.includes(want), `${want} is packed`);
   }
-  const unwanted = files.filter((f) => /^(test|bench|src|scripts|plans|deploy|\.ci)\/|fixtures?\/|golden\/|\.test\.|^bin\/bootcplan-dev|^tsconfig|^Containerfile/.test(f));
-  assert.equal(unwanted, []);
+  const unwanted = files.filter((f) => /^(test|bench|src|scripts|plans|\.ci)\/|^deploy\/(?!kustomization\.yaml$|rollout-crd\.yaml$)|fixtures?\/|golden\/|\.test\.|\.map$|\.ts$|^bin\/bootcplan-dev|^tsconfig|^Containerfile/.test(f));
+  assert.equal(unwanted, [], 'no sources, tests, source maps or test CRDs');
+  assert.equal(files.filter((f) => f.startsWith('dist/') && !/^dist\/(bundle\/[^/]+\.js|build-info\.json)$/.test(f)), [], 'one build: dist/bundle/ and its record');
 });
 
 s('Containerfile: the runtime stage is a Node.js LTS base with git, the packed files only, non-root, OCI labels', () => {

@@ -18,6 +18,7 @@ import { nodeProgressOf } from '../src/apply/node-progress.ts';
 import { BOOTCPLAN_CORDONED_BY } from '../src/domain/labels.ts';
 import { ProgressBook } from '../src/apply/progress-book.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
+import { seeded } from './seeds.ts';
 
 const s = suite('progress: resume from per-node state');
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
@@ -74,7 +75,7 @@ s('killed after any write or at any event, several times, each rerun resumes fro
         assert.ok(st.run?.done, 'the run record says done');
         assert.is(st.run!.pools.worker.wavesDone, plan.pools[0].waves.length);
       }),
-    { numRuns: 80 },
+    seeded(3104, 80),
   );
 });
 

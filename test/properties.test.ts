@@ -15,6 +15,7 @@ import { planWith, runApply, newSim } from './apply-harness.ts';
 import { nodeObject, bootcNodeObject, imageRef } from '../src/sim/generate.ts';
 import type { StalePlanError } from '../src/base/errors.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
+import { seeded } from './seeds.ts';
 
 const s = suite('properties');
 
@@ -87,7 +88,7 @@ s('no cordon takes a pool over maxUnavailable, whatever the cluster and the faul
         }
       }
     }),
-    { numRuns: 60 },
+    seeded(3108, 60),
   );
 });
 
@@ -107,7 +108,7 @@ s('apply killed at a random event, then run again, completes with each node rebo
       const scheduled = plan.pools[0].nodes.filter((x) => x.wave !== null).map((x) => x.name);
       assertEachRebootedOnceAndCordonsRestored(sim, scheduled, sh.n, sh.cordoned);
     }),
-    { numRuns: 50 },
+    seeded(3109, 50),
   );
 });
 
@@ -140,7 +141,7 @@ s('a cluster changed since the plan is refused with exit 3, before any write', a
       assert.equal(sim.writes.filter((w) => w.op !== 'lock' && w.op !== 'unlock'), [], m);
       assert.is(sim.reboots.length, 0);
     }),
-    { numRuns: 60 },
+    seeded(3110, 60),
   );
 });
 
@@ -183,7 +184,7 @@ s('soft reboots regrouped from the fresh plan: never over budget, each node in o
       }
       assertEachRebootedOnceAndCordonsRestored(sim, scheduled, sh.n, sh.cordoned);
     }),
-    { numRuns: 50 },
+    seeded(3111, 50),
   );
 });
 

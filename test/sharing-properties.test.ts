@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { ClusterBuilder, specYaml, NEW, type TestNode } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import type { Plan } from '../src/plan/types.ts';
+import { seeded } from './seeds.ts';
 
 const s = suite('sharing properties');
 
@@ -88,7 +89,7 @@ s('plans: no node in two pools, shared nodes in none (with an error), the contro
   fc.assert(fc.property(shapeArb, (sh) => {
     const { snap, spec } = build(sh);
     checkPlan(sh, planWith(spec, snap).plan);
-  }), { numRuns: 150 });
+  }), seeded(3106, 150));
 });
 
 s('apply in the simulator: a plan with an error is refused; otherwise each cordon is of a node in one pool, and at most one master is out', async () => {
@@ -112,7 +113,7 @@ s('apply in the simulator: a plan with an error is refused; otherwise each cordo
     for (const c of sim.cordons) assert.ok(pools.has(c.node), `${c.node} cordoned but in no wave`);
     for (const x of sim.reboots) assert.ok(pools.has(x.node), `${x.node} rebooted but in no wave`);
     assert.ok((sim.peakUnavailable.get('master') ?? 0) <= 1, `peak master unavailable ${sim.peakUnavailable.get('master')}`);
-  }), { numRuns: 50 });
+  }), seeded(3107, 50));
   // Both branches ran (typically 10-20 applied and 30-40 refused of 50).
   assert.ok(applied >= 5 && refused >= 5, `applied ${applied}, refused ${refused}`);
 });

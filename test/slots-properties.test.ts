@@ -14,7 +14,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, type TestNode } from './builders.ts';
-import { planWith, runApply, newSim } from './apply-harness.ts';
+import { planWith, runApply, newSim, type Run } from './apply-harness.ts';
+import { seeded } from './seeds.ts';
 
 const s = suite('slots properties');
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
@@ -48,35 +49,61 @@ function build(sh: Shape, rollout: 'slots' | 'waves' = 'slots') {
   return { snap, ...planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: sh.budget, rollout }]), snap, D) };
 }
 
-s('slots never take the pool over maxUnavailable and update every eligible node exactly once, across a kill', async () => {
-  await fc.assert(
-    fc.asyncProperty(shapeArb, fc.integer({ min: 0, max: 600 }), fc.integer({ min: 0, max: 20 }), fc.constantFrom(0, 0.05), async (sh, killAt, flaps, conflictRate) => {
-      const { snap, plan, replan } = build(sh);
-      const sim = newSim(snap, { durations: D, jitter: { fraction: sh.jitter, seed: sh.seed }, faults: { seed: sh.seed, flapsPerHour: flaps, conflictRate } });
-      const pool = plan.pools[0];
-      let count = 0;
-      const first = await runApply(sim, plan, replan, { onEventHook: (_e, d) => { if (killAt > 0 && ++count === killAt) d.kill(); } });
-      if (first.code !== 0) {
-        assert.is((first.error as Error).name, 'KilledError', String((first.error as Error)?.stack ?? first.error));
-        // A new process takes the dead apply's lock once it has seen the Lease unchanged for its TTL.
-        const second = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 });
-        assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? second.error}`);
-      }
-      const budget = pool.maxUnavailable.resolved;
-      for (const c of sim.cordons) {
-        if (c.wasUnavailable) continue;
-        assert.ok(c.unavailableAfter <= budget, `cordon of ${c.node} at t=${c.t}: ${c.unavailableAfter} unavailable, budget ${budget}`);
-      }
-      const eligible = pool.nodes.filter((x) => x.wave !== null).map((x) => x.name);
-      const counts = sim.rebootCounts();
-      for (const n of eligible) {
-        assert.is(counts.get(n), 1, `${n} rebooted ${counts.get(n) ?? 0} times`);
-        assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST, n);
-      }
-      assert.is(counts.size, eligible.length, 'no node outside the admission order rebooted');
-    }),
-    { numRuns: 60 },
-  );
+/**
+ * The outcomes an apply may legitimately end with here: done; killed (the property kills it); or
+ * halted because a node waited longer than the budget wait for maxUnavailable room (wave-gates.ts
+ * budgetTimeoutFailures: flapping nodes can hold a small budget for that long, and then apply
+ * halts rather than take the pool over it). Any other end (a node failing, an internal error)
+ * breaks the property.
+ */
+const BUDGET_WAIT = /^(no maxUnavailable budget for \d+m|out of service on its own .* for \d+m)/;
+function budgetHalt(r: Run): boolean {
+  const failed = r.events.filter((e) => e.type === 'node-failed');
+  return (r.error as Error)?.name === 'RolloutHaltedError' && failed.length > 0 && failed.every((e) => BUDGET_WAIT.test(e.message));
+}
+const because = (r: Run) => String((r.error as Error)?.stack ?? r.error);
+
+type KillCase = [Shape, number, number, number];
+const killArgs = [shapeArb, fc.integer({ min: 0, max: 600 }), fc.integer({ min: 0, max: 20 }), fc.constantFrom(0, 0.05)] as const;
+
+/** Runs the apply, kills it at event `killAt` (0: never), reruns a killed one; checks the pool. */
+async function killAndRerun(sh: Shape, killAt: number, flaps: number, conflictRate: number): Promise<'done' | 'halted'> {
+  const { snap, plan, replan } = build(sh);
+  const sim = newSim(snap, { durations: D, jitter: { fraction: sh.jitter, seed: sh.seed }, faults: { seed: sh.seed, flapsPerHour: flaps, conflictRate } });
+  const pool = plan.pools[0];
+  let count = 0;
+  let last = await runApply(sim, plan, replan, { onEventHook: (_e, d) => { if (killAt > 0 && ++count === killAt) d.kill(); } });
+  if (last.code !== 0 && !budgetHalt(last)) {
+    assert.is((last.error as Error).name, 'KilledError', because(last));
+    // A new process takes the dead apply's lock once it has seen the Lease unchanged for its TTL.
+    last = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 });
+    assert.ok(last.code === 0 || budgetHalt(last), `rerun: ${because(last)}`);
+  }
+  const budget = pool.maxUnavailable.resolved;
+  for (const c of sim.cordons) {
+    if (c.wasUnavailable) continue;
+    assert.ok(c.unavailableAfter <= budget, `cordon of ${c.node} at t=${c.t}: ${c.unavailableAfter} unavailable, budget ${budget}`);
+  }
+  const eligible = pool.nodes.filter((x) => x.wave !== null).map((x) => x.name);
+  const counts = sim.rebootCounts();
+  for (const [n, times] of counts) {
+    assert.ok(eligible.includes(n), `${n} rebooted, but it is not in the admission order`);
+    assert.is(times, 1, `${n} rebooted ${times} times`);
+    assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST, n);
+  }
+  if (last.code !== 0) return 'halted';
+  for (const n of eligible) assert.is(counts.get(n), 1, `${n} rebooted ${counts.get(n) ?? 0} times`);
+  return 'done';
+}
+
+s('slots never take the pool over maxUnavailable and update every eligible node at most once, and all of them unless halted for lack of budget, across a kill', async () => {
+  await fc.assert(fc.asyncProperty(...killArgs, async (...args: KillCase) => { await killAndRerun(...args); }), seeded(3112, 60));
+});
+
+s('fixed case (fresh seed 751318129): 6 nodes, budget 4%, 20 flaps an hour, killed at the first event: the rerun halts for lack of budget, over budget never', async () => {
+  const found: KillCase = [{ n: 6, cordoned: 0, notReady: 0, staged: 0, budget: '4%', jitter: 0.6, seed: 560811 }, 1, 20, 0.05];
+  assert.is(await killAndRerun(...found), 'halted');
+  await fc.assert(fc.asyncProperty(...killArgs, async (...args: KillCase) => { await killAndRerun(...args); }), { seed: 751318129, numRuns: 60 });
 });
 
 /**
@@ -115,7 +142,7 @@ s('without faults: never more than the budget out at any instant, and slots keep
       const bound = slotsBound(ra.events, slots.plan.pools[0].waveSize) + slots.plan.pools[0].waves.length;
       assert.ok(ra.result!.durationSeconds <= bound, `slots ${ra.result!.durationSeconds} s, bound ${bound} s (waves ${rb.result!.durationSeconds} s)`);
     }),
-    { numRuns: 40 },
+    seeded(3113, 40),
   );
 });
 

@@ -15,7 +15,7 @@
  *   when the stop came after the last step;
  * - a rerun finishes the plan from the saved progress, each node rebooted once.
  *
- * STOP_RUNS=N runs it N times (the suite's fixed seed; docs/apply.md records a run of thousands).
+ * STOP_RUNS=N runs it N times (the suite's fixed seed, test/seeds.ts; docs/apply.md records a run of thousands).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -28,6 +28,7 @@ import type { SimDriver } from '../src/sim/driver.ts';
 import { exitCodeOf, InterruptedError, LockHeldError, LockNotHeldError } from '../src/base/errors.ts';
 import { stoppingAt, withLatency } from './stop-drivers.ts';
 import { starvationWatchdog } from './starvation-watchdog.ts';
+import { seeded } from './seeds.ts';
 
 const s = suite('stopping at any await point');
 
@@ -132,7 +133,7 @@ s('a stop at any await point: ends within 2 s, nothing left open, lock released,
       assert.is(codeOf(again.error), 0, `rerun: ${why}: ${(again.error as Error)?.stack ?? again.error}`);
       for (const [node, n] of sim.rebootCounts()) assert.is(n, 1, `${node} rebooted ${n} times: ${why}`);
       assert.is(sim.rebootCounts().size, sh.bootc + sh.mco, why);
-    }), { seed: SEED, numRuns: RUNS, includeErrorInReport: true });
+    }), { ...seeded(SEED, RUNS), includeErrorInReport: true });
   } finally {
     await stopWatchdog();
   }

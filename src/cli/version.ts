@@ -64,7 +64,9 @@ export function registerVersionCommand(program: Command, ctx: CommandContext): v
       const b = readBuildInfo();
       const info = { version: b.version, commit: b.commit, dirty: b.dirty, from: b.from, node: process.version };
       if (opts.output === 'json') return ctx.io.stdout(JSON.stringify(info, null, 2) + '\n');
-      if (opts.output === 'yaml') return ctx.io.stdout((await import('yaml')).stringify(info));
+      // The YAML renderer every `-o yaml` uses, loaded only here; not the yaml package itself: the bundle
+      // turns a package imported at run time into a chunk exporting only `default`.
+      if (opts.output === 'yaml') return ctx.io.stdout((await import('../render/yaml.ts')).yamlText(info));
       const commit = b.commit ? `${b.commit}${b.dirty ? ' (with uncommitted changes)' : ''}` : 'unknown (not built from a git checkout)';
       ctx.io.stdout(`${ctx.name ?? 'bootcplan'} ${b.version}\ncommit: ${commit}${b.from === 'source' ? ', running the TypeScript sources' : ''}\nnode:   ${process.version}\n`);
     });

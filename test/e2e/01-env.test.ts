@@ -10,9 +10,9 @@ import { tempDir, startEnv, setupEnv, clientFor, type TestEnv } from './env.ts';
 import { readLiveObjects } from '../../src/kube/read.ts';
 import { resolveKubeConfig } from '../../src/kube/config.ts';
 import { ClusterApiError } from '../../src/base/errors.ts';
-import { run } from '../../src/cli/main.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import { captureIO, rejects } from './helpers.ts';
+import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: environment, CRDs, RBAC, kubeconfig');
 let env: TestEnv;

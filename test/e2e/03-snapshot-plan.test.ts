@@ -10,8 +10,8 @@ import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './en
 import { captureIO } from './helpers.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
 import { machineSetObject, OLD_AMI } from '../../src/sim/generate.ts';
-import { run } from '../../src/cli/main.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot.ts';
+import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: snapshot and plan live');
 let env: TestEnv;

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, driverFor, type TestEnv } from './env.ts';
 import { captureIO } from './helpers.ts';
 import { ClusterBuilder, specYaml, OLD } from '../builders.ts';
-import { run } from '../../src/cli/main.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
+import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: the API server rejects what the planner rejects');
 let env: TestEnv;

@@ -12,11 +12,11 @@ import { tempDir, setupEnv, resetCluster, loadObjects, clientFor, createWithStat
 import { captureIO } from './helpers.ts';
 import { fakeProxy, type FakeProxy } from '../kube-fakes.ts';
 import { ClusterBuilder, nodes } from '../builders.ts';
-import { run } from '../../src/cli/main.ts';
 import { KubeDriver } from '../../src/kube/driver.ts';
 import { readLiveObjects } from '../../src/kube/read.ts';
 import { requestStats, type KubeClient } from '../../src/kube/rest.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot.ts';
+import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: paginated lists and proxy-url');
 let env: TestEnv;

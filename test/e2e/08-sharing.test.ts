@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
 import { captureIO } from './helpers.ts';
 import { ClusterBuilder, specYaml, NEW, OLD, nodes } from '../builders.ts';
-import { run } from '../../src/cli/main.ts';
+import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: sharing the cluster');
 let env: TestEnv;

@@ -26,10 +26,10 @@ import { installGitopsCrds, docsOf, dryRun, kustomizer } from './gitops-dry-run.
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
 import { imageRef } from '../../src/sim/generate.ts';
-import { run } from '../../src/cli/main.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import type { KObject } from '../../src/cluster/types.ts';
+import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: the GitOps loop');

@@ -20,12 +20,11 @@ import { tempDir, setupEnv, resetCluster, loadObjects, driverFor, type TestEnv }
 import { captureIO, rejects, sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
-import { run } from '../../src/cli/main.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { NODE, BOOTC_NODE } from '../../src/kube/resources.ts';
 import { wallClock } from '../../src/kube/driver.ts';
-import { ensureBuilt } from '../built.ts';
+import { ensureBuilt, run } from '../built.ts';
 import { Lease } from '../../src/apply/lease.ts';
 import { LockHeldError } from '../../src/base/errors.ts';
 import { readFileSync } from 'node:fs';

@@ -12,9 +12,9 @@ import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './en
 import { captureIO } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
-import { run } from '../../src/cli/main.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { NODE } from '../../src/kube/resources.ts';
+import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: slots');
 let env: TestEnv;

@@ -20,10 +20,10 @@ import { startFleetEnvs, fleetKubeconfig, resetFleetEnv, type FleetEnv } from '.
 import { loadObjects } from './env.ts';
 import { FleetBuilder, workerCluster, NEW } from '../fleet-builders.ts';
 import { NEW_DIGEST } from '../builders.ts';
-import { run } from '../../src/cli/main.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
+import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: fleet apply');
 const NAMES = ['east', 'west', 'south'] as const;

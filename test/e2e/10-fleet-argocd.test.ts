@@ -24,11 +24,11 @@ import { NodeAgent } from './agent.ts';
 import { inDir } from '../cwd.ts';
 import { ClusterBuilder, NEW } from '../builders.ts';
 import { LUA, luaHealth } from '../lua-health.ts';
-import { run } from '../../src/cli/main.ts';
 import { imageRef } from '../../src/sim/generate.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import { renderFleetArgo, type ArgoFleetRender } from '../../src/fleet/argocd.ts';
 import { testFleet, TEST_OPTIONS } from '../fleet-argocd-helpers.ts';
+import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: fleet render argocd');

@@ -1,0 +1,71 @@
+/**
+ * The runner's self-test (docs/development.md "How the runner counts"), run by .ci/run before any
+ * suite: test/run.ts on the fixture suites in test/fixtures/runner/, each alone, checking the exit
+ * code, the last line and that every failure is listed after the run. A plain script with
+ * node:assert, not a uvu suite, so its verdict does not rest on the runner it checks.
+ *   npm run test:runner
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const FIXTURES = 'test/fixtures/runner';
+
+interface Expected { args: string[]; code: 0 | 1; last: string; after?: RegExp[] }
+
+const cases: Record<string, Expected> = {
+  'all passing': { args: ['passing'], code: 0, last: '2 passed, 0 failed' },
+  'two failures, the second after 400 lines of log': {
+    args: ['failing'], code: 1, last: '1 passed, 2 failed',
+    // Listed again after the noise, each with its name, message and place.
+    after: [/"first failure: wrong sum"/, /one and one make three/, /failing\.test\.ts:8:\d+/, /"logs a lot, then fails"/, /deep failure after the noise/, /failing\.test\.ts:11:\d+/],
+  },
+  'a skipped test': { args: ['skipped'], code: 1, last: '1 passed, 0 failed, 1 skipped', after: [/skipped\.test\.ts/] },
+  'a skipped test with --allow-skips': { args: ['--allow-skips', 'skipped'], code: 0, last: '1 passed, 0 failed, 1 skipped' },
+  'a suite that throws while loading': { args: ['import-error'], code: 1, last: '0 passed, 1 failed', after: [/threw while loading/, /broken at import/, /import-error\.test\.ts:7:\d+/] },
+  'a suite with no test run (no .run())': { args: ['no-tests'], code: 1, last: '0 passed, 1 failed', after: [/no-tests\.test\.ts ran no test/] },
+  'a before hook that throws (uvu drops its error)': { args: ['hook-error'], code: 1, last: '0 passed, 1 failed', after: [/neither passed nor reported a failure/] },
+  'an after hook that throws': { args: ['after-hook-error'], code: 1, last: '2 passed, 1 failed', after: [/an after hook threw/, /after hook broke/] },
+  'a test that exits the process with code 0': { args: ['exits'], code: 1, last: '1 passed, 1 failed', after: [/process exited \(code 0\)/] },
+  'an error that escapes a passing test': { args: ['escapes'], code: 1, last: '1 passed, 1 failed', after: [/nobody awaited me/, /escapes\.test\.ts:8:\d+/] },
+  'a passing and a failing suite together': { args: ['passing', 'failing'], code: 1, last: '3 passed, 2 failed' },
+};
+
+function runner(args: string[]): { code: number | null; out: string } {
+  const paths = args.map((a) => (a.startsWith('-') || a.includes('/') ? a : join(FIXTURES, `${a}.test.ts`)));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/run.ts', ...paths], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+  return { code: r.status, out: r.stdout + r.stderr };
+}
+
+function check(name: string, e: Expected, r: { code: number | null; out: string }): void {
+  const lines = r.out.trimEnd().split('\n');
+  assert.equal(lines.at(-1), e.last, `${name}: last line`);
+  assert.equal(r.code, e.code, `${name}: exit code`);
+  // What a reader of the end of the log sees: everything after the last line of test output.
+  const noise = r.out.lastIndexOf('noise line 399');
+  const tail = r.out.slice(noise < 0 ? 0 : noise + 'noise line 399'.length);
+  for (const re of e.after ?? []) assert.match(tail, re, `${name}: listed after the run`);
+}
+
+let failed = 0;
+const empty = mkdtempSync(join(tmpdir(), 'bootcplan-runner-'));
+cases['a folder without suites'] = { args: [empty], code: 1, last: '0 passed, 0 failed', after: [/no test ran/] };
+try {
+  for (const [name, e] of Object.entries(cases)) {
+    const r = runner(e.args);
+    try {
+      check(name, e, r);
+      console.log(`ok   ${name}`);
+    } catch (err) {
+      failed++;
+      console.log(`FAIL ${name}\n${(err as Error).message}\n--- runner output (last 40 lines)\n${r.out.trimEnd().split('\n').slice(-40).join('\n')}\n---`);
+    }
+  }
+} finally {
+  rmSync(empty, { recursive: true, force: true });
+}
+const total = Object.keys(cases).length;
+console.log(`runner self-test: ${total - failed} passed, ${failed} failed`);
+process.exitCode = failed ? 1 : 0;
