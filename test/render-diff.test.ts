@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { diffValues, changeDiff, yamlDiff } from '../src/render/diff.ts';
-import { maskSecrets } from '../src/render/secrets.ts';
+import { maskSecrets } from '../src/base/secret-mask.ts';
 import { foldNames, foldNumbers, groupNodes, describeGroup, formatDuration, toAscii } from '../src/render/format.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';

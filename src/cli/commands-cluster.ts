@@ -12,7 +12,7 @@ import { writeFileAtomic } from './files.ts';
 import { asClusterApiError } from './live.ts';
 import { type KubeOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, outputFormatOption } from './options.ts';
 import { SNAPSHOT_FORMATS, STATUS_FORMATS, yamlOfJson } from './formats.ts';
-import { jsonText } from '../render/vocabulary.ts';
+import { jsonText } from '../base/json-text.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { clusterIdentityOf, KUBE_SYSTEM_NAMESPACE, SNAPSHOT_SERVER_ANNOTATION } from '../cluster/identity.ts';
 

@@ -4,8 +4,8 @@
  * writes as JSON escapes the characters a terminal or viewer would act on. Pure.
  */
 import type { Plan } from '../plan/types.ts';
-import { maskSecrets } from './secrets.ts';
-import { jsonText } from './vocabulary.ts';
+import { maskSecrets } from '../base/secret-mask.ts';
+import { jsonText } from '../base/json-text.ts';
 
 export function renderJson(plan: Plan): string {
   return jsonText(maskSecrets(plan), 2) + '\n';
