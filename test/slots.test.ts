@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, NEW, OLD, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
-import { parsePlanFile } from '../src/plan/plan-file.ts';
+import { parsePlanFile } from '../src/plan/saved/reader.ts';
 import type { ApplyEvent } from '../src/apply/events.ts';
 import type { ClusterSnapshot } from '../src/cluster/types.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';

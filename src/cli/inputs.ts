@@ -9,7 +9,7 @@ import { parseRolloutSpec, type LoadedSpec } from '../spec/load.ts';
 import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan } from '../plan/types.ts';
-import { parsePlanFile } from '../plan/plan-file.ts';
+import { readPlan } from '../plan/saved/reader.ts';
 import { InputError, StalePlanError, fsErrorText } from '../base/errors.ts';
 import { tamperedId } from '../plan/seal.ts';
 import { hasErrors } from '../base/diagnostics.ts';
@@ -164,10 +164,7 @@ export function readRepoFileAt(root: string, abs: string, commit: string, maxByt
 }
 
 export function readPlanFile(file: string): Plan {
-  const text = readTextFile(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`');
-  const r = parsePlanFile(text, inputName(file));
-  if (!r.plan) throw new InputError(`${inputName(file)}: not a usable plan file`, r.diagnostics);
-  return r.plan;
+  return readPlan(readTextFile(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`'), inputName(file));
 }
 
 /**

@@ -4,9 +4,9 @@
  * renderers and the applier must only ever see the types src/plan/types.ts promises. Fields a
  * later 1.x may add are allowed (objects are open); every field bootcplan reads is checked.
  */
-import type { ObjectSchema, Schema } from '../base/schema.ts';
-import { CLUSTER_IDENTITY_KINDS } from '../cluster/identity.ts';
-import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS } from './types.ts';
+import type { ObjectSchema, Schema } from '../../base/schema.ts';
+import { CLUSTER_IDENTITY_KINDS } from '../../cluster/identity.ts';
+import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS } from '../types.ts';
 
 const str: Schema = { type: 'string' };
 const strOrNull: Schema = { type: 'string', nullable: true };

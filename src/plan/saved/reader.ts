@@ -1,16 +1,19 @@
 /**
- * Reading a plan file back (`show`, `apply`, `rehearse`): JSON that must be a plan of this
- * format, whatever was done to it on the way. Every problem is a diagnostic with the file,
- * line:column and field path; the plan is returned only when it has the shape the renderers
- * and the applier rely on (whether its content is still what was reviewed is plan/seal.ts's
- * question). Pure: the CLI reads the file.
+ * The saved-plan module's reader (Terraform keeps its plan file format apart from the plan
+ * model the same way: internal/plans/planfile): a plan file's text back to a Plan (`show`,
+ * `apply`, `rehearse`, a fleet plan's cluster plans). JSON that must be a plan of this format,
+ * whatever was done to it on the way. Every problem is a diagnostic with the file, line:column
+ * and field path; the plan is returned only when it has the shape the renderers and the applier
+ * rely on (whether its content is still what was reviewed is ./seal.ts's question). Pure: the
+ * application layer reads the file (src/app/saved-plan.ts).
  */
-import { type Diagnostic, diagnosticAt, emptySourceMap, sortDiagnostics } from '../base/diagnostics.ts';
-import { collect, validate, isPlainObject } from '../base/schema.ts';
-import { binaryInputDiagnostic, parseYamlWithPositions, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
-import { checkShape, valueBudget, flowNestingOffset } from '../base/limits.ts';
-import { planFileSchema } from './plan-schema.ts';
-import { PLAN_FORMAT_VERSIONS, type Plan } from './types.ts';
+import { type Diagnostic, diagnosticAt, emptySourceMap, sortDiagnostics } from '../../base/diagnostics.ts';
+import { InputError } from '../../base/errors.ts';
+import { collect, validate, isPlainObject } from '../../base/schema.ts';
+import { binaryInputDiagnostic, parseYamlWithPositions, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../../base/yaml.ts';
+import { checkShape, valueBudget, flowNestingOffset } from '../../base/limits.ts';
+import { planFileSchema } from './schema.ts';
+import { PLAN_FORMAT_VERSIONS, type Plan } from '../types.ts';
 
 export interface LoadedPlan {
   plan: Plan | null;
@@ -63,4 +66,11 @@ export function parsePlanFile(text: string, file: string): LoadedPlan {
     plan: null,
     diagnostics: sortDiagnostics(diagnostics.slice(0, 50).map((d) => diagnosticAt(map, { ...d, hint: d.hint ?? HINT, code: d.code }))),
   };
+}
+
+/** The plan in a plan file's text, or an InputError with every diagnostic (`name`: the file as the user named it). */
+export function readPlan(text: string, name: string): Plan {
+  const r = parsePlanFile(text, name);
+  if (!r.plan) throw new InputError(`${name}: not a usable plan file`, r.diagnostics);
+  return r.plan;
 }
