@@ -10,7 +10,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan } from '../plan/types.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { renderJson } from '../render/json.ts';
+import { planFileText } from '../plan/saved/writer.ts';
 import type { CommandContext } from './deps.ts';
 import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
 import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile, checkPlanSeal } from './inputs.ts';
@@ -119,7 +119,7 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
     io.stderr(`not saved: the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'} and cannot be applied\n  hint: fix the spec and plan again, or add --for-review to save it marked for review only\n`);
   } else if (opts.out) {
     const path = planOutPath(opts.out, plan);
-    writeFileAtomic(path, renderJson(plan), 'private');
+    writeFileAtomic(path, planFileText(plan), 'private');
     io.stderr(`saved plan ${plan.id} to ${path}${plan.reviewOnly ? ' (for review only: it has errors and is never applied)' : ''}\n`);
   }
   if (plan.summary.errors) {

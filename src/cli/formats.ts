@@ -27,8 +27,8 @@ export interface RenderOptions {
 
 export async function renderPlan(plan: Plan, format: string, opts: RenderOptions): Promise<string> {
   switch (format) {
-    case 'json': return (await import('../render/json.ts')).renderJson(plan);
-    case 'yaml': return yamlOfJson((await import('../render/json.ts')).renderJson(plan));
+    case 'json': return (await import('../plan/saved/writer.ts')).planFileText(plan);
+    case 'yaml': return yamlOfJson((await import('../plan/saved/writer.ts')).planFileText(plan));
     case 'markdown': return (await import('../render/markdown.ts')).renderMarkdown(plan, { full: opts.full });
     case 'html': return (await import('../render/html/report.ts')).renderHtml(plan, { full: opts.full });
     // Plain ASCII symbols whenever colour is off (pipes, CI logs, NO_COLOR).
