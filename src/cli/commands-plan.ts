@@ -112,7 +112,7 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
   const snapshot = await loadCluster(opts, io.env);
   // In the cluster it plans (a live cluster, NODE_NAME set: an apply Job), its own node goes last.
   const made = buildPlan(planInput(read, snapshot, { now: now(), specChanges, selfNode: opts.cluster ? null : selfNodeFrom(io.env) }));
-  const plan = opts.out && opts.forReview && made.summary.errors ? (await import('../plan/seal.ts')).markForReview(made) : made;
+  const plan = opts.out && opts.forReview && made.summary.errors ? (await import('../plan/saved/compare.ts')).markForReview(made) : made;
   io.stdout(await renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
   if (opts.out && plan.summary.errors && !plan.reviewOnly) {
     // A plan with errors can never be applied: saving it would only hand a dead file on.

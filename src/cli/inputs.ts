@@ -11,7 +11,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan } from '../plan/types.ts';
 import { readPlan } from '../plan/saved/reader.ts';
 import { InputError, StalePlanError, fsErrorText } from '../base/errors.ts';
-import { tamperedId } from '../plan/seal.ts';
+import { tamperedId } from '../plan/saved/compare.ts';
 import { hasErrors } from '../base/diagnostics.ts';
 import { readStdinText, STDIN_NAME } from './stdin.ts';
 import { STDIN_PATH } from './options.ts';

@@ -17,7 +17,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { ProgressState } from '../apply/driver.ts';
 import { rollsTarget } from '../domain/mco-rollout.ts';
 import { MCO_DESIRED_CONFIG } from '../domain/labels.ts';
-import { clusterMismatch, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves, waveEntryDifference } from '../plan/seal.ts';
+import { clusterMismatch, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves, waveEntryDifference } from '../plan/saved/compare.ts';
 import { checkApplicable } from '../apply/applier.ts';
 import { remainingWorkDifference } from '../apply/stale.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
@@ -75,7 +75,7 @@ export function openSavedFleetPlans(fp: FleetPlan, durations?: PhaseDurations, r
 
 /**
  * Step 5 begins here: the cluster (`target`, a live read or the snapshot a rehearsal
- * simulates) must be the one the plan was made for (plan/seal.ts clusterMismatch), else
+ * simulates) must be the one the plan was made for (plan/saved/compare.ts clusterMismatch), else
  * exit 3. `apply` and `fleet apply` call it right after the first read of the cluster, before
  * anything is written to it (the rollout status included); confirmSavedPlan calls it again.
  */

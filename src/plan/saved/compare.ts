@@ -8,12 +8,12 @@
  *   decisions must equal the saved ones (decisionDifference); the fresh plan is what runs.
  * Pure: no I/O.
  */
-import type { Plan, PlanChange, PlanPool, PlanNode } from './types.ts';
-import type { ClusterSnapshot } from '../cluster/types.ts';
-import { clusterIdentityOf, sameIdentity, describeCluster } from '../cluster/identity.ts';
-import { planIdOf } from './planner.ts';
-import { changeKey } from './changes.ts';
-import { deepEqual } from '../base/equal.ts';
+import type { Plan, PlanChange, PlanPool, PlanNode } from '../types.ts';
+import type { ClusterSnapshot } from '../../cluster/types.ts';
+import { clusterIdentityOf, sameIdentity, describeCluster } from '../../cluster/identity.ts';
+import { planIdOf } from '../planner.ts';
+import { changeKey } from '../changes.ts';
+import { deepEqual } from '../../base/equal.ts';
 
 /** A plan with errors saved for review (`plan --out --for-review`): marked, and sealed again. */
 export function markForReview(plan: Plan): Plan {
