@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { MS, cluster, clusterObjects } from './bootimages-helpers.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
-import { remainingWorkDifference } from '../src/apply/stale.ts';
+import { remainingWorkDifference } from '../src/plan/saved/remaining-work.ts';
 
 const s = suite('ordered changes to one object');
 

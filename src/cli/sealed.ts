@@ -19,7 +19,7 @@ import { rollsTarget } from '../domain/mco-rollout.ts';
 import { MCO_DESIRED_CONFIG } from '../domain/labels.ts';
 import { clusterMismatch, decisionDifference, settingsDifference, durationsDifference, newlyScheduled, nowBlocked, pendingChangeDifference, oversizedWaves, waveEntryDifference } from '../plan/saved/compare.ts';
 import { checkApplicable } from '../apply/applier.ts';
-import { remainingWorkDifference } from '../apply/stale.ts';
+import { remainingWorkDifference } from '../plan/saved/remaining-work.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
 import { checkPlanProvenance } from './provenance.ts';
 import { specOfSavedPlan, specsOfFleetPlans, type SpecForPlan } from './planning.ts';
@@ -92,7 +92,7 @@ export function checkClusterBinding(saved: Plan, target: ClusterSnapshot): void 
  *   changes still to write must be the same, no wave may exceed the budget, no node the
  *   review saw blocked may be scheduled, no node the review scheduled may
  *   be blocked now unless bootcplan has it in flight (`inFlight`, from the progress record of
- *   this plan), and the remaining work may only have shrunk (apply/stale.ts). Then the
+ *   this plan), and the remaining work may only have shrunk (plan/saved/remaining-work.ts). Then the
  *   reviewed waves run (they are what the progress record counts; the applier re-checks each
  *   against a fresh plan before it starts) with the fresh plan's changes.
  */

@@ -1,6 +1,7 @@
 /**
- * Staleness (DESIGN §7): before any write and before each wave the applier plans again
- * from the cluster as it is now and compares the *remaining work* with the saved plan.
+ * Staleness (DESIGN §7), part of the saved-plan module: before any write and before each wave
+ * the applier plans again from the cluster as it is now and compares the *remaining work* with
+ * the saved plan (and `apply PLANFILE` does once before it starts: ./compare.ts).
  * Allowed differences: nodes that reached their target, changes already in the cluster
  * (they plan as noop), budget and wave composition (recomputed from what is unavailable
  * now), and the MachineConfigPool `spec.paused` switch the applier itself toggles.
@@ -9,11 +10,11 @@
  * line for the StalePlanError (exit 3).
  */
 import type { Operation } from 'fast-json-patch';
-import type { Plan, PlanChange } from '../plan/types.ts';
-import type { ClusterSnapshot } from '../cluster/types.ts';
-import { indexSnapshot, viewNode } from '../domain/nodes.ts';
-import { deepEqual } from '../base/equal.ts';
-import { changeKey } from '../plan/changes.ts';
+import type { Plan, PlanChange } from '../types.ts';
+import type { ClusterSnapshot } from '../../cluster/types.ts';
+import { indexSnapshot, viewNode } from '../../domain/nodes.ts';
+import { deepEqual } from '../../base/equal.ts';
+import { changeKey } from '../changes.ts';
 
 const short = (d: string | null) => (d && d.startsWith('sha256:') ? d.slice(0, 19) : d ?? 'unknown');
 
