@@ -26,7 +26,7 @@ import { buildPlan, selfNodeOf } from '../src/plan/planner.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { ClusterSnapshot } from '../src/cluster/types.ts';
 import { renderPlan } from '../src/cli/formats.ts';
-import { confirmSavedPlan } from '../src/cli/sealed.ts';
+import { confirmSavedPlan } from '../src/plan/saved/compare.ts';
 import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/cli/io.ts';

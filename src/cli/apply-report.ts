@@ -13,7 +13,7 @@ import { RolloutReporter, exitOf } from '../apply/rollout-report.ts';
 import type { StatusCore } from '../apply/rollout-status.ts';
 import { LockHeldError, LockStuckError } from '../base/errors.ts';
 import { judgeHeldLock, type LockJudgement } from '../domain/lease-expiry.ts';
-import { clusterMismatch } from '../plan/saved/compare.ts';
+import { clusterMismatch } from '../plan/saved/verify.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CliIO } from './io.ts';
 import { httpNotifier } from './notify.ts';

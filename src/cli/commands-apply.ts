@@ -73,8 +73,8 @@ async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: C
   if (confirming && opts.file === STDIN_PATH) {
     throw new InputError('apply -f - reads the spec from stdin, so no answer to the confirmation can come from there', [], 'review the plan (bootcplan plan -f -), then run apply -f - with --auto-approve');
   }
-  const [{ apply, checkApplicable }, { windowPolicy }, { openSavedPlan, confirmSavedPlan, checkClusterBinding, inFlightOf }] = await Promise.all([
-    import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'),
+  const [{ apply }, { windowPolicy }, { openSavedPlan }, { confirmSavedPlan, inFlightOf }, { checkApplicable, checkClusterBinding }] = await Promise.all([
+    import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'), import('../plan/saved/compare.ts'), import('../plan/saved/verify.ts'),
   ]);
   const saved = planfile ? readPlanFile(planfile) : null;
   const selfNode = selfNodeFrom(io.env);
@@ -210,8 +210,8 @@ function registerRehearse(program: Command, ctx: CommandContext): void {
 }
 
 async function rehearseAction({ io, setExit, now }: CommandContext, planfile: string | undefined, opts: RehearseOptions): Promise<void> {
-  const [{ rehearse }, { renderRehearsalText, rehearsalJson, rehearsalReport }, { openSavedPlan, confirmSavedPlan }, { RehearseProgress }, { progressPlan }] = await Promise.all([
-    import('../sim/rehearse.ts'), import('../render/rehearsal.ts'), import('./sealed.ts'), import('../render/events.ts'), import('../render/progress.ts'),
+  const [{ rehearse }, { renderRehearsalText, rehearsalJson, rehearsalReport }, { openSavedPlan }, { confirmSavedPlan }, { RehearseProgress }, { progressPlan }] = await Promise.all([
+    import('../sim/rehearse.ts'), import('../render/rehearsal.ts'), import('./sealed.ts'), import('../plan/saved/compare.ts'), import('../render/events.ts'), import('../render/progress.ts'),
   ]);
   const saved = planfile ? readPlanFile(planfile) : null;
   const { durations, failRate, seed, jitter } = simulationFlags(opts);

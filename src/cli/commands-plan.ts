@@ -13,7 +13,8 @@ import { forDisplay } from '../render/secrets.ts';
 import { planFileText } from '../plan/saved/writer.ts';
 import type { CommandContext } from './deps.ts';
 import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
-import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile, checkPlanSeal } from './inputs.ts';
+import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
+import { checkPlanSeal } from '../plan/saved/seal.ts';
 import { type CliIO, useColor } from './io.ts';
 import { writeFileAtomic } from './files.ts';
 import { readLiveSnapshot } from './live.ts';
@@ -112,7 +113,7 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
   const snapshot = await loadCluster(opts, io.env);
   // In the cluster it plans (a live cluster, NODE_NAME set: an apply Job), its own node goes last.
   const made = buildPlan(planInput(read, snapshot, { now: now(), specChanges, selfNode: opts.cluster ? null : selfNodeFrom(io.env) }));
-  const plan = opts.out && opts.forReview && made.summary.errors ? (await import('../plan/saved/compare.ts')).markForReview(made) : made;
+  const plan = opts.out && opts.forReview && made.summary.errors ? (await import('../plan/saved/seal.ts')).markForReview(made) : made;
   io.stdout(await renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
   if (opts.out && plan.summary.errors && !plan.reviewOnly) {
     // A plan with errors can never be applied: saving it would only hand a dead file on.

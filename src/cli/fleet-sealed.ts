@@ -9,7 +9,7 @@ import { StalePlanError } from '../base/errors.ts';
 import { tamperedFleetId, rederiveFleetPlan, fleetPlanDifferences } from '../fleet/plan.ts';
 import type { FleetSpec } from '../fleet/spec-types.ts';
 import type { FleetPlan } from '../fleet/plan-types.ts';
-import { tamperedId } from '../plan/saved/compare.ts';
+import { tamperedId } from '../plan/saved/seal.ts';
 
 export function checkFleetPlanSeal(fp: FleetPlan): void {
   const actual = tamperedFleetId(fp);

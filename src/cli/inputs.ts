@@ -10,8 +10,7 @@ import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan } from '../plan/types.ts';
 import { readPlan } from '../plan/saved/reader.ts';
-import { InputError, StalePlanError, fsErrorText } from '../base/errors.ts';
-import { tamperedId } from '../plan/saved/compare.ts';
+import { InputError, fsErrorText } from '../base/errors.ts';
 import { hasErrors } from '../base/diagnostics.ts';
 import { readStdinText, STDIN_NAME } from './stdin.ts';
 import { STDIN_PATH } from './options.ts';
@@ -165,20 +164,4 @@ export function readRepoFileAt(root: string, abs: string, commit: string, maxByt
 
 export function readPlanFile(file: string): Plan {
   return readPlan(readTextFile(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`'), inputName(file));
-}
-
-/**
- * The seal of a saved plan (DESIGN §6 "Sealed plans"): its content must hash to its id, or it
- * was edited after it was made (exit 3). `show`, `apply` and `rehearse` check it before they
- * act on anything else in the file (DESIGN §2: show verifies the seal as apply does), so an
- * edited plan is never reviewed or run under the id of the plan it no longer is.
- */
-export function checkPlanSeal(saved: Plan): void {
-  const actual = tamperedId(saved);
-  if (actual) {
-    throw new StalePlanError('the plan file was modified after it was made', [
-      `its content hashes to ${actual}, but it says it is plan ${saved.id}`,
-      'use only the file `bootcplan plan --out` wrote, as it was reviewed',
-    ]);
-  }
 }

@@ -5,19 +5,16 @@
  */
 import { resolve, join, relative, isAbsolute, sep } from 'node:path';
 import { realpathSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import type { Plan } from '../plan/types.ts';
 import { git, readSpecWorkingTree } from './inputs.ts';
 import { StalePlanError, InputError } from '../base/errors.ts';
+import { checkProvenanceFields, checkSpecHash } from '../plan/saved/verify.ts';
 
 export interface SpecCheckOptions {
   /** Where to look for the spec; default: the plan's recorded path, relative to the repository root or cwd. */
   specFile?: string;
   cwd?: string;
 }
-
-/** A full git object id: SHA-1 (40 hex) or SHA-256 (64 hex). Never an option, a ref or a range. */
-const FULL_OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /**
  * `path` resolved inside `root`, or null when it would leave it: absolute elsewhere, through
@@ -46,13 +43,7 @@ export function insideRoot(root: string, path: string): string | null {
  * repository (or the working directory outside git).
  */
 export function checkPlanProvenance(plan: Plan, cwd: string = process.cwd()): void {
-  const { commit, path } = plan.spec;
-  if (commit !== null && (typeof commit !== 'string' || !FULL_OBJECT_ID.test(commit))) {
-    throw new InputError(`plan ${plan.id}: spec.commit ${JSON.stringify(commit).slice(0, 80)} is not a full git object id`, [], 'plan files record the commit as 40 (or 64) hex digits; plan again instead of editing the file');
-  }
-  if (typeof path !== 'string' || path === '' || path.includes('\0')) {
-    throw new InputError(`plan ${plan.id}: spec.path is not a file path`, [], 'plan again instead of editing the file');
-  }
+  checkProvenanceFields(plan);
   planSpecFile(plan, cwd);
 }
 
@@ -97,11 +88,5 @@ export function verifyPlanSpec(plan: Plan, opts: SpecCheckOptions = {}): void {
     text = readSpecWorkingTree(file).text;
     where = file;
   }
-  const sha = createHash('sha256').update(text).digest('hex');
-  if (sha !== plan.spec.sha256) {
-    throw new StalePlanError(`the spec changed since the plan was made`, [
-      `plan ${plan.id} was made from a spec with sha256 ${plan.spec.sha256.slice(0, 16)}…`,
-      `${where} now has sha256 ${sha.slice(0, 16)}…`,
-    ]);
-  }
+  checkSpecHash(plan, text, where);
 }

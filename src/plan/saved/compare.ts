@@ -1,79 +1,20 @@
 /**
- * Sealed plans (DESIGN §6 "Sealed plans"): what was reviewed is what runs. A saved plan
- * travels from a pull request to an apply job as a file anyone on the way could edit, so
- * apply never takes a decision from the file alone:
- * - the plan `id` is the content hash of the plan (planIdOf); a file whose content no longer
- *   hashes to its id was edited after it was made;
- * - apply re-plans from the verified spec and the live cluster, and the fresh plan's
- *   decisions must equal the saved ones (decisionDifference); the fresh plan is what runs.
- * Pure: no I/O.
+ * A saved plan compared with a fresh one (DESIGN §6 "Sealed plans"): what was reviewed is what
+ * runs, so apply never takes a decision from the file alone. It plans again from the verified
+ * spec and the cluster as it is now, and the fresh plan's decisions must be the saved ones
+ * (decisionDifference), or, once the cluster moved on, its settings and pending changes, with
+ * only less work left (./remaining-work.ts); confirmSavedPlan says what runs then (steps 5 and
+ * 6 of ./verify.ts). Pure: no I/O.
  */
 import type { Plan, PlanChange, PlanPool, PlanNode } from '../types.ts';
 import type { ClusterSnapshot } from '../../cluster/types.ts';
-import { clusterIdentityOf, sameIdentity, describeCluster } from '../../cluster/identity.ts';
-import { planIdOf } from '../planner.ts';
+import { rollsTarget } from '../../domain/mco-rollout.ts';
+import { MCO_DESIRED_CONFIG } from '../../domain/labels.ts';
 import { changeKey } from '../changes.ts';
 import { deepEqual } from '../../base/equal.ts';
-
-/** A plan with errors saved for review (`plan --out --for-review`): marked, and sealed again. */
-export function markForReview(plan: Plan): Plan {
-  const marked: Plan = { ...plan, reviewOnly: true };
-  return { ...marked, id: planIdOf(marked) };
-}
-
-/** The id the content of `plan` hashes to, when it is not the id the plan carries. */
-export function tamperedId(plan: Plan): string | null {
-  const actual = planIdOf(plan);
-  return actual === plan.id ? null : actual;
-}
-
-/**
- * Why `saved` must not run on the cluster `target` is a snapshot of (DESIGN §6: a plan made
- * for another cluster is refused, whatever its state looks like), or null when it may: the
- * identity the plan recorded must be the target's. A plan that recorded none (planned from a
- * snapshot file without ClusterVersion or kube-system Namespace) runs only where none is found
- * either, which a live cluster never is (it always has a kube-system Namespace); a plan that
- * recorded one never runs where none is found. The server is shown, never compared: one
- * cluster has many addresses (src/cluster/identity.ts).
- */
-export function clusterMismatch(saved: Plan, target: ClusterSnapshot): { message: string; lines: string[] } | null {
-  const want = saved.cluster.identity ?? null;
-  const found = clusterIdentityOf(target);
-  if (sameIdentity(want, found)) return null;
-  const planned = `the plan is for: ${describeCluster(want, saved.cluster.server)}, planned from ${saved.cluster.source}`;
-  const here = `this cluster is:  ${describeCluster(found, target.server)}, read from ${target.source}`;
-  if (!want) {
-    return {
-      message: `plan ${saved.id} records no cluster identity, so it cannot be shown to be this cluster's`,
-      lines: [
-        `it was made by a bootcplan that recorded none, or from a snapshot that holds neither ClusterVersion/version spec.clusterID nor the kube-system Namespace (${saved.cluster.source})`,
-        here,
-        'nothing was changed; plan against this cluster (bootcplan plan --kubeconfig ..., or --cluster with a snapshot `bootcplan snapshot` wrote) and apply that plan',
-      ],
-    };
-  }
-  if (!found) {
-    return {
-      message: `plan ${saved.id} was made for ${describeCluster(want, null)}, and ${target.source} records no cluster identity`,
-      lines: [
-        planned,
-        `${target.source} holds neither ClusterVersion/version spec.clusterID nor the kube-system Namespace, so it cannot be shown to be that cluster`,
-        'rehearse against the snapshot the plan was made from (the default), or one `bootcplan snapshot` wrote of that cluster',
-      ],
-    };
-  }
-  if (want.kind !== found.kind) {
-    // A snapshot that lacked the ClusterVersion of an OpenShift cluster, say: not provably another cluster, nor this one.
-    return {
-      message: `plan ${saved.id} knows its cluster by ${want.kind}, this cluster is known by ${found.kind}: it cannot be shown to be the same cluster`,
-      lines: [planned, here, 'nothing was changed; plan against this cluster and apply that plan'],
-    };
-  }
-  return {
-    message: `plan ${saved.id} was made for another cluster`,
-    lines: [planned, here, 'nothing was changed; plan against this cluster and apply that plan'],
-  };
-}
+import { StalePlanError } from '../../base/errors.ts';
+import { checkApplicable, checkClusterBinding } from './verify.ts';
+import { remainingWorkDifference } from './remaining-work.ts';
 
 /** Which object a change writes: a plan file must not point a reviewed change at another one. */
 function changeTarget(c: PlanChange) {
@@ -143,31 +84,6 @@ export function pendingChangeDifference(saved: Plan, fresh: Plan): string[] {
     if (!c) continue; // a change the plan file lacks: the remaining-work comparison names it
     const pick = (x: PlanChange) => ({ ...changeTarget(x), action: x.action, reason: x.reason, after: x.after ?? null, risk: x.risk, order: x.order, pool: x.pool ?? null, waitAfter: x.waitAfter ?? null });
     out.push(...fieldLines(c.address, pick(c), pick(f)));
-  }
-  return out;
-}
-
-/**
- * A plan's waves and its node entries must tell the same story: every name in a wave is a
- * node entry of that pool with that wave number, once; every scheduled entry is in its wave.
- * (The runner reads the waves; the checks read the entries: a node smuggled into the waves
- * only must not get past them.)
- */
-export function waveEntryDifference(plan: Plan): string[] {
-  const out: string[] = [];
-  for (const p of plan.pools) {
-    const entries = new Map(p.nodes.map((n) => [n.name, n]));
-    const seen = new Set<string>();
-    p.waves.forEach((wave, i) => {
-      for (const name of wave) {
-        const n = entries.get(name);
-        if (seen.has(name)) out.push(`pool ${p.name}: ${name} is in more than one wave`);
-        seen.add(name);
-        if (!n) out.push(`pool ${p.name}: ${name} is in wave ${i + 1} of waves but is not a node of the pool`);
-        else if (n.wave !== i + 1) out.push(`pool ${p.name}: ${name} is in wave ${i + 1} of waves but its node entry says wave ${n.wave}`);
-      }
-    });
-    for (const n of p.nodes) if (n.wave !== null && !seen.has(n.name)) out.push(`pool ${p.name}: ${n.name} has wave ${n.wave} but is in no wave`);
   }
   return out;
 }
@@ -267,5 +183,69 @@ export function decisionDifference(saved: Plan, fresh: Plan): string[] {
     for (const f of fp.nodes) if (!sp.nodes.some((n) => n.name === f.name)) out.push(`+ ${sp.name}/${f.name}: planned from the spec and the cluster, missing from the plan file`);
   }
   for (const fp of fresh.pools) if (!saved.pools.some((p) => p.name === fp.name)) out.push(`+ pool ${fp.name}: planned from the spec and the cluster, missing from the plan file`);
+  return out;
+}
+
+/**
+ * Steps 5 and 6, with the cluster as it is now.
+ * - The cluster has not changed since the plan was made (same fingerprint): every decision
+ *   must be the same, and the fresh plan runs under the reviewed id.
+ * - It has (nodes finished, an interrupted apply resumes): the pools' settings and the
+ *   changes still to write must be the same, no wave may exceed the budget, no node the
+ *   review saw blocked may be scheduled, no node the review scheduled may
+ *   be blocked now unless bootcplan has it in flight (`inFlight`, from the progress record of
+ *   this plan), and the remaining work may only have shrunk (./remaining-work.ts). Then the
+ *   reviewed waves run (they are what the progress record counts; the applier re-checks each
+ *   against a fresh plan before it starts) with the fresh plan's changes.
+ */
+export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnapshot, o: { compareDurations: boolean; inFlight?: ReadonlySet<string> }): Plan {
+  checkClusterBinding(saved, snapshot);
+  checkApplicable(fresh);
+  const unchanged = fresh.cluster.fingerprint === saved.cluster.fingerprint;
+  const difference = unchanged
+    ? decisionDifference(saved, fresh)
+    : [
+      ...settingsDifference(saved, fresh), ...pendingChangeDifference(saved, fresh), ...oversizedWaves(saved),
+      ...newlyScheduled(saved, fresh), ...nowBlocked(saved, fresh, o.inFlight ?? new Set()),
+      ...remainingWorkDifference(saved, fresh, snapshot),
+    ];
+  if (o.compareDurations) difference.push(...durationsDifference(saved, fresh));
+  if (difference.length) throw new StalePlanError(`plan ${saved.id} is not what the spec and the cluster give now`, difference);
+  // Moved on: the reviewed waves run (the progress record counts them), but every object
+  // write is the fresh plan's, so no change is ever taken from the file alone.
+  return unchanged ? { ...fresh, id: saved.id } : { ...saved, changes: fresh.changes };
+}
+
+/**
+ * What inFlightOf reads of the progress record (apply/driver.ts ProgressState: the applier's
+ * record of its run and of each node, as the driver returns it).
+ */
+export interface ProgressSeen {
+  run: { planId: string; pools: Record<string, { done: boolean } | undefined> } | null;
+  nodes: Record<string, { planId: string; step: string }>;
+}
+
+/**
+ * What bootcplan has in flight for a resume of `saved` (`progress` is its record): the nodes of
+ * its record, and, in MCO pools it was rolling and has not finished, the nodes the MCO has
+ * started on the rendered config of bootcplan's rollout (Node desiredConfig = the pool's
+ * rendered config, which carries the target image: src/domain/mco-rollout.ts rollsTarget).
+ * An apply stopped mid-wave paused the pool again, and the MCO finishes what it started; until
+ * then such a node is cordoned, NotReady or updating, and still counts as in flight.
+ */
+export function inFlightOf(saved: Plan, live: ClusterSnapshot, progress: ProgressSeen): Set<string> {
+  const out = new Set(Object.entries(progress.nodes).filter(([, e]) => e.planId === saved.id && e.step !== 'done').map(([n]) => n));
+  const run = progress.run;
+  if (!run || run.planId !== saved.id) return out;
+  for (const sp of saved.pools) {
+    const pp = run.pools[sp.name];
+    if (sp.backend !== 'mco' || !pp || pp.done) continue;
+    const rendered: string | undefined = live.machineConfigPools.find((m) => m.metadata.name === sp.name)?.spec?.configuration?.name;
+    const osImageURL = live.machineConfigs.find((m) => m.metadata.name === rendered)?.spec?.osImageURL;
+    if (!rendered || typeof osImageURL !== 'string' || !rollsTarget({ pool: sp.name, rendered, rolledOut: null, updating: false, osImageURL }, sp.targetImage)) continue;
+    for (const n of sp.nodes) {
+      if (n.wave !== null && live.nodes.find((x) => x.metadata.name === n.name)?.metadata.annotations?.[MCO_DESIRED_CONFIG] === rendered) out.add(n.name);
+    }
+  }
   return out;
 }
