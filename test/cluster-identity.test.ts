@@ -18,8 +18,6 @@ import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { KObject } from '../src/cluster/types.ts';
 import { planIdOf } from '../src/plan/planner.ts';
@@ -30,6 +28,7 @@ import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
 import { ensureBuilt, ROOT } from './built.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const s = suite('a plan runs only on its own cluster');
 

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { verifyPlanSpec } from '../src/cli/provenance.ts';
 import { StalePlanError, exitCodeOf } from '../src/base/errors.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('gitops: specs from git');
 

@@ -8,13 +8,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
-import type { SignalSource, StopSignal } from '../src/cli/signals.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { inDir } from './cwd.ts';
+import type { CliIO, DriverFactory, SignalSource, StopSignal } from '../src/app/ports.ts';
 
 const s = suite('lock and signals through the CLI');
 

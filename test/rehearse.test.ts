@@ -4,12 +4,11 @@ import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
 import { readSnapshotFile } from '../src/cli/inputs.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const s = suite('rehearse and apply CLI');
 

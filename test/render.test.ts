@@ -6,7 +6,7 @@ import { renderMarkdown, MARKDOWN_LIMIT } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
 import { run } from '../src/cli/main.ts';
 import { renderPlan } from '../src/cli/formats.ts';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('render');
 const ANSI = /\x1b\[/;

@@ -13,8 +13,6 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import type { Plan } from '../src/plan/types.ts';
 import { planIdOf } from '../src/plan/planner.ts';
 import { readSnapshotFile } from '../src/cli/inputs.ts';
@@ -22,6 +20,7 @@ import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { clusterObjects, MS, CP } from './bootimages-helpers.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const s = suite('sealed plans: what was reviewed is what runs');
 

@@ -29,8 +29,8 @@ import { renderPlan } from '../src/cli/formats.ts';
 import { confirmSavedPlan } from '../src/plan/saved/compare.ts';
 import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { StalePlanError } from '../src/base/errors.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('self node last');
 

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('slots: rollout: slots per pool');
 const D = { stage: 100, drain: 60, reboot: 300, softReboot: 60, ready: 30 };

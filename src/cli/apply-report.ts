@@ -15,8 +15,8 @@ import { LockHeldError, LockStuckError } from '../base/errors.ts';
 import { judgeHeldLock, type LockJudgement } from '../domain/lease-expiry.ts';
 import { clusterMismatch } from '../plan/saved/verify.ts';
 import { forDisplay } from '../render/secrets.ts';
-import type { CliIO } from './io.ts';
-import { httpNotifier } from './notify.ts';
+import type { CliIO } from '../app/ports.ts';
+import { httpNotifier } from '../app/notify.ts';
 
 /**
  * apply --step and a held lock: another apply is running (the lock is renewed, so it is

@@ -10,19 +10,20 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { parseDurations } from '../domain/timing.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ApplyEvent } from '../apply/events.ts';
-import { formatDuration } from '../render/format.ts';
+import { formatDuration, useColor } from '../render/format.ts';
 import { forDisplay } from '../render/secrets.ts';
-import type { CommandContext } from './deps.ts';
 import { renderPlan, yamlOfJson, APPLY_FORMATS, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
 import { readSnapshotFile, readPlanFile } from './inputs.ts';
-import { type CliIO, useColor, askOnTerminal } from './io.ts';
-import { type KubeOptions, STDIN_PATH, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag } from './options.ts';
-import { lockWaitNotice, processSignals, withStopOnSignal } from './signals.ts';
+import { kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag, type CommandContext } from './options.ts';
 import { selfNodeFrom, specFromFile, type SpecForPlan } from './planning.ts';
 import { ApplyReporting, reportUnverifiedPlan } from './apply-report.ts';
-import { parseNotifyUrl } from './notify.ts';
 import { planSnapshotFile } from './provenance.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
+import type { CliIO, KubeOptions } from '../app/ports.ts';
+import { askOnTerminal } from '../app/io.ts';
+import { lockWaitNotice, processSignals, withStopOnSignal } from '../app/signals.ts';
+import { parseNotifyUrl } from '../app/notify.ts';
+import { STDIN_PATH } from '../app/files.ts';
 
 export function registerApplyCommands(program: Command, ctx: CommandContext): void {
   registerApply(program, ctx);

@@ -19,14 +19,15 @@ import type { FleetClusterSession } from '../fleet/runner.ts';
 import type { Clock } from '../apply/driver.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
-import type { CommandContext } from './deps.ts';
-import { type CliIO, useColor, askOnTerminal } from './io.ts';
-import { type KubeOptions, kubeconfigOption, requestTimeoutOption, outputFormatOption, parseDurationFlag } from './options.ts';
-import { processSignals, withStopOnSignal } from './signals.ts';
+import { kubeconfigOption, requestTimeoutOption, outputFormatOption, parseDurationFlag, type CommandContext } from './options.ts';
 import type { SpecForPlan } from './planning.ts';
 import { planFleetFile, readFleetPlanFile, fleetRevision, fleetFileOption, concurrencyOption } from './fleet-inputs.ts';
 import { trustFleetKubeconfigsOption, fleetKubeconfigSource, requireFleetClusterKubeFlags } from './fleet-kubeconfig.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
+import type { CliIO, KubeOptions } from '../app/ports.ts';
+import { useColor } from '../render/format.ts';
+import { askOnTerminal } from '../app/io.ts';
+import { processSignals, withStopOnSignal } from '../app/signals.ts';
 
 export const FLEET_APPLY_FORMATS = ['text', 'json'] as const;
 

@@ -14,14 +14,14 @@ import type { FleetEvent } from '../fleet/run-events.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import type { FleetRehearsalClusterInput } from '../fleet/rehearsal-sim.ts';
 import { forDisplay } from '../render/secrets.ts';
-import type { CommandContext } from './deps.ts';
-import { useColor } from './io.ts';
-import { kubeconfigOption, requestTimeoutOption, outputFormatOption, type KubeOptions } from './options.ts';
+import { kubeconfigOption, requestTimeoutOption, outputFormatOption, type CommandContext } from './options.ts';
 import { simulationOptions, simulationFlags, type SimulationOptions } from './commands-apply.ts';
 import { planFleetFile, readFleetPlanFile, fleetFileOption, concurrencyOption, readFleetSnapshot, fleetRevision } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { fleetClusterSpecs } from '../fleet/cluster-plans.ts';
 import { trustFleetKubeconfigsOption, fleetRoot } from './fleet-kubeconfig.ts';
+import { useColor } from '../render/format.ts';
+import type { KubeOptions } from '../app/ports.ts';
 
 export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
 

@@ -17,12 +17,12 @@ import type { FleetPlan } from '../fleet/plan-types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
 import { renderFleetArgo, argoRenderProblems, type ArgoFleetOptions, type ArgoFleetInput } from '../fleet/argocd.ts';
 import { forDisplay } from '../render/secrets.ts';
-import type { CommandContext } from './deps.ts';
 import { writeRender } from './render-dir.ts';
-import { git } from './inputs.ts';
 import { verifyPlanSpec, planSpecFile } from './provenance.ts';
 import { readFleet, requireValidFleet, readFleetPlanFile } from './fleet-inputs.ts';
 import { checkFleetPlanSeal, checkFleetPlanAgainstFleet } from './fleet-sealed.ts';
+import type { CommandContext } from './options.ts';
+import { git } from '../app/git.ts';
 
 interface RenderArgoOptions {
   outDir: string;

@@ -10,10 +10,7 @@ import { EXIT, InputError } from '../base/errors.ts';
 import { renderPlan } from './formats.ts';
 import type { FleetPlan } from '../fleet/plan-types.ts';
 import { forDisplay } from '../render/secrets.ts';
-import type { CommandContext } from './deps.ts';
-import { useColor } from './io.ts';
-import { writeFileAtomic } from './files.ts';
-import { kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, type KubeOptions } from './options.ts';
+import { kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, type CommandContext } from './options.ts';
 import { planFleetFile, readFleet, requireValidFleet, readFleetPlanFile, fleetFileOption, concurrencyOption } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { trustFleetKubeconfigsOption } from './fleet-kubeconfig.ts';
@@ -22,6 +19,9 @@ import { registerFleetApply } from './commands-fleet-apply.ts';
 import { registerFleetRehearse } from './commands-fleet-rehearse.ts';
 
 import { registerFleetRender } from './commands-fleet-render.ts';
+import { useColor } from '../render/format.ts';
+import type { KubeOptions } from '../app/ports.ts';
+import { writeFileAtomic } from '../app/files.ts';
 
 export const FLEET_FORMATS = ['text', 'json', 'markdown'] as const;
 export type FleetFormat = (typeof FLEET_FORMATS)[number];

@@ -11,17 +11,15 @@ import { buildPlan } from '../plan/planner.ts';
 import type { Plan } from '../plan/types.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { planFileText } from '../plan/saved/writer.ts';
-import type { CommandContext } from './deps.ts';
 import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
 import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
 import { checkPlanSeal } from '../plan/saved/seal.ts';
-import { type CliIO, useColor } from './io.ts';
-import { writeFileAtomic } from './files.ts';
-import { readLiveSnapshot } from './live.ts';
-import {
-  type KubeOptions, type SpecOptions, STDIN_PATH, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, refOption, clusterOption, outputFormatOption, fullOption,
-} from './options.ts';
+import { type SpecOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, refOption, clusterOption, outputFormatOption, fullOption, type CommandContext } from './options.ts';
 import { planInput, selfNodeFrom } from './planning.ts';
+import type { CliIO, KubeOptions } from '../app/ports.ts';
+import { useColor } from '../render/format.ts';
+import { writeFileAtomic, STDIN_PATH } from '../app/files.ts';
+import { readLiveSnapshot } from '../app/live.ts';
 
 export function registerPlanCommands(program: Command, ctx: CommandContext): void {
   registerValidate(program, ctx);

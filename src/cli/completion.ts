@@ -13,8 +13,7 @@
  * shells' own file completion (`compgen -f`, `_files`, `__fish_complete_path`).
  */
 import { type Command, Argument } from 'commander';
-import type { CommandContext } from './deps.ts';
-import { choiceParser } from './options.ts';
+import { choiceParser, type CommandContext } from './options.ts';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];

@@ -14,12 +14,12 @@ import type { PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import type { FleetClusterInput } from '../fleet/plan.ts';
 import type { FleetPlan, FleetClusterError } from '../fleet/plan-types.ts';
 import { parseFleetPlanFile } from '../fleet/plan-file.ts';
-import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, readTextFile, inputName, readRepoFileAt, snapshotOfText, MAX_INPUT_BYTES } from './inputs.ts';
-import { insideRoot } from './provenance.ts';
-import { readLiveSnapshotStep } from './live.ts';
-import type { KubeOptions } from './options.ts';
-import { STDIN_PATH, parseIntegerFlag } from './options.ts';
+import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, inputName, readRepoFileAt, snapshotOfText } from './inputs.ts';
+import { parseIntegerFlag } from './options.ts';
 import { fleetClusterKubeFlags, fleetRoot, type FleetKubeconfigSource } from './fleet-kubeconfig.ts';
+import type { KubeOptions } from '../app/ports.ts';
+import { readLiveSnapshotStep } from '../app/live.ts';
+import { STDIN_PATH, readTextFile, MAX_INPUT_BYTES, insideRoot } from '../app/files.ts';
 
 export const DEFAULT_FLEET_FILE = 'fleet.yaml';
 export const DEFAULT_FLEET_CONCURRENCY = 8;

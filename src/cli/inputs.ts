@@ -2,7 +2,7 @@
  * File and git I/O for the CLI: read the spec (working tree or a git revision), the
  * snapshot and saved plans, and turn every failure into an InputError with diagnostics.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, resolve, relative, basename, isAbsolute, sep } from 'node:path';
 import { parseRolloutSpec, type LoadedSpec } from '../spec/load.ts';
@@ -10,50 +10,11 @@ import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan } from '../plan/types.ts';
 import { readPlan } from '../plan/saved/reader.ts';
-import { InputError, fsErrorText } from '../base/errors.ts';
+import { InputError } from '../base/errors.ts';
 import { hasErrors } from '../base/diagnostics.ts';
-import { readStdinText, STDIN_NAME } from './stdin.ts';
-import { STDIN_PATH } from './options.ts';
-
-/**
- * Input files are read only when they are regular files of a sane size: a path that names a
- * device (/dev/zero), a pipe or a socket would otherwise fill memory or block forever.
- */
-export const MAX_INPUT_BYTES = 512 * 1024 * 1024;
-
-export function readTextFile(path: string, what: string, hint?: string): string {
-  if (path === STDIN_PATH) {
-    const text = readStdinText(what, MAX_INPUT_BYTES, hint);
-    // A closed stdin reads as empty too: say what happened rather than "the file is empty".
-    if (!text.trim()) throw new InputError(`the ${what} on stdin is empty: nothing was piped in`, [], 'pipe it in (`< FILE`, or `cat FILE |`), or name the file instead of -');
-    return text;
-  }
-  let st;
-  try {
-    st = statSync(path);
-  } catch {
-    throw new InputError(`${what} ${path} does not exist`, [], hint);
-  }
-  if (st.isDirectory()) throw new InputError(`${what} ${path} is a directory, not a file`, [], hint);
-  if (!st.isFile()) throw new InputError(`${what} ${path} is not a regular file (a device, pipe or socket)`, [], hint);
-  if (st.size > MAX_INPUT_BYTES) throw new InputError(`${what} ${path} is ${Math.round(st.size / 2 ** 20)} MiB, more than bootcplan reads (${MAX_INPUT_BYTES / 2 ** 20} MiB)`, [], hint);
-  try {
-    // The bytes, then one decoding: the same string as readFileSync(path, 'utf8'), which on
-    // Node.js 20 costs twice the CPU (70 against 37 ms for a 24 MB snapshot; the same on 24).
-    return readFileSync(path).toString('utf8');
-  } catch (err) {
-    throw new InputError(`cannot read ${what} ${path}: ${fsErrorText(err)}`, [], hint);
-  }
-}
-
-/** git with an argument array (never a shell string); null when git fails. */
-export function git(args: string[], cwd: string): string | null {
-  try {
-    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
-  } catch {
-    return null;
-  }
-}
+import { STDIN_NAME } from '../app/stdin.ts';
+import { STDIN_PATH, readTextFile } from '../app/files.ts';
+import { git } from '../app/git.ts';
 
 export interface SpecRead {
   loaded: LoadedSpec;

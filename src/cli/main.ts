@@ -14,13 +14,17 @@ import { registerApplyCommands } from './commands-apply.ts';
 import { registerSnapshotCommand, registerLockCommands } from './commands-cluster.ts';
 import { registerPlanCommands } from './commands-plan.ts';
 import { registerFleet } from './commands-fleet.ts';
-import type { CliDeps, CommandContext } from './deps.ts';
-import { type CliIO, processIO } from './io.ts';
-import { openLiveDriver } from './live.ts';
 import { packageVersion, registerVersionCommand } from './version.ts';
 import { registerCompletionCommand } from './completion.ts';
 import { COMPLETE_COMMAND, completeWords, completionText, fileSources } from './complete.ts';
-import { STDIN_PATH } from './options.ts';
+import { type CommandContext } from './options.ts';
+import type { CliIO, DriverFactory, Ports } from '../app/ports.ts';
+import { processIO } from '../app/io.ts';
+import { processSignals } from '../app/signals.ts';
+import { nodeFiles } from '../app/files.ts';
+import { nodeGit } from '../app/git.ts';
+import { openLiveDriver } from '../app/live.ts';
+import { STDIN_PATH } from '../app/files.ts';
 
 /** `-q`/`-v`, as the actions of one run see them. */
 export interface Verbosity {
@@ -28,11 +32,27 @@ export interface Verbosity {
   verbose: boolean;
 }
 
+/** What run() and buildProgram() take: the IO, the driver factory and the clock; each other port not given is the real one. */
+export interface CliDeps extends Partial<Omit<Ports, 'io' | 'openDriver' | 'now'>> {
+  io: CliIO;
+  openDriver: DriverFactory;
+  now: () => number;
+}
+
+/** The ports of the commands: `deps`, and the real adapter of each port not given (app/ports.ts). */
+function portsOf(deps: CliDeps): Ports {
+  return {
+    io: deps.io, openDriver: deps.openDriver, now: deps.now, name: deps.name ?? 'bootcplan',
+    signals: deps.signals ?? processSignals, exitNow: deps.exitNow ?? ((c) => process.exit(c)),
+    files: deps.files ?? nodeFiles, git: deps.git ?? nodeGit,
+  };
+}
+
 export function buildProgram(deps: CliDeps, setExit: (code: number) => void, verbosity: Verbosity = { quiet: false, verbose: false }): Command {
-  const ctx: CommandContext = { ...deps, setExit };
+  const ctx: CommandContext = { ...portsOf(deps), setExit };
   const program = new Command();
   program
-    .name(deps.name ?? 'bootcplan')
+    .name(ctx.name)
     .description('Plan and apply OS-image and boot-image rollouts on OpenShift and bootc clusters')
     .version(packageVersion())
     .exitOverride()
@@ -115,7 +135,7 @@ export function reportError(io: CliIO, err: unknown, verbose = false): number {
 
 /** The entry (bin/bootcplan.mjs, tests): each dependency not given is the real one. */
 export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise<number> {
-  const deps: CliDeps = { io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now, name: given.name, signals: given.signals, exitNow: given.exitNow };
+  const deps: CliDeps = { ...given, io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now };
   let code: number = EXIT.ok;
   const verbosity: Verbosity = { quiet: false, verbose: false };
   const program = buildProgram(deps, (c) => (code = c), verbosity);

@@ -7,15 +7,11 @@
 import { InputError } from '../base/errors.ts';
 import { Option, InvalidArgumentError } from 'commander';
 import { nearest } from '../base/schema.ts';
+import type { KubeOptions, Ports } from '../app/ports.ts';
 
-/** The live cluster: `--kubeconfig PATH --context NAME`. */
-export interface KubeOptions {
-  kubeconfig?: string;
-  context?: string;
-  /** kubectl's format: whole seconds or a duration such as 30s or 1m; 0: no limit. */
-  requestTimeout?: string;
-  /** A kubeconfig's checked content instead of a path (a file a Fleet names: fleet-kubeconfig.ts; kube/config.ts KubeFlags). */
-  kubeconfigText?: { text: string; name: string; dir: string };
+/** What the actions of every command get: the ports, and where the exit code goes. */
+export interface CommandContext extends Ports {
+  setExit: (code: number) => void;
 }
 
 /** The flags the Kubernetes driver takes, out of a command's options. */
@@ -79,9 +75,6 @@ export function choiceParser(choices: readonly string[], noun: string, misread?:
     throw new InvalidArgumentError(`Allowed ${noun} are ${choices.join(', ')}${hint ? `; ${hint}` : '.'}`);
   };
 }
-
-/** `-f -` and `--cluster -`: the input comes from stdin. */
-export const STDIN_PATH = '-';
 
 export function fullOption(): Option {
   return new Option('--full', 'show every managed field, not only the changed ones');

@@ -3,37 +3,18 @@
  * from is read again (at the recorded commit when the plan came from a ref, else the
  * working-tree file at the recorded path) and must hash to the recorded sha256.
  */
-import { resolve, join, relative, isAbsolute, sep } from 'node:path';
-import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Plan } from '../plan/types.ts';
-import { git, readSpecWorkingTree } from './inputs.ts';
+import { readSpecWorkingTree } from './inputs.ts';
 import { StalePlanError, InputError } from '../base/errors.ts';
 import { checkProvenanceFields, checkSpecHash } from '../plan/saved/verify.ts';
+import { git } from '../app/git.ts';
+import { insideRoot } from '../app/files.ts';
 
 export interface SpecCheckOptions {
   /** Where to look for the spec; default: the plan's recorded path, relative to the repository root or cwd. */
   specFile?: string;
   cwd?: string;
-}
-
-/**
- * `path` resolved inside `root`, or null when it would leave it: absolute elsewhere, through
- * "..", or through a symbolic link (a pull request can add one) that points outside.
- */
-export function insideRoot(root: string, path: string): string | null {
-  const within = (r: string, p: string) => {
-    const rel = relative(r, p);
-    return !(rel === '' || rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel));
-  };
-  const abs = resolve(root, path);
-  if (!within(root, abs)) return null;
-  let real: string;
-  try {
-    real = realpathSync(abs);
-  } catch {
-    return abs; // does not exist (yet): the read that follows says so
-  }
-  return within(realpathSync(root), real) ? real : null;
 }
 
 /**

@@ -15,8 +15,8 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { InputError } from '../base/errors.ts';
 import type { Diagnostic } from '../base/diagnostics.ts';
-import { writeFileAtomic } from './files.ts';
 import type { RenderedFile } from '../fleet/argocd.ts';
+import { writeFileAtomic } from '../app/files.ts';
 
 export const RENDER_RECORD = '.bootcplan-render';
 

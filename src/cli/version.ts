@@ -9,8 +9,7 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import type { CommandContext } from './deps.ts';
-import { outputFormatOption } from './options.ts';
+import { outputFormatOption, type CommandContext } from './options.ts';
 
 export interface BuildInfo {
   version: string;

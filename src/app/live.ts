@@ -2,8 +2,7 @@
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { ClusterApiError } from '../base/errors.ts';
 import { DriverError } from '../apply/driver.ts';
-import type { DriverFactory } from './deps.ts';
-import type { KubeOptions } from './options.ts';
+import type { DriverFactory, KubeOptions } from './ports.ts';
 
 /** Turns a driver or connection failure into the CLI's ClusterApiError (exit 1, message + hint, no stack). */
 export function asClusterApiError(err: unknown): unknown {

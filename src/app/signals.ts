@@ -6,9 +6,9 @@
  * stopped, releases the lock and exits 130 (SIGINT) or 143 (SIGTERM). A second signal exits at
  * once with the same code (the Lease then expires on its own after its duration).
  */
-import type { CliIO } from './io.ts';
 import type { LockHeldError } from '../base/errors.ts';
 import { formatDuration } from '../render/format.ts';
+import type { CliIO, SignalSource, StopSignal } from './ports.ts';
 
 /**
  * The notice while apply waits for the lock: who holds it, how long this apply has waited, of
@@ -22,11 +22,6 @@ export function lockWaitNotice(say: (line: string) => void, timeoutSeconds: numb
     say(`waiting for the lock: held by ${held.holder} since ${held.since} (plan ${held.planId ?? 'unknown'}, lock id ${held.lockId}); waited ${formatDuration(Math.round(waited))} of ${formatDuration(timeoutSeconds)}`);
   };
 }
-
-export type StopSignal = 'SIGINT' | 'SIGTERM';
-
-/** Subscribes to the process's stop signals; returns the unsubscribe. Tests pass their own. */
-export type SignalSource = (handler: (signal: StopSignal) => void) => () => void;
 
 export const processSignals: SignalSource = (handler) => {
   const on = { SIGINT: () => handler('SIGINT'), SIGTERM: () => handler('SIGTERM') };

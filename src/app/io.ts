@@ -1,27 +1,11 @@
 /**
- * The CLI's window on the process: output streams, environment, terminals and the
- * confirmation prompt behind one `CliIO` interface (tests pass their own), plus the
- * colour helper every command uses (output files: files.ts). DESIGN §2: human output on stdout,
- * diagnostics and progress on stderr; NO_COLOR respected, no colour when not a TTY.
+ * The process's streams, terminals, environment and confirmation prompt behind the `CliIO`
+ * port (./ports.ts; tests pass their own). DESIGN §2: human output on stdout, diagnostics and
+ * progress on stderr.
  */
 import { createInterface } from 'node:readline/promises';
 import { fsErrorText } from '../base/errors.ts';
-
-export interface CliIO {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  env: Record<string, string | undefined>;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-  /** The terminal's width when stderr is one (progress lines are cut to it). */
-  stderrColumns?: number;
-  /** Whether a person can answer a prompt; unset: when stdout and stderr are both terminals. */
-  stdinIsTTY?: boolean;
-  /** Asks one question and returns the answer; unset: a prompt on the process's stdin/stderr. */
-  ask?: (question: string) => Promise<string>;
-  /** Why stdout could not take the output (a full disk), once that is known; run() then exits 1. */
-  stdoutFailure?: () => string | null;
-}
+import type { CliIO } from './ports.ts';
 
 /**
  * A write to stdout fails after the fact (an 'error' event: a full disk, a closed pipe), and
@@ -66,10 +50,4 @@ export async function askOnTerminal(question: string): Promise<string> {
   } finally {
     rl.close();
   }
-}
-
-export function useColor(io: CliIO, tty: boolean): boolean {
-  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
-  if (io.env.FORCE_COLOR && io.env.FORCE_COLOR !== '0') return true;
-  return tty;
 }
