@@ -15,12 +15,12 @@ import { stringify } from 'yaml';
 import { run } from '../src/cli/main.ts';
 import type { Plan } from '../src/plan/types.ts';
 import { planIdOf } from '../src/plan/planner.ts';
-import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { clusterObjects, MS, CP } from './bootimages-helpers.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
 import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('sealed plans: what was reviewed is what runs');
 
@@ -59,7 +59,7 @@ async function savedPlan(spec: string, cluster: string, extra: string[] = []): P
 
 /** Applies `file` against a simulator of cluster.yaml; returns the exit code, stderr and whether the cluster was written. */
 async function applyAgainstSim(file: string, clusterFile = 'cluster.yaml') {
-  const sim = newSim(readSnapshotFile(join(repo, clusterFile)));
+  const sim = newSim(readSnapshotFile(nodeInputs, join(repo, clusterFile)));
   const before = (await sim.driver().snapshot()).fingerprint;
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'sealed@test' });
   const r = await cli(['apply', file, '--auto-approve', '--json'], openDriver);

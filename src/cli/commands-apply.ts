@@ -13,7 +13,6 @@ import type { ApplyEvent } from '../apply/events.ts';
 import { formatDuration, useColor } from '../render/format.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { renderPlan, yamlOfJson, APPLY_FORMATS, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
-import { readSnapshotFile, readPlanFile } from './inputs.ts';
 import { kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag, type CommandContext } from './options.ts';
 import { selfNodeFrom, specFromFile, type SpecForPlan } from './planning.ts';
 import { ApplyReporting, reportUnverifiedPlan } from './apply-report.ts';
@@ -24,6 +23,7 @@ import { askOnTerminal } from '../app/io.ts';
 import { lockWaitNotice, processSignals, withStopOnSignal } from '../app/signals.ts';
 import { parseNotifyUrl } from '../app/notify.ts';
 import { STDIN_PATH } from '../app/files.ts';
+import { readSnapshotFile, readPlanFile } from '../app/inputs.ts';
 
 export function registerApplyCommands(program: Command, ctx: CommandContext): void {
   registerApply(program, ctx);
@@ -61,7 +61,8 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .action((planfile: string | undefined, opts: ApplyOptions) => applyAction(ctx, planfile, opts));
 }
 
-async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: CommandContext, planfile: string | undefined, given: ApplyOptions): Promise<void> {
+async function applyAction(ctx: CommandContext, planfile: string | undefined, given: ApplyOptions): Promise<void> {
+  const { io, setExit, openDriver, now, signals, exitNow } = ctx;
   const opts = { ...given, json: given.json || given.output === 'json' };
   const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
   // A saved plan was the review: once its seal and spec are verified it runs without a second
@@ -77,7 +78,7 @@ async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: C
   const [{ apply }, { windowPolicy }, { openSavedPlan }, { confirmSavedPlan, inFlightOf }, { checkApplicable, checkClusterBinding }] = await Promise.all([
     import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'), import('../plan/saved/compare.ts'), import('../plan/saved/verify.ts'),
   ]);
-  const saved = planfile ? readPlanFile(planfile) : null;
+  const saved = planfile ? readPlanFile(ctx, planfile) : null;
   const selfNode = selfNodeFrom(io.env);
   // A saved plan is checked before any cluster access; its phase durations are the planner's
   // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
@@ -210,17 +211,18 @@ function registerRehearse(program: Command, ctx: CommandContext): void {
     .action((planfile: string | undefined, opts: RehearseOptions) => rehearseAction(ctx, planfile, opts));
 }
 
-async function rehearseAction({ io, setExit, now }: CommandContext, planfile: string | undefined, opts: RehearseOptions): Promise<void> {
+async function rehearseAction(ctx: CommandContext, planfile: string | undefined, opts: RehearseOptions): Promise<void> {
+  const { io, setExit, now } = ctx;
   const [{ rehearse }, { renderRehearsalText, rehearsalJson, rehearsalReport }, { openSavedPlan }, { confirmSavedPlan }, { RehearseProgress }, { progressPlan }] = await Promise.all([
     import('../sim/rehearse.ts'), import('../render/rehearsal.ts'), import('./sealed.ts'), import('../plan/saved/compare.ts'), import('../render/events.ts'), import('../render/progress.ts'),
   ]);
-  const saved = planfile ? readPlanFile(planfile) : null;
+  const saved = planfile ? readPlanFile(ctx, planfile) : null;
   const { durations, failRate, seed, jitter } = simulationFlags(opts);
   // A saved plan is checked before its snapshot is read (the path comes from the file).
   const specs = saved ? openSavedPlan(saved, durations) : null;
   const clusterFile = opts.cluster ?? (saved ? planSnapshotFile(saved) : null);
   if (!clusterFile) throw new InputError('rehearse needs a cluster snapshot', [], 'pass --cluster SNAPSHOT (bootcplan snapshot --out FILE writes one)');
-  const snapshot = readSnapshotFile(clusterFile);
+  const snapshot = readSnapshotFile(ctx, clusterFile);
   let plan: Plan;
   let replan: (s: ClusterSnapshot) => Plan;
   if (saved && specs) {

@@ -12,7 +12,6 @@ import type { Plan } from '../plan/types.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { planFileText } from '../plan/saved/writer.ts';
 import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
-import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from './inputs.ts';
 import { checkPlanSeal } from '../plan/saved/seal.ts';
 import { type SpecOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, refOption, clusterOption, outputFormatOption, fullOption, type CommandContext } from './options.ts';
 import { planInput, selfNodeFrom } from './planning.ts';
@@ -20,6 +19,7 @@ import type { CliIO, KubeOptions } from '../app/ports.ts';
 import { useColor } from '../render/format.ts';
 import { writeFileAtomic, STDIN_PATH } from '../app/files.ts';
 import { readLiveSnapshot } from '../app/live.ts';
+import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from '../app/inputs.ts';
 
 export function registerPlanCommands(program: Command, ctx: CommandContext): void {
   registerValidate(program, ctx);
@@ -43,14 +43,15 @@ function registerValidate(program: Command, ctx: CommandContext): void {
     .action((opts: ValidateOptions) => validateAction(ctx, opts));
 }
 
-async function validateAction({ io }: CommandContext, opts: ValidateOptions): Promise<void> {
-  const read = readSpec(opts.file, opts.ref);
+async function validateAction(ctx: CommandContext, opts: ValidateOptions): Promise<void> {
+  const { io } = ctx;
+  const read = readSpec(ctx, opts.file, opts.ref);
   printDiagnostics(io, read.loaded.diagnostics.filter((d) => d.severity === 'warning'));
   requireValidSpec(read);
   const spec = read.loaded.spec!;
   let extra: Diagnostic[] = [];
   if (opts.cluster) {
-    const snapshot = readSnapshotFile(opts.cluster);
+    const snapshot = readSnapshotFile(ctx, opts.cluster);
     const plan = buildPlan(planInput(read, snapshot));
     extra = plan.diagnostics.filter((d) => !read.loaded.diagnostics.includes(d));
     printDiagnostics(io, extra.filter((d) => d.severity === 'warning'));
@@ -96,19 +97,20 @@ function registerPlan(program: Command, ctx: CommandContext): void {
     .action((opts: PlanOptions) => planAction(ctx, opts));
 }
 
-async function planAction({ io, now, setExit }: CommandContext, opts: PlanOptions): Promise<void> {
+async function planAction(ctx: CommandContext, opts: PlanOptions): Promise<void> {
+  const { io, now, setExit } = ctx;
   if (opts.out && opts.file === STDIN_PATH) {
     throw new InputError('plan --out saves a plan that apply checks against its spec file, and -f - has none', [], 'save the spec to a file and plan with -f FILE --out, or leave out --out');
   }
-  const read = readSpec(opts.file, opts.ref);
+  const read = readSpec(ctx, opts.file, opts.ref);
   requireValidSpec(read);
   let specChanges = null;
   if (opts.base) {
-    const base = readSpecAtRef(opts.file, opts.base, '--base');
+    const base = readSpecAtRef(ctx, opts.file, opts.base, '--base');
     const { specChangesOf } = await import('../plan/specdiff.ts'); // loads the diff library
     specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit!, opts.ref ?? 'working tree');
   }
-  const snapshot = await loadCluster(opts, io.env);
+  const snapshot = await loadCluster(ctx, opts, io.env);
   // In the cluster it plans (a live cluster, NODE_NAME set: an apply Job), its own node goes last.
   const made = buildPlan(planInput(read, snapshot, { now: now(), specChanges, selfNode: opts.cluster ? null : selfNodeFrom(io.env) }));
   const plan = opts.out && opts.forReview && made.summary.errors ? (await import('../plan/saved/seal.ts')).markForReview(made) : made;
@@ -129,8 +131,8 @@ async function planAction({ io, now, setExit }: CommandContext, opts: PlanOption
 }
 
 /** The snapshot to plan against: `--cluster FILE`, else the live cluster from the kubeconfig. */
-async function loadCluster(opts: KubeOptions & { cluster?: string }, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {
-  if (opts.cluster) return readSnapshotFile(opts.cluster);
+async function loadCluster(ctx: CommandContext, opts: KubeOptions & { cluster?: string }, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {
+  if (opts.cluster) return readSnapshotFile(ctx, opts.cluster);
   try {
     return await readLiveSnapshot(kubeFlags(opts), env);
   } catch (err) {
@@ -171,8 +173,9 @@ function registerShow(program: Command, ctx: CommandContext): void {
  * A saved plan is shown only under the id it hashes to, as apply verifies it (DESIGN §2): an
  * edited file would otherwise be reviewed under the id of the plan it no longer is.
  */
-async function showAction({ io }: CommandContext, file: string, opts: ShowOptions): Promise<void> {
-  const plan = readPlanFile(file);
+async function showAction(ctx: CommandContext, file: string, opts: ShowOptions): Promise<void> {
+  const { io } = ctx;
+  const plan = readPlanFile(ctx, file);
   checkPlanSeal(plan);
   io.stdout(await renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
 }

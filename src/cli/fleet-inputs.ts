@@ -14,12 +14,13 @@ import type { PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import type { FleetClusterInput } from '../fleet/plan.ts';
 import type { FleetPlan, FleetClusterError } from '../fleet/plan-types.ts';
 import { parseFleetPlanFile } from '../fleet/plan-file.ts';
-import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, inputName, readRepoFileAt, snapshotOfText } from './inputs.ts';
 import { parseIntegerFlag } from './options.ts';
 import { fleetClusterKubeFlags, fleetRoot, type FleetKubeconfigSource } from './fleet-kubeconfig.ts';
 import type { KubeOptions } from '../app/ports.ts';
 import { readLiveSnapshotStep } from '../app/live.ts';
 import { STDIN_PATH, readTextFile, MAX_INPUT_BYTES, insideRoot } from '../app/files.ts';
+import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, inputName, snapshotOfText, nodeInputs } from '../app/inputs.ts';
+import { readRepoFileAt } from '../app/git.ts';
 
 export const DEFAULT_FLEET_FILE = 'fleet.yaml';
 export const DEFAULT_FLEET_CONCURRENCY = 8;
@@ -52,7 +53,7 @@ export function readFleet(file: string, ref?: string): FleetRead {
   if (file === STDIN_PATH) throw new InputError('a Fleet names snapshot and kubeconfig files relative to its own file, and -f - has none', [], 'pass the Fleet as a file: -f fleet.yaml');
   let src;
   try {
-    src = ref ? readSpecAtRef(file, ref) : readSpecWorkingTree(file);
+    src = ref ? readSpecAtRef(nodeInputs, file, ref) : readSpecWorkingTree(nodeInputs, file);
   } catch (err) {
     // The Rollout spec's reader speaks of a "spec" and bootcplan.yaml.
     if (!(err instanceof InputError) || !err.message.startsWith('spec ')) throw err;
@@ -157,7 +158,7 @@ export function readFleetSnapshot(path: string, dir: string, root: string, at: {
     }
     const file = insideRoot(root, resolve(dir, path));
     if (!file) return { error: { code: 'snapshot-invalid', message: `snapshot ${JSON.stringify(path)} is outside ${root}`, hint: OUTSIDE_HINT } };
-    return { snapshot: readSnapshotFile(relative(process.cwd(), file) || file) };
+    return { snapshot: readSnapshotFile(nodeInputs, relative(process.cwd(), file) || file) };
   } catch (err) {
     return { error: errorOf('snapshot-invalid', err, SNAPSHOT_HINT) };
   }

@@ -20,9 +20,8 @@ import { InputError, fsErrorText } from '../base/errors.ts';
 import { parseYamlWithPositions } from '../base/yaml.ts';
 import type { FleetCluster } from '../fleet/spec-types.ts';
 import type { FleetClusterError } from '../fleet/plan-types.ts';
-import { readRepoFileAt } from './inputs.ts';
 import type { KubeOptions } from '../app/ports.ts';
-import { git } from '../app/git.ts';
+import { git, readRepoFileAt } from '../app/git.ts';
 import { insideRoot } from '../app/files.ts';
 
 export const TRUST_FLEET_KUBECONFIGS = '--trust-fleet-kubeconfigs';

@@ -7,11 +7,11 @@ import { buildPlan, selfNodeOf, type PlanInput } from '../plan/planner.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
-import { readSpec, requireValidSpec, type SpecRead } from './inputs.ts';
 import { verifyPlanSpec, planSpecFile } from './provenance.ts';
 import { readFleet, requireValidFleet, type FleetRead } from './fleet-inputs.ts';
 import { StalePlanError } from '../base/errors.ts';
 import { fleetClusterSpecs, requireSameFleet, clusterSpecsOfPlans, type FleetClusterSpec } from '../fleet/cluster-plans.ts';
+import { readSpec, requireValidSpec, nodeInputs, type SpecRead } from '../app/inputs.ts';
 
 /** What a command may add to the planner input besides the spec and the snapshot. */
 export type PlanExtras = Pick<PlanInput, 'durations' | 'now' | 'specChanges' | 'selfNode'>;
@@ -41,7 +41,7 @@ export function specOfSavedPlan(plan: Plan, durations?: PhaseDurations): SpecFor
   if (plan.spec.fleetCluster !== undefined) return specsOfFleetPlans([plan], durations).clusters.get(plan.spec.fleetCluster)!;
   // What was reviewed is what runs: the spec must still hash to what the plan recorded.
   verifyPlanSpec(plan);
-  const read = readSpec(planSpecFile(plan), plan.spec.ref ? plan.spec.commit ?? plan.spec.ref : undefined);
+  const read = readSpec(nodeInputs, planSpecFile(plan), plan.spec.ref ? plan.spec.commit ?? plan.spec.ref : undefined);
   requireValidSpec(read);
   // Re-planned on the node the reviewed plan was made on (if it names one), so that its waves
   // come out as reviewed; the applier takes the node it runs on now last (ApplyOptions.selfNode).
@@ -50,7 +50,7 @@ export function specOfSavedPlan(plan: Plan, durations?: PhaseDurations): SpecFor
 }
 
 export function specFromFile(file: string, durations?: PhaseDurations, selfNode: string | null = null): SpecForPlan & { plan: (s: ClusterSnapshot) => Plan } {
-  const read = readSpec(file);
+  const read = readSpec(nodeInputs, file);
   requireValidSpec(read);
   const mk = (s: ClusterSnapshot) => buildPlan(planInput(read, s, { durations, selfNode }));
   return { spec: read.loaded.spec!, replan: mk, plan: mk };

@@ -5,11 +5,11 @@
  */
 import { resolve } from 'node:path';
 import type { Plan } from '../plan/types.ts';
-import { readSpecWorkingTree } from './inputs.ts';
 import { StalePlanError, InputError } from '../base/errors.ts';
 import { checkProvenanceFields, checkSpecHash } from '../plan/saved/verify.ts';
 import { git } from '../app/git.ts';
 import { insideRoot } from '../app/files.ts';
+import { readSpecWorkingTree, nodeInputs } from '../app/inputs.ts';
 
 export interface SpecCheckOptions {
   /** Where to look for the spec; default: the plan's recorded path, relative to the repository root or cwd. */
@@ -66,7 +66,7 @@ export function verifyPlanSpec(plan: Plan, opts: SpecCheckOptions = {}): void {
     where = `${plan.spec.path} at ${plan.spec.commit.slice(0, 12)}`;
   } else {
     const file = opts.specFile ?? planSpecFile(plan, cwd);
-    text = readSpecWorkingTree(file).text;
+    text = readSpecWorkingTree(nodeInputs, file).text;
     where = file;
   }
   checkSpecHash(plan, text, where);

@@ -1,10 +1,8 @@
 /**
- * File and git I/O for the CLI: read the spec (working tree or a git revision), the
- * snapshot and saved plans, and turn every failure into an InputError with diagnostics.
+ * The commands' inputs, through the files and git ports: the spec (working tree or a git
+ * revision), snapshots and plan files, every failure an InputError with diagnostics.
  */
-import { statSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
-import { dirname, resolve, relative, basename, isAbsolute, sep } from 'node:path';
+import { dirname, resolve, relative, basename } from 'node:path';
 import { parseRolloutSpec, type LoadedSpec } from '../spec/load.ts';
 import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
@@ -12,9 +10,13 @@ import type { PlanSpecInfo, Plan } from '../plan/types.ts';
 import { readPlan } from '../plan/saved/reader.ts';
 import { InputError } from '../base/errors.ts';
 import { hasErrors } from '../base/diagnostics.ts';
-import { STDIN_NAME } from '../app/stdin.ts';
-import { STDIN_PATH, readTextFile } from '../app/files.ts';
-import { git } from '../app/git.ts';
+import type { InputPorts } from './ports.ts';
+import { STDIN_NAME } from './stdin.ts';
+import { STDIN_PATH, nodeFiles } from './files.ts';
+import { nodeGit } from './git.ts';
+
+/** The input ports on the process (the real files and git), for code not yet given ports of its own. */
+export const nodeInputs: InputPorts = { files: nodeFiles, git: nodeGit };
 
 export interface SpecRead {
   loaded: LoadedSpec;
@@ -28,16 +30,16 @@ export interface SpecSource {
 }
 
 /** The spec's text at a git revision (`git show COMMIT:PATH`), with the resolved commit. */
-export function readSpecAtRef(file: string, ref: string, flag = '--ref'): SpecSource {
+export function readSpecAtRef({ files, git }: InputPorts, file: string, ref: string, flag = '--ref'): SpecSource {
   const abs = resolve(file);
-  const top = git(['rev-parse', '--show-toplevel'], existingDir(dirname(abs)))?.trim();
+  const top = git.run(['rev-parse', '--show-toplevel'], files.isDirectory(dirname(abs)) ? dirname(abs) : process.cwd())?.trim();
   if (!top) throw new InputError(`${flag} ${ref}: ${dirname(abs)} is not inside a git repository`, [], 'run bootcplan from a clone of the repository that holds the spec');
   // `--end-of-options` keeps a ref that starts with "-" from being read as an option.
-  const commit = git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], top)?.trim();
+  const commit = git.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], top)?.trim();
   if (!commit) throw new InputError(`${flag} ${ref}: no such revision`, [], 'check the branch, tag or commit name (a `git fetch` may be needed in CI)');
   const inRepo = relative(top, abs).split('\\').join('/');
   if (inRepo.startsWith('..')) throw new InputError(`${flag} ${ref}: ${file} is outside the repository at ${top}`);
-  const text = git(['show', '--end-of-options', `${commit}:${inRepo}`], top);
+  const text = git.run(['show', '--end-of-options', `${commit}:${inRepo}`], top);
   if (text === null) throw new InputError(`${flag} ${ref}: ${inRepo} does not exist at ${ref} (${commit.slice(0, 12)})`, [], 'check the -f path; it is read relative to the repository root at that revision');
   return { text, info: { path: inRepo, ref, commit, dirty: null } };
 }
@@ -46,9 +48,9 @@ export function readSpecAtRef(file: string, ref: string, flag = '--ref'): SpecSo
 export const inputName = (file: string) => (file === STDIN_PATH ? STDIN_NAME : file);
 
 /** The working-tree spec, with the HEAD commit and whether the file differs from it. */
-export function readSpecWorkingTree(file: string): SpecSource {
+export function readSpecWorkingTree({ files, git }: InputPorts, file: string): SpecSource {
   const abs = resolve(file);
-  const text = readTextFile(file, 'spec', 'pass the spec with -f FILE (default: bootcplan.yaml in the current directory)');
+  const text = files.readText(file, 'spec', 'pass the spec with -f FILE (default: bootcplan.yaml in the current directory)');
   // From stdin: no file, so no commit and no "differs from HEAD" to record.
   if (file === STDIN_PATH) return { text, info: { path: STDIN_NAME, ref: null, commit: null, dirty: null } };
   let commit: string | null = null;
@@ -56,32 +58,24 @@ export function readSpecWorkingTree(file: string): SpecSource {
   let path = file;
   // The top level and HEAD in one git call (each spawn costs 5-15 ms of start-up); a repository
   // without a commit fails it, and gives its top level alone.
-  const both = git(['rev-parse', '--show-toplevel', '--verify', '--quiet', '--end-of-options', 'HEAD'], dirname(abs))?.trim().split('\n');
-  const top = both?.length === 2 ? both[0] : git(['rev-parse', '--show-toplevel'], dirname(abs))?.trim();
+  const both = git.run(['rev-parse', '--show-toplevel', '--verify', '--quiet', '--end-of-options', 'HEAD'], dirname(abs))?.trim().split('\n');
+  const top = both?.length === 2 ? both[0] : git.run(['rev-parse', '--show-toplevel'], dirname(abs))?.trim();
   if (top) {
     commit = both?.length === 2 ? both[1] : null;
     const inRepo = relative(top, abs).split('\\').join('/');
     path = inRepo;
-    const status = git(['status', '--porcelain', '--end-of-options', '--', inRepo], top);
+    const status = git.run(['status', '--porcelain', '--end-of-options', '--', inRepo], top);
     dirty = status === null ? null : status.trim().length > 0;
   }
   return { text, info: { path, ref: null, commit, dirty } };
 }
 
-export function readSpec(file: string, ref?: string): SpecRead {
+export function readSpec(ports: InputPorts, file: string, ref?: string): SpecRead {
   if (ref && file === STDIN_PATH) throw new InputError(`--ref ${ref} reads the spec from git, and -f - from stdin: pick one`, [], 'with --ref, -f names the spec\'s path in the repository');
-  const src = ref ? readSpecAtRef(file, ref) : readSpecWorkingTree(file);
+  const src = ref ? readSpecAtRef(ports, file, ref) : readSpecWorkingTree(ports, file);
   const loaded = parseRolloutSpec(src.text, inputName(file));
   const { path, ref: at, commit, dirty } = src.info;
   return { loaded, text: src.text, info: { name: loaded.spec?.metadata.name ?? basename(inputName(file)), path, ref: at, commit, sha256: loaded.sha256, dirty } };
-}
-
-function existingDir(d: string): string {
-  try {
-    return statSync(d).isDirectory() ? d : process.cwd();
-  } catch {
-    return process.cwd();
-  }
 }
 
 export function requireValidSpec(read: SpecRead): void {
@@ -91,8 +85,8 @@ export function requireValidSpec(read: SpecRead): void {
   }
 }
 
-export function readSnapshotFile(file: string): ClusterSnapshot {
-  const text = readTextFile(file, 'snapshot', 'write one with `bootcplan snapshot --out FILE`');
+export function readSnapshotFile({ files }: InputPorts, file: string): ClusterSnapshot {
+  const text = files.readText(file, 'snapshot', 'write one with `bootcplan snapshot --out FILE`');
   return snapshotOfText(text, inputName(file));
 }
 
@@ -105,24 +99,6 @@ export function snapshotOfText(text: string, name: string, source?: string): Clu
   return source === undefined ? r.snapshot : { ...r.snapshot, source };
 }
 
-/**
- * A file of the repository at `root` as committed at `commit` (`git show COMMIT:PATH`: never the
- * working tree; a symbolic link is read as the link, never followed). `abs` must lie inside
- * `root` ("outside" otherwise); "missing" when the commit has no such file, "too-big" past
- * `maxBytes`. What a Fleet read at a revision names is read this way (fleet-inputs.ts, fleet-kubeconfig.ts).
- */
-export function readRepoFileAt(root: string, abs: string, commit: string, maxBytes: number): { text: string; inRepo: string } | { problem: 'outside' | 'missing' | 'too-big' } {
-  const rel = relative(root, abs);
-  if (rel === '' || rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel)) return { problem: 'outside' };
-  const inRepo = rel.split(sep).join('/');
-  try {
-    const text = execFileSync('git', ['show', '--end-of-options', `${commit}:${inRepo}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: maxBytes });
-    return { text, inRepo };
-  } catch (err) {
-    return { problem: (err as NodeJS.ErrnoException).code === 'ENOBUFS' ? 'too-big' : 'missing' };
-  }
-}
-
-export function readPlanFile(file: string): Plan {
-  return readPlan(readTextFile(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`'), inputName(file));
+export function readPlanFile({ files }: InputPorts, file: string): Plan {
+  return readPlan(files.readText(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`'), inputName(file));
 }
