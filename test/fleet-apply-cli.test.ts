@@ -16,13 +16,13 @@ import type { SimCluster } from '../src/sim/cluster.ts';
 import type { SimDriver } from '../src/sim/driver.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
 import { inDir } from './cwd.ts';
-import { openSavedFleetPlans } from '../src/cli/sealed.ts';
 import { confirmSavedPlan } from '../src/plan/saved/compare.ts';
 import { readFleet } from '../src/cli/fleet-inputs.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { readFleetRecord } from '../src/fleet/record.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { simFleet, fleetCli, type SimFleet } from './fleet-sim-harness.ts';
+import { openSavedFleetPlans } from '../src/cli/fleet-sealed.ts';
 
 const s = suite('fleet apply');
 

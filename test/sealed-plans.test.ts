@@ -271,11 +271,11 @@ s('review finding F4: plan-file paths through a symbolic link, and special files
 });
 
 s('git never reads a plan file\'s commit as an option, even past the commit check (--end-of-options)', async () => {
-  const { verifyPlanSpec } = await import('../src/cli/provenance.ts');
+  const { verifyPlanSpec } = await import('../src/app/saved-plan.ts');
   const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
   plan.spec.commit = `--output=${join(repo, 'written-by-git')}`;
   plan.spec.path = 'bootcplan.yaml';
-  assert.throws(() => verifyPlanSpec(plan, { cwd: repo }));
+  assert.throws(() => verifyPlanSpec(nodeInputs, plan, { cwd: repo }));
   // git would write `--output=<file>:<path>`: any file named after the marker counts.
   const { readdirSync } = await import('node:fs');
   assert.equal(readdirSync(repo).filter((f) => f.startsWith('written-by-git')), [], 'git took the commit for an option');

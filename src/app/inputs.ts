@@ -1,13 +1,16 @@
 /**
  * The commands' inputs, through the files and git ports: the spec (working tree or a git
- * revision), snapshots and plan files, every failure an InputError with diagnostics.
+ * revision) and snapshots, every failure an InputError with diagnostics; and from a read spec to
+ * the planner (DESIGN §1: spec + snapshot -> planner -> Plan), the one place the planner input
+ * is assembled.
  */
 import { dirname, resolve, relative, basename } from 'node:path';
 import { parseRolloutSpec, type LoadedSpec } from '../spec/load.ts';
 import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import type { PlanSpecInfo, Plan } from '../plan/types.ts';
-import { readPlan } from '../plan/saved/reader.ts';
+import type { PlanSpecInfo, Plan, PhaseDurations } from '../plan/types.ts';
+import { buildPlan, type PlanInput } from '../plan/planner.ts';
+import type { RolloutSpec } from '../spec/types.ts';
 import { InputError } from '../base/errors.ts';
 import { hasErrors } from '../base/diagnostics.ts';
 import type { InputPorts } from './ports.ts';
@@ -99,6 +102,33 @@ export function snapshotOfText(text: string, name: string, source?: string): Clu
   return source === undefined ? r.snapshot : { ...r.snapshot, source };
 }
 
-export function readPlanFile({ files }: InputPorts, file: string): Plan {
-  return readPlan(files.readText(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`'), inputName(file));
+/** What a command may add to the planner input besides the spec and the snapshot. */
+export type PlanExtras = Pick<PlanInput, 'durations' | 'now' | 'specChanges' | 'selfNode'>;
+
+/**
+ * The node this process runs on, when it runs in the cluster it plans: NODE_NAME, which the
+ * example apply Jobs set from the downward API (spec.nodeName). It goes last in its bootc pool
+ * (DESIGN §7 "Stopping"). Elsewhere (a laptop, CI) it is unset, and nothing moves.
+ */
+export function selfNodeFrom(env: Record<string, string | undefined>): string | null {
+  const n = env.NODE_NAME?.trim();
+  return n ? n : null;
+}
+
+/** The planner input for a spec that passed `requireValidSpec`; its warnings carry into the plan. */
+export function planInput(read: SpecRead, snapshot: ClusterSnapshot, extras: PlanExtras = {}): PlanInput {
+  return { spec: read.loaded.spec!, specMap: read.loaded.map, specInfo: read.info, snapshot, specDiagnostics: read.loaded.diagnostics, ...extras };
+}
+
+export interface SpecForPlan {
+  spec: RolloutSpec;
+  replan: (s: ClusterSnapshot) => Plan;
+}
+
+/** The spec of `-f FILE`, valid, and its planner (apply plans it against the cluster it finds, rehearse against the snapshot). */
+export function specFromFile(ports: InputPorts, file: string, durations?: PhaseDurations, selfNode: string | null = null): SpecForPlan & { plan: (s: ClusterSnapshot) => Plan } {
+  const read = readSpec(ports, file);
+  requireValidSpec(read);
+  const mk = (s: ClusterSnapshot) => buildPlan(planInput(read, s, { durations, selfNode }));
+  return { spec: read.loaded.spec!, replan: mk, plan: mk };
 }

@@ -7,6 +7,8 @@
 import type { ClusterDriver } from '../apply/driver.ts';
 import type { ExitCode } from '../base/errors.ts';
 import type { FleetRecordStore } from '../fleet/record.ts';
+import type { Plan, PhaseDurations } from '../plan/types.ts';
+import type { SpecForPlan } from './inputs.ts';
 
 /** Output streams (DESIGN §2): human output on stdout, diagnostics and progress on stderr. */
 export interface OutputStreams {
@@ -101,6 +103,12 @@ export interface Ports extends InputPorts {
   exitNow: (code: number) => void;
   /** How the command names itself in help and `version`: bootcplan, or `kubectl bootcplan` as a kubectl plugin. */
   name: string;
+  /**
+   * The spec and re-planner of a saved plan a Fleet made (`plan.spec.fleetCluster`: one cluster's
+   * plan out of a fleet plan, applied alone): the Fleet read again and verified by the fleet slice,
+   * which cli/main.ts wires in, so the single-cluster commands import nothing of fleets.
+   */
+  fleetClusterSpec: (plan: Plan, durations: PhaseDurations) => SpecForPlan;
 }
 
 /** What a command returns when it ends without an error (errors are thrown: cli/main.ts maps them). */

@@ -14,16 +14,15 @@ import { formatDuration, useColor } from '../render/format.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { renderPlan, yamlOfJson, APPLY_FORMATS, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
 import { kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag, type CommandContext } from './options.ts';
-import { selfNodeFrom, specFromFile, type SpecForPlan } from './planning.ts';
 import { ApplyReporting, reportUnverifiedPlan } from './apply-report.ts';
-import { planSnapshotFile } from './provenance.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { CliIO, KubeOptions } from '../app/ports.ts';
 import { askOnTerminal } from '../app/io.ts';
 import { lockWaitNotice, processSignals, withStopOnSignal } from '../app/signals.ts';
 import { parseNotifyUrl } from '../app/notify.ts';
 import { STDIN_PATH } from '../app/files.ts';
-import { readSnapshotFile, readPlanFile } from '../app/inputs.ts';
+import { readSnapshotFile, selfNodeFrom, specFromFile, type SpecForPlan } from '../app/inputs.ts';
+import { planSnapshotFile, readPlanFile } from '../app/saved-plan.ts';
 
 export function registerApplyCommands(program: Command, ctx: CommandContext): void {
   registerApply(program, ctx);
@@ -76,7 +75,7 @@ async function applyAction(ctx: CommandContext, planfile: string | undefined, gi
     throw new InputError('apply -f - reads the spec from stdin, so no answer to the confirmation can come from there', [], 'review the plan (bootcplan plan -f -), then run apply -f - with --auto-approve');
   }
   const [{ apply }, { windowPolicy }, { openSavedPlan }, { confirmSavedPlan, inFlightOf }, { checkApplicable, checkClusterBinding }] = await Promise.all([
-    import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'), import('../plan/saved/compare.ts'), import('../plan/saved/verify.ts'),
+    import('../apply/applier.ts'), import('../apply/policy.ts'), import('../app/saved-plan.ts'), import('../plan/saved/compare.ts'), import('../plan/saved/verify.ts'),
   ]);
   const saved = planfile ? readPlanFile(ctx, planfile) : null;
   const selfNode = selfNodeFrom(io.env);
@@ -84,7 +83,7 @@ async function applyAction(ctx: CommandContext, planfile: string | undefined, gi
   // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
   let specs: SpecForPlan;
   try {
-    specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file, undefined, selfNode);
+    specs = saved ? openSavedPlan(ctx, saved, DEFAULT_DURATIONS) : specFromFile(ctx, opts.file, undefined, selfNode);
   } catch (err) {
     if (saved && err instanceof StalePlanError) await reportUnverifiedPlan(() => openDriver(kubeFlags(opts), io), io, saved, err);
     throw err;
@@ -214,13 +213,13 @@ function registerRehearse(program: Command, ctx: CommandContext): void {
 async function rehearseAction(ctx: CommandContext, planfile: string | undefined, opts: RehearseOptions): Promise<void> {
   const { io, setExit, now } = ctx;
   const [{ rehearse }, { renderRehearsalText, rehearsalJson, rehearsalReport }, { openSavedPlan }, { confirmSavedPlan }, { RehearseProgress }, { progressPlan }] = await Promise.all([
-    import('../sim/rehearse.ts'), import('../render/rehearsal.ts'), import('./sealed.ts'), import('../plan/saved/compare.ts'), import('../render/events.ts'), import('../render/progress.ts'),
+    import('../sim/rehearse.ts'), import('../render/rehearsal.ts'), import('../app/saved-plan.ts'), import('../plan/saved/compare.ts'), import('../render/events.ts'), import('../render/progress.ts'),
   ]);
   const saved = planfile ? readPlanFile(ctx, planfile) : null;
   const { durations, failRate, seed, jitter } = simulationFlags(opts);
   // A saved plan is checked before its snapshot is read (the path comes from the file).
-  const specs = saved ? openSavedPlan(saved, durations) : null;
-  const clusterFile = opts.cluster ?? (saved ? planSnapshotFile(saved) : null);
+  const specs = saved ? openSavedPlan(ctx, saved, durations) : null;
+  const clusterFile = opts.cluster ?? (saved ? planSnapshotFile(ctx, saved) : null);
   if (!clusterFile) throw new InputError('rehearse needs a cluster snapshot', [], 'pass --cluster SNAPSHOT (bootcplan snapshot --out FILE writes one)');
   const snapshot = readSnapshotFile(ctx, clusterFile);
   let plan: Plan;
@@ -229,7 +228,7 @@ async function rehearseAction(ctx: CommandContext, planfile: string | undefined,
     plan = confirmSavedPlan(saved, specs.replan(snapshot), snapshot, { compareDurations: opts.durations === undefined });
     replan = specs.replan;
   } else {
-    const s = specFromFile(opts.file, durations);
+    const s = specFromFile(ctx, opts.file, durations);
     plan = s.plan(snapshot);
     replan = s.replan;
   }

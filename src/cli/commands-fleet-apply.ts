@@ -20,7 +20,6 @@ import type { Clock } from '../apply/driver.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { kubeconfigOption, requestTimeoutOption, outputFormatOption, parseDurationFlag, type CommandContext } from './options.ts';
-import type { SpecForPlan } from './planning.ts';
 import { planFleetFile, readFleetPlanFile, fleetRevision, fleetFileOption, concurrencyOption } from './fleet-inputs.ts';
 import { trustFleetKubeconfigsOption, fleetKubeconfigSource, requireFleetClusterKubeFlags } from './fleet-kubeconfig.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
@@ -28,6 +27,7 @@ import type { CliIO, KubeOptions } from '../app/ports.ts';
 import { useColor } from '../render/format.ts';
 import { askOnTerminal } from '../app/io.ts';
 import { processSignals, withStopOnSignal } from '../app/signals.ts';
+import type { SpecForPlan } from '../app/inputs.ts';
 
 export const FLEET_APPLY_FORMATS = ['text', 'json'] as const;
 
@@ -58,7 +58,7 @@ export function registerFleetApply(fleet: Command, ctx: CommandContext): void {
     .action((planfile: string | undefined, opts: FleetApplyOptions) => fleetApplyAction(ctx, planfile, opts));
 }
 
-type OpenSavedFleetPlans = typeof import('./sealed.ts').openSavedFleetPlans;
+type OpenSavedFleetPlans = typeof import('./fleet-sealed.ts').openSavedFleetPlans;
 
 /** One cluster, checked before any cluster access: its saved plan, the re-planner, how to reach it. */
 interface Prepared {
@@ -75,7 +75,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
     throw new InputError('fleet apply needs confirmation, and there is no terminal to ask on', [], 'review the fleet plan (bootcplan fleet plan / fleet show), then run fleet apply with --auto-approve');
   }
   const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
-  const [{ runFleet, checkFleetApplicable }, { openSavedFleetPlans }] = await Promise.all([import('../fleet/runner.ts'), import('./sealed.ts')]);
+  const [{ runFleet, checkFleetApplicable }, { openSavedFleetPlans }] = await Promise.all([import('../fleet/runner.ts'), import('./fleet-sealed.ts')]);
   const fp = planfile ? readFleetPlanFile(planfile) : await planFleetNow(ctx, opts, json);
   checkFleetPlanSeal(fp);
   checkFleetApplicable(fp);

@@ -76,7 +76,7 @@ async function fleetRehearseAction(ctx: CommandContext, fleetplan: string | unde
  * its snapshot in its turn.
  */
 async function savedFleet(file: string, durations: PhaseDurations, durationsGiven: boolean): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads }> {
-  const [{ openSavedFleetPlans }, { confirmSavedPlan }] = await Promise.all([import('./sealed.ts'), import('../plan/saved/compare.ts')]);
+  const [{ openSavedFleetPlans }, { confirmSavedPlan }] = await Promise.all([import('./fleet-sealed.ts'), import('../plan/saved/compare.ts')]);
   const fleetPlan = readFleetPlanFile(file);
   checkFleetPlanSeal(fleetPlan);
   const { read, clusters: specs } = openSavedFleetPlans(fleetPlan, durations);

@@ -18,11 +18,12 @@ import type { RolloutSpec } from '../spec/types.ts';
 import { renderFleetArgo, argoRenderProblems, type ArgoFleetOptions, type ArgoFleetInput } from '../fleet/argocd.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { writeRender } from './render-dir.ts';
-import { verifyPlanSpec, planSpecFile } from './provenance.ts';
 import { readFleet, requireValidFleet, readFleetPlanFile } from './fleet-inputs.ts';
 import { checkFleetPlanSeal, checkFleetPlanAgainstFleet } from './fleet-sealed.ts';
 import type { CommandContext } from './options.ts';
 import { git } from '../app/git.ts';
+import { verifyPlanSpec, planSpecFile } from '../app/saved-plan.ts';
+import { nodeInputs } from '../app/inputs.ts';
 
 interface RenderArgoOptions {
   outDir: string;
@@ -59,8 +60,8 @@ function fleetInputs(fp: FleetPlan): ArgoFleetInput {
   const sample = fp.clusters.find((c) => c.batch !== null && c.plan)?.plan;
   if (!sample) return { fleetPlan: fp, fleetText: '', rollouts: {} };
   // Each cluster plan records the Fleet file (path, commit, sha256): it must still be what was planned.
-  verifyPlanSpec(sample);
-  const read = readFleet(planSpecFile(sample), sample.spec.ref ? sample.spec.commit ?? sample.spec.ref : undefined);
+  verifyPlanSpec(nodeInputs, sample);
+  const read = readFleet(planSpecFile(nodeInputs, sample), sample.spec.ref ? sample.spec.commit ?? sample.spec.ref : undefined);
   requireValidFleet(read);
   const fleet = read.loaded.fleet!;
   checkFleetPlanAgainstFleet(fp, fleet, read.info.path);

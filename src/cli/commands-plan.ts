@@ -14,12 +14,12 @@ import { planFileText } from '../plan/saved/writer.ts';
 import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
 import { checkPlanSeal } from '../plan/saved/seal.ts';
 import { type SpecOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, refOption, clusterOption, outputFormatOption, fullOption, type CommandContext } from './options.ts';
-import { planInput, selfNodeFrom } from './planning.ts';
 import type { CliIO, KubeOptions } from '../app/ports.ts';
 import { useColor } from '../render/format.ts';
 import { writeFileAtomic, STDIN_PATH } from '../app/files.ts';
 import { readLiveSnapshot } from '../app/live.ts';
-import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, readPlanFile } from '../app/inputs.ts';
+import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, planInput, selfNodeFrom } from '../app/inputs.ts';
+import { readPlanFile } from '../app/saved-plan.ts';
 
 export function registerPlanCommands(program: Command, ctx: CommandContext): void {
   registerValidate(program, ctx);

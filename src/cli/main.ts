@@ -23,6 +23,7 @@ import { processIO } from '../app/io.ts';
 import { processSignals } from '../app/signals.ts';
 import { nodeFiles } from '../app/files.ts';
 import { nodeGit } from '../app/git.ts';
+import { specsOfFleetPlans } from './planning.ts';
 import { openLiveDriver } from '../app/live.ts';
 import { STDIN_PATH } from '../app/files.ts';
 
@@ -45,6 +46,7 @@ function portsOf(deps: CliDeps): Ports {
     io: deps.io, openDriver: deps.openDriver, now: deps.now, name: deps.name ?? 'bootcplan',
     signals: deps.signals ?? processSignals, exitNow: deps.exitNow ?? ((c) => process.exit(c)),
     files: deps.files ?? nodeFiles, git: deps.git ?? nodeGit,
+    fleetClusterSpec: deps.fleetClusterSpec ?? ((plan, durations) => specsOfFleetPlans([plan], durations).clusters.get(plan.spec.fleetCluster!)!),
   };
 }
 
