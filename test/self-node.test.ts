@@ -25,12 +25,12 @@ import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan, selfNodeOf } from '../src/plan/planner.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { ClusterSnapshot } from '../src/cluster/types.ts';
-import { renderPlan } from '../src/cli/formats.ts';
 import { confirmSavedPlan } from '../src/plan/saved/compare.ts';
 import { run } from '../src/cli/main.ts';
 import { StalePlanError } from '../src/base/errors.ts';
 import type { CliIO } from '../src/app/ports.ts';
 import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
+import { renderPlan } from '../src/render/formats.ts';
 
 const s = suite('self node last');
 

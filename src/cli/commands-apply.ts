@@ -12,7 +12,6 @@ import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import { formatDuration, useColor } from '../render/format.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { renderPlan, yamlOfJson, APPLY_FORMATS, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
 import { kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag, type CommandContext } from './options.ts';
 import { ApplyReporting, reportUnverifiedPlan } from './apply-report.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
@@ -23,6 +22,7 @@ import { parseNotifyUrl } from '../app/notify.ts';
 import { STDIN_PATH } from '../app/files.ts';
 import { readSnapshotFile, selfNodeFrom, specFromFile, type SpecForPlan } from '../app/inputs.ts';
 import { planSnapshotFile, readPlanFile } from '../app/saved-plan.ts';
+import { renderPlan, yamlOfJson, APPLY_FORMATS, REHEARSAL_FORMATS, type RehearsalFormat } from '../render/formats.ts';
 
 export function registerApplyCommands(program: Command, ctx: CommandContext): void {
   registerApply(program, ctx);

@@ -8,13 +8,13 @@ import { stringify } from 'yaml';
 import { InputError } from '../base/errors.ts';
 import { renderStatus, progressSummary } from '../render/status.ts';
 import { kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, outputFormatOption, type CommandContext } from './options.ts';
-import { SNAPSHOT_FORMATS, STATUS_FORMATS, yamlOfJson } from './formats.ts';
 import { jsonText } from '../base/json-text.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { clusterIdentityOf, KUBE_SYSTEM_NAMESPACE, SNAPSHOT_SERVER_ANNOTATION } from '../cluster/identity.ts';
 import type { KubeOptions } from '../app/ports.ts';
 import { writeFileAtomic } from '../app/files.ts';
 import { asClusterApiError } from '../app/live.ts';
+import { SNAPSHOT_FORMATS, STATUS_FORMATS, yamlOfJson } from '../render/formats.ts';
 
 // ---- snapshot ----
 

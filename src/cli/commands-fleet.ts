@@ -7,7 +7,6 @@ import type { Command } from 'commander';
 import { join } from 'node:path';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { EXIT, InputError } from '../base/errors.ts';
-import { renderPlan } from './formats.ts';
 import type { FleetPlan } from '../fleet/plan-types.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, type CommandContext } from './options.ts';
@@ -22,6 +21,7 @@ import { registerFleetRender } from './commands-fleet-render.ts';
 import { useColor } from '../render/format.ts';
 import type { KubeOptions } from '../app/ports.ts';
 import { writeFileAtomic } from '../app/files.ts';
+import { renderPlan } from '../render/formats.ts';
 
 export const FLEET_FORMATS = ['text', 'json', 'markdown'] as const;
 export type FleetFormat = (typeof FLEET_FORMATS)[number];

@@ -11,7 +11,6 @@ import { buildPlan } from '../plan/planner.ts';
 import type { Plan } from '../plan/types.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { planFileText } from '../plan/saved/writer.ts';
-import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from './formats.ts';
 import { checkPlanSeal } from '../plan/saved/seal.ts';
 import { type SpecOptions, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, refOption, clusterOption, outputFormatOption, fullOption, type CommandContext } from './options.ts';
 import type { CliIO, KubeOptions } from '../app/ports.ts';
@@ -20,6 +19,7 @@ import { writeFileAtomic, STDIN_PATH } from '../app/files.ts';
 import { readLiveSnapshot } from '../app/live.ts';
 import { readSpec, readSpecAtRef, requireValidSpec, readSnapshotFile, planInput, selfNodeFrom } from '../app/inputs.ts';
 import { readPlanFile } from '../app/saved-plan.ts';
+import { OUTPUT_FORMATS, renderPlan, type OutputFormat } from '../render/formats.ts';
 
 export function registerPlanCommands(program: Command, ctx: CommandContext): void {
   registerValidate(program, ctx);

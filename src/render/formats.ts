@@ -4,7 +4,7 @@
  * "Performance"), and the YAML form of every JSON document a command prints.
  */
 import type { Plan } from '../plan/types.ts';
-import { yamlText } from '../render/yaml.ts';
+import { yamlText } from './yaml.ts';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'yaml', 'markdown', 'html'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -29,10 +29,10 @@ export async function renderPlan(plan: Plan, format: string, opts: RenderOptions
   switch (format) {
     case 'json': return (await import('../plan/saved/writer.ts')).planFileText(plan);
     case 'yaml': return yamlOfJson((await import('../plan/saved/writer.ts')).planFileText(plan));
-    case 'markdown': return (await import('../render/markdown.ts')).renderMarkdown(plan, { full: opts.full });
-    case 'html': return (await import('../render/html/report.ts')).renderHtml(plan, { full: opts.full });
+    case 'markdown': return (await import('./markdown.ts')).renderMarkdown(plan, { full: opts.full });
+    case 'html': return (await import('./html/report.ts')).renderHtml(plan, { full: opts.full });
     // Plain ASCII symbols whenever colour is off (pipes, CI logs, NO_COLOR).
-    default: return (await import('../render/text.ts')).renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
+    default: return (await import('./text.ts')).renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
   }
 }
 
