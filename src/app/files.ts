@@ -19,10 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, basename, relative, resolve, isAbsolute, sep } from 'node:path';
 import { InputError, fsErrorText } from '../base/errors.ts';
 import type { Files, OutputAccess } from './ports.ts';
-import { readStdinText } from './stdin.ts';
-
-/** `-f -`, `--cluster -`, `show -`: the input comes from stdin. */
-export const STDIN_PATH = '-';
+import { readStdinText, STDIN_PATH } from './stdin.ts';
 
 /** The files port on the process's file system. */
 export const nodeFiles: Files = {

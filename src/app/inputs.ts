@@ -14,8 +14,8 @@ import type { RolloutSpec } from '../spec/types.ts';
 import { InputError } from '../base/errors.ts';
 import { hasErrors } from '../base/diagnostics.ts';
 import type { InputPorts } from './ports.ts';
-import { STDIN_NAME } from './stdin.ts';
-import { STDIN_PATH, nodeFiles } from './files.ts';
+import { STDIN_NAME, STDIN_PATH } from './stdin.ts';
+import { nodeFiles } from './files.ts';
 import { nodeGit } from './git.ts';
 
 /** The input ports on the process (the real files and git), for code not yet given ports of its own. */
@@ -46,6 +46,9 @@ export function readSpecAtRef({ files, git }: InputPorts, file: string, ref: str
   if (text === null) throw new InputError(`${flag} ${ref}: ${inRepo} does not exist at ${ref} (${commit.slice(0, 12)})`, [], 'check the -f path; it is read relative to the repository root at that revision');
   return { text, info: { path: inRepo, ref, commit, dirty: null } };
 }
+
+/** Whether the input is read from stdin (`-`). */
+export const readsStdin = (file: string) => file === STDIN_PATH;
 
 /** What diagnostics and plans call an input: `<stdin>` for `-`. */
 export const inputName = (file: string) => (file === STDIN_PATH ? STDIN_NAME : file);

@@ -7,6 +7,9 @@
 import { readSync } from 'node:fs';
 import { InputError } from '../base/errors.ts';
 
+/** `-f -`, `--cluster -`, `show -`: the input comes from stdin. */
+export const STDIN_PATH = '-';
+
 /** What diagnostics call stdin. */
 export const STDIN_NAME = '<stdin>';
 

@@ -12,17 +12,18 @@ import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import { formatDuration, useColor } from '../render/format.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag, type CommandContext } from './options.ts';
+import { kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, type CommandContext } from './options.ts';
 import { ApplyReporting, reportUnverifiedPlan } from './apply-report.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { CliIO, KubeOptions } from '../app/ports.ts';
 import { askOnTerminal } from '../app/io.ts';
 import { lockWaitNotice, processSignals, withStopOnSignal } from '../app/signals.ts';
 import { parseNotifyUrl } from '../app/notify.ts';
-import { STDIN_PATH } from '../app/files.ts';
 import { readSnapshotFile, selfNodeFrom, specFromFile, type SpecForPlan } from '../app/inputs.ts';
 import { planSnapshotFile, readPlanFile } from '../app/saved-plan.ts';
 import { renderPlan, yamlOfJson, APPLY_FORMATS, REHEARSAL_FORMATS, type RehearsalFormat } from '../render/formats.ts';
+import { parseDurationFlag, simulationFlags, type SimulationOptions } from '../app/flags.ts';
+import { STDIN_PATH } from '../app/stdin.ts';
 
 export function registerApplyCommands(program: Command, ctx: CommandContext): void {
   registerApply(program, ctx);
@@ -162,14 +163,6 @@ async function confirm(io: CliIO, plan: Plan): Promise<boolean> {
 
 // ---- rehearse ----
 
-/** The simulation flags of `rehearse` and `fleet rehearse`. */
-export interface SimulationOptions {
-  durations?: string;
-  failRate?: string;
-  jitter?: string;
-  seed: string;
-}
-
 interface RehearseOptions extends SimulationOptions {
   file: string;
   cluster?: string;
@@ -184,17 +177,6 @@ export function simulationOptions(cmd: Command): Command {
     .option('--fail-rate <r>', 'probability that a reboot fails (0..1)')
     .option('--jitter <fraction>', 'per-node duration jitter: each node\'s durations scaled by a factor in [1 - fraction, 1 + fraction] (0..0.9)')
     .option('--seed <n>', 'seed for the faults and the jitter', '1');
-}
-
-/** The simulation flags, checked: durations over the planner's defaults (never a file's alone), fail rate, seed, jitter. */
-export function simulationFlags(opts: SimulationOptions): { durations: PhaseDurations; failRate: number; seed: number; jitter: number } {
-  const durations = parseDurations(opts.durations, DEFAULT_DURATIONS);
-  if (typeof durations === 'string') throw new InputError(`--durations: ${durations}`, [], 'e.g. --durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30');
-  const failRate = opts.failRate === undefined ? 0 : parseFractionFlag('--fail-rate', opts.failRate);
-  const seed = parseIntegerFlag('--seed', opts.seed, { min: 0, max: 2 ** 32 - 1 });
-  const jitter = opts.jitter === undefined ? 0 : parseFractionFlag('--jitter', opts.jitter);
-  if (jitter > 0.9) throw new InputError(`--jitter ${opts.jitter}: at most 0.9 (a node's durations stay positive)`, [], 'e.g. --jitter 0.3');
-  return { durations, failRate, seed, jitter };
 }
 
 function registerRehearse(program: Command, ctx: CommandContext): void {

@@ -19,7 +19,7 @@ import type { FleetClusterSession } from '../fleet/runner.ts';
 import type { Clock } from '../apply/driver.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { kubeconfigOption, requestTimeoutOption, outputFormatOption, parseDurationFlag, type CommandContext } from './options.ts';
+import { kubeconfigOption, requestTimeoutOption, outputFormatOption, type CommandContext } from './options.ts';
 import { planFleetFile, readFleetPlanFile, fleetRevision, fleetFileOption, concurrencyOption } from './fleet-inputs.ts';
 import { trustFleetKubeconfigsOption, fleetKubeconfigSource, requireFleetClusterKubeFlags } from './fleet-kubeconfig.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
@@ -28,6 +28,7 @@ import { useColor } from '../render/format.ts';
 import { askOnTerminal } from '../app/io.ts';
 import { processSignals, withStopOnSignal } from '../app/signals.ts';
 import type { SpecForPlan } from '../app/inputs.ts';
+import { parseDurationFlag } from '../app/flags.ts';
 
 export const FLEET_APPLY_FORMATS = ['text', 'json'] as const;
 

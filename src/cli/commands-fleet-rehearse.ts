@@ -15,13 +15,14 @@ import type { PhaseDurations } from '../plan/types.ts';
 import type { FleetRehearsalClusterInput } from '../fleet/rehearsal-sim.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { kubeconfigOption, requestTimeoutOption, outputFormatOption, type CommandContext } from './options.ts';
-import { simulationOptions, simulationFlags, type SimulationOptions } from './commands-apply.ts';
+import { simulationOptions } from './commands-apply.ts';
 import { planFleetFile, readFleetPlanFile, fleetFileOption, concurrencyOption, readFleetSnapshot, fleetRevision } from './fleet-inputs.ts';
 import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import { fleetClusterSpecs } from '../fleet/cluster-plans.ts';
 import { trustFleetKubeconfigsOption, fleetRoot } from './fleet-kubeconfig.ts';
 import { useColor } from '../render/format.ts';
 import type { KubeOptions } from '../app/ports.ts';
+import { simulationFlags, type SimulationOptions } from '../app/flags.ts';
 
 export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
 

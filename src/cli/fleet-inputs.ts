@@ -14,13 +14,14 @@ import type { PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import type { FleetClusterInput } from '../fleet/plan.ts';
 import type { FleetPlan, FleetClusterError } from '../fleet/plan-types.ts';
 import { parseFleetPlanFile } from '../fleet/plan-file.ts';
-import { parseIntegerFlag } from './options.ts';
 import { fleetClusterKubeFlags, fleetRoot, type FleetKubeconfigSource } from './fleet-kubeconfig.ts';
 import type { KubeOptions } from '../app/ports.ts';
 import { readLiveSnapshotStep } from '../app/live.ts';
-import { STDIN_PATH, readTextFile, MAX_INPUT_BYTES, insideRoot } from '../app/files.ts';
+import { readTextFile, MAX_INPUT_BYTES, insideRoot } from '../app/files.ts';
 import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, inputName, snapshotOfText, nodeInputs } from '../app/inputs.ts';
 import { readRepoFileAt } from '../app/git.ts';
+import { parseIntegerFlag } from '../app/flags.ts';
+import { STDIN_PATH } from '../app/stdin.ts';
 
 export const DEFAULT_FLEET_FILE = 'fleet.yaml';
 export const DEFAULT_FLEET_CONCURRENCY = 8;

@@ -25,7 +25,7 @@ import { nodeFiles } from '../app/files.ts';
 import { nodeGit } from '../app/git.ts';
 import { specsOfFleetPlans } from './planning.ts';
 import { openLiveDriver } from '../app/live.ts';
-import { STDIN_PATH } from '../app/files.ts';
+import { STDIN_PATH } from '../app/stdin.ts';
 
 /** `-q`/`-v`, as the actions of one run see them. */
 export interface Verbosity {

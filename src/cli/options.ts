@@ -4,25 +4,23 @@
  * actions receive. Commander names a value by its long flag in camelCase
  * (`--detailed-exitcode` -> `detailedExitcode`).
  */
-import { InputError } from '../base/errors.ts';
 import { Option, InvalidArgumentError } from 'commander';
 import { nearest } from '../base/schema.ts';
-import type { KubeOptions, Ports } from '../app/ports.ts';
+import type { CommandResult, KubeOptions, Ports } from '../app/ports.ts';
 
 /** What the actions of every command get: the ports, and where the exit code goes. */
 export interface CommandContext extends Ports {
   setExit: (code: number) => void;
 }
 
+/** An action's end: the exit code of the application layer's result (its errors go on to cli/main.ts). */
+export async function exitWith(ctx: CommandContext, result: Promise<CommandResult>): Promise<void> {
+  ctx.setExit((await result).exitCode);
+}
+
 /** The flags the Kubernetes driver takes, out of a command's options. */
 export function kubeFlags(opts: KubeOptions): KubeOptions {
   return { kubeconfig: opts.kubeconfig, context: opts.context, requestTimeout: opts.requestTimeout };
-}
-
-/** The rollout spec: `-f SPEC`, and `--ref GITREF` where the command reads git revisions. */
-export interface SpecOptions {
-  file: string;
-  ref?: string;
 }
 
 export function kubeconfigOption(): Option {
@@ -78,40 +76,4 @@ export function choiceParser(choices: readonly string[], noun: string, misread?:
 
 export function fullOption(): Option {
   return new Option('--full', 'show every managed field, not only the changed ones');
-}
-
-/**
- * A whole-number flag, read strictly: digits only (no "", "0x10", "1e3" or " 5 ", which
- * Number() would take), within [min, max].
- */
-export function parseIntegerFlag(flag: string, text: string, range: { min: number; max: number }): number {
-  const n = /^-?\d{1,16}$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(n) || n < range.min || n > range.max) {
-    throw new InputError(`${flag} ${JSON.stringify(text)}: expected a whole number from ${range.min} to ${range.max}`);
-  }
-  return n;
-}
-
-/** A probability flag, read strictly: a decimal number from 0 to 1 ("0.25", "1", ".5" is refused). */
-export function parseFractionFlag(flag: string, text: string): number {
-  const n = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 0 && n <= 1)) throw new InputError(`${flag} ${JSON.stringify(text)}: expected a number from 0 to 1, such as 0.05`);
-  return n;
-}
-
-/**
- * A duration flag (kubectl's grammar: a whole number is seconds, else Go units such as 90s,
- * 5m or 1h30m), at most `maxSeconds`. Seconds.
- */
-export function parseDurationFlag(flag: string, text: string, maxSeconds: number): number {
-  const t = text.trim();
-  const units: Record<string, number> = { ms: 1e-3, s: 1, m: 60, h: 3600 };
-  let seconds = NaN;
-  if (/^\d{1,12}$/.test(t)) seconds = Number(t);
-  else if (t.length <= 64 && /^(\d+(\.\d+)?(ms|s|m|h))+$/.test(t)) {
-    seconds = 0;
-    for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) seconds += Number(m[1]) * units[m[2]];
-  }
-  if (!(seconds >= 0 && seconds <= maxSeconds)) throw new InputError(`${flag} ${JSON.stringify(text).slice(0, 60)}: expected a duration such as 90s, 5m or 1h (at most ${maxSeconds / 3600}h; 0: do not wait)`);
-  return seconds;
 }
