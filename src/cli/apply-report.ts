@@ -13,10 +13,10 @@ import { RolloutReporter, exitOf } from '../apply/rollout-report.ts';
 import type { StatusCore } from '../apply/rollout-status.ts';
 import { LockHeldError, LockStuckError } from '../base/errors.ts';
 import { judgeHeldLock, type LockJudgement } from '../domain/lease-expiry.ts';
-import { clusterMismatch } from '../plan/saved/verify.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CliIO } from '../app/ports.ts';
 import { httpNotifier } from '../app/notify.ts';
+import { clusterMismatch } from '../plan/saved/compare.ts';
 
 /**
  * apply --step and a held lock: another apply is running (the lock is renewed, so it is

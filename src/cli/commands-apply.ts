@@ -75,7 +75,7 @@ async function applyAction(ctx: CommandContext, planfile: string | undefined, gi
   if (confirming && opts.file === STDIN_PATH) {
     throw new InputError('apply -f - reads the spec from stdin, so no answer to the confirmation can come from there', [], 'review the plan (bootcplan plan -f -), then run apply -f - with --auto-approve');
   }
-  const [{ apply }, { windowPolicy }, { openSavedPlan }, { confirmSavedPlan, inFlightOf }, { checkApplicable, checkClusterBinding }] = await Promise.all([
+  const [{ apply }, { windowPolicy }, { openSavedPlan }, { confirmSavedPlan, inFlightOf, checkClusterBinding }, { checkApplicable }] = await Promise.all([
     import('../apply/applier.ts'), import('../apply/policy.ts'), import('../app/saved-plan.ts'), import('../plan/saved/compare.ts'), import('../plan/saved/verify.ts'),
   ]);
   const saved = planfile ? readPlanFile(ctx, planfile) : null;

@@ -142,7 +142,7 @@ function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, openFleet: Open
  * so the others never roll behind a canary planned against a cluster that is not what it was.
  */
 async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared: ReadonlyMap<string, Prepared>): Promise<void> {
-  const [{ planHasWork }, { checkClusterBinding }] = await Promise.all([import('../fleet/plan.ts'), import('../plan/saved/verify.ts')]);
+  const [{ planHasWork }, { checkClusterBinding }] = await Promise.all([import('../fleet/plan.ts'), import('../plan/saved/compare.ts')]);
   for (const c of fp.clusters) {
     const p = prepared.get(c.name);
     if (!c.canary || c.batch !== null || !p) continue;
@@ -165,7 +165,7 @@ async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared:
 
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */
 async function openCluster(ctx: CommandContext, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
-  const [{ apply }, { windowPolicy }, { confirmSavedPlan, inFlightOf }, { checkClusterBinding }, { readFleetRecord, writeFleetRecord }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('../plan/saved/compare.ts'), import('../plan/saved/verify.ts'), import('../fleet/record.ts')]);
+  const [{ apply }, { windowPolicy }, { confirmSavedPlan, inFlightOf, checkClusterBinding }, { readFleetRecord, writeFleetRecord }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('../plan/saved/compare.ts'), import('../fleet/record.ts')]);
   const { driver, holder, records, close } = await ctx.openDriver(p.flags, ctx.io);
   if (!records) {
     close?.();

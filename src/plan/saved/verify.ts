@@ -7,14 +7,12 @@
  *    path is inside the repository is src/app/saved-plan.ts's to check: it needs the disk);
  * 4. the spec it was made from must still hash to what it recorded (checkSpecHash, on the text
  *    src/app/saved-plan.ts read again: exit 3);
- * 5. the cluster must be the one the plan was made for (checkClusterBinding: exit 3); then
- *    ./compare.ts confirms the saved plan against a fresh one.
- * Pure: the application layer reads the files and the cluster and hands them in.
+ * 5. and 6. (once the cluster is read) are ./compare.ts's: the cluster the plan was made for,
+ *    then the saved plan against a fresh one.
+ * Pure: the application layer reads the files and hands them in.
  */
 import { createHash } from 'node:crypto';
 import type { Plan } from '../types.ts';
-import type { ClusterSnapshot } from '../../cluster/types.ts';
-import { clusterIdentityOf, sameIdentity, describeCluster } from '../../cluster/identity.ts';
 import { InputError, PolicyBlockedError, StalePlanError } from '../../base/errors.ts';
 import { checkPlanSeal } from './seal.ts';
 
@@ -100,63 +98,4 @@ export function checkSpecHash(plan: Plan, text: string, where: string): void {
       `${where} now has sha256 ${sha.slice(0, 16)}…`,
     ]);
   }
-}
-
-/**
- * Why `saved` must not run on the cluster `target` is a snapshot of (DESIGN §6: a plan made
- * for another cluster is refused, whatever its state looks like), or null when it may: the
- * identity the plan recorded must be the target's. A plan that recorded none (planned from a
- * snapshot file without ClusterVersion or kube-system Namespace) runs only where none is found
- * either, which a live cluster never is (it always has a kube-system Namespace); a plan that
- * recorded one never runs where none is found. The server is shown, never compared: one
- * cluster has many addresses (src/cluster/identity.ts).
- */
-export function clusterMismatch(saved: Plan, target: ClusterSnapshot): { message: string; lines: string[] } | null {
-  const want = saved.cluster.identity ?? null;
-  const found = clusterIdentityOf(target);
-  if (sameIdentity(want, found)) return null;
-  const planned = `the plan is for: ${describeCluster(want, saved.cluster.server)}, planned from ${saved.cluster.source}`;
-  const here = `this cluster is:  ${describeCluster(found, target.server)}, read from ${target.source}`;
-  if (!want) {
-    return {
-      message: `plan ${saved.id} records no cluster identity, so it cannot be shown to be this cluster's`,
-      lines: [
-        `it was made by a bootcplan that recorded none, or from a snapshot that holds neither ClusterVersion/version spec.clusterID nor the kube-system Namespace (${saved.cluster.source})`,
-        here,
-        'nothing was changed; plan against this cluster (bootcplan plan --kubeconfig ..., or --cluster with a snapshot `bootcplan snapshot` wrote) and apply that plan',
-      ],
-    };
-  }
-  if (!found) {
-    return {
-      message: `plan ${saved.id} was made for ${describeCluster(want, null)}, and ${target.source} records no cluster identity`,
-      lines: [
-        planned,
-        `${target.source} holds neither ClusterVersion/version spec.clusterID nor the kube-system Namespace, so it cannot be shown to be that cluster`,
-        'rehearse against the snapshot the plan was made from (the default), or one `bootcplan snapshot` wrote of that cluster',
-      ],
-    };
-  }
-  if (want.kind !== found.kind) {
-    // A snapshot that lacked the ClusterVersion of an OpenShift cluster, say: not provably another cluster, nor this one.
-    return {
-      message: `plan ${saved.id} knows its cluster by ${want.kind}, this cluster is known by ${found.kind}: it cannot be shown to be the same cluster`,
-      lines: [planned, here, 'nothing was changed; plan against this cluster and apply that plan'],
-    };
-  }
-  return {
-    message: `plan ${saved.id} was made for another cluster`,
-    lines: [planned, here, 'nothing was changed; plan against this cluster and apply that plan'],
-  };
-}
-
-/**
- * Step 5 begins here: the cluster (`target`, a live read or the snapshot a rehearsal
- * simulates) must be the one the plan was made for (clusterMismatch), else
- * exit 3. `apply` and `fleet apply` call it right after the first read of the cluster, before
- * anything is written to it (the rollout status included); confirmSavedPlan calls it again.
- */
-export function checkClusterBinding(saved: Plan, target: ClusterSnapshot): void {
-  const mismatch = clusterMismatch(saved, target);
-  if (mismatch) throw new StalePlanError(mismatch.message, mismatch.lines);
 }
