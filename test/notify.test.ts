@@ -17,7 +17,8 @@ import { spawn } from 'node:child_process';
 import { bundledModule } from './built.ts';
 import type { NotifyDocument } from '../src/apply/rollout-report.ts';
 import type { CliIO, DriverFactory } from '../src/app/ports.ts';
-import { httpNotifier, parseNotifyUrl, scrubUrl, NOTIFY_ANSWER_BYTES } from '../src/app/notify.ts';
+import { httpNotifier, scrubUrl, NOTIFY_ANSWER_BYTES } from '../src/app/notify.ts';
+import { parseNotifyUrl } from '../src/app/apply-report.ts';
 
 const s = suite('apply --notify');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-notify-'));

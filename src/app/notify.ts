@@ -14,29 +14,12 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { InputError } from '../base/errors.ts';
 import type { NotifyDocument } from '../apply/rollout-report.ts';
 import { readBody } from '../kube/http-exchange.ts';
 
 export const NOTIFY_TIMEOUT_MS = 5000;
 /** The most bytes of an answer read: a chat webhook answers "ok" or a short JSON error. */
 export const NOTIFY_ANSWER_BYTES = 4096;
-
-const EXAMPLE = 'e.g. --notify https://hooks.example.com/bootcplan';
-
-/** The URL of --notify, checked before any cluster access: http or https only. Never echoed: it may hold a token. */
-export function parseNotifyUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new InputError(`--notify: the value is not a URL (an absolute http or https URL is expected; it is not shown, as it may hold a token)`, [], EXAMPLE);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InputError(`--notify: only http and https URLs are posted to, not ${url.protocol}`, [], EXAMPLE);
-  }
-  return url;
-}
 
 /** The parts of a URL that must not be printed, longest first, each as written and decoded. */
 function secretParts(url: URL): string[] {

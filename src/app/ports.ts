@@ -2,7 +2,7 @@
  * The ports of the application layer: what the commands get from outside (DESIGN §1: time and
  * the cluster are always passed in). cli/main.ts fills in the real ones, each an adapter in
  * app/ (io.ts, files.ts, git.ts, live.ts, signals.ts); tests pass their own IO, driver factory,
- * clock and signals. Types only.
+ * clock and signal source (cli/main.ts CliDeps). Types only.
  */
 import type { ClusterDriver } from '../apply/driver.ts';
 import type { ExitCode } from '../base/errors.ts';
@@ -65,6 +65,15 @@ export type StopSignal = 'SIGINT' | 'SIGTERM';
 /** Subscribes to the process's stop signals; returns the unsubscribe (default: app/signals.ts processSignals). */
 export type SignalSource = (handler: (signal: StopSignal) => void) => () => void;
 
+/**
+ * Stop requests (SIGTERM, SIGINT) while a command runs (app/signals.ts stopRequests, over a
+ * SignalSource): `during(run)` runs `run` with an AbortSignal the first request aborts, with a
+ * notice on stderr; a second request exits at once.
+ */
+export interface StopRequests {
+  during<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T>;
+}
+
 /** Who may read a new output file: `private` (0600: plans, snapshots), `shared` (0644 less the umask: manifests to commit). */
 export type OutputAccess = 'private' | 'shared';
 
@@ -98,9 +107,9 @@ export interface Ports extends InputPorts {
   /** The clock: epoch milliseconds; `plan` evaluates maintenance windows at this moment. */
   now: () => number;
   /** SIGTERM/SIGINT while apply runs. */
-  signals: SignalSource;
-  /** Exits the process at once (a second signal). */
-  exitNow: (code: number) => void;
+  stops: StopRequests;
+  /** The confirmation: one question, the answer (io.ask, else a prompt on the process's terminal: app/io.ts). */
+  ask: (question: string) => Promise<string>;
   /** How the command names itself in help and `version`: bootcplan, or `kubectl bootcplan` as a kubectl plugin. */
   name: string;
   /**

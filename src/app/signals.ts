@@ -1,27 +1,12 @@
 /**
- * What `apply` says while it waits for the lock (--lock-timeout), and what it does on
- * SIGTERM and SIGINT while it runs (a Job being killed, Ctrl-C): the first signal becomes
- * a stop request the applier sees (an AbortSignal whose reason is the signal's name), and the
- * applier stops at its next safe point, pauses again the MCO pools it unpaused, records where it
- * stopped, releases the lock and exits 130 (SIGINT) or 143 (SIGTERM). A second signal exits at
- * once with the same code (the Lease then expires on its own after its duration).
+ * The stop-requests port (./ports.ts StopRequests): what `apply` does on SIGTERM and SIGINT while
+ * it runs (a Job being killed, Ctrl-C): the first signal becomes a stop request the applier sees
+ * (an AbortSignal whose reason is the signal's name), and the applier stops at its next safe
+ * point, pauses again the MCO pools it unpaused, records where it stopped, releases the lock and
+ * exits 130 (SIGINT) or 143 (SIGTERM). A second signal exits at once with the same code (the
+ * Lease then expires on its own after its duration).
  */
-import type { LockHeldError } from '../base/errors.ts';
-import { formatDuration } from '../render/format.ts';
-import type { CliIO, SignalSource, StopSignal } from './ports.ts';
-
-/**
- * The notice while apply waits for the lock: who holds it, how long this apply has waited, of
- * how long; printed when the holder changes and at most every 30 s otherwise.
- */
-export function lockWaitNotice(say: (line: string) => void, timeoutSeconds: number): (held: LockHeldError, waited: number) => void {
-  let last: { lockId: string; at: number } | null = null;
-  return (held, waited) => {
-    if (last && last.lockId === held.lockId && waited - last.at < 30) return;
-    last = { lockId: held.lockId, at: waited };
-    say(`waiting for the lock: held by ${held.holder} since ${held.since} (plan ${held.planId ?? 'unknown'}, lock id ${held.lockId}); waited ${formatDuration(Math.round(waited))} of ${formatDuration(timeoutSeconds)}`);
-  };
-}
+import type { CliIO, SignalSource, StopRequests, StopSignal } from './ports.ts';
 
 export const processSignals: SignalSource = (handler) => {
   const on = { SIGINT: () => handler('SIGINT'), SIGTERM: () => handler('SIGTERM') };
@@ -55,4 +40,9 @@ export async function withStopOnSignal<T>(io: CliIO, source: SignalSource, exitN
   } finally {
     off();
   }
+}
+
+/** The stop requests of `source`; notices go to the IO of the moment (`-q` silences them). */
+export function stopRequests(io: () => CliIO, source: SignalSource, exitNow: (code: number) => void): StopRequests {
+  return { during: (run) => withStopOnSignal(io(), source, exitNow, run) };
 }

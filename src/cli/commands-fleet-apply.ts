@@ -26,7 +26,6 @@ import { checkFleetPlanSeal } from './fleet-sealed.ts';
 import type { CliIO, KubeOptions } from '../app/ports.ts';
 import { useColor } from '../render/format.ts';
 import { askOnTerminal } from '../app/io.ts';
-import { processSignals, withStopOnSignal } from '../app/signals.ts';
 import type { SpecForPlan } from '../app/inputs.ts';
 import { parseDurationFlag } from '../app/flags.ts';
 
@@ -96,7 +95,7 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
     }
   };
   const clock = await wallClock(ctx);
-  const result = await withStopOnSignal(io, ctx.signals ?? processSignals, ctx.exitNow ?? ((c) => process.exit(c)), (signal) =>
+  const result = await ctx.stops.during((signal) =>
     runFleet({ plan: fp, clock, signal, onEvent, open: (c) => openCluster(ctx, prepared.get(c.name)!, lockTimeoutSeconds) }));
   if (!json) io.stdout(renderFleetRunText(result, { color: useColor(io, io.stdoutIsTTY) }));
   setExit(result.exitCode);

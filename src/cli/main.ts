@@ -18,9 +18,9 @@ import { packageVersion, registerVersionCommand } from './version.ts';
 import { registerCompletionCommand } from './completion.ts';
 import { COMPLETE_COMMAND, completeWords, completionText, fileSources } from './complete.ts';
 import { type CommandContext } from './options.ts';
-import type { CliIO, DriverFactory, Ports } from '../app/ports.ts';
-import { processIO } from '../app/io.ts';
-import { processSignals } from '../app/signals.ts';
+import type { CliIO, DriverFactory, Files, Git, Ports, SignalSource } from '../app/ports.ts';
+import { askOnTerminal, processIO } from '../app/io.ts';
+import { processSignals, stopRequests } from '../app/signals.ts';
 import { nodeFiles } from '../app/files.ts';
 import { nodeGit } from '../app/git.ts';
 import { specsOfFleetPlans } from './planning.ts';
@@ -33,25 +33,35 @@ export interface Verbosity {
   verbose: boolean;
 }
 
-/** What run() and buildProgram() take: the IO, the driver factory and the clock; each other port not given is the real one. */
-export interface CliDeps extends Partial<Omit<Ports, 'io' | 'openDriver' | 'now'>> {
+/** What run() and buildProgram() take: the IO, the driver factory and the clock; each other input not given is the real one. */
+export interface CliDeps {
   io: CliIO;
   openDriver: DriverFactory;
   now: () => number;
+  /** How the command names itself (default bootcplan). */
+  name?: string;
+  /** SIGTERM/SIGINT while apply runs (default: the process's). */
+  signals?: SignalSource;
+  /** Exits the process at once (a second signal); default process.exit. */
+  exitNow?: (code: number) => void;
+  files?: Files;
+  git?: Git;
+  fleetClusterSpec?: Ports['fleetClusterSpec'];
 }
 
-/** The ports of the commands: `deps`, and the real adapter of each port not given (app/ports.ts). */
-function portsOf(deps: CliDeps): Ports {
+/** The ports of the commands: `deps`, and the real adapter of each port not given (app/ports.ts); `io()`: the IO of the moment (`-q` replaces it). */
+function portsOf(deps: CliDeps, io: () => CliIO): Ports {
   return {
     io: deps.io, openDriver: deps.openDriver, now: deps.now, name: deps.name ?? 'bootcplan',
-    signals: deps.signals ?? processSignals, exitNow: deps.exitNow ?? ((c) => process.exit(c)),
+    stops: stopRequests(io, deps.signals ?? processSignals, deps.exitNow ?? ((c) => process.exit(c))),
+    ask: (question) => (io().ask ?? askOnTerminal)(question),
     files: deps.files ?? nodeFiles, git: deps.git ?? nodeGit,
     fleetClusterSpec: deps.fleetClusterSpec ?? ((plan, durations) => specsOfFleetPlans([plan], durations).clusters.get(plan.spec.fleetCluster!)!),
   };
 }
 
 export function buildProgram(deps: CliDeps, setExit: (code: number) => void, verbosity: Verbosity = { quiet: false, verbose: false }): Command {
-  const ctx: CommandContext = { ...portsOf(deps), setExit };
+  const ctx: CommandContext = { ...portsOf(deps, () => ctx.io), setExit };
   const program = new Command();
   program
     .name(ctx.name)

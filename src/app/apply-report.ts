@@ -1,6 +1,7 @@
 /**
  * What `apply` reports besides its output (README "GitOps"): the rollout status, the Events
- * and the notifications (src/apply/rollout-report.ts), and how `apply --step` ends (DESIGN §3):
+ * and the notifications (src/apply/rollout-report.ts; --notify checked here, posted by
+ * ./notify.ts), the notice while it waits for the lock, and how `apply --step` ends (DESIGN §3):
  * exit 0 when it advanced or when there is nothing it may do now (outside the window, nodes
  * still staging, another apply running), non-zero only for what needs a human.
  */
@@ -11,11 +12,12 @@ import type { ApplyEvent } from '../apply/events.ts';
 import type { ApplyResult } from '../apply/applier.ts';
 import { RolloutReporter, exitOf } from '../apply/rollout-report.ts';
 import type { StatusCore } from '../apply/rollout-status.ts';
-import { LockHeldError, LockStuckError } from '../base/errors.ts';
+import { InputError, LockHeldError, LockStuckError } from '../base/errors.ts';
 import { judgeHeldLock, type LockJudgement } from '../domain/lease-expiry.ts';
 import { forDisplay } from '../render/secrets.ts';
-import type { CliIO } from '../app/ports.ts';
-import { httpNotifier } from '../app/notify.ts';
+import { formatDuration } from '../render/format.ts';
+import type { CliIO } from './ports.ts';
+import { httpNotifier } from './notify.ts';
 import { clusterMismatch } from '../plan/saved/compare.ts';
 
 /**
@@ -27,6 +29,35 @@ import { clusterMismatch } from '../plan/saved/compare.ts';
  * the holder wrote.
  */
 export const STEP_LOCK_STUCK_SECONDS = 6 * 3600;
+
+const EXAMPLE = 'e.g. --notify https://hooks.example.com/bootcplan';
+
+/** The URL of --notify, checked before any cluster access: http or https only. Never echoed: it may hold a token. */
+export function parseNotifyUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InputError(`--notify: the value is not a URL (an absolute http or https URL is expected; it is not shown, as it may hold a token)`, [], EXAMPLE);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InputError(`--notify: only http and https URLs are posted to, not ${url.protocol}`, [], EXAMPLE);
+  }
+  return url;
+}
+
+/**
+ * The notice while apply waits for the lock: who holds it, how long this apply has waited, of
+ * how long; printed when the holder changes and at most every 30 s otherwise.
+ */
+export function lockWaitNotice(say: (line: string) => void, timeoutSeconds: number): (held: LockHeldError, waited: number) => void {
+  let last: { lockId: string; at: number } | null = null;
+  return (held, waited) => {
+    if (last && last.lockId === held.lockId && waited - last.at < 30) return;
+    last = { lockId: held.lockId, at: waited };
+    say(`waiting for the lock: held by ${held.holder} since ${held.since} (plan ${held.planId ?? 'unknown'}, lock id ${held.lockId}); waited ${formatDuration(Math.round(waited))} of ${formatDuration(timeoutSeconds)}`);
+  };
+}
 
 /**
  * A saved plan whose spec no longer verifies (edited after the plan was made, or missing):
