@@ -15,8 +15,8 @@ import { registerSnapshotCommand, registerLockCommands } from './commands-cluste
 import { registerPlanCommands } from './commands-plan.ts';
 import { registerFleet } from './commands-fleet.ts';
 import { packageVersion, registerVersionCommand } from './version.ts';
-import { registerCompletionCommand } from './completion.ts';
-import { COMPLETE_COMMAND, completeWords, completionText, fileSources } from './complete.ts';
+import { COMPLETE_COMMAND, completeWords, registerCompletionCommand } from './complete.ts';
+import { completionText, fileSources } from '../app/completion.ts';
 import { type CommandContext } from './options.ts';
 import type { CliIO, DriverFactory, Files, Git, Ports, SignalSource } from '../app/ports.ts';
 import { askOnTerminal, processIO } from '../app/io.ts';
@@ -151,7 +151,7 @@ export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise
   let code: number = EXIT.ok;
   const verbosity: Verbosity = { quiet: false, verbose: false };
   const program = buildProgram(deps, (c) => (code = c), verbosity);
-  // Shell and kubectl plugin completion (complete.ts): the words are data, never parsed as options.
+  // Shell and kubectl plugin completion (complete.ts, app/completion.ts): the words are data, never parsed as options.
   if (argv[0] === COMPLETE_COMMAND) {
     deps.io.stdout(completionText(completeWords(program, argv.slice(1), fileSources(deps.io.env))));
     return EXIT.ok;

@@ -1,9 +1,10 @@
 /**
- * `bootcplan completion bash|zsh|fish`: the shell scripts. Each is a thin glue over one engine,
- * `bootcplan __complete WORDS... CURRENT` (complete.ts), which walks the real commander program
- * (subcommands at any depth, every option, every choice) and reads the data (kubeconfig
- * contexts, a fleet plan's clusters) itself; kubectl's plugin completion runs the same engine
- * through bin/kubectl_complete-bootcplan.mjs.
+ * Shell completion apart from the commander walk: `bootcplan completion bash|zsh|fish` prints the
+ * shell scripts; `bootcplan __complete WORDS... CURRENT` prints what the engine (cli/complete.ts,
+ * which walks the real commander program: subcommands at any depth, every option, every
+ * choice) found, in cobra's protocol, with the data it offers read here from files (kubeconfig
+ * contexts, a fleet plan's clusters). kubectl's plugin completion runs the same engine through
+ * bin/kubectl_complete-bootcplan.mjs.
  *
  * The scripts never evaluate data (docs/safety.md "completion never evaluates data"): no
  * `compgen -W` over a word list, no `eval`, no command substitution inside a candidate. bash
@@ -12,11 +13,15 @@
  * them from a command substitution, whose output it never re-parses. File names come from the
  * shells' own file completion (`compgen -f`, `_files`, `__fish_complete_path`).
  */
-import { type Command, Argument } from 'commander';
-import { choiceParser, type CommandContext } from './options.ts';
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { parse } from 'yaml';
+import { EXIT } from '../base/errors.ts';
+import type { CommandResult, Ports } from './ports.ts';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-type Shell = (typeof SHELLS)[number];
+export type Shell = (typeof SHELLS)[number];
 
 /** The commands the scripts complete: the CLI and its kubectl plugin executable called directly. */
 const NAMES = ['bootcplan', 'kubectl-bootcplan'];
@@ -116,10 +121,92 @@ export function completionScript(shell: Shell): string {
   return shell === 'bash' ? BASH : shell === 'zsh' ? ZSH : FISH;
 }
 
-export function registerCompletionCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('completion')
-    .description('print the shell completion script (bash, zsh or fish)')
-    .addArgument(new Argument('<shell>', SHELLS.join(', ')).choices(SHELLS).argParser(choiceParser(SHELLS, 'shells')))
-    .action((shell: Shell) => ctx.io.stdout(completionScript(shell)));
+/** `completion SHELL`. */
+export async function completionCommand(ports: Ports, shell: Shell): Promise<CommandResult> {
+  ports.io.stdout(completionScript(shell));
+  return { exitCode: EXIT.ok };
+}
+
+// ------------------------------------------------------------------ the protocol of `__complete`
+
+/*
+ * Output, as cobra's `__complete` prints it (kubectl reads it from a plugin's completion
+ * executable: k8s.io/kubectl pkg/cmd/plugin/plugin_completion.go): one candidate per line,
+ * optionally `candidate<TAB>description`, then `:<directive>` (cobra ShellCompDirective bits).
+ * Candidates are data: the scripts add each line as it is and never expand or evaluate it
+ * (docs/safety.md "completion never evaluates data").
+ */
+
+/** cobra's ShellCompDirective bits (spf13/cobra completions.go). */
+export const DIRECTIVE = { default: 0, error: 1, noSpace: 2, noFileComp: 4, filterFileExt: 8, filterDirs: 16, keepOrder: 32 } as const;
+
+export interface Candidate {
+  value: string;
+  help?: string;
+}
+
+export interface Completion {
+  candidates: Candidate[];
+  directive: number;
+}
+
+/** Where the data candidates come from (replaceable in tests). */
+export interface CompletionSources {
+  /** Context names of the kubeconfig (--kubeconfig PATH, else KUBECONFIG, else ~/.kube/config). */
+  contexts(kubeconfig: string | undefined): string[];
+  /** Cluster names of a saved fleet plan. */
+  fleetClusters(fleetPlanFile: string): string[];
+}
+
+/** The lines `__complete` prints (see the header). */
+export function completionText(c: Completion): string {
+  const line = (x: Candidate) => (x.help ? `${x.value}\t${x.help.replace(/[\u0000-\u001f\u007f]+/g, ' ')}` : x.value);
+  return c.candidates.map((x) => line(x) + '\n').join('') + `:${c.directive}\n`;
+}
+
+// ------------------------------------------------------------------ the data, read from files
+
+/** Files this large are not a kubeconfig or a fleet plan worth reading at a keystroke. */
+const MAX_BYTES = 8 * 1024 * 1024;
+
+function readSmall(path: string): string | null {
+  try {
+    return statSync(path).size <= MAX_BYTES ? readFileSync(path, 'utf8') : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The kubeconfig files kubectl reads, in its order (src/kube/config.ts resolveKubeConfig). */
+export function kubeconfigFiles(flag: string | undefined, env: Record<string, string | undefined>): string[] {
+  if (flag) return [flag];
+  if (env.KUBECONFIG) return env.KUBECONFIG.split(delimiter).filter(Boolean);
+  return [join(env.HOME || homedir(), '.kube', 'config')];
+}
+
+export function fileSources(env: Record<string, string | undefined>): CompletionSources {
+  return {
+    contexts(flag) {
+      return kubeconfigFiles(flag, env).flatMap((f) => {
+        const text = readSmall(f);
+        if (text === null) return [];
+        const doc = safeParse(text) as { contexts?: { name?: unknown }[] } | null;
+        return Array.isArray(doc?.contexts) ? doc.contexts.map((c) => c?.name).filter((n): n is string => typeof n === 'string') : [];
+      });
+    },
+    fleetClusters(file) {
+      const text = readSmall(file);
+      const doc = text === null ? null : (safeParse(text) as { clusters?: { name?: unknown }[] } | null);
+      return Array.isArray(doc?.clusters) ? doc.clusters.map((c) => c?.name).filter((n): n is string => typeof n === 'string') : [];
+    },
+  };
+}
+
+/** YAML (a superset of JSON), without anchors blowing up: null when it is not a document. */
+function safeParse(text: string): unknown {
+  try {
+    return parse(text, { maxAliasCount: 100 });
+  } catch {
+    return null;
+  }
 }
