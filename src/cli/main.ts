@@ -23,7 +23,7 @@ import { askOnTerminal, processIO } from '../app/io.ts';
 import { processSignals, stopRequests } from '../app/signals.ts';
 import { nodeFiles } from '../app/files.ts';
 import { nodeGit } from '../app/git.ts';
-import { specsOfFleetPlans } from './planning.ts';
+import { specsOfFleetPlans } from '../app/fleet-saved-plan.ts';
 import { openLiveDriver } from '../app/live.ts';
 import { STDIN_PATH } from '../app/stdin.ts';
 
@@ -51,12 +51,13 @@ export interface CliDeps {
 
 /** The ports of the commands: `deps`, and the real adapter of each port not given (app/ports.ts); `io()`: the IO of the moment (`-q` replaces it). */
 function portsOf(deps: CliDeps, io: () => CliIO): Ports {
+  const inputs = { files: deps.files ?? nodeFiles, git: deps.git ?? nodeGit };
   return {
     io: deps.io, openDriver: deps.openDriver, now: deps.now, name: deps.name ?? 'bootcplan',
     stops: stopRequests(io, deps.signals ?? processSignals, deps.exitNow ?? ((c) => process.exit(c))),
     ask: (question) => (io().ask ?? askOnTerminal)(question),
-    files: deps.files ?? nodeFiles, git: deps.git ?? nodeGit,
-    fleetClusterSpec: deps.fleetClusterSpec ?? ((plan, durations) => specsOfFleetPlans([plan], durations).clusters.get(plan.spec.fleetCluster!)!),
+    ...inputs,
+    fleetClusterSpec: deps.fleetClusterSpec ?? ((plan, durations) => specsOfFleetPlans(inputs, [plan], durations).clusters.get(plan.spec.fleetCluster!)!),
   };
 }
 

@@ -7,6 +7,8 @@
 import { Option, InvalidArgumentError } from 'commander';
 import { nearest } from '../base/schema.ts';
 import type { CommandResult, KubeOptions, Ports } from '../app/ports.ts';
+import { DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from '../app/fleet-inputs.ts';
+import { TRUST_FLEET_KUBECONFIGS } from '../app/fleet-kubeconfig.ts';
 
 /** What the actions of every command get: the ports, and where the exit code goes. */
 export interface CommandContext extends Ports {
@@ -76,4 +78,19 @@ export function choiceParser(choices: readonly string[], noun: string, misread?:
 
 export function fullOption(): Option {
   return new Option('--full', 'show every managed field, not only the changed ones');
+}
+
+/** `-f, --file FLEET`, default fleet.yaml (`help` says what the command does with it). */
+export function fleetFileOption(help = 'Fleet spec'): Option {
+  return new Option('-f, --file <fleet>', help).default(DEFAULT_FLEET_FILE);
+}
+
+/** `--concurrency N`: how many clusters are read at once (`when`: e.g. " with -f", for commands that also take a fleet plan file). */
+export function concurrencyOption(when = ''): Option {
+  return new Option('--concurrency <n>', `clusters read at once${when} (default ${DEFAULT_FLEET_CONCURRENCY})`);
+}
+
+/** `--trust-fleet-kubeconfigs` (app/fleet-kubeconfig.ts: what a Fleet's kubeconfig files may not do without it). */
+export function trustFleetKubeconfigsOption(): Option {
+  return new Option(TRUST_FLEET_KUBECONFIGS, 'let the kubeconfig files the Fleet names run exec plugins and auth providers and read token, certificate and key files (off: the Fleet comes from a pull request)');
 }

@@ -1,11 +1,10 @@
 /**
- * Fleet I/O for the CLI: the Fleet file (working tree or a git revision, as the Rollout spec is
+ * Fleet I/O for the fleet commands, through the files and git ports: the Fleet file (working tree or a git revision, as the Rollout spec is
  * read), each cluster's snapshot (a file relative to the Fleet file, or the live cluster through
  * its kubeconfig context, at most `concurrency` at once), and fleet plan files. A cluster that
  * cannot be read is that cluster's error, never the fleet's.
  */
 import { dirname, resolve, basename, relative } from 'node:path';
-import { Option } from 'commander';
 import { InputError } from '../base/errors.ts';
 import { formatDiagnostic, hasErrors } from '../base/diagnostics.ts';
 import { parseFleetSpec, type LoadedFleet } from '../fleet/spec-load.ts';
@@ -15,26 +14,16 @@ import type { FleetClusterInput } from '../fleet/plan.ts';
 import type { FleetPlan, FleetClusterError } from '../fleet/plan-types.ts';
 import { parseFleetPlanFile } from '../fleet/plan-file.ts';
 import { fleetClusterKubeFlags, fleetRoot, type FleetKubeconfigSource } from './fleet-kubeconfig.ts';
-import type { KubeOptions } from '../app/ports.ts';
-import { readLiveSnapshotStep } from '../app/live.ts';
-import { readTextFile, MAX_INPUT_BYTES, insideRoot } from '../app/files.ts';
-import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, inputName, snapshotOfText, nodeInputs } from '../app/inputs.ts';
-import { readRepoFileAt } from '../app/git.ts';
-import { parseIntegerFlag } from '../app/flags.ts';
-import { STDIN_PATH } from '../app/stdin.ts';
+import type { InputPorts, KubeOptions } from './ports.ts';
+import { readLiveSnapshotStep } from './live.ts';
+import { MAX_INPUT_BYTES } from './files.ts';
+import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, inputName, snapshotOfText } from './inputs.ts';
+import { readRepoFileAt } from './git.ts';
+import { parseIntegerFlag } from './flags.ts';
+import { STDIN_PATH } from './stdin.ts';
 
 export const DEFAULT_FLEET_FILE = 'fleet.yaml';
 export const DEFAULT_FLEET_CONCURRENCY = 8;
-
-/** `-f, --file FLEET`, default fleet.yaml (`help` says what the command does with it). */
-export function fleetFileOption(help = 'Fleet spec'): Option {
-  return new Option('-f, --file <fleet>', help).default(DEFAULT_FLEET_FILE);
-}
-
-/** `--concurrency N`: how many clusters are read at once (`when`: e.g. " with -f", for commands that also take a fleet plan file). */
-export function concurrencyOption(when = ''): Option {
-  return new Option('--concurrency <n>', `clusters read at once${when} (default ${DEFAULT_FLEET_CONCURRENCY})`);
-}
 
 /** The --concurrency flag, checked (1 to 256), or the default. */
 export function fleetConcurrency(flag: string | undefined): number {
@@ -50,11 +39,11 @@ export interface FleetRead {
   dir: string;
 }
 
-export function readFleet(file: string, ref?: string): FleetRead {
+export function readFleet(ports: InputPorts, file: string, ref?: string): FleetRead {
   if (file === STDIN_PATH) throw new InputError('a Fleet names snapshot and kubeconfig files relative to its own file, and -f - has none', [], 'pass the Fleet as a file: -f fleet.yaml');
   let src;
   try {
-    src = ref ? readSpecAtRef(nodeInputs, file, ref) : readSpecWorkingTree(nodeInputs, file);
+    src = ref ? readSpecAtRef(ports, file, ref) : readSpecWorkingTree(ports, file);
   } catch (err) {
     // The Rollout spec's reader speaks of a "spec" and bootcplan.yaml.
     if (!(err instanceof InputError) || !err.message.startsWith('spec ')) throw err;
@@ -98,36 +87,36 @@ export interface FleetPlanFlags extends KubeOptions {
  * A Fleet planned now: the file read (at `ref`, if given) and checked, every cluster read
  * (--concurrency at once; kubeconfigs the Fleet names at the same revision), then planFleet.
  */
-export async function planFleetFile(file: string, ref: string | undefined, flags: FleetPlanFlags, env: Record<string, string | undefined>, o: { now: number; durations?: PhaseDurations }): Promise<{ read: FleetRead; inputs: Map<string, FleetClusterInput>; fleetPlan: FleetPlan }> {
+export async function planFleetFile(ports: InputPorts, file: string, ref: string | undefined, flags: FleetPlanFlags, env: Record<string, string | undefined>, o: { now: number; durations?: PhaseDurations }): Promise<{ read: FleetRead; inputs: Map<string, FleetClusterInput>; fleetPlan: FleetPlan }> {
   const concurrency = fleetConcurrency(flags.concurrency);
-  const read = readFleet(file, ref);
+  const read = readFleet(ports, file, ref);
   requireValidFleet(read);
   const fleet = read.loaded.fleet!;
   const { planFleet } = await import('../fleet/plan.ts');
-  const inputs = await readFleetClusters(fleet.spec.clusters, read.dir, { kubeconfig: flags.kubeconfig, requestTimeout: flags.requestTimeout, concurrency, trustFleetKubeconfigs: flags.trustFleetKubeconfigs, at: fleetRevision(read) }, env);
+  const inputs = await readFleetClusters(ports, fleet.spec.clusters, read.dir, { kubeconfig: flags.kubeconfig, requestTimeout: flags.requestTimeout, concurrency, trustFleetKubeconfigs: flags.trustFleetKubeconfigs, at: fleetRevision(read) }, env);
   const fleetPlan = planFleet({ fleet, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters: inputs, durations: o.durations, now: o.now });
   return { read, inputs, fleetPlan };
 }
 
 /** Every cluster's snapshot or error, read at most `concurrency` at a time. */
-export async function readFleetClusters(clusters: readonly FleetCluster[], dir: string, opts: FleetReadOptions, env: Record<string, string | undefined>): Promise<Map<string, FleetClusterInput>> {
+export async function readFleetClusters(ports: InputPorts, clusters: readonly FleetCluster[], dir: string, opts: FleetReadOptions, env: Record<string, string | undefined>): Promise<Map<string, FleetClusterInput>> {
   const out = new Map<string, FleetClusterInput>();
   // A Fleet comes in pull requests: it reads no snapshot outside its repository (or its directory outside git).
-  const root = clusters.some((c) => c.snapshot !== undefined || c.kubeconfig !== undefined) ? fleetRoot(dir) : dir;
+  const root = clusters.some((c) => c.snapshot !== undefined || c.kubeconfig !== undefined) ? fleetRoot(ports.git, dir) : dir;
   const kubeconfigs: FleetKubeconfigSource = { dir, root, at: opts.at, trust: opts.trustFleetKubeconfigs === true, checked: new Map() };
   let next = 0;
   const worker = async () => {
     while (next < clusters.length) {
       const c = clusters[next++];
-      out.set(c.name, await readCluster(c, dir, root, opts, env, kubeconfigs));
+      out.set(c.name, await readCluster(ports, c, dir, root, opts, env, kubeconfigs));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, clusters.length)) }, worker));
   return out;
 }
 
-async function readCluster(c: FleetCluster, dir: string, root: string, opts: FleetReadOptions, env: Record<string, string | undefined>, kubeconfigs: FleetKubeconfigSource): Promise<FleetClusterInput> {
-  if (c.snapshot !== undefined) return readFleetSnapshot(c.snapshot, dir, root, opts.at);
+async function readCluster(ports: InputPorts, c: FleetCluster, dir: string, root: string, opts: FleetReadOptions, env: Record<string, string | undefined>, kubeconfigs: FleetKubeconfigSource): Promise<FleetClusterInput> {
+  if (c.snapshot !== undefined) return readFleetSnapshot(ports, c.snapshot, dir, root, opts.at);
   const k = fleetClusterKubeFlags(c, kubeconfigs, opts);
   if ('error' in k) return { error: k.error };
   const r = await readLiveSnapshotStep(k.flags, env);
@@ -148,7 +137,7 @@ const SNAPSHOT_HINT = 'write it with `bootcplan snapshot --out FILE` (paths are 
  * `git:COMMIT:PATH`, else `file:PATH` relative to the working directory, as `plan --cluster FILE`
  * records it (no absolute path in a plan).
  */
-export function readFleetSnapshot(path: string, dir: string, root: string, at: { ref: string; commit: string } | undefined): FleetClusterInput {
+export function readFleetSnapshot(ports: InputPorts, path: string, dir: string, root: string, at: { ref: string; commit: string } | undefined): FleetClusterInput {
   try {
     if (at) {
       const r = readRepoFileAt(root, resolve(dir, path), at.commit, MAX_INPUT_BYTES);
@@ -157,9 +146,9 @@ export function readFleetSnapshot(path: string, dir: string, root: string, at: {
       const hint = r.problem === 'outside' ? OUTSIDE_HINT : r.problem === 'missing' ? 'with --ref, the snapshot files a Fleet names are read at that revision: commit them with the Fleet' : SNAPSHOT_HINT;
       return { error: { code: 'snapshot-invalid', message: `snapshot ${JSON.stringify(path)} ${message}`, hint } };
     }
-    const file = insideRoot(root, resolve(dir, path));
+    const file = ports.files.inside(root, resolve(dir, path));
     if (!file) return { error: { code: 'snapshot-invalid', message: `snapshot ${JSON.stringify(path)} is outside ${root}`, hint: OUTSIDE_HINT } };
-    return { snapshot: readSnapshotFile(nodeInputs, relative(process.cwd(), file) || file) };
+    return { snapshot: readSnapshotFile(ports, relative(process.cwd(), file) || file) };
   } catch (err) {
     return { error: errorOf('snapshot-invalid', err, SNAPSHOT_HINT) };
   }
@@ -182,8 +171,8 @@ function errorOf(code: FleetClusterError['code'], err: unknown, fallbackHint: st
   return { code, message, hint: e.hint ?? fallbackHint };
 }
 
-export function readFleetPlanFile(file: string): FleetPlan {
-  const text = readTextFile(file, 'fleet plan file', 'save a fleet plan with `bootcplan fleet plan --out FILE`');
+export function readFleetPlanFile({ files }: InputPorts, file: string): FleetPlan {
+  const text = files.readText(file, 'fleet plan file', 'save a fleet plan with `bootcplan fleet plan --out FILE`');
   const r = parseFleetPlanFile(text, inputName(file));
   if (!r.fleetPlan) throw new InputError(`${inputName(file)}: not a usable fleet plan file`, r.diagnostics);
   return r.fleetPlan;

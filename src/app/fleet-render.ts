@@ -7,61 +7,48 @@
  * and DIR/clusters/<cluster>/, with the record of what it wrote (DIR/.bootcplan-render); a
  * previous render is replaced only where unchanged, and a file it did not write is never touched.
  */
-import type { Command } from 'commander';
-import { Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { InputError } from '../base/errors.ts';
+import { EXIT, InputError } from '../base/errors.ts';
+import type { RolloutSpec } from '../spec/types.ts';
 import { effectiveSpecs } from '../fleet/spec-load.ts';
 import type { FleetPlan } from '../fleet/plan-types.ts';
-import type { RolloutSpec } from '../spec/types.ts';
 import { renderFleetArgo, argoRenderProblems, type ArgoFleetOptions, type ArgoFleetInput } from '../fleet/argocd.ts';
+import { checkFleetPlanSeal, checkFleetPlanAgainstFleet } from '../fleet/plan-verify.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { writeRender } from './render-dir.ts';
+import type { CommandResult, InputPorts, Ports } from './ports.ts';
+import { verifyPlanSpec, planSpecFile } from './saved-plan.ts';
 import { readFleet, requireValidFleet, readFleetPlanFile } from './fleet-inputs.ts';
-import { checkFleetPlanSeal, checkFleetPlanAgainstFleet } from './fleet-sealed.ts';
-import type { CommandContext } from './options.ts';
-import { git } from '../app/git.ts';
-import { verifyPlanSpec, planSpecFile } from '../app/saved-plan.ts';
-import { nodeInputs } from '../app/inputs.ts';
+import { writeRender } from './render-dir.ts';
 
-interface RenderArgoOptions {
+export interface RenderArgoOptions {
+  /** Where to write applicationset.yaml and clusters/<name>/. */
   outDir: string;
+  /** The git repository Argo CD reads the rendered files from. */
   repoUrl: string;
+  /** The branch, tag or commit Argo CD syncs (targetRevision). */
   revision: string;
+  /** The output directory's path in that repository (default: `outDir` relative to the repository root). */
   path?: string;
+  /** A directory of that repository with bootcplan's CRD and RBAC, synced first. */
   setupPath?: string;
+  /** The Argo CD namespace of the ApplicationSet. */
   namespace: string;
+  /** The Argo CD project of the Applications. */
   project: string;
+  /** The bootcplan container image the apply Job and CronJob run. */
   image: string;
+  /** The ApplicationSet name (default: bootcplan-<fleet name>). */
   name?: string;
 }
 
-export function registerFleetRender(fleet: Command, ctx: CommandContext): void {
-  const render = fleet.command('render').description('render a fleet plan for a distributed engine');
-  render
-    .command('argocd')
-    .description('an Argo CD ApplicationSet whose progressive sync (RollingSync) steps are the fleet\'s batches, and one directory per cluster')
-    .argument('<fleetplan>', 'a fleet plan saved with fleet plan --out')
-    .requiredOption('--out-dir <dir>', 'where to write applicationset.yaml and clusters/<name>/ (a new directory, or one holding only an unchanged previous render)')
-    .requiredOption('--repo-url <url>', 'the git repository Argo CD reads the rendered files from')
-    .requiredOption('--image <ref>', 'the bootcplan container image the apply Job and CronJob run (Containerfile)')
-    .addOption(new Option('--revision <rev>', 'the branch, tag or commit Argo CD syncs (targetRevision)').default('HEAD'))
-    .option('--path <path>', 'the output directory\'s path in that repository (default: --out-dir relative to the repository root)')
-    .option('--setup-path <path>', 'a directory of that repository with bootcplan\'s CRD and RBAC (as examples/), synced before each cluster\'s directory through DIR/setup, which keeps its objects when an Application is deleted')
-    .addOption(new Option('--namespace <ns>', 'the Argo CD namespace of the ApplicationSet').default('openshift-gitops'))
-    .addOption(new Option('--project <name>', 'the Argo CD project of the Applications').default('default'))
-    .option('--name <name>', 'the ApplicationSet name; each Application is <name>-<cluster> (default: bootcplan-<fleet name>)')
-    .action((file: string, opts: RenderArgoOptions) => renderArgoAction(ctx, file, opts));
-}
-
 /** The Fleet file of the fleet plan, verified by hash, and each cluster's effective spec. */
-function fleetInputs(fp: FleetPlan): ArgoFleetInput {
+function fleetInputs(ports: InputPorts, fp: FleetPlan): ArgoFleetInput {
   const sample = fp.clusters.find((c) => c.batch !== null && c.plan)?.plan;
   if (!sample) return { fleetPlan: fp, fleetText: '', rollouts: {} };
   // Each cluster plan records the Fleet file (path, commit, sha256): it must still be what was planned.
-  verifyPlanSpec(nodeInputs, sample);
-  const read = readFleet(planSpecFile(nodeInputs, sample), sample.spec.ref ? sample.spec.commit ?? sample.spec.ref : undefined);
+  verifyPlanSpec(ports, sample);
+  const read = readFleet(ports, planSpecFile(ports, sample), sample.spec.ref ? sample.spec.commit ?? sample.spec.ref : undefined);
   requireValidFleet(read);
   const fleet = read.loaded.fleet!;
   checkFleetPlanAgainstFleet(fp, fleet, read.info.path);
@@ -72,28 +59,30 @@ function fleetInputs(fp: FleetPlan): ArgoFleetInput {
 }
 
 /** The output directory's path in the repository, when --path is not given. */
-function repoPathOf(outDir: string): string {
+function repoPathOf({ git }: InputPorts, outDir: string): string {
   const abs = resolve(outDir);
   let probe = abs;
   while (!existsSync(probe)) probe = dirname(probe);
-  const top = git(['rev-parse', '--show-toplevel'], probe)?.trim();
+  const top = git.run(['rev-parse', '--show-toplevel'], probe)?.trim();
   const rel = top ? relative(top, abs) : '';
   if (!top || rel === '' || rel.startsWith('..')) throw new InputError(`--out-dir ${outDir} is not a directory inside a git repository`, [], 'pass --path: where the directory sits in the repository Argo CD reads');
   return rel.split(sep).join('/');
 }
 
-function renderArgoAction({ io }: CommandContext, file: string, opts: RenderArgoOptions): void {
-  const fp = readFleetPlanFile(file);
+/** `fleet render argocd FLEETPLAN`. */
+export async function fleetRenderArgoCommand(ports: Ports, file: string, opts: RenderArgoOptions): Promise<CommandResult> {
+  const { io } = ports;
+  const fp = readFleetPlanFile(ports, file);
   checkFleetPlanSeal(fp);
   if (!fp.batches.length) {
     io.stderr(`fleet plan ${fp.id}: no cluster has anything to roll out; nothing written\n`);
-    return;
+    return { exitCode: EXIT.ok };
   }
   const o: ArgoFleetOptions = {
-    repoURL: opts.repoUrl, revision: opts.revision, path: opts.path ?? repoPathOf(opts.outDir), setupPath: opts.setupPath ?? null,
+    repoURL: opts.repoUrl, revision: opts.revision, path: opts.path ?? repoPathOf(ports, opts.outDir), setupPath: opts.setupPath ?? null,
     namespace: opts.namespace, project: opts.project, image: opts.image, name: opts.name ?? `bootcplan-${fp.fleet.name}`,
   };
-  const input = fleetInputs(fp);
+  const input = fleetInputs(ports, fp);
   const problems = argoRenderProblems(input, o);
   if (problems.length) {
     throw new InputError(`fleet plan ${fp.id} cannot be rendered for Argo CD: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? `; and ${problems.length - 20} more` : ''}`, [], 'fix the Fleet (cluster names are DNS-1123 labels) or the flags, and plan again');
@@ -108,4 +97,5 @@ function renderArgoAction({ io }: CommandContext, file: string, opts: RenderArgo
   for (const s of r.skipped) io.stderr(forDisplay(`note: cluster ${s.cluster} has no Application: ${s.reason}`) + '\n');
   for (const n of r.notes) io.stderr(forDisplay(`note: ${n}`) + '\n');
   io.stderr('note: progressive syncs must be enabled on the ApplicationSet controller (--enable-progressive-syncs)\n');
+  return { exitCode: EXIT.ok };
 }

@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { InputError } from '../base/errors.ts';
 import type { Diagnostic } from '../base/diagnostics.ts';
 import type { RenderedFile } from '../fleet/argocd.ts';
-import { writeFileAtomic } from '../app/files.ts';
+import { writeFileAtomic } from './files.ts';
 
 export const RENDER_RECORD = '.bootcplan-render';
 

@@ -15,20 +15,15 @@
  */
 import { statSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Option } from 'commander';
 import { InputError, fsErrorText } from '../base/errors.ts';
 import { parseYamlWithPositions } from '../base/yaml.ts';
 import type { FleetCluster } from '../fleet/spec-types.ts';
 import type { FleetClusterError } from '../fleet/plan-types.ts';
-import type { KubeOptions } from '../app/ports.ts';
-import { git, readRepoFileAt } from '../app/git.ts';
-import { insideRoot } from '../app/files.ts';
+import type { Git, KubeOptions } from './ports.ts';
+import { readRepoFileAt } from './git.ts';
+import { insideRoot } from './files.ts';
 
 export const TRUST_FLEET_KUBECONFIGS = '--trust-fleet-kubeconfigs';
-
-export function trustFleetKubeconfigsOption(): Option {
-  return new Option(TRUST_FLEET_KUBECONFIGS, 'let the kubeconfig files the Fleet names run exec plugins and auth providers and read token, certificate and key files (off: the Fleet comes from a pull request)');
-}
 
 /** Where the Fleet's kubeconfig files are read from. */
 export interface FleetKubeconfigSource {
@@ -47,8 +42,8 @@ export interface FleetKubeconfigSource {
 type Checked = { kubeconfigText: NonNullable<KubeOptions['kubeconfigText']> } | { refused: string; hint: string };
 
 /** The repository root of `dir`, or `dir` itself outside git. */
-export function fleetRoot(dir: string): string {
-  return git(['rev-parse', '--show-toplevel'], dir)?.trim() || dir;
+export function fleetRoot(git: Git, dir: string): string {
+  return git.run(['rev-parse', '--show-toplevel'], dir)?.trim() || dir;
 }
 
 /** A kubeconfig is a few KiB; more is no kubeconfig. */
@@ -156,8 +151,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** The source for a Fleet read from `dir` (its repository root found once). */
-export function fleetKubeconfigSource(dir: string, at: { ref: string; commit: string } | undefined, trust: boolean | undefined): FleetKubeconfigSource {
-  return { dir, root: fleetRoot(dir), at, trust: trust === true, checked: new Map() };
+export function fleetKubeconfigSource(git: Git, dir: string, at: { ref: string; commit: string } | undefined, trust: boolean | undefined): FleetKubeconfigSource {
+  return { dir, root: fleetRoot(git, dir), at, trust: trust === true, checked: new Map() };
 }
 
 /** fleet apply: a refusal stops the fleet before any cluster is reached (exit 2), naming the cluster. */

@@ -2,7 +2,8 @@
  * `bootcplan fleet apply FLEETPLAN | -f FLEET` (DESIGN §10; README "Fleets: fleet apply"): the
  * fleet's batches through the fleet runner (src/fleet/runner.ts), each cluster applied as
  * `apply PLANFILE` applies one: through its own driver (its kubeconfig context) and its own lock,
- * its plan confirmed against the cluster as it is now. I/O only.
+ * its plan confirmed against the cluster as it is now, through the ports (driver factory, clock,
+ * stop requests, the confirmation).
  *
  * Before any cluster is reached: the fleet plan must hash to its id and so must every cluster
  * plan in it (exit 3); every cluster plan must name this fleet plan's Fleet file and its own
@@ -10,55 +11,34 @@
  * be applicable (no error, every canary planned). A cluster is opened only when its batch starts,
  * so a fleet stopped by its canary sends no request to the others.
  */
-import type { Command } from 'commander';
 import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from '../fleet/plan-types.ts';
 import type { FleetEvent } from '../fleet/run-events.ts';
 import type { FleetClusterSession } from '../fleet/runner.ts';
+import { checkFleetPlanSeal } from '../fleet/plan-verify.ts';
+import type { FLEET_APPLY_FORMATS } from '../fleet/outputs.ts';
 import type { Clock } from '../apply/driver.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { kubeconfigOption, requestTimeoutOption, outputFormatOption, type CommandContext } from './options.ts';
-import { planFleetFile, readFleetPlanFile, fleetRevision, fleetFileOption, concurrencyOption } from './fleet-inputs.ts';
-import { trustFleetKubeconfigsOption, fleetKubeconfigSource, requireFleetClusterKubeFlags } from './fleet-kubeconfig.ts';
-import { checkFleetPlanSeal } from './fleet-sealed.ts';
-import type { CliIO, KubeOptions } from '../app/ports.ts';
 import { useColor } from '../render/format.ts';
-import { askOnTerminal } from '../app/io.ts';
-import type { SpecForPlan } from '../app/inputs.ts';
-import { parseDurationFlag } from '../app/flags.ts';
+import type { CommandResult, KubeOptions, Ports } from './ports.ts';
+import type { SpecForPlan } from './inputs.ts';
+import { planFleetFile, readFleetPlanFile, fleetRevision, type FleetPlanFlags } from './fleet-inputs.ts';
+import { fleetKubeconfigSource, requireFleetClusterKubeFlags } from './fleet-kubeconfig.ts';
+import { parseDurationFlag } from './flags.ts';
 
-export const FLEET_APPLY_FORMATS = ['text', 'json'] as const;
-
-interface FleetApplyOptions {
+export interface FleetApplyOptions extends FleetPlanFlags {
+  /** The Fleet, planned now when no fleet plan file is given. */
   file: string;
-  kubeconfig?: string;
-  requestTimeout?: string;
-  concurrency?: string;
+  /** Do not ask for confirmation (needed without a terminal). */
   autoApprove?: boolean;
+  /** `--lock-timeout`: how long to wait for a cluster's lock another apply holds (0: that cluster fails with exit 4 at once). */
   lockTimeout: string;
   output: (typeof FLEET_APPLY_FORMATS)[number];
-  trustFleetKubeconfigs?: boolean;
 }
 
-export function registerFleetApply(fleet: Command, ctx: CommandContext): void {
-  fleet
-    .command('apply')
-    .description('roll the fleet out: canaries first, then batches; each cluster through its own context and lock (exit: the worst cluster\'s)')
-    .argument('[fleetplan]', 'a fleet plan saved with fleet plan --out (default: plan -f FLEET now)')
-    .addOption(fleetFileOption('Fleet spec, planned now when no fleet plan file is given'))
-    .addOption(kubeconfigOption())
-    .addOption(requestTimeoutOption())
-    .addOption(concurrencyOption(' while planning with -f'))
-    .addOption(trustFleetKubeconfigsOption())
-    .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
-    .option('--lock-timeout <duration>', 'wait this long for a cluster\'s lock another apply holds, e.g. after a killed fleet apply (0: that cluster fails with exit 4 at once)', '0')
-    .addOption(outputFormatOption(FLEET_APPLY_FORMATS, 'output format (json: the fleet events and each cluster\'s apply events as NDJSON on stdout)'))
-    .action((planfile: string | undefined, opts: FleetApplyOptions) => fleetApplyAction(ctx, planfile, opts));
-}
-
-type OpenSavedFleetPlans = typeof import('./fleet-sealed.ts').openSavedFleetPlans;
+type OpenSavedFleetPlans = typeof import('./fleet-saved-plan.ts').openSavedFleetPlans;
 
 /** One cluster, checked before any cluster access: its saved plan, the re-planner, how to reach it. */
 interface Prepared {
@@ -67,24 +47,24 @@ interface Prepared {
   flags: KubeOptions;
 }
 
-async function fleetApplyAction(ctx: CommandContext, planfile: string | undefined, opts: FleetApplyOptions): Promise<void> {
-  const { io, setExit } = ctx;
+/** `fleet apply [FLEETPLAN]`: the exit code is the worst cluster's. */
+export async function fleetApplyCommand(ports: Ports, planfile: string | undefined, opts: FleetApplyOptions): Promise<CommandResult> {
+  const { io } = ports;
   const json = opts.output === 'json';
   const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
   if (!opts.autoApprove && !interactive) {
     throw new InputError('fleet apply needs confirmation, and there is no terminal to ask on', [], 'review the fleet plan (bootcplan fleet plan / fleet show), then run fleet apply with --auto-approve');
   }
   const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
-  const [{ runFleet, checkFleetApplicable }, { openSavedFleetPlans }] = await Promise.all([import('../fleet/runner.ts'), import('./fleet-sealed.ts')]);
-  const fp = planfile ? readFleetPlanFile(planfile) : await planFleetNow(ctx, opts, json);
+  const [{ runFleet, checkFleetApplicable }, { openSavedFleetPlans }] = await Promise.all([import('../fleet/runner.ts'), import('./fleet-saved-plan.ts')]);
+  const fp = planfile ? readFleetPlanFile(ports, planfile) : await planFleetNow(ports, opts, json);
   checkFleetPlanSeal(fp);
   checkFleetApplicable(fp);
-  const prepared = prepareClusters(fp, opts, openSavedFleetPlans);
-  await confirmIdleCanaries(ctx, fp, prepared);
-  if (!opts.autoApprove && !(await confirm(io, fp))) {
+  const prepared = prepareClusters(ports, fp, opts, openSavedFleetPlans);
+  await confirmIdleCanaries(ports, fp, prepared);
+  if (!opts.autoApprove && !(await confirm(ports, fp))) {
     io.stderr('fleet apply cancelled\n');
-    setExit(EXIT.error);
-    return;
+    return { exitCode: EXIT.error };
   }
   const { fleetEventLine, fleetEventToNdjson, renderFleetRunText } = await import('../fleet/run-text.ts');
   const onEvent = (e: FleetEvent) => {
@@ -94,31 +74,31 @@ async function fleetApplyAction(ctx: CommandContext, planfile: string | undefine
       if (line) io.stderr(line + '\n');
     }
   };
-  const clock = await wallClock(ctx);
-  const result = await ctx.stops.during((signal) =>
-    runFleet({ plan: fp, clock, signal, onEvent, open: (c) => openCluster(ctx, prepared.get(c.name)!, lockTimeoutSeconds) }));
+  const clock = await wallClock(ports);
+  const result = await ports.stops.during((signal) =>
+    runFleet({ plan: fp, clock, signal, onEvent, open: (c) => openCluster(ports, prepared.get(c.name)!, lockTimeoutSeconds) }));
   if (!json) io.stdout(renderFleetRunText(result, { color: useColor(io, io.stdoutIsTTY) }));
-  setExit(result.exitCode);
+  return { exitCode: result.exitCode };
 }
 
 /** `fleet apply -f FLEET`: plans the fleet now (live contexts or snapshots), prints it, and applies that. */
-async function planFleetNow(ctx: CommandContext, opts: FleetApplyOptions, json: boolean): Promise<FleetPlan> {
+async function planFleetNow(ports: Ports, opts: FleetApplyOptions, json: boolean): Promise<FleetPlan> {
   const { renderFleetText } = await import('../fleet/plan-text.ts');
-  const { fleetPlan: fp } = await planFleetFile(opts.file, undefined, opts, ctx.io.env, { now: ctx.now() });
-  if (!json) ctx.io.stdout(renderFleetText(fp, { color: useColor(ctx.io, ctx.io.stdoutIsTTY) }) + '\n');
+  const { fleetPlan: fp } = await planFleetFile(ports, opts.file, undefined, opts, ports.io.env, { now: ports.now() });
+  if (!json) ports.io.stdout(renderFleetText(fp, { color: useColor(ports.io, ports.io.stdoutIsTTY) }) + '\n');
   return fp;
 }
 
 /**
- * Every cluster of a batch, checked without reaching any cluster (sealed.ts openSavedFleetPlans:
+ * Every cluster of a batch, checked without reaching any cluster (fleet-saved-plan.ts openSavedFleetPlans:
  * each plan is this fleet's, passes the checks of one saved plan, and the Fleet is read once for
  * all), then reached through its context and kubeconfig as the Fleet names them.
  */
-function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, openFleet: OpenSavedFleetPlans): Map<string, Prepared> {
-  const { read, clusters: specs } = openFleet(fp, DEFAULT_DURATIONS);
+function prepareClusters(ports: Ports, fp: FleetPlan, opts: FleetApplyOptions, openFleet: OpenSavedFleetPlans): Map<string, Prepared> {
+  const { read, clusters: specs } = openFleet(ports, fp, DEFAULT_DURATIONS);
   const out = new Map<string, Prepared>();
   const snapshots: string[] = [];
-  const kubeconfigs = read ? fleetKubeconfigSource(read.dir, fleetRevision(read), opts.trustFleetKubeconfigs) : null;
+  const kubeconfigs = read ? fleetKubeconfigSource(ports.git, read.dir, fleetRevision(read), opts.trustFleetKubeconfigs) : null;
   for (const c of fp.clusters) {
     const s = specs.get(c.name);
     // A canary in no batch is prepared too: it is confirmed live before batch 1 (confirmIdleCanaries).
@@ -140,12 +120,12 @@ function prepareClusters(fp: FleetPlan, opts: FleetApplyOptions, openFleet: Open
  * is read here: a canary that has something to change now means the fleet plan is stale (exit 3),
  * so the others never roll behind a canary planned against a cluster that is not what it was.
  */
-async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared: ReadonlyMap<string, Prepared>): Promise<void> {
+async function confirmIdleCanaries(ports: Ports, fp: FleetPlan, prepared: ReadonlyMap<string, Prepared>): Promise<void> {
   const [{ planHasWork }, { checkClusterBinding }] = await Promise.all([import('../fleet/plan.ts'), import('../plan/saved/compare.ts')]);
   for (const c of fp.clusters) {
     const p = prepared.get(c.name);
     if (!c.canary || c.batch !== null || !p) continue;
-    const { driver, close } = await ctx.openDriver(p.flags, ctx.io);
+    const { driver, close } = await ports.openDriver(p.flags, ports.io);
     try {
       const live = await driver.snapshot();
       checkClusterBinding(p.saved, live);
@@ -163,9 +143,9 @@ async function confirmIdleCanaries(ctx: CommandContext, fp: FleetPlan, prepared:
 }
 
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */
-async function openCluster(ctx: CommandContext, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
+async function openCluster(ports: Ports, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
   const [{ apply }, { windowPolicy }, { confirmSavedPlan, inFlightOf, checkClusterBinding }, { readFleetRecord, writeFleetRecord }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('../plan/saved/compare.ts'), import('../fleet/record.ts')]);
-  const { driver, holder, records, close } = await ctx.openDriver(p.flags, ctx.io);
+  const { driver, holder, records, close } = await ports.openDriver(p.flags, ports.io);
   if (!records) {
     close?.();
     throw new Error('the driver factory keeps no record documents: fleet apply has nowhere to keep its fleet record');
@@ -194,15 +174,14 @@ async function openCluster(ctx: CommandContext, p: Prepared, lockTimeoutSeconds:
 }
 
 /** The fleet's clock: the process's time (`now`), and waits that may last longer than Node's timers allow. */
-async function wallClock(ctx: CommandContext): Promise<Clock> {
+async function wallClock(ports: Ports): Promise<Clock> {
   const { sleepFor } = await import('../kube/long-timer.ts');
-  return { now: () => ctx.now() / 1000, sleep: (s, signal) => sleepFor(s, signal) };
+  return { now: () => ports.now() / 1000, sleep: (s, signal) => sleepFor(s, signal) };
 }
 
-async function confirm(io: CliIO, fp: FleetPlan): Promise<boolean> {
-  const ask = io.ask ?? askOnTerminal;
+async function confirm(ports: Ports, fp: FleetPlan): Promise<boolean> {
   const rolled = fp.clusters.filter((c: FleetClusterPlan) => c.batch !== null).length;
   const canaries = fp.strategy.canaries.length ? `, canaries first: ${fp.strategy.canaries.join(', ')}` : '';
-  const answer = await ask(forDisplay(`Apply fleet plan ${fp.id} (${rolled} cluster${rolled === 1 ? '' : 's'} in ${fp.batches.length} batch${fp.batches.length === 1 ? '' : 'es'}${canaries})? Only 'yes' is accepted: `));
+  const answer = await ports.ask(forDisplay(`Apply fleet plan ${fp.id} (${rolled} cluster${rolled === 1 ? '' : 's'} in ${fp.batches.length} batch${fp.batches.length === 1 ? '' : 'es'}${canaries})? Only 'yes' is accepted: `));
   return answer.trim() === 'yes';
 }
