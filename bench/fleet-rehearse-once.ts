@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const file = process.argv[2];
 let out = '';

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { demoPlan } from './demo-plan.ts';
-import { renderJson } from '../src/render/json.ts';
+import { planFileText } from '../src/plan/saved/writer.ts';
 
-writeFileSync(new URL('../plans/demo.json', import.meta.url), renderJson(demoPlan()));
+writeFileSync(new URL('../plans/demo.json', import.meta.url), planFileText(demoPlan()));
 console.log('wrote plans/demo.json');

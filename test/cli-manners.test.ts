@@ -11,14 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parse } from 'yaml';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
-import { readStdinText } from '../src/cli/stdin.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import { readStdinText } from '../src/app/stdin.ts';
 import { yamlText } from '../src/render/yaml.ts';
-import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { ensureBuilt, run } from './built.ts';
+import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('cli manners');
 
@@ -121,7 +120,7 @@ s('snapshot: -o is the format; the old -o FILE is refused with the --out spellin
 });
 
 s('status -o json|yaml and apply -o json (the --json spelling still works)', async () => {
-  const sim = newSim(readSnapshotFile(clusterFile));
+  const sim = newSim(readSnapshotFile(nodeInputs, clusterFile));
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'manners@test' });
   const step = await cli(['apply', '-f', specFile, '--auto-approve', '--step', '-o', 'json'], { openDriver });
   assert.is(step.code, 0, step.err);

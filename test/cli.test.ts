@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { ensureBuilt, run } from './built.ts';
 
@@ -159,8 +159,8 @@ s('plan evaluates maintenance windows at the injected clock (deps.now)', async (
 s('a cluster failure from the driver is one error line with a hint, exit 1, never "internal error"', async () => {
   const { DriverError } = await import('../src/apply/driver.ts');
   const { newSim } = await import('./apply-harness.ts');
-  const { readSnapshotFile } = await import('../src/cli/inputs.ts');
-  const sim = newSim(readSnapshotFile(clusterFile));
+  const { readSnapshotFile, nodeInputs } = await import('../src/app/inputs.ts');
+  const sim = newSim(readSnapshotFile(nodeInputs, clusterFile));
   const driver = Object.create(sim.driver());
   driver.readLock = async () => { throw new DriverError('Lease openshift-bootcplan/bootcplan-lock: conflict after 8 tries'); };
   let err = '';

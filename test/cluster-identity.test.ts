@@ -18,18 +18,17 @@ import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { KObject } from '../src/cluster/types.ts';
 import { planIdOf } from '../src/plan/planner.ts';
 import { parseSnapshot, snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import { clusterIdentityOf, serverHost } from '../src/cluster/identity.ts';
-import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
 import { ensureBuilt, ROOT } from './built.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('a plan runs only on its own cluster');
 
@@ -163,7 +162,7 @@ async function savedPlan(cluster: string, out: string): Promise<Plan> {
 
 /** `apply FILE` against a simulator of `clusterFile` with a Rollout object to report on: exit code, stderr, and every write. */
 async function applyOn(file: string, clusterFile: string) {
-  const sim = newSim(readSnapshotFile(join(repo, clusterFile)));
+  const sim = newSim(readSnapshotFile(nodeInputs, join(repo, clusterFile)));
   sim.rollouts.put('test', {});
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'identity@test' });
   const r = await cli(['apply', file, '--auto-approve', '--json'], openDriver);

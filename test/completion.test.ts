@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { ensureBuilt, ROOT } from './built.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('completion');
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;

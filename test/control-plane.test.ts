@@ -14,9 +14,9 @@ import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
 import { planWith } from './apply-harness.ts';
 import { rehearse } from '../src/sim/rehearse.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import type { ApplyEvent } from '../src/apply/events.ts';
 import type { Plan } from '../src/plan/types.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('control plane: one node at a time');
 

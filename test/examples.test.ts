@@ -5,12 +5,12 @@ import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { parseAllDocuments, parse } from 'yaml';
 import { parseRolloutSpec } from '../src/spec/load.ts';
-import { readPlanFile } from '../src/cli/inputs.ts';
-import { openSavedPlan } from '../src/cli/sealed.ts';
 import { LUA, luaHealth } from './lua-health.ts';
 import { kustomizer, docsOf } from './e2e/gitops-dry-run.ts';
 import { renderFleetArgo, KEEP_SYNC_OPTIONS } from '../src/fleet/argocd.ts';
 import { testFleet, TEST_OPTIONS } from './fleet-argocd-helpers.ts';
+import { nodeInputs } from '../src/app/inputs.ts';
+import { openSavedPlan, readPlanFile } from '../src/app/saved-plan.ts';
 
 const s = suite('GitOps examples');
 
@@ -93,8 +93,8 @@ for (const dir of ROLLOUT_DIRS) {
 
   s(`${dir}: the committed example plan is the plan of its spec (sha256 and provenance verify)`, () => {
     const planPath = jobSpecs(k8sDocs(dir))[0].job.template.spec.containers[0].args[1];
-    const saved = readPlanFile(planPath);
-    openSavedPlan(saved);
+    const saved = readPlanFile(nodeInputs, planPath);
+    openSavedPlan(nodeInputs, saved);
     assert.ok(saved.summary.waves > 0, 'a plan with waves');
   });
 }

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureBuilt, ROOT } from './built.ts';
-import { writeFileAtomic } from '../src/cli/files.ts';
 import { InputError } from '../src/base/errors.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
+import { writeFileAtomic } from '../src/app/files.ts';
 
 const s = suite('output files');
 const dir = () => mkdtempSync(join(tmpdir(), 'bootcplan-files-'));

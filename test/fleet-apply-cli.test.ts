@@ -16,12 +16,14 @@ import type { SimCluster } from '../src/sim/cluster.ts';
 import type { SimDriver } from '../src/sim/driver.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
 import { inDir } from './cwd.ts';
-import { openSavedFleetPlans, confirmSavedPlan } from '../src/cli/sealed.ts';
-import { readFleet } from '../src/cli/fleet-inputs.ts';
+import { confirmSavedPlan } from '../src/plan/saved/compare.ts';
+import { readFleet } from '../src/app/fleet-inputs.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { readFleetRecord } from '../src/fleet/record.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { simFleet, fleetCli, type SimFleet } from './fleet-sim-harness.ts';
+import { openSavedFleetPlans } from '../src/app/fleet-saved-plan.ts';
+import { nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('fleet apply');
 
@@ -118,8 +120,8 @@ s('the check of a fleet plan of 120 clusters reads and validates the Fleet once,
   const { dir } = b.write();
   const fp = b.plan();
   let reads = 0;
-  const counting: typeof readFleet = (file, ref) => { reads++; return readFleet(file, ref); };
-  const { clusters } = await inDir(dir, async () => openSavedFleetPlans(fp, DEFAULT_DURATIONS, counting));
+  const counting: typeof readFleet = (ports, file, ref) => { reads++; return readFleet(ports, file, ref); };
+  const { clusters } = await inDir(dir, async () => openSavedFleetPlans(nodeInputs, fp, DEFAULT_DURATIONS, counting));
   assert.is(reads, 1);
   assert.is(clusters.size, 120);
   assert.is(clusters.get('site-000')!.spec.spec.pools?.[0]?.maxUnavailable, 1);

@@ -15,9 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { inDir } from './cwd.ts';
 import { FleetBuilder, NEW } from './fleet-builders.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('fleet render argocd: the command');
 

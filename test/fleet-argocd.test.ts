@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { renderFleetArgo, FLEET_BATCH_LABEL, type ArgoFleetRender } from '../src/fleet/argocd.ts';
-import { renderJson } from '../src/render/json.ts';
+import { planFileText } from '../src/plan/saved/writer.ts';
 import { golden } from './render-fixtures.ts';
 import { testFleet, TEST_OPTIONS, FLEET_PATH, type ArgoTestCluster } from './fleet-argocd-helpers.ts';
 import { seeded } from './seeds.ts';
@@ -62,7 +62,7 @@ s('each cluster directory: the sealed plan as plan --out writes it, the Fleet fi
   const r = renderFleetArgo(input, TEST_OPTIONS);
   for (const c of input.fleetPlan.clusters) {
     const dir = `clusters/${c.name}`;
-    assert.is(fileOf(r, `${dir}/plan.json`), renderJson(c.plan!));
+    assert.is(fileOf(r, `${dir}/plan.json`), planFileText(c.plan!));
     assert.is(fileOf(r, `${dir}/fleet.yaml`), input.fleetText);
     const job = parse(fileOf(r, `${dir}/apply-job.yaml`));
     const ctr = job.spec.template.spec.containers[0];

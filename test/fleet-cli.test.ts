@@ -8,10 +8,10 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { FleetBuilder } from './fleet-builders.ts';
 import { fleetPlanIdOf } from '../src/fleet/plan.ts';
 import { planIdOf } from '../src/plan/planner.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('fleet cli');
 

@@ -11,14 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import type { Plan } from '../src/plan/types.ts';
 import { planIdOf } from '../src/plan/planner.ts';
-import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('a cluster plan out of a fleet plan');
 
@@ -50,7 +49,7 @@ async function clusterPlan(name: string): Promise<Plan> {
 
 async function applyTo(name: string, plan: Plan) {
   writeFileSync(join(repo, `${name}-plan.json`), JSON.stringify(plan, null, 2));
-  const sim = newSim(readSnapshotFile(join(repo, `${name}.yaml`)));
+  const sim = newSim(readSnapshotFile(nodeInputs, join(repo, `${name}.yaml`)));
   const before = (await sim.driver().snapshot()).fingerprint;
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'fleet@test' });
   const r = await cli(['apply', `${name}-plan.json`, '--auto-approve', '--json'], openDriver);

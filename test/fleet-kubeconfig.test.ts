@@ -13,12 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import { renderFleetJson } from '../src/fleet/plan-text.ts';
-import { untrustedKubeconfigFields } from '../src/cli/fleet-kubeconfig.ts';
+import { untrustedKubeconfigFields } from '../src/app/fleet-kubeconfig.ts';
 import { inDir } from './cwd.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const s = suite('fleet: kubeconfig files a Fleet names');
 

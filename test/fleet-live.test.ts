@@ -8,9 +8,9 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { fakeApi, closeFakes, sendJson, type FakeServer } from './kube-fakes.ts';
 import { FleetBuilder } from './fleet-builders.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('fleet plan over live contexts');
 

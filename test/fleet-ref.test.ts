@@ -11,10 +11,10 @@ import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import type { FleetPlan } from '../src/fleet/plan-types.ts';
 import { inDir } from './cwd.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('fleet --ref: snapshot files at the revision');
 

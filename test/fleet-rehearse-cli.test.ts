@@ -9,10 +9,10 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { uidOf } from '../src/sim/generate.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { inDir } from './cwd.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('fleet rehearse cli');
 

@@ -11,7 +11,7 @@ import { Ajv } from 'ajv';
 import { renderFleetJsonSchema, withFleetReference, FLEET_SCHEMA_FILE } from '../src/fleet/spec-reference.ts';
 import { parseFleetSpec } from '../src/fleet/spec-load.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('Fleet JSON Schema and example');
 const EXAMPLE = 'examples/fleet/fleet.yaml';

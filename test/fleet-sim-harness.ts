@@ -8,8 +8,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
 import { renderFleetJson } from '../src/fleet/plan-text.ts';
 import type { SimCluster, SimOptions } from '../src/sim/cluster.ts';
@@ -18,6 +16,7 @@ import type { FaultOptions } from '../src/sim/faults.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
 import type { FleetBuilder } from './fleet-builders.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 export interface SimFleet { dir: string; planFile: string; sims: Record<string, SimCluster>; opened: string[]; openDriver: DriverFactory; drivers: SimDriver[] }
 

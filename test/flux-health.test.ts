@@ -18,10 +18,9 @@ import { parse, parseAllDocuments } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import { inDir } from './cwd.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const s = suite('Flux health of the Rollout (healthCheckExprs)');
 const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { parseSnapshot } from '../src/cluster/snapshot.ts';
-import { parsePlanFile } from '../src/plan/plan-file.ts';
+import { parsePlanFile } from '../src/plan/saved/reader.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';

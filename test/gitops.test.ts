@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import { verifyPlanSpec } from '../src/cli/provenance.ts';
 import { StalePlanError, exitCodeOf } from '../src/base/errors.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
+import type { CliIO } from '../src/app/ports.ts';
+import { verifyPlanSpec } from '../src/app/saved-plan.ts';
+import { nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('gitops: specs from git');
 
@@ -126,18 +127,18 @@ s('a saved plan refuses to run when the spec it was made from changed (stale, ex
   const out = join(repo, 'plan.json');
   assert.is((await cli(['plan', '-f', specPath, '--cluster', clusterFile, '--out', out])).code, 0);
   const plan = JSON.parse(readFileSync(out, 'utf8'));
-  verifyPlanSpec(plan, { cwd: repo });
+  verifyPlanSpec(nodeInputs, plan, { cwd: repo });
   writeFileSync(specPath, v2.replace('maxUnavailable: 2', 'maxUnavailable: 5'));
   try {
-    const err = catchErr(() => verifyPlanSpec(plan, { cwd: repo }));
+    const err = catchErr(() => verifyPlanSpec(nodeInputs, plan, { cwd: repo }));
     assert.instance(err, StalePlanError);
     assert.is(exitCodeOf(err), 3);
     assert.match((err as StalePlanError).difference.join('\n'), /now has sha256/);
     // A plan made from a ref is checked at its commit, whatever the working tree holds.
     assert.is((await cli(['plan', '-f', specPath, '--ref', 'HEAD~1', '--cluster', clusterFile, '--out', out])).code, 0);
-    verifyPlanSpec(JSON.parse(readFileSync(out, 'utf8')), { cwd: repo });
+    verifyPlanSpec(nodeInputs, JSON.parse(readFileSync(out, 'utf8')), { cwd: repo });
     const forged = { ...JSON.parse(readFileSync(out, 'utf8')), spec: { ...plan.spec, ref: 'HEAD~1', commit: c1, sha256: sha(v2) } };
-    assert.instance(catchErr(() => verifyPlanSpec(forged, { cwd: repo })), StalePlanError);
+    assert.instance(catchErr(() => verifyPlanSpec(nodeInputs, forged, { cwd: repo })), StalePlanError);
   } finally {
     writeFileSync(specPath, v2);
   }

@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import { buildProgram } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 /** Every command path ('' for the program, 'fleet render argocd') and the long flags it accepts (the program's own included). */
 export function commandFlags(): Map<string, Set<string>> {

@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { FleetBuilder } from './fleet-builders.ts';
 import { inDir } from './cwd.ts';
 import { ROOT } from './built.ts';
 import { commandFlags, misnamedFlags } from './hint-flags.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('hints name flags that exist');
 const commands = commandFlags();

@@ -3,7 +3,7 @@
  * TypeScript's parser and fails on an import of a folder that is not below the importing one
  * (types count as much as code: `import type` too), on an import of fleet/ from the
  * single-cluster core, on any run-time import cycle between files, and on any import of the CLI
- * entry. TypeScript lets all of these through; this test is the check a compiler with package
+ * entry; and keeps commander in cli/, in every file of it. TypeScript lets all of these through; this test is the check a compiler with package
  * rules would give for free.
  */
 import { test } from 'uvu';
@@ -15,7 +15,7 @@ import { join, dirname, relative, sep } from 'node:path';
 /**
  * The folders of src/, lowest first: a folder may import (at run time or for types) only the
  * folders of a lower rank. kube/ and sim/ share a rank: two implementations of the driver ports,
- * neither imports the other. app/ (one function per command) may not exist yet.
+ * neither imports the other. app/ holds one function per command, cli/ their commander wiring.
  */
 export const ORDER: readonly (readonly string[])[] = [
   ['base'], ['cluster'], ['domain'], ['spec'], ['plan'], ['apply'], ['kube', 'sim'], ['render'], ['fleet'], ['app'], ['cli'],
@@ -133,6 +133,20 @@ function sourceFiles(): string[] {
   return files;
 }
 
+/** The text of a section of a Markdown document: from its heading to the next heading of its level. */
+function sectionOf(doc: string, heading: string): string {
+  const start = doc.indexOf(heading + '\n');
+  assert.ok(start >= 0, `no section "${heading}"`);
+  const end = doc.indexOf('\n## ', start + heading.length);
+  return doc.slice(start, end < 0 ? doc.length : end);
+}
+
+/** Whether the source imports the package `name` (code or types). */
+export function importsPackage(file: string, source: string, name: string): boolean {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  return sf.statements.some((n) => (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && !!n.moduleSpecifier && ts.isStringLiteralLike(n.moduleSpecifier) && n.moduleSpecifier.text === name);
+}
+
 const sourceEdges = (): ImportEdge[] => sourceFiles().flatMap((f) => importsOf(f, readFileSync(join('src', f), 'utf8')));
 
 test('every import of src/ goes down the layer order, types included; only fleet/, app/ and cli/ import fleet/', () => {
@@ -171,9 +185,15 @@ test('the checker reports a back edge of types, a sibling, the fleet from the co
   assert.equal(runtimeCycles(edges), [['plan/a.ts', 'plan/b.ts']]);
 });
 
+test('cli/ is the commander wiring: every file of it imports commander, and no file outside it does', () => {
+  const files = sourceFiles();
+  const uses = (f: string) => importsPackage(f, readFileSync(join('src', f), 'utf8'), 'commander');
+  assert.equal(files.filter((f) => folderOf(f) === 'cli' && !uses(f)), [], 'files of cli/ that do not touch commander: their logic belongs in app/ or below');
+  assert.equal(files.filter((f) => folderOf(f) !== 'cli' && uses(f)), [], 'files outside cli/ that import commander');
+});
+
 test('docs/architecture.md\'s map of src/ lists every file, and only files that exist', () => {
-  const doc = readFileSync('docs/architecture.md', 'utf8');
-  const section = doc.slice(doc.indexOf('## One line per file'));
+  const section = sectionOf(readFileSync('docs/architecture.md', 'utf8'), '## One line per file');
   const listed: string[] = [];
   let folder = '';
   for (const line of section.split('\n')) {
@@ -188,8 +208,7 @@ test('docs/architecture.md\'s map of src/ lists every file, and only files that 
 });
 
 test('docs/architecture.md\'s table of the layers is the order this test enforces', () => {
-  const doc = readFileSync('docs/architecture.md', 'utf8');
-  const section = doc.slice(doc.indexOf('## The layers'), doc.indexOf('## One line per file'));
+  const section = sectionOf(readFileSync('docs/architecture.md', 'utf8'), '## The layers');
   const names = (cell: string) => [...cell.matchAll(/`(\w+)\/`/g)].map((m) => m[1]);
   const rows = [...section.matchAll(/^\| ([^|]+) \| ([^|]*) \|/gm)].map((m) => [m[1], m[2]]).filter(([folders]) => names(folders).length > 0);
   assert.equal(rows.map(([folders]) => names(folders)), ORDER.map((rank) => [...rank]), 'one row per rank, lowest first');

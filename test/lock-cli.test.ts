@@ -8,13 +8,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
-import type { SignalSource, StopSignal } from '../src/cli/signals.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
-import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { inDir } from './cwd.ts';
+import type { CliIO, DriverFactory, SignalSource, StopSignal } from '../src/app/ports.ts';
+import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('lock and signals through the CLI');
 
@@ -32,7 +30,7 @@ writeFileSync(specFile, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 
 writeFileSync(clusterFile, new ClusterBuilder().bootcPool('worker', nodes('w', 6)).yaml());
 
 function setup() {
-  const sim = newSim(readSnapshotFile(clusterFile));
+  const sim = newSim(readSnapshotFile(nodeInputs, clusterFile));
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
   let handler: ((sig: StopSignal) => void) | null = null;
   let subscribed = 0;
@@ -97,7 +95,7 @@ s('SIGTERM while an MCO pool is unpaused: the saved plan applied again is accept
   const mcoSpec = join(dir, 'mco-rollout.yaml');
   writeFileSync(mcoCluster, new ClusterBuilder().mcoPool('infra', nodes('i', 4)).yaml());
   writeFileSync(mcoSpec, specYaml([{ name: 'infra', image: NEW, maxUnavailable: 2 }]));
-  const sim = newSim(readSnapshotFile(mcoCluster));
+  const sim = newSim(readSnapshotFile(nodeInputs, mcoCluster));
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
   let handler: ((sig: StopSignal) => void) | null = null;
   const signals: SignalSource = (h) => { handler = h; return () => { handler = null; }; };

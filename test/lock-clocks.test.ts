@@ -13,12 +13,11 @@ import { parse } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import { judgeHeldLock } from '../src/domain/lease-expiry.ts';
 import { CLOCK_SKEW_ALLOWANCE_SECONDS } from '../src/domain/clock-skew.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME } from '../src/cluster/types.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const s = suite('lock-clocks');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-lockclock-'));

@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, planFor, NEW, OLD, nodes } from './builders.ts';
 import { newSim, planWith, runApply } from './apply-harness.ts';
-import { remainingWorkDifference } from '../src/apply/stale.ts';
+import { remainingWorkDifference } from '../src/plan/saved/remaining-work.ts';
 import { viewNode, indexSnapshot } from '../src/domain/nodes.ts';
 import type { Plan } from '../src/plan/types.ts';
 

@@ -13,12 +13,12 @@ import type { AddressInfo } from 'node:net';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
-import { httpNotifier, parseNotifyUrl, scrubUrl, NOTIFY_ANSWER_BYTES } from '../src/cli/notify.ts';
 import { spawn } from 'node:child_process';
 import { bundledModule } from './built.ts';
 import type { NotifyDocument } from '../src/apply/rollout-report.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import { httpNotifier, scrubUrl, NOTIFY_ANSWER_BYTES } from '../src/app/notify.ts';
+import { parseNotifyUrl } from '../src/app/apply-report.ts';
 
 const s = suite('apply --notify');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-notify-'));
@@ -148,7 +148,7 @@ async function endlessReceiver() {
 }
 
 s('a receiver that streams an endless answer: the compiled notifier reads a few KiB, drops the connection at once, and its process stays small', async () => {
-  const compiled = await bundledModule('src/cli/notify.ts');
+  const compiled = await bundledModule('src/app/notify.ts');
   const r = await endlessReceiver();
   try {
     // The module compiled as the bundle compiles it, in a process of its own, so that its peak

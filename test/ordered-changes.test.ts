@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { MS, cluster, clusterObjects } from './bootimages-helpers.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
-import { remainingWorkDifference } from '../src/apply/stale.ts';
+import { remainingWorkDifference } from '../src/plan/saved/remaining-work.ts';
 
 const s = suite('ordered changes to one object');
 
@@ -61,7 +61,7 @@ s('after the first step is in the cluster, the rest of the plan is still the man
 });
 
 s('a saved plan whose managers step lost its waitAfter differs from the fresh plan (sealed plans, cluster moved)', async () => {
-  const { pendingChangeDifference } = await import('../src/plan/seal.ts');
+  const { pendingChangeDifference } = await import('../src/plan/saved/compare.ts');
   const snap = cluster({ skewStatus: AUTO, machineManagers: [MS('All')] });
   const { plan, replan } = planWith(spec, snap);
   const edited = structuredClone(plan);

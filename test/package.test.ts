@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
 import { ensureBuilt, ROOT, run as runBuilt } from './built.ts';
 
 const s = suite('package');

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { demoPlan } from '../scripts/demo-plan.ts';
-import { renderJson } from '../src/render/json.ts';
+import { planFileText } from '../src/plan/saved/writer.ts';
 import { spawnSync } from 'node:child_process';
 import { ensureBuilt, ROOT } from './built.ts';
 
@@ -10,7 +10,7 @@ const s = suite('saved demo plan');
 
 s('plans/demo.json is exactly what the planner produces today (run `npm run plans:update`)', () => {
   const saved = readFileSync('plans/demo.json', 'utf8');
-  assert.fixture(renderJson(demoPlan()), saved);
+  assert.fixture(planFileText(demoPlan()), saved);
 });
 
 s('the demo plan has waves in both pools and no errors', () => {

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
 import { newSim, planWith, runApply } from './apply-harness.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import type { ApplyEvent } from '../src/apply/events.ts';
 import type { Plan } from '../src/plan/types.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('pool conflicts: a node belongs to one pool');
 

@@ -4,12 +4,11 @@ import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
-import { readSnapshotFile } from '../src/cli/inputs.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('rehearse and apply CLI');
 
@@ -98,7 +97,7 @@ s('apply PLANFILE: the reviewed, sealed plan needs no confirmation, with or with
   const planFile = join(dir, 'reviewed.json');
   const made = io();
   assert.is(await run(['plan', '-f', specFile, '--cluster', clusterFile, '--out', planFile], { io: made }), 0, made.err);
-  const sim = newSim(readSnapshotFile(clusterFile));
+  const sim = newSim(readSnapshotFile(nodeInputs, clusterFile));
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
   // No terminal (a CI job): it runs. It stopped with "apply needs confirmation" (exit 1).
   const ci = io();
@@ -125,7 +124,7 @@ s('apply PLANFILE without confirmation still verifies: an edited plan file is re
   const plan = JSON.parse(readFileSync(planFile, 'utf8'));
   plan.pools[0].soakSeconds = 0;
   writeFileSync(planFile, JSON.stringify(plan));
-  const sim = newSim(readSnapshotFile(clusterFile));
+  const sim = newSim(readSnapshotFile(nodeInputs, clusterFile));
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
   const o = io();
   assert.is(await inDir(dir, () => run(['apply', planFile], { io: o, openDriver })), 3);
@@ -143,7 +142,7 @@ s('apply against a live cluster without a usable kubeconfig fails cleanly (exit 
 });
 
 s('apply, status and unlock through the CLI against the simulator; a second apply exits 4', async () => {
-  const sim = newSim(readSnapshotFile(clusterFile));
+  const sim = newSim(readSnapshotFile(nodeInputs, clusterFile));
   let n = 0;
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: `cli-${++n}@test` });
   // the first apply dies while holding the lock
@@ -186,7 +185,7 @@ s('apply, status and unlock through the CLI against the simulator; a second appl
 });
 
 s('apply on a terminal asks through the IO; any answer but yes cancels (exit 1)', async () => {
-  const sim = newSim(readSnapshotFile(clusterFile));
+  const sim = newSim(readSnapshotFile(nodeInputs, clusterFile));
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
   const asked: string[] = [];
   const no = io();

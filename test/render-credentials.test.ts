@@ -10,7 +10,7 @@ import { maskCredentials, forDisplay } from '../src/render/secrets.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
-import { renderJson } from '../src/render/json.ts';
+import { planFileText } from '../src/plan/saved/writer.ts';
 import { formatEventLine, TtyProgress } from '../src/render/events.ts';
 import { renderRehearsalText } from '../src/render/rehearsal.ts';
 import { changeDiff } from '../src/render/diff.ts';
@@ -68,7 +68,7 @@ s('text, markdown and HTML mask the credentials of every reference, in diffs too
   assertMasked(renderHtml(plan), 'html');
   assertMasked(renderHtml(plan, { full: true }), 'html --full');
   for (const ch of plan.changes) for (const l of changeDiff(ch, { full: true }).lines) assert.not.ok(l.text.includes('s3cr3t'), `diff of ${ch.address}`);
-  const json = renderJson(plan);
+  const json = planFileText(plan);
   assert.equal(JSON.parse(json), plan, 'the plan JSON is exact: apply writes these references');
   assert.ok(json.includes('robot$ci:s3cr3t@quay.io/example/'));
 });

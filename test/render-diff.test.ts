@@ -1,12 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { diffValues, changeDiff, yamlDiff } from '../src/render/diff.ts';
-import { maskSecrets } from '../src/render/secrets.ts';
+import { maskSecrets } from '../src/base/secret-mask.ts';
 import { foldNames, foldNumbers, groupNodes, describeGroup, formatDuration, toAscii } from '../src/render/format.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
-import { renderJson } from '../src/render/json.ts';
+import { planFileText } from '../src/plan/saved/writer.ts';
 import type { Plan, PlanChange } from '../src/plan/types.ts';
 import { demoPlan } from './render-fixtures.ts';
 
@@ -78,7 +78,7 @@ s('secrets are masked everywhere while a change stays visible', () => {
     before: { spec: { pullSecretHash: 'HASHOLD' } }, after: { spec: { pullSecretHash: 'HASHNEW' } },
   });
   const outputs = {
-    text: renderText(plan), markdown: renderMarkdown(plan), html: renderHtml(plan), json: renderJson(plan),
+    text: renderText(plan), markdown: renderMarkdown(plan), html: renderHtml(plan), json: planFileText(plan),
     full: renderText(plan, { full: true }),
   };
   for (const [name, out] of Object.entries(outputs)) {

@@ -9,15 +9,14 @@ import { renderStatus } from '../src/render/status.ts';
 import { foldWaves } from '../src/render/format.ts';
 import { rehearse } from '../src/sim/rehearse.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { planWith, newSim } from './apply-harness.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import { golden, bigPlan } from './render-fixtures.ts';
 import { renderText } from '../src/render/text.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const s = suite('progress and folded text: golden files');
 

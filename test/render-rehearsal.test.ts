@@ -13,8 +13,8 @@ import { parseRolloutSpec } from '../src/spec/load.ts';
 import { parseSnapshot } from '../src/cluster/snapshot.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { demoPlan, bigPlan, ROOT } from './render-fixtures.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('render-rehearsal');
 

@@ -3,10 +3,10 @@ import * as assert from 'uvu/assert';
 import { demoPlan, golden } from './render-fixtures.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
-import { renderPlan } from '../src/cli/formats.ts';
 import { generateCluster, imageRef } from '../src/sim/generate.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import { planFor } from './builders.ts';
+import { renderPlan } from '../src/render/formats.ts';
 
 const s = suite('render: slots pools');
 /** The demo with its worker pool in slots (soakSeconds would be an error there). */

@@ -8,10 +8,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { renderText } from '../src/render/text.ts';
-import { renderJson } from '../src/render/json.ts';
+import { planFileText } from '../src/plan/saved/writer.ts';
 import { formatEventLine, eventToNdjson, TtyProgress } from '../src/render/events.ts';
 import { renderRehearsalText, rehearsalJson } from '../src/render/rehearsal.ts';
-import { visible, jsonText } from '../src/render/vocabulary.ts';
+import { visible } from '../src/render/vocabulary.ts';
+import { jsonText } from '../src/base/json-text.ts';
 import { forDisplay } from '../src/render/secrets.ts';
 import { formatDiagnostic, type Diagnostic } from '../src/base/diagnostics.ts';
 import { demoPlan } from './render-fixtures.ts';
@@ -94,7 +95,7 @@ s('JSON outputs stay exact (same value) and escape what a terminal would act on'
   const plan = hostilePlan('strings');
   const events = hostileEvents();
   const r = hostileRehearsal(plan);
-  const json = renderJson(plan);
+  const json = planFileText(plan);
   assert.equal(JSON.parse(json), plan, 'the plan JSON is the same value');
   assert.is(firstUnsafe(json.replace(/\n/g, '')), null);
   for (const e of events) {
@@ -105,7 +106,7 @@ s('JSON outputs stay exact (same value) and escape what a terminal would act on'
   assert.equal(JSON.parse(rehearsalJson(r)).events, events);
   assert.is(firstUnsafe(rehearsalJson(r).replace(/\n/g, '')), null);
   assert.is(jsonText({ a: 'é 日本 🚀' }), '{"a":"é 日本 🚀"}');
-  assert.is(renderJson(demoPlan()), JSON.stringify(demoPlan(), null, 2) + '\n', 'ordinary plans: byte for byte what JSON.stringify writes');
+  assert.is(planFileText(demoPlan()), JSON.stringify(demoPlan(), null, 2) + '\n', 'ordinary plans: byte for byte what JSON.stringify writes');
 });
 
 s.run();

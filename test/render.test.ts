@@ -5,8 +5,8 @@ import { renderText } from '../src/render/text.ts';
 import { renderMarkdown, MARKDOWN_LIMIT } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
 import { run } from '../src/cli/main.ts';
-import { renderPlan } from '../src/cli/formats.ts';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
+import { renderPlan } from '../src/render/formats.ts';
 
 const s = suite('render');
 const ANSI = /\x1b\[/;

@@ -13,15 +13,14 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import type { Plan } from '../src/plan/types.ts';
 import { planIdOf } from '../src/plan/planner.ts';
-import { readSnapshotFile } from '../src/cli/inputs.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { clusterObjects, MS, CP } from './bootimages-helpers.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('sealed plans: what was reviewed is what runs');
 
@@ -60,7 +59,7 @@ async function savedPlan(spec: string, cluster: string, extra: string[] = []): P
 
 /** Applies `file` against a simulator of cluster.yaml; returns the exit code, stderr and whether the cluster was written. */
 async function applyAgainstSim(file: string, clusterFile = 'cluster.yaml') {
-  const sim = newSim(readSnapshotFile(join(repo, clusterFile)));
+  const sim = newSim(readSnapshotFile(nodeInputs, join(repo, clusterFile)));
   const before = (await sim.driver().snapshot()).fingerprint;
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'sealed@test' });
   const r = await cli(['apply', file, '--auto-approve', '--json'], openDriver);
@@ -272,11 +271,11 @@ s('review finding F4: plan-file paths through a symbolic link, and special files
 });
 
 s('git never reads a plan file\'s commit as an option, even past the commit check (--end-of-options)', async () => {
-  const { verifyPlanSpec } = await import('../src/cli/provenance.ts');
+  const { verifyPlanSpec } = await import('../src/app/saved-plan.ts');
   const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
   plan.spec.commit = `--output=${join(repo, 'written-by-git')}`;
   plan.spec.path = 'bootcplan.yaml';
-  assert.throws(() => verifyPlanSpec(plan, { cwd: repo }));
+  assert.throws(() => verifyPlanSpec(nodeInputs, plan, { cwd: repo }));
   // git would write `--output=<file>:<path>`: any file named after the marker counts.
   const { readdirSync } = await import('node:fs');
   assert.equal(readdirSync(repo).filter((f) => f.startsWith('written-by-git')), [], 'git took the commit for an option');

@@ -13,7 +13,7 @@ import { planWith, runApply, newSim } from './apply-harness.ts';
 import { machineConfigPoolObject } from '../src/sim/generate.ts';
 import { BOOTC_MANAGED_LABEL } from '../src/domain/labels.ts';
 import { renderText } from '../src/render/text.ts';
-import { parsePlanFile } from '../src/plan/plan-file.ts';
+import { parsePlanFile } from '../src/plan/saved/reader.ts';
 
 const s = suite('seed-gaps');
 const QUICK = { stage: 100, drain: 10, reboot: 50, softReboot: 10, ready: 0 };

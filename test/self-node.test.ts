@@ -25,12 +25,12 @@ import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan, selfNodeOf } from '../src/plan/planner.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { ClusterSnapshot } from '../src/cluster/types.ts';
-import { renderPlan } from '../src/cli/formats.ts';
-import { confirmSavedPlan } from '../src/cli/sealed.ts';
-import { readSnapshotFile } from '../src/cli/inputs.ts';
+import { confirmSavedPlan } from '../src/plan/saved/compare.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import { StalePlanError } from '../src/base/errors.ts';
+import type { CliIO } from '../src/app/ports.ts';
+import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
+import { renderPlan } from '../src/render/formats.ts';
 
 const s = suite('self node last');
 
@@ -152,7 +152,7 @@ s('the example Job\'s own command, run step by step on a node of its first wave 
   for (const e of ctr.env) env[e.name] = e.value ?? fields[e.valueFrom.fieldRef.fieldPath];
   assert.is(env.NODE_NAME, self);
   // Inside the spec's maintenance window (22:00-03:00 Europe/Berlin).
-  const sim = newSim(readSnapshotFile(join(ROOT, 'examples/cluster.yaml')), { start: '2026-09-14T20:05:00Z' });
+  const sim = newSim(readSnapshotFile(nodeInputs, join(ROOT, 'examples/cluster.yaml')), { start: '2026-09-14T20:05:00Z' });
   const io: CliIO & { err: string } = { err: '', stdout: () => {}, stderr: (x) => { io.err += x; }, env, stdoutIsTTY: false, stderrIsTTY: false };
   for (let i = 0; i < 30 && !sim.progress.read(sim.nodes.values()).run?.done; i++) {
     const code = await inDir(join(work, ctr.workingDir.replace(/^\/work/, '')), () => run(ctr.args, { io, openDriver: async () => ({ driver: sim.driver(`job-${i}`), holder: env.BOOTCPLAN_HOLDER }) }));

@@ -3,14 +3,14 @@ import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, NEW, OLD, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
-import { parsePlanFile } from '../src/plan/plan-file.ts';
+import { parsePlanFile } from '../src/plan/saved/reader.ts';
 import type { ApplyEvent } from '../src/apply/events.ts';
 import type { ClusterSnapshot } from '../src/cluster/types.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('slots: rollout: slots per pool');
 const D = { stage: 100, drain: 60, reboot: 300, softReboot: 60, ready: 30 };

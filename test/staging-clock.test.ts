@@ -15,8 +15,8 @@ import { parseRolloutSpec } from '../src/spec/load.ts';
 import { progressOf } from '../src/kube/progress-configmap.ts';
 import { credibleTime, CLOCK_SKEW_ALLOWANCE_SECONDS } from '../src/domain/clock-skew.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
+import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('staging-clock');
 const FOREVER = { stage: 1e7, drain: 60, reboot: 300, softReboot: 60, ready: 30 };

@@ -17,9 +17,8 @@ import { windowPolicy } from '../src/apply/policy.ts';
 import { inDir } from './cwd.ts';
 import { LUA, luaHealth } from './lua-health.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const s = suite('apply --step: exit semantics, rollout status, Events');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-step-'));

@@ -17,8 +17,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
 import type { ClusterDriver } from '../src/apply/driver.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
@@ -27,6 +25,7 @@ import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { simFleet } from './fleet-sim-harness.ts';
 import { FleetBuilder } from './fleet-builders.ts';
 import { holdingStaging, hangingAfter, withLatency } from './stop-drivers.ts';
+import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const scenario = process.argv[2];
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-stop-child-'));

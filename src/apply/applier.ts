@@ -33,7 +33,8 @@
 import { setMaxListeners } from 'node:events';
 import type { Plan, PlanChange } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { InputError, InterruptedError, LockHeldError, OutsideWindowError, PolicyBlockedError } from '../base/errors.ts';
+import { InterruptedError, LockHeldError, OutsideWindowError } from '../base/errors.ts';
+import { checkApplicable } from '../plan/saved/verify.ts';
 import { AbortedError, type ClusterDriver } from './driver.ts';
 import type { EventSink } from './events.ts';
 import type { ApplyContext, ApplyTimeouts } from './context.ts';
@@ -113,17 +114,6 @@ export interface ApplyResult {
   resumed: boolean;
   /** outcome `waiting`: why. */
   wait?: StepWaitInfo;
-}
-
-/** Throws when a plan must not be applied (DESIGN §6: a plan with any error). */
-export function checkApplicable(plan: Plan): void {
-  const errors = plan.diagnostics.filter((d) => d.severity === 'error');
-  if (!errors.length) return;
-  const policy = errors.find((d) => d.code === 'cpms-replacement-not-allowed');
-  if (policy) {
-    throw new PolicyBlockedError(`plan ${plan.id} replaces control-plane machines and the spec does not allow it: ${policy.message}`, policy.hint ?? 'set spec.controlPlaneMachineSet.allowReplacement: true, plan again, and review the plan');
-  }
-  throw new InputError(`plan ${plan.id} has ${errors.length} error${errors.length === 1 ? '' : 's'} and cannot be applied`, errors, 'fix the spec, plan again, and apply the new plan');
 }
 
 export async function apply(o: ApplyOptions): Promise<ApplyResult> {

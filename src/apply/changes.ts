@@ -11,7 +11,7 @@ import type { KObject } from '../cluster/types.ts';
 import { StalePlanError, ClusterApiError } from '../base/errors.ts';
 import { ConflictError, PreconditionFailedError, AlreadyExistsError } from './driver.ts';
 import type { ApplyContext } from './context.ts';
-import { remainingWorkDifference } from './stale.ts';
+import { remainingWorkDifference } from '../plan/saved/remaining-work.ts';
 import { changeKey } from '../plan/changes.ts';
 import { peek, withoutFingerprint } from './views.ts';
 

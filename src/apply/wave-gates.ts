@@ -13,7 +13,7 @@ import { OutsideWindowError, RolloutHaltedError, StalePlanError } from '../base/
 import { isoOf } from './driver.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
 import { retry } from './changes.ts';
-import { remainingWorkDifference } from './stale.ts';
+import { remainingWorkDifference } from '../plan/saved/remaining-work.ts';
 import { controlPlaneOutOfService, membersOf, peek, viewIn, withoutFingerprint } from './views.ts';
 
 /** Why apply --step stops without error (ApplyResult `wait`). */

@@ -1,37 +1,22 @@
 /**
- * `apply` and `rehearse` (DESIGN §2): carry a plan out in waves through the applier
- * (src/apply), against the live cluster or the simulated one built from a snapshot
- * (src/sim). I/O only; the engine is elsewhere, loaded when a command runs (the applier, the
+ * `apply` and `rehearse` (DESIGN §2): their flags, and their actions handed to the application
+ * layer (app/apply.ts, app/rehearse.ts), each loaded when its command runs (the applier, the
  * simulator and their renderers stay out of the start-up of the other commands).
  */
 import type { Command } from 'commander';
-import { InputError, EXIT, StalePlanError } from '../base/errors.ts';
-import type { ClusterSnapshot } from '../cluster/types.ts';
-import { parseDurations } from '../domain/timing.ts';
-import type { Plan, PhaseDurations } from '../plan/types.ts';
-import type { ApplyEvent } from '../apply/events.ts';
-import { formatDuration } from '../render/format.ts';
-import { forDisplay } from '../render/secrets.ts';
-import type { CommandContext } from './deps.ts';
-import { renderPlan, yamlOfJson, APPLY_FORMATS, REHEARSAL_FORMATS, type RehearsalFormat } from './formats.ts';
-import { readSnapshotFile, readPlanFile } from './inputs.ts';
-import { type CliIO, useColor, askOnTerminal } from './io.ts';
-import { type KubeOptions, STDIN_PATH, kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, parseIntegerFlag, parseFractionFlag, parseDurationFlag } from './options.ts';
-import { lockWaitNotice, processSignals, withStopOnSignal } from './signals.ts';
-import { selfNodeFrom, specFromFile, type SpecForPlan } from './planning.ts';
-import { ApplyReporting, reportUnverifiedPlan } from './apply-report.ts';
-import { parseNotifyUrl } from './notify.ts';
-import { planSnapshotFile } from './provenance.ts';
-import { DEFAULT_DURATIONS } from '../domain/timing.ts';
+import { APPLY_FORMATS, REHEARSAL_FORMATS } from '../render/formats.ts';
+import type { KubeOptions } from '../app/ports.ts';
+import { parseDurationFlag } from '../app/flags.ts';
+import type { RehearseOptions } from '../app/rehearse.ts';
+import { kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, exitWith, type CommandContext } from './options.ts';
 
 export function registerApplyCommands(program: Command, ctx: CommandContext): void {
   registerApply(program, ctx);
   registerRehearse(program, ctx);
 }
 
-// ---- apply ----
-
-interface ApplyOptions extends KubeOptions {
+/** The flags of `apply` as commander gives them. */
+interface ApplyFlags extends KubeOptions {
   file: string;
   autoApprove?: boolean;
   step?: boolean;
@@ -57,123 +42,13 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .option('--json', 'the same as -o json')
     .option('--lock-timeout <duration>', 'wait this long for a lock another apply holds (e.g. 5m; 0: exit 4 at once)', '0')
     .option('--notify <url>', 'POST a small JSON document to this URL on wave start, halt, done and stale (failures are warnings)')
-    .action((planfile: string | undefined, opts: ApplyOptions) => applyAction(ctx, planfile, opts));
-}
-
-async function applyAction({ io, setExit, openDriver, now, signals, exitNow }: CommandContext, planfile: string | undefined, given: ApplyOptions): Promise<void> {
-  const opts = { ...given, json: given.json || given.output === 'json' };
-  const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
-  // A saved plan was the review: once its seal and spec are verified it runs without a second
-  // approval (DESIGN §2, as Terraform applies a saved plan). Planning and applying at once asks.
-  const confirming = !planfile && !opts.autoApprove;
-  const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
-  if (confirming && !interactive) {
-    throw new InputError('apply -f plans and applies at once, which needs confirmation, and there is no terminal to ask on', [], 'save the plan (bootcplan plan --out FILE), review it, then run bootcplan apply FILE; or add --auto-approve');
-  }
-  if (confirming && opts.file === STDIN_PATH) {
-    throw new InputError('apply -f - reads the spec from stdin, so no answer to the confirmation can come from there', [], 'review the plan (bootcplan plan -f -), then run apply -f - with --auto-approve');
-  }
-  const [{ apply, checkApplicable }, { windowPolicy }, { openSavedPlan, confirmSavedPlan, checkClusterBinding, inFlightOf }] = await Promise.all([
-    import('../apply/applier.ts'), import('../apply/policy.ts'), import('./sealed.ts'),
-  ]);
-  const saved = planfile ? readPlanFile(planfile) : null;
-  const selfNode = selfNodeFrom(io.env);
-  // A saved plan is checked before any cluster access; its phase durations are the planner's
-  // own (plan has no flag for them), so a file cannot make waves look shorter to the windows.
-  let specs: SpecForPlan;
-  try {
-    specs = saved ? openSavedPlan(saved, DEFAULT_DURATIONS) : specFromFile(opts.file, undefined, selfNode);
-  } catch (err) {
-    if (saved && err instanceof StalePlanError) await reportUnverifiedPlan(() => openDriver(kubeFlags(opts), io), io, saved, err);
-    throw err;
-  }
-  const notifyUrl = opts.notify === undefined ? undefined : parseNotifyUrl(opts.notify);
-  const { driver, holder, close } = await openDriver(kubeFlags(opts), io);
-  let w: EventWriter | null = null;
-  const report = new ApplyReporting(driver, io, specs.spec, !!opts.step, notifyUrl);
-  try {
-    let plan: Plan;
-    if (saved) {
-      const live = await driver.snapshot();
-      // A plan made for another cluster leaves this one as it found it: no rollout status either.
-      checkClusterBinding(saved, live);
-      await report.open(saved);
-      const progress = await driver.readProgress();
-      plan = confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight: inFlightOf(saved, live, progress) });
-    } else {
-      plan = specs.replan(await driver.snapshot());
-      if (!opts.json) io.stdout(await renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));
-      await report.open(plan);
-      checkApplicable(plan);
-    }
-    if (confirming && !(await confirm(io, plan))) {
-      io.stderr('apply cancelled\n');
-      setExit(EXIT.error);
-      return;
-    }
-    const writer = await eventWriter(io, !!opts.json, plan, now);
-    w = writer;
-    const onLockWait = lockWaitNotice((line) => io.stderr(forDisplay(line) + '\n'), lockTimeoutSeconds);
-    const r = await withStopOnSignal(io, signals ?? processSignals, exitNow ?? ((c) => process.exit(c)), (signal) =>
-      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, onLockWait, signal, selfNode }));
-    const status = await report.finished(r);
-    if (!opts.json) {
-      const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already'
-        : r.outcome === 'waiting' ? `nothing to do now: ${status?.message ?? r.wait?.message}` : `done in ${formatDuration(r.durationSeconds)}`;
-      const blocked = r.blocked.length ? ` ${r.blocked.length} blocked node(s) were not updated: ${r.blocked.join(', ')}; plan again once they are back.` : '';
-      io.stdout(forDisplay(`Apply of plan ${r.planId}: ${what}.${blocked}`) + '\n');
-    }
-  } catch (err) {
-    const end = await report.failed(err);
-    if (end === null) return;
-    throw end;
-  } finally {
-    w?.stop();
-    close?.();
-  }
-}
-
-interface EventWriter { write: (e: ApplyEvent) => void; stop: () => void }
-
-/**
- * Where the events go: NDJSON on stdout (--json), the live block on a terminal (redrawn every
- * second between events, so elapsed and ETA move), else the CI lines (render/events.ts).
- */
-async function eventWriter(io: CliIO, json: boolean, plan: Plan, now: () => number): Promise<EventWriter> {
-  const [{ eventToNdjson, CiProgress, TtyProgress }, { progressPlan }] = await Promise.all([import('../render/events.ts'), import('../render/progress.ts')]);
-  if (json) return { write: (e) => io.stdout(eventToNdjson(e)), stop: () => {} };
-  if (io.stderrIsTTY) {
-    const tty = new TtyProgress({ color: useColor(io, true), plan: progressPlan(plan), width: (io.stderrColumns || 101) - 1 });
-    let last: { t: number; at: number } | null = null;
-    const timer = setInterval(() => { if (last) io.stderr(tty.tick(last.t + (now() - last.at) / 1000)); }, 1000);
-    timer.unref();
-    return { write: (e) => { last = { t: e.t, at: now() }; io.stderr(tty.update(e)); }, stop: () => clearInterval(timer) };
-  }
-  const ci = new CiProgress({ plan: progressPlan(plan) });
-  return { write: (e) => { const s = ci.update(e); if (s) io.stderr(s); }, stop: () => {} };
-}
-
-async function confirm(io: CliIO, plan: Plan): Promise<boolean> {
-  const ask = io.ask ?? askOnTerminal;
-  const answer = await ask(`Apply plan ${plan.id} (${plan.summary.nodes} nodes in ${plan.summary.waves} waves)? Only 'yes' is accepted: `);
-  return answer.trim() === 'yes';
-}
-
-// ---- rehearse ----
-
-/** The simulation flags of `rehearse` and `fleet rehearse`. */
-export interface SimulationOptions {
-  durations?: string;
-  failRate?: string;
-  jitter?: string;
-  seed: string;
-}
-
-interface RehearseOptions extends SimulationOptions {
-  file: string;
-  cluster?: string;
-  events?: boolean;
-  output: RehearsalFormat;
+    .action(async (planfile: string | undefined, flags: ApplyFlags) => {
+      const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', flags.lockTimeout, 24 * 3600);
+      const opts = { ...flags, kube: kubeFlags(flags), json: !!flags.json || flags.output === 'json', lockTimeoutSeconds };
+      // The applier is loaded only when apply runs (start-up of the other commands: docs/performance.md).
+      const { applySavedPlan, applySpec } = await import('../app/apply.ts');
+      await exitWith(ctx, planfile ? applySavedPlan(ctx, planfile, opts) : applySpec(ctx, opts));
+    });
 }
 
 /** Adds --durations, --fail-rate, --jitter and --seed. */
@@ -183,17 +58,6 @@ export function simulationOptions(cmd: Command): Command {
     .option('--fail-rate <r>', 'probability that a reboot fails (0..1)')
     .option('--jitter <fraction>', 'per-node duration jitter: each node\'s durations scaled by a factor in [1 - fraction, 1 + fraction] (0..0.9)')
     .option('--seed <n>', 'seed for the faults and the jitter', '1');
-}
-
-/** The simulation flags, checked: durations over the planner's defaults (never a file's alone), fail rate, seed, jitter. */
-export function simulationFlags(opts: SimulationOptions): { durations: PhaseDurations; failRate: number; seed: number; jitter: number } {
-  const durations = parseDurations(opts.durations, DEFAULT_DURATIONS);
-  if (typeof durations === 'string') throw new InputError(`--durations: ${durations}`, [], 'e.g. --durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30');
-  const failRate = opts.failRate === undefined ? 0 : parseFractionFlag('--fail-rate', opts.failRate);
-  const seed = parseIntegerFlag('--seed', opts.seed, { min: 0, max: 2 ** 32 - 1 });
-  const jitter = opts.jitter === undefined ? 0 : parseFractionFlag('--jitter', opts.jitter);
-  if (jitter > 0.9) throw new InputError(`--jitter ${opts.jitter}: at most 0.9 (a node's durations stay positive)`, [], 'e.g. --jitter 0.3');
-  return { durations, failRate, seed, jitter };
 }
 
 function registerRehearse(program: Command, ctx: CommandContext): void {
@@ -206,46 +70,9 @@ function registerRehearse(program: Command, ctx: CommandContext): void {
   simulationOptions(cmd)
     .option('--events', 'also list every event (text output)')
     .addOption(outputFormatOption(REHEARSAL_FORMATS, 'output format (html: the plan report with the timeline drawn from the rehearsal)'))
-    .action((planfile: string | undefined, opts: RehearseOptions) => rehearseAction(ctx, planfile, opts));
-}
-
-async function rehearseAction({ io, setExit, now }: CommandContext, planfile: string | undefined, opts: RehearseOptions): Promise<void> {
-  const [{ rehearse }, { renderRehearsalText, rehearsalJson, rehearsalReport }, { openSavedPlan, confirmSavedPlan }, { RehearseProgress }, { progressPlan }] = await Promise.all([
-    import('../sim/rehearse.ts'), import('../render/rehearsal.ts'), import('./sealed.ts'), import('../render/events.ts'), import('../render/progress.ts'),
-  ]);
-  const saved = planfile ? readPlanFile(planfile) : null;
-  const { durations, failRate, seed, jitter } = simulationFlags(opts);
-  // A saved plan is checked before its snapshot is read (the path comes from the file).
-  const specs = saved ? openSavedPlan(saved, durations) : null;
-  const clusterFile = opts.cluster ?? (saved ? planSnapshotFile(saved) : null);
-  if (!clusterFile) throw new InputError('rehearse needs a cluster snapshot', [], 'pass --cluster SNAPSHOT (bootcplan snapshot --out FILE writes one)');
-  const snapshot = readSnapshotFile(clusterFile);
-  let plan: Plan;
-  let replan: (s: ClusterSnapshot) => Plan;
-  if (saved && specs) {
-    plan = confirmSavedPlan(saved, specs.replan(snapshot), snapshot, { compareDurations: opts.durations === undefined });
-    replan = specs.replan;
-  } else {
-    const s = specFromFile(opts.file, durations);
-    plan = s.plan(snapshot);
-    replan = s.replan;
-  }
-  // Progress on stderr for long runs (render/events.ts RehearseProgress: nothing within 2 s).
-  const progress = new RehearseProgress({ plan: progressPlan(plan), terminal: io.stderrIsTTY, color: useColor(io, io.stderrIsTTY), clock: now, width: (io.stderrColumns || 101) - 1 });
-  const { rehearsal, error } = await rehearse({
-    plan, replan, snapshot, durations,
-    faults: failRate > 0 ? { seed, rebootFailRate: failRate } : null,
-    onEvent: (e) => { const s = progress.update(e); if (s) io.stderr(s); },
-    jitter: jitter > 0 ? { fraction: jitter, seed } : null,
-  });
-  const erase = progress.finish();
-  if (erase) io.stderr(erase);
-  const report = rehearsalReport(rehearsal, error);
-  if (report.exitCode === EXIT.stale && error) throw error;
-  io.stdout(opts.output === 'json' ? rehearsalJson(report)
-    : opts.output === 'yaml' ? yamlOfJson(rehearsalJson(report))
-    : opts.output === 'html' ? (await import('../render/html/report.ts')).renderHtml(plan, { rehearsal: report })
-    : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events, ascii: !useColor(io, io.stdoutIsTTY) }));
-  if (error) throw error;
-  setExit(EXIT.ok);
+    .action(async (planfile: string | undefined, opts: RehearseOptions) => {
+      // The simulator is loaded only when rehearse runs.
+      const { rehearseCommand } = await import('../app/rehearse.ts');
+      await exitWith(ctx, rehearseCommand(ctx, planfile, opts));
+    });
 }

@@ -1,30 +1,20 @@
 /**
- * `bootcplan fleet` (DESIGN §10): registers the command group and its `plan`, `show` and
- * `validate` subcommands; the other fleet subcommands register themselves from their own files
- * through the calls in `registerFleet` (one line each). Nothing here writes to a cluster.
+ * `bootcplan fleet` (DESIGN §10): the command group and its subcommands' flags, each action
+ * handed to the application layer: `plan`, `show`, `validate` (app/fleet-plan.ts), `apply`
+ * (app/fleet-apply.ts), `rehearse` (app/fleet-rehearse.ts), `render argocd`
+ * (app/fleet-render.ts). The runner, the simulator and the Argo CD renderer are loaded only
+ * when their command runs.
  */
-import type { Command } from 'commander';
-import { join } from 'node:path';
-import { formatDiagnostic } from '../base/diagnostics.ts';
-import { EXIT, InputError } from '../base/errors.ts';
-import { renderPlan } from './formats.ts';
-import type { FleetPlan } from '../fleet/plan-types.ts';
-import { forDisplay } from '../render/secrets.ts';
-import type { CommandContext } from './deps.ts';
-import { useColor } from './io.ts';
-import { writeFileAtomic } from './files.ts';
-import { kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, type KubeOptions } from './options.ts';
-import { planFleetFile, readFleet, requireValidFleet, readFleetPlanFile, fleetFileOption, concurrencyOption } from './fleet-inputs.ts';
-import { checkFleetPlanSeal } from './fleet-sealed.ts';
-import { trustFleetKubeconfigsOption } from './fleet-kubeconfig.ts';
-import { registerFleetApply } from './commands-fleet-apply.ts';
-
-import { registerFleetRehearse } from './commands-fleet-rehearse.ts';
-
-import { registerFleetRender } from './commands-fleet-render.ts';
-
-export const FLEET_FORMATS = ['text', 'json', 'markdown'] as const;
-export type FleetFormat = (typeof FLEET_FORMATS)[number];
+import { Option, type Command } from 'commander';
+import { FLEET_FORMATS, FLEET_APPLY_FORMATS, FLEET_REHEARSAL_FORMATS } from '../fleet/outputs.ts';
+import { fleetPlanCommand, fleetShowCommand, fleetValidateCommand, type FleetPlanOptions, type FleetShowOptions } from '../app/fleet-plan.ts';
+import type { FleetApplyOptions } from '../app/fleet-apply.ts';
+import type { FleetRehearseOptions } from '../app/fleet-rehearse.ts';
+import type { RenderArgoOptions } from '../app/fleet-render.ts';
+import {
+  kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, fleetFileOption, concurrencyOption, trustFleetKubeconfigsOption, exitWith, type CommandContext,
+} from './options.ts';
+import { simulationOptions } from './commands-apply.ts';
 
 export function registerFleet(program: Command, ctx: CommandContext): void {
   const fleet = program.command('fleet').description('plan and roll out many clusters in canary-first batches (a Fleet spec)');
@@ -32,29 +22,8 @@ export function registerFleet(program: Command, ctx: CommandContext): void {
   registerFleetShow(fleet, ctx);
   registerFleetValidate(fleet, ctx);
   registerFleetApply(fleet, ctx);
-
   registerFleetRehearse(fleet, ctx);
-
   registerFleetRender(fleet, ctx);
-}
-
-export async function renderFleetPlan(fp: FleetPlan, format: string, color: boolean): Promise<string> {
-  switch (format) {
-    case 'json': return (await import('../fleet/plan-text.ts')).renderFleetJson(fp);
-    case 'markdown': return (await import('../fleet/plan-markdown.ts')).renderFleetMarkdown(fp);
-    default: return (await import('../fleet/plan-text.ts')).renderFleetText(fp, { color });
-  }
-}
-
-// ---- fleet plan ----
-
-interface FleetPlanOptions extends KubeOptions {
-  file: string;
-  ref?: string;
-  output: FleetFormat;
-  out?: string | true;
-  concurrency?: string;
-  trustFleetKubeconfigs?: boolean;
 }
 
 function registerFleetPlan(fleet: Command, ctx: CommandContext): void {
@@ -69,21 +38,8 @@ function registerFleetPlan(fleet: Command, ctx: CommandContext): void {
     .addOption(trustFleetKubeconfigsOption())
     .addOption(outputFormatOption(FLEET_FORMATS))
     .option('--out [fleetplan]', 'save the fleet plan file (JSON; a bare name goes into plans/)')
-    .action((opts: FleetPlanOptions) => fleetPlanAction(ctx, opts));
+    .action((opts: FleetPlanOptions) => exitWith(ctx, fleetPlanCommand(ctx, opts)));
 }
-
-async function fleetPlanAction({ io, now, setExit }: CommandContext, opts: FleetPlanOptions): Promise<void> {
-  const { fleetPlan: fp } = await planFleetFile(opts.file, opts.ref, opts, io.env, { now: now() });
-  io.stdout(await renderFleetPlan(fp, opts.output, useColor(io, io.stdoutIsTTY)));
-  if (opts.out) {
-    const path = opts.out === true ? join('plans', `${fp.fleet.name}-${fp.id}.json`) : opts.out.includes('/') ? opts.out : join('plans', opts.out);
-    writeFileAtomic(path, (await import('../fleet/plan-text.ts')).renderFleetJson(fp), 'private');
-    io.stderr(`saved fleet plan ${fp.id} to ${path}${fp.summary.failed ? ` (${fp.summary.failed} cluster${fp.summary.failed === 1 ? '' : 's'} failed: they sit in no batch)` : ''}\n`);
-  }
-  if (fp.summary.failed) setExit(EXIT.error);
-}
-
-// ---- fleet show ----
 
 function registerFleetShow(fleet: Command, ctx: CommandContext): void {
   fleet
@@ -92,22 +48,8 @@ function registerFleetShow(fleet: Command, ctx: CommandContext): void {
     .argument('<fleetplan>', 'a fleet plan saved with fleet plan --out')
     .addOption(outputFormatOption(FLEET_FORMATS))
     .option('--cluster <name>', 'show this cluster\'s plan instead (-o json: a plan file `bootcplan apply` takes)')
-    .action(async (file: string, opts: { output: FleetFormat; cluster?: string }) => {
-      const fp = readFleetPlanFile(file);
-      checkFleetPlanSeal(fp);
-      const color = useColor(ctx.io, ctx.io.stdoutIsTTY);
-      if (opts.cluster === undefined) {
-        ctx.io.stdout(await renderFleetPlan(fp, opts.output, color));
-        return;
-      }
-      const c = fp.clusters.find((x) => x.name === opts.cluster);
-      if (!c) throw new InputError(`fleet plan ${fp.id} has no cluster ${JSON.stringify(opts.cluster).slice(0, 80)}`, [], `its clusters: ${fp.clusters.slice(0, 20).map((x) => x.name).join(', ')}${fp.clusters.length > 20 ? ', ...' : ''}`);
-      if (!c.plan) throw new InputError(`cluster ${c.name} has no plan in fleet plan ${fp.id}: ${c.error?.code}: ${c.error?.message}`, [], c.error?.hint);
-      ctx.io.stdout(await renderPlan(c.plan, opts.output, { color }));
-    });
+    .action((file: string, opts: FleetShowOptions) => exitWith(ctx, fleetShowCommand(ctx, file, opts)));
 }
-
-// ---- fleet validate ----
 
 function registerFleetValidate(fleet: Command, ctx: CommandContext): void {
   fleet
@@ -115,12 +57,63 @@ function registerFleetValidate(fleet: Command, ctx: CommandContext): void {
     .description('check a Fleet spec: its fields, names, overrides, and every cluster\'s effective spec')
     .addOption(fleetFileOption())
     .addOption(refOption())
-    .action((opts: { file: string; ref?: string }) => {
-      const read = readFleet(opts.file, opts.ref);
-      for (const d of read.loaded.diagnostics.filter((x) => x.severity === 'warning')) ctx.io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
-      requireValidFleet(read);
-      const f = read.loaded.fleet!;
-      const n = f.spec.clusters.length;
-      ctx.io.stdout(`${read.info.path}: valid (${n} cluster${n === 1 ? '' : 's'}, ${f.spec.strategy?.canaries?.length ?? 0} canar${f.spec.strategy?.canaries?.length === 1 ? 'y' : 'ies'})\n`);
+    .action((opts: { file: string; ref?: string }) => exitWith(ctx, fleetValidateCommand(ctx, opts)));
+}
+
+function registerFleetApply(fleet: Command, ctx: CommandContext): void {
+  fleet
+    .command('apply')
+    .description('roll the fleet out: canaries first, then batches; each cluster through its own context and lock (exit: the worst cluster\'s)')
+    .argument('[fleetplan]', 'a fleet plan saved with fleet plan --out (default: plan -f FLEET now)')
+    .addOption(fleetFileOption('Fleet spec, planned now when no fleet plan file is given'))
+    .addOption(kubeconfigOption())
+    .addOption(requestTimeoutOption())
+    .addOption(concurrencyOption(' while planning with -f'))
+    .addOption(trustFleetKubeconfigsOption())
+    .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
+    .option('--lock-timeout <duration>', 'wait this long for a cluster\'s lock another apply holds, e.g. after a killed fleet apply (0: that cluster fails with exit 4 at once)', '0')
+    .addOption(outputFormatOption(FLEET_APPLY_FORMATS, 'output format (json: the fleet events and each cluster\'s apply events as NDJSON on stdout)'))
+    .action(async (planfile: string | undefined, opts: FleetApplyOptions) => {
+      const { fleetApplyCommand } = await import('../app/fleet-apply.ts');
+      await exitWith(ctx, fleetApplyCommand(ctx, planfile, opts));
+    });
+}
+
+function registerFleetRehearse(fleet: Command, ctx: CommandContext): void {
+  const cmd = fleet
+    .command('rehearse')
+    .description('rehearse the whole fleet on simulated clusters (each from its snapshot), batch by batch, and report the fleet makespan')
+    .argument('[fleetplan]', 'a fleet plan saved with fleet plan --out')
+    .addOption(fleetFileOption('Fleet spec (planned now)'))
+    .addOption(kubeconfigOption())
+    .addOption(requestTimeoutOption())
+    .addOption(concurrencyOption(' with -f'))
+    .addOption(trustFleetKubeconfigsOption());
+  simulationOptions(cmd)
+    .addOption(outputFormatOption(FLEET_REHEARSAL_FORMATS, 'output format (html: the report with the chart of batches over time)'))
+    .action(async (fleetplan: string | undefined, opts: FleetRehearseOptions) => {
+      const { fleetRehearseCommand } = await import('../app/fleet-rehearse.ts');
+      await exitWith(ctx, fleetRehearseCommand(ctx, fleetplan, opts));
+    });
+}
+
+function registerFleetRender(fleet: Command, ctx: CommandContext): void {
+  const render = fleet.command('render').description('render a fleet plan for a distributed engine');
+  render
+    .command('argocd')
+    .description('an Argo CD ApplicationSet whose progressive sync (RollingSync) steps are the fleet\'s batches, and one directory per cluster')
+    .argument('<fleetplan>', 'a fleet plan saved with fleet plan --out')
+    .requiredOption('--out-dir <dir>', 'where to write applicationset.yaml and clusters/<name>/ (a new directory, or one holding only an unchanged previous render)')
+    .requiredOption('--repo-url <url>', 'the git repository Argo CD reads the rendered files from')
+    .requiredOption('--image <ref>', 'the bootcplan container image the apply Job and CronJob run (Containerfile)')
+    .addOption(new Option('--revision <rev>', 'the branch, tag or commit Argo CD syncs (targetRevision)').default('HEAD'))
+    .option('--path <path>', 'the output directory\'s path in that repository (default: --out-dir relative to the repository root)')
+    .option('--setup-path <path>', 'a directory of that repository with bootcplan\'s CRD and RBAC (as examples/), synced before each cluster\'s directory through DIR/setup, which keeps its objects when an Application is deleted')
+    .addOption(new Option('--namespace <ns>', 'the Argo CD namespace of the ApplicationSet').default('openshift-gitops'))
+    .addOption(new Option('--project <name>', 'the Argo CD project of the Applications').default('default'))
+    .option('--name <name>', 'the ApplicationSet name; each Application is <name>-<cluster> (default: bootcplan-<fleet name>)')
+    .action(async (file: string, opts: RenderArgoOptions) => {
+      const { fleetRenderArgoCommand } = await import('../app/fleet-render.ts');
+      await exitWith(ctx, fleetRenderArgoCommand(ctx, file, opts));
     });
 }

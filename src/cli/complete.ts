@@ -1,51 +1,24 @@
 /**
  * `bootcplan __complete WORD... CURRENT`: the one completion engine behind the bash, zsh and
- * fish scripts (completion.ts) and kubectl's plugin completion (bin/kubectl_complete-bootcplan.mjs).
- * It walks the commander program as the CLI would parse the words (subcommands at any depth,
- * options of the command and of its parents, `--opt=value`, `--`), then lists what may come at
- * the cursor: subcommands, options, an option's or an argument's choices, kubeconfig contexts,
- * a fleet plan's clusters; or asks the shell for file names.
- *
- * Output, as cobra's `__complete` prints it (kubectl reads it from a plugin's completion
- * executable: k8s.io/kubectl pkg/cmd/plugin/plugin_completion.go): one candidate per line,
- * optionally `candidate<TAB>description`, then `:<directive>` (cobra ShellCompDirective bits).
- * Candidates are data: the scripts add each line as it is and never expand or evaluate it
- * (docs/safety.md "completion never evaluates data"); a name holding a control character cannot
- * be one line, so it is never offered.
+ * fish scripts and kubectl's plugin completion (bin/kubectl_complete-bootcplan.mjs), and the
+ * `completion SHELL` command that prints those scripts (app/completion.ts). The engine walks the
+ * commander program as the CLI would parse the words (subcommands at any depth, options of the
+ * command and of its parents, `--opt=value`, `--`), then lists what may come at the cursor:
+ * subcommands, options, an option's or an argument's choices, kubeconfig contexts, a fleet
+ * plan's clusters (their data from app/completion.ts fileSources); or asks the shell for file
+ * names. A name holding a control character cannot be one line of the protocol
+ * (app/completion.ts completionText), so it is never offered.
  */
-import type { Argument, Command, Option } from 'commander';
-import { readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { parse } from 'yaml';
+import { Argument, type Command, type Option } from 'commander';
+import { DIRECTIVE, SHELLS, completionCommand, type Candidate, type Completion, type CompletionSources, type Shell } from '../app/completion.ts';
+import { choiceParser, exitWith, type CommandContext } from './options.ts';
 
 export const COMPLETE_COMMAND = '__complete';
-
-/** cobra's ShellCompDirective bits (spf13/cobra completions.go). */
-export const DIRECTIVE = { default: 0, error: 1, noSpace: 2, noFileComp: 4, filterFileExt: 8, filterDirs: 16, keepOrder: 32 } as const;
-
-export interface Candidate {
-  value: string;
-  help?: string;
-}
-
-export interface Completion {
-  candidates: Candidate[];
-  directive: number;
-}
 
 /** What a value (of an option or an argument) completes to. */
 export type ValueKind =
   | { kind: 'choices'; values: readonly string[] }
   | { kind: 'files' } | { kind: 'dirs' } | { kind: 'contexts' } | { kind: 'fleet-clusters' } | { kind: 'text' };
-
-/** Where the data candidates come from (replaceable in tests). */
-export interface CompletionSources {
-  /** Context names of the kubeconfig (--kubeconfig PATH, else KUBECONFIG, else ~/.kube/config). */
-  contexts(kubeconfig: string | undefined): string[];
-  /** Cluster names of a saved fleet plan. */
-  fleetClusters(fleetPlanFile: string): string[];
-}
 
 /** Placeholders (`<spec>`, `[planfile]`) of values that name a file. */
 const FILE_VALUES = new Set(['spec', 'snapshot', 'fleet', 'path', 'file', 'planfile', 'fleetplan']);
@@ -186,55 +159,10 @@ export function completeWords(program: Command, words: readonly string[], source
   return valueCompletion(argumentValueKind(arg), current, w, sources);
 }
 
-/** The lines `__complete` prints (see the header). */
-export function completionText(c: Completion): string {
-  const line = (x: Candidate) => (x.help ? `${x.value}\t${x.help.replace(/[\u0000-\u001f\u007f]+/g, ' ')}` : x.value);
-  return c.candidates.map((x) => line(x) + '\n').join('') + `:${c.directive}\n`;
-}
-
-// ------------------------------------------------------------------ the data, read from files
-
-/** Files this large are not a kubeconfig or a fleet plan worth reading at a keystroke. */
-const MAX_BYTES = 8 * 1024 * 1024;
-
-function readSmall(path: string): string | null {
-  try {
-    return statSync(path).size <= MAX_BYTES ? readFileSync(path, 'utf8') : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The kubeconfig files kubectl reads, in its order (src/kube/config.ts resolveKubeConfig). */
-export function kubeconfigFiles(flag: string | undefined, env: Record<string, string | undefined>): string[] {
-  if (flag) return [flag];
-  if (env.KUBECONFIG) return env.KUBECONFIG.split(delimiter).filter(Boolean);
-  return [join(env.HOME || homedir(), '.kube', 'config')];
-}
-
-export function fileSources(env: Record<string, string | undefined>): CompletionSources {
-  return {
-    contexts(flag) {
-      return kubeconfigFiles(flag, env).flatMap((f) => {
-        const text = readSmall(f);
-        if (text === null) return [];
-        const doc = safeParse(text) as { contexts?: { name?: unknown }[] } | null;
-        return Array.isArray(doc?.contexts) ? doc.contexts.map((c) => c?.name).filter((n): n is string => typeof n === 'string') : [];
-      });
-    },
-    fleetClusters(file) {
-      const text = readSmall(file);
-      const doc = text === null ? null : (safeParse(text) as { clusters?: { name?: unknown }[] } | null);
-      return Array.isArray(doc?.clusters) ? doc.clusters.map((c) => c?.name).filter((n): n is string => typeof n === 'string') : [];
-    },
-  };
-}
-
-/** YAML (a superset of JSON), without anchors blowing up: null when it is not a document. */
-function safeParse(text: string): unknown {
-  try {
-    return parse(text, { maxAliasCount: 100 });
-  } catch {
-    return null;
-  }
+export function registerCompletionCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('completion')
+    .description('print the shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', SHELLS.join(', ')).choices(SHELLS).argParser(choiceParser(SHELLS, 'shells')))
+    .action((shell: Shell) => exitWith(ctx, completionCommand(ctx, shell)));
 }

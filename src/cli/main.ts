@@ -14,13 +14,18 @@ import { registerApplyCommands } from './commands-apply.ts';
 import { registerSnapshotCommand, registerLockCommands } from './commands-cluster.ts';
 import { registerPlanCommands } from './commands-plan.ts';
 import { registerFleet } from './commands-fleet.ts';
-import type { CliDeps, CommandContext } from './deps.ts';
-import { type CliIO, processIO } from './io.ts';
-import { openLiveDriver } from './live.ts';
 import { packageVersion, registerVersionCommand } from './version.ts';
-import { registerCompletionCommand } from './completion.ts';
-import { COMPLETE_COMMAND, completeWords, completionText, fileSources } from './complete.ts';
-import { STDIN_PATH } from './options.ts';
+import { COMPLETE_COMMAND, completeWords, registerCompletionCommand } from './complete.ts';
+import { completionText, fileSources } from '../app/completion.ts';
+import { type CommandContext } from './options.ts';
+import type { CliIO, DriverFactory, Files, Git, Ports, SignalSource } from '../app/ports.ts';
+import { askOnTerminal, processIO } from '../app/io.ts';
+import { processSignals, stopRequests } from '../app/signals.ts';
+import { nodeFiles } from '../app/files.ts';
+import { nodeGit } from '../app/git.ts';
+import { specsOfFleetPlans } from '../app/fleet-saved-plan.ts';
+import { openLiveDriver } from '../app/live.ts';
+import { STDIN_PATH } from '../app/stdin.ts';
 
 /** `-q`/`-v`, as the actions of one run see them. */
 export interface Verbosity {
@@ -28,11 +33,39 @@ export interface Verbosity {
   verbose: boolean;
 }
 
+/** What run() and buildProgram() take: the IO, the driver factory and the clock; each other input not given is the real one. */
+export interface CliDeps {
+  io: CliIO;
+  openDriver: DriverFactory;
+  now: () => number;
+  /** How the command names itself (default bootcplan). */
+  name?: string;
+  /** SIGTERM/SIGINT while apply runs (default: the process's). */
+  signals?: SignalSource;
+  /** Exits the process at once (a second signal); default process.exit. */
+  exitNow?: (code: number) => void;
+  files?: Files;
+  git?: Git;
+  fleetClusterSpec?: Ports['fleetClusterSpec'];
+}
+
+/** The ports of the commands: `deps`, and the real adapter of each port not given (app/ports.ts); `io()`: the IO of the moment (`-q` replaces it). */
+function portsOf(deps: CliDeps, io: () => CliIO): Ports {
+  const inputs = { files: deps.files ?? nodeFiles, git: deps.git ?? nodeGit };
+  return {
+    io: deps.io, openDriver: deps.openDriver, now: deps.now, name: deps.name ?? 'bootcplan',
+    stops: stopRequests(io, deps.signals ?? processSignals, deps.exitNow ?? ((c) => process.exit(c))),
+    ask: (question) => (io().ask ?? askOnTerminal)(question),
+    ...inputs,
+    fleetClusterSpec: deps.fleetClusterSpec ?? ((plan, durations) => specsOfFleetPlans(inputs, [plan], durations).clusters.get(plan.spec.fleetCluster!)!),
+  };
+}
+
 export function buildProgram(deps: CliDeps, setExit: (code: number) => void, verbosity: Verbosity = { quiet: false, verbose: false }): Command {
-  const ctx: CommandContext = { ...deps, setExit };
+  const ctx: CommandContext = { ...portsOf(deps, () => ctx.io), setExit };
   const program = new Command();
   program
-    .name(deps.name ?? 'bootcplan')
+    .name(ctx.name)
     .description('Plan and apply OS-image and boot-image rollouts on OpenShift and bootc clusters')
     .version(packageVersion())
     .exitOverride()
@@ -115,11 +148,11 @@ export function reportError(io: CliIO, err: unknown, verbose = false): number {
 
 /** The entry (bin/bootcplan.mjs, tests): each dependency not given is the real one. */
 export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise<number> {
-  const deps: CliDeps = { io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now, name: given.name, signals: given.signals, exitNow: given.exitNow };
+  const deps: CliDeps = { ...given, io: given.io ?? processIO(), openDriver: given.openDriver ?? openLiveDriver, now: given.now ?? Date.now };
   let code: number = EXIT.ok;
   const verbosity: Verbosity = { quiet: false, verbose: false };
   const program = buildProgram(deps, (c) => (code = c), verbosity);
-  // Shell and kubectl plugin completion (complete.ts): the words are data, never parsed as options.
+  // Shell and kubectl plugin completion (complete.ts, app/completion.ts): the words are data, never parsed as options.
   if (argv[0] === COMPLETE_COMMAND) {
     deps.io.stdout(completionText(completeWords(program, argv.slice(1), fileSources(deps.io.env))));
     return EXIT.ok;

@@ -4,29 +4,25 @@
  * actions receive. Commander names a value by its long flag in camelCase
  * (`--detailed-exitcode` -> `detailedExitcode`).
  */
-import { InputError } from '../base/errors.ts';
 import { Option, InvalidArgumentError } from 'commander';
 import { nearest } from '../base/schema.ts';
+import type { CommandResult, KubeOptions, Ports } from '../app/ports.ts';
+import { DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from '../app/fleet-inputs.ts';
+import { TRUST_FLEET_KUBECONFIGS } from '../app/fleet-kubeconfig.ts';
 
-/** The live cluster: `--kubeconfig PATH --context NAME`. */
-export interface KubeOptions {
-  kubeconfig?: string;
-  context?: string;
-  /** kubectl's format: whole seconds or a duration such as 30s or 1m; 0: no limit. */
-  requestTimeout?: string;
-  /** A kubeconfig's checked content instead of a path (a file a Fleet names: fleet-kubeconfig.ts; kube/config.ts KubeFlags). */
-  kubeconfigText?: { text: string; name: string; dir: string };
+/** What the actions of every command get: the ports, and where the exit code goes. */
+export interface CommandContext extends Ports {
+  setExit: (code: number) => void;
+}
+
+/** An action's end: the exit code of the application layer's result (its errors go on to cli/main.ts). */
+export async function exitWith(ctx: CommandContext, result: Promise<CommandResult>): Promise<void> {
+  ctx.setExit((await result).exitCode);
 }
 
 /** The flags the Kubernetes driver takes, out of a command's options. */
 export function kubeFlags(opts: KubeOptions): KubeOptions {
   return { kubeconfig: opts.kubeconfig, context: opts.context, requestTimeout: opts.requestTimeout };
-}
-
-/** The rollout spec: `-f SPEC`, and `--ref GITREF` where the command reads git revisions. */
-export interface SpecOptions {
-  file: string;
-  ref?: string;
 }
 
 export function kubeconfigOption(): Option {
@@ -80,45 +76,21 @@ export function choiceParser(choices: readonly string[], noun: string, misread?:
   };
 }
 
-/** `-f -` and `--cluster -`: the input comes from stdin. */
-export const STDIN_PATH = '-';
-
 export function fullOption(): Option {
   return new Option('--full', 'show every managed field, not only the changed ones');
 }
 
-/**
- * A whole-number flag, read strictly: digits only (no "", "0x10", "1e3" or " 5 ", which
- * Number() would take), within [min, max].
- */
-export function parseIntegerFlag(flag: string, text: string, range: { min: number; max: number }): number {
-  const n = /^-?\d{1,16}$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(n) || n < range.min || n > range.max) {
-    throw new InputError(`${flag} ${JSON.stringify(text)}: expected a whole number from ${range.min} to ${range.max}`);
-  }
-  return n;
+/** `-f, --file FLEET`, default fleet.yaml (`help` says what the command does with it). */
+export function fleetFileOption(help = 'Fleet spec'): Option {
+  return new Option('-f, --file <fleet>', help).default(DEFAULT_FLEET_FILE);
 }
 
-/** A probability flag, read strictly: a decimal number from 0 to 1 ("0.25", "1", ".5" is refused). */
-export function parseFractionFlag(flag: string, text: string): number {
-  const n = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 0 && n <= 1)) throw new InputError(`${flag} ${JSON.stringify(text)}: expected a number from 0 to 1, such as 0.05`);
-  return n;
+/** `--concurrency N`: how many clusters are read at once (`when`: e.g. " with -f", for commands that also take a fleet plan file). */
+export function concurrencyOption(when = ''): Option {
+  return new Option('--concurrency <n>', `clusters read at once${when} (default ${DEFAULT_FLEET_CONCURRENCY})`);
 }
 
-/**
- * A duration flag (kubectl's grammar: a whole number is seconds, else Go units such as 90s,
- * 5m or 1h30m), at most `maxSeconds`. Seconds.
- */
-export function parseDurationFlag(flag: string, text: string, maxSeconds: number): number {
-  const t = text.trim();
-  const units: Record<string, number> = { ms: 1e-3, s: 1, m: 60, h: 3600 };
-  let seconds = NaN;
-  if (/^\d{1,12}$/.test(t)) seconds = Number(t);
-  else if (t.length <= 64 && /^(\d+(\.\d+)?(ms|s|m|h))+$/.test(t)) {
-    seconds = 0;
-    for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) seconds += Number(m[1]) * units[m[2]];
-  }
-  if (!(seconds >= 0 && seconds <= maxSeconds)) throw new InputError(`${flag} ${JSON.stringify(text).slice(0, 60)}: expected a duration such as 90s, 5m or 1h (at most ${maxSeconds / 3600}h; 0: do not wait)`);
-  return seconds;
+/** `--trust-fleet-kubeconfigs` (app/fleet-kubeconfig.ts: what a Fleet's kubeconfig files may not do without it). */
+export function trustFleetKubeconfigsOption(): Option {
+  return new Option(TRUST_FLEET_KUBECONFIGS, 'let the kubeconfig files the Fleet names run exec plugins and auth providers and read token, certificate and key files (off: the Fleet comes from a pull request)');
 }

@@ -1,58 +1,14 @@
 /**
- * `bootcplan version` and `--version`: the package version and the git commit the CLI was
- * built from. `npm run build` records both in dist/build-info.json (scripts/build.mjs); run
- * from the TypeScript sources (tests, bin/bootcplan-dev.mjs) there is no such file and the
- * checkout's package.json and HEAD are read instead. Only node:fs and node:child_process, so
- * that `--version` loads nothing else (bin/launch.mjs).
+ * `bootcplan version` (app/version.ts), and the module bin/launch.mjs loads for `--version`
+ * alone from the TypeScript sources (a build answers from dist/build-info.json without loading
+ * it): packageVersion is re-exported here so the build keeps one entry per bin need
+ * (scripts/build.mjs: cli/main, cli/version).
  */
-import { readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import type { CommandContext } from './deps.ts';
-import { outputFormatOption } from './options.ts';
+import { VERSION_FORMATS, versionCommand } from '../app/version.ts';
+import { outputFormatOption, exitWith, type CommandContext } from './options.ts';
 
-export interface BuildInfo {
-  version: string;
-  /** The full commit hash; null when built outside a git checkout. */
-  commit: string | null;
-  /** Tracked files differed from the commit when it was built. */
-  dirty: boolean;
-  /** `build`: dist/build-info.json of a compiled package; `source`: the TypeScript checkout. */
-  from: 'build' | 'source';
-}
-
-const readJson = (rel: string) => JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8'));
-
-function buildRecord(): BuildInfo | null {
-  try {
-    const b = readJson('../build-info.json');
-    return { version: String(b.version), commit: typeof b.commit === 'string' ? b.commit : null, dirty: b.dirty === true, from: 'build' };
-  } catch {
-    return null; // not a build: the sources run through tsx
-  }
-}
-
-/** The package version alone (`--version`): no git call. */
-export function packageVersion(): string {
-  return buildRecord()?.version ?? String(readJson('../../package.json').version);
-}
-
-export function readBuildInfo(): BuildInfo {
-  const built = buildRecord();
-  if (built) return built;
-  // The TypeScript sources: the checkout itself says what it is.
-  const version = String(readJson('../../package.json').version);
-  const cwd = fileURLToPath(new URL('../..', import.meta.url));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  try {
-    return { version, commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain', '--untracked-files=no') !== '', from: 'source' };
-  } catch {
-    return { version, commit: null, dirty: false, from: 'source' };
-  }
-}
-
-export const VERSION_FORMATS = ['text', 'json', 'yaml'] as const;
+export { packageVersion } from '../app/version.ts';
 
 export function registerVersionCommand(program: Command, ctx: CommandContext): void {
   program
@@ -60,14 +16,5 @@ export function registerVersionCommand(program: Command, ctx: CommandContext): v
     .description('print the version, the git commit it was built from and the Node.js runtime')
     // A choice like every -o (options.ts): the same error and suggestion, and completion lists them.
     .addOption(outputFormatOption(VERSION_FORMATS, 'output format'))
-    .action(async (opts: { output: string }) => {
-      const b = readBuildInfo();
-      const info = { version: b.version, commit: b.commit, dirty: b.dirty, from: b.from, node: process.version };
-      if (opts.output === 'json') return ctx.io.stdout(JSON.stringify(info, null, 2) + '\n');
-      // The YAML renderer every `-o yaml` uses, loaded only here; not the yaml package itself: the bundle
-      // turns a package imported at run time into a chunk exporting only `default`.
-      if (opts.output === 'yaml') return ctx.io.stdout((await import('../render/yaml.ts')).yamlText(info));
-      const commit = b.commit ? `${b.commit}${b.dirty ? ' (with uncommitted changes)' : ''}` : 'unknown (not built from a git checkout)';
-      ctx.io.stdout(`${ctx.name ?? 'bootcplan'} ${b.version}\ncommit: ${commit}${b.from === 'source' ? ', running the TypeScript sources' : ''}\nnode:   ${process.version}\n`);
-    });
+    .action((opts: { output: (typeof VERSION_FORMATS)[number] }) => exitWith(ctx, versionCommand(ctx, opts)));
 }

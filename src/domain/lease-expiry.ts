@@ -49,7 +49,7 @@ export class LeaseObserver {
 // ---------------------------------------------------------------------------------------
 // Across processes: `apply --step` in a CronJob is a new process every run, so the rule above,
 // kept in memory, would never see a Lease unchanged for a whole duration. What a run observed
-// is kept where the next run reads it (the Rollout status, `lockObserved`: src/cli/apply-report.ts)
+// is kept where the next run reads it (the Rollout status, `lockObserved`: src/app/apply-report.ts)
 // and judged here. It never takes a lock over: it was written by another pod's clock, so it
 // only decides when a human is needed (exit 4, DESIGN §3), with the skew allowance added.
 

@@ -13,7 +13,7 @@
 import type { Plan } from '../plan/types.ts';
 import type { RolloutSpec } from '../spec/types.ts';
 import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
-import { renderJson } from '../render/json.ts';
+import { planFileText } from '../plan/saved/writer.ts';
 import { yamlText } from '../render/yaml.ts';
 
 export interface ClusterFileInput {
@@ -128,7 +128,7 @@ export function clusterFiles(ci: ClusterFileInput): { path: string; content: str
     { path: 'rollout.yaml', content: comment(ci, 'The effective Rollout spec') + yamlText(rolloutObject(ci)) },
     { path: 'apply-job.yaml', content: comment(ci, 'The apply Job') + yamlText(applyJob(ci)) },
     { path: 'apply-cronjob.yaml', content: comment(ci, 'The apply CronJob (every 15 minutes, one wave when it may)') + yamlText(applyCronJob(ci)) },
-    { path: 'plan.json', content: renderJson(ci.plan) },
+    { path: 'plan.json', content: planFileText(ci.plan) },
     { path: 'fleet.yaml', content: ci.fleetText },
   ];
 }

@@ -3,7 +3,7 @@
  * fleet plan file"): each names this fleet plan's Fleet file and its own cluster; plans carried
  * out together name the same Fleet; and every cluster of the Fleet gets a re-planner that plans
  * it as `fleet plan` did. Pure: the CLI reads the Fleet file and checks its provenance
- * (cli/planning.ts specsOfFleetPlans, cli/sealed.ts openSavedFleetPlans).
+ * (app/fleet-saved-plan.ts specsOfFleetPlans and openSavedFleetPlans).
  */
 import { InputError, StalePlanError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';

@@ -1,7 +1,7 @@
 /**
  * Reading a fleet plan file back (`fleet show`, `fleet apply`, `fleet rehearse`, `fleet render
  * argocd`): JSON that must be a fleet plan of this format, whatever was done to it on the way,
- * as plan-file.ts reads a plan. Every problem is a diagnostic with the file, line:column and
+ * as saved/reader.ts reads a plan. Every problem is a diagnostic with the file, line:column and
  * field path; the fleet plan is returned only when it has the shape the renderers and the
  * runner rely on, each cluster's plan checked with the plan-file schema, and its batches
  * consistent with its clusters. Whether the content is still what was reviewed is the seal's
@@ -11,8 +11,8 @@
 import { type Diagnostic, type DiagnosticInput, diagnosticAt, emptySourceMap, sortDiagnostics } from '../base/diagnostics.ts';
 import { collect, validate, isPlainObject, type ObjectSchema, type Schema } from '../base/schema.ts';
 import { parseYamlWithPositions, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
-import { planFileSchema } from '../plan/plan-schema.ts';
-import { readJsonDocument } from '../plan/plan-file.ts';
+import { planFileSchema } from '../plan/saved/schema.ts';
+import { readJsonDocument } from '../plan/saved/reader.ts';
 import { FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, FLEET_BATCH_KINDS, FLEET_CLUSTER_ERRORS, type FleetPlan } from './plan-types.ts';
 import { BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
 

@@ -7,8 +7,9 @@
  */
 import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
 import { failedCanaries } from './plan.ts';
-import { forDisplay, maskSecrets } from '../render/secrets.ts';
-import { jsonText } from '../render/vocabulary.ts';
+import { forDisplay } from '../render/secrets.ts';
+import { maskSecrets } from '../base/secret-mask.ts';
+import { jsonText } from '../base/json-text.ts';
 import { formatDuration, padTable, plural, foldNames, colors, type Colors } from '../render/format.ts';
 import { fleetOverrides, overrideCause, valueText } from './overrides.ts';
 

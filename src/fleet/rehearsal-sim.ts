@@ -15,7 +15,7 @@ import type { FleetClusterOutcome, FleetEvent, FleetHaltReason } from './run-eve
 import type { FleetProgressRecord } from './record.ts';
 import type { FleetBatchStatus, FleetClusterSession, FleetRunResult, runFleet } from './runner.ts';
 import type { BatchTimeoutAction } from './spec-types.ts';
-import { EXIT, InputError, RolloutHaltedError, exitCodeOf } from '../base/errors.ts';
+import { EXIT, InputError, RolloutHaltedError, exitCodeOf, type ExitCode } from '../base/errors.ts';
 import { SleepClock } from '../sim/sleep-clock.ts';
 import { rehearse, type Rehearsal } from '../sim/rehearse.ts';
 import { hashName } from '../sim/rng.ts';
@@ -148,7 +148,7 @@ export interface FleetRehearsal {
   /** Why the fleet stopped, in words, or null. */
   message: string | null;
   /** The worst exit code of the clusters (the runner's order: 130, 143, then 1 > 6 > 5 > 4 > 3 > 2 > 0). */
-  exitCode: number;
+  exitCode: ExitCode;
   batches: FleetRehearsalBatch[];
   /** Every cluster of the fleet, in the Fleet's order. */
   clusters: FleetRehearsalCluster[];

@@ -6,7 +6,7 @@
 import type { FleetRehearsal } from './rehearsal-sim.ts';
 import { colors, formatDuration, padTable, plural, toAscii } from '../render/format.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { jsonText } from '../render/vocabulary.ts';
+import { jsonText } from '../base/json-text.ts';
 
 /** Outcomes of a cluster that went well, and those where nothing was tried (src/fleet/run-events.ts). */
 export const OK: ReadonlySet<string> = new Set(['done', 'nothing-to-do', 'already-done', 'unchanged']);

@@ -8,8 +8,9 @@
  */
 import type { FleetEvent } from './run-events.ts';
 import type { FleetRunResult } from './runner.ts';
-import { forDisplay, maskSecrets } from '../render/secrets.ts';
-import { jsonText } from '../render/vocabulary.ts';
+import { forDisplay } from '../render/secrets.ts';
+import { maskSecrets } from '../base/secret-mask.ts';
+import { jsonText } from '../base/json-text.ts';
 import { clockOf } from '../render/events.ts';
 import { formatDuration, padTable, plural, colors, clipVisible } from '../render/format.ts';
 

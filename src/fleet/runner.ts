@@ -35,7 +35,7 @@ import type { Clock } from '../apply/driver.ts';
 import type { FleetProgressRecord } from './record.ts';
 import { AbortedError, isoOf } from '../apply/driver.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from './plan-types.ts';
-import { EXIT, InputError, InterruptedError, OutsideWindowError, exitCodeOf } from '../base/errors.ts';
+import { EXIT, InputError, InterruptedError, OutsideWindowError, exitCodeOf, type ExitCode } from '../base/errors.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import type { FleetClusterOutcome, FleetEvent, FleetHaltReason, UnstampedFleetEvent } from './run-events.ts';
 
@@ -98,7 +98,7 @@ export interface FleetRunResult {
   /** ISO time the run started; the other times are seconds since then. */
   startedAt: string;
   durationSeconds: number;
-  exitCode: number;
+  exitCode: ExitCode;
   halted: { reason: FleetHaltReason; batch: number; cluster: string | null; message: string } | null;
   batches: FleetBatchResult[];
   /** Every cluster of the fleet, in the plan's order. */
@@ -109,13 +109,15 @@ export interface FleetRunResult {
  * The order of severity of exit codes when several clusters end differently: a stop by a
  * signal (130, 143), then error 1 > policy 6 > halted 5 > lock 4 > stale 3 > changes 2 > 0.
  */
-export const EXIT_SEVERITY: readonly number[] = [EXIT.sigint, EXIT.sigterm, EXIT.error, EXIT.policy, EXIT.halted, EXIT.locked, EXIT.stale, EXIT.changes, EXIT.ok];
+export const EXIT_SEVERITY: readonly ExitCode[] = [EXIT.sigint, EXIT.sigterm, EXIT.error, EXIT.policy, EXIT.halted, EXIT.locked, EXIT.stale, EXIT.changes, EXIT.ok];
 
 /** The worst of `codes` by EXIT_SEVERITY (an unknown code counts as 1); 0 for none. */
-export function worstExitCode(codes: Iterable<number>): number {
-  let worst: number = EXIT.ok;
-  const rank = (c: number) => { const i = EXIT_SEVERITY.indexOf(c); return i < 0 ? EXIT_SEVERITY.indexOf(EXIT.error) : i; };
-  for (const c of codes) if (rank(c) < rank(worst)) worst = EXIT_SEVERITY.indexOf(c) < 0 ? EXIT.error : c;
+export function worstExitCode(codes: Iterable<number>): ExitCode {
+  let worst: ExitCode = EXIT.ok;
+  for (const c of codes) {
+    const known = EXIT_SEVERITY.find((x) => x === c) ?? EXIT.error;
+    if (EXIT_SEVERITY.indexOf(known) < EXIT_SEVERITY.indexOf(worst)) worst = known;
+  }
   return worst;
 }
 

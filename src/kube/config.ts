@@ -20,7 +20,7 @@ export interface KubeFlags {
   requestTimeout?: string;
   /**
    * A kubeconfig given as its content instead of a path, checked before (a file a Fleet names:
-   * cli/fleet-kubeconfig.ts). It wins over `kubeconfig`; `name` stands for it in messages, `dir`
+   * app/fleet-kubeconfig.ts). It wins over `kubeconfig`; `name` stands for it in messages, `dir`
    * is where its relative file paths point; its contexts are never listed in a hint.
    */
   kubeconfigText?: { text: string; name: string; dir: string };

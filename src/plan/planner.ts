@@ -151,7 +151,7 @@ function summarize(changes: readonly PlanChange[], pools: readonly PlanPool[], d
  */
 /**
  * The node a plan was made on (PlanInput.selfNode), as its node entries record it: re-planning a
- * saved plan with it gives the reviewed waves again (src/cli/planning.ts specOfSavedPlan).
+ * saved plan with it gives the reviewed waves again (src/app/saved-plan.ts openSavedPlan).
  */
 export function selfNodeOf(plan: Plan): string | null {
   for (const p of plan.pools) for (const n of p.nodes) if (n.runsBootcplan === true) return n.name;

@@ -26,7 +26,7 @@ export type PlanFormatVersion = (typeof PLAN_FORMAT_VERSIONS)[number];
 export type { RolloutMode } from '../spec/types.ts';
 import type { RolloutMode } from '../spec/types.ts';
 
-/* The closed vocabularies, as values too: the plan-file reader (plan/plan-schema.ts) checks them. */
+/* The closed vocabularies, as values too: the plan-file reader (plan/saved/schema.ts) checks them. */
 export const CHANGE_ACTIONS = ['create', 'update', 'delete', 'noop'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 export const RISKS = ['none', 'disruptive', 'replacement'] as const;

@@ -10,7 +10,8 @@ import { diffLines } from 'diff/lib/diff/line.js'; // one module, not the whole 
 import { stringify } from 'yaml';
 import type { Operation } from 'fast-json-patch';
 import type { PlanChange } from '../plan/types.ts';
-import { maskSecrets, maskCredentials } from './secrets.ts';
+import { maskCredentials } from './secrets.ts';
+import { maskSecrets } from '../base/secret-mask.ts';
 import { clipMiddle, visible } from './vocabulary.ts';
 
 export interface DiffLine {

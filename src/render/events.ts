@@ -16,7 +16,7 @@ import type { ApplyEvent } from '../apply/events.ts';
 import { colors, formatDuration, foldNames, clipVisible, type Colors } from './format.ts';
 import { ProgressModel, type PoolProgress, type ProgressPlan } from './progress.ts';
 import { forDisplay } from './secrets.ts';
-import { jsonText } from './vocabulary.ts';
+import { jsonText } from '../base/json-text.ts';
 
 export function eventToNdjson(e: ApplyEvent): string {
   return jsonText(e) + '\n';

@@ -8,6 +8,16 @@ export function colors(enabled: boolean): Colors {
 }
 
 /**
+ * Whether an output is coloured (DESIGN §2; no-color.org): never with NO_COLOR set, always with
+ * FORCE_COLOR set (and not 0), else when it goes to a terminal (`tty`).
+ */
+export function useColor(io: { env: Record<string, string | undefined> }, tty: boolean): boolean {
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
+  if (io.env.FORCE_COLOR && io.env.FORCE_COLOR !== '0') return true;
+  return tty;
+}
+
+/**
  * 5400 -> "1h30m"; 90 -> "1m30s"; 45 -> "45s"; 0 -> "0s"; 2 days and more: 183600 -> "2d3h".
  * Not a finite number (a crafted plan file: a string, or 1e400 read as Infinity) -> "?".
  */

@@ -7,7 +7,7 @@ import { EXIT, exitCodeOf } from '../base/errors.ts';
 import { colors, formatDuration, padTable, foldNames, foldWaves, withFold, plural, toAscii } from './format.ts';
 import { formatEventLine } from './events.ts';
 import { forDisplay } from './secrets.ts';
-import { jsonText } from './vocabulary.ts';
+import { jsonText } from '../base/json-text.ts';
 
 /** A rehearsal as `rehearse -o json` and the HTML report show it: with the exit code of the error that stopped it. */
 export interface RehearsalReport extends Rehearsal {

@@ -7,7 +7,8 @@
  */
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { apply, checkApplicable, type ApplyTimeouts } from '../apply/applier.ts';
+import { apply, type ApplyTimeouts } from '../apply/applier.ts';
+import { checkApplicable } from '../plan/saved/verify.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import { RolloutHaltedError } from '../base/errors.ts';
 import { SimCluster, type FaultOptions } from './cluster.ts';

@@ -20,7 +20,6 @@ import { tempDir, setupEnv, resetCluster, loadObjects, driverFor, type TestEnv }
 import { captureIO, rejects, sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
-import type { CliIO } from '../../src/cli/io.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { NODE, BOOTC_NODE } from '../../src/kube/resources.ts';
 import { wallClock } from '../../src/kube/driver.ts';
@@ -30,7 +29,7 @@ import { LockHeldError } from '../../src/base/errors.ts';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { NotFoundError, AlreadyExistsError } from '../../src/apply/driver.ts';
-import type { DriverFactory } from '../../src/cli/deps.ts';
+import type { CliIO, DriverFactory } from '../../src/app/ports.ts';
 
 const t = suite('e2e: lock');
 let env: TestEnv;

@@ -18,11 +18,10 @@ import { captureIO } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
 import { run } from '../../src/cli/main.ts';
-import { openLiveDriver } from '../../src/cli/live.ts';
-import type { DriverFactory } from '../../src/cli/deps.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
 import type { Reflector } from '../../src/kube/watch.ts';
-import type { CliIO } from '../../src/cli/io.ts';
+import type { CliIO, DriverFactory } from '../../src/app/ports.ts';
+import { openLiveDriver } from '../../src/app/live.ts';
 
 const t = suite('e2e: watch faults during apply');
 let env: TestEnv;

@@ -1,6 +1,6 @@
 /** Small helpers shared by the e2e suites. */
 import * as assert from 'uvu/assert';
-import type { CliIO } from '../../src/cli/io.ts';
+import type { CliIO } from '../../src/app/ports.ts';
 
 export function captureIO(env: Record<string, string | undefined> = {}) {
   const out: string[] = [];

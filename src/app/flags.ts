@@ -1,0 +1,64 @@
+/**
+ * Flag values read strictly (DESIGN §2): whole numbers, fractions and durations, each refused
+ * with the flag's name and what was expected. The commands read them in the order they always
+ * have, so a run with two mistakes reports the same one first; commander declares the flags
+ * (cli/options.ts).
+ */
+import { InputError } from '../base/errors.ts';
+import { DEFAULT_DURATIONS, parseDurations } from '../domain/timing.ts';
+import type { PhaseDurations } from '../plan/types.ts';
+
+/**
+ * A whole-number flag, read strictly: digits only (no "", "0x10", "1e3" or " 5 ", which
+ * Number() would take), within [min, max].
+ */
+export function parseIntegerFlag(flag: string, text: string, range: { min: number; max: number }): number {
+  const n = /^-?\d{1,16}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < range.min || n > range.max) {
+    throw new InputError(`${flag} ${JSON.stringify(text)}: expected a whole number from ${range.min} to ${range.max}`);
+  }
+  return n;
+}
+
+/** A probability flag, read strictly: a decimal number from 0 to 1 ("0.25", "1", ".5" is refused). */
+export function parseFractionFlag(flag: string, text: string): number {
+  const n = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 0 && n <= 1)) throw new InputError(`${flag} ${JSON.stringify(text)}: expected a number from 0 to 1, such as 0.05`);
+  return n;
+}
+
+/**
+ * A duration flag (kubectl's grammar: a whole number is seconds, else Go units such as 90s,
+ * 5m or 1h30m), at most `maxSeconds`. Seconds.
+ */
+export function parseDurationFlag(flag: string, text: string, maxSeconds: number): number {
+  const t = text.trim();
+  const units: Record<string, number> = { ms: 1e-3, s: 1, m: 60, h: 3600 };
+  let seconds = NaN;
+  if (/^\d{1,12}$/.test(t)) seconds = Number(t);
+  else if (t.length <= 64 && /^(\d+(\.\d+)?(ms|s|m|h))+$/.test(t)) {
+    seconds = 0;
+    for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) seconds += Number(m[1]) * units[m[2]];
+  }
+  if (!(seconds >= 0 && seconds <= maxSeconds)) throw new InputError(`${flag} ${JSON.stringify(text).slice(0, 60)}: expected a duration such as 90s, 5m or 1h (at most ${maxSeconds / 3600}h; 0: do not wait)`);
+  return seconds;
+}
+
+/** The simulation flags of `rehearse` and `fleet rehearse`. */
+export interface SimulationOptions {
+  durations?: string;
+  failRate?: string;
+  jitter?: string;
+  seed: string;
+}
+
+/** The simulation flags, checked: durations over the planner's defaults (never a file's alone), fail rate, seed, jitter. */
+export function simulationFlags(opts: SimulationOptions): { durations: PhaseDurations; failRate: number; seed: number; jitter: number } {
+  const durations = parseDurations(opts.durations, DEFAULT_DURATIONS);
+  if (typeof durations === 'string') throw new InputError(`--durations: ${durations}`, [], 'e.g. --durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30');
+  const failRate = opts.failRate === undefined ? 0 : parseFractionFlag('--fail-rate', opts.failRate);
+  const seed = parseIntegerFlag('--seed', opts.seed, { min: 0, max: 2 ** 32 - 1 });
+  const jitter = opts.jitter === undefined ? 0 : parseFractionFlag('--jitter', opts.jitter);
+  if (jitter > 0.9) throw new InputError(`--jitter ${opts.jitter}: at most 0.9 (a node's durations stay positive)`, [], 'e.g. --jitter 0.3');
+  return { durations, failRate, seed, jitter };
+}

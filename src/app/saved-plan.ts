@@ -1,0 +1,116 @@
+/**
+ * A saved plan, opened before any cluster access (DESIGN §6 "Sealed plans"): the file read
+ * (files port) and parsed (plan/saved/reader.ts), then steps 1 to 4 of plan/saved/verify.ts
+ * with the files they need: the spec path kept inside the repository, the spec read again at
+ * the recorded commit (git port) or path and checked by hash. What comes back is the verified
+ * spec and its re-planner; steps 5 and 6 (plan/saved/compare.ts) follow once the cluster is
+ * read. A saved plan a Fleet made is re-planned by the fleet slice (the fleetClusterSpec port).
+ */
+import { resolve } from 'node:path';
+import type { Plan, PhaseDurations } from '../plan/types.ts';
+import { buildPlan, selfNodeOf } from '../plan/planner.ts';
+import { readPlan } from '../plan/saved/reader.ts';
+import { checkSavedPlan, checkProvenanceFields, checkSpecHash } from '../plan/saved/verify.ts';
+import { DEFAULT_DURATIONS } from '../domain/timing.ts';
+import { InputError, StalePlanError } from '../base/errors.ts';
+import type { InputPorts, Ports } from './ports.ts';
+import { inputName, planInput, readSpec, readSpecWorkingTree, requireValidSpec, type SpecForPlan } from './inputs.ts';
+
+/** What opening a saved plan needs: the input ports, and the fleet slice for a plan a Fleet made. */
+export type SavedPlanPorts = InputPorts & Partial<Pick<Ports, 'fleetClusterSpec'>>;
+
+/** The plan in a plan file (`-` reads stdin), parsed and of this format; its seal is not checked yet. */
+export function readPlanFile({ files }: InputPorts, file: string): Plan {
+  return readPlan(files.readText(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`'), inputName(file));
+}
+
+/**
+ * Steps 1 to 4: before any cluster access. Returns the verified spec and its re-planner, which
+ * plans with `durations`: the planner's own unless a rehearsal gives its own, never the file's
+ * (a file cannot make waves look shorter to the maintenance windows).
+ */
+export function openSavedPlan(ports: SavedPlanPorts, saved: Plan, durations: PhaseDurations = DEFAULT_DURATIONS): SpecForPlan {
+  checkSavedPlan(saved);
+  checkPlanProvenance(ports, saved);
+  return specOfSavedPlan(ports, saved, durations);
+}
+
+/**
+ * Step 3: the fields that make bootcplan read files or run git are well formed, and the spec
+ * path stays inside the repository (or the working directory outside git).
+ */
+export function checkPlanProvenance(ports: InputPorts, plan: Plan, cwd: string = process.cwd()): void {
+  checkProvenanceFields(plan);
+  planSpecFile(ports, plan, cwd);
+}
+
+/** The spec a saved plan was made from, checked by hash (a changed spec makes the plan stale). */
+function specOfSavedPlan(ports: SavedPlanPorts, plan: Plan, durations: PhaseDurations): SpecForPlan {
+  if (plan.spec.fleetCluster !== undefined) {
+    if (!ports.fleetClusterSpec) throw new Error(`plan ${plan.id} was made by a Fleet, and no fleet slice is wired in`);
+    return ports.fleetClusterSpec(plan, durations);
+  }
+  // What was reviewed is what runs: the spec must still hash to what the plan recorded.
+  verifyPlanSpec(ports, plan);
+  const read = readSpec(ports, planSpecFile(ports, plan), plan.spec.ref ? plan.spec.commit ?? plan.spec.ref : undefined);
+  requireValidSpec(read);
+  // Re-planned on the node the reviewed plan was made on (if it names one), so that its waves
+  // come out as reviewed; the applier takes the node it runs on now last (ApplyOptions.selfNode).
+  const selfNode = selfNodeOf(plan);
+  return { spec: read.loaded.spec!, replan: (s) => buildPlan(planInput(read, s, { durations, selfNode })) };
+}
+
+/** Where the spec of a saved plan lives: its recorded path, inside the repository root (or cwd outside git). */
+export function planSpecFile({ files, git }: InputPorts, plan: Plan, cwd: string = process.cwd()): string {
+  const top = git.run(['rev-parse', '--show-toplevel'], cwd)?.trim() ?? null;
+  const root = top ?? resolve(cwd);
+  const file = files.inside(root, plan.spec.path);
+  if (!file) {
+    throw new InputError(`plan ${plan.id}: spec path ${JSON.stringify(plan.spec.path)} is outside ${top ? `the repository ${top}` : `the working directory ${root}`}`, [], 'apply a plan from the clone of the repository it was made in; bootcplan reads no file outside it');
+  }
+  return file;
+}
+
+/** The snapshot a saved plan was made from (`cluster.source` "file:PATH"), inside the working directory. */
+export function planSnapshotFile({ files }: InputPorts, plan: Plan, cwd: string = process.cwd()): string | null {
+  const source = plan.cluster.source;
+  if (typeof source !== 'string' || !source.startsWith('file:')) return null;
+  const file = files.inside(resolve(cwd), source.slice('file:'.length));
+  if (!file) throw new InputError(`plan ${plan.id}: cluster source ${JSON.stringify(source)} is outside the working directory`, [], 'pass the snapshot with --cluster FILE');
+  return file;
+}
+
+export interface SpecCheckOptions {
+  /** Where to look for the spec; default: the plan's recorded path, relative to the repository root or cwd. */
+  specFile?: string;
+  cwd?: string;
+}
+
+/**
+ * Step 4, "what was reviewed is what runs": the spec the plan was made from, read again (at the
+ * recorded commit when the plan came from a ref, else the working-tree file at the recorded
+ * path), must hash to the recorded sha256 (plan/saved/verify.ts checkSpecHash).
+ */
+export function verifyPlanSpec(ports: InputPorts, plan: Plan, opts: SpecCheckOptions = {}): void {
+  const cwd = opts.cwd ?? process.cwd();
+  const top = ports.git.run(['rev-parse', '--show-toplevel'], cwd)?.trim() ?? null;
+  let text: string;
+  let where: string;
+  if (plan.spec.ref && plan.spec.commit) {
+    if (!top) throw new InputError(`the plan was made from ${plan.spec.path} at ${plan.spec.ref}; run apply inside a clone of that repository`);
+    // --end-of-options: whatever the plan file says is never read as an option by git.
+    const blob = ports.git.run(['show', '--end-of-options', `${plan.spec.commit}:${plan.spec.path}`], top);
+    if (blob === null) {
+      throw new StalePlanError(`the spec the plan was made from (${plan.spec.path} at ${plan.spec.commit.slice(0, 12)}) cannot be read`, [
+        `commit ${plan.spec.commit} or path ${plan.spec.path} is not in this clone (git fetch?)`,
+      ]);
+    }
+    text = blob;
+    where = `${plan.spec.path} at ${plan.spec.commit.slice(0, 12)}`;
+  } else {
+    const file = opts.specFile ?? planSpecFile(ports, plan, cwd);
+    text = readSpecWorkingTree(ports, file).text;
+    where = file;
+  }
+  checkSpecHash(plan, text, where);
+}

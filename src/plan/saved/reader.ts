@@ -1,0 +1,76 @@
+/**
+ * The saved-plan module's reader (Terraform keeps its plan file format apart from the plan
+ * model the same way: internal/plans/planfile): a plan file's text back to a Plan (`show`,
+ * `apply`, `rehearse`, a fleet plan's cluster plans). JSON that must be a plan of this format,
+ * whatever was done to it on the way. Every problem is a diagnostic with the file, line:column
+ * and field path; the plan is returned only when it has the shape the renderers and the applier
+ * rely on (whether its content is still what was reviewed is ./seal.ts's question). Pure: the
+ * application layer reads the file (src/app/saved-plan.ts).
+ */
+import { type Diagnostic, diagnosticAt, emptySourceMap, sortDiagnostics } from '../../base/diagnostics.ts';
+import { InputError } from '../../base/errors.ts';
+import { collect, validate, isPlainObject } from '../../base/schema.ts';
+import { binaryInputDiagnostic, parseYamlWithPositions, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../../base/yaml.ts';
+import { checkShape, valueBudget, flowNestingOffset } from '../../base/limits.ts';
+import { planFileSchema } from './schema.ts';
+import { PLAN_FORMAT_VERSIONS, type Plan } from '../types.ts';
+
+export interface LoadedPlan {
+  plan: Plan | null;
+  diagnostics: Diagnostic[];
+}
+
+const HINT = 'plan files are written by `bootcplan plan --out FILE`; plan again instead of editing one';
+
+function fail(file: string, code: string, message: string, at: { line: number; column: number } | null = null, expected = 'a plan file (JSON, formatVersion 1.0 or 1.1)'): LoadedPlan {
+  return { plan: null, diagnostics: [{ severity: 'error', code, message, path: null, file, line: at?.line ?? 1, column: at?.column ?? 1, expected, hint: HINT }] };
+}
+
+/**
+ * The JSON document of a file bootcplan wrote (a plan, a fleet plan), or the one diagnostic that
+ * says why it is none: binary, invalid JSON (positioned by the YAML parser: JSON is YAML flow
+ * syntax), too deep or too large. `what` names the file in the message ("a plan file").
+ */
+export function readJsonDocument(text: string, file: string, what: string, fail: (code: string, message: string, at: { line: number; column: number } | null) => Diagnostic[], hint: string): { doc: unknown; diagnostics: null } | { doc: null; diagnostics: Diagnostic[] } {
+  const binary = binaryInputDiagnostic(text, file);
+  if (binary) return { doc: null, diagnostics: [binary] };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    const at = parseYamlWithPositions(text.slice(0, POSITION_REPARSE_LIMIT), file).diagnostics.find((d) => d.line !== null);
+    return { doc: null, diagnostics: fail('json-syntax', `not ${what}: invalid JSON (${(err as Error).message.split('\n')[0].replace(/ in JSON at position \d+.*$/, '')})`, at ? { line: at.line!, column: at.column! } : null) };
+  }
+  const shape = checkShape([doc], valueBudget(text.length));
+  if (shape) {
+    const at = flowNestingOffset(text);
+    return { doc: null, diagnostics: [{ ...tooDeep(file, at === null ? null : positionAt(text, at), shape.kind === 'too-deep' ? shape.path : null), hint }] };
+  }
+  return { doc, diagnostics: null };
+}
+
+export function parsePlanFile(text: string, file: string): LoadedPlan {
+  const read = readJsonDocument(text, file, 'a plan file', (code, message, at) => fail(file, code, message, at).diagnostics, HINT);
+  if (read.diagnostics) return { plan: null, diagnostics: read.diagnostics };
+  const doc = read.doc;
+  if (!isPlainObject(doc) || doc.formatVersion === undefined) return fail(file, 'not-a-plan', 'not a plan file (no formatVersion)');
+  if (!(PLAN_FORMAT_VERSIONS as readonly unknown[]).includes(doc.formatVersion)) {
+    const known = PLAN_FORMAT_VERSIONS.join(' and ');
+    return fail(file, 'plan-format-unsupported', `plan format ${JSON.stringify(doc.formatVersion).slice(0, 40)} is not supported (this bootcplan reads ${known})`, null, `formatVersion ${PLAN_FORMAT_VERSIONS.map((v) => `"${v}"`).join(' or ')}`);
+  }
+  const { ctx, diagnostics } = collect(null);
+  validate(planFileSchema, doc, '', ctx);
+  if (!diagnostics.length) return { plan: doc as unknown as Plan, diagnostics: [] };
+  const map = text.length <= POSITION_REPARSE_LIMIT ? parseYamlWithPositions(text, file).map : emptySourceMap(file);
+  return {
+    plan: null,
+    diagnostics: sortDiagnostics(diagnostics.slice(0, 50).map((d) => diagnosticAt(map, { ...d, hint: d.hint ?? HINT, code: d.code }))),
+  };
+}
+
+/** The plan in a plan file's text, or an InputError with every diagnostic (`name`: the file as the user named it). */
+export function readPlan(text: string, name: string): Plan {
+  const r = parsePlanFile(text, name);
+  if (!r.plan) throw new InputError(`${name}: not a usable plan file`, r.diagnostics);
+  return r.plan;
+}

@@ -1,0 +1,84 @@
+/**
+ * The shape of a plan file (DESIGN §6, formatVersion "1.0"), for reading plans back:
+ * `show`, `apply` and `rehearse` take a file that may have been edited or crafted, and the
+ * renderers and the applier must only ever see the types src/plan/types.ts promises. Fields a
+ * later 1.x may add are allowed (objects are open); every field bootcplan reads is checked.
+ */
+import type { ObjectSchema, Schema } from '../../base/schema.ts';
+import { CLUSTER_IDENTITY_KINDS } from '../../cluster/identity.ts';
+import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS } from '../types.ts';
+
+const str: Schema = { type: 'string' };
+const strOrNull: Schema = { type: 'string', nullable: true };
+const int: Schema = { type: 'integer' };
+const count: Schema = { type: 'integer', min: 0 };
+const num: Schema = { type: 'number', min: 0 };
+const bool: Schema = { type: 'boolean' };
+const anyJson: Schema = { type: 'any', expected: 'any JSON value', check: () => {}, nullable: true };
+const list = (items: Schema): Schema => ({ type: 'array', items });
+const obj = (fields: Record<string, Schema>, required: string[] = Object.keys(fields)): ObjectSchema => ({ type: 'object', open: true, fields, required });
+const nullable = (s: Schema): Schema => ({ ...s, nullable: true });
+
+const condition = obj({ type: str, status: str, reason: str, message: str, lastTransitionTime: str }, ['type', 'status']);
+
+const diagnostic = obj({
+  severity: { type: 'string', enum: ['error', 'warning'] }, code: str, message: str,
+  path: strOrNull, file: strOrNull, line: nullable(count), column: nullable(count), expected: str, hint: str,
+}, ['severity', 'code', 'message']);
+
+const operation = obj({ op: { type: 'string', enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] }, path: str, value: anyJson, from: str }, ['op', 'path']);
+
+const change = obj({
+  address: str, apiVersion: str, kind: str, namespace: strOrNull, name: str,
+  action: { type: 'string', enum: CHANGE_ACTIONS }, reason: { type: 'string', enum: CHANGE_REASONS },
+  patch: list(operation), before: anyJson, after: anyJson, object: anyJson,
+  risk: { type: 'string', enum: RISKS }, order: { type: 'integer', min: 1 }, pool: strOrNull,
+  waitAfter: nullable(obj({ kind: { type: 'string', enum: ['skew-enforcement-not-automatic'] }, description: str })),
+  description: str,
+}, ['address', 'apiVersion', 'kind', 'namespace', 'name', 'action', 'reason', 'patch', 'risk', 'order']);
+
+const node = obj({
+  name: str, zone: strOrNull, from: strOrNull, to: str, reboot: { type: 'string', enum: REBOOT_KINDS },
+  wave: nullable({ type: 'integer', min: 1 }), staged: bool, blockedBy: nullable({ type: 'string', enum: BLOCKED_BY }),
+  conditions: list(condition), runsBootcplan: bool,
+}, ['name', 'zone', 'from', 'to', 'reboot', 'wave', 'staged', 'blockedBy']);
+
+const pool = obj({
+  name: str, backend: { type: 'string', enum: BACKENDS }, targetImage: str, targetDigest: strOrNull, controlPlane: bool,
+  priority: int, paused: bool, rebootPolicy: { type: 'string', enum: ['RebootOnly', 'AllowSoftReboot'] },
+  drainTimeoutSeconds: nullable(count), soakSeconds: count,
+  maxUnavailable: obj({ value: { type: 'any', expected: 'a count or a percentage', check: () => {} }, resolved: { type: 'integer', min: 1 }, rule: str }),
+  nodeCount: count, upToDate: count, unavailableNow: list(str), waveSize: count,
+  nodes: list(node), waves: list(list(str)), estimatedSeconds: num,
+  rollout: { type: 'string', enum: ['slots'] }, wavesEstimatedSeconds: num, stagingTimeoutSeconds: { type: 'integer', min: 1 },
+}, ['name', 'backend', 'targetImage', 'targetDigest', 'controlPlane', 'priority', 'paused', 'rebootPolicy', 'drainTimeoutSeconds', 'soakSeconds', 'maxUnavailable', 'nodeCount', 'upToDate', 'unavailableNow', 'waveSize', 'nodes', 'waves', 'estimatedSeconds']);
+
+const windowInfo = nullable(obj({ start: str, end: str, timezone: str, wavesThatFit: count }));
+
+export const planFileSchema: ObjectSchema = obj({
+  formatVersion: { type: 'string', enum: PLAN_FORMAT_VERSIONS },
+  id: { type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' },
+  spec: obj(
+    { name: str, path: str, ref: strOrNull, commit: strOrNull, sha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, patternText: '64 lowercase hex digits' }, dirty: nullable(bool), fleetCluster: str },
+    ['name', 'path', 'ref', 'commit', 'sha256', 'dirty'],
+  ),
+  cluster: obj(
+    { source: str, fingerprint: str, version: strOrNull, platform: strOrNull, identity: obj({ kind: { type: 'string', enum: CLUSTER_IDENTITY_KINDS }, id: str }), server: str },
+    ['source', 'fingerprint', 'version', 'platform'],
+  ),
+  changes: list(change),
+  bootImages: obj({
+    machineSets: list(obj({ name: str, from: strOrNull, to: strOrNull, skipped: strOrNull })),
+    controlPlaneMachineSet: nullable(obj({ from: strOrNull, to: strOrNull, replacement: bool, why: str })),
+  }),
+  pools: list(pool),
+  diagnostics: list(diagnostic),
+  durations: obj({ stage: num, drain: num, reboot: num, softReboot: num, ready: num }),
+  summary: obj({
+    create: count, update: count, delete: count, nodes: count, waves: count, softReboots: count, hardReboots: count,
+    blocked: count, estimatedSeconds: num, errors: count, warnings: count,
+  }),
+  specChanges: nullable(obj({ base: str, baseCommit: str, path: str, unified: str, added: count, removed: count })),
+  schedule: nullable(obj({ evaluatedAt: str, open: windowInfo, next: windowInfo, totalWaves: count })),
+  reviewOnly: bool,
+}, ['formatVersion', 'id', 'spec', 'cluster', 'changes', 'bootImages', 'pools', 'diagnostics', 'durations', 'summary']);

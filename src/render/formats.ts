@@ -1,0 +1,42 @@
+/**
+ * `-o FORMAT` (DESIGN §2: `-o` always names a format, `--out` always a file): the plan
+ * renderers behind one switch, each loaded only when its format is asked for (start-up: README
+ * "Performance"), and the YAML form of every JSON document a command prints.
+ */
+import type { Plan } from '../plan/types.ts';
+import { yamlText } from './yaml.ts';
+
+export const OUTPUT_FORMATS = ['text', 'json', 'yaml', 'markdown', 'html'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** `rehearse -o`: html is the plan report with the timeline drawn from the rehearsal. */
+export const REHEARSAL_FORMATS = ['text', 'json', 'yaml', 'html'] as const;
+export type RehearsalFormat = (typeof REHEARSAL_FORMATS)[number];
+
+/** `status -o`: the lock and the progress of the last apply. */
+export const STATUS_FORMATS = ['text', 'json', 'yaml'] as const;
+/** `apply -o`: json is the event stream, one JSON object a line (NDJSON). */
+export const APPLY_FORMATS = ['text', 'json'] as const;
+/** `snapshot -o`: the snapshot file's format. */
+export const SNAPSHOT_FORMATS = ['yaml', 'json'] as const;
+
+export interface RenderOptions {
+  color: boolean;
+  full?: boolean;
+}
+
+export async function renderPlan(plan: Plan, format: string, opts: RenderOptions): Promise<string> {
+  switch (format) {
+    case 'json': return (await import('../plan/saved/writer.ts')).planFileText(plan);
+    case 'yaml': return yamlOfJson((await import('../plan/saved/writer.ts')).planFileText(plan));
+    case 'markdown': return (await import('./markdown.ts')).renderMarkdown(plan, { full: opts.full });
+    case 'html': return (await import('./html/report.ts')).renderHtml(plan, { full: opts.full });
+    // Plain ASCII symbols whenever colour is off (pipes, CI logs, NO_COLOR).
+    default: return (await import('./text.ts')).renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
+  }
+}
+
+/** The YAML of a JSON document a renderer made (so both formats carry the same, masked, value). */
+export function yamlOfJson(json: string): string {
+  return yamlText(JSON.parse(json));
+}
