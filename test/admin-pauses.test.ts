@@ -1,5 +1,5 @@
 /**
- * Issue 12 rule 6: an administrator's pauses and cordons are theirs. bootcplan marks its own
+ * docs/safety.md rule 6: an administrator's pauses and cordons are theirs. bootcplan marks its own
  * cordon (`bootcplan.dev/cordoned-by`) and its own pause (`bootcplan.dev/paused-by`), and undoes
  * only what carries its mark.
  */
@@ -48,7 +48,7 @@ s('an administrator cordons nodes while bootcplan drains and reboots: they stay 
       if (e.type === 'reboot' && e.node === first) sim.adminCordon(later, true); // `kubectl cordon` of a node of a later wave
     },
   });
-  // The later node was out of service on its own when its wave came: never taken (issue 12);
+  // The later node was out of service on its own when its wave came: never taken (docs/safety.md rule 7);
   // the budget wait ends the pool with a halt that names it.
   assert.is(r.code, 5, String((r.error as Error)?.stack));
   assert.match(JSON.stringify((r.error as { report?: string[] }).report ?? []), new RegExp(`${later}.*out of service on its own \\(cordoned\\)`));

@@ -100,7 +100,7 @@ s('a failed reboot halts the pool: paused, remaining waves untouched, exit 5 nam
 });
 
 s('a node cordoned by an administrator after the plan is not taken: it stays cordoned and unrebooted, and the pool halts saying why', async () => {
-  // Issue 12 (rules 6, 7): a node someone else took out of service is never cordoned, drained
+  // docs/safety.md rules 6 and 7: a node someone else took out of service is never cordoned, drained
   // or rebooted by bootcplan; it waits for the node, and the budget wait ends in a halt (exit 5).
   const { snap, plan, replan } = worker(4, 2);
   const sim = newSim(snap);

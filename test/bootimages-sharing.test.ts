@@ -1,5 +1,5 @@
 /**
- * Issue 12 rules 9 and 10: boot-image predictions read MachineConfiguration status only
+ * docs/safety.md rules 9 and 10: boot-image predictions read MachineConfiguration status only
  * when it has observed the current spec (status.observedGeneration == metadata.generation);
  * the explicit selection mode None exists from OpenShift 4.19 (4.16-4.18 keep the legacy
  * `machineManagers: []`, and `mode: None` is an error there); Azure Stack Hub gets no boot

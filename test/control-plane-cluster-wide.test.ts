@@ -1,6 +1,6 @@
 /**
  * The control plane's budget counts control-plane nodes across the cluster, not per pool
- * (second review of issue 12, finding 2): etcd counts members.
+ * (docs/safety.md rule 2): etcd counts members.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

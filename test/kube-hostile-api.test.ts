@@ -1,5 +1,5 @@
 /**
- * Hostile API endpoints (issue 13, "API responses"): whatever answers at the kubeconfig's
+ * Hostile API endpoints (docs/safety.md "Input limits", API answers): whatever answers at the kubeconfig's
  * server, every failure that leaves src/kube is a ClusterApiError with one printable line
  * naming the endpoint and a hint, never a raw Error, TypeError or SyntaxError: an HTML
  * login page with status 200, a huge body, a server that stalls, garbage bytes, JSON of the

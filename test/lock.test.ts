@@ -1,5 +1,5 @@
 /**
- * The lock that holds (issue 14), against the simulator: renewals that fail for a while keep
+ * The lock that holds (docs/apply.md; docs/safety.md "Stopping"), against the simulator: renewals that fail for a while keep
  * the lock, renewals that fail for the lease's whole duration lose it, a lock taken mid-wave
  * stops the first apply before its next disruptive step, expiry is judged by observed time
  * (never by a skewed holder's renewTime), a stop request (SIGTERM) leaves an MCO pool paused

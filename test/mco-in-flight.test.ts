@@ -1,5 +1,5 @@
 /**
- * Issue 12 rule 5: in-flight MCO work. A node whose MCO desiredConfig differs from its
+ * docs/safety.md rule 5: in-flight MCO work. A node whose MCO desiredConfig differs from its
  * currentConfig, or whose MCO state is present and not Done, is out of service (it uses
  * budget) and is not scheduled, in bootc pools too. A pool whose MachineConfigPool has
  * rendered a config it has not rolled out (spec vs status configuration, or Updating=True)

@@ -42,7 +42,7 @@ s('the resolved integer is written to both pools when both exist', () => {
 
 s('MCO-only pool: a MachineConfig carries osImageURL for the role (create), the pool gets budget and pause state', () => {
   // Paused by bootcplan (a halted apply: its bootcplan.dev/paused-by mark); an administrator's
-  // pause stays (issue 12 rule 6, test/admin-pauses.test.ts).
+  // pause stays (docs/safety.md rule 6, test/admin-pauses.test.ts).
   const b = new ClusterBuilder().mcoPool('worker', nodes('w', 6), { maxUnavailable: 1, paused: true });
   b.object('MachineConfigPool', 'worker').metadata.annotations = { 'bootcplan.dev/paused-by': '0123456789abcdef' };
   const snap = b.snapshot();

@@ -1,5 +1,5 @@
 /**
- * Resume from per-node progress (issue 14): node state lives on the Nodes
+ * Resume from per-node progress (docs/apply.md "Resume"): node state lives on the Nodes
  * (`bootcplan.dev/progress`), the run record holds only per-pool cursors. Properties on the
  * simulator (fast-check):
  * - an apply killed at any point (after any of its writes landed, or at any of its events),

@@ -1,5 +1,5 @@
 /**
- * Issue 12 rule 8: the staging gate. With a tag (allowTags: true) the target is the digest the
+ * docs/safety.md rule 8: the staging gate. With a tag (allowTags: true) the target is the digest the
  * BootcNodePool resolved (status.targetDigest); until then the plan says so and schedules no
  * node. The gate requires the BootcNode to ask for the target; the staging limit runs from a
  * recorded staging attempt, and a node that never started staging is reported as such.

@@ -104,7 +104,7 @@ s('the window is open: one wave per run, status Progressing "wave k/n of pool wo
   const perNode = new Map<string, number>();
   for (const e of sim.rollouts.events.filter((e) => e.regarding.kind === 'Node')) perNode.set(e.regarding.name, (perNode.get(e.regarding.name) ?? 0) + 1);
   assert.is(perNode.size, 6);
-  // One Event per node (issue 14: at most 8 API requests per node): its outcome, which says
+  // One Event per node (docs/gitops.md "Events": at most 8 API requests per node): its outcome, which says
   // how and when its reboot was requested; no Event of the request itself.
   assert.ok([...perNode.values()].every((n) => n === 1), JSON.stringify([...perNode]));
   const reasons = new Set(sim.rollouts.events.map((e) => e.reason));

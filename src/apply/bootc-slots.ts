@@ -1,5 +1,5 @@
 /**
- * The bootc slot runner (spec `rollout: slots`, issue 14; README "Slots"): the nodes of a
+ * The bootc slot runner (spec `rollout: slots`; docs/spec.md "Slots"): the nodes of a
  * BootcNodePool are admitted one by one, in the plan's order, as soon as the pool's budget
  * has room, instead of in waves that wait for their slowest node. Each node runs the same
  * steps as in a wave (bootc-pool.ts: write-ahead record, cordon with bootcplan's mark, drain,
@@ -269,7 +269,7 @@ function recordFinishedBatches(ctx: ApplyContext, s: SlotRun): void {
 }
 
 /**
- * The staging gate, node by node (DESIGN §7, issue 12 rule 8; the wave's version is
+ * The staging gate, node by node (DESIGN §7, docs/safety.md rule 8; the wave's version is
  * bootc-pool.ts stagingGate): pending nodes not past the gate wait; the limit runs from the
  * node's recorded staging attempt (Idle=False/Staging's lastTransitionTime, or when first seen
  * staging), or from its admission batch's opening for a node that never started staging.

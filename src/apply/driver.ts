@@ -98,7 +98,7 @@ export interface ClusterDriver {
   create(obj: KObject): Promise<KObject>;
 
   /**
-   * bootcplan's own cordon (issue 12 rule 6; src/domain/cordons.ts): when the Node is
+   * bootcplan's own cordon (docs/safety.md rule 6; src/domain/cordons.ts): when the Node is
    * schedulable, sets spec.unschedulable=true and the annotation `bootcplan.dev/cordoned-by: by`
    * in one write (a merge patch with the resourceVersion read, so a cordon someone else set in
    * between is never taken for bootcplan's) and resolves 'cordoned'. A Node already
@@ -131,7 +131,7 @@ export interface ClusterDriver {
    * own pause carries the annotation `bootcplan.dev/paused-by: by`, written in the same patch as
    * the pause (only when it flips the switch: a pool paused already is not written) and removed
    * in the same patch as the unpause: a paused pool without it was paused by someone else (an
-   * administrator), and the planner leaves it paused (issue 12 rule 6).
+   * administrator), and the planner leaves it paused (docs/safety.md rule 6).
    */
   setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void>;
 

@@ -81,7 +81,7 @@ export function rebootRequested(s: ClusterSnapshot, pool: PlanPool, name: string
   return onTarget && bn.spec?.desiredImageState === 'Booted';
 }
 
-/** The staging gate (issue 12 rule 8): the node's BootcNode asks for the target and has staged it. */
+/** The staging gate (docs/safety.md rule 8): the node's BootcNode asks for the target and has staged it. */
 export function pastStagingGate(s: ClusterSnapshot, pool: PlanPool, v: NodeView): boolean {
   return stagingOf(s, pool, v.name).state === 'passed';
 }

@@ -1,5 +1,5 @@
 /**
- * A MachineConfigPool that has rendered a config it has not rolled out yet (issue 12 rule 5;
+ * A MachineConfigPool that has rendered a config it has not rolled out yet (docs/safety.md rule 5;
  * DESIGN §7 "Sharing the cluster"). Pure.
  *
  * Upstream (openshift/machine-config-operator):

@@ -2,7 +2,7 @@
  * A uniform view of a node for planning, whatever drives it (bootc-operator or MCO).
  * Rules: DESIGN §7 "Pools and waves"; bootc-operator classifyNode (internal/controller/rollout.go);
  * MCO node annotations (pkg/daemon/constants); node availability as the MCO counts it
- * (issue 12 rules 5 and 7: mcoNodeHealth, mcoNodeWork below).
+ * (docs/safety.md rules 5 and 7: mcoNodeHealth, mcoNodeWork below).
  */
 import type { ClusterSnapshot, Condition, KObject } from '../cluster/types.ts';
 import {
@@ -98,7 +98,7 @@ function byName(objects: readonly KObject[]): Map<string, KObject> {
 }
 
 /**
- * Node health as the MCO sees it (issue 12 rule 7): openshift/machine-config-operator
+ * Node health as the MCO sees it (docs/safety.md rule 7): openshift/machine-config-operator
  * pkg/controller/common/layered_node_state.go, LayeredNodeState.CheckNodeReady (release-4.18:
  * pkg/controller/node/status.go checkNodeReady). It loops over the conditions present: a node
  * is not ready when Ready is not True, DiskPressure is not False or NetworkUnavailable is not
@@ -117,7 +117,7 @@ export function mcoNodeHealth(node: KObject): { healthy: boolean; failing: Condi
 }
 
 /**
- * MCO work on a node (issue 12 rule 5), from its annotations (pkg/daemon/constants):
+ * MCO work on a node (docs/safety.md rule 5), from its annotations (pkg/daemon/constants):
  * LayeredNodeState.IsNodeDone (pkg/controller/common/layered_node_state.go) wants
  * currentConfig == desiredConfig and state == Done; a node that is not done is unavailable
  * (IsUnavailableForUpdate) unless the daemon is failing. So: `inFlight` when desiredConfig is

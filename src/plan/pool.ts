@@ -99,7 +99,7 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
 }
 
 /**
- * `rollout: slots` (issue 14): bootc pools only. An MCO-only pool is rolled by the MCO's node
+ * `rollout: slots` (docs/spec.md "Slots"): bootc pools only. An MCO-only pool is rolled by the MCO's node
  * controller, which refills its own slots (maxUnavailable) and admits nodes itself: bootcplan
  * could not check windows, staleness or a failed node before each admission, so slots are
  * refused there with a plan error (README "Slots"). The admission order and batches are the
@@ -173,7 +173,7 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
 }
 
 /**
- * A tag reference (allowTags: true; issue 12 rule 8). A bootc pool's target is the digest its
+ * A tag reference (allowTags: true; docs/safety.md rule 8). A bootc pool's target is the digest its
  * BootcNodePool resolved (status.targetDigest, src/domain/staging.ts resolvedTag); until then the
  * plan says so and holds the nodes back (`tag-unresolved`). An MCO-only pool has no resolver: the
  * nodes are judged by the image name. Returns the target digest, or null.

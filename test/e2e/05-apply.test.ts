@@ -74,7 +74,7 @@ async function scenario(): Promise<string> {
 class BudgetRecorder {
   readonly max: Record<string, number> = {};
   readonly maxNotReady: Record<string, number> = {};
-  /** bootcplan's cordon marks seen on cordoned bootc nodes (issue 12 rule 6). */
+  /** bootcplan's cordon marks seen on cordoned bootc nodes (docs/safety.md rule 6). */
   readonly marks = new Set<string>();
   events = 0;
   private r: Reflector;
@@ -157,7 +157,7 @@ t('full apply through all waves as the ServiceAccount; never more than maxUnavai
   const nodes = WORKERS.length + INFRA.length;
   const largest = Object.entries(st.largestWritten).sort((a, b) => b[1] - a[1])[0];
   console.log(`e2e: full apply of ${nodes} nodes in ${seconds.toFixed(1)}s: ${st.total} API requests by bootcplan (${(st.total / nodes).toFixed(1)} per node); ${JSON.stringify(st.byVerbResource)}; node events watched: ${rec.events}; bytes sent ${st.bytesSent} (${Math.round(st.bytesSent / nodes)} per node); largest object written ${largest?.[0]} ${largest?.[1]} bytes; run record ${Buffer.byteLength(JSON.stringify(snap.progress))} bytes`);
-  // 106 on 2026-12-03 (issue 14: no reboot entry write, one Event per node; 118 before), with
+  // 106 on 2026-12-03 (docs/performance.md: no reboot entry write, one Event per node; 118 before), with
   // room for a few re-reads of 409s (a Node the watch cache had not caught up with).
   assert.ok(st.total <= 112, `at most 112 API requests for the 8-node apply, made ${st.total}: ${JSON.stringify(st.byVerbResource)}`);
   // status reads the finished progress back.

@@ -1,5 +1,5 @@
 /**
- * API responses on the real API server (issue 13): LISTs longer than one page are read
+ * API responses on the real API server (docs/safety.md "Input limits"): LISTs longer than one page are read
  * whole (limit/continue), by the snapshot reader and by the watch cache, which then watches
  * from the list's resourceVersion; and the kubeconfig's proxy-url is honoured through a
  * small HTTP CONNECT proxy on 127.0.0.1, by the CLI and by the driver.

@@ -1,5 +1,5 @@
 /**
- * The GitOps loop on the real API server (issue 15, README "GitOps"):
+ * The GitOps loop on the real API server (docs/gitops.md "The loop"):
  * - every example manifest (rendered by kustomize where it is a kustomization) passes a strict
  *   server-side dry-run, with bootcplan's Rollout CRD and the engines' published CRDs
  *   (deploy/gitops-crds: Argo CD Application and ArgoCD, Flux Kustomization and GitRepository);
@@ -189,7 +189,7 @@ t('the loop: the committed plan applied step by step by the example Job to Healt
   console.log(`e2e: the Job applied plan ${first.planId} in ${phases.length} runs (${phases.map((p) => p.split(':')[0]).join(', ')}); status writes ${stats.byResource.rollouts ?? 0}, Events ${events} (${(events / WORKERS.length).toFixed(1)} per node) of ${stats.total} requests`);
 
   // Events through the API, as kubectl get events / describe node read them (core v1 view).
-  // One Event per node, its outcome (issue 14: at most 8 API requests per node); it says when
+  // One Event per node, its outcome (docs/gitops.md "Events": at most 8 API requests per node); it says when
   // and how the node's reboot was requested.
   const ev = await env.admin.request('GET', '/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.kind=Node,reason=NodeUpdated' } });
   // Earlier suites on this API server had Nodes of the same names: this run's are told by their uid.

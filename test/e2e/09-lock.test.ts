@@ -1,5 +1,5 @@
 /**
- * The lock that holds, on the real API server (issue 14):
+ * The lock that holds, on the real API server (docs/apply.md, the lock and "Stopping"):
  * - a second apply takes the Lease mid-wave: the first apply stops before its next disruptive
  *   step (exit 4), and the saved plan applied again finishes, each node rebooted once;
  * - a real `bootcplan apply` process sent SIGTERM while an MCO pool is unpaused for a wave: it
