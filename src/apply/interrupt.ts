@@ -34,7 +34,6 @@ import { retry } from './changes.ts';
 export class StopRequestedError extends AbortedError {
   constructor() {
     super('stop requested');
-    this.name = 'StopRequestedError';
   }
 }
 
