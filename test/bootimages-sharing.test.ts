@@ -11,12 +11,13 @@ import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import type { KObject } from '../src/cluster/types.ts';
 import { plan, fullPlan, clusterObjects, MS, CP, codes, errors, NEW_AMI, type ClusterOpts } from './bootimages-helpers.ts';
 import { newSim } from './apply-harness.ts';
+import type { TestObject } from './builders.ts';
 
 const s = suite('bootimages: status behind, versions and platforms');
 
 /** A cluster whose MachineConfiguration has these generations (null: field absent). */
 function withGenerations(o: ClusterOpts, generation: number | null, observed: number | null) {
-  const objs: KObject[] = clusterObjects(o);
+  const objs: TestObject[] = clusterObjects(o);
   const mc = objs.find((x) => x.kind === 'MachineConfiguration')!;
   if (generation !== null) mc.metadata.generation = generation;
   if (observed !== null) mc.status.observedGeneration = observed;
@@ -25,7 +26,7 @@ function withGenerations(o: ClusterOpts, generation: number | null, observed: nu
 
 /** Azure, with a cloudName; an Azure providerSpec is not needed: nothing may be predicted. */
 function azure(cloudName: string, o: ClusterOpts = {}) {
-  const objs = clusterObjects({ platform: 'Azure', ...o });
+  const objs: TestObject[] = clusterObjects({ platform: 'Azure', ...o });
   const infra = objs.find((x) => x.kind === 'Infrastructure')!;
   infra.status.platformStatus = { type: 'Azure', azure: { cloudName } };
   return snapshotFromObjects(objs, 'test');

@@ -18,6 +18,7 @@ import { judgeHeldLock } from '../src/domain/lease-expiry.ts';
 import { CLOCK_SKEW_ALLOWANCE_SECONDS } from '../src/domain/clock-skew.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME } from '../src/cluster/types.ts';
 import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import type { TestObject } from './builders.ts';
 
 const s = suite('lock-clocks');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-lockclock-'));
@@ -50,7 +51,7 @@ const status = (sim: SimCluster) => sim.rollouts.objects.get('test')!.status!;
 /** The lock Lease's times set by hand (a holder whose clock is wrong, or one that died long ago). */
 function leaseTimes(sim: SimCluster, acquireTime: string, renewTime: string) {
   sim.mutate((o) => {
-    const l = o.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE)!;
+    const l = o.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE) as TestObject;
     l.spec.acquireTime = acquireTime;
     l.spec.renewTime = renewTime;
   });

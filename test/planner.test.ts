@@ -21,7 +21,7 @@ s('bootc pool: BootcNodePool gets image, resolved budget, kept paused; the patch
   assert.equal(pickPaths(patched, leafPaths(ch.after)), ch.after);
   // A cluster that moved since the plan: the test op fails instead of overwriting.
   const moved = structuredClone(snap.bootcNodePools[0]);
-  moved.spec.image.ref = 'quay.io/someone/else@sha256:' + 'f'.repeat(64);
+  moved.spec!.image!.ref = 'quay.io/someone/else@sha256:' + 'f'.repeat(64);
   assert.throws(() => jsonpatch.applyPatch(moved, ch.patch as any, true, false));
   const mcp = plan.changes.find((c) => c.kind === 'MachineConfigPool');
   assert.is(mcp, undefined, 'no MachineConfigPool of that name in this cluster');
@@ -138,12 +138,12 @@ s('a field missing on the live object is added below its existing parent, never 
   const mcpChange = plan.changes.find((c) => c.kind === 'MachineConfigPool')!;
   assert.equal(mcpChange.patch, [{ op: 'add', path: '/spec/maxUnavailable', value: 2 }]);
   const patched = jsonpatch.applyPatch(structuredClone(snap.machineConfigPools[0]), mcpChange.patch as any, true, false).newDocument;
-  assert.equal(patched.spec.nodeSelector, snap.machineConfigPools[0].spec.nodeSelector, 'selectors survive');
+  assert.equal(patched.spec!.nodeSelector, snap.machineConfigPools[0].spec!.nodeSelector, 'selectors survive');
   const bnpChange = plan.changes.find((c) => c.kind === 'BootcNodePool')!;
   assert.ok(bnpChange.patch.some((op) => op.op === 'add' && op.path === '/spec/rollout'));
   const bnpPatched = jsonpatch.applyPatch(structuredClone(snap.bootcNodePools[0]), bnpChange.patch as any, true, false).newDocument;
-  assert.equal(bnpPatched.spec.nodeSelector, snap.bootcNodePools[0].spec.nodeSelector);
-  assert.is(bnpPatched.spec.rollout.maxUnavailable, 2);
+  assert.equal(bnpPatched.spec!.nodeSelector, snap.bootcNodePools[0].spec!.nodeSelector);
+  assert.is(bnpPatched.spec!.rollout!.maxUnavailable, 2);
 });
 
 s.run();

@@ -61,7 +61,7 @@ s('killed after any write or at any event, several times, each rerun resumes fro
         const counts = sim.rebootCounts();
         for (const name of scheduled) {
           assert.is(counts.get(name), 1, `${name} rebooted ${counts.get(name) ?? 0} times`);
-          assert.is(sim.get('BootcNode', name)!.status.booted.imageDigest, NEW_DIGEST, name);
+          assert.is(sim.get('BootcNode', name)!.status!.booted!.imageDigest, NEW_DIGEST, name);
           const e = nodeProgressOf(sim.get('Node', name));
           assert.ok(e && e.step === 'done' && e.planId === plan.id, `${name}: entry ${JSON.stringify(e)}`);
         }

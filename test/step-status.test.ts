@@ -199,7 +199,7 @@ s('the cluster moved since the reviewed plan: exit 3 and status Degraded "stale:
     const p = io();
     assert.is(await run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/prod.json'], { io: p.io }), 0, p.err);
     // Someone else cordons two nodes: the reviewed waves no longer fit the budget.
-    sim.mutate((x) => { x.nodes.get('w-00')!.spec.unschedulable = true; x.nodes.get('w-01')!.spec.unschedulable = true; });
+    sim.mutate((x) => { x.nodes.get('w-00')!.spec!.unschedulable = true; x.nodes.get('w-01')!.spec!.unschedulable = true; });
     const r = io();
     assert.is(await run(['apply', 'plans/prod.json', '--auto-approve', '--step'], { io: r.io, openDriver }), 3, r.err);
   });

@@ -10,6 +10,7 @@ import { conditionOf, digestOf, indexSnapshot, viewNode, type NodeIndex, type No
 import { resolvedTag, stagingProgress, type StagingProgress } from '../domain/staging.ts';
 import { computeMembership } from '../domain/pools.ts';
 import type { ClusterDriver } from './driver.ts';
+import type { BootcNodeObject } from '../cluster/kinds.ts';
 
 const idxCache = new WeakMap<ClusterSnapshot, { idx: NodeIndex; members: Map<string, string[]> }>();
 export function indexOf(s: ClusterSnapshot) {
@@ -45,7 +46,7 @@ export function viewIn(s: ClusterSnapshot, name: string): NodeView | null {
   return n ? viewNode(n, idx) : null;
 }
 
-export function bootcNodeIn(s: ClusterSnapshot, name: string): KObject | undefined {
+export function bootcNodeIn(s: ClusterSnapshot, name: string): BootcNodeObject | undefined {
   return indexOf(s).idx.bootcNodes.get(name);
 }
 

@@ -11,6 +11,7 @@ import { parseYamlWithPositions, binaryInputDiagnostic, aliasExpansion, firstAli
 import { checkShape, checkDepth, valueBudget, flowNestingOffset } from '../base/limits.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { type ClusterSnapshot, type KObject, BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from './types.ts';
+import { objectShapeProblem, type BootEntry, type BootcNodeObject, type NodeObject } from './kinds.ts';
 import { KUBE_SYSTEM_NAMESPACE, SNAPSHOT_SERVER_ANNOTATION, serverHost } from './identity.ts';
 
 export interface LoadedSnapshot {
@@ -23,8 +24,11 @@ const apiGroup = (apiVersion: string) => {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 };
 
+type ListField = 'nodes' | 'machineConfigPools' | 'machineConfigs' | 'bootcNodePools' | 'bootcNodes' | 'machineSets';
+type SingletonField = 'machineConfiguration' | 'controlPlaneMachineSet' | 'bootImagesConfigMap' | 'featureGate' | 'infrastructure' | 'clusterVersion' | 'kubeSystemNamespace' | 'lock' | 'progress';
+
 /** Which list of the snapshot an object belongs to, keyed by `group/Kind`. */
-const LISTS: Record<string, keyof ClusterSnapshot> = {
+const LISTS: Record<string, ListField> = {
   '/Node': 'nodes',
   'machineconfiguration.openshift.io/MachineConfigPool': 'machineConfigPools',
   'machineconfiguration.openshift.io/MachineConfig': 'machineConfigs',
@@ -34,7 +38,7 @@ const LISTS: Record<string, keyof ClusterSnapshot> = {
 };
 
 /** Singletons and the name (and namespace) they must have. */
-const SINGLETONS: { key: string; field: keyof ClusterSnapshot; name: string; namespace?: string }[] = [
+const SINGLETONS: { key: string; field: SingletonField; name: string; namespace?: string }[] = [
   { key: 'operator.openshift.io/MachineConfiguration', field: 'machineConfiguration', name: 'cluster' },
   { key: 'machine.openshift.io/ControlPlaneMachineSet', field: 'controlPlaneMachineSet', name: 'cluster', namespace: 'openshift-machine-api' },
   { key: '/ConfigMap', field: 'bootImagesConfigMap', name: 'coreos-bootimages', namespace: 'openshift-machine-config-operator' },
@@ -45,6 +49,9 @@ const SINGLETONS: { key: string; field: keyof ClusterSnapshot; name: string; nam
   { key: 'coordination.k8s.io/Lease', field: 'lock', name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE },
   { key: '/ConfigMap', field: 'progress', name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE },
 ];
+
+/** The `group/Kind` keys of every object a snapshot keeps. */
+const KEPT_KINDS = new Set([...Object.keys(LISTS), ...SINGLETONS.map((s) => s.key)]);
 
 export function emptySnapshot(source: string): ClusterSnapshot {
   return {
@@ -57,26 +64,43 @@ export function emptySnapshot(source: string): ClusterSnapshot {
 /**
  * Builds a snapshot from already-parsed objects (used by the file reader, the live reader and
  * tests); `server`: the API server's host, when known (src/cluster/identity.ts serverHost).
+ * The objects' shapes were checked where they came in (objectShapeProblem, src/cluster/kinds.ts:
+ * parseSnapshot below, src/kube/answers.ts for API answers and watch events), so each goes
+ * into its typed list as it is.
  */
 export function snapshotFromObjects(objects: readonly KObject[], source: string, server: string | null = null): ClusterSnapshot {
   const snap = emptySnapshot(source);
   snap.server = server;
+  const lists: Record<ListField, KObject[]> = snap;
+  const singletons: Record<SingletonField, KObject | null> = snap;
   for (const o of objects) {
     const key = `${apiGroup(o.apiVersion)}/${o.kind}`;
     const list = LISTS[key];
     if (list) {
-      (snap[list] as KObject[]).push(o);
+      lists[list].push(o);
       continue;
     }
     for (const s of SINGLETONS) {
       if (s.key === key && o.metadata.name === s.name && (s.namespace === undefined || o.metadata.namespace === s.namespace)) {
-        (snap as any)[s.field] = o;
+        singletons[s.field] = o;
       }
     }
   }
-  for (const list of Object.values(LISTS)) (snap[list] as KObject[]).sort(byName);
+  for (const list of Object.values(LISTS)) lists[list].sort(byName);
   snap.fingerprint = fingerprintOf(snap);
   return snap;
+}
+
+/** Every object of a snapshot: the lists, then the singletons, in the order emptySnapshot lays them out. */
+export function snapshotObjects(snap: ClusterSnapshot): KObject[] {
+  const singletons = [
+    snap.machineConfiguration, snap.controlPlaneMachineSet, snap.bootImagesConfigMap, snap.featureGate, snap.infrastructure,
+    snap.clusterVersion, snap.kubeSystemNamespace, snap.lock, snap.progress,
+  ];
+  return [
+    ...snap.nodes, ...snap.machineConfigPools, ...snap.machineConfigs, ...snap.bootcNodePools, ...snap.bootcNodes, ...snap.machineSets,
+    ...singletons.filter((o) => o !== null),
+  ];
 }
 
 const byName = (a: KObject, b: KObject) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0);
@@ -91,17 +115,22 @@ const byName = (a: KObject, b: KObject) => (a.metadata.name < b.metadata.name ? 
  */
 export function fingerprintOf(snap: ClusterSnapshot): string {
   const h = createHash('sha256');
-  const add = (o: KObject | null) => {
-    if (o && o !== snap.lock && o !== snap.progress && o !== snap.kubeSystemNamespace) h.update(JSON.stringify(withoutVolatileFields(o))).update('\n');
-  };
-  for (const list of Object.values(LISTS)) for (const o of snap[list] as KObject[]) add(o);
-  for (const s of SINGLETONS) add(snap[s.field] as KObject | null);
+  const add = (view: unknown) => h.update(JSON.stringify(view)).update('\n');
+  // The lists in the order of LISTS, then the singletons in the order of SINGLETONS.
+  for (const o of snap.nodes) add(nodePlanningView(o));
+  for (const o of snap.machineConfigPools) add(withoutVolatileMetadata(o));
+  for (const o of snap.machineConfigs) add(withoutVolatileMetadata(o));
+  for (const o of snap.bootcNodePools) add(withoutVolatileMetadata(o));
+  for (const o of snap.bootcNodes) add(bootcNodePlanningView(o));
+  for (const o of snap.machineSets) add(withoutVolatileMetadata(o));
+  for (const s of SINGLETONS) {
+    const o = snap[s.field];
+    if (o && o !== snap.lock && o !== snap.progress && o !== snap.kubeSystemNamespace) add(withoutVolatileMetadata(o));
+  }
   return `sha256:${h.digest('hex')}`;
 }
 
-function withoutVolatileFields(o: KObject): unknown {
-  if (o.kind === 'Node') return nodePlanningView(o);
-  if (o.kind === 'BootcNode') return bootcNodePlanningView(o);
+function withoutVolatileMetadata(o: KObject): unknown {
   const { managedFields: _m, resourceVersion: _r, ...metadata } = o.metadata;
   return { ...o, metadata };
 }
@@ -111,15 +140,15 @@ function withoutVolatileFields(o: KObject): unknown {
  * lists every cached image) and change all the time (heartbeats, image lists, allocatable),
  * none of which changes a plan.
  */
-function nodePlanningView(o: KObject): unknown {
-  const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c: any) => [c.type, c.status, c.reason]) : null;
+function nodePlanningView(o: NodeObject): unknown {
+  const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c) => [c.type, c.status, c.reason]) : null;
   return [o.metadata.name, o.metadata.labels ?? null, o.metadata.annotations ?? null, o.metadata.creationTimestamp ?? null, o.spec?.unschedulable ?? false, o.spec?.taints ?? null, conds];
 }
 
 /** The part of a BootcNode the planner and the applier read (one per node: keep it small). */
-function bootcNodePlanningView(o: KObject): unknown {
-  const entry = (e: any) => (e ? [e.image ?? null, e.imageDigest ?? null, e.softRebootCapable ?? false] : null);
-  const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c: any) => [c.type, c.status, c.reason]) : null;
+function bootcNodePlanningView(o: BootcNodeObject): unknown {
+  const entry = (e: BootEntry | null | undefined) => (e ? [e.image ?? null, e.imageDigest ?? null, e.softRebootCapable ?? false] : null);
+  const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c) => [c.type, c.status, c.reason]) : null;
   return [o.metadata.name, o.metadata.annotations ?? null, o.metadata.ownerReferences?.map((r) => r.name) ?? null, o.spec ?? null, entry(o.status?.booted), entry(o.status?.staged), conds];
 }
 
@@ -271,10 +300,8 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
       pending.push({ code: 'snapshot-invalid', path: where, message: 'expected a Kubernetes object (a mapping)', expected: 'apiVersion, kind, metadata' });
       return;
     }
-    const meta = o.metadata;
-    const complete = typeof o.apiVersion === 'string' && o.apiVersion !== '' && typeof o.kind === 'string' && o.kind !== ''
-      && isPlainObject(meta) && typeof meta.name === 'string' && meta.name !== '';
-    if (!complete) {
+    if (!isObjectHead(o)) {
+      const meta = o.metadata;
       const missing = ['apiVersion', 'kind'].filter((k) => typeof o[k] !== 'string' || o[k] === '');
       if (!isPlainObject(meta) || typeof meta.name !== 'string' || meta.name === '') missing.push('metadata.name');
       const sub = (k: string) => (path ? `${path}.${k}` : k);
@@ -296,8 +323,26 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
       });
       return;
     }
-    objects.push(o as unknown as KObject);
+    // The kinds the snapshot keeps: every field their views name (src/cluster/kinds.ts).
+    const field = KEPT_KINDS.has(`${apiGroup(o.apiVersion)}/${o.kind}`) ? objectShapeProblem(o, o.kind) : null;
+    if (field) {
+      pending.push({
+        code: 'snapshot-invalid', path: path ? `${path}.${field.path}` : field.path,
+        message: `object ${describe(o)}: ${field.path}: ${field.message}`,
+        expected: `${field.expected}, as the API server stores it`,
+        hint: 'snapshots are written by `bootcplan snapshot` or `kubectl get -o yaml`; check this field',
+      });
+      return;
+    }
+    objects.push(o);
   }
+}
+
+/** apiVersion, kind and metadata.name, each a string that is not empty: what makes a Kubernetes object. */
+function isObjectHead(o: Record<string, unknown>): o is KObject {
+  const meta = o.metadata;
+  return typeof o.apiVersion === 'string' && o.apiVersion !== '' && typeof o.kind === 'string' && o.kind !== ''
+    && isPlainObject(meta) && typeof meta.name === 'string' && meta.name !== '';
 }
 
 /**
@@ -305,10 +350,9 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
  * (metav1.ObjectMeta ownerReferences, status conditions, LabelSelector matchExpressions). A
  * file may hold anything there; it is refused here rather than met deep in a rule.
  */
-function listShapeProblem(o: Record<string, unknown>): { field: string; problem: string } | null {
+function listShapeProblem(o: KObject): { field: string; problem: string } | null {
   // Direct reads, not a walk along a list of paths: one call for each of 20,000 objects.
-  const meta = o.metadata as Record<string, unknown>;
-  const owners = listProblem(meta.ownerReferences, 'metadata.ownerReferences');
+  const owners = listProblem(o.metadata.ownerReferences, 'metadata.ownerReferences');
   if (owners) return owners;
   const status = o.status;
   if (isPlainObject(status)) {

@@ -8,6 +8,8 @@ import type { MachineManager, LabelSelector } from '../base/api-types.ts';
 import { RPM_ARCH } from './stream.ts';
 import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';
 import { ROLE_LABEL_PREFIX } from './labels.ts';
+import { isPlainObject } from '../base/schema.ts';
+import type { FeatureGateObject, InfrastructureObject, MachineConfigurationObject } from '../cluster/kinds.ts';
 
 export const MAPI_GROUP = 'machine.openshift.io';
 export const GATE_CPMS = 'ManagedBootImagesCPMS';
@@ -51,7 +53,7 @@ export interface ClusterFacts {
  */
 export const AZURE_STACK_CLOUD = 'AzureStackCloud';
 
-export function isAzureStackHub(infra: KObject | null): boolean {
+export function isAzureStackHub(infra: InfrastructureObject | null): boolean {
   return infra?.status?.platformStatus?.azure?.cloudName === AZURE_STACK_CLOUD;
 }
 
@@ -76,7 +78,7 @@ export interface StatusObservation {
  * observedGeneration != generation means the status is behind. A snapshot written by hand may
  * have no generation at all: then the status is taken as it is.
  */
-export function statusObservation(mc: KObject | null): StatusObservation {
+export function statusObservation(mc: MachineConfigurationObject | null): StatusObservation {
   const g = mc?.metadata.generation;
   const o = mc?.status?.observedGeneration;
   const generation = typeof g === 'number' ? g : null;
@@ -101,11 +103,13 @@ export function atLeast(facts: Pick<ClusterFacts, 'semver'>, major: number, mino
  * use the entry of the version the cluster is going to (ClusterVersion status.desired.version),
  * else the first one.
  */
-export function enabledGates(fg: KObject | null, version: string | null): Set<string> | null {
-  const list: any[] = fg?.status?.featureGates;
+export function enabledGates(fg: FeatureGateObject | null, version: string | null): Set<string> | null {
+  const list = fg?.status?.featureGates;
   if (!Array.isArray(list) || !list.length) return null;
-  const entry = list.find((e) => e?.version === version) ?? list[0];
-  return new Set((entry?.enabled ?? []).map((e: any) => e?.name).filter((n: unknown) => typeof n === 'string'));
+  const entries = list.filter(isPlainObject);
+  const entry = entries.find((e) => e.version === version) ?? (isPlainObject(list[0]) ? list[0] : undefined);
+  const enabled = Array.isArray(entry?.enabled) ? entry.enabled : [];
+  return new Set(enabled.map((e) => (isPlainObject(e) ? e.name : undefined)).filter((n): n is string => typeof n === 'string'));
 }
 
 export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {

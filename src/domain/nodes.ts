@@ -8,6 +8,7 @@ import type { ClusterSnapshot, Condition, KObject } from '../cluster/types.ts';
 import {
   ZONE_LABEL, MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_CURRENT_IMAGE, BOOTC_IN_REBOOT_SLOT,
 } from './labels.ts';
+import type { BootcNodeObject, ClusterLabelSelector, MachineConfigObject, NodeObject, ObjectWithConditions } from '../cluster/kinds.ts';
 
 export type Unavailability = 'not-ready' | 'cordoned' | 'degraded' | 'updating';
 
@@ -39,8 +40,8 @@ export interface NodeView {
   createdAt: string | null;
 }
 
-export function conditionOf(obj: KObject | undefined | null, type: string): Condition | undefined {
-  const list: Condition[] | undefined = obj?.status?.conditions;
+export function conditionOf(obj: ObjectWithConditions | undefined | null, type: string): Condition | undefined {
+  const list = obj?.status?.conditions;
   if (!Array.isArray(list)) return undefined;
   // A loop, not find(): called several times for each of thousands of nodes.
   for (let i = 0; i < list.length; i++) {
@@ -72,9 +73,9 @@ export function digestOf(ref: string | null | undefined): string | null {
 }
 
 export interface NodeIndex {
-  nodes: Map<string, KObject>;
-  bootcNodes: Map<string, KObject>;
-  machineConfigs: Map<string, KObject>;
+  nodes: Map<string, NodeObject>;
+  bootcNodes: Map<string, BootcNodeObject>;
+  machineConfigs: Map<string, MachineConfigObject>;
 }
 
 /**
@@ -91,8 +92,8 @@ export function indexSnapshot(snap: ClusterSnapshot): NodeIndex {
 }
 
 /** Name -> object, without an entry pair per object (20,000 of them in a 10,000-node snapshot). */
-function byName(objects: readonly KObject[]): Map<string, KObject> {
-  const map = new Map<string, KObject>();
+function byName<T extends KObject>(objects: readonly T[]): Map<string, T> {
+  const map = new Map<string, T>();
   for (const o of objects) map.set(o.metadata.name, o);
   return map;
 }
@@ -107,7 +108,7 @@ function byName(objects: readonly KObject[]): Map<string, KObject> {
  * Ready condition and the cordon are NodeView.ready and .cordoned; this returns the other
  * two, failing: the conditions that make the node unhealthy.
  */
-export function mcoNodeHealth(node: KObject): { healthy: boolean; failing: Condition[] } {
+export function mcoNodeHealth(node: NodeObject): { healthy: boolean; failing: Condition[] } {
   const failing: Condition[] = [];
   const disk = conditionOf(node, 'DiskPressure');
   if (disk && disk.status !== 'False') failing.push(disk);
@@ -135,7 +136,7 @@ export function mcoNodeWork(annotations: Record<string, string>): { inFlight: bo
   return { inFlight: configMoving || (state !== null && state !== 'Done'), failed, configMoving, state };
 }
 
-export function viewNode(node: KObject, idx: NodeIndex): NodeView {
+export function viewNode(node: NodeObject, idx: NodeIndex): NodeView {
   const name = node.metadata.name;
   const labels = node.metadata.labels ?? {};
   const annotations = node.metadata.annotations ?? {};
@@ -210,7 +211,7 @@ function pick(c: Condition): Condition {
 }
 
 /** Does a Kubernetes LabelSelector (matchLabels + matchExpressions) select these labels? */
-export function selectorMatches(selector: any, labels: Record<string, string>): boolean {
+export function selectorMatches(selector: ClusterLabelSelector | null | undefined, labels: Record<string, string>): boolean {
   if (!selector || typeof selector !== 'object') return false;
   const ml: Record<string, string> = selector.matchLabels ?? {};
   for (const k of Object.keys(ml)) if (labels[k] !== ml[k]) return false;

@@ -8,6 +8,7 @@
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { ownerOf, selectorMatches } from './nodes.ts';
 import { isControlPlaneNode, selectorAsksForControlPlane } from './control-plane.ts';
+import type { BootcNodePoolObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
 export interface Membership {
   /** pool name -> node names, per backend */
@@ -59,7 +60,7 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
  * selector asks for a control-plane role label, or a pool whose nodes are all control-plane
  * nodes (a pool that mixes them with other nodes is an error: src/plan/pool-sharing.ts).
  */
-export function isControlPlanePool(name: string, mcp: KObject | undefined, bnp: KObject | undefined, memberLabels: readonly Record<string, string>[] = []): boolean {
+export function isControlPlanePool(name: string, mcp: MachineConfigPoolObject | undefined, bnp: BootcNodePoolObject | undefined, memberLabels: readonly Record<string, string>[] = []): boolean {
   if (name === 'master' || name === 'control-plane') return true;
   if ([mcp?.spec?.nodeSelector, bnp?.spec?.nodeSelector].some(selectorAsksForControlPlane)) return true;
   return memberLabels.length > 0 && memberLabels.every(isControlPlaneNode);

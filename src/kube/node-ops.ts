@@ -21,6 +21,7 @@ import type { ObjectWriter } from './object-writes.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { objectPath, NODE, POD } from './resources.ts';
 import { setLongTimeout } from './long-timer.ts';
+import type { NodeObject } from '../cluster/kinds.ts';
 
 /** DaemonSet-owned pods (kubectl drain --ignore-daemonsets) and static (mirror) pods stay. */
 export function skippedByDrain(p: KObject): boolean {
@@ -76,7 +77,7 @@ export class NodeOps {
    * Runs a conditional write on the Node as the watch cache has it; when the server refuses it
    * because the Node moved (409: the cache was behind), reads the Node and runs it once more.
    */
-  private async onFreshNode<T>(node: string, write: (n: KObject) => Promise<T>): Promise<T> {
+  private async onFreshNode<T>(node: string, write: (n: NodeObject) => Promise<T>): Promise<T> {
     await this.cache.start();
     const cached = this.cache.get('Node', node);
     if (cached) {
@@ -89,8 +90,8 @@ export class NodeOps {
     return write(await this.readNode(node));
   }
 
-  private async readNode(node: string): Promise<KObject> {
-    const n: KObject = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}`, expect: 'Node' });
+  private async readNode(node: string): Promise<NodeObject> {
+    const n: NodeObject = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}`, expect: 'Node' });
     return this.cache.wrote(n, 'v1', 'Node');
   }
 

@@ -14,6 +14,7 @@ import {
 } from '../apply/driver.ts';
 import { type KubeClient, PatchNotApplicableError } from './rest.ts';
 import { pausePatch } from '../domain/cordons.ts';
+import type { ViewOf } from '../cluster/kinds.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { resourceOf, objectPath, collectionPath, BOOTC_NODE, BOOTC_NODE_POOL, MACHINE_CONFIG_POOL } from './resources.ts';
 
@@ -92,8 +93,8 @@ export class ObjectWriter {
    */
   async setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void> {
     const r = kind === 'MachineConfigPool' ? MACHINE_CONFIG_POOL : BOOTC_NODE_POOL;
-    const read = (): Promise<KObject> => this.client.request('GET', objectPath(r, name), { what: `${kind} ${name}`, expect: kind });
-    const write = async (pool: KObject) => {
+    const read = () => this.client.request('GET', objectPath(r, name), { what: `${kind} ${name}`, expect: kind });
+    const write = async (pool: ViewOf<PoolKind>) => {
       const body = pausePatch(pool, paused, by);
       if (body) await this.mergePatch({ apiVersion: r.apiVersion, kind, name }, body);
     };

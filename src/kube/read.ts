@@ -39,7 +39,7 @@ export async function readLiveObjects(client: KubeClient): Promise<LiveRead> {
       }
     }
     try {
-      const list = await client.list(collectionPath(s.type, s.namespace), s.type.kind, { what: `list ${s.type.plural}` });
+      const list = await client.list(collectionPath(s.type, s.namespace), s.type, { what: `list ${s.type.plural}` });
       return list.items.map((o: any) => cleanObject(o, s.type.apiVersion, s.type.kind));
     } catch (err) {
       if (err instanceof NotFoundError) {

@@ -24,8 +24,10 @@ import {
   KubeApiError, KubeRequestError, HINT_NOT_API_SERVER, errorFromStatus, unreachable, timedOut, tooLarge, kubeconfigFailure, formatBytes, type Route,
 } from './api-errors.ts';
 import {
-  AnswerRefused, checkAnswer, parseJsonBody, parseWatchEvent, statusOf, isApiServerNotFoundPage, describeAnswer, preview, printable, type Expected,
+  AnswerRefused, objectAnswer, jsonObjectAnswer, listAnswer, parseJsonBody, parseWatchEvent, statusOf, isApiServerNotFoundPage, describeAnswer, preview, printable,
+  type Expected, type ListPage, type WatchEvent,
 } from './answers.ts';
+import type { ViewOf } from '../cluster/kinds.ts';
 import { exchange, openStream, readBody, readLines, ExchangeFailure, type Answer } from './http-exchange.ts';
 import { proxyRouteOf, TunnelAgent, ProxyRefused, forwardThrough, type ProxyRoute } from './proxy.ts';
 import { countRequest, countWritten } from './request-stats.ts';
@@ -44,12 +46,11 @@ export interface RequestOptions {
   expect?: string;
 }
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-export interface WatchEvent { type: WatchEventType; object: any }
+export type { WatchEvent } from './answers.ts';
 
 /** Every object of a collection, read page by page, and the list's resourceVersion (to watch from). */
-export interface ListAnswer {
-  items: any[];
+export interface ListAnswer<T> {
+  items: T[];
   resourceVersion: string;
 }
 
@@ -162,7 +163,7 @@ export class KubeClient {
     return new KubeRequestError(`${endpoint}: HTTP ${a.status} answer is not a Kubernetes Status (${describeAnswer(a.headers, a.body)}): ${preview(a.body)}`, 'unexpected-answer', endpoint, HINT_NOT_API_SERVER);
   }
 
-  private async call(method: string, path: string, o: RequestOptions, expected: Expected, onBytes?: (n: number) => void): Promise<any> {
+  private async call<T>(method: string, path: string, o: RequestOptions, check: (value: unknown) => T, onBytes?: (n: number) => void): Promise<T> {
     const endpoint = `${method} ${path}`;
     const fullPath = path + queryString(o.query);
     const headers: Record<string, string> = {};
@@ -187,15 +188,21 @@ export class KubeClient {
     countWritten(this.contextName, method, path, a.body.length);
     try {
       onBytes?.(a.body.length);
-      return checkAnswer(parseJsonBody(a.body, a.status, a.headers), expected);
+      return check(parseJsonBody(a.body, a.status, a.headers));
     } catch (err) {
       throw this.failure(err, endpoint);
     }
   }
 
-  /** One request; resolves with the checked JSON of a 2xx answer, throws otherwise. */
-  request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
-    return this.call(method, path, o, o.expect ? { kind: o.expect, list: false } : null);
+  /**
+   * One request; resolves with the checked JSON of a 2xx answer (with `expect`, an object of
+   * that kind, narrowed to its view: src/kube/answers.ts), throws otherwise.
+   */
+  request<K extends string>(method: string, path: string, o: RequestOptions & { expect: K }): Promise<ViewOf<K>>;
+  request(method: string, path: string, o?: RequestOptions): Promise<Record<string, unknown>>;
+  request(method: string, path: string, o: RequestOptions = {}): Promise<unknown> {
+    const kind = o.expect;
+    return kind === undefined ? this.call(method, path, o, jsonObjectAnswer) : this.call(method, path, o, (v) => objectAnswer(v, kind));
   }
 
   /**
@@ -205,14 +212,14 @@ export class KubeClient {
    * pager falls back to one unpaginated list there, which the size cap would bound anyway,
    * but pages keep each answer small.
    */
-  async list(path: string, kind: string, o: Omit<RequestOptions, 'body' | 'contentType' | 'expect'> = {}): Promise<ListAnswer> {
+  async list<K extends string>(path: string, expected: Expected<K>, o: Omit<RequestOptions, 'body' | 'contentType' | 'expect'> = {}): Promise<ListAnswer<ViewOf<K>>> {
     try {
-      return await this.listPages(path, kind, o);
+      return await this.listPages(path, expected, o);
     } catch (err) {
       if (!(err instanceof ContinueExpired)) throw err;
     }
     try {
-      return await this.listPages(path, kind, o);
+      return await this.listPages(path, expected, o);
     } catch (err) {
       if (!(err instanceof ContinueExpired)) throw err;
       throw new KubeRequestError(`GET ${path}: the list's continue token expired again after a restart (410 Gone): the collection changes faster than it can be read in pages of ${this.pageSize}`,
@@ -220,16 +227,16 @@ export class KubeClient {
     }
   }
 
-  private async listPages(path: string, kind: string, o: RequestOptions): Promise<ListAnswer> {
-    const items: any[] = [];
+  private async listPages<K extends string>(path: string, expected: Expected<K>, o: RequestOptions): Promise<ListAnswer<ViewOf<K>>> {
+    const items: ViewOf<K>[] = [];
     const seen = new Set<string>();
     let bytes = 0;
     let token: string | undefined;
     let resourceVersion = '';
     for (;;) {
-      let page: any;
+      let page: ListPage<ViewOf<K>>;
       try {
-        page = await this.call('GET', path, { ...o, query: { ...o.query, limit: this.pageSize, continue: token } }, { kind, list: true }, (n) => { bytes += n; });
+        page = await this.call('GET', path, { ...o, query: { ...o.query, limit: this.pageSize, continue: token } }, (v) => listAnswer(v, expected), (n) => { bytes += n; });
       } catch (err) {
         if (token !== undefined && err instanceof KubeApiError && err.status === 410) throw new ContinueExpired();
         throw err;
@@ -254,7 +261,7 @@ export class KubeClient {
    * (resolves), the signal aborts (resolves), or the connection fails (rejects). A server
    * that does not end it within its `timeoutSeconds` plus the request timeout is cut off.
    */
-  async watch(path: string, query: Record<string, string | number | boolean | undefined>, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
+  async watch<K extends string>(path: string, query: Record<string, string | number | boolean | undefined>, onEvent: (e: WatchEvent<ViewOf<K>>) => void, signal: AbortSignal, expected: Expected<K>): Promise<void> {
     const endpoint = `WATCH ${path}`;
     const fullPath = path + queryString({ ...query, watch: 'true' });
     countRequest(this.contextName, 'WATCH', fullPath);
@@ -277,7 +284,7 @@ export class KubeClient {
     const serverSeconds = Number(query.timeoutSeconds ?? 0);
     const deadlineMs = serverSeconds > 0 && this.timeoutMs > 0 ? serverSeconds * 1000 + this.timeoutMs : 0;
     try {
-      await readLines(res, { maxLineBytes: this.maxBytes, deadlineMs, signal }, (line) => onEvent(parseWatchEvent(line) as WatchEvent));
+      await readLines(res, { maxLineBytes: this.maxBytes, deadlineMs, signal }, (line) => onEvent(parseWatchEvent(line, expected)));
     } catch (err) {
       if (signal.aborted) return;
       throw this.failure(err, endpoint);

@@ -21,6 +21,7 @@ import {
 } from '../domain/bootimages.ts';
 import { type DraftChange, updateChange, fieldChange } from './changes.ts';
 import type { BootImagesPlan, ChangeReason, Risk } from './types.ts';
+import type { MachineConfigurationObject } from '../cluster/kinds.ts';
 
 export interface BootImagesInput { spec: RolloutSpec; specMap: SourceMap | null; snapshot: ClusterSnapshot }
 export interface BootImagesResult {
@@ -37,7 +38,7 @@ interface BootImagesStep {
   snapshot: ClusterSnapshot;
   facts: ClusterFacts;
   /** MachineConfiguration/cluster, when the cluster has one. */
-  mc: KObject | null;
+  mc: MachineConfigurationObject | null;
   report: (d: DiagnosticInput) => void;
 }
 
@@ -236,7 +237,7 @@ function planControlPlaneMachineSet(
     report({ severity: 'warning', code: 'cpms-not-found', path: joinPath(CPMS_PATH, 'strategy'), message: 'the cluster has no ControlPlaneMachineSet openshift-machine-api/cluster; the strategy is not written', hint: 'remove controlPlaneMachineSet from the spec for clusters without one' });
   }
   if (!cpms) return cpmsChange;
-  const observedStrategy: string | undefined = cpms.spec?.strategy?.type;
+  const observedStrategy = cpms.spec?.strategy?.type ?? undefined;
   const before: CpmsStrategy = observedStrategy === 'OnDelete' ? 'OnDelete' : 'RollingUpdate';
   const after: CpmsStrategy = cpSpec?.strategy ?? before;
   // spec.strategy.type defaults to RollingUpdate: an absent field already means it.

@@ -21,6 +21,7 @@ import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { isLabelValue } from '../domain/kube-names.ts';
 import { type DraftChange, updateChange } from './changes.ts';
 import type { PlanPool, PlanNode, Risk, RebootKind, BlockedBy, Backend } from './types.ts';
+import type { BootcNodePoolObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
 /** What planning a pool reads of the cluster, and where its findings go. */
 export interface PoolPlanContext {
@@ -49,8 +50,8 @@ interface PoolMembers {
   spec: PoolSpec;
   /** Field path of the pool in the spec, e.g. `spec.pools[0]`. */
   path: string;
-  bnp: KObject | undefined;
-  mcp: KObject | undefined;
+  bnp: BootcNodePoolObject | undefined;
+  mcp: MachineConfigPoolObject | undefined;
   backend: Backend;
   controlPlane: boolean;
   members: NodeView[];
@@ -178,7 +179,7 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
  * plan says so and holds the nodes back (`tag-unresolved`). An MCO-only pool has no resolver: the
  * nodes are judged by the image name. Returns the target digest, or null.
  */
-function tagTarget(p: PoolSpec, path: string, bnp: KObject | undefined, memberNames: string[], blocked: Map<string, BlockedBy>, report: (d: DiagnosticInput) => void): string | null {
+function tagTarget(p: PoolSpec, path: string, bnp: BootcNodePoolObject | undefined, memberNames: string[], blocked: Map<string, BlockedBy>, report: (d: DiagnosticInput) => void): string | null {
   if (!bnp) {
     report({
       severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),

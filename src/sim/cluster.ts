@@ -15,7 +15,9 @@
 import { createHash } from 'node:crypto';
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import type { ClusterSnapshot, KObject, Condition } from '../cluster/types.ts';
+import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import { objectShapeProblem, type BootcNodeObject, type MachineConfigObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
+import { snapshotObjects } from '../cluster/snapshot.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { viewNode } from '../domain/nodes.ts';
 import { cordonPatch, pausePatch, uncordonDecision } from '../domain/cordons.ts';
@@ -26,7 +28,7 @@ import type { PhaseDurations } from '../plan/types.ts';
 import { LockHeldError } from '../base/errors.ts';
 import {
   type ObjectRef, type LockRecord, type NodeProgress, type WaitOptions, type PoolKind, type DesiredImageState, type CordonResult, type UncordonResult,
-  PreconditionFailedError, NotFoundError, AlreadyExistsError, LockLostError, isoOf,
+  PreconditionFailedError, NotFoundError, AlreadyExistsError, LockLostError, DriverError, isoOf,
 } from '../apply/driver.ts';
 import { VirtualClock, type SimEvent } from './clock.ts';
 import { ReadWatchers } from './reads.ts';
@@ -64,7 +66,7 @@ export interface RebootRecord { t: number; node: string; kind: RebootKind; faile
 export interface CordonRecord { t: number; node: string; pool: string | null; session: string; unavailableAfter: number; budget: number | null; wasUnavailable: boolean }
 export interface WriteRecord { t: number; session: string; op: string; target: string }
 
-const isReady = (n: KObject) => (n.status?.conditions ?? []).some((c: Condition) => c.type === 'Ready' && c.status === 'True');
+const isReady = (n: NodeObject) => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 export class SimCluster implements SimWorld {
   readonly durations: PhaseDurations;
@@ -106,12 +108,7 @@ export class SimCluster implements SimWorld {
     this.faults = new Faults(opts.faults);
     this.bootc = new BootcOperator(this, opts.softRebootCapable ?? (() => false));
     this.mco = new Mco(this, opts.renderSeconds ?? 0);
-    const all: KObject[] = [];
-    for (const v of Object.values(snapshot)) {
-      if (Array.isArray(v)) all.push(...(v as KObject[]));
-      else if (v && typeof v === 'object') all.push(v as KObject);
-    }
-    for (const o of structuredClone(all)) this.store.put(o);
+    for (const o of structuredClone(snapshotObjects(snapshot))) this.store.put(o);
     for (const n of this.store.nodes.values()) this.addRuntime(n);
     this.recomputeMembership();
     this.bootc.start();
@@ -121,14 +118,14 @@ export class SimCluster implements SimWorld {
   // ------------------------------------------------------------------ the world of the actors
 
   get now(): number { return this.clock.now; }
-  get nodes(): ReadonlyMap<string, KObject> { return this.store.nodes; }
-  get bootcNodes(): ReadonlyMap<string, KObject> { return this.store.bootcNodes; }
-  get machineConfigs(): ReadonlyMap<string, KObject> { return this.store.machineConfigs; }
+  get nodes(): ReadonlyMap<string, NodeObject> { return this.store.nodes; }
+  get bootcNodes(): ReadonlyMap<string, BootcNodeObject> { return this.store.bootcNodes; }
+  get machineConfigs(): ReadonlyMap<string, MachineConfigObject> { return this.store.machineConfigs; }
 
   at(t: number, fn: () => void): SimEvent { return this.clock.at(t, fn); }
   after(dt: number, fn: () => void): SimEvent { return this.clock.after(dt, fn); }
 
-  get(kind: string, name: string, namespace?: string | null): KObject | undefined {
+  get<K extends string>(kind: K, name: string, namespace?: string | null): ViewOf<K> | undefined {
     return this.store.get(kind, name, namespace);
   }
   put(o: KObject) { this.store.put(o); }
@@ -136,7 +133,7 @@ export class SimCluster implements SimWorld {
 
   runtime(node: string): NodeRuntime | undefined { return this.runtimes.get(node); }
   durationsOf(node: string): PhaseDurations { return jitteredDurations(this.durations, this.jitter, node); }
-  private addRuntime(n: KObject) {
+  private addRuntime(n: NodeObject) {
     this.runtimes.set(n.metadata.name, { initiallyNotReady: !isReady(n), down: false, flapping: false, stageToken: 0, mcoToken: 0 });
   }
 
@@ -204,12 +201,13 @@ export class SimCluster implements SimWorld {
   snapshotCopy(): ClusterSnapshot { return this.store.snapshotCopy(); }
 
   /** Test hook: change the cluster behind the applier's back (objects are live). */
-  mutate(fn: (objects: { nodes: Map<string, KObject>; bootcNodes: Map<string, KObject>; get: (kind: string, name: string, ns?: string) => KObject | undefined; add: (o: KObject) => void; remove: (kind: string, name: string, ns?: string) => void }) => void) {
+  mutate(fn: (objects: { nodes: Map<string, NodeObject>; bootcNodes: Map<string, BootcNodeObject>; get: (kind: string, name: string, ns?: string) => KObject | undefined; add: (o: KObject) => void; remove: (kind: string, name: string, ns?: string) => void }) => void) {
     fn({
       nodes: this.store.nodes, bootcNodes: this.store.bootcNodes, get: (k, n, ns) => this.get(k, n, ns),
       add: (o) => {
         this.store.put(structuredClone(o));
-        if (o.kind === 'Node') this.addRuntime(o);
+        const n = this.store.nodes.get(o.metadata.name);
+        if (o.kind === 'Node' && n) this.addRuntime(n);
       },
       remove: (k, n, ns) => this.store.remove(k, n, ns),
     });
@@ -260,6 +258,7 @@ export class SimCluster implements SimWorld {
     }
     copy.metadata.generation = (copy.metadata.generation ?? 1) + 1;
     copy.metadata.resourceVersion = String(this.clock.nextSeq());
+    this.refuseInvalid(copy);
     this.store.put(copy);
     this.afterWrite(before, copy);
     return copy;
@@ -271,9 +270,16 @@ export class SimCluster implements SimWorld {
     o.metadata.uid ??= createHash('sha1').update(`${o.kind}/${o.metadata.name}`).digest('hex').slice(0, 32);
     o.metadata.generation = 1;
     o.metadata.creationTimestamp = isoOf(this.now);
+    this.refuseInvalid(o);
     this.store.put(o);
     this.afterWrite(null, o);
     return o;
+  }
+
+  /** What the API server's schema validation refuses (422 Invalid): a field of the wrong type. */
+  private refuseInvalid(o: KObject) {
+    const problem = objectShapeProblem(o, o.kind);
+    if (problem) throw new DriverError(`${o.kind} "${o.metadata.name}" is invalid: ${problem.path}: ${problem.message}`);
   }
 
   /** Controllers reacting to a write. */
@@ -286,7 +292,7 @@ export class SimCluster implements SimWorld {
     const bn = this.store.bootcNodes.get(node);
     if (!bn) throw new NotFoundError(`BootcNode ${node} not found`);
     this.record(session, 'desiredImageState', `${node}=${state}`);
-    bn.spec.desiredImageState = state;
+    (bn.spec ??= {}).desiredImageState = state;
     this.changed(bn);
     if (state === 'Booted') this.bootc.daemonBoot(bn);
   }
@@ -330,13 +336,13 @@ export class SimCluster implements SimWorld {
   }
 
   /** Writes spec.unschedulable; `mark`: the cordoned-by annotation to set (string), remove (null) or leave (undefined). */
-  private setUnschedulable(session: SimDriver, n: KObject, value: boolean, mark: string | null | undefined) {
+  private setUnschedulable(session: SimDriver, n: NodeObject, value: boolean, mark: string | null | undefined) {
     const node = n.metadata.name;
     this.record(session, value ? 'cordon' : 'uncordon', node);
     const wasUnavailable = this.pools.isUnavailable(node);
-    n.spec ??= {};
-    if (value) n.spec.unschedulable = true;
-    else delete n.spec.unschedulable;
+    const spec = (n.spec ??= {});
+    if (value) spec.unschedulable = true;
+    else delete spec.unschedulable;
     if (typeof mark === 'string') (n.metadata.annotations ??= {})[BOOTCPLAN_CORDONED_BY] = mark;
     else if (mark === null && n.metadata.annotations) delete n.metadata.annotations[BOOTCPLAN_CORDONED_BY];
     this.touch(node);
@@ -350,33 +356,36 @@ export class SimCluster implements SimWorld {
   }
 
   setPoolPaused(session: SimDriver, kind: PoolKind, name: string, paused: boolean, by: string) {
-    const p = this.get(kind, name);
+    const mcp = kind === 'MachineConfigPool' ? this.get('MachineConfigPool', name) : undefined;
+    const bnp = kind === 'BootcNodePool' ? this.get('BootcNodePool', name) : undefined;
+    const p = mcp ?? bnp;
     if (!p) throw new NotFoundError(`${kind} ${name} not found`);
     this.record(session, paused ? 'pause' : 'unpause', `${kind}/${name}`);
-    p.spec ??= {};
     // bootcplan's pause carries its mark; its unpause removes it; a pool paused already keeps
     // its pause as it is (src/domain/cordons.ts pausePatch).
     if (!pausePatch(p, paused, by)) return;
     if (paused) (p.metadata.annotations ??= {})[BOOTCPLAN_PAUSED_BY] = by;
     else if (p.metadata.annotations) delete p.metadata.annotations[BOOTCPLAN_PAUSED_BY];
-    if (kind === 'MachineConfigPool') {
-      const was = p.spec.paused === true;
-      p.spec.paused = paused;
-      this.changed(p);
+    if (mcp) {
+      const spec = (mcp.spec ??= {});
+      const was = spec.paused === true;
+      spec.paused = paused;
+      this.changed(mcp);
       if (was && !paused) this.mco.onUnpause(name);
-    } else {
-      p.spec.rollout ??= {};
-      p.spec.rollout.paused = paused;
-      this.changed(p);
+    } else if (bnp) {
+      (((bnp.spec ??= {}).rollout ??= {})).paused = paused;
+      this.changed(bnp);
     }
   }
 
   leaseOf(): LockRecord | null {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
     if (!l) return null;
+    // The simulator writes every field of its Lease (acquireLock).
+    const spec = l.spec ?? {};
     return {
-      lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '', holder: l.spec.holderIdentity, planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
-      since: l.spec.acquireTime, renewedAt: l.spec.renewTime, ttlSeconds: l.spec.leaseDurationSeconds,
+      lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '', holder: spec.holderIdentity ?? '', planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
+      since: spec.acquireTime ?? '', renewedAt: spec.renewTime ?? '', ttlSeconds: spec.leaseDurationSeconds ?? 0,
     };
   }
 
@@ -386,7 +395,7 @@ export class SimCluster implements SimWorld {
    */
   readLockAs(session: SimDriver): LockRecord | null {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (l) session.leaseObserver.observe({ key: `${l.metadata.resourceVersion}`, ttlSeconds: l.spec.leaseDurationSeconds }, this.now);
+    if (l) session.leaseObserver.observe({ key: `${l.metadata.resourceVersion}`, ttlSeconds: l.spec?.leaseDurationSeconds ?? 0 }, this.now);
     return this.leaseOf();
   }
 
@@ -405,8 +414,8 @@ export class SimCluster implements SimWorld {
   }
   renewLock(session: SimDriver, lockId: string): LockRecord {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held${l ? ` (now held by ${l.spec.holderIdentity})` : ''}`);
-    l.spec.renewTime = isoOf(this.now);
+    if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held${l ? ` (now held by ${l.spec?.holderIdentity})` : ''}`);
+    (l.spec ??= {}).renewTime = isoOf(this.now);
     l.metadata.resourceVersion = String(this.clock.nextSeq());
     this.changed(l);
     return this.leaseOf()!;

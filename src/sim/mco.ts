@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KObject } from '../cluster/types.ts';
+import { hasShapeOf } from '../cluster/kinds.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_ROLE_LABEL, ZONE_LABEL } from '../domain/labels.ts';
 import type { SimWorld } from './world.ts';
 
@@ -24,11 +25,13 @@ export class Mco {
     switch (after.kind) {
       case 'MachineConfig': {
         const role = after.metadata.labels?.[MCO_ROLE_LABEL];
-        if (role && before?.spec?.osImageURL !== after.spec?.osImageURL) w.after(this.renderSeconds, () => this.render(role));
+        const image = (o: KObject | null) => (o && hasShapeOf(o, 'MachineConfig') ? o.spec?.osImageURL : undefined);
+        if (role && image(before) !== image(after)) w.after(this.renderSeconds, () => this.render(role));
         break;
       }
       case 'MachineConfigPool': {
-        if (before && before.spec?.paused && !after.spec?.paused) w.after(0, () => this.sync(after.metadata.name));
+        const paused = (o: KObject | null) => (o && hasShapeOf(o, 'MachineConfigPool') ? o.spec?.paused : undefined);
+        if (before && paused(before) && !paused(after)) w.after(0, () => this.sync(after.metadata.name));
         break;
       }
       case 'MachineConfiguration': {
@@ -61,7 +64,7 @@ export class Mco {
     const sources = [...w.machineConfigs.values()]
       .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL)
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-    const osImageURL = sources.length ? sources[sources.length - 1].spec.osImageURL : current?.spec?.osImageURL;
+    const osImageURL = sources.length ? sources[sources.length - 1].spec?.osImageURL : current?.spec?.osImageURL;
     if (!osImageURL || current?.spec?.osImageURL === osImageURL) return;
     const name = `rendered-${pool}-${createHash('md5').update(`${pool}/${osImageURL}`).digest('hex')}`;
     if (!w.machineConfigs.has(name)) {
@@ -71,9 +74,8 @@ export class Mco {
         spec: { ...(current?.spec ? structuredClone(current.spec) : {}), osImageURL },
       });
     }
-    mcp.spec.configuration = { name };
-    mcp.status ??= {};
-    mcp.status.configuration = { name };
+    (mcp.spec ??= {}).configuration = { name };
+    (mcp.status ??= {}).configuration = { name };
     w.changed(mcp);
     this.sync(pool);
   }
@@ -83,7 +85,7 @@ export class Mco {
     const w = this.world;
     const mcp = w.get('MachineConfigPool', pool);
     if (!mcp || mcp.spec?.paused) return;
-    const target: string | undefined = mcp.spec?.configuration?.name;
+    const target = mcp.spec?.configuration?.name;
     const key = `mco/${pool}`;
     const members = w.membersOf(key);
     if (!target) return;
@@ -147,7 +149,7 @@ export class Mco {
     w.after(d.drain + d.stage + d.reboot + d.ready, () => {
       if (rt.mcoToken !== token) return;
       rt.down = false;
-      if (!failed) n.spec.unschedulable = false;
+      if (!failed) (n.spec ??= {}).unschedulable = false;
       w.refreshReady(node);
       this.sync(pool);
     });

@@ -24,6 +24,7 @@ import { NODE } from '../../src/kube/resources.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import type { KObject } from '../../src/cluster/types.ts';
 import { MCO_CURRENT_CONFIG, BOOTCPLAN_CORDONED_BY } from '../../src/domain/labels.ts';
+import type { TestObject } from '../builders.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SA_CONTEXT = 'bootcplan@testenv';
@@ -88,7 +89,7 @@ class BudgetRecorder {
     this.events++;
     const count: Record<string, number> = {};
     const notReady: Record<string, number> = {};
-    for (const n of this.r.items.values()) {
+    for (const n of this.r.items.values() as Iterable<TestObject>) {
       const pool = n.metadata.name.startsWith('w-') ? 'worker' : n.metadata.name.startsWith('i-') ? 'infra' : null;
       if (!pool) continue;
       if (n.spec?.unschedulable) count[pool] = (count[pool] ?? 0) + 1;
@@ -250,7 +251,7 @@ t('a pool target changed by someone else after the plan: exit 3, nothing written
   assert.match(a.err(), /stale plan/);
   assert.match(a.err(), /BootcNodePool\/worker/);
   const snap = await (await import('../../src/kube/read.ts')).readLiveSnapshot(env.admin);
-  assert.is(snap.bootcNodePools[0].spec.image.ref, other, 'the other change is kept');
+  assert.is(snap.bootcNodePools[0].spec!.image!.ref, other, 'the other change is kept');
   assert.not.ok(snap.nodes.some((n) => n.spec?.unschedulable), 'no node cordoned');
   assert.is(snap.lock, null, 'lock released');
 });

@@ -30,6 +30,7 @@ import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import type { KObject } from '../../src/cluster/types.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
+import type { TestObject } from '../builders.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: the GitOps loop');
@@ -231,7 +232,7 @@ t('the loop: the committed plan applied step by step by the example Job to Healt
   assert.match(obj3.status.nextWindow, new RegExp(`T${String(hour).padStart(2, '0')}:00:00`));
   assert.is(obj3.status.observedGeneration, obj3.metadata.generation);
   assert.equal(obj3.status.conditions.map((c: any) => `${c.type}=${c.status}`), ['Ready=False', 'Reconciling=True', 'Stalled=False']);
-  const nodes = (await env.admin.request('GET', '/api/v1/nodes')).items as KObject[];
+  const nodes = (await env.admin.request('GET', '/api/v1/nodes')).items as TestObject[];
   assert.ok(nodes.every((n) => !n.spec?.unschedulable), 'no node left cordoned');
 });
 

@@ -30,6 +30,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { NotFoundError, AlreadyExistsError } from '../../src/apply/driver.ts';
 import type { CliIO, DriverFactory } from '../../src/app/ports.ts';
+import type { TestObject } from '../builders.ts';
 
 const t = suite('e2e: lock');
 let env: TestEnv;
@@ -50,8 +51,8 @@ class FirstSeen {
   private nodes = new Reflector(env.admin, NODE);
   private bns = new Reflector(env.admin, BOOTC_NODE);
   constructor() {
-    this.nodes.onChange(() => { for (const n of this.nodes.items.values()) if (n.spec?.unschedulable && !this.cordoned.has(n.metadata.name)) this.cordoned.set(n.metadata.name, Date.now()); });
-    this.bns.onChange(() => { for (const b of this.bns.items.values()) if (b.spec?.desiredImageState === 'Booted' && !this.booted.has(b.metadata.name)) this.booted.set(b.metadata.name, Date.now()); });
+    this.nodes.onChange(() => { for (const n of this.nodes.items.values() as Iterable<TestObject>) if (n.spec?.unschedulable && !this.cordoned.has(n.metadata.name)) this.cordoned.set(n.metadata.name, Date.now()); });
+    this.bns.onChange(() => { for (const b of this.bns.items.values() as Iterable<TestObject>) if (b.spec?.desiredImageState === 'Booted' && !this.booted.has(b.metadata.name)) this.booted.set(b.metadata.name, Date.now()); });
   }
   async start() { await Promise.all([this.nodes.start(), this.bns.start()]); return this; }
   stop() { this.nodes.stop(); this.bns.stop(); }
