@@ -55,14 +55,14 @@ export function uncordonPatch(node: NodeObject, decision: Exclude<UncordonDecisi
   return decision === 'uncordon' ? { metadata, spec: { unschedulable: null } } : { metadata };
 }
 
+/** The pause switches of both pool kinds: MachineConfigPool spec.paused, BootcNodePool spec.rollout.paused. */
+interface PauseSwitches { paused?: boolean | null; rollout?: { paused?: boolean | null } | null }
+
 /**
  * The merge patch of bootcplan's pause or unpause of a pool, the mark going with the switch; null
  * when pausing a pool that is paused already (by bootcplan, or by someone else: then it is
  * theirs, and no mark is added, as for a cordon).
  */
-/** The pause switches of both pool kinds: MachineConfigPool spec.paused, BootcNodePool spec.rollout.paused. */
-interface PauseSwitches { paused?: boolean | null; rollout?: { paused?: boolean | null } | null }
-
 export function pausePatch(pool: MachineConfigPoolObject | BootcNodePoolObject, paused: boolean, by: string): Record<string, unknown> | null {
   const isMcp = pool.kind === 'MachineConfigPool';
   const spec: PauseSwitches | null | undefined = pool.spec;

@@ -13,6 +13,7 @@ import {
   DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError,
 } from '../apply/driver.ts';
 import { printable } from './answers.ts';
+import { isPlainObject } from '../base/schema.ts';
 
 /**
  * The API server refused a request (a Status other than the driver's specific errors: 401,
@@ -66,9 +67,10 @@ export const HINT_NOT_API_SERVER = 'is --kubeconfig pointing at the API server, 
  * 422 (apiserver patch handler: "testing value /path failed") — PreconditionFailedError;
  * a 409 is a write conflict (ConflictError) unless it says AlreadyExists.
  */
-export function errorFromStatus(status: number, body: any, what: string, headers: http.IncomingHttpHeaders = {}): DriverError | KubeApiError {
-  const message: string = typeof body?.message === 'string' ? printable(body.message, 2000) : `HTTP ${status}`;
-  const reason: string | null = typeof body?.reason === 'string' ? printable(body.reason, 100) : null;
+export function errorFromStatus(status: number, body: Record<string, unknown>, what: string, headers: http.IncomingHttpHeaders = {}): DriverError | KubeApiError {
+  const message = typeof body.message === 'string' ? printable(body.message, 2000) : `HTTP ${status}`;
+  const reason = typeof body.reason === 'string' ? printable(body.reason, 100) : null;
+  const details = isPlainObject(body.details) ? body.details : {};
   const testFailed = /testing value (\S+) failed|test operation|TestFailed|test failed/i.exec(message);
   if ((status === 422 || status === 409) && testFailed) {
     return new PreconditionFailedError(`${what}: a precondition of the patch failed (${message})`, testFailed[1] ?? '');
@@ -82,7 +84,7 @@ export function errorFromStatus(status: number, body: any, what: string, headers
     const retry = Number(headers['retry-after'] ?? '');
     return new KubeApiError(`${what}: ${message}`, status, reason ?? 'TooManyRequests', Number.isFinite(retry) && retry > 0 ? `retry after ${retry}s` : undefined);
   }
-  if (status === 422 && reason === 'Invalid' && !body?.details?.causes && !body?.details?.name) {
+  if (status === 422 && reason === 'Invalid' && !details.causes && !details.name) {
     return new PatchNotApplicableError(`${what}: the patch cannot be applied: ${message}`);
   }
   if (status === 422) return new KubeApiError(`${what}: rejected by the API server: ${message}`, status, reason ?? 'Invalid');

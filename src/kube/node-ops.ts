@@ -21,6 +21,7 @@ import type { ObjectWriter } from './object-writes.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { objectPath, NODE, POD } from './resources.ts';
 import { setLongTimeout } from './long-timer.ts';
+import { isPlainObject } from '../base/schema.ts';
 import type { NodeObject } from '../cluster/kinds.ts';
 
 /** DaemonSet-owned pods (kubectl drain --ignore-daemonsets) and static (mirror) pods stay. */
@@ -30,12 +31,14 @@ export function skippedByDrain(p: KObject): boolean {
 }
 
 /** A merge patch with the node's progress entry added (or the entry alone, conditional on the resourceVersion). */
-function withProgress(body: Record<string, any> | null, n: KObject, progress: NodeProgress | undefined): Record<string, any> | null {
+function withProgress(body: Record<string, unknown> | null, n: NodeObject, progress: NodeProgress | undefined): Record<string, unknown> | null {
   if (!progress) return body;
-  const out: Record<string, any> = body ? structuredClone(body) : { metadata: {} };
-  out.metadata ??= {};
-  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [BOOTCPLAN_PROGRESS]: encodeNodeProgress(progress) };
-  if (n.metadata.resourceVersion) out.metadata.resourceVersion = n.metadata.resourceVersion;
+  const out: Record<string, unknown> = body ? structuredClone(body) : { metadata: {} };
+  const metadata: Record<string, unknown> = isPlainObject(out.metadata) ? out.metadata : {};
+  out.metadata = metadata;
+  const annotations = isPlainObject(metadata.annotations) ? metadata.annotations : {};
+  metadata.annotations = { ...annotations, [BOOTCPLAN_PROGRESS]: encodeNodeProgress(progress) };
+  if (n.metadata.resourceVersion) metadata.resourceVersion = n.metadata.resourceVersion;
   return out;
 }
 

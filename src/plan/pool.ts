@@ -321,13 +321,13 @@ function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): DraftChange[
   const drafts: DraftChange[] = [];
   const risk: Risk = pending.length ? 'disruptive' : 'none';
   if (mcp) {
-    const after: Record<string, unknown> = { spec: { maxUnavailable: budget.resolved } };
+    const spec: Record<string, unknown> = { maxUnavailable: budget.resolved };
     // For MCO-only pools bootcplan drives the MCO through the pool's pause switch; for
     // bootc pools the MCP (if any) only gets the same budget. An administrator's pause is
     // left alone, unless the spec lifts it (rule 6, pool-sharing.ts): a disruptive change.
-    if (administratorPause === 'lifted') (after.spec as any).paused = false;
-    else if (!bnp && administratorPause !== 'kept') (after.spec as any).paused = paused;
-    drafts.push(updateChange(mcp, after, p.name, administratorPause === 'lifted' ? 'disruptive' : 'none', (changed) =>
+    if (administratorPause === 'lifted') spec.paused = false;
+    else if (!bnp && administratorPause !== 'kept') spec.paused = paused;
+    drafts.push(updateChange(mcp, { spec }, p.name, administratorPause === 'lifted' ? 'disruptive' : 'none', (changed) =>
       changed.length === 1 && changed[0] === 'spec.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings',
       `MachineConfigPool ${p.name}: maxUnavailable resolved to ${budget.resolved}`));
   }

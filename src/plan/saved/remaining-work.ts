@@ -26,13 +26,15 @@ function effectiveOps(c: PlanChange): Operation[] {
 }
 
 function describeMoved(saved: PlanChange, fresh: PlanChange): string[] {
-  const savedTests = new Map(saved.patch.filter((o) => o.op === 'test').map((o) => [o.path, (o as any).value]));
+  const savedTests = new Map<string, unknown>();
+  for (const o of saved.patch) if (o.op === 'test') savedTests.set(o.path, o.value);
   const lines: string[] = [];
   for (const op of fresh.patch) {
     if (op.op !== 'test') continue;
     const was = savedTests.get(op.path);
-    if (!savedTests.has(op.path)) lines.push(`~ ${fresh.address}: ${op.path} is now ${JSON.stringify((op as any).value)} (the saved plan did not change it)`);
-    else if (!deepEqual(was, (op as any).value)) lines.push(`~ ${fresh.address}: ${op.path} was ${JSON.stringify(was)} when planned, is now ${JSON.stringify((op as any).value)}`);
+    const now: unknown = op.value;
+    if (!savedTests.has(op.path)) lines.push(`~ ${fresh.address}: ${op.path} is now ${JSON.stringify(now)} (the saved plan did not change it)`);
+    else if (!deepEqual(was, now)) lines.push(`~ ${fresh.address}: ${op.path} was ${JSON.stringify(was)} when planned, is now ${JSON.stringify(now)}`);
   }
   return lines.length ? lines : [`~ ${fresh.address}: changed since the plan was made`];
 }
