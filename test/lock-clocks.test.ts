@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
+import type { RolloutStatus } from '../src/apply/rollout-status.ts';
 import { newSim } from './apply-harness.ts';
 import { run } from '../src/cli/main.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
@@ -46,7 +47,8 @@ function setup() {
   return { sim, step };
 }
 
-const status = (sim: SimCluster) => sim.rollouts.objects.get('test')!.status!;
+/** The Rollout's status as the reporter wrote it whole (a full write comes before any lockObserved write). */
+const status = (sim: SimCluster) => sim.rollouts.objects.get('test')!.status as RolloutStatus;
 
 /** The lock Lease's times set by hand (a holder whose clock is wrong, or one that died long ago). */
 function leaseTimes(sim: SimCluster, acquireTime: string, renewTime: string) {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
+import type { RolloutStatus } from '../src/apply/rollout-status.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { windowPolicy } from '../src/apply/policy.ts';
 import { inDir } from './cwd.ts';
@@ -43,7 +44,8 @@ function setup(count: number, window?: { schedule: string; duration: string; tim
   return { file, sim, openDriver, text, snap };
 }
 
-const status = (sim: SimCluster) => sim.rollouts.objects.get('test')!.status!;
+/** The Rollout's status as the reporter wrote it whole (a full write comes before any lockObserved write). */
+const status = (sim: SimCluster) => sim.rollouts.objects.get('test')!.status as RolloutStatus;
 
 /** The Rollout objects as each scenario left them, for the Argo CD health check at the end. */
 const seen2 = new Map<string, { metadata: { generation: number }; status: unknown }>();

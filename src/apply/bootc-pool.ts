@@ -10,7 +10,7 @@ import type { ClusterSnapshot, Condition } from '../cluster/types.ts';
 import { conditionOf, type NodeView } from '../domain/nodes.ts';
 import { DrainTimeoutError, isoOf } from './driver.ts';
 import { cancelledByCaller } from './interrupt.ts';
-import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
+import type { ApplyContext, NodeFailure, NodeOutcome, RebootEnd } from './context.ts';
 import { retry } from './changes.ts';
 import { afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt, StepWait } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
@@ -109,7 +109,7 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
   const base = rank.size;
   scheduled.forEach((n, i) => { if (!rank.has(n)) rank.set(n, base + i); });
   if (ctx.selfNode && rank.has(ctx.selfNode)) rank.set(ctx.selfNode, Number.MAX_SAFE_INTEGER);
-  const byRank = (a: string, b: string) => rank.get(a)! - rank.get(b)!;
+  const byRank = (a: string, b: string) => (rank.get(a) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b) ?? Number.MAX_SAFE_INTEGER);
   const others = remaining.filter((n) => !inFlight.has(n)).sort(byRank);
   const last = k === pool.waves.length;
   const room = last ? others.length : Math.max(0, pool.waves[k - 1].length - inFlight.size);
@@ -407,10 +407,10 @@ export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number,
         await retry(() => ctx.driver.setDesiredImageState(name, 'Booted'));
         ctx.emit({ type: 'reboot', pool: pool.name, node: name, wave: k, kind });
       }
-      const r = await ctx.driver.waitFor((s) => {
+      const r = await ctx.driver.waitFor((s): RebootEnd | null => {
         const x = viewIn(s, name);
-        if (!x) return { gone: true as const, conditions: [] as Condition[] };
-        if (x.degraded) return { failed: true as const, conditions: x.conditions as Condition[] };
+        if (!x) return { gone: true, conditions: [] };
+        if (x.degraded) return { failed: true, conditions: x.conditions };
         const idle = conditionOf(bootcNodeIn(s, name), 'Idle');
         if (atTarget(pool, x) && idle?.status === 'True' && x.ready) return { ok: true as const };
         return null;

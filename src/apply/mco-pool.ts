@@ -164,10 +164,11 @@ function trackMco(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: numb
   noticeAvailability(ctx, s, pool, (m) => (indexOf(s).idx.nodes.get(m)?.metadata.annotations ?? {})['machineconfiguration.openshift.io/desiredConfig'] === target);
   if (!target) return;
   for (const m of membersOf(s, pool.name)) {
-    const n = indexOf(s).idx.nodes.get(m)!;
+    const n = indexOf(s).idx.nodes.get(m);
+    const v = viewIn(s, m);
+    if (!n || !v) continue;
     const ann = n.metadata.annotations ?? {};
     if (ann['machineconfiguration.openshift.io/desiredConfig'] !== target) continue;
-    const v = viewIn(s, m)!;
     const state = ann['machineconfiguration.openshift.io/state'];
     const phase = atTarget(pool, v) ? (v.ready ? (v.cordoned ? 4 : 5) : 3)
       : state === 'Rebooting' || !v.ready ? 3

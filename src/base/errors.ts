@@ -179,6 +179,16 @@ const FS_ERRORS: Record<string, string> = {
 
 /** A file-system error as one short phrase for a message: `cannot read spec x.yaml: permission denied`. */
 export function fsErrorText(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  return (code && FS_ERRORS[code]) ?? code ?? (err as Error)?.message ?? String(err);
+  const code = errnoOf(err);
+  return (code && FS_ERRORS[code]) ?? code ?? messageOf(err);
+}
+
+/** The message of a thrown value: an Error's own, else the value as text. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The code of a Node.js system error (`ENOENT`, `ECONNREFUSED`, ...), or undefined for anything else. */
+export function errnoOf(err: unknown): string | undefined {
+  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
 }

@@ -10,7 +10,7 @@
  * comes in (src/kube/answers.ts). Past those two doors the types hold.
  */
 import type { MachineManager } from '../base/api-types.ts';
-import { type Ctx, type ObjectSchema, type Schema, validate } from '../base/schema.ts';
+import { type Ctx, type ObjectSchema, type Schema, isPlainObject, validate } from '../base/schema.ts';
 import type { Condition, KObject } from './types.ts';
 
 /** metav1.LabelSelector as an object of the cluster holds it (null stands for absent). */
@@ -210,6 +210,14 @@ const SHAPES: Record<keyof KindViews, ObjectSchema> = {
   Lease: kind({ holderIdentity: str, acquireTime: str, renewTime: str, leaseDurationSeconds: num, leaseTransitions: num }, null),
   ConfigMap: kind(null, null, { data: stringMap }),
 };
+
+/** apiVersion, kind and metadata.name, each a string that is not empty: what makes a Kubernetes object. */
+export function isKObject(o: unknown): o is KObject {
+  if (!isPlainObject(o)) return false;
+  const meta = o.metadata;
+  return typeof o.apiVersion === 'string' && o.apiVersion !== '' && typeof o.kind === 'string' && o.kind !== ''
+    && isPlainObject(meta) && typeof meta.name === 'string' && meta.name !== '';
+}
 
 /** What is wrong with an object of a known kind, as the first field that is not what its view says. */
 export interface ShapeProblem {

@@ -10,8 +10,9 @@ import jsyaml from 'js-yaml';
 import { parseYamlWithPositions, binaryInputDiagnostic, aliasExpansion, firstAliasPosition, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
 import { checkShape, checkDepth, valueBudget, flowNestingOffset } from '../base/limits.ts';
 import { isPlainObject } from '../base/schema.ts';
+import { messageOf } from '../base/errors.ts';
 import { type ClusterSnapshot, type KObject, BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from './types.ts';
-import { objectShapeProblem, type BootEntry, type BootcNodeObject, type NodeObject } from './kinds.ts';
+import { isKObject, objectShapeProblem, type BootEntry, type BootcNodeObject, type NodeObject } from './kinds.ts';
 import { KUBE_SYSTEM_NAMESPACE, SNAPSHOT_SERVER_ANNOTATION, serverHost } from './identity.ts';
 
 export interface LoadedSnapshot {
@@ -160,10 +161,6 @@ export function stableStringify(v: unknown, skip: Set<string> = new Set()): stri
 }
 
 function canonical(v: unknown, skip: Set<string>, out: string[]): void {
-  if (v === null || typeof v !== 'object') {
-    out.push(v === undefined ? 'null' : JSON.stringify(v));
-    return;
-  }
   if (Array.isArray(v)) {
     out.push('[');
     for (let i = 0; i < v.length; i++) {
@@ -173,12 +170,16 @@ function canonical(v: unknown, skip: Set<string>, out: string[]): void {
     out.push(']');
     return;
   }
+  if (!isPlainObject(v)) {
+    out.push(v === undefined ? 'null' : JSON.stringify(v));
+    return;
+  }
   const keys = Object.keys(v);
   if (keys.length > 1) keys.sort();
   out.push('{');
   let first = true;
   for (const k of keys) {
-    const val = (v as Record<string, unknown>)[k];
+    const val = v[k];
     if (val === undefined || skip.has(k)) continue;
     if (!first) out.push(',');
     first = false;
@@ -237,7 +238,7 @@ function parseDocuments(text: string, file: string): { docs: unknown[] } | { dia
     try {
       docs = [JSON.parse(text)];
     } catch (err) {
-      return { diagnostic: jsonSyntaxDiagnostic(text, file, err as Error) };
+      return { diagnostic: jsonSyntaxDiagnostic(text, file, err) };
     }
   } else {
     // js-yaml: about 10x faster than the position-tracking parser on big snapshots
@@ -246,12 +247,13 @@ function parseDocuments(text: string, file: string): { docs: unknown[] } | { dia
       // CORE_SCHEMA: timestamps stay strings, as the API server sends them.
       docs = jsyaml.loadAll(text, undefined, { filename: file, schema: jsyaml.CORE_SCHEMA });
     } catch (err) {
-      const mark = (err as { mark?: { line: number; column: number } }).mark;
+      const y = err instanceof jsyaml.YAMLException ? err : null;
+      const mark = y?.mark;
       // js-yaml stops at its own maxDepth (100), with the position.
-      if (/maxDepth/.test((err as { reason?: string }).reason ?? '')) {
+      if (/maxDepth/.test(y?.reason ?? '')) {
         return { diagnostic: snapshotTooDeep(file, mark ? { line: mark.line + 1, column: mark.column + 1 } : null, null) };
       }
-      return { diagnostic: yamlSyntaxDiagnostic(file, err as Error) };
+      return { diagnostic: yamlSyntaxDiagnostic(file, err) };
     }
   }
   // Before anything walks the objects: aliases that expand (js-yaml shares them, the
@@ -300,7 +302,7 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
       pending.push({ code: 'snapshot-invalid', path: where, message: 'expected a Kubernetes object (a mapping)', expected: 'apiVersion, kind, metadata' });
       return;
     }
-    if (!isObjectHead(o)) {
+    if (!isKObject(o)) {
       const meta = o.metadata;
       const missing = ['apiVersion', 'kind'].filter((k) => typeof o[k] !== 'string' || o[k] === '');
       if (!isPlainObject(meta) || typeof meta.name !== 'string' || meta.name === '') missing.push('metadata.name');
@@ -338,12 +340,6 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
   }
 }
 
-/** apiVersion, kind and metadata.name, each a string that is not empty: what makes a Kubernetes object. */
-function isObjectHead(o: Record<string, unknown>): o is KObject {
-  const meta = o.metadata;
-  return typeof o.apiVersion === 'string' && o.apiVersion !== '' && typeof o.kind === 'string' && o.kind !== ''
-    && isPlainObject(meta) && typeof meta.name === 'string' && meta.name !== '';
-}
 
 /**
  * Lists the planner walks, which the API server guarantees to be lists of objects
@@ -383,9 +379,10 @@ function snapshotTooDeep(file: string, at: { line: number; column: number } | nu
 }
 
 
-function yamlSyntaxDiagnostic(file: string, err: Error): Diagnostic {
-  const mark = (err as { mark?: { line: number; column: number } }).mark;
-  const reason = (err as { reason?: string }).reason ?? err.message.split('\n')[0];
+function yamlSyntaxDiagnostic(file: string, err: unknown): Diagnostic {
+  const y = err instanceof jsyaml.YAMLException ? err : null;
+  const mark = y?.mark;
+  const reason = y?.reason ?? messageOf(err).split('\n')[0];
   return {
     severity: 'error', code: 'yaml-syntax', message: `cannot parse YAML: ${reason}`,
     path: null, file, line: mark ? mark.line + 1 : null, column: mark ? mark.column + 1 : null,
@@ -400,7 +397,8 @@ function describe(o: Record<string, unknown>): string {
   return `${kind}/${name}`;
 }
 
-function jsonSyntaxDiagnostic(text: string, file: string, err: Error): Diagnostic {
+function jsonSyntaxDiagnostic(text: string, file: string, err: unknown): Diagnostic {
+  const errorText = messageOf(err);
   let line: number | null = null;
   let column: number | null = null;
   // V8 on Node 20 does not always say where JSON.parse failed; JSON is YAML 1.2 flow
@@ -413,7 +411,7 @@ function jsonSyntaxDiagnostic(text: string, file: string, err: Error): Diagnosti
     line = p.line;
     column = p.col;
   } else {
-    const m = /position (\d+)/.exec(err.message);
+    const m = /position (\d+)/.exec(errorText);
     if (m) {
       const pos = Number(m[1]);
       const before = text.slice(0, pos);
@@ -423,7 +421,7 @@ function jsonSyntaxDiagnostic(text: string, file: string, err: Error): Diagnosti
   }
   return {
     severity: 'error', code: 'json-syntax',
-    message: `cannot parse JSON: ${firstLineOf(err.message).replace(/ in JSON at position \d+.*$/, '').replace(/,\s*(\.\.\.)?".*$/, '')}`,
+    message: `cannot parse JSON: ${firstLineOf(errorText).replace(/ in JSON at position \d+.*$/, '').replace(/,\s*(\.\.\.)?".*$/, '')}`,
     path: null, file, line, column,
     expected: 'a JSON Kubernetes List or object',
     hint: 'was the file cut short? regenerate it with `bootcplan snapshot --out FILE`',

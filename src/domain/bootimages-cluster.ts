@@ -118,7 +118,7 @@ export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {
   const gates = enabledGates(snap.featureGate, version);
   const cpmsGate = gates ? gates.has(GATE_CPMS) : null;
   const azureStackHub = isAzureStackHub(snap.infrastructure);
-  const bootImagesSupported = azureStackHub ? false : platform ? (BOOT_IMAGE_PLATFORMS as readonly string[]).includes(platform) : null;
+  const bootImagesSupported = azureStackHub ? false : platform ? BOOT_IMAGE_PLATFORMS.some((p) => p === platform) : null;
   const master = snap.nodes.find((n) => {
     const l = n.metadata.labels ?? {};
     return `${ROLE_LABEL_PREFIX}master` in l || `${ROLE_LABEL_PREFIX}control-plane` in l;
@@ -130,7 +130,7 @@ export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {
     skewGate: gates ? gates.has(GATE_SKEW) : null,
     skewStatusMode: snap.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode ?? null,
     bootImagesSupported,
-    cpmsSupported: !azureStackHub && cpmsGate === true && !!platform && (CPMS_BOOT_IMAGE_PLATFORMS as readonly string[]).includes(platform),
+    cpmsSupported: !azureStackHub && cpmsGate === true && !!platform && CPMS_BOOT_IMAGE_PLATFORMS.some((p) => p === platform),
     controlPlaneArch: RPM_ARCH[kubeArch] ?? kubeArch,
     multiArch: snap.clusterVersion?.status?.desired?.architecture === 'Multi',
     infraName: snap.infrastructure?.status?.infrastructureName ?? null,
@@ -152,14 +152,17 @@ export function defaultOnForMachineSets(facts: ClusterFacts): boolean {
   }
 }
 
-export type SelectionMode = 'All' | 'Partial' | 'None';
-
+/**
+ * What the MCO does per resource: `mode` is All, Partial or None (openshift/api
+ * MachineManagerSelector), as the spec (validated) or the cluster's MachineConfiguration
+ * (read as it is) writes it.
+ */
 export interface EffectiveManagers {
   /** The list was present and empty: the legacy "update nothing". */
   legacyEmpty: boolean;
-  machineSets: { mode: SelectionMode; selector: LabelSelector | null; source: 'spec' | 'platform default' | 'legacy []' };
+  machineSets: { mode: string; selector: LabelSelector | null; source: 'spec' | 'platform default' | 'legacy []' };
   /** null: the MCO does not manage the CPMS on this cluster (gate off or platform). */
-  controlPlaneMachineSet: { mode: SelectionMode; source: 'spec' | 'default' | 'legacy []' } | null;
+  controlPlaneMachineSet: { mode: string; source: 'spec' | 'default' | 'legacy []' } | null;
 }
 
 export function findManager(list: readonly MachineManager[] | undefined, resource: string): MachineManager | undefined {
@@ -185,10 +188,10 @@ export function effectiveManagers(list: readonly MachineManager[] | undefined, f
   return {
     legacyEmpty: false,
     machineSets: ms
-      ? { mode: ms.selection.mode as SelectionMode, selector: ms.selection.partial?.machineResourceSelector ?? null, source: 'spec' }
+      ? { mode: ms.selection.mode, selector: ms.selection.partial?.machineResourceSelector ?? null, source: 'spec' }
       : { mode: defaultOnForMachineSets(facts) ? 'All' : 'None', selector: null, source: 'platform default' },
     controlPlaneMachineSet: facts.cpmsSupported
-      ? (cp ? { mode: cp.selection.mode as SelectionMode, source: 'spec' } : { mode: 'None', source: 'default' })
+      ? (cp ? { mode: cp.selection.mode, source: 'spec' } : { mode: 'None', source: 'default' })
       : null,
   };
 }

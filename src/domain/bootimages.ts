@@ -103,7 +103,7 @@ export function checkClusterRules(spec: { spec: { managedBootImages?: ManagedBoo
     } else if (facts.cpmsGate === null) {
       report({ severity: 'warning', code: 'feature-gates-unknown', path: at, message: `the snapshot has no FeatureGate/cluster: whether ${GATE_CPMS} is enabled is not checked`, hint: 'take the snapshot with `bootcplan snapshot`' });
     }
-    if (facts.bootImagesSupported && facts.platform && !(CPMS_BOOT_IMAGE_PLATFORMS as readonly string[]).includes(facts.platform)) {
+    if (facts.bootImagesSupported && facts.platform && !CPMS_BOOT_IMAGE_PLATFORMS.some((p) => p === facts.platform)) {
       report({
         code: 'cpms-boot-images-unsupported-platform', path: at,
         message: `ControlPlaneMachineSet boot images are only supported on these platforms: ${CPMS_BOOT_IMAGE_PLATFORMS.join(', ')} (this cluster: ${facts.platform})`,

@@ -79,14 +79,19 @@ export interface NodeIndex {
 }
 
 /**
- * A snapshot may carry its own index under this key (non-enumerable): the simulated
- * cluster's live view does, kept up to date as objects come and go, and a lookup through
- * it tells the simulator which objects a waitFor predicate depends on.
+ * A snapshot may carry its own index: the simulated cluster's live view does, kept up to date
+ * as objects come and go, and a lookup through it tells the simulator which objects a waitFor
+ * predicate depends on. Copies of the snapshot do not carry it.
  */
-export const SNAPSHOT_INDEX = Symbol('bootcplan.snapshotIndex');
+const OWN_INDEX = new WeakMap<ClusterSnapshot, NodeIndex>();
+
+/** Makes `index` the one indexSnapshot returns for this snapshot object. */
+export function attachIndex(snap: ClusterSnapshot, index: NodeIndex): void {
+  OWN_INDEX.set(snap, index);
+}
 
 export function indexSnapshot(snap: ClusterSnapshot): NodeIndex {
-  const own = (snap as unknown as { [SNAPSHOT_INDEX]?: NodeIndex })[SNAPSHOT_INDEX];
+  const own = OWN_INDEX.get(snap);
   if (own) return own;
   return { nodes: byName(snap.nodes), bootcNodes: byName(snap.bootcNodes), machineConfigs: byName(snap.machineConfigs) };
 }

@@ -29,8 +29,8 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
   // The nodes some pool's BootcNodes claim, built only when a pool has none yet (rare).
   let claimed: Set<string> | null = null;
   for (const p of snap.bootcNodePools) {
-    const list = bootc.get(p.metadata.name)!;
-    if (list.length > 0) continue; // the operator already decided membership
+    const list = bootc.get(p.metadata.name);
+    if (!list || list.length > 0) continue; // the operator already decided membership
     claimed ??= new Set([...bootc.values()].flat());
     for (const n of snap.nodes) {
       if (!claimed.has(n.metadata.name) && selectorMatches(p.spec?.nodeSelector, n.metadata.labels ?? {})) list.push(n.metadata.name);
@@ -49,7 +49,7 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
       mcoConflicts.set(n.metadata.name, pools);
       continue;
     }
-    if (pools.length === 1) mco.get(pools[0])!.push(n.metadata.name);
+    if (pools.length === 1) mco.get(pools[0])?.push(n.metadata.name);
   }
   for (const list of [...bootc.values(), ...mco.values()]) list.sort();
   return { bootc, mco, mcoConflicts };

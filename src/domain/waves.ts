@@ -73,7 +73,7 @@ export function roundRobinByZone<T extends WaveCandidate>(nodes: readonly T[]): 
     list.push(n);
   }
   const zones = [...byZone.keys()].sort();
-  const queues = zones.map((z) => byZone.get(z)!.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+  const queues = zones.map((z) => (byZone.get(z) ?? []).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   const out: T[] = [];
   const cursor = queues.map(() => 0);
   let remaining = nodes.length;

@@ -8,7 +8,7 @@
  *   reports it as one line with a hint (exit 1), whatever path it leaves src/kube by.
  */
 import type http from 'node:http';
-import { ClusterApiError } from '../base/errors.ts';
+import { ClusterApiError, messageOf } from '../base/errors.ts';
 import {
   DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError,
 } from '../apply/driver.ts';
@@ -108,12 +108,11 @@ function unreachableHint(code: string, message: string, r: Route): string {
   return 'check that the cluster is up and that the kubeconfig points at it (`kubectl cluster-info`)';
 }
 
-/** A connection failure (refused, reset, DNS, TLS) as a KubeRequestError naming the server. */
-export function unreachable(err: NodeJS.ErrnoException, endpoint: string, r: Route): KubeRequestError {
-  const code = err.code ?? '';
-  const text = printable(err.message.replace(new RegExp(`^${code}:?\\s*`), ''), 300);
+/** A connection failure (refused, reset, DNS, TLS: Node.js error `code` and `message`) as a KubeRequestError naming the server. */
+export function unreachable(code: string, message: string, endpoint: string, r: Route): KubeRequestError {
+  const text = printable(message.replace(new RegExp(`^${code}:?\\s*`), ''), 300);
   const msg = `cannot reach the Kubernetes API at ${via(r)} (context "${r.context}"): ${code ? code + ' ' : ''}${text} (${endpoint})`;
-  return new KubeRequestError(msg, 'unreachable', endpoint, unreachableHint(code, err.message, r));
+  return new KubeRequestError(msg, 'unreachable', endpoint, unreachableHint(code, message, r));
 }
 
 export function timedOut(endpoint: string, r: Route, seconds: number, phase: 'headers' | 'body' | 'watch'): KubeRequestError {
@@ -140,7 +139,7 @@ export function formatBytes(n: number): string {
 
 /** The kubeconfig could not be applied to a request (exec plugin, token file, TLS material). */
 export function kubeconfigFailure(err: unknown, endpoint: string, r: Route, user: string): KubeRequestError {
-  const first = printable(String((err as Error)?.message ?? err).split('\n')[0], 300);
+  const first = printable(messageOf(err).split('\n')[0], 300);
   return new KubeRequestError(`cannot prepare ${endpoint} for ${r.server} with the credentials of kubeconfig user "${user}" (context "${r.context}"): ${first}`,
     'kubeconfig', endpoint, 'check the user and cluster entries of the kubeconfig (`kubectl config view --minify`), and any exec plugin it runs');
 }

@@ -17,6 +17,7 @@ import { pausePatch } from '../domain/cordons.ts';
 import type { ViewOf } from '../cluster/kinds.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { resourceOf, objectPath, collectionPath, BOOTC_NODE, BOOTC_NODE_POOL, MACHINE_CONFIG_POOL } from './resources.ts';
+import { messageOf } from '../base/errors.ts';
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -47,12 +48,12 @@ export class ObjectWriter {
   }
 
   /** The server does not say which operation failed: apply the patch to a fresh copy here. */
-  private async whyNotApplicable(ref: ObjectRef, ops: Operation[]): Promise<Error> {
+  private async whyNotApplicable(ref: ObjectRef, ops: Operation[]): Promise<unknown> {
     let current: KObject;
     try {
       current = await this.client.request('GET', this.refPath(ref), { what: describeObject(ref), expect: ref.kind });
     } catch (err) {
-      return err as Error;
+      return err;
     }
     for (let i = 0; i < ops.length; i++) {
       try {
@@ -63,7 +64,7 @@ export class ObjectWriter {
           const actual = fjp.getValueByPointer(current, op.path);
           return new PreconditionFailedError(`${describeObject(ref)}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`, op.path);
         }
-        return new DriverError(`${describeObject(ref)}: operation ${i + 1} (${op.op} ${op.path}) cannot be applied: ${(err as Error).message.split('\n')[0]}`);
+        return new DriverError(`${describeObject(ref)}: operation ${i + 1} (${op.op} ${op.path}) cannot be applied: ${messageOf(err).split('\n')[0]}`);
       }
     }
     // It applies now: the object changed between the write and the read.

@@ -19,7 +19,7 @@ import https from 'node:https';
 import http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AbortedError } from '../apply/driver.ts';
-import { ClusterApiError } from '../base/errors.ts';
+import { ClusterApiError, errnoOf } from '../base/errors.ts';
 import {
   KubeApiError, KubeRequestError, HINT_NOT_API_SERVER, errorFromStatus, unreachable, timedOut, tooLarge, kubeconfigFailure, formatBytes, type Route,
 } from './api-errors.ts';
@@ -120,7 +120,7 @@ export class KubeClient {
       throw kubeconfigFailure(err, endpoint, this.route, this.kc.getCurrentUser()?.name ?? '');
     }
     // KubeConfig makes a fresh agent per call; keep one (keep-alive) per kind of use.
-    const agentOpts = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername } as https.AgentOptions;
+    const agentOpts: https.AgentOptions = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername };
     opts.agent = watch ? (this.watchAgent ??= this.newAgent(true, agentOpts)) : (this.agent ??= this.newAgent(false, agentOpts));
     opts.protocol = url.protocol;
     opts.hostname = url.hostname.replace(/^\[|\]$/g, '');
@@ -135,7 +135,7 @@ export class KubeClient {
   }
 
   /** A failed exchange as the error to throw: AbortedError and errors of the caller pass through. */
-  private failure(err: unknown, endpoint: string): Error {
+  private failure(err: unknown, endpoint: string): unknown {
     if (err instanceof ExchangeFailure) {
       const seconds = this.timeoutMs / 1000;
       if (err.kind === 'too-large') return tooLarge(endpoint, this.route, this.maxBytes, err.declared);
@@ -146,9 +146,9 @@ export class KubeClient {
         err.status === 407 ? 'the proxy wants credentials: put them in proxy-url (http://user:password@host:port)' : 'check proxy-url in the kubeconfig, and that the proxy allows CONNECT to the API server');
     }
     if (err instanceof AnswerRefused) return new KubeRequestError(`${endpoint}: ${err.message}`, err.problem, endpoint, HINT_NOT_API_SERVER);
-    const code = (err as NodeJS.ErrnoException)?.code;
-    if (err instanceof Error && typeof code === 'string' && !(err instanceof AbortedError)) return unreachable(err as NodeJS.ErrnoException, endpoint, this.route);
-    return err as Error;
+    const code = errnoOf(err);
+    if (err instanceof Error && code !== undefined && !(err instanceof AbortedError)) return unreachable(code, err.message, endpoint, this.route);
+    return err;
   }
 
   /** An answer that is not 2xx: the driver's error for a Status, KubeRequestError for anything else. */

@@ -79,8 +79,7 @@ export function planBootImages(input: BootImagesInput): BootImagesResult {
 // ---- desired machine managers -------------------------------------------------------
 function desiredManagers({ spec: s, facts, mc, report }: BootImagesStep): DesiredManagers {
   const specList = s.managedBootImages?.machineManagers;
-  const observedList: MachineManager[] | undefined = Array.isArray(mc?.spec?.managedBootImages?.machineManagers)
-    ? mc!.spec.managedBootImages.machineManagers : undefined;
+  const observedList: MachineManager[] | undefined = mc?.spec?.managedBootImages?.machineManagers ?? undefined;
   const observedLegacy = Array.isArray(observedList) && observedList.length === 0;
   let desiredList: MachineManager[] | undefined;
   let reason: ChangeReason = 'managed-boot-images';
@@ -174,7 +173,7 @@ function orderSkewEnforcement({ spec: s, facts, mc, report }: BootImagesStep, { 
   } else if (skewChange) {
     report({
       code: 'skew-enforcement-status-pending', path: SKEW_PATH,
-      message: `spec.bootImageSkewEnforcement is already ${skew!.mode} in the cluster, but status.bootImageSkewEnforcementStatus.mode is still Automatic; while it is, the API server rejects the new managers: ${violation.message}`,
+      message: `spec.bootImageSkewEnforcement is already ${skew?.mode} in the cluster, but status.bootImageSkewEnforcementStatus.mode is still Automatic; while it is, the API server rejects the new managers: ${violation.message}`,
       hint: 'the Machine Config Operator has not synced the status yet; plan again once it shows the new mode',
     });
   } else {
@@ -213,8 +212,7 @@ function predictEffects(
  * follows the spec, with a warning.
  */
 function observedStatusList({ facts, mc, report }: Pick<BootImagesStep, 'snapshot' | 'facts' | 'mc' | 'report'>): MachineManager[] | undefined {
-  const list: MachineManager[] | undefined = Array.isArray(mc?.status?.managedBootImagesStatus?.machineManagers)
-    ? mc!.status.managedBootImagesStatus.machineManagers : undefined;
+  const list: MachineManager[] | undefined = mc?.status?.managedBootImagesStatus?.machineManagers ?? undefined;
   const seen = facts.statusObserved;
   if (!mc || seen.current || facts.bootImagesSupported === false) return list;
   report({
@@ -271,7 +269,7 @@ function planControlPlaneMachineSet(
 function orderChanges({ spec: s }: BootImagesStep, { skewChange, managersChange }: MachineConfigurationChanges, cpmsChange: DraftChange | null): DraftChange[] {
   const changes: DraftChange[] = [];
   const toOnDelete = cpmsChange?.action === 'update' && s.controlPlaneMachineSet?.strategy === 'OnDelete';
-  if (toOnDelete) changes.push(cpmsChange!);
+  if (cpmsChange && toOnDelete) changes.push(cpmsChange);
   if (skewChange) changes.push(skewChange);
   if (managersChange) changes.push(managersChange);
   if (cpmsChange && !toOnDelete) changes.push(cpmsChange);

@@ -57,8 +57,8 @@ export function mcoRolloutBlocks(pool: RolloutPool, ctx: RolloutContext): Map<st
   const byPool = new Map<string, { rollout: McoRollout; nodes: string[] }>();
   for (const n of pool.pending) {
     const mcpName = mcpOf.get(n.name);
-    if (!mcpName) continue;
-    const rollout = rolling.get(mcpName)!;
+    const rollout = mcpName ? rolling.get(mcpName) : undefined;
+    if (!mcpName || !rollout) continue;
     held.set(n.name, 'mco-updating');
     const entry = byPool.get(mcpName) ?? { rollout, nodes: [] };
     entry.nodes.push(n.name);

@@ -281,7 +281,12 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void, 
   }
   // Scheduled nodes in rollout order (wave, then position in the wave), the others last by name.
   const nodes: PlanNode[] = [];
-  for (const w of waves) for (const name of w) nodes.push(byName.get(name)!);
+  for (const w of waves) {
+    for (const name of w) {
+      const n = byName.get(name);
+      if (n) nodes.push(n); // every node of a wave was given its entry above
+    }
+  }
   unscheduled.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const n of unscheduled) nodes.push(n);
 

@@ -106,7 +106,8 @@ export class BootcOperator {
   daemonBoot(bn: BootcNodeObject) {
     const w = this.world;
     const node = bn.metadata.name;
-    const rt = w.runtime(node)!;
+    const rt = w.runtime(node);
+    if (!rt) return; // a BootcNode without a Node: no machine to reboot
     const digest = digestOf(bn.spec?.desiredImage);
     const conds = bn.status?.conditions ?? [];
     const idle = conds.find((c) => c.type === 'Idle');

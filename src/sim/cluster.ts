@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import { objectShapeProblem, type BootcNodeObject, type MachineConfigObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
+import { type BootcNodeObject, type LeaseObject, type MachineConfigObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
 import { snapshotObjects } from '../cluster/snapshot.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { viewNode } from '../domain/nodes.ts';
@@ -25,10 +25,10 @@ import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY, BOOTCPLAN_LOCK_ID, BOOTCPLA
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { PhaseDurations } from '../plan/types.ts';
-import { LockHeldError } from '../base/errors.ts';
+import { LockHeldError, messageOf } from '../base/errors.ts';
 import {
   type ObjectRef, type LockRecord, type NodeProgress, type WaitOptions, type PoolKind, type DesiredImageState, type CordonResult, type UncordonResult,
-  PreconditionFailedError, NotFoundError, AlreadyExistsError, LockLostError, DriverError, isoOf,
+  PreconditionFailedError, NotFoundError, AlreadyExistsError, LockLostError, isoOf,
 } from '../apply/driver.ts';
 import { VirtualClock, type SimEvent } from './clock.ts';
 import { ReadWatchers } from './reads.ts';
@@ -185,7 +185,7 @@ export class SimCluster implements SimWorld {
 
   private recomputeMembership() {
     const { nodes, index } = this.store;
-    this.pools.recompute(this.view(), nodes.keys(), (n) => viewNode(nodes.get(n)!, index).unavailable !== null);
+    this.pools.recompute(this.view(), nodes.keys(), (n) => { const node = nodes.get(n); return !!node && viewNode(node, index).unavailable !== null; });
   }
 
   // ------------------------------------------------------------------ state, time, waits
@@ -241,7 +241,7 @@ export class SimCluster implements SimWorld {
     void session;
   }
 
-  record(session: SimDriver, op: string, target: string) {
+  record(session: Pick<SimDriver, 'name'>, op: string, target: string) {
     this.writes.push({ t: this.now - this.start, session: session.name, op, target });
   }
 
@@ -253,13 +253,13 @@ export class SimCluster implements SimWorld {
     try {
       applyPatch(copy, ops, false, true);
     } catch (err) {
-      const e = err as { name?: string; operation?: Operation; message: string };
-      throw new PreconditionFailedError(`${ref.kind}/${ref.name}: ${e.name === 'TEST_OPERATION_FAILED' ? 'test failed' : e.message.split('\n')[0]} at ${e.operation?.path ?? '?'}`, e.operation?.path ?? '');
+      const failed = err instanceof fjp.JsonPatchError ? err : null;
+      const path: string | undefined = failed?.operation?.path;
+      throw new PreconditionFailedError(`${ref.kind}/${ref.name}: ${failed?.name === 'TEST_OPERATION_FAILED' ? 'test failed' : messageOf(err).split('\n')[0]} at ${path ?? '?'}`, path ?? '');
     }
     copy.metadata.generation = (copy.metadata.generation ?? 1) + 1;
     copy.metadata.resourceVersion = String(this.clock.nextSeq());
-    this.refuseInvalid(copy);
-    this.store.put(copy);
+    this.store.putWritten(copy);
     this.afterWrite(before, copy);
     return copy;
   }
@@ -270,16 +270,9 @@ export class SimCluster implements SimWorld {
     o.metadata.uid ??= createHash('sha1').update(`${o.kind}/${o.metadata.name}`).digest('hex').slice(0, 32);
     o.metadata.generation = 1;
     o.metadata.creationTimestamp = isoOf(this.now);
-    this.refuseInvalid(o);
-    this.store.put(o);
+    this.store.putWritten(o);
     this.afterWrite(null, o);
     return o;
-  }
-
-  /** What the API server's schema validation refuses (422 Invalid): a field of the wrong type. */
-  private refuseInvalid(o: KObject) {
-    const problem = objectShapeProblem(o, o.kind);
-    if (problem) throw new DriverError(`${o.kind} "${o.metadata.name}" is invalid: ${problem.path}: ${problem.message}`);
   }
 
   /** Controllers reacting to a write. */
@@ -317,7 +310,8 @@ export class SimCluster implements SimWorld {
     if (d === 'not-ours') return 'not-ours';
     if (progress) this.progress.annotate(n, progress);
     if (d === 'clear-mark') {
-      delete n.metadata.annotations![BOOTCPLAN_CORDONED_BY];
+      const annotations = n.metadata.annotations;
+      if (annotations) delete annotations[BOOTCPLAN_CORDONED_BY];
       this.touch(node);
       return 'mark-cleared';
     }
@@ -332,11 +326,11 @@ export class SimCluster implements SimWorld {
   adminCordon(node: string, value: boolean) {
     const n = this.store.nodes.get(node);
     if (!n) throw new NotFoundError(`Node ${node} not found`);
-    this.setUnschedulable({ name: 'administrator' } as SimDriver, n, value, undefined);
+    this.setUnschedulable({ name: 'administrator' }, n, value, undefined);
   }
 
   /** Writes spec.unschedulable; `mark`: the cordoned-by annotation to set (string), remove (null) or leave (undefined). */
-  private setUnschedulable(session: SimDriver, n: NodeObject, value: boolean, mark: string | null | undefined) {
+  private setUnschedulable(session: Pick<SimDriver, 'name'>, n: NodeObject, value: boolean, mark: string | null | undefined) {
     const node = n.metadata.name;
     this.record(session, value ? 'cordon' : 'uncordon', node);
     const wasUnavailable = this.pools.isUnavailable(node);
@@ -380,13 +374,7 @@ export class SimCluster implements SimWorld {
 
   leaseOf(): LockRecord | null {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (!l) return null;
-    // The simulator writes every field of its Lease (acquireLock).
-    const spec = l.spec ?? {};
-    return {
-      lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '', holder: spec.holderIdentity ?? '', planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
-      since: spec.acquireTime ?? '', renewedAt: spec.renewTime ?? '', ttlSeconds: spec.leaseDurationSeconds ?? 0,
-    };
+    return l ? lockRecordOf(l) : null;
   }
 
   /**
@@ -404,13 +392,14 @@ export class SimCluster implements SimWorld {
     if (cur && !session.leaseObserver.expired(this.now)) throw new LockHeldError(cur.holder, cur.since, cur.lockId, cur.planId);
     const lockId = createHash('sha256').update(`${this.source}/${this.lockCounter++}/${this.faults.random()}`).digest('hex').slice(0, 12);
     if (cur) this.store.remove('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    this.store.put({
+    const lease: LeaseObject = {
       apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
       metadata: { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, resourceVersion: String(this.clock.nextSeq()), annotations: { [BOOTCPLAN_LOCK_ID]: lockId, [BOOTCPLAN_LOCK_PLAN_ID]: req.planId } },
       spec: { holderIdentity: req.holder, leaseDurationSeconds: req.ttlSeconds, acquireTime: isoOf(this.now), renewTime: isoOf(this.now) },
-    });
+    };
+    this.store.put(lease);
     this.record(session, 'lock', lockId);
-    return this.leaseOf()!;
+    return lockRecordOf(lease);
   }
   renewLock(session: SimDriver, lockId: string): LockRecord {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
@@ -418,7 +407,7 @@ export class SimCluster implements SimWorld {
     (l.spec ??= {}).renewTime = isoOf(this.now);
     l.metadata.resourceVersion = String(this.clock.nextSeq());
     this.changed(l);
-    return this.leaseOf()!;
+    return lockRecordOf(l);
   }
   releaseLock(session: SimDriver, lockId: string): boolean {
     const cur = this.leaseOf();
@@ -447,4 +436,13 @@ export class SimCluster implements SimWorld {
     for (const r of this.reboots) m.set(r.node, (m.get(r.node) ?? 0) + 1);
     return m;
   }
+}
+
+/** The lock as a Lease of the simulator holds it (acquireLock writes every field). */
+function lockRecordOf(l: LeaseObject): LockRecord {
+  const spec = l.spec ?? {};
+  return {
+    lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '', holder: spec.holderIdentity ?? '', planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
+    since: spec.acquireTime ?? '', renewedAt: spec.renewTime ?? '', ttlSeconds: spec.leaseDurationSeconds ?? 0,
+  };
 }

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KObject } from '../cluster/types.ts';
-import { hasShapeOf } from '../cluster/kinds.ts';
+import { hasShapeOf, type NodeObject } from '../cluster/kinds.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_ROLE_LABEL, ZONE_LABEL } from '../domain/labels.ts';
 import type { SimWorld } from './world.ts';
 
@@ -93,27 +93,31 @@ export class Mco {
     const free = budget - w.countUnavailable(key);
     if (free <= 0) return;
     const candidates = members
-      .map((n) => w.nodes.get(n)!)
-      .filter((n) => n && (n.metadata.annotations?.[MCO_DESIRED_CONFIG] ?? '') !== target && !w.isUnavailable(n.metadata.name))
+      .flatMap((name) => {
+        const n = w.nodes.get(name);
+        return n ? [n] : [];
+      })
+      .filter((n) => (n.metadata.annotations?.[MCO_DESIRED_CONFIG] ?? '') !== target && !w.isUnavailable(n.metadata.name))
       // MCO (pkg/controller/node/node_controller.go sortNodeList): alphabetically by zone,
       // oldest first inside a zone; nodes without a zone label last, oldest first.
       .sort((a, b) => {
         const za = a.metadata.labels?.[ZONE_LABEL], zb = b.metadata.labels?.[ZONE_LABEL];
         if ((za === undefined) !== (zb === undefined)) return za === undefined ? 1 : -1;
-        if (za !== zb) return za! < zb! ? -1 : 1;
+        if (za !== undefined && zb !== undefined && za !== zb) return za < zb ? -1 : 1;
         const ca = a.metadata.creationTimestamp ?? '', cb = b.metadata.creationTimestamp ?? '';
         if (ca !== cb) return ca < cb ? -1 : 1;
         return a.metadata.name < b.metadata.name ? -1 : 1;
       })
       .slice(0, free);
-    for (const n of candidates) this.mcdUpdate(n.metadata.name, target, pool);
+    for (const n of candidates) this.mcdUpdate(n, target, pool);
   }
 
   /** The machine-config daemon of one node: cordon, drain, pull, reboot, uncordon. */
-  private mcdUpdate(node: string, target: string, pool: string) {
+  private mcdUpdate(n: NodeObject, target: string, pool: string) {
     const w = this.world;
-    const n = w.nodes.get(node)!;
-    const rt = w.runtime(node)!;
+    const node = n.metadata.name;
+    const rt = w.runtime(node);
+    if (!rt) return; // a Node the simulator has no machine for
     const token = ++rt.mcoToken;
     const ann = (n.metadata.annotations ??= {});
     ann[MCO_DESIRED_CONFIG] = target;

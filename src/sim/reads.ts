@@ -36,8 +36,10 @@ export class ReadTracker {
     return { reads, outer };
   }
   end(outer: Reads | null) { this.active = outer; }
+  /** A read of `o` by the predicate being evaluated (none: not a read to track). */
   read(o: KObject) {
-    const a = this.active!;
+    const a = this.active;
+    if (!a) return;
     if (a.objs.length < READS_LISTED) a.objs.push(o);
     else if (!a.kinds?.has(o.kind)) (a.kinds ??= new Set()).add(o.kind);
   }

@@ -4,12 +4,13 @@
  * change marks that tell the read tracking which waits to evaluate again.
  */
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import { hasShapeOf, type BootcNodeObject, type MachineConfigObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
+import { hasShapeOf, objectShapeProblem, type BootcNodeObject, type MachineConfigObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
 import { LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { emptySnapshot, fingerprintOf } from '../cluster/snapshot.ts';
 import { KUBE_SYSTEM_NAMESPACE } from '../cluster/identity.ts';
-import { SNAPSHOT_INDEX, type NodeIndex } from '../domain/nodes.ts';
+import { attachIndex, type NodeIndex } from '../domain/nodes.ts';
 import { ReadTracker, TrackedMap } from './reads.ts';
+import { DriverError } from '../apply/driver.ts';
 
 /** Where changes are reported (the read tracking's watchers). */
 export interface ChangeMarks {
@@ -54,6 +55,15 @@ export class ObjectStore {
     else if (hasShapeOf(o, 'BootcNode')) this.bootcNodes.set(o.metadata.name, o);
     else if (hasShapeOf(o, 'MachineConfig')) this.machineConfigs.set(o.metadata.name, o);
     this.structureChanged();
+  }
+  /**
+   * Puts an object a client wrote (a patch's result, a create), refused as the API server's
+   * schema validation refuses it (422 Invalid) when a field its view names has the wrong type.
+   */
+  putWritten(o: KObject) {
+    const problem = objectShapeProblem(o, o.kind);
+    if (problem) throw new DriverError(`${o.kind} "${o.metadata.name}" is invalid: ${problem.path}: ${problem.message}`);
+    this.put(o);
   }
   remove(kind: string, name: string, namespace?: string | null) {
     this.objects.delete(keyOf(kind, name, namespace));
@@ -102,7 +112,7 @@ export class ObjectStore {
    * BootcNodes and MachineConfigs looked up by name (through the index the view carries,
    * see indexSnapshot) are reads of those objects only.
    */
-  private trackReads(snap: ClusterSnapshot) {
+  private trackReads(snap: ClusterSnapshot, fingerprint: () => string) {
     const t = this.tracker;
     const define = (key: string, get: () => unknown) => Object.defineProperty(snap, key, {
       enumerable: true, configurable: true, get,
@@ -117,9 +127,8 @@ export class ObjectStore {
       const o = snap[key];
       define(key, () => { if (o && t.active) t.read(o); return o; });
     }
-    const fingerprint = Object.getOwnPropertyDescriptor(snap, 'fingerprint')!.get!;
     define('fingerprint', () => { t.readAll(); return fingerprint(); });
-    Object.defineProperty(snap, SNAPSHOT_INDEX, { value: this.index, enumerable: false });
+    attachIndex(snap, this.index);
   }
 
   private buildSnapshot(objs: KObject[], frozen = true): ClusterSnapshot {
@@ -141,8 +150,9 @@ export class ObjectStore {
     for (const list of Object.values(LIST_OF)) lists[list].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
     // Computed on first use (a frozen copy) or on every use (the live view).
     let fp: string | null = null;
-    Object.defineProperty(snap, 'fingerprint', { enumerable: true, configurable: true, get: () => (frozen ? (fp ??= fingerprintOf(snap)) : fingerprintOf(snap)) });
-    if (!frozen) this.trackReads(snap);
+    const fingerprint = () => (frozen ? (fp ??= fingerprintOf(snap)) : fingerprintOf(snap));
+    Object.defineProperty(snap, 'fingerprint', { enumerable: true, configurable: true, get: fingerprint });
+    if (!frozen) this.trackReads(snap, fingerprint);
     return snap;
   }
 }

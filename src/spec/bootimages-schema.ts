@@ -207,7 +207,7 @@ export const machineManagerSchema: ObjectSchema = {
     // MachineManager, CEL (FeatureGateAwareXValidation requiredFeatureGate=ManagedBootImagesCPMS):
     // self.resource != 'controlplanemachinesets' || self.selection.mode == 'All' || self.selection.mode == 'None'
     const mode = isPlainObject(m.selection) ? m.selection.mode : undefined;
-    if (m.resource === 'controlplanemachinesets' && typeof mode === 'string' && mode !== 'All' && mode !== 'None' && SELECTION_MODES.includes(mode as never)) {
+    if (m.resource === 'controlplanemachinesets' && typeof mode === 'string' && mode !== 'All' && mode !== 'None' && SELECTION_MODES.some((x) => x === mode)) {
       ctx.report({
         code: 'cpms-partial-selection', path: joinPath(joinPath(path, 'selection'), 'mode'),
         message: `Invalid value: "object": ${CEL.cpmsMode}`, expected: '"All" or "None"',
