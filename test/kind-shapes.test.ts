@@ -7,7 +7,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseSnapshot } from '../src/cluster/snapshot.ts';
-import { objectShapeProblem } from '../src/cluster/kinds.ts';
+import fc from 'fast-check';
+import { objectShapeProblem, shapeSchema, type KindViews } from '../src/cluster/kinds.ts';
+import { collect, validate } from '../src/base/schema.ts';
+import { seeded } from './seeds.ts';
 import { readStream } from '../src/domain/stream.ts';
 import { DriverError } from '../src/apply/driver.ts';
 import { bootImagesStream } from '../src/sim/generate.ts';
@@ -96,6 +99,25 @@ s('the check itself: absent and null pass, a wrong type does not; kinds without 
   assert.is(objectShapeProblem({}, 'Node'), null);
   assert.equal(objectShapeProblem({ spec: 'x' }, 'Node')?.path, 'spec');
   assert.is(objectShapeProblem({ spec: 'x' }, 'PodDisruptionBudget'), null);
+});
+
+s('the fast check and the validator agree: an object passes one exactly when it passes the other', () => {
+  const odd = fc.oneof(fc.string({ maxLength: 3 }), fc.boolean(), fc.integer(), fc.double(), fc.constant(null), fc.jsonValue({ maxDepth: 1 }));
+  const some = <T>(a: fc.Arbitrary<T>) => fc.oneof(a, odd);
+  const cond = fc.record({ type: some(fc.string({ maxLength: 3 })), status: some(fc.constantFrom('True', 'False')), reason: some(fc.string()) }, { requiredKeys: [] });
+  const selector = fc.record({ matchLabels: some(fc.dictionary(fc.string({ maxLength: 2 }), some(fc.string()))), matchExpressions: some(fc.array(fc.record({ key: some(fc.string()), operator: some(fc.string()), values: some(fc.array(some(fc.string()))) }, { requiredKeys: [] }))) }, { requiredKeys: [] });
+  const cases: [keyof KindViews, fc.Arbitrary<unknown>][] = [
+    ['Node', fc.record({ spec: some(fc.record({ unschedulable: some(fc.boolean()) }, { requiredKeys: [] })), status: some(fc.record({ conditions: some(fc.array(some(cond))) }, { requiredKeys: [] })) }, { requiredKeys: [] })],
+    ['BootcNodePool', fc.record({ spec: some(fc.record({ nodeSelector: some(selector), rollout: some(fc.record({ paused: some(fc.boolean()), maxUnavailable: some(fc.oneof(fc.integer(), fc.string())) }, { requiredKeys: [] })) }, { requiredKeys: [] })) }, { requiredKeys: [] })],
+    ['MachineConfiguration', fc.record({ spec: some(fc.record({ managedBootImages: some(fc.record({ machineManagers: some(fc.array(some(fc.record({ resource: some(fc.string()), apiGroup: some(fc.string()), selection: some(fc.record({ mode: some(fc.string()), partial: some(fc.record({ machineResourceSelector: some(selector) }, { requiredKeys: [] })) }, { requiredKeys: [] })) }, { requiredKeys: [] })))) }, { requiredKeys: [] })) }, { requiredKeys: [] })) }, { requiredKeys: [] })],
+  ];
+  for (const [kind, arb] of cases) {
+    fc.assert(fc.property(arb, (o) => {
+      const { ctx, diagnostics } = collect(null);
+      validate(shapeSchema(kind), o, '', ctx);
+      assert.is(objectShapeProblem(o as Record<string, unknown>, kind) === null, diagnostics.length === 0, `${kind}: ${JSON.stringify(o)}`);
+    }), seeded(2512, 300));
+  }
 });
 
 s.run();
