@@ -26,7 +26,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
  * (AbortedError, StepWait), so that none sets `name` by hand.
  */
 export class NamedError extends Error {
-  constructor(message: string) {
+  constructor(message?: string) {
     super(message);
     this.name = new.target.name;
   }

@@ -11,9 +11,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_NESTING } from '../base/limits.ts';
 import type { KObject } from '../cluster/types.ts';
 import { objectShapeProblem, type ViewOf } from '../cluster/kinds.ts';
+import { NamedError } from '../base/errors.ts';
 
 /** A refused answer: why, in words, for KubeRequestError. */
-export class AnswerRefused extends Error {
+export class AnswerRefused extends NamedError {
   constructor(message: string, readonly problem: 'not-json' | 'unexpected-answer') {
     super(message);
   }

@@ -9,9 +9,10 @@
 import type http from 'node:http';
 import { AbortedError } from '../apply/driver.ts';
 import { setLongTimeout } from './long-timer.ts';
+import { NamedError } from '../base/errors.ts';
 
 /** Why an exchange failed, when it is not a socket error (those pass through) or an abort. */
-export class ExchangeFailure extends Error {
+export class ExchangeFailure extends NamedError {
   constructor(readonly kind: 'timeout-headers' | 'timeout-body' | 'timeout-watch' | 'too-large', readonly declared?: number) {
     super(kind);
   }

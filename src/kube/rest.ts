@@ -19,7 +19,7 @@ import https from 'node:https';
 import http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AbortedError } from '../apply/driver.ts';
-import { ClusterApiError, errnoOf } from '../base/errors.ts';
+import { ClusterApiError, errnoOf, NamedError } from '../base/errors.ts';
 import {
   KubeApiError, KubeRequestError, HINT_NOT_API_SERVER, errorFromStatus, unreachable, timedOut, tooLarge, kubeconfigFailure, formatBytes, type Route,
 } from './api-errors.ts';
@@ -77,7 +77,7 @@ const MAX_LIST_PAGES = 100_000;
 const LIST_BYTES_FACTOR = 8;
 
 /** A continue token expired (410 Gone) while paging: the list starts over (once). */
-class ContinueExpired extends Error {}
+class ContinueExpired extends NamedError {}
 
 export class KubeClient {
   readonly server: string;

@@ -20,6 +20,7 @@ import { type ResourceType, collectionPath } from './resources.ts';
 import { NotFoundError } from '../apply/driver.ts';
 import { setLongTimeout } from './long-timer.ts';
 import { printable } from './answers.ts';
+import { NamedError } from '../base/errors.ts';
 
 export interface ReflectorOptions {
   namespace?: string;
@@ -48,8 +49,8 @@ export function newerOrEqual(a: string | undefined, b: string | undefined): bool
   return true;
 }
 
-class GoneError extends Error {}
-class StreamingUnsupported extends Error {}
+class GoneError extends NamedError {}
+class StreamingUnsupported extends NamedError {}
 
 /** Clients of servers that refused a streaming list: they are listed, and not asked again. */
 const noStreaming = new WeakSet<KubeClient>();
