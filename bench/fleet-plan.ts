@@ -1,5 +1,5 @@
 /**
- * npm run bench:fleet: `bootcplan fleet plan` of generated fleets (issue 17):
+ * npm run bench:fleet: `bootcplan fleet plan` of generated fleets (docs/fleets.md "Figures"):
  *   100 snapshot files of 100 nodes each, and 500 of 20 nodes (target for the first: < 5 s
  *   and < 500 MB peak RSS on 2 cores), each in a fresh process, `-o markdown --out`:
  *   wall time of the command (in the process, and of the whole process with its start-up), the

@@ -1,5 +1,5 @@
 /**
- * `fleet rehearse` of a generated fleet (issue 17): N snapshot files of M nodes each (one bootc
+ * `fleet rehearse` of a generated fleet (docs/fleets.md "Figures"): N snapshot files of M nodes each (one bootc
  * worker pool, 10% budget), one canary, maxConcurrency 10%, a 10-minute soak, 30% per-node
  * jitter; the whole CLI command in a fresh process (bench/fleet-rehearse-once.ts), so the peak
  * RSS is this rehearsal's. The snapshot files are cached in the temp directory.

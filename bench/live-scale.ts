@@ -1,5 +1,5 @@
 /**
- * Scale run on the real API server (issue 14; not part of `npm test`): loads N Nodes with
+ * Scale run on the real API server (docs/performance.md; not part of `npm test`): loads N Nodes with
  * their BootcNodes (and one app pod each, to drain) into the test kube-apiserver
  * (test/e2e/env.ts), runs a full `bootcplan apply` with the node agent playing the daemons
  * (test/e2e/agent.ts, short durations), and reports the apply's API requests per node, bytes

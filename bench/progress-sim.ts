@@ -1,5 +1,5 @@
 /**
- * Progress written by a full apply of a generated cluster on the simulator (issue 14): the
+ * Progress written by a full apply of a generated cluster on the simulator (docs/performance.md): the
  * real applier (src/apply) against src/sim, one bootc pool, maxUnavailable 10%. Reports the
  * largest progress object (the run record; a node entry), the writes and the bytes written.
  *   npx tsx bench/progress-sim.ts 10000,50000

@@ -74,7 +74,7 @@ function apiRequestsPerNode(): { requests: number; nodes: number; perNode: numbe
 }
 const api = apiRequestsPerNode();
 
-/** Progress written by simulated applies (issue 14): the largest progress object and the bytes written. */
+/** Progress written by simulated applies (docs/apply.md "Resume"): the largest progress object and the bytes written. */
 const progress = [];
 for (const n of (process.env.BENCH_PROGRESS ?? '10000,50000').split(',').filter(Boolean).map(Number)) {
   progress.push(await progressOnSim(n));

@@ -1,5 +1,5 @@
 /**
- * Makespan with per-node duration jitter (issue 14 "slots that never idle"): 1,000 nodes, each
+ * Makespan with per-node duration jitter (docs/spec.md "Slots": slots that never idle): 1,000 nodes, each
  * node's drain, reboot and ready scaled by its own factor in [1 - j, 1 + j] (src/sim/jitter.ts,
  * seeded), maxUnavailable 10% (k = 100) and 1% (k = 10). For each: bootcplan in waves and in
  * slots (the real applier on the simulator), the lower bound stage + sum(node times) / k (no

@@ -13,6 +13,7 @@ import {
   machineSetObject, clusterSingletons, imageRef, fakeDigest, uidOf, OLD_AMI,
 } from '../src/sim/generate.ts';
 import type { KObject } from '../src/cluster/types.ts';
+import { hasShapeOf } from '../src/cluster/kinds.ts';
 
 const region = 'us-east-1';
 const zones = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
@@ -60,7 +61,7 @@ objects.push(renderedMachineConfig(renderedInfra, 'infra', rhcos));
 // worker): infra nodes keep the worker role label, so the worker pool leaves them out, or both
 // pools would claim them (Degraded/NodeConflict).
 const workerPool = bootcNodePoolObject('worker', target, { maxUnavailable: 1, paused: true }, role('worker'));
-workerPool.spec.nodeSelector.matchExpressions = [{ key: 'node-role.kubernetes.io/infra', operator: 'DoesNotExist' }];
+if (hasShapeOf(workerPool, 'BootcNodePool') && workerPool.spec?.nodeSelector) workerPool.spec.nodeSelector.matchExpressions = [{ key: 'node-role.kubernetes.io/infra', operator: 'DoesNotExist' }];
 objects.push(workerPool);
 objects.push(bootcNodePoolObject('infra', current, { maxUnavailable: 1, paused: true }, role('infra')));
 
@@ -85,7 +86,8 @@ const header = `# An OpenShift 4.22 cluster on AWS (us-east-1) running the bootc
 /** One site: the objects above with its identity, as `bootcplan snapshot` writes them (src/cli/commands-cluster.ts). */
 function siteYaml(name: string, clusterID: string, kubeSystemUid: string): string {
   const own = structuredClone(objects);
-  own.find((o) => o.kind === 'ClusterVersion')!.spec.clusterID = clusterID;
+  const version = own.find((o) => o.kind === 'ClusterVersion');
+  if (version && hasShapeOf(version, 'ClusterVersion')) (version.spec ??= {}).clusterID = clusterID;
   own.push({
     apiVersion: 'v1', kind: 'Namespace',
     metadata: { name: KUBE_SYSTEM_NAMESPACE, uid: kubeSystemUid, creationTimestamp: '2026-03-02T08:41:17Z', labels: { 'kubernetes.io/metadata.name': KUBE_SYSTEM_NAMESPACE } },

@@ -1,5 +1,5 @@
 /**
- * Issue 12 rule 6: an administrator's pauses and cordons are theirs. bootcplan marks its own
+ * docs/safety.md rule 6: an administrator's pauses and cordons are theirs. bootcplan marks its own
  * cordon (`bootcplan.dev/cordoned-by`) and its own pause (`bootcplan.dev/paused-by`), and undoes
  * only what carries its mark.
  */
@@ -26,7 +26,7 @@ s('cordons: bootcplan marks its own cordon and removes the mark with the uncordo
   assert.equal(marks, [plan.id], 'marked with the plan id while bootcplan holds the cordon');
   for (const n of ['w-00', 'w-01']) {
     const node = sim.get('Node', n)!;
-    assert.not.ok(node.spec.unschedulable, `${n} uncordoned`);
+    assert.not.ok(node.spec!.unschedulable, `${n} uncordoned`);
     assert.is(node.metadata.annotations?.[BOOTCPLAN_CORDONED_BY], undefined, `${n}: mark removed`);
   }
 });
@@ -48,22 +48,22 @@ s('an administrator cordons nodes while bootcplan drains and reboots: they stay 
       if (e.type === 'reboot' && e.node === first) sim.adminCordon(later, true); // `kubectl cordon` of a node of a later wave
     },
   });
-  // The later node was out of service on its own when its wave came: never taken (issue 12);
+  // The later node was out of service on its own when its wave came: never taken (docs/safety.md rule 7);
   // the budget wait ends the pool with a halt that names it.
   assert.is(r.code, 5, String((r.error as Error)?.stack));
   assert.match(JSON.stringify((r.error as { report?: string[] }).report ?? []), new RegExp(`${later}.*out of service on its own \\(cordoned\\)`));
   for (const n of [first, later]) {
     const node = sim.get('Node', n)!;
-    assert.is(node.spec.unschedulable, true, `${n} stays cordoned`);
+    assert.is(node.spec!.unschedulable, true, `${n} stays cordoned`);
     assert.is(node.metadata.annotations?.[BOOTCPLAN_CORDONED_BY], undefined, `${n} carries no bootcplan mark`);
     assert.not.ok(r.events.some((e) => e.type === 'uncordon' && e.node === n), `${n}: no uncordon`);
   }
-  assert.is(sim.get('BootcNode', first)!.status.booted.image, NEW, `${first} was updated`);
-  assert.is.not(sim.get('BootcNode', later)!.status.booted.image, NEW, `${later} was not taken`);
+  assert.is(sim.get('BootcNode', first)!.status!.booted!.image, NEW, `${first} was updated`);
+  assert.is.not(sim.get('BootcNode', later)!.status!.booted!.image, NEW, `${later} was not taken`);
   assert.not.ok(sim.reboots.some((x) => x.node === later), `${later} was not rebooted`);
   const left = r.events.find((e) => e.type === 'node-unavailable' && e.node === first);
   assert.ok(left && left.type === 'node-unavailable' && /left cordoned/.test(left.message), 'the apply reports the node it left cordoned');
-  for (const n of nodes('w', 6).map((x) => x.name).filter((x) => x !== first && x !== later)) assert.not.ok(sim.get('Node', n)!.spec.unschedulable, `${n} uncordoned`);
+  for (const n of nodes('w', 6).map((x) => x.name).filter((x) => x !== first && x !== later)) assert.not.ok(sim.get('Node', n)!.spec!.unschedulable, `${n} uncordoned`);
 });
 
 s('driver: a node cordoned by someone else is not marked by bootcplan\'s cordon and not undone by its uncordon', async () => {
@@ -74,11 +74,11 @@ s('driver: a node cordoned by someone else is not marked by bootcplan\'s cordon 
   assert.is(await d.cordon('w-00', 'plan-a'), 'already-cordoned');
   assert.is(sim.get('Node', 'w-00')!.metadata.annotations?.[BOOTCPLAN_CORDONED_BY], undefined);
   assert.is(await d.uncordon('w-00', 'plan-a'), 'not-ours');
-  assert.is(sim.get('Node', 'w-00')!.spec.unschedulable, true);
+  assert.is(sim.get('Node', 'w-00')!.spec!.unschedulable, true);
   // Its own cordon, and a mark of another plan (exact match only).
   assert.is(await d.cordon('w-01', 'plan-a'), 'cordoned');
   assert.is(await d.uncordon('w-01', 'plan-b'), 'not-ours');
-  assert.is(sim.get('Node', 'w-01')!.spec.unschedulable, true);
+  assert.is(sim.get('Node', 'w-01')!.spec!.unschedulable, true);
   // Uncordoned out of band: bootcplan's uncordon only clears its stale mark.
   sim.adminCordon('w-01', false);
   assert.is(await d.uncordon('w-01', 'plan-a'), 'mark-cleared');
@@ -144,7 +144,7 @@ s('apply: an administrator-paused MachineConfigPool is still paused after the ap
   const r = await runApply(sim, plan, replan);
   assert.is(r.error, null, String((r.error as Error)?.stack));
   const mcp = sim.get('MachineConfigPool', 'worker')!;
-  assert.is(mcp.spec.paused, true);
+  assert.is(mcp.spec!.paused, true);
   assert.is(mcp.metadata.annotations?.[BOOTCPLAN_PAUSED_BY], undefined);
   assert.is(sim.reboots.length, 0);
 
@@ -155,7 +155,7 @@ s('apply: an administrator-paused MachineConfigPool is still paused after the ap
   const r2 = await runApply(sim2, p2.plan, p2.replan, { onEventHook: (e) => { if (e.type === 'wave-end') marks.push(sim2.get('MachineConfigPool', 'worker')!.metadata.annotations?.[BOOTCPLAN_PAUSED_BY]); } });
   assert.is(r2.error, null, String((r2.error as Error)?.stack));
   assert.equal(marks, [p2.plan.id, p2.plan.id], 'paused by bootcplan between waves');
-  assert.is(sim2.get('MachineConfigPool', 'worker')!.spec.paused, false);
+  assert.is(sim2.get('MachineConfigPool', 'worker')!.spec!.paused, false);
   assert.is(sim2.get('MachineConfigPool', 'worker')!.metadata.annotations?.[BOOTCPLAN_PAUSED_BY], undefined, 'unpaused at the end, mark removed');
 });
 
@@ -171,7 +171,7 @@ s('apply: an administrator who takes over the pause of an MCO pool between waves
   });
   assert.is(r.code, 3, String(r.error));
   assert.match((r.error as any).difference.join('\n'), /held back now, the pool was paused by someone else/);
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec.paused, true);
+  assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, true);
   assert.is(sim.reboots.length, 1);
 });
 

@@ -19,6 +19,7 @@ import { RolloutReporter } from '../src/apply/rollout-report.ts';
 import { eventName } from '../src/kube/rollout-object.ts';
 import { isDns1123Subdomain } from '../src/domain/kube-names.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
+import type { RolloutStatus } from '../src/apply/rollout-status.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { ROOT } from './built.ts';
 import { RolloutHaltedError } from '../src/base/errors.ts';
@@ -117,7 +118,7 @@ s('a node failure message of multi-byte text: the NodeFailed note fits in bytes,
   reporter.onEvent({ t: 1, type: 'halt', pool: 'worker', node: 'w-00', message: `node w-00 failed: ${message}` });
   await reporter.finish({ error: new RolloutHaltedError(`pool worker: node w-00 failed: ${message}`) }, 5);
   assert.equal(warnings, []);
-  const st = sim.rollouts.objects.get('test')!.status!;
+  const st = sim.rollouts.objects.get('test')!.status as RolloutStatus;
   assert.equal(rolloutStatusProblems(st), []);
   assert.is(codePointLength(st.message), ROLLOUT_STATUS_LIMITS.message);
   assert.ok(st.message.startsWith('halted: w-00 bootc: 镜像拉取失败') && st.message.endsWith('…') && wellFormed(st.message));

@@ -6,6 +6,7 @@ import { LockHeldError, RolloutHaltedError, StalePlanError, PolicyBlockedError }
 import { digestOf } from '../src/domain/nodes.ts';
 import { nodeObject, bootcNodeObject } from '../src/sim/generate.ts';
 import { OLD } from './builders.ts';
+import type { TestObject } from './builders.ts';
 
 const s = suite('apply');
 
@@ -31,8 +32,8 @@ s('makespan: 60 nodes, maxUnavailable 6, stage 600, drain 60, reboot 300 => 4200
   assert.is(plan.summary.estimatedSeconds, 4200);
   assert.is(sim.reboots.length, 60);
   assert.is(sim.peakUnavailable.get('worker'), 6);
-  for (const n of sim.view().bootcNodes) assert.is(n.status.booted.imageDigest, NEW_DIGEST);
-  for (const n of sim.view().nodes.filter((x) => x.metadata.name.startsWith('w-'))) assert.not.ok(n.spec.unschedulable, n.metadata.name);
+  for (const n of sim.view().bootcNodes) assert.is(n.status!.booted!.imageDigest, NEW_DIGEST);
+  for (const n of sim.view().nodes.filter((x) => x.metadata.name.startsWith('w-'))) assert.not.ok(n.spec!.unschedulable, n.metadata.name);
   // event order for one node
   const w = r.events.filter((e) => 'node' in e && e.node === 'w-00').map((e) => e.type);
   assert.equal(w, ['stage-start', 'staged', 'cordon', 'drain-done', 'reboot', 'booted', 'uncordon']);
@@ -73,7 +74,7 @@ s('the cluster changing between waves stops the apply at the next wave (exit 3)'
   const sim = newSim(snap);
   const r = await runApply(sim, plan, replan, {
     onEventHook: (e) => {
-      if (e.type === 'wave-end' && e.wave === 1) sim.mutate((o) => { o.get('BootcNode', 'w-05')!.status.booted.imageDigest = 'sha256:' + 'f'.repeat(64); });
+      if (e.type === 'wave-end' && e.wave === 1) sim.mutate((o) => { (o.get('BootcNode', 'w-05') as TestObject).status.booted.imageDigest = 'sha256:' + 'f'.repeat(64); });
     },
   });
   assert.is(r.code, 3, String(r.error));
@@ -91,7 +92,7 @@ s('a failed reboot halts the pool: paused, remaining waves untouched, exit 5 nam
   assert.match(err.message, /w-0\d/);
   assert.ok(err.report.some((l) => l.includes('Degraded=True')), err.report.join('\n'));
   assert.is(sim.reboots.length, 2, 'only the first wave rebooted');
-  assert.is(sim.view().bootcNodePools[0].spec.rollout.paused, true);
+  assert.is(sim.view().bootcNodePools[0].spec!.rollout!.paused, true);
   assert.ok(r.events.some((e) => e.type === 'halt') && r.events.some((e) => e.type === 'node-failed'));
   const progress = await sim.driver().readProgress();
   assert.ok(progress.run!.pools.worker.halted);
@@ -100,16 +101,16 @@ s('a failed reboot halts the pool: paused, remaining waves untouched, exit 5 nam
 });
 
 s('a node cordoned by an administrator after the plan is not taken: it stays cordoned and unrebooted, and the pool halts saying why', async () => {
-  // Issue 12 (rules 6, 7): a node someone else took out of service is never cordoned, drained
+  // docs/safety.md rules 6 and 7: a node someone else took out of service is never cordoned, drained
   // or rebooted by bootcplan; it waits for the node, and the budget wait ends in a halt (exit 5).
   const { snap, plan, replan } = worker(4, 2);
   const sim = newSim(snap);
-  sim.mutate((o) => { o.nodes.get('w-01')!.spec.unschedulable = true; });
+  sim.mutate((o) => { o.nodes.get('w-01')!.spec!.unschedulable = true; });
   const r = await runApply(sim, plan, replan);
   assert.is(r.code, 5, String(r.error));
   assert.match(String((r.error as Error).message) + JSON.stringify((r.error as { report?: string[] }).report ?? []), /w-01.*out of service on its own \(cordoned\)/);
-  assert.is(sim.get('Node', 'w-01')!.spec.unschedulable, true);
-  assert.is.not(sim.get('BootcNode', 'w-01')!.status.booted.imageDigest, NEW_DIGEST);
+  assert.is(sim.get('Node', 'w-01')!.spec!.unschedulable, true);
+  assert.is.not(sim.get('BootcNode', 'w-01')!.status!.booted!.imageDigest, NEW_DIGEST);
   assert.not.ok(sim.reboots.some((x) => x.node === 'w-01'), 'w-01 was rebooted');
   for (const c of sim.cordons) assert.ok(c.unavailableAfter <= 2 || c.wasUnavailable, JSON.stringify(c));
 });
@@ -144,7 +145,7 @@ s('killed mid-wave, the rerun resumes and reboots no node twice', async () => {
   assert.ok(second.result!.resumed);
   for (const [node, count] of sim.rebootCounts()) assert.is(count, 1, node);
   assert.is(sim.rebootCounts().size, 9);
-  for (const nd of sim.view().nodes.filter((x) => x.metadata.name.startsWith('w-'))) assert.not.ok(nd.spec.unschedulable, nd.metadata.name);
+  for (const nd of sim.view().nodes.filter((x) => x.metadata.name.startsWith('w-'))) assert.not.ok(nd.spec!.unschedulable, nd.metadata.name);
 });
 
 s('a plan with cpms-replacement-not-allowed is blocked by policy (exit 6); other errors exit 1', async () => {
@@ -175,10 +176,10 @@ s('MCO-only pool: MachineConfig written, the MCO moves the nodes wave by wave, p
   assert.is(sim.reboots.length, 6);
   assert.is(sim.peakUnavailable.get('worker'), 2);
   const mcp = sim.get('MachineConfigPool', 'worker')!;
-  assert.is(mcp.spec.paused, false);
-  assert.is(mcp.spec.maxUnavailable, 2);
-  const rendered = sim.get('MachineConfig', mcp.spec.configuration.name)!;
-  assert.is(digestOf(rendered.spec.osImageURL), NEW_DIGEST);
+  assert.is(mcp.spec!.paused, false);
+  assert.is(mcp.spec!.maxUnavailable, 2);
+  const rendered = sim.get('MachineConfig', mcp.spec!.configuration!.name!)!;
+  assert.is(digestOf(rendered.spec!.osImageURL), NEW_DIGEST);
   assert.is(r.events.filter((e) => e.type === 'wave-end').length, 3);
   assert.is(r.events.filter((e) => e.type === 'booted').length, 6);
   assert.ok(Math.abs(r.result!.durationSeconds - plan.summary.estimatedSeconds) <= plan.summary.estimatedSeconds * 0.02, `${r.result!.durationSeconds} vs ${plan.summary.estimatedSeconds}`);

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { plan, MS, CP, REGION, OLD_AMI, NEW_AMI, machineSetWith, gcpProviderSpec, azureProviderSpec, vsphereProviderSpec, codes } from './bootimages-helpers.ts';
 import { machineSetObject, awsProviderSpec } from '../src/sim/generate.ts';
 import type { KObject } from '../src/cluster/types.ts';
+import type { TestObject } from './builders.ts';
 
 const s = suite('bootimages: effects');
 const all = { managedBootImages: { machineManagers: [MS('All')] } };
@@ -35,10 +36,11 @@ const AWS: [string, KObject, string | null, string | null][] = [
 for (const [name, ms, to, skipped] of AWS) {
   s(`AWS: ${name}`, () => {
     const e = one(all, ms);
+    const msSpec = (ms as TestObject).spec;
     assert.equal(e.to, to);
     if (skipped) assert.ok(e.skipped?.includes(skipped), `skipped "${e.skipped}" lacks "${skipped}"`);
     else assert.equal(e.skipped, null);
-    assert.equal(e.from, ms.spec.template.spec.providerSpec.value.ami?.id ?? ms.spec.template.spec.providerSpec.value.ami?.arn);
+    assert.equal(e.from, msSpec.template.spec.providerSpec.value.ami?.id ?? msSpec.template.spec.providerSpec.value.ami?.arn);
   });
 }
 

@@ -8,6 +8,7 @@ import { planBootImages, type BootImagesResult } from '../src/plan/bootimages.ts
 import { buildPlan } from '../src/plan/planner.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { Diagnostic } from '../src/base/diagnostics.ts';
+import type { TestObject } from './builders.ts';
 
 export { OLD_AMI, NEW_AMI };
 export const REGION = 'us-east-1';
@@ -44,7 +45,7 @@ export function clusterObjects(o: ClusterOpts = {}): KObject[] {
     featureGatesEnabled: o.gates ?? undefined,
   });
   const out: KObject[] = [];
-  for (const obj of objs) {
+  for (const obj of objs as TestObject[]) {
     if (obj.kind === 'FeatureGate' && o.gates === null) continue;
     if (obj.kind === 'ConfigMap' && o.noConfigMap) continue;
     if (obj.kind === 'MachineConfiguration') {
@@ -113,7 +114,7 @@ export function vsphereProviderSpec(template: string) {
 
 /** A MachineSet with the given providerSpec (any platform). */
 export function machineSetWith(name: string, providerSpec: unknown, opts: Parameters<typeof machineSetObject>[4] & { annotations?: Record<string, string> } = {}): KObject {
-  const ms = machineSetObject(name, 'us-east-1a', REGION, OLD_AMI, opts);
+  const ms: TestObject = machineSetObject(name, 'us-east-1a', REGION, OLD_AMI, opts);
   ms.spec.template.spec.providerSpec.value = providerSpec;
   if (opts.annotations) ms.metadata.annotations = opts.annotations;
   return ms;

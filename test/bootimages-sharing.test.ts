@@ -1,5 +1,5 @@
 /**
- * Issue 12 rules 9 and 10: boot-image predictions read MachineConfiguration status only
+ * docs/safety.md rules 9 and 10: boot-image predictions read MachineConfiguration status only
  * when it has observed the current spec (status.observedGeneration == metadata.generation);
  * the explicit selection mode None exists from OpenShift 4.19 (4.16-4.18 keep the legacy
  * `machineManagers: []`, and `mode: None` is an error there); Azure Stack Hub gets no boot
@@ -11,12 +11,13 @@ import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import type { KObject } from '../src/cluster/types.ts';
 import { plan, fullPlan, clusterObjects, MS, CP, codes, errors, NEW_AMI, type ClusterOpts } from './bootimages-helpers.ts';
 import { newSim } from './apply-harness.ts';
+import type { TestObject } from './builders.ts';
 
 const s = suite('bootimages: status behind, versions and platforms');
 
 /** A cluster whose MachineConfiguration has these generations (null: field absent). */
 function withGenerations(o: ClusterOpts, generation: number | null, observed: number | null) {
-  const objs: KObject[] = clusterObjects(o);
+  const objs: TestObject[] = clusterObjects(o);
   const mc = objs.find((x) => x.kind === 'MachineConfiguration')!;
   if (generation !== null) mc.metadata.generation = generation;
   if (observed !== null) mc.status.observedGeneration = observed;
@@ -25,7 +26,7 @@ function withGenerations(o: ClusterOpts, generation: number | null, observed: nu
 
 /** Azure, with a cloudName; an Azure providerSpec is not needed: nothing may be predicted. */
 function azure(cloudName: string, o: ClusterOpts = {}) {
-  const objs = clusterObjects({ platform: 'Azure', ...o });
+  const objs: TestObject[] = clusterObjects({ platform: 'Azure', ...o });
   const infra = objs.find((x) => x.kind === 'Infrastructure')!;
   infra.status.platformStatus = { type: 'Azure', azure: { cloudName } };
   return snapshotFromObjects(objs, 'test');

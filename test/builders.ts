@@ -12,6 +12,12 @@ import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import type { Plan } from '../src/plan/types.ts';
 
+/**
+ * An object as tests build and adjust it: any field, odd values included (the readers are
+ * tested against exactly such data), so spec and status are open.
+ */
+export type TestObject = KObject<any, any>;
+
 export const OLD = imageRef('test-old');
 export const NEW = imageRef('test-new');
 export const NEW_DIGEST = NEW.slice(NEW.indexOf('@') + 1);
@@ -45,7 +51,7 @@ export interface TestNode {
 const MCO_ANNOTATION = { currentConfig: MCO_CURRENT_CONFIG, desiredConfig: MCO_DESIRED_CONFIG, state: MCO_STATE } as const;
 
 /** Applies a TestNode's extra conditions and MCO annotations to its Node object. */
-function adjustNode(node: KObject, n: TestNode): KObject {
+function adjustNode(node: TestObject, n: TestNode): TestObject {
   for (const [type, status] of Object.entries(n.conditions ?? {})) {
     const list: Condition[] = (node.status.conditions ??= []);
     const c = list.find((x) => x.type === type);
@@ -65,7 +71,7 @@ export interface LabelSelectorLike {
 }
 
 export class ClusterBuilder {
-  objects: KObject[] = [];
+  objects: TestObject[] = [];
   constructor(withSingletons = true) {
     if (withSingletons) this.objects.push(...clusterSingletons({ region: 'us-east-1', zones: ['us-east-1a', 'us-east-1b', 'us-east-1c'], platform: 'AWS', version: '4.22.3', machineManagers: null }));
   }
@@ -83,7 +89,7 @@ export class ClusterBuilder {
     tag?: string; tagUnresolved?: boolean;
   } = {}): this {
     const role = opts.role ?? name;
-    const pool = bootcNodePoolObject(name, opts.tag ?? opts.image ?? OLD, { maxUnavailable: opts.maxUnavailable ?? 1, paused: true }, { [`node-role.kubernetes.io/${role}`]: '' });
+    const pool: TestObject = bootcNodePoolObject(name, opts.tag ?? opts.image ?? OLD, { maxUnavailable: opts.maxUnavailable ?? 1, paused: true }, { [`node-role.kubernetes.io/${role}`]: '' });
     let desiredImage = opts.image ?? OLD;
     if (opts.tag && !opts.tagUnresolved) {
       pool.status.targetDigest = simResolve(opts.tag);
@@ -170,7 +176,7 @@ export class ClusterBuilder {
     return this;
   }
   /** The first object of a kind (and name), to adjust it in a test. */
-  object(kind: string, name?: string): KObject {
+  object(kind: string, name?: string): TestObject {
     const o = this.objects.find((x) => x.kind === kind && (name === undefined || x.metadata.name === name));
     if (!o) throw new Error(`no ${kind}${name ? ` ${name}` : ''} in the builder`);
     return o;

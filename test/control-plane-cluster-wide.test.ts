@@ -1,6 +1,6 @@
 /**
  * The control plane's budget counts control-plane nodes across the cluster, not per pool
- * (second review of issue 12, finding 2): etcd counts members.
+ * (docs/safety.md rule 2): etcd counts members.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -39,7 +39,7 @@ s('an MCO master pool does not start a wave while a control-plane node outside i
   const { plan, replan } = planWith(specYaml([{ name: 'master', image: NEW }]), snap);
   assert.ok(plan.pools[0].waves.length > 0, 'planned while the control plane was in service');
   const sim = newSim(snap, { durations: QUICK });
-  sim.mutate((o) => { o.nodes.get('m-2')!.status.conditions.find((c: any) => c.type === 'Ready').status = 'False'; });
+  sim.mutate((o) => { o.nodes.get('m-2')!.status!.conditions!.find((c: any) => c.type === 'Ready')!.status = 'False'; });
   const r = await runApply(sim, plan, replan);
   assert.is(r.code, 5, String(r.error));
   assert.match(String((r.error as Error).message), /m-2 failed: control-plane node out of service \(not-ready\)/);

@@ -1,5 +1,5 @@
 /**
- * Issue 12 rule 2: the control plane never has more than one node out of service. The
+ * docs/safety.md rule 2: the control plane never has more than one node out of service. The
  * value written to the control-plane pool is 1 whatever the spec says; a spec asking for
  * more is an error (not a silent clamp); a pool that is not the control plane must not
  * take a control-plane node. The scenario that happened: `maxUnavailable: 2` on the

@@ -1,5 +1,5 @@
 /**
- * `bootcplan fleet apply` (issue 17) against simulated clusters behind their kubeconfig contexts:
+ * `bootcplan fleet apply` (docs/fleets.md) against simulated clusters behind their kubeconfig contexts:
  * the trust boundaries first (a tampered fleet plan, a cluster plan edited inside it, a Fleet file
  * changed since, a context the kubeconfig does not have), then the rollout: canary first, the
  * other clusters in batches, each recorded in itself, a rerun that applies nothing twice, and a

@@ -1,5 +1,5 @@
 /**
- * `bootcplan fleet render argocd FLEETPLAN --out-dir DIR` (issue 17) in a git checkout, from the
+ * `bootcplan fleet render argocd FLEETPLAN --out-dir DIR` (docs/gitops.md) in a git checkout, from the
  * fleet plan `fleet plan --out` saved: the files, the Rollout object holding exactly each
  * cluster's effective spec (with overrides), a re-render replacing the previous one, and the
  * refusals: a modified fleet plan or Fleet file (exit 3), a cluster name that is not a DNS-1123

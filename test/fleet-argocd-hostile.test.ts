@@ -1,5 +1,5 @@
 /**
- * `fleet render argocd` under attack (issue 17): a fleet plan is input (its id is a content
+ * `fleet render argocd` under attack (docs/safety.md "`fleet render` never deletes what it did not write"): a fleet plan is input (its id is a content
  * hash, not a signature), and so are the flags. A cluster name that is not a DNS-1123 label,
  * a path that leaves the repository, a destination with a newline or template braces: each is
  * refused with a message naming it, or written so that every YAML parser reads back exactly

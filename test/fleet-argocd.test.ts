@@ -1,5 +1,5 @@
 /**
- * `fleet render argocd` (issue 17): the ApplicationSet's RollingSync steps are the fleet's
+ * `fleet render argocd` (docs/gitops.md "Fleets from an Argo CD hub"): the ApplicationSet's RollingSync steps are the fleet's
  * batches (one step per canary with maxUpdate 1, then a step per batch with maxUpdate =
  * maxConcurrency), each Application carries its batch label and its cluster's directory, and
  * each directory holds the sealed plan, the Fleet file, the Rollout object and the apply Job

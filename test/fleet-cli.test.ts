@@ -1,5 +1,5 @@
 /**
- * `bootcplan fleet plan | show | validate` (issue 17) on snapshot files: the batches and a line
+ * `bootcplan fleet plan | show | validate` (docs/fleets.md) on snapshot files: the batches and a line
  * per cluster, `--out` a sealed fleet plan, a cluster that cannot be read is its error (exit 1,
  * the fleet still printed and saved), a modified fleet plan file is refused (exit 3).
  */

@@ -1,5 +1,5 @@
 /**
- * One cluster's plan out of a fleet plan is a normal sealed plan (issue 17, FLEET.md): `bootcplan
+ * One cluster's plan out of a fleet plan is a normal sealed plan (docs/fleets.md): `bootcplan
  * apply cluster-plan.json` re-plans from the Fleet file at its path (and commit) for
  * spec.fleetCluster, with the same provenance checks as for a Rollout spec.
  */

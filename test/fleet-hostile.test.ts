@@ -1,5 +1,5 @@
 /**
- * Fleet files and fleet plan files are input (issue 17; "Sealed plans and hostile input"): a
+ * Fleet files and fleet plan files are input (docs/fleets.md; docs/safety.md "Security model"): a
  * crafted file ends in diagnostics with positions (InputError, exit 1), never in a crash or a
  * prototype lookup.
  */

@@ -1,5 +1,5 @@
 /**
- * `fleet plan` over live contexts (issue 17): clusters are read at most --concurrency at once;
+ * `fleet plan` over live contexts (docs/fleets.md): clusters are read at most --concurrency at once;
  * a cluster that does not answer, or whose context is not in the kubeconfig, is that cluster's
  * error with a hint, and the others are still planned (exit 1, the whole fleet printed).
  */

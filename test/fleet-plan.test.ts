@@ -1,5 +1,5 @@
 /**
- * The fleet planner (issue 17): each cluster's effective spec planned as a sealed plan that names
+ * The fleet planner (docs/fleets.md): each cluster's effective spec planned as a sealed plan that names
  * the Fleet file and the cluster; batches, estimate and a content-hash id; a cluster that could
  * not be read is its own error and the others are still planned.
  */

@@ -1,5 +1,5 @@
 /**
- * `bootcplan fleet rehearse` (issue 17) through the CLI: a Fleet of snapshot files planned now
+ * `bootcplan fleet rehearse` (docs/fleets.md) through the CLI: a Fleet of snapshot files planned now
  * (-f) or a saved fleet plan, rehearsed on simulated clusters; the worst exit code; a failed
  * canary stops the fleet; a cluster plan that no longer matches its snapshot fails that cluster
  * (exit 3) as `rehearse PLANFILE` would.

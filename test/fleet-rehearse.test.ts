@@ -1,5 +1,5 @@
 /**
- * `fleet rehearse` (issue 17): each cluster on its own simulated cluster with a seed of its own,
+ * `fleet rehearse` (docs/fleets.md "Rehearsing a fleet"): each cluster on its own simulated cluster with a seed of its own,
  * composed by the fleet runner's batch rules on a virtual clock into the fleet timeline.
  */
 import { suite } from 'uvu';

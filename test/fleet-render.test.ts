@@ -1,5 +1,5 @@
 /**
- * The fleet plan's renderers (issue 17): one pull-request comment for the whole fleet, summary
+ * The fleet plan's renderers (docs/fleets.md "The pull-request comment"): one pull-request comment for the whole fleet, summary
  * first, every failed cluster kept, per-cluster details folded and cut first, within 60,000
  * characters for 500 clusters.
  */

@@ -1,5 +1,5 @@
 /**
- * The Fleet spec (issue 17): every error at once with file:line:column, expected and hint, as
+ * The Fleet spec (docs/fleets.md "The Fleet spec"): every error at once with file:line:column, expected and hint, as
  * the Rollout spec; each cluster's effective spec (shared spec, label overrides in file order,
  * the cluster's own overrides) validated as a Rollout spec, positions in the Fleet file.
  */

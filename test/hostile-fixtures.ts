@@ -1,5 +1,5 @@
 /**
- * Hostile inputs for the renderers (issue 13, "Outputs"): a plan file can be crafted, and
+ * Hostile inputs for the renderers (docs/safety.md "What is masked in outputs"): a plan file can be crafted, and
  * cluster data (node names, conditions, API messages) is written by whoever can write to the
  * cluster. Every string field of a plan (and, in one variant, every number field too, since a
  * crafted file need not respect the types) carries PAYLOAD, which tries each attack at once:

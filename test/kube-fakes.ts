@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient, type KubeClientOptions } from '../src/kube/rest.ts';
+import { KubeClient, type KubeClientOptions, type RequestOptions } from '../src/kube/rest.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -71,10 +71,20 @@ export function kubeConfigFor(c: ClusterEntry): KubeConfig {
   return kc;
 }
 
+/**
+ * The REST client as tests use it: the same requests, answers read as the test likes (any
+ * JSON the server sent: tests look at fields bootcplan itself never reads).
+ */
+export class TestKubeClient extends KubeClient {
+  override request(method: string, path: string, o?: RequestOptions): Promise<any> {
+    return super.request(method, path, o);
+  }
+}
+
 const clients: KubeClient[] = [];
 /** A client of `server` (URL) with test-sized limits; closed by closeClients(). */
-export function clientOf(c: ClusterEntry | string, opts: KubeClientOptions = {}): KubeClient {
-  const k = new KubeClient(kubeConfigFor(typeof c === 'string' ? { server: c } : c), { requestTimeoutSeconds: 2, ...opts });
+export function clientOf(c: ClusterEntry | string, opts: KubeClientOptions = {}): TestKubeClient {
+  const k = new TestKubeClient(kubeConfigFor(typeof c === 'string' ? { server: c } : c), { requestTimeoutSeconds: 2, ...opts });
   clients.push(k);
   return k;
 }

@@ -1,5 +1,5 @@
 /**
- * Hostile API endpoints (issue 13, "API responses"): whatever answers at the kubeconfig's
+ * Hostile API endpoints (docs/safety.md "Input limits", API answers): whatever answers at the kubeconfig's
  * server, every failure that leaves src/kube is a ClusterApiError with one printable line
  * naming the endpoint and a hint, never a raw Error, TypeError or SyntaxError: an HTML
  * login page with status 200, a huge body, a server that stalls, garbage bytes, JSON of the
@@ -86,7 +86,7 @@ t('garbage bytes with status 200: not JSON, the first bytes shown escaped', asyn
   // A watch stream of junk, or of JSON that is not a watch event, ends the watch with a clean error.
   for (const [line, pattern] of [['<html>\x1b]0;owned\x07</html>', /a line of the watch stream is not JSON: "<html>\\x1b\]0;owned\\x07/], ['{"type":"ADDED","object":null}', /not a watch event/], ['{"type":"ADDED","object":{"metadata":{}}}', /ADDED watch event has no metadata\.name/]] as const) {
     const w = await fakeApi((_req, res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(line + '\n'); });
-    await cleanFailure(clientOf(w.url).watch('/api/v1/nodes', {}, () => {}, new AbortController().signal), pattern);
+    await cleanFailure(clientOf(w.url).watch('/api/v1/nodes', {}, () => {}, new AbortController().signal, { kind: 'Node' }), pattern);
   }
 });
 
@@ -106,7 +106,7 @@ t('JSON of the wrong kind: {} for a list, items not an array, a bad item, anothe
   ];
   for (const [body, pattern] of cases) {
     answer = body;
-    await cleanFailure(c.list('/api/v1/nodes', 'Node'), pattern);
+    await cleanFailure(c.list('/api/v1/nodes', { kind: 'Node' }), pattern);
   }
   answer = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'w-1' } };
   await cleanFailure(c.request('GET', '/api/v1/nodes/w-1', { expect: 'Node' }), /expected a Node, got kind ConfigMap/);
@@ -158,7 +158,7 @@ t('a huge body: past the cap (64 MiB by default) the request is aborted, not buf
   let peak = base;
   const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 5);
   const t0 = Date.now();
-  const e = await cleanFailure(c.list('/api/v1/nodes', 'Node'), /^response from GET \/api\/v1\/nodes exceeded 64 MiB/);
+  const e = await cleanFailure(c.list('/api/v1/nodes', { kind: 'Node' }), /^response from GET \/api\/v1\/nodes exceeded 64 MiB/);
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().rss);
   assert.match(e.hint!, /API server/);
@@ -187,7 +187,7 @@ t('a huge body announced by Content-Length is refused before it is read; the cap
   // A single watch event past the cap ends the watch with the same error.
   const w = await fakeApi((_req, res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.write(`{"type":"ADDED","object":${big}`); });
   const ac = new AbortController();
-  await cleanFailure(clientOf(w.url, { maxResponseBytes: 1 << 20 }).watch('/api/v1/nodes', {}, () => {}, ac.signal), /WATCH \/api\/v1\/nodes.*exceeded 1 MiB/);
+  await cleanFailure(clientOf(w.url, { maxResponseBytes: 1 << 20 }).watch('/api/v1/nodes', {}, () => {}, ac.signal, { kind: 'Node' }), /WATCH \/api\/v1\/nodes.*exceeded 1 MiB/);
 });
 
 t('a slow server: no headers at all, headers then nothing, a trickle; reads, writes and watches time out', async () => {
@@ -204,9 +204,9 @@ t('a slow server: no headers at all, headers then nothing, a trickle; reads, wri
   await cleanFailure(c.request('GET', '/stall/x', { expect: 'Node' }), /GET \/stall\/x: the answer from http:\/\/127\.0\.0\.1:\d+ was not complete within 0\.3s/);
   await cleanFailure(c.request('GET', '/trickle/x', { expect: 'Node' }), /not complete within 0\.3s/);
   await cleanFailure(c.request('PATCH', '/silent/api/v1/nodes/w-1', { body: {}, contentType: 'application/merge-patch+json' }), /PATCH \/silent.*within 0\.3s/);
-  await cleanFailure(c.watch('/silent/api/v1/nodes', { timeoutSeconds: 60 }, () => {}, new AbortController().signal), /WATCH \/silent\/api\/v1\/nodes: no answer .* within 0\.3s/);
+  await cleanFailure(c.watch('/silent/api/v1/nodes', { timeoutSeconds: 60 }, () => {}, new AbortController().signal, { kind: 'Node' }), /WATCH \/silent\/api\/v1\/nodes: no answer .* within 0\.3s/);
   // A watch the server does not end after its timeoutSeconds (plus the request timeout) is cut.
-  await cleanFailure(c.watch('/stall/api/v1/nodes', { timeoutSeconds: 0.2 }, () => {}, new AbortController().signal), /WATCH \/stall\/api\/v1\/nodes: the server did not end the watch/);
+  await cleanFailure(c.watch('/stall/api/v1/nodes', { timeoutSeconds: 0.2 }, () => {}, new AbortController().signal, { kind: 'Node' }), /WATCH \/stall\/api\/v1\/nodes: the server did not end the watch/);
   assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
   assert.is(f.hits.length, 6);
 });
@@ -221,7 +221,7 @@ t('connection refused and reset, in reads, writes, the lock, watches and waits',
   await cleanFailure(d.readLock(), refused);
   await cleanFailure(d.snapshot(), refused);
   await cleanFailure(d.waitFor(() => true, { timeoutSeconds: 1 }), refused);
-  await cleanFailure(d.client.watch('/api/v1/nodes', {}, () => {}, new AbortController().signal), refused);
+  await cleanFailure(d.client.watch('/api/v1/nodes', {}, () => {}, new AbortController().signal, { kind: 'Node' }), refused);
   const f = await fakeApi((req, res) => {
     if (req.url!.startsWith('/midway')) {
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -255,7 +255,7 @@ t('error answers that are not a Kubernetes Status: 404 and 502 pages, a redirect
   });
   const c = clientOf(f.url);
   // The API server's own "404 page not found" (a group that is not installed) stays NotFound.
-  const nf = await c.list('/apis/node.bootc.dev/v1alpha1/bootcnodes', 'BootcNode').catch((e) => e);
+  const nf = await c.list('/apis/node.bootc.dev/v1alpha1/bootcnodes', { kind: 'BootcNode' }).catch((e) => e);
   assert.instance(nf, NotFoundError);
   // An HTML 404 for everything must not read as "nothing installed": that would be an empty cluster.
   await cleanFailure(c.request('GET', '/api/v1/namespaces/x/configmaps/y', { expect: 'ConfigMap' }), /GET \/api\/v1\/namespaces\/x\/configmaps\/y: HTTP 404 answer is not a Kubernetes Status \(text\/html, \d+ bytes\): "<html><body><h1>Bad\\x1b\[2J Gateway/);

@@ -46,7 +46,7 @@ const names = (items: any[]) => items.map((o) => o.metadata.name);
 t('25 Nodes in pages of 10: three requests with limit and continue, every object once', async () => {
   const f = await fakeApi((req, res) => servePages(req, res));
   const c = clientOf(f.url, { listPageSize: 10 });
-  const list = await c.list('/api/v1/nodes', 'Node');
+  const list = await c.list('/api/v1/nodes', { kind: 'Node' });
   assert.equal(names(list.items), names(NODES));
   assert.is(list.resourceVersion, '100');
   assert.equal(f.hits, ['GET /api/v1/nodes?limit=10', 'GET /api/v1/nodes?limit=10&continue=rv100-10', 'GET /api/v1/nodes?limit=10&continue=rv100-20']);
@@ -56,7 +56,7 @@ t('the default page is 500: a list under one page costs one request, as before',
   const f = await fakeApi((req, res) => servePages(req, res));
   const c = clientOf(f.url);
   const before = requestStats(c.contextName).total;
-  assert.is((await c.list('/api/v1/nodes', 'Node')).items.length, 25);
+  assert.is((await c.list('/api/v1/nodes', { kind: 'Node' })).items.length, 25);
   assert.equal(f.hits, ['GET /api/v1/nodes?limit=500']);
   assert.is(requestStats(c.contextName).total - before, 1);
 });
@@ -65,7 +65,7 @@ t('a continue token that expired (410 Gone) restarts the list once; a second exp
   const expire = new Set(['rv100-20']);
   const f = await fakeApi((req, res) => servePages(req, res, { expire }));
   const c = clientOf(f.url, { listPageSize: 10 });
-  const list = await c.list('/api/v1/nodes', 'Node');
+  const list = await c.list('/api/v1/nodes', { kind: 'Node' });
   assert.equal(names(list.items), names(NODES), 'every object once, none twice');
   assert.is(f.hits.length, 3 + 3, 'two pages, the 410, then three pages again');
   assert.is(f.hits[3], 'GET /api/v1/nodes?limit=10');
@@ -74,14 +74,14 @@ t('a continue token that expired (410 Gone) restarts the list once; a second exp
     servePages(req, res, { expire: again });
     if (!again.size) again.add('rv100-10');
   });
-  const e = await cleanFailure(clientOf(g.url, { listPageSize: 10 }).list('/api/v1/nodes', 'Node'), /GET \/api\/v1\/nodes: the list's continue token expired again after a restart \(410 Gone\)/);
+  const e = await cleanFailure(clientOf(g.url, { listPageSize: 10 }).list('/api/v1/nodes', { kind: 'Node' }), /GET \/api\/v1\/nodes: the list's continue token expired again after a restart \(410 Gone\)/);
   assert.match(e.hint!, /again/);
   assert.is(g.hits.length, 4);
 });
 
 t('a server that hands out the same continue token forever is a clean error after one repeat', async () => {
   const f = await fakeApi((req, res) => servePages(req, res, { loop: true }));
-  await cleanFailure(clientOf(f.url, { listPageSize: 10 }).list('/api/v1/nodes', 'Node'), /keeps answering with continue tokens/);
+  await cleanFailure(clientOf(f.url, { listPageSize: 10 }).list('/api/v1/nodes', { kind: 'Node' }), /keeps answering with continue tokens/);
   assert.is(f.hits.length, 2);
 });
 
@@ -92,7 +92,7 @@ t('all the pages of one list together are capped too (8 times the answer cap): e
     page++;
     sendJson(res, { kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '100', continue: `rv100-${page}` }, items: [nodeObject(`n-${page}`, { pad })] });
   });
-  await cleanFailure(clientOf(f.url, { maxResponseBytes: 1 << 20 }).list('/api/v1/nodes', 'Node'), /response from GET \/api\/v1\/nodes exceeded 8 MiB over 42 pages/);
+  await cleanFailure(clientOf(f.url, { maxResponseBytes: 1 << 20 }).list('/api/v1/nodes', { kind: 'Node' }), /response from GET \/api\/v1\/nodes exceeded 8 MiB over 42 pages/);
   assert.is(f.hits.length, 42);
 });
 

@@ -41,7 +41,7 @@ t('an https API server through a CONNECT tunnel: the certificate is verified ins
   assert.is(api.hits.length, 3);
   // Watches go through the tunnel too.
   const events: string[] = [];
-  await c.watch('/api/v1/nodes', {}, (e) => events.push(`${e.type} ${e.object.metadata.name}`), new AbortController().signal);
+  await c.watch('/api/v1/nodes', {}, (e) => events.push(e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED' ? `${e.type} ${e.object.metadata.name}` : e.type), new AbortController().signal, { kind: 'Node' });
   assert.equal(events, ['ADDED w-9']);
   assert.is(p.tunnels.length, 2);
   // Without the CA the server's certificate is refused, tunnel or not.
@@ -73,7 +73,7 @@ t('a proxy that is down, or that refuses the tunnel (403), is a clean error nami
   await cleanFailure(clientOf({ server: api.url, proxyUrl: down.url, caData: tlsCert.cert.toString('base64') }).request('GET', '/api/v1/nodes/w-1'),
     /cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ through proxy http:\/\/127\.0\.0\.1:\d+ \(context "fake"\): ECONNREFUSED/);
   const p = await proxy({ refuse: 403 });
-  const e = await cleanFailure(clientOf({ server: api.url, proxyUrl: p.url, caData: tlsCert.cert.toString('base64') }).watch('/api/v1/nodes', {}, () => {}, new AbortController().signal), /WATCH \/api\/v1\/nodes: the proxy .* refused to open a tunnel .*HTTP 403 Forbidden/);
+  const e = await cleanFailure(clientOf({ server: api.url, proxyUrl: p.url, caData: tlsCert.cert.toString('base64') }).watch('/api/v1/nodes', {}, () => {}, new AbortController().signal, { kind: 'Node' }), /WATCH \/api\/v1\/nodes: the proxy .* refused to open a tunnel .*HTTP 403 Forbidden/);
   assert.match(e.hint!, /proxy-url/);
 });
 

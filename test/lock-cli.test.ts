@@ -107,7 +107,7 @@ s('SIGTERM while an MCO pool is unpaused: the saved plan applied again is accept
   o.stdout = (x) => { o.out += x; if (!sent && /"type":"cordon","pool":"infra","node":"[^"]+","wave":2/.test(o.out)) { sent = true; handler?.('SIGTERM'); } };
   const exitNow = () => assert.unreachable('one signal only');
   assert.is(await inDir(dir, () => run(['apply', planFile, '--auto-approve', '--json'], { io: o, openDriver, signals, exitNow })), 143, o.err);
-  assert.is(sim.get('MachineConfigPool', 'infra')!.spec.paused, true);
+  assert.is(sim.get('MachineConfigPool', 'infra')!.spec!.paused, true);
   const again = io();
   assert.is(await inDir(dir, () => run(['apply', planFile, '--auto-approve'], { io: again, openDriver, signals, exitNow })), 0, again.err);
   assert.is(sim.rebootCounts().size, 4);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
+import type { RolloutStatus } from '../src/apply/rollout-status.ts';
 import { newSim } from './apply-harness.ts';
 import { run } from '../src/cli/main.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
@@ -18,6 +19,7 @@ import { judgeHeldLock } from '../src/domain/lease-expiry.ts';
 import { CLOCK_SKEW_ALLOWANCE_SECONDS } from '../src/domain/clock-skew.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME } from '../src/cluster/types.ts';
 import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import type { TestObject } from './builders.ts';
 
 const s = suite('lock-clocks');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-lockclock-'));
@@ -45,12 +47,13 @@ function setup() {
   return { sim, step };
 }
 
-const status = (sim: SimCluster) => sim.rollouts.objects.get('test')!.status!;
+/** The Rollout's status as the reporter wrote it whole (a full write comes before any lockObserved write). */
+const status = (sim: SimCluster) => sim.rollouts.objects.get('test')!.status as RolloutStatus;
 
 /** The lock Lease's times set by hand (a holder whose clock is wrong, or one that died long ago). */
 function leaseTimes(sim: SimCluster, acquireTime: string, renewTime: string) {
   sim.mutate((o) => {
-    const l = o.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE)!;
+    const l = o.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE) as TestObject;
     l.spec.acquireTime = acquireTime;
     l.spec.renewTime = renewTime;
   });

@@ -1,5 +1,5 @@
 /**
- * The lock that holds (issue 14), against the simulator: renewals that fail for a while keep
+ * The lock that holds (docs/apply.md; docs/safety.md "Stopping"), against the simulator: renewals that fail for a while keep
  * the lock, renewals that fail for the lease's whole duration lose it, a lock taken mid-wave
  * stops the first apply before its next disruptive step, expiry is judged by observed time
  * (never by a skewed holder's renewTime), a stop request (SIGTERM) leaves an MCO pool paused
@@ -125,7 +125,7 @@ s('a lock taken while an MCO pool is unpaused for a wave: the first apply pauses
   assert.ok(stolen);
   assert.is(r.code, 4, String(r.error));
   assert.match((r.error as Error).message, /now held by cronjob@cluster/);
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec.paused, true, 'the MCO does not roll the rest unsupervised');
+  assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, true, 'the MCO does not roll the rest unsupervised');
   assert.ok(rel(sim) < 2000, `stopped at ${rel(sim)}s: at the next renewal, not after the MCO-start timeout`);
 });
 
@@ -141,8 +141,8 @@ function skewedHolder(sim: SimCluster, skew: number, ttl: number, every: number 
   let rv = 1;
   const tick = () => {
     const l = sim.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (!l || l.spec.holderIdentity !== 'skewed@elsewhere') return;
-    l.spec.renewTime = renew();
+    if (!l || l.spec!.holderIdentity !== 'skewed@elsewhere') return;
+    l.spec!.renewTime = renew();
     l.metadata.resourceVersion = String(++rv);
     sim.changed(l);
     sim.after(every!, tick);
@@ -201,7 +201,7 @@ s('SIGTERM mid-wave on an MCO pool: stops with exit 143, the pool paused again, 
   assert.is(first.code, 143, String((first.error as Error)?.stack ?? first.error));
   assert.instance(first.error, InterruptedError);
   assert.match((first.error as Error).message, /^stopped by SIGTERM in pool worker, wave 2: .*paused again.*lock is released/);
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec.paused, true, 'the MCO takes no more nodes');
+  assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, true, 'the MCO takes no more nodes');
   const rec = sim.progress.read(sim.nodes.values()).run!;
   assert.equal(rec.pools.worker.interrupted?.wave, 2);
   assert.is(rec.pools.worker.mcoUnpaused, undefined);
@@ -212,7 +212,7 @@ s('SIGTERM mid-wave on an MCO pool: stops with exit 143, the pool paused again, 
   assert.is(sim.rebootCounts().size, 6);
   for (const [node, count] of sim.rebootCounts()) assert.is(count, 1, node);
   assert.is(sim.progress.read(sim.nodes.values()).run!.pools.worker.interrupted, undefined, 'cleared by the rerun');
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec.paused, false, 'left as the spec wants it at the end');
+  assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, false, 'left as the spec wants it at the end');
 });
 
 s('an apply killed (SIGKILL) while an MCO pool is unpaused: the unpause was recorded first, and a rerun pauses the pool before anything else, even one that then stops as stale', async () => {
@@ -220,7 +220,7 @@ s('an apply killed (SIGKILL) while an MCO pool is unpaused: the unpause was reco
   const sim = newSim(snap);
   const first = await runApply(sim, plan, replan, { onEventHook: (e, d) => { if (e.type === 'cordon' && e.wave === 1) d.kill(); } });
   assert.is((first.error as Error).name, 'KilledError');
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec.paused, false, 'left unpaused by the dead apply');
+  assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, false, 'left unpaused by the dead apply');
   assert.is(sim.progress.read(sim.nodes.values()).run!.pools.worker.mcoUnpaused, true, 'recorded before the unpause');
   // The cluster changes meanwhile: the rerun refuses the plan (exit 3), but pauses the pool first.
   sim.mutate((o) => o.add(nodeObject({ name: 'm-new', role: 'worker', zone: 'us-east-1a', bootc: false })));
@@ -229,7 +229,7 @@ s('an apply killed (SIGKILL) while an MCO pool is unpaused: the unpause was reco
   assert.is(stale.code, 3, String(stale.error));
   const mine = sim.writes.slice(at).filter((w) => w.session === stale.driver.name).map((w) => `${w.op} ${w.target}`);
   assert.equal(mine.slice(1, 2), ['pause MachineConfigPool/worker'], mine.join('; '));
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec.paused, true, 'the MCO does not roll the rest on its own');
+  assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, true, 'the MCO does not roll the rest on its own');
   assert.is(sim.progress.read(sim.nodes.values()).run!.pools.worker.mcoUnpaused, undefined);
 });
 

@@ -1,5 +1,5 @@
 /**
- * Issue 12 rule 5: in-flight MCO work. A node whose MCO desiredConfig differs from its
+ * docs/safety.md rule 5: in-flight MCO work. A node whose MCO desiredConfig differs from its
  * currentConfig, or whose MCO state is present and not Done, is out of service (it uses
  * budget) and is not scheduled, in bootc pools too. A pool whose MachineConfigPool has
  * rendered a config it has not rolled out (spec vs status configuration, or Updating=True)
@@ -14,6 +14,7 @@ import { newSim, planWith, runApply } from './apply-harness.ts';
 import { remainingWorkDifference } from '../src/plan/saved/remaining-work.ts';
 import { viewNode, indexSnapshot } from '../src/domain/nodes.ts';
 import type { Plan } from '../src/plan/types.ts';
+import type { TestObject } from './builders.ts';
 
 const s = suite('MCO work in flight');
 
@@ -150,7 +151,7 @@ s('apply: an MCO rollout that starts between two waves stops the apply (exit 3) 
       if (e.type !== 'wave-end' || e.wave !== 1 || started) return;
       started = true;
       sim.mutate((o) => {
-        const mcp = o.get('MachineConfigPool', 'worker')!;
+        const mcp = o.get('MachineConfigPool', 'worker') as TestObject;
         mcp.spec.configuration = { name: 'rendered-worker-kubelet' };
         mcp.status.conditions = [{ type: 'Updating', status: 'True', reason: '', message: 'All nodes are updating to MachineConfig rendered-worker-kubelet' }];
       });

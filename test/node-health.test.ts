@@ -1,5 +1,5 @@
 /**
- * Issue 12 rule 7: node health as the MCO sees it (machine-config-operator
+ * docs/safety.md rule 7: node health as the MCO sees it (machine-config-operator
  * pkg/controller/common/layered_node_state.go, LayeredNodeState.CheckNodeReady): Ready not
  * True, DiskPressure not False, NetworkUnavailable not False, or spec.unschedulable make a
  * node unavailable. It uses budget (wave size = resolved maxUnavailable - unavailable now)

@@ -1,5 +1,5 @@
 /**
- * Odd cluster data (second review of issue 12): read through the snapshot reader as the CLI
+ * Odd cluster data (docs/safety.md "Sharing the cluster"): read through the snapshot reader as the CLI
  * does, each case ends in a plan or in clean diagnostics; neither throws.
  */
 import { suite } from 'uvu';

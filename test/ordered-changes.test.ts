@@ -47,9 +47,9 @@ s('a rehearsal of the skew opt-out completes: skew first, wait until the status 
   assert.equal(steps, ['change MachineConfiguration/cluster', 'wait MachineConfiguration/cluster', 'change MachineConfiguration/cluster']);
   const live = await r.driver.snapshot();
   const mc = live.machineConfiguration!;
-  assert.equal(mc.spec.bootImageSkewEnforcement.mode, 'Manual');
-  assert.equal(mc.spec.managedBootImages.machineManagers, [MS('None')]);
-  assert.is.not(mc.status.bootImageSkewEnforcementStatus.mode, 'Automatic');
+  assert.equal(mc.spec!.bootImageSkewEnforcement!.mode, 'Manual');
+  assert.equal(mc.spec!.managedBootImages!.machineManagers, [MS('None')]);
+  assert.is.not(mc.status!.bootImageSkewEnforcementStatus!.mode, 'Automatic');
 });
 
 s('after the first step is in the cluster, the rest of the plan is still the managers step (resume)', () => {

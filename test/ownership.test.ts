@@ -1,5 +1,5 @@
 /**
- * Issue 12 rule 4: a BootcNodePool owned by a MachineConfigPool (ownerReference with
+ * docs/safety.md rule 4: a BootcNodePool owned by a MachineConfigPool (ownerReference with
  * controller: true) is the MCO's; bootcplan does not write its spec.image.ref. Decision:
  * refuse with an error that explains the ownership (no upstream controller routes an image
  * this way today, so bootcplan does not guess a route through a MachineConfig).

@@ -1,5 +1,5 @@
 /**
- * The shipped package (issue 16): `version` and `--version`, the compiled bins (bootcplan and
+ * The shipped package (README "Install", docs/development.md): `version` and `--version`, the compiled bins (bootcplan and
  * the kubectl plugin kubectl-bootcplan), and what `npm pack` puts in the tarball.
  */
 import { suite } from 'uvu';

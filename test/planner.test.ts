@@ -21,7 +21,7 @@ s('bootc pool: BootcNodePool gets image, resolved budget, kept paused; the patch
   assert.equal(pickPaths(patched, leafPaths(ch.after)), ch.after);
   // A cluster that moved since the plan: the test op fails instead of overwriting.
   const moved = structuredClone(snap.bootcNodePools[0]);
-  moved.spec.image.ref = 'quay.io/someone/else@sha256:' + 'f'.repeat(64);
+  moved.spec!.image!.ref = 'quay.io/someone/else@sha256:' + 'f'.repeat(64);
   assert.throws(() => jsonpatch.applyPatch(moved, ch.patch as any, true, false));
   const mcp = plan.changes.find((c) => c.kind === 'MachineConfigPool');
   assert.is(mcp, undefined, 'no MachineConfigPool of that name in this cluster');
@@ -42,7 +42,7 @@ s('the resolved integer is written to both pools when both exist', () => {
 
 s('MCO-only pool: a MachineConfig carries osImageURL for the role (create), the pool gets budget and pause state', () => {
   // Paused by bootcplan (a halted apply: its bootcplan.dev/paused-by mark); an administrator's
-  // pause stays (issue 12 rule 6, test/admin-pauses.test.ts).
+  // pause stays (docs/safety.md rule 6, test/admin-pauses.test.ts).
   const b = new ClusterBuilder().mcoPool('worker', nodes('w', 6), { maxUnavailable: 1, paused: true });
   b.object('MachineConfigPool', 'worker').metadata.annotations = { 'bootcplan.dev/paused-by': '0123456789abcdef' };
   const snap = b.snapshot();
@@ -138,12 +138,12 @@ s('a field missing on the live object is added below its existing parent, never 
   const mcpChange = plan.changes.find((c) => c.kind === 'MachineConfigPool')!;
   assert.equal(mcpChange.patch, [{ op: 'add', path: '/spec/maxUnavailable', value: 2 }]);
   const patched = jsonpatch.applyPatch(structuredClone(snap.machineConfigPools[0]), mcpChange.patch as any, true, false).newDocument;
-  assert.equal(patched.spec.nodeSelector, snap.machineConfigPools[0].spec.nodeSelector, 'selectors survive');
+  assert.equal(patched.spec!.nodeSelector, snap.machineConfigPools[0].spec!.nodeSelector, 'selectors survive');
   const bnpChange = plan.changes.find((c) => c.kind === 'BootcNodePool')!;
   assert.ok(bnpChange.patch.some((op) => op.op === 'add' && op.path === '/spec/rollout'));
   const bnpPatched = jsonpatch.applyPatch(structuredClone(snap.bootcNodePools[0]), bnpChange.patch as any, true, false).newDocument;
-  assert.equal(bnpPatched.spec.nodeSelector, snap.bootcNodePools[0].spec.nodeSelector);
-  assert.is(bnpPatched.spec.rollout.maxUnavailable, 2);
+  assert.equal(bnpPatched.spec!.nodeSelector, snap.bootcNodePools[0].spec!.nodeSelector);
+  assert.is(bnpPatched.spec!.rollout!.maxUnavailable, 2);
 });
 
 s.run();

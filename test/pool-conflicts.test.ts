@@ -1,5 +1,5 @@
 /**
- * Issue 12 rule 3: a node belongs to one pool. Nodes two BootcNodePools claim, or a
+ * docs/safety.md rule 3: a node belongs to one pool. Nodes two BootcNodePools claim, or a
  * BootcNodePool and a differently named MachineConfigPool that rolls an OS image, are
  * conflicts: never scheduled in any pool, and the plan has an error naming the nodes and
  * the pools. The bootc-operator's own Degraded/NodeConflict report is surfaced; a node the

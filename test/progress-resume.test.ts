@@ -1,5 +1,5 @@
 /**
- * Resume from per-node progress (issue 14): node state lives on the Nodes
+ * Resume from per-node progress (docs/apply.md "Resume"): node state lives on the Nodes
  * (`bootcplan.dev/progress`), the run record holds only per-pool cursors. Properties on the
  * simulator (fast-check):
  * - an apply killed at any point (after any of its writes landed, or at any of its events),
@@ -61,7 +61,7 @@ s('killed after any write or at any event, several times, each rerun resumes fro
         const counts = sim.rebootCounts();
         for (const name of scheduled) {
           assert.is(counts.get(name), 1, `${name} rebooted ${counts.get(name) ?? 0} times`);
-          assert.is(sim.get('BootcNode', name)!.status.booted.imageDigest, NEW_DIGEST, name);
+          assert.is(sim.get('BootcNode', name)!.status!.booted!.imageDigest, NEW_DIGEST, name);
           const e = nodeProgressOf(sim.get('Node', name));
           assert.ok(e && e.step === 'done' && e.planId === plan.id, `${name}: entry ${JSON.stringify(e)}`);
         }

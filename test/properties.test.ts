@@ -16,6 +16,7 @@ import { nodeObject, bootcNodeObject, imageRef } from '../src/sim/generate.ts';
 import type { StalePlanError } from '../src/base/errors.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import { seeded } from './seeds.ts';
+import type { TestObject } from './builders.ts';
 
 const s = suite('properties');
 
@@ -84,7 +85,7 @@ s('no cordon takes a pool over maxUnavailable, whatever the cluster and the faul
       for (const [node, count] of sim.rebootCounts()) assert.ok(count <= 1 || faults.rebootFailRate > 0, `${node} rebooted ${count} times`);
       if (r.code === 0) {
         for (const n of plan.pools[0].nodes.filter((x) => x.wave !== null)) {
-          assert.is(sim.get('BootcNode', n.name)!.status.booted.imageDigest, NEW_DIGEST, n.name);
+          assert.is(sim.get('BootcNode', n.name)!.status!.booted!.imageDigest, NEW_DIGEST, n.name);
         }
       }
     }),
@@ -125,14 +126,14 @@ s('a cluster changed since the plan is refused with exit 3, before any write', a
           o.add(nodeObject({ name: 'w-new', role: 'worker', zone: ZONES[0], bootc: true }));
           o.add(bootcNodeObject({ name: 'w-new', pool: 'worker', desiredImage: OLD, booted: { image: OLD } }));
         } else if (m === 'other-image') {
-          o.get('BootcNode', pending[0])!.status.booted = { image: imageRef('other'), imageDigest: imageRef('other').split('@')[1] };
+          (o.get('BootcNode', pending[0]) as TestObject).status.booted = { image: imageRef('other'), imageDigest: imageRef('other').split('@')[1] };
         } else if (m === 'remove-node') {
           o.remove('Node', pending[0]);
           o.remove('BootcNode', pending[0]);
         } else if (m === 'pool-image') {
-          o.get('BootcNodePool', 'worker')!.spec.image.ref = imageRef('someone-else');
+          (o.get('BootcNodePool', 'worker') as TestObject).spec.image.ref = imageRef('someone-else');
         } else {
-          o.get('BootcNodePool', 'worker')!.spec.rollout.maxUnavailable = 17;
+          (o.get('BootcNodePool', 'worker') as TestObject).spec.rollout.maxUnavailable = 17;
         }
       });
       const r = await runApply(sim, plan, replan);
@@ -195,11 +196,11 @@ function assertEachRebootedOnceAndCordonsRestored(sim: SimCluster, scheduled: st
   const counts = sim.rebootCounts();
   for (const n of scheduled) {
     assert.is(counts.get(n), 1, `${n} rebooted ${counts.get(n) ?? 0} times`);
-    assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST, n);
+    assert.is(sim.get('BootcNode', n)!.status!.booted!.imageDigest, NEW_DIGEST, n);
   }
   assert.is(counts.size, scheduled.length);
   for (let i = 0; i < nodeCount; i++) {
     const name = `w-${String(i).padStart(3, '0')}`;
-    assert.is(sim.get('Node', name)!.spec.unschedulable === true, i < cordoned, `${name} cordon state`);
+    assert.is(sim.get('Node', name)!.spec!.unschedulable === true, i < cordoned, `${name} cordon state`);
   }
 }

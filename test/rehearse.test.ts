@@ -178,7 +178,7 @@ s('apply, status and unlock through the CLI against the simulator; a second appl
   assert.match(rest.out, /done in/);
   assert.match(rest.out, /blocked node/);
   // The CI log (stderr is not a terminal): one line per wave start and end with nodes done of
-  // the pool's total, elapsed and ETA; the per-node steps are in --json (issue 16).
+  // the pool's total, elapsed and ETA; the per-node steps are in --json (docs/apply.md "Progress").
   assert.match(rest.err, /\] worker wave 2\/\d start: 1 node\(s\) \(w-0\d\); 1\/4 nodes done\n/);
   assert.match(rest.err, /\] worker wave \d\/\d done in 6m30s: 4\/4 nodes done, \d+m\d*s? elapsed, ETA 0s\n/);
   assert.not.match(rest.err, /reboot \(hard\)/);

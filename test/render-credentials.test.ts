@@ -1,8 +1,8 @@
 /**
- * Issue 13: credentials inside an image reference (`user:pass@registry/...`) were shown in
- * every output. Human outputs (text, markdown, HTML, event lines, rehearsal text) mask the
- * userinfo part (`***@registry/...`); the plan JSON keeps every reference exact, since apply
- * writes it to the cluster.
+ * docs/safety.md "What is masked in outputs": credentials inside an image reference
+ * (`user:pass@registry/...`) are never shown. Human outputs (text, markdown, HTML, event lines,
+ * rehearsal text) mask the userinfo part (`***@registry/...`); the plan JSON keeps every reference
+ * exact, since apply writes it to the cluster.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,5 +1,5 @@
 /**
- * The fleet rehearsal's outputs (issue 17): text, JSON, and the HTML report with its chart of
+ * The fleet rehearsal's outputs (docs/fleets.md "Rehearsing a fleet"): text, JSON, and the HTML report with its chart of
  * batches over time, drawn from a fleet timeline built by hand. Cluster names come from the
  * Fleet file (anyone who can open a pull request writes them): every one is escaped.
  */

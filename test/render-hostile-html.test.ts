@@ -1,9 +1,9 @@
 /**
- * Issue 13: `show -o html` of a crafted plan emitted raw `<base>`, `<form>` and
- * `<meta http-equiv=refresh>` from the `risk` / `order` fields. Every interpolation of the
- * report is escaped, plan fields included: with hostile text in every field, the report has
- * only the elements and attributes the report itself writes, and the CSP forbids a base URL
- * and form targets as well as any fetch.
+ * docs/safety.md "What is masked in outputs": `show -o html` of a crafted plan must never emit raw
+ * `<base>`, `<form>` and `<meta http-equiv=refresh>` from the `risk` / `order` fields. Every
+ * interpolation of the report is escaped, plan fields included: with hostile text in every field,
+ * the report has only the elements and attributes the report itself writes, and the CSP forbids a
+ * base URL and form targets as well as any fetch.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

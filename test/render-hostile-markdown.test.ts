@@ -1,9 +1,9 @@
 /**
- * Issue 13: `@mentions` in cluster data pinged people from the PR comment. Every piece of plan
- * or cluster data the comment shows as text has its mentions (and `#123` issue links) broken
- * by a zero-width space; inside code spans and blocks GitHub links neither, so code keeps the
- * text as it is. Markup from data stays text, the hidden marker line and the 60,000-character
- * cap hold whatever the data.
+ * docs/safety.md "What is masked in outputs": `@mentions` in cluster data must not ping people
+ * from the PR comment. Every piece of plan or cluster data the comment shows as text has its
+ * mentions (and `#123` issue links) broken by a zero-width space; inside code spans and blocks
+ * GitHub links neither, so code keeps the text as it is. Markup from data stays text, the hidden
+ * marker line and the 60,000-character cap hold whatever the data.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

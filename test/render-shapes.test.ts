@@ -1,5 +1,5 @@
 /**
- * A crafted plan file need not respect the types (issue 13): a name may be a number, null or
+ * A crafted plan file need not respect the types (docs/safety.md "Input limits"): a name may be a number, null or
  * an object, a count may be null, a maintenance window's zone may not exist. The renderers
  * write such values as text instead of failing with "internal error"; checking the plan's
  * shape is the plan-file reader's job, so this only covers leaves, not arrays or objects

@@ -1,9 +1,10 @@
 /**
- * Issue 13: terminal control sequences from node names, conditions and API messages reached
- * the terminal raw. Data is made visible (`visible`, render/vocabulary.ts) wherever it enters
- * a human output: the text plan, event lines and the live progress block, rehearsal text, and
- * (through the exported helpers) the CLI's messages. Only the renderers' own colour and cursor
- * codes reach a terminal. JSON outputs stay exact (same value) but escape what a terminal acts on.
+ * docs/safety.md "What is masked in outputs": terminal control sequences from node names,
+ * conditions and API messages never reach the terminal raw. Data is made visible (`visible`,
+ * render/vocabulary.ts) wherever it enters a human output: the text plan, event lines and the live
+ * progress block, rehearsal text, and (through the exported helpers) the CLI's messages. Only the
+ * renderers' own colour and cursor codes reach a terminal. JSON outputs stay exact (same value)
+ * but escape what a terminal acts on.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

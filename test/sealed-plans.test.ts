@@ -224,7 +224,7 @@ s('review finding F1: a change redirected to another object (kind/name edited, a
     write('redirected.json', resealed(plan));
     const r = await applyAgainstSim('redirected.json', cluster);
     const infra = (await r.sim.driver().snapshot()).bootcNodePools.find((p) => p.metadata.name === 'infra')!;
-    assert.is.not(infra.spec.image.ref, NEW, `${cluster}: the infra pool was written`);
+    assert.is.not(infra.spec!.image!.ref, NEW, `${cluster}: the infra pool was written`);
     assert.is(r.code, 3, `${cluster}: ${r.err}`);
     assert.match(r.err, /name is "infra" in the plan file, "worker" from the spec and the cluster/);
   }

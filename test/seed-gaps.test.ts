@@ -82,8 +82,8 @@ s('spec paused: true on a bootc pool: no new image is written (nothing stages), 
   assert.is(r.code, 0, String((r.error as Error)?.message));
   for (const n of ['w-00', 'w-01', 'w-02']) {
     const bn = sim.get('BootcNode', n)!;
-    assert.is.not(bn.spec.desiredImage, NEW, `${n} was not handed the new image`);
-    assert.is(bn.status.staged ?? null, null, `${n} staged nothing`);
+    assert.is.not(bn.spec!.desiredImage, NEW, `${n} was not handed the new image`);
+    assert.is(bn.status!.staged ?? null, null, `${n} staged nothing`);
   }
   assert.not.ok(r.events.some((e) => e.type === 'stage-start'));
 });

@@ -1,5 +1,5 @@
 /**
- * Properties of sharing the cluster with the MCO (issue 12 rules 5 and 7; fast-check), over
+ * Properties of sharing the cluster with the MCO (docs/safety.md rules 5 and 7; fast-check), over
  * generated clusters with a bootc pool (and the MachineConfigPool of its role) and an
  * MCO-only pool, mixed node conditions (Ready, DiskPressure, NetworkUnavailable, and the
  * MemoryPressure / PIDPressure the MCO ignores), cordons, MCO work in flight on nodes and

@@ -1,5 +1,5 @@
 /**
- * Properties of issue 12 rules 2 and 3 over random clusters (fast-check): bootc pools with
+ * Properties of docs/safety.md rules 2 and 3 over random clusters (fast-check): bootc pools with
  * overlapping label selectors (the operator gave each node's BootcNode to the first pool that
  * took it), control-plane nodes that carry those labels too, and any maxUnavailable for master:
  * - no node is scheduled in two pools; a node two pools claim is scheduled in none, and the

@@ -89,7 +89,7 @@ async function killAndRerun(sh: Shape, killAt: number, flaps: number, conflictRa
   for (const [n, times] of counts) {
     assert.ok(eligible.includes(n), `${n} rebooted, but it is not in the admission order`);
     assert.is(times, 1, `${n} rebooted ${times} times`);
-    assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST, n);
+    assert.is(sim.get('BootcNode', n)!.status!.booted!.imageDigest, NEW_DIGEST, n);
   }
   if (last.code !== 0) return 'halted';
   for (const n of eligible) assert.is(counts.get(n), 1, `${n} rebooted ${counts.get(n) ?? 0} times`);

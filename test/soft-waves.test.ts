@@ -66,7 +66,7 @@ s('100 nodes, maxUnavailable 10%, half soft-capable (known once staged): soft wa
   assert.is(seen.size, 100);
   assert.is(sim.peakUnavailable.get('worker'), 10);
   for (const c of sim.cordons) assert.ok(c.unavailableAfter <= 10 || c.wasUnavailable, JSON.stringify(c));
-  for (const bn of sim.view().bootcNodes) assert.is(bn.status.booted.imageDigest, NEW_DIGEST);
+  for (const bn of sim.view().bootcNodes) assert.is(bn.status!.booted!.imageDigest, NEW_DIGEST);
 });
 
 s('waves keep zone spread inside the soft and the hard groups', async () => {
@@ -118,11 +118,11 @@ s('killed during a regrouped wave, the rerun finishes it first, reboots no node 
   const resumed = waveTimes(second.events)[0];
   assert.is(resumed.wave, killedWave.wave);
   for (const n of killedWave.nodes.filter((n) => first.events.some((e) => e.type === 'cordon' && e.node === n))) {
-    assert.ok(resumed.nodes.includes(n) || sim.get('BootcNode', n)!.status.booted.imageDigest === NEW_DIGEST, `${n} resumed in its wave`);
+    assert.ok(resumed.nodes.includes(n) || sim.get('BootcNode', n)!.status!.booted!.imageDigest === NEW_DIGEST, `${n} resumed in its wave`);
   }
   for (const [node, count] of sim.rebootCounts()) assert.is(count, 1, node);
   assert.is(sim.rebootCounts().size, 40);
-  for (const nd of sim.view().nodes.filter((x) => x.metadata.name.startsWith('w-'))) assert.not.ok(nd.spec.unschedulable, nd.metadata.name);
+  for (const nd of sim.view().nodes.filter((x) => x.metadata.name.startsWith('w-'))) assert.not.ok(nd.spec!.unschedulable, nd.metadata.name);
 });
 
 s.run();

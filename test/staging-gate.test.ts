@@ -1,5 +1,5 @@
 /**
- * Issue 12 rule 8: the staging gate. With a tag (allowTags: true) the target is the digest the
+ * docs/safety.md rule 8: the staging gate. With a tag (allowTags: true) the target is the digest the
  * BootcNodePool resolved (status.targetDigest); until then the plan says so and schedules no
  * node. The gate requires the BootcNode to ask for the target; the staging limit runs from a
  * recorded staging attempt, and a node that never started staging is reported as such.
@@ -64,7 +64,7 @@ s('rehearsal: a tag-pinned pool passes the staging gate; each node is staged, th
   for (const n of ['w-00', 'w-01', 'w-02']) {
     const types = r.events.filter((e) => 'node' in e && e.node === n).map((e) => e.type);
     assert.equal(types, ['stage-start', 'staged', 'cordon', 'drain-done', 'reboot', 'booted', 'uncordon'], n);
-    assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, TAG_DIGEST);
+    assert.is(sim.get('BootcNode', n)!.status!.booted!.imageDigest, TAG_DIGEST);
   }
   assert.is(sim.reboots.length, 3);
 });
@@ -77,7 +77,7 @@ s('rehearsal: from a digest to a tag: the first apply sets the image (nodes stag
   const r1 = await runApply(sim, first.plan, first.replan);
   assert.is(r1.error, null, String((r1.error as Error)?.stack));
   assert.is(sim.reboots.length, 0);
-  assert.is(sim.get('BootcNodePool', 'worker')!.status.targetDigest, TAG_DIGEST);
+  assert.is(sim.get('BootcNodePool', 'worker')!.status!.targetDigest, TAG_DIGEST);
   const second = planWith(tagSpec(), sim.view(), QUICK);
   assert.is(second.plan.pools[0].targetDigest, TAG_DIGEST);
   assert.is(second.plan.pools[0].waves.length, 2);

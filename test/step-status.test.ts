@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
+import type { RolloutStatus } from '../src/apply/rollout-status.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { windowPolicy } from '../src/apply/policy.ts';
 import { inDir } from './cwd.ts';
@@ -43,7 +44,8 @@ function setup(count: number, window?: { schedule: string; duration: string; tim
   return { file, sim, openDriver, text, snap };
 }
 
-const status = (sim: SimCluster) => sim.rollouts.objects.get('test')!.status!;
+/** The Rollout's status as the reporter wrote it whole (a full write comes before any lockObserved write). */
+const status = (sim: SimCluster) => sim.rollouts.objects.get('test')!.status as RolloutStatus;
 
 /** The Rollout objects as each scenario left them, for the Argo CD health check at the end. */
 const seen2 = new Map<string, { metadata: { generation: number }; status: unknown }>();
@@ -104,7 +106,7 @@ s('the window is open: one wave per run, status Progressing "wave k/n of pool wo
   const perNode = new Map<string, number>();
   for (const e of sim.rollouts.events.filter((e) => e.regarding.kind === 'Node')) perNode.set(e.regarding.name, (perNode.get(e.regarding.name) ?? 0) + 1);
   assert.is(perNode.size, 6);
-  // One Event per node (issue 14: at most 8 API requests per node): its outcome, which says
+  // One Event per node (docs/gitops.md "Events": at most 8 API requests per node): its outcome, which says
   // how and when its reboot was requested; no Event of the request itself.
   assert.ok([...perNode.values()].every((n) => n === 1), JSON.stringify([...perNode]));
   const reasons = new Set(sim.rollouts.events.map((e) => e.reason));
@@ -199,7 +201,7 @@ s('the cluster moved since the reviewed plan: exit 3 and status Degraded "stale:
     const p = io();
     assert.is(await run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/prod.json'], { io: p.io }), 0, p.err);
     // Someone else cordons two nodes: the reviewed waves no longer fit the budget.
-    sim.mutate((x) => { x.nodes.get('w-00')!.spec.unschedulable = true; x.nodes.get('w-01')!.spec.unschedulable = true; });
+    sim.mutate((x) => { x.nodes.get('w-00')!.spec!.unschedulable = true; x.nodes.get('w-01')!.spec!.unschedulable = true; });
     const r = io();
     assert.is(await run(['apply', 'plans/prod.json', '--auto-approve', '--step'], { io: r.io, openDriver }), 3, r.err);
   });

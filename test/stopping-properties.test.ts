@@ -123,7 +123,7 @@ s('a stop at any await point: ends within 2 s, nothing left open, lock released,
       else assert.is(sim.leaseOf(), null, `lock released: ${why}`);
       const run = sim.progress.read(sim.nodes.values()).run;
       const unpaused = sim.writes.some((w) => w.session === raw.name && w.op === 'unpause' && w.target.includes('infra'));
-      if (unpaused && !run?.pools.infra?.done) assert.is(sim.get('MachineConfigPool', 'infra')!.spec.paused, true, `MCO pool paused again: ${why}`);
+      if (unpaused && !run?.pools.infra?.done) assert.is(sim.get('MachineConfigPool', 'infra')!.spec!.paused, true, `MCO pool paused again: ${why}`);
       // The saved progress lets a rerun finish, each node rebooted once.
       if (kind === 'lost-lock') {
         const thief = sim.driver('thief');

@@ -7,7 +7,7 @@
 import { dirname, resolve, basename, relative } from 'node:path';
 import { InputError } from '../base/errors.ts';
 import { formatDiagnostic, hasErrors } from '../base/diagnostics.ts';
-import { parseFleetSpec, type LoadedFleet } from '../fleet/spec-load.ts';
+import { parseFleetSpec, isCheckedFleet, type CheckedFleet, type LoadedFleet } from '../fleet/spec-load.ts';
 import type { FleetCluster } from '../fleet/spec-types.ts';
 import type { PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import type { FleetClusterInput } from '../fleet/plan.ts';
@@ -30,8 +30,8 @@ export function fleetConcurrency(flag: string | undefined): number {
   return flag === undefined ? DEFAULT_FLEET_CONCURRENCY : parseIntegerFlag('--concurrency', flag, { min: 1, max: 256 });
 }
 
-export interface FleetRead {
-  loaded: LoadedFleet;
+export interface FleetRead<L extends LoadedFleet = LoadedFleet> {
+  loaded: L;
   text: string;
   /** As a plan records its spec: path in the repository, commit, sha256 (name: metadata.name). */
   info: PlanSpecInfo;
@@ -57,8 +57,9 @@ export function readFleet(ports: InputPorts, file: string, ref?: string): FleetR
   };
 }
 
-export function requireValidFleet(read: FleetRead): void {
-  if (hasErrors(read.loaded.diagnostics)) {
+/** A Fleet read without errors (InputError with every diagnostic otherwise): the Fleet is there after it. */
+export function requireValidFleet(read: FleetRead): asserts read is FleetRead<CheckedFleet> {
+  if (!isCheckedFleet(read.loaded)) {
     const n = read.loaded.diagnostics.filter((d) => d.severity === 'error').length;
     throw new InputError(`${read.info.path}: ${n} error${n === 1 ? '' : 's'} in the Fleet`, read.loaded.diagnostics);
   }
@@ -87,11 +88,11 @@ export interface FleetPlanFlags extends KubeOptions {
  * A Fleet planned now: the file read (at `ref`, if given) and checked, every cluster read
  * (--concurrency at once; kubeconfigs the Fleet names at the same revision), then planFleet.
  */
-export async function planFleetFile(ports: InputPorts, file: string, ref: string | undefined, flags: FleetPlanFlags, env: Record<string, string | undefined>, o: { now: number; durations?: PhaseDurations }): Promise<{ read: FleetRead; inputs: Map<string, FleetClusterInput>; fleetPlan: FleetPlan }> {
+export async function planFleetFile(ports: InputPorts, file: string, ref: string | undefined, flags: FleetPlanFlags, env: Record<string, string | undefined>, o: { now: number; durations?: PhaseDurations }): Promise<{ read: FleetRead<CheckedFleet>; inputs: Map<string, FleetClusterInput>; fleetPlan: FleetPlan }> {
   const concurrency = fleetConcurrency(flags.concurrency);
   const read = readFleet(ports, file, ref);
   requireValidFleet(read);
-  const fleet = read.loaded.fleet!;
+  const fleet = read.loaded.fleet;
   const { planFleet } = await import('../fleet/plan.ts');
   const inputs = await readFleetClusters(ports, fleet.spec.clusters, read.dir, { kubeconfig: flags.kubeconfig, requestTimeout: flags.requestTimeout, concurrency, trustFleetKubeconfigs: flags.trustFleetKubeconfigs, at: fleetRevision(read) }, env);
   const fleetPlan = planFleet({ fleet, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters: inputs, durations: o.durations, now: o.now });

@@ -66,7 +66,7 @@ export async function fleetValidateCommand(ports: Ports, opts: { file: string; r
   const read = readFleet(ports, opts.file, opts.ref);
   for (const d of read.loaded.diagnostics.filter((x) => x.severity === 'warning')) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
   requireValidFleet(read);
-  const f = read.loaded.fleet!;
+  const f = read.loaded.fleet;
   const n = f.spec.clusters.length;
   io.stdout(`${read.info.path}: valid (${n} cluster${n === 1 ? '' : 's'}, ${f.spec.strategy?.canaries?.length ?? 0} canar${f.spec.strategy?.canaries?.length === 1 ? 'y' : 'ies'})\n`);
   return { exitCode: EXIT.ok };

@@ -50,7 +50,7 @@ function fleetInputs(ports: InputPorts, fp: FleetPlan): ArgoFleetInput {
   verifyPlanSpec(ports, sample);
   const read = readFleet(ports, planSpecFile(ports, sample), sample.spec.ref ? sample.spec.commit ?? sample.spec.ref : undefined);
   requireValidFleet(read);
-  const fleet = read.loaded.fleet!;
+  const fleet = read.loaded.fleet;
   checkFleetPlanAgainstFleet(fp, fleet, read.info.path);
   const specs = effectiveSpecs(fleet, read.loaded.map);
   const rollouts: Record<string, RolloutSpec> = {};

@@ -16,6 +16,7 @@ import { checkFleetPlanAgainstFleet } from '../fleet/plan-verify.ts';
 import type { InputPorts } from './ports.ts';
 import { checkPlanProvenance, verifyPlanSpec, planSpecFile } from './saved-plan.ts';
 import { readFleet, requireValidFleet, type FleetRead } from './fleet-inputs.ts';
+import type { CheckedFleet } from '../fleet/spec-load.ts';
 
 /**
  * Cluster plans out of one fleet plan (each names the Fleet file and its cluster): the Fleet,
@@ -26,7 +27,7 @@ import { readFleet, requireValidFleet, type FleetRead } from './fleet-inputs.ts'
  * simulation's or the planner's, else each plan's own. `readFleetFile`: for tests that count.
  * The checks that need no file are the fleet's (src/fleet/cluster-plans.ts).
  */
-export function specsOfFleetPlans(ports: InputPorts, plans: readonly Plan[], durations?: PhaseDurations, readFleetFile: typeof readFleet = readFleet): { read: FleetRead; clusters: Map<string, FleetClusterSpec> } {
+export function specsOfFleetPlans(ports: InputPorts, plans: readonly Plan[], durations?: PhaseDurations, readFleetFile: typeof readFleet = readFleet): { read: FleetRead<CheckedFleet>; clusters: Map<string, FleetClusterSpec> } {
   const first = plans[0];
   requireSameFleet(plans);
   verifyPlanSpec(ports, first);
@@ -45,7 +46,7 @@ export function specsOfFleetPlans(ports: InputPorts, plans: readonly Plan[], dur
  * the provenance of the Fleet file is checked, then the Fleet read and validated once for all
  * (specsOfFleetPlans). Returns each cluster's entry, effective spec and re-planner.
  */
-export function openSavedFleetPlans(ports: InputPorts, fp: FleetPlan, durations?: PhaseDurations, readFleetFile?: typeof readFleet): { read: FleetRead | null; clusters: Map<string, FleetClusterSpec> } {
+export function openSavedFleetPlans(ports: InputPorts, fp: FleetPlan, durations?: PhaseDurations, readFleetFile?: typeof readFleet): { read: FleetRead<CheckedFleet> | null; clusters: Map<string, FleetClusterSpec> } {
   // A canary in no batch too: fleet apply confirms it live before batch 1.
   const rolled = fp.clusters.filter((c) => (c.batch !== null || c.canary) && c.plan);
   if (!rolled.length) return { read: null, clusters: new Map() };
@@ -58,6 +59,6 @@ export function openSavedFleetPlans(ports: InputPorts, fp: FleetPlan, durations?
   const opened = specsOfFleetPlans(ports, plans, durations, readFleetFile);
   // The file is trusted only for what the verified Fleet re-derives: batches, strategy, canaries,
   // each cluster's labels, source and destination (exit 3 otherwise).
-  checkFleetPlanAgainstFleet(fp, opened.read.loaded.fleet!, opened.read.info.path);
+  checkFleetPlanAgainstFleet(fp, opened.read.loaded.fleet, opened.read.info.path);
   return opened;
 }

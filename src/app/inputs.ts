@@ -5,7 +5,7 @@
  * is assembled.
  */
 import { dirname, resolve, relative, basename } from 'node:path';
-import { parseRolloutSpec, type LoadedSpec } from '../spec/load.ts';
+import { parseRolloutSpec, isValidSpec, type LoadedSpec, type ValidSpec } from '../spec/load.ts';
 import { parseSnapshot } from '../cluster/snapshot.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan, PhaseDurations } from '../plan/types.ts';
@@ -21,8 +21,8 @@ import { nodeGit } from './git.ts';
 /** The input ports on the process (the real files and git), for code not yet given ports of its own. */
 export const nodeInputs: InputPorts = { files: nodeFiles, git: nodeGit };
 
-export interface SpecRead {
-  loaded: LoadedSpec;
+export interface SpecRead<L extends LoadedSpec = LoadedSpec> {
+  loaded: L;
   text: string;
   info: PlanSpecInfo;
 }
@@ -84,8 +84,9 @@ export function readSpec(ports: InputPorts, file: string, ref?: string): SpecRea
   return { loaded, text: src.text, info: { name: loaded.spec?.metadata.name ?? basename(inputName(file)), path, ref: at, commit, sha256: loaded.sha256, dirty } };
 }
 
-export function requireValidSpec(read: SpecRead): void {
-  if (hasErrors(read.loaded.diagnostics)) {
+/** A spec read without errors (InputError with every diagnostic otherwise): the spec is there after it. */
+export function requireValidSpec(read: SpecRead): asserts read is SpecRead<ValidSpec> {
+  if (!isValidSpec(read.loaded)) {
     const n = read.loaded.diagnostics.filter((d) => d.severity === 'error').length;
     throw new InputError(`${read.info.path}: ${n} error${n === 1 ? '' : 's'} in the spec`, read.loaded.diagnostics);
   }
@@ -119,8 +120,8 @@ export function selfNodeFrom(env: Record<string, string | undefined>): string | 
 }
 
 /** The planner input for a spec that passed `requireValidSpec`; its warnings carry into the plan. */
-export function planInput(read: SpecRead, snapshot: ClusterSnapshot, extras: PlanExtras = {}): PlanInput {
-  return { spec: read.loaded.spec!, specMap: read.loaded.map, specInfo: read.info, snapshot, specDiagnostics: read.loaded.diagnostics, ...extras };
+export function planInput(read: SpecRead<ValidSpec>, snapshot: ClusterSnapshot, extras: PlanExtras = {}): PlanInput {
+  return { spec: read.loaded.spec, specMap: read.loaded.map, specInfo: read.info, snapshot, specDiagnostics: read.loaded.diagnostics, ...extras };
 }
 
 export interface SpecForPlan {
@@ -133,5 +134,5 @@ export function specFromFile(ports: InputPorts, file: string, durations?: PhaseD
   const read = readSpec(ports, file);
   requireValidSpec(read);
   const mk = (s: ClusterSnapshot) => buildPlan(planInput(read, s, { durations, selfNode }));
-  return { spec: read.loaded.spec!, replan: mk, plan: mk };
+  return { spec: read.loaded.spec, replan: mk, plan: mk };
 }

@@ -7,8 +7,7 @@ import type { DriverFactory, KubeOptions } from './ports.ts';
 /** Turns a driver or connection failure into the CLI's ClusterApiError (exit 1, message + hint, no stack). */
 export function asClusterApiError(err: unknown): unknown {
   if (err instanceof ClusterApiError || !(err instanceof DriverError)) return err;
-  const hint = (err as DriverError & { hint?: string }).hint;
-  return new ClusterApiError(err.message, hint);
+  return new ClusterApiError(err.message, err.hint);
 }
 
 export async function readLiveSnapshot(flags: KubeOptions, env: Record<string, string | undefined>): Promise<ClusterSnapshot> {

@@ -57,7 +57,7 @@ function specOfSavedPlan(ports: SavedPlanPorts, plan: Plan, durations: PhaseDura
   // Re-planned on the node the reviewed plan was made on (if it names one), so that its waves
   // come out as reviewed; the applier takes the node it runs on now last (ApplyOptions.selfNode).
   const selfNode = selfNodeOf(plan);
-  return { spec: read.loaded.spec!, replan: (s) => buildPlan(planInput(read, s, { durations, selfNode })) };
+  return { spec: read.loaded.spec, replan: (s) => buildPlan(planInput(read, s, { durations, selfNode })) };
 }
 
 /** Where the spec of a saved plan lives: its recorded path, inside the repository root (or cwd outside git). */

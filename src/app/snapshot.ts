@@ -6,6 +6,7 @@
 import { stringify } from 'yaml';
 import { EXIT } from '../base/errors.ts';
 import { clusterIdentityOf, KUBE_SYSTEM_NAMESPACE, SNAPSHOT_SERVER_ANNOTATION } from '../cluster/identity.ts';
+import { hasShapeOf, type ClusterVersionObject } from '../cluster/kinds.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { CommandResult, KubeOptions, Ports } from './ports.ts';
 import { asClusterApiError } from './live.ts';
@@ -44,8 +45,9 @@ export async function snapshotCommand(ports: Ports, opts: SnapshotOptions): Prom
   const summary = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');
   io.stderr(`snapshot of ${client.contextName} (${client.server}): ${read.objects.length} objects${summary ? ` (${summary})` : ''}${opts.out ? ` -> ${opts.out}` : ''}\n`);
   // The identity plans made from this file record (src/cluster/identity.ts).
-  const find = (kind: string, name: string) => read.objects.find((o) => o.kind === kind && o.metadata.name === name) ?? null;
-  const identity = clusterIdentityOf({ clusterVersion: find('ClusterVersion', 'version'), kubeSystemNamespace: find('Namespace', KUBE_SYSTEM_NAMESPACE) });
+  const clusterVersion = read.objects.find((o): o is ClusterVersionObject => hasShapeOf(o, 'ClusterVersion') && o.metadata.name === 'version') ?? null;
+  const kubeSystemNamespace = read.objects.find((o) => o.kind === 'Namespace' && o.metadata.name === KUBE_SYSTEM_NAMESPACE) ?? null;
+  const identity = clusterIdentityOf({ clusterVersion, kubeSystemNamespace });
   io.stderr(forDisplay(identity ? `cluster identity: ${identity.kind} ${identity.id}` : 'cluster identity: none found (no ClusterVersion clusterID, no kube-system Namespace): plans made from this file run on no live cluster') + '\n');
   if (read.notInstalled.length) io.stderr(`not installed: ${read.notInstalled.join(', ')}\n`);
   return { exitCode: EXIT.ok };

@@ -24,7 +24,7 @@ export async function validateCommand(ports: Ports, opts: ValidateOptions): Prom
   const read = readSpec(ports, opts.file, opts.ref);
   printDiagnostics(io, read.loaded.diagnostics.filter((d) => d.severity === 'warning'));
   requireValidSpec(read);
-  const spec = read.loaded.spec!;
+  const spec = read.loaded.spec;
   let extra: Diagnostic[] = [];
   if (opts.cluster) {
     const snapshot = readSnapshotFile(ports, opts.cluster);

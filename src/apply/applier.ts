@@ -146,10 +146,10 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
   } catch (err) {
     // Ended early with the lock still ours: MCO pools it unpaused are paused again; after a
     // stop request, where it stopped is recorded too (a lost lock writes nothing more).
-    const stopped = !!o.signal?.aborted && (err instanceof AbortedError || err instanceof InterruptedError);
-    if (err instanceof AbortedError && lease.isLost) err = lease.lostError!;
-    if (!lease.isLost) await stopSafely(ctx, raw, where, stopped ? stopReasonOf(o.signal!) : null).catch(() => undefined);
-    if (stopped) throw new InterruptedError(signalName(o.signal!), stoppedAt(where));
+    const stoppedBy = o.signal?.aborted && (err instanceof AbortedError || err instanceof InterruptedError) ? o.signal : null;
+    if (err instanceof AbortedError) err = lease.lostError ?? err;
+    if (!lease.isLost) await stopSafely(ctx, raw, where, stoppedBy ? stopReasonOf(stoppedBy) : null).catch(() => undefined);
+    if (stoppedBy) throw new InterruptedError(signalName(stoppedBy), stoppedAt(where));
     throw err;
   } finally {
     stop.abort();

@@ -10,7 +10,7 @@ import type { ClusterSnapshot, Condition } from '../cluster/types.ts';
 import { conditionOf, type NodeView } from '../domain/nodes.ts';
 import { DrainTimeoutError, isoOf } from './driver.ts';
 import { cancelledByCaller } from './interrupt.ts';
-import type { ApplyContext, NodeFailure, NodeOutcome } from './context.ts';
+import type { ApplyContext, NodeFailure, NodeOutcome, RebootEnd } from './context.ts';
 import { retry } from './changes.ts';
 import { afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt, StepWait } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
@@ -109,7 +109,7 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
   const base = rank.size;
   scheduled.forEach((n, i) => { if (!rank.has(n)) rank.set(n, base + i); });
   if (ctx.selfNode && rank.has(ctx.selfNode)) rank.set(ctx.selfNode, Number.MAX_SAFE_INTEGER);
-  const byRank = (a: string, b: string) => rank.get(a)! - rank.get(b)!;
+  const byRank = (a: string, b: string) => (rank.get(a) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b) ?? Number.MAX_SAFE_INTEGER);
   const others = remaining.filter((n) => !inFlight.has(n)).sort(byRank);
   const last = k === pool.waves.length;
   const room = last ? others.length : Math.max(0, pool.waves[k - 1].length - inFlight.size);
@@ -117,7 +117,7 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
 }
 
 /**
- * DESIGN §7, issue 12 rule 8: a node starts only once its BootcNode asks for the target
+ * DESIGN §7, docs/safety.md rule 8: a node starts only once its BootcNode asks for the target
  * (spec.desiredImage) and has staged it (Idle=False/Staged, Degraded=False); with a tag, the
  * target is the digest the pool resolved (views.ts stagingOf). The staging limit (the pool's
  * stagingTimeoutSeconds) runs from a recorded staging attempt: Idle=False/Staging's
@@ -313,7 +313,7 @@ export function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
     if (atTarget(pool, v) && (!ours || !v.cordoned)) { done.push(name); continue; }
     if (v.degraded) { failed.push({ node: name, reason: 'Degraded', conditions: v.conditions }); break; }
     // Out of service on its own (an administrator's cordon, NotReady, pressure, MCO or
-    // bootc-operator work: issue 12 rules 5-7): never taken; it waits for the node to come
+    // bootc-operator work: docs/safety.md rules 5-7): never taken; it waits for the node to come
     // back, and the budget wait ends the pool with a halt that says why. An update of ours in
     // flight (a resumed apply) is out of service already and needs no budget.
     const inFlight = !!rec && rec.step !== 'done';
@@ -407,10 +407,10 @@ export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number,
         await retry(() => ctx.driver.setDesiredImageState(name, 'Booted'));
         ctx.emit({ type: 'reboot', pool: pool.name, node: name, wave: k, kind });
       }
-      const r = await ctx.driver.waitFor((s) => {
+      const r = await ctx.driver.waitFor((s): RebootEnd | null => {
         const x = viewIn(s, name);
-        if (!x) return { gone: true as const, conditions: [] as Condition[] };
-        if (x.degraded) return { failed: true as const, conditions: x.conditions as Condition[] };
+        if (!x) return { gone: true, conditions: [] };
+        if (x.degraded) return { failed: true, conditions: x.conditions };
         const idle = conditionOf(bootcNodeIn(s, name), 'Idle');
         if (atTarget(pool, x) && idle?.status === 'True' && x.ready) return { ok: true as const };
         return null;
@@ -434,7 +434,7 @@ export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number,
 }
 
 /**
- * Undoes bootcplan's own cordon of a node it updated (issue 12 rule 6; src/domain/cordons.ts):
+ * Undoes bootcplan's own cordon of a node it updated (docs/safety.md rule 6; src/domain/cordons.ts):
  * only a node carrying this plan's `bootcplan.dev/cordoned-by` mark is uncordoned. A node
  * someone else took over meanwhile (an administrator who removed or replaced the mark to keep
  * it cordoned) stays cordoned, and that is reported.

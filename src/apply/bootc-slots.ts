@@ -1,5 +1,5 @@
 /**
- * The bootc slot runner (spec `rollout: slots`, issue 14; README "Slots"): the nodes of a
+ * The bootc slot runner (spec `rollout: slots`; docs/spec.md "Slots"): the nodes of a
  * BootcNodePool are admitted one by one, in the plan's order, as soon as the pool's budget
  * has room, instead of in waves that wait for their slowest node. Each node runs the same
  * steps as in a wave (bootc-pool.ts: write-ahead record, cordon with bootcplan's mark, drain,
@@ -41,7 +41,8 @@ import { selfLast } from '../domain/waves.ts';
 interface SlotRun extends WaveRun {
   /** Nodes of batches not opened yet, in admission order. */
   queue: string[];
-  batchOf: Map<string, number>;
+  /** The batch (wave of the plan) of a node of the pool; every node the run holds is in one. */
+  batchOf: (node: string) => number;
   /** batch -> its nodes not back yet (batches opened or left to open, not finished). */
   left: Map<number, Set<string>>;
   opened: Set<number>;
@@ -93,13 +94,18 @@ function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): Slo
   const freshNodes = new Set(fp ? fp.nodes.map((n) => n.name) : scheduled);
   const resumed = new Set(scheduled.filter((n) => ctx.book.drives(pool.name, n)));
   const remaining = scheduled.filter((n) => freshNodes.has(n) || resumed.has(n));
-  const batchOf = new Map<string, number>();
-  pool.waves.forEach((w, i) => w.forEach((n) => batchOf.set(n, i + 1)));
+  const batches = new Map<string, number>();
+  pool.waves.forEach((w, i) => w.forEach((n) => batches.set(n, i + 1)));
   const self = ctx.selfNode !== null && remaining.includes(ctx.selfNode) && !resumed.has(ctx.selfNode) ? ctx.selfNode : null;
-  if (self) batchOf.set(self, pool.waves.length);
+  if (self) batches.set(self, pool.waves.length);
+  const batchOf = (n: string): number => {
+    const b = batches.get(n);
+    if (b === undefined) throw new Error(`internal: node ${n} is in no wave of pool ${pool.name}`);
+    return b;
+  };
   const left = new Map<number, Set<string>>();
   pool.waves.forEach((_, i) => { if (!ctx.book.waveDone(pool.name, i + 1)) left.set(i + 1, new Set()); });
-  for (const n of remaining) left.get(batchOf.get(n)!)?.add(n);
+  for (const n of remaining) left.get(batchOf(n))?.add(n);
   return {
     pool, k: 0, budget: k, pending: [], running: new Map(), failures: [], fatal: {},
     queue: selfLast([...resumed, ...remaining.filter((n) => !resumed.has(n))], self, (n) => n), batchOf, left, opened: new Set(), resumed, stop: null,
@@ -159,7 +165,7 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
 async function admitRound(ctx: ApplyContext, s: SlotRun): Promise<number> {
   if (!s.pending.length && s.queue.length && !(await openBatch(ctx, s))) return 0;
   if (!s.pending.length) return 0;
-  const batch = Math.max(...s.pending.map((n) => s.batchOf.get(n)!));
+  const batch = Math.max(...s.pending.map((n) => s.batchOf(n)));
   try {
     checkPolicy(ctx, s.pool, batch);
   } catch (err) {
@@ -190,12 +196,12 @@ async function admitRound(ctx: ApplyContext, s: SlotRun): Promise<number> {
     return 0;
   }
   // One write-ahead record for every node admitted in this round, then the cordons.
-  const fresh = d.start.map(({ name, v }) => recordCordonAhead(ctx, s.pool, name, s.batchOf.get(name)!, v));
+  const fresh = d.start.map(({ name, v }) => recordCordonAhead(ctx, s.pool, name, s.batchOf(name), v));
   if (d.start.length) await ctx.book.save();
   let started = 0;
   for (const [i, { name, v }] of d.start.entries()) {
     s.pending.splice(s.pending.indexOf(name), 1);
-    if (!(await cordonNow(ctx, s.pool, s.batchOf.get(name)!, name, v, fresh[i]))) {
+    if (!(await cordonNow(ctx, s.pool, s.batchOf(name), name, v, fresh[i]))) {
       // Someone else cordoned it between the look and the write: theirs, not taken.
       ctx.book.dropNode(name);
       await ctx.book.save();
@@ -227,10 +233,10 @@ async function openBatch(ctx: ApplyContext, s: SlotRun): Promise<boolean> {
     }
   }
   const fresh = s.queue.filter((n) => !s.resumed.has(n));
-  const b = fresh.length ? s.batchOf.get(fresh[0])! : Math.max(...s.queue.map((n) => s.batchOf.get(n)!));
-  const nodes = s.queue.filter((n) => (s.opened.size === 0 && s.resumed.has(n)) || s.batchOf.get(n)! <= b);
+  const b = fresh.length ? s.batchOf(fresh[0]) : Math.max(...s.queue.map((n) => s.batchOf(n)));
+  const nodes = s.queue.filter((n) => (s.opened.size === 0 && s.resumed.has(n)) || s.batchOf(n) <= b);
   s.queue = s.queue.filter((n) => !nodes.includes(n));
-  for (const n of nodes) s.opened.add(s.batchOf.get(n)!);
+  for (const n of nodes) s.opened.add(s.batchOf(n));
   s.pending.push(...nodes);
   for (const n of nodes) s.openedAt.set(n, ctx.now());
   ctx.emit({ type: 'wave-start', pool: s.pool.name, wave: b, waves: s.pool.waves.length, nodes });
@@ -239,7 +245,7 @@ async function openBatch(ctx: ApplyContext, s: SlotRun): Promise<boolean> {
 
 /** Runs one admitted node's update; its failure stops admission, an error stops the run. */
 function startSlotNode(ctx: ApplyContext, s: SlotRun, name: string): Promise<void> {
-  return runBootcNode(ctx, s.pool, s.batchOf.get(name)!, name).then(
+  return runBootcNode(ctx, s.pool, s.batchOf(name), name).then(
     async (r) => {
       if (!r.ok) s.failures.push(r.failure);
       else await nodeBack(ctx, s, name);
@@ -250,11 +256,11 @@ function startSlotNode(ctx: ApplyContext, s: SlotRun, name: string): Promise<voi
 
 /** A node is back on the target: its batch is a finished wave once all its nodes are. */
 async function nodeBack(ctx: ApplyContext, s: SlotRun, name: string): Promise<void> {
-  const b = s.batchOf.get(name)!;
+  const b = s.batchOf(name);
   const left = s.left.get(b);
   if (!left) return;
   left.delete(name);
-  if (left.size || !s.opened.has(b) || s.queue.some((n) => s.batchOf.get(n) === b)) return;
+  if (left.size || !s.opened.has(b) || s.queue.some((n) => s.batchOf(n) === b)) return;
   s.left.delete(b);
   // The run record's cursor says "batches 1..n finished": batch b moves it only once every
   // batch before it has finished too (with jitter a later batch can finish first).
@@ -269,7 +275,7 @@ function recordFinishedBatches(ctx: ApplyContext, s: SlotRun): void {
 }
 
 /**
- * The staging gate, node by node (DESIGN §7, issue 12 rule 8; the wave's version is
+ * The staging gate, node by node (DESIGN §7, docs/safety.md rule 8; the wave's version is
  * bootc-pool.ts stagingGate): pending nodes not past the gate wait; the limit runs from the
  * node's recorded staging attempt (Idle=False/Staging's lastTransitionTime, or when first seen
  * staging), or from its admission batch's opening for a node that never started staging.

@@ -7,8 +7,8 @@
  */
 import type { Operation } from 'fast-json-patch';
 import type { Plan, PlanChange } from '../plan/types.ts';
-import type { KObject } from '../cluster/types.ts';
-import { StalePlanError, ClusterApiError } from '../base/errors.ts';
+import { isKObject } from '../cluster/kinds.ts';
+import { StalePlanError, ClusterApiError, InputError } from '../base/errors.ts';
 import { ConflictError, PreconditionFailedError, AlreadyExistsError } from './driver.ts';
 import type { ApplyContext } from './context.ts';
 import { remainingWorkDifference } from '../plan/saved/remaining-work.ts';
@@ -39,8 +39,10 @@ export async function applyChange(ctx: ApplyContext, c: PlanChange, fresh: Plan,
   await ctx.lease.assertHeld();
   try {
     if (c.action === 'create') {
+      const object = c.object;
+      if (!isKObject(object)) throw new InputError(`${c.address}: the plan's object to create is not a Kubernetes object (apiVersion, kind, metadata.name)`);
       try {
-        await retry(() => ctx.driver.create(c.object as KObject));
+        await retry(() => ctx.driver.create(object));
       } catch (err) {
         if (!(err instanceof AlreadyExistsError)) throw err;
         throw new PreconditionFailedError(`${c.address} exists already`, '');
@@ -57,12 +59,13 @@ export async function applyChange(ctx: ApplyContext, c: PlanChange, fresh: Plan,
     throw err;
   }
   ctx.emit({ type: 'change', address: c.address, pool: c.pool ?? undefined, message: c.description ?? c.reason });
-  if (c.waitAfter) {
-    ctx.emit({ type: 'wait', address: c.address, message: c.waitAfter.description });
+  const wait = c.waitAfter;
+  if (wait) {
+    ctx.emit({ type: 'wait', address: c.address, message: wait.description });
     const ok = await ctx.driver.waitFor((s) => {
-      if (c.waitAfter!.kind === 'skew-enforcement-not-automatic') return s.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode !== 'Automatic';
+      if (wait.kind === 'skew-enforcement-not-automatic') return s.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode !== 'Automatic';
       return true;
-    }, { timeoutSeconds: ctx.timeouts.waitAfterSeconds, description: c.waitAfter.description });
-    if (!ok) throw new ClusterApiError(`timed out after ${ctx.timeouts.waitAfterSeconds}s waiting until ${c.waitAfter.description}`, 'check the machine-config ClusterOperator, then run apply again: it continues from here');
+    }, { timeoutSeconds: ctx.timeouts.waitAfterSeconds, description: wait.description });
+    if (!ok) throw new ClusterApiError(`timed out after ${ctx.timeouts.waitAfterSeconds}s waiting until ${wait.description}`, 'check the machine-config ClusterOperator, then run apply again: it continues from here');
   }
 }

@@ -17,6 +17,7 @@ import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import type { RolloutStatus, RolloutCondition, ClusterEventRecord } from './rollout-status.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
+import { BootcplanError, EXIT, NamedError } from '../base/errors.ts';
 
 /** Seconds since the Unix epoch (fractions allowed). */
 export type Seconds = number;
@@ -98,7 +99,7 @@ export interface ClusterDriver {
   create(obj: KObject): Promise<KObject>;
 
   /**
-   * bootcplan's own cordon (issue 12 rule 6; src/domain/cordons.ts): when the Node is
+   * bootcplan's own cordon (docs/safety.md rule 6; src/domain/cordons.ts): when the Node is
    * schedulable, sets spec.unschedulable=true and the annotation `bootcplan.dev/cordoned-by: by`
    * in one write (a merge patch with the resourceVersion read, so a cordon someone else set in
    * between is never taken for bootcplan's) and resolves 'cordoned'. A Node already
@@ -131,7 +132,7 @@ export interface ClusterDriver {
    * own pause carries the annotation `bootcplan.dev/paused-by: by`, written in the same patch as
    * the pause (only when it flips the switch: a pool paused already is not written) and removed
    * in the same patch as the unpause: a paused pool without it was paused by someone else (an
-   * administrator), and the planner leaves it paused (issue 12 rule 6).
+   * administrator), and the planner leaves it paused (docs/safety.md rule 6).
    */
   setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void>;
 
@@ -273,50 +274,48 @@ export interface ProgressState {
 // ---------------------------------------------------------------------------------------
 // Errors a driver throws.
 
-export class DriverError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DriverError';
+/**
+ * A cluster failure (DESIGN §3: exit 1). Each class says what to do about it in its `hint`, which
+ * the CLI prints under the message when the applier does not turn the error into another one.
+ */
+export class DriverError extends BootcplanError {
+  readonly exitCode = EXIT.error;
+  constructor(message: string, hint = 'check the cluster (bootcplan status shows what the last apply did), then run the command again') {
+    super(message, hint);
   }
 }
 /** A transient write conflict (HTTP 409): retrying the same request is safe. */
 export class ConflictError extends DriverError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ConflictError';
+    super(message, 'another client kept writing the object while bootcplan retried: `bootcplan status` shows where the apply stopped; run it again to continue');
   }
 }
 /** A JSON-patch `test` failed: the object is not what the plan saw. */
 export class PreconditionFailedError extends DriverError {
   readonly path: string;
   constructor(message: string, path: string) {
-    super(message);
-    this.name = 'PreconditionFailedError';
+    super(message, 'the object changed since the plan read it: run `bootcplan plan` again, review it, and apply the new plan');
     this.path = path;
   }
 }
 export class NotFoundError extends DriverError {
   constructor(message: string) {
-    super(message);
-    this.name = 'NotFoundError';
+    super(message, 'the object was deleted while bootcplan worked (or its resource type is not installed): check it with `kubectl get`, then plan again');
   }
 }
 export class AlreadyExistsError extends DriverError {
   constructor(message: string) {
-    super(message);
-    this.name = 'AlreadyExistsError';
+    super(message, 'another client created the object meanwhile: check who (`kubectl get -o yaml`), then plan again');
   }
 }
 export class DrainTimeoutError extends DriverError {
   constructor(message: string) {
-    super(message);
-    this.name = 'DrainTimeoutError';
+    super(message, 'a PodDisruptionBudget or a pod that cannot be evicted holds the node: check `kubectl get pdb -A` and the pods left on it, or raise the pool\'s drainTimeoutSeconds');
   }
 }
 export class LockLostError extends DriverError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LockLostError';
+  constructor(message: string, hint = 'another apply took the lock, or the Lease was deleted: `bootcplan status` shows who holds it now') {
+    super(message, hint);
   }
 }
 /**
@@ -325,14 +324,13 @@ export class LockLostError extends DriverError {
  */
 export class ProgressMovedError extends LockLostError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ProgressMovedError';
+    super(message, 'another apply wrote the run record: `bootcplan status` shows who holds the lock now and where each apply stopped');
   }
 }
-export class AbortedError extends Error {
+/** A wait or a drain ended by its AbortSignal: a signal between parts, never a command's error. */
+export class AbortedError extends NamedError {
   constructor(message = 'aborted') {
     super(message);
-    this.name = 'AbortedError';
   }
 }
 

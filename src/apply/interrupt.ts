@@ -29,12 +29,12 @@ import type { ClusterDriver } from './driver.ts';
 import { AbortedError, isoOf } from './driver.ts';
 import type { ApplyContext } from './context.ts';
 import { retry } from './changes.ts';
+import { messageOf } from '../base/errors.ts';
 
 /** The AbortedError of a wait the whole apply's stop ended (not a cancel of the caller's own). */
 export class StopRequestedError extends AbortedError {
   constructor() {
     super('stop requested');
-    this.name = 'StopRequestedError';
   }
 }
 
@@ -72,16 +72,16 @@ function withStop<T>(stop: AbortSignal, given: AbortSignal | undefined, run: (s:
 export function interruptible(d: ClusterDriver, stop: AbortSignal): ClusterDriver {
   setMaxListeners(0, stop);
   const clock = { now: () => d.clock.now(), sleep: (s: number, sig?: AbortSignal) => withStop(stop, sig, (x) => d.clock.sleep(s, x)) };
+  const waitFor: ClusterDriver['waitFor'] = (pred, opts) => withStop(stop, opts.signal, (x) => d.waitFor(pred, { ...opts, signal: x }));
+  const drain: ClusterDriver['drain'] = (node, opts) => withStop(stop, opts.signal, (x) => new Promise<void>((resolve, reject) => {
+    x.addEventListener('abort', () => reject(new AbortedError()), { once: true });
+    d.drain(node, { ...opts, signal: x }).then(resolve, reject);
+  }));
   return new Proxy(d, {
     get(target, prop) {
       if (prop === 'clock') return clock;
-      if (prop === 'waitFor') return ((pred, opts) => withStop(stop, opts.signal, (x) => target.waitFor(pred, { ...opts, signal: x }))) as ClusterDriver['waitFor'];
-      if (prop === 'drain') {
-        return ((node, opts) => withStop(stop, opts.signal, (x) => new Promise<void>((resolve, reject) => {
-          x.addEventListener('abort', () => reject(new AbortedError()), { once: true });
-          target.drain(node, { ...opts, signal: x }).then(resolve, reject);
-        }))) as ClusterDriver['drain'];
-      }
+      if (prop === 'waitFor') return waitFor;
+      if (prop === 'drain') return drain;
       const v = Reflect.get(target, prop, target);
       return typeof v === 'function' ? v.bind(target) : v;
     },
@@ -97,7 +97,7 @@ export const STOP_REASONS = ['SIGINT', 'SIGTERM', 'batch-timeout'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export function stopReasonOf(signal: AbortSignal): StopReason {
-  return (STOP_REASONS as readonly unknown[]).includes(signal.reason) ? signal.reason as StopReason : 'SIGTERM';
+  return STOP_REASONS.find((r) => r === signal.reason) ?? 'SIGTERM';
 }
 
 /** Where the apply is: the pool and wave of the last wave-start (for the interrupted record). */
@@ -120,7 +120,7 @@ export async function stopSafely(ctx: ApplyContext, driver: ClusterDriver, where
       delete pp.mcoUnpaused;
       changed = true;
     } catch (err) {
-      problems.push(`MachineConfigPool ${name} could not be paused again: ${(err as Error).message}`);
+      problems.push(`MachineConfigPool ${name} could not be paused again: ${messageOf(err)}`);
     }
   }
   if (reason && where.pool) {
@@ -131,7 +131,7 @@ export async function stopSafely(ctx: ApplyContext, driver: ClusterDriver, where
   try {
     await book.save();
   } catch (err) {
-    problems.push(`the progress record could not be saved: ${(err as Error).message}`);
+    problems.push(`the progress record could not be saved: ${messageOf(err)}`);
   }
   return problems;
 }

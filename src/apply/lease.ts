@@ -89,7 +89,7 @@ export class Lease {
       while (!signal.aborted && !this.lost) {
         const due = retryDelay ? retryDelay : this.confirmedAt + this.ttlSeconds / 3 - this.driver.clock.now();
         await this.driver.clock.sleep(Math.max(0, Math.min(due, this.expiresAt() - this.driver.clock.now())), signal);
-        if (this.expiredNow()) return;
+        if (this.lostNow()) return;
         const ok = await this.renewOnce();
         retryDelay = ok ? 0 : Math.min(maxDelay, retryDelay ? retryDelay * 2 : Math.min(1, maxDelay));
       }
@@ -147,8 +147,8 @@ export class Lease {
   /** Sync part of assertHeld (also for callers that cannot wait). */
   throwIfStoppedOrLost(): void {
     if (this.stop?.aborted) throw new AbortedError('stop requested');
-    if (this.expiredNow()) throw this.lost!;
-    if (this.lost) throw this.lost;
+    const lost = this.lostNow();
+    if (lost) throw lost;
   }
 
   /** A stop was asked for (SIGTERM/SIGINT). */
@@ -158,13 +158,12 @@ export class Lease {
 
   /** Why the lock was lost (null while it is held). */
   get lostError(): LockNotHeldError | null {
-    this.expiredNow();
-    return this.lost;
+    return this.lostNow();
   }
 
   /** The lock is known lost (not merely a stop request). */
   get isLost(): boolean {
-    return !!this.lost || this.expiredNow();
+    return this.lostNow() !== null;
   }
 
   release(): Promise<boolean> {
@@ -175,17 +174,19 @@ export class Lease {
     return this.confirmedAt + this.ttlSeconds;
   }
 
-  private expiredNow(): boolean {
-    if (this.lost) return true;
-    if (this.driver.clock.now() < this.expiresAt()) return false;
-    this.setLost(`no renewal succeeded for ${this.ttlSeconds}s, the lease's whole duration: another apply may have taken it`);
-    return true;
+  /** Why the lock is lost: a renewal saw another holder, or no renewal succeeded for the lease's duration (null: held). */
+  private lostNow(): LockNotHeldError | null {
+    if (this.lost) return this.lost;
+    if (this.driver.clock.now() < this.expiresAt()) return null;
+    return this.setLost(`no renewal succeeded for ${this.ttlSeconds}s, the lease's whole duration: another apply may have taken it`);
   }
 
-  private setLost(why: string) {
-    if (this.lost) return;
-    this.lost = new LockNotHeldError(why, this.lock.lockId);
+  private setLost(why: string): LockNotHeldError {
+    if (this.lost) return this.lost;
+    const lost = new LockNotHeldError(why, this.lock.lockId);
+    this.lost = lost;
     this.onLost?.();
+    return lost;
   }
 
   /** One renewal (shared by the loop and assertHeld); false when it failed for a transient reason. */

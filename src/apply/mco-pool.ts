@@ -40,7 +40,7 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
     await afterWave(ctx, pool, k);
   }
   // bootcplan paused the pool between waves; leave it as the spec wants it, unless someone
-  // else paused it meanwhile (no bootcplan.dev/paused-by mark: issue 12 rule 6).
+  // else paused it meanwhile (no bootcplan.dev/paused-by mark: docs/safety.md rule 6).
   const theirs = await peek(ctx.driver, (s) => administratorPause(s.machineConfigPools.find((p) => p.metadata.name === pool.name)) !== null);
   if (!pool.paused && !theirs) {
     await ctx.lease.assertHeld();
@@ -72,7 +72,7 @@ function desiredConfigOf(s: ClusterSnapshot, node: string): string | undefined {
 /**
  * The rendered config of bootcplan's own rollout: the pool's spec.configuration.name when it
  * carries the plan's target image (src/domain/mco-rollout.ts rollsTarget), else null (not
- * rendered yet). Nodes the MCO moves to another config are not this pool's waves (issue 12
+ * rendered yet). Nodes the MCO moves to another config are not this pool's waves (docs/safety.md
  * rule 5: they were unavailable when planned and only use budget).
  */
 function mcoTarget(s: ClusterSnapshot, pool: PlanPool): string | null {
@@ -95,7 +95,7 @@ function waveState(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: num
     if (!v) continue;
     if (v.degraded && (v.updating || scheduled.has(m))) failed.push({ node: m, reason: 'Degraded during its update', conditions: v.conditions });
     // In this wave: the MCO moves it to the pool's rendered config. Other MCO work in flight
-    // (issue 12 rule 5) was unavailable when planned, is not scheduled, and only uses budget.
+    // (docs/safety.md rule 5) was unavailable when planned, is not scheduled, and only uses budget.
     else if (v.updating && target !== null && desiredConfigOf(s, m) === target) inFlight.push(m);
     else if (scheduled.has(m) && !atTarget(pool, v)) remaining++;
   }
@@ -164,10 +164,11 @@ function trackMco(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: numb
   noticeAvailability(ctx, s, pool, (m) => (indexOf(s).idx.nodes.get(m)?.metadata.annotations ?? {})['machineconfiguration.openshift.io/desiredConfig'] === target);
   if (!target) return;
   for (const m of membersOf(s, pool.name)) {
-    const n = indexOf(s).idx.nodes.get(m)!;
+    const n = indexOf(s).idx.nodes.get(m);
+    const v = viewIn(s, m);
+    if (!n || !v) continue;
     const ann = n.metadata.annotations ?? {};
     if (ann['machineconfiguration.openshift.io/desiredConfig'] !== target) continue;
-    const v = viewIn(s, m)!;
     const state = ann['machineconfiguration.openshift.io/state'];
     const phase = atTarget(pool, v) ? (v.ready ? (v.cordoned ? 4 : 5) : 3)
       : state === 'Rebooting' || !v.ready ? 3

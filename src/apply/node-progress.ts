@@ -6,11 +6,12 @@
  */
 import type { KObject } from '../cluster/types.ts';
 import { BOOTCPLAN_PROGRESS } from '../domain/labels.ts';
+import { isPlainObject } from '../base/schema.ts';
 import type { NodeProgress, NodeStep } from './driver.ts';
 
 export { BOOTCPLAN_PROGRESS };
 
-const STEPS: ReadonlySet<string> = new Set<NodeStep>(['cordon', 'drain', 'reboot', 'booted', 'done', 'failed']);
+const STEPS_LIST: readonly NodeStep[] = ['cordon', 'drain', 'reboot', 'booted', 'done', 'failed'];
 
 /** The annotation's value: the entry's fields in a fixed order, absent optional fields left out. */
 export function encodeNodeProgress(p: NodeProgress): string {
@@ -27,19 +28,20 @@ export function encodeNodeProgress(p: NodeProgress): string {
  */
 export function decodeNodeProgress(text: unknown): NodeProgress | null {
   if (typeof text !== 'string' || text.length > 4096) return null;
-  let o: any;
+  let o: unknown;
   try {
     o = JSON.parse(text);
   } catch {
     return null;
   }
-  if (!o || typeof o !== 'object' || Array.isArray(o)) return null;
-  if (typeof o.planId !== 'string' || typeof o.pool !== 'string' || !Number.isSafeInteger(o.wave) || !STEPS.has(o.step) || typeof o.wasCordoned !== 'boolean') return null;
+  if (!isPlainObject(o)) return null;
+  const step = STEPS_LIST.find((s) => s === o.step);
+  if (typeof o.planId !== 'string' || typeof o.pool !== 'string' || typeof o.wave !== 'number' || !Number.isSafeInteger(o.wave) || !step || typeof o.wasCordoned !== 'boolean') return null;
   if (o.rebootAt !== undefined && typeof o.rebootAt !== 'string') return null;
   if (o.rebootKind !== undefined && o.rebootKind !== 'soft' && o.rebootKind !== 'hard') return null;
-  const p: NodeProgress = { planId: o.planId, pool: o.pool, wave: o.wave, step: o.step, wasCordoned: o.wasCordoned };
-  if (o.rebootAt !== undefined) p.rebootAt = o.rebootAt;
-  if (o.rebootKind !== undefined) p.rebootKind = o.rebootKind;
+  const p: NodeProgress = { planId: o.planId, pool: o.pool, wave: o.wave, step, wasCordoned: o.wasCordoned };
+  if (typeof o.rebootAt === 'string') p.rebootAt = o.rebootAt;
+  if (o.rebootKind === 'soft' || o.rebootKind === 'hard') p.rebootKind = o.rebootKind;
   return p;
 }
 

@@ -75,7 +75,7 @@ export function noticeAvailability(ctx: ApplyContext, s: ClusterSnapshot, pool: 
     ctx.lastAvailability.set(m, un);
     if (driven(m) || ctx.inFlight.has(m)) continue;
     if (before === undefined || before === un) continue;
-    if (un) ctx.emit({ type: 'node-unavailable', pool: pool.name, node: m, message: v.unavailable!, conditions: v.conditions });
+    if (v.unavailable !== null) ctx.emit({ type: 'node-unavailable', pool: pool.name, node: m, message: v.unavailable, conditions: v.conditions });
     else ctx.emit({ type: 'node-available', pool: pool.name, node: m });
   }
 }

@@ -16,7 +16,7 @@ import type { ApplyEvent } from './events.ts';
 import type { ClusterDriver, RolloutObject } from './driver.ts';
 import type { ApplyResult } from './applier.ts';
 import { deepEqual } from '../base/equal.ts';
-import { StalePlanError, RolloutHaltedError, PolicyBlockedError, LockHeldError, LockStuckError, exitCodeOf } from '../base/errors.ts';
+import { StalePlanError, RolloutHaltedError, PolicyBlockedError, LockHeldError, LockStuckError, exitCodeOf, messageOf } from '../base/errors.ts';
 import { isoOf } from './driver.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
 import { peek } from './views.ts';
@@ -65,7 +65,9 @@ export function finalStatusOf(outcome: { result: ApplyResult } | { error: unknow
       const at = last.core?.pool ? `wave ${last.core.wave}/${last.core.waves} of pool ${last.core.pool} done` : 'advanced one step';
       return { ...pick(last.core), phase: 'Progressing', reason: 'Stepped', message: `${at}; the next run continues` };
     }
-    const w = r.wait!;
+    const w = r.wait;
+    // The applier gives every `waiting` outcome its wait (applier.ts).
+    if (!w) throw new Error(`internal: apply ended ${r.outcome} without saying what it waits for`);
     if (w.reason === 'outside-window') {
       return {
         ...pick(last.core), phase: 'Suspended', reason: 'OutsideWindow', nextWindow: w.nextWindow?.start ?? null,
@@ -74,7 +76,7 @@ export function finalStatusOf(outcome: { result: ApplyResult } | { error: unknow
     }
     return { ...pick(last.core), phase: 'Progressing', reason: 'WaitingForStaging', message: w.message };
   }
-  const err = outcome.error as Error;
+  const err = outcome.error;
   if (err instanceof StalePlanError) return { phase: 'Degraded', reason: 'Stale', message: `stale: re-plan needed (${err.difference[0] ?? err.message})` };
   if (err instanceof RolloutHaltedError) {
     if (last.core?.reason === 'Halted') return last.core;
@@ -82,7 +84,7 @@ export function finalStatusOf(outcome: { result: ApplyResult } | { error: unknow
   }
   if (err instanceof LockHeldError) return { phase: 'Degraded', reason: 'LockStuck', message: err instanceof LockStuckError ? err.message : `lock stuck: ${err.message}` };
   if (err instanceof PolicyBlockedError) return { phase: 'Degraded', reason: 'PolicyBlocked', message: `blocked by policy: ${err.message}` };
-  return { phase: 'Degraded', reason: 'Error', message: `error (exit ${exitCodeOf(err)}): ${err?.message ?? String(err)}` };
+  return { phase: 'Degraded', reason: 'Error', message: `error (exit ${exitCodeOf(err)}): ${messageOf(err)}` };
 }
 
 const pick = (c: StatusCore | null) => ({ pool: c?.pool ?? null, wave: c?.wave ?? null, waves: c?.waves ?? null });
@@ -108,14 +110,15 @@ export class RolloutReporter {
       this.before = this.object?.conditions[0]?.reason ?? null;
       if (!this.object && this.o.expectObject !== false) this.warnOnce('absent', `no Rollout object ${this.o.rollout} in the cluster: the rollout status is not recorded (sync the spec file itself, docs/gitops.md "The rollout status")`);
     } catch (err) {
-      this.warnOnce('read', `the rollout status is not recorded: reading Rollout ${this.o.rollout} failed: ${(err as Error).message}`);
+      this.warnOnce('read', `the rollout status is not recorded: reading Rollout ${this.o.rollout} failed: ${messageOf(err)}`);
     }
   }
 
   /** The applier's event sink (synchronous; the writes follow in the background). */
   readonly onEvent = (e: ApplyEvent): void => {
     if (e.type === 'node-failed') this.failures.set(e.node, e.message);
-    if (e.type === 'halt' && e.node && this.failures.has(e.node)) this.lastFailure = { node: e.node, message: this.failures.get(e.node)! };
+    const failure = e.type === 'halt' && e.node ? this.failures.get(e.node) : undefined;
+    if (e.type === 'halt' && e.node && failure !== undefined) this.lastFailure = { node: e.node, message: failure };
     const core = statusOfEvent(e, this.plan, this.lastFailure);
     if (core) {
       this.last = core;
@@ -172,7 +175,7 @@ export class RolloutReporter {
   }
 
   private enqueue(kind: string, fn: () => Promise<unknown>) {
-    this.chain = this.chain.then(fn).then(() => undefined, (err) => this.warnOnce(kind, `could not record the rollout ${kind}: ${(err as Error)?.message ?? String(err)}`));
+    this.chain = this.chain.then(fn).then(() => undefined, (err) => this.warnOnce(kind, `could not record the rollout ${kind}: ${messageOf(err)}`));
   }
 
   private warnOnce(kind: string, message: string) {

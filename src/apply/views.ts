@@ -10,6 +10,7 @@ import { conditionOf, digestOf, indexSnapshot, viewNode, type NodeIndex, type No
 import { resolvedTag, stagingProgress, type StagingProgress } from '../domain/staging.ts';
 import { computeMembership } from '../domain/pools.ts';
 import type { ClusterDriver } from './driver.ts';
+import type { BootcNodeObject } from '../cluster/kinds.ts';
 
 const idxCache = new WeakMap<ClusterSnapshot, { idx: NodeIndex; members: Map<string, string[]> }>();
 export function indexOf(s: ClusterSnapshot) {
@@ -45,7 +46,7 @@ export function viewIn(s: ClusterSnapshot, name: string): NodeView | null {
   return n ? viewNode(n, idx) : null;
 }
 
-export function bootcNodeIn(s: ClusterSnapshot, name: string): KObject | undefined {
+export function bootcNodeIn(s: ClusterSnapshot, name: string): BootcNodeObject | undefined {
   return indexOf(s).idx.bootcNodes.get(name);
 }
 
@@ -54,10 +55,14 @@ export function bootcNodeIn(s: ClusterSnapshot, name: string): KObject | undefin
  * needed to compare remaining work, and is costly on big clusters.
  */
 export function withoutFingerprint(s: ClusterSnapshot): ClusterSnapshot {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(s)) if (k !== 'fingerprint') out[k] = (s as unknown as Record<string, unknown>)[k];
-  out.fingerprint = 'sha256:replan';
-  return out as unknown as ClusterSnapshot;
+  // Field by field: the simulator's live view computes its fingerprint when it is read.
+  return {
+    source: s.source, nodes: s.nodes, machineConfigPools: s.machineConfigPools, machineConfigs: s.machineConfigs,
+    bootcNodePools: s.bootcNodePools, bootcNodes: s.bootcNodes, machineSets: s.machineSets,
+    machineConfiguration: s.machineConfiguration, controlPlaneMachineSet: s.controlPlaneMachineSet, bootImagesConfigMap: s.bootImagesConfigMap,
+    featureGate: s.featureGate, infrastructure: s.infrastructure, clusterVersion: s.clusterVersion, kubeSystemNamespace: s.kubeSystemNamespace,
+    server: s.server, lock: s.lock, progress: s.progress, fingerprint: 'sha256:replan',
+  };
 }
 
 export function atTarget(pool: PlanPool, v: NodeView): boolean {
@@ -81,7 +86,7 @@ export function rebootRequested(s: ClusterSnapshot, pool: PlanPool, name: string
   return onTarget && bn.spec?.desiredImageState === 'Booted';
 }
 
-/** The staging gate (issue 12 rule 8): the node's BootcNode asks for the target and has staged it. */
+/** The staging gate (docs/safety.md rule 8): the node's BootcNode asks for the target and has staged it. */
 export function pastStagingGate(s: ClusterSnapshot, pool: PlanPool, v: NodeView): boolean {
   return stagingOf(s, pool, v.name).state === 'passed';
 }
@@ -104,5 +109,7 @@ export function stagingOf(s: ClusterSnapshot, pool: PlanPool, name: string): Sta
 /** Reads the cluster without waiting (the predicate is evaluated at once). */
 export async function peek<T>(driver: ClusterDriver, fn: (s: ClusterSnapshot) => T): Promise<T> {
   const r = await driver.waitFor((s) => ({ v: fn(s) }), { timeoutSeconds: 0, description: 'read' });
-  return r!.v;
+  // The predicate holds at once: waitFor answers it without a timeout.
+  if (!r) throw new Error('internal: a read of the cluster (waitFor with a predicate that always holds) timed out');
+  return r.v;
 }

@@ -9,7 +9,7 @@
 import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { NodeView } from '../domain/nodes.ts';
-import { OutsideWindowError, RolloutHaltedError, StalePlanError } from '../base/errors.ts';
+import { NamedError, OutsideWindowError, RolloutHaltedError, StalePlanError } from '../base/errors.ts';
 import { isoOf } from './driver.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
 import { retry } from './changes.ts';
@@ -23,10 +23,9 @@ export type StepWaitReason = 'outside-window' | 'staging';
  * apply --step: nothing may be done now (the wave's nodes are still staging within their
  * limit); the applier turns it into the outcome `waiting` (exit 0). Never seen outside --step.
  */
-export class StepWait extends Error {
+export class StepWait extends NamedError {
   constructor(readonly reason: StepWaitReason, readonly pool: string, message: string) {
     super(message);
-    this.name = 'StepWait';
   }
 }
 

@@ -20,12 +20,28 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** The base of every named error: sets `name` from the class and carries the exit code. */
-export abstract class BootcplanError extends Error {
-  abstract readonly exitCode: ExitCode;
-  constructor(message: string) {
+/**
+ * An error whose `name` is its class's (`new.target`): every error class of bootcplan extends
+ * it, through BootcplanError when it ends a command, directly when it is a signal between parts
+ * (AbortedError, StepWait), so that none sets `name` by hand.
+ */
+export class NamedError extends Error {
+  constructor(message?: string) {
     super(message);
     this.name = new.target.name;
+  }
+}
+
+/**
+ * The base of every error that ends a command: carries the exit code and, when the class or the
+ * thrower knows what to do about it, a `hint` (the CLI prints it under the message).
+ */
+export abstract class BootcplanError extends NamedError {
+  abstract readonly exitCode: ExitCode;
+  readonly hint: string | undefined;
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.hint = hint;
   }
 }
 
@@ -33,22 +49,15 @@ export abstract class BootcplanError extends Error {
 export class InputError extends BootcplanError {
   readonly exitCode = EXIT.error;
   readonly diagnostics: Diagnostic[];
-  readonly hint?: string;
   constructor(message: string, diagnostics: Diagnostic[] = [], hint?: string) {
-    super(message);
+    super(message, hint);
     this.diagnostics = diagnostics;
-    this.hint = hint;
   }
 }
 
 /** The cluster could not be reached or refused a request. */
 export class ClusterApiError extends BootcplanError {
   readonly exitCode = EXIT.error;
-  readonly hint?: string;
-  constructor(message: string, hint?: string) {
-    super(message);
-    this.hint = hint;
-  }
 }
 
 /** The cluster or the spec changed since the plan was made. */
@@ -56,7 +65,7 @@ export class StalePlanError extends BootcplanError {
   readonly exitCode = EXIT.stale;
   readonly difference: string[];
   constructor(message: string, difference: string[] = []) {
-    super(message);
+    super(message, 'run `bootcplan plan` again, review it, and apply the new plan');
     this.difference = difference;
   }
 }
@@ -69,7 +78,8 @@ export class LockHeldError extends BootcplanError {
   readonly lockId: string;
   readonly planId: string | null;
   constructor(holder: string, since: string, lockId: string, planId: string | null) {
-    super(`another apply holds the lock: ${holder} since ${since} (plan ${planId ?? 'unknown'}, lock id ${lockId})`);
+    super(`another apply holds the lock: ${holder} since ${since} (plan ${planId ?? 'unknown'}, lock id ${lockId})`,
+      `wait for it (apply --lock-timeout 6m waits, and takes a dead apply's lock once it has seen it unchanged for its duration); if that apply is dead, \`bootcplan unlock ${lockId}\``);
     this.holder = holder;
     this.since = since;
     this.lockId = lockId;
@@ -97,7 +107,7 @@ export class LockNotHeldError extends BootcplanError {
   readonly exitCode = EXIT.locked;
   readonly lockId: string;
   constructor(why: string, lockId: string) {
-    super(`this apply lost its lock (lock id ${lockId}): ${why}`);
+    super(`this apply lost its lock (lock id ${lockId}): ${why}`, 'it stopped before its next disruptive step; `bootcplan status` shows who holds the lock now and where this apply stopped');
     this.lockId = lockId;
   }
 }
@@ -129,11 +139,6 @@ export class RolloutHaltedError extends BootcplanError {
 /** Outside a maintenance window, or a control-plane replacement the spec does not allow. */
 export class PolicyBlockedError extends BootcplanError {
   readonly exitCode = EXIT.policy;
-  readonly hint?: string;
-  constructor(message: string, hint?: string) {
-    super(message);
-    this.hint = hint;
-  }
 }
 
 /**
@@ -174,6 +179,16 @@ const FS_ERRORS: Record<string, string> = {
 
 /** A file-system error as one short phrase for a message: `cannot read spec x.yaml: permission denied`. */
 export function fsErrorText(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  return (code && FS_ERRORS[code]) ?? code ?? (err as Error)?.message ?? String(err);
+  const code = errnoOf(err);
+  return (code && FS_ERRORS[code]) ?? code ?? messageOf(err);
+}
+
+/** The message of a thrown value: an Error's own, else the value as text. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The code of a Node.js system error (`ENOENT`, `ECONNREFUSED`, ...), or undefined for anything else. */
+export function errnoOf(err: unknown): string | undefined {
+  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
 }

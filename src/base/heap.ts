@@ -31,8 +31,8 @@ export class MinHeap<T> {
     const a = this.a;
     if (!a.length) return undefined;
     const top = a[0];
-    const last = a.pop()!;
-    if (a.length) {
+    const last = a.pop();
+    if (last !== undefined && a.length) {
       a[0] = last;
       let i = 0;
       for (;;) {

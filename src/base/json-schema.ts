@@ -19,7 +19,7 @@ export function toJsonSchema(schema: Schema): JsonSchema {
   if (schema.default !== undefined) out.default = schema.default;
   Object.assign(out, typeKeywords(schema));
   for (const [k, v] of Object.entries(schema.json ?? {})) {
-    out[k] = k === 'required' && Array.isArray(out.required) ? [...new Set([...(out.required as string[]), ...(v as string[])])] : v;
+    out[k] = k === 'required' && Array.isArray(out.required) && Array.isArray(v) ? [...new Set([...out.required, ...v])] : v;
   }
   if (schema.nullable && typeof out.type === 'string') out.type = [out.type, 'null'];
   return out;
@@ -79,7 +79,8 @@ export function referenceRows(schema: Schema, path = ''): ReferenceRow[] {
     if (s.type === 'object') {
       for (const [k, v] of Object.entries(s.fields)) {
         const child = p ? `${p}.${k}` : k;
-        const required = !!s.required?.includes(k) || !!(s.json?.required as string[] | undefined)?.includes(k);
+        const extra = s.json?.required;
+        const required = !!s.required?.includes(k) || (Array.isArray(extra) && extra.includes(k));
         rows.push({ path: child, type: typeText(v), required, default: defaultText(v), description: v.description ?? '' });
         walk(v, child);
       }
@@ -97,7 +98,8 @@ function typeText(s: Schema): string {
     case 'array': return s.items.type === 'object' ? 'list of mappings' : `list of ${typeText(s.items)}s`;
     case 'map': return `mapping of ${typeText(s.values)}s`;
     case 'string': {
-      const values = s.enum ?? (s.json?.enum as string[] | undefined);
+      const listed = s.json?.enum;
+      const values: readonly unknown[] | undefined = s.enum ?? (Array.isArray(listed) ? listed : undefined);
       return values ? values.map((v) => `\`${v}\``).join(' \\| ') : 'string';
     }
     case 'integer': return s.min !== undefined && s.max !== undefined ? `integer ${s.min}..${s.max}` : 'integer';

@@ -30,14 +30,14 @@ export function checkShape(documents: readonly unknown[], maxValues: number, max
   let seen = 0;
   while (values.length) {
     const v = values.pop();
-    const depth = depths.pop()!;
+    const depth = depths.pop() ?? 0; // pushed and popped with `values`, one for one
     if (++seen > maxValues) return { kind: 'too-many-values', values: seen };
     if (v === null || typeof v !== 'object') continue;
     if (depth >= maxDepth) return { kind: 'too-deep', path: pathToDepth(documents, maxDepth) };
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) { values.push(v[i]); depths.push(depth + 1); }
     } else {
-      for (const k of Object.keys(v)) { values.push((v as Record<string, unknown>)[k]); depths.push(depth + 1); }
+      for (const x of Object.values(v)) { values.push(x); depths.push(depth + 1); }
     }
   }
   return null;
@@ -67,8 +67,7 @@ function deeperThan(v: object, depth: number, maxDepth: number): boolean {
     }
     return false;
   }
-  for (const k in v) {
-    const x: unknown = (v as Record<string, unknown>)[k];
+  for (const x of Object.values(v)) {
     if (x !== null && typeof x === 'object' && deeperThan(x, depth + 1, maxDepth)) return true;
   }
   return false;

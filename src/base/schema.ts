@@ -11,9 +11,9 @@ export interface Ctx {
 
 export type Schema = (
   | ObjectSchema
-  | { type: 'array'; items: Schema; maxItems?: number; minItems?: number; check?: Hook }
-  | { type: 'string'; enum?: readonly string[]; pattern?: RegExp; patternText?: string; minLength?: number; maxLength?: number; check?: Hook }
-  | { type: 'integer'; min?: number; max?: number; check?: Hook }
+  | { type: 'array'; items: Schema; maxItems?: number; minItems?: number; check?: Hook<unknown[]> }
+  | { type: 'string'; enum?: readonly string[]; pattern?: RegExp; patternText?: string; minLength?: number; maxLength?: number; check?: Hook<string> }
+  | { type: 'integer'; min?: number; max?: number; check?: Hook<number> }
   | { type: 'number'; min?: number; max?: number }
   | { type: 'boolean' }
   | { type: 'map'; values: Schema }
@@ -43,7 +43,7 @@ export interface ObjectSchema extends SchemaCommon {
   fields: Record<string, Schema>;
   required?: readonly string[];
   /** Extra rules across fields (CEL-like). Runs only when the object itself has the right type. */
-  check?: Hook;
+  check?: Hook<Record<string, unknown>>;
   /** Fields not listed are allowed and not checked (formats that may grow, e.g. plan files). */
   open?: boolean;
   /** Hint for unknown fields, e.g. the list of allowed names. */
@@ -55,7 +55,8 @@ export interface ObjectSchema extends SchemaCommon {
  */
 export const INT32_MAX = 2147483647;
 
-export type Hook = (value: any, path: string, ctx: Ctx) => void;
+/** A rule a schema node adds; it runs only on a value of the node's type (a string for a string node, a mapping for an object node). */
+export type Hook<T = unknown> = (value: T, path: string, ctx: Ctx) => void;
 
 export function validate(schema: Schema, value: unknown, path: string, ctx: Ctx): void {
   switch (schema.type) {

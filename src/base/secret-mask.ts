@@ -8,6 +8,7 @@
  * (plan/saved/writer.ts) and every renderer (render/secrets.ts forDisplay) mask through it.
  */
 import { createHash } from 'node:crypto';
+import { isPlainObject } from './schema.ts';
 
 const SENSITIVE_KEYS = new Set(['.dockerconfigjson', '.dockercfg', 'pullSecretHash', 'pull-secret', 'pullSecret', 'token', 'password']);
 const SECRET_PAYLOAD_KEYS = new Set(['data', 'stringData']);
@@ -37,13 +38,12 @@ function pointerSegments(path: string): string[] {
   return path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-function isPatchOp(obj: Record<string, unknown>): boolean {
+function isPatchOp(obj: Record<string, unknown>): obj is Record<string, unknown> & { op: string; path: string } {
   return typeof obj.op === 'string' && typeof obj.path === 'string';
 }
 
 /** Copy-on-write: subtrees without secrets are returned as they are (fast on 10,000-node plans). */
 function walk(v: unknown, inSecret: boolean): unknown {
-  if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) {
     let out: unknown[] | null = null;
     for (let i = 0; i < v.length; i++) {
@@ -54,9 +54,10 @@ function walk(v: unknown, inSecret: boolean): unknown {
     }
     return out ?? v;
   }
-  const obj = v as Record<string, unknown>;
+  if (!isPlainObject(v)) return v;
+  const obj = v;
   if (isPatchOp(obj) && 'value' in obj) {
-    const segs = pointerSegments(obj.path as string);
+    const segs = pointerSegments(obj.path);
     const hit = segs.findIndex((s) => SENSITIVE_KEYS.has(s));
     const secretRoot = inSecret && SECRET_PAYLOAD_KEYS.has(segs[0] ?? '');
     if (hit >= 0 || secretRoot) {

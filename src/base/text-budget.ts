@@ -45,7 +45,7 @@ function cut(s: string, budget: number, mark: string, total: number, cost: (cp: 
   if (left < 0) return '';
   let end = 0;
   for (const ch of s) {
-    const c = cost(ch.codePointAt(0)!);
+    const c = cost(ch.codePointAt(0) ?? 0); // a character of the string: it has a code point
     if (c > left) break;
     left -= c;
     end += ch.length;

@@ -4,9 +4,10 @@
  * files. Hostile input ends in a diagnostic: aliases that expand (the yaml library's
  * maxAliasCount) and nesting deeper than MAX_NESTING (base/limits.ts).
  */
-import { LineCounter, parseAllDocuments, isMap, isSeq, isScalar, isPair, isAlias, visit, type Node as YamlNode, type Document } from 'yaml';
+import { LineCounter, parseAllDocuments, isMap, isSeq, isScalar, isPair, isAlias, isNode, visit, type Node as YamlNode, type Document } from 'yaml';
 import { type Diagnostic, type SourceMap, emptySourceMap, joinPath } from './diagnostics.ts';
 import { MAX_NESTING, flowNestingOffset } from './limits.ts';
+import { messageOf } from './errors.ts';
 
 export interface ParsedYaml {
   /** One JS value per document in the stream. */
@@ -68,15 +69,14 @@ export function parseYamlWithPositions(text: string, file: string, opts: ParseOp
   const lineCounter = new LineCounter();
   let docs: Document.Parsed[];
   try {
-    docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true }) as Document.Parsed[];
+    docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   } catch (err) {
     diagnostics.push({
-      severity: 'error', code: 'yaml-syntax', message: `cannot parse YAML: ${(err as Error).message}`,
+      severity: 'error', code: 'yaml-syntax', message: `cannot parse YAML: ${messageOf(err)}`,
       path: null, file, line: null, column: null, expected: 'a YAML document',
     });
     return { documents: [], map, diagnostics };
   }
-  if (!Array.isArray(docs)) docs = [docs as unknown as Document.Parsed];
 
   const pos = (offset: number) => {
     const p = lineCounter.linePos(offset);
@@ -100,12 +100,12 @@ export function parseYamlWithPositions(text: string, file: string, opts: ParseOp
         if (!isPair(pair)) continue;
         const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
         const childPath = joinPath(path, key);
-        const keyNode = pair.key as YamlNode | null;
+        const keyNode = isNode(pair.key) ? pair.key : null;
         if (keyNode?.range) map.keys[childPath] = pos(keyNode.range[0]);
-        walk(pair.value as YamlNode | null, childPath, depth + 1);
+        walk(isNode(pair.value) ? pair.value : null, childPath, depth + 1);
       }
     } else if (isSeq(node)) {
-      node.items.forEach((item, i) => walk(item as YamlNode, joinPath(path, i), depth + 1));
+      node.items.forEach((item, i) => walk(isNode(item) ? item : null, joinPath(path, i), depth + 1));
     }
   };
 
@@ -113,7 +113,7 @@ export function parseYamlWithPositions(text: string, file: string, opts: ParseOp
   const live = docs.filter((d) => d.contents !== null || docs.length === 1);
   for (const [i, doc] of live.entries()) {
     const prefix = opts.multiDocument && live.length > 1 ? `[${i}]` : '';
-    walk(doc.contents as YamlNode, prefix, 0);
+    walk(doc.contents, prefix, 0);
     if (tooDeepAt) return { documents: [], map, diagnostics: [...diagnostics, tooDeep(file, tooDeepAt)] };
     try {
       // The yaml library counts what aliases expand to and throws past the limit.
@@ -170,7 +170,7 @@ function firstAliasOffset(doc: Document.Parsed): number | null {
 export function firstAliasPosition(text: string): { line: number; column: number } | null {
   const lineCounter = new LineCounter();
   let at: number | null = null;
-  for (const doc of parseAllDocuments(text, { lineCounter }) as Document.Parsed[]) {
+  for (const doc of parseAllDocuments(text, { lineCounter })) {
     const a = firstAliasOffset(doc);
     if (a !== null) at = Math.min(at ?? Infinity, a);
   }

@@ -7,9 +7,8 @@
  */
 import { Command, CommanderError } from 'commander';
 import { formatDiagnostic } from '../base/diagnostics.ts';
-import { DriverError } from '../apply/driver.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { EXIT, exitCodeOf, InputError, ClusterApiError, StalePlanError, LockHeldError, LockNotHeldError, InterruptedError, RolloutHaltedError, PolicyBlockedError } from '../base/errors.ts';
+import { EXIT, exitCodeOf, BootcplanError, InputError, StalePlanError, InterruptedError, RolloutHaltedError } from '../base/errors.ts';
 import { registerApplyCommands } from './commands-apply.ts';
 import { registerSnapshotCommand, registerLockCommands } from './commands-cluster.ts';
 import { registerPlanCommands } from './commands-plan.ts';
@@ -99,50 +98,44 @@ function beforeAction(ctx: CommandContext, action: Command, verbosity: Verbosity
   if (opts.quiet) ctx.io = { ...ctx.io, stderr: () => {} };
 }
 
-/** The one place that maps errors to exit codes and one-screen messages. */
+/**
+ * The one place that maps errors to exit codes and one-screen messages: a named error
+ * (BootcplanError, the driver's errors included) prints its message, its details and the hint
+ * its class or its thrower set, and exits with its own code (DESIGN §3).
+ */
 export function reportError(io: CliIO, err: unknown, verbose = false): number {
   // Messages carry data (node names, API messages, file names): shown through forDisplay, so
-  // that control and bidi characters are escaped and credentials masked (README "Security model").
+  // that control and bidi characters are escaped and credentials masked (docs/safety.md
+  // "What is masked in outputs").
   const say = (text: string) => io.stderr(forDisplay(text) + '\n');
-  const hint = (h: string | undefined) => { if (h) say(`  hint: ${h}`); };
-  if (err instanceof InputError) {
-    const shown = err.diagnostics.slice(0, 40);
-    for (const d of shown) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
-    if (err.diagnostics.length > shown.length) say(`... and ${err.diagnostics.length - shown.length} more`);
-    say(`error: ${err.message}`);
-    hint(err.hint);
-  } else if (err instanceof StalePlanError) {
-    say(`error: stale plan: ${err.message}`);
-    for (const l of err.difference) say(`  ${l}`);
-    say('  hint: run `bootcplan plan` again, review it, and apply the new plan');
-  } else if (err instanceof LockHeldError) {
-    say(`error: ${err.message}`);
-    say(`  hint: wait for it (apply --lock-timeout 6m waits, and takes a dead apply's lock once it has seen it unchanged for its duration); if that apply is dead, \`bootcplan unlock ${err.lockId}\``);
-  } else if (err instanceof LockNotHeldError) {
-    say(`error: ${err.message}`);
-    say('  hint: it stopped before its next disruptive step; `bootcplan status` shows who holds the lock now and where this apply stopped');
-  } else if (err instanceof InterruptedError) {
-    say(`bootcplan: ${err.message}`);
-  } else if (err instanceof RolloutHaltedError) {
-    say(`error: rollout halted: ${err.message}`);
-    for (const l of err.report) say(`  ${l}`);
-  } else if (err instanceof PolicyBlockedError || err instanceof ClusterApiError) {
-    say(`error: ${err.message}`);
-    hint(err.hint);
-  } else if (err instanceof DriverError) {
-    // A cluster failure the applier did not turn into a named error (a conflict that kept
-    // coming back, an object that vanished): a cluster problem, exit 1, never "a bug".
-    say(`error: ${err.message}`);
-    hint((err as DriverError & { hint?: string }).hint ?? 'check the cluster (bootcplan status shows what the last apply did), then run the command again');
-  } else if (err instanceof CommanderError) {
-    return err.exitCode === 0 ? EXIT.ok : EXIT.error;
-  } else {
-    // Internal errors: one line and where to report it; the stack only with BOOTCPLAN_DEBUG.
-    const e = err as Error;
-    say(`error: internal error: ${e?.message ?? String(err)}`);
-    say('  hint: this is a bug in bootcplan; rerun with BOOTCPLAN_DEBUG=1 and report the output');
-    if ((io.env.BOOTCPLAN_DEBUG || verbose) && e?.stack) for (const l of e.stack.split('\n')) say(l);
+  if (err instanceof BootcplanError) {
+    if (err instanceof InputError) {
+      const shown = err.diagnostics.slice(0, 40);
+      for (const d of shown) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
+      if (err.diagnostics.length > shown.length) say(`... and ${err.diagnostics.length - shown.length} more`);
+      say(`error: ${err.message}`);
+    } else if (err instanceof StalePlanError) {
+      say(`error: stale plan: ${err.message}`);
+      for (const l of err.difference) say(`  ${l}`);
+    } else if (err instanceof InterruptedError) {
+      say(`bootcplan: ${err.message}`);
+    } else if (err instanceof RolloutHaltedError) {
+      say(`error: rollout halted: ${err.message}`);
+      for (const l of err.report) say(`  ${l}`);
+    } else {
+      // The driver's errors among them: a cluster failure the applier did not turn into another
+      // named error (a conflict that kept coming back, an object that vanished), never "a bug".
+      say(`error: ${err.message}`);
+    }
+    if (err.hint) say(`  hint: ${err.hint}`);
+    return err.exitCode;
   }
+  if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.error;
+  // Internal errors: one line and where to report it; the stack only with BOOTCPLAN_DEBUG.
+  const e = err as Error;
+  say(`error: internal error: ${e?.message ?? String(err)}`);
+  say('  hint: this is a bug in bootcplan; rerun with BOOTCPLAN_DEBUG=1 and report the output');
+  if ((io.env.BOOTCPLAN_DEBUG || verbose) && e?.stack) for (const l of e.stack.split('\n')) say(l);
   return exitCodeOf(err);
 }
 

@@ -10,7 +10,9 @@ import jsyaml from 'js-yaml';
 import { parseYamlWithPositions, binaryInputDiagnostic, aliasExpansion, firstAliasPosition, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
 import { checkShape, checkDepth, valueBudget, flowNestingOffset } from '../base/limits.ts';
 import { isPlainObject } from '../base/schema.ts';
+import { messageOf } from '../base/errors.ts';
 import { type ClusterSnapshot, type KObject, BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from './types.ts';
+import { isKObject, objectShapeProblem, type BootEntry, type BootcNodeObject, type NodeObject } from './kinds.ts';
 import { KUBE_SYSTEM_NAMESPACE, SNAPSHOT_SERVER_ANNOTATION, serverHost } from './identity.ts';
 
 export interface LoadedSnapshot {
@@ -23,8 +25,11 @@ const apiGroup = (apiVersion: string) => {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 };
 
+type ListField = 'nodes' | 'machineConfigPools' | 'machineConfigs' | 'bootcNodePools' | 'bootcNodes' | 'machineSets';
+type SingletonField = 'machineConfiguration' | 'controlPlaneMachineSet' | 'bootImagesConfigMap' | 'featureGate' | 'infrastructure' | 'clusterVersion' | 'kubeSystemNamespace' | 'lock' | 'progress';
+
 /** Which list of the snapshot an object belongs to, keyed by `group/Kind`. */
-const LISTS: Record<string, keyof ClusterSnapshot> = {
+const LISTS: Record<string, ListField> = {
   '/Node': 'nodes',
   'machineconfiguration.openshift.io/MachineConfigPool': 'machineConfigPools',
   'machineconfiguration.openshift.io/MachineConfig': 'machineConfigs',
@@ -34,7 +39,7 @@ const LISTS: Record<string, keyof ClusterSnapshot> = {
 };
 
 /** Singletons and the name (and namespace) they must have. */
-const SINGLETONS: { key: string; field: keyof ClusterSnapshot; name: string; namespace?: string }[] = [
+const SINGLETONS: { key: string; field: SingletonField; name: string; namespace?: string }[] = [
   { key: 'operator.openshift.io/MachineConfiguration', field: 'machineConfiguration', name: 'cluster' },
   { key: 'machine.openshift.io/ControlPlaneMachineSet', field: 'controlPlaneMachineSet', name: 'cluster', namespace: 'openshift-machine-api' },
   { key: '/ConfigMap', field: 'bootImagesConfigMap', name: 'coreos-bootimages', namespace: 'openshift-machine-config-operator' },
@@ -45,6 +50,9 @@ const SINGLETONS: { key: string; field: keyof ClusterSnapshot; name: string; nam
   { key: 'coordination.k8s.io/Lease', field: 'lock', name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE },
   { key: '/ConfigMap', field: 'progress', name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE },
 ];
+
+/** The `group/Kind` keys of every object a snapshot keeps. */
+const KEPT_KINDS = new Set([...Object.keys(LISTS), ...SINGLETONS.map((s) => s.key)]);
 
 export function emptySnapshot(source: string): ClusterSnapshot {
   return {
@@ -57,26 +65,43 @@ export function emptySnapshot(source: string): ClusterSnapshot {
 /**
  * Builds a snapshot from already-parsed objects (used by the file reader, the live reader and
  * tests); `server`: the API server's host, when known (src/cluster/identity.ts serverHost).
+ * The objects' shapes were checked where they came in (objectShapeProblem, src/cluster/kinds.ts:
+ * parseSnapshot below, src/kube/answers.ts for API answers and watch events), so each goes
+ * into its typed list as it is.
  */
 export function snapshotFromObjects(objects: readonly KObject[], source: string, server: string | null = null): ClusterSnapshot {
   const snap = emptySnapshot(source);
   snap.server = server;
+  const lists: Record<ListField, KObject[]> = snap;
+  const singletons: Record<SingletonField, KObject | null> = snap;
   for (const o of objects) {
     const key = `${apiGroup(o.apiVersion)}/${o.kind}`;
     const list = LISTS[key];
     if (list) {
-      (snap[list] as KObject[]).push(o);
+      lists[list].push(o);
       continue;
     }
     for (const s of SINGLETONS) {
       if (s.key === key && o.metadata.name === s.name && (s.namespace === undefined || o.metadata.namespace === s.namespace)) {
-        (snap as any)[s.field] = o;
+        singletons[s.field] = o;
       }
     }
   }
-  for (const list of Object.values(LISTS)) (snap[list] as KObject[]).sort(byName);
+  for (const list of Object.values(LISTS)) lists[list].sort(byName);
   snap.fingerprint = fingerprintOf(snap);
   return snap;
+}
+
+/** Every object of a snapshot: the lists, then the singletons, in the order emptySnapshot lays them out. */
+export function snapshotObjects(snap: ClusterSnapshot): KObject[] {
+  const singletons = [
+    snap.machineConfiguration, snap.controlPlaneMachineSet, snap.bootImagesConfigMap, snap.featureGate, snap.infrastructure,
+    snap.clusterVersion, snap.kubeSystemNamespace, snap.lock, snap.progress,
+  ];
+  return [
+    ...snap.nodes, ...snap.machineConfigPools, ...snap.machineConfigs, ...snap.bootcNodePools, ...snap.bootcNodes, ...snap.machineSets,
+    ...singletons.filter((o) => o !== null),
+  ];
 }
 
 const byName = (a: KObject, b: KObject) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0);
@@ -91,17 +116,22 @@ const byName = (a: KObject, b: KObject) => (a.metadata.name < b.metadata.name ? 
  */
 export function fingerprintOf(snap: ClusterSnapshot): string {
   const h = createHash('sha256');
-  const add = (o: KObject | null) => {
-    if (o && o !== snap.lock && o !== snap.progress && o !== snap.kubeSystemNamespace) h.update(JSON.stringify(withoutVolatileFields(o))).update('\n');
-  };
-  for (const list of Object.values(LISTS)) for (const o of snap[list] as KObject[]) add(o);
-  for (const s of SINGLETONS) add(snap[s.field] as KObject | null);
+  const add = (view: unknown) => h.update(JSON.stringify(view)).update('\n');
+  // The lists in the order of LISTS, then the singletons in the order of SINGLETONS.
+  for (const o of snap.nodes) add(nodePlanningView(o));
+  for (const o of snap.machineConfigPools) add(withoutVolatileMetadata(o));
+  for (const o of snap.machineConfigs) add(withoutVolatileMetadata(o));
+  for (const o of snap.bootcNodePools) add(withoutVolatileMetadata(o));
+  for (const o of snap.bootcNodes) add(bootcNodePlanningView(o));
+  for (const o of snap.machineSets) add(withoutVolatileMetadata(o));
+  for (const s of SINGLETONS) {
+    const o = snap[s.field];
+    if (o && o !== snap.lock && o !== snap.progress && o !== snap.kubeSystemNamespace) add(withoutVolatileMetadata(o));
+  }
   return `sha256:${h.digest('hex')}`;
 }
 
-function withoutVolatileFields(o: KObject): unknown {
-  if (o.kind === 'Node') return nodePlanningView(o);
-  if (o.kind === 'BootcNode') return bootcNodePlanningView(o);
+function withoutVolatileMetadata(o: KObject): unknown {
   const { managedFields: _m, resourceVersion: _r, ...metadata } = o.metadata;
   return { ...o, metadata };
 }
@@ -111,15 +141,15 @@ function withoutVolatileFields(o: KObject): unknown {
  * lists every cached image) and change all the time (heartbeats, image lists, allocatable),
  * none of which changes a plan.
  */
-function nodePlanningView(o: KObject): unknown {
-  const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c: any) => [c.type, c.status, c.reason]) : null;
+function nodePlanningView(o: NodeObject): unknown {
+  const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c) => [c.type, c.status, c.reason]) : null;
   return [o.metadata.name, o.metadata.labels ?? null, o.metadata.annotations ?? null, o.metadata.creationTimestamp ?? null, o.spec?.unschedulable ?? false, o.spec?.taints ?? null, conds];
 }
 
 /** The part of a BootcNode the planner and the applier read (one per node: keep it small). */
-function bootcNodePlanningView(o: KObject): unknown {
-  const entry = (e: any) => (e ? [e.image ?? null, e.imageDigest ?? null, e.softRebootCapable ?? false] : null);
-  const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c: any) => [c.type, c.status, c.reason]) : null;
+function bootcNodePlanningView(o: BootcNodeObject): unknown {
+  const entry = (e: BootEntry | null | undefined) => (e ? [e.image ?? null, e.imageDigest ?? null, e.softRebootCapable ?? false] : null);
+  const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c) => [c.type, c.status, c.reason]) : null;
   return [o.metadata.name, o.metadata.annotations ?? null, o.metadata.ownerReferences?.map((r) => r.name) ?? null, o.spec ?? null, entry(o.status?.booted), entry(o.status?.staged), conds];
 }
 
@@ -131,10 +161,6 @@ export function stableStringify(v: unknown, skip: Set<string> = new Set()): stri
 }
 
 function canonical(v: unknown, skip: Set<string>, out: string[]): void {
-  if (v === null || typeof v !== 'object') {
-    out.push(v === undefined ? 'null' : JSON.stringify(v));
-    return;
-  }
   if (Array.isArray(v)) {
     out.push('[');
     for (let i = 0; i < v.length; i++) {
@@ -144,12 +170,16 @@ function canonical(v: unknown, skip: Set<string>, out: string[]): void {
     out.push(']');
     return;
   }
+  if (!isPlainObject(v)) {
+    out.push(v === undefined ? 'null' : JSON.stringify(v));
+    return;
+  }
   const keys = Object.keys(v);
   if (keys.length > 1) keys.sort();
   out.push('{');
   let first = true;
   for (const k of keys) {
-    const val = (v as Record<string, unknown>)[k];
+    const val = v[k];
     if (val === undefined || skip.has(k)) continue;
     if (!first) out.push(',');
     first = false;
@@ -208,7 +238,7 @@ function parseDocuments(text: string, file: string): { docs: unknown[] } | { dia
     try {
       docs = [JSON.parse(text)];
     } catch (err) {
-      return { diagnostic: jsonSyntaxDiagnostic(text, file, err as Error) };
+      return { diagnostic: jsonSyntaxDiagnostic(text, file, err) };
     }
   } else {
     // js-yaml: about 10x faster than the position-tracking parser on big snapshots
@@ -217,12 +247,13 @@ function parseDocuments(text: string, file: string): { docs: unknown[] } | { dia
       // CORE_SCHEMA: timestamps stay strings, as the API server sends them.
       docs = jsyaml.loadAll(text, undefined, { filename: file, schema: jsyaml.CORE_SCHEMA });
     } catch (err) {
-      const mark = (err as { mark?: { line: number; column: number } }).mark;
+      const y = err instanceof jsyaml.YAMLException ? err : null;
+      const mark = y?.mark;
       // js-yaml stops at its own maxDepth (100), with the position.
-      if (/maxDepth/.test((err as { reason?: string }).reason ?? '')) {
+      if (/maxDepth/.test(y?.reason ?? '')) {
         return { diagnostic: snapshotTooDeep(file, mark ? { line: mark.line + 1, column: mark.column + 1 } : null, null) };
       }
-      return { diagnostic: yamlSyntaxDiagnostic(file, err as Error) };
+      return { diagnostic: yamlSyntaxDiagnostic(file, err) };
     }
   }
   // Before anything walks the objects: aliases that expand (js-yaml shares them, the
@@ -271,10 +302,8 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
       pending.push({ code: 'snapshot-invalid', path: where, message: 'expected a Kubernetes object (a mapping)', expected: 'apiVersion, kind, metadata' });
       return;
     }
-    const meta = o.metadata;
-    const complete = typeof o.apiVersion === 'string' && o.apiVersion !== '' && typeof o.kind === 'string' && o.kind !== ''
-      && isPlainObject(meta) && typeof meta.name === 'string' && meta.name !== '';
-    if (!complete) {
+    if (!isKObject(o)) {
+      const meta = o.metadata;
       const missing = ['apiVersion', 'kind'].filter((k) => typeof o[k] !== 'string' || o[k] === '');
       if (!isPlainObject(meta) || typeof meta.name !== 'string' || meta.name === '') missing.push('metadata.name');
       const sub = (k: string) => (path ? `${path}.${k}` : k);
@@ -296,19 +325,30 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
       });
       return;
     }
-    objects.push(o as unknown as KObject);
+    // The kinds the snapshot keeps: every field their views name (src/cluster/kinds.ts).
+    const field = KEPT_KINDS.has(`${apiGroup(o.apiVersion)}/${o.kind}`) ? objectShapeProblem(o, o.kind) : null;
+    if (field) {
+      pending.push({
+        code: 'snapshot-invalid', path: path ? `${path}.${field.path}` : field.path,
+        message: `object ${describe(o)}: ${field.path}: ${field.message}`,
+        expected: `${field.expected}, as the API server stores it`,
+        hint: 'snapshots are written by `bootcplan snapshot` or `kubectl get -o yaml`; check this field',
+      });
+      return;
+    }
+    objects.push(o);
   }
 }
+
 
 /**
  * Lists the planner walks, which the API server guarantees to be lists of objects
  * (metav1.ObjectMeta ownerReferences, status conditions, LabelSelector matchExpressions). A
  * file may hold anything there; it is refused here rather than met deep in a rule.
  */
-function listShapeProblem(o: Record<string, unknown>): { field: string; problem: string } | null {
+function listShapeProblem(o: KObject): { field: string; problem: string } | null {
   // Direct reads, not a walk along a list of paths: one call for each of 20,000 objects.
-  const meta = o.metadata as Record<string, unknown>;
-  const owners = listProblem(meta.ownerReferences, 'metadata.ownerReferences');
+  const owners = listProblem(o.metadata.ownerReferences, 'metadata.ownerReferences');
   if (owners) return owners;
   const status = o.status;
   if (isPlainObject(status)) {
@@ -339,9 +379,10 @@ function snapshotTooDeep(file: string, at: { line: number; column: number } | nu
 }
 
 
-function yamlSyntaxDiagnostic(file: string, err: Error): Diagnostic {
-  const mark = (err as { mark?: { line: number; column: number } }).mark;
-  const reason = (err as { reason?: string }).reason ?? err.message.split('\n')[0];
+function yamlSyntaxDiagnostic(file: string, err: unknown): Diagnostic {
+  const y = err instanceof jsyaml.YAMLException ? err : null;
+  const mark = y?.mark;
+  const reason = y?.reason ?? messageOf(err).split('\n')[0];
   return {
     severity: 'error', code: 'yaml-syntax', message: `cannot parse YAML: ${reason}`,
     path: null, file, line: mark ? mark.line + 1 : null, column: mark ? mark.column + 1 : null,
@@ -356,7 +397,8 @@ function describe(o: Record<string, unknown>): string {
   return `${kind}/${name}`;
 }
 
-function jsonSyntaxDiagnostic(text: string, file: string, err: Error): Diagnostic {
+function jsonSyntaxDiagnostic(text: string, file: string, err: unknown): Diagnostic {
+  const errorText = messageOf(err);
   let line: number | null = null;
   let column: number | null = null;
   // V8 on Node 20 does not always say where JSON.parse failed; JSON is YAML 1.2 flow
@@ -369,7 +411,7 @@ function jsonSyntaxDiagnostic(text: string, file: string, err: Error): Diagnosti
     line = p.line;
     column = p.col;
   } else {
-    const m = /position (\d+)/.exec(err.message);
+    const m = /position (\d+)/.exec(errorText);
     if (m) {
       const pos = Number(m[1]);
       const before = text.slice(0, pos);
@@ -379,7 +421,7 @@ function jsonSyntaxDiagnostic(text: string, file: string, err: Error): Diagnosti
   }
   return {
     severity: 'error', code: 'json-syntax',
-    message: `cannot parse JSON: ${firstLineOf(err.message).replace(/ in JSON at position \d+.*$/, '').replace(/,\s*(\.\.\.)?".*$/, '')}`,
+    message: `cannot parse JSON: ${firstLineOf(errorText).replace(/ in JSON at position \d+.*$/, '').replace(/,\s*(\.\.\.)?".*$/, '')}`,
     path: null, file, line, column,
     expected: 'a JSON Kubernetes List or object',
     hint: 'was the file cut short? regenerate it with `bootcplan snapshot --out FILE`',

@@ -1,4 +1,9 @@
 /** Kubernetes objects as read from a snapshot or the API (only the fields bootcplan touches are typed). */
+import type {
+  NodeObject, MachineConfigPoolObject, MachineConfigObject, BootcNodePoolObject, BootcNodeObject, MachineSetObject, MachineConfigurationObject,
+  ControlPlaneMachineSetObject, ConfigMapObject, FeatureGateObject, InfrastructureObject, ClusterVersionObject, LeaseObject,
+} from './kinds.ts';
+
 export interface ObjectMeta {
   name: string;
   namespace?: string;
@@ -12,13 +17,17 @@ export interface ObjectMeta {
   [k: string]: unknown;
 }
 
-export interface KObject {
+/**
+ * An object of the API. `Spec` and `Status`: what its kind's view says they hold
+ * (src/cluster/kinds.ts, e.g. NodeObject); unknown until the object's shape was checked.
+ */
+export interface KObject<Spec = unknown, Status = unknown> {
   apiVersion: string;
   kind: string;
   metadata: ObjectMeta;
-  spec?: any;
-  status?: any;
-  data?: Record<string, string>;
+  spec?: Spec | null;
+  status?: Status | null;
+  data?: Record<string, string> | null;
   [k: string]: unknown;
 }
 
@@ -39,18 +48,18 @@ export interface ClusterSnapshot {
   source: string;
   /** sha256 over the objects the planner reads, volatile fields removed. */
   fingerprint: string;
-  nodes: KObject[];
-  machineConfigPools: KObject[];
-  machineConfigs: KObject[];
-  bootcNodePools: KObject[];
-  bootcNodes: KObject[];
-  machineSets: KObject[];
-  machineConfiguration: KObject | null;
-  controlPlaneMachineSet: KObject | null;
-  bootImagesConfigMap: KObject | null;
-  featureGate: KObject | null;
-  infrastructure: KObject | null;
-  clusterVersion: KObject | null;
+  nodes: NodeObject[];
+  machineConfigPools: MachineConfigPoolObject[];
+  machineConfigs: MachineConfigObject[];
+  bootcNodePools: BootcNodePoolObject[];
+  bootcNodes: BootcNodeObject[];
+  machineSets: MachineSetObject[];
+  machineConfiguration: MachineConfigurationObject | null;
+  controlPlaneMachineSet: ControlPlaneMachineSetObject | null;
+  bootImagesConfigMap: ConfigMapObject | null;
+  featureGate: FeatureGateObject | null;
+  infrastructure: InfrastructureObject | null;
+  clusterVersion: ClusterVersionObject | null;
   /** The `kube-system` Namespace: its uid is the cluster's identity where there is no ClusterVersion (src/cluster/identity.ts). */
   kubeSystemNamespace: KObject | null;
   /**
@@ -60,8 +69,8 @@ export interface ClusterSnapshot {
    */
   server: string | null;
   /** bootcplan's own lock (Lease) and progress record (ConfigMap), when present. */
-  lock: KObject | null;
-  progress: KObject | null;
+  lock: LeaseObject | null;
+  progress: ConfigMapObject | null;
 }
 
 export const BOOTCPLAN_NAMESPACE = 'openshift-bootcplan';

@@ -16,11 +16,12 @@
  */
 import type { KObject } from '../cluster/types.ts';
 import { BOOTC_MANAGED_LABEL } from './labels.ts';
+import type { BootcNodeObject, NodeObject } from '../cluster/kinds.ts';
 
 export type DaemonGap = 'not-managed' | 'no-bootcnode-status';
 
 /** What keeps the daemon from acting on `node` (its BootcNode `bn`), or null when nothing does. */
-export function daemonGap(node: KObject, bn: KObject | undefined): DaemonGap | null {
+export function daemonGap(node: NodeObject, bn: BootcNodeObject | undefined): DaemonGap | null {
   if (!bn) return null; // no BootcNode at all is the pool-sharing rule's (`no-bootcnode`)
   if (!Object.hasOwn(node.metadata.labels ?? {}, BOOTC_MANAGED_LABEL)) return 'not-managed';
   const st: unknown = bn.status;

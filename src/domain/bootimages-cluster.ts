@@ -8,6 +8,8 @@ import type { MachineManager, LabelSelector } from '../base/api-types.ts';
 import { RPM_ARCH } from './stream.ts';
 import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';
 import { ROLE_LABEL_PREFIX } from './labels.ts';
+import { isPlainObject } from '../base/schema.ts';
+import type { FeatureGateObject, InfrastructureObject, MachineConfigurationObject } from '../cluster/kinds.ts';
 
 export const MAPI_GROUP = 'machine.openshift.io';
 export const GATE_CPMS = 'ManagedBootImagesCPMS';
@@ -51,7 +53,7 @@ export interface ClusterFacts {
  */
 export const AZURE_STACK_CLOUD = 'AzureStackCloud';
 
-export function isAzureStackHub(infra: KObject | null): boolean {
+export function isAzureStackHub(infra: InfrastructureObject | null): boolean {
   return infra?.status?.platformStatus?.azure?.cloudName === AZURE_STACK_CLOUD;
 }
 
@@ -76,7 +78,7 @@ export interface StatusObservation {
  * observedGeneration != generation means the status is behind. A snapshot written by hand may
  * have no generation at all: then the status is taken as it is.
  */
-export function statusObservation(mc: KObject | null): StatusObservation {
+export function statusObservation(mc: MachineConfigurationObject | null): StatusObservation {
   const g = mc?.metadata.generation;
   const o = mc?.status?.observedGeneration;
   const generation = typeof g === 'number' ? g : null;
@@ -101,11 +103,13 @@ export function atLeast(facts: Pick<ClusterFacts, 'semver'>, major: number, mino
  * use the entry of the version the cluster is going to (ClusterVersion status.desired.version),
  * else the first one.
  */
-export function enabledGates(fg: KObject | null, version: string | null): Set<string> | null {
-  const list: any[] = fg?.status?.featureGates;
+export function enabledGates(fg: FeatureGateObject | null, version: string | null): Set<string> | null {
+  const list = fg?.status?.featureGates;
   if (!Array.isArray(list) || !list.length) return null;
-  const entry = list.find((e) => e?.version === version) ?? list[0];
-  return new Set((entry?.enabled ?? []).map((e: any) => e?.name).filter((n: unknown) => typeof n === 'string'));
+  const entries = list.filter(isPlainObject);
+  const entry = entries.find((e) => e.version === version) ?? (isPlainObject(list[0]) ? list[0] : undefined);
+  const enabled = Array.isArray(entry?.enabled) ? entry.enabled : [];
+  return new Set(enabled.map((e) => (isPlainObject(e) ? e.name : undefined)).filter((n): n is string => typeof n === 'string'));
 }
 
 export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {
@@ -114,7 +118,7 @@ export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {
   const gates = enabledGates(snap.featureGate, version);
   const cpmsGate = gates ? gates.has(GATE_CPMS) : null;
   const azureStackHub = isAzureStackHub(snap.infrastructure);
-  const bootImagesSupported = azureStackHub ? false : platform ? (BOOT_IMAGE_PLATFORMS as readonly string[]).includes(platform) : null;
+  const bootImagesSupported = azureStackHub ? false : platform ? BOOT_IMAGE_PLATFORMS.some((p) => p === platform) : null;
   const master = snap.nodes.find((n) => {
     const l = n.metadata.labels ?? {};
     return `${ROLE_LABEL_PREFIX}master` in l || `${ROLE_LABEL_PREFIX}control-plane` in l;
@@ -126,7 +130,7 @@ export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {
     skewGate: gates ? gates.has(GATE_SKEW) : null,
     skewStatusMode: snap.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode ?? null,
     bootImagesSupported,
-    cpmsSupported: !azureStackHub && cpmsGate === true && !!platform && (CPMS_BOOT_IMAGE_PLATFORMS as readonly string[]).includes(platform),
+    cpmsSupported: !azureStackHub && cpmsGate === true && !!platform && CPMS_BOOT_IMAGE_PLATFORMS.some((p) => p === platform),
     controlPlaneArch: RPM_ARCH[kubeArch] ?? kubeArch,
     multiArch: snap.clusterVersion?.status?.desired?.architecture === 'Multi',
     infraName: snap.infrastructure?.status?.infrastructureName ?? null,
@@ -148,14 +152,17 @@ export function defaultOnForMachineSets(facts: ClusterFacts): boolean {
   }
 }
 
-export type SelectionMode = 'All' | 'Partial' | 'None';
-
+/**
+ * What the MCO does per resource: `mode` is All, Partial or None (openshift/api
+ * MachineManagerSelector), as the spec (validated) or the cluster's MachineConfiguration
+ * (read as it is) writes it.
+ */
 export interface EffectiveManagers {
   /** The list was present and empty: the legacy "update nothing". */
   legacyEmpty: boolean;
-  machineSets: { mode: SelectionMode; selector: LabelSelector | null; source: 'spec' | 'platform default' | 'legacy []' };
+  machineSets: { mode: string; selector: LabelSelector | null; source: 'spec' | 'platform default' | 'legacy []' };
   /** null: the MCO does not manage the CPMS on this cluster (gate off or platform). */
-  controlPlaneMachineSet: { mode: SelectionMode; source: 'spec' | 'default' | 'legacy []' } | null;
+  controlPlaneMachineSet: { mode: string; source: 'spec' | 'default' | 'legacy []' } | null;
 }
 
 export function findManager(list: readonly MachineManager[] | undefined, resource: string): MachineManager | undefined {
@@ -181,10 +188,10 @@ export function effectiveManagers(list: readonly MachineManager[] | undefined, f
   return {
     legacyEmpty: false,
     machineSets: ms
-      ? { mode: ms.selection.mode as SelectionMode, selector: ms.selection.partial?.machineResourceSelector ?? null, source: 'spec' }
+      ? { mode: ms.selection.mode, selector: ms.selection.partial?.machineResourceSelector ?? null, source: 'spec' }
       : { mode: defaultOnForMachineSets(facts) ? 'All' : 'None', selector: null, source: 'platform default' },
     controlPlaneMachineSet: facts.cpmsSupported
-      ? (cp ? { mode: cp.selection.mode as SelectionMode, source: 'spec' } : { mode: 'None', source: 'default' })
+      ? (cp ? { mode: cp.selection.mode, source: 'spec' } : { mode: 'None', source: 'default' })
       : null,
   };
 }

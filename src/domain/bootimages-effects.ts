@@ -10,6 +10,7 @@ import { selectorMatches } from './nodes.ts';
 import { type CoreosStream, RPM_ARCH } from './stream.ts';
 import { predictProviderSpec, currentImageOf, type Prediction } from './bootimages-platform.ts';
 import { type ClusterFacts, type EffectiveManagers, atLeast } from './bootimages-cluster.ts';
+import type { ControlPlaneMachineSetObject, MachineSetObject } from '../cluster/kinds.ts';
 
 /** MCO constants (pkg/controller/bootimage, pkg/controller/common). */
 export const OS_ID_LABEL = 'machine.openshift.io/os-id';
@@ -21,7 +22,7 @@ export const ARCH_ANNOTATION = 'capacity.cluster-autoscaler.kubernetes.io/labels
  * Reasons the MCO leaves a MachineSet (or the CPMS) alone whatever the selection
  * (ms_helpers.go, in the controller's order).
  */
-export function intrinsicSkip(obj: KObject, templateLabels: Record<string, string> | undefined): string | null {
+export function intrinsicSkip(obj: MachineSetObject | ControlPlaneMachineSetObject, templateLabels: Record<string, string> | null | undefined): string | null {
   const auth = obj.status?.authoritativeAPI;
   if (auth === 'ClusterAPI' || auth === 'Migrating') return `status.authoritativeAPI is ${auth} (managed through Cluster API)`;
   const owners = obj.metadata.ownerReferences ?? [];
@@ -61,7 +62,7 @@ function selectionText(m: EffectiveManagers): string {
   return `machinesets selection mode ${m.machineSets.mode}${src}`;
 }
 
-export function machineSetEffect(ms: KObject, ctx: EffectsContext): BootImageMachineSet {
+export function machineSetEffect(ms: MachineSetObject, ctx: EffectsContext): BootImageMachineSet {
   const ps = ms.spec?.template?.spec?.providerSpec?.value;
   const from = currentImageOf(ctx.facts.platform, ps);
   const out = (p: Prediction): BootImageMachineSet => ({ name: ms.metadata.name, from: p.from, to: p.to, skipped: p.skipped });
@@ -78,7 +79,7 @@ export function machineSetEffect(ms: KObject, ctx: EffectsContext): BootImageMac
   return out(predicted);
 }
 
-function predictFor(ps: unknown, obj: KObject, ctx: EffectsContext, arch?: string): Prediction {
+function predictFor(ps: unknown, obj: MachineSetObject | ControlPlaneMachineSetObject, ctx: EffectsContext, arch?: string): Prediction {
   const from = currentImageOf(ctx.facts.platform, ps);
   if (!ctx.stream.ok) return { from, to: null, skipped: ctx.stream.reason };
   let a = arch;
@@ -104,7 +105,7 @@ export interface CpmsEffect {
 }
 
 /** spec.template.machines_v1beta1_machine_openshift_io.spec.providerSpec.value */
-export function cpmsProviderSpec(cpms: KObject): unknown {
+export function cpmsProviderSpec(cpms: ControlPlaneMachineSetObject): unknown {
   return cpms.spec?.template?.machines_v1beta1_machine_openshift_io?.spec?.providerSpec?.value;
 }
 
@@ -116,7 +117,7 @@ export function cpmsProviderSpec(cpms: KObject): unknown {
  * Equal compares the whole provider config). OnDelete replaces a machine only once someone
  * deletes it; state Inactive takes no action on machines at all.
  */
-export function cpmsEffect(cpms: KObject, ctx: EffectsContext, strategyBefore: CpmsStrategy, strategyAfter: CpmsStrategy): CpmsEffect {
+export function cpmsEffect(cpms: ControlPlaneMachineSetObject, ctx: EffectsContext, strategyBefore: CpmsStrategy, strategyAfter: CpmsStrategy): CpmsEffect {
   const ps = cpmsProviderSpec(cpms);
   const from = currentImageOf(ctx.facts.platform, ps);
   const cp = ctx.managers.controlPlaneMachineSet;

@@ -21,20 +21,38 @@ export interface Prediction {
 
 const skip = (from: string | null, reason: string): Prediction => ({ from, to: null, skipped: reason });
 
+/**
+ * A field of a providerSpec, through mappings only (a providerSpec is the platform's own JSON:
+ * openshift/api machine/v1beta1 AWSMachineProviderConfig, GCPMachineProviderSpec, ...; nothing
+ * checked it but the API server's schema, which lets any JSON through there).
+ */
+function at(v: unknown, ...keys: string[]): unknown {
+  let cur = v;
+  for (const k of keys) cur = isPlainObject(cur) ? cur[k] : undefined;
+  return cur;
+}
+
+/** What a providerSpec field holds when it is shown: as it is for a string, else nothing. */
+const shown = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
 /** The boot image now, for display, whatever the platform's notation. */
 export function currentImageOf(platform: string | null, value: unknown): string | null {
   if (!isPlainObject(value)) return null;
-  const ps: any = value;
   switch (platform) {
-    case 'AWS': return ps.ami?.id ?? ps.ami?.arn ?? null;
-    case 'GCP': return (Array.isArray(ps.disks) ? ps.disks.find((d: any) => d?.boot)?.image : null) ?? null;
-    case 'Azure': return azureImageText(ps.image);
-    case 'VSphere': return typeof ps.template === 'string' ? ps.template : null;
+    case 'AWS': return shown(at(value, 'ami', 'id') ?? at(value, 'ami', 'arn') ?? null);
+    case 'GCP': return shown(bootDisks(value).find((d) => d.boot)?.image ?? null);
+    case 'Azure': return azureImageText(value.image);
+    case 'VSphere': return shown(value.template);
     default: return null;
   }
 }
 
-function azureImageText(img: any): string | null {
+/** providerSpec.disks, the entries that are mappings. */
+function bootDisks(ps: Record<string, unknown>): Record<string, unknown>[] {
+  return Array.isArray(ps.disks) ? ps.disks.filter(isPlainObject) : [];
+}
+
+function azureImageText(img: unknown): string | null {
   if (!isPlainObject(img)) return null;
   if (typeof img.resourceID === 'string' && img.resourceID) return img.resourceID;
   if (img.publisher || img.offer || img.sku) return `${img.publisher ?? ''}:${img.offer ?? ''}:${img.sku ?? ''}:${img.version ?? ''}`;
@@ -50,7 +68,7 @@ export interface PredictContext {
   infraName: string | null;
 }
 
-export function predictProviderSpec(ps: any, ctx: PredictContext): Prediction {
+export function predictProviderSpec(ps: unknown, ctx: PredictContext): Prediction {
   const from = currentImageOf(ctx.platform, ps);
   if (!isPlainObject(ps)) return skip(from, 'no providerSpec.value');
   switch (ctx.platform) {
@@ -62,12 +80,12 @@ export function predictProviderSpec(ps: any, ctx: PredictContext): Prediction {
   }
 }
 
-function predictAws(ps: any, ctx: PredictContext, from: string | null): Prediction {
-  const region = ps.placement?.region;
+function predictAws(ps: Record<string, unknown>, ctx: PredictContext, from: string | null): Prediction {
+  const region = at(ps, 'placement', 'region');
   if (!region) return skip(from, 'providerSpec.placement.region is not set');
   // An AMI referenced by ARN or filters (ami.id nil) is left alone (OCPBUGS-57506).
-  if (!ps.ami?.id) return skip(from, 'the AMI is referenced by ARN or filters, not ami.id (non-RHCOS or custom image)');
-  const t = awsRegionImage(ctx.stream, ctx.arch, region);
+  if (!at(ps, 'ami', 'id')) return skip(from, 'the AMI is referenced by ARN or filters, not ami.id (non-RHCOS or custom image)');
+  const t = awsRegionImage(ctx.stream, ctx.arch, String(region));
   if (!t.ok) return skip(from, t.reason);
   return { from, to: t.value.image, skipped: null };
 }
@@ -75,10 +93,10 @@ function predictAws(ps: any, ctx: PredictContext, from: string | null): Predicti
 /** GCP: only boot disks whose image is an RHCOS image (platform_helpers.go). */
 export const GCP_RHCOS_PREFIX = 'projects/rhcos-cloud/global/images';
 
-function predictGcp(ps: any, ctx: PredictContext, from: string | null): Prediction {
-  const boot = Array.isArray(ps.disks) ? ps.disks.filter((d: any) => isPlainObject(d) && d.boot === true) : [];
+function predictGcp(ps: Record<string, unknown>, ctx: PredictContext, from: string | null): Prediction {
+  const boot = bootDisks(ps).filter((d) => d.boot === true);
   if (!boot.length) return skip(from, 'no boot disk in providerSpec.disks');
-  const custom = boot.find((d: any) => typeof d.image !== 'string' || !d.image.startsWith(GCP_RHCOS_PREFIX));
+  const custom = boot.find((d) => typeof d.image !== 'string' || !d.image.startsWith(GCP_RHCOS_PREFIX));
   if (custom) return skip(from, `non-RHCOS image ${custom.image ?? '(none)'} (not under ${GCP_RHCOS_PREFIX})`);
   const t = gcpImage(ctx.stream, ctx.arch);
   if (!t.ok) return skip(from, t.reason);
@@ -90,20 +108,22 @@ const AZURE_VARIANTS: Record<string, string> = {
   'redhat-limited/rh-ocp-worker': 'ocp-emea', 'redhat-limited/rh-opp-worker': 'opp-emea', 'redhat-limited/rh-oke-worker': 'oke-emea',
 };
 
-function predictAzure(ps: any, ctx: PredictContext, from: string | null): Prediction {
+function predictAzure(ps: Record<string, unknown>, ctx: PredictContext, from: string | null): Prediction {
   if (ctx.arch === 'ppc64le' || ctx.arch === 's390x') return skip(from, `architecture ${ctx.arch} has no Azure images`);
-  if (ps.securityProfile?.settings?.securityType) {
-    return skip(from, `securityProfile.settings.securityType ${ps.securityProfile.settings.securityType} is set (confidential VM / trusted launch images are not managed)`);
+  const securityType = at(ps, 'securityProfile', 'settings', 'securityType');
+  if (securityType) {
+    return skip(from, `securityProfile.settings.securityType ${securityType} is set (confidential VM / trusted launch images are not managed)`);
   }
-  const img = isPlainObject(ps.image) ? ps.image : {};
-  const legacy = typeof img.resourceID === 'string' && img.resourceID !== '';
+  const img: Record<string, unknown> = isPlainObject(ps.image) ? ps.image : {};
+  const resourceID = typeof img.resourceID === 'string' ? img.resourceID : '';
+  const legacy = resourceID !== '';
   // determineAzureVariant: legacy uploads and "azureopenshift" (ARO, unpaid) -> no-purchase-plan.
   let variant: string | undefined;
   if (legacy || img.publisher === 'azureopenshift') variant = 'no-purchase-plan';
   else variant = AZURE_VARIANTS[`${img.publisher}/${img.offer}`];
   if (!variant) return skip(from, 'could not determine azure marketplace variant, cannot update boot images');
   const sku = typeof img.sku === 'string' ? img.sku : '';
-  const gen2 = legacy ? img.resourceID.includes('gen2')
+  const gen2 = legacy ? resourceID.includes('gen2')
     : img.type === 'MarketplaceNoPlan' ? sku.includes('v2') || ctx.arch === 'aarch64'
     : !sku.includes('gen1');
   const t = azureMarketplaceImage(ctx.stream, ctx.arch, variant, gen2);
@@ -112,7 +132,7 @@ function predictAzure(ps: any, ctx: PredictContext, from: string | null): Predic
   return { from, to: `${v.publisher}:${v.offer}:${v.sku}:${v.version}`, skipped: null };
 }
 
-function predictVsphere(ps: any, ctx: PredictContext, from: string | null): Prediction {
+function predictVsphere(_ps: Record<string, unknown>, ctx: PredictContext, from: string | null): Prediction {
   // The MCO imports the stream's OVA into vCenter and swaps it in under the template name
   // (vsphere helpers resolveExistingTemplateVM: providerSpec.template, else
   // "<infraID>-rhcos-<failure domain>"). What the template holds now is only visible in vCenter.

@@ -12,6 +12,7 @@
 import type { MachineManager, ManagedBootImages, BootImageSkewEnforcement } from '../base/api-types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
 import { deepEqual } from '../base/equal.ts';
+import { isPlainObject } from '../base/schema.ts';
 import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';
 import { type ClusterFacts, MAPI_GROUP, GATE_CPMS, GATE_SKEW, AZURE_STACK_CLOUD } from './bootimages-cluster.ts';
 
@@ -50,7 +51,7 @@ export function automaticRuleViolation(list: readonly MachineManager[] | undefin
  * rejects every write to the object.
  */
 export function automaticStatusRuleBroken(statusList: unknown): boolean {
-  return Array.isArray(statusList) && !statusList.some((m: any) => m?.resource === 'machinesets' && m?.apiGroup === MAPI_GROUP && m?.selection?.mode === 'All');
+  return Array.isArray(statusList) && !statusList.some((m) => isPlainObject(m) && m.resource === 'machinesets' && m.apiGroup === MAPI_GROUP && isPlainObject(m.selection) && m.selection.mode === 'All');
 }
 
 /** Rules that need the cluster: platform, feature gates (DESIGN §7). */
@@ -102,7 +103,7 @@ export function checkClusterRules(spec: { spec: { managedBootImages?: ManagedBoo
     } else if (facts.cpmsGate === null) {
       report({ severity: 'warning', code: 'feature-gates-unknown', path: at, message: `the snapshot has no FeatureGate/cluster: whether ${GATE_CPMS} is enabled is not checked`, hint: 'take the snapshot with `bootcplan snapshot`' });
     }
-    if (facts.bootImagesSupported && facts.platform && !(CPMS_BOOT_IMAGE_PLATFORMS as readonly string[]).includes(facts.platform)) {
+    if (facts.bootImagesSupported && facts.platform && !CPMS_BOOT_IMAGE_PLATFORMS.some((p) => p === facts.platform)) {
       report({
         code: 'cpms-boot-images-unsupported-platform', path: at,
         message: `ControlPlaneMachineSet boot images are only supported on these platforms: ${CPMS_BOOT_IMAGE_PLATFORMS.join(', ')} (this cluster: ${facts.platform})`,

@@ -1,5 +1,5 @@
 /**
- * The control plane rolls one node at a time, always (issue 12 rule 2; DESIGN §7 "Sharing
+ * The control plane rolls one node at a time, always (docs/safety.md rule 2; DESIGN §7 "Sharing
  * the cluster").
  *
  * Upstream, the MCO does not cap the master pool: machine-config-operator
@@ -16,6 +16,7 @@
  */
 import type { ResolvedBudget } from './budget.ts';
 import { ROLE_LABEL_PREFIX } from './labels.ts';
+import type { ClusterLabelSelector } from '../cluster/kinds.ts';
 
 export const CONTROL_PLANE_MAX_UNAVAILABLE = 1;
 
@@ -27,12 +28,11 @@ export function isControlPlaneNode(labels: Record<string, string> | undefined): 
 }
 
 /** A LabelSelector that asks for a control-plane role label (matchLabels, or In/Exists). */
-export function selectorAsksForControlPlane(selector: any): boolean {
-  if (!selector || typeof selector !== 'object') return false;
-  const roles = CONTROL_PLANE_ROLE_LABELS as readonly string[];
-  if (Object.keys(selector.matchLabels ?? {}).some((k) => roles.includes(k))) return true;
-  const exprs: any[] = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
-  return exprs.some((e) => roles.includes(e?.key) && (e.operator === 'Exists' || e.operator === 'In'));
+export function selectorAsksForControlPlane(selector: ClusterLabelSelector | null | undefined): boolean {
+  if (!selector) return false;
+  const isRole = (k: string) => CONTROL_PLANE_ROLE_LABELS.some((r) => r === k);
+  if (Object.keys(selector.matchLabels ?? {}).some(isRole)) return true;
+  return (selector.matchExpressions ?? []).some((e) => isRole(e.key) && (e.operator === 'Exists' || e.operator === 'In'));
 }
 
 export interface ControlPlaneBudget {

@@ -1,5 +1,5 @@
 /**
- * Whose cordon, whose pause (issue 12 rule 6; DESIGN §7 "Sharing the cluster"). Pure.
+ * Whose cordon, whose pause (docs/safety.md rule 6; DESIGN §7 "Sharing the cluster"). Pure.
  *
  * Kubernetes records no owner of a cordon: `spec.unschedulable` (and the taint
  * node.kubernetes.io/unschedulable that mirrors it, k8s.io/api core/v1 well_known_taints.go
@@ -28,9 +28,10 @@
  */
 import type { KObject } from '../cluster/types.ts';
 import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY } from './labels.ts';
+import type { BootcNodePoolObject, MachineConfigPoolObject, NodeObject } from '../cluster/kinds.ts';
 
 /** The merge patch of bootcplan's cordon, or null when the node is unschedulable already (not bootcplan's to mark). */
-export function cordonPatch(node: KObject, by: string): Record<string, unknown> | null {
+export function cordonPatch(node: NodeObject, by: string): Record<string, unknown> | null {
   if (node.spec?.unschedulable === true) return null;
   const metadata: Record<string, unknown> = { annotations: { [BOOTCPLAN_CORDONED_BY]: by } };
   // The resourceVersion read makes the write conditional (409 when the node moved): a cordon
@@ -42,26 +43,30 @@ export function cordonPatch(node: KObject, by: string): Record<string, unknown> 
 export type UncordonDecision = 'uncordon' | 'clear-mark' | 'not-ours';
 
 /** What bootcplan's uncordon may do to a node: only a cordon with its own exact mark is undone. */
-export function uncordonDecision(node: KObject, by: string): UncordonDecision {
+export function uncordonDecision(node: NodeObject, by: string): UncordonDecision {
   if (node.metadata.annotations?.[BOOTCPLAN_CORDONED_BY] !== by) return 'not-ours';
   return node.spec?.unschedulable === true ? 'uncordon' : 'clear-mark';
 }
 
 /** The merge patch of bootcplan's uncordon (decision 'uncordon' or 'clear-mark'). */
-export function uncordonPatch(node: KObject, decision: Exclude<UncordonDecision, 'not-ours'>): Record<string, unknown> {
+export function uncordonPatch(node: NodeObject, decision: Exclude<UncordonDecision, 'not-ours'>): Record<string, unknown> {
   const metadata: Record<string, unknown> = { annotations: { [BOOTCPLAN_CORDONED_BY]: null } };
   if (node.metadata.resourceVersion) metadata.resourceVersion = node.metadata.resourceVersion;
   return decision === 'uncordon' ? { metadata, spec: { unschedulable: null } } : { metadata };
 }
+
+/** The pause switches of both pool kinds: MachineConfigPool spec.paused, BootcNodePool spec.rollout.paused. */
+interface PauseSwitches { paused?: boolean | null; rollout?: { paused?: boolean | null } | null }
 
 /**
  * The merge patch of bootcplan's pause or unpause of a pool, the mark going with the switch; null
  * when pausing a pool that is paused already (by bootcplan, or by someone else: then it is
  * theirs, and no mark is added, as for a cordon).
  */
-export function pausePatch(pool: KObject, paused: boolean, by: string): Record<string, unknown> | null {
+export function pausePatch(pool: MachineConfigPoolObject | BootcNodePoolObject, paused: boolean, by: string): Record<string, unknown> | null {
   const isMcp = pool.kind === 'MachineConfigPool';
-  const now = isMcp ? pool.spec?.paused === true : pool.spec?.rollout?.paused === true;
+  const spec: PauseSwitches | null | undefined = pool.spec;
+  const now = isMcp ? spec?.paused === true : spec?.rollout?.paused === true;
   if (paused && now) return null;
   const metadata: Record<string, unknown> = { annotations: { [BOOTCPLAN_PAUSED_BY]: paused ? by : null } };
   if (paused && pool.metadata.resourceVersion) metadata.resourceVersion = pool.metadata.resourceVersion;
@@ -72,7 +77,7 @@ export function pausePatch(pool: KObject, paused: boolean, by: string): Record<s
  * A MachineConfigPool paused by someone other than bootcplan: spec.paused true and no
  * `bootcplan.dev/paused-by` mark. Returns null when it is not paused or bootcplan paused it.
  */
-export function administratorPause(mcp: KObject | undefined): { pausedBy: 'administrator' } | null {
+export function administratorPause(mcp: MachineConfigPoolObject | undefined): { pausedBy: 'administrator' } | null {
   if (!mcp || mcp.spec?.paused !== true) return null;
   if (mcp.metadata.annotations?.[BOOTCPLAN_PAUSED_BY]) return null;
   return { pausedBy: 'administrator' };

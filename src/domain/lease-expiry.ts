@@ -105,9 +105,9 @@ export function judgeHeldLock(prev: LockSighting | null, lock: HeldLock, now: nu
     return c.at;
   };
   const record = `${iso(lock.acquiredAt)} ${iso(lock.renewedAt)} ${lock.ttlSeconds}s`;
-  const sameLock = !!prev && prev.lockId === lock.lockId;
-  const heldSince = sameLock ? kept(prev!.heldSince, 'heldSince') : now;
-  const recordSince = sameLock && prev!.record === record ? kept(prev!.recordSince, 'recordSince') : now;
+  const same = prev && prev.lockId === lock.lockId ? prev : null;
+  const heldSince = same ? kept(same.heldSince, 'heldSince') : now;
+  const recordSince = same && same.record === record ? kept(same.recordSince, 'recordSince') : now;
   const next: LockSighting = { lockId: lock.lockId, holder: lock.holder, record, heldSince: iso(heldSince), recordSince: iso(recordSince) };
   let stuck: string | null = null;
   if (now - recordSince >= lock.ttlSeconds + CLOCK_SKEW_ALLOWANCE_SECONDS) {

@@ -1,5 +1,5 @@
 /**
- * A MachineConfigPool that has rendered a config it has not rolled out yet (issue 12 rule 5;
+ * A MachineConfigPool that has rendered a config it has not rolled out yet (docs/safety.md rule 5;
  * DESIGN §7 "Sharing the cluster"). Pure.
  *
  * Upstream (openshift/machine-config-operator):
@@ -16,6 +16,7 @@
  */
 import type { KObject } from '../cluster/types.ts';
 import { conditionOf, digestOf } from './nodes.ts';
+import type { MachineConfigObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
 export interface McoRollout {
   /** The MachineConfigPool. */
@@ -31,7 +32,7 @@ export interface McoRollout {
 }
 
 /** The pool's rollout in progress, or null when its rendered config is rolled out. */
-export function pendingMcoRollout(mcp: KObject, machineConfigs: ReadonlyMap<string, KObject>): McoRollout | null {
+export function pendingMcoRollout(mcp: MachineConfigPoolObject, machineConfigs: ReadonlyMap<string, MachineConfigObject>): McoRollout | null {
   const rendered: string | null = typeof mcp.spec?.configuration?.name === 'string' ? mcp.spec.configuration.name : null;
   const rolledOut: string | null = typeof mcp.status?.configuration?.name === 'string' ? mcp.status.configuration.name : null;
   const updating = conditionOf(mcp, 'Updating')?.status === 'True';

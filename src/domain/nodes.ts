@@ -2,12 +2,13 @@
  * A uniform view of a node for planning, whatever drives it (bootc-operator or MCO).
  * Rules: DESIGN §7 "Pools and waves"; bootc-operator classifyNode (internal/controller/rollout.go);
  * MCO node annotations (pkg/daemon/constants); node availability as the MCO counts it
- * (issue 12 rules 5 and 7: mcoNodeHealth, mcoNodeWork below).
+ * (docs/safety.md rules 5 and 7: mcoNodeHealth, mcoNodeWork below).
  */
 import type { ClusterSnapshot, Condition, KObject } from '../cluster/types.ts';
 import {
   ZONE_LABEL, MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_CURRENT_IMAGE, BOOTC_IN_REBOOT_SLOT,
 } from './labels.ts';
+import type { BootcNodeObject, ClusterLabelSelector, MachineConfigObject, NodeObject, ObjectWithConditions } from '../cluster/kinds.ts';
 
 export type Unavailability = 'not-ready' | 'cordoned' | 'degraded' | 'updating';
 
@@ -39,8 +40,8 @@ export interface NodeView {
   createdAt: string | null;
 }
 
-export function conditionOf(obj: KObject | undefined | null, type: string): Condition | undefined {
-  const list: Condition[] | undefined = obj?.status?.conditions;
+export function conditionOf(obj: ObjectWithConditions | undefined | null, type: string): Condition | undefined {
+  const list = obj?.status?.conditions;
   if (!Array.isArray(list)) return undefined;
   // A loop, not find(): called several times for each of thousands of nodes.
   for (let i = 0; i < list.length; i++) {
@@ -72,33 +73,38 @@ export function digestOf(ref: string | null | undefined): string | null {
 }
 
 export interface NodeIndex {
-  nodes: Map<string, KObject>;
-  bootcNodes: Map<string, KObject>;
-  machineConfigs: Map<string, KObject>;
+  nodes: Map<string, NodeObject>;
+  bootcNodes: Map<string, BootcNodeObject>;
+  machineConfigs: Map<string, MachineConfigObject>;
 }
 
 /**
- * A snapshot may carry its own index under this key (non-enumerable): the simulated
- * cluster's live view does, kept up to date as objects come and go, and a lookup through
- * it tells the simulator which objects a waitFor predicate depends on.
+ * A snapshot may carry its own index: the simulated cluster's live view does, kept up to date
+ * as objects come and go, and a lookup through it tells the simulator which objects a waitFor
+ * predicate depends on. Copies of the snapshot do not carry it.
  */
-export const SNAPSHOT_INDEX = Symbol('bootcplan.snapshotIndex');
+const OWN_INDEX = new WeakMap<ClusterSnapshot, NodeIndex>();
+
+/** Makes `index` the one indexSnapshot returns for this snapshot object. */
+export function attachIndex(snap: ClusterSnapshot, index: NodeIndex): void {
+  OWN_INDEX.set(snap, index);
+}
 
 export function indexSnapshot(snap: ClusterSnapshot): NodeIndex {
-  const own = (snap as unknown as { [SNAPSHOT_INDEX]?: NodeIndex })[SNAPSHOT_INDEX];
+  const own = OWN_INDEX.get(snap);
   if (own) return own;
   return { nodes: byName(snap.nodes), bootcNodes: byName(snap.bootcNodes), machineConfigs: byName(snap.machineConfigs) };
 }
 
 /** Name -> object, without an entry pair per object (20,000 of them in a 10,000-node snapshot). */
-function byName(objects: readonly KObject[]): Map<string, KObject> {
-  const map = new Map<string, KObject>();
+function byName<T extends KObject>(objects: readonly T[]): Map<string, T> {
+  const map = new Map<string, T>();
   for (const o of objects) map.set(o.metadata.name, o);
   return map;
 }
 
 /**
- * Node health as the MCO sees it (issue 12 rule 7): openshift/machine-config-operator
+ * Node health as the MCO sees it (docs/safety.md rule 7): openshift/machine-config-operator
  * pkg/controller/common/layered_node_state.go, LayeredNodeState.CheckNodeReady (release-4.18:
  * pkg/controller/node/status.go checkNodeReady). It loops over the conditions present: a node
  * is not ready when Ready is not True, DiskPressure is not False or NetworkUnavailable is not
@@ -107,7 +113,7 @@ function byName(objects: readonly KObject[]): Map<string, KObject> {
  * Ready condition and the cordon are NodeView.ready and .cordoned; this returns the other
  * two, failing: the conditions that make the node unhealthy.
  */
-export function mcoNodeHealth(node: KObject): { healthy: boolean; failing: Condition[] } {
+export function mcoNodeHealth(node: NodeObject): { healthy: boolean; failing: Condition[] } {
   const failing: Condition[] = [];
   const disk = conditionOf(node, 'DiskPressure');
   if (disk && disk.status !== 'False') failing.push(disk);
@@ -117,7 +123,7 @@ export function mcoNodeHealth(node: KObject): { healthy: boolean; failing: Condi
 }
 
 /**
- * MCO work on a node (issue 12 rule 5), from its annotations (pkg/daemon/constants):
+ * MCO work on a node (docs/safety.md rule 5), from its annotations (pkg/daemon/constants):
  * LayeredNodeState.IsNodeDone (pkg/controller/common/layered_node_state.go) wants
  * currentConfig == desiredConfig and state == Done; a node that is not done is unavailable
  * (IsUnavailableForUpdate) unless the daemon is failing. So: `inFlight` when desiredConfig is
@@ -135,7 +141,7 @@ export function mcoNodeWork(annotations: Record<string, string>): { inFlight: bo
   return { inFlight: configMoving || (state !== null && state !== 'Done'), failed, configMoving, state };
 }
 
-export function viewNode(node: KObject, idx: NodeIndex): NodeView {
+export function viewNode(node: NodeObject, idx: NodeIndex): NodeView {
   const name = node.metadata.name;
   const labels = node.metadata.labels ?? {};
   const annotations = node.metadata.annotations ?? {};
@@ -210,7 +216,7 @@ function pick(c: Condition): Condition {
 }
 
 /** Does a Kubernetes LabelSelector (matchLabels + matchExpressions) select these labels? */
-export function selectorMatches(selector: any, labels: Record<string, string>): boolean {
+export function selectorMatches(selector: ClusterLabelSelector | null | undefined, labels: Record<string, string>): boolean {
   if (!selector || typeof selector !== 'object') return false;
   const ml: Record<string, string> = selector.matchLabels ?? {};
   for (const k of Object.keys(ml)) if (labels[k] !== ml[k]) return false;

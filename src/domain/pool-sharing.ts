@@ -1,5 +1,5 @@
 /**
- * Pools that share nodes, and pools another controller owns (issue 12 rules 3 and 4; DESIGN
+ * Pools that share nodes, and pools another controller owns (docs/safety.md rules 3 and 4; DESIGN
  * §7 "Sharing the cluster"). Pure.
  *
  * A node belongs to one pool. Upstream:
@@ -27,6 +27,7 @@ import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { conditionOf, ownerOf, selectorMatches } from './nodes.ts';
 import { MCO_ROLE_LABEL } from './labels.ts';
 import type { Membership } from './pools.ts';
+import type { BootcNodeObject, BootcNodePoolObject, MachineConfigObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
 export type PoolKind = 'BootcNodePool' | 'MachineConfigPool';
 export interface PoolRef { kind: PoolKind; name: string }
@@ -39,7 +40,7 @@ function controllerOf(obj: KObject, kind: string): string | null {
 }
 
 /** A MachineConfig the render controller generated (controlled by its pool): not an admin's choice. */
-function isRendered(mc: KObject): boolean {
+function isRendered(mc: MachineConfigObject): boolean {
   return controllerOf(mc, 'MachineConfigPool') !== null;
 }
 
@@ -47,7 +48,7 @@ function isRendered(mc: KObject): boolean {
  * The MachineConfigs that set an OS image (spec.osImageURL) for a MachineConfigPool: those its
  * machineConfigSelector selects, or, without one, those whose role label is the pool's name.
  */
-export function osImageMachineConfigsOf(mcp: KObject, machineConfigs: readonly KObject[]): string[] {
+export function osImageMachineConfigsOf(mcp: MachineConfigPoolObject, machineConfigs: readonly MachineConfigObject[]): string[] {
   const sel = mcp.spec?.machineConfigSelector;
   return machineConfigs
     .filter((mc) => typeof mc.spec?.osImageURL === 'string' && mc.spec.osImageURL !== '' && !isRendered(mc))
@@ -112,7 +113,7 @@ export function findPoolConflicts(snap: ClusterSnapshot, membership: Membership,
 }
 
 /** Nodes a BootcNodePool's selector matches that have no BootcNode: the operator has not taken them, so nothing updates them. */
-export function nodesWithoutBootcNode(snap: ClusterSnapshot, bnp: KObject, bootcNodes: ReadonlyMap<string, KObject>): string[] {
+export function nodesWithoutBootcNode(snap: ClusterSnapshot, bnp: BootcNodePoolObject, bootcNodes: ReadonlyMap<string, BootcNodeObject>): string[] {
   return snap.nodes
     .filter((n) => !bootcNodes.has(n.metadata.name) && selectorMatches(bnp.spec?.nodeSelector, n.metadata.labels ?? {}))
     .map((n) => n.metadata.name)
@@ -120,7 +121,7 @@ export function nodesWithoutBootcNode(snap: ClusterSnapshot, bnp: KObject, bootc
 }
 
 /** The message of a BootcNodePool's Degraded=True condition with reason NodeConflict, or null. */
-export function nodeConflictCondition(bnp: KObject): string | null {
+export function nodeConflictCondition(bnp: BootcNodePoolObject): string | null {
   const c = conditionOf(bnp, 'Degraded');
   return c?.status === 'True' && c.reason === 'NodeConflict' ? (c.message || 'Node selector overlaps with another pool') : null;
 }

@@ -8,6 +8,7 @@
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { ownerOf, selectorMatches } from './nodes.ts';
 import { isControlPlaneNode, selectorAsksForControlPlane } from './control-plane.ts';
+import type { BootcNodePoolObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
 export interface Membership {
   /** pool name -> node names, per backend */
@@ -28,8 +29,8 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
   // The nodes some pool's BootcNodes claim, built only when a pool has none yet (rare).
   let claimed: Set<string> | null = null;
   for (const p of snap.bootcNodePools) {
-    const list = bootc.get(p.metadata.name)!;
-    if (list.length > 0) continue; // the operator already decided membership
+    const list = bootc.get(p.metadata.name);
+    if (!list || list.length > 0) continue; // the operator already decided membership
     claimed ??= new Set([...bootc.values()].flat());
     for (const n of snap.nodes) {
       if (!claimed.has(n.metadata.name) && selectorMatches(p.spec?.nodeSelector, n.metadata.labels ?? {})) list.push(n.metadata.name);
@@ -48,7 +49,7 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
       mcoConflicts.set(n.metadata.name, pools);
       continue;
     }
-    if (pools.length === 1) mco.get(pools[0])!.push(n.metadata.name);
+    if (pools.length === 1) mco.get(pools[0])?.push(n.metadata.name);
   }
   for (const list of [...bootc.values(), ...mco.values()]) list.sort();
   return { bootc, mco, mcoConflicts };
@@ -59,7 +60,7 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
  * selector asks for a control-plane role label, or a pool whose nodes are all control-plane
  * nodes (a pool that mixes them with other nodes is an error: src/plan/pool-sharing.ts).
  */
-export function isControlPlanePool(name: string, mcp: KObject | undefined, bnp: KObject | undefined, memberLabels: readonly Record<string, string>[] = []): boolean {
+export function isControlPlanePool(name: string, mcp: MachineConfigPoolObject | undefined, bnp: BootcNodePoolObject | undefined, memberLabels: readonly Record<string, string>[] = []): boolean {
   if (name === 'master' || name === 'control-plane') return true;
   if ([mcp?.spec?.nodeSelector, bnp?.spec?.nodeSelector].some(selectorAsksForControlPlane)) return true;
   return memberLabels.length > 0 && memberLabels.every(isControlPlaneNode);

@@ -1,5 +1,5 @@
 /**
- * The staging gate's facts (issue 12 rule 8; DESIGN §7 "Pools and waves"). Pure.
+ * The staging gate's facts (docs/safety.md rule 8; DESIGN §7 "Pools and waves"). Pure.
  *
  * bootc-operator (bootc-dev/bootc-operator):
  * - a BootcNodePool's spec.image.ref may be a tag; the controller resolves it and writes the
@@ -18,6 +18,7 @@
  */
 import type { Condition, KObject } from '../cluster/types.ts';
 import { conditionOf, digestOf } from './nodes.ts';
+import type { BootcNodeObject, BootcNodePoolObject } from '../cluster/kinds.ts';
 
 export type TagResolution =
   | { resolved: true; digest: string }
@@ -27,7 +28,7 @@ export type TagResolution =
  * The digest a BootcNodePool resolved for a tag reference `ref`: status.targetDigest, once the
  * pool's spec.image.ref is that reference and the status is of the current generation.
  */
-export function resolvedTag(bnp: KObject | undefined, ref: string): TagResolution {
+export function resolvedTag(bnp: BootcNodePoolObject | undefined, ref: string): TagResolution {
   if (!bnp) return { resolved: false, why: 'there is no BootcNodePool to resolve it' };
   const current: unknown = bnp.spec?.image?.ref;
   if (current !== ref) return { resolved: false, why: `the BootcNodePool's spec.image.ref is ${typeof current === 'string' ? current : 'not set'}: the bootc-operator resolves the tag once the pool asks for it` };
@@ -47,7 +48,7 @@ export type StagingProgress =
   | { state: 'not-started'; why: string };
 
 /** Where a BootcNode is on the way to staging `target` (a digest). `since`: epoch seconds, from Idle's lastTransitionTime. */
-export function stagingProgress(bn: KObject | undefined, target: string): StagingProgress {
+export function stagingProgress(bn: BootcNodeObject | undefined, target: string): StagingProgress {
   if (!bn) return { state: 'not-started', why: 'the node has no BootcNode' };
   const desired: unknown = bn.spec?.desiredImage;
   if (digestOf(typeof desired === 'string' ? desired : null) !== target) {

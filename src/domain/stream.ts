@@ -4,12 +4,14 @@
  * coreos/stream-metadata-go (stream/stream.go, stream/rhcos/rhcos.go). Pure lookups only.
  */
 import type { KObject } from '../cluster/types.ts';
-import { isPlainObject } from '../base/schema.ts';
+import { type Ctx, type ObjectSchema, type Schema, isPlainObject, validate } from '../base/schema.ts';
+import { messageOf } from '../base/errors.ts';
 
 export interface AzureMarketplaceImage { publisher: string; offer: string; sku: string; version: string }
 
 export interface CoreosStream {
-  stream: string;
+  /** The stream's name (stream-metadata-go writes it always; a hand-written one may lack it). */
+  stream?: string;
   architectures: Record<string, {
     artifacts?: Record<string, { release?: string; formats?: Record<string, unknown> }>;
     images?: {
@@ -37,12 +39,44 @@ export function readStream(cm: KObject | null): StreamRead {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    return { ok: false, reason: `coreos-bootimages "stream" is not valid JSON (${(err as Error).message})` };
+    return { ok: false, reason: `coreos-bootimages "stream" is not valid JSON (${messageOf(err)})` };
   }
   if (!isPlainObject(parsed) || !isPlainObject(parsed.architectures)) {
     return { ok: false, reason: 'coreos-bootimages "stream" has no "architectures"' };
   }
-  return { ok: true, stream: parsed as unknown as CoreosStream, releaseVersion: cm.data?.releaseVersion ?? null };
+  let problem = '';
+  if (!isCoreosStream(parsed, (p) => { problem = p; })) return { ok: false, reason: `coreos-bootimages "stream" is malformed: ${problem}` };
+  return { ok: true, stream: parsed, releaseVersion: cm.data?.releaseVersion ?? null };
+}
+
+// The fields CoreosStream names, as stream-metadata-go writes them (strings where read).
+const str: Schema = { type: 'string', nullable: true };
+const open = (fields: Record<string, Schema>): ObjectSchema => ({ type: 'object', open: true, nullable: true, fields });
+const marketplaceImage = open({ publisher: { type: 'string' }, offer: { type: 'string' }, sku: { type: 'string' }, version: { type: 'string' } });
+const STREAM_SCHEMA: ObjectSchema = open({
+  stream: str,
+  architectures: { type: 'map', values: open({
+    artifacts: { type: 'map', nullable: true, values: open({ release: str }) },
+    images: open({
+      aws: open({ regions: { type: 'map', nullable: true, values: open({ release: str, image: str }) } }),
+      gcp: open({ release: str, project: str, family: str, name: str }),
+    }),
+    'rhel-coreos-extensions': open({
+      marketplace: open({ azure: { type: 'map', nullable: true, values: open({ hyperVGen1: marketplaceImage, hyperVGen2: marketplaceImage }) } }),
+    }),
+  }) },
+});
+
+/**
+ * True when `doc` has the fields CoreosStream names, of their types (STREAM_SCHEMA); else false,
+ * and `why` is told the first field that is not ("path: what is wrong").
+ */
+function isCoreosStream(doc: Record<string, unknown>, why: (problem: string) => void): doc is Record<string, unknown> & CoreosStream {
+  let first: string | null = null;
+  const ctx: Ctx = { map: null, report: (d) => { first ??= `${d.path}: ${d.message}`; } };
+  validate(STREAM_SCHEMA, doc, '', ctx);
+  if (first !== null) why(first);
+  return first === null;
 }
 
 /** Kubernetes arch label value -> RPM arch used as the stream key (MCO bootimage helpers). */

@@ -106,7 +106,7 @@ export function estimateSlotsSeconds(d: PhaseDurations, p: SlotsEstimateInput, s
   let t = start;
   let end = start;
   p.order.forEach((n, i) => {
-    if (finish.size >= p.slots) t = Math.max(t, finish.pop()!);
+    if (finish.size >= p.slots) t = Math.max(t, finish.pop() ?? t);
     if (p.backend === 'bootc' && p.needsStaging && n.staged !== true) t = Math.max(t, stagingDone);
     const done = t + (durationOf ? durationOf(i) : nodeWindowSeconds(d, p.backend, n.reboot));
     finish.push(done);

@@ -50,7 +50,7 @@ export interface McoCandidate {
  * machine-config-operator pod, which a snapshot does not tell.) The nodes given must be the
  * candidates only: getAllCandidateMachines never picks a node that is not ready as
  * LayeredNodeState.CheckNodeReady sees it (Ready, DiskPressure, NetworkUnavailable,
- * unschedulable) or that is not done with its current config (issue 12 rules 5 and 7;
+ * unschedulable) or that is not done with its current config (docs/safety.md rules 5 and 7;
  * src/domain/nodes.ts mcoNodeHealth, mcoNodeWork); those nodes use up capacity instead
  * (waveSizeFor).
  */
@@ -73,7 +73,7 @@ export function roundRobinByZone<T extends WaveCandidate>(nodes: readonly T[]): 
     list.push(n);
   }
   const zones = [...byZone.keys()].sort();
-  const queues = zones.map((z) => byZone.get(z)!.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+  const queues = zones.map((z) => (byZone.get(z) ?? []).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   const out: T[] = [];
   const cursor = queues.map(() => 0);
   let remaining = nodes.length;

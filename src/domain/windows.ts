@@ -5,6 +5,7 @@
  * input and turns windows into intervals. Pure: the "now" is always passed in.
  */
 import { Cron } from 'croner';
+import { messageOf } from '../base/errors.ts';
 
 export function checkCron(expr: string): string | null {
   const parts = expr.trim().split(/\s+/);
@@ -15,7 +16,7 @@ export function checkCron(expr: string): string | null {
     new Cron(expr, { paused: true }).stop();
     return null;
   } catch (err) {
-    return String((err as Error).message).replace(/^CronPattern: /, '');
+    return messageOf(err).replace(/^CronPattern: /, '');
   }
 }
 

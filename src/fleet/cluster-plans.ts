@@ -11,7 +11,7 @@ import type { RolloutSpec } from '../spec/types.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan, PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import type { FleetCluster } from './spec-types.ts';
-import { effectiveSpecs, type LoadedFleet } from './spec-load.ts';
+import { effectiveSpecs, type CheckedFleet } from './spec-load.ts';
 import type { FleetClusterPlan, FleetPlan } from './plan-types.ts';
 
 /** One cluster of a Fleet: its entry in the Fleet, its effective spec and its re-planner. */
@@ -23,7 +23,7 @@ export interface FleetClusterSpec {
 
 /** A Fleet read and validated (its `fleet` is set), and the Fleet file as a plan records its spec. */
 export interface ValidFleet {
-  loaded: LoadedFleet;
+  loaded: CheckedFleet;
   info: PlanSpecInfo;
 }
 
@@ -33,7 +33,7 @@ export interface ValidFleet {
  * the Fleet file's, naming the cluster). `durations` per cluster (default the planner's).
  */
 export function fleetClusterSpecs(read: ValidFleet, o: { durations?: (cluster: string) => PhaseDurations | undefined; now?: number } = {}): Map<string, FleetClusterSpec> {
-  const fleet = read.loaded.fleet!;
+  const fleet = read.loaded.fleet;
   const effective = effectiveSpecs(fleet, read.loaded.map);
   return new Map(fleet.spec.clusters.map((entry, i) => {
     const { spec, map } = effective[i];

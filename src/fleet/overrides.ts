@@ -1,11 +1,11 @@
 /**
- * What differs between the clusters of a fleet plan, for the reviewer (issue 17, review finding
- * 4): every field of a cluster's effective spec that an override changed (the fleet plan's
- * `overriddenBy`, with the shared value and the override), and, read from the cluster plans
- * themselves, every pool whose target image, maxUnavailable, paused, rollout or soak differs
- * from the other clusters' with no override recorded for it (an edited fleet plan, or a bug).
- * Identical deviations are one row, so 500 clusters under one label override stay one line.
- * Pure: reads only the fleet plan.
+ * What differs between the clusters of a fleet plan, for the reviewer (docs/fleets.md "The
+ * pull-request comment", Overrides): every field of a cluster's effective spec that an override
+ * changed (the fleet plan's `overriddenBy`, with the shared value and the override), and, read
+ * from the cluster plans themselves, every pool whose target image, maxUnavailable, paused,
+ * rollout or soak differs from the other clusters' with no override recorded for it (an edited
+ * fleet plan, or a bug). Identical deviations are one row, so 500 clusters under one label
+ * override stay one line. Pure: reads only the fleet plan.
  */
 import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
 import type { PlanPool } from '../plan/types.ts';

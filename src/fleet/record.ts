@@ -42,6 +42,7 @@ const OUTCOMES: readonly string[] = ['running', 'waiting', 'done', 'nothing-to-d
 
 /** The record in `text`, or the reason it is not one (a string). */
 export function fleetProgressOf(text: string): FleetProgressRecord | string {
+  // any: the JSON of a document read from the cluster, checked field by field below.
   let p: any;
   try {
     p = JSON.parse(text);

@@ -1,7 +1,7 @@
 /**
  * Fleet rehearsal output (`fleet rehearse`): text and JSON of the fleet timeline
  * (src/fleet/rehearsal-sim.ts). Pure. The text reads the timeline through `forDisplay`
- * (cluster names and messages come from the Fleet file and the clusters: issue 13).
+ * (cluster names and messages come from the Fleet file and the clusters: docs/safety.md "What is masked in outputs").
  */
 import type { FleetRehearsal } from './rehearsal-sim.ts';
 import { colors, formatDuration, padTable, plural, toAscii } from '../render/format.ts';

@@ -13,13 +13,29 @@ import { rolloutSchema } from '../spec/rollout-schema.ts';
 import { effectiveSpec, sharedMapOf, type EffectiveSpec, type SharedMap } from './effective-spec.ts';
 import { FLEET_KIND, type FleetSpec } from './spec-types.ts';
 
-export interface LoadedFleet {
-  /** null when the Fleet has errors. */
-  fleet: FleetSpec | null;
+interface Loaded {
   map: SourceMap;
   diagnostics: Diagnostic[];
   /** sha256 of the exact bytes read. */
   sha256: string;
+}
+
+/** A Fleet without error diagnostics: the schema (spec-schema.ts) and every effective spec hold. */
+export interface CheckedFleet extends Loaded {
+  fleet: FleetSpec;
+}
+
+/** A Fleet as read: checked, or null with the errors that say why. */
+export type LoadedFleet = CheckedFleet | (Loaded & { fleet: null });
+
+/** A loaded Fleet is checked when it has no error diagnostic (then parseFleetSpec gave it a Fleet). */
+export function isCheckedFleet(loaded: LoadedFleet): loaded is CheckedFleet {
+  return loaded.fleet !== null && !hasErrors(loaded.diagnostics);
+}
+
+/** The document is a FleetSpec when validating it against the schema reported no error. */
+function conforms(doc: unknown, diagnostics: readonly Diagnostic[]): doc is FleetSpec {
+  return !hasErrors(diagnostics);
 }
 
 const START = 'start from examples/fleet/fleet.yaml';
@@ -49,9 +65,9 @@ export function parseFleetSpec(text: string, file: string): LoadedFleet {
     diagnostics.push(single(file, 'not-a-fleet', 'this is a Rollout spec, not a Fleet', `kind ${FLEET_KIND}`, 'plan one cluster with `bootcplan plan -f FILE`; a Fleet wraps the Rollout spec\'s `spec` block in spec.rollout'));
   }
   let all = [...parsed.diagnostics, ...diagnostics];
-  if (!hasErrors(all)) all = [...all, ...effectiveDiagnostics(doc as unknown as FleetSpec, parsed.map, new Set(all.map(where)))];
+  if (conforms(doc, all)) all = [...all, ...effectiveDiagnostics(doc, parsed.map, new Set(all.map(where)))];
   const sorted = sortDiagnostics(all);
-  return { fleet: hasErrors(sorted) ? null : (doc as unknown as FleetSpec), map: parsed.map, diagnostics: sorted, sha256 };
+  return conforms(doc, sorted) ? { fleet: doc, map: parsed.map, diagnostics: sorted, sha256 } : { fleet: null, map: parsed.map, diagnostics: sorted, sha256 };
 }
 
 /**

@@ -9,12 +9,12 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_NESTING } from '../base/limits.ts';
-
-/** What a 2xx answer must be: an object of `kind`, a list of `kind` objects, or any JSON object. */
-export type Expected = { kind: string; list: boolean } | null;
+import type { KObject } from '../cluster/types.ts';
+import { objectShapeProblem, type ViewOf } from '../cluster/kinds.ts';
+import { NamedError } from '../base/errors.ts';
 
 /** A refused answer: why, in words, for KubeRequestError. */
-export class AnswerRefused extends Error {
+export class AnswerRefused extends NamedError {
   constructor(message: string, readonly problem: 'not-json' | 'unexpected-answer') {
     super(message);
   }
@@ -79,7 +79,7 @@ export function parseJsonBody(body: Buffer, status: number, headers: IncomingHtt
   return value;
 }
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function typeName(v: unknown): string {
   if (v === null) return 'null';
@@ -92,37 +92,77 @@ function refuse(message: string): never {
   throw new AnswerRefused(message, 'unexpected-answer');
 }
 
-/** An object of the API: a JSON object with metadata.name (list items may leave out kind). */
-function checkObject(o: unknown, kind: string, where: string): void {
-  if (!isObject(o)) refuse(`${where} is ${typeName(o)}, not an object with metadata.name`);
-  if (o.kind !== undefined && o.kind !== kind) refuse(`${where} is kind ${printable(String(o.kind), 100)}, not ${kind}`);
-  if (!isObject(o.metadata) || typeof o.metadata.name !== 'string' || o.metadata.name === '') refuse(`${where} has no metadata.name (metadata is ${typeName(o.metadata)})`);
+/** The resource a request reads: its kind, and its apiVersion where list items and watch events leave both out. */
+export interface Expected<K extends string> {
+  apiVersion?: string;
+  kind: K;
 }
 
 /**
- * Checks a parsed 2xx answer against what the request expects; returns it. A list must be
- * `<Kind>List` with an array of objects (a null `items` is an empty list, as Go encodes a nil
- * slice); an object must carry exactly the expected kind and a metadata.name.
+ * An object of the API: a JSON object with metadata.name (list items and watch events may leave
+ * out apiVersion and kind: filled in from `expected`), and for a kind bootcplan reads, every
+ * field its view names of the right type (src/cluster/kinds.ts objectShapeProblem). The one
+ * place an API object is narrowed to its view.
  */
-export function checkAnswer(value: unknown, expected: Expected): any {
-  if (!isObject(value)) refuse(`expected ${expected ? `a ${expected.kind}${expected.list ? 'List' : ''}` : 'a JSON object'}, got ${typeName(value)}`);
-  if (!expected) return value;
-  const want = expected.list ? `${expected.kind}List` : expected.kind;
-  if (value.kind === undefined) refuse(`expected a ${want}, got an object without kind`);
-  if (value.kind !== want) refuse(`expected a ${want}, got kind ${printable(String(value.kind), 100)}`);
-  if (!expected.list) {
-    checkObject(value, want, `the ${want}`);
-    return value;
+function checkObject<K extends string>(o: unknown, expected: Expected<K>, where: string): asserts o is ViewOf<K> {
+  const { kind } = expected;
+  if (!isObject(o)) refuse(`${where} is ${typeName(o)}, not an object with metadata.name`);
+  if (o.kind !== undefined && o.kind !== kind) refuse(`${where} is kind ${printable(String(o.kind), 100)}, not ${kind}`);
+  const meta = o.metadata;
+  if (!isObject(meta) || typeof meta.name !== 'string' || meta.name === '') refuse(`${where} has no metadata.name (metadata is ${typeName(meta)})`);
+  if (expected.apiVersion !== undefined) o.apiVersion ??= expected.apiVersion;
+  o.kind ??= kind;
+  const problem = objectShapeProblem(o, kind);
+  if (problem) {
+    const name = `${typeof meta.namespace === 'string' ? `${meta.namespace}/` : ''}${meta.name}`;
+    refuse(`${where} (${kind} ${printable(name, 200)}) is malformed: ${problem.path}: ${problem.message}`);
   }
-  if (value.items === null) value.items = [];
-  if (!Array.isArray(value.items)) refuse(`got a ${want} whose items is ${typeName(value.items)}, not an array`);
-  if (value.metadata !== undefined && !isObject(value.metadata)) refuse(`got a ${want} whose metadata is ${typeName(value.metadata)}`);
-  value.items.forEach((o: unknown, i: number) => checkObject(o, expected.kind, `item ${i + 1} of the ${want}`));
+}
+
+/** A 2xx answer to a request for one object of `kind`: exactly that kind, checked (checkObject). */
+export function objectAnswer<K extends string>(value: unknown, kind: K): ViewOf<K> {
+  if (!isObject(value)) refuse(`expected a ${kind}, got ${typeName(value)}`);
+  if (value.kind === undefined) refuse(`expected a ${kind}, got an object without kind`);
+  if (value.kind !== kind) refuse(`expected a ${kind}, got kind ${printable(String(value.kind), 100)}`);
+  checkObject(value, { kind }, `the ${kind}`);
   return value;
 }
 
+/** A 2xx answer whose body is any JSON object (a DELETE's Status, an eviction's answer). */
+export function jsonObjectAnswer(value: unknown): Record<string, unknown> {
+  if (!isObject(value)) refuse(`expected a JSON object, got ${typeName(value)}`);
+  return value;
+}
+
+/** One page of a list: its objects (checked) and the list's metadata (resourceVersion, continue). */
+export interface ListPage<T> {
+  items: T[];
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * A 2xx answer to a LIST of `kind`: a `<Kind>List` with an array of objects (a null `items` is an
+ * empty list, as Go encodes a nil slice), each checked (checkObject).
+ */
+export function listAnswer<K extends string>(value: unknown, expected: Expected<K>): ListPage<ViewOf<K>> {
+  const want = `${expected.kind}List`;
+  if (!isObject(value)) refuse(`expected a ${want}, got ${typeName(value)}`);
+  if (value.kind === undefined) refuse(`expected a ${want}, got an object without kind`);
+  if (value.kind !== want) refuse(`expected a ${want}, got kind ${printable(String(value.kind), 100)}`);
+  const items = value.items === null ? [] : value.items;
+  if (!Array.isArray(items)) refuse(`got a ${want} whose items is ${typeName(items)}, not an array`);
+  const metadata = value.metadata;
+  if (metadata !== undefined && !isObject(metadata)) refuse(`got a ${want} whose metadata is ${typeName(metadata)}`);
+  const checked: ViewOf<K>[] = [];
+  items.forEach((o: unknown, i: number) => {
+    checkObject(o, expected, `item ${i + 1} of the ${want}`);
+    checked.push(o);
+  });
+  return { items: checked, metadata };
+}
+
 /** A Kubernetes Status (the body of every error the API server itself returns), or null. */
-export function statusOf(body: Buffer): Record<string, any> | null {
+export function statusOf(body: Buffer): Record<string, unknown> | null {
   if (!body.length || nestedDeeperThan(body.toString('utf8'), MAX_JSON_DEPTH)) return null;
   try {
     const v = JSON.parse(body.toString('utf8'));
@@ -141,14 +181,21 @@ export function isApiServerNotFoundPage(status: number, body: Buffer): boolean {
   return status === 404 && body.length < 100 && body.toString('utf8').trim() === '404 page not found';
 }
 
-const WATCH_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
+/**
+ * One event of a watch: an object of the kind watched (ADDED, MODIFIED, DELETED), a BOOKMARK
+ * (its metadata carries the resourceVersion to resume from), or an ERROR (a Status).
+ */
+export type WatchEvent<T = KObject> =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T }
+  | { type: 'BOOKMARK'; object: { metadata: { resourceVersion?: string; annotations?: Record<string, string> } } }
+  | { type: 'ERROR'; object: Record<string, unknown> };
 
 /**
- * One line of a watch stream: a JSON object `{type, object}` (apimachinery
- * pkg/apis/meta/v1 WatchEvent); objects of ADDED, MODIFIED and DELETED carry metadata.name,
- * a BOOKMARK carries metadata (its resourceVersion), an ERROR carries a Status.
+ * One line of a watch stream of `kind`: a JSON object `{type, object}` (apimachinery
+ * pkg/apis/meta/v1 WatchEvent); objects of ADDED, MODIFIED and DELETED are objects of the kind
+ * (checkObject), a BOOKMARK carries metadata (its resourceVersion), an ERROR carries a Status.
  */
-export function parseWatchEvent(line: string): { type: string; object: any } {
+export function parseWatchEvent<K extends string>(line: string, expected: Expected<K>): WatchEvent<ViewOf<K>> {
   const shown = () => preview(Buffer.from(line));
   if (nestedDeeperThan(line, MAX_JSON_DEPTH)) throw new AnswerRefused(`a watch event is JSON nested deeper than ${MAX_JSON_DEPTH} levels: ${shown()}`, 'unexpected-answer');
   let ev: unknown;
@@ -157,10 +204,35 @@ export function parseWatchEvent(line: string): { type: string; object: any } {
   } catch {
     throw new AnswerRefused(`a line of the watch stream is not JSON: ${shown()}`, 'not-json');
   }
-  if (!isObject(ev) || typeof ev.type !== 'string' || !WATCH_TYPES.has(ev.type) || !isObject(ev.object)) {
+  if (!isObject(ev) || typeof ev.type !== 'string' || !isObject(ev.object)) {
     throw new AnswerRefused(`a line of the watch stream is not a watch event ({type, object}): ${shown()}`, 'unexpected-answer');
   }
-  if (ev.type !== 'ERROR' && !isObject(ev.object.metadata)) refuse(`a ${ev.type} watch event has no metadata: ${shown()}`);
-  if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK' && (typeof ev.object.metadata.name !== 'string' || ev.object.metadata.name === '')) refuse(`a ${ev.type} watch event has no metadata.name: ${shown()}`);
-  return ev as { type: string; object: any };
+  const { type, object } = ev;
+  switch (type) {
+    case 'ERROR':
+      return { type, object };
+    case 'BOOKMARK': {
+      const meta = object.metadata;
+      if (!isObject(meta)) refuse(`a ${type} watch event has no metadata: ${shown()}`);
+      const resourceVersion = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined;
+      const annotations = isObject(meta.annotations) ? stringsOf(meta.annotations) : undefined;
+      return { type, object: { metadata: { resourceVersion, annotations } } };
+    }
+    case 'ADDED':
+    case 'MODIFIED':
+    case 'DELETED':
+      if (!isObject(object.metadata)) refuse(`a ${type} watch event has no metadata: ${shown()}`);
+      if (typeof object.metadata.name !== 'string' || object.metadata.name === '') refuse(`a ${type} watch event has no metadata.name: ${shown()}`);
+      checkObject(object, expected, `the object of a ${type} watch event`);
+      return { type, object };
+    default:
+      throw new AnswerRefused(`a line of the watch stream is not a watch event ({type, object}): ${shown()}`, 'unexpected-answer');
+  }
+}
+
+/** The string values of a mapping (annotations: the API server writes only strings). */
+function stringsOf(m: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(m)) if (typeof v === 'string') out[k] = v;
+  return out;
 }

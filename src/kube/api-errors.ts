@@ -8,11 +8,12 @@
  *   reports it as one line with a hint (exit 1), whatever path it leaves src/kube by.
  */
 import type http from 'node:http';
-import { ClusterApiError } from '../base/errors.ts';
+import { ClusterApiError, messageOf } from '../base/errors.ts';
 import {
   DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError,
 } from '../apply/driver.ts';
 import { printable } from './answers.ts';
+import { isPlainObject } from '../base/schema.ts';
 
 /**
  * The API server refused a request (a Status other than the driver's specific errors: 401,
@@ -66,9 +67,10 @@ export const HINT_NOT_API_SERVER = 'is --kubeconfig pointing at the API server, 
  * 422 (apiserver patch handler: "testing value /path failed") — PreconditionFailedError;
  * a 409 is a write conflict (ConflictError) unless it says AlreadyExists.
  */
-export function errorFromStatus(status: number, body: any, what: string, headers: http.IncomingHttpHeaders = {}): DriverError | KubeApiError {
-  const message: string = typeof body?.message === 'string' ? printable(body.message, 2000) : `HTTP ${status}`;
-  const reason: string | null = typeof body?.reason === 'string' ? printable(body.reason, 100) : null;
+export function errorFromStatus(status: number, body: Record<string, unknown>, what: string, headers: http.IncomingHttpHeaders = {}): DriverError | KubeApiError {
+  const message = typeof body.message === 'string' ? printable(body.message, 2000) : `HTTP ${status}`;
+  const reason = typeof body.reason === 'string' ? printable(body.reason, 100) : null;
+  const details = isPlainObject(body.details) ? body.details : {};
   const testFailed = /testing value (\S+) failed|test operation|TestFailed|test failed/i.exec(message);
   if ((status === 422 || status === 409) && testFailed) {
     return new PreconditionFailedError(`${what}: a precondition of the patch failed (${message})`, testFailed[1] ?? '');
@@ -82,7 +84,7 @@ export function errorFromStatus(status: number, body: any, what: string, headers
     const retry = Number(headers['retry-after'] ?? '');
     return new KubeApiError(`${what}: ${message}`, status, reason ?? 'TooManyRequests', Number.isFinite(retry) && retry > 0 ? `retry after ${retry}s` : undefined);
   }
-  if (status === 422 && reason === 'Invalid' && !body?.details?.causes && !body?.details?.name) {
+  if (status === 422 && reason === 'Invalid' && !details.causes && !details.name) {
     return new PatchNotApplicableError(`${what}: the patch cannot be applied: ${message}`);
   }
   if (status === 422) return new KubeApiError(`${what}: rejected by the API server: ${message}`, status, reason ?? 'Invalid');
@@ -106,12 +108,11 @@ function unreachableHint(code: string, message: string, r: Route): string {
   return 'check that the cluster is up and that the kubeconfig points at it (`kubectl cluster-info`)';
 }
 
-/** A connection failure (refused, reset, DNS, TLS) as a KubeRequestError naming the server. */
-export function unreachable(err: NodeJS.ErrnoException, endpoint: string, r: Route): KubeRequestError {
-  const code = err.code ?? '';
-  const text = printable(err.message.replace(new RegExp(`^${code}:?\\s*`), ''), 300);
+/** A connection failure (refused, reset, DNS, TLS: Node.js error `code` and `message`) as a KubeRequestError naming the server. */
+export function unreachable(code: string, message: string, endpoint: string, r: Route): KubeRequestError {
+  const text = printable(message.replace(new RegExp(`^${code}:?\\s*`), ''), 300);
   const msg = `cannot reach the Kubernetes API at ${via(r)} (context "${r.context}"): ${code ? code + ' ' : ''}${text} (${endpoint})`;
-  return new KubeRequestError(msg, 'unreachable', endpoint, unreachableHint(code, err.message, r));
+  return new KubeRequestError(msg, 'unreachable', endpoint, unreachableHint(code, message, r));
 }
 
 export function timedOut(endpoint: string, r: Route, seconds: number, phase: 'headers' | 'body' | 'watch'): KubeRequestError {
@@ -138,7 +139,7 @@ export function formatBytes(n: number): string {
 
 /** The kubeconfig could not be applied to a request (exec plugin, token file, TLS material). */
 export function kubeconfigFailure(err: unknown, endpoint: string, r: Route, user: string): KubeRequestError {
-  const first = printable(String((err as Error)?.message ?? err).split('\n')[0], 300);
+  const first = printable(messageOf(err).split('\n')[0], 300);
   return new KubeRequestError(`cannot prepare ${endpoint} for ${r.server} with the credentials of kubeconfig user "${user}" (context "${r.context}"): ${first}`,
     'kubeconfig', endpoint, 'check the user and cluster entries of the kubeconfig (`kubectl config view --minify`), and any exec plugin it runs');
 }

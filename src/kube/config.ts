@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterApiError, InputError, fsErrorText } from '../base/errors.ts';
+import { ClusterApiError, InputError, fsErrorText, messageOf } from '../base/errors.ts';
 
 export interface KubeFlags {
   kubeconfig?: string;
@@ -69,7 +69,7 @@ function loadText(text: string, path: string, origin: string, dir: string): Kube
     kc.loadFromString(text);
     kc.makePathsAbsolute(dir);
   } catch (err) {
-    throw new ClusterApiError(`kubeconfig ${path} (${origin}) is not valid: ${(err as Error).message.split('\n')[0]}`, 'check it with `kubectl config view --kubeconfig ' + path + '`');
+    throw new ClusterApiError(`kubeconfig ${path} (${origin}) is not valid: ${messageOf(err).split('\n')[0]}`, 'check it with `kubectl config view --kubeconfig ' + path + '`');
   }
   return kc;
 }
@@ -106,7 +106,7 @@ export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string |
         try {
           kc.loadFromCluster();
         } catch (err) {
-          throw new ClusterApiError(`cannot use the in-cluster service account: ${(err as Error).message}`, `check the token and ca.crt in ${SERVICE_ACCOUNT_DIR}`);
+          throw new ClusterApiError(`cannot use the in-cluster service account: ${messageOf(err)}`, `check the token and ca.crt in ${SERVICE_ACCOUNT_DIR}`);
         }
         origin = 'in-cluster service account';
       } else {

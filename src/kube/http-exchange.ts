@@ -9,9 +9,10 @@
 import type http from 'node:http';
 import { AbortedError } from '../apply/driver.ts';
 import { setLongTimeout } from './long-timer.ts';
+import { NamedError } from '../base/errors.ts';
 
 /** Why an exchange failed, when it is not a socket error (those pass through) or an abort. */
-export class ExchangeFailure extends Error {
+export class ExchangeFailure extends NamedError {
   constructor(readonly kind: 'timeout-headers' | 'timeout-body' | 'timeout-watch' | 'too-large', readonly declared?: number) {
     super(kind);
   }
@@ -72,26 +73,29 @@ export function exchange(req: http.ClientRequest, body: string | undefined, limi
   return new Promise<Answer>((resolve, reject) => {
     let phase: 'headers' | 'body' = 'headers';
     let done = false;
-    const finish = (err: Error | null, answer?: Answer) => {
-      if (done) return;
+    /** Ends the exchange once: false when it had ended already. */
+    const end = () => {
+      if (done) return false;
       done = true;
       timer?.clear();
       signal?.removeEventListener('abort', onAbort);
-      if (err) {
-        req.destroy();
-        reject(err);
-      } else resolve(answer!);
+      return true;
     };
-    const onAbort = () => finish(new AbortedError());
-    const timer = limits.timeoutMs > 0 ? setLongTimeout(() => finish(new ExchangeFailure(phase === 'headers' ? 'timeout-headers' : 'timeout-body')), limits.timeoutMs) : null;
+    const fail = (err: Error) => {
+      if (!end()) return;
+      req.destroy();
+      reject(err);
+    };
+    const onAbort = () => fail(new AbortedError());
+    const timer = limits.timeoutMs > 0 ? setLongTimeout(() => fail(new ExchangeFailure(phase === 'headers' ? 'timeout-headers' : 'timeout-body')), limits.timeoutMs) : null;
     signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (err) => finish(err));
+    req.on('error', fail);
     req.on('response', (res) => {
       phase = 'body';
       const status = res.statusCode ?? 0;
       const ok = status >= 200 && status < 300;
       readBody(res, ok ? limits.maxBytes : Math.min(limits.errorBytes, limits.maxBytes), !ok)
-        .then((b) => finish(null, { status, headers: res.headers, body: b }), (e) => finish(e));
+        .then((b) => { if (end()) resolve({ status, headers: res.headers, body: b }); }, fail);
     });
     if (body !== undefined) req.write(body);
     req.end();
@@ -102,22 +106,25 @@ export function exchange(req: http.ClientRequest, body: string | undefined, limi
 export function openStream(req: http.ClientRequest, timeoutMs: number, signal: AbortSignal): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     let done = false;
-    const finish = (err: Error | null, res?: http.IncomingMessage) => {
-      if (done) return;
+    /** Ends the wait for the headers once: false when it had ended already. */
+    const end = () => {
+      if (done) return false;
       done = true;
       timer?.clear();
       signal.removeEventListener('abort', onAbort);
-      if (err) {
-        req.destroy();
-        reject(err);
-      } else resolve(res!);
+      return true;
     };
-    const onAbort = () => finish(new AbortedError());
-    const timer = timeoutMs > 0 ? setLongTimeout(() => finish(new ExchangeFailure('timeout-headers')), timeoutMs) : null;
+    const fail = (err: Error) => {
+      if (!end()) return;
+      req.destroy();
+      reject(err);
+    };
+    const onAbort = () => fail(new AbortedError());
+    const timer = timeoutMs > 0 ? setLongTimeout(() => fail(new ExchangeFailure('timeout-headers')), timeoutMs) : null;
     signal.addEventListener('abort', onAbort, { once: true });
     // Stays attached: a reset after the headers surfaces on the response (readLines).
-    req.on('error', (err) => finish(err));
-    req.on('response', (res) => finish(null, res));
+    req.on('error', fail);
+    req.on('response', (res) => { if (end()) resolve(res); });
     req.end();
   });
 }

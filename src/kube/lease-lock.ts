@@ -12,7 +12,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import { BOOTCPLAN_NAMESPACE, LOCK_NAME } from '../cluster/types.ts';
+import { BOOTCPLAN_NAMESPACE, LOCK_NAME, type ObjectMeta } from '../cluster/types.ts';
+import type { LeaseObject } from '../cluster/kinds.ts';
+import { isPlainObject } from '../base/schema.ts';
 import { LockHeldError } from '../base/errors.ts';
 import {
   type Clock, type LockRecord,
@@ -47,64 +49,58 @@ export function defaultHolder(env: Record<string, string | undefined> = process.
 const LEASE_WHAT = `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}`;
 
 /**
- * The Lease fields the lock reads, checked (coordination.k8s.io/v1 LeaseSpec): a Lease whose
- * spec is not an object, or whose holder is not a string, is refused instead of read as
- * "no holder" (which `status` would print as "lock: free").
+ * The Lease fields the lock reads, checked beyond their types (coordination.k8s.io/v1 LeaseSpec;
+ * the types were checked where the answer came in, src/kube/answers.ts): a time that is not a
+ * time, or annotations that are not strings, are refused instead of read as "no holder" (which
+ * `status` would print as "lock: free").
  */
-function checkLease(l: any, endpoint: string): any {
+function checkLease(l: LeaseObject, endpoint: string): LeaseObject {
   const bad = (what: string) => new KubeRequestError(`${endpoint}: the ${LEASE_WHAT} is malformed: ${what}`, 'unexpected-answer', endpoint, 'the API server should never answer this; ' + HINT_NOT_API_SERVER);
-  const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
-  const spec = l?.spec;
-  if (spec === undefined) return l;
-  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw bad(`spec is ${kindOf(spec)}, not an object`);
-  for (const f of ['holderIdentity', 'acquireTime', 'renewTime'] as const) {
-    if (spec[f] !== undefined && spec[f] !== null && typeof spec[f] !== 'string') throw bad(`spec.${f} is ${kindOf(spec[f])}, not a string`);
-  }
+  const spec = l.spec;
   for (const f of ['acquireTime', 'renewTime'] as const) {
-    if (typeof spec[f] === 'string' && !Number.isFinite(Date.parse(spec[f]))) throw bad(`spec.${f} is not a time`);
+    const t = spec?.[f];
+    if (typeof t === 'string' && !Number.isFinite(Date.parse(t))) throw bad(`spec.${f} is not a time`);
   }
-  for (const f of ['leaseDurationSeconds', 'leaseTransitions'] as const) {
-    if (spec[f] !== undefined && spec[f] !== null && !Number.isFinite(spec[f])) throw bad(`spec.${f} is ${kindOf(spec[f])}, not a number`);
-  }
-  const ann = l.metadata?.annotations;
-  if (ann !== undefined && ann !== null && (typeof ann !== 'object' || Array.isArray(ann) || Object.values(ann).some((v) => typeof v !== 'string'))) throw bad('metadata.annotations is not a map of strings');
+  const ann: unknown = l.metadata.annotations;
+  if (ann !== undefined && ann !== null && (!isPlainObject(ann) || Object.values(ann).some((v) => typeof v !== 'string'))) throw bad('metadata.annotations is not a map of strings');
   return l;
 }
 
-function recordOf(l: any): LockRecord | null {
-  if (!l || !l.spec?.holderIdentity) return null;
-  const toIso = (s: string | undefined) => (s ? isoOf(Date.parse(s) / 1000) : '');
+function recordOf(l: LeaseObject | null): LockRecord | null {
+  const spec = l?.spec;
+  if (!l || !spec?.holderIdentity) return null;
+  const toIso = (s: string | null | undefined) => (s ? isoOf(Date.parse(s) / 1000) : '');
   return {
-    lockId: l.metadata?.annotations?.[LOCK_ID_ANNOTATION] ?? '',
-    holder: l.spec.holderIdentity,
-    planId: l.metadata?.annotations?.[PLAN_ID_ANNOTATION] ?? '',
-    since: toIso(l.spec.acquireTime),
-    renewedAt: toIso(l.spec.renewTime ?? l.spec.acquireTime),
-    ttlSeconds: l.spec.leaseDurationSeconds ?? 0,
+    lockId: l.metadata.annotations?.[LOCK_ID_ANNOTATION] ?? '',
+    holder: spec.holderIdentity,
+    planId: l.metadata.annotations?.[PLAN_ID_ANNOTATION] ?? '',
+    since: toIso(spec.acquireTime),
+    renewedAt: toIso(spec.renewTime ?? spec.acquireTime),
+    ttlSeconds: spec.leaseDurationSeconds ?? 0,
   };
 }
 
 /** What changes when the lock is renewed or taken over: the observed record (client-go compares the raw record). */
-function leaseKey(l: any): string {
-  const sp = l?.spec ?? {};
-  return JSON.stringify([l?.metadata?.annotations?.[LOCK_ID_ANNOTATION] ?? '', sp.holderIdentity ?? '', sp.acquireTime ?? '', sp.renewTime ?? '', sp.leaseDurationSeconds ?? 0, sp.leaseTransitions ?? 0]);
+function leaseKey(l: LeaseObject): string {
+  const sp = l.spec ?? {};
+  return JSON.stringify([l.metadata.annotations?.[LOCK_ID_ANNOTATION] ?? '', sp.holderIdentity ?? '', sp.acquireTime ?? '', sp.renewTime ?? '', sp.leaseDurationSeconds ?? 0, sp.leaseTransitions ?? 0]);
 }
 
 export class LeaseLock {
   /** This process's memory of the Lease (observed record and time). */
   private readonly observer = new LeaseObserver();
   /** The Lease as this process last wrote it, by lock id (the next renewal's resourceVersion). */
-  private readonly mine = new Map<string, any>();
+  private readonly mine = new Map<string, LeaseObject>();
 
   constructor(private readonly client: KubeClient, private readonly cache: WatchCache, private readonly clock: Clock) {}
 
   private leasePath() {
     return objectPath(LEASE, LOCK_NAME, BOOTCPLAN_NAMESPACE);
   }
-  private async getLease(): Promise<any | null> {
+  private async getLease(): Promise<LeaseObject | null> {
     try {
       const l = checkLease(await this.client.request('GET', this.leasePath(), { what: LEASE_WHAT, expect: 'Lease' }), `GET ${this.leasePath()}`);
-      if (l?.spec?.holderIdentity) this.observer.observe({ key: leaseKey(l), ttlSeconds: l.spec.leaseDurationSeconds ?? 0 }, this.clock.now());
+      if (l.spec?.holderIdentity) this.observer.observe({ key: leaseKey(l), ttlSeconds: l.spec.leaseDurationSeconds ?? 0 }, this.clock.now());
       return l;
     } catch (err) {
       if (err instanceof NotFoundError) return null;
@@ -112,24 +108,22 @@ export class LeaseLock {
     }
   }
   /** Free, or held by a record this process has seen unchanged for its whole duration. */
-  private expired(l: any): boolean {
-    if (!l?.spec?.holderIdentity) return true;
+  private expired(l: LeaseObject): boolean {
+    if (!l.spec?.holderIdentity) return true;
     return this.observer.expired(this.clock.now());
   }
 
   async acquire(req: { holder: string; planId: string; ttlSeconds: number }): Promise<LockRecord> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const cur = await this.getLease();
-      if (cur && !this.expired(cur)) {
-        const r = recordOf(cur)!;
-        throw new LockHeldError(r.holder, r.since, r.lockId, r.planId || null);
-      }
+      const held = cur && !this.expired(cur) ? recordOf(cur) : null;
+      if (held) throw new LockHeldError(held.holder, held.since, held.lockId, held.planId || null);
       const now = this.clock.now();
       const lockId = randomBytes(6).toString('hex');
       const spec = { holderIdentity: req.holder, leaseDurationSeconds: Math.max(1, Math.round(req.ttlSeconds)), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: cur ? (cur.spec?.leaseTransitions ?? 0) + 1 : 0 };
-      const metadata: any = { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, labels: { [MANAGED_BY_LABEL]: 'bootcplan' }, annotations: { [LOCK_ID_ANNOTATION]: lockId, [PLAN_ID_ANNOTATION]: req.planId } };
+      const metadata: ObjectMeta = { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, labels: { [MANAGED_BY_LABEL]: 'bootcplan' }, annotations: { [LOCK_ID_ANNOTATION]: lockId, [PLAN_ID_ANNOTATION]: req.planId } };
       try {
-        let l: any;
+        let l: LeaseObject;
         if (!cur) {
           l = await this.client.request('POST', collectionPath(LEASE, BOOTCPLAN_NAMESPACE), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, what: LEASE_WHAT, expect: 'Lease' }).catch(rethrowMissingNamespace);
         } else {
@@ -139,7 +133,7 @@ export class LeaseLock {
         }
         this.cache.wrote(checkLease(l, `PUT ${this.leasePath()}`), LEASE.apiVersion, 'Lease');
         this.mine.set(lockId, l);
-        return recordOf(l)!;
+        return this.heldRecord(l);
       } catch (err) {
         // Someone else created or updated it between our read and our write: read again.
         if (err instanceof AlreadyExistsError || err instanceof ConflictError || err instanceof NotFoundError) continue;
@@ -153,18 +147,18 @@ export class LeaseLock {
     let cur = this.mine.get(lockId) ?? null;
     for (let attempt = 0; attempt < 5; attempt++) {
       cur ??= await this.getLease();
-      if (!cur || cur.metadata?.annotations?.[LOCK_ID_ANNOTATION] !== lockId || !cur.spec?.holderIdentity) {
+      if (!cur || cur.metadata.annotations?.[LOCK_ID_ANNOTATION] !== lockId || !cur.spec?.holderIdentity) {
         this.mine.delete(lockId);
         throw new LockLostError(`lock ${lockId} is no longer held${cur?.spec?.holderIdentity ? ` (now held by ${cur.spec.holderIdentity})` : ''}`);
       }
       // The resourceVersion of the Lease last read or written: a compare-and-swap.
       const body = structuredClone(cur);
-      body.spec.renewTime = microTime(this.clock.now());
+      body.spec = { ...body.spec, renewTime: microTime(this.clock.now()) };
       try {
         const l = await this.client.request('PUT', this.leasePath(), { body, what: LEASE_WHAT, expect: 'Lease' });
         this.cache.wrote(checkLease(l, `PUT ${this.leasePath()}`), LEASE.apiVersion, 'Lease');
         this.mine.set(lockId, l);
-        return recordOf(l)!;
+        return this.heldRecord(l);
       } catch (err) {
         if (err instanceof ConflictError) { cur = null; continue; }
         if (err instanceof NotFoundError) {
@@ -180,7 +174,7 @@ export class LeaseLock {
   async release(lockId: string): Promise<boolean> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const cur = await this.getLease();
-      if (!cur || cur.metadata?.annotations?.[LOCK_ID_ANNOTATION] !== lockId) return false;
+      if (!cur || cur.metadata.annotations?.[LOCK_ID_ANNOTATION] !== lockId) return false;
       try {
         await this.client.request('DELETE', this.leasePath(), {
           body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: cur.metadata.resourceVersion } },
@@ -196,6 +190,13 @@ export class LeaseLock {
       }
     }
     return false;
+  }
+
+  /** The record of a Lease this process just wrote with a holder; a Lease written back without one did not take. */
+  private heldRecord(l: LeaseObject): LockRecord {
+    const r = recordOf(l);
+    if (!r) throw new KubeRequestError(`${LEASE_WHAT}: the API server answered a lock write with a Lease that has no holder`, 'unexpected-answer', `PUT ${this.leasePath()}`, HINT_NOT_API_SERVER);
+    return r;
   }
 
   async read(): Promise<LockRecord | null> {

@@ -21,6 +21,8 @@ import type { ObjectWriter } from './object-writes.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { objectPath, NODE, POD } from './resources.ts';
 import { setLongTimeout } from './long-timer.ts';
+import { isPlainObject } from '../base/schema.ts';
+import type { NodeObject } from '../cluster/kinds.ts';
 
 /** DaemonSet-owned pods (kubectl drain --ignore-daemonsets) and static (mirror) pods stay. */
 export function skippedByDrain(p: KObject): boolean {
@@ -29,12 +31,14 @@ export function skippedByDrain(p: KObject): boolean {
 }
 
 /** A merge patch with the node's progress entry added (or the entry alone, conditional on the resourceVersion). */
-function withProgress(body: Record<string, any> | null, n: KObject, progress: NodeProgress | undefined): Record<string, any> | null {
+function withProgress(body: Record<string, unknown> | null, n: NodeObject, progress: NodeProgress | undefined): Record<string, unknown> | null {
   if (!progress) return body;
-  const out: Record<string, any> = body ? structuredClone(body) : { metadata: {} };
-  out.metadata ??= {};
-  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [BOOTCPLAN_PROGRESS]: encodeNodeProgress(progress) };
-  if (n.metadata.resourceVersion) out.metadata.resourceVersion = n.metadata.resourceVersion;
+  const out: Record<string, unknown> = body ? structuredClone(body) : { metadata: {} };
+  const metadata: Record<string, unknown> = isPlainObject(out.metadata) ? out.metadata : {};
+  out.metadata = metadata;
+  const annotations = isPlainObject(metadata.annotations) ? metadata.annotations : {};
+  metadata.annotations = { ...annotations, [BOOTCPLAN_PROGRESS]: encodeNodeProgress(progress) };
+  if (n.metadata.resourceVersion) metadata.resourceVersion = n.metadata.resourceVersion;
   return out;
 }
 
@@ -76,7 +80,7 @@ export class NodeOps {
    * Runs a conditional write on the Node as the watch cache has it; when the server refuses it
    * because the Node moved (409: the cache was behind), reads the Node and runs it once more.
    */
-  private async onFreshNode<T>(node: string, write: (n: KObject) => Promise<T>): Promise<T> {
+  private async onFreshNode<T>(node: string, write: (n: NodeObject) => Promise<T>): Promise<T> {
     await this.cache.start();
     const cached = this.cache.get('Node', node);
     if (cached) {
@@ -89,8 +93,8 @@ export class NodeOps {
     return write(await this.readNode(node));
   }
 
-  private async readNode(node: string): Promise<KObject> {
-    const n: KObject = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}`, expect: 'Node' });
+  private async readNode(node: string): Promise<NodeObject> {
+    const n: NodeObject = await this.client.request('GET', objectPath(NODE, node), { what: `Node ${node}`, expect: 'Node' });
     return this.cache.wrote(n, 'v1', 'Node');
   }
 

@@ -14,8 +14,10 @@ import {
 } from '../apply/driver.ts';
 import { type KubeClient, PatchNotApplicableError } from './rest.ts';
 import { pausePatch } from '../domain/cordons.ts';
+import type { ViewOf } from '../cluster/kinds.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { resourceOf, objectPath, collectionPath, BOOTC_NODE, BOOTC_NODE_POOL, MACHINE_CONFIG_POOL } from './resources.ts';
+import { messageOf } from '../base/errors.ts';
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -46,12 +48,12 @@ export class ObjectWriter {
   }
 
   /** The server does not say which operation failed: apply the patch to a fresh copy here. */
-  private async whyNotApplicable(ref: ObjectRef, ops: Operation[]): Promise<Error> {
+  private async whyNotApplicable(ref: ObjectRef, ops: Operation[]): Promise<unknown> {
     let current: KObject;
     try {
       current = await this.client.request('GET', this.refPath(ref), { what: describeObject(ref), expect: ref.kind });
     } catch (err) {
-      return err as Error;
+      return err;
     }
     for (let i = 0; i < ops.length; i++) {
       try {
@@ -62,7 +64,7 @@ export class ObjectWriter {
           const actual = fjp.getValueByPointer(current, op.path);
           return new PreconditionFailedError(`${describeObject(ref)}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`, op.path);
         }
-        return new DriverError(`${describeObject(ref)}: operation ${i + 1} (${op.op} ${op.path}) cannot be applied: ${(err as Error).message.split('\n')[0]}`);
+        return new DriverError(`${describeObject(ref)}: operation ${i + 1} (${op.op} ${op.path}) cannot be applied: ${messageOf(err).split('\n')[0]}`);
       }
     }
     // It applies now: the object changed between the write and the read.
@@ -92,8 +94,8 @@ export class ObjectWriter {
    */
   async setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void> {
     const r = kind === 'MachineConfigPool' ? MACHINE_CONFIG_POOL : BOOTC_NODE_POOL;
-    const read = (): Promise<KObject> => this.client.request('GET', objectPath(r, name), { what: `${kind} ${name}`, expect: kind });
-    const write = async (pool: KObject) => {
+    const read = () => this.client.request('GET', objectPath(r, name), { what: `${kind} ${name}`, expect: kind });
+    const write = async (pool: ViewOf<PoolKind>) => {
       const body = pausePatch(pool, paused, by);
       if (body) await this.mergePatch({ apiVersion: r.apiVersion, kind, name }, body);
     };

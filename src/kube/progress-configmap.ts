@@ -17,7 +17,7 @@ import { MANAGED_BY_LABEL, rethrowMissingNamespace } from './bootcplan-namespace
 const WHAT = `ConfigMap ${BOOTCPLAN_NAMESPACE}/${PROGRESS_NAME}`;
 const KEY = 'run.json';
 
-const isMap = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The run record of `run.json`, checked field by field (src/apply/driver.ts ProgressRecord):
@@ -27,25 +27,30 @@ const isMap = (v: unknown): v is Record<string, any> => typeof v === 'object' &&
 export function progressOf(text: unknown, endpoint: string): ProgressRecord {
   const bad = (what: string) => new KubeRequestError(`${endpoint}: ${WHAT}: ${KEY} ${what}`, 'unexpected-answer', endpoint,
     `bootcplan writes this record; if it was edited by hand, delete the ConfigMap (the next apply re-plans from the cluster: kubectl -n ${BOOTCPLAN_NAMESPACE} delete configmap ${PROGRESS_NAME})`);
-  let p: any;
+  let p: unknown;
   try {
     p = JSON.parse(String(text));
   } catch {
     throw bad('is not valid JSON');
   }
+  checkProgressRecord(p, bad);
+  return p;
+}
+
+/** The fields ProgressRecord names, each of its type; `bad` makes the error that names the first that is not. */
+function checkProgressRecord(p: unknown, bad: (what: string) => Error): asserts p is ProgressRecord {
   if (!isMap(p)) throw bad('is not a JSON object');
   for (const f of ['planId', 'startedAt', 'updatedAt']) if (typeof p[f] !== 'string') throw bad(`has no string ${f}`);
   for (const f of ['changesApplied', 'done']) if (typeof p[f] !== 'boolean') throw bad(`has no boolean ${f}`);
   if (!isMap(p.pools)) throw bad('has no pools map');
-  for (const [name, pool] of Object.entries<any>(p.pools)) {
-    if (!isMap(pool) || !Number.isSafeInteger(pool.wavesDone) || pool.wavesDone < 0 || typeof pool.done !== 'boolean') throw bad(`pool "${printable(name, 100)}" is malformed`);
+  for (const [name, pool] of Object.entries(p.pools)) {
+    if (!isMap(pool) || typeof pool.wavesDone !== 'number' || !Number.isSafeInteger(pool.wavesDone) || pool.wavesDone < 0 || typeof pool.done !== 'boolean') throw bad(`pool "${printable(name, 100)}" is malformed`);
     if (pool.mcoUnpaused !== undefined && typeof pool.mcoUnpaused !== 'boolean') throw bad(`pool "${printable(name, 100)}" has a mcoUnpaused that is not a boolean`);
     const seen = pool.stagingSeen;
     if (seen !== undefined && (!isMap(seen) || Object.values(seen).some((t) => typeof t !== 'string' || !Number.isFinite(Date.parse(t))))) throw bad(`pool "${printable(name, 100)}" has a stagingSeen that is not a map of node names to times`);
     const i = pool.interrupted;
     if (i !== undefined && i !== null && (!isMap(i) || typeof i.at !== 'string' || typeof i.reason !== 'string' || !(i.wave === null || Number.isSafeInteger(i.wave)))) throw bad(`pool "${printable(name, 100)}" has a malformed interrupted entry`);
   }
-  return p as ProgressRecord;
 }
 
 export class ProgressConfigMap {
@@ -72,7 +77,7 @@ export class ProgressConfigMap {
     }
     const text = cm?.data?.[KEY];
     const run = text === undefined || text === null || text === '' ? null : progressOf(text, `GET ${path}`);
-    nodes ??= (await this.client.list(collectionPath(NODE), 'Node', { what: 'list nodes' })).items;
+    nodes ??= (await this.client.list(collectionPath(NODE), NODE, { what: 'list nodes' })).items;
     return { run, version: cm?.metadata.resourceVersion ?? null, nodes: nodeProgressOfAll(nodes) };
   }
 
@@ -84,7 +89,7 @@ export class ProgressConfigMap {
       data: { 'plan-id': p.planId, [KEY]: JSON.stringify(p) },
     };
     const moved = () => new ProgressMovedError(`${WHAT} was written by someone else since this apply read it (resourceVersion ${version ?? 'none'}): another apply runs`);
-    let cm: any;
+    let cm: KObject;
     try {
       // The resourceVersion makes the replace conditional: two applies never overwrite each other.
       if (version) cm = await this.client.request('PUT', this.progressPath(), { body, what: WHAT, expect: 'ConfigMap' });
@@ -95,6 +100,6 @@ export class ProgressConfigMap {
       throw err;
     }
     this.cache.wrote(cm, 'v1', 'ConfigMap');
-    return String(cm.metadata?.resourceVersion ?? '');
+    return String(cm.metadata.resourceVersion ?? '');
   }
 }

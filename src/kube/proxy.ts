@@ -11,7 +11,7 @@ import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { ClusterApiError } from '../base/errors.ts';
+import { ClusterApiError, NamedError } from '../base/errors.ts';
 import { MAX_TIMER_MS } from './long-timer.ts';
 
 export interface ProxyRoute {
@@ -46,7 +46,7 @@ export function proxyRouteOf(proxyUrl: string | undefined, cluster: string): Pro
 }
 
 /** The proxy refused to open the tunnel (its CONNECT answer was not 200). */
-export class ProxyRefused extends Error {
+export class ProxyRefused extends NamedError {
   constructor(readonly status: number, readonly statusText: string) {
     super(`HTTP ${status}${statusText ? ' ' + statusText : ''}`);
   }

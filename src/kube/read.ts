@@ -17,11 +17,11 @@ export interface LiveRead {
 }
 
 /** Fields the server keeps for itself; a snapshot file does not need them. */
-export function cleanObject(o: any, apiVersion: string, kind: string): KObject {
+export function cleanObject<T extends KObject>(o: T, apiVersion: string, kind: string): T {
   o.apiVersion ??= apiVersion;
   o.kind ??= kind;
-  if (o.metadata) delete o.metadata.managedFields;
-  return o as KObject;
+  delete o.metadata.managedFields;
+  return o;
 }
 
 const groupName = (s: SnapshotSource) => `${s.type.plural}${s.type.apiVersion.includes('/') ? '.' + s.type.apiVersion.split('/')[0] : ''}`;
@@ -39,8 +39,8 @@ export async function readLiveObjects(client: KubeClient): Promise<LiveRead> {
       }
     }
     try {
-      const list = await client.list(collectionPath(s.type, s.namespace), s.type.kind, { what: `list ${s.type.plural}` });
-      return list.items.map((o: any) => cleanObject(o, s.type.apiVersion, s.type.kind));
+      const list = await client.list(collectionPath(s.type, s.namespace), s.type, { what: `list ${s.type.plural}` });
+      return list.items.map((o) => cleanObject(o, s.type.apiVersion, s.type.kind));
     } catch (err) {
       if (err instanceof NotFoundError) {
         notInstalled.add(groupName(s));

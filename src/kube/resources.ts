@@ -75,7 +75,12 @@ export interface SnapshotSource {
   namespace?: string;
 }
 
-const R = (kind: string) => byKind.get(kind)!;
+/** A resource of RESOURCES by kind (the table above names each one the snapshot reads). */
+const R = (kind: string): ResourceType => {
+  const r = byKind.get(kind);
+  if (!r) throw new Error(`internal: no resource type for kind ${kind}`);
+  return r;
+};
 
 export const MACHINE_API_NAMESPACE = 'openshift-machine-api';
 export const MCO_NAMESPACE = 'openshift-machine-config-operator';

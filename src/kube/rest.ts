@@ -19,13 +19,15 @@ import https from 'node:https';
 import http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AbortedError } from '../apply/driver.ts';
-import { ClusterApiError } from '../base/errors.ts';
+import { ClusterApiError, errnoOf, NamedError } from '../base/errors.ts';
 import {
   KubeApiError, KubeRequestError, HINT_NOT_API_SERVER, errorFromStatus, unreachable, timedOut, tooLarge, kubeconfigFailure, formatBytes, type Route,
 } from './api-errors.ts';
 import {
-  AnswerRefused, checkAnswer, parseJsonBody, parseWatchEvent, statusOf, isApiServerNotFoundPage, describeAnswer, preview, printable, type Expected,
+  AnswerRefused, objectAnswer, jsonObjectAnswer, listAnswer, parseJsonBody, parseWatchEvent, statusOf, isApiServerNotFoundPage, describeAnswer, preview, printable,
+  type Expected, type ListPage, type WatchEvent,
 } from './answers.ts';
+import type { ViewOf } from '../cluster/kinds.ts';
 import { exchange, openStream, readBody, readLines, ExchangeFailure, type Answer } from './http-exchange.ts';
 import { proxyRouteOf, TunnelAgent, ProxyRefused, forwardThrough, type ProxyRoute } from './proxy.ts';
 import { countRequest, countWritten } from './request-stats.ts';
@@ -44,12 +46,11 @@ export interface RequestOptions {
   expect?: string;
 }
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-export interface WatchEvent { type: WatchEventType; object: any }
+export type { WatchEvent } from './answers.ts';
 
 /** Every object of a collection, read page by page, and the list's resourceVersion (to watch from). */
-export interface ListAnswer {
-  items: any[];
+export interface ListAnswer<T> {
+  items: T[];
   resourceVersion: string;
 }
 
@@ -76,7 +77,7 @@ const MAX_LIST_PAGES = 100_000;
 const LIST_BYTES_FACTOR = 8;
 
 /** A continue token expired (410 Gone) while paging: the list starts over (once). */
-class ContinueExpired extends Error {}
+class ContinueExpired extends NamedError {}
 
 export class KubeClient {
   readonly server: string;
@@ -119,7 +120,7 @@ export class KubeClient {
       throw kubeconfigFailure(err, endpoint, this.route, this.kc.getCurrentUser()?.name ?? '');
     }
     // KubeConfig makes a fresh agent per call; keep one (keep-alive) per kind of use.
-    const agentOpts = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername } as https.AgentOptions;
+    const agentOpts: https.AgentOptions = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername };
     opts.agent = watch ? (this.watchAgent ??= this.newAgent(true, agentOpts)) : (this.agent ??= this.newAgent(false, agentOpts));
     opts.protocol = url.protocol;
     opts.hostname = url.hostname.replace(/^\[|\]$/g, '');
@@ -134,7 +135,7 @@ export class KubeClient {
   }
 
   /** A failed exchange as the error to throw: AbortedError and errors of the caller pass through. */
-  private failure(err: unknown, endpoint: string): Error {
+  private failure(err: unknown, endpoint: string): unknown {
     if (err instanceof ExchangeFailure) {
       const seconds = this.timeoutMs / 1000;
       if (err.kind === 'too-large') return tooLarge(endpoint, this.route, this.maxBytes, err.declared);
@@ -145,9 +146,9 @@ export class KubeClient {
         err.status === 407 ? 'the proxy wants credentials: put them in proxy-url (http://user:password@host:port)' : 'check proxy-url in the kubeconfig, and that the proxy allows CONNECT to the API server');
     }
     if (err instanceof AnswerRefused) return new KubeRequestError(`${endpoint}: ${err.message}`, err.problem, endpoint, HINT_NOT_API_SERVER);
-    const code = (err as NodeJS.ErrnoException)?.code;
-    if (err instanceof Error && typeof code === 'string' && !(err instanceof AbortedError)) return unreachable(err as NodeJS.ErrnoException, endpoint, this.route);
-    return err as Error;
+    const code = errnoOf(err);
+    if (err instanceof Error && code !== undefined && !(err instanceof AbortedError)) return unreachable(code, err.message, endpoint, this.route);
+    return err;
   }
 
   /** An answer that is not 2xx: the driver's error for a Status, KubeRequestError for anything else. */
@@ -162,7 +163,7 @@ export class KubeClient {
     return new KubeRequestError(`${endpoint}: HTTP ${a.status} answer is not a Kubernetes Status (${describeAnswer(a.headers, a.body)}): ${preview(a.body)}`, 'unexpected-answer', endpoint, HINT_NOT_API_SERVER);
   }
 
-  private async call(method: string, path: string, o: RequestOptions, expected: Expected, onBytes?: (n: number) => void): Promise<any> {
+  private async call<T>(method: string, path: string, o: RequestOptions, check: (value: unknown) => T, onBytes?: (n: number) => void): Promise<T> {
     const endpoint = `${method} ${path}`;
     const fullPath = path + queryString(o.query);
     const headers: Record<string, string> = {};
@@ -187,15 +188,21 @@ export class KubeClient {
     countWritten(this.contextName, method, path, a.body.length);
     try {
       onBytes?.(a.body.length);
-      return checkAnswer(parseJsonBody(a.body, a.status, a.headers), expected);
+      return check(parseJsonBody(a.body, a.status, a.headers));
     } catch (err) {
       throw this.failure(err, endpoint);
     }
   }
 
-  /** One request; resolves with the checked JSON of a 2xx answer, throws otherwise. */
-  request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
-    return this.call(method, path, o, o.expect ? { kind: o.expect, list: false } : null);
+  /**
+   * One request; resolves with the checked JSON of a 2xx answer (with `expect`, an object of
+   * that kind, narrowed to its view: src/kube/answers.ts), throws otherwise.
+   */
+  request<K extends string>(method: string, path: string, o: RequestOptions & { expect: K }): Promise<ViewOf<K>>;
+  request(method: string, path: string, o?: RequestOptions): Promise<Record<string, unknown>>;
+  request(method: string, path: string, o: RequestOptions = {}): Promise<unknown> {
+    const kind = o.expect;
+    return kind === undefined ? this.call(method, path, o, jsonObjectAnswer) : this.call(method, path, o, (v) => objectAnswer(v, kind));
   }
 
   /**
@@ -205,14 +212,14 @@ export class KubeClient {
    * pager falls back to one unpaginated list there, which the size cap would bound anyway,
    * but pages keep each answer small.
    */
-  async list(path: string, kind: string, o: Omit<RequestOptions, 'body' | 'contentType' | 'expect'> = {}): Promise<ListAnswer> {
+  async list<K extends string>(path: string, expected: Expected<K>, o: Omit<RequestOptions, 'body' | 'contentType' | 'expect'> = {}): Promise<ListAnswer<ViewOf<K>>> {
     try {
-      return await this.listPages(path, kind, o);
+      return await this.listPages(path, expected, o);
     } catch (err) {
       if (!(err instanceof ContinueExpired)) throw err;
     }
     try {
-      return await this.listPages(path, kind, o);
+      return await this.listPages(path, expected, o);
     } catch (err) {
       if (!(err instanceof ContinueExpired)) throw err;
       throw new KubeRequestError(`GET ${path}: the list's continue token expired again after a restart (410 Gone): the collection changes faster than it can be read in pages of ${this.pageSize}`,
@@ -220,16 +227,16 @@ export class KubeClient {
     }
   }
 
-  private async listPages(path: string, kind: string, o: RequestOptions): Promise<ListAnswer> {
-    const items: any[] = [];
+  private async listPages<K extends string>(path: string, expected: Expected<K>, o: RequestOptions): Promise<ListAnswer<ViewOf<K>>> {
+    const items: ViewOf<K>[] = [];
     const seen = new Set<string>();
     let bytes = 0;
     let token: string | undefined;
     let resourceVersion = '';
     for (;;) {
-      let page: any;
+      let page: ListPage<ViewOf<K>>;
       try {
-        page = await this.call('GET', path, { ...o, query: { ...o.query, limit: this.pageSize, continue: token } }, { kind, list: true }, (n) => { bytes += n; });
+        page = await this.call('GET', path, { ...o, query: { ...o.query, limit: this.pageSize, continue: token } }, (v) => listAnswer(v, expected), (n) => { bytes += n; });
       } catch (err) {
         if (token !== undefined && err instanceof KubeApiError && err.status === 410) throw new ContinueExpired();
         throw err;
@@ -254,7 +261,7 @@ export class KubeClient {
    * (resolves), the signal aborts (resolves), or the connection fails (rejects). A server
    * that does not end it within its `timeoutSeconds` plus the request timeout is cut off.
    */
-  async watch(path: string, query: Record<string, string | number | boolean | undefined>, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
+  async watch<K extends string>(path: string, query: Record<string, string | number | boolean | undefined>, onEvent: (e: WatchEvent<ViewOf<K>>) => void, signal: AbortSignal, expected: Expected<K>): Promise<void> {
     const endpoint = `WATCH ${path}`;
     const fullPath = path + queryString({ ...query, watch: 'true' });
     countRequest(this.contextName, 'WATCH', fullPath);
@@ -277,7 +284,7 @@ export class KubeClient {
     const serverSeconds = Number(query.timeoutSeconds ?? 0);
     const deadlineMs = serverSeconds > 0 && this.timeoutMs > 0 ? serverSeconds * 1000 + this.timeoutMs : 0;
     try {
-      await readLines(res, { maxLineBytes: this.maxBytes, deadlineMs, signal }, (line) => onEvent(parseWatchEvent(line) as WatchEvent));
+      await readLines(res, { maxLineBytes: this.maxBytes, deadlineMs, signal }, (line) => onEvent(parseWatchEvent(line, expected)));
     } catch (err) {
       if (signal.aborted) return;
       throw this.failure(err, endpoint);

@@ -1,13 +1,14 @@
 /**
  * The rollout status and Events on a real cluster (src/apply/rollout-status.ts):
  * - the spec's own object, bootcplan.dev/v1alpha1 Rollout in openshift-bootcplan
- *   (deploy/crds/bootcplan.dev_rollouts.yaml): read once per run, its status written through
+ *   (deploy/rollout-crd.yaml): read once per run, its status written through
  *   the status subresource with a JSON merge patch (the spec stays the GitOps engine's);
  * - Events through events.k8s.io/v1 (reportingController bootcplan.dev/apply); those about
  *   cluster-scoped objects (Nodes, pools) in namespace `default`, as client-go's recorder
  *   puts them, so `kubectl describe node` and `kubectl get events -A` show them.
  */
-import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
+import { BOOTCPLAN_NAMESPACE, type KObject } from '../cluster/types.ts';
+import { isPlainObject } from '../base/schema.ts';
 import { NotFoundError, DriverError, type RolloutObject, type Clock } from '../apply/driver.ts';
 import { EVENT_REPORTING_CONTROLLER, type ClusterEventRecord, type RolloutCondition, type RolloutStatus } from '../apply/rollout-status.ts';
 import { EVENT_LIMITS, eventProblems, rolloutStatusProblems } from '../apply/api-limits.ts';
@@ -36,10 +37,24 @@ export function eventName(regarding: string, t: number, seq: number): string {
 }
 
 /** status.lockObserved, when every field is a string (anything else is as good as none: the next run starts afresh). */
-function lockObservedOf(v: any): LockSighting | null {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
-  const fields = ['lockId', 'holder', 'record', 'heldSince', 'recordSince'] as const;
-  return fields.every((f) => typeof v[f] === 'string' && v[f].length <= 512) ? Object.fromEntries(fields.map((f) => [f, v[f]])) as unknown as LockSighting : null;
+function lockObservedOf(v: unknown): LockSighting | null {
+  if (!isPlainObject(v)) return null;
+  const text = (f: keyof LockSighting) => {
+    const t = v[f];
+    return typeof t === 'string' && t.length <= 512 ? t : null;
+  };
+  const lockId = text('lockId'), holder = text('holder'), record = text('record'), heldSince = text('heldSince'), recordSince = text('recordSince');
+  return lockId !== null && holder !== null && record !== null && heldSince !== null && recordSince !== null ? { lockId, holder, record, heldSince, recordSince } : null;
+}
+
+/**
+ * status.conditions: the entries that are mappings with a string type. Apply wrote them, and
+ * the Rollout CRD's schema (deploy/rollout-crd.yaml) holds their other fields
+ * to strings; only `type` decides anything here (rollout-status.ts matches on it).
+ */
+function conditionsOf(v: unknown): RolloutCondition[] {
+  if (!Array.isArray(v)) return [];
+  return v.filter((c): c is RolloutCondition => isPlainObject(c) && typeof c.type === 'string');
 }
 
 export class RolloutObjects {
@@ -47,7 +62,7 @@ export class RolloutObjects {
   constructor(private readonly client: KubeClient, private readonly clock: Clock, private readonly instance: string) {}
 
   async read(name: string): Promise<RolloutObject | null> {
-    let o: any;
+    let o: KObject;
     try {
       o = await this.client.request('GET', objectPath(ROLLOUT, name, BOOTCPLAN_NAMESPACE), { what: `Rollout ${BOOTCPLAN_NAMESPACE}/${name}`, expect: 'Rollout' });
     } catch (err) {
@@ -55,8 +70,8 @@ export class RolloutObjects {
       if (err instanceof NotFoundError) return null;
       throw err;
     }
-    const conditions: RolloutCondition[] = Array.isArray(o.status?.conditions) ? o.status.conditions.filter((c: any) => c && typeof c.type === 'string') : [];
-    return { uid: typeof o.metadata?.uid === 'string' ? o.metadata.uid : null, generation: Number(o.metadata?.generation ?? 0), spec: o.spec ?? null, conditions, lockObserved: lockObservedOf(o.status?.lockObserved) };
+    const status = isPlainObject(o.status) ? o.status : {};
+    return { uid: typeof o.metadata.uid === 'string' ? o.metadata.uid : null, generation: Number(o.metadata.generation ?? 0), spec: o.spec ?? null, conditions: conditionsOf(status.conditions), lockObserved: lockObservedOf(status.lockObserved) };
   }
 
   async writeStatus(name: string, status: Partial<RolloutStatus>): Promise<void> {

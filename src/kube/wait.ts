@@ -14,9 +14,8 @@ export async function waitOnCache<T>(
 ): Promise<T | null> {
   if (opts.signal?.aborted) throw new AbortedError();
   await cache.start();
-  const ok = (v: unknown) => v !== undefined && v !== null && v !== false;
   const first = predicate(cache.snapshot());
-  if (ok(first)) return first as T;
+  if (first !== undefined && first !== null && first !== false) return first;
   return new Promise<T | null>((resolve, reject) => {
     let pending: NodeJS.Timeout | null = null;
     let finished = false;
@@ -41,8 +40,10 @@ export async function waitOnCache<T>(
         finish(() => reject(err));
         return;
       }
-      if (ok(v)) finish(() => resolve(v as T));
-      else if (Date.now() >= deadline) finish(() => resolve(null));
+      if (v !== undefined && v !== null && v !== false) {
+        const held = v;
+        finish(() => resolve(held));
+      } else if (Date.now() >= deadline) finish(() => resolve(null));
     };
     // Coalesce bursts of watch events into one evaluation.
     const schedule = () => { pending ??= setTimeout(check, 15); };

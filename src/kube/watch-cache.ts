@@ -6,6 +6,7 @@
  */
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { snapshotFromObjects } from '../cluster/snapshot.ts';
+import { hasShapeOf, type ViewOf } from '../cluster/kinds.ts';
 import type { KubeClient } from './rest.ts';
 import { Reflector } from './watch.ts';
 import { SNAPSHOT_SOURCES } from './resources.ts';
@@ -58,12 +59,15 @@ export class WatchCache {
     this.view = { version: v, snap };
     return snap;
   }
-  /** The cached object (the cache must be started), or undefined. */
-  get(kind: string, name: string, namespace?: string | null): KObject | undefined {
+  /**
+   * The cached object (the cache must be started), or undefined; as its kind's view (every
+   * object came in checked: src/kube/answers.ts; hasShapeOf narrows it again, cheaply).
+   */
+  get<K extends string>(kind: K, name: string, namespace?: string | null): ViewOf<K> | undefined {
     for (const x of this.reflectors) {
       if (x.source.type.kind !== kind || (x.source.name && x.source.name !== name)) continue;
       const o = x.r.items.get(`${namespace ?? ''}/${name}`);
-      if (o) return o;
+      if (o && hasShapeOf(o, kind)) return o;
     }
     return undefined;
   }
@@ -84,7 +88,7 @@ export class WatchCache {
    * What every write does with the server's answer: fill in apiVersion and kind (a write's
    * answer may lack them) and put it into the cache if the cache is running.
    */
-  wrote(o: KObject, apiVersion: string, kind: string): KObject {
+  wrote<T extends KObject>(o: T, apiVersion: string, kind: string): T {
     o.apiVersion ??= apiVersion;
     o.kind ??= kind;
     if (this.isStarted) this.put(o);

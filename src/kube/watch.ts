@@ -15,11 +15,12 @@
  * is listed again (client-go's reflector does the same).
  */
 import type { KObject } from '../cluster/types.ts';
-import { KubeClient, KubeApiError, type ListAnswer } from './rest.ts';
+import { KubeClient, KubeApiError, type ListAnswer, type WatchEvent } from './rest.ts';
 import { type ResourceType, collectionPath } from './resources.ts';
 import { NotFoundError } from '../apply/driver.ts';
 import { setLongTimeout } from './long-timer.ts';
 import { printable } from './answers.ts';
+import { NamedError } from '../base/errors.ts';
 
 export interface ReflectorOptions {
   namespace?: string;
@@ -48,8 +49,8 @@ export function newerOrEqual(a: string | undefined, b: string | undefined): bool
   return true;
 }
 
-class GoneError extends Error {}
-class StreamingUnsupported extends Error {}
+class GoneError extends NamedError {}
+class StreamingUnsupported extends NamedError {}
 
 /** Clients of servers that refused a streaming list: they are listed, and not asked again. */
 const noStreaming = new WeakSet<KubeClient>();
@@ -138,7 +139,7 @@ export class Reflector {
       if (synced) return this.handle(ev);
       quiet();
       if (ev.type === 'ADDED') return this.initial(ev.object);
-      if (ev.type === 'BOOKMARK' && ev.object?.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+      if (ev.type === 'BOOKMARK' && ev.object.metadata.annotations?.[INITIAL_EVENTS_END] === 'true') {
         synced = true;
         timer.clear();
         this.resourceVersion = ev.object.metadata.resourceVersion ?? '';
@@ -147,7 +148,7 @@ export class Reflector {
         return ready();
       }
       if (ev.type !== 'BOOKMARK') throw new StreamingUnsupported(`watch ${this.type.plural}: ${ev.type} before the initial events ended`);
-    }, ac.signal).then(() => null, (err: unknown) => err);
+    }, ac.signal, this.type).then(() => null, (err: unknown) => err);
     const first = await Promise.race([isReady.then(() => 'synced' as const), ended]);
     timer.clear();
     if (first === 'synced') {
@@ -181,10 +182,10 @@ export class Reflector {
   }
 
   private async list(): Promise<void> {
-    let list: ListAnswer;
+    let list: ListAnswer<KObject>;
     try {
       // Page by page (limit/continue); the watch resumes from the list's resourceVersion.
-      list = await this.client.list(this.path, this.type.kind, { query: this.selectors(), signal: this.abort.signal, what: `list ${this.type.plural}` });
+      list = await this.client.list(this.path, this.type, { query: this.selectors(), signal: this.abort.signal, what: `list ${this.type.plural}` });
     } catch (err) {
       if (err instanceof NotFoundError) {
         this.installed = false;
@@ -195,7 +196,7 @@ export class Reflector {
     this.fill(list);
   }
 
-  private fill(list: ListAnswer) {
+  private fill(list: ListAnswer<KObject>) {
     this.items.clear();
     for (const o of list.items) {
       o.apiVersion ??= this.type.apiVersion;
@@ -221,7 +222,7 @@ export class Reflector {
         await this.client.watch(this.path, {
           ...this.selectors(), resourceVersion: this.resourceVersion, allowWatchBookmarks: true,
           timeoutSeconds: this.opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 60),
-        }, (ev) => this.handle(ev), this.abort.signal);
+        }, (ev) => this.handle(ev), this.abort.signal, this.type);
         if (this.stopped) return;
         if (Date.now() - began > 1000) backoff = 0.2;
         else await this.pause(backoff);
@@ -253,33 +254,33 @@ export class Reflector {
     });
   }
 
-  private handle(ev: { type: string; object: any }) {
-    const o = ev.object;
+  private handle(ev: WatchEvent<KObject>) {
     switch (ev.type) {
       case 'ADDED':
-      case 'MODIFIED':
-        o.apiVersion ??= this.type.apiVersion;
-        o.kind ??= this.type.kind;
-        this.resourceVersion = o.metadata?.resourceVersion ?? this.resourceVersion;
-        {
-          // A write-through copy of our own write may be newer than this event.
-          const cur = this.items.get(keyOf(o));
-          if (cur && cur.metadata.resourceVersion !== o.metadata?.resourceVersion && newerOrEqual(cur.metadata.resourceVersion, o.metadata?.resourceVersion)) break;
-        }
+      case 'MODIFIED': {
+        // apiVersion and kind were filled in where the event was read (src/kube/answers.ts).
+        const o = ev.object;
+        this.resourceVersion = o.metadata.resourceVersion ?? this.resourceVersion;
+        // A write-through copy of our own write may be newer than this event.
+        const cur = this.items.get(keyOf(o));
+        if (cur && cur.metadata.resourceVersion !== o.metadata.resourceVersion && newerOrEqual(cur.metadata.resourceVersion, o.metadata.resourceVersion)) break;
         this.items.set(keyOf(o), kept(o));
         this.changed();
         break;
+      }
       case 'DELETED':
-        this.items.delete(keyOf(o));
-        this.resourceVersion = o.metadata?.resourceVersion ?? this.resourceVersion;
+        this.items.delete(keyOf(ev.object));
+        this.resourceVersion = ev.object.metadata.resourceVersion ?? this.resourceVersion;
         this.changed();
         break;
       case 'BOOKMARK':
-        this.resourceVersion = o.metadata?.resourceVersion ?? this.resourceVersion;
+        this.resourceVersion = ev.object.metadata.resourceVersion ?? this.resourceVersion;
         break;
-      case 'ERROR':
-        if (o?.code === 410) throw new GoneError(o.message ?? 'resourceVersion too old');
-        throw new KubeApiError(`watch ${this.type.plural}: ${printable(String(o?.message ?? 'error'), 500)}`, typeof o?.code === 'number' ? o.code : null, typeof o?.reason === 'string' ? printable(o.reason, 100) : null);
+      case 'ERROR': {
+        const o = ev.object;
+        if (o.code === 410) throw new GoneError(typeof o.message === 'string' ? o.message : 'resourceVersion too old');
+        throw new KubeApiError(`watch ${this.type.plural}: ${printable(String(o.message ?? 'error'), 500)}`, typeof o.code === 'number' ? o.code : null, typeof o.reason === 'string' ? printable(o.reason, 100) : null);
+      }
     }
   }
 

@@ -21,6 +21,7 @@ import {
 } from '../domain/bootimages.ts';
 import { type DraftChange, updateChange, fieldChange } from './changes.ts';
 import type { BootImagesPlan, ChangeReason, Risk } from './types.ts';
+import type { MachineConfigurationObject } from '../cluster/kinds.ts';
 
 export interface BootImagesInput { spec: RolloutSpec; specMap: SourceMap | null; snapshot: ClusterSnapshot }
 export interface BootImagesResult {
@@ -37,7 +38,7 @@ interface BootImagesStep {
   snapshot: ClusterSnapshot;
   facts: ClusterFacts;
   /** MachineConfiguration/cluster, when the cluster has one. */
-  mc: KObject | null;
+  mc: MachineConfigurationObject | null;
   report: (d: DiagnosticInput) => void;
 }
 
@@ -78,8 +79,7 @@ export function planBootImages(input: BootImagesInput): BootImagesResult {
 // ---- desired machine managers -------------------------------------------------------
 function desiredManagers({ spec: s, facts, mc, report }: BootImagesStep): DesiredManagers {
   const specList = s.managedBootImages?.machineManagers;
-  const observedList: MachineManager[] | undefined = Array.isArray(mc?.spec?.managedBootImages?.machineManagers)
-    ? mc!.spec.managedBootImages.machineManagers : undefined;
+  const observedList: MachineManager[] | undefined = mc?.spec?.managedBootImages?.machineManagers ?? undefined;
   const observedLegacy = Array.isArray(observedList) && observedList.length === 0;
   let desiredList: MachineManager[] | undefined;
   let reason: ChangeReason = 'managed-boot-images';
@@ -173,7 +173,7 @@ function orderSkewEnforcement({ spec: s, facts, mc, report }: BootImagesStep, { 
   } else if (skewChange) {
     report({
       code: 'skew-enforcement-status-pending', path: SKEW_PATH,
-      message: `spec.bootImageSkewEnforcement is already ${skew!.mode} in the cluster, but status.bootImageSkewEnforcementStatus.mode is still Automatic; while it is, the API server rejects the new managers: ${violation.message}`,
+      message: `spec.bootImageSkewEnforcement is already ${skew?.mode} in the cluster, but status.bootImageSkewEnforcementStatus.mode is still Automatic; while it is, the API server rejects the new managers: ${violation.message}`,
       hint: 'the Machine Config Operator has not synced the status yet; plan again once it shows the new mode',
     });
   } else {
@@ -212,8 +212,7 @@ function predictEffects(
  * follows the spec, with a warning.
  */
 function observedStatusList({ facts, mc, report }: Pick<BootImagesStep, 'snapshot' | 'facts' | 'mc' | 'report'>): MachineManager[] | undefined {
-  const list: MachineManager[] | undefined = Array.isArray(mc?.status?.managedBootImagesStatus?.machineManagers)
-    ? mc!.status.managedBootImagesStatus.machineManagers : undefined;
+  const list: MachineManager[] | undefined = mc?.status?.managedBootImagesStatus?.machineManagers ?? undefined;
   const seen = facts.statusObserved;
   if (!mc || seen.current || facts.bootImagesSupported === false) return list;
   report({
@@ -236,7 +235,7 @@ function planControlPlaneMachineSet(
     report({ severity: 'warning', code: 'cpms-not-found', path: joinPath(CPMS_PATH, 'strategy'), message: 'the cluster has no ControlPlaneMachineSet openshift-machine-api/cluster; the strategy is not written', hint: 'remove controlPlaneMachineSet from the spec for clusters without one' });
   }
   if (!cpms) return cpmsChange;
-  const observedStrategy: string | undefined = cpms.spec?.strategy?.type;
+  const observedStrategy = cpms.spec?.strategy?.type ?? undefined;
   const before: CpmsStrategy = observedStrategy === 'OnDelete' ? 'OnDelete' : 'RollingUpdate';
   const after: CpmsStrategy = cpSpec?.strategy ?? before;
   // spec.strategy.type defaults to RollingUpdate: an absent field already means it.
@@ -270,7 +269,7 @@ function planControlPlaneMachineSet(
 function orderChanges({ spec: s }: BootImagesStep, { skewChange, managersChange }: MachineConfigurationChanges, cpmsChange: DraftChange | null): DraftChange[] {
   const changes: DraftChange[] = [];
   const toOnDelete = cpmsChange?.action === 'update' && s.controlPlaneMachineSet?.strategy === 'OnDelete';
-  if (toOnDelete) changes.push(cpmsChange!);
+  if (cpmsChange && toOnDelete) changes.push(cpmsChange);
   if (skewChange) changes.push(skewChange);
   if (managersChange) changes.push(managersChange);
   if (cpmsChange && !toOnDelete) changes.push(cpmsChange);

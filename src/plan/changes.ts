@@ -55,8 +55,13 @@ export function fieldChange(obj: KObject, path: string[], value: unknown, reason
   const after: Record<string, unknown> = {};
   let cur = after;
   path.forEach((k, i) => {
-    if (i === path.length - 1) cur[k] = value;
-    else cur = (cur[k] = {}) as Record<string, unknown>;
+    if (i === path.length - 1) {
+      cur[k] = value;
+      return;
+    }
+    const child: Record<string, unknown> = {};
+    cur[k] = child;
+    cur = child;
   });
   const draft = updateChange(obj, after, null, 'none', () => reason, description);
   // The live object's existing parents, so that buildPatch adds below them.
@@ -66,7 +71,13 @@ export function fieldChange(obj: KObject, path: string[], value: unknown, reason
   for (const k of path.slice(0, -1)) {
     src = isPlainObject(src) ? src[k] : undefined;
     if (!isPlainObject(src)) break;
-    dst = (dst[k] ??= {}) as Record<string, unknown>;
+    const child = dst[k];
+    if (isPlainObject(child)) dst = child;
+    else {
+      const made: Record<string, unknown> = {};
+      dst[k] = made;
+      dst = made;
+    }
   }
   const oldValue = pickPaths(obj, [path]);
   const leafBefore = path.reduce<unknown>((o, k) => (isPlainObject(o) ? o[k] : undefined), oldValue);

@@ -1,5 +1,5 @@
 /**
- * Planning a pool while the MCO rolls a config (issue 12 rule 5; DESIGN §7 "Sharing the
+ * Planning a pool while the MCO rolls a config (docs/safety.md rule 5; DESIGN §7 "Sharing the
  * cluster"): the pool's nodes that sit in a MachineConfigPool with a rendered config not yet
  * rolled out (src/domain/mco-rollout.ts) are held back (`mco-updating`), and the plan has an
  * error at the spec's pool entry naming the rendered config and the MachineConfigPool.
@@ -57,8 +57,8 @@ export function mcoRolloutBlocks(pool: RolloutPool, ctx: RolloutContext): Map<st
   const byPool = new Map<string, { rollout: McoRollout; nodes: string[] }>();
   for (const n of pool.pending) {
     const mcpName = mcpOf.get(n.name);
-    if (!mcpName) continue;
-    const rollout = rolling.get(mcpName)!;
+    const rollout = mcpName ? rolling.get(mcpName) : undefined;
+    if (!mcpName || !rollout) continue;
     held.set(n.name, 'mco-updating');
     const entry = byPool.get(mcpName) ?? { rollout, nodes: [] };
     entry.nodes.push(n.name);

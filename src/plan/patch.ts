@@ -43,20 +43,23 @@ function walk(before: unknown, after: unknown, path: string, ops: Operation[]) {
     return;
   }
   if (deepEqual(before, after)) return;
-  ops.push({ op: 'test', path, value: before } as Operation, { op: 'replace', path, value: after } as Operation);
+  ops.push({ op: 'test', path, value: before }, { op: 'replace', path, value: after });
 }
 
 /** The subset of `obj` at the given paths (only those present). */
 export function pickPaths(obj: unknown, paths: readonly (readonly string[])[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const path of paths) {
-    let src: any = obj;
+    let src: unknown = obj;
     for (const k of path) src = isPlainObject(src) ? src[k] : undefined;
     if (src === undefined) continue;
-    let dst: any = out;
+    let dst: Record<string, unknown> = out;
     path.forEach((k, i) => {
-      if (i === path.length - 1) dst[k] = structuredClone(src);
-      else dst = dst[k] ??= {};
+      if (i === path.length - 1) {
+        dst[k] = structuredClone(src);
+        return;
+      }
+      dst = childObject(dst, k);
     });
   }
   return out;
@@ -76,11 +79,19 @@ export function pickPathsWithParents(obj: unknown, paths: readonly (readonly str
     for (const k of path.slice(0, -1)) {
       src = isPlainObject(src) ? src[k] : undefined;
       if (!isPlainObject(src)) break;
-      if (!isPlainObject(dst[k])) dst[k] = {};
-      dst = dst[k] as Record<string, unknown>;
+      dst = childObject(dst, k);
     }
   }
   return out;
+}
+
+/** The mapping under `k` of `o`, made (empty) when there is none. */
+function childObject(o: Record<string, unknown>, k: string): Record<string, unknown> {
+  const child = o[k];
+  if (isPlainObject(child)) return child;
+  const made: Record<string, unknown> = {};
+  o[k] = made;
+  return made;
 }
 
 /** Paths of all leaves of a nested object (arrays are leaves). */

@@ -158,12 +158,16 @@ export function selfNodeOf(plan: Plan): string | null {
   return null;
 }
 
-export function planIdOf(body: Omit<Plan, 'id'> | Plan): string {
-  const { id: _ignored, schedule: _clockDependent, formatVersion, ...rest } = body as Plan;
+export function planIdOf(body: Omit<Plan, 'id'> & { id?: string }): string {
+  const { id: _ignored, schedule: _clockDependent, formatVersion, ...rest } = body;
   return createHash('sha256').update(JSON.stringify({ formatVersion, ...rest })).digest('hex').slice(0, 16);
 }
 
 function wavesWithReboots(pool: PlanPool): { reboot: RebootKind; staged: boolean }[][] {
   const byName = new Map(pool.nodes.map((n) => [n.name, n]));
-  return pool.waves.map((w) => w.map((name) => ({ reboot: byName.get(name)!.reboot, staged: byName.get(name)!.staged })));
+  // Every node of a wave has its entry in pool.nodes (poolPlan).
+  return pool.waves.map((w) => w.flatMap((name) => {
+    const n = byName.get(name);
+    return n ? [{ reboot: n.reboot, staged: n.staged }] : [];
+  }));
 }

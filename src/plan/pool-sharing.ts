@@ -1,5 +1,5 @@
 /**
- * What planning a pool must respect of the other controllers (issue 12 rules 2, 3 and 4;
+ * What planning a pool must respect of the other controllers (docs/safety.md rules 2, 3 and 4;
  * DESIGN §7 "Sharing the cluster"): nodes another pool also rolls (conflicts, never
  * scheduled), control-plane nodes in a pool that is not the control plane, nodes without a
  * BootcNode, the bootc-operator's own NodeConflict report, and a BootcNodePool that a
@@ -18,13 +18,14 @@ import {
 import { administratorPause } from '../domain/cordons.ts';
 import { BOOTCPLAN_PAUSED_BY } from '../domain/labels.ts';
 import type { BlockedBy } from './types.ts';
+import type { BootcNodePoolObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
 export interface SharingInput {
   spec: PoolSpec;
   /** Field path of the pool in the spec, e.g. `spec.pools[0]`. */
   path: string;
-  bnp: KObject | undefined;
-  mcp: KObject | undefined;
+  bnp: BootcNodePoolObject | undefined;
+  mcp: MachineConfigPoolObject | undefined;
   controlPlane: boolean;
   members: NodeView[];
 }
@@ -153,7 +154,7 @@ function controlPlaneNodesOutside(pool: SharingInput, { idx, snapshot, report }:
 }
 
 /** Rule 3: nodes the BootcNodePool selects but that have no BootcNode (nothing updates them). A warning; returns them. */
-function withoutBootcNode(pool: SharingInput, bnp: KObject, { snapshot, idx, conflicts, report }: SharingContext): string[] {
+function withoutBootcNode(pool: SharingInput, bnp: BootcNodePoolObject, { snapshot, idx, conflicts, report }: SharingContext): string[] {
   const names = nodesWithoutBootcNode(snapshot, bnp, idx.bootcNodes).filter((n) => !conflicts.has(n) && !isControlPlaneNodeOutside(pool, idx, n));
   if (!names.length) return [];
   report({
@@ -173,7 +174,7 @@ function isControlPlaneNodeOutside(pool: SharingInput, idx: NodeIndex, name: str
  * refused (an error) when the spec's image differs; when it is the same, a warning: the pool
  * is left to its owner. Returns the owner's name, or null.
  */
-function ownership(pool: SharingInput, bnp: KObject, report: (d: DiagnosticInput) => void): string | null {
+function ownership(pool: SharingInput, bnp: BootcNodePoolObject, report: (d: DiagnosticInput) => void): string | null {
   const owner = owningMachineConfigPool(bnp);
   if (!owner) return null;
   const current: unknown = bnp.spec?.image?.ref;

@@ -21,6 +21,7 @@ import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { isLabelValue } from '../domain/kube-names.ts';
 import { type DraftChange, updateChange } from './changes.ts';
 import type { PlanPool, PlanNode, Risk, RebootKind, BlockedBy, Backend } from './types.ts';
+import type { BootcNodePoolObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
 /** What planning a pool reads of the cluster, and where its findings go. */
 export interface PoolPlanContext {
@@ -49,8 +50,8 @@ interface PoolMembers {
   spec: PoolSpec;
   /** Field path of the pool in the spec, e.g. `spec.pools[0]`. */
   path: string;
-  bnp: KObject | undefined;
-  mcp: KObject | undefined;
+  bnp: BootcNodePoolObject | undefined;
+  mcp: MachineConfigPoolObject | undefined;
   backend: Backend;
   controlPlane: boolean;
   members: NodeView[];
@@ -99,7 +100,7 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
 }
 
 /**
- * `rollout: slots` (issue 14): bootc pools only. An MCO-only pool is rolled by the MCO's node
+ * `rollout: slots` (docs/spec.md "Slots"): bootc pools only. An MCO-only pool is rolled by the MCO's node
  * controller, which refills its own slots (maxUnavailable) and admits nodes itself: bootcplan
  * could not check windows, staleness or a failed node before each admission, so slots are
  * refused there with a plan error (README "Slots"). The admission order and batches are the
@@ -173,12 +174,12 @@ function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): PoolMembe
 }
 
 /**
- * A tag reference (allowTags: true; issue 12 rule 8). A bootc pool's target is the digest its
+ * A tag reference (allowTags: true; docs/safety.md rule 8). A bootc pool's target is the digest its
  * BootcNodePool resolved (status.targetDigest, src/domain/staging.ts resolvedTag); until then the
  * plan says so and holds the nodes back (`tag-unresolved`). An MCO-only pool has no resolver: the
  * nodes are judged by the image name. Returns the target digest, or null.
  */
-function tagTarget(p: PoolSpec, path: string, bnp: KObject | undefined, memberNames: string[], blocked: Map<string, BlockedBy>, report: (d: DiagnosticInput) => void): string | null {
+function tagTarget(p: PoolSpec, path: string, bnp: BootcNodePoolObject | undefined, memberNames: string[], blocked: Map<string, BlockedBy>, report: (d: DiagnosticInput) => void): string | null {
   if (!bnp) {
     report({
       severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),
@@ -280,7 +281,12 @@ function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void, 
   }
   // Scheduled nodes in rollout order (wave, then position in the wave), the others last by name.
   const nodes: PlanNode[] = [];
-  for (const w of waves) for (const name of w) nodes.push(byName.get(name)!);
+  for (const w of waves) {
+    for (const name of w) {
+      const n = byName.get(name);
+      if (n) nodes.push(n); // every node of a wave was given its entry above
+    }
+  }
   unscheduled.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const n of unscheduled) nodes.push(n);
 
@@ -320,13 +326,13 @@ function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): DraftChange[
   const drafts: DraftChange[] = [];
   const risk: Risk = pending.length ? 'disruptive' : 'none';
   if (mcp) {
-    const after: Record<string, unknown> = { spec: { maxUnavailable: budget.resolved } };
+    const spec: Record<string, unknown> = { maxUnavailable: budget.resolved };
     // For MCO-only pools bootcplan drives the MCO through the pool's pause switch; for
     // bootc pools the MCP (if any) only gets the same budget. An administrator's pause is
     // left alone, unless the spec lifts it (rule 6, pool-sharing.ts): a disruptive change.
-    if (administratorPause === 'lifted') (after.spec as any).paused = false;
-    else if (!bnp && administratorPause !== 'kept') (after.spec as any).paused = paused;
-    drafts.push(updateChange(mcp, after, p.name, administratorPause === 'lifted' ? 'disruptive' : 'none', (changed) =>
+    if (administratorPause === 'lifted') spec.paused = false;
+    else if (!bnp && administratorPause !== 'kept') spec.paused = paused;
+    drafts.push(updateChange(mcp, { spec }, p.name, administratorPause === 'lifted' ? 'disruptive' : 'none', (changed) =>
       changed.length === 1 && changed[0] === 'spec.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings',
       `MachineConfigPool ${p.name}: maxUnavailable resolved to ${budget.resolved}`));
   }

@@ -4,7 +4,7 @@
  * `maxEditLength`; when it gives up, the diff says so and shows the JSON patch instead.
  * Secrets are masked before diffing, so a changed secret shows as two different
  * fingerprints; every line shown has the credentials of references masked and invisible
- * characters made visible (the values diffed are data: issue 13). Pure.
+ * characters made visible (the values diffed are data: docs/safety.md "What is masked in outputs"). Pure.
  */
 import { diffLines } from 'diff/lib/diff/line.js'; // one module, not the whole library (start-up)
 import { stringify } from 'yaml';

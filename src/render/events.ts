@@ -9,7 +9,7 @@
  *
  * Events carry cluster data (node names, conditions, API messages): the human renderers read
  * each event through `forDisplay`, so no control sequence, bidi override or line break from
- * data reaches a terminal or a log (issue 13); NDJSON is the event exactly, with the characters
+ * data reaches a terminal or a log (docs/safety.md "What is masked in outputs"); NDJSON is the event exactly, with the characters
  * a terminal acts on written as JSON escapes (`jsonText`).
  */
 import type { ApplyEvent } from '../apply/events.ts';

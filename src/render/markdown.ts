@@ -9,7 +9,7 @@
  *   65,536). Every part is bounded by construction; if the details still do not fit, whole
  *   detail blocks are left out from the middle with a note. The head (marker, summary,
  *   errors) is never cut.
- * - Data is text (issue 13): read through `forDisplay` (secrets and credentials masked,
+ * - Data is text (docs/safety.md "What is masked in outputs"): read through `forDisplay` (secrets and credentials masked,
  *   invisible characters visible), then escaped where it is written; text outside code spans
  *   and blocks has its `@mentions` and `#123` links broken (`escapeMarkdown`), numbers too,
  *   since a crafted plan file may hold a string where a number belongs.

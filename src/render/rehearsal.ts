@@ -1,6 +1,6 @@
 /**
  * Rehearsal output: text (timeline summary) and JSON. Pure. The text reads the rehearsal
- * through `forDisplay` (its pools, nodes and events carry cluster data: issue 13).
+ * through `forDisplay` (its pools, nodes and events carry cluster data: docs/safety.md "What is masked in outputs").
  */
 import type { Rehearsal } from '../sim/rehearse.ts';
 import { EXIT, exitCodeOf } from '../base/errors.ts';

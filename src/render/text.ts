@@ -3,7 +3,7 @@
  *
  * The plan's data goes through `forDisplay` first: a node name, condition or message from the
  * cluster (or a crafted plan file) carries no terminal control sequence, bidi override or line
- * break to the terminal (issue 13); the only escape sequences written are the colours below.
+ * break to the terminal (docs/safety.md "What is masked in outputs"); the only escape sequences written are the colours below.
  */
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';

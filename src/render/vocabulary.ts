@@ -64,14 +64,15 @@ export function withArrows(s: string): string {
 // ---------------------------------------------------------------------------- data made visible
 
 /**
- * Characters that must not reach a terminal, a log or a reviewer's eyes as they are (issue 13):
- * the C0 controls (ESC starts ANSI and OSC sequences that recolour, retitle, hide text or write
- * hyperlinks; CR and BS overwrite what was printed; a newline forges a line), DEL, the C1
- * controls (U+009B is CSI on terminals that read 8-bit controls), the Unicode format characters
- * (category Cf: the bidi embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069 and
- * the marks U+200E, U+200F, U+061C that reorder what a reviewer reads, "Trojan Source",
- * CVE-2021-42574; zero-width characters, the BOM, tag characters), the line and paragraph
- * separators U+2028/U+2029, and lone surrogates (which no encoder writes faithfully).
+ * Characters that must not reach a terminal, a log or a reviewer's eyes as they are
+ * (docs/safety.md "What is masked in outputs"): the C0 controls (ESC starts ANSI and OSC
+ * sequences that recolour, retitle, hide text or write hyperlinks; CR and BS overwrite what was
+ * printed; a newline forges a line), DEL, the C1 controls (U+009B is CSI on terminals that read
+ * 8-bit controls), the Unicode format characters (category Cf: the bidi embeddings, overrides
+ * and isolates U+202A–U+202E and U+2066–U+2069 and the marks U+200E, U+200F, U+061C that
+ * reorder what a reviewer reads, "Trojan Source", CVE-2021-42574; zero-width characters, the
+ * BOM, tag characters), the line and paragraph separators U+2028/U+2029, and lone surrogates
+ * (which no encoder writes faithfully).
  */
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');

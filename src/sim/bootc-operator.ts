@@ -9,7 +9,8 @@
  * is softRebootCapable.
  */
 import { createHash } from 'node:crypto';
-import type { KObject, Condition } from '../cluster/types.ts';
+import type { KObject } from '../cluster/types.ts';
+import { hasShapeOf, type BootcNodeObject, type BootcNodePoolObject } from '../cluster/kinds.ts';
 import { digestOf } from '../domain/nodes.ts';
 import { isoOf } from '../apply/driver.ts';
 import { setCondition, type SimWorld } from './world.ts';
@@ -35,26 +36,28 @@ export class BootcOperator {
    * new target.
    */
   onWrite(before: KObject | null, after: KObject) {
-    if (after.kind !== 'BootcNodePool') return;
-    const ref: unknown = after.spec?.image?.ref;
-    after.status ??= {};
-    if (typeof ref === 'string' && ref) after.status.targetDigest = simResolve(ref);
-    if (after.metadata.generation !== undefined) after.status.observedGeneration = after.metadata.generation;
+    if (!hasShapeOf(after, 'BootcNodePool')) return;
+    const ref = after.spec?.image?.ref;
+    const status = (after.status ??= {});
+    if (typeof ref === 'string' && ref) status.targetDigest = simResolve(ref);
+    if (after.metadata.generation !== undefined) status.observedGeneration = after.metadata.generation;
     this.world.changed(after);
-    if (before?.spec?.image?.ref !== after.spec?.image?.ref) this.controllerSetTarget(after);
+    const refBefore = before && hasShapeOf(before, 'BootcNodePool') ? before.spec?.image?.ref : undefined;
+    if (refBefore !== ref) this.controllerSetTarget(after);
   }
 
-  private controllerSetTarget(pool: KObject) {
-    const ref: string = pool.spec?.image?.ref;
+  private controllerSetTarget(pool: BootcNodePoolObject) {
+    const ref = pool.spec?.image?.ref;
     if (!ref) return;
     const digest = simResolve(ref);
     const desired = digestOf(ref) ? ref : `${ref.replace(/:[^/:]+$/, '')}@${digest}`;
     for (const bn of this.world.bootcNodes.values()) {
       const owner = bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool');
       if (owner?.name !== pool.metadata.name) continue;
-      if (bn.spec.desiredImage !== desired) {
-        bn.spec.desiredImage = desired;
-        bn.spec.desiredImageState = 'Staged';
+      const spec = (bn.spec ??= {});
+      if (spec.desiredImage !== desired) {
+        spec.desiredImage = desired;
+        spec.desiredImageState = 'Staged';
         this.world.changed(bn);
       }
       this.daemonReconcile(bn.metadata.name);
@@ -67,7 +70,7 @@ export class BootcOperator {
     const rt = w.runtime(node);
     if (!bn || !rt) return;
     const digest = digestOf(bn.spec?.desiredImage);
-    const degraded = (bn.status?.conditions ?? []).some((c: Condition) => c.type === 'Degraded' && c.status === 'True');
+    const degraded = (bn.status?.conditions ?? []).some((c) => c.type === 'Degraded' && c.status === 'True');
     if (!digest || degraded) return;
     const now = isoOf(w.now);
     if (bn.status?.booted?.imageDigest === digest) {
@@ -80,17 +83,17 @@ export class BootcOperator {
       w.touch(node);
       return;
     }
-    const image = bn.spec.desiredImage;
+    const image = bn.spec?.desiredImage;
     if (rt.stagingImage === image) return; // already pulling it
-    setCondition(bn, { type: 'Idle', status: 'False', reason: 'Staging', message: `staging ${bn.spec.desiredImage}`, lastTransitionTime: now });
+    setCondition(bn, { type: 'Idle', status: 'False', reason: 'Staging', message: `staging ${image}`, lastTransitionTime: now });
     w.touch(node);
     const token = ++rt.stageToken;
     rt.stagingImage = image;
     w.after(w.durationsOf(node).stage, () => {
       if (rt.stageToken !== token) return;
       rt.stagingImage = null;
-      if (bn.spec.desiredImage !== image) return;
-      bn.status.staged = {
+      if (bn.spec?.desiredImage !== image) return;
+      (bn.status ??= {}).staged = {
         image, imageDigest: digest, version: 'sim', timestamp: isoOf(w.now), architecture: 'amd64',
         softRebootCapable: this.softCapable(node), incompatible: false,
       };
@@ -100,18 +103,19 @@ export class BootcOperator {
   }
 
   /** The daemon after `desiredImageState: Booted` was written to a node's BootcNode. */
-  daemonBoot(bn: KObject) {
+  daemonBoot(bn: BootcNodeObject) {
     const w = this.world;
     const node = bn.metadata.name;
-    const rt = w.runtime(node)!;
-    const digest = digestOf(bn.spec.desiredImage);
-    const conds: Condition[] = bn.status?.conditions ?? [];
+    const rt = w.runtime(node);
+    if (!rt) return; // a BootcNode without a Node: no machine to reboot
+    const digest = digestOf(bn.spec?.desiredImage);
+    const conds = bn.status?.conditions ?? [];
     const idle = conds.find((c) => c.type === 'Idle');
     const degraded = conds.some((c) => c.type === 'Degraded' && c.status === 'True');
     // The daemon reboots only into a staged image that matches, once (bootc-operator daemon).
     if (degraded || idle?.reason === 'Rebooting' || bn.status?.booted?.imageDigest === digest || bn.status?.staged?.imageDigest !== digest) return;
     const pool = w.get('BootcNodePool', bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool')?.name ?? '');
-    const soft = pool?.spec?.disruption?.rebootPolicy === 'AllowSoftReboot' && bn.status.staged.softRebootCapable === true;
+    const soft = pool?.spec?.disruption?.rebootPolicy === 'AllowSoftReboot' && bn.status?.staged?.softRebootCapable === true;
     const failed = w.rebootFails();
     w.recordReboot(node, soft ? 'soft' : 'hard', failed);
     setCondition(bn, { type: 'Idle', status: 'False', reason: 'Rebooting', message: soft ? 'soft-rebooting' : 'rebooting', lastTransitionTime: isoOf(w.now) });
@@ -124,9 +128,10 @@ export class BootcOperator {
       if (failed) {
         setCondition(bn, { type: 'Degraded', status: 'True', reason: 'Error', message: 'bootc switch --apply: the new deployment failed to boot; rolled back to the previous deployment', lastTransitionTime: at });
       } else {
-        bn.status.rollback = bn.status.booted;
-        bn.status.booted = bn.status.staged;
-        delete bn.status.staged;
+        const status = (bn.status ??= {});
+        status.rollback = status.booted;
+        status.booted = status.staged;
+        delete status.staged;
       }
       setCondition(bn, { type: 'Idle', status: 'True', reason: 'Idle', message: '', lastTransitionTime: at });
       w.touch(node);

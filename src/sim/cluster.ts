@@ -15,7 +15,9 @@
 import { createHash } from 'node:crypto';
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import type { ClusterSnapshot, KObject, Condition } from '../cluster/types.ts';
+import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import { type BootcNodeObject, type LeaseObject, type MachineConfigObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
+import { snapshotObjects } from '../cluster/snapshot.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { viewNode } from '../domain/nodes.ts';
 import { cordonPatch, pausePatch, uncordonDecision } from '../domain/cordons.ts';
@@ -23,7 +25,7 @@ import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY, BOOTCPLAN_LOCK_ID, BOOTCPLA
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { PhaseDurations } from '../plan/types.ts';
-import { LockHeldError } from '../base/errors.ts';
+import { LockHeldError, messageOf } from '../base/errors.ts';
 import {
   type ObjectRef, type LockRecord, type NodeProgress, type WaitOptions, type PoolKind, type DesiredImageState, type CordonResult, type UncordonResult,
   PreconditionFailedError, NotFoundError, AlreadyExistsError, LockLostError, isoOf,
@@ -64,7 +66,7 @@ export interface RebootRecord { t: number; node: string; kind: RebootKind; faile
 export interface CordonRecord { t: number; node: string; pool: string | null; session: string; unavailableAfter: number; budget: number | null; wasUnavailable: boolean }
 export interface WriteRecord { t: number; session: string; op: string; target: string }
 
-const isReady = (n: KObject) => (n.status?.conditions ?? []).some((c: Condition) => c.type === 'Ready' && c.status === 'True');
+const isReady = (n: NodeObject) => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 export class SimCluster implements SimWorld {
   readonly durations: PhaseDurations;
@@ -106,12 +108,7 @@ export class SimCluster implements SimWorld {
     this.faults = new Faults(opts.faults);
     this.bootc = new BootcOperator(this, opts.softRebootCapable ?? (() => false));
     this.mco = new Mco(this, opts.renderSeconds ?? 0);
-    const all: KObject[] = [];
-    for (const v of Object.values(snapshot)) {
-      if (Array.isArray(v)) all.push(...(v as KObject[]));
-      else if (v && typeof v === 'object') all.push(v as KObject);
-    }
-    for (const o of structuredClone(all)) this.store.put(o);
+    for (const o of structuredClone(snapshotObjects(snapshot))) this.store.put(o);
     for (const n of this.store.nodes.values()) this.addRuntime(n);
     this.recomputeMembership();
     this.bootc.start();
@@ -121,14 +118,14 @@ export class SimCluster implements SimWorld {
   // ------------------------------------------------------------------ the world of the actors
 
   get now(): number { return this.clock.now; }
-  get nodes(): ReadonlyMap<string, KObject> { return this.store.nodes; }
-  get bootcNodes(): ReadonlyMap<string, KObject> { return this.store.bootcNodes; }
-  get machineConfigs(): ReadonlyMap<string, KObject> { return this.store.machineConfigs; }
+  get nodes(): ReadonlyMap<string, NodeObject> { return this.store.nodes; }
+  get bootcNodes(): ReadonlyMap<string, BootcNodeObject> { return this.store.bootcNodes; }
+  get machineConfigs(): ReadonlyMap<string, MachineConfigObject> { return this.store.machineConfigs; }
 
   at(t: number, fn: () => void): SimEvent { return this.clock.at(t, fn); }
   after(dt: number, fn: () => void): SimEvent { return this.clock.after(dt, fn); }
 
-  get(kind: string, name: string, namespace?: string | null): KObject | undefined {
+  get<K extends string>(kind: K, name: string, namespace?: string | null): ViewOf<K> | undefined {
     return this.store.get(kind, name, namespace);
   }
   put(o: KObject) { this.store.put(o); }
@@ -136,7 +133,7 @@ export class SimCluster implements SimWorld {
 
   runtime(node: string): NodeRuntime | undefined { return this.runtimes.get(node); }
   durationsOf(node: string): PhaseDurations { return jitteredDurations(this.durations, this.jitter, node); }
-  private addRuntime(n: KObject) {
+  private addRuntime(n: NodeObject) {
     this.runtimes.set(n.metadata.name, { initiallyNotReady: !isReady(n), down: false, flapping: false, stageToken: 0, mcoToken: 0 });
   }
 
@@ -188,7 +185,7 @@ export class SimCluster implements SimWorld {
 
   private recomputeMembership() {
     const { nodes, index } = this.store;
-    this.pools.recompute(this.view(), nodes.keys(), (n) => viewNode(nodes.get(n)!, index).unavailable !== null);
+    this.pools.recompute(this.view(), nodes.keys(), (n) => { const node = nodes.get(n); return !!node && viewNode(node, index).unavailable !== null; });
   }
 
   // ------------------------------------------------------------------ state, time, waits
@@ -204,12 +201,13 @@ export class SimCluster implements SimWorld {
   snapshotCopy(): ClusterSnapshot { return this.store.snapshotCopy(); }
 
   /** Test hook: change the cluster behind the applier's back (objects are live). */
-  mutate(fn: (objects: { nodes: Map<string, KObject>; bootcNodes: Map<string, KObject>; get: (kind: string, name: string, ns?: string) => KObject | undefined; add: (o: KObject) => void; remove: (kind: string, name: string, ns?: string) => void }) => void) {
+  mutate(fn: (objects: { nodes: Map<string, NodeObject>; bootcNodes: Map<string, BootcNodeObject>; get: (kind: string, name: string, ns?: string) => KObject | undefined; add: (o: KObject) => void; remove: (kind: string, name: string, ns?: string) => void }) => void) {
     fn({
       nodes: this.store.nodes, bootcNodes: this.store.bootcNodes, get: (k, n, ns) => this.get(k, n, ns),
       add: (o) => {
         this.store.put(structuredClone(o));
-        if (o.kind === 'Node') this.addRuntime(o);
+        const n = this.store.nodes.get(o.metadata.name);
+        if (o.kind === 'Node' && n) this.addRuntime(n);
       },
       remove: (k, n, ns) => this.store.remove(k, n, ns),
     });
@@ -243,7 +241,7 @@ export class SimCluster implements SimWorld {
     void session;
   }
 
-  record(session: SimDriver, op: string, target: string) {
+  record(session: Pick<SimDriver, 'name'>, op: string, target: string) {
     this.writes.push({ t: this.now - this.start, session: session.name, op, target });
   }
 
@@ -255,12 +253,13 @@ export class SimCluster implements SimWorld {
     try {
       applyPatch(copy, ops, false, true);
     } catch (err) {
-      const e = err as { name?: string; operation?: Operation; message: string };
-      throw new PreconditionFailedError(`${ref.kind}/${ref.name}: ${e.name === 'TEST_OPERATION_FAILED' ? 'test failed' : e.message.split('\n')[0]} at ${e.operation?.path ?? '?'}`, e.operation?.path ?? '');
+      const failed = err instanceof fjp.JsonPatchError ? err : null;
+      const path: string | undefined = failed?.operation?.path;
+      throw new PreconditionFailedError(`${ref.kind}/${ref.name}: ${failed?.name === 'TEST_OPERATION_FAILED' ? 'test failed' : messageOf(err).split('\n')[0]} at ${path ?? '?'}`, path ?? '');
     }
     copy.metadata.generation = (copy.metadata.generation ?? 1) + 1;
     copy.metadata.resourceVersion = String(this.clock.nextSeq());
-    this.store.put(copy);
+    this.store.putWritten(copy);
     this.afterWrite(before, copy);
     return copy;
   }
@@ -271,7 +270,7 @@ export class SimCluster implements SimWorld {
     o.metadata.uid ??= createHash('sha1').update(`${o.kind}/${o.metadata.name}`).digest('hex').slice(0, 32);
     o.metadata.generation = 1;
     o.metadata.creationTimestamp = isoOf(this.now);
-    this.store.put(o);
+    this.store.putWritten(o);
     this.afterWrite(null, o);
     return o;
   }
@@ -286,7 +285,7 @@ export class SimCluster implements SimWorld {
     const bn = this.store.bootcNodes.get(node);
     if (!bn) throw new NotFoundError(`BootcNode ${node} not found`);
     this.record(session, 'desiredImageState', `${node}=${state}`);
-    bn.spec.desiredImageState = state;
+    (bn.spec ??= {}).desiredImageState = state;
     this.changed(bn);
     if (state === 'Booted') this.bootc.daemonBoot(bn);
   }
@@ -311,7 +310,8 @@ export class SimCluster implements SimWorld {
     if (d === 'not-ours') return 'not-ours';
     if (progress) this.progress.annotate(n, progress);
     if (d === 'clear-mark') {
-      delete n.metadata.annotations![BOOTCPLAN_CORDONED_BY];
+      const annotations = n.metadata.annotations;
+      if (annotations) delete annotations[BOOTCPLAN_CORDONED_BY];
       this.touch(node);
       return 'mark-cleared';
     }
@@ -326,17 +326,17 @@ export class SimCluster implements SimWorld {
   adminCordon(node: string, value: boolean) {
     const n = this.store.nodes.get(node);
     if (!n) throw new NotFoundError(`Node ${node} not found`);
-    this.setUnschedulable({ name: 'administrator' } as SimDriver, n, value, undefined);
+    this.setUnschedulable({ name: 'administrator' }, n, value, undefined);
   }
 
   /** Writes spec.unschedulable; `mark`: the cordoned-by annotation to set (string), remove (null) or leave (undefined). */
-  private setUnschedulable(session: SimDriver, n: KObject, value: boolean, mark: string | null | undefined) {
+  private setUnschedulable(session: Pick<SimDriver, 'name'>, n: NodeObject, value: boolean, mark: string | null | undefined) {
     const node = n.metadata.name;
     this.record(session, value ? 'cordon' : 'uncordon', node);
     const wasUnavailable = this.pools.isUnavailable(node);
-    n.spec ??= {};
-    if (value) n.spec.unschedulable = true;
-    else delete n.spec.unschedulable;
+    const spec = (n.spec ??= {});
+    if (value) spec.unschedulable = true;
+    else delete spec.unschedulable;
     if (typeof mark === 'string') (n.metadata.annotations ??= {})[BOOTCPLAN_CORDONED_BY] = mark;
     else if (mark === null && n.metadata.annotations) delete n.metadata.annotations[BOOTCPLAN_CORDONED_BY];
     this.touch(node);
@@ -350,34 +350,31 @@ export class SimCluster implements SimWorld {
   }
 
   setPoolPaused(session: SimDriver, kind: PoolKind, name: string, paused: boolean, by: string) {
-    const p = this.get(kind, name);
+    const mcp = kind === 'MachineConfigPool' ? this.get('MachineConfigPool', name) : undefined;
+    const bnp = kind === 'BootcNodePool' ? this.get('BootcNodePool', name) : undefined;
+    const p = mcp ?? bnp;
     if (!p) throw new NotFoundError(`${kind} ${name} not found`);
     this.record(session, paused ? 'pause' : 'unpause', `${kind}/${name}`);
-    p.spec ??= {};
     // bootcplan's pause carries its mark; its unpause removes it; a pool paused already keeps
     // its pause as it is (src/domain/cordons.ts pausePatch).
     if (!pausePatch(p, paused, by)) return;
     if (paused) (p.metadata.annotations ??= {})[BOOTCPLAN_PAUSED_BY] = by;
     else if (p.metadata.annotations) delete p.metadata.annotations[BOOTCPLAN_PAUSED_BY];
-    if (kind === 'MachineConfigPool') {
-      const was = p.spec.paused === true;
-      p.spec.paused = paused;
-      this.changed(p);
+    if (mcp) {
+      const spec = (mcp.spec ??= {});
+      const was = spec.paused === true;
+      spec.paused = paused;
+      this.changed(mcp);
       if (was && !paused) this.mco.onUnpause(name);
-    } else {
-      p.spec.rollout ??= {};
-      p.spec.rollout.paused = paused;
-      this.changed(p);
+    } else if (bnp) {
+      (((bnp.spec ??= {}).rollout ??= {})).paused = paused;
+      this.changed(bnp);
     }
   }
 
   leaseOf(): LockRecord | null {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (!l) return null;
-    return {
-      lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '', holder: l.spec.holderIdentity, planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
-      since: l.spec.acquireTime, renewedAt: l.spec.renewTime, ttlSeconds: l.spec.leaseDurationSeconds,
-    };
+    return l ? lockRecordOf(l) : null;
   }
 
   /**
@@ -386,7 +383,7 @@ export class SimCluster implements SimWorld {
    */
   readLockAs(session: SimDriver): LockRecord | null {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (l) session.leaseObserver.observe({ key: `${l.metadata.resourceVersion}`, ttlSeconds: l.spec.leaseDurationSeconds }, this.now);
+    if (l) session.leaseObserver.observe({ key: `${l.metadata.resourceVersion}`, ttlSeconds: l.spec?.leaseDurationSeconds ?? 0 }, this.now);
     return this.leaseOf();
   }
 
@@ -395,21 +392,22 @@ export class SimCluster implements SimWorld {
     if (cur && !session.leaseObserver.expired(this.now)) throw new LockHeldError(cur.holder, cur.since, cur.lockId, cur.planId);
     const lockId = createHash('sha256').update(`${this.source}/${this.lockCounter++}/${this.faults.random()}`).digest('hex').slice(0, 12);
     if (cur) this.store.remove('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    this.store.put({
+    const lease: LeaseObject = {
       apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
       metadata: { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, resourceVersion: String(this.clock.nextSeq()), annotations: { [BOOTCPLAN_LOCK_ID]: lockId, [BOOTCPLAN_LOCK_PLAN_ID]: req.planId } },
       spec: { holderIdentity: req.holder, leaseDurationSeconds: req.ttlSeconds, acquireTime: isoOf(this.now), renewTime: isoOf(this.now) },
-    });
+    };
+    this.store.put(lease);
     this.record(session, 'lock', lockId);
-    return this.leaseOf()!;
+    return lockRecordOf(lease);
   }
   renewLock(session: SimDriver, lockId: string): LockRecord {
     const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held${l ? ` (now held by ${l.spec.holderIdentity})` : ''}`);
-    l.spec.renewTime = isoOf(this.now);
+    if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held${l ? ` (now held by ${l.spec?.holderIdentity})` : ''}`);
+    (l.spec ??= {}).renewTime = isoOf(this.now);
     l.metadata.resourceVersion = String(this.clock.nextSeq());
     this.changed(l);
-    return this.leaseOf()!;
+    return lockRecordOf(l);
   }
   releaseLock(session: SimDriver, lockId: string): boolean {
     const cur = this.leaseOf();
@@ -438,4 +436,13 @@ export class SimCluster implements SimWorld {
     for (const r of this.reboots) m.set(r.node, (m.get(r.node) ?? 0) + 1);
     return m;
   }
+}
+
+/** The lock as a Lease of the simulator holds it (acquireLock writes every field). */
+function lockRecordOf(l: LeaseObject): LockRecord {
+  const spec = l.spec ?? {};
+  return {
+    lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '', holder: spec.holderIdentity ?? '', planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
+    since: spec.acquireTime ?? '', renewedAt: spec.renewTime ?? '', ttlSeconds: spec.leaseDurationSeconds ?? 0,
+  };
 }

@@ -13,11 +13,11 @@ import {
 import type { SimCluster } from './cluster.ts';
 import { LeaseObserver, type LockSighting } from '../domain/lease-expiry.ts';
 import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+import { NamedError } from '../base/errors.ts';
 
-export class KilledError extends Error {
+export class KilledError extends NamedError {
   constructor() {
     super('the apply process was killed');
-    this.name = 'KilledError';
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KObject } from '../cluster/types.ts';
+import { hasShapeOf, type NodeObject } from '../cluster/kinds.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_ROLE_LABEL, ZONE_LABEL } from '../domain/labels.ts';
 import type { SimWorld } from './world.ts';
 
@@ -24,11 +25,13 @@ export class Mco {
     switch (after.kind) {
       case 'MachineConfig': {
         const role = after.metadata.labels?.[MCO_ROLE_LABEL];
-        if (role && before?.spec?.osImageURL !== after.spec?.osImageURL) w.after(this.renderSeconds, () => this.render(role));
+        const image = (o: KObject | null) => (o && hasShapeOf(o, 'MachineConfig') ? o.spec?.osImageURL : undefined);
+        if (role && image(before) !== image(after)) w.after(this.renderSeconds, () => this.render(role));
         break;
       }
       case 'MachineConfigPool': {
-        if (before && before.spec?.paused && !after.spec?.paused) w.after(0, () => this.sync(after.metadata.name));
+        const paused = (o: KObject | null) => (o && hasShapeOf(o, 'MachineConfigPool') ? o.spec?.paused : undefined);
+        if (before && paused(before) && !paused(after)) w.after(0, () => this.sync(after.metadata.name));
         break;
       }
       case 'MachineConfiguration': {
@@ -61,7 +64,7 @@ export class Mco {
     const sources = [...w.machineConfigs.values()]
       .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL)
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-    const osImageURL = sources.length ? sources[sources.length - 1].spec.osImageURL : current?.spec?.osImageURL;
+    const osImageURL = sources.length ? sources[sources.length - 1].spec?.osImageURL : current?.spec?.osImageURL;
     if (!osImageURL || current?.spec?.osImageURL === osImageURL) return;
     const name = `rendered-${pool}-${createHash('md5').update(`${pool}/${osImageURL}`).digest('hex')}`;
     if (!w.machineConfigs.has(name)) {
@@ -71,9 +74,8 @@ export class Mco {
         spec: { ...(current?.spec ? structuredClone(current.spec) : {}), osImageURL },
       });
     }
-    mcp.spec.configuration = { name };
-    mcp.status ??= {};
-    mcp.status.configuration = { name };
+    (mcp.spec ??= {}).configuration = { name };
+    (mcp.status ??= {}).configuration = { name };
     w.changed(mcp);
     this.sync(pool);
   }
@@ -83,7 +85,7 @@ export class Mco {
     const w = this.world;
     const mcp = w.get('MachineConfigPool', pool);
     if (!mcp || mcp.spec?.paused) return;
-    const target: string | undefined = mcp.spec?.configuration?.name;
+    const target = mcp.spec?.configuration?.name;
     const key = `mco/${pool}`;
     const members = w.membersOf(key);
     if (!target) return;
@@ -91,27 +93,31 @@ export class Mco {
     const free = budget - w.countUnavailable(key);
     if (free <= 0) return;
     const candidates = members
-      .map((n) => w.nodes.get(n)!)
-      .filter((n) => n && (n.metadata.annotations?.[MCO_DESIRED_CONFIG] ?? '') !== target && !w.isUnavailable(n.metadata.name))
+      .flatMap((name) => {
+        const n = w.nodes.get(name);
+        return n ? [n] : [];
+      })
+      .filter((n) => (n.metadata.annotations?.[MCO_DESIRED_CONFIG] ?? '') !== target && !w.isUnavailable(n.metadata.name))
       // MCO (pkg/controller/node/node_controller.go sortNodeList): alphabetically by zone,
       // oldest first inside a zone; nodes without a zone label last, oldest first.
       .sort((a, b) => {
         const za = a.metadata.labels?.[ZONE_LABEL], zb = b.metadata.labels?.[ZONE_LABEL];
         if ((za === undefined) !== (zb === undefined)) return za === undefined ? 1 : -1;
-        if (za !== zb) return za! < zb! ? -1 : 1;
+        if (za !== undefined && zb !== undefined && za !== zb) return za < zb ? -1 : 1;
         const ca = a.metadata.creationTimestamp ?? '', cb = b.metadata.creationTimestamp ?? '';
         if (ca !== cb) return ca < cb ? -1 : 1;
         return a.metadata.name < b.metadata.name ? -1 : 1;
       })
       .slice(0, free);
-    for (const n of candidates) this.mcdUpdate(n.metadata.name, target, pool);
+    for (const n of candidates) this.mcdUpdate(n, target, pool);
   }
 
   /** The machine-config daemon of one node: cordon, drain, pull, reboot, uncordon. */
-  private mcdUpdate(node: string, target: string, pool: string) {
+  private mcdUpdate(n: NodeObject, target: string, pool: string) {
     const w = this.world;
-    const n = w.nodes.get(node)!;
-    const rt = w.runtime(node)!;
+    const node = n.metadata.name;
+    const rt = w.runtime(node);
+    if (!rt) return; // a Node the simulator has no machine for
     const token = ++rt.mcoToken;
     const ann = (n.metadata.annotations ??= {});
     ann[MCO_DESIRED_CONFIG] = target;
@@ -147,7 +153,7 @@ export class Mco {
     w.after(d.drain + d.stage + d.reboot + d.ready, () => {
       if (rt.mcoToken !== token) return;
       rt.down = false;
-      if (!failed) n.spec.unschedulable = false;
+      if (!failed) (n.spec ??= {}).unschedulable = false;
       w.refreshReady(node);
       this.sync(pool);
     });

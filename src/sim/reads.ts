@@ -36,8 +36,10 @@ export class ReadTracker {
     return { reads, outer };
   }
   end(outer: Reads | null) { this.active = outer; }
+  /** A read of `o` by the predicate being evaluated (none: not a read to track). */
   read(o: KObject) {
-    const a = this.active!;
+    const a = this.active;
+    if (!a) return;
     if (a.objs.length < READS_LISTED) a.objs.push(o);
     else if (!a.kinds?.has(o.kind)) (a.kinds ??= new Set()).add(o.kind);
   }
@@ -46,9 +48,9 @@ export class ReadTracker {
 }
 
 /** Objects of one kind by name; reads are reported to the tracker while a predicate runs. */
-export class TrackedMap extends Map<string, KObject> {
+export class TrackedMap<T extends KObject = KObject> extends Map<string, T> {
   constructor(private readonly kind: string, private readonly tracker: ReadTracker) { super(); }
-  override get(name: string): KObject | undefined {
+  override get(name: string): T | undefined {
     const o = super.get(name);
     if (o !== undefined && this.tracker.active) this.tracker.read(o);
     return o;
@@ -61,7 +63,7 @@ export class TrackedMap extends Map<string, KObject> {
   override values() { this.tracker.readKind(this.kind); return super.values(); }
   override entries() { this.tracker.readKind(this.kind); return super.entries(); }
   override [Symbol.iterator]() { this.tracker.readKind(this.kind); return super[Symbol.iterator](); }
-  override forEach(fn: (v: KObject, k: string, m: Map<string, KObject>) => void, thisArg?: unknown) { this.tracker.readKind(this.kind); super.forEach(fn, thisArg); }
+  override forEach(fn: (v: T, k: string, m: Map<string, T>) => void, thisArg?: unknown) { this.tracker.readKind(this.kind); super.forEach(fn, thisArg); }
 }
 
 /** A reader of the state that is told when what it read changed: a pending wait. */

@@ -10,7 +10,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { apply, type ApplyTimeouts } from '../apply/applier.ts';
 import { checkApplicable } from '../plan/saved/verify.ts';
 import type { ApplyEvent } from '../apply/events.ts';
-import { RolloutHaltedError } from '../base/errors.ts';
+import { RolloutHaltedError, messageOf } from '../base/errors.ts';
 import { SimCluster, type FaultOptions } from './cluster.ts';
 import type { JitterOptions } from './jitter.ts';
 
@@ -77,7 +77,7 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
   if (input.plan.pools.some((p) => p.rollout === 'slots')) {
     const twin = asWaves(input.plan);
     const w = await simulate(input, twin, (s) => asWaves(input.replan(s)), durations);
-    wavesComparison = { durationSeconds: Math.round(w.duration * 1000) / 1000, estimatedSeconds: twin.summary.estimatedSeconds, stopped: w.error ? (w.error as Error).message : null };
+    wavesComparison = { durationSeconds: Math.round(w.duration * 1000) / 1000, estimatedSeconds: twin.summary.estimatedSeconds, stopped: w.error ? messageOf(w.error) : null };
   }
   const pools: RehearsalPool[] = input.plan.pools.map((p) => {
     const waves: RehearsalWave[] = [];
@@ -100,7 +100,7 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
     durationSeconds: Math.round(duration * 1000) / 1000,
     estimatedSeconds: input.plan.summary.estimatedSeconds,
     halted: error instanceof RolloutHaltedError,
-    stopped: error ? (error as Error).message : null,
+    stopped: error ? messageOf(error) : null,
     durations,
     faults: input.faults ?? null,
     jitter: input.jitter ?? null,

@@ -10,7 +10,8 @@ import { NotFoundError, DriverError } from '../apply/driver.ts';
 import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
 import { eventProblems, rolloutStatusProblems } from '../apply/api-limits.ts';
 
-export interface SimRollout { uid: string; generation: number; spec: unknown; status: RolloutStatus | null }
+/** A Rollout object as written: its status, whole or (after a write of lockObserved alone) in part. */
+export interface SimRollout { uid: string; generation: number; spec: unknown; status: Partial<RolloutStatus> | null }
 export interface SimEventRecord extends ClusterEventRecord { t: number; uid: string | null }
 
 export class SimRollouts {
@@ -49,7 +50,7 @@ export class SimRollouts {
     const next: Partial<RolloutStatus> = Object.keys(status).length === 1 && 'lockObserved' in status ? { ...(o.status ?? {}), ...structuredClone(status) } : structuredClone(status);
     if (!('lockObserved' in status) && kept) next.lockObserved = kept;
     if (next.lockObserved === null) delete next.lockObserved;
-    o.status = next as RolloutStatus;
+    o.status = next;
   }
 
   record(t: number, e: ClusterEventRecord, uid: string | null): void {

@@ -4,11 +4,13 @@
  * change marks that tell the read tracking which waits to evaluate again.
  */
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import { hasShapeOf, objectShapeProblem, type BootcNodeObject, type MachineConfigObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
 import { LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { emptySnapshot, fingerprintOf } from '../cluster/snapshot.ts';
 import { KUBE_SYSTEM_NAMESPACE } from '../cluster/identity.ts';
-import { SNAPSHOT_INDEX, type NodeIndex } from '../domain/nodes.ts';
+import { attachIndex, type NodeIndex } from '../domain/nodes.ts';
 import { ReadTracker, TrackedMap } from './reads.ts';
+import { DriverError } from '../apply/driver.ts';
 
 /** Where changes are reported (the read tracking's watchers). */
 export interface ChangeMarks {
@@ -17,11 +19,14 @@ export interface ChangeMarks {
 }
 
 const keyOf = (kind: string, name: string, namespace?: string | null) => `${kind}/${namespace ?? ''}/${name}`;
-const LIST_OF: Record<string, keyof ClusterSnapshot> = {
+type ListKey = 'nodes' | 'machineConfigPools' | 'machineConfigs' | 'bootcNodePools' | 'bootcNodes' | 'machineSets';
+type SingletonKey = 'machineConfiguration' | 'controlPlaneMachineSet' | 'featureGate' | 'infrastructure' | 'clusterVersion'
+  | 'bootImagesConfigMap' | 'progress' | 'lock' | 'kubeSystemNamespace';
+const LIST_OF: Record<string, ListKey> = {
   Node: 'nodes', MachineConfigPool: 'machineConfigPools', MachineConfig: 'machineConfigs', BootcNodePool: 'bootcNodePools',
   BootcNode: 'bootcNodes', MachineSet: 'machineSets',
 };
-const SINGLETON_OF: Record<string, keyof ClusterSnapshot> = {
+const SINGLETON_OF: Record<string, SingletonKey> = {
   MachineConfiguration: 'machineConfiguration', ControlPlaneMachineSet: 'controlPlaneMachineSet', FeatureGate: 'featureGate',
   Infrastructure: 'infrastructure', ClusterVersion: 'clusterVersion',
 };
@@ -29,9 +34,9 @@ const SINGLETON_OF: Record<string, keyof ClusterSnapshot> = {
 export class ObjectStore {
   readonly tracker = new ReadTracker();
   /** Nodes, BootcNodes and MachineConfigs by name: the live index (lookups are tracked reads). */
-  readonly nodes = new TrackedMap('Node', this.tracker);
-  readonly bootcNodes = new TrackedMap('BootcNode', this.tracker);
-  readonly machineConfigs = new TrackedMap('MachineConfig', this.tracker);
+  readonly nodes = new TrackedMap<NodeObject>('Node', this.tracker);
+  readonly bootcNodes = new TrackedMap<BootcNodeObject>('BootcNode', this.tracker);
+  readonly machineConfigs = new TrackedMap<MachineConfigObject>('MachineConfig', this.tracker);
   readonly index: NodeIndex = { nodes: this.nodes, bootcNodes: this.bootcNodes, machineConfigs: this.machineConfigs };
   /** Bumped on every change; `structure` when objects come or go. */
   version = 0;
@@ -42,13 +47,23 @@ export class ObjectStore {
   /** `server`: the API server of the snapshot the simulation was built from (its identity comes along with its objects). */
   constructor(private readonly source: string, private readonly marks: ChangeMarks, private readonly server: string | null = null) {}
 
+  /** Adds an object; one of a kind the index holds must have its view's shape (src/cluster/kinds.ts). */
   put(o: KObject) {
     const k = keyOf(o.kind, o.metadata.name, o.metadata.namespace);
     this.objects.set(k, o);
-    if (o.kind === 'Node') this.nodes.set(o.metadata.name, o);
-    else if (o.kind === 'BootcNode') this.bootcNodes.set(o.metadata.name, o);
-    else if (o.kind === 'MachineConfig') this.machineConfigs.set(o.metadata.name, o);
+    if (hasShapeOf(o, 'Node')) this.nodes.set(o.metadata.name, o);
+    else if (hasShapeOf(o, 'BootcNode')) this.bootcNodes.set(o.metadata.name, o);
+    else if (hasShapeOf(o, 'MachineConfig')) this.machineConfigs.set(o.metadata.name, o);
     this.structureChanged();
+  }
+  /**
+   * Puts an object a client wrote (a patch's result, a create), refused as the API server's
+   * schema validation refuses it (422 Invalid) when a field its view names has the wrong type.
+   */
+  putWritten(o: KObject) {
+    const problem = objectShapeProblem(o, o.kind);
+    if (problem) throw new DriverError(`${o.kind} "${o.metadata.name}" is invalid: ${problem.path}: ${problem.message}`);
+    this.put(o);
   }
   remove(kind: string, name: string, namespace?: string | null) {
     this.objects.delete(keyOf(kind, name, namespace));
@@ -68,8 +83,10 @@ export class ObjectStore {
     this.version++;
     if (o) this.marks.changed(o);
   }
-  get(kind: string, name: string, namespace?: string | null): KObject | undefined {
-    return this.objects.get(keyOf(kind, name, namespace));
+  /** The live object of `kind`, as its view (the objects came checked: snapshots, patchObject). */
+  get<K extends string>(kind: K, name: string, namespace?: string | null): ViewOf<K> | undefined {
+    const o = this.objects.get(keyOf(kind, name, namespace));
+    return o && hasShapeOf(o, kind) ? o : undefined;
   }
 
   /**
@@ -95,7 +112,7 @@ export class ObjectStore {
    * BootcNodes and MachineConfigs looked up by name (through the index the view carries,
    * see indexSnapshot) are reads of those objects only.
    */
-  private trackReads(snap: ClusterSnapshot) {
+  private trackReads(snap: ClusterSnapshot, fingerprint: () => string) {
     const t = this.tracker;
     const define = (key: string, get: () => unknown) => Object.defineProperty(snap, key, {
       enumerable: true, configurable: true, get,
@@ -105,32 +122,37 @@ export class ObjectStore {
       const arr = snap[list];
       define(list, () => { t.readKind(kind); return arr; });
     }
-    for (const key of [...Object.values(SINGLETON_OF), 'bootImagesConfigMap', 'progress', 'lock', 'kubeSystemNamespace'] as (keyof ClusterSnapshot)[]) {
-      const o = snap[key] as KObject | null;
+    const keys: SingletonKey[] = [...Object.values(SINGLETON_OF), 'bootImagesConfigMap', 'progress', 'lock', 'kubeSystemNamespace'];
+    for (const key of keys) {
+      const o = snap[key];
       define(key, () => { if (o && t.active) t.read(o); return o; });
     }
-    const fingerprint = Object.getOwnPropertyDescriptor(snap, 'fingerprint')!.get!;
     define('fingerprint', () => { t.readAll(); return fingerprint(); });
-    Object.defineProperty(snap, SNAPSHOT_INDEX, { value: this.index, enumerable: false });
+    attachIndex(snap, this.index);
   }
 
   private buildSnapshot(objs: KObject[], frozen = true): ClusterSnapshot {
     const snap = emptySnapshot(this.source);
     snap.server = this.server;
+    // The store's objects have their views' shapes (put, SimCluster.patchObject): each goes into its typed place as it is.
+    const lists: Record<ListKey, KObject[]> = snap;
+    const singletons: Record<SingletonKey, KObject | null> = snap;
     for (const o of objs) {
       const list = LIST_OF[o.kind];
-      if (list) (snap[list] as KObject[]).push(o);
-      else if (SINGLETON_OF[o.kind]) (snap as any)[SINGLETON_OF[o.kind]] = o;
-      else if (o.kind === 'ConfigMap' && o.metadata.name === 'coreos-bootimages') snap.bootImagesConfigMap = o;
-      else if (o.kind === 'ConfigMap' && o.metadata.name === PROGRESS_NAME) snap.progress = o;
-      else if (o.kind === 'Lease' && o.metadata.name === LOCK_NAME) snap.lock = o;
+      const singleton = SINGLETON_OF[o.kind];
+      if (list) lists[list].push(o);
+      else if (singleton) singletons[singleton] = o;
+      else if (o.kind === 'ConfigMap' && o.metadata.name === 'coreos-bootimages') singletons.bootImagesConfigMap = o;
+      else if (o.kind === 'ConfigMap' && o.metadata.name === PROGRESS_NAME) singletons.progress = o;
+      else if (o.kind === 'Lease' && o.metadata.name === LOCK_NAME) singletons.lock = o;
       else if (o.kind === 'Namespace' && o.metadata.name === KUBE_SYSTEM_NAMESPACE) snap.kubeSystemNamespace = o;
     }
-    for (const list of Object.values(LIST_OF)) (snap[list] as KObject[]).sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+    for (const list of Object.values(LIST_OF)) lists[list].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
     // Computed on first use (a frozen copy) or on every use (the live view).
     let fp: string | null = null;
-    Object.defineProperty(snap, 'fingerprint', { enumerable: true, configurable: true, get: () => (frozen ? (fp ??= fingerprintOf(snap)) : fingerprintOf(snap)) });
-    if (!frozen) this.trackReads(snap);
+    const fingerprint = () => (frozen ? (fp ??= fingerprintOf(snap)) : fingerprintOf(snap));
+    Object.defineProperty(snap, 'fingerprint', { enumerable: true, configurable: true, get: fingerprint });
+    if (!frozen) this.trackReads(snap, fingerprint);
     return snap;
   }
 }

@@ -11,8 +11,8 @@ import { KilledError, type SimDriver } from './driver.ts';
 
 export interface Waiter extends Watcher {
   session: SimDriver | null;
-  predicate: (s: ClusterSnapshot) => unknown;
-  resolve: (v: any) => void;
+  /** The wait's predicate on the state: the call that resolves the wait when it holds, else null. */
+  test: (s: ClusterSnapshot) => (() => void) | null;
   reject: (e: unknown) => void;
   timeout: SimEvent | null;
   lastVersion: number;
@@ -44,7 +44,7 @@ export class Waits {
     if (signal?.aborted) return Promise.reject(new AbortedError());
     // Nothing to read: only the timeout (or the signal) ends it.
     return new Promise<void>((resolve, reject) => {
-      this.enqueueWaiter({ session, predicate: () => false, resolve, reject, lastVersion: Infinity }, signal, seconds, () => resolve(), null);
+      this.enqueueWaiter({ session, test: () => null, reject, lastVersion: Infinity }, signal, seconds, () => resolve(), null);
     });
   }
 
@@ -57,9 +57,13 @@ export class Waits {
     } finally {
       this.tracker.end(outer);
     }
-    if (first !== undefined && first !== null && first !== false) return Promise.resolve(first as T);
+    if (first !== undefined && first !== null && first !== false) return Promise.resolve(first);
     return new Promise<T | null>((resolve, reject) => {
-      this.enqueueWaiter({ session, predicate, resolve, reject, lastVersion: this.state.version }, opts.signal, opts.timeoutSeconds, () => resolve(null), reads);
+      const test = (s: ClusterSnapshot) => {
+        const v = predicate(s);
+        return v !== undefined && v !== null && v !== false ? () => resolve(v) : null;
+      };
+      this.enqueueWaiter({ session, test, reject, lastVersion: this.state.version }, opts.signal, opts.timeoutSeconds, () => resolve(null), reads);
     });
   }
 
@@ -102,10 +106,10 @@ export class Waits {
     for (const w of list) {
       if (w.lastVersion === this.state.version) continue;
       w.lastVersion = this.state.version;
-      let v: unknown;
+      let settle: (() => void) | null;
       const { reads, outer } = this.tracker.begin();
       try {
-        v = w.predicate(snap);
+        settle = w.test(snap);
       } catch (err) {
         this.tracker.end(outer);
         w.cleanup();
@@ -114,9 +118,9 @@ export class Waits {
         continue;
       }
       this.tracker.end(outer);
-      if (v !== undefined && v !== null && v !== false) {
+      if (settle) {
         w.cleanup();
-        w.resolve(v);
+        settle();
         any = true;
       } else if (this.waiters.has(w)) this.watchers.watch(w, reads);
     }
@@ -128,7 +132,7 @@ export class Waits {
    * changes), when `seconds` pass (`onTimeout`), or when `signal` aborts.
    */
   private enqueueWaiter(
-    base: Pick<Waiter, 'session' | 'predicate' | 'resolve' | 'reject' | 'lastVersion'>,
+    base: Pick<Waiter, 'session' | 'test' | 'reject' | 'lastVersion'>,
     signal: AbortSignal | undefined, seconds: number, onTimeout: () => void, reads: Reads | null,
   ): void {
     const w: Waiter = {

@@ -4,6 +4,7 @@
  * clock, and report reboots. SimCluster implements it; the actors get nothing else.
  */
 import type { KObject, Condition } from '../cluster/types.ts';
+import type { BootcNodeObject, MachineConfigObject, NodeObject, ObjectWithConditions, ViewOf } from '../cluster/kinds.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import type { SimEvent } from './clock.ts';
 
@@ -31,10 +32,10 @@ export interface SimWorld {
   /** Runs `fn` `dt` virtual seconds from now. */
   after(dt: number, fn: () => void): SimEvent;
 
-  get(kind: string, name: string, namespace?: string | null): KObject | undefined;
-  readonly nodes: ReadonlyMap<string, KObject>;
-  readonly bootcNodes: ReadonlyMap<string, KObject>;
-  readonly machineConfigs: ReadonlyMap<string, KObject>;
+  get<K extends string>(kind: K, name: string, namespace?: string | null): ViewOf<K> | undefined;
+  readonly nodes: ReadonlyMap<string, NodeObject>;
+  readonly bootcNodes: ReadonlyMap<string, BootcNodeObject>;
+  readonly machineConfigs: ReadonlyMap<string, MachineConfigObject>;
   /** Adds a live object (a controller creating one). */
   put(o: KObject): void;
   /** Reports an in-place change of a live object. */
@@ -60,9 +61,9 @@ export interface SimWorld {
 }
 
 /** Sets a status condition; its lastTransitionTime moves only when its status changes. */
-export function setCondition(obj: KObject, c: Condition) {
-  obj.status ??= {};
-  const list: Condition[] = (obj.status.conditions ??= []);
+export function setCondition(obj: ObjectWithConditions, c: Condition) {
+  const status = (obj.status ??= {});
+  const list = (status.conditions ??= []);
   const i = list.findIndex((x) => x.type === c.type);
   if (i >= 0) {
     const old = list[i];

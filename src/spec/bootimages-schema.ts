@@ -177,7 +177,7 @@ const selectionSchema: ObjectSchema = {
     requireFields(sel, path, ctx, { mode: `one of ${quoteList(SELECTION_MODES)}` });
     // MachineManagerSelector, CEL:
     // has(self.mode) && self.mode == 'Partial' ?  has(self.partial) : !has(self.partial)
-    if (sel.mode !== undefined && !SELECTION_MODES.includes(sel.mode)) return;
+    if (sel.mode !== undefined && !SELECTION_MODES.some((m) => m === sel.mode)) return;
     const partialMode = sel.mode === 'Partial';
     if (partialMode && !('partial' in sel)) {
       ctx.report({ code: 'partial-selection-invalid', path: joinPath(path, 'mode'), message: `Invalid value: "object": ${CEL.partial}`, expected: 'partial.machineResourceSelector with mode Partial', hint: 'add partial: {machineResourceSelector: {matchLabels: {...}}}' });
@@ -207,7 +207,7 @@ export const machineManagerSchema: ObjectSchema = {
     // MachineManager, CEL (FeatureGateAwareXValidation requiredFeatureGate=ManagedBootImagesCPMS):
     // self.resource != 'controlplanemachinesets' || self.selection.mode == 'All' || self.selection.mode == 'None'
     const mode = isPlainObject(m.selection) ? m.selection.mode : undefined;
-    if (m.resource === 'controlplanemachinesets' && typeof mode === 'string' && mode !== 'All' && mode !== 'None' && SELECTION_MODES.includes(mode as never)) {
+    if (m.resource === 'controlplanemachinesets' && typeof mode === 'string' && mode !== 'All' && mode !== 'None' && SELECTION_MODES.some((x) => x === mode)) {
       ctx.report({
         code: 'cpms-partial-selection', path: joinPath(joinPath(path, 'selection'), 'mode'),
         message: `Invalid value: "object": ${CEL.cpmsMode}`, expected: '"All" or "None"',
@@ -279,7 +279,7 @@ const manualSchema: ObjectSchema = {
   },
   check(m, path, ctx) {
     requireFields(m, path, ctx, { mode: `one of ${quoteList(SKEW_MANUAL_MODES)}` });
-    if (m.mode !== undefined && !SKEW_MANUAL_MODES.includes(m.mode)) return;
+    if (m.mode !== undefined && !SKEW_MANUAL_MODES.some((x) => x === m.mode)) return;
     // ClusterBootImageManual, CEL:
     // has(self.mode) && (self.mode =='OCPVersion') ?  has(self.ocpVersion) : !has(self.ocpVersion)
     // has(self.mode) && (self.mode =='RHCOSVersion') ?  has(self.rhcosVersion) : !has(self.rhcosVersion)
@@ -310,7 +310,7 @@ export const bootImageSkewEnforcementSchema: Schema = {
   },
   check(s, path, ctx) {
     requireFields(s, path, ctx, { mode: `one of ${quoteList(SKEW_MODES)}` });
-    if (s.mode !== undefined && !SKEW_MODES.includes(s.mode)) return;
+    if (s.mode !== undefined && !SKEW_MODES.some((x) => x === s.mode)) return;
     // BootImageSkewEnforcementConfig, CEL:
     // has(self.mode) && (self.mode =='Manual') ?  has(self.manual) : !has(self.manual)
     if (s.mode === 'Manual' && !('manual' in s)) {

@@ -9,13 +9,29 @@ import { collect, validate, isPlainObject } from '../base/schema.ts';
 import { rolloutSchema } from './rollout-schema.ts';
 import type { RolloutSpec } from './types.ts';
 
-export interface LoadedSpec {
-  /** null when the spec has errors. */
-  spec: RolloutSpec | null;
+interface Loaded {
   map: SourceMap;
   diagnostics: Diagnostic[];
   /** sha256 of the exact bytes read. */
   sha256: string;
+}
+
+/** A spec without error diagnostics: the schema (rollout-schema.ts) holds for it. */
+export interface ValidSpec extends Loaded {
+  spec: RolloutSpec;
+}
+
+/** A spec as read: valid, or null with the errors that say why. */
+export type LoadedSpec = ValidSpec | (Loaded & { spec: null });
+
+/** A loaded spec is valid when it has no error diagnostic (then parseRolloutSpec gave it a spec). */
+export function isValidSpec(loaded: LoadedSpec): loaded is ValidSpec {
+  return loaded.spec !== null && !hasErrors(loaded.diagnostics);
+}
+
+/** The document is a RolloutSpec when validating it against the schema reported no error. */
+function conforms(doc: unknown, diagnostics: readonly Diagnostic[]): doc is RolloutSpec {
+  return !hasErrors(diagnostics);
 }
 
 export function parseRolloutSpec(text: string, file: string): LoadedSpec {
@@ -53,7 +69,7 @@ export function parseRolloutSpec(text: string, file: string): LoadedSpec {
   const { ctx, diagnostics } = collect(parsed.map);
   validate(rolloutSchema, doc, '', ctx);
   const all = sortDiagnostics([...parsed.diagnostics, ...diagnostics]);
-  return { spec: hasErrors(all) ? null : (doc as unknown as RolloutSpec), map: parsed.map, diagnostics: all, sha256 };
+  return conforms(doc, all) ? { spec: doc, map: parsed.map, diagnostics: all, sha256 } : { spec: null, map: parsed.map, diagnostics: all, sha256 };
 }
 
 export { emptySourceMap };

@@ -13,6 +13,7 @@ import { LockHeldError } from '../../src/base/errors.ts';
 import { PreconditionFailedError, AlreadyExistsError, NotFoundError, DrainTimeoutError, LockLostError, DriverError, AbortedError, ProgressMovedError, type ProgressRecord } from '../../src/apply/driver.ts';
 import { KubeApiError, requestStats } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
+import type { TestObject } from '../builders.ts';
 
 const t = suite('e2e: Kubernetes driver');
 let env: TestEnv;
@@ -35,17 +36,17 @@ t('patch: JSON patch with test ops on a custom resource; a failed test writes no
   const snap = await d.snapshot();
   const before = snap.bootcNodePools[0];
   const out = await d.patch(ref, [
-    { op: 'test', path: '/spec/image/ref', value: before.spec.image.ref },
+    { op: 'test', path: '/spec/image/ref', value: before.spec!.image!.ref },
     { op: 'replace', path: '/spec/rollout/maxUnavailable', value: 2 },
   ]);
-  assert.is(out.spec.rollout.maxUnavailable, 2);
+  assert.is((out as TestObject).spec.rollout.maxUnavailable, 2);
   const e = await rejects(() => d.patch(ref, [
     { op: 'test', path: '/spec/image/ref', value: 'quay.io/other@sha256:' + '0'.repeat(64) },
     { op: 'replace', path: '/spec/rollout/maxUnavailable', value: 3 },
   ]), (e) => e instanceof PreconditionFailedError);
   assert.is(e.path, '/spec/image/ref');
   const after = (await d.snapshot()).bootcNodePools[0];
-  assert.is(after.spec.rollout.maxUnavailable, 2, 'nothing written');
+  assert.is(after.spec!.rollout!.maxUnavailable, 2, 'nothing written');
   await rejects(() => d.patch({ ...ref, name: 'nope' }, [{ op: 'add', path: '/spec/x', value: 1 }]), (e) => e instanceof NotFoundError);
   // The schema still applies to a JSON patch: an enum violation is a plain API error (422).
   const inv = await rejects(() => d.patch({ apiVersion: 'node.bootc.dev/v1alpha1', kind: 'BootcNode', name: 'w-1' }, [{ op: 'replace', path: '/spec/desiredImageState', value: 'Rebooted' }]), (e) => e instanceof KubeApiError && e.status === 422);
@@ -62,26 +63,26 @@ t('create: AlreadyExistsError; cordon/uncordon; setDesiredImageState; setPoolPau
   assert.is(await d.cordon('w-1', 'test'), 'cordoned');
   assert.is(await d.cordon('w-1', 'test'), 'already-cordoned');
   let s = await d.snapshot();
-  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec.unschedulable, true);
+  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec!.unschedulable, true);
   assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.metadata.annotations?.['bootcplan.dev/cordoned-by'], 'test', 'marked in the same patch');
   assert.is(await d.uncordon('w-1', 'another-plan'), 'not-ours');
   assert.is(await d.uncordon('w-1', 'test'), 'uncordoned');
   s = await d.snapshot();
-  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec.unschedulable, undefined);
+  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec!.unschedulable, undefined);
   assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.metadata.annotations?.['bootcplan.dev/cordoned-by'], undefined, 'mark removed with the uncordon');
   // An administrator's cordon (no mark) is not bootcplan's to undo.
   await env.admin.request('PATCH', '/api/v1/nodes/w-1', { body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' });
   assert.is(await d.cordon('w-1', 'test'), 'already-cordoned');
   assert.is(await d.uncordon('w-1', 'test'), 'not-ours');
   s = await d.snapshot();
-  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec.unschedulable, true, "the administrator's cordon stays");
+  assert.is(s.nodes.find((n) => n.metadata.name === 'w-1')!.spec!.unschedulable, true, "the administrator's cordon stays");
   await env.admin.request('PATCH', '/api/v1/nodes/w-1', { body: { spec: { unschedulable: null } }, contentType: 'application/merge-patch+json' });
   await d.setDesiredImageState('w-2', 'Staged');
   await d.setPoolPaused('BootcNodePool', 'worker', false, 'test');
   await d.setPoolPaused('BootcNodePool', 'worker', true, 'test');
   s = await d.snapshot();
-  assert.is(s.bootcNodePools[0].spec.rollout.paused, true);
-  assert.is(s.bootcNodes.find((n) => n.metadata.name === 'w-2')!.spec.desiredImageState, 'Staged');
+  assert.is(s.bootcNodePools[0].spec!.rollout!.paused, true);
+  assert.is(s.bootcNodes.find((n) => n.metadata.name === 'w-2')!.spec!.desiredImageState, 'Staged');
 });
 
 t('lock: one winner among concurrent acquirers; held, renewed, released; an expired lock is taken over', async () => {
@@ -108,7 +109,7 @@ t('lock: one winner among concurrent acquirers; held, renewed, released; an expi
   assert.is.not(next.lockId, lock.lockId);
   await rejects(() => racers[2].renewLock(lock.lockId), (e) => e instanceof LockLostError);
   const snap = await d.snapshot();
-  assert.is(snap.lock?.spec.holderIdentity, 'next');
+  assert.is(snap.lock?.spec!.holderIdentity, 'next');
   assert.is(snap.lock?.metadata.annotations?.['bootcplan.dev/plan-id'], 'plan-next');
   assert.is(await d.releaseLock(next.lockId), true);
   assert.is(await d.readLock(), null);

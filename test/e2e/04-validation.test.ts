@@ -14,6 +14,7 @@ import { ClusterBuilder, specYaml, OLD } from '../builders.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
+import type { TestObject } from '../builders.ts';
 
 const t = suite('e2e: the API server rejects what the planner rejects');
 let env: TestEnv;
@@ -93,7 +94,7 @@ for (const c of CASES) {
     try {
       const out = await driver.patch(MC_REF, ops);
       assert.is(c.api, null, `the API server accepted ${c.name}`);
-      for (const [k, v] of Object.entries(c.spec)) assert.equal(out.spec[k], v, `${k} stored as written`);
+      for (const [k, v] of Object.entries(c.spec)) assert.equal((out as TestObject).spec[k], v, `${k} stored as written`);
     } catch (e) {
       if (!c.api) throw e;
       assert.instance(e, KubeApiError);

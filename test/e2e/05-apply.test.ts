@@ -24,6 +24,7 @@ import { NODE } from '../../src/kube/resources.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import type { KObject } from '../../src/cluster/types.ts';
 import { MCO_CURRENT_CONFIG, BOOTCPLAN_CORDONED_BY } from '../../src/domain/labels.ts';
+import type { TestObject } from '../builders.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SA_CONTEXT = 'bootcplan@testenv';
@@ -74,7 +75,7 @@ async function scenario(): Promise<string> {
 class BudgetRecorder {
   readonly max: Record<string, number> = {};
   readonly maxNotReady: Record<string, number> = {};
-  /** bootcplan's cordon marks seen on cordoned bootc nodes (issue 12 rule 6). */
+  /** bootcplan's cordon marks seen on cordoned bootc nodes (docs/safety.md rule 6). */
   readonly marks = new Set<string>();
   events = 0;
   private r: Reflector;
@@ -88,7 +89,7 @@ class BudgetRecorder {
     this.events++;
     const count: Record<string, number> = {};
     const notReady: Record<string, number> = {};
-    for (const n of this.r.items.values()) {
+    for (const n of this.r.items.values() as Iterable<TestObject>) {
       const pool = n.metadata.name.startsWith('w-') ? 'worker' : n.metadata.name.startsWith('i-') ? 'infra' : null;
       if (!pool) continue;
       if (n.spec?.unschedulable) count[pool] = (count[pool] ?? 0) + 1;
@@ -157,7 +158,7 @@ t('full apply through all waves as the ServiceAccount; never more than maxUnavai
   const nodes = WORKERS.length + INFRA.length;
   const largest = Object.entries(st.largestWritten).sort((a, b) => b[1] - a[1])[0];
   console.log(`e2e: full apply of ${nodes} nodes in ${seconds.toFixed(1)}s: ${st.total} API requests by bootcplan (${(st.total / nodes).toFixed(1)} per node); ${JSON.stringify(st.byVerbResource)}; node events watched: ${rec.events}; bytes sent ${st.bytesSent} (${Math.round(st.bytesSent / nodes)} per node); largest object written ${largest?.[0]} ${largest?.[1]} bytes; run record ${Buffer.byteLength(JSON.stringify(snap.progress))} bytes`);
-  // 106 on 2026-12-03 (issue 14: no reboot entry write, one Event per node; 118 before), with
+  // 106 on 2026-12-03 (docs/performance.md: no reboot entry write, one Event per node; 118 before), with
   // room for a few re-reads of 409s (a Node the watch cache had not caught up with).
   assert.ok(st.total <= 112, `at most 112 API requests for the 8-node apply, made ${st.total}: ${JSON.stringify(st.byVerbResource)}`);
   // status reads the finished progress back.
@@ -250,7 +251,7 @@ t('a pool target changed by someone else after the plan: exit 3, nothing written
   assert.match(a.err(), /stale plan/);
   assert.match(a.err(), /BootcNodePool\/worker/);
   const snap = await (await import('../../src/kube/read.ts')).readLiveSnapshot(env.admin);
-  assert.is(snap.bootcNodePools[0].spec.image.ref, other, 'the other change is kept');
+  assert.is(snap.bootcNodePools[0].spec!.image!.ref, other, 'the other change is kept');
   assert.not.ok(snap.nodes.some((n) => n.spec?.unschedulable), 'no node cordoned');
   assert.is(snap.lock, null, 'lock released');
 });

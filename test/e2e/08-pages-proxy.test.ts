@@ -1,5 +1,5 @@
 /**
- * API responses on the real API server (issue 13): LISTs longer than one page are read
+ * API responses on the real API server (docs/safety.md "Input limits"): LISTs longer than one page are read
  * whole (limit/continue), by the snapshot reader and by the watch cache, which then watches
  * from the list's resourceVersion; and the kubeconfig's proxy-url is honoured through a
  * small HTTP CONNECT proxy on 127.0.0.1, by the CLI and by the driver.
@@ -43,7 +43,7 @@ const paged = (): KubeClient => {
 t(`${NODE_COUNT} Nodes and BootcNodes read in pages of 10: every object once, the pages counted`, async () => {
   const c = paged();
   const before = requestStats(c.contextName).byResource.nodes ?? 0;
-  const list = await c.list('/api/v1/nodes', 'Node');
+  const list = await c.list('/api/v1/nodes', { kind: 'Node' });
   const names = list.items.map((o) => o.metadata.name);
   assert.is(names.length, NODE_COUNT);
   assert.is(new Set(names).size, NODE_COUNT, 'no object twice');
@@ -91,7 +91,7 @@ t('proxy-url: `snapshot` and the driver reach the API server through an HTTP CON
   closers.push(() => d.close());
   assert.is(await d.waitFor((x) => x.nodes.length === NODE_COUNT, { timeoutSeconds: 10 }), true);
   await d.cordon('w-01', 'test');
-  assert.is(await d.waitFor((x) => x.nodes.find((n) => n.metadata.name === 'w-01')?.spec.unschedulable === true, { timeoutSeconds: 5 }), true);
+  assert.is(await d.waitFor((x) => x.nodes.find((n) => n.metadata.name === 'w-01')?.spec!.unschedulable === true, { timeoutSeconds: 5 }), true);
   await d.uncordon('w-01', 'test');
   assert.is(await d.readLock(), null);
   assert.ok(proxy.tunnels.length > tunnels, 'watches and writes went through the proxy too');

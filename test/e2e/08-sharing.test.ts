@@ -1,5 +1,5 @@
 /**
- * Sharing the cluster (issue 12) against the real API server: `bootcplan plan` on the live
+ * Sharing the cluster (docs/safety.md) against the real API server: `bootcplan plan` on the live
  * cluster refuses overlapping pools (rule 3) and a BootcNodePool that a MachineConfigPool
  * owns (rule 4), with exit 1 and the diagnostics at the spec entries.
  */

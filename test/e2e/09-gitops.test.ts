@@ -1,5 +1,5 @@
 /**
- * The GitOps loop on the real API server (issue 15, README "GitOps"):
+ * The GitOps loop on the real API server (docs/gitops.md "The loop"):
  * - every example manifest (rendered by kustomize where it is a kustomization) passes a strict
  *   server-side dry-run, with bootcplan's Rollout CRD and the engines' published CRDs
  *   (deploy/gitops-crds: Argo CD Application and ArgoCD, Flux Kustomization and GitRepository);
@@ -30,6 +30,7 @@ import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import type { KObject } from '../../src/cluster/types.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
+import type { TestObject } from '../builders.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: the GitOps loop');
@@ -189,7 +190,7 @@ t('the loop: the committed plan applied step by step by the example Job to Healt
   console.log(`e2e: the Job applied plan ${first.planId} in ${phases.length} runs (${phases.map((p) => p.split(':')[0]).join(', ')}); status writes ${stats.byResource.rollouts ?? 0}, Events ${events} (${(events / WORKERS.length).toFixed(1)} per node) of ${stats.total} requests`);
 
   // Events through the API, as kubectl get events / describe node read them (core v1 view).
-  // One Event per node, its outcome (issue 14: at most 8 API requests per node); it says when
+  // One Event per node, its outcome (docs/gitops.md "Events": at most 8 API requests per node); it says when
   // and how the node's reboot was requested.
   const ev = await env.admin.request('GET', '/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.kind=Node,reason=NodeUpdated' } });
   // Earlier suites on this API server had Nodes of the same names: this run's are told by their uid.
@@ -231,7 +232,7 @@ t('the loop: the committed plan applied step by step by the example Job to Healt
   assert.match(obj3.status.nextWindow, new RegExp(`T${String(hour).padStart(2, '0')}:00:00`));
   assert.is(obj3.status.observedGeneration, obj3.metadata.generation);
   assert.equal(obj3.status.conditions.map((c: any) => `${c.type}=${c.status}`), ['Ready=False', 'Reconciling=True', 'Stalled=False']);
-  const nodes = (await env.admin.request('GET', '/api/v1/nodes')).items as KObject[];
+  const nodes = (await env.admin.request('GET', '/api/v1/nodes')).items as TestObject[];
   assert.ok(nodes.every((n) => !n.spec?.unschedulable), 'no node left cordoned');
 });
 

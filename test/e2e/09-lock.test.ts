@@ -1,5 +1,5 @@
 /**
- * The lock that holds, on the real API server (issue 14):
+ * The lock that holds, on the real API server (docs/apply.md, the lock and "Stopping"):
  * - a second apply takes the Lease mid-wave: the first apply stops before its next disruptive
  *   step (exit 4), and the saved plan applied again finishes, each node rebooted once;
  * - a real `bootcplan apply` process sent SIGTERM while an MCO pool is unpaused for a wave: it
@@ -30,6 +30,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { NotFoundError, AlreadyExistsError } from '../../src/apply/driver.ts';
 import type { CliIO, DriverFactory } from '../../src/app/ports.ts';
+import type { TestObject } from '../builders.ts';
 
 const t = suite('e2e: lock');
 let env: TestEnv;
@@ -50,8 +51,8 @@ class FirstSeen {
   private nodes = new Reflector(env.admin, NODE);
   private bns = new Reflector(env.admin, BOOTC_NODE);
   constructor() {
-    this.nodes.onChange(() => { for (const n of this.nodes.items.values()) if (n.spec?.unschedulable && !this.cordoned.has(n.metadata.name)) this.cordoned.set(n.metadata.name, Date.now()); });
-    this.bns.onChange(() => { for (const b of this.bns.items.values()) if (b.spec?.desiredImageState === 'Booted' && !this.booted.has(b.metadata.name)) this.booted.set(b.metadata.name, Date.now()); });
+    this.nodes.onChange(() => { for (const n of this.nodes.items.values() as Iterable<TestObject>) if (n.spec?.unschedulable && !this.cordoned.has(n.metadata.name)) this.cordoned.set(n.metadata.name, Date.now()); });
+    this.bns.onChange(() => { for (const b of this.bns.items.values() as Iterable<TestObject>) if (b.spec?.desiredImageState === 'Booted' && !this.booted.has(b.metadata.name)) this.booted.set(b.metadata.name, Date.now()); });
   }
   async start() { await Promise.all([this.nodes.start(), this.bns.start()]); return this; }
   stop() { this.nodes.stop(); this.bns.stop(); }

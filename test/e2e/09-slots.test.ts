@@ -15,6 +15,7 @@ import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { NODE } from '../../src/kube/resources.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
+import type { TestObject } from '../builders.ts';
 
 const t = suite('e2e: slots');
 let env: TestEnv;
@@ -42,7 +43,7 @@ t('full apply of a pool in slots: never more than maxUnavailable out, every node
   const r = new Reflector(env.admin, NODE);
   r.onChange(() => {
     let out = 0;
-    for (const n of r.items.values()) {
+    for (const n of r.items.values() as Iterable<TestObject>) {
       const ready = (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
       if (n.spec?.unschedulable || !ready) out++;
     }

@@ -1,6 +1,6 @@
 /**
- * The apply's watches under faults, on the real API server (issue 14: "the watch paths for
- * 410 Gone and a broken connection are written but never exercised"):
+ * The apply's watches under faults, on the real API server (docs/live-clusters.md: the watch
+ * paths for 410 Gone and a broken connection, exercised here):
  * - every watch connection dropped mid-apply (their sockets destroyed): each watch resumes
  *   from its last resourceVersion, without a new list, and the apply completes;
  * - every watch made to resume from resourceVersion 1: where that is older than the API

@@ -1,5 +1,5 @@
 /**
- * `bootcplan fleet plan` and `fleet apply` against three real kube-apiservers at once (issue 17),
+ * `bootcplan fleet plan` and `fleet apply` against three real kube-apiservers at once (docs/fleets.md),
  * each with bootcplan's CRDs, the RBAC of examples/rbac.yaml and a node agent playing the
  * bootc-operator; one kubeconfig with a context per server, as each server's ServiceAccount:
  * - `fleet plan` over the three contexts, then `fleet apply` with one canary and maxConcurrency 2:

@@ -1,5 +1,5 @@
 /**
- * `fleet render argocd` on the real API server (issue 17):
+ * `fleet render argocd` on the real API server (docs/gitops.md "Fleets from an Argo CD hub"):
  * - with Argo CD's published ApplicationSet and Application CRDs and bootcplan's Rollout CRD
  *   installed (deploy/gitops-crds), the rendered ApplicationSet, each Application its generator
  *   makes, and every object each cluster's kustomization renders (ConfigMap, Rollout, Job,

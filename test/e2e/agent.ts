@@ -30,6 +30,7 @@ import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_ROLE_LABEL } fro
 import type { PhaseDurations } from '../../src/plan/types.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
 import { skippedByDrain } from '../../src/kube/node-ops.ts';
+import type { TestObject } from '../builders.ts';
 
 const R = (kind: string) => RESOURCES.find((r) => r.kind === kind)!;
 const MERGE = 'application/merge-patch+json';
@@ -57,7 +58,9 @@ function withCondition(conds: Condition[] | undefined, c: Condition): Condition[
   } else list.push(c);
   return list;
 }
-const cond = (o: KObject | undefined, type: string) => (o?.status?.conditions ?? []).find((c: Condition) => c.type === type);
+const cond = (o: TestObject | undefined, type: string) => (o?.status?.conditions ?? []).find((c: Condition) => c.type === type);
+/** A reflector's objects, as the agent reads and writes them (any field). */
+const itemsOf = (r: Reflector) => r.items as Map<string, TestObject>;
 
 export class NodeAgent {
   readonly log: AgentRecord[] = [];
@@ -127,15 +130,15 @@ export class NodeAgent {
   }
 
   private async status(kind: string, name: string, status: Record<string, unknown>, namespace?: string) {
-    const o = await this.client.request('PATCH', `${objectPath(R(kind), name, namespace)}/status`, { body: { status }, contentType: MERGE });
+    const o = await this.client.request('PATCH', `${objectPath(R(kind), name, namespace)}/status`, { body: { status }, contentType: MERGE, expect: kind });
     (kind === 'Node' ? this.nodes : kind === 'BootcNode' ? this.bns : this.mcps).put(o);
   }
   private async spec(kind: string, name: string, body: Record<string, unknown>) {
-    const o = await this.client.request('PATCH', objectPath(R(kind), name), { body, contentType: MERGE });
+    const o = await this.client.request('PATCH', objectPath(R(kind), name), { body, contentType: MERGE, expect: kind });
     (kind === 'Node' ? this.nodes : kind === 'BootcNode' ? this.bns : kind === 'MachineConfigPool' ? this.mcps : this.mcs).put(o);
   }
   private setReady(node: string, ready: boolean) {
-    const n = this.nodes.items.get(`/${node}`);
+    const n = itemsOf(this.nodes).get(`/${node}`);
     return this.status('Node', node, {
       conditions: withCondition(n?.status?.conditions, ready
         ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: now() }
@@ -146,31 +149,31 @@ export class NodeAgent {
   private async reconcile() {
     const jobs: Promise<unknown>[] = [];
     // kubelet: finish graceful deletions
-    for (const p of this.pods.items.values()) {
+    for (const p of itemsOf(this.pods).values()) {
       if (p.metadata.deletionTimestamp && !this.busy.has(`pod/${p.metadata.uid}`)) {
         this.busy.add(`pod/${p.metadata.uid}`);
         jobs.push(this.client.request('DELETE', objectPath(R('Pod'), p.metadata.name, p.metadata.namespace), { body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid } } }).catch((e) => this.fail(e)));
       }
     }
     // bootc-operator controller: pool target -> BootcNode desiredImage
-    for (const pool of this.pools.items.values()) {
+    for (const pool of itemsOf(this.pools).values()) {
       const ref: string | undefined = pool.spec?.image?.ref;
       if (!ref || !digestOf(ref)) continue;
-      for (const bn of this.bns.items.values()) {
+      for (const bn of itemsOf(this.bns).values()) {
         if (bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool')?.name !== pool.metadata.name) continue;
         if (bn.spec?.desiredImage === ref) continue;
         this.record(bn.metadata.name, `desiredImage ${digestOf(ref)!.slice(0, 19)}`);
         jobs.push(this.spec('BootcNode', bn.metadata.name, { spec: { desiredImage: ref, desiredImageState: 'Staged' } }));
       }
     }
-    for (const bn of this.bns.items.values()) jobs.push(this.daemon(bn));
-    for (const mcp of this.mcps.items.values()) jobs.push(this.mco(mcp));
+    for (const bn of itemsOf(this.bns).values()) jobs.push(this.daemon(bn));
+    for (const mcp of itemsOf(this.mcps).values()) jobs.push(this.mco(mcp));
     await Promise.all(jobs.map((j) => j.catch((e) => this.fail(e))));
   }
 
   // ---------------------------------------------------------------- bootc daemon
 
-  private async daemon(bn: KObject) {
+  private async daemon(bn: TestObject) {
     const name = bn.metadata.name;
     if (this.busy.has(name)) return;
     const image: string = bn.spec?.desiredImage;
@@ -196,7 +199,7 @@ export class NodeAgent {
       throw e;
     }
     this.after(this.opts.stageMs?.(name) ?? this.ms('stage'), async () => {
-      const cur = this.bns.items.get(`/${name}`);
+      const cur = itemsOf(this.bns).get(`/${name}`);
       try {
         if (!cur || cur.spec?.desiredImage !== image) return;
         await this.status('BootcNode', name, {
@@ -211,7 +214,7 @@ export class NodeAgent {
     });
   }
 
-  private async reboot(bn: KObject) {
+  private async reboot(bn: TestObject) {
     const name = bn.metadata.name;
     this.busy.add(name);
     const failed = this.opts.failReboot?.(name) ?? false;
@@ -224,7 +227,7 @@ export class NodeAgent {
       throw e;
     }
     this.after(this.ms('reboot'), async () => {
-      const cur = this.bns.items.get(`/${name}`);
+      const cur = itemsOf(this.bns).get(`/${name}`);
       if (!cur) return void this.busy.delete(name);
       try {
         await this.finishReboot(name, cur, failed);
@@ -235,7 +238,7 @@ export class NodeAgent {
     });
   }
 
-  private async finishReboot(name: string, cur: KObject, failed: boolean) {
+  private async finishReboot(name: string, cur: TestObject, failed: boolean) {
     {
       let conds = withCondition(cur.status?.conditions, { type: 'Idle', status: 'True', reason: 'Idle', message: '', lastTransitionTime: now() });
       if (failed) {
@@ -259,20 +262,21 @@ export class NodeAgent {
 
   // ---------------------------------------------------------------- MCO
 
-  private async mco(mcp: KObject) {
+  private async mco(mcp: TestObject) {
     const pool = mcp.metadata.name;
     // render: the last MachineConfig (by name) of the role with an osImageURL
-    const sources = [...this.mcs.items.values()]
+    const sources = [...itemsOf(this.mcs).values()]
       .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL && !m.metadata.name.startsWith('rendered-'))
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-    const current = this.mcs.items.get(`/${mcp.spec?.configuration?.name ?? ''}`);
+    const current = itemsOf(this.mcs).get(`/${mcp.spec?.configuration?.name ?? ''}`);
     const osImageURL = sources.length ? sources[sources.length - 1].spec.osImageURL : current?.spec?.osImageURL;
     if (osImageURL && current?.spec?.osImageURL !== osImageURL && !this.busy.has(`render/${pool}`)) {
       this.busy.add(`render/${pool}`);
       try {
         const name = `rendered-${pool}-${createHash('md5').update(`${pool}/${osImageURL}`).digest('hex').slice(0, 12)}`;
-        if (!this.mcs.items.has(`/${name}`)) {
+        if (!itemsOf(this.mcs).has(`/${name}`)) {
           const o = await this.client.request('POST', '/apis/machineconfiguration.openshift.io/v1/machineconfigs', {
+            expect: 'MachineConfig',
             body: { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name, ownerReferences: [{ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: pool, uid: mcp.metadata.uid, controller: true }] }, spec: { ...(current?.spec ?? {}), osImageURL } },
           }).catch((e) => (e?.name === 'AlreadyExistsError' ? null : Promise.reject(e)));
           if (o) this.mcs.put(o);
@@ -288,7 +292,7 @@ export class NodeAgent {
     if (mcp.spec?.paused) return;
     const target: string | undefined = mcp.spec?.configuration?.name;
     if (!target) return;
-    const members = [...this.nodes.items.values()].filter((n) => selectorMatches(mcp.spec?.nodeSelector, n.metadata.labels ?? {}));
+    const members = [...itemsOf(this.nodes).values()].filter((n) => selectorMatches(mcp.spec?.nodeSelector, n.metadata.labels ?? {}));
     const parsed = parseMaxUnavailable(mcp.spec?.maxUnavailable ?? 1);
     const budget = parsed.ok ? resolveMaxUnavailable(parsed.value, members.length).resolved : 1;
     const unavailable = members.filter((n) => n.spec?.unschedulable || cond(n, 'Ready')?.status !== 'True' || this.busy.has(n.metadata.name)).length;
@@ -307,7 +311,7 @@ export class NodeAgent {
     this.record(node, `mcd ${target}`);
     await this.spec('Node', node, { metadata: { annotations: { [MCO_DESIRED_CONFIG]: target, [MCO_STATE]: 'Working' } }, spec: { unschedulable: true } });
     // The MCD drains the node itself (DaemonSet and mirror pods stay).
-    for (const p of [...this.pods.items.values()].filter((p) => p.spec?.nodeName === node && !skippedByDrain(p))) {
+    for (const p of [...itemsOf(this.pods).values()].filter((p) => p.spec?.nodeName === node && !skippedByDrain(p))) {
       await this.client.request('POST', `${objectPath(R('Pod'), p.metadata.name, p.metadata.namespace)}/eviction`, {
         body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: p.metadata.name, namespace: p.metadata.namespace } },
       }).catch((e) => this.fail(e));

@@ -300,7 +300,7 @@ export function inFlightOf(saved: Plan, live: ClusterSnapshot, progress: Progres
   for (const sp of saved.pools) {
     const pp = run.pools[sp.name];
     if (sp.backend !== 'mco' || !pp || pp.done) continue;
-    const rendered: string | undefined = live.machineConfigPools.find((m) => m.metadata.name === sp.name)?.spec?.configuration?.name;
+    const rendered = live.machineConfigPools.find((m) => m.metadata.name === sp.name)?.spec?.configuration?.name ?? undefined;
     const osImageURL = live.machineConfigs.find((m) => m.metadata.name === rendered)?.spec?.osImageURL;
     if (!rendered || typeof osImageURL !== 'string' || !rollsTarget({ pool: sp.name, rendered, rolledOut: null, updating: false, osImageURL }, sp.targetImage)) continue;
     for (const n of sp.nodes) {

@@ -8,7 +8,7 @@
  * application layer reads the file (src/app/saved-plan.ts).
  */
 import { type Diagnostic, diagnosticAt, emptySourceMap, sortDiagnostics } from '../../base/diagnostics.ts';
-import { InputError } from '../../base/errors.ts';
+import { InputError, messageOf } from '../../base/errors.ts';
 import { collect, validate, isPlainObject } from '../../base/schema.ts';
 import { binaryInputDiagnostic, parseYamlWithPositions, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../../base/yaml.ts';
 import { checkShape, valueBudget, flowNestingOffset } from '../../base/limits.ts';
@@ -38,8 +38,14 @@ export function readJsonDocument(text: string, file: string, what: string, fail:
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    const at = parseYamlWithPositions(text.slice(0, POSITION_REPARSE_LIMIT), file).diagnostics.find((d) => d.line !== null);
-    return { doc: null, diagnostics: fail('json-syntax', `not ${what}: invalid JSON (${(err as Error).message.split('\n')[0].replace(/ in JSON at position \d+.*$/, '')})`, at ? { line: at.line!, column: at.column! } : null) };
+    let at: { line: number; column: number } | null = null;
+    for (const d of parseYamlWithPositions(text.slice(0, POSITION_REPARSE_LIMIT), file).diagnostics) {
+      if (d.line !== null && d.column !== null) {
+        at = { line: d.line, column: d.column };
+        break;
+      }
+    }
+    return { doc: null, diagnostics: fail('json-syntax', `not ${what}: invalid JSON (${messageOf(err).split('\n')[0].replace(/ in JSON at position \d+.*$/, '')})`, at) };
   }
   const shape = checkShape([doc], valueBudget(text.length));
   if (shape) {
@@ -49,18 +55,23 @@ export function readJsonDocument(text: string, file: string, what: string, fail:
   return { doc, diagnostics: null };
 }
 
+/** The document is a Plan when validating it against the plan format's schema reported nothing. */
+function conforms(doc: unknown, diagnostics: readonly unknown[]): doc is Plan {
+  return diagnostics.length === 0;
+}
+
 export function parsePlanFile(text: string, file: string): LoadedPlan {
   const read = readJsonDocument(text, file, 'a plan file', (code, message, at) => fail(file, code, message, at).diagnostics, HINT);
   if (read.diagnostics) return { plan: null, diagnostics: read.diagnostics };
   const doc = read.doc;
   if (!isPlainObject(doc) || doc.formatVersion === undefined) return fail(file, 'not-a-plan', 'not a plan file (no formatVersion)');
-  if (!(PLAN_FORMAT_VERSIONS as readonly unknown[]).includes(doc.formatVersion)) {
+  if (!PLAN_FORMAT_VERSIONS.some((v) => v === doc.formatVersion)) {
     const known = PLAN_FORMAT_VERSIONS.join(' and ');
     return fail(file, 'plan-format-unsupported', `plan format ${JSON.stringify(doc.formatVersion).slice(0, 40)} is not supported (this bootcplan reads ${known})`, null, `formatVersion ${PLAN_FORMAT_VERSIONS.map((v) => `"${v}"`).join(' or ')}`);
   }
   const { ctx, diagnostics } = collect(null);
   validate(planFileSchema, doc, '', ctx);
-  if (!diagnostics.length) return { plan: doc as unknown as Plan, diagnostics: [] };
+  if (conforms(doc, diagnostics)) return { plan: doc, diagnostics: [] };
   const map = text.length <= POSITION_REPARSE_LIMIT ? parseYamlWithPositions(text, file).map : emptySourceMap(file);
   return {
     plan: null,

@@ -26,13 +26,15 @@ function effectiveOps(c: PlanChange): Operation[] {
 }
 
 function describeMoved(saved: PlanChange, fresh: PlanChange): string[] {
-  const savedTests = new Map(saved.patch.filter((o) => o.op === 'test').map((o) => [o.path, (o as any).value]));
+  const savedTests = new Map<string, unknown>();
+  for (const o of saved.patch) if (o.op === 'test') savedTests.set(o.path, o.value);
   const lines: string[] = [];
   for (const op of fresh.patch) {
     if (op.op !== 'test') continue;
     const was = savedTests.get(op.path);
-    if (!savedTests.has(op.path)) lines.push(`~ ${fresh.address}: ${op.path} is now ${JSON.stringify((op as any).value)} (the saved plan did not change it)`);
-    else if (!deepEqual(was, (op as any).value)) lines.push(`~ ${fresh.address}: ${op.path} was ${JSON.stringify(was)} when planned, is now ${JSON.stringify((op as any).value)}`);
+    const now: unknown = op.value;
+    if (!savedTests.has(op.path)) lines.push(`~ ${fresh.address}: ${op.path} is now ${JSON.stringify(now)} (the saved plan did not change it)`);
+    else if (!deepEqual(was, now)) lines.push(`~ ${fresh.address}: ${op.path} was ${JSON.stringify(was)} when planned, is now ${JSON.stringify(now)}`);
   }
   return lines.length ? lines : [`~ ${fresh.address}: changed since the plan was made`];
 }
@@ -82,10 +84,10 @@ export function remainingWorkDifference(saved: Plan, fresh: Plan, snapshot: Clus
       const s = savedNodes.get(name);
       if (!s) out.push(`+ ${sp.name}/${name}: needs ${short(n.to)} and is not in the saved plan (runs ${short(n.from)})`);
       else if (s.from !== n.from) out.push(`~ ${sp.name}/${name}: runs ${short(n.from)} (saved plan: ${short(s.from)})`);
-      // A tag the saved plan found unresolved (issue 12 rule 8) resolves once the apply sets the
+      // A tag the saved plan found unresolved (docs/safety.md rule 8) resolves once the apply sets the
       // pool's image: not a difference; those nodes wait for the next plan.
       else if (s.to !== n.to && !(s.blockedBy === 'tag-unresolved' && s.to === sp.targetImage)) out.push(`~ ${sp.name}/${name}: target ${short(n.to)} (saved plan: ${short(s.to)})`);
-      // Someone paused the pool since (issue 12 rule 6): its nodes are held back now.
+      // Someone paused the pool since (docs/safety.md rule 6): its nodes are held back now.
       else if (s.wave !== null && n.blockedBy === 'pool-paused' && !fp.paused) out.push(`~ ${sp.name}/${name}: held back now, the pool was paused by someone else (saved plan: wave ${s.wave})`);
     }
     for (const [name, s] of savedNodes) {

@@ -51,7 +51,7 @@ const NODE_TABLE_MAX = 200;
 export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
   // Data, as a human output shows it (secrets and credentials masked, invisible characters
   // visible); then every interpolation below is escaped, numbers included: a crafted plan file
-  // may hold markup in any field, and a string where a number belongs (issue 13).
+  // may hold markup in any field, and a string where a number belongs (docs/safety.md "What is masked in outputs").
   const plan = forDisplay(input);
   const r = opts.rehearsal ? forDisplay(opts.rehearsal) : null;
   const timeline = r ? buildRehearsalTimeline(plan, r, { maxRows: opts.maxChartRows ?? 60 }) : buildTimeline(plan, { maxRows: opts.maxChartRows ?? 60 });

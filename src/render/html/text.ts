@@ -1,7 +1,7 @@
 /**
  * Numbers and words of the HTML report as escaped text. A crafted plan file may hold a string
  * (markup, even) where a number belongs, and the formatting helpers pass such a string
- * through: every figure the report writes goes through one of these (issue 13). Pure.
+ * through: every figure the report writes goes through one of these (docs/safety.md "What is masked in outputs"). Pure.
  */
 import { formatDuration, formatCount, plural } from '../format.ts';
 import { escapeHtml } from '../vocabulary.ts';
