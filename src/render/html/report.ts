@@ -19,6 +19,7 @@ import { scheduleLine, specChangesTitle } from '../gitops.ts';
 import { forDisplay } from '../secrets.ts';
 import { formatDuration, formatCount, foldNames, groupNodes, describeGroup, naturalCompare, shortDigest, rebootMix, riskTally } from '../format.ts';
 import { planLine } from '../text.ts';
+import { healthSection, poolGatesHtml } from './health.ts';
 import { buildTimeline } from '../timeline.ts';
 import { buildRehearsalTimeline } from '../rehearsal-timeline.ts';
 import type { Rehearsal } from '../../sim/rehearse.ts';
@@ -67,6 +68,7 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
     changes(plan, opts),
     bootImages(plan),
     pools(plan),
+    healthSection(plan),
     footer(plan),
   ].filter(Boolean).join('\n');
   return htmlDocument(title, body);
@@ -316,6 +318,6 @@ function poolBlock(p: PlanPool): string {
 <p>${countHtml(p.nodeCount)} nodes, ${countHtml(p.upToDate)} up to date; maxUnavailable <span class="mono">${escapeHtml(mu.value)}</span> → ${countHtml(mu.resolved)} (${escapeHtml(mu.rule)})${p.unavailableNow.length ? `, ${countHtml(p.unavailableNow.length)} already unavailable` : ''}; ${p.rollout === 'slots' ? slotsText(p) : `${pluralHtml(p.waveSize, 'node')} per wave; ${pluralHtml(p.waves.length, 'wave')}, est. ${durationHtml(p.estimatedSeconds)}${p.soakSeconds && p.waves.length > 1 ? ` including ${durationHtml(p.soakSeconds)} soak between waves` : ''}`}.</p>
 <p class="dim">target <span class="mono">${escapeHtml(p.targetImage)}</span></p>
 ${p.nodes.length ? `<ul class="groups">${groups.join('\n')}</ul>` : '<p>All nodes run the target image.</p>'}
-${nodeTable(p, sched)}${selfNodeSentence(p) ? `\n<p>Last: ${escapeHtml(selfNodeSentence(p))}</p>` : ''}
+${nodeTable(p, sched)}${selfNodeSentence(p) ? `\n<p>Last: ${escapeHtml(selfNodeSentence(p))}</p>` : ''}${poolGatesHtml(p)}
 </div>`;
 }
