@@ -47,7 +47,7 @@ interface NodeSpan {
 function tracks(events: readonly ApplyEvent[]): Map<string, Map<string, NodeTrack>> {
   const out = new Map<string, Map<string, NodeTrack>>();
   for (const e of events) {
-    if (!('node' in e) || !e.node) continue;
+    if (!('node' in e) || !e.node || e.pool === null) continue;
     let pool = out.get(e.pool);
     if (!pool) out.set(e.pool, (pool = new Map()));
     let t = pool.get(e.node);
