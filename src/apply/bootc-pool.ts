@@ -12,11 +12,13 @@ import { DrainTimeoutError, isoOf } from './driver.ts';
 import { cancelledByCaller } from './interrupt.ts';
 import type { ApplyContext, NodeFailure, NodeOutcome, RebootEnd } from './context.ts';
 import { retry } from './changes.ts';
-import { afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt } from './wave-gates.ts';
+import { afterLastWave, afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
 import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, viewIn } from './views.ts';
 import { stagingLimit } from './staging-clock.ts';
 import { resumedPastCordon, stagingGate } from './staging-gate.ts';
+import { nodeGate, type GateFailure } from './health-gates.ts';
+import { onGateFailure } from './gate-failure.ts';
 
 export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   if (pool.waves.length) ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}` });
@@ -45,11 +47,12 @@ export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'
     }
     ctx.emit({ type: 'wave-start', pool: pool.name, wave: k, waves: pool.waves.length, nodes: names });
     await stagingGate(ctx, pool, names);
-    const failures = await runBootcWave(ctx, pool, k, names);
+    const { failures, gateFailure } = await runBootcWave(ctx, pool, k, names);
     if (failures.length) await halt(ctx, pool, failures);
+    if (gateFailure) await onGateFailure(ctx, pool, gateFailure);
     await afterWave(ctx, pool, k);
   }
-  return 'done';
+  return afterLastWave(ctx, pool);
 }
 
 /** A node of the wave that has not passed the staging gate yet (and is not mid-update). */
@@ -122,13 +125,20 @@ export interface WaveRun {
   failures: NodeFailure[];
   /** The first error that is no node's failure (a driver error): the wave stops on it. */
   fatal: { err?: unknown; set?: boolean };
+  /** afterNode health gates running now: no node starts meanwhile (health-gates.ts nodeGate). */
+  gating: number;
+  /** The first failed afterNode gate: no node starts any more; the nodes in flight finish. */
+  gateFailure: GateFailure | null;
 }
 
-/** Budgeted start of the wave's nodes; returns the failures (empty when all succeeded). */
-async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names: string[]): Promise<NodeFailure[]> {
-  const w: WaveRun = { pool, k, budget: pool.controlPlane ? 1 : pool.maxUnavailable.resolved, pending: [...names], running: new Map(), failures: [], fatal: {} };
+/** No node of the wave may start any more: a node failed, or a health gate did. */
+export const holding = (w: WaveRun) => w.failures.length > 0 || w.gateFailure !== null;
+
+/** Budgeted start of the wave's nodes; returns the failures (empty when all succeeded) and a failed afterNode gate. */
+async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names: string[]): Promise<{ failures: NodeFailure[]; gateFailure: GateFailure | null }> {
+  const w: WaveRun = { pool, k, budget: pool.controlPlane ? 1 : pool.maxUnavailable.resolved, pending: [...names], running: new Map(), failures: [], fatal: {}, gating: 0, gateFailure: null };
   try {
-    return await waveLoop(ctx, w);
+    return { failures: await waveLoop(ctx, w), gateFailure: w.gateFailure };
   } catch (err) {
     setFatal(w, err);
     return stopWave(ctx, w);
@@ -142,7 +152,7 @@ async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
     if (w.fatal.set) throw w.fatal.err;
     await ctx.lease.assertHeld();
     let started = 0;
-    if (!w.failures.length && w.pending.length) {
+    if (!holding(w) && !w.gating && w.pending.length) {
       // Decide synchronously on one consistent view; no time passes until the cordons.
       const d = await peek(ctx.driver, (s) => decideRound(ctx, s, w));
       for (const name of [...d.done, ...d.gone]) {
@@ -172,8 +182,10 @@ async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
       }
     }
     if (w.fatal.set) throw w.fatal.err;
-    if (!w.running.size && (!w.pending.length || w.failures.length)) break;
-    if (!w.pending.length || w.failures.length) {
+    if (!w.running.size && (!w.pending.length || holding(w))) break;
+    if (!w.pending.length || holding(w) || w.gating) {
+      // A gate holds the next start: the wait for budget starts again after it.
+      if (w.gating) waitingSince = null;
       await Promise.race(w.running.values());
       continue;
     }
@@ -251,12 +263,25 @@ export function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
   return { start, done, gone, failed };
 }
 
-/** Runs one node's update; its failure joins the wave's, an error stops the wave. */
+/** Runs one node's update, then its afterNode gate; its failure joins the wave's, an error stops the wave. */
 function startNode(ctx: ApplyContext, w: WaveRun, name: string): Promise<void> {
   return runBootcNode(ctx, w.pool, w.k, name).then(
-    (r) => { if (!r.ok) w.failures.push(r.failure); },
-    (err) => setFatal(w, err),
-  ).finally(() => w.running.delete(name));
+    async (r) => {
+      if (!r.ok) w.failures.push(r.failure);
+      else await gateNode(ctx, w, name, w.k);
+    },
+  ).catch((err) => setFatal(w, err)).finally(() => w.running.delete(name));
+}
+
+/** The afterNode gate of a node that is back (waves and slots): while it runs, no node of the pool starts. */
+export async function gateNode(ctx: ApplyContext, w: WaveRun, name: string, wave: number): Promise<void> {
+  w.gating++;
+  try {
+    const failed = await nodeGate(ctx, w.pool, wave, name);
+    if (failed) w.gateFailure ??= failed;
+  } finally {
+    w.gating--;
+  }
 }
 
 // ----------------------------------------------------------------- one node
