@@ -138,15 +138,32 @@ export function poolChecks(ctx: ApplyContext, pool: PlanPool, point: GatePoint):
 /**
  * The preflight gate: before the run's first write, once per run record. Returns its failure, or
  * null when it passed or has nothing to check (then the record says so and a rerun skips it).
+ * A check that halted a pool in the run record this apply replaces (an `apply -f` re-planned
+ * after the halt gets a new plan id, and so a new record) is measured here too, whatever its
+ * `when`: the next wave must not start on the word of the checks that did not fail.
  */
 export async function preflightGate(ctx: ApplyContext): Promise<GateFailure | null> {
-  const checks = preflightChecks(ctx.plan);
+  const checks = [...preflightChecks(ctx.plan), ...haltedBefore(ctx)];
   if (!checks.length || ctx.book.record.preflightPassed) return null;
   const out = await runGate(ctx, { point: 'preflight', pool: null, wave: null, node: null }, checks);
   if (!out.passed) return out.failure;
   ctx.book.record.preflightPassed = true;
   await ctx.book.save();
   return null;
+}
+
+/** The plan's checks (each entry once) that halted a pool of the replaced run record, for its pools in this plan. */
+function haltedBefore(ctx: ApplyContext): PlanHealthCheck[] {
+  const prev = ctx.book.previous;
+  if (!prev) return [];
+  const pre = new Set(preflightChecks(ctx.plan));
+  const out: PlanHealthCheck[] = [];
+  for (const [pool, pp] of Object.entries(prev.pools)) {
+    const name = pp.halted?.check;
+    const c = name ? (ctx.plan.healthChecks ?? []).find((x) => x.name === name && x.pools.includes(pool)) : undefined;
+    if (c && !pre.has(c) && !out.includes(c)) out.push(c);
+  }
+  return out;
 }
 
 /**
