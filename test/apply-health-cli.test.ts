@@ -17,8 +17,8 @@ import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir } from './cwd.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
-import type { DriverFactory } from '../src/cli/deps.ts';
+import type { CliIO } from '../src/app/ports.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import { SimHealthSource, parseFailCheck, type FailCheckRule } from '../src/sim/health.ts';
 
 const s = suite('apply: health gates in the status, Events, notifications and --json');

@@ -11,7 +11,7 @@ import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/cli/io.ts';
+import type { CliIO } from '../src/app/ports.ts';
 import { inDir } from './cwd.ts';
 import { ROOT, GOLDEN_DIR } from './render-fixtures.ts';
 
