@@ -255,7 +255,7 @@ function poolBlock(p: PlanPool): string {
     `${poolKind(p.backend)}, priority ${md(p.priority)}${p.controlPlane ? ', control plane' : ''}; ` +
       `${md(p.nodeCount)} nodes, ${md(p.upToDate)} up to date; maxUnavailable ${code(String(mu.value))} → ${md(mu.resolved)} (${md(mu.rule)})` +
       `${p.unavailableNow.length ? `, ${md(p.unavailableNow.length)} already unavailable` : ''}; ` +
-      (p.rollout === 'slots' ? `in slots: each node admitted in the order below as soon as one is back; re-planned every ${md(plural(p.waveSize, 'admission'))}.` : `soak ${md(formatDuration(p.soakSeconds))} between waves.`),
+      (p.rollout === 'slots' ? `in slots: each node admitted in the order below as soon as one is back; re-planned every ${md(plural(p.waveSize, 'admission'))}.` : `soak ${md(formatDuration(p.soakSeconds))} ${p.gates?.afterWave.length ? 'after each wave (then its health gate)' : 'between waves'}.`),
     '',
     `Target ${code(p.targetImage)}`,
     '',

@@ -184,10 +184,17 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
   }
   if (pool.waves.length && pool.rollout === 'slots') {
     out.push(c.dim(`  in slots, in this order (re-planned every ${plural(pool.waveSize, 'admission')}: ${plural(pool.waves.length, 'batch', 'batches')}), est. ${formatDuration(pool.estimatedSeconds)} (in waves: ${formatDuration(pool.wavesEstimatedSeconds ?? pool.estimatedSeconds)})`));
-  } else if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${pool.soakSeconds && pool.waves.length > 1 ? ` including ${formatDuration(pool.soakSeconds)} soak between waves` : ''}`));
+  } else if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${soakWords(pool)}`));
   const gates = poolGatesLine(pool);
   if (gates) out.push(c.cyan(`  health gates: ${gates}`));
   return out;
+}
+
+/** " including 2m soak between waves", or "after each wave" when afterWave gates follow the last wave too. */
+function soakWords(pool: PlanPool): string {
+  const gated = !!pool.gates?.afterWave.length;
+  if (!pool.soakSeconds || (pool.waves.length < 2 && !gated)) return '';
+  return ` including ${formatDuration(pool.soakSeconds)} soak ${gated ? 'after each wave' : 'between waves'}`;
 }
 
 /** The "Health gates" block: per check what it judges, when, how it measures, what a failure does, where it reads from. */

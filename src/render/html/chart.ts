@@ -85,17 +85,7 @@ ${grid}
 ${parts.join('\n')}
 ${end}
 </svg>`;
-  const legend = [
-    ['drain', 'cordon + drain'],
-    ...(plan.pools.some((p) => p.backend === 'mco' && p.waves.length) ? [['stage', 'pull image (MCO)']] : []),
-    ['reboot', 'reboot'],
-    ['soft-reboot', 'soft reboot'],
-    ['ready', 'until Ready'],
-    ...(tl.rows.some((row) => row.kind === 'staging') ? [['staging', r ? 'bootc staging (stage-start to staged)' : 'bootc staging, all nodes in parallel']] : []),
-    ...(r ? [['end', `rehearsal end`], ['estimate', 'plan estimate']] : []),
-    ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
-    ...(tl.pools.some((l) => l.gates?.length) ? [['gate passed', 'health gate passed'], ...(failRules.length ? [['gate failed', 'health gate failed']] : [])] : []),
-  ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
+  const legend = legendHtml(plan, tl, r, failRules.length > 0);
   const intro = r
     ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the axis ends with the run, the arrow points on to the estimate' : 'dashed line'}); at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
     : `Estimated from the plan's phase durations: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
@@ -105,6 +95,21 @@ ${end}
 <div class="legend">${legend}</div>
 <div class="chart-wrap">${svg}</div>
 </section>`;
+}
+
+/** The chart's legend: the phases drawn, and the rehearsal's marks. */
+function legendHtml(plan: Plan, tl: Timeline, r: Rehearsal | null, failedGate: boolean): string {
+  return [
+    ['drain', 'cordon + drain'],
+    ...(plan.pools.some((p) => p.backend === 'mco' && p.waves.length) ? [['stage', 'pull image (MCO)']] : []),
+    ['reboot', 'reboot'],
+    ['soft-reboot', 'soft reboot'],
+    ['ready', 'until Ready'],
+    ...(tl.rows.some((row) => row.kind === 'staging') ? [['staging', r ? 'bootc staging (stage-start to staged)' : 'bootc staging, all nodes in parallel']] : []),
+    ...(r ? [['end', `rehearsal end`], ['estimate', 'plan estimate']] : []),
+    ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
+    ...(tl.pools.some((l) => l.gates?.length) ? [['gate passed', 'health gate passed'], ...(failedGate ? [['gate failed', 'health gate failed']] : [])] : []),
+  ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
 }
 
 /** A health gate in its lane's header: a bar for its duration, a diamond at its end (green passed, red failed). */
