@@ -18,6 +18,7 @@
  */
 import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
+import type * as Re2Module from 're2js';
 
 /**
  * re2js, loaded on first use: only specs with a regex matcher pay for it. It is 260 kB of
@@ -25,9 +26,9 @@ import type { RE2JS } from 're2js';
  * spec (some 10 ms of CPU on the demo plan; BENCHMARKS.md "Start-up"). A plain require keeps it
  * out of the bundle (scripts/build.mjs) and synchronous, as spec validation is.
  */
-let re2: typeof import('re2js') | null = null;
+let re2: typeof Re2Module | null = null;
 function RE2(): typeof RE2JS {
-  re2 ??= createRequire(import.meta.url)('re2js') as typeof import('re2js');
+  re2 ??= createRequire(import.meta.url)('re2js') as typeof Re2Module;
   return re2.RE2JS;
 }
 
