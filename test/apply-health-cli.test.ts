@@ -68,7 +68,7 @@ s('a failed gate: exit 5 naming the check and what it saw; status HealthCheckFai
     assert.match(o.err, /error: rollout halted: health check no-critical-alerts failed after wave 1\/2 of pool worker: rehearsal: --fail-check no-critical-alerts@wave=1\n {2}no further node was started/);
     const st = sim.rollouts.objects.get('test')!.status!;
     assert.equal([st.phase, st.reason, st.lastExitCode], ['Degraded', 'HealthCheckFailed', 5]);
-    assert.match(st.message, /^halted: health check no-critical-alerts failed after wave 1\/2 of pool worker: rehearsal: /);
+    assert.match(st.message ?? '', /^halted: health check no-critical-alerts failed after wave 1\/2 of pool worker: rehearsal: /);
     assert.equal(st.healthCheck, { name: 'no-critical-alerts', point: 'afterWave', pool: 'worker', wave: 1, node: null, result: 'failed', observed: 'rehearsal: --fail-check no-critical-alerts@wave=1', at: st.healthCheck!.at });
     const ev = sim.rollouts.events.map((e) => `${e.type} ${e.reason} ${e.regarding.kind}/${e.regarding.name}`);
     assert.ok(ev.includes('Normal HealthCheckPassed Rollout/test'), ev.join('\n'));

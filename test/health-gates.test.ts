@@ -86,7 +86,7 @@ s('a failed afterWave gate: no node of the next wave starts, the pool is paused,
   const fail = r.events.findIndex((e) => e.type === 'gate-fail');
   assert.equal(after(r.events, fail, 'cordon'), [], 'no cordon after the failed gate');
   assert.equal(sim.cordons.length, 2, 'only wave 1 was cordoned');
-  assert.is(sim.get('BootcNodePool', 'worker')!.spec.rollout.paused, true);
+  assert.is(sim.get('BootcNodePool', 'worker')?.spec?.rollout?.paused, true);
   const pp = runRecord(sim).pools.worker;
   assert.equal([pp.wavesDone, pp.gatesPassed ?? 0, pp.halted?.check], [1, 0, 'alerts']);
   const halt = r.events.find((e) => e.type === 'halt')!;
@@ -210,7 +210,7 @@ s('MCO pools: the afterWave gate stops the next unpause; afterNode gates run as 
   assert.is(r.events.filter((e) => e.type === 'gate-pass' && e.point === 'afterNode').length, 2, 'each node of wave 1');
   const fail = r.events.findIndex((e) => e.type === 'gate-fail');
   assert.equal(after(r.events, fail, 'wave-start'), []);
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec.paused, true);
+  assert.is(sim.get('MachineConfigPool', 'worker')?.spec?.paused, true);
   assert.is(runRecord(sim).pools.worker.mcoUnpaused, undefined);
 });
 

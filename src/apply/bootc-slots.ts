@@ -254,7 +254,7 @@ function startSlotNode(ctx: ApplyContext, s: SlotRun, name: string): Promise<voi
     async (r) => {
       if (!r.ok) s.failures.push(r.failure);
       else {
-        await gateNode(ctx, s, name, s.batchOf.get(name)!);
+        await gateNode(ctx, s, name, s.batchOf(name));
         await nodeBack(ctx, s, name);
       }
     },

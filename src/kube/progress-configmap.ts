@@ -49,7 +49,7 @@ function checkProgressRecord(p: unknown, bad: (what: string) => Error): asserts 
     if (pool.mcoUnpaused !== undefined && typeof pool.mcoUnpaused !== 'boolean') throw bad(`pool "${printable(name, 100)}" has a mcoUnpaused that is not a boolean`);
     const seen = pool.stagingSeen;
     if (seen !== undefined && (!isMap(seen) || Object.values(seen).some((t) => typeof t !== 'string' || !Number.isFinite(Date.parse(t))))) throw bad(`pool "${printable(name, 100)}" has a stagingSeen that is not a map of node names to times`);
-    if (pool.gatesPassed !== undefined && (!Number.isSafeInteger(pool.gatesPassed) || pool.gatesPassed < 0)) throw bad(`pool "${printable(name, 100)}" has a gatesPassed that is not a count`);
+    if (pool.gatesPassed !== undefined && (typeof pool.gatesPassed !== 'number' || !Number.isSafeInteger(pool.gatesPassed) || pool.gatesPassed < 0)) throw bad(`pool "${printable(name, 100)}" has a gatesPassed that is not a count`);
     const h = pool.halted;
     if (h !== undefined && h !== null && (!isMap(h) || typeof h.reason !== 'string' || (h.check !== undefined && typeof h.check !== 'string'))) throw bad(`pool "${printable(name, 100)}" has a malformed halted entry`);
     const i = pool.interrupted;

@@ -52,8 +52,9 @@ const authOrCa: Schema = {
   type: 'any', expected: 'a string or a ConfigMap/Secret reference',
   check: (v, path, ctx) => {
     if (typeof v === 'string') return;
-    const ref = v && typeof v === 'object' ? (v.bearerTokenSecret ?? v.configMap ?? v.secret) : undefined;
-    if (ref === undefined || Object.keys(v).length !== 1) ctx.report({ code: 'wrong-type', path, message: 'expected a string or one object reference', expected: 'ServiceAccount, none, system, {bearerTokenSecret|configMap|secret: {namespace, name, key}}' });
+    const o = v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
+    const ref = o ? (o.bearerTokenSecret ?? o.configMap ?? o.secret) : undefined;
+    if (ref === undefined || !o || Object.keys(o).length !== 1) ctx.report({ code: 'wrong-type', path, message: 'expected a string or one object reference', expected: 'ServiceAccount, none, system, {bearerTokenSecret|configMap|secret: {namespace, name, key}}' });
     else validate(keyRef, ref, path, ctx);
   },
 };
