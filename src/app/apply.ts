@@ -99,7 +99,7 @@ type PlanOnCluster = (driver: ClusterDriver, report: ApplyReporting) => Promise<
 async function runApply(ports: Ports, opts: ApplyOptions, specs: SpecForPlan, selfNode: string | null, confirming: boolean, planOn: PlanOnCluster): Promise<CommandResult> {
   const { io } = ports;
   const notifyUrl = opts.notify === undefined ? undefined : parseNotifyUrl(opts.notify);
-  const { driver, holder, close } = await ports.openDriver(opts.kube, io);
+  const { driver, holder, close, health } = await ports.openDriver(opts.kube, io);
   let w: EventWriter | null = null;
   const report = new ApplyReporting(driver, io, specs.spec, !!opts.step, notifyUrl);
   try {
@@ -112,7 +112,7 @@ async function runApply(ports: Ports, opts: ApplyOptions, specs: SpecForPlan, se
     w = writer;
     const onLockWait = lockWaitNotice((line) => io.stderr(forDisplay(line) + '\n'), opts.lockTimeoutSeconds);
     const r = await ports.stops.during((signal) =>
-      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds: opts.lockTimeoutSeconds, onLockWait, signal, selfNode }));
+      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds: opts.lockTimeoutSeconds, onLockWait, signal, selfNode, health: health?.() }));
     const status = await report.finished(r);
     if (!opts.json) io.stdout(forDisplay(summaryLine(r, status)) + '\n');
     return { exitCode: EXIT.ok };

@@ -6,7 +6,8 @@
  */
 import { InputError } from '../base/errors.ts';
 import { DEFAULT_DURATIONS, parseDurations } from '../domain/timing.ts';
-import type { PhaseDurations } from '../plan/types.ts';
+import type { Plan, PhaseDurations } from '../plan/types.ts';
+import { parseFailCheck, unknownFailChecks, FAIL_CHECK_EXPECTED, type SimHealthOptions } from '../sim/health.ts';
 
 /**
  * A whole-number flag, read strictly: digits only (no "", "0x10", "1e3" or " 5 ", which
@@ -50,15 +51,32 @@ export interface SimulationOptions {
   failRate?: string;
   jitter?: string;
   seed: string;
+  failCheck?: string[];
+  failCheckRate?: string;
 }
 
-/** The simulation flags, checked: durations over the planner's defaults (never a file's alone), fail rate, seed, jitter. */
-export function simulationFlags(opts: SimulationOptions): { durations: PhaseDurations; failRate: number; seed: number; jitter: number } {
+/** The simulation flags, checked: durations over the planner's defaults (never a file's alone), fail rate, seed, jitter, health faults. */
+export function simulationFlags(opts: SimulationOptions): { durations: PhaseDurations; failRate: number; seed: number; jitter: number; health: SimHealthOptions } {
   const durations = parseDurations(opts.durations, DEFAULT_DURATIONS);
   if (typeof durations === 'string') throw new InputError(`--durations: ${durations}`, [], 'e.g. --durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30');
   const failRate = opts.failRate === undefined ? 0 : parseFractionFlag('--fail-rate', opts.failRate);
   const seed = parseIntegerFlag('--seed', opts.seed, { min: 0, max: 2 ** 32 - 1 });
   const jitter = opts.jitter === undefined ? 0 : parseFractionFlag('--jitter', opts.jitter);
   if (jitter > 0.9) throw new InputError(`--jitter ${opts.jitter}: at most 0.9 (a node's durations stay positive)`, [], 'e.g. --jitter 0.3');
-  return { durations, failRate, seed, jitter };
+  const failChecks = (opts.failCheck ?? []).map((t) => {
+    const r = parseFailCheck(t);
+    if (typeof r === 'string') throw new InputError(`--fail-check ${JSON.stringify(t)}: ${r}`, [], `e.g. --fail-check ${FAIL_CHECK_EXPECTED}`);
+    return r;
+  });
+  const failCheckRate = opts.failCheckRate === undefined ? 0 : parseFractionFlag('--fail-check-rate', opts.failCheckRate);
+  return { durations, failRate, seed, jitter, health: { failChecks, failRate: failCheckRate, seed } };
+}
+
+/** --fail-check names a check the plan has (otherwise the flag would do nothing: an input error listing the plan's). */
+export function checkFailCheckNames(health: SimHealthOptions, plans: readonly Plan[]): void {
+  const checks = plans.flatMap((p) => p.healthChecks ?? []);
+  const unknown = unknownFailChecks(health.failChecks ?? [], checks);
+  if (!unknown.length) return;
+  const names = [...new Set(checks.map((c) => c.name))];
+  throw new InputError(`--fail-check ${unknown.map((r) => r.text).join(', ')}: ${unknown.length === 1 ? 'no health check of that name' : 'no health checks of those names'} in the plan`, [], names.length ? `the plan's checks: ${names.join(', ')}` : 'the plan has no health checks (spec.healthChecks)');
 }

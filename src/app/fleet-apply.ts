@@ -145,7 +145,7 @@ async function confirmIdleCanaries(ports: Ports, fp: FleetPlan, prepared: Readon
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */
 async function openCluster(ports: Ports, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
   const [{ apply }, { windowPolicy }, { confirmSavedPlan, inFlightOf, checkClusterBinding }, { readFleetRecord, writeFleetRecord }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('../plan/saved/compare.ts'), import('../fleet/record.ts')]);
-  const { driver, holder, records, close } = await ports.openDriver(p.flags, ports.io);
+  const { driver, holder, records, close, health } = await ports.openDriver(p.flags, ports.io);
   if (!records) {
     close?.();
     throw new Error('the driver factory keeps no record documents: fleet apply has nowhere to keep its fleet record');
@@ -166,9 +166,10 @@ async function openCluster(ports: Ports, p: Prepared, lockTimeoutSeconds: number
       const live = await driver.snapshot();
       const progress = await driver.readProgress();
       const plan = confirmSavedPlan(p.saved, p.specs.replan(live), live, { compareDurations: true, inFlight: inFlightOf(p.saved, live, progress) });
-      const r = await apply({ plan, replan: p.specs.replan, driver, holder, onEvent, policy: windowPolicy(p.specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, signal });
+      const r = await apply({ plan, replan: p.specs.replan, driver, holder, onEvent, policy: windowPolicy(p.specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, signal, health: health?.() });
       return r.outcome === 'nothing-to-do' ? 'nothing-to-do' : 'done';
     },
+    ...(health ? { verify: (await import('../fleet/gates.ts')).sessionVerifier(driver.clock, health) } : {}),
     close,
   };
 }

@@ -18,7 +18,7 @@ import type { FLEET_REHEARSAL_FORMATS } from '../fleet/outputs.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { useColor } from '../render/format.ts';
 import type { CommandResult, Ports } from './ports.ts';
-import { simulationFlags, type SimulationOptions } from './flags.ts';
+import { simulationFlags, checkFailCheckNames, type SimulationOptions } from './flags.ts';
 import { planFleetFile, readFleetPlanFile, readFleetSnapshot, fleetRevision, type FleetPlanFlags } from './fleet-inputs.ts';
 import { fleetRoot } from './fleet-kubeconfig.ts';
 
@@ -33,7 +33,7 @@ type ClusterLoads = Map<string, () => FleetRehearsalClusterInput>;
 /** `fleet rehearse [FLEETPLAN]`: the exit code the rehearsal stands for. */
 export async function fleetRehearseCommand(ports: Ports, fleetplan: string | undefined, opts: FleetRehearseOptions): Promise<CommandResult> {
   const { io } = ports;
-  const { durations, failRate, seed, jitter } = simulationFlags(opts);
+  const { durations, failRate, seed, jitter, health } = simulationFlags(opts);
   const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../fleet/rehearsal-sim.ts'), import('../fleet/runner.ts'), import('../fleet/run-text.ts')]);
   const { fleetPlan, clusters } = fleetplan ? await savedFleet(ports, fleetplan, durations, opts.durations !== undefined) : await plannedFleet(ports, opts, durations);
   // Progress on stderr (a fleet of 100 clusters of 100 nodes rehearses for some 45 s).
@@ -42,7 +42,8 @@ export async function fleetRehearseCommand(ports: Ports, fleetplan: string | und
     color: useColor(io, !!io.stderrIsTTY), width: (io.stderrColumns || 101) - 1, clock: ports.now,
   });
   const onEvent = (e: FleetEvent) => { const s = progress.update(e); if (s) io.stderr(s); };
-  const r = await rehearseFleet({ fleetPlan, clusters, options: { durations, failRate, jitter, seed }, runner: runFleet, onEvent });
+  checkFailCheckNames(health, fleetPlan.clusters.flatMap((c) => (c.plan ? [c.plan] : [])));
+  const r = await rehearseFleet({ fleetPlan, clusters, options: { durations, failRate, jitter, seed, health }, runner: runFleet, onEvent });
   const erase = progress.finish();
   if (erase) io.stderr(erase);
   const color = useColor(io, io.stdoutIsTTY);

@@ -4,6 +4,7 @@
  * app/ (io.ts, files.ts, git.ts, live.ts, signals.ts); tests pass their own IO, driver factory,
  * clock and signal source (cli/main.ts CliDeps). Types only.
  */
+import type { HealthSource } from '../apply/health.ts';
 import type { ClusterDriver } from '../apply/driver.ts';
 import type { ExitCode } from '../base/errors.ts';
 import type { FleetRecordStore } from '../fleet/record.ts';
@@ -55,6 +56,8 @@ export interface OpenedDriver {
   /** The cluster's record documents, where `fleet apply` keeps its fleet record (a factory for single-cluster commands may leave it out). */
   records?: FleetRecordStore;
   close?: () => void;
+  /** A source for the plan's health checks against this cluster (docs/apply.md "Health gates"); apply refuses a plan with checks without one. */
+  health?: () => HealthSource;
 }
 
 /** Opens the driver of `apply`, `status` and `unlock` (default: the Kubernetes driver, app/live.ts). */

@@ -15,7 +15,7 @@ import { progressPlan } from '../render/progress.ts';
 import { useColor } from '../render/format.ts';
 import { yamlOfJson, type RehearsalFormat } from '../render/formats.ts';
 import type { CommandResult, Ports } from './ports.ts';
-import { simulationFlags, type SimulationOptions } from './flags.ts';
+import { simulationFlags, checkFailCheckNames, type SimulationOptions } from './flags.ts';
 import { readSnapshotFile, specFromFile } from './inputs.ts';
 import { openSavedPlan, planSnapshotFile, readPlanFile } from './saved-plan.ts';
 
@@ -32,7 +32,7 @@ export interface RehearseOptions extends SimulationOptions {
 export async function rehearseCommand(ports: Ports, planfile: string | undefined, opts: RehearseOptions): Promise<CommandResult> {
   const { io } = ports;
   const saved = planfile ? readPlanFile(ports, planfile) : null;
-  const { durations, failRate, seed, jitter } = simulationFlags(opts);
+  const { durations, failRate, seed, jitter, health } = simulationFlags(opts);
   // A saved plan is checked before its snapshot is read (the path comes from the file).
   const specs = saved ? openSavedPlan(ports, saved, durations) : null;
   const clusterFile = opts.cluster ?? (saved ? planSnapshotFile(ports, saved) : null);
@@ -48,6 +48,7 @@ export async function rehearseCommand(ports: Ports, planfile: string | undefined
     plan = s.plan(snapshot);
     replan = s.replan;
   }
+  checkFailCheckNames(health, [plan]);
   // Progress on stderr for long runs (render/events.ts RehearseProgress: nothing within 2 s).
   const progress = new RehearseProgress({ plan: progressPlan(plan), terminal: io.stderrIsTTY, color: useColor(io, io.stderrIsTTY), clock: ports.now, width: (io.stderrColumns || 101) - 1 });
   const { rehearsal, error } = await rehearse({
@@ -55,6 +56,7 @@ export async function rehearseCommand(ports: Ports, planfile: string | undefined
     faults: failRate > 0 ? { seed, rebootFailRate: failRate } : null,
     onEvent: (e) => { const s = progress.update(e); if (s) io.stderr(s); },
     jitter: jitter > 0 ? { fraction: jitter, seed } : null,
+    health,
   });
   const erase = progress.finish();
   if (erase) io.stderr(erase);

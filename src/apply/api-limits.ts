@@ -16,7 +16,7 @@ import type { ClusterEventRecord, RolloutStatus } from './rollout-status.ts';
 
 export const EVENT_LIMITS = { noteBytes: 1024, reasonBytes: 128, actionBytes: 128, reportingInstanceBytes: 128 } as const;
 
-export const ROLLOUT_STATUS_LIMITS = { message: 4096, reason: 64, planId: 128, pool: 253, conditions: 8, conditionType: 64, conditionReason: 64, conditionMessage: 4096, lockObservedField: 512 } as const;
+export const ROLLOUT_STATUS_LIMITS = { message: 4096, reason: 64, planId: 128, pool: 253, conditions: 8, conditionType: 64, conditionReason: 64, conditionMessage: 4096, lockObservedField: 512, healthName: 253, healthObserved: 1024 } as const;
 
 /** The record with its note cut to the Event's byte budget. */
 export function fitEvent(e: ClusterEventRecord): ClusterEventRecord {
@@ -40,10 +40,12 @@ export function eventProblems(e: ClusterEventRecord): string[] {
 /** The status with its messages cut to the CRD's bounds. */
 export function fitRolloutStatus(s: RolloutStatus): RolloutStatus {
   const L = ROLLOUT_STATUS_LIMITS;
+  const h = s.healthCheck;
   return {
     ...s,
     message: cutToChars(s.message, L.message),
     conditions: s.conditions.map((c) => ({ ...c, message: cutToChars(c.message, L.conditionMessage) })),
+    ...(h ? { healthCheck: { ...h, name: cutToChars(h.name, L.healthName), observed: cutToChars(h.observed, L.healthObserved) } } : {}),
   };
 }
 
@@ -59,6 +61,12 @@ export function rolloutStatusProblems(s: Partial<RolloutStatus>): string[] {
   chars('planId', s.planId, L.planId);
   chars('pool', s.pool, L.pool);
   for (const [k, v] of Object.entries(s.lockObserved ?? {})) chars(`lockObserved.${k}`, v, L.lockObservedField);
+  if (s.healthCheck) {
+    chars('healthCheck.name', s.healthCheck.name, L.healthName);
+    chars('healthCheck.observed', s.healthCheck.observed, L.healthObserved);
+    chars('healthCheck.pool', s.healthCheck.pool, L.pool);
+    chars('healthCheck.node', s.healthCheck.node, L.pool);
+  }
   const conditions = s.conditions ?? [];
   if (conditions.length > L.conditions) out.push(`status.conditions: Too many: must have at most ${L.conditions} items`);
   conditions.forEach((c, i) => {

@@ -33,7 +33,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Plan, PlanChange } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { InterruptedError, LockHeldError, OutsideWindowError } from '../base/errors.ts';
+import { InputError, InterruptedError, LockHeldError, OutsideWindowError } from '../base/errors.ts';
 import { checkApplicable } from '../plan/saved/verify.ts';
 import { AbortedError, type ClusterDriver } from './driver.ts';
 import type { EventSink } from './events.ts';
@@ -47,6 +47,9 @@ import { runBootcPool } from './bootc-pool.ts';
 import { runBootcSlots } from './bootc-slots.ts';
 import { repauseLeftovers, runMcoPool } from './mco-pool.ts';
 import { observeStaging } from './observe.ts';
+import type { HealthSource } from './health.ts';
+import { preflightGate } from './health-gates.ts';
+import { onGateFailure } from './gate-failure.ts';
 import { interruptible, stopSafely, stopReasonOf, type Position } from './interrupt.ts';
 
 export type { ApplyTimeouts } from './context.ts';
@@ -93,6 +96,12 @@ export interface ApplyOptions {
    * "Stopping"). Same nodes, same wave sizes: bootc-pool.ts composeBootcWave, bootc-slots.ts.
    */
   selfNode?: string | null;
+  /**
+   * Measures the plan's health checks (docs/apply.md "Health gates"): the kube source against a
+   * live cluster, the simulated one in a rehearsal. Required when the plan has checks; closed
+   * when the apply ends.
+   */
+  health?: HealthSource;
 }
 
 /**
@@ -118,6 +127,10 @@ export interface ApplyResult {
 
 export async function apply(o: ApplyOptions): Promise<ApplyResult> {
   checkApplicable(o.plan);
+  if (o.plan.healthChecks?.length && !o.health) {
+    // Only a caller's mistake: every command that applies passes a source.
+    throw new InputError(`plan ${o.plan.id} has health checks and no health source to measure them`, [], 'this is a bug in the caller: apply needs ApplyOptions.health for a plan with health checks');
+  }
   const raw = o.driver;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...(o.timeouts ?? {}) };
   const t0 = raw.clock.now();
@@ -131,7 +144,7 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
     });
   const where: Position = { pool: null, wave: null };
   const driver = interruptible(raw, halt.signal);
-  const ctx = applyContext({ ...o, driver }, timeouts, t0, lease, where);
+  const ctx = applyContext({ ...o, driver }, timeouts, t0, lease, where, halt.signal);
   const stop = new AbortController();
   setMaxListeners(0, stop.signal); // one per staging watch (observeStaging)
   void lease.keepRenewed(stop.signal);
@@ -153,6 +166,7 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
     throw err;
   } finally {
     stop.abort();
+    o.health?.close?.();
     if (!released) {
       try {
         await lease.release();
@@ -172,13 +186,13 @@ function stoppedAt(where: Position): string {
   return `${at}: stopped at a safe point, MCO pools bootcplan had unpaused are paused again, the lock is released; run apply again to continue`;
 }
 
-function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, lease: Lease, where: Position): ApplyContext {
+function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, lease: Lease, where: Position, stop: AbortSignal): ApplyContext {
   const { plan, driver } = o;
   const pools = [...plan.pools].sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
   const now = () => driver.clock.now();
   return {
     plan, pools, driver, timeouts, replan: o.replan, policy: o.policy, step: !!o.step, selfNode: o.selfNode ?? null,
-    lease, book: new ProgressBook(driver, plan, pools),
+    lease, book: new ProgressBook(driver, plan, pools), health: o.health ?? null, stop,
     now,
     emit: (e) => {
       if (e.type === 'wave-start') Object.assign(where, { pool: e.pool, wave: e.wave });
@@ -225,6 +239,9 @@ async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   }
   const { fresh } = await checkStale(ctx);
   checkPolicy(ctx, null, null);
+  // The preflight gate, before the first write (a failure halts with nothing written).
+  const preflight = await preflightGate(ctx);
+  if (preflight) await onGateFailure(ctx, null, preflight);
 
   if (!book.record.changesApplied) {
     const pre = plan.changes.filter((c) => !isMcoPoolChange(ctx, c)).sort((a, b) => a.order - b.order);

@@ -12,10 +12,13 @@ import { DrainTimeoutError, isoOf } from './driver.ts';
 import { cancelledByCaller } from './interrupt.ts';
 import type { ApplyContext, NodeFailure, NodeOutcome, RebootEnd } from './context.ts';
 import { retry } from './changes.ts';
-import { afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt, StepWait } from './wave-gates.ts';
+import { afterLastWave, afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
-import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, rebootRequested, stagingOf, viewIn } from './views.ts';
-import { stagingLimit, stagingStart } from './staging-clock.ts';
+import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, viewIn } from './views.ts';
+import { stagingLimit } from './staging-clock.ts';
+import { resumedPastCordon, stagingGate } from './staging-gate.ts';
+import { nodeGate, type GateFailure } from './health-gates.ts';
+import { onGateFailure } from './gate-failure.ts';
 
 export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   if (pool.waves.length) ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}` });
@@ -44,11 +47,12 @@ export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'
     }
     ctx.emit({ type: 'wave-start', pool: pool.name, wave: k, waves: pool.waves.length, nodes: names });
     await stagingGate(ctx, pool, names);
-    const failures = await runBootcWave(ctx, pool, k, names);
+    const { failures, gateFailure } = await runBootcWave(ctx, pool, k, names);
     if (failures.length) await halt(ctx, pool, failures);
+    if (gateFailure) await onGateFailure(ctx, pool, gateFailure);
     await afterWave(ctx, pool, k);
   }
-  return 'done';
+  return afterLastWave(ctx, pool);
 }
 
 /** A node of the wave that has not passed the staging gate yet (and is not mid-update). */
@@ -58,14 +62,6 @@ function stillStaging(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, nam
   return !resumedPastCordon(ctx, s, pool, name);
 }
 
-/**
- * An update an earlier run took past its cordon: its entry says drained, or its reboot was
- * requested (the BootcNode records that; the entry still says cordon). Such a node passed the
- * staging gate before its cordon.
- */
-function resumedPastCordon(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
-  return ctx.book.pastCordon(name) || (ctx.book.drives(pool.name, name) && rebootRequested(s, pool, name));
-}
 
 /**
  * The nodes of bootc wave `k` (DESIGN §7; README "apply"). The saved plan grouped the
@@ -116,74 +112,6 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
   return [...inFlight, ...others.slice(0, room)].sort(byRank);
 }
 
-/**
- * DESIGN §7, docs/safety.md rule 8: a node starts only once its BootcNode asks for the target
- * (spec.desiredImage) and has staged it (Idle=False/Staged, Degraded=False); with a tag, the
- * target is the digest the pool resolved (views.ts stagingOf). The staging limit (the pool's
- * stagingTimeoutSeconds) runs from a recorded staging attempt: Idle=False/Staging's
- * lastTransitionTime, or when bootcplan first saw the node staging, kept in the run record
- * (staging-clock.ts). A node that never started staging is given the same limit from the gate's
- * start and then reported as such ("never started staging: ..."), with why.
- */
-export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
-  const gateStart = ctx.now();
-  const limit = stagingLimit(ctx, pool);
-  const firstSeen = new Map<string, number>();
-  const skewed = new Set<string>();
-  for (;;) {
-    const skews: string[] = [];
-    const state = await peek(ctx.driver, (s) => {
-      const waiting: { node: string; since: number; staging: boolean; why: string }[] = [];
-      const failed: NodeFailure[] = [];
-      for (const name of names) {
-        const v = viewIn(s, name);
-        if (!v || atTarget(pool, v)) continue;
-        if (resumedPastCordon(ctx, s, pool, name)) continue; // resumed mid-update
-        if (v.degraded) { failed.push({ node: name, reason: 'Degraded while staging', conditions: v.conditions }); continue; }
-        const st = stagingOf(s, pool, name);
-        if (st.state === 'passed') { ctx.book.forgetStaging(pool.name, name); continue; }
-        if (st.state === 'staging') {
-          if (!firstSeen.has(name)) firstSeen.set(name, ctx.now());
-          const { since, skew } = stagingStart(ctx, pool.name, name, st.since, skewed);
-          if (skew) skews.push(skew);
-          waiting.push({ node: name, since, staging: true, why: '' });
-        } else waiting.push({ node: name, since: gateStart, staging: false, why: st.why });
-      }
-      return { waiting, failed };
-    });
-    await ctx.book.save(); // first sights of staging nodes (staging-clock.ts), for the next run
-    if (state.failed.length) await halt(ctx, pool, state.failed);
-    if (!state.waiting.length) return;
-    const overdue = state.waiting.filter((w) => ctx.now() - w.since > limit);
-    if (ctx.step && !overdue.length && state.waiting.every((w) => w.staging)) {
-      // apply --step: the nodes are pulling the image, timed from the cluster's own record or
-      // the run record, so the next run still halts one that overruns the limit; nothing to do now.
-      throw new StepWait('staging', pool.name, `waiting for staging: ${state.waiting.length} node(s) of pool ${pool.name} still staging the target (${state.waiting.map((w) => w.node).slice(0, 5).join(', ')})${skews.length ? `; ${skews[0]}` : ''}`);
-    }
-    if (overdue.length) {
-      const minutes = Math.round(limit / 60);
-      const views = await peek(ctx.driver, (s) => overdue.map((w) => ({ w, v: viewIn(s, w.node) })));
-      const failures = views.map(({ w, v }) => ({
-        node: w.node, reason: w.staging ? `staging active for more than ${minutes}m` : `never started staging: ${w.why}`, conditions: v?.conditions ?? [],
-      }));
-      const active = overdue.filter((w) => w.staging).map((w) => w.node);
-      const never = overdue.filter((w) => !w.staging).map((w) => w.node);
-      await halt(ctx, pool, failures, [
-        active.length ? `staging active for more than ${minutes} minutes on ${active.join(', ')}` : '',
-        never.length ? `never started staging within ${minutes} minutes: ${never.join(', ')}` : '',
-      ].filter(Boolean).join('; '));
-    }
-    const deadline = Math.min(...state.waiting.map((w) => w.since + limit));
-    await ctx.driver.waitFor((s) => names.every((name) => {
-      const v = viewIn(s, name);
-      if (!v || atTarget(pool, v) || v.degraded || resumedPastCordon(ctx, s, pool, name)) return true;
-      const st = stagingOf(s, pool, name);
-      // A node that starts staging wakes the gate: its own limit starts then.
-      return st.state === 'passed' || (st.state === 'staging' && !firstSeen.has(name));
-    }), { timeoutSeconds: Math.max(0, deadline - ctx.now()) + 0.001, description: `nodes of pool ${pool.name} staged` });
-  }
-}
-
 /** One bootc wave while it runs (runBootcWave). */
 export interface WaveRun {
   pool: PlanPool;
@@ -197,13 +125,20 @@ export interface WaveRun {
   failures: NodeFailure[];
   /** The first error that is no node's failure (a driver error): the wave stops on it. */
   fatal: { err?: unknown; set?: boolean };
+  /** afterNode health gates running now: no node starts meanwhile (health-gates.ts nodeGate). */
+  gating: number;
+  /** The first failed afterNode gate: no node starts any more; the nodes in flight finish. */
+  gateFailure: GateFailure | null;
 }
 
-/** Budgeted start of the wave's nodes; returns the failures (empty when all succeeded). */
-async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names: string[]): Promise<NodeFailure[]> {
-  const w: WaveRun = { pool, k, budget: pool.controlPlane ? 1 : pool.maxUnavailable.resolved, pending: [...names], running: new Map(), failures: [], fatal: {} };
+/** No node of the wave may start any more: a node failed, or a health gate did. */
+export const holding = (w: WaveRun) => w.failures.length > 0 || w.gateFailure !== null;
+
+/** Budgeted start of the wave's nodes; returns the failures (empty when all succeeded) and a failed afterNode gate. */
+async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names: string[]): Promise<{ failures: NodeFailure[]; gateFailure: GateFailure | null }> {
+  const w: WaveRun = { pool, k, budget: pool.controlPlane ? 1 : pool.maxUnavailable.resolved, pending: [...names], running: new Map(), failures: [], fatal: {}, gating: 0, gateFailure: null };
   try {
-    return await waveLoop(ctx, w);
+    return { failures: await waveLoop(ctx, w), gateFailure: w.gateFailure };
   } catch (err) {
     setFatal(w, err);
     return stopWave(ctx, w);
@@ -217,7 +152,7 @@ async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
     if (w.fatal.set) throw w.fatal.err;
     await ctx.lease.assertHeld();
     let started = 0;
-    if (!w.failures.length && w.pending.length) {
+    if (!holding(w) && !w.gating && w.pending.length) {
       // Decide synchronously on one consistent view; no time passes until the cordons.
       const d = await peek(ctx.driver, (s) => decideRound(ctx, s, w));
       for (const name of [...d.done, ...d.gone]) {
@@ -247,8 +182,10 @@ async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
       }
     }
     if (w.fatal.set) throw w.fatal.err;
-    if (!w.running.size && (!w.pending.length || w.failures.length)) break;
-    if (!w.pending.length || w.failures.length) {
+    if (!w.running.size && (!w.pending.length || holding(w))) break;
+    if (!w.pending.length || holding(w) || w.gating) {
+      // A gate holds the next start: the wait for budget starts again after it.
+      if (w.gating) waitingSince = null;
       await Promise.race(w.running.values());
       continue;
     }
@@ -326,12 +263,25 @@ export function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
   return { start, done, gone, failed };
 }
 
-/** Runs one node's update; its failure joins the wave's, an error stops the wave. */
+/** Runs one node's update, then its afterNode gate; its failure joins the wave's, an error stops the wave. */
 function startNode(ctx: ApplyContext, w: WaveRun, name: string): Promise<void> {
   return runBootcNode(ctx, w.pool, w.k, name).then(
-    (r) => { if (!r.ok) w.failures.push(r.failure); },
-    (err) => setFatal(w, err),
-  ).finally(() => w.running.delete(name));
+    async (r) => {
+      if (!r.ok) w.failures.push(r.failure);
+      else await gateNode(ctx, w, name, w.k);
+    },
+  ).catch((err) => setFatal(w, err)).finally(() => w.running.delete(name));
+}
+
+/** The afterNode gate of a node that is back (waves and slots): while it runs, no node of the pool starts. */
+export async function gateNode(ctx: ApplyContext, w: WaveRun, name: string, wave: number): Promise<void> {
+  w.gating++;
+  try {
+    const failed = await nodeGate(ctx, w.pool, wave, name);
+    if (failed) w.gateFailure ??= failed;
+  } finally {
+    w.gating--;
+  }
 }
 
 // ----------------------------------------------------------------- one node

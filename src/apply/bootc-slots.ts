@@ -31,8 +31,9 @@ import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { cancelledByCaller } from './interrupt.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
-import { afterWave, availabilitySignature, beforeWave, failPendingAfterBudgetWait, checkPolicy, checkStale, halt } from './wave-gates.ts';
-import { cordonNow, decideRound, recordCordonAhead, runBootcNode, setFatal, type WaveRun } from './bootc-pool.ts';
+import { afterLastWave, afterWave, availabilitySignature, beforeWave, failPendingAfterBudgetWait, checkPolicy, checkStale, halt } from './wave-gates.ts';
+import { cordonNow, decideRound, gateNode, holding, recordCordonAhead, runBootcNode, setFatal, type WaveRun } from './bootc-pool.ts';
+import { onGateFailure } from './gate-failure.ts';
 import { atTarget, peek, stagingOf, viewIn } from './views.ts';
 import { stagingLimit, stagingStart } from './staging-clock.ts';
 import { selfLast } from '../domain/waves.ts';
@@ -61,7 +62,7 @@ interface SlotRun extends WaveRun {
 
 export async function runBootcSlots(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   const todo = pool.waves.map((_, i) => i + 1).filter((b) => !ctx.book.waveDone(pool.name, b));
-  if (!todo.length) return 'done';
+  if (!todo.length) return afterLastWave(ctx, pool);
   const k = pool.controlPlane ? 1 : pool.maxUnavailable.resolved;
   ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s) in slots: each admitted as soon as fewer than ${k} are out of service` });
   const fresh = await beforeWave(ctx, pool, todo[0]);
@@ -76,11 +77,14 @@ export async function runBootcSlots(ctx: ApplyContext, pool: PlanPool): Promise<
   // leading batches with nothing left; later ones are recorded as the ones before them finish.
   recordFinishedBatches(ctx, s);
   await ctx.book.save();
-  if (!s.queue.length) return 'done';
-  await admitAll(ctx, s);
-  if (s.failures.length) await halt(ctx, pool, s.failures);
-  if (s.stop && 'err' in s.stop) throw s.stop.err;
-  return s.stop ? 'stepped' : 'done';
+  if (s.queue.length) {
+    await admitAll(ctx, s);
+    if (s.failures.length) await halt(ctx, pool, s.failures);
+    if (s.gateFailure) await onGateFailure(ctx, pool, s.gateFailure);
+    if (s.stop && 'err' in s.stop) throw s.stop.err;
+    if (s.stop) return 'stepped';
+  }
+  return afterLastWave(ctx, pool);
 }
 
 /**
@@ -107,7 +111,7 @@ function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): Slo
   pool.waves.forEach((_, i) => { if (!ctx.book.waveDone(pool.name, i + 1)) left.set(i + 1, new Set()); });
   for (const n of remaining) left.get(batchOf(n))?.add(n);
   return {
-    pool, k: 0, budget: k, pending: [], running: new Map(), failures: [], fatal: {},
+    pool, k: 0, budget: k, pending: [], running: new Map(), failures: [], fatal: {}, gating: 0, gateFailure: null,
     queue: selfLast([...resumed, ...remaining.filter((n) => !resumed.has(n))], self, (n) => n), batchOf, left, opened: new Set(), resumed, stop: null,
     openedAt: new Map(), firstSeen: new Map(), skewed: new Set(), staging: { nodes: [], deadline: Infinity },
   };
@@ -119,14 +123,15 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
   for (;;) {
     if (s.fatal.set) throw s.fatal.err;
     await ctx.lease.assertHeld();
-    const started = s.failures.length || s.stop ? 0 : await admitRound(ctx, s);
+    const started = holding(s) || s.stop || s.gating ? 0 : await admitRound(ctx, s);
     if (s.fatal.set) throw s.fatal.err;
     // The budget wait counts only while no node of ours is in flight: a node that waits for
     // a slot our own nodes hold waits as long as they take (they have their own limits).
     if (started || s.running.size) waitingSince = null;
-    const admitting = !s.failures.length && !s.stop && (s.pending.length > 0 || s.queue.length > 0);
+    const admitting = !holding(s) && !s.stop && (s.pending.length > 0 || s.queue.length > 0);
     if (!s.running.size && !admitting) return;
-    if (!admitting) {
+    if (!admitting || s.gating) {
+      // A node's afterNode gate (it is among those running) holds every admission until it ends.
       await Promise.race(s.running.values());
       continue;
     }
@@ -243,15 +248,17 @@ async function openBatch(ctx: ApplyContext, s: SlotRun): Promise<boolean> {
   return true;
 }
 
-/** Runs one admitted node's update; its failure stops admission, an error stops the run. */
+/** Runs one admitted node's update, then its afterNode gate; its failure stops admission, an error stops the run. */
 function startSlotNode(ctx: ApplyContext, s: SlotRun, name: string): Promise<void> {
   return runBootcNode(ctx, s.pool, s.batchOf(name), name).then(
     async (r) => {
       if (!r.ok) s.failures.push(r.failure);
-      else await nodeBack(ctx, s, name);
+      else {
+        await gateNode(ctx, s, name, s.batchOf(name));
+        await nodeBack(ctx, s, name);
+      }
     },
-    (err) => setFatal(s, err),
-  ).finally(() => s.running.delete(name));
+  ).catch((err) => setFatal(s, err)).finally(() => s.running.delete(name));
 }
 
 /** A node is back on the target: its batch is a finished wave once all its nodes are. */

@@ -11,6 +11,7 @@ import type { UnstampedEvent } from './events.ts';
 import type { Lease } from './lease.ts';
 import type { ProgressBook } from './progress-book.ts';
 import type { Policy } from './policy.ts';
+import type { HealthSource } from './health.ts';
 
 export interface ApplyTimeouts {
   /** Lease duration; renewed every third of it. */
@@ -43,6 +44,10 @@ export interface ApplyContext {
   readonly selfNode: string | null;
   readonly lease: Lease;
   readonly book: ProgressBook;
+  /** Measures the plan's health checks (ApplyOptions.health); null for a plan without checks. */
+  readonly health: HealthSource | null;
+  /** Aborts when the apply is asked to stop or loses its lock (what a health measurement is given). */
+  readonly stop: AbortSignal;
   /** Seconds since the epoch, from the driver's clock. */
   now(): number;
   /** Sends an event, stamped with the seconds since the apply started. */

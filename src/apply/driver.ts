@@ -233,7 +233,10 @@ export interface PoolProgress {
   /** ISO time the last wave ended (soak is measured from it). */
   lastWaveEnd?: string | null;
   done: boolean;
-  halted?: { node: string | null; reason: string } | null;
+  /** `check`: the health check whose failure halted the pool (docs/apply.md "Health gates"). */
+  halted?: { node: string | null; reason: string; check?: string } | null;
+  /** Waves 1..gatesPassed passed their afterWave health gate (absent: none; a pool without afterWave checks never has it). */
+  gatesPassed?: number;
   /**
    * MCO pools: bootcplan unpaused the pool for a wave and has not paused it again. Saved BEFORE
    * the unpause, so that an apply stopped by a signal, and any rerun, pauses the pool again
@@ -260,6 +263,8 @@ export interface ProgressRecord {
   changesApplied: boolean;
   pools: Record<string, PoolProgress>;
   done: boolean;
+  /** The preflight health gate passed for this record (a resumed run does not repeat it). */
+  preflightPassed?: boolean;
 }
 
 /** What readProgress returns. */

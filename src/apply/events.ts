@@ -7,6 +7,9 @@
  * field order is the order the applier writes them in.
  */
 import type { Condition } from '../cluster/types.ts';
+import type { GatePositionPoint, MeasurementOutcome } from './health.ts';
+import type { FailReason } from '../domain/health-verdict.ts';
+import type { OnFailure } from '../plan/types.ts';
 
 /** apply started (message: plan id; resumed: true on a rerun). */
 export interface StartEvent { t: number; type: 'start'; message: string; resumed: boolean }
@@ -31,8 +34,22 @@ export interface NodeFailedEvent { t: number; type: 'node-failed'; pool: string;
 /** A node of the pool went out of service on its own (message: why). */
 export interface NodeUnavailableEvent { t: number; type: 'node-unavailable'; pool: string; node: string; message: string; conditions: Condition[] }
 export interface NodeAvailableEvent { t: number; type: 'node-available'; pool: string; node: string }
-/** The pool was paused; `node` is the first failed node, when a node failed. */
-export interface HaltEvent { t: number; type: 'halt'; pool: string; node?: string; message: string }
+/**
+ * The pool was paused; `node` is the first failed node, when a node failed; `check` the health
+ * check whose failure halted it (docs/apply.md "Health gates").
+ */
+export interface HaltEvent { t: number; type: 'halt'; pool: string; node?: string; message: string; check?: string }
+/** A health gate starts (docs/apply.md "Health gates"): its position and the checks it runs. */
+export interface GateStartEvent { t: number; type: 'gate-start'; point: GatePositionPoint; pool: string | null; wave: number | null; node?: string; checks: string[] }
+/** One measurement of one check at a gate. */
+export interface GateMeasureEvent { t: number; type: 'gate-measure'; point: GatePositionPoint; pool: string | null; wave: number | null; node?: string; check: string; outcome: MeasurementOutcome; observed: string }
+/** Every check of the gate passed, after `seconds`. */
+export interface GatePassEvent { t: number; type: 'gate-pass'; point: GatePositionPoint; pool: string | null; wave: number | null; node?: string; checks: string[]; seconds: number }
+/** A check of the gate failed (the first, in check order); the others were stopped. */
+export interface GateFailEvent {
+  t: number; type: 'gate-fail'; point: GatePositionPoint; pool: string | null; wave: number | null; node?: string;
+  check: string; reason: FailReason; observed: string; onFailure: OnFailure; seconds: number;
+}
 /** apply --step stopped after one wave. */
 export interface StepEndEvent { t: number; type: 'step-end'; pool: string; message: string }
 export interface DoneEvent { t: number; type: 'done'; message?: string }
@@ -40,7 +57,8 @@ export interface DoneEvent { t: number; type: 'done'; message?: string }
 export type ApplyEvent =
   | StartEvent | ChangeEvent | WaitEvent | StagingEvent
   | PoolStartEvent | WaveStartEvent | CordonEvent | NodeStepEvent | RebootEvent | WaveEndEvent | SoakEvent | PoolDoneEvent
-  | NodeFailedEvent | NodeUnavailableEvent | NodeAvailableEvent | HaltEvent | StepEndEvent | DoneEvent;
+  | NodeFailedEvent | NodeUnavailableEvent | NodeAvailableEvent | HaltEvent | StepEndEvent | DoneEvent
+  | GateStartEvent | GateMeasureEvent | GatePassEvent | GateFailEvent;
 
 export type ApplyEventType = ApplyEvent['type'];
 

@@ -10,11 +10,13 @@ import type { PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
 import { applyChange, retry } from './changes.ts';
-import { afterWave, beforeWave, checkPolicy, checkStale, halt } from './wave-gates.ts';
+import { afterLastWave, afterWave, beforeWave, checkPolicy, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
 import { administratorPause } from '../domain/cordons.ts';
 import { atTarget, indexOf, membersOf, peek, viewIn } from './views.ts';
 import { rollsTarget } from '../domain/mco-rollout.ts';
+import { mcoNodeGates } from './health-gates.ts';
+import { onGateFailure } from './gate-failure.ts';
 
 export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   const pp = ctx.book.pool(pool.name);
@@ -39,6 +41,7 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
     await runMcoWave(ctx, pool, k);
     await afterWave(ctx, pool, k);
   }
+  if ((await afterLastWave(ctx, pool)) === 'stepped') return 'stepped';
   // bootcplan paused the pool between waves; leave it as the spec wants it, unless someone
   // else paused it meanwhile (no bootcplan.dev/paused-by mark: docs/safety.md rule 6).
   const theirs = await peek(ctx.driver, (s) => administratorPause(s.machineConfigPools.find((p) => p.metadata.name === pool.name)) !== null);
@@ -140,19 +143,25 @@ async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
     if (!st.inFlight.length && st.remaining) await halt(ctx, pool, [], `the MCO did not start updating pool ${pool.name} within ${Math.round(ctx.timeouts.mcoStartSeconds / 60)}m after it was unpaused`);
     picked = st.inFlight;
   }
-  // The wave is over when each node it took runs the target, is Ready and schedulable.
+  // The wave is over when each node it took runs the target, is Ready and schedulable; each
+  // node's afterNode gate starts as it is seen back.
+  const gates = mcoNodeGates(ctx, pool, k);
   const done = await ctx.driver.waitFor((s) => {
     const st = state(s);
     if (st.failed.length) return st;
-    return picked.every((n) => {
+    return picked.map((n) => {
       const v = viewIn(s, n);
-      return !v || (atTarget(pool, v) && v.ready && !v.cordoned);
-    }) ? st : null;
+      const back = !v || (atTarget(pool, v) && v.ready && !v.cordoned);
+      if (back && v) gates.see(n);
+      return back;
+    }).every(Boolean) ? st : null;
   }, { timeoutSeconds: ctx.timeouts.nodeSeconds, description: `wave ${k} of pool ${pool.name}` });
   if (!done) {
     const views = await peek(ctx.driver, (s) => picked.map((n) => ({ node: n, v: viewIn(s, n) })));
     await halt(ctx, pool, views.filter(({ v }) => !v || !atTarget(pool, v) || !v.ready).map(({ node, v }) => ({ node, reason: `not updated within ${Math.round(ctx.timeouts.nodeSeconds / 60)}m`, conditions: v?.conditions ?? [] })));
   } else if (done.failed.length) await halt(ctx, pool, done.failed);
+  const failed = await gates.settle();
+  if (failed) await onGateFailure(ctx, pool, failed);
 }
 
 /** The MCO's steps of a node as bootcplan sees them, in order: phase p (1..5) is MCO_STEPS[p - 1]. */

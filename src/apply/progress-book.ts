@@ -34,6 +34,8 @@ export class ProgressBook {
   private entries: Record<string, NodeProgress> = {};
   /** The run record was this plan's already: this apply continues an earlier one. */
   resumed = false;
+  /** Another plan's run record this apply replaces (read at load), or null. */
+  previous: ProgressRecord | null = null;
 
   constructor(private readonly driver: ClusterDriver, private readonly plan: Plan, private readonly pools: readonly PlanPool[]) {}
 
@@ -58,6 +60,7 @@ export class ProgressBook {
       this.written = JSON.stringify(st.run);
       return;
     }
+    this.previous = st.run;
     const now = isoOf(this.driver.clock.now());
     this.rec = {
       planId: this.plan.id, startedAt: now, updatedAt: now, changesApplied: false,

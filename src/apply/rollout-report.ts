@@ -21,7 +21,7 @@ import { isoOf } from './driver.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
 import { peek } from './views.ts';
 import {
-  type StatusCore, type RolloutStatus, type ClusterEventRecord, type RebootSeen,
+  type StatusCore, type RolloutStatus, type ClusterEventRecord, type RebootSeen, type HealthCheckStatus,
   conditionsOf, statusOfEvent, clusterEventOf, rolloutEventOf, windowTime, haltMessage,
 } from './rollout-status.ts';
 import { fitEvent, fitRolloutStatus } from './api-limits.ts';
@@ -29,7 +29,7 @@ import { fitEvent, fitRolloutStatus } from './api-limits.ts';
 /** The small JSON document `--notify URL` posts. */
 export interface NotifyDocument {
   kind: 'bootcplan.dev/rollout-notification';
-  event: 'wave-start' | 'halt' | 'done' | 'stale';
+  event: 'wave-start' | 'halt' | 'done' | 'stale' | 'health-check-failed';
   rollout: string;
   planId: string;
   phase: StatusCore['phase'];
@@ -38,6 +38,9 @@ export interface NotifyDocument {
   wave: number | null;
   waves: number | null;
   at: string;
+  /** health-check-failed: the check and what it saw. */
+  check?: string;
+  observed?: string;
 }
 
 export interface ReporterOptions {
@@ -79,7 +82,7 @@ export function finalStatusOf(outcome: { result: ApplyResult } | { error: unknow
   const err = outcome.error;
   if (err instanceof StalePlanError) return { phase: 'Degraded', reason: 'Stale', message: `stale: re-plan needed (${err.difference[0] ?? err.message})` };
   if (err instanceof RolloutHaltedError) {
-    if (last.core?.reason === 'Halted') return last.core;
+    if (last.core?.reason === 'Halted' || last.core?.reason === 'HealthCheckFailed') return last.core;
     return { phase: 'Degraded', reason: 'Halted', message: haltMessage('?', null, err.message, last.failure) };
   }
   if (err instanceof LockHeldError) return { phase: 'Degraded', reason: 'LockStuck', message: err instanceof LockStuckError ? err.message : `lock stuck: ${err.message}` };
@@ -100,6 +103,8 @@ export class RolloutReporter {
   private readonly reboots = new Map<string, RebootSeen>();
   /** The status reason the last run left (its conditions' reason), read at open. */
   private before: string | null = null;
+  /** The last health gate's verdict of this run (status.healthCheck). */
+  private gate: HealthCheckStatus | null = null;
 
   constructor(private readonly driver: ClusterDriver, private readonly plan: Plan, private readonly o: ReporterOptions) {}
 
@@ -117,6 +122,12 @@ export class RolloutReporter {
   /** The applier's event sink (synchronous; the writes follow in the background). */
   readonly onEvent = (e: ApplyEvent): void => {
     if (e.type === 'node-failed') this.failures.set(e.node, e.message);
+    if (e.type === 'gate-pass' || e.type === 'gate-fail') {
+      this.gate = {
+        name: e.type === 'gate-pass' ? e.checks.join(', ') : e.check, point: e.point, pool: e.pool, wave: e.wave, node: e.node ?? null,
+        result: e.type === 'gate-pass' ? 'passed' : 'failed', observed: e.type === 'gate-fail' ? e.observed : '', at: this.isoNow(),
+      };
+    }
     const failure = e.type === 'halt' && e.node ? this.failures.get(e.node) : undefined;
     if (e.type === 'halt' && e.node && failure !== undefined) this.lastFailure = { node: e.node, message: failure };
     const core = statusOfEvent(e, this.plan, this.lastFailure);
@@ -125,10 +136,12 @@ export class RolloutReporter {
       this.enqueue('status', () => this.writeStatus(core, null));
     }
     if (e.type === 'reboot') this.reboots.set(e.node, { kind: e.kind, at: this.isoNow() });
-    const ev = clusterEventOf(e, this.plan, e.type === 'booted' ? this.reboots.get(e.node) : undefined);
+    const ev = clusterEventOf(e, this.plan, e.type === 'booted' ? this.reboots.get(e.node) : undefined, this.o.rollout);
     if (e.type === 'booted' || e.type === 'node-failed') this.reboots.delete(e.node);
     if (ev) this.enqueue('event', () => this.record(ev));
-    if ((e.type === 'wave-start' || e.type === 'halt') && core) this.notify(e.type, core, this.isoNow());
+    // A halt for a failed health check was notified with the check (health-check-failed).
+    if ((e.type === 'wave-start' || (e.type === 'halt' && !e.check)) && core) this.notify(e.type, core, this.isoNow());
+    if (e.type === 'gate-fail' && core) this.notify('health-check-failed', core, this.isoNow(), { check: e.check, observed: e.observed });
   };
 
   /** What earlier apply --step runs saw of a lock they could not take (status.lockObserved), or null. */
@@ -164,12 +177,13 @@ export class RolloutReporter {
 
   private isoNow() { return isoOf(this.driver.clock.now()); }
 
-  private notify(event: NotifyDocument['event'], c: StatusCore, at: string) {
+  private notify(event: NotifyDocument['event'], c: StatusCore, at: string, check?: { check: string; observed: string }) {
     const send = this.o.notify;
     if (!send) return;
     const doc: NotifyDocument = {
       kind: 'bootcplan.dev/rollout-notification', event, rollout: this.o.rollout, planId: this.plan.id,
       phase: c.phase, message: c.message, pool: c.pool ?? null, wave: c.wave ?? null, waves: c.waves ?? null, at,
+      ...(check ?? {}),
     };
     this.enqueue('notify', () => send(doc));
   }
@@ -197,6 +211,7 @@ export class RolloutReporter {
       lastExitCode: exitCode, updatedAt: now,
       conditions: conditionsOf(core, now, generation, obj.conditions),
       ...(clearLockObserved ? { lockObserved: null } : {}),
+      ...(this.gate ? { healthCheck: this.gate } : {}),
     };
     const fitted = fitRolloutStatus(status);
     await this.driver.writeRolloutStatus(this.o.rollout, fitted);

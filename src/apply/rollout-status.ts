@@ -22,8 +22,22 @@ export type RolloutPhase = 'Progressing' | 'Suspended' | 'Degraded' | 'Healthy';
 export type RolloutReason =
   | 'Applying' | 'WaveStarted' | 'Stepped' | 'WaitingForStaging' | 'AnotherApplyRunning'
   | 'OutsideWindow'
-  | 'Stale' | 'Halted' | 'PolicyBlocked' | 'LockStuck' | 'Error'
+  | 'Stale' | 'Halted' | 'HealthCheckFailed' | 'PolicyBlocked' | 'LockStuck' | 'Error'
   | 'Applied';
+
+/** The last health gate's verdict (status.healthCheck; docs/apply.md "Health gates"). */
+export interface HealthCheckStatus {
+  /** The failing check, or the gate's checks when it passed. */
+  name: string;
+  point: 'preflight' | 'afterWave' | 'afterNode' | 'batch';
+  pool: string | null;
+  wave: number | null;
+  node: string | null;
+  result: 'passed' | 'failed';
+  /** What the failing check saw (empty for a pass). */
+  observed: string;
+  at: string;
+}
 
 export interface RolloutCondition {
   type: 'Ready' | 'Reconciling' | 'Stalled';
@@ -54,6 +68,8 @@ export interface RolloutStatus {
   conditions: RolloutCondition[];
   /** What apply --step runs saw of a lock held by another apply (null: removed). */
   lockObserved?: LockSighting | null;
+  /** The last health gate's verdict, when the plan has health checks. */
+  healthCheck?: HealthCheckStatus | null;
 }
 
 /** Where a Rollout object lives: namespace openshift-bootcplan, named as the spec's metadata.name. */
@@ -114,10 +130,21 @@ export function statusOfEvent(e: ApplyEvent, plan: Plan, lastFailure: { node: st
     case 'wave-start':
       return { phase: 'Progressing', reason: 'WaveStarted', message: `wave ${e.wave}/${e.waves} of pool ${e.pool}`, pool: e.pool, wave: e.wave, waves: e.waves };
     case 'halt':
+      if (e.check) return { phase: 'Degraded', reason: 'HealthCheckFailed', message: `halted: ${e.message}`, pool: e.pool };
       return { phase: 'Degraded', reason: 'Halted', message: haltMessage(e.pool, e.node ?? null, e.message, lastFailure), pool: e.pool };
+    case 'gate-fail':
+      return { phase: 'Degraded', reason: 'HealthCheckFailed', message: `health check ${e.check} failed ${gatePlace(e, plan)}: ${e.observed}`, pool: e.pool, wave: e.wave };
     default:
       return null;
   }
+}
+
+/** "after wave 2/4 of pool worker", as the gate events place a gate. */
+export function gatePlace(e: { point: string; pool: string | null; wave: number | null; node?: string }, plan: Plan): string {
+  if (e.point === 'preflight') return 'before the first write (nothing was written)';
+  if (e.point === 'afterNode') return `after node ${e.node} of pool ${e.pool}`;
+  const waves = plan.pools.find((p) => p.name === e.pool)?.waves.length;
+  return `after wave ${e.wave}${waves ? `/${waves}` : ''} of pool ${e.pool}`;
 }
 
 /** "halted: worker-c-1 Degraded after the reboot" (the node's own failure when known). */
@@ -131,12 +158,12 @@ export function haltMessage(pool: string, node: string | null, message: string, 
 
 /** The reasons of bootcplan's Events, to filter on (`kubectl get events --field-selector reason=...`). */
 export type EventReason =
-  | 'WaveStarted' | 'PoolUpdated' | 'PoolHalted'
+  | 'WaveStarted' | 'PoolUpdated' | 'PoolHalted' | 'HealthCheckPassed' | 'HealthCheckFailed'
   | 'NodeUpdated' | 'NodeFailed'
   | 'RolloutApplied' | 'RolloutStale' | 'RolloutHalted' | 'RolloutBlocked';
 
 /** What bootcplan did (events.k8s.io `action`). */
-export type EventAction = 'StartWave' | 'Uncordon' | 'Halt' | 'Pause' | 'Finish' | 'Apply';
+export type EventAction = 'StartWave' | 'Uncordon' | 'Halt' | 'Pause' | 'Finish' | 'Apply' | 'CheckHealth';
 
 export interface ClusterEventRecord {
   regarding: ObjectRef;
@@ -166,9 +193,17 @@ export interface RebootSeen { kind: 'soft' | 'hard'; at: string }
  * annotation show it while it reboots). And one per wave and pool: a rollout's Events cost
  * about 1 API request per node (README "API requests per node").
  */
-export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen): ClusterEventRecord | null {
+export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen, rollout?: string): ClusterEventRecord | null {
   const tail = `plan ${plan.id}`;
   switch (e.type) {
+    case 'gate-pass':
+    case 'gate-fail': {
+      // Every gate's verdict (docs/apply.md "Health gates"): on its pool, or on the Rollout for the preflight gate.
+      const regarding = e.pool ? poolRef(plan, e.pool) : rollout ? rolloutRef(rollout) : null;
+      if (!regarding) return null;
+      if (e.type === 'gate-pass') return { regarding, type: 'Normal', reason: 'HealthCheckPassed', action: 'CheckHealth', note: `${e.checks.join(', ')} passed ${gatePlace(e, plan)} in ${Math.round(e.seconds)} s (${tail})` };
+      return { regarding, type: 'Warning', reason: 'HealthCheckFailed', action: 'CheckHealth', note: `${e.check} failed ${gatePlace(e, plan)} (${e.reason}; on failure: ${e.onFailure}): ${e.observed} (${tail})` };
+    }
     case 'wave-start':
       return { regarding: poolRef(plan, e.pool), type: 'Normal', reason: 'WaveStarted', action: 'StartWave', note: `wave ${e.wave}/${e.waves}: ${e.nodes.join(', ')} (${tail})` };
     case 'booted': {
@@ -189,7 +224,7 @@ export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen): 
 /** The Event on the Rollout object for a run's final status (none while it only progresses or waits). */
 export function rolloutEventOf(name: string, core: StatusCore, plan: Plan): ClusterEventRecord | null {
   const reason: EventReason | null = core.reason === 'Applied' ? 'RolloutApplied' : core.reason === 'Stale' ? 'RolloutStale'
-    : core.reason === 'Halted' ? 'RolloutHalted' : core.phase === 'Degraded' ? 'RolloutBlocked' : null;
+    : core.reason === 'Halted' ? 'RolloutHalted' : core.reason === 'HealthCheckFailed' ? 'HealthCheckFailed' : core.phase === 'Degraded' ? 'RolloutBlocked' : null;
   if (!reason) return null;
   return { regarding: rolloutRef(name), type: reason === 'RolloutApplied' ? 'Normal' : 'Warning', reason, action: 'Apply', note: `${core.message} (plan ${plan.id})` };
 }

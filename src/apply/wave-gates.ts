@@ -15,6 +15,8 @@ import type { ApplyContext, NodeFailure } from './context.ts';
 import { retry } from './changes.ts';
 import { remainingWorkDifference } from '../plan/saved/remaining-work.ts';
 import { controlPlaneOutOfService, membersOf, peek, viewIn, withoutFingerprint } from './views.ts';
+import { dueWaveGate, finalGate, finalGateDue } from './health-gates.ts';
+import { onGateFailure } from './gate-failure.ts';
 
 /** Why apply --step stops without error (ApplyResult `wait`). */
 export type StepWaitReason = 'outside-window' | 'staging';
@@ -60,17 +62,16 @@ export function checkPolicy(ctx: ApplyContext, pool: PlanPool | null, wave: numb
   throw new OutsideWindowError(message, 'apply again when the next maintenance window opens (a CronJob with --step does this)', nextWindow);
 }
 
-/** Soak and gates before wave `k`; returns the fresh re-plan, or null when --step must stop here. */
+/**
+ * Soak and gates before wave `k`: the soak after the last wave done, its health gate when it is
+ * due (health-gates.ts), staleness, policy. Returns the fresh re-plan, or null when --step must
+ * stop here (the soak and the gate after a wave belong to the run that starts the next one).
+ */
 export async function beforeWave(ctx: ApplyContext, pool: PlanPool, k: number): Promise<Plan | null> {
   if (ctx.step && ctx.wavesRun >= 1) return null;
-  const pp = ctx.book.pool(pool.name);
-  if (pp.wavesDone > 0 && pool.soakSeconds > 0 && pp.lastWaveEnd) {
-    const until = Date.parse(pp.lastWaveEnd) / 1000 + pool.soakSeconds;
-    if (until > ctx.now()) {
-      ctx.emit({ type: 'soak', pool: pool.name, wave: k - 1, seconds: Math.round(until - ctx.now()) });
-      await ctx.driver.clock.sleep(until - ctx.now());
-    }
-  }
+  await soak(ctx, pool, k - 1);
+  const failed = await dueWaveGate(ctx, pool, k);
+  if (failed) await onGateFailure(ctx, pool, failed);
   const { fresh } = await checkStale(ctx);
   checkPolicy(ctx, pool, k);
   if (pool.controlPlane) await controlPlaneInService(ctx, pool);
@@ -88,6 +89,30 @@ async function controlPlaneInService(ctx: ApplyContext, pool: PlanPool): Promise
   if (ok) return;
   const out = await peek(ctx.driver, outOfService);
   await halt(ctx, pool, out.map((v) => ({ node: v.name, reason: `control-plane node out of service (${v.unavailable}) for ${Math.round(ctx.timeouts.budgetSeconds / 60)}m: the control plane rolls one node at a time across the cluster`, conditions: v.conditions })));
+}
+
+/** What is left of the pool's soak after its last wave done (`wave`, for the event). */
+async function soak(ctx: ApplyContext, pool: PlanPool, wave: number): Promise<void> {
+  const pp = ctx.book.pool(pool.name);
+  if (!(pp.wavesDone > 0 && pool.soakSeconds > 0 && pp.lastWaveEnd)) return;
+  const until = Date.parse(pp.lastWaveEnd) / 1000 + pool.soakSeconds;
+  if (until <= ctx.now()) return;
+  ctx.emit({ type: 'soak', pool: pool.name, wave, seconds: Math.round(until - ctx.now()) });
+  await ctx.driver.clock.sleep(until - ctx.now());
+}
+
+/**
+ * After the pool's last wave: with afterWave health checks, its soak and then its last gate (a
+ * pool without them has no soak after its last wave). 'stepped' when apply --step advanced a wave
+ * already: the gate belongs to the next run, as a wave's soak does.
+ */
+export async function afterLastWave(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
+  if (!finalGateDue(ctx, pool)) return 'done';
+  if (ctx.step && ctx.wavesRun >= 1) return 'stepped';
+  if (pool.rollout !== 'slots') await soak(ctx, pool, pool.waves.length);
+  const failed = await finalGate(ctx, pool);
+  if (failed) await onGateFailure(ctx, pool, failed);
+  return 'done';
 }
 
 export async function afterWave(ctx: ApplyContext, pool: PlanPool, k: number) {

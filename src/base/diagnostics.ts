@@ -35,6 +35,12 @@ export interface SourceMap {
   file: string;
   values: Record<string, Position>;
   keys: Record<string, Position>;
+  /**
+   * Scalars whose text does not start at their position: 1 for a quoted one (the quote), null
+   * for a block scalar (its text starts on the next line). Plain scalars are absent (0). Lets a
+   * finding about a part of a value point at its column (DiagnosticInput.offset).
+   */
+  offsets?: Record<string, number | null>;
 }
 
 export function emptySourceMap(file: string): SourceMap {
@@ -75,6 +81,8 @@ export interface DiagnosticInput {
   hint?: string;
   /** Point at the mapping key rather than the value (unknown fields, duplicates). */
   atKey?: boolean;
+  /** 0-based character of the (string) value the finding is about, e.g. where a condition stops parsing. */
+  offset?: number;
 }
 
 export function diagnosticAt(map: SourceMap | null, d: DiagnosticInput): Diagnostic {
@@ -88,6 +96,10 @@ export function diagnosticAt(map: SourceMap | null, d: DiagnosticInput): Diagnos
     line: pos?.line ?? null,
     column: pos?.column ?? null,
   };
+  // Into the value only when it is the value's own position and its text is on that line.
+  const own = d.offset !== undefined && !!d.path && !!map && map.values[d.path] === pos && !d.atKey;
+  const shift = !own ? null : map!.offsets && Object.hasOwn(map!.offsets, d.path!) ? map!.offsets[d.path!] : 0;
+  if (shift !== null && out.column !== null) out.column += shift + d.offset!;
   if (d.expected) out.expected = d.expected;
   if (d.hint) out.hint = d.hint;
   return out;

@@ -136,6 +136,21 @@ export class RolloutHaltedError extends BootcplanError {
   }
 }
 
+/**
+ * A health check failed at a gate (docs/apply.md "Health gates"): no further node started, the
+ * nodes in flight finished, the pool was paused (a preflight failure wrote nothing at all). A
+ * halt like any other (exit 5): a human looks before the rollout goes on.
+ */
+export class HealthCheckFailedError extends RolloutHaltedError {
+  readonly check: string;
+  readonly observed: string;
+  constructor(message: string, report: string[], check: string, observed: string) {
+    super(message, report);
+    this.check = check;
+    this.observed = observed;
+  }
+}
+
 /** Outside a maintenance window, or a control-plane replacement the spec does not allow. */
 export class PolicyBlockedError extends BootcplanError {
   readonly exitCode = EXIT.policy;

@@ -95,6 +95,7 @@ export function parseYamlWithPositions(text: string, file: string, opts: ParseOp
       return;
     }
     if (node.range) map.values[path] ??= pos(node.range[0]);
+    if (isScalar(node) && node.type && node.type !== 'PLAIN') (map.offsets ??= {})[path] = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 1 : null;
     if (isMap(node)) {
       for (const pair of node.items) {
         if (!isPair(pair)) continue;

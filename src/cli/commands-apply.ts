@@ -51,13 +51,15 @@ function registerApply(program: Command, ctx: CommandContext): void {
     });
 }
 
-/** Adds --durations, --fail-rate, --jitter and --seed. */
+/** Adds --durations, --fail-rate, --jitter, --seed, --fail-check and --fail-check-rate. */
 export function simulationOptions(cmd: Command): Command {
   return cmd
     .option('--durations <list>', 'phase durations in seconds: stage=600,drain=60,reboot=300,soft-reboot=60,ready=30')
     .option('--fail-rate <r>', 'probability that a reboot fails (0..1)')
     .option('--jitter <fraction>', 'per-node duration jitter: each node\'s durations scaled by a factor in [1 - fraction, 1 + fraction] (0..0.9)')
-    .option('--seed <n>', 'seed for the faults and the jitter', '1');
+    .option('--seed <n>', 'seed for the faults and the jitter', '1')
+    .option('--fail-check <check@point>', 'make a health check fail at a gate (repeatable): NAME@preflight, NAME@wave=N, NAME@POOL:wave=N, NAME@node=NODE (fleet: CLUSTER/NAME@POINT, POINT may be batch)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--fail-check-rate <r>', 'probability that each health check fails at each gate (0..1), drawn from a stream of its own (--seed)');
 }
 
 function registerRehearse(program: Command, ctx: CommandContext): void {

@@ -15,7 +15,7 @@
  */
 import type { SourceMap, Position } from '../base/diagnostics.ts';
 import { selectorMatches } from '../domain/nodes.ts';
-import { SPEC_API_VERSION, SPEC_KIND, type MaintenanceWindow, type PoolSpec, type RolloutSpec } from '../spec/types.ts';
+import { SPEC_API_VERSION, SPEC_KIND, HEALTH_CHECK_KINDS, type HealthCheckSpec, type MaintenanceWindow, type PoolSpec, type RolloutSpec } from '../spec/types.ts';
 import type { LabelSelector } from '../base/api-types.ts';
 import type { FleetFieldOverride, FleetOverride, FleetSpec } from './spec-types.ts';
 
@@ -112,11 +112,52 @@ export function effectiveSpec(fleet: FleetSpec, map: SourceMap, shared: SharedMa
       return { ...w, timezone: tz.value };
     });
   }
+  const checks = mergeHealthChecks(fleet, index, map, values, keys);
   const body: RolloutSpec['spec'] = { ...rollout };
   if (pools) body.pools = pools;
   if (windows) body.maintenanceWindows = windows;
+  if (checks) body.healthChecks = checks;
   const spec: RolloutSpec = { apiVersion: SPEC_API_VERSION, kind: SPEC_KIND, metadata: { name: fleet.metadata.name }, spec: body };
   return { spec, map: { file: map.file, values, keys } };
+}
+
+/** An override entry with `enabled: false` and no kind drops the check of its name. */
+const dropsCheck = (c: HealthCheckSpec) => c.enabled === false && !HEALTH_CHECK_KINDS.some((k) => Object.hasOwn(c, k));
+
+/**
+ * The shared health checks with the cluster's overrides merged by name (an entry replaces the check
+ * of its name whole, a drop removes it, a new name is added at the end), as spec.healthChecks; null
+ * when no override names any (the shared list stands). The positions of the merged list's entries
+ * point at the Fleet lines each came from (`values`/`keys` are changed in place).
+ */
+function mergeHealthChecks(fleet: FleetSpec, index: number, map: SourceMap, values: Record<string, Position>, keys: Record<string, Position>): HealthCheckSpec[] | null {
+  const HC = 'spec.healthChecks';
+  type Entry = { c: HealthCheckSpec; from: { m: Record<string, Position>[]; prefix: string } };
+  const overrides = overridesOf(fleet, index).filter(({ override }) => override.healthChecks?.length);
+  if (!overrides.length) return null;
+  const shared = [{ ...values }, { ...keys }];
+  const list: Entry[] = (fleet.spec.rollout.healthChecks ?? []).map((c, i) => ({ c, from: { m: shared, prefix: `${HC}[${i}]` } }));
+  for (const { override, path } of overrides) {
+    for (const [j, c] of override.healthChecks!.entries()) {
+      const i = list.findIndex((x) => x.c.name === c.name);
+      if (dropsCheck(c)) {
+        if (i >= 0) list.splice(i, 1);
+        continue;
+      }
+      const entry: Entry = { c, from: { m: [map.values, map.keys], prefix: `${path}.healthChecks[${j}]` } };
+      if (i >= 0) list[i] = entry;
+      else list.push(entry);
+    }
+  }
+  for (const m of [values, keys]) for (const k of Object.keys(m)) if (k === HC || k.startsWith(`${HC}[`)) delete m[k];
+  list.forEach(({ from }, e) => {
+    [values, keys].forEach((target, t) => {
+      for (const [k, v] of Object.entries(from.m[t])) {
+        if (k === from.prefix || k.startsWith(`${from.prefix}.`) || k.startsWith(`${from.prefix}[`)) target[`${HC}[${e}]${k.slice(from.prefix.length)}`] = v;
+      }
+    });
+  });
+  return list.map((x) => x.c);
 }
 
 /** What a pool field left out means (plan/pool.ts): compared with its default, an override to the default changes nothing. */
@@ -150,6 +191,7 @@ export function overriddenFields(fleet: FleetSpec, index: number): FleetFieldOve
     for (const po of override.pools ?? []) for (const f of POOL_FIELDS) if (po[f] !== undefined) won.set(`pools.${po.name}.${f}`, { value: po[f], by });
     if (override.maintenanceWindows) windows = { value: override.maintenanceWindows, by };
     if (override.timezone !== undefined) timezone = { value: override.timezone, by };
+    for (const c of override.healthChecks ?? []) won.set(`healthChecks.${c.name}`, { value: dropsCheck(c) ? 'dropped' : 'replaced', by });
   }
   const out: FleetFieldOverride[] = [];
   for (const pool of rollout.pools ?? []) {
@@ -159,6 +201,14 @@ export function overriddenFields(fleet: FleetSpec, index: number): FleetFieldOve
       const value = w?.value as string | number | boolean | undefined;
       if (w && value !== shared) out.push({ field: `pools.${pool.name}.${f}`, shared, value: value ?? null, by: w.by });
     }
+  }
+  const sharedChecks = new Set((rollout.healthChecks ?? []).map((c) => c.name));
+  for (const [field, w] of won) {
+    if (!field.startsWith('healthChecks.')) continue;
+    const name = field.slice('healthChecks.'.length);
+    const shared = sharedChecks.has(name) ? 'as in spec.rollout' : null;
+    if (w.value === 'dropped' && !shared) continue;
+    out.push({ field, shared, value: w.value === 'replaced' && !shared ? 'added' : (w.value as string), by: w.by });
   }
   const sharedWindows = windowsText(rollout.maintenanceWindows);
   const effective = windows ? (windows.value as MaintenanceWindow[]) : rollout.maintenanceWindows;

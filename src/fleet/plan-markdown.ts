@@ -21,7 +21,7 @@ import { forDisplay } from '../render/secrets.ts';
 import { formatDuration, formatCount, plural, foldNames } from '../render/format.ts';
 import { escapeMarkdown, clipEnd, poolKind } from '../render/vocabulary.ts';
 import { MARKDOWN_LIMIT, code, diagnosticItem } from '../render/markdown.ts';
-import { fleetLine } from './plan-text.ts';
+import { fleetLine, batchGateText } from './plan-text.ts';
 import { fleetOverrides, overrideCause, valueText } from './overrides.ts';
 
 export interface FleetMarkdownOptions {
@@ -142,7 +142,7 @@ function batches(fp: FleetPlan): string[] {
   const out = ['#### Batches', '', '| # | Kind | Clusters | Est. |', '|--:|---|---|--:|'];
   let used = 0;
   for (const [i, b] of fp.batches.entries()) {
-    const row = `| ${escapeMarkdown(b.index)} | ${b.kind === 'canary' ? 'canary' : 'batch'} | ${b.clusters.length > 1 ? `${b.clusters.length}: ` : ''}${escapeMarkdown(foldNames(b.clusters, 8))} | ${escapeMarkdown(formatDuration(b.estimatedSeconds))} |`;
+    const row = `| ${escapeMarkdown(b.index)} | ${b.kind === 'canary' ? 'canary' : 'batch'} | ${b.clusters.length > 1 ? `${b.clusters.length}: ` : ''}${escapeMarkdown(foldNames(b.clusters, 8))}${escapeMarkdown(batchGateText(fp, b))} | ${escapeMarkdown(formatDuration(b.estimatedSeconds))} |`;
     if (used + row.length > HEAD_BUDGET.batches) {
       out.push(`| … | | ${plural(fp.batches.length - i, 'more batch', 'more batches')} | |`);
       break;

@@ -5,6 +5,7 @@
  * clusters; see overrides.ts), one line per cluster (changes, nodes, waves, estimate, status), every cluster error with its
  * hint, then the fleet line.
  */
+import { batchGateChecks } from './gates.ts';
 import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
 import { failedCanaries } from './plan.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -49,7 +50,14 @@ function batchLines(fp: FleetPlan, c: Colors): string[] {
   const soak = s.batchSoakSeconds ? `, soak ${formatDuration(s.batchSoakSeconds)} between batches` : '';
   const timeout = s.batchTimeoutSeconds !== null ? `, batch timeout ${formatDuration(s.batchTimeoutSeconds)} (then ${s.batchTimeoutAction})` : '';
   const head = c.bold(`Batches (canaries first, then up to ${s.maxConcurrency.resolved} cluster${s.maxConcurrency.resolved === 1 ? '' : 's'} each, maxConcurrency ${s.maxConcurrency.value}${soak}${timeout}):`);
-  return [head, ...padTable(fp.batches.map((b) => [`  ${b.index}`, b.kind, `est. ${formatDuration(b.estimatedSeconds)}`, b.clusters.join(', ')]))];
+  return [head, ...padTable(fp.batches.map((b) => [`  ${b.index}`, b.kind, `est. ${formatDuration(b.estimatedSeconds)}`, `${b.clusters.join(', ')}${batchGateText(fp, b)}`]))];
+}
+
+/** A canary batch's gate: "; then its batch gate: a, b" (its afterWave checks, measured again after the batch soaked). */
+export function batchGateText(fp: FleetPlan, b: FleetPlan['batches'][number]): string {
+  if (b.kind !== 'canary') return '';
+  const names = [...new Set(b.clusters.flatMap((n) => batchGateChecks(fp.clusters.find((c) => c.name === n)?.plan).map((x) => x.name)))];
+  return names.length ? `; then its batch gate: ${names.join(', ')}` : '';
 }
 
 /** Every deviation from the shared rollout, one line per group (none: no lines). */

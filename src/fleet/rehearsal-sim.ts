@@ -19,6 +19,8 @@ import { EXIT, InputError, RolloutHaltedError, exitCodeOf, type ExitCode } from 
 import { SleepClock } from '../sim/sleep-clock.ts';
 import { rehearse, type Rehearsal } from '../sim/rehearse.ts';
 import { hashName } from '../sim/rng.ts';
+import { SimHealthSource, type SimHealthOptions } from '../sim/health.ts';
+import { sessionVerifier } from './gates.ts';
 
 /** What the simulation is run with, for every cluster of the fleet. */
 export interface FleetRehearseOptions {
@@ -29,6 +31,8 @@ export interface FleetRehearseOptions {
   jitter: number;
   /** The fleet's seed; each cluster rehearses with `clusterSeed(seed, name)`. */
   seed: number;
+  /** Health faults (fleet rehearse --fail-check, --fail-check-rate); each cluster draws with its own seed. */
+  health?: SimHealthOptions;
 }
 
 /**
@@ -78,6 +82,7 @@ export async function rehearseCluster(input: ClusterRehearsalInput): Promise<Clu
       plan, replan: input.replan, snapshot: input.snapshot, durations: o.durations,
       faults: o.failRate > 0 ? { seed, rebootFailRate: o.failRate } : null,
       jitter: o.jitter > 0 ? { fraction: o.jitter, seed } : null,
+      health: clusterHealth(o, input.name),
     });
     const outcome: ClusterRehearsalOutcome = !error ? 'done' : error instanceof RolloutHaltedError ? 'halted' : 'stopped';
     return { ...base, outcome, exitCode: error ? exitCodeOf(error) : EXIT.ok, durationSeconds: rehearsal.durationSeconds, message: rehearsal.stopped, rehearsal, error };
@@ -85,6 +90,11 @@ export async function rehearseCluster(input: ClusterRehearsalInput): Promise<Clu
     // A plan that must not be applied (checkApplicable) stops at once, as apply would.
     return { ...base, outcome: 'stopped', exitCode: exitCodeOf(err), durationSeconds: 0, message: (err as Error).message, rehearsal: null, error: err };
   }
+}
+
+/** One cluster's health faults: the fleet's rules for it (CLUSTER/ prefixes), its own seed for the rate. */
+function clusterHealth(o: FleetRehearseOptions, name: string): SimHealthOptions {
+  return { ...(o.health ?? {}), cluster: name, seed: clusterSeed(o.seed, name) };
 }
 
 // ---------------------------------------------------------------------------- the fleet timeline
@@ -225,6 +235,8 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
         if (r.error) throw r.error;
         return 'done';
       },
+      // The canary batch gate takes its interval x (successes - 1) of fleet time.
+      verify: sessionVerifier(clock, () => new SimHealthSource(clusterHealth(input.options, c.name))),
     };
   };
   const run = await input.runner({ plan: input.fleetPlan, clock, open, onEvent: input.onEvent });

@@ -47,6 +47,8 @@ export interface FleetBatchDoneEvent { t: number; type: 'fleet-batch-done'; batc
 export interface FleetSoakEvent { t: number; type: 'fleet-soak'; batch: number; next: number; seconds: number }
 /** No later batch starts; `cluster`: the one whose failure stopped it (null for a timeout or a signal). */
 export interface FleetHaltedEvent { t: number; type: 'fleet-halted'; batch: number; cluster: string | null; reason: FleetHaltReason; message: string }
+/** A canary's batch gate (src/fleet/gates.ts): its afterWave checks measured again after its batch soaked. */
+export interface FleetBatchGateEvent { t: number; type: 'fleet-batch-gate'; batch: number; cluster: string; result: 'passed' | 'failed'; check: string | null; observed: string | null; seconds: number }
 /** The fleet progress record of a cluster could not be written (the run goes on; a rerun applies that cluster again, harmlessly). */
 export interface FleetRecordWarningEvent { t: number; type: 'fleet-record-warning'; cluster: string; message: string }
 export interface FleetDoneEvent { t: number; type: 'fleet-done'; exitCode: number; halted: FleetHaltReason | null }
@@ -54,7 +56,7 @@ export interface FleetDoneEvent { t: number; type: 'fleet-done'; exitCode: numbe
 export type FleetEvent =
   | FleetStartEvent | FleetBatchStartEvent | FleetClusterStartEvent | FleetClusterWaitingEvent | FleetClusterEventEvent
   | FleetClusterDoneEvent | FleetBatchTimeoutEvent | FleetBatchDoneEvent | FleetSoakEvent | FleetHaltedEvent
-  | FleetRecordWarningEvent | FleetDoneEvent;
+  | FleetRecordWarningEvent | FleetDoneEvent | FleetBatchGateEvent;
 
 export type FleetEventType = FleetEvent['type'];
 

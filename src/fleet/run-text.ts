@@ -32,8 +32,10 @@ export function fleetEventLine(input: FleetEvent): string | null {
       if (a.type === 'halt') return `${at}   ${e.cluster}: pool ${a.pool} halted: ${a.message}`;
       if (a.type === 'node-failed') return `${at}   ${e.cluster}: node ${a.node} failed: ${a.message}`;
       if (a.type === 'wave-start') return `${at}   ${e.cluster}: pool ${a.pool} wave ${a.wave}/${a.waves}: ${a.nodes.join(', ')}`;
+      if (a.type === 'gate-fail') return `${at}   ${e.cluster}: health check ${a.check} failed (${a.point}${a.pool ? ` ${a.pool}` : ''}${a.wave !== null ? ` wave ${a.wave}` : ''}): ${a.observed}`;
       return null;
     }
+    case 'fleet-batch-gate': return `${at}   ${e.cluster}: batch gate ${e.result}${e.check ? `: ${e.check}: ${e.observed}` : ''} (${formatDuration(e.seconds)})`;
     case 'fleet-cluster-done': return `${at}   ${e.cluster}: ${e.outcome}${e.exitCode ? ` (exit ${e.exitCode})` : ''}${e.message ? `: ${e.message}` : ''}`;
     case 'fleet-batch-timeout': return `${at} batch ${e.batch} timed out: stopping ${e.clusters.join(', ') || 'nothing'} at a safe point (then ${e.action})`;
     case 'fleet-batch-done': return `${at} batch ${e.batch} finished${e.failed.length ? `; failed: ${e.failed.join(', ')}` : ''}${e.timedOut.length ? `; timed out: ${e.timedOut.join(', ')}` : ''}`;

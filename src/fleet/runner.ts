@@ -38,6 +38,9 @@ import type { FleetBatch, FleetClusterPlan, FleetPlan } from './plan-types.ts';
 import { EXIT, InputError, InterruptedError, OutsideWindowError, exitCodeOf, type ExitCode } from '../base/errors.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import type { FleetClusterOutcome, FleetEvent, FleetHaltReason, UnstampedFleetEvent } from './run-events.ts';
+import type { PlanHealthCheck } from '../plan/types.ts';
+import type { GateOutcome } from '../apply/health-gates.ts';
+import { runBatchGates } from './gates.ts';
 
 /** One cluster as the runner drives it (`fleet apply`: its driver; `fleet rehearse`: its simulation). */
 export interface FleetClusterSession {
@@ -48,6 +51,11 @@ export interface FleetClusterSession {
    * (rejecting); OutsideWindowError (with its next window) means: try again when it opens.
    */
   apply(signal: AbortSignal, onEvent: (e: ApplyEvent) => void): Promise<'done' | 'nothing-to-do'>;
+  /**
+   * A canary's batch gate (src/fleet/gates.ts): measures `checks` once more, as a gate of its
+   * own. Absent: the session cannot measure health checks (a canary with checks then fails it).
+   */
+  verify?(checks: readonly PlanHealthCheck[], signal: AbortSignal, onEvent: (e: ApplyEvent) => void): Promise<GateOutcome>;
   close?(): void;
 }
 
@@ -189,6 +197,7 @@ class FleetRun {
     for (let i = 0; i < plan.batches.length; i++) {
       const batch = plan.batches[i];
       if (lastEnd !== null && !(await this.soak(plan.batches[i - 1].index, batch.index, lastEnd))) break;
+      if (i > 0 && !(await this.batchGate(plan.batches[i - 1]))) break;
       if (this.o.signal?.aborted) {
         this.halt('interrupted', batch.index, null, `stopped by ${signalName(this.o.signal)} before batch ${batch.index}`);
         break;
@@ -225,6 +234,28 @@ class FleetRun {
     if (end.failed.length) {
       this.halt('cluster-failed', batch.index, end.failed[0], `${end.failed.join(', ')} failed in batch ${batch.index}; batchTimeoutAction is abort`);
       return true;
+    }
+    return false;
+  }
+
+  /** After a canary batch soaked: its canaries' batch gates (src/fleet/gates.ts); false when the fleet stops. */
+  private async batchGate(prev: FleetBatch): Promise<boolean> {
+    const signal = this.o.signal ?? new AbortController().signal;
+    try {
+      const failed = await runBatchGates({
+        plan: this.o.plan, batch: prev, signal, emit: (e) => this.emit(e),
+        finished: (name) => ['done', 'nothing-to-do', 'already-done'].includes(this.results.get(name)!.outcome),
+        verifier: async (c) => {
+          const session = await this.o.open(c);
+          return { verify: session.verify ? (checks, sig, onEvent) => session.verify!(checks, sig, onEvent) : null, close: () => session.close?.() };
+        },
+      });
+      if (!failed) return true;
+      this.finish(this.results.get(failed.cluster)!, prev.index, 'failed', EXIT.halted, failed.message);
+      this.halt('canary-failed', prev.index, failed.cluster, `${failed.message}; no other cluster was started`);
+    } catch (err) {
+      if (!this.o.signal?.aborted) throw err;
+      this.halt('interrupted', prev.index, null, `stopped by ${signalName(this.o.signal)} during the batch gate after batch ${prev.index}`);
     }
     return false;
   }

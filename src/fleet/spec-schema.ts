@@ -9,6 +9,8 @@ import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX } fr
 import { joinPath } from '../base/diagnostics.ts';
 import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from '../spec/rollout-schema.ts';
 import { labelSelectorSchema } from '../spec/bootimages-schema.ts';
+import { healthChecksSchema } from '../spec/health-schema.ts';
+import { HEALTH_CHECK_KINDS } from '../spec/types.ts';
 import { SPEC_API_VERSION } from '../spec/types.ts';
 import { FLEET_KIND, BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
 import { parseMaxConcurrency, MAX_CONCURRENCY_EXPECTED } from './batches.ts';
@@ -41,6 +43,10 @@ const overrideFields: Record<string, Schema> = {
     ...siteTimezone,
     description: 'The site\'s IANA time zone: every window of the effective spec that names none gets it (the last override that sets it wins).',
   },
+  healthChecks: {
+    ...healthChecksSchema(true),
+    description: 'Health checks merged by name into spec.rollout.healthChecks, in override order: an entry replaces the check of its name whole, enabled: false drops it, new names are added.',
+  } as Schema,
 };
 
 const overrideSchema: ObjectSchema = { type: 'object', description: 'What this cluster changes in the shared spec, after every label override.', fields: overrideFields };
@@ -149,6 +155,29 @@ function checkFleetNames(spec: Record<string, unknown>, path: string, ctx: Ctx):
   if (Array.isArray(spec.overrides)) spec.overrides.forEach((o, i) => overridePaths.push([o, joinPath(joinPath(path, 'overrides'), i)]));
   clusters.forEach((c, i) => { if (isPlainObject(c)) overridePaths.push([c.overrides, joinPath(joinPath(joinPath(path, 'clusters'), i), 'overrides')]); });
   for (const [o, at] of overridePaths) checkOverridePools(o, at, shared, ctx);
+  checkOverrideDrops(rollout, overridePaths, ctx);
+}
+
+/**
+ * An override entry that drops (`enabled: false`, no kind) a check neither the shared spec nor any
+ * override has: a typo that would leave the check running where the reviewer reads it as off.
+ */
+function checkOverrideDrops(rollout: Record<string, unknown>, overrides: [unknown, string][], ctx: Ctx): void {
+  const names = (list: unknown): string[] => (Array.isArray(list) ? list.filter(isPlainObject).map((c) => c.name).filter((n): n is string => typeof n === 'string') : []);
+  const hasKind = (c: Record<string, unknown>) => HEALTH_CHECK_KINDS.some((k) => Object.hasOwn(c, k));
+  const known = new Set(names(rollout.healthChecks));
+  for (const [o] of overrides) if (isPlainObject(o) && Array.isArray(o.healthChecks)) for (const c of o.healthChecks) if (isPlainObject(c) && hasKind(c) && typeof c.name === 'string') known.add(c.name);
+  for (const [o, at] of overrides) {
+    if (!isPlainObject(o) || !Array.isArray(o.healthChecks)) continue;
+    o.healthChecks.forEach((c, j) => {
+      if (!isPlainObject(c) || typeof c.name !== 'string' || c.enabled !== false || hasKind(c) || known.has(c.name)) return;
+      ctx.report({
+        code: 'health-check-unknown', path: joinPath(joinPath(joinPath(at, 'healthChecks'), j), 'name'),
+        message: `enabled: false drops check "${c.name}", and neither spec.rollout.healthChecks nor an override has one of that name`,
+        expected: known.size ? `one of: ${[...known].join(', ')}` : 'a check of spec.rollout.healthChecks (there is none)', hint: 'check the name',
+      });
+    });
+  }
 }
 
 function checkCanaries(spec: Record<string, unknown>, path: string, clusters: Map<string, number>, ctx: Ctx): void {

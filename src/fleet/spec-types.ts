@@ -4,7 +4,7 @@
  * batches. The strategy names follow Red Hat TALM's ClusterGroupUpgrade (`canaries`,
  * `maxConcurrency`, batch `timeout`, `batchTimeoutAction`) and Argo CD's progressive syncs.
  */
-import type { MaintenanceWindow, RolloutMode, RolloutSpec, SPEC_API_VERSION } from '../spec/types.ts';
+import type { HealthCheckSpec, MaintenanceWindow, RolloutMode, RolloutSpec, SPEC_API_VERSION } from '../spec/types.ts';
 import type { LabelSelector } from '../base/api-types.ts';
 
 export const FLEET_KIND = 'Fleet';
@@ -32,6 +32,8 @@ export interface FleetOverride {
   maintenanceWindows?: MaintenanceWindow[];
   /** The site's IANA time zone, for every window (shared or overridden) that names none. */
   timezone?: string;
+  /** Merged by name into the shared spec.rollout.healthChecks (an entry replaces, enabled: false drops). */
+  healthChecks?: HealthCheckSpec[];
 }
 
 /** Applied, in file order, to every cluster whose labels the selector matches. */
@@ -71,7 +73,7 @@ export interface FleetStrategy {
  * override whose value won (the fleet plan records them per cluster, for the reviewer).
  */
 export interface FleetFieldOverride {
-  /** `pools.NAME.FIELD` (image, allowTags, maxUnavailable, rollout, soakSeconds, paused), `maintenanceWindows` or `timezone`. */
+  /** `pools.NAME.FIELD` (image, allowTags, maxUnavailable, rollout, soakSeconds, paused), `maintenanceWindows`, `timezone` or `healthChecks.NAME`. */
   field: string;
   /** The shared value (a field left out counts as its default); null: none (a time zone: UTC). */
   shared: string | number | boolean | null;

@@ -43,11 +43,15 @@ function checkProgressRecord(p: unknown, bad: (what: string) => Error): asserts 
   for (const f of ['planId', 'startedAt', 'updatedAt']) if (typeof p[f] !== 'string') throw bad(`has no string ${f}`);
   for (const f of ['changesApplied', 'done']) if (typeof p[f] !== 'boolean') throw bad(`has no boolean ${f}`);
   if (!isMap(p.pools)) throw bad('has no pools map');
+  if (p.preflightPassed !== undefined && typeof p.preflightPassed !== 'boolean') throw bad('has a preflightPassed that is not a boolean');
   for (const [name, pool] of Object.entries(p.pools)) {
     if (!isMap(pool) || typeof pool.wavesDone !== 'number' || !Number.isSafeInteger(pool.wavesDone) || pool.wavesDone < 0 || typeof pool.done !== 'boolean') throw bad(`pool "${printable(name, 100)}" is malformed`);
     if (pool.mcoUnpaused !== undefined && typeof pool.mcoUnpaused !== 'boolean') throw bad(`pool "${printable(name, 100)}" has a mcoUnpaused that is not a boolean`);
     const seen = pool.stagingSeen;
     if (seen !== undefined && (!isMap(seen) || Object.values(seen).some((t) => typeof t !== 'string' || !Number.isFinite(Date.parse(t))))) throw bad(`pool "${printable(name, 100)}" has a stagingSeen that is not a map of node names to times`);
+    if (pool.gatesPassed !== undefined && (typeof pool.gatesPassed !== 'number' || !Number.isSafeInteger(pool.gatesPassed) || pool.gatesPassed < 0)) throw bad(`pool "${printable(name, 100)}" has a gatesPassed that is not a count`);
+    const h = pool.halted;
+    if (h !== undefined && h !== null && (!isMap(h) || typeof h.reason !== 'string' || (h.check !== undefined && typeof h.check !== 'string'))) throw bad(`pool "${printable(name, 100)}" has a malformed halted entry`);
     const i = pool.interrupted;
     if (i !== undefined && i !== null && (!isMap(i) || typeof i.at !== 'string' || typeof i.reason !== 'string' || !(i.wave === null || Number.isSafeInteger(i.wave)))) throw bad(`pool "${printable(name, 100)}" has a malformed interrupted entry`);
   }

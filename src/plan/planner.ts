@@ -15,8 +15,9 @@ import type { SpecChanges } from './specdiff.ts';
 import type { DraftChange } from './changes.ts';
 import { planBootImages } from './bootimages.ts';
 import { planPool, type PlannedPool } from './pool.ts';
+import { planHealth, gateCount } from './health.ts';
 import {
-  PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, type Plan, type PlanChange, type PlanClusterInfo, type PlanPool, type PlanSpecInfo, type PlanSummary,
+  PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, PLAN_FORMAT_VERSION_HEALTH, type Plan, type PlanChange, type PlanClusterInfo, type PlanPool, type PlanSpecInfo, type PlanSummary,
   type PhaseDurations, type RebootKind,
 } from './types.ts';
 
@@ -49,23 +50,32 @@ export function buildPlan(input: PlanInput): Plan {
   const report = (d: DiagnosticInput) => diagnostics.push(diagnosticAt(specMap, d));
   diagnostics.push(...boot.diagnostics);
   const plannedPools = planPools(spec, snapshot, report, input.selfNode ?? null);
+  const health = planHealth(spec, snapshot, plannedPools.map((x) => x.plan), report);
   estimatePools(plannedPools.map((x) => x.plan), durations);
   const drafts: DraftChange[] = [...boot.changes, ...plannedPools.flatMap((p) => p.drafts)];
 
   const changes: PlanChange[] = drafts.map((c, i) => ({ ...c, order: i + 1 }));
   const pools = plannedPools.map((x) => x.plan);
   const sorted = sortDiagnostics(diagnostics);
+  const checks = health.checks;
   const body: Omit<Plan, 'id'> = {
-    formatVersion: pools.some((p) => p.rollout === 'slots') ? PLAN_FORMAT_VERSION_SLOTS : PLAN_FORMAT_VERSION,
+    formatVersion: checks.length ? PLAN_FORMAT_VERSION_HEALTH : pools.some((p) => p.rollout === 'slots') ? PLAN_FORMAT_VERSION_SLOTS : PLAN_FORMAT_VERSION,
     spec: input.specInfo,
     cluster: clusterInfo(snapshot),
     changes,
     bootImages: boot.bootImages,
     pools,
+    // Only with checks: plans without them stay as they were, byte for byte (and keep their ids).
+    ...(checks.length ? { healthChecks: checks } : {}),
     diagnostics: sorted,
     durations,
     summary: summarize(changes, pools, sorted),
   };
+  if (checks.length) {
+    body.summary.estimatedSeconds += health.preflightSeconds;
+    body.summary.healthChecks = checks.length;
+    body.summary.gates = gateCount(body);
+  }
   const { formatVersion, ...rest } = body;
   const plan: Plan = { formatVersion, id: planIdOf(body), ...rest };
   if (input.specChanges) plan.specChanges = input.specChanges;
@@ -122,6 +132,10 @@ function estimatePools(pools: PlanPool[], durations: PhaseDurations): void {
       pool.estimatedSeconds = estimateSlotsSeconds(durations, { backend: pool.backend, order: waves.flat(), slots: pool.waveSize, needsStaging }, elapsed);
       pool.wavesEstimatedSeconds = asWaves;
     } else pool.estimatedSeconds = asWaves;
+    // The least time its health gates add (src/plan/health.ts): checks measure `successes` times, interval apart.
+    const gates = pool.gates?.minSeconds ?? 0;
+    pool.estimatedSeconds += gates;
+    if (pool.wavesEstimatedSeconds !== undefined) pool.wavesEstimatedSeconds += gates;
     elapsed += pool.estimatedSeconds;
   }
 }

@@ -21,7 +21,13 @@ export const PLAN_FORMAT_VERSION = '1.0';
  * bootcplan refuses them; plans without slots stay "1.0", byte for byte.
  */
 export const PLAN_FORMAT_VERSION_SLOTS = '1.1';
-export const PLAN_FORMAT_VERSIONS = [PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS] as const;
+/**
+ * "1.2": a plan with health checks (Plan.healthChecks, PlanPool.gates). A 1.0 or 1.1 reader would
+ * apply it without its gates, so those plans say 1.2 and an older bootcplan refuses them; plans
+ * without checks stay "1.0" / "1.1", byte for byte.
+ */
+export const PLAN_FORMAT_VERSION_HEALTH = '1.2';
+export const PLAN_FORMAT_VERSIONS = [PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, PLAN_FORMAT_VERSION_HEALTH] as const;
 export type PlanFormatVersion = (typeof PLAN_FORMAT_VERSIONS)[number];
 export type { RolloutMode } from '../spec/types.ts';
 import type { RolloutMode } from '../spec/types.ts';
@@ -113,6 +119,15 @@ export interface PlanNode {
   runsBootcplan?: true;
 }
 
+/** The check names of a pool per gate point, and the least time its gates add to its estimate. */
+export interface PlanPoolGates {
+  preflight: string[];
+  afterWave: string[];
+  afterNode: string[];
+  /** Seconds the pool's gates add to estimatedSeconds at least (src/plan/health.ts gateSeconds). */
+  minSeconds: number;
+}
+
 export interface PlanPool {
   name: string;
   backend: Backend;
@@ -147,6 +162,8 @@ export interface PlanPool {
    */
   rollout?: Extract<RolloutMode, 'slots'>;
   wavesEstimatedSeconds?: number;
+  /** Present when health checks gate the pool (formatVersion "1.2"). */
+  gates?: PlanPoolGates;
 }
 
 export interface PlanSpecInfo {
@@ -197,6 +214,68 @@ export interface PlanSummary {
   estimatedSeconds: number;
   errors: number;
   warnings: number;
+  /** With health checks: how many checks, and how many gate evaluations the plan runs at least. */
+  healthChecks?: number;
+  gates?: number;
+}
+
+// ---------------------------------------------------------------------------------------
+// Health checks (docs/spec.md "Health checks"): the effective checks, with every default filled
+// in, as the applier runs them (it reads only the plan).
+
+export type { GatePoint, OnFailure, RollbackScope, HealthCheckKind } from '../spec/types.ts';
+export { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS } from '../spec/types.ts';
+import type { GatePoint, OnFailure, RollbackScope, HealthCheckKind } from '../spec/types.ts';
+import type { ParsedCondition } from '../domain/health-condition.ts';
+
+export interface PlanObjectKeyRef { namespace: string; name: string; key: string }
+export type PlanHealthAuth = 'ServiceAccount' | 'none' | { bearerTokenSecret: PlanObjectKeyRef };
+export type PlanHealthCa = 'system' | { configMap: PlanObjectKeyRef } | { secret: PlanObjectKeyRef };
+
+export interface PlanHealthEndpoint { url: string; auth: PlanHealthAuth; ca: PlanHealthCa }
+export interface PlanPrometheusCheck extends PlanHealthEndpoint {
+  query: string;
+  condition: string;
+  parsed: ParsedCondition;
+  onEmpty: 'fail' | 'pass';
+}
+export interface PlanAlertsCheck extends PlanHealthEndpoint {
+  source: 'prometheus' | 'alertmanager';
+  matchers: string[];
+  ignore: string[];
+  states: ('firing' | 'pending')[];
+  /** "" : none. */
+  heartbeat: string;
+}
+export interface PlanClusterOperatorsCheck { names: string[]; ignore: string[] }
+export interface PlanConditionCheck {
+  apiVersion: string;
+  kind: string;
+  namespace: string | null;
+  name: string;
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string | null;
+}
+
+export interface PlanHealthCheck {
+  /** Unique per pool; a pool that replaced an inherited check of the same name has an entry of its own. */
+  name: string;
+  kind: HealthCheckKind;
+  prometheus?: PlanPrometheusCheck;
+  alerts?: PlanAlertsCheck;
+  clusterOperators?: PlanClusterOperatorsCheck;
+  condition?: PlanConditionCheck;
+  when: GatePoint[];
+  intervalSeconds: number;
+  successes: number;
+  failureLimit: number;
+  timeoutSeconds: number;
+  requestTimeoutSeconds: number;
+  onFailure: OnFailure;
+  scope: RollbackScope;
+  /** The pools this entry gates. */
+  pools: string[];
 }
 
 /** Where the waves fall in the maintenance windows, as evaluated when the plan was made. */
@@ -213,6 +292,8 @@ export interface Plan {
   changes: PlanChange[];
   bootImages: BootImagesPlan;
   pools: PlanPool[];
+  /** The effective health checks, once each (src/plan/health.ts); present only when there are any. */
+  healthChecks?: PlanHealthCheck[];
   diagnostics: Diagnostic[];
   durations: PhaseDurations;
   summary: PlanSummary;

@@ -52,15 +52,25 @@ export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {
     case 'step-end': return `${head}step done: ${e.message}`;
     case 'pool-done': return `${head}${c.green('pool done')}`;
     case 'done': return `[${clockOf(e.t)}] ${c.green('done')}${e.message ? `: ${e.message}` : ''}`;
+    case 'gate-start': return `${gateHead(e)}health gate ${gateWhere(e)}: ${e.checks.join(', ')}`;
+    case 'gate-measure': return `${gateHead(e)}${e.check}: ${e.outcome === 'pass' ? c.green('pass') : e.outcome === 'inconclusive' ? c.yellow('inconclusive') : c.red(e.outcome)} (${e.observed})`;
+    case 'gate-pass': return `${gateHead(e)}${c.green('health gate passed')} ${gateWhere(e)} in ${formatDuration(e.seconds)}: ${e.checks.join(', ')}`;
+    case 'gate-fail': return `${gateHead(e)}${c.red('HEALTH CHECK FAILED')}: ${e.check} ${gateWhere(e)} (${e.reason}): ${e.observed}; on failure: ${e.onFailure}`;
     default: return `${head}${e.type}${'message' in e && e.message ? `: ${e.message}` : ''}`;
   }
 }
 
+type GateEvent = Extract<ApplyEvent, { type: 'gate-start' | 'gate-measure' | 'gate-pass' | 'gate-fail' }>;
+const gateHead = (e: GateEvent) => `[${clockOf(e.t)}] ${[e.pool, e.node].filter(Boolean).join('/')}${e.pool || e.node ? ' ' : ''}`;
+function gateWhere(e: GateEvent): string {
+  return e.point === 'preflight' ? 'before the first write' : e.point === 'afterNode' ? 'after the node' : e.point === 'batch' ? 'after the batch' : `after wave ${e.wave}`;
+}
+
 /** The event types a progress display shows as a line of their own (the rest move the counts). */
-const NOTABLE = new Set<string>(['start', 'change', 'wait', 'pool-start', 'soak', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'pool-done', 'done']);
+const NOTABLE = new Set<string>(['start', 'change', 'wait', 'pool-start', 'soak', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'pool-done', 'done', 'gate-pass', 'gate-fail']);
 
 /** The events the live block scrolls above it (pool start, end and soak show in the pool's line). */
-const ABOVE = new Set<string>(['start', 'change', 'wait', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'done']);
+const ABOVE = new Set<string>(['start', 'change', 'wait', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'done', 'gate-pass', 'gate-fail']);
 
 export interface ProgressOptions {
   color: boolean;

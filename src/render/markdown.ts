@@ -21,6 +21,7 @@ import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
 import { formatDuration, formatCount, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally, nodesLine } from './format.ts';
 import { planLine } from './text.ts';
+import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
 import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, neutraliseMentions, clipEnd, selfNodeSentence, wordOf } from './vocabulary.ts';
 
 export const MARKDOWN_LIMIT = 60_000;
@@ -44,7 +45,7 @@ export function markdownMarker(plan: Pick<Plan, 'spec'>): string {
 }
 
 /** Bounds of the parts of the head, so the head itself always fits. */
-const HEAD_BUDGET = { pools: 40, errors: 20_000, warnings: 8_000, risks: 6_000, message: 600 };
+const HEAD_BUDGET = { pools: 40, errors: 20_000, warnings: 8_000, risks: 6_000, message: 600, health: 8_000 };
 /** Largest single details block; longer diffs are cut in their middle. */
 const BLOCK_BUDGET = 12_000;
 
@@ -90,6 +91,8 @@ function renderHead(plan: Plan, marker: string): string {
   out.push(`| Reboots | ${soft} soft, ${hard} hard${unknown ? `, ${unknown} not yet known (decided once staged; counted as hard)` : ''} |`);
   out.push(`| Estimated duration | ${md(formatDuration(s.estimatedSeconds))} |`);
   out.push(`| Risks | ${replacement ? `**:rotating_light: ${plural(replacement, 'control-plane replacement')}**` : 'no replacement'}, ${plural(disruptive, 'disruptive change')} |`);
+  const gates = gatesPhrase(plan);
+  if (gates) out.push(`| Health gates | ${md(gates)}; ${plan.healthChecks!.some((c) => c.onFailure === 'rollback') ? 'a failure halts or rolls back' : 'a failure halts the rollout'} |`);
   out.push(`| Errors / warnings | ${s.errors ? `**${md(s.errors)}**` : '0'} / ${md(s.warnings)} |`);
   out.push('');
 
@@ -102,6 +105,8 @@ function renderHead(plan: Plan, marker: string): string {
     if (withNodes.length > shown.length) out.push(`| … ${withNodes.length - shown.length} more pools | | | | | | | | | |`);
     out.push('');
   }
+
+  if (plan.healthChecks?.length) out.push(...healthTable(plan));
 
   const errs = plan.diagnostics.filter((d) => d.severity === 'error');
   const warns = plan.diagnostics.filter((d) => d.severity === 'warning');
@@ -134,6 +139,13 @@ function renderHead(plan: Plan, marker: string): string {
     out.push('');
   }
   return out.join('\n') + '\n';
+}
+
+/** The health gates in the head: one row per check (what, when, on failure, source); the head's budget bounds it. */
+function healthTable(plan: Plan): string[] {
+  const md = escapeMarkdown;
+  const rows = (plan.healthChecks ?? []).map((c) => `| ${code(checkLabel(plan, c))} | ${md(c.kind)} | ${md(clipEnd(checkWhat(c), 300))} | ${md(checkWhen(c))} | ${md(checkOnFailure(c))} | ${md(clipEnd(checkSource(c), 200))} |`);
+  return ['| Health check | Kind | Passes when | Gates | On failure | Reads |', '|---|---|---|---|---|---|', ...boundedList(rows, HEAD_BUDGET.health, (n) => `| … ${n} more checks | | | | | |`), ''];
 }
 
 function poolRow(p: PlanPool): string {
@@ -186,6 +198,7 @@ function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)[] {
   if (unchanged.length) blocks.push(() => `<sub>${plural(unchanged.length, 'managed object')} already as desired: ${escapeMarkdown(clipEnd(unchanged.map((c) => c.address).join(', '), 2000))}</sub>\n`);
   if (plan.bootImages.machineSets.length || plan.bootImages.controlPlaneMachineSet) blocks.push(() => bootImagesBlock(plan) ?? '');
   for (const p of plan.pools) blocks.push(() => poolBlock(p));
+  if (plan.healthChecks?.length) blocks.push(() => healthBlock(plan));
   return blocks;
 }
 
@@ -242,7 +255,7 @@ function poolBlock(p: PlanPool): string {
     `${poolKind(p.backend)}, priority ${md(p.priority)}${p.controlPlane ? ', control plane' : ''}; ` +
       `${md(p.nodeCount)} nodes, ${md(p.upToDate)} up to date; maxUnavailable ${code(String(mu.value))} → ${md(mu.resolved)} (${md(mu.rule)})` +
       `${p.unavailableNow.length ? `, ${md(p.unavailableNow.length)} already unavailable` : ''}; ` +
-      (p.rollout === 'slots' ? `in slots: each node admitted in the order below as soon as one is back; re-planned every ${md(plural(p.waveSize, 'admission'))}.` : `soak ${md(formatDuration(p.soakSeconds))} between waves.`),
+      (p.rollout === 'slots' ? `in slots: each node admitted in the order below as soon as one is back; re-planned every ${md(plural(p.waveSize, 'admission'))}.` : `soak ${md(formatDuration(p.soakSeconds))} ${p.gates?.afterWave.length ? 'after each wave (then its health gate)' : 'between waves'}.`),
     '',
     `Target ${code(p.targetImage)}`,
     '',
@@ -274,8 +287,17 @@ function poolBlock(p: PlanPool): string {
   }
   const self = selfNodeSentence(p);
   if (self) lines.push('', `Last: ${escapeMarkdown(self)}`);
+  const gates = poolGatesLine(p);
+  if (gates) lines.push('', `Health gates: ${escapeMarkdown(clipEnd(gates, 2000))}`);
   lines.push('', '</details>', '');
   return lines.join('\n');
+}
+
+/** Each check's timing and full source (the head's table has the rest). */
+function healthBlock(plan: Plan): string {
+  const checks = plan.healthChecks ?? [];
+  const items = checks.map((c) => `- ${code(checkLabel(plan, c))}: ${escapeMarkdown(clipEnd(checkTiming(c), 300))}; reads ${escapeMarkdown(clipEnd(checkSource(c), 600))}`);
+  return ['<details>', `<summary>Health checks: ${plural(checks.length, 'check')}, how they measure</summary>`, '', ...cutMiddle(items, BLOCK_BUDGET, (n) => `- … ${n} more`), '', '</details>', ''].join('\n');
 }
 
 // ---------------------------------------------------------------------------- tail and assembly

@@ -19,7 +19,7 @@ import type { Plan, PlanPool } from '../plan/types.ts';
 import type { Rehearsal, RehearsalPool, RehearsalWave } from '../sim/rehearse.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import { foldNames, naturalCompare, plural } from './format.ts';
-import type { Timeline, TimelineOptions, TimelineRow, RowSpan, PoolLane, Phase } from './timeline.ts';
+import type { Timeline, TimelineOptions, TimelineRow, RowSpan, PoolLane, Phase, TimelineGate } from './timeline.ts';
 
 interface NodeTrack {
   stageStart?: number;
@@ -47,7 +47,7 @@ interface NodeSpan {
 function tracks(events: readonly ApplyEvent[]): Map<string, Map<string, NodeTrack>> {
   const out = new Map<string, Map<string, NodeTrack>>();
   for (const e of events) {
-    if (!('node' in e) || !e.node) continue;
+    if (!('node' in e) || !e.node || e.pool === null) continue;
     let pool = out.get(e.pool);
     if (!pool) out.set(e.pool, (pool = new Map()));
     let t = pool.get(e.node);
@@ -116,10 +116,30 @@ export function buildRehearsalTimeline(plan: Plan, r: Rehearsal, opts: TimelineO
     lanes.push(lane);
     total = Math.max(total, lane.end, lane.staging?.end ?? 0);
   }
+  placeGates(r, lanes, granularity === 'node');
   return {
     totalSeconds: total, durations: r.durations, pools: lanes, rows: lanes.flatMap((l) => l.rows), granularity,
     nodes: totalNodes, waves: totalWaves, peakUnavailable: Math.max(0, ...r.pools.map((p) => p.peakUnavailable)),
   };
+}
+
+/**
+ * The rehearsal's health gates on their pools' lanes (the preflight gate on the first lane with
+ * rows). afterNode gates only on per-node charts, or when one failed: a wave row stands for many.
+ */
+function placeGates(r: Rehearsal, lanes: PoolLane[], perNode: boolean): void {
+  for (const g of r.gates ?? []) {
+    if (g.point === 'afterNode' && !perNode && g.result !== 'failed') continue;
+    const lane = g.pool === null ? lanes.find((l) => l.rows.length) : lanes.find((l) => l.name === g.pool);
+    if (!lane) continue;
+    const where = g.point === 'preflight' ? 'preflight gate' : g.point === 'afterNode' ? `gate after node ${g.node}` : `gate after wave ${g.wave}`;
+    const gate: TimelineGate = {
+      start: g.start, end: g.end ?? r.durationSeconds, result: g.result,
+      title: `${where}: ${g.result}${g.check ? `: ${g.check}: ${g.observed ?? ''}` : ''}`,
+      ...(g.check ? { check: g.check } : {}),
+    };
+    (lane.gates ??= []).push(gate);
+  }
 }
 
 /** How many rows the chart may have, and so how it groups them. */

@@ -33,8 +33,20 @@ export function rehearsalJson(r: RehearsalReport): string {
     ...(r.wavesComparison ? { wavesComparison: r.wavesComparison } : {}),
     reboots: r.reboots,
     pools: r.pools,
+    ...(r.gates ? { gates: r.gates, healthFaults: r.healthFaults ?? null } : {}),
     events: r.events,
   }, 2) + '\n';
+}
+
+/** The gates of a rehearsal in one line: how many passed and their time, the one that failed (null without gates). */
+export function gatesLine(r: Pick<Rehearsal, 'gates'>): string | null {
+  const gates = r.gates ?? [];
+  if (!gates.length) return null;
+  const passed = gates.filter((g) => g.result === 'passed');
+  const time = gates.reduce((s, g) => s + ((g.end ?? g.start) - g.start), 0);
+  const failed = gates.find((g) => g.result === 'failed');
+  const where = (g: NonNullable<Rehearsal['gates']>[number]) => g.point === 'preflight' ? 'before the first write' : g.point === 'afterNode' ? `after node ${g.node} of ${g.pool}` : `after wave ${g.wave} of ${g.pool}`;
+  return `Health gates: ${plural(passed.length, 'passed', 'passed')} (${formatDuration(time)} in total)${failed ? `; ${failed.check} failed ${where(failed)} at ${formatDuration(failed.end ?? failed.start)}: ${failed.observed}` : ''}.`;
 }
 
 /** Text: per pool its waves (folded past 12: the first 5, "… N more waves …", the last), the events with `events`. */
@@ -43,7 +55,7 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   const c = colors(opts.color);
   const out: string[] = [];
   const d = r.durations;
-  out.push(c.bold(`Rehearsal of plan ${r.planId}`) + ` on a simulated cluster (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${r.jitter ? `; jitter ±${Math.round(r.jitter.fraction * 100)}% per node, seed ${r.jitter.seed}` : ''}${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''})`);
+  out.push(c.bold(`Rehearsal of plan ${r.planId}`) + ` on a simulated cluster (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${r.jitter ? `; jitter ±${Math.round(r.jitter.fraction * 100)}% per node, seed ${r.jitter.seed}` : ''}${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''}${r.healthFaults ? `; health faults: ${[...r.healthFaults.failChecks.map((t) => `--fail-check ${t}`), ...(r.healthFaults.failRate ? [`--fail-check-rate ${r.healthFaults.failRate}, seed ${r.healthFaults.seed}`] : [])].join(', ')}` : ''})`);
   out.push('');
   for (const p of r.pools) {
     out.push(`${c.bold(p.name)} (${p.backend}): maxUnavailable ${p.maxUnavailable}, peak unavailable ${p.peakUnavailable <= p.maxUnavailable ? p.peakUnavailable : c.red(String(p.peakUnavailable))}${p.failedNodes.length ? c.red(`, failed: ${p.failedNodes.join(', ')}`) : ''}`);
@@ -53,8 +65,12 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
     }
     const rows = [['  wave', 'start', 'end', 'took', 'nodes']];
     const fold = foldWaves(p.waves);
+    const waveGates = (r.gates ?? []).filter((g) => g.pool === p.name && g.point === 'afterWave');
     for (const w of fold.items) {
       rows.push([`  ${w.wave}`, formatDuration(w.start), w.end === null ? c.red('(stopped)') : formatDuration(w.end), w.end === null ? '' : formatDuration(w.end - w.start), `${w.nodes.length}: ${foldNames(w.nodes, 6)}`]);
+      // The health gate after the wave (after its soak): a row of its own, so the time it took shows.
+      const g = waveGates.find((x) => x.wave === w.wave);
+      if (g) rows.push(['    gate', formatDuration(g.start), g.end === null ? c.red('(stopped)') : formatDuration(g.end), g.end === null ? '' : formatDuration(g.end - g.start), g.result === 'failed' ? c.red(`failed: ${g.check}`) : g.result]);
     }
     out.push(...withFold(padTable(rows), { hidden: fold.hidden, at: fold.at + 1 }, '  ', c.dim));
   }
@@ -63,6 +79,8 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
     for (const e of r.events) out.push(formatEventLine(e, { color: opts.color }));
     out.push('');
   }
+  const gates = gatesLine(r);
+  if (gates) out.push(r.gates!.some((g) => g.result === 'failed') ? c.red(gates) : gates, '');
   if (r.wavesComparison) out.push(slotsGain(r.durationSeconds, r.estimatedSeconds, r.wavesComparison, r.exitCode === 0), '');
   const reboots = `${plural(r.reboots.hard, 'hard reboot')}, ${plural(r.reboots.soft, 'soft reboot')}${r.reboots.failed ? c.red(`, ${r.reboots.failed} failed`) : ''}`;
   if (r.exitCode === 0) {

@@ -11,6 +11,7 @@ import { changeDiff } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
 import { VERB, SYMBOL, poolKind, selfNodeSentence, wordOf } from './vocabulary.ts';
+import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
 import {
   colors, formatDuration, shortDigest, padTable, plural, foldNames, foldWaves, withFold, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare, nodesLine,
   type Colors,
@@ -67,6 +68,7 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
   }
 
   for (const pool of plan.pools) out.push(...renderPool(pool, c, opts), '');
+  if (plan.healthChecks?.length) out.push(...renderHealth(plan, c), '');
 
   if (plan.diagnostics.length) {
     const errs = plan.diagnostics.filter((d) => d.severity === 'error');
@@ -85,7 +87,8 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
 
 export function planLine(plan: Plan, c: Colors = colors(false)): string {
   const s = plan.summary;
-  const line = `Plan: ${s.create} to create, ${s.update} to change, ${s.delete} to delete; ${nodesLine(plan)} (est. ${formatDuration(s.estimatedSeconds)}).`;
+  const gates = gatesPhrase(plan);
+  const line = `Plan: ${s.create} to create, ${s.update} to change, ${s.delete} to delete; ${nodesLine(plan)}${gates ? `, ${gates}` : ''} (est. ${formatDuration(s.estimatedSeconds)}).`;
   if (s.errors) return c.red(c.bold(`${line} ${plural(s.errors, 'error')}: this plan cannot be applied.`));
   return c.bold(line);
 }
@@ -181,6 +184,27 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
   }
   if (pool.waves.length && pool.rollout === 'slots') {
     out.push(c.dim(`  in slots, in this order (re-planned every ${plural(pool.waveSize, 'admission')}: ${plural(pool.waves.length, 'batch', 'batches')}), est. ${formatDuration(pool.estimatedSeconds)} (in waves: ${formatDuration(pool.wavesEstimatedSeconds ?? pool.estimatedSeconds)})`));
-  } else if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${pool.soakSeconds && pool.waves.length > 1 ? ` including ${formatDuration(pool.soakSeconds)} soak between waves` : ''}`));
+  } else if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${soakWords(pool)}`));
+  const gates = poolGatesLine(pool);
+  if (gates) out.push(c.cyan(`  health gates: ${gates}`));
+  return out;
+}
+
+/** " including 2m soak between waves", or "after each wave" when afterWave gates follow the last wave too. */
+function soakWords(pool: PlanPool): string {
+  const gated = !!pool.gates?.afterWave.length;
+  if (!pool.soakSeconds || (pool.waves.length < 2 && !gated)) return '';
+  return ` including ${formatDuration(pool.soakSeconds)} soak ${gated ? 'after each wave' : 'between waves'}`;
+}
+
+/** The "Health gates" block: per check what it judges, when, how it measures, what a failure does, where it reads from. */
+function renderHealth(plan: Plan, c: Colors): string[] {
+  const checks = plan.healthChecks ?? [];
+  const out = [c.bold(`Health gates (${plural(checks.length, 'check')}; an unreachable source fails a check, never passes it):`)];
+  for (const h of checks) {
+    out.push(`  ${c.bold(checkLabel(plan, h))} (${h.kind}): ${checkWhat(h)}`);
+    out.push(`      ${checkWhen(h)}; ${checkTiming(h)}; on failure: ${h.onFailure === 'rollback' ? c.magenta(checkOnFailure(h)) : checkOnFailure(h)}`);
+    out.push(c.dim(`      reads ${checkSource(h)}`));
+  }
   return out;
 }

@@ -64,6 +64,17 @@ export interface WaveSpan {
   nodes: number;
 }
 
+/** A health gate on a rehearsal's timeline: when it ran, how it ended, what it was. */
+export interface TimelineGate {
+  start: number;
+  end: number;
+  result: 'passed' | 'failed' | 'stopped';
+  /** Hover text: the point, the checks or the failing check and what it saw. */
+  title: string;
+  /** The failing check (a failed gate only), labelled on the chart. */
+  check?: string;
+}
+
 export interface PoolLane {
   name: string;
   backend: Backend;
@@ -76,6 +87,8 @@ export interface PoolLane {
   waves: WaveSpan[];
   rows: TimelineRow[];
   blocked: number;
+  /** A rehearsal's health gates in this pool (the preflight gate in the first pool's lane). */
+  gates?: TimelineGate[];
 }
 
 export interface Timeline {

@@ -12,6 +12,7 @@ import { checkApplicable } from '../plan/saved/verify.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import { RolloutHaltedError, messageOf } from '../base/errors.ts';
 import { SimCluster, type FaultOptions } from './cluster.ts';
+import { SimHealthSource, type SimHealthOptions } from './health.ts';
 import type { JitterOptions } from './jitter.ts';
 
 export interface RehearsalWave {
@@ -20,6 +21,21 @@ export interface RehearsalWave {
   start: number;
   end: number | null;
   nodes: string[];
+}
+
+/** A health gate as the rehearsal ran it (docs/apply.md "Health gates"). */
+export interface RehearsalGate {
+  point: 'preflight' | 'afterWave' | 'afterNode' | 'batch';
+  pool: string | null;
+  wave: number | null;
+  node?: string;
+  /** Seconds since the start. */
+  start: number;
+  end: number | null;
+  result: 'passed' | 'failed' | 'stopped';
+  /** The failing check, and what it saw. */
+  check?: string;
+  observed?: string;
 }
 
 export interface RehearsalPool {
@@ -50,6 +66,10 @@ export interface Rehearsal {
   wavesComparison?: { durationSeconds: number; estimatedSeconds: number; stopped: string | null } | null;
   reboots: { soft: number; hard: number; failed: number };
   pools: RehearsalPool[];
+  /** The health gates in the order they ran (absent when the plan has no checks). */
+  gates?: RehearsalGate[];
+  /** The health faults asked for (--fail-check, --fail-check-rate), when any. */
+  healthFaults?: { failChecks: string[]; failRate: number; seed: number } | null;
   events: ApplyEvent[];
 }
 
@@ -62,6 +82,8 @@ export interface RehearseInput {
   jitter?: JitterOptions | null;
   timeouts?: Partial<ApplyTimeouts>;
   onEvent?: (e: ApplyEvent) => void;
+  /** Health faults (rehearse --fail-check, --fail-check-rate); every check passes without. */
+  health?: SimHealthOptions | null;
 }
 
 /**
@@ -113,6 +135,11 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
     pools,
     events,
   };
+  if (input.plan.healthChecks?.length) {
+    rehearsal.gates = gatesOf(events);
+    const h = input.health;
+    rehearsal.healthFaults = h && ((h.failChecks?.length ?? 0) > 0 || (h.failRate ?? 0) > 0) ? { failChecks: (h.failChecks ?? []).map((r) => r.text), failRate: h.failRate ?? 0, seed: h.seed ?? 1 } : null;
+  }
   return { rehearsal, error };
 }
 
@@ -124,6 +151,7 @@ async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSna
   try {
     const r = await apply({
       plan, replan, driver: sim.driver('rehearsal'), holder: 'bootcplan rehearse',
+      health: plan.healthChecks?.length ? new SimHealthSource(input.health ?? {}) : undefined,
       timeouts: input.timeouts, onEvent: (e) => { events.push(e); onEvent?.(e); },
     });
     duration = r.durationSeconds;
@@ -132,6 +160,22 @@ async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSna
     duration = events.length ? events[events.length - 1].t : 0;
   }
   return { sim, events, error, duration };
+}
+
+/** The gates from the events: each gate-start with its pass or fail (none: stopped). */
+export function gatesOf(events: readonly ApplyEvent[]): RehearsalGate[] {
+  const out: RehearsalGate[] = [];
+  for (const e of events) {
+    if (e.type === 'gate-start') out.push({ point: e.point, pool: e.pool, wave: e.wave, ...(e.node ? { node: e.node } : {}), start: e.t, end: null, result: 'stopped' });
+    else if (e.type === 'gate-pass' || e.type === 'gate-fail') {
+      const g = [...out].reverse().find((x) => x.end === null && x.point === e.point && x.pool === e.pool && x.wave === e.wave && (x.node ?? null) === (e.node ?? null));
+      if (!g) continue;
+      g.end = e.t;
+      g.result = e.type === 'gate-pass' ? 'passed' : 'failed';
+      if (e.type === 'gate-fail') Object.assign(g, { check: e.check, observed: e.observed });
+    }
+  }
+  return out;
 }
 
 /**

@@ -8,6 +8,7 @@ import { REBOOT_POLICIES, ROLLOUTS, CPMS_STRATEGIES, SPEC_API_VERSION, SPEC_KIND
 import { parseMaxUnavailable, MAX_UNAVAILABLE_EXPECTED } from '../domain/budget.ts';
 import { checkCron, isValidTimeZone, parseDurationSeconds } from '../domain/windows.ts';
 import { managedBootImagesSchema, bootImageSkewEnforcementSchema } from './bootimages-schema.ts';
+import { healthChecksSchema, checkPoolDrops } from './health-schema.ts';
 
 /** `@sha256:` followed by exactly 64 lowercase hex characters (OCI digest, sha256 algorithm). */
 export const DIGEST_REF_RE = /^[a-z0-9][a-z0-9._\-/:]*[a-z0-9]@sha256:[0-9a-f]{64}$/;
@@ -74,6 +75,7 @@ export const poolSchema: ObjectSchema = {
       type: 'integer', min: -1000, max: 1000, defaultText: '10 (custom pools), 20 (worker), 30 (control plane)',
       description: 'Pools roll in ascending priority, one pool at a time; ties by name.',
     },
+    healthChecks: healthChecksSchema(true),
   },
   // checkImage below: a digest always; with allowTags: true also a fully qualified tag.
   json: {
@@ -237,7 +239,9 @@ export const rolloutSchema: ObjectSchema = {
           type: 'array', items: windowSchema,
           description: 'When apply may start a wave; none: at any time. apply outside every window exits 6.',
         },
+        healthChecks: healthChecksSchema(false),
       },
+      check: checkPoolDrops,
     },
   },
 };

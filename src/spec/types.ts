@@ -34,6 +34,8 @@ export interface PoolSpec {
   priority?: number;
   /** `waves` (default) or `slots`. */
   rollout?: RolloutMode;
+  /** Merged by name with the Rollout's spec.healthChecks (src/plan/health.ts effectiveChecks). */
+  healthChecks?: HealthCheckSpec[];
 }
 
 export interface ControlPlaneMachineSetSpec {
@@ -47,6 +49,87 @@ export interface MaintenanceWindow {
   timezone?: string;
 }
 
+// ---------------------------------------------------------------------------------------
+// Health checks (DESIGN §11; docs/spec.md "Health checks"): gates between waves.
+
+/** Where a check gates: before the first write, after each wave's soak, after each node is back. */
+export const GATE_POINTS = ['preflight', 'afterWave', 'afterNode'] as const;
+export type GatePoint = (typeof GATE_POINTS)[number];
+/** What a failed check does: pause the pool and stop (exit 5), or go back to the images the run replaced. */
+export const ON_FAILURE = ['halt', 'rollback'] as const;
+export type OnFailure = (typeof ON_FAILURE)[number];
+/** What a rollback takes back: every node this run updated, or the failed wave's. */
+export const ROLLBACK_SCOPES = ['run', 'wave'] as const;
+export type RollbackScope = (typeof ROLLBACK_SCOPES)[number];
+/** The kinds of check; a check has exactly one of them. */
+export const HEALTH_CHECK_KINDS = ['prometheus', 'alerts', 'clusterOperators', 'condition'] as const;
+export type HealthCheckKind = (typeof HEALTH_CHECK_KINDS)[number];
+export const ON_EMPTY = ['fail', 'pass'] as const;
+export const ALERT_SOURCES = ['prometheus', 'alertmanager'] as const;
+export const ALERT_STATES = ['firing', 'pending'] as const;
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+
+/** One key of a ConfigMap or Secret, by name. */
+export interface ObjectKeyRef { namespace: string; name: string; key?: string }
+/** Who bootcplan is to Prometheus: its own Kubernetes identity's bearer token, nobody, or a token from a Secret. */
+export type HealthAuth = 'ServiceAccount' | 'none' | { bearerTokenSecret: ObjectKeyRef };
+/** The CA that signs the Prometheus server's certificate: the system roots, or a PEM bundle in the cluster. */
+export type HealthCa = 'system' | { configMap: ObjectKeyRef } | { secret: ObjectKeyRef };
+
+/** Where a Prometheus-API check reads from. */
+export interface HealthEndpointSpec {
+  /** Default on OpenShift: the in-cluster thanos-querier (src/plan/health.ts). */
+  url?: string;
+  auth?: HealthAuth;
+  ca?: HealthCa;
+}
+
+export interface PrometheusCheckSpec extends HealthEndpointSpec {
+  query: string;
+  /** The grammar of src/domain/health-condition.ts. */
+  condition: string;
+  onEmpty?: (typeof ON_EMPTY)[number];
+}
+
+export interface AlertsCheckSpec extends HealthEndpointSpec {
+  source?: (typeof ALERT_SOURCES)[number];
+  /** Prometheus matchers (src/domain/alert-matchers.ts), AND-ed. */
+  matchers?: string[];
+  ignore?: string[];
+  states?: (typeof ALERT_STATES)[number][];
+  heartbeat?: string;
+}
+
+export interface ClusterOperatorsCheckSpec { names?: string[]; ignore?: string[] }
+
+export interface ObjectConditionCheckSpec {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  type: string;
+  status?: (typeof CONDITION_STATUSES)[number];
+  reason?: string;
+}
+
+export interface HealthCheckSpec {
+  name: string;
+  prometheus?: PrometheusCheckSpec;
+  alerts?: AlertsCheckSpec;
+  clusterOperators?: ClusterOperatorsCheckSpec;
+  condition?: ObjectConditionCheckSpec;
+  when?: GatePoint[];
+  intervalSeconds?: number;
+  successes?: number;
+  failureLimit?: number;
+  timeoutSeconds?: number;
+  requestTimeoutSeconds?: number;
+  onFailure?: OnFailure;
+  scope?: RollbackScope;
+  /** false: off (in a pool's list: drops the inherited check of this name). */
+  enabled?: boolean;
+}
+
 export interface RolloutSpec {
   apiVersion: typeof SPEC_API_VERSION;
   kind: typeof SPEC_KIND;
@@ -57,5 +140,6 @@ export interface RolloutSpec {
     bootImageSkewEnforcement?: BootImageSkewEnforcement;
     controlPlaneMachineSet?: ControlPlaneMachineSetSpec;
     maintenanceWindows?: MaintenanceWindow[];
+    healthChecks?: HealthCheckSpec[];
   };
 }

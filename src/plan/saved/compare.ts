@@ -16,6 +16,7 @@ import { deepEqual } from '../../base/equal.ts';
 import { StalePlanError } from '../../base/errors.ts';
 import { checkApplicable } from './verify.ts';
 import { remainingWorkDifference } from './remaining-work.ts';
+import { healthDifference } from '../health.ts';
 
 /**
  * Why `saved` must not run on the cluster `target` is a snapshot of (DESIGN §6: a plan made
@@ -121,6 +122,7 @@ export function settingsDifference(saved: Plan, fresh: Plan): string[] {
     const fp = freshPools.get(sp.name);
     if (fp) out.push(...fieldLines(`pool ${sp.name}`, poolSettings(sp), poolSettings(fp)));
   }
+  out.push(...healthDifference(saved, fresh));
   const errors = (p: Plan) => p.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code} at ${d.path ?? '(file)'}`).sort();
   if (!deepEqual(errors(saved), errors(fresh))) out.push(`~ errors: ${show(errors(saved))} in the plan file, ${show(errors(fresh))} from the spec and the cluster`);
   return out;

@@ -66,7 +66,7 @@ export function parsePlanFile(text: string, file: string): LoadedPlan {
   const doc = read.doc;
   if (!isPlainObject(doc) || doc.formatVersion === undefined) return fail(file, 'not-a-plan', 'not a plan file (no formatVersion)');
   if (!PLAN_FORMAT_VERSIONS.some((v) => v === doc.formatVersion)) {
-    const known = PLAN_FORMAT_VERSIONS.join(' and ');
+    const known = `${PLAN_FORMAT_VERSIONS.slice(0, -1).join(', ')} and ${PLAN_FORMAT_VERSIONS[PLAN_FORMAT_VERSIONS.length - 1]}`;
     return fail(file, 'plan-format-unsupported', `plan format ${JSON.stringify(doc.formatVersion).slice(0, 40)} is not supported (this bootcplan reads ${known})`, null, `formatVersion ${PLAN_FORMAT_VERSIONS.map((v) => `"${v}"`).join(' or ')}`);
   }
   const { ctx, diagnostics } = collect(null);

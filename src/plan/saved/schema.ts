@@ -4,9 +4,10 @@
  * renderers and the applier must only ever see the types src/plan/types.ts promises. Fields a
  * later 1.x may add are allowed (objects are open); every field bootcplan reads is checked.
  */
-import type { ObjectSchema, Schema } from '../../base/schema.ts';
+import { validate, type ObjectSchema, type Schema } from '../../base/schema.ts';
 import { CLUSTER_IDENTITY_KINDS } from '../../cluster/identity.ts';
-import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS } from '../types.ts';
+import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS, GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS } from '../types.ts';
+import { CONDITION_OPS, CONDITION_SUBJECTS } from '../../domain/health-condition.ts';
 
 const str: Schema = { type: 'string' };
 const strOrNull: Schema = { type: 'string', nullable: true };
@@ -43,6 +44,33 @@ const node = obj({
   conditions: list(condition), runsBootcplan: bool,
 }, ['name', 'zone', 'from', 'to', 'reboot', 'wave', 'staged', 'blockedBy']);
 
+const names = list(str);
+const gates = obj({ preflight: names, afterWave: names, afterNode: names, minSeconds: num });
+
+const keyRef = obj({ namespace: str, name: str, key: str });
+const authOrCa: Schema = {
+  type: 'any', expected: 'a string or a ConfigMap/Secret reference',
+  check: (v, path, ctx) => {
+    if (typeof v === 'string') return;
+    const o = v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
+    const ref = o ? (o.bearerTokenSecret ?? o.configMap ?? o.secret) : undefined;
+    if (ref === undefined || !o || Object.keys(o).length !== 1) ctx.report({ code: 'wrong-type', path, message: 'expected a string or one object reference', expected: 'ServiceAccount, none, system, {bearerTokenSecret|configMap|secret: {namespace, name, key}}' });
+    else validate(keyRef, ref, path, ctx);
+  },
+};
+const endpoint = { url: str, auth: authOrCa, ca: authOrCa };
+const parsedCondition = obj({ subject: { type: 'string', enum: ['empty', 'not-empty', ...CONDITION_SUBJECTS] }, op: { type: 'string', enum: CONDITION_OPS }, value: { type: 'number' } }, ['subject']);
+const healthCheck = obj({
+  name: str, kind: { type: 'string', enum: HEALTH_CHECK_KINDS },
+  prometheus: obj({ ...endpoint, query: str, condition: str, parsed: parsedCondition, onEmpty: { type: 'string', enum: ['fail', 'pass'] } }),
+  alerts: obj({ ...endpoint, source: { type: 'string', enum: ['prometheus', 'alertmanager'] }, matchers: names, ignore: names, states: list({ type: 'string', enum: ['firing', 'pending'] }), heartbeat: str }),
+  clusterOperators: obj({ names, ignore: names }),
+  condition: obj({ apiVersion: str, kind: str, namespace: strOrNull, name: str, type: str, status: { type: 'string', enum: ['True', 'False', 'Unknown'] }, reason: strOrNull }),
+  when: list({ type: 'string', enum: GATE_POINTS }), intervalSeconds: { type: 'integer', min: 1 }, successes: { type: 'integer', min: 1 },
+  failureLimit: count, timeoutSeconds: { type: 'integer', min: 1 }, requestTimeoutSeconds: { type: 'integer', min: 1 },
+  onFailure: { type: 'string', enum: ON_FAILURE }, scope: { type: 'string', enum: ROLLBACK_SCOPES }, pools: names,
+}, ['name', 'kind', 'when', 'intervalSeconds', 'successes', 'failureLimit', 'timeoutSeconds', 'requestTimeoutSeconds', 'onFailure', 'scope', 'pools']);
+
 const pool = obj({
   name: str, backend: { type: 'string', enum: BACKENDS }, targetImage: str, targetDigest: strOrNull, controlPlane: bool,
   priority: int, paused: bool, rebootPolicy: { type: 'string', enum: ['RebootOnly', 'AllowSoftReboot'] },
@@ -50,7 +78,7 @@ const pool = obj({
   maxUnavailable: obj({ value: { type: 'any', expected: 'a count or a percentage', check: () => {} }, resolved: { type: 'integer', min: 1 }, rule: str }),
   nodeCount: count, upToDate: count, unavailableNow: list(str), waveSize: count,
   nodes: list(node), waves: list(list(str)), estimatedSeconds: num,
-  rollout: { type: 'string', enum: ['slots'] }, wavesEstimatedSeconds: num, stagingTimeoutSeconds: { type: 'integer', min: 1 },
+  rollout: { type: 'string', enum: ['slots'] }, wavesEstimatedSeconds: num, stagingTimeoutSeconds: { type: 'integer', min: 1 }, gates,
 }, ['name', 'backend', 'targetImage', 'targetDigest', 'controlPlane', 'priority', 'paused', 'rebootPolicy', 'drainTimeoutSeconds', 'soakSeconds', 'maxUnavailable', 'nodeCount', 'upToDate', 'unavailableNow', 'waveSize', 'nodes', 'waves', 'estimatedSeconds']);
 
 const windowInfo = nullable(obj({ start: str, end: str, timezone: str, wavesThatFit: count }));
@@ -72,12 +100,13 @@ export const planFileSchema: ObjectSchema = obj({
     controlPlaneMachineSet: nullable(obj({ from: strOrNull, to: strOrNull, replacement: bool, why: str })),
   }),
   pools: list(pool),
+  healthChecks: list(healthCheck),
   diagnostics: list(diagnostic),
   durations: obj({ stage: num, drain: num, reboot: num, softReboot: num, ready: num }),
   summary: obj({
     create: count, update: count, delete: count, nodes: count, waves: count, softReboots: count, hardReboots: count,
-    blocked: count, estimatedSeconds: num, errors: count, warnings: count,
-  }),
+    blocked: count, estimatedSeconds: num, errors: count, warnings: count, healthChecks: count, gates: count,
+  }, ['create', 'update', 'delete', 'nodes', 'waves', 'softReboots', 'hardReboots', 'blocked', 'estimatedSeconds', 'errors', 'warnings']),
   specChanges: nullable(obj({ base: str, baseCommit: str, path: str, unified: str, added: count, removed: count })),
   schedule: nullable(obj({ evaluatedAt: str, open: windowInfo, next: windowInfo, totalWaves: count })),
   reviewOnly: bool,

@@ -11,7 +11,7 @@
 import type { Plan, PhaseDurations, Backend } from '../../plan/types.ts';
 import type { Rehearsal } from '../../sim/rehearse.ts';
 import { formatDuration, formatCount, plural } from '../format.ts';
-import { nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind } from '../timeline.ts';
+import { nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind, type TimelineGate } from '../timeline.ts';
 import { escapeHtml, clipEnd } from '../vocabulary.ts';
 import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
 
@@ -42,6 +42,7 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
   const x = (t: number) => X0 + t * scale;
   const ticks = niceTicks(domain);
   const parts: string[] = [];
+  const failRules: TimelineGate[] = [];
   let y = AXIS_H;
   for (const lane of tl.pools) {
     if (!lane.rows.length) continue;
@@ -64,6 +65,8 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
       : inside || x(lane.start) - textW - 6 < X0
         ? `<text class="lane-sum" x="${f(x(lane.start) + 6)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
         : `<text class="lane-sum" x="${f(x(lane.start) - 6)}" y="${f(laneTop + 17)}" text-anchor="end">${escapeHtml(laneSummary)}</text>`);
+    for (const g of lane.gates ?? []) parts.push(gateSvg(g, laneTop, x));
+    failRules.push(...(lane.gates ?? []).filter((g) => g.result === 'failed'));
     y += LANE_H;
     for (const row of lane.rows) {
       parts.push(rowSvg(row, y, rowH, barH, x, plan.durations, lane.backend));
@@ -75,23 +78,14 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
   const grid = ticks.map((t) => `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
     `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
     `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`).join('');
-  const end = endMarks(x, y, tl.totalSeconds, r ? estimate : undefined, beyond);
+  const end = endMarks(x, y, tl.totalSeconds, r ? estimate : undefined, beyond) + failRules.map((g) => failRule(g, x, y)).join('');
   const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
   const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${f(height)}" width="${W}" height="${f(height)}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
 ${parts.join('\n')}
 ${end}
 </svg>`;
-  const legend = [
-    ['drain', 'cordon + drain'],
-    ...(plan.pools.some((p) => p.backend === 'mco' && p.waves.length) ? [['stage', 'pull image (MCO)']] : []),
-    ['reboot', 'reboot'],
-    ['soft-reboot', 'soft reboot'],
-    ['ready', 'until Ready'],
-    ...(tl.rows.some((row) => row.kind === 'staging') ? [['staging', r ? 'bootc staging (stage-start to staged)' : 'bootc staging, all nodes in parallel']] : []),
-    ...(r ? [['end', `rehearsal end`], ['estimate', 'plan estimate']] : []),
-    ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
-  ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
+  const legend = legendHtml(plan, tl, r, failRules.length > 0);
   const intro = r
     ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the axis ends with the run, the arrow points on to the estimate' : 'dashed line'}); at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
     : `Estimated from the plan's phase durations: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
@@ -101,6 +95,36 @@ ${end}
 <div class="legend">${legend}</div>
 <div class="chart-wrap">${svg}</div>
 </section>`;
+}
+
+/** The chart's legend: the phases drawn, and the rehearsal's marks. */
+function legendHtml(plan: Plan, tl: Timeline, r: Rehearsal | null, failedGate: boolean): string {
+  return [
+    ['drain', 'cordon + drain'],
+    ...(plan.pools.some((p) => p.backend === 'mco' && p.waves.length) ? [['stage', 'pull image (MCO)']] : []),
+    ['reboot', 'reboot'],
+    ['soft-reboot', 'soft reboot'],
+    ['ready', 'until Ready'],
+    ...(tl.rows.some((row) => row.kind === 'staging') ? [['staging', r ? 'bootc staging (stage-start to staged)' : 'bootc staging, all nodes in parallel']] : []),
+    ...(r ? [['end', `rehearsal end`], ['estimate', 'plan estimate']] : []),
+    ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
+    ...(tl.pools.some((l) => l.gates?.length) ? [['gate passed', 'health gate passed'], ...(failedGate ? [['gate failed', 'health gate failed']] : [])] : []),
+  ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
+}
+
+/** A health gate in its lane's header: a bar for its duration, a diamond at its end (green passed, red failed). */
+function gateSvg(g: TimelineGate, laneTop: number, x: (t: number) => number): string {
+  const cls = `gate ${classHtml(g.result, ['passed', 'failed', 'stopped'])}`;
+  const cy = laneTop + LANE_H / 2 + 6;
+  const cx = x(g.end);
+  const bar = `<rect class="${cls}" x="${f(x(g.start))}" y="${f(cy - 1.5)}" width="${f(Math.max(1, cx - x(g.start)))}" height="3"/>`;
+  return `${bar}<path class="${cls}" d="M${f(cx)} ${f(cy - 5)}L${f(cx + 5)} ${f(cy)}L${f(cx)} ${f(cy + 5)}L${f(cx - 5)} ${f(cy)}Z"><title>${escapeHtml(g.title)} (${durationHtml(g.start)} to ${durationHtml(g.end)})</title></path>`;
+}
+
+/** A failed gate: a red rule across the chart, labelled with the check. */
+function failRule(g: TimelineGate, x: (t: number) => number, bottom: number): string {
+  const at = f(x(g.end));
+  return `<line class="gate-rule" x1="${at}" y1="${AXIS_H}" x2="${at}" y2="${f(bottom)}"/><text class="failed-label" x="${f(x(g.end) + 4)}" y="${AXIS_H + 10}">${escapeHtml(clipEnd(`${g.check ?? 'gate'} failed`, 40))}</text>`;
 }
 
 function rowSvg(row: TimelineRow, y: number, rowH: number, barH: number, x: (t: number) => number, d: PhaseDurations, backend: Backend): string {

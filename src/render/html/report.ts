@@ -19,6 +19,7 @@ import { scheduleLine, specChangesTitle } from '../gitops.ts';
 import { forDisplay } from '../secrets.ts';
 import { formatDuration, formatCount, foldNames, groupNodes, describeGroup, naturalCompare, shortDigest, rebootMix, riskTally } from '../format.ts';
 import { planLine } from '../text.ts';
+import { healthSection, poolGatesHtml, GATE_CSS } from './health.ts';
 import { buildTimeline } from '../timeline.ts';
 import { buildRehearsalTimeline } from '../rehearsal-timeline.ts';
 import type { Rehearsal } from '../../sim/rehearse.ts';
@@ -67,9 +68,10 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
     changes(plan, opts),
     bootImages(plan),
     pools(plan),
+    healthSection(plan),
     footer(plan),
   ].filter(Boolean).join('\n');
-  return htmlDocument(title, body);
+  return htmlDocument(title, body, plan.healthChecks?.length ? GATE_CSS : '');
 }
 
 /** The report's page around `body`: the CSP, the stylesheet (and `css` after it), nothing fetched. Pure. */
@@ -313,9 +315,9 @@ function poolBlock(p: PlanPool): string {
     `<li class="${g.blockedBy ? 'warning' : ''}">${escapeHtml(withArrows(describeGroup(g, { withPool: false, slots: p.rollout === 'slots' })))}: <span class="mono">${escapeHtml(foldNames(g.names, 10))}</span></li>`);
   return `<div class="pool" id="pool-${escapeHtml(p.name)}">
 <h3><span class="mono">${escapeHtml(p.name)}</span> <span class="dim">${poolKind(p.backend)}, priority ${escapeHtml(p.priority)}${p.controlPlane ? ', control plane' : ''}</span></h3>
-<p>${countHtml(p.nodeCount)} nodes, ${countHtml(p.upToDate)} up to date; maxUnavailable <span class="mono">${escapeHtml(mu.value)}</span> → ${countHtml(mu.resolved)} (${escapeHtml(mu.rule)})${p.unavailableNow.length ? `, ${countHtml(p.unavailableNow.length)} already unavailable` : ''}; ${p.rollout === 'slots' ? slotsText(p) : `${pluralHtml(p.waveSize, 'node')} per wave; ${pluralHtml(p.waves.length, 'wave')}, est. ${durationHtml(p.estimatedSeconds)}${p.soakSeconds && p.waves.length > 1 ? ` including ${durationHtml(p.soakSeconds)} soak between waves` : ''}`}.</p>
+<p>${countHtml(p.nodeCount)} nodes, ${countHtml(p.upToDate)} up to date; maxUnavailable <span class="mono">${escapeHtml(mu.value)}</span> → ${countHtml(mu.resolved)} (${escapeHtml(mu.rule)})${p.unavailableNow.length ? `, ${countHtml(p.unavailableNow.length)} already unavailable` : ''}; ${p.rollout === 'slots' ? slotsText(p) : `${pluralHtml(p.waveSize, 'node')} per wave; ${pluralHtml(p.waves.length, 'wave')}, est. ${durationHtml(p.estimatedSeconds)}${p.soakSeconds && (p.waves.length > 1 || p.gates?.afterWave.length) ? ` including ${durationHtml(p.soakSeconds)} soak ${p.gates?.afterWave.length ? 'after each wave' : 'between waves'}` : ''}`}.</p>
 <p class="dim">target <span class="mono">${escapeHtml(p.targetImage)}</span></p>
 ${p.nodes.length ? `<ul class="groups">${groups.join('\n')}</ul>` : '<p>All nodes run the target image.</p>'}
-${nodeTable(p, sched)}${selfNodeSentence(p) ? `\n<p>Last: ${escapeHtml(selfNodeSentence(p))}</p>` : ''}
+${nodeTable(p, sched)}${selfNodeSentence(p) ? `\n<p>Last: ${escapeHtml(selfNodeSentence(p))}</p>` : ''}${poolGatesHtml(p)}
 </div>`;
 }
