@@ -11,7 +11,8 @@
  *   host, and is cut out of anything shown (a proxy that echoes requests back);
  * - the whole exchange ends within the check's request timeout and the stop signal ends it at
  *   once (src/kube/http-exchange.ts); a 2xx body is read up to 4 MiB, an error body up to 8 KiB;
- * - more than 10,000 series or alerts is `too-large`.
+ * - more than 10,000 series or alerts is `too-large` (judged with the answer's shapes by
+ *   src/domain/health-observe.ts; `limit=10001` asks the server to stop there).
  * Every failure is a HealthRequestError of one kind; the health source turns it into an
  * `error` measurement, which fails the check: an unreachable source is never a pass.
  */
@@ -22,13 +23,9 @@ import { isIP } from 'node:net';
 import { AbortedError } from '../apply/driver.ts';
 import { exchange, ExchangeFailure, type Answer } from './http-exchange.ts';
 import { printable, preview, describeAnswer, parseJsonBody, AnswerRefused } from './answers.ts';
-import {
-  HealthRequestError, queryAnswerOf, alertsAnswerOf, alertmanagerAnswerOf, errorEnvelopeOf, MAX_ITEMS,
-  type PromQueryAnswer, type PromAlertsAnswer,
-} from './prometheus-answers.ts';
+import { HealthRequestError, successEnvelopeOf, errorEnvelopeOf, type PromEnvelope } from './prometheus-answers.ts';
 
-export { HealthRequestError, MAX_ITEMS } from './prometheus-answers.ts';
-export type { PromQueryAnswer, PromAlertsAnswer, PromAlert, PromSample, PromQueryResult } from './prometheus-answers.ts';
+export { HealthRequestError, type PromEnvelope } from './prometheus-answers.ts';
 
 /** Where to ask, and with what: resolved from the check by src/kube/health-credentials.ts. */
 export interface PrometheusEndpoint {
@@ -52,6 +49,9 @@ export const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
 const ERROR_BODY_BYTES = 8 * 1024;
 const FORBIDDEN_HINT = 'grant the identity get on prometheuses/api (OpenShift: cluster-monitoring-view bound in openshift-monitoring; docs/safety.md "Health checks")';
 
+/** One more series than a gate accepts (src/domain/health-observe.ts): the server stops there and warns. */
+const SERIES_LIMIT = 10_001;
+const originOf = (ep: PrometheusEndpoint) => new URL(ep.url).origin;
 const isJson = (type: unknown) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(String(type ?? ''));
 const mib = (n: number) => `${Math.round((n / 2 ** 20) * 10) / 10} MiB`;
 
@@ -72,24 +72,24 @@ export class PrometheusClient {
   }
 
   /** An instant query (server time): `GET /api/v1/query`. */
-  async query(ep: PrometheusEndpoint, promql: string, timeoutMs: number, signal: AbortSignal): Promise<PromQueryAnswer> {
+  async query(ep: PrometheusEndpoint, promql: string, timeoutMs: number, signal: AbortSignal): Promise<PromEnvelope> {
     // limit=10001: a server that supports it truncates there and says so; 10,001 series are
     // too-large (checked before the warnings). partial_response=false: Thanos answers an error
     // instead of a partial result (Prometheus ignores it).
-    const params = new URLSearchParams({ query: promql, timeout: `${Math.max(1, Math.floor(timeoutMs / 1000))}s`, limit: String(MAX_ITEMS + 1), partial_response: 'false' });
-    return queryAnswerOf(await this.getJson(ep, '/api/v1/query', params, timeoutMs, signal, 'Prometheus'));
+    const params = new URLSearchParams({ query: promql, timeout: `${Math.max(1, Math.floor(timeoutMs / 1000))}s`, limit: String(SERIES_LIMIT), partial_response: 'false' });
+    return successEnvelopeOf(await this.getJson(ep, '/api/v1/query', params, timeoutMs, signal, 'Prometheus'), originOf(ep));
   }
 
   /** Every active alert of every alerting rule: `GET /api/v1/alerts` (no server-side filter exists). */
-  async alerts(ep: PrometheusEndpoint, timeoutMs: number, signal: AbortSignal): Promise<PromAlertsAnswer> {
-    return alertsAnswerOf(await this.getJson(ep, '/api/v1/alerts', new URLSearchParams(), timeoutMs, signal, 'Prometheus'));
+  async alerts(ep: PrometheusEndpoint, timeoutMs: number, signal: AbortSignal): Promise<PromEnvelope> {
+    return successEnvelopeOf(await this.getJson(ep, '/api/v1/alerts', new URLSearchParams(), timeoutMs, signal, 'Prometheus'), originOf(ep));
   }
 
-  /** Alertmanager's alerts that are neither silenced nor inhibited, filtered by `filters` (matchers). */
-  async alertmanagerAlerts(ep: PrometheusEndpoint, filters: readonly string[], timeoutMs: number, signal: AbortSignal): Promise<PromAlertsAnswer> {
+  /** Alertmanager's alerts that are neither silenced nor inhibited, filtered by `filters` (matchers): its JSON body. */
+  async alertmanagerAlerts(ep: PrometheusEndpoint, filters: readonly string[], timeoutMs: number, signal: AbortSignal): Promise<unknown> {
     const params = new URLSearchParams({ active: 'true', silenced: 'false', inhibited: 'false' });
     for (const f of filters) params.append('filter', f);
-    return alertmanagerAnswerOf(await this.getJson(ep, '/api/v2/alerts', params, timeoutMs, signal, 'Alertmanager'));
+    return this.getJson(ep, '/api/v2/alerts', params, timeoutMs, signal, 'Alertmanager');
   }
 
   /** Releases the keep-alive sockets. */
