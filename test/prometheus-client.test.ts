@@ -201,6 +201,23 @@ t('unreachable, reset and silent servers: unreachable or timeout, each within th
   assert.ok(Date.now() - t0 < 1500, `${Date.now() - t0} ms`);
 });
 
+t('a keep-alive socket the server dropped while idle: retried once on a new socket (Node: request.reusedSocket); a server that always resets: one retry, then unreachable', async () => {
+  const seenSockets = new Set<unknown>();
+  const f = await fakeApi((req, res) => {
+    if (seenSockets.has(req.socket)) return void req.socket.destroy();
+    seenSockets.add(req.socket);
+    sendJson(res, vector(1));
+  });
+  const c = newClient();
+  await c.query(ep(f.url), 'up', 2000, never);
+  await c.query(ep(f.url), 'up', 2000, never);
+  assert.is(f.hits.length, 3, 'the first answer, the reset on the reused socket, the retry on a new one');
+  let n = 0;
+  const g = await fakeApi((req) => { n++; req.socket.destroy(); });
+  await failure(c.query(ep(g.url), 'up', 2000, never), 'unreachable', /socket hang up|ECONNRESET/);
+  assert.is(n, 1, 'a fresh socket that is reset is not retried');
+});
+
 t('the stop signal aborts a request at once (AbortedError, not a failed measurement)', async () => {
   const silent = await fakeApi(() => {});
   const ac = new AbortController();

@@ -23,6 +23,7 @@ import { NotFoundError, AbortedError } from '../apply/driver.ts';
 import { ClusterApiError } from '../base/errors.ts';
 import { printable } from './answers.ts';
 import { HealthRequestError } from './prometheus-answers.ts';
+import { CONFIGMAP, SECRET, objectPath } from './resources.ts';
 
 /** One key of a ConfigMap or Secret, by name. */
 export interface KeyRef { namespace: string; name: string; key?: string }
@@ -119,12 +120,12 @@ export class HealthCredentials {
     const k = cacheKey(kind, ref, key);
     const hit = this.cache.get(k);
     if (hit && this.now() - hit.at < CACHE_MS) return hit.value;
-    const plural = kind === 'Secret' ? 'secrets' : 'configmaps';
+    const type = kind === 'Secret' ? SECRET : CONFIGMAP;
     let obj: { data?: Record<string, unknown> };
     try {
-      obj = await this.client.request('GET', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/${plural}/${encodeURIComponent(ref.name)}`, { expect: kind, signal, what: refText(kind, ref) });
+      obj = await this.client.request('GET', objectPath(type, ref.name, ref.namespace), { expect: kind, signal, what: refText(kind, ref) });
     } catch (err) {
-      throw readFailure(err, kind, ref, plural);
+      throw readFailure(err, kind, ref, type.plural);
     }
     const value = obj.data?.[key];
     if (typeof value !== 'string') throw new HealthRequestError(kind === 'Secret' ? 'no-token' : 'tls', `${refText(kind, ref)} has no key ${printable(key, 60)}`);

@@ -109,15 +109,7 @@ export class PrometheusClient {
     if (signal.aborted) throw new AbortedError();
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'bootcplan' };
     if (ep.token !== null) headers.Authorization = `Bearer ${ep.token}`;
-    const mod = url.protocol === 'https:' ? https : http;
-    const req = mod.request(url, { method: 'GET', headers, agent: this.agentFor(url, ep) });
-    let a: Answer;
-    try {
-      a = await exchange(req, undefined, { timeoutMs, maxBytes: this.maxBytes, errorBytes: ERROR_BODY_BYTES }, signal);
-    } catch (err) {
-      if (err instanceof AbortedError || signal.aborted) throw new AbortedError();
-      throw this.failure(err, shown, ep, timeoutMs);
-    }
+    const a = await this.send(url, headers, ep, timeoutMs, signal);
     // What is shown of a body never holds the token: cut out before anything is cut short.
     const shownAnswer = (): Answer => ({ ...a, body: ep.token ? Buffer.from(a.body.toString('utf8').split(ep.token).join('[token]')) : a.body });
     if (a.status < 200 || a.status >= 300) throw refusal(shownAnswer(), url, shown, api);
@@ -133,6 +125,27 @@ export class PrometheusClient {
       const s = shownAnswer();
       const why = err.problem === 'not-json' ? 'not JSON' : 'JSON nested too deep';
       throw new HealthRequestError('bad-answer', `${notApi} (${describeAnswer(s.headers, s.body)}, ${why}) from ${shown}: ${preview(s.body)}`);
+    }
+  }
+
+  /**
+   * The GET, within `timeoutMs` in all. A keep-alive socket the server closed while it was idle
+   * fails with ECONNRESET as it is reused; Node marks such a request `reusedSocket` and its
+   * documentation (http "request.reusedSocket") recommends retrying it: once, on a new socket,
+   * within the time left. A GET changes nothing.
+   */
+  private async send(url: URL, headers: Record<string, string>, ep: PrometheusEndpoint, timeoutMs: number, signal: AbortSignal): Promise<Answer> {
+    const deadline = Date.now() + timeoutMs;
+    const mod = url.protocol === 'https:' ? https : http;
+    for (let attempt = 1; ; attempt++) {
+      const req = mod.request(url, { method: 'GET', headers, agent: this.agentFor(url, ep) });
+      try {
+        return await exchange(req, undefined, { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: this.maxBytes, errorBytes: ERROR_BODY_BYTES }, signal);
+      } catch (err) {
+        if (err instanceof AbortedError || signal.aborted) throw new AbortedError();
+        const reset = (err as NodeJS.ErrnoException)?.code === 'ECONNRESET' && req.reusedSocket;
+        if (!(reset && attempt === 1 && Date.now() < deadline)) throw this.failure(err, url.origin, ep, timeoutMs);
+      }
     }
   }
 

@@ -203,6 +203,8 @@ export async function applyRbac(admin: KubeClient): Promise<string[]> {
     if (!o) continue;
     const path = RBAC_TYPES[o.kind]?.replace('{ns}', o.metadata.namespace ?? '');
     if (!path) throw new Error(`examples/rbac.yaml: unexpected kind ${o.kind}`);
+    // A namespace that exists on OpenShift (openshift-monitoring) but not in the test cluster.
+    if (o.metadata.namespace && o.metadata.namespace !== 'openshift-bootcplan') await ensureNamespace(admin, o.metadata.namespace);
     try {
       await admin.request('POST', path, { body: o });
     } catch (err) {
