@@ -55,7 +55,7 @@ async function refused(p: Promise<unknown>, kind: string, pattern: RegExp): Prom
   return e;
 }
 
-const ref = (name: string, key?: string) => ({ bearerTokenSecret: { namespace: 'openshift-bootcplan', name, ...(key ? { key } : {}) } });
+const ref = (name: string, key = 'token') => ({ bearerTokenSecret: { namespace: 'openshift-bootcplan', name, key } });
 const SECRETS = '/api/v1/namespaces/openshift-bootcplan/secrets';
 
 t('a Secret token whose value carries CR/LF (a header injection) is refused, and its value shown nowhere', async () => {
@@ -139,12 +139,12 @@ t('a CA from a ConfigMap or a Secret: PEM certificates only, 256 KiB at most; th
   });
   assert.equal(await c.ca('system', never), { pem: null, name: 'the system roots' });
   assert.equal(await c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'openshift-service-ca.crt', key: 'service-ca.crt' } }, never), { pem, name: 'ConfigMap openshift-bootcplan/openshift-service-ca.crt[service-ca.crt]' });
-  assert.equal(await c.ca({ secret: { namespace: 'openshift-bootcplan', name: 'tls' } }, never), { pem, name: 'Secret openshift-bootcplan/tls[ca.crt]' });
-  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'garbage' } }, never), 'tls', /^ConfigMap openshift-bootcplan\/garbage\[ca\.crt\]: certificate 1 is not a valid X\.509 certificate/);
-  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'empty' } }, never), 'tls', /^ConfigMap openshift-bootcplan\/empty\[ca\.crt\] holds no PEM certificate/);
-  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'huge' } }, never), 'tls', /huge\[ca\.crt\] is over 256 KiB/);
-  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'absent' } }, never), 'tls', /^ConfigMap openshift-bootcplan\/absent not found/);
-  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'denied-ca' } }, never), 'forbidden', /get on configmaps, resourceNames \[denied-ca\]/);
+  assert.equal(await c.ca({ secret: { namespace: 'openshift-bootcplan', name: 'tls', key: 'ca.crt' } }, never), { pem, name: 'Secret openshift-bootcplan/tls[ca.crt]' });
+  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'garbage', key: 'ca.crt' } }, never), 'tls', /^ConfigMap openshift-bootcplan\/garbage\[ca\.crt\]: certificate 1 is not a valid X\.509 certificate/);
+  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'empty', key: 'ca.crt' } }, never), 'tls', /^ConfigMap openshift-bootcplan\/empty\[ca\.crt\] holds no PEM certificate/);
+  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'huge', key: 'ca.crt' } }, never), 'tls', /huge\[ca\.crt\] is over 256 KiB/);
+  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'absent', key: 'ca.crt' } }, never), 'tls', /^ConfigMap openshift-bootcplan\/absent not found/);
+  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'denied-ca', key: 'ca.crt' } }, never), 'forbidden', /get on configmaps, resourceNames \[denied-ca\]/);
 });
 
 t('an unreachable API server while reading a Secret: unreachable, never a token', async () => {

@@ -25,10 +25,7 @@ import { printable } from './answers.ts';
 import { HealthRequestError } from './prometheus-answers.ts';
 import { CONFIGMAP, SECRET, objectPath } from './resources.ts';
 
-/** One key of a ConfigMap or Secret, by name. */
-export interface KeyRef { namespace: string; name: string; key?: string }
-export type HealthAuthRef = 'ServiceAccount' | 'none' | { bearerTokenSecret: KeyRef };
-export type HealthCaRef = 'system' | { configMap: KeyRef } | { secret: KeyRef };
+import type { PlanHealthAuth, PlanHealthCa, PlanObjectKeyRef as KeyRef } from '../plan/types.ts';
 
 export interface ResolvedCa {
   /** The PEM bundle that replaces the system roots; null: the system roots. */
@@ -45,8 +42,6 @@ export interface HealthCredentialsOptions {
 const CACHE_MS = 60_000;
 const MAX_TOKEN_BYTES = 16_384;
 const MAX_CA_BYTES = 256 * 1024;
-const DEFAULT_TOKEN_KEY = 'token';
-const DEFAULT_CA_KEY = 'ca.crt';
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
 const refText = (kind: string, r: KeyRef) => `${kind} ${r.namespace}/${r.name}`;
@@ -60,11 +55,11 @@ export class HealthCredentials {
   }
 
   /** The bearer token to send, or null for `auth: none`. */
-  async token(auth: HealthAuthRef, signal: AbortSignal): Promise<string | null> {
+  async token(auth: PlanHealthAuth, signal: AbortSignal): Promise<string | null> {
     if (auth === 'none') return null;
     if (auth === 'ServiceAccount') return this.identityToken();
     const ref = auth.bearerTokenSecret;
-    const key = ref.key ?? DEFAULT_TOKEN_KEY;
+    const key = ref.key;
     const raw = await this.keyOf('Secret', ref, key, signal);
     const bytes = Buffer.from(raw, 'base64');
     const value = bytes.subarray(0, bytes.length - (bytes.at(-1) === 0x0a ? 1 : 0));
@@ -75,15 +70,15 @@ export class HealthCredentials {
   }
 
   /** Forgets a Secret's token (Prometheus refused it): the next measurement reads the Secret again. */
-  forget(auth: HealthAuthRef): void {
-    if (typeof auth === 'object') this.cache.delete(cacheKey('Secret', auth.bearerTokenSecret, auth.bearerTokenSecret.key ?? DEFAULT_TOKEN_KEY));
+  forget(auth: PlanHealthAuth): void {
+    if (typeof auth === 'object') this.cache.delete(cacheKey('Secret', auth.bearerTokenSecret, auth.bearerTokenSecret.key));
   }
 
   /** The CA bundle to verify the server's certificate with. */
-  async ca(ca: HealthCaRef, signal: AbortSignal): Promise<ResolvedCa> {
+  async ca(ca: PlanHealthCa, signal: AbortSignal): Promise<ResolvedCa> {
     if (ca === 'system') return { pem: null, name: 'the system roots' };
     const [kind, ref] = 'configMap' in ca ? ['ConfigMap', ca.configMap] as const : ['Secret', ca.secret] as const;
-    const key = ref.key ?? DEFAULT_CA_KEY;
+    const key = ref.key;
     const name = `${refText(kind, ref)}[${key}]`;
     const raw = await this.keyOf(kind, ref, key, signal);
     const pem = kind === 'Secret' ? Buffer.from(raw, 'base64').toString('utf8') : raw;

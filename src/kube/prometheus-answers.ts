@@ -11,7 +11,7 @@
  * pure src/domain/health-observe.ts. Anything else did not come from such an API: a
  * HealthRequestError('bad-answer').
  */
-import type { HealthErrorKind } from '../domain/health-measurement.ts';
+import type { HealthErrorKind } from '../domain/health-verdict.ts';
 import { printable } from './answers.ts';
 
 /** A failed exchange with a health source: one printable line of at most 300 characters. */

@@ -91,7 +91,7 @@ t('an alert fires on demand and resolves: /api/v1/alerts shows it with its label
 
 t('through the TLS front: the token from the Secret and the CA from the ConfigMap, both read as the ServiceAccount, pass; another CA or no token fail', async () => {
   const creds = new HealthCredentials(sa, saKc);
-  const token = await creds.token({ bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'prometheus-reader' } }, never);
+  const token = await creds.token({ bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'prometheus-reader', key: 'token' } }, never);
   const ca = await creds.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'openshift-service-ca.crt', key: 'service-ca.crt' } }, never);
   assert.is(token, FRONT_TOKEN);
   const good = ep(front.url, { token, ca: ca.pem, caName: ca.name });
@@ -106,7 +106,7 @@ t('through the TLS front: the token from the Secret and the CA from the ConfigMa
   await failure(client.query({ ...good, token: 'wrong-token' }, 'up', 5000, never), 'unauthorized', /401/);
   // The ServiceAccount may read that Secret by name, and no other.
   await put('/api/v1/namespaces/openshift-bootcplan/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'other-token', namespace: 'openshift-bootcplan' }, stringData: { token: 'x' } });
-  await failure(creds.token({ bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'other-token' } }, never), 'forbidden', /get on secrets, resourceNames \[other-token\], in openshift-bootcplan/);
+  await failure(creds.token({ bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'other-token', key: 'token' } }, never), 'forbidden', /get on secrets, resourceNames \[other-token\], in openshift-bootcplan/);
 });
 
 t('Prometheus stopped: the next request fails at once (unreachable), never a pass', async () => {
