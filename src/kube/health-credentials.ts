@@ -18,8 +18,8 @@
 import { X509Certificate } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from './rest.ts';
-import { KubeApiError } from './api-errors.ts';
-import { NotFoundError, AbortedError } from '../apply/driver.ts';
+import { KubeApiError, KubeRequestError } from './api-errors.ts';
+import { NotFoundError } from '../apply/driver.ts';
 import { ClusterApiError } from '../base/errors.ts';
 import { printable } from './answers.ts';
 import { HealthRequestError } from './prometheus-answers.ts';
@@ -132,12 +132,24 @@ export class HealthCredentials {
 const cacheKey = (kind: string, r: KeyRef, key: string) => JSON.stringify([kind, r.namespace, r.name, key]);
 
 function readFailure(err: unknown, kind: 'ConfigMap' | 'Secret', ref: KeyRef, plural: string): Error {
-  if (err instanceof AbortedError) return err;
   const what = refText(kind, ref);
   if (err instanceof NotFoundError) return new HealthRequestError(kind === 'Secret' ? 'no-token' : 'tls', `${what} not found`);
+  return apiFailure(err, `reading ${what}`, `get on ${plural}, resourceNames [${ref.name}], in ${ref.namespace}`);
+}
+
+/**
+ * A failed request to the API server during a measurement, as the HealthRequestError to report
+ * (`rule`: the RBAC rule a 403 asks for). AbortedError and programming errors pass through.
+ */
+export function apiFailure(err: unknown, doing: string, rule: string): Error {
   if (err instanceof KubeApiError && err.status === 403) {
-    return new HealthRequestError('forbidden', `reading ${what}: ${printable(err.message, 120)}; grant get on ${plural}, resourceNames [${ref.name}], in ${ref.namespace}`);
+    return new HealthRequestError('forbidden', `${doing}: ${printable(err.message, 120)}; grant ${rule}`);
   }
-  if (err instanceof ClusterApiError) return new HealthRequestError('unreachable', `reading ${what}: ${printable(err.message, 200)}`);
+  if (err instanceof KubeApiError && err.status === 401) return new HealthRequestError('unauthorized', `${doing}: ${printable(err.message, 160)}`);
+  if (err instanceof KubeRequestError) {
+    const kind = err.problem === 'timeout' ? 'timeout' : err.problem === 'too-large' ? 'too-large' : err.problem === 'not-json' || err.problem === 'unexpected-answer' ? 'bad-answer' : 'unreachable';
+    return new HealthRequestError(kind, `${doing}: ${printable(err.message, 200)}`);
+  }
+  if (err instanceof ClusterApiError) return new HealthRequestError('http-status', `${doing}: ${printable(err.message, 200)}`);
   return err as Error;
 }

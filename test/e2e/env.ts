@@ -247,7 +247,7 @@ export function setupEnv(): Promise<TestEnv & { crdChecks: CrdCheck[] }> {
 }
 
 /** Kinds a scenario creates; deleted between scenarios. */
-const SCENARIO_KINDS = ['Node', 'Pod', 'MachineConfigPool', 'MachineConfig', 'BootcNodePool', 'BootcNode', 'MachineConfiguration', 'ControlPlaneMachineSet', 'MachineSet', 'FeatureGate', 'Infrastructure', 'ClusterVersion', 'PodDisruptionBudget'];
+const SCENARIO_KINDS = ['Node', 'Pod', 'MachineConfigPool', 'MachineConfig', 'BootcNodePool', 'BootcNode', 'MachineConfiguration', 'ControlPlaneMachineSet', 'MachineSet', 'FeatureGate', 'Infrastructure', 'ClusterVersion', 'ClusterOperator', 'PodDisruptionBudget'];
 const SCENARIO_NAMESPACES = ['default', 'openshift-machine-api', 'openshift-machine-config-operator', 'openshift-bootcplan'];
 
 /** Deletes every object a scenario may have created (deletecollection per resource). */

@@ -50,13 +50,15 @@ export type Gauges = Record<string, number | (() => number | Promise<number>)>;
 export interface Exporter {
   port: number;
   gauges: Gauges;
+  /** How many series of the gauge e2e_series{i="0"...} to serve (0: none). */
+  series: number;
   scrapes: number;
   close(): Promise<void>;
 }
 
 /** A /metrics endpoint in Prometheus' text format 0.0.4 on 127.0.0.1. */
 export async function startExporter(gauges: Gauges): Promise<Exporter> {
-  const ex = { gauges, scrapes: 0 } as Exporter;
+  const ex = { gauges, scrapes: 0, series: 0 } as Exporter;
   const server = http.createServer(async (req, res) => {
     if (req.url !== '/metrics') return void res.writeHead(404).end();
     ex.scrapes++;
@@ -65,6 +67,7 @@ export async function startExporter(gauges: Gauges): Promise<Exporter> {
       const v = typeof g === 'function' ? await g() : g;
       lines.push(`# TYPE ${name} gauge`, `${name} ${v}`);
     }
+    if (ex.series > 0) lines.push('# TYPE e2e_series gauge', ...Array.from({ length: ex.series }, (_, i) => `e2e_series{i="${i}"} 0`));
     res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
     res.end(`${lines.join('\n')}\n`);
   });
@@ -86,6 +89,8 @@ export interface PrometheusHandle {
   stop(): Promise<void>;
   /** Waits until `alertname` is (or is not) firing in /api/v1/alerts; returns the seconds it took. */
   waitForAlert(alertname: string, firing: boolean, timeoutMs?: number): Promise<number>;
+  /** Waits until the instant query `expr` has a result (a scrape carried what the test set). */
+  waitForQuery(expr: string, timeoutMs?: number): Promise<void>;
 }
 
 const running = new Set<ChildProcess>();
@@ -172,6 +177,7 @@ export async function startPrometheus(gauges: Gauges = {}): Promise<PrometheusHa
       await exporter.close();
       rmSync(join(dir, 'data'), { recursive: true, force: true });
     },
+    waitForQuery: (expr, timeoutMs = 15_000) => until(`a result for ${expr}`, timeoutMs, async () => (await getJson(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`)).data.result.length > 0, () => log),
     waitForAlert: async (name, firing, timeoutMs = 15_000) => {
       const t1 = Date.now();
       await until(`${name} ${firing ? 'firing' : 'resolved'}`, timeoutMs, async () => (await alertFiring(name)) === firing, () => log);
