@@ -17,6 +17,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { HealthSource, GatePosition, Measurement } from '../apply/health.ts';
 import type { PlanHealthCheck, PlanHealthEndpoint, PlanConditionCheck } from '../plan/types.ts';
 import { AbortedError, NotFoundError } from '../apply/driver.ts';
+import { cancelledByCaller } from '../apply/interrupt.ts';
 import { observation } from '../domain/health-verdict.ts';
 import { observeQuery, observePrometheusAlerts, observeAlertmanagerAlerts, observeClusterOperators, observeObjectCondition } from '../domain/health-observe.ts';
 import type { KubeClient } from './rest.ts';
@@ -34,8 +35,12 @@ interface Budget { signal: AbortSignal; left(): number; waitingFor: string }
 export class KubeHealthSource implements HealthSource {
   private readonly prometheus = new PrometheusClient();
   private readonly credentials: HealthCredentials;
-  /** Discovery per apiVersion: kind -> resource, or null when the group version is not served. */
-  private readonly discovery = new Map<string, Promise<Map<string, Served> | null>>();
+  /**
+   * Discovery per apiVersion: kind -> resource, or null when the group version is not served.
+   * Only answers are kept, never a read in flight: a read another measurement's deadline ends
+   * must not end this one.
+   */
+  private readonly discovery = new Map<string, Map<string, Served> | null>();
 
   constructor(private readonly kube: KubeClient, kc: KubeConfig, opts: HealthCredentialsOptions = {}) {
     this.credentials = new HealthCredentials(kube, kc, opts);
@@ -52,8 +57,7 @@ export class KubeHealthSource implements HealthSource {
       return await this.measureKind(check, budget);
     } catch (err) {
       if (signal.aborted) throw new AbortedError();
-      // Not the stop signal: a deadline, this measurement's or that of the one whose discovery read it shares.
-      if (err instanceof AbortedError) return failed(new HealthRequestError('timeout', `no answer within ${check.requestTimeoutSeconds} s from ${budget.waitingFor}`));
+      if (cancelledByCaller(err, deadline.signal)) return failed(new HealthRequestError('timeout', `no answer within ${check.requestTimeoutSeconds} s from ${budget.waitingFor}`));
       if (err instanceof HealthRequestError) return failed(err);
       throw err;
     } finally {
@@ -131,15 +135,9 @@ export class KubeHealthSource implements HealthSource {
   }
 
   /** The kinds an apiVersion serves (API discovery `GET /apis/{group}/{version}`), read once per source. */
-  private served(apiVersion: string, b: Budget): Promise<Map<string, Served> | null> {
-    let p = this.discovery.get(apiVersion);
-    if (!p) {
-      p = this.discover(apiVersion, b);
-      this.discovery.set(apiVersion, p);
-      // A failed read (a timeout, a refusal) is not remembered: the next measurement asks again.
-      p.catch(() => this.discovery.delete(apiVersion));
-    }
-    return p;
+  private async served(apiVersion: string, b: Budget): Promise<Map<string, Served> | null> {
+    if (!this.discovery.has(apiVersion)) this.discovery.set(apiVersion, await this.discover(apiVersion, b));
+    return this.discovery.get(apiVersion)!;
   }
 
   private async discover(apiVersion: string, b: Budget): Promise<Map<string, Served> | null> {

@@ -142,7 +142,8 @@ export class PrometheusClient {
       try {
         return await exchange(req, undefined, { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: this.maxBytes, errorBytes: ERROR_BODY_BYTES }, signal);
       } catch (err) {
-        if (err instanceof AbortedError || signal.aborted) throw new AbortedError();
+        // exchange() rejects with AbortedError only when the signal aborted.
+        if (signal.aborted) throw new AbortedError();
         const reset = (err as NodeJS.ErrnoException)?.code === 'ECONNRESET' && req.reusedSocket;
         if (!(reset && attempt === 1 && Date.now() < deadline)) throw this.failure(err, url.origin, ep, timeoutMs);
       }
