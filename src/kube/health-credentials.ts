@@ -116,7 +116,7 @@ export class HealthCredentials {
     const hit = this.cache.get(k);
     if (hit && this.now() - hit.at < CACHE_MS) return hit.value;
     const type = kind === 'Secret' ? SECRET : CONFIGMAP;
-    let obj: { data?: Record<string, unknown> };
+    let obj: { data?: Record<string, unknown> | null };
     try {
       obj = await this.client.request('GET', objectPath(type, ref.name, ref.namespace), { expect: kind, signal, what: refText(kind, ref) });
     } catch (err) {

@@ -107,7 +107,7 @@ export class KubeHealthSource implements HealthSource {
   private async clusterOperators(b: Budget): Promise<unknown[]> {
     b.waitingFor = 'the API server (listing ClusterOperators)';
     try {
-      return (await this.kube.list(collectionPath(CLUSTER_OPERATOR), 'ClusterOperator', { signal: b.signal })).items;
+      return (await this.kube.list(collectionPath(CLUSTER_OPERATOR), { kind: 'ClusterOperator' }, { signal: b.signal })).items;
     } catch (err) {
       // The API server's "404 page not found": the group is not installed (answers.ts isApiServerNotFoundPage).
       if (err instanceof NotFoundError) throw new HealthRequestError('source-missing', 'this cluster serves no ClusterOperators (config.openshift.io/v1): not OpenShift');

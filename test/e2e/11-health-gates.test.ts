@@ -44,7 +44,7 @@ let dir: string;
 /** When true, e2e_workload_broken is the number of BootcNodes that boot the new image. */
 let breakOnNewImage = false;
 
-const onNewImage = () => [...bootcNodes.items.values()].filter((bn) => bn.status?.booted?.imageDigest === NEW_DIGEST).length;
+const onNewImage = () => [...bootcNodes.items.values()].filter((bn) => (bn.status as { booted?: { imageDigest?: string } } | undefined)?.booted?.imageDigest === NEW_DIGEST).length;
 const events = (ndjson: string) => ndjson.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 
 /** A fresh cluster, its Rollout object (for the status) and node agent; returns the spec file. */
