@@ -38,7 +38,7 @@ export async function readLiveSnapshotStep(flags: KubeOptions, env: Record<strin
   }
 }
 
-/** The Kubernetes driver for `apply`, `status` and `unlock`; loaded only when a command needs it. */
+/** The Kubernetes driver for `apply`, `status` and `unlock`, and the health source; loaded only when a command needs it. */
 export const openLiveDriver: DriverFactory = async (flags, io) => {
   let mod: typeof import('../kube/index.ts');
   try {
@@ -49,7 +49,11 @@ export const openLiveDriver: DriverFactory = async (flags, io) => {
   try {
     const holder = mod.defaultHolder(io.env);
     const driver = mod.openKubeDriver(flags, io.env, { instance: holder });
-    return { driver, holder, records: new mod.KubeRecordDocuments(driver.client), close: () => (driver as unknown as { close?: () => void }).close?.() };
+    return {
+      driver, holder, records: new mod.KubeRecordDocuments(driver.client), close: () => (driver as unknown as { close?: () => void }).close?.(),
+      // The health checks ask as bootcplan's own identity (auth: ServiceAccount) through the same client; the applier closes it.
+      health: () => new mod.KubeHealthSource(driver.client, driver.client.kc),
+    };
   } catch (err) {
     throw asClusterApiError(err);
   }

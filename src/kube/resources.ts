@@ -18,6 +18,8 @@ export const RESOURCES: readonly ResourceType[] = [
   T('v1', 'Node', 'nodes', false),
   T('v1', 'Pod', 'pods', true),
   T('v1', 'ConfigMap', 'configmaps', true),
+  // Read by name only: a health check's bearerTokenSecret or CA (src/kube/health-credentials.ts).
+  T('v1', 'Secret', 'secrets', true),
   T('v1', 'Namespace', 'namespaces', false),
   T('coordination.k8s.io/v1', 'Lease', 'leases', true),
   T('policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true),
@@ -31,6 +33,8 @@ export const RESOURCES: readonly ResourceType[] = [
   T('config.openshift.io/v1', 'FeatureGate', 'featuregates', false),
   T('config.openshift.io/v1', 'Infrastructure', 'infrastructures', false),
   T('config.openshift.io/v1', 'ClusterVersion', 'clusterversions', false),
+  // The clusterOperators health checks (src/kube/health-source.ts).
+  T('config.openshift.io/v1', 'ClusterOperator', 'clusteroperators', false),
   T('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'customresourcedefinitions', false),
 ];
 
@@ -112,3 +116,5 @@ export const POD = R('Pod');
 export const BOOTC_NODE = R('BootcNode');
 export const BOOTC_NODE_POOL = R('BootcNodePool');
 export const MACHINE_CONFIG_POOL = R('MachineConfigPool');
+export const SECRET = R('Secret');
+export const CLUSTER_OPERATOR = R('ClusterOperator');

@@ -38,7 +38,7 @@ t('a cluster without bootcplan CRDs: snapshot reads what exists and reports the 
 
 t('CRDs install, and the stored schemas keep every x-kubernetes-* field', async () => {
   const full = await setupEnv();
-  assert.is(full.crdChecks.length, 10);
+  assert.is(full.crdChecks.length, 11);
   for (const c of full.crdChecks) {
     assert.ok(c.expected > 0, `${c.name} declares x-kubernetes-* fields`);
     assert.equal(c.missing, [], `${c.name}: stored schema lost ${c.missing.join(', ')}`);
@@ -66,6 +66,12 @@ t('the ServiceAccount of examples/rbac.yaml can do what apply needs and no more'
   assert.not.ok(await review('update', 'coordination.k8s.io', 'leases', 'kube-system', 'kube-controller-manager'), 'may not touch other leases');
   assert.not.ok(await review('patch', 'operator.openshift.io', 'machineconfigurations', undefined, 'other'));
   assert.not.ok(await review('get', '', 'secrets', 'openshift-machine-api', 'x'), 'no secrets');
+  // Health checks: the ClusterOperators, the CA ConfigMap and the token Secret of the example, by name.
+  assert.ok(await review('list', 'config.openshift.io', 'clusteroperators'));
+  assert.ok(await review('get', '', 'configmaps', 'openshift-bootcplan', 'openshift-service-ca.crt'));
+  assert.ok(await review('get', '', 'secrets', 'openshift-bootcplan', 'prometheus-reader'));
+  assert.not.ok(await review('get', '', 'secrets', 'openshift-bootcplan', 'other'), 'no other Secret');
+  assert.not.ok(await review('list', '', 'secrets', 'openshift-bootcplan'), 'no Secret list');
   await rejects(() => sa.request('DELETE', '/api/v1/nodes/w-1'), (e: unknown) => e instanceof KubeApiError && e.status === 403);
 });
 

@@ -203,6 +203,8 @@ export async function applyRbac(admin: KubeClient): Promise<string[]> {
     if (!o) continue;
     const path = RBAC_TYPES[o.kind]?.replace('{ns}', o.metadata.namespace ?? '');
     if (!path) throw new Error(`examples/rbac.yaml: unexpected kind ${o.kind}`);
+    // A namespace that exists on OpenShift (openshift-monitoring) but not in the test cluster.
+    if (o.metadata.namespace && o.metadata.namespace !== 'openshift-bootcplan') await ensureNamespace(admin, o.metadata.namespace);
     try {
       await admin.request('POST', path, { body: o });
     } catch (err) {
@@ -245,7 +247,7 @@ export function setupEnv(): Promise<TestEnv & { crdChecks: CrdCheck[] }> {
 }
 
 /** Kinds a scenario creates; deleted between scenarios. */
-const SCENARIO_KINDS = ['Node', 'Pod', 'MachineConfigPool', 'MachineConfig', 'BootcNodePool', 'BootcNode', 'MachineConfiguration', 'ControlPlaneMachineSet', 'MachineSet', 'FeatureGate', 'Infrastructure', 'ClusterVersion', 'PodDisruptionBudget'];
+const SCENARIO_KINDS = ['Node', 'Pod', 'MachineConfigPool', 'MachineConfig', 'BootcNodePool', 'BootcNode', 'MachineConfiguration', 'ControlPlaneMachineSet', 'MachineSet', 'FeatureGate', 'Infrastructure', 'ClusterVersion', 'ClusterOperator', 'PodDisruptionBudget'];
 const SCENARIO_NAMESPACES = ['default', 'openshift-machine-api', 'openshift-machine-config-operator', 'openshift-bootcplan'];
 
 /** Deletes every object a scenario may have created (deletecollection per resource). */

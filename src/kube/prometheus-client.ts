@@ -1,0 +1,204 @@
+/**
+ * The HTTP client of the `prometheus` and `alerts` health checks: three GET endpoints
+ * (Prometheus `/api/v1/query` and `/api/v1/alerts`, Alertmanager `/api/v2/alerts`), each answer
+ * treated as hostile until checked (src/kube/prometheus-answers.ts).
+ *
+ * The rules (docs/safety.md "Health checks"):
+ * - TLS is always verified (no skip option exists), TLS 1.2 at least, against the CA the spec
+ *   names (a ConfigMap or Secret) or the system roots;
+ * - redirects are never followed: a 3xx could send the token elsewhere;
+ * - the bearer token goes only in `Authorization`, only over TLS or plain http to a loopback
+ *   host, and is cut out of anything shown (a proxy that echoes requests back);
+ * - the whole exchange ends within the check's request timeout and the stop signal ends it at
+ *   once (src/kube/http-exchange.ts); a 2xx body is read up to 4 MiB, an error body up to 8 KiB;
+ * - more than 10,000 series or alerts is `too-large` (judged with the answer's shapes by
+ *   src/domain/health-observe.ts; `limit=10001` asks the server to stop there).
+ * Every failure is a HealthRequestError of one kind; the health source turns it into an
+ * `error` measurement, which fails the check: an unreachable source is never a pass.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import { AbortedError } from '../apply/driver.ts';
+import { exchange, ExchangeFailure, type Answer } from './http-exchange.ts';
+import { printable, preview, describeAnswer, parseJsonBody, AnswerRefused } from './answers.ts';
+import { HealthRequestError, successEnvelopeOf, errorEnvelopeOf, type PromEnvelope } from './prometheus-answers.ts';
+
+export { HealthRequestError, type PromEnvelope } from './prometheus-answers.ts';
+
+/** Where to ask, and with what: resolved from the check by src/kube/health-credentials.ts. */
+export interface PrometheusEndpoint {
+  /** The base URL; a path is a route prefix (`https://host:9091`, `http://127.0.0.1:9090/prom`). */
+  url: string;
+  /** The bearer token, or null (`auth: none`). */
+  token: string | null;
+  /** A PEM bundle that replaces the system roots, or null for the system roots. */
+  ca: string | null;
+  /** How messages name the CA: "ConfigMap ns/name[key]", "the system roots". */
+  caName: string;
+}
+
+export interface PrometheusClientOptions {
+  /** The largest 2xx body read (default 4 MiB). */
+  maxBytes?: number;
+}
+
+export const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
+/** Error bodies are shown (200 characters at most), not parsed whole. */
+const ERROR_BODY_BYTES = 8 * 1024;
+const FORBIDDEN_HINT = 'grant the identity get on prometheuses/api (OpenShift: cluster-monitoring-view bound in openshift-monitoring; docs/safety.md "Health checks")';
+
+/** One more series than a gate accepts (src/domain/health-observe.ts): the server stops there and warns. */
+const SERIES_LIMIT = 10_001;
+const originOf = (ep: PrometheusEndpoint) => new URL(ep.url).origin;
+const isJson = (type: unknown) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(String(type ?? ''));
+const mib = (n: number) => `${Math.round((n / 2 ** 20) * 10) / 10} MiB`;
+
+/** 127.0.0.0/8, ::1 and localhost: plain http stays on this machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  return h === '::1' || h === '0:0:0:0:0:0:0:1';
+}
+
+export class PrometheusClient {
+  private readonly agents = new Map<string, http.Agent>();
+  private readonly maxBytes: number;
+
+  constructor(opts: PrometheusClientOptions = {}) {
+    this.maxBytes = Math.max(1024, opts.maxBytes ?? DEFAULT_MAX_BYTES);
+  }
+
+  /** An instant query (server time): `GET /api/v1/query`. */
+  async query(ep: PrometheusEndpoint, promql: string, timeoutMs: number, signal: AbortSignal): Promise<PromEnvelope> {
+    // limit=10001: a server that supports it truncates there and says so; 10,001 series are
+    // too-large (checked before the warnings). partial_response=false: Thanos answers an error
+    // instead of a partial result (Prometheus ignores it).
+    const params = new URLSearchParams({ query: promql, timeout: `${Math.max(1, Math.floor(timeoutMs / 1000))}s`, limit: String(SERIES_LIMIT), partial_response: 'false' });
+    return successEnvelopeOf(await this.getJson(ep, '/api/v1/query', params, timeoutMs, signal, 'Prometheus'), originOf(ep));
+  }
+
+  /** Every active alert of every alerting rule: `GET /api/v1/alerts` (no server-side filter exists). */
+  async alerts(ep: PrometheusEndpoint, timeoutMs: number, signal: AbortSignal): Promise<PromEnvelope> {
+    return successEnvelopeOf(await this.getJson(ep, '/api/v1/alerts', new URLSearchParams(), timeoutMs, signal, 'Prometheus'), originOf(ep));
+  }
+
+  /** Alertmanager's alerts that are neither silenced nor inhibited, filtered by `filters` (matchers): its JSON body. */
+  async alertmanagerAlerts(ep: PrometheusEndpoint, filters: readonly string[], timeoutMs: number, signal: AbortSignal): Promise<unknown> {
+    const params = new URLSearchParams({ active: 'true', silenced: 'false', inhibited: 'false' });
+    for (const f of filters) params.append('filter', f);
+    return this.getJson(ep, '/api/v2/alerts', params, timeoutMs, signal, 'Alertmanager');
+  }
+
+  /** Releases the keep-alive sockets. */
+  close(): void {
+    for (const a of this.agents.values()) a.destroy();
+    this.agents.clear();
+  }
+
+  private async getJson(ep: PrometheusEndpoint, path: string, params: URLSearchParams, timeoutMs: number, signal: AbortSignal, api: string): Promise<unknown> {
+    const base = new URL(ep.url);
+    const url = new URL(base.pathname.replace(/\/+$/, '') + path, base);
+    url.search = params.toString();
+    const shown = base.origin;
+    if (ep.token !== null && url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+      throw new HealthRequestError('tls', `refusing to send the bearer token over plain http to ${url.host}: use https (or auth: none)`);
+    }
+    if (signal.aborted) throw new AbortedError();
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'bootcplan' };
+    if (ep.token !== null) headers.Authorization = `Bearer ${ep.token}`;
+    const a = await this.send(url, headers, ep, timeoutMs, signal);
+    // What is shown of a body never holds the token: cut out before anything is cut short.
+    const shownAnswer = (): Answer => ({ ...a, body: ep.token ? Buffer.from(a.body.toString('utf8').split(ep.token).join('[token]')) : a.body });
+    if (a.status < 200 || a.status >= 300) throw refusal(shownAnswer(), url, shown, api);
+    const notApi = `not a${api === 'Alertmanager' ? 'n' : ''} ${api} API answer`;
+    if (!isJson(a.headers['content-type'])) {
+      const s = shownAnswer();
+      throw new HealthRequestError('bad-answer', `${notApi} (${describeAnswer(s.headers, s.body)}) from ${shown}: ${preview(s.body)}`);
+    }
+    try {
+      return parseJsonBody(a.body, a.status, a.headers);
+    } catch (err) {
+      if (!(err instanceof AnswerRefused)) throw err;
+      const s = shownAnswer();
+      const why = err.problem === 'not-json' ? 'not JSON' : 'JSON nested too deep';
+      throw new HealthRequestError('bad-answer', `${notApi} (${describeAnswer(s.headers, s.body)}, ${why}) from ${shown}: ${preview(s.body)}`);
+    }
+  }
+
+  /**
+   * The GET, within `timeoutMs` in all. A keep-alive socket the server closed while it was idle
+   * fails with ECONNRESET as it is reused; Node marks such a request `reusedSocket` and its
+   * documentation (http "request.reusedSocket") recommends retrying it: once, on a new socket,
+   * within the time left. A GET changes nothing.
+   */
+  private async send(url: URL, headers: Record<string, string>, ep: PrometheusEndpoint, timeoutMs: number, signal: AbortSignal): Promise<Answer> {
+    const deadline = Date.now() + timeoutMs;
+    const mod = url.protocol === 'https:' ? https : http;
+    for (let attempt = 1; ; attempt++) {
+      const req = mod.request(url, { method: 'GET', headers, agent: this.agentFor(url, ep) });
+      try {
+        return await exchange(req, undefined, { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: this.maxBytes, errorBytes: ERROR_BODY_BYTES }, signal);
+      } catch (err) {
+        // exchange() rejects with AbortedError only when the signal aborted.
+        if (signal.aborted) throw new AbortedError();
+        const reset = (err as NodeJS.ErrnoException)?.code === 'ECONNRESET' && req.reusedSocket;
+        if (!(reset && attempt === 1 && Date.now() < deadline)) throw this.failure(err, url.origin, ep, timeoutMs);
+      }
+    }
+  }
+
+  /** One keep-alive agent per origin and CA; TLS verified always, 1.2 at least. */
+  private agentFor(url: URL, ep: PrometheusEndpoint): http.Agent {
+    const key = `${url.origin}|${ep.ca === null ? 'system' : createHash('sha256').update(ep.ca).digest('hex')}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      agent = url.protocol === 'https:'
+        ? new https.Agent({ keepAlive: true, maxSockets: 4, rejectUnauthorized: true, minVersion: 'TLSv1.2', ...(ep.ca === null ? {} : { ca: ep.ca }) })
+        : new http.Agent({ keepAlive: true, maxSockets: 4 });
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  private failure(err: unknown, shown: string, ep: PrometheusEndpoint, timeoutMs: number): Error {
+    const seconds = `${Math.round(timeoutMs / 100) / 10} s`;
+    if (err instanceof ExchangeFailure) {
+      if (err.kind === 'too-large') return new HealthRequestError('too-large', `answer over ${mib(this.maxBytes)}${err.declared ? ` (Content-Length ${err.declared})` : ''}: aggregate in the query`);
+      if (err.kind === 'timeout-headers') return new HealthRequestError('timeout', `no answer within ${seconds} from ${shown}`);
+      return new HealthRequestError('timeout', `no complete answer within ${seconds} from ${shown}`);
+    }
+    const e = err as NodeJS.ErrnoException;
+    const code = typeof e?.code === 'string' ? e.code : '';
+    const text = printable(String(e?.message ?? err), 160);
+    if (/CERT|SELF_SIGNED|UNABLE_TO|ERR_TLS|ERR_SSL|EPROTO/.test(code) && !/WRONG_VERSION_NUMBER/.test(code)) {
+      return new HealthRequestError('tls', `TLS: ${text} from ${shown} (CA: ${ep.caName})`);
+    }
+    return new HealthRequestError('unreachable', `${text}${text.includes(code) ? '' : ` (${code || 'no code'})`} (${shown})`);
+  }
+}
+
+/** A non-2xx answer as the failure to report. */
+function refusal(a: Answer, url: URL, shown: string, api: string): HealthRequestError {
+  const reason = http.STATUS_CODES[a.status] ?? 'unknown status';
+  if (a.status >= 300 && a.status < 400) {
+    let to = 'nowhere';
+    try {
+      to = new URL(String(a.headers.location ?? ''), url).origin;
+    } catch { /* an unparseable Location: "nowhere" */ }
+    return new HealthRequestError('http-status', `${a.status} redirect to ${printable(to, 100)} (not followed: put the final URL in the spec)`);
+  }
+  const body = a.body.length ? `: ${preview(a.body, 120)}` : '';
+  if (a.status === 401) return new HealthRequestError('unauthorized', `401 from ${shown}: the token was refused${body}`);
+  if (a.status === 403) return new HealthRequestError('forbidden', `403 from ${shown}${body}; ${FORBIDDEN_HINT}`);
+  if (a.status === 404) return new HealthRequestError('not-found', `404 from ${shown}${url.pathname}: no ${api} API at this URL (a route prefix missing?)`);
+  const envelope = errorEnvelopeOf(a.body);
+  if (envelope) {
+    const kind = a.status === 400 || a.status === 422 ? 'query-rejected' : 'http-status';
+    return new HealthRequestError(kind, `${a.status} ${printable(envelope.type, 40)}: ${printable(envelope.error, 200)}`);
+  }
+  if (api === 'Alertmanager' && a.status === 400) return new HealthRequestError('query-rejected', `400 from ${shown}${body}`);
+  return new HealthRequestError('http-status', `${a.status} ${reason} (no ${api} answer: ${describeAnswer(a.headers, a.body)})${body}`);
+}
