@@ -30,8 +30,8 @@ const base = () => ({
   pools: { worker: { wavesDone: 1, done: false, halted: null, origin: { kind: 'bootc', ref: OLD, image: OLD, digest: OLD.slice(OLD.indexOf('@') + 1), mixed: null } } },
   run: { id: PLAN, planIds: [PLAN], targets: { worker: NEW.slice(NEW.indexOf('@') + 1) } },
   spec: { name: 'prod', path: 'bootcplan.yaml', sha256: 'a'.repeat(64), commit: null },
-  holds: [],
-  rollbackOf: null,
+  holds: [] as unknown[],
+  rollbackOf: null as unknown,
 });
 type Rec = ReturnType<typeof base> & Record<string, any>;
 const hold = (pool: string, extra: Record<string, unknown> = {}) => ({ pool, target: D('b'), action: 'halted', check: 'alerts', observed: '1 firing alert', at: '2026-09-14T09:00:00Z', planId: PLAN, ...extra });

@@ -17,6 +17,9 @@ import type { Plan, PlanPool } from '../plan/types.ts';
 import { LockHeldError } from '../base/errors.ts';
 import { retry } from './changes.ts';
 import { type ClusterDriver, type ProgressRecord, type NodeProgress, type PoolProgress, ProgressMovedError, isoOf } from './driver.ts';
+import { poolOrigins } from '../plan/rollback-origins.ts';
+import { newRunFields } from './run-chain.ts';
+import { peek } from './views.ts';
 
 const newPool = (): PoolProgress => ({ wavesDone: 0, lastWaveEnd: null, done: false, halted: null });
 
@@ -62,9 +65,14 @@ export class ProgressBook {
     }
     this.previous = st.run;
     const now = isoOf(this.driver.clock.now());
+    // What each pool runs now, before this run writes anything: the way back (docs/apply.md
+    // "Rollback"). Read from the driver's current view (no request of its own).
+    const origins = await peek(this.driver, (s) => poolOrigins(this.plan, s));
+    const { origins: kept, ...run } = newRunFields(st.run, this.plan, origins);
     this.rec = {
       planId: this.plan.id, startedAt: now, updatedAt: now, changesApplied: false,
-      pools: Object.fromEntries(this.pools.map((p) => [p.name, newPool()])), done: false,
+      pools: Object.fromEntries(this.pools.map((p) => [p.name, { ...newPool(), ...(kept[p.name] ? { origin: kept[p.name] } : {}) }])), done: false,
+      ...run,
     };
   }
 
