@@ -99,6 +99,13 @@ export interface ClusterDriver {
   create(obj: KObject): Promise<KObject>;
 
   /**
+   * Deletes one object, only while it is at `resourceVersion` (DeleteOptions preconditions; null:
+   * none): PreconditionFailedError when it changed since it was read, NotFoundError when it is
+   * gone. A rollback deletes the osImage MachineConfig its run created (docs/apply.md "Rollback").
+   */
+  delete(ref: ObjectRef, opts: { resourceVersion: string | null }): Promise<void>;
+
+  /**
    * bootcplan's own cordon (docs/safety.md rule 6; src/domain/cordons.ts): when the Node is
    * schedulable, sets spec.unschedulable=true and the annotation `bootcplan.dev/cordoned-by: by`
    * in one write (a merge patch with the resourceVersion read, so a cordon someone else set in

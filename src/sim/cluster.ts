@@ -268,11 +268,18 @@ export class SimCluster implements SimWorld {
     if (this.get(obj.kind, obj.metadata.name, obj.metadata.namespace)) throw new AlreadyExistsError(`${obj.kind} ${obj.metadata.name} already exists`);
     const o = structuredClone(obj);
     o.metadata.uid ??= createHash('sha1').update(`${o.kind}/${o.metadata.name}`).digest('hex').slice(0, 32);
+    o.metadata.resourceVersion = String(this.clock.nextSeq());
     o.metadata.generation = 1;
     o.metadata.creationTimestamp = isoOf(this.now);
     this.store.putWritten(o);
     this.afterWrite(null, o);
     return o;
+  }
+
+  /** Removes an object (SimDriver.delete checked its precondition); the MCO reacts. */
+  deleteObject(obj: KObject) {
+    this.store.remove(obj.kind, obj.metadata.name, obj.metadata.namespace);
+    this.mco.onDelete(obj);
   }
 
   /** Controllers reacting to a write. */
