@@ -8,6 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
+import { stepOnce } from './rollback-harness.ts';
 import { nodeProgressOf } from '../src/cluster/progress.ts';
 import { carriedHolds, newRunFields } from '../src/apply/run-chain.ts';
 import { imageRef } from '../src/sim/generate.ts';
@@ -15,16 +16,6 @@ import type { Hold } from '../src/cluster/progress.ts';
 
 const t = suite('rollback: the run record keeps the way back');
 const OLD_DIGEST = OLD.slice(OLD.indexOf('@') + 1);
-
-/** apply --step until one wave ran (the first runs wait for staging, as a CronJob's would). */
-export async function stepOnce(sim: ReturnType<typeof newSim>, plan: Parameters<typeof runApply>[1], replan: Parameters<typeof runApply>[2]): Promise<string | undefined> {
-  for (let i = 0; i < 10; i++) {
-    const r = await runApply(sim, plan, replan, { step: true });
-    if (r.result?.outcome !== 'waiting') return r.result?.outcome ?? String(r.error);
-    sim.advance(300);
-  }
-  return 'waiting';
-}
 
 t('a bootc apply: every node entry keeps from = the pullspec it booted; the pool origin and the run chain are saved before the first write', async () => {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 4)).snapshot();

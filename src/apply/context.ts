@@ -42,6 +42,8 @@ export interface ApplyContext {
   readonly step: boolean;
   /** The node this apply runs on (ApplyOptions.selfNode): last among its bootc pool's remaining nodes. */
   readonly selfNode: string | null;
+  /** apply --retry: lift the holds this plan's targets meet (ApplyOptions.retry). */
+  readonly retry: boolean;
   readonly lease: Lease;
   readonly book: ProgressBook;
   /** Measures the plan's health checks (ApplyOptions.health); null for a plan without checks. */

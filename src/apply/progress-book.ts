@@ -18,7 +18,7 @@ import { LockHeldError } from '../base/errors.ts';
 import { retry } from './changes.ts';
 import { type ClusterDriver, type ProgressRecord, type NodeProgress, type PoolProgress, ProgressMovedError, isoOf } from './driver.ts';
 import { poolOrigins } from '../plan/rollback-origins.ts';
-import { newRunFields } from './run-chain.ts';
+import { newRunFields, rollbackRunFields } from './run-chain.ts';
 import { peek } from './views.ts';
 
 const newPool = (): PoolProgress => ({ wavesDone: 0, lastWaveEnd: null, done: false, halted: null });
@@ -67,6 +67,10 @@ export class ProgressBook {
     const now = isoOf(this.driver.clock.now());
     // What each pool runs now, before this run writes anything: the way back (docs/apply.md
     // "Rollback"). Read from the driver's current view (no request of its own).
+    if (this.plan.rollback) {
+      this.rec = { planId: this.plan.id, startedAt: now, updatedAt: now, changesApplied: false, pools: Object.fromEntries(this.pools.map((p) => [p.name, newPool()])), done: false, ...rollbackRunFields(st.run, this.plan) };
+      return;
+    }
     const origins = await peek(this.driver, (s) => poolOrigins(this.plan, s));
     const { origins: kept, ...run } = newRunFields(st.run, this.plan, origins);
     this.rec = {

@@ -43,3 +43,19 @@ export function carriedHolds(holds: readonly Hold[], targets: Record<string, str
   return holds.filter((h) => !Object.hasOwn(targets, h.pool) || targets[h.pool] === h.target);
 }
 
+
+/**
+ * The run-level fields of a rollback plan's own record: a run of its own (its targets are the
+ * origins), `rollbackOf` (what it reverses), and every hold as it was (the rollback adds its own
+ * when it ends: holds.ts finishRollback).
+ */
+export function rollbackRunFields(prev: ProgressRecord | null, plan: Plan): Pick<ProgressRecord, 'run' | 'spec' | 'holds' | 'rollbackOf'> {
+  const r = plan.rollback!;
+  const { name, path, sha256, commit } = plan.spec;
+  return {
+    run: { id: plan.id, planIds: [plan.id], targets: planTargets(plan) },
+    spec: { name, path, sha256, commit },
+    holds: [...(prev?.holds ?? [])],
+    rollbackOf: { planId: r.of.planId, scope: r.scope, pool: r.pool, wave: r.wave, trigger: r.trigger, origins: r.source.origins },
+  };
+}
