@@ -9,9 +9,10 @@ import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD, nodes } from './builder
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { stepOnce, rollbackOf } from './rollback-harness.ts';
 import { planRollback, rollbackInputOf, rollbackInputOfPlan } from '../src/plan/rollback-planner.ts';
-import { tamperedId, decisionDifference } from '../src/plan/seal.ts';
-import { parsePlanFile } from '../src/plan/plan-file.ts';
-import { renderJson } from '../src/render/json.ts';
+import { tamperedId } from '../src/plan/saved/seal.ts';
+import { decisionDifference } from '../src/plan/saved/compare.ts';
+import { parsePlanFile } from '../src/plan/saved/reader.ts';
+import { planFileText as renderJson } from '../src/plan/saved/writer.ts';
 import { imageRef } from '../src/sim/generate.ts';
 import { BOOTCPLAN_PROGRESS } from '../src/cluster/progress.ts';
 import { bootcRollbackRole, originImage, bootedPullspec } from '../src/domain/rollback.ts';

@@ -36,6 +36,8 @@ export interface ApplyOptions {
   lockTimeoutSeconds: number;
   /** POST a small JSON document to this URL on wave start, halt, done and stale. */
   notify?: string;
+  /** Lift the holds on the plan's images (docs/apply.md "Holds") instead of exiting 5. */
+  retry?: boolean;
 }
 
 export interface ApplySpecOptions extends ApplyOptions {
@@ -112,7 +114,7 @@ async function runApply(ports: Ports, opts: ApplyOptions, specs: SpecForPlan, se
     w = writer;
     const onLockWait = lockWaitNotice((line) => io.stderr(forDisplay(line) + '\n'), opts.lockTimeoutSeconds);
     const r = await ports.stops.during((signal) =>
-      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds: opts.lockTimeoutSeconds, onLockWait, signal, selfNode, health: health?.() }));
+      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds: opts.lockTimeoutSeconds, onLockWait, signal, selfNode, retry: !!opts.retry, health: health?.() }));
     const status = await report.finished(r);
     if (!opts.json) io.stdout(forDisplay(summaryLine(r, status)) + '\n');
     return { exitCode: EXIT.ok };

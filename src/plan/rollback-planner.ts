@@ -10,7 +10,8 @@
  * runs, and the nodes' entries, which decide who goes back, are on the nodes.
  */
 import { type Diagnostic, type DiagnosticInput, diagnosticAt, sortDiagnostics } from '../base/diagnostics.ts';
-import type { ClusterSnapshot } from '../cluster/types.ts';
+import { type ClusterSnapshot, BOOTCPLAN_NAMESPACE, PROGRESS_NAME } from '../cluster/types.ts';
+import { decodeRunRecord } from '../cluster/run-record.ts';
 import type { ProgressRecord, RollbackScope, PoolProgress } from '../cluster/progress.ts';
 import { indexSnapshot } from '../domain/nodes.ts';
 import { computeMembership } from '../domain/pools.ts';
@@ -62,6 +63,15 @@ export function rollbackInputOf(rec: ProgressRecord | null, scope: RollbackScope
       scopeWave: scope === 'wave' ? { planId: rec.planId, pool: pool!, wave: wave! } : null,
     },
   };
+}
+
+/** The input of a rollback of the run a snapshot's run record (ConfigMap bootcplan-progress) records. */
+export function rollbackInputOfSnapshot(snapshot: ClusterSnapshot, scope: RollbackScope): RollbackInput | RollbackRefusal {
+  const text: unknown = snapshot.progress?.data?.['run.json'];
+  if (typeof text !== 'string' || !text) return rollbackInputOf(null, scope);
+  const rec = decodeRunRecord(text);
+  if (typeof rec === 'string') return { refused: `ConfigMap ${BOOTCPLAN_NAMESPACE}/${PROGRESS_NAME}: run.json ${rec}`, hint: 'bootcplan writes this record; a record edited by hand is not planned from' };
+  return rollbackInputOf(rec, scope);
 }
 
 /** The wave a pool's run stopped in: a halt during a wave (a node), or the last wave it finished (a gate after it). */
