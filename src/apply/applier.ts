@@ -200,6 +200,8 @@ function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, leas
     plan, pools, driver, timeouts, replan: o.replan, policy: o.policy, step: !!o.step, selfNode: o.selfNode ?? null, retry: !!o.retry,
     lease, book: new ProgressBook(driver, plan, pools), health: o.health ?? null, stop,
     now,
+    // A rollback in this apply (onFailure: rollback): its own context, the same lock and clock.
+    runRollback: (rollback, replan) => runPlan(applyContext({ ...o, plan: rollback, replan, policy: undefined, step: false, retry: false }, timeouts, t0, lease, where), t0),
     emit: (e) => {
       if (e.type === 'wave-start') Object.assign(where, { pool: e.pool, wave: e.wave });
       else if (e.type === 'pool-start') Object.assign(where, { pool: e.pool, wave: null });
