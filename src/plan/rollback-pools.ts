@@ -62,8 +62,9 @@ export function bootcPoolRollback(name: string, origin: BootcOrigin, target: str
     const role = bootcRole(v, nodeProgressOf(node), name, target, origin.digest, ctx);
     roles.set(role, [...(roles.get(role) ?? []), v]);
   }
+  // A pool the run touched stays in the plan when none of its nodes is left to go back (a
+  // re-plan while the rollback runs, or only its image to put back): its image is part of the way back.
   const back = [...(roles.get('rollback') ?? []), ...(roles.get('degraded') ?? [])];
-  if (!back.length) return null;
   refuseBootc(name, origin, roles, ctx);
   const change = bootcPoolChange(bnp, name, origin, target, ctx);
   const settings = liveSettings(bnp, name, ctx);
@@ -143,15 +144,13 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, ctx: RollbackPo
   if (!mcp) return null;
   const now: unknown = mcp.spec?.configuration?.name;
   const renderedTarget = origin.renderedTarget ?? (typeof now === 'string' && now !== origin.rendered ? now : null);
-  if (!renderedTarget) return null;
   const back: NodeView[] = [];
   for (const m of ctx.members) {
     const node = ctx.idx.nodes.get(m);
     const ann = node?.metadata.annotations ?? {};
-    if (node && inMcoRollback(ann[MCO_CURRENT_CONFIG], ann[MCO_DESIRED_CONFIG], renderedTarget)) back.push(viewNode(node, ctx.idx));
+    if (node && renderedTarget && inMcoRollback(ann[MCO_CURRENT_CONFIG], ann[MCO_DESIRED_CONFIG], renderedTarget)) back.push(viewNode(node, ctx.idx));
   }
-  if (!back.length) return null;
-  if (ctx.widened) {
+  if (ctx.widened && back.length) {
     ctx.report({ severity: 'warning', code: 'rollback-scope-widened-mco', path: path(name), message: `pool ${name} is an MCO pool: the MCO moves every node off a config it no longer targets, so its rollback takes all ${back.length} node(s) on ${renderedTarget}, all updated by this run (scope wave acts as run here)` });
   }
   const change = mcoChange(name, origin, ctx);
