@@ -17,6 +17,7 @@ import { apply, type ApplyResult } from '../apply/applier.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import type { ClusterDriver } from '../apply/driver.ts';
 import { windowPolicy } from '../apply/policy.ts';
+import { refuseHeld } from '../apply/holds.ts';
 import { formatDuration, useColor } from '../render/format.ts';
 import { renderPlan } from '../render/formats.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -64,6 +65,7 @@ export async function applySavedPlan(ports: Ports, planfile: string, opts: Apply
     checkClusterBinding(saved, live);
     await report.open(saved);
     const progress = await driver.readProgress();
+    if (!opts.retry) refuseHeld(saved, progress.run); // held: say so, not that a rollback made it stale
     return confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight: inFlightOf(saved, live, progress) });
   });
 }

@@ -201,7 +201,7 @@ function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, leas
     lease, book: new ProgressBook(driver, plan, pools), health: o.health ?? null, stop,
     now,
     // A rollback in this apply (onFailure: rollback): its own context, the same lock and clock.
-    runRollback: (rollback, replan) => runPlan(applyContext({ ...o, plan: rollback, replan, policy: undefined, step: false, retry: false }, timeouts, t0, lease, where), t0),
+    runRollback: (rollback, replan) => runPlan(applyContext({ ...o, plan: rollback, replan, policy: undefined, step: false, retry: false }, timeouts, t0, lease, where, stop), t0),
     emit: (e) => {
       if (e.type === 'wave-start') Object.assign(where, { pool: e.pool, wave: e.wave });
       else if (e.type === 'pool-start') Object.assign(where, { pool: e.pool, wave: null });

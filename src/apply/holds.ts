@@ -7,27 +7,41 @@
  * rollback: the cluster then looks exactly as when the plan was made, so it is not stale.
  */
 import { HeldTargetError } from '../base/errors.ts';
-import { MAX_HOLDS, type Hold } from '../cluster/progress.ts';
+import { MAX_HOLDS, type Hold, type ProgressRecord } from '../cluster/progress.ts';
+import type { Plan } from '../plan/types.ts';
 import type { ApplyContext } from './context.ts';
 import { isoOf } from './driver.ts';
 import { planTargets } from './run-chain.ts';
 
-/** The holds this plan's targets meet, or, with `retry`, lifts them (reported as an event). */
-export function checkHolds(ctx: ApplyContext, retry: boolean): void {
-  if (ctx.plan.rollback) return; // a rollback goes back from the held image
-  const rec = ctx.book.record;
-  const targets = planTargets(ctx.plan);
-  const met = (rec.holds ?? []).filter((h) => targets[h.pool] === h.target);
+/** The holds of a run record that a plan's targets meet (none for a rollback plan: it goes back from them). */
+export function holdsMet(plan: Plan, rec: ProgressRecord | null): Hold[] {
+  if (plan.rollback || !rec) return [];
+  const targets = planTargets(plan);
+  return (rec.holds ?? []).filter((h) => targets[h.pool] === h.target);
+}
+
+/**
+ * Refuses a plan whose targets are held, before anything is written (exit 5). `apply` calls it
+ * on the run record it reads before it checks a saved plan against the cluster: a held plan says
+ * so, rather than that the rollback made it stale.
+ */
+export function refuseHeld(plan: Plan, rec: ProgressRecord | null): void {
+  const met = holdsMet(plan, rec);
   if (!met.length) return;
-  if (retry) {
-    rec.holds = (rec.holds ?? []).filter((h) => !met.includes(h));
-    ctx.emit({ type: 'holds-cleared', pools: met.map((h) => h.pool), message: met.map(describeHold).join('; ') });
-    return;
-  }
   throw new HeldTargetError(`${met.length === 1 ? `pool ${met[0].pool} is` : `pools ${met.map((h) => h.pool).join(', ')} are`} held back from this image: nothing was written`, [
     ...met.map(describeHold),
     'apply --retry to try this image again (a human decision: the check that failed may fail again), or plan another image',
   ]);
+}
+
+/** The holds this plan's targets meet refuse it, or, with `retry`, are lifted (reported as an event). */
+export function checkHolds(ctx: ApplyContext, retry: boolean): void {
+  const rec = ctx.book.record;
+  const met = holdsMet(ctx.plan, rec);
+  if (!met.length) return;
+  if (!retry) refuseHeld(ctx.plan, rec);
+  rec.holds = (rec.holds ?? []).filter((h) => !met.includes(h));
+  ctx.emit({ type: 'holds-cleared', pools: met.map((h) => h.pool), message: met.map(describeHold).join('; ') });
 }
 
 /** "pool worker: sha256:ab12… was rolled back at … because health check X failed (…)". */
