@@ -57,7 +57,7 @@ export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {
     case 'gate-pass': return `${gateHead(e)}${c.green('health gate passed')} ${gateWhere(e)} in ${formatDuration(e.seconds)}: ${e.checks.join(', ')}`;
     case 'gate-fail': return `${gateHead(e)}${c.red('HEALTH CHECK FAILED')}: ${e.check} ${gateWhere(e)} (${e.reason}): ${e.observed}; on failure: ${e.onFailure}`;
     case 'rollback-start': return `[${clockOf(e.t)}] ${c.red(c.bold('ROLLBACK'))} of plan ${e.of} (scope ${e.scope}): ${e.nodes} node(s) of ${e.pools.join(', ')}; ${e.message}`;
-    case 'rollback-done': return `[${clockOf(e.t)}] ${c.yellow('rolled back')}: ${foldNames(e.nodes)}${e.message ? `; ${e.message}` : ''}`;
+    case 'rollback-done': return `[${clockOf(e.t)}] ${c.yellow('rolled back')}: ${e.nodes.length ? foldNames(e.nodes) : 'no node, only the pools\' images'}${e.message ? `; ${e.message}` : ''}`;
     case 'holds-cleared': return `[${clockOf(e.t)}] holds lifted (apply --retry): ${e.pools.join(', ')}; ${e.message}`;
     default: return `${head}${e.type}${'message' in e && e.message ? `: ${e.message}` : ''}`;
   }
