@@ -112,6 +112,7 @@ export class SimCluster implements SimWorld {
     for (const n of this.store.nodes.values()) this.addRuntime(n);
     this.recomputeMembership();
     this.bootc.start();
+    this.mco.start();
     this.faults.startFlaps(this);
   }
 

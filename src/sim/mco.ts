@@ -59,6 +59,24 @@ export class Mco {
     }
   }
 
+  /**
+   * The base image of each pool the simulation starts with (the release's OS image, which the
+   * real MCO has in its ControllerConfig): its rendered config's image when no MachineConfig of
+   * the pool carries one; else the one image its rendered configs have that none of those carry
+   * (a snapshot taken after a run: the config before bootcplan's MachineConfig).
+   */
+  start() {
+    const w = this.world;
+    const pools = new Set([...w.machineConfigs.values()].flatMap((m) => m.metadata.ownerReferences?.filter((r) => r.kind === 'MachineConfigPool').map((r) => r.name) ?? []));
+    for (const pool of pools) {
+      const carried = new Set([...w.machineConfigs.values()].filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL).map((m) => m.spec.osImageURL as string));
+      const rendered = [...w.machineConfigs.values()].filter((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'MachineConfigPool' && r.name === pool)).map((m) => m.spec?.osImageURL).filter((u): u is string => typeof u === 'string' && !carried.has(u));
+      const current = w.machineConfigs.get(w.get('MachineConfigPool', pool)?.spec?.configuration?.name ?? '')?.spec?.osImageURL;
+      const base = carried.size === 0 ? current : new Set(rendered).size === 1 ? rendered[0] : undefined;
+      if (typeof base === 'string') this.base.set(pool, base);
+    }
+  }
+
   /** A MachineConfig was deleted: a pool's config renders again without it. */
   onDelete(o: KObject) {
     const role = o.metadata.labels?.[MCO_ROLE_LABEL];
