@@ -194,7 +194,9 @@ function trackMco(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: numb
       : state === 'Rebooting' || !v.ready ? 3
       : ann['machineconfiguration.openshift.io/lastAppliedDrain'] === `drain-${target}` ? 2
       : v.cordoned ? 1 : 0;
-    const before = ctx.mcoPhase.get(m) ?? (atTarget(pool, v) && phase === 5 ? 5 : 0);
+    // A node on the target config when first seen is not one this apply moves (the MCO names a
+    // config by its content: a node can be on it already): no steps are reported for it.
+    const before = ctx.mcoPhase.get(m) ?? (atTarget(pool, v) ? 5 : 0);
     if (phase <= before) continue;
     ctx.mcoPhase.set(m, phase);
     for (let i = before + 1; i <= phase; i++) {
