@@ -41,7 +41,7 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
     if (p.interrupted) out.push(`    stopped by ${p.interrupted.reason === 'batch-timeout' ? 'the fleet\'s batch timeout (batchTimeoutSeconds)' : p.interrupted.reason} at ${p.interrupted.at}${p.interrupted.wave !== null ? ` in wave ${p.interrupted.wave}` : ''}; apply again to continue`);
     if (p.mcoUnpaused) out.push('    left unpaused by bootcplan mid-wave: the next apply pauses it again first');
     if (p.gatesPassed) out.push(`    health gates passed after wave${p.gatesPassed === 1 ? ' 1' : `s 1-${p.gatesPassed}`}${!p.done && p.gatesPassed < p.wavesDone ? `; the gate after wave ${p.wavesDone} is due: the next apply runs it first` : ''}`);
-    if (p.halted?.check) out.push(`    halted by health check ${p.halted.check}: fix what it reports, then apply again (the gate runs again first)`);
+    if (p.halted?.check) out.push(`    halted by health check ${p.halted.check}: fix what it reports, then apply --retry (the gate runs again first)`);
   }
   // Holds (docs/apply.md "Holds"): a later apply of these images exits 5 until apply --retry.
   for (const h of progress.holds ?? []) out.push(`  held: ${describeHold(h)}; apply --retry to try it again`);
