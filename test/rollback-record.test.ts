@@ -102,7 +102,7 @@ t('holds carry into a new record while the plan targets the held image, and end 
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot();
   const { plan } = planWith(specYaml([{ name: 'worker', image: NEW }]), snap);
   const prev = { planId: 'ffffffffffffffff', startedAt: 'x', updatedAt: 'x', changesApplied: true, done: true, pools: {}, holds, rollbackOf: null };
-  assert.equal(newRunFields(prev, plan, {}).holds, holds);
+  assert.equal(newRunFields(prev, plan).holds, holds);
 });
 
 t.run();

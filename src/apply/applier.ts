@@ -256,6 +256,7 @@ async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   if (preflight) await onGateFailure(ctx, null, preflight);
 
   if (!book.record.changesApplied) {
+    await book.recordOrigins();
     await book.save(); // the pools' origins and the run chain, before the run's first write
     const pre = plan.changes.filter((c) => !isMcoPoolChange(ctx, c)).sort((a, b) => a.order - b.order);
     const rank = (c: PlanChange) => (c.kind === 'MachineConfiguration' ? 0 : c.kind === 'ControlPlaneMachineSet' ? 1 : c.pool ? 3 : 2);

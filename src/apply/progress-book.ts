@@ -65,14 +65,11 @@ export class ProgressBook {
     }
     this.previous = st.run;
     const now = isoOf(this.driver.clock.now());
-    // What each pool runs now, before this run writes anything: the way back (docs/apply.md
-    // "Rollback"). Read from the driver's current view (no request of its own).
     if (this.plan.rollback) {
       this.rec = { planId: this.plan.id, startedAt: now, updatedAt: now, changesApplied: false, pools: Object.fromEntries(this.pools.map((p) => [p.name, newPool()])), done: false, ...rollbackRunFields(st.run, this.plan) };
       return;
     }
-    const origins = await peek(this.driver, (s) => poolOrigins(this.plan, s));
-    const { origins: kept, ...run } = newRunFields(st.run, this.plan, origins);
+    const { origins: kept, ...run } = newRunFields(st.run, this.plan);
     this.rec = {
       planId: this.plan.id, startedAt: now, updatedAt: now, changesApplied: false,
       pools: Object.fromEntries(this.pools.map((p) => [p.name, { ...newPool(), ...(kept[p.name] ? { origin: kept[p.name] } : {}) }])), done: false,
@@ -80,7 +77,20 @@ export class ProgressBook {
     };
   }
 
-  /** Writes the run record when it changed since it was last written. */
+  /**
+   * What each pool of a new run runs now, before the run writes anything (the way back:
+   * docs/apply.md "Rollback"), for the pools the run it continues did not record; read from the
+   * driver's current view (no request of its own). The caller saves the record before its first
+   * write.
+   */
+  async recordOrigins(): Promise<void> {
+    if (this.resumed || this.plan.rollback) return;
+    const missing = this.pools.filter((p) => !this.rec.pools[p.name]?.origin);
+    if (!missing.length) return;
+    const origins = await peek(this.driver, (s) => poolOrigins(this.plan, s));
+    for (const p of missing) if (origins[p.name]) this.pool(p.name).origin = origins[p.name];
+  }
+
   /**
    * Writes the run record when it changed. Saves run one after another: the slot runner's
    * nodes finish concurrently, and two writes against the same resourceVersion would make the

@@ -23,17 +23,18 @@ function continued(prev: ProgressRecord | null, targets: Record<string, string>)
 
 /**
  * The run-level fields of a new record for `plan` (not a resume of the same plan id): its run
- * chain, spec, the pools' origins (carried from the run it continues, else `origins`, read from
- * the cluster before anything is written), and the holds that still apply.
+ * chain, spec, the pools' origins carried from the run it continues (the others are read from
+ * the cluster before the run's first write: progress-book.ts recordOrigins), and the holds that
+ * still apply.
  */
-export function newRunFields(prev: ProgressRecord | null, plan: Plan, origins: Record<string, PoolOrigin>): Pick<ProgressRecord, 'run' | 'spec' | 'holds'> & { origins: Record<string, PoolOrigin> } {
+export function newRunFields(prev: ProgressRecord | null, plan: Plan): Pick<ProgressRecord, 'run' | 'spec' | 'holds'> & { origins: Record<string, PoolOrigin> } {
   const targets = planTargets(plan);
   const before = continued(prev, targets);
   const run: RunChain = before
     ? { id: before.id, planIds: [...before.planIds.filter((id) => id !== plan.id), plan.id].slice(-MAX_CHAIN), targets: { ...before.targets, ...targets } }
     : { id: plan.id, planIds: [plan.id], targets };
   const kept: Record<string, PoolOrigin> = {};
-  for (const [pool, o] of Object.entries(origins)) kept[pool] = (before && prev!.pools[pool]?.origin) || o;
+  if (before) for (const p of plan.pools) if (prev!.pools[p.name]?.origin) kept[p.name] = prev!.pools[p.name].origin!;
   const { name, path, sha256, commit } = plan.spec;
   return { run, spec: { name, path, sha256, commit }, holds: carriedHolds(prev?.holds ?? [], targets), origins: kept };
 }
