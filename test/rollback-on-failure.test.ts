@@ -98,6 +98,23 @@ t('a rollback the planner refuses (the pool started from two images) halts inste
   assert.is(sim.get('BootcNodePool', 'worker')!.spec.rollout.paused, true);
 });
 
+t('a rollback stopped half-way (SIGTERM) leaves the pool held: the next run of the plan does not roll forward', async () => {
+  const { sim, plan, replan } = setup();
+  const stop = new AbortController();
+  const r = await runApply(sim, plan, replan, {
+    signal: stop.signal, health: new SimHealthSource({ failChecks: rules('alerts@worker:wave=1') }),
+    onEventHook: (e) => { if (e.type === 'reboot' && e.rollback) stop.abort('SIGTERM'); },
+  });
+  assert.is(r.code, 143, String(r.error));
+  const rec = (await sim.driver().readProgress()).run!;
+  assert.ok(rec.rollbackOf && !rec.done, 'the rollback\'s own record, unfinished');
+  assert.equal(rec.holds?.map((h) => [h.pool, h.action]), [['worker', 'halted']]);
+  const cordons = sim.cordons.length;
+  const again = await runApply(sim, plan, replan, { step: true, health: new SimHealthSource() });
+  assert.instance(again.error, HeldTargetError);
+  assert.is(sim.cordons.length, cordons, 'nothing rolled forward');
+});
+
 t('rehearsed with --fail-check: the rollback on the timeline (its own lanes, a rule where it starts), its figures in the text', async () => {
   const { plan, replan } = setup();
   const snapshot = new ClusterBuilder().bootcPool('worker', nodes('w', 6)).snapshot();

@@ -13,6 +13,7 @@ import type { RollbackScope } from '../cluster/progress.ts';
 import { planRollback, rollbackInputOf } from '../plan/rollback-planner.ts';
 import type { ApplyContext } from './context.ts';
 import { isoOf } from './driver.ts';
+import { addHold } from './holds.ts';
 
 /** The failed check that asks for the rollback, and where it failed. */
 export interface RollbackRequest {
@@ -34,6 +35,10 @@ export interface RollbackRequest {
 export async function rollBackNow(ctx: ApplyContext, req: RollbackRequest, refuse: (why: string) => Promise<never>): Promise<never> {
   const at = isoOf(ctx.now());
   ctx.book.pool(req.pool).halted = { node: null, reason: `health check ${req.check} failed: ${req.observed}`.slice(0, 500), check: req.check };
+  // Held from here on (docs/apply.md "Holds"): a rollback stopped half-way is not followed by the
+  // CronJob's next run rolling forward again; the finished rollback replaces it (rolled-back).
+  const pool = ctx.plan.pools.find((p) => p.name === req.pool);
+  if (pool) addHold(ctx, { pool: pool.name, target: pool.targetDigest ?? pool.targetImage, action: 'halted', check: req.check, observed: req.observed, planId: ctx.plan.id });
   await ctx.book.save();
   const input = rollbackInputOf(ctx.book.record, req.scope);
   if ('refused' in input) return refuse(input.refused);
