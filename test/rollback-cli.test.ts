@@ -80,7 +80,7 @@ t('plan --rollback: a reviewable plan in every format; --out seals it; show veri
 
     const applied = await cli(['apply', 'plans/rollback.json'], async () => ({ driver: sim.driver(), holder: 'ci@test' }));
     assert.is(applied.code, 0, applied.err + applied.out);
-    for (const n of updated) assert.is(sim.get('BootcNode', n)!.status.booted.image, OLD, n);
+    for (const n of updated) assert.is(sim.get('BootcNode', n)!.status?.booted?.image, OLD, n);
     const rec = (await sim.driver().readProgress()).run!;
     assert.equal(rec.holds?.map((h) => [h.pool, h.target]), [['worker', NEW_DIGEST]]);
     void file;

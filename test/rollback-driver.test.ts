@@ -49,7 +49,7 @@ t('sim: a delete at another resourceVersion is refused and changes nothing; the 
   const sim = newSim(snap);
   assert.is((await runApply(sim, plan, replan)).error, null);
   const mcp = () => sim.get('MachineConfigPool', 'infra')!;
-  const afterRun = mcp().spec.configuration.name;
+  const afterRun = mcp().spec?.configuration?.name;
   assert.is.not(afterRun, 'rendered-infra-0001');
   const d = sim.driver();
   const rv = sim.get('MachineConfig', MC.name)!.metadata.resourceVersion!;
@@ -59,8 +59,8 @@ t('sim: a delete at another resourceVersion is refused and changes nothing; the 
   await d.delete(MC, { resourceVersion: rv });
   sim.advance(1);
   assert.is(sim.get('MachineConfig', MC.name), undefined);
-  assert.is(mcp().spec.configuration.name, 'rendered-infra-0001', 'the base image renders the pre-run config, under its name');
-  assert.is(sim.get('MachineConfig', 'rendered-infra-0001')!.spec.osImageURL, OLD);
+  assert.is(mcp().spec?.configuration?.name, 'rendered-infra-0001', 'the base image renders the pre-run config, under its name');
+  assert.is(sim.get('MachineConfig', 'rendered-infra-0001')!.spec?.osImageURL, OLD);
   assert.instance(await d.delete(MC, { resourceVersion: null }).then(() => null, (e) => e), NotFoundError);
 });
 

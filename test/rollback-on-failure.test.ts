@@ -47,8 +47,8 @@ t('a check fails after wave 1: the wave-1 nodes go back to the image they booted
   assert.is(wave1.length, 2, 'only the wave-1 nodes were ever rebooted');
   for (const n of wave1) {
     const bn = sim.get('BootcNode', n)!;
-    assert.is(bn.status.booted.image, OLD, `${n} boots its previous image`);
-    assert.is(bn.status.rollback.imageDigest, NEW_DIGEST);
+    assert.is(bn.status?.booted?.image, OLD, `${n} boots its previous image`);
+    assert.is(bn.status?.rollback?.imageDigest, NEW_DIGEST);
     assert.is(sim.rebootCounts().get(n), 2, `${n}: once forward, once back`);
     assert.is(nodeProgressOf(sim.get('Node', n))?.step, 'done');
   }
@@ -74,10 +74,10 @@ t('scope wave takes back only the wave where the check failed; a check that halt
   assert.instance(r.error, RolledBackError, String(r.error));
   const back = nodes('w', 6).map((n) => n.name).filter((n) => sim.rebootCounts().get(n) === 2);
   assert.is(back.length, 2, 'the two nodes of wave 2 went back');
-  for (const n of back) assert.is(sim.get('BootcNode', n)!.status.booted.image, OLD);
+  for (const n of back) assert.is(sim.get('BootcNode', n)!.status?.booted?.image, OLD);
   const stayed = nodes('w', 6).map((n) => n.name).filter((n) => sim.rebootCounts().get(n) === 1);
   assert.is(stayed.length, 2, 'wave 1 stays on the new image (staged the origin, not rebooted)');
-  for (const n of stayed) assert.is(sim.get('BootcNode', n)!.status.booted.imageDigest, NEW_DIGEST);
+  for (const n of stayed) assert.is(sim.get('BootcNode', n)!.status?.booted?.imageDigest, NEW_DIGEST);
 
   const h = setup({ onFailure: 'halt' });
   const halted = await runApply(h.sim, h.plan, h.replan, { health: new SimHealthSource({ failChecks: rules('alerts@worker:wave=1') }) });
@@ -95,7 +95,7 @@ t('a rollback the planner refuses (the pool started from two images) halts inste
   assert.instance(r.error, HealthCheckFailedError);
   assert.match((r.error as Error).message, /rollback refused: pool worker started the run from 2 different images .*; no node was rolled back/);
   for (const [n, k] of sim.rebootCounts()) assert.is(k, 1, `${n} was not rolled back`);
-  assert.is(sim.get('BootcNodePool', 'worker')!.spec.rollout.paused, true);
+  assert.is(sim.get('BootcNodePool', 'worker')!.spec?.rollout?.paused, true);
 });
 
 t('a rollback stopped half-way (SIGTERM) leaves the pool held: the next run of the plan does not roll forward', async () => {

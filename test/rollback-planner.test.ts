@@ -61,15 +61,15 @@ t('a member that boots another image and never booted the origin: rollback-would
   // A node joins the pool later, on another image, without bootc's rollback deployment of the origin.
   sim.mutate(({ bootcNodes }) => {
     const bn = bootcNodes.get('w-03')!;
-    bn.status.booted = { ...bn.status.booted, image: OTHER, imageDigest: OTHER_DIGEST };
-    delete bn.status.staged;
-    delete bn.status.rollback;
+    bn.status!.booted = { ...bn.status!.booted, image: OTHER, imageDigest: OTHER_DIGEST };
+    delete bn.status!.staged;
+    delete bn.status!.rollback;
   });
   const { plan } = await rollbackOf(sim);
   assert.equal(codes(plan), ['rollback-would-stage-unbooted']);
   assert.match(plan.diagnostics.find((d) => d.code === 'rollback-would-stage-unbooted')!.message, /w-03 boots neither the run's image nor sha256:.{12}, and never booted/);
   // With bootc's rollback deployment of the origin it did boot it: it stages the origin (a warning).
-  sim.mutate(({ bootcNodes }) => { bootcNodes.get('w-03')!.status.rollback = { image: OLD, imageDigest: OLD_DIGEST }; });
+  sim.mutate(({ bootcNodes }) => { bootcNodes.get('w-03')!.status!.rollback = { image: OLD, imageDigest: OLD_DIGEST }; });
   const again = await rollbackOf(sim);
   assert.equal(codes(again.plan), []);
   assert.ok(again.plan.rollback!.leftovers.some((l) => l.node === 'w-03' && l.what === 'stages-origin'));
@@ -89,7 +89,7 @@ t('an updated node whose recorded from is another image: rollback-origin-differs
 t('a Degraded updated node is left to a human: listed, blocked, not driven; the others go back', async () => {
   const { sim, updated } = await afterWaveOne(4);
   sim.mutate(({ bootcNodes }) => {
-    const conds = bootcNodes.get(updated[0])!.status.conditions;
+    const conds = bootcNodes.get(updated[0])!.status!.conditions!;
     conds.splice(conds.findIndex((c: { type: string }) => c.type === 'Degraded'), 1, { type: 'Degraded', status: 'True', reason: 'Test' });
   });
   const { plan } = await rollbackOf(sim);

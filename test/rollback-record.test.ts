@@ -90,7 +90,7 @@ t('an MCO pool: origin names bootcplan\'s MachineConfig (absent before), the pre
   if (o?.kind !== 'mco') return;
   assert.equal({ ...o, renderedTarget: null }, { kind: 'mco', machineConfig: '99-infra-zz-bootcplan-os-image', osImageURL: null, rendered: 'rendered-infra-0001', renderedTarget: null, image: OLD });
   const mcp = sim.get('MachineConfigPool', 'infra')!;
-  assert.is(o.renderedTarget, mcp.spec.configuration.name);
+  assert.is(o.renderedTarget, mcp.spec?.configuration?.name);
   assert.is.not(o.renderedTarget, 'rendered-infra-0001');
 });
 

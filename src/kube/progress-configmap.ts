@@ -54,7 +54,7 @@ export class ProgressConfigMap {
     }
     const text = cm?.data?.[KEY];
     const run = text === undefined || text === null || text === '' ? null : progressOf(text, `GET ${path}`);
-    nodes ??= (await this.client.list(collectionPath(NODE), 'Node', { what: 'list nodes' })).items;
+    nodes ??= (await this.client.list(collectionPath(NODE), { kind: 'Node' }, { what: 'list nodes' })).items;
     return { run, version: cm?.metadata.resourceVersion ?? null, nodes: nodeProgressOfAll(nodes) };
   }
 

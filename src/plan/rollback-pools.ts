@@ -4,7 +4,8 @@
  * reports. The rules are src/domain/rollback.ts; the budget and waves are the forward
  * planner's (src/domain/budget.ts, waves.ts). Pure.
  */
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import type { BootcNodePoolObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 import type { BootcOrigin, McoOrigin, NodeProgress } from '../cluster/progress.ts';
 import { nodeProgressOf } from '../cluster/progress.ts';
 import type { DiagnosticInput } from '../base/diagnostics.ts';
@@ -67,7 +68,7 @@ export function bootcPoolRollback(name: string, origin: BootcOrigin, target: str
   const back = [...(roles.get('rollback') ?? []), ...(roles.get('degraded') ?? [])];
   refuseBootc(name, origin, roles, ctx);
   const change = bootcPoolChange(bnp, name, origin, target, ctx);
-  const settings = liveSettings(bnp, name, ctx);
+  const settings = liveSettings({ kind: 'BootcNodePool', obj: bnp }, name, ctx);
   const staged = (v: NodeView) => v.stagedDigest === origin.digest;
   const reboot = (v: NodeView): RebootKind => (settings.rebootPolicy !== 'AllowSoftReboot' ? 'hard' : !staged(v) ? 'unknown' : v.stagedSoftRebootCapable ? 'soft' : 'hard');
   const { nodes, waves } = scheduleBack(name, back, settings, ctx, origin.digest, (vs) => orderNodesForRollout(vs.map((v) => ({ name: v.name, zone: v.zone, staged: staged(v), softReboot: staged(v) && reboot(v) === 'soft' }))), reboot, staged);
@@ -119,7 +120,7 @@ function refuseBootc(name: string, origin: BootcOrigin, roles: Map<BootcRollback
 }
 
 /** spec.image.ref back to the origin, guarded by a test of the run's target; null when it is there already. */
-function bootcPoolChange(bnp: KObject, name: string, origin: BootcOrigin, target: string, ctx: RollbackPoolContext): DraftChange | null {
+function bootcPoolChange(bnp: BootcNodePoolObject, name: string, origin: BootcOrigin, target: string, ctx: RollbackPoolContext): DraftChange | null {
   const ref: unknown = bnp.spec?.image?.ref;
   const address = `BootcNodePool/${name}`;
   const base = { address, apiVersion: bnp.apiVersion, kind: 'BootcNodePool', namespace: null, name, reason: 'pool-image-rollback' as const, pool: name, before: { spec: { image: { ref } } }, after: { spec: { image: { ref: origin.image } } } };
@@ -154,7 +155,7 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, ctx: RollbackPo
     ctx.report({ severity: 'warning', code: 'rollback-scope-widened-mco', path: path(name), message: `pool ${name} is an MCO pool: the MCO moves every node off a config it no longer targets, so its rollback takes all ${back.length} node(s) on ${renderedTarget}, all updated by this run (scope wave acts as run here)` });
   }
   const change = mcoChange(name, origin, ctx);
-  const settings = liveSettings(mcp, name, ctx);
+  const settings = liveSettings({ kind: 'MachineConfigPool', obj: mcp }, name, ctx);
   const to = digestOf(origin.image) ?? origin.image;
   const byName = new Map(back.map((v) => [v.name, v]));
   const { nodes, waves } = scheduleBack(name, back, settings, ctx, to, (vs) => orderNodesLikeMco(vs.map((v) => ({ name: v.name, zone: v.zone, createdAt: byName.get(v.name)!.createdAt }))), () => 'hard', () => false);
@@ -195,17 +196,19 @@ function mcoChange(name: string, origin: McoOrigin, ctx: RollbackPoolContext): D
 interface LiveSettings { budget: ResolvedBudget; controlPlane: boolean; drainTimeoutSeconds: number | null; rebootPolicy: 'RebootOnly' | 'AllowSoftReboot'; unavailableNow: string[]; nodeCount: number }
 
 /** The pool's settings as bootcplan wrote them to it (budget, drain timeout, reboot policy). */
-function liveSettings(pool: KObject, name: string, ctx: RollbackPoolContext): LiveSettings {
+function liveSettings(pool: { kind: 'BootcNodePool'; obj: BootcNodePoolObject } | { kind: 'MachineConfigPool'; obj: MachineConfigPoolObject }, name: string, ctx: RollbackPoolContext): LiveSettings {
   const bootc = pool.kind === 'BootcNodePool';
-  const raw: unknown = bootc ? pool.spec?.rollout?.maxUnavailable : pool.spec?.maxUnavailable;
+  const bnp = pool.kind === 'BootcNodePool' ? pool.obj : undefined;
+  const mcp = pool.kind === 'MachineConfigPool' ? pool.obj : undefined;
+  const raw: unknown = bnp ? bnp.spec?.rollout?.maxUnavailable : mcp?.spec?.maxUnavailable;
   const parsed = parseMaxUnavailable(raw ?? 1);
   const views = ctx.members.flatMap((m) => { const n = ctx.idx.nodes.get(m); return n ? [viewNode(n, ctx.idx)] : []; });
-  const controlPlane = isControlPlanePool(name, bootc ? undefined : pool, bootc ? pool : undefined, views.map((v) => v.labels));
+  const controlPlane = isControlPlanePool(name, mcp, bnp, views.map((v) => v.labels));
   let budget = resolveMaxUnavailable(parsed.ok ? parsed.value : { kind: 'count', value: 1 }, views.length);
   budget.rule = `as ${pool.kind} ${name} has it (${bootc ? 'spec.rollout.maxUnavailable' : 'spec.maxUnavailable'}): ${budget.rule}`;
   if (controlPlane) budget = controlPlaneBudget(budget).budget;
-  const drain: unknown = bootc ? pool.spec?.rollout?.drainTimeoutSeconds : undefined;
-  const policy: unknown = bootc ? pool.spec?.disruption?.rebootPolicy : undefined;
+  const drain: unknown = bnp?.spec?.rollout?.drainTimeoutSeconds;
+  const policy: unknown = bnp?.spec?.disruption?.rebootPolicy;
   // The rollback's own nodes in flight are out of service for it, not against it.
   const ownInFlight = (v: NodeView) => !!ctx.ownPlanId && nodeProgressOf(ctx.idx.nodes.get(v.name))?.planId === ctx.ownPlanId;
   return {

@@ -69,7 +69,7 @@ export class Mco {
     const w = this.world;
     const pools = new Set([...w.machineConfigs.values()].flatMap((m) => m.metadata.ownerReferences?.filter((r) => r.kind === 'MachineConfigPool').map((r) => r.name) ?? []));
     for (const pool of pools) {
-      const carried = new Set([...w.machineConfigs.values()].filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL).map((m) => m.spec.osImageURL as string));
+      const carried = new Set([...w.machineConfigs.values()].filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL).flatMap((m) => (typeof m.spec?.osImageURL === 'string' ? [m.spec.osImageURL] : [])));
       const rendered = [...w.machineConfigs.values()].filter((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'MachineConfigPool' && r.name === pool)).map((m) => m.spec?.osImageURL).filter((u): u is string => typeof u === 'string' && !carried.has(u));
       const current = w.machineConfigs.get(w.get('MachineConfigPool', pool)?.spec?.configuration?.name ?? '')?.spec?.osImageURL;
       const base = carried.size === 0 ? current : new Set(rendered).size === 1 ? rendered[0] : undefined;
@@ -80,7 +80,7 @@ export class Mco {
   /** A MachineConfig was deleted: a pool's config renders again without it. */
   onDelete(o: KObject) {
     const role = o.metadata.labels?.[MCO_ROLE_LABEL];
-    if (o.kind === 'MachineConfig' && role && o.spec?.osImageURL) this.world.after(this.renderSeconds, () => this.render(role));
+    if (role && hasShapeOf(o, 'MachineConfig') && o.spec?.osImageURL) this.world.after(this.renderSeconds, () => this.render(role));
   }
 
   /** Before the first MachineConfig with an osImageURL of a pool: the image of its rendered config is the base. */

@@ -44,7 +44,7 @@ async function unschedulableWatch() {
   let max = 0;
   const r = new Reflector(env.admin, NODE);
   r.onChange(() => {
-    const n = [...r.items.values()].filter((x) => x.metadata.name.startsWith('w-') && x.spec?.unschedulable).length;
+    const n = [...r.items.values()].filter((x) => x.metadata.name.startsWith('w-') && (x.spec as { unschedulable?: boolean } | undefined)?.unschedulable).length;
     max = Math.max(max, n);
   });
   await r.start();
@@ -93,12 +93,12 @@ t('plan --rollback after a run, and its apply: the wave-1 nodes boot their previ
     assert.equal(evs.filter((e) => e.type === 'cordon').map((e) => e.node).sort(), [...wave1].sort());
     assert.ok(watch.max <= 2, `${watch.max} workers unschedulable at once, maxUnavailable 2`);
     const snap = await readLiveSnapshot(env.admin);
-    assert.is(snap.bootcNodePools[0].spec.image.ref, OLD);
+    assert.is(snap.bootcNodePools[0].spec?.image?.ref, OLD);
     for (const bn of snap.bootcNodes) {
       if (wave1.includes(bn.metadata.name)) {
-        assert.is(bn.status.booted.image, OLD, `${bn.metadata.name} boots its previous image`);
-        assert.is(bn.status.rollback.imageDigest, NEW_DIGEST, `${bn.metadata.name} keeps the run's image as its rollback deployment`);
-      } else assert.is(bn.status.booted.image, OLD, `${bn.metadata.name} was never updated`);
+        assert.is(bn.status?.booted?.image, OLD, `${bn.metadata.name} boots its previous image`);
+        assert.is(bn.status?.rollback?.imageDigest, NEW_DIGEST, `${bn.metadata.name} keeps the run's image as its rollback deployment`);
+      } else assert.is(bn.status?.booted?.image, OLD, `${bn.metadata.name} was never updated`);
     }
     const rebootsOf = (n: string) => agent!.log.filter((r) => r.node === n && r.what === 'reboot').length;
     assert.is(agent!.log.filter((r) => r.what === 'reboot').length - reboots, 2, 'the rollback rebooted two nodes');
@@ -122,7 +122,7 @@ t('plan --rollback after a run, and its apply: the wave-1 nodes boot their previ
     assert.is(await run(['apply', '-f', 'bootcplan.yaml', '--kubeconfig', env.saKubeconfig, '--auto-approve', '--retry', '--json'], { io: fresh.io }), 0, fresh.err());
     assert.ok(events(fresh.out()).some((e) => e.type === 'holds-cleared'));
     const done = await readLiveSnapshot(env.admin);
-    for (const bn of done.bootcNodes) assert.is(bn.status.booted.imageDigest, NEW_DIGEST, `${bn.metadata.name} rolled forward`);
+    for (const bn of done.bootcNodes) assert.is(bn.status?.booted?.imageDigest, NEW_DIGEST, `${bn.metadata.name} rolled forward`);
     for (const n of WORKERS) assert.ok(rebootsOf(n) <= 3, `${n}: ${rebootsOf(n)} reboots over run, rollback, run`);
   });
 });
