@@ -42,6 +42,7 @@ import { Mco } from './mco.ts';
 import { SimProgress } from './progress-store.ts';
 import { SimDriver } from './driver.ts';
 import { SimRollouts } from './rollouts.ts';
+import { lockRecordOf } from './lease.ts';
 import { setCondition, type SimWorld, type NodeRuntime, type RebootKind } from './world.ts';
 
 export { SimDriver, KilledError } from './driver.ts';
@@ -444,13 +445,4 @@ export class SimCluster implements SimWorld {
     for (const r of this.reboots) m.set(r.node, (m.get(r.node) ?? 0) + 1);
     return m;
   }
-}
-
-/** The lock as a Lease of the simulator holds it (acquireLock writes every field). */
-function lockRecordOf(l: LeaseObject): LockRecord {
-  const spec = l.spec ?? {};
-  return {
-    lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '', holder: spec.holderIdentity ?? '', planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
-    since: spec.acquireTime ?? '', renewedAt: spec.renewTime ?? '', ttlSeconds: spec.leaseDurationSeconds ?? 0,
-  };
 }
