@@ -31,7 +31,7 @@ export async function runApply(sim: SimCluster, plan: Plan, replan: (s: ClusterS
   try {
     const result = await apply({
       plan, replan, driver, holder: o.holder ?? `test@${driver.name}`, step: o.step, timeouts: o.timeouts, policy: o.policy,
-      lockTimeoutSeconds: o.lockTimeoutSeconds, onLockWait: o.onLockWait, signal: o.signal, selfNode: o.selfNode, health: o.health,
+      lockTimeoutSeconds: o.lockTimeoutSeconds, onLockWait: o.onLockWait, signal: o.signal, selfNode: o.selfNode, retry: o.retry, health: o.health,
       onEvent: (e) => { events.push(e); o.onEventHook?.(e, driver); },
     });
     return { result, error: null, code: 0, events, driver };

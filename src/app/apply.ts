@@ -17,6 +17,7 @@ import { apply, type ApplyResult } from '../apply/applier.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import type { ClusterDriver } from '../apply/driver.ts';
 import { windowPolicy } from '../apply/policy.ts';
+import { refuseHeld } from '../apply/holds.ts';
 import { formatDuration, useColor } from '../render/format.ts';
 import { renderPlan } from '../render/formats.ts';
 import { forDisplay } from '../render/secrets.ts';
@@ -36,6 +37,8 @@ export interface ApplyOptions {
   lockTimeoutSeconds: number;
   /** POST a small JSON document to this URL on wave start, halt, done and stale. */
   notify?: string;
+  /** Lift the holds on the plan's images (docs/apply.md "Holds") instead of exiting 5. */
+  retry?: boolean;
 }
 
 export interface ApplySpecOptions extends ApplyOptions {
@@ -62,6 +65,7 @@ export async function applySavedPlan(ports: Ports, planfile: string, opts: Apply
     checkClusterBinding(saved, live);
     await report.open(saved);
     const progress = await driver.readProgress();
+    if (!opts.retry) refuseHeld(saved, progress.run); // held: say so, not that a rollback made it stale
     return confirmSavedPlan(saved, specs.replan(live), live, { compareDurations: true, inFlight: inFlightOf(saved, live, progress) });
   });
 }
@@ -112,7 +116,7 @@ async function runApply(ports: Ports, opts: ApplyOptions, specs: SpecForPlan, se
     w = writer;
     const onLockWait = lockWaitNotice((line) => io.stderr(forDisplay(line) + '\n'), opts.lockTimeoutSeconds);
     const r = await ports.stops.during((signal) =>
-      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds: opts.lockTimeoutSeconds, onLockWait, signal, selfNode, health: health?.() }));
+      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds: opts.lockTimeoutSeconds, onLockWait, signal, selfNode, retry: !!opts.retry, health: health?.() }));
     const status = await report.finished(r);
     if (!opts.json) io.stdout(forDisplay(summaryLine(r, status)) + '\n');
     return { exitCode: EXIT.ok };

@@ -36,9 +36,14 @@ export interface PlanOptions {
   detailedExitcode?: boolean;
   /** Also show what changed in the spec since this git revision. */
   base?: string;
+  /** Plan the way back from the run record and the cluster instead (docs/apply.md "Rollback"). */
+  rollback?: boolean;
+  /** With `rollback`: the whole run, or only the last wave it started. */
+  scope?: 'run' | 'wave';
 }
 
 export async function planCommand(ports: Ports, opts: PlanOptions): Promise<CommandResult & { plan: Plan }> {
+  if (opts.rollback) return rollbackPlanCommand(ports, opts);
   const { io } = ports;
   if (opts.out && readsStdin(opts.file)) {
     throw new InputError('plan --out saves a plan that apply checks against its spec file, and -f - has none', [], 'save the spec to a file and plan with -f FILE --out, or leave out --out');
@@ -54,6 +59,26 @@ export async function planCommand(ports: Ports, opts: PlanOptions): Promise<Comm
   const snapshot = await loadCluster(ports, opts);
   // In the cluster it plans (a live cluster, NODE_NAME set: an apply Job), its own node goes last.
   const made = buildPlan(planInput(read, snapshot, { now: ports.now(), specChanges, selfNode: opts.cluster ? null : selfNodeFrom(io.env) }));
+  return showAndSave(ports, opts, made);
+}
+
+/**
+ * `plan --rollback` (docs/apply.md "Rollback"): the way back from the run record in the cluster
+ * (or a snapshot file), a plan reviewed, sealed and applied like any other. No spec is read: the
+ * record names the run's.
+ */
+async function rollbackPlanCommand(ports: Ports, opts: PlanOptions): Promise<CommandResult & { plan: Plan }> {
+  if (opts.base || opts.ref) throw new InputError(`plan --rollback plans from the run record and the cluster, not from a spec: ${opts.base ? '--base' : '--ref'} does not apply`);
+  const { rollbackInputOfSnapshot, planRollback } = await import('../plan/rollback-planner.ts');
+  const snapshot = await loadCluster(ports, opts);
+  const input = rollbackInputOfSnapshot(snapshot, opts.scope ?? 'run');
+  if ('refused' in input) throw new InputError(`plan --rollback: ${input.refused}`, [], input.hint);
+  return showAndSave(ports, opts, planRollback(input, snapshot));
+}
+
+/** Prints the plan, saves it with --out, and gives the exit code (errors, --detailed-exitcode). */
+async function showAndSave(ports: Ports, opts: PlanOptions, made: Plan): Promise<CommandResult & { plan: Plan }> {
+  const { io } = ports;
   const plan = opts.out && opts.forReview && made.summary.errors ? markForReview(made) : made;
   io.stdout(await renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
   if (opts.out && plan.summary.errors && !plan.reviewOnly) {

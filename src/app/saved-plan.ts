@@ -9,6 +9,8 @@
 import { resolve } from 'node:path';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, selfNodeOf } from '../plan/planner.ts';
+import { planRollback, rollbackInputOfPlan } from '../plan/rollback-planner.ts';
+import { SPEC_API_VERSION, SPEC_KIND, type RolloutSpec } from '../spec/types.ts';
 import { readPlan } from '../plan/saved/reader.ts';
 import { checkSavedPlan, checkProvenanceFields, checkSpecHash } from '../plan/saved/verify.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
@@ -31,6 +33,8 @@ export function readPlanFile({ files }: InputPorts, file: string): Plan {
  */
 export function openSavedPlan(ports: SavedPlanPorts, saved: Plan, durations: PhaseDurations = DEFAULT_DURATIONS): SpecForPlan {
   checkSavedPlan(saved);
+  // A rollback plan reads no spec file: it is re-planned from its sealed rollback section.
+  if (saved.rollback) return specOfRollbackPlan(saved, durations);
   checkPlanProvenance(ports, saved);
   return specOfSavedPlan(ports, saved, durations);
 }
@@ -42,6 +46,18 @@ export function openSavedPlan(ports: SavedPlanPorts, saved: Plan, durations: Pha
 export function checkPlanProvenance(ports: InputPorts, plan: Plan, cwd: string = process.cwd()): void {
   checkProvenanceFields(plan);
   planSpecFile(ports, plan, cwd);
+}
+
+/**
+ * A rollback plan (Plan.rollback, docs/apply.md "Rollback") is made from the run record and the
+ * cluster, not from a spec file: it is re-planned from its own sealed section (its own node
+ * entries mark its nodes in flight). Its status goes to the Rollout object of the run's spec (by
+ * name); no maintenance window bounds it.
+ */
+function specOfRollbackPlan(plan: Plan, durations: PhaseDurations): SpecForPlan {
+  const input = rollbackInputOfPlan(plan);
+  const spec: RolloutSpec = { apiVersion: SPEC_API_VERSION, kind: SPEC_KIND, metadata: { name: plan.spec.name }, spec: {} };
+  return { spec, replan: (s) => planRollback(input, s, { durations, ownPlanId: plan.id }) };
 }
 
 /** The spec a saved plan was made from, checked by hash (a changed spec makes the plan stale). */

@@ -36,7 +36,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { InputError, InterruptedError, LockHeldError, OutsideWindowError } from '../base/errors.ts';
 import { checkApplicable } from '../plan/saved/verify.ts';
 import { AbortedError, type ClusterDriver } from './driver.ts';
-import type { EventSink } from './events.ts';
+import { ROLLBACK_MARKED, type ApplyEvent, type EventSink } from './events.ts';
 import type { ApplyContext, ApplyTimeouts } from './context.ts';
 import type { Policy } from './policy.ts';
 import { Lease } from './lease.ts';
@@ -50,6 +50,7 @@ import { observeStaging } from './observe.ts';
 import type { HealthSource } from './health.ts';
 import { preflightGate } from './health-gates.ts';
 import { onGateFailure } from './gate-failure.ts';
+import { checkHolds, finishRollback, startRollback } from './holds.ts';
 import { interruptible, stopSafely, stopReasonOf, type Position } from './interrupt.ts';
 
 export type { ApplyTimeouts } from './context.ts';
@@ -96,6 +97,11 @@ export interface ApplyOptions {
    * "Stopping"). Same nodes, same wave sizes: bootc-pool.ts composeBootcWave, bootc-slots.ts.
    */
   selfNode?: string | null;
+  /**
+   * apply --retry (docs/apply.md "Holds"): lift the holds this plan's targets meet (a pool held
+   * for its target after a failed health check or a rollback) instead of exiting 5.
+   */
+  retry?: boolean;
   /**
    * Measures the plan's health checks (docs/apply.md "Health gates"): the kube source against a
    * live cluster, the simulated one in a rehearsal. Required when the plan has checks; closed
@@ -191,13 +197,17 @@ function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, leas
   const pools = [...plan.pools].sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
   const now = () => driver.clock.now();
   return {
-    plan, pools, driver, timeouts, replan: o.replan, policy: o.policy, step: !!o.step, selfNode: o.selfNode ?? null,
+    plan, pools, driver, timeouts, replan: o.replan, policy: o.policy, step: !!o.step, selfNode: o.selfNode ?? null, retry: !!o.retry,
     lease, book: new ProgressBook(driver, plan, pools), health: o.health ?? null, stop,
     now,
+    // A rollback in this apply (onFailure: rollback): its own context, the same lock and clock.
+    runRollback: (rollback, replan) => runPlan(applyContext({ ...o, plan: rollback, replan, policy: undefined, step: false, retry: false }, timeouts, t0, lease, where, stop), t0),
     emit: (e) => {
       if (e.type === 'wave-start') Object.assign(where, { pool: e.pool, wave: e.wave });
       else if (e.type === 'pool-start') Object.assign(where, { pool: e.pool, wave: null });
-      o.onEvent?.({ t: Math.round((now() - t0) * 1000) / 1000, ...e });
+      // A rollback's waves and nodes are marked as such (drawn apart, counted apart).
+      const mark = plan.rollback && ROLLBACK_MARKED.has(e.type) ? { rollback: true as const } : {};
+      o.onEvent?.({ t: Math.round((now() - t0) * 1000) / 1000, ...e, ...mark } as ApplyEvent);
     },
     wavesRun: 0, inFlight: new Set(), lastAvailability: new Map(), mcoPhase: new Map(),
   };
@@ -227,12 +237,14 @@ async function runStep(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
 async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   const { plan, book } = ctx;
   await book.load();
+  checkHolds(ctx, ctx.retry);
   await repauseLeftovers(ctx);
   const blocked = ctx.pools.flatMap((p) => p.nodes.filter((n) => n.wave === null).map((n) => `${p.name}/${n.name}`));
   const result = (outcome: ApplyOutcome): ApplyResult => ({
     outcome, planId: plan.id, durationSeconds: ctx.now() - t0, wavesRun: ctx.wavesRun, blocked, resumed: book.resumed,
   });
   ctx.emit({ type: 'start', message: plan.id, resumed: book.resumed });
+  if (!book.record.done) startRollback(ctx);
   if (book.record.done) {
     ctx.emit({ type: 'done', message: 'this plan was applied already' });
     return result('nothing-to-do');
@@ -244,6 +256,8 @@ async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   if (preflight) await onGateFailure(ctx, null, preflight);
 
   if (!book.record.changesApplied) {
+    await book.recordOrigins();
+    await book.save(); // the pools' origins and the run chain, before the run's first write
     const pre = plan.changes.filter((c) => !isMcoPoolChange(ctx, c)).sort((a, b) => a.order - b.order);
     const rank = (c: PlanChange) => (c.kind === 'MachineConfiguration' ? 0 : c.kind === 'ControlPlaneMachineSet' ? 1 : c.pool ? 3 : 2);
     pre.sort((a, b) => rank(a) - rank(b) || a.order - b.order);
@@ -265,6 +279,7 @@ async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
     await book.save();
     ctx.emit({ type: 'pool-done', pool: pool.name });
   }
+  finishRollback(ctx);
   book.record.done = true;
   await book.save();
   ctx.emit({ type: 'done', message: blocked.length ? `${blocked.length} blocked node(s) were left as they are: ${blocked.join(', ')}` : undefined });

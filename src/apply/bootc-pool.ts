@@ -14,7 +14,7 @@ import type { ApplyContext, NodeFailure, NodeOutcome, RebootEnd } from './contex
 import { retry } from './changes.ts';
 import { afterLastWave, afterWave, availabilitySignature, beforeWave, budgetChanged, failPendingAfterBudgetWait, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
-import { atTarget, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, viewIn } from './views.ts';
+import { atTarget, bootedFrom, bootcNodeIn, controlPlaneOutOfService, membersOf, pastStagingGate, peek, viewIn } from './views.ts';
 import { stagingLimit } from './staging-clock.ts';
 import { resumedPastCordon, stagingGate } from './staging-gate.ts';
 import { nodeGate, type GateFailure } from './health-gates.ts';
@@ -293,8 +293,8 @@ export async function gateNode(ctx: ApplyContext, w: WaveRun, name: string, wave
 export function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: number, v: NodeView): boolean {
   const old = ctx.book.nodes[name];
   const fresh = !old || old.step === 'done';
-  if (fresh) ctx.book.putNode(name, { pool: pool.name, wave: k, step: 'cordon', wasCordoned: v.cordoned });
-  else if (old.step === 'failed') ctx.book.setNode(name, { planId: ctx.plan.id, pool: pool.name, wave: k, step: 'cordon' });
+  if (fresh) ctx.book.putNode(name, { pool: pool.name, wave: k, step: 'cordon', wasCordoned: v.cordoned, ...bootedFrom(v) });
+  else if (old.step === 'failed') ctx.book.setNode(name, { planId: ctx.plan.id, pool: pool.name, wave: k, step: 'cordon', ...(old.from ? {} : bootedFrom(v)) });
   ctx.inFlight.add(name);
   return fresh || old.step === 'failed';
 }

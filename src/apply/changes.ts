@@ -8,8 +8,12 @@
 import type { Operation } from 'fast-json-patch';
 import type { Plan, PlanChange } from '../plan/types.ts';
 import { isKObject } from '../cluster/kinds.ts';
-import { StalePlanError, ClusterApiError, InputError } from '../base/errors.ts';
-import { ConflictError, PreconditionFailedError, AlreadyExistsError } from './driver.ts';
+import type { KObject } from '../cluster/types.ts';
+import fjp from 'fast-json-patch';
+import { StalePlanError, ClusterApiError, InputError, RolloutHaltedError } from '../base/errors.ts';
+import { ConflictError, PreconditionFailedError, AlreadyExistsError, NotFoundError } from './driver.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
+import { deepEqual } from '../base/equal.ts';
 import type { ApplyContext } from './context.ts';
 import { remainingWorkDifference } from '../plan/saved/remaining-work.ts';
 import { changeKey } from '../plan/changes.ts';
@@ -47,6 +51,8 @@ export async function applyChange(ctx: ApplyContext, c: PlanChange, fresh: Plan,
         if (!(err instanceof AlreadyExistsError)) throw err;
         throw new PreconditionFailedError(`${c.address} exists already`, '');
       }
+    } else if (c.action === 'delete') {
+      await deleteGuarded(ctx, c);
     } else {
       const ops: Operation[] = effective(c);
       if (ops.length) await retry(() => ctx.driver.patch({ apiVersion: c.apiVersion, kind: c.kind, name: c.name, namespace: c.namespace }, ops));
@@ -59,13 +65,70 @@ export async function applyChange(ctx: ApplyContext, c: PlanChange, fresh: Plan,
     throw err;
   }
   ctx.emit({ type: 'change', address: c.address, pool: c.pool ?? undefined, message: c.description ?? c.reason });
-  const wait = c.waitAfter;
-  if (wait) {
-    ctx.emit({ type: 'wait', address: c.address, message: wait.description });
+  if (c.waitAfter) {
+    ctx.emit({ type: 'wait', address: c.address, message: c.waitAfter.description });
+    const w = c.waitAfter;
     const ok = await ctx.driver.waitFor((s) => {
-      if (wait.kind === 'skew-enforcement-not-automatic') return s.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode !== 'Automatic';
+      if (w.kind === 'skew-enforcement-not-automatic') return s.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode !== 'Automatic';
+      if (w.kind === 'pool-rendered') return renderedAgain(s, w.pool, w.rendered, c.before);
       return true;
-    }, { timeoutSeconds: ctx.timeouts.waitAfterSeconds, description: wait.description });
-    if (!ok) throw new ClusterApiError(`timed out after ${ctx.timeouts.waitAfterSeconds}s waiting until ${wait.description}`, 'check the machine-config ClusterOperator, then run apply again: it continues from here');
+    }, { timeoutSeconds: ctx.timeouts.waitAfterSeconds, description: w.description });
+    if (typeof ok === 'string') await renderedElsewhere(ctx, c, ok);
+    if (!ok) throw new ClusterApiError(`timed out after ${ctx.timeouts.waitAfterSeconds}s waiting until ${c.waitAfter.description}`, 'check the machine-config ClusterOperator, then run apply again: it continues from here');
   }
+}
+
+/**
+ * A delete guarded like a patch: the object as the driver sees it now must pass the change's
+ * `test` operations, and is deleted only at the resourceVersion read (DeleteOptions
+ * preconditions), so an object someone changed in between is never deleted.
+ */
+async function deleteGuarded(ctx: ApplyContext, c: PlanChange): Promise<void> {
+  const ref = { apiVersion: c.apiVersion, kind: c.kind, name: c.name, namespace: c.namespace };
+  const obj = await peek(ctx.driver, (s) => structuredClone(objectIn(s, c)));
+  if (!obj) return; // gone already: what the delete wanted
+  for (const op of c.patch) {
+    if (op.op !== 'test') continue;
+    const actual = fjp.getValueByPointer(obj, op.path);
+    if (!deepEqual(actual, op.value)) throw new PreconditionFailedError(`${c.address}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`, op.path);
+  }
+  await retry(() => ctx.driver.delete(ref, { resourceVersion: obj.metadata.resourceVersion ?? null }).catch((err) => {
+    if (err instanceof NotFoundError) return;
+    throw err;
+  }));
+}
+
+/** The object a change is about, in a snapshot (the kinds a rollback deletes: MachineConfigs). */
+function objectIn(s: ClusterSnapshot, c: PlanChange): KObject | undefined {
+  return c.kind === 'MachineConfig' ? s.machineConfigs.find((m) => m.metadata.name === c.name) : undefined;
+}
+
+/**
+ * After a rollback's MachineConfig write: true once the pool's rendered config is `rendered` (the
+ * pre-run one) again; the name of another rendered config the MCO made instead (its content is
+ * not the pre-run one: another MachineConfig of the pool changed since the run started); null
+ * while the MCO has not rendered yet (the pool still names the run's config).
+ */
+function renderedAgain(s: ClusterSnapshot, pool: string, rendered: string, before: unknown): true | string | null {
+  const mcp = s.machineConfigPools.find((p) => p.metadata.name === pool);
+  const now: unknown = mcp?.spec?.configuration?.name;
+  if (now === rendered) return true;
+  if (typeof now !== 'string') return null;
+  const runImage = (before as { spec?: { osImageURL?: unknown } } | null)?.spec?.osImageURL;
+  const osImageURL = s.machineConfigs.find((m) => m.metadata.name === now)?.spec?.osImageURL;
+  return osImageURL === runImage ? null : now;
+}
+
+/**
+ * The MCO rendered another config than the pre-run one: none of the pool's nodes ran it, so the
+ * rollback stops before any node moves. The pool is paused already (the MCO pool runner pauses
+ * it before this write), and stays so: exit 5.
+ */
+async function renderedElsewhere(ctx: ApplyContext, c: PlanChange, got: string): Promise<never> {
+  const w = c.waitAfter as Extract<NonNullable<PlanChange['waitAfter']>, { kind: 'pool-rendered' }>;
+  const reason = `rollback stopped: the MCO rendered ${got}, not the pre-run ${w.rendered}: another MachineConfig of the pool changed since the run started, and no node of the pool ran that config`;
+  ctx.book.pool(w.pool).halted = { node: null, reason };
+  await ctx.book.save();
+  ctx.emit({ type: 'halt', pool: w.pool, message: reason });
+  throw new RolloutHaltedError(`pool ${w.pool}: ${reason}`, [`MachineConfigPool ${w.pool} is paused; no node moved`, 'find the MachineConfig that changed (oc get machineconfig --sort-by=.metadata.creationTimestamp), then decide by hand']);
 }

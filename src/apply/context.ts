@@ -11,6 +11,7 @@ import type { UnstampedEvent } from './events.ts';
 import type { Lease } from './lease.ts';
 import type { ProgressBook } from './progress-book.ts';
 import type { Policy } from './policy.ts';
+import type { ApplyResult } from './applier.ts';
 import type { HealthSource } from './health.ts';
 
 export interface ApplyTimeouts {
@@ -42,6 +43,13 @@ export interface ApplyContext {
   readonly step: boolean;
   /** The node this apply runs on (ApplyOptions.selfNode): last among its bootc pool's remaining nodes. */
   readonly selfNode: string | null;
+  /** apply --retry: lift the holds this plan's targets meet (ApplyOptions.retry). */
+  readonly retry: boolean;
+  /**
+   * Runs a rollback plan within this apply, under its lock, as the applier runs any plan
+   * (src/apply/rollback-runner.ts rollBackNow; no gates, soak, windows or --step).
+   */
+  readonly runRollback: (plan: Plan, replan: (s: ClusterSnapshot) => Plan) => Promise<ApplyResult>;
   readonly lease: Lease;
   readonly book: ProgressBook;
   /** Measures the plan's health checks (ApplyOptions.health); null for a plan without checks. */

@@ -99,6 +99,13 @@ export interface ClusterDriver {
   create(obj: KObject): Promise<KObject>;
 
   /**
+   * Deletes one object, only while it is at `resourceVersion` (DeleteOptions preconditions; null:
+   * none): PreconditionFailedError when it changed since it was read, NotFoundError when it is
+   * gone. A rollback deletes the osImage MachineConfig its run created (docs/apply.md "Rollback").
+   */
+  delete(ref: ObjectRef, opts: { resourceVersion: string | null }): Promise<void>;
+
+  /**
    * bootcplan's own cordon (docs/safety.md rule 6; src/domain/cordons.ts): when the Node is
    * schedulable, sets spec.unschedulable=true and the annotation `bootcplan.dev/cordoned-by: by`
    * in one write (a merge patch with the resourceVersion read, so a cordon someone else set in
@@ -207,74 +214,12 @@ export interface RolloutObject {
 }
 
 // ---------------------------------------------------------------------------------------
-// Progress: what a rerun needs to continue (DESIGN §7 "Apply is resumable"). Node state lives
-// with the node (its annotation, src/apply/node-progress.ts); the run record holds what is per
-// pool, never per node, so no object bootcplan writes grows with the number of nodes.
+// Progress: what a rerun needs to continue (DESIGN §7 "Apply is resumable"), and what a rollback
+// reads back. The types live below the plan layer (src/cluster/progress.ts), so that the
+// rollback planner can read them from a snapshot; they are re-exported here for the drivers.
 
-/** Where a node is in its own update, written ahead of each disruptive step. */
-export type NodeStep = 'cordon' | 'drain' | 'reboot' | 'booted' | 'done' | 'failed';
-
-export interface NodeProgress {
-  /** The plan whose apply wrote the entry. */
-  planId: string;
-  pool: string;
-  wave: number;
-  step: NodeStep;
-  /** The node was unschedulable before bootcplan touched it: it is left cordoned. */
-  wasCordoned: boolean;
-  /** ISO time of the reboot request. */
-  rebootAt?: string;
-  rebootKind?: 'soft' | 'hard';
-}
-
-export interface PoolProgress {
-  /** Waves 1..wavesDone are finished (waves run in order: a cursor, not a list). */
-  wavesDone: number;
-  /** ISO time the last wave ended (soak is measured from it). */
-  lastWaveEnd?: string | null;
-  done: boolean;
-  /** `check`: the health check whose failure halted the pool (docs/apply.md "Health gates"). */
-  halted?: { node: string | null; reason: string; check?: string } | null;
-  /** Waves 1..gatesPassed passed their afterWave health gate (absent: none; a pool without afterWave checks never has it). */
-  gatesPassed?: number;
-  /**
-   * MCO pools: bootcplan unpaused the pool for a wave and has not paused it again. Saved BEFORE
-   * the unpause, so that an apply stopped by a signal, and any rerun, pauses the pool again
-   * (src/apply/interrupt.ts stopSafely, mco-pool.ts repauseLeftovers).
-   */
-  mcoUnpaused?: boolean;
-  /**
-   * bootc pools: node -> ISO time bootcplan first saw it staging, for the nodes whose BootcNode
-   * gives no credible Staging time (none, or ahead of this clock beyond the skew allowance:
-   * src/apply/staging-clock.ts), so the staging limit holds across apply --step runs. An entry
-   * goes when its node passes the staging gate.
-   */
-  stagingSeen?: Record<string, string>;
-  /** An apply of this pool was stopped by a signal here (cleared when a rerun continues the pool). */
-  interrupted?: { at: string; wave: number | null; reason: string } | null;
-}
-
-/** The run record: one per cluster; its size does not depend on the number of nodes. */
-export interface ProgressRecord {
-  planId: string;
-  startedAt: string;
-  updatedAt: string;
-  /** Every change of the plan is in the cluster (targets set). */
-  changesApplied: boolean;
-  pools: Record<string, PoolProgress>;
-  done: boolean;
-  /** The preflight health gate passed for this record (a resumed run does not repeat it). */
-  preflightPassed?: boolean;
-}
-
-/** What readProgress returns. */
-export interface ProgressState {
-  run: ProgressRecord | null;
-  /** The run record's version (resourceVersion) for the next write; null when there is none. */
-  version: string | null;
-  /** Node name -> its progress entry (nodes without one are left out). */
-  nodes: Record<string, NodeProgress>;
-}
+export type { NodeStep, NodeProgress, PoolProgress, ProgressRecord, ProgressState, PoolOrigin, BootcOrigin, McoOrigin, RunChain, Hold, RollbackOf } from '../cluster/progress.ts';
+import type { NodeProgress, ProgressRecord, ProgressState } from '../cluster/progress.ts';
 
 // ---------------------------------------------------------------------------------------
 // Errors a driver throws.

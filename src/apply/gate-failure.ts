@@ -13,6 +13,7 @@ import type { ApplyContext } from './context.ts';
 import { retry } from './changes.ts';
 import { gateWhere, type GateFailure } from './health-gates.ts';
 import { rollbackAfterGate } from './gate-rollback.ts';
+import { addHold } from './holds.ts';
 
 /** Carries out the failing check's onFailure; never returns. */
 export async function onGateFailure(ctx: ApplyContext, pool: PlanPool | null, f: GateFailure): Promise<never> {
@@ -46,6 +47,9 @@ export async function haltForGate(ctx: ApplyContext, pool: PlanPool | null, f: G
   }
   const reason = extra ? `${text}; ${extra}` : text;
   ctx.book.pool(pool.name).halted = { node: f.position.node, reason, check: f.check.name };
+  // The pool is held for this image (docs/apply.md "Holds"): a later apply of it exits 5 before
+  // writing, until the spec targets another image or apply --retry.
+  addHold(ctx, { pool: pool.name, target: pool.targetDigest ?? pool.targetImage, action: 'halted', check: f.check.name, observed: f.observed, planId: ctx.plan.id });
   await ctx.book.save();
   ctx.emit({ type: 'halt', pool: pool.name, ...(f.position.node ? { node: f.position.node } : {}), message: reason, check: f.check.name });
   const left = pool.waves.map((_, i) => i + 1).filter((w) => !ctx.book.waveDone(pool.name, w));
@@ -53,6 +57,6 @@ export async function haltForGate(ctx: ApplyContext, pool: PlanPool | null, f: G
     `no further node was started; the nodes in flight finished their update`,
     `pool ${pool.name} is paused; ${left.length ? `${left.length} of ${pool.waves.length} waves were not finished` : 'all its waves had run'}; other pools were not started`,
     ...(extra ? [extra] : []),
-    'fix what the check reports (or the check), then run apply again: it runs the due gate again before anything else',
+    'fix what the check reports (or the check), then run apply --retry: the pool is held for this image until then (docs/apply.md "Holds"), and the apply runs the due gate again before anything else',
   ], f.check.name, f.observed);
 }

@@ -90,6 +90,7 @@ function mcoTarget(s: ClusterSnapshot, pool: PlanPool): string | null {
 function waveState(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: number, scheduled: Set<string>) {
   trackMco(ctx, s, pool, k);
   const target = mcoTarget(s, pool);
+  noteRenderedTarget(ctx, pool, target);
   const inFlight: string[] = [];
   const failed: NodeFailure[] = [];
   let remaining = 0;
@@ -103,6 +104,16 @@ function waveState(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: num
     else if (scheduled.has(m) && !atTarget(pool, v)) remaining++;
   }
   return { inFlight, failed, remaining };
+}
+
+/**
+ * The rendered config this run made the MCO roll, kept with the pool's origin when first seen:
+ * a rollback moves exactly the nodes on it (src/domain/rollback.ts inMcoRollback). Saved with
+ * the wave's end.
+ */
+function noteRenderedTarget(ctx: ApplyContext, pool: PlanPool, target: string | null): void {
+  const o = ctx.book.record.pools[pool.name]?.origin;
+  if (target && o?.kind === 'mco' && o.renderedTarget === null && target !== o.rendered) o.renderedTarget = target;
 }
 
 async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
@@ -183,7 +194,9 @@ function trackMco(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: numb
       : state === 'Rebooting' || !v.ready ? 3
       : ann['machineconfiguration.openshift.io/lastAppliedDrain'] === `drain-${target}` ? 2
       : v.cordoned ? 1 : 0;
-    const before = ctx.mcoPhase.get(m) ?? (atTarget(pool, v) && phase === 5 ? 5 : 0);
+    // A node on the target config when first seen is not one this apply moves (the MCO names a
+    // config by its content: a node can be on it already): no steps are reported for it.
+    const before = ctx.mcoPhase.get(m) ?? (atTarget(pool, v) ? 5 : 0);
     if (phase <= before) continue;
     ctx.mcoPhase.set(m, phase);
     for (let i = before + 1; i <= phase; i++) {

@@ -17,6 +17,9 @@ import type { Plan, PlanPool } from '../plan/types.ts';
 import { LockHeldError } from '../base/errors.ts';
 import { retry } from './changes.ts';
 import { type ClusterDriver, type ProgressRecord, type NodeProgress, type PoolProgress, ProgressMovedError, isoOf } from './driver.ts';
+import { poolOrigins } from '../plan/rollback-origins.ts';
+import { newRunFields, rollbackRunFields } from './run-chain.ts';
+import { peek } from './views.ts';
 
 const newPool = (): PoolProgress => ({ wavesDone: 0, lastWaveEnd: null, done: false, halted: null });
 
@@ -62,13 +65,32 @@ export class ProgressBook {
     }
     this.previous = st.run;
     const now = isoOf(this.driver.clock.now());
+    if (this.plan.rollback) {
+      this.rec = { planId: this.plan.id, startedAt: now, updatedAt: now, changesApplied: false, pools: Object.fromEntries(this.pools.map((p) => [p.name, newPool()])), done: false, ...rollbackRunFields(st.run, this.plan) };
+      return;
+    }
+    const { origins: kept, ...run } = newRunFields(st.run, this.plan);
     this.rec = {
       planId: this.plan.id, startedAt: now, updatedAt: now, changesApplied: false,
-      pools: Object.fromEntries(this.pools.map((p) => [p.name, newPool()])), done: false,
+      pools: Object.fromEntries(this.pools.map((p) => [p.name, { ...newPool(), ...(kept[p.name] ? { origin: kept[p.name] } : {}) }])), done: false,
+      ...run,
     };
   }
 
-  /** Writes the run record when it changed since it was last written. */
+  /**
+   * What each pool of a new run runs now, before the run writes anything (the way back:
+   * docs/apply.md "Rollback"), for the pools the run it continues did not record; read from the
+   * driver's current view (no request of its own). The caller saves the record before its first
+   * write.
+   */
+  async recordOrigins(): Promise<void> {
+    if (this.resumed || this.plan.rollback) return;
+    const missing = this.pools.filter((p) => !this.rec.pools[p.name]?.origin);
+    if (!missing.length) return;
+    const origins = await peek(this.driver, (s) => poolOrigins(this.plan, s));
+    for (const p of missing) if (origins[p.name]) this.pool(p.name).origin = origins[p.name];
+  }
+
   /**
    * Writes the run record when it changed. Saves run one after another: the slot runner's
    * nodes finish concurrently, and two writes against the same resourceVersion would make the

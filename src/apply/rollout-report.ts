@@ -16,7 +16,7 @@ import type { ApplyEvent } from './events.ts';
 import type { ClusterDriver, RolloutObject } from './driver.ts';
 import type { ApplyResult } from './applier.ts';
 import { deepEqual } from '../base/equal.ts';
-import { StalePlanError, RolloutHaltedError, PolicyBlockedError, LockHeldError, LockStuckError, exitCodeOf, messageOf } from '../base/errors.ts';
+import { StalePlanError, RolloutHaltedError, RolledBackError, HeldTargetError, PolicyBlockedError, LockHeldError, LockStuckError, exitCodeOf, messageOf } from '../base/errors.ts';
 import { isoOf } from './driver.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
 import { peek } from './views.ts';
@@ -81,6 +81,8 @@ export function finalStatusOf(outcome: { result: ApplyResult } | { error: unknow
   }
   const err = outcome.error;
   if (err instanceof StalePlanError) return { phase: 'Degraded', reason: 'Stale', message: `stale: re-plan needed (${err.difference[0] ?? err.message})` };
+  if (err instanceof RolledBackError) return { ...pick(last.core), phase: 'Degraded', reason: 'RolledBack', message: err.message };
+  if (err instanceof HeldTargetError) return { phase: 'Degraded', reason: 'Held', message: `held: ${err.message}` };
   if (err instanceof RolloutHaltedError) {
     if (last.core?.reason === 'Halted' || last.core?.reason === 'HealthCheckFailed') return last.core;
     return { phase: 'Degraded', reason: 'Halted', message: haltMessage('?', null, err.message, last.failure) };

@@ -23,7 +23,9 @@ export type RolloutReason =
   | 'Applying' | 'WaveStarted' | 'Stepped' | 'WaitingForStaging' | 'AnotherApplyRunning'
   | 'OutsideWindow'
   | 'Stale' | 'Halted' | 'HealthCheckFailed' | 'PolicyBlocked' | 'LockStuck' | 'Error'
-  | 'Applied';
+  | 'Applied'
+  // A rollback (docs/apply.md "Rollback"): under way, done (a human still looks), or a plan of a held image.
+  | 'RollingBack' | 'RolledBack' | 'Held';
 
 /** The last health gate's verdict (status.healthCheck; docs/apply.md "Health gates"). */
 export interface HealthCheckStatus {
@@ -132,6 +134,8 @@ export function statusOfEvent(e: ApplyEvent, plan: Plan, lastFailure: { node: st
     case 'halt':
       if (e.check) return { phase: 'Degraded', reason: 'HealthCheckFailed', message: `halted: ${e.message}`, pool: e.pool };
       return { phase: 'Degraded', reason: 'Halted', message: haltMessage(e.pool, e.node ?? null, e.message, lastFailure), pool: e.pool };
+    case 'rollback-start':
+      return { phase: 'Degraded', reason: 'RollingBack', message: `rolling back ${e.nodes} node(s) of ${e.pools.join(', ')} (plan ${e.planId}): ${e.message}`, pool: e.pools[0] ?? null };
     case 'gate-fail':
       return { phase: 'Degraded', reason: 'HealthCheckFailed', message: `health check ${e.check} failed ${gatePlace(e, plan)}: ${e.observed}`, pool: e.pool, wave: e.wave };
     default:
@@ -160,7 +164,8 @@ export function haltMessage(pool: string, node: string | null, message: string, 
 export type EventReason =
   | 'WaveStarted' | 'PoolUpdated' | 'PoolHalted' | 'HealthCheckPassed' | 'HealthCheckFailed'
   | 'NodeUpdated' | 'NodeFailed'
-  | 'RolloutApplied' | 'RolloutStale' | 'RolloutHalted' | 'RolloutBlocked';
+  | 'RolloutApplied' | 'RolloutStale' | 'RolloutHalted' | 'RolloutBlocked'
+  | 'NodeRolledBack' | 'RollbackFinished' | 'RolloutHeld';
 
 /** What bootcplan did (events.k8s.io `action`). */
 export type EventAction = 'StartWave' | 'Uncordon' | 'Halt' | 'Pause' | 'Finish' | 'Apply' | 'CheckHealth';
@@ -208,6 +213,7 @@ export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen, r
       return { regarding: poolRef(plan, e.pool), type: 'Normal', reason: 'WaveStarted', action: 'StartWave', note: `wave ${e.wave}/${e.waves}: ${e.nodes.join(', ')} (${tail})` };
     case 'booted': {
       const asked = reboot ? `cordoned and drained, ${reboot.kind} reboot requested at ${reboot.at}; ` : '';
+      if (e.rollback) return { regarding: nodeRef(e.node), type: 'Normal', reason: 'NodeRolledBack', action: 'Uncordon', note: `${asked}booted the image it ran before the rollout and Ready (pool ${e.pool}, wave ${e.wave}, rollback ${tail})` };
       return { regarding: nodeRef(e.node), type: 'Normal', reason: 'NodeUpdated', action: 'Uncordon', note: `${asked}booted the target and Ready (pool ${e.pool}, wave ${e.wave}, ${tail})` };
     }
     case 'node-failed':
@@ -224,6 +230,7 @@ export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen, r
 /** The Event on the Rollout object for a run's final status (none while it only progresses or waits). */
 export function rolloutEventOf(name: string, core: StatusCore, plan: Plan): ClusterEventRecord | null {
   const reason: EventReason | null = core.reason === 'Applied' ? 'RolloutApplied' : core.reason === 'Stale' ? 'RolloutStale'
+    : core.reason === 'RolledBack' ? 'RollbackFinished' : core.reason === 'Held' ? 'RolloutHeld'
     : core.reason === 'Halted' ? 'RolloutHalted' : core.reason === 'HealthCheckFailed' ? 'HealthCheckFailed' : core.phase === 'Degraded' ? 'RolloutBlocked' : null;
   if (!reason) return null;
   return { regarding: rolloutRef(name), type: reason === 'RolloutApplied' ? 'Normal' : 'Warning', reason, action: 'Apply', note: `${core.message} (plan ${plan.id})` };

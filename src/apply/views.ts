@@ -11,6 +11,7 @@ import { resolvedTag, stagingProgress, type StagingProgress } from '../domain/st
 import { computeMembership } from '../domain/pools.ts';
 import type { ClusterDriver } from './driver.ts';
 import type { BootcNodeObject } from '../cluster/kinds.ts';
+import { bootedPullspec } from '../domain/rollback.ts';
 
 const idxCache = new WeakMap<ClusterSnapshot, { idx: NodeIndex; members: Map<string, string[]> }>();
 export function indexOf(s: ClusterSnapshot) {
@@ -112,4 +113,13 @@ export async function peek<T>(driver: ClusterDriver, fn: (s: ClusterSnapshot) =>
   // The predicate holds at once: waitFor answers it without a timeout.
   if (!r) throw new Error('internal: a read of the cluster (waitFor with a predicate that always holds) timed out');
   return r.v;
+}
+
+/**
+ * A node's `from` for the entry written with its cordon: the pullspec it boots now, read from the
+ * same view the budget decision used (not the plan's, which is a digest and may be older).
+ */
+export function bootedFrom(v: NodeView): { from?: string } {
+  const from = bootedPullspec(v.bootedImage, v.bootedDigest);
+  return from ? { from } : {};
 }

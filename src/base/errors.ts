@@ -137,6 +137,18 @@ export class RolloutHaltedError extends BootcplanError {
 }
 
 /**
+ * The plan targets an image a pool is held back from (docs/apply.md "Holds"): a health check
+ * failed on it, or it was rolled back. Nothing was written; `apply --retry` or another image.
+ */
+export class HeldTargetError extends RolloutHaltedError {}
+
+/**
+ * A rollback ran to its end (docs/apply.md "Rollback"): the nodes are back on the image each
+ * booted before, and a human still has to look at what failed (exit 5, like a halt).
+ */
+export class RolledBackError extends RolloutHaltedError {}
+
+/**
  * A health check failed at a gate (docs/apply.md "Health gates"): no further node started, the
  * nodes in flight finished, the pool was paused (a preflight failure wrote nothing at all). A
  * halt like any other (exit 5): a human looks before the rollout goes on.

@@ -25,6 +25,7 @@ interface ApplyFlags extends KubeOptions {
   json?: boolean;
   lockTimeout: string;
   notify?: string;
+  retry?: boolean;
 }
 
 function registerApply(program: Command, ctx: CommandContext): void {
@@ -42,6 +43,7 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .option('--json', 'the same as -o json')
     .option('--lock-timeout <duration>', 'wait this long for a lock another apply holds (e.g. 5m; 0: exit 4 at once)', '0')
     .option('--notify <url>', 'POST a small JSON document to this URL on wave start, halt, done and stale (failures are warnings)')
+    .option('--retry', 'lift the holds on this plan\'s images (a pool held after a failed health check or a rollback) and apply them again')
     .action(async (planfile: string | undefined, flags: ApplyFlags) => {
       const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', flags.lockTimeout, 24 * 3600);
       const opts = { ...flags, kube: kubeFlags(flags), json: !!flags.json || flags.output === 'json', lockTimeoutSeconds };

@@ -44,7 +44,7 @@ export type BootcNodeObject = KObject<BootcNodeSpec, BootcNodeStatus>;
 export interface BootcNodePoolSpec {
   image?: { ref?: string | null } | null;
   nodeSelector?: ClusterLabelSelector | null;
-  rollout?: { paused?: boolean | null; maxUnavailable?: number | string | null } | null;
+  rollout?: { paused?: boolean | null; maxUnavailable?: number | string | null; drainTimeoutSeconds?: number | null } | null;
   disruption?: { rebootPolicy?: string | null } | null;
 }
 export interface BootcNodePoolStatus { targetDigest?: string | null; observedGeneration?: number | null; conditions?: Condition[] | null }
@@ -187,7 +187,7 @@ const SHAPES: Record<keyof KindViews, ObjectSchema> = {
   Node: kind({ unschedulable: bool }, { conditions }),
   BootcNode: kind({ desiredImage: str, desiredImageState: str }, { booted: bootEntry, staged: bootEntry, rollback: bootEntry, conditions }),
   BootcNodePool: kind(
-    { image: fields({ ref: str }), nodeSelector: selector, rollout: fields({ paused: bool, maxUnavailable: intOrString }), disruption: fields({ rebootPolicy: str }) },
+    { image: fields({ ref: str }), nodeSelector: selector, rollout: fields({ paused: bool, maxUnavailable: intOrString, drainTimeoutSeconds: num }), disruption: fields({ rebootPolicy: str }) },
     { targetDigest: str, observedGeneration: num, conditions },
   ),
   MachineConfigPool: kind(

@@ -101,6 +101,7 @@ export class KubeDriver implements ClusterDriver {
 
   patch(ref: ObjectRef, ops: Operation[]): Promise<KObject> { return this.writer.patch(ref, ops); }
   create(obj: KObject): Promise<KObject> { return this.writer.create(obj); }
+  delete(ref: ObjectRef, opts: { resourceVersion: string | null }): Promise<void> { return this.writer.delete(ref, opts); }
   setDesiredImageState(node: string, state: DesiredImageState): Promise<void> { return this.writer.setDesiredImageState(node, state); }
   setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void> { return this.writer.setPoolPaused(kind, name, paused, by); }
 

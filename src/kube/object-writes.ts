@@ -83,6 +83,18 @@ export class ObjectWriter {
     return this.cache.wrote(o, obj.apiVersion, obj.kind);
   }
 
+  /** DELETE with a resourceVersion precondition; the API server answers a moved object with 409. */
+  async delete(ref: ObjectRef, opts: { resourceVersion: string | null }): Promise<void> {
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...(opts.resourceVersion ? { preconditions: { resourceVersion: opts.resourceVersion } } : {}) };
+    try {
+      await this.client.request('DELETE', this.refPath(ref), { body, what: describeObject(ref) });
+    } catch (err) {
+      if (err instanceof ConflictError) throw new PreconditionFailedError(`${describeObject(ref)}: changed since it was read (resourceVersion ${opts.resourceVersion ?? 'none'}): not deleted`, '/metadata/resourceVersion');
+      throw err;
+    }
+    this.cache.deleted({ kind: ref.kind, name: ref.name, namespace: ref.namespace ?? undefined });
+  }
+
   async setDesiredImageState(node: string, state: DesiredImageState): Promise<void> {
     await this.patch({ apiVersion: BOOTC_NODE.apiVersion, kind: 'BootcNode', name: node }, [{ op: 'add', path: '/spec/desiredImageState', value: state }]);
   }

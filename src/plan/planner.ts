@@ -85,7 +85,7 @@ export function buildPlan(input: PlanInput): Plan {
 }
 
 /** What the plan records of the cluster; identity and server only when known (PlanClusterInfo). */
-function clusterInfo(snapshot: ClusterSnapshot): PlanClusterInfo {
+export function clusterInfo(snapshot: ClusterSnapshot): PlanClusterInfo {
   const info: PlanClusterInfo = {
     source: snapshot.source,
     fingerprint: snapshot.fingerprint,
@@ -140,7 +140,7 @@ function estimatePools(pools: PlanPool[], durations: PhaseDurations): void {
   }
 }
 
-function summarize(changes: readonly PlanChange[], pools: readonly PlanPool[], diagnostics: readonly Diagnostic[]): PlanSummary {
+export function summarize(changes: readonly PlanChange[], pools: readonly PlanPool[], diagnostics: readonly Diagnostic[]): PlanSummary {
   const count = (a: string) => changes.filter((c) => c.action === a).length;
   const scheduled = pools.flatMap((p) => p.nodes.filter((n) => n.wave !== null));
   return {

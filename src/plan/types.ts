@@ -22,11 +22,13 @@ export const PLAN_FORMAT_VERSION = '1.0';
  */
 export const PLAN_FORMAT_VERSION_SLOTS = '1.1';
 /**
- * "1.2": a plan with health checks (Plan.healthChecks, PlanPool.gates). A 1.0 or 1.1 reader would
- * apply it without its gates, so those plans say 1.2 and an older bootcplan refuses them; plans
- * without checks stay "1.0" / "1.1", byte for byte.
+ * "1.2": a plan with health checks (Plan.healthChecks, PlanPool.gates), or a rollback plan
+ * (Plan.rollback; docs/apply.md "Rollback"). A 1.0 or 1.1 reader would apply it without its gates,
+ * or a rollback as a forward plan without the checks that make it one, so those plans say 1.2 and
+ * an older bootcplan refuses them; plans without either stay "1.0" / "1.1", byte for byte.
  */
 export const PLAN_FORMAT_VERSION_HEALTH = '1.2';
+export const PLAN_FORMAT_VERSION_ROLLBACK = PLAN_FORMAT_VERSION_HEALTH;
 export const PLAN_FORMAT_VERSIONS = [PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, PLAN_FORMAT_VERSION_HEALTH] as const;
 export type PlanFormatVersion = (typeof PLAN_FORMAT_VERSIONS)[number];
 export type { RolloutMode } from '../spec/types.ts';
@@ -62,11 +64,20 @@ export const CHANGE_REASONS = [
   'managed-boot-images',
   'boot-image-skew-enforcement',
   'cpms-strategy',
+  // A rollback (Plan.rollback): a BootcNodePool's image, an MCO pool's osImage MachineConfig, back.
+  'pool-image-rollback',
+  'pool-os-image-rollback',
 ] as const;
 export type ChangeReason = (typeof CHANGE_REASONS)[number];
 
 /** Something the applier must wait for after a change before the next one (ordered steps). */
-export type WaitCondition = { kind: 'skew-enforcement-not-automatic'; description: string };
+export type WaitCondition =
+  | { kind: 'skew-enforcement-not-automatic'; description: string }
+  /**
+   * A rollback of an MCO pool: the pool's spec.configuration.name must come back to `rendered`,
+   * the config its nodes ran before the run; any other name halts (docs/apply.md "Rollback").
+   */
+  | { kind: 'pool-rendered'; pool: string; rendered: string; description: string };
 
 export interface PlanChange {
   /** `Kind/name` or `Kind/namespace/name`: stable key of the object. */
@@ -164,6 +175,50 @@ export interface PlanPool {
   wavesEstimatedSeconds?: number;
   /** Present when health checks gate the pool (formatVersion "1.2"). */
   gates?: PlanPoolGates;
+  /** The way back (in rollback plans: the way being taken). */
+  rollback?: PlanPoolRollback;
+}
+
+/** Where a rollback takes a pool, and how (src/plan/rollback-planner.ts). */
+export interface PlanPoolRollback {
+  available: boolean;
+  /** The image the pool's nodes go back to. */
+  to: string | null;
+  /** The lever, in words: "BootcNodePool/worker spec.image.ref", "MachineConfig/99-… deleted". */
+  via: string;
+  /** The nodes download the image again (MCO: the rollback deployment is gone); bootc: stored. */
+  download: boolean;
+  why: string | null;
+}
+
+export type { RollbackTrigger, PoolOrigin } from '../cluster/progress.ts';
+import type { RollbackTrigger, PoolOrigin } from '../cluster/progress.ts';
+
+/**
+ * A rollback plan's own section (formatVersion "1.2"; docs/apply.md "Rollback"). Sealed: `source`
+ * is all a re-plan needs besides the cluster (the nodes' entries are on the nodes).
+ */
+export interface PlanRollback {
+  /** The run it reverses: its latest plan, when that started, and every plan id of the run. */
+  of: { planId: string; startedAt: string; run: { id: string; planIds: string[] } };
+  scope: RollbackScope;
+  /** The pool and wave where the run stopped (scope wave: the wave taken back). */
+  pool: string | null;
+  wave: number | null;
+  trigger: RollbackTrigger;
+  source: {
+    origins: Record<string, PoolOrigin>;
+    /** pool -> the run's target digest (the image the nodes go back from). */
+    targets: Record<string, string>;
+    /** The pools in rollback order: where the run stopped first, the others in reverse. */
+    order: string[];
+    /** scope wave: the entries taken back are this plan's, of this wave, in this pool. */
+    scopeWave: { planId: string; pool: string; wave: number } | null;
+  };
+  /** Nodes left with something of the run (listed, not driven). */
+  leftovers: { node: string; pool: string; what: 'target-still-staged' | 'stages-origin' }[];
+  /** Nodes the run updated that the rollback leaves to a human. */
+  excluded: { node: string; pool: string; why: 'degraded' | 'not-ready' | 'cordoned' | 'updating' }[];
 }
 
 export interface PlanSpecInfo {
@@ -306,4 +361,6 @@ export interface Plan {
   reviewOnly?: boolean;
   /** Present when the spec has maintenance windows. Not part of the plan id (it depends on the clock). */
   schedule?: PlanSchedule | null;
+  /** A rollback plan (`plan --rollback`): what it reverses (formatVersion "1.2"). */
+  rollback?: PlanRollback;
 }

@@ -56,6 +56,9 @@ export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {
     case 'gate-measure': return `${gateHead(e)}${e.check}: ${e.outcome === 'pass' ? c.green('pass') : e.outcome === 'inconclusive' ? c.yellow('inconclusive') : c.red(e.outcome)} (${e.observed})`;
     case 'gate-pass': return `${gateHead(e)}${c.green('health gate passed')} ${gateWhere(e)} in ${formatDuration(e.seconds)}: ${e.checks.join(', ')}`;
     case 'gate-fail': return `${gateHead(e)}${c.red('HEALTH CHECK FAILED')}: ${e.check} ${gateWhere(e)} (${e.reason}): ${e.observed}; on failure: ${e.onFailure}`;
+    case 'rollback-start': return `[${clockOf(e.t)}] ${c.red(c.bold('ROLLBACK'))} of plan ${e.of} (scope ${e.scope}): ${e.nodes} node(s) of ${e.pools.join(', ')}; ${e.message}`;
+    case 'rollback-done': return `[${clockOf(e.t)}] ${c.yellow('rolled back')}: ${e.nodes.length ? foldNames(e.nodes) : 'no node, only the pools\' images'}${e.message ? `; ${e.message}` : ''}`;
+    case 'holds-cleared': return `[${clockOf(e.t)}] holds lifted (apply --retry): ${e.pools.join(', ')}; ${e.message}`;
     default: return `${head}${e.type}${'message' in e && e.message ? `: ${e.message}` : ''}`;
   }
 }
@@ -67,10 +70,10 @@ function gateWhere(e: GateEvent): string {
 }
 
 /** The event types a progress display shows as a line of their own (the rest move the counts). */
-const NOTABLE = new Set<string>(['start', 'change', 'wait', 'pool-start', 'soak', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'pool-done', 'done', 'gate-pass', 'gate-fail']);
+const NOTABLE = new Set<string>(['start', 'change', 'wait', 'pool-start', 'soak', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'pool-done', 'done', 'gate-pass', 'gate-fail', 'rollback-start', 'rollback-done', 'holds-cleared']);
 
 /** The events the live block scrolls above it (pool start, end and soak show in the pool's line). */
-const ABOVE = new Set<string>(['start', 'change', 'wait', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'done', 'gate-pass', 'gate-fail']);
+const ABOVE = new Set<string>(['start', 'change', 'wait', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'done', 'gate-pass', 'gate-fail', 'rollback-start', 'rollback-done', 'holds-cleared']);
 
 export interface ProgressOptions {
   color: boolean;

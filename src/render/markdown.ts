@@ -21,6 +21,7 @@ import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
 import { formatDuration, formatCount, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally, nodesLine } from './format.ts';
 import { planLine } from './text.ts';
+import { rollbackHeadline, rollbackFacts, poolRollbackRows } from './rollback.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
 import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, neutraliseMentions, clipEnd, selfNodeSentence, wordOf } from './vocabulary.ts';
 
@@ -79,6 +80,7 @@ function renderHead(plan: Plan, marker: string): string {
   out.push('');
   const sched = scheduleLine(plan);
   if (sched) out.push(`:clock9: ${escapeMarkdown(sched)}`, '');
+  out.push(...rollbackMarkdown(plan));
 
   const { soft, hard, unknown } = rebootMix(plan.pools);
   const { risky, replacement, disruptive } = riskTally(plan);
@@ -424,4 +426,21 @@ export function code(s: string): string {
 
 function mdCodeSafe(s: string): string {
   return String(s).replace(/`/g, "'");
+}
+
+/** A rollback plan's headline and facts, and each pool's way back as a table (render/rollback.ts). */
+function rollbackMarkdown(plan: Plan): string[] {
+  const head = rollbackHeadline(plan);
+  const rows = poolRollbackRows(plan);
+  if (!head && !rows.length) return [];
+  const out: string[] = [];
+  if (head) {
+    out.push(`#### :rewind: ${escapeMarkdown(head).replace(/^Rollback of plan (\S+)/, (_m, id) => `Rollback of plan ${code(id)}`)}`, '');
+    for (const f of rollbackFacts(plan)) out.push(`- ${escapeMarkdown(f)}`);
+    out.push('');
+  }
+  out.push('| Pool | Back to | Via | Download again |', '|---|---|---|---|');
+  for (const r of rows.slice(0, HEAD_BUDGET.pools)) out.push(`| ${escapeMarkdown(r.pool)} | ${code(r.to)} | ${escapeMarkdown(r.via)} | ${r.download} |`);
+  out.push('');
+  return out;
 }

@@ -44,12 +44,16 @@ interface NodeSpan {
   staging: Phase | null;
 }
 
+/** A pool's key among the tracks: its rollback's nodes apart from its forward ones (a node may be in both). */
+const trackKey = (pool: string, rollback: boolean | undefined) => (rollback ? `${pool}\u0000rollback` : pool);
+
 function tracks(events: readonly ApplyEvent[]): Map<string, Map<string, NodeTrack>> {
   const out = new Map<string, Map<string, NodeTrack>>();
   for (const e of events) {
     if (!('node' in e) || !e.node || e.pool === null) continue;
-    let pool = out.get(e.pool);
-    if (!pool) out.set(e.pool, (pool = new Map()));
+    const key = trackKey(e.pool, 'rollback' in e ? e.rollback : undefined);
+    let pool = out.get(key);
+    if (!pool) out.set(key, (pool = new Map()));
     let t = pool.get(e.node);
     if (!t) pool.set(e.node, (t = {}));
     // The first occurrence of each step counts (a resumed wave may repeat a cordon).
@@ -112,7 +116,7 @@ export function buildRehearsalTimeline(plan: Plan, r: Rehearsal, opts: TimelineO
   const lanes: PoolLane[] = [];
   let total = r.durationSeconds;
   for (const rp of r.pools) {
-    const lane = poolLane(plan, r, rp, byPool.get(rp.name) ?? new Map<string, NodeTrack>(), { granularity, maxRows, totalWaves });
+    const lane = poolLane(plan, r, rp, byPool.get(trackKey(rp.name, rp.rollback)) ?? new Map<string, NodeTrack>(), { granularity, maxRows, totalWaves });
     lanes.push(lane);
     total = Math.max(total, lane.end, lane.staging?.end ?? 0);
   }
@@ -120,6 +124,7 @@ export function buildRehearsalTimeline(plan: Plan, r: Rehearsal, opts: TimelineO
   return {
     totalSeconds: total, durations: r.durations, pools: lanes, rows: lanes.flatMap((l) => l.rows), granularity,
     nodes: totalNodes, waves: totalWaves, peakUnavailable: Math.max(0, ...r.pools.map((p) => p.peakUnavailable)),
+    ...(r.rollback ? { rollbackAt: { t: r.rollback.start, label: `rollback: ${r.rollback.why}` } } : {}),
   };
 }
 
@@ -153,7 +158,7 @@ interface RowBudget {
 function poolLane(plan: Plan, r: Rehearsal, rp: RehearsalPool, nodes: Map<string, NodeTrack>, rows: RowBudget): PoolLane {
   const pp = plan.pools.find((p) => p.name === rp.name);
   const lane: PoolLane = {
-    name: rp.name, backend: pp?.backend ?? (rp.backend as PoolLane['backend']), controlPlane: pp?.controlPlane ?? false,
+    ...(rp.rollback ? { rollback: true as const } : {}), name: rp.name, backend: pp?.backend ?? (rp.backend as PoolLane['backend']), controlPlane: pp?.controlPlane ?? false,
     start: 0, end: 0, soakSeconds: pp?.soakSeconds ?? 0, staging: null, waves: [], rows: [],
     blocked: pp ? pp.nodes.filter((n) => n.blockedBy).length : 0,
   };

@@ -32,6 +32,7 @@ export function rehearsalJson(r: RehearsalReport): string {
     ...(r.jitter ? { jitter: r.jitter } : {}),
     ...(r.wavesComparison ? { wavesComparison: r.wavesComparison } : {}),
     reboots: r.reboots,
+    ...(r.rollback ? { rollback: r.rollback, maxRebootsPerNode: r.maxRebootsPerNode } : {}),
     pools: r.pools,
     ...(r.gates ? { gates: r.gates, healthFaults: r.healthFaults ?? null } : {}),
     events: r.events,
@@ -58,7 +59,7 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   out.push(c.bold(`Rehearsal of plan ${r.planId}`) + ` on a simulated cluster (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${r.jitter ? `; jitter ±${Math.round(r.jitter.fraction * 100)}% per node, seed ${r.jitter.seed}` : ''}${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''}${r.healthFaults ? `; health faults: ${[...r.healthFaults.failChecks.map((t) => `--fail-check ${t}`), ...(r.healthFaults.failRate ? [`--fail-check-rate ${r.healthFaults.failRate}, seed ${r.healthFaults.seed}`] : [])].join(', ')}` : ''})`);
   out.push('');
   for (const p of r.pools) {
-    out.push(`${c.bold(p.name)} (${p.backend}): maxUnavailable ${p.maxUnavailable}, peak unavailable ${p.peakUnavailable <= p.maxUnavailable ? p.peakUnavailable : c.red(String(p.peakUnavailable))}${p.failedNodes.length ? c.red(`, failed: ${p.failedNodes.join(', ')}`) : ''}`);
+    out.push(`${c.bold(p.name)}${p.rollback ? c.red(' rollback') : ''} (${p.backend}): maxUnavailable ${p.maxUnavailable}, peak unavailable ${p.peakUnavailable <= p.maxUnavailable ? p.peakUnavailable : c.red(String(p.peakUnavailable))}${p.failedNodes.length ? c.red(`, failed: ${p.failedNodes.join(', ')}`) : ''}`);
     if (!p.waves.length) {
       out.push('  not started');
       continue;
@@ -81,6 +82,7 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   }
   const gates = gatesLine(r);
   if (gates) out.push(r.gates!.some((g) => g.result === 'failed') ? c.red(gates) : gates, '');
+  if (r.rollback) out.push(rollbackLine(r, c), '');
   if (r.wavesComparison) out.push(slotsGain(r.durationSeconds, r.estimatedSeconds, r.wavesComparison, r.exitCode === 0), '');
   const reboots = `${plural(r.reboots.hard, 'hard reboot')}, ${plural(r.reboots.soft, 'soft reboot')}${r.reboots.failed ? c.red(`, ${r.reboots.failed} failed`) : ''}`;
   if (r.exitCode === 0) {
@@ -99,4 +101,11 @@ function slotsGain(slots: number, slotsEstimate: number, waves: { durationSecond
   const gain = waves.durationSeconds - slots;
   const pct = waves.durationSeconds > 0 ? Math.round((gain / waves.durationSeconds) * 1000) / 10 : 0;
   return `${head}: slots ${gain >= 0 ? `${formatDuration(gain)} faster (${pct}%)` : `${formatDuration(-gain)} slower`}.`;
+}
+
+/** "Rollback at 1h05m (why): 4 nodes in 2 waves (18m), peak 2 unavailable; at most 2 reboots per node." */
+function rollbackLine(r: RehearsalReport, c: ReturnType<typeof colors>): string {
+  const rb = r.rollback!;
+  const took = rb.end === null ? 'stopped before its end' : formatDuration(rb.end - rb.start);
+  return c.yellow(`Rollback at ${formatDuration(rb.start)} (${rb.why}): ${plural(rb.nodes, 'node')} in ${plural(rb.waves, 'wave')} (${took}), peak ${rb.peakUnavailable} out of service; at most ${r.maxRebootsPerNode ?? '?'} reboots per node.`);
 }

@@ -5,6 +5,7 @@
  */
 import type { ProgressState, LockRecord, NodeProgress } from '../apply/driver.ts';
 import { forDisplay } from './secrets.ts';
+import { describeHold } from '../apply/holds.ts';
 
 /** What `status` shows of the progress: the run record, the nodes in flight, per pool the nodes done by this plan. */
 export function progressSummary(st: ProgressState) {
@@ -30,7 +31,9 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
     out.push('progress: no apply has run on this cluster');
     return out.join('\n') + '\n';
   }
-  out.push(`plan ${progress.planId}: ${progress.done ? 'done' : 'in progress'} (started ${progress.startedAt}, last update ${progress.updatedAt})`);
+  const rb = progress.rollbackOf;
+  out.push(`${rb ? `rollback plan ${progress.planId} of plan ${rb.planId} (scope ${rb.scope})` : `plan ${progress.planId}`}: ${progress.done ? 'done' : 'in progress'} (started ${progress.startedAt}, last update ${progress.updatedAt})`);
+  if (progress.run && progress.run.planIds.length > 1) out.push(`  run ${progress.run.id}: plans ${progress.run.planIds.join(', ')}`);
   if (progress.preflightPassed) out.push('  preflight health gate: passed');
   for (const [name, p] of Object.entries(progress.pools)) {
     const done = progress.nodesDone[name] ? `; ${progress.nodesDone[name]} node(s) updated` : '';
@@ -38,8 +41,10 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
     if (p.interrupted) out.push(`    stopped by ${p.interrupted.reason === 'batch-timeout' ? 'the fleet\'s batch timeout (batchTimeoutSeconds)' : p.interrupted.reason} at ${p.interrupted.at}${p.interrupted.wave !== null ? ` in wave ${p.interrupted.wave}` : ''}; apply again to continue`);
     if (p.mcoUnpaused) out.push('    left unpaused by bootcplan mid-wave: the next apply pauses it again first');
     if (p.gatesPassed) out.push(`    health gates passed after wave${p.gatesPassed === 1 ? ' 1' : `s 1-${p.gatesPassed}`}${!p.done && p.gatesPassed < p.wavesDone ? `; the gate after wave ${p.wavesDone} is due: the next apply runs it first` : ''}`);
-    if (p.halted?.check) out.push(`    halted by health check ${p.halted.check}: fix what it reports, then apply again (the gate runs again first)`);
+    if (p.halted?.check) out.push(`    halted by health check ${p.halted.check}: fix what it reports, then apply --retry (the gate runs again first)`);
   }
+  // Holds (docs/apply.md "Holds"): a later apply of these images exits 5 until apply --retry.
+  for (const h of progress.holds ?? []) out.push(`  held: ${describeHold(h)}; apply --retry to try it again`);
   const nodes = Object.entries(progress.nodesInFlight);
   if (nodes.length) {
     out.push('  nodes in flight:');

@@ -10,6 +10,7 @@ import { formatDiagnostic } from '../base/diagnostics.ts';
 import { changeDiff } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
+import { rollbackTextLines } from './rollback.ts';
 import { VERB, SYMBOL, poolKind, selfNodeSentence, wordOf } from './vocabulary.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
 import {
@@ -38,6 +39,7 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
   const sched = scheduleLine(plan);
   if (sched) out.push(c.cyan(sched));
   out.push('');
+  out.push(...rollbackTextLines(plan, c));
   const scTitle = specChangesTitle(plan);
   if (scTitle) {
     out.push(c.bold(scTitle));

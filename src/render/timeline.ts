@@ -76,6 +76,8 @@ export interface TimelineGate {
 }
 
 export interface PoolLane {
+  /** A rollback's waves of the pool (a rehearsal: docs/apply.md "Rollback"), drawn apart. */
+  rollback?: true;
   name: string;
   backend: Backend;
   controlPlane: boolean;
@@ -92,6 +94,8 @@ export interface PoolLane {
 }
 
 export interface Timeline {
+  /** When a rehearsal's rollback started, and why: a rule across the chart. */
+  rollbackAt?: { t: number; label: string };
   totalSeconds: number;
   durations: PhaseDurations;
   pools: PoolLane[];

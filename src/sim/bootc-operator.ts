@@ -14,6 +14,7 @@ import { hasShapeOf, type BootcNodeObject, type BootcNodePoolObject } from '../c
 import { digestOf } from '../domain/nodes.ts';
 import { isoOf } from '../apply/driver.ts';
 import { setCondition, type SimWorld } from './world.ts';
+import { STORED_STAGE_SECONDS } from '../plan/rollback-planner.ts';
 
 export class BootcOperator {
   constructor(
@@ -89,7 +90,10 @@ export class BootcOperator {
     w.touch(node);
     const token = ++rt.stageToken;
     rt.stagingImage = image;
-    w.after(w.durationsOf(node).stage, () => {
+    // bootc finds the image of its rollback deployment stored and fetches nothing (ostree-ext
+    // store.rs prepare_internal: AlreadyPresent): staging it takes seconds.
+    const stage = bn.status?.rollback?.imageDigest === digest ? Math.min(w.durationsOf(node).stage, STORED_STAGE_SECONDS) : w.durationsOf(node).stage;
+    w.after(stage, () => {
       if (rt.stageToken !== token) return;
       rt.stagingImage = null;
       if (bn.spec?.desiredImage !== image) return;

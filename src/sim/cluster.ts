@@ -42,6 +42,7 @@ import { Mco } from './mco.ts';
 import { SimProgress } from './progress-store.ts';
 import { SimDriver } from './driver.ts';
 import { SimRollouts } from './rollouts.ts';
+import { lockRecordOf } from './lease.ts';
 import { setCondition, type SimWorld, type NodeRuntime, type RebootKind } from './world.ts';
 
 export { SimDriver, KilledError } from './driver.ts';
@@ -112,6 +113,7 @@ export class SimCluster implements SimWorld {
     for (const n of this.store.nodes.values()) this.addRuntime(n);
     this.recomputeMembership();
     this.bootc.start();
+    this.mco.start();
     this.faults.startFlaps(this);
   }
 
@@ -268,11 +270,18 @@ export class SimCluster implements SimWorld {
     if (this.get(obj.kind, obj.metadata.name, obj.metadata.namespace)) throw new AlreadyExistsError(`${obj.kind} ${obj.metadata.name} already exists`);
     const o = structuredClone(obj);
     o.metadata.uid ??= createHash('sha1').update(`${o.kind}/${o.metadata.name}`).digest('hex').slice(0, 32);
+    o.metadata.resourceVersion = String(this.clock.nextSeq());
     o.metadata.generation = 1;
     o.metadata.creationTimestamp = isoOf(this.now);
     this.store.putWritten(o);
     this.afterWrite(null, o);
     return o;
+  }
+
+  /** Removes an object (SimDriver.delete checked its precondition); the MCO reacts. */
+  deleteObject(obj: KObject) {
+    this.store.remove(obj.kind, obj.metadata.name, obj.metadata.namespace);
+    this.mco.onDelete(obj);
   }
 
   /** Controllers reacting to a write. */
@@ -436,13 +445,4 @@ export class SimCluster implements SimWorld {
     for (const r of this.reboots) m.set(r.node, (m.get(r.node) ?? 0) + 1);
     return m;
   }
-}
-
-/** The lock as a Lease of the simulator holds it (acquireLock writes every field). */
-function lockRecordOf(l: LeaseObject): LockRecord {
-  const spec = l.spec ?? {};
-  return {
-    lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '', holder: spec.holderIdentity ?? '', planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
-    since: spec.acquireTime ?? '', renewedAt: spec.renewTime ?? '', ttlSeconds: spec.leaseDurationSeconds ?? 0,
-  };
 }

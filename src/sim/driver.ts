@@ -8,7 +8,7 @@ import type { ClusterSnapshot, KObject, RecordDocument } from '../cluster/types.
 import {
   type Clock, type ClusterDriver, type ObjectRef, type NodeProgress, type ProgressRecord, type WaitOptions, type DrainOptions,
   type PoolKind, type DesiredImageState,
-  NotFoundError, DrainTimeoutError, DriverError,
+  NotFoundError, DrainTimeoutError, DriverError, PreconditionFailedError,
 } from '../apply/driver.ts';
 import type { SimCluster } from './cluster.ts';
 import { LeaseObserver, type LockSighting } from '../domain/lease-expiry.ts';
@@ -72,6 +72,16 @@ export class SimDriver implements ClusterDriver {
     return this.write(`${obj.kind}/${obj.metadata.name}`, () => {
       this.sim.record(this, 'create', `${obj.kind}/${obj.metadata.name}`);
       return this.sim.createObject(obj);
+    });
+  }
+  delete(ref: ObjectRef, opts: { resourceVersion: string | null }) {
+    return this.write(`${ref.kind}/${ref.name}`, () => {
+      // DeleteOptions preconditions, as the API server checks them.
+      const obj = this.sim.get(ref.kind, ref.name, ref.namespace);
+      if (!obj) throw new NotFoundError(`${ref.kind} ${ref.name} not found`);
+      if (opts.resourceVersion !== null && obj.metadata.resourceVersion !== opts.resourceVersion) throw new PreconditionFailedError(`${ref.kind}/${ref.name}: changed since it was read`, '/metadata/resourceVersion');
+      this.sim.record(this, 'delete', `${ref.kind}/${ref.name}`);
+      this.sim.deleteObject(obj);
     });
   }
   cordon(node: string, by: string, progress?: NodeProgress) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, by, progress)); }

@@ -13,6 +13,13 @@ import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_ROLE
 import type { SimWorld } from './world.ts';
 
 export class Mco {
+  /**
+   * pool -> the image its rendered config had before any MachineConfig of the pool carried an
+   * osImageURL: the release's base image (the real MCO's ControllerConfig OSImageURL), which the
+   * pool renders again once every such MachineConfig is deleted.
+   */
+  private readonly base = new Map<string, string>();
+
   constructor(
     private readonly world: SimWorld,
     /** How long the render takes after a MachineConfig write, seconds. */
@@ -26,6 +33,7 @@ export class Mco {
       case 'MachineConfig': {
         const role = after.metadata.labels?.[MCO_ROLE_LABEL];
         const image = (o: KObject | null) => (o && hasShapeOf(o, 'MachineConfig') ? o.spec?.osImageURL : undefined);
+        if (role && before === null) this.rememberBase(role, after);
         if (role && image(before) !== image(after)) w.after(this.renderSeconds, () => this.render(role));
         break;
       }
@@ -51,6 +59,39 @@ export class Mco {
     }
   }
 
+  /**
+   * The base image of each pool the simulation starts with (the release's OS image, which the
+   * real MCO has in its ControllerConfig): its rendered config's image when no MachineConfig of
+   * the pool carries one; else the one image its rendered configs have that none of those carry
+   * (a snapshot taken after a run: the config before bootcplan's MachineConfig).
+   */
+  start() {
+    const w = this.world;
+    const pools = new Set([...w.machineConfigs.values()].flatMap((m) => m.metadata.ownerReferences?.filter((r) => r.kind === 'MachineConfigPool').map((r) => r.name) ?? []));
+    for (const pool of pools) {
+      const carried = new Set([...w.machineConfigs.values()].filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL).flatMap((m) => (typeof m.spec?.osImageURL === 'string' ? [m.spec.osImageURL] : [])));
+      const rendered = [...w.machineConfigs.values()].filter((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'MachineConfigPool' && r.name === pool)).map((m) => m.spec?.osImageURL).filter((u): u is string => typeof u === 'string' && !carried.has(u));
+      const current = w.machineConfigs.get(w.get('MachineConfigPool', pool)?.spec?.configuration?.name ?? '')?.spec?.osImageURL;
+      const base = carried.size === 0 ? current : new Set(rendered).size === 1 ? rendered[0] : undefined;
+      if (typeof base === 'string') this.base.set(pool, base);
+    }
+  }
+
+  /** A MachineConfig was deleted: a pool's config renders again without it. */
+  onDelete(o: KObject) {
+    const role = o.metadata.labels?.[MCO_ROLE_LABEL];
+    if (role && hasShapeOf(o, 'MachineConfig') && o.spec?.osImageURL) this.world.after(this.renderSeconds, () => this.render(role));
+  }
+
+  /** Before the first MachineConfig with an osImageURL of a pool: the image of its rendered config is the base. */
+  private rememberBase(pool: string, created: KObject) {
+    if (this.base.has(pool)) return;
+    const w = this.world;
+    const others = [...w.machineConfigs.values()].some((m) => m !== created && m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL);
+    const rendered = w.machineConfigs.get(w.get('MachineConfigPool', pool)?.spec?.configuration?.name ?? '')?.spec?.osImageURL;
+    if (!others && typeof rendered === 'string') this.base.set(pool, rendered);
+  }
+
   /** A pool was unpaused (not by a write of the whole object): the node controller runs. */
   onUnpause(pool: string) {
     this.world.after(0, () => this.sync(pool));
@@ -64,9 +105,12 @@ export class Mco {
     const sources = [...w.machineConfigs.values()]
       .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL)
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-    const osImageURL = sources.length ? sources[sources.length - 1].spec?.osImageURL : current?.spec?.osImageURL;
+    const osImageURL = sources.length ? sources[sources.length - 1].spec?.osImageURL : this.base.get(pool) ?? current?.spec?.osImageURL;
     if (!osImageURL || current?.spec?.osImageURL === osImageURL) return;
-    const name = `rendered-${pool}-${createHash('md5').update(`${pool}/${osImageURL}`).digest('hex')}`;
+    // The same merged content renders the same name (pkg/controller/render/hash.go): here the
+    // only content that varies is the image, so a config of the pool with it is reused.
+    const same = [...w.machineConfigs.values()].find((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'MachineConfigPool' && r.name === pool) && m.spec?.osImageURL === osImageURL);
+    const name = same?.metadata.name ?? `rendered-${pool}-${createHash('md5').update(`${pool}/${osImageURL}`).digest('hex')}`;
     if (!w.machineConfigs.has(name)) {
       w.put({
         apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig',

@@ -7,8 +7,9 @@
  */
 import type { KObject, RecordDocument } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE, PROGRESS_NAME } from '../cluster/types.ts';
-import { type NodeProgress, type ProgressRecord, type ProgressState, ProgressMovedError } from '../apply/driver.ts';
-import { BOOTCPLAN_PROGRESS, encodeNodeProgress, nodeProgressOfAll } from '../apply/node-progress.ts';
+import { type NodeProgress, type ProgressRecord, type ProgressState, ProgressMovedError, DriverError } from '../apply/driver.ts';
+import { BOOTCPLAN_PROGRESS, encodeNodeProgress, nodeProgressOfAll } from '../cluster/progress.ts';
+import { decodeRunRecord } from '../cluster/run-record.ts';
 
 /** What bootcplan wrote to progress objects: count, bytes, and the largest value. */
 export interface ProgressWrites {
@@ -37,7 +38,11 @@ export class SimProgress {
   read(nodes: Iterable<KObject>): ProgressState {
     const cm = this.objects.get('ConfigMap', PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
     const text = cm?.data?.['run.json'];
-    return { run: text ? JSON.parse(text) : null, version: cm?.metadata.resourceVersion ?? null, nodes: nodeProgressOfAll(nodes) };
+    // Checked as the Kubernetes driver checks it (src/cluster/run-record.ts): a test or a
+    // rehearsal that edits the record sees the same refusal as a real cluster gives.
+    const run = text ? decodeRunRecord(text) : null;
+    if (typeof run === 'string') throw new DriverError(`ConfigMap ${BOOTCPLAN_NAMESPACE}/${PROGRESS_NAME}: run.json ${run}`);
+    return { run, version: cm?.metadata.resourceVersion ?? null, nodes: nodeProgressOfAll(nodes) };
   }
 
   write(p: ProgressRecord, version: string | null): string {

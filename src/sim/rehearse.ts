@@ -16,6 +16,8 @@ import { SimHealthSource, type SimHealthOptions } from './health.ts';
 import type { JitterOptions } from './jitter.ts';
 
 export interface RehearsalWave {
+  /** A wave of a rollback (its events carry `rollback: true`; docs/apply.md "Rollback"). */
+  rollback?: true;
   wave: number;
   /** seconds since the start */
   start: number;
@@ -39,6 +41,8 @@ export interface RehearsalGate {
 }
 
 export interface RehearsalPool {
+  /** The rollback's waves of the pool, apart from its forward waves (an entry of its own). */
+  rollback?: true;
   name: string;
   backend: string;
   maxUnavailable: number;
@@ -65,6 +69,10 @@ export interface Rehearsal {
    */
   wavesComparison?: { durationSeconds: number; estimatedSeconds: number; stopped: string | null } | null;
   reboots: { soft: number; hard: number; failed: number };
+  /** The most reboots of one node (a rollback takes a node back: at most 2). */
+  maxRebootsPerNode?: number;
+  /** The rollback the rehearsal ran (a rollback plan, or onFailure: rollback), or null. */
+  rollback?: RehearsalRollback | null;
   pools: RehearsalPool[];
   /** The health gates in the order they ran (absent when the plan has no checks). */
   gates?: RehearsalGate[];
@@ -72,6 +80,9 @@ export interface Rehearsal {
   healthFaults?: { failChecks: string[]; failRate: number; seed: number } | null;
   events: ApplyEvent[];
 }
+
+/** A rollback in a rehearsal: when, why, how many nodes in how many waves, the most out of service. */
+export interface RehearsalRollback { start: number; end: number | null; why: string; nodes: number; waves: number; peakUnavailable: number }
 
 export interface RehearseInput {
   plan: Plan;
@@ -101,21 +112,15 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
     const w = await simulate(input, twin, (s) => asWaves(input.replan(s)), durations);
     wavesComparison = { durationSeconds: Math.round(w.duration * 1000) / 1000, estimatedSeconds: twin.summary.estimatedSeconds, stopped: w.error ? messageOf(w.error) : null };
   }
-  const pools: RehearsalPool[] = input.plan.pools.map((p) => {
-    const waves: RehearsalWave[] = [];
-    for (const e of events) {
-      if (!('pool' in e) || e.pool !== p.name) continue;
-      if (e.type === 'wave-start') waves.push({ wave: e.wave, start: e.t, end: null, nodes: e.nodes });
-      if (e.type === 'wave-end') {
-        const w = waves.find((x) => x.wave === e.wave && x.end === null);
-        if (w) w.end = e.t;
-      }
-    }
-    return {
-      name: p.name, backend: p.backend, maxUnavailable: p.maxUnavailable.resolved,
-      peakUnavailable: sim.peakUnavailable.get(p.name) ?? 0, waves,
-      failedNodes: [...new Set(events.flatMap((e) => (e.type === 'node-failed' && e.pool === p.name ? [e.node] : [])))],
-    };
+  const pools: RehearsalPool[] = input.plan.pools.flatMap((p) => {
+    const waves = wavesOf(events, p.name);
+    const failedNodes = (back: boolean) => [...new Set(events.flatMap((e) => (e.type === 'node-failed' && e.pool === p.name && !!e.rollback === back ? [e.node] : [])))];
+    const entry = (back: boolean): RehearsalPool => ({
+      ...(back ? { rollback: true as const } : {}), name: p.name, backend: p.backend, maxUnavailable: p.maxUnavailable.resolved,
+      peakUnavailable: sim.peakUnavailable.get(p.name) ?? 0, waves: waves.filter((w) => !!w.rollback === back), failedNodes: failedNodes(back),
+    });
+    // A rollback plan rehearsed alone has only rollback waves; a forward plan's rollback (onFailure) follows its own.
+    return [...(input.plan.rollback ? [] : [entry(false)]), ...(waves.some((w) => w.rollback) ? [entry(true)] : [])];
   });
   const rehearsal: Rehearsal = {
     planId: input.plan.id,
@@ -132,6 +137,8 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
       hard: sim.reboots.filter((r) => r.kind === 'hard').length,
       failed: sim.reboots.filter((r) => r.failed).length,
     },
+    maxRebootsPerNode: Math.max(0, ...sim.rebootCounts().values()),
+    rollback: rollbackOf(events, sim),
     pools,
     events,
   };
@@ -141,6 +148,30 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
     rehearsal.healthFaults = h && ((h.failChecks?.length ?? 0) > 0 || (h.failRate ?? 0) > 0) ? { failChecks: (h.failChecks ?? []).map((r) => r.text), failRate: h.failRate ?? 0, seed: h.seed ?? 1 } : null;
   }
   return { rehearsal, error };
+}
+
+/** A pool's waves from the events: forward and rollback waves apart (their numbers start at 1 each). */
+function wavesOf(events: readonly ApplyEvent[], pool: string): RehearsalWave[] {
+  const waves: RehearsalWave[] = [];
+  for (const e of events) {
+    if (!('pool' in e) || e.pool !== pool) continue;
+    if (e.type === 'wave-start') waves.push({ ...(e.rollback ? { rollback: true as const } : {}), wave: e.wave, start: e.t, end: null, nodes: e.nodes });
+    if (e.type === 'wave-end') {
+      const w = waves.find((x) => x.wave === e.wave && x.end === null && !!x.rollback === !!e.rollback);
+      if (w) w.end = e.t;
+    }
+  }
+  return waves;
+}
+
+/** The rollback of the rehearsal, from its events and the simulator's cordon records. */
+function rollbackOf(events: readonly ApplyEvent[], sim: SimCluster): RehearsalRollback | null {
+  const start = events.find((e) => e.type === 'rollback-start');
+  if (!start || start.type !== 'rollback-start') return null;
+  const done = events.find((e) => e.type === 'rollback-done');
+  const waves = events.filter((e) => e.type === 'wave-start' && e.rollback).length;
+  const peak = Math.max(0, ...sim.cordons.filter((c) => c.t >= start.t && !c.wasUnavailable).map((c) => c.unavailableAfter));
+  return { start: start.t, end: done ? done.t : null, why: start.message, nodes: start.nodes, waves, peakUnavailable: peak };
 }
 
 async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSnapshot) => Plan, durations: PhaseDurations, onEvent?: (e: ApplyEvent) => void) {

@@ -80,6 +80,14 @@ t('cannot patch another MachineConfig (RBAC by name), nor add content to its own
   assert.equal(mc.spec.kernelArguments, ['quiet']);
 });
 
+t('deletes its own osImageURL MachineConfig (the rollback of an MCO pool it created one for), and no other', async () => {
+  await rejects(() => sa.request('DELETE', `${MC}/00-worker`, { body: { apiVersion: 'v1', kind: 'DeleteOptions' } }), (e) => e instanceof KubeApiError && e.status === 403);
+  assert.ok(await env.admin.request('GET', `${MC}/00-worker`));
+  const own = await env.admin.request('GET', `${MC}/99-worker-zz-bootcplan-os-image`);
+  await sa.request('DELETE', `${MC}/99-worker-zz-bootcplan-os-image`, { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: own.metadata.resourceVersion } } });
+  await rejects(() => env.admin.request('GET', `${MC}/99-worker-zz-bootcplan-os-image`), (e) => e?.name === 'NotFoundError' || (e instanceof KubeApiError && e.status === 404));
+});
+
 t('on a Node: may cordon and write bootcplan.dev/ annotations; may not touch labels, taints, other annotations or the rest of the spec', async () => {
   const node = '/api/v1/nodes/lp-1';
   await sa.request('PATCH', node, { body: { spec: { unschedulable: true }, metadata: { annotations: { 'bootcplan.dev/cordoned-by': 'bootcplan' } } }, contentType: MERGE });

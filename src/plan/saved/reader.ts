@@ -22,7 +22,7 @@ export interface LoadedPlan {
 
 const HINT = 'plan files are written by `bootcplan plan --out FILE`; plan again instead of editing one';
 
-function fail(file: string, code: string, message: string, at: { line: number; column: number } | null = null, expected = 'a plan file (JSON, formatVersion 1.0 or 1.1)'): LoadedPlan {
+function fail(file: string, code: string, message: string, at: { line: number; column: number } | null = null, expected = 'a plan file (JSON, formatVersion 1.0, 1.1 or 1.2)'): LoadedPlan {
   return { plan: null, diagnostics: [{ severity: 'error', code, message, path: null, file, line: at?.line ?? 1, column: at?.column ?? 1, expected, hint: HINT }] };
 }
 

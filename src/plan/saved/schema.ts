@@ -8,6 +8,7 @@ import { validate, type ObjectSchema, type Schema } from '../../base/schema.ts';
 import { CLUSTER_IDENTITY_KINDS } from '../../cluster/identity.ts';
 import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS, GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS } from '../types.ts';
 import { CONDITION_OPS, CONDITION_SUBJECTS } from '../../domain/health-condition.ts';
+import { originProblem } from '../../cluster/run-record.ts';
 
 const str: Schema = { type: 'string' };
 const strOrNull: Schema = { type: 'string', nullable: true };
@@ -34,7 +35,7 @@ const change = obj({
   action: { type: 'string', enum: CHANGE_ACTIONS }, reason: { type: 'string', enum: CHANGE_REASONS },
   patch: list(operation), before: anyJson, after: anyJson, object: anyJson,
   risk: { type: 'string', enum: RISKS }, order: { type: 'integer', min: 1 }, pool: strOrNull,
-  waitAfter: nullable(obj({ kind: { type: 'string', enum: ['skew-enforcement-not-automatic'] }, description: str })),
+  waitAfter: nullable(obj({ kind: { type: 'string', enum: ['skew-enforcement-not-automatic', 'pool-rendered'] }, description: str, pool: str, rendered: str }, ['kind', 'description'])),
   description: str,
 }, ['address', 'apiVersion', 'kind', 'namespace', 'name', 'action', 'reason', 'patch', 'risk', 'order']);
 
@@ -79,7 +80,31 @@ const pool = obj({
   nodeCount: count, upToDate: count, unavailableNow: list(str), waveSize: count,
   nodes: list(node), waves: list(list(str)), estimatedSeconds: num,
   rollout: { type: 'string', enum: ['slots'] }, wavesEstimatedSeconds: num, stagingTimeoutSeconds: { type: 'integer', min: 1 }, gates,
+  rollback: obj({ available: bool, to: strOrNull, via: str, download: bool, why: strOrNull }),
 }, ['name', 'backend', 'targetImage', 'targetDigest', 'controlPlane', 'priority', 'paused', 'rebootPolicy', 'drainTimeoutSeconds', 'soakSeconds', 'maxUnavailable', 'nodeCount', 'upToDate', 'unavailableNow', 'waveSize', 'nodes', 'waves', 'estimatedSeconds']);
+
+/** A pool's origin, checked by the run record's own rules (src/cluster/run-record.ts). */
+const origin: Schema = {
+  type: 'any', expected: 'a pool origin (kind bootc or mco)',
+  check: (v, path, ctx) => {
+    const bad = originProblem(v);
+    if (bad) ctx.report({ code: 'plan-invalid', path, message: `an origin ${bad}` });
+  },
+};
+const rollbackSection = obj({
+  of: obj({ planId: str, startedAt: str, run: obj({ id: str, planIds: list(str) }) }),
+  scope: { type: 'string', enum: ROLLBACK_SCOPES },
+  pool: strOrNull, wave: nullable({ type: 'integer', min: 1 }),
+  trigger: obj({ kind: { type: 'string', enum: ['health-check', 'manual'] }, check: strOrNull, observed: strOrNull, at: str }),
+  source: obj({
+    origins: { type: 'map', values: origin },
+    targets: { type: 'map', values: str },
+    order: list(str),
+    scopeWave: nullable(obj({ planId: str, pool: str, wave: { type: 'integer', min: 1 } })),
+  }),
+  leftovers: list(obj({ node: str, pool: str, what: { type: 'string', enum: ['target-still-staged', 'stages-origin'] } })),
+  excluded: list(obj({ node: str, pool: str, why: str })),
+});
 
 const windowInfo = nullable(obj({ start: str, end: str, timezone: str, wavesThatFit: count }));
 
@@ -110,4 +135,5 @@ export const planFileSchema: ObjectSchema = obj({
   specChanges: nullable(obj({ base: str, baseCommit: str, path: str, unified: str, added: count, removed: count })),
   schedule: nullable(obj({ evaluatedAt: str, open: windowInfo, next: windowInfo, totalWaves: count })),
   reviewOnly: bool,
+  rollback: rollbackSection,
 }, ['formatVersion', 'id', 'spec', 'cluster', 'changes', 'bootImages', 'pools', 'diagnostics', 'durations', 'summary']);

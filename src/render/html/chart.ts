@@ -49,9 +49,9 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
     const laneTop = y;
     const laneRows = lane.rows.length;
     const laneH = LANE_H + laneRows * rowH;
-    parts.push(`<rect class="lane" x="0" y="${f(laneTop)}" width="${W}" height="${f(laneH)}"/>`);
+    parts.push(`<rect class="lane${lane.rollback ? ' rollback' : ''}" x="0" y="${f(laneTop)}" width="${W}" height="${f(laneH)}"/>`);
     if (lane.waves.length) parts.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${f(laneTop + 3)}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${escapeHtml(lane.name)}: ${durationHtml(lane.start)} to ${durationHtml(lane.end)}</title></rect>`);
-    parts.push(`<text class="pool-label" x="8" y="${f(laneTop + 17)}">${escapeHtml(clipEnd(`pool ${lane.name}`, 26))}</text>`);
+    parts.push(`<text class="pool-label" x="8" y="${f(laneTop + 17)}">${escapeHtml(clipEnd(`pool ${lane.name}${lane.rollback ? ' (rollback)' : ''}`, 26))}</text>`);
     const laneSummary = lane.waves.length
       ? `${plural(lane.waves.reduce((s, w) => s + w.nodes, 0), 'node')}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`
       : 'no wave started';
@@ -78,7 +78,7 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
   const grid = ticks.map((t) => `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
     `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
     `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`).join('');
-  const end = endMarks(x, y, tl.totalSeconds, r ? estimate : undefined, beyond) + failRules.map((g) => failRule(g, x, y)).join('');
+  const end = endMarks(x, y, tl.totalSeconds, r ? estimate : undefined, beyond) + failRules.map((g) => failRule(g, x, y)).join('') + rollbackRule(tl, x, y);
   const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
   const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${f(height)}" width="${W}" height="${f(height)}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
@@ -109,6 +109,7 @@ function legendHtml(plan: Plan, tl: Timeline, r: Rehearsal | null, failedGate: b
     ...(r ? [['end', `rehearsal end`], ['estimate', 'plan estimate']] : []),
     ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
     ...(tl.pools.some((l) => l.gates?.length) ? [['gate passed', 'health gate passed'], ...(failedGate ? [['gate failed', 'health gate failed']] : [])] : []),
+    ...(tl.rollbackAt ? [['rollback', 'rollback (its own lanes)']] : []),
   ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
 }
 
@@ -241,4 +242,12 @@ export function f(n: number): string {
   const v = Number(n);
   if (!Number.isFinite(v)) return '0';
   return (Math.round(Math.max(-1e7, Math.min(1e7, v)) * 10) / 10).toString();
+}
+
+/** A rehearsal's rollback: a red rule across the chart where it started, labelled with why. */
+function rollbackRule(tl: Timeline, x: (t: number) => number, bottom: number): string {
+  const at = tl.rollbackAt;
+  if (!at) return '';
+  return `<line class="rollback-rule" x1="${f(x(at.t))}" y1="${AXIS_H - 4}" x2="${f(x(at.t))}" y2="${f(bottom)}"><title>${escapeHtml(at.label)}</title></line>` +
+    `<text class="rollback-label" x="${f(x(at.t) + 4)}" y="${AXIS_H + 10}">${escapeHtml(clipEnd(at.label, 60))}</text>`;
 }

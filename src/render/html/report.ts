@@ -28,6 +28,7 @@ import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, selfNodeSentence, wordO
 import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
 import { timelineChart } from './chart.ts';
 import { REPORT_CSS } from './style.ts';
+import { rollbackSection, ROLLBACK_CSS } from './rollback.ts';
 
 export interface HtmlOptions {
   /** Whole managed fields in the diffs instead of the changed ones with context. */
@@ -59,6 +60,7 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
   const title = `bootcplan ${r ? 'rehearsal of plan' : 'plan'} ${plan.spec.name} (${plan.id})`;
   const body = [
     header(plan, r),
+    rollbackSection(plan),
     r ? rehearsalSection(plan, r) : '',
     summary(plan),
     gitopsSection(plan),
@@ -71,7 +73,7 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
     healthSection(plan),
     footer(plan),
   ].filter(Boolean).join('\n');
-  return htmlDocument(title, body, plan.healthChecks?.length ? GATE_CSS : '');
+  return htmlDocument(title, body, `${plan.healthChecks?.length ? GATE_CSS : ''}${r?.rollback ? ROLLBACK_CSS : ''}`);
 }
 
 /** The report's page around `body`: the CSP, the stylesheet (and `css` after it), nothing fetched. Pure. */

@@ -1,0 +1,84 @@
+/**
+ * Holds (docs/apply.md "Holds"): a pool whose health check failed after this run updated nodes
+ * of it, or that was rolled back, is held for the run's target image. An apply that targets that
+ * image again exits 5 before it writes anything, until the spec targets another image for the
+ * pool (run-chain.ts carriedHolds drops the hold) or a human runs `apply --retry`. Without holds
+ * a GitOps CronJob (`apply PLANFILE --step`) would start the same plan again right after a
+ * rollback: the cluster then looks exactly as when the plan was made, so it is not stale.
+ */
+import { HeldTargetError } from '../base/errors.ts';
+import { MAX_HOLDS, type Hold, type ProgressRecord } from '../cluster/progress.ts';
+import type { Plan } from '../plan/types.ts';
+import type { ApplyContext } from './context.ts';
+import { isoOf } from './driver.ts';
+import { planTargets } from './run-chain.ts';
+
+/** The holds of a run record that a plan's targets meet (none for a rollback plan: it goes back from them). */
+export function holdsMet(plan: Plan, rec: ProgressRecord | null): Hold[] {
+  if (plan.rollback || !rec) return [];
+  const targets = planTargets(plan);
+  return (rec.holds ?? []).filter((h) => targets[h.pool] === h.target);
+}
+
+/**
+ * Refuses a plan whose targets are held, before anything is written (exit 5). `apply` calls it
+ * on the run record it reads before it checks a saved plan against the cluster: a held plan says
+ * so, rather than that the rollback made it stale.
+ */
+export function refuseHeld(plan: Plan, rec: ProgressRecord | null): void {
+  const met = holdsMet(plan, rec);
+  if (!met.length) return;
+  throw new HeldTargetError(`${met.length === 1 ? `pool ${met[0].pool} is` : `pools ${met.map((h) => h.pool).join(', ')} are`} held back from this image: nothing was written`, [
+    ...met.map(describeHold),
+    'apply --retry to try this image again (a human decision: the check that failed may fail again), or plan another image',
+  ]);
+}
+
+/** The holds this plan's targets meet refuse it, or, with `retry`, are lifted (reported as an event). */
+export function checkHolds(ctx: ApplyContext, retry: boolean): void {
+  const rec = ctx.book.record;
+  const met = holdsMet(ctx.plan, rec);
+  if (!met.length) return;
+  if (!retry) refuseHeld(ctx.plan, rec);
+  rec.holds = (rec.holds ?? []).filter((h) => !met.includes(h));
+  ctx.emit({ type: 'holds-cleared', pools: met.map((h) => h.pool), message: met.map(describeHold).join('; ') });
+}
+
+/** "pool worker: sha256:ab12… was rolled back at … because health check X failed (…)". */
+export function describeHold(h: Hold): string {
+  const what = h.action === 'rolled-back' ? 'was rolled back' : 'was halted';
+  const why = h.check ? `because health check ${h.check} failed (${h.observed})` : h.observed ? `(${h.observed})` : '';
+  return `pool ${h.pool}: ${h.target.startsWith('sha256:') ? h.target.slice(0, 19) + '…' : h.target} ${what} at ${h.at} ${why}`.trimEnd();
+}
+
+/** Records a hold (one per pool: a newer one replaces the pool's older one). */
+export function addHold(ctx: ApplyContext, hold: Omit<Hold, 'at'>): void {
+  const rec = ctx.book.record;
+  const rest = (rec.holds ?? []).filter((h) => h.pool !== hold.pool);
+  rec.holds = [...rest, { ...hold, observed: hold.observed.slice(0, 1024), at: isoOf(ctx.now()) }].slice(-MAX_HOLDS);
+}
+
+/**
+ * A rollback plan ran to its end: every pool it rolled back is held for the run's target, and
+ * the nodes it returned are reported (`rollback-done`).
+ */
+export function finishRollback(ctx: ApplyContext): void {
+  const r = ctx.plan.rollback;
+  if (!r) return;
+  for (const p of ctx.plan.pools) {
+    const target = r.source.targets[p.name];
+    if (!target) continue;
+    addHold(ctx, { pool: p.name, target, action: 'rolled-back', check: r.trigger.check, observed: r.trigger.observed ?? `rolled back by plan ${ctx.plan.id}`, planId: r.of.planId });
+  }
+  const nodes = ctx.plan.pools.flatMap((p) => p.nodes.filter((n) => n.wave !== null).map((n) => n.name));
+  ctx.emit({ type: 'rollback-done', planId: ctx.plan.id, nodes, message: r.leftovers.length ? `${r.leftovers.length} node(s) left with something of the run (see the plan's warnings)` : undefined });
+}
+
+/** A rollback plan's run starts: what it reverses, and how many nodes go back. */
+export function startRollback(ctx: ApplyContext): void {
+  const r = ctx.plan.rollback;
+  if (!r) return;
+  const nodes = ctx.plan.pools.reduce((n, p) => n + p.nodes.filter((x) => x.wave !== null).length, 0);
+  const why = r.trigger.check ? `health check ${r.trigger.check} failed${r.trigger.observed ? `: ${r.trigger.observed}` : ''}` : 'planned with plan --rollback';
+  ctx.emit({ type: 'rollback-start', planId: ctx.plan.id, of: r.of.planId, scope: r.scope, nodes, pools: ctx.plan.pools.map((p) => p.name), message: why });
+}

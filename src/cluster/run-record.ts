@@ -1,0 +1,129 @@
+/**
+ * Reading a run record back (src/cluster/progress.ts ProgressRecord), field by field: apply
+ * resumes from it, `status` prints it, holds refuse applies by it and `plan --rollback` turns
+ * it into a plan that reboots nodes. It is a ConfigMap anyone with write access to the
+ * namespace could edit, so a record of another shape is refused with the field that is wrong,
+ * never read half-way. Pure: both drivers use it (src/kube/progress-configmap.ts,
+ * src/sim/progress-store.ts).
+ */
+import {
+  type ProgressRecord, type PoolOrigin, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_PULLSPEC, isDigestReference,
+} from './progress.ts';
+
+const isMap = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isTime = (v: unknown) => typeof v === 'string' && v.length <= 64 && Number.isFinite(Date.parse(v));
+const isDigest = (v: unknown) => typeof v === 'string' && /^sha256:[0-9a-f]{64}$/.test(v);
+const isPlanId = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{16}$/.test(v);
+/** A Kubernetes object name (at most 253 characters, no space or control character). */
+const isName = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 253 && /^[^\s\p{Cc}]+$/u.test(v);
+/** An image reference as a pool or MachineConfig holds it (a tag or a digest). */
+const isReference = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= MAX_PULLSPEC && /^[^\s\p{Cc}]+$/u.test(v);
+const isText = (v: unknown, max: number) => typeof v === 'string' && v.length <= max;
+const orNull = (ok: (v: unknown) => boolean) => (v: unknown) => v === null || ok(v);
+
+/** Quotes a name from the record for a message (the caller's quoting makes it printable). */
+export type Quote = (s: string) => string;
+const defaultQuote: Quote = (s) => JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}...` : s);
+
+/** The record of a run.json text, or what is wrong with it (one phrase: "pool "w" has a ..."). */
+export function decodeRunRecord(text: unknown, quote: Quote = defaultQuote): ProgressRecord | string {
+  let p: any;
+  try {
+    p = JSON.parse(String(text));
+  } catch {
+    return 'is not valid JSON';
+  }
+  if (!isMap(p)) return 'is not a JSON object';
+  for (const f of ['planId', 'startedAt', 'updatedAt']) if (typeof p[f] !== 'string') return `has no string ${f}`;
+  for (const f of ['changesApplied', 'done']) if (typeof p[f] !== 'boolean') return `has no boolean ${f}`;
+  if (!isMap(p.pools)) return 'has no pools map';
+  if (p.preflightPassed !== undefined && typeof p.preflightPassed !== 'boolean') return 'has a preflightPassed that is not a boolean';
+  for (const [name, pool] of Object.entries<any>(p.pools)) {
+    const bad = poolProblem(pool);
+    if (bad) return `pool ${quote(name)} ${bad}`;
+  }
+  return runProblem(p, quote) ?? (p as ProgressRecord);
+}
+
+function poolProblem(pool: any): string | null {
+  if (!isMap(pool) || !Number.isSafeInteger(pool.wavesDone) || pool.wavesDone < 0 || typeof pool.done !== 'boolean') return 'is malformed';
+  if (pool.mcoUnpaused !== undefined && typeof pool.mcoUnpaused !== 'boolean') return 'has a mcoUnpaused that is not a boolean';
+  const seen = pool.stagingSeen;
+  if (seen !== undefined && (!isMap(seen) || Object.values(seen).some((t) => !isTime(t)))) return 'has a stagingSeen that is not a map of node names to times';
+  const i = pool.interrupted;
+  if (i !== undefined && i !== null && (!isMap(i) || typeof i.at !== 'string' || typeof i.reason !== 'string' || !(i.wave === null || Number.isSafeInteger(i.wave)))) return 'has a malformed interrupted entry';
+  if (pool.lastWaveEnd !== undefined && !orNull(isTime)(pool.lastWaveEnd)) return 'has a lastWaveEnd that is not a time';
+  if (pool.gatesPassed !== undefined && (!Number.isSafeInteger(pool.gatesPassed) || pool.gatesPassed < 0)) return 'has a gatesPassed that is not a count';
+  const h = pool.halted;
+  if (h !== undefined && h !== null && (!isMap(h) || !(h.node === null || isName(h.node)) || !isText(h.reason, 4096) || (h.check !== undefined && !isText(h.check, 253)))) return 'has a malformed halted entry';
+  if (pool.origin !== undefined && pool.origin !== null) {
+    const bad = originProblem(pool.origin);
+    if (bad) return `has an origin ${bad}`;
+  }
+  return null;
+}
+
+/** What is wrong with a pool's origin (src/cluster/progress.ts BootcOrigin, McoOrigin), or null. */
+export function originProblem(o: unknown): string | null {
+  if (!isMap(o)) return 'that is not an object';
+  if (o.kind === 'bootc') {
+    if (!isReference(o.ref)) return 'whose ref is not an image reference';
+    if (!orNull(isDigestReference)(o.image)) return 'whose image is not a digest reference (name@sha256:<64 hex>)';
+    if (!orNull(isDigest)(o.digest)) return 'whose digest is not sha256:<64 hex>';
+    if (o.image !== null && o.digest !== null && !String(o.image).endsWith(`@${o.digest}`)) return 'whose image and digest differ';
+    if (o.mixed !== null && (!Array.isArray(o.mixed) || o.mixed.length < 2 || o.mixed.length > 8 || !o.mixed.every(isDigest))) return 'whose mixed is not a list of 2 to 8 digests';
+    return null;
+  }
+  if (o.kind === 'mco') {
+    if (!isName(o.machineConfig) || !isName(o.rendered) || !orNull(isName)(o.renderedTarget)) return 'whose MachineConfig names are malformed';
+    if (!orNull(isReference)(o.osImageURL) || !isReference(o.image)) return 'whose images are not image references';
+    return null;
+  }
+  return 'of no known kind (bootc, mco)';
+}
+
+function runProblem(p: any, quote: Quote): string | null {
+  const r = p.run;
+  if (r !== undefined) {
+    if (!isMap(r) || !isPlanId(r.id) || !Array.isArray(r.planIds) || r.planIds.length < 1 || r.planIds.length > MAX_CHAIN || !r.planIds.every(isPlanId)) return 'has a malformed run (id, planIds: 1 to 64 plan ids)';
+    if (!isMap(r.targets) || !Object.entries(r.targets).every(([k, v]) => isName(k) && isReference(v))) return 'has run targets that are not pool names to images';
+  }
+  const s = p.spec;
+  if (s !== undefined && (!isMap(s) || !isText(s.name, 253) || !isText(s.path, 4096) || !/^[0-9a-f]{64}$/.test(String(s.sha256)) || !orNull((c) => isText(c, 64))(s.commit))) return 'has a malformed spec entry';
+  if (p.holds !== undefined) {
+    if (!Array.isArray(p.holds) || p.holds.length > MAX_HOLDS) return `has holds that are not a list of at most ${MAX_HOLDS}`;
+    const pools = new Set<string>();
+    for (const h of p.holds) {
+      const bad = holdProblem(h);
+      if (bad) return `has a hold ${bad}`;
+      if (pools.has(h.pool)) return `has two holds of pool ${quote(h.pool)}`;
+      pools.add(h.pool);
+    }
+  }
+  if (p.rollbackOf !== undefined && p.rollbackOf !== null) {
+    const bad = rollbackOfProblem(p.rollbackOf, quote);
+    if (bad) return `has a rollbackOf ${bad}`;
+  }
+  return null;
+}
+
+function holdProblem(h: any): string | null {
+  if (!isMap(h) || !isName(h.pool)) return 'without a pool name';
+  if (!isReference(h.target)) return 'whose target is not an image';
+  if (h.action !== 'halted' && h.action !== 'rolled-back') return 'whose action is not halted or rolled-back';
+  if (!orNull((c) => isName(c))(h.check) || !isText(h.observed, 1024) || !isTime(h.at) || !isPlanId(h.planId)) return 'with a malformed check, observed, at or planId';
+  return null;
+}
+
+function rollbackOfProblem(r: any, quote: Quote): string | null {
+  if (!isMap(r) || !isPlanId(r.planId) || !ROLLBACK_SCOPES.includes(r.scope)) return 'without a plan id and a scope (run, wave)';
+  if (!orNull(isName)(r.pool) || !(r.wave === null || (Number.isSafeInteger(r.wave) && r.wave >= 1))) return 'with a malformed pool or wave';
+  const t = r.trigger;
+  if (!isMap(t) || (t.kind !== 'health-check' && t.kind !== 'manual') || !orNull(isName)(t.check) || !orNull((o) => isText(o, 1024))(t.observed) || !isTime(t.at)) return 'with a malformed trigger';
+  if (!isMap(r.origins)) return 'without origins';
+  for (const [pool, o] of Object.entries(r.origins)) {
+    const bad = originProblem(o as PoolOrigin);
+    if (bad) return `whose origin of pool ${quote(pool)} is ${bad}`;
+  }
+  return null;
+}
