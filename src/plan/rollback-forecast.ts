@@ -1,5 +1,5 @@
 /**
- * The way back, forecast in a forward plan (docs/apply.md "Rollback", "The way back in every
+ * The way back, forecast in a forward plan (docs/apply.md "Rollback": "The way back in every
  * plan"): for each pool with a node to update, where a rollback of this run would take it, by which
  * lever, whether its nodes download the image again, or which refusal a rollback would meet. The
  * origin is the one the applier records before its first write (./rollback-origins.ts poolOrigin,
