@@ -16,7 +16,7 @@ export function rollbackSection(plan: Plan): string {
   if (facts.length) parts.push(`<ul>${facts.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
   parts.push('<table><thead><tr><th>Pool</th><th>Back to</th><th>Via</th><th>Download again</th></tr></thead><tbody>');
   for (const r of rows) {
-    const to = r.to === null ? `<strong>none</strong>: ${escapeHtml(r.refusal ?? '')}` : `<code>${escapeHtml(r.to)}</code>`;
+    const to = r.to === null ? `<b>none</b>: ${escapeHtml(r.refusal ?? '')}` : `<span class="mono">${escapeHtml(r.to)}</span>`;
     parts.push(`<tr><td>${escapeHtml(r.pool)}</td><td>${to}</td><td>${escapeHtml(r.via)}</td><td>${escapeHtml(r.download)}</td></tr>`);
   }
   parts.push('</tbody></table></section>');
