@@ -3,7 +3,8 @@
  * NAME@POINT` and `--fail-check-rate R`, the gates on the timeline and in the makespan, and the
  * promise that the health faults draw from a stream of their own: a `--seed` rehearsal without
  * them replays byte for byte (test/golden/rehearsal-seeded.txt was written by the bootcplan before
- * health checks existed, with the same command), and a plan with checks fails the same nodes.
+ * health checks existed, with the same command; only its plan id was updated since, when every plan
+ * gained its pools' way back), and a plan with checks fails the same nodes.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -16,6 +16,7 @@ import type { DraftChange } from './changes.ts';
 import { planBootImages } from './bootimages.ts';
 import { planPool, type PlannedPool } from './pool.ts';
 import { planHealth, gateCount } from './health.ts';
+import { forecastRollback } from './rollback-forecast.ts';
 import {
   PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, PLAN_FORMAT_VERSION_HEALTH, type Plan, type PlanChange, type PlanClusterInfo, type PlanPool, type PlanSpecInfo, type PlanSummary,
   type PhaseDurations, type RebootKind,
@@ -56,6 +57,7 @@ export function buildPlan(input: PlanInput): Plan {
 
   const changes: PlanChange[] = drafts.map((c, i) => ({ ...c, order: i + 1 }));
   const pools = plannedPools.map((x) => x.plan);
+  forecastRollbacks(pools, snapshot);
   const sorted = sortDiagnostics(diagnostics);
   const checks = health.checks;
   const body: Omit<Plan, 'id'> = {
@@ -115,6 +117,15 @@ function planPools(spec: RolloutSpec, snapshot: ClusterSnapshot, report: (d: Dia
     if (result) plannedPools.push(result);
   });
   return plannedPools.sort((a, b) => a.plan.priority - b.plan.priority || a.plan.name.localeCompare(b.plan.name));
+}
+
+/** Each pool's way back (PlanPool.rollback), on the pools this plan updates nodes of. */
+function forecastRollbacks(pools: PlanPool[], snapshot: ClusterSnapshot): void {
+  const ctx = { snapshot, idx: indexSnapshot(snapshot), bootcMembers: computeMembership(snapshot).bootc };
+  for (const pool of pools) {
+    const rollback = forecastRollback(pool, ctx);
+    if (rollback) pool.rollback = rollback;
+  }
 }
 
 /** Sets each pool's estimatedSeconds. */

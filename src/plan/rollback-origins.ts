@@ -14,10 +14,21 @@ import type { Plan, PlanPool } from './types.ts';
 export function poolOrigins(plan: Plan, snapshot: ClusterSnapshot): Record<string, PoolOrigin> {
   const out: Record<string, PoolOrigin> = {};
   for (const pool of plan.pools) {
-    const o = pool.backend === 'bootc' ? bootcOrigin(pool, snapshot) : mcoOrigin(pool, snapshot);
+    const o = poolOrigin(pool, snapshot);
     if (o) out[pool.name] = o;
   }
   return out;
+}
+
+/** One pool's origin, or null when the cluster has no pool image / rendered config to go back to. */
+export function poolOrigin(pool: PlanPool, snapshot: ClusterSnapshot): PoolOrigin | null {
+  return pool.backend === 'bootc' ? bootcOrigin(pool, snapshot) : mcoOrigin(pool, snapshot);
+}
+
+/** The lever a rollback pulls, in words (PlanPoolRollback.via): the pool's image, or bootcplan's MachineConfig. */
+export function rollbackVia(pool: string, origin: PoolOrigin): string {
+  if (origin.kind === 'bootc') return `BootcNodePool/${pool} spec.image.ref`;
+  return origin.osImageURL === null ? `MachineConfig/${origin.machineConfig} deleted (${origin.rendered} again)` : `MachineConfig/${origin.machineConfig} spec.osImageURL (${origin.rendered} again)`;
 }
 
 /** The pool's spec.image.ref, and the image its scheduled nodes boot (one digest, or `mixed`). */

@@ -17,6 +17,7 @@ import { orderNodesForRollout, orderNodesLikeMco, planWaves, waveSizeFor } from 
 import { bootcRollbackRole, inMcoRollback, type BootcRollbackRole } from '../domain/rollback.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG } from '../domain/labels.ts';
 import type { DraftChange } from './changes.ts';
+import { rollbackVia } from './rollback-origins.ts';
 import type { PlanNode, PlanPool, PlanRollback, RebootKind } from './types.ts';
 
 /** What planning one pool's rollback reads, and where its findings go. */
@@ -73,7 +74,7 @@ export function bootcPoolRollback(name: string, origin: BootcOrigin, target: str
   const reboot = (v: NodeView): RebootKind => (settings.rebootPolicy !== 'AllowSoftReboot' ? 'hard' : !staged(v) ? 'unknown' : v.stagedSoftRebootCapable ? 'soft' : 'hard');
   const { nodes, waves } = scheduleBack(name, back, settings, ctx, origin.digest, (vs) => orderNodesForRollout(vs.map((v) => ({ name: v.name, zone: v.zone, staged: staged(v), softReboot: staged(v) && reboot(v) === 'soft' }))), reboot, staged);
   const pool = planPool(name, 'bootc', origin.image, settings, nodes, waves);
-  pool.rollback = { available: true, to: origin.image, via: `BootcNodePool/${name} spec.image.ref`, download: false, why: null };
+  pool.rollback = { available: true, to: origin.image, via: rollbackVia(name, origin), download: false, why: null };
   return { pool, changes: change ? [change] : [] };
 }
 
@@ -160,8 +161,7 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, ctx: RollbackPo
   const byName = new Map(back.map((v) => [v.name, v]));
   const { nodes, waves } = scheduleBack(name, back, settings, ctx, to, (vs) => orderNodesLikeMco(vs.map((v) => ({ name: v.name, zone: v.zone, createdAt: byName.get(v.name)!.createdAt }))), () => 'hard', () => false);
   const pool = planPool(name, 'mco', origin.image, settings, nodes, waves);
-  const via = origin.osImageURL === null ? `MachineConfig/${origin.machineConfig} deleted (${origin.rendered} again)` : `MachineConfig/${origin.machineConfig} spec.osImageURL (${origin.rendered} again)`;
-  pool.rollback = { available: true, to: origin.image, via, download: true, why: null };
+  pool.rollback = { available: true, to: origin.image, via: rollbackVia(name, origin), download: true, why: null };
   return { pool, changes: change ? [change] : [] };
 }
 

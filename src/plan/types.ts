@@ -179,7 +179,23 @@ export interface PlanPool {
   rollback?: PlanPoolRollback;
 }
 
-/** Where a rollback takes a pool, and how (src/plan/rollback-planner.ts). */
+/**
+ * Why a forward plan's pool would have no way back (docs/apply.md "Rollback"): the rollback
+ * planner's refusal codes where they apply before the run (src/plan/rollback-pools.ts), and
+ * `rollback-origin-unknown`: the cluster shows no single image the pool runs now (no booted digest
+ * reported, or an MCO pool without a rendered config carrying an osImageURL).
+ */
+export const ROLLBACK_REFUSED_BY = ['rollback-mixed-origins', 'rollback-would-stage-unbooted', 'rollback-origin-unknown'] as const;
+export type RollbackRefusedBy = (typeof ROLLBACK_REFUSED_BY)[number];
+
+/**
+ * Where a rollback takes a pool, and how. In a rollback plan: the way being taken
+ * (src/plan/rollback-planner.ts). In a forward plan: where a rollback of this run would take the
+ * pool, forecast from the cluster as planned (src/plan/rollback-forecast.ts), on every pool with a
+ * node scheduled. Explanatory: the applier keeps the origins it reads before its first write
+ * (src/plan/rollback-origins.ts), never these; so no formatVersion of its own (docs/apply.md
+ * "Rollback": a 1.0 or 1.1 reader ignores it and applies the plan exactly as it would without).
+ */
 export interface PlanPoolRollback {
   available: boolean;
   /** The image the pool's nodes go back to. */
@@ -189,6 +205,8 @@ export interface PlanPoolRollback {
   /** The nodes download the image again (MCO: the rollback deployment is gone); bootc: stored. */
   download: boolean;
   why: string | null;
+  /** Set exactly when `available` is false in a forward plan: the refusal a rollback would meet. */
+  refusedBy?: RollbackRefusedBy;
 }
 
 export type { RollbackTrigger, PoolOrigin } from '../cluster/progress.ts';

@@ -21,7 +21,7 @@ import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
 import { formatDuration, formatCount, plural, foldNames, groupNodes, describeGroup, naturalCompare, rebootMix, riskTally, nodesLine } from './format.ts';
 import { planLine } from './text.ts';
-import { rollbackHeadline, rollbackFacts, poolRollbackRows } from './rollback.ts';
+import { rollbackHeadline, rollbackFacts, poolRollbackRows, FORWARD_WAY_BACK } from './rollback.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
 import { VERB, SYMBOL, poolKind, withArrows, escapeHtml, escapeMarkdown, neutraliseMentions, clipEnd, selfNodeSentence, wordOf } from './vocabulary.ts';
 
@@ -438,9 +438,12 @@ function rollbackMarkdown(plan: Plan): string[] {
     out.push(`#### :rewind: ${escapeMarkdown(head).replace(/^Rollback of plan (\S+)/, (_m, id) => `Rollback of plan ${code(id)}`)}`, '');
     for (const f of rollbackFacts(plan)) out.push(`- ${escapeMarkdown(f)}`);
     out.push('');
-  }
+  } else out.push(`**${escapeMarkdown(FORWARD_WAY_BACK)}**`, '');
   out.push('| Pool | Back to | Via | Download again |', '|---|---|---|---|');
-  for (const r of rows.slice(0, HEAD_BUDGET.pools)) out.push(`| ${escapeMarkdown(r.pool)} | ${code(r.to)} | ${escapeMarkdown(r.via)} | ${r.download} |`);
+  for (const r of rows.slice(0, HEAD_BUDGET.pools)) {
+    const to = r.to === null ? `:warning: none: ${escapeMarkdown(clipEnd(r.refusal ?? '', 600))}` : code(r.to);
+    out.push(`| ${escapeMarkdown(r.pool)} | ${to} | ${escapeMarkdown(r.via)} | ${r.download} |`);
+  }
   out.push('');
   return out;
 }

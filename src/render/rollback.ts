@@ -40,27 +40,43 @@ export function downloadWords(download: boolean): string {
   return download ? 'downloaded again: the MCO removed the rollback deployment' : 'the rollback deployment\'s image: no download';
 }
 
-/** "pool worker: back to IMAGE via LEVER (no download)", or null for a pool without a way back shown. */
-export function poolRollbackLine(p: PlanPool): string | null {
+/**
+ * A pool's way back in words: "back to IMAGE via LEVER (no download …)", or "none
+ * (rollback-mixed-origins): why"; null for a pool without one (a forward pool with no node to update).
+ */
+export function poolWayBack(p: PlanPool): string | null {
   const rb = p.rollback;
   if (!rb) return null;
-  if (!rb.available) return `pool ${p.name}: no rollback${rb.why ? `: ${rb.why}` : ''}`;
-  return `pool ${p.name}: back to ${shortDigest(rb.to, 12)} via ${rb.via} (${downloadWords(rb.download)})`;
+  if (!rb.available) return `none${rb.refusedBy ? ` (${rb.refusedBy})` : ''}${rb.why ? `: ${rb.why}` : ''}`;
+  return `back to ${shortDigest(rb.to, 12)} via ${rb.via} (${downloadWords(rb.download)})`;
 }
 
-/** Each pool's way back as table cells: pool, back to, via, download. */
-export function poolRollbackRows(plan: Plan): { pool: string; to: string; via: string; download: string }[] {
-  return plan.pools.flatMap((p) => (p.rollback ? [{ pool: p.name, to: p.rollback.available ? shortDigest(p.rollback.to, 12) : `none${p.rollback.why ? `: ${p.rollback.why}` : ''}`, via: p.rollback.via, download: p.rollback.download ? 'yes' : 'no' }] : []));
+/** "pool worker: back to IMAGE via LEVER (no download)", or null for a pool without a way back shown. */
+export function poolRollbackLine(p: PlanPool): string | null {
+  const way = poolWayBack(p);
+  return way === null ? null : `pool ${p.name}: ${way}`;
 }
 
-/** The text block: the headline and facts of a rollback plan, then each pool's way back. */
+/** Each pool's way back as table cells: pool, back to (null: none, `refusal` says why), via, download. */
+export function poolRollbackRows(plan: Plan): { pool: string; to: string | null; refusal: string | null; via: string; download: string }[] {
+  return plan.pools.flatMap((p) => {
+    const rb = p.rollback;
+    if (!rb) return [];
+    const refusal = rb.available ? null : `${rb.refusedBy ? `${rb.refusedBy}: ` : ''}${rb.why ?? 'no rollback'}`;
+    return [{ pool: p.name, to: rb.available ? shortDigest(rb.to, 12) : null, refusal, via: rb.via, download: rb.download ? 'yes' : 'no' }];
+  });
+}
+
+/** The heading of the pools' ways back in a forward plan (a rollback plan has its headline instead). */
+export const FORWARD_WAY_BACK = 'Way back: where a rollback of this run would take each pool (plan --rollback, or a health check\'s onFailure: rollback)';
+
+/**
+ * The text block of a rollback plan: its headline and facts, then each pool's way back. A forward
+ * plan says its pools' ways back in each pool's section instead (render/text.ts), next to its gates.
+ */
 export function rollbackTextLines(plan: Plan, paint: { bold: (s: string) => string; red: (s: string) => string; dim: (s: string) => string }): string[] {
   const head = rollbackHeadline(plan);
+  if (!head) return [];
   const pools = plan.pools.flatMap((p) => poolRollbackLine(p) ?? []);
-  if (!head && !pools.length) return [];
-  const out: string[] = [];
-  if (head) out.push(paint.red(paint.bold(head)), ...rollbackFacts(plan).map((l) => paint.dim(`  ${l}`)));
-  else out.push(paint.bold('Way back (plan --rollback):'));
-  out.push(...pools.map((l) => `  ${l}`), '');
-  return out;
+  return [paint.red(paint.bold(head)), ...rollbackFacts(plan).map((l) => paint.dim(`  ${l}`)), ...pools.map((l) => `  ${l}`), ''];
 }

@@ -10,7 +10,7 @@ import { formatDiagnostic } from '../base/diagnostics.ts';
 import { changeDiff } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
 import { forDisplay } from './secrets.ts';
-import { rollbackTextLines } from './rollback.ts';
+import { rollbackTextLines, poolWayBack } from './rollback.ts';
 import { VERB, SYMBOL, poolKind, selfNodeSentence, wordOf } from './vocabulary.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
 import {
@@ -69,7 +69,7 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
     out.push(...renderBootImages(plan, c), '');
   }
 
-  for (const pool of plan.pools) out.push(...renderPool(pool, c, opts), '');
+  for (const pool of plan.pools) out.push(...renderPool(pool, c, opts, !plan.rollback), '');
   if (plan.healthChecks?.length) out.push(...renderHealth(plan, c), '');
 
   if (plan.diagnostics.length) {
@@ -127,7 +127,8 @@ function renderBootImages(plan: Plan, c: Colors): string[] {
   return out;
 }
 
-function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
+/** `wayBack`: a forward plan's pool says where a rollback of the run would take it (a rollback plan says so in its head). */
+function renderPool(pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boolean): string[] {
   const mu = pool.maxUnavailable;
   const head = `Pool ${pool.name} (${poolKind(pool.backend)}, priority ${pool.priority}${pool.controlPlane ? ', control plane' : ''}): ` +
     `${pool.nodeCount} nodes, ${pool.upToDate} up to date; maxUnavailable ${mu.value} -> ${mu.resolved} (${mu.rule})` +
@@ -189,6 +190,8 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions): string[] {
   } else if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${soakWords(pool)}`));
   const gates = poolGatesLine(pool);
   if (gates) out.push(c.cyan(`  health gates: ${gates}`));
+  const way = wayBack ? poolWayBack(pool) : null;
+  if (way) out.push(pool.rollback?.available ? c.dim(`  rollback: ${way}`) : c.yellow(`  rollback: ${way}`));
   return out;
 }
 

@@ -6,7 +6,7 @@
  */
 import { validate, type ObjectSchema, type Schema } from '../../base/schema.ts';
 import { CLUSTER_IDENTITY_KINDS } from '../../cluster/identity.ts';
-import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS, GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS } from '../types.ts';
+import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS, GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS, ROLLBACK_REFUSED_BY } from '../types.ts';
 import { CONDITION_OPS, CONDITION_SUBJECTS } from '../../domain/health-condition.ts';
 import { originProblem } from '../../cluster/run-record.ts';
 
@@ -80,7 +80,7 @@ const pool = obj({
   nodeCount: count, upToDate: count, unavailableNow: list(str), waveSize: count,
   nodes: list(node), waves: list(list(str)), estimatedSeconds: num,
   rollout: { type: 'string', enum: ['slots'] }, wavesEstimatedSeconds: num, stagingTimeoutSeconds: { type: 'integer', min: 1 }, gates,
-  rollback: obj({ available: bool, to: strOrNull, via: str, download: bool, why: strOrNull }),
+  rollback: obj({ available: bool, to: strOrNull, via: str, download: bool, why: strOrNull, refusedBy: { type: 'string', enum: ROLLBACK_REFUSED_BY } }, ['available', 'to', 'via', 'download', 'why']),
 }, ['name', 'backend', 'targetImage', 'targetDigest', 'controlPlane', 'priority', 'paused', 'rebootPolicy', 'drainTimeoutSeconds', 'soakSeconds', 'maxUnavailable', 'nodeCount', 'upToDate', 'unavailableNow', 'waveSize', 'nodes', 'waves', 'estimatedSeconds']);
 
 /** A pool's origin, checked by the run record's own rules (src/cluster/run-record.ts). */

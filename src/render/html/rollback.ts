@@ -4,18 +4,21 @@
  */
 import type { Plan } from '../../plan/types.ts';
 import { escapeHtml } from '../vocabulary.ts';
-import { rollbackHeadline, rollbackFacts, poolRollbackRows } from '../rollback.ts';
+import { rollbackHeadline, rollbackFacts, poolRollbackRows, FORWARD_WAY_BACK } from '../rollback.ts';
 
 export function rollbackSection(plan: Plan): string {
   const head = rollbackHeadline(plan);
   const rows = poolRollbackRows(plan);
   if (!head && !rows.length) return '';
   const parts = ['<section id="rollback">'];
-  parts.push(`<h2>${escapeHtml(head ?? 'Way back (plan --rollback)')}</h2>`);
+  parts.push(`<h2>${escapeHtml(head ?? FORWARD_WAY_BACK)}</h2>`);
   const facts = rollbackFacts(plan);
   if (facts.length) parts.push(`<ul>${facts.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
   parts.push('<table><thead><tr><th>Pool</th><th>Back to</th><th>Via</th><th>Download again</th></tr></thead><tbody>');
-  for (const r of rows) parts.push(`<tr><td>${escapeHtml(r.pool)}</td><td><code>${escapeHtml(r.to)}</code></td><td>${escapeHtml(r.via)}</td><td>${escapeHtml(r.download)}</td></tr>`);
+  for (const r of rows) {
+    const to = r.to === null ? `<b>none</b>: ${escapeHtml(r.refusal ?? '')}` : `<span class="mono">${escapeHtml(r.to)}</span>`;
+    parts.push(`<tr><td>${escapeHtml(r.pool)}</td><td>${to}</td><td>${escapeHtml(r.via)}</td><td>${escapeHtml(r.download)}</td></tr>`);
+  }
   parts.push('</tbody></table></section>');
   return parts.join('\n');
 }
