@@ -15,78 +15,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD, type TestNode } from './builders.ts';
-import { planWith, runApply, newSim } from './apply-harness.ts';
-import { rollbackOf } from './rollback-harness.ts';
+import { NEW_DIGEST } from './builders.ts';
+import { runApply } from './apply-harness.ts';
+import { rollbackOf, shapeArb, runForward, updatedByRun, bootedDigest, type Shape } from './rollback-harness.ts';
 import { seeded } from './seeds.ts';
-import { nodeProgressOf } from '../src/cluster/progress.ts';
 import { digestOf } from '../src/domain/nodes.ts';
-import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG } from '../src/domain/labels.ts';
-import type { SimCluster } from '../src/sim/cluster.ts';
 
 const t = suite('rollback properties');
-const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
-const D = { stage: 120, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
-
-interface PoolShape { n: number; budget: number; cordoned: number; soft: boolean }
-interface Shape { pools: PoolShape[]; mco: PoolShape | null; steps: number; failRate: number; seed: number }
-
-const poolArb = fc.record({ n: fc.integer({ min: 1, max: 10 }), budget: fc.integer({ min: 1, max: 4 }), cordoned: fc.integer({ min: 0, max: 2 }), soft: fc.boolean() });
-const shapeArb: fc.Arbitrary<Shape> = fc.record({
-  pools: fc.array(poolArb, { minLength: 1, maxLength: 2 }),
-  mco: fc.option(poolArb, { nil: null }),
-  steps: fc.integer({ min: 1, max: 6 }),
-  failRate: fc.constantFrom(0, 0, 0.15),
-  seed: fc.integer({ min: 1, max: 1e6 }),
-});
-
-function build(sh: Shape) {
-  const b = new ClusterBuilder();
-  const pools: Record<string, unknown>[] = [];
-  const names = ['worker', 'infra'];
-  sh.pools.forEach((p, k) => {
-    const ns: TestNode[] = Array.from({ length: p.n }, (_, i) => ({ name: `${names[k][0]}-${String(i).padStart(2, '0')}`, zone: ZONES[i % 3], cordoned: i < p.cordoned }));
-    b.bootcPool(names[k], ns, { maxUnavailable: p.budget });
-    pools.push({ name: names[k], image: NEW, maxUnavailable: p.budget, rebootPolicy: p.soft ? 'AllowSoftReboot' : 'RebootOnly' });
-  });
-  if (sh.mco) {
-    b.mcoPool('edge', Array.from({ length: sh.mco.n }, (_, i) => ({ name: `e-${String(i).padStart(2, '0')}`, zone: ZONES[i % 3] })), { maxUnavailable: sh.mco.budget });
-    pools.push({ name: 'edge', image: NEW, maxUnavailable: sh.mco.budget });
-  }
-  const snap = b.snapshot();
-  return { snap, ...planWith(specYaml(pools), snap, D) };
-}
-
-/** Who the run updated, and what each booted before (bootc: its entry's from; MCO: the pre-run image). */
-function updatedByRun(sim: SimCluster, chain: Set<string>): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [name, node] of sim.nodes) {
-    const e = nodeProgressOf(node);
-    if (e && chain.has(e.planId) && e.step !== 'cordon' && e.from) out.set(name, e.from);
-    const ann = node.metadata.annotations ?? {};
-    const mcp = sim.get('MachineConfigPool', 'edge');
-    const rendered = mcp?.spec?.configuration?.name;
-    if (name.startsWith('e-') && rendered && rendered !== 'rendered-edge-0001' && (ann[MCO_CURRENT_CONFIG] === rendered || ann[MCO_DESIRED_CONFIG] === rendered)) out.set(name, OLD);
-  }
-  return out;
-}
-
-function bootedDigest(sim: SimCluster, name: string): string | null {
-  const bn = sim.get('BootcNode', name);
-  if (bn) return bn.status?.booted?.imageDigest ?? null;
-  const cfg = sim.get('Node', name)?.metadata.annotations?.[MCO_CURRENT_CONFIG];
-  return digestOf(sim.get('MachineConfig', cfg ?? '')?.spec?.osImageURL);
-}
-
 async function check(sh: Shape): Promise<void> {
-  const { snap, plan, replan } = build(sh);
-  const sim = newSim(snap, { durations: D, softRebootCapable: () => sh.pools.some((p) => p.soft), ...(sh.failRate ? { faults: { seed: sh.seed, rebootFailRate: sh.failRate } } : {}) });
-  for (let i = 0, stepped = 0; i < 40 && stepped < sh.steps; i++) {
-    const r = await runApply(sim, plan, replan, { step: true });
-    if (r.code !== 0 || r.result?.outcome === 'done' || r.result?.outcome === 'nothing-to-do') break;
-    if (r.result?.outcome === 'waiting') sim.advance(60);
-    else stepped++;
-  }
+  const sim = await runForward(sh);
   const rec = (await sim.driver().readProgress()).run;
   if (!rec?.run) return; // the run wrote nothing (a halt before its first wave)
   const updated = updatedByRun(sim, new Set(rec.run.planIds));

@@ -150,7 +150,10 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
     });
   const where: Position = { pool: null, wave: null };
   const driver = interruptible(raw, halt.signal);
-  const ctx = applyContext({ ...o, driver }, timeouts, t0, lease, where, halt.signal);
+  // The context running now: the plan's, or the rollback's it started (onFailure: rollback),
+  // whose record and unpaused MCO pools a stop must clean up.
+  const current = {} as { ctx: ApplyContext };
+  const ctx = applyContext({ ...o, driver }, timeouts, t0, lease, where, halt.signal, current);
   const stop = new AbortController();
   setMaxListeners(0, stop.signal); // one per staging watch (observeStaging)
   void lease.keepRenewed(stop.signal);
@@ -167,8 +170,8 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
     // stop request, where it stopped is recorded too (a lost lock writes nothing more).
     const stoppedBy = o.signal?.aborted && (err instanceof AbortedError || err instanceof InterruptedError) ? o.signal : null;
     if (err instanceof AbortedError) err = lease.lostError ?? err;
-    if (!lease.isLost) await stopSafely(ctx, raw, where, stoppedBy ? stopReasonOf(stoppedBy) : null).catch(() => undefined);
-    if (stoppedBy) throw new InterruptedError(signalName(stoppedBy), stoppedAt(where));
+    if (!lease.isLost) await stopSafely(current.ctx, raw, where, stoppedBy ? stopReasonOf(stoppedBy) : null).catch(() => undefined);
+    if (stoppedBy) throw new InterruptedError(signalName(stoppedBy), stoppedAt(where, current.ctx !== ctx));
     throw err;
   } finally {
     stop.abort();
@@ -187,21 +190,23 @@ function signalName(signal: AbortSignal): 'SIGINT' | 'SIGTERM' {
   return signal.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
 }
 
-function stoppedAt(where: Position): string {
+function stoppedAt(where: Position, inRollback: boolean): string {
   const at = where.pool ? `in pool ${where.pool}${where.wave !== null ? `, wave ${where.wave}` : ''}` : 'before the first wave';
-  return `${at}: stopped at a safe point, MCO pools bootcplan had unpaused are paused again, the lock is released; run apply again to continue`;
+  // The plan's own apply again is held (docs/apply.md "Continuing a rollback"): the rollback is what continues.
+  const next = inRollback ? 'the rollback is incomplete and the pools stay held: bootcplan plan --rollback plans the rest of it' : 'run apply again to continue';
+  return `${at}${inRollback ? ' of the rollback' : ''}: stopped at a safe point, MCO pools bootcplan had unpaused are paused again, the lock is released; ${next}`;
 }
 
-function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, lease: Lease, where: Position, stop: AbortSignal): ApplyContext {
+function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, lease: Lease, where: Position, stop: AbortSignal, current: { ctx: ApplyContext }): ApplyContext {
   const { plan, driver } = o;
   const pools = [...plan.pools].sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
   const now = () => driver.clock.now();
-  return {
+  return current.ctx = {
     plan, pools, driver, timeouts, replan: o.replan, policy: o.policy, step: !!o.step, selfNode: o.selfNode ?? null, retry: !!o.retry,
     lease, book: new ProgressBook(driver, plan, pools), health: o.health ?? null, stop,
     now,
     // A rollback in this apply (onFailure: rollback): its own context, the same lock and clock.
-    runRollback: (rollback, replan) => runPlan(applyContext({ ...o, plan: rollback, replan, policy: undefined, step: false, retry: false }, timeouts, t0, lease, where, stop), t0),
+    runRollback: (rollback, replan) => runPlan(applyContext({ ...o, plan: rollback, replan, policy: undefined, step: false, retry: false }, timeouts, t0, lease, where, stop, current), t0),
     emit: (e) => {
       if (e.type === 'wave-start') Object.assign(where, { pool: e.pool, wave: e.wave });
       else if (e.type === 'pool-start') Object.assign(where, { pool: e.pool, wave: null });

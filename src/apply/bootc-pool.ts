@@ -390,7 +390,11 @@ export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number,
  * it cordoned) stays cordoned, and that is reported.
  */
 async function uncordonOurs(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<boolean> {
-  const r = await retry(() => ctx.driver.uncordon(name, ctx.plan.id, ctx.book.doneEntry(name)));
+  // A rollback that continues an unfinished one (docs/apply.md "Continuing a rollback") undoes
+  // the cordons that one marked with its own plan id.
+  const entry = ctx.book.nodes[name];
+  const by = entry && ctx.plan.rollback?.continues?.includes(entry.planId) ? entry.planId : ctx.plan.id;
+  const r = await retry(() => ctx.driver.uncordon(name, by, ctx.book.doneEntry(name)));
   if (r === 'uncordoned') ctx.emit({ type: 'uncordon', pool: pool.name, node: name, wave: k });
   else if (r === 'not-ours') {
     const v = await peek(ctx.driver, (s) => viewIn(s, name));

@@ -32,7 +32,9 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
     if (hasWaves) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
     for (const c of changes.filter((x) => x.kind !== 'MachineConfigPool')) await applyChange(ctx, c, fresh);
   }
-  if (!pool.waves.length) return 'done';
+  // A rollback continued after its stop finds the pool paused by the stopped one, its nodes
+  // back already: left as the spec wants it all the same (docs/apply.md "Continuing a rollback").
+  if (!pool.waves.length) return ctx.plan.rollback ? leaveAsSpecWants(ctx, pool) : 'done';
   ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}; the MCO moves the nodes` });
   for (let k = 1; k <= pool.waves.length; k++) {
     if (ctx.book.waveDone(pool.name, k)) continue;
@@ -42,6 +44,10 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
     await afterWave(ctx, pool, k);
   }
   if ((await afterLastWave(ctx, pool)) === 'stepped') return 'stepped';
+  return leaveAsSpecWants(ctx, pool);
+}
+
+async function leaveAsSpecWants(ctx: ApplyContext, pool: PlanPool): Promise<'done'> {
   // bootcplan paused the pool between waves; leave it as the spec wants it, unless someone
   // else paused it meanwhile (no bootcplan.dev/paused-by mark: docs/safety.md rule 6).
   const theirs = await peek(ctx.driver, (s) => administratorPause(s.machineConfigPools.find((p) => p.metadata.name === pool.name)) !== null);

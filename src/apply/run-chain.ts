@@ -47,16 +47,23 @@ export function carriedHolds(holds: readonly Hold[], targets: Record<string, str
 
 /**
  * The run-level fields of a rollback plan's own record: a run of its own (its targets are the
- * origins), `rollbackOf` (what it reverses), and every hold as it was (the rollback adds its own
- * when it ends: holds.ts finishRollback).
+ * origins), `rollbackOf` (what it reverses, with what a continuation needs: docs/apply.md
+ * "Continuing a rollback"), and every hold as it was (the rollback adds its own when it ends:
+ * holds.ts finishRollback). A plan that continues the unfinished rollback `prev` records
+ * continues its run: one rollback, its plan ids in order.
  */
 export function rollbackRunFields(prev: ProgressRecord | null, plan: Plan): Pick<ProgressRecord, 'run' | 'spec' | 'holds' | 'rollbackOf'> {
   const r = plan.rollback!;
   const { name, path, sha256, commit } = plan.spec;
+  const targets = planTargets(plan);
+  const before = prev?.rollbackOf && !prev.done && prev.run && r.continues?.includes(prev.planId) ? prev.run : null;
   return {
-    run: { id: plan.id, planIds: [plan.id], targets: planTargets(plan) },
+    run: before ? { id: before.id, planIds: [...before.planIds.filter((id) => id !== plan.id), plan.id].slice(-MAX_CHAIN), targets } : { id: plan.id, planIds: [plan.id], targets },
     spec: { name, path, sha256, commit },
     holds: [...(prev?.holds ?? [])],
-    rollbackOf: { planId: r.of.planId, scope: r.scope, pool: r.pool, wave: r.wave, trigger: r.trigger, origins: r.source.origins },
+    rollbackOf: {
+      planId: r.of.planId, scope: r.scope, pool: r.pool, wave: r.wave, trigger: r.trigger, origins: r.source.origins,
+      startedAt: r.of.startedAt, run: { id: r.of.run.id, planIds: [...r.of.run.planIds] }, targets: r.source.targets, order: r.source.order, scopeWave: r.source.scopeWave,
+    },
   };
 }

@@ -131,6 +131,17 @@ export interface RollbackOf {
   wave: number | null;
   trigger: RollbackTrigger;
   origins: Record<string, PoolOrigin>;
+  /**
+   * What an unfinished rollback is continued from (`plan --rollback` after it was stopped or
+   * killed: docs/apply.md "Continuing a rollback"): the reversed run's start and plan ids (their
+   * node entries say who the run updated), each pool's run target, the pools' order and the
+   * wave of scope wave. Absent on a record that cannot be continued (then plan --rollback refuses).
+   */
+  startedAt?: string;
+  run?: { id: string; planIds: string[] };
+  targets?: Record<string, string>;
+  order?: string[];
+  scopeWave?: { planId: string; pool: string; wave: number } | null;
 }
 
 /** Where the run's spec came from, as the forward plan recorded it. */

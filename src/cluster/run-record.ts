@@ -125,5 +125,20 @@ function rollbackOfProblem(r: any, quote: Quote): string | null {
     const bad = originProblem(o as PoolOrigin);
     if (bad) return `whose origin of pool ${quote(pool)} is ${bad}`;
   }
+  return continuationProblem(r);
+}
+
+/** The fields an unfinished rollback is continued from (all or none: progress.ts RollbackOf). */
+function continuationProblem(r: any): string | null {
+  const fields = ['startedAt', 'run', 'targets', 'order', 'scopeWave'];
+  const present = fields.filter((f) => r[f] !== undefined);
+  if (!present.length) return null;
+  if (present.length < fields.length) return `with only some of ${fields.join(', ')}`;
+  if (!isTime(r.startedAt)) return 'with a startedAt that is not a time';
+  if (!isMap(r.run) || !isPlanId(r.run.id) || !Array.isArray(r.run.planIds) || r.run.planIds.length < 1 || r.run.planIds.length > MAX_CHAIN || !r.run.planIds.every(isPlanId)) return 'with a malformed run (id, planIds: 1 to 64 plan ids)';
+  if (!isMap(r.targets) || !Object.entries(r.targets).every(([k, v]) => isName(k) && isReference(v))) return 'with targets that are not pool names to images';
+  if (!Array.isArray(r.order) || r.order.length > 64 || !r.order.every(isName)) return 'with an order that is not a list of pool names';
+  const w = r.scopeWave;
+  if (w !== null && (!isMap(w) || !isPlanId(w.planId) || !isName(w.pool) || !Number.isSafeInteger(w.wave) || w.wave < 1)) return 'with a malformed scopeWave';
   return null;
 }

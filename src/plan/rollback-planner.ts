@@ -29,6 +29,8 @@ export interface RollbackInput {
   wave: number | null;
   trigger: PlanRollback['trigger'];
   source: PlanRollback['source'];
+  /** The plan ids of the unfinished rollback this one continues (empty: a rollback of its own). */
+  continues: string[];
 }
 
 /** Why no rollback can be planned from a record (`plan --rollback` exits 1 with it). */
@@ -37,7 +39,7 @@ export interface RollbackRefusal { refused: string; hint: string }
 /** The input of a rollback of the run `rec` records, or why there is none. */
 export function rollbackInputOf(rec: ProgressRecord | null, scope: RollbackScope): RollbackInput | RollbackRefusal {
   if (!rec) return { refused: 'this cluster has no run record: bootcplan has applied nothing here (or the record was deleted)', hint: 'a rollback reverses the last apply; there is none to reverse' };
-  if (rec.rollbackOf) return { refused: `the latest run is itself a rollback (of plan ${rec.rollbackOf.planId}): nothing to roll back`, hint: 'plan the spec to go forward again' };
+  if (rec.rollbackOf) return continuationOf(rec, rec.rollbackOf);
   const pools = Object.entries(rec.pools);
   const origins = Object.fromEntries(pools.flatMap(([name, p]) => (p.origin ? [[name, p.origin] as const] : [])));
   if (!rec.run || !rec.spec || !Object.keys(origins).length) {
@@ -62,6 +64,30 @@ export function rollbackInputOf(rec: ProgressRecord | null, scope: RollbackScope
       targets: Object.fromEntries(Object.entries(rec.run.targets).filter(([p]) => Object.hasOwn(origins, p))),
       scopeWave: scope === 'wave' ? { planId: rec.planId, pool: pool!, wave: wave! } : null,
     },
+    continues: [],
+  };
+}
+
+/**
+ * The latest run is a rollback. Finished, it is never rolled back: that would send the nodes
+ * forward to the image whose failure it reversed. Unfinished (stopped, killed, halted), the new
+ * plan continues it (docs/apply.md "Continuing a rollback"): the same run reversed, to the same
+ * origins, from the rollback's record and the nodes as they are now; the nodes it already
+ * returned boot their origin and are left alone, the ones it left mid-way carry its entries.
+ * The scope it was made with is kept (the one asked for now does not apply).
+ */
+function continuationOf(rec: ProgressRecord, rb: NonNullable<ProgressRecord['rollbackOf']>): RollbackInput | RollbackRefusal {
+  if (rec.done) return { refused: `the latest run is itself a rollback (of plan ${rb.planId}), and it finished: nothing to roll back`, hint: 'plan the spec to go forward again (the pools stay held for the image that was rolled back until apply --retry)' };
+  if (!rb.run || !rb.targets || !rb.order || rb.scopeWave === undefined || !rb.startedAt || !rec.spec || !rec.run) {
+    return { refused: `the latest run is an unfinished rollback (plan ${rec.planId}) whose record keeps no way to continue it: it was written by an earlier bootcplan`, hint: 'apply that rollback plan file again, or finish its nodes by hand (bootcplan status lists the ones in flight)' };
+  }
+  const { name, path, sha256, commit } = rec.spec;
+  return {
+    spec: { name, path, ref: null, commit, sha256, dirty: null },
+    of: { planId: rb.planId, startedAt: rb.startedAt, run: { id: rb.run.id, planIds: [...rb.run.planIds] } },
+    scope: rb.scope, pool: rb.pool, wave: rb.wave, trigger: rb.trigger,
+    source: { origins: rb.origins, order: [...rb.order], targets: { ...rb.targets }, scopeWave: rb.scopeWave },
+    continues: [...rec.run.planIds],
   };
 }
 
@@ -83,7 +109,7 @@ function lastWave(p: PoolProgress): number | null {
 /** The input a rollback plan was made from (its sealed section): apply re-plans from it. */
 export function rollbackInputOfPlan(plan: Plan): RollbackInput {
   const r = plan.rollback!;
-  return { spec: plan.spec, of: r.of, scope: r.scope, pool: r.pool, wave: r.wave, trigger: r.trigger, source: r.source };
+  return { spec: plan.spec, of: r.of, scope: r.scope, pool: r.pool, wave: r.wave, trigger: r.trigger, source: r.source, continues: [...(r.continues ?? [])] };
 }
 
 export interface RollbackOptions {
@@ -97,8 +123,11 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
   const diagnostics: Diagnostic[] = [];
   const idx = indexSnapshot(snapshot);
   const membership = computeMembership(snapshot);
-  const rollback: PlanRollback = { ...input, leftovers: [], excluded: [] };
-  delete (rollback as Partial<RollbackInput>).spec;
+  const { spec: _spec, continues, ...section } = input;
+  // `continues` only on a continuation: a rollback of its own seals as before.
+  const rollback: PlanRollback = { ...section, leftovers: [], excluded: [], ...(continues.length ? { continues: [...continues] } : {}) };
+  // Whose node entries mark nodes in flight of this rollback: the plans it continues, and itself on a re-plan.
+  const own = new Set([...continues, ...(opts.ownPlanId ? [opts.ownPlanId] : [])]);
   const pools: PlanPool[] = [];
   const drafts: Omit<PlanChange, 'order'>[] = [];
   for (const name of input.source.order) {
@@ -108,7 +137,7 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
     if (input.source.scopeWave && origin.kind === 'bootc' && name !== input.source.scopeWave.pool) continue;
     const ctx: RollbackPoolContext = {
       snapshot, idx, members: (origin.kind === 'bootc' ? membership.bootc.get(name) : membership.mco.get(name)) ?? [],
-      chain: new Set(input.of.run.planIds), ownPlanId: opts.ownPlanId ?? null,
+      chain: new Set(input.of.run.planIds), own,
       scopeWave: input.source.scopeWave, widened: input.scope === 'wave' && origin.kind === 'mco',
       report: (d: DiagnosticInput) => diagnostics.push(diagnosticAt(null, d)), leftovers: rollback.leftovers, excluded: rollback.excluded,
     };

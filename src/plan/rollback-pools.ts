@@ -26,8 +26,11 @@ export interface RollbackPoolContext {
   idx: NodeIndex;
   members: readonly string[];
   chain: ReadonlySet<string>;
-  /** The rollback plan's own id on a re-plan (its entries are its nodes in flight), else null. */
-  ownPlanId: string | null;
+  /**
+   * The plan ids whose entries are this rollback's nodes in flight: its own on a re-plan, and
+   * those of the unfinished rollback it continues.
+   */
+  own: ReadonlySet<string>;
   scopeWave: PlanRollback['source']['scopeWave'];
   widened: boolean;
   report: (d: DiagnosticInput) => void;
@@ -69,10 +72,11 @@ export function bootcPoolRollback(name: string, origin: BootcOrigin, target: str
   const back = [...(roles.get('rollback') ?? []), ...(roles.get('degraded') ?? [])];
   refuseBootc(name, origin, roles, ctx);
   const change = bootcPoolChange(bnp, name, origin, target, ctx);
-  const settings = liveSettings({ kind: 'BootcNodePool', obj: bnp }, name, ctx);
+  const ours = (v: NodeView) => ownEntry(ctx, v);
+  const settings = liveSettings({ kind: 'BootcNodePool', obj: bnp }, name, ctx, ours);
   const staged = (v: NodeView) => v.stagedDigest === origin.digest;
   const reboot = (v: NodeView): RebootKind => (settings.rebootPolicy !== 'AllowSoftReboot' ? 'hard' : !staged(v) ? 'unknown' : v.stagedSoftRebootCapable ? 'soft' : 'hard');
-  const { nodes, waves } = scheduleBack(name, back, settings, ctx, origin.digest, (vs) => orderNodesForRollout(vs.map((v) => ({ name: v.name, zone: v.zone, staged: staged(v), softReboot: staged(v) && reboot(v) === 'soft' }))), reboot, staged);
+  const { nodes, waves } = scheduleBack(name, back, settings, ctx, origin.digest, (vs) => orderNodesForRollout(vs.map((v) => ({ name: v.name, zone: v.zone, staged: staged(v), softReboot: staged(v) && reboot(v) === 'soft' }))), reboot, staged, ours);
   const pool = planPool(name, 'bootc', origin.image, settings, nodes, waves);
   pool.rollback = { available: true, to: origin.image, via: rollbackVia(name, origin), download: false, why: null };
   return { pool, changes: change ? [change] : [] };
@@ -83,9 +87,11 @@ function bootcRole(v: NodeView, entry: NodeProgress | null, pool: string, target
   const desired: unknown = bn?.spec?.desiredImage;
   const rebootRequested = conditionOf(bn, 'Idle')?.reason === 'Rebooting' || (bn?.spec?.desiredImageState === 'Booted' && digestOf(typeof desired === 'string' ? desired : null) === target);
   const onTarget = v.bootedDigest === target || rebootRequested;
-  // The rollback's own nodes in flight (a re-plan while it runs): the plan that took them saw
-  // their `from`; their entry now records the target they go back from.
-  if (entry && ctx.ownPlanId && entry.planId === ctx.ownPlanId && entry.pool === pool && entry.step !== 'done' && onTarget) return v.degraded ? 'degraded' : 'rollback';
+  // The rollback's own nodes in flight (a re-plan while it runs, or a rollback continued after a
+  // stop or a kill): the plan that took them saw their `from`; their entry now records the
+  // target they go back from. One already back on the origin is still in flight (cordoned,
+  // its entry not done): the applier uncordons it without a reboot (bootc-pool.ts atTarget).
+  if (entry && ctx.own.has(entry.planId) && entry.pool === pool && entry.step !== 'done' && (onTarget || v.bootedDigest === origin)) return v.degraded ? 'degraded' : 'rollback';
   return bootcRollbackRole({
     entry, chain: ctx.chain, wave: ctx.scopeWave, pool, bootedDigest: v.bootedDigest, stagedDigest: v.stagedDigest,
     rollbackDigest: typeof bn?.status?.rollback?.imageDigest === 'string' ? bn.status.rollback.imageDigest : null,
@@ -156,10 +162,17 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, ctx: RollbackPo
     ctx.report({ severity: 'warning', code: 'rollback-scope-widened-mco', path: path(name), message: `pool ${name} is an MCO pool: the MCO moves every node off a config it no longer targets, so its rollback takes all ${back.length} node(s) on ${renderedTarget}, all updated by this run (scope wave acts as run here)` });
   }
   const change = mcoChange(name, origin, ctx);
-  const settings = liveSettings({ kind: 'MachineConfigPool', obj: mcp }, name, ctx);
+  // Nodes the MCO moves back to the pre-run config already (the rollback put the MachineConfig
+  // back, then was stopped or killed): the rollback's own in flight, out of service for it, not
+  // against it; their wave lets the MCO finish them and leaves the pool as the spec wants it.
+  const movingBack = (v: NodeView) => {
+    const ann = ctx.idx.nodes.get(v.name)?.metadata.annotations ?? {};
+    return ann[MCO_DESIRED_CONFIG] === origin.rendered && ann[MCO_CURRENT_CONFIG] !== origin.rendered;
+  };
+  const settings = liveSettings({ kind: 'MachineConfigPool', obj: mcp }, name, ctx, movingBack);
   const to = digestOf(origin.image) ?? origin.image;
   const byName = new Map(back.map((v) => [v.name, v]));
-  const { nodes, waves } = scheduleBack(name, back, settings, ctx, to, (vs) => orderNodesLikeMco(vs.map((v) => ({ name: v.name, zone: v.zone, createdAt: byName.get(v.name)!.createdAt }))), () => 'hard', () => false);
+  const { nodes, waves } = scheduleBack(name, back, settings, ctx, to, (vs) => orderNodesLikeMco(vs.map((v) => ({ name: v.name, zone: v.zone, createdAt: byName.get(v.name)!.createdAt }))), () => 'hard', () => false, movingBack);
   const pool = planPool(name, 'mco', origin.image, settings, nodes, waves);
   pool.rollback = { available: true, to: origin.image, via: rollbackVia(name, origin), download: true, why: null };
   return { pool, changes: change ? [change] : [] };
@@ -196,7 +209,7 @@ function mcoChange(name: string, origin: McoOrigin, ctx: RollbackPoolContext): D
 interface LiveSettings { budget: ResolvedBudget; controlPlane: boolean; drainTimeoutSeconds: number | null; rebootPolicy: 'RebootOnly' | 'AllowSoftReboot'; unavailableNow: string[]; nodeCount: number }
 
 /** The pool's settings as bootcplan wrote them to it (budget, drain timeout, reboot policy). */
-function liveSettings(pool: { kind: 'BootcNodePool'; obj: BootcNodePoolObject } | { kind: 'MachineConfigPool'; obj: MachineConfigPoolObject }, name: string, ctx: RollbackPoolContext): LiveSettings {
+function liveSettings(pool: { kind: 'BootcNodePool'; obj: BootcNodePoolObject } | { kind: 'MachineConfigPool'; obj: MachineConfigPoolObject }, name: string, ctx: RollbackPoolContext, ownInFlight: (v: NodeView) => boolean): LiveSettings {
   const bootc = pool.kind === 'BootcNodePool';
   const bnp = pool.kind === 'BootcNodePool' ? pool.obj : undefined;
   const mcp = pool.kind === 'MachineConfigPool' ? pool.obj : undefined;
@@ -210,7 +223,6 @@ function liveSettings(pool: { kind: 'BootcNodePool'; obj: BootcNodePoolObject } 
   const drain: unknown = bnp?.spec?.rollout?.drainTimeoutSeconds;
   const policy: unknown = bnp?.spec?.disruption?.rebootPolicy;
   // The rollback's own nodes in flight are out of service for it, not against it.
-  const ownInFlight = (v: NodeView) => !!ctx.ownPlanId && nodeProgressOf(ctx.idx.nodes.get(v.name))?.planId === ctx.ownPlanId;
   return {
     budget, controlPlane, drainTimeoutSeconds: typeof drain === 'number' ? drain : null, rebootPolicy: policy === 'AllowSoftReboot' ? 'AllowSoftReboot' : 'RebootOnly',
     unavailableNow: views.filter((v) => v.unavailable !== null && !ownInFlight(v)).map((v) => v.name), nodeCount: views.length,
@@ -220,18 +232,21 @@ function liveSettings(pool: { kind: 'BootcNodePool'; obj: BootcNodePoolObject } 
 /** The nodes going back, as plan nodes in waves; the ones out of service now are listed, not taken. */
 function scheduleBack<T extends { name: string }>(
   name: string, back: NodeView[], s: LiveSettings, ctx: RollbackPoolContext, to: string,
-  order: (vs: NodeView[]) => T[], reboot: (v: NodeView) => RebootKind, staged: (v: NodeView) => boolean,
+  order: (vs: NodeView[]) => T[], reboot: (v: NodeView) => RebootKind, staged: (v: NodeView) => boolean, ownInFlight: (v: NodeView) => boolean,
 ): { nodes: PlanNode[]; waves: string[][] } {
-  const own = (v: NodeView) => !!ctx.ownPlanId && nodeProgressOf(ctx.idx.nodes.get(v.name))?.planId === ctx.ownPlanId;
-  const blocked = (v: NodeView) => (v.degraded ? 'degraded' : v.unavailable !== null && !own(v) ? v.unavailable : null);
+  const blocked = (v: NodeView) => (v.degraded ? 'degraded' : v.unavailable !== null && !ownInFlight(v) ? v.unavailable : null);
   const ready = back.filter((v) => blocked(v) === null);
-  const size = waveSizeFor(s.budget.resolved, s.unavailableNow.length, s.controlPlane);
-  const waves = size >= 1 && ready.length ? planWaves(order(ready).map((x) => x.name), size) : [];
+  // Nodes out of service now that use up the budget leave no node behind: waves of one, each
+  // cordon waiting until the budget allows it (the applier checks it at every cordon, and
+  // halts, saying why, when it never does). A rollback that schedules fewer nodes than it lists
+  // would end "done" with nodes still on the run's image.
+  const size = rollbackWaveSize(s);
+  const waves = ready.length ? planWaves(order(ready).map((x) => x.name), size) : [];
   const waveOf = new Map<string, number>();
   waves.forEach((w, i) => w.forEach((n) => waveOf.set(n, i + 1)));
   const nodes: PlanNode[] = back.map((v) => {
     const why = blocked(v);
-    const n: PlanNode = { name: v.name, zone: v.zone, from: v.bootedDigest ?? v.bootedImage, to, reboot: reboot(v), wave: why ? null : waveOf.get(v.name) ?? null, staged: staged(v), blockedBy: why ?? (waveOf.has(v.name) ? null : 'no-budget') };
+    const n: PlanNode = { name: v.name, zone: v.zone, from: ownFrom(ctx, v) ?? v.bootedDigest ?? v.bootedImage, to, reboot: reboot(v), wave: why ? null : waveOf.get(v.name) ?? null, staged: staged(v), blockedBy: why ?? (waveOf.has(v.name) ? null : 'no-budget') };
     if (why) {
       n.conditions = v.conditions;
       ctx.excluded.push({ node: v.name, pool: name, why });
@@ -245,11 +260,33 @@ function scheduleBack<T extends { name: string }>(
   return { nodes, waves };
 }
 
+/** The budget left now (the control plane: one), and never less than one node. */
+function rollbackWaveSize(s: LiveSettings): number {
+  return Math.max(1, waveSizeFor(s.budget.resolved, s.unavailableNow.length, s.controlPlane));
+}
+
+/**
+ * What a node in flight of this rollback goes back from: the image its entry recorded at the
+ * rollback's cordon, not the one it boots now. A node that rebooted onto its origin while the
+ * rollback was stopped or killed stays in the plan (cordoned: the applier uncordons it without a
+ * reboot) under the same `from`, so the plan made before and the one made now agree.
+ */
+function ownFrom(ctx: RollbackPoolContext, v: NodeView): string | null {
+  const e = nodeProgressOf(ctx.idx.nodes.get(v.name));
+  return e && ctx.own.has(e.planId) && e.step !== 'done' && e.from ? digestOf(e.from) : null;
+}
+
+/** The node's entry is this rollback's and in flight. */
+function ownEntry(ctx: RollbackPoolContext, v: NodeView): boolean {
+  const e = nodeProgressOf(ctx.idx.nodes.get(v.name));
+  return !!e && ctx.own.has(e.planId) && e.step !== 'done';
+}
+
 function planPool(name: string, backend: 'bootc' | 'mco', image: string, s: LiveSettings, nodes: PlanNode[], waves: string[][]): PlanPool {
   return {
     name, backend, targetImage: image, targetDigest: digestOf(image), controlPlane: s.controlPlane, priority: 0, paused: false,
     rebootPolicy: s.rebootPolicy, drainTimeoutSeconds: s.drainTimeoutSeconds, soakSeconds: 0, maxUnavailable: s.budget,
     nodeCount: s.nodeCount, upToDate: s.nodeCount - nodes.length, unavailableNow: s.unavailableNow,
-    waveSize: waveSizeFor(s.budget.resolved, s.unavailableNow.length, s.controlPlane), nodes, waves, estimatedSeconds: 0,
+    waveSize: rollbackWaveSize(s), nodes, waves, estimatedSeconds: 0,
   };
 }

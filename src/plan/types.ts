@@ -237,6 +237,11 @@ export interface PlanRollback {
   leftovers: { node: string; pool: string; what: 'target-still-staged' | 'stages-origin' }[];
   /** Nodes the run updated that the rollback leaves to a human. */
   excluded: { node: string; pool: string; why: 'degraded' | 'not-ready' | 'cordoned' | 'updating' }[];
+  /**
+   * Only when it continues an unfinished rollback (docs/apply.md "Continuing a rollback"): the
+   * plan ids of that rollback's plans; their node entries mark its nodes in flight.
+   */
+  continues?: string[];
 }
 
 export interface PlanSpecInfo {

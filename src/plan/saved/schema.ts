@@ -104,7 +104,8 @@ const rollbackSection = obj({
   }),
   leftovers: list(obj({ node: str, pool: str, what: { type: 'string', enum: ['target-still-staged', 'stages-origin'] } })),
   excluded: list(obj({ node: str, pool: str, why: str })),
-});
+  continues: list({ type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' }),
+}, ['of', 'scope', 'pool', 'wave', 'trigger', 'source', 'leftovers', 'excluded']);
 
 const windowInfo = nullable(obj({ start: str, end: str, timezone: str, wavesThatFit: count }));
 
