@@ -69,13 +69,15 @@ s('blocking: state, ignore by name, matchers; Alertmanager lists count whatever 
   assert.is(alertText(alerts[1]), 'KubeNodeNotReady{node="w-1"}');
 });
 
-s('a hostile label value against (a+)+ matches in linear time (< 50 ms), and values are cut at 4 KiB', () => {
+s('a hostile label value against (a+)+ is judged at once (RE2, no backtracking), and values are cut at 4 KiB', () => {
   const set = MatcherSet.parse(['pod=~"(a+)+"']);
   const value = 'a'.repeat(MAX_LABEL_VALUE - 1) + '!';
   const t0 = performance.now();
   assert.not.ok(set.test({ pod: value }));
   const ms = performance.now() - t0;
-  assert.ok(ms < 50, `${ms} ms`);
+  // Not a performance target (those are benchmarks): a backtracking engine needs about 2^4095
+  // steps here and never returns, RE2 a few milliseconds; 2 s keeps a loaded machine green.
+  assert.ok(ms < 2000, `${ms} ms`);
   assert.ok(MatcherSet.parse(['pod=~"a*"']).test({ pod: 'a'.repeat(MAX_LABEL_VALUE) + '!!!' }), 'what lies past 4 KiB is not read');
 });
 
