@@ -8,6 +8,7 @@
  * of nodes; a node's entry does not depend on the size of its pool.
  */
 import type { KObject } from './types.ts';
+import { isPlainObject } from '../base/schema.ts';
 
 /** On a Node bootcplan updates: its progress entry, compact JSON (encodeNodeProgress). */
 export const BOOTCPLAN_PROGRESS = 'bootcplan.dev/progress';
@@ -194,21 +195,22 @@ export function encodeNodeProgress(p: NodeProgress): string {
  */
 export function decodeNodeProgress(text: unknown): NodeProgress | null {
   if (typeof text !== 'string' || text.length > 4096) return null;
-  let o: any;
+  let o: unknown;
   try {
     o = JSON.parse(text);
   } catch {
     return null;
   }
-  if (!o || typeof o !== 'object' || Array.isArray(o)) return null;
-  if (typeof o.planId !== 'string' || typeof o.pool !== 'string' || !Number.isSafeInteger(o.wave) || !NODE_STEPS.includes(o.step) || typeof o.wasCordoned !== 'boolean') return null;
+  if (!isPlainObject(o)) return null;
+  const step = NODE_STEPS.find((s) => s === o.step);
+  if (typeof o.planId !== 'string' || typeof o.pool !== 'string' || typeof o.wave !== 'number' || !Number.isSafeInteger(o.wave) || !step || typeof o.wasCordoned !== 'boolean') return null;
   if (o.rebootAt !== undefined && typeof o.rebootAt !== 'string') return null;
   if (o.rebootKind !== undefined && o.rebootKind !== 'soft' && o.rebootKind !== 'hard') return null;
-  if (o.from !== undefined && !isDigestReference(o.from)) return null;
-  const p: NodeProgress = { planId: o.planId, pool: o.pool, wave: o.wave, step: o.step, wasCordoned: o.wasCordoned };
-  if (o.rebootAt !== undefined) p.rebootAt = o.rebootAt;
-  if (o.rebootKind !== undefined) p.rebootKind = o.rebootKind;
-  if (o.from !== undefined) p.from = o.from;
+  if (o.from !== undefined && !(typeof o.from === 'string' && isDigestReference(o.from))) return null;
+  const p: NodeProgress = { planId: o.planId, pool: o.pool, wave: o.wave, step, wasCordoned: o.wasCordoned };
+  if (typeof o.rebootAt === 'string') p.rebootAt = o.rebootAt;
+  if (o.rebootKind === 'soft' || o.rebootKind === 'hard') p.rebootKind = o.rebootKind;
+  if (typeof o.from === 'string') p.from = o.from;
   return p;
 }
 

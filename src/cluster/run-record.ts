@@ -10,7 +10,9 @@ import {
   type ProgressRecord, type PoolOrigin, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_PULLSPEC, isDigestReference,
 } from './progress.ts';
 
-const isMap = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A whole number, at least `min`. */
+const isInteger = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
 const isTime = (v: unknown) => typeof v === 'string' && v.length <= 64 && Number.isFinite(Date.parse(v));
 const isDigest = (v: unknown) => typeof v === 'string' && /^sha256:[0-9a-f]{64}$/.test(v);
 const isPlanId = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{16}$/.test(v);
@@ -27,7 +29,7 @@ const defaultQuote: Quote = (s) => JSON.stringify(s.length > 100 ? `${s.slice(0,
 
 /** The record of a run.json text, or what is wrong with it (one phrase: "pool "w" has a ..."). */
 export function decodeRunRecord(text: unknown, quote: Quote = defaultQuote): ProgressRecord | string {
-  let p: any;
+  let p: unknown;
   try {
     p = JSON.parse(String(text));
   } catch {
@@ -38,22 +40,23 @@ export function decodeRunRecord(text: unknown, quote: Quote = defaultQuote): Pro
   for (const f of ['changesApplied', 'done']) if (typeof p[f] !== 'boolean') return `has no boolean ${f}`;
   if (!isMap(p.pools)) return 'has no pools map';
   if (p.preflightPassed !== undefined && typeof p.preflightPassed !== 'boolean') return 'has a preflightPassed that is not a boolean';
-  for (const [name, pool] of Object.entries<any>(p.pools)) {
+  for (const [name, pool] of Object.entries(p.pools)) {
     const bad = poolProblem(pool);
     if (bad) return `pool ${quote(name)} ${bad}`;
   }
-  return runProblem(p, quote) ?? (p as ProgressRecord);
+  // Every field of ProgressRecord was checked above (and in runProblem): the record's shape.
+  return runProblem(p, quote) ?? (p as unknown as ProgressRecord);
 }
 
-function poolProblem(pool: any): string | null {
-  if (!isMap(pool) || !Number.isSafeInteger(pool.wavesDone) || pool.wavesDone < 0 || typeof pool.done !== 'boolean') return 'is malformed';
+function poolProblem(pool: unknown): string | null {
+  if (!isMap(pool) || !isInteger(pool.wavesDone, 0) || typeof pool.done !== 'boolean') return 'is malformed';
   if (pool.mcoUnpaused !== undefined && typeof pool.mcoUnpaused !== 'boolean') return 'has a mcoUnpaused that is not a boolean';
   const seen = pool.stagingSeen;
   if (seen !== undefined && (!isMap(seen) || Object.values(seen).some((t) => !isTime(t)))) return 'has a stagingSeen that is not a map of node names to times';
   const i = pool.interrupted;
   if (i !== undefined && i !== null && (!isMap(i) || typeof i.at !== 'string' || typeof i.reason !== 'string' || !(i.wave === null || Number.isSafeInteger(i.wave)))) return 'has a malformed interrupted entry';
   if (pool.lastWaveEnd !== undefined && !orNull(isTime)(pool.lastWaveEnd)) return 'has a lastWaveEnd that is not a time';
-  if (pool.gatesPassed !== undefined && (!Number.isSafeInteger(pool.gatesPassed) || pool.gatesPassed < 0)) return 'has a gatesPassed that is not a count';
+  if (pool.gatesPassed !== undefined && !isInteger(pool.gatesPassed, 0)) return 'has a gatesPassed that is not a count';
   const h = pool.halted;
   if (h !== undefined && h !== null && (!isMap(h) || !(h.node === null || isName(h.node)) || !isText(h.reason, 4096) || (h.check !== undefined && !isText(h.check, 253)))) return 'has a malformed halted entry';
   if (pool.origin !== undefined && pool.origin !== null) {
@@ -70,7 +73,7 @@ export function originProblem(o: unknown): string | null {
     if (!isReference(o.ref)) return 'whose ref is not an image reference';
     if (!orNull(isDigestReference)(o.image)) return 'whose image is not a digest reference (name@sha256:<64 hex>)';
     if (!orNull(isDigest)(o.digest)) return 'whose digest is not sha256:<64 hex>';
-    if (o.image !== null && o.digest !== null && !String(o.image).endsWith(`@${o.digest}`)) return 'whose image and digest differ';
+    if (typeof o.image === 'string' && typeof o.digest === 'string' && !o.image.endsWith(`@${o.digest}`)) return 'whose image and digest differ';
     if (o.mixed !== null && (!Array.isArray(o.mixed) || o.mixed.length < 2 || o.mixed.length > 8 || !o.mixed.every(isDigest))) return 'whose mixed is not a list of 2 to 8 digests';
     return null;
   }
@@ -82,22 +85,23 @@ export function originProblem(o: unknown): string | null {
   return 'of no known kind (bootc, mco)';
 }
 
-function runProblem(p: any, quote: Quote): string | null {
+function runProblem(p: Record<string, unknown>, quote: Quote): string | null {
   const r = p.run;
   if (r !== undefined) {
     if (!isMap(r) || !isPlanId(r.id) || !Array.isArray(r.planIds) || r.planIds.length < 1 || r.planIds.length > MAX_CHAIN || !r.planIds.every(isPlanId)) return 'has a malformed run (id, planIds: 1 to 64 plan ids)';
     if (!isMap(r.targets) || !Object.entries(r.targets).every(([k, v]) => isName(k) && isReference(v))) return 'has run targets that are not pool names to images';
   }
   const s = p.spec;
-  if (s !== undefined && (!isMap(s) || !isText(s.name, 253) || !isText(s.path, 4096) || !/^[0-9a-f]{64}$/.test(String(s.sha256)) || !orNull((c) => isText(c, 64))(s.commit))) return 'has a malformed spec entry';
+  if (s !== undefined && (!isMap(s) || !isText(s.name, 253) || !isText(s.path, 4096) || !(typeof s.sha256 === 'string' && /^[0-9a-f]{64}$/.test(s.sha256)) || !orNull((c) => isText(c, 64))(s.commit))) return 'has a malformed spec entry';
   if (p.holds !== undefined) {
     if (!Array.isArray(p.holds) || p.holds.length > MAX_HOLDS) return `has holds that are not a list of at most ${MAX_HOLDS}`;
     const pools = new Set<string>();
     for (const h of p.holds) {
       const bad = holdProblem(h);
       if (bad) return `has a hold ${bad}`;
-      if (pools.has(h.pool)) return `has two holds of pool ${quote(h.pool)}`;
-      pools.add(h.pool);
+      const pool = String((h as { pool: string }).pool); // holdProblem found a pool name
+      if (pools.has(pool)) return `has two holds of pool ${quote(pool)}`;
+      pools.add(pool);
     }
   }
   if (p.rollbackOf !== undefined && p.rollbackOf !== null) {
@@ -107,7 +111,7 @@ function runProblem(p: any, quote: Quote): string | null {
   return null;
 }
 
-function holdProblem(h: any): string | null {
+function holdProblem(h: unknown): string | null {
   if (!isMap(h) || !isName(h.pool)) return 'without a pool name';
   if (!isReference(h.target)) return 'whose target is not an image';
   if (h.action !== 'halted' && h.action !== 'rolled-back') return 'whose action is not halted or rolled-back';
@@ -115,9 +119,9 @@ function holdProblem(h: any): string | null {
   return null;
 }
 
-function rollbackOfProblem(r: any, quote: Quote): string | null {
-  if (!isMap(r) || !isPlanId(r.planId) || !ROLLBACK_SCOPES.includes(r.scope)) return 'without a plan id and a scope (run, wave)';
-  if (!orNull(isName)(r.pool) || !(r.wave === null || (Number.isSafeInteger(r.wave) && r.wave >= 1))) return 'with a malformed pool or wave';
+function rollbackOfProblem(r: unknown, quote: Quote): string | null {
+  if (!isMap(r) || !isPlanId(r.planId) || !ROLLBACK_SCOPES.some((scope) => scope === r.scope)) return 'without a plan id and a scope (run, wave)';
+  if (!orNull(isName)(r.pool) || !(r.wave === null || isInteger(r.wave, 1))) return 'with a malformed pool or wave';
   const t = r.trigger;
   if (!isMap(t) || (t.kind !== 'health-check' && t.kind !== 'manual') || !orNull(isName)(t.check) || !orNull((o) => isText(o, 1024))(t.observed) || !isTime(t.at)) return 'with a malformed trigger';
   if (!isMap(r.origins)) return 'without origins';
@@ -129,7 +133,7 @@ function rollbackOfProblem(r: any, quote: Quote): string | null {
 }
 
 /** The fields an unfinished rollback is continued from (all or none: progress.ts RollbackOf). */
-function continuationProblem(r: any): string | null {
+function continuationProblem(r: Record<string, unknown>): string | null {
   const fields = ['startedAt', 'run', 'targets', 'order', 'scopeWave'];
   const present = fields.filter((f) => r[f] !== undefined);
   if (!present.length) return null;
@@ -139,6 +143,6 @@ function continuationProblem(r: any): string | null {
   if (!isMap(r.targets) || !Object.entries(r.targets).every(([k, v]) => isName(k) && isReference(v))) return 'with targets that are not pool names to images';
   if (!Array.isArray(r.order) || r.order.length > 64 || !r.order.every(isName)) return 'with an order that is not a list of pool names';
   const w = r.scopeWave;
-  if (w !== null && (!isMap(w) || !isPlanId(w.planId) || !isName(w.pool) || !Number.isSafeInteger(w.wave) || w.wave < 1)) return 'with a malformed scopeWave';
+  if (w !== null && (!isMap(w) || !isPlanId(w.planId) || !isName(w.pool) || !isInteger(w.wave, 1))) return 'with a malformed scopeWave';
   return null;
 }

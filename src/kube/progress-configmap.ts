@@ -6,6 +6,7 @@
  * cache when it runs (an apply), else one GET and one paged LIST of the nodes (`status`).
  */
 import { BOOTCPLAN_NAMESPACE, PROGRESS_NAME, type KObject } from '../cluster/types.ts';
+import type { ConfigMapObject } from '../cluster/kinds.ts';
 import { type ProgressRecord, type ProgressState, NotFoundError, AlreadyExistsError, ConflictError, ProgressMovedError } from '../apply/driver.ts';
 import { nodeProgressOfAll } from '../cluster/progress.ts';
 import { decodeRunRecord } from '../cluster/run-record.ts';
@@ -66,7 +67,7 @@ export class ProgressConfigMap {
       data: { 'plan-id': p.planId, [KEY]: JSON.stringify(p) },
     };
     const moved = () => new ProgressMovedError(`${WHAT} was written by someone else since this apply read it (resourceVersion ${version ?? 'none'}): another apply runs`);
-    let cm: any;
+    let cm: ConfigMapObject;
     try {
       // The resourceVersion makes the replace conditional: two applies never overwrite each other.
       if (version) cm = await this.client.request('PUT', this.progressPath(), { body, what: WHAT, expect: 'ConfigMap' });
