@@ -28,6 +28,7 @@ import { run } from '../built.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { BOOTC_NODE, NODE } from '../../src/kube/resources.ts';
+import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG } from '../../src/domain/labels.ts';
 import { AlreadyExistsError, NotFoundError } from '../../src/apply/driver.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -43,12 +44,18 @@ let agent: NodeAgent | null = null;
 let bootcNodes: Reflector;
 let nodeObjects: Reflector;
 let dir: string;
-/** e2e_workload_broken is 1 while at least this many BootcNodes boot the new image (0: never). */
+/** e2e_workload_broken is 1 while at least this many nodes run the new image (0: never). */
 let threshold = 0;
+/** How many nodes run the new image: BootcNodes booting it, or (MCO pool) Nodes past their pre-run config. */
+let onNew: () => number = () => 0;
 
 type AnyObject = { metadata: { name: string }; spec?: any; status?: any };
 const bootedDigest = (bn: AnyObject) => bn.status?.booted?.imageDigest as string | undefined;
 const onNewImage = () => [...bootcNodes.items.values()].filter((bn) => bootedDigest(bn as AnyObject) === NEW_DIGEST).length;
+const currentConfig = (n: AnyObject): string | undefined => (n as { metadata: { annotations?: Record<string, string> } }).metadata.annotations?.[MCO_CURRENT_CONFIG];
+const desiredConfig = (n: AnyObject): string | undefined => (n as { metadata: { annotations?: Record<string, string> } }).metadata.annotations?.[MCO_DESIRED_CONFIG];
+/** MCO nodes on another config than the one the pool ran before (ClusterBuilder.mcoPool: rendered-<pool>-0001, the old image). */
+const offOrigin = (pool: string) => () => [...nodeObjects.items.values()].filter((n) => (currentConfig(n as AnyObject) ?? '').startsWith(`rendered-${pool}-`) && currentConfig(n as AnyObject) !== `rendered-${pool}-0001`).length;
 const events = (ndjson: string) => ndjson.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 
 /**
@@ -58,11 +65,17 @@ const events = (ndjson: string) => ndjson.split('\n').filter(Boolean).map((l) =>
 class History {
   cordoned = new Set<string>();
   askedToBootNew = new Set<string>();
+  /** MCO: every desiredConfig a node was given. */
+  desired = new Map<string, Set<string>>();
   booted = new Map<string, string[]>();
   private stops: (() => void)[] = [];
   constructor() {
     const seeNodes = () => {
-      for (const n of nodeObjects.items.values() as Iterable<AnyObject>) if (n.spec?.unschedulable) this.cordoned.add(n.metadata.name);
+      for (const n of nodeObjects.items.values() as Iterable<AnyObject>) {
+        if (n.spec?.unschedulable) this.cordoned.add(n.metadata.name);
+        const d = desiredConfig(n);
+        if (d) this.desired.set(n.metadata.name, (this.desired.get(n.metadata.name) ?? new Set()).add(d));
+      }
     };
     const seeBootcNodes = () => {
       for (const bn of bootcNodes.items.values() as Iterable<AnyObject>) {
@@ -81,11 +94,18 @@ class History {
   stop() { for (const s of this.stops) s(); }
 }
 
-/** A fresh cluster, its Rollout object (for the status) and node agent; returns the spec file. */
-async function scenario(healthChecks: unknown[]): Promise<string> {
+/**
+ * A fresh cluster, its Rollout object (for the status) and node agent; returns the spec file.
+ * The workload breaks from `brokenAt` nodes on the new image, armed only once the watches show
+ * the fresh cluster (an earlier scenario's nodes would fire the alert before the first write).
+ */
+async function scenario(healthChecks: unknown[], brokenAt: number, backend: 'bootc' | 'mco' = 'bootc'): Promise<string> {
   agent?.stop();
   await resetCluster(env.admin);
-  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })), { maxUnavailable: 1 }).objects);
+  const members = WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] }));
+  const b = new ClusterBuilder();
+  await loadObjects(env.admin, (backend === 'bootc' ? b.bootcPool('worker', members, { maxUnavailable: 1 }) : b.mcoPool('worker', members, { maxUnavailable: 1 })).objects);
+  onNew = backend === 'bootc' ? onNewImage : offOrigin('worker');
   const text = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 5, drainTimeoutSeconds: 60 }], { healthChecks });
   await env.admin.request('DELETE', `${ROLLOUTS}/test`).catch((e) => { if (!(e instanceof NotFoundError)) throw e; });
   for (let i = 0; ; i++) {
@@ -100,6 +120,11 @@ async function scenario(healthChecks: unknown[]): Promise<string> {
   agent = await new NodeAgent(env.admin, { scale: 1 }).start();
   const file = join(dir, `spec-${Date.now()}.yaml`);
   writeFileSync(file, text);
+  for (let i = 0; onNew() > 0; i++) {
+    if (i > 100) throw new Error(`${onNew()} node(s) on the new image in a fresh cluster`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  threshold = brokenAt;
   return file;
 }
 
@@ -110,9 +135,8 @@ async function apply(file: string) {
   return { code, out: io.out(), err: io.err(), evs: events(io.out()), seconds: (Date.now() - t0) / 1000 };
 }
 
-/** Runs `fn` with the workload broken from `n` nodes on the new image; afterwards the alert is resolved again. */
-async function brokenFrom(n: number, fn: () => Promise<void>): Promise<void> {
-  threshold = n;
+/** Runs `fn` (which arms the broken workload: scenario()); afterwards the alert is resolved again. */
+async function broken(fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
   } finally {
@@ -143,7 +167,7 @@ t.before(async () => {
   bootcNodes = new Reflector(env.admin, BOOTC_NODE);
   nodeObjects = new Reflector(env.admin, NODE);
   await Promise.all([bootcNodes.start(), nodeObjects.start()]);
-  prom = await startPrometheus({ e2e_workload_broken: () => (threshold && onNewImage() >= threshold ? 1 : 0) });
+  prom = await startPrometheus({ e2e_workload_broken: () => (threshold && onNew() >= threshold ? 1 : 0) });
   console.log(`  prometheus: ready ${prom.startSeconds.toFixed(1)} s after the start`);
 });
 
@@ -154,8 +178,8 @@ t.after(async () => {
   await prom?.stop();
 });
 
-t('scope run: an alert that fires once wave 1 boots the new image rolls wave 1 back at once: exit 5 RolledBack, Events, the pool at its origin, no later node touched, at most 2 reboots a node', () => brokenFrom(1, async () => {
-  const file = await scenario([alertCheck('run')]);
+t('scope run: an alert that fires once wave 1 boots the new image rolls wave 1 back at once: exit 5 RolledBack, Events, the pool at its origin, no later node touched, at most 2 reboots a node', () => broken(async () => {
+  const file = await scenario([alertCheck('run')], 1);
   const history = new History();
   const since = Date.now();
   const r = await apply(file);
@@ -215,8 +239,8 @@ t('scope run: an alert that fires once wave 1 boots the new image rolls wave 1 b
   console.log(`  scope run: apply ${r.seconds.toFixed(1)} s: wave 1 and its soak ${rollout.toFixed(1)} s, the failing gate ${fail.seconds.toFixed(1)} s, the rollback of 2 nodes ${rollback.toFixed(1)} s`);
 }));
 
-t('scope wave: an alert that fires once wave 2 boots the new image rolls back wave 2 only; wave 1 keeps the new image, wave 3 is never touched', () => brokenFrom(3, async () => {
-  const file = await scenario([alertCheck('wave')]);
+t('scope wave: an alert that fires once wave 2 boots the new image rolls back wave 2 only; wave 1 keeps the new image, wave 3 is never touched', () => broken(async () => {
+  const file = await scenario([alertCheck('wave')], 3);
   const history = new History();
   const r = await apply(file);
   history.stop();
@@ -246,6 +270,50 @@ t('scope wave: an alert that fires once wave 2 boots the new image rolls back wa
   const st = (await env.admin.request('GET', `${ROLLOUTS}/test`)).status;
   assert.equal([st.phase, st.reason], ['Degraded', 'RolledBack'], JSON.stringify(st));
   console.log(`  scope wave: apply ${r.seconds.toFixed(1)} s; the failing gate ${fail.seconds.toFixed(1)} s, the rollback of wave 2 ${(r.evs.find((e) => e.type === 'rollback-done').t - start.t).toFixed(1)} s`);
+}));
+
+t('MCO pool, scope run: an alert that fires once wave 1 runs the new config: bootcplan\'s MachineConfig deleted, the pool renders its previous config again, wave 1 moves back to it; no later node touched; at most 2 reboots a node', () => broken(async () => {
+  const file = await scenario([alertCheck('run')], 1, 'mco');
+  const history = new History();
+  const r = await apply(file);
+  history.stop();
+  assert.is(r.code, 5, r.err);
+  assert.equal(agent!.errors, []);
+  const forward = r.evs.filter((e) => e.type === 'wave-start' && !e.rollback);
+  assert.equal(forward.map((e) => e.wave), [1], 'no forward wave after the first');
+  const fail = r.evs.find((e) => e.type === 'gate-fail');
+  assert.equal([fail.point, fail.wave, fail.onFailure], ['afterWave', 1, 'rollback']);
+  const start = r.evs.find((e) => e.type === 'rollback-start');
+  const done = r.evs.find((e) => e.type === 'rollback-done');
+  assert.ok(start && done, 'rollback-start and rollback-done');
+  // The MCO picks the nodes of a wave itself (bootcplan unpauses until it took the wave's count):
+  // wave 1 is the nodes it gave the run's config.
+  const runConfig = [...new Set([...history.desired.values()].flatMap((d) => [...d]))].filter((c) => c !== 'rendered-worker-0001');
+  assert.is(runConfig.length, 1, `one config of the run: ${runConfig}`);
+  const wave1 = WORKERS.filter((n) => history.desired.get(n)?.has(runConfig[0]));
+  assert.is(wave1.length, 2, `wave 1: ${wave1}`);
+  assert.equal([...done.nodes].sort(), wave1, 'the rollback took exactly the nodes of wave 1');
+
+  const mcp = await env.admin.request('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools/worker');
+  assert.is(mcp.spec.configuration.name, 'rendered-worker-0001', 'the pool runs its pre-run config again');
+  await env.admin.request('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigs/99-worker-zz-bootcplan-os-image').then(
+    () => assert.unreachable('bootcplan\'s MachineConfig is gone'), (e) => assert.instance(e, NotFoundError));
+  const snap = await readLiveSnapshot(env.admin);
+  for (const n of snap.nodes) {
+    assert.is(currentConfig(n as AnyObject), 'rendered-worker-0001', `${n.metadata.name} on the pre-run config`);
+    assert.not.ok(n.spec?.unschedulable, `${n.metadata.name} schedulable`);
+  }
+  assert.is(snap.lock, null, 'the lock is released');
+  for (const n of WORKERS.filter((x) => !wave1.includes(x))) {
+    assert.not.ok(history.cordoned.has(n), `${n} was never cordoned`);
+    assert.equal([...history.desired.get(n) ?? []], ['rendered-worker-0001'], `${n} was never given the run's config`);
+  }
+  // The MCD reboots a node once per config it applies (agent.ts: `mcd <config>`, then `mcd done`).
+  const mcdRuns = (n: string) => agent!.log.filter((x) => x.node === n && x.what.startsWith('mcd rendered-')).length;
+  for (const n of WORKERS) assert.is(mcdRuns(n), wave1.includes(n) ? 2 : 0, `${n}: ${mcdRuns(n)} reboots`);
+  const st = (await env.admin.request('GET', `${ROLLOUTS}/test`)).status;
+  assert.equal([st.phase, st.reason], ['Degraded', 'RolledBack'], JSON.stringify(st));
+  console.log(`  MCO pool, scope run: apply ${r.seconds.toFixed(1)} s; the failing gate ${fail.seconds.toFixed(1)} s, the rollback of 2 nodes ${(done.t - start.t).toFixed(1)} s`);
 }));
 
 t.run();
