@@ -10,7 +10,8 @@
  *   digest: Idle=False/Rebooting and the Node NotReady, then `booted` = the target, Idle=True,
  *   and the Node Ready again (bootc-operator internal/daemon/reconciler.go).
  * - MCO for MachineConfigPools: a MachineConfig with the pool's role and `osImageURL` renders
- *   a new config; while the pool is not paused, up to maxUnavailable nodes get it
+ *   a new config (the same content under the same name; without such a MachineConfig, the image
+ *   the pool ran at the start: the release's); while the pool is not paused, up to maxUnavailable nodes get it
  *   (desiredConfig, state Working, cordon, NotReady, currentConfig, Done, uncordon, Ready).
  * - kubelet: a pod with a deletionTimestamp on one of its nodes is deleted for good.
  *
@@ -71,6 +72,8 @@ export class NodeAgent {
   private mcps: Reflector;
   private mcs: Reflector;
   private busy = new Set<string>();
+  /** Per MachineConfigPool, the image of the release (the MCO's ControllerConfig osImageURL). */
+  private baseImage = new Map<string, string>();
   private timers = new Set<NodeJS.Timeout>();
   private scheduled = false;
   private stopped = false;
@@ -269,11 +272,17 @@ export class NodeAgent {
       .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL && !m.metadata.name.startsWith('rendered-'))
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
     const current = itemsOf(this.mcs).get(`/${mcp.spec?.configuration?.name ?? ''}`);
-    const osImageURL = sources.length ? sources[sources.length - 1].spec.osImageURL : current?.spec?.osImageURL;
+    // Without a MachineConfig that sets it, the image is the release's (ControllerConfig
+    // spec.osImageURL): the one the pool ran before any source set one.
+    if (!sources.length && !this.baseImage.has(pool) && current?.spec?.osImageURL) this.baseImage.set(pool, current.spec.osImageURL);
+    const osImageURL = sources.length ? sources[sources.length - 1].spec.osImageURL : this.baseImage.get(pool) ?? current?.spec?.osImageURL;
     if (osImageURL && current?.spec?.osImageURL !== osImageURL && !this.busy.has(`render/${pool}`)) {
       this.busy.add(`render/${pool}`);
       try {
-        const name = `rendered-${pool}-${createHash('md5').update(`${pool}/${osImageURL}`).digest('hex').slice(0, 12)}`;
+        // The MCO names a rendered config by a hash of its content: the same content comes back
+        // under the same name (a deleted source MachineConfig renders the previous config again).
+        const same = [...itemsOf(this.mcs).values()].find((m) => m.metadata.name.startsWith(`rendered-${pool}-`) && m.spec?.osImageURL === osImageURL);
+        const name = same?.metadata.name ?? `rendered-${pool}-${createHash('md5').update(`${pool}/${osImageURL}`).digest('hex').slice(0, 12)}`;
         if (!itemsOf(this.mcs).has(`/${name}`)) {
           const o = await this.client.request('POST', '/apis/machineconfiguration.openshift.io/v1/machineconfigs', {
             expect: 'MachineConfig',
