@@ -42,6 +42,12 @@ function withProgress(body: Record<string, unknown> | null, n: NodeObject, progr
   return out;
 }
 
+/** The error of a drain past its timeout: how many pods are left, the first five, and why each is still there. */
+function drainTimeout(node: string, left: readonly KObject[], refusals: ReadonlyMap<string, string>, timeoutSeconds: number | null): DrainTimeoutError {
+  const names = left.map((p) => `${p.metadata.namespace}/${p.metadata.name}${refusals.has(p.metadata.uid ?? '') ? ` (${refusals.get(p.metadata.uid ?? '')})` : p.metadata.deletionTimestamp ? ' (terminating)' : ''}`);
+  return new DrainTimeoutError(`drain ${node}: ${left.length} pod${left.length === 1 ? '' : 's'} still on the node after ${timeoutSeconds}s: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}`);
+}
+
 export class NodeOps {
   constructor(
     private readonly client: KubeClient,
@@ -124,33 +130,9 @@ export class NodeOps {
         const left = [...pods.items.values()].filter((p) => !skippedByDrain(p));
         if (!left.length) return;
         if (Date.now() >= deadline) {
-          const names = left.map((p) => `${p.metadata.namespace}/${p.metadata.name}${refusals.has(p.metadata.uid ?? '') ? ` (${refusals.get(p.metadata.uid ?? '')})` : p.metadata.deletionTimestamp ? ' (terminating)' : ''}`);
-          throw new DrainTimeoutError(`drain ${node}: ${left.length} pod${left.length === 1 ? '' : 's'} still on the node after ${opts.timeoutSeconds}s: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}`);
+          throw drainTimeout(node, left, refusals, opts.timeoutSeconds);
         }
-        let refused = false;
-        for (const p of left) {
-          const uid = p.metadata.uid ?? `${p.metadata.namespace}/${p.metadata.name}`;
-          if (p.metadata.deletionTimestamp || evicted.has(uid)) continue;
-          stopped();
-          try {
-            await this.client.request('POST', `${objectPath(POD, p.metadata.name, p.metadata.namespace)}/eviction`, {
-              body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: p.metadata.name, namespace: p.metadata.namespace } },
-              what: `evict pod ${p.metadata.namespace}/${p.metadata.name}`,
-            });
-            evicted.add(uid);
-            refusals.delete(uid);
-          } catch (err) {
-            if (err instanceof NotFoundError) { evicted.add(uid); continue; }
-            // 429: a PodDisruptionBudget does not allow the disruption now; 500 with
-            // "more than one PodDisruptionBudget" is also retried, as kubectl drain does.
-            if (err instanceof KubeApiError && (err.status === 429 || (err.status === 500 && /PodDisruptionBudget/i.test(err.message)))) {
-              refusals.set(uid, err.message.replace(/^[^:]*:\s*/, ''));
-              refused = true;
-              continue;
-            }
-            throw err;
-          }
-        }
+        const refused = await this.evictRound(left, evicted, refusals, stopped);
         // Wait for a change on the node's pods, or the retry interval of a refused eviction.
         const waitMs = Math.min(refused ? this.evictionRetrySeconds * 1000 : 5000, Math.max(0, deadline - Date.now()));
         await new Promise<void>((resolve) => {
@@ -163,5 +145,37 @@ export class NodeOps {
       off();
       pods.stop();
     }
+  }
+
+  /**
+   * One round of evictions: every pod in `left` not yet evicted nor terminating. Returns
+   * whether a PodDisruptionBudget refused one (the drain then waits the retry interval).
+   */
+  private async evictRound(left: readonly KObject[], evicted: Set<string>, refusals: Map<string, string>, stopped: () => void): Promise<boolean> {
+    let refused = false;
+    for (const p of left) {
+      const uid = p.metadata.uid ?? `${p.metadata.namespace}/${p.metadata.name}`;
+      if (p.metadata.deletionTimestamp || evicted.has(uid)) continue;
+      stopped();
+      try {
+        await this.client.request('POST', `${objectPath(POD, p.metadata.name, p.metadata.namespace)}/eviction`, {
+          body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: p.metadata.name, namespace: p.metadata.namespace } },
+          what: `evict pod ${p.metadata.namespace}/${p.metadata.name}`,
+        });
+        evicted.add(uid);
+        refusals.delete(uid);
+      } catch (err) {
+        if (err instanceof NotFoundError) { evicted.add(uid); continue; }
+        // 429: a PodDisruptionBudget does not allow the disruption now; 500 with
+        // "more than one PodDisruptionBudget" is also retried, as kubectl drain does.
+        if (err instanceof KubeApiError && (err.status === 429 || (err.status === 500 && /PodDisruptionBudget/i.test(err.message)))) {
+          refusals.set(uid, err.message.replace(/^[^:]*:\s*/, ''));
+          refused = true;
+          continue;
+        }
+        throw err;
+      }
+    }
+    return refused;
   }
 }

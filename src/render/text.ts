@@ -5,7 +5,7 @@
  * cluster (or a crafted plan file) carries no terminal control sequence, bidi override or line
  * break to the terminal (docs/safety.md "What is masked in outputs"); the only escape sequences written are the colours below.
  */
-import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
+import type { Plan, PlanChange, PlanNode, PlanPool } from '../plan/types.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { changeDiff } from './diff.ts';
 import { scheduleLine, specChangesTitle } from './gitops.ts';
@@ -72,19 +72,24 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
   for (const pool of plan.pools) out.push(...renderPool(pool, c, opts, !plan.rollback), '');
   if (plan.healthChecks?.length) out.push(...renderHealth(plan, c), '');
 
-  if (plan.diagnostics.length) {
-    const errs = plan.diagnostics.filter((d) => d.severity === 'error');
-    const warns = plan.diagnostics.filter((d) => d.severity === 'warning');
-    for (const [title, list, paint] of [['Errors', errs, c.red], ['Warnings', warns, c.yellow]] as const) {
-      if (!list.length) continue;
-      out.push(paint(c.bold(`${title}:`)));
-      for (const d of list) out.push(...formatDiagnostic(d).split('\n').map((l) => `  ${l}`));
-      out.push('');
-    }
-  }
+  out.push(...diagnosticLines(plan, c));
   out.push(planLine(plan, c));
   const text = out.join('\n') + '\n';
   return opts.ascii ? toAscii(text) : text;
+}
+
+/** The errors, then the warnings, each under its heading. */
+function diagnosticLines(plan: Plan, c: Colors): string[] {
+  const out: string[] = [];
+  const errs = plan.diagnostics.filter((d) => d.severity === 'error');
+  const warns = plan.diagnostics.filter((d) => d.severity === 'warning');
+  for (const [title, list, paint] of [['Errors', errs, c.red], ['Warnings', warns, c.yellow]] as const) {
+    if (!list.length) continue;
+    out.push(paint(c.bold(`${title}:`)));
+    for (const d of list) out.push(...formatDiagnostic(d).split('\n').map((l) => `  ${l}`));
+    out.push('');
+  }
+  return out;
 }
 
 export function planLine(plan: Plan, c: Colors = colors(false)): string {
@@ -146,45 +151,10 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boole
     const line = `  ${g.blockedBy ? '!' : '~'} ${describeGroup(g, { withPool: false, slots: pool.rollout === 'slots' })}: ${foldNames(g.names, 6)}`;
     out.push(g.blockedBy ? c.yellow(line) : line);
   }
-  if (scheduled.length && scheduled.length <= (opts.maxNodeRows ?? 60)) {
-    // Slots: the admission order (1 = first admitted) instead of the wave.
-    const rows = [[pool.rollout === 'slots' ? '  #' : '  wave', 'node', 'zone', 'reboot', 'staged', 'from -> to']];
-    for (const [i, n] of scheduled.entries()) rows.push([`  ${pool.rollout === 'slots' ? i + 1 : n.wave}`, n.name, n.zone ?? '-', n.reboot, n.staged ? 'yes' : 'no', `${shortDigest(n.from)} -> ${shortDigest(n.to)}`]);
-    const [h, ...body] = padTable(rows);
-    out.push(c.dim(h), ...body);
-  } else if (scheduled.length) {
-    // Large pools: one line per run of waves of the same size, names folded.
-    const reboots = new Map(pool.nodes.map((n) => [n.name, n.reboot]));
-    let i = 0;
-    const lines: { cells: string[]; waves: number }[] = [];
-    while (i < pool.waves.length) {
-      let j = i;
-      while (j + 1 < pool.waves.length && pool.waves[j + 1].length === pool.waves[i].length) j++;
-      const names = pool.waves.slice(i, j + 1).flat();
-      const soft = names.filter((n) => reboots.get(n) === 'soft').length;
-      lines.push({ waves: j - i + 1, cells: [
-        `  ${pool.rollout === 'slots' ? (j > i ? `batches ${i + 1}-${j + 1}` : `batch ${i + 1}`) : j > i ? `waves ${i + 1}-${j + 1}` : `wave ${i + 1}`}`,
-        `${plural(pool.waves[i].length, 'node')}${j > i ? ' each' : ''}`,
-        `${soft} soft, ${names.length - soft} hard or not yet known`,
-        `(${foldNames([...names].sort(naturalCompare), 3)})`,
-      ] });
-      i = j + 1;
-    }
-    // More than 12 lines: the first 5, "… N more waves …", the last (-o json has them all).
-    const fold = foldWaves(lines, { count: (l) => l.waves });
-    out.push(...withFold(padTable(fold.items.map((l) => l.cells)), fold, '  ', c.dim));
-  }
+  out.push(...waveLines(pool, scheduled, c, opts));
   const self = selfNodeSentence(pool);
   if (self) out.push(`  last: ${self}`);
-  const blocked = pool.nodes.filter((n) => n.blockedBy);
-  if (blocked.length) {
-    out.push(c.yellow(`  not scheduled (${blocked.length}):`));
-    for (const n of blocked.slice(0, 20)) {
-      const conds = (n.conditions ?? []).filter((x) => x.status !== 'True' || x.type !== 'Ready').map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`).join(', ');
-      out.push(c.yellow(`    ${n.name} (${n.blockedBy})${conds ? ` ${conds}` : ''}`));
-    }
-    if (blocked.length > 20) out.push(c.yellow(`    and ${blocked.length - 20} more: ${foldNames(blocked.slice(20).map((n) => n.name).sort(naturalCompare), 6)}`));
-  }
+  out.push(...notScheduled(pool, c));
   if (pool.waves.length && pool.rollout === 'slots') {
     out.push(c.dim(`  in slots, in this order (re-planned every ${plural(pool.waveSize, 'admission')}: ${plural(pool.waves.length, 'batch', 'batches')}), est. ${formatDuration(pool.estimatedSeconds)} (in waves: ${formatDuration(pool.wavesEstimatedSeconds ?? pool.estimatedSeconds)})`));
   } else if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${soakWords(pool)}`));
@@ -192,6 +162,51 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boole
   if (gates) out.push(c.cyan(`  health gates: ${gates}`));
   const way = wayBack ? poolWayBack(pool) : null;
   if (way) out.push(pool.rollback?.available ? c.dim(`  rollback: ${way}`) : c.yellow(`  rollback: ${way}`));
+  return out;
+}
+
+/** The pool's waves: one row per node in a small pool (its wave, or its place in the slots order); else one line per run of waves of the same size. */
+function waveLines(pool: PlanPool, scheduled: readonly PlanNode[], c: Colors, opts: TextOptions): string[] {
+  if (!scheduled.length) return [];
+  if (scheduled.length <= (opts.maxNodeRows ?? 60)) {
+    // Slots: the admission order (1 = first admitted) instead of the wave.
+    const rows = [[pool.rollout === 'slots' ? '  #' : '  wave', 'node', 'zone', 'reboot', 'staged', 'from -> to']];
+    for (const [i, n] of scheduled.entries()) rows.push([`  ${pool.rollout === 'slots' ? i + 1 : n.wave}`, n.name, n.zone ?? '-', n.reboot, n.staged ? 'yes' : 'no', `${shortDigest(n.from)} -> ${shortDigest(n.to)}`]);
+    const [h, ...body] = padTable(rows);
+    return [c.dim(h), ...body];
+  }
+  // Large pools: one line per run of waves of the same size, names folded.
+  const reboots = new Map(pool.nodes.map((n) => [n.name, n.reboot]));
+  let i = 0;
+  const lines: { cells: string[]; waves: number }[] = [];
+  while (i < pool.waves.length) {
+    let j = i;
+    while (j + 1 < pool.waves.length && pool.waves[j + 1].length === pool.waves[i].length) j++;
+    const names = pool.waves.slice(i, j + 1).flat();
+    const soft = names.filter((n) => reboots.get(n) === 'soft').length;
+    lines.push({ waves: j - i + 1, cells: [
+      `  ${pool.rollout === 'slots' ? (j > i ? `batches ${i + 1}-${j + 1}` : `batch ${i + 1}`) : j > i ? `waves ${i + 1}-${j + 1}` : `wave ${i + 1}`}`,
+      `${plural(pool.waves[i].length, 'node')}${j > i ? ' each' : ''}`,
+      `${soft} soft, ${names.length - soft} hard or not yet known`,
+      `(${foldNames([...names].sort(naturalCompare), 3)})`,
+    ] });
+    i = j + 1;
+  }
+  // More than 12 lines: the first 5, "… N more waves …", the last (-o json has them all).
+  const fold = foldWaves(lines, { count: (l) => l.waves });
+  return withFold(padTable(fold.items.map((l) => l.cells)), fold, '  ', c.dim);
+}
+
+/** The nodes not scheduled, with why (blockedBy) and their conditions other than Ready=True: the first 20, then the names folded. */
+function notScheduled(pool: PlanPool, c: Colors): string[] {
+  const blocked = pool.nodes.filter((n) => n.blockedBy);
+  if (!blocked.length) return [];
+  const out = [c.yellow(`  not scheduled (${blocked.length}):`)];
+  for (const n of blocked.slice(0, 20)) {
+    const conds = (n.conditions ?? []).filter((x) => x.status !== 'True' || x.type !== 'Ready').map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`).join(', ');
+    out.push(c.yellow(`    ${n.name} (${n.blockedBy})${conds ? ` ${conds}` : ''}`));
+  }
+  if (blocked.length > 20) out.push(c.yellow(`    and ${blocked.length - 20} more: ${foldNames(blocked.slice(20).map((n) => n.name).sort(naturalCompare), 6)}`));
   return out;
 }
 

@@ -132,7 +132,6 @@ export function nodePhases(d: PhaseDurations, backend: Backend, reboot: RebootKi
 export function buildTimeline(plan: Plan, opts: TimelineOptions = {}): Timeline {
   const d = plan.durations;
   const maxRows = Math.max(1, opts.maxRows ?? 60);
-  const byName = (pool: PlanPool) => new Map(pool.nodes.map((n) => [n.name, n]));
   const totalNodes = plan.pools.reduce((s, p) => s + p.waves.reduce((ss, w) => ss + w.length, 0), 0);
   const totalWaves = plan.pools.reduce((s, p) => s + p.waves.length, 0);
   const granularity: Timeline['granularity'] = totalNodes <= maxRows ? 'node' : totalWaves <= maxRows ? 'wave' : 'waves';
@@ -141,72 +140,105 @@ export function buildTimeline(plan: Plan, opts: TimelineOptions = {}): Timeline 
     .filter((p) => p.backend === 'bootc')
     .reduce((s, p) => s + p.nodes.filter((n) => n.wave !== null && !n.staged).length, 0);
 
-  const needsStaging = (pool: PlanPool) => pool.backend === 'bootc' && pool.nodes.some((n) => n.wave !== null && !n.staged);
   const stagingEnd = plan.pools.some(needsStaging) ? d.stage : null;
   let t = 0;
   let stagingShown = false;
   const lanes: PoolLane[] = [];
   let peak = 0;
   for (const pool of plan.pools) {
-    const nodes = byName(pool);
-    const lane: PoolLane = {
-      name: pool.name, backend: pool.backend, controlPlane: pool.controlPlane, start: t, end: t,
-      soakSeconds: pool.soakSeconds, staging: null, waves: [], rows: [], blocked: pool.nodes.filter((n) => n.blockedBy).length,
-    };
-    lanes.push(lane);
-    if (!pool.waves.length) continue;
-    const waits = needsStaging(pool);
-    if (waits && !stagingShown && stagingEnd !== null) {
-      lane.staging = { start: 0, end: stagingEnd, nodes: toStage };
-      stagingShown = true;
-    }
-    const spans: RowSpan[] = [];
-    const nodeRows: TimelineRow[] = [];
-    pool.waves.forEach((wave, i) => {
-      if (waits && stagingEnd !== null && wave.some((name) => !nodes.get(name)?.staged)) t = Math.max(t, stagingEnd);
-      const start = t;
-      let end = start;
-      let soft = 0, hard = 0, unknown = 0;
-      for (const name of wave) {
-        const reboot = nodes.get(name)?.reboot ?? 'unknown';
-        if (reboot === 'soft') soft++;
-        else if (reboot === 'hard') hard++;
-        else unknown++;
-        end = Math.max(end, start + nodeWindowSeconds(d, pool.backend, reboot));
-        if (granularity === 'node') {
-          const phases = nodePhases(d, pool.backend, reboot, start);
-          const n = nodes.get(name);
-          nodeRows.push({
-            pool: pool.name, kind: 'node', label: name,
-            title: `${name}${n?.zone ? ` (${n.zone})` : ''}: wave ${i + 1}, ${reboot === 'unknown' ? 'reboot not yet known (decided once staged)' : `${reboot} reboot`}`,
-            nodes: 1,
-            spans: [{ start, end: phases[phases.length - 1]?.end ?? start, softEnd: null, nodes: 1, soft: +(reboot === 'soft'), hard: +(reboot === 'hard'), unknown: +(reboot === 'unknown'), waveFrom: i + 1, waveTo: i + 1, phases }],
-          });
-        }
-      }
-      const softEnd = soft && soft < wave.length ? start + nodeWindowSeconds(d, pool.backend, 'soft') : null;
-      spans.push({ start, end, softEnd, nodes: wave.length, soft, hard, unknown, waveFrom: i + 1, waveTo: i + 1 });
-      lane.waves.push({ wave: i + 1, start, end, nodes: wave.length });
-      peak = Math.max(peak, wave.length);
-      t = end;
-      if (i < pool.waves.length - 1) t += pool.soakSeconds;
-    });
-    lane.end = t;
-
-    if (lane.staging) {
-      lane.rows.push({
-        pool: pool.name, kind: 'staging', label: 'staging',
-        title: `bootc stages the new image on ${plural(lane.staging.nodes, 'node')} in parallel from the start; waves with unstaged nodes wait for it`,
-        nodes: lane.staging.nodes,
-        spans: [{ start: lane.staging.start, end: lane.staging.end, softEnd: null, nodes: lane.staging.nodes, soft: 0, hard: 0, unknown: 0, waveFrom: 0, waveTo: 0 }],
-      });
-    }
-    if (granularity === 'node') lane.rows.push(...nodeRows);
-    else lane.rows.push(...waveRows(pool, spans, granularity === 'wave' ? 1 : bucketSize(plan, pool, maxRows)));
+    // The staging row goes in the first pool with waves that waits for it.
+    const showStaging = !!pool.waves.length && needsStaging(pool) && !stagingShown && stagingEnd !== null;
+    if (showStaging) stagingShown = true;
+    const per = granularity === 'waves' && pool.waves.length ? bucketSize(plan, pool, maxRows) : 1;
+    const laid = poolLane(pool, t, { d, granularity, rowsPer: per, stagingEnd, staging: showStaging ? toStage : null });
+    lanes.push(laid.lane);
+    t = laid.lane.end;
+    peak = Math.max(peak, laid.peak);
   }
   return {
     totalSeconds: t, durations: d, pools: lanes, rows: lanes.flatMap((l) => l.rows), granularity,
     nodes: totalNodes, waves: totalWaves, peakUnavailable: peak,
+  };
+}
+
+/** A bootc pool with a scheduled node that has not staged the target: its waves wait for the staging. */
+function needsStaging(pool: PlanPool): boolean {
+  return pool.backend === 'bootc' && pool.nodes.some((n) => n.wave !== null && !n.staged);
+}
+
+/** What laying out one pool's lane needs from the whole timeline. */
+interface LaneContext {
+  d: PhaseDurations;
+  granularity: Timeline['granularity'];
+  /** Waves per row unless granularity is 'node': 1 for 'wave', a pool's share of maxRows for 'waves'. */
+  rowsPer: number;
+  /** When bootc staging ends (null: no pool stages). */
+  stagingEnd: number | null;
+  /** The nodes to show on this lane's staging row, or null: no staging row here. */
+  staging: number | null;
+}
+
+/** A pool's lane from `t0`: its waves one after another (soak between them), and its rows; `peak` is its largest wave. */
+function poolLane(pool: PlanPool, t0: number, ctx: LaneContext): { lane: PoolLane; peak: number } {
+  const { d, granularity, stagingEnd } = ctx;
+  const nodes = new Map(pool.nodes.map((n) => [n.name, n]));
+  const lane: PoolLane = {
+    name: pool.name, backend: pool.backend, controlPlane: pool.controlPlane, start: t0, end: t0,
+    soakSeconds: pool.soakSeconds, staging: null, waves: [], rows: [], blocked: pool.nodes.filter((n) => n.blockedBy).length,
+  };
+  if (!pool.waves.length) return { lane, peak: 0 };
+  const waits = needsStaging(pool);
+  if (ctx.staging !== null && stagingEnd !== null) lane.staging = { start: 0, end: stagingEnd, nodes: ctx.staging };
+  let t = t0;
+  let peak = 0;
+  const spans: RowSpan[] = [];
+  const nodeRows: TimelineRow[] = [];
+  pool.waves.forEach((wave, i) => {
+    if (waits && stagingEnd !== null && wave.some((name) => !nodes.get(name)?.staged)) t = Math.max(t, stagingEnd);
+    const start = t;
+    let end = start;
+    let soft = 0, hard = 0, unknown = 0;
+    for (const name of wave) {
+      const reboot = nodes.get(name)?.reboot ?? 'unknown';
+      if (reboot === 'soft') soft++;
+      else if (reboot === 'hard') hard++;
+      else unknown++;
+      end = Math.max(end, start + nodeWindowSeconds(d, pool.backend, reboot));
+      if (granularity === 'node') nodeRows.push(nodeRow(pool, name, nodes.get(name)?.zone, i + 1, reboot, start, d));
+    }
+    const softEnd = soft && soft < wave.length ? start + nodeWindowSeconds(d, pool.backend, 'soft') : null;
+    spans.push({ start, end, softEnd, nodes: wave.length, soft, hard, unknown, waveFrom: i + 1, waveTo: i + 1 });
+    lane.waves.push({ wave: i + 1, start, end, nodes: wave.length });
+    peak = Math.max(peak, wave.length);
+    t = end;
+    if (i < pool.waves.length - 1) t += pool.soakSeconds;
+  });
+  lane.end = t;
+
+  if (lane.staging) lane.rows.push(stagingRow(pool.name, lane.staging));
+  if (granularity === 'node') lane.rows.push(...nodeRows);
+  else lane.rows.push(...waveRows(pool, spans, ctx.rowsPer));
+  return { lane, peak };
+}
+
+/** One node's row: its phases from the start of its wave. */
+function nodeRow(pool: PlanPool, name: string, zone: string | null | undefined, wave: number, reboot: RebootKind, start: number, d: PhaseDurations): TimelineRow {
+  const phases = nodePhases(d, pool.backend, reboot, start);
+  return {
+    pool: pool.name, kind: 'node', label: name,
+    title: `${name}${zone ? ` (${zone})` : ''}: wave ${wave}, ${reboot === 'unknown' ? 'reboot not yet known (decided once staged)' : `${reboot} reboot`}`,
+    nodes: 1,
+    spans: [{ start, end: phases[phases.length - 1]?.end ?? start, softEnd: null, nodes: 1, soft: +(reboot === 'soft'), hard: +(reboot === 'hard'), unknown: +(reboot === 'unknown'), waveFrom: wave, waveTo: wave, phases }],
+  };
+}
+
+/** bootc staging, every unstaged node in parallel from the start of the rollout. */
+function stagingRow(pool: string, staging: { start: number; end: number; nodes: number }): TimelineRow {
+  return {
+    pool, kind: 'staging', label: 'staging',
+    title: `bootc stages the new image on ${plural(staging.nodes, 'node')} in parallel from the start; waves with unstaged nodes wait for it`,
+    nodes: staging.nodes,
+    spans: [{ start: staging.start, end: staging.end, softEnd: null, nodes: staging.nodes, soft: 0, hard: 0, unknown: 0, waveFrom: 0, waveTo: 0 }],
   };
 }
 

@@ -11,7 +11,7 @@
 import type { Plan, PhaseDurations, Backend } from '../../plan/types.ts';
 import type { Rehearsal } from '../../sim/rehearse.ts';
 import { formatDuration, formatCount, plural } from '../format.ts';
-import { nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind, type TimelineGate } from '../timeline.ts';
+import { nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind, type TimelineGate, type PoolLane } from '../timeline.ts';
 import { escapeHtml, clipEnd } from '../vocabulary.ts';
 import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
 
@@ -47,25 +47,7 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
   for (const lane of tl.pools) {
     if (!lane.rows.length) continue;
     const laneTop = y;
-    const laneRows = lane.rows.length;
-    const laneH = LANE_H + laneRows * rowH;
-    parts.push(`<rect class="lane${lane.rollback ? ' rollback' : ''}" x="0" y="${f(laneTop)}" width="${W}" height="${f(laneH)}"/>`);
-    if (lane.waves.length) parts.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${f(laneTop + 3)}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${escapeHtml(lane.name)}: ${durationHtml(lane.start)} to ${durationHtml(lane.end)}</title></rect>`);
-    parts.push(`<text class="pool-label" x="8" y="${f(laneTop + 17)}">${escapeHtml(clipEnd(`pool ${lane.name}${lane.rollback ? ' (rollback)' : ''}`, 26))}</text>`);
-    const laneSummary = lane.waves.length
-      ? `${plural(lane.waves.reduce((s, w) => s + w.nodes, 0), 'node')}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`
-      : 'no wave started';
-    // The lane summary goes right of the pool's span when there is room, else inside it
-    // (left-aligned), else left of it; never over the label column.
-    const textW = laneSummary.length * 6.2;
-    const sumX = x(lane.end) + 6;
-    const inside = x(lane.end) - x(lane.start) >= textW + 12;
-    parts.push(sumX + textW < W - 4
-      ? `<text class="lane-sum" x="${f(sumX)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
-      : inside || x(lane.start) - textW - 6 < X0
-        ? `<text class="lane-sum" x="${f(x(lane.start) + 6)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
-        : `<text class="lane-sum" x="${f(x(lane.start) - 6)}" y="${f(laneTop + 17)}" text-anchor="end">${escapeHtml(laneSummary)}</text>`);
-    for (const g of lane.gates ?? []) parts.push(gateSvg(g, laneTop, x));
+    parts.push(laneHeaderSvg(lane, laneTop, rowH, x));
     failRules.push(...(lane.gates ?? []).filter((g) => g.result === 'failed'));
     y += LANE_H;
     for (const row of lane.rows) {
@@ -79,22 +61,49 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
     `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
     `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`).join('');
   const end = endMarks(x, y, tl.totalSeconds, r ? estimate : undefined, beyond) + failRules.map((g) => failRule(g, x, y)).join('') + rollbackRule(tl, x, y);
-  const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
   const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${f(height)}" width="${W}" height="${f(height)}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
 ${parts.join('\n')}
 ${end}
 </svg>`;
   const legend = legendHtml(plan, tl, r, failRules.length > 0);
-  const intro = r
-    ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the axis ends with the run, the arrow points on to the estimate' : 'dashed line'}); at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
-    : `Estimated from the plan's phase durations: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
+  const intro = chartIntro(tl, r, beyond);
   return `<section id="timeline">
 <h2>Wave timeline${r ? ' (rehearsal)' : ''} <span class="count">${durationHtml(tl.totalSeconds)}</span></h2>
 <p class="dim">${intro}</p>
 <div class="legend">${legend}</div>
 <div class="chart-wrap">${svg}</div>
 </section>`;
+}
+
+/** A pool's lane behind its rows, and its header: the pool's span, its label, its summary, its health gates. */
+function laneHeaderSvg(lane: PoolLane, laneTop: number, rowH: number, x: (t: number) => number): string {
+  const out = [`<rect class="lane${lane.rollback ? ' rollback' : ''}" x="0" y="${f(laneTop)}" width="${W}" height="${f(LANE_H + lane.rows.length * rowH)}"/>`];
+  if (lane.waves.length) out.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${f(laneTop + 3)}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${escapeHtml(lane.name)}: ${durationHtml(lane.start)} to ${durationHtml(lane.end)}</title></rect>`);
+  out.push(`<text class="pool-label" x="8" y="${f(laneTop + 17)}">${escapeHtml(clipEnd(`pool ${lane.name}${lane.rollback ? ' (rollback)' : ''}`, 26))}</text>`);
+  const laneSummary = lane.waves.length
+    ? `${plural(lane.waves.reduce((s, w) => s + w.nodes, 0), 'node')}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`
+    : 'no wave started';
+  // The lane summary goes right of the pool's span when there is room, else inside it
+  // (left-aligned), else left of it; never over the label column.
+  const textW = laneSummary.length * 6.2;
+  const sumX = x(lane.end) + 6;
+  const inside = x(lane.end) - x(lane.start) >= textW + 12;
+  out.push(sumX + textW < W - 4
+    ? `<text class="lane-sum" x="${f(sumX)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
+    : inside || x(lane.start) - textW - 6 < X0
+      ? `<text class="lane-sum" x="${f(x(lane.start) + 6)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
+      : `<text class="lane-sum" x="${f(x(lane.start) - 6)}" y="${f(laneTop + 17)}" text-anchor="end">${escapeHtml(laneSummary)}</text>`);
+  for (const g of lane.gates ?? []) out.push(gateSvg(g, laneTop, x));
+  return out.join('\n');
+}
+
+/** The sentence above the chart: what it is drawn from, its totals, and what a row is. */
+function chartIntro(tl: Timeline, r: Rehearsal | null, beyond: boolean): string {
+  const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
+  return r
+    ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the axis ends with the run, the arrow points on to the estimate' : 'dashed line'}); at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
+    : `Estimated from the plan's phase durations: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
 }
 
 /** The chart's legend: the phases drawn, and the rehearsal's marks. */
