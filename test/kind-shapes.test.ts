@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseSnapshot } from '../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import fc from 'fast-check';
 import { objectShapeProblem, shapeSchema, type KindViews } from '../src/cluster/kinds.ts';
 import { collect, validate } from '../src/base/schema.ts';

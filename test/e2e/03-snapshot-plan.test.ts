@@ -10,7 +10,7 @@ import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './en
 import { captureIO } from './helpers.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
 import { machineSetObject, OLD_AMI } from '../../src/sim/generate.ts';
-import { parseSnapshot } from '../../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: snapshot and plan live');
