@@ -123,7 +123,7 @@ s('cancelledByCaller: only the cancel of a wait of the caller\'s own may be swal
 const ALLOWED: Record<string, { count: number; why: string }> = {
   'src/apply/interrupt.ts': { count: 3, why: 'cancelledByCaller and withStop: the guard itself' },
   'src/apply/applier.ts': { count: 3, why: 'the apply ends: a stop becomes InterruptedError, a lost lock LockNotHeldError' },
-  'src/fleet/runner.ts': { count: 1, why: 'a cluster stopped by the runner is timed-out or interrupted, not failed' },
+  'src/fleet/cluster-run.ts': { count: 1, why: 'a cluster stopped by the runner is timed-out or interrupted, not failed' },
   'src/kube/rest.ts': { count: 2, why: 'an aborted request is passed on as AbortedError, not as an API failure' },
 };
 
