@@ -13,7 +13,7 @@ import { collect, validate } from '../src/base/schema.ts';
 import { seeded } from './seeds.ts';
 import { readStream } from '../src/domain/stream.ts';
 import { DriverError } from '../src/apply/driver.ts';
-import { bootImagesStream } from '../src/sim/generate.ts';
+import { bootImagesStream } from '../src/sim/cluster-objects.ts';
 import { ClusterBuilder, nodes, type TestObject } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { fakeApi, closeFakes, clientOf, closeClients, cleanFailure, sendJson, nodeObject } from './kube-fakes.ts';

@@ -14,7 +14,7 @@ import { DriverError, isoOf } from '../src/apply/driver.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME } from '../src/cluster/types.ts';
 import { LeaseObserver } from '../src/domain/lease-expiry.ts';
-import { nodeObject } from '../src/sim/generate.ts';
+import { nodeObject } from '../src/sim/node-objects.ts';
 import { renderStatus } from '../src/render/status.ts';
 
 const s = suite('lock');
