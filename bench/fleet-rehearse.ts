@@ -9,7 +9,8 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { stringify } from 'yaml';
-import { generateCluster, imageRef } from '../src/sim/generate.ts';
+import { imageRef } from '../src/sim/fake-ids.ts';
+import { generateCluster } from '../src/sim/generate.ts';
 import { dataDir } from './snapshots.ts';
 
 export interface FleetRehearsalBench {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseRolloutSpec } from '../src/spec/load.ts';
-import { parseSnapshot } from '../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 
 const [snapshotFile, specFile] = process.argv.slice(2);

@@ -5,7 +5,8 @@
  *   npx tsx bench/progress-sim.ts 10000,50000
  */
 import { stringify } from 'yaml';
-import { generateCluster, imageRef } from '../src/sim/generate.ts';
+import { imageRef } from '../src/sim/fake-ids.ts';
+import { generateCluster } from '../src/sim/generate.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';

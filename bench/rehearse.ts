@@ -1,6 +1,7 @@
 /** Wall time of an in-process rehearsal of a generated cluster (one bootc pool, 10% budget). */
 import { stringify } from 'yaml';
-import { generateCluster, imageRef } from '../src/sim/generate.ts';
+import { imageRef } from '../src/sim/fake-ids.ts';
+import { generateCluster } from '../src/sim/generate.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';

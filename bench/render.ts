@@ -1,5 +1,6 @@
 /** Rendering time of a big plan (text, markdown, HTML), median of `runs`. */
-import { generateCluster, imageRef } from '../src/sim/generate.ts';
+import { imageRef } from '../src/sim/fake-ids.ts';
+import { generateCluster } from '../src/sim/generate.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';

@@ -10,7 +10,8 @@
  *   npx tsx bench/slots.ts            (BENCH_SLOTS_SEEDS=1,2,3 BENCH_SLOTS_NODES=1000)
  */
 import { stringify } from 'yaml';
-import { generateCluster, imageRef } from '../src/sim/generate.ts';
+import { imageRef } from '../src/sim/fake-ids.ts';
+import { generateCluster } from '../src/sim/generate.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';

@@ -8,10 +8,9 @@
 import { writeFileSync } from 'node:fs';
 import { KUBE_SYSTEM_NAMESPACE, SNAPSHOT_SERVER_ANNOTATION } from '../src/cluster/identity.ts';
 import { stringify } from 'yaml';
-import {
-  nodeObject, bootcNodeObject, bootcNodePoolObject, machineConfigPoolObject, renderedMachineConfig, mcoAnnotations,
-  machineSetObject, clusterSingletons, imageRef, fakeDigest, uidOf, OLD_AMI,
-} from '../src/sim/generate.ts';
+import { imageRef, fakeDigest, uidOf } from '../src/sim/fake-ids.ts';
+import { nodeObject, bootcNodeObject, bootcNodePoolObject, machineConfigPoolObject, renderedMachineConfig, mcoAnnotations } from '../src/sim/node-objects.ts';
+import { machineSetObject, clusterSingletons, OLD_AMI } from '../src/sim/cluster-objects.ts';
 import type { KObject } from '../src/cluster/types.ts';
 import { hasShapeOf } from '../src/cluster/kinds.ts';
 

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY } from '../src/domain/labels.ts';
-import { machineConfigPoolObject } from '../src/sim/generate.ts';
+import { machineConfigPoolObject } from '../src/sim/node-objects.ts';
 
 const s = suite('admin-pauses');
 

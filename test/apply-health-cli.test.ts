@@ -121,7 +121,7 @@ s('without a health source for the cluster, a plan with checks is refused before
   assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: o.io, openDriver }), 1);
   assert.match(o.err, /has health checks and no health source/);
   assert.equal(sim.writes.filter((w) => !['lock', 'unlock', 'status', 'event'].includes(w.op)), [], 'only the run\'s status and Event');
-  assert.is(sim.leaseOf(), null);
+  assert.is(sim.lock.leaseOf(), null);
 });
 
 s('apply -f after a halt plans afresh (a new run record): the check that halted runs at the preflight gate, whatever its when', async () => {

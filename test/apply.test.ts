@@ -4,7 +4,7 @@ import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, nodes } from './builders.ts'
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { LockHeldError, RolloutHaltedError, StalePlanError, PolicyBlockedError } from '../src/base/errors.ts';
 import { digestOf } from '../src/domain/nodes.ts';
-import { nodeObject, bootcNodeObject } from '../src/sim/generate.ts';
+import { nodeObject, bootcNodeObject } from '../src/sim/node-objects.ts';
 import { OLD } from './builders.ts';
 import type { TestObject } from './builders.ts';
 

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { parseRolloutSpec } from '../src/spec/load.ts';
-import { parseSnapshot } from '../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import { renderText } from '../src/render/text.ts';
 

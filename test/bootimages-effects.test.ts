@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { plan, MS, CP, REGION, OLD_AMI, NEW_AMI, machineSetWith, gcpProviderSpec, azureProviderSpec, vsphereProviderSpec, codes } from './bootimages-helpers.ts';
-import { machineSetObject, awsProviderSpec } from '../src/sim/generate.ts';
+import { machineSetObject, awsProviderSpec } from '../src/sim/cluster-objects.ts';
 import type { KObject } from '../src/cluster/types.ts';
 import type { TestObject } from './builders.ts';
 

@@ -3,10 +3,9 @@ import { stringify } from 'yaml';
 import type { KObject, ClusterSnapshot, Condition } from '../src/cluster/types.ts';
 import { MCO_ROLE_LABEL, MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE } from '../src/domain/labels.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
-import {
-  nodeObject, bootcNodeObject, bootcNodePoolObject, machineConfigPoolObject, renderedMachineConfig, mcoAnnotations,
-  clusterSingletons, imageRef,
-} from '../src/sim/generate.ts';
+import { imageRef } from '../src/sim/fake-ids.ts';
+import { nodeObject, bootcNodeObject, bootcNodePoolObject, machineConfigPoolObject, renderedMachineConfig, mcoAnnotations } from '../src/sim/node-objects.ts';
+import { clusterSingletons } from '../src/sim/cluster-objects.ts';
 import { simResolve } from '../src/sim/bootc-operator.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';

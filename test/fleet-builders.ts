@@ -13,7 +13,7 @@ import { planFleet, type FleetClusterInput } from '../src/fleet/plan.ts';
 import type { FleetPlan, FleetClusterError } from '../src/fleet/plan-types.ts';
 import type { FleetStrategy } from '../src/fleet/spec-types.ts';
 import { ClusterBuilder, NEW, nodes } from './builders.ts';
-import { uidOf } from '../src/sim/generate.ts';
+import { uidOf } from '../src/sim/fake-ids.ts';
 
 export { NEW };
 

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import { uidOf } from '../src/sim/generate.ts';
+import { uidOf } from '../src/sim/fake-ids.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { inDir } from './cwd.ts';
 import type { CliIO } from '../src/app/ports.ts';

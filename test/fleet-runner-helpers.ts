@@ -6,7 +6,7 @@
  */
 import type { FleetProgressRecord } from '../src/fleet/record.ts';
 import { SleepClock } from '../src/sim/sleep-clock.ts';
-import type { FleetClusterSession } from '../src/fleet/runner.ts';
+import type { FleetClusterSession } from '../src/fleet/cluster-run.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../src/fleet/plan-types.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { BatchTimeoutAction } from '../src/fleet/spec-types.ts';

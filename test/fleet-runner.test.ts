@@ -8,7 +8,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { runFleet, worstExitCode, type FleetRunResult } from '../src/fleet/runner.ts';
+import { runFleet } from '../src/fleet/runner.ts';
+import { worstExitCode, type FleetRunResult } from '../src/fleet/run-result.ts';
 import type { FleetEvent } from '../src/fleet/run-events.ts';
 import type { FleetProgressRecord } from '../src/fleet/record.ts';
 import { InputError } from '../src/base/errors.ts';

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { parseRolloutSpec } from '../src/spec/load.ts';
-import { parseSnapshot } from '../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import { parsePlanFile } from '../src/plan/saved/reader.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';

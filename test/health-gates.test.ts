@@ -41,7 +41,7 @@ s('a plan with checks and no health source is refused before the lock', async ()
   const r = await runApply(sim, plan, replan);
   assert.instance(r.error, InputError);
   assert.match((r.error as Error).message, /has health checks and no health source/);
-  assert.is(sim.leaseOf(), null);
+  assert.is(sim.lock.leaseOf(), null);
   assert.equal(sim.writes, []);
 });
 
@@ -178,7 +178,7 @@ s('a stop ends a gate within 2 s, even when the source ignores the signal; nothi
   assert.instance(r.error, InterruptedError);
   assert.ok(stoppedAt > 0 && sim.now - stoppedAt <= 2, `ended ${sim.now - stoppedAt} s after the stop`);
   assert.is(sim.openWaits(r.driver), 0);
-  assert.is(sim.leaseOf(), null);
+  assert.is(sim.lock.leaseOf(), null);
 });
 
 s('a source that does not answer fails the check (timeout), never passes it', async () => {

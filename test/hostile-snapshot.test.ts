@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseSnapshot } from '../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { ClusterBuilder, nodes } from './builders.ts';
 import { ensureBuilt } from './built.ts';

@@ -6,14 +6,14 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseSnapshot } from '../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import fc from 'fast-check';
 import { objectShapeProblem, shapeSchema, type KindViews } from '../src/cluster/kinds.ts';
 import { collect, validate } from '../src/base/schema.ts';
 import { seeded } from './seeds.ts';
 import { readStream } from '../src/domain/stream.ts';
 import { DriverError } from '../src/apply/driver.ts';
-import { bootImagesStream } from '../src/sim/generate.ts';
+import { bootImagesStream } from '../src/sim/cluster-objects.ts';
 import { ClusterBuilder, nodes, type TestObject } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { fakeApi, closeFakes, clientOf, closeClients, cleanFailure, sendJson, nodeObject } from './kube-fakes.ts';

@@ -83,7 +83,7 @@ s('SIGTERM mid-wave: one notice, stops at a safe point, exit 143 with a one-line
   assert.match(o.err, /\nbootcplan: stopped by SIGTERM in pool worker, wave 1: stopped at a safe point, .*lock is released; run apply again to continue\n$/);
   assert.not.match(o.err, /internal error|\n\s+at /);
   assert.is(listening(), false, 'the signal handlers are removed');
-  assert.is(sim.leaseOf(), null);
+  assert.is(sim.lock.leaseOf(), null);
   const again = io();
   assert.is(await inDir(dir, () => run(['apply', planFile, '--auto-approve'], { io: again, openDriver, signals, exitNow })), 0, again.err);
   for (const [node, count] of sim.rebootCounts()) assert.is(count, 1, node);

@@ -14,7 +14,7 @@ import { DriverError, isoOf } from '../src/apply/driver.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME } from '../src/cluster/types.ts';
 import { LeaseObserver } from '../src/domain/lease-expiry.ts';
-import { nodeObject } from '../src/sim/generate.ts';
+import { nodeObject } from '../src/sim/node-objects.ts';
 import { renderStatus } from '../src/render/status.ts';
 
 const s = suite('lock');
@@ -87,8 +87,8 @@ s('a lock taken by another apply mid-wave stops the first apply before its next 
     onEventHook: (e) => {
       if (e.type !== 'reboot' || stolenAt >= 0) return;
       // Someone ran `bootcplan unlock` on a live apply, and another apply took the lock.
-      sim.releaseLock(thief, sim.leaseOf()!.lockId);
-      sim.acquireLock(thief, { holder: 'cronjob@cluster', planId: plan.id, ttlSeconds: 300 });
+      sim.lock.release(thief, sim.lock.leaseOf()!.lockId);
+      sim.lock.acquire(thief, { holder: 'cronjob@cluster', planId: plan.id, ttlSeconds: 300 });
       stolenAt = sim.writes.length;
     },
   });
@@ -97,7 +97,7 @@ s('a lock taken by another apply mid-wave stops the first apply before its next 
   assert.match((r.error as Error).message, /now held by cronjob@cluster/);
   const after = sim.writes.slice(stolenAt).filter((w) => w.session === r.driver.name && DISRUPTIVE.has(w.op));
   assert.equal(after, [], 'no write of the first apply after the lock was taken');
-  assert.is(sim.leaseOf()?.holder, 'cronjob@cluster', 'the first apply did not release the new holder\'s lock');
+  assert.is(sim.lock.leaseOf()?.holder, 'cronjob@cluster', 'the first apply did not release the new holder\'s lock');
   assert.is(sim.reboots.length, 1, 'only the reboot requested before the lock was taken');
 });
 
@@ -117,8 +117,8 @@ s('a lock taken while an MCO pool is unpaused for a wave: the first apply pauses
         // Right after the unpause, with an MCO slow to start nodes: the lock is taken.
         stolen = true;
         (sim as unknown as { mco: { sync: () => void } }).mco.sync = () => undefined;
-        sim.releaseLock(thief, sim.leaseOf()!.lockId);
-        sim.acquireLock(thief, { holder: 'cronjob@cluster', planId: plan.id, ttlSeconds: 300 });
+        sim.lock.release(thief, sim.lock.leaseOf()!.lockId);
+        sim.lock.acquire(thief, { holder: 'cronjob@cluster', planId: plan.id, ttlSeconds: 300 });
       };
     },
   });
@@ -205,7 +205,7 @@ s('SIGTERM mid-wave on an MCO pool: stops with exit 143, the pool paused again, 
   const rec = sim.progress.read(sim.nodes.values()).run!;
   assert.equal(rec.pools.worker.interrupted?.wave, 2);
   assert.is(rec.pools.worker.mcoUnpaused, undefined);
-  assert.is(sim.leaseOf(), null, 'released');
+  assert.is(sim.lock.leaseOf(), null, 'released');
   const second = await runApply(sim, plan, replan);
   assert.is(second.code, 0, String((second.error as Error)?.stack ?? second.error));
   assert.ok(second.result!.resumed);

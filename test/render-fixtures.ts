@@ -8,9 +8,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
 import { parseRolloutSpec } from '../src/spec/load.ts';
-import { parseSnapshot, snapshotFromObjects } from '../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
+import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import { buildPlan } from '../src/plan/planner.ts';
-import { generateCluster, imageRef } from '../src/sim/generate.ts';
+import { imageRef } from '../src/sim/fake-ids.ts';
+import { generateCluster } from '../src/sim/generate.ts';
 import type { Plan } from '../src/plan/types.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

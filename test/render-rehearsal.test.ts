@@ -10,7 +10,7 @@ import { rehearse, type Rehearsal } from '../src/sim/rehearse.ts';
 import type { ApplyEvent } from '../src/apply/events.ts';
 import type { Plan } from '../src/plan/types.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
-import { parseSnapshot } from '../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import { run } from '../src/cli/main.ts';
 import { demoPlan, bigPlan, ROOT } from './render-fixtures.ts';

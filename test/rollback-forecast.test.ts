@@ -15,7 +15,7 @@ import { run } from './built.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
-import { imageRef } from '../src/sim/generate.ts';
+import { imageRef } from '../src/sim/fake-ids.ts';
 import { parsePlanFile } from '../src/plan/saved/reader.ts';
 import { planFileText } from '../src/plan/saved/writer.ts';
 import { tamperedId } from '../src/plan/saved/seal.ts';

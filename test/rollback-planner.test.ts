@@ -13,7 +13,7 @@ import { tamperedId } from '../src/plan/saved/seal.ts';
 import { decisionDifference } from '../src/plan/saved/compare.ts';
 import { parsePlanFile } from '../src/plan/saved/reader.ts';
 import { planFileText as renderJson } from '../src/plan/saved/writer.ts';
-import { imageRef } from '../src/sim/generate.ts';
+import { imageRef } from '../src/sim/fake-ids.ts';
 import { BOOTCPLAN_PROGRESS } from '../src/cluster/progress.ts';
 import { bootcRollbackRole, originImage, bootedPullspec } from '../src/domain/rollback.ts';
 import type { ProgressRecord } from '../src/cluster/progress.ts';

@@ -11,7 +11,7 @@ import { planWith, runApply, newSim } from './apply-harness.ts';
 import { stepOnce } from './rollback-harness.ts';
 import { nodeProgressOf } from '../src/cluster/progress.ts';
 import { carriedHolds, newRunFields } from '../src/apply/run-chain.ts';
-import { imageRef } from '../src/sim/generate.ts';
+import { imageRef } from '../src/sim/fake-ids.ts';
 import type { Hold } from '../src/cluster/progress.ts';
 
 const t = suite('rollback: the run record keeps the way back');

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
-import { machineConfigPoolObject } from '../src/sim/generate.ts';
+import { machineConfigPoolObject } from '../src/sim/node-objects.ts';
 import { BOOTC_MANAGED_LABEL } from '../src/domain/labels.ts';
 import { renderText } from '../src/render/text.ts';
 import { parsePlanFile } from '../src/plan/saved/reader.ts';

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { parseSnapshot } from '../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import { ClusterBuilder, nodes } from './builders.ts';
 
 const s = suite('snapshot reader');

@@ -71,7 +71,7 @@ async function applyScenario(): Promise<number> {
   }
   const driver = sim.driver('apply');
   const code = await run(['apply', '-f', spec, '--auto-approve', '--json'], { io, openDriver: async () => ({ driver: answering(driver, sim), holder: 'child@test' }) });
-  process.stderr.write(`child: lease ${sim.leaseOf()?.holder ?? 'released'}; ${sim.openWaits(driver)} wait(s) left open\n`);
+  process.stderr.write(`child: lease ${sim.lock.leaseOf()?.holder ?? 'released'}; ${sim.openWaits(driver)} wait(s) left open\n`);
   if (takenAt !== null) process.stderr.write(`child: ended ${sim.now - takenAt} s of virtual time after the Lease was taken\n`);
   return code;
 }

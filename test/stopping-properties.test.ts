@@ -119,8 +119,8 @@ s('a stop at any await point: ends within 2 s, nothing left open, lock released,
           assert.is(code, kind === 'SIGINT' ? 130 : 143, why);
         }
       }
-      if (kind === 'lost-lock') assert.is(sim.leaseOf()?.holder, 'cronjob@cluster', `the new holder's Lease: ${why}`);
-      else assert.is(sim.leaseOf(), null, `lock released: ${why}`);
+      if (kind === 'lost-lock') assert.is(sim.lock.leaseOf()?.holder, 'cronjob@cluster', `the new holder's Lease: ${why}`);
+      else assert.is(sim.lock.leaseOf(), null, `lock released: ${why}`);
       const run = sim.progress.read(sim.nodes.values()).run;
       const unpaused = sim.writes.some((w) => w.session === raw.name && w.op === 'unpause' && w.target.includes('infra'));
       if (unpaused && !run?.pools.infra?.done) assert.is(sim.get('MachineConfigPool', 'infra')!.spec!.paused, true, `MCO pool paused again: ${why}`);

@@ -68,7 +68,7 @@ s('a stop mid-drain ends the drain too: nothing of the apply is left waiting in 
   assert.is(r.code, 143);
   assert.ok(sim.now - cordonAt < 32, `ended ${sim.now - cordonAt} s after the cordon`);
   assert.is(sim.openWaits(r.driver), 0, 'the drain\'s wait was left running');
-  assert.is(sim.leaseOf(), null);
+  assert.is(sim.lock.leaseOf(), null);
 });
 
 s('a lost lock (the Lease taken over during a reboot wait) ends every wait within 2 s, not at the next renewal; the new holder keeps it', async () => {
@@ -94,7 +94,7 @@ s('a lost lock (the Lease taken over during a reboot wait) ends every wait withi
   assert.match((r.error as Error).message, /: the Lease is now held by cronjob@cluster \(lock id [0-9a-f]+\)$/);
   assert.ok(takenAt > 0 && sim.now - takenAt <= 2, `ended ${sim.now - takenAt} s after the Lease was taken`);
   assert.is(sim.openWaits(r.driver), 0);
-  assert.is(sim.leaseOf()?.holder, 'cronjob@cluster');
+  assert.is(sim.lock.leaseOf()?.holder, 'cronjob@cluster');
 });
 
 s('cancelledByCaller: only the cancel of a wait of the caller\'s own may be swallowed, never a stop of the apply', async () => {
@@ -123,7 +123,7 @@ s('cancelledByCaller: only the cancel of a wait of the caller\'s own may be swal
 const ALLOWED: Record<string, { count: number; why: string }> = {
   'src/apply/interrupt.ts': { count: 3, why: 'cancelledByCaller and withStop: the guard itself' },
   'src/apply/applier.ts': { count: 3, why: 'the apply ends: a stop becomes InterruptedError, a lost lock LockNotHeldError' },
-  'src/fleet/runner.ts': { count: 1, why: 'a cluster stopped by the runner is timed-out or interrupted, not failed' },
+  'src/fleet/cluster-run.ts': { count: 1, why: 'a cluster stopped by the runner is timed-out or interrupted, not failed' },
   'src/kube/rest.ts': { count: 2, why: 'an aborted request is passed on as AbortedError, not as an API failure' },
 };
 

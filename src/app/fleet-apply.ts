@@ -15,7 +15,7 @@ import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from '../fleet/plan-types.ts';
 import type { FleetEvent } from '../fleet/run-events.ts';
-import type { FleetClusterSession } from '../fleet/runner.ts';
+import type { FleetClusterSession } from '../fleet/cluster-run.ts';
 import { checkFleetPlanSeal } from '../fleet/plan-verify.ts';
 import type { FLEET_APPLY_FORMATS } from '../fleet/outputs.ts';
 import type { Clock } from '../apply/driver.ts';

@@ -6,7 +6,7 @@
  */
 import { dirname, resolve, relative, basename } from 'node:path';
 import { parseRolloutSpec, isValidSpec, type LoadedSpec, type ValidSpec } from '../spec/load.ts';
-import { parseSnapshot } from '../cluster/snapshot.ts';
+import { parseSnapshot } from '../cluster/snapshot-file.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, type PlanInput } from '../plan/planner.ts';

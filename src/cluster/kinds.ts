@@ -6,7 +6,7 @@
  * providerSpec, FeatureGate status) stay `unknown`.
  *
  * An object is narrowed to its view only after `objectShapeProblem` found nothing wrong: where
- * a snapshot file is read (src/cluster/snapshot.ts) and where an API answer or a watch event
+ * a snapshot file is read (src/cluster/snapshot-file.ts) and where an API answer or a watch event
  * comes in (src/kube/answers.ts). Past those two doors the types hold.
  */
 import type { MachineManager } from '../base/api-types.ts';

@@ -1,13 +1,13 @@
 /**
  * A fleet run (`fleet apply`) for people and machines. Pure: reads only the runner's events and
- * result (src/fleet/runner.ts), through `forDisplay` (secrets masked, invisible characters
+ * result (src/fleet/run-result.ts), through `forDisplay` (secrets masked, invisible characters
  * visible). Text: one line per fleet event as it happens (stderr), the cluster's own halts and
  * failed nodes prefixed with its name, then a summary table (stdout). JSON: each event as one
  * NDJSON line, the clusters' apply events wrapped in `fleet-cluster-event`. Also the progress
  * of a long `fleet rehearse` (`FleetRehearseProgress`), from the same events.
  */
 import type { FleetEvent } from './run-events.ts';
-import type { FleetRunResult } from './runner.ts';
+import type { FleetRunResult } from './run-result.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { maskSecrets } from '../base/secret-mask.ts';
 import { jsonText } from '../base/json-text.ts';

@@ -29,35 +29,16 @@
  *   rerun does not soak again what was soaked already), not after the last;
  * - a stop request (`signal`, SIGINT/SIGTERM) stops the clusters in flight at their next safe
  *   point (`interrupted`) and starts nothing more.
- * Exit code: the worst of the clusters' (fleetExitCode).
+ * Exit code: the worst of the clusters' (worstExitCode, src/fleet/run-result.ts).
  */
 import type { Clock } from '../apply/driver.ts';
-import type { FleetProgressRecord } from './record.ts';
-import { AbortedError, isoOf } from '../apply/driver.ts';
+import { isoOf } from '../apply/driver.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from './plan-types.ts';
-import { EXIT, InputError, InterruptedError, OutsideWindowError, exitCodeOf, type ExitCode } from '../base/errors.ts';
-import type { ApplyEvent } from '../apply/events.ts';
+import { EXIT, InputError } from '../base/errors.ts';
 import type { FleetClusterOutcome, FleetEvent, FleetHaltReason, UnstampedFleetEvent } from './run-events.ts';
-import type { PlanHealthCheck } from '../plan/types.ts';
-import type { GateOutcome } from '../apply/health-gates.ts';
 import { runBatchGates } from './gates.ts';
-
-/** One cluster as the runner drives it (`fleet apply`: its driver; `fleet rehearse`: its simulation). */
-export interface FleetClusterSession {
-  readRecord(): Promise<FleetProgressRecord | null>;
-  writeRecord(r: FleetProgressRecord): Promise<void>;
-  /**
-   * Applies the cluster's plan to the end. Stops at its next safe point when `signal` aborts
-   * (rejecting); OutsideWindowError (with its next window) means: try again when it opens.
-   */
-  apply(signal: AbortSignal, onEvent: (e: ApplyEvent) => void): Promise<'done' | 'nothing-to-do'>;
-  /**
-   * A canary's batch gate (src/fleet/gates.ts): measures `checks` once more, as a gate of its
-   * own. Absent: the session cannot measure health checks (a canary with checks then fails it).
-   */
-  verify?(checks: readonly PlanHealthCheck[], signal: AbortSignal, onEvent: (e: ApplyEvent) => void): Promise<GateOutcome>;
-  close?(): void;
-}
+import { runCluster, type ClusterRunContext, type FleetClusterSession } from './cluster-run.ts';
+import { exitOfSignal, signalName, worstExitCode, type FleetBatchResult, type FleetClusterResult, type FleetRunResult } from './run-result.ts';
 
 export interface FleetRunOptions {
   plan: FleetPlan;
@@ -69,64 +50,6 @@ export interface FleetRunOptions {
   signal?: AbortSignal;
   /** The least wait before a cluster outside its window is tried again (default 10 s). */
   windowRetrySeconds?: number;
-}
-
-export interface FleetClusterResult {
-  name: string;
-  canary: boolean;
-  batch: number | null;
-  outcome: FleetClusterOutcome;
-  exitCode: number;
-  /** Seconds since the fleet run started (null: it did not run in this run). */
-  startedAt: number | null;
-  finishedAt: number | null;
-  /** Seconds spent waiting for its maintenance window. */
-  waitedSeconds: number;
-  message: string | null;
-}
-
-export type FleetBatchStatus = 'done' | 'failed' | 'timed-out' | 'interrupted' | 'not-started';
-
-export interface FleetBatchResult {
-  index: number;
-  kind: FleetBatch['kind'];
-  clusters: string[];
-  /** Seconds since the fleet run started; null when it did not start. */
-  startedAt: number | null;
-  finishedAt: number | null;
-  /** Soak waited before this batch (seconds). */
-  soakSeconds: number;
-  /** `failed`: a cluster failed (none timed out); `timed-out`: the batch ran out of time. */
-  status: FleetBatchStatus;
-}
-
-export interface FleetRunResult {
-  fleetPlanId: string;
-  fleet: string;
-  /** ISO time the run started; the other times are seconds since then. */
-  startedAt: string;
-  durationSeconds: number;
-  exitCode: ExitCode;
-  halted: { reason: FleetHaltReason; batch: number; cluster: string | null; message: string } | null;
-  batches: FleetBatchResult[];
-  /** Every cluster of the fleet, in the plan's order. */
-  clusters: FleetClusterResult[];
-}
-
-/**
- * The order of severity of exit codes when several clusters end differently: a stop by a
- * signal (130, 143), then error 1 > policy 6 > halted 5 > lock 4 > stale 3 > changes 2 > 0.
- */
-export const EXIT_SEVERITY: readonly ExitCode[] = [EXIT.sigint, EXIT.sigterm, EXIT.error, EXIT.policy, EXIT.halted, EXIT.locked, EXIT.stale, EXIT.changes, EXIT.ok];
-
-/** The worst of `codes` by EXIT_SEVERITY (an unknown code counts as 1); 0 for none. */
-export function worstExitCode(codes: Iterable<number>): ExitCode {
-  let worst: ExitCode = EXIT.ok;
-  for (const c of codes) {
-    const known = EXIT_SEVERITY.find((x) => x === c) ?? EXIT.error;
-    if (EXIT_SEVERITY.indexOf(known) < EXIT_SEVERITY.indexOf(worst)) worst = known;
-  }
-  return worst;
 }
 
 /** Throws when a fleet plan must not be applied: an error of its own, or a canary that cannot roll. */
@@ -166,9 +89,15 @@ class FleetRun {
   private halted: FleetRunResult['halted'] = null;
   /** Clusters an earlier run of this fleet plan finished (their own record), and when (null: unknown). */
   private readonly finishedEarlier = new Map<string, number | null>();
+  /** What each cluster's run (src/fleet/cluster-run.ts) shares of this one. */
+  private readonly clusterRun: ClusterRunContext;
 
   constructor(private readonly o: FleetRunOptions) {
     this.t0 = o.clock.now();
+    this.clusterRun = {
+      plan: o.plan, clock: o.clock, open: o.open, signal: o.signal, windowRetrySeconds: o.windowRetrySeconds, t0: this.t0,
+      since: () => this.since(), emit: (e) => this.emit(e), finish: (...args) => this.finish(...args), finishedEarlier: this.finishedEarlier,
+    };
     for (const c of o.plan.clusters) {
       const unplanned = c.batch === null && (!!c.error || !c.plan || c.plan.diagnostics.some((d) => d.severity === 'error'));
       this.results.set(c.name, {
@@ -303,7 +232,7 @@ class FleetRun {
     const worker = async () => {
       for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
         if (stop.signal.aborted) this.finishUnstarted(name, batch.index, timedOut);
-        else await this.runCluster(this.clusterPlan(name), batch.index, stop.signal, () => timedOut);
+        else await runCluster(this.clusterRun, this.clusterPlan(name), this.results.get(name)!, batch.index, stop.signal, () => timedOut);
       }
     };
     await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, worker));
@@ -344,105 +273,8 @@ class FleetRun {
     Object.assign(r, { outcome, exitCode, message, finishedAt: this.since() });
     this.emit({ type: 'fleet-cluster-done', batch, cluster: r.name, outcome, exitCode, message });
   }
-
-  private async runCluster(c: FleetClusterPlan, batch: number, stop: AbortSignal, timedOut: () => boolean): Promise<void> {
-    const r = this.results.get(c.name)!;
-    r.startedAt = this.since();
-    let session: FleetClusterSession | null = null;
-    let record: FleetProgressRecord | null = null;
-    try {
-      session = await this.o.open(c);
-      const read = await session.readRecord();
-      const before = read && this.isOwnRecord(read, c) ? read : null;
-      const finishedBefore = before !== null && (before.outcome === 'done' || before.outcome === 'nothing-to-do');
-      if (finishedBefore) this.finishedEarlier.set(c.name, this.recordTime(before.finishedAt));
-      // A canary is never skipped on its record: its own apply runs, and answers from its own progress.
-      if (finishedBefore && !c.canary) {
-        const at = this.finishedEarlier.get(c.name) ?? null;
-        this.finish(r, batch, 'already-done', EXIT.ok, `finished by an earlier run of this fleet plan${at !== null ? ` at ${isoOf(at)}` : ''}`);
-        r.startedAt = null;
-        if (at !== null) r.finishedAt = Math.round((at - this.t0) * 1000) / 1000;
-        return;
-      }
-      const startedAt = before ? before.startedAt : isoOf(this.o.clock.now());
-      record = { fleetPlanId: this.o.plan.id, fleet: this.o.plan.fleet.name, cluster: c.name, batch, planId: c.plan!.id, outcome: 'running', exitCode: null, message: null, startedAt, updatedAt: startedAt, finishedAt: null };
-      await this.write(session, record, {});
-      const outcome = await this.applyUntilDone(session, c, batch, r, stop, record);
-      await this.write(session, record, { outcome, exitCode: EXIT.ok, finishedAt: isoOf(this.o.clock.now()) });
-      this.finish(r, batch, outcome, EXIT.ok, null);
-    } catch (err) {
-      // Stopped by the runner (the batch's time ran out, or a stop request) rather than failed on its own.
-      const stopped = stop.aborted && (err instanceof InterruptedError || err instanceof AbortedError);
-      const { outcome, exitCode } = stopped
-        ? (timedOut() ? { outcome: 'timed-out' as const, exitCode: EXIT.halted } : { outcome: 'interrupted' as const, exitCode: exitOfSignal(this.o.signal) })
-        : { outcome: 'failed' as const, exitCode: exitCodeOf(err) };
-      const message = outcome === 'timed-out' ? 'its batch ran out of time; its apply stopped at a safe point (a rerun resumes it)' : (err as Error).message;
-      if (session && record) await this.write(session, record, { outcome, exitCode, message, finishedAt: isoOf(this.o.clock.now()) });
-      this.finish(r, batch, outcome, exitCode, message);
-    } finally {
-      session?.close?.();
-    }
-  }
-
-  /**
-   * The cluster's fleet record is this run's only when it names this fleet plan, this fleet, this
-   * cluster and this cluster's plan: a record copied from another cluster (or two Fleet entries
-   * reaching one API server), or written by hand with the public fleet plan id, counts for nothing.
-   */
-  private isOwnRecord(rec: FleetProgressRecord, c: FleetClusterPlan): boolean {
-    return rec.fleetPlanId === this.o.plan.id && rec.fleet === this.o.plan.fleet.name && rec.cluster === c.name && rec.planId === c.plan?.id;
-  }
-
-  /** A record's time in clock seconds: never later than now (a clock ahead, or a hand-made record); null when unparseable. */
-  private recordTime(iso: string | null): number | null {
-    const at = iso ? Date.parse(iso) / 1000 : NaN;
-    return Number.isFinite(at) ? Math.min(at, this.o.clock.now()) : null;
-  }
-
-  /** Applies; outside the window, waits for it to open and applies again. */
-  private async applyUntilDone(s: FleetClusterSession, c: FleetClusterPlan, batch: number, r: FleetClusterResult, stop: AbortSignal, record: FleetProgressRecord): Promise<'done' | 'nothing-to-do'> {
-    for (let attempt = 1; ; attempt++) {
-      // Stopped while the cluster was being opened or its record read: nothing is started.
-      if (stop.aborted) throw new AbortedError('stopped before its apply started');
-      this.emit({ type: 'fleet-cluster-start', batch, cluster: c.name, attempt });
-      try {
-        return await s.apply(stop, (event) => this.emit({ type: 'fleet-cluster-event', cluster: c.name, event }));
-      } catch (err) {
-        if (!(err instanceof OutsideWindowError) || !err.nextWindow || stop.aborted) throw err;
-        const opens = Date.parse(err.nextWindow.start) / 1000;
-        const wait = Math.max(this.o.windowRetrySeconds ?? 10, Number.isFinite(opens) ? opens - this.o.clock.now() : 0);
-        this.emit({ type: 'fleet-cluster-waiting', batch, cluster: c.name, until: err.nextWindow.start, message: err.message });
-        await this.write(s, record, { outcome: 'waiting', message: err.message });
-        const from = this.o.clock.now();
-        try {
-          await this.o.clock.sleep(wait, stop);
-        } finally {
-          r.waitedSeconds += this.o.clock.now() - from;
-        }
-        await this.write(s, record, { outcome: 'running', message: null });
-      }
-    }
-  }
-
-  /** Saves the cluster's fleet progress record; a failure is a warning (a rerun applies it again, and its apply finds it done). */
-  private async write(s: FleetClusterSession, record: FleetProgressRecord, change: Partial<FleetProgressRecord>): Promise<void> {
-    Object.assign(record, change, { updatedAt: isoOf(this.o.clock.now()) });
-    try {
-      await s.writeRecord({ ...record });
-    } catch (err) {
-      this.emit({ type: 'fleet-record-warning', cluster: record.cluster, message: `the fleet progress record could not be written: ${(err as Error).message}` });
-    }
-  }
 }
 
 function isFinal(o: FleetClusterOutcome): boolean {
   return o !== 'not-started';
-}
-
-function signalName(signal: AbortSignal | undefined): 'SIGINT' | 'SIGTERM' {
-  return signal?.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
-}
-
-function exitOfSignal(signal: AbortSignal | undefined): number {
-  return signalName(signal) === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;
 }

@@ -10,25 +10,22 @@
  * one event at a time (clock.ts). A wait is evaluated again only when an object it read
  * changed (reads.ts); the objects and their live view are in store.ts, pool membership and
  * availability in membership.ts. Each apply process talks to it through a SimDriver
- * (driver.ts).
+ * (driver.ts); bootcplan's cordons and pauses are written by cordons.ts, its lock Lease by
+ * lease.ts.
  */
 import { createHash } from 'node:crypto';
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import { type BootcNodeObject, type LeaseObject, type MachineConfigObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
+import { type BootcNodeObject, type MachineConfigObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
 import { snapshotObjects } from '../cluster/snapshot.ts';
-import { BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from '../cluster/types.ts';
 import { viewNode } from '../domain/nodes.ts';
-import { cordonPatch, pausePatch, uncordonDecision } from '../domain/cordons.ts';
-import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY, BOOTCPLAN_LOCK_ID, BOOTCPLAN_LOCK_PLAN_ID } from '../domain/labels.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { PhaseDurations } from '../plan/types.ts';
-import { LockHeldError, messageOf } from '../base/errors.ts';
+import { messageOf } from '../base/errors.ts';
 import {
-  type ObjectRef, type LockRecord, type NodeProgress, type WaitOptions, type PoolKind, type DesiredImageState, type CordonResult, type UncordonResult,
-  PreconditionFailedError, NotFoundError, AlreadyExistsError, LockLostError, isoOf,
+  type ObjectRef, type NodeProgress, type WaitOptions, type PoolKind, type DesiredImageState, PreconditionFailedError, NotFoundError, AlreadyExistsError, isoOf,
 } from '../apply/driver.ts';
 import { VirtualClock, type SimEvent } from './clock.ts';
 import { ReadWatchers } from './reads.ts';
@@ -42,7 +39,8 @@ import { Mco } from './mco.ts';
 import { SimProgress } from './progress-store.ts';
 import { SimDriver } from './driver.ts';
 import { SimRollouts } from './rollouts.ts';
-import { lockRecordOf } from './lease.ts';
+import { SimLock } from './lease.ts';
+import { setPoolPausedField, setUnschedulable } from './cordons.ts';
 import { setCondition, type SimWorld, type NodeRuntime, type RebootKind } from './world.ts';
 
 export { SimDriver, KilledError } from './driver.ts';
@@ -82,6 +80,8 @@ export class SimCluster implements SimWorld {
   readonly peakUnavailable: Map<string, number>;
   /** The progress records and what was written to them. */
   readonly progress: SimProgress;
+  /** The lock Lease (src/sim/lease.ts). */
+  readonly lock: SimLock;
 
   private readonly clock: VirtualClock;
   private readonly watchers = new ReadWatchers<Waiter>();
@@ -93,7 +93,6 @@ export class SimCluster implements SimWorld {
   private readonly mco: Mco;
   private runtimes = new Map<string, NodeRuntime>();
   private readonly jitter: JitterOptions | null;
-  private lockCounter = 0;
   private sessions = 0;
 
   constructor(snapshot: ClusterSnapshot, opts: SimOptions = {}) {
@@ -107,6 +106,7 @@ export class SimCluster implements SimWorld {
     this.waits = new Waits(this.clock, this.store.tracker, this.watchers, this.store);
     this.peakUnavailable = this.pools.peakUnavailable;
     this.faults = new Faults(opts.faults);
+    this.lock = new SimLock(this, this.store, this.clock, () => this.faults.random());
     this.bootc = new BootcOperator(this, opts.softRebootCapable ?? (() => false));
     this.mco = new Mco(this, opts.renderSeconds ?? 0);
     for (const o of structuredClone(snapshotObjects(snapshot))) this.store.put(o);
@@ -180,6 +180,7 @@ export class SimCluster implements SimWorld {
     if (!parsed.ok) return null;
     return resolveMaxUnavailable(parsed.value, this.pools.membersOf(poolKey).length).resolved;
   }
+  poolKeyOf(node: string): string | null { return this.pools.poolKeyOf(node); }
   poolNameOf(node: string): string | null {
     const k = this.pools.poolKeyOf(node);
     return k ? poolNameOfKey(k) : null;
@@ -299,34 +300,7 @@ export class SimCluster implements SimWorld {
     if (state === 'Booted') this.bootc.daemonBoot(bn);
   }
 
-  // ------------------------------------------------------------------ nodes, pools, lock, progress
-
-  /** bootcplan's cordon (src/domain/cordons.ts): flips and marks a schedulable node; leaves a cordoned one. */
-  cordon(session: SimDriver, node: string, by: string, progress?: NodeProgress): CordonResult {
-    const n = this.store.nodes.get(node);
-    if (!n) throw new NotFoundError(`Node ${node} not found`);
-    if (!cordonPatch(n, by)) return 'already-cordoned';
-    if (progress) this.progress.annotate(n, progress);
-    this.setUnschedulable(session, n, true, by);
-    return 'cordoned';
-  }
-
-  /** bootcplan's uncordon: only a node with its exact mark (src/domain/cordons.ts). */
-  uncordon(session: SimDriver, node: string, by: string, progress?: NodeProgress): UncordonResult {
-    const n = this.store.nodes.get(node);
-    if (!n) throw new NotFoundError(`Node ${node} not found`);
-    const d = uncordonDecision(n, by);
-    if (d === 'not-ours') return 'not-ours';
-    if (progress) this.progress.annotate(n, progress);
-    if (d === 'clear-mark') {
-      const annotations = n.metadata.annotations;
-      if (annotations) delete annotations[BOOTCPLAN_CORDONED_BY];
-      this.touch(node);
-      return 'mark-cleared';
-    }
-    this.setUnschedulable(session, n, false, null);
-    return 'uncordoned';
-  }
+  // ------------------------------------------------------------------ nodes, pools, progress
 
   /**
    * Someone else's cordon or uncordon (an administrator's `kubectl cordon`): spec.unschedulable
@@ -335,96 +309,14 @@ export class SimCluster implements SimWorld {
   adminCordon(node: string, value: boolean) {
     const n = this.store.nodes.get(node);
     if (!n) throw new NotFoundError(`Node ${node} not found`);
-    this.setUnschedulable({ name: 'administrator' }, n, value, undefined);
+    setUnschedulable(this, { name: 'administrator' }, n, value, undefined);
   }
 
-  /** Writes spec.unschedulable; `mark`: the cordoned-by annotation to set (string), remove (null) or leave (undefined). */
-  private setUnschedulable(session: Pick<SimDriver, 'name'>, n: NodeObject, value: boolean, mark: string | null | undefined) {
-    const node = n.metadata.name;
-    this.record(session, value ? 'cordon' : 'uncordon', node);
-    const wasUnavailable = this.pools.isUnavailable(node);
-    const spec = (n.spec ??= {});
-    if (value) spec.unschedulable = true;
-    else delete spec.unschedulable;
-    if (typeof mark === 'string') (n.metadata.annotations ??= {})[BOOTCPLAN_CORDONED_BY] = mark;
-    else if (mark === null && n.metadata.annotations) delete n.metadata.annotations[BOOTCPLAN_CORDONED_BY];
-    this.touch(node);
-    if (value) {
-      const key = this.pools.poolKeyOf(node);
-      this.cordons.push({
-        t: this.now - this.start, node, pool: key ? poolNameOfKey(key) : null, session: session.name,
-        unavailableAfter: key ? this.countUnavailable(key) : 0, budget: key ? this.budgetOf(key) : null, wasUnavailable,
-      });
-    }
-  }
-
+  /** bootcplan's pause or unpause of a pool (src/sim/cordons.ts); the MCO resumes an unpaused pool. */
   setPoolPaused(session: SimDriver, kind: PoolKind, name: string, paused: boolean, by: string) {
-    const mcp = kind === 'MachineConfigPool' ? this.get('MachineConfigPool', name) : undefined;
-    const bnp = kind === 'BootcNodePool' ? this.get('BootcNodePool', name) : undefined;
-    const p = mcp ?? bnp;
-    if (!p) throw new NotFoundError(`${kind} ${name} not found`);
-    this.record(session, paused ? 'pause' : 'unpause', `${kind}/${name}`);
-    // bootcplan's pause carries its mark; its unpause removes it; a pool paused already keeps
-    // its pause as it is (src/domain/cordons.ts pausePatch).
-    if (!pausePatch(p, paused, by)) return;
-    if (paused) (p.metadata.annotations ??= {})[BOOTCPLAN_PAUSED_BY] = by;
-    else if (p.metadata.annotations) delete p.metadata.annotations[BOOTCPLAN_PAUSED_BY];
-    if (mcp) {
-      const spec = (mcp.spec ??= {});
-      const was = spec.paused === true;
-      spec.paused = paused;
-      this.changed(mcp);
-      if (was && !paused) this.mco.onUnpause(name);
-    } else if (bnp) {
-      (((bnp.spec ??= {}).rollout ??= {})).paused = paused;
-      this.changed(bnp);
-    }
+    if (setPoolPausedField(this, session, kind, name, paused, by)) this.mco.onUnpause(name);
   }
 
-  leaseOf(): LockRecord | null {
-    const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    return l ? lockRecordOf(l) : null;
-  }
-
-  /**
-   * The lock as one apply process reads it: the read is an observation (src/domain/lease-expiry.ts),
-   * so the Lease's expiry is judged by when that process saw it change, never by its renewTime.
-   */
-  readLockAs(session: SimDriver): LockRecord | null {
-    const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (l) session.leaseObserver.observe({ key: `${l.metadata.resourceVersion}`, ttlSeconds: l.spec?.leaseDurationSeconds ?? 0 }, this.now);
-    return this.leaseOf();
-  }
-
-  acquireLock(session: SimDriver, req: { holder: string; planId: string; ttlSeconds: number }): LockRecord {
-    const cur = this.readLockAs(session);
-    if (cur && !session.leaseObserver.expired(this.now)) throw new LockHeldError(cur.holder, cur.since, cur.lockId, cur.planId);
-    const lockId = createHash('sha256').update(`${this.source}/${this.lockCounter++}/${this.faults.random()}`).digest('hex').slice(0, 12);
-    if (cur) this.store.remove('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    const lease: LeaseObject = {
-      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
-      metadata: { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, resourceVersion: String(this.clock.nextSeq()), annotations: { [BOOTCPLAN_LOCK_ID]: lockId, [BOOTCPLAN_LOCK_PLAN_ID]: req.planId } },
-      spec: { holderIdentity: req.holder, leaseDurationSeconds: req.ttlSeconds, acquireTime: isoOf(this.now), renewTime: isoOf(this.now) },
-    };
-    this.store.put(lease);
-    this.record(session, 'lock', lockId);
-    return lockRecordOf(lease);
-  }
-  renewLock(session: SimDriver, lockId: string): LockRecord {
-    const l = this.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held${l ? ` (now held by ${l.spec?.holderIdentity})` : ''}`);
-    (l.spec ??= {}).renewTime = isoOf(this.now);
-    l.metadata.resourceVersion = String(this.clock.nextSeq());
-    this.changed(l);
-    return lockRecordOf(l);
-  }
-  releaseLock(session: SimDriver, lockId: string): boolean {
-    const cur = this.leaseOf();
-    if (!cur || cur.lockId !== lockId) return false;
-    this.store.remove('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    this.record(session, 'unlock', lockId);
-    return true;
-  }
   /** One node's progress entry alone (the annotation, no other field). */
   writeNodeProgress(session: SimDriver, node: string, p: NodeProgress) {
     const n = this.store.nodes.get(node);

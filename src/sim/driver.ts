@@ -11,6 +11,7 @@ import {
   NotFoundError, DrainTimeoutError, DriverError, PreconditionFailedError,
 } from '../apply/driver.ts';
 import type { SimCluster } from './cluster.ts';
+import { cordonNode, uncordonNode } from './cordons.ts';
 import { LeaseObserver, type LockSighting } from '../domain/lease-expiry.ts';
 import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
 import { NamedError } from '../base/errors.ts';
@@ -84,8 +85,8 @@ export class SimDriver implements ClusterDriver {
       this.sim.deleteObject(obj);
     });
   }
-  cordon(node: string, by: string, progress?: NodeProgress) { return this.write(`nodes/${node}`, () => this.sim.cordon(this, node, by, progress)); }
-  uncordon(node: string, by: string, progress?: NodeProgress) { return this.write(`nodes/${node}`, () => this.sim.uncordon(this, node, by, progress)); }
+  cordon(node: string, by: string, progress?: NodeProgress) { return this.write(`nodes/${node}`, () => cordonNode(this.sim, this, node, by, progress)); }
+  uncordon(node: string, by: string, progress?: NodeProgress) { return this.write(`nodes/${node}`, () => uncordonNode(this.sim, this, node, by, progress)); }
   drain(node: string, opts: DrainOptions) {
     return this.guard(async () => {
       const n = this.sim.get('Node', node);
@@ -106,7 +107,7 @@ export class SimDriver implements ClusterDriver {
   setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string) {
     return this.write(`${kind}/${name}`, () => this.sim.setPoolPaused(this, kind, name, paused, by));
   }
-  acquireLock(req: { holder: string; planId: string; ttlSeconds: number }) { return this.guard(() => this.sim.acquireLock(this, req)); }
+  acquireLock(req: { holder: string; planId: string; ttlSeconds: number }) { return this.guard(() => this.sim.lock.acquire(this, req)); }
   readRollout(name: string) { return this.guard(() => this.sim.rollouts.read(name)); }
   writeRolloutStatus(name: string, status: RolloutStatus) {
     return this.guard(() => {
@@ -130,11 +131,11 @@ export class SimDriver implements ClusterDriver {
     return this.guard(() => {
       const fault = this.renewFault?.();
       if (fault) throw fault;
-      return this.sim.renewLock(this, lockId);
+      return this.sim.lock.renew(this, lockId);
     });
   }
-  releaseLock(lockId: string) { return this.guard(() => this.sim.releaseLock(this, lockId)); }
-  readLock() { return this.guard(() => this.sim.readLockAs(this)); }
+  releaseLock(lockId: string) { return this.guard(() => this.sim.lock.release(this, lockId)); }
+  readLock() { return this.guard(() => this.sim.lock.readAs(this)); }
   readProgress() { return this.guard(() => this.sim.progress.read(this.sim.nodes.values())); }
   writeProgress(p: ProgressRecord, version: string | null) {
     return this.guard(() => {

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
 import { captureIO } from './helpers.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
-import { machineSetObject, OLD_AMI } from '../../src/sim/generate.ts';
-import { parseSnapshot } from '../../src/cluster/snapshot.ts';
+import { machineSetObject, OLD_AMI } from '../../src/sim/cluster-objects.ts';
+import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: snapshot and plan live');

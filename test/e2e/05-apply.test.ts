@@ -18,7 +18,7 @@ import { captureIO } from './helpers.ts';
 import { ensureBuilt, run } from '../built.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
-import { imageRef } from '../../src/sim/generate.ts';
+import { imageRef } from '../../src/sim/fake-ids.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { NODE } from '../../src/kube/resources.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';

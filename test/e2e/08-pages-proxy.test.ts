@@ -15,7 +15,7 @@ import { ClusterBuilder, nodes } from '../builders.ts';
 import { KubeDriver } from '../../src/kube/driver.ts';
 import { readLiveObjects } from '../../src/kube/read.ts';
 import { requestStats, type KubeClient } from '../../src/kube/rest.ts';
-import { parseSnapshot } from '../../src/cluster/snapshot.ts';
+import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: paginated lists and proxy-url');

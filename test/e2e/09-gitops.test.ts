@@ -25,7 +25,7 @@ import { captureIO, sleep } from './helpers.ts';
 import { installGitopsCrds, docsOf, dryRun, kustomizer } from './gitops-dry-run.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
-import { imageRef } from '../../src/sim/generate.ts';
+import { imageRef } from '../../src/sim/fake-ids.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import type { KObject } from '../../src/cluster/types.ts';

@@ -24,7 +24,7 @@ import { NodeAgent } from './agent.ts';
 import { inDir } from '../cwd.ts';
 import { ClusterBuilder, NEW } from '../builders.ts';
 import { LUA, luaHealth } from '../lua-health.ts';
-import { imageRef } from '../../src/sim/generate.ts';
+import { imageRef } from '../../src/sim/fake-ids.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import { renderFleetArgo, type ArgoFleetRender } from '../../src/fleet/argocd.ts';
 import { testFleet, TEST_OPTIONS } from '../fleet-argocd-helpers.ts';
