@@ -90,7 +90,7 @@ function bootcRole(v: NodeView, entry: NodeProgress | null, pool: string, target
   // The rollback's own nodes in flight (a re-plan while it runs, or a rollback continued after a
   // stop or a kill): the plan that took them saw their `from`; their entry now records the
   // target they go back from. One already back on the origin is still in flight (cordoned,
-  // its entry not done): the applier uncordons it without a reboot (bootc-pool.ts atTarget).
+  // its entry not done): the applier uncordons it without a reboot (bootc-node.ts runBootcNode).
   if (entry && ctx.own.has(entry.planId) && entry.pool === pool && entry.step !== 'done' && (onTarget || v.bootedDigest === origin)) return v.degraded ? 'degraded' : 'rollback';
   return bootcRollbackRole({
     entry, chain: ctx.chain, wave: ctx.scopeWave, pool, bootedDigest: v.bootedDigest, stagedDigest: v.stagedDigest,
