@@ -2,11 +2,11 @@
  * The bootc slot runner (spec `rollout: slots`; docs/spec.md "Slots"): the nodes of a
  * BootcNodePool are admitted one by one, in the plan's order, as soon as the pool's budget
  * has room, instead of in waves that wait for their slowest node. Each node runs the same
- * steps as in a wave (bootc-pool.ts: write-ahead record, cordon with bootcplan's mark, drain,
+ * steps as in a wave (bootc-node.ts: write-ahead record, cordon with bootcplan's mark, drain,
  * reboot request, wait until on the target, Idle and Ready, uncordon), and the same rules hold:
  * - the budget: a node is admitted only while the pool's nodes out of service, with it, stay
  *   within maxUnavailable (nodes out of service on their own count; the control plane counts
- *   across the cluster): bootc-pool.ts decideRound, on one view of the cluster per round;
+ *   across the cluster): bootc-wave.ts decideRound, on one view of the cluster per round;
  * - staging: a node is admitted only once it passed the staging gate (the same gate as a
  *   wave's, node by node: a staged node does not wait for its batch); staging active longer
  *   than the staging limit, or never started within it, stops admission and halts the pool
@@ -32,7 +32,8 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { cancelledByCaller } from './interrupt.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
 import { afterLastWave, afterWave, availabilitySignature, beforeWave, failPendingAfterBudgetWait, checkPolicy, checkStale, halt } from './wave-gates.ts';
-import { cordonNow, decideRound, gateNode, holding, recordCordonAhead, runBootcNode, setFatal, type WaveRun } from './bootc-pool.ts';
+import { decideRound, gateNode, holding, setFatal, type WaveRun } from './bootc-wave.ts';
+import { cordonNow, recordCordonAhead, runBootcNode } from './bootc-node.ts';
 import { onGateFailure } from './gate-failure.ts';
 import { atTarget, peek, stagingOf, viewIn } from './views.ts';
 import { stagingLimit, stagingStart } from './staging-clock.ts';
@@ -283,7 +284,7 @@ function recordFinishedBatches(ctx: ApplyContext, s: SlotRun): void {
 
 /**
  * The staging gate, node by node (DESIGN §7, docs/safety.md rule 8; the wave's version is
- * bootc-pool.ts stagingGate): pending nodes not past the gate wait; the limit runs from the
+ * staging-gate.ts stagingGate): pending nodes not past the gate wait; the limit runs from the
  * node's recorded staging attempt (Idle=False/Staging's lastTransitionTime, or when first seen
  * staging), or from its admission batch's opening for a node that never started staging.
  * Nodes in flight, gone, Degraded or on the target are decideRound's.

@@ -73,5 +73,5 @@ export interface ApplyContext {
 export interface NodeFailure { node: string; reason: string; conditions: Condition[] }
 export type NodeOutcome = { ok: true } | { ok: false; failure: NodeFailure };
 
-/** How a node's reboot ended, as the wait for it sees it (bootc-pool.ts runBootcNode). */
+/** How a node's reboot ended, as the wait for it sees it (bootc-node.ts runBootcNode). */
 export type RebootEnd = { gone: true; conditions: Condition[] } | { failed: true; conditions: Condition[] } | { ok: true };

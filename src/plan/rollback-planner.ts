@@ -17,7 +17,9 @@ import { indexSnapshot } from '../domain/nodes.ts';
 import { computeMembership } from '../domain/pools.ts';
 import { DEFAULT_DURATIONS, estimatePoolSeconds } from '../domain/timing.ts';
 import { clusterInfo, planIdOf, summarize } from './planner.ts';
-import { bootcPoolRollback, mcoPoolRollback, type RolledPool, type RollbackPoolContext } from './rollback-pools.ts';
+import { type RolledPool, type RollbackPoolContext } from './rollback-pools.ts';
+import { bootcPoolRollback } from './rollback-bootc-pool.ts';
+import { mcoPoolRollback } from './rollback-mco-pool.ts';
 import { PLAN_FORMAT_VERSION_ROLLBACK, type Plan, type PlanChange, type PlanPool, type PlanRollback, type PlanSpecInfo, type PhaseDurations } from './types.ts';
 
 /** Everything a rollback plan is made from besides the cluster. */

@@ -181,7 +181,7 @@ export interface PlanPool {
 
 /**
  * Why a forward plan's pool would have no way back (docs/apply.md "Rollback"): the rollback
- * planner's refusal codes where they apply before the run (src/plan/rollback-pools.ts), and
+ * planner's refusal codes where they apply before the run (src/plan/rollback-bootc-pool.ts), and
  * `rollback-origin-unknown`: the cluster shows no single image the pool runs now (no booted digest
  * reported, or an MCO pool without a rendered config carrying an osImageURL).
  */
