@@ -41,13 +41,14 @@ const UNREACHABLE = /^error: cannot reach the Kubernetes API at https:\/\/127\.0
 
 interface Result { code: number | null; out: string; err: string }
 
-function cli(bin: string, args: string[]): Result {
+/** The installed command `bin` run as a process in WORK (not the in-process cli() of test/support/cli.ts). */
+function installed(bin: string, args: string[]): Result {
   const r = spawnSync(join(PREFIX!, 'bin', bin), args, { cwd: WORK, encoding: 'utf8', env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', KUBECONFIG: join(WORK, 'none') }, timeout: 120_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-/** As cli(), without waiting: the table's runs go two at a time (start-up is most of each). */
-function cliAsync(bin: string, args: string[]): Promise<Result> {
+/** As installed(), without waiting: the table's runs go two at a time (start-up is most of each). */
+function installedAsync(bin: string, args: string[]): Promise<Result> {
   return new Promise((res) => {
     const child = spawn(join(PREFIX!, 'bin', bin), args, { cwd: WORK, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', KUBECONFIG: join(WORK, 'none') }, timeout: 120_000 });
     let out = '';
@@ -115,19 +116,19 @@ const TABLE: Record<string, Case[]> = {
 
 /** The commands a --help lists (a group's subcommands in its own --help), as `fleet plan`. */
 function commands(bin: string, path: string[] = []): string[] {
-  const help = cli(bin, [...path, '--help']);
+  const help = installed(bin, [...path, '--help']);
   assert.is(help.code, 0, help.err);
   const section = help.out.split(/^Commands:\n/m)[1] ?? '';
   const names = [...section.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]).filter((n) => n !== 'help');
   return names.flatMap((n) => {
-    const sub = cli(bin, [...path, n, '--help']);
+    const sub = installed(bin, [...path, n, '--help']);
     return /^Commands:/m.test(sub.out) ? commands(bin, [...path, n]) : [[...path, n].join(' ')];
   });
 }
 
 /** The -o formats a command's --help lists: commander's choices, or "output format: a, b". */
 function formats(bin: string, command: string): string[] {
-  const help = cli(bin, [...command.split(' '), '--help']).out;
+  const help = installed(bin, [...command.split(' '), '--help']).out;
   const entry = help.split(/^ {2}(?=-)/m).find((e) => e.startsWith('-o, --output <format>'))?.replace(/\s+/g, ' ');
   if (!entry) return [];
   const choices = /\(choices: ([^)]*?)(?:, default: [^)]*)?\)/.exec(entry)?.[1];
@@ -139,7 +140,7 @@ const s = suite('smoke: the installed package');
 
 s('the plan and fleet plan the other commands read are saved', () => {
   for (const args of [['plan', '-f', 'rollout.yaml', '--cluster', 'cluster.yaml', '--out', 'smoke.json'], ['fleet', 'plan', '-f', 'fleet/fleet.yaml', '--out', 'smoke-fleet.json']]) {
-    const r = cli('bootcplan', args);
+    const r = installed('bootcplan', args);
     clean(r, args.join(' '));
     assert.is(r.code, 0, r.err);
   }
@@ -161,7 +162,7 @@ for (const bin of BINS) {
       }
       runs.push({ args: [...command.split(' '), '--help'], fmt: 'text', c: { args: () => [], code: 0 } });
     }
-    const results = await inPairs(runs, (r) => cliAsync(bin, r.args));
+    const results = await inPairs(runs, (r) => installedAsync(bin, r.args));
     for (const [i, { args, fmt, c }] of runs.entries()) {
       const r = results[i];
       const what = `${bin} ${args.join(' ')}`;
@@ -177,20 +178,20 @@ for (const bin of BINS) {
 }
 
 s('kubectl_complete-bootcplan (kubectl\'s plugin completion) completes commands and -o formats from the installed package', () => {
-  const cmd = cli('kubectl_complete-bootcplan', ['pla']);
+  const cmd = installed('kubectl_complete-bootcplan', ['pla']);
   clean(cmd, 'kubectl_complete-bootcplan pla');
   assert.is(cmd.code, 0, cmd.err);
   assert.match(cmd.out, /^plan\t/m);
-  const fmt = cli('kubectl_complete-bootcplan', ['plan', '-o', '']);
+  const fmt = installed('kubectl_complete-bootcplan', ['plan', '-o', '']);
   assert.is(fmt.code, 0, fmt.err);
   assert.equal(fmt.out.trim().split('\n').filter((l) => !l.startsWith(':')), formats('bootcplan', 'plan'));
 });
 
 s('version: the build record of the package (no git checkout), the Node.js runtime', () => {
-  const j = JSON.parse(cli('bootcplan', ['version', '-o', 'json']).out);
+  const j = JSON.parse(installed('bootcplan', ['version', '-o', 'json']).out);
   const pkg = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'));
   assert.equal({ version: j.version, from: j.from, node: j.node }, { version: pkg.version, from: 'build', node: process.version });
-  assert.is(cli('bootcplan', ['--version']).out, `${pkg.version}\n`);
+  assert.is(installed('bootcplan', ['--version']).out, `${pkg.version}\n`);
 });
 
 /** Every path a packaged kustomization names resolves inside the package. */
