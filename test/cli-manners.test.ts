@@ -11,23 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parse } from 'yaml';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import { readStdinText } from '../src/app/stdin.ts';
 import { yamlText } from '../src/render/yaml.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
-import { ensureBuilt, run } from './built.ts';
+import { ensureBuilt } from './built.ts';
 import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
+import { cli, io } from './support/cli.ts';
 
 const s = suite('cli manners');
-
-async function cli(args: string[], given: { openDriver?: DriverFactory } = {}) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await run(args, { io, ...given });
-  return { code, out, err };
-}
 
 /** The installed command (compiled, rebuilt when a source is newer), with `input` on its stdin. */
 function bin(args: string[], input: string) {
@@ -160,8 +153,7 @@ const typo = (word: string) => word[0] + word[2] + word[1] + word.slice(3);
 s('every closed-choice option and argument of every command: a typo says "did you mean X?", exit 1, one screen', async () => {
   const { commandFlags } = await import('./hint-flags.ts');
   const { buildProgram } = await import('../src/cli/main.ts');
-  const io: CliIO = { stdout: () => {}, stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false };
-  const program = buildProgram({ io, openDriver: async () => { throw new Error('not reached'); }, now: () => 0 }, () => {});
+  const program = buildProgram({ io: io({ env: {} }), openDriver: async () => { throw new Error('not reached'); }, now: () => 0 }, () => {});
   type Node = { name(): string; commands: Node[]; options: { flags: string; short?: string; long?: string; argChoices?: string[] }[]; registeredArguments: { name(): string; required: boolean; argChoices?: string[] }[] };
   const cases: { args: string[]; choice: string }[] = [];
   const walk = (c: Node, path: string[]) => {

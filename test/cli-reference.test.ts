@@ -9,11 +9,12 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { buildProgram } from '../src/cli/main.ts';
 import { renderCliReference, withCliReference, CLI_REFERENCE_FILE, CLI_REFERENCE_BEGIN, CLI_REFERENCE_END } from '../src/cli/reference.ts';
+import { io } from './support/cli.ts';
 
 const s = suite('docs/cli.md command reference');
 
 const quiet = () => {};
-const program = () => buildProgram({ io: { stdout: quiet, stderr: quiet, env: {}, stdoutIsTTY: false, stderrIsTTY: false }, openDriver: async () => { throw new Error('not reached'); }, now: () => 0 }, quiet);
+const program = () => buildProgram({ io: io({ env: {} }), openDriver: async () => { throw new Error('not reached'); }, now: () => 0 }, quiet);
 
 /** Every command below the program, with its path (`bootcplan fleet render argocd`). */
 function commands(c: Command, path = c.name()): { path: string; command: Command }[] {

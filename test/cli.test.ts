@@ -4,19 +4,11 @@ import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import type { CliIO } from '../src/app/ports.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
-import { ensureBuilt, run } from './built.ts';
+import { ensureBuilt } from './built.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('cli');
-
-async function cli(args: string[], env: Record<string, string> = {}, tty = false) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { ...env }, stdoutIsTTY: tty, stderrIsTTY: tty };
-  const code = await run(args, { io: io });
-  return { code, out, err };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-cli-'));
 const clusterFile = join(dir, 'cluster.yaml');
@@ -33,8 +25,8 @@ s('plan prints the plan and the Plan: line; exit 0', async () => {
 });
 
 s('colour only on a TTY, and NO_COLOR wins', async () => {
-  assert.match((await cli(['plan', '-f', specFile, '--cluster', clusterFile], {}, true)).out, /\x1b\[/);
-  assert.not.match((await cli(['plan', '-f', specFile, '--cluster', clusterFile], { NO_COLOR: '1' }, true)).out, /\x1b\[/);
+  assert.match((await cli(['plan', '-f', specFile, '--cluster', clusterFile], { io: { env: {}, stdoutIsTTY: true, stderrIsTTY: true } })).out, /\x1b\[/);
+  assert.not.match((await cli(['plan', '-f', specFile, '--cluster', clusterFile], { io: { env: { NO_COLOR: '1' }, stdoutIsTTY: true, stderrIsTTY: true } })).out, /\x1b\[/);
 });
 
 s('--detailed-exitcode: 2 with changes, 0 without', async () => {
@@ -147,9 +139,8 @@ s('plan evaluates maintenance windows at the injected clock (deps.now)', async (
   const windowed = join(dir, 'windowed.yaml');
   writeFileSync(windowed, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }], { maintenanceWindows: [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }] }));
   const planAt = async (iso: string) => {
-    let out = '';
-    const io: CliIO = { stdout: (x) => (out += x), stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false };
-    assert.is(await run(['plan', '-f', windowed, '--cluster', clusterFile], { io, now: () => Date.parse(iso) }), 0);
+    const { code, out } = await cli(['plan', '-f', windowed, '--cluster', clusterFile], { io: { env: {} }, now: () => Date.parse(iso) });
+    assert.is(code, 0);
     return out;
   };
   assert.match(await planAt('2026-12-02T21:30:00Z'), /Maintenance window open now, until Wed, 02\/12\/2026, 23:00 Europe\/Berlin/);
@@ -163,9 +154,7 @@ s('a cluster failure from the driver is one error line with a hint, exit 1, neve
   const sim = newSim(readSnapshotFile(nodeInputs, clusterFile));
   const driver = Object.create(sim.driver());
   driver.readLock = async () => { throw new DriverError('Lease openshift-bootcplan/bootcplan-lock: conflict after 8 tries'); };
-  let err = '';
-  const io: CliIO = { stdout: () => {}, stderr: (x) => (err += x), env: {}, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await run(['status'], { io, openDriver: async () => ({ driver, holder: 't' }) });
+  const { code, err } = await cli(['status'], { io: { env: {} }, openDriver: async () => ({ driver, holder: 't' }) });
   assert.is(code, 1);
   assert.match(err, /^error: Lease openshift-bootcplan\/bootcplan-lock: conflict after 8 tries\n  hint: /);
   assert.not.match(err, /internal error/);

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import { run } from '../src/cli/main.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import type { Plan } from '../src/plan/types.ts';
 import type { KObject } from '../src/cluster/types.ts';
 import { planIdOf } from '../src/plan/planner.ts';
@@ -26,9 +27,8 @@ import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import { clusterIdentityOf, serverHost } from '../src/cluster/identity.ts';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
-import { inDir } from './cwd.ts';
+import { cli } from './support/cli.ts';
 import { ensureBuilt, ROOT } from './built.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('a plan runs only on its own cluster');
@@ -142,21 +142,8 @@ writeFileSync(join(repo, 'k8s.yaml'), listWithServer([...site({ clusterID: null 
 git('add', '.');
 git('commit', '-qm', 'specs');
 
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
-  return o;
-}
-
-async function cli(args: string[], openDriver?: DriverFactory) {
-  const o = io();
-  const code = await inDir(repo, () => run(args, openDriver ? { io: o, openDriver } : { io: o }));
-  return { code, out: o.out, err: o.err };
-}
-
 async function savedPlan(cluster: string, out: string): Promise<Plan> {
-  const r = await cli(['plan', '-f', 'bootcplan.yaml', '--ref', 'HEAD', '--cluster', cluster, '--out', `./${out}`]);
+  const r = await cli(['plan', '-f', 'bootcplan.yaml', '--ref', 'HEAD', '--cluster', cluster, '--out', `./${out}`], { cwd: repo });
   assert.is(r.code, 0, r.err);
   return JSON.parse(readFileSync(join(repo, out), 'utf8'));
 }
@@ -166,17 +153,17 @@ async function applyOn(file: string, clusterFile: string) {
   const sim = newSim(readSnapshotFile(nodeInputs, join(repo, clusterFile)));
   sim.rollouts.put('test', {});
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'identity@test' });
-  const r = await cli(['apply', file, '--auto-approve', '--json'], openDriver);
+  const r = await cli(['apply', file, '--auto-approve', '--json'], { cwd: repo, openDriver });
   return { ...r, writes: sim.writes.length, status: sim.rollouts.objects.get('test')!.status, events: sim.rollouts.events.length };
 }
 
 s('rehearse: a plan of a.yaml on b.yaml exits 3 naming both; on a.yaml it runs', async () => {
   await savedPlan('a.yaml', 'a.json');
-  const r = await cli(['rehearse', 'a.json', '--cluster', 'b.yaml']);
+  const r = await cli(['rehearse', 'a.json', '--cluster', 'b.yaml'], { cwd: repo });
   assert.is(r.code, 3, r.err);
   assert.match(r.err, new RegExp(`plan is for: ClusterVersion.spec.clusterID ${A} \\(server api.a.example.com:6443\\)`));
   assert.match(r.err, new RegExp(`this cluster is: +ClusterVersion.spec.clusterID ${B} \\(server api.b.example.com:6443\\), read from file:.*b.yaml`));
-  assert.is((await cli(['rehearse', 'a.json'])).code, 0);
+  assert.is((await cli(['rehearse', 'a.json'], { cwd: repo })).code, 0);
 });
 
 s('apply: a plan of cluster A on cluster B exits 3 before any write, the rollout status and Events included', async () => {
@@ -193,8 +180,8 @@ s('apply: a plan of cluster A on cluster B exits 3 before any write, the rollout
 s('a plan without identity: rehearses against its own snapshot; refused where an identity is found, with the way out', async () => {
   const bare = await savedPlan('bare.yaml', 'bare.json');
   assert.is(bare.cluster.identity, undefined);
-  assert.is((await cli(['rehearse', 'bare.json'])).code, 0);
-  const r = await cli(['rehearse', 'bare.json', '--cluster', 'k8s.yaml']);
+  assert.is((await cli(['rehearse', 'bare.json'], { cwd: repo })).code, 0);
+  const r = await cli(['rehearse', 'bare.json', '--cluster', 'k8s.yaml'], { cwd: repo });
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /records no cluster identity, so it cannot be shown to be this cluster's/);
   assert.match(r.err, /this cluster is: +Namespace\/kube-system.metadata.uid 11111111-2222-3333-4444-555555555555 \(server 10.0.0.1:6443\)/);
@@ -207,7 +194,7 @@ s('a plan without identity: rehearses against its own snapshot; refused where an
 
 s('a plan with an identity is refused on a snapshot that has none', async () => {
   await savedPlan('a.yaml', 'a.json');
-  const r = await cli(['rehearse', 'a.json', '--cluster', 'bare.yaml']);
+  const r = await cli(['rehearse', 'a.json', '--cluster', 'bare.yaml'], { cwd: repo });
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /file:.*bare.yaml holds neither ClusterVersion\/version spec.clusterID nor the kube-system Namespace, so it cannot be shown to be that cluster/);
 });
@@ -215,7 +202,7 @@ s('a plan with an identity is refused on a snapshot that has none', async () => 
 s('identities of two kinds (the plan\'s snapshot lacked the ClusterVersion this cluster has): refused, saying neither is shown', async () => {
   await savedPlan('k8s.yaml', 'k8s.json');
   writeFileSync(join(repo, 'k8s-openshift.yaml'), listWithServer([...site({ clusterID: A }).objects, kubeSystem('11111111-2222-3333-4444-555555555555')], 'https://10.0.0.1:6443'));
-  const r = await cli(['rehearse', 'k8s.json', '--cluster', 'k8s-openshift.yaml']);
+  const r = await cli(['rehearse', 'k8s.json', '--cluster', 'k8s-openshift.yaml'], { cwd: repo });
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /knows its cluster by Namespace\/kube-system.metadata.uid, this cluster is known by ClusterVersion.spec.clusterID: it cannot be shown to be the same cluster/);
 });
@@ -225,7 +212,7 @@ s('the identity is sealed: edited in the file, the plan is refused (exit 3); edi
   const edited: Plan = structuredClone(plan);
   edited.cluster.identity = { kind: 'ClusterVersion.spec.clusterID', id: B };
   writeFileSync(join(repo, 'edited.json'), JSON.stringify(edited, null, 2));
-  const r = await cli(['rehearse', 'edited.json', '--cluster', 'b.yaml']);
+  const r = await cli(['rehearse', 'edited.json', '--cluster', 'b.yaml'], { cwd: repo });
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /the plan file was modified after it was made/);
   const applied = await applyOn('edited.json', 'b.yaml');
@@ -244,7 +231,7 @@ s('the identity is sealed: edited in the file, the plan is refused (exit 3); edi
   // Sealed again (anyone can recompute the hash): the file now names B, so a.yaml, the cluster
   // it was planned from, refuses it; so it does with the identity removed.
   writeFileSync(join(repo, 'resealed.json'), JSON.stringify({ ...edited, id: planIdOf(edited) }, null, 2));
-  const resealed = await cli(['rehearse', 'resealed.json', '--cluster', 'a.yaml']);
+  const resealed = await cli(['rehearse', 'resealed.json', '--cluster', 'a.yaml'], { cwd: repo });
   assert.is(resealed.code, 3, resealed.err);
   assert.match(resealed.err, /was made for another cluster/);
   const stripped: Plan = structuredClone(plan);
@@ -261,7 +248,7 @@ s('a plan file whose identity is not of the known kinds is refused when it is re
   const odd = structuredClone(plan) as unknown as { cluster: { identity: { kind: string } } };
   odd.cluster.identity.kind = 'Server.url';
   writeFileSync(join(repo, 'odd.json'), JSON.stringify(odd, null, 2));
-  const r = await cli(['rehearse', 'odd.json']);
+  const r = await cli(['rehearse', 'odd.json'], { cwd: repo });
   assert.is(r.code, 1, r.err);
   assert.match(r.err, /odd.json:\d+:\d+/);
   assert.match(r.err, /cluster.identity.kind/);

@@ -16,7 +16,7 @@ import { delimiter, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { run } from '../src/cli/main.ts';
 import { ensureBuilt, ROOT } from './built.ts';
-import type { CliIO } from '../src/app/ports.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('completion');
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -41,9 +41,7 @@ function shellEnv(): NodeJS.ProcessEnv {
 }
 
 async function engine(words: string[]) {
-  let out = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: () => {}, env: { KUBECONFIG: kubeconfig }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await run(['__complete', ...words], { io });
+  const { code, out } = await cli(['__complete', ...words], { io: { env: { KUBECONFIG: kubeconfig } } });
   assert.is(code, 0);
   const lines = out.trimEnd().split('\n');
   const directive = Number(lines.pop()!.slice(1));

@@ -16,19 +16,12 @@ import { rehearse } from '../src/sim/rehearse.ts';
 import { run } from '../src/cli/main.ts';
 import type { ApplyEvent } from '../src/apply/events.ts';
 import type { Plan } from '../src/plan/types.ts';
-import type { CliIO } from '../src/app/ports.ts';
+import { io } from './support/cli.ts';
 
 const s = suite('control plane: one node at a time');
 
 const masters = () => nodes('m', 3);
 const D = { stage: 100, drain: 10, reboot: 50, softReboot: 5, ready: 3 };
-
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
-  return o;
-}
 
 /** The most of `names` out of service at once in an event stream (cordon .. uncordon). */
 export function peakOutOfService(events: readonly ApplyEvent[], names: ReadonlySet<string>): number {

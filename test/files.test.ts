@@ -12,8 +12,8 @@ import { spawnSync } from 'node:child_process';
 import { ensureBuilt, ROOT } from './built.ts';
 import { InputError } from '../src/base/errors.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/app/ports.ts';
 import { writeFileAtomic } from '../src/app/files.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('output files');
 const dir = () => mkdtempSync(join(tmpdir(), 'bootcplan-files-'));
@@ -82,9 +82,7 @@ s('through the CLI: plan --out onto a symbolic link exits 1 with one line, no st
   const d = dir();
   writeFileSync(join(d, 'victim'), 'precious');
   symlinkSync(join(d, 'victim'), join(d, 'out.json'));
-  let err = '';
-  const io: CliIO = { stdout: () => {}, stderr: (x) => { err += x; }, env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await run(['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml', '--out', join(d, 'out.json')], { io });
+  const { code, err } = await cli(['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml', '--out', join(d, 'out.json')]);
   assert.is(code, 1);
   assert.match(err, /error: cannot write .*out\.json: it is a symbolic link/);
   assert.not.match(err, /\n\s+at /);

@@ -9,21 +9,20 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run } from '../src/cli/main.ts';
 import { fleetPlanIdOf } from '../src/fleet/plan.ts';
 import { planIdOf } from '../src/plan/planner.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import type { SimDriver } from '../src/sim/driver.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
-import { inDir } from './cwd.ts';
 import { confirmSavedPlan } from '../src/plan/saved/compare.ts';
 import { readFleet } from '../src/app/fleet-inputs.ts';
 import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { readFleetRecord } from '../src/fleet/record.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
-import { simFleet, fleetCli, type SimFleet } from './fleet-sim-harness.ts';
+import { simFleet, type SimFleet } from './fleet-sim-harness.ts';
 import { openSavedFleetPlans } from '../src/app/fleet-saved-plan.ts';
 import { nodeInputs } from '../src/app/inputs.ts';
+import { inDir, cli } from './support/cli.ts';
 
 const s = suite('fleet apply');
 
@@ -42,8 +41,6 @@ function setup(o: { strategy?: Record<string, unknown>; faults?: Partial<Record<
   return simFleet(fleetOf(o.strategy), { faults: o.faults, missing: o.missing, prefix: 'bootcplan-fleet-apply-' });
 }
 
-const cli = fleetCli;
-
 /** Every one of the cluster's 3 nodes rebooted once, none failed. */
 const onNew = (sim: SimCluster) => sim.reboots.length === 3 && sim.reboots.every((r) => !r.failed) && new Set(sim.reboots.map((r) => r.node)).size === 3;
 const touched = (sim: SimCluster) => sim.writes.length > 0;
@@ -55,7 +52,7 @@ s('a fleet plan file modified after it was made is refused before any cluster is
   const fp = JSON.parse(readFileSync(st.planFile, 'utf8'));
   fp.strategy.canaries = [];
   writeFileSync(st.planFile, JSON.stringify(fp));
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /fleet plan file was modified after it was made/);
   assert.equal(st.opened, []);
@@ -67,7 +64,7 @@ s('a cluster plan edited inside the fleet plan (fleet id made to match again) is
   fp.clusters[1].plan.pools[0].maxUnavailable.resolved = 3;
   fp.id = fleetPlanIdOf(fp);
   writeFileSync(st.planFile, JSON.stringify(fp));
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /the plan of cluster west in fleet plan .* was modified/);
   assert.equal(st.opened, []);
@@ -84,7 +81,7 @@ s('a cluster plan edited and re-sealed, fleet id too, is caught by its re-plan a
   p.id = planIdOf(p);
   fp.id = fleetPlanIdOf(fp);
   writeFileSync(st.planFile, JSON.stringify(fp));
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /east: failed \(exit 3\): plan .* is not what the spec and the cluster give now/);
   assert.equal(st.opened, ['ctx-east']);
@@ -99,7 +96,7 @@ s('a cluster plan taken from another fleet (another Fleet file) is refused: exit
   fp.clusters[2].plan.id = planIdOf(fp.clusters[2].plan);
   fp.id = fleetPlanIdOf(fp);
   writeFileSync(st.planFile, JSON.stringify(fp));
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /the plan of cluster south was not made from this fleet plan's Fleet/);
   assert.equal(st.opened, []);
@@ -108,7 +105,7 @@ s('a cluster plan taken from another fleet (another Fleet file) is refused: exit
 s('the Fleet file changed since the fleet plan was made: exit 3 before any cluster is reached', async () => {
   const st = setup();
   writeFileSync(join(st.dir, 'fleet.yaml'), readFileSync(join(st.dir, 'fleet.yaml'), 'utf8') + '# edited\n');
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /the spec changed since the plan was made/);
   assert.equal(st.opened, []);
@@ -136,7 +133,7 @@ s('the check of a fleet plan of 120 clusters reads and validates the Fleet once,
 
 s('a context the kubeconfig does not have is that cluster\'s error (exit 1), not a crash: continue rolls the others', async () => {
   const st = setup({ strategy: { batchTimeoutAction: 'continue' }, missing: ['ctx-south'] });
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 1, r.err);
   assert.match(r.out, /south +2 +failed +1 +\S+ +context "ctx-south" is not in the kubeconfig/);
   assert.match(r.out, /west +2 +done +0/);
@@ -146,7 +143,7 @@ s('a context the kubeconfig does not have is that cluster\'s error (exit 1), not
 
 s('without a terminal and without --auto-approve: refused, nothing reached', async () => {
   const st = setup();
-  const r = await cli(st, ['fleet', 'apply', st.planFile]);
+  const r = await cli(['fleet', 'apply', st.planFile], st.options);
   assert.is(r.code, 1);
   assert.match(r.err, /needs confirmation/);
   assert.equal(st.opened, []);
@@ -156,7 +153,7 @@ s('without a terminal and without --auto-approve: refused, nothing reached', asy
 
 s('one canary, then maxConcurrency 2: all three clusters rolled, each recorded in itself; -o json is NDJSON of fleet and cluster events', async () => {
   const st = setup();
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve', '-o', 'json']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve', '-o', 'json'], st.options);
   assert.is(r.code, 0, r.err);
   const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
   assert.is(events[0].type, 'fleet-start');
@@ -180,7 +177,7 @@ s('one canary, then maxConcurrency 2: all three clusters rolled, each recorded i
   assert.ok(doneEast < startWest);
   // A rerun applies nothing again.
   const before = Object.values(st.sims).map((x) => x.reboots.length);
-  const again = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const again = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(again.code, 0, again.err);
   assert.match(again.out, /east \(canary\) +1 +nothing-to-do/, 'a canary is never skipped on its record: its own apply answers');
   assert.equal(Object.values(st.sims).map((x) => x.reboots.length), before);
@@ -188,7 +185,7 @@ s('one canary, then maxConcurrency 2: all three clusters rolled, each recorded i
 
 s('a failing canary (its node fails the reboot) halts the fleet: exit 5, the other two never reached', async () => {
   const st = setup({ faults: { east: { seed: 1, rebootFailRate: 1 } } });
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 5, r.err);
   assert.match(r.err, /fleet halted \(canary-failed\)/);
   assert.match(r.out, /west +2 +not-started/);
@@ -213,7 +210,7 @@ s('killed mid-rollout, then run again: finished clusters are skipped, the half-d
     };
     return o;
   };
-  const first = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const first = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(first.code, 1, first.err);
   assert.match(first.out, /west +2 +failed/);
   const west = st.sims['ctx-west'];
@@ -221,7 +218,7 @@ s('killed mid-rollout, then run again: finished clusters are skipped, the half-d
   assert.is(west.reboots.length, 1);
   st.openDriver = open;
   const opened = st.opened.length;
-  const again = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve', '--lock-timeout', '10m']);
+  const again = await cli(['fleet', 'apply', st.planFile, '--auto-approve', '--lock-timeout', '10m'], st.options);
   assert.is(again.code, 0, again.err);
   assert.match(again.out, /east \(canary\) +1 +nothing-to-do/, 'a canary is never skipped on its record: its own apply answers');
   assert.match(again.out, /south +2 +already-done/);

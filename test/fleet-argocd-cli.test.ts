@@ -9,25 +9,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, statSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, statSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { run } from '../src/cli/main.ts';
-import { inDir } from './cwd.ts';
+import { cli } from './support/cli.ts';
 import { FleetBuilder, NEW } from './fleet-builders.ts';
-import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('fleet render argocd: the command');
-
-async function cli(dir: string, args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: {}, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await inDir(dir, () => run(args, { io }));
-  return { code, out, err };
-}
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
 
@@ -39,7 +28,7 @@ async function repoWith(fleet: FleetBuilder): Promise<{ repo: string; planFile: 
   fleet.write(join(repo, 'fleets/prod'));
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'fleet');
-  const r = await cli(repo, ['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/fleet-plan.json']);
+  const r = await cli(['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/fleet-plan.json'], { cwd: repo });
   assert.is(r.code, 0, r.err);
   return { repo, planFile: 'plans/fleet-plan.json' };
 }
@@ -56,7 +45,7 @@ const three = () => new FleetBuilder()
 
 s('renders the fleet plan: the ApplicationSet, one directory per cluster, each Rollout object the cluster\'s effective spec', async () => {
   const { repo, planFile } = await repoWith(three());
-  const r = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  const r = await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo });
   assert.is(r.code, 0, r.err);
   assert.match(r.out, /wrote ApplicationSet bootcplan-fleet \(3 Applications, 2 RollingSync steps\)/);
   assert.match(r.out, /step 1 \(canary, maxUpdate 1\): east-1\n {2}step 2 \(maxUpdate 2\): east-2, west-1\n/);
@@ -85,7 +74,7 @@ s('renders the fleet plan: the ApplicationSet, one directory per cluster, each R
   const manifest = readFileSync(join(out, '.bootcplan-render'), 'utf8');
   assert.match(manifest, /^sha256:[0-9a-f]{64} {2}applicationset\.yaml$/m);
   assert.match(manifest, /^sha256:[0-9a-f]{64} {2}clusters\/west-1\/plan\.json$/m);
-  assert.is((await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER])).code, 0);
+  assert.is((await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo })).code, 0);
   assert.is(readFileSync(join(out, '.bootcplan-render'), 'utf8'), manifest, 'the same render: the same files');
 });
 
@@ -97,7 +86,7 @@ s('render never deletes or overwrites what it did not write: a foreign file, an 
   mkdirSync(join(gitops, 'clusters/prod-east'), { recursive: true });
   writeFileSync(join(gitops, 'clusters/prod-east/kustomization.yaml'), 'resources: [mine.yaml]\n');
   writeFileSync(join(gitops, 'clusters/README.md'), '# our clusters\n');
-  const foreign = await cli(repo, args);
+  const foreign = await cli(args, { cwd: repo });
   assert.is(foreign.code, 1, foreign.err);
   assert.match(foreign.err, /--out-dir gitops holds files bootcplan did not write: clusters\/README\.md, clusters\/prod-east\/kustomization\.yaml/);
   assert.match(foreign.err, /hint: render into a directory of its own/);
@@ -107,9 +96,9 @@ s('render never deletes or overwrites what it did not write: a foreign file, an 
 
   // A directory of its own: rendered; a file added later beside the render is foreign too.
   const out = join(repo, 'fleets/prod/argocd');
-  assert.is((await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER])).code, 0);
+  assert.is((await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo })).code, 0);
   writeFileSync(join(out, 'clusters/east-1/notes.txt'), 'mine');
-  const added = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  const added = await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo });
   assert.is(added.code, 1);
   assert.match(added.err, /holds files bootcplan did not write: clusters\/east-1\/notes\.txt/);
   assert.is(readFileSync(join(out, 'clusters/east-1/notes.txt'), 'utf8'), 'mine');
@@ -118,7 +107,7 @@ s('render never deletes or overwrites what it did not write: a foreign file, an 
   // A rendered file the user edited: refused, the edit kept, with a hint.
   const job = join(out, 'clusters/west-1/apply-job.yaml');
   writeFileSync(job, readFileSync(job, 'utf8') + '# tuned by hand\n');
-  const edited = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  const edited = await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo });
   assert.is(edited.code, 1);
   assert.match(edited.err, /clusters\/west-1\/apply-job\.yaml was changed since bootcplan wrote it/);
   assert.match(edited.err, /hint: .*git checkout/);
@@ -127,7 +116,7 @@ s('render never deletes or overwrites what it did not write: a foreign file, an 
   // A previous render without the record (an older bootcplan): refused, nothing removed.
   rmSync(join(out, 'clusters/west-1/apply-job.yaml'));
   rmSync(join(out, '.bootcplan-render'));
-  const unrecorded = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  const unrecorded = await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo });
   assert.is(unrecorded.code, 1);
   assert.match(unrecorded.err, /holds files bootcplan did not write: applicationset\.yaml/);
   assert.ok(existsSync(join(out, 'clusters/east-1/plan.json')));
@@ -136,7 +125,7 @@ s('render never deletes or overwrites what it did not write: a foreign file, an 
 s('a cluster that no longer rolls: its files go, and only its files', async () => {
   const { repo, planFile } = await repoWith(three());
   const out = join(repo, 'fleets/prod/argocd');
-  assert.is((await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER])).code, 0);
+  assert.is((await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo })).code, 0);
   // west-1 left out of a second fleet (a second plan file; the first render's record holds west-1).
   const two = new FleetBuilder()
     .cluster('east-1', { labels: { region: 'east' } })
@@ -145,8 +134,8 @@ s('a cluster that no longer rolls: its files go, and only its files', async () =
     .strategy({ canaries: ['east-1'], maxConcurrency: 2 });
   two.write(join(repo, 'fleets/prod'));
   git(repo, 'commit', '-qam', 'two clusters');
-  assert.is((await cli(repo, ['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/two.json'])).code, 0);
-  const r = await cli(repo, ['fleet', 'render', 'argocd', 'plans/two.json', ...RENDER]);
+  assert.is((await cli(['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/two.json'], { cwd: repo })).code, 0);
+  const r = await cli(['fleet', 'render', 'argocd', 'plans/two.json', ...RENDER], { cwd: repo });
   assert.is(r.code, 0, r.err);
   assert.equal(readdirSync(join(out, 'clusters')).sort(), ['east-1', 'east-2']);
   assert.not.match(readFileSync(join(out, '.bootcplan-render'), 'utf8'), /west-1/);
@@ -157,18 +146,18 @@ s('a fleet plan modified after it was made, or a Fleet file changed since: exit 
   const fp = JSON.parse(readFileSync(join(repo, planFile), 'utf8'));
   fp.strategy.maxConcurrency.resolved = 3;
   writeFileSync(join(repo, 'tampered.json'), JSON.stringify(fp));
-  const t = await cli(repo, ['fleet', 'render', 'argocd', 'tampered.json', ...RENDER]);
+  const t = await cli(['fleet', 'render', 'argocd', 'tampered.json', ...RENDER], { cwd: repo });
   assert.is(t.code, 3, t.err);
   assert.match(t.err, /modified after it was made/);
   writeFileSync(join(repo, 'fleets/prod/fleet.yaml'), readFileSync(join(repo, 'fleets/prod/fleet.yaml'), 'utf8') + '# changed\n');
-  const changed = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  const changed = await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo });
   assert.is(changed.code, 3, changed.err);
   assert.not.ok(existsSync(join(repo, 'fleets/prod/argocd')));
 });
 
 s('a cluster name that is not a DNS-1123 label: exit 1, one screen naming it, no stack trace, nothing written', async () => {
   const { repo, planFile } = await repoWith(new FleetBuilder().cluster('east.1').cluster('west-1').strategy({ canaries: ['east.1'] }));
-  const r = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  const r = await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo });
   assert.is(r.code, 1, r.err);
   assert.match(r.err, /cluster "east\.1" is not a DNS-1123 label/);
   assert.not.match(r.err, /\n\s+at /);
@@ -178,7 +167,7 @@ s('a cluster name that is not a DNS-1123 label: exit 1, one screen naming it, no
 
 s('the notes on what Argo CD does not enforce: one line each, no JSON-escaped line break in them', async () => {
   const { repo, planFile } = await repoWith(three().strategy({ batchSoakSeconds: 600, batchTimeoutSeconds: 7200 }));
-  const r = await cli(repo, ['fleet', 'render', 'argocd', planFile, ...RENDER]);
+  const r = await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo });
   assert.is(r.code, 0, r.err);
   assert.not.match(r.err, /\\u00/);
   assert.equal(r.err.split('\n').filter((l) => l.startsWith('note: ')).map((l) => l.split(' ').slice(0, 2).join(' ')), ['note: batchSoakSeconds', 'note: batchTimeoutSeconds', 'note: progressive']);

@@ -7,21 +7,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { run } from '../src/cli/main.ts';
 import { FleetBuilder } from './fleet-builders.ts';
 import { fleetPlanIdOf } from '../src/fleet/plan.ts';
 import { planIdOf } from '../src/plan/planner.ts';
-import type { CliIO } from '../src/app/ports.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('fleet cli');
-
-async function cli(args: string[], env: Record<string, string> = {}) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { ...env }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await run(args, { io });
-  return { code, out, err };
-}
 
 const fleet = new FleetBuilder()
   .cluster('east', { labels: { region: 'us' } })

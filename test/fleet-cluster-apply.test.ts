@@ -5,18 +5,16 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync, readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { writeFileSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { run } from '../src/cli/main.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import type { Plan } from '../src/plan/types.ts';
 import { planIdOf } from '../src/plan/planner.ts';
 import { newSim } from './apply-harness.ts';
-import { inDir } from './cwd.ts';
+import { cli } from './support/cli.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 
 const s = suite('a cluster plan out of a fleet plan');
@@ -31,18 +29,10 @@ fleet.write(repo);
 git('add', '.');
 git('commit', '-qm', 'fleet');
 
-async function cli(args: string[], openDriver?: DriverFactory) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await inDir(repo, () => run(args, openDriver ? { io, openDriver } : { io }));
-  return { code, out, err };
-}
-
 async function clusterPlan(name: string): Promise<Plan> {
-  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan.json']);
+  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan.json'], { cwd: repo });
   assert.is(p.code, 0, p.err);
-  const r = await cli(['fleet', 'show', './fleet-plan.json', '--cluster', name, '-o', 'json']);
+  const r = await cli(['fleet', 'show', './fleet-plan.json', '--cluster', name, '-o', 'json'], { cwd: repo });
   assert.is(r.code, 0, r.err);
   return JSON.parse(r.out);
 }
@@ -52,7 +42,7 @@ async function applyTo(name: string, plan: Plan) {
   const sim = newSim(readSnapshotFile(nodeInputs, join(repo, `${name}.yaml`)));
   const before = (await sim.driver().snapshot()).fingerprint;
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'fleet@test' });
-  const r = await cli(['apply', `${name}-plan.json`, '--auto-approve', '--json'], openDriver);
+  const r = await cli(['apply', `${name}-plan.json`, '--auto-approve', '--json'], { cwd: repo, openDriver });
   return { ...r, wrote: (await sim.driver().snapshot()).fingerprint !== before };
 }
 
@@ -95,9 +85,9 @@ s('a cluster plan for a cluster the Fleet does not list is an input error: exit 
 });
 
 s('a fleet plan made with --ref: the cluster plan names the commit, and apply reads the Fleet at it', async () => {
-  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--ref', 'HEAD', '--out', './fleet-plan-ref.json']);
+  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--ref', 'HEAD', '--out', './fleet-plan-ref.json'], { cwd: repo });
   assert.is(p.code, 0, p.err);
-  const r = await cli(['fleet', 'show', './fleet-plan-ref.json', '--cluster', 'west', '-o', 'json']);
+  const r = await cli(['fleet', 'show', './fleet-plan-ref.json', '--cluster', 'west', '-o', 'json'], { cwd: repo });
   const plan: Plan = JSON.parse(r.out);
   assert.match(String(plan.spec.commit), /^[0-9a-f]{40}$/);
   assert.is(plan.spec.ref, 'HEAD');

@@ -15,7 +15,8 @@ import type { FleetPlan } from '../src/fleet/plan-types.ts';
 import { readFleetRecord } from '../src/fleet/record.ts';
 import { FleetBuilder, workerCluster, NEW } from './fleet-builders.ts';
 import { ClusterBuilder, nodes } from './builders.ts';
-import { simFleet, fleetCli } from './fleet-sim-harness.ts';
+import { simFleet } from './fleet-sim-harness.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('fleet: each cluster plan is bound to its cluster');
 
@@ -48,7 +49,7 @@ s('the fleet plan binds each cluster plan to its own identity', () => {
 s('contexts swapped in the kubeconfig: west and south fail with exit 3 naming both identities, nothing written to them; the canary rolls', async () => {
   const st = simFleet(identicalSites(), { prefix: 'bootcplan-fleet-identity-' });
   [st.sims['ctx-west'], st.sims['ctx-south']] = [st.sims['ctx-south'], st.sims['ctx-west']];
-  const r = await fleetCli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, new RegExp(`west: failed \\(exit 3\\): plan [0-9a-f]{16} was made for another cluster`));
   assert.match(r.err, new RegExp(`south: failed \\(exit 3\\): plan [0-9a-f]{16} was made for another cluster`));
@@ -63,12 +64,12 @@ s('apply of one cluster\'s plan out of the fleet plan, on another site: exit 3 n
   const st = simFleet(identicalSites(), { prefix: 'bootcplan-fleet-identity-' });
   const fp: FleetPlan = JSON.parse(readFileSync(st.planFile, 'utf8'));
   writeFileSync(join(st.dir, 'west.json'), JSON.stringify(fp.clusters.find((c) => c.name === 'west')!.plan, null, 2));
-  const r = await fleetCli(st, ['apply', 'west.json', '--context', 'ctx-south', '--auto-approve']);
+  const r = await cli(['apply', 'west.json', '--context', 'ctx-south', '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, new RegExp(`the plan is for: ClusterVersion.spec.clusterID ${ID.west}`));
   assert.match(r.err, new RegExp(`this cluster is: +ClusterVersion.spec.clusterID ${ID.south}`));
   assert.equal(st.sims['ctx-south'].writes, []);
-  const own = await fleetCli(st, ['apply', 'west.json', '--context', 'ctx-west', '--auto-approve']);
+  const own = await cli(['apply', 'west.json', '--context', 'ctx-west', '--auto-approve'], st.options);
   assert.is(own.code, 0, own.err);
 });
 
@@ -85,7 +86,7 @@ s('an idle canary (nothing to change, in no batch) confirmed through a swapped c
   const fp: FleetPlan = JSON.parse(readFileSync(st.planFile, 'utf8'));
   assert.equal(fp.clusters.map((c) => c.batch), [null, 1, null], 'the canary has nothing to change');
   [st.sims['ctx-east'], st.sims['ctx-south']] = [st.sims['ctx-south'], st.sims['ctx-east']];
-  const r = await fleetCli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, new RegExp(`this cluster is: +ClusterVersion.spec.clusterID ${ID.south}`));
   for (const sim of Object.values(st.sims)) assert.equal(sim.writes, []);
@@ -104,7 +105,7 @@ s('two entries with one identity (one cluster reached twice, or clones): a warni
   assert.match(warning!.message, new RegExp(`clusters west and south are the same cluster as far as bootcplan can tell \\(ClusterVersion.spec.clusterID ${ID.west}\\)`));
   // Shown where the reviewer looks.
   const st = simFleet(b, { prefix: 'bootcplan-fleet-identity-' });
-  const shown = await fleetCli(st, ['fleet', 'show', st.planFile]);
+  const shown = await cli(['fleet', 'show', st.planFile], st.options);
   assert.match(shown.out, /warning: fleet.yaml:\d+:\d+: clusters west and south are the same cluster/);
   assert.not.ok(identicalSites().plan().diagnostics.some((d) => d.code === 'fleet-shared-identity'), 'no warning for distinct sites');
 });

@@ -15,22 +15,16 @@ import { execFileSync } from 'node:child_process';
 import { run } from '../src/cli/main.ts';
 import { renderFleetJson } from '../src/fleet/plan-text.ts';
 import { untrustedKubeconfigFields } from '../src/app/fleet-kubeconfig.ts';
-import { inDir } from './cwd.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
+import { cli } from './support/cli.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const s = suite('fleet: kubeconfig files a Fleet names');
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
 
-async function cli(args: string[], cwd?: string, openDriver?: DriverFactory) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { KUBECONFIG: '/nonexistent', NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const go = () => run(args, { io, openDriver, now: () => Date.parse('2026-09-14T08:00:00Z') });
-  const code = cwd ? await inDir(cwd, go) : await go();
-  return { code, out, err };
-}
+/** The CLI's environment and clock: no kubeconfig of the user's, a fixed time. */
+const ISOLATED = { io: { env: { KUBECONFIG: '/nonexistent', NO_COLOR: '1' } }, now: () => Date.parse('2026-09-14T08:00:00Z') };
 
 /** A kubeconfig with one context `prod` on an unreachable server; `user` is the user entry's body (YAML flow). */
 function kubeconfig(user: string, cluster = '{server: "https://127.0.0.1:1"}'): string {
@@ -58,7 +52,7 @@ function fleetNaming(kc: string, dir = mkdtempSync(join(tmpdir(), 'bootcplan-fle
 s('fleet plan: an exec plugin in a Fleet-named kubeconfig never runs; that cluster\'s error names the field; the others are planned', async () => {
   const w = fleetNaming('kc.yaml');
   writeFileSync(join(w.dir, 'kc.yaml'), kubeconfig(execUser(w.marker)));
-  const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown']);
+  const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown'], ISOLATED);
   assert.is(r.code, 1, r.err);
   assert.not.ok(existsSync(w.marker), 'the exec plugin ran');
   assert.match(r.out, /east.*`kubeconfig`: .*kc\.yaml.*users\\\[0\\\]\.user\.exec/);
@@ -78,7 +72,7 @@ s('fleet plan: token-file, auth-provider and certificate/key file paths are refu
   for (const [user, cluster, field] of cases) {
     const w = fleetNaming('kc.yaml');
     writeFileSync(join(w.dir, 'kc.yaml'), kubeconfig(user, cluster));
-    const r = await cli(['fleet', 'plan', '-f', w.file]);
+    const r = await cli(['fleet', 'plan', '-f', w.file], ISOLATED);
     assert.is(r.code, 1, r.err);
     assert.match(r.out, /east: kubeconfig: /, user);
     assert.match(r.out, field, user);
@@ -89,7 +83,7 @@ s('fleet plan: token-file, auth-provider and certificate/key file paths are refu
 s('fleet plan: inline credentials and certificate data are fine: the cluster is reached (here: unreachable, not refused)', async () => {
   const w = fleetNaming('kc.yaml');
   writeFileSync(join(w.dir, 'kc.yaml'), kubeconfig('{token: t, client-certificate-data: "", client-key-data: ""}', '{server: "https://127.0.0.1:1", certificate-authority-data: ""}'));
-  const r = await cli(['fleet', 'plan', '-f', w.file, '--request-timeout', '5s']);
+  const r = await cli(['fleet', 'plan', '-f', w.file, '--request-timeout', '5s'], ISOLATED);
   assert.is(r.code, 1, r.err);
   assert.match(r.out, /east: unreachable: /);
 });
@@ -97,7 +91,7 @@ s('fleet plan: inline credentials and certificate data are fine: the cluster is 
 s('fleet plan --trust-fleet-kubeconfigs: the operator opts in, and the exec plugin runs as kubectl would run it', async () => {
   const w = fleetNaming('kc.yaml');
   writeFileSync(join(w.dir, 'kc.yaml'), kubeconfig(execUser(w.marker)));
-  const r = await cli(['fleet', 'plan', '-f', w.file, '--trust-fleet-kubeconfigs', '--request-timeout', '5s']);
+  const r = await cli(['fleet', 'plan', '-f', w.file, '--trust-fleet-kubeconfigs', '--request-timeout', '5s'], ISOLATED);
   assert.is(r.code, 1, r.err);
   assert.ok(existsSync(w.marker), 'the exec plugin did not run');
   assert.match(r.out, /east: unreachable: /);
@@ -109,7 +103,7 @@ s('the operator\'s own --kubeconfig is trusted as before: its exec plugin runs',
   const marker = join(mkdtempSync(join(tmpdir(), 'bootcplan-marker-')), 'ran');
   const own = join(mkdtempSync(join(tmpdir(), 'bootcplan-own-')), 'config');
   writeFileSync(own, kubeconfig(execUser(marker)));
-  const r = await cli(['fleet', 'plan', '-f', w.file, '--kubeconfig', own, '--request-timeout', '5s']);
+  const r = await cli(['fleet', 'plan', '-f', w.file, '--kubeconfig', own, '--request-timeout', '5s'], ISOLATED);
   assert.is(r.code, 1, r.err);
   assert.ok(existsSync(marker), 'the exec plugin of the operator\'s kubeconfig did not run');
   assert.match(r.out, /east: unreachable: /);
@@ -125,7 +119,7 @@ s('fleet plan: a Fleet-named kubeconfig outside the repository is never read; it
   for (const context of ['nope', 'prod-admin']) {
     const w = fleetNaming('../outside/kc', join(top, 'repo'), context);
     writeFileSync(join(w.dir, 'kc.yaml'), admin);
-    const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown', '--request-timeout', '5s']);
+    const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown', '--request-timeout', '5s'], ISOLATED);
     assert.is(r.code, 1, r.err);
     assert.match(r.out, /`kubeconfig`: kubeconfig "\.\.\/outside\/kc" named by the Fleet is outside the repository/, context);
     assert.not.match(r.out + r.err, /contexts there|prod-admin-?|SECRET|127\.0\.0\.1/, context);
@@ -133,14 +127,14 @@ s('fleet plan: a Fleet-named kubeconfig outside the repository is never read; it
   // Through a symbolic link in the repository: the same.
   execFileSync('ln', ['-s', '../outside/kc', join(top, 'repo', 'link.yaml')]);
   const w = fleetNaming('link.yaml', join(top, 'repo'), 'prod-admin');
-  const r = await cli(['fleet', 'plan', '-f', w.file]);
+  const r = await cli(['fleet', 'plan', '-f', w.file], ISOLATED);
   assert.match(r.out, /east: kubeconfig: kubeconfig "link\.yaml" named by the Fleet is outside the repository/);
 });
 
 s('fleet plan: a context missing from a Fleet-named kubeconfig is that cluster\'s error without listing the file\'s contexts', async () => {
   const w = fleetNaming('kc.yaml', undefined, 'staging');
   writeFileSync(join(w.dir, 'kc.yaml'), kubeconfig('{token: t}').replace(/\bprod\b/g, 'prod-secret-name'));
-  const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown']);
+  const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown'], ISOLATED);
   assert.is(r.code, 1, r.err);
   assert.match(r.out, /context "staging" is not in kubeconfig .*kc\.yaml/);
   assert.not.match(r.out + r.err, /prod-secret-name|contexts there/);
@@ -155,7 +149,7 @@ s('fleet plan --ref: the Fleet-named kubeconfig is read at that revision, not fr
   git(repo, 'commit', '-q', '-m', 'fleet');
   // The working tree (a pull request's checkout) now has an exec plugin; the reviewed ref does not.
   writeFileSync(join(repo, 'kc.yaml'), kubeconfig(execUser(w.marker)));
-  const r = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--ref', 'HEAD', '--request-timeout', '5s'], repo);
+  const r = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--ref', 'HEAD', '--request-timeout', '5s'], { ...ISOLATED, cwd: repo });
   assert.is(r.code, 1, r.err);
   assert.not.ok(existsSync(w.marker), 'the working tree\'s kubeconfig was used');
   assert.match(r.out, /east: unreachable: /);
@@ -163,20 +157,20 @@ s('fleet plan --ref: the Fleet-named kubeconfig is read at that revision, not fr
   writeFileSync(join(repo, 'kc.yaml'), kubeconfig(execUser(w.marker)));
   git(repo, 'commit', '-q', '-am', 'exec');
   writeFileSync(join(repo, 'kc.yaml'), kubeconfig('{token: t}'));
-  const r2 = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--ref', 'HEAD'], repo);
+  const r2 = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--ref', 'HEAD'], { ...ISOLATED, cwd: repo });
   assert.match(r2.out, /east: kubeconfig: .*users\[0\]\.user\.exec/);
   assert.not.ok(existsSync(w.marker));
   // Not in the revision: refused, not taken from the working tree.
   git(repo, 'rm', '-q', '--cached', 'kc.yaml');
   git(repo, 'commit', '-q', '-m', 'rm');
-  const r3 = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--ref', 'HEAD'], repo);
+  const r3 = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--ref', 'HEAD'], { ...ISOLATED, cwd: repo });
   assert.match(r3.out, /east: kubeconfig: kubeconfig "kc\.yaml" named by the Fleet is not in HEAD/);
 });
 
 s('fleet rehearse -f: an exec plugin in a Fleet-named kubeconfig never runs', async () => {
   const w = fleetNaming('kc.yaml');
   writeFileSync(join(w.dir, 'kc.yaml'), kubeconfig(execUser(w.marker)));
-  const r = await cli(['fleet', 'rehearse', '-f', w.file]);
+  const r = await cli(['fleet', 'rehearse', '-f', w.file], ISOLATED);
   assert.not.ok(existsSync(w.marker), 'the exec plugin ran');
   assert.match(r.out + r.err, /east.*users\[0\]\.user\.exec/);
 });
@@ -195,13 +189,13 @@ s('fleet apply: a Fleet-named kubeconfig with an exec plugin is refused before a
     opened.push(flags.context ?? '?');
     throw new Error('not in this test');
   };
-  const r = await cli(['fleet', 'apply', 'fleet-plan.json', '--auto-approve'], dir, openDriver);
+  const r = await cli(['fleet', 'apply', 'fleet-plan.json', '--auto-approve'], { ...ISOLATED, cwd: dir, openDriver });
   assert.is(r.code, 1, r.out + r.err);
   assert.match(r.err, /cluster east: kubeconfig .*kc\.yaml.*users\[0\]\.user\.exec/);
   assert.match(r.err, /--trust-fleet-kubeconfigs/);
   assert.equal(opened, []);
   assert.not.ok(existsSync(marker));
-  const r2 = await cli(['fleet', 'apply', 'fleet-plan.json', '--auto-approve', '--trust-fleet-kubeconfigs'], dir, openDriver);
+  const r2 = await cli(['fleet', 'apply', 'fleet-plan.json', '--auto-approve', '--trust-fleet-kubeconfigs'], { ...ISOLATED, cwd: dir, openDriver });
   assert.equal(opened[0], 'ctx-east', r2.out + r2.err);
   assert.ok(readFileSync(join(dir, 'fleet.yaml'), 'utf8').includes('kubeconfig: kc.yaml'));
 });

@@ -7,20 +7,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run } from '../src/cli/main.ts';
 import { fakeApi, closeFakes, sendJson, type FakeServer } from './kube-fakes.ts';
 import { FleetBuilder } from './fleet-builders.ts';
-import type { CliIO } from '../src/app/ports.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('fleet plan over live contexts');
 
-async function cli(args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { KUBECONFIG: '/nonexistent' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await run(args, { io });
-  return { code, out, err };
-}
+/** The CLI's environment: no kubeconfig of the user's, only the files the Fleet names. */
+const NO_KUBECONFIG = { io: { env: { KUBECONFIG: '/nonexistent' } } };
 
 function kubeconfig(servers: Record<string, string>): string {
   const names = Object.keys(servers);
@@ -67,7 +61,7 @@ s('at most --concurrency clusters at once; refused, unreachable and unknown cont
   b.cluster('ghost', { context: 'ghost-admin', kubeconfig: 'kube.yaml' });
   const w = b.write();
   writeFileSync(join(w.dir, 'kube.yaml'), kubeconfig(live));
-  const r = await cli(['fleet', 'plan', '-f', w.file, '--concurrency', '2', '--request-timeout', '5s']);
+  const r = await cli(['fleet', 'plan', '-f', w.file, '--concurrency', '2', '--request-timeout', '5s'], NO_KUBECONFIG);
   assert.is(r.code, 1, r.err);
   assert.ok(peak >= 1 && peak <= 2, `peak ${peak}`);
   assert.match(r.out, /local +1 +1 +3 +3 +\S+ +ok/);
@@ -81,7 +75,7 @@ s('a kubeconfig that is no kubeconfig: the error never quotes the file (a Fleet 
   const b = new FleetBuilder().cluster('a', { context: 'a-admin', kubeconfig: 'secret.txt' });
   const w = b.write();
   writeFileSync(join(w.dir, 'secret.txt'), 'aws_secret_access_key: "wJalrXUtnFEMI\n  - [unclosed: {\n');
-  const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown']);
+  const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown'], NO_KUBECONFIG);
   assert.is(r.code, 1);
   // Refused by the check of Fleet-named kubeconfigs (fleet-kubeconfig.ts) before the Kubernetes client parses it.
   assert.match(r.out, /`kubeconfig`: kubeconfig "secret\.txt" named by the Fleet is not valid at line \d+ \(the parser's message is left out: it may quote the file\)/);
@@ -91,7 +85,7 @@ s('a kubeconfig that is no kubeconfig: the error never quotes the file (a Fleet 
 s('--concurrency is a whole number from 1', async () => {
   const w = new FleetBuilder().cluster('a').write();
   for (const bad of ['0', 'x', '1.5', '-2']) {
-    const r = await cli(['fleet', 'plan', '-f', w.file, '--concurrency', bad]);
+    const r = await cli(['fleet', 'plan', '-f', w.file, '--concurrency', bad], NO_KUBECONFIG);
     assert.is(r.code, 1, bad);
     assert.match(r.err, /--concurrency .*expected a whole number from 1 to 256/, bad);
   }

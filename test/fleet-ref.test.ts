@@ -10,11 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../src/cli/main.ts';
 import type { FleetPlan } from '../src/fleet/plan-types.ts';
-import { inDir } from './cwd.ts';
+import { cli } from './support/cli.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
-import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('fleet --ref: snapshot files at the revision');
 
@@ -33,24 +31,16 @@ const commit = git('rev-parse', 'HEAD');
 // The checkout moved on without a commit: east has 5 nodes in the working tree, 3 at HEAD.
 writeFileSync(join(repo, 'fleets/east.yaml'), workerCluster(5).yaml());
 
-async function cli(args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await inDir(repo, () => run(args, { io }));
-  return { code, out, err };
-}
-
 const nodesOf = (fp: FleetPlan, name: string) => fp.clusters.find((c) => c.name === name)!.plan!.summary.nodes;
 
 s('fleet plan --ref HEAD plans against the snapshots committed at HEAD, not the working tree', async () => {
-  const atRef = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '--ref', 'HEAD', '-o', 'json']);
+  const atRef = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '--ref', 'HEAD', '-o', 'json'], { cwd: repo });
   assert.is(atRef.code, 0, atRef.err);
   const fp: FleetPlan = JSON.parse(atRef.out);
   assert.is(nodesOf(fp, 'east'), 3, 'the commit\'s snapshot');
   const east = fp.clusters.find((c) => c.name === 'east')!.plan!;
   assert.is(east.cluster.source, `git:${commit}:fleets/east.yaml`, 'the plan says where its snapshot came from');
-  const worktree = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '-o', 'json']);
+  const worktree = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '-o', 'json'], { cwd: repo });
   assert.is(nodesOf(JSON.parse(worktree.out), 'east'), 5, 'without --ref: the working tree');
 });
 
@@ -61,10 +51,10 @@ s('fleet plan --ref: a snapshot only in the working tree is that cluster\'s erro
   git('add', 'fleets/fleet.yaml');
   git('commit', '-qm', 'west moves to a file that is not committed');
   try {
-    const r = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '--ref', 'HEAD']);
+    const r = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '--ref', 'HEAD'], { cwd: repo });
     assert.is(r.code, 1, r.err);
     assert.match(r.out, /west: snapshot-invalid: snapshot "west-new\.yaml" is not in HEAD \([0-9a-f]{12}\)/);
-    assert.is(nodesOf(JSON.parse((await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '-o', 'json'])).out), 'west'), 3, 'the working tree has it');
+    assert.is(nodesOf(JSON.parse((await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '-o', 'json'], { cwd: repo })).out), 'west'), 3, 'the working tree has it');
   } finally {
     git('reset', '-q', '--hard', commit);
     writeFileSync(join(repo, 'fleets/east.yaml'), workerCluster(5).yaml());
@@ -77,7 +67,7 @@ s('fleet plan --ref: a snapshot path that leaves the repository is refused, as i
   git('add', 'fleets/fleet.yaml');
   git('commit', '-qm', 'west outside');
   try {
-    const r = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '--ref', 'HEAD']);
+    const r = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '--ref', 'HEAD'], { cwd: repo });
     assert.is(r.code, 1, r.err);
     assert.match(r.out, /snapshot "\.\.\/\.\.\/west\.yaml" is outside/);
   } finally {
@@ -87,9 +77,9 @@ s('fleet plan --ref: a snapshot path that leaves the repository is refused, as i
 });
 
 s('fleet rehearse of a fleet plan made with --ref rehearses the snapshots at its commit', async () => {
-  const saved = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '--ref', 'HEAD', '--out', './fleet-plan.json']);
+  const saved = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '--ref', 'HEAD', '--out', './fleet-plan.json'], { cwd: repo });
   assert.is(saved.code, 0, saved.err);
-  const r = await cli(['fleet', 'rehearse', 'fleet-plan.json', '-o', 'json']);
+  const r = await cli(['fleet', 'rehearse', 'fleet-plan.json', '-o', 'json'], { cwd: repo });
   assert.is(r.code, 0, r.err);
   const east = JSON.parse(r.out).clusters.find((c: { name: string }) => c.name === 'east');
   assert.is(east.outcome, 'done', JSON.stringify(east));

@@ -11,7 +11,7 @@ import { Ajv } from 'ajv';
 import { renderFleetJsonSchema, withFleetReference, FLEET_SCHEMA_FILE } from '../src/fleet/spec-reference.ts';
 import { parseFleetSpec } from '../src/fleet/spec-load.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/app/ports.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('Fleet JSON Schema and example');
 const EXAMPLE = 'examples/fleet/fleet.yaml';
@@ -52,9 +52,8 @@ s('ajv rejects what bootcplan rejects by type or format', () => {
 });
 
 s('the example plans: the canary first, then Berlin and Singapore; exit 0', async () => {
-  let out = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false };
-  assert.is(await run(['fleet', 'plan', '-f', EXAMPLE], { io }), 0);
+  const { code, out } = await cli(['fleet', 'plan', '-f', EXAMPLE], { io: { env: {} } });
+  assert.is(code, 0);
   assert.match(out, / {2}1 {2}canary .*store-nyc\n {2}2 {2}batch .*store-singapore, store-berlin\n/);
   assert.match(out, /Fleet: 3 of 3 clusters planned, 3 with changes/);
 });

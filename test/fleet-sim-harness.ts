@@ -2,23 +2,33 @@
  * A fleet of simulated clusters behind kubeconfig contexts, for the suites that run `fleet apply`
  * through run(): the Fleet and its sealed fleet plan written to a temp dir, one simulator per
  * context, a driver factory that records which contexts were opened (a context listed in
- * `missing` is one the kubeconfig lacks), and the CLI with captured output.
+ * `missing` is one the kubeconfig lacks), and the options that run the CLI there:
+ * `cli(args, fleet.options)` (test/support/cli.ts).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
 import { renderFleetJson } from '../src/fleet/plan-text.ts';
 import type { SimCluster, SimOptions } from '../src/sim/cluster.ts';
 import type { SimDriver } from '../src/sim/driver.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
 import { newSim } from './apply-harness.ts';
-import { inDir } from './cwd.ts';
+import type { CliOptions } from './support/cli.ts';
 import type { FleetBuilder } from './fleet-builders.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
-export interface SimFleet { dir: string; planFile: string; sims: Record<string, SimCluster>; opened: string[]; openDriver: DriverFactory; drivers: SimDriver[] }
+export interface SimFleet {
+  dir: string;
+  planFile: string;
+  sims: Record<string, SimCluster>;
+  opened: string[];
+  openDriver: DriverFactory;
+  drivers: SimDriver[];
+  /** cli() options: in the fleet's directory, on its simulated clusters, at a fixed time. */
+  options: CliOptions;
+}
 
 export function simFleet(b: FleetBuilder, o: { faults?: Partial<Record<string, FaultOptions>>; missing?: string[]; prefix?: string; sim?: SimOptions } = {}): SimFleet {
   const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'bootcplan-fleet-'));
@@ -36,14 +46,8 @@ export function simFleet(b: FleetBuilder, o: { faults?: Partial<Record<string, F
     drivers.push(driver);
     return { driver, holder: 'fleet@test', records: driver.records };
   };
-  return { dir, planFile, sims, opened, openDriver, drivers };
-}
-
-/** `bootcplan ARGS` in the fleet's directory, on its simulated clusters, at a fixed time. */
-export async function fleetCli(st: SimFleet, args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await inDir(st.dir, () => run(args, { io, openDriver: st.openDriver, now: () => Date.parse('2026-09-14T08:00:00Z') }));
-  return { code, out, err };
+  const fleet: SimFleet = { dir, planFile, sims, opened, openDriver, drivers, options: {} };
+  // The fleet's openDriver at the time of the run: a test may wrap it after setup.
+  fleet.options = { cwd: dir, openDriver: (flags, io) => fleet.openDriver(flags, io), now: () => Date.parse('2026-09-14T08:00:00Z') };
+  return fleet;
 }

@@ -17,8 +17,9 @@ import { renderFleetJson } from '../src/fleet/plan-text.ts';
 import { writeFleetRecord } from '../src/fleet/record.ts';
 import type { FaultOptions } from '../src/sim/faults.ts';
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
-import { simFleet, fleetCli, type SimFleet } from './fleet-sim-harness.ts';
+import { simFleet, type SimFleet } from './fleet-sim-harness.ts';
 import { ClusterBuilder, nodes, NEW } from './builders.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('fleet plan trust');
 const NAMES = ['east', 'west', 'south'] as const;
@@ -31,8 +32,6 @@ function setup(o: { faults?: Partial<Record<string, FaultOptions>> } = {}): Setu
   b.strategy({ canaries: ['east'], maxConcurrency: 1, batchTimeoutAction: 'abort' });
   return simFleet(b, { faults: o.faults, prefix: 'bootcplan-fleet-trust-' });
 }
-
-const cli = fleetCli;
 
 /** The saved fleet plan, edited by `edit` and sealed again (its id recomputed: anyone can). */
 function reseal(st: Setup, edit: (fp: any) => void): void {
@@ -76,7 +75,7 @@ s('a fleet plan as fleet plan wrote it re-derives from its Fleet to itself, byte
 s('F1: a fleet plan re-sealed with its canary batch removed (every cluster in one batch) is refused, exit 3, no cluster reached', async () => {
   const st = setup({ faults: { east: { seed: 1, rebootFailRate: 1 } } });
   reseal(st, oneBatch);
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /not what the Fleet .* gives/);
   assert.match(r.err, /batches/);
@@ -88,7 +87,7 @@ s('F1: a fleet plan re-sealed with its canary batch removed (every cluster in on
 s('F1: fleet rehearse of the same re-sealed fleet plan is refused too (exit 3)', async () => {
   const st = setup();
   reseal(st, oneBatch);
-  const r = await cli(st, ['fleet', 'rehearse', st.planFile]);
+  const r = await cli(['fleet', 'rehearse', st.planFile], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /not what the Fleet .* gives/);
 });
@@ -97,7 +96,7 @@ s('F1b: a fleet plan re-sealed with a cluster\'s destination moved: render argoc
   const st = setup();
   reseal(st, (fp) => { fp.clusters.find((c: any) => c.name === 'east').destination = { name: null, server: 'https://api.west.example:6443' }; });
   const out = join(st.dir, 'argo');
-  const r = await cli(st, ['fleet', 'render', 'argocd', st.planFile, '--out-dir', out, '--repo-url', 'https://git.example/r.git', '--image', 'quay.io/x/bootcplan:1', '--path', 'argo']);
+  const r = await cli(['fleet', 'render', 'argocd', st.planFile, '--out-dir', out, '--repo-url', 'https://git.example/r.git', '--image', 'quay.io/x/bootcplan:1', '--path', 'argo'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /cluster east: destination/);
   assert.not.ok(existsSync(out), 'nothing written');
@@ -106,7 +105,7 @@ s('F1b: a fleet plan re-sealed with a cluster\'s destination moved: render argoc
 s('a cluster\'s labels or source edited and re-sealed: fleet apply exits 3 naming the field', async () => {
   const st = setup();
   reseal(st, (fp) => { fp.clusters.find((c: any) => c.name === 'west').source.context = 'ctx-east'; });
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /cluster west: source/);
   assert.equal(st.opened, []);
@@ -115,7 +114,7 @@ s('a cluster\'s labels or source edited and re-sealed: fleet apply exits 3 namin
 s('a fleet plan whose override record was edited and re-sealed (hiding an override from the pull-request comment): fleet apply exits 3', async () => {
   const st = setup();
   reseal(st, (fp) => { fp.clusters.find((c: any) => c.name === 'west').overriddenBy = [{ field: 'pools[worker].image', shared: 'x', value: 'y', by: { path: 'spec.overrides[0]', selector: 'name=west' } }]; });
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /cluster west: overriddenBy/);
   assert.equal(st.opened, []);
@@ -129,7 +128,7 @@ s('F1c: the canary planned against a doctored snapshot (already on target) is in
   const fp = b2.plan();
   assert.is(fp.clusters[0].batch, null, 'east has nothing to change in the doctored plan');
   writeFileSync(st.planFile, renderFleetJson(fp));
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /canary east/);
   assert.equal(st.opened, ['ctx-east'], 'only the canary was read');
@@ -143,7 +142,7 @@ s('F2: a fleet record in the canary naming another cluster and plan (with this f
     fleetPlanId: fp.id, fleet: 'whatever', cluster: 'not-east', batch: 99, planId: 'ffffffffffffffff', outcome: 'done',
     exitCode: 0, message: null, startedAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:00:00Z',
   });
-  const r = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 0, r.err);
   assert.is(st.sims['ctx-east'].reboots.length, 3, 'the canary rolled');
   assert.not.match(r.out, /already-done/);
@@ -151,9 +150,9 @@ s('F2: a fleet record in the canary naming another cluster and plan (with this f
 
 s('F2: a canary whose own record is right is still applied on a rerun: its apply answers nothing-to-do from its own progress', async () => {
   const st = setup();
-  const first = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const first = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(first.code, 0, first.err);
-  const again = await cli(st, ['fleet', 'apply', st.planFile, '--auto-approve']);
+  const again = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(again.code, 0, again.err);
   assert.match(again.out, /east \(canary\) +1 +nothing-to-do/, again.out);
   assert.match(again.out, /west +\d +already-done/, again.out);

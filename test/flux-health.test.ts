@@ -19,8 +19,8 @@ import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { run } from '../src/cli/main.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
-import { inDir } from './cwd.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
+import { inDir, io } from './support/cli.ts';
 
 const s = suite('Flux health of the Rollout (healthCheckExprs)');
 const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
@@ -41,12 +41,6 @@ function example() {
   return { ks, check };
 }
 
-function io() {
-  const o = { out: '', err: '', io: null as unknown as CliIO };
-  o.io = { stdout: (x) => (o.out += x), stderr: (x) => (o.err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  return o;
-}
-
 /**
  * The object as the API server holds it after apply's JSON merge patch of the status (RFC 7386:
  * a null removes the field) and as Flux reads it.
@@ -62,7 +56,7 @@ async function steps(t: Tree, until: (code: number) => boolean, max = 12) {
   const codes: number[] = [];
   for (let i = 0; i < max; i++) {
     const o = io();
-    const code = await inDir(t.work, () => run(['apply', 'plans/bootcplan.json', '--auto-approve', '--step'], { io: o.io, openDriver: t.openDriver }));
+    const code = await inDir(t.work, () => run(['apply', 'plans/bootcplan.json', '--auto-approve', '--step'], { io: o, openDriver: t.openDriver }));
     codes.push(code);
     t.sim.advance(700);
     if (until(code)) return codes;
@@ -80,7 +74,7 @@ async function setup(count: number): Promise<Tree> {
   writeFileSync(join(work, 'bootcplan.yaml'), text);
   writeFileSync(join(work, 'cluster.yaml'), b.yaml());
   const p = io();
-  assert.is(await inDir(work, () => run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/bootcplan.json'], { io: p.io })), 0, p.err);
+  assert.is(await inDir(work, () => run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/bootcplan.json'], { io: p })), 0, p.err);
   const sim = newSim(b.snapshot(), { durations: D });
   sim.rollouts.put('test', parse(text).spec);
   let n = 0;

@@ -8,25 +8,11 @@ import { createHash } from 'node:crypto';
 import { run } from '../src/cli/main.ts';
 import { StalePlanError, exitCodeOf } from '../src/base/errors.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
-import type { CliIO } from '../src/app/ports.ts';
 import { verifyPlanSpec } from '../src/app/saved-plan.ts';
 import { nodeInputs } from '../src/app/inputs.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('gitops: specs from git');
-
-async function cli(args: string[], cwd?: string) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: {}, stdoutIsTTY: false, stderrIsTTY: false };
-  const prev = process.cwd();
-  if (cwd) process.chdir(cwd);
-  try {
-    const code = await run(args, { io: io });
-    return { code, out, err };
-  } finally {
-    process.chdir(prev);
-  }
-}
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
 const sha = (t: string) => createHash('sha256').update(t).digest('hex');
@@ -88,7 +74,7 @@ s('outside any repository: the path as given, no commit, no dirty flag', async (
 });
 
 s('relative -f from a subdirectory resolves against the repository', async () => {
-  const r = await cli(['plan', '-f', 'bootcplan.yaml', '--ref', 'main', '--cluster', clusterFile, '-o', 'json'], join(repo, 'clusters/prod'));
+  const r = await cli(['plan', '-f', 'bootcplan.yaml', '--ref', 'main', '--cluster', clusterFile, '-o', 'json'], { cwd: join(repo, 'clusters/prod') });
   assert.is(r.code, 0, r.err);
   assert.is(JSON.parse(r.out).spec.commit, c2);
 });
@@ -105,7 +91,7 @@ s('a bad ref, a path missing at the ref, or a ref that looks like an option are 
   const inj = await cli(['plan', '-f', specPath, `--ref=--output=${marker}`, '--cluster', clusterFile]);
   assert.is(inj.code, 1);
   assert.not.ok(existsSync(marker), 'git got the ref as an argument, never as an option or through a shell');
-  const outside = await cli(['plan', '-f', join(tmpdir(), 'x.yaml'), '--ref', 'HEAD', '--cluster', clusterFile], repo);
+  const outside = await cli(['plan', '-f', join(tmpdir(), 'x.yaml'), '--ref', 'HEAD', '--cluster', clusterFile], { cwd: repo });
   assert.is(outside.code, 1);
   for (const r of [bad, missing, inj, outside]) assert.not.match(r.err, /\n\s+at /);
 });

@@ -7,12 +7,11 @@
  */
 import type { Command } from 'commander';
 import { buildProgram } from '../src/cli/main.ts';
-import type { CliIO } from '../src/app/ports.ts';
+import { io } from './support/cli.ts';
 
 /** Every command path ('' for the program, 'fleet render argocd') and the long flags it accepts (the program's own included). */
 export function commandFlags(): Map<string, Set<string>> {
-  const io: CliIO = { stdout: () => {}, stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false };
-  const program = buildProgram({ io, openDriver: async () => { throw new Error('not reached'); }, now: () => 0 }, () => {});
+  const program = buildProgram({ io: io({ env: {} }), openDriver: async () => { throw new Error('not reached'); }, now: () => 0 }, () => {});
   const out = new Map<string, Set<string>>();
   const globals = new Set(['--help', ...program.options.map((o) => o.long!).filter(Boolean)]);
   const walk = (c: Command, path: string[]) => {

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { run } from '../src/cli/main.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { FleetBuilder } from './fleet-builders.ts';
-import { inDir } from './cwd.ts';
+import { cli } from './support/cli.ts';
 import { ROOT } from './built.ts';
 import { commandFlags, misnamedFlags } from './hint-flags.ts';
 import type { CliIO } from '../src/app/ports.ts';
@@ -44,13 +44,8 @@ git('commit', '-qm', 'fleet');
 // An output directory whose applicationset.yaml is a directory.
 mkdirSync(join(dir, 'argo-dir/applicationset.yaml'), { recursive: true });
 
-async function cli(args: string[], cwd = dir) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { HOME: home, NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await inDir(cwd, () => run(args, { io }));
-  return { code, out, err };
-}
+/** The CLI's environment: a home of its own (no kubeconfig of the user's). */
+const AS_USER = { io: { env: { HOME: home, NO_COLOR: '1' } } };
 
 /** The command path an argument list runs ('fleet render argocd'). */
 function commandOf(args: string[]): string {
@@ -130,13 +125,13 @@ const IN_REPO: [string, string[]][] = [
 ];
 
 s('every error path in the table prints only flags its command has', async () => {
-  const made = await cli(['fleet', 'plan', '--out', './fleet-plan.json']);
+  const made = await cli(['fleet', 'plan', '--out', './fleet-plan.json'], { ...AS_USER, cwd: dir });
   assert.is(made.code, 0, made.err);
-  const ref = await cli(['fleet', 'plan', '--ref', 'HEAD', '--out', './fleet-plan-ref.json'], repo);
+  const ref = await cli(['fleet', 'plan', '--ref', 'HEAD', '--out', './fleet-plan-ref.json'], { ...AS_USER, cwd: repo });
   assert.is(ref.code, 0, ref.err);
   const problems: string[] = [];
   for (const [what, args, cwd] of [...CASES.map(([w, a]) => [w, a, dir] as const), ...IN_REPO.map(([w, a]) => [w, a, repo] as const)]) {
-    const r = await cli([...args], cwd);
+    const r = await cli([...args], { ...AS_USER, cwd: cwd });
     assert.ok(r.code !== 0, `${what}: exit ${r.code}, expected an error\n${r.err}`);
     // commander's own "unknown option '--clustr'" quotes what the user typed.
     const printed = (r.err + '\n' + r.out).split('\n').filter((l) => !l.startsWith('error: unknown option')).join('\n');

@@ -19,6 +19,7 @@ import { KubeDriver } from '../src/kube/driver.ts';
 import { readLiveObjects } from '../src/kube/read.ts';
 import { NotFoundError } from '../src/apply/driver.ts';
 import { run } from '../src/cli/main.ts';
+import { cli } from './support/cli.ts';
 
 const t = suite('kube: hostile API endpoints');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-hostile-'));
@@ -54,7 +55,7 @@ t('the CLI: `snapshot` and `status` against a login page exit 1 with one error l
   const f = await fakeApi((_req, res) => { res.writeHead(200, { 'Content-Type': 'text/html' }); res.end(LOGIN_PAGE); });
   const kubeconfig = kubeconfigFile(dir, { server: f.url });
   for (const args of [['snapshot', '--kubeconfig', kubeconfig], ['status', '--kubeconfig', kubeconfig], ['plan', '-f', 'examples/rollout.yaml', '--kubeconfig', kubeconfig]]) {
-    const r = await cli(args);
+    const r = await cli(args, { io: { env: { NO_COLOR: '1', HOME: dir } } });
     assert.is(r.code, 1, `${args[0]}: exit ${r.code}\n${r.out}\n${r.err}`);
     assert.not.match(r.out, /lock: free|kind: List/);
     assert.match(r.err, /^error: .*text\/html.*not JSON/m);
@@ -68,7 +69,7 @@ t('an API refusal (a Status 403) is a ClusterApiError too: `status` says so in o
   const e = await cleanFailure(driverOf(f.url).readLock(), /Lease openshift-bootcplan\/bootcplan-lock: leases.* is forbidden: .*\\x1b\[2J/);
   assert.instance(e, KubeApiError);
   assert.is((e as KubeApiError).status, 403);
-  const r = await cli(['status', '--kubeconfig', kubeconfigFile(dir, { server: f.url })]);
+  const r = await cli(['status', '--kubeconfig', kubeconfigFile(dir, { server: f.url })], { io: { env: { NO_COLOR: '1', HOME: dir } } });
   assert.is(r.code, 1);
   assert.match(r.err, /^error: Lease openshift-bootcplan\/bootcplan-lock: .*forbidden/m);
   assert.match(r.err, /hint: the account lacks a permission/);
@@ -281,15 +282,5 @@ t('kubeconfig problems: a server that is not an http(s) URL, an exec credential 
   assert.match(e.hint!, /exec plugin/);
   c.close();
 });
-
-/** The CLI with a captured IO (works with run(argv, io) and with run(argv, { io })). */
-async function cli(args: string[]) {
-  let out = '';
-  let err = '';
-  const io = { stdout: (x: string) => void (out += x), stderr: (x: string) => void (err += x), env: { NO_COLOR: '1', HOME: dir }, stdoutIsTTY: false, stderrIsTTY: false };
-  const both = Object.assign(io, { io });
-  const code = await run(args, both);
-  return { code, out, err };
-}
 
 t.run();

@@ -14,21 +14,16 @@ import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import type { RolloutStatus } from '../src/apply/rollout-status.ts';
 import { newSim } from './apply-harness.ts';
 import { run } from '../src/cli/main.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 import { judgeHeldLock } from '../src/domain/lease-expiry.ts';
 import { CLOCK_SKEW_ALLOWANCE_SECONDS } from '../src/domain/clock-skew.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME } from '../src/cluster/types.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 import type { TestObject } from './builders.ts';
+import { io } from './support/cli.ts';
 
 const s = suite('lock-clocks');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-lockclock-'));
-
-function io() {
-  const o = { out: '', err: '', io: null as unknown as CliIO };
-  o.io = { stdout: (x) => (o.out += x), stderr: (x) => (o.err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  return o;
-}
 
 function setup() {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot();
@@ -41,7 +36,7 @@ function setup() {
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: `job-${++n}@test` });
   const step = async (extra: string[] = []) => {
     const o = io();
-    const code = await run(['apply', '-f', file, '--auto-approve', '--step', ...extra], { io: o.io, openDriver });
+    const code = await run(['apply', '-f', file, '--auto-approve', '--step', ...extra], { io: o, openDriver });
     return { code, ...o };
   };
   return { sim, step };

@@ -16,19 +16,14 @@ import { run } from '../src/cli/main.ts';
 import { spawn } from 'node:child_process';
 import { bundledModule } from './built.ts';
 import type { NotifyDocument } from '../src/apply/rollout-report.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import { httpNotifier, scrubUrl, NOTIFY_ANSWER_BYTES } from '../src/app/notify.ts';
 import { parseNotifyUrl } from '../src/app/apply-report.ts';
+import { io } from './support/cli.ts';
 
 const s = suite('apply --notify');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-notify-'));
 const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
-
-function io() {
-  const o = { out: '', err: '', io: null as unknown as CliIO };
-  o.io = { stdout: (x) => (o.out += x), stderr: (x) => (o.err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  return o;
-}
 
 interface Receiver { url: string; docs: any[]; headers: Record<string, string | string[] | undefined>[]; close: () => Promise<void> }
 async function receiver(answer: (res: import('node:http').ServerResponse) => void = (res) => res.writeHead(204).end()): Promise<Receiver> {
@@ -59,7 +54,7 @@ s('a full apply posts wave-start for each wave and done, as JSON', async () => {
   try {
     const { file, openDriver } = setup(4);
     const o = io();
-    assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', r.url], { io: o.io, openDriver }), 0, o.err);
+    assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', r.url], { io: o, openDriver }), 0, o.err);
     assert.equal(r.docs.map((d: NotifyDocument) => `${d.event} ${d.phase} ${d.message}`), [
       'wave-start Progressing wave 1/2 of pool worker',
       'wave-start Progressing wave 2/2 of pool worker',
@@ -81,7 +76,7 @@ s('a halt is posted with the failed node', async () => {
   try {
     const { file, openDriver } = setup(4, { rebootFailRate: 1 });
     const o = io();
-    assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', r.url], { io: o.io, openDriver }), 5);
+    assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', r.url], { io: o, openDriver }), 5);
     const halt = r.docs.find((d: NotifyDocument) => d.event === 'halt');
     assert.ok(halt, JSON.stringify(r.docs));
     assert.equal([halt.phase, halt.pool], ['Degraded', 'worker']);
@@ -96,7 +91,7 @@ s('a receiver answering 500 or a closed port: one warning each, naming only the 
   try {
     const { file, openDriver } = setup(2);
     const o = io();
-    assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', r.url], { io: o.io, openDriver }), 0, o.err);
+    assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', r.url], { io: o, openDriver }), 0, o.err);
     assert.match(o.err, /warning: --notify: http:\/\/127\.0\.0\.1:\d+ answered 500 to the wave-start notification/);
     assert.not.match(o.err, /s3cret/);
   } finally {
@@ -107,7 +102,7 @@ s('a receiver answering 500 or a closed port: one warning each, naming only the 
   await closed.close();
   const { file, openDriver } = setup(2);
   const o = io();
-  assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', url], { io: o.io, openDriver }), 0, o.err);
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', url], { io: o, openDriver }), 0, o.err);
   assert.match(o.err, /warning: --notify: the wave-start notification to http:\/\/127\.0\.0\.1:\d+ failed: .*ECONNREFUSED/);
 });
 
@@ -232,7 +227,7 @@ s('the token, path and user info of the URL are never printed (refused, redirect
     try {
       const { file, openDriver } = setup(2);
       const o = io();
-      const code = await run(['apply', '-f', file, '--auto-approve', '--notify', withUser(r.url)], { io: o.io, openDriver });
+      const code = await run(['apply', '-f', file, '--auto-approve', '--notify', withUser(r.url)], { io: o, openDriver });
       assert.is(code, 0, o.err);
       assert.match(o.err, /warning: --notify: /, name);
       for (const x of secrets) assert.not.ok((o.out + o.err).includes(x), `${name}: "${x}" printed:\n${o.err}`);
@@ -245,7 +240,7 @@ s('the token, path and user info of the URL are never printed (refused, redirect
   await closed.close();
   const { file, openDriver } = setup(2);
   const o = io();
-  assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', withUser(closed.url)], { io: o.io, openDriver }), 0, o.err);
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', withUser(closed.url)], { io: o, openDriver }), 0, o.err);
   assert.match(o.err, /ECONNREFUSED/);
   for (const x of secrets) assert.not.ok((o.out + o.err).includes(x), `refused: "${x}" printed:\n${o.err}`);
 });
@@ -260,7 +255,7 @@ s('an error text that quotes the URL is scrubbed of its path, query, fragment an
 s('an unparsable --notify value is not echoed (it may hold a token)', async () => {
   const { file } = setup(2);
   const o = io();
-  assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', 'hooks.example.com/x?token=s3cret'], { io: o.io, openDriver: async () => { throw new Error('not reached'); } }), 1);
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', 'hooks.example.com/x?token=s3cret'], { io: o, openDriver: async () => { throw new Error('not reached'); } }), 1);
   assert.match(o.err, /--notify: the value is not a URL/);
   assert.not.match(o.err, /s3cret/);
   assert.throws(() => parseNotifyUrl('ftp://alice:s3cret@host/x'), (e: Error) => /not ftp:/.test(e.message) && !e.message.includes('s3cret'));
@@ -271,7 +266,7 @@ s('--notify with a URL that is not http(s): exit 1 before the cluster is read', 
   const o = io();
   let opened = false;
   const openDriver: DriverFactory = async () => { opened = true; throw new Error('not reached'); };
-  assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', 'file:///etc/passwd'], { io: o.io, openDriver }), 1);
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', 'file:///etc/passwd'], { io: o, openDriver }), 1);
   assert.match(o.err, /--notify: only http and https URLs are posted to, not file:/);
   assert.is(opened, false);
 });

@@ -10,6 +10,7 @@ import { MS, cluster, clusterObjects } from './bootimages-helpers.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
 import { remainingWorkDifference } from '../src/plan/saved/remaining-work.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('ordered changes to one object');
 
@@ -76,14 +77,10 @@ s('bootcplan rehearse of the skew opt-out: exit 0, and the event stream shows sk
   const { mkdtempSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { run } = await import('../src/cli/main.ts');
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-skew-'));
   writeFileSync(join(dir, 'spec.yaml'), spec);
   writeFileSync(join(dir, 'cluster.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: clusterObjects({ skewStatus: AUTO, machineManagers: [MS('All')] }) }));
-  let out = '';
-  let err = '';
-  const io = { stdout: (x: string) => { out += x; }, stderr: (x: string) => { err += x; }, env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await run(['rehearse', '-f', join(dir, 'spec.yaml'), '--cluster', join(dir, 'cluster.yaml'), '-o', 'json'], { io });
+  const { code, out, err } = await cli(['rehearse', '-f', join(dir, 'spec.yaml'), '--cluster', join(dir, 'cluster.yaml'), '-o', 'json']);
   assert.is(code, 0, err);
   const r = JSON.parse(out);
   assert.is(r.halted, false);

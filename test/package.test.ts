@@ -9,49 +9,43 @@ import { mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/app/ports.ts';
-import { ensureBuilt, ROOT, run as runBuilt } from './built.ts';
+import { ensureBuilt, ROOT } from './built.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('package');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
 
-async function cli(args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: {}, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await run(args, { io });
-  return { code, out, err };
-}
+/** The sources' run(), not the bundle cli() runs by default: what the sources say of themselves. */
+const SOURCES = { entry: run };
 
 const node = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
   spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env });
 
 s('version (from the sources): the package version, the checkout\'s commit and the Node.js runtime', async () => {
-  const r = await cli(['version']);
+  const r = await cli(['version'], SOURCES);
   assert.is(r.code, 0, r.err);
   const [first, commit, runtime] = r.out.trimEnd().split('\n');
   assert.is(first, `bootcplan ${pkg.version}`);
   assert.ok(commit.startsWith(`commit: ${head}`), commit);
   assert.match(commit, /running the TypeScript sources/);
   assert.is(runtime, `node:   ${process.version}`);
-  const j = JSON.parse((await cli(['version', '-o', 'json'])).out);
+  const j = JSON.parse((await cli(['version', '-o', 'json'], SOURCES)).out);
   assert.equal({ version: j.version, commit: j.commit, from: j.from, node: j.node }, { version: pkg.version, commit: head, from: 'source', node: process.version });
-  assert.match((await cli(['version', '-o', 'yaml'])).out, new RegExp(`^version: ${pkg.version.replace(/\./g, '\\.')}\\ncommit: ${head}\\n`));
-  const bad = await cli(['version', '-o', 'xml']);
+  assert.match((await cli(['version', '-o', 'yaml'], SOURCES)).out, new RegExp(`^version: ${pkg.version.replace(/\./g, '\\.')}\\ncommit: ${head}\\n`));
+  const bad = await cli(['version', '-o', 'xml'], SOURCES);
   assert.is(bad.code, 1);
   assert.match(bad.err, /Allowed formats are text, json, yaml/);
 });
 
 s('the run() the CLI and e2e suites call (test/built.ts) is the bundle\'s: version says it runs the build', async () => {
-  let out = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false };
-  assert.is(await runBuilt(['version', '-o', 'json'], { io }), 0);
-  assert.is(JSON.parse(out).from, process.env.BOOTCPLAN_TEST_CLI === 'sources' ? 'source' : 'build');
+  const r = await cli(['version', '-o', 'json']);
+  assert.is(r.code, 0);
+  assert.is(JSON.parse(r.out).from, process.env.BOOTCPLAN_TEST_CLI === 'sources' ? 'source' : 'build');
 });
 
 s('--version prints the package version, from the sources and from the compiled bin', async () => {
-  assert.is((await cli(['--version'])).out, `${pkg.version}\n`);
+  assert.is((await cli(['--version'], SOURCES)).out, `${pkg.version}\n`);
   const r = node([ensureBuilt(), '--version']);
   assert.is(r.status, 0, r.stderr);
   assert.is(r.stdout, `${pkg.version}\n`);

@@ -15,7 +15,7 @@ import { newSim, planWith, runApply } from './apply-harness.ts';
 import { run } from '../src/cli/main.ts';
 import type { ApplyEvent } from '../src/apply/events.ts';
 import type { Plan } from '../src/plan/types.ts';
-import type { CliIO } from '../src/app/ports.ts';
+import { io } from './support/cli.ts';
 
 const s = suite('pool conflicts: a node belongs to one pool');
 
@@ -122,13 +122,6 @@ s('a node the pool selects without a BootcNode is reported (a warning) and never
 });
 
 // ---- rehearsals --------------------------------------------------------------------------
-
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
-  return o;
-}
 
 /** The nodes each pool's waves took, from the event stream. */
 function wavesByPool(events: readonly ApplyEvent[]): Map<string, string[]> {

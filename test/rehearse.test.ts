@@ -6,18 +6,11 @@ import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
-import { inDir } from './cwd.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
+import { inDir, io } from './support/cli.ts';
 
 const s = suite('rehearse and apply CLI');
-
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
-  return o;
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-rehearse-'));
 const specFile = join(dir, 'rollout.yaml');

@@ -1,7 +1,5 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ApplyEvent } from '../src/apply/events.ts';
-import type { ClusterSnapshot } from '../src/cluster/types.ts';
 import { progressPlan } from '../src/render/progress.ts';
 import { TtyProgress, CiProgress, RehearseProgress } from '../src/render/events.ts';
 import { renderRehearsalText, rehearsalReport, rehearsalJson } from '../src/render/rehearsal.ts';
@@ -16,7 +14,8 @@ import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { planWith, newSim } from './apply-harness.ts';
 import { golden, bigPlan } from './render-fixtures.ts';
 import { renderText } from '../src/render/text.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
+import { io } from './support/cli.ts';
 
 const s = suite('progress and folded text: golden files');
 
@@ -28,9 +27,7 @@ function infraOf30() {
   const cluster = join(dir, 'cluster.yaml');
   writeFileSync(spec, specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1 }]));
   writeFileSync(cluster, new ClusterBuilder().bootcPool('infra', nodes('i', 30)).yaml());
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
+  const o = io();
   return { spec, cluster, o };
 }
 
@@ -171,9 +168,7 @@ s('apply on a terminal: the live block on stderr ends with every pool done, node
   writeFileSync(spec, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }]));
   const sim = newSim(snap);
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: true, stderrColumns: 120 } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
+  const o = io({ stderrIsTTY: true, stderrColumns: 120 });
   assert.is(await run(['apply', '-f', spec, '--auto-approve'], { io: o, openDriver }), 0, o.err);
   const lastBlock = o.err.slice(o.err.lastIndexOf('\x1b[J') + 3);
   assert.match(lastBlock, /^\[\d\d:\d\d:\d\d\] done\nworker +done +\[#{20}\] 6\/6 nodes, took \S+\nelapsed \S+, ETA 0s \(plan estimate \S+; finished waves took 100% of their estimate\)\n$/);

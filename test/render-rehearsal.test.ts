@@ -14,7 +14,7 @@ import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import { run } from '../src/cli/main.ts';
 import { demoPlan, bigPlan, ROOT } from './render-fixtures.ts';
-import type { CliIO } from '../src/app/ports.ts';
+import { io } from './support/cli.ts';
 
 const s = suite('render-rehearsal');
 
@@ -180,13 +180,6 @@ s('10,000 nodes: the rehearsal chart aggregates rows (per wave, then per run of 
   assert.match(html, /one row per run of waves/);
   assert.match(html, /Rehearsal done in/);
 });
-
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
-  return o;
-}
 
 s('CLI: rehearse -o html prints the report', async () => {
   const o = io();

@@ -2,11 +2,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { demoPlan, bigPlan, golden } from './render-fixtures.ts';
 import { renderText } from '../src/render/text.ts';
-import { renderMarkdown, MARKDOWN_LIMIT } from '../src/render/markdown.ts';
+import { renderMarkdown } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/app/ports.ts';
 import { renderPlan } from '../src/render/formats.ts';
+import { io } from './support/cli.ts';
 
 const s = suite('render');
 const ANSI = /\x1b\[/;
@@ -61,37 +61,30 @@ s('text at 10,000 nodes stays short: groups and runs of waves, no per-node lines
   assert.match(out, /Plan: 0 to create, \d+ to change, 0 to delete; 9995 nodes in 11 waves/);
 });
 
-function fakeIO(env: Record<string, string | undefined>, tty: boolean) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env, stdoutIsTTY: tty, stderrIsTTY: tty };
-  return { io, out: () => out, err: () => err };
-}
-
 const DEMO_ARGS = ['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml'];
 
 s('CLI: colour only on a TTY, NO_COLOR respected', async () => {
-  const tty = fakeIO({}, true);
-  await run(DEMO_ARGS, { io: tty.io });
-  assert.match(tty.out(), ANSI);
-  const noColor = fakeIO({ NO_COLOR: '1' }, true);
-  await run(DEMO_ARGS, { io: noColor.io });
-  assert.not.match(noColor.out(), ANSI);
-  const pipe = fakeIO({}, false);
-  await run(DEMO_ARGS, { io: pipe.io });
-  assert.not.match(pipe.out(), ANSI);
+  const tty = io({ env: {}, stdoutIsTTY: true, stderrIsTTY: true });
+  await run(DEMO_ARGS, { io: tty });
+  assert.match(tty.out, ANSI);
+  const noColor = io({ env: { NO_COLOR: '1' }, stdoutIsTTY: true, stderrIsTTY: true });
+  await run(DEMO_ARGS, { io: noColor });
+  assert.not.match(noColor.out, ANSI);
+  const pipe = io({ env: {} });
+  await run(DEMO_ARGS, { io: pipe });
+  assert.not.match(pipe.out, ANSI);
 });
 
 s('CLI: -o markdown and -o html, --detailed-exitcode exits 2 with changes', async () => {
-  const md = fakeIO({}, false);
-  const code = await run([...DEMO_ARGS, '-o', 'markdown', '--detailed-exitcode'], { io: md.io });
-  assert.is(code, 2, md.err());
-  assert.ok(md.out().startsWith('<!-- bootcplan:plan spec=examples/rollout.yaml -->\n'), md.out().slice(0, 100));
-  const html = fakeIO({}, false);
-  assert.is(await run([...DEMO_ARGS, '-o', 'html'], { io: html.io }), 0, html.err());
-  assert.ok(html.out().startsWith('<!doctype html>'));
-  const bad = fakeIO({}, false);
-  assert.is(await run([...DEMO_ARGS, '-o', 'pdf'], { io: bad.io }), 1);
+  const md = io({ env: {} });
+  const code = await run([...DEMO_ARGS, '-o', 'markdown', '--detailed-exitcode'], { io: md });
+  assert.is(code, 2, md.err);
+  assert.ok(md.out.startsWith('<!-- bootcplan:plan spec=examples/rollout.yaml -->\n'), md.out.slice(0, 100));
+  const html = io({ env: {} });
+  assert.is(await run([...DEMO_ARGS, '-o', 'html'], { io: html }), 0, html.err);
+  assert.ok(html.out.startsWith('<!doctype html>'));
+  const bad = io({ env: {} });
+  assert.is(await run([...DEMO_ARGS, '-o', 'pdf'], { io: bad }), 1);
 });
 
 s.run();

@@ -13,14 +13,14 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import { run } from '../src/cli/main.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import type { Plan } from '../src/plan/types.ts';
 import { planIdOf } from '../src/plan/planner.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { clusterObjects, MS, CP } from './bootimages-helpers.ts';
 import { newSim } from './apply-harness.ts';
-import { inDir } from './cwd.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('sealed plans: what was reviewed is what runs');
 
@@ -38,21 +38,8 @@ writeFileSync(join(repo, 'cpms.yaml'), stringify({ apiVersion: 'bootcplan.dev/v1
 git('add', '.');
 git('commit', '-qm', 'specs');
 
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
-  return o;
-}
-
-async function cli(args: string[], openDriver?: DriverFactory) {
-  const o = io();
-  const code = await inDir(repo, () => run(args, openDriver ? { io: o, openDriver } : { io: o }));
-  return { code, out: o.out, err: o.err };
-}
-
 async function savedPlan(spec: string, cluster: string, extra: string[] = []): Promise<Plan> {
-  const r = await cli(['plan', '-f', spec, '--ref', 'HEAD', '--cluster', cluster, '--out', './plan.json', ...extra]);
+  const r = await cli(['plan', '-f', spec, '--ref', 'HEAD', '--cluster', cluster, '--out', './plan.json', ...extra], { cwd: repo });
   assert.ok(existsSync(join(repo, 'plan.json')), r.err);
   return JSON.parse(readFileSync(join(repo, 'plan.json'), 'utf8'));
 }
@@ -62,7 +49,7 @@ async function applyAgainstSim(file: string, clusterFile = 'cluster.yaml') {
   const sim = newSim(readSnapshotFile(nodeInputs, join(repo, clusterFile)));
   const before = (await sim.driver().snapshot()).fingerprint;
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'sealed@test' });
-  const r = await cli(['apply', file, '--auto-approve', '--json'], openDriver);
+  const r = await cli(['apply', file, '--auto-approve', '--json'], { cwd: repo, openDriver });
   const after = await sim.driver().snapshot();
   return { ...r, wrote: after.fingerprint !== before || (await sim.driver().readProgress()).run !== null, sim };
 }
@@ -125,7 +112,7 @@ for (const [what, tamper] of TAMPERS) {
     // show verifies as apply does: nothing rendered under the id the file claims, the same message.
     const errorLines = (text: string) => text.split('\n').filter((l) => /^(error| {2})/.test(l)).join('\n');
     for (const format of ['text', 'json']) {
-      const shown = await cli(['show', 'tampered.json', '-o', format]);
+      const shown = await cli(['show', 'tampered.json', '-o', format], { cwd: repo });
       assert.is(shown.code, 3, `show -o ${format}: ${shown.err}`);
       assert.is(shown.out, '', 'nothing is rendered');
       assert.is(errorLines(shown.err), errorLines(r.err));
@@ -139,7 +126,7 @@ for (const [what, tamper] of TAMPERS) {
     assert.is(r.code, 3, r.err);
     assert.match(r.err, /stale plan: (plan \w+ is not what the spec and the cluster give now|the spec changed since the plan was made)/);
     assert.not.ok(r.wrote);
-    const rehearsal = await cli(['rehearse', 'resealed.json']);
+    const rehearsal = await cli(['rehearse', 'resealed.json'], { cwd: repo });
     assert.is(rehearsal.code, 3, `rehearse: ${rehearsal.err}`);
   });
 }
@@ -262,10 +249,10 @@ s('review finding F4: plan-file paths through a symbolic link, and special files
   const zero = await savedPlan('bootcplan.yaml', 'cluster.yaml');
   zero.cluster.source = 'file:zero-link';
   write('zero.json', resealed(zero));
-  const r = await cli(['rehearse', 'zero.json']);
+  const r = await cli(['rehearse', 'zero.json'], { cwd: repo });
   assert.is(r.code, 1, r.err);
   assert.match(r.err, /outside the working directory|not a regular file/);
-  const dev = await cli(['rehearse', '-f', 'bootcplan.yaml', '--cluster', '/dev/zero']);
+  const dev = await cli(['rehearse', '-f', 'bootcplan.yaml', '--cluster', '/dev/zero'], { cwd: repo });
   assert.is(dev.code, 1, dev.err);
   assert.match(dev.err, /is not a regular file/);
 });
@@ -293,13 +280,13 @@ s('the policy error stripped from a saved plan: the fresh plan still has it, exi
   assert.is(r.code, 6, r.err);
   assert.match(r.err, /replaces control-plane machines and the spec does not allow it/);
   assert.not.ok(r.wrote);
-  const rehearsal = await cli(['rehearse', 'stripped.json']);
+  const rehearsal = await cli(['rehearse', 'stripped.json'], { cwd: repo });
   assert.is(rehearsal.code, 6, rehearsal.err);
 });
 
 s('a plan with errors is not saved by --out; --for-review saves it marked, and apply refuses it', async () => {
   const before = readFileSync(join(repo, 'plan.json'), 'utf8');
-  const r = await cli(['plan', '-f', 'cpms.yaml', '--cluster', 'cpms-cluster.yaml', '--out', './plan.json']);
+  const r = await cli(['plan', '-f', 'cpms.yaml', '--cluster', 'cpms-cluster.yaml', '--out', './plan.json'], { cwd: repo });
   assert.is(r.code, 1);
   assert.match(r.err, /not saved: the plan has 1 error and cannot be applied/);
   assert.match(r.err, /--for-review/);
@@ -311,7 +298,7 @@ s('a plan with errors is not saved by --out; --for-review saves it marked, and a
   assert.match(a.err, /saved for review only/);
   assert.not.ok(a.wrote);
   // Saved to be reviewed: show renders it (its seal holds), errors and all.
-  const shown = await cli(['show', 'plan.json']);
+  const shown = await cli(['show', 'plan.json'], { cwd: repo });
   assert.is(shown.code, 0, shown.err);
   assert.match(shown.out, /this plan cannot be applied/);
 });
@@ -337,7 +324,7 @@ s('git and paths from a plan file: an option as the commit, a spec or snapshot o
   const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
   plan.cluster.source = 'file:/etc/passwd';
   write('source.json', resealed(plan));
-  const r = await cli(['rehearse', 'source.json']);
+  const r = await cli(['rehearse', 'source.json'], { cwd: repo });
   assert.is(r.code, 1, r.err);
   assert.match(r.err, /cluster source "file:\/etc\/passwd" is outside the working directory/);
 });

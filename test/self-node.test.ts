@@ -20,7 +20,7 @@ import { parse } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { runApply, newSim } from './apply-harness.ts';
 import { ROOT } from './built.ts';
-import { inDir } from './cwd.ts';
+import { inDir, io } from './support/cli.ts';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { buildPlan, selfNodeOf } from '../src/plan/planner.ts';
 import type { Plan } from '../src/plan/types.ts';
@@ -142,7 +142,7 @@ s('the example Job\'s own command, run step by step on a node of its first wave 
   mkdirSync(join(work, dirname(spec)), { recursive: true });
   mkdirSync(join(work, dirname(planPath)), { recursive: true });
   cpSync(join(ROOT, 'examples/argocd/bootcplan.yaml'), join(work, spec));
-  const made: CliIO & { err: string } = { err: '', stdout: () => {}, stderr: (x) => { made.err += x; }, env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
+  const made = io();
   assert.is(await inDir(work, () => run(['plan', '-f', spec, '--cluster', join(ROOT, 'examples/cluster.yaml'), '--out', planPath], { io: made })), 0, made.err);
   const saved: Plan = JSON.parse(readFileSync(join(work, planPath), 'utf8'));
   const self = saved.pools[0].waves[0][0];
@@ -153,13 +153,13 @@ s('the example Job\'s own command, run step by step on a node of its first wave 
   assert.is(env.NODE_NAME, self);
   // Inside the spec's maintenance window (22:00-03:00 Europe/Berlin).
   const sim = newSim(readSnapshotFile(nodeInputs, join(ROOT, 'examples/cluster.yaml')), { start: '2026-09-14T20:05:00Z' });
-  const io: CliIO & { err: string } = { err: '', stdout: () => {}, stderr: (x) => { io.err += x; }, env, stdoutIsTTY: false, stderrIsTTY: false };
+  const job = io({ env });
   for (let i = 0; i < 30 && !sim.progress.read(sim.nodes.values()).run?.done; i++) {
-    const code = await inDir(join(work, ctr.workingDir.replace(/^\/work/, '')), () => run(ctr.args, { io, openDriver: async () => ({ driver: sim.driver(`job-${i}`), holder: env.BOOTCPLAN_HOLDER }) }));
-    assert.is(code, 0, io.err);
+    const code = await inDir(join(work, ctr.workingDir.replace(/^\/work/, '')), () => run(ctr.args, { io: job, openDriver: async () => ({ driver: sim.driver(`job-${i}`), holder: env.BOOTCPLAN_HOLDER }) }));
+    assert.is(code, 0, job.err);
     sim.advance(900); // the CronJob's next run
   }
-  assert.ok(sim.progress.read(sim.nodes.values()).run?.done, `not done: ${io.err.slice(-2000)}`);
+  assert.ok(sim.progress.read(sim.nodes.values()).run?.done, `not done: ${job.err.slice(-2000)}`);
   const order = sim.reboots.map((x) => x.node);
   assert.is(order.at(-1), self, `rebooted in this order: ${order.join(' ')}`);
   assert.is(order.length, saved.pools[0].waves.flat().length);

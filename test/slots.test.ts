@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/app/ports.ts';
+import { io } from './support/cli.ts';
 
 const s = suite('slots: rollout: slots per pool');
 const D = { stage: 100, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
@@ -208,13 +208,6 @@ s('apply: the staging gate node by node: a staged node goes ahead; one that neve
 });
 
 // ---- rehearse --jitter and the gain ----
-
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: '', err: '', env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false } as unknown as CliIO & { out: string; err: string };
-  o.stdout = (x) => { o.out += x; };
-  o.stderr = (x) => { o.err += x; };
-  return o;
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-slots-'));
 const clusterFile = join(dir, 'cluster.yaml');

@@ -16,7 +16,7 @@ import { progressOf } from '../src/kube/progress-configmap.ts';
 import { credibleTime, CLOCK_SKEW_ALLOWANCE_SECONDS } from '../src/domain/clock-skew.ts';
 import { run } from '../src/cli/main.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
-import type { CliIO } from '../src/app/ports.ts';
+import { io } from './support/cli.ts';
 
 const s = suite('staging-clock');
 const FOREVER = { stage: 1e7, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
@@ -95,16 +95,11 @@ s('rehearse: stage=900 halts with the default 10-minute limit (exit 5); with sta
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-stagelimit-'));
   const cluster = join(dir, 'cluster.yaml');
   writeFileSync(cluster, new ClusterBuilder().bootcPool('worker', nodes('w', 3)).yaml());
-  const io = () => {
-    const o = { out: '', err: '', io: null as unknown as CliIO };
-    o.io = { stdout: (x) => (o.out += x), stderr: (x) => (o.err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-    return o;
-  };
   const rehearse = async (extra: Record<string, unknown>) => {
     const file = join(dir, `spec-${Object.keys(extra).length}.yaml`);
     writeFileSync(file, specYaml([{ name: 'worker', image: NEW, ...extra }]));
     const o = io();
-    const code = await run(['rehearse', '-f', file, '--cluster', cluster, '--durations', 'stage=900,reboot=420', '--seed', '7', '-o', 'json'], { io: o.io });
+    const code = await run(['rehearse', '-f', file, '--cluster', cluster, '--durations', 'stage=900,reboot=420', '--seed', '7', '-o', 'json'], { io: o });
     return { code, o };
   };
   const dflt = await rehearse({});
@@ -122,11 +117,10 @@ s('docs/apply.md\'s rehearse example, on the plan of the examples, completes: it
   const args = line.replace(/\s+#.*$/, '').split(/\s+/).slice(1);
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-docs-rehearse-'));
   const planFile = join(dir, 'plan.json');
-  const o = { out: '', err: '', io: null as unknown as CliIO };
-  o.io = { stdout: (x) => (o.out += x), stderr: (x) => (o.err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml', '--out', planFile], { io: o.io }), 0, o.err);
+  const o = io();
+  assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml', '--out', planFile], { io: o }), 0, o.err);
   o.out = '';
-  assert.is(await run(args.map((a) => (a === 'PLANFILE' ? planFile : a)), { io: o.io }), 0, `${line}\n${o.err}`);
+  assert.is(await run(args.map((a) => (a === 'PLANFILE' ? planFile : a)), { io: o }), 0, `${line}\n${o.err}`);
   assert.is(JSON.parse(o.out).halted, false);
 });
 

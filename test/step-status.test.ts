@@ -15,21 +15,15 @@ import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import type { RolloutStatus } from '../src/apply/rollout-status.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { windowPolicy } from '../src/apply/policy.ts';
-import { inDir } from './cwd.ts';
+import { inDir, io } from './support/cli.ts';
 import { LUA, luaHealth } from './lua-health.ts';
 import { run } from '../src/cli/main.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 
 const s = suite('apply --step: exit semantics, rollout status, Events');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-step-'));
 const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
-
-function io() {
-  const o = { out: '', err: '', io: null as unknown as CliIO };
-  o.io = { stdout: (x) => (o.out += x), stderr: (x) => (o.err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  return o;
-}
 
 /** A spec file and a simulator whose cluster has the spec's Rollout object synced. */
 function setup(count: number, window?: { schedule: string; duration: string; timezone?: string }, o: { rebootFailRate?: number } = {}) {
@@ -58,7 +52,7 @@ s('outside the window: apply --step exits 0, writes nothing, and the status says
   // The simulator's clock: Monday 2026-09-14 08:00 UTC; the window opens 22:00 Berlin (20:00 UTC).
   const { file, sim, openDriver } = setup(4, { schedule: '0 22 * * 1-5', duration: '4h', timezone: 'Europe/Berlin' });
   const o = io();
-  assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o.io, openDriver }), 0, o.err);
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o, openDriver }), 0, o.err);
   assert.match(o.out, /nothing to do now: outside window until 22:00 Europe\/Berlin/);
   const st = status(sim);
   assert.equal([st.phase, st.reason, st.message, st.nextWindow, st.lastExitCode], ['Suspended', 'OutsideWindow', 'outside window until 22:00 Europe/Berlin', '2026-09-14T20:00:00.000Z', 0]);
@@ -69,7 +63,7 @@ s('outside the window: apply --step exits 0, writes nothing, and the status says
   assert.equal(sim.writes.filter((w) => !/lock|lease|progress|status|event|unlock/i.test(`${w.op} ${w.target}`)), [], 'no object, node or pool was touched');
   // The same run without --step is blocked by policy: exit 6.
   const full = io();
-  assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: full.io, openDriver }), 6);
+  assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: full, openDriver }), 6);
 });
 
 s('the window is open: one wave per run, status Progressing "wave k/n of pool worker", then Healthy; one Event per node', async () => {
@@ -77,7 +71,7 @@ s('the window is open: one wave per run, status Progressing "wave k/n of pool wo
   const seen: string[] = [];
   for (let i = 0; i < 6; i++) {
     const o = io();
-    assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o.io, openDriver }), 0, o.err);
+    assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o, openDriver }), 0, o.err);
     const st = status(sim);
     seen.push(`${st.phase}: ${st.message}`);
     if (st.reason === 'Stepped' && !seen2.has('progressing')) keep('progressing', sim);
@@ -94,7 +88,7 @@ s('the window is open: one wave per run, status Progressing "wave k/n of pool wo
   const since = st.conditions[0].lastTransitionTime;
   for (let i = 0; i < 2; i++) {
     const o = io();
-    assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o.io, openDriver }), 0, o.err);
+    assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o, openDriver }), 0, o.err);
     sim.advance(900);
   }
   assert.equal([status(sim).phase, status(sim).conditions[0].lastTransitionTime], ['Healthy', since]);
@@ -159,14 +153,14 @@ s('another apply running: --step exits 0 and leaves the status to it; a lock hel
   const other = sim.driver('other');
   await other.acquireLock({ holder: 'job-old@test', planId: 'p0', ttlSeconds: 300 });
   const o = io();
-  assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o.io, openDriver }), 0, o.err);
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o, openDriver }), 0, o.err);
   assert.match(o.err, /nothing to do now: another apply holds the lock: job-old@test/);
   // The status is the running apply's to write: this run keeps only what it saw of the lock.
   assert.equal(Object.keys(sim.rollouts.objects.get('test')!.status ?? {}), ['lockObserved'], 'the status is the running apply\'s to write');
   // 7 hours later, still renewed (alive but stuck): a human looks.
   for (let h = 0; h < 7 * 12; h++) { sim.advance(300); await other.renewLock((await other.readLock())!.lockId); }
   const stuck = io();
-  assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: stuck.io, openDriver }), 4);
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: stuck, openDriver }), 4);
   assert.equal([status(sim).phase, status(sim).reason], ['Degraded', 'LockStuck']);
   assert.equal(status(sim).conditions.map((c) => `${c.type}=${c.status}`), ['Ready=False', 'Reconciling=False', 'Stalled=True']);
 });
@@ -176,7 +170,7 @@ s('a node Degraded after its reboot: exit 5, status Degraded "halted: <node> Deg
   let code = 0;
   const o = io();
   for (let i = 0; i < 4 && code === 0; i++) {
-    code = await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o.io, openDriver });
+    code = await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o, openDriver });
     sim.advance(700);
   }
   assert.is(code, 5, o.err);
@@ -199,11 +193,11 @@ s('the cluster moved since the reviewed plan: exit 3 and status Degraded "stale:
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'job@test' });
   await inDir(work, async () => {
     const p = io();
-    assert.is(await run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/prod.json'], { io: p.io }), 0, p.err);
+    assert.is(await run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/prod.json'], { io: p }), 0, p.err);
     // Someone else cordons two nodes: the reviewed waves no longer fit the budget.
     sim.mutate((x) => { x.nodes.get('w-00')!.spec!.unschedulable = true; x.nodes.get('w-01')!.spec!.unschedulable = true; });
     const r = io();
-    assert.is(await run(['apply', 'plans/prod.json', '--auto-approve', '--step'], { io: r.io, openDriver }), 3, r.err);
+    assert.is(await run(['apply', 'plans/prod.json', '--auto-approve', '--step'], { io: r, openDriver }), 3, r.err);
   });
   const st = status(sim);
   assert.equal([st.phase, st.reason, st.lastExitCode], ['Degraded', 'Stale', 3]);
@@ -216,7 +210,7 @@ s('the cluster moved since the reviewed plan: exit 3 and status Degraded "stale:
   writeFileSync(join(work, 'bootcplan.yaml'), text.replace('maxUnavailable: 2', 'maxUnavailable: 3'));
   await inDir(work, async () => {
     const r = io();
-    assert.is(await run(['apply', 'plans/prod.json', '--auto-approve', '--step'], { io: r.io, openDriver }), 3, r.err);
+    assert.is(await run(['apply', 'plans/prod.json', '--auto-approve', '--step'], { io: r, openDriver }), 3, r.err);
     assert.match(r.err, /the spec changed since the plan was made/);
   });
   assert.match(status(sim).message, /^stale: re-plan needed \(plan \w+ was made from a spec with sha256/);

@@ -17,15 +17,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
+import type { DriverFactory } from '../src/app/ports.ts';
 import type { ClusterDriver } from '../src/apply/driver.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
+import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
-import { DEFAULT_DURATIONS } from '../src/domain/timing.ts';
 import { simFleet } from './fleet-sim-harness.ts';
 import { FleetBuilder } from './fleet-builders.ts';
 import { holdingStaging, hangingAfter, withLatency } from './stop-drivers.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
+import { io } from './support/cli.ts';
 
 const scenario = process.argv[2];
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-stop-child-'));
@@ -33,11 +34,11 @@ const stopped = new AbortController();
 // The CLI's own handlers see the signal first (they were registered when apply started).
 for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => stopped.abort());
 
-const io: CliIO = {
+// The process's own streams (the parent reads them), not a capture.
+const childIO = io({
   stdout: (s) => { process.stdout.write(s); onOutput(s); },
   stderr: (s) => void process.stderr.write(s),
-  env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false,
-};
+});
 let onOutput: (s: string) => void = () => {};
 
 /** Nodes that take a year to stage: the staging observer watches them until the apply ends. */
@@ -70,7 +71,7 @@ async function applyScenario(): Promise<number> {
     };
   }
   const driver = sim.driver('apply');
-  const code = await run(['apply', '-f', spec, '--auto-approve', '--json'], { io, openDriver: async () => ({ driver: answering(driver, sim), holder: 'child@test' }) });
+  const code = await run(['apply', '-f', spec, '--auto-approve', '--json'], { io: childIO, openDriver: async () => ({ driver: answering(driver, sim), holder: 'child@test' }) });
   process.stderr.write(`child: lease ${sim.lock.leaseOf()?.holder ?? 'released'}; ${sim.openWaits(driver)} wait(s) left open\n`);
   if (takenAt !== null) process.stderr.write(`child: ended ${sim.now - takenAt} s of virtual time after the Lease was taken\n`);
   return code;
@@ -85,7 +86,7 @@ async function fleetScenario(): Promise<number> {
     return { driver: answering(driver, st.sims[flags.context!]), holder, records };
   };
   process.chdir(st.dir);
-  return run(['fleet', 'apply', st.planFile, '--auto-approve', '-o', 'json'], { io, openDriver });
+  return run(['fleet', 'apply', st.planFile, '--auto-approve', '-o', 'json'], { io: childIO, openDriver });
 }
 
 const code = await (scenario === 'fleet' ? fleetScenario() : applyScenario());

@@ -11,7 +11,8 @@ import { readLiveObjects } from '../../src/kube/read.ts';
 import { resolveKubeConfig } from '../../src/kube/config.ts';
 import { ClusterApiError } from '../../src/base/errors.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
-import { captureIO, rejects } from './helpers.ts';
+import { rejects } from './helpers.ts';
+import { io } from '../support/cli.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: environment, CRDs, RBAC, kubeconfig');
@@ -28,12 +29,12 @@ t('a cluster without bootcplan CRDs: snapshot reads what exists and reports the 
   for (const r of ['bootcnodepools.node.bootc.dev', 'bootcnodes.node.bootc.dev', 'machineconfigpools.machineconfiguration.openshift.io', 'machinesets.machine.openshift.io']) {
     assert.ok(read.notInstalled.includes(r), `${r} not installed: ${read.notInstalled.join(', ')}`);
   }
-  const c = captureIO();
-  const code = await run(['snapshot', '--kubeconfig', env.kubeconfig], { io: c.io });
-  assert.is(code, 0, c.err());
-  assert.match(c.out(), /kind: List/);
-  assert.match(c.err(), /not installed: .*bootcnodepools\.node\.bootc\.dev/);
-  assert.match(c.err(), /cluster identity: Namespace\/kube-system\.metadata\.uid [0-9a-f-]{36}\n/);
+  const c = io();
+  const code = await run(['snapshot', '--kubeconfig', env.kubeconfig], { io: c });
+  assert.is(code, 0, c.err);
+  assert.match(c.out, /kind: List/);
+  assert.match(c.err, /not installed: .*bootcnodepools\.node\.bootc\.dev/);
+  assert.match(c.err, /cluster identity: Namespace\/kube-system\.metadata\.uid [0-9a-f-]{36}\n/);
 });
 
 t('CRDs install, and the stored schemas keep every x-kubernetes-* field', async () => {
@@ -88,27 +89,27 @@ t('kubeconfig resolution: --kubeconfig, KUBECONFIG, ~/.kube/config, and a clear 
   assert.throws(() => resolveKubeConfig({ kubeconfig: bad }, {}), (e: unknown) => e instanceof ClusterApiError && /not valid/.test(e.message));
 
   // Through the CLI: one message and a hint, exit 1, never a stack trace.
-  const c = captureIO({ HOME: home });
-  assert.is(await run(['snapshot'], { io: c.io }), 1);
-  assert.match(c.err(), /^error: no Kubernetes cluster configured/m);
-  assert.match(c.err(), /hint: pass --kubeconfig/);
-  assert.not.match(c.err(), /\n\s+at /);
+  const c = io({ env: { NO_COLOR: '1', HOME: home } });
+  assert.is(await run(['snapshot'], { io: c }), 1);
+  assert.match(c.err, /^error: no Kubernetes cluster configured/m);
+  assert.match(c.err, /hint: pass --kubeconfig/);
+  assert.not.match(c.err, /\n\s+at /);
 
   // A server that does not answer.
   const dead = join(home, 'dead');
   writeFileSync(dead, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
-  const d = captureIO({ HOME: home });
-  assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--kubeconfig', dead], { io: d.io }), 1);
-  assert.match(d.err(), /error: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:1 \(context "x"\): ECONNREFUSED/);
-  assert.not.match(d.err(), /\n\s+at /);
+  const d = io({ env: { NO_COLOR: '1', HOME: home } });
+  assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--kubeconfig', dead], { io: d }), 1);
+  assert.match(d.err, /error: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:1 \(context "x"\): ECONNREFUSED/);
+  assert.not.match(d.err, /\n\s+at /);
 
   // Bad credentials.
   const wrong = join(home, 'wrong');
   writeFileSync(wrong, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${env.server}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: wrong}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`);
-  const w = captureIO({ HOME: home });
-  assert.is(await run(['snapshot', '--kubeconfig', wrong], { io: w.io }), 1);
-  assert.match(w.err(), /401 Unauthorized/);
-  assert.match(w.err(), /hint: log in again/);
+  const w = io({ env: { NO_COLOR: '1', HOME: home } });
+  assert.is(await run(['snapshot', '--kubeconfig', wrong], { io: w }), 1);
+  assert.match(w.err, /401 Unauthorized/);
+  assert.match(w.err, /hint: log in again/);
 });
 
 t.run();

@@ -7,10 +7,10 @@ import * as assert from 'uvu/assert';
 import { writeFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
 import { machineSetObject, OLD_AMI } from '../../src/sim/cluster-objects.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
+import { io } from '../support/cli.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: snapshot and plan live');
@@ -48,9 +48,9 @@ function comparable(planJson: string) {
 
 t('snapshot --out FILE writes every kind; plan from the file equals plan from the live cluster', async () => {
   const file = join(dir, 'cluster.yaml');
-  const s = captureIO();
-  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--context', 'testenv', '--out', file], { io: s.io }), 0, s.err());
-  assert.match(s.err(), /snapshot of testenv \(https:\/\/127\.0\.0\.1:\d+\): \d+ objects/);
+  const s = io();
+  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--context', 'testenv', '--out', file], { io: s }), 0, s.err);
+  assert.match(s.err, /snapshot of testenv \(https:\/\/127\.0\.0\.1:\d+\): \d+ objects/);
   // The cluster's objects (MachineConfigs may carry credentials): readable by the owner only (docs/cli.md "Output files").
   assert.is(statSync(file).mode & 0o777, 0o600);
   const loaded = parseSnapshot(readFileSync(file, 'utf8'), file);
@@ -65,21 +65,21 @@ t('snapshot --out FILE writes every kind; plan from the file equals plan from th
   assert.not.match(readFileSync(file, 'utf8'), /managedFields/);
 
   const spec = join(dir, 'bootcplan.yaml');
-  const fromFile = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--cluster', file, '-o', 'json'], { io: fromFile.io }), 0, fromFile.err());
-  const live = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.kubeconfig, '-o', 'json'], { io: live.io }), 0, live.err());
-  const a = comparable(fromFile.out());
-  const b = comparable(live.out());
+  const fromFile = io();
+  assert.is(await run(['plan', '-f', spec, '--cluster', file, '-o', 'json'], { io: fromFile }), 0, fromFile.err);
+  const live = io();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.kubeconfig, '-o', 'json'], { io: live }), 0, live.err);
+  const a = comparable(fromFile.out);
+  const b = comparable(live.out);
   assert.equal(b, a);
-  assert.is(JSON.parse(live.out()).cluster.source, 'live:testenv');
-  assert.is(a.cluster.fingerprint, JSON.parse(live.out()).cluster.fingerprint, 'same fingerprint');
+  assert.is(JSON.parse(live.out).cluster.source, 'live:testenv');
+  assert.is(a.cluster.fingerprint, JSON.parse(live.out).cluster.fingerprint, 'same fingerprint');
   assert.is(a.summary.nodes, 6, 'nodes to update (the cordoned w-5 is left out)');
   assert.ok(a.pools.find((p: any) => p.name === 'worker').waves.length >= 2);
 
   // The JSON snapshot variant parses the same.
   const jfile = join(dir, 'cluster.json');
-  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--out', jfile], { io: captureIO().io }), 0);
+  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--out', jfile], { io: io() }), 0);
   assert.is(parseSnapshot(readFileSync(jfile, 'utf8'), jfile).snapshot!.fingerprint, snap.fingerprint);
 });
 

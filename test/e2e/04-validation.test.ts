@@ -9,10 +9,10 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, driverFor, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { ClusterBuilder, specYaml, OLD } from '../builders.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
+import { io } from '../support/cli.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
 import type { TestObject } from '../builders.ts';
 
@@ -76,11 +76,11 @@ for (const c of CASES) {
     // The planner, on the live cluster.
     const spec = join(dir, 'spec.yaml');
     writeFileSync(spec, specYaml([{ name: 'worker', image: OLD, maxUnavailable: 1 }], c.spec));
-    const io = captureIO();
-    const code = await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '-o', 'json'], { io: io.io });
-    const errText = io.err();
+    const cap = io();
+    const code = await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '-o', 'json'], { io: cap });
+    const errText = cap.err;
     // A spec error stops before planning (diagnostics on stderr); a cluster-dependent one is in the plan.
-    const codes = io.out() ? (JSON.parse(io.out()).diagnostics as any[]).filter((d) => d.severity === 'error').map((d) => d.code) : [];
+    const codes = cap.out ? (JSON.parse(cap.out).diagnostics as any[]).filter((d) => d.severity === 'error').map((d) => d.code) : [];
     if (c.code) {
       assert.is(code, 1, `the planner rejects it (exit ${code})`);
       // Spec errors are printed with the upstream message (file:line:col path: message).

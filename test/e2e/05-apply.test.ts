@@ -12,9 +12,8 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { inDir } from '../cwd.ts';
+import { inDir, io } from '../support/cli.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { ensureBuilt, run } from '../built.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
@@ -126,14 +125,14 @@ t('full apply through all waves as the ServiceAccount; never more than maxUnavai
   const spec = await scenario();
   const rec = await new BudgetRecorder().start();
   resetRequestStats();
-  const io = captureIO();
+  const cap = io();
   const t0 = Date.now();
-  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: io.io });
+  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: cap });
   const seconds = (Date.now() - t0) / 1000;
   rec.stop();
-  assert.is(code, 0, io.err());
+  assert.is(code, 0, cap.err);
   assert.equal(agent!.errors, []);
-  const evs = events(io.out());
+  const evs = events(cap.out);
   const waves = (pool: string) => evs.filter((e) => e.type === 'wave-start' && e.pool === pool).length;
   assert.is(waves('worker'), 3, '6 nodes, maxUnavailable 2: 3 waves');
   assert.is(waves('infra'), 2, '2 nodes, maxUnavailable 1: 2 waves');
@@ -162,32 +161,32 @@ t('full apply through all waves as the ServiceAccount; never more than maxUnavai
   // room for a few re-reads of 409s (a Node the watch cache had not caught up with).
   assert.ok(st.total <= 112, `at most 112 API requests for the 8-node apply, made ${st.total}: ${JSON.stringify(st.byVerbResource)}`);
   // status reads the finished progress back.
-  const s = captureIO();
-  assert.is(await run(['status', '--kubeconfig', env.saKubeconfig], { io: s.io }), 0, s.err());
-  assert.match(s.out(), /lock: free/);
-  assert.match(s.out(), /: done/);
+  const s = io();
+  assert.is(await run(['status', '--kubeconfig', env.saKubeconfig], { io: s }), 0, s.err);
+  assert.match(s.out, /lock: free/);
+  assert.match(s.out, /: done/);
 });
 
 t('two concurrent applies: one takes the lock, the other exits 4', async () => {
   const spec = await scenario();
-  const a = captureIO();
-  const b = captureIO();
+  const a = io();
+  const b = io();
   const codes = await Promise.all([
-    run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: a.io }),
-    run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: b.io }),
+    run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: a }),
+    run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: b }),
   ]);
-  assert.equal([...codes].sort(), [0, 4], `exit codes ${codes}: ${a.err()} ${b.err()}`);
+  assert.equal([...codes].sort(), [0, 4], `exit codes ${codes}: ${a.err} ${b.err}`);
   const loser = codes[0] === 4 ? a : b;
-  assert.match(loser.err(), /another apply holds the lock: bootcplan@|another apply holds the lock: .* since/);
-  assert.match(loser.err(), /hint: .*bootcplan unlock/);
+  assert.match(loser.err, /another apply holds the lock: bootcplan@|another apply holds the lock: .* since/);
+  assert.match(loser.err, /hint: .*bootcplan unlock/);
   await assertRolledOut();
 });
 
 t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updated once', async () => {
   const spec = await scenario();
   const planFile = join(dir, 'resume-plan.json');
-  const p = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
+  const p = io();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p }), 0, p.err);
   // A saved plan reads only files inside the directory (or repository) it is applied from.
   ensureBuilt(); // the installed command runs dist/
   const child = spawn(process.execPath, [join(ROOT, 'bin/bootcplan.mjs'), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -212,23 +211,23 @@ t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updat
   await new Promise((r) => child.on('exit', r));
   assert.ok(killedAt);
   // The lock of the dead apply is still held; a new apply is refused (exit 4) ...
-  const refused = captureIO();
-  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: refused.io })), 4, refused.err());
+  const refused = io();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: refused })), 4, refused.err);
   // ... `status` shows it and the progress, `unlock` releases it ...
-  const st = captureIO();
-  assert.is(await run(['status', '--kubeconfig', env.saKubeconfig, '--json'], { io: st.io }), 0, st.err());
-  const status = JSON.parse(st.out());
+  const st = io();
+  assert.is(await run(['status', '--kubeconfig', env.saKubeconfig, '--json'], { io: st }), 0, st.err);
+  const status = JSON.parse(st.out);
   assert.ok(status.lock, 'the lock is still held');
   assert.ok(status.progress.pools.worker.wavesDone >= 1, 'wave 1 recorded as finished');
   assert.ok(status.progress.pools.worker.wavesDone < 2, 'wave 2 not finished');
   assert.ok(Object.keys(status.progress.nodesInFlight).length >= 1, 'the node killed mid-update is in flight, from its annotation');
-  const u = captureIO();
-  assert.is(await run(['unlock', status.lock.lockId, '--kubeconfig', env.saKubeconfig], { io: u.io }), 0, u.err());
+  const u = io();
+  assert.is(await run(['unlock', status.lock.lockId, '--kubeconfig', env.saKubeconfig], { io: u }), 0, u.err);
   // ... and the next apply resumes from the unfinished wave.
   const rebootsBefore = agent!.log.filter((r) => r.what === 'reboot').length;
-  const again = captureIO();
-  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());
-  const evs = events(again.out());
+  const again = io();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again })), 0, again.err);
+  const evs = events(again.out);
   const start = evs.find((e) => e.type === 'start');
   assert.ok(start, 'a start event');
   assert.is(start.resumed, true, 'resumed');
@@ -241,15 +240,15 @@ t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updat
 t('a pool target changed by someone else after the plan: exit 3, nothing written', async () => {
   const spec = await scenario();
   const planFile = join(dir, 'saved-plan.json');
-  const p = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
+  const p = io();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p }), 0, p.err);
   const other = imageRef('someone-else');
   await env.admin.request('PATCH', '/apis/node.bootc.dev/v1alpha1/bootcnodepools/worker', { body: { spec: { image: { ref: other } } }, contentType: 'application/merge-patch+json' });
-  const a = captureIO();
-  const code = await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve'], { io: a.io }));
-  assert.is(code, 3, a.err());
-  assert.match(a.err(), /stale plan/);
-  assert.match(a.err(), /BootcNodePool\/worker/);
+  const a = io();
+  const code = await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve'], { io: a }));
+  assert.is(code, 3, a.err);
+  assert.match(a.err, /stale plan/);
+  assert.match(a.err, /BootcNodePool\/worker/);
   const snap = await (await import('../../src/kube/read.ts')).readLiveSnapshot(env.admin);
   assert.is(snap.bootcNodePools[0].spec!.image!.ref, other, 'the other change is kept');
   assert.not.ok(snap.nodes.some((n) => n.spec?.unschedulable), 'no node cordoned');

@@ -8,8 +8,8 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { ClusterBuilder, specYaml, NEW, OLD, nodes } from '../builders.ts';
+import { io } from '../support/cli.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: sharing the cluster');
@@ -26,11 +26,11 @@ t.before(async () => {
 async function planLive(spec: string, name: string) {
   const file = join(dir, name);
   writeFileSync(file, spec);
-  const json = captureIO();
-  const code = await run(['plan', '-f', file, '--kubeconfig', env.kubeconfig, '-o', 'json'], { io: json.io });
-  const text = captureIO();
-  const textCode = await run(['plan', '-f', file, '--kubeconfig', env.kubeconfig], { io: text.io });
-  return { code, textCode, plan: JSON.parse(json.out()), text: text.out(), err: json.err() };
+  const json = io();
+  const code = await run(['plan', '-f', file, '--kubeconfig', env.kubeconfig, '-o', 'json'], { io: json });
+  const text = io();
+  const textCode = await run(['plan', '-f', file, '--kubeconfig', env.kubeconfig], { io: text });
+  return { code, textCode, plan: JSON.parse(json.out), text: text.out, err: json.err };
 }
 
 t('overlapping BootcNodePools: plan exits 1 with the conflict at each pool entry; the shared node is in no wave', async () => {

@@ -19,9 +19,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { inDir } from '../cwd.ts';
+import { inDir, io } from '../support/cli.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO, sleep } from './helpers.ts';
+import { sleep } from './helpers.ts';
 import { installGitopsCrds, docsOf, dryRun, kustomizer } from './gitops-dry-run.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
@@ -103,10 +103,10 @@ function spec(image: string, extra: Record<string, unknown> = {}): string {
 async function planAndCommit(repo: string, text: string): Promise<{ commit: string; planId: string }> {
   mkdirSync(join(repo, dirname(SPEC_PATH)), { recursive: true });
   writeFileSync(join(repo, SPEC_PATH), text);
-  const io = captureIO();
-  const code = await inDir(repo, () => run(['plan', '-f', SPEC_PATH, '--kubeconfig', env.saKubeconfig, '--out', PLAN_PATH, '-o', 'markdown', '--detailed-exitcode'], { io: io.io }));
-  assert.is(code, 2, io.err());
-  assert.match(io.out(), /^<!-- bootcplan:plan spec=examples\/argocd\/bootcplan.yaml -->/);
+  const cap = io();
+  const code = await inDir(repo, () => run(['plan', '-f', SPEC_PATH, '--kubeconfig', env.saKubeconfig, '--out', PLAN_PATH, '-o', 'markdown', '--detailed-exitcode'], { io: cap }));
+  assert.is(code, 2, cap.err);
+  assert.match(cap.out, /^<!-- bootcplan:plan spec=examples\/argocd\/bootcplan.yaml -->/);
   git(repo, 'add', SPEC_PATH, PLAN_PATH);
   git(repo, 'commit', '-qm', 'rollout');
   return { commit: git(repo, 'rev-parse', 'HEAD'), planId: JSON.parse(readFileSync(join(repo, PLAN_PATH), 'utf8')).id };
@@ -148,9 +148,9 @@ async function jobPod(cmName: string): Promise<{ dir: string; args: string[] }> 
 }
 
 async function runJob(pod: { dir: string; args: string[] }) {
-  const io = captureIO({ BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' });
-  const code = await inDir(pod.dir, () => run([...pod.args, '--kubeconfig', env.saKubeconfig], { io: io.io }));
-  return { code, out: io.out(), err: io.err() };
+  const cap = io({ env: { NO_COLOR: '1', BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' } });
+  const code = await inDir(pod.dir, () => run([...pod.args, '--kubeconfig', env.saKubeconfig], { io: cap }));
+  return { code, out: cap.out, err: cap.err };
 }
 
 const rolloutObject = () => env.admin.request('GET', `${ROLLOUTS}/e2e-loop`);

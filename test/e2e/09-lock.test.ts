@@ -15,9 +15,9 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inDir } from '../cwd.ts';
+import { inDir, io } from '../support/cli.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, driverFor, type TestEnv } from './env.ts';
-import { captureIO, rejects, sleep } from './helpers.ts';
+import { rejects, sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
 import { Reflector } from '../../src/kube/watch.ts';
@@ -67,16 +67,16 @@ t('a second apply takes the Lease mid-wave: the first stops before its next disr
   const spec = join(dir, 'steal.yaml');
   writeFileSync(spec, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 }]));
   const planFile = join(dir, 'steal-plan.json');
-  const p = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
+  const p = io();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p }), 0, p.err);
   const seen = await new FirstSeen().start();
   const thief = driverFor(env.saKubeconfig);
   let stolen: Promise<number> | null = null;
-  let out = '';
-  let err = '';
-  const io: CliIO = {
+  const cap = io();
+  const hooked: CliIO = {
+    ...cap,
     stdout: (s) => {
-      out += s;
+      cap.stdout(s);
       // At the first reboot: someone runs `unlock` on this live apply, and a CronJob's apply takes the lock.
       if (!stolen && /"type":"reboot"/.test(s)) {
         stolen = (async () => {
@@ -87,16 +87,15 @@ t('a second apply takes the Lease mid-wave: the first stops before its next disr
         })();
       }
     },
-    stderr: (s) => void (err += s), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false,
   };
-  const code = await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io }));
+  const code = await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: hooked }));
   const endedAt = Date.now();
-  assert.ok(stolen, `no reboot event: ${out}\n${err}`);
+  assert.ok(stolen, `no reboot event: ${cap.out}\n${cap.err}`);
   const stolenAt = await stolen!;
   seen.stop();
-  assert.is(code, 4, err);
+  assert.is(code, 4, cap.err);
   // Seen on the watch at once: the unlock (the Lease deleted), or already the new holder's Lease.
-  assert.match(err, /error: this apply lost its lock \(lock id [0-9a-f]+\): (its Lease was deleted \(bootcplan unlock\?\)|the Lease is now held by cronjob@cluster)/, err);
+  assert.match(cap.err, /error: this apply lost its lock \(lock id [0-9a-f]+\): (its Lease was deleted \(bootcplan unlock\?\)|the Lease is now held by cronjob@cluster)/, cap.err);
   assert.ok(endedAt - stolenAt < 3000, `stopped ${endedAt - stolenAt} ms after the lock was taken (it did not wait for the reboots)`);
   // Nothing disruptive after the lock was taken (the watch brings the new Lease within milliseconds).
   const late = [...seen.cordoned, ...seen.booted].filter(([, at]) => at > stolenAt + 300);
@@ -107,8 +106,8 @@ t('a second apply takes the Lease mid-wave: the first stops before its next disr
   // The CronJob's apply goes away; the saved plan applied again resumes and finishes.
   assert.ok(await thief.releaseLock((await thief.readLock())!.lockId));
   thief.close();
-  const again = captureIO();
-  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());
+  const again = io();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again })), 0, again.err);
   for (const n of WORKERS) assert.is(agent!.log.filter((r) => r.node === n && r.what === 'reboot').length, 1, `${n} rebooted exactly once`);
   assert.equal(agent!.errors, []);
 });
@@ -122,8 +121,8 @@ t('SIGTERM to a real apply process while an MCO pool is unpaused: exit 143, one 
   const spec = join(dir, 'sigterm.yaml');
   writeFileSync(spec, specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0 }]));
   const planFile = join(dir, 'sigterm-plan.json');
-  const p = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
+  const p = io();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p }), 0, p.err);
   const child = spawn(process.execPath, [ensureBuilt(), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -147,8 +146,8 @@ t('SIGTERM to a real apply process while an MCO pool is unpaused: exit 143, one 
   assert.is(snap.lock, null, 'lock released');
   const rec = JSON.parse(snap.progress!.data!['run.json']);
   assert.is(rec.pools.infra.interrupted?.wave, 2);
-  const again = captureIO();
-  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());
+  const again = io();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again })), 0, again.err);
   // The MCO's daemon (the agent) records `mcd <config>` when it starts a node's update and reboot.
   for (const n of INFRA) assert.is(agent!.log.filter((r) => r.node === n && r.what.startsWith('mcd ') && r.what !== 'mcd done').length, 1, `${n} updated and rebooted exactly once`);
   assert.equal(agent!.errors, []);
@@ -226,10 +225,10 @@ t('apply --step and a Lease in 2099 that nobody renews: exit 0 with a clock-skew
   const dead = skewed(73 * 365 * 86400);
   await dead.acquireLock({ holder: 'laptop@2099', planId: 'p0', ttlSeconds: 2 });
   dead.close();
-  const first = captureIO();
-  assert.is(await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--step'], { io: first.io }), 0, first.err());
-  assert.match(first.err(), /warning: clock skew: the lock Lease's renewTime 2099-\S+ is 7\dy ahead of this clock/);
-  assert.match(first.err(), /nothing to do now: another apply holds the lock: laptop@2099/);
+  const first = io();
+  assert.is(await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--step'], { io: first }), 0, first.err);
+  assert.match(first.err, /warning: clock skew: the lock Lease's renewTime 2099-\S+ is 7\dy ahead of this clock/);
+  assert.match(first.err, /nothing to do now: another apply holds the lock: laptop@2099/);
   const kept: any = await env.admin.request('GET', `${ROLLOUTS}/test`);
   assert.is(kept.status?.lockObserved?.holder, 'laptop@2099', `the CRD keeps status.lockObserved: ${JSON.stringify(kept.status)}`);
   // The next CronJob run, 10 minutes later (its clock), sees the same record: stuck.
@@ -237,9 +236,9 @@ t('apply --step and a Lease in 2099 that nobody renews: exit 0 with a clock-skew
     const d = skewed(600);
     return { driver: d, holder: 'job-2@e2e', close: () => d.close() };
   };
-  const second = captureIO();
-  assert.is(await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--step'], { io: second.io, openDriver: later }), 4, second.err());
-  assert.match(second.err(), /lock stuck: its holder has not renewed it/);
+  const second = io();
+  assert.is(await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--step'], { io: second, openDriver: later }), 4, second.err);
+  assert.match(second.err, /lock stuck: its holder has not renewed it/);
   const after: any = await env.admin.request('GET', `${ROLLOUTS}/test`);
   assert.equal([after.status?.phase, after.status?.reason, after.status?.lastExitCode], ['Degraded', 'LockStuck', 4]);
 });

@@ -9,11 +9,11 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { NODE } from '../../src/kube/resources.ts';
+import { io } from '../support/cli.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
 import type { TestObject } from '../builders.ts';
 
@@ -50,12 +50,12 @@ t('full apply of a pool in slots: never more than maxUnavailable out, every node
     maxOut = Math.max(maxOut, out);
   });
   await r.start();
-  const io = captureIO();
-  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: io.io });
+  const cap = io();
+  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: cap });
   r.stop();
-  assert.is(code, 0, io.err());
+  assert.is(code, 0, cap.err);
   assert.equal(agent!.errors, []);
-  const evs = io.out().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const evs = cap.out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
   assert.match(evs.find((e) => e.type === 'pool-start').message, /in slots/);
   assert.is(evs.at(-1).type, 'done');
   assert.ok(maxOut >= 1 && maxOut <= 2, `${maxOut} worker nodes out at once, maxUnavailable 2`);

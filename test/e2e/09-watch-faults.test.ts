@@ -14,7 +14,6 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
 import { run } from '../../src/cli/main.ts';
@@ -22,6 +21,7 @@ import type { KubeDriver } from '../../src/kube/driver.ts';
 import type { Reflector } from '../../src/kube/watch.ts';
 import type { CliIO, DriverFactory } from '../../src/app/ports.ts';
 import { openLiveDriver } from '../../src/app/live.ts';
+import { io } from '../support/cli.ts';
 
 const t = suite('e2e: watch faults during apply');
 let env: TestEnv;
@@ -69,11 +69,11 @@ async function applyWithFault(spec: string, fault: (d: KubeDriver) => void) {
     return { ...o, close: () => { after = driver!.watchStats(); o.close?.(); } };
   };
   let after: { watches: number; relists: number } | null = null;
-  const io = captureIO();
+  const cap = io();
   const watching: CliIO = {
-    ...io.io,
+    ...cap,
     stdout: (s) => {
-      io.io.stdout(s);
+      cap.stdout(s);
       for (const line of s.split('\n')) {
         if (!line.includes('"type":"reboot"') || ++reboots !== 2 || !driver) continue;
         before = driver.watchStats();
@@ -82,7 +82,7 @@ async function applyWithFault(spec: string, fault: (d: KubeDriver) => void) {
     },
   };
   const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: watching, openDriver });
-  return { code, out: io.out(), err: io.err(), before: before!, after: after!, driver: driver! };
+  return { code, out: cap.out, err: cap.err, before: before!, after: after!, driver: driver! };
 }
 
 async function assertRolledOut() {

@@ -12,8 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inDir } from '../cwd.ts';
-import { captureIO } from './helpers.ts';
+import { cli } from '../support/cli.ts';
 import { tempDir } from './env.ts';
 import { NodeAgent } from './agent.ts';
 import { startFleetEnvs, fleetKubeconfig, resetFleetEnv, type FleetEnv } from './fleet-envs.ts';
@@ -43,12 +42,6 @@ async function scenario(failRebootIn: string | null): Promise<void> {
   writeFileSync(join(dir, 'fleet.yaml'), b.yaml());
 }
 
-async function cli(args: string[]) {
-  const io = captureIO();
-  const code = await inDir(dir, () => run(args, { io: io.io }));
-  return { code, out: io.out(), err: io.err() };
-}
-
 const ndjson = (s: string) => s.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 const env = (n: string) => envs.find((e) => e.name === n)!;
 
@@ -76,14 +69,14 @@ t.after(() => { for (const a of agents) a.stop(); });
 
 t('fleet plan over three contexts, then fleet apply: canary east first, then west and south together; all updated, each recorded in itself', async () => {
   await scenario(null);
-  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan.json']);
+  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan.json'], { cwd: dir });
   assert.is(p.code, 0, p.err);
   assert.match(p.out, /1 +canary .*east/);
   assert.match(p.out, /2 +batch .*south, west/);
   const fpId = JSON.parse(readFileSync(join(dir, 'fleet-plan.json'), 'utf8')).id;
   resetRequestStats();
   const t0 = Date.now();
-  const r = await cli(['fleet', 'apply', './fleet-plan.json', '--auto-approve', '-o', 'json']);
+  const r = await cli(['fleet', 'apply', './fleet-plan.json', '--auto-approve', '-o', 'json'], { cwd: dir });
   const seconds = (Date.now() - t0) / 1000;
   assert.is(r.code, 0, r.err);
   const evs = ndjson(r.out);
@@ -108,7 +101,7 @@ t('fleet plan over three contexts, then fleet apply: canary east first, then wes
   // A rerun: every cluster finished by this fleet plan is skipped, except the canary, never skipped on
   // its record: its own apply answers nothing-to-do from its own progress. No node is touched again.
   const reboots = agents.map((a) => a.log.filter((x) => x.what === 'reboot').length);
-  const again = await cli(['fleet', 'apply', './fleet-plan.json', '--auto-approve']);
+  const again = await cli(['fleet', 'apply', './fleet-plan.json', '--auto-approve'], { cwd: dir });
   assert.is(again.code, 0, again.err);
   assert.match(again.out, /east \(canary\) +1 +nothing-to-do/);
   assert.match(again.out, /west +2 +already-done/);
@@ -117,10 +110,10 @@ t('fleet plan over three contexts, then fleet apply: canary east first, then wes
 
 t('a failing canary (its node fails the reboot) halts the fleet: exit 5, the other two untouched', async () => {
   await scenario('east');
-  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan-2.json']);
+  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan-2.json'], { cwd: dir });
   assert.is(p.code, 0, p.err);
   resetRequestStats();
-  const r = await cli(['fleet', 'apply', './fleet-plan-2.json', '--auto-approve']);
+  const r = await cli(['fleet', 'apply', './fleet-plan-2.json', '--auto-approve'], { cwd: dir });
   assert.is(r.code, 5, r.err);
   assert.match(r.err, /fleet halted \(canary-failed\): canary east failed/);
   assert.match(r.out, /west +2 +not-started/);

@@ -19,9 +19,9 @@ import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
 import { installGitopsCrds, docsOf, dryRun, kustomizer } from './gitops-dry-run.ts';
-import { captureIO, sleep } from './helpers.ts';
+import { sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
-import { inDir } from '../cwd.ts';
+import { cli } from '../support/cli.ts';
 import { ClusterBuilder, NEW } from '../builders.ts';
 import { LUA, luaHealth } from '../lua-health.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
@@ -132,15 +132,9 @@ const ROLLOUTS = `/apis/bootcplan.dev/v1alpha1/namespaces/${NS}/rollouts`;
 const WORKERS = ['w-1', 'w-2', 'w-3', 'w-4'];
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
 
-async function cli(cwd: string, args: string[], env: Record<string, string> = {}) {
-  const io = captureIO(env);
-  const code = await inDir(cwd, () => run(args, { io: io.io }));
-  return { code, out: io.out(), err: io.err() };
-}
-
 /** The pull-request side: snapshot the live cluster, a Fleet over it (canary east-1), fleet plan, fleet render argocd; committed. */
 async function planAndRender(repo: string, image: string): Promise<string> {
-  const snap = await cli(repo, ['snapshot', '--kubeconfig', env.saKubeconfig, '--out', 'fleets/prod/east-1.yaml']);
+  const snap = await cli(['snapshot', '--kubeconfig', env.saKubeconfig, '--out', 'fleets/prod/east-1.yaml'], { cwd: repo });
   assert.is(snap.code, 0, snap.err);
   const fleet = {
     apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Fleet', metadata: { name: 'e2e-fleet' },
@@ -154,9 +148,9 @@ async function planAndRender(repo: string, image: string): Promise<string> {
   writeFileSync(join(repo, 'fleets/prod/fleet.yaml'), stringify(fleet));
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'fleet');
-  const plan = await cli(repo, ['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/fleet-plan.json']);
+  const plan = await cli(['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/fleet-plan.json'], { cwd: repo });
   assert.is(plan.code, 0, plan.err);
-  const render = await cli(repo, ['fleet', 'render', 'argocd', 'plans/fleet-plan.json', '--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/fleet.git', '--image', 'REPLACE-ME.example/bootcplan:0.1.0']);
+  const render = await cli(['fleet', 'render', 'argocd', 'plans/fleet-plan.json', '--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/fleet.git', '--image', 'REPLACE-ME.example/bootcplan:0.1.0'], { cwd: repo });
   assert.is(render.code, 0, render.err);
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'render');
@@ -207,7 +201,7 @@ t('the canary through the loop: rendered, synced, its Job applies the plan to He
   const pod = await syncCluster(await planAndRender(repo, NEW));
   const phases: string[] = [];
   for (let i = 0; i < 40; i++) {
-    const r = await cli(pod.podDir, [...pod.args, '--kubeconfig', env.saKubeconfig], { BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' });
+    const r = await cli([...pod.args, '--kubeconfig', env.saKubeconfig], { cwd: pod.podDir, io: { env: { NO_COLOR: '1', BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' } } });
     assert.is(r.code, 0, r.err);
     const obj = await env.admin.request('GET', `${ROLLOUTS}/e2e-fleet`);
     phases.push(`${obj.status.phase}: ${obj.status.message}`);
@@ -223,7 +217,7 @@ t('the canary through the loop: rendered, synced, its Job applies the plan to He
   // A second plan, then the cluster changes before the Job runs: exit 3, Degraded (Argo CD's step never completes).
   const pod2 = await syncCluster(await planAndRender(repo, imageRef('e2e-fleet-v2')));
   for (const n of ['w-1', 'w-2']) await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' });
-  const stale = await cli(pod2.podDir, [...pod2.args, '--kubeconfig', env.saKubeconfig], { BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' });
+  const stale = await cli([...pod2.args, '--kubeconfig', env.saKubeconfig], { cwd: pod2.podDir, io: { env: { NO_COLOR: '1', BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' } } });
   assert.is(stale.code, 3, stale.err);
   const obj = await env.admin.request('GET', `${ROLLOUTS}/e2e-fleet`);
   assert.equal([obj.status.phase, obj.status.reason], ['Degraded', 'Stale']);

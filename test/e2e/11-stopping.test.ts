@@ -16,9 +16,9 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inDir } from '../cwd.ts';
+import { inDir, io } from '../support/cli.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, createWithStatus, driverFor, type TestEnv } from './env.ts';
-import { captureIO, rejects, sleep } from './helpers.ts';
+import { rejects, sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
 import { run } from '../../src/cli/main.ts';
@@ -50,8 +50,8 @@ async function scenario(name: string, stageMs: (node: string) => number): Promis
   const spec = join(dir, `${name}.yaml`);
   writeFileSync(spec, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 }]));
   const planFile = join(dir, `${name}-plan.json`);
-  const p = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
+  const p = io();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p }), 0, p.err);
   return planFile;
 }
 
@@ -92,8 +92,8 @@ t('SIGTERM mid-wave of a bootc pool, other nodes still staging: exit 143 within 
   assert.is(rec.pools.worker.interrupted?.wave, 1);
   const inFlight = snap.nodes.filter((n) => n.metadata.annotations?.[BOOTCPLAN_PROGRESS]).map((n) => n.metadata.name).sort();
   assert.equal(inFlight, ['w-1', 'w-2'], 'the nodes in flight keep their entries');
-  const again = captureIO();
-  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());
+  const again = io();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again })), 0, again.err);
   for (const n of WORKERS) assert.is(agent!.log.filter((x) => x.node === n && x.what === 'reboot').length, 1, `${n} rebooted exactly once`);
   assert.equal(agent!.errors, []);
 });
@@ -114,15 +114,15 @@ t('NODE_NAME at plan time (plan against the live cluster) marks its node and put
   // scenario() planned without NODE_NAME; plan again as a pod on w-1 would.
   const spec = join(dir, 'self.yaml');
   const inPod = join(dir, 'self-in-pod.json');
-  const p = captureIO({ NODE_NAME: 'w-1' });
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', inPod], { io: p.io }), 0, p.err());
-  assert.match(p.out(), /last: w-1 runs bootcplan's own pod \(NODE_NAME\): it goes last, in wave 3, since its drain evicts bootcplan/);
+  const p = io({ env: { NO_COLOR: '1', NODE_NAME: 'w-1' } });
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', inPod], { io: p }), 0, p.err);
+  assert.match(p.out, /last: w-1 runs bootcplan's own pod \(NODE_NAME\): it goes last, in wave 3, since its drain evicts bootcplan/);
   const saved = JSON.parse(readFileSync(inPod, 'utf8'));
   assert.equal(saved.pools[0].waves.at(-1), ['w-6', 'w-1']);
   assert.not.equal(JSON.parse(readFileSync(planFile, 'utf8')).pools[0].waves.at(-1), ['w-6', 'w-1'], 'without NODE_NAME w-1 is in wave 1');
   // The Job later runs on w-2: the saved plan is accepted (re-planned on w-1), and w-2 goes last.
-  const a = captureIO({ NODE_NAME: 'w-2' });
-  assert.is(await inDir(dir, () => run(['apply', inPod, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: a.io })), 0, a.err());
+  const a = io({ env: { NO_COLOR: '1', NODE_NAME: 'w-2' } });
+  assert.is(await inDir(dir, () => run(['apply', inPod, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: a })), 0, a.err);
   const order = agent!.log.filter((x) => x.what === 'reboot').map((x) => x.node);
   assert.is(order.length, 6);
   assert.is(order.at(-1), 'w-2', `rebooted in this order: ${order.join(' ')}`);
