@@ -4,8 +4,7 @@
  * helpers live here too.
  */
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
 import * as assert from 'uvu/assert';
 import { parseRolloutSpec } from '../src/spec/load.ts';
 import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
@@ -15,8 +14,8 @@ import { imageRef } from '../src/sim/fake-ids.ts';
 import { generateCluster } from '../src/sim/generate.ts';
 import type { Plan } from '../src/plan/types.ts';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const GOLDEN_DIR = join(ROOT, 'test', 'golden');
+export const ROOT = resolve(import.meta.dirname, '..');
+export const GOLDEN_DIR = join(ROOT, 'test/golden');
 
 /** The demo plan (`npm run demo`), with spec provenance fixed instead of read from git. */
 export function demoPlan(editSpec: (text: string) => string = (t) => t): Plan {
