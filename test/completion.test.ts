@@ -14,7 +14,6 @@ import { mkdtempSync, writeFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { run } from '../src/cli/main.ts';
 import { ensureBuilt, ROOT } from './built.ts';
 import { cli } from './support/cli.ts';
 

@@ -10,7 +10,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run } from '../src/cli/main.ts';
 import { fleetPlanIdOf, rederiveFleetPlan, fleetPlanDifferences } from '../src/fleet/plan.ts';
 import { parseFleetSpec } from '../src/fleet/spec-load.ts';
 import { renderFleetJson } from '../src/fleet/plan-text.ts';

@@ -12,7 +12,6 @@ import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { run } from '../src/cli/main.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { FleetBuilder } from './fleet-builders.ts';
 import { cli } from './support/cli.ts';

@@ -18,7 +18,6 @@ import { ClusterApiError } from '../src/base/errors.ts';
 import { KubeDriver } from '../src/kube/driver.ts';
 import { readLiveObjects } from '../src/kube/read.ts';
 import { NotFoundError } from '../src/apply/driver.ts';
-import { run } from '../src/cli/main.ts';
 import { cli } from './support/cli.ts';
 
 const t = suite('kube: hostile API endpoints');

@@ -22,7 +22,6 @@ import { NEW_DIGEST } from '../builders.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: fleet apply');
 const NAMES = ['east', 'west', 'south'] as const;

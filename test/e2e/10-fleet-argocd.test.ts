@@ -28,7 +28,6 @@ import { imageRef } from '../../src/sim/fake-ids.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import { renderFleetArgo, type ArgoFleetRender } from '../../src/fleet/argocd.ts';
 import { testFleet, TEST_OPTIONS } from '../fleet-argocd-helpers.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: fleet render argocd');

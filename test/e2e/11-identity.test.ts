@@ -20,7 +20,6 @@ import { NodeAgent } from './agent.ts';
 import { startFleetEnvs, fleetKubeconfig, resetFleetEnv, type FleetEnv } from './fleet-envs.ts';
 import { FleetBuilder, workerCluster, NEW } from '../fleet-builders.ts';
 import { NEW_DIGEST } from '../builders.ts';
-import { run } from '../../src/cli/main.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
 
