@@ -15,7 +15,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient, type KubeClientOptions, type RequestOptions } from '../src/kube/rest.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
 
-export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 
 export interface FakeServer {
   url: string;
@@ -31,9 +31,15 @@ const open: FakeServer[] = [];
 export async function fakeApi(handler: Handler, tls?: { cert: Buffer; key: Buffer }): Promise<FakeServer> {
   const hits: string[] = [];
   const sockets = new Set<net.Socket>();
-  const serve: Handler = (req, res) => {
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse) => {
     hits.push(`${req.method} ${req.url}`);
-    handler(req, res);
+    // A handler that fails answers 500 with its error: the test sees it, instead of a request that never ends.
+    Promise.resolve()
+      .then(() => handler(req, res))
+      .catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`fake API handler failed: ${err instanceof Error ? err.stack : String(err)}`);
+      });
   };
   const server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, serve) : http.createServer(serve);
   server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
