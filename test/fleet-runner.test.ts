@@ -216,7 +216,7 @@ s('a stop request stops the clusters in flight at a safe point and starts nothin
   const clock = new StepClock();
   const fake = new FakeFleet(clock, { a: { kind: 'done', seconds: 1000 } });
   const plan = fleetPlanOf({ canaries: [], batches: [['a'], ['b']] });
-  const run = runFleet({ plan, clock, open: fake.open, signal: ac.signal, onEvent: (e) => { if (e.type === 'fleet-cluster-start') clock.sleep(10).then(() => ac.abort('SIGINT')); } });
+  const run = runFleet({ plan, clock, open: fake.open, signal: ac.signal, onEvent: (e) => { if (e.type === 'fleet-cluster-start') void clock.sleep(10).then(() => ac.abort('SIGINT')); } });
   const result = await run;
   assert.is(outcomeOf(result, 'a'), 'interrupted');
   assert.is(outcomeOf(result, 'b'), 'not-started');
