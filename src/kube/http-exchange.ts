@@ -146,7 +146,7 @@ export function readLines(res: http.IncomingMessage, limits: LineLimits, onLine:
   return new Promise<void>((resolve, reject) => {
     let buf = '';
     let done = false;
-    const finish = (err: unknown) => {
+    const finish = (err: Error | null) => {
       if (done) return;
       done = true;
       timer?.clear();
@@ -173,7 +173,7 @@ export function readLines(res: http.IncomingMessage, limits: LineLimits, onLine:
         try {
           onLine(line);
         } catch (err) {
-          finish(err);
+          finish(err instanceof Error ? err : new Error(String(err)));
         }
       }
       // Characters, not bytes: never more than the bytes, so the cap still holds.

@@ -37,7 +37,7 @@ export async function waitOnCache<T>(
       try {
         v = predicate(cache.snapshot());
       } catch (err) {
-        finish(() => reject(err));
+        finish(() => reject(err instanceof Error ? err : new Error(String(err))));
         return;
       }
       if (v !== undefined && v !== null && v !== false) {
