@@ -71,7 +71,8 @@ t('a second apply takes the Lease mid-wave: the first stops before its next disr
   assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p }), 0, p.err);
   const seen = await new FirstSeen().start();
   const thief = driverFor(env.saKubeconfig);
-  let stolen: Promise<number> | null = null;
+  // Assigned in the stdout callback: declared so that TypeScript does not narrow it to null.
+  let stolen = null as Promise<number> | null;
   const cap = io();
   const hooked: CliIO = {
     ...cap,

@@ -287,7 +287,10 @@ export class NodeAgent {
           const o = await this.client.request('POST', '/apis/machineconfiguration.openshift.io/v1/machineconfigs', {
             expect: 'MachineConfig',
             body: { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name, ownerReferences: [{ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: pool, uid: mcp.metadata.uid, controller: true }] }, spec: { ...(current?.spec ?? {}), osImageURL } },
-          }).catch((e) => (e?.name === 'AlreadyExistsError' ? null : Promise.reject(e)));
+          }).catch((e) => {
+            if (e?.name === 'AlreadyExistsError') return null;
+            throw e;
+          });
           if (o) this.mcs.put(o);
         }
         await this.spec('MachineConfigPool', pool, { spec: { configuration: { name } } });

@@ -78,7 +78,7 @@ export function startEnv(): Promise<TestEnv> {
       out = execFileSync(join(ROOT, 'scripts/testenv/start.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
     } catch (err) {
       const e = err as { stderr?: string };
-      throw new Error(`scripts/testenv/start.sh failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`);
+      throw new Error(`scripts/testenv/start.sh failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`, { cause: err });
     }
     const dir = out.trim().split('\n').pop()!;
     stopDir = dir;
