@@ -224,7 +224,7 @@ export function describeType(v: unknown): string {
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a mapping';
   if (typeof v === 'string') return `the string "${v}"`;
-  return `${typeof v} ${String(v)}`;
+  return `${typeof v} ${String(v as number | boolean | bigint | symbol | undefined)}`;
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -55,7 +55,9 @@ function bootDisks(ps: Record<string, unknown>): Record<string, unknown>[] {
 function azureImageText(img: unknown): string | null {
   if (!isPlainObject(img)) return null;
   if (typeof img.resourceID === 'string' && img.resourceID) return img.resourceID;
-  if (img.publisher || img.offer || img.sku) return `${img.publisher ?? ''}:${img.offer ?? ''}:${img.sku ?? ''}:${img.version ?? ''}`;
+  // Each part as the MachineSet has it when it is a string; a crafted object is no part of an image name.
+  const part = (v: unknown) => (typeof v === 'string' ? v : '');
+  if (img.publisher || img.offer || img.sku) return `${part(img.publisher)}:${part(img.offer)}:${part(img.sku)}:${part(img.version)}`;
   return null;
 }
 

@@ -304,7 +304,7 @@ function serverUrl(server: unknown, cluster: string): string {
     url = new URL(String(server));
   } catch { /* reported below */ }
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new ClusterApiError(`kubeconfig cluster "${printable(cluster, 100)}": server ${JSON.stringify(printable(String(server ?? ''), 200))} is not an https:// URL`, 'set it to the API server, e.g. https://api.example.com:6443 (`kubectl config set-cluster NAME --server=URL`)');
+    throw new ClusterApiError(`kubeconfig cluster "${printable(cluster, 100)}": server ${JSON.stringify(printable(typeof server === 'string' ? server : JSON.stringify(server ?? ''), 200))} is not an https:// URL`, 'set it to the API server, e.g. https://api.example.com:6443 (`kubectl config set-cluster NAME --server=URL`)');
   }
   return String(server).replace(/\/+$/, '');
 }
