@@ -169,10 +169,10 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
     // Ended early with the lock still ours: MCO pools it unpaused are paused again; after a
     // stop request, where it stopped is recorded too (a lost lock writes nothing more).
     const stoppedBy = o.signal?.aborted && (err instanceof AbortedError || err instanceof InterruptedError) ? o.signal : null;
-    if (err instanceof AbortedError) err = lease.lostError ?? err;
+    const error = err instanceof AbortedError ? (lease.lostError ?? err) : err;
     if (!lease.isLost) await stopSafely(current.ctx, raw, where, stoppedBy ? stopReasonOf(stoppedBy) : null).catch(() => undefined);
     if (stoppedBy) throw new InterruptedError(signalName(stoppedBy), stoppedAt(where, current.ctx !== ctx));
-    throw err;
+    throw error;
   } finally {
     stop.abort();
     o.health?.close?.();

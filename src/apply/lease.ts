@@ -139,8 +139,7 @@ export class Lease {
     // `unlock`, or took it over). Free: no API request.
     const seen = await this.driver.waitFor((s) => ({ id: s.lock ? (s.lock.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '') : null, holder: s.lock?.spec?.holderIdentity ?? null }), { timeoutSeconds: 0, description: 'the lock' });
     if (seen && seen.id !== this.lock.lockId) {
-      this.setLost(lossOf(seen.id, seen.holder));
-      throw this.lost;
+      throw this.setLost(lossOf(seen.id, seen.holder));
     }
   }
 
@@ -181,6 +180,7 @@ export class Lease {
     return this.setLost(`no renewal succeeded for ${this.ttlSeconds}s, the lease's whole duration: another apply may have taken it`);
   }
 
+  /** Records the loss (the first reason stays) and returns it, to throw. */
   private setLost(why: string): LockNotHeldError {
     if (this.lost) return this.lost;
     const lost = new LockNotHeldError(why, this.lock.lockId);

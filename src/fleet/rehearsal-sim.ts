@@ -234,6 +234,7 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
         results.set(c.name, r);
         input.onCluster?.(r);
         await clock.sleep(r.durationSeconds, signal);
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the cluster's error, passed on as it came
         if (r.error) throw r.error;
         return 'done';
       },

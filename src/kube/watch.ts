@@ -226,8 +226,9 @@ export class Reflector {
         if (this.stopped) return;
         if (Date.now() - began > 1000) backoff = 0.2;
         else await this.pause(backoff);
-      } catch (err) {
+      } catch (caught) {
         if (this.stopped) return;
+        let err = caught;
         if (err instanceof GoneError || (err instanceof KubeApiError && err.status === 410)) {
           try {
             await this.list();
