@@ -33,7 +33,8 @@ export interface KObject<Spec = unknown, Status = unknown> {
 
 export interface Condition {
   type: string;
-  status: 'True' | 'False' | 'Unknown' | string;
+  /** 'True', 'False' or 'Unknown' (metav1.ConditionStatus); whatever else a cluster wrote, as it wrote it. */
+  status: string;
   reason?: string;
   message?: string;
   lastTransitionTime?: string;

@@ -150,10 +150,10 @@ export function viewNode(node: NodeObject, idx: NodeIndex): NodeView {
   const cordoned = node.spec?.unschedulable === true;
   const bn = idx.bootcNodes.get(name);
 
-  let degraded = false;
-  let updating = false;
-  let bootedImage: string | null = null;
-  let bootedDigest: string | null = null;
+  let degraded: boolean;
+  let updating: boolean;
+  let bootedImage: string | null;
+  let bootedDigest: string | null;
   let stagedDigest: string | null = null;
   let stagedSoftRebootCapable = false;
   let stagedIdle = false;

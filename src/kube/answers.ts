@@ -28,7 +28,6 @@ export class AnswerRefused extends NamedError {
 export const MAX_JSON_DEPTH = MAX_NESTING;
 
 // C0 and C1 controls, DEL, and the bidi overrides and isolates (Trojan Source, CVE-2021-42574).
-// eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

@@ -14,7 +14,7 @@ import { rollbackTextLines, poolWayBack } from './rollback.ts';
 import { VERB, SYMBOL, poolKind, selfNodeSentence, wordOf } from './vocabulary.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
 import {
-  colors, formatDuration, shortDigest, padTable, plural, foldNames, foldWaves, withFold, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare, nodesLine,
+  colors, formatDuration, shortDigest, padTable, plural, foldNames, foldWaves, withFold, groupNodes, describeGroup, toAscii, naturalCompare, nodesLine,
   type Colors,
 } from './format.ts';
 

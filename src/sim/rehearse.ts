@@ -178,7 +178,7 @@ async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSna
   const sim = new SimCluster(input.snapshot, { durations, faults: input.faults ?? undefined, jitter: input.jitter ?? null });
   const events: ApplyEvent[] = [];
   let error: unknown = null;
-  let duration = 0;
+  let duration: number;
   try {
     const r = await apply({
       plan, replan, driver: sim.driver('rehearsal'), holder: 'bootcplan rehearse',
