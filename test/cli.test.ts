@@ -156,7 +156,7 @@ s('a cluster failure from the driver is one error line with a hint, exit 1, neve
   driver.readLock = async () => { throw new DriverError('Lease openshift-bootcplan/bootcplan-lock: conflict after 8 tries'); };
   const { code, err } = await cli(['status'], { io: { env: {} }, openDriver: async () => ({ driver, holder: 't' }) });
   assert.is(code, 1);
-  assert.match(err, /^error: Lease openshift-bootcplan\/bootcplan-lock: conflict after 8 tries\n  hint: /);
+  assert.match(err, /^error: Lease openshift-bootcplan\/bootcplan-lock: conflict after 8 tries\n {2}hint: /);
   assert.not.match(err, /internal error/);
 });
 

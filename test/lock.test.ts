@@ -245,7 +245,7 @@ s('SIGTERM on a bootc pool mid-wave: nodes in flight keep their progress entries
   const cordoned = sim.view().nodes.filter((n) => n.spec?.unschedulable).map((n) => n.metadata.name);
   for (const n of cordoned) assert.ok(state.nodes[n], `${n} is cordoned and has its progress entry`);
   assert.equal(rec.pools.worker.interrupted?.wave, 2);
-  assert.match(renderStatus(null, false, state), /worker: 1 wave\(s\) finished \(1\)[^\n]*\n    stopped by SIGTERM at 2026-09-14T\S+ in wave 2; apply again to continue/);
+  assert.match(renderStatus(null, false, state), /worker: 1 wave\(s\) finished \(1\)[^\n]*\n {4}stopped by SIGTERM at 2026-09-14T\S+ in wave 2; apply again to continue/);
   const second = await runApply(sim, plan, replan);
   assert.is(second.code, 0, String((second.error as Error)?.stack ?? second.error));
   assert.is(sim.rebootCounts().size, 9);

@@ -89,7 +89,7 @@ s('without a build, the bin says how to make one (no stack trace)', () => {
   const script = `import { launch } from ${JSON.stringify(join(ROOT, 'bin/launch.mjs'))}; await launch('bootcplan', new URL('file://${dir}/dist/cli/'), '.js');`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, 'plan'], { encoding: 'utf8' });
   assert.is(r.status, 1);
-  assert.match(r.stderr, /^error: bootcplan is not built \(no .*dist\/cli\/main\.js\)\n  hint: run `npm run build`/);
+  assert.match(r.stderr, /^error: bootcplan is not built \(no .*dist\/cli\/main\.js\)\n {2}hint: run `npm run build`/);
   assert.not.match(r.stderr, /\n\s+at /);
 });
 

@@ -77,7 +77,7 @@ s('golden: rehearsal text folds a pool of 40 waves (first 5, "... 34 more waves 
   const report = rehearsalReport(rehearsal, error);
   const text = renderRehearsalText(report, { color: false, ascii: true });
   golden('rehearsal-folded.txt', text);
-  assert.match(text, /\n  \.\.\. 34 more waves \.\.\.\n  40 /);
+  assert.match(text, /\n {2}\.\.\. 34 more waves \.\.\.\n {2}40 /);
   assert.is(JSON.parse(rehearsalJson(report)).pools.find((p: { name: string }) => p.name === 'infra').waves.length, 40);
 });
 
@@ -102,12 +102,12 @@ s('plan text: a large pool whose wave sizes keep changing folds its runs of wave
   pool.waves = waves;
   const text = renderText(plan, { color: false });
   const lines = text.split('\n');
-  const at = lines.findIndex((l) => /^  … \d+ more waves …$/.test(l));
+  const at = lines.findIndex((l) => /^ {2}… \d+ more waves …$/.test(l));
   assert.ok(at > 0, text.slice(0, 3000));
-  assert.match(lines[at - 5], /^  wave 1 +1 node /);
-  assert.match(lines[at - 1], /^  wave 5 +1 node /);
+  assert.match(lines[at - 5], /^ {2}wave 1 +1 node /);
+  assert.match(lines[at - 1], /^ {2}wave 5 +1 node /);
   // the last line: the last run of waves (here the last two waves, both of 1 node)
-  const last = /^  waves? (\d+)(?:-(\d+))? /.exec(lines[at + 1]);
+  const last = /^ {2}waves? (\d+)(?:-(\d+))? /.exec(lines[at + 1]);
   assert.is(Number(last?.[2] ?? last?.[1]), waves.length);
   assert.is(lines[at], `  … ${Number(last?.[1]) - 6} more waves …`, 'waves 6 to the one before the last line');
 });

@@ -48,7 +48,7 @@ s('text of a 3,000-node slots pool stays short: batches folded, the order named 
   const plan = planFor(spec, snapshotFromObjects(objs, 'gen'));
   const out = await renderPlan(plan, 'text', { color: false });
   assert.ok(out.split('\n').length < 80, `${out.split('\n').length} lines`);
-  assert.match(out, /  batches 1-\d+ +\d+ nodes each/);
+  assert.match(out, / {2}batches 1-\d+ +\d+ nodes each/);
   const md = renderMarkdown(plan);
   assert.match(md, /\| Batches \| Nodes \|/);
   const html = renderHtml(plan);

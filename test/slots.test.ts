@@ -244,7 +244,7 @@ s('rehearse --jitter out of range is a one-line input error', async () => {
     const code = await run(['rehearse', '-f', join(dir, 'slots.yaml'), '--cluster', clusterFile, '--jitter', bad], { io: o });
     assert.is(code, 1);
     assert.match(o.err, /--jitter/);
-    assert.not.match(o.err, /    at /);
+    assert.not.match(o.err, / {4}at /);
   }
 });
 
