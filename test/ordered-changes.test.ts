@@ -5,6 +5,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { MS, cluster, clusterObjects } from './bootimages-helpers.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
@@ -74,9 +77,6 @@ s('a saved plan whose managers step lost its waitAfter differs from the fresh pl
 });
 
 s('bootcplan rehearse of the skew opt-out: exit 0, and the event stream shows skew, wait, managers', async () => {
-  const { mkdtempSync, writeFileSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-skew-'));
   writeFileSync(join(dir, 'spec.yaml'), spec);
   writeFileSync(join(dir, 'cluster.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: clusterObjects({ skewStatus: AUTO, machineManagers: [MS('All')] }) }));

@@ -155,7 +155,7 @@ t('SIGTERM to a real apply process while an MCO pool is unpaused: exit 143, one 
 });
 
 /** A driver whose clock is `skew` seconds off (it writes renewTime from it). */
-const skewed = (skew: number) => driverFor(env.saKubeconfig, { clock: { now: () => wallClock.now() + skew, sleep: wallClock.sleep } });
+const skewed = (skew: number) => driverFor(env.saKubeconfig, { clock: { now: () => wallClock.now() + skew, sleep: (seconds, signal) => wallClock.sleep(seconds, signal) } });
 
 t('expiry by observed time: a live holder an hour behind keeps its Lease; a dead holder a day ahead loses it after one lease duration', async () => {
   await resetCluster(env.admin);
