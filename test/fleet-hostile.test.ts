@@ -62,7 +62,7 @@ s('fleet plan file: wrong types anywhere are diagnostics with file:line:column, 
   const r = read(fp);
   assert.is(r.fleetPlan, null);
   const paths = r.diagnostics.map((d) => d.path);
-  for (const p of ['summary.nodes', 'clusters[1].plan.pools[0].nodes', 'clusters[0].error.code', 'clusters[0].error.message', 'batches[0].clusters']) assert.ok(paths.includes(p), `${p} in ${paths}`);
+  for (const p of ['summary.nodes', 'clusters[1].plan.pools[0].nodes', 'clusters[0].error.code', 'clusters[0].error.message', 'batches[0].clusters']) assert.ok(paths.includes(p), `${p} in ${paths.join(', ')}`);
   for (const d of r.diagnostics) { assert.is(d.file, 'fp.json'); assert.ok(d.line! > 1, d.path!); assert.ok(d.hint); }
 });
 

@@ -69,7 +69,7 @@ s('every example names the same image place-holder, and the Containerfile says h
   for (const f of files) {
     const text = readFileSync(f, 'utf8');
     assert.not.match(text, /quay\.io\/example\/bootcplan|npx [^\n]*bootcplan@/, `${f}: an image or package no user has`);
-    for (const m of text.matchAll(/[\w.\-/]*\/bootcplan:[\w.\-]+/g)) {
+    for (const m of text.matchAll(/[\w.\-/]*\/bootcplan:[\w.-]+/g)) {
       assert.ok([PLACEHOLDER, TEMPLATE].includes(m[0]), `${f}: ${m[0]}`);
       if (m[0] === PLACEHOLDER) named++;
     }

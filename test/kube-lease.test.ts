@@ -17,8 +17,6 @@ import { LockLostError } from '../src/apply/driver.ts';
 const s = suite('kube lease lock');
 s.after(async () => { closeClients(); await closeFakes(); });
 
-const PATH = '/apis/coordination.k8s.io/v1/namespaces/openshift-bootcplan/leases/bootcplan-lock';
-
 /** A fake API holding one Lease; `failNext` answers the next requests 503. */
 async function leaseApi() {
   const st = { lease: null as any, rv: 0, failNext: 0 };

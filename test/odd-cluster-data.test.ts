@@ -6,7 +6,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from './builders.ts';
 import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
-import type { KObject } from '../src/cluster/types.ts';
 
 const s = suite('odd cluster data ends in a plan or a clean snapshot error');
 type Mut = [string, (b: ClusterBuilder) => void];

@@ -55,7 +55,7 @@ s('killed after any write or at any event, several times, each rerun resumes fro
         }
         // A rerun takes the dead apply's lock once it has seen the Lease unchanged for its TTL (300 s).
         if (last!.code !== 0) last = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 });
-        assert.is(last!.code, 0, `final run: ${(last!.error as Error)?.stack ?? last!.error}`);
+        assert.is(last!.code, 0, `final run: ${(last!.error as Error)?.stack ?? String(last!.error)}`);
 
         const scheduled = plan.pools[0].nodes.filter((x) => x.wave !== null).map((x) => x.name);
         const counts = sim.rebootCounts();

@@ -105,7 +105,7 @@ s('apply killed at a random event, then run again, completes with each node rebo
         assert.is((first.error as Error).name, 'KilledError', String((first.error as Error)?.stack));
         sim.advance(301); // the dead apply's lock expires
         const second = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 }); // the Lease expires 300 s after this apply first sees it
-        assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? second.error}`);
+        assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? String(second.error)}`);
       }
       const scheduled = plan.pools[0].nodes.filter((x) => x.wave !== null).map((x) => x.name);
       assertEachRebootedOnceAndCordonsRestored(sim, scheduled, sh.n, sh.cordoned);
@@ -162,7 +162,7 @@ s('soft reboots regrouped from the fresh plan: never over budget, each node in o
         assert.is((first.error as Error).name, 'KilledError', String((first.error as Error)?.stack));
         sim.advance(301);
         const second = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 }); // the Lease expires 300 s after this apply first sees it
-        assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? second.error}`);
+        assert.is(second.code, 0, `rerun: ${(second.error as Error)?.stack ?? String(second.error)}`);
         runs.push(second);
       }
       for (const c of sim.cordons) {

@@ -71,7 +71,7 @@ async function totalCalls(sh: Shape): Promise<number> {
     const built = build(sh);
     const sim = newSim(built.snap);
     const r = await runOnce(sim, built, sim.driver('count'), 0, () => {});
-    assert.is(codeOf(r.error), 0, `an apply nobody stops: ${(r.error as Error)?.stack ?? r.error}`);
+    assert.is(codeOf(r.error), 0, `an apply nobody stops: ${(r.error as Error)?.stack ?? String(r.error)}`);
     callsOf.set(key, r.calls);
   }
   return callsOf.get(key)!;
@@ -130,7 +130,7 @@ s('a stop at any await point: ends within 2 s, nothing left open, lock released,
         await thief.releaseLock((await thief.readLock())!.lockId);
       }
       const again = await runOnce(sim, built, sim.driver('rerun'), 0, () => {});
-      assert.is(codeOf(again.error), 0, `rerun: ${why}: ${(again.error as Error)?.stack ?? again.error}`);
+      assert.is(codeOf(again.error), 0, `rerun: ${why}: ${(again.error as Error)?.stack ?? String(again.error)}`);
       for (const [node, n] of sim.rebootCounts()) assert.is(n, 1, `${node} rebooted ${n} times: ${why}`);
       assert.is(sim.rebootCounts().size, sh.bootc + sh.mco, why);
     }), { ...seeded(SEED, RUNS), includeErrorInReport: true });

@@ -2,7 +2,7 @@
  * The test environment itself, the CRDs and RBAC, kubeconfig resolution, and reading a
  * cluster where bootcplan's CRDs are not installed.
  */
-import { test, suite } from 'uvu';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

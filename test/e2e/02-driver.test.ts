@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { setupEnv, resetCluster, loadObjects, driverFor, clientFor, createWithStatus, type TestEnv } from './env.ts';
+import { setupEnv, resetCluster, loadObjects, driverFor, createWithStatus, type TestEnv } from './env.ts';
 import { rejects, sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, NEW } from '../builders.ts';

@@ -175,7 +175,7 @@ t('two concurrent applies: one takes the lock, the other exits 4', async () => {
     run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: a }),
     run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: b }),
   ]);
-  assert.equal([...codes].sort(), [0, 4], `exit codes ${codes}: ${a.err} ${b.err}`);
+  assert.equal([...codes].sort(), [0, 4], `exit codes ${codes.join(', ')}: ${a.err} ${b.err}`);
   const loser = codes[0] === 4 ? a : b;
   assert.match(loser.err, /another apply holds the lock: bootcplan@|another apply holds the lock: .* since/);
   assert.match(loser.err, /hint: .*bootcplan unlock/);
