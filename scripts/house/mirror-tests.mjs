@@ -264,7 +264,7 @@ function rewriteImports(map, origin) {
 function textFiles() {
   const tracked = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { encoding: 'utf8' }).split('\n').filter(Boolean);
   return tracked.filter((p) => existsSync(p) && !statSync(p).isDirectory()
-    && /(\.(md|ts|mjs|js|sh|ya?ml)|^package\.json|^\.ci\/run|^Containerfile)$/.test(p)
+    && /(\.(md|ts|mjs|js|sh|ya?ml)|^package\.json|^\.ci\/run|^\.prettierignore|^Containerfile)$/.test(p)
     && !/^(plans|schema|dist|node_modules|scripts\/house)\/|\/(golden|fixtures)\/|package-lock\.json$/.test(p));
 }
 
