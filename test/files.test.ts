@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureBuilt, ROOT } from './built.ts';
 import { InputError } from '../src/base/errors.ts';
-import { run } from '../src/cli/main.ts';
 import { writeFileAtomic } from '../src/app/files.ts';
 import { cli } from './support/cli.ts';
 

@@ -12,7 +12,6 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync, readFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { run } from '../src/cli/main.ts';
 import { renderFleetJson } from '../src/fleet/plan-text.ts';
 import { untrustedKubeconfigFields } from '../src/app/fleet-kubeconfig.ts';
 import type { DriverFactory } from '../src/app/ports.ts';

@@ -10,7 +10,6 @@ import { parse } from 'yaml';
 import { Ajv } from 'ajv';
 import { renderFleetJsonSchema, withFleetReference, FLEET_SCHEMA_FILE } from '../src/fleet/spec-reference.ts';
 import { parseFleetSpec } from '../src/fleet/spec-load.ts';
-import { run } from '../src/cli/main.ts';
 import { cli } from './support/cli.ts';
 
 const s = suite('Fleet JSON Schema and example');

@@ -8,7 +8,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../src/cli/main.ts';
 import type { DriverFactory } from '../src/app/ports.ts';
 import { ClusterApiError } from '../src/base/errors.ts';
 import { renderFleetJson } from '../src/fleet/plan-text.ts';

@@ -17,7 +17,6 @@ import { FleetBuilder } from './fleet-builders.ts';
 import { cli } from './support/cli.ts';
 import { ROOT } from './built.ts';
 import { commandFlags, misnamedFlags } from './hint-flags.ts';
-import type { CliIO } from '../src/app/ports.ts';
 
 const s = suite('hints name flags that exist');
 const commands = commandFlags();

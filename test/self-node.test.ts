@@ -28,7 +28,6 @@ import type { ClusterSnapshot } from '../src/cluster/types.ts';
 import { confirmSavedPlan } from '../src/plan/saved/compare.ts';
 import { run } from '../src/cli/main.ts';
 import { StalePlanError } from '../src/base/errors.ts';
-import type { CliIO } from '../src/app/ports.ts';
 import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 import { renderPlan } from '../src/render/formats.ts';
 
