@@ -123,6 +123,7 @@ async function runApply(ports: Ports, opts: ApplyOptions, specs: SpecForPlan, se
   } catch (err) {
     const end = await report.failed(err);
     if (end === null) return { exitCode: EXIT.ok };
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the caught error, passed on as it came
     throw end;
   } finally {
     w?.stop();

@@ -61,11 +61,17 @@ export async function rehearseCommand(ports: Ports, planfile: string | undefined
   const erase = progress.finish();
   if (erase) io.stderr(erase);
   const report = rehearsalReport(rehearsal, error);
-  if (report.exitCode === EXIT.stale && error) throw error;
+  if (report.exitCode === EXIT.stale && error) {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the caught error, passed on as it came
+    throw error;
+  }
   io.stdout(opts.output === 'json' ? rehearsalJson(report)
     : opts.output === 'yaml' ? yamlOfJson(rehearsalJson(report))
     : opts.output === 'html' ? (await import('../render/html/report.ts')).renderHtml(plan, { rehearsal: report })
     : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events, ascii: !useColor(io, io.stdoutIsTTY) }));
-  if (error) throw error;
+  if (error) {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the caught error, passed on as it came
+    throw error;
+  }
   return { exitCode: EXIT.ok };
 }

@@ -25,7 +25,7 @@ export async function validateCommand(ports: Ports, opts: ValidateOptions): Prom
   printDiagnostics(io, read.loaded.diagnostics.filter((d) => d.severity === 'warning'));
   requireValidSpec(read);
   const spec = read.loaded.spec;
-  let extra: Diagnostic[] = [];
+  let extra: Diagnostic[];
   if (opts.cluster) {
     const snapshot = readSnapshotFile(ports, opts.cluster);
     const plan = buildPlan(planInput(read, snapshot));
