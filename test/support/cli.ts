@@ -1,5 +1,5 @@
 /**
- * The CLI inside the test process (docs/development.md "Test support"): io() is a CliIO that
+ * The CLI inside the test process (docs/development.md "Test layout"): io() is a CliIO that
  * keeps what a command writes; cli() runs `bootcplan ARGS` as the package ships it (the bundle
  * of test/built.ts, or the sources when the call hands in a driver) and returns its exit code
  * and output; inDir() runs a function in a working directory, as a job run from a checkout would.
