@@ -132,6 +132,13 @@ for (const [name, image, extra, to, skipped] of AZURE) {
   });
 }
 
+s('Azure: an image part a crafted MachineSet gives as an object is left out, never printed as [object Object]', () => {
+  const image = { publisher: { name: 'azureopenshift' }, offer: 'aro4', sku: 'aro_419', version: '419.1', type: 'MarketplaceNoPlan' };
+  const e = one(all, machineSetWith('z', azureProviderSpec(image)), { platform: 'Azure' });
+  assert.not.match(JSON.stringify(e), /object Object/);
+  assert.is(e.from, ':aro4:aro_419:419.1');
+});
+
 s('vSphere: the template name, refreshed from the stream OVA', () => {
   const e = one(all, machineSetWith('v', vsphereProviderSpec('prod-east-x7k2p-rhcos-dc1')), { platform: 'VSphere' });
   assert.equal([e.from, e.to, e.skipped], ['prod-east-x7k2p-rhcos-dc1', 'prod-east-x7k2p-rhcos-dc1 (RHCOS 9.6.20261020-0 OVA)', null]);
