@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { parse } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
-import { inDir } from './cwd.ts';
+import { inDir, io } from './support/cli.ts';
 import { run } from '../src/cli/main.ts';
 import type { CliIO } from '../src/app/ports.ts';
 import type { DriverFactory } from '../src/app/ports.ts';
@@ -24,12 +24,6 @@ import { SimHealthSource, parseFailCheck, type FailCheckRule } from '../src/sim/
 const s = suite('apply: health gates in the status, Events, notifications and --json');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-apply-health-'));
 const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
-
-function io() {
-  const o = { out: '', err: '', io: null as unknown as CliIO };
-  o.io = { stdout: (x) => (o.out += x), stderr: (x) => (o.err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  return o;
-}
 
 function setup(failChecks: string[] = []) {
   const builder = new ClusterBuilder().bootcPool('worker', nodes('w', 4, undefined, { staged: true }));
@@ -64,7 +58,7 @@ s('a failed gate: exit 5 naming the check and what it saw; status HealthCheckFai
   const rcv = await receiver();
   try {
     const o = io();
-    assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', rcv.url], { io: o.io, openDriver }), 5);
+    assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', rcv.url], { io: o, openDriver }), 5);
     assert.match(o.err, /error: rollout halted: health check no-critical-alerts failed after wave 1\/2 of pool worker: rehearsal: --fail-check no-critical-alerts@wave=1\n {2}no further node was started/);
     const st = sim.rollouts.objects.get('test')!.status!;
     assert.equal([st.phase, st.reason, st.lastExitCode], ['Degraded', 'HealthCheckFailed', 5]);
@@ -92,15 +86,15 @@ s('apply PLANFILE again runs the due gate first and goes on once it passes; stat
   const o = io();
   await inDir(work, async () => {
     const p = io();
-    assert.is(await run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/prod.json'], { io: p.io }), 0, p.err);
+    assert.is(await run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/prod.json'], { io: p }), 0, p.err);
     const first = io();
-    assert.is(await run(['apply', 'plans/prod.json'], { io: first.io, openDriver }), 5, first.err);
+    assert.is(await run(['apply', 'plans/prod.json'], { io: first, openDriver }), 5, first.err);
     fail.rules = [];
     // The halt held the pool for this image (docs/apply.md "Holds"): a human lifts it.
     const held = io();
-    assert.is(await run(['apply', 'plans/prod.json'], { io: held.io, openDriver }), 5, held.err);
+    assert.is(await run(['apply', 'plans/prod.json'], { io: held, openDriver }), 5, held.err);
     assert.match(held.err, /pool worker is held back from this image: nothing was written/);
-    assert.is(await run(['apply', 'plans/prod.json', '--json', '--retry'], { io: o.io, openDriver }), 0, o.err);
+    assert.is(await run(['apply', 'plans/prod.json', '--json', '--retry'], { io: o, openDriver }), 0, o.err);
   });
   const events = o.out.trim().split('\n').map((l) => JSON.parse(l));
   const gates = events.filter((e) => e.type.startsWith('gate-') && e.type !== 'gate-measure').map((e) => `${e.type} ${e.point} ${e.wave}`);
@@ -109,7 +103,7 @@ s('apply PLANFILE again runs the due gate first and goes on once it passes; stat
   const st = sim.rollouts.objects.get('test')!.status!;
   assert.equal([st.reason, st.healthCheck?.result, st.healthCheck?.wave], ['Applied', 'passed', 2]);
   const so = io();
-  assert.is(await run(['status'], { io: so.io, openDriver }), 0);
+  assert.is(await run(['status'], { io: so, openDriver }), 0);
   assert.match(so.out, /preflight health gate: passed/);
   assert.match(so.out, /health gates passed after waves 1-2/);
 });
@@ -118,7 +112,7 @@ s('without a health source for the cluster, a plan with checks is refused before
   const { file, sim } = setup();
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'job@test' });
   const o = io();
-  assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: o.io, openDriver }), 1);
+  assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: o, openDriver }), 1);
   assert.match(o.err, /has health checks and no health source/);
   assert.equal(sim.writes.filter((w) => !['lock', 'unlock', 'status', 'event'].includes(w.op)), [], 'only the run\'s status and Event');
   assert.is(sim.lock.leaseOf(), null);
@@ -131,14 +125,14 @@ s('apply -f after a halt plans afresh (a new run record): the check that halted 
   });
   const file = join(dir, 'slo.yaml');
   writeFileSync(file, text);
-  assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: io().io, openDriver }), 5);
+  assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: io(), openDriver }), 5);
   const o = io();
-  assert.is(await run(['apply', '-f', file, '--auto-approve', '--json', '--retry'], { io: o.io, openDriver }), 5, o.err);
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--json', '--retry'], { io: o, openDriver }), 5, o.err);
   const events = o.out.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(events.filter((e) => e.type === 'gate-fail').map((e) => [e.point, e.check]), [['preflight', 'slo']]);
   assert.equal(events.filter((e) => e.type === 'cordon'), [], 'no node started');
   fail.rules = [];
-  assert.is(await run(['apply', '-f', file, '--auto-approve', '--retry'], { io: io().io, openDriver }), 0);
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--retry'], { io: io(), openDriver }), 0);
   assert.equal(sim.cordons.length, 4);
 });
 

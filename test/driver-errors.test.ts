@@ -19,16 +19,9 @@ import {
 import { KubeApiError, KubeRequestError } from '../src/kube/api-errors.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
+import { cli } from './support/cli.ts';
 
 const s = suite('driver errors: exit code and hint');
-
-async function cli(args: string[], openDriver: DriverFactory) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await run(args, { io, openDriver });
-  return { code, out, err };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-driver-errors-'));
 const clusterFile = join(dir, 'cluster.yaml');
@@ -38,7 +31,7 @@ writeFileSync(specFile, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 
 
 s('apply against a cluster whose writes keep conflicting: the conflict, its own hint, exit 1', async () => {
   const sim = newSim(readSnapshotFile(nodeInputs, clusterFile), { faults: { seed: 3, conflictRate: 1 } });
-  const r = await cli(['apply', '-f', specFile, '--auto-approve'], async () => ({ driver: sim.driver(), holder: 'errors@test' }));
+  const r = await cli(['apply', '-f', specFile, '--auto-approve'], { entry: run, openDriver: async () => ({ driver: sim.driver(), holder: 'errors@test' }) });
   assert.is(r.code, EXIT.error, r.err);
   assert.match(r.err, /^error: Operation cannot be fulfilled on /m);
   assert.match(r.err, new RegExp(`^  hint: ${escape(new ConflictError('x').hint!)}$`, 'm'), r.err);
@@ -66,7 +59,7 @@ s('the API and request errors of src/kube are BootcplanErrors that print the hin
   for (const e of [new KubeApiError('GET /api/v1/nodes: forbidden', 403, 'Forbidden', 'the account lacks a permission'), new KubeRequestError('cannot reach', 'unreachable', 'GET /', 'check that the cluster is up')]) {
     assert.instance(e, BootcplanError);
     assert.is(e.name, e.constructor.name);
-    const r = await cli(['status'], async () => { throw e; });
+    const r = await cli(['status'], { entry: run, openDriver: async () => { throw e; } });
     assert.is(r.code, EXIT.error);
     assert.match(r.err, new RegExp(`^  hint: ${escape(e.hint!)}$`, 'm'), r.err);
   }

@@ -13,17 +13,13 @@ import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { runBatchGates, batchGateChecks } from '../src/fleet/gates.ts';
 import type { FleetPlan } from '../src/fleet/plan-types.ts';
 import type { PlanHealthCheck } from '../src/plan/types.ts';
+import { cli } from './support/cli.ts';
+
+/** A 100-column terminal for the fleet's progress lines. */
+const NARROW = { io: { stderrColumns: 100 } };
 
 const s = suite('fleet: canary batch gate');
 const IMAGE = 'quay.io/example/fedora-bootc-node@sha256:' + 'e'.repeat(64);
-
-async function cli(args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false, stderrColumns: 100 };
-  const code = await run(args, { io });
-  return { code, out, err };
-}
 
 function fleet() {
   return new FleetBuilder()
@@ -42,28 +38,28 @@ function fleet() {
 
 s('after the canary\'s batch soaked, its afterWave checks run again: the next batch starts after the soak and the gate', async () => {
   const { file } = fleet();
-  const r = await cli(['fleet', 'rehearse', '-f', file, '-o', 'json']);
+  const r = await cli(['fleet', 'rehearse', '-f', file, '-o', 'json'], NARROW);
   assert.is(r.code, 0, r.err);
   const j = JSON.parse(r.out);
   assert.equal(j.clusters.map((c: any) => c.outcome), ['done', 'done']);
   // 3 successes 60 s apart: the gate takes 120 s of fleet time after the 300 s soak.
   assert.is(j.batches[1].start, j.batches[0].end + 300 + 120);
-  const plan = await cli(['fleet', 'plan', '-f', file]);
+  const plan = await cli(['fleet', 'plan', '-f', file], NARROW);
   assert.match(plan.out, /\n {2}1 +canary +est\. \S+ +east; then its batch gate: alerts\n/);
-  const md = await cli(['fleet', 'plan', '-f', file, '-o', 'markdown']);
+  const md = await cli(['fleet', 'plan', '-f', file, '-o', 'markdown'], NARROW);
   assert.match(md.out, /\| 1 \| canary \| east; then its batch gate: alerts \|/);
 });
 
 s('fleet rehearse --fail-check east/alerts@batch: the canary\'s batch gate fails, nothing else starts, exit 5, the check named', async () => {
   const { file } = fleet();
-  const r = await cli(['fleet', 'rehearse', '-f', file, '--fail-check', 'east/alerts@batch']);
+  const r = await cli(['fleet', 'rehearse', '-f', file, '--fail-check', 'east/alerts@batch'], NARROW);
   assert.is(r.code, 5, r.err);
   assert.match(r.out, /east +1 canary +failed/);
   assert.match(r.out, /west +2 +not-started/);
   assert.match(r.out, /canary east failed its batch gate: health check alerts failed: rehearsal: --fail-check east\/alerts@batch \(on failure: halt\)/);
   // A rule for another cluster, or another point, changes nothing.
-  assert.is((await cli(['fleet', 'rehearse', '-f', file, '--fail-check', 'west/alerts@batch'])).code, 0);
-  const unknown = await cli(['fleet', 'rehearse', '-f', file, '--fail-check', 'east/nope@batch']);
+  assert.is((await cli(['fleet', 'rehearse', '-f', file, '--fail-check', 'west/alerts@batch'], NARROW)).code, 0);
+  const unknown = await cli(['fleet', 'rehearse', '-f', file, '--fail-check', 'east/nope@batch'], NARROW);
   assert.is(unknown.code, 1);
   assert.match(unknown.err, /the plan's checks: alerts, ops/);
 });

@@ -184,7 +184,9 @@ t('unreachable, reset and silent servers: unreachable or timeout, each within th
   await closed.close();
   const c = newClient();
   await failure(c.query(ep(url), 'up', 2000, never), 'unreachable', /^connect ECONNREFUSED 127\.0\.0\.1:\d+ \(http:\/\/127\.0\.0\.1:\d+\)/);
-  const reset = await fakeApi((req) => req.socket.destroy());
+  const reset = await fakeApi((req) => {
+    req.socket.destroy();
+  });
   await failure(c.query(ep(reset.url), 'up', 2000, never), 'unreachable', /socket hang up|ECONNRESET/);
   const silent = await fakeApi(() => {});
   let t0 = Date.now();

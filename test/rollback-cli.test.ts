@@ -12,23 +12,14 @@ import { stringify } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD, nodes } from './builders.ts';
 import { planWith, newSim } from './apply-harness.ts';
 import { stepOnce } from './rollback-harness.ts';
-import { run as runBuilt } from './built.ts';
 import { run as runSources } from '../src/cli/main.ts';
-import { inDir } from './cwd.ts';
+import { cli, inDir } from './support/cli.ts';
 import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 import type { ClusterSnapshot, KObject } from '../src/cluster/types.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 
 const t = suite('rollback: the CLI');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-rollback-'));
-
-async function cli(args: string[], openDriver?: DriverFactory) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await (openDriver ? runSources(args, { io, openDriver }) : runBuilt(args, { io }));
-  return { code, out, err };
-}
 
 /** The simulated cluster as a snapshot file (what `bootcplan snapshot` writes). */
 function snapshotFile(sim: SimCluster, name: string): string {
@@ -78,7 +69,7 @@ t('plan --rollback: a reviewable plan in every format; --out seals it; show veri
     writeFileSync(join(dir, 'plans', 'edited.json'), JSON.stringify(edited));
     assert.is((await cli(['show', 'plans/edited.json'])).code, 3, 'an edited rollback plan is refused (its seal)');
 
-    const applied = await cli(['apply', 'plans/rollback.json'], async () => ({ driver: sim.driver(), holder: 'ci@test' }));
+    const applied = await cli(['apply', 'plans/rollback.json'], { entry: runSources, openDriver: async () => ({ driver: sim.driver(), holder: 'ci@test' }) });
     assert.is(applied.code, 0, applied.err + applied.out);
     for (const n of updated) assert.is(sim.get('BootcNode', n)!.status?.booted?.image, OLD, n);
     const rec = (await sim.driver().readProgress()).run!;
@@ -98,7 +89,7 @@ t('refusals: no run record, a record that is a rollback; exit 1 with one error a
     const { sim } = await afterWaveOne();
     snapshotFile(sim, 'w1.yaml');
     assert.is((await cli(['plan', '--rollback', '--cluster', 'w1.yaml', '--out', 'rb.json'])).code, 0);
-    assert.is((await cli(['apply', 'plans/rb.json'], async () => ({ driver: sim.driver(), holder: 'ci@test' }))).code, 0);
+    assert.is((await cli(['apply', 'plans/rb.json'], { entry: runSources, openDriver: async () => ({ driver: sim.driver(), holder: 'ci@test' }) })).code, 0);
     snapshotFile(sim, 'after-rollback.yaml');
     const twice = await cli(['plan', '--rollback', '--cluster', 'after-rollback.yaml']);
     assert.is(twice.code, 1);

@@ -19,7 +19,6 @@ import { writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { installCrd, docsOf } from './gitops-dry-run.ts';
 import { startPrometheus, startTlsFront, tlsMaterial, BROKEN_ALERT, type PrometheusHandle, type TlsFront } from './prometheus.ts';
@@ -28,6 +27,7 @@ import { run } from '../../src/cli/main.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { BOOTC_NODE } from '../../src/kube/resources.ts';
 import { AlreadyExistsError, NotFoundError } from '../../src/apply/driver.ts';
+import { io as capturedIO } from '../support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: health gates with a real Prometheus');
@@ -70,10 +70,10 @@ async function scenario(healthChecks: unknown[], soakSeconds: number): Promise<s
 }
 
 async function apply(file: string, extra: string[] = []) {
-  const io = captureIO();
+  const io = capturedIO();
   const t0 = Date.now();
-  const code = await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json', ...extra], { io: io.io });
-  return { code, out: io.out(), err: io.err(), evs: events(io.out()), seconds: (Date.now() - t0) / 1000 };
+  const code = await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json', ...extra], { io: io });
+  return { code, out: io.out, err: io.err, evs: events(io.out), seconds: (Date.now() - t0) / 1000 };
 }
 
 const rolloutStatus = async () => (await env.admin.request('GET', `${ROLLOUTS}/test`)).status;
