@@ -17,7 +17,6 @@ import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { newSim } from './apply-harness.ts';
 import { inDir, io } from './support/cli.ts';
 import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/app/ports.ts';
 import type { DriverFactory } from '../src/app/ports.ts';
 import { SimHealthSource, parseFailCheck, type FailCheckRule } from '../src/sim/health.ts';
 

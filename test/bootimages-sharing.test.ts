@@ -8,7 +8,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
-import type { KObject } from '../src/cluster/types.ts';
 import { plan, fullPlan, clusterObjects, MS, CP, codes, errors, NEW_AMI, type ClusterOpts } from './bootimages-helpers.ts';
 import { newSim } from './apply-harness.ts';
 import type { TestObject } from './builders.ts';

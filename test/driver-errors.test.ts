@@ -10,7 +10,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/cli/main.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 import { readSnapshotFile, nodeInputs } from '../src/app/inputs.ts';
 import { BootcplanError, EXIT } from '../src/base/errors.ts';
 import {

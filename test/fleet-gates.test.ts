@@ -7,8 +7,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/app/ports.ts';
+
+
 import { FleetBuilder, workerCluster } from './fleet-builders.ts';
 import { runBatchGates, batchGateChecks } from '../src/fleet/gates.ts';
 import type { FleetPlan } from '../src/fleet/plan-types.ts';

@@ -127,8 +127,8 @@ s('afterNode in waves: while a node\'s gate runs, no other node of its wave star
 
 s('afterNode in slots: admission waits for the gate of the node that came back; a failure admits nobody after it', async () => {
   const b = new ClusterBuilder().bootcPool('worker', nodes('w', 4, undefined, { staged: true })).snapshot();
-  const spec = (fail: boolean) => planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1, rollout: 'slots' }], { healthChecks: [check('n', { when: ['afterNode'], successes: 3, intervalSeconds: 30 })] }), b, D);
-  const { plan, replan } = spec(false);
+  const spec = () => planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1, rollout: 'slots' }], { healthChecks: [check('n', { when: ['afterNode'], successes: 3, intervalSeconds: 30 })] }), b, D);
+  const { plan, replan } = spec();
   const order = plan.pools[0].waves.flat();
   const sim = newSim(b, { durations: D });
   const r = await runApply(sim, plan, replan, { health: new SimHealthSource() });

@@ -7,7 +7,6 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type http from 'node:http';
 import { fakeApi, closeFakes, clientOf, closeClients, sendJson, kubeConfigFor } from './kube-fakes.ts';
 import { KubeHealthSource } from '../src/kube/health-source.ts';
 import type { PlanHealthCheck } from '../src/plan/types.ts';

@@ -11,8 +11,8 @@ import * as assert from 'uvu/assert';
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../src/cli/main.ts';
-import type { CliIO } from '../src/app/ports.ts';
+
+
 import { cli } from './support/cli.ts';
 import { ROOT, GOLDEN_DIR } from './render-fixtures.ts';
 

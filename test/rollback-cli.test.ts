@@ -14,7 +14,6 @@ import { planWith, newSim } from './apply-harness.ts';
 import { stepOnce } from './rollback-harness.ts';
 import { run as runSources } from '../src/cli/main.ts';
 import { cli, inDir } from './support/cli.ts';
-import type { CliIO, DriverFactory } from '../src/app/ports.ts';
 import type { ClusterSnapshot, KObject } from '../src/cluster/types.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD, nodes } from './builders.ts';
-import { planWith, runApply, newSim } from './apply-harness.ts';
+import { planWith, newSim } from './apply-harness.ts';
 import { stepOnce, rollbackOf } from './rollback-harness.ts';
 import { planRollback, rollbackInputOf, rollbackInputOfPlan } from '../src/plan/rollback-planner.ts';
 import { tamperedId } from '../src/plan/saved/seal.ts';

@@ -6,7 +6,7 @@
  */
 import { dirname, resolve, basename, relative } from 'node:path';
 import { InputError } from '../base/errors.ts';
-import { formatDiagnostic, hasErrors } from '../base/diagnostics.ts';
+import { formatDiagnostic } from '../base/diagnostics.ts';
 import { parseFleetSpec, isCheckedFleet, type CheckedFleet, type LoadedFleet } from '../fleet/spec-load.ts';
 import type { FleetCluster } from '../fleet/spec-types.ts';
 import type { PlanSpecInfo, PhaseDurations } from '../plan/types.ts';

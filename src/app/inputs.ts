@@ -12,7 +12,6 @@ import type { PlanSpecInfo, Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, type PlanInput } from '../plan/planner.ts';
 import type { RolloutSpec } from '../spec/types.ts';
 import { InputError } from '../base/errors.ts';
-import { hasErrors } from '../base/diagnostics.ts';
 import type { InputPorts } from './ports.ts';
 import { STDIN_NAME, STDIN_PATH } from './stdin.ts';
 import { nodeFiles } from './files.ts';

@@ -5,7 +5,7 @@
  */
 import { controlPlaneNodesOutOfService } from '../domain/control-plane.ts';
 import type { PlanPool } from '../plan/types.ts';
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import { conditionOf, digestOf, indexSnapshot, viewNode, type NodeIndex, type NodeView } from '../domain/nodes.ts';
 import { resolvedTag, stagingProgress, type StagingProgress } from '../domain/staging.ts';
 import { computeMembership } from '../domain/pools.ts';

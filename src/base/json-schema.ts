@@ -7,6 +7,7 @@
  */
 import type { Schema } from './schema.ts';
 import { expectedOf } from './schema.ts';
+import { valueText } from './json-text.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -100,7 +101,7 @@ function typeText(s: Schema): string {
     case 'string': {
       const listed = s.json?.enum;
       const values: readonly unknown[] | undefined = s.enum ?? (Array.isArray(listed) ? listed : undefined);
-      return values ? values.map((v) => `\`${v}\``).join(' \\| ') : 'string';
+      return values ? values.map((v) => `\`${valueText(v)}\``).join(' \\| ') : 'string';
     }
     case 'integer': return s.min !== undefined && s.max !== undefined ? `integer ${s.min}..${s.max}` : 'integer';
     case 'any': return expectedOf(s);

@@ -3,7 +3,7 @@
  * effective machine managers (openshift/machine-config-operator pkg/operator/sync.go
  * syncManagedBootImagesStatus). Pure.
  */
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { MachineManager, LabelSelector } from '../base/api-types.ts';
 import { RPM_ARCH } from './stream.ts';
 import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';

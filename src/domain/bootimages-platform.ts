@@ -5,6 +5,7 @@
  */
 import { type CoreosStream, awsRegionImage, gcpImage, azureMarketplaceImage, vmwareRelease } from './stream.ts';
 import { isPlainObject } from '../base/schema.ts';
+import { valueText } from '../base/json-text.ts';
 
 /** Platforms whose MachineSets the MCO updates (ctrlcommon.CheckBootImagePlatform; sync_test.go). */
 export const BOOT_IMAGE_PLATFORMS = ['AWS', 'GCP', 'VSphere', 'Azure'] as const;
@@ -87,7 +88,7 @@ function predictAws(ps: Record<string, unknown>, ctx: PredictContext, from: stri
   if (!region) return skip(from, 'providerSpec.placement.region is not set');
   // An AMI referenced by ARN or filters (ami.id nil) is left alone (OCPBUGS-57506).
   if (!at(ps, 'ami', 'id')) return skip(from, 'the AMI is referenced by ARN or filters, not ami.id (non-RHCOS or custom image)');
-  const t = awsRegionImage(ctx.stream, ctx.arch, String(region));
+  const t = awsRegionImage(ctx.stream, ctx.arch, valueText(region));
   if (!t.ok) return skip(from, t.reason);
   return { from, to: t.value.image, skipped: null };
 }
@@ -99,7 +100,7 @@ function predictGcp(ps: Record<string, unknown>, ctx: PredictContext, from: stri
   const boot = bootDisks(ps).filter((d) => d.boot === true);
   if (!boot.length) return skip(from, 'no boot disk in providerSpec.disks');
   const custom = boot.find((d) => typeof d.image !== 'string' || !d.image.startsWith(GCP_RHCOS_PREFIX));
-  if (custom) return skip(from, `non-RHCOS image ${custom.image ?? '(none)'} (not under ${GCP_RHCOS_PREFIX})`);
+  if (custom) return skip(from, `non-RHCOS image ${custom.image === undefined || custom.image === null ? '(none)' : valueText(custom.image)} (not under ${GCP_RHCOS_PREFIX})`);
   const t = gcpImage(ctx.stream, ctx.arch);
   if (!t.ok) return skip(from, t.reason);
   return { from, to: t.value.image, skipped: null };
@@ -114,7 +115,7 @@ function predictAzure(ps: Record<string, unknown>, ctx: PredictContext, from: st
   if (ctx.arch === 'ppc64le' || ctx.arch === 's390x') return skip(from, `architecture ${ctx.arch} has no Azure images`);
   const securityType = at(ps, 'securityProfile', 'settings', 'securityType');
   if (securityType) {
-    return skip(from, `securityProfile.settings.securityType ${securityType} is set (confidential VM / trusted launch images are not managed)`);
+    return skip(from, `securityProfile.settings.securityType ${valueText(securityType)} is set (confidential VM / trusted launch images are not managed)`);
   }
   const img: Record<string, unknown> = isPlainObject(ps.image) ? ps.image : {};
   const resourceID = typeof img.resourceID === 'string' ? img.resourceID : '';
@@ -122,7 +123,7 @@ function predictAzure(ps: Record<string, unknown>, ctx: PredictContext, from: st
   // determineAzureVariant: legacy uploads and "azureopenshift" (ARO, unpaid) -> no-purchase-plan.
   let variant: string | undefined;
   if (legacy || img.publisher === 'azureopenshift') variant = 'no-purchase-plan';
-  else variant = AZURE_VARIANTS[`${img.publisher}/${img.offer}`];
+  else variant = AZURE_VARIANTS[`${valueText(img.publisher)}/${valueText(img.offer)}`];
   if (!variant) return skip(from, 'could not determine azure marketplace variant, cannot update boot images');
   const sku = typeof img.sku === 'string' ? img.sku : '';
   const gen2 = legacy ? resourceID.includes('gen2')

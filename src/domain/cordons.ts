@@ -26,7 +26,7 @@
  * paused MachineConfigPool without the mark was paused by someone else, and bootcplan does
  * not unpause it unless the spec says `paused: false` for that pool.
  */
-import type { KObject } from '../cluster/types.ts';
+
 import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY } from './labels.ts';
 import type { BootcNodePoolObject, MachineConfigPoolObject, NodeObject } from '../cluster/kinds.ts';
 

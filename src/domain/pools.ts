@@ -5,7 +5,7 @@
  * nodes by spec.nodeSelector; a node in worker and in a custom pool belongs to the custom
  * pool (MCO GetPoolsForNode: custom pools take precedence over worker).
  */
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import { ownerOf, selectorMatches } from './nodes.ts';
 import { isControlPlaneNode, selectorAsksForControlPlane } from './control-plane.ts';
 import type { BootcNodePoolObject, MachineConfigPoolObject } from '../cluster/kinds.ts';

@@ -16,7 +16,7 @@
  * from the lastTransitionTime of Idle=False/Staging; and a node whose BootcNode does not ask
  * for the target, or that is not staging, never started staging.
  */
-import type { Condition, KObject } from '../cluster/types.ts';
+import type { Condition } from '../cluster/types.ts';
 import { conditionOf, digestOf } from './nodes.ts';
 import type { BootcNodeObject, BootcNodePoolObject } from '../cluster/kinds.ts';
 

@@ -12,6 +12,7 @@ import { MAX_NESTING } from '../base/limits.ts';
 import type { KObject } from '../cluster/types.ts';
 import { objectShapeProblem, type ViewOf } from '../cluster/kinds.ts';
 import { NamedError } from '../base/errors.ts';
+import { valueText } from '../base/json-text.ts';
 
 /** A refused answer: why, in words, for KubeRequestError. */
 export class AnswerRefused extends NamedError {
@@ -106,7 +107,7 @@ export interface Expected<K extends string> {
 function checkObject<K extends string>(o: unknown, expected: Expected<K>, where: string): asserts o is ViewOf<K> {
   const { kind } = expected;
   if (!isObject(o)) refuse(`${where} is ${typeName(o)}, not an object with metadata.name`);
-  if (o.kind !== undefined && o.kind !== kind) refuse(`${where} is kind ${printable(String(o.kind), 100)}, not ${kind}`);
+  if (o.kind !== undefined && o.kind !== kind) refuse(`${where} is kind ${printable(valueText(o.kind), 100)}, not ${kind}`);
   const meta = o.metadata;
   if (!isObject(meta) || typeof meta.name !== 'string' || meta.name === '') refuse(`${where} has no metadata.name (metadata is ${typeName(meta)})`);
   if (expected.apiVersion !== undefined) o.apiVersion ??= expected.apiVersion;
@@ -122,7 +123,7 @@ function checkObject<K extends string>(o: unknown, expected: Expected<K>, where:
 export function objectAnswer<K extends string>(value: unknown, kind: K): ViewOf<K> {
   if (!isObject(value)) refuse(`expected a ${kind}, got ${typeName(value)}`);
   if (value.kind === undefined) refuse(`expected a ${kind}, got an object without kind`);
-  if (value.kind !== kind) refuse(`expected a ${kind}, got kind ${printable(String(value.kind), 100)}`);
+  if (value.kind !== kind) refuse(`expected a ${kind}, got kind ${printable(valueText(value.kind), 100)}`);
   checkObject(value, { kind }, `the ${kind}`);
   return value;
 }
@@ -147,7 +148,7 @@ export function listAnswer<K extends string>(value: unknown, expected: Expected<
   const want = `${expected.kind}List`;
   if (!isObject(value)) refuse(`expected a ${want}, got ${typeName(value)}`);
   if (value.kind === undefined) refuse(`expected a ${want}, got an object without kind`);
-  if (value.kind !== want) refuse(`expected a ${want}, got kind ${printable(String(value.kind), 100)}`);
+  if (value.kind !== want) refuse(`expected a ${want}, got kind ${printable(valueText(value.kind), 100)}`);
   const items = value.items === null ? [] : value.items;
   if (!Array.isArray(items)) refuse(`got a ${want} whose items is ${typeName(items)}, not an array`);
   const metadata = value.metadata;

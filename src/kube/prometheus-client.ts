@@ -24,6 +24,7 @@ import { AbortedError } from '../apply/driver.ts';
 import { exchange, ExchangeFailure, type Answer } from './http-exchange.ts';
 import { printable, preview, describeAnswer, parseJsonBody, AnswerRefused } from './answers.ts';
 import { HealthRequestError, successEnvelopeOf, errorEnvelopeOf, type PromEnvelope } from './prometheus-answers.ts';
+import { valueText } from '../base/json-text.ts';
 
 export { HealthRequestError, type PromEnvelope } from './prometheus-answers.ts';
 
@@ -52,7 +53,7 @@ const FORBIDDEN_HINT = 'grant the identity get on prometheuses/api (OpenShift: c
 /** One more series than a gate accepts (src/domain/health-observe.ts): the server stops there and warns. */
 const SERIES_LIMIT = 10_001;
 const originOf = (ep: PrometheusEndpoint) => new URL(ep.url).origin;
-const isJson = (type: unknown) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(String(type ?? ''));
+const isJson = (type: unknown) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(valueText(type));
 const mib = (n: number) => `${Math.round((n / 2 ** 20) * 10) / 10} MiB`;
 
 /** 127.0.0.0/8, ::1 and localhost: plain http stays on this machine. */

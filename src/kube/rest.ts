@@ -31,6 +31,7 @@ import type { ViewOf } from '../cluster/kinds.ts';
 import { exchange, openStream, readBody, readLines, ExchangeFailure, type Answer } from './http-exchange.ts';
 import { proxyRouteOf, TunnelAgent, ProxyRefused, forwardThrough, type ProxyRoute } from './proxy.ts';
 import { countRequest, countWritten } from './request-stats.ts';
+import { valueText } from '../base/json-text.ts';
 
 export { KubeApiError, KubeRequestError, PatchNotApplicableError, errorFromStatus } from './api-errors.ts';
 export { requestStats, resetRequestStats, type RequestStats } from './request-stats.ts';
@@ -249,7 +250,7 @@ export class KubeClient {
       const next = page.metadata?.continue;
       if (next === undefined || next === '' || next === null) return { items, resourceVersion };
       if (typeof next !== 'string' || seen.has(next) || seen.size >= MAX_LIST_PAGES) {
-        throw new KubeRequestError(`GET ${path}: the server keeps answering with continue tokens (page ${seen.size + 1}: ${preview(Buffer.from(String(next)), 40)})`, 'unexpected-answer', `GET ${path}`, HINT_NOT_API_SERVER);
+        throw new KubeRequestError(`GET ${path}: the server keeps answering with continue tokens (page ${seen.size + 1}: ${preview(Buffer.from(valueText(next)), 40)})`, 'unexpected-answer', `GET ${path}`, HINT_NOT_API_SERVER);
       }
       seen.add(next);
       token = next;

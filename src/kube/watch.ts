@@ -21,6 +21,7 @@ import { NotFoundError } from '../apply/driver.ts';
 import { setLongTimeout } from './long-timer.ts';
 import { printable } from './answers.ts';
 import { NamedError } from '../base/errors.ts';
+import { valueText } from '../base/json-text.ts';
 
 export interface ReflectorOptions {
   namespace?: string;
@@ -280,7 +281,7 @@ export class Reflector {
       case 'ERROR': {
         const o = ev.object;
         if (o.code === 410) throw new GoneError(typeof o.message === 'string' ? o.message : 'resourceVersion too old');
-        throw new KubeApiError(`watch ${this.type.plural}: ${printable(String(o.message ?? 'error'), 500)}`, typeof o.code === 'number' ? o.code : null, typeof o.reason === 'string' ? printable(o.reason, 100) : null);
+        throw new KubeApiError(`watch ${this.type.plural}: ${printable(o.message === undefined || o.message === null ? 'error' : valueText(o.message), 500)}`, typeof o.code === 'number' ? o.code : null, typeof o.reason === 'string' ? printable(o.reason, 100) : null);
       }
     }
   }

@@ -11,7 +11,7 @@
 import type { RolloutSpec } from '../spec/types.ts';
 import type { MachineManager, BootImageSkewEnforcement } from '../base/api-types.ts';
 import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, joinPath } from '../base/diagnostics.ts';
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import { readStream } from '../domain/stream.ts';
 import { type ClusterFacts, clusterFacts, effectiveManagers, explicitOptOut, describeManagers } from '../domain/bootimages-cluster.ts';
 import { type EffectsContext, type CpmsStrategy, machineSetEffect, cpmsEffect } from '../domain/bootimages-effects.ts';

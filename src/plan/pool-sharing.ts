@@ -9,7 +9,7 @@
  */
 import type { PoolSpec } from '../spec/types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import { type NodeIndex, type NodeView, selectorMatches } from '../domain/nodes.ts';
 import { isControlPlaneNode } from '../domain/control-plane.ts';
 import {

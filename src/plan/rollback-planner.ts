@@ -53,7 +53,10 @@ export function rollbackInputOf(rec: ProgressRecord | null, scope: RollbackScope
   const wave = stopped ? lastWave(stopped[1]) : null;
   if (scope === 'wave' && (pool === null || wave === null)) return { refused: `scope wave: no wave of plan ${rec.planId} started`, hint: 'use --scope run' };
   const order = pools.map(([name]) => name).reverse();
-  if (pool) order.splice(order.indexOf(pool), 1), order.unshift(pool);
+  if (pool) {
+    order.splice(order.indexOf(pool), 1);
+    order.unshift(pool);
+  }
   const halted = stopped?.[1].halted ?? null;
   const { name, path, sha256, commit } = rec.spec;
   return {

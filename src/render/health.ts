@@ -6,8 +6,9 @@
  */
 import type { Plan, PlanHealthCheck, PlanPool, PlanHealthAuth, PlanHealthCa } from '../plan/types.ts';
 import { formatDuration, plural } from './format.ts';
+import { valueText } from '../base/json-text.ts';
 
-const str = (v: unknown) => String(v ?? '');
+const str = valueText;
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(str) : []);
 
 /** What the check judges, in one phrase. */

@@ -28,7 +28,6 @@ import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
-import type { KObject } from '../../src/cluster/types.ts';
 import { run } from '../built.ts'; // the bundle, as the package ships it
 import type { TestObject } from '../builders.ts';
 

@@ -19,7 +19,7 @@
  * (DEFAULT_DURATIONS) scaled down to milliseconds: `scale` ms per simulated second.
  */
 import { createHash } from 'node:crypto';
-import type { KObject, Condition } from '../../src/cluster/types.ts';
+import type {  Condition } from '../../src/cluster/types.ts';
 import { KubeClient } from '../../src/kube/rest.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { RESOURCES, objectPath } from '../../src/kube/resources.ts';

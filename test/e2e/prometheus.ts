@@ -32,7 +32,7 @@ export function prometheusBinary(): string {
     return out.trim().split('\n').pop()!;
   } catch (err) {
     const e = err as { stderr?: string };
-    throw new Error(`scripts/testenv/build-prometheus.sh failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`);
+    throw new Error(`scripts/testenv/build-prometheus.sh failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`, { cause: err });
   }
 }
 
@@ -59,7 +59,8 @@ export interface Exporter {
 /** A /metrics endpoint in Prometheus' text format 0.0.4 on 127.0.0.1. */
 export async function startExporter(gauges: Gauges): Promise<Exporter> {
   const ex = { gauges, scrapes: 0, series: 0 } as Exporter;
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer((req, res) => void serveMetrics(req, res).catch((err: Error) => res.destroy(err)));
+  async function serveMetrics(req: http.IncomingMessage, res: http.ServerResponse) {
     if (req.url !== '/metrics') return void res.writeHead(404).end();
     ex.scrapes++;
     const lines: string[] = [];
@@ -70,7 +71,7 @@ export async function startExporter(gauges: Gauges): Promise<Exporter> {
     if (ex.series > 0) lines.push('# TYPE e2e_series gauge', ...Array.from({ length: ex.series }, (_, i) => `e2e_series{i="${i}"} 0`));
     res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
     res.end(`${lines.join('\n')}\n`);
-  });
+  }
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   ex.port = (server.address() as net.AddressInfo).port;
   ex.close = () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
@@ -104,7 +105,7 @@ async function getJson(url: string): Promise<any> {
       res.on('data', (c) => (body += c));
       res.on('end', () => {
         if (res.statusCode !== 200) return reject(new Error(`${url}: ${res.statusCode} ${body.slice(0, 200)}`));
-        try { resolveJson(JSON.parse(body)); } catch (e) { reject(e); }
+        try { resolveJson(JSON.parse(body)); } catch (e) { reject(e instanceof Error ? e : new Error(String(e))); }
       });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
