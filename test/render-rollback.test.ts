@@ -7,7 +7,6 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { ClusterBuilder, specYaml, NEW, nodes } from './builders.ts';
 import { planWith, newSim } from './apply-harness.ts';
 import { stepOnce, rollbackOf } from './rollback-harness.ts';
@@ -16,13 +15,9 @@ import { renderMarkdown } from '../src/render/markdown.ts';
 import { renderHtml } from '../src/render/html/report.ts';
 import { rehearse } from '../src/sim/rehearse.ts';
 import { rehearsalReport, renderRehearsalText, rehearsalJson } from '../src/render/rehearsal.ts';
+import { golden } from './render-fixtures.ts';
 
 const t = suite('render: rollback plans and their rehearsal');
-const golden = (name: string, actual: string) => {
-  const file = new URL(`golden/${name}`, import.meta.url);
-  if (process.env.UPDATE_GOLDEN || !existsSync(file)) writeFileSync(file, actual);
-  assert.fixture(actual, readFileSync(file, 'utf8'));
-};
 
 /** An MCO pool of 2 (1 per wave, first by priority) and a bootc pool of 6 (2 per wave): the run stopped after infra's two waves and worker's first. */
 async function scenario() {
