@@ -60,7 +60,7 @@ t('an MCO pool goes back to its rendered config\'s image by bootcplan\'s Machine
   const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 2)).snapshot();
   const { plan } = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1 }]), snap);
   assert.equal(plan.pools[0].rollback, { available: true, to: OLD, via: 'MachineConfig/99-infra-zz-bootcplan-os-image deleted (rendered-infra-0001 again)', download: true, why: null });
-  assert.match(renderText(plan), /^  rollback: back to .* via MachineConfig\/99-infra-zz-bootcplan-os-image deleted \(rendered-infra-0001 again\) \(downloaded again: the MCO removed the rollback deployment\)$/m);
+  assert.match(renderText(plan), /^ {2}rollback: back to .* via MachineConfig\/99-infra-zz-bootcplan-os-image deleted \(rendered-infra-0001 again\) \(downloaded again: the MCO removed the rollback deployment\)$/m);
 });
 
 t('a pool whose nodes boot different images: no way back, rollback-mixed-origins, in every output', () => {
@@ -69,7 +69,7 @@ t('a pool whose nodes boot different images: no way back, rollback-mixed-origins
   assert.equal([rb.available, rb.to, rb.refusedBy, rb.via], [false, null, 'rollback-mixed-origins', 'BootcNodePool/worker spec.image.ref']);
   assert.match(rb.why!, /its nodes boot 2 different images now \(sha256:[0-9a-f]{12}, sha256:[0-9a-f]{12}\)/);
   assert.is(plan.summary.errors, 0, 'a forecast, not an error: the forward plan still applies');
-  assert.match(renderText(plan), /^  rollback: none \(rollback-mixed-origins\): its nodes boot 2 different images now/m);
+  assert.match(renderText(plan), /^ {2}rollback: none \(rollback-mixed-origins\): its nodes boot 2 different images now/m);
   assert.match(renderMarkdown(plan), /^\| worker \| :warning: none: rollback-mixed-origins: its nodes boot 2 different images now/m);
   assert.match(renderHtml(plan), /<td><b>none<\/b>: rollback-mixed-origins: its nodes boot 2 different images now/);
 });

@@ -80,7 +80,7 @@ async function check(raw: Shape, at: number, stop: Stop, resume: Resume): Promis
   const done = !!after.rollbackOf && after.done; // the stop came after its last step
   if (resume === 'same-plan') {
     const again = await runApply(sim, first.plan, first.replan, lock);
-    assert.is(again.code, 0, `same plan again: ${(again.error as Error)?.stack ?? again.error}: ${why}`);
+    assert.is(again.code, 0, `same plan again: ${(again.error as Error | undefined)?.stack ?? String(again.error)}: ${why}`);
   } else if (done) {
     let refused = '';
     await rollbackOf(sim).catch((e: Error) => (refused = e.message));
@@ -91,7 +91,7 @@ async function check(raw: Shape, at: number, stop: Stop, resume: Resume): Promis
     for (const p of cont.plan.pools) for (const n of p.nodes) assert.ok(updated.has(n.name), `${n.name} is in the continued plan and was not updated by the run: ${why}`);
     if ((cont.plan.rollback!.continues ?? []).length) stats.continued++;
     const again = await runApply(sim, cont.plan, cont.replan, lock);
-    assert.is(again.code, 0, `plan --rollback again, applied: ${(again.error as Error)?.stack ?? again.error}: ${why}`);
+    assert.is(again.code, 0, `plan --rollback again, applied: ${(again.error as Error | undefined)?.stack ?? String(again.error)}: ${why}`);
   }
 
   for (const c of sim.cordons.slice(cordons)) {

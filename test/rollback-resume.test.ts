@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD, nodes } from './builders.ts';
 import { planWith, runApply, newSim } from './apply-harness.ts';
 import { stepOnce, rollbackOf } from './rollback-harness.ts';
-import { inDir } from './cwd.ts';
+import { cli, inDir } from './support/cli.ts';
 import { run as runSources } from '../src/cli/main.ts';
 import { planFileText } from '../src/plan/saved/writer.ts';
 import { HeldTargetError } from '../src/base/errors.ts';
@@ -27,7 +27,6 @@ import { nodeProgressOf } from '../src/cluster/progress.ts';
 import { rollbackInputOf } from '../src/plan/rollback-planner.ts';
 import { renderStatus } from '../src/render/status.ts';
 import { SimHealthSource, parseFailCheck, type FailCheckRule } from '../src/sim/health.ts';
-import type { CliIO } from '../src/app/ports.ts';
 import type { SimCluster } from '../src/sim/cluster.ts';
 
 const t = suite('rollback: an interrupted rollback continues');
@@ -68,13 +67,8 @@ async function assertHeld(sim: SimCluster) {
   assert.equal(rec.holds?.map((h) => [h.pool, h.target, h.action]), [['worker', NEW_DIGEST, 'rolled-back']]);
 }
 
-async function cli(sim: SimCluster, args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: (x) => (err += x), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  const code = await runSources(args, { io, openDriver: async () => ({ driver: sim.driver(), holder: 'ci@test' }) });
-  return { code, out, err };
-}
+/** The sources' CLI against the simulated cluster (a driver of its own per command). */
+const onSim = (sim: SimCluster) => ({ entry: runSources, openDriver: async () => ({ driver: sim.driver(), holder: 'ci@test' }) });
 
 t('apply plans/rollback.json stopped by SIGTERM mid-wave, then again: it continues, and re-updates no node already back', async () => {
   const { sim, updated, untouched, reboots } = await afterTwoWaves();
@@ -89,7 +83,7 @@ t('apply plans/rollback.json stopped by SIGTERM mid-wave, then again: it continu
   assert.ok(back.length >= 2 && back.length < 4, `stopped mid-wave 2 with ${back.length} nodes back`);
   await inDir(dir, async () => {
     writeFileSync(join(dir, 'rollback.json'), planFileText(plan));
-    const again = await cli(sim, ['apply', 'rollback.json']);
+    const again = await cli(['apply', 'rollback.json'], onSim(sim));
     assert.is(again.code, 0, again.err + again.out);
   });
   assertRolledBack(sim, updated, untouched, reboots, cordons);

@@ -19,7 +19,6 @@ import { writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { installCrd, docsOf } from './gitops-dry-run.ts';
 import { startPrometheus, BROKEN_ALERT, type PrometheusHandle } from './prometheus.ts';
@@ -30,6 +29,7 @@ import { Reflector } from '../../src/kube/watch.ts';
 import { BOOTC_NODE, NODE } from '../../src/kube/resources.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG } from '../../src/domain/labels.ts';
 import { AlreadyExistsError, NotFoundError } from '../../src/apply/driver.ts';
+import { io as capturedIO } from '../support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OLD_DIGEST = OLD.slice(OLD.indexOf('@') + 1);
@@ -129,10 +129,10 @@ async function scenario(healthChecks: unknown[], brokenAt: number, backend: 'boo
 }
 
 async function apply(file: string) {
-  const io = captureIO();
+  const io = capturedIO();
   const t0 = Date.now();
-  const code = await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: io.io });
-  return { code, out: io.out(), err: io.err(), evs: events(io.out()), seconds: (Date.now() - t0) / 1000 };
+  const code = await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io });
+  return { code, out: io.out, err: io.err, evs: events(io.out), seconds: (Date.now() - t0) / 1000 };
 }
 
 /** Runs `fn` (which arms the broken workload: scenario()); afterwards the alert is resolved again. */
@@ -289,9 +289,9 @@ t('MCO pool, scope run: an alert that fires once wave 1 runs the new config: boo
   // The MCO picks the nodes of a wave itself (bootcplan unpauses until it took the wave's count):
   // wave 1 is the nodes it gave the run's config.
   const runConfig = [...new Set([...history.desired.values()].flatMap((d) => [...d]))].filter((c) => c !== 'rendered-worker-0001');
-  assert.is(runConfig.length, 1, `one config of the run: ${runConfig}`);
+  assert.is(runConfig.length, 1, `one config of the run: ${runConfig.join(', ')}`);
   const wave1 = WORKERS.filter((n) => history.desired.get(n)?.has(runConfig[0]));
-  assert.is(wave1.length, 2, `wave 1: ${wave1}`);
+  assert.is(wave1.length, 2, `wave 1: ${wave1.join(', ')}`);
   assert.equal([...done.nodes].sort(), wave1, 'the rollback took exactly the nodes of wave 1');
 
   const mcp = await env.admin.request('GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigpools/worker');
