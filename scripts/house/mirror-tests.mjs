@@ -40,6 +40,7 @@ const PLACES = {
     'progress-resume', 'properties', 'sharing-availability-properties', 'slots', 'slots-properties', 'soft-waves',
     'staging-clock', 'staging-gate', 'stopping', 'stopping-properties', 'windows-apply',
     'health-gates', 'health-properties', 'rollback', 'rollback-on-failure', 'rollback-properties', 'rollback-record',
+    'rollback-properties-resume', 'rollback-resume',
   ],
   cluster: ['kind-shapes', 'snapshot'],
   domain: ['alert-matchers', 'bootimages-cluster', 'budget', 'health-condition', 'health-observe', 'health-verdict', 'waves', 'windows'],
@@ -47,7 +48,7 @@ const PLACES = {
   plan: [
     'bootimages-effects', 'bootimages-migration', 'bootimages-sharing', 'control-plane', 'cpms', 'node-health',
     'odd-cluster-data', 'ordered-changes', 'ownership', 'planner', 'pool-conflicts', 'seed-gaps', 'self-node',
-    'sharing-properties', 'skew', 'rollback-planner',
+    'sharing-properties', 'skew', 'rollback-forecast', 'rollback-planner',
   ],
   kube: ['api-limits', 'health-credentials', 'health-source', 'prometheus-client', 'rollback-driver', 'run-record-hostile', 'kube-hostile-api', 'kube-lease', 'kube-pagination', 'kube-proxy', 'kube-timers', 'kube-watch-list'],
   sim: ['sim'],
