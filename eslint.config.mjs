@@ -17,7 +17,7 @@ export default tseslint.config(
     },
     rules: {
       // `typeof import('./x.ts')` stays allowed: it types a module loaded lazily (src/cli/live.ts
-      // loads the Kubernetes client only when a command needs it); test/layers.test.ts counts it.
+      // loads the Kubernetes client only when a command needs it); test/repo/layers.test.ts counts it.
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       '@typescript-eslint/no-floating-promises': 'error',
       // `any` enters where a raw API answer does (KObject's spec and status, crafted files in

@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setupEnv, resetCluster, tempDir, ensureNamespace, createWithStatus, clientFor } from '../test/e2e/env.ts';
 import { NodeAgent } from '../test/e2e/agent.ts';
-import { ClusterBuilder, specYaml, NEW } from '../test/builders.ts';
+import { ClusterBuilder, specYaml, NEW } from '../test/support/cluster.ts';
 import type { KObject } from '../src/cluster/types.ts';
 
 export interface LiveScale {

@@ -1,6 +1,6 @@
 /**
  * esbuild's options for the bundle (scripts/build.mjs), shared with the tests that compile one
- * module of src/ the same way (test/built.ts bundledModule): ESM for Node.js 20, the libraries
+ * module of src/ the same way (test/support/built.ts bundledModule): ESM for Node.js 20, the libraries
  * inside except the Kubernetes client (a production dependency, loaded by the live commands only).
  */
 export function bundleOptions(root, entryPoints, outdir, { sourcemap = false, splitting = true } = {}) {

@@ -1,6 +1,6 @@
 /**
  * `npm run docs:update`: writes the command-line reference in docs/cli.md from the commands
- * themselves (src/cli/reference.ts; test/cli-reference.test.ts fails when it drifts). The spec
+ * themselves (src/cli/reference.ts; test/cli/reference.test.ts fails when it drifts). The spec
  * and Fleet field references are `npm run schema:update`'s.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

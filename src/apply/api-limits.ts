@@ -9,7 +9,7 @@
  *   most 1,024 bytes, `reason` and `action` 1-128 bytes, `reportingInstance` 1-128 bytes
  *   (Go `len()`: UTF-8 bytes). A 75-node wave's note passed 1,024 bytes.
  * - bootcplan.dev Rollout status: the `maxLength` / `maxItems` of deploy/rollout-crd.yaml
- *   (OpenAPI `maxLength` counts characters); test/api-limits.test.ts reads them from the CRD.
+ *   (OpenAPI `maxLength` counts characters); test/kube/api-limits.test.ts reads them from the CRD.
  */
 import { cutToBytes, cutToChars, utf8Length, codePointLength } from '../base/text-budget.ts';
 import type { ClusterEventRecord, RolloutStatus } from './rollout-status.ts';

@@ -17,7 +17,7 @@
  * callbacks and starves every timer, socket and signal handler of the process (the safe stop
  * below never runs and a second signal is never seen). A loop that cancels a wait of its own
  * (a race it has won) swallows only that cancel, through cancelledByCaller; every other
- * AbortedError ends the loop (test/stopping.test.ts checks both, and that no other code
+ * AbortedError ends the loop (test/apply/stopping.test.ts checks both, and that no other code
  * catches AbortedError).
  *
  * Then `stopSafely`: every MCO pool bootcplan unpaused (PoolProgress.mcoUnpaused, saved before

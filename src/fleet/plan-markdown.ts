@@ -12,7 +12,7 @@
  * - Then the cluster table and each cluster's details, folded in `<details>`: canaries and
  *   failed clusters first, then in batch order. Whatever does not fit in `MARKDOWN_LIMIT`
  *   (60,000 characters, under GitHub's 65,536) is left out with a note naming the command that
- *   shows it; for 500 clusters the head alone stays far below the limit (test/fleet-render.test.ts).
+ *   shows it; for 500 clusters the head alone stays far below the limit (test/fleet/render.test.ts).
  * - Data is text: read through `forDisplay`, escaped where it is written, mentions broken.
  */
 import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';

@@ -147,7 +147,7 @@ export class BootcOperator {
 /**
  * The digest of an image reference as the simulated registry answers: the digest of a digest
  * reference; for a tag, a digest made up from the reference (stable, so a snapshot can carry the
- * pool's resolved status.targetDigest: test/builders.ts).
+ * pool's resolved status.targetDigest: test/support/cluster.ts).
  */
 export function simResolve(ref: string): string {
   return digestOf(ref) ?? `sha256:${createHash('sha256').update(ref).digest('hex')}`;

@@ -13,7 +13,7 @@ import { ClusterApiError } from '../../src/base/errors.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import { rejects } from './helpers.ts';
 import { io } from '../support/cli.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: environment, CRDs, RBAC, kubeconfig');
 let env: TestEnv;

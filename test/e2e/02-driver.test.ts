@@ -8,12 +8,12 @@ import * as assert from 'uvu/assert';
 import { setupEnv, resetCluster, loadObjects, driverFor, createWithStatus, type TestEnv } from './env.ts';
 import { rejects, sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, NEW } from '../builders.ts';
+import { ClusterBuilder, NEW } from '../support/cluster.ts';
 import { LockHeldError } from '../../src/base/errors.ts';
 import { PreconditionFailedError, AlreadyExistsError, NotFoundError, DrainTimeoutError, LockLostError, DriverError, AbortedError, ProgressMovedError, type ProgressRecord } from '../../src/apply/driver.ts';
 import { KubeApiError, requestStats } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
-import type { TestObject } from '../builders.ts';
+import type { TestObject } from '../support/cluster.ts';
 
 const t = suite('e2e: Kubernetes driver');
 let env: TestEnv;

@@ -7,11 +7,11 @@ import * as assert from 'uvu/assert';
 import { writeFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW } from '../support/cluster.ts';
 import { machineSetObject, OLD_AMI } from '../../src/sim/cluster-objects.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { io } from '../support/cli.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: snapshot and plan live');
 let env: TestEnv;

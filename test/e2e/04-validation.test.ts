@@ -9,12 +9,12 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, driverFor, type TestEnv } from './env.ts';
-import { ClusterBuilder, specYaml, OLD } from '../builders.ts';
+import { ClusterBuilder, specYaml, OLD } from '../support/cluster.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
 import { io } from '../support/cli.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
-import type { TestObject } from '../builders.ts';
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
+import type { TestObject } from '../support/cluster.ts';
 
 const t = suite('e2e: the API server rejects what the planner rejects');
 let env: TestEnv;

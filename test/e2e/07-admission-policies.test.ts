@@ -19,7 +19,7 @@ import { sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { KubeApiError, requestStats, resetRequestStats, type KubeClient } from '../../src/kube/rest.ts';
 import { run } from '../../src/cli/main.ts';
-import { ClusterBuilder, specYaml, NEW, nodes } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import type { KObject } from '../../src/cluster/types.ts';
 import { io } from '../support/cli.ts';
 

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setupEnv, clientFor, resetCluster, loadObjects, type TestEnv } from './env.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
-import type { TestKubeClient as KubeClient } from '../kube-fakes.ts';
+import type { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 import { rejects, sleep } from './helpers.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { clusterIdentityOf } from '../../src/cluster/identity.ts';

@@ -9,14 +9,14 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, clientFor, createWithStatus, type TestEnv } from './env.ts';
-import { fakeProxy, type FakeProxy } from '../kube-fakes.ts';
-import { ClusterBuilder, nodes } from '../builders.ts';
+import { fakeProxy, type FakeProxy } from '../support/fake-api.ts';
+import { ClusterBuilder, nodes } from '../support/cluster.ts';
 import { KubeDriver } from '../../src/kube/driver.ts';
 import { readLiveObjects } from '../../src/kube/read.ts';
 import { requestStats, type KubeClient } from '../../src/kube/rest.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { io } from '../support/cli.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: paginated lists and proxy-url');
 let env: TestEnv;

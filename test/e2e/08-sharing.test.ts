@@ -8,9 +8,9 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { ClusterBuilder, specYaml, NEW, OLD, nodes } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW, OLD, nodes } from '../support/cluster.ts';
 import { io } from '../support/cli.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: sharing the cluster');
 let env: TestEnv;

@@ -24,12 +24,12 @@ import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './en
 import { sleep } from './helpers.ts';
 import { installGitopsCrds, docsOf, dryRun, kustomizer } from './gitops-dry-run.ts';
 import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW } from '../support/cluster.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
-import type { TestObject } from '../builders.ts';
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
+import type { TestObject } from '../support/cluster.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: the GitOps loop');

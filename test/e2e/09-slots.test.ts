@@ -10,12 +10,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
 import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../support/cluster.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { NODE } from '../../src/kube/resources.ts';
 import { io } from '../support/cli.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
-import type { TestObject } from '../builders.ts';
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
+import type { TestObject } from '../support/cluster.ts';
 
 const t = suite('e2e: slots');
 let env: TestEnv;

@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
 import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../support/cluster.ts';
 import { run } from '../../src/cli/main.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
 import type { Reflector } from '../../src/kube/watch.ts';

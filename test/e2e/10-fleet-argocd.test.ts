@@ -22,12 +22,12 @@ import { installGitopsCrds, docsOf, dryRun, kustomizer } from './gitops-dry-run.
 import { sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { cli } from '../support/cli.ts';
-import { ClusterBuilder, NEW } from '../builders.ts';
-import { LUA, luaHealth } from '../lua-health.ts';
+import { ClusterBuilder, NEW } from '../support/cluster.ts';
+import { LUA, luaHealth } from '../support/lua-health.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import { renderFleetArgo, type ArgoFleetRender } from '../../src/fleet/argocd.ts';
-import { testFleet, TEST_OPTIONS } from '../fleet-argocd-helpers.ts';
+import { testFleet, TEST_OPTIONS } from '../support/fleet-argocd.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: fleet render argocd');

@@ -22,7 +22,7 @@ import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './en
 import { NodeAgent } from './agent.ts';
 import { installCrd, docsOf } from './gitops-dry-run.ts';
 import { startPrometheus, startTlsFront, tlsMaterial, BROKEN_ALERT, type PrometheusHandle, type TlsFront } from './prometheus.ts';
-import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../support/cluster.ts';
 import { run } from '../../src/cli/main.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { BOOTC_NODE } from '../../src/kube/resources.ts';

@@ -18,8 +18,8 @@ import { cli } from '../support/cli.ts';
 import { tempDir, loadObjects } from './env.ts';
 import { NodeAgent } from './agent.ts';
 import { startFleetEnvs, fleetKubeconfig, resetFleetEnv, type FleetEnv } from './fleet-envs.ts';
-import { FleetBuilder, workerCluster, NEW } from '../fleet-builders.ts';
-import { NEW_DIGEST } from '../builders.ts';
+import { FleetBuilder, workerCluster, NEW } from '../support/fleet.ts';
+import { NEW_DIGEST } from '../support/cluster.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
 

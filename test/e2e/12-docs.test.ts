@@ -1,7 +1,7 @@
 /**
  * Docs that execute (docs/development.md): every command of README.md and docs/*.md runs, as a
  * reader would type it, and exits with the code the docs say (0 unless its comment ends with
- * `exit N`). The rules and tables are test/doc-commands.ts; this suite runs them:
+ * `exit N`). The rules and tables are test/support/doc-commands.ts; this suite runs them:
  *
  * - each code block is one uvu test, its commands in order in one fresh working directory
  *   (prepared below), by the shell the block names, with the built CLI as `bootcplan` on PATH;
@@ -20,9 +20,9 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { parse, parseDocument, stringify } from 'yaml';
 import { setupEnv, resetCluster, loadObjects, tempDir, driverFor, type TestEnv } from './env.ts';
 import { NodeAgent } from './agent.ts';
-import { ensureBuilt } from '../built.ts';
-import { docFiles, readDoc } from '../doc-files.ts';
-import { classify, docBlocks, NOT_RUNNABLE, placeholderPattern, PLACEHOLDERS, type DocCommand, type Placeholder, type Shell } from '../doc-commands.ts';
+import { ensureBuilt } from '../support/built.ts';
+import { docFiles, readDoc } from '../support/doc-files.ts';
+import { classify, docBlocks, NOT_RUNNABLE, placeholderPattern, PLACEHOLDERS, type DocCommand, type Placeholder, type Shell } from '../support/doc-commands.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
 import { objectPath, RESOURCES } from '../../src/kube/resources.ts';
 

@@ -22,8 +22,8 @@ import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './en
 import { NodeAgent } from './agent.ts';
 import { installCrd, docsOf } from './gitops-dry-run.ts';
 import { startPrometheus, BROKEN_ALERT, type PrometheusHandle } from './prometheus.ts';
-import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD } from '../builders.ts';
-import { run } from '../built.ts';
+import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD } from '../support/cluster.ts';
+import { run } from '../support/built.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { BOOTC_NODE, NODE } from '../../src/kube/resources.ts';

@@ -31,7 +31,7 @@ import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_ROLE_LABEL } fro
 import type { PhaseDurations } from '../../src/plan/types.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
 import { skippedByDrain } from '../../src/kube/node-ops.ts';
-import type { TestObject } from '../builders.ts';
+import type { TestObject } from '../support/cluster.ts';
 
 const R = (kind: string) => RESOURCES.find((r) => r.kind === kind)!;
 const MERGE = 'application/merge-patch+json';

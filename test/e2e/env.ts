@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClientOptions } from '../../src/kube/rest.ts';
-import { TestKubeClient as KubeClient } from '../kube-fakes.ts';
+import { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 import { KubeDriver, type KubeDriverOptions } from '../../src/kube/driver.ts';
 import { resourceOf, collectionPath, objectPath, RESOURCES } from '../../src/kube/resources.ts';
 import type { KObject } from '../../src/cluster/types.ts';

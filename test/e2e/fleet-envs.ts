@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { NotFoundError } from '../../src/apply/driver.ts';
 import { objectPath, RESOURCES } from '../../src/kube/resources.ts';
-import type { TestKubeClient as KubeClient } from '../kube-fakes.ts';
+import type { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 import { parseEnvFile, clientFor, installCrds, ensureNamespace, applyRbac, resetCluster, tempDir } from './env.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

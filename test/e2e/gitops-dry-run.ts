@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { parseAllDocuments } from 'yaml';
 import { sleep } from './helpers.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
-import type { TestKubeClient as KubeClient } from '../kube-fakes.ts';
+import type { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TOOLS = process.env.BOOTCPLAN_TOOLS ?? join(homedir(), '.cache/bootcplan-tools/bin');

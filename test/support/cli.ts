@@ -1,14 +1,14 @@
 /**
  * The CLI inside the test process (docs/development.md "Test layout"): io() is a CliIO that
  * keeps what a command writes; cli() runs `bootcplan ARGS` as the package ships it (the bundle
- * of test/built.ts, or the sources when the call hands in a driver) and returns its exit code
+ * of test/support/built.ts, or the sources when the call hands in a driver) and returns its exit code
  * and output; inDir() runs a function in a working directory, as a job run from a checkout would.
  */
 import type { CliIO } from '../../src/app/ports.ts';
 import type { CliDeps } from '../../src/cli/main.ts';
 
-/** The shipped run() (test/built.ts), loaded at the first cli() call: importing io() or inDir() builds nothing. */
-type Run = typeof import('../built.ts').run;
+/** The shipped run() (test/support/built.ts), loaded at the first cli() call: importing io() or inDir() builds nothing. */
+type Run = typeof import('./built.ts').run;
 
 /** A CliIO that keeps its output. */
 export interface CapturedIO extends CliIO {
@@ -63,7 +63,7 @@ export interface CliResult {
 
 /** `bootcplan ARGS` with captured output; `o` sets the directory, the IO and the dependencies (driver, clock). */
 export async function cli(args: string[], o: CliOptions = {}): Promise<CliResult> {
-  const { cwd, io: given, entry = (await import('../built.ts')).run, ...deps } = o;
+  const { cwd, io: given, entry = (await import('./built.ts')).run, ...deps } = o;
   const captured = io(given);
   const go = () => entry(args, { ...deps, io: captured });
   const code = cwd === undefined ? await go() : await inDir(cwd, go);
