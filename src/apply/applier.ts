@@ -33,7 +33,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Plan, PlanChange } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { InputError, InterruptedError, LockHeldError, OutsideWindowError } from '../base/errors.ts';
+import { InputError, InterruptedError, type LockHeldError, OutsideWindowError } from '../base/errors.ts';
 import { checkApplicable } from '../plan/saved/verify.ts';
 import { AbortedError, type ClusterDriver } from './driver.ts';
 import { ROLLBACK_MARKED, type ApplyEvent, type EventSink } from './events.ts';

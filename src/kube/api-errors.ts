@@ -10,7 +10,7 @@
 import type http from 'node:http';
 import { ClusterApiError, messageOf } from '../base/errors.ts';
 import {
-  DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError,
+  type DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError,
 } from '../apply/driver.ts';
 import { printable } from './answers.ts';
 import { isPlainObject } from '../base/schema.ts';

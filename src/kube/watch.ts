@@ -15,7 +15,7 @@
  * is listed again (client-go's reflector does the same).
  */
 import type { KObject } from '../cluster/types.ts';
-import { KubeClient, KubeApiError, type ListAnswer, type WatchEvent } from './rest.ts';
+import { type KubeClient, KubeApiError, type ListAnswer, type WatchEvent } from './rest.ts';
 import { type ResourceType, collectionPath } from './resources.ts';
 import { NotFoundError } from '../apply/driver.ts';
 import { setLongTimeout } from './long-timer.ts';

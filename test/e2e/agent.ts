@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import type {  Condition } from '../../src/cluster/types.ts';
-import { KubeClient } from '../../src/kube/rest.ts';
+import { type KubeClient } from '../../src/kube/rest.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { RESOURCES, objectPath } from '../../src/kube/resources.ts';
 import { digestOf } from '../../src/domain/nodes.ts';
