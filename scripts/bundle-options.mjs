@@ -5,9 +5,19 @@
  */
 export function bundleOptions(root, entryPoints, outdir, { sourcemap = false, splitting = true } = {}) {
   return {
-    absWorkingDir: root, entryPoints, outdir,
-    bundle: true, splitting, format: 'esm', platform: 'node', target: 'node20', chunkNames: '[name]-[hash]',
-    tsconfig: 'tsconfig.json', sourcemap, legalComments: 'eof', logLevel: 'warning',
+    absWorkingDir: root,
+    entryPoints,
+    outdir,
+    bundle: true,
+    splitting,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    chunkNames: '[name]-[hash]',
+    tsconfig: 'tsconfig.json',
+    sourcemap,
+    legalComments: 'eof',
+    logLevel: 'warning',
     external: ['@kubernetes/client-node'],
     // CommonJS libraries inside an ES module call require() for Node.js built-ins.
     banner: { js: "import { createRequire as __bootcplanRequire } from 'node:module'; const require = __bootcplanRequire(import.meta.url);" },

@@ -9,7 +9,10 @@ import { renderFleetJsonSchema, withFleetReference, FLEET_SCHEMA_FILE } from '..
 
 writeFileSync(SCHEMA_FILE, renderJsonSchema());
 writeFileSync(FLEET_SCHEMA_FILE, renderFleetJsonSchema());
-for (const [file, withReference] of [['docs/spec.md', withSpecReference], ['docs/fleets.md', withFleetReference]] as const) {
+for (const [file, withReference] of [
+  ['docs/spec.md', withSpecReference],
+  ['docs/fleets.md', withFleetReference],
+] as const) {
   const updated = withReference(readFileSync(file, 'utf8'));
   if (updated === null) {
     console.error(`${file} has no reference markers`);

@@ -36,36 +36,135 @@ const DRY = process.argv.includes('--dry-run');
 /** Where each suite of the flat layout goes: the folder of the module it tests. */
 const PLACES = {
   apply: [
-    'admin-pauses', 'apply', 'control-plane-cluster-wide', 'lock', 'lock-clocks', 'mco-in-flight', 'mid-apply-unavailable',
-    'progress-resume', 'properties', 'sharing-availability-properties', 'slots', 'slots-properties', 'soft-waves',
-    'staging-clock', 'staging-gate', 'stopping', 'stopping-properties', 'windows-apply',
-    'health-gates', 'health-properties', 'rollback', 'rollback-on-failure', 'rollback-properties', 'rollback-record',
-    'rollback-properties-resume', 'rollback-resume',
+    'admin-pauses',
+    'apply',
+    'control-plane-cluster-wide',
+    'lock',
+    'lock-clocks',
+    'mco-in-flight',
+    'mid-apply-unavailable',
+    'progress-resume',
+    'properties',
+    'sharing-availability-properties',
+    'slots',
+    'slots-properties',
+    'soft-waves',
+    'staging-clock',
+    'staging-gate',
+    'stopping',
+    'stopping-properties',
+    'windows-apply',
+    'health-gates',
+    'health-properties',
+    'rollback',
+    'rollback-on-failure',
+    'rollback-properties',
+    'rollback-record',
+    'rollback-properties-resume',
+    'rollback-resume',
   ],
   cluster: ['kind-shapes', 'snapshot'],
   domain: ['alert-matchers', 'bootimages-cluster', 'budget', 'health-condition', 'health-observe', 'health-verdict', 'waves', 'windows'],
   spec: ['bootimages', 'health-schema', 'hostile-snapshot', 'schema', 'spec', 'spec-hostile'],
   plan: [
-    'bootimages-effects', 'bootimages-migration', 'bootimages-sharing', 'control-plane', 'cpms', 'node-health',
-    'odd-cluster-data', 'ordered-changes', 'ownership', 'planner', 'pool-conflicts', 'seed-gaps', 'self-node',
-    'sharing-properties', 'skew', 'rollback-forecast', 'rollback-planner',
+    'bootimages-effects',
+    'bootimages-migration',
+    'bootimages-sharing',
+    'control-plane',
+    'cpms',
+    'node-health',
+    'odd-cluster-data',
+    'ordered-changes',
+    'ownership',
+    'planner',
+    'pool-conflicts',
+    'seed-gaps',
+    'self-node',
+    'sharing-properties',
+    'skew',
+    'rollback-forecast',
+    'rollback-planner',
   ],
-  kube: ['api-limits', 'health-credentials', 'health-source', 'prometheus-client', 'rollback-driver', 'run-record-hostile', 'kube-hostile-api', 'kube-lease', 'kube-pagination', 'kube-proxy', 'kube-timers', 'kube-watch-list'],
+  kube: [
+    'api-limits',
+    'health-credentials',
+    'health-source',
+    'prometheus-client',
+    'rollback-driver',
+    'run-record-hostile',
+    'kube-hostile-api',
+    'kube-lease',
+    'kube-pagination',
+    'kube-proxy',
+    'kube-timers',
+    'kube-watch-list',
+  ],
   sim: ['sim'],
   render: [
-    'bootimages-demo', 'browser', 'fuzz-input', 'progress', 'render', 'render-credentials', 'render-diff',
-    'render-hostile-html', 'render-hostile-markdown', 'render-html', 'render-markdown', 'render-progress',
-    'render-rehearsal', 'render-shapes', 'render-slots', 'render-terminal', 'render-health', 'render-rollback',
+    'bootimages-demo',
+    'browser',
+    'fuzz-input',
+    'progress',
+    'render',
+    'render-credentials',
+    'render-diff',
+    'render-hostile-html',
+    'render-hostile-markdown',
+    'render-html',
+    'render-markdown',
+    'render-progress',
+    'render-rehearsal',
+    'render-shapes',
+    'render-slots',
+    'render-terminal',
+    'render-health',
+    'render-rollback',
   ],
   fleet: [
-    'fleet-argocd', 'fleet-argocd-hostile', 'fleet-batches', 'fleet-hostile', 'fleet-plan', 'fleet-progress',
-    'fleet-rehearse', 'fleet-render', 'fleet-runner', 'fleet-schema', 'fleet-spec', 'render-fleet-rehearsal', 'fleet-gates',
+    'fleet-argocd',
+    'fleet-argocd-hostile',
+    'fleet-batches',
+    'fleet-hostile',
+    'fleet-plan',
+    'fleet-progress',
+    'fleet-rehearse',
+    'fleet-render',
+    'fleet-runner',
+    'fleet-schema',
+    'fleet-spec',
+    'render-fleet-rehearsal',
+    'fleet-gates',
   ],
   cli: [
-    'cli', 'cli-manners', 'cli-reference', 'cli-unhappy', 'cluster-identity', 'completion', 'files', 'fleet-apply-cli',
-    'fleet-argocd-cli', 'fleet-cli', 'fleet-cluster-apply', 'fleet-identity', 'fleet-kubeconfig', 'fleet-live',
-    'fleet-ref', 'fleet-rehearse-cli', 'fleet-trust', 'flux-health', 'gitops', 'hints', 'lock-cli', 'notify',
-    'rehearse', 'sealed-plans', 'step-status', 'stopping-process', 'apply-health-cli', 'driver-errors', 'rehearse-health',
+    'cli',
+    'cli-manners',
+    'cli-reference',
+    'cli-unhappy',
+    'cluster-identity',
+    'completion',
+    'files',
+    'fleet-apply-cli',
+    'fleet-argocd-cli',
+    'fleet-cli',
+    'fleet-cluster-apply',
+    'fleet-identity',
+    'fleet-kubeconfig',
+    'fleet-live',
+    'fleet-ref',
+    'fleet-rehearse-cli',
+    'fleet-trust',
+    'flux-health',
+    'gitops',
+    'hints',
+    'lock-cli',
+    'notify',
+    'rehearse',
+    'sealed-plans',
+    'step-status',
+    'stopping-process',
+    'apply-health-cli',
+    'driver-errors',
+    'rehearse-health',
     'rollback-cli',
   ],
   repo: ['comments', 'doc-commands', 'doc-links', 'examples', 'github-workflows', 'layers', 'package', 'plans', 'seeds', 'sizes'],
@@ -115,8 +214,15 @@ function specifiersOf(file, text) {
     } else if (ts.isExportDeclaration(n)) add(n.moduleSpecifier);
     else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) add(n.arguments[0]);
     else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) add(n.argument.literal);
-    else if (ts.isNewExpression(n) && n.expression.getText(sf) === 'URL' && n.arguments?.length === 2 && n.arguments[1].getText(sf) === 'import.meta.url') add(n.arguments[0], ['*url']);
-    else if (ts.isCallExpression(n) && /^(path\.)?resolve$/.test(n.expression.getText(sf)) && n.arguments.length === 2 && n.arguments[0].getText(sf) === 'import.meta.dirname') add(n.arguments[1], ['*dir']);
+    else if (ts.isNewExpression(n) && n.expression.getText(sf) === 'URL' && n.arguments?.length === 2 && n.arguments[1].getText(sf) === 'import.meta.url')
+      add(n.arguments[0], ['*url']);
+    else if (
+      ts.isCallExpression(n) &&
+      /^(path\.)?resolve$/.test(n.expression.getText(sf)) &&
+      n.arguments.length === 2 &&
+      n.arguments[0].getText(sf) === 'import.meta.dirname'
+    )
+      add(n.arguments[1], ['*dir']);
     ts.forEachChild(n, visit);
   };
   visit(sf);
@@ -236,7 +342,11 @@ function follow(map, p) {
 
 /** Rewrites the relative specifiers of the code files; `origin` maps a file's new path to where it was before this run. */
 function rewriteImports(map, origin) {
-  const code = [...walk('test', (p) => /\.(ts|mjs)$/.test(p)), ...walk('scripts', (p) => /\.(ts|mjs)$/.test(p)), ...walk('bench', (p) => /\.(ts|mjs)$/.test(p))];
+  const code = [
+    ...walk('test', (p) => /\.(ts|mjs)$/.test(p)),
+    ...walk('scripts', (p) => /\.(ts|mjs)$/.test(p)),
+    ...walk('bench', (p) => /\.(ts|mjs)$/.test(p)),
+  ];
   let changed = 0;
   const dangling = [];
   for (const file of code) {
@@ -266,9 +376,13 @@ function rewriteImports(map, origin) {
 /** The text files whose mentions of test/ paths are rewritten (generated outputs left alone). */
 function textFiles() {
   const tracked = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { encoding: 'utf8' }).split('\n').filter(Boolean);
-  return tracked.filter((p) => existsSync(p) && !statSync(p).isDirectory()
-    && /(\.(md|ts|mjs|js|sh|ya?ml)|^package\.json|^\.ci\/run|^\.prettierignore|^Containerfile)$/.test(p)
-    && !/^(plans|schema|dist|node_modules|scripts\/house)\/|\/(golden|fixtures)\/|package-lock\.json$/.test(p));
+  return tracked.filter(
+    (p) =>
+      existsSync(p) &&
+      !statSync(p).isDirectory() &&
+      /(\.(md|ts|mjs|js|sh|ya?ml)|^package\.json|^\.ci\/run|^\.prettierignore|^Containerfile)$/.test(p) &&
+      !/^(plans|schema|dist|node_modules|scripts\/house)\/|\/(golden|fixtures)\/|package-lock\.json$/.test(p),
+  );
 }
 
 function escape(s) {
@@ -297,16 +411,20 @@ const started = Date.now();
 const { moves, unlisted } = plannedMoves();
 for (const [from, to] of moves) move(from, to);
 const map = knownMoves(moves);
-const origin = new Map(moves.flatMap(([from, to]) => {
-  if (!statSync(DRY ? from : to).isDirectory()) return [[to, from]];
-  return walk(DRY ? from : to, () => true).map((p) => [p, `${from}${p.slice((DRY ? from : to).length)}`]);
-}));
+const origin = new Map(
+  moves.flatMap(([from, to]) => {
+    if (!statSync(DRY ? from : to).isDirectory()) return [[to, from]];
+    return walk(DRY ? from : to, () => true).map((p) => [p, `${from}${p.slice((DRY ? from : to).length)}`]);
+  }),
+);
 const imports = DRY ? { changed: 0, dangling: [] } : rewriteImports(map, origin);
 const mentions = DRY ? 0 : rewriteMentions(map);
 
 for (const [from, to] of moves) console.log(`${DRY ? 'would move' : 'moved'} ${from} -> ${to}`);
 for (const u of unlisted) console.log(`placed: ${u}`);
-console.log(`${moves.length} moved, ${imports.changed} files with imports rewritten, ${mentions} files with paths rewritten (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+console.log(
+  `${moves.length} moved, ${imports.changed} files with imports rewritten, ${mentions} files with paths rewritten (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+);
 if (imports.dangling.length) {
   console.error(`relative paths that lead nowhere:\n  ${imports.dangling.join('\n  ')}`);
   process.exitCode = 1;

@@ -21,10 +21,11 @@ const IGNORE = '.prettierignore';
 const BEGIN = '# BEGIN over the size caps once formatted (scripts/house/prettier-caps.mjs --write)';
 const END = '# END over the size caps';
 
-const files = (d) => readdirSync(d).flatMap((e) => {
-  const p = join(d, e);
-  return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
-});
+const files = (d) =>
+  readdirSync(d).flatMap((e) => {
+    const p = join(d, e);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
 
 /** What is over a cap in `text`, as test/sizes.test.ts counts it. */
 function oversize(file, text) {

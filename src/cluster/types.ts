@@ -1,7 +1,18 @@
 /** Kubernetes objects as read from a snapshot or the API (only the fields bootcplan touches are typed). */
 import type {
-  NodeObject, MachineConfigPoolObject, MachineConfigObject, BootcNodePoolObject, BootcNodeObject, MachineSetObject, MachineConfigurationObject,
-  ControlPlaneMachineSetObject, ConfigMapObject, FeatureGateObject, InfrastructureObject, ClusterVersionObject, LeaseObject,
+  NodeObject,
+  MachineConfigPoolObject,
+  MachineConfigObject,
+  BootcNodePoolObject,
+  BootcNodeObject,
+  MachineSetObject,
+  MachineConfigurationObject,
+  ControlPlaneMachineSetObject,
+  ConfigMapObject,
+  FeatureGateObject,
+  InfrastructureObject,
+  ClusterVersionObject,
+  LeaseObject,
 } from './kinds.ts';
 
 export interface ObjectMeta {

@@ -40,11 +40,16 @@ const shown = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 export function currentImageOf(platform: string | null, value: unknown): string | null {
   if (!isPlainObject(value)) return null;
   switch (platform) {
-    case 'AWS': return shown(at(value, 'ami', 'id') ?? at(value, 'ami', 'arn') ?? null);
-    case 'GCP': return shown(bootDisks(value).find((d) => d.boot)?.image ?? null);
-    case 'Azure': return azureImageText(value.image);
-    case 'VSphere': return shown(value.template);
-    default: return null;
+    case 'AWS':
+      return shown(at(value, 'ami', 'id') ?? at(value, 'ami', 'arn') ?? null);
+    case 'GCP':
+      return shown(bootDisks(value).find((d) => d.boot)?.image ?? null);
+    case 'Azure':
+      return azureImageText(value.image);
+    case 'VSphere':
+      return shown(value.template);
+    default:
+      return null;
   }
 }
 
@@ -75,11 +80,16 @@ export function predictProviderSpec(ps: unknown, ctx: PredictContext): Predictio
   const from = currentImageOf(ctx.platform, ps);
   if (!isPlainObject(ps)) return skip(from, 'no providerSpec.value');
   switch (ctx.platform) {
-    case 'AWS': return predictAws(ps, ctx, from);
-    case 'GCP': return predictGcp(ps, ctx, from);
-    case 'Azure': return predictAzure(ps, ctx, from);
-    case 'VSphere': return predictVsphere(ps, ctx, from);
-    default: return skip(from, `platform ${ctx.platform ?? 'unknown'} has no managed boot images`);
+    case 'AWS':
+      return predictAws(ps, ctx, from);
+    case 'GCP':
+      return predictGcp(ps, ctx, from);
+    case 'Azure':
+      return predictAzure(ps, ctx, from);
+    case 'VSphere':
+      return predictVsphere(ps, ctx, from);
+    default:
+      return skip(from, `platform ${ctx.platform ?? 'unknown'} has no managed boot images`);
   }
 }
 
@@ -100,15 +110,23 @@ function predictGcp(ps: Record<string, unknown>, ctx: PredictContext, from: stri
   const boot = bootDisks(ps).filter((d) => d.boot === true);
   if (!boot.length) return skip(from, 'no boot disk in providerSpec.disks');
   const custom = boot.find((d) => typeof d.image !== 'string' || !d.image.startsWith(GCP_RHCOS_PREFIX));
-  if (custom) return skip(from, `non-RHCOS image ${custom.image === undefined || custom.image === null ? '(none)' : valueText(custom.image)} (not under ${GCP_RHCOS_PREFIX})`);
+  if (custom)
+    return skip(
+      from,
+      `non-RHCOS image ${custom.image === undefined || custom.image === null ? '(none)' : valueText(custom.image)} (not under ${GCP_RHCOS_PREFIX})`,
+    );
   const t = gcpImage(ctx.stream, ctx.arch);
   if (!t.ok) return skip(from, t.reason);
   return { from, to: t.value.image, skipped: null };
 }
 
 const AZURE_VARIANTS: Record<string, string> = {
-  'redhat/rh-ocp-worker': 'ocp', 'redhat/rh-opp-worker': 'opp', 'redhat/rh-oke-worker': 'oke',
-  'redhat-limited/rh-ocp-worker': 'ocp-emea', 'redhat-limited/rh-opp-worker': 'opp-emea', 'redhat-limited/rh-oke-worker': 'oke-emea',
+  'redhat/rh-ocp-worker': 'ocp',
+  'redhat/rh-opp-worker': 'opp',
+  'redhat/rh-oke-worker': 'oke',
+  'redhat-limited/rh-ocp-worker': 'ocp-emea',
+  'redhat-limited/rh-opp-worker': 'opp-emea',
+  'redhat-limited/rh-oke-worker': 'oke-emea',
 };
 
 function predictAzure(ps: Record<string, unknown>, ctx: PredictContext, from: string | null): Prediction {
@@ -126,9 +144,7 @@ function predictAzure(ps: Record<string, unknown>, ctx: PredictContext, from: st
   else variant = AZURE_VARIANTS[`${valueText(img.publisher)}/${valueText(img.offer)}`];
   if (!variant) return skip(from, 'could not determine azure marketplace variant, cannot update boot images');
   const sku = typeof img.sku === 'string' ? img.sku : '';
-  const gen2 = legacy ? resourceID.includes('gen2')
-    : img.type === 'MarketplaceNoPlan' ? sku.includes('v2') || ctx.arch === 'aarch64'
-    : !sku.includes('gen1');
+  const gen2 = legacy ? resourceID.includes('gen2') : img.type === 'MarketplaceNoPlan' ? sku.includes('v2') || ctx.arch === 'aarch64' : !sku.includes('gen1');
   const t = azureMarketplaceImage(ctx.stream, ctx.arch, variant, gen2);
   if (!t.ok) return skip(from, t.reason);
   const v = t.value;

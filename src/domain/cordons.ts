@@ -56,7 +56,10 @@ export function uncordonPatch(node: NodeObject, decision: Exclude<UncordonDecisi
 }
 
 /** The pause switches of both pool kinds: MachineConfigPool spec.paused, BootcNodePool spec.rollout.paused. */
-interface PauseSwitches { paused?: boolean | null; rollout?: { paused?: boolean | null } | null }
+interface PauseSwitches {
+  paused?: boolean | null;
+  rollout?: { paused?: boolean | null } | null;
+}
 
 /**
  * The merge patch of bootcplan's pause or unpause of a pool, the mark going with the switch; null

@@ -60,7 +60,12 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
  * selector asks for a control-plane role label, or a pool whose nodes are all control-plane
  * nodes (a pool that mixes them with other nodes is an error: src/plan/pool-sharing.ts).
  */
-export function isControlPlanePool(name: string, mcp: MachineConfigPoolObject | undefined, bnp: BootcNodePoolObject | undefined, memberLabels: readonly Record<string, string>[] = []): boolean {
+export function isControlPlanePool(
+  name: string,
+  mcp: MachineConfigPoolObject | undefined,
+  bnp: BootcNodePoolObject | undefined,
+  memberLabels: readonly Record<string, string>[] = [],
+): boolean {
   if (name === 'master' || name === 'control-plane') return true;
   if ([mcp?.spec?.nodeSelector, bnp?.spec?.nodeSelector].some(selectorAsksForControlPlane)) return true;
   return memberLabels.length > 0 && memberLabels.every(isControlPlaneNode);

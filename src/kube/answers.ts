@@ -16,7 +16,10 @@ import { valueText } from '../base/json-text.ts';
 
 /** A refused answer: why, in words, for KubeRequestError. */
 export class AnswerRefused extends NamedError {
-  constructor(message: string, readonly problem: 'not-json' | 'unexpected-answer') {
+  constructor(
+    message: string,
+    readonly problem: 'not-json' | 'unexpected-answer',
+  ) {
     super(message);
   }
 }
@@ -35,7 +38,12 @@ const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' 
 /** Text made one printable line: control and bidi characters escaped (\n, \x1b, \u202e). */
 export function printable(text: string, max = 1000): string {
   const cut = text.length > max ? text.slice(0, max) + '...' : text;
-  return cut.replace(UNPRINTABLE, (ch) => ESCAPES[ch] ?? (ch.charCodeAt(0) <= 0xff ? `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return cut.replace(
+    UNPRINTABLE,
+    (ch) =>
+      ESCAPES[ch] ??
+      (ch.charCodeAt(0) <= 0xff ? `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
 }
 
 /** `text/html; charset=utf-8, 1234 bytes`: what kind of answer, and how big. */
@@ -55,7 +63,8 @@ export function nestedDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -75,7 +84,11 @@ export function parseJsonBody(body: Buffer, status: number, headers: IncomingHtt
   } catch {
     throw new AnswerRefused(`the answer (${status}, ${describeAnswer(headers, body)}) is not JSON: ${preview(body)}`, 'not-json');
   }
-  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw new AnswerRefused(`the answer (${status}, ${describeAnswer(headers, body)}) is JSON nested deeper than ${MAX_JSON_DEPTH} levels: ${preview(body, 40)}`, 'unexpected-answer');
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH))
+    throw new AnswerRefused(
+      `the answer (${status}, ${describeAnswer(headers, body)}) is JSON nested deeper than ${MAX_JSON_DEPTH} levels: ${preview(body, 40)}`,
+      'unexpected-answer',
+    );
   return value;
 }
 
@@ -197,7 +210,8 @@ export type WatchEvent<T = KObject> =
  */
 export function parseWatchEvent<K extends string>(line: string, expected: Expected<K>): WatchEvent<ViewOf<K>> {
   const shown = () => preview(Buffer.from(line));
-  if (nestedDeeperThan(line, MAX_JSON_DEPTH)) throw new AnswerRefused(`a watch event is JSON nested deeper than ${MAX_JSON_DEPTH} levels: ${shown()}`, 'unexpected-answer');
+  if (nestedDeeperThan(line, MAX_JSON_DEPTH))
+    throw new AnswerRefused(`a watch event is JSON nested deeper than ${MAX_JSON_DEPTH} levels: ${shown()}`, 'unexpected-answer');
   let ev: unknown;
   try {
     ev = JSON.parse(line);

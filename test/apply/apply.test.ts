@@ -52,7 +52,7 @@ s('two concurrent applies on one cluster: one proceeds, the other gets LockHeldE
   assert.match(err.message, /alice@ci since 2026-09-14T08:00:00Z/);
   assert.ok(err.lockId.length > 4);
   assert.is(sim.reboots.length, 6);
-  assert.is((await sim.driver().readLock()), null, 'released after the apply');
+  assert.is(await sim.driver().readLock(), null, 'released after the apply');
 });
 
 s('a changed cluster is refused with exit 3 before any write, listing the difference', async () => {
@@ -65,8 +65,14 @@ s('a changed cluster is refused with exit 3 before any write, listing the differ
   const r = await runApply(sim, plan, replan);
   assert.is(r.code, 3);
   assert.instance(r.error, StalePlanError);
-  assert.ok((r.error as StalePlanError).difference.some((l) => l.includes('w-99')), (r.error as StalePlanError).difference.join('\n'));
-  assert.equal(sim.writes.filter((w) => !['lock', 'unlock', 'progress'].includes(w.op)), []);
+  assert.ok(
+    (r.error as StalePlanError).difference.some((l) => l.includes('w-99')),
+    (r.error as StalePlanError).difference.join('\n'),
+  );
+  assert.equal(
+    sim.writes.filter((w) => !['lock', 'unlock', 'progress'].includes(w.op)),
+    [],
+  );
 });
 
 s('the cluster changing between waves stops the apply at the next wave (exit 3)', async () => {
@@ -74,7 +80,10 @@ s('the cluster changing between waves stops the apply at the next wave (exit 3)'
   const sim = newSim(snap);
   const r = await runApply(sim, plan, replan, {
     onEventHook: (e) => {
-      if (e.type === 'wave-end' && e.wave === 1) sim.mutate((o) => { (o.get('BootcNode', 'w-05') as TestObject).status.booted.imageDigest = 'sha256:' + 'f'.repeat(64); });
+      if (e.type === 'wave-end' && e.wave === 1)
+        sim.mutate((o) => {
+          (o.get('BootcNode', 'w-05') as TestObject).status.booted.imageDigest = 'sha256:' + 'f'.repeat(64);
+        });
     },
   });
   assert.is(r.code, 3, String(r.error));
@@ -90,14 +99,17 @@ s('a failed reboot halts the pool: paused, remaining waves untouched, exit 5 nam
   const err = r.error as RolloutHaltedError;
   assert.instance(err, RolloutHaltedError);
   assert.match(err.message, /w-0\d/);
-  assert.ok(err.report.some((l) => l.includes('Degraded=True')), err.report.join('\n'));
+  assert.ok(
+    err.report.some((l) => l.includes('Degraded=True')),
+    err.report.join('\n'),
+  );
   assert.is(sim.reboots.length, 2, 'only the first wave rebooted');
   assert.is(sim.view().bootcNodePools[0].spec!.rollout!.paused, true);
   assert.ok(r.events.some((e) => e.type === 'halt') && r.events.some((e) => e.type === 'node-failed'));
   const progress = await sim.driver().readProgress();
   assert.ok(progress.run!.pools.worker.halted);
   const failed = Object.values(progress.nodes).filter((e) => e.step === 'failed');
-  assert.ok(failed.length >= 1, 'the failed node\'s entry says so, on its Node');
+  assert.ok(failed.length >= 1, "the failed node's entry says so, on its Node");
 });
 
 s('a node cordoned by an administrator after the plan is not taken: it stays cordoned and unrebooted, and the pool halts saying why', async () => {
@@ -105,13 +117,21 @@ s('a node cordoned by an administrator after the plan is not taken: it stays cor
   // or rebooted by bootcplan; it waits for the node, and the budget wait ends in a halt (exit 5).
   const { snap, plan, replan } = worker(4, 2);
   const sim = newSim(snap);
-  sim.mutate((o) => { o.nodes.get('w-01')!.spec!.unschedulable = true; });
+  sim.mutate((o) => {
+    o.nodes.get('w-01')!.spec!.unschedulable = true;
+  });
   const r = await runApply(sim, plan, replan);
   assert.is(r.code, 5, String(r.error));
-  assert.match(String((r.error as Error).message) + JSON.stringify((r.error as { report?: string[] }).report ?? []), /w-01.*out of service on its own \(cordoned\)/);
+  assert.match(
+    String((r.error as Error).message) + JSON.stringify((r.error as { report?: string[] }).report ?? []),
+    /w-01.*out of service on its own \(cordoned\)/,
+  );
   assert.is(sim.get('Node', 'w-01')!.spec!.unschedulable, true);
   assert.is.not(sim.get('BootcNode', 'w-01')!.status!.booted!.imageDigest, NEW_DIGEST);
-  assert.not.ok(sim.reboots.some((x) => x.node === 'w-01'), 'w-01 was rebooted');
+  assert.not.ok(
+    sim.reboots.some((x) => x.node === 'w-01'),
+    'w-01 was rebooted',
+  );
   for (const c of sim.cordons) assert.ok(c.unavailableAfter <= 2 || c.wasUnavailable, JSON.stringify(c));
 });
 
@@ -134,7 +154,11 @@ s('killed mid-wave, the rerun resumes and reboots no node twice', async () => {
   const { snap, plan, replan } = worker(9, 3);
   const sim = newSim(snap);
   let n = 0;
-  const first = await runApply(sim, plan, replan, { onEventHook: (e, d) => { if (e.type === 'reboot' && ++n === 4) d.kill(); } });
+  const first = await runApply(sim, plan, replan, {
+    onEventHook: (e, d) => {
+      if (e.type === 'reboot' && ++n === 4) d.kill();
+    },
+  });
   assert.is(first.code, 1);
   assert.is((first.error as Error).name, 'KilledError');
   const held = await runApply(sim, plan, replan);
@@ -150,7 +174,20 @@ s('killed mid-wave, the rerun resumes and reboots no node twice', async () => {
 
 s('a plan with cpms-replacement-not-allowed is blocked by policy (exit 6); other errors exit 1', async () => {
   const { snap, plan, replan } = worker(3);
-  const bad = { ...plan, diagnostics: [{ severity: 'error' as const, code: 'cpms-replacement-not-allowed', message: 'replaces control-plane machines', path: null, file: null, line: null, column: null }] };
+  const bad = {
+    ...plan,
+    diagnostics: [
+      {
+        severity: 'error' as const,
+        code: 'cpms-replacement-not-allowed',
+        message: 'replaces control-plane machines',
+        path: null,
+        file: null,
+        line: null,
+        column: null,
+      },
+    ],
+  };
   const r = await runApply(newSim(snap), bad, replan);
   assert.is(r.code, 6);
   assert.instance(r.error, PolicyBlockedError);
@@ -163,7 +200,10 @@ s('maintenance-window policy stops before the first write with exit 6', async ()
   const sim = newSim(snap);
   const r = await runApply(sim, plan, replan, { policy: () => 'outside the maintenance windows' });
   assert.is(r.code, 6);
-  assert.equal(sim.writes.filter((w) => !['lock', 'unlock', 'progress'].includes(w.op)), []);
+  assert.equal(
+    sim.writes.filter((w) => !['lock', 'unlock', 'progress'].includes(w.op)),
+    [],
+  );
 });
 
 s('MCO-only pool: MachineConfig written, the MCO moves the nodes wave by wave, pool unpaused at the end', async () => {
@@ -182,7 +222,10 @@ s('MCO-only pool: MachineConfig written, the MCO moves the nodes wave by wave, p
   assert.is(digestOf(rendered.spec!.osImageURL), NEW_DIGEST);
   assert.is(r.events.filter((e) => e.type === 'wave-end').length, 3);
   assert.is(r.events.filter((e) => e.type === 'booted').length, 6);
-  assert.ok(Math.abs(r.result!.durationSeconds - plan.summary.estimatedSeconds) <= plan.summary.estimatedSeconds * 0.02, `${r.result!.durationSeconds} vs ${plan.summary.estimatedSeconds}`);
+  assert.ok(
+    Math.abs(r.result!.durationSeconds - plan.summary.estimatedSeconds) <= plan.summary.estimatedSeconds * 0.02,
+    `${r.result!.durationSeconds} vs ${plan.summary.estimatedSeconds}`,
+  );
 });
 
 s('MCO-only pool: the predicted waves are the nodes the MCO takes (zone by zone, oldest first), so wave-start events match', async () => {
@@ -198,7 +241,11 @@ s('MCO-only pool: the predicted waves are the nodes the MCO takes (zone by zone,
   const starts = r.events.filter((e) => e.type === 'wave-start');
   assert.is(starts.length, 5);
   for (const w of starts) {
-    const taken = r.events.filter((e) => e.type === 'cordon').filter((e) => e.wave === w.wave).map((e) => e.node).sort();
+    const taken = r.events
+      .filter((e) => e.type === 'cordon')
+      .filter((e) => e.wave === w.wave)
+      .map((e) => e.node)
+      .sort();
     assert.equal(taken, [...w.nodes].sort(), `wave ${w.wave}`);
   }
 });

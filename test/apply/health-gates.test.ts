@@ -20,9 +20,25 @@ const s = suite('health gates in the applier');
 const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
 
 const rules = (...t: string[]): FailCheckRule[] => t.map((x) => parseFailCheck(x) as FailCheckRule);
-const check = (name: string, extra: Record<string, unknown> = {}) => ({ name, alerts: { matchers: ['severity="critical"'] }, intervalSeconds: 10, successes: 2, ...extra });
+const check = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  alerts: { matchers: ['severity="critical"'] },
+  intervalSeconds: 10,
+  successes: 2,
+  ...extra,
+});
 
-function setup(o: { count?: number; checks?: Record<string, unknown>[]; poolChecks?: Record<string, unknown>[]; soak?: number; max?: number; mco?: boolean; staged?: boolean } = {}) {
+function setup(
+  o: {
+    count?: number;
+    checks?: Record<string, unknown>[];
+    poolChecks?: Record<string, unknown>[];
+    soak?: number;
+    max?: number;
+    mco?: boolean;
+    staged?: boolean;
+  } = {},
+) {
   const b = new ClusterBuilder();
   const ns = nodes('w', o.count ?? 4, undefined, o.staged ? { staged: true } : {});
   const snap = (o.mco ? b.mcoPool('worker', ns) : b.bootcPool('worker', ns)).snapshot();
@@ -33,7 +49,14 @@ function setup(o: { count?: number; checks?: Record<string, unknown>[]; poolChec
 }
 
 const runRecord = (sim: SimCluster) => sim.progress.read(sim.nodes.values()).run!;
-const types = (events: ApplyEvent[]) => events.filter((e) => e.type !== 'gate-measure').map((e) => e.type === 'gate-start' || e.type === 'gate-pass' || e.type === 'gate-fail' ? `${e.type}:${e.point}${e.wave !== null ? `/${e.wave}` : ''}${e.node ? `/${e.node}` : ''}` : e.type);
+const types = (events: ApplyEvent[]) =>
+  events
+    .filter((e) => e.type !== 'gate-measure')
+    .map((e) =>
+      e.type === 'gate-start' || e.type === 'gate-pass' || e.type === 'gate-fail'
+        ? `${e.type}:${e.point}${e.wave !== null ? `/${e.wave}` : ''}${e.node ? `/${e.node}` : ''}`
+        : e.type,
+    );
 const after = (events: ApplyEvent[], i: number, type: string) => events.slice(i + 1).filter((e) => e.type === type);
 
 s('a plan with checks and no health source is refused before the lock', async () => {
@@ -53,7 +76,11 @@ s('the preflight gate runs before any write; its failure writes nothing and exit
   assert.is(r.code, 5);
   assert.match((r.error as Error).message, /^preflight: health check alerts failed before the first write: rehearsal: --fail-check alerts@preflight$/);
   assert.equal((r.error as HealthCheckFailedError).report[0], 'nothing was written: the cluster was not healthy before the rollout started');
-  assert.equal(sim.writes.filter((w) => w.op !== 'lock' && w.op !== 'unlock'), [], 'no object, no progress record written');
+  assert.equal(
+    sim.writes.filter((w) => w.op !== 'lock' && w.op !== 'unlock'),
+    [],
+    'no object, no progress record written',
+  );
   assert.equal(sim.cordons, []);
   assert.equal(types(r.events).slice(0, 3), ['start', 'gate-start:preflight', 'gate-fail:preflight']);
 });
@@ -64,15 +91,29 @@ s('afterWave gates run after the soak, the last wave included; a pool is done on
   assert.is(r.error, null, String(r.error));
   const t = types(r.events).filter((x) => /^(gate-|wave-|soak|pool-done)/.test(x));
   assert.equal(t, [
-    'gate-start:preflight', 'gate-pass:preflight', 'wave-start', 'wave-end', 'soak', 'gate-start:afterWave/1', 'gate-pass:afterWave/1',
-    'wave-start', 'wave-end', 'soak', 'gate-start:afterWave/2', 'gate-pass:afterWave/2', 'pool-done',
+    'gate-start:preflight',
+    'gate-pass:preflight',
+    'wave-start',
+    'wave-end',
+    'soak',
+    'gate-start:afterWave/1',
+    'gate-pass:afterWave/1',
+    'wave-start',
+    'wave-end',
+    'soak',
+    'gate-start:afterWave/2',
+    'gate-pass:afterWave/2',
+    'pool-done',
   ]);
   const soakEnd = r.events.find((e) => e.type === 'soak' && e.wave === 2)!;
   const gate2 = r.events.find((e) => e.type === 'gate-start' && e.wave === 2)!;
   assert.is(gate2.t - soakEnd.t, 60, 'the last gate waits for the soak');
   const pass = r.events.find((e) => e.type === 'gate-pass' && e.wave === 2)!;
   assert.is(pass.type === 'gate-pass' && pass.seconds, 10, 'two passes 10 s apart');
-  assert.ok(r.result!.durationSeconds >= plan.summary.estimatedSeconds - 1, `${r.result!.durationSeconds} s against the estimate ${plan.summary.estimatedSeconds} s`);
+  assert.ok(
+    r.result!.durationSeconds >= plan.summary.estimatedSeconds - 1,
+    `${r.result!.durationSeconds} s against the estimate ${plan.summary.estimatedSeconds} s`,
+  );
 });
 
 s('a failed afterWave gate: no node of the next wave starts, the pool is paused, the record and the error name the check', async () => {
@@ -102,11 +143,17 @@ s('afterNode: a failing gate stops further starts, the node in flight finishes, 
   assert.equal(after(r.events, fail, 'cordon'), []);
   const wave1 = plan.pools[0].waves[0];
   assert.equal(sim.cordons.map((c) => c.node).sort(), [...wave1].sort(), 'the second node of the wave was in flight and finished; no more');
-  assert.equal(r.events.filter((e) => e.type === 'booted').map((e) => (e as { node: string }).node).sort(), [...wave1].sort());
+  assert.equal(
+    r.events
+      .filter((e) => e.type === 'booted')
+      .map((e) => (e as { node: string }).node)
+      .sort(),
+    [...wave1].sort(),
+  );
   assert.match((r.error as Error).message, new RegExp(`failed after node ${first} of pool worker`));
 });
 
-s('afterNode in waves: while a node\'s gate runs, no other node of its wave starts, even when budget frees up', async () => {
+s("afterNode in waves: while a node's gate runs, no other node of its wave starts, even when budget frees up", async () => {
   const { sim, plan, replan } = setup({ count: 4, max: 2, staged: true, checks: [check('slow', { when: ['afterNode'], successes: 5, intervalSeconds: 60 })] });
   const [a, b] = plan.pools[0].waves[0];
   const other = plan.pools[0].waves[1][0];
@@ -127,7 +174,14 @@ s('afterNode in waves: while a node\'s gate runs, no other node of its wave star
 
 s('afterNode in slots: admission waits for the gate of the node that came back; a failure admits nobody after it', async () => {
   const b = new ClusterBuilder().bootcPool('worker', nodes('w', 4, undefined, { staged: true })).snapshot();
-  const spec = () => planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1, rollout: 'slots' }], { healthChecks: [check('n', { when: ['afterNode'], successes: 3, intervalSeconds: 30 })] }), b, D);
+  const spec = () =>
+    planWith(
+      specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1, rollout: 'slots' }], {
+        healthChecks: [check('n', { when: ['afterNode'], successes: 3, intervalSeconds: 30 })],
+      }),
+      b,
+      D,
+    );
   const { plan, replan } = spec();
   const order = plan.pools[0].waves.flat();
   const sim = newSim(b, { durations: D });
@@ -141,25 +195,49 @@ s('afterNode in slots: admission waits for the gate of the node that came back; 
   const sim2 = newSim(b, { durations: D });
   const r2 = await runApply(sim2, plan, replan, { health: new SimHealthSource({ failChecks: rules(`n@node=${order[1]}`) }) });
   assert.instance(r2.error, HealthCheckFailedError);
-  assert.equal(sim2.cordons.map((c) => c.node), order.slice(0, 2));
+  assert.equal(
+    sim2.cordons.map((c) => c.node),
+    order.slice(0, 2),
+  );
 });
 
 s('apply --step: the gate after wave k belongs to the run that starts wave k+1; a resumed run re-runs exactly the due gate, never the preflight', async () => {
   const { sim, plan, replan } = setup({ count: 4, soak: 0, staged: true });
   const one = await runApply(sim, plan, replan, { step: true, health: new SimHealthSource() });
   assert.equal(one.result?.outcome, 'stepped');
-  assert.equal(types(one.events).filter((x) => x.startsWith('gate-start')), ['gate-start:preflight']);
+  assert.equal(
+    types(one.events).filter((x) => x.startsWith('gate-start')),
+    ['gate-start:preflight'],
+  );
   // The second run is stopped in the middle of the gate after wave 1.
   const stop = new AbortController();
-  const two = await runApply(sim, plan, replan, { step: true, signal: stop.signal, health: new SimHealthSource(), onEventHook: (e) => { if (e.type === 'gate-start') sim.after(5, () => stop.abort('SIGTERM')); } });
+  const two = await runApply(sim, plan, replan, {
+    step: true,
+    signal: stop.signal,
+    health: new SimHealthSource(),
+    onEventHook: (e) => {
+      if (e.type === 'gate-start') sim.after(5, () => stop.abort('SIGTERM'));
+    },
+  });
   assert.instance(two.error, InterruptedError);
-  assert.equal(types(two.events).filter((x) => x.startsWith('gate-')), ['gate-start:afterWave/1']);
+  assert.equal(
+    types(two.events).filter((x) => x.startsWith('gate-')),
+    ['gate-start:afterWave/1'],
+  );
   const three = await runApply(sim, plan, replan, { step: true, health: new SimHealthSource() });
   assert.equal(three.result?.outcome, 'stepped');
-  assert.equal(types(three.events).filter((x) => x.startsWith('gate-')), ['gate-start:afterWave/1', 'gate-pass:afterWave/1'], 'the same gate again, then wave 2');
+  assert.equal(
+    types(three.events).filter((x) => x.startsWith('gate-')),
+    ['gate-start:afterWave/1', 'gate-pass:afterWave/1'],
+    'the same gate again, then wave 2',
+  );
   assert.ok(three.events.some((e) => e.type === 'wave-start' && e.wave === 2));
   const four = await runApply(sim, plan, replan, { step: true, health: new SimHealthSource() });
-  assert.equal(types(four.events).filter((x) => x.startsWith('gate-')), ['gate-start:afterWave/2', 'gate-pass:afterWave/2'], 'the last wave\'s gate in a run of its own');
+  assert.equal(
+    types(four.events).filter((x) => x.startsWith('gate-')),
+    ['gate-start:afterWave/2', 'gate-pass:afterWave/2'],
+    "the last wave's gate in a run of its own",
+  );
   assert.equal(four.result?.outcome, 'done');
   assert.is(runRecord(sim).pools.worker.gatesPassed, 2);
 });
@@ -172,8 +250,15 @@ s('a stop ends a gate within 2 s, even when the source ignores the signal; nothi
   const stop = new AbortController();
   let stoppedAt = -1;
   const r = await runApply(sim, plan, replan, {
-    signal: stop.signal, health: silent,
-    onEventHook: (e) => { if (e.type === 'gate-start') sim.after(3, () => { stoppedAt = sim.now; stop.abort('SIGTERM'); }); },
+    signal: stop.signal,
+    health: silent,
+    onEventHook: (e) => {
+      if (e.type === 'gate-start')
+        sim.after(3, () => {
+          stoppedAt = sim.now;
+          stop.abort('SIGTERM');
+        });
+    },
   });
   assert.instance(r.error, InterruptedError);
   assert.ok(stoppedAt > 0 && sim.now - stoppedAt <= 2, `ended ${sim.now - stoppedAt} s after the stop`);
@@ -186,7 +271,13 @@ s('a source that does not answer fails the check (timeout), never passes it', as
   const r = await runApply(sim, plan, replan, { health: silent });
   assert.instance(r.error, HealthCheckFailedError);
   const m = r.events.filter((e) => e.type === 'gate-measure');
-  assert.equal(m.map((e) => e.type === 'gate-measure' && [e.outcome, e.observed]), [['error', 'no answer within 5 s'], ['error', 'no answer within 5 s']]);
+  assert.equal(
+    m.map((e) => e.type === 'gate-measure' && [e.outcome, e.observed]),
+    [
+      ['error', 'no answer within 5 s'],
+      ['error', 'no answer within 5 s'],
+    ],
+  );
   const fail = r.events.find((e) => e.type === 'gate-fail')!;
   assert.ok(fail.type === 'gate-fail' && fail.reason === 'error');
 });
@@ -216,11 +307,20 @@ s('MCO pools: the afterWave gate stops the next unpause; afterNode gates run as 
 
 s('slots pools: afterNode gates hold admission; the afterWave checks run once, when the pool is done', async () => {
   const b = new ClusterBuilder().bootcPool('worker', nodes('w', 5)).snapshot();
-  const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, rollout: 'slots' }], { healthChecks: [check('a'), check('n', { when: ['afterNode'], successes: 1 })] }), b, D);
+  const { plan, replan } = planWith(
+    specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, rollout: 'slots' }], {
+      healthChecks: [check('a'), check('n', { when: ['afterNode'], successes: 1 })],
+    }),
+    b,
+    D,
+  );
   const sim = newSim(b, { durations: D });
   const r = await runApply(sim, plan, replan, { health: new SimHealthSource() });
   assert.is(r.error, null, String(r.error));
-  assert.equal(types(r.events).filter((x) => x.startsWith('gate-start:afterWave')), ['gate-start:afterWave/3']);
+  assert.equal(
+    types(r.events).filter((x) => x.startsWith('gate-start:afterWave')),
+    ['gate-start:afterWave/3'],
+  );
   assert.is(r.events.filter((e) => e.type === 'gate-pass' && e.point === 'afterNode').length, 5);
   assert.is(Math.max(...sim.peakUnavailable.values()), 2);
 });

@@ -54,27 +54,36 @@ function leaseTimes(sim: SimCluster, acquireTime: string, renewTime: string) {
   });
 }
 
-s('a Lease whose times are in 2099 and that nobody renews: exit 0 with a clock-skew warning, then exit 4 once it has been seen unchanged for its duration plus the allowance', async () => {
-  const { sim, step } = setup();
-  await sim.driver('holder').acquireLock({ holder: 'laptop@skewed', planId: 'p0', ttlSeconds: 300 });
-  leaseTimes(sim, '2099-01-01T00:00:00.000000Z', '2099-01-01T00:00:00.000000Z');
-  const first = await step();
-  assert.is(first.code, 0, first.err);
-  assert.match(first.err, /warning: clock skew: the lock Lease's renewTime 2099-01-01T00:00:00Z is 7\dy ahead of this clock \(allowance 5m0s\): counted as now; check the clock of laptop@skewed/);
-  assert.match(first.err, /nothing to do now: another apply holds the lock: laptop@skewed/);
-  assert.is(status(sim).lockObserved!.holder, 'laptop@skewed');
-  const codes: number[] = [];
-  let last = first;
-  for (let i = 0; i < 8 && !codes.includes(4); i++) {
-    sim.advance(300); // a CronJob every 5 minutes
-    last = await step();
-    codes.push(last.code);
-  }
-  assert.equal(codes, [0, 4], last.err);
-  const st = status(sim);
-  assert.equal([st.phase, st.reason, st.lastExitCode], ['Degraded', 'LockStuck', 4]);
-  assert.match(st.message, /^lock stuck: its holder has not renewed it for 10m0s \(seen unchanged since \S+; the lease lasts 300s\): it is gone or cut off; another apply holds the lock: laptop@skewed/);
-});
+s(
+  'a Lease whose times are in 2099 and that nobody renews: exit 0 with a clock-skew warning, then exit 4 once it has been seen unchanged for its duration plus the allowance',
+  async () => {
+    const { sim, step } = setup();
+    await sim.driver('holder').acquireLock({ holder: 'laptop@skewed', planId: 'p0', ttlSeconds: 300 });
+    leaseTimes(sim, '2099-01-01T00:00:00.000000Z', '2099-01-01T00:00:00.000000Z');
+    const first = await step();
+    assert.is(first.code, 0, first.err);
+    assert.match(
+      first.err,
+      /warning: clock skew: the lock Lease's renewTime 2099-01-01T00:00:00Z is 7\dy ahead of this clock \(allowance 5m0s\): counted as now; check the clock of laptop@skewed/,
+    );
+    assert.match(first.err, /nothing to do now: another apply holds the lock: laptop@skewed/);
+    assert.is(status(sim).lockObserved!.holder, 'laptop@skewed');
+    const codes: number[] = [];
+    let last = first;
+    for (let i = 0; i < 8 && !codes.includes(4); i++) {
+      sim.advance(300); // a CronJob every 5 minutes
+      last = await step();
+      codes.push(last.code);
+    }
+    assert.equal(codes, [0, 4], last.err);
+    const st = status(sim);
+    assert.equal([st.phase, st.reason, st.lastExitCode], ['Degraded', 'LockStuck', 4]);
+    assert.match(
+      st.message,
+      /^lock stuck: its holder has not renewed it for 10m0s \(seen unchanged since \S+; the lease lasts 300s\): it is gone or cut off; another apply holds the lock: laptop@skewed/,
+    );
+  },
+);
 
 s('a holder that stopped renewing 5 hours ago (its Lease says so): no longer green; exit 4 after its duration plus the allowance as observed', async () => {
   const { sim, step } = setup();
@@ -88,25 +97,28 @@ s('a holder that stopped renewing 5 hours ago (its Lease says so): no longer gre
   assert.match(later.err, /lock stuck: its holder has not renewed it/, later.err);
 });
 
-s('a holder that renews is left to work (exit 0 every run) until it has held the lock for 6 hours as observed; a run that takes the lock clears the observation', async () => {
-  const { sim, step } = setup();
-  const holder = sim.driver('holder');
-  const lock = await holder.acquireLock({ holder: 'job-long@test', planId: 'p0', ttlSeconds: 300 });
-  const codes: number[] = [];
-  for (let i = 0; i < 12 * 7 && !codes.includes(4); i++) {
-    codes.push((await step()).code);
-    sim.advance(300);
-    await holder.renewLock(lock.lockId);
-  }
-  const firstStuck = codes.indexOf(4);
-  assert.ok(firstStuck >= 72 && firstStuck <= 73, `stuck after 6 h of 5-minute runs (run ${firstStuck})`);
-  assert.match(status(sim).message, /lock stuck: it has been held for 6h\dm \(seen held since/);
-  // The holder lets go; the next run takes the lock, applies, and removes lockObserved.
-  await holder.releaseLock(lock.lockId);
-  const mine = await step();
-  assert.is(mine.code, 0, mine.err);
-  assert.is(status(sim).lockObserved, undefined);
-});
+s(
+  'a holder that renews is left to work (exit 0 every run) until it has held the lock for 6 hours as observed; a run that takes the lock clears the observation',
+  async () => {
+    const { sim, step } = setup();
+    const holder = sim.driver('holder');
+    const lock = await holder.acquireLock({ holder: 'job-long@test', planId: 'p0', ttlSeconds: 300 });
+    const codes: number[] = [];
+    for (let i = 0; i < 12 * 7 && !codes.includes(4); i++) {
+      codes.push((await step()).code);
+      sim.advance(300);
+      await holder.renewLock(lock.lockId);
+    }
+    const firstStuck = codes.indexOf(4);
+    assert.ok(firstStuck >= 72 && firstStuck <= 73, `stuck after 6 h of 5-minute runs (run ${firstStuck})`);
+    assert.match(status(sim).message, /lock stuck: it has been held for 6h\dm \(seen held since/);
+    // The holder lets go; the next run takes the lock, applies, and removes lockObserved.
+    await holder.releaseLock(lock.lockId);
+    const mine = await step();
+    assert.is(mine.code, 0, mine.err);
+    assert.is(status(sim).lockObserved, undefined);
+  },
+);
 
 s('judgeHeldLock: the times kept by earlier runs are believed only up to the allowance too (a pod clock in 2099 wrote them)', () => {
   const now = 1_800_000_000;

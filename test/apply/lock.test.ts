@@ -97,7 +97,7 @@ s('a lock taken by another apply mid-wave stops the first apply before its next 
   assert.match((r.error as Error).message, /now held by cronjob@cluster/);
   const after = sim.writes.slice(stolenAt).filter((w) => w.session === r.driver.name && DISRUPTIVE.has(w.op));
   assert.equal(after, [], 'no write of the first apply after the lock was taken');
-  assert.is(sim.lock.leaseOf()?.holder, 'cronjob@cluster', 'the first apply did not release the new holder\'s lock');
+  assert.is(sim.lock.leaseOf()?.holder, 'cronjob@cluster', "the first apply did not release the new holder's lock");
   assert.is(sim.reboots.length, 1, 'only the reboot requested before the lock was taken');
 });
 
@@ -133,8 +133,14 @@ s('a lock taken while an MCO pool is unpaused for a wave: the first apply pauses
 function skewedHolder(sim: SimCluster, skew: number, ttl: number, every: number | null) {
   const renew = () => isoOf(sim.now + skew);
   const lease = {
-    apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
-    metadata: { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, resourceVersion: '1', annotations: { 'bootcplan.dev/lock-id': 'skewed0000', 'bootcplan.dev/plan-id': 'other' } },
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {
+      name: LOCK_NAME,
+      namespace: BOOTCPLAN_NAMESPACE,
+      resourceVersion: '1',
+      annotations: { 'bootcplan.dev/lock-id': 'skewed0000', 'bootcplan.dev/plan-id': 'other' },
+    },
     spec: { holderIdentity: 'skewed@elsewhere', leaseDurationSeconds: ttl, acquireTime: renew(), renewTime: renew() },
   };
   sim.put(lease);
@@ -189,63 +195,89 @@ s('the observed-time rule: a lease is expired only once the same record has been
   assert.is(o.expiresAt(), 1121);
 });
 
-s('SIGTERM mid-wave on an MCO pool: stops with exit 143, the pool paused again, where it stopped recorded, the lock released; a rerun resumes and reboots no node twice', async () => {
-  const { snap, plan, replan } = mco(6, 2);
-  const sim = newSim(snap);
-  const stop = new AbortController();
-  const first = await runApply(sim, plan, replan, {
-    signal: stop.signal,
-    // The MCO cordons the first node of wave 2 while the pool is unpaused for that wave.
-    onEventHook: (e) => { if (e.type === 'cordon' && e.wave === 2 && !stop.signal.aborted) stop.abort('SIGTERM'); },
-  });
-  assert.is(first.code, 143, String((first.error as Error)?.stack ?? first.error));
-  assert.instance(first.error, InterruptedError);
-  assert.match((first.error as Error).message, /^stopped by SIGTERM in pool worker, wave 2: .*paused again.*lock is released/);
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, true, 'the MCO takes no more nodes');
-  const rec = sim.progress.read(sim.nodes.values()).run!;
-  assert.equal(rec.pools.worker.interrupted?.wave, 2);
-  assert.is(rec.pools.worker.mcoUnpaused, undefined);
-  assert.is(sim.lock.leaseOf(), null, 'released');
-  const second = await runApply(sim, plan, replan);
-  assert.is(second.code, 0, String((second.error as Error)?.stack ?? second.error));
-  assert.ok(second.result!.resumed);
-  assert.is(sim.rebootCounts().size, 6);
-  for (const [node, count] of sim.rebootCounts()) assert.is(count, 1, node);
-  assert.is(sim.progress.read(sim.nodes.values()).run!.pools.worker.interrupted, undefined, 'cleared by the rerun');
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, false, 'left as the spec wants it at the end');
-});
+s(
+  'SIGTERM mid-wave on an MCO pool: stops with exit 143, the pool paused again, where it stopped recorded, the lock released; a rerun resumes and reboots no node twice',
+  async () => {
+    const { snap, plan, replan } = mco(6, 2);
+    const sim = newSim(snap);
+    const stop = new AbortController();
+    const first = await runApply(sim, plan, replan, {
+      signal: stop.signal,
+      // The MCO cordons the first node of wave 2 while the pool is unpaused for that wave.
+      onEventHook: (e) => {
+        if (e.type === 'cordon' && e.wave === 2 && !stop.signal.aborted) stop.abort('SIGTERM');
+      },
+    });
+    assert.is(first.code, 143, String((first.error as Error)?.stack ?? first.error));
+    assert.instance(first.error, InterruptedError);
+    assert.match((first.error as Error).message, /^stopped by SIGTERM in pool worker, wave 2: .*paused again.*lock is released/);
+    assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, true, 'the MCO takes no more nodes');
+    const rec = sim.progress.read(sim.nodes.values()).run!;
+    assert.equal(rec.pools.worker.interrupted?.wave, 2);
+    assert.is(rec.pools.worker.mcoUnpaused, undefined);
+    assert.is(sim.lock.leaseOf(), null, 'released');
+    const second = await runApply(sim, plan, replan);
+    assert.is(second.code, 0, String((second.error as Error)?.stack ?? second.error));
+    assert.ok(second.result!.resumed);
+    assert.is(sim.rebootCounts().size, 6);
+    for (const [node, count] of sim.rebootCounts()) assert.is(count, 1, node);
+    assert.is(sim.progress.read(sim.nodes.values()).run!.pools.worker.interrupted, undefined, 'cleared by the rerun');
+    assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, false, 'left as the spec wants it at the end');
+  },
+);
 
-s('an apply killed (SIGKILL) while an MCO pool is unpaused: the unpause was recorded first, and a rerun pauses the pool before anything else, even one that then stops as stale', async () => {
-  const { snap, plan, replan } = mco(6, 2);
-  const sim = newSim(snap);
-  const first = await runApply(sim, plan, replan, { onEventHook: (e, d) => { if (e.type === 'cordon' && e.wave === 1) d.kill(); } });
-  assert.is((first.error as Error).name, 'KilledError');
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, false, 'left unpaused by the dead apply');
-  assert.is(sim.progress.read(sim.nodes.values()).run!.pools.worker.mcoUnpaused, true, 'recorded before the unpause');
-  // The cluster changes meanwhile: the rerun refuses the plan (exit 3), but pauses the pool first.
-  sim.mutate((o) => o.add(nodeObject({ name: 'm-new', role: 'worker', zone: 'us-east-1a', bootc: false })));
-  const at = sim.writes.length;
-  const stale = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 });
-  assert.is(stale.code, 3, String(stale.error));
-  const mine = sim.writes.slice(at).filter((w) => w.session === stale.driver.name).map((w) => `${w.op} ${w.target}`);
-  assert.equal(mine.slice(1, 2), ['pause MachineConfigPool/worker'], mine.join('; '));
-  assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, true, 'the MCO does not roll the rest on its own');
-  assert.is(sim.progress.read(sim.nodes.values()).run!.pools.worker.mcoUnpaused, undefined);
-});
+s(
+  'an apply killed (SIGKILL) while an MCO pool is unpaused: the unpause was recorded first, and a rerun pauses the pool before anything else, even one that then stops as stale',
+  async () => {
+    const { snap, plan, replan } = mco(6, 2);
+    const sim = newSim(snap);
+    const first = await runApply(sim, plan, replan, {
+      onEventHook: (e, d) => {
+        if (e.type === 'cordon' && e.wave === 1) d.kill();
+      },
+    });
+    assert.is((first.error as Error).name, 'KilledError');
+    assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, false, 'left unpaused by the dead apply');
+    assert.is(sim.progress.read(sim.nodes.values()).run!.pools.worker.mcoUnpaused, true, 'recorded before the unpause');
+    // The cluster changes meanwhile: the rerun refuses the plan (exit 3), but pauses the pool first.
+    sim.mutate((o) => o.add(nodeObject({ name: 'm-new', role: 'worker', zone: 'us-east-1a', bootc: false })));
+    const at = sim.writes.length;
+    const stale = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400 });
+    assert.is(stale.code, 3, String(stale.error));
+    const mine = sim.writes
+      .slice(at)
+      .filter((w) => w.session === stale.driver.name)
+      .map((w) => `${w.op} ${w.target}`);
+    assert.equal(mine.slice(1, 2), ['pause MachineConfigPool/worker'], mine.join('; '));
+    assert.is(sim.get('MachineConfigPool', 'worker')!.spec!.paused, true, 'the MCO does not roll the rest on its own');
+    assert.is(sim.progress.read(sim.nodes.values()).run!.pools.worker.mcoUnpaused, undefined);
+  },
+);
 
 s('SIGTERM on a bootc pool mid-wave: nodes in flight keep their progress entries, the rerun finishes them, each node rebooted once', async () => {
   const { snap, plan, replan } = bootc(9, 3);
   const sim = newSim(snap);
   const stop = new AbortController();
   let reboots = 0;
-  const first = await runApply(sim, plan, replan, { signal: stop.signal, onEventHook: (e) => { if (e.type === 'reboot' && ++reboots === 4) stop.abort('SIGTERM'); } });
+  const first = await runApply(sim, plan, replan, {
+    signal: stop.signal,
+    onEventHook: (e) => {
+      if (e.type === 'reboot' && ++reboots === 4) stop.abort('SIGTERM');
+    },
+  });
   assert.is(first.code, 143, String((first.error as Error)?.stack ?? first.error));
   const state = sim.progress.read(sim.nodes.values());
   const rec = state.run!;
-  const cordoned = sim.view().nodes.filter((n) => n.spec?.unschedulable).map((n) => n.metadata.name);
+  const cordoned = sim
+    .view()
+    .nodes.filter((n) => n.spec?.unschedulable)
+    .map((n) => n.metadata.name);
   for (const n of cordoned) assert.ok(state.nodes[n], `${n} is cordoned and has its progress entry`);
   assert.equal(rec.pools.worker.interrupted?.wave, 2);
-  assert.match(renderStatus(null, false, state), /worker: 1 wave\(s\) finished \(1\)[^\n]*\n {4}stopped by SIGTERM at 2026-09-14T\S+ in wave 2; apply again to continue/);
+  assert.match(
+    renderStatus(null, false, state),
+    /worker: 1 wave\(s\) finished \(1\)[^\n]*\n {4}stopped by SIGTERM at 2026-09-14T\S+ in wave 2; apply again to continue/,
+  );
   const second = await runApply(sim, plan, replan);
   assert.is(second.code, 0, String((second.error as Error)?.stack ?? second.error));
   assert.is(sim.rebootCounts().size, 9);
@@ -253,18 +285,29 @@ s('SIGTERM on a bootc pool mid-wave: nodes in flight keep their progress entries
   for (const n of sim.view().nodes) assert.not.ok(n.spec?.unschedulable, n.metadata.name);
 });
 
-s('a fleet batch timeout (the runner aborts with reason batch-timeout) is recorded in the cluster\'s own progress as batch-timeout, not as SIGTERM', async () => {
-  const { snap, plan, replan } = bootc(9, 3);
-  const sim = newSim(snap);
-  const stop = new AbortController();
-  let reboots = 0;
-  const first = await runApply(sim, plan, replan, { signal: stop.signal, onEventHook: (e) => { if (e.type === 'reboot' && ++reboots === 4) stop.abort('batch-timeout'); } });
-  assert.instance(first.error, InterruptedError);
-  const state = sim.progress.read(sim.nodes.values());
-  assert.equal(state.run!.pools.worker.interrupted?.reason, 'batch-timeout');
-  assert.equal(state.run!.pools.worker.interrupted?.wave, 2);
-  assert.match(renderStatus(null, false, state), /stopped by the fleet's batch timeout \(batchTimeoutSeconds\) at 2026-09-14T\S+ in wave 2; apply again to continue/);
-});
+s(
+  "a fleet batch timeout (the runner aborts with reason batch-timeout) is recorded in the cluster's own progress as batch-timeout, not as SIGTERM",
+  async () => {
+    const { snap, plan, replan } = bootc(9, 3);
+    const sim = newSim(snap);
+    const stop = new AbortController();
+    let reboots = 0;
+    const first = await runApply(sim, plan, replan, {
+      signal: stop.signal,
+      onEventHook: (e) => {
+        if (e.type === 'reboot' && ++reboots === 4) stop.abort('batch-timeout');
+      },
+    });
+    assert.instance(first.error, InterruptedError);
+    const state = sim.progress.read(sim.nodes.values());
+    assert.equal(state.run!.pools.worker.interrupted?.reason, 'batch-timeout');
+    assert.equal(state.run!.pools.worker.interrupted?.wave, 2);
+    assert.match(
+      renderStatus(null, false, state),
+      /stopped by the fleet's batch timeout \(batchTimeoutSeconds\) at 2026-09-14T\S+ in wave 2; apply again to continue/,
+    );
+  },
+);
 
 s('--lock-timeout: a second apply waits for the first, naming its holder, then takes the lock; a shorter wait ends with exit 4', async () => {
   const { snap, plan, replan } = bootc(6, 2);
@@ -279,7 +322,10 @@ s('--lock-timeout: a second apply waits for the first, naming its holder, then t
   assert.is(b.result!.outcome, 'nothing-to-do', 'it took the lock once alice released it');
   assert.ok(told.length > 0 && told.every((h) => h === 'alice@ci'), told.join());
   const sim2 = newSim(snap);
-  const [c, d] = await Promise.all([runApply(sim2, plan, replan, { holder: 'alice@ci' }), runApply(sim2, plan, replan, { holder: 'bob@ci', lockTimeoutSeconds: 120 })]);
+  const [c, d] = await Promise.all([
+    runApply(sim2, plan, replan, { holder: 'alice@ci' }),
+    runApply(sim2, plan, replan, { holder: 'bob@ci', lockTimeoutSeconds: 120 }),
+  ]);
   assert.is(c.code, 0);
   assert.is(d.code, 4);
   assert.instance(d.error, LockHeldError);

@@ -33,7 +33,10 @@ s('a bootc node whose MCO desiredConfig differs from currentConfig is out of ser
   assert.is(nodeOf(plan, 'w-01').wave, null);
   assert.not.ok(pool.waves.flat().includes('w-01'));
   assert.is(pool.waves.flat().length, 5);
-  assert.ok(nodeOf(plan, 'w-01').conditions?.some((c) => c.type === 'MCOState' && c.status === 'Working'), JSON.stringify(nodeOf(plan, 'w-01')));
+  assert.ok(
+    nodeOf(plan, 'w-01').conditions?.some((c) => c.type === 'MCOState' && c.status === 'Working'),
+    JSON.stringify(nodeOf(plan, 'w-01')),
+  );
 });
 
 s('the MCO state present and not Done makes a node unavailable, with desiredConfig == currentConfig too (bootc and MCO-only)', () => {
@@ -42,13 +45,25 @@ s('the MCO state present and not Done makes a node unavailable, with desiredConf
       .bootcPool('worker', [{ name: 'w-00', mco: { currentConfig: 'rendered-worker-0001', desiredConfig: 'rendered-worker-0001', state } }, { name: 'w-01' }])
       .mcoPool('infra', [{ name: 'i-00', mco: { state } }, { name: 'i-01' }])
       .snapshot();
-    const plan = planFor(specYaml([{ name: 'worker', image: NEW }, { name: 'infra', image: NEW }]), snap);
+    const plan = planFor(
+      specYaml([
+        { name: 'worker', image: NEW },
+        { name: 'infra', image: NEW },
+      ]),
+      snap,
+    );
     assert.is(nodeOf(plan, 'w-00').blockedBy, 'updating', state);
     assert.is(nodeOf(plan, 'i-00').blockedBy, 'updating', state);
-    assert.equal(plan.pools.map((p) => p.waveSize), [0, 0], state);
+    assert.equal(
+      plan.pools.map((p) => p.waveSize),
+      [0, 0],
+      state,
+    );
   }
   // Done, and no MCO annotations at all (a bootc node outside OpenShift): available.
-  const idx = indexSnapshot(new ClusterBuilder().bootcPool('worker', [{ name: 'w-00', mco: { currentConfig: 'a', desiredConfig: 'a', state: 'Done' } }, { name: 'w-01' }]).snapshot());
+  const idx = indexSnapshot(
+    new ClusterBuilder().bootcPool('worker', [{ name: 'w-00', mco: { currentConfig: 'a', desiredConfig: 'a', state: 'Done' } }, { name: 'w-01' }]).snapshot(),
+  );
   for (const n of ['w-00', 'w-01']) assert.is(viewNode(idx.nodes.get(n)!, idx).unavailable, null, n);
 });
 
@@ -69,7 +84,10 @@ s('a MachineConfigPool rendered but not rolled out blocks its bootc pool: an err
   assert.match(d.hint!, /oc wait mcp\/worker --for=condition=Updated/);
   const pool = plan.pools[0];
   assert.equal(pool.waves, []);
-  assert.equal(pool.nodes.map((n) => n.blockedBy), ['mco-updating', 'mco-updating', 'mco-updating', 'mco-updating']);
+  assert.equal(
+    pool.nodes.map((n) => n.blockedBy),
+    ['mco-updating', 'mco-updating', 'mco-updating', 'mco-updating'],
+  );
   assert.is(plan.summary.blocked, 4);
   assert.is(plan.summary.nodes, 0);
 });
@@ -77,11 +95,17 @@ s('a MachineConfigPool rendered but not rolled out blocks its bootc pool: an err
 s('spec vs status configuration alone (paused, Updating=False) and Updating=True alone each block the pool', () => {
   const mismatch = new ClusterBuilder().mcoPool('infra', nodes('i', 3)).mcpRollout('infra', 'rendered-infra-kubelet').snapshot();
   const updating = new ClusterBuilder().mcoPool('infra', nodes('i', 3)).mcpRollout('infra', null, { updating: true }).snapshot();
-  for (const [what, snap] of [['spec != status', mismatch], ['Updating=True', updating]] as const) {
+  for (const [what, snap] of [
+    ['spec != status', mismatch],
+    ['Updating=True', updating],
+  ] as const) {
     const plan = planFor(specYaml([{ name: 'infra', image: NEW }]), snap);
     assert.is(errorsOf(plan, 'mco-rollout-in-progress').length, 1, what);
     assert.equal(plan.pools[0].waves, [], what);
-    assert.ok(plan.pools[0].nodes.every((n) => n.blockedBy === 'mco-updating'), what);
+    assert.ok(
+      plan.pools[0].nodes.every((n) => n.blockedBy === 'mco-updating'),
+      what,
+    );
   }
   const msg = errorsOf(planFor(specYaml([{ name: 'infra', image: NEW }]), mismatch), 'mco-rollout-in-progress')[0].message;
   assert.match(msg, /rendered-infra-kubelet/);
@@ -93,8 +117,17 @@ s('a rollout in another MachineConfigPool does not block this pool; a pool with 
     .mcoPool('infra', nodes('i', 2, undefined, { current: true }))
     .mcpRollout('infra', 'rendered-infra-kubelet', { updating: true })
     .snapshot();
-  const plan = planFor(specYaml([{ name: 'worker', image: NEW }, { name: 'infra', image: NEW }]), snap);
-  assert.equal(plan.diagnostics.filter((d) => d.severity === 'error'), []);
+  const plan = planFor(
+    specYaml([
+      { name: 'worker', image: NEW },
+      { name: 'infra', image: NEW },
+    ]),
+    snap,
+  );
+  assert.equal(
+    plan.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   assert.is(plan.pools.find((p) => p.name === 'worker')!.waves.flat().length, 3);
 });
 
@@ -114,26 +147,34 @@ function midWave(): ClusterBuilder {
     .mcpRollout('infra', 'rendered-infra-0002', { updating: true });
 }
 
-s('bootcplan\'s own MCO wave: a re-plan mid-wave (the MCP rolls the spec\'s image) is not blocked and not stale', () => {
+s("bootcplan's own MCO wave: a re-plan mid-wave (the MCP rolls the spec's image) is not blocked and not stale", () => {
   const spec = specYaml([{ name: 'infra', image: NEW }]);
-  const before = new ClusterBuilder().mcoPool('infra', [
-    { name: 'i-00', createdAt: '2026-01-01T00:00:00Z' },
-    { name: 'i-01', createdAt: '2026-01-02T00:00:00Z' },
-    { name: 'i-02', createdAt: '2026-01-03T00:00:00Z' },
-  ]).snapshot();
+  const before = new ClusterBuilder()
+    .mcoPool('infra', [
+      { name: 'i-00', createdAt: '2026-01-01T00:00:00Z' },
+      { name: 'i-01', createdAt: '2026-01-02T00:00:00Z' },
+      { name: 'i-02', createdAt: '2026-01-03T00:00:00Z' },
+    ])
+    .snapshot();
   const { plan, replan } = planWith(spec, before);
   assert.equal(plan.pools[0].waves, [['i-00'], ['i-01'], ['i-02']]);
   const snap = midWave().snapshot();
   const fresh = replan(snap);
-  assert.equal(fresh.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.equal(
+    fresh.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   assert.equal(remainingWorkDifference(plan, fresh, snap), []);
-  assert.is(nodeOf(fresh, 'i-01').blockedBy, 'updating', 'the node in bootcplan\'s wave is in flight');
+  assert.is(nodeOf(fresh, 'i-01').blockedBy, 'updating', "the node in bootcplan's wave is in flight");
   assert.is(nodeOf(fresh, 'i-02').blockedBy, 'no-budget');
 });
 
-s('an MCO-only pool whose MachineConfigPool rolls another image than the spec\'s is blocked', () => {
+s("an MCO-only pool whose MachineConfigPool rolls another image than the spec's is blocked", () => {
   const other = OLD.replace('test-old', 'someone-else');
-  const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 3)).mcpRollout('infra', 'rendered-infra-other', { osImageURL: other, updating: true }).snapshot();
+  const snap = new ClusterBuilder()
+    .mcoPool('infra', nodes('i', 3))
+    .mcpRollout('infra', 'rendered-infra-other', { osImageURL: other, updating: true })
+    .snapshot();
   const plan = planFor(specYaml([{ name: 'infra', image: NEW }]), snap);
   assert.is(errorsOf(plan, 'mco-rollout-in-progress').length, 1);
   assert.equal(plan.pools[0].waves, []);
@@ -158,8 +199,15 @@ s('apply: an MCO rollout that starts between two waves stops the apply (exit 3) 
     },
   });
   assert.is(r.code, 3, String((r.error as Error)?.message));
-  assert.ok((r.error as { difference: string[] }).difference.some((l) => l.includes('mco-rollout-in-progress') && l.includes('rendered-worker-kubelet')), JSON.stringify((r.error as { difference: string[] }).difference));
-  assert.equal(sim.reboots.map((x) => x.node), [plan.pools[0].waves[0][0]], 'only the first wave rebooted');
+  assert.ok(
+    (r.error as { difference: string[] }).difference.some((l) => l.includes('mco-rollout-in-progress') && l.includes('rendered-worker-kubelet')),
+    JSON.stringify((r.error as { difference: string[] }).difference),
+  );
+  assert.equal(
+    sim.reboots.map((x) => x.node),
+    [plan.pools[0].waves[0][0]],
+    'only the first wave rebooted',
+  );
 });
 
 s.run();

@@ -27,25 +27,36 @@ async function takenOutDuringWave1(outOfService: (sim: ReturnType<typeof newSim>
       }
     },
   });
-  return { later, touched: r.events.filter((e) => (e.type === 'cordon' || e.type === 'reboot' || e.type === 'drain-done') && (e as { node?: string }).node === later).map((e) => e.type) };
+  return {
+    later,
+    touched: r.events
+      .filter((e) => (e.type === 'cordon' || e.type === 'reboot' || e.type === 'drain-done') && (e as { node?: string }).node === later)
+      .map((e) => e.type),
+  };
 }
 
 s('MCO starts working on a node of wave 2 while wave 1 runs: bootcplan must not reboot it', async () => {
-  const { later, touched } = await takenOutDuringWave1((sim, node) => sim.mutate((o) => {
-    const a = (o.nodes.get(node)!.metadata.annotations ??= {});
-    a[MCO_CURRENT_CONFIG] = 'rendered-worker-0001';
-    a[MCO_DESIRED_CONFIG] = 'rendered-worker-0002';
-    a[MCO_STATE] = 'Working';
-  }), true);
+  const { later, touched } = await takenOutDuringWave1(
+    (sim, node) =>
+      sim.mutate((o) => {
+        const a = (o.nodes.get(node)!.metadata.annotations ??= {});
+        a[MCO_CURRENT_CONFIG] = 'rendered-worker-0001';
+        a[MCO_DESIRED_CONFIG] = 'rendered-worker-0002';
+        a[MCO_STATE] = 'Working';
+      }),
+    true,
+  );
   assert.equal(touched, [], `bootcplan cordoned/drained/rebooted ${later} while the MCO works on it`);
 });
 
 s('DiskPressure appears on a node of wave 2: bootcplan must not drain/reboot it', async () => {
-  const { touched } = await takenOutDuringWave1((sim, node) => sim.mutate((o) => {
-    const c = o.nodes.get(node)!.status!.conditions!.find((x: { type: string }) => x.type === 'DiskPressure');
-    c!.status = 'True';
-    c!.reason = 'KubeletHasDiskPressure';
-  }));
+  const { touched } = await takenOutDuringWave1((sim, node) =>
+    sim.mutate((o) => {
+      const c = o.nodes.get(node)!.status!.conditions!.find((x: { type: string }) => x.type === 'DiskPressure');
+      c!.status = 'True';
+      c!.reason = 'KubeletHasDiskPressure';
+    }),
+  );
   assert.equal(touched, []);
 });
 
@@ -67,9 +78,17 @@ s('control plane: m-01 goes NotReady and the admin cordons m-02 during wave 1; b
       if (e.type === 'reboot' && e.wave === 1 && !injected) {
         injected = true;
         sim.adminCordon(w2, true);
-        sim.mutate((o) => { o.nodes.get(w3)!.status!.conditions!.find((c: any) => c.type === 'Ready')!.status = 'False'; });
+        sim.mutate((o) => {
+          o.nodes.get(w3)!.status!.conditions!.find((c: any) => c.type === 'Ready')!.status = 'False';
+        });
       }
-      if (e.type === 'reboot') { down.add(e.node); const notReady = [...sim.view().nodes].filter((n) => n.status!.conditions!.find((c: any) => c.type === 'Ready')?.status !== 'True').map((n) => n.metadata.name); peak = Math.max(peak, new Set([...notReady, e.node]).size); }
+      if (e.type === 'reboot') {
+        down.add(e.node);
+        const notReady = [...sim.view().nodes]
+          .filter((n) => n.status!.conditions!.find((c: any) => c.type === 'Ready')?.status !== 'True')
+          .map((n) => n.metadata.name);
+        peak = Math.max(peak, new Set([...notReady, e.node]).size);
+      }
     },
   });
   const rebooted = r.events.filter((e) => e.type === 'reboot').map((e) => (e as any).node);

@@ -31,13 +31,20 @@ function killAfterWrite(sim: SimCluster, at: number): { restore: () => void } {
     record(session, op, target);
     if (++count === at && typeof session.kill === 'function') session.kill();
   };
-  return { restore: () => { sim.record = record; } };
+  return {
+    restore: () => {
+      sim.record = record;
+    },
+  };
 }
 
 s('killed after any write or at any event, several times, each rerun resumes from the nodes: every node rebooted once, all entries done', async () => {
   await fc.assert(
     fc.asyncProperty(
-      fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 2 }), fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.integer({ min: 1, max: 30 }),
+      fc.integer({ min: 1, max: 4 }),
+      fc.integer({ min: 0, max: 2 }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
       fc.array(fc.record({ kind: fc.constantFrom('write', 'event'), at: fc.integer({ min: 1, max: 400 }) }), { minLength: 1, maxLength: 3 }),
       async (n, budget, cordonedWanted, stagedFraction, kills) => {
         const cordoned = Math.min(cordonedWanted, n - 1);
@@ -48,7 +55,12 @@ s('killed after any write or at any event, several times, each rerun resumes fro
         for (const k of kills) {
           let events = 0;
           const hook = k.kind === 'write' ? killAfterWrite(sim, k.at) : null;
-          last = await runApply(sim, plan, replan, { lockTimeoutSeconds: 400, onEventHook: (_e, d) => { if (k.kind === 'event' && ++events === k.at) d.kill(); } });
+          last = await runApply(sim, plan, replan, {
+            lockTimeoutSeconds: 400,
+            onEventHook: (_e, d) => {
+              if (k.kind === 'event' && ++events === k.at) d.kill();
+            },
+          });
           hook?.restore();
           if (last.code === 0) break;
           assert.is((last.error as Error).name, 'KilledError', String((last.error as Error)?.stack ?? last.error));
@@ -74,38 +86,45 @@ s('killed after any write or at any event, several times, each rerun resumes fro
         const st = await sim.driver().readProgress();
         assert.ok(st.run?.done, 'the run record says done');
         assert.is(st.run!.pools.worker.wavesDone, plan.pools[0].waves.length);
-      }),
+      },
+    ),
     seeded(3104, 80),
   );
 });
 
-s('killed right after a reboot request: the rerun knows it from the BootcNode (no entry of its own) and lets the wave go on while the node reboots', async () => {
-  // Reboots take longer than the staging limit: a rerun that took the rebooting node for
-  // one that never started staging would halt the pool at the staging gate.
-  const snap = newSnap(4, 0, 4);
-  const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 }]), snap);
-  const sim = newSim(snap, { durations: { ...DEFAULT_DURATIONS, reboot: 1500 } });
-  const timeouts = { stagingSeconds: 120, nodeSeconds: 3600 };
-  const record = sim.record.bind(sim);
-  sim.record = (session: SimDriver, op: string, target: string) => {
-    record(session, op, target);
-    if (op === 'desiredImageState' && target.endsWith('=Booted')) session.kill();
-  };
-  const first = await runApply(sim, plan, replan, { timeouts });
-  sim.record = record;
-  assert.is((first.error as Error).name, 'KilledError');
-  const asked = Object.values(Object.fromEntries([...sim.nodes.values()].map((n) => [n.metadata.name, nodeProgressOf(n)]))).filter((e) => e);
-  assert.ok(asked.length >= 1 && asked.every((e) => e!.step === 'cordon'), `the Node entries still say cordon: ${JSON.stringify(asked)}`);
-  const second = await runApply(sim, plan, replan, { timeouts, lockTimeoutSeconds: 400 });
-  assert.is(second.code, 0, String((second.error as Error)?.stack ?? second.error));
-  for (const name of plan.pools[0].waves.flat()) assert.is(sim.rebootCounts().get(name), 1, `${name} rebooted once`);
-  const e = nodeProgressOf(sim.get('Node', plan.pools[0].waves[0][0]));
-  assert.is(e?.step, 'done');
-});
+s(
+  'killed right after a reboot request: the rerun knows it from the BootcNode (no entry of its own) and lets the wave go on while the node reboots',
+  async () => {
+    // Reboots take longer than the staging limit: a rerun that took the rebooting node for
+    // one that never started staging would halt the pool at the staging gate.
+    const snap = newSnap(4, 0, 4);
+    const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 }]), snap);
+    const sim = newSim(snap, { durations: { ...DEFAULT_DURATIONS, reboot: 1500 } });
+    const timeouts = { stagingSeconds: 120, nodeSeconds: 3600 };
+    const record = sim.record.bind(sim);
+    sim.record = (session: SimDriver, op: string, target: string) => {
+      record(session, op, target);
+      if (op === 'desiredImageState' && target.endsWith('=Booted')) session.kill();
+    };
+    const first = await runApply(sim, plan, replan, { timeouts });
+    sim.record = record;
+    assert.is((first.error as Error).name, 'KilledError');
+    const asked = Object.values(Object.fromEntries([...sim.nodes.values()].map((n) => [n.metadata.name, nodeProgressOf(n)]))).filter((e) => e);
+    assert.ok(asked.length >= 1 && asked.every((e) => e!.step === 'cordon'), `the Node entries still say cordon: ${JSON.stringify(asked)}`);
+    const second = await runApply(sim, plan, replan, { timeouts, lockTimeoutSeconds: 400 });
+    assert.is(second.code, 0, String((second.error as Error)?.stack ?? second.error));
+    for (const name of plan.pools[0].waves.flat()) assert.is(sim.rebootCounts().get(name), 1, `${name} rebooted once`);
+    const e = nodeProgressOf(sim.get('Node', plan.pools[0].waves[0][0]));
+    assert.is(e?.step, 'done');
+  },
+);
 
 function newSnap(n: number, cordoned: number, staged: number) {
   const ns: TestNode[] = Array.from({ length: n }, (_, i) => ({
-    name: `w-${String(i).padStart(3, '0')}`, zone: ZONES[i % 3], cordoned: i < cordoned, staged: i >= n - staged,
+    name: `w-${String(i).padStart(3, '0')}`,
+    zone: ZONES[i % 3],
+    cordoned: i < cordoned,
+    staged: i >= n - staged,
   }));
   return new ClusterBuilder().bootcPool('worker', ns).snapshot();
 }
@@ -123,7 +142,10 @@ s('the run record does not grow with the nodes; a node step writes a bounded ent
     assert.ok(w.nodeWrites <= 2 * n, `${w.nodeWrites} node entry writes for ${n} nodes (cordon, uncordon: the reboot request is recorded by the BootcNode)`);
   }
   const [small, , large] = figures;
-  assert.ok(large.largestRun <= small.largestRun + 8, `run record: ${small.largestRun} bytes at 10 nodes, ${large.largestRun} at 1,000 (only the wave cursor's digits may grow)`);
+  assert.ok(
+    large.largestRun <= small.largestRun + 8,
+    `run record: ${small.largestRun} bytes at 10 nodes, ${large.largestRun} at 1,000 (only the wave cursor's digits may grow)`,
+  );
   assert.ok(large.largestNode <= small.largestNode + 8, `node entry: ${small.largestNode} bytes at 10 nodes, ${large.largestNode} at 1,000`);
   assert.ok(large.largestNode < 300, `a node entry is small: ${large.largestNode} bytes`);
 });
@@ -141,7 +163,7 @@ s('saves made at once (slot nodes finishing together) are written one after the 
   await Promise.all([first, second]);
   const run = sim.progress.read(sim.nodes.values()).run!;
   assert.is(run.changesApplied, true);
-  assert.is(run.pools.worker.wavesDone, 1, 'the second save is written too, against the first one\'s version');
+  assert.is(run.pools.worker.wavesDone, 1, "the second save is written too, against the first one's version");
 });
 
 s.run();

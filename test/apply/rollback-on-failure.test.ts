@@ -32,7 +32,14 @@ function setup(o: { count?: number; max?: number; scope?: 'run' | 'wave'; onFail
   }
   const snap = b.snapshot();
   const onFailure = o.onFailure ?? 'rollback';
-  const check = { name: 'alerts', alerts: { matchers: ['severity="critical"'] }, intervalSeconds: 10, successes: 1, onFailure, ...(onFailure === 'rollback' ? { scope: o.scope ?? 'run' } : {}) };
+  const check = {
+    name: 'alerts',
+    alerts: { matchers: ['severity="critical"'] },
+    intervalSeconds: 10,
+    successes: 1,
+    onFailure,
+    ...(onFailure === 'rollback' ? { scope: o.scope ?? 'run' } : {}),
+  };
   const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: o.max ?? 2, soakSeconds: 0 }], { healthChecks: [check] }), snap, D);
   return { sim: newSim(snap, { durations: D }), plan, replan };
 }
@@ -42,8 +49,13 @@ t('a check fails after wave 1: the wave-1 nodes go back to the image they booted
   const r = await runApply(sim, plan, replan, { health: new SimHealthSource({ failChecks: rules('alerts@worker:wave=1') }) });
   assert.instance(r.error, RolledBackError, String((r.error as Error)?.stack ?? r.error));
   assert.is(r.code, 5);
-  assert.match((r.error as Error).message, /^rolled back 2 node\(s\) of worker to the image each booted before: health check alerts failed: rehearsal: --fail-check alerts@worker:wave=1$/);
-  const wave1 = nodes('w', 6).map((n) => n.name).filter((n) => sim.rebootCounts().get(n));
+  assert.match(
+    (r.error as Error).message,
+    /^rolled back 2 node\(s\) of worker to the image each booted before: health check alerts failed: rehearsal: --fail-check alerts@worker:wave=1$/,
+  );
+  const wave1 = nodes('w', 6)
+    .map((n) => n.name)
+    .filter((n) => sim.rebootCounts().get(n));
   assert.is(wave1.length, 2, 'only the wave-1 nodes were ever rebooted');
   for (const n of wave1) {
     const bn = sim.get('BootcNode', n)!;
@@ -60,22 +72,32 @@ t('a check fails after wave 1: the wave-1 nodes go back to the image they booted
   assert.equal(sim.writes.filter((w) => w.op === 'lock').length, 1, 'one lock for the run and its rollback');
   const rec = (await sim.driver().readProgress()).run!;
   assert.is(rec.rollbackOf?.trigger.check, 'alerts');
-  assert.equal(rec.holds?.map((h) => [h.pool, h.target, h.action]), [['worker', NEW_DIGEST, 'rolled-back']]);
+  assert.equal(
+    rec.holds?.map((h) => [h.pool, h.target, h.action]),
+    [['worker', NEW_DIGEST, 'rolled-back']],
+  );
   // The CronJob runs the plan again: held, exit 5, nothing written.
   const writes = sim.writes.length;
   const again = await runApply(sim, plan, replan, { step: true, health: new SimHealthSource() });
   assert.instance(again.error, HeldTargetError);
-  assert.equal(sim.writes.slice(writes).map((w) => w.op), ['lock', 'unlock']);
+  assert.equal(
+    sim.writes.slice(writes).map((w) => w.op),
+    ['lock', 'unlock'],
+  );
 });
 
 t('scope wave takes back only the wave where the check failed; a check that halts holds the pool too', async () => {
   const { sim, plan, replan } = setup({ scope: 'wave' });
   const r = await runApply(sim, plan, replan, { health: new SimHealthSource({ failChecks: rules('alerts@worker:wave=2') }) });
   assert.instance(r.error, RolledBackError, String(r.error));
-  const back = nodes('w', 6).map((n) => n.name).filter((n) => sim.rebootCounts().get(n) === 2);
+  const back = nodes('w', 6)
+    .map((n) => n.name)
+    .filter((n) => sim.rebootCounts().get(n) === 2);
   assert.is(back.length, 2, 'the two nodes of wave 2 went back');
   for (const n of back) assert.is(sim.get('BootcNode', n)!.status?.booted?.image, OLD);
-  const stayed = nodes('w', 6).map((n) => n.name).filter((n) => sim.rebootCounts().get(n) === 1);
+  const stayed = nodes('w', 6)
+    .map((n) => n.name)
+    .filter((n) => sim.rebootCounts().get(n) === 1);
   assert.is(stayed.length, 2, 'wave 1 stays on the new image (staged the origin, not rebooted)');
   for (const n of stayed) assert.is(sim.get('BootcNode', n)!.status?.booted?.imageDigest, NEW_DIGEST);
 
@@ -83,7 +105,10 @@ t('scope wave takes back only the wave where the check failed; a check that halt
   const halted = await runApply(h.sim, h.plan, h.replan, { health: new SimHealthSource({ failChecks: rules('alerts@worker:wave=1') }) });
   assert.instance(halted.error, HealthCheckFailedError);
   const rec = (await h.sim.driver().readProgress()).run!;
-  assert.equal(rec.holds?.map((x) => [x.pool, x.action, x.check]), [['worker', 'halted', 'alerts']]);
+  assert.equal(
+    rec.holds?.map((x) => [x.pool, x.action, x.check]),
+    [['worker', 'halted', 'alerts']],
+  );
   assert.instance((await runApply(h.sim, h.plan, h.replan, { health: new SimHealthSource() })).error, HeldTargetError);
   const retried = await runApply(h.sim, h.plan, h.replan, { retry: true, health: new SimHealthSource() });
   assert.is(retried.error, null, String(retried.error));
@@ -102,13 +127,19 @@ t('a rollback stopped half-way (SIGTERM) leaves the pool held: the next run of t
   const { sim, plan, replan } = setup();
   const stop = new AbortController();
   const r = await runApply(sim, plan, replan, {
-    signal: stop.signal, health: new SimHealthSource({ failChecks: rules('alerts@worker:wave=1') }),
-    onEventHook: (e) => { if (e.type === 'reboot' && e.rollback) stop.abort('SIGTERM'); },
+    signal: stop.signal,
+    health: new SimHealthSource({ failChecks: rules('alerts@worker:wave=1') }),
+    onEventHook: (e) => {
+      if (e.type === 'reboot' && e.rollback) stop.abort('SIGTERM');
+    },
   });
   assert.is(r.code, 143, String(r.error));
   const rec = (await sim.driver().readProgress()).run!;
-  assert.ok(rec.rollbackOf && !rec.done, 'the rollback\'s own record, unfinished');
-  assert.equal(rec.holds?.map((h) => [h.pool, h.action]), [['worker', 'halted']]);
+  assert.ok(rec.rollbackOf && !rec.done, "the rollback's own record, unfinished");
+  assert.equal(
+    rec.holds?.map((h) => [h.pool, h.action]),
+    [['worker', 'halted']],
+  );
   const cordons = sim.cordons.length;
   const again = await runApply(sim, plan, replan, { step: true, health: new SimHealthSource() });
   assert.instance(again.error, HeldTargetError);
@@ -121,30 +152,55 @@ t('rehearsed with --fail-check: the rollback on the timeline (its own lanes, a r
   const { rehearsal, error } = await rehearse({ plan, replan, snapshot, durations: D, health: { failChecks: rules('alerts@worker:wave=1') } });
   assert.instance(error, RolledBackError);
   assert.equal([rehearsal.rollback?.nodes, rehearsal.rollback?.waves, rehearsal.maxRebootsPerNode], [2, 1, 2]);
-  assert.equal(rehearsal.pools.map((p) => [p.name, !!p.rollback, p.waves.length]), [['worker', false, 1], ['worker', true, 1]]);
+  assert.equal(
+    rehearsal.pools.map((p) => [p.name, !!p.rollback, p.waves.length]),
+    [
+      ['worker', false, 1],
+      ['worker', true, 1],
+    ],
+  );
   const report = rehearsalReport(rehearsal, error);
-  assert.match(renderRehearsalText(report, { color: false }), /Rollback at \d+m\d*s? \(health check alerts failed: rehearsal: --fail-check alerts@worker:wave=1\): 2 nodes in 1 wave/);
+  assert.match(
+    renderRehearsalText(report, { color: false }),
+    /Rollback at \d+m\d*s? \(health check alerts failed: rehearsal: --fail-check alerts@worker:wave=1\): 2 nodes in 1 wave/,
+  );
   const html = renderHtml(plan, { rehearsal: report });
   assert.match(html, /pool worker \(rollback\)/);
   assert.match(html, /<line class="rollback-rule"/);
 });
 
 t('property: after a failed gate no forward node starts; the rollback stays within the budget and takes only nodes the run updated', async () => {
-  await fc.assert(fc.asyncProperty(fc.record({ count: fc.integer({ min: 2, max: 12 }), max: fc.integer({ min: 1, max: 4 }), wave: fc.integer({ min: 1, max: 6 }), scope: fc.constantFrom('run' as const, 'wave' as const) }), async (o) => {
-    const { sim, plan, replan } = setup(o);
-    const waves = plan.pools[0].waves.length;
-    const r = await runApply(sim, plan, replan, { health: new SimHealthSource({ failChecks: rules(`alerts@worker:wave=${Math.min(o.wave, waves)}`) }) });
-    assert.ok(r.error instanceof RolledBackError, `${o.count}/${o.max}/${o.wave}: ${String(r.error)}`);
-    const fail = r.events.findIndex((e) => e.type === 'gate-fail');
-    const updated = new Set(r.events.slice(0, fail).filter((e) => e.type === 'reboot').map((e) => (e as { node: string }).node));
-    for (const e of r.events.slice(fail)) {
-      if (e.type !== 'cordon') continue;
-      assert.is(e.rollback, true, `${e.node}: a forward cordon after the failed gate`);
-      assert.ok(updated.has(e.node), `${e.node}: the rollback took a node the run had not updated`);
-    }
-    for (const c of sim.cordons) if (!c.wasUnavailable) assert.ok(c.unavailableAfter <= o.max, `${c.node}: ${c.unavailableAfter} out, budget ${o.max}`);
-    for (const [n, k] of sim.rebootCounts()) assert.ok(k <= 2, `${n} rebooted ${k} times`);
-  }), seeded(2613, 25));
+  await fc.assert(
+    fc.asyncProperty(
+      fc.record({
+        count: fc.integer({ min: 2, max: 12 }),
+        max: fc.integer({ min: 1, max: 4 }),
+        wave: fc.integer({ min: 1, max: 6 }),
+        scope: fc.constantFrom('run' as const, 'wave' as const),
+      }),
+      async (o) => {
+        const { sim, plan, replan } = setup(o);
+        const waves = plan.pools[0].waves.length;
+        const r = await runApply(sim, plan, replan, { health: new SimHealthSource({ failChecks: rules(`alerts@worker:wave=${Math.min(o.wave, waves)}`) }) });
+        assert.ok(r.error instanceof RolledBackError, `${o.count}/${o.max}/${o.wave}: ${String(r.error)}`);
+        const fail = r.events.findIndex((e) => e.type === 'gate-fail');
+        const updated = new Set(
+          r.events
+            .slice(0, fail)
+            .filter((e) => e.type === 'reboot')
+            .map((e) => (e as { node: string }).node),
+        );
+        for (const e of r.events.slice(fail)) {
+          if (e.type !== 'cordon') continue;
+          assert.is(e.rollback, true, `${e.node}: a forward cordon after the failed gate`);
+          assert.ok(updated.has(e.node), `${e.node}: the rollback took a node the run had not updated`);
+        }
+        for (const c of sim.cordons) if (!c.wasUnavailable) assert.ok(c.unavailableAfter <= o.max, `${c.node}: ${c.unavailableAfter} out, budget ${o.max}`);
+        for (const [n, k] of sim.rebootCounts()) assert.ok(k <= 2, `${n} rebooted ${k} times`);
+      },
+    ),
+    seeded(2613, 25),
+  );
 });
 
 t.run();

@@ -34,7 +34,13 @@ type Resume = 'same-plan' | 'plan-again';
 const stats = { cases: 0, noRollback: 0, stopped: 0, finishedFirst: 0, continued: 0 };
 
 /** The rollback's apply, its k-th awaited call stopping it (0: never); the number of calls it made. */
-async function rollbackRun(sim: SimCluster, plan: Plan, replan: (s: ClusterSnapshot) => Plan, k: number, stop: Stop): Promise<{ code: number; calls: number; error: unknown }> {
+async function rollbackRun(
+  sim: SimCluster,
+  plan: Plan,
+  replan: (s: ClusterSnapshot) => Plan,
+  k: number,
+  stop: Stop,
+): Promise<{ code: number; calls: number; error: unknown }> {
   const raw = sim.driver('rollback');
   const signal = new AbortController();
   const { driver, count } = stoppingAt(raw, k, () => (stop === 'kill' ? raw.kill() : signal.abort(stop)));
@@ -88,7 +94,8 @@ async function check(raw: Shape, at: number, stop: Stop, resume: Resume): Promis
   } else {
     const cont = await rollbackOf(sim);
     assert.is(cont.plan.summary.errors, 0, `plan --rollback again: ${JSON.stringify(cont.plan.diagnostics)}: ${why}`);
-    for (const p of cont.plan.pools) for (const n of p.nodes) assert.ok(updated.has(n.name), `${n.name} is in the continued plan and was not updated by the run: ${why}`);
+    for (const p of cont.plan.pools)
+      for (const n of p.nodes) assert.ok(updated.has(n.name), `${n.name} is in the continued plan and was not updated by the run: ${why}`);
     if ((cont.plan.rollback!.continues ?? []).length) stats.continued++;
     const again = await runApply(sim, cont.plan, cont.replan, lock);
     assert.is(again.code, 0, `plan --rollback again, applied: ${(again.error as Error | undefined)?.stack ?? String(again.error)}: ${why}`);
@@ -96,7 +103,8 @@ async function check(raw: Shape, at: number, stop: Stop, resume: Resume): Promis
 
   for (const c of sim.cordons.slice(cordons)) {
     assert.ok(updated.has(c.node), `the rollback cordoned ${c.node}, which the run did not update: ${why}`);
-    if (!c.wasUnavailable && c.budget !== null) assert.ok(c.unavailableAfter <= c.budget, `${c.node}: ${c.unavailableAfter} of pool ${c.pool} out of service, budget ${c.budget}: ${why}`);
+    if (!c.wasUnavailable && c.budget !== null)
+      assert.ok(c.unavailableAfter <= c.budget, `${c.node}: ${c.unavailableAfter} of pool ${c.pool} out of service, budget ${c.budget}: ${why}`);
   }
   for (const x of sim.reboots.slice(reboots)) assert.ok(updated.has(x.node), `the rollback rebooted ${x.node}, which the run did not update: ${why}`);
   for (const [n, count] of sim.rebootCounts()) assert.ok(count <= 2, `${n} rebooted ${count} times: ${why}`);
@@ -104,15 +112,21 @@ async function check(raw: Shape, at: number, stop: Stop, resume: Resume): Promis
     assert.is(bootedDigest(sim, name), digestOf(from), `${name} is not back on the image it booted: ${why}`);
   }
   // No cordon of bootcplan's is left (an MCO pool's nodes are the MCD's to uncordon: it does once they are Ready).
-  for (const [name, node] of sim.nodes) assert.not.ok(node.spec?.unschedulable && node.metadata.annotations?.[BOOTCPLAN_CORDONED_BY], `${name} is left cordoned by bootcplan: ${why}`);
+  for (const [name, node] of sim.nodes)
+    assert.not.ok(node.spec?.unschedulable && node.metadata.annotations?.[BOOTCPLAN_CORDONED_BY], `${name} is left cordoned by bootcplan: ${why}`);
 }
 
 t('a rollback stopped at any await point and continued ends with every updated node back, within the budget, touching no other node', async () => {
-  await fc.assert(fc.asyncProperty(
-    shapeArb, fc.integer({ min: 0, max: 999 }).map((x) => x / 1000), // doubles lean to 0 and the first call
-    fc.constantFrom<Stop>('SIGTERM', 'SIGINT', 'kill'), fc.constantFrom<Resume>('same-plan', 'plan-again'),
-    check,
-  ), { ...seeded(2614, 30), includeErrorInReport: true });
+  await fc.assert(
+    fc.asyncProperty(
+      shapeArb,
+      fc.integer({ min: 0, max: 999 }).map((x) => x / 1000), // doubles lean to 0 and the first call
+      fc.constantFrom<Stop>('SIGTERM', 'SIGINT', 'kill'),
+      fc.constantFrom<Resume>('same-plan', 'plan-again'),
+      check,
+    ),
+    { ...seeded(2614, 30), includeErrorInReport: true },
+  );
   if (process.env.FC_RUNS) console.log(`\n  ${JSON.stringify(stats)}`);
 });
 

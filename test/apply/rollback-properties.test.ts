@@ -41,7 +41,8 @@ async function check(sh: Shape): Promise<void> {
   assert.ok(r.code === 0 || r.code === 5, `rollback ended with exit ${r.code}: ${(r.error as Error)?.message}`);
   for (const c of sim.cordons.slice(cordons)) {
     assert.ok(updated.has(c.node), `the rollback cordoned ${c.node}, which the run did not update`);
-    if (!c.wasUnavailable && c.budget !== null) assert.ok(c.unavailableAfter <= c.budget, `${c.node}: ${c.unavailableAfter} of pool ${c.pool} out of service, budget ${c.budget}`);
+    if (!c.wasUnavailable && c.budget !== null)
+      assert.ok(c.unavailableAfter <= c.budget, `${c.node}: ${c.unavailableAfter} of pool ${c.pool} out of service, budget ${c.budget}`);
   }
   for (const x of sim.reboots.slice(reboots)) assert.ok(updated.has(x.node), `the rollback rebooted ${x.node}, which the run did not update`);
   // Whatever the rollback got to (a halt leaves nodes on the run's image): every node updated by
@@ -51,7 +52,8 @@ async function check(sh: Shape): Promise<void> {
     assert.ok(now === digestOf(from) || now === NEW_DIGEST, `${name} boots ${now}: neither the run's image nor the one it booted before (${from})`);
   }
   if (!sh.failRate) for (const [n, k] of sim.rebootCounts()) assert.ok(k <= 2, `${n} rebooted ${k} times`);
-  if (r.code === 0) for (const p of rb.plan.pools) for (const n of p.nodes) if (n.wave !== null) assert.is(bootedDigest(sim, n.name), n.to, `${n.name} is not back`);
+  if (r.code === 0)
+    for (const p of rb.plan.pools) for (const n of p.nodes) if (n.wave !== null) assert.is(bootedDigest(sim, n.name), n.to, `${n.name} is not back`);
 }
 
 t('a rollback stays within the budget, touches only nodes the run updated, and returns each to the image it booted', async () => {

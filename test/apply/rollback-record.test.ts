@@ -34,7 +34,10 @@ t('a bootc apply: every node entry keeps from = the pullspec it booted; the pool
   assert.equal(rec.spec, { name: 'test', path: 'spec.yaml', sha256: plan.spec.sha256, commit: null });
   const first = sim.writes.findIndex((w) => w.op !== 'lock' && w.op !== 'progress');
   const saved = sim.writes.findIndex((w) => w.op === 'progress');
-  assert.ok(saved >= 0 && saved < first, `the record (write ${saved}) before the first write to the cluster (write ${first}: ${sim.writes[first]?.op} ${sim.writes[first]?.target})`);
+  assert.ok(
+    saved >= 0 && saved < first,
+    `the record (write ${saved}) before the first write to the cluster (write ${first}: ${sim.writes[first]?.op} ${sim.writes[first]?.target})`,
+  );
 });
 
 t('a node the daemon reports by tag keeps from as repository@digest', async () => {
@@ -54,7 +57,11 @@ t('a node the daemon reports by tag keeps from as repository@digest', async () =
 t('a pool whose nodes booted two images records both digests as mixed, and no image', async () => {
   const OTHER = imageRef('test-other');
   const b = new ClusterBuilder().bootcPool('worker', nodes('w', 3));
-  b.object('BootcNode', 'w-02').status.booted = { ...b.object('BootcNode', 'w-02').status.booted, image: OTHER, imageDigest: OTHER.slice(OTHER.indexOf('@') + 1) };
+  b.object('BootcNode', 'w-02').status.booted = {
+    ...b.object('BootcNode', 'w-02').status.booted,
+    image: OTHER,
+    imageDigest: OTHER.slice(OTHER.indexOf('@') + 1),
+  };
   const snap = b.snapshot();
   const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1 }]), snap);
   const sim = newSim(snap);
@@ -80,22 +87,36 @@ t('a re-planned apply continues the run: same run id, both plan ids, the origin 
   for (const n of nodes('w', 4)) assert.is(nodeProgressOf(sim.get('Node', n.name))?.from, OLD, n.name);
 });
 
-t('an MCO pool: origin names bootcplan\'s MachineConfig (absent before), the pre-run rendered config and image; the rendered target is kept once seen', async () => {
-  const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 2)).snapshot();
-  const { plan, replan } = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1 }]), snap);
-  const sim = newSim(snap);
-  assert.is((await runApply(sim, plan, replan)).error, null);
-  const o = (await sim.driver().readProgress()).run!.pools.infra.origin;
-  assert.is(o?.kind, 'mco');
-  if (o?.kind !== 'mco') return;
-  assert.equal({ ...o, renderedTarget: null }, { kind: 'mco', machineConfig: '99-infra-zz-bootcplan-os-image', osImageURL: null, rendered: 'rendered-infra-0001', renderedTarget: null, image: OLD });
-  const mcp = sim.get('MachineConfigPool', 'infra')!;
-  assert.is(o.renderedTarget, mcp.spec?.configuration?.name);
-  assert.is.not(o.renderedTarget, 'rendered-infra-0001');
-});
+t(
+  "an MCO pool: origin names bootcplan's MachineConfig (absent before), the pre-run rendered config and image; the rendered target is kept once seen",
+  async () => {
+    const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 2)).snapshot();
+    const { plan, replan } = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1 }]), snap);
+    const sim = newSim(snap);
+    assert.is((await runApply(sim, plan, replan)).error, null);
+    const o = (await sim.driver().readProgress()).run!.pools.infra.origin;
+    assert.is(o?.kind, 'mco');
+    if (o?.kind !== 'mco') return;
+    assert.equal(
+      { ...o, renderedTarget: null },
+      { kind: 'mco', machineConfig: '99-infra-zz-bootcplan-os-image', osImageURL: null, rendered: 'rendered-infra-0001', renderedTarget: null, image: OLD },
+    );
+    const mcp = sim.get('MachineConfigPool', 'infra')!;
+    assert.is(o.renderedTarget, mcp.spec?.configuration?.name);
+    assert.is.not(o.renderedTarget, 'rendered-infra-0001');
+  },
+);
 
 t('holds carry into a new record while the plan targets the held image, and end when it targets another', () => {
-  const hold = (pool: string, target: string): Hold => ({ pool, target, action: 'rolled-back', check: 'alerts', observed: '1 firing alert', at: '2026-09-14T09:00:00Z', planId: 'a1b2c3d4e5f60718' });
+  const hold = (pool: string, target: string): Hold => ({
+    pool,
+    target,
+    action: 'rolled-back',
+    check: 'alerts',
+    observed: '1 firing alert',
+    at: '2026-09-14T09:00:00Z',
+    planId: 'a1b2c3d4e5f60718',
+  });
   const holds = [hold('worker', NEW_DIGEST), hold('infra', NEW_DIGEST)];
   assert.equal(carriedHolds(holds, { worker: NEW_DIGEST }), holds, 'infra is not in the plan: its hold stays');
   assert.equal(carriedHolds(holds, { worker: OLD_DIGEST, infra: NEW_DIGEST }), [holds[1]]);

@@ -35,10 +35,19 @@ t('bootc: the plan takes back exactly the nodes the run updated, through the poo
   const [pool] = plan.pools;
   assert.equal(pool.nodes.map((n) => n.name).sort(), [...updated].sort());
   assert.ok(pool.nodes.every((n) => n.from === NEW_DIGEST && n.to === OLD_DIGEST));
-  assert.equal(pool.waves.map((w) => w.length), [2]);
+  assert.equal(
+    pool.waves.map((w) => w.length),
+    [2],
+  );
   assert.equal(pool.rollback, { available: true, to: OLD, via: 'BootcNodePool/worker spec.image.ref', download: false, why: null });
-  assert.equal(plan.changes.map((c) => [c.address, c.action, c.reason]), [['BootcNodePool/worker', 'update', 'pool-image-rollback']]);
-  assert.equal(plan.changes[0].patch, [{ op: 'test', path: '/spec/image/ref', value: NEW }, { op: 'replace', path: '/spec/image/ref', value: OLD }]);
+  assert.equal(
+    plan.changes.map((c) => [c.address, c.action, c.reason]),
+    [['BootcNodePool/worker', 'update', 'pool-image-rollback']],
+  );
+  assert.equal(plan.changes[0].patch, [
+    { op: 'test', path: '/spec/image/ref', value: NEW },
+    { op: 'replace', path: '/spec/image/ref', value: OLD },
+  ]);
   // The nodes of later waves staged the run's image before the first wave: they are listed.
   assert.equal(plan.rollback!.leftovers.map((l) => l.node).sort(), [...rest].sort());
   assert.ok(plan.diagnostics.some((d) => d.code === 'rollback-target-still-staged'));
@@ -67,7 +76,10 @@ t('bootc: applying it returns those nodes to the image each booted, reboots no o
   assert.ok(r.events.filter((e) => e.type === 'cordon').every((e) => 'rollback' in e && e.rollback === true));
   const rec = (await sim.driver().readProgress()).run!;
   assert.equal(rec.rollbackOf?.planId, fwd.plan.id);
-  assert.equal(rec.holds?.map((h) => [h.pool, h.target, h.action]), [['worker', NEW_DIGEST, 'rolled-back']]);
+  assert.equal(
+    rec.holds?.map((h) => [h.pool, h.target, h.action]),
+    [['worker', NEW_DIGEST, 'rolled-back']],
+  );
 
   // The forward plan again (a CronJob): held, exit 5, nothing written.
   const writes = sim.writes.length;
@@ -75,7 +87,10 @@ t('bootc: applying it returns those nodes to the image each booted, reboots no o
   assert.instance(again.error, HeldTargetError);
   assert.is(again.code, 5);
   assert.match((again.error as Error).message, /pool worker is held back from this image: nothing was written/);
-  assert.equal(sim.writes.slice(writes).map((w) => w.op), ['lock', 'unlock']);
+  assert.equal(
+    sim.writes.slice(writes).map((w) => w.op),
+    ['lock', 'unlock'],
+  );
   // A fresh plan of the same image is held too; --retry lifts the hold and rolls forward.
   const fresh = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }]), sim.snapshotCopy());
   assert.is((await runApply(sim, fresh.plan, fresh.replan)).code, 5);
@@ -96,14 +111,17 @@ t('a plan of another image is not held: the hold ends with the target', async ()
   assert.equal((await sim.driver().readProgress()).run!.holds, []);
 });
 
-t('MCO: the run created the osImage MachineConfig: the rollback deletes it, the pool renders its pre-run config, only the run\'s nodes move', async () => {
+t("MCO: the run created the osImage MachineConfig: the rollback deletes it, the pool renders its pre-run config, only the run's nodes move", async () => {
   const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 4)).snapshot();
   const fwd = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 2 }]), snap);
   const sim = newSim(snap);
   assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
   const moved = fwd.plan.pools[0].waves[0];
   const { plan, replan } = await rollbackOf(sim);
-  assert.equal(plan.changes.map((c) => [c.address, c.action, c.reason, c.waitAfter?.kind]), [['MachineConfig/99-infra-zz-bootcplan-os-image', 'delete', 'pool-os-image-rollback', 'pool-rendered']]);
+  assert.equal(
+    plan.changes.map((c) => [c.address, c.action, c.reason, c.waitAfter?.kind]),
+    [['MachineConfig/99-infra-zz-bootcplan-os-image', 'delete', 'pool-os-image-rollback', 'pool-rendered']],
+  );
   assert.equal(plan.pools[0].nodes.map((n) => n.name).sort(), [...moved].sort());
   assert.equal(plan.pools[0].rollback?.download, true);
   const reboots = new Map(sim.rebootCounts());
@@ -113,25 +131,36 @@ t('MCO: the run created the osImage MachineConfig: the rollback deletes it, the 
   const mcp = sim.get('MachineConfigPool', 'infra')!;
   assert.is(mcp.spec?.configuration?.name, 'rendered-infra-0001');
   assert.is(mcp.spec?.paused, false, 'left as the spec wants it');
-  for (const n of nodes('i', 4)) assert.is(sim.get('Node', n.name)!.metadata.annotations!['machineconfiguration.openshift.io/currentConfig'], 'rendered-infra-0001', n.name);
+  for (const n of nodes('i', 4))
+    assert.is(sim.get('Node', n.name)!.metadata.annotations!['machineconfiguration.openshift.io/currentConfig'], 'rendered-infra-0001', n.name);
   for (const [n, k] of sim.rebootCounts()) assert.is(k - (reboots.get(n) ?? 0), moved.includes(n) ? 1 : 0, n);
 });
 
-t('MCO: another MachineConfig of the pool changed since the run: the MCO renders a config no node ran, and the rollback stops before any node moves', async () => {
-  const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 4)).snapshot();
-  const fwd = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 2 }]), snap);
-  const sim = newSim(snap);
-  assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
-  const { plan, replan } = await rollbackOf(sim);
-  // Someone adds an osImage MachineConfig of their own that sorts before bootcplan's.
-  sim.mutate(({ add }) => add({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: '99-infra-custom-os', labels: { 'machineconfiguration.openshift.io/role': 'infra' } }, spec: { osImageURL: OLD.replace(/@.*/, '@sha256:' + 'c'.repeat(64)) } }));
-  const reboots = sim.reboots.length;
-  const r = await runApply(sim, plan, replan);
-  assert.is(r.code, 5, String(r.error));
-  assert.match((r.error as Error).message, /rollback stopped: the MCO rendered rendered-infra-\w+, not the pre-run rendered-infra-0001/);
-  assert.is(sim.reboots.length, reboots, 'no node moved');
-  assert.is(sim.get('MachineConfigPool', 'infra')?.spec?.paused, true);
-});
+t(
+  'MCO: another MachineConfig of the pool changed since the run: the MCO renders a config no node ran, and the rollback stops before any node moves',
+  async () => {
+    const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 4)).snapshot();
+    const fwd = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 2 }]), snap);
+    const sim = newSim(snap);
+    assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
+    const { plan, replan } = await rollbackOf(sim);
+    // Someone adds an osImage MachineConfig of their own that sorts before bootcplan's.
+    sim.mutate(({ add }) =>
+      add({
+        apiVersion: 'machineconfiguration.openshift.io/v1',
+        kind: 'MachineConfig',
+        metadata: { name: '99-infra-custom-os', labels: { 'machineconfiguration.openshift.io/role': 'infra' } },
+        spec: { osImageURL: OLD.replace(/@.*/, '@sha256:' + 'c'.repeat(64)) },
+      }),
+    );
+    const reboots = sim.reboots.length;
+    const r = await runApply(sim, plan, replan);
+    assert.is(r.code, 5, String(r.error));
+    assert.match((r.error as Error).message, /rollback stopped: the MCO rendered rendered-infra-\w+, not the pre-run rendered-infra-0001/);
+    assert.is(sim.reboots.length, reboots, 'no node moved');
+    assert.is(sim.get('MachineConfigPool', 'infra')?.spec?.paused, true);
+  },
+);
 
 t('scope wave: only the last wave goes back; nodes of earlier waves stage the origin they booted, and are listed', async () => {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 6)).snapshot();
@@ -140,13 +169,22 @@ t('scope wave: only the last wave goes back; nodes of earlier waves stage the or
   assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
   assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
   // Waves as the applier composed them (it may regroup staged nodes): the node entries say.
-  const waveOf = (k: number) => nodes('w', 6).map((n) => n.name).filter((n) => nodeProgressOf(sim.get('Node', n))?.wave === k);
+  const waveOf = (k: number) =>
+    nodes('w', 6)
+      .map((n) => n.name)
+      .filter((n) => nodeProgressOf(sim.get('Node', n))?.wave === k);
   const [w1, w2] = [waveOf(1), waveOf(2)];
   assert.is(w2.length, 2);
   const { plan, replan } = await rollbackOf(sim, 'wave');
   assert.equal(plan.rollback!.source.scopeWave, { planId: fwd.plan.id, pool: 'worker', wave: 2 });
   assert.equal(plan.pools[0].nodes.map((n) => n.name).sort(), [...w2].sort());
-  assert.equal(plan.rollback!.leftovers.filter((l) => l.what === 'stages-origin').map((l) => l.node).sort(), [...w1].sort());
+  assert.equal(
+    plan
+      .rollback!.leftovers.filter((l) => l.what === 'stages-origin')
+      .map((l) => l.node)
+      .sort(),
+    [...w1].sort(),
+  );
   assert.ok(plan.diagnostics.some((d) => d.code === 'rollback-stages-origin' && d.severity === 'warning'));
   assert.is((await runApply(sim, plan, replan)).error, null);
   for (const n of w2) assert.is(sim.get('BootcNode', n)!.status?.booted?.image, OLD, n);

@@ -51,11 +51,19 @@ const shapeArb: fc.Arbitrary<Shape> = fc.record({
   infra: fc.array(nodeArb, { minLength: 1, maxLength: 8 }),
   workerBudget: fc.integer({ min: 1, max: 4 }),
   infraBudget: fc.integer({ min: 1, max: 3 }),
-  rolling: fc.oneof({ arbitrary: fc.constant<Shape['rolling']>('none'), weight: 4 }, { arbitrary: fc.constantFrom<Shape['rolling']>('worker', 'infra', 'infra-paused'), weight: 1 }),
+  rolling: fc.oneof(
+    { arbitrary: fc.constant<Shape['rolling']>('none'), weight: 4 },
+    { arbitrary: fc.constantFrom<Shape['rolling']>('worker', 'infra', 'infra-paused'), weight: 1 },
+  ),
 });
 
 function testNode(prefix: string, pool: string, i: number, n: Shape['workers'][number]): TestNode {
-  const t: TestNode = { name: `${prefix}-${String(i).padStart(2, '0')}`, zone: ZONES[i % 3], createdAt: `2026-01-01T00:${String(i).padStart(2, '0')}:00Z`, current: n.current };
+  const t: TestNode = {
+    name: `${prefix}-${String(i).padStart(2, '0')}`,
+    zone: ZONES[i % 3],
+    createdAt: `2026-01-01T00:${String(i).padStart(2, '0')}:00Z`,
+    current: n.current,
+  };
   if (n.health === 'notReady') t.notReady = true;
   else if (n.health === 'cordoned') t.cordoned = true;
   else if (n.health !== 'ok') t.conditions = { [n.health]: 'True' };
@@ -69,14 +77,24 @@ function testNode(prefix: string, pool: string, i: number, n: Shape['workers'][n
 
 function build(sh: Shape) {
   const b = new ClusterBuilder()
-    .bootcPool('worker', sh.workers.map((n, i) => testNode('w', 'worker', i, n)))
+    .bootcPool(
+      'worker',
+      sh.workers.map((n, i) => testNode('w', 'worker', i, n)),
+    )
     .machineConfigPool('worker')
-    .mcoPool('infra', sh.infra.map((n, i) => testNode('i', 'infra', i, n)), { maxUnavailable: sh.infraBudget, paused: sh.rolling === 'infra-paused' });
+    .mcoPool(
+      'infra',
+      sh.infra.map((n, i) => testNode('i', 'infra', i, n)),
+      { maxUnavailable: sh.infraBudget, paused: sh.rolling === 'infra-paused' },
+    );
   if (sh.rolling === 'worker') b.mcpRollout('worker', 'rendered-worker-kubelet', { updating: true });
   if (sh.rolling === 'infra') b.mcpRollout('infra', 'rendered-infra-kubelet', { updating: true });
   if (sh.rolling === 'infra-paused') b.mcpRollout('infra', 'rendered-infra-kubelet');
   const snap = b.snapshot();
-  const spec = specYaml([{ name: 'worker', image: NEW, maxUnavailable: sh.workerBudget }, { name: 'infra', image: NEW, maxUnavailable: sh.infraBudget }]);
+  const spec = specYaml([
+    { name: 'worker', image: NEW, maxUnavailable: sh.workerBudget },
+    { name: 'infra', image: NEW, maxUnavailable: sh.infraBudget },
+  ]);
   return { snap, ...planWith(spec, snap, D) };
 }
 
@@ -91,7 +109,10 @@ s('no unavailable or blocked node is ever cordoned or rebooted, and no pool goes
       for (const pool of plan.pools) {
         const unavailable = pool.unavailableNow.length;
         unavailableAtStart.set(pool.name, unavailable);
-        assert.ok(pool.waveSize <= Math.max(0, pool.maxUnavailable.resolved - unavailable), `${pool.name}: wave size ${pool.waveSize}, budget ${pool.maxUnavailable.resolved}, ${unavailable} unavailable`);
+        assert.ok(
+          pool.waveSize <= Math.max(0, pool.maxUnavailable.resolved - unavailable),
+          `${pool.name}: wave size ${pool.waveSize}, budget ${pool.maxUnavailable.resolved}, ${unavailable} unavailable`,
+        );
         for (const w of pool.waves) assert.ok(w.length <= pool.waveSize, `${pool.name}: a wave of ${w.length}, wave size ${pool.waveSize}`);
         const inWaves = new Set(pool.waves.flat());
         for (const n of pool.nodes) {
@@ -117,7 +138,10 @@ s('no unavailable or blocked node is ever cordoned or rebooted, and no pool goes
       const errors = plan.diagnostics.filter((d) => d.severity === 'error');
       const rollingHasWork = rollingPool !== null && plan.pools.find((p) => p.name === rollingPool)!.nodes.length > 0;
       if (rollingHasWork) {
-        assert.ok(errors.some((d) => d.code === 'mco-rollout-in-progress'), JSON.stringify(plan.diagnostics));
+        assert.ok(
+          errors.some((d) => d.code === 'mco-rollout-in-progress'),
+          JSON.stringify(plan.diagnostics),
+        );
         const p = plan.pools.find((x) => x.name === rollingPool)!;
         assert.equal(p.waves, []);
         assert.ok(p.nodes.every((n) => n.blockedBy !== null));
@@ -136,7 +160,10 @@ s('no unavailable or blocked node is ever cordoned or rebooted, and no pool goes
       for (const pool of plan.pools) {
         const limit = Math.max(pool.maxUnavailable.resolved, unavailableAtStart.get(pool.name)!);
         const peak = sim.peakUnavailable.get(pool.name) ?? 0;
-        assert.ok(peak <= limit, `${pool.name}: ${peak} out of service at once, budget ${pool.maxUnavailable.resolved}, ${unavailableAtStart.get(pool.name)} before`);
+        assert.ok(
+          peak <= limit,
+          `${pool.name}: ${peak} out of service at once, budget ${pool.maxUnavailable.resolved}, ${unavailableAtStart.get(pool.name)} before`,
+        );
       }
     }),
     seeded(3105, 60),

@@ -21,26 +21,42 @@ const s = suite('slots properties');
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
 const D = { stage: 120, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
 
-interface Shape { n: number; cordoned: number; notReady: number; staged: number; budget: number | string; jitter: number; seed: number }
+interface Shape {
+  n: number;
+  cordoned: number;
+  notReady: number;
+  staged: number;
+  budget: number | string;
+  jitter: number;
+  seed: number;
+}
 
-const shapeArb: fc.Arbitrary<Shape> = fc.record({
-  n: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 20 }), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 120 }), weight: 1 }),
-  cordoned: fc.integer({ min: 0, max: 3 }),
-  notReady: fc.integer({ min: 0, max: 1 }),
-  staged: fc.double({ min: 0, max: 1, noNaN: true }),
-  int: fc.integer({ min: 1, max: 6 }),
-  pct: fc.integer({ min: 4, max: 60 }),
-  usePct: fc.boolean(),
-  jitter: fc.constantFrom(0, 0.1, 0.3, 0.6),
-  seed: fc.integer({ min: 1, max: 1e6 }),
-}).map((r) => ({
-  n: r.n, cordoned: r.cordoned, notReady: r.notReady, staged: Math.round(r.staged * r.n),
-  budget: r.usePct ? `${r.pct}%` : Math.ceil(r.n / 20) + r.int, jitter: r.jitter, seed: r.seed,
-}));
+const shapeArb: fc.Arbitrary<Shape> = fc
+  .record({
+    n: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 20 }), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 120 }), weight: 1 }),
+    cordoned: fc.integer({ min: 0, max: 3 }),
+    notReady: fc.integer({ min: 0, max: 1 }),
+    staged: fc.double({ min: 0, max: 1, noNaN: true }),
+    int: fc.integer({ min: 1, max: 6 }),
+    pct: fc.integer({ min: 4, max: 60 }),
+    usePct: fc.boolean(),
+    jitter: fc.constantFrom(0, 0.1, 0.3, 0.6),
+    seed: fc.integer({ min: 1, max: 1e6 }),
+  })
+  .map((r) => ({
+    n: r.n,
+    cordoned: r.cordoned,
+    notReady: r.notReady,
+    staged: Math.round(r.staged * r.n),
+    budget: r.usePct ? `${r.pct}%` : Math.ceil(r.n / 20) + r.int,
+    jitter: r.jitter,
+    seed: r.seed,
+  }));
 
 function build(sh: Shape, rollout: 'slots' | 'waves' = 'slots') {
   const ns: TestNode[] = Array.from({ length: sh.n }, (_, i) => ({
-    name: `w-${String(i).padStart(3, '0')}`, zone: ZONES[i % 3],
+    name: `w-${String(i).padStart(3, '0')}`,
+    zone: ZONES[i % 3],
     cordoned: i < sh.cordoned,
     notReady: i >= sh.cordoned && i < sh.cordoned + sh.notReady,
     staged: i >= sh.n - sh.staged,
@@ -72,7 +88,11 @@ async function killAndRerun(sh: Shape, killAt: number, flaps: number, conflictRa
   const sim = newSim(snap, { durations: D, jitter: { fraction: sh.jitter, seed: sh.seed }, faults: { seed: sh.seed, flapsPerHour: flaps, conflictRate } });
   const pool = plan.pools[0];
   let count = 0;
-  let last = await runApply(sim, plan, replan, { onEventHook: (_e, d) => { if (killAt > 0 && ++count === killAt) d.kill(); } });
+  let last = await runApply(sim, plan, replan, {
+    onEventHook: (_e, d) => {
+      if (killAt > 0 && ++count === killAt) d.kill();
+    },
+  });
   if (last.code !== 0 && !budgetHalt(last)) {
     assert.is((last.error as Error).name, 'KilledError', because(last));
     // A new process takes the dead apply's lock once it has seen the Lease unchanged for its TTL.
@@ -96,15 +116,31 @@ async function killAndRerun(sh: Shape, killAt: number, flaps: number, conflictRa
   return 'done';
 }
 
-s('slots never take the pool over maxUnavailable and update every eligible node at most once, and all of them unless halted for lack of budget, across a kill', async () => {
-  await fc.assert(fc.asyncProperty(...killArgs, async (...args: KillCase) => { await killAndRerun(...args); }), seeded(3112, 60));
-});
+s(
+  'slots never take the pool over maxUnavailable and update every eligible node at most once, and all of them unless halted for lack of budget, across a kill',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(...killArgs, async (...args: KillCase) => {
+        await killAndRerun(...args);
+      }),
+      seeded(3112, 60),
+    );
+  },
+);
 
-s('fixed case (fresh seed 751318129): 6 nodes, budget 4%, 20 flaps an hour, killed at the first event: the rerun halts for lack of budget, over budget never', async () => {
-  const found: KillCase = [{ n: 6, cordoned: 0, notReady: 0, staged: 0, budget: '4%', jitter: 0.6, seed: 560811 }, 1, 20, 0.05];
-  assert.is(await killAndRerun(...found), 'halted');
-  await fc.assert(fc.asyncProperty(...killArgs, async (...args: KillCase) => { await killAndRerun(...args); }), { seed: 751318129, numRuns: 60 });
-});
+s(
+  'fixed case (fresh seed 751318129): 6 nodes, budget 4%, 20 flaps an hour, killed at the first event: the rerun halts for lack of budget, over budget never',
+  async () => {
+    const found: KillCase = [{ n: 6, cordoned: 0, notReady: 0, staged: 0, budget: '4%', jitter: 0.6, seed: 560811 }, 1, 20, 0.05];
+    assert.is(await killAndRerun(...found), 'halted');
+    await fc.assert(
+      fc.asyncProperty(...killArgs, async (...args: KillCase) => {
+        await killAndRerun(...args);
+      }),
+      { seed: 751318129, numRuns: 60 },
+    );
+  },
+);
 
 /**
  * Graham's bound for greedy list scheduling on `slots` slots, from the run's own events: after the

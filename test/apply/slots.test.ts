@@ -26,7 +26,8 @@ const spec = (rollout: 'waves' | 'slots' | null, more: Record<string, unknown> =
 
 /** Most of the pool's nodes cordoned by this apply at once, from the events. */
 function peakInFlight(events: ApplyEvent[]): number {
-  let n = 0, peak = 0;
+  let n = 0,
+    peak = 0;
   for (const e of events) {
     if (e.type === 'cordon') peak = Math.max(peak, ++n);
     if (e.type === 'uncordon' || e.type === 'node-failed') n--;
@@ -48,7 +49,10 @@ s('spec: rollout is waves or slots, positioned; soakSeconds with slots is an err
 });
 
 s('plan: a slots pool keeps the order, its batches are the waves, says 1.1 and rollout: slots; a waves plan is unchanged', () => {
-  const snap = cluster(8, (ns) => { ns[1].staged = true; ns[5].cordoned = true; });
+  const snap = cluster(8, (ns) => {
+    ns[1].staged = true;
+    ns[5].cordoned = true;
+  });
   const slots = planWith(spec('slots'), snap, D).plan;
   const waves = planWith(spec(null), snap, D).plan;
   const explicit = planWith(spec('waves'), snap, D).plan;
@@ -60,7 +64,10 @@ s('plan: a slots pool keeps the order, its batches are the waves, says 1.1 and r
   assert.is(slots.pools[0].rollout, 'slots');
   // Same order, same blocked node, same batches (cordoned node uses one slot: 2 per batch).
   assert.equal(slots.pools[0].waves, waves.pools[0].waves);
-  assert.equal(slots.pools[0].nodes.map((n) => [n.name, n.wave, n.blockedBy]), waves.pools[0].nodes.map((n) => [n.name, n.wave, n.blockedBy]));
+  assert.equal(
+    slots.pools[0].nodes.map((n) => [n.name, n.wave, n.blockedBy]),
+    waves.pools[0].nodes.map((n) => [n.name, n.wave, n.blockedBy]),
+  );
   assert.is(slots.pools[0].waveSize, 2);
   assert.is(slots.pools[0].wavesEstimatedSeconds, waves.pools[0].estimatedSeconds);
   // w-01 is staged: admitted at once; the rest wait for staging (100 s) - slots start the
@@ -97,9 +104,17 @@ s('apply: slots refill as nodes come back, never more than maxUnavailable out, e
     const sim = newSim(snap, { durations: D, jitter: JITTER });
     const r = await runApply(sim, plan, replan);
     assert.is(r.code, 0, String(r.error));
-    runs[mode] = { seconds: r.result!.durationSeconds, reboots: sim.reboots.map((x) => x.node).sort(), peak: sim.peakUnavailable.get('worker')!, inFlight: peakInFlight(r.events) };
+    runs[mode] = {
+      seconds: r.result!.durationSeconds,
+      reboots: sim.reboots.map((x) => x.node).sort(),
+      peak: sim.peakUnavailable.get('worker')!,
+      inFlight: peakInFlight(r.events),
+    };
   }
-  assert.equal(runs.slots.reboots, nodes('w', 12).map((n) => n.name));
+  assert.equal(
+    runs.slots.reboots,
+    nodes('w', 12).map((n) => n.name),
+  );
   assert.equal(runs.waves.reboots, runs.slots.reboots);
   assert.is(runs.slots.peak, 3);
   assert.is(runs.slots.inFlight, 3);
@@ -107,7 +122,9 @@ s('apply: slots refill as nodes come back, never more than maxUnavailable out, e
 });
 
 s('apply: a node out of service on its own keeps its slot; slots never take it', async () => {
-  const snap = cluster(9, (ns) => { ns[4].cordoned = true; });
+  const snap = cluster(9, (ns) => {
+    ns[4].cordoned = true;
+  });
   const { plan, replan } = planWith(spec('slots'), snap, D);
   const sim = newSim(snap, { durations: D, jitter: JITTER });
   const r = await runApply(sim, plan, replan);
@@ -141,12 +158,21 @@ s('apply: re-plans once per admission batch, not per node', async () => {
   const { plan, replan } = planWith(spec('slots'), snap, D);
   let replans = 0;
   const sim = newSim(snap, { durations: D });
-  const r = await runApply(sim, plan, (x) => { replans++; return replan(x); });
+  const r = await runApply(sim, plan, (x) => {
+    replans++;
+    return replan(x);
+  });
   assert.is(r.code, 0, String(r.error));
   // apply start, the gate before the first batch, then one per later batch (4 batches of 3).
   assert.is(plan.pools[0].waves.length, 4);
   assert.is(replans, 2 + 3);
-  assert.equal(r.events.filter((e) => e.type === 'wave-end').map((e) => (e as { wave: number }).wave).sort(), [1, 2, 3, 4]);
+  assert.equal(
+    r.events
+      .filter((e) => e.type === 'wave-end')
+      .map((e) => (e as { wave: number }).wave)
+      .sort(),
+    [1, 2, 3, 4],
+  );
 });
 
 s('apply --step admits one batch, returns once it is back, and a rerun continues', async () => {
@@ -160,7 +186,10 @@ s('apply --step admits one batch, returns once it is back, and a rerun continues
   let outcome = '';
   for (let i = 0; i < 5 && outcome !== 'done'; i++) outcome = (await runApply(sim, plan, replan, { step: true })).result!.outcome;
   assert.is(outcome, 'done');
-  assert.equal(sim.reboots.map((x) => x.node).sort(), nodes('w', 7).map((n) => n.name));
+  assert.equal(
+    sim.reboots.map((x) => x.node).sort(),
+    nodes('w', 7).map((n) => n.name),
+  );
 });
 
 s('apply: a window that refuses stops admission; nodes in flight finish; exit 6; a rerun finishes the rest', async () => {
@@ -182,9 +211,11 @@ s('apply: a window that refuses stops admission; nodes in flight finish; exit 6;
   assert.is(uncordoned, cordoned, 'every admitted node finished before the apply stopped');
   const again = await runApply(sim, plan, replan);
   assert.is(again.code, 0, String(again.error));
-  assert.equal(sim.reboots.map((x) => x.node).sort(), nodes('w', 9).map((n) => n.name));
+  assert.equal(
+    sim.reboots.map((x) => x.node).sort(),
+    nodes('w', 9).map((n) => n.name),
+  );
 });
-
 
 s('apply: the staging gate node by node: a staged node goes ahead; one that never starts staging halts the pool after the limit', async () => {
   // The pool already asks for NEW; the bootc-operator handed it to every node but w-01.
@@ -202,7 +233,11 @@ s('apply: the staging gate node by node: a staged node goes ahead; one that neve
   if (failed?.type !== 'node-failed') return;
   assert.match(failed.message, /^never started staging: /);
   assert.ok(failed.t > 600, `after the 10-minute limit (t=${failed.t})`);
-  assert.equal(sim.reboots.map((x) => x.node), ['w-00'], 'w-00 did not wait for w-01; w-02 was never admitted');
+  assert.equal(
+    sim.reboots.map((x) => x.node),
+    ['w-00'],
+    'w-00 did not wait for w-01; w-02 was never admitted',
+  );
   assert.ok(r.events.some((e) => e.type === 'uncordon' && e.node === 'w-00'));
   assert.not.ok(r.events.some((e) => e.type === 'cordon' && e.node !== 'w-00'));
 });

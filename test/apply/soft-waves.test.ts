@@ -54,14 +54,24 @@ s('100 nodes, maxUnavailable 10%, half soft-capable (known once staged): soft wa
     assert.ok(soft === 0 || soft === w.nodes.length, `wave ${w.wave} mixes soft and hard: ${w.nodes.join(',')}`);
     assert.is(w.end - w.start, soft ? SOFT_WINDOW : HARD_WINDOW, `wave ${w.wave}`);
   }
-  assert.ok(waves.slice(0, 5).every((w) => w.nodes.every(capable)), 'soft waves first');
+  assert.ok(
+    waves.slice(0, 5).every((w) => w.nodes.every(capable)),
+    'soft waves first',
+  );
   // wave-start lists the nodes the wave actually took; every node once, each wave within the plan's size
   const seen = new Set<string>();
   for (const w of waves) {
-    const cordoned = r.events.filter((e) => e.type === 'cordon').filter((e) => e.wave === w.wave).map((e) => e.node).sort();
+    const cordoned = r.events
+      .filter((e) => e.type === 'cordon')
+      .filter((e) => e.wave === w.wave)
+      .map((e) => e.node)
+      .sort();
     assert.equal(cordoned, [...w.nodes].sort(), `wave ${w.wave}`);
     assert.ok(w.nodes.length <= plan.pools[0].waves[w.wave - 1].length);
-    for (const n of w.nodes) { assert.not.ok(seen.has(n), `${n} in two waves`); seen.add(n); }
+    for (const n of w.nodes) {
+      assert.not.ok(seen.has(n), `${n} in two waves`);
+      seen.add(n);
+    }
   }
   assert.is(seen.size, 100);
   assert.is(sim.peakUnavailable.get('worker'), 10);
@@ -91,24 +101,38 @@ s('Estimate vs rehearsal: with every capability known at plan time the plan alre
   const { snap, plan, replan } = pool(30, 5, { soakSeconds: 30 }, tn);
   const p = plan.pools[0];
   assert.ok(p.nodes.every((n) => n.reboot !== 'unknown'));
-  assert.equal(p.waves.map((w) => w.map((n) => p.nodes.find((x) => x.name === n)!.reboot)), [
-    ['soft', 'soft', 'soft', 'soft', 'soft'], ['soft', 'soft', 'soft', 'soft', 'soft'],
-    ['hard', 'hard', 'hard', 'hard', 'hard'], ['hard', 'hard', 'hard', 'hard', 'hard'], ['hard', 'hard', 'hard', 'hard', 'hard'], ['hard', 'hard', 'hard', 'hard', 'hard'],
-  ]);
+  assert.equal(
+    p.waves.map((w) => w.map((n) => p.nodes.find((x) => x.name === n)!.reboot)),
+    [
+      ['soft', 'soft', 'soft', 'soft', 'soft'],
+      ['soft', 'soft', 'soft', 'soft', 'soft'],
+      ['hard', 'hard', 'hard', 'hard', 'hard'],
+      ['hard', 'hard', 'hard', 'hard', 'hard'],
+      ['hard', 'hard', 'hard', 'hard', 'hard'],
+      ['hard', 'hard', 'hard', 'hard', 'hard'],
+    ],
+  );
   assert.is(plan.summary.estimatedSeconds, 2 * SOFT_WINDOW + 4 * HARD_WINDOW + 5 * 30);
   const { rehearsal, error } = await rehearse({ plan, replan, snapshot: snap });
   assert.is(error, null, String(error));
   assert.is(rehearsal.durationSeconds, plan.summary.estimatedSeconds);
   assert.is(rehearsal.reboots.soft, 10);
   // The saved plan's waves ran as planned.
-  assert.equal(rehearsal.pools[0].waves.map((w) => w.nodes), p.waves);
+  assert.equal(
+    rehearsal.pools[0].waves.map((w) => w.nodes),
+    p.waves,
+  );
 });
 
 s('killed during a regrouped wave, the rerun finishes it first, reboots no node twice and leaves no node cordoned', async () => {
   const { snap, plan, replan } = pool(40, 4);
   const sim = newSim(snap, { durations: D, softRebootCapable: capable });
   let reboots = 0;
-  const first = await runApply(sim, plan, replan, { onEventHook: (e, d) => { if (e.type === 'reboot' && ++reboots === 10) d.kill(); } });
+  const first = await runApply(sim, plan, replan, {
+    onEventHook: (e, d) => {
+      if (e.type === 'reboot' && ++reboots === 10) d.kill();
+    },
+  });
   assert.is((first.error as Error).name, 'KilledError');
   const killedWave = waveTimes(first.events).at(-1)!;
   assert.ok(killedWave.nodes.every(capable), 'the first waves are the soft ones');

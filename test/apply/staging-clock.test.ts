@@ -55,7 +55,10 @@ s('apply --step: a Staging time in 2099 does not keep the pool waiting forever; 
       // The first run that sees the future time: exit 0 saying so, with the skew in the message.
       assert.is(last.result?.outcome, 'waiting', String(last.error));
       assert.match(last.result!.wait!.message, /clock skew: BootcNode w-0\d's Staging time 2099-01-01T00:00:00Z is 7\dy ahead of this clock/);
-      assert.ok(last.events.some((e) => e.type === 'wait' && /clock skew/.test(e.message)), 'a skew event');
+      assert.ok(
+        last.events.some((e) => e.type === 'wait' && /clock skew/.test(e.message)),
+        'a skew event',
+      );
       assert.ok(sim.progress.read(sim.nodes.values()).run!.pools.worker.stagingSeen?.['w-00'], 'first sight kept in the run record');
     }
   }
@@ -64,7 +67,7 @@ s('apply --step: a Staging time in 2099 does not keep the pool waiting forever; 
   assert.match(String((last.error as Error).message), /staging active for more than 10 minutes/);
 });
 
-s('apply --step: the pool\'s stagingTimeoutSeconds is the limit (a 2-minute limit halts on the second run)', async () => {
+s("apply --step: the pool's stagingTimeoutSeconds is the limit (a 2-minute limit halts on the second run)", async () => {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot();
   const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, stagingTimeoutSeconds: 120 }]), snap, FOREVER);
   assert.is(plan.pools[0].stagingTimeoutSeconds, 120);
@@ -85,7 +88,15 @@ s('spec: stagingTimeoutSeconds is an integer >= 1; absent, the plan pool has no 
 });
 
 s('run record: a stagingSeen that is not a map of node names to times is refused, naming the pool', () => {
-  const rec = (seen: unknown) => JSON.stringify({ planId: 'p', startedAt: 'x', updatedAt: 'x', changesApplied: true, done: false, pools: { worker: { wavesDone: 0, done: false, stagingSeen: seen } } });
+  const rec = (seen: unknown) =>
+    JSON.stringify({
+      planId: 'p',
+      startedAt: 'x',
+      updatedAt: 'x',
+      changesApplied: true,
+      done: false,
+      pools: { worker: { wavesDone: 0, done: false, stagingSeen: seen } },
+    });
   assert.ok(progressOf(rec({ 'w-00': '2026-09-14T08:00:00Z' }), 'GET x').pools.worker.stagingSeen);
   assert.throws(() => progressOf(rec({ 'w-00': 'yesterday' }), 'GET x'), /pool "worker" has a stagingSeen/);
   assert.throws(() => progressOf(rec(['w-00']), 'GET x'), /pool "worker" has a stagingSeen/);
@@ -111,16 +122,28 @@ s('rehearse: stage=900 halts with the default 10-minute limit (exit 5); with sta
   assert.equal([JSON.parse(dflt.o.out).halted], [true]);
 });
 
-s('docs/apply.md\'s rehearse example, on the plan of the examples, completes: its staging fits the default limit', async () => {
-  const line = readFileSync('docs/apply.md', 'utf8').split('\n').find((l) => l.startsWith('bootcplan rehearse PLANFILE --durations'))!;
+s("docs/apply.md's rehearse example, on the plan of the examples, completes: its staging fits the default limit", async () => {
+  const line = readFileSync('docs/apply.md', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('bootcplan rehearse PLANFILE --durations'))!;
   assert.ok(line, 'the example is there');
-  const args = line.replace(/\s+#.*$/, '').split(/\s+/).slice(1);
+  const args = line
+    .replace(/\s+#.*$/, '')
+    .split(/\s+/)
+    .slice(1);
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-docs-rehearse-'));
   const planFile = join(dir, 'plan.json');
   const o = io();
   assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml', '--out', planFile], { io: o }), 0, o.err);
   o.out = '';
-  assert.is(await run(args.map((a) => (a === 'PLANFILE' ? planFile : a)), { io: o }), 0, `${line}\n${o.err}`);
+  assert.is(
+    await run(
+      args.map((a) => (a === 'PLANFILE' ? planFile : a)),
+      { io: o },
+    ),
+    0,
+    `${line}\n${o.err}`,
+  );
   assert.is(JSON.parse(o.out).halted, false);
 });
 

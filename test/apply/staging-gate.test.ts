@@ -29,13 +29,16 @@ s('plan: a tag the BootcNodePool resolved is planned as its digest (status.targe
   assert.match(d.message, new RegExp(`resolved it to ${TAG_DIGEST}`));
 });
 
-s('plan: a tag not resolved yet (the pool asks for another image) holds the nodes back, with a diagnostic at the pool\'s image', () => {
+s("plan: a tag not resolved yet (the pool asks for another image) holds the nodes back, with a diagnostic at the pool's image", () => {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 3)).snapshot(); // spec.image.ref is OLD (a digest)
   const plan = planFor(tagSpec(), snap);
   const pool = plan.pools[0];
   assert.is(pool.targetDigest, null);
   assert.equal(pool.waves, []);
-  assert.ok(pool.nodes.every((n) => n.blockedBy === 'tag-unresolved'), JSON.stringify(pool.nodes.map((n) => n.blockedBy)));
+  assert.ok(
+    pool.nodes.every((n) => n.blockedBy === 'tag-unresolved'),
+    JSON.stringify(pool.nodes.map((n) => n.blockedBy)),
+  );
   const d = plan.diagnostics.find((x) => x.code === 'image-tag-unresolved')!;
   assert.ok(d, JSON.stringify(plan.diagnostics.map((x) => x.code)));
   assert.equal([d.path, d.line, d.column], ['spec.pools[0].image', 8, 14]);
@@ -69,22 +72,25 @@ s('rehearsal: a tag-pinned pool passes the staging gate; each node is staged, th
   assert.is(sim.reboots.length, 3);
 });
 
-s('rehearsal: from a digest to a tag: the first apply sets the image (nodes stage, none reboots), the operator resolves it, the next plan rolls the nodes', async () => {
-  const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot();
-  const first = planWith(tagSpec(), snap, QUICK);
-  assert.equal(first.plan.pools[0].waves, []);
-  const sim = newSim(snap, { durations: QUICK });
-  const r1 = await runApply(sim, first.plan, first.replan);
-  assert.is(r1.error, null, String((r1.error as Error)?.stack));
-  assert.is(sim.reboots.length, 0);
-  assert.is(sim.get('BootcNodePool', 'worker')!.status!.targetDigest, TAG_DIGEST);
-  const second = planWith(tagSpec(), sim.view(), QUICK);
-  assert.is(second.plan.pools[0].targetDigest, TAG_DIGEST);
-  assert.is(second.plan.pools[0].waves.length, 2);
-  const r2 = await runApply(sim, second.plan, second.replan);
-  assert.is(r2.error, null, String((r2.error as Error)?.stack));
-  assert.is(sim.reboots.length, 2);
-});
+s(
+  'rehearsal: from a digest to a tag: the first apply sets the image (nodes stage, none reboots), the operator resolves it, the next plan rolls the nodes',
+  async () => {
+    const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot();
+    const first = planWith(tagSpec(), snap, QUICK);
+    assert.equal(first.plan.pools[0].waves, []);
+    const sim = newSim(snap, { durations: QUICK });
+    const r1 = await runApply(sim, first.plan, first.replan);
+    assert.is(r1.error, null, String((r1.error as Error)?.stack));
+    assert.is(sim.reboots.length, 0);
+    assert.is(sim.get('BootcNodePool', 'worker')!.status!.targetDigest, TAG_DIGEST);
+    const second = planWith(tagSpec(), sim.view(), QUICK);
+    assert.is(second.plan.pools[0].targetDigest, TAG_DIGEST);
+    assert.is(second.plan.pools[0].waves.length, 2);
+    const r2 = await runApply(sim, second.plan, second.replan);
+    assert.is(r2.error, null, String((r2.error as Error)?.stack));
+    assert.is(sim.reboots.length, 2);
+  },
+);
 
 s('a node whose BootcNode never asks for the target is reported as "never started staging", not "staging active for more than 10m"', async () => {
   // The pool already asks for NEW; the bootc-operator handed it to every node but w-01.

@@ -48,7 +48,10 @@ s('the staging observer: a stop of the apply ends it; it never starts another wa
   });
   const ctx = { pools: plan.pools, driver, emit: () => {} } as unknown as ApplyContext;
   sim.after(60, () => halt.abort('SIGTERM'));
-  const ended = await observeStaging(ctx, own.signal).then(() => null, (e: unknown) => e);
+  const ended = await observeStaging(ctx, own.signal).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.is(afterStop, 0, `${afterStop} wait(s) started after the stop`);
   assert.instance(ended, AbortedError, 'the stop ends the observer');
   assert.is(sim.openWaits(sim.driver('apply')), 0);
@@ -62,12 +65,17 @@ s('a stop mid-drain ends the drain too: nothing of the apply is left waiting in 
   // Staging takes 600 s and a drain 60 s: 30 s after the first cordon the drain runs.
   const r = await runApply(sim, plan, replan, {
     signal: stop.signal,
-    onEventHook: (e) => { if (e.type === 'cordon' && cordonAt < 0) { cordonAt = sim.now; sim.after(30, () => stop.abort('SIGTERM')); } },
+    onEventHook: (e) => {
+      if (e.type === 'cordon' && cordonAt < 0) {
+        cordonAt = sim.now;
+        sim.after(30, () => stop.abort('SIGTERM'));
+      }
+    },
   });
   assert.instance(r.error, InterruptedError);
   assert.is(r.code, 143);
   assert.ok(sim.now - cordonAt < 32, `ended ${sim.now - cordonAt} s after the cordon`);
-  assert.is(sim.openWaits(r.driver), 0, 'the drain\'s wait was left running');
+  assert.is(sim.openWaits(r.driver), 0, "the drain's wait was left running");
   assert.is(sim.lock.leaseOf(), null);
 });
 
@@ -97,7 +105,7 @@ s('a lost lock (the Lease taken over during a reboot wait) ends every wait withi
   assert.is(sim.lock.leaseOf()?.holder, 'cronjob@cluster');
 });
 
-s('cancelledByCaller: only the cancel of a wait of the caller\'s own may be swallowed, never a stop of the apply', async () => {
+s("cancelledByCaller: only the cancel of a wait of the caller's own may be swallowed, never a stop of the apply", async () => {
   const sim = newSim(bootc().snap);
   const halt = new AbortController();
   const driver = interruptible(sim.driver('apply'), halt.signal);
@@ -142,7 +150,10 @@ s('structural guard: AbortedError is caught only where a stop ends or is passed 
   walk(join(ROOT, 'src'));
   for (const [file, n] of found) {
     const a = ALLOWED[file];
-    assert.ok(a, `${file} looks at AbortedError: a loop that swallows a stop waits again at once, forever (src/apply/interrupt.ts); use cancelledByCaller, or list the file here with why`);
+    assert.ok(
+      a,
+      `${file} looks at AbortedError: a loop that swallows a stop waits again at once, forever (src/apply/interrupt.ts); use cancelledByCaller, or list the file here with why`,
+    );
     assert.is(n, a.count, `${file}: ${n} place(s) look at AbortedError, ${a.count} listed (${a.why})`);
   }
 });

@@ -30,7 +30,11 @@ s('outside every window: exit 6 naming the next window, and nothing is written',
   assert.is(r.code, 6);
   assert.instance(r.error, PolicyBlockedError);
   assert.match((r.error as Error).message, /outside the maintenance windows; the next window opens at 2026-09-14T20:00:00Z/);
-  assert.equal(sim.writes.filter((w) => !/lock|lease|progress/i.test(`${w.op} ${w.target}`)), [], 'no object, node or pool was touched');
+  assert.equal(
+    sim.writes.filter((w) => !/lock|lease|progress/i.test(`${w.op} ${w.target}`)),
+    [],
+    'no object, node or pool was touched',
+  );
   assert.is(sim.reboots.length, 0);
 });
 

@@ -46,10 +46,21 @@ async function receiver(): Promise<{ url: string; docs: any[]; close: () => Prom
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
-    req.on('end', () => { docs.push(JSON.parse(body)); res.writeHead(204).end(); });
+    req.on('end', () => {
+      docs.push(JSON.parse(body));
+      res.writeHead(204).end();
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, docs, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    docs,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 s('a failed gate: exit 5 naming the check and what it saw; status HealthCheckFailed; Events; a notification with the check', async () => {
@@ -58,20 +69,38 @@ s('a failed gate: exit 5 naming the check and what it saw; status HealthCheckFai
   try {
     const o = io();
     assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', rcv.url], { io: o, openDriver }), 5);
-    assert.match(o.err, /error: rollout halted: health check no-critical-alerts failed after wave 1\/2 of pool worker: rehearsal: --fail-check no-critical-alerts@wave=1\n {2}no further node was started/);
+    assert.match(
+      o.err,
+      /error: rollout halted: health check no-critical-alerts failed after wave 1\/2 of pool worker: rehearsal: --fail-check no-critical-alerts@wave=1\n {2}no further node was started/,
+    );
     const st = sim.rollouts.objects.get('test')!.status!;
     assert.equal([st.phase, st.reason, st.lastExitCode], ['Degraded', 'HealthCheckFailed', 5]);
     assert.match(st.message ?? '', /^halted: health check no-critical-alerts failed after wave 1\/2 of pool worker: rehearsal: /);
-    assert.equal(st.healthCheck, { name: 'no-critical-alerts', point: 'afterWave', pool: 'worker', wave: 1, node: null, result: 'failed', observed: 'rehearsal: --fail-check no-critical-alerts@wave=1', at: st.healthCheck!.at });
+    assert.equal(st.healthCheck, {
+      name: 'no-critical-alerts',
+      point: 'afterWave',
+      pool: 'worker',
+      wave: 1,
+      node: null,
+      result: 'failed',
+      observed: 'rehearsal: --fail-check no-critical-alerts@wave=1',
+      at: st.healthCheck!.at,
+    });
     const ev = sim.rollouts.events.map((e) => `${e.type} ${e.reason} ${e.regarding.kind}/${e.regarding.name}`);
     assert.ok(ev.includes('Normal HealthCheckPassed Rollout/test'), ev.join('\n'));
     assert.ok(ev.includes('Warning HealthCheckFailed BootcNodePool/worker'), ev.join('\n'));
-    assert.ok(ev.includes('Warning HealthCheckFailed Rollout/test'), 'the run\'s final Event on the Rollout');
+    assert.ok(ev.includes('Warning HealthCheckFailed Rollout/test'), "the run's final Event on the Rollout");
     const failed = sim.rollouts.events.find((e) => e.reason === 'HealthCheckFailed' && e.regarding.kind === 'BootcNodePool')!;
-    assert.match(failed.note, /^no-critical-alerts failed after wave 1\/2 of pool worker \(condition; on failure: halt\): rehearsal: --fail-check no-critical-alerts@wave=1 \(plan [0-9a-f]{16}\)$/);
+    assert.match(
+      failed.note,
+      /^no-critical-alerts failed after wave 1\/2 of pool worker \(condition; on failure: halt\): rehearsal: --fail-check no-critical-alerts@wave=1 \(plan [0-9a-f]{16}\)$/,
+    );
     const docs = rcv.docs.map((d) => d.event);
     assert.equal(docs, ['wave-start', 'health-check-failed']);
-    assert.equal([rcv.docs[1].check, rcv.docs[1].observed, rcv.docs[1].phase], ['no-critical-alerts', 'rehearsal: --fail-check no-critical-alerts@wave=1', 'Degraded']);
+    assert.equal(
+      [rcv.docs[1].check, rcv.docs[1].observed, rcv.docs[1].phase],
+      ['no-critical-alerts', 'rehearsal: --fail-check no-critical-alerts@wave=1', 'Degraded'],
+    );
   } finally {
     await rcv.close();
   }
@@ -95,7 +124,10 @@ s('apply PLANFILE again runs the due gate first and goes on once it passes; stat
     assert.match(held.err, /pool worker is held back from this image: nothing was written/);
     assert.is(await run(['apply', 'plans/prod.json', '--json', '--retry'], { io: o, openDriver }), 0, o.err);
   });
-  const events = o.out.trim().split('\n').map((l) => JSON.parse(l));
+  const events = o.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const gates = events.filter((e) => e.type.startsWith('gate-') && e.type !== 'gate-measure').map((e) => `${e.type} ${e.point} ${e.wave}`);
   assert.equal(gates, ['gate-start afterWave 1', 'gate-pass afterWave 1', 'gate-start afterWave 2', 'gate-pass afterWave 2']);
   assert.ok(events.some((e) => e.type === 'gate-measure' && e.outcome === 'pass' && e.observed === 'rehearsal: healthy'));
@@ -113,7 +145,11 @@ s('without a health source for the cluster, a plan with checks is refused before
   const o = io();
   assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: o, openDriver }), 1);
   assert.match(o.err, /has health checks and no health source/);
-  assert.equal(sim.writes.filter((w) => !['lock', 'unlock', 'status', 'event'].includes(w.op)), [], 'only the run\'s status and Event');
+  assert.equal(
+    sim.writes.filter((w) => !['lock', 'unlock', 'status', 'event'].includes(w.op)),
+    [],
+    "only the run's status and Event",
+  );
   assert.is(sim.lock.leaseOf(), null);
 });
 
@@ -127,9 +163,19 @@ s('apply -f after a halt plans afresh (a new run record): the check that halted 
   assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: io(), openDriver }), 5);
   const o = io();
   assert.is(await run(['apply', '-f', file, '--auto-approve', '--json', '--retry'], { io: o, openDriver }), 5, o.err);
-  const events = o.out.trim().split('\n').map((l) => JSON.parse(l));
-  assert.equal(events.filter((e) => e.type === 'gate-fail').map((e) => [e.point, e.check]), [['preflight', 'slo']]);
-  assert.equal(events.filter((e) => e.type === 'cordon'), [], 'no node started');
+  const events = o.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.equal(
+    events.filter((e) => e.type === 'gate-fail').map((e) => [e.point, e.check]),
+    [['preflight', 'slo']],
+  );
+  assert.equal(
+    events.filter((e) => e.type === 'cordon'),
+    [],
+    'no node started',
+  );
   fail.rules = [];
   assert.is(await run(['apply', '-f', file, '--auto-approve', '--retry'], { io: io(), openDriver }), 0);
   assert.equal(sim.cordons.length, 4);

@@ -26,7 +26,10 @@ s('plan prints the plan and the Plan: line; exit 0', async () => {
 
 s('colour only on a TTY, and NO_COLOR wins', async () => {
   assert.match((await cli(['plan', '-f', specFile, '--cluster', clusterFile], { io: { env: {}, stdoutIsTTY: true, stderrIsTTY: true } })).out, /\x1b\[/);
-  assert.not.match((await cli(['plan', '-f', specFile, '--cluster', clusterFile], { io: { env: { NO_COLOR: '1' }, stdoutIsTTY: true, stderrIsTTY: true } })).out, /\x1b\[/);
+  assert.not.match(
+    (await cli(['plan', '-f', specFile, '--cluster', clusterFile], { io: { env: { NO_COLOR: '1' }, stdoutIsTTY: true, stderrIsTTY: true } })).out,
+    /\x1b\[/,
+  );
 });
 
 s('--detailed-exitcode: 2 with changes, 0 without', async () => {
@@ -64,7 +67,10 @@ s('show verifies the seal as apply does (installed command): soak times edited b
   const r = bin(['show', out]);
   assert.is(r.status, 3, r.stderr);
   assert.is(r.stdout, '');
-  assert.match(r.stderr, new RegExp(`^error: stale plan: the plan file was modified after it was made\n  its content hashes to [0-9a-f]{16}, but it says it is plan ${plan.id}\n`));
+  assert.match(
+    r.stderr,
+    new RegExp(`^error: stale plan: the plan file was modified after it was made\n  its content hashes to [0-9a-f]{16}, but it says it is plan ${plan.id}\n`),
+  );
 });
 
 s('--out with a bare name goes into plans/', async () => {
@@ -84,7 +90,10 @@ s('validate: ok, spec errors with file:line:column, cluster errors with --cluste
   assert.is(ok.code, 0);
   assert.match(ok.out, /valid \(1 pool\)/);
   const bad = join(dir, 'bad.yaml');
-  writeFileSync(bad, 'apiVersion: bootcplan.dev/v1alpha1\nkind: Rollout\nmetadata:\n  name: x\nspec:\n  pools:\n    - name: worker\n      image: q/x:latest\n      maxUnavailable: 0\n');
+  writeFileSync(
+    bad,
+    'apiVersion: bootcplan.dev/v1alpha1\nkind: Rollout\nmetadata:\n  name: x\nspec:\n  pools:\n    - name: worker\n      image: q/x:latest\n      maxUnavailable: 0\n',
+  );
   const r = await cli(['validate', '-f', bad]);
   assert.is(r.code, 1);
   assert.match(r.err, /bad\.yaml:8:14: spec\.pools\[0\]\.image: .* is not pinned/);
@@ -137,7 +146,12 @@ s('the installed binary runs (bin/bootcplan.mjs through node), with exit codes',
 
 s('plan evaluates maintenance windows at the injected clock (deps.now)', async () => {
   const windowed = join(dir, 'windowed.yaml');
-  writeFileSync(windowed, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }], { maintenanceWindows: [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }] }));
+  writeFileSync(
+    windowed,
+    specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }], {
+      maintenanceWindows: [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }],
+    }),
+  );
   const planAt = async (iso: string) => {
     const { code, out } = await cli(['plan', '-f', windowed, '--cluster', clusterFile], { io: { env: {} }, now: () => Date.parse(iso) });
     assert.is(code, 0);
@@ -153,7 +167,9 @@ s('a cluster failure from the driver is one error line with a hint, exit 1, neve
   const { readSnapshotFile, nodeInputs } = await import('../../src/app/inputs.ts');
   const sim = newSim(readSnapshotFile(nodeInputs, clusterFile));
   const driver = Object.create(sim.driver());
-  driver.readLock = async () => { throw new DriverError('Lease openshift-bootcplan/bootcplan-lock: conflict after 8 tries'); };
+  driver.readLock = async () => {
+    throw new DriverError('Lease openshift-bootcplan/bootcplan-lock: conflict after 8 tries');
+  };
   const { code, err } = await cli(['status'], { io: { env: {} }, openDriver: async () => ({ driver, holder: 't' }) });
   assert.is(code, 1);
   assert.match(err, /^error: Lease openshift-bootcplan\/bootcplan-lock: conflict after 8 tries\n {2}hint: /);
@@ -173,7 +189,10 @@ s('--request-timeout is a flag of every command that talks to the API; a bad val
 
 s('terminal control sequences from input reach stderr escaped (a node name that clears the screen)', async () => {
   const evil = join(dir, 'evil.yaml');
-  writeFileSync(evil, 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {labels: {a: b}}\n  spec: {providerID: "\\e[2J\\e]8;;http://x\\a"}\n- kind: "Node\\e[2J\\u202e"\n  metadata: {name: "n\\e[31m"}\n');
+  writeFileSync(
+    evil,
+    'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {labels: {a: b}}\n  spec: {providerID: "\\e[2J\\e]8;;http://x\\a"}\n- kind: "Node\\e[2J\\u202e"\n  metadata: {name: "n\\e[31m"}\n',
+  );
   const r = await cli(['plan', '-f', specFile, '--cluster', evil]);
   assert.is(r.code, 1);
   assert.match(r.err, /Node\\u001b\[2J\\u202e/);

@@ -34,8 +34,14 @@ const s = suite('a plan runs only on its own cluster');
 
 const A = 'da68bf3a-5522-3d19-ffea-bebe48b0af57';
 const B = '0e3c55a1-2b7d-4f65-9d1e-8c7a4b2f9d10';
-const kubeSystem = (uid: string): KObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system', uid, labels: { 'kubernetes.io/metadata.name': 'kube-system' } }, status: { phase: 'Active' } });
-const listWithServer = (objects: KObject[], server: string) => stringify({ apiVersion: 'v1', kind: 'List', metadata: { annotations: { 'bootcplan.dev/server': server } }, items: objects });
+const kubeSystem = (uid: string): KObject => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name: 'kube-system', uid, labels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+  status: { phase: 'Active' },
+});
+const listWithServer = (objects: KObject[], server: string) =>
+  stringify({ apiVersion: 'v1', kind: 'List', metadata: { annotations: { 'bootcplan.dev/server': server } }, items: objects });
 
 /** A bootc worker pool of 4 nodes: the same objects on every site but for the identity. */
 function site(o: { clusterID?: string | null; kubeSystemUid?: string }): ClusterBuilder {
@@ -61,12 +67,19 @@ s('plain Kubernetes: the kube-system Namespace uid', () => {
 s('missing: neither (a hand-written snapshot), or values no API server writes', () => {
   assert.is(clusterIdentityOf(site({ clusterID: null }).snapshot()), null);
   // Another Namespace's uid is not the cluster's.
-  const other = site({ clusterID: null }).add({ ...kubeSystem('99999999-2222-3333-4444-555555555555'), metadata: { name: 'default', uid: '99999999-2222-3333-4444-555555555555' } });
+  const other = site({ clusterID: null }).add({
+    ...kubeSystem('99999999-2222-3333-4444-555555555555'),
+    metadata: { name: 'default', uid: '99999999-2222-3333-4444-555555555555' },
+  });
   assert.is(clusterIdentityOf(other.snapshot()), null);
   for (const bad of ['', '   ', 42, null, 'x'.repeat(129)]) {
     const b = site({ clusterID: A, kubeSystemUid: '11111111-2222-3333-4444-555555555555' });
     b.object('ClusterVersion').spec.clusterID = bad;
-    assert.equal(clusterIdentityOf(b.snapshot()), { kind: 'Namespace/kube-system.metadata.uid', id: '11111111-2222-3333-4444-555555555555' }, JSON.stringify(bad));
+    assert.equal(
+      clusterIdentityOf(b.snapshot()),
+      { kind: 'Namespace/kube-system.metadata.uid', id: '11111111-2222-3333-4444-555555555555' },
+      JSON.stringify(bad),
+    );
   }
 });
 
@@ -74,7 +87,8 @@ s('the API server: the host and port of the List annotation `bootcplan snapshot`
   const objs = site({ clusterID: A }).objects;
   assert.is(parseSnapshot(listWithServer(objs, 'https://api.prod-east.example.com:6443'), 'c.yaml').snapshot!.server, 'api.prod-east.example.com:6443');
   assert.is(parseSnapshot(listWithServer(objs, 'https://api.prod-east.example.com'), 'c.yaml').snapshot!.server, 'api.prod-east.example.com');
-  for (const bad of ['javascript:alert(1)', 'not a url', 'file:///etc/passwd']) assert.is(parseSnapshot(listWithServer(objs, bad), 'c.yaml').snapshot!.server, null, bad);
+  for (const bad of ['javascript:alert(1)', 'not a url', 'file:///etc/passwd'])
+    assert.is(parseSnapshot(listWithServer(objs, bad), 'c.yaml').snapshot!.server, null, bad);
   // A multi-document stream has no List to carry it.
   assert.is(parseSnapshot(objs.map((o) => stringify(o)).join('---\n'), 'c.yaml').snapshot!.server, null);
   assert.is(serverHost(42), null);
@@ -113,13 +127,26 @@ s('finding: a plan of cluster A rehearsed against a snapshot of cluster B (anoth
   const bin = ensureBuilt();
   const example = readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8');
   assert.ok(example.includes(`clusterID: ${A}`));
-  writeFileSync(join(tmp, 'store-b.yaml'), example.replace(`clusterID: ${A}`, `clusterID: ${B}`).replace('api.prod-east.example.com', 'api.store-b.example.com'));
-  const plan = spawnSync('node', [bin, 'plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml', '--out', join(tmp, 'a.json')], { cwd: ROOT, encoding: 'utf8' });
+  writeFileSync(
+    join(tmp, 'store-b.yaml'),
+    example.replace(`clusterID: ${A}`, `clusterID: ${B}`).replace('api.prod-east.example.com', 'api.store-b.example.com'),
+  );
+  const plan = spawnSync('node', [bin, 'plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml', '--out', join(tmp, 'a.json')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   assert.is(plan.status, 0, plan.stderr);
-  const r = spawnSync('node', [bin, 'rehearse', join(tmp, 'a.json'), '--cluster', join(tmp, 'store-b.yaml')], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync('node', [bin, 'rehearse', join(tmp, 'a.json'), '--cluster', join(tmp, 'store-b.yaml')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   assert.is(r.status, 3, r.stdout + r.stderr);
   assert.match(r.stderr, /stale plan: plan [0-9a-f]{16} was made for another cluster/);
-  assert.match(r.stderr, new RegExp(`the plan is for: ClusterVersion.spec.clusterID ${A} \\(server api.prod-east.example.com:6443\\), planned from file:examples/cluster.yaml`));
+  assert.match(
+    r.stderr,
+    new RegExp(`the plan is for: ClusterVersion.spec.clusterID ${A} \\(server api.prod-east.example.com:6443\\), planned from file:examples/cluster.yaml`),
+  );
   assert.match(r.stderr, new RegExp(`this cluster is: +ClusterVersion.spec.clusterID ${B} \\(server api.store-b.example.com:6443\\)`));
   assert.is(r.stdout, '', 'no rehearsal report');
   // Its own snapshot still rehearses.
@@ -130,14 +157,22 @@ s('finding: a plan of cluster A rehearsed against a snapshot of cluster B (anoth
 // ---- rehearse and apply through run(), in a repository of their own
 
 const repo = mkdtempSync(join(tmpdir(), 'bootcplan-identity-repo-'));
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 git('init', '-q', '-b', 'main');
 writeFileSync(join(repo, 'bootcplan.yaml'), SPEC);
 writeFileSync(join(repo, 'a.yaml'), listWithServer(site({ clusterID: A }).objects, 'https://api.a.example.com:6443'));
 writeFileSync(join(repo, 'b.yaml'), listWithServer(site({ clusterID: B }).objects, 'https://api.b.example.com:6443'));
 // Plain Kubernetes, as an older bootcplan or `kubectl get` wrote it: no identity at all.
 writeFileSync(join(repo, 'bare.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: site({ clusterID: null }).objects }));
-writeFileSync(join(repo, 'k8s.yaml'), listWithServer([...site({ clusterID: null }).objects, kubeSystem('11111111-2222-3333-4444-555555555555')], 'https://10.0.0.1:6443'));
+writeFileSync(
+  join(repo, 'k8s.yaml'),
+  listWithServer([...site({ clusterID: null }).objects, kubeSystem('11111111-2222-3333-4444-555555555555')], 'https://10.0.0.1:6443'),
+);
 git('add', '.');
 git('commit', '-qm', 'specs');
 
@@ -195,15 +230,24 @@ s('a plan with an identity is refused on a snapshot that has none', async () => 
   await savedPlan('a.yaml', 'a.json');
   const r = await cli(['rehearse', 'a.json', '--cluster', 'bare.yaml'], { cwd: repo });
   assert.is(r.code, 3, r.err);
-  assert.match(r.err, /file:.*bare.yaml holds neither ClusterVersion\/version spec.clusterID nor the kube-system Namespace, so it cannot be shown to be that cluster/);
+  assert.match(
+    r.err,
+    /file:.*bare.yaml holds neither ClusterVersion\/version spec.clusterID nor the kube-system Namespace, so it cannot be shown to be that cluster/,
+  );
 });
 
-s('identities of two kinds (the plan\'s snapshot lacked the ClusterVersion this cluster has): refused, saying neither is shown', async () => {
+s("identities of two kinds (the plan's snapshot lacked the ClusterVersion this cluster has): refused, saying neither is shown", async () => {
   await savedPlan('k8s.yaml', 'k8s.json');
-  writeFileSync(join(repo, 'k8s-openshift.yaml'), listWithServer([...site({ clusterID: A }).objects, kubeSystem('11111111-2222-3333-4444-555555555555')], 'https://10.0.0.1:6443'));
+  writeFileSync(
+    join(repo, 'k8s-openshift.yaml'),
+    listWithServer([...site({ clusterID: A }).objects, kubeSystem('11111111-2222-3333-4444-555555555555')], 'https://10.0.0.1:6443'),
+  );
   const r = await cli(['rehearse', 'k8s.json', '--cluster', 'k8s-openshift.yaml'], { cwd: repo });
   assert.is(r.code, 3, r.err);
-  assert.match(r.err, /knows its cluster by Namespace\/kube-system.metadata.uid, this cluster is known by ClusterVersion.spec.clusterID: it cannot be shown to be the same cluster/);
+  assert.match(
+    r.err,
+    /knows its cluster by Namespace\/kube-system.metadata.uid, this cluster is known by ClusterVersion.spec.clusterID: it cannot be shown to be the same cluster/,
+  );
 });
 
 s('the identity is sealed: edited in the file, the plan is refused (exit 3); edited and sealed again, it names the cluster it does not match', async () => {

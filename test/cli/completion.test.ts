@@ -26,11 +26,18 @@ const work = mkdtempSync(join(tmpdir(), 'bootcplan-completion-cwd-'));
 const bin = join(dir, 'bin');
 const HOSTILE = ['$(touch pwned)', '`touch pwned2`', '(touch pwned3)'];
 const kubeconfig = join(dir, 'kubeconfig');
-writeFileSync(kubeconfig, [
-  'apiVersion: v1', 'kind: Config', 'contexts:',
-  ...['prod-east', 'prod-west', ...HOSTILE].map((n) => `- name: ${JSON.stringify(n)}\n  context: {cluster: c, user: u}`),
-  'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]', 'users: [{name: u, user: {}}]', '',
-].join('\n'));
+writeFileSync(
+  kubeconfig,
+  [
+    'apiVersion: v1',
+    'kind: Config',
+    'contexts:',
+    ...['prod-east', 'prod-west', ...HOSTILE].map((n) => `- name: ${JSON.stringify(n)}\n  context: {cluster: c, user: u}`),
+    'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+    'users: [{name: u, user: {}}]',
+    '',
+  ].join('\n'),
+);
 writeFileSync(join(work, 'fleet-plan.json'), JSON.stringify({ clusters: [{ name: 'east-1' }, { name: 'west-1' }] }));
 writeFileSync(join(work, 'bootcplan.yaml'), 'kind: Rollout\n');
 
@@ -49,7 +56,7 @@ async function engine(words: string[]) {
 
 s.before(() => {
   const built = ensureBuilt();
-  (spawnSync('mkdir', ['-p', bin]));
+  spawnSync('mkdir', ['-p', bin]);
   symlinkSync(built, join(bin, 'bootcplan'));
   symlinkSync(join(ROOT, 'bin/kubectl_complete-bootcplan.mjs'), join(bin, 'kubectl_complete-bootcplan'));
   symlinkSync(join(ROOT, 'bin/kubectl-bootcplan.mjs'), join(bin, 'kubectl-bootcplan'));
@@ -92,7 +99,10 @@ function runShell(shell: string, args: string[]) {
 /** bash: the function the script registered, over COMP_WORDS, as readline calls it. */
 function bashComplete(line: string[]): string[] {
   const words = line.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
-  const out = runShell('bash', ['-c', `source ${dir}/completion.bash; COMP_WORDS=(${words}); COMP_CWORD=${line.length - 1}; _bootcplan; printf '%s\\n' "\${COMPREPLY[@]}"`]);
+  const out = runShell('bash', [
+    '-c',
+    `source ${dir}/completion.bash; COMP_WORDS=(${words}); COMP_CWORD=${line.length - 1}; _bootcplan; printf '%s\\n' "\${COMPREPLY[@]}"`,
+  ]);
   return out.split('\n').filter(Boolean);
 }
 
@@ -100,7 +110,8 @@ function bashComplete(line: string[]): string[] {
 function zshComplete(line: string[]): string[] {
   const words = line.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
   const script = [
-    'compdef() { :; }', `source ${dir}/completion.zsh`,
+    'compdef() { :; }',
+    `source ${dir}/completion.zsh`,
     'compadd() { local -a a=("$@"); local i=${a[(i)--]}; print -rl -- "${(@)a[i+1,-1]}"; }',
     '_files() { print -r -- "<files $*>"; }',
     `words=(${words}); CURRENT=${line.length}; _bootcplan`,
@@ -111,12 +122,18 @@ function zshComplete(line: string[]): string[] {
 /** fish: its own completion machinery, `complete -C`. */
 function fishComplete(line: string): string[] {
   const out = runShell('fish', ['--no-config', '-c', `source ${dir}/completion.fish; complete -C ${fishQuote(line)}`]);
-  return out.split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t')[0]);
 }
 const fishQuote = (t: string) => `'${t.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 s('bash: complete -p names the function; commands, nested subcommands, choices, flags, files', () => {
-  assert.match(runShell('bash', ['-c', `source ${dir}/completion.bash; complete -p bootcplan kubectl-bootcplan`]), /complete -F _bootcplan bootcplan\ncomplete -F _bootcplan kubectl-bootcplan/);
+  assert.match(
+    runShell('bash', ['-c', `source ${dir}/completion.bash; complete -p bootcplan kubectl-bootcplan`]),
+    /complete -F _bootcplan bootcplan\ncomplete -F _bootcplan kubectl-bootcplan/,
+  );
   assert.equal(bashComplete(['bootcplan', 'pl']), ['plan']);
   assert.equal(bashComplete(['bootcplan', 'fleet', 're']), ['rehearse', 'render']);
   assert.equal(bashComplete(['bootcplan', 'fleet', 'render', '']), ['argocd']);
@@ -146,11 +163,21 @@ s('fish: complete -C; commands, nested subcommands, choices, files', () => {
 
 s('the attack: contexts named $(touch pwned), `touch pwned2` and (touch pwned3) are offered as names; no shell runs them', () => {
   const attack = (shell: string, got: string[], want: string[]) => {
-    assert.equal(readdirSync(work).filter((f) => f.startsWith('pwned')), [], `${shell} ran a context name`);
+    assert.equal(
+      readdirSync(work).filter((f) => f.startsWith('pwned')),
+      [],
+      `${shell} ran a context name`,
+    );
     assert.equal(got.sort(), want.sort(), shell);
   };
   // bash inserts COMPREPLY as it is: each name quoted for the command line.
-  attack('bash', bashComplete(['bootcplan', 'plan', '--context', '']), ['prod-east', 'prod-west', '\\$\\(touch\\ pwned\\)', '\\`touch\\ pwned2\\`', '\\(touch\\ pwned3\\)']);
+  attack('bash', bashComplete(['bootcplan', 'plan', '--context', '']), [
+    'prod-east',
+    'prod-west',
+    '\\$\\(touch\\ pwned\\)',
+    '\\`touch\\ pwned2\\`',
+    '\\(touch\\ pwned3\\)',
+  ]);
   attack('bash', bashComplete(['bootcplan', 'apply', '--kubeconfig', kubeconfig, '--context', '$']), ['\\$\\(touch\\ pwned\\)']);
   // zsh: compadd gets the names as they are (it quotes what it inserts).
   attack('zsh', zshComplete(['bootcplan', 'plan', '--context', '']), ['prod-east', 'prod-west', ...HOSTILE]);
@@ -173,12 +200,18 @@ s('kubectl bootcplan <TAB>: kubectl runs kubectl_complete-bootcplan from PATH an
   const complete = (...words: string[]) => {
     const r = spawnSync('kubectl', ['__complete', 'bootcplan', ...words], { encoding: 'utf8', cwd: work, env: shellEnv() });
     assert.is(r.status, 0, r.stderr);
-    return r.stdout.split('\n').filter((l) => l && !l.startsWith(':')).map((l) => l.split('\t')[0]);
+    return r.stdout
+      .split('\n')
+      .filter((l) => l && !l.startsWith(':'))
+      .map((l) => l.split('\t')[0]);
   };
   assert.equal(complete('fleet', 'render', ''), ['argocd']);
   assert.equal(complete('version', '-o', ''), ['text', 'json', 'yaml']);
   assert.equal(complete('plan', '--context', 'prod-'), ['prod-east', 'prod-west']);
-  assert.equal(readdirSync(work).filter((f) => f.startsWith('pwned')), []);
+  assert.equal(
+    readdirSync(work).filter((f) => f.startsWith('pwned')),
+    [],
+  );
 });
 
 s.run();

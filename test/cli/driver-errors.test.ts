@@ -13,7 +13,14 @@ import { run } from '../../src/cli/main.ts';
 import { readSnapshotFile, nodeInputs } from '../../src/app/inputs.ts';
 import { BootcplanError, EXIT } from '../../src/base/errors.ts';
 import {
-  DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError, DrainTimeoutError, LockLostError, ProgressMovedError,
+  DriverError,
+  ConflictError,
+  PreconditionFailedError,
+  NotFoundError,
+  AlreadyExistsError,
+  DrainTimeoutError,
+  LockLostError,
+  ProgressMovedError,
 } from '../../src/apply/driver.ts';
 import { KubeApiError, KubeRequestError } from '../../src/kube/api-errors.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
@@ -41,8 +48,14 @@ const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 s('every driver error is a BootcplanError with exit code 1, its class name and a hint of its own', () => {
   const errors = [
-    new DriverError('m'), new ConflictError('m'), new PreconditionFailedError('m', '/spec'), new NotFoundError('m'), new AlreadyExistsError('m'),
-    new DrainTimeoutError('m'), new LockLostError('m'), new ProgressMovedError('m'),
+    new DriverError('m'),
+    new ConflictError('m'),
+    new PreconditionFailedError('m', '/spec'),
+    new NotFoundError('m'),
+    new AlreadyExistsError('m'),
+    new DrainTimeoutError('m'),
+    new LockLostError('m'),
+    new ProgressMovedError('m'),
   ];
   for (const e of errors) {
     assert.instance(e, BootcplanError);
@@ -55,10 +68,18 @@ s('every driver error is a BootcplanError with exit code 1, its class name and a
 });
 
 s('the API and request errors of src/kube are BootcplanErrors that print the hint they carry', async () => {
-  for (const e of [new KubeApiError('GET /api/v1/nodes: forbidden', 403, 'Forbidden', 'the account lacks a permission'), new KubeRequestError('cannot reach', 'unreachable', 'GET /', 'check that the cluster is up')]) {
+  for (const e of [
+    new KubeApiError('GET /api/v1/nodes: forbidden', 403, 'Forbidden', 'the account lacks a permission'),
+    new KubeRequestError('cannot reach', 'unreachable', 'GET /', 'check that the cluster is up'),
+  ]) {
     assert.instance(e, BootcplanError);
     assert.is(e.name, e.constructor.name);
-    const r = await cli(['status'], { entry: run, openDriver: async () => { throw e; } });
+    const r = await cli(['status'], {
+      entry: run,
+      openDriver: async () => {
+        throw e;
+      },
+    });
     assert.is(r.code, EXIT.error);
     assert.match(r.err, new RegExp(`^  hint: ${escape(e.hint!)}$`, 'm'), r.err);
   }

@@ -62,7 +62,15 @@ s('a failed write leaves the old file whole and no temp file behind', () => {
   const d = dir();
   const target = join(d, 'plan.json');
   writeFileSync(target, 'old');
-  refused(() => writeFileAtomic(target, 'new', 'private', { rename: () => { throw Object.assign(new Error('disk full'), { code: 'ENOSPC' }); } }), /cannot write .*: no space left on the device/);
+  refused(
+    () =>
+      writeFileAtomic(target, 'new', 'private', {
+        rename: () => {
+          throw Object.assign(new Error('disk full'), { code: 'ENOSPC' });
+        },
+      }),
+    /cannot write .*: no space left on the device/,
+  );
   assert.is(readFileSync(target, 'utf8'), 'old');
   assert.equal(readdirSync(d), ['plan.json']);
 });
@@ -95,7 +103,11 @@ const octal = (m: number) => m.toString(8).padStart(4, '0');
 
 /** The installed command, run in `cwd` with umask 022 (the usual one; a test of modes must not depend on the caller's). */
 function bin(args: string[], cwd = ROOT) {
-  const r = spawnSync('sh', ['-c', 'umask 022; exec "$@"', 'sh', process.execPath, ensureBuilt(), ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync('sh', ['-c', 'umask 022; exec "$@"', 'sh', process.execPath, ensureBuilt(), ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

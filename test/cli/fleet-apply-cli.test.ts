@@ -31,7 +31,13 @@ const NAMES = ['east', 'west', 'south'] as const;
 function fleetOf(strategy: Record<string, unknown> = {}) {
   const b = new FleetBuilder();
   // east's own override: its plan is re-planned from its effective spec, not the shared one.
-  for (const n of NAMES) b.cluster(n, { context: `ctx-${n}`, cluster: workerCluster(3, n), labels: { name: n }, overrides: n === 'east' ? { pools: [{ name: 'worker', maxUnavailable: 2 }] } : undefined });
+  for (const n of NAMES)
+    b.cluster(n, {
+      context: `ctx-${n}`,
+      cluster: workerCluster(3, n),
+      labels: { name: n },
+      overrides: n === 'east' ? { pools: [{ name: 'worker', maxUnavailable: 2 }] } : undefined,
+    });
   return b.strategy({ canaries: ['east'], maxConcurrency: 2, ...strategy });
 }
 
@@ -70,24 +76,27 @@ s('a cluster plan edited inside the fleet plan (fleet id made to match again) is
   assert.equal(st.opened, []);
 });
 
-s('a cluster plan edited and re-sealed, fleet id too, is caught by its re-plan at its turn: the canary fails (exit 3) with no node touched, the others never reached', async () => {
-  const st = setup();
-  const fp = JSON.parse(readFileSync(st.planFile, 'utf8'));
-  const p = fp.clusters[0].plan;
-  p.pools[0].maxUnavailable.resolved = 3;
-  p.pools[0].waves = [p.pools[0].waves.flat()];
-  for (const n of p.pools[0].nodes) n.wave = 1;
-  p.pools[0].waveSize = 3;
-  p.id = planIdOf(p);
-  fp.id = fleetPlanIdOf(fp);
-  writeFileSync(st.planFile, JSON.stringify(fp));
-  const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
-  assert.is(r.code, 3, r.err);
-  assert.match(r.err, /east: failed \(exit 3\): plan .* is not what the spec and the cluster give now/);
-  assert.equal(st.opened, ['ctx-east']);
-  assert.equal(st.sims['ctx-east'].cordons, []);
-  assert.not.ok(touched(st.sims['ctx-west']) || touched(st.sims['ctx-south']));
-});
+s(
+  'a cluster plan edited and re-sealed, fleet id too, is caught by its re-plan at its turn: the canary fails (exit 3) with no node touched, the others never reached',
+  async () => {
+    const st = setup();
+    const fp = JSON.parse(readFileSync(st.planFile, 'utf8'));
+    const p = fp.clusters[0].plan;
+    p.pools[0].maxUnavailable.resolved = 3;
+    p.pools[0].waves = [p.pools[0].waves.flat()];
+    for (const n of p.pools[0].nodes) n.wave = 1;
+    p.pools[0].waveSize = 3;
+    p.id = planIdOf(p);
+    fp.id = fleetPlanIdOf(fp);
+    writeFileSync(st.planFile, JSON.stringify(fp));
+    const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
+    assert.is(r.code, 3, r.err);
+    assert.match(r.err, /east: failed \(exit 3\): plan .* is not what the spec and the cluster give now/);
+    assert.equal(st.opened, ['ctx-east']);
+    assert.equal(st.sims['ctx-east'].cordons, []);
+    assert.not.ok(touched(st.sims['ctx-west']) || touched(st.sims['ctx-south']));
+  },
+);
 
 s('a cluster plan taken from another fleet (another Fleet file) is refused: exit 3', async () => {
   const st = setup();
@@ -112,12 +121,16 @@ s('the Fleet file changed since the fleet plan was made: exit 3 before any clust
 });
 
 s('the check of a fleet plan of 120 clusters reads and validates the Fleet once, and re-plans each cluster from its own effective spec', async () => {
-  const b = new FleetBuilder().many(120, 'site', 3, (i): Record<string, string> => (i % 2 ? { tier: 'edge' } : {}))
+  const b = new FleetBuilder()
+    .many(120, 'site', 3, (i): Record<string, string> => (i % 2 ? { tier: 'edge' } : {}))
     .override({ clusterSelector: { matchLabels: { tier: 'edge' } }, pools: [{ name: 'worker', maxUnavailable: 2 }] });
   const { dir } = b.write();
   const fp = b.plan();
   let reads = 0;
-  const counting: typeof readFleet = (ports, file, ref) => { reads++; return readFleet(ports, file, ref); };
+  const counting: typeof readFleet = (ports, file, ref) => {
+    reads++;
+    return readFleet(ports, file, ref);
+  };
   const { clusters } = await inDir(dir, async () => openSavedFleetPlans(nodeInputs, fp, DEFAULT_DURATIONS, counting));
   assert.is(reads, 1);
   assert.is(clusters.size, 120);
@@ -131,7 +144,7 @@ s('the check of a fleet plan of 120 clusters reads and validates the Fleet once,
   }
 });
 
-s('a context the kubeconfig does not have is that cluster\'s error (exit 1), not a crash: continue rolls the others', async () => {
+s("a context the kubeconfig does not have is that cluster's error (exit 1), not a crash: continue rolls the others", async () => {
   const st = setup({ strategy: { batchTimeoutAction: 'continue' }, missing: ['ctx-south'] });
   const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 1, r.err);
@@ -155,10 +168,16 @@ s('one canary, then maxConcurrency 2: all three clusters rolled, each recorded i
   const st = setup();
   const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve', '-o', 'json'], st.options);
   assert.is(r.code, 0, r.err);
-  const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
+  const events = r.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.is(events[0].type, 'fleet-start');
   assert.is(events.at(-1).type, 'fleet-done');
-  assert.equal(events.filter((e) => e.type === 'fleet-batch-start').map((e) => e.clusters), [['east'], ['south', 'west']]);
+  assert.equal(
+    events.filter((e) => e.type === 'fleet-batch-start').map((e) => e.clusters),
+    [['east'], ['south', 'west']],
+  );
   assert.ok(events.some((e) => e.type === 'fleet-cluster-event' && e.cluster === 'west' && e.event.type === 'reboot'));
   const waves = (c: string) => events.filter((e) => e.type === 'fleet-cluster-event' && e.cluster === c && e.event.type === 'wave-start').length;
   assert.equal([waves('east'), waves('west'), waves('south')], [2, 3, 3], 'east rolled with its own maxUnavailable 2');
@@ -180,7 +199,10 @@ s('one canary, then maxConcurrency 2: all three clusters rolled, each recorded i
   const again = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(again.code, 0, again.err);
   assert.match(again.out, /east \(canary\) +1 +nothing-to-do/, 'a canary is never skipped on its record: its own apply answers');
-  assert.equal(Object.values(st.sims).map((x) => x.reboots.length), before);
+  assert.equal(
+    Object.values(st.sims).map((x) => x.reboots.length),
+    before,
+  );
 });
 
 s('a failing canary (its node fails the reboot) halts the fleet: exit 5, the other two never reached', async () => {

@@ -18,7 +18,12 @@ import { FleetBuilder, NEW } from '../support/fleet.ts';
 
 const s = suite('fleet render argocd: the command');
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  });
 
 /** A repository with fleets/prod/fleet.yaml (and its snapshots), committed, and its fleet plan. */
 async function repoWith(fleet: FleetBuilder): Promise<{ repo: string; planFile: string }> {
@@ -33,17 +38,27 @@ async function repoWith(fleet: FleetBuilder): Promise<{ repo: string; planFile: 
   return { repo, planFile: 'plans/fleet-plan.json' };
 }
 
-const RENDER = ['--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/platform/fleet.git', '--image', 'REPLACE-ME.example/bootcplan:0.1.0', '--revision', 'main'];
+const RENDER = [
+  '--out-dir',
+  'fleets/prod/argocd',
+  '--repo-url',
+  'https://git.example.com/platform/fleet.git',
+  '--image',
+  'REPLACE-ME.example/bootcplan:0.1.0',
+  '--revision',
+  'main',
+];
 
-const three = () => new FleetBuilder()
-  .cluster('east-1', { labels: { region: 'east' } })
-  .cluster('west-1', { labels: { region: 'west' }, overrides: { pools: [{ name: 'worker', maxUnavailable: 2 }] } })
-  .cluster('east-2', { labels: { region: 'east' }, destination: { server: 'https://api.east-2.example.com:6443' } })
-  .override({ clusterSelector: { matchLabels: { region: 'east' } }, timezone: 'America/New_York' })
-  .withRollout({ pools: [{ name: 'worker', image: NEW, maxUnavailable: 1 }], maintenanceWindows: [{ schedule: '0 22 * * *', duration: '6h' }] })
-  .strategy({ canaries: ['east-1'], maxConcurrency: 2 });
+const three = () =>
+  new FleetBuilder()
+    .cluster('east-1', { labels: { region: 'east' } })
+    .cluster('west-1', { labels: { region: 'west' }, overrides: { pools: [{ name: 'worker', maxUnavailable: 2 }] } })
+    .cluster('east-2', { labels: { region: 'east' }, destination: { server: 'https://api.east-2.example.com:6443' } })
+    .override({ clusterSelector: { matchLabels: { region: 'east' } }, timezone: 'America/New_York' })
+    .withRollout({ pools: [{ name: 'worker', image: NEW, maxUnavailable: 1 }], maintenanceWindows: [{ schedule: '0 22 * * *', duration: '6h' }] })
+    .strategy({ canaries: ['east-1'], maxConcurrency: 2 });
 
-s('renders the fleet plan: the ApplicationSet, one directory per cluster, each Rollout object the cluster\'s effective spec', async () => {
+s("renders the fleet plan: the ApplicationSet, one directory per cluster, each Rollout object the cluster's effective spec", async () => {
   const { repo, planFile } = await repoWith(three());
   const r = await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo });
   assert.is(r.code, 0, r.err);
@@ -67,7 +82,10 @@ s('renders the fleet plan: the ApplicationSet, one directory per cluster, each R
   assert.is(rollout('east-1').metadata.name, 'fleet');
   assert.is(readFileSync(join(out, 'clusters/east-1/fleet.yaml'), 'utf8'), readFileSync(join(repo, 'fleets/prod/fleet.yaml'), 'utf8'));
   const plan = JSON.parse(readFileSync(join(out, 'clusters/west-1/plan.json'), 'utf8'));
-  assert.equal([plan.id, plan.spec.fleetCluster, plan.spec.path], [fp.clusters.find((c: any) => c.name === 'west-1').plan.id, 'west-1', 'fleets/prod/fleet.yaml']);
+  assert.equal(
+    [plan.id, plan.spec.fleetCluster, plan.spec.path],
+    [fp.clusters.find((c: any) => c.name === 'west-1').plan.id, 'west-1', 'fleets/prod/fleet.yaml'],
+  );
 
   // A second render replaces the first: what it wrote and the user did not touch (a cluster
   // that no longer rolls leaves no file behind).
@@ -156,7 +174,12 @@ s('a fleet plan modified after it was made, or a Fleet file changed since: exit 
 });
 
 s('a cluster name that is not a DNS-1123 label: exit 1, one screen naming it, no stack trace, nothing written', async () => {
-  const { repo, planFile } = await repoWith(new FleetBuilder().cluster('east.1').cluster('west-1').strategy({ canaries: ['east.1'] }));
+  const { repo, planFile } = await repoWith(
+    new FleetBuilder()
+      .cluster('east.1')
+      .cluster('west-1')
+      .strategy({ canaries: ['east.1'] }),
+  );
   const r = await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo });
   assert.is(r.code, 1, r.err);
   assert.match(r.err, /cluster "east\.1" is not a DNS-1123 label/);
@@ -170,7 +193,13 @@ s('the notes on what Argo CD does not enforce: one line each, no JSON-escaped li
   const r = await cli(['fleet', 'render', 'argocd', planFile, ...RENDER], { cwd: repo });
   assert.is(r.code, 0, r.err);
   assert.not.match(r.err, /\\u00/);
-  assert.equal(r.err.split('\n').filter((l) => l.startsWith('note: ')).map((l) => l.split(' ').slice(0, 2).join(' ')), ['note: batchSoakSeconds', 'note: batchTimeoutSeconds', 'note: progressive']);
+  assert.equal(
+    r.err
+      .split('\n')
+      .filter((l) => l.startsWith('note: '))
+      .map((l) => l.split(' ').slice(0, 2).join(' ')),
+    ['note: batchSoakSeconds', 'note: batchTimeoutSeconds', 'note: progressive'],
+  );
 });
 
 s.run();

@@ -82,10 +82,13 @@ s('a cluster whose snapshot cannot be read is its error: exit 1, the fleet still
   assert.match(r.out, /Errors:\n {2}gone: snapshot-invalid: /);
   assert.match(r.out, /hint: /);
   assert.ok(existsSync(out));
-  assert.equal(JSON.parse(readFileSync(out, 'utf8')).batches.map((x: { clusters: string[] }) => x.clusters), [['good']]);
+  assert.equal(
+    JSON.parse(readFileSync(out, 'utf8')).batches.map((x: { clusters: string[] }) => x.clusters),
+    [['good']],
+  );
 });
 
-s('a snapshot path outside the repository (or the Fleet\'s directory) is not read', async () => {
+s("a snapshot path outside the repository (or the Fleet's directory) is not read", async () => {
   const b = new FleetBuilder().cluster('a');
   const w = b.write();
   const doc = b.doc() as { spec: { clusters: { snapshot: string }[] } };

@@ -20,7 +20,12 @@ import { readSnapshotFile, nodeInputs } from '../../src/app/inputs.ts';
 const s = suite('a cluster plan out of a fleet plan');
 
 const repo = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-apply-'));
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 git('init', '-q', '-b', 'main');
 const fleet = new FleetBuilder()
   .cluster('east', { cluster: workerCluster(4), overrides: { pools: [{ name: 'worker', maxUnavailable: 2 }] } })

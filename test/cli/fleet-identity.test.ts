@@ -40,7 +40,10 @@ function identicalSites(): FleetBuilder {
 s('the fleet plan binds each cluster plan to its own identity', () => {
   const st = simFleet(identicalSites(), { prefix: 'bootcplan-fleet-identity-' });
   const fp: FleetPlan = JSON.parse(readFileSync(st.planFile, 'utf8'));
-  assert.equal(fp.clusters.map((c) => c.plan!.cluster.identity), ['east', 'west', 'south'].map((n) => ({ kind: 'ClusterVersion.spec.clusterID', id: ID[n] })));
+  assert.equal(
+    fp.clusters.map((c) => c.plan!.cluster.identity),
+    ['east', 'west', 'south'].map((n) => ({ kind: 'ClusterVersion.spec.clusterID', id: ID[n] })),
+  );
   // The sites are identical in every decision: only the identity tells their plans apart.
   const decisions = fp.clusters.map((c) => JSON.stringify(c.plan!.pools));
   assert.is(new Set(decisions).size, 1);
@@ -60,7 +63,7 @@ s('contexts swapped in the kubeconfig: west and south fail with exit 3 naming bo
   }
 });
 
-s('apply of one cluster\'s plan out of the fleet plan, on another site: exit 3 naming both, nothing written', async () => {
+s("apply of one cluster's plan out of the fleet plan, on another site: exit 3 naming both, nothing written", async () => {
   const st = simFleet(identicalSites(), { prefix: 'bootcplan-fleet-identity-' });
   const fp: FleetPlan = JSON.parse(readFileSync(st.planFile, 'utf8'));
   writeFileSync(join(st.dir, 'west.json'), JSON.stringify(fp.clusters.find((c) => c.name === 'west')!.plan, null, 2));
@@ -84,7 +87,11 @@ s('an idle canary (nothing to change, in no batch) confirmed through a swapped c
   b.strategy({ canaries: ['east'], maxConcurrency: 2 });
   const st = simFleet(b, { prefix: 'bootcplan-fleet-identity-' });
   const fp: FleetPlan = JSON.parse(readFileSync(st.planFile, 'utf8'));
-  assert.equal(fp.clusters.map((c) => c.batch), [null, 1, null], 'the canary has nothing to change');
+  assert.equal(
+    fp.clusters.map((c) => c.batch),
+    [null, 1, null],
+    'the canary has nothing to change',
+  );
   [st.sims['ctx-east'], st.sims['ctx-south']] = [st.sims['ctx-south'], st.sims['ctx-east']];
   const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve'], st.options);
   assert.is(r.code, 3, r.err);
@@ -102,12 +109,20 @@ s('two entries with one identity (one cluster reached twice, or clones): a warni
   assert.is(warning!.path, 'spec.clusters[2]');
   assert.is(warning!.file, 'fleet.yaml');
   assert.ok(warning!.line! > 1);
-  assert.match(warning!.message, new RegExp(`clusters west and south are the same cluster as far as bootcplan can tell \\(ClusterVersion.spec.clusterID ${ID.west}\\)`));
+  assert.match(
+    warning!.message,
+    new RegExp(`clusters west and south are the same cluster as far as bootcplan can tell \\(ClusterVersion.spec.clusterID ${ID.west}\\)`),
+  );
   // Shown where the reviewer looks.
   const st = simFleet(b, { prefix: 'bootcplan-fleet-identity-' });
   const shown = await cli(['fleet', 'show', st.planFile], st.options);
   assert.match(shown.out, /warning: fleet.yaml:\d+:\d+: clusters west and south are the same cluster/);
-  assert.not.ok(identicalSites().plan().diagnostics.some((d) => d.code === 'fleet-shared-identity'), 'no warning for distinct sites');
+  assert.not.ok(
+    identicalSites()
+      .plan()
+      .diagnostics.some((d) => d.code === 'fleet-shared-identity'),
+    'no warning for distinct sites',
+  );
 });
 
 s.run();

@@ -20,7 +20,12 @@ import { FleetBuilder, workerCluster } from '../support/fleet.ts';
 
 const s = suite('fleet: kubeconfig files a Fleet names');
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 
 /** The CLI's environment and clock: no kubeconfig of the user's, a fixed time. */
 const ISOLATED = { io: { env: { KUBECONFIG: '/nonexistent', NO_COLOR: '1' } }, now: () => Date.parse('2026-09-14T08:00:00Z') };
@@ -28,18 +33,33 @@ const ISOLATED = { io: { env: { KUBECONFIG: '/nonexistent', NO_COLOR: '1' } }, n
 /** A kubeconfig with one context `prod` on an unreachable server; `user` is the user entry's body (YAML flow). */
 function kubeconfig(user: string, cluster = '{server: "https://127.0.0.1:1"}'): string {
   return [
-    'apiVersion: v1', 'kind: Config',
-    'clusters:', '- name: c', `  cluster: ${cluster}`,
-    'users:', '- name: u', `  user: ${user}`,
-    'contexts:', '- name: prod', '  context: {cluster: c, user: u}',
-    'current-context: prod', '',
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: c',
+    `  cluster: ${cluster}`,
+    'users:',
+    '- name: u',
+    `  user: ${user}`,
+    'contexts:',
+    '- name: prod',
+    '  context: {cluster: c, user: u}',
+    'current-context: prod',
+    '',
   ].join('\n');
 }
 
 /** An exec plugin that leaves `marker` behind when it runs (and answers with a token). */
 function execUser(marker: string): string {
   const credential = '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"x"}}';
-  return JSON.stringify({ exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: 'sh', args: ['-c', `touch '${marker}'; echo '${credential}'`], interactiveMode: 'Never' } });
+  return JSON.stringify({
+    exec: {
+      apiVersion: 'client.authentication.k8s.io/v1beta1',
+      command: 'sh',
+      args: ['-c', `touch '${marker}'; echo '${credential}'`],
+      interactiveMode: 'Never',
+    },
+  });
 }
 
 /** A Fleet (in `dir`) with a snapshot cluster `local` and a live cluster `east` through context prod of `kc`. */
@@ -48,7 +68,7 @@ function fleetNaming(kc: string, dir = mkdtempSync(join(tmpdir(), 'bootcplan-fle
   return { ...w, marker: join(mkdtempSync(join(tmpdir(), 'bootcplan-marker-')), 'ran') };
 }
 
-s('fleet plan: an exec plugin in a Fleet-named kubeconfig never runs; that cluster\'s error names the field; the others are planned', async () => {
+s("fleet plan: an exec plugin in a Fleet-named kubeconfig never runs; that cluster's error names the field; the others are planned", async () => {
   const w = fleetNaming('kc.yaml');
   writeFileSync(join(w.dir, 'kc.yaml'), kubeconfig(execUser(w.marker)));
   const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown'], ISOLATED);
@@ -65,8 +85,16 @@ s('fleet plan: token-file, auth-provider and certificate/key file paths are refu
   const cases: [string, string, RegExp][] = [
     [JSON.stringify({ 'token-file': secret }), '{server: "https://127.0.0.1:1"}', /users\[0\]\.user\.token-file/],
     [JSON.stringify({ 'auth-provider': { name: 'oidc', config: { 'id-token': 'x' } } }), '{server: "https://127.0.0.1:1"}', /users\[0\]\.user\.auth-provider/],
-    [JSON.stringify({ 'client-certificate': secret, 'client-key': secret }), '{server: "https://127.0.0.1:1"}', /users\[0\]\.user\.client-certificate.*users\[0\]\.user\.client-key/],
-    ['{token: inline-is-fine}', JSON.stringify({ server: 'https://127.0.0.1:1', 'certificate-authority': secret }), /clusters\[0\]\.cluster\.certificate-authority\b/],
+    [
+      JSON.stringify({ 'client-certificate': secret, 'client-key': secret }),
+      '{server: "https://127.0.0.1:1"}',
+      /users\[0\]\.user\.client-certificate.*users\[0\]\.user\.client-key/,
+    ],
+    [
+      '{token: inline-is-fine}',
+      JSON.stringify({ server: 'https://127.0.0.1:1', 'certificate-authority': secret }),
+      /clusters\[0\]\.cluster\.certificate-authority\b/,
+    ],
   ];
   for (const [user, cluster, field] of cases) {
     const w = fleetNaming('kc.yaml');
@@ -81,7 +109,10 @@ s('fleet plan: token-file, auth-provider and certificate/key file paths are refu
 
 s('fleet plan: inline credentials and certificate data are fine: the cluster is reached (here: unreachable, not refused)', async () => {
   const w = fleetNaming('kc.yaml');
-  writeFileSync(join(w.dir, 'kc.yaml'), kubeconfig('{token: t, client-certificate-data: "", client-key-data: ""}', '{server: "https://127.0.0.1:1", certificate-authority-data: ""}'));
+  writeFileSync(
+    join(w.dir, 'kc.yaml'),
+    kubeconfig('{token: t, client-certificate-data: "", client-key-data: ""}', '{server: "https://127.0.0.1:1", certificate-authority-data: ""}'),
+  );
   const r = await cli(['fleet', 'plan', '-f', w.file, '--request-timeout', '5s'], ISOLATED);
   assert.is(r.code, 1, r.err);
   assert.match(r.out, /east: unreachable: /);
@@ -96,7 +127,7 @@ s('fleet plan --trust-fleet-kubeconfigs: the operator opts in, and the exec plug
   assert.match(r.out, /east: unreachable: /);
 });
 
-s('the operator\'s own --kubeconfig is trusted as before: its exec plugin runs', async () => {
+s("the operator's own --kubeconfig is trusted as before: its exec plugin runs", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-kc-'));
   const w = new FleetBuilder().cluster('east', { context: 'prod' }).write(dir);
   const marker = join(mkdtempSync(join(tmpdir(), 'bootcplan-marker-')), 'ran');
@@ -104,7 +135,7 @@ s('the operator\'s own --kubeconfig is trusted as before: its exec plugin runs',
   writeFileSync(own, kubeconfig(execUser(marker)));
   const r = await cli(['fleet', 'plan', '-f', w.file, '--kubeconfig', own, '--request-timeout', '5s'], ISOLATED);
   assert.is(r.code, 1, r.err);
-  assert.ok(existsSync(marker), 'the exec plugin of the operator\'s kubeconfig did not run');
+  assert.ok(existsSync(marker), "the exec plugin of the operator's kubeconfig did not run");
   assert.match(r.out, /east: unreachable: /);
 });
 
@@ -130,7 +161,7 @@ s('fleet plan: a Fleet-named kubeconfig outside the repository is never read; it
   assert.match(r.out, /east: kubeconfig: kubeconfig "link\.yaml" named by the Fleet is outside the repository/);
 });
 
-s('fleet plan: a context missing from a Fleet-named kubeconfig is that cluster\'s error without listing the file\'s contexts', async () => {
+s("fleet plan: a context missing from a Fleet-named kubeconfig is that cluster's error without listing the file's contexts", async () => {
   const w = fleetNaming('kc.yaml', undefined, 'staging');
   writeFileSync(join(w.dir, 'kc.yaml'), kubeconfig('{token: t}').replace(/\bprod\b/g, 'prod-secret-name'));
   const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown'], ISOLATED);
@@ -150,7 +181,7 @@ s('fleet plan --ref: the Fleet-named kubeconfig is read at that revision, not fr
   writeFileSync(join(repo, 'kc.yaml'), kubeconfig(execUser(w.marker)));
   const r = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--ref', 'HEAD', '--request-timeout', '5s'], { ...ISOLATED, cwd: repo });
   assert.is(r.code, 1, r.err);
-  assert.not.ok(existsSync(w.marker), 'the working tree\'s kubeconfig was used');
+  assert.not.ok(existsSync(w.marker), "the working tree's kubeconfig was used");
   assert.match(r.out, /east: unreachable: /);
   // And the other way round: refused at the ref although the working tree's file is harmless.
   writeFileSync(join(repo, 'kc.yaml'), kubeconfig(execUser(w.marker)));
@@ -174,43 +205,52 @@ s('fleet rehearse -f: an exec plugin in a Fleet-named kubeconfig never runs', as
   assert.match(r.out + r.err, /east.*users\[0\]\.user\.exec/);
 });
 
-s('fleet apply: a Fleet-named kubeconfig with an exec plugin is refused before any cluster is reached; with --trust-fleet-kubeconfigs it is handed on', async () => {
-  const b = new FleetBuilder();
-  for (const n of ['east', 'west']) b.cluster(n, { context: `ctx-${n}`, kubeconfig: 'kc.yaml', cluster: workerCluster(3, n) });
-  b.strategy({ canaries: ['east'] });
-  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-kc-'));
-  b.write(dir);
-  const marker = join(dir, 'ran');
-  writeFileSync(join(dir, 'kc.yaml'), kubeconfig(execUser(marker)).replace(/\bprod\b/g, 'ctx-east'));
-  writeFileSync(join(dir, 'fleet-plan.json'), renderFleetJson(b.plan()));
-  const opened: string[] = [];
-  const openDriver: DriverFactory = async (flags) => {
-    opened.push(flags.context ?? '?');
-    throw new Error('not in this test');
-  };
-  const r = await cli(['fleet', 'apply', 'fleet-plan.json', '--auto-approve'], { ...ISOLATED, cwd: dir, openDriver });
-  assert.is(r.code, 1, r.out + r.err);
-  assert.match(r.err, /cluster east: kubeconfig .*kc\.yaml.*users\[0\]\.user\.exec/);
-  assert.match(r.err, /--trust-fleet-kubeconfigs/);
-  assert.equal(opened, []);
-  assert.not.ok(existsSync(marker));
-  const r2 = await cli(['fleet', 'apply', 'fleet-plan.json', '--auto-approve', '--trust-fleet-kubeconfigs'], { ...ISOLATED, cwd: dir, openDriver });
-  assert.equal(opened[0], 'ctx-east', r2.out + r2.err);
-  assert.ok(readFileSync(join(dir, 'fleet.yaml'), 'utf8').includes('kubeconfig: kc.yaml'));
-});
+s(
+  'fleet apply: a Fleet-named kubeconfig with an exec plugin is refused before any cluster is reached; with --trust-fleet-kubeconfigs it is handed on',
+  async () => {
+    const b = new FleetBuilder();
+    for (const n of ['east', 'west']) b.cluster(n, { context: `ctx-${n}`, kubeconfig: 'kc.yaml', cluster: workerCluster(3, n) });
+    b.strategy({ canaries: ['east'] });
+    const dir = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-kc-'));
+    b.write(dir);
+    const marker = join(dir, 'ran');
+    writeFileSync(join(dir, 'kc.yaml'), kubeconfig(execUser(marker)).replace(/\bprod\b/g, 'ctx-east'));
+    writeFileSync(join(dir, 'fleet-plan.json'), renderFleetJson(b.plan()));
+    const opened: string[] = [];
+    const openDriver: DriverFactory = async (flags) => {
+      opened.push(flags.context ?? '?');
+      throw new Error('not in this test');
+    };
+    const r = await cli(['fleet', 'apply', 'fleet-plan.json', '--auto-approve'], { ...ISOLATED, cwd: dir, openDriver });
+    assert.is(r.code, 1, r.out + r.err);
+    assert.match(r.err, /cluster east: kubeconfig .*kc\.yaml.*users\[0\]\.user\.exec/);
+    assert.match(r.err, /--trust-fleet-kubeconfigs/);
+    assert.equal(opened, []);
+    assert.not.ok(existsSync(marker));
+    const r2 = await cli(['fleet', 'apply', 'fleet-plan.json', '--auto-approve', '--trust-fleet-kubeconfigs'], { ...ISOLATED, cwd: dir, openDriver });
+    assert.equal(opened[0], 'ctx-east', r2.out + r2.err);
+    assert.ok(readFileSync(join(dir, 'fleet.yaml'), 'utf8').includes('kubeconfig: kc.yaml'));
+  },
+);
 
 s('untrustedKubeconfigFields: every field that runs a command or names a file, and nothing inline', () => {
   const fields = untrustedKubeconfigFields({
     clusters: [{ name: 'c', cluster: { server: 'https://x', 'certificate-authority': '/ca', 'certificate-authority-data': 'AA' } }],
     users: [
       { name: 'a', user: { exec: { command: 'sh' } } },
-      { name: 'b', user: { 'auth-provider': { name: 'gcp' }, 'token-file': '/t', 'client-certificate': 'c', 'client-key': 'k', token: 'x', 'client-key-data': 'AA' } },
+      {
+        name: 'b',
+        user: { 'auth-provider': { name: 'gcp' }, 'token-file': '/t', 'client-certificate': 'c', 'client-key': 'k', token: 'x', 'client-key-data': 'AA' },
+      },
     ],
   });
   assert.equal(fields, [
     'clusters[0].cluster.certificate-authority',
     'users[0].user.exec',
-    'users[1].user.auth-provider', 'users[1].user.token-file', 'users[1].user.client-certificate', 'users[1].user.client-key',
+    'users[1].user.auth-provider',
+    'users[1].user.token-file',
+    'users[1].user.client-certificate',
+    'users[1].user.client-key',
   ]);
   assert.equal(untrustedKubeconfigFields({ clusters: [{ cluster: { server: 'https://x' } }], users: [{ user: { token: 'x' } }] }), []);
 });

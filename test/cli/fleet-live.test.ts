@@ -19,11 +19,18 @@ const NO_KUBECONFIG = { io: { env: { KUBECONFIG: '/nonexistent' } } };
 function kubeconfig(servers: Record<string, string>): string {
   const names = Object.keys(servers);
   return [
-    'apiVersion: v1', 'kind: Config', 'clusters:',
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
     ...names.flatMap((n) => [`- name: ${n}`, '  cluster:', `    server: ${servers[n]}`, '    insecure-skip-tls-verify: true']),
-    'users:', '- name: u', '  user:', '    token: not-a-real-token', 'contexts:',
+    'users:',
+    '- name: u',
+    '  user:',
+    '    token: not-a-real-token',
+    'contexts:',
     ...names.flatMap((n) => [`- name: ${n}-admin`, '  context:', `    cluster: ${n}`, '    user: u']),
-    `current-context: ${names[0]}-admin`, '',
+    `current-context: ${names[0]}-admin`,
+    '',
   ].join('\n');
 }
 
@@ -35,7 +42,8 @@ s('at most --concurrency clusters at once; refused, unreachable and unknown cont
   // A cluster read sends several requests at once. Each server holds every request from its first
   // one for 60 ms and then refuses them all together, so it is busy exactly from its first request
   // until its answer; a request after that (none is expected: the read stopped) is refused at once.
-  const refuse = (res: Parameters<Parameters<typeof fakeApi>[0]>[1]) => sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'nodes is forbidden' }, 403);
+  const refuse = (res: Parameters<Parameters<typeof fakeApi>[0]>[1]) =>
+    sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'nodes is forbidden' }, 403);
   const servers: FakeServer[] = [];
   for (let i = 0; i < 5; i++) {
     let held: Parameters<typeof refuse>[0][] | null = null;
@@ -56,7 +64,9 @@ s('at most --concurrency clusters at once; refused, unreachable and unknown cont
   }
   const b = new FleetBuilder().cluster('local');
   const live: Record<string, string> = { down: 'http://127.0.0.1:1' };
-  servers.forEach((srv, i) => { live[`l${i}`] = srv.url; });
+  servers.forEach((srv, i) => {
+    live[`l${i}`] = srv.url;
+  });
   for (const name of Object.keys(live)) b.cluster(name, { context: `${name}-admin`, kubeconfig: 'kube.yaml' });
   b.cluster('ghost', { context: 'ghost-admin', kubeconfig: 'kube.yaml' });
   const w = b.write();
@@ -78,7 +88,10 @@ s('a kubeconfig that is no kubeconfig: the error never quotes the file (a Fleet 
   const r = await cli(['fleet', 'plan', '-f', w.file, '-o', 'markdown'], NO_KUBECONFIG);
   assert.is(r.code, 1);
   // Refused by the check of Fleet-named kubeconfigs (fleet-kubeconfig.ts) before the Kubernetes client parses it.
-  assert.match(r.out, /`kubeconfig`: kubeconfig "secret\.txt" named by the Fleet is not valid at line \d+ \(the parser's message is left out: it may quote the file\)/);
+  assert.match(
+    r.out,
+    /`kubeconfig`: kubeconfig "secret\.txt" named by the Fleet is not valid at line \d+ \(the parser's message is left out: it may quote the file\)/,
+  );
   assert.not.match(r.out + r.err, /wJalrXUtnFEMI|aws_secret/);
 });
 

@@ -17,7 +17,12 @@ import { FleetBuilder, workerCluster } from '../support/fleet.ts';
 const s = suite('fleet --ref: snapshot files at the revision');
 
 const repo = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-ref-'));
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 git('init', '-q', '-b', 'main');
 mkdirSync(join(repo, 'fleets'));
 new FleetBuilder()
@@ -37,14 +42,14 @@ s('fleet plan --ref HEAD plans against the snapshots committed at HEAD, not the 
   const atRef = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '--ref', 'HEAD', '-o', 'json'], { cwd: repo });
   assert.is(atRef.code, 0, atRef.err);
   const fp: FleetPlan = JSON.parse(atRef.out);
-  assert.is(nodesOf(fp, 'east'), 3, 'the commit\'s snapshot');
+  assert.is(nodesOf(fp, 'east'), 3, "the commit's snapshot");
   const east = fp.clusters.find((c) => c.name === 'east')!.plan!;
   assert.is(east.cluster.source, `git:${commit}:fleets/east.yaml`, 'the plan says where its snapshot came from');
   const worktree = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '-o', 'json'], { cwd: repo });
   assert.is(nodesOf(JSON.parse(worktree.out), 'east'), 5, 'without --ref: the working tree');
 });
 
-s('fleet plan --ref: a snapshot only in the working tree is that cluster\'s error, naming the revision', async () => {
+s("fleet plan --ref: a snapshot only in the working tree is that cluster's error, naming the revision", async () => {
   const fleet = readFileSync(join(repo, 'fleets/fleet.yaml'), 'utf8');
   writeFileSync(join(repo, 'fleets/fleet.yaml'), fleet.replace('snapshot: west.yaml', 'snapshot: west-new.yaml'));
   writeFileSync(join(repo, 'fleets/west-new.yaml'), workerCluster(3).yaml());
@@ -54,7 +59,11 @@ s('fleet plan --ref: a snapshot only in the working tree is that cluster\'s erro
     const r = await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '--ref', 'HEAD'], { cwd: repo });
     assert.is(r.code, 1, r.err);
     assert.match(r.out, /west: snapshot-invalid: snapshot "west-new\.yaml" is not in HEAD \([0-9a-f]{12}\)/);
-    assert.is(nodesOf(JSON.parse((await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '-o', 'json'], { cwd: repo })).out), 'west'), 3, 'the working tree has it');
+    assert.is(
+      nodesOf(JSON.parse((await cli(['fleet', 'plan', '-f', 'fleets/fleet.yaml', '-o', 'json'], { cwd: repo })).out), 'west'),
+      3,
+      'the working tree has it',
+    );
   } finally {
     git('reset', '-q', '--hard', commit);
     writeFileSync(join(repo, 'fleets/east.yaml'), workerCluster(5).yaml());
@@ -83,7 +92,7 @@ s('fleet rehearse of a fleet plan made with --ref rehearses the snapshots at its
   assert.is(r.code, 0, r.err);
   const east = JSON.parse(r.out).clusters.find((c: { name: string }) => c.name === 'east');
   assert.is(east.outcome, 'done', JSON.stringify(east));
-  assert.is(east.summary.nodes, 3, 'the commit\'s snapshot (the working tree has 5 nodes)');
+  assert.is(east.summary.nodes, 3, "the commit's snapshot (the working tree has 5 nodes)");
 });
 
 s.run();

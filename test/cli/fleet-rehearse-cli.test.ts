@@ -29,8 +29,14 @@ s('fleet rehearse -f FLEET -o json: every cluster done, batches in order with th
   const r = await cli(['fleet', 'rehearse', '-f', file, '-o', 'json'], { io: { stderrColumns: 100 } });
   assert.is(r.code, 0, r.err);
   const j = JSON.parse(r.out);
-  assert.equal(j.batches.map((b: any) => b.clusters), [['east'], ['south', 'west']]);
-  assert.equal(j.clusters.map((c: any) => c.outcome), ['done', 'done', 'done']);
+  assert.equal(
+    j.batches.map((b: any) => b.clusters),
+    [['east'], ['south', 'west']],
+  );
+  assert.equal(
+    j.clusters.map((c: any) => c.outcome),
+    ['done', 'done', 'done'],
+  );
   assert.is(j.batches[1].start, j.batches[0].end + 300);
   assert.is(j.exitCode, 0);
   assert.ok(Math.abs(j.makespanSeconds - j.estimatedSeconds) <= j.estimatedSeconds * 0.02, `${j.makespanSeconds} vs ${j.estimatedSeconds}`);
@@ -96,7 +102,10 @@ s('progress on a terminal: one live line (clusters done of all, the batch, fleet
   assert.is(r.code, 0, r.err);
   assert.not.match(r.err, /\n/, 'one line, never scrolled');
   assert.ok(r.io.errWrites.length >= 4, r.io.errWrites.join('|'));
-  assert.ok(r.io.errWrites.every((w) => w.startsWith('\r\x1b[K')), 'each write redraws the line');
+  assert.ok(
+    r.io.errWrites.every((w) => w.startsWith('\r\x1b[K')),
+    'each write redraws the line',
+  );
   assert.match(r.err, /rehearsing fleet: 0\/3 clusters done; batch 1\/2 \(canary east\); fleet time 0s/);
   assert.match(r.err, /rehearsing fleet: 1\/3 clusters done; batch 2\/2 \(2 clusters\); fleet time \d+[hm]/);
   assert.match(r.err, /3\/3 clusters done/);

@@ -28,7 +28,10 @@ const TOOL_DIR = 'test/tools/flux-health';
 
 /** The evaluator .ci/run builds (test/tools/flux-health/build.sh), found by the hash of its sources. */
 function evaluator(): string | null {
-  const hash = createHash('sha256').update(Buffer.concat(['go.mod', 'go.sum', 'main.go'].map((f) => readFileSync(join(TOOL_DIR, f))))).digest('hex').slice(0, 12);
+  const hash = createHash('sha256')
+    .update(Buffer.concat(['go.mod', 'go.sum', 'main.go'].map((f) => readFileSync(join(TOOL_DIR, f)))))
+    .digest('hex')
+    .slice(0, 12);
   const bin = join(process.env.BOOTCPLAN_TOOLS ?? join(homedir(), '.cache/bootcplan-tools/bin'), `flux-health-${hash}`);
   return existsSync(bin) ? bin : null;
 }
@@ -48,7 +51,13 @@ function example() {
 function stored(sim: SimCluster, name = 'test') {
   const o = sim.rollouts.objects.get(name)!;
   const status = JSON.parse(JSON.stringify(o.status, (_k, v) => (v === null ? undefined : v)));
-  return { apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name, namespace: 'openshift-bootcplan', generation: o.generation }, spec: o.spec, status };
+  return {
+    apiVersion: 'bootcplan.dev/v1alpha1',
+    kind: 'Rollout',
+    metadata: { name, namespace: 'openshift-bootcplan', generation: o.generation },
+    spec: o.spec,
+    status,
+  };
 }
 
 /** Runs `apply PLANFILE --auto-approve --step` in the work tree, as the Job and the CronJob do, until `until` says stop. */
@@ -64,7 +73,11 @@ async function steps(t: Tree, until: (code: number) => boolean, max = 12) {
   throw new Error(`no end after ${max} runs: exits ${codes.join(', ')}`);
 }
 
-interface Tree { work: string; sim: SimCluster; openDriver: DriverFactory }
+interface Tree {
+  work: string;
+  sim: SimCluster;
+  openDriver: DriverFactory;
+}
 
 /** A work tree with the spec, the cluster's snapshot and the reviewed plan; the cluster with the spec's Rollout object synced. */
 async function setup(count: number): Promise<Tree> {
@@ -84,7 +97,7 @@ async function setup(count: number): Promise<Tree> {
 
 const objects = new Map<string, unknown>();
 
-s('the statuses: progressing after wave 1, then a later run halts wave 2 (exit 5), a rollout done, an older spec\'s status', async () => {
+s("the statuses: progressing after wave 1, then a later run halts wave 2 (exit 5), a rollout done, an older spec's status", async () => {
   const a = await setup(6);
   await steps(a, () => a.sim.rollouts.objects.get('test')!.status?.reason === 'Stepped');
   const progressing = stored(a.sim);
@@ -98,7 +111,10 @@ s('the statuses: progressing after wave 1, then a later run halts wave 2 (exit 5
   assert.equal([halted.status.phase, halted.status.reason, halted.status.lastExitCode], ['Degraded', 'Halted', 5]);
   assert.ok(halted.status.conditions.some((c: any) => c.type === 'Stalled' && c.status === 'True'));
   assert.match(halted.status.message, /^halted: w-\d\d Degraded after the reboot \(pool worker\)$/);
-  assert.ok(a.sim.rollouts.events.some((e) => e.reason === 'WaveStarted' && /^wave 2\/3:/.test(e.note)), 'it halted in wave 2');
+  assert.ok(
+    a.sim.rollouts.events.some((e) => e.reason === 'WaveStarted' && /^wave 2\/3:/.test(e.note)),
+    'it halted in wave 2',
+  );
   assert.is(a.sim.reboots.filter((r) => !r.failed).length, 2, 'wave 1 went through before');
   objects.set('halted', halted);
 
@@ -111,7 +127,7 @@ s('the statuses: progressing after wave 1, then a later run halts wave 2 (exit 5
   objects.set('no status yet', { apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'test', generation: 1 }, spec: {} });
 });
 
-s('the example\'s expressions, run by Flux\'s evaluator: Current while it advances or is done; Failed once a later wave halts', () => {
+s("the example's expressions, run by Flux's evaluator: Current while it advances or is done; Failed once a later wave halts", () => {
   const tool = evaluator();
   if (!tool) {
     assert.not.ok(process.env.CI, 'flux-health must be built in CI (.ci/run: test/tools/flux-health/build.sh)');
@@ -121,11 +137,21 @@ s('the example\'s expressions, run by Flux\'s evaluator: Current while it advanc
   const { ks, check } = example();
   // The Kustomization checks the Rollout the spec names, where apply writes its status.
   const spec = parse(readFileSync('examples/flux/rollout/bootcplan.yaml', 'utf8'));
-  assert.ok(ks.spec.healthChecks.some((h: any) => h.kind === 'Rollout' && h.apiVersion === 'bootcplan.dev/v1alpha1' && h.name === spec.metadata.name && h.namespace === 'openshift-bootcplan'), 'the Rollout is health-checked');
+  assert.ok(
+    ks.spec.healthChecks.some(
+      (h: any) => h.kind === 'Rollout' && h.apiVersion === 'bootcplan.dev/v1alpha1' && h.name === spec.metadata.name && h.namespace === 'openshift-bootcplan',
+    ),
+    'the Rollout is health-checked',
+  );
   const names = [...objects.keys()];
   const r = spawnSync(tool, [], { input: JSON.stringify({ check, objects: names.map((n) => objects.get(n)) }), encoding: 'utf8' });
   assert.is(r.status, 0, r.stderr);
-  const got = Object.fromEntries(r.stdout.trim().split('\n').map((l, i) => [names[i], l.startsWith('Error:') ? 'Error' : l]));
+  const got = Object.fromEntries(
+    r.stdout
+      .trim()
+      .split('\n')
+      .map((l, i) => [names[i], l.startsWith('Error:') ? 'Error' : l]),
+  );
   assert.equal(got, {
     progressing: 'Current',
     halted: 'Failed',
@@ -136,7 +162,10 @@ s('the example\'s expressions, run by Flux\'s evaluator: Current while it advanc
     'no status yet': 'Error',
   });
   // The check can fail the other way too: the same expressions with Degraded counted as current say Current.
-  const lax = spawnSync(tool, [], { input: JSON.stringify({ check: { ...check, failed: '', current: "status.phase != ''" }, objects: [objects.get('halted')] }), encoding: 'utf8' });
+  const lax = spawnSync(tool, [], {
+    input: JSON.stringify({ check: { ...check, failed: '', current: "status.phase != ''" }, objects: [objects.get('halted')] }),
+    encoding: 'utf8',
+  });
   assert.is(lax.stdout.trim(), 'Current');
 });
 

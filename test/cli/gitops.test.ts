@@ -13,7 +13,12 @@ import { cli } from '../support/cli.ts';
 
 const s = suite('gitops: specs from git');
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 const sha = (t: string) => createHash('sha256').update(t).digest('hex');
 
 const repo = mkdtempSync(join(tmpdir(), 'bootcplan-git-'));
@@ -123,7 +128,10 @@ s('a saved plan refuses to run when the spec it was made from changed (stale, ex
     assert.is((await cli(['plan', '-f', specPath, '--ref', 'HEAD~1', '--cluster', clusterFile, '--out', out])).code, 0);
     verifyPlanSpec(nodeInputs, JSON.parse(readFileSync(out, 'utf8')), { cwd: repo });
     const forged = { ...JSON.parse(readFileSync(out, 'utf8')), spec: { ...plan.spec, ref: 'HEAD~1', commit: c1, sha256: sha(v2) } };
-    assert.instance(catchErr(() => verifyPlanSpec(nodeInputs, forged, { cwd: repo })), StalePlanError);
+    assert.instance(
+      catchErr(() => verifyPlanSpec(nodeInputs, forged, { cwd: repo })),
+      StalePlanError,
+    );
   } finally {
     writeFileSync(specPath, v2);
   }

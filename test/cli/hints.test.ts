@@ -26,7 +26,10 @@ const home = join(dir, 'home'); // no ~/.kube/config, no KUBECONFIG: no cluster 
 mkdirSync(home);
 writeFileSync(join(dir, 'cluster.yaml'), new ClusterBuilder().bootcPool('worker', nodes('w', 3)).yaml());
 writeFileSync(join(dir, 'bootcplan.yaml'), specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1 }]));
-writeFileSync(join(dir, 'kubeconfig-no-context.yaml'), 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: a, context: {cluster: c, user: u}}]\n');
+writeFileSync(
+  join(dir, 'kubeconfig-no-context.yaml'),
+  'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: a, context: {cluster: c, user: u}}]\n',
+);
 new FleetBuilder().cluster('east').cluster('west').write(dir);
 mkdirSync(join(dir, 'live'));
 new FleetBuilder().cluster('east', { context: 'east' }).write(join(dir, 'live'));
@@ -35,7 +38,11 @@ new FleetBuilder().cluster('east', { context: 'east' }).write(join(dir, 'live'))
 const repo = join(dir, 'repo');
 mkdirSync(repo);
 new FleetBuilder().cluster('east').write(repo);
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: repo,
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  });
 git('init', '-q', '-b', 'main');
 git('add', '.');
 git('commit', '-qm', 'fleet');
@@ -56,7 +63,7 @@ function commandOf(args: string[]): string {
   return path;
 }
 
-s('the checker: a flag the named or running command lacks is found; other tools\' flags are theirs', () => {
+s("the checker: a flag the named or running command lacks is found; other tools' flags are theirs", () => {
   const found = (text: string, ran: string | null) => misnamedFlags(text, ran, commands).map((m) => `${m.command} ${m.flag}`);
   assert.equal(found('  hint: pass --kubeconfig PATH, or plan against a snapshot file with --cluster FILE', 'apply'), ['apply --cluster']);
   assert.equal(found('  hint: pass --cluster SNAPSHOT (bootcplan snapshot --out FILE writes one)', 'rehearse'), []);
@@ -112,12 +119,18 @@ const CASES: [string, string[]][] = [
   ['an unknown flag: apply', ['apply', '--clustr', 'x']],
   ['an unknown format: snapshot', ['snapshot', '-o', 'ymal']],
   ['--out-dir outside git: fleet render argocd', ['fleet', 'render', 'argocd', 'fleet-plan.json', '--out-dir', 'argo', '--repo-url', 'u', '--image', 'i']],
-  ['a directory where a rendered file goes: fleet render argocd', ['fleet', 'render', 'argocd', 'fleet-plan.json', '--out-dir', 'argo-dir', '--path', 'argo', '--repo-url', 'u', '--image', 'i']],
+  [
+    'a directory where a rendered file goes: fleet render argocd',
+    ['fleet', 'render', 'argocd', 'fleet-plan.json', '--out-dir', 'argo-dir', '--path', 'argo', '--repo-url', 'u', '--image', 'i'],
+  ],
 ];
 
 /** Error paths that need the repository as the working directory. */
 const IN_REPO: [string, string[]][] = [
-  ['a fleet plan made with --ref: fleet render argocd', ['fleet', 'render', 'argocd', 'fleet-plan-ref.json', '--out-dir', 'argo', '--repo-url', 'u', '--image', 'i']],
+  [
+    'a fleet plan made with --ref: fleet render argocd',
+    ['fleet', 'render', 'argocd', 'fleet-plan-ref.json', '--out-dir', 'argo', '--repo-url', 'u', '--image', 'i'],
+  ],
   ['a spec missing at the revision: validate --ref', ['validate', '--ref', 'HEAD']],
   ['no such revision: plan --ref', ['plan', '--ref', 'nope', '--cluster', 'east.yaml']],
 ];
@@ -132,9 +145,13 @@ s('every error path in the table prints only flags its command has', async () =>
     const r = await cli([...args], { ...AS_USER, cwd: cwd });
     assert.ok(r.code !== 0, `${what}: exit ${r.code}, expected an error\n${r.err}`);
     // commander's own "unknown option '--clustr'" quotes what the user typed.
-    const printed = (r.err + '\n' + r.out).split('\n').filter((l) => !l.startsWith('error: unknown option')).join('\n');
+    const printed = (r.err + '\n' + r.out)
+      .split('\n')
+      .filter((l) => !l.startsWith('error: unknown option'))
+      .join('\n');
     if (/\\u000[ad]/.test(printed)) problems.push(`${what}: a JSON-escaped line break in human output: ${printed}`);
-    for (const m of misnamedFlags(printed, commandOf(args), commands)) problems.push(`${what} (bootcplan ${args.join(' ')}): ${m.command} has no ${m.flag}: ${m.text}`);
+    for (const m of misnamedFlags(printed, commandOf(args), commands))
+      problems.push(`${what} (bootcplan ${args.join(' ')}): ${m.command} has no ${m.flag}: ${m.text}`);
   }
   assert.equal(problems, []);
 });
@@ -144,16 +161,23 @@ s('the sources: every --flag a message of bootcplan names exists on some command
   const walk = (d: string) => {
     for (const e of readdirSync(d)) {
       const f = join(d, e);
-      if (statSync(f).isDirectory()) { if (e !== 'html') walk(f); continue; }
+      if (statSync(f).isDirectory()) {
+        if (e !== 'html') walk(f);
+        continue;
+      }
       if (!f.endsWith('.ts')) continue;
-      readFileSync(f, 'utf8').split('\n').forEach((line, i) => {
-        const t = line.trim();
-        if (t.startsWith('//') || t.startsWith('*') || t.startsWith('/*')) return;
-        // String literals with a flag in running text (not an argument of git, not an option's own declaration).
-        const literals = [...line.matchAll(/'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`|"(?:[^"\\]|\\.)*"/g)].map((m) => m[0].slice(1, -1))
-          .filter((x) => /--[a-z]/.test(x) && !/^(?:-\w, )?--[a-z0-9-]+(?:[= ].*)?$/.test(x));
-        for (const l of literals) for (const m of misnamedFlags(l, null, commands)) problems.push(`${f.slice(ROOT.length + 1)}:${i + 1}: ${m.flag}: ${m.text.slice(0, 160)}`);
-      });
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          const t = line.trim();
+          if (t.startsWith('//') || t.startsWith('*') || t.startsWith('/*')) return;
+          // String literals with a flag in running text (not an argument of git, not an option's own declaration).
+          const literals = [...line.matchAll(/'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`|"(?:[^"\\]|\\.)*"/g)]
+            .map((m) => m[0].slice(1, -1))
+            .filter((x) => /--[a-z]/.test(x) && !/^(?:-\w, )?--[a-z0-9-]+(?:[= ].*)?$/.test(x));
+          for (const l of literals)
+            for (const m of misnamedFlags(l, null, commands)) problems.push(`${f.slice(ROOT.length + 1)}:${i + 1}: ${m.flag}: ${m.text.slice(0, 160)}`);
+        });
     }
   };
   walk(join(ROOT, 'src'));
@@ -167,9 +191,11 @@ s('the sources: no line break goes through forDisplay, which would print it as \
       const f = join(d, e);
       if (statSync(f).isDirectory()) walk(f);
       else if (f.endsWith('.ts')) {
-        readFileSync(f, 'utf8').split('\n').forEach((line, i) => {
-          if (/forDisplay\((?:`[^`]*|'[^']*)\\n(?:`|')\)/.test(line)) problems.push(`${f.slice(ROOT.length + 1)}:${i + 1}: ${line.trim()}`);
-        });
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (/forDisplay\((?:`[^`]*|'[^']*)\\n(?:`|')\)/.test(line)) problems.push(`${f.slice(ROOT.length + 1)}:${i + 1}: ${line.trim()}`);
+          });
       }
     }
   };

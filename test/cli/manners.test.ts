@@ -28,7 +28,6 @@ function bin(args: string[], input: string) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-manners-'));
 const clusterFile = join(dir, 'cluster.yaml');
 writeFileSync(clusterFile, new ClusterBuilder().bootcPool('worker', nodes('w', 6)).yaml());
@@ -50,7 +49,10 @@ s('-f - and --cluster - read stdin; the plan is the one the files give; position
   const cluster = bin(['plan', '-f', specFile, '--cluster', '-', '-o', 'json'], readFileSync(clusterFile, 'utf8'));
   assert.is(cluster.code, 0, cluster.err);
   assert.equal(JSON.parse(cluster.out).waves, fromFiles.waves);
-  const bad = bin(['validate', '-f', '-'], 'apiVersion: bootcplan.dev/v1alpha1\nkind: Rollout\nmetadata: {name: p}\nspec:\n  pools: [{name: w, image: x, rebootPolcy: RebootOnly}]\n');
+  const bad = bin(
+    ['validate', '-f', '-'],
+    'apiVersion: bootcplan.dev/v1alpha1\nkind: Rollout\nmetadata: {name: p}\nspec:\n  pools: [{name: w, image: x, rebootPolcy: RebootOnly}]\n',
+  );
   assert.is(bad.code, 1);
   assert.match(bad.err, /error: <stdin>:5:31: spec\.pools\[0\]\.rebootPolcy: unknown field/);
   assert.match(bad.err, /did you mean "rebootPolicy"\?/);
@@ -73,11 +75,23 @@ s('stdin holds one input: -f - with --cluster - is refused, and so are --out and
 
 s('stdin is size-capped like input files', () => {
   let calls = 0;
-  const endless = (buf: Buffer) => { calls++; buf.fill(0x61); return buf.length; };
+  const endless = (buf: Buffer) => {
+    calls++;
+    buf.fill(0x61);
+    return buf.length;
+  };
   assert.throws(() => readStdinText('spec', 1 << 20, undefined, endless), /spec on stdin is more than bootcplan reads \(1 MiB\)/);
   assert.ok(calls <= 17, `stops reading at the cap (${calls} reads)`);
   const chunks = ['a: ', '1\n'];
-  assert.is(readStdinText('spec', 100, undefined, (buf) => { const c = chunks.shift(); if (!c) return 0; buf.write(c); return c.length; }), 'a: 1\n');
+  assert.is(
+    readStdinText('spec', 100, undefined, (buf) => {
+      const c = chunks.shift();
+      if (!c) return 0;
+      buf.write(c);
+      return c.length;
+    }),
+    'a: 1\n',
+  );
 });
 
 // ---- -o is a format, --out a file ----
@@ -117,13 +131,27 @@ s('status -o json|yaml and apply -o json (the --json spelling still works)', asy
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'manners@test' });
   const step = await cli(['apply', '-f', specFile, '--auto-approve', '--step', '-o', 'json'], { openDriver });
   assert.is(step.code, 0, step.err);
-  const events = step.out.trim().split('\n').map((l) => JSON.parse(l));
+  const events = step.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   // The demo's worker nodes are still staging: --step ends with the wait it records (exit 0).
-  assert.equal(events.map((e) => e.type).filter((t) => t === 'start' || t === 'wait' || t === 'step-end').slice(0, 1), ['start']);
+  assert.equal(
+    events
+      .map((e) => e.type)
+      .filter((t) => t === 'start' || t === 'wait' || t === 'step-end')
+      .slice(0, 1),
+    ['start'],
+  );
   assert.ok(['step-end', 'wait'].includes(events[events.length - 1].type), events[events.length - 1].type);
   const alias = await cli(['apply', '-f', specFile, '--auto-approve', '--step', '--json'], { openDriver });
   assert.is(alias.code, 0, alias.err);
-  assert.ok(alias.out.trim().split('\n').every((l) => typeof JSON.parse(l).type === 'string'));
+  assert.ok(
+    alias.out
+      .trim()
+      .split('\n')
+      .every((l) => typeof JSON.parse(l).type === 'string'),
+  );
   const j = await cli(['status', '-o', 'json'], { openDriver });
   const y = await cli(['status', '-o', 'yaml'], { openDriver });
   assert.is(y.code, 0, y.err);
@@ -153,19 +181,39 @@ const typo = (word: string) => word[0] + word[2] + word[1] + word.slice(3);
 s('every closed-choice option and argument of every command: a typo says "did you mean X?", exit 1, one screen', async () => {
   const { commandFlags } = await import('../support/hint-flags.ts');
   const { buildProgram } = await import('../../src/cli/main.ts');
-  const program = buildProgram({ io: io({ env: {} }), openDriver: async () => { throw new Error('not reached'); }, now: () => 0 }, () => {});
-  type Node = { name(): string; commands: Node[]; options: { flags: string; short?: string; long?: string; argChoices?: string[] }[]; registeredArguments: { name(): string; required: boolean; argChoices?: string[] }[] };
+  const program = buildProgram(
+    {
+      io: io({ env: {} }),
+      openDriver: async () => {
+        throw new Error('not reached');
+      },
+      now: () => 0,
+    },
+    () => {},
+  );
+  type Node = {
+    name(): string;
+    commands: Node[];
+    options: { flags: string; short?: string; long?: string; argChoices?: string[] }[];
+    registeredArguments: { name(): string; required: boolean; argChoices?: string[] }[];
+  };
   const cases: { args: string[]; choice: string }[] = [];
   const walk = (c: Node, path: string[]) => {
-    for (const o of c.options) for (const choice of o.argChoices ?? []) if (choice.length > 3) cases.push({ args: [...path, o.short ?? o.long!, typo(choice)], choice });
-    for (const a of c.registeredArguments) for (const choice of a.argChoices ?? []) if (choice.length > 3) cases.push({ args: [...path, typo(choice)], choice });
+    for (const o of c.options)
+      for (const choice of o.argChoices ?? []) if (choice.length > 3) cases.push({ args: [...path, o.short ?? o.long!, typo(choice)], choice });
+    for (const a of c.registeredArguments)
+      for (const choice of a.argChoices ?? []) if (choice.length > 3) cases.push({ args: [...path, typo(choice)], choice });
     for (const sub of c.commands) walk(sub, [...path, sub.name()]);
   };
   walk(program as unknown as Node, []);
   assert.ok(commandFlags().size > 15);
   const commands = new Set(cases.map((x) => x.args.slice(0, -2).join(' ')));
-  for (const needed of ['plan', 'show', 'snapshot', 'status', 'rehearse', 'fleet plan', 'version']) assert.ok(commands.has(needed), `${needed} -o is a closed choice`);
-  assert.ok(cases.some((x) => x.args[0] === 'completion'), 'completion SHELL is a closed choice');
+  for (const needed of ['plan', 'show', 'snapshot', 'status', 'rehearse', 'fleet plan', 'version'])
+    assert.ok(commands.has(needed), `${needed} -o is a closed choice`);
+  assert.ok(
+    cases.some((x) => x.args[0] === 'completion'),
+    'completion SHELL is a closed choice',
+  );
   for (const { args, choice } of cases) {
     // The choice is checked before anything is read, so no file has to exist.
     const r = await cli(args);

@@ -25,18 +25,36 @@ const s = suite('apply --notify');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-notify-'));
 const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
 
-interface Receiver { url: string; docs: any[]; headers: Record<string, string | string[] | undefined>[]; close: () => Promise<void> }
+interface Receiver {
+  url: string;
+  docs: any[];
+  headers: Record<string, string | string[] | undefined>[];
+  close: () => Promise<void>;
+}
 async function receiver(answer: (res: import('node:http').ServerResponse) => void = (res) => res.writeHead(204).end()): Promise<Receiver> {
   const docs: any[] = [];
   const headers: Receiver['headers'] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
-    req.on('end', () => { docs.push(JSON.parse(body)); headers.push(req.headers); answer(res); });
+    req.on('end', () => {
+      docs.push(JSON.parse(body));
+      headers.push(req.headers);
+      answer(res);
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}/hooks/bootcplan?token=s3cret`, docs, headers, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${port}/hooks/bootcplan?token=s3cret`,
+    docs,
+    headers,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 function setup(count: number, o: { rebootFailRate?: number } = {}) {
@@ -55,11 +73,10 @@ s('a full apply posts wave-start for each wave and done, as JSON', async () => {
     const { file, openDriver } = setup(4);
     const o = io();
     assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', r.url], { io: o, openDriver }), 0, o.err);
-    assert.equal(r.docs.map((d: NotifyDocument) => `${d.event} ${d.phase} ${d.message}`), [
-      'wave-start Progressing wave 1/2 of pool worker',
-      'wave-start Progressing wave 2/2 of pool worker',
-      `done Healthy plan ${r.docs[0].planId} applied`,
-    ]);
+    assert.equal(
+      r.docs.map((d: NotifyDocument) => `${d.event} ${d.phase} ${d.message}`),
+      ['wave-start Progressing wave 1/2 of pool worker', 'wave-start Progressing wave 2/2 of pool worker', `done Healthy plan ${r.docs[0].planId} applied`],
+    );
     const d = r.docs[0] as NotifyDocument;
     assert.equal(Object.keys(d), ['kind', 'event', 'rollout', 'planId', 'phase', 'message', 'pool', 'wave', 'waves', 'at']);
     assert.equal([d.kind, d.rollout, d.pool, d.wave, d.waves], ['bootcplan.dev/rollout-notification', 'test', 'worker', 1, 2]);
@@ -111,7 +128,22 @@ s('a receiver that never answers: the notifier gives up after its timeout with a
   try {
     const warnings: string[] = [];
     const t0 = Date.now();
-    await httpNotifier(new URL(r.url), (l) => warnings.push(l), 200)({ kind: 'bootcplan.dev/rollout-notification', event: 'done', rollout: 'x', planId: 'p', phase: 'Healthy', message: 'm', pool: null, wave: null, waves: null, at: 'now' });
+    await httpNotifier(
+      new URL(r.url),
+      (l) => warnings.push(l),
+      200,
+    )({
+      kind: 'bootcplan.dev/rollout-notification',
+      event: 'done',
+      rollout: 'x',
+      planId: 'p',
+      phase: 'Healthy',
+      message: 'm',
+      pool: null,
+      wave: null,
+      waves: null,
+      at: 'now',
+    });
     assert.ok(Date.now() - t0 < 2000);
     assert.equal(warnings, [`warning: --notify: the done notification to ${new URL(r.url).origin} failed: no answer within 0.2s`]);
   } finally {
@@ -119,7 +151,18 @@ s('a receiver that never answers: the notifier gives up after its timeout with a
   }
 });
 
-const DOC: NotifyDocument = { kind: 'bootcplan.dev/rollout-notification', event: 'done', rollout: 'x', planId: 'p', phase: 'Healthy', message: 'm', pool: null, wave: null, waves: null, at: 'now' };
+const DOC: NotifyDocument = {
+  kind: 'bootcplan.dev/rollout-notification',
+  event: 'done',
+  rollout: 'x',
+  planId: 'p',
+  phase: 'Healthy',
+  message: 'm',
+  pool: null,
+  wave: null,
+  waves: null,
+  at: 'now',
+};
 
 /** A receiver that answers 200 and then streams its body for ever; counts what it could write. */
 async function endlessReceiver() {
@@ -131,7 +174,10 @@ async function endlessReceiver() {
       res.writeHead(200, { 'content-type': 'text/plain' });
       const pump = () => {
         while (!res.destroyed && res.write(chunk)) seen.written += chunk.length;
-        if (!res.destroyed) { seen.written += chunk.length; res.once('drain', pump); }
+        if (!res.destroyed) {
+          seen.written += chunk.length;
+          res.once('drain', pump);
+        }
       };
       res.on('close', () => (seen.closedAt = Date.now()));
       pump();
@@ -139,7 +185,15 @@ async function endlessReceiver() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/bootcplan?token=s3cret`;
-  return { url, seen, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url,
+    seen,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 s('a receiver that streams an endless answer: the compiled notifier reads a few KiB, drops the connection at once, and its process stays small', async () => {
@@ -167,7 +221,9 @@ s('a receiver that streams an endless answer: the compiled notifier reads a few 
     const code = await new Promise((res) => child.on('exit', res));
     assert.is(code, 0, err);
     const got = JSON.parse(out);
-    console.log(`notify: endless answer: the notifier returned after ${got.ms} ms; its peak RSS ${got.maxRssMb.toFixed(0)} MB; the receiver pushed ${(r.seen.written / 1024).toFixed(0)} KiB before the drop (${NOTIFY_ANSWER_BYTES} bytes read)`);
+    console.log(
+      `notify: endless answer: the notifier returned after ${got.ms} ms; its peak RSS ${got.maxRssMb.toFixed(0)} MB; the receiver pushed ${(r.seen.written / 1024).toFixed(0)} KiB before the drop (${NOTIFY_ANSWER_BYTES} bytes read)`,
+    );
     // The default timeout is 5 s: reading the whole stream until then grew a process to 1.1 GB.
     assert.ok(got.ms < 1500, `the notifier returned after ${got.ms} ms`);
     assert.ok(got.maxRssMb < 120, `peak RSS ${got.maxRssMb.toFixed(0)} MB`);
@@ -208,7 +264,9 @@ s('a redirect is not followed: the notification failed, and the warning says so 
     await httpNotifier(new URL(r.url), (l) => warnings.push(l))(DOC);
     assert.is(r.docs.length, 1);
     assert.is(elsewhere.docs.length, 0, 'nothing was posted to the redirect target');
-    assert.equal(warnings, [`warning: --notify: ${new URL(r.url).origin} answered 307, a redirect, to the done notification: redirects are not followed, so it was not delivered`]);
+    assert.equal(warnings, [
+      `warning: --notify: ${new URL(r.url).origin} answered 307, a redirect, to the done notification: redirects are not followed, so it was not delivered`,
+    ]);
   } finally {
     await r.close();
     await elsewhere.close();
@@ -255,17 +313,31 @@ s('an error text that quotes the URL is scrubbed of its path, query, fragment an
 s('an unparsable --notify value is not echoed (it may hold a token)', async () => {
   const { file } = setup(2);
   const o = io();
-  assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', 'hooks.example.com/x?token=s3cret'], { io: o, openDriver: async () => { throw new Error('not reached'); } }), 1);
+  assert.is(
+    await run(['apply', '-f', file, '--auto-approve', '--notify', 'hooks.example.com/x?token=s3cret'], {
+      io: o,
+      openDriver: async () => {
+        throw new Error('not reached');
+      },
+    }),
+    1,
+  );
   assert.match(o.err, /--notify: the value is not a URL/);
   assert.not.match(o.err, /s3cret/);
-  assert.throws(() => parseNotifyUrl('ftp://alice:s3cret@host/x'), (e: Error) => /not ftp:/.test(e.message) && !e.message.includes('s3cret'));
+  assert.throws(
+    () => parseNotifyUrl('ftp://alice:s3cret@host/x'),
+    (e: Error) => /not ftp:/.test(e.message) && !e.message.includes('s3cret'),
+  );
 });
 
 s('--notify with a URL that is not http(s): exit 1 before the cluster is read', async () => {
   const { file } = setup(2);
   const o = io();
   let opened = false;
-  const openDriver: DriverFactory = async () => { opened = true; throw new Error('not reached'); };
+  const openDriver: DriverFactory = async () => {
+    opened = true;
+    throw new Error('not reached');
+  };
   assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', 'file:///etc/passwd'], { io: o, openDriver }), 1);
   assert.match(o.err, /--notify: only http and https URLs are posted to, not file:/);
   assert.is(opened, false);

@@ -14,7 +14,17 @@ import { io } from '../support/cli.ts';
 const s = suite('docs/cli.md command reference');
 
 const quiet = () => {};
-const program = () => buildProgram({ io: io({ env: {} }), openDriver: async () => { throw new Error('not reached'); }, now: () => 0 }, quiet);
+const program = () =>
+  buildProgram(
+    {
+      io: io({ env: {} }),
+      openDriver: async () => {
+        throw new Error('not reached');
+      },
+      now: () => 0,
+    },
+    quiet,
+  );
 
 /** Every command below the program, with its path (`bootcplan fleet render argocd`). */
 function commands(c: Command, path = c.name()): { path: string; command: Command }[] {
@@ -76,7 +86,10 @@ s('a description is table text: a pipe is escaped and an angle bracket is no HTM
   const p = program();
   const argocd = commands(p).find((c) => c.path === 'bootcplan fleet render argocd')!.command;
   const ref = renderCliReference(p);
-  assert.ok(argocd.options.some((o) => o.description.includes('clusters/<name>/')), 'the fixture: a description with <name>');
+  assert.ok(
+    argocd.options.some((o) => o.description.includes('clusters/<name>/')),
+    'the fixture: a description with <name>',
+  );
   assert.ok(ref.includes('clusters/&lt;name&gt;/'));
   argocd.option('--weird <x>', 'a | b');
   assert.ok(renderCliReference(p).includes('| a \\| b |'));

@@ -12,7 +12,6 @@ import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-
 import { cli } from '../support/cli.ts';
 import { ROOT, GOLDEN_DIR } from '../support/render.ts';
 
@@ -32,9 +31,11 @@ s('a --seed rehearsal without health faults replays byte for byte what the bootc
   assert.is(r.out, readFileSync(join(GOLDEN_DIR, 'rehearsal-seeded.txt'), 'utf8'));
 });
 
-s('a plan with checks fails the same nodes with the same seed: the health stream draws nothing from the faults\' one', async () => {
+s("a plan with checks fails the same nodes with the same seed: the health stream draws nothing from the faults' one", async () => {
   const plain = JSON.parse((await cli(['rehearse', '-f', 'rollout.yaml', '--cluster', 'cluster.yaml', ...SEEDED, '-o', 'json'], IN_DIR)).out);
-  const gated = JSON.parse((await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', ...SEEDED, '--fail-check-rate', '0', '-o', 'json'], IN_DIR)).out);
+  const gated = JSON.parse(
+    (await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', ...SEEDED, '--fail-check-rate', '0', '-o', 'json'], IN_DIR)).out,
+  );
   const failed = (r: any) => r.events.filter((e: any) => e.type === 'node-failed').map((e: any) => e.node);
   assert.equal(failed(gated), failed(plain));
   assert.equal(failed(plain), ['worker-b-2']);
@@ -48,20 +49,40 @@ s('--fail-check NAME@POINT halts at that gate (exit 5); the timeline, the text a
   assert.is(r.code, 5);
   assert.match(r.out, /health faults: --fail-check api-error-ratio@worker:wave=2/);
   assert.match(r.out, /\n {4}gate +\S+ +\S+ +0s +failed: api-error-ratio\n/);
-  assert.match(r.out, /Health gates: 8 passed \(3m30s in total\); api-error-ratio failed after wave 2 of worker at 1h1m: rehearsal: --fail-check api-error-ratio@worker:wave=2\./);
+  assert.match(
+    r.out,
+    /Health gates: 8 passed \(3m30s in total\); api-error-ratio failed after wave 2 of worker at 1h1m: rehearsal: --fail-check api-error-ratio@worker:wave=2\./,
+  );
   assert.match(r.err, /error: rollout halted: health check api-error-ratio failed after wave 2\/4 of pool worker/);
-  const json = JSON.parse((await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', '--fail-check', 'api-error-ratio@worker:wave=2', '-o', 'json'], IN_DIR)).out);
+  const json = JSON.parse(
+    (await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', '--fail-check', 'api-error-ratio@worker:wave=2', '-o', 'json'], IN_DIR)).out,
+  );
   assert.equal(json.healthFaults, { failChecks: ['api-error-ratio@worker:wave=2'], failRate: 0, seed: 1 });
-  assert.equal(json.gates.at(-1), { point: 'afterWave', pool: 'worker', wave: 2, start: json.gates.at(-1).start, end: json.gates.at(-1).start, result: 'failed', check: 'api-error-ratio', observed: 'rehearsal: --fail-check api-error-ratio@worker:wave=2' });
-  const html = (await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', '--fail-check', 'api-error-ratio@worker:wave=2', '-o', 'html'], IN_DIR)).out;
+  assert.equal(json.gates.at(-1), {
+    point: 'afterWave',
+    pool: 'worker',
+    wave: 2,
+    start: json.gates.at(-1).start,
+    end: json.gates.at(-1).start,
+    result: 'failed',
+    check: 'api-error-ratio',
+    observed: 'rehearsal: --fail-check api-error-ratio@worker:wave=2',
+  });
+  const html = (
+    await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', '--fail-check', 'api-error-ratio@worker:wave=2', '-o', 'html'], IN_DIR)
+  ).out;
   assert.match(html, /<path class="gate passed"/);
   assert.match(html, /<line class="gate-rule"/);
   assert.match(html, /api-error-ratio failed<\/text>/);
 });
 
 s('--fail-check-rate: the same seed, the same gates; a rate of 1 fails the preflight gate, writing nothing', async () => {
-  const a = JSON.parse((await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', '--fail-check-rate', '0.2', '--seed', '11', '-o', 'json'], IN_DIR)).out);
-  const b = JSON.parse((await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', '--fail-check-rate', '0.2', '--seed', '11', '-o', 'json'], IN_DIR)).out);
+  const a = JSON.parse(
+    (await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', '--fail-check-rate', '0.2', '--seed', '11', '-o', 'json'], IN_DIR)).out,
+  );
+  const b = JSON.parse(
+    (await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', '--fail-check-rate', '0.2', '--seed', '11', '-o', 'json'], IN_DIR)).out,
+  );
   assert.equal(a.gates, b.gates);
   const all = JSON.parse((await cli(['rehearse', '-f', 'health.yaml', '--cluster', 'cluster.yaml', '--fail-check-rate', '1', '-o', 'json'], IN_DIR)).out);
   assert.equal([all.exitCode, all.gates.length, all.gates[0].point, all.gates[0].result], [5, 1, 'preflight', 'failed']);

@@ -101,7 +101,15 @@ s('apply PLANFILE: the reviewed, sealed plan needs no confirmation, with or with
   sim.advance(700);
   const asked: string[] = [];
   const tty = io();
-  Object.assign(tty, { stdinIsTTY: true, stdoutIsTTY: true, stderrIsTTY: true, ask: async (q: string) => { asked.push(q); return 'no'; } });
+  Object.assign(tty, {
+    stdinIsTTY: true,
+    stdoutIsTTY: true,
+    stderrIsTTY: true,
+    ask: async (q: string) => {
+      asked.push(q);
+      return 'no';
+    },
+  });
   assert.is(await inDir(dir, () => run(['apply', planFile, '--step'], { io: tty, openDriver })), 0, tty.err);
   assert.equal(asked, []);
   assert.match(tty.out, /advanced 1 wave/);
@@ -160,7 +168,10 @@ s('apply, status and unlock through the CLI against the simulator; a second appl
   sim.advance(700);
   const step = io();
   assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--step', '--json'], { io: step, openDriver }), 0, step.err);
-  const events = step.out.trim().split('\n').map((l) => JSON.parse(l));
+  const events = step.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.is(events.filter((e) => e.type === 'wave-end').length, 1);
   assert.is(events[events.length - 1].type, 'step-end');
   const st2 = io();
@@ -182,7 +193,13 @@ s('apply on a terminal asks through the IO; any answer but yes cancels (exit 1)'
   const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'cli@test' });
   const asked: string[] = [];
   const no = io();
-  Object.assign(no, { stdinIsTTY: true, ask: async (q: string) => { asked.push(q); return 'y'; } });
+  Object.assign(no, {
+    stdinIsTTY: true,
+    ask: async (q: string) => {
+      asked.push(q);
+      return 'y';
+    },
+  });
   assert.is(await run(['apply', '-f', specFile], { io: no, openDriver }), 1);
   assert.match(asked[0] ?? '', /^Apply plan \w+ \(5 nodes in \d+ waves\)\? Only 'yes' is accepted: $/, 'w-00 is cordoned by an administrator: 5 of 6 nodes');
   assert.match(no.err, /apply cancelled/);

@@ -48,7 +48,10 @@ t('plan --rollback: a reviewable plan in every format; --out seals it; show veri
     const text = await cli(['plan', '--rollback', '--cluster', 'after-wave-1.yaml']);
     assert.is(text.code, 0, text.err);
     assert.match(text.out, new RegExp(`Rollback of plan ${fwd.plan.id} \\(scope run\\): 2 nodes back to ${OLD.replace(/[.]/g, '\\.')} in 1 wave`));
-    assert.match(text.out, /pool worker: back to .*@sha256:[0-9a-f]{12}.* via BootcNodePool\/worker spec\.image\.ref \(the rollback deployment's image: no download\)/);
+    assert.match(
+      text.out,
+      /pool worker: back to .*@sha256:[0-9a-f]{12}.* via BootcNodePool\/worker spec\.image\.ref \(the rollback deployment's image: no download\)/,
+    );
     assert.match(text.out, /w-02, w-03, w-04, w-05 boot the origin but staged the run's image before the first wave/);
     const md = await cli(['plan', '--rollback', '--cluster', 'after-wave-1.yaml', '-o', 'markdown']);
     assert.match(md.out, /Rollback of plan `[0-9a-f]{16}`/);
@@ -72,7 +75,10 @@ t('plan --rollback: a reviewable plan in every format; --out seals it; show veri
     assert.is(applied.code, 0, applied.err + applied.out);
     for (const n of updated) assert.is(sim.get('BootcNode', n)!.status?.booted?.image, OLD, n);
     const rec = (await sim.driver().readProgress()).run!;
-    assert.equal(rec.holds?.map((h) => [h.pool, h.target]), [['worker', NEW_DIGEST]]);
+    assert.equal(
+      rec.holds?.map((h) => [h.pool, h.target]),
+      [['worker', NEW_DIGEST]],
+    );
     void file;
   });
 });

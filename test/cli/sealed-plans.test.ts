@@ -24,16 +24,35 @@ import { cli } from '../support/cli.ts';
 const s = suite('sealed plans: what was reviewed is what runs');
 
 const repo = mkdtempSync(join(tmpdir(), 'bootcplan-sealed-'));
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 git('init', '-q', '-b', 'main');
 
 const ns = nodes('w', 6);
 ns[1].cordoned = true; // an administrator's cordon: the plan blocks w-01
 writeFileSync(join(repo, 'cluster.yaml'), new ClusterBuilder().bootcPool('worker', ns).yaml());
-writeFileSync(join(repo, 'bootcplan.yaml'), specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 60, rebootPolicy: 'AllowSoftReboot', drainTimeoutSeconds: 300, priority: 5 }]));
+writeFileSync(
+  join(repo, 'bootcplan.yaml'),
+  specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 60, rebootPolicy: 'AllowSoftReboot', drainTimeoutSeconds: 300, priority: 5 }]),
+);
 // A control-plane replacement the spec does not allow (4.20, CPMS RollingUpdate, opted in).
-writeFileSync(join(repo, 'cpms-cluster.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: clusterObjects({ version: '4.20.8', cpms: {}, machineManagers: [MS('All')] }) }));
-writeFileSync(join(repo, 'cpms.yaml'), stringify({ apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'cpms' }, spec: { managedBootImages: { machineManagers: [MS('All'), CP('All')] } } }));
+writeFileSync(
+  join(repo, 'cpms-cluster.yaml'),
+  stringify({ apiVersion: 'v1', kind: 'List', items: clusterObjects({ version: '4.20.8', cpms: {}, machineManagers: [MS('All')] }) }),
+);
+writeFileSync(
+  join(repo, 'cpms.yaml'),
+  stringify({
+    apiVersion: 'bootcplan.dev/v1alpha1',
+    kind: 'Rollout',
+    metadata: { name: 'cpms' },
+    spec: { managedBootImages: { machineManagers: [MS('All'), CP('All')] } },
+  }),
+);
 git('add', '.');
 git('commit', '-qm', 'specs');
 
@@ -59,31 +78,111 @@ const resealed = (p: Plan): Plan => ({ ...p, id: planIdOf(p) });
 type Tamper = [string, (p: Plan) => void];
 const worker = (p: Plan) => p.pools.find((x) => x.name === 'worker')!;
 const TAMPERS: Tamper[] = [
-  ['a change\'s patch value', (p) => { const op = p.changes.find((c) => c.kind === 'BootcNodePool')!.patch.find((o) => o.op === 'replace' || o.op === 'add') as { value: unknown }; op.value = 'quay.io/evil/os@sha256:' + 'e'.repeat(64); }],
-  ['a change\'s action', (p) => { p.changes.find((c) => c.kind === 'BootcNodePool')!.action = 'noop'; }],
-  ['a change\'s order', (p) => { p.changes.find((c) => c.kind === 'BootcNodePool')!.order = 99; }],
-  ['a change removed', (p) => { p.changes = p.changes.filter((c) => c.kind !== 'BootcNodePool'); }],
-  ['soakSeconds', (p) => { worker(p).soakSeconds = 0; }],
-  ['rebootPolicy', (p) => { worker(p).rebootPolicy = 'RebootOnly'; }],
-  ['drainTimeoutSeconds', (p) => { worker(p).drainTimeoutSeconds = 1; }],
-  ['priority', (p) => { worker(p).priority = 99; }],
-  ['paused', (p) => { worker(p).paused = !worker(p).paused; }],
-  ['the resolved maxUnavailable', (p) => { worker(p).maxUnavailable.resolved = 6; }],
-  ['the target image', (p) => { worker(p).targetImage = 'quay.io/evil/os@sha256:' + 'e'.repeat(64); }],
-  ['an administrator-cordoned node moved into a wave', (p) => {
-    const n = worker(p).nodes.find((x) => x.name === 'w-01')!;
-    n.wave = 1;
-    n.blockedBy = null;
-    worker(p).waves[0].push('w-01');
-  }],
-  ['a node\'s reboot kind', (p) => { const n = worker(p).nodes.find((x) => x.wave !== null)!; n.reboot = n.reboot === 'soft' ? 'hard' : 'soft'; }],
-  ['the waves reordered (node entries renumbered to match)', (p) => {
-    const w = worker(p);
-    w.waves.reverse();
-    w.waves.forEach((wave, i) => { for (const name of wave) w.nodes.find((n) => n.name === name)!.wave = i + 1; });
-  }],
-  ['the phase durations', (p) => { p.durations = { ...p.durations, reboot: 1, stage: 1 }; }],
-  ['the spec hash', (p) => { p.spec.sha256 = 'f'.repeat(64); }],
+  [
+    "a change's patch value",
+    (p) => {
+      const op = p.changes.find((c) => c.kind === 'BootcNodePool')!.patch.find((o) => o.op === 'replace' || o.op === 'add') as { value: unknown };
+      op.value = 'quay.io/evil/os@sha256:' + 'e'.repeat(64);
+    },
+  ],
+  [
+    "a change's action",
+    (p) => {
+      p.changes.find((c) => c.kind === 'BootcNodePool')!.action = 'noop';
+    },
+  ],
+  [
+    "a change's order",
+    (p) => {
+      p.changes.find((c) => c.kind === 'BootcNodePool')!.order = 99;
+    },
+  ],
+  [
+    'a change removed',
+    (p) => {
+      p.changes = p.changes.filter((c) => c.kind !== 'BootcNodePool');
+    },
+  ],
+  [
+    'soakSeconds',
+    (p) => {
+      worker(p).soakSeconds = 0;
+    },
+  ],
+  [
+    'rebootPolicy',
+    (p) => {
+      worker(p).rebootPolicy = 'RebootOnly';
+    },
+  ],
+  [
+    'drainTimeoutSeconds',
+    (p) => {
+      worker(p).drainTimeoutSeconds = 1;
+    },
+  ],
+  [
+    'priority',
+    (p) => {
+      worker(p).priority = 99;
+    },
+  ],
+  [
+    'paused',
+    (p) => {
+      worker(p).paused = !worker(p).paused;
+    },
+  ],
+  [
+    'the resolved maxUnavailable',
+    (p) => {
+      worker(p).maxUnavailable.resolved = 6;
+    },
+  ],
+  [
+    'the target image',
+    (p) => {
+      worker(p).targetImage = 'quay.io/evil/os@sha256:' + 'e'.repeat(64);
+    },
+  ],
+  [
+    'an administrator-cordoned node moved into a wave',
+    (p) => {
+      const n = worker(p).nodes.find((x) => x.name === 'w-01')!;
+      n.wave = 1;
+      n.blockedBy = null;
+      worker(p).waves[0].push('w-01');
+    },
+  ],
+  [
+    "a node's reboot kind",
+    (p) => {
+      const n = worker(p).nodes.find((x) => x.wave !== null)!;
+      n.reboot = n.reboot === 'soft' ? 'hard' : 'soft';
+    },
+  ],
+  [
+    'the waves reordered (node entries renumbered to match)',
+    (p) => {
+      const w = worker(p);
+      w.waves.reverse();
+      w.waves.forEach((wave, i) => {
+        for (const name of wave) w.nodes.find((n) => n.name === name)!.wave = i + 1;
+      });
+    },
+  ],
+  [
+    'the phase durations',
+    (p) => {
+      p.durations = { ...p.durations, reboot: 1, stage: 1 };
+    },
+  ],
+  [
+    'the spec hash',
+    (p) => {
+      p.spec.sha256 = 'f'.repeat(64);
+    },
+  ],
 ];
 
 s('an untouched saved plan applies: the fresh plan runs under the reviewed id', async () => {
@@ -91,7 +190,10 @@ s('an untouched saved plan applies: the fresh plan runs under the reviewed id', 
   assert.is(plan.id, planIdOf(plan));
   const r = await applyAgainstSim('plan.json');
   assert.is(r.code, 0, r.err);
-  const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
+  const events = r.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.is(events[0].type, 'start');
   assert.is(events[0].message, plan.id);
   const rebooted = events.filter((e) => e.type === 'reboot').map((e) => e.node);
@@ -109,7 +211,11 @@ for (const [what, tamper] of TAMPERS) {
     assert.match(r.err, /the plan file was modified after it was made/);
     assert.not.ok(r.wrote);
     // show verifies as apply does: nothing rendered under the id the file claims, the same message.
-    const errorLines = (text: string) => text.split('\n').filter((l) => /^(error| {2})/.test(l)).join('\n');
+    const errorLines = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => /^(error| {2})/.test(l))
+        .join('\n');
     for (const format of ['text', 'json']) {
       const shown = await cli(['show', 'tampered.json', '-o', format], { cwd: repo });
       assert.is(shown.code, 3, `show -o ${format}: ${shown.err}`);
@@ -136,7 +242,7 @@ for (const [what, tamper] of TAMPERS) {
  * design: how the reviewed nodes are grouped into waves (within the budget) and the reboot kind
  * the plan expected (the applier decides soft or hard from the BootcNode at run time).
  */
-const MOVED_EXEMPT = ['a node\'s reboot kind', 'the waves reordered (node entries renumbered to match)'];
+const MOVED_EXEMPT = ["a node's reboot kind", 'the waves reordered (node entries renumbered to match)'];
 for (const [what, tamper] of TAMPERS.filter(([w]) => !MOVED_EXEMPT.includes(w))) {
   s(`tampered (${what}), id recomputed, cluster moved on: refused before any write`, async () => {
     const later = nodes('w', 6);
@@ -256,7 +362,7 @@ s('review finding F4: plan-file paths through a symbolic link, and special files
   assert.match(dev.err, /is not a regular file/);
 });
 
-s('git never reads a plan file\'s commit as an option, even past the commit check (--end-of-options)', async () => {
+s("git never reads a plan file's commit as an option, even past the commit check (--end-of-options)", async () => {
   const { verifyPlanSpec } = await import('../../src/app/saved-plan.ts');
   const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
   plan.spec.commit = `--output=${join(repo, 'written-by-git')}`;
@@ -264,7 +370,11 @@ s('git never reads a plan file\'s commit as an option, even past the commit chec
   assert.throws(() => verifyPlanSpec(nodeInputs, plan, { cwd: repo }));
   // git would write `--output=<file>:<path>`: any file named after the marker counts.
   const { readdirSync } = await import('node:fs');
-  assert.equal(readdirSync(repo).filter((f) => f.startsWith('written-by-git')), [], 'git took the commit for an option');
+  assert.equal(
+    readdirSync(repo).filter((f) => f.startsWith('written-by-git')),
+    [],
+    'git took the commit for an option',
+  );
 });
 
 s('the policy error stripped from a saved plan: the fresh plan still has it, exit 6, nothing written', async () => {
@@ -305,10 +415,34 @@ s('a plan with errors is not saved by --out; --for-review saves it marked, and a
 s('git and paths from a plan file: an option as the commit, a spec or snapshot outside the repository', async () => {
   const marker = join(repo, 'pwned');
   const cases: [string, (p: Plan) => void, RegExp][] = [
-    ['commit', (p) => { p.spec.commit = `--output=${marker}`; }, /spec.commit "--output=.*" is not a full git object id/],
-    ['short commit', (p) => { p.spec.commit = p.spec.commit!.slice(0, 12); }, /is not a full git object id/],
-    ['spec path', (p) => { p.spec.path = '../../../../etc/passwd'; }, /spec path "..\/..\/..\/..\/etc\/passwd" is outside the repository/],
-    ['absolute spec path', (p) => { p.spec.path = '/etc/passwd'; }, /spec path "\/etc\/passwd" is outside the repository/],
+    [
+      'commit',
+      (p) => {
+        p.spec.commit = `--output=${marker}`;
+      },
+      /spec.commit "--output=.*" is not a full git object id/,
+    ],
+    [
+      'short commit',
+      (p) => {
+        p.spec.commit = p.spec.commit!.slice(0, 12);
+      },
+      /is not a full git object id/,
+    ],
+    [
+      'spec path',
+      (p) => {
+        p.spec.path = '../../../../etc/passwd';
+      },
+      /spec path "..\/..\/..\/..\/etc\/passwd" is outside the repository/,
+    ],
+    [
+      'absolute spec path',
+      (p) => {
+        p.spec.path = '/etc/passwd';
+      },
+      /spec path "\/etc\/passwd" is outside the repository/,
+    ],
   ];
   for (const [what, tamper, message] of cases) {
     const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');

@@ -55,12 +55,22 @@ s('outside the window: apply --step exits 0, writes nothing, and the status says
   assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o, openDriver }), 0, o.err);
   assert.match(o.out, /nothing to do now: outside window until 22:00 Europe\/Berlin/);
   const st = status(sim);
-  assert.equal([st.phase, st.reason, st.message, st.nextWindow, st.lastExitCode], ['Suspended', 'OutsideWindow', 'outside window until 22:00 Europe/Berlin', '2026-09-14T20:00:00.000Z', 0]);
-  assert.equal(st.conditions.map((c) => `${c.type}=${c.status}`), ['Ready=False', 'Reconciling=True', 'Stalled=False']);
+  assert.equal(
+    [st.phase, st.reason, st.message, st.nextWindow, st.lastExitCode],
+    ['Suspended', 'OutsideWindow', 'outside window until 22:00 Europe/Berlin', '2026-09-14T20:00:00.000Z', 0],
+  );
+  assert.equal(
+    st.conditions.map((c) => `${c.type}=${c.status}`),
+    ['Ready=False', 'Reconciling=True', 'Stalled=False'],
+  );
   assert.is(st.observedGeneration, 1);
   keep('suspended', sim);
   assert.is(sim.reboots.length, 0);
-  assert.equal(sim.writes.filter((w) => !/lock|lease|progress|status|event|unlock/i.test(`${w.op} ${w.target}`)), [], 'no object, node or pool was touched');
+  assert.equal(
+    sim.writes.filter((w) => !/lock|lease|progress|status|event|unlock/i.test(`${w.op} ${w.target}`)),
+    [],
+    'no object, node or pool was touched',
+  );
   // The same run without --step is blocked by policy: exit 6.
   const full = io();
   assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: full, openDriver }), 6);
@@ -79,10 +89,16 @@ s('the window is open: one wave per run, status Progressing "wave k/n of pool wo
     if (st.phase === 'Healthy') break;
   }
   assert.ok(seen.includes('Progressing: wave 1/3 of pool worker done; the next run continues'), seen.join('\n'));
-  assert.ok(seen.some((l) => /^Progressing: waiting for staging: \d node\(s\) of pool worker/.test(l)) || seen[0].startsWith('Progressing: wave 1/3'), seen.join('\n'));
+  assert.ok(
+    seen.some((l) => /^Progressing: waiting for staging: \d node\(s\) of pool worker/.test(l)) || seen[0].startsWith('Progressing: wave 1/3'),
+    seen.join('\n'),
+  );
   assert.match(seen[seen.length - 1], /^Healthy: plan \S+ applied$/);
   const st = status(sim);
-  assert.equal(st.conditions.map((c) => `${c.type}=${c.status}`), ['Ready=True', 'Reconciling=False', 'Stalled=False']);
+  assert.equal(
+    st.conditions.map((c) => `${c.type}=${c.status}`),
+    ['Ready=True', 'Reconciling=False', 'Stalled=False'],
+  );
   // The CronJob keeps running after the end: the status stays Healthy (never flips to
   // Progressing), and no second RolloutApplied Event is recorded.
   const since = st.conditions[0].lastTransitionTime;
@@ -102,11 +118,18 @@ s('the window is open: one wave per run, status Progressing "wave k/n of pool wo
   assert.is(perNode.size, 6);
   // One Event per node (docs/gitops.md "Events": at most 8 API requests per node): its outcome, which says
   // how and when its reboot was requested; no Event of the request itself.
-  assert.ok([...perNode.values()].every((n) => n === 1), JSON.stringify([...perNode]));
+  assert.ok(
+    [...perNode.values()].every((n) => n === 1),
+    JSON.stringify([...perNode]),
+  );
   const reasons = new Set(sim.rollouts.events.map((e) => e.reason));
   for (const r of ['WaveStarted', 'NodeUpdated', 'PoolUpdated', 'RolloutApplied']) assert.ok(reasons.has(r as never), r);
   for (const e of sim.rollouts.events.filter((e) => e.regarding.kind === 'Node')) {
-    assert.match(e.note, /^cordoned and drained, (soft|hard) reboot requested at \d{4}-\d\d-\d\dT[\d:.]+Z; booted the target and Ready \(pool worker, wave \d, plan /, e.note);
+    assert.match(
+      e.note,
+      /^cordoned and drained, (soft|hard) reboot requested at \d{4}-\d\d-\d\dT[\d:.]+Z; booted the target and Ready \(pool worker, wave \d, plan /,
+      e.note,
+    );
   }
 });
 
@@ -143,7 +166,11 @@ s('outside the window through the applier: outcome waiting with the next window;
   const policy = windowPolicy([w], plan);
   const step = await runApply(sim, plan, replan, { step: true, policy });
   assert.is(step.code, 0);
-  assert.equal(step.result!.wait, { reason: 'outside-window', message: step.result!.wait!.message, nextWindow: { start: '2026-09-14T20:00:00.000Z', timezone: 'Europe/Berlin' } });
+  assert.equal(step.result!.wait, {
+    reason: 'outside-window',
+    message: step.result!.wait!.message,
+    nextWindow: { start: '2026-09-14T20:00:00.000Z', timezone: 'Europe/Berlin' },
+  });
   const full = await runApply(sim, plan, replan, { policy });
   assert.is(full.code, 6);
 });
@@ -156,13 +183,19 @@ s('another apply running: --step exits 0 and leaves the status to it; a lock hel
   assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: o, openDriver }), 0, o.err);
   assert.match(o.err, /nothing to do now: another apply holds the lock: job-old@test/);
   // The status is the running apply's to write: this run keeps only what it saw of the lock.
-  assert.equal(Object.keys(sim.rollouts.objects.get('test')!.status ?? {}), ['lockObserved'], 'the status is the running apply\'s to write');
+  assert.equal(Object.keys(sim.rollouts.objects.get('test')!.status ?? {}), ['lockObserved'], "the status is the running apply's to write");
   // 7 hours later, still renewed (alive but stuck): a human looks.
-  for (let h = 0; h < 7 * 12; h++) { sim.advance(300); await other.renewLock((await other.readLock())!.lockId); }
+  for (let h = 0; h < 7 * 12; h++) {
+    sim.advance(300);
+    await other.renewLock((await other.readLock())!.lockId);
+  }
   const stuck = io();
   assert.is(await run(['apply', '-f', file, '--auto-approve', '--step'], { io: stuck, openDriver }), 4);
   assert.equal([status(sim).phase, status(sim).reason], ['Degraded', 'LockStuck']);
-  assert.equal(status(sim).conditions.map((c) => `${c.type}=${c.status}`), ['Ready=False', 'Reconciling=False', 'Stalled=True']);
+  assert.equal(
+    status(sim).conditions.map((c) => `${c.type}=${c.status}`),
+    ['Ready=False', 'Reconciling=False', 'Stalled=True'],
+  );
 });
 
 s('a node Degraded after its reboot: exit 5, status Degraded "halted: <node> Degraded after the reboot", Events NodeFailed and PoolHalted', async () => {
@@ -179,7 +212,8 @@ s('a node Degraded after its reboot: exit 5, status Degraded "halted: <node> Deg
   assert.match(st.message, /^halted: w-\d\d Degraded after the reboot \(pool worker\)$/, st.message);
   keep('halted', sim);
   const reasons = sim.rollouts.events.map((e) => `${e.type} ${e.reason} ${e.regarding.kind}`);
-  for (const r of ['Warning NodeFailed Node', 'Warning PoolHalted BootcNodePool', 'Warning RolloutHalted Rollout']) assert.ok(reasons.includes(r), reasons.join('\n'));
+  for (const r of ['Warning NodeFailed Node', 'Warning PoolHalted BootcNodePool', 'Warning RolloutHalted Rollout'])
+    assert.ok(reasons.includes(r), reasons.join('\n'));
 });
 
 s('the cluster moved since the reviewed plan: exit 3 and status Degraded "stale: re-plan needed"', async () => {
@@ -195,14 +229,20 @@ s('the cluster moved since the reviewed plan: exit 3 and status Degraded "stale:
     const p = io();
     assert.is(await run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/prod.json'], { io: p }), 0, p.err);
     // Someone else cordons two nodes: the reviewed waves no longer fit the budget.
-    sim.mutate((x) => { x.nodes.get('w-00')!.spec!.unschedulable = true; x.nodes.get('w-01')!.spec!.unschedulable = true; });
+    sim.mutate((x) => {
+      x.nodes.get('w-00')!.spec!.unschedulable = true;
+      x.nodes.get('w-01')!.spec!.unschedulable = true;
+    });
     const r = io();
     assert.is(await run(['apply', 'plans/prod.json', '--auto-approve', '--step'], { io: r, openDriver }), 3, r.err);
   });
   const st = status(sim);
   assert.equal([st.phase, st.reason, st.lastExitCode], ['Degraded', 'Stale', 3]);
   assert.match(st.message, /^stale: re-plan needed \(.+\)$/);
-  assert.equal(st.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`), ['Ready=False/Stale', 'Reconciling=False/Stale', 'Stalled=True/Stale']);
+  assert.equal(
+    st.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`),
+    ['Ready=False/Stale', 'Reconciling=False/Stale', 'Stalled=True/Stale'],
+  );
   assert.is(sim.reboots.length, 0);
   keep('stale', sim);
   // The spec edited on the branch after the plan was reviewed (no new plan): still exit 3, and
@@ -235,7 +275,10 @@ s('the Argo CD health check (examples/argocd/health/rollout.lua, lua5.4) of the 
   const stale = health(seen2.get('stale'));
   assert.is(stale.status, 'Degraded');
   assert.match(stale.message, /^stale: re-plan needed \(/);
-  assert.equal(health(seen2.get('unobserved')), { status: 'Progressing', message: `Waiting for bootcplan apply to take generation 2 (the last run said: ${health(seen2.get('healthy')).message})` });
+  assert.equal(health(seen2.get('unobserved')), {
+    status: 'Progressing',
+    message: `Waiting for bootcplan apply to take generation 2 (the last run said: ${health(seen2.get('healthy')).message})`,
+  });
   assert.equal(health({ metadata: { generation: 1 } }), { status: 'Progressing', message: 'Waiting for bootcplan apply to report the rollout status' });
 });
 

@@ -15,20 +15,51 @@ import { ROOT } from '../support/built.ts';
 
 const s = suite('stopping a process (real time)');
 
-interface Child { code: number | null; signal: NodeJS.Signals | null; out: string; err: string; at: Record<string, number>; exitedAt: number; killed: boolean }
+interface Child {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  out: string;
+  err: string;
+  at: Record<string, number>;
+  exitedAt: number;
+  killed: boolean;
+}
 
 /**
  * Runs test/support/stop-child.ts SCENARIO; `react` sees every chunk of output and may signal the child
  * (and stamp moments in `at`). A child still running after `limitMs` is killed (SIGKILL).
  */
-function child(scenario: string, react: (c: { out: string; err: string; kill: (s: NodeJS.Signals) => void; at: Record<string, number> }) => void, limitMs = 20_000): Promise<Child> {
+function child(
+  scenario: string,
+  react: (c: { out: string; err: string; kill: (s: NodeJS.Signals) => void; at: Record<string, number> }) => void,
+  limitMs = 20_000,
+): Promise<Child> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/stop-child.ts'), scenario], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    const st = { out: '', err: '', at: {} as Record<string, number>, kill: (sig: NodeJS.Signals) => { p.kill(sig); } };
+    const p = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/stop-child.ts'), scenario], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const st = {
+      out: '',
+      err: '',
+      at: {} as Record<string, number>,
+      kill: (sig: NodeJS.Signals) => {
+        p.kill(sig);
+      },
+    };
     let killed = false;
-    const limit = setTimeout(() => { killed = true; p.kill('SIGKILL'); }, limitMs);
-    p.stdout.on('data', (d) => { st.out += d; react(st); });
-    p.stderr.on('data', (d) => { st.err += d; react(st); });
+    const limit = setTimeout(() => {
+      killed = true;
+      p.kill('SIGKILL');
+    }, limitMs);
+    p.stdout.on('data', (d) => {
+      st.out += d;
+      react(st);
+    });
+    p.stderr.on('data', (d) => {
+      st.err += d;
+      react(st);
+    });
     p.on('exit', (code, signal) => {
       clearTimeout(limit);
       resolve({ code, signal, out: st.out, err: st.err, at: st.at, exitedAt: Date.now(), killed });
@@ -60,14 +91,17 @@ s('a second signal exits at once, even while the clean-up of the first cannot fi
     }
     if (st.at.first && !st.at.second && st.err.includes('stopping at the next safe point')) {
       st.at.second = -1;
-      setTimeout(() => { st.at.second = Date.now(); st.kill('SIGTERM'); }, 300);
+      setTimeout(() => {
+        st.at.second = Date.now();
+        st.kill('SIGTERM');
+      }, 300);
     }
   });
   assert.ok(c.at.second > 0, `no second signal sent: ${tail(c)}`);
   assert.is(c.code, 143, tail(c));
   assert.ok(c.exitedAt - c.at.second < 1000, `exited ${c.exitedAt - c.at.second} ms after the second SIGTERM`);
   assert.match(c.err, /bootcplan: SIGTERM again: exiting now; the lock is left to expire/);
-  assert.not.match(c.err, /child: exit/, 'the first stop\'s clean-up never finished: the second signal ended the process');
+  assert.not.match(c.err, /child: exit/, "the first stop's clean-up never finished: the second signal ended the process");
 });
 
 s('a lost lock (the Lease taken over while the nodes stage): the process exits 4 within 2 s', async () => {
@@ -81,7 +115,7 @@ s('a lost lock (the Lease taken over while the nodes stage): the process exits 4
   const virtual = Number(/child: ended ([\d.]+) s of virtual time after the Lease was taken/.exec(c.err)?.[1]);
   assert.ok(virtual <= 2, `ended ${virtual} s (virtual) after the Lease was taken`);
   assert.match(c.err, /error: this apply lost its lock \(lock id [0-9a-f]+\): the Lease is now held by cronjob@cluster/);
-  assert.match(c.err, /child: lease cronjob@cluster; 0 wait\(s\) left open/, 'the new holder\'s Lease is left alone');
+  assert.match(c.err, /child: lease cronjob@cluster; 0 wait\(s\) left open/, "the new holder's Lease is left alone");
   assert.not.ok(c.killed, tail(c));
 });
 

@@ -29,7 +29,12 @@ const STACK = /\n\s+at .*[(/].*:\d+/;
 
 /** `sh -c SCRIPT` with $BOOTCPLAN the installed command: for redirections spawnSync cannot make. */
 function sh(script: string, opts: { input?: string } = {}) {
-  const r = spawnSync('sh', ['-c', script], { cwd: dir, input: opts.input ?? '', encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', BOOTCPLAN: `${process.execPath} ${ensureBuilt()}` } });
+  const r = spawnSync('sh', ['-c', script], {
+    cwd: dir,
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', BOOTCPLAN: `${process.execPath} ${ensureBuilt()}` },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -47,7 +52,7 @@ s('stdout on a full disk (/dev/full): exit 1, one line naming stdout, no stack t
   assert.match(r.err, /^error: cannot write to stdout: no space left on the device/m);
 });
 
-s('a reader that stops early (| head -c 1): no stack trace, the command\'s own exit code', () => {
+s("a reader that stops early (| head -c 1): no stack trace, the command's own exit code", () => {
   const r = sh('$BOOTCPLAN plan -f bootcplan.yaml --cluster cluster.yaml -o html --detailed-exitcode | head -c 1 > /dev/null; exit 0');
   assert.not.match(r.err, STACK, r.err);
   assert.not.match(r.err, /EPIPE|Unhandled/, r.err);
@@ -100,7 +105,11 @@ s('a directory where a file belongs: the spec, the snapshot, a plan file, a kube
 });
 
 s('stdin with nothing on it (closed, or /dev/null): says so and how to pipe the input in', () => {
-  for (const [args, what] of [['plan -f - --cluster cluster.yaml', 'spec'], ['plan -f bootcplan.yaml --cluster -', 'snapshot'], ['show -', 'plan file']]) {
+  for (const [args, what] of [
+    ['plan -f - --cluster cluster.yaml', 'spec'],
+    ['plan -f bootcplan.yaml --cluster -', 'snapshot'],
+    ['show -', 'plan file'],
+  ]) {
     for (const redirect of ['<&-', '< /dev/null']) {
       const r = sh(`$BOOTCPLAN ${args} ${redirect}`);
       assert.is(r.code, 1, `${args} ${redirect}: ${r.err}`);

@@ -58,25 +58,39 @@ s('a snapshot file with a field of the wrong type: snapshot-invalid naming the o
   assert.ok(parseSnapshot(cluster().yaml(), 'c.yaml').snapshot);
 });
 
-s('an API answer, a list item and a watch event with a field of the wrong type are refused as not the API server\'s', async () => {
+s("an API answer, a list item and a watch event with a field of the wrong type are refused as not the API server's", async () => {
   let answer: unknown = null;
   const f = await fakeApi((_req, res) => sendJson(res, answer));
   const c = clientOf(f.url);
   answer = { kind: 'Node', apiVersion: 'v1', ...nodeObject('w-1', { spec: { unschedulable: 'yes' } }) };
-  await cleanFailure(c.request('GET', '/api/v1/nodes/w-1', { expect: 'Node' }), /GET \/api\/v1\/nodes\/w-1: the Node \(Node w-1\) is malformed: spec\.unschedulable: expected true or false/);
+  await cleanFailure(
+    c.request('GET', '/api/v1/nodes/w-1', { expect: 'Node' }),
+    /GET \/api\/v1\/nodes\/w-1: the Node \(Node w-1\) is malformed: spec\.unschedulable: expected true or false/,
+  );
   answer = { kind: 'NodeList', apiVersion: 'v1', metadata: {}, items: [nodeObject('a', { status: { conditions: [{ type: 'Ready' }] } })] };
-  await cleanFailure(c.list('/api/v1/nodes', { kind: 'Node' }), /item 1 of the NodeList \(Node a\) is malformed: status\.conditions\[0\]\.status: required field "status" is missing/);
+  await cleanFailure(
+    c.list('/api/v1/nodes', { kind: 'Node' }),
+    /item 1 of the NodeList \(Node a\) is malformed: status\.conditions\[0\]\.status: required field "status" is missing/,
+  );
   const event = JSON.stringify({ type: 'MODIFIED', object: { kind: 'BootcNodePool', metadata: { name: 'worker' }, spec: { rollout: { paused: 1 } } } });
-  const w = await fakeApi((_req, res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(event + '\n'); });
-  await cleanFailure(clientOf(w.url).watch('/apis/node.bootc.dev/v1alpha1/bootcnodepools', {}, () => {}, new AbortController().signal, { kind: 'BootcNodePool' }),
-    /the object of a MODIFIED watch event \(BootcNodePool worker\) is malformed: spec\.rollout\.paused: expected true or false/);
+  const w = await fakeApi((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(event + '\n');
+  });
+  await cleanFailure(
+    clientOf(w.url).watch('/apis/node.bootc.dev/v1alpha1/bootcnodepools', {}, () => {}, new AbortController().signal, { kind: 'BootcNodePool' }),
+    /the object of a MODIFIED watch event \(BootcNodePool worker\) is malformed: spec\.rollout\.paused: expected true or false/,
+  );
 });
 
-s('the simulated cluster refuses a patch that breaks a view, as the API server\'s schema validation does', async () => {
+s("the simulated cluster refuses a patch that breaks a view, as the API server's schema validation does", async () => {
   const sim = newSim(cluster().snapshot());
   const d = sim.driver();
   const ref = { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: 'worker' };
-  const err = await d.patch(ref, [{ op: 'replace', path: '/spec/paused', value: 'false' }]).then(() => null, (e: unknown) => e);
+  const err = await d.patch(ref, [{ op: 'replace', path: '/spec/paused', value: 'false' }]).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(err, DriverError);
   assert.match((err as Error).message, /MachineConfigPool "worker" is invalid: spec\.paused: expected true or false/);
   assert.is(sim.get('MachineConfigPool', 'worker')?.spec?.paused, false, 'the pool is as it was');
@@ -88,9 +102,17 @@ s('a coreos-bootimages stream with a field of the wrong type: the boot-image pre
   const stream = bootImagesStream('us-east-1', ['us-east-1a'], 'ami-0123');
   const bad = structuredClone(stream) as unknown as { architectures: { x86_64: { images: { aws: { regions: Record<string, { image: unknown }> } } } } };
   bad.architectures.x86_64.images.aws.regions['us-east-1'].image = 5;
-  const cm = (s: unknown): TestObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'coreos-bootimages' }, data: { stream: JSON.stringify(s) } });
+  const cm = (s: unknown): TestObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'coreos-bootimages' },
+    data: { stream: JSON.stringify(s) },
+  });
   const r = readStream(cm(bad));
-  assert.equal(r.ok ? 'read' : r.reason, 'coreos-bootimages "stream" is malformed: architectures.x86_64.images.aws.regions.us-east-1.image: expected a string, got number 5');
+  assert.equal(
+    r.ok ? 'read' : r.reason,
+    'coreos-bootimages "stream" is malformed: architectures.x86_64.images.aws.regions.us-east-1.image: expected a string, got number 5',
+  );
   assert.ok(readStream(cm(stream)).ok);
 });
 
@@ -104,19 +126,98 @@ s('the check itself: absent and null pass, a wrong type does not; kinds without 
 s('the fast check and the validator agree: an object passes one exactly when it passes the other', () => {
   const odd = fc.oneof(fc.string({ maxLength: 3 }), fc.boolean(), fc.integer(), fc.double(), fc.constant(null), fc.jsonValue({ maxDepth: 1 }));
   const some = <T>(a: fc.Arbitrary<T>) => fc.oneof(a, odd);
-  const cond = fc.record({ type: some(fc.string({ maxLength: 3 })), status: some(fc.constantFrom('True', 'False')), reason: some(fc.string()) }, { requiredKeys: [] });
-  const selector = fc.record({ matchLabels: some(fc.dictionary(fc.string({ maxLength: 2 }), some(fc.string()))), matchExpressions: some(fc.array(fc.record({ key: some(fc.string()), operator: some(fc.string()), values: some(fc.array(some(fc.string()))) }, { requiredKeys: [] }))) }, { requiredKeys: [] });
+  const cond = fc.record(
+    { type: some(fc.string({ maxLength: 3 })), status: some(fc.constantFrom('True', 'False')), reason: some(fc.string()) },
+    { requiredKeys: [] },
+  );
+  const selector = fc.record(
+    {
+      matchLabels: some(fc.dictionary(fc.string({ maxLength: 2 }), some(fc.string()))),
+      matchExpressions: some(
+        fc.array(fc.record({ key: some(fc.string()), operator: some(fc.string()), values: some(fc.array(some(fc.string()))) }, { requiredKeys: [] })),
+      ),
+    },
+    { requiredKeys: [] },
+  );
   const cases: [keyof KindViews, fc.Arbitrary<unknown>][] = [
-    ['Node', fc.record({ spec: some(fc.record({ unschedulable: some(fc.boolean()) }, { requiredKeys: [] })), status: some(fc.record({ conditions: some(fc.array(some(cond))) }, { requiredKeys: [] })) }, { requiredKeys: [] })],
-    ['BootcNodePool', fc.record({ spec: some(fc.record({ nodeSelector: some(selector), rollout: some(fc.record({ paused: some(fc.boolean()), maxUnavailable: some(fc.oneof(fc.integer(), fc.string())) }, { requiredKeys: [] })) }, { requiredKeys: [] })) }, { requiredKeys: [] })],
-    ['MachineConfiguration', fc.record({ spec: some(fc.record({ managedBootImages: some(fc.record({ machineManagers: some(fc.array(some(fc.record({ resource: some(fc.string()), apiGroup: some(fc.string()), selection: some(fc.record({ mode: some(fc.string()), partial: some(fc.record({ machineResourceSelector: some(selector) }, { requiredKeys: [] })) }, { requiredKeys: [] })) }, { requiredKeys: [] })))) }, { requiredKeys: [] })) }, { requiredKeys: [] })) }, { requiredKeys: [] })],
+    [
+      'Node',
+      fc.record(
+        {
+          spec: some(fc.record({ unschedulable: some(fc.boolean()) }, { requiredKeys: [] })),
+          status: some(fc.record({ conditions: some(fc.array(some(cond))) }, { requiredKeys: [] })),
+        },
+        { requiredKeys: [] },
+      ),
+    ],
+    [
+      'BootcNodePool',
+      fc.record(
+        {
+          spec: some(
+            fc.record(
+              {
+                nodeSelector: some(selector),
+                rollout: some(fc.record({ paused: some(fc.boolean()), maxUnavailable: some(fc.oneof(fc.integer(), fc.string())) }, { requiredKeys: [] })),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ],
+    [
+      'MachineConfiguration',
+      fc.record(
+        {
+          spec: some(
+            fc.record(
+              {
+                managedBootImages: some(
+                  fc.record(
+                    {
+                      machineManagers: some(
+                        fc.array(
+                          some(
+                            fc.record(
+                              {
+                                resource: some(fc.string()),
+                                apiGroup: some(fc.string()),
+                                selection: some(
+                                  fc.record(
+                                    { mode: some(fc.string()), partial: some(fc.record({ machineResourceSelector: some(selector) }, { requiredKeys: [] })) },
+                                    { requiredKeys: [] },
+                                  ),
+                                ),
+                              },
+                              { requiredKeys: [] },
+                            ),
+                          ),
+                        ),
+                      ),
+                    },
+                    { requiredKeys: [] },
+                  ),
+                ),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ],
   ];
   for (const [kind, arb] of cases) {
-    fc.assert(fc.property(arb, (o) => {
-      const { ctx, diagnostics } = collect(null);
-      validate(shapeSchema(kind), o, '', ctx);
-      assert.is(objectShapeProblem(o as Record<string, unknown>, kind) === null, diagnostics.length === 0, `${kind}: ${JSON.stringify(o)}`);
-    }), seeded(2512, 300));
+    fc.assert(
+      fc.property(arb, (o) => {
+        const { ctx, diagnostics } = collect(null);
+        validate(shapeSchema(kind), o, '', ctx);
+        assert.is(objectShapeProblem(o as Record<string, unknown>, kind) === null, diagnostics.length === 0, `${kind}: ${JSON.stringify(o)}`);
+      }),
+      seeded(2512, 300),
+    );
   }
 });
 

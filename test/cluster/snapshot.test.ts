@@ -12,9 +12,16 @@ s('the example: a List in YAML with every kind the planner reads', () => {
   const snap = r.snapshot!;
   assert.is(snap.nodes.length, 15);
   assert.is(snap.bootcNodes.length, 12);
-  assert.equal(snap.bootcNodePools.map((p) => p.metadata.name), ['infra', 'worker']);
-  assert.equal(snap.machineConfigPools.map((p) => p.metadata.name), ['infra', 'master', 'worker']);
-  for (const k of ['machineConfiguration', 'controlPlaneMachineSet', 'bootImagesConfigMap', 'featureGate', 'infrastructure', 'clusterVersion'] as const) assert.ok(snap[k], k);
+  assert.equal(
+    snap.bootcNodePools.map((p) => p.metadata.name),
+    ['infra', 'worker'],
+  );
+  assert.equal(
+    snap.machineConfigPools.map((p) => p.metadata.name),
+    ['infra', 'master', 'worker'],
+  );
+  for (const k of ['machineConfiguration', 'controlPlaneMachineSet', 'bootImagesConfigMap', 'featureGate', 'infrastructure', 'clusterVersion'] as const)
+    assert.ok(snap[k], k);
   assert.match(snap.fingerprint, /^sha256:[0-9a-f]{64}$/);
 });
 
@@ -30,10 +37,17 @@ s('JSON List, multi-document YAML and single objects give the same snapshot', ()
 });
 
 s('unknown kinds are ignored; missing kinds mean not installed', () => {
-  const r = parseSnapshot(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [
-    { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'x' } },
-    { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } },
-  ] }), 'c.json');
+  const r = parseSnapshot(
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'x' } },
+        { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } },
+      ],
+    }),
+    'c.json',
+  );
   assert.equal(r.diagnostics, []);
   assert.is(r.snapshot!.nodes.length, 0);
   assert.is(r.snapshot!.bootcNodePools.length, 0);
@@ -56,9 +70,18 @@ s('bad snapshots: JSON syntax with line:column, objects without kind or name, bi
   assert.is(j.snapshot, null);
   assert.is(j.diagnostics[0].code, 'json-syntax');
   assert.is(j.diagnostics[0].line, 3);
-  const y = parseSnapshot('apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Node\n    metadata: {}\n  - kind: Node\n    metadata: {name: n}\n', 'bad.yaml');
+  const y = parseSnapshot(
+    'apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Node\n    metadata: {}\n  - kind: Node\n    metadata: {name: n}\n',
+    'bad.yaml',
+  );
   assert.is(y.snapshot, null);
-  assert.equal(y.diagnostics.map((d) => [d.code, d.line, d.path]), [['snapshot-invalid', 4, 'items[0]'], ['snapshot-invalid', 7, 'items[1]']]);
+  assert.equal(
+    y.diagnostics.map((d) => [d.code, d.line, d.path]),
+    [
+      ['snapshot-invalid', 4, 'items[0]'],
+      ['snapshot-invalid', 7, 'items[1]'],
+    ],
+  );
   assert.match(y.diagnostics[1].message, /apiVersion/);
   assert.is(parseSnapshot('\u0000\u0000', 'x').diagnostics[0].code, 'not-text');
   assert.is(parseSnapshot('- 1\n- 2\n', 'x').diagnostics[0].code, 'snapshot-invalid');

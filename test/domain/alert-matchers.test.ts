@@ -60,9 +60,16 @@ s('AND-ed, a missing label is "", regexes fully anchored and RE2 (case flag, \\z
 });
 
 s('blocking: state, ignore by name, matchers; Alertmanager lists count whatever their state', () => {
-  const alerts = [alert({ alertname: 'Watchdog', severity: 'none' }), alert({ alertname: 'KubeNodeNotReady', severity: 'critical', node: 'w-1' }), alert({ alertname: 'Brewing', severity: 'critical' }, 'pending')];
+  const alerts = [
+    alert({ alertname: 'Watchdog', severity: 'none' }),
+    alert({ alertname: 'KubeNodeNotReady', severity: 'critical', node: 'w-1' }),
+    alert({ alertname: 'Brewing', severity: 'critical' }, 'pending'),
+  ];
   const matchers = MatcherSet.parse(['severity="critical"']);
-  assert.equal(blockingAlerts(alerts, { matchers, ignore: ['Watchdog'], states: ['firing'] }).map((a) => a.labels.alertname), ['KubeNodeNotReady']);
+  assert.equal(
+    blockingAlerts(alerts, { matchers, ignore: ['Watchdog'], states: ['firing'] }).map((a) => a.labels.alertname),
+    ['KubeNodeNotReady'],
+  );
   assert.equal(blockingAlerts(alerts, { matchers, ignore: ['Watchdog'], states: ['firing', 'pending'] }).length, 2);
   assert.equal(blockingAlerts(alerts, { matchers: MatcherSet.parse([]), ignore: [], states: null }).length, 3);
   assert.equal(blockingAlerts(alerts, { matchers: MatcherSet.parse([]), ignore: ['KubeNodeNotReady', 'Watchdog', 'Brewing'], states: null }), []);

@@ -66,10 +66,17 @@ s('gate disabled: the API enum wording, at the resource field', () => {
 });
 
 s('FeatureGate: the entry of the desired version is used, else the first', () => {
-  const fg = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' }, status: { featureGates: [
-    { version: '4.21.9', enabled: [{ name: 'ManagedBootImagesCPMS' }] },
-    { version: '4.22.3', enabled: [{ name: 'Other' }] },
-  ] } };
+  const fg = {
+    apiVersion: 'config.openshift.io/v1',
+    kind: 'FeatureGate',
+    metadata: { name: 'cluster' },
+    status: {
+      featureGates: [
+        { version: '4.21.9', enabled: [{ name: 'ManagedBootImagesCPMS' }] },
+        { version: '4.22.3', enabled: [{ name: 'Other' }] },
+      ],
+    },
+  };
   assert.equal([...enabledGates(fg, '4.22.3')!], ['Other']);
   assert.equal([...enabledGates(fg, '4.21.9')!], ['ManagedBootImagesCPMS']);
   assert.equal([...enabledGates(fg, '9.9.9')!], ['ManagedBootImagesCPMS']);
@@ -77,7 +84,11 @@ s('FeatureGate: the entry of the desired version is used, else the first', () =>
 });
 
 const SKEW = { bootImageSkewEnforcement: { mode: 'None' } };
-for (const [gates, errs] of [[['BootImageSkewEnforcement'], []], [['ManagedBootImagesCPMS'], ['skew-enforcement-feature-gate-disabled']], [null, []]] as const) {
+for (const [gates, errs] of [
+  [['BootImageSkewEnforcement'], []],
+  [['ManagedBootImagesCPMS'], ['skew-enforcement-feature-gate-disabled']],
+  [null, []],
+] as const) {
   s(`bootImageSkewEnforcement with gates ${JSON.stringify(gates)}: ${errs.length ? 'rejected' : 'accepted'}`, () => {
     assert.equal(codes(plan(SKEW, { gates: gates as string[] | null }).diagnostics, 'error'), [...errs]);
   });

@@ -19,8 +19,18 @@ s('an integer is taken as is, whatever the pool size', () => {
 
 s('a percentage is floor(percent x nodes) with a minimum of 1 (MCO rule)', () => {
   const table: [string, number, number][] = [
-    ['25%', 9, 2], ['25%', 10, 2], ['40%', 9, 3], ['10%', 9, 1], ['1%', 50, 1], ['50%', 3, 1],
-    ['100%', 7, 7], ['33%', 3, 1], ['34%', 3, 1], ['67%', 3, 2], ['10%', 10000, 1000], ['1%', 0, 1],
+    ['25%', 9, 2],
+    ['25%', 10, 2],
+    ['40%', 9, 3],
+    ['10%', 9, 1],
+    ['1%', 50, 1],
+    ['50%', 3, 1],
+    ['100%', 7, 7],
+    ['33%', 3, 1],
+    ['34%', 3, 1],
+    ['67%', 3, 2],
+    ['10%', 10000, 1000],
+    ['1%', 0, 1],
   ];
   for (const [pct, nodes, want] of table) assert.is(resolve(pct, nodes), want, `${pct} of ${nodes}`);
 });
@@ -32,9 +42,17 @@ s('the rule is recorded for the plan', () => {
 });
 
 s('errors: zero (with the paused hint), malformed strings, negatives, fractions', () => {
-  const bad: [unknown, string][] = [[0, 'max-unavailable-zero'], ['0%', 'max-unavailable-zero'], ['60', 'max-unavailable-invalid'],
-    ['40 %', 'max-unavailable-invalid'], ['50 percent', 'max-unavailable-invalid'], [-2, 'max-unavailable-invalid'], [2.5, 'max-unavailable-invalid'],
-    ['101%', 'max-unavailable-invalid'], [null, 'max-unavailable-invalid']];
+  const bad: [unknown, string][] = [
+    [0, 'max-unavailable-zero'],
+    ['0%', 'max-unavailable-zero'],
+    ['60', 'max-unavailable-invalid'],
+    ['40 %', 'max-unavailable-invalid'],
+    ['50 percent', 'max-unavailable-invalid'],
+    [-2, 'max-unavailable-invalid'],
+    [2.5, 'max-unavailable-invalid'],
+    ['101%', 'max-unavailable-invalid'],
+    [null, 'max-unavailable-invalid'],
+  ];
   for (const [v, code] of bad) {
     const r = parseMaxUnavailable(v);
     assert.is(r.ok, false, String(v));

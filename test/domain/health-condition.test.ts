@@ -69,7 +69,10 @@ const ok = (r: QueryResult, c: string, onEmpty: 'fail' | 'pass' = 'fail') => eva
 s('the semantics table: vector, empty vector, scalar', () => {
   assert.equal([ok(vec(1), 'empty'), ok(EMPTY, 'empty'), ok(scalar(0), 'empty')], [false, true, false]);
   assert.equal([ok(vec(1), 'not empty'), ok(EMPTY, 'not empty'), ok(scalar(0), 'not empty')], [true, false, true]);
-  assert.equal([ok(vec(0.001, 0.002), 'every sample < 0.01'), ok(vec(0.001, 0.2), 'every sample < 0.01'), ok(scalar(0.001), 'every sample < 0.01')], [true, false, true]);
+  assert.equal(
+    [ok(vec(0.001, 0.002), 'every sample < 0.01'), ok(vec(0.001, 0.2), 'every sample < 0.01'), ok(scalar(0.001), 'every sample < 0.01')],
+    [true, false, true],
+  );
   assert.equal([ok(vec(0.5, 0.001), 'any sample < 0.01'), ok(vec(0.5, 0.2), 'any sample < 0.01')], [true, false]);
   assert.equal([ok(vec(1), 'value == 1'), ok(vec(1, 1), 'value == 1'), ok(scalar(1), 'value == 1')], [true, false, true]);
   assert.equal([ok(vec(1, 2, 3), 'count == 3'), ok(EMPTY, 'count == 0'), ok(scalar(7), 'count == 1')], [true, true, true]);

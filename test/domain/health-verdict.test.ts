@@ -8,12 +8,24 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import {
-  startCheck, reduceMeasurement, nextMeasurementAt, timeoutVerdict, observation, minGateSeconds,
-  type CheckLimits, type Measurement, type Verdict, type MeasurementOutcome,
+  startCheck,
+  reduceMeasurement,
+  nextMeasurementAt,
+  timeoutVerdict,
+  observation,
+  minGateSeconds,
+  type CheckLimits,
+  type Measurement,
+  type Verdict,
+  type MeasurementOutcome,
 } from '../../src/domain/health-verdict.ts';
 
 const s = suite('health verdict');
-const m = (outcome: MeasurementOutcome, observed = outcome): Measurement => ({ outcome, observed, ...(outcome === 'error' ? { error: 'unreachable' as const } : {}) });
+const m = (outcome: MeasurementOutcome, observed = outcome): Measurement => ({
+  outcome,
+  observed,
+  ...(outcome === 'error' ? { error: 'unreachable' as const } : {}),
+});
 
 /** Runs a whole gate for one check on a sequence of outcomes (repeating the last one), as the applier does with a clock. */
 function runGate(outcomes: MeasurementOutcome[], limits: CheckLimits): { verdict: Verdict; at: number; seen: MeasurementOutcome[]; failures: number } {
@@ -71,26 +83,35 @@ const limitsArb = fc.record({
 const outcomesArb = fc.array(fc.constantFrom<MeasurementOutcome>('pass', 'fail', 'inconclusive', 'error'), { minLength: 1, maxLength: 40 });
 
 s('properties: passed only after `successes` passes in a row; failures counted never exceed failureLimit + 1; a verdict by the deadline; deterministic', () => {
-  fc.assert(fc.property(outcomesArb, limitsArb, (outcomes, limits) => {
-    const r = runGate(outcomes, limits);
-    if (r.verdict.state === 'passed') {
-      const tail = r.seen.slice(-limits.successes);
-      assert.is(tail.length, limits.successes);
-      assert.ok(tail.every((o) => o === 'pass'), 'never passed with an error, a failure or an inconclusive among the last `successes`');
-    }
-    assert.ok(r.failures <= limits.failureLimit + 1);
-    if (r.verdict.state === 'failed' && r.verdict.reason !== 'timeout') assert.is(r.failures, limits.failureLimit + 1);
-    assert.ok(r.at <= limits.timeoutSeconds, 'decided no later than the deadline');
-    assert.ok(r.verdict.state !== 'running');
-    assert.equal(runGate(outcomes, limits), r);
-  }), { seed: 260_501, numRuns: 2000 });
+  fc.assert(
+    fc.property(outcomesArb, limitsArb, (outcomes, limits) => {
+      const r = runGate(outcomes, limits);
+      if (r.verdict.state === 'passed') {
+        const tail = r.seen.slice(-limits.successes);
+        assert.is(tail.length, limits.successes);
+        assert.ok(
+          tail.every((o) => o === 'pass'),
+          'never passed with an error, a failure or an inconclusive among the last `successes`',
+        );
+      }
+      assert.ok(r.failures <= limits.failureLimit + 1);
+      if (r.verdict.state === 'failed' && r.verdict.reason !== 'timeout') assert.is(r.failures, limits.failureLimit + 1);
+      assert.ok(r.at <= limits.timeoutSeconds, 'decided no later than the deadline');
+      assert.ok(r.verdict.state !== 'running');
+      assert.equal(runGate(outcomes, limits), r);
+    }),
+    { seed: 260_501, numRuns: 2000 },
+  );
 });
 
 s('property: an error never helps; a source that only errs never passes', () => {
-  fc.assert(fc.property(limitsArb, fc.integer({ min: 1, max: 40 }), (limits, n) => {
-    const r = runGate(Array(n).fill('error'), limits);
-    assert.is(r.verdict.state, 'failed');
-  }), { seed: 260_502, numRuns: 500 });
+  fc.assert(
+    fc.property(limitsArb, fc.integer({ min: 1, max: 40 }), (limits, n) => {
+      const r = runGate(Array(n).fill('error'), limits);
+      assert.is(r.verdict.state, 'failed');
+    }),
+    { seed: 260_502, numRuns: 500 },
+  );
 });
 
 s.run();

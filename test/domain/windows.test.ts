@@ -58,7 +58,10 @@ s('gate: no windows means always; outside means blocked with the next start; a w
 });
 
 s('waves that fit: soak counts only between waves', () => {
-  const slots: WaveSlot[] = [{ pool: 'a', wave: 1, seconds: 100, soakSeconds: 50 }, { pool: 'a', wave: 2, seconds: 100, soakSeconds: 0 }];
+  const slots: WaveSlot[] = [
+    { pool: 'a', wave: 1, seconds: 100, soakSeconds: 50 },
+    { pool: 'a', wave: 2, seconds: 100, soakSeconds: 0 },
+  ];
   assert.is(slotsThatFit(slots, 99), 0);
   assert.is(slotsThatFit(slots, 100), 1);
   assert.is(slotsThatFit(slots, 249), 1);
@@ -67,8 +70,18 @@ s('waves that fit: soak counts only between waves', () => {
 
 s('plan schedule: next window and how many waves fit in it', () => {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 30)).snapshot();
-  const plan = planFor(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 3, soakSeconds: 300 }], { maintenanceWindows: [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }] }), snap);
-  const sched = planSchedule(plan.spec ? [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }] : [], plan.pools, plan.durations, at('2026-12-02T12:00:00Z'));
+  const plan = planFor(
+    specYaml([{ name: 'worker', image: NEW, maxUnavailable: 3, soakSeconds: 300 }], {
+      maintenanceWindows: [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }],
+    }),
+    snap,
+  );
+  const sched = planSchedule(
+    plan.spec ? [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }] : [],
+    plan.pools,
+    plan.durations,
+    at('2026-12-02T12:00:00Z'),
+  );
   assert.is(sched.totalWaves, 10);
   assert.is(sched.open, null);
   assert.is(sched.next!.start, '2026-12-02T21:00:00Z');
@@ -79,12 +92,25 @@ s('plan schedule: next window and how many waves fit in it', () => {
 s('plan output shows the next window and how many waves fit (injected clock)', () => {
   const windows = [{ schedule: '0 22 * * 1-5', duration: '1h', timezone: 'Europe/Berlin' }];
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 30)).snapshot();
-  const loaded = parseRolloutSpec(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 3, soakSeconds: 300 }], { maintenanceWindows: windows }), 'spec.yaml');
-  const mk = (now: string) => buildPlan({ spec: loaded.spec!, specMap: loaded.map, snapshot: snap, now: at(now), specInfo: { name: 'test', path: 'spec.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null } });
+  const loaded = parseRolloutSpec(
+    specYaml([{ name: 'worker', image: NEW, maxUnavailable: 3, soakSeconds: 300 }], { maintenanceWindows: windows }),
+    'spec.yaml',
+  );
+  const mk = (now: string) =>
+    buildPlan({
+      spec: loaded.spec!,
+      specMap: loaded.map,
+      snapshot: snap,
+      now: at(now),
+      specInfo: { name: 'test', path: 'spec.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null },
+    });
   const outside = mk('2026-12-02T12:00:00Z');
   const inside = mk('2026-12-02T21:30:00Z');
   assert.is(outside.id, inside.id, 'the clock is not part of the plan id');
-  assert.match(renderText(outside), /Outside the maintenance windows .* Next window Wed, 02\/12\/2026, 22:00 Europe\/Berlin to Wed, 02\/12\/2026, 23:00 Europe\/Berlin: 5 of 10 waves fit\./);
+  assert.match(
+    renderText(outside),
+    /Outside the maintenance windows .* Next window Wed, 02\/12\/2026, 22:00 Europe\/Berlin to Wed, 02\/12\/2026, 23:00 Europe\/Berlin: 5 of 10 waves fit\./,
+  );
   assert.match(renderText(inside), /Maintenance window open now, until Wed, 02\/12\/2026, 23:00 Europe\/Berlin: 3 of 10 waves fit\./);
   assert.match(renderMarkdown(outside), /5 of 10 waves fit/);
   assert.match(renderHtml(inside), /3 of 10 waves fit/);

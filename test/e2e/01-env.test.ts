@@ -25,8 +25,16 @@ t.before(async () => {
 t('a cluster without bootcplan CRDs: snapshot reads what exists and reports the rest as not installed', async () => {
   const read = await readLiveObjects(env.admin);
   // Nodes, and the kube-system Namespace that identifies the cluster (src/cluster/identity.ts).
-  assert.equal(read.objects.filter((o) => o.kind !== 'Node').map((o) => `${o.kind}/${o.metadata.name}`), ['Namespace/kube-system']);
-  for (const r of ['bootcnodepools.node.bootc.dev', 'bootcnodes.node.bootc.dev', 'machineconfigpools.machineconfiguration.openshift.io', 'machinesets.machine.openshift.io']) {
+  assert.equal(
+    read.objects.filter((o) => o.kind !== 'Node').map((o) => `${o.kind}/${o.metadata.name}`),
+    ['Namespace/kube-system'],
+  );
+  for (const r of [
+    'bootcnodepools.node.bootc.dev',
+    'bootcnodes.node.bootc.dev',
+    'machineconfigpools.machineconfiguration.openshift.io',
+    'machinesets.machine.openshift.io',
+  ]) {
     assert.ok(read.notInstalled.includes(r), `${r} not installed: ${read.notInstalled.join(', ')}`);
   }
   const c = io();
@@ -53,7 +61,11 @@ t('the ServiceAccount of examples/rbac.yaml can do what apply needs and no more'
   const sa = clientFor(full.saKubeconfig);
   const review = async (verb: string, group: string, resource: string, namespace?: string, name?: string, subresource?: string) => {
     const r = await sa.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
-      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb, group, resource, namespace, name, subresource } } },
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: { verb, group, resource, namespace, name, subresource } },
+      },
     });
     return r.status.allowed === true;
   };
@@ -73,7 +85,10 @@ t('the ServiceAccount of examples/rbac.yaml can do what apply needs and no more'
   assert.ok(await review('get', '', 'secrets', 'openshift-bootcplan', 'prometheus-reader'));
   assert.not.ok(await review('get', '', 'secrets', 'openshift-bootcplan', 'other'), 'no other Secret');
   assert.not.ok(await review('list', '', 'secrets', 'openshift-bootcplan'), 'no Secret list');
-  await rejects(() => sa.request('DELETE', '/api/v1/nodes/w-1'), (e: unknown) => e instanceof KubeApiError && e.status === 403);
+  await rejects(
+    () => sa.request('DELETE', '/api/v1/nodes/w-1'),
+    (e: unknown) => e instanceof KubeApiError && e.status === 403,
+  );
 });
 
 t('kubeconfig resolution: --kubeconfig, KUBECONFIG, ~/.kube/config, and a clear error when none works', async () => {
@@ -82,11 +97,20 @@ t('kubeconfig resolution: --kubeconfig, KUBECONFIG, ~/.kube/config, and a clear 
   assert.throws(none, (e: unknown) => e instanceof ClusterApiError && /no Kubernetes cluster configured/.test(e.message) && /--kubeconfig/.test(e.hint ?? ''));
   assert.is(resolveKubeConfig({}, { HOME: home, KUBECONFIG: `/nonexistent:${env.kubeconfig}` }).context, 'testenv');
   assert.is(resolveKubeConfig({ kubeconfig: env.kubeconfig }, { HOME: home }).origin, `kubeconfig ${env.kubeconfig}`);
-  assert.throws(() => resolveKubeConfig({ kubeconfig: env.kubeconfig, context: 'nope' }, {}), (e: unknown) => e instanceof ClusterApiError && /context "nope"/.test(e.message) && /testenv/.test(e.hint ?? ''));
-  assert.throws(() => resolveKubeConfig({ kubeconfig: join(home, 'missing') }, {}), (e: unknown) => e instanceof ClusterApiError && /no such file/.test(e.message));
+  assert.throws(
+    () => resolveKubeConfig({ kubeconfig: env.kubeconfig, context: 'nope' }, {}),
+    (e: unknown) => e instanceof ClusterApiError && /context "nope"/.test(e.message) && /testenv/.test(e.hint ?? ''),
+  );
+  assert.throws(
+    () => resolveKubeConfig({ kubeconfig: join(home, 'missing') }, {}),
+    (e: unknown) => e instanceof ClusterApiError && /no such file/.test(e.message),
+  );
   const bad = join(home, 'bad');
   writeFileSync(bad, 'clusters: [');
-  assert.throws(() => resolveKubeConfig({ kubeconfig: bad }, {}), (e: unknown) => e instanceof ClusterApiError && /not valid/.test(e.message));
+  assert.throws(
+    () => resolveKubeConfig({ kubeconfig: bad }, {}),
+    (e: unknown) => e instanceof ClusterApiError && /not valid/.test(e.message),
+  );
 
   // Through the CLI: one message and a hint, exit 1, never a stack trace.
   const c = io({ env: { NO_COLOR: '1', HOME: home } });
@@ -97,7 +121,10 @@ t('kubeconfig resolution: --kubeconfig, KUBECONFIG, ~/.kube/config, and a clear 
 
   // A server that does not answer.
   const dead = join(home, 'dead');
-  writeFileSync(dead, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
+  writeFileSync(
+    dead,
+    'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+  );
   const d = io({ env: { NO_COLOR: '1', HOME: home } });
   assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--kubeconfig', dead], { io: d }), 1);
   assert.match(d.err, /error: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:1 \(context "x"\): ECONNREFUSED/);
@@ -105,7 +132,10 @@ t('kubeconfig resolution: --kubeconfig, KUBECONFIG, ~/.kube/config, and a clear 
 
   // Bad credentials.
   const wrong = join(home, 'wrong');
-  writeFileSync(wrong, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${env.server}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: wrong}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`);
+  writeFileSync(
+    wrong,
+    `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${env.server}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: wrong}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+  );
   const w = io({ env: { NO_COLOR: '1', HOME: home } });
   assert.is(await run(['snapshot', '--kubeconfig', wrong], { io: w }), 1);
   assert.match(w.err, /401 Unauthorized/);

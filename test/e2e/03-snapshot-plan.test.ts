@@ -22,19 +22,35 @@ t.before(async () => {
   await resetCluster(env.admin);
   dir = tempDir('bootcplan-e2e-plan-');
   const b = new ClusterBuilder()
-    .bootcPool('worker', [
-      { name: 'w-1', zone: 'us-east-1a' }, { name: 'w-2', zone: 'us-east-1b' }, { name: 'w-3', zone: 'us-east-1c' },
-      { name: 'w-4', zone: 'us-east-1a', staged: true }, { name: 'w-5', zone: 'us-east-1b', cordoned: true },
-    ], { maxUnavailable: 2 })
-    .mcoPool('infra', [{ name: 'i-1', zone: 'us-east-1a' }, { name: 'i-2', zone: 'us-east-1b' }])
+    .bootcPool(
+      'worker',
+      [
+        { name: 'w-1', zone: 'us-east-1a' },
+        { name: 'w-2', zone: 'us-east-1b' },
+        { name: 'w-3', zone: 'us-east-1c' },
+        { name: 'w-4', zone: 'us-east-1a', staged: true },
+        { name: 'w-5', zone: 'us-east-1b', cordoned: true },
+      ],
+      { maxUnavailable: 2 },
+    )
+    .mcoPool('infra', [
+      { name: 'i-1', zone: 'us-east-1a' },
+      { name: 'i-2', zone: 'us-east-1b' },
+    ])
     .add(machineSetObject('prod-east-worker-us-east-1a', 'us-east-1a', 'us-east-1', OLD_AMI));
   await loadObjects(env.admin, b.objects);
-  writeFileSync(join(dir, 'bootcplan.yaml'), specYaml([
-    { name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 },
-    { name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0 },
-  ], {
-    managedBootImages: { machineManagers: [{ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode: 'All' } }] },
-  }));
+  writeFileSync(
+    join(dir, 'bootcplan.yaml'),
+    specYaml(
+      [
+        { name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 },
+        { name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0 },
+      ],
+      {
+        managedBootImages: { machineManagers: [{ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode: 'All' } }] },
+      },
+    ),
+  );
 });
 
 /** Fields that differ only because one plan read a file and the other the API. */
@@ -61,7 +77,8 @@ t('snapshot --out FILE writes every kind; plan from the file equals plan from th
   assert.is(snap.bootcNodePools.length, 1);
   assert.is(snap.machineConfigPools.length, 1);
   assert.is(snap.machineSets.length, 1);
-  for (const k of ['machineConfiguration', 'controlPlaneMachineSet', 'bootImagesConfigMap', 'featureGate', 'infrastructure', 'clusterVersion'] as const) assert.ok(snap[k], `${k} read`);
+  for (const k of ['machineConfiguration', 'controlPlaneMachineSet', 'bootImagesConfigMap', 'featureGate', 'infrastructure', 'clusterVersion'] as const)
+    assert.ok(snap[k], `${k} read`);
   assert.not.match(readFileSync(file, 'utf8'), /managedFields/);
 
   const spec = join(dir, 'bootcplan.yaml');

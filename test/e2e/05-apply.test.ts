@@ -39,14 +39,29 @@ const BUDGET: Record<string, number> = { worker: 2, infra: 1 };
 
 function cluster(): KObject[] {
   const b = new ClusterBuilder()
-    .bootcPool('worker', WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })), { maxUnavailable: 1 })
-    .mcoPool('infra', INFRA.map((name, i) => ({ name, zone: ZONES[i % 3] })));
+    .bootcPool(
+      'worker',
+      WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })),
+      { maxUnavailable: 1 },
+    )
+    .mcoPool(
+      'infra',
+      INFRA.map((name, i) => ({ name, zone: ZONES[i % 3] })),
+    );
   // Workloads to drain: an app pod on each node, and a DaemonSet pod that stays.
   for (const n of [...WORKERS, ...INFRA]) {
-    for (const [name, owner] of [[`app-${n}`, null], [`ds-${n}`, 'DaemonSet']] as const) {
+    for (const [name, owner] of [
+      [`app-${n}`, null],
+      [`ds-${n}`, 'DaemonSet'],
+    ] as const) {
       b.add({
-        apiVersion: 'v1', kind: 'Pod',
-        metadata: { name, namespace: 'default', ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: owner, name: 'node-agent', controller: true }] } : {}) },
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name,
+          namespace: 'default',
+          ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: owner, name: 'node-agent', controller: true }] } : {}),
+        },
         spec: { nodeName: n, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
       } as KObject);
     }
@@ -54,10 +69,13 @@ function cluster(): KObject[] {
   return b.objects;
 }
 
-const SPEC = specYaml([
-  { name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60 },
-  { name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0, drainTimeoutSeconds: 60 },
-], { managedBootImages: { machineManagers: [{ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode: 'All' } }] } });
+const SPEC = specYaml(
+  [
+    { name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60 },
+    { name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0, drainTimeoutSeconds: 60 },
+  ],
+  { managedBootImages: { machineManagers: [{ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode: 'All' } }] } },
+);
 
 /** Fresh cluster, spec file and node agent. */
 async function scenario(): Promise<string> {
@@ -82,8 +100,13 @@ class BudgetRecorder {
     this.r = new Reflector(env.admin, NODE);
     this.r.onChange(() => this.sample());
   }
-  async start() { await this.r.start(); return this; }
-  stop() { this.r.stop(); }
+  async start() {
+    await this.r.start();
+    return this;
+  }
+  stop() {
+    this.r.stop();
+  }
   private sample() {
     this.events++;
     const count: Record<string, number> = {};
@@ -100,7 +123,11 @@ class BudgetRecorder {
   }
 }
 
-const events = (ndjson: string) => ndjson.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const events = (ndjson: string) =>
+  ndjson
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 async function assertRolledOut() {
   const snap = await (await import('../../src/kube/read.ts')).readLiveSnapshot(env.admin);
@@ -109,8 +136,12 @@ async function assertRolledOut() {
   for (const n of snap.nodes) {
     assert.not.ok(n.spec?.unschedulable, `${n.metadata.name} is schedulable again`);
     assert.is(n.metadata.annotations?.[BOOTCPLAN_CORDONED_BY], undefined, `${n.metadata.name}: bootcplan's cordon mark removed with the uncordon`);
-    assert.ok((n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True'), `${n.metadata.name} is Ready`);
-    if (INFRA.includes(n.metadata.name)) assert.is(rendered.get(n.metadata.annotations?.[MCO_CURRENT_CONFIG] ?? '')?.spec?.osImageURL, NEW, `${n.metadata.name} runs the target config`);
+    assert.ok(
+      (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True'),
+      `${n.metadata.name} is Ready`,
+    );
+    if (INFRA.includes(n.metadata.name))
+      assert.is(rendered.get(n.metadata.annotations?.[MCO_CURRENT_CONFIG] ?? '')?.spec?.osImageURL, NEW, `${n.metadata.name} runs the target config`);
   }
   return snap;
 }
@@ -145,18 +176,26 @@ t('full apply through all waves as the ServiceAccount; never more than maxUnavai
     assert.ok((rec.maxNotReady[pool] ?? 0) <= budget, `${pool}: ${rec.maxNotReady[pool]} NotReady at once`);
   }
   const snap = await assertRolledOut();
-  assert.equal(snap.machineConfiguration?.spec?.managedBootImages, { machineManagers: [{ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode: 'All' } }] });
+  assert.equal(snap.machineConfiguration?.spec?.managedBootImages, {
+    machineManagers: [{ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode: 'All' } }],
+  });
   assert.is(snap.lock, null, 'lock released');
   assert.ok(JSON.parse(snap.progress!.data!['run.json']).done, 'progress done');
   const pods = await env.admin.request('GET', '/api/v1/namespaces/default/pods');
-  assert.equal(pods.items.map((p: any) => p.metadata.name).filter((n: string) => n.startsWith('app-')), [], 'app pods evicted');
+  assert.equal(
+    pods.items.map((p: any) => p.metadata.name).filter((n: string) => n.startsWith('app-')),
+    [],
+    'app pods evicted',
+  );
   assert.is(pods.items.length, WORKERS.length + INFRA.length, 'DaemonSet pods stay');
   // Each node rebooted exactly once.
   for (const n of WORKERS) assert.is(agent!.log.filter((r) => r.node === n && r.what === 'reboot').length, 1, `${n} rebooted once`);
   const st = requestStats(SA_CONTEXT);
   const nodes = WORKERS.length + INFRA.length;
   const largest = Object.entries(st.largestWritten).sort((a, b) => b[1] - a[1])[0];
-  console.log(`e2e: full apply of ${nodes} nodes in ${seconds.toFixed(1)}s: ${st.total} API requests by bootcplan (${(st.total / nodes).toFixed(1)} per node); ${JSON.stringify(st.byVerbResource)}; node events watched: ${rec.events}; bytes sent ${st.bytesSent} (${Math.round(st.bytesSent / nodes)} per node); largest object written ${largest?.[0]} ${largest?.[1]} bytes; run record ${Buffer.byteLength(JSON.stringify(snap.progress))} bytes`);
+  console.log(
+    `e2e: full apply of ${nodes} nodes in ${seconds.toFixed(1)}s: ${st.total} API requests by bootcplan (${(st.total / nodes).toFixed(1)} per node); ${JSON.stringify(st.byVerbResource)}; node events watched: ${rec.events}; bytes sent ${st.bytesSent} (${Math.round(st.bytesSent / nodes)} per node); largest object written ${largest?.[0]} ${largest?.[1]} bytes; run record ${Buffer.byteLength(JSON.stringify(snap.progress))} bytes`,
+  );
   // 106 on 2026-12-03 (docs/performance.md: no reboot entry write, one Event per node; 118 before), with
   // room for a few re-reads of 409s (a Node the watch cache had not caught up with).
   assert.ok(st.total <= 112, `at most 112 API requests for the 8-node apply, made ${st.total}: ${JSON.stringify(st.byVerbResource)}`);
@@ -189,7 +228,10 @@ t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updat
   assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p }), 0, p.err);
   // A saved plan reads only files inside the directory (or repository) it is applied from.
   ensureBuilt(); // the installed command runs dist/
-  const child = spawn(process.execPath, [join(ROOT, 'bin/bootcplan.mjs'), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/bootcplan.mjs'), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -231,7 +273,10 @@ t('a saved plan applied, killed mid-wave, unlocked and resumed: every node updat
   const start = evs.find((e) => e.type === 'start');
   assert.ok(start, 'a start event');
   assert.is(start.resumed, true, 'resumed');
-  assert.not.ok(evs.some((e) => e.type === 'wave-start' && e.pool === 'worker' && e.wave === 1), 'wave 1 is not run again');
+  assert.not.ok(
+    evs.some((e) => e.type === 'wave-start' && e.pool === 'worker' && e.wave === 1),
+    'wave 1 is not run again',
+  );
   await assertRolledOut();
   for (const n of WORKERS) assert.is(agent!.log.filter((r) => r.node === n && r.what === 'reboot').length, 1, `${n} rebooted exactly once`);
   assert.ok(agent!.log.filter((r) => r.what === 'reboot').length > rebootsBefore, 'the rest was rebooted by the resumed apply');
@@ -243,7 +288,10 @@ t('a pool target changed by someone else after the plan: exit 3, nothing written
   const p = io();
   assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p }), 0, p.err);
   const other = imageRef('someone-else');
-  await env.admin.request('PATCH', '/apis/node.bootc.dev/v1alpha1/bootcnodepools/worker', { body: { spec: { image: { ref: other } } }, contentType: 'application/merge-patch+json' });
+  await env.admin.request('PATCH', '/apis/node.bootc.dev/v1alpha1/bootcnodepools/worker', {
+    body: { spec: { image: { ref: other } } },
+    contentType: 'application/merge-patch+json',
+  });
   const a = io();
   const code = await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve'], { io: a }));
   assert.is(code, 3, a.err);
@@ -251,7 +299,10 @@ t('a pool target changed by someone else after the plan: exit 3, nothing written
   assert.match(a.err, /BootcNodePool\/worker/);
   const snap = await (await import('../../src/kube/read.ts')).readLiveSnapshot(env.admin);
   assert.is(snap.bootcNodePools[0].spec!.image!.ref, other, 'the other change is kept');
-  assert.not.ok(snap.nodes.some((n) => n.spec?.unschedulable), 'no node cordoned');
+  assert.not.ok(
+    snap.nodes.some((n) => n.spec?.unschedulable),
+    'no node cordoned',
+  );
   assert.is(snap.lock, null, 'lock released');
 });
 

@@ -85,7 +85,10 @@ t('proxy-url: `snapshot` and the driver reach the API server through an HTTP CON
   assert.is(snap.nodes.length, NODE_COUNT);
   const server = new URL(env.server);
   assert.ok(proxy.tunnels.length >= 1, 'the snapshot went through the proxy');
-  assert.ok(proxy.tunnels.every((x) => x === `${server.hostname}:${server.port}`), proxy.tunnels.join(', '));
+  assert.ok(
+    proxy.tunnels.every((x) => x === `${server.hostname}:${server.port}`),
+    proxy.tunnels.join(', '),
+  );
   const tunnels = proxy.tunnels.length;
   const d = new KubeDriver(clientFor(kubeconfig));
   closers.push(() => d.close());
@@ -103,7 +106,10 @@ t('proxy-url: a proxy that is down is one clean error (exit 1), never the API se
   await proxy.close();
   const c = io();
   assert.is(await run(['snapshot', '--kubeconfig', proxiedKubeconfig(proxy.url)], { io: c }), 1);
-  assert.match(c.err, /^error: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ through proxy http:\/\/127\.0\.0\.1:\d+ \(context "bootcplan@testenv"\): ECONNREFUSED/m);
+  assert.match(
+    c.err,
+    /^error: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ through proxy http:\/\/127\.0\.0\.1:\d+ \(context "bootcplan@testenv"\): ECONNREFUSED/m,
+  );
   assert.match(c.err, /hint: check that the proxy/);
   assert.not.match(c.err, /internal error|\n\s+at /);
   assert.is(c.out, '');

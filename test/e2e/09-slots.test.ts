@@ -34,7 +34,14 @@ t.after(() => agent?.stop());
 t('full apply of a pool in slots: never more than maxUnavailable out, every node once, on the target', async () => {
   agent?.stop();
   await resetCluster(env.admin);
-  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })), { maxUnavailable: 1 }).objects);
+  await loadObjects(
+    env.admin,
+    new ClusterBuilder().bootcPool(
+      'worker',
+      WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })),
+      { maxUnavailable: 1 },
+    ).objects,
+  );
   agent = await new NodeAgent(env.admin, { scale: 1 }).start();
   const spec = join(dir, 'slots.yaml');
   writeFileSync(spec, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, rollout: 'slots', drainTimeoutSeconds: 60 }]));
@@ -55,7 +62,10 @@ t('full apply of a pool in slots: never more than maxUnavailable out, every node
   r.stop();
   assert.is(code, 0, cap.err);
   assert.equal(agent!.errors, []);
-  const evs = cap.out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const evs = cap.out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   assert.match(evs.find((e) => e.type === 'pool-start').message, /in slots/);
   assert.is(evs.at(-1).type, 'done');
   assert.ok(maxOut >= 1 && maxOut <= 2, `${maxOut} worker nodes out at once, maxUnavailable 2`);

@@ -41,7 +41,11 @@ async function scenario(failRebootIn: string | null): Promise<void> {
   writeFileSync(join(dir, 'fleet.yaml'), b.yaml());
 }
 
-const ndjson = (s: string) => s.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const ndjson = (s: string) =>
+  s
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const env = (n: string) => envs.find((e) => e.name === n)!;
 
 async function getOrNull(e: FleetEnv, path: string): Promise<any> {
@@ -64,7 +68,9 @@ t.before(async () => {
   dir = tempDir('bootcplan-e2e-fleet-');
   await fleetKubeconfig(envs, dir);
 });
-t.after(() => { for (const a of agents) a.stop(); });
+t.after(() => {
+  for (const a of agents) a.stop();
+});
 
 t('fleet plan over three contexts, then fleet apply: canary east first, then west and south together; all updated, each recorded in itself', async () => {
   await scenario(null);
@@ -82,7 +88,10 @@ t('fleet plan over three contexts, then fleet apply: canary east first, then wes
   assert.is(evs.at(-1).type, 'fleet-done');
   const at = (type: string, cluster: string) => evs.findIndex((e) => e.type === type && e.cluster === cluster);
   assert.ok(at('fleet-cluster-done', 'east') < at('fleet-cluster-start', 'west'), 'the canary finished first');
-  assert.ok(at('fleet-cluster-start', 'south') < at('fleet-cluster-done', 'west') && at('fleet-cluster-start', 'west') < at('fleet-cluster-done', 'south'), 'west and south ran at the same time');
+  assert.ok(
+    at('fleet-cluster-start', 'south') < at('fleet-cluster-done', 'west') && at('fleet-cluster-start', 'west') < at('fleet-cluster-done', 'south'),
+    'west and south ran at the same time',
+  );
   for (const e of envs) {
     const snap = await readLiveSnapshot(e.admin);
     for (const bn of snap.bootcNodes) assert.is(bn.status?.booted?.imageDigest, NEW_DIGEST, `${e.name}/${bn.metadata.name} runs the target`);
@@ -96,7 +105,9 @@ t('fleet plan over three contexts, then fleet apply: canary east first, then wes
   for (const a of agents) assert.equal(a.errors, []);
   const per = envs.map((e) => `${e.name} ${requestStats(e.context).total}`).join(', ');
   const total = envs.reduce((n, e) => n + requestStats(e.context).total, 0);
-  console.log(`e2e: fleet apply of 3 clusters x 3 nodes (canary, then 2 at once) in ${seconds.toFixed(1)}s: ${total} API requests (${per}; ${(total / 9).toFixed(1)} per node)`);
+  console.log(
+    `e2e: fleet apply of 3 clusters x 3 nodes (canary, then 2 at once) in ${seconds.toFixed(1)}s: ${total} API requests (${per}; ${(total / 9).toFixed(1)} per node)`,
+  );
   // A rerun: every cluster finished by this fleet plan is skipped, except the canary, never skipped on
   // its record: its own apply answers nothing-to-do from its own progress. No node is touched again.
   const reboots = agents.map((a) => a.log.filter((x) => x.what === 'reboot').length);
@@ -104,7 +115,10 @@ t('fleet plan over three contexts, then fleet apply: canary east first, then wes
   assert.is(again.code, 0, again.err);
   assert.match(again.out, /east \(canary\) +1 +nothing-to-do/);
   assert.match(again.out, /west +2 +already-done/);
-  assert.equal(agents.map((a) => a.log.filter((x) => x.what === 'reboot').length), reboots);
+  assert.equal(
+    agents.map((a) => a.log.filter((x) => x.what === 'reboot').length),
+    reboots,
+  );
 });
 
 t('a failing canary (its node fails the reboot) halts the fleet: exit 5, the other two untouched', async () => {

@@ -48,7 +48,10 @@ async function untouched(e: FleetEnv): Promise<void> {
   for (const p of snap.bootcNodePools) assert.is.not(p.spec?.image?.ref, NEW, `${e.name}: pool image not written`);
   assert.is(snap.lock, null, `${e.name}: no lock`);
   assert.is(snap.progress, null, `${e.name}: no progress record`);
-  const fleetRecord = await e.admin.request('GET', '/api/v1/namespaces/openshift-bootcplan/configmaps/bootcplan-fleet').catch((err) => { if (err instanceof NotFoundError) return null; throw err; });
+  const fleetRecord = await e.admin.request('GET', '/api/v1/namespaces/openshift-bootcplan/configmaps/bootcplan-fleet').catch((err) => {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  });
   assert.is(fleetRecord, null, `${e.name}: no fleet record`);
 }
 
@@ -58,9 +61,19 @@ t.before(async () => {
   console.log(`e2e: 2 kube-apiservers started at once, with CRDs and RBAC, in ${seconds.toFixed(1)}s`);
   dir = tempDir('bootcplan-e2e-identity-');
   await fleetKubeconfig(envs, dir);
-  writeFileSync(join(dir, 'bootcplan.yaml'), stringify({ apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'stores' }, spec: { pools: [{ name: 'worker', image: NEW, maxUnavailable: 1, drainTimeoutSeconds: 60 }] } }));
+  writeFileSync(
+    join(dir, 'bootcplan.yaml'),
+    stringify({
+      apiVersion: 'bootcplan.dev/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'stores' },
+      spec: { pools: [{ name: 'worker', image: NEW, maxUnavailable: 1, drainTimeoutSeconds: 60 }] },
+    }),
+  );
 });
-t.after(() => { for (const a of agents) a.stop(); });
+t.after(() => {
+  for (const a of agents) a.stop();
+});
 
 t('a plan of east (made from `bootcplan snapshot` of east) applies on east and is refused on west: exit 3, both named, west untouched', async () => {
   await identicalClusters();
@@ -79,7 +92,10 @@ t('a plan of east (made from `bootcplan snapshot` of east) applies on east and i
   assert.is(wrong.code, 3, wrong.err);
   assert.match(wrong.err, new RegExp(`plan ${saved.id} was made for another cluster`));
   assert.match(wrong.err, new RegExp(`the plan is for: Namespace/kube-system.metadata.uid ${eastUid} \\(server ${host(env('east'))}\\)`));
-  assert.match(wrong.err, new RegExp(`this cluster is: +Namespace/kube-system.metadata.uid ${westUid} \\(server ${host(env('west'))}\\), read from live:ctx-west`));
+  assert.match(
+    wrong.err,
+    new RegExp(`this cluster is: +Namespace/kube-system.metadata.uid ${westUid} \\(server ${host(env('west'))}\\), read from live:ctx-west`),
+  );
   await untouched(env('west'));
 
   const right = await cli(['apply', 'east-plan.json', '--kubeconfig', 'kubeconfig', '--context', 'ctx-east', '--auto-approve'], { cwd: dir });
@@ -112,9 +128,18 @@ t('fleet apply with the contexts swapped after fleet plan: both clusters fail wi
   const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan.json'], { cwd: dir });
   assert.is(p.code, 0, p.err);
   const fp = JSON.parse(readFileSync(join(dir, 'fleet-plan.json'), 'utf8'));
-  assert.equal(fp.clusters.map((c: { plan: { cluster: { identity: { id: string } } } }) => c.plan.cluster.identity.id), [await kubeSystemUid(env('east')), await kubeSystemUid(env('west'))]);
+  assert.equal(
+    fp.clusters.map((c: { plan: { cluster: { identity: { id: string } } } }) => c.plan.cluster.identity.id),
+    [await kubeSystemUid(env('east')), await kubeSystemUid(env('west'))],
+  );
   // The same kubeconfig, its contexts swapped: ctx-east reaches west, ctx-west reaches east.
-  await fleetKubeconfig([{ ...env('east'), context: 'ctx-west' }, { ...env('west'), context: 'ctx-east' }], dir);
+  await fleetKubeconfig(
+    [
+      { ...env('east'), context: 'ctx-west' },
+      { ...env('west'), context: 'ctx-east' },
+    ],
+    dir,
+  );
   const r = await cli(['fleet', 'apply', './fleet-plan.json', '--auto-approve'], { cwd: dir });
   assert.is(r.code, 3, r.err);
   assert.match(r.err, /east: failed \(exit 3\): plan [0-9a-f]{16} was made for another cluster/);

@@ -36,18 +36,29 @@ t.before(async () => {
 });
 t.after(() => agent?.stop());
 
-const events = (ndjson: string) => ndjson.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const events = (ndjson: string) =>
+  ndjson
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 /** The most worker nodes unschedulable at once, from every Node event. */
 async function unschedulableWatch() {
   let max = 0;
   const r = new Reflector(env.admin, NODE);
   r.onChange(() => {
-    const n = [...r.items.values()].filter((x) => x.metadata.name.startsWith('w-') && (x.spec as { unschedulable?: boolean } | undefined)?.unschedulable).length;
+    const n = [...r.items.values()].filter(
+      (x) => x.metadata.name.startsWith('w-') && (x.spec as { unschedulable?: boolean } | undefined)?.unschedulable,
+    ).length;
     max = Math.max(max, n);
   });
   await r.start();
-  return { stop: () => r.stop(), get max() { return max; } };
+  return {
+    stop: () => r.stop(),
+    get max() {
+      return max;
+    },
+  };
 }
 
 /** apply PLAN --step until one wave ran (the first runs wait for staging); returns the nodes of that wave. */
@@ -66,7 +77,14 @@ async function stepOneWave(planFile: string): Promise<string[]> {
 
 t('plan --rollback after a run, and its apply: the wave-1 nodes boot their previous image again; the forward plan is held', async () => {
   await resetCluster(env.admin);
-  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })), { maxUnavailable: 1 }).objects);
+  await loadObjects(
+    env.admin,
+    new ClusterBuilder().bootcPool(
+      'worker',
+      WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })),
+      { maxUnavailable: 1 },
+    ).objects,
+  );
   agent = await new NodeAgent(env.admin, { scale: 1 }).start();
   await inDir(dir, async () => {
     writeFileSync(join(dir, 'bootcplan.yaml'), specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60 }]));
@@ -89,7 +107,13 @@ t('plan --rollback after a run, and its apply: the wave-1 nodes boot their previ
     assert.equal(agent!.errors, []);
     const evs = events(a.out);
     assert.ok(evs.some((e) => e.type === 'rollback-start') && evs.some((e) => e.type === 'rollback-done'));
-    assert.equal(evs.filter((e) => e.type === 'cordon').map((e) => e.node).sort(), [...wave1].sort());
+    assert.equal(
+      evs
+        .filter((e) => e.type === 'cordon')
+        .map((e) => e.node)
+        .sort(),
+      [...wave1].sort(),
+    );
     assert.ok(watch.max <= 2, `${watch.max} workers unschedulable at once, maxUnavailable 2`);
     const snap = await readLiveSnapshot(env.admin);
     assert.is(snap.bootcNodePools[0].spec?.image?.ref, OLD);
@@ -110,7 +134,9 @@ t('plan --rollback after a run, and its apply: the wave-1 nodes boot their previ
     assert.is(await run(['apply', 'plans/forward.json', '--kubeconfig', env.saKubeconfig, '--step'], { io: again }), 5, again.err);
     assert.match(again.err, /pool worker is held back from this image: nothing was written/);
     assert.match(again.err, /apply --retry/);
-    const writes = Object.entries(requestStats(SA_CONTEXT).byVerbResource).filter(([k]) => /^(PATCH|POST|PUT|DELETE) /.test(k) && !/leases|events|rollouts/.test(k));
+    const writes = Object.entries(requestStats(SA_CONTEXT).byVerbResource).filter(
+      ([k]) => /^(PATCH|POST|PUT|DELETE) /.test(k) && !/leases|events|rollouts/.test(k),
+    );
     assert.equal(writes, [], `writes of a held apply: ${JSON.stringify(writes)}`);
     const st = capturedIO();
     assert.is(await run(['status', '--kubeconfig', env.saKubeconfig], { io: st }), 0, st.err);
@@ -118,7 +144,11 @@ t('plan --rollback after a run, and its apply: the wave-1 nodes boot their previ
 
     // apply --retry lifts the hold; the plan is stale by now (the cluster moved back), so plan again.
     const fresh = capturedIO();
-    assert.is(await run(['apply', '-f', 'bootcplan.yaml', '--kubeconfig', env.saKubeconfig, '--auto-approve', '--retry', '--json'], { io: fresh }), 0, fresh.err);
+    assert.is(
+      await run(['apply', '-f', 'bootcplan.yaml', '--kubeconfig', env.saKubeconfig, '--auto-approve', '--retry', '--json'], { io: fresh }),
+      0,
+      fresh.err,
+    );
     assert.ok(events(fresh.out).some((e) => e.type === 'holds-cleared'));
     const done = await readLiveSnapshot(env.admin);
     for (const bn of done.bootcNodes) assert.is(bn.status?.booted?.imageDigest, NEW_DIGEST, `${bn.metadata.name} rolled forward`);

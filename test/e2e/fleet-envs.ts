@@ -71,5 +71,7 @@ export async function fleetKubeconfig(envs: FleetEnv[], dir = tempDir('bootcplan
 export async function resetFleetEnv(e: FleetEnv): Promise<void> {
   await resetCluster(e.admin);
   const cm = RESOURCES.find((x) => x.kind === 'ConfigMap')!;
-  await e.admin.request('DELETE', objectPath(cm, 'bootcplan-fleet', 'openshift-bootcplan')).catch((err) => { if (!(err instanceof NotFoundError)) throw err; });
+  await e.admin.request('DELETE', objectPath(cm, 'bootcplan-fleet', 'openshift-bootcplan')).catch((err) => {
+    if (!(err instanceof NotFoundError)) throw err;
+  });
 }

@@ -36,7 +36,10 @@ s('cluster names that are not DNS-1123 labels are refused, each named, before an
     for (const which of ['a', 'b']) {
       const crafted = renamed(BASE, which, name);
       const ps = problems(crafted);
-      assert.ok(ps.some((p) => p.startsWith(`cluster ${JSON.stringify(name).slice(0, 80)} is not a DNS-1123 label`)), `${JSON.stringify(name)}: ${ps.join(' | ')}`);
+      assert.ok(
+        ps.some((p) => p.startsWith(`cluster ${JSON.stringify(name).slice(0, 80)} is not a DNS-1123 label`)),
+        `${JSON.stringify(name)}: ${ps.join(' | ')}`,
+      );
       assert.throws(() => renderFleetArgo(crafted, TEST_OPTIONS), /is not a DNS-1123 label/);
     }
   }
@@ -45,10 +48,19 @@ s('cluster names that are not DNS-1123 labels are refused, each named, before an
 
 s('paths that leave the repository are refused: --path, --setup-path and the Fleet file path of a crafted fleet plan', () => {
   for (const bad of ['../x', '/abs', 'a/../../b', 'a//b', 'a\\b', 'a/./b', '', 'a\nb']) {
-    assert.ok(problems(BASE, { path: bad }).some((p) => p.startsWith('--path ')), JSON.stringify(bad));
-    assert.ok(problems(BASE, { setupPath: bad }).some((p) => p.startsWith('--setup-path ')), JSON.stringify(bad));
+    assert.ok(
+      problems(BASE, { path: bad }).some((p) => p.startsWith('--path ')),
+      JSON.stringify(bad),
+    );
+    assert.ok(
+      problems(BASE, { setupPath: bad }).some((p) => p.startsWith('--setup-path ')),
+      JSON.stringify(bad),
+    );
     const crafted = { ...BASE, fleetPlan: { ...BASE.fleetPlan, fleet: { ...BASE.fleetPlan.fleet, path: bad } } };
-    assert.ok(problems(crafted).some((p) => p.startsWith("the Fleet file's path")), JSON.stringify(bad));
+    assert.ok(
+      problems(crafted).some((p) => p.startsWith("the Fleet file's path")),
+      JSON.stringify(bad),
+    );
   }
 });
 
@@ -78,9 +90,15 @@ s('a destination with a newline, quotes, YAML or template syntax is refused (con
 
 s('a crafted fleet plan: a batch naming an unknown cluster, a batched cluster without a plan, a canary with an error', () => {
   const fp = BASE.fleetPlan;
-  assert.ok(problems({ ...BASE, fleetPlan: { ...fp, batches: [...fp.batches, { index: 9, kind: 'batch', clusters: ['ghost'], estimatedSeconds: 1 }] } }).some((p) => /cluster "ghost", which the fleet plan does not hold/.test(p)));
+  assert.ok(
+    problems({ ...BASE, fleetPlan: { ...fp, batches: [...fp.batches, { index: 9, kind: 'batch', clusters: ['ghost'], estimatedSeconds: 1 }] } }).some((p) =>
+      /cluster "ghost", which the fleet plan does not hold/.test(p),
+    ),
+  );
   assert.ok(problems(withCluster(BASE, 'b', { plan: null })).some((p) => /cluster "b" is in batch 2 without a plan/.test(p)));
-  assert.ok(problems(withCluster(BASE, 'a', { plan: null, error: { code: 'unreachable', message: 'x' } })).some((p) => /canary "a" has no plan without errors/.test(p)));
+  assert.ok(
+    problems(withCluster(BASE, 'a', { plan: null, error: { code: 'unreachable', message: 'x' } })).some((p) => /canary "a" has no plan without errors/.test(p)),
+  );
   const other = withCluster(BASE, 'b', { plan: { ...fp.clusters[1].plan!, spec: { ...fp.clusters[1].plan!.spec, sha256: '0'.repeat(64) } } });
   assert.ok(problems(other).some((p) => /cluster "b": its plan was not made from the fleet plan's Fleet file/.test(p)));
 });

@@ -13,7 +13,14 @@ const s = suite('fleet batches');
 const c = (name: string, labels: Record<string, string> = {}, rolls = true) => ({ name, labels, rolls });
 
 s('canaries first, each a batch of its own in the order listed; then label order, then name', () => {
-  const clusters = [c('z-1', { region: 'us' }), c('a-1', { region: 'us' }), c('m-1', { region: 'eu' }), c('k', { region: 'eu', tier: 'prod' }), c('can-2'), c('can-1')];
+  const clusters = [
+    c('z-1', { region: 'us' }),
+    c('a-1', { region: 'us' }),
+    c('m-1', { region: 'eu' }),
+    c('k', { region: 'eu', tier: 'prod' }),
+    c('can-2'),
+    c('can-1'),
+  ];
   const batches = planFleetBatches(['can-2', 'can-1'], clusters, 2);
   assert.equal(batches, [
     { kind: 'canary', clusters: ['can-2'] },
@@ -50,21 +57,36 @@ s('fleet estimate: batches one after another, soak between them (not after the l
 
 s('property: every rolling cluster in exactly one batch, none larger than maxConcurrency, canaries alone and first', () => {
   const arb = fc.record({
-    n: fc.integer({ min: 0, max: 40 }), max: fc.integer({ min: 1, max: 9 }), canaries: fc.integer({ min: 0, max: 5 }),
-    rolls: fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), region: fc.array(fc.constantFrom('eu', 'us', 'ap'), { minLength: 40, maxLength: 40 }),
+    n: fc.integer({ min: 0, max: 40 }),
+    max: fc.integer({ min: 1, max: 9 }),
+    canaries: fc.integer({ min: 0, max: 5 }),
+    rolls: fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+    region: fc.array(fc.constantFrom('eu', 'us', 'ap'), { minLength: 40, maxLength: 40 }),
   });
-  fc.assert(fc.property(arb, ({ n, max, canaries, rolls, region }) => {
-    const clusters = Array.from({ length: n }, (_, i) => c(`c${i}`, { region: region[i] }, rolls[i]));
-    const can = clusters.slice(0, Math.min(canaries, n)).map((x) => x.name);
-    const batches = planFleetBatches(can, clusters, max);
-    const placed = batches.flatMap((b) => b.clusters);
-    assert.equal([...placed].sort(), clusters.filter((x) => x.rolls).map((x) => x.name).sort());
-    assert.is(new Set(placed).size, placed.length);
-    const firstBatch = batches.findIndex((b) => b.kind === 'batch');
-    for (const [i, b] of batches.entries()) {
-      if (b.kind === 'canary') { assert.is(b.clusters.length, 1); assert.ok(firstBatch < 0 || i < firstBatch); } else assert.ok(b.clusters.length <= max);
-    }
-  }), seeded(3102, 100));
+  fc.assert(
+    fc.property(arb, ({ n, max, canaries, rolls, region }) => {
+      const clusters = Array.from({ length: n }, (_, i) => c(`c${i}`, { region: region[i] }, rolls[i]));
+      const can = clusters.slice(0, Math.min(canaries, n)).map((x) => x.name);
+      const batches = planFleetBatches(can, clusters, max);
+      const placed = batches.flatMap((b) => b.clusters);
+      assert.equal(
+        [...placed].sort(),
+        clusters
+          .filter((x) => x.rolls)
+          .map((x) => x.name)
+          .sort(),
+      );
+      assert.is(new Set(placed).size, placed.length);
+      const firstBatch = batches.findIndex((b) => b.kind === 'batch');
+      for (const [i, b] of batches.entries()) {
+        if (b.kind === 'canary') {
+          assert.is(b.clusters.length, 1);
+          assert.ok(firstBatch < 0 || i < firstBatch);
+        } else assert.ok(b.clusters.length <= max);
+      }
+    }),
+    seeded(3102, 100),
+  );
 });
 
 s.run();

@@ -8,7 +8,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 
-
 import { FleetBuilder, workerCluster } from '../support/fleet.ts';
 import { runBatchGates, batchGateChecks } from '../../src/fleet/gates.ts';
 import type { FleetPlan } from '../../src/fleet/plan-types.ts';
@@ -36,12 +35,15 @@ function fleet() {
     .write();
 }
 
-s('after the canary\'s batch soaked, its afterWave checks run again: the next batch starts after the soak and the gate', async () => {
+s("after the canary's batch soaked, its afterWave checks run again: the next batch starts after the soak and the gate", async () => {
   const { file } = fleet();
   const r = await cli(['fleet', 'rehearse', '-f', file, '-o', 'json'], NARROW);
   assert.is(r.code, 0, r.err);
   const j = JSON.parse(r.out);
-  assert.equal(j.clusters.map((c: any) => c.outcome), ['done', 'done']);
+  assert.equal(
+    j.clusters.map((c: any) => c.outcome),
+    ['done', 'done'],
+  );
   // 3 successes 60 s apart: the gate takes 120 s of fleet time after the 300 s soak.
   assert.is(j.batches[1].start, j.batches[0].end + 300 + 120);
   const plan = await cli(['fleet', 'plan', '-f', file], NARROW);
@@ -50,7 +52,7 @@ s('after the canary\'s batch soaked, its afterWave checks run again: the next ba
   assert.match(md.out, /\| 1 \| canary \| east; then its batch gate: alerts \|/);
 });
 
-s('fleet rehearse --fail-check east/alerts@batch: the canary\'s batch gate fails, nothing else starts, exit 5, the check named', async () => {
+s("fleet rehearse --fail-check east/alerts@batch: the canary's batch gate fails, nothing else starts, exit 5, the check named", async () => {
   const { file } = fleet();
   const r = await cli(['fleet', 'rehearse', '-f', file, '--fail-check', 'east/alerts@batch'], NARROW);
   assert.is(r.code, 5, r.err);
@@ -67,18 +69,31 @@ s('fleet rehearse --fail-check east/alerts@batch: the canary\'s batch gate fails
 s('a canary with checks whose session cannot measure them fails its batch gate; a canary without afterWave checks has none', async () => {
   const check = { name: 'a', kind: 'alerts', when: ['afterWave'], pools: ['worker'] } as unknown as PlanHealthCheck;
   const plan = {
-    clusters: [{ name: 'east', plan: { healthChecks: [check] } }, { name: 'quiet', plan: { healthChecks: [{ ...check, when: ['preflight'] }] } }],
+    clusters: [
+      { name: 'east', plan: { healthChecks: [check] } },
+      { name: 'quiet', plan: { healthChecks: [{ ...check, when: ['preflight'] }] } },
+    ],
   } as unknown as FleetPlan;
   assert.equal(batchGateChecks(plan.clusters[1].plan).length, 0);
   const events: unknown[] = [];
   const failed = await runBatchGates({
-    plan, batch: { index: 1, kind: 'canary', clusters: ['east', 'quiet'], estimatedSeconds: 0 }, signal: new AbortController().signal,
-    verifier: async () => ({ verify: null }), finished: () => true, emit: (e) => events.push(e),
+    plan,
+    batch: { index: 1, kind: 'canary', clusters: ['east', 'quiet'], estimatedSeconds: 0 },
+    signal: new AbortController().signal,
+    verifier: async () => ({ verify: null }),
+    finished: () => true,
+    emit: (e) => events.push(e),
   });
   assert.equal(failed, { cluster: 'east', message: 'canary east has health checks and no health source to measure them for its batch gate' });
   const none = await runBatchGates({
-    plan, batch: { index: 2, kind: 'batch', clusters: ['east'], estimatedSeconds: 0 }, signal: new AbortController().signal,
-    verifier: async () => { throw new Error('not a canary batch: never opened'); }, finished: () => true, emit: () => undefined,
+    plan,
+    batch: { index: 2, kind: 'batch', clusters: ['east'], estimatedSeconds: 0 },
+    signal: new AbortController().signal,
+    verifier: async () => {
+      throw new Error('not a canary batch: never opened');
+    },
+    finished: () => true,
+    emit: () => undefined,
   });
   assert.is(none, null);
 });

@@ -16,11 +16,23 @@ import { KubeRecordDocuments } from '../../src/kube/record-documents.ts';
 import { KubeRequestError } from '../../src/kube/rest.ts';
 
 const s = suite('fleet-progress');
-s.after(async () => { closeClients(); await closeFakes(); });
+s.after(async () => {
+  closeClients();
+  await closeFakes();
+});
 
 const record: FleetProgressRecord = {
-  fleetPlanId: 'f1', fleet: 'edge', cluster: 'east', batch: 2, planId: 'p1', outcome: 'done', exitCode: 0, message: null,
-  startedAt: '2026-03-02T10:00:00Z', updatedAt: '2026-03-02T10:30:00Z', finishedAt: '2026-03-02T10:30:00Z',
+  fleetPlanId: 'f1',
+  fleet: 'edge',
+  cluster: 'east',
+  batch: 2,
+  planId: 'p1',
+  outcome: 'done',
+  exitCode: 0,
+  message: null,
+  startedAt: '2026-03-02T10:00:00Z',
+  updatedAt: '2026-03-02T10:30:00Z',
+  finishedAt: '2026-03-02T10:30:00Z',
 };
 
 s('the simulated driver keeps the record in ConfigMap bootcplan-fleet, key fleet.json, and reads it back', async () => {
@@ -36,10 +48,16 @@ s('the simulated driver keeps the record in ConfigMap bootcplan-fleet, key fleet
   assert.is(cm.data!['fleet-plan-id'], 'f1');
   assert.equal(JSON.parse(cm.data!['fleet.json']), record);
   cm.data!['fleet.json'] = JSON.stringify({ ...record, batch: 0 });
-  const refused = await readFleetRecord(d.records).then(() => null, (e: Error) => e.message);
+  const refused = await readFleetRecord(d.records).then(
+    () => null,
+    (e: Error) => e.message,
+  );
   assert.is(refused, 'ConfigMap openshift-bootcplan/bootcplan-fleet: fleet.json has no batch number');
   d.kill();
-  const killed = await writeFleetRecord(d.records, record).then(() => null, (e: Error) => e.message);
+  const killed = await writeFleetRecord(d.records, record).then(
+    () => null,
+    (e: Error) => e.message,
+  );
   assert.is(killed, 'the apply process was killed', 'a killed process writes no record');
 });
 
@@ -64,7 +82,8 @@ async function configMapApi() {
 
 const PATH = '/api/v1/namespaces/openshift-bootcplan/configmaps/bootcplan-fleet';
 /** The ConfigMap as bootcplan has always written it (before the fleet record had a port of its own). */
-const wire = (batch: number) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bootcplan-fleet","namespace":"openshift-bootcplan","labels":{"app.kubernetes.io/managed-by":"bootcplan"}},"data":{"fleet-plan-id":"f1","fleet.json":"{\\"fleetPlanId\\":\\"f1\\",\\"fleet\\":\\"edge\\",\\"cluster\\":\\"east\\",\\"batch\\":${batch},\\"planId\\":\\"p1\\",\\"outcome\\":\\"done\\",\\"exitCode\\":0,\\"message\\":null,\\"startedAt\\":\\"2026-03-02T10:00:00Z\\",\\"updatedAt\\":\\"2026-03-02T10:30:00Z\\",\\"finishedAt\\":\\"2026-03-02T10:30:00Z\\"}"}}`;
+const wire = (batch: number) =>
+  `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bootcplan-fleet","namespace":"openshift-bootcplan","labels":{"app.kubernetes.io/managed-by":"bootcplan"}},"data":{"fleet-plan-id":"f1","fleet.json":"{\\"fleetPlanId\\":\\"f1\\",\\"fleet\\":\\"edge\\",\\"cluster\\":\\"east\\",\\"batch\\":${batch},\\"planId\\":\\"p1\\",\\"outcome\\":\\"done\\",\\"exitCode\\":0,\\"message\\":null,\\"startedAt\\":\\"2026-03-02T10:00:00Z\\",\\"updatedAt\\":\\"2026-03-02T10:30:00Z\\",\\"finishedAt\\":\\"2026-03-02T10:30:00Z\\"}"}}`;
 
 s('the Kubernetes driver: one GET to read, PUT (POST the first time) to write, the same bytes on the wire as ever', async () => {
   const { seen, store } = await configMapApi();
@@ -83,12 +102,23 @@ s('the Kubernetes driver: one GET to read, PUT (POST the first time) to write, t
 
 s('the Kubernetes driver refuses a record of another shape, naming the ConfigMap, the field and how to recover', async () => {
   const { st, store } = await configMapApi();
-  st.cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bootcplan-fleet', namespace: 'openshift-bootcplan' }, data: { 'fleet.json': JSON.stringify({ ...record, batch: 0 }) } };
-  const err = await readFleetRecord(store).then(() => null, (e: unknown) => e);
+  st.cm = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'bootcplan-fleet', namespace: 'openshift-bootcplan' },
+    data: { 'fleet.json': JSON.stringify({ ...record, batch: 0 }) },
+  };
+  const err = await readFleetRecord(store).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(err, KubeRequestError);
   const e = err as KubeRequestError & { hint?: string };
   assert.is(e.message, `GET ${PATH}: ConfigMap openshift-bootcplan/bootcplan-fleet: fleet.json has no batch number`);
-  assert.is(e.hint, 'bootcplan writes this record; if it was edited by hand, delete it (kubectl -n openshift-bootcplan delete configmap bootcplan-fleet): fleet apply then applies this cluster again, and its apply finds what is done');
+  assert.is(
+    e.hint,
+    'bootcplan writes this record; if it was edited by hand, delete it (kubectl -n openshift-bootcplan delete configmap bootcplan-fleet): fleet apply then applies this cluster again, and its apply finds what is done',
+  );
   st.cm.data['fleet.json'] = '';
   assert.is(await readFleetRecord(store), null, 'an empty key: no record');
 });

@@ -21,18 +21,31 @@ s('the sleep clock: concurrent sleeps end at their own virtual times; held work 
   const clock = new SleepClock(0);
   const ends: [string, number][] = [];
   const task = async (name: string, work: number, sleep: number) => {
-    await clock.hold(async () => { for (let i = 0; i < work; i++) await new Promise((r) => setImmediate(r)); });
+    await clock.hold(async () => {
+      for (let i = 0; i < work; i++) await new Promise((r) => setImmediate(r));
+    });
     await clock.sleep(sleep);
     ends.push([name, clock.now()]);
   };
   await Promise.all([task('a', 50, 300), task('b', 0, 100), task('c', 5, 200)]);
-  assert.equal(ends, [['b', 100], ['c', 200], ['a', 300]], 'a long simulation (50 turns of the event loop) does not let time run ahead');
+  assert.equal(
+    ends,
+    [
+      ['b', 100],
+      ['c', 200],
+      ['a', 300],
+    ],
+    'a long simulation (50 turns of the event loop) does not let time run ahead',
+  );
 });
 
 s('the sleep clock: an aborted sleep rejects and does not move time', async () => {
   const clock = new SleepClock(0);
   const ac = new AbortController();
-  const long = clock.sleep(1000, ac.signal).then(() => 'ended', (e) => (e instanceof AbortedError ? `aborted at ${clock.now()}` : 'other'));
+  const long = clock.sleep(1000, ac.signal).then(
+    () => 'ended',
+    (e) => (e instanceof AbortedError ? `aborted at ${clock.now()}` : 'other'),
+  );
   await clock.sleep(60);
   ac.abort();
   assert.is(await long, 'aborted at 60');
@@ -77,14 +90,24 @@ s('the same cluster name and fleet seed give the same jittered rehearsal; anothe
 // ---- the fleet
 
 const FLEET = [
-  { name: 'canary', nodes: 4, canary: true }, { name: 'a', nodes: 6 }, { name: 'b', nodes: 8 }, { name: 'c', nodes: 4 }, { name: 'd', nodes: 10 },
+  { name: 'canary', nodes: 4, canary: true },
+  { name: 'a', nodes: 6 },
+  { name: 'b', nodes: 8 },
+  { name: 'c', nodes: 4 },
+  { name: 'd', nodes: 10 },
 ];
 
 s('the fleet: batches in order, the clusters of a batch at once, the soak between; makespan = the fleet plan estimate', async () => {
   const { fleetPlan, clusters } = fleetFixture(FLEET, { maxConcurrency: 2, batchSoakSeconds: 600 });
   const r = await rehearseFleet({ fleetPlan, clusters, options: OPTS, runner: runFleet });
-  assert.equal(r.batches.map((b) => b.clusters), [['canary'], ['a', 'b'], ['c', 'd']]);
-  assert.equal(r.batches.map((b) => b.outcome), ['done', 'done', 'done']);
+  assert.equal(
+    r.batches.map((b) => b.clusters),
+    [['canary'], ['a', 'b'], ['c', 'd']],
+  );
+  assert.equal(
+    r.batches.map((b) => b.outcome),
+    ['done', 'done', 'done'],
+  );
   const [b1, b2, b3] = r.batches;
   assert.is(b1.start, 0);
   assert.is(b2.start, b1.end! + 600, 'batch 2 starts after the soak');
@@ -94,21 +117,25 @@ s('the fleet: batches in order, the clusters of a batch at once, the soak betwee
   const b = r.clusters.find((c) => c.name === 'b')!;
   assert.is(a.start, b.start, 'the clusters of a batch start together');
   assert.is(b2.end, Math.max(a.end!, b.end!), 'a batch ends with its slowest cluster');
-  assert.is(a.end! - a.start!, a.durationSeconds, 'a cluster takes its own rehearsal\'s time');
+  assert.is(a.end! - a.start!, a.durationSeconds, "a cluster takes its own rehearsal's time");
   assert.is(r.makespanSeconds, b3.end);
   assert.ok(Math.abs(r.makespanSeconds - r.estimatedSeconds) <= r.estimatedSeconds * 0.02, `${r.makespanSeconds} vs ${r.estimatedSeconds}`);
   assert.is(r.exitCode, 0);
   assert.is(r.stopped, null);
 });
 
-s('a cluster\'s result does not depend on the order of the fleet or its batch (its own seed)', async () => {
+s("a cluster's result does not depend on the order of the fleet or its batch (its own seed)", async () => {
   const o = { ...OPTS, jitter: 0.4, failRate: 0.1, seed: 3 };
   // continue: a failed cluster does not stop the fleet (abort would, after its batch)
   const one = fleetFixture(FLEET, { maxConcurrency: 2, batchTimeoutAction: 'continue' });
-  const other = fleetFixture([...FLEET].reverse().map((c) => ({ ...c, canary: false })), { maxConcurrency: 4, batchTimeoutAction: 'continue' });
+  const other = fleetFixture(
+    [...FLEET].reverse().map((c) => ({ ...c, canary: false })),
+    { maxConcurrency: 4, batchTimeoutAction: 'continue' },
+  );
   const r1 = await rehearseFleet({ fleetPlan: one.fleetPlan, clusters: one.clusters, options: o, runner: runFleet });
   const r2 = await rehearseFleet({ fleetPlan: other.fleetPlan, clusters: other.clusters, options: o, runner: runFleet });
-  const view = (r: typeof r1) => Object.fromEntries(r.clusters.filter((c) => c.outcome !== 'not-started').map((c) => [c.name, [c.outcome, c.durationSeconds, c.seed]]));
+  const view = (r: typeof r1) =>
+    Object.fromEntries(r.clusters.filter((c) => c.outcome !== 'not-started').map((c) => [c.name, [c.outcome, c.durationSeconds, c.seed]]));
   const v1 = view(r1);
   const v2 = view(r2);
   assert.is(Object.keys(v1).length, 5, 'every cluster ran in both (the canary did not fail with this seed)');
@@ -121,24 +148,45 @@ s('a failed canary stops the fleet: the other clusters are not started', async (
   const r = await rehearseFleet({ fleetPlan, clusters, options: { ...OPTS, failRate: 1 }, runner: runFleet });
   assert.is(r.stopped, 'canary-failed');
   assert.is(r.exitCode, 5);
-  assert.equal(r.clusters.map((c) => c.outcome), ['failed', 'not-started', 'not-started', 'not-started', 'not-started']);
-  assert.equal(r.batches.map((b) => b.outcome), ['failed', 'not-started', 'not-started']);
+  assert.equal(
+    r.clusters.map((c) => c.outcome),
+    ['failed', 'not-started', 'not-started', 'not-started', 'not-started'],
+  );
+  assert.equal(
+    r.batches.map((b) => b.outcome),
+    ['failed', 'not-started', 'not-started'],
+  );
   assert.is(r.makespanSeconds, r.clusters[0].end);
   assert.ok(r.makespanSeconds < r.clusters[0].estimatedSeconds!, 'it stopped at the failed node');
 });
 
 /** A batch of a 6-node and a 10-node cluster, then one more batch; the timeout between their durations. */
 function timeoutFleet(action: 'abort' | 'continue', canary = false) {
-  const list = [{ name: 'small', nodes: 6, canary }, { name: 'big', nodes: 10, canary }, { name: 'tail', nodes: 4 }];
+  const list = [
+    { name: 'small', nodes: 6, canary },
+    { name: 'big', nodes: 10, canary },
+    { name: 'tail', nodes: 4 },
+  ];
   const probe = fleetFixture(list);
   const est = (n: string) => probe.fleetPlan.clusters.find((c) => c.name === n)!.plan!.summary.estimatedSeconds;
   const timeout = Math.round((est('small') + est('big')) / 2);
-  return { ...fleetFixture(canary ? list : list.map((c) => ({ ...c })), { maxConcurrency: 2, batchSoakSeconds: 300, batchTimeoutSeconds: timeout, batchTimeoutAction: action }), timeout };
+  return {
+    ...fleetFixture(canary ? list : list.map((c) => ({ ...c })), {
+      maxConcurrency: 2,
+      batchSoakSeconds: 300,
+      batchTimeoutSeconds: timeout,
+      batchTimeoutAction: action,
+    }),
+    timeout,
+  };
 }
 
 s('batch timeout, abort: the unfinished cluster is cut at the timeout (timed-out, exit 5), no later batch starts', async () => {
   const { fleetPlan, clusters, timeout } = timeoutFleet('abort');
-  assert.equal(fleetPlan.batches.map((b) => b.clusters), [['big', 'small'], ['tail']]);
+  assert.equal(
+    fleetPlan.batches.map((b) => b.clusters),
+    [['big', 'small'], ['tail']],
+  );
   const r = await rehearseFleet({ fleetPlan, clusters, options: OPTS, runner: runFleet });
   const by = Object.fromEntries(r.clusters.map((c) => [c.name, c]));
   assert.is(by.small.outcome, 'done');
@@ -167,12 +215,18 @@ s('batch timeout, continue: the next batch starts after the timeout and the soak
 });
 
 s('a timed-out canary stops the fleet even with continue', async () => {
-  const list = [{ name: 'canary', nodes: 10, canary: true }, { name: 'a', nodes: 4 }];
+  const list = [
+    { name: 'canary', nodes: 10, canary: true },
+    { name: 'a', nodes: 4 },
+  ];
   const probe = fleetFixture(list);
   const est = probe.fleetPlan.clusters[0].plan!.summary.estimatedSeconds;
   const { fleetPlan, clusters } = fleetFixture(list, { batchTimeoutSeconds: Math.round(est / 2), batchTimeoutAction: 'continue' });
   const r = await rehearseFleet({ fleetPlan, clusters, options: OPTS, runner: runFleet });
-  assert.equal(r.clusters.map((c) => c.outcome), ['timed-out', 'not-started']);
+  assert.equal(
+    r.clusters.map((c) => c.outcome),
+    ['timed-out', 'not-started'],
+  );
   assert.is(r.stopped, 'canary-failed');
 });
 

@@ -27,7 +27,10 @@ function assertClean(html: string, what: string) {
 function hostileNames(): FleetRehearsal {
   const r = structuredClone(fleetTimelineFixture());
   const rename = new Map(r.clusters.map((c, i) => [c.name, `${PAYLOAD}-${i}`]));
-  for (const c of r.clusters) { c.name = rename.get(c.name)!; c.message = PAYLOAD; }
+  for (const c of r.clusters) {
+    c.name = rename.get(c.name)!;
+    c.message = PAYLOAD;
+  }
   for (const b of r.batches) b.clusters = b.clusters.map((n) => rename.get(n)!);
   r.fleetName = PAYLOAD;
   r.fleetPlanId = PAYLOAD;
@@ -42,7 +45,7 @@ s('attack: cluster names (and the fleet name, plan id, messages) with markup are
   assertClean(renderFleetRehearsalHtml(hostileNames(), { maxRows: 2 }), 'hostile names, rows per batch');
 });
 
-s('attack: every field hostile (outcomes, kinds and numbers too): still only the report\'s own markup, finite geometry', () => {
+s("attack: every field hostile (outcomes, kinds and numbers too): still only the report's own markup, finite geometry", () => {
   for (const mode of ['strings', 'everything'] as const) {
     const r = hostile(fleetTimelineFixture(), mode);
     const html = renderFleetRehearsalHtml(r);
@@ -71,11 +74,15 @@ s('the chart: one row per cluster grouped by batch, bars coloured by outcome, so
   const html = renderFleetRehearsalHtml(fleetTimelineFixture());
   const chart = html.slice(html.indexOf('<svg id="fleet-chart"'), html.indexOf('</svg>', html.indexOf('<svg id="fleet-chart"')));
   const labels = [...chart.matchAll(/class="(?:pool|row)-label"[^>]*>([^<]*)/g)].map((m) => m[1]);
-  assert.equal(labels, ['batch 1 (canary)', 'canary-1', 'batch 2', 'east-1', 'west-1', 'batch 3', 'east-2', 'west-2', 'batch 4', 'west-3'], 'batches in order, their clusters under them; the cluster in no batch is not drawn');
+  assert.equal(
+    labels,
+    ['batch 1 (canary)', 'canary-1', 'batch 2', 'east-1', 'west-1', 'batch 3', 'east-2', 'west-2', 'batch 4', 'west-3'],
+    'batches in order, their clusters under them; the cluster in no batch is not drawn',
+  );
   assert.is((chart.match(/class="bar done"/g) ?? []).length, 3);
   assert.is((chart.match(/class="bar failed"/g) ?? []).length, 1);
   assert.is((chart.match(/class="bar timed-out"/g) ?? []).length, 1);
-  assert.is((chart.match(/class="overrun"/g) ?? []).length, 1, 'the timed-out cluster\'s own rehearsal runs on, dashed');
+  assert.is((chart.match(/class="overrun"/g) ?? []).length, 1, "the timed-out cluster's own rehearsal runs on, dashed");
   assert.is((chart.match(/class="soak"/g) ?? []).length, 2, 'a soak after batches 1 and 2, none after the last that ran');
   assert.is((chart.match(/class="timeout"/g) ?? []).length, 3, 'a timeout line in each batch that started');
   assert.match(chart, /class="not-started"[^>]*>not started/);
@@ -88,7 +95,7 @@ s('the chart: one row per cluster grouped by batch, bars coloured by outcome, so
   assert.ok(Math.abs(Number(m![1]) - x(7200)) < 0.2 && Math.abs(Number(m![2]) - (x(9000) - x(7200))) < 0.2, `${m![1]} ${m![2]}`);
 });
 
-s('large fleets: one row per batch past maxRows, the clusters\' bars overlaid', () => {
+s("large fleets: one row per batch past maxRows, the clusters' bars overlaid", () => {
   const html = renderFleetRehearsalHtml(fleetTimelineFixture(), { maxRows: 3 });
   const chart = html.slice(html.indexOf('<svg id="fleet-chart"'), html.indexOf('</svg>', html.indexOf('<svg id="fleet-chart"')));
   assert.is((chart.match(/class="row waves"/g) ?? []).length, 4);

@@ -18,7 +18,11 @@ function bigFleet(count: number, failing: number) {
   for (let i = 0; i < count; i++) {
     const name = `site-${String(i).padStart(3, '0')}`;
     const labels = { region: ['eu', 'us', 'ap'][i % 3], tier: i % 2 ? 'prod' : 'staging' };
-    if (i >= count - failing) b.cluster(name, { labels, error: { code: 'unreachable', message: `dial tcp 10.0.${i % 256}.1:6443: connect: connection refused`, hint: 'check that the cluster answers' } });
+    if (i >= count - failing)
+      b.cluster(name, {
+        labels,
+        error: { code: 'unreachable', message: `dial tcp 10.0.${i % 256}.1:6443: connect: connection refused`, hint: 'check that the cluster answers' },
+      });
     else b.cluster(name, { labels, cluster: workerCluster(3, `n${i}`) });
   }
   return b.strategy({ canaries: ['site-000', 'site-001'], maxConcurrency: '10%', batchSoakSeconds: 600 });
@@ -38,10 +42,10 @@ s('500 clusters: one comment within 60,000 characters; summary first, every fail
   assert.match(md, /\| Batches \| 13: 2 canaries first, then up to 46 clusters each \(maxConcurrency 10%\) \|/);
   assert.match(md, /cluster details left out to stay within 60,000 characters: `bootcplan fleet show FLEETPLAN --cluster NAME`/);
   assert.match(md, /<details><summary>Clusters \(500\)<\/summary>/);
-  assert.match(md, /<details><summary>site-000 \(canary\) · batch 1: /, 'the canaries\' details come first');
+  assert.match(md, /<details><summary>site-000 \(canary\) · batch 1: /, "the canaries' details come first");
 });
 
-s('a small fleet: every cluster\'s details, no note; the text names batches, clusters and errors', () => {
+s("a small fleet: every cluster's details, no note; the text names batches, clusters and errors", () => {
   const fp = bigFleet(6, 1).plan();
   const md = renderFleetMarkdown(fp);
   assert.not.match(md, /left out/);
@@ -62,8 +66,15 @@ s('the marker is keyed by the Fleet path, and data cannot mention, link or end t
 });
 
 s('a failed canary is said to stop the fleet, in the text and in the comment', () => {
-  const fp = new FleetBuilder().cluster('can', { error: { code: 'unreachable', message: 'no route to host' } }).cluster('b').strategy({ canaries: ['can'] }).plan();
-  assert.equal(fp.batches.map((b) => [b.kind, b.clusters]), [['batch', ['b']]]);
+  const fp = new FleetBuilder()
+    .cluster('can', { error: { code: 'unreachable', message: 'no route to host' } })
+    .cluster('b')
+    .strategy({ canaries: ['can'] })
+    .plan();
+  assert.equal(
+    fp.batches.map((b) => [b.kind, b.clusters]),
+    [['batch', ['b']]],
+  );
   assert.match(renderFleetText(fp), /1 cluster failed, a canary among them: the fleet cannot be applied\.\n$/);
   assert.match(renderFleetMarkdown(fp), /#### :x: 1 cluster failed: a canary failed, the fleet cannot be applied/);
 });
@@ -85,34 +96,37 @@ function overriddenFleet() {
 const headOf = (md: string) => md.slice(0, md.indexOf('<details>'));
 const rowWith = (text: string, ...parts: string[]) => text.split('\n').find((l) => parts.every((p) => l.includes(p)));
 
-s('an override that changes a cluster\'s image and maxUnavailable is named in the comment\'s head: cluster, field, shared value, its value, which override', () => {
-  const fp = overriddenFleet().plan();
-  const head = headOf(renderFleetMarkdown(fp));
-  assert.match(head, /#### :warning: Overrides: 2 clusters differ from the shared rollout/);
-  assert.ok(rowWith(head, '`pools.worker.image`', `\`${NEW}\``, `\`${BAD}\``, 'its own overrides', '`spec.clusters[1].overrides`', '`store-berlin`'), head);
-  assert.ok(rowWith(head, '`pools.worker.maxUnavailable`', '`40%`', '`100%`', 'its own overrides', '`store-berlin`'), head);
-  assert.ok(rowWith(head, '`pools.worker.paused`', '`false`', '`true`', '`spec.overrides[0]`', 'region=ap', '`store-singapore`'), head);
-  assert.ok(rowWith(head, '`timezone`', '`Asia/Singapore`', '`spec.overrides[0]`', '`store-singapore`'), head);
-  assert.not.ok(rowWith(head, '`store-nyc`', 'overrides'), 'a cluster on the shared rollout is not listed');
-  const text = renderFleetText(fp);
-  assert.ok(rowWith(text, 'pools.worker.image', BAD, `shared ${NEW}`, 'its own overrides (spec.clusters[1].overrides)', 'store-berlin'), text);
-  assert.ok(rowWith(text, 'pools.worker.maxUnavailable', '100%', 'shared 40%', 'store-berlin'), text);
-});
+s(
+  "an override that changes a cluster's image and maxUnavailable is named in the comment's head: cluster, field, shared value, its value, which override",
+  () => {
+    const fp = overriddenFleet().plan();
+    const head = headOf(renderFleetMarkdown(fp));
+    assert.match(head, /#### :warning: Overrides: 2 clusters differ from the shared rollout/);
+    assert.ok(rowWith(head, '`pools.worker.image`', `\`${NEW}\``, `\`${BAD}\``, 'its own overrides', '`spec.clusters[1].overrides`', '`store-berlin`'), head);
+    assert.ok(rowWith(head, '`pools.worker.maxUnavailable`', '`40%`', '`100%`', 'its own overrides', '`store-berlin`'), head);
+    assert.ok(rowWith(head, '`pools.worker.paused`', '`false`', '`true`', '`spec.overrides[0]`', 'region=ap', '`store-singapore`'), head);
+    assert.ok(rowWith(head, '`timezone`', '`Asia/Singapore`', '`spec.overrides[0]`', '`store-singapore`'), head);
+    assert.not.ok(rowWith(head, '`store-nyc`', 'overrides'), 'a cluster on the shared rollout is not listed');
+    const text = renderFleetText(fp);
+    assert.ok(rowWith(text, 'pools.worker.image', BAD, `shared ${NEW}`, 'its own overrides (spec.clusters[1].overrides)', 'store-berlin'), text);
+    assert.ok(rowWith(text, 'pools.worker.maxUnavailable', '100%', 'shared 40%', 'store-berlin'), text);
+  },
+);
 
-s('each cluster\'s details show the Target image per pool, as the single-cluster comment does', () => {
+s("each cluster's details show the Target image per pool, as the single-cluster comment does", () => {
   const md = renderFleetMarkdown(overriddenFleet().plan());
   const berlin = md.slice(md.indexOf('<details><summary>store-berlin'));
   assert.ok(rowWith(berlin.slice(0, berlin.indexOf('</details>')), '`worker`', `\`${BAD}\``, '`100%`'), berlin);
 });
 
-s('a plan whose pools differ from the other clusters\' with no override recorded (an edited fleet plan) is still named in the head', () => {
+s("a plan whose pools differ from the other clusters' with no override recorded (an edited fleet plan) is still named in the head", () => {
   const fp = overriddenFleet().plan();
   fp.clusters[1].overriddenBy = [];
   const head = headOf(renderFleetMarkdown(fp));
   assert.ok(rowWith(head, '`pools.worker.image`', `\`${BAD}\``, `\`${NEW}\``, 'no override in the Fleet', '`store-berlin`'), head);
 });
 
-s('500 clusters: one label override over a third of them is one row; a single cluster\'s own image override is in the head within 60,000 characters', () => {
+s("500 clusters: one label override over a third of them is one row; a single cluster's own image override is in the head within 60,000 characters", () => {
   const b = bigFleet(500, 30).override({ clusterSelector: { matchLabels: { region: 'eu' } }, pools: [{ name: 'worker', maxUnavailable: 2 }] });
   b.clusters[250].overrides = { pools: [{ name: 'worker', image: BAD }] };
   const fp = b.plan();
@@ -127,7 +141,9 @@ s('500 clusters: one label override over a third of them is one row; a single cl
 
 s('many distinct overrides: the section keeps its budget and says how many rows were left out', () => {
   const b = bigFleet(500, 0);
-  b.clusters.forEach((c, i) => { c.overrides = { pools: [{ name: 'worker', image: `${BAD.slice(0, -4)}${String(i).padStart(4, '0')}` }] }; });
+  b.clusters.forEach((c, i) => {
+    c.overrides = { pools: [{ name: 'worker', image: `${BAD.slice(0, -4)}${String(i).padStart(4, '0')}` }] };
+  });
   const md = renderFleetMarkdown(b.plan());
   assert.ok(md.length <= MARKDOWN_LIMIT, `${md.length}`);
   assert.match(headOf(md), /\| … \| \d+ more rows on \d+ clusters, shown by `bootcplan fleet show FLEETPLAN` \|/);

@@ -17,7 +17,7 @@ const EXAMPLE = 'examples/fleet/fleet.yaml';
 const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
 const valid = ajv.compile(JSON.parse(readFileSync(FLEET_SCHEMA_FILE, 'utf8')));
 
-s('schema/fleet.schema.json and docs/fleets.md\'s Fleet reference are what the schema generates (npm run schema:update)', () => {
+s("schema/fleet.schema.json and docs/fleets.md's Fleet reference are what the schema generates (npm run schema:update)", () => {
   assert.is(readFileSync(FLEET_SCHEMA_FILE, 'utf8'), renderFleetJsonSchema(), 'run `npm run schema:update` and commit the result');
   const readme = readFileSync('docs/fleets.md', 'utf8');
   assert.is(withFleetReference(readme), readme, 'run `npm run schema:update` and commit the result');
@@ -34,14 +34,54 @@ s('the example has the modeline, is valid for bootcplan and for ajv', () => {
 s('ajv rejects what bootcplan rejects by type or format', () => {
   const base = parse(readFileSync(EXAMPLE, 'utf8'));
   const bad: [string, (d: any) => void][] = [
-    ['unknown field', (d) => { d.spec.clusters[0].snapshots = 'x'; }],
-    ['maxConcurrency 0', (d) => { d.spec.strategy.maxConcurrency = 0; }],
-    ['maxConcurrency "3"', (d) => { d.spec.strategy.maxConcurrency = '3'; }],
-    ['batchTimeoutAction', (d) => { d.spec.strategy.batchTimeoutAction = 'Abort'; }],
-    ['a cluster name', (d) => { d.spec.clusters[0].name = 'Store NYC'; }],
-    ['a pool override without name', (d) => { delete d.spec.clusters[2].overrides.pools[0].name; }],
-    ['no clusters', (d) => { d.spec.clusters = []; }],
-    ['kind', (d) => { d.kind = 'Rollout'; }],
+    [
+      'unknown field',
+      (d) => {
+        d.spec.clusters[0].snapshots = 'x';
+      },
+    ],
+    [
+      'maxConcurrency 0',
+      (d) => {
+        d.spec.strategy.maxConcurrency = 0;
+      },
+    ],
+    [
+      'maxConcurrency "3"',
+      (d) => {
+        d.spec.strategy.maxConcurrency = '3';
+      },
+    ],
+    [
+      'batchTimeoutAction',
+      (d) => {
+        d.spec.strategy.batchTimeoutAction = 'Abort';
+      },
+    ],
+    [
+      'a cluster name',
+      (d) => {
+        d.spec.clusters[0].name = 'Store NYC';
+      },
+    ],
+    [
+      'a pool override without name',
+      (d) => {
+        delete d.spec.clusters[2].overrides.pools[0].name;
+      },
+    ],
+    [
+      'no clusters',
+      (d) => {
+        d.spec.clusters = [];
+      },
+    ],
+    [
+      'kind',
+      (d) => {
+        d.kind = 'Rollout';
+      },
+    ],
   ];
   for (const [what, edit] of bad) {
     const d = structuredClone(base);

@@ -45,7 +45,9 @@ s('a valid Fleet loads, with no diagnostics', () => {
 });
 
 s('every error at once, each with file:line:column, expected and hint', () => {
-  const text = HEAD + `  clusters:
+  const text =
+    HEAD +
+    `  clusters:
     - name: east
       snapshot: east.yaml
       context: east-admin
@@ -60,8 +62,14 @@ s('every error at once, each with file:line:column, expected and hint', () => {
 `;
   const ds = errs(text);
   const got = ds.map(at);
-  assert.ok(got.some((g) => g[0] === 'cluster-source' && g[1] === 'spec.clusters[0].snapshot' && g[2] === 16), JSON.stringify(got));
-  assert.ok(got.some((g) => g[0] === 'duplicate-cluster' && g[1] === 'spec.clusters[1].name' && g[2] === 18 && g[3] === 13), JSON.stringify(got));
+  assert.ok(
+    got.some((g) => g[0] === 'cluster-source' && g[1] === 'spec.clusters[0].snapshot' && g[2] === 16),
+    JSON.stringify(got),
+  );
+  assert.ok(
+    got.some((g) => g[0] === 'duplicate-cluster' && g[1] === 'spec.clusters[1].name' && g[2] === 18 && g[3] === 13),
+    JSON.stringify(got),
+  );
   assert.ok(got.some((g) => g[0] === 'unknown-field' && g[1] === 'spec.clusters[2].snapshots' && g[2] === 21 && g[3] === 7));
   assert.ok(got.some((g) => g[0] === 'cluster-source' && g[1] === 'spec.clusters[2].name'));
   const canary = ds.find((d) => d.code === 'unknown-canary')!;
@@ -84,10 +92,21 @@ s('maxConcurrency is read like maxUnavailable: counts and "N%", nothing else', (
 });
 
 s('an override naming a pool that is not a shared pool is an error at its name', () => {
-  const text = HEAD + CLUSTERS.replace('      labels: {region: eu}\n', '      labels: {region: eu}\n      overrides:\n        pools:\n          - name: wrker\n            maxUnavailable: 2\n')
-    + '  overrides:\n    - clusterSelector: {matchLabels: {region: us}}\n      pools:\n        - {name: infra, paused: true}\n';
+  const text =
+    HEAD +
+    CLUSTERS.replace(
+      '      labels: {region: eu}\n',
+      '      labels: {region: eu}\n      overrides:\n        pools:\n          - name: wrker\n            maxUnavailable: 2\n',
+    ) +
+    '  overrides:\n    - clusterSelector: {matchLabels: {region: us}}\n      pools:\n        - {name: infra, paused: true}\n';
   const ds = errs(text).filter((d) => d.code === 'unknown-pool-override');
-  assert.equal(ds.map((d) => [d.path, d.line]), [['spec.clusters[1].overrides.pools[0].name', 23], ['spec.overrides[0].pools[0].name', 28]]);
+  assert.equal(
+    ds.map((d) => [d.path, d.line]),
+    [
+      ['spec.clusters[1].overrides.pools[0].name', 23],
+      ['spec.overrides[0].pools[0].name', 28],
+    ],
+  );
   assert.match(ds[0].expected!, /worker/);
 });
 
@@ -97,7 +116,9 @@ s('a Rollout spec given as a Fleet says so', () => {
 });
 
 s('effective spec: shared, then label overrides in file order, then the cluster; windows replaced, time zone filled', () => {
-  const text = HEAD + `  clusters:
+  const text =
+    HEAD +
+    `  clusters:
     - name: east
       snapshot: east.yaml
       labels: {region: us, tier: prod}
@@ -137,22 +158,34 @@ s('effective spec: shared, then label overrides in file order, then the cluster;
   assert.equal(r.fleet!.spec.rollout.pools![0].maxUnavailable, 1);
 });
 
-s('an override that makes a cluster\'s spec invalid is an error at the override, naming the clusters', () => {
-  const text = HEAD.replace('        maxUnavailable: 1\n', '        maxUnavailable: 1\n        soakSeconds: 60\n') + CLUSTERS
-    + '  overrides:\n    - clusterSelector: {}\n      pools:\n        - {name: worker, rollout: slots}\n';
+s("an override that makes a cluster's spec invalid is an error at the override, naming the clusters", () => {
+  const text =
+    HEAD.replace('        maxUnavailable: 1\n', '        maxUnavailable: 1\n        soakSeconds: 60\n') +
+    CLUSTERS +
+    '  overrides:\n    - clusterSelector: {}\n      pools:\n        - {name: worker, rollout: slots}\n';
   const ds = errs(text);
   assert.is(ds.length, 1, JSON.stringify(ds));
   assert.is(ds[0].code, 'soak-with-slots');
   assert.is(ds[0].line, 11);
   assert.match(ds[0].message, /^clusters "east" and 1 more: soakSeconds 60/);
   const tz = errs(HEAD + CLUSTERS.replace('      labels: {region: eu}\n', '      labels: {region: eu}\n      overrides: {timezone: Mars/Olympus}\n'));
-  assert.equal(tz.map((d) => [d.code, d.line]), [['timezone-invalid', 21]]);
+  assert.equal(
+    tz.map((d) => [d.code, d.line]),
+    [['timezone-invalid', 21]],
+  );
 });
 
 s('a warning of the shared spec is reported once, not again for every cluster', () => {
-  const text = HEAD.replace('    maintenanceWindows:', '    managedBootImages:\n      machineManagers:\n        - {resource: machinesets, apiGroup: machine.openshift.io, selection: {mode: Partial, partial: {machineResourceSelector: {}}}}\n    maintenanceWindows:') + CLUSTERS;
+  const text =
+    HEAD.replace(
+      '    maintenanceWindows:',
+      '    managedBootImages:\n      machineManagers:\n        - {resource: machinesets, apiGroup: machine.openshift.io, selection: {mode: Partial, partial: {machineResourceSelector: {}}}}\n    maintenanceWindows:',
+    ) + CLUSTERS;
   const ds = parseFleetSpec(text, 'fleet.yaml').diagnostics;
-  assert.equal(ds.map((d) => [d.severity, d.code, d.path]), [['warning', 'selector-matches-everything', 'spec.rollout.managedBootImages.machineManagers[0].selection.partial.machineResourceSelector']]);
+  assert.equal(
+    ds.map((d) => [d.severity, d.code, d.path]),
+    [['warning', 'selector-matches-everything', 'spec.rollout.managedBootImages.machineManagers[0].selection.partial.machineResourceSelector']],
+  );
 });
 
 s.run();

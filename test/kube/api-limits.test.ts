@@ -51,29 +51,35 @@ s('cutToBytes: the ellipsis is inside the budget, the cut is on a character boun
 });
 
 s('property: a cut fits its byte budget, keeps a prefix, and is well-formed UTF-16', () => {
-  fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 3, max: 1200 }), (text, max) => {
-    const out = cutToBytes(text, max);
-    assert.ok(utf8Length(out) <= max);
-    if (utf8Length(text) <= max) assert.is(out, text);
-    else {
-      assert.ok(out.endsWith('…') && text.startsWith(out.slice(0, -1)));
-      // Nothing more would fit: the next character is wider than what is left.
-      const next = [...text.slice(out.length - 1)][0];
-      assert.ok(utf8Length(out) + utf8Length(next) > max);
-    }
-    assert.ok(wellFormed(out) || !wellFormed(text));
-  }), { seed: 20261204, numRuns: 500 });
+  fc.assert(
+    fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 3, max: 1200 }), (text, max) => {
+      const out = cutToBytes(text, max);
+      assert.ok(utf8Length(out) <= max);
+      if (utf8Length(text) <= max) assert.is(out, text);
+      else {
+        assert.ok(out.endsWith('…') && text.startsWith(out.slice(0, -1)));
+        // Nothing more would fit: the next character is wider than what is left.
+        const next = [...text.slice(out.length - 1)][0];
+        assert.ok(utf8Length(out) + utf8Length(next) > max);
+      }
+      assert.ok(wellFormed(out) || !wellFormed(text));
+    }),
+    { seed: 20261204, numRuns: 500 },
+  );
 });
 
 s('cutToChars counts code points (OpenAPI maxLength), an emoji as one', () => {
   assert.is(cutToChars('😀😀😀', 3), '😀😀😀');
   assert.is(cutToChars('😀😀😀😀', 3), '😀😀…');
   assert.is(codePointLength(cutToChars('€'.repeat(5000), 4096)), 4096);
-  fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 300 }), fc.integer({ min: 1, max: 300 }), (text, max) => {
-    const out = cutToChars(text, max);
-    assert.ok(codePointLength(out) <= max);
-    assert.ok(out === text || (out.endsWith('…') && text.startsWith(out.slice(0, -1))));
-  }), { seed: 7, numRuns: 300 });
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary', maxLength: 300 }), fc.integer({ min: 1, max: 300 }), (text, max) => {
+      const out = cutToChars(text, max);
+      assert.ok(codePointLength(out) <= max);
+      assert.ok(out === text || (out.endsWith('…') && text.startsWith(out.slice(0, -1))));
+    }),
+    { seed: 7, numRuns: 300 },
+  );
 });
 
 /** Node names as a cloud provider gives them (AWS private DNS names: 42 characters). */
@@ -101,7 +107,11 @@ s('a 100-node wave: the WaveStarted Event is recorded, its note cut to 1,024 byt
 });
 
 s('a node failure message of multi-byte text: the NodeFailed note fits in bytes, the halted status in characters', async () => {
-  const plan = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1, soakSeconds: 0 }]), new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot(), D).plan;
+  const plan = planWith(
+    specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1, soakSeconds: 0 }]),
+    new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot(),
+    D,
+  ).plan;
   const message = `bootc: ${'镜像拉取失败 😀 '.repeat(600)}`;
   const ev = clusterEventOf({ t: 0, type: 'node-failed', pool: 'worker', node: 'w-00', message, conditions: [] }, plan)!;
   assert.ok(utf8Length(ev.note) > 1024, 'the record as drafted is too long');
@@ -130,19 +140,46 @@ s('a node failure message of multi-byte text: the NodeFailed note fits in bytes,
 s('the simulator refuses an Event or a status the API server would refuse (so the paths above can fail)', () => {
   const sim = newSim(new ClusterBuilder().bootcPool('worker', nodes('w', 1)).snapshot(), { durations: D });
   sim.rollouts.put('test', {});
-  const ev: ClusterEventRecord = { regarding: { apiVersion: 'v1', kind: 'Node', name: 'w-00' }, type: 'Normal', reason: 'NodeUpdated', action: 'Uncordon', note: 'é'.repeat(513) };
+  const ev: ClusterEventRecord = {
+    regarding: { apiVersion: 'v1', kind: 'Node', name: 'w-00' },
+    type: 'Normal',
+    reason: 'NodeUpdated',
+    action: 'Uncordon',
+    note: 'é'.repeat(513),
+  };
   assert.throws(() => sim.rollouts.record(0, ev, null), /note: can have at most 1024 bytes, has 1026/);
-  const st = { phase: 'Degraded', reason: 'Error', message: 'x'.repeat(4097), planId: 'p', pool: null, wave: null, waves: null, nextWindow: null, lastExitCode: 1, updatedAt: 'now', conditions: [] } as const;
+  const st = {
+    phase: 'Degraded',
+    reason: 'Error',
+    message: 'x'.repeat(4097),
+    planId: 'p',
+    pool: null,
+    wave: null,
+    waves: null,
+    nextWindow: null,
+    lastExitCode: 1,
+    updatedAt: 'now',
+    conditions: [],
+  } as const;
   assert.throws(() => sim.rollouts.writeStatus('test', { ...st, conditions: [] }), /status.message: Too long: may not be more than 4096 characters/);
 });
 
-s('the limits are the CRD\'s: every maxLength and maxItems of the Rollout status in deploy/rollout-crd.yaml', () => {
+s("the limits are the CRD's: every maxLength and maxItems of the Rollout status in deploy/rollout-crd.yaml", () => {
   const crd = parse(readFileSync(join(ROOT, 'deploy/rollout-crd.yaml'), 'utf8'));
   const status = crd.spec.versions[0].schema.openAPIV3Schema.properties.status.properties;
   const cond = status.conditions.items.properties;
   const L = ROLLOUT_STATUS_LIMITS;
   assert.equal(
-    [status.message.maxLength, status.reason.maxLength, status.planId.maxLength, status.pool.maxLength, status.conditions.maxItems, cond.type.maxLength, cond.reason.maxLength, cond.message.maxLength],
+    [
+      status.message.maxLength,
+      status.reason.maxLength,
+      status.planId.maxLength,
+      status.pool.maxLength,
+      status.conditions.maxItems,
+      cond.type.maxLength,
+      cond.reason.maxLength,
+      cond.message.maxLength,
+    ],
     [L.message, L.reason, L.planId, L.pool, L.conditions, L.conditionType, L.conditionReason, L.conditionMessage],
   );
   for (const [k, v] of Object.entries<any>(status.lockObserved.properties)) assert.is(v.maxLength, L.lockObservedField, `status.lockObserved.${k}`);
@@ -154,7 +191,14 @@ s('the limits are the CRD\'s: every maxLength and maxItems of the Rollout status
 
 s('an Event name is a DNS subdomain for any object name, the longest included', () => {
   const t = 1_789_000_000.123;
-  for (const name of ['w-00', 'a'.repeat(253), `${'a'.repeat(120)}.${'b'.repeat(78)}-${'c'.repeat(53)}`, `${'a'.repeat(230)}-${'b'.repeat(22)}`, `${'a'.repeat(234)}.b-c`, 'ip-10-0-1-2.us-east-2.compute.internal']) {
+  for (const name of [
+    'w-00',
+    'a'.repeat(253),
+    `${'a'.repeat(120)}.${'b'.repeat(78)}-${'c'.repeat(53)}`,
+    `${'a'.repeat(230)}-${'b'.repeat(22)}`,
+    `${'a'.repeat(234)}.b-c`,
+    'ip-10-0-1-2.us-east-2.compute.internal',
+  ]) {
     for (const seq of [1, 99999]) {
       const n = eventName(name, t, seq);
       assert.ok(isDns1123Subdomain(n), `${n} (${n.length})`);

@@ -21,8 +21,18 @@ t.after(async () => {
 const never = new AbortController().signal;
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.c2VjcmV0LXRva2VuLXZhbHVl.c2lnbmF0dXJl';
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
-const secret = (name: string, data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'openshift-bootcplan', resourceVersion: '7' }, data });
-const configMap = (name: string, data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'openshift-bootcplan', resourceVersion: '3' }, data });
+const secret = (name: string, data: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace: 'openshift-bootcplan', resourceVersion: '7' },
+  data,
+});
+const configMap = (name: string, data: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'openshift-bootcplan', resourceVersion: '3' },
+  data,
+});
 const seen: string[] = [];
 
 /** A fake API server serving `objects` by path; 403 for names starting with "denied". */
@@ -31,7 +41,18 @@ async function api(objects: Record<string, unknown>) {
     seen.push(req.url!);
     const name = req.url!.split('/').pop()!;
     if (name.startsWith('denied')) {
-      return sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: `secrets "${name}" is forbidden: User "system:serviceaccount:openshift-bootcplan:bootcplan" cannot get resource "secrets"` }, 403);
+      return sendJson(
+        res,
+        {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Forbidden',
+          code: 403,
+          message: `secrets "${name}" is forbidden: User "system:serviceaccount:openshift-bootcplan:bootcplan" cannot get resource "secrets"`,
+        },
+        403,
+      );
     }
     const o = objects[req.url!.split('?')[0]];
     if (!o) return sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `"${name}" not found` }, 404);
@@ -60,9 +81,19 @@ const SECRETS = '/api/v1/namespaces/openshift-bootcplan/secrets';
 
 t('a Secret token whose value carries CR/LF (a header injection) is refused, and its value shown nowhere', async () => {
   const evil = `${TOKEN}\r\nX-Injected: yes`;
-  const c = await api({ [`${SECRETS}/evil`]: secret('evil', { token: b64(evil) }), [`${SECRETS}/nul`]: secret('nul', { token: b64(`${TOKEN}\u0000`) }), [`${SECRETS}/space`]: secret('space', { token: b64(`Bearer ${TOKEN}`) }) });
+  const c = await api({
+    [`${SECRETS}/evil`]: secret('evil', { token: b64(evil) }),
+    [`${SECRETS}/nul`]: secret('nul', { token: b64(`${TOKEN}\u0000`) }),
+    [`${SECRETS}/space`]: secret('space', { token: b64(`Bearer ${TOKEN}`) }),
+  });
   for (const name of ['evil', 'nul', 'space']) {
-    const e = await refused(c.token(ref(name), never), 'no-token', new RegExp(`^Secret openshift-bootcplan/${name}\\[token\\] is not a usable bearer token \\(1 to 16384 visible ASCII characters, no spaces or line breaks\\)`));
+    const e = await refused(
+      c.token(ref(name), never),
+      'no-token',
+      new RegExp(
+        `^Secret openshift-bootcplan/${name}\\[token\\] is not a usable bearer token \\(1 to 16384 visible ASCII characters, no spaces or line breaks\\)`,
+      ),
+    );
     assert.not.ok(e.message.includes(TOKEN.slice(0, 10)), e.message);
   }
 });
@@ -92,7 +123,10 @@ t('a Secret that does not exist, or that the identity may not read: no-token and
 t('a Secret is read once per minute at most; a refused token (401) makes the next measurement read it again', async () => {
   let now = 1000;
   seen.length = 0;
-  const f = await fakeApi((req, res) => { seen.push(req.url!); sendJson(res, secret('reader', { token: b64(TOKEN) })); });
+  const f = await fakeApi((req, res) => {
+    seen.push(req.url!);
+    sendJson(res, secret('reader', { token: b64(TOKEN) }));
+  });
   const c = new HealthCredentials(clientOf(f.url), kubeConfigFor({ server: f.url }), { now: () => now });
   await c.token(ref('reader'), never);
   await c.token(ref('reader'), never);
@@ -120,9 +154,18 @@ t('auth: ServiceAccount is the kubeconfig identity token; none is no token; a cl
     currentContext: 'c',
   });
   const d = new HealthCredentials(clientOf('http://127.0.0.1:1'), kc);
-  await refused(d.token('ServiceAccount', never), 'no-token', /^the Kubernetes identity \(user cert-user\) has no bearer token to send: use auth\.bearerTokenSecret/);
+  await refused(
+    d.token('ServiceAccount', never),
+    'no-token',
+    /^the Kubernetes identity \(user cert-user\) has no bearer token to send: use auth\.bearerTokenSecret/,
+  );
   const basic = new KubeConfig();
-  basic.loadFromOptions({ clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }], users: [{ name: 'basic', username: 'u', password: 'p4ssw0rd' }], contexts: [{ name: 'c', cluster: 'c', user: 'basic' }], currentContext: 'c' });
+  basic.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
+    users: [{ name: 'basic', username: 'u', password: 'p4ssw0rd' }],
+    contexts: [{ name: 'c', cluster: 'c', user: 'basic' }],
+    currentContext: 'c',
+  });
   const e = await refused(new HealthCredentials(clientOf('http://127.0.0.1:1'), basic).token('ServiceAccount', never), 'no-token', /no bearer token/);
   assert.not.match(e.message, /p4ssw0rd/);
 });
@@ -138,13 +181,35 @@ t('a CA from a ConfigMap or a Secret: PEM certificates only, 256 KiB at most; th
     [`${SECRETS}/tls`]: secret('tls', { 'ca.crt': b64(pem) }),
   });
   assert.equal(await c.ca('system', never), { pem: null, name: 'the system roots' });
-  assert.equal(await c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'openshift-service-ca.crt', key: 'service-ca.crt' } }, never), { pem, name: 'ConfigMap openshift-bootcplan/openshift-service-ca.crt[service-ca.crt]' });
-  assert.equal(await c.ca({ secret: { namespace: 'openshift-bootcplan', name: 'tls', key: 'ca.crt' } }, never), { pem, name: 'Secret openshift-bootcplan/tls[ca.crt]' });
-  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'garbage', key: 'ca.crt' } }, never), 'tls', /^ConfigMap openshift-bootcplan\/garbage\[ca\.crt\]: certificate 1 is not a valid X\.509 certificate/);
-  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'empty', key: 'ca.crt' } }, never), 'tls', /^ConfigMap openshift-bootcplan\/empty\[ca\.crt\] holds no PEM certificate/);
+  assert.equal(await c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'openshift-service-ca.crt', key: 'service-ca.crt' } }, never), {
+    pem,
+    name: 'ConfigMap openshift-bootcplan/openshift-service-ca.crt[service-ca.crt]',
+  });
+  assert.equal(await c.ca({ secret: { namespace: 'openshift-bootcplan', name: 'tls', key: 'ca.crt' } }, never), {
+    pem,
+    name: 'Secret openshift-bootcplan/tls[ca.crt]',
+  });
+  await refused(
+    c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'garbage', key: 'ca.crt' } }, never),
+    'tls',
+    /^ConfigMap openshift-bootcplan\/garbage\[ca\.crt\]: certificate 1 is not a valid X\.509 certificate/,
+  );
+  await refused(
+    c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'empty', key: 'ca.crt' } }, never),
+    'tls',
+    /^ConfigMap openshift-bootcplan\/empty\[ca\.crt\] holds no PEM certificate/,
+  );
   await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'huge', key: 'ca.crt' } }, never), 'tls', /huge\[ca\.crt\] is over 256 KiB/);
-  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'absent', key: 'ca.crt' } }, never), 'tls', /^ConfigMap openshift-bootcplan\/absent not found/);
-  await refused(c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'denied-ca', key: 'ca.crt' } }, never), 'forbidden', /get on configmaps, resourceNames \[denied-ca\]/);
+  await refused(
+    c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'absent', key: 'ca.crt' } }, never),
+    'tls',
+    /^ConfigMap openshift-bootcplan\/absent not found/,
+  );
+  await refused(
+    c.ca({ configMap: { namespace: 'openshift-bootcplan', name: 'denied-ca', key: 'ca.crt' } }, never),
+    'forbidden',
+    /get on configmaps, resourceNames \[denied-ca\]/,
+  );
 });
 
 t('an unreachable API server while reading a Secret: unreachable, never a token', async () => {

@@ -27,17 +27,66 @@ const never = new AbortController().signal;
 const TOKEN = 'reader-token-3f9a0c1e5b7d';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-const base = { when: ['afterWave'], intervalSeconds: 1, successes: 1, failureLimit: 0, timeoutSeconds: 30, requestTimeoutSeconds: 2, onFailure: 'halt', scope: 'run', pools: ['worker'] } as const;
-const parsed = (c: string) => { const r = parseCondition(c); if (!r.ok) throw new Error(r.message); return r.parsed; };
+const base = {
+  when: ['afterWave'],
+  intervalSeconds: 1,
+  successes: 1,
+  failureLimit: 0,
+  timeoutSeconds: 30,
+  requestTimeoutSeconds: 2,
+  onFailure: 'halt',
+  scope: 'run',
+  pools: ['worker'],
+} as const;
+const parsed = (c: string) => {
+  const r = parseCondition(c);
+  if (!r.ok) throw new Error(r.message);
+  return r.parsed;
+};
 function promCheck(url: string, query: string, condition: string, o: Partial<NonNullable<PlanHealthCheck['prometheus']>> = {}): PlanHealthCheck {
-  return { ...base, when: [...base.when], pools: [...base.pools], name: 'ratio', kind: 'prometheus', prometheus: { url, auth: 'none', ca: 'system', query, condition, parsed: parsed(condition), onEmpty: 'fail', ...o } };
+  return {
+    ...base,
+    when: [...base.when],
+    pools: [...base.pools],
+    name: 'ratio',
+    kind: 'prometheus',
+    prometheus: { url, auth: 'none', ca: 'system', query, condition, parsed: parsed(condition), onEmpty: 'fail', ...o },
+  };
 }
 function alertsCheck(url: string, o: Partial<NonNullable<PlanHealthCheck['alerts']>> = {}): PlanHealthCheck {
-  return { ...base, when: [...base.when], pools: [...base.pools], name: 'no-critical-alerts', kind: 'alerts', alerts: { url, auth: 'none', ca: 'system', source: 'prometheus', matchers: ['severity="critical"'], ignore: ['Watchdog'], states: ['firing'], heartbeat: 'Watchdog', ...o } };
+  return {
+    ...base,
+    when: [...base.when],
+    pools: [...base.pools],
+    name: 'no-critical-alerts',
+    kind: 'alerts',
+    alerts: {
+      url,
+      auth: 'none',
+      ca: 'system',
+      source: 'prometheus',
+      matchers: ['severity="critical"'],
+      ignore: ['Watchdog'],
+      states: ['firing'],
+      heartbeat: 'Watchdog',
+      ...o,
+    },
+  };
 }
-const operatorsCheck = (names: string[] = []): PlanHealthCheck => ({ ...base, when: [...base.when], pools: [...base.pools], name: 'operators', kind: 'clusterOperators', clusterOperators: { names, ignore: [] } });
+const operatorsCheck = (names: string[] = []): PlanHealthCheck => ({
+  ...base,
+  when: [...base.when],
+  pools: [...base.pools],
+  name: 'operators',
+  kind: 'clusterOperators',
+  clusterOperators: { names, ignore: [] },
+});
 const conditionCheck = (o: Partial<NonNullable<PlanHealthCheck['condition']>> = {}): PlanHealthCheck => ({
-  ...base, when: [...base.when], pools: [...base.pools], name: 'frontend', kind: 'condition',
+  ...base,
+  when: [...base.when],
+  pools: [...base.pools],
+  name: 'frontend',
+  kind: 'condition',
   condition: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'frontend', type: 'Available', status: 'True', reason: null, ...o },
 });
 
@@ -45,7 +94,19 @@ const conditionCheck = (o: Partial<NonNullable<PlanHealthCheck['condition']>> = 
 async function apiServer(objects: Record<string, unknown>) {
   const f = await fakeApi((req, res) => {
     const path = req.url!.split('?')[0];
-    if (path.includes('denied')) return sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: `forbidden: User "system:serviceaccount:openshift-bootcplan:bootcplan" cannot get ${path}` }, 403);
+    if (path.includes('denied'))
+      return sendJson(
+        res,
+        {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Forbidden',
+          code: 403,
+          message: `forbidden: User "system:serviceaccount:openshift-bootcplan:bootcplan" cannot get ${path}`,
+        },
+        403,
+      );
     if (path in objects) return sendJson(res, objects[path]);
     if (path.startsWith('/apis/') && path.split('/').length <= 4) return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('404 page not found\n');
     sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' }, 404);
@@ -66,7 +127,10 @@ function is(m: Measurement, outcome: Measurement['outcome'], observed: RegExp, e
   assert.ok(m.observed.length <= 300 && !/[\n\r\x1b]/.test(m.observed), m.observed);
 }
 
-const vector = (values: number[]) => ({ status: 'success', data: { resultType: 'vector', result: values.map((v, i) => ({ metric: { instance: `i-${i}` }, value: [1, String(v)] })) } });
+const vector = (values: number[]) => ({
+  status: 'success',
+  data: { resultType: 'vector', result: values.map((v, i) => ({ metric: { instance: `i-${i}` }, value: [1, String(v)] })) },
+});
 
 t('prometheus: the answer judged by the condition; warnings (a partial answer) inconclusive; 10,001 series too-large', async () => {
   let body: unknown = vector([0.001, 0.002]);
@@ -114,11 +178,17 @@ t('alerts: a firing critical alert fails, naming it; without it and with the hea
 
 t('alerts from Alertmanager: the matchers go as filters, silenced and inhibited alerts are left out by the server', async () => {
   const urls: string[] = [];
-  const am = await fakeApi((req, res) => { urls.push(req.url!); sendJson(res, [{ labels: { alertname: 'KubeNodeNotReady', severity: 'critical', node: 'w-1' }, status: { state: 'active' } }]); });
+  const am = await fakeApi((req, res) => {
+    urls.push(req.url!);
+    sendJson(res, [{ labels: { alertname: 'KubeNodeNotReady', severity: 'critical', node: 'w-1' }, status: { state: 'active' } }]);
+  });
   const s = await sourceOn((await apiServer({})).url);
   is(await s.measure(alertsCheck(am.url, { source: 'alertmanager', heartbeat: '' }), AT, never), 'fail', /KubeNodeNotReady\{node="w-1"\}/);
   const u = new URL(urls[0], am.url);
-  assert.equal([u.pathname, u.searchParams.get('silenced'), u.searchParams.get('inhibited'), u.searchParams.getAll('filter')], ['/api/v2/alerts', 'false', 'false', ['severity="critical"']]);
+  assert.equal(
+    [u.pathname, u.searchParams.get('silenced'), u.searchParams.get('inhibited'), u.searchParams.getAll('filter')],
+    ['/api/v2/alerts', 'false', 'false', ['severity="critical"']],
+  );
 });
 
 t('a bearer token from a Secret is sent; a 401 makes the next measurement read the Secret again', async () => {
@@ -135,7 +205,9 @@ t('a bearer token from a Secret is sent; a 401 makes the next measurement read t
     sendJson(res, vector([1]));
   });
   const s = await sourceOn(api.url);
-  const check = promCheck(prom.url, 'up', 'value == 1', { auth: { bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'prometheus-reader', key: 'token' } } });
+  const check = promCheck(prom.url, 'up', 'value == 1', {
+    auth: { bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'prometheus-reader', key: 'token' } },
+  });
   is(await s.measure(check, AT, never), 'error', /^401 from http:\/\/127\.0\.0\.1:\d+: the token was refused/, 'unauthorized');
   token = TOKEN; // rotated
   is(await s.measure(check, AT, never), 'pass', /./);
@@ -144,7 +216,17 @@ t('a bearer token from a Secret is sent; a 401 makes the next measurement read t
 });
 
 t('clusterOperators: listed through the API server; not OpenShift is source-missing, a 403 names the rule', async () => {
-  const co = (name: string, available: string, degraded: string) => ({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name }, status: { conditions: [{ type: 'Available', status: available }, { type: 'Degraded', status: degraded, reason: degraded === 'True' ? 'IngressDegraded' : '' }] } });
+  const co = (name: string, available: string, degraded: string) => ({
+    apiVersion: 'config.openshift.io/v1',
+    kind: 'ClusterOperator',
+    metadata: { name },
+    status: {
+      conditions: [
+        { type: 'Available', status: available },
+        { type: 'Degraded', status: degraded, reason: degraded === 'True' ? 'IngressDegraded' : '' },
+      ],
+    },
+  });
   const items = [co('dns', 'True', 'False'), co('ingress', 'True', 'False')];
   const list = { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperatorList', metadata: { resourceVersion: '9' }, items };
   const api = await apiServer({ '/apis/config.openshift.io/v1/clusteroperators': list });
@@ -154,48 +236,95 @@ t('clusterOperators: listed through the API server; not OpenShift is source-miss
   is(await s.measure(operatorsCheck(), AT, never), 'fail', /ingress Degraded=True \(IngressDegraded/);
   const plain = await sourceOn((await apiServer({})).url);
   is(await plain.measure(operatorsCheck(), AT, never), 'error', /this cluster serves no ClusterOperators/, 'source-missing');
-  const denied = await fakeApi((_req, res) => sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'clusteroperators.config.openshift.io is forbidden' }, 403));
-  is(await (await sourceOn(denied.url)).measure(operatorsCheck(), AT, never), 'error', /grant get, list on clusteroperators \(config\.openshift\.io\)/, 'forbidden');
+  const denied = await fakeApi((_req, res) =>
+    sendJson(
+      res,
+      { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'clusteroperators.config.openshift.io is forbidden' },
+      403,
+    ),
+  );
+  is(
+    await (await sourceOn(denied.url)).measure(operatorsCheck(), AT, never),
+    'error',
+    /grant get, list on clusteroperators \(config\.openshift\.io\)/,
+    'forbidden',
+  );
 });
 
-t('condition: the kind found by discovery (once per apply), the object read by name; not found fails, 403 names the rule, an unknown kind is source-missing', async () => {
-  const discovery = { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'apps/v1', resources: [
-    { name: 'deployments', singularName: 'deployment', namespaced: true, kind: 'Deployment', verbs: ['get', 'list'] },
-    { name: 'deployments/status', singularName: '', namespaced: true, kind: 'Deployment', verbs: ['get'] },
-  ] };
-  const deployment = (status: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'frontend', namespace: 'shop', generation: 2 }, status: { observedGeneration: 2, conditions: [{ type: 'Available', status, reason: 'MinimumReplicasAvailable' }] } });
-  const objects: Record<string, unknown> = { '/apis/apps/v1': discovery, '/apis/apps/v1/namespaces/shop/deployments/frontend': deployment('True') };
-  const hits: string[] = [];
-  const api = await fakeApi((req, res) => {
-    hits.push(req.url!);
-    const path = req.url!.split('?')[0];
-    if (path.includes('denied')) return sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'deployments.apps "denied" is forbidden' }, 403);
-    if (path in objects) return sendJson(res, objects[path]);
-    if (path === '/apis/example.com/v1') return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('404 page not found\n');
-    sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' }, 404);
-  });
-  const s = await sourceOn(api.url);
-  is(await s.measure(conditionCheck(), AT, never), 'pass', /Deployment shop\/frontend Available=True/);
-  objects['/apis/apps/v1/namespaces/shop/deployments/frontend'] = deployment('False');
-  is(await s.measure(conditionCheck(), AT, never), 'fail', /Available=False/);
-  is(await s.measure(conditionCheck({ name: 'backend' }), AT, never), 'fail', /Deployment shop\/backend not found/);
-  is(await s.measure(conditionCheck({ name: 'denied' }), AT, never), 'error', /grant get on deployments \(apps\), resourceNames \[denied\], in shop/, 'forbidden');
-  is(await s.measure(conditionCheck({ kind: 'StatefulSet' }), AT, never), 'error', /apps\/v1 serves no kind StatefulSet/, 'source-missing');
-  is(await s.measure(conditionCheck({ apiVersion: 'example.com/v1', kind: 'Widget' }), AT, never), 'error', /example\.com\/v1 is not served/, 'source-missing');
-  assert.is(hits.filter((h) => h === '/apis/apps/v1').length, 1, 'discovery read once');
-});
+t(
+  'condition: the kind found by discovery (once per apply), the object read by name; not found fails, 403 names the rule, an unknown kind is source-missing',
+  async () => {
+    const discovery = {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: 'apps/v1',
+      resources: [
+        { name: 'deployments', singularName: 'deployment', namespaced: true, kind: 'Deployment', verbs: ['get', 'list'] },
+        { name: 'deployments/status', singularName: '', namespaced: true, kind: 'Deployment', verbs: ['get'] },
+      ],
+    };
+    const deployment = (status: string) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'frontend', namespace: 'shop', generation: 2 },
+      status: { observedGeneration: 2, conditions: [{ type: 'Available', status, reason: 'MinimumReplicasAvailable' }] },
+    });
+    const objects: Record<string, unknown> = { '/apis/apps/v1': discovery, '/apis/apps/v1/namespaces/shop/deployments/frontend': deployment('True') };
+    const hits: string[] = [];
+    const api = await fakeApi((req, res) => {
+      hits.push(req.url!);
+      const path = req.url!.split('?')[0];
+      if (path.includes('denied'))
+        return sendJson(
+          res,
+          { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'deployments.apps "denied" is forbidden' },
+          403,
+        );
+      if (path in objects) return sendJson(res, objects[path]);
+      if (path === '/apis/example.com/v1') return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('404 page not found\n');
+      sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' }, 404);
+    });
+    const s = await sourceOn(api.url);
+    is(await s.measure(conditionCheck(), AT, never), 'pass', /Deployment shop\/frontend Available=True/);
+    objects['/apis/apps/v1/namespaces/shop/deployments/frontend'] = deployment('False');
+    is(await s.measure(conditionCheck(), AT, never), 'fail', /Available=False/);
+    is(await s.measure(conditionCheck({ name: 'backend' }), AT, never), 'fail', /Deployment shop\/backend not found/);
+    is(
+      await s.measure(conditionCheck({ name: 'denied' }), AT, never),
+      'error',
+      /grant get on deployments \(apps\), resourceNames \[denied\], in shop/,
+      'forbidden',
+    );
+    is(await s.measure(conditionCheck({ kind: 'StatefulSet' }), AT, never), 'error', /apps\/v1 serves no kind StatefulSet/, 'source-missing');
+    is(
+      await s.measure(conditionCheck({ apiVersion: 'example.com/v1', kind: 'Widget' }), AT, never),
+      'error',
+      /example\.com\/v1 is not served/,
+      'source-missing',
+    );
+    assert.is(hits.filter((h) => h === '/apis/apps/v1').length, 1, 'discovery read once');
+  },
+);
 
 t('requestTimeoutSeconds bounds the whole measurement, the API reads of credentials included; the stop signal throws AbortedError', async () => {
   const silentApi = await fakeApi(() => {});
   const prom = await fakeApi((_req, res) => sendJson(res, vector([1])));
   const s = await sourceOn(silentApi.url);
-  const check = { ...promCheck(prom.url, 'up', 'value == 1', { auth: { bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'r', key: 'token' } } }), requestTimeoutSeconds: 1 };
+  const check = {
+    ...promCheck(prom.url, 'up', 'value == 1', { auth: { bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'r', key: 'token' } } }),
+    requestTimeoutSeconds: 1,
+  };
   let t0 = Date.now();
   is(await s.measure(check, AT, never), 'error', /no answer within 1 s/, 'timeout');
   assert.ok(Date.now() - t0 < 1800, `${Date.now() - t0} ms`);
   const silentProm = await fakeApi(() => {});
   t0 = Date.now();
-  is(await s.measure({ ...promCheck(silentProm.url, 'up', 'value == 1'), requestTimeoutSeconds: 1 }, AT, never), 'error', /no answer within 1 s from http:\/\/127\.0\.0\.1/, 'timeout');
+  is(
+    await s.measure({ ...promCheck(silentProm.url, 'up', 'value == 1'), requestTimeoutSeconds: 1 }, AT, never),
+    'error',
+    /no answer within 1 s from http:\/\/127\.0\.0\.1/,
+    'timeout',
+  );
   assert.ok(Date.now() - t0 < 1800, `${Date.now() - t0} ms`);
   const ac = new AbortController();
   setTimeout(() => ac.abort(), 100);

@@ -15,17 +15,32 @@ import { LockHeldError } from '../../src/base/errors.ts';
 import { LockLostError } from '../../src/apply/driver.ts';
 
 const s = suite('kube lease lock');
-s.after(async () => { closeClients(); await closeFakes(); });
+s.after(async () => {
+  closeClients();
+  await closeFakes();
+});
 
 /** A fake API holding one Lease; `failNext` answers the next requests 503. */
 async function leaseApi() {
   const st = { lease: null as any, rv: 0, failNext: 0 };
-  const body = (req: http.IncomingMessage) => new Promise<any>((r) => { let t = ''; req.on('data', (d) => (t += d)); req.on('end', () => r(t ? JSON.parse(t) : null)); });
-  const status = (res: http.ServerResponse, code: number, reason: string) => sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code, message: reason }, code);
+  const body = (req: http.IncomingMessage) =>
+    new Promise<any>((r) => {
+      let t = '';
+      req.on('data', (d) => (t += d));
+      req.on('end', () => r(t ? JSON.parse(t) : null));
+    });
+  const status = (res: http.ServerResponse, code: number, reason: string) =>
+    sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code, message: reason }, code);
   const f = await fakeApi(async (req, res) => {
     const b = await body(req);
-    if (st.failNext > 0) { st.failNext--; return status(res, 503, 'ServiceUnavailable'); }
-    const store = (o: any) => { st.lease = { ...o, metadata: { ...o.metadata, resourceVersion: String(++st.rv) } }; sendJson(res, st.lease, req.method === 'POST' ? 201 : 200); };
+    if (st.failNext > 0) {
+      st.failNext--;
+      return status(res, 503, 'ServiceUnavailable');
+    }
+    const store = (o: any) => {
+      st.lease = { ...o, metadata: { ...o.metadata, resourceVersion: String(++st.rv) } };
+      sendJson(res, st.lease, req.method === 'POST' ? 201 : 200);
+    };
     if (req.method === 'GET') return st.lease ? sendJson(res, st.lease) : status(res, 404, 'NotFound');
     if (req.method === 'POST') return st.lease ? status(res, 409, 'AlreadyExists') : store(b);
     if (req.method === 'PUT') {
@@ -41,14 +56,21 @@ async function leaseApi() {
     }
     status(res, 405, 'MethodNotAllowed');
   });
-  const clock = { t: Date.parse('2026-09-14T08:00:00Z') / 1000, now() { return this.t; }, sleep: async () => {} };
+  const clock = {
+    t: Date.parse('2026-09-14T08:00:00Z') / 1000,
+    now() {
+      return this.t;
+    },
+    sleep: async () => {},
+  };
   const client = clientOf(f.url);
   const lock = new LeaseLock(client, new WatchCache(client, 'test'), clock);
   return { f, st, clock, lock, hits: () => f.hits.map((h) => h.split(' ')[0]) };
 }
 
 const lease = (holder: string, renewTime: string, ttl: number) => ({
-  apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
   metadata: { name: 'bootcplan-lock', namespace: 'openshift-bootcplan', resourceVersion: '100', annotations: { 'bootcplan.dev/lock-id': 'theirs' } },
   spec: { holderIdentity: holder, leaseDurationSeconds: ttl, acquireTime: renewTime, renewTime },
 });
@@ -69,26 +91,46 @@ s('a renewal is one PUT with the resourceVersion last written; a 409 reads the L
   assert.equal(hits(), ['PUT', 'GET', 'PUT']);
   // The API server is unavailable: not a lost lock, an error the applier retries (src/apply/lease.ts).
   st.failNext = 1;
-  const err = await lock.renew(held.lockId).then(() => null, (e) => e);
+  const err = await lock.renew(held.lockId).then(
+    () => null,
+    (e) => e,
+  );
   assert.ok(err && !(err instanceof LockLostError), String(err));
   await lock.renew(held.lockId);
   // Taken over by someone else: LockLostError naming the holder.
   st.lease = { ...lease('cronjob@cluster', st.lease.spec.renewTime, 30), metadata: { ...lease('x', '', 0).metadata, resourceVersion: String(++st.rv) } };
-  const lost = await lock.renew(held.lockId).then(() => null, (e) => e);
+  const lost = await lock.renew(held.lockId).then(
+    () => null,
+    (e) => e,
+  );
   assert.instance(lost, LockLostError);
   assert.match(lost.message, /now held by cronjob@cluster/);
 });
 
-for (const [what, renewTime] of [['an hour in the past', '2026-09-14T07:00:00.000000Z'], ['a day in the future', '2026-09-15T08:00:00.000000Z']] as const) {
+for (const [what, renewTime] of [
+  ['an hour in the past', '2026-09-14T07:00:00.000000Z'],
+  ['a day in the future', '2026-09-15T08:00:00.000000Z'],
+] as const) {
   s(`another holder's Lease with a renewTime ${what} expires only after this process saw it unchanged for its duration`, async () => {
     const { st, clock, lock } = await leaseApi();
     st.lease = lease('skewed@elsewhere', renewTime, 60);
-    const held = async () => lock.acquire({ holder: 'me', planId: 'p', ttlSeconds: 60 }).then(() => false, (e) => { assert.instance(e, LockHeldError); return true; });
+    const held = async () =>
+      lock.acquire({ holder: 'me', planId: 'p', ttlSeconds: 60 }).then(
+        () => false,
+        (e) => {
+          assert.instance(e, LockHeldError);
+          return true;
+        },
+      );
     assert.ok(await held(), 'held at first sight');
     clock.t += 59;
     assert.ok(await held(), 'unchanged for 59 s of 60');
     // It renews (still with its skewed clock): counted again from now.
-    st.lease = { ...st.lease, spec: { ...st.lease.spec, renewTime: renewTime.replace(':00.000000Z', ':30.000000Z') }, metadata: { ...st.lease.metadata, resourceVersion: String(++st.rv) } };
+    st.lease = {
+      ...st.lease,
+      spec: { ...st.lease.spec, renewTime: renewTime.replace(':00.000000Z', ':30.000000Z') },
+      metadata: { ...st.lease.metadata, resourceVersion: String(++st.rv) },
+    };
     clock.t += 30;
     assert.ok(await held(), 'renewed 0 s ago as this process saw it');
     clock.t += 59;

@@ -33,12 +33,28 @@ function servePages(req: http.IncomingMessage, res: http.ServerResponse, p: Pagi
   const limit = Number(url.searchParams.get('limit') ?? 0) || NODES.length;
   const token = url.searchParams.get('continue');
   if (token && p.expire?.delete(token)) {
-    return sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: 'The provided continue parameter is too old to display a consistent list result.' }, 410);
+    return sendJson(
+      res,
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'Expired',
+        code: 410,
+        message: 'The provided continue parameter is too old to display a consistent list result.',
+      },
+      410,
+    );
   }
   const from = token ? Number(token.split('-')[1]) : 0;
   const items = NODES.slice(from, from + limit);
   const more = from + limit < NODES.length;
-  sendJson(res, { kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '100', ...(more || p.loop ? { continue: p.loop ? 'rv100-0' : `rv100-${from + limit}` } : {}) }, items });
+  sendJson(res, {
+    kind: 'NodeList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '100', ...(more || p.loop ? { continue: p.loop ? 'rv100-0' : `rv100-${from + limit}` } : {}) },
+    items,
+  });
 }
 
 const names = (items: any[]) => items.map((o) => o.metadata.name);
@@ -74,7 +90,10 @@ t('a continue token that expired (410 Gone) restarts the list once; a second exp
     servePages(req, res, { expire: again });
     if (!again.size) again.add('rv100-10');
   });
-  const e = await cleanFailure(clientOf(g.url, { listPageSize: 10 }).list('/api/v1/nodes', { kind: 'Node' }), /GET \/api\/v1\/nodes: the list's continue token expired again after a restart \(410 Gone\)/);
+  const e = await cleanFailure(
+    clientOf(g.url, { listPageSize: 10 }).list('/api/v1/nodes', { kind: 'Node' }),
+    /GET \/api\/v1\/nodes: the list's continue token expired again after a restart \(410 Gone\)/,
+  );
   assert.match(e.hint!, /again/);
   assert.is(g.hits.length, 4);
 });
@@ -90,9 +109,17 @@ t('all the pages of one list together are capped too (8 times the answer cap): e
   const pad = 'x'.repeat(200_000);
   const f = await fakeApi((_req, res) => {
     page++;
-    sendJson(res, { kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '100', continue: `rv100-${page}` }, items: [nodeObject(`n-${page}`, { pad })] });
+    sendJson(res, {
+      kind: 'NodeList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '100', continue: `rv100-${page}` },
+      items: [nodeObject(`n-${page}`, { pad })],
+    });
   });
-  await cleanFailure(clientOf(f.url, { maxResponseBytes: 1 << 20 }).list('/api/v1/nodes', { kind: 'Node' }), /response from GET \/api\/v1\/nodes exceeded 8 MiB over 42 pages/);
+  await cleanFailure(
+    clientOf(f.url, { maxResponseBytes: 1 << 20 }).list('/api/v1/nodes', { kind: 'Node' }),
+    /response from GET \/api\/v1\/nodes exceeded 8 MiB over 42 pages/,
+  );
   assert.is(f.hits.length, 42);
 });
 
@@ -108,7 +135,8 @@ t('the snapshot and the watch cache read every page; the watch resumes from the 
     if (url.pathname === '/api/v1/nodes') return servePages(req, res);
     const kind = /\/([^/]+)$/.exec(url.pathname)![1];
     // Every other list is empty; every singleton is missing.
-    if (url.searchParams.has('limit')) return sendJson(res, { kind: `${kindOfPlural(kind)}List`, apiVersion: 'v1', metadata: { resourceVersion: '100' }, items: [] });
+    if (url.searchParams.has('limit'))
+      return sendJson(res, { kind: `${kindOfPlural(kind)}List`, apiVersion: 'v1', metadata: { resourceVersion: '100' }, items: [] });
     sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' }, 404);
   });
   const c = clientOf(f.url, { listPageSize: 7 });
@@ -125,7 +153,11 @@ t('the snapshot and the watch cache read every page; the watch resumes from the 
 });
 
 const PLURAL_KIND: Record<string, string> = {
-  machineconfigpools: 'MachineConfigPool', machineconfigs: 'MachineConfig', bootcnodepools: 'BootcNodePool', bootcnodes: 'BootcNode', machinesets: 'MachineSet',
+  machineconfigpools: 'MachineConfigPool',
+  machineconfigs: 'MachineConfig',
+  bootcnodepools: 'BootcNodePool',
+  bootcnodes: 'BootcNode',
+  machinesets: 'MachineSet',
 };
 const kindOfPlural = (plural: string) => PLURAL_KIND[plural] ?? plural;
 

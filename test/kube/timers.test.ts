@@ -54,7 +54,10 @@ t('a wait of 30 days runs in chunks of at most 2^31-1 ms and fires once, after t
   }
   assert.is(fired, 1);
   assert.is(elapsed, thirtyDays);
-  assert.ok(f.delays.every((d) => d > 0 && d <= MAX_TIMER_MS), `chunks: ${f.delays.join(', ')}`);
+  assert.ok(
+    f.delays.every((d) => d > 0 && d <= MAX_TIMER_MS),
+    `chunks: ${f.delays.join(', ')}`,
+  );
   assert.is(f.delays.length, 2);
 });
 
@@ -81,7 +84,9 @@ t('soak of 1e20 s: never overflows to 1 ms; Infinity never fires; clear() stops 
 t('sleepFor: resolves after the chunks, rejects with AbortedError when the signal aborts mid-chunk', async () => {
   const f = fakeTimers();
   let done = false;
-  const p = sleepFor(40 * 86_400, undefined, f.api).then(() => { done = true; });
+  const p = sleepFor(40 * 86_400, undefined, f.api).then(() => {
+    done = true;
+  });
   f.fire();
   await Promise.resolve();
   assert.is(done, false);
@@ -93,14 +98,24 @@ t('sleepFor: resolves after the chunks, rejects with AbortedError when the signa
   const q = sleepFor(40 * 86_400, ac.signal, g.api);
   g.fire();
   ac.abort();
-  await q.then(() => assert.unreachable('resolved'), (e) => assert.instance(e, AbortedError));
+  await q.then(
+    () => assert.unreachable('resolved'),
+    (e) => assert.instance(e, AbortedError),
+  );
   assert.is(g.pending.size, 0, 'no timer left behind');
 });
 
 t('wallClock.sleep of 25 days does not end within 50 ms (it used to fire after 1 ms)', async () => {
   const ac = new AbortController();
   let settled = false;
-  const p = wallClock.sleep(25 * 86_400, ac.signal).then(() => { settled = true; }, () => { settled = true; });
+  const p = wallClock.sleep(25 * 86_400, ac.signal).then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
   await new Promise((r) => setTimeout(r, 50));
   assert.is(settled, false);
   ac.abort();
@@ -108,17 +123,32 @@ t('wallClock.sleep of 25 days does not end within 50 ms (it used to fire after 1
 });
 
 t('--request-timeout as kubectl parses it: whole seconds or a Go duration; 0 is no timeout; anything else an InputError', () => {
-  const cases: [string, number][] = [['0', 0], ['45', 45], ['30s', 30], ['500ms', 0.5], ['2m', 120], ['1h30m', 5400], ['1.5s', 1.5], ['40h', 144_000]];
+  const cases: [string, number][] = [
+    ['0', 0],
+    ['45', 45],
+    ['30s', 30],
+    ['500ms', 0.5],
+    ['2m', 120],
+    ['1h30m', 5400],
+    ['1.5s', 1.5],
+    ['40h', 144_000],
+  ];
   for (const [text, seconds] of cases) assert.is(parseRequestTimeout(text), seconds, text);
   for (const text of ['', '-1s', '1d', '30 s', 's', '1e3s', '10x', '1'.repeat(80) + 's']) {
-    assert.throws(() => parseRequestTimeout(text), (e: unknown) => e instanceof InputError && /--request-timeout/.test(e.message), text);
+    assert.throws(
+      () => parseRequestTimeout(text),
+      (e: unknown) => e instanceof InputError && /--request-timeout/.test(e.message),
+      text,
+    );
   }
 });
 
 t('openKubeClient takes --request-timeout: a silent server fails after 300ms, not 30s', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-timeout-'));
   try {
-    const f = await fakeApi(() => { /* never answers */ });
+    const f = await fakeApi(() => {
+      /* never answers */
+    });
     const c = openKubeClient({ kubeconfig: kubeconfigFile(dir, { server: f.url }), requestTimeout: '300ms' }, {});
     const t0 = Date.now();
     await cleanFailure(c.request('GET', '/api/v1/nodes/w-1'), /no answer from http:\/\/127\.0\.0\.1:\d+ within 0\.3s/);

@@ -20,11 +20,22 @@ t.after(async () => {
   await closeFakes();
 });
 
-const pod = (name: string, rv: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', resourceVersion: rv, uid: `uid-${name}` }, spec: { nodeName: 'w-1' } });
+const pod = (name: string, rv: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default', resourceVersion: rv, uid: `uid-${name}` },
+  spec: { nodeName: 'w-1' },
+});
 const line = (res: http.ServerResponse, type: string, object: unknown) => res.write(JSON.stringify({ type, object }) + '\n');
-const endBookmark = (rv: string) => ({ kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: rv, annotations: { 'k8s.io/initial-events-end': 'true' } } });
+const endBookmark = (rv: string) => ({
+  kind: 'Pod',
+  apiVersion: 'v1',
+  metadata: { resourceVersion: rv, annotations: { 'k8s.io/initial-events-end': 'true' } },
+});
 const podList = (items: unknown[]) => ({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '300' }, items });
-const until = async (ok: () => boolean) => { for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10)); };
+const until = async (ok: () => boolean) => {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+};
 
 type Mode = 'stream' | 'refuse' | 'error-event' | 'ignore';
 
@@ -36,10 +47,31 @@ async function server(mode: Mode) {
     if (url.searchParams.get('watch') !== 'true') return sendJson(res, podList([pod('web-1', '101')]));
     if (url.searchParams.get('sendInitialEvents') === 'true') {
       if (mode === 'refuse') {
-        return sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422, message: 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled', details: { causes: [{ reason: 'FieldValueForbidden', field: 'sendInitialEvents' }] } }, 422);
+        return sendJson(
+          res,
+          {
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'Invalid',
+            code: 422,
+            message:
+              'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+            details: { causes: [{ reason: 'FieldValueForbidden', field: 'sendInitialEvents' }] },
+          },
+          422,
+        );
       }
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      if (mode === 'error-event') return void line(res, 'ERROR', { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'InternalError', code: 500, message: 'a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled' });
+      if (mode === 'error-event')
+        return void line(res, 'ERROR', {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'InternalError',
+          code: 500,
+          message: 'a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled',
+        });
       line(res, 'ADDED', pod('web-1', '101'));
       line(res, 'ADDED', pod('web-2', '99'));
       if (mode === 'stream') line(res, 'BOOKMARK', endBookmark('200'));
@@ -72,13 +104,16 @@ t('a server that streams lists: one request, the initial pods, then their change
   assert.not.match(f.hits[1], /sendInitialEvents/);
 });
 
-for (const [mode, what] of [['refuse', 'refuses it (422: the WatchList gate is off)'], ['error-event', 'fails the stream (500 ERROR event: etcd without RequestWatchProgress)']] as const) {
+for (const [mode, what] of [
+  ['refuse', 'refuses it (422: the WatchList gate is off)'],
+  ['error-event', 'fails the stream (500 ERROR event: etcd without RequestWatchProgress)'],
+] as const) {
   t(`a server that ${what}: list and watch, and the client does not ask to stream again`, async () => {
     const { f } = await server(mode);
     const c = clientOf(f.url);
     const r = new Reflector(c, POD, { fieldSelector: 'spec.nodeName=w-1' });
     await r.startStreaming();
-    assert.equal([...r.items.keys()], ['default/web-1'], 'the list\'s pods (the failed stream\'s are dropped)');
+    assert.equal([...r.items.keys()], ['default/web-1'], "the list's pods (the failed stream's are dropped)");
     await until(() => f.hits.length === 3);
     r.stop();
     assert.match(f.hits[1], /^GET \/api\/v1\/pods\?/);

@@ -6,7 +6,19 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { plan, MS, CP, REGION, OLD_AMI, NEW_AMI, machineSetWith, gcpProviderSpec, azureProviderSpec, vsphereProviderSpec, codes } from '../support/bootimages.ts';
+import {
+  plan,
+  MS,
+  CP,
+  REGION,
+  OLD_AMI,
+  NEW_AMI,
+  machineSetWith,
+  gcpProviderSpec,
+  azureProviderSpec,
+  vsphereProviderSpec,
+  codes,
+} from '../support/bootimages.ts';
 import { machineSetObject, awsProviderSpec } from '../../src/sim/cluster-objects.ts';
 import type { KObject } from '../../src/cluster/types.ts';
 import type { TestObject } from '../support/cluster.ts';
@@ -25,13 +37,50 @@ const AWS: [string, KObject, string | null, string | null][] = [
   ['another region of the stream', machineSetObject('b', 'us-west-2a', 'us-west-2', OLD_AMI), westAmi, null],
   ['already current', machineSetObject('c', 'us-east-1a', REGION, NEW_AMI), NEW_AMI, null],
   ['region not in the stream', machineSetObject('d', 'ap-south-1a', 'ap-south-1', OLD_AMI), null, 'No AWS images in region ap-south-1'],
-  ['owner references', machineSetObject('e', 'us-east-1a', REGION, OLD_AMI, { ownerReferences: [{ apiVersion: 'hive.openshift.io/v1', kind: 'MachinePool', name: 'gpu' }] }), null, 'has owner references (MachinePool/gpu)'],
-  ['Windows', machineSetObject('f', 'us-east-1a', REGION, OLD_AMI, { templateLabels: { 'machine.openshift.io/os-id': 'Windows' } }), null, 'Windows MachineSet'],
-  ['osstream rhel-10', machineSetObject('g', 'us-east-1a', REGION, OLD_AMI, { labels: { 'machineconfiguration.openshift.io/osstream': 'rhel-10' } }), null, 'another OS stream than rhel-9'],
-  ['osstream rhel-9 (accepted)', machineSetObject('h', 'us-east-1a', REGION, OLD_AMI, { labels: { 'machineconfiguration.openshift.io/osstream': 'rhel-9' } }), NEW_AMI, null],
-  ['AMI by ARN (non-RHCOS or custom)', machineSetWith('i', { ...awsProviderSpec('us-east-1a', REGION, OLD_AMI, 'm6i.xlarge'), ami: { arn: 'arn:aws:ec2:us-east-1::image/ami-custom' } }), null, 'ARN or filters'],
-  ['no placement.region', machineSetWith('j', { ...awsProviderSpec('us-east-1a', REGION, OLD_AMI, 'm6i.xlarge'), placement: {} }), null, 'placement.region is not set'],
-  ['arm64 MachineSet, stream without aarch64', machineSetWith('k', awsProviderSpec('us-east-1a', REGION, OLD_AMI, 'm7g.xlarge'), { annotations: { 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=arm64' } }), null, "does not have architecture 'aarch64'"],
+  [
+    'owner references',
+    machineSetObject('e', 'us-east-1a', REGION, OLD_AMI, { ownerReferences: [{ apiVersion: 'hive.openshift.io/v1', kind: 'MachinePool', name: 'gpu' }] }),
+    null,
+    'has owner references (MachinePool/gpu)',
+  ],
+  [
+    'Windows',
+    machineSetObject('f', 'us-east-1a', REGION, OLD_AMI, { templateLabels: { 'machine.openshift.io/os-id': 'Windows' } }),
+    null,
+    'Windows MachineSet',
+  ],
+  [
+    'osstream rhel-10',
+    machineSetObject('g', 'us-east-1a', REGION, OLD_AMI, { labels: { 'machineconfiguration.openshift.io/osstream': 'rhel-10' } }),
+    null,
+    'another OS stream than rhel-9',
+  ],
+  [
+    'osstream rhel-9 (accepted)',
+    machineSetObject('h', 'us-east-1a', REGION, OLD_AMI, { labels: { 'machineconfiguration.openshift.io/osstream': 'rhel-9' } }),
+    NEW_AMI,
+    null,
+  ],
+  [
+    'AMI by ARN (non-RHCOS or custom)',
+    machineSetWith('i', { ...awsProviderSpec('us-east-1a', REGION, OLD_AMI, 'm6i.xlarge'), ami: { arn: 'arn:aws:ec2:us-east-1::image/ami-custom' } }),
+    null,
+    'ARN or filters',
+  ],
+  [
+    'no placement.region',
+    machineSetWith('j', { ...awsProviderSpec('us-east-1a', REGION, OLD_AMI, 'm6i.xlarge'), placement: {} }),
+    null,
+    'placement.region is not set',
+  ],
+  [
+    'arm64 MachineSet, stream without aarch64',
+    machineSetWith('k', awsProviderSpec('us-east-1a', REGION, OLD_AMI, 'm7g.xlarge'), {
+      annotations: { 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=arm64' },
+    }),
+    null,
+    "does not have architecture 'aarch64'",
+  ],
 ];
 for (const [name, ms, to, skipped] of AWS) {
   s(`AWS: ${name}`, () => {
@@ -47,7 +96,13 @@ for (const [name, ms, to, skipped] of AWS) {
 s('multi-architecture cluster: a MachineSet without the arch annotation is skipped', () => {
   const e = one(all, machineSetObject('m', 'us-east-1a', REGION, OLD_AMI), { multiArch: true });
   assert.match(e.skipped!, /multi-architecture/);
-  const ok = one(all, machineSetWith('n', awsProviderSpec('us-east-1a', REGION, OLD_AMI, 'm6i.xlarge'), { annotations: { 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=amd64,foo=bar' } }), { multiArch: true });
+  const ok = one(
+    all,
+    machineSetWith('n', awsProviderSpec('us-east-1a', REGION, OLD_AMI, 'm6i.xlarge'), {
+      annotations: { 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=amd64,foo=bar' },
+    }),
+    { multiArch: true },
+  );
   assert.equal(ok.to, NEW_AMI);
 });
 
@@ -58,10 +113,51 @@ const plain = machineSetObject('plain', 'us-east-1c', REGION, OLD_AMI);
 const SELECTIONS: [string, Record<string, unknown>, Record<string, unknown>, string[]][] = [
   ['All', all, {}, ['gpu', 'infra', 'plain']],
   ['None', { managedBootImages: { machineManagers: [MS('None')] } }, {}, []],
-  ['Partial matchLabels', { managedBootImages: { machineManagers: [MS('Partial', { machineResourceSelector: { matchLabels: { role: 'infra' } } })] } }, {}, ['infra']],
-  ['Partial matchExpressions In', { managedBootImages: { machineManagers: [MS('Partial', { machineResourceSelector: { matchExpressions: [{ key: 'role', operator: 'In', values: ['infra', 'gpu'] }] } })] } }, {}, ['gpu', 'infra']],
-  ['Partial matchExpressions NotIn (absent key matches)', { managedBootImages: { machineManagers: [MS('Partial', { machineResourceSelector: { matchExpressions: [{ key: 'boot-images', operator: 'NotIn', values: ['frozen'] }] } })] } }, {}, ['infra', 'plain']],
-  ['Partial Exists + DoesNotExist', { managedBootImages: { machineManagers: [MS('Partial', { machineResourceSelector: { matchExpressions: [{ key: 'role', operator: 'Exists' }, { key: 'boot-images', operator: 'DoesNotExist' }] } })] } }, {}, ['infra']],
+  [
+    'Partial matchLabels',
+    { managedBootImages: { machineManagers: [MS('Partial', { machineResourceSelector: { matchLabels: { role: 'infra' } } })] } },
+    {},
+    ['infra'],
+  ],
+  [
+    'Partial matchExpressions In',
+    {
+      managedBootImages: {
+        machineManagers: [MS('Partial', { machineResourceSelector: { matchExpressions: [{ key: 'role', operator: 'In', values: ['infra', 'gpu'] }] } })],
+      },
+    },
+    {},
+    ['gpu', 'infra'],
+  ],
+  [
+    'Partial matchExpressions NotIn (absent key matches)',
+    {
+      managedBootImages: {
+        machineManagers: [MS('Partial', { machineResourceSelector: { matchExpressions: [{ key: 'boot-images', operator: 'NotIn', values: ['frozen'] }] } })],
+      },
+    },
+    {},
+    ['infra', 'plain'],
+  ],
+  [
+    'Partial Exists + DoesNotExist',
+    {
+      managedBootImages: {
+        machineManagers: [
+          MS('Partial', {
+            machineResourceSelector: {
+              matchExpressions: [
+                { key: 'role', operator: 'Exists' },
+                { key: 'boot-images', operator: 'DoesNotExist' },
+              ],
+            },
+          }),
+        ],
+      },
+    },
+    {},
+    ['infra'],
+  ],
   ['CPMS entry only: machinesets default-on (AWS 4.22)', { managedBootImages: { machineManagers: [CP('None')] } }, {}, ['gpu', 'infra', 'plain']],
   ['no opinion, cluster status machinesets None', {}, { machineManagers: [MS('None')] }, []],
   ['no opinion, legacy [] in the cluster: migrated to None', {}, { machineManagers: [] }, []],
@@ -71,7 +167,13 @@ const SELECTIONS: [string, Record<string, unknown>, Record<string, unknown>, str
 for (const [name, spec, o, selected] of SELECTIONS) {
   s(`selection: ${name}`, () => {
     const es = effects(spec, [infra, gpu, plain], o);
-    assert.equal(es.filter((e) => !e.skipped).map((e) => e.name).sort(), selected);
+    assert.equal(
+      es
+        .filter((e) => !e.skipped)
+        .map((e) => e.name)
+        .sort(),
+      selected,
+    );
     for (const e of es.filter((x) => x.skipped)) assert.match(e.skipped!, /not opted in|not matched/);
     for (const e of es.filter((x) => !x.skipped)) assert.equal(e.to, NEW_AMI);
   });
@@ -85,14 +187,28 @@ s('a MachineSet not opted in says what opting in would write', () => {
 
 // Platform defaults by version: Azure and vSphere default-on from 4.22, AWS and GCP from 4.19.
 const DEFAULTS: [string, string, boolean][] = [
-  ['AWS', '4.19.0', true], ['AWS', '4.18.5', false], ['GCP', '4.19.2', true], ['GCP', '4.18.0', false],
-  ['Azure', '4.22.0', true], ['Azure', '4.21.5', false], ['VSphere', '4.22.1', true], ['VSphere', '4.21.0', false],
+  ['AWS', '4.19.0', true],
+  ['AWS', '4.18.5', false],
+  ['GCP', '4.19.2', true],
+  ['GCP', '4.18.0', false],
+  ['Azure', '4.22.0', true],
+  ['Azure', '4.21.5', false],
+  ['VSphere', '4.22.1', true],
+  ['VSphere', '4.21.0', false],
 ];
 for (const [platform, version, on] of DEFAULTS) {
   s(`platform default: ${platform} ${version} MachineSets ${on ? 'opted in' : 'not opted in'}`, () => {
-    const ms = platform === 'GCP' ? machineSetWith('x', gcpProviderSpec('projects/rhcos-cloud/global/images/old'))
-      : platform === 'Azure' ? machineSetWith('x', azureProviderSpec({ publisher: 'azureopenshift', offer: 'aro4', sku: '419-v2', version: '419.94.1', type: 'MarketplaceNoPlan' }))
-      : platform === 'VSphere' ? machineSetWith('x', vsphereProviderSpec('prod-rhcos-dc1')) : plain;
+    const ms =
+      platform === 'GCP'
+        ? machineSetWith('x', gcpProviderSpec('projects/rhcos-cloud/global/images/old'))
+        : platform === 'Azure'
+          ? machineSetWith(
+              'x',
+              azureProviderSpec({ publisher: 'azureopenshift', offer: 'aro4', sku: '419-v2', version: '419.94.1', type: 'MarketplaceNoPlan' }),
+            )
+          : platform === 'VSphere'
+            ? machineSetWith('x', vsphereProviderSpec('prod-rhcos-dc1'))
+            : plain;
     const e = one({}, ms, { platform, version, machineManagers: null, statusManagers: null });
     assert.equal(e.skipped === null, on, JSON.stringify(e));
   });
@@ -116,12 +232,42 @@ const AZ_GEN1 = 'azureopenshift:aro4:422-v1:422.96.20261020';
 const AZ_GEN2 = 'azureopenshift:aro4:422-v2:422.96.20261020';
 const AZURE: [string, Record<string, unknown>, Record<string, unknown>, string | null, string | null][] = [
   ['unpaid marketplace gen1', { publisher: 'azureopenshift', offer: 'aro4', sku: 'aro_419', version: '419.1', type: 'MarketplaceNoPlan' }, {}, AZ_GEN1, null],
-  ['unpaid marketplace gen2 (sku v2)', { publisher: 'azureopenshift', offer: 'aro4', sku: '419-v2', version: '419.1', type: 'MarketplaceNoPlan' }, {}, AZ_GEN2, null],
-  ['legacy uploaded image (gen2 in resourceID)', { resourceID: '/resourceGroups/rg/providers/Microsoft.Compute/galleries/g/images/prod-gen2/versions/latest' }, {}, AZ_GEN2, null],
+  [
+    'unpaid marketplace gen2 (sku v2)',
+    { publisher: 'azureopenshift', offer: 'aro4', sku: '419-v2', version: '419.1', type: 'MarketplaceNoPlan' },
+    {},
+    AZ_GEN2,
+    null,
+  ],
+  [
+    'legacy uploaded image (gen2 in resourceID)',
+    { resourceID: '/resourceGroups/rg/providers/Microsoft.Compute/galleries/g/images/prod-gen2/versions/latest' },
+    {},
+    AZ_GEN2,
+    null,
+  ],
   ['legacy uploaded image (gen1)', { resourceID: '/resourceGroups/rg/providers/Microsoft.Compute/images/prod' }, {}, AZ_GEN1, null],
-  ['paid OCP marketplace, stream without that variant', { publisher: 'redhat', offer: 'rh-ocp-worker', sku: 'rh-ocp-worker', version: '4.18.1', type: 'MarketplaceWithPlan' }, {}, null, 'no Azure marketplace image for ocp hyperVGen2'],
-  ['unknown publisher', { publisher: 'contoso', offer: 'rhel', sku: '9', version: '1' }, {}, null, 'could not determine azure marketplace variant, cannot update boot images'],
-  ['confidential VM', { publisher: 'azureopenshift', offer: 'aro4', sku: 'aro_419', version: '419.1', type: 'MarketplaceNoPlan' }, { securityProfile: { settings: { securityType: 'ConfidentialVM' } } }, null, 'securityType ConfidentialVM'],
+  [
+    'paid OCP marketplace, stream without that variant',
+    { publisher: 'redhat', offer: 'rh-ocp-worker', sku: 'rh-ocp-worker', version: '4.18.1', type: 'MarketplaceWithPlan' },
+    {},
+    null,
+    'no Azure marketplace image for ocp hyperVGen2',
+  ],
+  [
+    'unknown publisher',
+    { publisher: 'contoso', offer: 'rhel', sku: '9', version: '1' },
+    {},
+    null,
+    'could not determine azure marketplace variant, cannot update boot images',
+  ],
+  [
+    'confidential VM',
+    { publisher: 'azureopenshift', offer: 'aro4', sku: 'aro_419', version: '419.1', type: 'MarketplaceNoPlan' },
+    { securityProfile: { settings: { securityType: 'ConfidentialVM' } } },
+    null,
+    'securityType ConfidentialVM',
+  ],
 ];
 for (const [name, image, extra, to, skipped] of AZURE) {
   s(`Azure: ${name}`, () => {

@@ -34,7 +34,10 @@ for (const [platform, version, gates, explicit] of MIGRATIONS) {
     assert.equal(c.before, { spec: { managedBootImages: { machineManagers: [] } } });
     assert.equal(c.after, { spec: { managedBootImages: { machineManagers: explicit } } });
     assert.equal(c.risk, 'none');
-    assert.equal(r.diagnostics.filter((d) => d.severity === 'error'), []);
+    assert.equal(
+      r.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+    );
   });
 }
 
@@ -72,9 +75,15 @@ s('`[]` in the spec: a warning, and the same explicit form as the migration', ()
 s('managers from the spec: update with a test of the old list; same set in another order is a noop', () => {
   const r = plan({ managedBootImages: { machineManagers: [MS('All'), CP('None')] } }, { machineManagers: [MS('None')] });
   assert.equal(r.changes[0].reason, 'managed-boot-images');
-  assert.equal(r.changes[0].patch, [{ op: 'test', path: PTR, value: [MS('None')] }, { op: 'replace', path: PTR, value: [MS('All'), CP('None')] }]);
+  assert.equal(r.changes[0].patch, [
+    { op: 'test', path: PTR, value: [MS('None')] },
+    { op: 'replace', path: PTR, value: [MS('All'), CP('None')] },
+  ]);
   const same = plan({ managedBootImages: { machineManagers: [CP('None'), MS('All')] } }, { machineManagers: [MS('All'), CP('None')] });
-  assert.equal(same.changes.map((c) => c.action), ['noop']);
+  assert.equal(
+    same.changes.map((c) => c.action),
+    ['noop'],
+  );
   assert.equal(same.changes[0].patch, []);
 });
 

@@ -104,11 +104,17 @@ s('before 4.19, `machineManagers: []` in the spec is written as it is, and the s
   assert.equal(c.after, { spec: { managedBootImages: { machineManagers: [] } } });
   assert.equal(codes(p.diagnostics), ['legacy-empty-machinemanagers-kept']);
   const same = fullPlan({ managedBootImages: { machineManagers: [] } }, { version: '4.18.9', gates: [], machineManagers: [] });
-  assert.equal(same.changes.filter((x) => x.kind === 'MachineConfiguration').map((x) => x.action), ['noop']);
+  assert.equal(
+    same.changes.filter((x) => x.kind === 'MachineConfiguration').map((x) => x.action),
+    ['noop'],
+  );
 });
 
 s('`mode: None` in the spec on a cluster before 4.19 is an error at the field (the enum is All, Partial there)', () => {
-  const p = fullPlan({ managedBootImages: { machineManagers: [MS('All'), CP('None')] } }, { version: '4.18.9', gates: ['ManagedBootImagesCPMS'], machineManagers: null });
+  const p = fullPlan(
+    { managedBootImages: { machineManagers: [MS('All'), CP('None')] } },
+    { version: '4.18.9', gates: ['ManagedBootImagesCPMS'], machineManagers: null },
+  );
   const [d] = errors(p.diagnostics).filter((x) => x.code === 'selection-mode-none-unsupported');
   assert.ok(d, JSON.stringify(p.diagnostics));
   assert.equal([d.path, d.line, d.column], ['spec.managedBootImages.machineManagers[1].selection.mode', 15, 17]);
@@ -137,7 +143,10 @@ s('Azure Stack Hub: no managers written, a warning says why, nothing predicted',
   // Azure public cloud: the managers are written
   const pub = plan(spec, azure('AzurePublicCloud', { machineManagers: null }));
   assert.is(pub.changes[0].reason, 'managed-boot-images');
-  assert.equal(codes(pub.diagnostics).filter((c) => c === 'boot-images-azure-stack-hub'), []);
+  assert.equal(
+    codes(pub.diagnostics).filter((c) => c === 'boot-images-azure-stack-hub'),
+    [],
+  );
 });
 
 s.run();

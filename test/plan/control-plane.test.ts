@@ -64,18 +64,28 @@ s('a percentage is judged by what it resolves to: 67% of 3 masters (2) is an err
   assert.match(d.message, /67%/);
   assert.match(d.message, /resolves to 2/);
   const ok = planFor(specYaml([{ name: 'master', image: NEW, maxUnavailable: '50%' }]), snap);
-  assert.equal(ok.diagnostics.filter((x) => x.severity === 'error'), []);
+  assert.equal(
+    ok.diagnostics.filter((x) => x.severity === 'error'),
+    [],
+  );
   assert.is(ok.pools[0].maxUnavailable.resolved, 1);
 });
 
 s('the spec says nothing and the live master pool has 3: the plan writes 1 (whatever the cluster or the spec says)', () => {
   const snap = new ClusterBuilder().mcoPool('master', masters(), { maxUnavailable: 3 }).snapshot();
   const plan = planFor(specYaml([{ name: 'master', image: NEW }]), snap);
-  assert.equal(plan.diagnostics.filter((x) => x.severity === 'error'), []);
+  assert.equal(
+    plan.diagnostics.filter((x) => x.severity === 'error'),
+    [],
+  );
   const c = mcpChange(plan, 'master')!;
-  assert.equal(c.patch.filter((op) => op.path === '/spec/maxUnavailable'), [
-    { op: 'test', path: '/spec/maxUnavailable', value: 3 }, { op: 'replace', path: '/spec/maxUnavailable', value: 1 },
-  ]);
+  assert.equal(
+    c.patch.filter((op) => op.path === '/spec/maxUnavailable'),
+    [
+      { op: 'test', path: '/spec/maxUnavailable', value: 3 },
+      { op: 'replace', path: '/spec/maxUnavailable', value: 1 },
+    ],
+  );
   assert.match(plan.pools[0].maxUnavailable.rule, /control plane/);
 });
 
@@ -90,21 +100,38 @@ s('a bootc control-plane pool: the BootcNodePool gets 1 too, and asking for 2 is
 
 s('a pool whose nodes are all control-plane nodes is the control plane, whatever it is called', () => {
   const b = new ClusterBuilder().bootcPool('cp', masters(), {
-    role: 'master', selector: { matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists' }] },
+    role: 'master',
+    selector: { matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists' }] },
   });
   const plan = planFor(specYaml([{ name: 'cp', image: NEW, maxUnavailable: 3 }]), b.snapshot());
   assert.ok(plan.pools[0].controlPlane);
   assert.is(plan.pools[0].priority, 30);
-  assert.equal(plan.pools[0].waves.map((w) => w.length), [1, 1, 1]);
+  assert.equal(
+    plan.pools[0].waves.map((w) => w.length),
+    [1, 1, 1],
+  );
   assert.ok(plan.diagnostics.some((d) => d.code === 'control-plane-max-unavailable'));
 });
 
 s('a zone-selected bootc pool that matches a control-plane node is an error naming the node', () => {
   const b = new ClusterBuilder()
-    .mcoPool('master', [{ name: 'm-a', zone: 'us-east-1a' }, { name: 'm-b', zone: 'us-east-1b' }, { name: 'm-c', zone: 'us-east-1c' }])
-    .bootcPool('zone-a', [{ name: 'e-1', zone: 'us-east-1a' }, { name: 'e-2', zone: 'us-east-1a' }], {
-      role: 'edge', selector: { matchLabels: { 'topology.kubernetes.io/zone': 'us-east-1a' } }, maxUnavailable: 2,
-    });
+    .mcoPool('master', [
+      { name: 'm-a', zone: 'us-east-1a' },
+      { name: 'm-b', zone: 'us-east-1b' },
+      { name: 'm-c', zone: 'us-east-1c' },
+    ])
+    .bootcPool(
+      'zone-a',
+      [
+        { name: 'e-1', zone: 'us-east-1a' },
+        { name: 'e-2', zone: 'us-east-1a' },
+      ],
+      {
+        role: 'edge',
+        selector: { matchLabels: { 'topology.kubernetes.io/zone': 'us-east-1a' } },
+        maxUnavailable: 2,
+      },
+    );
   const plan = planFor(specYaml([{ name: 'zone-a', image: NEW, maxUnavailable: 2 }]), b.snapshot());
   const d = plan.diagnostics.find((x) => x.code === 'control-plane-node-in-pool');
   assert.ok(d, JSON.stringify(plan.diagnostics));
@@ -112,15 +139,30 @@ s('a zone-selected bootc pool that matches a control-plane node is an error nami
   assert.is(d!.path, 'spec.pools[0].name');
   assert.match(d!.message, /m-a/);
   assert.not.match(d!.message, /m-b|m-c/);
-  assert.not.ok(plan.pools[0].nodes.some((n) => n.name === 'm-a' && n.wave !== null), 'never in a wave of the zone pool');
+  assert.not.ok(
+    plan.pools[0].nodes.some((n) => n.name === 'm-a' && n.wave !== null),
+    'never in a wave of the zone pool',
+  );
 });
 
 s('a compact cluster (masters carry the worker role too): the worker MachineConfigPool is not blamed; the MCO gives those nodes to master', () => {
   const ms = masters().map((n) => ({ ...n, labels: { 'node-role.kubernetes.io/worker': '' } }));
   const b = new ClusterBuilder().mcoPool('master', ms).mcoPool('worker', nodes('w', 2));
-  const plan = planFor(specYaml([{ name: 'worker', image: NEW }, { name: 'master', image: NEW }]), b.snapshot());
-  assert.equal(plan.diagnostics.filter((d) => d.severity === 'error'), []);
-  assert.equal(plan.pools.find((p) => p.name === 'worker')!.nodes.map((n) => n.name), ['w-00', 'w-01']);
+  const plan = planFor(
+    specYaml([
+      { name: 'worker', image: NEW },
+      { name: 'master', image: NEW },
+    ]),
+    b.snapshot(),
+  );
+  assert.equal(
+    plan.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
+  assert.equal(
+    plan.pools.find((p) => p.name === 'worker')!.nodes.map((n) => n.name),
+    ['w-00', 'w-01'],
+  );
 });
 
 // ---- rehearsals --------------------------------------------------------------------------
@@ -143,8 +185,18 @@ s('rehearse of the scenario that happened: refused (exit 1) with the error at th
 s('rehearse with the master pool at maxUnavailable 2 in the cluster: peak control-plane unavailable is 1 for the whole run', async () => {
   const b = new ClusterBuilder().mcoPool('master', masters(), { maxUnavailable: 2 }).bootcPool('worker', nodes('w', 4));
   const snapshot = b.snapshot();
-  const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }, { name: 'master', image: NEW }]), snapshot, { ...D, softReboot: 5 });
-  assert.equal(plan.diagnostics.filter((d) => d.severity === 'error'), []);
+  const { plan, replan } = planWith(
+    specYaml([
+      { name: 'worker', image: NEW, maxUnavailable: 2 },
+      { name: 'master', image: NEW },
+    ]),
+    snapshot,
+    { ...D, softReboot: 5 },
+  );
+  assert.equal(
+    plan.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   const { rehearsal, error } = await rehearse({ plan, replan, snapshot, durations: D });
   assert.is(error, null, String(error));
   const master = rehearsal.pools.find((p) => p.name === 'master')!;
@@ -152,7 +204,10 @@ s('rehearse with the master pool at maxUnavailable 2 in the cluster: peak contro
   assert.is(master.peakUnavailable, 1, 'the simulated MCO never had two masters out');
   const cp = new Set(['m-00', 'm-01', 'm-02']);
   assert.is(peakOutOfService(rehearsal.events, cp), 1, 'from the event stream');
-  const rebooted = rehearsal.events.filter((e) => e.type === 'reboot' && cp.has(e.node)).map((e) => (e as { node: string }).node).sort();
+  const rebooted = rehearsal.events
+    .filter((e) => e.type === 'reboot' && cp.has(e.node))
+    .map((e) => (e as { node: string }).node)
+    .sort();
   assert.equal(rebooted, ['m-00', 'm-01', 'm-02'], 'every master rebooted, one at a time');
   assert.is(rehearsal.pools.find((p) => p.name === 'worker')!.peakUnavailable, 2, 'the worker pool keeps its own budget');
 });

@@ -30,7 +30,12 @@ for (const [version, strategy, state, replacement, why] of TABLE) {
     const mcChange = r.changes.find((c) => c.kind === 'MachineConfiguration')!;
     assert.equal(mcChange.risk, replacement ? 'replacement' : 'none');
     // allowReplacement: true accepts the same plan
-    const ok = plan(optIn({ controlPlaneMachineSet: { allowReplacement: true } }), { version, gates, cpms: { strategy, state }, machineManagers: [MS('All'), CP('None')] });
+    const ok = plan(optIn({ controlPlaneMachineSet: { allowReplacement: true } }), {
+      version,
+      gates,
+      cpms: { strategy, state },
+      machineManagers: [MS('All'), CP('None')],
+    });
     assert.equal(codes(ok.diagnostics, 'error'), []);
     assert.equal(ok.bootImages.controlPlaneMachineSet!.replacement, replacement);
   });
@@ -67,9 +72,13 @@ s('CPMS with owner references is left alone', () => {
 });
 
 s('GCP and Azure control planes get their platform image', () => {
-  const g = plan(optIn(), { platform: 'GCP', cpms: { providerSpec: gcpProviderSpec('projects/rhcos-cloud/global/images/old') } }).bootImages.controlPlaneMachineSet!;
+  const g = plan(optIn(), { platform: 'GCP', cpms: { providerSpec: gcpProviderSpec('projects/rhcos-cloud/global/images/old') } }).bootImages
+    .controlPlaneMachineSet!;
   assert.equal(g.to, 'projects/rhcos-cloud/global/images/rhcos-9-6-20261020-0-gcp-x86-64');
-  const a = plan(optIn(), { platform: 'Azure', cpms: { providerSpec: azureProviderSpec({ publisher: 'azureopenshift', offer: 'aro4', sku: '419-v2', version: '1', type: 'MarketplaceNoPlan' }) } }).bootImages.controlPlaneMachineSet!;
+  const a = plan(optIn(), {
+    platform: 'Azure',
+    cpms: { providerSpec: azureProviderSpec({ publisher: 'azureopenshift', offer: 'aro4', sku: '419-v2', version: '1', type: 'MarketplaceNoPlan' }) },
+  }).bootImages.controlPlaneMachineSet!;
   assert.equal(a.to, 'azureopenshift:aro4:422-v2:422.96.20261020');
 });
 
@@ -78,16 +87,25 @@ s('strategy change is planned with reason cpms-strategy and a test of the old va
   const r = plan({ controlPlaneMachineSet: { strategy: 'OnDelete' } }, {});
   const c = r.changes.find((x) => x.reason === 'cpms-strategy')!;
   assert.equal(c.address, 'ControlPlaneMachineSet/openshift-machine-api/cluster');
-  assert.equal(c.patch, [{ op: 'test', path: '/spec/strategy/type', value: 'RollingUpdate' }, { op: 'replace', path: '/spec/strategy/type', value: 'OnDelete' }]);
+  assert.equal(c.patch, [
+    { op: 'test', path: '/spec/strategy/type', value: 'RollingUpdate' },
+    { op: 'replace', path: '/spec/strategy/type', value: 'OnDelete' },
+  ]);
   assert.equal(c.risk, 'none');
-  assert.equal(plan({ controlPlaneMachineSet: { strategy: 'RollingUpdate' } }, {}).changes.map((x) => x.action), ['noop']);
+  assert.equal(
+    plan({ controlPlaneMachineSet: { strategy: 'RollingUpdate' } }, {}).changes.map((x) => x.action),
+    ['noop'],
+  );
   // absent strategy is the default RollingUpdate: nothing to write
   assert.equal(plan({ controlPlaneMachineSet: { strategy: 'RollingUpdate' } }, { cpms: { strategy: null } }).changes, []);
 });
 
 s('switch to OnDelete before opting the CPMS in: the strategy goes first, no replacement', () => {
   const r = plan(optIn({ controlPlaneMachineSet: { strategy: 'OnDelete' } }), { version: '4.20.8', machineManagers: [MS('All')] });
-  assert.equal(r.changes.map((c) => c.reason), ['cpms-strategy', 'managed-boot-images']);
+  assert.equal(
+    r.changes.map((c) => c.reason),
+    ['cpms-strategy', 'managed-boot-images'],
+  );
   assert.equal(r.bootImages.controlPlaneMachineSet!.replacement, false);
   assert.equal(codes(r.diagnostics, 'error'), []);
 });

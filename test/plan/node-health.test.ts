@@ -30,7 +30,10 @@ s('bootc pool: DiskPressure and NetworkUnavailable nodes use budget and are not 
   assert.is(nodeOf(plan, 'w-00').blockedBy, 'not-ready');
   assert.is(nodeOf(plan, 'w-01').blockedBy, 'not-ready');
   // The reviewer sees why: the failing condition is listed with the blocked node.
-  assert.ok(nodeOf(plan, 'w-00').conditions?.some((c) => c.type === 'DiskPressure' && c.status === 'True'), JSON.stringify(nodeOf(plan, 'w-00')));
+  assert.ok(
+    nodeOf(plan, 'w-00').conditions?.some((c) => c.type === 'DiskPressure' && c.status === 'True'),
+    JSON.stringify(nodeOf(plan, 'w-00')),
+  );
   assert.ok(nodeOf(plan, 'w-01').conditions?.some((c) => c.type === 'NetworkUnavailable' && c.status === 'True'));
   assert.equal(pool.waves.flat().sort(), ['w-02', 'w-03', 'w-04', 'w-05', 'w-06', 'w-07']);
   const warn = plan.diagnostics.find((d) => d.code === 'nodes-blocked');
@@ -48,18 +51,26 @@ s('MCO-only pool: the prediction leaves DiskPressure, NetworkUnavailable and uns
   assert.equal(pool.unavailableNow, ['i-00', 'i-01', 'i-02']);
   assert.is(pool.waveSize, 1);
   assert.equal(pool.waves, [['i-03'], ['i-04'], ['i-05']]);
-  assert.equal(['i-00', 'i-01', 'i-02'].map((n) => nodeOf(plan, n).blockedBy), ['not-ready', 'not-ready', 'cordoned']);
+  assert.equal(
+    ['i-00', 'i-01', 'i-02'].map((n) => nodeOf(plan, n).blockedBy),
+    ['not-ready', 'not-ready', 'cordoned'],
+  );
 });
 
 s('a condition that is absent passes, Unknown fails (the MCO loops over the conditions present)', () => {
-  const snap = new ClusterBuilder().bootcPool('worker', [
-    { name: 'w-00', conditions: { DiskPressure: 'Unknown' } },
-    { name: 'w-01', conditions: { NetworkUnavailable: 'Unknown' } },
-    { name: 'w-02', conditions: { NetworkUnavailable: 'False' } },
-    { name: 'w-03' }, // no NetworkUnavailable condition at all (the builder's default)
-  ]).snapshot();
+  const snap = new ClusterBuilder()
+    .bootcPool('worker', [
+      { name: 'w-00', conditions: { DiskPressure: 'Unknown' } },
+      { name: 'w-01', conditions: { NetworkUnavailable: 'Unknown' } },
+      { name: 'w-02', conditions: { NetworkUnavailable: 'False' } },
+      { name: 'w-03' }, // no NetworkUnavailable condition at all (the builder's default)
+    ])
+    .snapshot();
   const idx = indexSnapshot(snap);
-  assert.equal(['w-00', 'w-01', 'w-02', 'w-03'].map((n) => viewNode(idx.nodes.get(n)!, idx).unavailable), ['not-ready', 'not-ready', null, null]);
+  assert.equal(
+    ['w-00', 'w-01', 'w-02', 'w-03'].map((n) => viewNode(idx.nodes.get(n)!, idx).unavailable),
+    ['not-ready', 'not-ready', null, null],
+  );
 });
 
 s('all unavailable: the budget is used up, no wave, a warning says so', () => {

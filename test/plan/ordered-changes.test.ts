@@ -19,7 +19,9 @@ const s = suite('ordered changes to one object');
 
 const AUTO = { mode: 'Automatic' };
 const spec = stringify({
-  apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'skew' },
+  apiVersion: 'bootcplan.dev/v1alpha1',
+  kind: 'Rollout',
+  metadata: { name: 'skew' },
   spec: {
     managedBootImages: { machineManagers: [MS('None')] },
     bootImageSkewEnforcement: { mode: 'Manual', manual: { mode: 'OCPVersion', ocpVersion: '4.20.0' } },
@@ -29,7 +31,10 @@ const spec = stringify({
 s('the skew opt-out flow: two changes to MachineConfiguration/cluster, planned in order', () => {
   const { plan } = planWith(spec, cluster({ skewStatus: AUTO, machineManagers: [MS('All')] }));
   const mc = plan.changes.filter((c) => c.address === 'MachineConfiguration/cluster' && c.action !== 'noop');
-  assert.equal(mc.map((c) => c.reason), ['boot-image-skew-enforcement', 'managed-boot-images']);
+  assert.equal(
+    mc.map((c) => c.reason),
+    ['boot-image-skew-enforcement', 'managed-boot-images'],
+  );
   assert.ok(mc[0].order < mc[1].order);
   assert.is(mc[0].waitAfter?.kind, 'skew-enforcement-not-automatic');
 });
@@ -60,7 +65,11 @@ s('after the first step is in the cluster, the rest of the plan is still the man
   const snap = cluster({ skewStatus: AUTO, machineManagers: [MS('All')] });
   const { plan, replan } = planWith(spec, snap);
   // The skew step applied and observed: spec Manual, status Manual.
-  const after = cluster({ skewStatus: { mode: 'Manual', manual: { mode: 'OCPVersion', ocpVersion: '4.20.0' } }, specSkew: { mode: 'Manual', manual: { mode: 'OCPVersion', ocpVersion: '4.20.0' } }, machineManagers: [MS('All')] });
+  const after = cluster({
+    skewStatus: { mode: 'Manual', manual: { mode: 'OCPVersion', ocpVersion: '4.20.0' } },
+    specSkew: { mode: 'Manual', manual: { mode: 'OCPVersion', ocpVersion: '4.20.0' } },
+    machineManagers: [MS('All')],
+  });
   assert.equal(remainingWorkDifference(plan, replan(after), after), []);
 });
 
@@ -79,7 +88,10 @@ s('a saved plan whose managers step lost its waitAfter differs from the fresh pl
 s('bootcplan rehearse of the skew opt-out: exit 0, and the event stream shows skew, wait, managers', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-skew-'));
   writeFileSync(join(dir, 'spec.yaml'), spec);
-  writeFileSync(join(dir, 'cluster.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: clusterObjects({ skewStatus: AUTO, machineManagers: [MS('All')] }) }));
+  writeFileSync(
+    join(dir, 'cluster.yaml'),
+    stringify({ apiVersion: 'v1', kind: 'List', items: clusterObjects({ skewStatus: AUTO, machineManagers: [MS('All')] }) }),
+  );
   const { code, out, err } = await cli(['rehearse', '-f', join(dir, 'spec.yaml'), '--cluster', join(dir, 'cluster.yaml'), '-o', 'json']);
   assert.is(code, 0, err);
   const r = JSON.parse(out);

@@ -10,10 +10,21 @@ import { ClusterBuilder, specYaml, planFor, NEW, OLD, nodes } from '../support/c
 
 const s = suite('ownership: a BootcNodePool owned by a MachineConfigPool');
 
-const mcpOwner = (controller: boolean | 'absent') => [{ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: 'worker', uid: 'u-1', ...(controller === 'absent' ? {} : { controller }) }];
+const mcpOwner = (controller: boolean | 'absent') => [
+  {
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfigPool',
+    name: 'worker',
+    uid: 'u-1',
+    ...(controller === 'absent' ? {} : { controller }),
+  },
+];
 
 function owned(image = OLD, controller: boolean | 'absent' = true) {
-  return new ClusterBuilder().mcoPool('worker', []).bootcPool('worker', nodes('w', 4), { image, ownerReferences: mcpOwner(controller) }).snapshot();
+  return new ClusterBuilder()
+    .mcoPool('worker', [])
+    .bootcPool('worker', nodes('w', 4), { image, ownerReferences: mcpOwner(controller) })
+    .snapshot();
 }
 
 s('a new image for an MCP-owned pool is refused: an error at the spec image explains the owner; nothing is written to the pool; no waves', () => {
@@ -26,7 +37,11 @@ s('a new image for an MCP-owned pool is refused: an error at the spec image expl
   assert.match(d.message, /controller: true/);
   assert.match(d.message, /spec\.image\.ref/);
   assert.match(d.hint!, /osImageURL/);
-  assert.is(plan.changes.find((c) => c.kind === 'BootcNodePool'), undefined, 'no change to the owned BootcNodePool');
+  assert.is(
+    plan.changes.find((c) => c.kind === 'BootcNodePool'),
+    undefined,
+    'no change to the owned BootcNodePool',
+  );
   assert.equal(plan.pools[0].waves, []);
   assert.ok(plan.pools[0].nodes.every((n) => n.blockedBy === 'pool-owned'));
   assert.is(plan.summary.nodes, 0);
@@ -34,18 +49,28 @@ s('a new image for an MCP-owned pool is refused: an error at the spec image expl
 
 s('the owned pool already has the spec image: a warning, and the pool and its nodes are left to the owner', () => {
   const plan = planFor(specYaml([{ name: 'worker', image: NEW }]), owned(NEW));
-  assert.equal(plan.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.equal(
+    plan.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   const d = plan.diagnostics.find((x) => x.code === 'pool-left-to-owner')!;
   assert.is(d.severity, 'warning');
   assert.match(d.message, /no change, no waves/);
-  assert.is(plan.changes.find((c) => c.kind === 'BootcNodePool'), undefined);
+  assert.is(
+    plan.changes.find((c) => c.kind === 'BootcNodePool'),
+    undefined,
+  );
   assert.equal(plan.pools[0].waves, []);
 });
 
 s('an ownerReference without controller: true is not ownership: the plan is as usual', () => {
   for (const controller of [false, 'absent'] as const) {
     const plan = planFor(specYaml([{ name: 'worker', image: NEW }]), owned(OLD, controller));
-    assert.equal(plan.diagnostics.filter((d) => d.severity === 'error'), [], String(controller));
+    assert.equal(
+      plan.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+      String(controller),
+    );
     assert.is(plan.changes.find((c) => c.kind === 'BootcNodePool')!.reason, 'pool-image');
     assert.is(plan.pools[0].waves.flat().length, 4);
   }

@@ -14,7 +14,9 @@ s('bootc pool: BootcNodePool gets image, resolved budget, kept paused; the patch
   assert.is(ch.action, 'update');
   assert.is(ch.reason, 'pool-image');
   assert.is(ch.risk, 'disruptive');
-  assert.equal(ch.after, { spec: { image: { ref: NEW }, rollout: { maxUnavailable: 2, paused: true, drainTimeoutSeconds: 300 }, disruption: { rebootPolicy: 'AllowSoftReboot' } } });
+  assert.equal(ch.after, {
+    spec: { image: { ref: NEW }, rollout: { maxUnavailable: 2, paused: true, drainTimeoutSeconds: 300 }, disruption: { rebootPolicy: 'AllowSoftReboot' } },
+  });
   assert.equal(ch.patch[0], { op: 'test', path: '/spec/image/ref', value: OLD });
   const live = structuredClone(snap.bootcNodePools[0]);
   const patched = jsonpatch.applyPatch(live, ch.patch as any, true, false).newDocument;
@@ -58,19 +60,35 @@ s('MCO-only pool: a MachineConfig carries osImageURL for the role (create), the 
   assert.is(plan.summary.create, 1);
   assert.is(plan.summary.update, 1);
   assert.is(plan.pools[0].waves.length, 3);
-  assert.ok(plan.pools[0].nodes.every((n) => n.from === OLD.slice(OLD.indexOf('@') + 1)), 'booted image read from the rendered config of currentConfig');
+  assert.ok(
+    plan.pools[0].nodes.every((n) => n.from === OLD.slice(OLD.indexOf('@') + 1)),
+    'booted image read from the rendered config of currentConfig',
+  );
 });
 
 s('MCO-only pool with the MachineConfig present: update, then noop when everything matches', () => {
   const b = new ClusterBuilder().mcoPool('worker', nodes('w', 3));
-  b.add({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: osImageMachineConfigName('worker'), labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { osImageURL: OLD } });
+  b.add({
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfig',
+    metadata: { name: osImageMachineConfigName('worker'), labels: { 'machineconfiguration.openshift.io/role': 'worker' } },
+    spec: { osImageURL: OLD },
+  });
   const plan = planFor(specYaml([{ name: 'worker', image: NEW }]), b.snapshot());
   const mc = plan.changes.find((c) => c.kind === 'MachineConfig')!;
   assert.is(mc.action, 'update');
-  assert.equal(mc.patch, [{ op: 'test', path: '/spec/osImageURL', value: OLD }, { op: 'replace', path: '/spec/osImageURL', value: NEW }]);
+  assert.equal(mc.patch, [
+    { op: 'test', path: '/spec/osImageURL', value: OLD },
+    { op: 'replace', path: '/spec/osImageURL', value: NEW },
+  ]);
 
   const done = new ClusterBuilder().mcoPool('worker', nodes('w', 3, undefined, { current: true }));
-  done.add({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: osImageMachineConfigName('worker') }, spec: { osImageURL: NEW } });
+  done.add({
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfig',
+    metadata: { name: osImageMachineConfigName('worker') },
+    spec: { osImageURL: NEW },
+  });
   const same = planFor(specYaml([{ name: 'worker', image: NEW }]), done.snapshot());
   assert.ok(same.changes.every((c) => c.action === 'noop'));
   assert.is(same.summary.nodes, 0);
@@ -119,7 +137,10 @@ s('the plan is deterministic: same inputs, same id and bytes', () => {
 });
 
 s('summary counts and estimate', () => {
-  const plan = planFor(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 3, soakSeconds: 60 }]), new ClusterBuilder().bootcPool('worker', nodes('w', 9)).snapshot());
+  const plan = planFor(
+    specYaml([{ name: 'worker', image: NEW, maxUnavailable: 3, soakSeconds: 60 }]),
+    new ClusterBuilder().bootcPool('worker', nodes('w', 9)).snapshot(),
+  );
   assert.is(plan.summary.nodes, 9);
   assert.is(plan.summary.waves, 3);
   // stage 600 once, then 3 waves of drain 60 + reboot 300 + ready 30, 2 soaks of 60

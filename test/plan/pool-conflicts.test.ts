@@ -29,7 +29,10 @@ function overlapping(): ClusterBuilder {
     .bootcPool('gpu', nodes('g', 2, undefined, { labels: { [GPU]: '' } }), { selector: { matchLabels: { [GPU]: '' } } })
     .labelNode('w-01', { [GPU]: '' });
 }
-const both = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }, { name: 'gpu', image: NEW }]);
+const both = specYaml([
+  { name: 'worker', image: NEW, maxUnavailable: 2 },
+  { name: 'gpu', image: NEW },
+]);
 
 const scheduled = (plan: Plan) => plan.pools.flatMap((p) => p.waves.flat());
 const errorsOf = (plan: Plan, code: string) => plan.diagnostics.filter((d) => d.code === code && d.severity === 'error');
@@ -37,7 +40,13 @@ const errorsOf = (plan: Plan, code: string) => plan.diagnostics.filter((d) => d.
 s('two BootcNodePools select the same node: an error at each pool entry naming the node and both pools; it is in no wave', () => {
   const plan = planFor(both, overlapping().snapshot());
   const ds = errorsOf(plan, 'pool-node-conflict');
-  assert.equal(ds.map((d) => [d.path, d.line, d.column]), [['spec.pools[0].name', 7, 13], ['spec.pools[1].name', 10, 13]]);
+  assert.equal(
+    ds.map((d) => [d.path, d.line, d.column]),
+    [
+      ['spec.pools[0].name', 7, 13],
+      ['spec.pools[1].name', 10, 13],
+    ],
+  );
   for (const d of ds) {
     assert.match(d.message, /BootcNodePool\/gpu and BootcNodePool\/worker: w-01/);
     assert.match(d.message, /not scheduled in any pool/);
@@ -47,12 +56,20 @@ s('two BootcNodePools select the same node: an error at each pool entry naming t
   const w01 = plan.pools.find((p) => p.name === 'worker')!.nodes.find((n) => n.name === 'w-01')!;
   assert.is(w01.blockedBy, 'pool-conflict');
   assert.is(w01.wave, null);
-  assert.equal(plan.pools.find((p) => p.name === 'gpu')!.waves.flat().sort(), ['g-00', 'g-01']);
+  assert.equal(
+    plan.pools
+      .find((p) => p.name === 'gpu')!
+      .waves.flat()
+      .sort(),
+    ['g-00', 'g-01'],
+  );
   assert.ok(plan.summary.errors >= 2);
 });
 
 s('no node is ever scheduled in two pools, whatever the overlap', () => {
-  const b = overlapping().labelNode('w-02', { [GPU]: '' }).labelNode('w-03', { [GPU]: '' });
+  const b = overlapping()
+    .labelNode('w-02', { [GPU]: '' })
+    .labelNode('w-03', { [GPU]: '' });
   const plan = planFor(both, b.snapshot());
   const all = scheduled(plan);
   assert.is(new Set(all).size, all.length);
@@ -78,13 +95,19 @@ s('a BootcNodePool and a MachineConfigPool of another name that rolls an OS imag
   assert.equal(plan.pools[0].waves, []);
   assert.ok(plan.pools[0].nodes.every((n) => n.blockedBy === 'pool-conflict'));
   // Without an osImageURL MachineConfig the MCO does not roll an image there: no conflict.
-  assert.equal(planFor(spec, build(false)).diagnostics.filter((x) => x.severity === 'error'), []);
+  assert.equal(
+    planFor(spec, build(false)).diagnostics.filter((x) => x.severity === 'error'),
+    [],
+  );
 });
 
 s('a BootcNodePool and the MachineConfigPool of the same name are one pool, not a conflict', () => {
   const b = new ClusterBuilder().bootcPool('worker', nodes('w', 3)).mcoPool('worker', []).osImageMachineConfig('worker');
   const plan = planFor(specYaml([{ name: 'worker', image: NEW }]), b.snapshot());
-  assert.equal(plan.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.equal(
+    plan.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   assert.is(plan.pools[0].waves.flat().length, 3);
 });
 
@@ -129,7 +152,7 @@ function wavesByPool(events: readonly ApplyEvent[]): Map<string, string[]> {
   for (const e of events) if (e.type === 'wave-start') out.set(e.pool, [...(out.get(e.pool) ?? []), ...e.nodes]);
   return out;
 }
-const touched = (events: readonly ApplyEvent[]) => new Set(events.flatMap((e) => ((e.type === 'cordon' || e.type === 'reboot') ? [e.node] : [])));
+const touched = (events: readonly ApplyEvent[]) => new Set(events.flatMap((e) => (e.type === 'cordon' || e.type === 'reboot' ? [e.node] : [])));
 
 s('rehearse of the overlapping pools is refused (exit 1) with the conflict error; nothing is cordoned or rebooted', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-conflict-'));
@@ -148,8 +171,15 @@ s('rehearse: a node labelled into a second pool during the apply is never cordon
     .bootcPool('gpu', nodes('g', 4, undefined, { labels: { [GPU]: '' } }), { selector: { matchLabels: { [GPU]: '' } } });
   const snap = b.snapshot();
   const { plan, replan } = planWith(both, snap, D);
-  assert.equal(plan.diagnostics.filter((d) => d.severity === 'error'), []);
-  assert.equal(plan.pools.map((p) => p.name), ['gpu', 'worker'], 'gpu (custom, priority 10) rolls first');
+  assert.equal(
+    plan.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
+  assert.equal(
+    plan.pools.map((p) => p.name),
+    ['gpu', 'worker'],
+    'gpu (custom, priority 10) rolls first',
+  );
   const sim = newSim(snap, { durations: D });
   let labelled = false;
   const r = await runApply(sim, plan, replan, {
@@ -157,7 +187,9 @@ s('rehearse: a node labelled into a second pool during the apply is never cordon
       // An administrator labels a worker node for the GPU pool while gpu's first wave runs.
       if (!labelled && e.type === 'wave-end' && e.pool === 'gpu') {
         labelled = true;
-        sim.mutate(({ nodes: ns }) => { Object.assign(ns.get('w-01')!.metadata.labels!, { [GPU]: '' }); });
+        sim.mutate(({ nodes: ns }) => {
+          Object.assign(ns.get('w-01')!.metadata.labels!, { [GPU]: '' });
+        });
       }
     },
   });
@@ -166,14 +198,14 @@ s('rehearse: a node labelled into a second pool during the apply is never cordon
   assert.match((r.error as { difference: string[] }).difference.join('\n'), /pool-node-conflict.*w-01/);
   const waves = wavesByPool(r.events);
   const seen = [...waves.values()].flat();
-  assert.is(new Set(seen).size, seen.length, 'no node in two pools\' waves');
+  assert.is(new Set(seen).size, seen.length, "no node in two pools' waves");
   assert.not.ok(touched(r.events).has('w-01'));
   assert.not.ok(sim.cordons.some((c) => c.node === 'w-01'));
   assert.not.ok(sim.reboots.some((x) => x.node === 'w-01'));
   assert.not.ok(waves.has('worker'), 'the worker pool never started');
 });
 
-s('rehearse of two disjoint pools: every node in exactly one pool\'s waves', async () => {
+s("rehearse of two disjoint pools: every node in exactly one pool's waves", async () => {
   const b = new ClusterBuilder()
     .bootcPool('worker', nodes('w', 6))
     .bootcPool('gpu', nodes('g', 3, undefined, { labels: { [GPU]: '' } }), { selector: { matchLabels: { [GPU]: '' } } });
@@ -186,14 +218,32 @@ s('rehearse of two disjoint pools: every node in exactly one pool\'s waves', asy
   assert.equal(waves.get('worker')!.sort(), ['w-00', 'w-01', 'w-02', 'w-03', 'w-04', 'w-05']);
 });
 
-s('membership follows the controller reference: a BootcNode controlled by pool b with another reference to pool a is b\'s', () => {
+s("membership follows the controller reference: a BootcNode controlled by pool b with another reference to pool a is b's", () => {
   const b = new ClusterBuilder().bootcPool('a', nodes('a', 2)).bootcPool('b', nodes('b', 2));
   const bn = b.object('BootcNode', 'b-00');
   const ctl = bn.metadata.ownerReferences![0];
   bn.metadata.ownerReferences = [{ ...ctl, name: 'a', controller: false }, ctl];
-  const plan = planFor(specYaml([{ name: 'a', image: NEW }, { name: 'b', image: NEW }]), b.snapshot());
-  assert.not.ok(plan.pools.find((p) => p.name === 'a')!.waves.flat().includes('b-00'), 'b-00 scheduled in pool a');
-  assert.ok(plan.pools.find((p) => p.name === 'b')!.waves.flat().includes('b-00'), 'b-00 not scheduled in pool b');
+  const plan = planFor(
+    specYaml([
+      { name: 'a', image: NEW },
+      { name: 'b', image: NEW },
+    ]),
+    b.snapshot(),
+  );
+  assert.not.ok(
+    plan.pools
+      .find((p) => p.name === 'a')!
+      .waves.flat()
+      .includes('b-00'),
+    'b-00 scheduled in pool a',
+  );
+  assert.ok(
+    plan.pools
+      .find((p) => p.name === 'b')!
+      .waves.flat()
+      .includes('b-00'),
+    'b-00 not scheduled in pool b',
+  );
 });
 
 s.run();

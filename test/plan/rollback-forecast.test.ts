@@ -29,7 +29,10 @@ const DEMO_ORIGIN = 'quay.io/example/fedora-bootc-node@sha256:2d2adc237056fb0b22
 
 /** A bootc pool of 6 whose node w-05 boots another image (mixed origins when it is scheduled). */
 function mixedCluster(cordonOther = false) {
-  const b = new ClusterBuilder().bootcPool('worker', nodes('w', 6).map((n) => (cordonOther && n.name === 'w-05' ? { ...n, cordoned: true } : n)));
+  const b = new ClusterBuilder().bootcPool(
+    'worker',
+    nodes('w', 6).map((n) => (cordonOther && n.name === 'w-05' ? { ...n, cordoned: true } : n)),
+  );
   const bn = b.object('BootcNode', 'w-05');
   bn.status.booted = { ...bn.status.booted, image: OTHER, imageDigest: OTHER_DIGEST };
   delete bn.status.rollback;
@@ -39,28 +42,49 @@ const workerSpec = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }])
 
 t('the demo: each pool with nodes to update goes back to the image its nodes boot, by its BootcNodePool, without a download', async () => {
   const plan = demoPlan();
-  assert.equal(plan.pools.map((p) => [p.name, p.rollback]), [
-    ['infra', { available: true, to: DEMO_ORIGIN, via: 'BootcNodePool/infra spec.image.ref', download: false, why: null }],
-    ['worker', { available: true, to: DEMO_ORIGIN, via: 'BootcNodePool/worker spec.image.ref', download: false, why: null }],
-  ]);
+  assert.equal(
+    plan.pools.map((p) => [p.name, p.rollback]),
+    [
+      ['infra', { available: true, to: DEMO_ORIGIN, via: 'BootcNodePool/infra spec.image.ref', download: false, why: null }],
+      ['worker', { available: true, to: DEMO_ORIGIN, via: 'BootcNodePool/worker spec.image.ref', download: false, why: null }],
+    ],
+  );
   // What ships: the built CLI's text, on the demo files.
   let out = '';
   const io: CliIO = { stdout: (x) => (out += x), stderr: () => {}, env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
   assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml'], { io }), 0);
   for (const pool of ['infra', 'worker']) {
-    assert.match(out, new RegExp(`^  rollback: back to quay\\.io/example/fedora-bootc-node@sha256:2d2adc237056\\.\\.\\. via BootcNodePool/${pool} spec\\.image\\.ref \\(the rollback deployment's image: no download\\)$`, 'm'));
+    assert.match(
+      out,
+      new RegExp(
+        `^  rollback: back to quay\\.io/example/fedora-bootc-node@sha256:2d2adc237056\\.\\.\\. via BootcNodePool/${pool} spec\\.image\\.ref \\(the rollback deployment's image: no download\\)$`,
+        'm',
+      ),
+    );
   }
   const md = renderMarkdown(plan);
   assert.match(md, /\*\*Way back: where a rollback of this run would take each pool/);
   assert.match(md, /^\| infra \| `quay\.io\/example\/fedora-bootc-node@sha256:2d2adc237056…` \| BootcNodePool\/infra spec\.image\.ref \| no \|$/m);
-  assert.match(renderHtml(plan), /<section id="rollback">\n<h2>Way back: where a rollback of this run would take each pool[^<]*<\/h2>\n<table>.*<tr><td>worker<\/td><td><span class="mono">quay\.io\/example\/fedora-bootc-node@sha256:2d2adc237056…<\/span><\/td>/s);
+  assert.match(
+    renderHtml(plan),
+    /<section id="rollback">\n<h2>Way back: where a rollback of this run would take each pool[^<]*<\/h2>\n<table>.*<tr><td>worker<\/td><td><span class="mono">quay\.io\/example\/fedora-bootc-node@sha256:2d2adc237056…<\/span><\/td>/s,
+  );
 });
 
-t('an MCO pool goes back to its rendered config\'s image by bootcplan\'s MachineConfig, downloaded again', () => {
+t("an MCO pool goes back to its rendered config's image by bootcplan's MachineConfig, downloaded again", () => {
   const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 2)).snapshot();
   const { plan } = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1 }]), snap);
-  assert.equal(plan.pools[0].rollback, { available: true, to: OLD, via: 'MachineConfig/99-infra-zz-bootcplan-os-image deleted (rendered-infra-0001 again)', download: true, why: null });
-  assert.match(renderText(plan), /^ {2}rollback: back to .* via MachineConfig\/99-infra-zz-bootcplan-os-image deleted \(rendered-infra-0001 again\) \(downloaded again: the MCO removed the rollback deployment\)$/m);
+  assert.equal(plan.pools[0].rollback, {
+    available: true,
+    to: OLD,
+    via: 'MachineConfig/99-infra-zz-bootcplan-os-image deleted (rendered-infra-0001 again)',
+    download: true,
+    why: null,
+  });
+  assert.match(
+    renderText(plan),
+    /^ {2}rollback: back to .* via MachineConfig\/99-infra-zz-bootcplan-os-image deleted \(rendered-infra-0001 again\) \(downloaded again: the MCO removed the rollback deployment\)$/m,
+  );
 });
 
 t('a pool whose nodes boot different images: no way back, rollback-mixed-origins, in every output', () => {
@@ -91,7 +115,13 @@ t('pools the plan updates no node of carry no way back', () => {
 
 t('the forecast is what the rollback planner then does (after a wave): same image, lever and download; the same refusal', async () => {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 6)).mcoPool('infra', nodes('i', 2)).snapshot();
-  const fwd = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }, { name: 'infra', image: NEW, maxUnavailable: 1 }]), snap);
+  const fwd = planWith(
+    specYaml([
+      { name: 'worker', image: NEW, maxUnavailable: 2 },
+      { name: 'infra', image: NEW, maxUnavailable: 1 },
+    ]),
+    snap,
+  );
   const sim = newSim(snap);
   assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
   const { plan: back } = await rollbackOf(sim);
@@ -101,7 +131,10 @@ t('the forecast is what the rollback planner then does (after a wave): same imag
   const msim = newSim(mixedCluster());
   assert.is(await stepOnce(msim, mixed.plan, mixed.replan), 'stepped');
   const { plan: refused } = await rollbackOf(msim);
-  assert.equal(refused.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code), [mixed.plan.pools[0].rollback!.refusedBy]);
+  assert.equal(
+    refused.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code),
+    [mixed.plan.pools[0].rollback!.refusedBy],
+  );
 });
 
 t('sealed and read back: the way back is part of the id; an unknown refusal is refused by the reader', () => {

@@ -33,16 +33,39 @@ async function afterWaveOne(n = 6, tweak?: (b: ClusterBuilder) => void) {
   return { sim, fwd, updated: fwd.plan.pools[0].waves[0] };
 }
 
-const codes = (p: { diagnostics: { code: string; severity: string }[] }, severity = 'error') => p.diagnostics.filter((d) => d.severity === severity).map((d) => d.code);
+const codes = (p: { diagnostics: { code: string; severity: string }[] }, severity = 'error') =>
+  p.diagnostics.filter((d) => d.severity === severity).map((d) => d.code);
 
 t('refused: no record, a record that is itself a rollback, a record without origins', () => {
   const none = rollbackInputOf(null, 'run');
   assert.ok('refused' in none && /no run record/.test(none.refused));
-  const base: ProgressRecord = { planId: 'a1b2c3d4e5f60718', startedAt: 'x', updatedAt: 'x', changesApplied: true, done: true, pools: { worker: { wavesDone: 1, done: false } } };
+  const base: ProgressRecord = {
+    planId: 'a1b2c3d4e5f60718',
+    startedAt: 'x',
+    updatedAt: 'x',
+    changesApplied: true,
+    done: true,
+    pools: { worker: { wavesDone: 1, done: false } },
+  };
   const old = rollbackInputOf(base, 'run');
   assert.ok('refused' in old && /keeps no origins: it was written by a bootcplan without rollbacks/.test(old.refused));
-  const rb = rollbackInputOf({ ...base, rollbackOf: { planId: 'ffffffffffffffff', scope: 'run', pool: null, wave: null, trigger: { kind: 'manual', check: null, observed: null, at: 'x' }, origins: {} } }, 'run');
-  assert.ok('refused' in rb && /the latest run is itself a rollback \(of plan ffffffffffffffff\)/.test(rb.refused) && /plan the spec to go forward again/.test(rb.hint));
+  const rb = rollbackInputOf(
+    {
+      ...base,
+      rollbackOf: {
+        planId: 'ffffffffffffffff',
+        scope: 'run',
+        pool: null,
+        wave: null,
+        trigger: { kind: 'manual', check: null, observed: null, at: 'x' },
+        origins: {},
+      },
+    },
+    'run',
+  );
+  assert.ok(
+    'refused' in rb && /the latest run is itself a rollback \(of plan ffffffffffffffff\)/.test(rb.refused) && /plan the spec to go forward again/.test(rb.hint),
+  );
 });
 
 t('a pool that started from two images: rollback-mixed-origins, an error (no single image returns every node)', async () => {
@@ -67,9 +90,14 @@ t('a member that boots another image and never booted the origin: rollback-would
   });
   const { plan } = await rollbackOf(sim);
   assert.equal(codes(plan), ['rollback-would-stage-unbooted']);
-  assert.match(plan.diagnostics.find((d) => d.code === 'rollback-would-stage-unbooted')!.message, /w-03 boots neither the run's image nor sha256:.{12}, and never booted/);
+  assert.match(
+    plan.diagnostics.find((d) => d.code === 'rollback-would-stage-unbooted')!.message,
+    /w-03 boots neither the run's image nor sha256:.{12}, and never booted/,
+  );
   // With bootc's rollback deployment of the origin it did boot it: it stages the origin (a warning).
-  sim.mutate(({ bootcNodes }) => { bootcNodes.get('w-03')!.status!.rollback = { image: OLD, imageDigest: OLD_DIGEST }; });
+  sim.mutate(({ bootcNodes }) => {
+    bootcNodes.get('w-03')!.status!.rollback = { image: OLD, imageDigest: OLD_DIGEST };
+  });
   const again = await rollbackOf(sim);
   assert.equal(codes(again.plan), []);
   assert.ok(again.plan.rollback!.leftovers.some((l) => l.node === 'w-03' && l.what === 'stages-origin'));
@@ -90,7 +118,11 @@ t('a Degraded updated node is left to a human: listed, blocked, not driven; the 
   const { sim, updated } = await afterWaveOne(4);
   sim.mutate(({ bootcNodes }) => {
     const conds = bootcNodes.get(updated[0])!.status!.conditions!;
-    conds.splice(conds.findIndex((c: { type: string }) => c.type === 'Degraded'), 1, { type: 'Degraded', status: 'True', reason: 'Test' });
+    conds.splice(
+      conds.findIndex((c: { type: string }) => c.type === 'Degraded'),
+      1,
+      { type: 'Degraded', status: 'True', reason: 'Test' },
+    );
   });
   const { plan } = await rollbackOf(sim);
   assert.equal(codes(plan), []);
@@ -98,15 +130,21 @@ t('a Degraded updated node is left to a human: listed, blocked, not driven; the 
   const n = plan.pools[0].nodes.find((x) => x.name === updated[0])!;
   assert.equal([n.wave, n.blockedBy], [null, 'degraded']);
   assert.equal(plan.pools[0].waves, [[updated[1]]]);
-  assert.equal(codes(plan, 'warning').filter((c) => c === 'rollback-nodes-excluded'), ['rollback-nodes-excluded']);
+  assert.equal(
+    codes(plan, 'warning').filter((c) => c === 'rollback-nodes-excluded'),
+    ['rollback-nodes-excluded'],
+  );
 });
 
-t('the budget is the pool\'s live one minus nodes out of service now', async () => {
+t("the budget is the pool's live one minus nodes out of service now", async () => {
   const { sim, updated } = await afterWaveOne(6);
   sim.adminCordon('w-05', true); // out of service on its own: uses one of the 2
   const { plan } = await rollbackOf(sim);
   assert.equal(plan.pools[0].maxUnavailable.resolved, 2);
-  assert.equal(plan.pools[0].waves.map((w) => w.length), [1, 1]);
+  assert.equal(
+    plan.pools[0].waves.map((w) => w.length),
+    [1, 1],
+  );
   assert.equal(plan.pools[0].waves.flat().sort(), [...updated].sort());
 });
 
@@ -135,10 +173,22 @@ t('pure rules: origin image, booted pullspec, roles', () => {
   assert.is(bootedPullspec('registry:5000/x/os:1.2', OLD_DIGEST), `registry:5000/x/os@${OLD_DIGEST}`);
   assert.is(bootedPullspec('quay.io/x/os:1.2', null), null);
   const chain = new Set(['p1']);
-  const facts = { entry: { planId: 'p1', pool: 'worker', wave: 1, step: 'done' as const, wasCordoned: false, from: OLD }, chain, wave: null, pool: 'worker', bootedDigest: NEW_DIGEST, stagedDigest: null, rollbackDigest: OLD_DIGEST, rebootRequested: false, degraded: false, target: NEW_DIGEST, origin: OLD_DIGEST };
+  const facts = {
+    entry: { planId: 'p1', pool: 'worker', wave: 1, step: 'done' as const, wasCordoned: false, from: OLD },
+    chain,
+    wave: null,
+    pool: 'worker',
+    bootedDigest: NEW_DIGEST,
+    stagedDigest: null,
+    rollbackDigest: OLD_DIGEST,
+    rebootRequested: false,
+    degraded: false,
+    target: NEW_DIGEST,
+    origin: OLD_DIGEST,
+  };
   assert.is(bootcRollbackRole(facts), 'rollback');
   assert.is(bootcRollbackRole({ ...facts, entry: { ...facts.entry, step: 'cordon' } }), 'stages-origin', 'only cordoned: not updated by the run');
-  assert.is(bootcRollbackRole({ ...facts, entry: { ...facts.entry, planId: 'p0' } }), 'stages-origin', 'another run: not this one\'s');
+  assert.is(bootcRollbackRole({ ...facts, entry: { ...facts.entry, planId: 'p0' } }), 'stages-origin', "another run: not this one's");
   assert.is(bootcRollbackRole({ ...facts, entry: null, rollbackDigest: null }), 'would-stage-unbooted');
   assert.is(bootcRollbackRole({ ...facts, entry: { ...facts.entry, from: undefined } }), 'origin-differs', 'no from: no proof');
   assert.is(bootcRollbackRole({ ...facts, bootedDigest: OLD_DIGEST, stagedDigest: NEW_DIGEST }), 'target-still-staged');

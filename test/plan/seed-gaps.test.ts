@@ -69,7 +69,10 @@ s('spec paused: true on a bootc pool: no new image is written (nothing stages), 
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 3)).snapshot();
   const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, paused: true }]), snap, QUICK as any);
   const bnp = plan.changes.find((c) => c.kind === 'BootcNodePool');
-  assert.not.ok(bnp?.patch.some((op) => op.path.startsWith('/spec/image') && op.op !== 'test'), JSON.stringify(bnp?.patch));
+  assert.not.ok(
+    bnp?.patch.some((op) => op.path.startsWith('/spec/image') && op.op !== 'test'),
+    JSON.stringify(bnp?.patch),
+  );
   assert.ok(plan.pools[0].nodes.every((n) => n.blockedBy === 'pool-paused'));
   const d = plan.diagnostics.find((x) => x.code === 'pool-held-paused')!;
   assert.ok(d, JSON.stringify(plan.diagnostics));
@@ -88,19 +91,25 @@ s('spec paused: true on a bootc pool: no new image is written (nothing stages), 
   assert.not.ok(r.events.some((e) => e.type === 'stage-start'));
 });
 
-s('an administrator\'s pause of the MachineConfigPool next to a bootc pool: the BootcNodePool gets no new image either', () => {
+s("an administrator's pause of the MachineConfigPool next to a bootc pool: the BootcNodePool gets no new image either", () => {
   const b = new ClusterBuilder().bootcPool('worker', nodes('w', 3));
   b.add(machineConfigPoolObject('worker', 1, 'rendered-worker-0001', { 'node-role.kubernetes.io/worker': '' }, true));
   const plan = planFor(specYaml([{ name: 'worker', image: NEW }]), b.snapshot());
   const bnp = plan.changes.find((c) => c.kind === 'BootcNodePool');
-  assert.not.ok(bnp?.patch.some((op) => op.path.startsWith('/spec/image') && op.op !== 'test'), JSON.stringify(bnp?.patch));
+  assert.not.ok(
+    bnp?.patch.some((op) => op.path.startsWith('/spec/image') && op.op !== 'test'),
+    JSON.stringify(bnp?.patch),
+  );
   assert.match(plan.diagnostics.find((d) => d.code === 'pool-paused-by-administrator')!.message, /gets no new image \(nothing stages\)/);
 });
 
 s('spec paused: true on an MCO-only pool: no osImageURL MachineConfig (the MCO would roll it whole on unpause)', () => {
   const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 3)).snapshot();
   const plan = planFor(specYaml([{ name: 'infra', image: NEW, paused: true }]), snap);
-  assert.not.ok(plan.changes.some((c) => c.kind === 'MachineConfig'), JSON.stringify(plan.changes.map((c) => c.address)));
+  assert.not.ok(
+    plan.changes.some((c) => c.kind === 'MachineConfig'),
+    JSON.stringify(plan.changes.map((c) => c.address)),
+  );
   assert.ok(plan.diagnostics.some((d) => d.code === 'pool-held-paused'));
 });
 

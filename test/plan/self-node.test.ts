@@ -35,11 +35,22 @@ const s = suite('self node last');
 
 function planner(rollout: 'waves' | 'slots' = 'waves') {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 7)).mcoPool('infra', nodes('i', 3)).snapshot();
-  const loaded = parseRolloutSpec(specYaml([
-    { name: 'worker', image: NEW, maxUnavailable: 2, ...(rollout === 'slots' ? { rollout } : {}) },
-    { name: 'infra', image: NEW, maxUnavailable: 1 },
-  ]), 'spec.yaml');
-  const mk = (selfNode: string | null) => (sn: ClusterSnapshot) => buildPlan({ spec: loaded.spec!, specMap: loaded.map, snapshot: sn, specDiagnostics: loaded.diagnostics, specInfo: { name: 'test', path: 'spec.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null }, selfNode });
+  const loaded = parseRolloutSpec(
+    specYaml([
+      { name: 'worker', image: NEW, maxUnavailable: 2, ...(rollout === 'slots' ? { rollout } : {}) },
+      { name: 'infra', image: NEW, maxUnavailable: 1 },
+    ]),
+    'spec.yaml',
+  );
+  const mk = (selfNode: string | null) => (sn: ClusterSnapshot) =>
+    buildPlan({
+      spec: loaded.spec!,
+      specMap: loaded.map,
+      snapshot: sn,
+      specDiagnostics: loaded.diagnostics,
+      specInfo: { name: 'test', path: 'spec.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null },
+      selfNode,
+    });
   return { snap, mk };
 }
 
@@ -52,10 +63,22 @@ s('planner: the given node goes last in its bootc pool, same nodes and wave size
   const self = before[0][0];
   const job = mk(self)(snap);
   const after = pool(job, 'worker').waves;
-  assert.equal(after.map((w) => w.length), before.map((w) => w.length), 'same wave sizes');
+  assert.equal(
+    after.map((w) => w.length),
+    before.map((w) => w.length),
+    'same wave sizes',
+  );
   assert.equal(after.flat(), [...before.flat().filter((n) => n !== self), self], 'last; the others in the same order');
-  assert.equal(pool(job, 'worker').nodes.filter((n) => n.runsBootcplan).map((n) => [n.name, n.wave]), [[self, after.length]]);
-  assert.not.ok(pool(pr, 'worker').nodes.some((n) => 'runsBootcplan' in n), 'no field without NODE_NAME');
+  assert.equal(
+    pool(job, 'worker')
+      .nodes.filter((n) => n.runsBootcplan)
+      .map((n) => [n.name, n.wave]),
+    [[self, after.length]],
+  );
+  assert.not.ok(
+    pool(pr, 'worker').nodes.some((n) => 'runsBootcplan' in n),
+    'no field without NODE_NAME',
+  );
   assert.is(selfNodeOf(job), self);
   assert.is(selfNodeOf(pr), null);
   const line = `${self} runs bootcplan's own pod (NODE_NAME): it goes last, in wave ${after.length}, since its drain evicts bootcplan`;
@@ -78,27 +101,38 @@ s('planner, slots: the given node is admitted last', () => {
   const self = pr.waves[0][1];
   const job = pool(mk(self)(snap), 'worker');
   assert.equal(job.waves.flat().at(-1), self);
-  assert.equal(job.waves.map((w) => w.length), pr.waves.map((w) => w.length));
+  assert.equal(
+    job.waves.map((w) => w.length),
+    pr.waves.map((w) => w.length),
+  );
 });
 
 for (const rollout of ['waves', 'slots'] as const) {
-  s(`applier (${rollout}): a plan made in a pull request, applied from a pod on one of its first nodes, updates that node last; same waves, never stale`, async () => {
-    const { snap, mk } = planner(rollout);
-    const replan = mk(null);
-    const plan = replan(snap);
-    const self = pool(plan, 'worker').waves[0][0];
-    const sim = newSim(snap);
-    const r = await runApply(sim, plan, replan, { selfNode: self });
-    assert.is(r.code, 0, String((r.error as Error)?.stack ?? r.error));
-    const bootcReboots = sim.reboots.filter((x) => x.node.startsWith('w-')).map((x) => x.node);
-    assert.is(bootcReboots.at(-1), self, `rebooted in this order: ${bootcReboots.join(' ')}`);
-    assert.is(bootcReboots.length, 7);
-    for (const [node, n] of sim.rebootCounts()) assert.is(n, 1, node);
-    const starts = r.events.flatMap((e) => (e.type === 'wave-start' && e.pool === 'worker' ? [e] : []));
-    assert.is(starts.length, pool(plan, 'worker').waves.length, 'as many waves (batches) as planned');
-    if (rollout === 'waves') assert.equal(starts.map((e) => e.nodes.length), pool(plan, 'worker').waves.map((w) => w.length), 'the planned wave sizes');
-    assert.ok(starts.at(-1)!.nodes.includes(self), 'in the last wave');
-  });
+  s(
+    `applier (${rollout}): a plan made in a pull request, applied from a pod on one of its first nodes, updates that node last; same waves, never stale`,
+    async () => {
+      const { snap, mk } = planner(rollout);
+      const replan = mk(null);
+      const plan = replan(snap);
+      const self = pool(plan, 'worker').waves[0][0];
+      const sim = newSim(snap);
+      const r = await runApply(sim, plan, replan, { selfNode: self });
+      assert.is(r.code, 0, String((r.error as Error)?.stack ?? r.error));
+      const bootcReboots = sim.reboots.filter((x) => x.node.startsWith('w-')).map((x) => x.node);
+      assert.is(bootcReboots.at(-1), self, `rebooted in this order: ${bootcReboots.join(' ')}`);
+      assert.is(bootcReboots.length, 7);
+      for (const [node, n] of sim.rebootCounts()) assert.is(n, 1, node);
+      const starts = r.events.flatMap((e) => (e.type === 'wave-start' && e.pool === 'worker' ? [e] : []));
+      assert.is(starts.length, pool(plan, 'worker').waves.length, 'as many waves (batches) as planned');
+      if (rollout === 'waves')
+        assert.equal(
+          starts.map((e) => e.nodes.length),
+          pool(plan, 'worker').waves.map((w) => w.length),
+          'the planned wave sizes',
+        );
+      assert.ok(starts.at(-1)!.nodes.includes(self), 'in the last wave');
+    },
+  );
 }
 
 s('a saved plan made on a node is re-planned on that node: its reviewed waves hold wherever the Job runs later; re-planned without it, they would not', () => {
@@ -124,11 +158,15 @@ const JOBS: [string, (o: any) => any][] = [
 s('the example Jobs and CronJobs set NODE_NAME from the downward API (spec.nodeName)', () => {
   for (const [file, podOf] of JOBS) {
     const env = podOf(parse(readFileSync(join(ROOT, file), 'utf8'))).containers[0].env;
-    assert.equal(env.find((e: any) => e.name === 'NODE_NAME'), { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }, file);
+    assert.equal(
+      env.find((e: any) => e.name === 'NODE_NAME'),
+      { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+      file,
+    );
   }
 });
 
-s('the example Job\'s own command, run step by step on a node of its first wave (NODE_NAME as the kubelet resolves it), updates that node last', async () => {
+s("the example Job's own command, run step by step on a node of its first wave (NODE_NAME as the kubelet resolves it), updates that node last", async () => {
   const [file, podOf] = JOBS[0];
   const pod = podOf(parse(readFileSync(join(ROOT, file), 'utf8')));
   const ctr = pod.containers[0];
@@ -154,7 +192,9 @@ s('the example Job\'s own command, run step by step on a node of its first wave 
   const sim = newSim(readSnapshotFile(nodeInputs, join(ROOT, 'examples/cluster.yaml')), { start: '2026-09-14T20:05:00Z' });
   const job = io({ env });
   for (let i = 0; i < 30 && !sim.progress.read(sim.nodes.values()).run?.done; i++) {
-    const code = await inDir(join(work, ctr.workingDir.replace(/^\/work/, '')), () => run(ctr.args, { io: job, openDriver: async () => ({ driver: sim.driver(`job-${i}`), holder: env.BOOTCPLAN_HOLDER }) }));
+    const code = await inDir(join(work, ctr.workingDir.replace(/^\/work/, '')), () =>
+      run(ctr.args, { io: job, openDriver: async () => ({ driver: sim.driver(`job-${i}`), holder: env.BOOTCPLAN_HOLDER }) }),
+    );
     assert.is(code, 0, job.err);
     sim.advance(900); // the CronJob's next run
   }

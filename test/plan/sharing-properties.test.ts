@@ -24,15 +24,18 @@ const D = { stage: 50, drain: 5, reboot: 20, softReboot: 5, ready: 2 };
 
 interface Shape {
   /** per worker node: the labels it carries (the first one decides its BootcNode's pool) */
-  workers: (typeof LABELS[number])[][];
+  workers: (typeof LABELS)[number][][];
   /** per master (3): the labels it carries */
-  masters: (typeof LABELS[number])[][];
+  masters: (typeof LABELS)[number][][];
   masterBudget: number | string | null;
 }
 
 // Mostly one label per worker and none on masters, so that many plans are free of errors and get applied.
-const workerLabels = fc.oneof({ arbitrary: fc.constantFrom(...LABELS).map((l) => [l]), weight: 12 }, { arbitrary: fc.subarray([...LABELS], { minLength: 1 }), weight: 1 });
-const masterLabels = fc.oneof({ arbitrary: fc.constant([] as (typeof LABELS[number])[]), weight: 12 }, { arbitrary: fc.subarray([...LABELS]), weight: 1 });
+const workerLabels = fc.oneof(
+  { arbitrary: fc.constantFrom(...LABELS).map((l) => [l]), weight: 12 },
+  { arbitrary: fc.subarray([...LABELS], { minLength: 1 }), weight: 1 },
+);
+const masterLabels = fc.oneof({ arbitrary: fc.constant([] as (typeof LABELS)[number][]), weight: 12 }, { arbitrary: fc.subarray([...LABELS]), weight: 1 });
 const shapeArb: fc.Arbitrary<Shape> = fc.record({
   workers: fc.array(workerLabels, { minLength: 1, maxLength: 10 }),
   masters: fc.tuple(masterLabels, masterLabels, masterLabels).map((t) => [...t]),
@@ -41,21 +44,40 @@ const shapeArb: fc.Arbitrary<Shape> = fc.record({
 
 function build(sh: Shape) {
   const b = new ClusterBuilder();
-  const masters: TestNode[] = sh.masters.map((ls, i) => ({ name: `m-${i}`, zone: `us-east-1${'abc'[i]}`, labels: Object.fromEntries(ls.map((l) => [key(l), ''])) }));
+  const masters: TestNode[] = sh.masters.map((ls, i) => ({
+    name: `m-${i}`,
+    zone: `us-east-1${'abc'[i]}`,
+    labels: Object.fromEntries(ls.map((l) => [key(l), ''])),
+  }));
   b.mcoPool('master', masters);
   for (const pool of LABELS) {
-    const own: TestNode[] = sh.workers.flatMap((ls, i) => (ls[0] === pool ? [{ name: `w-${i}`, zone: `us-east-1${'abc'[i % 3]}`, labels: Object.fromEntries(ls.map((l) => [key(l), ''])) }] : []));
+    const own: TestNode[] = sh.workers.flatMap((ls, i) =>
+      ls[0] === pool ? [{ name: `w-${i}`, zone: `us-east-1${'abc'[i % 3]}`, labels: Object.fromEntries(ls.map((l) => [key(l), ''])) }] : [],
+    );
     b.bootcPool(`pool-${pool}`, own, { role: 'worker', selector: { matchLabels: { [key(pool)]: '' } } });
   }
-  const pools = [...LABELS.map((l) => ({ name: `pool-${l}`, image: NEW, maxUnavailable: 2 })), { name: 'master', image: NEW, ...(sh.masterBudget === null ? {} : { maxUnavailable: sh.masterBudget }) }];
+  const pools = [
+    ...LABELS.map((l) => ({ name: `pool-${l}`, image: NEW, maxUnavailable: 2 })),
+    { name: 'master', image: NEW, ...(sh.masterBudget === null ? {} : { maxUnavailable: sh.masterBudget }) },
+  ];
   return { snap: b.snapshot(), spec: specYaml(pools) };
 }
 
 /** The oracle: the bootc pools that claim each node (its labels; the BootcNode's owner is one of them). */
 function claims(sh: Shape): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  sh.workers.forEach((ls, i) => out.set(`w-${i}`, ls.map((l) => `pool-${l}`)));
-  sh.masters.forEach((ls, i) => out.set(`m-${i}`, ls.map((l) => `pool-${l}`)));
+  sh.workers.forEach((ls, i) =>
+    out.set(
+      `w-${i}`,
+      ls.map((l) => `pool-${l}`),
+    ),
+  );
+  sh.masters.forEach((ls, i) =>
+    out.set(
+      `m-${i}`,
+      ls.map((l) => `pool-${l}`),
+    ),
+  );
   return out;
 }
 
@@ -71,10 +93,16 @@ function checkPlan(sh: Shape, plan: Plan) {
     const cp = node.startsWith('m-');
     const shared = pools.length >= 2 || (cp && pools.length >= 1);
     if (!shared) continue;
-    assert.not.ok(cp ? [...where.get(node) ?? []].some((p) => p !== 'master') : where.has(node), `${node} (claimed by ${pools.join(', ')}${cp ? ' and master' : ''}) is scheduled`);
+    assert.not.ok(
+      cp ? [...(where.get(node) ?? [])].some((p) => p !== 'master') : where.has(node),
+      `${node} (claimed by ${pools.join(', ')}${cp ? ' and master' : ''}) is scheduled`,
+    );
     // A master claimed by a bootc pool is also claimed by master (the spec makes the MCO roll it).
     const codes = cp ? ['control-plane-node-in-pool', 'pool-node-conflict'] : ['pool-node-conflict'];
-    assert.ok(errors.some((d) => codes.includes(d.code) && d.message.includes(node)), `${codes.join(' or ')} names ${node}`);
+    assert.ok(
+      errors.some((d) => codes.includes(d.code) && d.message.includes(node)),
+      `${codes.join(' or ')} names ${node}`,
+    );
   }
   const master = plan.pools.find((p) => p.name === 'master')!;
   assert.is(master.maxUnavailable.resolved, 1);
@@ -82,38 +110,48 @@ function checkPlan(sh: Shape, plan: Plan) {
   const mcp = plan.changes.find((c) => c.kind === 'MachineConfigPool' && c.name === 'master')!;
   assert.is((mcp.after as { spec: { maxUnavailable: number } }).spec.maxUnavailable, 1);
   // (a bootc pool that took only masters is a control-plane pool too, with its own finding)
-  assert.is(errors.some((d) => d.code === 'control-plane-max-unavailable' && d.path === 'spec.pools[3].maxUnavailable'), resolves(sh.masterBudget) > 1, `master budget ${sh.masterBudget}`);
+  assert.is(
+    errors.some((d) => d.code === 'control-plane-max-unavailable' && d.path === 'spec.pools[3].maxUnavailable'),
+    resolves(sh.masterBudget) > 1,
+    `master budget ${sh.masterBudget}`,
+  );
 }
 
 s('plans: no node in two pools, shared nodes in none (with an error), the control plane 1 at a time', () => {
-  fc.assert(fc.property(shapeArb, (sh) => {
-    const { snap, spec } = build(sh);
-    checkPlan(sh, planWith(spec, snap).plan);
-  }), seeded(3106, 150));
+  fc.assert(
+    fc.property(shapeArb, (sh) => {
+      const { snap, spec } = build(sh);
+      checkPlan(sh, planWith(spec, snap).plan);
+    }),
+    seeded(3106, 150),
+  );
 });
 
 s('apply in the simulator: a plan with an error is refused; otherwise each cordon is of a node in one pool, and at most one master is out', async () => {
   let applied = 0;
   let refused = 0;
-  await fc.assert(fc.asyncProperty(shapeArb, async (sh) => {
-    const { snap, spec } = build(sh);
-    const { plan, replan } = planWith(spec, snap, { ...D });
-    const sim = newSim(snap, { durations: D });
-    const r = await runApply(sim, plan, replan);
-    if (plan.summary.errors) {
-      refused++;
-      assert.is(r.code, 1);
-      assert.equal(sim.cordons, []);
-      assert.equal(sim.reboots, []);
-      return;
-    }
-    applied++;
-    assert.is(r.code, 0, String(r.error));
-    const pools = scheduledIn(plan);
-    for (const c of sim.cordons) assert.ok(pools.has(c.node), `${c.node} cordoned but in no wave`);
-    for (const x of sim.reboots) assert.ok(pools.has(x.node), `${x.node} rebooted but in no wave`);
-    assert.ok((sim.peakUnavailable.get('master') ?? 0) <= 1, `peak master unavailable ${sim.peakUnavailable.get('master')}`);
-  }), seeded(3107, 50));
+  await fc.assert(
+    fc.asyncProperty(shapeArb, async (sh) => {
+      const { snap, spec } = build(sh);
+      const { plan, replan } = planWith(spec, snap, { ...D });
+      const sim = newSim(snap, { durations: D });
+      const r = await runApply(sim, plan, replan);
+      if (plan.summary.errors) {
+        refused++;
+        assert.is(r.code, 1);
+        assert.equal(sim.cordons, []);
+        assert.equal(sim.reboots, []);
+        return;
+      }
+      applied++;
+      assert.is(r.code, 0, String(r.error));
+      const pools = scheduledIn(plan);
+      for (const c of sim.cordons) assert.ok(pools.has(c.node), `${c.node} cordoned but in no wave`);
+      for (const x of sim.reboots) assert.ok(pools.has(x.node), `${x.node} rebooted but in no wave`);
+      assert.ok((sim.peakUnavailable.get('master') ?? 0) <= 1, `peak master unavailable ${sim.peakUnavailable.get('master')}`);
+    }),
+    seeded(3107, 50),
+  );
   // Both branches ran (typically 10-20 applied and 30-40 refused of 50).
   assert.ok(applied >= 5 && refused >= 5, `applied ${applied}, refused ${refused}`);
 });

@@ -31,7 +31,14 @@ for (const [name, list, msg] of RULES) {
 }
 
 // status mode x desired managers x skew choice -> outcome
-interface Case { name: string; status: unknown; managers: unknown[]; skew?: unknown; observedSkew?: unknown; expect: string }
+interface Case {
+  name: string;
+  status: unknown;
+  managers: unknown[];
+  skew?: unknown;
+  observedSkew?: unknown;
+  expect: string;
+}
 const CASES: Case[] = [
   { name: 'Automatic, opt-out None, skew Manual', status: AUTO, managers: [MS('None')], skew: MANUAL, expect: 'two-steps' },
   { name: 'Automatic, opt-out Partial, skew None', status: AUTO, managers: [MS('Partial', sel)], skew: { mode: 'None' }, expect: 'two-steps' },
@@ -40,7 +47,14 @@ const CASES: Case[] = [
   { name: 'Automatic, opt-out Partial, no skew choice', status: AUTO, managers: [MS('Partial', sel)], expect: 'skew-enforcement-choice-required' },
   { name: 'Automatic, managers All, no skew choice', status: AUTO, managers: [MS('All'), CP('All')], expect: 'one-step' },
   { name: 'Automatic, CPMS only, no skew choice', status: AUTO, managers: [CP('None')], expect: 'one-step' },
-  { name: 'Automatic, spec skew already Manual but status not synced', status: AUTO, managers: [MS('None')], skew: MANUAL, observedSkew: MANUAL, expect: 'skew-enforcement-status-pending' },
+  {
+    name: 'Automatic, spec skew already Manual but status not synced',
+    status: AUTO,
+    managers: [MS('None')],
+    skew: MANUAL,
+    observedSkew: MANUAL,
+    expect: 'skew-enforcement-status-pending',
+  },
   { name: 'Manual status, opt-out None, no skew choice', status: MANUAL_STATUS, managers: [MS('None')], expect: 'one-step' },
   { name: 'None status, opt-out Partial, no skew choice', status: { mode: 'None' }, managers: [MS('Partial', sel)], expect: 'one-step' },
   { name: 'Manual status, opt-out None, skew None', status: MANUAL_STATUS, managers: [MS('None')], skew: { mode: 'None' }, expect: 'one-step' },
@@ -54,7 +68,10 @@ for (const c of CASES) {
     const updates = r.changes.filter((x) => x.action === 'update');
     if (c.expect === 'two-steps') {
       assert.equal(errs, []);
-      assert.equal(updates.map((x) => x.reason), ['boot-image-skew-enforcement', 'managed-boot-images']);
+      assert.equal(
+        updates.map((x) => x.reason),
+        ['boot-image-skew-enforcement', 'managed-boot-images'],
+      );
       assert.equal(updates[0].waitAfter?.kind, 'skew-enforcement-not-automatic');
       assert.ok(!updates[1].waitAfter);
     } else if (c.expect === 'one-step') {
@@ -79,8 +96,17 @@ s('the plan error explains both choices and points at the offending mode', () =>
 });
 
 s('two steps in the whole plan: orders 1 and 2, the wait on the first, before any pool change', () => {
-  const p = fullPlan({ managedBootImages: { machineManagers: [MS('None')] }, bootImageSkewEnforcement: MANUAL }, { skewStatus: AUTO, machineManagers: [MS('All')] });
-  assert.equal(p.changes.slice(0, 2).map((c) => [c.order, c.reason]), [[1, 'boot-image-skew-enforcement'], [2, 'managed-boot-images']]);
+  const p = fullPlan(
+    { managedBootImages: { machineManagers: [MS('None')] }, bootImageSkewEnforcement: MANUAL },
+    { skewStatus: AUTO, machineManagers: [MS('All')] },
+  );
+  assert.equal(
+    p.changes.slice(0, 2).map((c) => [c.order, c.reason]),
+    [
+      [1, 'boot-image-skew-enforcement'],
+      [2, 'managed-boot-images'],
+    ],
+  );
   assert.match(p.changes[0].waitAfter!.description, /no longer Automatic/);
   assert.equal(p.summary.errors, 0);
 });

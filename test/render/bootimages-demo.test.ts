@@ -21,7 +21,10 @@ function demoPlan() {
   const snap = parseSnapshot(readFileSync(new URL('examples/cluster.yaml', root), 'utf8'), 'examples/cluster.yaml');
   assert.ok(spec.spec && snap.snapshot);
   return buildPlan({
-    spec: spec.spec!, specMap: spec.map, snapshot: snap.snapshot!, specDiagnostics: spec.diagnostics,
+    spec: spec.spec!,
+    specMap: spec.map,
+    snapshot: snap.snapshot!,
+    specDiagnostics: spec.diagnostics,
     specInfo: { name: 'prod-east', path: 'examples/rollout.yaml', ref: null, commit: null, sha256: spec.sha256, dirty: null },
   });
 }
@@ -39,12 +42,16 @@ s('the demo plan migrates the legacy opt-out first, and shows the effects and th
   assert.equal(mc.patch[0], { op: 'test', path: '/spec/managedBootImages/machineManagers', value: [] });
   assert.equal(plan.bootImages.machineSets.length, 6);
   assert.ok(plan.bootImages.controlPlaneMachineSet);
-  assert.equal(plan.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.equal(
+    plan.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
 
-  const actual = [
-    bootImageText(renderText(plan, { color: false })),
-    JSON.stringify({ change: { ...mc, description: undefined }, bootImages: plan.bootImages }, null, 2),
-  ].join('\n') + '\n';
+  const actual =
+    [
+      bootImageText(renderText(plan, { color: false })),
+      JSON.stringify({ change: { ...mc, description: undefined }, bootImages: plan.bootImages }, null, 2),
+    ].join('\n') + '\n';
   if (process.env.UPDATE_GOLDEN || !existsSync(GOLDEN)) {
     mkdirSync(new URL('test/support/golden/', root), { recursive: true });
     writeFileSync(GOLDEN, actual);

@@ -67,9 +67,19 @@ function chromium(args: string[], timeoutMs = 90_000): Promise<{ stdout: string;
 
 function baseArgs(profile: string, width: number, height: number): string[] {
   return [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', '--disable-default-apps', '--disable-extensions', '--hide-scrollbars',
-    '--mute-audio', `--user-data-dir=${profile}`, `--window-size=${width},${height}`,
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-default-apps',
+    '--disable-extensions',
+    '--hide-scrollbars',
+    '--mute-audio',
+    `--user-data-dir=${profile}`,
+    `--window-size=${width},${height}`,
   ];
 }
 
@@ -98,7 +108,11 @@ async function probe(html: string, name: string, width = 1280, shot = true): Pro
   const dir = mkdtempSync(join(tmpdir(), `bootcplan-browser-${name}-`));
   // The copy lets the probe run: same report, CSP relaxed for one inline script.
   const probed = html
-    .replace(/<meta http-equiv="Content-Security-Policy" content="([^"]*)">/, (_m, csp: string) => `<meta http-equiv="Content-Security-Policy" content="${csp.replace("default-src 'none'", "default-src 'none'; script-src 'unsafe-inline'")}">`)
+    .replace(
+      /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/,
+      (_m, csp: string) =>
+        `<meta http-equiv="Content-Security-Policy" content="${csp.replace("default-src 'none'", "default-src 'none'; script-src 'unsafe-inline'")}">`,
+    )
     .replace('</body>', `${PROBE}\n</body>`);
   writeFileSync(join(dir, 'report.html'), html);
   writeFileSync(join(dir, 'probe.html'), probed);
@@ -107,7 +121,17 @@ async function probe(html: string, name: string, width = 1280, shot = true): Pro
   assert.ok(m, `no probe result in the DOM dump:\n${stdout.slice(0, 2000)}`);
   const png = join(dir, 'report.png');
   if (shot) await chromium([...baseArgs(join(dir, 'profile-shot'), width, 2400), `--screenshot=${png}`, `file://${join(dir, 'report.html')}`]);
-  return { probe: JSON.parse(m![1].replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')) as Probe, png, dir };
+  return {
+    probe: JSON.parse(
+      m![1]
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&'),
+    ) as Probe,
+    png,
+    dir,
+  };
 }
 
 function pngSize(file: string): { width: number; height: number } {
@@ -124,7 +148,10 @@ function checkLayout(p: Probe, wantRows: number) {
   assert.ok(p.chart && p.chart.w >= 700 && p.chart.h >= 150, `chart box ${JSON.stringify(p.chart)}`);
   assert.ok(p.bars > 0 && p.visibleBars === p.bars, `${p.visibleBars} of ${p.bars} bars visible`);
   assert.is(p.rows, wantRows);
-  assert.ok(p.labelsRightEdge !== null && p.firstBarX !== null && p.labelsRightEdge <= p.firstBarX + 1, `row labels (right edge ${p.labelsRightEdge}) stay left of the bars (${p.firstBarX})`);
+  assert.ok(
+    p.labelsRightEdge !== null && p.firstBarX !== null && p.labelsRightEdge <= p.firstBarX + 1,
+    `row labels (right edge ${p.labelsRightEdge}) stay left of the bars (${p.firstBarX})`,
+  );
   assert.ok(p.pageScrollWidth <= p.viewportWidth, `page scrolls sideways: ${p.pageScrollWidth} > ${p.viewportWidth}`);
   assert.is(p.resources, 0, 'nothing is fetched');
 }
@@ -145,7 +172,10 @@ if (!have && process.env.CI !== 'true') {
     const { probe: p, png, dir } = await probe(renderHtml(plan), 'demo');
     try {
       checkLayout(p, plan.summary.nodes + 1 /* the staging row */);
-      assert.ok(p.cards.some((c) => /^Nodes 11\b/i.test(c.text)), JSON.stringify(p.cards.map((c) => c.text)));
+      assert.ok(
+        p.cards.some((c) => /^Nodes 11\b/i.test(c.text)),
+        JSON.stringify(p.cards.map((c) => c.text)),
+      );
       const size = pngSize(png);
       assert.is(size.width, 1280);
       assert.ok(statSync(png).size > 20_000, 'the screenshot is not blank');
@@ -161,7 +191,10 @@ if (!have && process.env.CI !== 'true') {
     const { probe: p, png, dir } = await probe(renderHtml(plan), 'big');
     try {
       checkLayout(p, plan.summary.waves + 1);
-      assert.ok(p.cards.some((c) => /^Nodes 9,995\b/i.test(c.text)), JSON.stringify(p.cards.map((c) => c.text)));
+      assert.ok(
+        p.cards.some((c) => /^Nodes 9,995\b/i.test(c.text)),
+        JSON.stringify(p.cards.map((c) => c.text)),
+      );
       assert.ok(statSync(png).size > 20_000, 'the screenshot is not blank');
     } finally {
       if (!process.env.KEEP_BROWSER_OUTPUT) rmSync(dir, { recursive: true, force: true });
@@ -169,13 +202,53 @@ if (!have && process.env.CI !== 'true') {
     }
   });
 
-  s('a plan with hostile text in every field: Chromium builds only the report\'s own elements, keeps its base URL, fetches nothing', async () => {
+  s("a plan with hostile text in every field: Chromium builds only the report's own elements, keeps its base URL, fetches nothing", async () => {
     if (!have) return;
     const { probe: p, dir } = await probe(renderHtml(hostilePlan('keep-enums')), 'hostile', 1280, false);
     try {
-      const own = ['a', 'b', 'body', 'details', 'div', 'footer', 'g', 'h1', 'h2', 'h3', 'head', 'header', 'html', 'li', 'line', 'main', 'meta', 'p', 'pre', 'rect',
-        'script', 'section', 'small', 'span', 'style', 'summary', 'svg', 'table', 'tbody', 'td', 'text', 'th', 'thead', 'title', 'tr', 'ul'];
-      assert.equal(p.tags.filter((t) => !own.includes(t)), [], 'no element from data (base, form, img, svg onload, ...)');
+      const own = [
+        'a',
+        'b',
+        'body',
+        'details',
+        'div',
+        'footer',
+        'g',
+        'h1',
+        'h2',
+        'h3',
+        'head',
+        'header',
+        'html',
+        'li',
+        'line',
+        'main',
+        'meta',
+        'p',
+        'pre',
+        'rect',
+        'script',
+        'section',
+        'small',
+        'span',
+        'style',
+        'summary',
+        'svg',
+        'table',
+        'tbody',
+        'td',
+        'text',
+        'th',
+        'thead',
+        'title',
+        'tr',
+        'ul',
+      ];
+      assert.equal(
+        p.tags.filter((t) => !own.includes(t)),
+        [],
+        'no element from data (base, form, img, svg onload, ...)',
+      );
       assert.ok(p.location.endsWith('/probe.html') && p.baseURI === p.location, `no navigation, no base URL: ${p.location} ${p.baseURI}`);
       assert.is(p.resources, 0, 'nothing is fetched');
     } finally {

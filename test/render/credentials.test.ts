@@ -48,7 +48,15 @@ s('maskCredentials: the userinfo before a host is masked; digests, ports and pla
 function planWithCredentials(): Plan {
   const text = JSON.stringify(demoPlan()).replace(/quay\.io\/example\//g, 'robot$ci:s3cr3t@quay.io/example/');
   const plan = JSON.parse(text) as Plan;
-  plan.diagnostics.push({ severity: 'warning', code: 'image-not-pinned', message: 'image robot$ci:s3cr3t@quay.io/example/os:latest is not pinned by digest', path: null, file: null, line: null, column: null });
+  plan.diagnostics.push({
+    severity: 'warning',
+    code: 'image-not-pinned',
+    message: 'image robot$ci:s3cr3t@quay.io/example/os:latest is not pinned by digest',
+    path: null,
+    file: null,
+    line: null,
+    column: null,
+  });
   plan.cluster.source = 'https://admin:hunter2@api.cluster.example:6443';
   return plan;
 }
@@ -77,7 +85,14 @@ s('event lines, the progress block and rehearsal text mask credentials in API me
   const msg = 'pull failed: robot$ci:s3cr3t@quay.io/example/os: unauthorized (https://admin:hunter2@api.cluster.example:6443)';
   const events: ApplyEvent[] = [
     { t: 1, type: 'change', address: 'BootcNodePool/worker', message: msg },
-    { t: 2, type: 'node-failed', pool: 'worker', node: 'w-1', message: msg, conditions: [{ type: 'Degraded', status: 'True', reason: 'PullFailed', message: msg }] },
+    {
+      t: 2,
+      type: 'node-failed',
+      pool: 'worker',
+      node: 'w-1',
+      message: msg,
+      conditions: [{ type: 'Degraded', status: 'True', reason: 'PullFailed', message: msg }],
+    },
     { t: 3, type: 'halt', pool: 'worker', node: 'w-1', message: msg },
   ];
   for (const e of events) assertMasked(formatEventLine(e), `event ${e.type}`);

@@ -12,8 +12,9 @@ import { demoPlan } from '../support/render.ts';
 
 const s = suite('render-diff');
 
-const wide = (n: number, changed: number[] = []) =>
-  ({ spec: Object.fromEntries(Array.from({ length: n }, (_, i) => [`field${String(i).padStart(3, '0')}`, changed.includes(i) ? `new-${i}` : `value-${i}`])) });
+const wide = (n: number, changed: number[] = []) => ({
+  spec: Object.fromEntries(Array.from({ length: n }, (_, i) => [`field${String(i).padStart(3, '0')}`, changed.includes(i) ? `new-${i}` : `value-${i}`])),
+});
 
 s('a little context and "# (N unchanged fields hidden)"', () => {
   const r = diffValues(wide(40), wide(40, [20]));
@@ -43,9 +44,21 @@ s('jsdiff gives up past maxEditLength: the diff says so and shows the JSON patch
   const before = { spec: { lines: Array.from({ length: 300 }, (_, i) => `old-${i}`) }, keep: 'x' };
   const after = { spec: { lines: Array.from({ length: 300 }, (_, i) => `new-${i}`) }, keep: 'x' };
   const change: PlanChange = {
-    address: 'ConfigMap/ns/x', apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'x', action: 'update', reason: 'pool-image',
-    patch: [{ op: 'test', path: '/spec/lines', value: before.spec.lines }, { op: 'replace', path: '/spec/lines', value: after.spec.lines }],
-    before, after, risk: 'none', order: 1,
+    address: 'ConfigMap/ns/x',
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: 'ns',
+    name: 'x',
+    action: 'update',
+    reason: 'pool-image',
+    patch: [
+      { op: 'test', path: '/spec/lines', value: before.spec.lines },
+      { op: 'replace', path: '/spec/lines', value: after.spec.lines },
+    ],
+    before,
+    after,
+    risk: 'none',
+    order: 1,
   };
   const r = changeDiff(change, { maxEditLength: 50 });
   assert.is(r.gaveUp, true);
@@ -65,20 +78,44 @@ s('secrets are masked everywhere while a change stays visible', () => {
   const OLD = 'eyJhdXRocyI6eyJxdWF5LmlvIjp7ImF1dGgiOiJPTERTRUNSRVQifX19';
   const NEW = 'eyJhdXRocyI6eyJxdWF5LmlvIjp7ImF1dGgiOiJORVdTRUNSRVQifX19';
   plan.changes.push({
-    address: 'Secret/openshift-config/pull-secret', apiVersion: 'v1', kind: 'Secret', namespace: 'openshift-config', name: 'pull-secret',
-    action: 'update', reason: 'pool-image', risk: 'none', order: 99,
-    patch: [{ op: 'test', path: '/data/.dockerconfigjson', value: OLD }, { op: 'replace', path: '/data/.dockerconfigjson', value: NEW }],
+    address: 'Secret/openshift-config/pull-secret',
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace: 'openshift-config',
+    name: 'pull-secret',
+    action: 'update',
+    reason: 'pool-image',
+    risk: 'none',
+    order: 99,
+    patch: [
+      { op: 'test', path: '/data/.dockerconfigjson', value: OLD },
+      { op: 'replace', path: '/data/.dockerconfigjson', value: NEW },
+    ],
     before: { data: { '.dockerconfigjson': OLD }, stringData: { token: 'OLDTOKEN' } },
     after: { data: { '.dockerconfigjson': NEW }, stringData: { token: 'NEWTOKEN' } },
   });
   plan.changes.push({
-    address: 'BootcNodePool/worker2', apiVersion: 'node.bootc.dev/v1alpha1', kind: 'BootcNodePool', namespace: null, name: 'worker2',
-    action: 'update', reason: 'pool-image', risk: 'none', order: 100,
-    patch: [{ op: 'test', path: '/spec/pullSecretHash', value: 'HASHOLD' }, { op: 'replace', path: '/spec/pullSecretHash', value: 'HASHNEW' }],
-    before: { spec: { pullSecretHash: 'HASHOLD' } }, after: { spec: { pullSecretHash: 'HASHNEW' } },
+    address: 'BootcNodePool/worker2',
+    apiVersion: 'node.bootc.dev/v1alpha1',
+    kind: 'BootcNodePool',
+    namespace: null,
+    name: 'worker2',
+    action: 'update',
+    reason: 'pool-image',
+    risk: 'none',
+    order: 100,
+    patch: [
+      { op: 'test', path: '/spec/pullSecretHash', value: 'HASHOLD' },
+      { op: 'replace', path: '/spec/pullSecretHash', value: 'HASHNEW' },
+    ],
+    before: { spec: { pullSecretHash: 'HASHOLD' } },
+    after: { spec: { pullSecretHash: 'HASHNEW' } },
   });
   const outputs = {
-    text: renderText(plan), markdown: renderMarkdown(plan), html: renderHtml(plan), json: planFileText(plan),
+    text: renderText(plan),
+    markdown: renderMarkdown(plan),
+    html: renderHtml(plan),
+    json: planFileText(plan),
     full: renderText(plan, { full: true }),
   };
   for (const [name, out] of Object.entries(outputs)) {
@@ -100,8 +137,14 @@ s('secrets are masked everywhere while a change stays visible', () => {
 
 s('maskSecrets: Secret objects, nested stringData, patch paths through sensitive keys', () => {
   const m = maskSecrets({
-    kind: 'Secret', data: { a: 'x' }, stringData: { b: 'y' }, metadata: { name: 'n' },
-    ops: [{ op: 'add', path: '/spec/pullSecretHash', value: 'h' }, { op: 'add', path: '/spec/other', value: 'ok' }],
+    kind: 'Secret',
+    data: { a: 'x' },
+    stringData: { b: 'y' },
+    metadata: { name: 'n' },
+    ops: [
+      { op: 'add', path: '/spec/pullSecretHash', value: 'h' },
+      { op: 'add', path: '/spec/other', value: 'ok' },
+    ],
   }) as any;
   assert.match(m.data.a, /^\(sensitive value/);
   assert.match(m.stringData.b, /^\(sensitive value/);
@@ -113,7 +156,15 @@ s('maskSecrets: Secret objects, nested stringData, patch paths through sensitive
 s('node groups: identical changes grouped, names and waves folded', () => {
   const A = 'sha256:' + 'a'.repeat(64);
   const B = 'sha256:' + 'b'.repeat(64);
-  const nodes = Array.from({ length: 9 }, (_, i) => ({ name: `w-${i + 1}`, from: A, to: B, reboot: 'soft', wave: Math.floor(i / 3) + 1 + (i === 8 ? 1 : 0), staged: true, blockedBy: null }));
+  const nodes = Array.from({ length: 9 }, (_, i) => ({
+    name: `w-${i + 1}`,
+    from: A,
+    to: B,
+    reboot: 'soft',
+    wave: Math.floor(i / 3) + 1 + (i === 8 ? 1 : 0),
+    staged: true,
+    blockedBy: null,
+  }));
   nodes.push({ name: 'w-10', from: A, to: B, reboot: 'hard', wave: 1, staged: true, blockedBy: null });
   const groups = groupNodes('worker', nodes);
   assert.is(groups.length, 2);

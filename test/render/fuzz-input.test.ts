@@ -39,17 +39,19 @@ function assertClean(ds: readonly Diagnostic[], file: string, text: string) {
 
 /** Text edits: insert, delete or replace a short run at a random place, a few times over. */
 const edited = (base: string) =>
-  fc.array(
-    fc.record({
-      at: fc.nat({ max: base.length }),
-      cut: fc.nat({ max: 12 }),
-      insert: fc.oneof(
-        fc.string({ maxLength: 8 }),
-        fc.constantFrom('&a ', '*a', '[', ']', '{', '}', ': ', '\n  ', '- ', '"', "'", '#', '\t', '\u0000', '%', '!!', '<<: *a', '---\n', '\ufeff', '\u202e'),
-      ),
-    }),
-    { minLength: 1, maxLength: 5 },
-  ).map((edits) => edits.reduce((t, e) => t.slice(0, Math.min(e.at, t.length)) + e.insert + t.slice(Math.min(e.at, t.length) + e.cut), base));
+  fc
+    .array(
+      fc.record({
+        at: fc.nat({ max: base.length }),
+        cut: fc.nat({ max: 12 }),
+        insert: fc.oneof(
+          fc.string({ maxLength: 8 }),
+          fc.constantFrom('&a ', '*a', '[', ']', '{', '}', ': ', '\n  ', '- ', '"', "'", '#', '\t', '\u0000', '%', '!!', '<<: *a', '---\n', '\ufeff', '\u202e'),
+        ),
+      }),
+      { minLength: 1, maxLength: 5 },
+    )
+    .map((edits) => edits.reduce((t, e) => t.slice(0, Math.min(e.at, t.length)) + e.insert + t.slice(Math.min(e.at, t.length) + e.cut), base));
 
 /** Any JSON-able value written as YAML or JSON, with or without the right top-level keys. */
 const structured = fc.tuple(fc.jsonValue({ maxDepth: 6 }), fc.boolean(), fc.boolean()).map(([v, json, wrap]) => {
@@ -62,14 +64,20 @@ s('spec loader: edited examples, random structures and raw strings never throw',
     fc.property(fc.oneof(edited(SPEC), structured, fc.string({ maxLength: 200 })), (text) => {
       const r = parseRolloutSpec(text, 'fuzz.yaml');
       assertClean(r.diagnostics, 'fuzz.yaml', text);
-      assert.is(r.spec === null, r.diagnostics.some((d) => d.severity === 'error'), text.slice(0, 200));
+      assert.is(
+        r.spec === null,
+        r.diagnostics.some((d) => d.severity === 'error'),
+        text.slice(0, 200),
+      );
     }),
     seeded(20261203, 400),
   );
 });
 
 s('snapshot reader: edited examples, random structures and raw strings never throw', () => {
-  const kubeish = fc.jsonValue({ maxDepth: 5 }).map((v) => JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [v, { apiVersion: 'v1', kind: 'Node', metadata: v }] }));
+  const kubeish = fc
+    .jsonValue({ maxDepth: 5 })
+    .map((v) => JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [v, { apiVersion: 'v1', kind: 'Node', metadata: v }] }));
   fc.assert(
     fc.property(fc.oneof(edited(SNAPSHOT), structured, kubeish, fc.string({ maxLength: 200 })), (text) => {
       const r = parseSnapshot(text, 'fuzz.yaml');
@@ -94,7 +102,11 @@ function pathsOf(v: unknown, prefix: (string | number)[] = [], out: (string | nu
 const mutatedPlan = (() => {
   const base = JSON.parse(PLAN);
   const paths = pathsOf(base).filter((p) => p.length > 0);
-  const edit = fc.record({ at: fc.nat({ max: paths.length - 1 }), drop: fc.boolean(), value: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom('<base href=//evil>', '\u001b[2J', '@everyone', -1, 1e308, '', [], {}, null)) });
+  const edit = fc.record({
+    at: fc.nat({ max: paths.length - 1 }),
+    drop: fc.boolean(),
+    value: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom('<base href=//evil>', '\u001b[2J', '@everyone', -1, 1e308, '', [], {}, null)),
+  });
   return fc.array(edit, { minLength: 1, maxLength: 3 }).map((edits) => {
     const plan = JSON.parse(PLAN);
     for (const e of edits) {

@@ -35,11 +35,14 @@ s('the normal report passes the markup check (the allowlists describe the report
 });
 
 for (const mode of ['strings', 'keep-enums', 'everything'] as HostileMode[]) {
-  s(`hostile text in every ${mode === 'everything' ? 'field (numbers too)' : 'string field'}${mode === 'keep-enums' ? ' (actions, severities valid)' : ''}: no element, attribute or control character from data`, () => {
-    const plan = hostilePlan(mode);
-    assertClean(renderHtml(plan), 'plan');
-    assertClean(renderHtml(plan, { full: true, maxChartRows: 1 }), 'plan, rows aggregated');
-  });
+  s(
+    `hostile text in every ${mode === 'everything' ? 'field (numbers too)' : 'string field'}${mode === 'keep-enums' ? ' (actions, severities valid)' : ''}: no element, attribute or control character from data`,
+    () => {
+      const plan = hostilePlan(mode);
+      assertClean(renderHtml(plan), 'plan');
+      assertClean(renderHtml(plan, { full: true, maxChartRows: 1 }), 'plan, rows aggregated');
+    },
+  );
 }
 
 s('hostile rehearsal (pools, failed nodes, stop reason, events): the rehearsal report stays clean', () => {
@@ -61,7 +64,11 @@ s('the attack of the issue: risk and order carry markup', () => {
 });
 
 s('numbers of the chart geometry are finite whatever the plan says (1e400 parses as Infinity)', () => {
-  const plan = JSON.parse(JSON.stringify(demoPlan()).replace(/"drain":\d+/, '"drain":1e400').replace(/"soakSeconds":\d+/g, '"soakSeconds":"9<x>"')) as Plan;
+  const plan = JSON.parse(
+    JSON.stringify(demoPlan())
+      .replace(/"drain":\d+/, '"drain":1e400')
+      .replace(/"soakSeconds":\d+/g, '"soakSeconds":"9<x>"'),
+  ) as Plan;
   const html = renderHtml(plan);
   const chart = html.slice(html.indexOf('<svg'), html.indexOf('</svg>'));
   assert.not.match(chart, /="[^"]*(NaN|Infinity)[^"]*"/);

@@ -68,11 +68,14 @@ s('the demo comment is unchanged by the neutralisation (no mention in ordinary d
 });
 
 for (const mode of ['strings', 'keep-enums', 'everything'] as HostileMode[]) {
-  s(`hostile text in every ${mode === 'everything' ? 'field (numbers too)' : 'string field'}${mode === 'keep-enums' ? ' (actions, severities valid)' : ''}: no ping, no markup, marker and cap intact`, () => {
-    const plan = hostilePlan(mode);
-    assertSafeComment(renderMarkdown(plan), plan, 'comment');
-    assertSafeComment(renderMarkdown(plan, { full: true, limit: 8000 }), plan, 'comment cut to 8,000 characters');
-  });
+  s(
+    `hostile text in every ${mode === 'everything' ? 'field (numbers too)' : 'string field'}${mode === 'keep-enums' ? ' (actions, severities valid)' : ''}: no ping, no markup, marker and cap intact`,
+    () => {
+      const plan = hostilePlan(mode);
+      assertSafeComment(renderMarkdown(plan), plan, 'comment');
+      assertSafeComment(renderMarkdown(plan, { full: true, limit: 8000 }), plan, 'comment cut to 8,000 characters');
+    },
+  );
 }
 
 s('names and codes longer than the whole comment: the last guard cuts at a line end and closes what it leaves open', () => {
@@ -91,7 +94,15 @@ s('names and codes longer than the whole comment: the last guard cuts at a line 
 
 s('a cluster message mentioning a team shows as text that pings nobody', () => {
   const plan = structuredClone(demoPlan()) as Plan;
-  plan.diagnostics.push({ severity: 'warning', code: 'node-message', message: 'kubelet: @platform-oncall please look (see #4512)', path: null, file: null, line: null, column: null });
+  plan.diagnostics.push({
+    severity: 'warning',
+    code: 'node-message',
+    message: 'kubelet: @platform-oncall please look (see #4512)',
+    path: null,
+    file: null,
+    line: null,
+    column: null,
+  });
   plan.pools[0].nodes[0].name = '@platform-oncall';
   plan.pools[0].waves[0][0] = '@platform-oncall';
   const md = renderMarkdown(plan);

@@ -10,7 +10,10 @@ const s = suite('render-html');
 
 function selfContained(html: string) {
   assert.ok(html.startsWith('<!doctype html>'));
-  assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">/);
+  assert.match(
+    html,
+    /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">/,
+  );
   assert.not.match(html, /<script|<link|<iframe|<img|@import|url\(|@font-face/i);
   // The only URL is the SVG namespace (an identifier, never fetched).
   const urls = (html.match(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}[^\s"'<)]*/gi) ?? []).filter((u) => u !== 'http://www.w3.org/2000/svg');
@@ -43,7 +46,10 @@ s('timeline: same arithmetic as the planner, one row per node when small', () =>
   const row = tl.rows.find((r) => r.kind === 'node' && r.label === 'worker-a-2')!;
   const sp = row.spans[0];
   assert.is(sp.end - sp.start, nodeWindowSeconds(plan.durations, 'bootc', 'soft'));
-  assert.equal(sp.phases!.map((p) => p.kind), ['drain', 'soft-reboot', 'ready']);
+  assert.equal(
+    sp.phases!.map((p) => p.kind),
+    ['drain', 'soft-reboot', 'ready'],
+  );
 });
 
 s('timeline at 10,000 nodes aggregates rows: per wave, then per run of waves', () => {
@@ -52,7 +58,10 @@ s('timeline at 10,000 nodes aggregates rows: per wave, then per run of waves', (
   assert.is(tl.granularity, 'wave');
   assert.is(tl.totalSeconds, plan.summary.estimatedSeconds);
   assert.is(tl.rows.filter((r) => r.kind === 'waves').length, 11);
-  assert.is(tl.rows.reduce((n, r) => n + (r.kind === 'waves' ? r.nodes : 0), 0), 9995);
+  assert.is(
+    tl.rows.reduce((n, r) => n + (r.kind === 'waves' ? r.nodes : 0), 0),
+    9995,
+  );
   const many = buildTimeline(plan, { maxRows: 4 });
   assert.is(many.granularity, 'waves');
   assert.ok(many.rows.filter((r) => r.kind === 'waves').length <= 4);

@@ -25,7 +25,17 @@ s('marker first, then the summary table, then details', () => {
   assert.is(lines[0], '<!-- bootcplan:plan spec=examples/rollout.yaml -->');
   assert.is(markdownMarker(demoPlan()), lines[0]);
   const head = headOf(md);
-  for (const want of ['| Summary | |', '| Objects |', '| Pools |', '| Nodes |', '| Reboots |', '| Estimated duration |', '| Risks |', '| Errors / warnings |', '| Pool | Backend |']) {
+  for (const want of [
+    '| Summary | |',
+    '| Objects |',
+    '| Pools |',
+    '| Nodes |',
+    '| Reboots |',
+    '| Estimated duration |',
+    '| Risks |',
+    '| Errors / warnings |',
+    '| Pool | Backend |',
+  ]) {
     assert.ok(head.includes(want), `head has ${want}`);
   }
   assert.match(head, /\*\*Plan: \d+ to create, \d+ to change, \d+ to delete; 11 nodes in 7 waves \(est\. 1h\d+m\)\.\*\*/);
@@ -59,13 +69,30 @@ function monsterPlan(): Plan {
   const base = structuredClone(bigPlan(3000, 1)) as Plan;
   const big = (tag: string) => ({ spec: { config: Array.from({ length: 400 }, (_, i) => `${tag}-line-${i}-${'x'.repeat(60)}`) } });
   const changes: PlanChange[] = Array.from({ length: 120 }, (_, i) => ({
-    address: `MachineConfig/99-huge-${i}`, apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', namespace: null, name: `99-huge-${i}`,
-    action: 'update', reason: 'pool-os-image-machineconfig', risk: i % 3 ? 'none' : 'disruptive', order: i + 1,
-    patch: [], before: big(`old${i}`), after: big(`new${i}`), description: `description with | pipes and <b>html</b> and \`ticks\` ${i}`,
+    address: `MachineConfig/99-huge-${i}`,
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfig',
+    namespace: null,
+    name: `99-huge-${i}`,
+    action: 'update',
+    reason: 'pool-os-image-machineconfig',
+    risk: i % 3 ? 'none' : 'disruptive',
+    order: i + 1,
+    patch: [],
+    before: big(`old${i}`),
+    after: big(`new${i}`),
+    description: `description with | pipes and <b>html</b> and \`ticks\` ${i}`,
   }));
   const pools: PlanPool[] = Array.from({ length: 80 }, (_, i) => ({ ...base.pools[0], name: `pool-${i}` }));
   const diag = (severity: 'error' | 'warning', i: number): Diagnostic => ({
-    severity, code: `code-${i}`, message: `${severity} ${i}: ` + 'something is wrong '.repeat(30), path: `spec.pools[${i}]`, file: 'b.yaml', line: i + 1, column: 3, hint: 'do something else',
+    severity,
+    code: `code-${i}`,
+    message: `${severity} ${i}: ` + 'something is wrong '.repeat(30),
+    path: `spec.pools[${i}]`,
+    file: 'b.yaml',
+    line: i + 1,
+    column: 3,
+    hint: 'do something else',
   });
   const diagnostics = [...Array.from({ length: 300 }, (_, i) => diag('error', i)), ...Array.from({ length: 300 }, (_, i) => diag('warning', i))];
   return { ...base, changes, pools, diagnostics, summary: { ...base.summary, errors: 300, warnings: 300, update: 120 } };
@@ -103,7 +130,20 @@ s('a plan without changes says so', () => {
   plan.changes = [];
   plan.pools = [];
   plan.diagnostics = [];
-  plan.summary = { ...plan.summary, create: 0, update: 0, delete: 0, nodes: 0, waves: 0, softReboots: 0, hardReboots: 0, blocked: 0, estimatedSeconds: 0, errors: 0, warnings: 0 };
+  plan.summary = {
+    ...plan.summary,
+    create: 0,
+    update: 0,
+    delete: 0,
+    nodes: 0,
+    waves: 0,
+    softReboots: 0,
+    hardReboots: 0,
+    blocked: 0,
+    estimatedSeconds: 0,
+    errors: 0,
+    warnings: 0,
+  };
   const md = renderMarkdown(plan);
   assert.match(md, /:white_check_mark:/);
   assert.match(md, /Plan: 0 to create, 0 to change, 0 to delete; 0 nodes in 0 waves/);
@@ -136,8 +176,14 @@ async function runScript(files: Record<string, string>, existing: { id: number; 
     rest: {
       issues: {
         listComments: () => undefined,
-        updateComment: async (args: any) => { calls.push({ op: 'update', args }); return { data: {} }; },
-        createComment: async (args: any) => { calls.push({ op: 'create', args }); return { data: { html_url: 'u' } }; },
+        updateComment: async (args: any) => {
+          calls.push({ op: 'update', args });
+          return { data: {} };
+        },
+        createComment: async (args: any) => {
+          calls.push({ op: 'create', args });
+          return { data: { html_url: 'u' } };
+        },
       },
     },
   };
@@ -145,19 +191,34 @@ async function runScript(files: Record<string, string>, existing: { id: number; 
   const fakeFs = { existsSync: (f: string) => f in files, readFileSync: (f: string) => files[f] };
   const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
   const fn = new AsyncFunction('require', 'github', 'context', 'core', 'process', step.with.script);
-  await fn((m: string) => (m === 'fs' ? fakeFs : assert.unreachable(m)), github, { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } }, { info: () => {} }, { env });
+  await fn(
+    (m: string) => (m === 'fs' ? fakeFs : assert.unreachable(m)),
+    github,
+    { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } },
+    { info: () => {} },
+    { env },
+  );
   return calls;
 }
 
 wf('the script updates the comment that carries the marker, or creates one', async () => {
   const md = renderMarkdown(demoPlan());
   const marker = md.split('\n', 1)[0];
-  const others = [{ id: 1, body: 'lgtm', user: { type: 'User' } }, { id: 2, body: `${marker}\nquoted by a human`, user: { type: 'User' } }];
+  const others = [
+    { id: 1, body: 'lgtm', user: { type: 'User' } },
+    { id: 2, body: `${marker}\nquoted by a human`, user: { type: 'User' } },
+  ];
   const update = await runScript({ 'plan.md': md }, [...others, { id: 3, body: `${marker}\nold plan`, user: { type: 'Bot' } }], 'examples/rollout.yaml');
-  assert.equal(update.map((c) => [c.op, c.args.comment_id]), [['update', 3]]);
+  assert.equal(
+    update.map((c) => [c.op, c.args.comment_id]),
+    [['update', 3]],
+  );
   assert.is(update[0].args.body, md);
   const create = await runScript({ 'plan.md': md }, others, 'examples/rollout.yaml');
-  assert.equal(create.map((c) => [c.op, c.args.issue_number]), [['create', 7]]);
+  assert.equal(
+    create.map((c) => [c.op, c.args.issue_number]),
+    [['create', 7]],
+  );
 });
 
 wf('no plan (invalid spec): the comment shows stderr under the same marker bootcplan would write', async () => {

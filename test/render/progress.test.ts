@@ -29,7 +29,7 @@ function waveEvents(pool: string, from: number, to: number, waves: number, size:
   return out;
 }
 
-s('regression: 112 of 300 nodes done reads 112/300, not 112/114 (the total is the plan\'s, not the nodes of the waves started)', () => {
+s("regression: 112 of 300 nodes done reads 112/300, not 112/114 (the total is the plan's, not the nodes of the waves started)", () => {
   const plan = fakePlan('worker', 300, 2, 100);
   const tty = new TtyProgress({ color: false, plan, width: 200 });
   const events: ApplyEvent[] = [
@@ -57,7 +57,7 @@ s('without the plan the total is unknown and says so ("?"), never the nodes of t
   assert.match(out, / 6\/\? nodes/);
 });
 
-s('a node is done at its uncordon, or at the end of its wave when it stays cordoned (administrator\'s cordon); failed nodes are not', () => {
+s("a node is done at its uncordon, or at the end of its wave when it stays cordoned (administrator's cordon); failed nodes are not", () => {
   const m = new ProgressModel(fakePlan('worker', 4, 2, 100));
   m.update({ t: 0, type: 'pool-start', pool: 'worker', waves: 2, message: '' });
   m.update({ t: 0, type: 'wave-start', pool: 'worker', wave: 1, waves: 2, nodes: ['a', 'b'] });
@@ -73,7 +73,7 @@ s('a node is done at its uncordon, or at the end of its wave when it stays cordo
   assert.is(m.eta(), null, 'a halted pool has no ETA');
 });
 
-s('a resumed apply counts the waves an earlier run finished with the plan\'s sizes', () => {
+s("a resumed apply counts the waves an earlier run finished with the plan's sizes", () => {
   const m = new ProgressModel(fakePlan('worker', 10, 2, 100));
   m.update({ t: 0, type: 'start', message: 'p', resumed: true });
   m.update({ t: 0, type: 'pool-start', pool: 'worker', waves: 5, message: '' });
@@ -94,7 +94,13 @@ s('between waves the live line says how much soak is left, and ticks move it on'
 
 s('ETA rule: observed / estimated ratio of the finished waves, applied to the rest of the slot in progress and the later slots', () => {
   assert.is(observedRatio([]), null);
-  assert.is(observedRatio([{ estimated: 100, observed: 150 }, { estimated: 100, observed: 250 }]), 2);
+  assert.is(
+    observedRatio([
+      { estimated: 100, observed: 150 },
+      { estimated: 100, observed: 250 },
+    ]),
+    2,
+  );
   assert.is(observedRatio([{ estimated: 0, observed: 50 }]), null, 'a wave without an estimate does not count');
   assert.is(remainingSeconds([100, 100, 100], 0, 1), 300);
   assert.is(remainingSeconds([100, 100, 100], 30, 2), 170 + 400);
@@ -131,7 +137,7 @@ s('ETA across pools: a waiting pool is scaled by the ratio of the pools that ran
 });
 
 s('from a real (simulated) apply: the count never exceeds the total, reaches it at the end, and the ETA ends at 0', async () => {
-  const snap = new ClusterBuilder().bootcPool('worker', nodes("w", 12)).snapshot();
+  const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 12)).snapshot();
   const { plan, replan } = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 60 }]), snap);
   const r = await runApply(newSim(snap), plan, replan);
   assert.is(r.code, 0);

@@ -22,7 +22,8 @@ function demoInputs() {
   const loaded = parseRolloutSpec(readFileSync(join(ROOT, 'examples/rollout.yaml'), 'utf8'), 'examples/rollout.yaml');
   const snapshot = parseSnapshot(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8'), 'examples/cluster.yaml').snapshot!;
   const plan = demoPlan();
-  const replan = (snap: typeof snapshot) => buildPlan({ spec: loaded.spec!, specMap: loaded.map, specInfo: plan.spec, snapshot: snap, specDiagnostics: loaded.diagnostics });
+  const replan = (snap: typeof snapshot) =>
+    buildPlan({ spec: loaded.spec!, specMap: loaded.map, specInfo: plan.spec, snapshot: snap, specDiagnostics: loaded.diagnostics });
   return { plan, replan, snapshot };
 }
 
@@ -38,7 +39,8 @@ function syntheticRehearsal(plan: Plan): RehearsalReport {
   const events: ApplyEvent[] = [];
   const pools: Rehearsal['pools'] = [];
   let t = 0;
-  let soft = 0, hard = 0;
+  let soft = 0,
+    hard = 0;
   for (const p of plan.pools) {
     const byName = new Map(p.nodes.map((n) => [n.name, n]));
     const waves: Rehearsal['pools'][number]['waves'] = [];
@@ -48,7 +50,8 @@ function syntheticRehearsal(plan: Plan): RehearsalReport {
       let end = start;
       for (const name of w) {
         const kind = byName.get(name)!.reboot === 'soft' ? 'soft' : 'hard';
-        if (kind === 'soft') soft++; else hard++;
+        if (kind === 'soft') soft++;
+        else hard++;
         const back = start + d.drain + (kind === 'soft' ? d.softReboot : d.reboot) + d.ready;
         events.push({ t: start, type: 'cordon', pool: p.name, node: name, wave: i + 1 });
         events.push({ t: start + d.drain, type: 'drain-done', pool: p.name, node: name, wave: i + 1 });
@@ -61,11 +64,27 @@ function syntheticRehearsal(plan: Plan): RehearsalReport {
       waves.push({ wave: i + 1, start, end, nodes: w });
       t = end + (i < p.waves.length - 1 ? p.soakSeconds : 0);
     });
-    pools.push({ name: p.name, backend: p.backend, maxUnavailable: p.maxUnavailable.resolved, peakUnavailable: Math.max(0, ...p.waves.map((w) => w.length)), waves, failedNodes: [] });
+    pools.push({
+      name: p.name,
+      backend: p.backend,
+      maxUnavailable: p.maxUnavailable.resolved,
+      peakUnavailable: Math.max(0, ...p.waves.map((w) => w.length)),
+      waves,
+      failedNodes: [],
+    });
   }
   return {
-    planId: plan.id, durationSeconds: t, estimatedSeconds: plan.summary.estimatedSeconds, halted: false, stopped: null, exitCode: 0,
-    durations: d, faults: null, reboots: { soft, hard, failed: 0 }, pools, events,
+    planId: plan.id,
+    durationSeconds: t,
+    estimatedSeconds: plan.summary.estimatedSeconds,
+    halted: false,
+    stopped: null,
+    exitCode: 0,
+    durations: d,
+    faults: null,
+    reboots: { soft, hard, failed: 0 },
+    pools,
+    events,
   };
 }
 
@@ -77,7 +96,12 @@ s('the demo rehearsal report: rehearsal figures against the plan, and a timeline
   assert.not.match(html, /<script|<link|<img/i);
   for (const id of ['rehearsal', 'rehearsal-line', 'rehearsal-pools', 'summary', 'timeline', 'timeline-chart']) assert.match(html, new RegExp(`id="${id}"`));
   assert.match(html, /<h1>bootcplan rehearsal of plan/);
-  assert.match(html, new RegExp(`Rehearsal done in [0-9hms]+ \\(${r.durationSeconds.toLocaleString('en-US')} s\\): .*the plan&#39;s estimate of [0-9hms]+ \\(${plan.summary.estimatedSeconds.toLocaleString('en-US')} s\\)`));
+  assert.match(
+    html,
+    new RegExp(
+      `Rehearsal done in [0-9hms]+ \\(${r.durationSeconds.toLocaleString('en-US')} s\\): .*the plan&#39;s estimate of [0-9hms]+ \\(${plan.summary.estimatedSeconds.toLocaleString('en-US')} s\\)`,
+    ),
+  );
   for (const p of r.pools) assert.match(html, new RegExp(`data-peak="${p.peakUnavailable}">${p.peakUnavailable} / ${p.maxUnavailable}<`));
   assert.match(html, /Reboots: 9 hard, 2 soft/);
   assert.match(html, /class="chart rehearsal"/);
@@ -113,7 +137,10 @@ s('rehearsal timeline: a node bar runs from its cordon to its uncordon, phases a
   // waves: wave-start to wave-end
   const lane = tl.pools.find((p) => p.name === 'worker')!;
   const rw = r.pools.find((p) => p.name === 'worker')!.waves;
-  assert.equal(lane.waves.map((w) => [w.start, w.end]), rw.map((w) => [w.start, w.end]));
+  assert.equal(
+    lane.waves.map((w) => [w.start, w.end]),
+    rw.map((w) => [w.start, w.end]),
+  );
 });
 
 s('a halted rehearsal names the failed nodes and marks them in the chart', async () => {
@@ -128,7 +155,7 @@ s('a halted rehearsal names the failed nodes and marks them in the chart', async
   assert.match(html, /class="bar-outline failed"/);
 });
 
-s('a halted rehearsal: the chart\'s axis ends with the run, not at the plan\'s estimate, which is marked beyond the edge', async () => {
+s("a halted rehearsal: the chart's axis ends with the run, not at the plan's estimate, which is marked beyond the edge", async () => {
   const { plan, r } = await demoRehearsal({ seed: 7, rebootFailRate: 1 });
   assert.ok(r.estimatedSeconds > 1.5 * r.durationSeconds, `${r.durationSeconds} of ${r.estimatedSeconds}`);
   const html = renderHtml(plan, { rehearsal: r });
@@ -140,7 +167,10 @@ s('a halted rehearsal: the chart\'s axis ends with the run, not at the plan\'s e
   assert.ok(ticks.length >= 2 && ticks.every((x) => x >= 200 && x <= 1064), String(ticks));
   // ticks are minutes of the run, never hours of the estimate
   const labels = [...svg.matchAll(/<text class="tick"[^>]*>([^<]+)</g)].map((m) => m[1]);
-  assert.ok(labels.every((l) => !/h/.test(l)), labels.join(' '));
+  assert.ok(
+    labels.every((l) => !/h/.test(l)),
+    labels.join(' '),
+  );
   assert.not.match(svg, /<line class="estimate" x1="[\d.]+" y1="22"/, 'no estimate line inside the axis');
   const mark = /<g class="estimate-beyond" data-estimate="([\d.]+)">.*?<text[^>]*>([^<]+)<\/text>/.exec(svg);
   assert.is(Number(mark?.[1]), r.estimatedSeconds);

@@ -33,10 +33,13 @@ function infraOf30() {
 
 async function twoPools() {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 6)).bootcPool('infra', nodes('i', 40)).snapshot();
-  const { plan, replan } = planWith(specYaml([
-    { name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 60 },
-    { name: 'infra', image: NEW, maxUnavailable: 1 },
-  ]), snap);
+  const { plan, replan } = planWith(
+    specYaml([
+      { name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 60 },
+      { name: 'infra', image: NEW, maxUnavailable: 1 },
+    ]),
+    snap,
+  );
   const { rehearsal, error } = await rehearse({ plan, replan, snapshot: snap });
   return { plan, replan, snap, rehearsal, error };
 }
@@ -98,7 +101,11 @@ s('plan text: a large pool whose wave sizes keep changing folds its runs of wave
   const pool = plan.pools.find((p) => p.waves.length > 100)!;
   const names = pool.waves.flat();
   const waves: string[][] = [];
-  for (let i = 0, k = 0; i < names.length; k++) { const n = k % 2 ? 2 : 1; waves.push(names.slice(i, i + n)); i += n; }
+  for (let i = 0, k = 0; i < names.length; k++) {
+    const n = k % 2 ? 2 : 1;
+    waves.push(names.slice(i, i + n));
+    i += n;
+  }
   pool.waves = waves;
   const text = renderText(plan, { color: false });
   const lines = text.split('\n');
@@ -114,8 +121,16 @@ s('plan text: a large pool whose wave sizes keep changing folds its runs of wave
 
 s('status folds the finished waves of a long run into ranges', () => {
   const out = renderStatus(null, false, {
-    run: { planId: 'p', startedAt: 'a', updatedAt: 'b', done: false, changesApplied: true, pools: { worker: { wavesDone: 300, done: false, halted: null, lastWaveEnd: null } } },
-    version: '1', nodes: {},
+    run: {
+      planId: 'p',
+      startedAt: 'a',
+      updatedAt: 'b',
+      done: false,
+      changesApplied: true,
+      pools: { worker: { wavesDone: 300, done: false, halted: null, lastWaveEnd: null } },
+    },
+    version: '1',
+    nodes: {},
   });
   assert.match(out, /worker: 300 wave\(s\) finished \(1-300\)\n/);
 });
@@ -124,11 +139,21 @@ s('rehearse progress: nothing within the quiet time; without a terminal one line
   const { plan, rehearsal } = await twoPools();
   let ms = 0;
   const quiet = new RehearseProgress({ plan: progressPlan(plan), terminal: false, color: false, clock: () => ms });
-  for (const e of rehearsal.events) { ms += 1; assert.is(quiet.update(e), ''); }
+  for (const e of rehearsal.events) {
+    ms += 1;
+    assert.is(quiet.update(e), '');
+  }
   assert.is(quiet.finish(), '');
   ms = 0;
   const slow = new RehearseProgress({ plan: progressPlan(plan), terminal: false, color: false, clock: () => ms });
-  const lines = rehearsal.events.map((e) => { ms += 500; return slow.update(e); }).join('').split('\n').filter(Boolean);
+  const lines = rehearsal.events
+    .map((e) => {
+      ms += 500;
+      return slow.update(e);
+    })
+    .join('')
+    .split('\n')
+    .filter(Boolean);
   const expected = Math.floor((rehearsal.events.length * 500 - 2000) / 10_000) + 1;
   assert.ok(Math.abs(lines.length - expected) <= 1, `${lines.length} lines, about ${expected} expected`);
   for (const l of lines) assert.match(l, /^rehearsing: (worker|infra) wave \d+\/\d+, \d+\/(6|40) nodes; simulated \S+, ETA \S+ \(simulated\); \S+ wall clock$/);
@@ -139,7 +164,10 @@ s('rehearse progress on a terminal: the live block after the quiet time, at most
   let ms = 0;
   const p = new RehearseProgress({ plan: progressPlan(plan), terminal: true, color: false, clock: () => ms });
   let out = '';
-  for (const e of rehearsal.events) { ms += 50; out += p.update(e); }
+  for (const e of rehearsal.events) {
+    ms += 50;
+    out += p.update(e);
+  }
   const draws = out.split('elapsed ').length - 1;
   assert.ok(draws > 0 && draws <= Math.ceil((rehearsal.events.length * 50 - 2000) / 100) + 1, String(draws));
   assert.match(out, /infra +wave \d+\/40 /);
@@ -155,13 +183,17 @@ s('rehearse CLI: a long run (by the clock passed in) writes progress lines to st
   assert.match(o.out, /Rehearsal: done in/);
   assert.match(o.out, /\.\.\. 24 more waves \.\.\./);
   const quick = { ...o, out: '', err: '' } as typeof o;
-  quick.stdout = (x) => { quick.out += x; };
-  quick.stderr = (x) => { quick.err += x; };
+  quick.stdout = (x) => {
+    quick.out += x;
+  };
+  quick.stderr = (x) => {
+    quick.err += x;
+  };
   assert.is(await run(['rehearse', '-f', spec, '--cluster', cluster, '-o', 'json'], { io: quick, now: () => 0 }), 0);
   assert.is(quick.err, '', 'a short run writes nothing to stderr');
 });
 
-s('apply on a terminal: the live block on stderr ends with every pool done, nodes done = the plan\'s total, ETA 0s', async () => {
+s("apply on a terminal: the live block on stderr ends with every pool done, nodes done = the plan's total, ETA 0s", async () => {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 6)).snapshot();
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-progress-'));
   const spec = join(dir, 'rollout.yaml');
@@ -171,9 +203,15 @@ s('apply on a terminal: the live block on stderr ends with every pool done, node
   const o = io({ stderrIsTTY: true, stderrColumns: 120 });
   assert.is(await run(['apply', '-f', spec, '--auto-approve'], { io: o, openDriver }), 0, o.err);
   const lastBlock = o.err.slice(o.err.lastIndexOf('\x1b[J') + 3);
-  assert.match(lastBlock, /^\[\d\d:\d\d:\d\d\] done\nworker +done +\[#{20}\] 6\/6 nodes, took \S+\nelapsed \S+, ETA 0s \(plan estimate \S+; finished waves took 100% of their estimate\)\n$/);
+  assert.match(
+    lastBlock,
+    /^\[\d\d:\d\d:\d\d\] done\nworker +done +\[#{20}\] 6\/6 nodes, took \S+\nelapsed \S+, ETA 0s \(plan estimate \S+; finished waves took 100% of their estimate\)\n$/,
+  );
   // the block's own lines (the event lines above it may wrap: they are not redrawn)
-  const block = o.err.split('\n').map((l) => l.replace(/\x1b\[\d*[A-Za-z]/g, '')).filter((l) => l && !l.startsWith('['));
+  const block = o.err
+    .split('\n')
+    .map((l) => l.replace(/\x1b\[\d*[A-Za-z]/g, ''))
+    .filter((l) => l && !l.startsWith('['));
   assert.ok(block.length > 0);
   for (const l of block) assert.ok(l.length <= 119, `cut one short of the terminal: ${l}`);
 });

@@ -22,7 +22,13 @@ const t = suite('render: rollback plans and their rehearsal');
 /** An MCO pool of 2 (1 per wave, first by priority) and a bootc pool of 6 (2 per wave): the run stopped after infra's two waves and worker's first. */
 async function scenario() {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 6)).mcoPool('infra', nodes('i', 2)).snapshot();
-  const fwd = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2 }, { name: 'infra', image: NEW, maxUnavailable: 1 }]), snap);
+  const fwd = planWith(
+    specYaml([
+      { name: 'worker', image: NEW, maxUnavailable: 2 },
+      { name: 'infra', image: NEW, maxUnavailable: 1 },
+    ]),
+    snap,
+  );
   const sim = newSim(snap);
   assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
   assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
@@ -30,9 +36,15 @@ async function scenario() {
   return { sim, ...(await rollbackOf(sim)) };
 }
 
-t('text, Markdown and HTML of a rollback plan (goldens): what it reverses, why, each pool\'s way back', async () => {
+t("text, Markdown and HTML of a rollback plan (goldens): what it reverses, why, each pool's way back", async () => {
   const { plan } = await scenario();
-  assert.equal(plan.pools.map((p) => [p.name, p.nodes.length, p.rollback?.download]), [['worker', 2, false], ['infra', 2, true]]);
+  assert.equal(
+    plan.pools.map((p) => [p.name, p.nodes.length, p.rollback?.download]),
+    [
+      ['worker', 2, false],
+      ['infra', 2, true],
+    ],
+  );
   const text = renderText(plan, {});
   assert.match(text, /^Rollback of plan [0-9a-f]{16} \(scope run\): 4 nodes back to .* in 3 waves/m);
   assert.match(text, /pool infra: back to .* via MachineConfig\/99-infra-zz-bootcplan-os-image deleted \(rendered-infra-0001 again\) \(downloaded again/);
@@ -57,7 +69,10 @@ t('a rehearsal of it: the rollback lanes, the rule where it starts, its figures'
   const report = rehearsalReport(rehearsal, error);
   const text = renderRehearsalText(report, { color: false });
   assert.match(text, /^worker rollback \(bootc\)/m);
-  assert.match(text, /Rollback at 0s \(planned with plan --rollback[^)]*\): 4 nodes in 3 waves \(\d+m\d*s?\), peak \d out of service; at most 1 reboots per node\./);
+  assert.match(
+    text,
+    /Rollback at 0s \(planned with plan --rollback[^)]*\): 4 nodes in 3 waves \(\d+m\d*s?\), peak \d out of service; at most 1 reboots per node\./,
+  );
   assert.equal(JSON.parse(rehearsalJson(report)).rollback, rb);
   const html = renderHtml(plan, { rehearsal: report });
   assert.match(html, /pool worker \(rollback\)/);

@@ -20,14 +20,25 @@ const s = suite('render-shapes');
 
 /** `value` with each leaf passed through `f` (arrays and objects kept). */
 function mapLeaves<T>(value: T, f: (v: unknown) => unknown): T {
-  const walk = (v: unknown): unknown => Array.isArray(v) ? v.map(walk)
-    : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'type' ? x : walk(x)])) : f(v);
+  const walk = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(walk)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'type' ? x : walk(x)]))
+        : f(v);
   return walk(value) as T;
 }
 
 function basePlan(): Plan {
   const plan = structuredClone(demoPlan()) as Plan;
-  plan.specChanges = { base: 'origin/main', baseCommit: 'a'.repeat(40), path: 'examples/rollout.yaml', added: 1, removed: 1, unified: '--- a\n+++ b\n-x\n+y\n' };
+  plan.specChanges = {
+    base: 'origin/main',
+    baseCommit: 'a'.repeat(40),
+    path: 'examples/rollout.yaml',
+    added: 1,
+    removed: 1,
+    unified: '--- a\n+++ b\n-x\n+y\n',
+  };
   return plan;
 }
 
@@ -46,14 +57,22 @@ for (const [name, f] of Object.entries(WRONG)) {
     renderHtml(plan);
     const events = mapLeaves(hostileEvents(), f);
     const tty = new TtyProgress({ color: true });
-    for (const e of events) { formatEventLine(e); tty.update(e); }
+    for (const e of events) {
+      formatEventLine(e);
+      tty.update(e);
+    }
     renderRehearsalText(mapLeaves(hostileRehearsal(basePlan()), f), { color: false, events: true });
   });
 }
 
 s('a maintenance window whose time or zone does not parse is shown as written', () => {
   const plan = basePlan();
-  plan.schedule = { evaluatedAt: 'now', totalWaves: 7, open: { start: 'not a time', end: 'not a time', timezone: 'Not/AZone', wavesThatFit: 1 }, next: null } as never;
+  plan.schedule = {
+    evaluatedAt: 'now',
+    totalWaves: 7,
+    open: { start: 'not a time', end: 'not a time', timezone: 'Not/AZone', wavesThatFit: 1 },
+    next: null,
+  } as never;
   for (const out of [renderText(plan), renderMarkdown(plan), renderHtml(plan)]) assert.match(out, /until not a time Not\/AZone/);
 });
 

@@ -37,7 +37,10 @@ s('visible: controls, bidi and invisible format characters read as escapes; ever
   assert.is(visible('\x1b[31mred\x1b[0m'), '\\u001b[31mred\\u001b[0m');
   assert.is(visible('a\r\nb\tc\x08\x07\x00\x7f'), 'a\\u000d\\u000ab\\u0009c\\u0008\\u0007\\u0000\\u007f');
   assert.is(visible('\x9b31m \x85'), '\\u009b31m \\u0085');
-  assert.is(visible('\u202aa\u202bb\u202cc\u202dd\u202ee\u2066f\u2067g\u2068h\u2069'), '\\u202aa\\u202bb\\u202cc\\u202dd\\u202ee\\u2066f\\u2067g\\u2068h\\u2069');
+  assert.is(
+    visible('\u202aa\u202bb\u202cc\u202dd\u202ee\u2066f\u2067g\u2068h\u2069'),
+    '\\u202aa\\u202bb\\u202cc\\u202dd\\u202ee\\u2066f\\u2067g\\u2068h\\u2069',
+  );
   assert.is(visible('\u200e\u200f\u061c\u200b\u200d\u2060\ufeff\u00ad\u2028\u2029'), '\\u200e\\u200f\\u061c\\u200b\\u200d\\u2060\\ufeff\\u00ad\\u2028\\u2029');
   assert.is(visible('tag\u{e0041}'), 'tag\\u{e0041}');
   assert.is(visible('lone \ud800 surrogate'), 'lone \\ud800 surrogate');
@@ -45,12 +48,15 @@ s('visible: controls, bidi and invisible format characters read as escapes; ever
 });
 
 for (const mode of ['strings', 'keep-enums', 'everything'] as HostileMode[]) {
-  s(`text plan, hostile text in every ${mode === 'everything' ? 'field (numbers too)' : 'string field'}${mode === 'keep-enums' ? ' (actions, severities valid)' : ''}: nothing reaches the terminal raw`, () => {
-    const plan = hostilePlan(mode);
-    for (const opts of [{ color: false }, { color: true }, { color: false, full: true, ascii: true }, { color: true, maxNodeRows: 0 }]) {
-      assertTerminalSafe(renderText(plan, opts), `text ${JSON.stringify(opts)}`);
-    }
-  });
+  s(
+    `text plan, hostile text in every ${mode === 'everything' ? 'field (numbers too)' : 'string field'}${mode === 'keep-enums' ? ' (actions, severities valid)' : ''}: nothing reaches the terminal raw`,
+    () => {
+      const plan = hostilePlan(mode);
+      for (const opts of [{ color: false }, { color: true }, { color: false, full: true, ascii: true }, { color: true, maxNodeRows: 0 }]) {
+        assertTerminalSafe(renderText(plan, opts), `text ${JSON.stringify(opts)}`);
+      }
+    },
+  );
 }
 
 s('text plan: the hostile data is shown, escaped (not dropped)', () => {
@@ -69,7 +75,9 @@ s('event lines: node names, conditions and API messages of every event type are 
 s('live progress block: only its own cursor and colour codes reach the terminal', () => {
   for (const color of [false, true]) {
     const tty = new TtyProgress({ color });
-    const out = hostileEvents().map((e) => tty.update(e)).join('');
+    const out = hostileEvents()
+      .map((e) => tty.update(e))
+      .join('');
     assertTerminalSafe(out, `progress (colour ${color})`);
     assert.ok(out.includes('\\u001b[2J'), 'the pool and node names are shown, escaped');
     for (const line of out.split('\n').filter((l) => l.includes('…'))) {
@@ -86,7 +94,17 @@ s('rehearsal text (pools, failed nodes, stop reason, events): nothing reaches th
 });
 
 s('for the CLI: forDisplay makes a diagnostic (or any message) safe for stderr', () => {
-  const d: Diagnostic = { severity: 'error', code: PAYLOAD, message: PAYLOAD, path: PAYLOAD, file: PAYLOAD, line: 1, column: 2, expected: PAYLOAD, hint: PAYLOAD };
+  const d: Diagnostic = {
+    severity: 'error',
+    code: PAYLOAD,
+    message: PAYLOAD,
+    path: PAYLOAD,
+    file: PAYLOAD,
+    line: 1,
+    column: 2,
+    expected: PAYLOAD,
+    hint: PAYLOAD,
+  };
   assertTerminalSafe(formatDiagnostic(forDisplay(d)), 'diagnostic');
   assertTerminalSafe(forDisplay(`error: ${PAYLOAD}`), 'a message');
   assert.is(forDisplay('plain message: no change'), 'plain message: no change');

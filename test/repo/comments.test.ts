@@ -26,9 +26,12 @@ export function trackerCitations(file: string, text: string): string[] {
       if (seen.has(r.pos)) continue;
       seen.add(r.pos);
       const first = sf.getLineAndCharacterOfPosition(r.pos).line + 1;
-      text.slice(r.pos, r.end).split('\n').forEach((line, i) => {
-        if (TRACKER.some((re) => re.test(line))) out.push(`${file}:${first + i}: ${line.trim()}`);
-      });
+      text
+        .slice(r.pos, r.end)
+        .split('\n')
+        .forEach((line, i) => {
+          if (TRACKER.some((re) => re.test(line))) out.push(`${file}:${first + i}: ${line.trim()}`);
+        });
     }
   };
   // Comments sit in the trivia before and after tokens: visit every token of the syntax tree.
@@ -71,7 +74,10 @@ test('the check finds tracker numbers in comments only', () => {
     'const c = /issue 5/.test(a) ? 1 / 2 : 3; // PR 9',
     '// the 2nd review, no number',
   ].join('\n');
-  assert.equal(trackerCitations('x.ts', src).map((l) => l.split(': ')[0]), ['x.ts:2', 'x.ts:5', 'x.ts:6', 'x.ts:7']);
+  assert.equal(
+    trackerCitations('x.ts', src).map((l) => l.split(': ')[0]),
+    ['x.ts:2', 'x.ts:5', 'x.ts:6', 'x.ts:7'],
+  );
 });
 
 test.run();

@@ -65,23 +65,41 @@ s('every relative link in README.md and docs/*.md resolves, anchors included', (
 });
 
 s('the checker finds a missing file, a missing anchor, a link out of the repository, and accepts what GitHub resolves', () => {
-  const page = parseDoc([
-    '# Top', '', '## The `bootcplan` image', '', '## Top', '', '<a id="custom"></a>',
-    '[ok](other.md#second-part) [ok](#the-bootcplan-image) [ok](#top-1) [ok](#custom) [ok](../examples/rbac.yaml)',
-    '[ok](https://example.com/x#y) [ok](../src/cli/main.ts#L10) [ok](sub/)',
-    '[bad](missing.md) [bad](other.md#nope) [bad](#not-here) [bad](../../outside.md)',
-    '', '```sh', '[not a link](nowhere.md)', '```',
-  ].join('\n'));
+  const page = parseDoc(
+    [
+      '# Top',
+      '',
+      '## The `bootcplan` image',
+      '',
+      '## Top',
+      '',
+      '<a id="custom"></a>',
+      '[ok](other.md#second-part) [ok](#the-bootcplan-image) [ok](#top-1) [ok](#custom) [ok](../examples/rbac.yaml)',
+      '[ok](https://example.com/x#y) [ok](../src/cli/main.ts#L10) [ok](sub/)',
+      '[bad](missing.md) [bad](other.md#nope) [bad](#not-here) [bad](../../outside.md)',
+      '',
+      '```sh',
+      '[not a link](nowhere.md)',
+      '```',
+    ].join('\n'),
+  );
   const other = parseDoc('# Other\n\n## Second part\n');
   const files = new Set(['docs/page.md', 'docs/other.md', 'examples/rbac.yaml', 'src/cli/main.ts', 'docs/sub']);
-  const broken = brokenLinks('docs/page.md', page, (p) => (p === 'docs/other.md' ? other : p === 'docs/page.md' ? page : null), (p) => files.has(p));
-  assert.equal(broken.map((b) => b.replace(/^docs\/page\.md:\d+: /, '')), [
-    '(missing.md) docs/missing.md does not exist',
-    '(other.md#nope) docs/other.md has no heading with the anchor #nope',
-    '(#not-here) docs/page.md has no heading with the anchor #not-here',
-    '(../../outside.md) leaves the repository',
-  ]);
+  const broken = brokenLinks(
+    'docs/page.md',
+    page,
+    (p) => (p === 'docs/other.md' ? other : p === 'docs/page.md' ? page : null),
+    (p) => files.has(p),
+  );
+  assert.equal(
+    broken.map((b) => b.replace(/^docs\/page\.md:\d+: /, '')),
+    [
+      '(missing.md) docs/missing.md does not exist',
+      '(other.md#nope) docs/other.md has no heading with the anchor #nope',
+      '(#not-here) docs/page.md has no heading with the anchor #not-here',
+      '(../../outside.md) leaves the repository',
+    ],
+  );
 });
 
 s.run();
-

@@ -16,7 +16,9 @@ const s = suite('GitOps examples');
 
 function k8sDocs(dir: string): { file: string; obj: any }[] {
   const out: { file: string; obj: any }[] = [];
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     for (const doc of parseAllDocuments(readFileSync(join(dir, f), 'utf8'))) {
       assert.equal(doc.errors, [], `${dir}/${f} parses`);
       const obj = doc.toJS();
@@ -28,7 +30,8 @@ function k8sDocs(dir: string): { file: string; obj: any }[] {
 
 function jobSpecs(docs: { file: string; obj: any }[]) {
   return docs.flatMap(({ file, obj }) =>
-    obj.kind === 'Job' ? [{ file, obj, job: obj.spec }] : obj.kind === 'CronJob' ? [{ file, obj, job: obj.spec.jobTemplate.spec }] : []);
+    obj.kind === 'Job' ? [{ file, obj, job: obj.spec }] : obj.kind === 'CronJob' ? [{ file, obj, job: obj.spec.jobTemplate.spec }] : [],
+  );
 }
 
 /** The directories of the GitOps loop, and where each one's rendered files live in the repository. */
@@ -48,7 +51,8 @@ for (const dir of ROLLOUT_DIRS) {
       }
       if (obj.kind === 'Kustomization' && obj.apiVersion.startsWith('kustomize.config.k8s.io')) {
         for (const r of obj.resources ?? []) assert.ok(existsSync(join(dir, r)), `${file}: resource ${r} exists`);
-        for (const g of obj.configMapGenerator ?? []) for (const f of g.files ?? []) assert.ok(existsSync(join(dir, f.split('=').pop())), `${file}: ${f} exists`);
+        for (const g of obj.configMapGenerator ?? [])
+          for (const f of g.files ?? []) assert.ok(existsSync(join(dir, f.split('=').pop())), `${file}: ${f} exists`);
         continue;
       }
       assert.type(obj.metadata?.name, 'string', `${file}: metadata.name`);
@@ -82,7 +86,10 @@ for (const dir of ROLLOUT_DIRS) {
       const vol = pod.volumes.find((v: any) => v.name === mount.name);
       assert.is(vol.configMap.name, gen.name, `${file}: the ConfigMap of this kustomization`);
       const items = new Map<string, string>(vol.configMap.items.map((i: any) => [i.path, i.key]));
-      for (const [path, what] of [[planPath, 'the plan'], [plan.spec.path, 'the spec the plan records']]) {
+      for (const [path, what] of [
+        [planPath, 'the plan'],
+        [plan.spec.path, 'the spec the plan records'],
+      ]) {
         const key = items.get(path);
         assert.ok(key, `${file}: ${what} is mounted at ${path}`);
         assert.is(join(dir, files.get(key!)!), path, `${file}: ${path} is the file of key ${key}`);
@@ -114,7 +121,10 @@ s('Argo CD: sync waves RBAC and CRD (-1), spec and plan (1), then the Rollout, t
   assert.is(job.metadata.annotations['argocd.argoproj.io/sync-options'], 'Force=true,Replace=true');
   assert.is(job.spec.ttlSecondsAfterFinished, undefined, 'Argo CD would re-create a deleted Job');
   const app = parse(readFileSync('examples/argocd/application.yaml', 'utf8'));
-  assert.equal(app.spec.sources.map((x: any) => x.path), ['examples', 'examples/argocd']);
+  assert.equal(
+    app.spec.sources.map((x: any) => x.path),
+    ['examples', 'examples/argocd'],
+  );
   assert.is(app.spec.destination.namespace, 'openshift-bootcplan');
 });
 
@@ -145,7 +155,8 @@ s('the setup (CRD, namespace, RBAC) is never pruned nor deleted with an Applicat
   const fleet = docsOf(render(join(repo, TEST_OPTIONS.path, 'setup')));
   const kinds = (objs: any[]) => objs.map((o) => `${o.kind}/${o.metadata.name}`).sort();
   assert.equal(kinds(fleet), kinds(single), 'the same objects');
-  for (const k of ['CustomResourceDefinition/rollouts.bootcplan.dev', 'Namespace/openshift-bootcplan', 'ServiceAccount/bootcplan']) assert.ok(kinds(single).includes(k), k);
+  for (const k of ['CustomResourceDefinition/rollouts.bootcplan.dev', 'Namespace/openshift-bootcplan', 'ServiceAccount/bootcplan'])
+    assert.ok(kinds(single).includes(k), k);
   for (const o of [...single, ...fleet]) {
     assert.is(o.metadata.annotations?.['argocd.argoproj.io/sync-options'], KEEP_SYNC_OPTIONS, `${o.kind}/${o.metadata.name}`);
     assert.is(o.metadata.annotations?.['argocd.argoproj.io/sync-wave'], '-1', `${o.kind}/${o.metadata.name}`);
@@ -154,15 +165,27 @@ s('the setup (CRD, namespace, RBAC) is never pruned nor deleted with an Applicat
 });
 
 s('Flux: setup (never pruned), then the rollout (dependsOn); health is the Job and the Rollout, with a timeout longer than one step', () => {
-  const ks = k8sDocs('examples/flux').filter((d) => d.obj.apiVersion === 'kustomize.toolkit.fluxcd.io/v1').map((d) => d.obj);
-  assert.equal(ks.map((k) => [k.metadata.name, k.spec.path, k.spec.dependsOn?.[0]?.name ?? null]), [
-    ['bootcplan-setup', './examples', null], ['bootcplan-rollout', './examples/flux/rollout', 'bootcplan-setup'],
-  ]);
+  const ks = k8sDocs('examples/flux')
+    .filter((d) => d.obj.apiVersion === 'kustomize.toolkit.fluxcd.io/v1')
+    .map((d) => d.obj);
+  assert.equal(
+    ks.map((k) => [k.metadata.name, k.spec.path, k.spec.dependsOn?.[0]?.name ?? null]),
+    [
+      ['bootcplan-setup', './examples', null],
+      ['bootcplan-rollout', './examples/flux/rollout', 'bootcplan-setup'],
+    ],
+  );
   assert.is(ks[0].spec.prune, false);
   const rollout = ks[1];
   assert.is(rollout.spec.wait, false);
-  assert.equal(rollout.spec.healthChecks.map((h: any) => `${h.kind}/${h.name}`), ['Job/bootcplan-apply', 'Rollout/prod-east']);
-  assert.equal(rollout.spec.healthCheckExprs.map((h: any) => `${h.apiVersion} ${h.kind}`), ['bootcplan.dev/v1alpha1 Rollout']);
+  assert.equal(
+    rollout.spec.healthChecks.map((h: any) => `${h.kind}/${h.name}`),
+    ['Job/bootcplan-apply', 'Rollout/prod-east'],
+  );
+  assert.equal(
+    rollout.spec.healthCheckExprs.map((h: any) => `${h.apiVersion} ${h.kind}`),
+    ['bootcplan.dev/v1alpha1 Rollout'],
+  );
   assert.is(rollout.spec.force, true);
   const seconds = (d: string) => [...d.matchAll(/(\d+)([hms])/g)].reduce((t, [, n, u]) => t + Number(n) * ({ h: 3600, m: 60, s: 1 } as any)[u], 0);
   const job = k8sDocs('examples/flux/rollout').find((d) => d.obj.kind === 'Job')!.obj;
@@ -173,7 +196,11 @@ s('Flux: setup (never pruned), then the rollout (dependsOn); health is the Job a
 s('argocd-cm and the OpenShift GitOps ArgoCD CR embed the tested Lua health checks verbatim', () => {
   const cm = parse(readFileSync('examples/argocd/argocd-cm-health.yaml', 'utf8'));
   const cr = parse(readFileSync('examples/argocd/argocd-cr-health.yaml', 'utf8'));
-  for (const [group, kind, file] of [['node.bootc.dev', 'BootcNodePool', 'bootcnodepool'], ['machineconfiguration.openshift.io', 'MachineConfigPool', 'machineconfigpool'], ['bootcplan.dev', 'Rollout', 'rollout']]) {
+  for (const [group, kind, file] of [
+    ['node.bootc.dev', 'BootcNodePool', 'bootcnodepool'],
+    ['machineconfiguration.openshift.io', 'MachineConfigPool', 'machineconfigpool'],
+    ['bootcplan.dev', 'Rollout', 'rollout'],
+  ]) {
     const lua = readFileSync(`examples/argocd/health/${file}.lua`, 'utf8');
     assert.is(cm.data[`resource.customizations.health.${group}_${kind}`], lua, `argocd-cm ${kind}`);
     assert.is(cr.spec.resourceHealthChecks.find((h: any) => h.group === group && h.kind === kind)?.check, lua, `ArgoCD CR ${kind}`);
@@ -190,18 +217,51 @@ s('Lua health checks behave (run with lua5.4)', () => {
   }
   const bnp = 'examples/argocd/health/bootcnodepool.lua';
   assert.is(health(bnp, { spec: {} }).status, 'Progressing');
-  assert.is(health(bnp, { status: { nodeCount: 9, updatedCount: 9, targetDigest: 'sha256:a', deployedDigest: 'sha256:a', conditions: [{ type: 'Degraded', status: 'False', reason: 'Healthy' }] } }).status, 'Healthy');
-  const prog = health(bnp, { spec: { rollout: { paused: true } }, status: { nodeCount: 9, updatedCount: 4, updatingCount: 2, targetDigest: 'sha256:b', deployedDigest: 'sha256:a' } });
+  assert.is(
+    health(bnp, {
+      status: {
+        nodeCount: 9,
+        updatedCount: 9,
+        targetDigest: 'sha256:a',
+        deployedDigest: 'sha256:a',
+        conditions: [{ type: 'Degraded', status: 'False', reason: 'Healthy' }],
+      },
+    }).status,
+    'Healthy',
+  );
+  const prog = health(bnp, {
+    spec: { rollout: { paused: true } },
+    status: { nodeCount: 9, updatedCount: 4, updatingCount: 2, targetDigest: 'sha256:b', deployedDigest: 'sha256:a' },
+  });
   assert.equal(prog, { status: 'Progressing', message: '4/9 nodes updated, 2 updating, 0 degraded' });
-  const deg = health(bnp, { status: { nodeCount: 9, conditions: [{ type: 'Degraded', status: 'True', reason: 'NodeDegraded', message: 'Degraded nodes: w-3' }] } });
+  const deg = health(bnp, {
+    status: { nodeCount: 9, conditions: [{ type: 'Degraded', status: 'True', reason: 'NodeDegraded', message: 'Degraded nodes: w-3' }] },
+  });
   assert.equal(deg, { status: 'Degraded', message: 'NodeDegraded: Degraded nodes: w-3' });
 
   const mcp = 'examples/argocd/health/machineconfigpool.lua';
   const c = (t: string, st: string, msg = '') => ({ type: t, status: st, message: msg });
-  assert.is(health(mcp, { status: { machineCount: 3, updatedMachineCount: 3, conditions: [c('Updated', 'True'), c('Updating', 'False'), c('Degraded', 'False')] } }).status, 'Healthy');
-  assert.is(health(mcp, { status: { machineCount: 3, updatedMachineCount: 1, conditions: [c('Updated', 'False'), c('Updating', 'True'), c('Degraded', 'False')] } }).status, 'Progressing');
-  assert.is(health(mcp, { spec: { paused: true }, status: { machineCount: 3, updatedMachineCount: 1, conditions: [c('Updated', 'False'), c('Updating', 'False')] } }).status, 'Suspended');
-  assert.equal(health(mcp, { status: { conditions: [c('Updated', 'False'), c('NodeDegraded', 'True', 'Node w-1 is reporting: failed to drain'), c('Degraded', 'True', 'x')] } }), { status: 'Degraded', message: 'Node w-1 is reporting: failed to drain' });
+  assert.is(
+    health(mcp, { status: { machineCount: 3, updatedMachineCount: 3, conditions: [c('Updated', 'True'), c('Updating', 'False'), c('Degraded', 'False')] } })
+      .status,
+    'Healthy',
+  );
+  assert.is(
+    health(mcp, { status: { machineCount: 3, updatedMachineCount: 1, conditions: [c('Updated', 'False'), c('Updating', 'True'), c('Degraded', 'False')] } })
+      .status,
+    'Progressing',
+  );
+  assert.is(
+    health(mcp, { spec: { paused: true }, status: { machineCount: 3, updatedMachineCount: 1, conditions: [c('Updated', 'False'), c('Updating', 'False')] } })
+      .status,
+    'Suspended',
+  );
+  assert.equal(
+    health(mcp, {
+      status: { conditions: [c('Updated', 'False'), c('NodeDegraded', 'True', 'Node w-1 is reporting: failed to drain'), c('Degraded', 'True', 'x')] },
+    }),
+    { status: 'Degraded', message: 'Node w-1 is reporting: failed to drain' },
+  );
 });
 
 s.run();

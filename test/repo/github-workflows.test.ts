@@ -35,7 +35,12 @@ const step = (w: any, job: string, name: string) => {
   return st;
 };
 const runs = (w: any, job: string) => w.jobs[job].steps.map((st: any) => st.run ?? '').join('\n');
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 
 s('every example workflow passes actionlint', () => {
   if (!ACTIONLINT) {
@@ -43,12 +48,17 @@ s('every example workflow passes actionlint', () => {
     console.log('  (skipped locally: actionlint not built; .ci/run builds it)');
     return;
   }
-  const files = readdirSync('examples/github-actions').filter((f) => f.endsWith('.yml')).map((f) => join('examples/github-actions', f));
+  const files = readdirSync('examples/github-actions')
+    .filter((f) => f.endsWith('.yml'))
+    .map((f) => join('examples/github-actions', f));
   assert.equal(files.sort(), ['examples/github-actions/apply.yml', 'examples/github-actions/drift.yml', 'examples/github-actions/plan.yml']);
   const r = spawnSync(ACTIONLINT, ['-no-color', ...files], { encoding: 'utf8' });
   assert.is(r.status, 0, r.stdout + r.stderr);
   // The check can fail: a workflow with an undefined step output is reported.
-  const bad = spawnSync(ACTIONLINT, ['-no-color', '-'], { encoding: 'utf8', input: 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ steps.nope.outputs.x }}\n' });
+  const bad = spawnSync(ACTIONLINT, ['-no-color', '-'], {
+    encoding: 'utf8',
+    input: 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ steps.nope.outputs.x }}\n',
+  });
   assert.is.not(bad.status, 0);
   assert.match(bad.stdout, /nope/);
 });
@@ -79,7 +89,11 @@ s('every example names the same image place-holder, and the Containerfile says h
     for (const f of readdirSync(dir).filter((x) => /^apply-.*\.yaml$/.test(x))) {
       const o = parse(readFileSync(join(dir, f), 'utf8'));
       const pod = o.kind === 'CronJob' ? o.spec.jobTemplate.spec.template.spec : o.spec.template.spec;
-      assert.equal(pod.containers.map((c: any) => c.image), [PLACEHOLDER], `${dir}/${f}`);
+      assert.equal(
+        pod.containers.map((c: any) => c.image),
+        [PLACEHOLDER],
+        `${dir}/${f}`,
+      );
       assert.match(readFileSync(join(dir, f), 'utf8'), /podman build -t REGISTRY\/bootcplan:\S+ -f Containerfile \./, `${dir}/${f}: the build command`);
     }
   }
@@ -88,7 +102,7 @@ s('every example names the same image place-holder, and the Containerfile says h
   assert.match(readFileSync('Containerfile', 'utf8'), new RegExp(`podman build .*-t ${TEMPLATE.replace(/[.]/g, '\\.')} -f Containerfile`));
 });
 
-s('plan.yml: plans once, pushes the plan with the App\'s token (checks run on the new head), never runs a fork\'s code with secrets', () => {
+s("plan.yml: plans once, pushes the plan with the App's token (checks run on the new head), never runs a fork's code with secrets", () => {
   const text = readFileSync('examples/github-actions/plan.yml', 'utf8');
   const w = workflow('plan');
   assert.equal(Object.keys(w.on), ['pull_request'], 'never pull_request_target');
@@ -102,8 +116,12 @@ s('plan.yml: plans once, pushes the plan with the App\'s token (checks run on th
   const app = step(w, 'plan', 'Token of the bootcplan GitHub App (its push starts the checks of the new head)');
   assert.match(app.uses, /^actions\/create-github-app-token@/);
   const checkout = w.jobs.plan.steps.find((x: any) => String(x.uses).startsWith('actions/checkout@'));
-  assert.is(checkout.with.token, '${{ steps.app.outputs.token }}', 'the push uses the App\'s credentials');
-  assert.is(step(w, 'plan', 'Commit the plan to the pull request').if.includes("steps.committed.outputs.current != 'true'"), true, 'a current plan is not committed again');
+  assert.is(checkout.with.token, '${{ steps.app.outputs.token }}', "the push uses the App's credentials");
+  assert.is(
+    step(w, 'plan', 'Commit the plan to the pull request').if.includes("steps.committed.outputs.current != 'true'"),
+    true,
+    'a current plan is not committed again',
+  );
   assert.is(w.jobs.plan.if, 'github.event.pull_request.head.repo.full_name == github.repository');
   assert.is(w.jobs.fork.if, 'github.event.pull_request.head.repo.full_name != github.repository');
   assert.not.match(JSON.stringify(w.jobs.fork), /secrets\.|actions\/checkout/, 'the fork job reads no secret and runs nothing of the fork');
@@ -122,12 +140,20 @@ s('plan.yml: the committed plan is current exactly when it was made from this sp
   writeFileSync(join(repo, 'cluster.yaml'), new ClusterBuilder().bootcPool('worker', nodes('w', 4)).yaml());
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'spec');
-  execFileSync(process.execPath, [built, 'plan', '-f', 'clusters/prod-east/bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'clusters/prod-east/plans/bootcplan.json'], { cwd: repo });
+  execFileSync(
+    process.execPath,
+    [built, 'plan', '-f', 'clusters/prod-east/bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'clusters/prod-east/plans/bootcplan.json'],
+    { cwd: repo },
+  );
   const script = step(workflow('plan'), 'plan', 'Is the committed plan the plan of this spec?').run;
   const current = () => {
     const out = join(repo, '.out');
     writeFileSync(out, '');
-    const r = spawnSync('bash', ['-e', '-c', script], { cwd: repo, encoding: 'utf8', env: { ...process.env, ...workflow('plan').env, PATH: `${bin}${delimiter}${process.env.PATH}`, GITHUB_OUTPUT: out } });
+    const r = spawnSync('bash', ['-e', '-c', script], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, ...workflow('plan').env, PATH: `${bin}${delimiter}${process.env.PATH}`, GITHUB_OUTPUT: out },
+    });
     assert.is(r.status, 0, r.stderr);
     return readFileSync(out, 'utf8').trim();
   };
@@ -187,8 +213,18 @@ s('apply.yml: continue steps the plan on main only when a successful start run h
     const args = join(repo, '.gh-args');
     writeFileSync(out, '');
     const r = spawnSync('bash', ['-e', '-c', script], {
-      cwd: repo, encoding: 'utf8',
-      env: { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH}`, PLAN, GITHUB_OUTPUT: out, GITHUB_STEP_SUMMARY: summary, GH_ARGS: args, FAKE_RUNS: runsOf.join(' '), GITHUB_WORKFLOW_REF: 'acme/config/.github/workflows/bootcplan-apply.yml@refs/heads/main' },
+      cwd: repo,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        PATH: `${bin}${delimiter}${process.env.PATH}`,
+        PLAN,
+        GITHUB_OUTPUT: out,
+        GITHUB_STEP_SUMMARY: summary,
+        GH_ARGS: args,
+        FAKE_RUNS: runsOf.join(' '),
+        GITHUB_WORKFLOW_REF: 'acme/config/.github/workflows/bootcplan-apply.yml@refs/heads/main',
+      },
     });
     assert.is(r.status, 0, r.stderr);
     assert.match(readFileSync(args, 'utf8'), /--workflow bootcplan-apply\.yml --branch main --status success/);

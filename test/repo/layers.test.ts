@@ -18,7 +18,17 @@ import { join, dirname, relative, sep } from 'node:path';
  * neither imports the other. app/ holds one function per command, cli/ their commander wiring.
  */
 export const ORDER: readonly (readonly string[])[] = [
-  ['base'], ['cluster'], ['domain'], ['spec'], ['plan'], ['apply'], ['kube', 'sim'], ['render'], ['fleet'], ['app'], ['cli'],
+  ['base'],
+  ['cluster'],
+  ['domain'],
+  ['spec'],
+  ['plan'],
+  ['apply'],
+  ['kube', 'sim'],
+  ['render'],
+  ['fleet'],
+  ['app'],
+  ['cli'],
 ];
 
 /** The fleet is a slice above the single-cluster core: only these folders may import fleet/. */
@@ -39,11 +49,22 @@ export function importsOf(file: string, source: string): ImportEdge[] {
   const out: ImportEdge[] = [];
   const add = (spec: ts.Node | undefined, typeOnly: boolean) => {
     if (!spec || !ts.isStringLiteralLike(spec) || !spec.text.startsWith('.')) return;
-    out.push({ from: file, to: relative('.', join(dirname(file), spec.text)).split(sep).join('/'), typeOnly });
+    out.push({
+      from: file,
+      to: relative('.', join(dirname(file), spec.text))
+        .split(sep)
+        .join('/'),
+      typeOnly,
+    });
   };
   const visit = (n: ts.Node) => {
     if (ts.isImportDeclaration(n)) add(n.moduleSpecifier, importIsTypeOnly(n.importClause));
-    else if (ts.isExportDeclaration(n)) add(n.moduleSpecifier, n.isTypeOnly || (!!n.exportClause && ts.isNamedExports(n.exportClause) && n.exportClause.elements.length > 0 && n.exportClause.elements.every((e) => e.isTypeOnly)));
+    else if (ts.isExportDeclaration(n))
+      add(
+        n.moduleSpecifier,
+        n.isTypeOnly ||
+          (!!n.exportClause && ts.isNamedExports(n.exportClause) && n.exportClause.elements.length > 0 && n.exportClause.elements.every((e) => e.isTypeOnly)),
+      );
     else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) add(n.moduleReference.expression, n.isTypeOnly);
     else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) add(n.arguments[0], false);
     else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) add(n.argument.literal, true);
@@ -144,7 +165,13 @@ function sectionOf(doc: string, heading: string): string {
 /** Whether the source imports the package `name` (code or types). */
 export function importsPackage(file: string, source: string, name: string): boolean {
   const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  return sf.statements.some((n) => (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && !!n.moduleSpecifier && ts.isStringLiteralLike(n.moduleSpecifier) && n.moduleSpecifier.text === name);
+  return sf.statements.some(
+    (n) =>
+      (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) &&
+      !!n.moduleSpecifier &&
+      ts.isStringLiteralLike(n.moduleSpecifier) &&
+      n.moduleSpecifier.text === name,
+  );
 }
 
 const sourceEdges = (): ImportEdge[] => sourceFiles().flatMap((f) => importsOf(f, readFileSync(join('src', f), 'utf8')));
@@ -162,8 +189,14 @@ test('no run-time import cycle between files of src/', () => {
 test('the checker reports a back edge of types, a sibling, the fleet from the core, the CLI entry and a cycle', () => {
   const edges = [
     ...importsOf('domain/rules.ts', "import { buildPlan } from '../plan/planner.ts';\nimport type { KObject } from '../cluster/types.ts';\n"),
-    ...importsOf('domain/other.ts', "import { type Plan, type PlanPool } from '../plan/types.ts';\nimport type { RolloutSpec } from '../spec/types.ts';\nimport { viewNode } from '../cluster/snapshot.ts';"),
-    ...importsOf('render/text.ts', "export { x } from '../cli/main.ts';\nconst k = await import('../kube/index.ts');\ntype R = typeof import('../fleet/runner.ts');"),
+    ...importsOf(
+      'domain/other.ts',
+      "import { type Plan, type PlanPool } from '../plan/types.ts';\nimport type { RolloutSpec } from '../spec/types.ts';\nimport { viewNode } from '../cluster/snapshot.ts';",
+    ),
+    ...importsOf(
+      'render/text.ts',
+      "export { x } from '../cli/main.ts';\nconst k = await import('../kube/index.ts');\ntype R = typeof import('../fleet/runner.ts');",
+    ),
     ...importsOf('kube/driver.ts', "import type { SimCluster } from '../sim/cluster.ts';"),
     ...importsOf('app/fleet-apply.ts', "import { runFleet } from '../fleet/runner.ts';"),
     ...importsOf('sim/driver.ts', "export type { FleetRecordStore } from '../fleet/record.ts';"),
@@ -188,11 +221,19 @@ test('the checker reports a back edge of types, a sibling, the fleet from the co
 test('cli/ is the commander wiring: every file of it imports commander, and no file outside it does', () => {
   const files = sourceFiles();
   const uses = (f: string) => importsPackage(f, readFileSync(join('src', f), 'utf8'), 'commander');
-  assert.equal(files.filter((f) => folderOf(f) === 'cli' && !uses(f)), [], 'files of cli/ that do not touch commander: their logic belongs in app/ or below');
-  assert.equal(files.filter((f) => folderOf(f) !== 'cli' && uses(f)), [], 'files outside cli/ that import commander');
+  assert.equal(
+    files.filter((f) => folderOf(f) === 'cli' && !uses(f)),
+    [],
+    'files of cli/ that do not touch commander: their logic belongs in app/ or below',
+  );
+  assert.equal(
+    files.filter((f) => folderOf(f) !== 'cli' && uses(f)),
+    [],
+    'files outside cli/ that import commander',
+  );
 });
 
-test('docs/architecture.md\'s map of src/ lists every file, and only files that exist', () => {
+test("docs/architecture.md's map of src/ lists every file, and only files that exist", () => {
   const section = sectionOf(readFileSync('docs/architecture.md', 'utf8'), '## One line per file');
   const listed: string[] = [];
   let folder = '';
@@ -207,11 +248,15 @@ test('docs/architecture.md\'s map of src/ lists every file, and only files that 
   assert.equal(listed.filter((f) => !files.includes(f)).sort(), [], 'entries of the map in docs/architecture.md that are no file');
 });
 
-test('docs/architecture.md\'s table of the layers is the order this test enforces', () => {
+test("docs/architecture.md's table of the layers is the order this test enforces", () => {
   const section = sectionOf(readFileSync('docs/architecture.md', 'utf8'), '## The layers');
   const names = (cell: string) => [...cell.matchAll(/`(\w+)\/`/g)].map((m) => m[1]);
   const rows = [...section.matchAll(/^\| ([^|]+) \| ([^|]*) \|/gm)].map((m) => [m[1], m[2]]).filter(([folders]) => names(folders).length > 0);
-  assert.equal(rows.map(([folders]) => names(folders)), ORDER.map((rank) => [...rank]), 'one row per rank, lowest first');
+  assert.equal(
+    rows.map(([folders]) => names(folders)),
+    ORDER.map((rank) => [...rank]),
+    'one row per rank, lowest first',
+  );
   rows.forEach(([, below], i) => assert.equal(names(below), ORDER.slice(0, i).flat(), `row ${i + 1} names every folder below it`));
 });
 

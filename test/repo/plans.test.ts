@@ -16,7 +16,10 @@ s('plans/demo.json is exactly what the planner produces today (run `npm run plan
 s('the demo plan has waves in both pools and no errors', () => {
   const plan = demoPlan();
   assert.is(plan.summary.errors, 0);
-  assert.equal(plan.pools.map((p) => p.name), ['infra', 'worker']);
+  assert.equal(
+    plan.pools.map((p) => p.name),
+    ['infra', 'worker'],
+  );
   assert.ok(plan.pools.every((p) => p.waves.length > 0));
   const worker = plan.pools.find((p) => p.name === 'worker')!;
   assert.equal(worker.maxUnavailable, { value: '40%', resolved: 3, rule: 'floor(percent x nodes), minimum 1' });
@@ -24,11 +27,19 @@ s('the demo plan has waves in both pools and no errors', () => {
   assert.equal(worker.waves[0].sort(), ['worker-a-2', 'worker-b-2'], 'staged, soft-reboot capable nodes go first');
 });
 
-s('the Argo CD example\'s committed plan is still current: rehearsing it against the example cluster re-plans the same decisions', () => {
+s("the Argo CD example's committed plan is still current: rehearsing it against the example cluster re-plans the same decisions", () => {
   // The example Job applies examples/argocd/plans/bootcplan.json; a planner or plan-format
   // change (the cluster identity, say) makes it stale, and the Job would exit 3 on every run.
-  const r = spawnSync(process.execPath, [ensureBuilt(), 'rehearse', 'examples/argocd/plans/bootcplan.json', '--cluster', 'examples/cluster.yaml', '-o', 'json'], { cwd: ROOT, encoding: 'utf8' });
-  assert.is(r.status, 0, `regenerate it: bootcplan plan -f examples/argocd/bootcplan.yaml --cluster examples/cluster.yaml --out examples/argocd/plans/bootcplan.json\n${r.stderr}`);
+  const r = spawnSync(
+    process.execPath,
+    [ensureBuilt(), 'rehearse', 'examples/argocd/plans/bootcplan.json', '--cluster', 'examples/cluster.yaml', '-o', 'json'],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  assert.is(
+    r.status,
+    0,
+    `regenerate it: bootcplan plan -f examples/argocd/bootcplan.yaml --cluster examples/cluster.yaml --out examples/argocd/plans/bootcplan.json\n${r.stderr}`,
+  );
 });
 
 s.run();

@@ -20,10 +20,15 @@ export function assertCalls(source: string, file = 'x.ts'): { text: string; seed
     if (ts.isCallExpression(node) && node.expression.getText() === 'fc.assert') {
       const opts = node.arguments[1];
       const isSeeded = (e: ts.Expression) => ts.isCallExpression(e) && e.expression.getText() === 'seeded';
-      const fixed = !!opts && (isSeeded(opts) ||
-        (ts.isObjectLiteralExpression(opts) && opts.properties.some((p) =>
-          (ts.isSpreadAssignment(p) && isSeeded(p.expression)) ||
-          (ts.isPropertyAssignment(p) && p.name.getText() === 'seed' && ts.isNumericLiteral(p.initializer)))));
+      const fixed =
+        !!opts &&
+        (isSeeded(opts) ||
+          (ts.isObjectLiteralExpression(opts) &&
+            opts.properties.some(
+              (p) =>
+                (ts.isSpreadAssignment(p) && isSeeded(p.expression)) ||
+                (ts.isPropertyAssignment(p) && p.name.getText() === 'seed' && ts.isNumericLiteral(p.initializer)),
+            )));
       calls.push({ text: node.getText(), seeded: fixed });
     }
     ts.forEachChild(node, visit);
@@ -44,8 +49,16 @@ s('the check finds an unseeded call and a seeded one ', () => {
   const src = "fc.assert(fc.property(a, (x) => { f(')'); }));\nfc.assert(fc.property(a, (x) => g(x)), seeded(7, 10));";
   const calls = assertCalls(src);
   assert.is(calls.length, 2);
-  assert.equal(calls.map((c) => c.seeded), [false, true]);
-  assert.equal(assertCalls('fc.assert(p, { numRuns: 5 }); fc.assert(p, { seed: 3, numRuns: 5 }); fc.assert(p, { ...seeded(3, 5), verbose: 1 }); fc.assert(p, { seed: Date.now() });').map((c) => c.seeded), [false, true, true, false]);
+  assert.equal(
+    calls.map((c) => c.seeded),
+    [false, true],
+  );
+  assert.equal(
+    assertCalls(
+      'fc.assert(p, { numRuns: 5 }); fc.assert(p, { seed: 3, numRuns: 5 }); fc.assert(p, { ...seeded(3, 5), verbose: 1 }); fc.assert(p, { seed: Date.now() });',
+    ).map((c) => c.seeded),
+    [false, true, true, false],
+  );
 });
 
 s('every fc.assert in test/ has a fixed seed', () => {

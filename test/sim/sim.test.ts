@@ -32,7 +32,10 @@ s('bootc: a new pool target stages every node in parallel; Booted reboots once; 
   assert.is(sim.get('Node', 'w-00')!.status!.conditions!.find((c: any) => c.type === 'Ready')!.status, 'Unknown');
   await d.waitFor((v) => v.nodes.every((n) => n.status!.conditions!.find((c: any) => c.type === 'Ready')!.status === 'True'), { timeoutSeconds: 1000 });
   assert.is(d.clock.now() - t0, 163);
-  assert.equal(sim.reboots.map((r) => `${r.node}:${r.kind}`), ['w-00:hard', 'w-01:soft']);
+  assert.equal(
+    sim.reboots.map((r) => `${r.node}:${r.kind}`),
+    ['w-00:hard', 'w-01:soft'],
+  );
   assert.is(sim.get('BootcNode', 'w-00')!.status!.booted!.imageDigest, NEW_DIGEST);
   assert.is(sim.peakUnavailable.get('worker'), 2);
 });
@@ -74,9 +77,14 @@ s('faults are reproducible from the seed; conflicts are transient and retried by
 s('a node flaps NotReady on its own and comes back', async () => {
   const sim = newSim(new ClusterBuilder().bootcPool('worker', nodes('w', 5)).snapshot(), { faults: { seed: 5, flapsPerHour: 60, flapSeconds: [30, 60] } });
   const d = sim.driver();
-  const down = await d.waitFor((v) => v.nodes.find((n) => n.status!.conditions!.find((c: any) => c.type === 'Ready')!.status !== 'True')?.metadata.name, { timeoutSeconds: 7200 });
+  const down = await d.waitFor((v) => v.nodes.find((n) => n.status!.conditions!.find((c: any) => c.type === 'Ready')!.status !== 'True')?.metadata.name, {
+    timeoutSeconds: 7200,
+  });
   assert.ok(down);
-  const back = await d.waitFor((v) => v.nodes.find((n) => n.metadata.name === down)!.status!.conditions!.find((c: any) => c.type === 'Ready')!.status === 'True', { timeoutSeconds: 120 });
+  const back = await d.waitFor(
+    (v) => v.nodes.find((n) => n.metadata.name === down)!.status!.conditions!.find((c: any) => c.type === 'Ready')!.status === 'True',
+    { timeoutSeconds: 120 },
+  );
   assert.ok(back);
 });
 
@@ -84,12 +92,32 @@ s('MCO: with the pool unpaused a new osImageURL rolls up to maxUnavailable nodes
   const snap = new ClusterBuilder().mcoPool('worker', nodes('m', 4, ['us-east-1b', 'us-east-1a'])).snapshot();
   const sim = newSim(snap, { durations: D });
   const d = sim.driver();
-  await d.patch({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: 'worker' }, [{ op: 'replace', path: '/spec/maxUnavailable', value: 2 }]);
-  await d.create({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: '99-worker-os', labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { osImageURL: NEW } });
+  await d.patch({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: 'worker' }, [
+    { op: 'replace', path: '/spec/maxUnavailable', value: 2 },
+  ]);
+  await d.create({
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfig',
+    metadata: { name: '99-worker-os', labels: { 'machineconfiguration.openshift.io/role': 'worker' } },
+    spec: { osImageURL: NEW },
+  });
   await d.clock.sleep(1);
-  const working = sim.view().nodes.filter((n) => n.metadata.annotations?.['machineconfiguration.openshift.io/state'] === 'Working').map((n) => n.metadata.name);
+  const working = sim
+    .view()
+    .nodes.filter((n) => n.metadata.annotations?.['machineconfiguration.openshift.io/state'] === 'Working')
+    .map((n) => n.metadata.name);
   assert.equal(working, ['m-01', 'm-03'], 'zone us-east-1a first');
-  await d.waitFor((v) => v.nodes.every((n) => n.metadata.annotations?.['machineconfiguration.openshift.io/state'] === 'Done' && !n.spec!.unschedulable && n.metadata.annotations?.['machineconfiguration.openshift.io/currentConfig'] === n.metadata.annotations?.['machineconfiguration.openshift.io/desiredConfig']), { timeoutSeconds: 10000 });
+  await d.waitFor(
+    (v) =>
+      v.nodes.every(
+        (n) =>
+          n.metadata.annotations?.['machineconfiguration.openshift.io/state'] === 'Done' &&
+          !n.spec!.unschedulable &&
+          n.metadata.annotations?.['machineconfiguration.openshift.io/currentConfig'] ===
+            n.metadata.annotations?.['machineconfiguration.openshift.io/desiredConfig'],
+      ),
+    { timeoutSeconds: 10000 },
+  );
   assert.is(sim.reboots.length, 4);
   assert.is(sim.peakUnavailable.get('worker'), 2);
 });

@@ -30,7 +30,9 @@ function one(list: Diagnostic[], code: string): Diagnostic {
 const at = (d: Diagnostic) => [d.line, d.column];
 
 s('a spec with one check of each kind loads without a finding, defaults left to the planner', () => {
-  const r = load(HEAD + `  healthChecks:
+  const r = load(
+    HEAD +
+      `  healthChecks:
     - name: no-critical-alerts
       alerts:
         matchers: ['severity="critical"', 'alertname=~"(?i)kube.*"', 'team!="db"', 'namespace!~"test-.*"']
@@ -51,14 +53,20 @@ s('a spec with one check of each kind loads without a finding, defaults left to 
     - name: frontend
       condition: {apiVersion: apps/v1, kind: Deployment, namespace: shop, name: frontend, type: Available}
       when: [afterNode]
-` + POOL + `      healthChecks:
+` +
+      POOL +
+      `      healthChecks:
         - {name: frontend, enabled: false}
         - name: etcd
           prometheus: {url: "http://127.0.0.1:9090", query: "min(etcd_server_has_leader)", condition: "every sample == 1"}
-`);
+`,
+  );
   assert.equal(r.diagnostics, []);
   const checks = r.spec!.spec.healthChecks!;
-  assert.equal(checks.map((c) => c.name), ['no-critical-alerts', 'error-ratio', 'operators', 'frontend']);
+  assert.equal(
+    checks.map((c) => c.name),
+    ['no-critical-alerts', 'error-ratio', 'operators', 'frontend'],
+  );
   assert.equal(checks[1].prometheus!.auth, { bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'prometheus-reader' } });
   assert.equal(r.spec!.spec.pools![0].healthChecks!.length, 2);
 });
@@ -72,7 +80,13 @@ s('a condition that does not parse is an error at the character where it stops, 
   const quoted = one(errs(`    - name: x\n      prometheus:\n        query: up\n        condition: "every sample <> 0"\n`), 'condition-invalid');
   assert.equal(at(quoted), [10, 20 + 1 + 14]);
   assert.equal(quoted.path, 'spec.healthChecks[0].prometheus.condition');
-  for (const [text, msg] of [['max < NaN', /Inf and NaN/], ['Every sample < 1', /lower case: "every"/], ['max < 1 and min > 0', /combine in PromQL/], ['(max) < 1', /combine in PromQL/], ['', /non-empty|at least 1/]] as const) {
+  for (const [text, msg] of [
+    ['max < NaN', /Inf and NaN/],
+    ['Every sample < 1', /lower case: "every"/],
+    ['max < 1 and min > 0', /combine in PromQL/],
+    ['(max) < 1', /combine in PromQL/],
+    ['', /non-empty|at least 1/],
+  ] as const) {
     const d = errs(`    - name: x\n      prometheus: {query: up, condition: "${text}"}\n`)[0];
     assert.ok(d, text);
     assert.match(`${d.message} ${d.hint}`, msg, text);
@@ -116,7 +130,10 @@ s('endpoints: no credentials in the URL, no token without TLS, no file paths for
   one(errs(`    - name: x\n      alerts: {url: "http://prom.example.com:9090"}\n`), 'http-with-token');
   one(errs(`    - name: x\n      alerts: {url: "http://prom.example.com", auth: {bearerTokenSecret: {namespace: a, name: b}}}\n`), 'http-with-token');
   const plainHttp = all(`    - name: x\n      alerts: {url: "http://prometheus-operated.monitoring.svc:9090", auth: none}\n`);
-  assert.equal(plainHttp.filter((d) => d.severity === 'error'), []);
+  assert.equal(
+    plainHttp.filter((d) => d.severity === 'error'),
+    [],
+  );
   assert.equal(one(plainHttp, 'http-without-tls').severity, 'warning');
   assert.equal(all(`    - name: x\n      alerts: {url: "http://127.0.0.1:9090"}\n`), [], 'loopback: a token may go over http');
   one(errs(`    - name: x\n      alerts: {url: "https://prom.example.com/?x=1"}\n`), 'health-url-invalid');
@@ -141,13 +158,24 @@ s('timing and failure rules: a check that can never pass, scope without rollback
   one(errs(`    - name: x\n      alerts: {source: alertmanager, states: [firing, pending]}\n`), 'states-pending-alertmanager');
   const unused = one(all(`    - name: x\n      prometheus: {query: up, condition: count == 3, onEmpty: pass}\n`), 'onempty-unused');
   assert.equal(unused.severity, 'warning');
-  for (const [field, v] of [['intervalSeconds', 0], ['successes', 101], ['failureLimit', -1], ['timeoutSeconds', 86401], ['requestTimeoutSeconds', 61]] as const) {
-    assert.ok(errs(`    - {name: x, clusterOperators: {}, ${field}: ${v}}\n`).some((d) => d.path === `spec.healthChecks[0].${field}`), field);
+  for (const [field, v] of [
+    ['intervalSeconds', 0],
+    ['successes', 101],
+    ['failureLimit', -1],
+    ['timeoutSeconds', 86401],
+    ['requestTimeoutSeconds', 61],
+  ] as const) {
+    assert.ok(
+      errs(`    - {name: x, clusterOperators: {}, ${field}: ${v}}\n`).some((d) => d.path === `spec.healthChecks[0].${field}`),
+      field,
+    );
   }
 });
 
 s('a pool entry drops an inherited check with enabled: false; a drop of an unknown name is an error naming the inherited ones', () => {
-  const text = (name: string) => HEAD + `  healthChecks:\n    - {name: alerts, alerts: {}}\n    - {name: ops, clusterOperators: {}}\n${POOL}      healthChecks:\n        - {name: ${name}, enabled: false}\n`;
+  const text = (name: string) =>
+    HEAD +
+    `  healthChecks:\n    - {name: alerts, alerts: {}}\n    - {name: ops, clusterOperators: {}}\n${POOL}      healthChecks:\n        - {name: ${name}, enabled: false}\n`;
   assert.equal(load(text('ops')).diagnostics, []);
   const d = one(load(text('opz')).diagnostics, 'health-check-unknown');
   assert.equal([d.path, d.line], ['spec.pools[0].healthChecks[0].name', 13]);
@@ -159,7 +187,8 @@ s('a pool entry drops an inherited check with enabled: false; a drop of an unkno
 s('the published JSON Schema accepts a spec with health checks and rejects an unknown field in one', () => {
   const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
   const valid = ajv.compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')));
-  const text = HEAD + `  healthChecks:\n    - name: x\n      alerts: {auth: {bearerTokenSecret: {namespace: a, name: b}}, ca: system}\n      when: [afterWave]\n` + POOL;
+  const text =
+    HEAD + `  healthChecks:\n    - name: x\n      alerts: {auth: {bearerTokenSecret: {namespace: a, name: b}}, ca: system}\n      when: [afterWave]\n` + POOL;
   assert.ok(valid(parse(text)), JSON.stringify(valid.errors));
   assert.not.ok(valid(parse(text.replace('ca: system', 'ca: {file: x}'))));
   assert.not.ok(valid(parse(text.replace('when: [afterWave]', 'when: [afterwave]'))));
@@ -195,8 +224,14 @@ s('Fleet overrides merge health checks by name: replace whole, drop, add; positi
   const r = parseFleetSpec(text, 'f.yaml');
   assert.equal(r.diagnostics, []);
   const [a, b] = effectiveSpecs(r.fleet!, r.map);
-  assert.equal(a.spec.spec.healthChecks!.map((c) => c.name), ['alerts', 'ops']);
-  assert.equal(b.spec.spec.healthChecks!.map((c) => c.name), ['alerts', 'slo']);
+  assert.equal(
+    a.spec.spec.healthChecks!.map((c) => c.name),
+    ['alerts', 'ops'],
+  );
+  assert.equal(
+    b.spec.spec.healthChecks!.map((c) => c.name),
+    ['alerts', 'slo'],
+  );
   assert.equal(b.spec.spec.healthChecks![0].alerts!.matchers, ['severity="critical"']);
   assert.equal(b.map.values['spec.healthChecks[1].prometheus.condition'].line, 20);
   assert.equal(b.map.values['spec.healthChecks[0].name'].line, 21);
@@ -204,7 +239,10 @@ s('Fleet overrides merge health checks by name: replace whole, drop, add; positi
 });
 
 s('a Fleet override that breaks a check is reported at its line, for the clusters it reaches; a drop of an unknown check is an error', () => {
-  const bad = parseFleetSpec(FLEET(`      overrides:\n        healthChecks:\n          - {name: slo, prometheus: {query: up, condition: "max <"}}\n`), 'f.yaml');
+  const bad = parseFleetSpec(
+    FLEET(`      overrides:\n        healthChecks:\n          - {name: slo, prometheus: {query: up, condition: "max <"}}\n`),
+    'f.yaml',
+  );
   const d = one(bad.diagnostics, 'condition-invalid');
   assert.equal(d.line, 18);
   const drop = parseFleetSpec(FLEET(`      overrides:\n        healthChecks:\n          - {name: opz, enabled: false}\n`), 'f.yaml');

@@ -20,7 +20,12 @@ function aliasBomb(levels: number, width = 10, pad = 0): string {
   const lines = ['apiVersion: v1', 'kind: List', 'items:', '- apiVersion: v1', '  kind: Node', '  metadata:', '    name: n1', '    labels:'];
   if (pad) lines.push(`      padding: "${'x'.repeat(pad)}"`);
   lines.push(`      a0: &a0 [${Array(width).fill('lol').join(',')}]`);
-  for (let i = 1; i < levels; i++) lines.push(`      a${i}: &a${i} [${Array(width).fill(`*a${i - 1}`).join(',')}]`);
+  for (let i = 1; i < levels; i++)
+    lines.push(
+      `      a${i}: &a${i} [${Array(width)
+        .fill(`*a${i - 1}`)
+        .join(',')}]`,
+    );
   return lines.join('\n') + '\n';
 }
 
@@ -40,10 +45,14 @@ s('an alias bomb is refused with the position of the first alias, not expanded',
 });
 
 s('a few ordinary anchors and aliases are still read', () => {
-  const text = 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n    labels: &l {zone: a}\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n2\n    labels: *l\n';
+  const text =
+    'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n    labels: &l {zone: a}\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n2\n    labels: *l\n';
   const r = parseSnapshot(text, 'anchors.yaml');
   assert.equal(r.diagnostics, []);
-  assert.equal(r.snapshot!.nodes.map((n) => n.metadata.labels), [{ zone: 'a' }, { zone: 'a' }]);
+  assert.equal(
+    r.snapshot!.nodes.map((n) => n.metadata.labels),
+    [{ zone: 'a' }, { zone: 'a' }],
+  );
 });
 
 s('nesting deeper than any Kubernetes object is refused with a position (JSON and YAML, flow and block)', () => {
@@ -54,7 +63,10 @@ s('nesting deeper than any Kubernetes object is refused with a position (JSON an
   // Four levels ({ [ { {) lead to the labels; the 97th "[" of the labels is the 101st level.
   assert.is(deepJson.diagnostics[0].column, nodeWith('').length - 4 + 97);
 
-  const deepFlow = parseSnapshot('apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n\n    x: ' + '['.repeat(50_000) + ']'.repeat(50_000) + '\n', 'deep.yaml');
+  const deepFlow = parseSnapshot(
+    'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n\n    x: ' + '['.repeat(50_000) + ']'.repeat(50_000) + '\n',
+    'deep.yaml',
+  );
   assert.is(deepFlow.diagnostics[0].code, 'snapshot-too-deep');
   assert.is(deepFlow.diagnostics[0].line, 8);
 
@@ -68,7 +80,13 @@ s('nesting deeper than any Kubernetes object is refused with a position (JSON an
 });
 
 s('an empty snapshot is "snapshot is empty", not an empty cluster', () => {
-  for (const [text, file] of [['', 'e.yaml'], ['\n# nothing here\n', 'c.yaml'], ['---\n---\n', 'd.yaml'], ['{"apiVersion":"v1","kind":"List","items":[]}', 'l.json'], ['apiVersion: v1\nkind: List\nitems: []\n', 'l.yaml']]) {
+  for (const [text, file] of [
+    ['', 'e.yaml'],
+    ['\n# nothing here\n', 'c.yaml'],
+    ['---\n---\n', 'd.yaml'],
+    ['{"apiVersion":"v1","kind":"List","items":[]}', 'l.json'],
+    ['apiVersion: v1\nkind: List\nitems: []\n', 'l.yaml'],
+  ]) {
     const r = parseSnapshot(text, file);
     assert.is(r.snapshot, null, file);
     assert.is(r.diagnostics[0].code, 'snapshot-empty', file);
@@ -82,11 +100,22 @@ s('an empty snapshot is "snapshot is empty", not an empty cluster', () => {
 
 s('a spec alias bomb and a deeply nested spec are clean errors', () => {
   const bomb = ['apiVersion: bootcplan.dev/v1alpha1', 'kind: Rollout', 'metadata:', '  name: x', 'x0: &a0 [lol,lol,lol,lol,lol,lol,lol,lol,lol,lol]'];
-  for (let i = 1; i < 9; i++) bomb.push(`x${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(',')}]`);
+  for (let i = 1; i < 9; i++)
+    bomb.push(
+      `x${i}: &a${i} [${Array(10)
+        .fill(`*a${i - 1}`)
+        .join(',')}]`,
+    );
   const r = parseRolloutSpec(bomb.join('\n') + '\n', 'bootcplan.yaml');
   assert.is(r.spec, null);
-  assert.ok(r.diagnostics.some((d) => d.code === 'yaml-alias-expansion' && d.line !== null), JSON.stringify(r.diagnostics[0]));
-  const deep = parseRolloutSpec('apiVersion: bootcplan.dev/v1alpha1\nkind: Rollout\nmetadata:\n  name: ' + '['.repeat(20_000) + ']'.repeat(20_000) + '\n', 'bootcplan.yaml');
+  assert.ok(
+    r.diagnostics.some((d) => d.code === 'yaml-alias-expansion' && d.line !== null),
+    JSON.stringify(r.diagnostics[0]),
+  );
+  const deep = parseRolloutSpec(
+    'apiVersion: bootcplan.dev/v1alpha1\nkind: Rollout\nmetadata:\n  name: ' + '['.repeat(20_000) + ']'.repeat(20_000) + '\n',
+    'bootcplan.yaml',
+  );
   assert.is(deep.spec, null);
   assert.is(deep.diagnostics[0].code, 'yaml-too-deep');
   assert.is(deep.diagnostics[0].line, 4);
@@ -101,7 +130,11 @@ s('the CLI refuses a 63 KB alias bomb with a 300 MB heap: exit 1, positioned err
   let out = '';
   let code = 0;
   try {
-    execFileSync(process.execPath, ['--max-old-space-size=300', ensureBuilt(), 'plan', '-f', 'examples/rollout.yaml', '--cluster', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    execFileSync(process.execPath, ['--max-old-space-size=300', ensureBuilt(), 'plan', '-f', 'examples/rollout.yaml', '--cluster', file], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
   } catch (err) {
     const e = err as { status: number; stderr: string; signal: string | null };
     assert.is(e.signal, null, 'killed by the timeout');

@@ -24,14 +24,21 @@ function one(text: string, code: string): Diagnostic {
 }
 
 s('a valid spec loads with no diagnostics, and every section is optional', () => {
-  const r = parseRolloutSpec(HEAD + `  pools:\n    - name: worker\n      image: ${D}\n      maxUnavailable: "25%"\n      rebootPolicy: AllowSoftReboot\n      drainTimeoutSeconds: 600\n      soakSeconds: 0\n      paused: false\n      priority: 5\n  maintenanceWindows:\n    - schedule: "0 22 * * 1-5"\n      duration: 4h\n      timezone: Europe/Berlin\n`, 'b.yaml');
+  const r = parseRolloutSpec(
+    HEAD +
+      `  pools:\n    - name: worker\n      image: ${D}\n      maxUnavailable: "25%"\n      rebootPolicy: AllowSoftReboot\n      drainTimeoutSeconds: 600\n      soakSeconds: 0\n      paused: false\n      priority: 5\n  maintenanceWindows:\n    - schedule: "0 22 * * 1-5"\n      duration: 4h\n      timezone: Europe/Berlin\n`,
+    'b.yaml',
+  );
   assert.equal(r.diagnostics, []);
   assert.ok(r.spec);
   assert.equal(r.spec!.spec.pools![0].maxUnavailable, '25%');
   const empty = parseRolloutSpec(HEAD + '  {}\n', 'b.yaml');
   assert.equal(empty.diagnostics, []);
   const onlyBoot = parseRolloutSpec(HEAD + '  managedBootImages:\n    machineManagers: []\n', 'b.yaml');
-  assert.equal(onlyBoot.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.equal(
+    onlyBoot.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
 });
 
 s('unknown field: points at the key, suggests the near name', () => {
@@ -101,22 +108,36 @@ s('maxUnavailable: every malformed form is an error with the expected form', () 
 });
 
 s('duplicate pool names and negative durations', () => {
-  const list = errs(HEAD + `  pools:\n    - name: worker\n      image: ${D}\n      drainTimeoutSeconds: -5\n    - name: worker\n      image: ${D}\n      soakSeconds: -1\n`);
+  const list = errs(
+    HEAD + `  pools:\n    - name: worker\n      image: ${D}\n      drainTimeoutSeconds: -5\n    - name: worker\n      image: ${D}\n      soakSeconds: -1\n`,
+  );
   assert.equal(list.map((d) => d.code).sort(), ['duplicate-pool', 'negative-value', 'negative-value']);
   const dup = list.find((d) => d.code === 'duplicate-pool')!;
   assert.equal([dup.line, dup.path], [10, 'spec.pools[1].name']);
 });
 
 s('maintenance windows: cron syntax, duration, IANA timezone', () => {
-  const list = errs(HEAD + `  maintenanceWindows:\n    - schedule: "0 25 * * *"\n      duration: 4x\n      timezone: Mars/Base\n    - schedule: "0 22 * *"\n      duration: 0h\n`);
-  assert.equal(list.map((d) => `${d.code}@${d.line}`).sort(), ['cron-invalid@10', 'cron-invalid@7', 'duration-invalid@11', 'duration-invalid@8', 'timezone-invalid@9']);
+  const list = errs(
+    HEAD +
+      `  maintenanceWindows:\n    - schedule: "0 25 * * *"\n      duration: 4x\n      timezone: Mars/Base\n    - schedule: "0 22 * *"\n      duration: 0h\n`,
+  );
+  assert.equal(list.map((d) => `${d.code}@${d.line}`).sort(), [
+    'cron-invalid@10',
+    'cron-invalid@7',
+    'duration-invalid@11',
+    'duration-invalid@8',
+    'timezone-invalid@9',
+  ]);
   assert.match(list.find((d) => d.line === 10)!.message, /exactly 5/);
 });
 
 s('all errors are reported at once, sorted by position', () => {
   const list = errs(HEAD + `  pools:\n    - name: worker\n      image: nope\n      maxUnavailable: 0\n      bogus: 1\n`);
   assert.equal(list.length, 3);
-  assert.equal(list.map((d) => d.line), [8, 9, 10]);
+  assert.equal(
+    list.map((d) => d.line),
+    [8, 9, 10],
+  );
 });
 
 s('malformed YAML, binary input, several documents and non-mappings are clean errors', () => {

@@ -13,7 +13,11 @@ import type { TestObject } from './cluster.ts';
 export { OLD_AMI, NEW_AMI };
 export const REGION = 'us-east-1';
 export const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
-export const MS = (mode: string, partial?: unknown) => ({ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode, ...(partial ? { partial } : {}) } });
+export const MS = (mode: string, partial?: unknown) => ({
+  resource: 'machinesets',
+  apiGroup: 'machine.openshift.io',
+  selection: { mode, ...(partial ? { partial } : {}) },
+});
 export const CP = (mode: string) => ({ resource: 'controlplanemachinesets', apiGroup: 'machine.openshift.io', selection: { mode } });
 
 export interface ClusterOpts {
@@ -30,7 +34,13 @@ export interface ClusterOpts {
   specSkew?: unknown;
   machineSets?: KObject[];
   /** Changes to the ControlPlaneMachineSet (spec/status merged shallowly). */
-  cpms?: { strategy?: string | null; state?: string; updatedReplicas?: number; providerSpec?: unknown; ownerReferences?: KObject['metadata']['ownerReferences'] } | null;
+  cpms?: {
+    strategy?: string | null;
+    state?: string;
+    updatedReplicas?: number;
+    providerSpec?: unknown;
+    ownerReferences?: KObject['metadata']['ownerReferences'];
+  } | null;
   noConfigMap?: boolean;
   noMachineConfiguration?: boolean;
   multiArch?: boolean;
@@ -39,7 +49,10 @@ export interface ClusterOpts {
 export function clusterObjects(o: ClusterOpts = {}): KObject[] {
   const version = o.version ?? '4.22.3';
   const objs = clusterSingletons({
-    region: REGION, zones: ZONES, platform: o.platform ?? 'AWS', version,
+    region: REGION,
+    zones: ZONES,
+    platform: o.platform ?? 'AWS',
+    version,
     machineManagers: o.machineManagers === undefined ? null : o.machineManagers,
     skewStatus: o.skewStatus,
     featureGatesEnabled: o.gates ?? undefined,
@@ -96,24 +109,52 @@ export function plan(spec: Record<string, unknown>, o: ClusterOpts | ClusterSnap
 export function fullPlan(spec: Record<string, unknown>, o: ClusterOpts = {}): Plan {
   const loaded = load(spec);
   if (!loaded.spec) throw new Error('spec invalid');
-  return buildPlan({ spec: loaded.spec, specMap: loaded.map, snapshot: cluster(o), specDiagnostics: loaded.diagnostics, specInfo: { name: 'bi', path: 'bi.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null } });
+  return buildPlan({
+    spec: loaded.spec,
+    specMap: loaded.map,
+    snapshot: cluster(o),
+    specDiagnostics: loaded.diagnostics,
+    specInfo: { name: 'bi', path: 'bi.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null },
+  });
 }
 
-export const codes = (ds: readonly Diagnostic[], severity?: 'error' | 'warning') => ds.filter((d) => !severity || d.severity === severity).map((d) => d.code).sort();
+export const codes = (ds: readonly Diagnostic[], severity?: 'error' | 'warning') =>
+  ds
+    .filter((d) => !severity || d.severity === severity)
+    .map((d) => d.code)
+    .sort();
 export const errors = (ds: readonly Diagnostic[]) => ds.filter((d) => d.severity === 'error');
 
 export function gcpProviderSpec(image: string) {
-  return { apiVersion: 'machine.openshift.io/v1beta1', kind: 'GCPMachineProviderSpec', zone: 'us-central1-a', region: 'us-central1', disks: [{ boot: true, image, sizeGb: 128 }, { boot: false, image: 'projects/x/global/images/data' }] };
+  return {
+    apiVersion: 'machine.openshift.io/v1beta1',
+    kind: 'GCPMachineProviderSpec',
+    zone: 'us-central1-a',
+    region: 'us-central1',
+    disks: [
+      { boot: true, image, sizeGb: 128 },
+      { boot: false, image: 'projects/x/global/images/data' },
+    ],
+  };
 }
 export function azureProviderSpec(image: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return { apiVersion: 'machine.openshift.io/v1beta1', kind: 'AzureMachineProviderSpec', location: 'eastus', image, ...extra };
 }
 export function vsphereProviderSpec(template: string) {
-  return { apiVersion: 'machine.openshift.io/v1beta1', kind: 'VSphereMachineProviderSpec', template, workspace: { server: 'vcenter.example.com', datacenter: 'dc1' } };
+  return {
+    apiVersion: 'machine.openshift.io/v1beta1',
+    kind: 'VSphereMachineProviderSpec',
+    template,
+    workspace: { server: 'vcenter.example.com', datacenter: 'dc1' },
+  };
 }
 
 /** A MachineSet with the given providerSpec (any platform). */
-export function machineSetWith(name: string, providerSpec: unknown, opts: Parameters<typeof machineSetObject>[4] & { annotations?: Record<string, string> } = {}): KObject {
+export function machineSetWith(
+  name: string,
+  providerSpec: unknown,
+  opts: Parameters<typeof machineSetObject>[4] & { annotations?: Record<string, string> } = {},
+): KObject {
   const ms: TestObject = machineSetObject(name, 'us-east-1a', REGION, OLD_AMI, opts);
   ms.spec.template.spec.providerSpec.value = providerSpec;
   if (opts.annotations) ms.metadata.annotations = opts.annotations;

@@ -4,7 +4,14 @@ import type { KObject, ClusterSnapshot, Condition } from '../../src/cluster/type
 import { MCO_ROLE_LABEL, MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE } from '../../src/domain/labels.ts';
 import { snapshotFromObjects } from '../../src/cluster/snapshot.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
-import { nodeObject, bootcNodeObject, bootcNodePoolObject, machineConfigPoolObject, renderedMachineConfig, mcoAnnotations } from '../../src/sim/node-objects.ts';
+import {
+  nodeObject,
+  bootcNodeObject,
+  bootcNodePoolObject,
+  machineConfigPoolObject,
+  renderedMachineConfig,
+  mcoAnnotations,
+} from '../../src/sim/node-objects.ts';
 import { clusterSingletons } from '../../src/sim/cluster-objects.ts';
 import { simResolve } from '../../src/sim/bootc-operator.ts';
 import { parseRolloutSpec } from '../../src/spec/load.ts';
@@ -54,7 +61,10 @@ function adjustNode(node: TestObject, n: TestNode): TestObject {
   for (const [type, status] of Object.entries(n.conditions ?? {})) {
     const list: Condition[] = (node.status.conditions ??= []);
     const c = list.find((x) => x.type === type);
-    if (c) { c.status = status; c.reason = `Test${type}${status}`; } else list.push({ type, status, reason: `Test${type}${status}` });
+    if (c) {
+      c.status = status;
+      c.reason = `Test${type}${status}`;
+    } else list.push({ type, status, reason: `Test${type}${status}` });
   }
   for (const [k, v] of Object.entries(n.mco ?? {}) as [keyof typeof MCO_ANNOTATION, string | null][]) {
     const ann = (node.metadata.annotations ??= {});
@@ -72,23 +82,46 @@ export interface LabelSelectorLike {
 export class ClusterBuilder {
   objects: TestObject[] = [];
   constructor(withSingletons = true) {
-    if (withSingletons) this.objects.push(...clusterSingletons({ region: 'us-east-1', zones: ['us-east-1a', 'us-east-1b', 'us-east-1c'], platform: 'AWS', version: '4.22.3', machineManagers: null }));
+    if (withSingletons)
+      this.objects.push(
+        ...clusterSingletons({
+          region: 'us-east-1',
+          zones: ['us-east-1a', 'us-east-1b', 'us-east-1c'],
+          platform: 'AWS',
+          version: '4.22.3',
+          machineManagers: null,
+        }),
+      );
   }
   /**
    * A BootcNodePool (and its nodes). `selector` replaces the default role selector;
    * `ownerReferences` and `conditions` go on the pool as given.
    */
-  bootcPool(name: string, nodes: TestNode[], opts: {
-    role?: string; image?: string; maxUnavailable?: number | string; selector?: LabelSelectorLike;
-    ownerReferences?: KObject['metadata']['ownerReferences']; conditions?: Condition[];
-    /**
-     * spec.image.ref is this tag, resolved as the simulator resolves it (status.targetDigest, and
-     * every BootcNode's desiredImage name@digest), unless `tagUnresolved`.
-     */
-    tag?: string; tagUnresolved?: boolean;
-  } = {}): this {
+  bootcPool(
+    name: string,
+    nodes: TestNode[],
+    opts: {
+      role?: string;
+      image?: string;
+      maxUnavailable?: number | string;
+      selector?: LabelSelectorLike;
+      ownerReferences?: KObject['metadata']['ownerReferences'];
+      conditions?: Condition[];
+      /**
+       * spec.image.ref is this tag, resolved as the simulator resolves it (status.targetDigest, and
+       * every BootcNode's desiredImage name@digest), unless `tagUnresolved`.
+       */
+      tag?: string;
+      tagUnresolved?: boolean;
+    } = {},
+  ): this {
     const role = opts.role ?? name;
-    const pool: TestObject = bootcNodePoolObject(name, opts.tag ?? opts.image ?? OLD, { maxUnavailable: opts.maxUnavailable ?? 1, paused: true }, { [`node-role.kubernetes.io/${role}`]: '' });
+    const pool: TestObject = bootcNodePoolObject(
+      name,
+      opts.tag ?? opts.image ?? OLD,
+      { maxUnavailable: opts.maxUnavailable ?? 1, paused: true },
+      { [`node-role.kubernetes.io/${role}`]: '' },
+    );
     let desiredImage = opts.image ?? OLD;
     if (opts.tag && !opts.tagUnresolved) {
       pool.status.targetDigest = simResolve(opts.tag);
@@ -103,15 +136,33 @@ export class ClusterBuilder {
     if (opts.conditions) pool.status.conditions = opts.conditions;
     this.objects.push(pool);
     for (const n of nodes) {
-      this.objects.push(adjustNode(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, bootc: true, extraLabels: n.labels, createdAt: n.createdAt }), n));
+      this.objects.push(
+        adjustNode(
+          nodeObject({
+            name: n.name,
+            role,
+            zone: n.zone ?? 'us-east-1a',
+            cordoned: n.cordoned,
+            ready: !n.notReady,
+            bootc: true,
+            extraLabels: n.labels,
+            createdAt: n.createdAt,
+          }),
+          n,
+        ),
+      );
       if (n.noBootcNode) continue;
-      this.objects.push(bootcNodeObject({
-        name: n.name, pool: name, desiredImage,
-        booted: { image: n.current ? NEW : OLD },
-        staged: n.staged ? { image: NEW, softRebootCapable: n.softRebootCapable } : null,
-        idle: n.rebooting ? 'Rebooting' : n.staged ? 'Staged' : 'Idle',
-        degraded: n.degraded ? 'bootc stage failed' : null,
-      }));
+      this.objects.push(
+        bootcNodeObject({
+          name: n.name,
+          pool: name,
+          desiredImage,
+          booted: { image: n.current ? NEW : OLD },
+          staged: n.staged ? { image: NEW, softRebootCapable: n.softRebootCapable } : null,
+          idle: n.rebooting ? 'Rebooting' : n.staged ? 'Staged' : 'Idle',
+          degraded: n.degraded ? 'bootc stage failed' : null,
+        }),
+      );
     }
     return this;
   }
@@ -125,7 +176,21 @@ export class ClusterBuilder {
     this.objects.push(renderedMachineConfig(renderedNew, name, NEW));
     for (const n of nodes) {
       const ann = mcoAnnotations(n.current ? renderedNew : rendered, n.degraded ? 'Degraded' : n.rebooting ? 'Working' : 'Done');
-      this.objects.push(adjustNode(nodeObject({ name: n.name, role, zone: n.zone ?? 'us-east-1a', cordoned: n.cordoned, ready: !n.notReady, annotations: ann, extraLabels: n.labels, createdAt: n.createdAt }), n));
+      this.objects.push(
+        adjustNode(
+          nodeObject({
+            name: n.name,
+            role,
+            zone: n.zone ?? 'us-east-1a',
+            cordoned: n.cordoned,
+            ready: !n.notReady,
+            annotations: ann,
+            extraLabels: n.labels,
+            createdAt: n.createdAt,
+          }),
+          n,
+        ),
+      );
     }
     return this;
   }
@@ -150,7 +215,8 @@ export class ClusterBuilder {
     const mcp = this.object('MachineConfigPool', name);
     if (rendered !== null) {
       mcp.spec.configuration = { name: rendered };
-      if (!this.objects.some((o) => o.kind === 'MachineConfig' && o.metadata.name === rendered)) this.objects.push(renderedMachineConfig(rendered, name, opts.osImageURL ?? OLD));
+      if (!this.objects.some((o) => o.kind === 'MachineConfig' && o.metadata.name === rendered))
+        this.objects.push(renderedMachineConfig(rendered, name, opts.osImageURL ?? OLD));
     }
     if (opts.updating) {
       const to = mcp.spec.configuration.name;
@@ -171,7 +237,12 @@ export class ClusterBuilder {
   }
   /** A MachineConfig with `spec.osImageURL` for a MachineConfigPool's role: the MCO rolls that image on the pool. */
   osImageMachineConfig(pool: string, image = NEW, name = `99-${pool}-custom-os-image`): this {
-    this.objects.push({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name, labels: { [MCO_ROLE_LABEL]: pool } }, spec: { osImageURL: image } });
+    this.objects.push({
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'MachineConfig',
+      metadata: { name, labels: { [MCO_ROLE_LABEL]: pool } },
+      spec: { osImageURL: image },
+    });
     return this;
   }
   /** The first object of a kind (and name), to adjust it in a test. */
@@ -221,7 +292,13 @@ export function specYaml(pools: Record<string, unknown>[], extra: Record<string,
 export function planFor(specText: string, snapshot: ClusterSnapshot): Plan {
   const loaded = parseRolloutSpec(specText, 'spec.yaml');
   if (!loaded.spec) throw new Error('spec invalid: ' + JSON.stringify(loaded.diagnostics, null, 1));
-  return buildPlan({ spec: loaded.spec, specMap: loaded.map, snapshot, specDiagnostics: loaded.diagnostics, specInfo: { name: 'test', path: 'spec.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null } });
+  return buildPlan({
+    spec: loaded.spec,
+    specMap: loaded.map,
+    snapshot,
+    specDiagnostics: loaded.diagnostics,
+    specInfo: { name: 'test', path: 'spec.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null },
+  });
 }
 
 export function nodes(prefix: string, count: number, zones = ['us-east-1a', 'us-east-1b', 'us-east-1c'], extra: Partial<TestNode> = {}): TestNode[] {

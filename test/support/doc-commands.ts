@@ -122,7 +122,10 @@ export function shellSyntax(text: string): ShellSyntax {
         return;
       }
       if (c === '\\') {
-        if (next !== '\n') { word += next ?? ''; inWord = true; }
+        if (next !== '\n') {
+          word += next ?? '';
+          inWord = true;
+        }
         i += 2;
       } else if (c === "'") {
         const end = text.indexOf("'", i + 1);
@@ -133,7 +136,16 @@ export function shellSyntax(text: string): ShellSyntax {
         i++;
         inWord = true;
         while (i < text.length && text[i] !== '"') {
-          if (text[i] === '\\' && i + 1 < text.length) { word += text[i + 1]; i += 2; } else if (text[i] === '$' && text[i + 1] === '(') { i += 2; nested(')', '$(...)'); } else if (text[i] === '`') { i++; nested('`', '`...`'); } else word += text[i++];
+          if (text[i] === '\\' && i + 1 < text.length) {
+            word += text[i + 1];
+            i += 2;
+          } else if (text[i] === '$' && text[i + 1] === '(') {
+            i += 2;
+            nested(')', '$(...)');
+          } else if (text[i] === '`') {
+            i++;
+            nested('`', '`...`');
+          } else word += text[i++];
         }
         i++;
       } else if (c === '$' && next === '{') {
@@ -162,7 +174,10 @@ export function shellSyntax(text: string): ShellSyntax {
         i += (c === '|' && (next === '|' || next === '&')) || (c === '&' && next === '&') || (c === ';' && next === ';') ? 2 : 1;
       } else if (c === '>' || c === '<' || c === '&') {
         // A redirection: an fd number before it is part of it; `>&2` names an fd, not a file.
-        if (inWord && /^\d+$/.test(word)) { word = ''; inWord = false; } else endWord();
+        if (inWord && /^\d+$/.test(word)) {
+          word = '';
+          inWord = false;
+        } else endWord();
         i++;
         while (text[i] === '>' || text[i] === '<' || text[i] === '|') i++;
         if (text[i] === '&') {
@@ -192,25 +207,34 @@ export interface Runner {
 /** Keys are the first words of a simple command (the longest key that matches wins). */
 export const RUNS: Record<string, Runner> = {
   bootcplan: { how: 'the built CLI (bin/bootcplan.mjs), on PATH through a link in a temporary directory', where: 'work' },
-  'npx bootcplan': { how: 'npx finds bootcplan in the working directory\'s node_modules/.bin, as in a checkout after npm install (never the registry)', where: 'work' },
-  kubectl: { how: 'kubectl on the machine, against the test kube-apiserver through ~/.kube/config; `kubectl bootcplan` finds the kubectl-bootcplan link on PATH', where: 'work' },
+  'npx bootcplan': {
+    how: "npx finds bootcplan in the working directory's node_modules/.bin, as in a checkout after npm install (never the registry)",
+    where: 'work',
+  },
+  kubectl: {
+    how: 'kubectl on the machine, against the test kube-apiserver through ~/.kube/config; `kubectl bootcplan` finds the kubectl-bootcplan link on PATH',
+    where: 'work',
+  },
   'npm run demo': { how: 'in the checkout itself: it plans the bundled example and writes nothing', where: 'checkout' },
   source: { how: 'the shell builtin', where: 'work' },
 };
 
 /** Commands that cannot run in the test, by their first words, with the reason. */
 export const NOT_RUNNABLE: Record<string, string> = {
-  podman: 'no container engine runs on the test machine or in CI; test/repo/package.test.ts checks the Containerfile as text, and the smoke suite (scripts/check-package.sh) installs the package as the image does (npm ci --omit=dev) and plans with it',
-  'npm install': 'installs from the npm registry or changes the machine; CI\'s npm ci and the smoke suite\'s global install of the packed tarball (scripts/check-package.sh) are that step',
+  podman:
+    'no container engine runs on the test machine or in CI; test/repo/package.test.ts checks the Containerfile as text, and the smoke suite (scripts/check-package.sh) installs the package as the image does (npm ci --omit=dev) and plans with it',
+  'npm install':
+    "installs from the npm registry or changes the machine; CI's npm ci and the smoke suite's global install of the packed tarball (scripts/check-package.sh) are that step",
   'npm test': 'runs every suite, this one included',
 };
 
 /** Placeholders the docs write for a value of the reader's, substituted by test/e2e/12-docs.test.ts; each with what it stands for there. */
 export const PLACEHOLDERS = {
   PLANFILE: 'plans/prod-east.json, the plan the working directory holds (planned from cluster.yaml, as the README does)',
-  FLEETPLAN: 'plans/stores.json, the fleet plan of examples/fleet/fleet.yaml (three stores as snapshot files: a saved fleet plan is rehearsed against the snapshots it was made from)',
+  FLEETPLAN:
+    'plans/stores.json, the fleet plan of examples/fleet/fleet.yaml (three stores as snapshot files: a saved fleet plan is rehearsed against the snapshots it was made from)',
   LOCK_ID: 'the lock id of an apply that died: the test takes the apply lock as bootcplan apply does and never renews or releases it',
-  'plans/prod-east-2d06985bc357da4f.json': 'plans/prod-east.json (the id in the name is the docs\' example: a plan id hashes the cluster)',
+  'plans/prod-east-2d06985bc357da4f.json': "plans/prod-east.json (the id in the name is the docs' example: a plan id hashes the cluster)",
 } as const;
 export type Placeholder = keyof typeof PLACEHOLDERS;
 
@@ -221,7 +245,8 @@ const LITERAL_CAPS = new Set(['HEAD']);
 export function answerFor(words: string[]): { answer: string; why: string } | null {
   const [program, ...args] = words;
   if (program !== 'bootcplan' || args.includes('--auto-approve')) return null;
-  if (args[0] === 'apply' && (args.includes('-f') || args.includes('--file'))) return { answer: 'yes', why: 'apply -f plans and applies at once, so it asks for `yes` on a terminal' };
+  if (args[0] === 'apply' && (args.includes('-f') || args.includes('--file')))
+    return { answer: 'yes', why: 'apply -f plans and applies at once, so it asks for `yes` on a terminal' };
   if (args[0] === 'fleet' && args[1] === 'apply') return { answer: 'yes', why: 'fleet apply asks for `yes` on a terminal' };
   return null;
 }
@@ -264,7 +289,8 @@ export function classify(text: string, notRunnable: Record<string, string> = NOT
   for (const p of placeholders) rest = rest.replace(placeholderPattern(p, 'g'), '');
   for (const w of commands.flat()) {
     for (const m of w.matchAll(/(?<![$\w])[A-Z][A-Z0-9_]{2,}(?![\w=])/g)) {
-      if (!LITERAL_CAPS.has(m[0]) && rest.includes(m[0])) problems.push(`${m[0]} looks like a placeholder: add it to PLACEHOLDERS in test/support/doc-commands.ts`);
+      if (!LITERAL_CAPS.has(m[0]) && rest.includes(m[0]))
+        problems.push(`${m[0]} looks like a placeholder: add it to PLACEHOLDERS in test/support/doc-commands.ts`);
     }
   }
   if (problems.length) return { kind: 'unknown', problems };

@@ -12,7 +12,13 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 
 /** README.md, then docs/*.md in name order (paths relative to the repository root). */
 export function docFiles(root = ROOT): string[] {
-  return ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+  return [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ];
 }
 
 const md = new MarkdownIt({ html: true });
@@ -71,7 +77,10 @@ export function parseDoc(text: string): ParsedDoc {
 
 /** A heading's text as GitHub slugs it: the text of its inline children, code spans included. */
 function inlineText(t: Token): string {
-  return (t.children ?? []).filter((c) => c.type === 'text' || c.type === 'code_inline').map((c) => c.content).join('');
+  return (t.children ?? [])
+    .filter((c) => c.type === 'text' || c.type === 'code_inline')
+    .map((c) => c.content)
+    .join('');
 }
 
 function htmlAnchors(html: string, into: Set<string>): void {

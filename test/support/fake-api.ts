@@ -42,18 +42,24 @@ export async function fakeApi(handler: Handler, tls?: { cert: Buffer; key: Buffe
       });
   };
   const server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, serve) : http.createServer(serve);
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
-  server.on('tlsClientError', () => { /* the client refused our certificate: expected in the TLS case */ });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('tlsClientError', () => {
+    /* the client refused our certificate: expected in the TLS case */
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as net.AddressInfo).port;
   const f: FakeServer = {
     url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     hits,
-    close: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
   open.push(f);
   return f;
@@ -64,7 +70,12 @@ export async function closeFakes(): Promise<void> {
   await Promise.all(open.splice(0).map((f) => f.close()));
 }
 
-export interface ClusterEntry { server: string; proxyUrl?: string; caData?: string; skipTLSVerify?: boolean }
+export interface ClusterEntry {
+  server: string;
+  proxyUrl?: string;
+  caData?: string;
+  skipTLSVerify?: boolean;
+}
 
 export function kubeConfigFor(c: ClusterEntry): KubeConfig {
   const kc = new KubeConfig();
@@ -102,8 +113,29 @@ export function closeClients(): void {
 export function selfSignedCert(): { cert: Buffer; key: Buffer } {
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-tls-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -113,15 +145,30 @@ export function selfSignedCert(): { cert: Buffer; key: Buffer } {
 /** Writes a kubeconfig file for the CLI tests; returns its path. */
 export function kubeconfigFile(dir: string, c: ClusterEntry): string {
   const path = join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}`);
-  writeFileSync(path, [
-    'apiVersion: v1', 'kind: Config',
-    'clusters:', '- name: fake', '  cluster:', `    server: ${c.server}`,
-    ...(c.server.startsWith('http:') || c.skipTLSVerify ? ['    insecure-skip-tls-verify: true'] : []),
-    ...(c.proxyUrl ? [`    proxy-url: ${c.proxyUrl}`] : []),
-    'users:', '- name: u', '  user:', '    token: not-a-real-token',
-    'contexts:', '- name: fake', '  context:', '    cluster: fake', '    user: u',
-    'current-context: fake', '',
-  ].join('\n'));
+  writeFileSync(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: fake',
+      '  cluster:',
+      `    server: ${c.server}`,
+      ...(c.server.startsWith('http:') || c.skipTLSVerify ? ['    insecure-skip-tls-verify: true'] : []),
+      ...(c.proxyUrl ? [`    proxy-url: ${c.proxyUrl}`] : []),
+      'users:',
+      '- name: u',
+      '  user:',
+      '    token: not-a-real-token',
+      'contexts:',
+      '- name: fake',
+      '  context:',
+      '    cluster: fake',
+      '    user: u',
+      'current-context: fake',
+      '',
+    ].join('\n'),
+  );
   return path;
 }
 
@@ -153,7 +200,12 @@ export function sendJson(res: http.ServerResponse, body: unknown, status = 200):
 }
 
 export function nodeObject(name: string, extra: Record<string, unknown> = {}) {
-  return { metadata: { name, resourceVersion: '1', labels: { 'kubernetes.io/hostname': name } }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] }, ...extra };
+  return {
+    metadata: { name, resourceVersion: '1', labels: { 'kubernetes.io/hostname': name } },
+    spec: {},
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    ...extra,
+  };
 }
 
 export interface FakeProxy {
@@ -180,10 +232,16 @@ export async function fakeProxy(o: { refuse?: number } = {}): Promise<FakeProxy>
       res.writeHead(r.statusCode!, r.headers);
       r.pipe(res);
     });
-    up.on('error', () => { res.writeHead(502); res.end(); });
+    up.on('error', () => {
+      res.writeHead(502);
+      res.end();
+    });
     req.pipe(up);
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
     p.auth.push(req.headers['proxy-authorization']);
     p.tunnels.push(req.url!);
@@ -196,7 +254,10 @@ export async function fakeProxy(o: { refuse?: number } = {}): Promise<FakeProxy>
       client.pipe(upstream);
     });
     sockets.add(upstream);
-    upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
+    upstream.on('close', () => {
+      sockets.delete(upstream);
+      client.destroy();
+    });
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
   });
@@ -205,6 +266,10 @@ export async function fakeProxy(o: { refuse?: number } = {}): Promise<FakeProxy>
   return {
     ...p,
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

@@ -27,7 +27,9 @@ export function testFleet(clusters: ArgoTestCluster[], maxConcurrency: number, s
   b.name = 'prod';
   for (const c of clusters) {
     b.cluster(c.name, {
-      labels: c.labels, destination: c.destination, cluster: workerCluster(c.nodes ?? 3),
+      labels: c.labels,
+      destination: c.destination,
+      cluster: workerCluster(c.nodes ?? 3),
       error: c.unreachable ? { code: 'unreachable', message: 'connection refused' } : undefined,
     });
   }
@@ -38,7 +40,9 @@ export function testFleet(clusters: ArgoTestCluster[], maxConcurrency: number, s
   const loaded = parseFleetSpec(text, FLEET_PATH);
   const specs = effectiveSpecs(loaded.fleet!, loaded.map);
   const rollouts: Record<string, RolloutSpec> = {};
-  loaded.fleet!.spec.clusters.forEach((c, i) => { rollouts[c.name] = specs[i].spec; });
+  loaded.fleet!.spec.clusters.forEach((c, i) => {
+    rollouts[c.name] = specs[i].spec;
+  });
   return { fleetPlan, fleetText: text, rollouts };
 }
 
@@ -59,6 +63,12 @@ export function withCluster(input: ArgoFleetInput, name: string, change: Partial
 }
 
 export const TEST_OPTIONS: ArgoFleetOptions = {
-  repoURL: 'https://git.example.com/platform/fleet.git', revision: 'main', path: 'fleets/prod/argocd', setupPath: 'examples',
-  namespace: 'openshift-gitops', project: 'default', image: 'REPLACE-ME.example/bootcplan:0.1.0', name: 'bootcplan-prod',
+  repoURL: 'https://git.example.com/platform/fleet.git',
+  revision: 'main',
+  path: 'fleets/prod/argocd',
+  setupPath: 'examples',
+  namespace: 'openshift-gitops',
+  project: 'default',
+  image: 'REPLACE-ME.example/bootcplan:0.1.0',
+  name: 'bootcplan-prod',
 };

@@ -10,7 +10,15 @@ import type { FleetClusterSession } from '../../src/fleet/cluster-run.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from '../../src/fleet/plan-types.ts';
 import type { Plan } from '../../src/plan/types.ts';
 import type { BatchTimeoutAction } from '../../src/fleet/spec-types.ts';
-import { InterruptedError, OutsideWindowError, RolloutHaltedError, StalePlanError, LockHeldError, PolicyBlockedError, InputError } from '../../src/base/errors.ts';
+import {
+  InterruptedError,
+  OutsideWindowError,
+  RolloutHaltedError,
+  StalePlanError,
+  LockHeldError,
+  PolicyBlockedError,
+  InputError,
+} from '../../src/base/errors.ts';
 
 export const T0 = Date.parse('2026-03-02T10:00:00Z') / 1000;
 
@@ -30,15 +38,25 @@ export type Script =
   /** Its own progress says it is done: the apply answers at once. */
   | { kind: 'nothing-to-do' };
 
-export interface LoggedApply { cluster: string; start: number; end: number | null; outcome: string }
+export interface LoggedApply {
+  cluster: string;
+  start: number;
+  end: number | null;
+  outcome: string;
+}
 
 export function errorOf(exit: 1 | 3 | 4 | 5 | 6, cluster: string): Error {
   switch (exit) {
-    case 3: return new StalePlanError(`${cluster}: plan is stale`);
-    case 4: return new LockHeldError('someone', '2026-03-02T09:00:00Z', 'lock-1', null);
-    case 5: return new RolloutHaltedError(`${cluster}: node w-1 failed`);
-    case 6: return new PolicyBlockedError(`${cluster}: control-plane replacement not allowed`);
-    default: return new InputError(`${cluster}: plan has errors`);
+    case 3:
+      return new StalePlanError(`${cluster}: plan is stale`);
+    case 4:
+      return new LockHeldError('someone', '2026-03-02T09:00:00Z', 'lock-1', null);
+    case 5:
+      return new RolloutHaltedError(`${cluster}: node w-1 failed`);
+    case 6:
+      return new PolicyBlockedError(`${cluster}: control-plane replacement not allowed`);
+    default:
+      return new InputError(`${cluster}: plan has errors`);
   }
 }
 
@@ -55,7 +73,10 @@ export class FakeFleet {
   /** Called when a cluster is opened (e.g. to send a stop request right then). */
   onOpen: ((cluster: string) => void) | null = null;
 
-  constructor(readonly clock: StepClock, readonly scripts: Record<string, Script>) {}
+  constructor(
+    readonly clock: StepClock,
+    readonly scripts: Record<string, Script>,
+  ) {}
 
   open = async (c: FleetClusterPlan): Promise<FleetClusterSession> => {
     this.opened.push(c.name);
@@ -65,10 +86,16 @@ export class FakeFleet {
     let closedUntil = script.kind === 'window' ? this.clock.now() + script.closedSeconds : 0;
     return {
       readRecord: async () => this.records.get(c.name) ?? null,
-      writeRecord: async (r) => { this.records.set(c.name, r); this.recordWrites.push(`${c.name}:${r.outcome}`); },
+      writeRecord: async (r) => {
+        this.records.set(c.name, r);
+        this.recordWrites.push(`${c.name}:${r.outcome}`);
+      },
       apply: async (signal) => {
         if (closedUntil > this.clock.now()) {
-          throw new OutsideWindowError(`${c.name}: outside every maintenance window`, undefined, { start: new Date(closedUntil * 1000).toISOString(), timezone: 'UTC' });
+          throw new OutsideWindowError(`${c.name}: outside every maintenance window`, undefined, {
+            start: new Date(closedUntil * 1000).toISOString(),
+            timezone: 'UTC',
+          });
         }
         closedUntil = 0;
         if (script.kind === 'nothing-to-do') {
@@ -86,7 +113,10 @@ export class FakeFleet {
             entry.outcome = 'stopped';
             throw new InterruptedError('SIGTERM', 'at a safe point');
           }
-          if (script.kind === 'fail') { entry.outcome = `exit ${script.exit}`; throw errorOf(script.exit, c.name); }
+          if (script.kind === 'fail') {
+            entry.outcome = `exit ${script.exit}`;
+            throw errorOf(script.exit, c.name);
+          }
           entry.outcome = 'done';
           return 'done';
         } finally {
@@ -126,8 +156,14 @@ export function fleetPlanOf(shape: FleetShape, id = 'fleet-1'): FleetPlan {
     ...shape.batches.map((cs) => ({ kind: 'batch' as const, clusters: cs })),
   ].map((b, i) => ({ index: i + 1, ...b, estimatedSeconds: 60 }));
   const cluster = (name: string, batch: number | null, plan: Plan | null, error: FleetClusterPlan['error']): FleetClusterPlan => ({
-    name, labels: {}, source: { context: name, kubeconfig: null, snapshot: null }, destination: { name: null, server: null },
-    canary: shape.canaries.includes(name), batch, plan, error,
+    name,
+    labels: {},
+    source: { context: name, kubeconfig: null, snapshot: null },
+    destination: { name: null, server: null },
+    canary: shape.canaries.includes(name),
+    batch,
+    plan,
+    error,
   });
   const clusters = [
     ...batches.flatMap((b) => b.clusters.map((c) => cluster(c, b.index, stubPlan(c), null))),
@@ -136,14 +172,30 @@ export function fleetPlanOf(shape: FleetShape, id = 'fleet-1'): FleetPlan {
   ];
   const max = shape.maxConcurrency ?? Math.max(1, ...shape.batches.map((b) => b.length));
   return {
-    formatVersion: '1.0', kind: 'FleetPlan', id,
+    formatVersion: '1.0',
+    kind: 'FleetPlan',
+    id,
     fleet: { name: 'fleet', path: 'fleet.yaml', ref: null, commit: null, sha256: 'f'.repeat(64), dirty: null },
     strategy: {
-      canaries: shape.canaries, maxConcurrency: { value: max, resolved: max, rule: 'test' },
-      batchSoakSeconds: shape.batchSoakSeconds ?? 0, batchTimeoutSeconds: shape.batchTimeoutSeconds ?? null,
+      canaries: shape.canaries,
+      maxConcurrency: { value: max, resolved: max, rule: 'test' },
+      batchSoakSeconds: shape.batchSoakSeconds ?? 0,
+      batchTimeoutSeconds: shape.batchTimeoutSeconds ?? null,
       batchTimeoutAction: shape.batchTimeoutAction ?? 'abort',
     },
-    batches, clusters, diagnostics: [],
-    summary: { clusters: clusters.length, planned: clusters.length, withChanges: clusters.length, failed: 0, nodes: 0, batches: batches.length, estimatedSeconds: 0, errors: 0, warnings: 0 },
+    batches,
+    clusters,
+    diagnostics: [],
+    summary: {
+      clusters: clusters.length,
+      planned: clusters.length,
+      withChanges: clusters.length,
+      failed: 0,
+      nodes: 0,
+      batches: batches.length,
+      estimatedSeconds: 0,
+      errors: 0,
+      warnings: 0,
+    },
   };
 }

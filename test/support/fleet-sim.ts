@@ -29,7 +29,10 @@ export interface SimFleet {
   options: CliOptions;
 }
 
-export function simFleet(b: FleetBuilder, o: { faults?: Partial<Record<string, FaultOptions>>; missing?: string[]; prefix?: string; sim?: SimOptions } = {}): SimFleet {
+export function simFleet(
+  b: FleetBuilder,
+  o: { faults?: Partial<Record<string, FaultOptions>>; missing?: string[]; prefix?: string; sim?: SimOptions } = {},
+): SimFleet {
   const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'bootcplan-fleet-'));
   b.write(dir);
   const planFile = join(dir, 'fleet-plan.json');
@@ -40,7 +43,8 @@ export function simFleet(b: FleetBuilder, o: { faults?: Partial<Record<string, F
   const drivers: SimDriver[] = [];
   const openDriver: DriverFactory = async (flags) => {
     opened.push(flags.context ?? '?');
-    if (!flags.context || o.missing?.includes(flags.context) || !sims[flags.context]) throw new ClusterApiError(`context "${flags.context}" is not in the kubeconfig`, 'kubectl config get-contexts');
+    if (!flags.context || o.missing?.includes(flags.context) || !sims[flags.context])
+      throw new ClusterApiError(`context "${flags.context}" is not in the kubeconfig`, 'kubectl config get-contexts');
     const driver = sims[flags.context].driver(`${flags.context}-${drivers.length}`);
     drivers.push(driver);
     return { driver, holder: 'fleet@test', records: driver.records };

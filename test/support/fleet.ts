@@ -100,7 +100,11 @@ export class FleetBuilder {
     const clusters = new Map<string, FleetClusterInput>();
     for (const c of this.clusters) clusters.set(c.name, c.error ? { error: c.error } : { snapshot: snapshotOf(c) });
     return planFleet({
-      fleet: loaded.fleet, map: loaded.map, diagnostics: loaded.diagnostics, clusters, now: opts.now,
+      fleet: loaded.fleet,
+      map: loaded.map,
+      diagnostics: loaded.diagnostics,
+      clusters,
+      now: opts.now,
       info: { name: this.name, path: 'fleet.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null },
     });
   }

@@ -11,7 +11,16 @@ import { io } from './cli.ts';
 
 /** Every command path ('' for the program, 'fleet render argocd') and the long flags it accepts (the program's own included). */
 export function commandFlags(): Map<string, Set<string>> {
-  const program = buildProgram({ io: io({ env: {} }), openDriver: async () => { throw new Error('not reached'); }, now: () => 0 }, () => {});
+  const program = buildProgram(
+    {
+      io: io({ env: {} }),
+      openDriver: async () => {
+        throw new Error('not reached');
+      },
+      now: () => 0,
+    },
+    () => {},
+  );
   const out = new Map<string, Set<string>>();
   const globals = new Set(['--help', ...program.options.map((o) => o.long!).filter(Boolean)]);
   const walk = (c: Command, path: string[]) => {

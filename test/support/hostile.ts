@@ -51,7 +51,14 @@ export function hostile<T>(value: T, mode: HostileMode): T {
  */
 export function hostilePlan(mode: HostileMode): Plan {
   const base = structuredClone(demoPlan()) as Plan;
-  base.specChanges = { base: 'origin/main', baseCommit: 'a'.repeat(40), path: 'examples/rollout.yaml', added: 1, removed: 1, unified: '--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n' };
+  base.specChanges = {
+    base: 'origin/main',
+    baseCommit: 'a'.repeat(40),
+    path: 'examples/rollout.yaml',
+    added: 1,
+    removed: 1,
+    unified: '--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n',
+  };
   base.schedule = null;
   for (const c of base.changes) c.description = 'd';
   for (const p of base.pools) for (const n of p.nodes) n.conditions = [{ type: 'Ready', status: 'False', reason: 'r', message: 'm' } as never];
@@ -97,14 +104,25 @@ export function hostileEvents(): ApplyEvent[] {
 /** A rehearsal of the hostile plan: its pools, waves, failed nodes and events carry PAYLOAD. */
 export function hostileRehearsal(plan: Plan): Rehearsal {
   const pools: Rehearsal['pools'] = plan.pools.map((p) => ({
-    name: p.name, backend: p.backend, maxUnavailable: 1, peakUnavailable: 2,
+    name: p.name,
+    backend: p.backend,
+    maxUnavailable: 1,
+    peakUnavailable: 2,
     waves: (Array.isArray(p.waves) ? p.waves : []).map((w, i) => ({ wave: i + 1, start: i * 100, end: i * 100 + 90, nodes: w })),
     failedNodes: [PAYLOAD],
   }));
   return {
-    planId: PAYLOAD, durationSeconds: 1000, estimatedSeconds: 900, halted: true, stopped: PAYLOAD, exitCode: 5,
-    durations: { stage: 10, drain: 10, reboot: 10, softReboot: 5, ready: 5 }, faults: { seed: 1, rebootFailRate: 0.5 } as never,
-    reboots: { soft: 1, hard: 1, failed: 1 }, pools, events: hostileEvents(),
+    planId: PAYLOAD,
+    durationSeconds: 1000,
+    estimatedSeconds: 900,
+    halted: true,
+    stopped: PAYLOAD,
+    exitCode: 5,
+    durations: { stage: 10, drain: 10, reboot: 10, softReboot: 5, ready: 5 },
+    faults: { seed: 1, rebootFailRate: 0.5 } as never,
+    reboots: { soft: 1, hard: 1, failed: 1 },
+    pools,
+    events: hostileEvents(),
   };
 }
 
@@ -122,13 +140,68 @@ export function firstUnsafe(out: string): string | null {
 
 /** The elements the report writes (HTML and its inline SVG chart), and nothing else. */
 const TAGS = new Set([
-  'html', 'head', 'meta', 'title', 'style', 'body', 'main', 'header', 'footer', 'section', 'h1', 'h2', 'h3', 'p', 'div', 'span',
-  'b', 'small', 'a', 'ul', 'li', 'details', 'summary', 'pre', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
-  'svg', 'g', 'rect', 'line', 'text',
+  'html',
+  'head',
+  'meta',
+  'title',
+  'style',
+  'body',
+  'main',
+  'header',
+  'footer',
+  'section',
+  'h1',
+  'h2',
+  'h3',
+  'p',
+  'div',
+  'span',
+  'b',
+  'small',
+  'a',
+  'ul',
+  'li',
+  'details',
+  'summary',
+  'pre',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'svg',
+  'g',
+  'rect',
+  'line',
+  'text',
 ]);
 const ATTRIBUTES = new Set([
-  'lang', 'charset', 'http-equiv', 'content', 'name', 'class', 'id', 'href', 'open', 'data-nodes', 'data-peak',
-  'viewBox', 'width', 'height', 'role', 'aria-label', 'xmlns', 'x', 'y', 'x1', 'x2', 'y1', 'y2', 'rx', 'text-anchor',
+  'lang',
+  'charset',
+  'http-equiv',
+  'content',
+  'name',
+  'class',
+  'id',
+  'href',
+  'open',
+  'data-nodes',
+  'data-peak',
+  'viewBox',
+  'width',
+  'height',
+  'role',
+  'aria-label',
+  'xmlns',
+  'x',
+  'y',
+  'x1',
+  'x2',
+  'y1',
+  'y2',
+  'rx',
+  'text-anchor',
 ]);
 
 /**
@@ -145,7 +218,10 @@ export function markupProblems(html: string): string[] {
     tag.lastIndex = i;
     const m = tag.exec(body);
     const at = JSON.stringify(body.slice(i, i + 80));
-    if (!m) { problems.push(`markup that is not a well-formed element at ${i}: ${at}`); continue; }
+    if (!m) {
+      problems.push(`markup that is not a well-formed element at ${i}: ${at}`);
+      continue;
+    }
     if (!TAGS.has(m[2])) problems.push(`element <${m[2]}> at ${i}: ${at}`);
     for (const a of m[3].matchAll(/([a-zA-Z][a-zA-Z0-9-]*)(?:="([^"]*)")?/g)) {
       if (!ATTRIBUTES.has(a[1])) problems.push(`attribute ${a[1]} at ${i}: ${at}`);

@@ -15,7 +15,9 @@ function lua(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `{${v.map(lua).join(', ')}}`;
-  return `{${Object.entries(v as object).map(([k, x]) => `[${JSON.stringify(k)}] = ${lua(x)}`).join(', ')}}`;
+  return `{${Object.entries(v as object)
+    .map(([k, x]) => `[${JSON.stringify(k)}] = ${lua(x)}`)
+    .join(', ')}}`;
 }
 
 /** The status and message the health check `script` gives for `obj`. */

@@ -47,7 +47,9 @@ export function bigPlan(workers = 10_000, maxUnavailable: string | number = '10%
   const loaded = parseRolloutSpec(text, 'big.yaml');
   if (!loaded.spec) throw new Error(JSON.stringify(loaded.diagnostics));
   const plan = buildPlan({
-    spec: loaded.spec, specMap: loaded.map, snapshot,
+    spec: loaded.spec,
+    specMap: loaded.map,
+    snapshot,
     specInfo: { name: 'big', path: 'big.yaml', ref: null, commit: null, sha256: 'x', dirty: null },
   });
   bigCache.set(key, plan);
@@ -62,7 +64,9 @@ export function golden(name: string, actual: string): void {
   const file = join(GOLDEN_DIR, name);
   if (process.env.UPDATE_GOLDEN === '1' || !existsSync(file)) {
     if (process.env.UPDATE_GOLDEN !== '1' && process.env.CI === 'true') {
-      assert.unreachable(`golden file test/support/golden/${name} is missing; run UPDATE_GOLDEN=1 npx tsx test/run.ts test/render/render.test.ts and commit it`);
+      assert.unreachable(
+        `golden file test/support/golden/${name} is missing; run UPDATE_GOLDEN=1 npx tsx test/run.ts test/render/render.test.ts and commit it`,
+      );
     }
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, actual);
@@ -76,6 +80,6 @@ export function golden(name: string, actual: string): void {
   while (i < a.length && i < e.length && a[i] === e[i]) i++;
   assert.unreachable(
     `output differs from test/support/golden/${name} at line ${i + 1}:\n  expected: ${JSON.stringify(e[i] ?? '(end of file)')}\n  actual:   ${JSON.stringify(a[i] ?? '(end of output)')}\n` +
-    `if the change is intended: UPDATE_GOLDEN=1 npx tsx test/run.ts test/render/render.test.ts, then review the diff of test/support/golden/`,
+      `if the change is intended: UPDATE_GOLDEN=1 npx tsx test/run.ts test/render/render.test.ts, then review the diff of test/support/golden/`,
   );
 }

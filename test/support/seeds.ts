@@ -9,7 +9,10 @@
  * property did not allow is allowed, and either way the case is kept as a fixed test.
  */
 
-export interface Seeded { seed: number; numRuns: number }
+export interface Seeded {
+  seed: number;
+  numRuns: number;
+}
 
 function fromEnv(name: string): number | 'fresh' | null {
   const v = process.env[name];

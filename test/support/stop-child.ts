@@ -36,7 +36,10 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => stopped.
 
 // The process's own streams (the parent reads them), not a capture.
 const childIO = io({
-  stdout: (s) => { process.stdout.write(s); onOutput(s); },
+  stdout: (s) => {
+    process.stdout.write(s);
+    onOutput(s);
+  },
   stderr: (s) => void process.stderr.write(s),
 });
 let onOutput: (s: string) => void = () => {};
@@ -71,7 +74,10 @@ async function applyScenario(): Promise<number> {
     };
   }
   const driver = sim.driver('apply');
-  const code = await run(['apply', '-f', spec, '--auto-approve', '--json'], { io: childIO, openDriver: async () => ({ driver: answering(driver, sim), holder: 'child@test' }) });
+  const code = await run(['apply', '-f', spec, '--auto-approve', '--json'], {
+    io: childIO,
+    openDriver: async () => ({ driver: answering(driver, sim), holder: 'child@test' }),
+  });
   process.stderr.write(`child: lease ${sim.lock.leaseOf()?.holder ?? 'released'}; ${sim.openWaits(driver)} wait(s) left open\n`);
   if (takenAt !== null) process.stderr.write(`child: ended ${sim.now - takenAt} s of virtual time after the Lease was taken\n`);
   return code;
