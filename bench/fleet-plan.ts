@@ -29,11 +29,28 @@ async function once(fleetFile: string, out: string): Promise<void> {
   const { run } = await import('../src/cli/main.ts');
   let markdown = 0;
   const code = await run(['fleet', 'plan', '-f', fleetFile, '-o', 'markdown', '--out', out], {
-    io: { stdout: (s) => { markdown += s.length; }, stderr: () => {}, env: {}, stdoutIsTTY: false, stderrIsTTY: false },
+    io: {
+      stdout: (s) => {
+        markdown += s.length;
+      },
+      stderr: () => {},
+      env: {},
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+    },
   });
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage();
-  console.log(JSON.stringify({ code, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, peakRssMB: process.resourceUsage().maxRSS / 1024, markdownChars: markdown, planFileMB: statSync(out).size / 1e6 }));
+  console.log(
+    JSON.stringify({
+      code,
+      wallMs,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      peakRssMB: process.resourceUsage().maxRSS / 1024,
+      markdownChars: markdown,
+      planFileMB: statSync(out).size / 1e6,
+    }),
+  );
 }
 
 function generateFleet(clusters: number, nodes: number, format: 'json' | 'yaml'): string {
@@ -47,11 +64,15 @@ function generateFleet(clusters: number, nodes: number, format: 'json' | 'yaml')
     entries.push({ name, snapshot: `${name}.${format}`, labels: { region: REGIONS[i % REGIONS.length], tier: i % 3 ? 'prod' : 'edge' } });
   }
   const fleet = {
-    apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Fleet', metadata: { name: `bench-${clusters}x${nodes}` },
+    apiVersion: 'bootcplan.dev/v1alpha1',
+    kind: 'Fleet',
+    metadata: { name: `bench-${clusters}x${nodes}` },
     spec: {
       rollout: { pools: [{ name: 'worker', image: IMAGE, maxUnavailable: '10%', rebootPolicy: 'AllowSoftReboot', soakSeconds: 60 }] },
       clusters: entries,
-      overrides: [{ clusterSelector: { matchLabels: { region: 'eu' } }, timezone: 'Europe/Berlin', maintenanceWindows: [{ schedule: '0 22 * * *', duration: '6h' }] }],
+      overrides: [
+        { clusterSelector: { matchLabels: { region: 'eu' } }, timezone: 'Europe/Berlin', maintenanceWindows: [{ schedule: '0 22 * * *', duration: '6h' }] },
+      ],
       strategy: { canaries: ['site-000', 'site-001'], maxConcurrency: '10%', batchSoakSeconds: 600 },
     },
   };
@@ -73,13 +94,25 @@ async function main(): Promise<void> {
     const samples = [];
     for (let i = 0; i < runs; i++) {
       const t0 = performance.now();
-      const out = execFileSync(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--once', join(dir, 'fleet.yaml'), join(dir, 'fleet-plan.json')], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const out = execFileSync(
+        process.execPath,
+        ['--import', 'tsx', new URL(import.meta.url).pathname, '--once', join(dir, 'fleet.yaml'), join(dir, 'fleet-plan.json')],
+        { encoding: 'utf8', maxBuffer: 1 << 20 },
+      );
       samples.push({ ...JSON.parse(out.trim().split('\n').pop()!), processMs: performance.now() - t0 });
     }
     rows.push({
-      fleet: `${clusters} x ${nodes} nodes, ${format.toUpperCase()} snapshots`, clusters, nodes, format,
-      wallS: best(samples.map((x) => x.wallMs)) / 1000, cpuS: best(samples.map((x) => x.cpuMs)) / 1000, processS: best(samples.map((x) => x.processMs)) / 1000,
-      peakRssMB: best(samples.map((x) => x.peakRssMB)), markdownChars: samples[0].markdownChars, planFileMB: samples[0].planFileMB, exit: samples[0].code,
+      fleet: `${clusters} x ${nodes} nodes, ${format.toUpperCase()} snapshots`,
+      clusters,
+      nodes,
+      format,
+      wallS: best(samples.map((x) => x.wallMs)) / 1000,
+      cpuS: best(samples.map((x) => x.cpuMs)) / 1000,
+      processS: best(samples.map((x) => x.processMs)) / 1000,
+      peakRssMB: best(samples.map((x) => x.peakRssMB)),
+      markdownChars: samples[0].markdownChars,
+      planFileMB: samples[0].planFileMB,
+      exit: samples[0].code,
     });
     rmSync(dir, { recursive: true, force: true });
   }
@@ -88,7 +121,10 @@ async function main(): Promise<void> {
     '',
     '| fleet | wall (command) | CPU (process) | wall (process) | peak RSS | markdown | fleet plan file |',
     '|---|--:|--:|--:|--:|--:|--:|',
-    ...rows.map((r) => `| ${r.fleet} | ${r.wallS.toFixed(2)} s | ${r.cpuS.toFixed(2)} s | ${r.processS.toFixed(2)} s | ${r.peakRssMB.toFixed(0)} MB | ${r.markdownChars.toLocaleString('en-US')} chars | ${r.planFileMB.toFixed(1)} MB |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.fleet} | ${r.wallS.toFixed(2)} s | ${r.cpuS.toFixed(2)} s | ${r.processS.toFixed(2)} s | ${r.peakRssMB.toFixed(0)} MB | ${r.markdownChars.toLocaleString('en-US')} chars | ${r.planFileMB.toFixed(1)} MB |`,
+    ),
   ];
   const outDir = new URL('./out/', import.meta.url);
   mkdirSync(outDir, { recursive: true });

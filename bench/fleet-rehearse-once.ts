@@ -10,7 +10,17 @@ import type { CliIO } from '../src/app/ports.ts';
 const file = process.argv[2];
 let out = '';
 let err = '';
-const io = { env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false, stdout: (s: string) => { out += s; }, stderr: (s: string) => { err += s; } } as unknown as CliIO;
+const io = {
+  env: { NO_COLOR: '1' },
+  stdoutIsTTY: false,
+  stderrIsTTY: false,
+  stdout: (s: string) => {
+    out += s;
+  },
+  stderr: (s: string) => {
+    err += s;
+  },
+} as unknown as CliIO;
 process.chdir(dirname(file));
 const t0 = performance.now();
 const code = await run(['fleet', 'rehearse', '-f', 'fleet.yaml', '-o', 'json', '--jitter', '0.3', '--seed', '1'], { io });
@@ -18,4 +28,14 @@ const wallMs = performance.now() - t0;
 if (code !== 0) throw new Error(`fleet rehearse exited ${code}: ${err.slice(0, 2000)}`);
 const r = JSON.parse(out);
 const ru = process.resourceUsage();
-console.log(JSON.stringify({ wallMs, cpuMs: (ru.userCPUTime + ru.systemCPUTime) / 1000, peakRssMB: ru.maxRSS / 1024, makespanSeconds: r.makespanSeconds, estimatedSeconds: r.estimatedSeconds, batches: r.batches.length, exitCode: code }));
+console.log(
+  JSON.stringify({
+    wallMs,
+    cpuMs: (ru.userCPUTime + ru.systemCPUTime) / 1000,
+    peakRssMB: ru.maxRSS / 1024,
+    makespanSeconds: r.makespanSeconds,
+    estimatedSeconds: r.estimatedSeconds,
+    batches: r.batches.length,
+    exitCode: code,
+  }),
+);

@@ -36,23 +36,33 @@ export function fleetFile(clusters: number, nodes: number): string {
   const text = JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
   const names = Array.from({ length: clusters }, (_, i) => `site-${String(i).padStart(3, '0')}`);
   for (const n of names) writeFileSync(join(dir, `${n}.json`), text);
-  writeFileSync(file, stringify({
-    apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Fleet', metadata: { name: `bench-${clusters}x${nodes}` },
-    spec: {
-      rollout: { pools: [{ name: 'worker', image: imageRef('os-43.20261115.0'), maxUnavailable: '10%', rebootPolicy: 'AllowSoftReboot' }] },
-      clusters: names.map((n, i) => ({ name: n, snapshot: `${n}.json`, labels: { region: ['east', 'west', 'central'][i % 3] } })),
-      strategy: { canaries: [names[0]], maxConcurrency: '10%', batchSoakSeconds: 600 },
-    },
-  }));
+  writeFileSync(
+    file,
+    stringify({
+      apiVersion: 'bootcplan.dev/v1alpha1',
+      kind: 'Fleet',
+      metadata: { name: `bench-${clusters}x${nodes}` },
+      spec: {
+        rollout: { pools: [{ name: 'worker', image: imageRef('os-43.20261115.0'), maxUnavailable: '10%', rebootPolicy: 'AllowSoftReboot' }] },
+        clusters: names.map((n, i) => ({ name: n, snapshot: `${n}.json`, labels: { region: ['east', 'west', 'central'][i % 3] } })),
+        strategy: { canaries: [names[0]], maxConcurrency: '10%', batchSoakSeconds: 600 },
+      },
+    }),
+  );
   return file;
 }
 
 export function benchFleetRehearsal(clusters = 100, nodes = 100): FleetRehearsalBench {
   const file = fleetFile(clusters, nodes);
-  const out = execFileSync(process.execPath, ['--import', 'tsx', new URL('./fleet-rehearse-once.ts', import.meta.url).pathname, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', new URL('./fleet-rehearse-once.ts', import.meta.url).pathname, file], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   const r = JSON.parse(out.trim().split('\n').pop()!) as Omit<FleetRehearsalBench, 'clusters' | 'nodes'>;
   const row = { clusters, nodes, ...r };
-  console.error(`fleet rehearse ${clusters} x ${nodes}: ${(row.wallMs / 1000).toFixed(1)} s (CPU ${(row.cpuMs / 1000).toFixed(1)} s), peak ${row.peakRssMB.toFixed(0)} MB, makespan ${row.makespanSeconds} s (estimate ${row.estimatedSeconds} s), ${row.batches} batches`);
+  console.error(
+    `fleet rehearse ${clusters} x ${nodes}: ${(row.wallMs / 1000).toFixed(1)} s (CPU ${(row.cpuMs / 1000).toFixed(1)} s), peak ${row.peakRssMB.toFixed(0)} MB, makespan ${row.makespanSeconds} s (estimate ${row.estimatedSeconds} s), ${row.batches} batches`,
+  );
   return row;
 }
 

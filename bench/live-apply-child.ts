@@ -12,13 +12,32 @@ let out = '';
 let err = '';
 const t0 = Date.now();
 const code = await run(['apply', '-f', spec, '--kubeconfig', kubeconfig, '--auto-approve', '--json'], {
-  io: { stdout: (s) => { out += s; if (process.env.BENCH_VERBOSE) process.stderr.write(s); }, stderr: (s) => void (err += s), env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false },
+  io: {
+    stdout: (s) => {
+      out += s;
+      if (process.env.BENCH_VERBOSE) process.stderr.write(s);
+    },
+    stderr: (s) => void (err += s),
+    env: { NO_COLOR: '1' },
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+  },
 });
 const wallSeconds = (Date.now() - t0) / 1000;
-const events = out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const events = out
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 const stats = requestStats();
-console.log(JSON.stringify({
-  code, err: err.slice(0, 2000), wallSeconds, peakRssMB: process.resourceUsage().maxRSS / 1024,
-  waves: events.filter((e) => e.type === 'wave-start').length, reboots: events.filter((e) => e.type === 'reboot').length, stats,
-}));
+console.log(
+  JSON.stringify({
+    code,
+    err: err.slice(0, 2000),
+    wallSeconds,
+    peakRssMB: process.resourceUsage().maxRSS / 1024,
+    waves: events.filter((e) => e.type === 'wave-start').length,
+    reboots: events.filter((e) => e.type === 'reboot').length,
+    stats,
+  }),
+);
 process.exit(0);

@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setupEnv, resetCluster, tempDir, ensureNamespace, createWithStatus, clientFor } from '../test/e2e/env.ts';
 import { NodeAgent } from '../test/e2e/agent.ts';
-import { ClusterBuilder, specYaml, NEW } from '../test/builders.ts';
+import { ClusterBuilder, specYaml, NEW } from '../test/support/cluster.ts';
 import type { KObject } from '../src/cluster/types.ts';
 
 export interface LiveScale {
@@ -39,9 +39,18 @@ export async function liveScale(n: number): Promise<LiveScale> {
   await resetCluster(env.admin);
   const zones = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
   const names = Array.from({ length: n }, (_, i) => `w-${String(i).padStart(4, '0')}`);
-  const b = new ClusterBuilder().bootcPool('worker', names.map((name, i) => ({ name, zone: zones[i % 3] })), { maxUnavailable: 1 });
+  const b = new ClusterBuilder().bootcPool(
+    'worker',
+    names.map((name, i) => ({ name, zone: zones[i % 3] })),
+    { maxUnavailable: 1 },
+  );
   for (const name of names) {
-    b.add({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `app-${name}`, namespace: 'default' }, spec: { nodeName: name, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } } as KObject);
+    b.add({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `app-${name}`, namespace: 'default' },
+      spec: { nodeName: name, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+    } as KObject);
   }
   const t0 = Date.now();
   for (const ns of new Set(b.objects.map((o) => o.metadata.namespace).filter((x): x is string => !!x))) await ensureNamespace(env.admin, ns);
@@ -56,7 +65,11 @@ export async function liveScale(n: number): Promise<LiveScale> {
   let r: any;
   try {
     // Asynchronously: the node agent runs in this process's event loop meanwhile.
-    const child = promisify(execFile)(process.execPath, ['--import', 'tsx', new URL('./live-apply-child.ts', import.meta.url).pathname, spec, env.saKubeconfig], { encoding: 'utf8', maxBuffer: 64 << 20, timeout: Number(process.env.BENCH_LIVE_TIMEOUT ?? 3600) * 1000 });
+    const child = promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', new URL('./live-apply-child.ts', import.meta.url).pathname, spec, env.saKubeconfig],
+      { encoding: 'utf8', maxBuffer: 64 << 20, timeout: Number(process.env.BENCH_LIVE_TIMEOUT ?? 3600) * 1000 },
+    );
     child.child.stderr?.pipe(process.stderr);
     const { stdout: out } = await child;
     r = JSON.parse(out.trim().split('\n').pop()!);
@@ -67,9 +80,20 @@ export async function liveScale(n: number): Promise<LiveScale> {
   const cm = await env.admin.request('GET', '/api/v1/namespaces/openshift-bootcplan/configmaps/bootcplan-progress');
   const largest = Object.entries<number>(r.stats.largestWritten).sort((a, b) => b[1] - a[1])[0] ?? ['none', 0];
   return {
-    nodes: n, code: r.code, wallSeconds: r.wallSeconds, loadSeconds, requests: r.stats.total, requestsPerNode: r.stats.total / n,
-    bytesSentPerNode: r.stats.bytesSent / n, largestWritten: { resource: largest[0], bytes: largest[1] },
-    largestBootcplanObject: Buffer.byteLength(JSON.stringify(cm)), peakRssMB: r.peakRssMB, waves: r.waves, reboots: r.reboots, byResource: r.stats.byResource, byVerbResource: r.stats.byVerbResource,
+    nodes: n,
+    code: r.code,
+    wallSeconds: r.wallSeconds,
+    loadSeconds,
+    requests: r.stats.total,
+    requestsPerNode: r.stats.total / n,
+    bytesSentPerNode: r.stats.bytesSent / n,
+    largestWritten: { resource: largest[0], bytes: largest[1] },
+    largestBootcplanObject: Buffer.byteLength(JSON.stringify(cm)),
+    peakRssMB: r.peakRssMB,
+    waves: r.waves,
+    reboots: r.reboots,
+    byResource: r.stats.byResource,
+    byVerbResource: r.stats.byVerbResource,
     ...(r.code !== 0 ? { err: r.err } : {}),
   };
 }

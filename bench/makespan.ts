@@ -28,9 +28,33 @@ export interface MakespanRow {
   bootcOperatorStyle: number;
 }
 
-async function bootcplanMakespan(snap: ClusterSnapshot, pct: number, d: { stage: number; drain: number; reboot: number; softReboot: number; ready: number }, softFraction: number) {
-  const spec = parseRolloutSpec(stringify({ apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'bench' }, spec: { pools: [{ name: 'worker', image: imageRef('os-43.20261115.0'), maxUnavailable: `${pct}%`, rebootPolicy: softFraction > 0 ? 'AllowSoftReboot' : 'RebootOnly' }] } }), 'bench.yaml');
-  const mk = (s: ClusterSnapshot) => buildPlan({ spec: spec.spec!, specMap: spec.map, snapshot: s, durations: d, specInfo: { name: 'bench', path: 'bench.yaml', ref: null, commit: null, sha256: spec.sha256, dirty: null } });
+async function bootcplanMakespan(
+  snap: ClusterSnapshot,
+  pct: number,
+  d: { stage: number; drain: number; reboot: number; softReboot: number; ready: number },
+  softFraction: number,
+) {
+  const spec = parseRolloutSpec(
+    stringify({
+      apiVersion: 'bootcplan.dev/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'bench' },
+      spec: {
+        pools: [
+          { name: 'worker', image: imageRef('os-43.20261115.0'), maxUnavailable: `${pct}%`, rebootPolicy: softFraction > 0 ? 'AllowSoftReboot' : 'RebootOnly' },
+        ],
+      },
+    }),
+    'bench.yaml',
+  );
+  const mk = (s: ClusterSnapshot) =>
+    buildPlan({
+      spec: spec.spec!,
+      specMap: spec.map,
+      snapshot: s,
+      durations: d,
+      specInfo: { name: 'bench', path: 'bench.yaml', ref: null, commit: null, sha256: spec.sha256, dirty: null },
+    });
   const plan = mk(snap);
   // Soft-reboot capability is a property of the staged deployment; a stable hash of the
   // node name decides it, so every strategy sees the same nodes as capable.
@@ -47,12 +71,14 @@ function hashFraction(s: string): number {
 }
 
 function workerNodes(objs: KObject[]): Node[] {
-  return objs.filter((o) => o.kind === 'Node' && o.metadata.name.startsWith('worker-')).map((o) => ({
-    name: o.metadata.name,
-    zone: o.metadata.labels?.['topology.kubernetes.io/zone'] ?? '',
-    createdAt: Date.parse(o.metadata.creationTimestamp ?? '2026-01-01T00:00:00Z'),
-    softCapable: false,
-  }));
+  return objs
+    .filter((o) => o.kind === 'Node' && o.metadata.name.startsWith('worker-'))
+    .map((o) => ({
+      name: o.metadata.name,
+      zone: o.metadata.labels?.['topology.kubernetes.io/zone'] ?? '',
+      createdAt: Date.parse(o.metadata.creationTimestamp ?? '2026-01-01T00:00:00Z'),
+      softCapable: false,
+    }));
 }
 
 export async function benchMakespanAsync(): Promise<MakespanRow[]> {
@@ -62,17 +88,34 @@ export async function benchMakespanAsync(): Promise<MakespanRow[]> {
     const objs = generateCluster({ workers: n, stagedFraction: 0, bootc: true });
     const snap = snapshotFromObjects(objs, 'bench');
     const nodes = workerNodes(objs);
-    for (const [pct, stage, softFraction] of [[10, 150, 0], [10, 300, 0], [10, 600, 0], [10, 300, 0.5], [1, 150, 0], [1, 300, 0], [1, 600, 0], [1, 300, 0.5]] as const) {
+    for (const [pct, stage, softFraction] of [
+      [10, 150, 0],
+      [10, 300, 0],
+      [10, 600, 0],
+      [10, 300, 0.5],
+      [1, 150, 0],
+      [1, 300, 0],
+      [1, 600, 0],
+      [1, 300, 0.5],
+    ] as const) {
       const d = { stage, drain: 60, reboot: 300, softReboot: 60, ready: 0 };
       const b = await bootcplanMakespan(snap, pct, d, softFraction);
       rows.push({
-        nodes: n, maxUnavailable: `${pct}%`, k: b.k, stage, reboot: d.reboot, softFraction,
-        bootcplan: b.seconds, softReboots: b.soft,
+        nodes: n,
+        maxUnavailable: `${pct}%`,
+        k: b.k,
+        stage,
+        reboot: d.reboot,
+        softFraction,
+        bootcplan: b.seconds,
+        softReboots: b.soft,
         limit: limitMakespan(n, b.k, d),
         mcoStyle: mcoStyleMakespan(nodes, pct, d),
         bootcOperatorStyle: bootcOperatorStyleMakespan(nodes, pct, d),
       });
-      console.error(`makespan N=${n} stage=${stage} soft=${softFraction}: bootcplan ${b.seconds}s, limit ${rows.at(-1)!.limit}s, MCO-style ${rows.at(-1)!.mcoStyle}s`);
+      console.error(
+        `makespan N=${n} stage=${stage} soft=${softFraction}: bootcplan ${b.seconds}s, limit ${rows.at(-1)!.limit}s, MCO-style ${rows.at(-1)!.mcoStyle}s`,
+      );
     }
   }
   return rows;
@@ -88,7 +131,9 @@ export function makespanTable(rows: MakespanRow[]): string {
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    out.push(`| ${r.nodes} | ${r.maxUnavailable} (${r.k}) | ${r.stage} s | ${Math.round(r.softFraction * 100)}% (${r.softReboots} soft) | **${fmt(r.bootcplan)}** | ${fmt(r.limit)} | ${(r.bootcplan / r.limit).toFixed(3)} | ${fmt(r.mcoStyle)} | **${(r.mcoStyle / r.bootcplan).toFixed(2)}x** | ${fmt(r.bootcOperatorStyle)} | ${(r.bootcOperatorStyle / r.bootcplan).toFixed(2)}x |`);
+    out.push(
+      `| ${r.nodes} | ${r.maxUnavailable} (${r.k}) | ${r.stage} s | ${Math.round(r.softFraction * 100)}% (${r.softReboots} soft) | **${fmt(r.bootcplan)}** | ${fmt(r.limit)} | ${(r.bootcplan / r.limit).toFixed(3)} | ${fmt(r.mcoStyle)} | **${(r.mcoStyle / r.bootcplan).toFixed(2)}x** | ${fmt(r.bootcOperatorStyle)} | ${(r.bootcOperatorStyle / r.bootcplan).toFixed(2)}x |`,
+    );
   }
   return out.join('\n');
 }

@@ -27,9 +27,26 @@ export interface ProgressFigures {
 }
 
 export async function progressOnSim(n: number): Promise<ProgressFigures> {
-  const snap = snapshotFromObjects(generateCluster({ workers: n, stagedFraction: 0.3, softRebootCapableFraction: 0.5, cordoned: Math.ceil(n / 2000) }), 'bench');
-  const spec = parseRolloutSpec(stringify({ apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'bench' }, spec: { pools: [{ name: 'worker', image: imageRef('os-43.20261115.0'), maxUnavailable: '10%', rebootPolicy: 'AllowSoftReboot' }] } }), 'bench.yaml');
-  const mk = (s: ClusterSnapshot) => buildPlan({ spec: spec.spec!, specMap: spec.map, snapshot: s, specInfo: { name: 'bench', path: 'bench.yaml', ref: null, commit: null, sha256: spec.sha256, dirty: null } });
+  const snap = snapshotFromObjects(
+    generateCluster({ workers: n, stagedFraction: 0.3, softRebootCapableFraction: 0.5, cordoned: Math.ceil(n / 2000) }),
+    'bench',
+  );
+  const spec = parseRolloutSpec(
+    stringify({
+      apiVersion: 'bootcplan.dev/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'bench' },
+      spec: { pools: [{ name: 'worker', image: imageRef('os-43.20261115.0'), maxUnavailable: '10%', rebootPolicy: 'AllowSoftReboot' }] },
+    }),
+    'bench.yaml',
+  );
+  const mk = (s: ClusterSnapshot) =>
+    buildPlan({
+      spec: spec.spec!,
+      specMap: spec.map,
+      snapshot: s,
+      specInfo: { name: 'bench', path: 'bench.yaml', ref: null, commit: null, sha256: spec.sha256, dirty: null },
+    });
   const plan = mk(snap);
   const sim = new SimCluster(snap);
   const t = performance.now();
@@ -37,9 +54,15 @@ export async function progressOnSim(n: number): Promise<ProgressFigures> {
   const w = sim.progress.writes;
   const totalBytes = w.runBytes + w.nodeBytes;
   return {
-    nodes: n, waves: plan.pools.reduce((a, p) => a + p.waves.length, 0), wallSeconds: (performance.now() - t) / 1000,
-    runWrites: w.runWrites, largestRunBytes: w.largestRun, nodeEntryWrites: w.nodeWrites, largestNodeEntryBytes: w.largestNodeEntry,
-    totalBytes, bytesPerNode: totalBytes / n,
+    nodes: n,
+    waves: plan.pools.reduce((a, p) => a + p.waves.length, 0),
+    wallSeconds: (performance.now() - t) / 1000,
+    runWrites: w.runWrites,
+    largestRunBytes: w.largestRun,
+    nodeEntryWrites: w.nodeWrites,
+    largestNodeEntryBytes: w.largestNodeEntry,
+    totalBytes,
+    bytesPerNode: totalBytes / n,
   };
 }
 

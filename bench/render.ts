@@ -11,8 +11,21 @@ import { stringify } from 'yaml';
 
 export async function benchRendering(nodes: number, runs: number) {
   const snap = snapshotFromObjects(generateCluster({ workers: nodes, stagedFraction: 0.3, softRebootCapableFraction: 0.5, cordoned: 5 }), 'bench');
-  const spec = parseRolloutSpec(stringify({ apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'bench' }, spec: { pools: [{ name: 'worker', image: imageRef('os-43.20261115.0'), maxUnavailable: '10%', rebootPolicy: 'AllowSoftReboot' }] } }), 'bench.yaml');
-  const plan = buildPlan({ spec: spec.spec!, specMap: spec.map, snapshot: snap, specInfo: { name: 'bench', path: 'bench.yaml', ref: null, commit: null, sha256: spec.sha256, dirty: null } });
+  const spec = parseRolloutSpec(
+    stringify({
+      apiVersion: 'bootcplan.dev/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'bench' },
+      spec: { pools: [{ name: 'worker', image: imageRef('os-43.20261115.0'), maxUnavailable: '10%', rebootPolicy: 'AllowSoftReboot' }] },
+    }),
+    'bench.yaml',
+  );
+  const plan = buildPlan({
+    spec: spec.spec!,
+    specMap: spec.map,
+    snapshot: snap,
+    specInfo: { name: 'bench', path: 'bench.yaml', ref: null, commit: null, sha256: spec.sha256, dirty: null },
+  });
   const time = (fn: () => string) => {
     const xs: number[] = [];
     let out = '';

@@ -34,23 +34,41 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const startupRuns = Number(process.env.BENCH_STARTUP_RUNS ?? 11);
 const startup = benchStartup(startupRuns, process.env.BENCH_NODE_BINARIES ? process.env.BENCH_NODE_BINARIES.split(',') : [process.execPath]);
 
-interface PlanRow { nodes: number; format: string; sizeMB: number; readParseMs: number; planMs: number; totalMs: number; peakRssMB: number }
+interface PlanRow {
+  nodes: number;
+  format: string;
+  sizeMB: number;
+  readParseMs: number;
+  planMs: number;
+  totalMs: number;
+  peakRssMB: number;
+}
 const planRows: PlanRow[] = [];
 for (const format of ['json', 'yaml'] as const) {
   for (const n of sizes) {
     const file = snapshotFile(n, format);
     const samples = [];
     for (let i = 0; i < runs; i++) {
-      const out = execFileSync(process.execPath, ['--import', 'tsx', new URL('./plan-once.ts', import.meta.url).pathname, file, new URL('./spec.yaml', import.meta.url).pathname], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const out = execFileSync(
+        process.execPath,
+        ['--import', 'tsx', new URL('./plan-once.ts', import.meta.url).pathname, file, new URL('./spec.yaml', import.meta.url).pathname],
+        { encoding: 'utf8', maxBuffer: 1 << 20 },
+      );
       samples.push(JSON.parse(out.trim().split('\n').pop()!));
     }
     const row: PlanRow = {
-      nodes: n, format, sizeMB: statSync(file).size / 1e6,
-      readParseMs: median(samples.map((x) => x.readParseMs)), planMs: median(samples.map((x) => x.planMs)),
-      totalMs: median(samples.map((x) => x.totalMs)), peakRssMB: median(samples.map((x) => x.peakRssMB)),
+      nodes: n,
+      format,
+      sizeMB: statSync(file).size / 1e6,
+      readParseMs: median(samples.map((x) => x.readParseMs)),
+      planMs: median(samples.map((x) => x.planMs)),
+      totalMs: median(samples.map((x) => x.totalMs)),
+      peakRssMB: median(samples.map((x) => x.peakRssMB)),
     };
     planRows.push(row);
-    console.error(`plan ${format} ${n}: ${row.totalMs.toFixed(0)} ms (read+parse ${row.readParseMs.toFixed(0)}, plan ${row.planMs.toFixed(0)}), peak ${row.peakRssMB.toFixed(0)} MB`);
+    console.error(
+      `plan ${format} ${n}: ${row.totalMs.toFixed(0)} ms (read+parse ${row.readParseMs.toFixed(0)}, plan ${row.planMs.toFixed(0)}), peak ${row.peakRssMB.toFixed(0)} MB`,
+    );
   }
 }
 
@@ -64,7 +82,11 @@ const fleetRehearsal = benchFleetRehearsal(100, 100);
 function apiRequestsPerNode(): { requests: number; nodes: number; perNode: number } | null {
   if (process.env.BENCH_E2E === '0') return null;
   try {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', new URL('../test/run.ts', import.meta.url).pathname, new URL('../test/e2e/05-apply.test.ts', import.meta.url).pathname], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', new URL('../test/run.ts', import.meta.url).pathname, new URL('../test/e2e/05-apply.test.ts', import.meta.url).pathname],
+      { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const m = /full apply of (\d+) nodes .*?: (\d+) API requests by bootcplan \(([\d.]+) per node\)/.exec(out);
     return m ? { nodes: Number(m[1]), requests: Number(m[2]), perNode: Number(m[3]) } : null;
   } catch (err) {
@@ -95,21 +117,46 @@ md.push(`Measured ${new Date().toISOString().slice(0, 10)} on ${machine}; median
 md.push(startupTable(startup, startupRuns), '');
 md.push('Plan latency inside one process (after start-up):', '');
 md.push('| snapshot | size | read + parse | plan | total | peak RSS |', '|---|---:|---:|---:|---:|---:|');
-for (const r of planRows) md.push(`| ${r.nodes.toLocaleString('en-US')} nodes, ${r.format.toUpperCase()} | ${r.sizeMB.toFixed(1)} MB | ${r.readParseMs.toFixed(0)} ms | ${r.planMs.toFixed(0)} ms | **${r.totalMs.toFixed(0)} ms** | ${r.peakRssMB.toFixed(0)} MB |`);
+for (const r of planRows)
+  md.push(
+    `| ${r.nodes.toLocaleString('en-US')} nodes, ${r.format.toUpperCase()} | ${r.sizeMB.toFixed(1)} MB | ${r.readParseMs.toFixed(0)} ms | ${r.planMs.toFixed(0)} ms | **${r.totalMs.toFixed(0)} ms** | ${r.peakRssMB.toFixed(0)} MB |`,
+  );
 md.push('');
 for (const f of ['json', 'yaml']) {
   const g1 = growth(f, 1000, 10000);
   const g2 = growth(f, 10000, 50000);
-  if (g1 || g2) md.push(`Growth (${f.toUpperCase()}): ${g1 ? `10k/1k = ${g1.toFixed(1)}x` : ''}${g1 && g2 ? ', ' : ''}${g2 ? `50k/10k = ${g2.toFixed(1)}x` : ''} (linear would be 10x and 5x).`);
+  if (g1 || g2)
+    md.push(
+      `Growth (${f.toUpperCase()}): ${g1 ? `10k/1k = ${g1.toFixed(1)}x` : ''}${g1 && g2 ? ', ' : ''}${g2 ? `50k/10k = ${g2.toFixed(1)}x` : ''} (linear would be 10x and 5x).`,
+    );
 }
-if (render) md.push('', `Rendering the ${render.nodes.toLocaleString('en-US')}-node plan: text ${render.textMs.toFixed(0)} ms, markdown ${render.markdownMs.toFixed(0)} ms (${render.markdownChars.toLocaleString('en-US')} characters), HTML ${render.htmlMs.toFixed(0)} ms (${(render.htmlBytes / 1e6).toFixed(2)} MB).`);
-md.push('', `Rehearsal (the real applier on the simulated cluster, in-process): ${rehearsals.map((r) => `${r.nodes.toLocaleString('en-US')} nodes ${(r.wallMs / 1000).toFixed(1)} s (${r.events.toLocaleString('en-US')} events)`).join(', ')}.`);
+if (render)
+  md.push(
+    '',
+    `Rendering the ${render.nodes.toLocaleString('en-US')}-node plan: text ${render.textMs.toFixed(0)} ms, markdown ${render.markdownMs.toFixed(0)} ms (${render.markdownChars.toLocaleString('en-US')} characters), HTML ${render.htmlMs.toFixed(0)} ms (${(render.htmlBytes / 1e6).toFixed(2)} MB).`,
+  );
+md.push(
+  '',
+  `Rehearsal (the real applier on the simulated cluster, in-process): ${rehearsals.map((r) => `${r.nodes.toLocaleString('en-US')} nodes ${(r.wallMs / 1000).toFixed(1)} s (${r.events.toLocaleString('en-US')} events)`).join(', ')}.`,
+);
 md.push('', fleetRehearsalLine(fleetRehearsal));
 md.push('', makespanTable(makespan));
 md.push('', slotsTable(slots));
-if (api) md.push('', `Live apply on the e2e API server (kube-apiserver v1.35.4): ${api.requests} API requests by bootcplan for ${api.nodes} nodes, ${api.perNode} per node (reads, watches, JSON patches, evictions, lock and progress writes).`);
-for (const p of progress) md.push('', `Progress of a simulated apply of ${p.nodes.toLocaleString('en-US')} nodes (${p.waves} waves): run record at most ${p.largestRunBytes} bytes (${p.runWrites} writes), node entry at most ${p.largestNodeEntryBytes} bytes (${p.nodeEntryWrites.toLocaleString('en-US')} writes), ${(p.totalBytes / 1e6).toFixed(2)} MB of progress written in all (${p.bytesPerNode.toFixed(0)} bytes per node).`);
-if (live) md.push('', `Live apply of ${live.nodes.toLocaleString('en-US')} nodes on the test kube-apiserver: ${live.requestsPerNode.toFixed(2)} API requests per node (${live.requests}), ${live.bytesSentPerNode.toFixed(0)} bytes sent per node, largest object written ${live.largestWritten.bytes} bytes (${live.largestWritten.resource}), run record ${live.largestBootcplanObject} bytes, ${live.wallSeconds.toFixed(0)} s, peak RSS ${live.peakRssMB.toFixed(0)} MB.`);
+if (api)
+  md.push(
+    '',
+    `Live apply on the e2e API server (kube-apiserver v1.35.4): ${api.requests} API requests by bootcplan for ${api.nodes} nodes, ${api.perNode} per node (reads, watches, JSON patches, evictions, lock and progress writes).`,
+  );
+for (const p of progress)
+  md.push(
+    '',
+    `Progress of a simulated apply of ${p.nodes.toLocaleString('en-US')} nodes (${p.waves} waves): run record at most ${p.largestRunBytes} bytes (${p.runWrites} writes), node entry at most ${p.largestNodeEntryBytes} bytes (${p.nodeEntryWrites.toLocaleString('en-US')} writes), ${(p.totalBytes / 1e6).toFixed(2)} MB of progress written in all (${p.bytesPerNode.toFixed(0)} bytes per node).`,
+  );
+if (live)
+  md.push(
+    '',
+    `Live apply of ${live.nodes.toLocaleString('en-US')} nodes on the test kube-apiserver: ${live.requestsPerNode.toFixed(2)} API requests per node (${live.requests}), ${live.bytesSentPerNode.toFixed(0)} bytes sent per node, largest object written ${live.largestWritten.bytes} bytes (${live.largestWritten.resource}), run record ${live.largestBootcplanObject} bytes, ${live.wallSeconds.toFixed(0)} s, peak RSS ${live.peakRssMB.toFixed(0)} MB.`,
+  );
 const results = { machine, runs, startup, plan: planRows, render, rehearsals, fleetRehearsal, makespan, slots, api, progress, live };
 writeFileSync(new URL('results.json', outDir), JSON.stringify(results, null, 2));
 writeFileSync(new URL('results.md', outDir), md.join('\n') + '\n');

@@ -44,23 +44,46 @@ const D: Durations = { stage: 300, drain: 60, reboot: 300, softReboot: 60, ready
 
 async function run(snap: ClusterSnapshot, pct: number, rollout: 'waves' | 'slots', jitter: JitterOptions) {
   const pool: Record<string, unknown> = { name: 'worker', image: imageRef('os-43.20261115.0'), maxUnavailable: `${pct}%`, rollout };
-  const spec = parseRolloutSpec(stringify({ apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'bench' }, spec: { pools: [pool] } }), 'bench.yaml');
+  const spec = parseRolloutSpec(
+    stringify({ apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'bench' }, spec: { pools: [pool] } }),
+    'bench.yaml',
+  );
   if (!spec.spec) throw new Error(JSON.stringify(spec.diagnostics));
   let replans = 0;
-  const mk = (s: ClusterSnapshot): Plan => buildPlan({ spec: spec.spec!, specMap: spec.map, snapshot: s, durations: D, specInfo: { name: 'bench', path: 'bench.yaml', ref: null, commit: null, sha256: spec.sha256, dirty: null } });
+  const mk = (s: ClusterSnapshot): Plan =>
+    buildPlan({
+      spec: spec.spec!,
+      specMap: spec.map,
+      snapshot: s,
+      durations: D,
+      specInfo: { name: 'bench', path: 'bench.yaml', ref: null, commit: null, sha256: spec.sha256, dirty: null },
+    });
   const plan = mk(snap);
   const sim = new SimCluster(snap, { durations: D, jitter });
   const t = performance.now();
-  const r = await apply({ plan, replan: (s) => { replans++; return mk(s); }, driver: sim.driver('bench'), holder: 'bench' });
-  if (sim.reboots.length !== plan.pools[0].waves.flat().length) throw new Error(`${rollout}: ${sim.reboots.length} reboots for ${plan.pools[0].waves.flat().length} nodes`);
+  const r = await apply({
+    plan,
+    replan: (s) => {
+      replans++;
+      return mk(s);
+    },
+    driver: sim.driver('bench'),
+    holder: 'bench',
+  });
+  if (sim.reboots.length !== plan.pools[0].waves.flat().length)
+    throw new Error(`${rollout}: ${sim.reboots.length} reboots for ${plan.pools[0].waves.flat().length} nodes`);
   return { seconds: r.durationSeconds, plan, replans, peak: sim.peakUnavailable.get('worker') ?? 0, wallMs: performance.now() - t };
 }
 
 function workerNodes(objs: KObject[]): Node[] {
-  return objs.filter((o) => o.kind === 'Node' && o.metadata.name.startsWith('worker-')).map((o) => ({
-    name: o.metadata.name, zone: o.metadata.labels?.['topology.kubernetes.io/zone'] ?? '',
-    createdAt: Date.parse(o.metadata.creationTimestamp ?? '2026-01-01T00:00:00Z'), softCapable: false,
-  }));
+  return objs
+    .filter((o) => o.kind === 'Node' && o.metadata.name.startsWith('worker-'))
+    .map((o) => ({
+      name: o.metadata.name,
+      zone: o.metadata.labels?.['topology.kubernetes.io/zone'] ?? '',
+      createdAt: Date.parse(o.metadata.creationTimestamp ?? '2026-01-01T00:00:00Z'),
+      softCapable: false,
+    }));
 }
 
 export async function benchSlots(): Promise<SlotsRow[]> {
@@ -81,16 +104,25 @@ export async function benchSlots(): Promise<SlotsRow[]> {
       const work = nodes.reduce((sum, x) => sum + (D.drain + D.reboot + D.ready) * f(x.name), 0);
       const longest = Math.max(...nodes.map((x) => (D.drain + D.reboot + D.ready) * f(x.name)));
       rows.push({
-        nodes: n, maxUnavailable: `${pct}%`, k, jitter: fraction, seed,
-        waves: w.seconds, slots: s.seconds,
+        nodes: n,
+        maxUnavailable: `${pct}%`,
+        k,
+        jitter: fraction,
+        seed,
+        waves: w.seconds,
+        slots: s.seconds,
         bound: D.stage + Math.max(work / k, longest),
         mcoStyle: mcoStyleMakespan(nodes, pct, D, (x) => D.stage + (D.drain + D.reboot + D.ready) * f(x.name)),
-        wavesEstimate: w.plan.summary.estimatedSeconds, slotsEstimate: s.plan.summary.estimatedSeconds,
-        replans: { waves: w.replans, slots: s.replans }, peak: { waves: w.peak, slots: s.peak },
+        wavesEstimate: w.plan.summary.estimatedSeconds,
+        slotsEstimate: s.plan.summary.estimatedSeconds,
+        replans: { waves: w.replans, slots: s.replans },
+        peak: { waves: w.peak, slots: s.peak },
         wallMs: { waves: w.wallMs, slots: s.wallMs },
       });
       const r = rows.at(-1)!;
-      console.error(`slots N=${n} k=${k} seed=${seed}: waves ${Math.round(r.waves)} s, slots ${Math.round(r.slots)} s, bound ${Math.round(r.bound)} s, MCO-style ${Math.round(r.mcoStyle)} s (re-plans ${r.replans.waves}/${r.replans.slots}, wall ${(r.wallMs.waves / 1000).toFixed(1)}/${(r.wallMs.slots / 1000).toFixed(1)} s)`);
+      console.error(
+        `slots N=${n} k=${k} seed=${seed}: waves ${Math.round(r.waves)} s, slots ${Math.round(r.slots)} s, bound ${Math.round(r.bound)} s, MCO-style ${Math.round(r.mcoStyle)} s (re-plans ${r.replans.waves}/${r.replans.slots}, wall ${(r.wallMs.waves / 1000).toFixed(1)}/${(r.wallMs.slots / 1000).toFixed(1)} s)`,
+      );
     }
   }
   return rows;
@@ -107,7 +139,9 @@ export function slotsTable(rows: SlotsRow[]): string {
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    out.push(`| ${r.nodes.toLocaleString('en-US')} | ${r.maxUnavailable} (${r.k}) | ${r.seed} | ${fmt(r.waves)} | **${fmt(r.slots)}** | ${fmt(r.bound)} | ${(r.slots / r.bound).toFixed(3)} | **${(r.waves / r.slots).toFixed(3)}x** | ${fmt(r.mcoStyle)} | ${(r.mcoStyle / r.slots).toFixed(2)}x | ${fmt(r.wavesEstimate)} / ${fmt(r.slotsEstimate)} | ${r.replans.waves} / ${r.replans.slots} | ${r.peak.waves} / ${r.peak.slots} |`);
+    out.push(
+      `| ${r.nodes.toLocaleString('en-US')} | ${r.maxUnavailable} (${r.k}) | ${r.seed} | ${fmt(r.waves)} | **${fmt(r.slots)}** | ${fmt(r.bound)} | ${(r.slots / r.bound).toFixed(3)} | **${(r.waves / r.slots).toFixed(3)}x** | ${fmt(r.mcoStyle)} | ${(r.mcoStyle / r.slots).toFixed(2)}x | ${fmt(r.wavesEstimate)} / ${fmt(r.slotsEstimate)} | ${r.replans.waves} / ${r.replans.slots} | ${r.peak.waves} / ${r.peak.slots} |`,
+    );
   }
   return out.join('\n');
 }

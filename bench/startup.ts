@@ -12,7 +12,15 @@ import { snapshotFile } from './snapshots.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-export interface StartupRow { runtime: string; case: string; targetMs: number | null; compiledMs: number; compiledCpuMs: number | null; tsxMs: number | null; tsxCpuMs: number | null }
+export interface StartupRow {
+  runtime: string;
+  case: string;
+  targetMs: number | null;
+  compiledMs: number;
+  compiledCpuMs: number | null;
+  tsxMs: number | null;
+  tsxCpuMs: number | null;
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -44,33 +52,49 @@ export function benchStartup(runs: number, nodes: string[] = [process.execPath])
   const versions = nodes.map((node) => spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim());
   const samples = nodes.map(() => cases.map(() => ({ compiled: [] as number[], cpu: [] as number[], tsx: [] as number[], tsxCpu: [] as number[] })));
   for (let i = 0; i < runs; i++) {
-    nodes.forEach((node, ni) => cases.forEach((c, ci) => {
-      const s = samples[ni][ci];
-      const bare = c.args.length === 0;
-      const m = measure(node, bare ? ['-e', '0'] : ['bin/bootcplan.mjs', ...c.args]);
-      s.compiled.push(m.wallMs);
-      if (m.cpuMs !== null) s.cpu.push(m.cpuMs);
-      if (bare) return;
-      const t = measure(node, ['bin/bootcplan-dev.mjs', ...c.args]);
-      s.tsx.push(t.wallMs);
-      if (t.cpuMs !== null) s.tsxCpu.push(t.cpuMs);
-    }));
+    nodes.forEach((node, ni) =>
+      cases.forEach((c, ci) => {
+        const s = samples[ni][ci];
+        const bare = c.args.length === 0;
+        const m = measure(node, bare ? ['-e', '0'] : ['bin/bootcplan.mjs', ...c.args]);
+        s.compiled.push(m.wallMs);
+        if (m.cpuMs !== null) s.cpu.push(m.cpuMs);
+        if (bare) return;
+        const t = measure(node, ['bin/bootcplan-dev.mjs', ...c.args]);
+        s.tsx.push(t.wallMs);
+        if (t.cpuMs !== null) s.tsxCpu.push(t.cpuMs);
+      }),
+    );
   }
   const rows: StartupRow[] = [];
-  nodes.forEach((_, ni) => cases.forEach((c, ci) => {
-    const s = samples[ni][ci];
-    const row = { runtime: `Node.js ${versions[ni]}`, case: c.name, targetMs: c.targetMs, compiledMs: median(s.compiled), compiledCpuMs: s.cpu.length ? median(s.cpu) : null, tsxMs: s.tsx.length ? median(s.tsx) : null, tsxCpuMs: s.tsxCpu.length ? median(s.tsxCpu) : null };
-    rows.push(row);
-    console.error(`startup ${row.runtime} ${c.name}: ${row.compiledMs.toFixed(0)} ms (CPU ${row.compiledCpuMs?.toFixed(0) ?? '?'} ms)${row.tsxMs === null ? '' : ` (tsx ${row.tsxMs.toFixed(0)} ms, CPU ${row.tsxCpuMs?.toFixed(0) ?? '?'} ms)`}`);
-  }));
+  nodes.forEach((_, ni) =>
+    cases.forEach((c, ci) => {
+      const s = samples[ni][ci];
+      const row = {
+        runtime: `Node.js ${versions[ni]}`,
+        case: c.name,
+        targetMs: c.targetMs,
+        compiledMs: median(s.compiled),
+        compiledCpuMs: s.cpu.length ? median(s.cpu) : null,
+        tsxMs: s.tsx.length ? median(s.tsx) : null,
+        tsxCpuMs: s.tsxCpu.length ? median(s.tsxCpu) : null,
+      };
+      rows.push(row);
+      console.error(
+        `startup ${row.runtime} ${c.name}: ${row.compiledMs.toFixed(0)} ms (CPU ${row.compiledCpuMs?.toFixed(0) ?? '?'} ms)${row.tsxMs === null ? '' : ` (tsx ${row.tsxMs.toFixed(0)} ms, CPU ${row.tsxCpuMs?.toFixed(0) ?? '?'} ms)`}`,
+      );
+    }),
+  );
   return rows;
 }
 
 export function startupTable(rows: StartupRow[], runs: number): string {
   const ms = (x: number | null) => (x === null ? '' : `${x.toFixed(0)} ms`);
   const lines = [
-    `Start-up, median of ${runs} fresh processes each (compiled and tsx measured alternately, round-robin over cases and runtimes; wall time, and CPU: user + sys of the process and its children):`, '',
-    '| runtime | command | compiled (dist/bundle/) wall | CPU | tsx (sources) wall | CPU | target (wall) |', '|---|---|---:|---:|---:|---:|---:|',
+    `Start-up, median of ${runs} fresh processes each (compiled and tsx measured alternately, round-robin over cases and runtimes; wall time, and CPU: user + sys of the process and its children):`,
+    '',
+    '| runtime | command | compiled (dist/bundle/) wall | CPU | tsx (sources) wall | CPU | target (wall) |',
+    '|---|---|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     const ok = r.targetMs === null ? '' : `${r.compiledMs <= r.targetMs ? '≤' : '>'} ${r.targetMs} ms`;

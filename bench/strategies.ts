@@ -2,9 +2,20 @@
  * Models of the rollouts users have today, for side-by-side makespans. Deliberately small
  * and explicit; each follows the upstream controller's rule named in its comment.
  */
-export interface Durations { stage: number; drain: number; reboot: number; softReboot: number; ready: number }
+export interface Durations {
+  stage: number;
+  drain: number;
+  reboot: number;
+  softReboot: number;
+  ready: number;
+}
 
-export interface Node { name: string; zone: string; createdAt: number; softCapable: boolean }
+export interface Node {
+  name: string;
+  zone: string;
+  createdAt: number;
+  softCapable: boolean;
+}
 
 /** Continuous slot refill: a node starts as soon as a slot frees; returns the makespan. */
 function refill(order: Node[], slots: number, start: number, perNode: (n: Node) => number): number {
@@ -30,7 +41,12 @@ function refill(order: Node[], slots: number, start: number, perNode: (n: Node) 
  * refilled at the next sync; the new OS image is pulled by the daemon after the drain,
  * inside each node's window; every OS change is a full reboot.
  */
-export function mcoStyleMakespan(nodes: Node[], pct: number, d: Durations, perNode: (n: Node) => number = () => d.drain + d.stage + d.reboot + d.ready): number {
+export function mcoStyleMakespan(
+  nodes: Node[],
+  pct: number,
+  d: Durations,
+  perNode: (n: Node) => number = () => d.drain + d.stage + d.reboot + d.ready,
+): number {
   const k = Math.max(1, Math.floor((pct / 100) * nodes.length));
   const order = [...nodes].sort((a, b) => a.zone.localeCompare(b.zone) || a.createdAt - b.createdAt);
   return refill(order, k, 0, perNode);

@@ -31,7 +31,9 @@ export async function launch(name, cli, ext, argv = process.argv.slice(2)) {
       return await import(new URL(file + ext, cli).href);
     } catch (err) {
       if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes(file + ext)) throw err;
-      process.stderr.write(`error: ${name} is not built (no ${new URL(file + ext, cli).pathname})\n  hint: run \`npm run build\` in the checkout (npm install does it too)\n`);
+      process.stderr.write(
+        `error: ${name} is not built (no ${new URL(file + ext, cli).pathname})\n  hint: run \`npm run build\` in the checkout (npm install does it too)\n`,
+      );
       process.exit(1);
     }
   };

@@ -14,7 +14,10 @@ export function demoPlan(): Plan {
   const snap = parseSnapshot(readFileSync(new URL(clusterPath, root), 'utf8'), clusterPath);
   if (!spec.spec || !snap.snapshot) throw new Error('the demo inputs are invalid');
   return buildPlan({
-    spec: spec.spec, specMap: spec.map, snapshot: snap.snapshot, specDiagnostics: spec.diagnostics,
+    spec: spec.spec,
+    specMap: spec.map,
+    snapshot: snap.snapshot,
+    specDiagnostics: spec.diagnostics,
     specInfo: { name: spec.spec.metadata.name, path: specPath, ref: null, commit: null, sha256: spec.sha256, dirty: null },
   });
 }

@@ -14,7 +14,13 @@ const get = (k: string, d?: string) => {
 const workers = Number(get('--workers', '1000'));
 const format = get('--format', 'json');
 const out = get('-o', `/tmp/cluster-${workers}.${format}`)!;
-const objects = generateCluster({ workers, stagedFraction: 0.3, softRebootCapableFraction: 0.5, cordoned: Math.ceil(workers / 2000), bootc: !args.includes('--mco') });
+const objects = generateCluster({
+  workers,
+  stagedFraction: 0.3,
+  softRebootCapableFraction: 0.5,
+  cordoned: Math.ceil(workers / 2000),
+  bootc: !args.includes('--mco'),
+});
 const list = { apiVersion: 'v1', kind: 'List', items: objects };
 writeFileSync(out, format === 'yaml' ? stringify(list, { lineWidth: 0 }) : JSON.stringify(list));
 console.log(`wrote ${out} (${objects.length} objects)`);

@@ -25,7 +25,9 @@ const renderedInfra = 'rendered-infra-8b2d4f6a0c1e3a5c7e9b1d3f5a7c9e0b';
 const role = (r: string) => ({ [`node-role.kubernetes.io/${r}`]: '' });
 
 const objects: KObject[] = [];
-zones.forEach((zone, i) => objects.push(nodeObject({ name: `master-${i}`, role: 'master', zone, region, instanceType: 'm6i.2xlarge', annotations: mcoAnnotations(renderedMaster) })));
+zones.forEach((zone, i) =>
+  objects.push(nodeObject({ name: `master-${i}`, role: 'master', zone, region, instanceType: 'm6i.2xlarge', annotations: mcoAnnotations(renderedMaster) })),
+);
 
 // worker: 9 nodes over 3 zones. The pool already points at the new image from an earlier
 // run, so three nodes have it staged (two of them soft-reboot capable); worker-b-1 was
@@ -34,13 +36,29 @@ for (const [zi, zone] of zones.entries()) {
   for (let n = 0; n < 3; n++) {
     const name = `worker-${zone.slice(-1)}-${n}`;
     const cordoned = name === 'worker-b-1';
-    objects.push(nodeObject({ name, role: 'worker', zone, region, cordoned, bootc: true, annotations: mcoAnnotations(renderedWorker), createdAt: `2026-0${3 + n}-1${zi}T10:00:00Z` }));
+    objects.push(
+      nodeObject({
+        name,
+        role: 'worker',
+        zone,
+        region,
+        cordoned,
+        bootc: true,
+        annotations: mcoAnnotations(renderedWorker),
+        createdAt: `2026-0${3 + n}-1${zi}T10:00:00Z`,
+      }),
+    );
     const staged = n === 2;
-    objects.push(bootcNodeObject({
-      name, pool: 'worker', desiredImage: target, booted: { image: current, version: '43.20260901.0' },
-      staged: staged ? { image: target, version: '43.20261115.0', softRebootCapable: zone !== 'us-east-1c' } : null,
-      idle: staged ? 'Staged' : 'Idle',
-    }));
+    objects.push(
+      bootcNodeObject({
+        name,
+        pool: 'worker',
+        desiredImage: target,
+        booted: { image: current, version: '43.20260901.0' },
+        staged: staged ? { image: target, version: '43.20261115.0', softRebootCapable: zone !== 'us-east-1c' } : null,
+        idle: staged ? 'Staged' : 'Idle',
+      }),
+    );
   }
 }
 // infra: 3 nodes, one per zone, still on the current image.
@@ -60,17 +78,27 @@ objects.push(renderedMachineConfig(renderedInfra, 'infra', rhcos));
 // worker): infra nodes keep the worker role label, so the worker pool leaves them out, or both
 // pools would claim them (Degraded/NodeConflict).
 const workerPool = bootcNodePoolObject('worker', target, { maxUnavailable: 1, paused: true }, role('worker'));
-if (hasShapeOf(workerPool, 'BootcNodePool') && workerPool.spec?.nodeSelector) workerPool.spec.nodeSelector.matchExpressions = [{ key: 'node-role.kubernetes.io/infra', operator: 'DoesNotExist' }];
+if (hasShapeOf(workerPool, 'BootcNodePool') && workerPool.spec?.nodeSelector)
+  workerPool.spec.nodeSelector.matchExpressions = [{ key: 'node-role.kubernetes.io/infra', operator: 'DoesNotExist' }];
 objects.push(workerPool);
 objects.push(bootcNodePoolObject('infra', current, { maxUnavailable: 1, paused: true }, role('infra')));
 
 for (const zone of zones) objects.push(machineSetObject(`prod-east-x7k2p-worker-${zone}`, zone, region, OLD_AMI));
 objects.push(machineSetObject('prod-east-x7k2p-infra-us-east-1a', 'us-east-1a', region, OLD_AMI, { role: 'infra', replicas: 1 }));
-objects.push(machineSetObject('prod-east-x7k2p-gpu-us-east-1b', 'us-east-1b', region, 'ami-0gpuc0ffee5ca1ab1e', {
-  replicas: 0,
-  ownerReferences: [{ apiVersion: 'hive.openshift.io/v1', kind: 'MachinePool', name: 'prod-east-gpu', uid: '5c3f0a2e-7b41-4d8e-9a6c-1f2e3d4c5b6a', controller: true }],
-}));
-objects.push(machineSetObject('prod-east-x7k2p-win-us-east-1c', 'us-east-1c', region, 'ami-0w1nd0w5b00t1mage', { replicas: 0, templateLabels: { 'machine.openshift.io/os-id': 'Windows' } }));
+objects.push(
+  machineSetObject('prod-east-x7k2p-gpu-us-east-1b', 'us-east-1b', region, 'ami-0gpuc0ffee5ca1ab1e', {
+    replicas: 0,
+    ownerReferences: [
+      { apiVersion: 'hive.openshift.io/v1', kind: 'MachinePool', name: 'prod-east-gpu', uid: '5c3f0a2e-7b41-4d8e-9a6c-1f2e3d4c5b6a', controller: true },
+    ],
+  }),
+);
+objects.push(
+  machineSetObject('prod-east-x7k2p-win-us-east-1c', 'us-east-1c', region, 'ami-0w1nd0w5b00t1mage', {
+    replicas: 0,
+    templateLabels: { 'machine.openshift.io/os-id': 'Windows' },
+  }),
+);
 objects.push(...clusterSingletons({ region, zones, platform: 'AWS', version: '4.22.3', machineManagers: [] }));
 
 const header = `# An OpenShift 4.22 cluster on AWS (us-east-1) running the bootc-operator, as
@@ -88,8 +116,14 @@ function siteYaml(name: string, clusterID: string, kubeSystemUid: string): strin
   const version = own.find((o) => o.kind === 'ClusterVersion');
   if (version && hasShapeOf(version, 'ClusterVersion')) (version.spec ??= {}).clusterID = clusterID;
   own.push({
-    apiVersion: 'v1', kind: 'Namespace',
-    metadata: { name: KUBE_SYSTEM_NAMESPACE, uid: kubeSystemUid, creationTimestamp: '2026-03-02T08:41:17Z', labels: { 'kubernetes.io/metadata.name': KUBE_SYSTEM_NAMESPACE } },
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name: KUBE_SYSTEM_NAMESPACE,
+      uid: kubeSystemUid,
+      creationTimestamp: '2026-03-02T08:41:17Z',
+      labels: { 'kubernetes.io/metadata.name': KUBE_SYSTEM_NAMESPACE },
+    },
     spec: { finalizers: ['kubernetes'] },
     status: { phase: 'Active' },
   });
@@ -102,9 +136,15 @@ console.log(`wrote examples/cluster.yaml with ${objects.length + 1} objects`);
 
 // The stores of examples/fleet/fleet.yaml: identical sites (the same node names, pools and
 // images) that only their identity and region tell apart.
-const stores = [['store-nyc', 'us-east-1'], ['store-berlin', 'eu-central-1'], ['store-singapore', 'ap-southeast-1']];
+const stores = [
+  ['store-nyc', 'us-east-1'],
+  ['store-berlin', 'eu-central-1'],
+  ['store-singapore', 'ap-southeast-1'],
+];
 for (const [name, storeRegion] of stores) {
-  const text = siteYaml('prod-east', uidOf(`cluster/${name}`), uidOf(`kube-system/${name}`)).replaceAll(region, storeRegion).replaceAll('prod-east', name);
+  const text = siteYaml('prod-east', uidOf(`cluster/${name}`), uidOf(`kube-system/${name}`))
+    .replaceAll(region, storeRegion)
+    .replaceAll('prod-east', name);
   const storeHeader = `# examples/fleet: examples/cluster.yaml moved to ${storeRegion} and named ${name}, with an identity of its own
 # (ClusterVersion clusterID, kube-system uid, API server), one cluster of fleet.yaml. Generated by scripts/gen-example.ts.
 `;
@@ -125,15 +165,31 @@ for (const [i, zone] of zones.entries()) {
 }
 kube.push(bootcNodePoolObject('worker', current, { maxUnavailable: 1, paused: true }, role('worker')));
 kube.push({
-  apiVersion: 'v1', kind: 'Namespace',
-  metadata: { name: KUBE_SYSTEM_NAMESPACE, uid: uidOf('kube-system/lab'), creationTimestamp: '2026-05-01T08:00:00Z', labels: { 'kubernetes.io/metadata.name': KUBE_SYSTEM_NAMESPACE } },
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: {
+    name: KUBE_SYSTEM_NAMESPACE,
+    uid: uidOf('kube-system/lab'),
+    creationTimestamp: '2026-05-01T08:00:00Z',
+    labels: { 'kubernetes.io/metadata.name': KUBE_SYSTEM_NAMESPACE },
+  },
   spec: { finalizers: ['kubernetes'] },
   status: { phase: 'Active' },
 });
 const kubeHeader = `# A plain Kubernetes cluster (no OpenShift) running the bootc-operator, as \`bootcplan snapshot\`
 # would write it: 6 nodes over 3 zones in the BootcNodePool worker. Generated by scripts/gen-example.ts.
 `;
-writeFileSync(new URL('../examples/health/kubernetes-cluster.yaml', import.meta.url), kubeHeader + stringify({
-  apiVersion: 'v1', kind: 'List', metadata: { annotations: { 'bootcplan.dev/source': 'live:lab', [SNAPSHOT_SERVER_ANNOTATION]: 'https://api.lab.example.com:6443' } }, items: kube,
-}, { lineWidth: 0 }));
+writeFileSync(
+  new URL('../examples/health/kubernetes-cluster.yaml', import.meta.url),
+  kubeHeader +
+    stringify(
+      {
+        apiVersion: 'v1',
+        kind: 'List',
+        metadata: { annotations: { 'bootcplan.dev/source': 'live:lab', [SNAPSHOT_SERVER_ANNOTATION]: 'https://api.lab.example.com:6443' } },
+        items: kube,
+      },
+      { lineWidth: 0 },
+    ),
+);
 console.log('wrote examples/health/kubernetes-cluster.yaml');

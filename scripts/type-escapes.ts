@@ -56,7 +56,9 @@ function table(escapes: readonly Escape[]): string {
   const folders = [...new Set(escapes.map((e) => e.file.split('/')[0]))].sort();
   const count = (f: string | null, k: Escape['kind']) => escapes.filter((e) => (f === null || e.file.split('/')[0] === f) && e.kind === k).length;
   const rows = [...folders.map((f) => [f, count(f, 'any'), count(f, 'as'), count(f, '!')]), ['total', count(null, 'any'), count(null, 'as'), count(null, '!')]];
-  return [['folder', 'any', 'as', '!'], ...rows].map(([f, a, s, b]) => `${String(f).padEnd(10)}${String(a).padStart(6)}${String(s).padStart(6)}${String(b).padStart(6)}`).join('\n');
+  return [['folder', 'any', 'as', '!'], ...rows]
+    .map(([f, a, s, b]) => `${String(f).padEnd(10)}${String(a).padStart(6)}${String(s).padStart(6)}${String(b).padStart(6)}`)
+    .join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

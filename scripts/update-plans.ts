@@ -1,6 +1,6 @@
 /**
  * Regenerates plans/demo.json, the saved plan of the demo (examples/rollout.yaml against
- * examples/cluster.yaml). test/plans.test.ts fails when the file drifts from what the
+ * examples/cluster.yaml). test/repo/plans.test.ts fails when the file drifts from what the
  * planner produces, so run `npm run plans:update` after a planner change and review the diff.
  */
 import { writeFileSync } from 'node:fs';

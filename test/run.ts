@@ -28,7 +28,10 @@ type SuiteOutcome = [reports: string | true, passed: number, skipped: number, ra
 type QueuedSuite = () => Promise<SuiteOutcome>;
 
 /** One failure as listed after the run: where, and uvu's report of it (name, message, stack). */
-interface Failure { file: string; report: string }
+interface Failure {
+  file: string;
+  report: string;
+}
 
 const tally = { passed: 0, failed: 0, skipped: 0 };
 const failures: Failure[] = [];
@@ -50,7 +53,10 @@ function describe(err: unknown): string {
 
 /** A stack without the frames of uvu and of this runner: what is left is the test's place. */
 function withoutRunnerFrames(text: string): string {
-  return text.split('\n').filter((l) => !/^\s*at .*(\/node_modules\/uvu\/|\/test\/run\.ts:|node:internal\/)/.test(plain(l))).join('\n');
+  return text
+    .split('\n')
+    .filter((l) => !/^\s*at .*(\/node_modules\/uvu\/|\/test\/run\.ts:|node:internal\/)/.test(plain(l)))
+    .join('\n');
 }
 
 function parseArgs(argv: string[]): { roots: string[]; allowSkips: boolean } {
@@ -144,7 +150,11 @@ async function runSuite(file: string, queued: QueuedSuite): Promise<number> {
   if (marked) fail(file, typeof reports === 'string' ? withoutRunnerFrames(plain(reports)) : `${where()}: ${marked} failed`, marked);
   const unaccounted = ran - passed - marked;
   if (unaccounted !== 0) {
-    fail(file, `${where()}: of ${ran} tests run, ${passed} passed and ${marked} failed; the other ${Math.abs(unaccounted)} neither passed nor reported a failure (a before or each hook threw, or a test threw a non-Error: uvu drops that error)`, Math.max(1, unaccounted));
+    fail(
+      file,
+      `${where()}: of ${ran} tests run, ${passed} passed and ${marked} failed; the other ${Math.abs(unaccounted)} neither passed nor reported a failure (a before or each hook threw, or a test threw a non-Error: uvu drops that error)`,
+      Math.max(1, unaccounted),
+    );
   }
   return ran + skipped;
 }

@@ -13,20 +13,44 @@ import { join } from 'node:path';
 
 const FIXTURES = 'test/fixtures/runner';
 
-interface Expected { args: string[]; code: 0 | 1; last: string; after?: RegExp[] }
+interface Expected {
+  args: string[];
+  code: 0 | 1;
+  last: string;
+  after?: RegExp[];
+}
 
 const cases: Record<string, Expected> = {
   'all passing': { args: ['passing'], code: 0, last: '2 passed, 0 failed' },
   'two failures, the second after 400 lines of log': {
-    args: ['failing'], code: 1, last: '1 passed, 2 failed',
+    args: ['failing'],
+    code: 1,
+    last: '1 passed, 2 failed',
     // Listed again after the noise, each with its name, message and place.
-    after: [/"first failure: wrong sum"/, /one and one make three/, /failing\.test\.ts:8:\d+/, /"logs a lot, then fails"/, /deep failure after the noise/, /failing\.test\.ts:11:\d+/],
+    after: [
+      /"first failure: wrong sum"/,
+      /one and one make three/,
+      /failing\.test\.ts:8:\d+/,
+      /"logs a lot, then fails"/,
+      /deep failure after the noise/,
+      /failing\.test\.ts:11:\d+/,
+    ],
   },
   'a skipped test': { args: ['skipped'], code: 1, last: '1 passed, 0 failed, 1 skipped', after: [/skipped\.test\.ts/] },
   'a skipped test with --allow-skips': { args: ['--allow-skips', 'skipped'], code: 0, last: '1 passed, 0 failed, 1 skipped' },
-  'a suite that throws while loading': { args: ['import-error'], code: 1, last: '0 passed, 1 failed', after: [/threw while loading/, /broken at import/, /import-error\.test\.ts:7:\d+/] },
+  'a suite that throws while loading': {
+    args: ['import-error'],
+    code: 1,
+    last: '0 passed, 1 failed',
+    after: [/threw while loading/, /broken at import/, /import-error\.test\.ts:7:\d+/],
+  },
   'a suite with no test run (no .run())': { args: ['no-tests'], code: 1, last: '0 passed, 1 failed', after: [/no-tests\.test\.ts ran no test/] },
-  'a before hook that throws (uvu drops its error)': { args: ['hook-error'], code: 1, last: '0 passed, 1 failed', after: [/neither passed nor reported a failure/] },
+  'a before hook that throws (uvu drops its error)': {
+    args: ['hook-error'],
+    code: 1,
+    last: '0 passed, 1 failed',
+    after: [/neither passed nor reported a failure/],
+  },
   'an after hook that throws': { args: ['after-hook-error'], code: 1, last: '2 passed, 1 failed', after: [/an after hook threw/, /after hook broke/] },
   'a test that exits the process with code 0': { args: ['exits'], code: 1, last: '1 passed, 1 failed', after: [/process exited \(code 0\)/] },
   'an error that escapes a passing test': { args: ['escapes'], code: 1, last: '1 passed, 1 failed', after: [/nobody awaited me/, /escapes\.test\.ts:8:\d+/] },
@@ -35,7 +59,11 @@ const cases: Record<string, Expected> = {
 
 function runner(args: string[]): { code: number | null; out: string } {
   const paths = args.map((a) => (a.startsWith('-') || a.includes('/') ? a : join(FIXTURES, `${a}.test.ts`)));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/run.ts', ...paths], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/run.ts', ...paths], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 60_000,
+  });
   return { code: r.status, out: r.stdout + r.stderr };
 }
 

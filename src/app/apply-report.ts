@@ -55,7 +55,9 @@ export function lockWaitNotice(say: (line: string) => void, timeoutSeconds: numb
   return (held, waited) => {
     if (last && last.lockId === held.lockId && waited - last.at < 30) return;
     last = { lockId: held.lockId, at: waited };
-    say(`waiting for the lock: held by ${held.holder} since ${held.since} (plan ${held.planId ?? 'unknown'}, lock id ${held.lockId}); waited ${formatDuration(Math.round(waited))} of ${formatDuration(timeoutSeconds)}`);
+    say(
+      `waiting for the lock: held by ${held.holder} since ${held.since} (plan ${held.planId ?? 'unknown'}, lock id ${held.lockId}); waited ${formatDuration(Math.round(waited))} of ${formatDuration(timeoutSeconds)}`,
+    );
   };
 }
 
@@ -66,7 +68,12 @@ export function lockWaitNotice(say: (line: string) => void, timeoutSeconds: numb
  * made for only. Best effort: any failure here is a warning, and the caller rethrows the
  * StalePlanError (exit 3).
  */
-export async function reportUnverifiedPlan(open: () => Promise<{ driver: ClusterDriver; close?: () => void }>, io: CliIO, saved: Plan, err: unknown): Promise<void> {
+export async function reportUnverifiedPlan(
+  open: () => Promise<{ driver: ClusterDriver; close?: () => void }>,
+  io: CliIO,
+  saved: Plan,
+  err: unknown,
+): Promise<void> {
   let opened: { driver: ClusterDriver; close?: () => void } | null = null;
   try {
     opened = await open();
@@ -90,14 +97,23 @@ export class ApplyReporting {
   private reporter: RolloutReporter | null = null;
   private readonly notify;
 
-  constructor(private readonly driver: ClusterDriver, private readonly io: CliIO, private readonly spec: RolloutSpec, private readonly step: boolean, notifyUrl: URL | undefined) {
+  constructor(
+    private readonly driver: ClusterDriver,
+    private readonly io: CliIO,
+    private readonly spec: RolloutSpec,
+    private readonly step: boolean,
+    notifyUrl: URL | undefined,
+  ) {
     this.notify = notifyUrl ? httpNotifier(notifyUrl, (l) => io.stderr(forDisplay(l) + '\n')) : undefined;
   }
 
   /** Starts reporting for `plan` (reads the Rollout object). */
   async open(plan: Plan): Promise<void> {
     this.reporter = new RolloutReporter(this.driver, plan, {
-      rollout: this.spec.metadata.name, spec: this.spec.spec, notify: this.notify, expectObject: this.step,
+      rollout: this.spec.metadata.name,
+      spec: this.spec.spec,
+      notify: this.notify,
+      expectObject: this.step,
       warn: (l) => this.io.stderr(forDisplay(l) + '\n'),
     });
     await this.reporter.open();
@@ -120,7 +136,10 @@ export class ApplyReporting {
       const judged = await this.judgeLock(err);
       if (judged?.stuck && this.step) err = new LockStuckError(err, judged.stuck);
       else if (this.step) {
-        if (judged && !(await this.reporter?.keepLockObserved(judged.next))) this.warn('the Rollout object is absent: what this run saw of the lock is not kept, so a holder that stopped renewing is not found out across runs (give the Job --lock-timeout longer than the lease, docs/apply.md "Clocks and skew")');
+        if (judged && !(await this.reporter?.keepLockObserved(judged.next)))
+          this.warn(
+            'the Rollout object is absent: what this run saw of the lock is not kept, so a holder that stopped renewing is not found out across runs (give the Job --lock-timeout longer than the lease, docs/apply.md "Clocks and skew")',
+          );
         this.io.stderr(forDisplay(`nothing to do now: ${err.message}`) + '\n');
         return null;
       }
@@ -134,7 +153,12 @@ export class ApplyReporting {
     const lock = await this.driver.readLock().catch(() => null);
     if (!lock || lock.lockId !== err.lockId) return null;
     const at = (s: string) => (Number.isFinite(Date.parse(s)) ? Date.parse(s) / 1000 : this.driver.clock.now());
-    const judged = judgeHeldLock(this.reporter?.lockObserved ?? null, { lockId: lock.lockId, holder: lock.holder, acquiredAt: at(lock.since), renewedAt: at(lock.renewedAt), ttlSeconds: lock.ttlSeconds }, this.driver.clock.now(), STEP_LOCK_STUCK_SECONDS);
+    const judged = judgeHeldLock(
+      this.reporter?.lockObserved ?? null,
+      { lockId: lock.lockId, holder: lock.holder, acquiredAt: at(lock.since), renewedAt: at(lock.renewedAt), ttlSeconds: lock.ttlSeconds },
+      this.driver.clock.now(),
+      STEP_LOCK_STUCK_SECONDS,
+    );
     for (const s of judged.skew) this.warn(`clock skew: ${s}`);
     return judged;
   }

@@ -76,10 +76,18 @@ export async function applySpec(ports: Ports, opts: ApplySpecOptions): Promise<C
   const confirming = !opts.autoApprove;
   const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
   if (confirming && !interactive) {
-    throw new InputError('apply -f plans and applies at once, which needs confirmation, and there is no terminal to ask on', [], 'save the plan (bootcplan plan --out FILE), review it, then run bootcplan apply FILE; or add --auto-approve');
+    throw new InputError(
+      'apply -f plans and applies at once, which needs confirmation, and there is no terminal to ask on',
+      [],
+      'save the plan (bootcplan plan --out FILE), review it, then run bootcplan apply FILE; or add --auto-approve',
+    );
   }
   if (confirming && readsStdin(opts.file)) {
-    throw new InputError('apply -f - reads the spec from stdin, so no answer to the confirmation can come from there', [], 'review the plan (bootcplan plan -f -), then run apply -f - with --auto-approve');
+    throw new InputError(
+      'apply -f - reads the spec from stdin, so no answer to the confirmation can come from there',
+      [],
+      'review the plan (bootcplan plan -f -), then run apply -f - with --auto-approve',
+    );
   }
   const selfNode = selfNodeFrom(io.env);
   const specs = specFromFile(ports, opts.file, undefined, selfNode);
@@ -100,7 +108,14 @@ type PlanOnCluster = (driver: ClusterDriver, report: ApplyReporting) => Promise<
  * `confirming`, then the applier run with the events shown and reported, until it ends or a
  * stop request ends it at a safe point.
  */
-async function runApply(ports: Ports, opts: ApplyOptions, specs: SpecForPlan, selfNode: string | null, confirming: boolean, planOn: PlanOnCluster): Promise<CommandResult> {
+async function runApply(
+  ports: Ports,
+  opts: ApplyOptions,
+  specs: SpecForPlan,
+  selfNode: string | null,
+  confirming: boolean,
+  planOn: PlanOnCluster,
+): Promise<CommandResult> {
   const { io } = ports;
   const notifyUrl = opts.notify === undefined ? undefined : parseNotifyUrl(opts.notify);
   const { driver, holder, close, health } = await ports.openDriver(opts.kube, io);
@@ -116,13 +131,32 @@ async function runApply(ports: Ports, opts: ApplyOptions, specs: SpecForPlan, se
     w = writer;
     const onLockWait = lockWaitNotice((line) => io.stderr(forDisplay(line) + '\n'), opts.lockTimeoutSeconds);
     const r = await ports.stops.during((signal) =>
-      apply({ plan, replan: specs.replan, driver, holder, step: !!opts.step, onEvent: (e) => { writer.write(e); report.onEvent(e); }, policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds: opts.lockTimeoutSeconds, onLockWait, signal, selfNode, retry: !!opts.retry, health: health?.() }));
+      apply({
+        plan,
+        replan: specs.replan,
+        driver,
+        holder,
+        step: !!opts.step,
+        onEvent: (e) => {
+          writer.write(e);
+          report.onEvent(e);
+        },
+        policy: windowPolicy(specs.spec.spec.maintenanceWindows, plan),
+        lockTimeoutSeconds: opts.lockTimeoutSeconds,
+        onLockWait,
+        signal,
+        selfNode,
+        retry: !!opts.retry,
+        health: health?.(),
+      }),
+    );
     const status = await report.finished(r);
     if (!opts.json) io.stdout(forDisplay(summaryLine(r, status)) + '\n');
     return { exitCode: EXIT.ok };
   } catch (err) {
     const end = await report.failed(err);
     if (end === null) return { exitCode: EXIT.ok };
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the caught error, passed on as it came
     throw end;
   } finally {
     w?.stop();
@@ -132,13 +166,22 @@ async function runApply(ports: Ports, opts: ApplyOptions, specs: SpecForPlan, se
 
 /** The last line of a text apply: what it did. */
 function summaryLine(r: ApplyResult, status: StatusCore | null): string {
-  const what = r.outcome === 'stepped' ? `advanced ${r.wavesRun} wave; run apply again to continue` : r.outcome === 'nothing-to-do' ? 'nothing to do, the plan was applied already'
-    : r.outcome === 'waiting' ? `nothing to do now: ${status?.message ?? r.wait?.message}` : `done in ${formatDuration(r.durationSeconds)}`;
+  const what =
+    r.outcome === 'stepped'
+      ? `advanced ${r.wavesRun} wave; run apply again to continue`
+      : r.outcome === 'nothing-to-do'
+        ? 'nothing to do, the plan was applied already'
+        : r.outcome === 'waiting'
+          ? `nothing to do now: ${status?.message ?? r.wait?.message}`
+          : `done in ${formatDuration(r.durationSeconds)}`;
   const blocked = r.blocked.length ? ` ${r.blocked.length} blocked node(s) were not updated: ${r.blocked.join(', ')}; plan again once they are back.` : '';
   return `Apply of plan ${r.planId}: ${what}.${blocked}`;
 }
 
-interface EventWriter { write: (e: ApplyEvent) => void; stop: () => void }
+interface EventWriter {
+  write: (e: ApplyEvent) => void;
+  stop: () => void;
+}
 
 /**
  * Where the events go: NDJSON on stdout (--json), the live block on a terminal (redrawn every
@@ -150,12 +193,26 @@ async function eventWriter(io: CliIO, json: boolean, plan: Plan, now: () => numb
   if (io.stderrIsTTY) {
     const tty = new TtyProgress({ color: useColor(io, true), plan: progressPlan(plan), width: (io.stderrColumns || 101) - 1 });
     let last: { t: number; at: number } | null = null;
-    const timer = setInterval(() => { if (last) io.stderr(tty.tick(last.t + (now() - last.at) / 1000)); }, 1000);
+    const timer = setInterval(() => {
+      if (last) io.stderr(tty.tick(last.t + (now() - last.at) / 1000));
+    }, 1000);
     timer.unref();
-    return { write: (e) => { last = { t: e.t, at: now() }; io.stderr(tty.update(e)); }, stop: () => clearInterval(timer) };
+    return {
+      write: (e) => {
+        last = { t: e.t, at: now() };
+        io.stderr(tty.update(e));
+      },
+      stop: () => clearInterval(timer),
+    };
   }
   const ci = new CiProgress({ plan: progressPlan(plan) });
-  return { write: (e) => { const s = ci.update(e); if (s) io.stderr(s); }, stop: () => {} };
+  return {
+    write: (e) => {
+      const s = ci.update(e);
+      if (s) io.stderr(s);
+    },
+    stop: () => {},
+  };
 }
 
 async function confirm(ports: Ports, plan: Plan): Promise<boolean> {

@@ -41,7 +41,10 @@ export function parseDurationFlag(flag: string, text: string, maxSeconds: number
     seconds = 0;
     for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) seconds += Number(m[1]) * units[m[2]];
   }
-  if (!(seconds >= 0 && seconds <= maxSeconds)) throw new InputError(`${flag} ${JSON.stringify(text).slice(0, 60)}: expected a duration such as 90s, 5m or 1h (at most ${maxSeconds / 3600}h; 0: do not wait)`);
+  if (!(seconds >= 0 && seconds <= maxSeconds))
+    throw new InputError(
+      `${flag} ${JSON.stringify(text).slice(0, 60)}: expected a duration such as 90s, 5m or 1h (at most ${maxSeconds / 3600}h; 0: do not wait)`,
+    );
   return seconds;
 }
 
@@ -56,9 +59,16 @@ export interface SimulationOptions {
 }
 
 /** The simulation flags, checked: durations over the planner's defaults (never a file's alone), fail rate, seed, jitter, health faults. */
-export function simulationFlags(opts: SimulationOptions): { durations: PhaseDurations; failRate: number; seed: number; jitter: number; health: SimHealthOptions } {
+export function simulationFlags(opts: SimulationOptions): {
+  durations: PhaseDurations;
+  failRate: number;
+  seed: number;
+  jitter: number;
+  health: SimHealthOptions;
+} {
   const durations = parseDurations(opts.durations, DEFAULT_DURATIONS);
-  if (typeof durations === 'string') throw new InputError(`--durations: ${durations}`, [], 'e.g. --durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30');
+  if (typeof durations === 'string')
+    throw new InputError(`--durations: ${durations}`, [], 'e.g. --durations stage=600,drain=60,reboot=300,soft-reboot=60,ready=30');
   const failRate = opts.failRate === undefined ? 0 : parseFractionFlag('--fail-rate', opts.failRate);
   const seed = parseIntegerFlag('--seed', opts.seed, { min: 0, max: 2 ** 32 - 1 });
   const jitter = opts.jitter === undefined ? 0 : parseFractionFlag('--jitter', opts.jitter);
@@ -78,5 +88,9 @@ export function checkFailCheckNames(health: SimHealthOptions, plans: readonly Pl
   const unknown = unknownFailChecks(health.failChecks ?? [], checks);
   if (!unknown.length) return;
   const names = [...new Set(checks.map((c) => c.name))];
-  throw new InputError(`--fail-check ${unknown.map((r) => r.text).join(', ')}: ${unknown.length === 1 ? 'no health check of that name' : 'no health checks of those names'} in the plan`, [], names.length ? `the plan's checks: ${names.join(', ')}` : 'the plan has no health checks (spec.healthChecks)');
+  throw new InputError(
+    `--fail-check ${unknown.map((r) => r.text).join(', ')}: ${unknown.length === 1 ? 'no health check of that name' : 'no health checks of those names'} in the plan`,
+    [],
+    names.length ? `the plan's checks: ${names.join(', ')}` : 'the plan has no health checks (spec.healthChecks)',
+  );
 }

@@ -53,7 +53,11 @@ export async function fleetApplyCommand(ports: Ports, planfile: string | undefin
   const json = opts.output === 'json';
   const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
   if (!opts.autoApprove && !interactive) {
-    throw new InputError('fleet apply needs confirmation, and there is no terminal to ask on', [], 'review the fleet plan (bootcplan fleet plan / fleet show), then run fleet apply with --auto-approve');
+    throw new InputError(
+      'fleet apply needs confirmation, and there is no terminal to ask on',
+      [],
+      'review the fleet plan (bootcplan fleet plan / fleet show), then run fleet apply with --auto-approve',
+    );
   }
   const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', opts.lockTimeout, 24 * 3600);
   const [{ runFleet, checkFleetApplicable }, { openSavedFleetPlans }] = await Promise.all([import('../fleet/runner.ts'), import('./fleet-saved-plan.ts')]);
@@ -76,7 +80,8 @@ export async function fleetApplyCommand(ports: Ports, planfile: string | undefin
   };
   const clock = await wallClock(ports);
   const result = await ports.stops.during((signal) =>
-    runFleet({ plan: fp, clock, signal, onEvent, open: (c) => openCluster(ports, prepared.get(c.name)!, lockTimeoutSeconds) }));
+    runFleet({ plan: fp, clock, signal, onEvent, open: (c) => openCluster(ports, prepared.get(c.name)!, lockTimeoutSeconds) }),
+  );
   if (!json) io.stdout(renderFleetRunText(result, { color: useColor(io, io.stdoutIsTTY) }));
   return { exitCode: result.exitCode };
 }
@@ -109,7 +114,11 @@ function prepareClusters(ports: Ports, fp: FleetPlan, opts: FleetApplyOptions, o
     out.set(c.name, { saved: c.plan, specs: s, flags });
   }
   if (snapshots.length) {
-    throw new InputError(`fleet apply reaches clusters through their kubeconfig contexts; ${snapshots.slice(0, 10).join(', ')} ${snapshots.length === 1 ? 'is a snapshot file' : 'are snapshot files'} in ${fp.fleet.path}`, [], 'rehearse a Fleet of snapshot files instead: bootcplan fleet rehearse');
+    throw new InputError(
+      `fleet apply reaches clusters through their kubeconfig contexts; ${snapshots.slice(0, 10).join(', ')} ${snapshots.length === 1 ? 'is a snapshot file' : 'are snapshot files'} in ${fp.fleet.path}`,
+      [],
+      'rehearse a Fleet of snapshot files instead: bootcplan fleet rehearse',
+    );
   }
   return out;
 }
@@ -144,7 +153,12 @@ async function confirmIdleCanaries(ports: Ports, fp: FleetPlan, prepared: Readon
 
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */
 async function openCluster(ports: Ports, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
-  const [{ apply }, { windowPolicy }, { confirmSavedPlan, inFlightOf, checkClusterBinding }, { readFleetRecord, writeFleetRecord }] = await Promise.all([import('../apply/applier.ts'), import('../apply/policy.ts'), import('../plan/saved/compare.ts'), import('../fleet/record.ts')]);
+  const [{ apply }, { windowPolicy }, { confirmSavedPlan, inFlightOf, checkClusterBinding }, { readFleetRecord, writeFleetRecord }] = await Promise.all([
+    import('../apply/applier.ts'),
+    import('../apply/policy.ts'),
+    import('../plan/saved/compare.ts'),
+    import('../fleet/record.ts'),
+  ]);
   const { driver, holder, records, close, health } = await ports.openDriver(p.flags, ports.io);
   if (!records) {
     close?.();
@@ -166,7 +180,17 @@ async function openCluster(ports: Ports, p: Prepared, lockTimeoutSeconds: number
       const live = await driver.snapshot();
       const progress = await driver.readProgress();
       const plan = confirmSavedPlan(p.saved, p.specs.replan(live), live, { compareDurations: true, inFlight: inFlightOf(p.saved, live, progress) });
-      const r = await apply({ plan, replan: p.specs.replan, driver, holder, onEvent, policy: windowPolicy(p.specs.spec.spec.maintenanceWindows, plan), lockTimeoutSeconds, signal, health: health?.() });
+      const r = await apply({
+        plan,
+        replan: p.specs.replan,
+        driver,
+        holder,
+        onEvent,
+        policy: windowPolicy(p.specs.spec.spec.maintenanceWindows, plan),
+        lockTimeoutSeconds,
+        signal,
+        health: health?.(),
+      });
       return r.outcome === 'nothing-to-do' ? 'nothing-to-do' : 'done';
     },
     ...(health ? { verify: (await import('../fleet/gates.ts')).sessionVerifier(driver.clock, health) } : {}),
@@ -183,6 +207,10 @@ async function wallClock(ports: Ports): Promise<Clock> {
 async function confirm(ports: Ports, fp: FleetPlan): Promise<boolean> {
   const rolled = fp.clusters.filter((c: FleetClusterPlan) => c.batch !== null).length;
   const canaries = fp.strategy.canaries.length ? `, canaries first: ${fp.strategy.canaries.join(', ')}` : '';
-  const answer = await ports.ask(forDisplay(`Apply fleet plan ${fp.id} (${rolled} cluster${rolled === 1 ? '' : 's'} in ${fp.batches.length} batch${fp.batches.length === 1 ? '' : 'es'}${canaries})? Only 'yes' is accepted: `));
+  const answer = await ports.ask(
+    forDisplay(
+      `Apply fleet plan ${fp.id} (${rolled} cluster${rolled === 1 ? '' : 's'} in ${fp.batches.length} batch${fp.batches.length === 1 ? '' : 'es'}${canaries})? Only 'yes' is accepted: `,
+    ),
+  );
   return answer.trim() === 'yes';
 }

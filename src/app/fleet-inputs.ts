@@ -6,7 +6,7 @@
  */
 import { dirname, resolve, basename, relative } from 'node:path';
 import { InputError } from '../base/errors.ts';
-import { formatDiagnostic, hasErrors } from '../base/diagnostics.ts';
+import { formatDiagnostic } from '../base/diagnostics.ts';
 import { parseFleetSpec, isCheckedFleet, type CheckedFleet, type LoadedFleet } from '../fleet/spec-load.ts';
 import type { FleetCluster } from '../fleet/spec-types.ts';
 import type { PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
@@ -40,19 +40,30 @@ export interface FleetRead<L extends LoadedFleet = LoadedFleet> {
 }
 
 export function readFleet(ports: InputPorts, file: string, ref?: string): FleetRead {
-  if (file === STDIN_PATH) throw new InputError('a Fleet names snapshot and kubeconfig files relative to its own file, and -f - has none', [], 'pass the Fleet as a file: -f fleet.yaml');
+  if (file === STDIN_PATH)
+    throw new InputError(
+      'a Fleet names snapshot and kubeconfig files relative to its own file, and -f - has none',
+      [],
+      'pass the Fleet as a file: -f fleet.yaml',
+    );
   let src;
   try {
     src = ref ? readSpecAtRef(ports, file, ref) : readSpecWorkingTree(ports, file);
   } catch (err) {
     // The Rollout spec's reader speaks of a "spec" and bootcplan.yaml.
     if (!(err instanceof InputError) || !err.message.startsWith('spec ')) throw err;
-    throw new InputError(`Fleet ${err.message.slice('spec '.length)}`, [], `pass the Fleet with -f FILE (default: ${DEFAULT_FLEET_FILE} in the current directory)`);
+    throw new InputError(
+      `Fleet ${err.message.slice('spec '.length)}`,
+      [],
+      `pass the Fleet with -f FILE (default: ${DEFAULT_FLEET_FILE} in the current directory)`,
+    );
   }
   const loaded = parseFleetSpec(src.text, inputName(file));
   const { path, ref: at, commit, dirty } = src.info;
   return {
-    loaded, text: src.text, dir: dirname(resolve(file)),
+    loaded,
+    text: src.text,
+    dir: dirname(resolve(file)),
     info: { name: loaded.fleet?.metadata.name ?? basename(file), path, ref: at, commit, sha256: loaded.sha256, dirty },
   };
 }
@@ -88,19 +99,52 @@ export interface FleetPlanFlags extends KubeOptions {
  * A Fleet planned now: the file read (at `ref`, if given) and checked, every cluster read
  * (--concurrency at once; kubeconfigs the Fleet names at the same revision), then planFleet.
  */
-export async function planFleetFile(ports: InputPorts, file: string, ref: string | undefined, flags: FleetPlanFlags, env: Record<string, string | undefined>, o: { now: number; durations?: PhaseDurations }): Promise<{ read: FleetRead<CheckedFleet>; inputs: Map<string, FleetClusterInput>; fleetPlan: FleetPlan }> {
+export async function planFleetFile(
+  ports: InputPorts,
+  file: string,
+  ref: string | undefined,
+  flags: FleetPlanFlags,
+  env: Record<string, string | undefined>,
+  o: { now: number; durations?: PhaseDurations },
+): Promise<{ read: FleetRead<CheckedFleet>; inputs: Map<string, FleetClusterInput>; fleetPlan: FleetPlan }> {
   const concurrency = fleetConcurrency(flags.concurrency);
   const read = readFleet(ports, file, ref);
   requireValidFleet(read);
   const fleet = read.loaded.fleet;
   const { planFleet } = await import('../fleet/plan.ts');
-  const inputs = await readFleetClusters(ports, fleet.spec.clusters, read.dir, { kubeconfig: flags.kubeconfig, requestTimeout: flags.requestTimeout, concurrency, trustFleetKubeconfigs: flags.trustFleetKubeconfigs, at: fleetRevision(read) }, env);
-  const fleetPlan = planFleet({ fleet, map: read.loaded.map, info: read.info, diagnostics: read.loaded.diagnostics, clusters: inputs, durations: o.durations, now: o.now });
+  const inputs = await readFleetClusters(
+    ports,
+    fleet.spec.clusters,
+    read.dir,
+    {
+      kubeconfig: flags.kubeconfig,
+      requestTimeout: flags.requestTimeout,
+      concurrency,
+      trustFleetKubeconfigs: flags.trustFleetKubeconfigs,
+      at: fleetRevision(read),
+    },
+    env,
+  );
+  const fleetPlan = planFleet({
+    fleet,
+    map: read.loaded.map,
+    info: read.info,
+    diagnostics: read.loaded.diagnostics,
+    clusters: inputs,
+    durations: o.durations,
+    now: o.now,
+  });
   return { read, inputs, fleetPlan };
 }
 
 /** Every cluster's snapshot or error, read at most `concurrency` at a time. */
-export async function readFleetClusters(ports: InputPorts, clusters: readonly FleetCluster[], dir: string, opts: FleetReadOptions, env: Record<string, string | undefined>): Promise<Map<string, FleetClusterInput>> {
+export async function readFleetClusters(
+  ports: InputPorts,
+  clusters: readonly FleetCluster[],
+  dir: string,
+  opts: FleetReadOptions,
+  env: Record<string, string | undefined>,
+): Promise<Map<string, FleetClusterInput>> {
   const out = new Map<string, FleetClusterInput>();
   // A Fleet comes in pull requests: it reads no snapshot outside its repository (or its directory outside git).
   const root = clusters.some((c) => c.snapshot !== undefined || c.kubeconfig !== undefined) ? fleetRoot(ports.git, dir) : dir;
@@ -116,7 +160,15 @@ export async function readFleetClusters(ports: InputPorts, clusters: readonly Fl
   return out;
 }
 
-async function readCluster(ports: InputPorts, c: FleetCluster, dir: string, root: string, opts: FleetReadOptions, env: Record<string, string | undefined>, kubeconfigs: FleetKubeconfigSource): Promise<FleetClusterInput> {
+async function readCluster(
+  ports: InputPorts,
+  c: FleetCluster,
+  dir: string,
+  root: string,
+  opts: FleetReadOptions,
+  env: Record<string, string | undefined>,
+  kubeconfigs: FleetKubeconfigSource,
+): Promise<FleetClusterInput> {
   if (c.snapshot !== undefined) return readFleetSnapshot(ports, c.snapshot, dir, root, opts.at);
   const k = fleetClusterKubeFlags(c, kubeconfigs, opts);
   if ('error' in k) return { error: k.error };
@@ -124,7 +176,9 @@ async function readCluster(ports: InputPorts, c: FleetCluster, dir: string, root
   if ('snapshot' in r) return { snapshot: r.snapshot };
   return r.step === 'kubeconfig'
     ? { error: withoutFileContent(errorOf('kubeconfig', r.error, `check the context "${c.context}" with \`kubectl config get-contexts\``)) }
-    : { error: errorOf('unreachable', r.error, `check that the cluster answers: \`kubectl --context ${c.context} get nodes\`; the other clusters were planned`) };
+    : {
+        error: errorOf('unreachable', r.error, `check that the cluster answers: \`kubectl --context ${c.context} get nodes\`; the other clusters were planned`),
+      };
 }
 
 const OUTSIDE_HINT = 'keep the snapshot files next to the Fleet file, inside the repository';
@@ -138,13 +192,29 @@ const SNAPSHOT_HINT = 'write it with `bootcplan snapshot --out FILE` (paths are 
  * `git:COMMIT:PATH`, else `file:PATH` relative to the working directory, as `plan --cluster FILE`
  * records it (no absolute path in a plan).
  */
-export function readFleetSnapshot(ports: InputPorts, path: string, dir: string, root: string, at: { ref: string; commit: string } | undefined): FleetClusterInput {
+export function readFleetSnapshot(
+  ports: InputPorts,
+  path: string,
+  dir: string,
+  root: string,
+  at: { ref: string; commit: string } | undefined,
+): FleetClusterInput {
   try {
     if (at) {
       const r = readRepoFileAt(root, resolve(dir, path), at.commit, MAX_INPUT_BYTES);
       if (!('problem' in r)) return { snapshot: snapshotOfText(r.text, `${at.commit.slice(0, 12)}:${r.inRepo}`, `git:${at.commit}:${r.inRepo}`) };
-      const message = r.problem === 'outside' ? `is outside ${root}` : r.problem === 'too-big' ? `is more than bootcplan reads (${MAX_INPUT_BYTES / 2 ** 20} MiB)` : `is not in ${at.ref} (${at.commit.slice(0, 12)})`;
-      const hint = r.problem === 'outside' ? OUTSIDE_HINT : r.problem === 'missing' ? 'with --ref, the snapshot files a Fleet names are read at that revision: commit them with the Fleet' : SNAPSHOT_HINT;
+      const message =
+        r.problem === 'outside'
+          ? `is outside ${root}`
+          : r.problem === 'too-big'
+            ? `is more than bootcplan reads (${MAX_INPUT_BYTES / 2 ** 20} MiB)`
+            : `is not in ${at.ref} (${at.commit.slice(0, 12)})`;
+      const hint =
+        r.problem === 'outside'
+          ? OUTSIDE_HINT
+          : r.problem === 'missing'
+            ? 'with --ref, the snapshot files a Fleet names are read at that revision: commit them with the Fleet'
+            : SNAPSHOT_HINT;
       return { error: { code: 'snapshot-invalid', message: `snapshot ${JSON.stringify(path)} ${message}`, hint } };
     }
     const file = ports.files.inside(root, resolve(dir, path));
@@ -161,7 +231,7 @@ export function readFleetSnapshot(ports: InputPorts, path: string, dir: string, 
  * pull-request comment. It is left out.
  */
 function withoutFileContent(e: FleetClusterError): FleetClusterError {
-  return { ...e, message: e.message.replace(/( is not valid): .*$/s, '$1 (the parser\'s message is left out: it may quote the file)') };
+  return { ...e, message: e.message.replace(/( is not valid): .*$/s, "$1 (the parser's message is left out: it may quote the file)") };
 }
 
 /** A read failure as the cluster's error: the message, the first diagnostic, the error's own hint first. */

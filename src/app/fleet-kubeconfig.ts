@@ -53,7 +53,11 @@ const MAX_KUBECONFIG_BYTES = 4 * 1024 * 1024;
  * The flags that reach cluster `c`: the operator's kubeconfig when the Fleet names none, else
  * the checked content of the file it names, or that cluster's error.
  */
-export function fleetClusterKubeFlags(c: Pick<FleetCluster, 'context' | 'kubeconfig'>, src: FleetKubeconfigSource, opts: KubeOptions): { flags: KubeOptions } | { error: FleetClusterError } {
+export function fleetClusterKubeFlags(
+  c: Pick<FleetCluster, 'context' | 'kubeconfig'>,
+  src: FleetKubeconfigSource,
+  opts: KubeOptions,
+): { flags: KubeOptions } | { error: FleetClusterError } {
   const base = { context: c.context, requestTimeout: opts.requestTimeout };
   if (c.kubeconfig === undefined) return { flags: { ...base, kubeconfig: opts.kubeconfig } };
   let checked = src.checked?.get(c.kubeconfig);
@@ -61,7 +65,8 @@ export function fleetClusterKubeFlags(c: Pick<FleetCluster, 'context' | 'kubecon
     checked = checkKubeconfig(c.kubeconfig, src);
     src.checked?.set(c.kubeconfig, checked);
   }
-  if ('refused' in checked) return { error: { code: 'kubeconfig', message: `kubeconfig ${JSON.stringify(c.kubeconfig)} named by the Fleet ${checked.refused}`, hint: checked.hint } };
+  if ('refused' in checked)
+    return { error: { code: 'kubeconfig', message: `kubeconfig ${JSON.stringify(c.kubeconfig)} named by the Fleet ${checked.refused}`, hint: checked.hint } };
   return { flags: { ...base, kubeconfigText: checked.kubeconfigText } };
 }
 
@@ -73,7 +78,10 @@ function checkKubeconfig(path: string, src: FleetKubeconfigSource): Checked {
   if (!isRecord(doc)) {
     const first = parsed.diagnostics.find((d) => d.severity === 'error');
     const at = first?.line ? ` at line ${first.line}` : '';
-    return { refused: `is not valid${at} (the parser's message is left out: it may quote the file)`, hint: 'a kubeconfig is one YAML document: check it with `kubectl config view --kubeconfig FILE`' };
+    return {
+      refused: `is not valid${at} (the parser's message is left out: it may quote the file)`,
+      hint: 'a kubeconfig is one YAML document: check it with `kubectl config view --kubeconfig FILE`',
+    };
   }
   if (!src.trust) {
     const fields = untrustedKubeconfigFields(doc);
@@ -89,7 +97,8 @@ function checkKubeconfig(path: string, src: FleetKubeconfigSource): Checked {
 
 type Read = { text: string; name: string; dir: string } | { refused: string; hint: string };
 
-const KEEP_INSIDE = 'keep the kubeconfig files a Fleet names inside its repository, or leave `kubeconfig:` out and pass your own with --kubeconfig / KUBECONFIG';
+const KEEP_INSIDE =
+  'keep the kubeconfig files a Fleet names inside its repository, or leave `kubeconfig:` out and pass your own with --kubeconfig / KUBECONFIG';
 
 function readInWorkingTree(path: string, src: FleetKubeconfigSource): Read {
   const file = insideRoot(src.root, resolve(src.dir, path));
@@ -100,7 +109,8 @@ function readInWorkingTree(path: string, src: FleetKubeconfigSource): Read {
   } catch {
     return { refused: 'does not exist', hint: 'paths are relative to the Fleet file' };
   }
-  if (!st.isFile() || st.size > MAX_KUBECONFIG_BYTES) return { refused: `is not a regular file of at most ${MAX_KUBECONFIG_BYTES / 2 ** 20} MiB`, hint: 'name a kubeconfig file' };
+  if (!st.isFile() || st.size > MAX_KUBECONFIG_BYTES)
+    return { refused: `is not a regular file of at most ${MAX_KUBECONFIG_BYTES / 2 ** 20} MiB`, hint: 'name a kubeconfig file' };
   try {
     return { text: readFileSync(file, 'utf8'), name: file, dir: dirname(file) };
   } catch (err) {
@@ -115,7 +125,10 @@ function readAtRevision(path: string, src: FleetKubeconfigSource, at: { ref: str
   if ('problem' in r) {
     if (r.problem === 'outside') return { refused: 'is outside the repository', hint: KEEP_INSIDE };
     if (r.problem === 'too-big') return { refused: `is more than ${MAX_KUBECONFIG_BYTES / 2 ** 20} MiB`, hint: 'name a kubeconfig file' };
-    return { refused: `is not in ${at.ref} (${at.commit.slice(0, 12)})`, hint: 'with --ref, the kubeconfig files a Fleet names are read at that revision: commit them with the Fleet' };
+    return {
+      refused: `is not in ${at.ref} (${at.commit.slice(0, 12)})`,
+      hint: 'with --ref, the kubeconfig files a Fleet names are read at that revision: commit them with the Fleet',
+    };
   }
   return { text: r.text, name: `${r.inRepo} at ${at.commit.slice(0, 12)}`, dir: dirname(abs) };
 }
@@ -151,12 +164,22 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** The source for a Fleet read from `dir` (its repository root found once). */
-export function fleetKubeconfigSource(git: Git, dir: string, at: { ref: string; commit: string } | undefined, trust: boolean | undefined): FleetKubeconfigSource {
+export function fleetKubeconfigSource(
+  git: Git,
+  dir: string,
+  at: { ref: string; commit: string } | undefined,
+  trust: boolean | undefined,
+): FleetKubeconfigSource {
   return { dir, root: fleetRoot(git, dir), at, trust: trust === true, checked: new Map() };
 }
 
 /** fleet apply: a refusal stops the fleet before any cluster is reached (exit 2), naming the cluster. */
-export function requireFleetClusterKubeFlags(name: string, c: Pick<FleetCluster, 'context' | 'kubeconfig'>, src: FleetKubeconfigSource, opts: KubeOptions): KubeOptions {
+export function requireFleetClusterKubeFlags(
+  name: string,
+  c: Pick<FleetCluster, 'context' | 'kubeconfig'>,
+  src: FleetKubeconfigSource,
+  opts: KubeOptions,
+): KubeOptions {
   const k = fleetClusterKubeFlags(c, src, opts);
   if ('error' in k) throw new InputError(`cluster ${name}: ${k.error.message}`, [], k.error.hint);
   return k.flags;

@@ -32,7 +32,9 @@ export async function fleetPlanCommand(ports: Ports, opts: FleetPlanOptions): Pr
   if (opts.out) {
     const path = opts.out === true ? join('plans', `${fp.fleet.name}-${fp.id}.json`) : opts.out.includes('/') ? opts.out : join('plans', opts.out);
     ports.files.write(path, (await import('../fleet/plan-text.ts')).renderFleetJson(fp), 'private');
-    io.stderr(`saved fleet plan ${fp.id} to ${path}${fp.summary.failed ? ` (${fp.summary.failed} cluster${fp.summary.failed === 1 ? '' : 's'} failed: they sit in no batch)` : ''}\n`);
+    io.stderr(
+      `saved fleet plan ${fp.id} to ${path}${fp.summary.failed ? ` (${fp.summary.failed} cluster${fp.summary.failed === 1 ? '' : 's'} failed: they sit in no batch)` : ''}\n`,
+    );
   }
   return { exitCode: fp.summary.failed ? EXIT.error : EXIT.ok };
 }
@@ -54,7 +56,15 @@ export async function fleetShowCommand(ports: Ports, file: string, opts: FleetSh
     return { exitCode: EXIT.ok };
   }
   const c = fp.clusters.find((x) => x.name === opts.cluster);
-  if (!c) throw new InputError(`fleet plan ${fp.id} has no cluster ${JSON.stringify(opts.cluster).slice(0, 80)}`, [], `its clusters: ${fp.clusters.slice(0, 20).map((x) => x.name).join(', ')}${fp.clusters.length > 20 ? ', ...' : ''}`);
+  if (!c)
+    throw new InputError(
+      `fleet plan ${fp.id} has no cluster ${JSON.stringify(opts.cluster).slice(0, 80)}`,
+      [],
+      `its clusters: ${fp.clusters
+        .slice(0, 20)
+        .map((x) => x.name)
+        .join(', ')}${fp.clusters.length > 20 ? ', ...' : ''}`,
+    );
   if (!c.plan) throw new InputError(`cluster ${c.name} has no plan in fleet plan ${fp.id}: ${c.error?.code}: ${c.error?.message}`, [], c.error?.hint);
   io.stdout(await renderPlan(c.plan, opts.output, { color }));
   return { exitCode: EXIT.ok };
@@ -68,6 +78,8 @@ export async function fleetValidateCommand(ports: Ports, opts: { file: string; r
   requireValidFleet(read);
   const f = read.loaded.fleet;
   const n = f.spec.clusters.length;
-  io.stdout(`${read.info.path}: valid (${n} cluster${n === 1 ? '' : 's'}, ${f.spec.strategy?.canaries?.length ?? 0} canar${f.spec.strategy?.canaries?.length === 1 ? 'y' : 'ies'})\n`);
+  io.stdout(
+    `${read.info.path}: valid (${n} cluster${n === 1 ? '' : 's'}, ${f.spec.strategy?.canaries?.length ?? 0} canar${f.spec.strategy?.canaries?.length === 1 ? 'y' : 'ies'})\n`,
+  );
   return { exitCode: EXIT.ok };
 }

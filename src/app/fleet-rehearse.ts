@@ -34,15 +34,31 @@ type ClusterLoads = Map<string, () => FleetRehearsalClusterInput>;
 export async function fleetRehearseCommand(ports: Ports, fleetplan: string | undefined, opts: FleetRehearseOptions): Promise<CommandResult> {
   const { io } = ports;
   const { durations, failRate, seed, jitter, health } = simulationFlags(opts);
-  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([import('../fleet/rehearsal-sim.ts'), import('../fleet/runner.ts'), import('../fleet/run-text.ts')]);
-  const { fleetPlan, clusters } = fleetplan ? await savedFleet(ports, fleetplan, durations, opts.durations !== undefined) : await plannedFleet(ports, opts, durations);
+  const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([
+    import('../fleet/rehearsal-sim.ts'),
+    import('../fleet/runner.ts'),
+    import('../fleet/run-text.ts'),
+  ]);
+  const { fleetPlan, clusters } = fleetplan
+    ? await savedFleet(ports, fleetplan, durations, opts.durations !== undefined)
+    : await plannedFleet(ports, opts, durations);
   // Progress on stderr (a fleet of 100 clusters of 100 nodes rehearses for some 45 s).
   const progress = new FleetRehearseProgress({
-    terminal: !!io.stderrIsTTY, clusters: fleetPlan.batches.reduce((n, b) => n + b.clusters.length, 0), batches: fleetPlan.batches.length,
-    color: useColor(io, !!io.stderrIsTTY), width: (io.stderrColumns || 101) - 1, clock: ports.now,
+    terminal: !!io.stderrIsTTY,
+    clusters: fleetPlan.batches.reduce((n, b) => n + b.clusters.length, 0),
+    batches: fleetPlan.batches.length,
+    color: useColor(io, !!io.stderrIsTTY),
+    width: (io.stderrColumns || 101) - 1,
+    clock: ports.now,
   });
-  const onEvent = (e: FleetEvent) => { const s = progress.update(e); if (s) io.stderr(s); };
-  checkFailCheckNames(health, fleetPlan.clusters.flatMap((c) => (c.plan ? [c.plan] : [])));
+  const onEvent = (e: FleetEvent) => {
+    const s = progress.update(e);
+    if (s) io.stderr(s);
+  };
+  checkFailCheckNames(
+    health,
+    fleetPlan.clusters.flatMap((c) => (c.plan ? [c.plan] : [])),
+  );
   const r = await rehearseFleet({ fleetPlan, clusters, options: { durations, failRate, jitter, seed, health }, runner: runFleet, onEvent });
   const erase = progress.finish();
   if (erase) io.stderr(erase);
@@ -58,7 +74,12 @@ export async function fleetRehearseCommand(ports: Ports, fleetplan: string | und
  * (fleet-saved-plan.ts openSavedFleetPlans: the Fleet read once); each cluster's plan confirmed against
  * its snapshot in its turn.
  */
-async function savedFleet(ports: Ports, file: string, durations: PhaseDurations, durationsGiven: boolean): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads }> {
+async function savedFleet(
+  ports: Ports,
+  file: string,
+  durations: PhaseDurations,
+  durationsGiven: boolean,
+): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads }> {
   const [{ openSavedFleetPlans }, { confirmSavedPlan }] = await Promise.all([import('./fleet-saved-plan.ts'), import('../plan/saved/compare.ts')]);
   const fleetPlan = readFleetPlanFile(ports, file);
   checkFleetPlanSeal(fleetPlan);
@@ -71,7 +92,12 @@ async function savedFleet(ports: Ports, file: string, durations: PhaseDurations,
     const s = specs.get(c.name);
     if (c.batch === null || !saved || !s || !read) continue;
     clusters.set(c.name, () => {
-      if (s.entry.snapshot === undefined) throw new InputError(`cluster ${c.name}: its plan was not made from a snapshot file, and a rehearsal needs one`, [], 'rehearse a fleet whose clusters name snapshot files (or run fleet rehearse -f FLEET)');
+      if (s.entry.snapshot === undefined)
+        throw new InputError(
+          `cluster ${c.name}: its plan was not made from a snapshot file, and a rehearsal needs one`,
+          [],
+          'rehearse a fleet whose clusters name snapshot files (or run fleet rehearse -f FLEET)',
+        );
       const input = readFleetSnapshot(ports, s.entry.snapshot, read.dir, root, fleetRevision(read));
       if (!input.snapshot) throw new InputError(`cluster ${c.name}: ${input.error?.message}`, [], input.error?.hint);
       const snapshot = input.snapshot;

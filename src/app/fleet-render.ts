@@ -48,13 +48,15 @@ function fleetInputs(ports: InputPorts, fp: FleetPlan): ArgoFleetInput {
   if (!sample) return { fleetPlan: fp, fleetText: '', rollouts: {} };
   // Each cluster plan records the Fleet file (path, commit, sha256): it must still be what was planned.
   verifyPlanSpec(ports, sample);
-  const read = readFleet(ports, planSpecFile(ports, sample), sample.spec.ref ? sample.spec.commit ?? sample.spec.ref : undefined);
+  const read = readFleet(ports, planSpecFile(ports, sample), sample.spec.ref ? (sample.spec.commit ?? sample.spec.ref) : undefined);
   requireValidFleet(read);
   const fleet = read.loaded.fleet;
   checkFleetPlanAgainstFleet(fp, fleet, read.info.path);
   const specs = effectiveSpecs(fleet, read.loaded.map);
   const rollouts: Record<string, RolloutSpec> = {};
-  fleet.spec.clusters.forEach((c, i) => { rollouts[c.name] = specs[i].spec; });
+  fleet.spec.clusters.forEach((c, i) => {
+    rollouts[c.name] = specs[i].spec;
+  });
   return { fleetPlan: fp, fleetText: read.text, rollouts };
 }
 
@@ -65,7 +67,12 @@ function repoPathOf({ git }: InputPorts, outDir: string): string {
   while (!existsSync(probe)) probe = dirname(probe);
   const top = git.run(['rev-parse', '--show-toplevel'], probe)?.trim();
   const rel = top ? relative(top, abs) : '';
-  if (!top || rel === '' || rel.startsWith('..')) throw new InputError(`--out-dir ${outDir} is not a directory inside a git repository`, [], 'pass --path: where the directory sits in the repository Argo CD reads');
+  if (!top || rel === '' || rel.startsWith('..'))
+    throw new InputError(
+      `--out-dir ${outDir} is not a directory inside a git repository`,
+      [],
+      'pass --path: where the directory sits in the repository Argo CD reads',
+    );
   return rel.split(sep).join('/');
 }
 
@@ -79,17 +86,29 @@ export async function fleetRenderArgoCommand(ports: Ports, file: string, opts: R
     return { exitCode: EXIT.ok };
   }
   const o: ArgoFleetOptions = {
-    repoURL: opts.repoUrl, revision: opts.revision, path: opts.path ?? repoPathOf(ports, opts.outDir), setupPath: opts.setupPath ?? null,
-    namespace: opts.namespace, project: opts.project, image: opts.image, name: opts.name ?? `bootcplan-${fp.fleet.name}`,
+    repoURL: opts.repoUrl,
+    revision: opts.revision,
+    path: opts.path ?? repoPathOf(ports, opts.outDir),
+    setupPath: opts.setupPath ?? null,
+    namespace: opts.namespace,
+    project: opts.project,
+    image: opts.image,
+    name: opts.name ?? `bootcplan-${fp.fleet.name}`,
   };
   const input = fleetInputs(ports, fp);
   const problems = argoRenderProblems(input, o);
   if (problems.length) {
-    throw new InputError(`fleet plan ${fp.id} cannot be rendered for Argo CD: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? `; and ${problems.length - 20} more` : ''}`, [], 'fix the Fleet (cluster names are DNS-1123 labels) or the flags, and plan again');
+    throw new InputError(
+      `fleet plan ${fp.id} cannot be rendered for Argo CD: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? `; and ${problems.length - 20} more` : ''}`,
+      [],
+      'fix the Fleet (cluster names are DNS-1123 labels) or the flags, and plan again',
+    );
   }
   const r = renderFleetArgo(input, o);
   writeRender(opts.outDir, r.files);
-  const steps = fp.batches.map((b, i) => `  step ${i + 1} (${b.kind === 'canary' ? 'canary, maxUpdate 1' : `maxUpdate ${fp.strategy.maxConcurrency.resolved}`}): ${b.clusters.join(', ')}`);
+  const steps = fp.batches.map(
+    (b, i) => `  step ${i + 1} (${b.kind === 'canary' ? 'canary, maxUpdate 1' : `maxUpdate ${fp.strategy.maxConcurrency.resolved}`}): ${b.clusters.join(', ')}`,
+  );
   const n = r.applications.length;
   const head = `wrote ApplicationSet ${o.name} (${n} Application${n === 1 ? '' : 's'}, ${steps.length} RollingSync step${steps.length === 1 ? '' : 's'}) and ${n} cluster director${n === 1 ? 'y' : 'ies'} to ${opts.outDir}`;
   io.stdout([head, ...steps].map((l) => forDisplay(l) + '\n').join(''));

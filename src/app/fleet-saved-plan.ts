@@ -27,13 +27,19 @@ import type { CheckedFleet } from '../fleet/spec-load.ts';
  * simulation's or the planner's, else each plan's own. `readFleetFile`: for tests that count.
  * The checks that need no file are the fleet's (src/fleet/cluster-plans.ts).
  */
-export function specsOfFleetPlans(ports: InputPorts, plans: readonly Plan[], durations?: PhaseDurations, readFleetFile: typeof readFleet = readFleet): { read: FleetRead<CheckedFleet>; clusters: Map<string, FleetClusterSpec> } {
+export function specsOfFleetPlans(
+  ports: InputPorts,
+  plans: readonly Plan[],
+  durations?: PhaseDurations,
+  readFleetFile: typeof readFleet = readFleet,
+): { read: FleetRead<CheckedFleet>; clusters: Map<string, FleetClusterSpec> } {
   const first = plans[0];
   requireSameFleet(plans);
   verifyPlanSpec(ports, first);
-  const read = readFleetFile(ports, planSpecFile(ports, first), first.spec.ref ? first.spec.commit ?? first.spec.ref : undefined);
+  const read = readFleetFile(ports, planSpecFile(ports, first), first.spec.ref ? (first.spec.commit ?? first.spec.ref) : undefined);
   requireValidFleet(read);
-  if (read.info.sha256 !== first.spec.sha256) throw new StalePlanError('the Fleet file changed while it was read', [`${read.info.path} now has sha256 ${read.info.sha256.slice(0, 16)}…`]);
+  if (read.info.sha256 !== first.spec.sha256)
+    throw new StalePlanError('the Fleet file changed while it was read', [`${read.info.path} now has sha256 ${read.info.sha256.slice(0, 16)}…`]);
   const byCluster = new Map(plans.map((p) => [p.spec.fleetCluster!, p]));
   const all = fleetClusterSpecs(read, { durations: (name) => durations ?? byCluster.get(name)?.durations });
   return { read, clusters: clusterSpecsOfPlans(all, byCluster, read.info.path) };
@@ -46,7 +52,12 @@ export function specsOfFleetPlans(ports: InputPorts, plans: readonly Plan[], dur
  * the provenance of the Fleet file is checked, then the Fleet read and validated once for all
  * (specsOfFleetPlans). Returns each cluster's entry, effective spec and re-planner.
  */
-export function openSavedFleetPlans(ports: InputPorts, fp: FleetPlan, durations?: PhaseDurations, readFleetFile?: typeof readFleet): { read: FleetRead<CheckedFleet> | null; clusters: Map<string, FleetClusterSpec> } {
+export function openSavedFleetPlans(
+  ports: InputPorts,
+  fp: FleetPlan,
+  durations?: PhaseDurations,
+  readFleetFile?: typeof readFleet,
+): { read: FleetRead<CheckedFleet> | null; clusters: Map<string, FleetClusterSpec> } {
   // A canary in no batch too: fleet apply confirms it live before batch 1.
   const rolled = fp.clusters.filter((c) => (c.batch !== null || c.canary) && c.plan);
   if (!rolled.length) return { read: null, clusters: new Map() };

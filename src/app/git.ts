@@ -20,12 +20,22 @@ export const nodeGit: Git = { run: git };
  * `root` ("outside" otherwise); "missing" when the commit has no such file, "too-big" past
  * `maxBytes`. What a Fleet read at a revision names is read this way (fleet-inputs.ts, fleet-kubeconfig.ts).
  */
-export function readRepoFileAt(root: string, abs: string, commit: string, maxBytes: number): { text: string; inRepo: string } | { problem: 'outside' | 'missing' | 'too-big' } {
+export function readRepoFileAt(
+  root: string,
+  abs: string,
+  commit: string,
+  maxBytes: number,
+): { text: string; inRepo: string } | { problem: 'outside' | 'missing' | 'too-big' } {
   const rel = relative(root, abs);
   if (rel === '' || rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel)) return { problem: 'outside' };
   const inRepo = rel.split(sep).join('/');
   try {
-    const text = execFileSync('git', ['show', '--end-of-options', `${commit}:${inRepo}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: maxBytes });
+    const text = execFileSync('git', ['show', '--end-of-options', `${commit}:${inRepo}`], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: maxBytes,
+    });
     return { text, inRepo };
   } catch (err) {
     return { problem: (err as NodeJS.ErrnoException).code === 'ENOBUFS' ? 'too-big' : 'missing' };

@@ -12,7 +12,6 @@ import type { PlanSpecInfo, Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, type PlanInput } from '../plan/planner.ts';
 import type { RolloutSpec } from '../spec/types.ts';
 import { InputError } from '../base/errors.ts';
-import { hasErrors } from '../base/diagnostics.ts';
 import type { InputPorts } from './ports.ts';
 import { STDIN_NAME, STDIN_PATH } from './stdin.ts';
 import { nodeFiles } from './files.ts';
@@ -36,14 +35,24 @@ export interface SpecSource {
 export function readSpecAtRef({ files, git }: InputPorts, file: string, ref: string, flag = '--ref'): SpecSource {
   const abs = resolve(file);
   const top = git.run(['rev-parse', '--show-toplevel'], files.isDirectory(dirname(abs)) ? dirname(abs) : process.cwd())?.trim();
-  if (!top) throw new InputError(`${flag} ${ref}: ${dirname(abs)} is not inside a git repository`, [], 'run bootcplan from a clone of the repository that holds the spec');
+  if (!top)
+    throw new InputError(
+      `${flag} ${ref}: ${dirname(abs)} is not inside a git repository`,
+      [],
+      'run bootcplan from a clone of the repository that holds the spec',
+    );
   // `--end-of-options` keeps a ref that starts with "-" from being read as an option.
   const commit = git.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], top)?.trim();
   if (!commit) throw new InputError(`${flag} ${ref}: no such revision`, [], 'check the branch, tag or commit name (a `git fetch` may be needed in CI)');
   const inRepo = relative(top, abs).split('\\').join('/');
   if (inRepo.startsWith('..')) throw new InputError(`${flag} ${ref}: ${file} is outside the repository at ${top}`);
   const text = git.run(['show', '--end-of-options', `${commit}:${inRepo}`], top);
-  if (text === null) throw new InputError(`${flag} ${ref}: ${inRepo} does not exist at ${ref} (${commit.slice(0, 12)})`, [], 'check the -f path; it is read relative to the repository root at that revision');
+  if (text === null)
+    throw new InputError(
+      `${flag} ${ref}: ${inRepo} does not exist at ${ref} (${commit.slice(0, 12)})`,
+      [],
+      'check the -f path; it is read relative to the repository root at that revision',
+    );
   return { text, info: { path: inRepo, ref, commit, dirty: null } };
 }
 
@@ -77,11 +86,16 @@ export function readSpecWorkingTree({ files, git }: InputPorts, file: string): S
 }
 
 export function readSpec(ports: InputPorts, file: string, ref?: string): SpecRead {
-  if (ref && file === STDIN_PATH) throw new InputError(`--ref ${ref} reads the spec from git, and -f - from stdin: pick one`, [], 'with --ref, -f names the spec\'s path in the repository');
+  if (ref && file === STDIN_PATH)
+    throw new InputError(`--ref ${ref} reads the spec from git, and -f - from stdin: pick one`, [], "with --ref, -f names the spec's path in the repository");
   const src = ref ? readSpecAtRef(ports, file, ref) : readSpecWorkingTree(ports, file);
   const loaded = parseRolloutSpec(src.text, inputName(file));
   const { path, ref: at, commit, dirty } = src.info;
-  return { loaded, text: src.text, info: { name: loaded.spec?.metadata.name ?? basename(inputName(file)), path, ref: at, commit, sha256: loaded.sha256, dirty } };
+  return {
+    loaded,
+    text: src.text,
+    info: { name: loaded.spec?.metadata.name ?? basename(inputName(file)), path, ref: at, commit, sha256: loaded.sha256, dirty },
+  };
 }
 
 /** A spec read without errors (InputError with every diagnostic otherwise): the spec is there after it. */
@@ -130,7 +144,12 @@ export interface SpecForPlan {
 }
 
 /** The spec of `-f FILE`, valid, and its planner (apply plans it against the cluster it finds, rehearse against the snapshot). */
-export function specFromFile(ports: InputPorts, file: string, durations?: PhaseDurations, selfNode: string | null = null): SpecForPlan & { plan: (s: ClusterSnapshot) => Plan } {
+export function specFromFile(
+  ports: InputPorts,
+  file: string,
+  durations?: PhaseDurations,
+  selfNode: string | null = null,
+): SpecForPlan & { plan: (s: ClusterSnapshot) => Plan } {
   const read = readSpec(ports, file);
   requireValidSpec(read);
   const mk = (s: ClusterSnapshot) => buildPlan(planInput(read, s, { durations, selfNode }));

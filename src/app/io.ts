@@ -25,7 +25,12 @@ function guardedStdout(): { write: (s: string) => void; failure: () => string | 
     process.stderr.write(`error: ${failure}\n${full ? '  hint: write the output where there is room (or with --out FILE, where the command has it)\n' : ''}`);
     process.exitCode = 1;
   });
-  return { write: (s) => { if (!closed) process.stdout.write(s); }, failure: () => failure };
+  return {
+    write: (s) => {
+      if (!closed) process.stdout.write(s);
+    },
+    failure: () => failure,
+  };
 }
 
 export function processIO(): CliIO {

@@ -21,7 +21,10 @@ export async function readLiveSnapshot(flags: KubeOptions, env: Record<string, s
  * the file, the context) or `cluster` (the cluster did not answer, or refused). `fleet plan`
  * reports either as that cluster's error and plans the others.
  */
-export async function readLiveSnapshotStep(flags: KubeOptions, env: Record<string, string | undefined>): Promise<{ snapshot: ClusterSnapshot } | { step: 'kubeconfig' | 'cluster'; error: unknown }> {
+export async function readLiveSnapshotStep(
+  flags: KubeOptions,
+  env: Record<string, string | undefined>,
+): Promise<{ snapshot: ClusterSnapshot } | { step: 'kubeconfig' | 'cluster'; error: unknown }> {
   const { openKubeClient, readLiveSnapshot: read } = await import('../kube/index.ts');
   let client;
   try {
@@ -44,13 +47,19 @@ export const openLiveDriver: DriverFactory = async (flags, io) => {
   try {
     mod = await import('../kube/index.ts');
   } catch (err) {
-    throw new ClusterApiError(`the Kubernetes driver cannot be loaded: ${(err as Error).message}`, 'rehearse against a snapshot instead: bootcplan rehearse -f SPEC --cluster SNAPSHOT');
+    throw new ClusterApiError(
+      `the Kubernetes driver cannot be loaded: ${(err as Error).message}`,
+      'rehearse against a snapshot instead: bootcplan rehearse -f SPEC --cluster SNAPSHOT',
+    );
   }
   try {
     const holder = mod.defaultHolder(io.env);
     const driver = mod.openKubeDriver(flags, io.env, { instance: holder });
     return {
-      driver, holder, records: new mod.KubeRecordDocuments(driver.client), close: () => (driver as unknown as { close?: () => void }).close?.(),
+      driver,
+      holder,
+      records: new mod.KubeRecordDocuments(driver.client),
+      close: () => (driver as unknown as { close?: () => void }).close?.(),
       // The health checks ask as bootcplan's own identity (auth: ServiceAccount) through the same client; the applier closes it.
       health: () => new mod.KubeHealthSource(driver.client, driver.client.kc),
     };

@@ -23,12 +23,24 @@ export const NOTIFY_ANSWER_BYTES = 4096;
 
 /** The parts of a URL that must not be printed, longest first, each as written and decoded. */
 function secretParts(url: URL): string[] {
-  const parts = [url.href, url.pathname.length > 1 ? url.pathname + url.search : '', url.search, url.hash, url.username, url.password, url.pathname.length > 1 ? url.pathname : ''];
+  const parts = [
+    url.href,
+    url.pathname.length > 1 ? url.pathname + url.search : '',
+    url.search,
+    url.hash,
+    url.username,
+    url.password,
+    url.pathname.length > 1 ? url.pathname : '',
+  ];
   const all = new Set<string>();
   for (const p of parts) {
     if (p.length < 2) continue;
     all.add(p);
-    try { all.add(decodeURIComponent(p)); } catch { /* not percent-encoded text */ }
+    try {
+      all.add(decodeURIComponent(p));
+    } catch {
+      /* not percent-encoded text */
+    }
   }
   return [...all].sort((a, b) => b.length - a.length);
 }
@@ -68,7 +80,10 @@ function post(url: URL, body: string, timeoutMs: number): Promise<Outcome> {
     req.on('response', (res) => {
       status = res.statusCode ?? 0;
       const got = status;
-      readBody(res, NOTIFY_ANSWER_BYTES, true).then(() => finish({ status: got }), () => finish({ status: got }));
+      readBody(res, NOTIFY_ANSWER_BYTES, true).then(
+        () => finish({ status: got }),
+        () => finish({ status: got }),
+      );
     });
     req.end(body);
   });
@@ -80,7 +95,10 @@ export function httpNotifier(url: URL, warn: (line: string) => void, timeoutMs =
   return async (doc) => {
     const o = await post(url, JSON.stringify(doc), timeoutMs);
     if ('status' in o) {
-      if (o.status >= 300 && o.status <= 399) warn(`warning: --notify: ${where} answered ${o.status}, a redirect, to the ${doc.event} notification: redirects are not followed, so it was not delivered`);
+      if (o.status >= 300 && o.status <= 399)
+        warn(
+          `warning: --notify: ${where} answered ${o.status}, a redirect, to the ${doc.event} notification: redirects are not followed, so it was not delivered`,
+        );
       else if (o.status < 200 || o.status > 299) warn(`warning: --notify: ${where} answered ${o.status} to the ${doc.event} notification`);
       return;
     }

@@ -46,7 +46,11 @@ export async function planCommand(ports: Ports, opts: PlanOptions): Promise<Comm
   if (opts.rollback) return rollbackPlanCommand(ports, opts);
   const { io } = ports;
   if (opts.out && readsStdin(opts.file)) {
-    throw new InputError('plan --out saves a plan that apply checks against its spec file, and -f - has none', [], 'save the spec to a file and plan with -f FILE --out, or leave out --out');
+    throw new InputError(
+      'plan --out saves a plan that apply checks against its spec file, and -f - has none',
+      [],
+      'save the spec to a file and plan with -f FILE --out, or leave out --out',
+    );
   }
   const read = readSpec(ports, opts.file, opts.ref);
   requireValidSpec(read);
@@ -68,7 +72,8 @@ export async function planCommand(ports: Ports, opts: PlanOptions): Promise<Comm
  * record names the run's.
  */
 async function rollbackPlanCommand(ports: Ports, opts: PlanOptions): Promise<CommandResult & { plan: Plan }> {
-  if (opts.base || opts.ref) throw new InputError(`plan --rollback plans from the run record and the cluster, not from a spec: ${opts.base ? '--base' : '--ref'} does not apply`);
+  if (opts.base || opts.ref)
+    throw new InputError(`plan --rollback plans from the run record and the cluster, not from a spec: ${opts.base ? '--base' : '--ref'} does not apply`);
   const { rollbackInputOfSnapshot, planRollback } = await import('../plan/rollback-planner.ts');
   const snapshot = await loadCluster(ports, opts);
   const input = rollbackInputOfSnapshot(snapshot, opts.scope ?? 'run');
@@ -83,7 +88,9 @@ async function showAndSave(ports: Ports, opts: PlanOptions, made: Plan): Promise
   io.stdout(await renderPlan(plan, opts.output, { color: useColor(io, io.stdoutIsTTY), full: opts.full }));
   if (opts.out && plan.summary.errors && !plan.reviewOnly) {
     // A plan with errors can never be applied: saving it would only hand a dead file on.
-    io.stderr(`not saved: the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'} and cannot be applied\n  hint: fix the spec and plan again, or add --for-review to save it marked for review only\n`);
+    io.stderr(
+      `not saved: the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'} and cannot be applied\n  hint: fix the spec and plan again, or add --for-review to save it marked for review only\n`,
+    );
   } else if (opts.out) {
     const path = planOutPath(opts.out, plan);
     ports.files.write(path, planFileText(plan), 'private');
@@ -100,7 +107,11 @@ async function loadCluster(ports: Ports, opts: PlanOptions): Promise<ClusterSnap
     return await readLiveSnapshot(opts.kube, ports.io.env);
   } catch (err) {
     // plan, unlike the other commands that reach a cluster, can do without one.
-    if (err instanceof ClusterApiError) throw new ClusterApiError(err.message, err.hint ? `${err.hint}; or plan against a snapshot file with --cluster FILE` : 'plan against a snapshot file with --cluster FILE');
+    if (err instanceof ClusterApiError)
+      throw new ClusterApiError(
+        err.message,
+        err.hint ? `${err.hint}; or plan against a snapshot file with --cluster FILE` : 'plan against a snapshot file with --cluster FILE',
+      );
     throw err;
   }
 }

@@ -50,22 +50,45 @@ export async function rehearseCommand(ports: Ports, planfile: string | undefined
   }
   checkFailCheckNames(health, [plan]);
   // Progress on stderr for long runs (render/events.ts RehearseProgress: nothing within 2 s).
-  const progress = new RehearseProgress({ plan: progressPlan(plan), terminal: io.stderrIsTTY, color: useColor(io, io.stderrIsTTY), clock: ports.now, width: (io.stderrColumns || 101) - 1 });
+  const progress = new RehearseProgress({
+    plan: progressPlan(plan),
+    terminal: io.stderrIsTTY,
+    color: useColor(io, io.stderrIsTTY),
+    clock: ports.now,
+    width: (io.stderrColumns || 101) - 1,
+  });
   const { rehearsal, error } = await rehearse({
-    plan, replan, snapshot, durations,
+    plan,
+    replan,
+    snapshot,
+    durations,
     faults: failRate > 0 ? { seed, rebootFailRate: failRate } : null,
-    onEvent: (e) => { const s = progress.update(e); if (s) io.stderr(s); },
+    onEvent: (e) => {
+      const s = progress.update(e);
+      if (s) io.stderr(s);
+    },
     jitter: jitter > 0 ? { fraction: jitter, seed } : null,
     health,
   });
   const erase = progress.finish();
   if (erase) io.stderr(erase);
   const report = rehearsalReport(rehearsal, error);
-  if (report.exitCode === EXIT.stale && error) throw error;
-  io.stdout(opts.output === 'json' ? rehearsalJson(report)
-    : opts.output === 'yaml' ? yamlOfJson(rehearsalJson(report))
-    : opts.output === 'html' ? (await import('../render/html/report.ts')).renderHtml(plan, { rehearsal: report })
-    : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events, ascii: !useColor(io, io.stdoutIsTTY) }));
-  if (error) throw error;
+  if (report.exitCode === EXIT.stale && error) {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the caught error, passed on as it came
+    throw error;
+  }
+  io.stdout(
+    opts.output === 'json'
+      ? rehearsalJson(report)
+      : opts.output === 'yaml'
+        ? yamlOfJson(rehearsalJson(report))
+        : opts.output === 'html'
+          ? (await import('../render/html/report.ts')).renderHtml(plan, { rehearsal: report })
+          : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events, ascii: !useColor(io, io.stdoutIsTTY) }),
+  );
+  if (error) {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the caught error, passed on as it came
+    throw error;
+  }
   return { exitCode: EXIT.ok };
 }

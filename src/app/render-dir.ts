@@ -20,7 +20,6 @@ import { writeFileAtomic } from './files.ts';
 
 export const RENDER_RECORD = '.bootcplan-render';
 
-
 const sha256 = (content: string | Buffer) => `sha256:${createHash('sha256').update(content).digest('hex')}`;
 const LINE = /^(sha256:[0-9a-f]{64}) {2}(.+)$/;
 const SHOWN = 8;
@@ -38,12 +37,23 @@ function readRecord(dir: string): Map<string, string> | null {
   if (!st.isFile()) throw new InputError(`--out-dir ${dir}: ${RENDER_RECORD} is not a regular file`, [], 'render into a directory of its own');
   const out = new Map<string, string>();
   const problems: Diagnostic[] = [];
-  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-    if (line === '' || line.startsWith('#')) return;
-    const m = LINE.exec(line);
-    if (m && isInside(m[2]) && m[2] !== RENDER_RECORD) out.set(m[2], m[1]);
-    else problems.push({ severity: 'error', code: 'render-record', message: 'expected "sha256:<64 hex>  <relative path>"', path: null, file, line: i + 1, column: 1 });
-  });
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (line === '' || line.startsWith('#')) return;
+      const m = LINE.exec(line);
+      if (m && isInside(m[2]) && m[2] !== RENDER_RECORD) out.set(m[2], m[1]);
+      else
+        problems.push({
+          severity: 'error',
+          code: 'render-record',
+          message: 'expected "sha256:<64 hex>  <relative path>"',
+          path: null,
+          file,
+          line: i + 1,
+          column: 1,
+        });
+    });
   if (problems.length) throw new InputError(`${file} is not a record bootcplan wrote`, problems, `restore it from git, or render into a directory of its own`);
   return out;
 }
@@ -75,26 +85,36 @@ function checkOwned(dir: string, record: Map<string, string> | null): void {
   const entries = entriesOf(dir);
   const foreign = entries.filter((e) => !e.regular || !record?.has(e.path)).map((e) => e.path);
   if (foreign.length) {
-    throw new InputError(`--out-dir ${dir} holds files bootcplan did not write: ${listed(foreign)}`, [],
-      `render into a directory of its own (a new --out-dir); bootcplan replaces only what its record ${RENDER_RECORD} lists, unchanged`);
+    throw new InputError(
+      `--out-dir ${dir} holds files bootcplan did not write: ${listed(foreign)}`,
+      [],
+      `render into a directory of its own (a new --out-dir); bootcplan replaces only what its record ${RENDER_RECORD} lists, unchanged`,
+    );
   }
   const edited = entries.filter((e) => sha256(readFileSync(join(dir, e.path))) !== record!.get(e.path)).map((e) => e.path);
   if (edited.length) {
-    throw new InputError(`--out-dir ${dir}: ${listed(edited)} ${edited.length === 1 ? 'was' : 'were'} changed since bootcplan wrote ${edited.length === 1 ? 'it' : 'them'}`, [],
-      `restore ${edited.length === 1 ? 'it' : 'them'} (git checkout -- <file>) and carry the change in the Fleet file or the render's flags instead, then render again`);
+    throw new InputError(
+      `--out-dir ${dir}: ${listed(edited)} ${edited.length === 1 ? 'was' : 'were'} changed since bootcplan wrote ${edited.length === 1 ? 'it' : 'them'}`,
+      [],
+      `restore ${edited.length === 1 ? 'it' : 'them'} (git checkout -- <file>) and carry the change in the Fleet file or the render's flags instead, then render again`,
+    );
   }
 }
 
 function recordText(files: readonly RenderedFile[]): string {
   const lines = [...files].sort((a, b) => (a.path < b.path ? -1 : 1)).map((f) => `${sha256(f.content)}  ${f.path}`);
-  return '# Written by `bootcplan fleet render argocd`: the files it wrote in this directory and their sha256.\n' +
+  return (
+    '# Written by `bootcplan fleet render argocd`: the files it wrote in this directory and their sha256.\n' +
     '# A later render rewrites or removes only these, and only while unchanged. Commit it with them.\n' +
-    lines.join('\n') + '\n';
+    lines.join('\n') +
+    '\n'
+  );
 }
 
 /** Writes a render into dir (new, or holding only an unchanged previous render), as the header says. */
 export function writeRender(dir: string, files: readonly RenderedFile[]): void {
-  for (const f of files) if (!isInside(f.path) || f.path === RENDER_RECORD) throw new Error(`render file path ${JSON.stringify(f.path)} is not inside the output directory`);
+  for (const f of files)
+    if (!isInside(f.path) || f.path === RENDER_RECORD) throw new Error(`render file path ${JSON.stringify(f.path)} is not inside the output directory`);
   const st = lstatOrNull(dir);
   if (st && !st.isDirectory()) throw new InputError(`--out-dir ${dir} is not a directory`);
   const record = st ? readRecord(dir) : null;

@@ -68,7 +68,7 @@ function specOfSavedPlan(ports: SavedPlanPorts, plan: Plan, durations: PhaseDura
   }
   // What was reviewed is what runs: the spec must still hash to what the plan recorded.
   verifyPlanSpec(ports, plan);
-  const read = readSpec(ports, planSpecFile(ports, plan), plan.spec.ref ? plan.spec.commit ?? plan.spec.ref : undefined);
+  const read = readSpec(ports, planSpecFile(ports, plan), plan.spec.ref ? (plan.spec.commit ?? plan.spec.ref) : undefined);
   requireValidSpec(read);
   // Re-planned on the node the reviewed plan was made on (if it names one), so that its waves
   // come out as reviewed; the applier takes the node it runs on now last (ApplyOptions.selfNode).
@@ -82,7 +82,11 @@ export function planSpecFile({ files, git }: InputPorts, plan: Plan, cwd: string
   const root = top ?? resolve(cwd);
   const file = files.inside(root, plan.spec.path);
   if (!file) {
-    throw new InputError(`plan ${plan.id}: spec path ${JSON.stringify(plan.spec.path)} is outside ${top ? `the repository ${top}` : `the working directory ${root}`}`, [], 'apply a plan from the clone of the repository it was made in; bootcplan reads no file outside it');
+    throw new InputError(
+      `plan ${plan.id}: spec path ${JSON.stringify(plan.spec.path)} is outside ${top ? `the repository ${top}` : `the working directory ${root}`}`,
+      [],
+      'apply a plan from the clone of the repository it was made in; bootcplan reads no file outside it',
+    );
   }
   return file;
 }
@@ -92,7 +96,12 @@ export function planSnapshotFile({ files }: InputPorts, plan: Plan, cwd: string 
   const source = plan.cluster.source;
   if (typeof source !== 'string' || !source.startsWith('file:')) return null;
   const file = files.inside(resolve(cwd), source.slice('file:'.length));
-  if (!file) throw new InputError(`plan ${plan.id}: cluster source ${JSON.stringify(source)} is outside the working directory`, [], 'pass the snapshot with --cluster FILE');
+  if (!file)
+    throw new InputError(
+      `plan ${plan.id}: cluster source ${JSON.stringify(source)} is outside the working directory`,
+      [],
+      'pass the snapshot with --cluster FILE',
+    );
   return file;
 }
 

@@ -32,7 +32,8 @@ export async function snapshotCommand(ports: Ports, opts: SnapshotOptions): Prom
     client.close();
   }
   const list = {
-    apiVersion: 'v1', kind: 'List',
+    apiVersion: 'v1',
+    kind: 'List',
     metadata: { annotations: { 'bootcplan.dev/source': `live:${client.contextName}`, [SNAPSHOT_SERVER_ANNOTATION]: client.server } },
     items: read.objects,
   };
@@ -43,12 +44,20 @@ export async function snapshotCommand(ports: Ports, opts: SnapshotOptions): Prom
   const kinds = new Map<string, number>();
   for (const o of read.objects) kinds.set(o.kind, (kinds.get(o.kind) ?? 0) + 1);
   const summary = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');
-  io.stderr(`snapshot of ${client.contextName} (${client.server}): ${read.objects.length} objects${summary ? ` (${summary})` : ''}${opts.out ? ` -> ${opts.out}` : ''}\n`);
+  io.stderr(
+    `snapshot of ${client.contextName} (${client.server}): ${read.objects.length} objects${summary ? ` (${summary})` : ''}${opts.out ? ` -> ${opts.out}` : ''}\n`,
+  );
   // The identity plans made from this file record (src/cluster/identity.ts).
   const clusterVersion = read.objects.find((o): o is ClusterVersionObject => hasShapeOf(o, 'ClusterVersion') && o.metadata.name === 'version') ?? null;
   const kubeSystemNamespace = read.objects.find((o) => o.kind === 'Namespace' && o.metadata.name === KUBE_SYSTEM_NAMESPACE) ?? null;
   const identity = clusterIdentityOf({ clusterVersion, kubeSystemNamespace });
-  io.stderr(forDisplay(identity ? `cluster identity: ${identity.kind} ${identity.id}` : 'cluster identity: none found (no ClusterVersion clusterID, no kube-system Namespace): plans made from this file run on no live cluster') + '\n');
+  io.stderr(
+    forDisplay(
+      identity
+        ? `cluster identity: ${identity.kind} ${identity.id}`
+        : 'cluster identity: none found (no ClusterVersion clusterID, no kube-system Namespace): plans made from this file run on no live cluster',
+    ) + '\n',
+  );
   if (read.notInstalled.length) io.stderr(`not installed: ${read.notInstalled.join(', ')}\n`);
   return { exitCode: EXIT.ok };
 }

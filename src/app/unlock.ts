@@ -15,7 +15,11 @@ export async function unlockCommand(ports: Ports, lockId: string, kube: KubeOpti
       return { exitCode: EXIT.ok };
     }
     if (lock.lockId !== lockId) {
-      throw new InputError(`lock id ${lockId} does not match the lock held by ${lock.holder} since ${lock.since}`, [], `the current lock id is ${lock.lockId}; check that this apply is really dead before releasing it`);
+      throw new InputError(
+        `lock id ${lockId} does not match the lock held by ${lock.holder} since ${lock.since}`,
+        [],
+        `the current lock id is ${lock.lockId}; check that this apply is really dead before releasing it`,
+      );
     }
     await driver.releaseLock(lockId);
     io.stdout(`released lock ${lockId} (held by ${lock.holder} since ${lock.since}, plan ${lock.planId}); apply again to resume\n`);

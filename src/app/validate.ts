@@ -22,15 +22,21 @@ export interface ValidateOptions {
 export async function validateCommand(ports: Ports, opts: ValidateOptions): Promise<CommandResult> {
   const { io } = ports;
   const read = readSpec(ports, opts.file, opts.ref);
-  printDiagnostics(io, read.loaded.diagnostics.filter((d) => d.severity === 'warning'));
+  printDiagnostics(
+    io,
+    read.loaded.diagnostics.filter((d) => d.severity === 'warning'),
+  );
   requireValidSpec(read);
   const spec = read.loaded.spec;
-  let extra: Diagnostic[] = [];
+  let extra: Diagnostic[];
   if (opts.cluster) {
     const snapshot = readSnapshotFile(ports, opts.cluster);
     const plan = buildPlan(planInput(read, snapshot));
     extra = plan.diagnostics.filter((d) => !read.loaded.diagnostics.includes(d));
-    printDiagnostics(io, extra.filter((d) => d.severity === 'warning'));
+    printDiagnostics(
+      io,
+      extra.filter((d) => d.severity === 'warning'),
+    );
     const errs = extra.filter((d) => d.severity === 'error');
     if (errs.length) throw new InputError(`${read.info.path}: ${errs.length} error${errs.length === 1 ? '' : 's'} against ${opts.cluster}`, errs);
   }

@@ -64,7 +64,9 @@ export async function versionCommand(ports: Ports, opts: { output: (typeof VERSI
   else if (opts.output === 'yaml') ports.io.stdout((await import('../render/yaml.ts')).yamlText(info));
   else {
     const commit = b.commit ? `${b.commit}${b.dirty ? ' (with uncommitted changes)' : ''}` : 'unknown (not built from a git checkout)';
-    ports.io.stdout(`${ports.name ?? 'bootcplan'} ${b.version}\ncommit: ${commit}${b.from === 'source' ? ', running the TypeScript sources' : ''}\nnode:   ${process.version}\n`);
+    ports.io.stdout(
+      `${ports.name ?? 'bootcplan'} ${b.version}\ncommit: ${commit}${b.from === 'source' ? ', running the TypeScript sources' : ''}\nnode:   ${process.version}\n`,
+    );
   }
   return { exitCode: EXIT.ok };
 }

@@ -9,14 +9,26 @@
  *   most 1,024 bytes, `reason` and `action` 1-128 bytes, `reportingInstance` 1-128 bytes
  *   (Go `len()`: UTF-8 bytes). A 75-node wave's note passed 1,024 bytes.
  * - bootcplan.dev Rollout status: the `maxLength` / `maxItems` of deploy/rollout-crd.yaml
- *   (OpenAPI `maxLength` counts characters); test/api-limits.test.ts reads them from the CRD.
+ *   (OpenAPI `maxLength` counts characters); test/kube/api-limits.test.ts reads them from the CRD.
  */
 import { cutToBytes, cutToChars, utf8Length, codePointLength } from '../base/text-budget.ts';
 import type { ClusterEventRecord, RolloutStatus } from './rollout-status.ts';
 
 export const EVENT_LIMITS = { noteBytes: 1024, reasonBytes: 128, actionBytes: 128, reportingInstanceBytes: 128 } as const;
 
-export const ROLLOUT_STATUS_LIMITS = { message: 4096, reason: 64, planId: 128, pool: 253, conditions: 8, conditionType: 64, conditionReason: 64, conditionMessage: 4096, lockObservedField: 512, healthName: 253, healthObserved: 1024 } as const;
+export const ROLLOUT_STATUS_LIMITS = {
+  message: 4096,
+  reason: 64,
+  planId: 128,
+  pool: 253,
+  conditions: 8,
+  conditionType: 64,
+  conditionReason: 64,
+  conditionMessage: 4096,
+  lockObservedField: 512,
+  healthName: 253,
+  healthObserved: 1024,
+} as const;
 
 /** The record with its note cut to the Event's byte budget. */
 export function fitEvent(e: ClusterEventRecord): ClusterEventRecord {
@@ -54,7 +66,8 @@ export function rolloutStatusProblems(s: Partial<RolloutStatus>): string[] {
   const L = ROLLOUT_STATUS_LIMITS;
   const out: string[] = [];
   const chars = (field: string, v: string | null | undefined, max: number) => {
-    if (typeof v === 'string' && codePointLength(v) > max) out.push(`status.${field}: Too long: may not be more than ${max} characters, has ${codePointLength(v)}`);
+    if (typeof v === 'string' && codePointLength(v) > max)
+      out.push(`status.${field}: Too long: may not be more than ${max} characters, has ${codePointLength(v)}`);
   };
   chars('message', s.message, L.message);
   chars('reason', s.reason, L.reason);

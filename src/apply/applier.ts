@@ -33,7 +33,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Plan, PlanChange } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { InputError, InterruptedError, LockHeldError, OutsideWindowError } from '../base/errors.ts';
+import { InputError, InterruptedError, type LockHeldError, OutsideWindowError } from '../base/errors.ts';
 import { checkApplicable } from '../plan/saved/verify.ts';
 import { AbortedError, type ClusterDriver } from './driver.ts';
 import { ROLLBACK_MARKED, type ApplyEvent, type EventSink } from './events.ts';
@@ -117,7 +117,11 @@ export interface ApplyOptions {
 export type ApplyOutcome = 'done' | 'stepped' | 'nothing-to-do' | 'waiting';
 
 /** Why an apply --step did nothing now, and (outside the window) when the next window opens. */
-export interface StepWaitInfo { reason: StepWaitReason; message: string; nextWindow: { start: string; timezone: string } | null }
+export interface StepWaitInfo {
+  reason: StepWaitReason;
+  message: string;
+  nextWindow: { start: string; timezone: string } | null;
+}
 
 export interface ApplyResult {
   outcome: ApplyOutcome;
@@ -135,7 +139,11 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
   checkApplicable(o.plan);
   if (o.plan.healthChecks?.length && !o.health) {
     // Only a caller's mistake: every command that applies passes a source.
-    throw new InputError(`plan ${o.plan.id} has health checks and no health source to measure them`, [], 'this is a bug in the caller: apply needs ApplyOptions.health for a plan with health checks');
+    throw new InputError(
+      `plan ${o.plan.id} has health checks and no health source to measure them`,
+      [],
+      'this is a bug in the caller: apply needs ApplyOptions.health for a plan with health checks',
+    );
   }
   const raw = o.driver;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...(o.timeouts ?? {}) };
@@ -143,11 +151,15 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
   // Every wait of the apply ends at once on a stop request or when the lock is lost.
   const halt = new AbortController();
   o.signal?.addEventListener('abort', () => halt.abort(), { once: true });
-  const lease = await Lease.acquire(raw, { holder: o.holder, planId: o.plan.id, ttlSeconds: timeouts.lockTtlSeconds }, { timeoutSeconds: o.lockTimeoutSeconds ?? 0, onWait: o.onLockWait, signal: o.signal }, () => halt.abort())
-    .catch((err) => {
-      if (err instanceof AbortedError && o.signal?.aborted) throw new InterruptedError(signalName(o.signal), 'while waiting for the lock: nothing was written');
-      throw err;
-    });
+  const lease = await Lease.acquire(
+    raw,
+    { holder: o.holder, planId: o.plan.id, ttlSeconds: timeouts.lockTtlSeconds },
+    { timeoutSeconds: o.lockTimeoutSeconds ?? 0, onWait: o.onLockWait, signal: o.signal },
+    () => halt.abort(),
+  ).catch((err) => {
+    if (err instanceof AbortedError && o.signal?.aborted) throw new InterruptedError(signalName(o.signal), 'while waiting for the lock: nothing was written');
+    throw err;
+  });
   const where: Position = { pool: null, wave: null };
   const driver = interruptible(raw, halt.signal);
   // The context running now: the plan's, or the rollback's it started (onFailure: rollback),
@@ -169,10 +181,10 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
     // Ended early with the lock still ours: MCO pools it unpaused are paused again; after a
     // stop request, where it stopped is recorded too (a lost lock writes nothing more).
     const stoppedBy = o.signal?.aborted && (err instanceof AbortedError || err instanceof InterruptedError) ? o.signal : null;
-    if (err instanceof AbortedError) err = lease.lostError ?? err;
+    const error = err instanceof AbortedError ? (lease.lostError ?? err) : err;
     if (!lease.isLost) await stopSafely(current.ctx, raw, where, stoppedBy ? stopReasonOf(stoppedBy) : null).catch(() => undefined);
     if (stoppedBy) throw new InterruptedError(signalName(stoppedBy), stoppedAt(where, current.ctx !== ctx));
-    throw err;
+    throw error;
   } finally {
     stop.abort();
     o.health?.close?.();
@@ -193,20 +205,42 @@ function signalName(signal: AbortSignal): 'SIGINT' | 'SIGTERM' {
 function stoppedAt(where: Position, inRollback: boolean): string {
   const at = where.pool ? `in pool ${where.pool}${where.wave !== null ? `, wave ${where.wave}` : ''}` : 'before the first wave';
   // The plan's own apply again is held (docs/apply.md "Continuing a rollback"): the rollback is what continues.
-  const next = inRollback ? 'the rollback is incomplete and the pools stay held: bootcplan plan --rollback plans the rest of it' : 'run apply again to continue';
+  const next = inRollback
+    ? 'the rollback is incomplete and the pools stay held: bootcplan plan --rollback plans the rest of it'
+    : 'run apply again to continue';
   return `${at}${inRollback ? ' of the rollback' : ''}: stopped at a safe point, MCO pools bootcplan had unpaused are paused again, the lock is released; ${next}`;
 }
 
-function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, lease: Lease, where: Position, stop: AbortSignal, current: { ctx: ApplyContext }): ApplyContext {
+function applyContext(
+  o: ApplyOptions,
+  timeouts: ApplyTimeouts,
+  t0: number,
+  lease: Lease,
+  where: Position,
+  stop: AbortSignal,
+  current: { ctx: ApplyContext },
+): ApplyContext {
   const { plan, driver } = o;
   const pools = [...plan.pools].sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
   const now = () => driver.clock.now();
-  return current.ctx = {
-    plan, pools, driver, timeouts, replan: o.replan, policy: o.policy, step: !!o.step, selfNode: o.selfNode ?? null, retry: !!o.retry,
-    lease, book: new ProgressBook(driver, plan, pools), health: o.health ?? null, stop,
+  return (current.ctx = {
+    plan,
+    pools,
+    driver,
+    timeouts,
+    replan: o.replan,
+    policy: o.policy,
+    step: !!o.step,
+    selfNode: o.selfNode ?? null,
+    retry: !!o.retry,
+    lease,
+    book: new ProgressBook(driver, plan, pools),
+    health: o.health ?? null,
+    stop,
     now,
     // A rollback in this apply (onFailure: rollback): its own context, the same lock and clock.
-    runRollback: (rollback, replan) => runPlan(applyContext({ ...o, plan: rollback, replan, policy: undefined, step: false, retry: false }, timeouts, t0, lease, where, stop, current), t0),
+    runRollback: (rollback, replan) =>
+      runPlan(applyContext({ ...o, plan: rollback, replan, policy: undefined, step: false, retry: false }, timeouts, t0, lease, where, stop, current), t0),
     emit: (e) => {
       if (e.type === 'wave-start') Object.assign(where, { pool: e.pool, wave: e.wave });
       else if (e.type === 'pool-start') Object.assign(where, { pool: e.pool, wave: null });
@@ -214,8 +248,11 @@ function applyContext(o: ApplyOptions, timeouts: ApplyTimeouts, t0: number, leas
       const mark = plan.rollback && ROLLBACK_MARKED.has(e.type) ? { rollback: true as const } : {};
       o.onEvent?.({ t: Math.round((now() - t0) * 1000) / 1000, ...e, ...mark } as ApplyEvent);
     },
-    wavesRun: 0, inFlight: new Set(), lastAvailability: new Map(), mcoPhase: new Map(),
-  };
+    wavesRun: 0,
+    inFlight: new Set(),
+    lastAvailability: new Map(),
+    mcoPhase: new Map(),
+  });
 }
 
 // ----------------------------------------------------------------- main flow
@@ -246,7 +283,12 @@ async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   await repauseLeftovers(ctx);
   const blocked = ctx.pools.flatMap((p) => p.nodes.filter((n) => n.wave === null).map((n) => `${p.name}/${n.name}`));
   const result = (outcome: ApplyOutcome): ApplyResult => ({
-    outcome, planId: plan.id, durationSeconds: ctx.now() - t0, wavesRun: ctx.wavesRun, blocked, resumed: book.resumed,
+    outcome,
+    planId: plan.id,
+    durationSeconds: ctx.now() - t0,
+    wavesRun: ctx.wavesRun,
+    blocked,
+    resumed: book.resumed,
   });
   ctx.emit({ type: 'start', message: plan.id, resumed: book.resumed });
   if (!book.record.done) startRollback(ctx);

@@ -39,14 +39,21 @@ export async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, na
       ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
       return true;
     }
-    ctx.emit({ type: 'node-unavailable', pool: pool.name, node: name, message: 'cordoned by someone else just now: not taken, it stays cordoned', conditions: v.conditions });
+    ctx.emit({
+      type: 'node-unavailable',
+      pool: pool.name,
+      node: name,
+      message: 'cordoned by someone else just now: not taken, it stays cordoned',
+      conditions: v.conditions,
+    });
     return false;
   }
   // Cordoned already (an administrator's, or this update's own from an earlier run): no
   // cordon to write, the new entry goes alone.
   if (fresh) {
     await ctx.book.writeNode(name);
-    if (ctx.book.nodes[name]?.wasCordoned) ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'already cordoned by an administrator; it stays cordoned' });
+    if (ctx.book.nodes[name]?.wasCordoned)
+      ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k, message: 'already cordoned by an administrator; it stays cordoned' });
   }
   return true;
 }
@@ -84,14 +91,17 @@ export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number,
         await retry(() => ctx.driver.setDesiredImageState(name, 'Booted'));
         ctx.emit({ type: 'reboot', pool: pool.name, node: name, wave: k, kind });
       }
-      const r = await ctx.driver.waitFor((s): RebootEnd | null => {
-        const x = viewIn(s, name);
-        if (!x) return { gone: true, conditions: [] };
-        if (x.degraded) return { failed: true, conditions: x.conditions };
-        const idle = conditionOf(bootcNodeIn(s, name), 'Idle');
-        if (atTarget(pool, x) && idle?.status === 'True' && x.ready) return { ok: true as const };
-        return null;
-      }, { timeoutSeconds: ctx.timeouts.nodeSeconds, description: `${name} booted into the target` });
+      const r = await ctx.driver.waitFor(
+        (s): RebootEnd | null => {
+          const x = viewIn(s, name);
+          if (!x) return { gone: true, conditions: [] };
+          if (x.degraded) return { failed: true, conditions: x.conditions };
+          const idle = conditionOf(bootcNodeIn(s, name), 'Idle');
+          if (atTarget(pool, x) && idle?.status === 'True' && x.ready) return { ok: true as const };
+          return null;
+        },
+        { timeoutSeconds: ctx.timeouts.nodeSeconds, description: `${name} booted into the target` },
+      );
       if (!r) {
         const x = await peek(ctx.driver, (s) => viewIn(s, name));
         return fail(`not back on the target within ${Math.round(ctx.timeouts.nodeSeconds / 60)}m`, x?.conditions ?? []);
@@ -125,7 +135,14 @@ async function uncordonOurs(ctx: ApplyContext, pool: PlanPool, k: number, name: 
   if (r === 'uncordoned') ctx.emit({ type: 'uncordon', pool: pool.name, node: name, wave: k });
   else if (r === 'not-ours') {
     const v = await peek(ctx.driver, (s) => viewIn(s, name));
-    if (v?.cordoned) ctx.emit({ type: 'node-unavailable', pool: pool.name, node: name, message: 'cordoned by someone else while bootcplan updated it (no bootcplan.dev/cordoned-by mark of this plan): left cordoned', conditions: v.conditions });
+    if (v?.cordoned)
+      ctx.emit({
+        type: 'node-unavailable',
+        pool: pool.name,
+        node: name,
+        message: 'cordoned by someone else while bootcplan updated it (no bootcplan.dev/cordoned-by mark of this plan): left cordoned',
+        conditions: v.conditions,
+      });
   }
   return r !== 'not-ours';
 }

@@ -19,7 +19,13 @@ import { onGateFailure } from './gate-failure.ts';
 import { runBootcWave } from './bootc-wave.ts';
 
 export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
-  if (pool.waves.length) ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}` });
+  if (pool.waves.length)
+    ctx.emit({
+      type: 'pool-start',
+      pool: pool.name,
+      waves: pool.waves.length,
+      message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}`,
+    });
   for (let k = 1; k <= pool.waves.length; k++) {
     if (ctx.book.waveDone(pool.name, k)) continue;
     let fresh = await beforeWave(ctx, pool, k);
@@ -32,7 +38,10 @@ export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'
       // wave again from a plan of the cluster as it is then. No halt here: the staging
       // gate below judges the nodes the wave really takes.
       const all = pool.waves.flat();
-      await ctx.driver.waitFor((s) => all.every((n) => !stillStaging(ctx, s, pool, n)), { timeoutSeconds: stagingLimit(ctx, pool), description: `nodes of pool ${pool.name} staged` });
+      await ctx.driver.waitFor((s) => all.every((n) => !stillStaging(ctx, s, pool, n)), {
+        timeoutSeconds: stagingLimit(ctx, pool),
+        description: `nodes of pool ${pool.name} staged`,
+      });
       fresh = (await checkStale(ctx)).fresh;
       names = composeBootcWave(ctx, pool, k, fresh);
     }
@@ -59,7 +68,6 @@ function stillStaging(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, nam
   if (!v || atTarget(pool, v) || pastStagingGate(s, pool, v) || v.degraded) return false;
   return !resumedPastCordon(ctx, s, pool, name);
 }
-
 
 /**
  * The nodes of bootc wave `k` (DESIGN §7; README "apply"). The saved plan grouped the
@@ -101,7 +109,9 @@ function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: P
   const rank = new Map<string, number>();
   if (changed) fp.waves.flat().forEach((n) => rank.set(n, rank.size));
   const base = rank.size;
-  scheduled.forEach((n, i) => { if (!rank.has(n)) rank.set(n, base + i); });
+  scheduled.forEach((n, i) => {
+    if (!rank.has(n)) rank.set(n, base + i);
+  });
   if (ctx.selfNode && rank.has(ctx.selfNode)) rank.set(ctx.selfNode, Number.MAX_SAFE_INTEGER);
   const byRank = (a: string, b: string) => (rank.get(a) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b) ?? Number.MAX_SAFE_INTEGER);
   const others = remaining.filter((n) => !inFlight.has(n)).sort(byRank);

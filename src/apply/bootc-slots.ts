@@ -65,7 +65,12 @@ export async function runBootcSlots(ctx: ApplyContext, pool: PlanPool): Promise<
   const todo = pool.waves.map((_, i) => i + 1).filter((b) => !ctx.book.waveDone(pool.name, b));
   if (!todo.length) return afterLastWave(ctx, pool);
   const k = pool.controlPlane ? 1 : pool.maxUnavailable.resolved;
-  ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s) in slots: each admitted as soon as fewer than ${k} are out of service` });
+  ctx.emit({
+    type: 'pool-start',
+    pool: pool.name,
+    waves: pool.waves.length,
+    message: `${pool.waves.flat().length} node(s) in slots: each admitted as soon as fewer than ${k} are out of service`,
+  });
   const fresh = await beforeWave(ctx, pool, todo[0]);
   if (!fresh) return 'stepped';
   const s = slotRun(ctx, pool, fresh, k);
@@ -109,12 +114,30 @@ function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): Slo
     return b;
   };
   const left = new Map<number, Set<string>>();
-  pool.waves.forEach((_, i) => { if (!ctx.book.waveDone(pool.name, i + 1)) left.set(i + 1, new Set()); });
+  pool.waves.forEach((_, i) => {
+    if (!ctx.book.waveDone(pool.name, i + 1)) left.set(i + 1, new Set());
+  });
   for (const n of remaining) left.get(batchOf(n))?.add(n);
   return {
-    pool, k: 0, budget: k, pending: [], running: new Map(), failures: [], fatal: {}, gating: 0, gateFailure: null,
-    queue: selfLast([...resumed, ...remaining.filter((n) => !resumed.has(n))], self, (n) => n), batchOf, left, opened: new Set(), resumed, stop: null,
-    openedAt: new Map(), firstSeen: new Map(), skewed: new Set(), staging: { nodes: [], deadline: Infinity },
+    pool,
+    k: 0,
+    budget: k,
+    pending: [],
+    running: new Map(),
+    failures: [],
+    fatal: {},
+    gating: 0,
+    gateFailure: null,
+    queue: selfLast([...resumed, ...remaining.filter((n) => !resumed.has(n))], self, (n) => n),
+    batchOf,
+    left,
+    opened: new Set(),
+    resumed,
+    stop: null,
+    openedAt: new Map(),
+    firstSeen: new Map(),
+    skewed: new Set(),
+    staging: { nodes: [], deadline: Infinity },
   };
 }
 
@@ -138,14 +161,26 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
     }
     if (!s.pending.length) continue; // open the next batch
     const ac = new AbortController();
-    const wake = (p: Promise<unknown>) => p.then(() => undefined, (err) => { if (!cancelledByCaller(err, ac.signal)) setFatal(s, err); });
+    const wake = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (err) => {
+          if (!cancelledByCaller(err, ac.signal)) setFatal(s, err);
+        },
+      );
     if (s.running.size) {
       // Nodes of ours hold slots: admission is looked at again when one of them is back, or
       // when a node waiting for the staging gate passes it. Not on every change of the pool:
       // at 1,000 nodes that is thousands of looks at every member (a node that comes back
       // on its own frees its slot at the next of these moments).
       const staged = s.staging.nodes.length
-        ? wake(ctx.driver.waitFor((snap) => stagingMoved(s, snap), { timeoutSeconds: Math.max(0, s.staging.deadline - ctx.now()) + 0.001, signal: ac.signal, description: `staging in pool ${s.pool.name}` }))
+        ? wake(
+            ctx.driver.waitFor((snap) => stagingMoved(s, snap), {
+              timeoutSeconds: Math.max(0, s.staging.deadline - ctx.now()) + 0.001,
+              signal: ac.signal,
+              description: `staging in pool ${s.pool.name}`,
+            }),
+          )
         : null;
       await Promise.race([...(staged ? [staged] : []), ...s.running.values()]);
       ac.abort();
@@ -163,7 +198,13 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
     }
     const signature = await peek(ctx.driver, (snap) => availabilitySignature(snap, s.pool));
     const seconds = Math.max(0, Math.min(remaining, s.staging.deadline - ctx.now())) + 0.001;
-    await wake(ctx.driver.waitFor((snap) => availabilitySignature(snap, s.pool) !== signature || stagingMoved(s, snap), { timeoutSeconds: seconds, signal: ac.signal, description: `budget or staging in pool ${s.pool.name}` }));
+    await wake(
+      ctx.driver.waitFor((snap) => availabilitySignature(snap, s.pool) !== signature || stagingMoved(s, snap), {
+        timeoutSeconds: seconds,
+        signal: ac.signal,
+        description: `budget or staging in pool ${s.pool.name}`,
+      }),
+    );
   }
 }
 
@@ -251,15 +292,16 @@ async function openBatch(ctx: ApplyContext, s: SlotRun): Promise<boolean> {
 
 /** Runs one admitted node's update, then its afterNode gate; its failure stops admission, an error stops the run. */
 function startSlotNode(ctx: ApplyContext, s: SlotRun, name: string): Promise<void> {
-  return runBootcNode(ctx, s.pool, s.batchOf(name), name).then(
-    async (r) => {
+  return runBootcNode(ctx, s.pool, s.batchOf(name), name)
+    .then(async (r) => {
       if (!r.ok) s.failures.push(r.failure);
       else {
         await gateNode(ctx, s, name, s.batchOf(name));
         await nodeBack(ctx, s, name);
       }
-    },
-  ).catch((err) => setFatal(s, err)).finally(() => s.running.delete(name));
+    })
+    .catch((err) => setFatal(s, err))
+    .finally(() => s.running.delete(name));
 }
 
 /** A node is back on the target: its batch is a finished wave once all its nodes are. */
@@ -298,7 +340,10 @@ function stagingWaits(ctx: ApplyContext, s: SlotRun, snap: ClusterSnapshot) {
     const v = viewIn(snap, name);
     if (!v || atTarget(s.pool, v) || v.degraded || ctx.book.pastCordon(name) || ctx.book.drives(s.pool.name, name)) continue;
     const st = stagingOf(snap, s.pool, name);
-    if (st.state === 'passed') { ctx.book.forgetStaging(s.pool.name, name); continue; }
+    if (st.state === 'passed') {
+      ctx.book.forgetStaging(s.pool.name, name);
+      continue;
+    }
     let since: number;
     let reason: string;
     if (st.state === 'staging') {

@@ -39,8 +39,23 @@ export interface WaveRun {
 export const holding = (w: WaveRun) => w.failures.length > 0 || w.gateFailure !== null;
 
 /** Budgeted start of the wave's nodes; returns the failures (empty when all succeeded) and a failed afterNode gate. */
-export async function runBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, names: string[]): Promise<{ failures: NodeFailure[]; gateFailure: GateFailure | null }> {
-  const w: WaveRun = { pool, k, budget: pool.controlPlane ? 1 : pool.maxUnavailable.resolved, pending: [...names], running: new Map(), failures: [], fatal: {}, gating: 0, gateFailure: null };
+export async function runBootcWave(
+  ctx: ApplyContext,
+  pool: PlanPool,
+  k: number,
+  names: string[],
+): Promise<{ failures: NodeFailure[]; gateFailure: GateFailure | null }> {
+  const w: WaveRun = {
+    pool,
+    k,
+    budget: pool.controlPlane ? 1 : pool.maxUnavailable.resolved,
+    pending: [...names],
+    running: new Map(),
+    failures: [],
+    fatal: {},
+    gating: 0,
+    gateFailure: null,
+  };
   try {
     return { failures: await waveLoop(ctx, w), gateFailure: w.gateFailure };
   } catch (err) {
@@ -104,8 +119,12 @@ async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
     }
     const signature = await peek(ctx.driver, (s) => availabilitySignature(s, pool));
     const ac = new AbortController();
-    const changed = budgetChanged(ctx, pool, signature, remaining, ac.signal)
-      .then(() => undefined, (err) => { if (!cancelledByCaller(err, ac.signal)) setFatal(w, err); });
+    const changed = budgetChanged(ctx, pool, signature, remaining, ac.signal).then(
+      () => undefined,
+      (err) => {
+        if (!cancelledByCaller(err, ac.signal)) setFatal(w, err);
+      },
+    );
     await Promise.race([changed, ...w.running.values()]);
     ac.abort();
     await changed;
@@ -123,7 +142,10 @@ async function stopWave(ctx: ApplyContext, w: WaveRun): Promise<never> {
 }
 
 export function setFatal(w: WaveRun, err: unknown) {
-  if (!w.fatal.set) { w.fatal.set = true; w.fatal.err = err; }
+  if (!w.fatal.set) {
+    w.fatal.set = true;
+    w.fatal.err = err;
+  }
 }
 
 /**
@@ -149,10 +171,19 @@ export function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
   for (const name of w.pending) {
     const v = viewIn(s, name);
     const rec = ctx.book.nodes[name];
-    if (!v) { gone.push(name); continue; }
+    if (!v) {
+      gone.push(name);
+      continue;
+    }
     const ours = !!rec && !rec.wasCordoned && rec.step !== 'done';
-    if (atTarget(pool, v) && (!ours || !v.cordoned)) { done.push(name); continue; }
-    if (v.degraded) { failed.push({ node: name, reason: 'Degraded', conditions: v.conditions }); break; }
+    if (atTarget(pool, v) && (!ours || !v.cordoned)) {
+      done.push(name);
+      continue;
+    }
+    if (v.degraded) {
+      failed.push({ node: name, reason: 'Degraded', conditions: v.conditions });
+      break;
+    }
     // Out of service on its own (an administrator's cordon, NotReady, pressure, MCO or
     // bootc-operator work: docs/safety.md rules 5-7): never taken; it waits for the node to come
     // back, and the budget wait ends the pool with a halt that says why. An update of ours in
@@ -169,12 +200,13 @@ export function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
 
 /** Runs one node's update, then its afterNode gate; its failure joins the wave's, an error stops the wave. */
 function startNode(ctx: ApplyContext, w: WaveRun, name: string): Promise<void> {
-  return runBootcNode(ctx, w.pool, w.k, name).then(
-    async (r) => {
+  return runBootcNode(ctx, w.pool, w.k, name)
+    .then(async (r) => {
       if (!r.ok) w.failures.push(r.failure);
       else await gateNode(ctx, w, name, w.k);
-    },
-  ).catch((err) => setFatal(w, err)).finally(() => w.running.delete(name));
+    })
+    .catch((err) => setFatal(w, err))
+    .finally(() => w.running.delete(name));
 }
 
 /** The afterNode gate of a node that is back (waves and slots): while it runs, no node of the pool starts. */

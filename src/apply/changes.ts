@@ -60,7 +60,10 @@ export async function applyChange(ctx: ApplyContext, c: PlanChange, fresh: Plan,
   } catch (err) {
     if (err instanceof PreconditionFailedError) {
       const diff = await peek(ctx.driver, (s) => remainingWorkDifference(ctx.plan, ctx.replan(withoutFingerprint(s)), s));
-      throw new StalePlanError(`${c.address} changed since plan ${ctx.plan.id} was made (${err.message})`, diff.length ? diff : [`~ ${c.address}: ${err.message}`]);
+      throw new StalePlanError(
+        `${c.address} changed since plan ${ctx.plan.id} was made (${err.message})`,
+        diff.length ? diff : [`~ ${c.address}: ${err.message}`],
+      );
     }
     throw err;
   }
@@ -68,13 +71,20 @@ export async function applyChange(ctx: ApplyContext, c: PlanChange, fresh: Plan,
   if (c.waitAfter) {
     ctx.emit({ type: 'wait', address: c.address, message: c.waitAfter.description });
     const w = c.waitAfter;
-    const ok = await ctx.driver.waitFor((s) => {
-      if (w.kind === 'skew-enforcement-not-automatic') return s.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode !== 'Automatic';
-      if (w.kind === 'pool-rendered') return renderedAgain(s, w.pool, w.rendered, c.before);
-      return true;
-    }, { timeoutSeconds: ctx.timeouts.waitAfterSeconds, description: w.description });
+    const ok = await ctx.driver.waitFor(
+      (s) => {
+        if (w.kind === 'skew-enforcement-not-automatic') return s.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode !== 'Automatic';
+        if (w.kind === 'pool-rendered') return renderedAgain(s, w.pool, w.rendered, c.before);
+        return true;
+      },
+      { timeoutSeconds: ctx.timeouts.waitAfterSeconds, description: w.description },
+    );
     if (typeof ok === 'string') await renderedElsewhere(ctx, c, ok);
-    if (!ok) throw new ClusterApiError(`timed out after ${ctx.timeouts.waitAfterSeconds}s waiting until ${c.waitAfter.description}`, 'check the machine-config ClusterOperator, then run apply again: it continues from here');
+    if (!ok)
+      throw new ClusterApiError(
+        `timed out after ${ctx.timeouts.waitAfterSeconds}s waiting until ${c.waitAfter.description}`,
+        'check the machine-config ClusterOperator, then run apply again: it continues from here',
+      );
   }
 }
 
@@ -90,12 +100,18 @@ async function deleteGuarded(ctx: ApplyContext, c: PlanChange): Promise<void> {
   for (const op of c.patch) {
     if (op.op !== 'test') continue;
     const actual = fjp.getValueByPointer(obj, op.path);
-    if (!deepEqual(actual, op.value)) throw new PreconditionFailedError(`${c.address}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`, op.path);
+    if (!deepEqual(actual, op.value))
+      throw new PreconditionFailedError(
+        `${c.address}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`,
+        op.path,
+      );
   }
-  await retry(() => ctx.driver.delete(ref, { resourceVersion: obj.metadata.resourceVersion ?? null }).catch((err) => {
-    if (err instanceof NotFoundError) return;
-    throw err;
-  }));
+  await retry(() =>
+    ctx.driver.delete(ref, { resourceVersion: obj.metadata.resourceVersion ?? null }).catch((err) => {
+      if (err instanceof NotFoundError) return;
+      throw err;
+    }),
+  );
 }
 
 /** The object a change is about, in a snapshot (the kinds a rollback deletes: MachineConfigs). */
@@ -130,5 +146,8 @@ async function renderedElsewhere(ctx: ApplyContext, c: PlanChange, got: string):
   ctx.book.pool(w.pool).halted = { node: null, reason };
   await ctx.book.save();
   ctx.emit({ type: 'halt', pool: w.pool, message: reason });
-  throw new RolloutHaltedError(`pool ${w.pool}: ${reason}`, [`MachineConfigPool ${w.pool} is paused; no node moved`, 'find the MachineConfig that changed (oc get machineconfig --sort-by=.metadata.creationTimestamp), then decide by hand']);
+  throw new RolloutHaltedError(`pool ${w.pool}: ${reason}`, [
+    `MachineConfigPool ${w.pool} is paused; no node moved`,
+    'find the MachineConfig that changed (oc get machineconfig --sort-by=.metadata.creationTimestamp), then decide by hand',
+  ]);
 }

@@ -70,7 +70,11 @@ export interface ApplyContext {
   readonly mcoPhase: Map<string, number>;
 }
 
-export interface NodeFailure { node: string; reason: string; conditions: Condition[] }
+export interface NodeFailure {
+  node: string;
+  reason: string;
+  conditions: Condition[];
+}
 export type NodeOutcome = { ok: true } | { ok: false; failure: NodeFailure };
 
 /** How a node's reboot ended, as the wait for it sees it (bootc-node.ts runBootcNode). */

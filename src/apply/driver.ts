@@ -218,7 +218,19 @@ export interface RolloutObject {
 // reads back. The types live below the plan layer (src/cluster/progress.ts), so that the
 // rollback planner can read them from a snapshot; they are re-exported here for the drivers.
 
-export type { NodeStep, NodeProgress, PoolProgress, ProgressRecord, ProgressState, PoolOrigin, BootcOrigin, McoOrigin, RunChain, Hold, RollbackOf } from '../cluster/progress.ts';
+export type {
+  NodeStep,
+  NodeProgress,
+  PoolProgress,
+  ProgressRecord,
+  ProgressState,
+  PoolOrigin,
+  BootcOrigin,
+  McoOrigin,
+  RunChain,
+  Hold,
+  RollbackOf,
+} from '../cluster/progress.ts';
 import type { NodeProgress, ProgressRecord, ProgressState } from '../cluster/progress.ts';
 
 // ---------------------------------------------------------------------------------------
@@ -237,7 +249,10 @@ export class DriverError extends BootcplanError {
 /** A transient write conflict (HTTP 409): retrying the same request is safe. */
 export class ConflictError extends DriverError {
   constructor(message: string) {
-    super(message, 'another client kept writing the object while bootcplan retried: `bootcplan status` shows where the apply stopped; run it again to continue');
+    super(
+      message,
+      'another client kept writing the object while bootcplan retried: `bootcplan status` shows where the apply stopped; run it again to continue',
+    );
   }
 }
 /** A JSON-patch `test` failed: the object is not what the plan saw. */
@@ -260,7 +275,10 @@ export class AlreadyExistsError extends DriverError {
 }
 export class DrainTimeoutError extends DriverError {
   constructor(message: string) {
-    super(message, 'a PodDisruptionBudget or a pod that cannot be evicted holds the node: check `kubectl get pdb -A` and the pods left on it, or raise the pool\'s drainTimeoutSeconds');
+    super(
+      message,
+      "a PodDisruptionBudget or a pod that cannot be evicted holds the node: check `kubectl get pdb -A` and the pods left on it, or raise the pool's drainTimeoutSeconds",
+    );
   }
 }
 export class LockLostError extends DriverError {

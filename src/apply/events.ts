@@ -12,63 +12,252 @@ import type { FailReason } from '../domain/health-verdict.ts';
 import type { OnFailure } from '../plan/types.ts';
 
 /** apply started (message: plan id; resumed: true on a rerun). */
-export interface StartEvent { t: number; type: 'start'; message: string; resumed: boolean }
+export interface StartEvent {
+  t: number;
+  type: 'start';
+  message: string;
+  resumed: boolean;
+}
 /** An object change was written; `pool` when the change belongs to one. */
-export interface ChangeEvent { t: number; type: 'change'; address: string; pool?: string; message: string }
+export interface ChangeEvent {
+  t: number;
+  type: 'change';
+  address: string;
+  pool?: string;
+  message: string;
+}
 /** Waiting for a condition between ordered changes (message). */
-export interface WaitEvent { t: number; type: 'wait'; address: string; message: string }
+export interface WaitEvent {
+  t: number;
+  type: 'wait';
+  address: string;
+  message: string;
+}
 /** A bootc node began pulling/staging the target (`stage-start`), or passed the staging gate (`staged`). */
-export interface StagingEvent { t: number; type: 'stage-start' | 'staged'; pool: string; node: string }
-export interface PoolStartEvent { t: number; type: 'pool-start'; pool: string; waves: number; message: string; rollback?: true }
-export interface WaveStartEvent { t: number; type: 'wave-start'; pool: string; wave: number; waves: number; nodes: string[]; rollback?: true }
+export interface StagingEvent {
+  t: number;
+  type: 'stage-start' | 'staged';
+  pool: string;
+  node: string;
+}
+export interface PoolStartEvent {
+  t: number;
+  type: 'pool-start';
+  pool: string;
+  waves: number;
+  message: string;
+  rollback?: true;
+}
+export interface WaveStartEvent {
+  t: number;
+  type: 'wave-start';
+  pool: string;
+  wave: number;
+  waves: number;
+  nodes: string[];
+  rollback?: true;
+}
 /** A node's own update; `message` when an administrator's cordon was there already. */
-export interface CordonEvent { t: number; type: 'cordon'; pool: string; node: string; wave: number; message?: string; rollback?: true }
+export interface CordonEvent {
+  t: number;
+  type: 'cordon';
+  pool: string;
+  node: string;
+  wave: number;
+  message?: string;
+  rollback?: true;
+}
 /** `booted`: the node runs the target and is Ready. */
-export interface NodeStepEvent { t: number; type: 'drain-done' | 'booted' | 'uncordon'; pool: string; node: string; wave: number; rollback?: true }
-export interface RebootEvent { t: number; type: 'reboot'; pool: string; node: string; wave: number; kind: 'soft' | 'hard'; rollback?: true }
-export interface WaveEndEvent { t: number; type: 'wave-end'; pool: string; wave: number; waves: number; rollback?: true }
+export interface NodeStepEvent {
+  t: number;
+  type: 'drain-done' | 'booted' | 'uncordon';
+  pool: string;
+  node: string;
+  wave: number;
+  rollback?: true;
+}
+export interface RebootEvent {
+  t: number;
+  type: 'reboot';
+  pool: string;
+  node: string;
+  wave: number;
+  kind: 'soft' | 'hard';
+  rollback?: true;
+}
+export interface WaveEndEvent {
+  t: number;
+  type: 'wave-end';
+  pool: string;
+  wave: number;
+  waves: number;
+  rollback?: true;
+}
 /** Soaking `seconds` after wave `wave`. */
-export interface SoakEvent { t: number; type: 'soak'; pool: string; wave: number; seconds: number }
-export interface PoolDoneEvent { t: number; type: 'pool-done'; pool: string }
-export interface NodeFailedEvent { t: number; type: 'node-failed'; pool: string; node: string; message: string; conditions: Condition[]; rollback?: true }
+export interface SoakEvent {
+  t: number;
+  type: 'soak';
+  pool: string;
+  wave: number;
+  seconds: number;
+}
+export interface PoolDoneEvent {
+  t: number;
+  type: 'pool-done';
+  pool: string;
+}
+export interface NodeFailedEvent {
+  t: number;
+  type: 'node-failed';
+  pool: string;
+  node: string;
+  message: string;
+  conditions: Condition[];
+  rollback?: true;
+}
 /** A node of the pool went out of service on its own (message: why). */
-export interface NodeUnavailableEvent { t: number; type: 'node-unavailable'; pool: string; node: string; message: string; conditions: Condition[] }
-export interface NodeAvailableEvent { t: number; type: 'node-available'; pool: string; node: string }
+export interface NodeUnavailableEvent {
+  t: number;
+  type: 'node-unavailable';
+  pool: string;
+  node: string;
+  message: string;
+  conditions: Condition[];
+}
+export interface NodeAvailableEvent {
+  t: number;
+  type: 'node-available';
+  pool: string;
+  node: string;
+}
 /**
  * The pool was paused; `node` is the first failed node, when a node failed; `check` the health
  * check whose failure halted it (docs/apply.md "Health gates").
  */
-export interface HaltEvent { t: number; type: 'halt'; pool: string; node?: string; message: string; check?: string; rollback?: true }
+export interface HaltEvent {
+  t: number;
+  type: 'halt';
+  pool: string;
+  node?: string;
+  message: string;
+  check?: string;
+  rollback?: true;
+}
 /** A health gate starts (docs/apply.md "Health gates"): its position and the checks it runs. */
-export interface GateStartEvent { t: number; type: 'gate-start'; point: GatePositionPoint; pool: string | null; wave: number | null; node?: string; checks: string[] }
+export interface GateStartEvent {
+  t: number;
+  type: 'gate-start';
+  point: GatePositionPoint;
+  pool: string | null;
+  wave: number | null;
+  node?: string;
+  checks: string[];
+}
 /** One measurement of one check at a gate. */
-export interface GateMeasureEvent { t: number; type: 'gate-measure'; point: GatePositionPoint; pool: string | null; wave: number | null; node?: string; check: string; outcome: MeasurementOutcome; observed: string }
+export interface GateMeasureEvent {
+  t: number;
+  type: 'gate-measure';
+  point: GatePositionPoint;
+  pool: string | null;
+  wave: number | null;
+  node?: string;
+  check: string;
+  outcome: MeasurementOutcome;
+  observed: string;
+}
 /** Every check of the gate passed, after `seconds`. */
-export interface GatePassEvent { t: number; type: 'gate-pass'; point: GatePositionPoint; pool: string | null; wave: number | null; node?: string; checks: string[]; seconds: number }
+export interface GatePassEvent {
+  t: number;
+  type: 'gate-pass';
+  point: GatePositionPoint;
+  pool: string | null;
+  wave: number | null;
+  node?: string;
+  checks: string[];
+  seconds: number;
+}
 /** A check of the gate failed (the first, in check order); the others were stopped. */
 export interface GateFailEvent {
-  t: number; type: 'gate-fail'; point: GatePositionPoint; pool: string | null; wave: number | null; node?: string;
-  check: string; reason: FailReason; observed: string; onFailure: OnFailure; seconds: number;
+  t: number;
+  type: 'gate-fail';
+  point: GatePositionPoint;
+  pool: string | null;
+  wave: number | null;
+  node?: string;
+  check: string;
+  reason: FailReason;
+  observed: string;
+  onFailure: OnFailure;
+  seconds: number;
 }
 /** apply --step stopped after one wave. */
-export interface StepEndEvent { t: number; type: 'step-end'; pool: string; message: string }
-export interface DoneEvent { t: number; type: 'done'; message?: string }
+export interface StepEndEvent {
+  t: number;
+  type: 'step-end';
+  pool: string;
+  message: string;
+}
+export interface DoneEvent {
+  t: number;
+  type: 'done';
+  message?: string;
+}
 /**
  * A rollback starts (docs/apply.md "Rollback"): `planId` is the rollback plan's, `of` the plan it
  * reverses. The wave and node events that follow carry `rollback: true` until `rollback-done`.
  */
-export interface RollbackStartEvent { t: number; type: 'rollback-start'; planId: string; of: string; scope: 'run' | 'wave'; nodes: number; pools: string[]; message: string }
+export interface RollbackStartEvent {
+  t: number;
+  type: 'rollback-start';
+  planId: string;
+  of: string;
+  scope: 'run' | 'wave';
+  nodes: number;
+  pools: string[];
+  message: string;
+}
 /** Every node of the rollback is back on the image it booted before the run. */
-export interface RollbackDoneEvent { t: number; type: 'rollback-done'; planId: string; nodes: string[]; message?: string }
+export interface RollbackDoneEvent {
+  t: number;
+  type: 'rollback-done';
+  planId: string;
+  nodes: string[];
+  message?: string;
+}
 /** apply --retry lifted holds of the plan's pools (docs/apply.md "Holds"). */
-export interface HoldsClearedEvent { t: number; type: 'holds-cleared'; pools: string[]; message: string }
+export interface HoldsClearedEvent {
+  t: number;
+  type: 'holds-cleared';
+  pools: string[];
+  message: string;
+}
 
 export type ApplyEvent =
-  | StartEvent | ChangeEvent | WaitEvent | StagingEvent
-  | PoolStartEvent | WaveStartEvent | CordonEvent | NodeStepEvent | RebootEvent | WaveEndEvent | SoakEvent | PoolDoneEvent
-  | NodeFailedEvent | NodeUnavailableEvent | NodeAvailableEvent | HaltEvent | StepEndEvent | DoneEvent
-  | GateStartEvent | GateMeasureEvent | GatePassEvent | GateFailEvent
-  | RollbackStartEvent | RollbackDoneEvent | HoldsClearedEvent;
+  | StartEvent
+  | ChangeEvent
+  | WaitEvent
+  | StagingEvent
+  | PoolStartEvent
+  | WaveStartEvent
+  | CordonEvent
+  | NodeStepEvent
+  | RebootEvent
+  | WaveEndEvent
+  | SoakEvent
+  | PoolDoneEvent
+  | NodeFailedEvent
+  | NodeUnavailableEvent
+  | NodeAvailableEvent
+  | HaltEvent
+  | StepEndEvent
+  | DoneEvent
+  | GateStartEvent
+  | GateMeasureEvent
+  | GatePassEvent
+  | GateFailEvent
+  | RollbackStartEvent
+  | RollbackDoneEvent
+  | HoldsClearedEvent;
 
 export type ApplyEventType = ApplyEvent['type'];
 
@@ -78,4 +267,15 @@ export type UnstampedEvent = ApplyEvent extends infer E ? (E extends ApplyEvent 
 export type EventSink = (e: ApplyEvent) => void;
 
 /** The event types a rollback's run marks `rollback: true` (its waves and nodes, as drawn apart). */
-export const ROLLBACK_MARKED: ReadonlySet<ApplyEventType> = new Set<ApplyEventType>(['pool-start', 'wave-start', 'cordon', 'drain-done', 'booted', 'uncordon', 'reboot', 'wave-end', 'node-failed', 'halt']);
+export const ROLLBACK_MARKED: ReadonlySet<ApplyEventType> = new Set<ApplyEventType>([
+  'pool-start',
+  'wave-start',
+  'cordon',
+  'drain-done',
+  'booted',
+  'uncordon',
+  'reboot',
+  'wave-end',
+  'node-failed',
+  'halt',
+]);

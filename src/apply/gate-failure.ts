@@ -35,10 +35,15 @@ export function gateFailureText(f: GateFailure, waves?: number): string {
 export async function haltForGate(ctx: ApplyContext, pool: PlanPool | null, f: GateFailure, extra?: string): Promise<never> {
   const text = gateFailureText(f, pool?.waves.length);
   if (!pool) {
-    throw new HealthCheckFailedError(`preflight: ${text}`, [
-      'nothing was written: the cluster was not healthy before the rollout started',
-      `fix what the check reports (or the check), then run apply again: the preflight gate runs again first`,
-    ], f.check.name, f.observed);
+    throw new HealthCheckFailedError(
+      `preflight: ${text}`,
+      [
+        'nothing was written: the cluster was not healthy before the rollout started',
+        `fix what the check reports (or the check), then run apply again: the preflight gate runs again first`,
+      ],
+      f.check.name,
+      f.observed,
+    );
   }
   try {
     await retry(() => ctx.driver.setPoolPaused(pool.backend === 'mco' ? 'MachineConfigPool' : 'BootcNodePool', pool.name, true, ctx.plan.id));
@@ -49,14 +54,26 @@ export async function haltForGate(ctx: ApplyContext, pool: PlanPool | null, f: G
   ctx.book.pool(pool.name).halted = { node: f.position.node, reason, check: f.check.name };
   // The pool is held for this image (docs/apply.md "Holds"): a later apply of it exits 5 before
   // writing, until the spec targets another image or apply --retry.
-  addHold(ctx, { pool: pool.name, target: pool.targetDigest ?? pool.targetImage, action: 'halted', check: f.check.name, observed: f.observed, planId: ctx.plan.id });
+  addHold(ctx, {
+    pool: pool.name,
+    target: pool.targetDigest ?? pool.targetImage,
+    action: 'halted',
+    check: f.check.name,
+    observed: f.observed,
+    planId: ctx.plan.id,
+  });
   await ctx.book.save();
   ctx.emit({ type: 'halt', pool: pool.name, ...(f.position.node ? { node: f.position.node } : {}), message: reason, check: f.check.name });
   const left = pool.waves.map((_, i) => i + 1).filter((w) => !ctx.book.waveDone(pool.name, w));
-  throw new HealthCheckFailedError(reason, [
-    `no further node was started; the nodes in flight finished their update`,
-    `pool ${pool.name} is paused; ${left.length ? `${left.length} of ${pool.waves.length} waves were not finished` : 'all its waves had run'}; other pools were not started`,
-    ...(extra ? [extra] : []),
-    'fix what the check reports (or the check), then run apply --retry: the pool is held for this image until then (docs/apply.md "Holds"), and the apply runs the due gate again before anything else',
-  ], f.check.name, f.observed);
+  throw new HealthCheckFailedError(
+    reason,
+    [
+      `no further node was started; the nodes in flight finished their update`,
+      `pool ${pool.name} is paused; ${left.length ? `${left.length} of ${pool.waves.length} waves were not finished` : 'all its waves had run'}; other pools were not started`,
+      ...(extra ? [extra] : []),
+      'fix what the check reports (or the check), then run apply --retry: the pool is held for this image until then (docs/apply.md "Holds"), and the apply runs the due gate again before anything else',
+    ],
+    f.check.name,
+    f.observed,
+  );
 }

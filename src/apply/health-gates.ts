@@ -66,7 +66,15 @@ export async function evaluateGate(o: GateRun): Promise<GateOutcome> {
     if (failed >= 0) {
       const v = verdicts[failed] as Extract<Verdict, { state: 'failed' }>;
       const failure: GateFailure = { check: o.checks[failed], reason: v.reason, observed: v.message, position: o.position, seconds: seconds() };
-      o.emit({ type: 'gate-fail', ...where, check: failure.check.name, reason: failure.reason, observed: failure.observed, onFailure: failure.check.onFailure, seconds: failure.seconds });
+      o.emit({
+        type: 'gate-fail',
+        ...where,
+        check: failure.check.name,
+        reason: failure.reason,
+        observed: failure.observed,
+        onFailure: failure.check.onFailure,
+        seconds: failure.seconds,
+      });
       return { passed: false, failure };
     }
     if (verdicts.every((v) => v.state === 'passed')) {
@@ -84,7 +92,10 @@ export async function evaluateGate(o: GateRun): Promise<GateOutcome> {
     const t = Math.min(...next);
     if (t > now) await o.clock.sleep(t - now, o.signal);
     const due = o.checks.map((_, i) => i).filter((i) => next[i] <= t);
-    const timedOut = due.filter((i) => { const at = nextMeasurementAt(states[i], o.checks[i]); return at === null || Math.max(at, t) > states[i].started + o.checks[i].timeoutSeconds; });
+    const timedOut = due.filter((i) => {
+      const at = nextMeasurementAt(states[i], o.checks[i]);
+      return at === null || Math.max(at, t) > states[i].started + o.checks[i].timeoutSeconds;
+    });
     for (const i of timedOut) verdicts[i] = timeoutVerdict(states[i], o.checks[i]);
     const measuring = due.filter((i) => !timedOut.includes(i));
     const got = await Promise.all(measuring.map((i) => measureOnce(o, o.checks[i])));
@@ -108,7 +119,9 @@ async function measureOnce(o: GateRun, check: PlanHealthCheck): Promise<Measurem
   o.signal.addEventListener('abort', onStop, { once: true });
   if (o.signal.aborted) own.abort();
   const bound = check.requestTimeoutSeconds + MEASURE_GRACE_SECONDS;
-  const guard = o.clock.sleep(bound, own.signal).then((): Measurement => ({ outcome: 'error', error: 'timeout', observed: `no answer within ${check.requestTimeoutSeconds} s` }));
+  const guard = o.clock
+    .sleep(bound, own.signal)
+    .then((): Measurement => ({ outcome: 'error', error: 'timeout', observed: `no answer within ${check.requestTimeoutSeconds} s` }));
   const measured = o.source.measure(check, o.position, own.signal);
   try {
     return await Promise.race([measured, guard]);
@@ -127,7 +140,7 @@ async function measureOnce(o: GateRun, check: PlanHealthCheck): Promise<Measurem
 /** Runs a gate of the apply at `position` with `checks`; records the last verdict for the report. */
 export async function runGate(ctx: ApplyContext, position: GatePosition, checks: readonly PlanHealthCheck[]): Promise<GateOutcome> {
   if (!ctx.health) throw new Error(`plan ${ctx.plan.id} has health checks and the apply has no health source`);
-  return evaluateGate({ source: ctx.health, clock: ctx.driver.clock, checks, position, signal: ctx.stop, emit: ctx.emit });
+  return evaluateGate({ source: ctx.health, clock: ctx.driver.clock, checks, position, signal: ctx.stop, emit: (e) => ctx.emit(e) });
 }
 
 /** The pool's checks at `point`. */
@@ -186,7 +199,9 @@ export async function dueWaveGate(ctx: ApplyContext, pool: PlanPool, k: number):
 /** Whether the pool's last afterWave gate is still due (its waves are done, its gate has not passed). */
 export function finalGateDue(ctx: ApplyContext, pool: PlanPool): boolean {
   const pp = ctx.book.pool(pool.name);
-  return pool.waves.length > 0 && pp.wavesDone >= pool.waves.length && (pp.gatesPassed ?? 0) < pool.waves.length && poolChecks(ctx, pool, 'afterWave').length > 0;
+  return (
+    pool.waves.length > 0 && pp.wavesDone >= pool.waves.length && (pp.gatesPassed ?? 0) < pool.waves.length && poolChecks(ctx, pool, 'afterWave').length > 0
+  );
 }
 
 /** The gate after the pool's last wave (after its soak); a slots pool's only afterWave gate. */
@@ -221,7 +236,12 @@ export function mcoNodeGates(ctx: ApplyContext, pool: PlanPool, wave: number): {
     see(node) {
       if (!checks.length || seen.has(node)) return;
       seen.add(node);
-      runs.push(runGate(ctx, { point: 'afterNode', pool: pool.name, wave, node }, checks).then((o) => ({ failure: o.passed ? null : o.failure }), (err: unknown) => ({ err })));
+      runs.push(
+        runGate(ctx, { point: 'afterNode', pool: pool.name, wave, node }, checks).then(
+          (o) => ({ failure: o.passed ? null : o.failure }),
+          (err: unknown) => ({ err }),
+        ),
+      );
     },
     async settle() {
       for (const r of await Promise.all(runs)) {
@@ -237,7 +257,7 @@ export function mcoNodeGates(ctx: ApplyContext, pool: PlanPool, wave: number): {
 export function gateWhere(p: GatePosition, waves?: number): string {
   if (p.point === 'preflight') return 'before the first write';
   if (p.point === 'afterNode') return `after node ${p.node} of pool ${p.pool}`;
-  if (p.point === 'batch') return 'after the canary\'s batch';
+  if (p.point === 'batch') return "after the canary's batch";
   return `after wave ${p.wave}${waves ? `/${waves}` : ''} of pool ${p.pool}`;
 }
 

@@ -28,10 +28,10 @@ export function holdsMet(plan: Plan, rec: ProgressRecord | null): Hold[] {
 export function refuseHeld(plan: Plan, rec: ProgressRecord | null): void {
   const met = holdsMet(plan, rec);
   if (!met.length) return;
-  throw new HeldTargetError(`${met.length === 1 ? `pool ${met[0].pool} is` : `pools ${met.map((h) => h.pool).join(', ')} are`} held back from this image: nothing was written`, [
-    ...met.map(describeHold),
-    'apply --retry to try this image again (a human decision: the check that failed may fail again), or plan another image',
-  ]);
+  throw new HeldTargetError(
+    `${met.length === 1 ? `pool ${met[0].pool} is` : `pools ${met.map((h) => h.pool).join(', ')} are`} held back from this image: nothing was written`,
+    [...met.map(describeHold), 'apply --retry to try this image again (a human decision: the check that failed may fail again), or plan another image'],
+  );
 }
 
 /** The holds this plan's targets meet refuse it, or, with `retry`, are lifted (reported as an event). */
@@ -68,10 +68,22 @@ export function finishRollback(ctx: ApplyContext): void {
   for (const p of ctx.plan.pools) {
     const target = r.source.targets[p.name];
     if (!target) continue;
-    addHold(ctx, { pool: p.name, target, action: 'rolled-back', check: r.trigger.check, observed: r.trigger.observed ?? `rolled back by plan ${ctx.plan.id}`, planId: r.of.planId });
+    addHold(ctx, {
+      pool: p.name,
+      target,
+      action: 'rolled-back',
+      check: r.trigger.check,
+      observed: r.trigger.observed ?? `rolled back by plan ${ctx.plan.id}`,
+      planId: r.of.planId,
+    });
   }
   const nodes = ctx.plan.pools.flatMap((p) => p.nodes.filter((n) => n.wave !== null).map((n) => n.name));
-  ctx.emit({ type: 'rollback-done', planId: ctx.plan.id, nodes, message: r.leftovers.length ? `${r.leftovers.length} node(s) left with something of the run (see the plan's warnings)` : undefined });
+  ctx.emit({
+    type: 'rollback-done',
+    planId: ctx.plan.id,
+    nodes,
+    message: r.leftovers.length ? `${r.leftovers.length} node(s) left with something of the run (see the plan's warnings)` : undefined,
+  });
 }
 
 /** A rollback plan's run starts: what it reverses, and how many nodes go back. */

@@ -17,7 +17,7 @@
  * callbacks and starves every timer, socket and signal handler of the process (the safe stop
  * below never runs and a second signal is never seen). A loop that cancels a wait of its own
  * (a race it has won) swallows only that cancel, through cancelledByCaller; every other
- * AbortedError ends the loop (test/stopping.test.ts checks both, and that no other code
+ * AbortedError ends the loop (test/apply/stopping.test.ts checks both, and that no other code
  * catches AbortedError).
  *
  * Then `stopSafely`: every MCO pool bootcplan unpaused (PoolProgress.mcoUnpaused, saved before
@@ -55,12 +55,14 @@ function withStop<T>(stop: AbortSignal, given: AbortSignal | undefined, run: (s:
   const onAbort = () => ac.abort();
   stop.addEventListener('abort', onAbort);
   given?.addEventListener('abort', onAbort);
-  return run(ac.signal).catch((err: unknown) => {
-    throw err instanceof AbortedError && stop.aborted ? new StopRequestedError() : err;
-  }).finally(() => {
-    stop.removeEventListener('abort', onAbort);
-    given?.removeEventListener('abort', onAbort);
-  });
+  return run(ac.signal)
+    .catch((err: unknown) => {
+      throw err instanceof AbortedError && stop.aborted ? new StopRequestedError() : err;
+    })
+    .finally(() => {
+      stop.removeEventListener('abort', onAbort);
+      given?.removeEventListener('abort', onAbort);
+    });
 }
 
 /**
@@ -73,10 +75,16 @@ export function interruptible(d: ClusterDriver, stop: AbortSignal): ClusterDrive
   setMaxListeners(0, stop);
   const clock = { now: () => d.clock.now(), sleep: (s: number, sig?: AbortSignal) => withStop(stop, sig, (x) => d.clock.sleep(s, x)) };
   const waitFor: ClusterDriver['waitFor'] = (pred, opts) => withStop(stop, opts.signal, (x) => d.waitFor(pred, { ...opts, signal: x }));
-  const drain: ClusterDriver['drain'] = (node, opts) => withStop(stop, opts.signal, (x) => new Promise<void>((resolve, reject) => {
-    x.addEventListener('abort', () => reject(new AbortedError()), { once: true });
-    d.drain(node, { ...opts, signal: x }).then(resolve, reject);
-  }));
+  const drain: ClusterDriver['drain'] = (node, opts) =>
+    withStop(
+      stop,
+      opts.signal,
+      (x) =>
+        new Promise<void>((resolve, reject) => {
+          x.addEventListener('abort', () => reject(new AbortedError()), { once: true });
+          d.drain(node, { ...opts, signal: x }).then(resolve, reject);
+        }),
+    );
   return new Proxy(d, {
     get(target, prop) {
       if (prop === 'clock') return clock;
@@ -101,7 +109,10 @@ export function stopReasonOf(signal: AbortSignal): StopReason {
 }
 
 /** Where the apply is: the pool and wave of the last wave-start (for the interrupted record). */
-export interface Position { pool: string | null; wave: number | null }
+export interface Position {
+  pool: string | null;
+  wave: number | null;
+}
 
 /**
  * After an apply stopped early with the lock still held: pauses again every MCO pool it had

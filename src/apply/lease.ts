@@ -54,7 +54,12 @@ export class Lease {
   }
 
   /** Takes the lock, waiting up to `wait.timeoutSeconds` for its holder to let go. */
-  static async acquire(driver: ClusterDriver, req: { holder: string; planId: string; ttlSeconds: number }, wait: LockWait = { timeoutSeconds: 0 }, onLost?: () => void): Promise<Lease> {
+  static async acquire(
+    driver: ClusterDriver,
+    req: { holder: string; planId: string; ttlSeconds: number },
+    wait: LockWait = { timeoutSeconds: 0 },
+    onLost?: () => void,
+  ): Promise<Lease> {
     const t0 = driver.clock.now();
     let delay = 1;
     for (;;) {
@@ -112,12 +117,15 @@ export class Lease {
     let confirmed: string | null = null;
     try {
       while (!signal.aborted && !this.lost) {
-        const seen = await this.driver.waitFor((s) => {
-          const id = s.lock ? (s.lock.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '') : null;
-          const holder = s.lock?.spec?.holderIdentity ?? null;
-          const key = `${id}\u0000${holder ?? ''}\u0000${s.lock?.metadata.resourceVersion ?? ''}`;
-          return id !== this.lock.lockId && key !== confirmed ? { key, id, holder } : null;
-        }, { timeoutSeconds: 7 * 24 * 3600, signal, description: 'the lock taken over or deleted' });
+        const seen = await this.driver.waitFor(
+          (s) => {
+            const id = s.lock ? (s.lock.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '') : null;
+            const holder = s.lock?.spec?.holderIdentity ?? null;
+            const key = `${id}\u0000${holder ?? ''}\u0000${s.lock?.metadata.resourceVersion ?? ''}`;
+            return id !== this.lock.lockId && key !== confirmed ? { key, id, holder } : null;
+          },
+          { timeoutSeconds: 7 * 24 * 3600, signal, description: 'the lock taken over or deleted' },
+        );
         if (seen === null) continue; // a week without a change: look again
         await this.renewOnce(lossOf(seen.id, seen.holder));
         confirmed = seen.key;
@@ -137,10 +145,12 @@ export class Lease {
     this.throwIfStoppedOrLost();
     // The Lease as the watch shows it: gone, or another lock id, is lost (someone ran
     // `unlock`, or took it over). Free: no API request.
-    const seen = await this.driver.waitFor((s) => ({ id: s.lock ? (s.lock.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '') : null, holder: s.lock?.spec?.holderIdentity ?? null }), { timeoutSeconds: 0, description: 'the lock' });
+    const seen = await this.driver.waitFor(
+      (s) => ({ id: s.lock ? (s.lock.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '') : null, holder: s.lock?.spec?.holderIdentity ?? null }),
+      { timeoutSeconds: 0, description: 'the lock' },
+    );
     if (seen && seen.id !== this.lock.lockId) {
-      this.setLost(lossOf(seen.id, seen.holder));
-      throw this.lost;
+      throw this.setLost(lossOf(seen.id, seen.holder));
     }
   }
 
@@ -181,6 +191,7 @@ export class Lease {
     return this.setLost(`no renewal succeeded for ${this.ttlSeconds}s, the lease's whole duration: another apply may have taken it`);
   }
 
+  /** Records the loss (the first reason stays) and returns it, to throw. */
   private setLost(why: string): LockNotHeldError {
     if (this.lost) return this.lost;
     const lost = new LockNotHeldError(why, this.lock.lockId);
@@ -201,7 +212,9 @@ export class Lease {
           if (err instanceof LockLostError) this.setLost(whyIfLost ?? err.message);
           else throw err;
         }
-      })().finally(() => { this.renewing = null; });
+      })().finally(() => {
+        this.renewing = null;
+      });
     }
     try {
       await this.renewing;

@@ -35,7 +35,12 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
   // A rollback continued after its stop finds the pool paused by the stopped one, its nodes
   // back already: left as the spec wants it all the same (docs/apply.md "Continuing a rollback").
   if (!pool.waves.length) return ctx.plan.rollback ? leaveAsSpecWants(ctx, pool) : 'done';
-  ctx.emit({ type: 'pool-start', pool: pool.name, waves: pool.waves.length, message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}; the MCO moves the nodes` });
+  ctx.emit({
+    type: 'pool-start',
+    pool: pool.name,
+    waves: pool.waves.length,
+    message: `${pool.waves.flat().length} node(s), maxUnavailable ${pool.maxUnavailable.resolved}; the MCO moves the nodes`,
+  });
   for (let k = 1; k <= pool.waves.length; k++) {
     if (ctx.book.waveDone(pool.name, k)) continue;
     if (!(await beforeWave(ctx, pool, k))) return 'stepped';
@@ -89,7 +94,9 @@ function mcoTarget(s: ClusterSnapshot, pool: PlanPool): string | null {
   const name: string | null = mcp?.spec?.configuration?.name ?? mcp?.status?.configuration?.name ?? null;
   if (!name) return null;
   const osImageURL = indexOf(s).idx.machineConfigs.get(name)?.spec?.osImageURL;
-  return typeof osImageURL === 'string' && rollsTarget({ pool: pool.name, rendered: name, rolledOut: null, updating: false, osImageURL }, pool.targetImage) ? name : null;
+  return typeof osImageURL === 'string' && rollsTarget({ pool: pool.name, rendered: name, rolledOut: null, updating: false, osImageURL }, pool.targetImage)
+    ? name
+    : null;
 }
 
 /** The pool's nodes the MCO is updating, those that failed, and how many scheduled ones are left. */
@@ -143,10 +150,13 @@ async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
     };
     let got;
     try {
-      got = await ctx.driver.waitFor((s) => {
-        const st = state(s);
-        return st.failed.length || st.inFlight.length >= want || (st.remaining === 0 && st.inFlight.length === 0) ? st : null;
-      }, { timeoutSeconds: ctx.timeouts.mcoStartSeconds, description: `the MCO starts updating pool ${pool.name}` });
+      got = await ctx.driver.waitFor(
+        (s) => {
+          const st = state(s);
+          return st.failed.length || st.inFlight.length >= want || (st.remaining === 0 && st.inFlight.length === 0) ? st : null;
+        },
+        { timeoutSeconds: ctx.timeouts.mcoStartSeconds, description: `the MCO starts updating pool ${pool.name}` },
+      );
     } catch (err) {
       // Stopped here (a stop request, a lost lock, an API error): the pool it unpaused for this
       // wave is paused again first, even without the lock: pausing is the safe side.
@@ -157,25 +167,44 @@ async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
     await pauseAgain();
     const st = got ?? (await peek(ctx.driver, state));
     if (st.failed.length) await halt(ctx, pool, st.failed);
-    if (!st.inFlight.length && st.remaining) await halt(ctx, pool, [], `the MCO did not start updating pool ${pool.name} within ${Math.round(ctx.timeouts.mcoStartSeconds / 60)}m after it was unpaused`);
+    if (!st.inFlight.length && st.remaining)
+      await halt(
+        ctx,
+        pool,
+        [],
+        `the MCO did not start updating pool ${pool.name} within ${Math.round(ctx.timeouts.mcoStartSeconds / 60)}m after it was unpaused`,
+      );
     picked = st.inFlight;
   }
   // The wave is over when each node it took runs the target, is Ready and schedulable; each
   // node's afterNode gate starts as it is seen back.
   const gates = mcoNodeGates(ctx, pool, k);
-  const done = await ctx.driver.waitFor((s) => {
-    const st = state(s);
-    if (st.failed.length) return st;
-    return picked.map((n) => {
-      const v = viewIn(s, n);
-      const back = !v || (atTarget(pool, v) && v.ready && !v.cordoned);
-      if (back && v) gates.see(n);
-      return back;
-    }).every(Boolean) ? st : null;
-  }, { timeoutSeconds: ctx.timeouts.nodeSeconds, description: `wave ${k} of pool ${pool.name}` });
+  const done = await ctx.driver.waitFor(
+    (s) => {
+      const st = state(s);
+      if (st.failed.length) return st;
+      return picked
+        .map((n) => {
+          const v = viewIn(s, n);
+          const back = !v || (atTarget(pool, v) && v.ready && !v.cordoned);
+          if (back && v) gates.see(n);
+          return back;
+        })
+        .every(Boolean)
+        ? st
+        : null;
+    },
+    { timeoutSeconds: ctx.timeouts.nodeSeconds, description: `wave ${k} of pool ${pool.name}` },
+  );
   if (!done) {
     const views = await peek(ctx.driver, (s) => picked.map((n) => ({ node: n, v: viewIn(s, n) })));
-    await halt(ctx, pool, views.filter(({ v }) => !v || !atTarget(pool, v) || !v.ready).map(({ node, v }) => ({ node, reason: `not updated within ${Math.round(ctx.timeouts.nodeSeconds / 60)}m`, conditions: v?.conditions ?? [] })));
+    await halt(
+      ctx,
+      pool,
+      views
+        .filter(({ v }) => !v || !atTarget(pool, v) || !v.ready)
+        .map(({ node, v }) => ({ node, reason: `not updated within ${Math.round(ctx.timeouts.nodeSeconds / 60)}m`, conditions: v?.conditions ?? [] })),
+    );
   } else if (done.failed.length) await halt(ctx, pool, done.failed);
   const failed = await gates.settle();
   if (failed) await onGateFailure(ctx, pool, failed);
@@ -187,7 +216,12 @@ const MCO_STEPS = ['cordon', 'drain-done', 'reboot', 'booted', 'uncordon'] as co
 /** The MCO moves the nodes of MCO pools: report its steps as bootcplan sees them. */
 function trackMco(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: number) {
   const target = mcoTarget(s, pool);
-  noticeAvailability(ctx, s, pool, (m) => (indexOf(s).idx.nodes.get(m)?.metadata.annotations ?? {})['machineconfiguration.openshift.io/desiredConfig'] === target);
+  noticeAvailability(
+    ctx,
+    s,
+    pool,
+    (m) => (indexOf(s).idx.nodes.get(m)?.metadata.annotations ?? {})['machineconfiguration.openshift.io/desiredConfig'] === target,
+  );
   if (!target) return;
   for (const m of membersOf(s, pool.name)) {
     const n = indexOf(s).idx.nodes.get(m);
@@ -196,10 +230,19 @@ function trackMco(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: numb
     const ann = n.metadata.annotations ?? {};
     if (ann['machineconfiguration.openshift.io/desiredConfig'] !== target) continue;
     const state = ann['machineconfiguration.openshift.io/state'];
-    const phase = atTarget(pool, v) ? (v.ready ? (v.cordoned ? 4 : 5) : 3)
-      : state === 'Rebooting' || !v.ready ? 3
-      : ann['machineconfiguration.openshift.io/lastAppliedDrain'] === `drain-${target}` ? 2
-      : v.cordoned ? 1 : 0;
+    const phase = atTarget(pool, v)
+      ? v.ready
+        ? v.cordoned
+          ? 4
+          : 5
+        : 3
+      : state === 'Rebooting' || !v.ready
+        ? 3
+        : ann['machineconfiguration.openshift.io/lastAppliedDrain'] === `drain-${target}`
+          ? 2
+          : v.cordoned
+            ? 1
+            : 0;
     // A node on the target config when first seen is not one this apply moves (the MCO names a
     // config by its content: a node can be on it already): no steps are reported for it.
     const before = ctx.mcoPhase.get(m) ?? (atTarget(pool, v) ? 5 : 0);

@@ -33,26 +33,41 @@ export async function observeStaging(ctx: ApplyContext, signal: AbortSignal) {
 async function observeGroup(ctx: ApplyContext, nodes: [string, PlanPool][], staging: Set<string>, signal: AbortSignal) {
   const watch = new Map(nodes);
   while (watch.size && !signal.aborted) {
-    const changes = await ctx.driver.waitFor((s) => {
-      const out: { node: string; pool: PlanPool; type: 'stage-start' | 'staged' | 'drop' }[] = [];
-      for (const [name, pool] of watch) {
-        // BootcNode only (cheaper than a full node view: this runs on every change while staging).
-        const bn = bootcNodeIn(s, name);
-        const idle = conditionOf(bn, 'Idle');
-        if (!bn || conditionOf(bn, 'Degraded')?.status === 'True' || bn.status?.booted?.imageDigest === pool.targetDigest) { out.push({ node: name, pool, type: 'drop' }); continue; }
-        if (bn.status?.staged?.imageDigest === pool.targetDigest && idle?.status === 'False' && idle.reason === 'Staged') { out.push({ node: name, pool, type: 'staged' }); continue; }
-        if (!staging.has(name) && idle?.status === 'False' && idle.reason === 'Staging') out.push({ node: name, pool, type: 'stage-start' });
-      }
-      return out.length ? out : null;
-    }, { timeoutSeconds: 7 * 24 * 3600, signal, description: 'staging' }).catch((err) => {
-      // Ended by the apply's own end (`signal`): done. A stop of the apply ends this loop too:
-      // waiting again would be refused at once, over and over (src/apply/interrupt.ts).
-      if (cancelledByCaller(err, signal)) return null;
-      throw err;
-    });
+    const changes = await ctx.driver
+      .waitFor(
+        (s) => {
+          const out: { node: string; pool: PlanPool; type: 'stage-start' | 'staged' | 'drop' }[] = [];
+          for (const [name, pool] of watch) {
+            // BootcNode only (cheaper than a full node view: this runs on every change while staging).
+            const bn = bootcNodeIn(s, name);
+            const idle = conditionOf(bn, 'Idle');
+            if (!bn || conditionOf(bn, 'Degraded')?.status === 'True' || bn.status?.booted?.imageDigest === pool.targetDigest) {
+              out.push({ node: name, pool, type: 'drop' });
+              continue;
+            }
+            if (bn.status?.staged?.imageDigest === pool.targetDigest && idle?.status === 'False' && idle.reason === 'Staged') {
+              out.push({ node: name, pool, type: 'staged' });
+              continue;
+            }
+            if (!staging.has(name) && idle?.status === 'False' && idle.reason === 'Staging') out.push({ node: name, pool, type: 'stage-start' });
+          }
+          return out.length ? out : null;
+        },
+        { timeoutSeconds: 7 * 24 * 3600, signal, description: 'staging' },
+      )
+      .catch((err) => {
+        // Ended by the apply's own end (`signal`): done. A stop of the apply ends this loop too:
+        // waiting again would be refused at once, over and over (src/apply/interrupt.ts).
+        if (cancelledByCaller(err, signal)) return null;
+        throw err;
+      });
     if (!changes) continue;
     for (const c of changes) {
-      if (c.type === 'stage-start') { staging.add(c.node); ctx.emit({ type: 'stage-start', pool: c.pool.name, node: c.node }); continue; }
+      if (c.type === 'stage-start') {
+        staging.add(c.node);
+        ctx.emit({ type: 'stage-start', pool: c.pool.name, node: c.node });
+        continue;
+      }
       watch.delete(c.node);
       if (c.type === 'staged') {
         if (!staging.has(c.node)) ctx.emit({ type: 'stage-start', pool: c.pool.name, node: c.node });

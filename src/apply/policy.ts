@@ -10,7 +10,10 @@ import { gateWave, waveSlots } from '../domain/schedule.ts';
 import { nextWindowAfter } from '../domain/windows.ts';
 
 /** Why the policy refuses now, and when the next window opens (ISO, with its time zone). */
-export interface PolicyRefusal { message: string; nextWindow: { start: string; timezone: string } | null }
+export interface PolicyRefusal {
+  message: string;
+  nextWindow: { start: string; timezone: string } | null;
+}
 
 /** A refusal (a plain message, or with the next window), or null when the wave may start. */
 export type Policy = (nowEpochSeconds: number, pool: PlanPool | null, wave: number | null) => string | PolicyRefusal | null;
@@ -19,7 +22,7 @@ export function windowPolicy(windows: readonly WindowSpec[] | undefined, plan: P
   if (!windows || windows.length === 0) return undefined;
   const seconds = new Map(waveSlots(plan.pools, plan.durations).map((s) => [`${s.pool}/${s.wave}`, s.seconds]));
   return (now, pool, wave) => {
-    const need = pool && wave !== null ? seconds.get(`${pool.name}/${wave}`) ?? 0 : 0;
+    const need = pool && wave !== null ? (seconds.get(`${pool.name}/${wave}`) ?? 0) : 0;
     const gate = gateWave(windows, now * 1000, need);
     if (gate.ok) return null;
     const next = nextWindowAfter(windows, now * 1000);

@@ -40,7 +40,11 @@ export class ProgressBook {
   /** Another plan's run record this apply replaces (read at load), or null. */
   previous: ProgressRecord | null = null;
 
-  constructor(private readonly driver: ClusterDriver, private readonly plan: Plan, private readonly pools: readonly PlanPool[]) {}
+  constructor(
+    private readonly driver: ClusterDriver,
+    private readonly plan: Plan,
+    private readonly pools: readonly PlanPool[],
+  ) {}
 
   /** The run record (loaded by `load`). */
   get record(): ProgressRecord {
@@ -66,13 +70,25 @@ export class ProgressBook {
     this.previous = st.run;
     const now = isoOf(this.driver.clock.now());
     if (this.plan.rollback) {
-      this.rec = { planId: this.plan.id, startedAt: now, updatedAt: now, changesApplied: false, pools: Object.fromEntries(this.pools.map((p) => [p.name, newPool()])), done: false, ...rollbackRunFields(st.run, this.plan) };
+      this.rec = {
+        planId: this.plan.id,
+        startedAt: now,
+        updatedAt: now,
+        changesApplied: false,
+        pools: Object.fromEntries(this.pools.map((p) => [p.name, newPool()])),
+        done: false,
+        ...rollbackRunFields(st.run, this.plan),
+      };
       return;
     }
     const { origins: kept, ...run } = newRunFields(st.run, this.plan);
     this.rec = {
-      planId: this.plan.id, startedAt: now, updatedAt: now, changesApplied: false,
-      pools: Object.fromEntries(this.pools.map((p) => [p.name, { ...newPool(), ...(kept[p.name] ? { origin: kept[p.name] } : {}) }])), done: false,
+      planId: this.plan.id,
+      startedAt: now,
+      updatedAt: now,
+      changesApplied: false,
+      pools: Object.fromEntries(this.pools.map((p) => [p.name, { ...newPool(), ...(kept[p.name] ? { origin: kept[p.name] } : {}) }])),
+      done: false,
       ...run,
     };
   }
@@ -103,7 +119,8 @@ export class ProgressBook {
   }
 
   private async saveNow(): Promise<void> {
-    for (const p of Object.values(this.rec.pools)) if (p.halted && p.halted.reason.length > MAX_REASON) p.halted.reason = p.halted.reason.slice(0, MAX_REASON - 3) + '...';
+    for (const p of Object.values(this.rec.pools))
+      if (p.halted && p.halted.reason.length > MAX_REASON) p.halted.reason = p.halted.reason.slice(0, MAX_REASON - 3) + '...';
     const { updatedAt: _, ...rest } = this.rec;
     const body = JSON.stringify(rest);
     if (body === this.written) return;
@@ -112,7 +129,12 @@ export class ProgressBook {
       this.version = await this.driver.writeProgress(this.rec, this.version);
     } catch (err) {
       if (err instanceof ProgressMovedError) {
-        throw new LockHeldError('another apply, which wrote the progress record meanwhile (this apply lost its lock)', isoOf(this.driver.clock.now()), 'unknown', null);
+        throw new LockHeldError(
+          'another apply, which wrote the progress record meanwhile (this apply lost its lock)',
+          isoOf(this.driver.clock.now()),
+          'unknown',
+          null,
+        );
       }
       throw err;
     }

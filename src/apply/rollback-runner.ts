@@ -38,7 +38,15 @@ export async function rollBackNow(ctx: ApplyContext, req: RollbackRequest, refus
   // Held from here on (docs/apply.md "Holds"): a rollback stopped half-way is not followed by the
   // CronJob's next run rolling forward again; the finished rollback replaces it (rolled-back).
   const pool = ctx.plan.pools.find((p) => p.name === req.pool);
-  if (pool) addHold(ctx, { pool: pool.name, target: pool.targetDigest ?? pool.targetImage, action: 'halted', check: req.check, observed: req.observed, planId: ctx.plan.id });
+  if (pool)
+    addHold(ctx, {
+      pool: pool.name,
+      target: pool.targetDigest ?? pool.targetImage,
+      action: 'halted',
+      check: req.check,
+      observed: req.observed,
+      planId: ctx.plan.id,
+    });
   await ctx.book.save();
   const input = rollbackInputOf(ctx.book.record, req.scope);
   if ('refused' in input) return refuse(input.refused);
@@ -56,9 +64,18 @@ export async function rollBackNow(ctx: ApplyContext, req: RollbackRequest, refus
   if (!plan.summary.nodes) return refuse('no node of this run is on its image any more: nothing to roll back');
   await ctx.runRollback(plan, (s) => planRollback(input, s, { durations, ownPlanId: plan.id }));
   const nodes = plan.pools.flatMap((p) => p.nodes.filter((n) => n.wave !== null).map((n) => n.name));
-  throw new RolledBackError(`rolled back ${nodes.length} node(s) of ${plan.pools.map((p) => p.name).join(', ')} to the image each booted before: health check ${req.check} failed: ${req.observed}`, [
-    ...plan.pools.map((p) => `pool ${p.name}: ${p.nodes.filter((n) => n.wave !== null).map((n) => n.name).join(', ')} back on ${p.targetImage}`),
-    ...plan.diagnostics.filter((d) => d.severity === 'warning').map((d) => `warning: ${d.message}`),
-    `rollback plan ${plan.id}; the pools are held for this run's image: a later apply of it exits 5 until the spec targets another image or apply --retry`,
-  ]);
+  throw new RolledBackError(
+    `rolled back ${nodes.length} node(s) of ${plan.pools.map((p) => p.name).join(', ')} to the image each booted before: health check ${req.check} failed: ${req.observed}`,
+    [
+      ...plan.pools.map(
+        (p) =>
+          `pool ${p.name}: ${p.nodes
+            .filter((n) => n.wave !== null)
+            .map((n) => n.name)
+            .join(', ')} back on ${p.targetImage}`,
+      ),
+      ...plan.diagnostics.filter((d) => d.severity === 'warning').map((d) => `warning: ${d.message}`),
+      `rollback plan ${plan.id}; the pools are held for this run's image: a later apply of it exits 5 until the spec targets another image or apply --retry`,
+    ],
+  );
 }

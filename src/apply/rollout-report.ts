@@ -16,13 +16,32 @@ import type { ApplyEvent } from './events.ts';
 import type { ClusterDriver, RolloutObject } from './driver.ts';
 import type { ApplyResult } from './applier.ts';
 import { deepEqual } from '../base/equal.ts';
-import { StalePlanError, RolloutHaltedError, RolledBackError, HeldTargetError, PolicyBlockedError, LockHeldError, LockStuckError, exitCodeOf, messageOf } from '../base/errors.ts';
+import {
+  StalePlanError,
+  RolloutHaltedError,
+  RolledBackError,
+  HeldTargetError,
+  PolicyBlockedError,
+  LockHeldError,
+  LockStuckError,
+  exitCodeOf,
+  messageOf,
+} from '../base/errors.ts';
 import { isoOf } from './driver.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
 import { peek } from './views.ts';
 import {
-  type StatusCore, type RolloutStatus, type ClusterEventRecord, type RebootSeen, type HealthCheckStatus,
-  conditionsOf, statusOfEvent, clusterEventOf, rolloutEventOf, windowTime, haltMessage,
+  type StatusCore,
+  type RolloutStatus,
+  type ClusterEventRecord,
+  type RebootSeen,
+  type HealthCheckStatus,
+  conditionsOf,
+  statusOfEvent,
+  clusterEventOf,
+  rolloutEventOf,
+  windowTime,
+  haltMessage,
 } from './rollout-status.ts';
 import { fitEvent, fitRolloutStatus } from './api-limits.ts';
 
@@ -60,10 +79,19 @@ export interface ReporterOptions {
 }
 
 /** The final status of a run, from its result or its error (DESIGN §3 exit codes). */
-export function finalStatusOf(outcome: { result: ApplyResult } | { error: unknown }, now: string, last: { core: StatusCore | null; failure: { node: string; message: string } | null }): StatusCore {
+export function finalStatusOf(
+  outcome: { result: ApplyResult } | { error: unknown },
+  now: string,
+  last: { core: StatusCore | null; failure: { node: string; message: string } | null },
+): StatusCore {
   if ('result' in outcome) {
     const r = outcome.result;
-    if (r.outcome === 'done' || r.outcome === 'nothing-to-do') return { phase: 'Healthy', reason: 'Applied', message: `plan ${r.planId} applied${r.blocked.length ? `; ${r.blocked.length} blocked node(s) left as they are` : ''}` };
+    if (r.outcome === 'done' || r.outcome === 'nothing-to-do')
+      return {
+        phase: 'Healthy',
+        reason: 'Applied',
+        message: `plan ${r.planId} applied${r.blocked.length ? `; ${r.blocked.length} blocked node(s) left as they are` : ''}`,
+      };
     if (r.outcome === 'stepped') {
       const at = last.core?.pool ? `wave ${last.core.wave}/${last.core.waves} of pool ${last.core.pool} done` : 'advanced one step';
       return { ...pick(last.core), phase: 'Progressing', reason: 'Stepped', message: `${at}; the next run continues` };
@@ -73,7 +101,10 @@ export function finalStatusOf(outcome: { result: ApplyResult } | { error: unknow
     if (!w) throw new Error(`internal: apply ended ${r.outcome} without saying what it waits for`);
     if (w.reason === 'outside-window') {
       return {
-        ...pick(last.core), phase: 'Suspended', reason: 'OutsideWindow', nextWindow: w.nextWindow?.start ?? null,
+        ...pick(last.core),
+        phase: 'Suspended',
+        reason: 'OutsideWindow',
+        nextWindow: w.nextWindow?.start ?? null,
         message: w.nextWindow ? `outside window until ${windowTime(w.nextWindow.start, w.nextWindow.timezone, now)}` : `outside window: ${w.message}`,
       };
     }
@@ -87,7 +118,8 @@ export function finalStatusOf(outcome: { result: ApplyResult } | { error: unknow
     if (last.core?.reason === 'Halted' || last.core?.reason === 'HealthCheckFailed') return last.core;
     return { phase: 'Degraded', reason: 'Halted', message: haltMessage('?', null, err.message, last.failure) };
   }
-  if (err instanceof LockHeldError) return { phase: 'Degraded', reason: 'LockStuck', message: err instanceof LockStuckError ? err.message : `lock stuck: ${err.message}` };
+  if (err instanceof LockHeldError)
+    return { phase: 'Degraded', reason: 'LockStuck', message: err instanceof LockStuckError ? err.message : `lock stuck: ${err.message}` };
   if (err instanceof PolicyBlockedError) return { phase: 'Degraded', reason: 'PolicyBlocked', message: `blocked by policy: ${err.message}` };
   return { phase: 'Degraded', reason: 'Error', message: `error (exit ${exitCodeOf(err)}): ${messageOf(err)}` };
 }
@@ -108,14 +140,22 @@ export class RolloutReporter {
   /** The last health gate's verdict of this run (status.healthCheck). */
   private gate: HealthCheckStatus | null = null;
 
-  constructor(private readonly driver: ClusterDriver, private readonly plan: Plan, private readonly o: ReporterOptions) {}
+  constructor(
+    private readonly driver: ClusterDriver,
+    private readonly plan: Plan,
+    private readonly o: ReporterOptions,
+  ) {}
 
   /** Reads the Rollout object (one request); without one, only Events and notifications are sent. */
   async open(): Promise<void> {
     try {
       this.object = await this.driver.readRollout(this.o.rollout);
       this.before = this.object?.conditions[0]?.reason ?? null;
-      if (!this.object && this.o.expectObject !== false) this.warnOnce('absent', `no Rollout object ${this.o.rollout} in the cluster: the rollout status is not recorded (sync the spec file itself, docs/gitops.md "The rollout status")`);
+      if (!this.object && this.o.expectObject !== false)
+        this.warnOnce(
+          'absent',
+          `no Rollout object ${this.o.rollout} in the cluster: the rollout status is not recorded (sync the spec file itself, docs/gitops.md "The rollout status")`,
+        );
     } catch (err) {
       this.warnOnce('read', `the rollout status is not recorded: reading Rollout ${this.o.rollout} failed: ${messageOf(err)}`);
     }
@@ -126,8 +166,14 @@ export class RolloutReporter {
     if (e.type === 'node-failed') this.failures.set(e.node, e.message);
     if (e.type === 'gate-pass' || e.type === 'gate-fail') {
       this.gate = {
-        name: e.type === 'gate-pass' ? e.checks.join(', ') : e.check, point: e.point, pool: e.pool, wave: e.wave, node: e.node ?? null,
-        result: e.type === 'gate-pass' ? 'passed' : 'failed', observed: e.type === 'gate-fail' ? e.observed : '', at: this.isoNow(),
+        name: e.type === 'gate-pass' ? e.checks.join(', ') : e.check,
+        point: e.point,
+        pool: e.pool,
+        wave: e.wave,
+        node: e.node ?? null,
+        result: e.type === 'gate-pass' ? 'passed' : 'failed',
+        observed: e.type === 'gate-fail' ? e.observed : '',
+        at: this.isoNow(),
       };
     }
     const failure = e.type === 'halt' && e.node ? this.failures.get(e.node) : undefined;
@@ -177,21 +223,34 @@ export class RolloutReporter {
     return core;
   }
 
-  private isoNow() { return isoOf(this.driver.clock.now()); }
+  private isoNow() {
+    return isoOf(this.driver.clock.now());
+  }
 
   private notify(event: NotifyDocument['event'], c: StatusCore, at: string, check?: { check: string; observed: string }) {
     const send = this.o.notify;
     if (!send) return;
     const doc: NotifyDocument = {
-      kind: 'bootcplan.dev/rollout-notification', event, rollout: this.o.rollout, planId: this.plan.id,
-      phase: c.phase, message: c.message, pool: c.pool ?? null, wave: c.wave ?? null, waves: c.waves ?? null, at,
+      kind: 'bootcplan.dev/rollout-notification',
+      event,
+      rollout: this.o.rollout,
+      planId: this.plan.id,
+      phase: c.phase,
+      message: c.message,
+      pool: c.pool ?? null,
+      wave: c.wave ?? null,
+      waves: c.waves ?? null,
+      at,
       ...(check ?? {}),
     };
     this.enqueue('notify', () => send(doc));
   }
 
   private enqueue(kind: string, fn: () => Promise<unknown>) {
-    this.chain = this.chain.then(fn).then(() => undefined, (err) => this.warnOnce(kind, `could not record the rollout ${kind}: ${messageOf(err)}`));
+    this.chain = this.chain.then(fn).then(
+      () => undefined,
+      (err) => this.warnOnce(kind, `could not record the rollout ${kind}: ${messageOf(err)}`),
+    );
   }
 
   private warnOnce(kind: string, message: string) {
@@ -208,9 +267,16 @@ export class RolloutReporter {
     const generation = deepEqual(obj.spec, this.o.spec) ? obj.generation : undefined;
     const status: RolloutStatus = {
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
-      phase: core.phase, reason: core.reason, message: core.message, planId: this.plan.id,
-      pool: core.pool ?? null, wave: core.wave ?? null, waves: core.waves ?? null, nextWindow: core.nextWindow ?? null,
-      lastExitCode: exitCode, updatedAt: now,
+      phase: core.phase,
+      reason: core.reason,
+      message: core.message,
+      planId: this.plan.id,
+      pool: core.pool ?? null,
+      wave: core.wave ?? null,
+      waves: core.waves ?? null,
+      nextWindow: core.nextWindow ?? null,
+      lastExitCode: exitCode,
+      updatedAt: now,
       conditions: conditionsOf(core, now, generation, obj.conditions),
       ...(clearLockObserved ? { lockObserved: null } : {}),
       ...(this.gate ? { healthCheck: this.gate } : {}),
@@ -222,9 +288,10 @@ export class RolloutReporter {
   }
 
   private async record(ev: ClusterEventRecord): Promise<void> {
-    const uid = ev.regarding.kind === 'Node' || ev.regarding.kind.endsWith('Pool')
-      ? await peek(this.driver, (s) => uidIn(s, ev.regarding.kind, ev.regarding.name)).catch(() => undefined)
-      : this.object?.uid;
+    const uid =
+      ev.regarding.kind === 'Node' || ev.regarding.kind.endsWith('Pool')
+        ? await peek(this.driver, (s) => uidIn(s, ev.regarding.kind, ev.regarding.name)).catch(() => undefined)
+        : this.object?.uid;
     await this.driver.recordEvent(fitEvent(ev), uid ?? null);
   }
 }

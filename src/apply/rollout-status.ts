@@ -20,12 +20,23 @@ export type RolloutPhase = 'Progressing' | 'Suspended' | 'Degraded' | 'Healthy';
 
 /** Why the status is what it is: a closed list, also each condition's reason. */
 export type RolloutReason =
-  | 'Applying' | 'WaveStarted' | 'Stepped' | 'WaitingForStaging' | 'AnotherApplyRunning'
+  | 'Applying'
+  | 'WaveStarted'
+  | 'Stepped'
+  | 'WaitingForStaging'
+  | 'AnotherApplyRunning'
   | 'OutsideWindow'
-  | 'Stale' | 'Halted' | 'HealthCheckFailed' | 'PolicyBlocked' | 'LockStuck' | 'Error'
+  | 'Stale'
+  | 'Halted'
+  | 'HealthCheckFailed'
+  | 'PolicyBlocked'
+  | 'LockStuck'
+  | 'Error'
   | 'Applied'
   // A rollback (docs/apply.md "Rollback"): under way, done (a human still looks), or a plan of a held image.
-  | 'RollingBack' | 'RolledBack' | 'Held';
+  | 'RollingBack'
+  | 'RolledBack'
+  | 'Held';
 
 /** The last health gate's verdict (status.healthCheck; docs/apply.md "Health gates"). */
 export interface HealthCheckStatus {
@@ -99,12 +110,23 @@ export interface StatusCore {
 export function conditionsOf(core: StatusCore, now: string, generation: number | undefined, previous: readonly RolloutCondition[] = []): RolloutCondition[] {
   const healthy = core.phase === 'Healthy';
   const degraded = core.phase === 'Degraded';
-  const want: [RolloutCondition['type'], boolean][] = [['Ready', healthy], ['Reconciling', !healthy && !degraded], ['Stalled', degraded]];
+  const want: [RolloutCondition['type'], boolean][] = [
+    ['Ready', healthy],
+    ['Reconciling', !healthy && !degraded],
+    ['Stalled', degraded],
+  ];
   return want.map(([type, on]) => {
     const before = previous.find((c) => c.type === type);
     const status = on ? 'True' : 'False';
     const lastTransitionTime = before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : now;
-    return { type, status, reason: core.reason, message: core.message, lastTransitionTime, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+    return {
+      type,
+      status,
+      reason: core.reason,
+      message: core.message,
+      lastTransitionTime,
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    };
   });
 }
 
@@ -114,7 +136,9 @@ export function windowTime(startIso: string, timezone: string, nowIso: string): 
     const at = new Date(startIso);
     const hm = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hour: '2-digit', minute: '2-digit', hour12: false }).format(at);
     if (at.getTime() - Date.parse(nowIso) < 24 * 3600 * 1000) return `${hm} ${timezone}`;
-    const parts = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at);
+    const parts = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(
+      at,
+    );
     const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
     return `${get('weekday')} ${get('year')}-${get('month')}-${get('day')} ${hm} ${timezone}`;
   } catch {
@@ -130,14 +154,32 @@ export function windowTime(startIso: string, timezone: string, nowIso: string): 
 export function statusOfEvent(e: ApplyEvent, plan: Plan, lastFailure: { node: string; message: string } | null): StatusCore | null {
   switch (e.type) {
     case 'wave-start':
-      return { phase: 'Progressing', reason: 'WaveStarted', message: `wave ${e.wave}/${e.waves} of pool ${e.pool}`, pool: e.pool, wave: e.wave, waves: e.waves };
+      return {
+        phase: 'Progressing',
+        reason: 'WaveStarted',
+        message: `wave ${e.wave}/${e.waves} of pool ${e.pool}`,
+        pool: e.pool,
+        wave: e.wave,
+        waves: e.waves,
+      };
     case 'halt':
       if (e.check) return { phase: 'Degraded', reason: 'HealthCheckFailed', message: `halted: ${e.message}`, pool: e.pool };
       return { phase: 'Degraded', reason: 'Halted', message: haltMessage(e.pool, e.node ?? null, e.message, lastFailure), pool: e.pool };
     case 'rollback-start':
-      return { phase: 'Degraded', reason: 'RollingBack', message: `rolling back ${e.nodes} node(s) of ${e.pools.join(', ')} (plan ${e.planId}): ${e.message}`, pool: e.pools[0] ?? null };
+      return {
+        phase: 'Degraded',
+        reason: 'RollingBack',
+        message: `rolling back ${e.nodes} node(s) of ${e.pools.join(', ')} (plan ${e.planId}): ${e.message}`,
+        pool: e.pools[0] ?? null,
+      };
     case 'gate-fail':
-      return { phase: 'Degraded', reason: 'HealthCheckFailed', message: `health check ${e.check} failed ${gatePlace(e, plan)}: ${e.observed}`, pool: e.pool, wave: e.wave };
+      return {
+        phase: 'Degraded',
+        reason: 'HealthCheckFailed',
+        message: `health check ${e.check} failed ${gatePlace(e, plan)}: ${e.observed}`,
+        pool: e.pool,
+        wave: e.wave,
+      };
     default:
       return null;
   }
@@ -162,10 +204,20 @@ export function haltMessage(pool: string, node: string | null, message: string, 
 
 /** The reasons of bootcplan's Events, to filter on (`kubectl get events --field-selector reason=...`). */
 export type EventReason =
-  | 'WaveStarted' | 'PoolUpdated' | 'PoolHalted' | 'HealthCheckPassed' | 'HealthCheckFailed'
-  | 'NodeUpdated' | 'NodeFailed'
-  | 'RolloutApplied' | 'RolloutStale' | 'RolloutHalted' | 'RolloutBlocked'
-  | 'NodeRolledBack' | 'RollbackFinished' | 'RolloutHeld';
+  | 'WaveStarted'
+  | 'PoolUpdated'
+  | 'PoolHalted'
+  | 'HealthCheckPassed'
+  | 'HealthCheckFailed'
+  | 'NodeUpdated'
+  | 'NodeFailed'
+  | 'RolloutApplied'
+  | 'RolloutStale'
+  | 'RolloutHalted'
+  | 'RolloutBlocked'
+  | 'NodeRolledBack'
+  | 'RollbackFinished'
+  | 'RolloutHeld';
 
 /** What bootcplan did (events.k8s.io `action`). */
 export type EventAction = 'StartWave' | 'Uncordon' | 'Halt' | 'Pause' | 'Finish' | 'Apply' | 'CheckHealth';
@@ -189,7 +241,10 @@ function poolRef(plan: Plan, pool: string): ObjectRef {
 const nodeRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Node', name });
 
 /** A node's reboot request as the reporter saw it (kind, ISO time), for its NodeUpdated Event. */
-export interface RebootSeen { kind: 'soft' | 'hard'; at: string }
+export interface RebootSeen {
+  kind: 'soft' | 'hard';
+  at: string;
+}
 
 /**
  * The Event an apply event is worth, or null. One per node: its outcome (NodeUpdated, whose
@@ -206,15 +261,47 @@ export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen, r
       // Every gate's verdict (docs/apply.md "Health gates"): on its pool, or on the Rollout for the preflight gate.
       const regarding = e.pool ? poolRef(plan, e.pool) : rollout ? rolloutRef(rollout) : null;
       if (!regarding) return null;
-      if (e.type === 'gate-pass') return { regarding, type: 'Normal', reason: 'HealthCheckPassed', action: 'CheckHealth', note: `${e.checks.join(', ')} passed ${gatePlace(e, plan)} in ${Math.round(e.seconds)} s (${tail})` };
-      return { regarding, type: 'Warning', reason: 'HealthCheckFailed', action: 'CheckHealth', note: `${e.check} failed ${gatePlace(e, plan)} (${e.reason}; on failure: ${e.onFailure}): ${e.observed} (${tail})` };
+      if (e.type === 'gate-pass')
+        return {
+          regarding,
+          type: 'Normal',
+          reason: 'HealthCheckPassed',
+          action: 'CheckHealth',
+          note: `${e.checks.join(', ')} passed ${gatePlace(e, plan)} in ${Math.round(e.seconds)} s (${tail})`,
+        };
+      return {
+        regarding,
+        type: 'Warning',
+        reason: 'HealthCheckFailed',
+        action: 'CheckHealth',
+        note: `${e.check} failed ${gatePlace(e, plan)} (${e.reason}; on failure: ${e.onFailure}): ${e.observed} (${tail})`,
+      };
     }
     case 'wave-start':
-      return { regarding: poolRef(plan, e.pool), type: 'Normal', reason: 'WaveStarted', action: 'StartWave', note: `wave ${e.wave}/${e.waves}: ${e.nodes.join(', ')} (${tail})` };
+      return {
+        regarding: poolRef(plan, e.pool),
+        type: 'Normal',
+        reason: 'WaveStarted',
+        action: 'StartWave',
+        note: `wave ${e.wave}/${e.waves}: ${e.nodes.join(', ')} (${tail})`,
+      };
     case 'booted': {
       const asked = reboot ? `cordoned and drained, ${reboot.kind} reboot requested at ${reboot.at}; ` : '';
-      if (e.rollback) return { regarding: nodeRef(e.node), type: 'Normal', reason: 'NodeRolledBack', action: 'Uncordon', note: `${asked}booted the image it ran before the rollout and Ready (pool ${e.pool}, wave ${e.wave}, rollback ${tail})` };
-      return { regarding: nodeRef(e.node), type: 'Normal', reason: 'NodeUpdated', action: 'Uncordon', note: `${asked}booted the target and Ready (pool ${e.pool}, wave ${e.wave}, ${tail})` };
+      if (e.rollback)
+        return {
+          regarding: nodeRef(e.node),
+          type: 'Normal',
+          reason: 'NodeRolledBack',
+          action: 'Uncordon',
+          note: `${asked}booted the image it ran before the rollout and Ready (pool ${e.pool}, wave ${e.wave}, rollback ${tail})`,
+        };
+      return {
+        regarding: nodeRef(e.node),
+        type: 'Normal',
+        reason: 'NodeUpdated',
+        action: 'Uncordon',
+        note: `${asked}booted the target and Ready (pool ${e.pool}, wave ${e.wave}, ${tail})`,
+      };
     }
     case 'node-failed':
       return { regarding: nodeRef(e.node), type: 'Warning', reason: 'NodeFailed', action: 'Halt', note: `${e.message} (pool ${e.pool}, ${tail})` };
@@ -229,9 +316,28 @@ export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen, r
 
 /** The Event on the Rollout object for a run's final status (none while it only progresses or waits). */
 export function rolloutEventOf(name: string, core: StatusCore, plan: Plan): ClusterEventRecord | null {
-  const reason: EventReason | null = core.reason === 'Applied' ? 'RolloutApplied' : core.reason === 'Stale' ? 'RolloutStale'
-    : core.reason === 'RolledBack' ? 'RollbackFinished' : core.reason === 'Held' ? 'RolloutHeld'
-    : core.reason === 'Halted' ? 'RolloutHalted' : core.reason === 'HealthCheckFailed' ? 'HealthCheckFailed' : core.phase === 'Degraded' ? 'RolloutBlocked' : null;
+  const reason: EventReason | null =
+    core.reason === 'Applied'
+      ? 'RolloutApplied'
+      : core.reason === 'Stale'
+        ? 'RolloutStale'
+        : core.reason === 'RolledBack'
+          ? 'RollbackFinished'
+          : core.reason === 'Held'
+            ? 'RolloutHeld'
+            : core.reason === 'Halted'
+              ? 'RolloutHalted'
+              : core.reason === 'HealthCheckFailed'
+                ? 'HealthCheckFailed'
+                : core.phase === 'Degraded'
+                  ? 'RolloutBlocked'
+                  : null;
   if (!reason) return null;
-  return { regarding: rolloutRef(name), type: reason === 'RolloutApplied' ? 'Normal' : 'Warning', reason, action: 'Apply', note: `${core.message} (plan ${plan.id})` };
+  return {
+    regarding: rolloutRef(name),
+    type: reason === 'RolloutApplied' ? 'Normal' : 'Warning',
+    reason,
+    action: 'Apply',
+    note: `${core.message} (plan ${plan.id})`,
+  };
 }

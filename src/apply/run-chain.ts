@@ -27,7 +27,10 @@ function continued(prev: ProgressRecord | null, targets: Record<string, string>)
  * the cluster before the run's first write: progress-book.ts recordOrigins), and the holds that
  * still apply.
  */
-export function newRunFields(prev: ProgressRecord | null, plan: Plan): Pick<ProgressRecord, 'run' | 'spec' | 'holds'> & { origins: Record<string, PoolOrigin> } {
+export function newRunFields(
+  prev: ProgressRecord | null,
+  plan: Plan,
+): Pick<ProgressRecord, 'run' | 'spec' | 'holds'> & { origins: Record<string, PoolOrigin> } {
   const targets = planTargets(plan);
   const before = continued(prev, targets);
   const run: RunChain = before
@@ -44,7 +47,6 @@ export function carriedHolds(holds: readonly Hold[], targets: Record<string, str
   return holds.filter((h) => !Object.hasOwn(targets, h.pool) || targets[h.pool] === h.target);
 }
 
-
 /**
  * The run-level fields of a rollback plan's own record: a run of its own (its targets are the
  * origins), `rollbackOf` (what it reverses, with what a continuation needs: docs/apply.md
@@ -58,12 +60,23 @@ export function rollbackRunFields(prev: ProgressRecord | null, plan: Plan): Pick
   const targets = planTargets(plan);
   const before = prev?.rollbackOf && !prev.done && prev.run && r.continues?.includes(prev.planId) ? prev.run : null;
   return {
-    run: before ? { id: before.id, planIds: [...before.planIds.filter((id) => id !== plan.id), plan.id].slice(-MAX_CHAIN), targets } : { id: plan.id, planIds: [plan.id], targets },
+    run: before
+      ? { id: before.id, planIds: [...before.planIds.filter((id) => id !== plan.id), plan.id].slice(-MAX_CHAIN), targets }
+      : { id: plan.id, planIds: [plan.id], targets },
     spec: { name, path, sha256, commit },
     holds: [...(prev?.holds ?? [])],
     rollbackOf: {
-      planId: r.of.planId, scope: r.scope, pool: r.pool, wave: r.wave, trigger: r.trigger, origins: r.source.origins,
-      startedAt: r.of.startedAt, run: { id: r.of.run.id, planIds: [...r.of.run.planIds] }, targets: r.source.targets, order: r.source.order, scopeWave: r.source.scopeWave,
+      planId: r.of.planId,
+      scope: r.scope,
+      pool: r.pool,
+      wave: r.wave,
+      trigger: r.trigger,
+      origins: r.source.origins,
+      startedAt: r.of.startedAt,
+      run: { id: r.of.run.id, planIds: [...r.of.run.planIds] },
+      targets: r.source.targets,
+      order: r.source.order,
+      scopeWave: r.source.scopeWave,
     },
   };
 }

@@ -31,7 +31,14 @@ export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: stri
     if (ctx.step && !overdue.length && state.waiting.every((w) => w.staging)) {
       // apply --step: the nodes are pulling the image, timed from the cluster's own record or
       // the run record, so the next run still halts one that overruns the limit; nothing to do now.
-      throw new StepWait('staging', pool.name, `waiting for staging: ${state.waiting.length} node(s) of pool ${pool.name} still staging the target (${state.waiting.map((w) => w.node).slice(0, 5).join(', ')})${skews.length ? `; ${skews[0]}` : ''}`);
+      throw new StepWait(
+        'staging',
+        pool.name,
+        `waiting for staging: ${state.waiting.length} node(s) of pool ${pool.name} still staging the target (${state.waiting
+          .map((w) => w.node)
+          .slice(0, 5)
+          .join(', ')})${skews.length ? `; ${skews[0]}` : ''}`,
+      );
     }
     if (overdue.length) await haltOverdue(ctx, pool, overdue, gate.limit);
     await waitForStagingChange(ctx, pool, names, gate, state.waiting);
@@ -68,9 +75,15 @@ function stagingRound(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, nam
     const v = viewIn(s, name);
     if (!v || atTarget(pool, v)) continue;
     if (resumedPastCordon(ctx, s, pool, name)) continue; // resumed mid-update
-    if (v.degraded) { failed.push({ node: name, reason: 'Degraded while staging', conditions: v.conditions }); continue; }
+    if (v.degraded) {
+      failed.push({ node: name, reason: 'Degraded while staging', conditions: v.conditions });
+      continue;
+    }
     const st = stagingOf(s, pool, name);
-    if (st.state === 'passed') { ctx.book.forgetStaging(pool.name, name); continue; }
+    if (st.state === 'passed') {
+      ctx.book.forgetStaging(pool.name, name);
+      continue;
+    }
     if (st.state === 'staging') {
       if (!gate.firstSeen.has(name)) gate.firstSeen.set(name, ctx.now());
       const { since, skew } = stagingStart(ctx, pool.name, name, st.since, gate.skewed);
@@ -86,26 +99,39 @@ async function haltOverdue(ctx: ApplyContext, pool: PlanPool, overdue: StagingWa
   const minutes = Math.round(limit / 60);
   const views = await peek(ctx.driver, (s) => overdue.map((w) => ({ w, v: viewIn(s, w.node) })));
   const failures = views.map(({ w, v }) => ({
-    node: w.node, reason: w.staging ? `staging active for more than ${minutes}m` : `never started staging: ${w.why}`, conditions: v?.conditions ?? [],
+    node: w.node,
+    reason: w.staging ? `staging active for more than ${minutes}m` : `never started staging: ${w.why}`,
+    conditions: v?.conditions ?? [],
   }));
   const active = overdue.filter((w) => w.staging).map((w) => w.node);
   const never = overdue.filter((w) => !w.staging).map((w) => w.node);
-  return halt(ctx, pool, failures, [
-    active.length ? `staging active for more than ${minutes} minutes on ${active.join(', ')}` : '',
-    never.length ? `never started staging within ${minutes} minutes: ${never.join(', ')}` : '',
-  ].filter(Boolean).join('; '));
+  return halt(
+    ctx,
+    pool,
+    failures,
+    [
+      active.length ? `staging active for more than ${minutes} minutes on ${active.join(', ')}` : '',
+      never.length ? `never started staging within ${minutes} minutes: ${never.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
+  );
 }
 
 /** Waits until a node of the wave passes, starts staging, leaves the gate's care, or the first limit runs out. */
 async function waitForStagingChange(ctx: ApplyContext, pool: PlanPool, names: string[], gate: GateClock, waiting: StagingWait[]) {
   const deadline = Math.min(...waiting.map((w) => w.since + gate.limit));
-  await ctx.driver.waitFor((s) => names.every((name) => {
-    const v = viewIn(s, name);
-    if (!v || atTarget(pool, v) || v.degraded || resumedPastCordon(ctx, s, pool, name)) return true;
-    const st = stagingOf(s, pool, name);
-    // A node that starts staging wakes the gate: its own limit starts then.
-    return st.state === 'passed' || (st.state === 'staging' && !gate.firstSeen.has(name));
-  }), { timeoutSeconds: Math.max(0, deadline - ctx.now()) + 0.001, description: `nodes of pool ${pool.name} staged` });
+  await ctx.driver.waitFor(
+    (s) =>
+      names.every((name) => {
+        const v = viewIn(s, name);
+        if (!v || atTarget(pool, v) || v.degraded || resumedPastCordon(ctx, s, pool, name)) return true;
+        const st = stagingOf(s, pool, name);
+        // A node that starts staging wakes the gate: its own limit starts then.
+        return st.state === 'passed' || (st.state === 'staging' && !gate.firstSeen.has(name));
+      }),
+    { timeoutSeconds: Math.max(0, deadline - ctx.now()) + 0.001, description: `nodes of pool ${pool.name} staged` },
+  );
 }
 
 /**

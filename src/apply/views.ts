@@ -5,7 +5,7 @@
  */
 import { controlPlaneNodesOutOfService } from '../domain/control-plane.ts';
 import type { PlanPool } from '../plan/types.ts';
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import { conditionOf, digestOf, indexSnapshot, viewNode, type NodeIndex, type NodeView } from '../domain/nodes.ts';
 import { resolvedTag, stagingProgress, type StagingProgress } from '../domain/staging.ts';
 import { computeMembership } from '../domain/pools.ts';
@@ -58,11 +58,24 @@ export function bootcNodeIn(s: ClusterSnapshot, name: string): BootcNodeObject |
 export function withoutFingerprint(s: ClusterSnapshot): ClusterSnapshot {
   // Field by field: the simulator's live view computes its fingerprint when it is read.
   return {
-    source: s.source, nodes: s.nodes, machineConfigPools: s.machineConfigPools, machineConfigs: s.machineConfigs,
-    bootcNodePools: s.bootcNodePools, bootcNodes: s.bootcNodes, machineSets: s.machineSets,
-    machineConfiguration: s.machineConfiguration, controlPlaneMachineSet: s.controlPlaneMachineSet, bootImagesConfigMap: s.bootImagesConfigMap,
-    featureGate: s.featureGate, infrastructure: s.infrastructure, clusterVersion: s.clusterVersion, kubeSystemNamespace: s.kubeSystemNamespace,
-    server: s.server, lock: s.lock, progress: s.progress, fingerprint: 'sha256:replan',
+    source: s.source,
+    nodes: s.nodes,
+    machineConfigPools: s.machineConfigPools,
+    machineConfigs: s.machineConfigs,
+    bootcNodePools: s.bootcNodePools,
+    bootcNodes: s.bootcNodes,
+    machineSets: s.machineSets,
+    machineConfiguration: s.machineConfiguration,
+    controlPlaneMachineSet: s.controlPlaneMachineSet,
+    bootImagesConfigMap: s.bootImagesConfigMap,
+    featureGate: s.featureGate,
+    infrastructure: s.infrastructure,
+    clusterVersion: s.clusterVersion,
+    kubeSystemNamespace: s.kubeSystemNamespace,
+    server: s.server,
+    lock: s.lock,
+    progress: s.progress,
+    fingerprint: 'sha256:replan',
   };
 }
 
@@ -100,9 +113,16 @@ export function pastStagingGate(s: ClusterSnapshot, pool: PlanPool, v: NodeView)
 export function stagingOf(s: ClusterSnapshot, pool: PlanPool, name: string): StagingProgress {
   if (!pool.targetDigest) return { state: 'not-started', why: `the target ${pool.targetImage} is not resolved to a digest` };
   if (!digestOf(pool.targetImage)) {
-    const tag = resolvedTag(s.bootcNodePools.find((p) => p.metadata.name === pool.name), pool.targetImage);
+    const tag = resolvedTag(
+      s.bootcNodePools.find((p) => p.metadata.name === pool.name),
+      pool.targetImage,
+    );
     if (!tag.resolved) return { state: 'not-started', why: tag.why };
-    if (tag.digest !== pool.targetDigest) return { state: 'not-started', why: `the tag ${pool.targetImage} now resolves to ${tag.digest} (BootcNodePool status.targetDigest), not the plan's ${pool.targetDigest}: plan again` };
+    if (tag.digest !== pool.targetDigest)
+      return {
+        state: 'not-started',
+        why: `the tag ${pool.targetImage} now resolves to ${tag.digest} (BootcNodePool status.targetDigest), not the plan's ${pool.targetDigest}: plan again`,
+      };
   }
   return stagingProgress(bootcNodeIn(s, name), pool.targetDigest);
 }

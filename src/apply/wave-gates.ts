@@ -26,7 +26,11 @@ export type StepWaitReason = 'outside-window' | 'staging';
  * limit); the applier turns it into the outcome `waiting` (exit 0). Never seen outside --step.
  */
 export class StepWait extends NamedError {
-  constructor(readonly reason: StepWaitReason, readonly pool: string, message: string) {
+  constructor(
+    readonly reason: StepWaitReason,
+    readonly pool: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -85,10 +89,21 @@ export async function beforeWave(ctx: ApplyContext, pool: PlanPool, k: number): 
  */
 async function controlPlaneInService(ctx: ApplyContext, pool: PlanPool): Promise<void> {
   const outOfService = (s: ClusterSnapshot) => controlPlaneOutOfService(s, (n) => !!ctx.book.nodes[n]);
-  const ok = await ctx.driver.waitFor((s) => (outOfService(s).length === 0 ? true : null), { timeoutSeconds: ctx.timeouts.budgetSeconds, description: 'the rest of the control plane in service' });
+  const ok = await ctx.driver.waitFor((s) => (outOfService(s).length === 0 ? true : null), {
+    timeoutSeconds: ctx.timeouts.budgetSeconds,
+    description: 'the rest of the control plane in service',
+  });
   if (ok) return;
   const out = await peek(ctx.driver, outOfService);
-  await halt(ctx, pool, out.map((v) => ({ node: v.name, reason: `control-plane node out of service (${v.unavailable}) for ${Math.round(ctx.timeouts.budgetSeconds / 60)}m: the control plane rolls one node at a time across the cluster`, conditions: v.conditions })));
+  await halt(
+    ctx,
+    pool,
+    out.map((v) => ({
+      node: v.name,
+      reason: `control-plane node out of service (${v.unavailable}) for ${Math.round(ctx.timeouts.budgetSeconds / 60)}m: the control plane rolls one node at a time across the cluster`,
+      conditions: v.conditions,
+    })),
+  );
 }
 
 /** What is left of the pool's soak after its last wave done (`wave`, for the event). */
@@ -157,7 +172,9 @@ function haltReport(ctx: ApplyContext, pool: PlanPool, failures: NodeFailure[]):
     report.push(`node ${f.node}: ${f.reason}`);
     for (const c of f.conditions) report.push(`  ${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}${c.message ? `: ${c.message}` : ''}`);
   }
-  report.push(`pool ${pool.name} is paused; ${left.length ? `waves ${ranges(left)} of ${pool.waves.length} were not finished` : 'all its waves had run'}; other pools were not started`);
+  report.push(
+    `pool ${pool.name} is paused; ${left.length ? `waves ${ranges(left)} of ${pool.waves.length} were not finished` : 'all its waves had run'}; other pools were not started`,
+  );
   report.push('fix the node(s), then run apply again: it resumes with the unfinished wave');
   return report;
 }
@@ -165,7 +182,7 @@ function haltReport(ctx: ApplyContext, pool: PlanPool, failures: NodeFailure[]):
 /** [9,10,11,14] -> "9-11, 14": a halt in wave 9 of 250 names the rest in one range. */
 function ranges(waves: number[]): string {
   const out: string[] = [];
-  for (let i = 0; i < waves.length; ) {
+  for (let i = 0; i < waves.length;) {
     let j = i;
     while (j + 1 < waves.length && waves[j + 1] === waves[j] + 1) j++;
     out.push(j > i ? `${waves[i]}-${waves[j]}` : String(waves[i]));
@@ -191,7 +208,11 @@ export function availabilitySignature(s: ClusterSnapshot, pool: PlanPool): strin
  * `signature`, or after `seconds` (null).
  */
 export function budgetChanged(ctx: ApplyContext, pool: PlanPool, signature: string, seconds: number, signal: AbortSignal): Promise<boolean | null> {
-  return ctx.driver.waitFor((s) => availabilitySignature(s, pool) !== signature, { timeoutSeconds: seconds, signal, description: `budget in pool ${pool.name}` });
+  return ctx.driver.waitFor((s) => availabilitySignature(s, pool) !== signature, {
+    timeoutSeconds: seconds,
+    signal,
+    description: `budget in pool ${pool.name}`,
+  });
 }
 
 /**
@@ -208,7 +229,8 @@ export async function failPendingAfterBudgetWait(ctx: ApplyContext, run: { pendi
 function budgetTimeoutFailures(ctx: ApplyContext, views: { node: string; v: NodeView | null }[]): NodeFailure[] {
   const minutes = Math.round(ctx.timeouts.budgetSeconds / 60);
   return views.map(({ node, v }) => ({
-    node, reason: v?.unavailable
+    node,
+    reason: v?.unavailable
       ? `out of service on its own (${v.unavailable}) for ${minutes}m: bootcplan does not take a node someone else took out of service`
       : `no maxUnavailable budget for ${minutes}m (other nodes of the pool are out of service)`,
     conditions: v?.conditions ?? [],

@@ -55,7 +55,7 @@ export function locate(map: SourceMap | null, path: string, preferKey = false): 
   if (!map) return null;
   let p: string | null = path;
   while (p) {
-    const hit = preferKey ? map.keys[p] ?? map.values[p] : map.values[p] ?? map.keys[p];
+    const hit = preferKey ? (map.keys[p] ?? map.values[p]) : (map.values[p] ?? map.keys[p]);
     if (hit) return hit;
     p = parentPath(p);
   }

@@ -78,8 +78,10 @@ export class LockHeldError extends BootcplanError {
   readonly lockId: string;
   readonly planId: string | null;
   constructor(holder: string, since: string, lockId: string, planId: string | null) {
-    super(`another apply holds the lock: ${holder} since ${since} (plan ${planId ?? 'unknown'}, lock id ${lockId})`,
-      `wait for it (apply --lock-timeout 6m waits, and takes a dead apply's lock once it has seen it unchanged for its duration); if that apply is dead, \`bootcplan unlock ${lockId}\``);
+    super(
+      `another apply holds the lock: ${holder} since ${since} (plan ${planId ?? 'unknown'}, lock id ${lockId})`,
+      `wait for it (apply --lock-timeout 6m waits, and takes a dead apply's lock once it has seen it unchanged for its duration); if that apply is dead, \`bootcplan unlock ${lockId}\``,
+    );
     this.holder = holder;
     this.since = since;
     this.lockId = lockId;
@@ -107,7 +109,10 @@ export class LockNotHeldError extends BootcplanError {
   readonly exitCode = EXIT.locked;
   readonly lockId: string;
   constructor(why: string, lockId: string) {
-    super(`this apply lost its lock (lock id ${lockId}): ${why}`, 'it stopped before its next disruptive step; `bootcplan status` shows who holds the lock now and where this apply stopped');
+    super(
+      `this apply lost its lock (lock id ${lockId}): ${why}`,
+      'it stopped before its next disruptive step; `bootcplan status` shows who holds the lock now and where this apply stopped',
+    );
     this.lockId = lockId;
   }
 }

@@ -36,7 +36,8 @@ export class MinHeap<T> {
       a[0] = last;
       let i = 0;
       for (;;) {
-        const l = 2 * i + 1, r = l + 1;
+        const l = 2 * i + 1,
+          r = l + 1;
         let m = i;
         if (l < a.length && this.less(a[l], a[m])) m = l;
         if (r < a.length && this.less(a[r], a[m])) m = r;

@@ -7,6 +7,7 @@
  */
 import type { Schema } from './schema.ts';
 import { expectedOf } from './schema.ts';
+import { valueText } from './json-text.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -31,14 +32,16 @@ function typeKeywords(schema: Schema): JsonSchema {
       const properties: Record<string, JsonSchema> = {};
       for (const [k, v] of Object.entries(schema.fields)) properties[k] = toJsonSchema(v);
       return {
-        type: 'object', properties,
+        type: 'object',
+        properties,
         ...(schema.required?.length ? { required: [...schema.required] } : {}),
         ...(schema.open ? {} : { additionalProperties: false }),
       };
     }
     case 'array':
       return {
-        type: 'array', items: toJsonSchema(schema.items),
+        type: 'array',
+        items: toJsonSchema(schema.items),
         ...(schema.minItems !== undefined ? { minItems: schema.minItems } : {}),
         ...(schema.maxItems !== undefined ? { maxItems: schema.maxItems } : {}),
       };
@@ -57,9 +60,12 @@ function typeKeywords(schema: Schema): JsonSchema {
         ...(schema.min !== undefined ? { minimum: schema.min } : {}),
         ...(schema.max !== undefined ? { maximum: schema.max } : {}),
       };
-    case 'boolean': return { type: 'boolean' };
-    case 'map': return { type: 'object', additionalProperties: toJsonSchema(schema.values) };
-    case 'any': return {};
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'map':
+      return { type: 'object', additionalProperties: toJsonSchema(schema.values) };
+    case 'any':
+      return {};
   }
 }
 
@@ -94,17 +100,23 @@ export function referenceRows(schema: Schema, path = ''): ReferenceRow[] {
 
 function typeText(s: Schema): string {
   switch (s.type) {
-    case 'object': return 'mapping';
-    case 'array': return s.items.type === 'object' ? 'list of mappings' : `list of ${typeText(s.items)}s`;
-    case 'map': return `mapping of ${typeText(s.values)}s`;
+    case 'object':
+      return 'mapping';
+    case 'array':
+      return s.items.type === 'object' ? 'list of mappings' : `list of ${typeText(s.items)}s`;
+    case 'map':
+      return `mapping of ${typeText(s.values)}s`;
     case 'string': {
       const listed = s.json?.enum;
       const values: readonly unknown[] | undefined = s.enum ?? (Array.isArray(listed) ? listed : undefined);
-      return values ? values.map((v) => `\`${v}\``).join(' \\| ') : 'string';
+      return values ? values.map((v) => `\`${valueText(v)}\``).join(' \\| ') : 'string';
     }
-    case 'integer': return s.min !== undefined && s.max !== undefined ? `integer ${s.min}..${s.max}` : 'integer';
-    case 'any': return expectedOf(s);
-    default: return s.type;
+    case 'integer':
+      return s.min !== undefined && s.max !== undefined ? `integer ${s.min}..${s.max}` : 'integer';
+    case 'any':
+      return expectedOf(s);
+    default:
+      return s.type;
   }
 }
 

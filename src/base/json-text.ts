@@ -25,3 +25,15 @@ function escapeCodeUnits(ch: string): string {
   for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
   return out;
 }
+
+/**
+ * A value read from a file or an answer, as text for a message: a string as it is, a number,
+ * boolean or bigint as usual, absent (undefined, null) as '', anything else as its JSON: never
+ * "[object Object]", which would hide what the value was.
+ */
+export function valueText(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return jsonText(v) ?? typeof v;
+}

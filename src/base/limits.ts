@@ -12,9 +12,7 @@ import { joinPath } from './diagnostics.ts';
  */
 export const MAX_NESTING = 100;
 
-export type ShapeProblem =
-  | { kind: 'too-deep'; path: string }
-  | { kind: 'too-many-values'; values: number };
+export type ShapeProblem = { kind: 'too-deep'; path: string } | { kind: 'too-many-values'; values: number };
 
 /**
  * Walks the parsed documents as if aliases were expanded, and stops as soon as there are
@@ -35,9 +33,15 @@ export function checkShape(documents: readonly unknown[], maxValues: number, max
     if (v === null || typeof v !== 'object') continue;
     if (depth >= maxDepth) return { kind: 'too-deep', path: pathToDepth(documents, maxDepth) };
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) { values.push(v[i]); depths.push(depth + 1); }
+      for (let i = 0; i < v.length; i++) {
+        values.push(v[i]);
+        depths.push(depth + 1);
+      }
     } else {
-      for (const x of Object.values(v)) { values.push(x); depths.push(depth + 1); }
+      for (const x of Object.values(v)) {
+        values.push(x);
+        depths.push(depth + 1);
+      }
     }
   }
   return null;
@@ -119,7 +123,8 @@ export function flowNestingOffset(text: string, maxDepth = MAX_NESTING): number 
     } else if (quote) {
       if (c === '\\' && quote === '"') i++;
       else if (c === quote) quote = null;
-    } else if (c === '"' || (c === "'" && /^[\s[{,:-]?$/.test(text[i - 1] ?? ''))) quote = c; // not the ' of a plain "don't"
+    } else if (c === '"' || (c === "'" && /^[\s[{,:-]?$/.test(text[i - 1] ?? '')))
+      quote = c; // not the ' of a plain "don't"
     else if (c === '#' && (i === 0 || /\s/.test(text[i - 1]))) comment = true;
     else if (c === '[' || c === '{') {
       if (++depth > maxDepth) return i;

@@ -18,7 +18,8 @@ export type Schema = (
   | { type: 'boolean' }
   | { type: 'map'; values: Schema }
   | { type: 'any'; expected: string; check: Hook }
-) & SchemaCommon;
+) &
+  SchemaCommon;
 
 /** What every schema node may carry besides its type. */
 export interface SchemaCommon {
@@ -60,10 +61,14 @@ export type Hook<T = unknown> = (value: T, path: string, ctx: Ctx) => void;
 
 export function validate(schema: Schema, value: unknown, path: string, ctx: Ctx): void {
   switch (schema.type) {
-    case 'object': return validateObject(schema, value, path, ctx);
-    case 'array': return validateArray(schema, value, path, ctx);
-    case 'string': return validateString(schema, value, path, ctx);
-    case 'integer': return validateInteger(schema, value, path, ctx);
+    case 'object':
+      return validateObject(schema, value, path, ctx);
+    case 'array':
+      return validateArray(schema, value, path, ctx);
+    case 'string':
+      return validateString(schema, value, path, ctx);
+    case 'integer':
+      return validateInteger(schema, value, path, ctx);
     case 'number': {
       if (typeof value !== 'number' || !Number.isFinite(value)) {
         ctx.report({ code: 'wrong-type', path, message: `expected a number, got ${describeType(value)}`, expected: expectedOf(schema) });
@@ -74,7 +79,13 @@ export function validate(schema: Schema, value: unknown, path: string, ctx: Ctx)
     }
     case 'boolean': {
       if (typeof value !== 'boolean') {
-        ctx.report({ code: 'wrong-type', path, message: `expected true or false, got ${describeType(value)}`, expected: 'true or false', hint: typeof value === 'string' ? 'remove the quotes' : undefined });
+        ctx.report({
+          code: 'wrong-type',
+          path,
+          message: `expected true or false, got ${describeType(value)}`,
+          expected: 'true or false',
+          hint: typeof value === 'string' ? 'remove the quotes' : undefined,
+        });
       }
       return;
     }
@@ -106,7 +117,9 @@ function validateObject(schema: Extract<Schema, { type: 'object' }>, value: unkn
       if (schema.open) continue;
       const near = nearest(k, allowed);
       ctx.report({
-        code: 'unknown-field', path: child, atKey: true,
+        code: 'unknown-field',
+        path: child,
+        atKey: true,
         message: `unknown field "${k}"`,
         expected: `one of: ${allowed.join(', ')}`,
         hint: near ? `did you mean "${near}"?` : 'remove it; unknown fields are rejected so typos cannot pass silently',
@@ -115,7 +128,13 @@ function validateObject(schema: Extract<Schema, { type: 'object' }>, value: unkn
     }
     if (v === null && fieldSchema.nullable) continue;
     if (v === null || v === undefined) {
-      ctx.report({ code: 'wrong-type', path: child, message: `"${k}" has no value`, expected: expectedOf(fieldSchema), hint: 'give it a value or remove the line' });
+      ctx.report({
+        code: 'wrong-type',
+        path: child,
+        message: `"${k}" has no value`,
+        expected: expectedOf(fieldSchema),
+        hint: 'give it a value or remove the line',
+      });
       continue;
     }
     validate(fieldSchema, v, child, ctx);
@@ -123,8 +142,10 @@ function validateObject(schema: Extract<Schema, { type: 'object' }>, value: unkn
   for (const r of schema.required ?? []) {
     if (!Object.hasOwn(value, r)) {
       ctx.report({
-        code: 'required-field', path: joinPath(path, r),
-        message: `required field "${r}" is missing`, expected: expectedOf(schema.fields[r]),
+        code: 'required-field',
+        path: joinPath(path, r),
+        message: `required field "${r}" is missing`,
+        expected: expectedOf(schema.fields[r]),
       });
     }
   }
@@ -137,7 +158,12 @@ function validateArray(schema: Extract<Schema, { type: 'array' }>, value: unknow
     return;
   }
   if (schema.maxItems !== undefined && value.length > schema.maxItems) {
-    ctx.report({ code: 'too-many-items', path, message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`, expected: `at most ${schema.maxItems} entries` });
+    ctx.report({
+      code: 'too-many-items',
+      path,
+      message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`,
+      expected: `at most ${schema.maxItems} entries`,
+    });
   }
   if (schema.minItems !== undefined && value.length < schema.minItems) {
     ctx.report({ code: 'too-few-items', path, message: `must have at least ${schema.minItems} items`, expected: `at least ${schema.minItems} entries` });
@@ -155,13 +181,20 @@ function validateArray(schema: Extract<Schema, { type: 'array' }>, value: unknow
 
 function validateString(schema: Extract<Schema, { type: 'string' }>, value: unknown, path: string, ctx: Ctx): void {
   if (typeof value !== 'string') {
-    ctx.report({ code: 'wrong-type', path, message: `expected a string, got ${describeType(value)}`, expected: expectedOf(schema), hint: typeof value === 'number' || typeof value === 'boolean' ? 'quote the value' : undefined });
+    ctx.report({
+      code: 'wrong-type',
+      path,
+      message: `expected a string, got ${describeType(value)}`,
+      expected: expectedOf(schema),
+      hint: typeof value === 'number' || typeof value === 'boolean' ? 'quote the value' : undefined,
+    });
     return;
   }
   if (schema.enum && !schema.enum.includes(value)) {
     const near = nearest(value, schema.enum);
     ctx.report({
-      code: 'invalid-enum', path,
+      code: 'invalid-enum',
+      path,
       message: `Unsupported value: "${value}"`,
       expected: `one of ${schema.enum.map((e) => `"${e}"`).join(', ')}`,
       hint: near ? `did you mean "${near}"? (values are case-sensitive)` : undefined,
@@ -177,7 +210,12 @@ function validateString(schema: Extract<Schema, { type: 'string' }>, value: unkn
     return;
   }
   if (schema.pattern && !schema.pattern.test(value)) {
-    ctx.report({ code: 'invalid-format', path, message: `"${value}" does not match the expected format`, expected: schema.patternText ?? String(schema.pattern) });
+    ctx.report({
+      code: 'invalid-format',
+      path,
+      message: `"${value}" does not match the expected format`,
+      expected: schema.patternText ?? String(schema.pattern),
+    });
     return;
   }
   schema.check?.(value, path, ctx);
@@ -185,11 +223,22 @@ function validateString(schema: Extract<Schema, { type: 'string' }>, value: unkn
 
 function validateInteger(schema: Extract<Schema, { type: 'integer' }>, value: unknown, path: string, ctx: Ctx): void {
   if (typeof value !== 'number' || !Number.isInteger(value)) {
-    ctx.report({ code: 'wrong-type', path, message: `expected a whole number, got ${describeType(value)}`, expected: expectedOf(schema), hint: typeof value === 'string' ? 'remove the quotes' : undefined });
+    ctx.report({
+      code: 'wrong-type',
+      path,
+      message: `expected a whole number, got ${describeType(value)}`,
+      expected: expectedOf(schema),
+      hint: typeof value === 'string' ? 'remove the quotes' : undefined,
+    });
     return;
   }
   if (schema.min !== undefined && value < schema.min) {
-    ctx.report({ code: value < 0 ? 'negative-value' : 'out-of-range', path, message: `${value} is below the minimum of ${schema.min}`, expected: expectedOf(schema) });
+    ctx.report({
+      code: value < 0 ? 'negative-value' : 'out-of-range',
+      path,
+      message: `${value} is below the minimum of ${schema.min}`,
+      expected: expectedOf(schema),
+    });
     return;
   }
   if (schema.max !== undefined && value > schema.max) {
@@ -202,8 +251,10 @@ function validateInteger(schema: Extract<Schema, { type: 'integer' }>, value: un
 export function expectedOf(schema: Schema | undefined): string {
   if (!schema) return 'a value';
   switch (schema.type) {
-    case 'object': return 'a mapping';
-    case 'array': return `a list of ${expectedOf(schema.items)}`;
+    case 'object':
+      return 'a mapping';
+    case 'array':
+      return `a list of ${expectedOf(schema.items)}`;
     case 'string':
       if (schema.enum) return `one of ${schema.enum.map((e) => `"${e}"`).join(', ')}`;
       return schema.patternText ?? 'a string';
@@ -211,10 +262,14 @@ export function expectedOf(schema: Schema | undefined): string {
       if (schema.min !== undefined && schema.max !== undefined) return `a whole number from ${schema.min} to ${schema.max}`;
       if (schema.min !== undefined) return `a whole number >= ${schema.min}`;
       return 'a whole number';
-    case 'number': return 'a number';
-    case 'boolean': return 'true or false';
-    case 'map': return 'a mapping';
-    case 'any': return schema.expected;
+    case 'number':
+      return 'a number';
+    case 'boolean':
+      return 'true or false';
+    case 'map':
+      return 'a mapping';
+    case 'any':
+      return schema.expected;
   }
 }
 
@@ -224,7 +279,7 @@ export function describeType(v: unknown): string {
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a mapping';
   if (typeof v === 'string') return `the string "${v}"`;
-  return `${typeof v} ${String(v)}`;
+  return `${typeof v} ${String(v as number | boolean | bigint | symbol | undefined)}`;
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -240,7 +295,10 @@ export function nearest(word: string, candidates: readonly string[]): string | n
   let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
   for (const c of candidates) {
     const d = editDistance(lower, c.toLowerCase());
-    if (d < bestD) { bestD = d; best = c; }
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
   }
   return best;
 }

@@ -19,7 +19,10 @@ export function isSensitiveKey(k: string): boolean {
 
 export function maskValue(v: unknown): string {
   const text = typeof v === 'string' ? v : JSON.stringify(v);
-  return `(sensitive value, sha256 ${createHash('sha256').update(text ?? '').digest('hex').slice(0, 8)})`;
+  return `(sensitive value, sha256 ${createHash('sha256')
+    .update(text ?? '')
+    .digest('hex')
+    .slice(0, 8)})`;
 }
 
 /** `value` with every secret payload replaced by its fingerprint (unchanged subtrees are shared, never mutated). */
@@ -35,7 +38,10 @@ function maskPayload(val: unknown): unknown {
 }
 
 function pointerSegments(path: string): string[] {
-  return path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function isPatchOp(obj: Record<string, unknown>): obj is Record<string, unknown> & { op: string; path: string } {

@@ -72,8 +72,14 @@ export function parseYamlWithPositions(text: string, file: string, opts: ParseOp
     docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   } catch (err) {
     diagnostics.push({
-      severity: 'error', code: 'yaml-syntax', message: `cannot parse YAML: ${messageOf(err)}`,
-      path: null, file, line: null, column: null, expected: 'a YAML document',
+      severity: 'error',
+      code: 'yaml-syntax',
+      message: `cannot parse YAML: ${messageOf(err)}`,
+      path: null,
+      file,
+      line: null,
+      column: null,
+      expected: 'a YAML document',
     });
     return { documents: [], map, diagnostics };
   }
@@ -95,7 +101,8 @@ export function parseYamlWithPositions(text: string, file: string, opts: ParseOp
       return;
     }
     if (node.range) map.values[path] ??= pos(node.range[0]);
-    if (isScalar(node) && node.type && node.type !== 'PLAIN') (map.offsets ??= {})[path] = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 1 : null;
+    if (isScalar(node) && node.type && node.type !== 'PLAIN')
+      (map.offsets ??= {})[path] = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 1 : null;
     if (isMap(node)) {
       for (const pair of node.items) {
         if (!isPair(pair)) continue;
@@ -129,7 +136,12 @@ export function parseYamlWithPositions(text: string, file: string, opts: ParseOp
 }
 
 /** The yaml library's errors and warnings as diagnostics. */
-function parserDiagnostics(docs: readonly Document.Parsed[], text: string, file: string, pos: (offset: number) => { line: number; column: number }): Diagnostic[] {
+function parserDiagnostics(
+  docs: readonly Document.Parsed[],
+  text: string,
+  file: string,
+  pos: (offset: number) => { line: number; column: number },
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const doc of docs) {
     for (const e of [...doc.errors, ...doc.warnings]) {
@@ -182,9 +194,13 @@ export function firstAliasPosition(text: string): { line: number; column: number
 
 export function aliasExpansion(file: string, at: { line: number; column: number } | null): Diagnostic {
   return {
-    severity: 'error', code: 'yaml-alias-expansion',
+    severity: 'error',
+    code: 'yaml-alias-expansion',
     message: 'YAML aliases expand to far more values than the file holds (an "alias bomb")',
-    path: null, file, line: at?.line ?? null, column: at?.column ?? null,
+    path: null,
+    file,
+    line: at?.line ?? null,
+    column: at?.column ?? null,
     expected: 'plain YAML; bootcplan and kubectl never write aliases that refer to aliases',
     hint: 'write the values out instead of using anchors (&name) and aliases (*name)',
   };
@@ -192,9 +208,13 @@ export function aliasExpansion(file: string, at: { line: number; column: number 
 
 export function tooDeep(file: string, at: { line: number; column: number } | null, path: string | null = null): Diagnostic {
   return {
-    severity: 'error', code: 'yaml-too-deep',
+    severity: 'error',
+    code: 'yaml-too-deep',
     message: `nested more than ${MAX_NESTING} levels deep`,
-    path, file, line: at?.line ?? null, column: at?.column ?? null,
+    path,
+    file,
+    line: at?.line ?? null,
+    column: at?.column ?? null,
     expected: `at most ${MAX_NESTING} levels of nesting`,
     hint: 'this is not a Kubernetes object or a bootcplan spec; check the file',
   };

@@ -8,7 +8,17 @@ import { APPLY_FORMATS, REHEARSAL_FORMATS } from '../render/formats.ts';
 import type { KubeOptions } from '../app/ports.ts';
 import { parseDurationFlag } from '../app/flags.ts';
 import type { RehearseOptions } from '../app/rehearse.ts';
-import { kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, clusterOption, outputFormatOption, exitWith, type CommandContext } from './options.ts';
+import {
+  kubeconfigOption,
+  contextOption,
+  requestTimeoutOption,
+  kubeFlags,
+  specFileOption,
+  clusterOption,
+  outputFormatOption,
+  exitWith,
+  type CommandContext,
+} from './options.ts';
 
 export function registerApplyCommands(program: Command, ctx: CommandContext): void {
   registerApply(program, ctx);
@@ -43,7 +53,7 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .option('--json', 'the same as -o json')
     .option('--lock-timeout <duration>', 'wait this long for a lock another apply holds (e.g. 5m; 0: exit 4 at once)', '0')
     .option('--notify <url>', 'POST a small JSON document to this URL on wave start, halt, done and stale (failures are warnings)')
-    .option('--retry', 'lift the holds on this plan\'s images (a pool held after a failed health check or a rollback) and apply them again')
+    .option('--retry', "lift the holds on this plan's images (a pool held after a failed health check or a rollback) and apply them again")
     .action(async (planfile: string | undefined, flags: ApplyFlags) => {
       const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', flags.lockTimeout, 24 * 3600);
       const opts = { ...flags, kube: kubeFlags(flags), json: !!flags.json || flags.output === 'json', lockTimeoutSeconds };
@@ -58,9 +68,14 @@ export function simulationOptions(cmd: Command): Command {
   return cmd
     .option('--durations <list>', 'phase durations in seconds: stage=600,drain=60,reboot=300,soft-reboot=60,ready=30')
     .option('--fail-rate <r>', 'probability that a reboot fails (0..1)')
-    .option('--jitter <fraction>', 'per-node duration jitter: each node\'s durations scaled by a factor in [1 - fraction, 1 + fraction] (0..0.9)')
+    .option('--jitter <fraction>', "per-node duration jitter: each node's durations scaled by a factor in [1 - fraction, 1 + fraction] (0..0.9)")
     .option('--seed <n>', 'seed for the faults and the jitter', '1')
-    .option('--fail-check <check@point>', 'make a health check fail at a gate (repeatable): NAME@preflight, NAME@wave=N, NAME@POOL:wave=N, NAME@node=NODE (fleet: CLUSTER/NAME@POINT, POINT may be batch)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option(
+      '--fail-check <check@point>',
+      'make a health check fail at a gate (repeatable): NAME@preflight, NAME@wave=N, NAME@POOL:wave=N, NAME@node=NODE (fleet: CLUSTER/NAME@POINT, POINT may be batch)',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .option('--fail-check-rate <r>', 'probability that each health check fails at each gate (0..1), drawn from a stream of its own (--seed)');
 }
 

@@ -12,7 +12,15 @@ import type { FleetApplyOptions } from '../app/fleet-apply.ts';
 import type { FleetRehearseOptions } from '../app/fleet-rehearse.ts';
 import type { RenderArgoOptions } from '../app/fleet-render.ts';
 import {
-  kubeconfigOption, requestTimeoutOption, outputFormatOption, refOption, fleetFileOption, concurrencyOption, trustFleetKubeconfigsOption, exitWith, type CommandContext,
+  kubeconfigOption,
+  requestTimeoutOption,
+  outputFormatOption,
+  refOption,
+  fleetFileOption,
+  concurrencyOption,
+  trustFleetKubeconfigsOption,
+  exitWith,
+  type CommandContext,
 } from './options.ts';
 import { simulationOptions } from './commands-apply.ts';
 
@@ -47,14 +55,14 @@ function registerFleetShow(fleet: Command, ctx: CommandContext): void {
     .description('render a saved fleet plan (refused when it was modified after it was made: exit 3)')
     .argument('<fleetplan>', 'a fleet plan saved with fleet plan --out')
     .addOption(outputFormatOption(FLEET_FORMATS))
-    .option('--cluster <name>', 'show this cluster\'s plan instead (-o json: a plan file `bootcplan apply` takes)')
+    .option('--cluster <name>', "show this cluster's plan instead (-o json: a plan file `bootcplan apply` takes)")
     .action((file: string, opts: FleetShowOptions) => exitWith(ctx, fleetShowCommand(ctx, file, opts)));
 }
 
 function registerFleetValidate(fleet: Command, ctx: CommandContext): void {
   fleet
     .command('validate')
-    .description('check a Fleet spec: its fields, names, overrides, and every cluster\'s effective spec')
+    .description("check a Fleet spec: its fields, names, overrides, and every cluster's effective spec")
     .addOption(fleetFileOption())
     .addOption(refOption())
     .action((opts: { file: string; ref?: string }) => exitWith(ctx, fleetValidateCommand(ctx, opts)));
@@ -63,7 +71,7 @@ function registerFleetValidate(fleet: Command, ctx: CommandContext): void {
 function registerFleetApply(fleet: Command, ctx: CommandContext): void {
   fleet
     .command('apply')
-    .description('roll the fleet out: canaries first, then batches; each cluster through its own context and lock (exit: the worst cluster\'s)')
+    .description("roll the fleet out: canaries first, then batches; each cluster through its own context and lock (exit: the worst cluster's)")
     .argument('[fleetplan]', 'a fleet plan saved with fleet plan --out (default: plan -f FLEET now)')
     .addOption(fleetFileOption('Fleet spec, planned now when no fleet plan file is given'))
     .addOption(kubeconfigOption())
@@ -71,8 +79,12 @@ function registerFleetApply(fleet: Command, ctx: CommandContext): void {
     .addOption(concurrencyOption(' while planning with -f'))
     .addOption(trustFleetKubeconfigsOption())
     .option('--auto-approve', 'do not ask for confirmation (needed without a terminal)')
-    .option('--lock-timeout <duration>', 'wait this long for a cluster\'s lock another apply holds, e.g. after a killed fleet apply (0: that cluster fails with exit 4 at once)', '0')
-    .addOption(outputFormatOption(FLEET_APPLY_FORMATS, 'output format (json: the fleet events and each cluster\'s apply events as NDJSON on stdout)'))
+    .option(
+      '--lock-timeout <duration>',
+      "wait this long for a cluster's lock another apply holds, e.g. after a killed fleet apply (0: that cluster fails with exit 4 at once)",
+      '0',
+    )
+    .addOption(outputFormatOption(FLEET_APPLY_FORMATS, "output format (json: the fleet events and each cluster's apply events as NDJSON on stdout)"))
     .action(async (planfile: string | undefined, opts: FleetApplyOptions) => {
       const { fleetApplyCommand } = await import('../app/fleet-apply.ts');
       await exitWith(ctx, fleetApplyCommand(ctx, planfile, opts));
@@ -101,14 +113,20 @@ function registerFleetRender(fleet: Command, ctx: CommandContext): void {
   const render = fleet.command('render').description('render a fleet plan for a distributed engine');
   render
     .command('argocd')
-    .description('an Argo CD ApplicationSet whose progressive sync (RollingSync) steps are the fleet\'s batches, and one directory per cluster')
+    .description("an Argo CD ApplicationSet whose progressive sync (RollingSync) steps are the fleet's batches, and one directory per cluster")
     .argument('<fleetplan>', 'a fleet plan saved with fleet plan --out')
-    .requiredOption('--out-dir <dir>', 'where to write applicationset.yaml and clusters/<name>/ (a new directory, or one holding only an unchanged previous render)')
+    .requiredOption(
+      '--out-dir <dir>',
+      'where to write applicationset.yaml and clusters/<name>/ (a new directory, or one holding only an unchanged previous render)',
+    )
     .requiredOption('--repo-url <url>', 'the git repository Argo CD reads the rendered files from')
     .requiredOption('--image <ref>', 'the bootcplan container image the apply Job and CronJob run (Containerfile)')
     .addOption(new Option('--revision <rev>', 'the branch, tag or commit Argo CD syncs (targetRevision)').default('HEAD'))
-    .option('--path <path>', 'the output directory\'s path in that repository (default: --out-dir relative to the repository root)')
-    .option('--setup-path <path>', 'a directory of that repository with bootcplan\'s CRD and RBAC (as examples/), synced before each cluster\'s directory through DIR/setup, which keeps its objects when an Application is deleted')
+    .option('--path <path>', "the output directory's path in that repository (default: --out-dir relative to the repository root)")
+    .option(
+      '--setup-path <path>',
+      "a directory of that repository with bootcplan's CRD and RBAC (as examples/), synced before each cluster's directory through DIR/setup, which keeps its objects when an Application is deleted",
+    )
     .addOption(new Option('--namespace <ns>', 'the Argo CD namespace of the ApplicationSet').default('openshift-gitops'))
     .addOption(new Option('--project <name>', 'the Argo CD project of the Applications').default('default'))
     .option('--name <name>', 'the ApplicationSet name; each Application is <name>-<cluster> (default: bootcplan-<fleet name>)')

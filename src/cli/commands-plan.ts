@@ -10,7 +10,18 @@ import { validateCommand, type ValidateOptions } from '../app/validate.ts';
 import { planCommand, type PlanOptions } from '../app/plan.ts';
 import { showCommand, type ShowOptions } from '../app/show.ts';
 import {
-  kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, specFileOption, refOption, clusterOption, outputFormatOption, fullOption, exitWith, choiceParser, type CommandContext,
+  kubeconfigOption,
+  contextOption,
+  requestTimeoutOption,
+  kubeFlags,
+  specFileOption,
+  refOption,
+  clusterOption,
+  outputFormatOption,
+  fullOption,
+  exitWith,
+  choiceParser,
+  type CommandContext,
 } from './options.ts';
 
 export function registerPlanCommands(program: Command, ctx: CommandContext): void {
@@ -48,8 +59,16 @@ function registerPlan(program: Command, ctx: CommandContext): void {
     .addOption(fullOption())
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does')
     .option('--base <gitref>', 'also show what changed in the spec since this git revision (e.g. the PR base)')
-    .option('--rollback', 'plan the way back instead: the nodes the last run updated, back to the image each booted before (from the run record and the cluster)')
-    .addOption(new Option('--scope <scope>', 'with --rollback: the whole run, or only the last wave it started').choices(['run', 'wave']).argParser(choiceParser(['run', 'wave'], 'scopes')).default('run'))
+    .option(
+      '--rollback',
+      'plan the way back instead: the nodes the last run updated, back to the image each booted before (from the run record and the cluster)',
+    )
+    .addOption(
+      new Option('--scope <scope>', 'with --rollback: the whole run, or only the last wave it started')
+        .choices(['run', 'wave'])
+        .argParser(choiceParser(['run', 'wave'], 'scopes'))
+        .default('run'),
+    )
     .action((opts: PlanFlags) => exitWith(ctx, planCommand(ctx, { ...opts, kube: kubeFlags(opts) })));
 }
 

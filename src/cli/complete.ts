@@ -17,8 +17,7 @@ export const COMPLETE_COMMAND = '__complete';
 
 /** What a value (of an option or an argument) completes to. */
 export type ValueKind =
-  | { kind: 'choices'; values: readonly string[] }
-  | { kind: 'files' } | { kind: 'dirs' } | { kind: 'contexts' } | { kind: 'fleet-clusters' } | { kind: 'text' };
+  { kind: 'choices'; values: readonly string[] } | { kind: 'files' } | { kind: 'dirs' } | { kind: 'contexts' } | { kind: 'fleet-clusters' } | { kind: 'text' };
 
 /** Placeholders (`<spec>`, `[planfile]`) of values that name a file. */
 const FILE_VALUES = new Set(['spec', 'snapshot', 'fleet', 'path', 'file', 'planfile', 'fleetplan']);
@@ -84,8 +83,11 @@ function walk(program: Command, before: readonly string[]): Walk {
       const key = o.long ?? o.short ?? '';
       if (eq > 0) w.values.set(key, word.slice(eq + 1));
       // bash splits `--opt=value` at '=' (COMP_WORDBREAKS): `--opt`, `=`, `value`.
-      else if (before[i + 1] === '=') { w.values.set(key, before[i + 2] ?? ''); i += 2; if (i >= before.length) w.pending = o; }
-      else if (o.required || (before[i + 1] !== undefined && !before[i + 1].startsWith('-'))) w.pending = o;
+      else if (before[i + 1] === '=') {
+        w.values.set(key, before[i + 2] ?? '');
+        i += 2;
+        if (i >= before.length) w.pending = o;
+      } else if (o.required || (before[i + 1] !== undefined && !before[i + 1].startsWith('-'))) w.pending = o;
     } else {
       const sub = w.positionals.length === 0 ? visibleSubcommands(cmd).find((c) => c.name() === word || c.aliases().includes(word)) : undefined;
       if (sub) w.chain.push(sub);
@@ -104,12 +106,18 @@ function valueCompletion(kind: ValueKind, prefix: string, w: Walk, sources: Comp
     directive: DIRECTIVE.noFileComp,
   });
   switch (kind.kind) {
-    case 'choices': return data([...kind.values]);
-    case 'files': return { candidates: [], directive: DIRECTIVE.default };
-    case 'dirs': return { candidates: [], directive: DIRECTIVE.filterDirs };
-    case 'contexts': return data(safely(() => sources.contexts(w.values.get('--kubeconfig'))));
-    case 'fleet-clusters': return data(w.positionals[0] ? safely(() => sources.fleetClusters(w.positionals[0])) : []);
-    default: return { candidates: [], directive: DIRECTIVE.noFileComp };
+    case 'choices':
+      return data([...kind.values]);
+    case 'files':
+      return { candidates: [], directive: DIRECTIVE.default };
+    case 'dirs':
+      return { candidates: [], directive: DIRECTIVE.filterDirs };
+    case 'contexts':
+      return data(safely(() => sources.contexts(w.values.get('--kubeconfig'))));
+    case 'fleet-clusters':
+      return data(w.positionals[0] ? safely(() => sources.fleetClusters(w.positionals[0])) : []);
+    default:
+      return { candidates: [], directive: DIRECTIVE.noFileComp };
   }
 }
 
@@ -125,9 +133,15 @@ function optionCandidates(w: Walk, prefix: string): Candidate[] {
   const out: Candidate[] = [];
   const seen = new Set<string>();
   const add = (flag: string | undefined, help: string) => {
-    if (flag && flag.startsWith(prefix) && !seen.has(flag)) { seen.add(flag); out.push({ value: flag, help }); }
+    if (flag && flag.startsWith(prefix) && !seen.has(flag)) {
+      seen.add(flag);
+      out.push({ value: flag, help });
+    }
   };
-  for (const o of optionsInScope(w.chain)) { add(o.long, o.description); add(o.short, o.description); }
+  for (const o of optionsInScope(w.chain)) {
+    add(o.long, o.description);
+    add(o.short, o.description);
+  }
   add('--help', 'show help');
   add('-h', 'show help');
   return out;
@@ -150,7 +164,10 @@ export function completeWords(program: Command, words: readonly string[], source
   if (!w.afterDashDash && current.startsWith('-')) return { candidates: optionCandidates(w, current), directive: DIRECTIVE.noFileComp };
   const subs = visibleSubcommands(cmd);
   if (subs.length && w.positionals.length === 0) {
-    return { candidates: subs.filter((c) => c.name().startsWith(current)).map((c) => ({ value: c.name(), help: c.description() })), directive: DIRECTIVE.noFileComp };
+    return {
+      candidates: subs.filter((c) => c.name().startsWith(current)).map((c) => ({ value: c.name(), help: c.description() })),
+      directive: DIRECTIVE.noFileComp,
+    };
   }
   const args = cmd.registeredArguments;
   const i = w.positionals.length;

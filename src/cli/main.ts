@@ -52,7 +52,10 @@ export interface CliDeps {
 function portsOf(deps: CliDeps, io: () => CliIO): Ports {
   const inputs = { files: deps.files ?? nodeFiles, git: deps.git ?? nodeGit };
   return {
-    io: deps.io, openDriver: deps.openDriver, now: deps.now, name: deps.name ?? 'bootcplan',
+    io: deps.io,
+    openDriver: deps.openDriver,
+    now: deps.now,
+    name: deps.name ?? 'bootcplan',
     stops: stopRequests(io, deps.signals ?? processSignals, deps.exitNow ?? ((c) => process.exit(c))),
     ask: (question) => (io().ask ?? askOnTerminal)(question),
     ...inputs,
@@ -91,7 +94,11 @@ function beforeAction(ctx: CommandContext, action: Command, verbosity: Verbosity
   const opts = action.optsWithGlobals<{ quiet?: boolean; verbose?: boolean; file?: string; cluster?: string }>();
   if (opts.quiet && opts.verbose) throw new InputError('-q and -v contradict each other', [], 'pick one');
   // One stdin, one input: the second reader would find it empty.
-  const readers = [opts.file === STDIN_PATH && '-f -', opts.cluster === STDIN_PATH && '--cluster -', action.args.includes(STDIN_PATH) && 'a plan file -'].filter(Boolean);
+  const readers = [
+    opts.file === STDIN_PATH && '-f -',
+    opts.cluster === STDIN_PATH && '--cluster -',
+    action.args.includes(STDIN_PATH) && 'a plan file -',
+  ].filter(Boolean);
   if (readers.length > 1) throw new InputError(`${readers.join(' and ')} both read stdin, which holds one input`, [], 'pass all but one of them as files');
   verbosity.quiet = !!opts.quiet;
   verbosity.verbose = !!opts.verbose;

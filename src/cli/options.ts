@@ -55,7 +55,12 @@ export function clusterOption(help: string): Option {
  * that is no format is refused with the near one (`-o ymal`: did you mean yaml?), or with the
  * hint `misread` gives (e.g. a file name where a format belongs).
  */
-export function outputFormatOption(formats: readonly string[], help = 'output format', fallback: string | null = 'text', misread?: (value: string) => string | undefined): Option {
+export function outputFormatOption(
+  formats: readonly string[],
+  help = 'output format',
+  fallback: string | null = 'text',
+  misread?: (value: string) => string | undefined,
+): Option {
   const option = new Option('-o, --output <format>', help).choices([...formats]);
   if (fallback !== null) option.default(fallback);
   return option.argParser(choiceParser(formats, 'formats', misread));
@@ -92,5 +97,8 @@ export function concurrencyOption(when = ''): Option {
 
 /** `--trust-fleet-kubeconfigs` (app/fleet-kubeconfig.ts: what a Fleet's kubeconfig files may not do without it). */
 export function trustFleetKubeconfigsOption(): Option {
-  return new Option(TRUST_FLEET_KUBECONFIGS, 'let the kubeconfig files the Fleet names run exec plugins and auth providers and read token, certificate and key files (off: the Fleet comes from a pull request)');
+  return new Option(
+    TRUST_FLEET_KUBECONFIGS,
+    'let the kubeconfig files the Fleet names run exec plugins and auth providers and read token, certificate and key files (off: the Fleet comes from a pull request)',
+  );
 }

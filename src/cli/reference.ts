@@ -2,7 +2,7 @@
  * The command-line reference in docs/cli.md, generated from the commander program itself
  * (main.ts buildProgram): every command and subcommand, its arguments and options with their
  * descriptions, choices and defaults, in the order `--help` lists them. `npm run docs:update`
- * writes it between the markers; test/cli-reference.test.ts fails when it drifts. Pure: it
+ * writes it between the markers; test/cli/reference.test.ts fails when it drifts. Pure: it
  * reads the Command objects and returns text.
  */
 import type { Argument, Command, Option } from 'commander';

@@ -20,8 +20,13 @@ export interface ClusterLabelSelector {
 }
 
 /** core/v1 Node. */
-export interface NodeSpec { unschedulable?: boolean | null; taints?: unknown }
-export interface NodeStatus { conditions?: Condition[] | null }
+export interface NodeSpec {
+  unschedulable?: boolean | null;
+  taints?: unknown;
+}
+export interface NodeStatus {
+  conditions?: Condition[] | null;
+}
 export type NodeObject = KObject<NodeSpec, NodeStatus>;
 
 /** bootc-operator BootcNode (api/v1alpha1 bootcnode_types.go): one per node, named after it. */
@@ -31,7 +36,10 @@ export interface BootEntry {
   softRebootCapable?: boolean | null;
   [k: string]: unknown;
 }
-export interface BootcNodeSpec { desiredImage?: string | null; desiredImageState?: string | null }
+export interface BootcNodeSpec {
+  desiredImage?: string | null;
+  desiredImageState?: string | null;
+}
 export interface BootcNodeStatus {
   booted?: BootEntry | null;
   staged?: BootEntry | null;
@@ -47,7 +55,11 @@ export interface BootcNodePoolSpec {
   rollout?: { paused?: boolean | null; maxUnavailable?: number | string | null; drainTimeoutSeconds?: number | null } | null;
   disruption?: { rebootPolicy?: string | null } | null;
 }
-export interface BootcNodePoolStatus { targetDigest?: string | null; observedGeneration?: number | null; conditions?: Condition[] | null }
+export interface BootcNodePoolStatus {
+  targetDigest?: string | null;
+  observedGeneration?: number | null;
+  conditions?: Condition[] | null;
+}
 export type BootcNodePoolObject = KObject<BootcNodePoolSpec, BootcNodePoolStatus>;
 
 /** machineconfiguration.openshift.io/v1 MachineConfigPool. */
@@ -58,11 +70,17 @@ export interface MachineConfigPoolSpec {
   machineConfigSelector?: ClusterLabelSelector | null;
   configuration?: { name?: string | null } | null;
 }
-export interface MachineConfigPoolStatus { configuration?: { name?: string | null } | null; conditions?: Condition[] | null }
+export interface MachineConfigPoolStatus {
+  configuration?: { name?: string | null } | null;
+  conditions?: Condition[] | null;
+}
 export type MachineConfigPoolObject = KObject<MachineConfigPoolSpec, MachineConfigPoolStatus>;
 
 /** machineconfiguration.openshift.io/v1 MachineConfig (only its OS image is read). */
-export interface MachineConfigSpec { osImageURL?: string | null; [k: string]: unknown }
+export interface MachineConfigSpec {
+  osImageURL?: string | null;
+  [k: string]: unknown;
+}
 export type MachineConfigObject = KObject<MachineConfigSpec, unknown>;
 
 /** machine.openshift.io/v1beta1 MachineSet: the providerSpec is the platform's own (domain/bootimages-platform.ts). */
@@ -70,7 +88,9 @@ export interface MachineSetSpec {
   replicas?: number | null;
   template?: { metadata?: { labels?: Record<string, string> | null } | null; spec?: { providerSpec?: { value?: unknown } | null } | null } | null;
 }
-export interface MachineSetStatus { authoritativeAPI?: string | null }
+export interface MachineSetStatus {
+  authoritativeAPI?: string | null;
+}
 export type MachineSetObject = KObject<MachineSetSpec, MachineSetStatus>;
 
 /** machine.openshift.io/v1 ControlPlaneMachineSet `openshift-machine-api/cluster`. */
@@ -85,7 +105,11 @@ export interface ControlPlaneMachineSetSpec {
     } | null;
   } | null;
 }
-export interface ControlPlaneMachineSetStatus { replicas?: number | null; updatedReplicas?: number | null; authoritativeAPI?: string | null }
+export interface ControlPlaneMachineSetStatus {
+  replicas?: number | null;
+  updatedReplicas?: number | null;
+  authoritativeAPI?: string | null;
+}
 export type ControlPlaneMachineSetObject = KObject<ControlPlaneMachineSetSpec, ControlPlaneMachineSetStatus>;
 
 /** operator.openshift.io/v1 MachineConfiguration `cluster`: boot images and skew enforcement. */
@@ -101,7 +125,9 @@ export interface MachineConfigurationStatus {
 export type MachineConfigurationObject = KObject<MachineConfigurationSpec, MachineConfigurationStatus>;
 
 /** config.openshift.io/v1 FeatureGate `cluster`: status.featureGates is read through guards (bootimages-cluster.ts). */
-export interface FeatureGateStatus { featureGates?: unknown }
+export interface FeatureGateStatus {
+  featureGates?: unknown;
+}
 export type FeatureGateObject = KObject<unknown, FeatureGateStatus>;
 
 /** config.openshift.io/v1 Infrastructure `cluster`. */
@@ -113,8 +139,12 @@ export interface InfrastructureStatus {
 export type InfrastructureObject = KObject<unknown, InfrastructureStatus>;
 
 /** config.openshift.io/v1 ClusterVersion `version`. */
-export interface ClusterVersionSpec { clusterID?: string | null }
-export interface ClusterVersionStatus { desired?: { version?: string | null; architecture?: string | null } | null }
+export interface ClusterVersionSpec {
+  clusterID?: string | null;
+}
+export interface ClusterVersionStatus {
+  desired?: { version?: string | null; architecture?: string | null } | null;
+}
 export type ClusterVersionObject = KObject<ClusterVersionSpec, ClusterVersionStatus>;
 
 /** coordination.k8s.io/v1 Lease (bootcplan's lock). */
@@ -157,37 +187,89 @@ const opt = <S extends Schema>(s: S): S => ({ ...s, nullable: true });
 const str = opt({ type: 'string' } as const);
 const bool = opt({ type: 'boolean' } as const);
 const num = opt({ type: 'number' } as const);
-const intOrString: Schema = { type: 'any', nullable: true, expected: 'a whole number or a string', check: (v, path, ctx) => {
-  if (typeof v !== 'string' && !Number.isInteger(v)) ctx.report({ code: 'wrong-type', path, message: 'expected a whole number or a string', expected: 'a whole number or "N%"' });
-} };
+const intOrString: Schema = {
+  type: 'any',
+  nullable: true,
+  expected: 'a whole number or a string',
+  check: (v, path, ctx) => {
+    if (typeof v !== 'string' && !Number.isInteger(v))
+      ctx.report({ code: 'wrong-type', path, message: 'expected a whole number or a string', expected: 'a whole number or "N%"' });
+  },
+};
 const fields = (f: Record<string, Schema>, required?: readonly string[]): ObjectSchema => ({ type: 'object', open: true, nullable: true, fields: f, required });
 const stringMap: Schema = opt({ type: 'map', values: { type: 'string' } } as const);
-const conditions: Schema = opt({ type: 'array', items: fields({ type: { type: 'string' }, status: { type: 'string' }, reason: str, message: str, lastTransitionTime: str }, ['type', 'status']) } as const);
+const conditions: Schema = opt({
+  type: 'array',
+  items: fields({ type: { type: 'string' }, status: { type: 'string' }, reason: str, message: str, lastTransitionTime: str }, ['type', 'status']),
+} as const);
 const selector = fields({
   matchLabels: stringMap,
-  matchExpressions: opt({ type: 'array', items: fields({ key: { type: 'string' }, operator: { type: 'string' }, values: opt({ type: 'array', items: { type: 'string' } } as const) }, ['key', 'operator']) } as const),
+  matchExpressions: opt({
+    type: 'array',
+    items: fields({ key: { type: 'string' }, operator: { type: 'string' }, values: opt({ type: 'array', items: { type: 'string' } } as const) }, [
+      'key',
+      'operator',
+    ]),
+  } as const),
 });
 const bootEntry = fields({ image: str, imageDigest: str, softRebootCapable: bool });
 // machineManagers entries as openshift/api writes them: pointers with omitempty, so never null inside.
-const strictSelector: ObjectSchema = { type: 'object', open: true, fields: {
-  matchLabels: { type: 'map', values: { type: 'string' } },
-  matchExpressions: { type: 'array', items: { type: 'object', open: true, required: ['key', 'operator'], fields: { key: { type: 'string' }, operator: { type: 'string' }, values: { type: 'array', items: { type: 'string' } } } } },
-} };
+const strictSelector: ObjectSchema = {
+  type: 'object',
+  open: true,
+  fields: {
+    matchLabels: { type: 'map', values: { type: 'string' } },
+    matchExpressions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        open: true,
+        required: ['key', 'operator'],
+        fields: { key: { type: 'string' }, operator: { type: 'string' }, values: { type: 'array', items: { type: 'string' } } },
+      },
+    },
+  },
+};
 const managers = fields({
-  machineManagers: opt({ type: 'array', items: { type: 'object', open: true, required: ['resource', 'apiGroup', 'selection'], fields: {
-    resource: { type: 'string' }, apiGroup: { type: 'string' },
-    selection: { type: 'object', open: true, required: ['mode'], fields: { mode: { type: 'string' }, partial: { type: 'object', open: true, required: ['machineResourceSelector'], fields: { machineResourceSelector: strictSelector } } } },
-  } } } as const),
+  machineManagers: opt({
+    type: 'array',
+    items: {
+      type: 'object',
+      open: true,
+      required: ['resource', 'apiGroup', 'selection'],
+      fields: {
+        resource: { type: 'string' },
+        apiGroup: { type: 'string' },
+        selection: {
+          type: 'object',
+          open: true,
+          required: ['mode'],
+          fields: {
+            mode: { type: 'string' },
+            partial: { type: 'object', open: true, required: ['machineResourceSelector'], fields: { machineResourceSelector: strictSelector } },
+          },
+        },
+      },
+    },
+  } as const),
 });
 const providerSpec = fields({ providerSpec: fields({ value: { type: 'any', nullable: true, expected: 'the providerSpec', check: () => {} } }) });
-const kind = (spec: Record<string, Schema> | null, status: Record<string, Schema> | null, extra: Record<string, Schema> = {}): ObjectSchema =>
-  ({ type: 'object', open: true, fields: { ...(spec ? { spec: fields(spec) } : {}), ...(status ? { status: fields(status) } : {}), ...extra } });
+const kind = (spec: Record<string, Schema> | null, status: Record<string, Schema> | null, extra: Record<string, Schema> = {}): ObjectSchema => ({
+  type: 'object',
+  open: true,
+  fields: { ...(spec ? { spec: fields(spec) } : {}), ...(status ? { status: fields(status) } : {}), ...extra },
+});
 
 const SHAPES: Record<keyof KindViews, ObjectSchema> = {
   Node: kind({ unschedulable: bool }, { conditions }),
   BootcNode: kind({ desiredImage: str, desiredImageState: str }, { booted: bootEntry, staged: bootEntry, rollback: bootEntry, conditions }),
   BootcNodePool: kind(
-    { image: fields({ ref: str }), nodeSelector: selector, rollout: fields({ paused: bool, maxUnavailable: intOrString, drainTimeoutSeconds: num }), disruption: fields({ rebootPolicy: str }) },
+    {
+      image: fields({ ref: str }),
+      nodeSelector: selector,
+      rollout: fields({ paused: bool, maxUnavailable: intOrString, drainTimeoutSeconds: num }),
+      disruption: fields({ rebootPolicy: str }),
+    },
     { targetDigest: str, observedGeneration: num, conditions },
   ),
   MachineConfigPool: kind(
@@ -197,7 +279,12 @@ const SHAPES: Record<keyof KindViews, ObjectSchema> = {
   MachineConfig: kind({ osImageURL: str }, null),
   MachineSet: kind({ replicas: num, template: fields({ metadata: fields({ labels: stringMap }), spec: providerSpec }) }, { authoritativeAPI: str }),
   ControlPlaneMachineSet: kind(
-    { state: str, replicas: num, strategy: fields({ type: str }), template: fields({ machines_v1beta1_machine_openshift_io: fields({ metadata: fields({ labels: stringMap }), spec: providerSpec }) }) },
+    {
+      state: str,
+      replicas: num,
+      strategy: fields({ type: str }),
+      template: fields({ machines_v1beta1_machine_openshift_io: fields({ metadata: fields({ labels: stringMap }), spec: providerSpec }) }),
+    },
     { replicas: num, updatedReplicas: num, authoritativeAPI: str },
   ),
   MachineConfiguration: kind(
@@ -215,8 +302,15 @@ const SHAPES: Record<keyof KindViews, ObjectSchema> = {
 export function isKObject(o: unknown): o is KObject {
   if (!isPlainObject(o)) return false;
   const meta = o.metadata;
-  return typeof o.apiVersion === 'string' && o.apiVersion !== '' && typeof o.kind === 'string' && o.kind !== ''
-    && isPlainObject(meta) && typeof meta.name === 'string' && meta.name !== '';
+  return (
+    typeof o.apiVersion === 'string' &&
+    o.apiVersion !== '' &&
+    typeof o.kind === 'string' &&
+    o.kind !== '' &&
+    isPlainObject(meta) &&
+    typeof meta.name === 'string' &&
+    meta.name !== ''
+  );
 }
 
 /** The schema a kind's view promises (what objectShapeProblem checks). */
@@ -243,7 +337,12 @@ export function objectShapeProblem(o: Record<string, unknown>, kind: string): Sh
   if (!isKnownKind(kind) || fits(SHAPES[kind], o)) return null;
   // Something is wrong: the validator says what, with the path (the slow path, rare).
   let first: ShapeProblem | null = null;
-  const ctx: Ctx = { map: null, report: (d) => { first ??= { path: d.path ?? '', message: d.message, expected: d.expected ?? '' }; } };
+  const ctx: Ctx = {
+    map: null,
+    report: (d) => {
+      first ??= { path: d.path ?? '', message: d.message, expected: d.expected ?? '' };
+    },
+  };
   validate(SHAPES[kind], o, '', ctx);
   return first;
 }
@@ -270,16 +369,25 @@ function fits(schema: Schema, v: unknown): boolean {
     case 'array':
       if (schema.check || schema.maxItems !== undefined || schema.minItems !== undefined) return false;
       return Array.isArray(v) && v.every((x) => x !== null && x !== undefined && fits(schema.items, x));
-    case 'map': return isPlainObject(v) && Object.values(v).every((x) => fits(schema.values, x));
+    case 'map':
+      return isPlainObject(v) && Object.values(v).every((x) => fits(schema.values, x));
     case 'string':
       if (schema.check || schema.enum || schema.pattern || schema.minLength !== undefined || schema.maxLength !== undefined) return false;
       return typeof v === 'string';
-    case 'boolean': return typeof v === 'boolean';
-    case 'number': return typeof v === 'number' && Number.isFinite(v) && schema.min === undefined && schema.max === undefined;
-    case 'integer': return typeof v === 'number' && Number.isInteger(v) && !schema.check && schema.min === undefined && schema.max === undefined;
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v) && schema.min === undefined && schema.max === undefined;
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v) && !schema.check && schema.min === undefined && schema.max === undefined;
     case 'any': {
       let ok = true;
-      schema.check(v, '', { map: null, report: () => { ok = false; } });
+      schema.check(v, '', {
+        map: null,
+        report: () => {
+          ok = false;
+        },
+      });
       return ok;
     }
   }

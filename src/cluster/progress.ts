@@ -52,13 +52,26 @@ export interface NodeProgress {
  * same desiredImage (internal/controller syncBootcNodeSpec), so a pool whose nodes booted
  * different images has no single image to go back to: `mixed` lists them (at most 8).
  */
-export interface BootcOrigin { kind: 'bootc'; ref: string; image: string | null; digest: string | null; mixed: string[] | null }
+export interface BootcOrigin {
+  kind: 'bootc';
+  ref: string;
+  image: string | null;
+  digest: string | null;
+  mixed: string[] | null;
+}
 /**
  * An MCO pool before the run: bootcplan's osImage MachineConfig (`osImageURL` null when the run
  * created it), the rendered config the pool ran, the one the run made the MCO render (set when
  * first seen), and the image of the former.
  */
-export interface McoOrigin { kind: 'mco'; machineConfig: string; osImageURL: string | null; rendered: string; renderedTarget: string | null; image: string }
+export interface McoOrigin {
+  kind: 'mco';
+  machineConfig: string;
+  osImageURL: string | null;
+  rendered: string;
+  renderedTarget: string | null;
+  image: string;
+}
 export type PoolOrigin = BootcOrigin | McoOrigin;
 
 export interface PoolProgress {
@@ -122,7 +135,12 @@ export const MAX_HOLDS = 16;
 export type RollbackScope = 'run' | 'wave';
 export const ROLLBACK_SCOPES: readonly RollbackScope[] = ['run', 'wave'];
 
-export interface RollbackTrigger { kind: 'health-check' | 'manual'; check: string | null; observed: string | null; at: string }
+export interface RollbackTrigger {
+  kind: 'health-check' | 'manual';
+  check: string | null;
+  observed: string | null;
+  at: string;
+}
 
 /** On a rollback's own run record: what it reverses. */
 export interface RollbackOf {
@@ -146,7 +164,12 @@ export interface RollbackOf {
 }
 
 /** Where the run's spec came from, as the forward plan recorded it. */
-export interface RunSpec { name: string; path: string; sha256: string; commit: string | null }
+export interface RunSpec {
+  name: string;
+  path: string;
+  sha256: string;
+  commit: string | null;
+}
 
 /** The run record: one per cluster; its size does not depend on the number of nodes. */
 export interface ProgressRecord {
@@ -203,7 +226,15 @@ export function decodeNodeProgress(text: unknown): NodeProgress | null {
   }
   if (!isPlainObject(o)) return null;
   const step = NODE_STEPS.find((s) => s === o.step);
-  if (typeof o.planId !== 'string' || typeof o.pool !== 'string' || typeof o.wave !== 'number' || !Number.isSafeInteger(o.wave) || !step || typeof o.wasCordoned !== 'boolean') return null;
+  if (
+    typeof o.planId !== 'string' ||
+    typeof o.pool !== 'string' ||
+    typeof o.wave !== 'number' ||
+    !Number.isSafeInteger(o.wave) ||
+    !step ||
+    typeof o.wasCordoned !== 'boolean'
+  )
+    return null;
   if (o.rebootAt !== undefined && typeof o.rebootAt !== 'string') return null;
   if (o.rebootKind !== undefined && o.rebootKind !== 'soft' && o.rebootKind !== 'hard') return null;
   if (o.from !== undefined && !(typeof o.from === 'string' && isDigestReference(o.from))) return null;

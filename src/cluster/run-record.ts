@@ -6,9 +6,7 @@
  * never read half-way. Pure: both drivers use it (src/kube/progress-configmap.ts,
  * src/sim/progress-store.ts).
  */
-import {
-  type ProgressRecord, type PoolOrigin, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_PULLSPEC, isDigestReference,
-} from './progress.ts';
+import { type ProgressRecord, type PoolOrigin, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_PULLSPEC, isDigestReference } from './progress.ts';
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A whole number, at least `min`. */
@@ -54,11 +52,21 @@ function poolProblem(pool: unknown): string | null {
   const seen = pool.stagingSeen;
   if (seen !== undefined && (!isMap(seen) || Object.values(seen).some((t) => !isTime(t)))) return 'has a stagingSeen that is not a map of node names to times';
   const i = pool.interrupted;
-  if (i !== undefined && i !== null && (!isMap(i) || typeof i.at !== 'string' || typeof i.reason !== 'string' || !(i.wave === null || Number.isSafeInteger(i.wave)))) return 'has a malformed interrupted entry';
+  if (
+    i !== undefined &&
+    i !== null &&
+    (!isMap(i) || typeof i.at !== 'string' || typeof i.reason !== 'string' || !(i.wave === null || Number.isSafeInteger(i.wave)))
+  )
+    return 'has a malformed interrupted entry';
   if (pool.lastWaveEnd !== undefined && !orNull(isTime)(pool.lastWaveEnd)) return 'has a lastWaveEnd that is not a time';
   if (pool.gatesPassed !== undefined && !isInteger(pool.gatesPassed, 0)) return 'has a gatesPassed that is not a count';
   const h = pool.halted;
-  if (h !== undefined && h !== null && (!isMap(h) || !(h.node === null || isName(h.node)) || !isText(h.reason, 4096) || (h.check !== undefined && !isText(h.check, 253)))) return 'has a malformed halted entry';
+  if (
+    h !== undefined &&
+    h !== null &&
+    (!isMap(h) || !(h.node === null || isName(h.node)) || !isText(h.reason, 4096) || (h.check !== undefined && !isText(h.check, 253)))
+  )
+    return 'has a malformed halted entry';
   if (pool.origin !== undefined && pool.origin !== null) {
     const bad = originProblem(pool.origin);
     if (bad) return `has an origin ${bad}`;
@@ -74,7 +82,8 @@ export function originProblem(o: unknown): string | null {
     if (!orNull(isDigestReference)(o.image)) return 'whose image is not a digest reference (name@sha256:<64 hex>)';
     if (!orNull(isDigest)(o.digest)) return 'whose digest is not sha256:<64 hex>';
     if (typeof o.image === 'string' && typeof o.digest === 'string' && !o.image.endsWith(`@${o.digest}`)) return 'whose image and digest differ';
-    if (o.mixed !== null && (!Array.isArray(o.mixed) || o.mixed.length < 2 || o.mixed.length > 8 || !o.mixed.every(isDigest))) return 'whose mixed is not a list of 2 to 8 digests';
+    if (o.mixed !== null && (!Array.isArray(o.mixed) || o.mixed.length < 2 || o.mixed.length > 8 || !o.mixed.every(isDigest)))
+      return 'whose mixed is not a list of 2 to 8 digests';
     return null;
   }
   if (o.kind === 'mco') {
@@ -88,11 +97,21 @@ export function originProblem(o: unknown): string | null {
 function runProblem(p: Record<string, unknown>, quote: Quote): string | null {
   const r = p.run;
   if (r !== undefined) {
-    if (!isMap(r) || !isPlanId(r.id) || !Array.isArray(r.planIds) || r.planIds.length < 1 || r.planIds.length > MAX_CHAIN || !r.planIds.every(isPlanId)) return 'has a malformed run (id, planIds: 1 to 64 plan ids)';
-    if (!isMap(r.targets) || !Object.entries(r.targets).every(([k, v]) => isName(k) && isReference(v))) return 'has run targets that are not pool names to images';
+    if (!isMap(r) || !isPlanId(r.id) || !Array.isArray(r.planIds) || r.planIds.length < 1 || r.planIds.length > MAX_CHAIN || !r.planIds.every(isPlanId))
+      return 'has a malformed run (id, planIds: 1 to 64 plan ids)';
+    if (!isMap(r.targets) || !Object.entries(r.targets).every(([k, v]) => isName(k) && isReference(v)))
+      return 'has run targets that are not pool names to images';
   }
   const s = p.spec;
-  if (s !== undefined && (!isMap(s) || !isText(s.name, 253) || !isText(s.path, 4096) || !(typeof s.sha256 === 'string' && /^[0-9a-f]{64}$/.test(s.sha256)) || !orNull((c) => isText(c, 64))(s.commit))) return 'has a malformed spec entry';
+  if (
+    s !== undefined &&
+    (!isMap(s) ||
+      !isText(s.name, 253) ||
+      !isText(s.path, 4096) ||
+      !(typeof s.sha256 === 'string' && /^[0-9a-f]{64}$/.test(s.sha256)) ||
+      !orNull((c) => isText(c, 64))(s.commit))
+  )
+    return 'has a malformed spec entry';
   if (p.holds !== undefined) {
     if (!Array.isArray(p.holds) || p.holds.length > MAX_HOLDS) return `has holds that are not a list of at most ${MAX_HOLDS}`;
     const pools = new Set<string>();
@@ -115,7 +134,8 @@ function holdProblem(h: unknown): string | null {
   if (!isMap(h) || !isName(h.pool)) return 'without a pool name';
   if (!isReference(h.target)) return 'whose target is not an image';
   if (h.action !== 'halted' && h.action !== 'rolled-back') return 'whose action is not halted or rolled-back';
-  if (!orNull((c) => isName(c))(h.check) || !isText(h.observed, 1024) || !isTime(h.at) || !isPlanId(h.planId)) return 'with a malformed check, observed, at or planId';
+  if (!orNull((c) => isName(c))(h.check) || !isText(h.observed, 1024) || !isTime(h.at) || !isPlanId(h.planId))
+    return 'with a malformed check, observed, at or planId';
   return null;
 }
 
@@ -123,7 +143,14 @@ function rollbackOfProblem(r: unknown, quote: Quote): string | null {
   if (!isMap(r) || !isPlanId(r.planId) || !ROLLBACK_SCOPES.some((scope) => scope === r.scope)) return 'without a plan id and a scope (run, wave)';
   if (!orNull(isName)(r.pool) || !(r.wave === null || isInteger(r.wave, 1))) return 'with a malformed pool or wave';
   const t = r.trigger;
-  if (!isMap(t) || (t.kind !== 'health-check' && t.kind !== 'manual') || !orNull(isName)(t.check) || !orNull((o) => isText(o, 1024))(t.observed) || !isTime(t.at)) return 'with a malformed trigger';
+  if (
+    !isMap(t) ||
+    (t.kind !== 'health-check' && t.kind !== 'manual') ||
+    !orNull(isName)(t.check) ||
+    !orNull((o) => isText(o, 1024))(t.observed) ||
+    !isTime(t.at)
+  )
+    return 'with a malformed trigger';
   if (!isMap(r.origins)) return 'without origins';
   for (const [pool, o] of Object.entries(r.origins)) {
     const bad = originProblem(o as PoolOrigin);
@@ -139,7 +166,15 @@ function continuationProblem(r: Record<string, unknown>): string | null {
   if (!present.length) return null;
   if (present.length < fields.length) return `with only some of ${fields.join(', ')}`;
   if (!isTime(r.startedAt)) return 'with a startedAt that is not a time';
-  if (!isMap(r.run) || !isPlanId(r.run.id) || !Array.isArray(r.run.planIds) || r.run.planIds.length < 1 || r.run.planIds.length > MAX_CHAIN || !r.run.planIds.every(isPlanId)) return 'with a malformed run (id, planIds: 1 to 64 plan ids)';
+  if (
+    !isMap(r.run) ||
+    !isPlanId(r.run.id) ||
+    !Array.isArray(r.run.planIds) ||
+    r.run.planIds.length < 1 ||
+    r.run.planIds.length > MAX_CHAIN ||
+    !r.run.planIds.every(isPlanId)
+  )
+    return 'with a malformed run (id, planIds: 1 to 64 plan ids)';
   if (!isMap(r.targets) || !Object.entries(r.targets).every(([k, v]) => isName(k) && isReference(v))) return 'with targets that are not pool names to images';
   if (!Array.isArray(r.order) || r.order.length > 64 || !r.order.every(isName)) return 'with an order that is not a list of pool names';
   const w = r.scopeWave;

@@ -8,7 +8,15 @@
 import { LineCounter, parseDocument } from 'yaml';
 import { type Diagnostic, type DiagnosticInput, emptySourceMap, diagnosticAt, sortDiagnostics } from '../base/diagnostics.ts';
 import jsyaml from 'js-yaml';
-import { parseYamlWithPositions, binaryInputDiagnostic, aliasExpansion, firstAliasPosition, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
+import {
+  parseYamlWithPositions,
+  binaryInputDiagnostic,
+  aliasExpansion,
+  firstAliasPosition,
+  tooDeep,
+  positionAt,
+  POSITION_REPARSE_LIMIT,
+} from '../base/yaml.ts';
 import { checkShape, checkDepth, valueBudget, flowNestingOffset } from '../base/limits.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { messageOf } from '../base/errors.ts';
@@ -30,21 +38,26 @@ export function parseSnapshot(text: string, file: string): LoadedSnapshot {
   if (pending.length) {
     // Point at the bad objects: a position-tracking re-parse, affordable on this error path
     // for files of reasonable size (and JSON is YAML flow syntax, so it works for both).
-    const map = text.length <= POSITION_REPARSE_LIMIT
-      ? parseYamlWithPositions(text, file, { maxDepth: 4, multiDocument: true }).map
-      : emptySourceMap(file);
+    const map = text.length <= POSITION_REPARSE_LIMIT ? parseYamlWithPositions(text, file, { maxDepth: 4, multiDocument: true }).map : emptySourceMap(file);
     const diagnostics = pending.map((d) => diagnosticAt(map, d));
     return { snapshot: null, diagnostics: sortDiagnostics(diagnostics) };
   }
   if (!objects.length) {
     return {
       snapshot: null,
-      diagnostics: [{
-        severity: 'error', code: 'snapshot-empty', message: 'the snapshot is empty: it holds no Kubernetes objects',
-        path: null, file, line: 1, column: 1,
-        expected: 'the objects of a cluster: a List, or a multi-document stream of objects',
-        hint: 'write one with `bootcplan snapshot --out FILE`; an empty file is never taken as an empty cluster',
-      }],
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'snapshot-empty',
+          message: 'the snapshot is empty: it holds no Kubernetes objects',
+          path: null,
+          file,
+          line: 1,
+          column: 1,
+          expected: 'the objects of a cluster: a List, or a multi-document stream of objects',
+          hint: 'write one with `bootcplan snapshot --out FILE`; an empty file is never taken as an empty cluster',
+        },
+      ],
     };
   }
   return { snapshot: snapshotFromObjects(objects, `file:${file}`, serverOfDocuments(parsed.docs)), diagnostics: [] };
@@ -111,7 +124,8 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
     if (doc === null || doc === undefined) return;
     if (!isPlainObject(doc)) {
       pending.push({
-        code: 'snapshot-invalid', path: prefix || null,
+        code: 'snapshot-invalid',
+        path: prefix || null,
         message: `expected a Kubernetes object or List, got ${Array.isArray(doc) ? 'a list' : 'a single value'}`,
         expected: 'the output of `kubectl get -o yaml` or `bootcplan snapshot`',
       });
@@ -119,7 +133,12 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
     }
     if (doc.kind === 'List' || (typeof doc.kind === 'string' && doc.kind.endsWith('List') && Array.isArray(doc.items))) {
       if (!Array.isArray(doc.items)) {
-        pending.push({ code: 'snapshot-invalid', path: `${prefix ? prefix + '.' : ''}items`, message: 'a List needs an "items" list', expected: 'items: [ ... ]' });
+        pending.push({
+          code: 'snapshot-invalid',
+          path: `${prefix ? prefix + '.' : ''}items`,
+          message: 'a List needs an "items" list',
+          expected: 'items: [ ... ]',
+        });
         return;
       }
       doc.items.forEach((item, i) => checkObject(item, `${prefix ? prefix + '.' : ''}items[${i}]`));
@@ -141,7 +160,8 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
       if (!isPlainObject(meta) || typeof meta.name !== 'string' || meta.name === '') missing.push('metadata.name');
       const sub = (k: string) => (path ? `${path}.${k}` : k);
       pending.push({
-        code: 'snapshot-invalid', path: where,
+        code: 'snapshot-invalid',
+        path: where,
         message: `object ${describe(o)} lacks ${missing.join(', ')}`,
         expected: 'every object to have apiVersion, kind and metadata.name',
         hint: `check ${sub(missing[0])}; snapshots are written by \`bootcplan snapshot\` or \`kubectl get -o yaml\``,
@@ -151,7 +171,8 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
     const shape = listShapeProblem(o);
     if (shape) {
       pending.push({
-        code: 'snapshot-invalid', path: path ? `${path}.${shape.field}` : shape.field,
+        code: 'snapshot-invalid',
+        path: path ? `${path}.${shape.field}` : shape.field,
         message: `object ${describe(o)}: ${shape.field} ${shape.problem}`,
         expected: 'a list of mappings, as the API server stores it',
         hint: 'snapshots are written by `bootcplan snapshot` or `kubectl get -o yaml`; check this field',
@@ -162,7 +183,8 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
     const field = isKeptKind(o) ? objectShapeProblem(o, o.kind) : null;
     if (field) {
       pending.push({
-        code: 'snapshot-invalid', path: path ? `${path}.${field.path}` : field.path,
+        code: 'snapshot-invalid',
+        path: path ? `${path}.${field.path}` : field.path,
         message: `object ${describe(o)}: ${field.path}: ${field.message}`,
         expected: `${field.expected}, as the API server stores it`,
         hint: 'snapshots are written by `bootcplan snapshot` or `kubectl get -o yaml`; check this field',
@@ -207,7 +229,11 @@ function listProblem(v: unknown, field: string): { field: string; problem: strin
 }
 
 function snapshotTooDeep(file: string, at: { line: number; column: number } | null, path: string | null): Diagnostic {
-  return { ...tooDeep(file, at, path), code: 'snapshot-too-deep', hint: 'Kubernetes objects nest about 15 levels; regenerate the file with `bootcplan snapshot`' };
+  return {
+    ...tooDeep(file, at, path),
+    code: 'snapshot-too-deep',
+    hint: 'Kubernetes objects nest about 15 levels; regenerate the file with `bootcplan snapshot`',
+  };
 }
 
 function yamlSyntaxDiagnostic(file: string, err: unknown): Diagnostic {
@@ -215,8 +241,13 @@ function yamlSyntaxDiagnostic(file: string, err: unknown): Diagnostic {
   const mark = y?.mark;
   const reason = y?.reason ?? messageOf(err).split('\n')[0];
   return {
-    severity: 'error', code: 'yaml-syntax', message: `cannot parse YAML: ${reason}`,
-    path: null, file, line: mark ? mark.line + 1 : null, column: mark ? mark.column + 1 : null,
+    severity: 'error',
+    code: 'yaml-syntax',
+    message: `cannot parse YAML: ${reason}`,
+    path: null,
+    file,
+    line: mark ? mark.line + 1 : null,
+    column: mark ? mark.column + 1 : null,
     expected: 'a YAML Kubernetes List or a multi-document stream of objects',
     hint: 'check indentation and quoting around this position; regenerate the file with `bootcplan snapshot --out FILE`',
   };
@@ -251,9 +282,15 @@ function jsonSyntaxDiagnostic(text: string, file: string, err: unknown): Diagnos
     }
   }
   return {
-    severity: 'error', code: 'json-syntax',
-    message: `cannot parse JSON: ${firstLineOf(errorText).replace(/ in JSON at position \d+.*$/, '').replace(/,\s*(\.\.\.)?".*$/, '')}`,
-    path: null, file, line, column,
+    severity: 'error',
+    code: 'json-syntax',
+    message: `cannot parse JSON: ${firstLineOf(errorText)
+      .replace(/ in JSON at position \d+.*$/, '')
+      .replace(/,\s*(\.\.\.)?".*$/, '')}`,
+    path: null,
+    file,
+    line,
+    column,
     expected: 'a JSON Kubernetes List or object',
     hint: 'was the file cut short? regenerate it with `bootcplan snapshot --out FILE`',
   };

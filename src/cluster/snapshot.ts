@@ -15,7 +15,16 @@ const apiGroup = (apiVersion: string) => {
 };
 
 type ListField = 'nodes' | 'machineConfigPools' | 'machineConfigs' | 'bootcNodePools' | 'bootcNodes' | 'machineSets';
-type SingletonField = 'machineConfiguration' | 'controlPlaneMachineSet' | 'bootImagesConfigMap' | 'featureGate' | 'infrastructure' | 'clusterVersion' | 'kubeSystemNamespace' | 'lock' | 'progress';
+type SingletonField =
+  | 'machineConfiguration'
+  | 'controlPlaneMachineSet'
+  | 'bootImagesConfigMap'
+  | 'featureGate'
+  | 'infrastructure'
+  | 'clusterVersion'
+  | 'kubeSystemNamespace'
+  | 'lock'
+  | 'progress';
 
 /** Which list of the snapshot an object belongs to, keyed by `group/Kind`. */
 const LISTS: Record<string, ListField> = {
@@ -50,9 +59,24 @@ export function isKeptKind(o: KObject): boolean {
 
 export function emptySnapshot(source: string): ClusterSnapshot {
   return {
-    source, fingerprint: '', nodes: [], machineConfigPools: [], machineConfigs: [], bootcNodePools: [], bootcNodes: [],
-    machineSets: [], machineConfiguration: null, controlPlaneMachineSet: null, bootImagesConfigMap: null,
-    featureGate: null, infrastructure: null, clusterVersion: null, kubeSystemNamespace: null, server: null, lock: null, progress: null,
+    source,
+    fingerprint: '',
+    nodes: [],
+    machineConfigPools: [],
+    machineConfigs: [],
+    bootcNodePools: [],
+    bootcNodes: [],
+    machineSets: [],
+    machineConfiguration: null,
+    controlPlaneMachineSet: null,
+    bootImagesConfigMap: null,
+    featureGate: null,
+    infrastructure: null,
+    clusterVersion: null,
+    kubeSystemNamespace: null,
+    server: null,
+    lock: null,
+    progress: null,
   };
 }
 
@@ -89,11 +113,23 @@ export function snapshotFromObjects(objects: readonly KObject[], source: string,
 /** Every object of a snapshot: the lists, then the singletons, in the order emptySnapshot lays them out. */
 export function snapshotObjects(snap: ClusterSnapshot): KObject[] {
   const singletons = [
-    snap.machineConfiguration, snap.controlPlaneMachineSet, snap.bootImagesConfigMap, snap.featureGate, snap.infrastructure,
-    snap.clusterVersion, snap.kubeSystemNamespace, snap.lock, snap.progress,
+    snap.machineConfiguration,
+    snap.controlPlaneMachineSet,
+    snap.bootImagesConfigMap,
+    snap.featureGate,
+    snap.infrastructure,
+    snap.clusterVersion,
+    snap.kubeSystemNamespace,
+    snap.lock,
+    snap.progress,
   ];
   return [
-    ...snap.nodes, ...snap.machineConfigPools, ...snap.machineConfigs, ...snap.bootcNodePools, ...snap.bootcNodes, ...snap.machineSets,
+    ...snap.nodes,
+    ...snap.machineConfigPools,
+    ...snap.machineConfigs,
+    ...snap.bootcNodePools,
+    ...snap.bootcNodes,
+    ...snap.machineSets,
     ...singletons.filter((o) => o !== null),
   ];
 }
@@ -137,12 +173,28 @@ function withoutVolatileMetadata(o: KObject): unknown {
  */
 function nodePlanningView(o: NodeObject): unknown {
   const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c) => [c.type, c.status, c.reason]) : null;
-  return [o.metadata.name, o.metadata.labels ?? null, o.metadata.annotations ?? null, o.metadata.creationTimestamp ?? null, o.spec?.unschedulable ?? false, o.spec?.taints ?? null, conds];
+  return [
+    o.metadata.name,
+    o.metadata.labels ?? null,
+    o.metadata.annotations ?? null,
+    o.metadata.creationTimestamp ?? null,
+    o.spec?.unschedulable ?? false,
+    o.spec?.taints ?? null,
+    conds,
+  ];
 }
 
 /** The part of a BootcNode the planner and the applier read (one per node: keep it small). */
 function bootcNodePlanningView(o: BootcNodeObject): unknown {
   const entry = (e: BootEntry | null | undefined) => (e ? [e.image ?? null, e.imageDigest ?? null, e.softRebootCapable ?? false] : null);
   const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c) => [c.type, c.status, c.reason]) : null;
-  return [o.metadata.name, o.metadata.annotations ?? null, o.metadata.ownerReferences?.map((r) => r.name) ?? null, o.spec ?? null, entry(o.status?.booted), entry(o.status?.staged), conds];
+  return [
+    o.metadata.name,
+    o.metadata.annotations ?? null,
+    o.metadata.ownerReferences?.map((r) => r.name) ?? null,
+    o.spec ?? null,
+    entry(o.status?.booted),
+    entry(o.status?.staged),
+    conds,
+  ];
 }

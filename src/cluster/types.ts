@@ -1,7 +1,18 @@
 /** Kubernetes objects as read from a snapshot or the API (only the fields bootcplan touches are typed). */
 import type {
-  NodeObject, MachineConfigPoolObject, MachineConfigObject, BootcNodePoolObject, BootcNodeObject, MachineSetObject, MachineConfigurationObject,
-  ControlPlaneMachineSetObject, ConfigMapObject, FeatureGateObject, InfrastructureObject, ClusterVersionObject, LeaseObject,
+  NodeObject,
+  MachineConfigPoolObject,
+  MachineConfigObject,
+  BootcNodePoolObject,
+  BootcNodeObject,
+  MachineSetObject,
+  MachineConfigurationObject,
+  ControlPlaneMachineSetObject,
+  ConfigMapObject,
+  FeatureGateObject,
+  InfrastructureObject,
+  ClusterVersionObject,
+  LeaseObject,
 } from './kinds.ts';
 
 export interface ObjectMeta {
@@ -33,7 +44,8 @@ export interface KObject<Spec = unknown, Status = unknown> {
 
 export interface Condition {
   type: string;
-  status: 'True' | 'False' | 'Unknown' | string;
+  /** 'True', 'False' or 'Unknown' (metav1.ConditionStatus); whatever else a cluster wrote, as it wrote it. */
+  status: string;
   reason?: string;
   message?: string;
   lastTransitionTime?: string;

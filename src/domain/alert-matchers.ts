@@ -35,7 +35,11 @@ function RE2(): typeof RE2JS {
 export const MATCHER_OPS = ['=', '!=', '=~', '!~'] as const;
 export type MatcherOp = (typeof MATCHER_OPS)[number];
 
-export interface Matcher { label: string; op: MatcherOp; value: string }
+export interface Matcher {
+  label: string;
+  op: MatcherOp;
+  value: string;
+}
 
 export type MatcherParse =
   | { ok: true; matcher: Matcher }
@@ -53,7 +57,9 @@ const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t'
 /** Parses one matcher and, for =~ and !~, compiles its RE2 expression (an invalid one is an error here). */
 export function parseMatcher(text: string): MatcherParse {
   let i = 0;
-  const skip = () => { while (text[i] === ' ' || text[i] === '\t') i++; };
+  const skip = () => {
+    while (text[i] === ' ' || text[i] === '\t') i++;
+  };
   const fail = (offset: number, message: string, hint = `write ${MATCHER_EXPECTED}`): MatcherParse => ({ ok: false, offset, message, hint });
   skip();
   const l = LABEL.exec(text.slice(i));
@@ -73,11 +79,15 @@ export function parseMatcher(text: string): MatcherParse {
   for (;;) {
     if (i >= text.length) return fail(start, 'the quoted value is not closed', 'end it with "');
     const ch = text[i];
-    if (ch === '"') { i++; break; }
+    if (ch === '"') {
+      i++;
+      break;
+    }
     if (ch === '\n' || ch === '\r') return fail(i, 'a line break inside the value', 'write \\n for a newline');
     if (ch === '\\') {
       const e = ESCAPES[text[i + 1] ?? ''];
-      if (e === undefined) return fail(i, `unknown escape \\${text[i + 1] ?? ''}`, 'escapes: \\" \\\\ \\n \\t (a regex backslash is written \\\\, e.g. "\\\\d+")');
+      if (e === undefined)
+        return fail(i, `unknown escape \\${text[i + 1] ?? ''}`, 'escapes: \\" \\\\ \\n \\t (a regex backslash is written \\\\, e.g. "\\\\d+")');
       value += e;
       i += 2;
       continue;
@@ -87,10 +97,20 @@ export function parseMatcher(text: string): MatcherParse {
   }
   if (value.length > MAX_VALUE) return fail(start, `the value is ${value.length} characters long`, `at most ${MAX_VALUE}`);
   skip();
-  if (i < text.length) return fail(i, `unexpected ${JSON.stringify(text.slice(i, i + 20))} after the matcher`, 'one matcher per list entry; the entries are AND-ed (write two checks for OR)');
+  if (i < text.length)
+    return fail(
+      i,
+      `unexpected ${JSON.stringify(text.slice(i, i + 20))} after the matcher`,
+      'one matcher per list entry; the entries are AND-ed (write two checks for OR)',
+    );
   if (op === '=~' || op === '!~') {
     const err = regexError(value);
-    if (err) return fail(start + 1, `not an RE2 regular expression: ${err}`, 'RE2 syntax as Prometheus uses it: no lookaround or backreferences; (?i) for case-insensitive');
+    if (err)
+      return fail(
+        start + 1,
+        `not an RE2 regular expression: ${err}`,
+        'RE2 syntax as Prometheus uses it: no lookaround or backreferences; (?i) for case-insensitive',
+      );
   }
   return { ok: true, matcher: { label, op, value } };
 }
@@ -121,11 +141,13 @@ export class MatcherSet {
 
   /** From matcher texts the spec validated; throws on one that does not parse (a plan file bootcplan did not write). */
   static parse(texts: readonly string[]): MatcherSet {
-    return new MatcherSet(texts.map((t) => {
-      const r = parseMatcher(t);
-      if (!r.ok) throw new Error(`matcher ${JSON.stringify(t)}: ${r.message}`);
-      return r.matcher;
-    }));
+    return new MatcherSet(
+      texts.map((t) => {
+        const r = parseMatcher(t);
+        if (!r.ok) throw new Error(`matcher ${JSON.stringify(t)}: ${r.message}`);
+        return r.matcher;
+      }),
+    );
   }
 
   test(labels: Readonly<Record<string, unknown>>): boolean {
@@ -133,17 +155,24 @@ export class MatcherSet {
       const raw = labels[m.label];
       const v = (typeof raw === 'string' ? raw : '').slice(0, MAX_LABEL_VALUE);
       switch (m.op) {
-        case '=': return v === m.value;
-        case '!=': return v !== m.value;
-        case '=~': return re!.matches(v);
-        case '!~': return !re!.matches(v);
+        case '=':
+          return v === m.value;
+        case '!=':
+          return v !== m.value;
+        case '=~':
+          return re!.matches(v);
+        case '!~':
+          return !re!.matches(v);
       }
     });
   }
 }
 
 /** An alert as both alert APIs give it (labels, and Prometheus' state). */
-export interface AlertSample { labels: Readonly<Record<string, string>>; state: string }
+export interface AlertSample {
+  labels: Readonly<Record<string, string>>;
+  state: string;
+}
 
 export interface AlertRules {
   matchers: MatcherSet;
@@ -155,14 +184,17 @@ export interface AlertRules {
 
 /** The alerts that block a gate: in a blocking state, not ignored by name, matching every matcher. */
 export function blockingAlerts(alerts: readonly AlertSample[], rules: AlertRules): AlertSample[] {
-  return alerts.filter((a) => (rules.states === null || rules.states.includes(a.state))
-    && !rules.ignore.includes(a.labels.alertname ?? '')
-    && rules.matchers.test(a.labels));
+  return alerts.filter(
+    (a) => (rules.states === null || rules.states.includes(a.state)) && !rules.ignore.includes(a.labels.alertname ?? '') && rules.matchers.test(a.labels),
+  );
 }
 
 /** `KubeNodeNotReady{node="w-1",namespace="x"}`: the alert name, then up to 4 labels other than severity. */
 export function alertText(a: AlertSample): string {
-  const labels = Object.keys(a.labels).filter((k) => k !== 'alertname' && k !== 'severity').sort().slice(0, 4);
+  const labels = Object.keys(a.labels)
+    .filter((k) => k !== 'alertname' && k !== 'severity')
+    .sort()
+    .slice(0, 4);
   const text = `${a.labels.alertname ?? '(no alertname)'}{${labels.map((k) => `${k}=${JSON.stringify(a.labels[k].slice(0, 60))}`).join(',')}}`;
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

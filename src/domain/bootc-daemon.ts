@@ -14,7 +14,7 @@
  *   staging gate would wait its whole limit and halt the pool ("never started staging").
  * Such a node is held back, never scheduled, with the remedy in the diagnostic.
  */
-import type { KObject } from '../cluster/types.ts';
+
 import { BOOTC_MANAGED_LABEL } from './labels.ts';
 import type { BootcNodeObject, NodeObject } from '../cluster/kinds.ts';
 

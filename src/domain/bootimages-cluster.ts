@@ -3,7 +3,7 @@
  * effective machine managers (openshift/machine-config-operator pkg/operator/sync.go
  * syncManagedBootImagesStatus). Pure.
  */
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { MachineManager, LabelSelector } from '../base/api-types.ts';
 import { RPM_ARCH } from './stream.ts';
 import { BOOT_IMAGE_PLATFORMS, CPMS_BOOT_IMAGE_PLATFORMS } from './bootimages-platform.ts';
@@ -126,7 +126,11 @@ export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {
   const kubeArch = master?.metadata.labels?.['kubernetes.io/arch'] ?? 'amd64';
   const semver = parseVersion(version);
   return {
-    platform, version, semver, gates, cpmsGate,
+    platform,
+    version,
+    semver,
+    gates,
+    cpmsGate,
     skewGate: gates ? gates.has(GATE_SKEW) : null,
     skewStatusMode: snap.machineConfiguration?.status?.bootImageSkewEnforcementStatus?.mode ?? null,
     bootImagesSupported,
@@ -146,9 +150,14 @@ export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {
  */
 export function defaultOnForMachineSets(facts: ClusterFacts): boolean {
   switch (facts.platform) {
-    case 'AWS': case 'GCP': return atLeast(facts, 4, 19);
-    case 'Azure': case 'VSphere': return atLeast(facts, 4, 22);
-    default: return false;
+    case 'AWS':
+    case 'GCP':
+      return atLeast(facts, 4, 19);
+    case 'Azure':
+    case 'VSphere':
+      return atLeast(facts, 4, 22);
+    default:
+      return false;
   }
 }
 
@@ -190,9 +199,7 @@ export function effectiveManagers(list: readonly MachineManager[] | undefined, f
     machineSets: ms
       ? { mode: ms.selection.mode, selector: ms.selection.partial?.machineResourceSelector ?? null, source: 'spec' }
       : { mode: defaultOnForMachineSets(facts) ? 'All' : 'None', selector: null, source: 'platform default' },
-    controlPlaneMachineSet: facts.cpmsSupported
-      ? (cp ? { mode: cp.selection.mode, source: 'spec' } : { mode: 'None', source: 'default' })
-      : null,
+    controlPlaneMachineSet: facts.cpmsSupported ? (cp ? { mode: cp.selection.mode, source: 'spec' } : { mode: 'None', source: 'default' }) : null,
   };
 }
 

@@ -123,11 +123,12 @@ export function cpmsEffect(cpms: ControlPlaneMachineSetObject, ctx: EffectsConte
   const cp = ctx.managers.controlPlaneMachineSet;
   let to: string | null = null;
   let bootWhy: string;
-  const intrinsic = intrinsicSkip(cpms, (cpms.spec?.template?.machines_v1beta1_machine_openshift_io?.metadata?.labels));
+  const intrinsic = intrinsicSkip(cpms, cpms.spec?.template?.machines_v1beta1_machine_openshift_io?.metadata?.labels);
   if (!cp) {
-    bootWhy = ctx.facts.cpmsGate === false || ctx.facts.cpmsGate === null
-      ? `its boot image is not managed (FeatureGate ManagedBootImagesCPMS is ${ctx.facts.cpmsGate === null ? 'unknown' : 'not enabled'})`
-      : `its boot image is not managed on platform ${ctx.facts.platform ?? 'unknown'} (only AWS, GCP, Azure)`;
+    bootWhy =
+      ctx.facts.cpmsGate === false || ctx.facts.cpmsGate === null
+        ? `its boot image is not managed (FeatureGate ManagedBootImagesCPMS is ${ctx.facts.cpmsGate === null ? 'unknown' : 'not enabled'})`
+        : `its boot image is not managed on platform ${ctx.facts.platform ?? 'unknown'} (only AWS, GCP, Azure)`;
   } else if (intrinsic) {
     bootWhy = `boot image left alone: ${intrinsic}`;
   } else if (cp.mode !== 'All') {
@@ -151,17 +152,34 @@ export function cpmsEffect(cpms: ControlPlaneMachineSetObject, ctx: EffectsConte
   const updated = Number(cpms.status?.updatedReplicas ?? replicas);
   const outdated = Math.max(0, replicas - updated);
   if (strategyAfter === 'OnDelete') {
-    const tail = bootImageChange ? 'new control-plane machines boot from it once a machine is deleted' : 'nothing is replaced until a control-plane machine is deleted';
+    const tail = bootImageChange
+      ? 'new control-plane machines boot from it once a machine is deleted'
+      : 'nothing is replaced until a control-plane machine is deleted';
     return { ...base, replacement: false, cause: null, why: `${bootWhy}; strategy OnDelete: ${tail}` };
   }
   if (strategyBefore !== 'RollingUpdate' && outdated > 0) {
-    return { ...base, replacement: true, cause: 'strategy', why: `${bootWhy}; switching to RollingUpdate while ${outdated} of ${replicas} control-plane machines differ from the template (status.updatedReplicas ${updated}) replaces them, one at a time` };
+    return {
+      ...base,
+      replacement: true,
+      cause: 'strategy',
+      why: `${bootWhy}; switching to RollingUpdate while ${outdated} of ${replicas} control-plane machines differ from the template (status.updatedReplicas ${updated}) replaces them, one at a time`,
+    };
   }
   if (bootImageChange) {
     if (atLeast(ctx.facts, 4, 21)) {
-      return { ...base, replacement: false, cause: null, why: `${bootWhy}; boot-image fields only, which the CPMS operator ignores from OpenShift 4.21 on: no machine is replaced, new ones boot from it` };
+      return {
+        ...base,
+        replacement: false,
+        cause: null,
+        why: `${bootWhy}; boot-image fields only, which the CPMS operator ignores from OpenShift 4.21 on: no machine is replaced, new ones boot from it`,
+      };
     }
-    return { ...base, replacement: true, cause: 'boot-image', why: `${bootWhy}; on OpenShift ${ctx.facts.version} (before 4.21) strategy RollingUpdate replaces every control-plane machine, one at a time` };
+    return {
+      ...base,
+      replacement: true,
+      cause: 'boot-image',
+      why: `${bootWhy}; on OpenShift ${ctx.facts.version} (before 4.21) strategy RollingUpdate replaces every control-plane machine, one at a time`,
+    };
   }
   return { ...base, replacement: false, cause: null, why: `${bootWhy}; strategy RollingUpdate: no template change, no machine replaced` };
 }

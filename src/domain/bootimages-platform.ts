@@ -5,6 +5,7 @@
  */
 import { type CoreosStream, awsRegionImage, gcpImage, azureMarketplaceImage, vmwareRelease } from './stream.ts';
 import { isPlainObject } from '../base/schema.ts';
+import { valueText } from '../base/json-text.ts';
 
 /** Platforms whose MachineSets the MCO updates (ctrlcommon.CheckBootImagePlatform; sync_test.go). */
 export const BOOT_IMAGE_PLATFORMS = ['AWS', 'GCP', 'VSphere', 'Azure'] as const;
@@ -39,11 +40,16 @@ const shown = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 export function currentImageOf(platform: string | null, value: unknown): string | null {
   if (!isPlainObject(value)) return null;
   switch (platform) {
-    case 'AWS': return shown(at(value, 'ami', 'id') ?? at(value, 'ami', 'arn') ?? null);
-    case 'GCP': return shown(bootDisks(value).find((d) => d.boot)?.image ?? null);
-    case 'Azure': return azureImageText(value.image);
-    case 'VSphere': return shown(value.template);
-    default: return null;
+    case 'AWS':
+      return shown(at(value, 'ami', 'id') ?? at(value, 'ami', 'arn') ?? null);
+    case 'GCP':
+      return shown(bootDisks(value).find((d) => d.boot)?.image ?? null);
+    case 'Azure':
+      return azureImageText(value.image);
+    case 'VSphere':
+      return shown(value.template);
+    default:
+      return null;
   }
 }
 
@@ -55,7 +61,9 @@ function bootDisks(ps: Record<string, unknown>): Record<string, unknown>[] {
 function azureImageText(img: unknown): string | null {
   if (!isPlainObject(img)) return null;
   if (typeof img.resourceID === 'string' && img.resourceID) return img.resourceID;
-  if (img.publisher || img.offer || img.sku) return `${img.publisher ?? ''}:${img.offer ?? ''}:${img.sku ?? ''}:${img.version ?? ''}`;
+  // Each part as the MachineSet has it when it is a string; a crafted object is no part of an image name.
+  const part = (v: unknown) => (typeof v === 'string' ? v : '');
+  if (img.publisher || img.offer || img.sku) return `${part(img.publisher)}:${part(img.offer)}:${part(img.sku)}:${part(img.version)}`;
   return null;
 }
 
@@ -72,11 +80,16 @@ export function predictProviderSpec(ps: unknown, ctx: PredictContext): Predictio
   const from = currentImageOf(ctx.platform, ps);
   if (!isPlainObject(ps)) return skip(from, 'no providerSpec.value');
   switch (ctx.platform) {
-    case 'AWS': return predictAws(ps, ctx, from);
-    case 'GCP': return predictGcp(ps, ctx, from);
-    case 'Azure': return predictAzure(ps, ctx, from);
-    case 'VSphere': return predictVsphere(ps, ctx, from);
-    default: return skip(from, `platform ${ctx.platform ?? 'unknown'} has no managed boot images`);
+    case 'AWS':
+      return predictAws(ps, ctx, from);
+    case 'GCP':
+      return predictGcp(ps, ctx, from);
+    case 'Azure':
+      return predictAzure(ps, ctx, from);
+    case 'VSphere':
+      return predictVsphere(ps, ctx, from);
+    default:
+      return skip(from, `platform ${ctx.platform ?? 'unknown'} has no managed boot images`);
   }
 }
 
@@ -85,7 +98,7 @@ function predictAws(ps: Record<string, unknown>, ctx: PredictContext, from: stri
   if (!region) return skip(from, 'providerSpec.placement.region is not set');
   // An AMI referenced by ARN or filters (ami.id nil) is left alone (OCPBUGS-57506).
   if (!at(ps, 'ami', 'id')) return skip(from, 'the AMI is referenced by ARN or filters, not ami.id (non-RHCOS or custom image)');
-  const t = awsRegionImage(ctx.stream, ctx.arch, String(region));
+  const t = awsRegionImage(ctx.stream, ctx.arch, valueText(region));
   if (!t.ok) return skip(from, t.reason);
   return { from, to: t.value.image, skipped: null };
 }
@@ -97,22 +110,30 @@ function predictGcp(ps: Record<string, unknown>, ctx: PredictContext, from: stri
   const boot = bootDisks(ps).filter((d) => d.boot === true);
   if (!boot.length) return skip(from, 'no boot disk in providerSpec.disks');
   const custom = boot.find((d) => typeof d.image !== 'string' || !d.image.startsWith(GCP_RHCOS_PREFIX));
-  if (custom) return skip(from, `non-RHCOS image ${custom.image ?? '(none)'} (not under ${GCP_RHCOS_PREFIX})`);
+  if (custom)
+    return skip(
+      from,
+      `non-RHCOS image ${custom.image === undefined || custom.image === null ? '(none)' : valueText(custom.image)} (not under ${GCP_RHCOS_PREFIX})`,
+    );
   const t = gcpImage(ctx.stream, ctx.arch);
   if (!t.ok) return skip(from, t.reason);
   return { from, to: t.value.image, skipped: null };
 }
 
 const AZURE_VARIANTS: Record<string, string> = {
-  'redhat/rh-ocp-worker': 'ocp', 'redhat/rh-opp-worker': 'opp', 'redhat/rh-oke-worker': 'oke',
-  'redhat-limited/rh-ocp-worker': 'ocp-emea', 'redhat-limited/rh-opp-worker': 'opp-emea', 'redhat-limited/rh-oke-worker': 'oke-emea',
+  'redhat/rh-ocp-worker': 'ocp',
+  'redhat/rh-opp-worker': 'opp',
+  'redhat/rh-oke-worker': 'oke',
+  'redhat-limited/rh-ocp-worker': 'ocp-emea',
+  'redhat-limited/rh-opp-worker': 'opp-emea',
+  'redhat-limited/rh-oke-worker': 'oke-emea',
 };
 
 function predictAzure(ps: Record<string, unknown>, ctx: PredictContext, from: string | null): Prediction {
   if (ctx.arch === 'ppc64le' || ctx.arch === 's390x') return skip(from, `architecture ${ctx.arch} has no Azure images`);
   const securityType = at(ps, 'securityProfile', 'settings', 'securityType');
   if (securityType) {
-    return skip(from, `securityProfile.settings.securityType ${securityType} is set (confidential VM / trusted launch images are not managed)`);
+    return skip(from, `securityProfile.settings.securityType ${valueText(securityType)} is set (confidential VM / trusted launch images are not managed)`);
   }
   const img: Record<string, unknown> = isPlainObject(ps.image) ? ps.image : {};
   const resourceID = typeof img.resourceID === 'string' ? img.resourceID : '';
@@ -120,12 +141,10 @@ function predictAzure(ps: Record<string, unknown>, ctx: PredictContext, from: st
   // determineAzureVariant: legacy uploads and "azureopenshift" (ARO, unpaid) -> no-purchase-plan.
   let variant: string | undefined;
   if (legacy || img.publisher === 'azureopenshift') variant = 'no-purchase-plan';
-  else variant = AZURE_VARIANTS[`${img.publisher}/${img.offer}`];
+  else variant = AZURE_VARIANTS[`${valueText(img.publisher)}/${valueText(img.offer)}`];
   if (!variant) return skip(from, 'could not determine azure marketplace variant, cannot update boot images');
   const sku = typeof img.sku === 'string' ? img.sku : '';
-  const gen2 = legacy ? resourceID.includes('gen2')
-    : img.type === 'MarketplaceNoPlan' ? sku.includes('v2') || ctx.arch === 'aarch64'
-    : !sku.includes('gen1');
+  const gen2 = legacy ? resourceID.includes('gen2') : img.type === 'MarketplaceNoPlan' ? sku.includes('v2') || ctx.arch === 'aarch64' : !sku.includes('gen1');
   const t = azureMarketplaceImage(ctx.stream, ctx.arch, variant, gen2);
   if (!t.ok) return skip(from, t.reason);
   const v = t.value;

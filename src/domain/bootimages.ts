@@ -51,13 +51,22 @@ export function automaticRuleViolation(list: readonly MachineManager[] | undefin
  * rejects every write to the object.
  */
 export function automaticStatusRuleBroken(statusList: unknown): boolean {
-  return Array.isArray(statusList) && !statusList.some((m) => isPlainObject(m) && m.resource === 'machinesets' && m.apiGroup === MAPI_GROUP && isPlainObject(m.selection) && m.selection.mode === 'All');
+  return (
+    Array.isArray(statusList) &&
+    !statusList.some(
+      (m) => isPlainObject(m) && m.resource === 'machinesets' && m.apiGroup === MAPI_GROUP && isPlainObject(m.selection) && m.selection.mode === 'All',
+    )
+  );
 }
 
 type Report = (d: DiagnosticInput) => void;
 
 /** Rules that need the cluster: platform, feature gates (DESIGN §7). */
-export function checkClusterRules(spec: { spec: { managedBootImages?: ManagedBootImages; bootImageSkewEnforcement?: BootImageSkewEnforcement } }, facts: ClusterFacts, report: Report) {
+export function checkClusterRules(
+  spec: { spec: { managedBootImages?: ManagedBootImages; bootImageSkewEnforcement?: BootImageSkewEnforcement } },
+  facts: ClusterFacts,
+  report: Report,
+) {
   const s = spec.spec;
   if (s.managedBootImages !== undefined) checkPlatform(facts, report);
   (s.managedBootImages?.machineManagers ?? []).forEach((m, i) => checkManager(m, i, facts, report));
@@ -65,7 +74,8 @@ export function checkClusterRules(spec: { spec: { managedBootImages?: ManagedBoo
     // The field is gated (+openshift:enable:FeatureGate=BootImageSkewEnforcement): without
     // the gate the CRD has no such field and strict field validation rejects it.
     report({
-      code: 'skew-enforcement-feature-gate-disabled', path: SKEW_PATH,
+      code: 'skew-enforcement-feature-gate-disabled',
+      path: SKEW_PATH,
       message: 'unknown field "spec.bootImageSkewEnforcement"',
       expected: `a cluster with FeatureGate ${GATE_SKEW} enabled`,
       hint: `the FeatureGate ${GATE_SKEW} is not enabled on this cluster; remove bootImageSkewEnforcement`,
@@ -79,7 +89,9 @@ function checkPlatform(facts: ClusterFacts, report: Report) {
     // bootimages-cluster.ts isAzureStackHub: the MCO's boot image controller is off there,
     // so the managers would change nothing; they are not written (plan/bootimages.ts).
     report({
-      severity: 'warning', code: 'boot-images-azure-stack-hub', path: MBI_PATH,
+      severity: 'warning',
+      code: 'boot-images-azure-stack-hub',
+      path: MBI_PATH,
       message: `this cluster is on Azure Stack Hub (Infrastructure status.platformStatus.azure.cloudName ${AZURE_STACK_CLOUD}), where the Machine Config Operator does not update boot images (its boot images are defined at install time): managedBootImages is not written and no boot image change is predicted`,
       hint: 'remove managedBootImages for this cluster (e.g. with a per-cluster override in a Fleet spec)',
     });
@@ -87,13 +99,20 @@ function checkPlatform(facts: ClusterFacts, report: Report) {
     // MCO ValidatingAdmissionPolicy managed-bootimages-platform-check (wording of the
     // enhancement's policy; the platform list of the current MCO).
     report({
-      code: 'managed-boot-images-unsupported-platform', path: MBI_PATH,
+      code: 'managed-boot-images-unsupported-platform',
+      path: MBI_PATH,
       message: `This feature is only supported on these platforms: ${BOOT_IMAGE_PLATFORMS.join(', ')} (this cluster: ${facts.platform})`,
       expected: `a cluster on ${BOOT_IMAGE_PLATFORMS.join(', ')}`,
       hint: 'remove managedBootImages: the MCO does not manage boot images on this platform',
     });
   } else if (facts.bootImagesSupported === null) {
-    report({ severity: 'warning', code: 'cluster-platform-unknown', path: MBI_PATH, message: 'the snapshot has no Infrastructure/cluster: the platform rules for managedBootImages are not checked', hint: 'take the snapshot with `bootcplan snapshot`' });
+    report({
+      severity: 'warning',
+      code: 'cluster-platform-unknown',
+      path: MBI_PATH,
+      message: 'the snapshot has no Infrastructure/cluster: the platform rules for managedBootImages are not checked',
+      hint: 'take the snapshot with `bootcplan snapshot`',
+    });
   }
 }
 
@@ -102,7 +121,8 @@ function checkManager(m: MachineManager, i: number, facts: ClusterFacts, report:
   if (m.selection?.mode === 'None' && !facts.explicitNoneSupported) {
     // EXPLICIT_NONE_SINCE: the API server of 4.16-4.18 rejects the value (enum All;Partial).
     report({
-      code: 'selection-mode-none-unsupported', path: joinPath(joinPath(joinPath(MANAGERS_PATH, i), 'selection'), 'mode'),
+      code: 'selection-mode-none-unsupported',
+      path: joinPath(joinPath(joinPath(MANAGERS_PATH, i), 'selection'), 'mode'),
       message: `Unsupported value: "None": supported values: "All", "Partial" (OpenShift ${facts.version} is before 4.19, which added the selection mode None)`,
       expected: '"All" or "Partial" on OpenShift 4.16 to 4.18',
       hint: 'before 4.19 a resource is opted out by leaving its entry out (an omitted entry updates no boot images), or all of them with the legacy `machineManagers: []`; mode None can be used once the cluster runs 4.19',
@@ -113,17 +133,25 @@ function checkManager(m: MachineManager, i: number, facts: ClusterFacts, report:
   if (facts.cpmsGate === false) {
     // FeatureGateAwareEnum: without ManagedBootImagesCPMS the enum is machinesets only.
     report({
-      code: 'cpms-feature-gate-disabled', path: at,
+      code: 'cpms-feature-gate-disabled',
+      path: at,
       message: 'Unsupported value: "controlplanemachinesets": supported values: "machinesets"',
       expected: '"machinesets" (controlplanemachinesets needs FeatureGate ManagedBootImagesCPMS)',
       hint: `the FeatureGate ${GATE_CPMS} is not enabled on this cluster${facts.version ? ` (OpenShift ${facts.version})` : ''}; it is on by default from 4.22 and in TechPreviewNoUpgrade before; remove this entry`,
     });
   } else if (facts.cpmsGate === null) {
-    report({ severity: 'warning', code: 'feature-gates-unknown', path: at, message: `the snapshot has no FeatureGate/cluster: whether ${GATE_CPMS} is enabled is not checked`, hint: 'take the snapshot with `bootcplan snapshot`' });
+    report({
+      severity: 'warning',
+      code: 'feature-gates-unknown',
+      path: at,
+      message: `the snapshot has no FeatureGate/cluster: whether ${GATE_CPMS} is enabled is not checked`,
+      hint: 'take the snapshot with `bootcplan snapshot`',
+    });
   }
   if (facts.bootImagesSupported && facts.platform && !CPMS_BOOT_IMAGE_PLATFORMS.some((p) => p === facts.platform)) {
     report({
-      code: 'cpms-boot-images-unsupported-platform', path: at,
+      code: 'cpms-boot-images-unsupported-platform',
+      path: at,
       message: `ControlPlaneMachineSet boot images are only supported on these platforms: ${CPMS_BOOT_IMAGE_PLATFORMS.join(', ')} (this cluster: ${facts.platform})`,
       expected: `a cluster on ${CPMS_BOOT_IMAGE_PLATFORMS.join(', ')}`,
       hint: 'remove this entry: the MCO ignores it on this platform',

@@ -10,15 +10,17 @@ import { describeType, INT32_MAX } from '../base/schema.ts';
 
 export type MaxUnavailable = { kind: 'count'; value: number } | { kind: 'percent'; value: number };
 
-export type ParseResult =
-  | { ok: true; value: MaxUnavailable }
-  | { ok: false; message: string; expected: string; hint?: string; code: string };
+export type ParseResult = { ok: true; value: MaxUnavailable } | { ok: false; message: string; expected: string; hint?: string; code: string };
 
 export const MAX_UNAVAILABLE_EXPECTED = 'an integer >= 1, or a percentage "N%" with 1 <= N <= 100';
 
 export function parseMaxUnavailable(raw: unknown): ParseResult {
   const fail = (message: string, hint?: string, code = 'max-unavailable-invalid'): ParseResult => ({
-    ok: false, message, expected: MAX_UNAVAILABLE_EXPECTED, hint, code,
+    ok: false,
+    message,
+    expected: MAX_UNAVAILABLE_EXPECTED,
+    hint,
+    code,
   });
   if (typeof raw === 'number') {
     if (!Number.isInteger(raw)) return fail(`${raw} is not a whole number`, 'use a whole number of nodes, or a percentage such as "25%"');
@@ -26,7 +28,11 @@ export function parseMaxUnavailable(raw: unknown): ParseResult {
     if (raw < 0) return fail(`${raw} is negative`);
     // MachineConfigPool spec.maxUnavailable and BootcNodePool spec.rollout.maxUnavailable are
     // IntOrString: an int32 on the wire.
-    if (raw > INT32_MAX) return fail(`${raw} is larger than ${INT32_MAX}, the largest count the API stores`, 'a count above the pool size already means "the whole pool"; use "100%" for that');
+    if (raw > INT32_MAX)
+      return fail(
+        `${raw} is larger than ${INT32_MAX}, the largest count the API stores`,
+        'a count above the pool size already means "the whole pool"; use "100%" for that',
+      );
     return { ok: true, value: { kind: 'count', value: raw } };
   }
   if (typeof raw === 'string') {

@@ -26,7 +26,7 @@
  * paused MachineConfigPool without the mark was paused by someone else, and bootcplan does
  * not unpause it unless the spec says `paused: false` for that pool.
  */
-import type { KObject } from '../cluster/types.ts';
+
 import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY } from './labels.ts';
 import type { BootcNodePoolObject, MachineConfigPoolObject, NodeObject } from '../cluster/kinds.ts';
 
@@ -56,7 +56,10 @@ export function uncordonPatch(node: NodeObject, decision: Exclude<UncordonDecisi
 }
 
 /** The pause switches of both pool kinds: MachineConfigPool spec.paused, BootcNodePool spec.rollout.paused. */
-interface PauseSwitches { paused?: boolean | null; rollout?: { paused?: boolean | null } | null }
+interface PauseSwitches {
+  paused?: boolean | null;
+  rollout?: { paused?: boolean | null } | null;
+}
 
 /**
  * The merge patch of bootcplan's pause or unpause of a pool, the mark going with the switch; null

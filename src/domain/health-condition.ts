@@ -19,17 +19,15 @@ export const CONDITION_SUBJECTS = ['every', 'any', 'value', 'count', 'min', 'max
 export type ConditionSubject = (typeof CONDITION_SUBJECTS)[number];
 
 /** The parsed form the plan carries. */
-export type ParsedCondition =
-  | { subject: 'empty' }
-  | { subject: 'not-empty' }
-  | { subject: ConditionSubject; op: ConditionOp; value: number };
+export type ParsedCondition = { subject: 'empty' } | { subject: 'not-empty' } | { subject: ConditionSubject; op: ConditionOp; value: number };
 
 export type ConditionParse =
   | { ok: true; parsed: ParsedCondition }
   /** `offset`: 0-based character of the condition where it went wrong. */
   | { ok: false; offset: number; message: string; hint: string };
 
-export const CONDITION_EXPECTED = 'one of: empty, not empty, every sample OP N, any sample OP N, value OP N, count OP N, min|max|sum|avg OP N (OP: < <= > >= == !=)';
+export const CONDITION_EXPECTED =
+  'one of: empty, not empty, every sample OP N, any sample OP N, value OP N, count OP N, min|max|sum|avg OP N (OP: < <= > >= == !=)';
 const COMBINE_HINT = 'combine in PromQL (e.g. max(...), or vector(0)) and compare one number';
 
 const WORD = /^[A-Za-z_][A-Za-z0-9_]*/;
@@ -38,7 +36,9 @@ const NUMBER = /^[-+]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?/;
 /** Parses a condition; the error names the character where it went wrong. */
 export function parseCondition(text: string): ConditionParse {
   let i = 0;
-  const skip = () => { while (text[i] === ' ' || text[i] === '\t') i++; };
+  const skip = () => {
+    while (text[i] === ' ' || text[i] === '\t') i++;
+  };
   const fail = (offset: number, message: string, hint = `write ${CONDITION_EXPECTED}`): ConditionParse => ({ ok: false, offset, message, hint });
   const word = (): { w: string; at: number } | null => {
     const m = WORD.exec(text.slice(i));
@@ -49,7 +49,12 @@ export function parseCondition(text: string): ConditionParse {
   };
   const end = (parsed: ParsedCondition): ConditionParse => {
     skip();
-    if (i < text.length) return fail(i, `unexpected ${quote(text.slice(i))} after the condition`, /^(and|or|unless)\b/i.test(text.slice(i)) ? COMBINE_HINT : `remove it; ${CONDITION_EXPECTED}`);
+    if (i < text.length)
+      return fail(
+        i,
+        `unexpected ${quote(text.slice(i))} after the condition`,
+        /^(and|or|unless)\b/i.test(text.slice(i)) ? COMBINE_HINT : `remove it; ${CONDITION_EXPECTED}`,
+      );
     return { ok: true, parsed };
   };
   skip();
@@ -77,7 +82,14 @@ export function parseCondition(text: string): ConditionParse {
   }
   skip();
   const op = CONDITION_OPS.filter((o) => text.startsWith(o, i)).sort((a, b) => b.length - a.length)[0];
-  if (!op) return fail(i, i >= text.length ? `a comparison is missing after "${text.slice(first.at, i).trim()}"` : `expected a comparison (< <= > >= == !=), got ${quote(text.slice(i))}`, text[i] === '=' ? 'equality is "=="' : undefined);
+  if (!op)
+    return fail(
+      i,
+      i >= text.length
+        ? `a comparison is missing after "${text.slice(first.at, i).trim()}"`
+        : `expected a comparison (< <= > >= == !=), got ${quote(text.slice(i))}`,
+      text[i] === '=' ? 'equality is "=="' : undefined,
+    );
   i += op.length;
   skip();
   const at = i;
@@ -85,7 +97,15 @@ export function parseCondition(text: string): ConditionParse {
   if (!m || /^[A-Za-z_%]/.test(text.slice(i + m[0].length))) {
     const rest = text.slice(i);
     const special = /^[-+]?(inf|nan)/i.test(rest) ? 'Inf and NaN are no limits a sample can be held to' : null;
-    return fail(at, rest ? `expected a number, got ${quote(rest)}` : 'a number is missing after the comparison', special ? `${special}; ${COMBINE_HINT}` : /^[0-9.]+\s*[%a-zA-Z]/.test(rest) ? `a plain number, no unit (0.01, not 1%); ${COMBINE_HINT}` : 'a decimal number such as 0.01, 5 or 1e-3');
+    return fail(
+      at,
+      rest ? `expected a number, got ${quote(rest)}` : 'a number is missing after the comparison',
+      special
+        ? `${special}; ${COMBINE_HINT}`
+        : /^[0-9.]+\s*[%a-zA-Z]/.test(rest)
+          ? `a plain number, no unit (0.01, not 1%); ${COMBINE_HINT}`
+          : 'a decimal number such as 0.01, 5 or 1e-3',
+    );
   }
   i += m[0].length;
   const value = Number(m[0]);
@@ -114,22 +134,34 @@ export function usesOnEmpty(c: ParsedCondition): boolean {
 // ---------------------------------------------------------------------------------------
 // Evaluation
 
-export interface Sample { metric: Readonly<Record<string, string>>; value: number }
+export interface Sample {
+  metric: Readonly<Record<string, string>>;
+  value: number;
+}
 /** An instant query's answer, sample values already numbers (NaN, ±Infinity allowed). */
 export type QueryResult = { type: 'vector'; samples: readonly Sample[] } | { type: 'scalar'; value: number };
 
-export interface ConditionOutcome { pass: boolean; observed: string }
+export interface ConditionOutcome {
+  pass: boolean;
+  observed: string;
+}
 
 /** NaN satisfies no comparison (`!=` included); ±Infinity compare as numbers. */
 export function compare(v: number, op: ConditionOp, n: number): boolean {
   if (Number.isNaN(v)) return false;
   switch (op) {
-    case '<': return v < n;
-    case '<=': return v <= n;
-    case '>': return v > n;
-    case '>=': return v >= n;
-    case '==': return v === n;
-    case '!=': return v !== n;
+    case '<':
+      return v < n;
+    case '<=':
+      return v <= n;
+    case '>':
+      return v > n;
+    case '>=':
+      return v >= n;
+    case '==':
+      return v === n;
+    case '!=':
+      return v !== n;
   }
 }
 
@@ -156,10 +188,20 @@ export function evaluateCondition(r: QueryResult, c: ParsedCondition, onEmpty: '
   if (c.subject === 'every' || c.subject === 'value' || c.subject === 'any') {
     const bad = samples.filter((s) => !compare(s.value, c.op, c.value));
     const ok = c.subject === 'any' ? bad.length < n : bad.length === 0;
-    if (ok) return { pass: true, observed: `${text}: ${c.subject === 'any' ? `${n - bad.length} of ${n}` : countOf(r)} ${c.subject === 'any' ? 'do' : 'ok'}${n === 1 ? ` (${numberText(samples[0].value)})` : ''}` };
-    return { pass: false, observed: `${c.subject === 'any' ? `no sample ${c.op} ${c.value}` : `${bad.length} of ${n} not ${c.op} ${c.value}`}: ${seriesList(bad.length ? bad : samples)}` };
+    if (ok)
+      return {
+        pass: true,
+        observed: `${text}: ${c.subject === 'any' ? `${n - bad.length} of ${n}` : countOf(r)} ${c.subject === 'any' ? 'do' : 'ok'}${n === 1 ? ` (${numberText(samples[0].value)})` : ''}`,
+      };
+    return {
+      pass: false,
+      observed: `${c.subject === 'any' ? `no sample ${c.op} ${c.value}` : `${bad.length} of ${n} not ${c.op} ${c.value}`}: ${seriesList(bad.length ? bad : samples)}`,
+    };
   }
-  const v = aggregate(c.subject, samples.map((s) => s.value));
+  const v = aggregate(
+    c.subject,
+    samples.map((s) => s.value),
+  );
   const ok = compare(v, c.op, c.value);
   return { pass: ok, observed: `${c.subject} ${numberText(v)} over ${n} sample${n === 1 ? '' : 's'}${ok ? '' : `, not ${c.op} ${c.value}`}` };
 }
@@ -189,7 +231,10 @@ export function numberText(v: number): string {
 /** `name{l1="v1",l2="v2"}=value`, labels sorted, cut to 80 characters. */
 export function seriesText(s: Sample): string {
   const name = s.metric.__name__ ?? '';
-  const labels = Object.keys(s.metric).filter((k) => k !== '__name__').sort().map((k) => `${k}=${JSON.stringify(s.metric[k])}`);
+  const labels = Object.keys(s.metric)
+    .filter((k) => k !== '__name__')
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(s.metric[k])}`);
   const series = `${name}${labels.length || !name ? `{${labels.join(',')}}` : ''}`;
   const cut = series.length > 70 ? `${series.slice(0, 67)}...` : series;
   return `${cut}=${numberText(s.value)}`;

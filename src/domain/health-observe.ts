@@ -49,7 +49,10 @@ function partial(warnings: readonly unknown[]): Measurement | null {
   return warnings.length ? outcome('inconclusive', `partial response: ${typeof first === 'string' ? first.slice(0, 200) : 'warnings'}`) : null;
 }
 
-export interface QueryCheck { condition: ParsedCondition; onEmpty: 'fail' | 'pass' }
+export interface QueryCheck {
+  condition: ParsedCondition;
+  onEmpty: 'fail' | 'pass';
+}
 
 /**
  * An instant query's `data` (the envelope's status already `success`) and its `warnings`. The
@@ -73,7 +76,8 @@ export function observeQuery(data: unknown, warnings: readonly unknown[], check:
     if (!isObject(s)) return error('bad-answer', 'a vector sample that is not an object');
     const metric = labelsOf(s.metric ?? {});
     if (!metric) return error('bad-answer', 'a vector sample whose labels are not strings');
-    if (s.value === undefined && s.histogram !== undefined) return error('bad-answer', 'native histogram sample: use histogram_quantile/histogram_count in the query');
+    if (s.value === undefined && s.histogram !== undefined)
+      return error('bad-answer', 'native histogram sample: use histogram_quantile/histogram_count in the query');
     const v = Array.isArray(s.value) && s.value.length === 2 ? parseSampleValue(s.value[1]) : null;
     if (v === null) return error('bad-answer', 'a vector sample without a sample value');
     samples.push({ metric, value: v });
@@ -154,7 +158,10 @@ function judgeAlerts(alerts: AlertSample[], check: AlertsCheck, states: readonly
   if (check.heartbeat && !alerts.some((a) => a.labels.alertname === check.heartbeat && (source === 'alertmanager' || a.state === 'firing'))) {
     return outcome('inconclusive', `heartbeat ${check.heartbeat} not firing: the alerting pipeline may be down`);
   }
-  return outcome('pass', `no ${states === null ? 'active' : states.join('/')} alert${scope(1)}${check.heartbeat ? ` (heartbeat ${check.heartbeat} firing)` : ''}`);
+  return outcome(
+    'pass',
+    `no ${states === null ? 'active' : states.join('/')} alert${scope(1)}${check.heartbeat ? ` (heartbeat ${check.heartbeat} firing)` : ''}`,
+  );
 }
 
 /** The matchers of a check as one phrase (for plans and messages). */
@@ -165,7 +172,13 @@ export function matchersPhrase(texts: readonly string[]): string {
 // ---------------------------------------------------------------------------------------
 // Kubernetes objects
 
-interface ConditionView { type: string; status: string; reason: string; message: string; observedGeneration: number | null }
+interface ConditionView {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  observedGeneration: number | null;
+}
 
 function conditionsOf(obj: Record<string, unknown>): ConditionView[] | null {
   const status = obj.status;
@@ -177,8 +190,10 @@ function conditionsOf(obj: Record<string, unknown>): ConditionView[] | null {
   for (const c of status.conditions) {
     if (!isObject(c) || typeof c.type !== 'string' || typeof c.status !== 'string') return null;
     out.push({
-      type: c.type, status: c.status,
-      reason: typeof c.reason === 'string' ? c.reason : '', message: typeof c.message === 'string' ? c.message : '',
+      type: c.type,
+      status: c.status,
+      reason: typeof c.reason === 'string' ? c.reason : '',
+      message: typeof c.message === 'string' ? c.message : '',
       observedGeneration: typeof c.observedGeneration === 'number' ? c.observedGeneration : null,
     });
   }
@@ -186,9 +201,13 @@ function conditionsOf(obj: Record<string, unknown>): ConditionView[] | null {
 }
 
 const nameOf = (o: unknown): string | null => (isObject(o) && isObject(o.metadata) && typeof o.metadata.name === 'string' ? o.metadata.name : null);
-const conditionPhrase = (c: ConditionView) => `${c.type}=${c.status}${c.reason || c.message ? ` (${[c.reason, c.message.slice(0, 80)].filter(Boolean).join(': ')})` : ''}`;
+const conditionPhrase = (c: ConditionView) =>
+  `${c.type}=${c.status}${c.reason || c.message ? ` (${[c.reason, c.message.slice(0, 80)].filter(Boolean).join(': ')})` : ''}`;
 
-export interface ClusterOperatorsCheck { names: readonly string[]; ignore: readonly string[] }
+export interface ClusterOperatorsCheck {
+  names: readonly string[];
+  ignore: readonly string[];
+}
 
 /**
  * The ClusterOperators (config.openshift.io/v1) as listed: every selected one (all, or the named
@@ -209,7 +228,10 @@ export function observeClusterOperators(items: readonly unknown[], check: Cluste
   const unsure: string[] = [];
   for (const name of selected) {
     const conds = byName.get(name);
-    if (!conds) { failing.push(`${name} not found`); continue; }
+    if (!conds) {
+      failing.push(`${name} not found`);
+      continue;
+    }
     const available = conds.find((c) => c.type === 'Available');
     const degraded = conds.find((c) => c.type === 'Degraded');
     if (available?.status === 'False') failing.push(`${name} ${conditionPhrase(available)}`);
@@ -226,7 +248,14 @@ function listed(items: string[]): string {
   return items.length > 3 ? `${items.slice(0, 3).join('; ')}; ... and ${items.length - 3} more` : items.join('; ');
 }
 
-export interface ObjectConditionCheck { kind: string; namespace: string | null; name: string; type: string; status: string; reason: string | null }
+export interface ObjectConditionCheck {
+  kind: string;
+  namespace: string | null;
+  name: string;
+  type: string;
+  status: string;
+  reason: string | null;
+}
 
 /**
  * One object's condition (null: the object does not exist). The condition must be there with the
@@ -243,8 +272,8 @@ export function observeObjectCondition(obj: unknown, check: ObjectConditionCheck
   if (!c) return outcome('inconclusive', `${what} has no ${check.type} condition`);
   const generation = isObject(obj.metadata) && typeof obj.metadata.generation === 'number' ? obj.metadata.generation : null;
   const observed = c.observedGeneration ?? (isObject(obj.status) && typeof obj.status.observedGeneration === 'number' ? obj.status.observedGeneration : null);
-  if (generation !== null && observed !== null && observed < generation) return outcome('inconclusive', `${what} ${check.type} observed generation ${observed}, the object is at ${generation}`);
+  if (generation !== null && observed !== null && observed < generation)
+    return outcome('inconclusive', `${what} ${check.type} observed generation ${observed}, the object is at ${generation}`);
   const ok = c.status === check.status && (check.reason === null || c.reason === check.reason);
   return outcome(ok ? 'pass' : 'fail', `${what} ${conditionPhrase(c)}`);
 }
-

@@ -21,8 +21,18 @@ export type MeasurementOutcome = (typeof MEASUREMENT_OUTCOMES)[number];
 
 /** Why a measurement could not be made (outcome `error`). */
 export const HEALTH_ERROR_KINDS = [
-  'unreachable', 'timeout', 'tls', 'unauthorized', 'forbidden', 'http-status', 'bad-answer',
-  'too-large', 'query-rejected', 'not-found', 'no-token', 'source-missing',
+  'unreachable',
+  'timeout',
+  'tls',
+  'unauthorized',
+  'forbidden',
+  'http-status',
+  'bad-answer',
+  'too-large',
+  'query-rejected',
+  'not-found',
+  'no-token',
+  'source-missing',
 ] as const;
 export type HealthErrorKind = (typeof HEALTH_ERROR_KINDS)[number];
 
@@ -60,9 +70,7 @@ export interface CheckState {
 export type FailReason = 'condition' | 'error' | 'timeout';
 
 export type Verdict =
-  | { state: 'running' }
-  | { state: 'passed'; last: Measurement }
-  | { state: 'failed'; reason: FailReason; last: Measurement | null; message: string };
+  { state: 'running' } | { state: 'passed'; last: Measurement } | { state: 'failed'; reason: FailReason; last: Measurement | null; message: string };
 
 export function startCheck(at: number): CheckState {
   return { started: at, measurements: 0, passesInRow: 0, failures: 0, last: null };
@@ -93,7 +101,9 @@ export function nextMeasurementAt(s: CheckState, limits: CheckLimits): number | 
 export function timeoutVerdict(s: CheckState, limits: CheckLimits): Verdict & { state: 'failed' } {
   const last = s.last ? `; last: ${s.last.outcome} (${s.last.observed})` : '';
   return {
-    state: 'failed', reason: 'timeout', last: s.last,
+    state: 'failed',
+    reason: 'timeout',
+    last: s.last,
     message: `no verdict in ${limits.timeoutSeconds} s: ${s.passesInRow} of ${limits.successes} successes in a row${last}`,
   };
 }

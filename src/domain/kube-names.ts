@@ -20,6 +20,7 @@ export function isDns1123Subdomain(s: unknown): s is string {
   return typeof s === 'string' && s.length > 0 && s.length <= DNS1123_SUBDOMAIN_MAX && s.split('.').every((p) => DNS1123_LABEL.test(p));
 }
 
-export function isLabelValue(s: unknown): s is string {
+/** Not a type guard: a string can fail it, and `!isLabelValue(name)` must leave `name` a string. */
+export function isLabelValue(s: unknown): boolean {
   return typeof s === 'string' && s.length <= DNS1123_LABEL_MAX && LABEL_VALUE.test(s);
 }

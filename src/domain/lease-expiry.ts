@@ -93,9 +93,15 @@ const iso = (t: number) => new Date(Math.round(t) * 1000).toISOString().replace(
  */
 export function judgeHeldLock(prev: LockSighting | null, lock: HeldLock, now: number, stuckAfterSeconds: number): LockJudgement {
   const skew: string[] = [];
-  for (const [what, t] of [['acquireTime', lock.acquiredAt], ['renewTime', lock.renewedAt]] as const) {
+  for (const [what, t] of [
+    ['acquireTime', lock.acquiredAt],
+    ['renewTime', lock.renewedAt],
+  ] as const) {
     const c = credibleTime(t, now);
-    if (c.aheadSeconds) skew.push(`the lock Lease's ${what} ${iso(t)} is ${skewText(c.aheadSeconds)} ahead of this clock (allowance ${skewText(CLOCK_SKEW_ALLOWANCE_SECONDS)}): counted as now; check the clock of ${lock.holder}`);
+    if (c.aheadSeconds)
+      skew.push(
+        `the lock Lease's ${what} ${iso(t)} is ${skewText(c.aheadSeconds)} ahead of this clock (allowance ${skewText(CLOCK_SKEW_ALLOWANCE_SECONDS)}): counted as now; check the clock of ${lock.holder}`,
+      );
   }
   const kept = (at: string | undefined, what: string): number => {
     const t = at ? Date.parse(at) / 1000 : NaN;

@@ -14,7 +14,7 @@
  * is rolling (or, paused, is about to roll) a config onto the pool's nodes: it will cordon,
  * drain and reboot them with its own budget, and bootcplan must not reboot them meanwhile.
  */
-import type { KObject } from '../cluster/types.ts';
+
 import { conditionOf, digestOf } from './nodes.ts';
 import type { MachineConfigObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 

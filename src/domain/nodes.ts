@@ -5,9 +5,7 @@
  * (docs/safety.md rules 5 and 7: mcoNodeHealth, mcoNodeWork below).
  */
 import type { ClusterSnapshot, Condition, KObject } from '../cluster/types.ts';
-import {
-  ZONE_LABEL, MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_CURRENT_IMAGE, BOOTC_IN_REBOOT_SLOT,
-} from './labels.ts';
+import { ZONE_LABEL, MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_CURRENT_IMAGE, BOOTC_IN_REBOOT_SLOT } from './labels.ts';
 import type { BootcNodeObject, ClusterLabelSelector, MachineConfigObject, NodeObject, ObjectWithConditions } from '../cluster/kinds.ts';
 
 export type Unavailability = 'not-ready' | 'cordoned' | 'degraded' | 'updating';
@@ -150,10 +148,10 @@ export function viewNode(node: NodeObject, idx: NodeIndex): NodeView {
   const cordoned = node.spec?.unschedulable === true;
   const bn = idx.bootcNodes.get(name);
 
-  let degraded = false;
-  let updating = false;
-  let bootedImage: string | null = null;
-  let bootedDigest: string | null = null;
+  let degraded: boolean;
+  let updating: boolean;
+  let bootedImage: string | null;
+  let bootedDigest: string | null;
   let stagedDigest: string | null = null;
   let stagedSoftRebootCapable = false;
   let stagedIdle = false;
@@ -190,22 +188,41 @@ export function viewNode(node: NodeObject, idx: NodeIndex): NodeView {
     // A failed daemon is `degraded` (and still `updating` while its config moves: the MCO
     // pool runner reports such a node as failed during its wave).
     updating = mco.configMoving || (mco.inFlight && !mco.failed);
-    bootedImage = annotations[MCO_CURRENT_IMAGE] ?? (current ? idx.machineConfigs.get(current)?.spec?.osImageURL ?? null : null);
+    bootedImage = annotations[MCO_CURRENT_IMAGE] ?? (current ? (idx.machineConfigs.get(current)?.spec?.osImageURL ?? null) : null);
     bootedDigest = digestOf(bootedImage);
     if (mco.state !== null || mco.configMoving) conditions.push(mcoStateCondition(mco, annotations));
   }
 
   const unavailable: Unavailability | null = degraded ? 'degraded' : !ready || !healthy ? 'not-ready' : updating ? 'updating' : cordoned ? 'cordoned' : null;
   return {
-    name, zone: labels[ZONE_LABEL] ?? null, labels, ready, healthy, cordoned, degraded, updating, unavailable,
-    bootedImage, bootedDigest, stagedDigest, stagedSoftRebootCapable, stagedIdle, conditions,
+    name,
+    zone: labels[ZONE_LABEL] ?? null,
+    labels,
+    ready,
+    healthy,
+    cordoned,
+    degraded,
+    updating,
+    unavailable,
+    bootedImage,
+    bootedDigest,
+    stagedDigest,
+    stagedSoftRebootCapable,
+    stagedIdle,
+    conditions,
     createdAt: node.metadata.creationTimestamp ?? null,
   };
 }
 
 /** The MCO daemon's state of a node, shown as a condition when MCO work is in flight. */
 function mcoStateCondition(mco: ReturnType<typeof mcoNodeWork>, annotations: Record<string, string>): Condition {
-  return { type: 'MCOState', status: mco.state ?? 'unknown', reason: annotations[MCO_REASON] || (mco.configMoving ? `desiredConfig ${annotations[MCO_DESIRED_CONFIG]}, currentConfig ${annotations[MCO_CURRENT_CONFIG] ?? 'none'}` : undefined) };
+  return {
+    type: 'MCOState',
+    status: mco.state ?? 'unknown',
+    reason:
+      annotations[MCO_REASON] ||
+      (mco.configMoving ? `desiredConfig ${annotations[MCO_DESIRED_CONFIG]}, currentConfig ${annotations[MCO_CURRENT_CONFIG] ?? 'none'}` : undefined),
+  };
 }
 
 function pick(c: Condition): Condition {
@@ -225,11 +242,20 @@ export function selectorMatches(selector: ClusterLabelSelector | null | undefine
     const val = labels[e.key];
     const values: string[] = e.values ?? [];
     switch (e.operator) {
-      case 'In': if (!has || !values.includes(val)) return false; break;
-      case 'NotIn': if (has && values.includes(val)) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: return false;
+      case 'In':
+        if (!has || !values.includes(val)) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(val)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
     }
   }
   // An empty selector selects everything (metav1.LabelSelectorAsSelector); a missing one nothing.

@@ -30,7 +30,10 @@ import type { Membership } from './pools.ts';
 import type { BootcNodeObject, BootcNodePoolObject, MachineConfigObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
 export type PoolKind = 'BootcNodePool' | 'MachineConfigPool';
-export interface PoolRef { kind: PoolKind; name: string }
+export interface PoolRef {
+  kind: PoolKind;
+  name: string;
+}
 
 export const poolRefText = (r: PoolRef) => `${r.kind}/${r.name}`;
 
@@ -74,8 +77,9 @@ export function findPoolConflicts(snap: ClusterSnapshot, membership: Membership,
   const claim = (node: string, pool: string) => {
     const had = bootcClaims.get(node);
     if (had === undefined) bootcClaims.set(node, pool);
-    else if (typeof had === 'string') { if (had !== pool) bootcClaims.set(node, [had, pool]); }
-    else if (!had.includes(pool)) had.push(pool);
+    else if (typeof had === 'string') {
+      if (had !== pool) bootcClaims.set(node, [had, pool]);
+    } else if (!had.includes(pool)) had.push(pool);
   };
   const pools = new Set(snap.bootcNodePools.map((p) => p.metadata.name));
   for (const bn of snap.bootcNodes) {
@@ -123,12 +127,13 @@ export function nodesWithoutBootcNode(snap: ClusterSnapshot, bnp: BootcNodePoolO
 /** The message of a BootcNodePool's Degraded=True condition with reason NodeConflict, or null. */
 export function nodeConflictCondition(bnp: BootcNodePoolObject): string | null {
   const c = conditionOf(bnp, 'Degraded');
-  return c?.status === 'True' && c.reason === 'NodeConflict' ? (c.message || 'Node selector overlaps with another pool') : null;
+  return c?.status === 'True' && c.reason === 'NodeConflict' ? c.message || 'Node selector overlaps with another pool' : null;
 }
 
 /** The MachineConfigPool that controls a BootcNodePool (ownerReference with controller: true), or null. */
 export function owningMachineConfigPool(bnp: KObject): string | null {
-  const ref = bnp.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'MachineConfigPool'
-    && (r.apiVersion ?? '').startsWith('machineconfiguration.openshift.io/'));
+  const ref = bnp.metadata.ownerReferences?.find(
+    (r) => r.controller === true && r.kind === 'MachineConfigPool' && (r.apiVersion ?? '').startsWith('machineconfiguration.openshift.io/'),
+  );
   return ref?.name ?? null;
 }

@@ -5,7 +5,7 @@
  * nodes by spec.nodeSelector; a node in worker and in a custom pool belongs to the custom
  * pool (MCO GetPoolsForNode: custom pools take precedence over worker).
  */
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import { ownerOf, selectorMatches } from './nodes.ts';
 import { isControlPlaneNode, selectorAsksForControlPlane } from './control-plane.ts';
 import type { BootcNodePoolObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
@@ -60,7 +60,12 @@ export function computeMembership(snap: ClusterSnapshot): Membership {
  * selector asks for a control-plane role label, or a pool whose nodes are all control-plane
  * nodes (a pool that mixes them with other nodes is an error: src/plan/pool-sharing.ts).
  */
-export function isControlPlanePool(name: string, mcp: MachineConfigPoolObject | undefined, bnp: BootcNodePoolObject | undefined, memberLabels: readonly Record<string, string>[] = []): boolean {
+export function isControlPlanePool(
+  name: string,
+  mcp: MachineConfigPoolObject | undefined,
+  bnp: BootcNodePoolObject | undefined,
+  memberLabels: readonly Record<string, string>[] = [],
+): boolean {
   if (name === 'master' || name === 'control-plane') return true;
   if ([mcp?.spec?.nodeSelector, bnp?.spec?.nodeSelector].some(selectorAsksForControlPlane)) return true;
   return memberLabels.length > 0 && memberLabels.every(isControlPlaneNode);

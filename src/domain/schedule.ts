@@ -74,15 +74,21 @@ const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 export function planSchedule(windows: readonly WindowSpec[], pools: readonly ScheduledPool[], d: PhaseDurations, now: number): PlanSchedule {
   const slots = waveSlots(pools, d);
   const info = (iv: Interval | null, from: number): WindowInfo | null =>
-    iv ? { start: iso(iv.start), end: iso(iv.end), timezone: iv.window.timezone ?? 'UTC', wavesThatFit: slotsThatFit(slots, (iv.end - Math.max(from, iv.start)) / 1000) } : null;
+    iv
+      ? {
+          start: iso(iv.start),
+          end: iso(iv.end),
+          timezone: iv.window.timezone ?? 'UTC',
+          wavesThatFit: slotsThatFit(slots, (iv.end - Math.max(from, iv.start)) / 1000),
+        }
+      : null;
   const open = openWindowAt(windows, now);
   const next = nextWindowAfter(windows, now);
   return { evaluatedAt: iso(now), open: info(open, now), next: info(next, next?.start ?? now), totalWaves: slots.length };
 }
 
 export type WaveGate =
-  | { ok: true; windowEnd: number | null }
-  | { ok: false; reason: 'outside-window' | 'wave-would-overrun'; message: string; nextStart: number | null };
+  { ok: true; windowEnd: number | null } | { ok: false; reason: 'outside-window' | 'wave-would-overrun'; message: string; nextStart: number | null };
 
 /**
  * May a wave of `seconds` start at `now`? No windows configured: always. Otherwise only
@@ -99,7 +105,8 @@ export function gateWave(windows: readonly WindowSpec[] | undefined, now: number
   const left = (open.end - now) / 1000;
   if (seconds > left) {
     return {
-      ok: false, reason: 'wave-would-overrun',
+      ok: false,
+      reason: 'wave-would-overrun',
       message: `the next wave needs about ${Math.ceil(seconds / 60)} min but the window closes at ${iso(open.end)} (${Math.floor(left / 60)} min left); ${nextText}`,
       nextStart: next?.start ?? null,
     };

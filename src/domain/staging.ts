@@ -16,13 +16,11 @@
  * from the lastTransitionTime of Idle=False/Staging; and a node whose BootcNode does not ask
  * for the target, or that is not staging, never started staging.
  */
-import type { Condition, KObject } from '../cluster/types.ts';
+import type { Condition } from '../cluster/types.ts';
 import { conditionOf, digestOf } from './nodes.ts';
 import type { BootcNodeObject, BootcNodePoolObject } from '../cluster/kinds.ts';
 
-export type TagResolution =
-  | { resolved: true; digest: string }
-  | { resolved: false; why: string };
+export type TagResolution = { resolved: true; digest: string } | { resolved: false; why: string };
 
 /**
  * The digest a BootcNodePool resolved for a tag reference `ref`: status.targetDigest, once the
@@ -31,28 +29,36 @@ export type TagResolution =
 export function resolvedTag(bnp: BootcNodePoolObject | undefined, ref: string): TagResolution {
   if (!bnp) return { resolved: false, why: 'there is no BootcNodePool to resolve it' };
   const current: unknown = bnp.spec?.image?.ref;
-  if (current !== ref) return { resolved: false, why: `the BootcNodePool's spec.image.ref is ${typeof current === 'string' ? current : 'not set'}: the bootc-operator resolves the tag once the pool asks for it` };
+  if (current !== ref)
+    return {
+      resolved: false,
+      why: `the BootcNodePool's spec.image.ref is ${typeof current === 'string' ? current : 'not set'}: the bootc-operator resolves the tag once the pool asks for it`,
+    };
   const gen = bnp.metadata.generation;
   const observed = bnp.status?.observedGeneration;
   if (typeof gen === 'number' && typeof observed === 'number' && observed !== gen) {
-    return { resolved: false, why: `the BootcNodePool's status is of generation ${observed}, its spec of generation ${gen}: the bootc-operator has not resolved the tag yet` };
+    return {
+      resolved: false,
+      why: `the BootcNodePool's status is of generation ${observed}, its spec of generation ${gen}: the bootc-operator has not resolved the tag yet`,
+    };
   }
   const digest: unknown = bnp.status?.targetDigest;
-  if (typeof digest !== 'string' || !digest.startsWith('sha256:')) return { resolved: false, why: 'the BootcNodePool has no status.targetDigest yet: the bootc-operator has not resolved the tag' };
+  if (typeof digest !== 'string' || !digest.startsWith('sha256:'))
+    return { resolved: false, why: 'the BootcNodePool has no status.targetDigest yet: the bootc-operator has not resolved the tag' };
   return { resolved: true, digest };
 }
 
-export type StagingProgress =
-  | { state: 'passed' }
-  | { state: 'staging'; since: number | null }
-  | { state: 'not-started'; why: string };
+export type StagingProgress = { state: 'passed' } | { state: 'staging'; since: number | null } | { state: 'not-started'; why: string };
 
 /** Where a BootcNode is on the way to staging `target` (a digest). `since`: epoch seconds, from Idle's lastTransitionTime. */
 export function stagingProgress(bn: BootcNodeObject | undefined, target: string): StagingProgress {
   if (!bn) return { state: 'not-started', why: 'the node has no BootcNode' };
   const desired: unknown = bn.spec?.desiredImage;
   if (digestOf(typeof desired === 'string' ? desired : null) !== target) {
-    return { state: 'not-started', why: `its BootcNode's spec.desiredImage is ${typeof desired === 'string' ? desired : 'not set'}, not the target ${target} (the bootc-operator has not handed the pool's target to the node)` };
+    return {
+      state: 'not-started',
+      why: `its BootcNode's spec.desiredImage is ${typeof desired === 'string' ? desired : 'not set'}, not the target ${target} (the bootc-operator has not handed the pool's target to the node)`,
+    };
   }
   const idle: Condition | undefined = conditionOf(bn, 'Idle');
   const degraded = conditionOf(bn, 'Degraded')?.status === 'True';

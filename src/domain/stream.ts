@@ -7,28 +7,34 @@ import type { KObject } from '../cluster/types.ts';
 import { type Ctx, type ObjectSchema, type Schema, isPlainObject, validate } from '../base/schema.ts';
 import { messageOf } from '../base/errors.ts';
 
-export interface AzureMarketplaceImage { publisher: string; offer: string; sku: string; version: string }
+export interface AzureMarketplaceImage {
+  publisher: string;
+  offer: string;
+  sku: string;
+  version: string;
+}
 
 export interface CoreosStream {
   /** The stream's name (stream-metadata-go writes it always; a hand-written one may lack it). */
   stream?: string;
-  architectures: Record<string, {
-    artifacts?: Record<string, { release?: string; formats?: Record<string, unknown> }>;
-    images?: {
-      aws?: { regions?: Record<string, { release?: string; image?: string }> };
-      gcp?: { release?: string; project?: string; family?: string; name?: string };
-      [k: string]: unknown;
-    };
-    'rhel-coreos-extensions'?: {
-      marketplace?: { azure?: Record<string, { hyperVGen1?: AzureMarketplaceImage; hyperVGen2?: AzureMarketplaceImage }> };
-      [k: string]: unknown;
-    };
-  }>;
+  architectures: Record<
+    string,
+    {
+      artifacts?: Record<string, { release?: string; formats?: Record<string, unknown> }>;
+      images?: {
+        aws?: { regions?: Record<string, { release?: string; image?: string }> };
+        gcp?: { release?: string; project?: string; family?: string; name?: string };
+        [k: string]: unknown;
+      };
+      'rhel-coreos-extensions'?: {
+        marketplace?: { azure?: Record<string, { hyperVGen1?: AzureMarketplaceImage; hyperVGen2?: AzureMarketplaceImage }> };
+        [k: string]: unknown;
+      };
+    }
+  >;
 }
 
-export type StreamRead =
-  | { ok: true; stream: CoreosStream; releaseVersion: string | null }
-  | { ok: false; reason: string };
+export type StreamRead = { ok: true; stream: CoreosStream; releaseVersion: string | null } | { ok: false; reason: string };
 
 /** Reads `data.stream` (JSON) and `data.releaseVersion` of the coreos-bootimages ConfigMap. */
 export function readStream(cm: KObject | null): StreamRead {
@@ -45,7 +51,12 @@ export function readStream(cm: KObject | null): StreamRead {
     return { ok: false, reason: 'coreos-bootimages "stream" has no "architectures"' };
   }
   let problem = '';
-  if (!isCoreosStream(parsed, (p) => { problem = p; })) return { ok: false, reason: `coreos-bootimages "stream" is malformed: ${problem}` };
+  if (
+    !isCoreosStream(parsed, (p) => {
+      problem = p;
+    })
+  )
+    return { ok: false, reason: `coreos-bootimages "stream" is malformed: ${problem}` };
   return { ok: true, stream: parsed, releaseVersion: cm.data?.releaseVersion ?? null };
 }
 
@@ -55,16 +66,19 @@ const open = (fields: Record<string, Schema>): ObjectSchema => ({ type: 'object'
 const marketplaceImage = open({ publisher: { type: 'string' }, offer: { type: 'string' }, sku: { type: 'string' }, version: { type: 'string' } });
 const STREAM_SCHEMA: ObjectSchema = open({
   stream: str,
-  architectures: { type: 'map', values: open({
-    artifacts: { type: 'map', nullable: true, values: open({ release: str }) },
-    images: open({
-      aws: open({ regions: { type: 'map', nullable: true, values: open({ release: str, image: str }) } }),
-      gcp: open({ release: str, project: str, family: str, name: str }),
+  architectures: {
+    type: 'map',
+    values: open({
+      artifacts: { type: 'map', nullable: true, values: open({ release: str }) },
+      images: open({
+        aws: open({ regions: { type: 'map', nullable: true, values: open({ release: str, image: str }) } }),
+        gcp: open({ release: str, project: str, family: str, name: str }),
+      }),
+      'rhel-coreos-extensions': open({
+        marketplace: open({ azure: { type: 'map', nullable: true, values: open({ hyperVGen1: marketplaceImage, hyperVGen2: marketplaceImage }) } }),
+      }),
     }),
-    'rhel-coreos-extensions': open({
-      marketplace: open({ azure: { type: 'map', nullable: true, values: open({ hyperVGen1: marketplaceImage, hyperVGen2: marketplaceImage }) } }),
-    }),
-  }) },
+  },
 });
 
 /**
@@ -73,7 +87,12 @@ const STREAM_SCHEMA: ObjectSchema = open({
  */
 function isCoreosStream(doc: Record<string, unknown>, why: (problem: string) => void): doc is Record<string, unknown> & CoreosStream {
   let first: string | null = null;
-  const ctx: Ctx = { map: null, report: (d) => { first ??= `${d.path}: ${d.message}`; } };
+  const ctx: Ctx = {
+    map: null,
+    report: (d) => {
+      first ??= `${d.path}: ${d.message}`;
+    },
+  };
   validate(STREAM_SCHEMA, doc, '', ctx);
   if (first !== null) why(first);
   return first === null;

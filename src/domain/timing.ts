@@ -21,14 +21,21 @@ export const DEFAULT_DURATIONS: PhaseDurations = {
 };
 
 export const DURATION_KEYS: Record<string, keyof PhaseDurations> = {
-  stage: 'stage', drain: 'drain', reboot: 'reboot', 'soft-reboot': 'softReboot', ready: 'ready',
+  stage: 'stage',
+  drain: 'drain',
+  reboot: 'reboot',
+  'soft-reboot': 'softReboot',
+  ready: 'ready',
 };
 
 /** "stage=600,drain=60" -> durations over the defaults; returns an error message on bad input. */
 export function parseDurations(text: string | undefined, base: PhaseDurations = DEFAULT_DURATIONS): PhaseDurations | string {
   const out = { ...base };
   if (!text) return out;
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([a-z-]+)=(\d+(?:\.\d+)?)$/.exec(part);
     if (!m) return `"${part}" is not name=seconds`;
     const key = DURATION_KEYS[m[1]];

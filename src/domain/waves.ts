@@ -58,7 +58,8 @@ export function orderNodesLikeMco<T extends McoCandidate>(nodes: readonly T[]): 
   return [...nodes].sort((a, b) => {
     if ((a.zone === null) !== (b.zone === null)) return a.zone === null ? 1 : -1;
     if (a.zone !== null && b.zone !== null && a.zone !== b.zone) return a.zone < b.zone ? -1 : 1;
-    const ca = a.createdAt ?? '', cb = b.createdAt ?? '';
+    const ca = a.createdAt ?? '',
+      cb = b.createdAt ?? '';
     if (ca !== cb) return Date.parse(ca || '1970-01-01T00:00:00Z') - Date.parse(cb || '1970-01-01T00:00:00Z') || (ca < cb ? -1 : 1);
     return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
   });

@@ -38,27 +38,37 @@ function podSpec(ci: ClusterFileInput, component: string) {
     spec: {
       serviceAccountName: 'bootcplan',
       restartPolicy: 'Never',
-      containers: [{
-        name: 'bootcplan',
-        image: ci.image,
-        workingDir: '/work',
-        // Longer than the lock's 300 s lease: a run that meets a dead apply's lock takes it over
-        // (docs/apply.md "Clocks and skew"), as examples/argocd/apply-job.yaml.
-        args: ['apply', planPath, '--auto-approve', '--step', '--lock-timeout', '6m'],
-        env: [
-          { name: 'CI', value: 'true' },
-          { name: 'BOOTCPLAN_HOLDER', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-          // Its own node goes last in its pool (DESIGN §7 "Stopping"; examples/argocd/apply-job.yaml).
-          { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-        ],
-        resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } },
-        securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },
-        volumeMounts: [{ name: 'rollout', mountPath: '/work', readOnly: true }],
-      }],
-      volumes: [{
-        name: 'rollout',
-        configMap: { name: CONFIGMAP, items: [{ key: 'fleet.yaml', path: ci.fleetPath }, { key: 'plan.json', path: planPath }] },
-      }],
+      containers: [
+        {
+          name: 'bootcplan',
+          image: ci.image,
+          workingDir: '/work',
+          // Longer than the lock's 300 s lease: a run that meets a dead apply's lock takes it over
+          // (docs/apply.md "Clocks and skew"), as examples/argocd/apply-job.yaml.
+          args: ['apply', planPath, '--auto-approve', '--step', '--lock-timeout', '6m'],
+          env: [
+            { name: 'CI', value: 'true' },
+            { name: 'BOOTCPLAN_HOLDER', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+            // Its own node goes last in its pool (DESIGN §7 "Stopping"; examples/argocd/apply-job.yaml).
+            { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+          ],
+          resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } },
+          securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },
+          volumeMounts: [{ name: 'rollout', mountPath: '/work', readOnly: true }],
+        },
+      ],
+      volumes: [
+        {
+          name: 'rollout',
+          configMap: {
+            name: CONFIGMAP,
+            items: [
+              { key: 'fleet.yaml', path: ci.fleetPath },
+              { key: 'plan.json', path: planPath },
+            ],
+          },
+        },
+      ],
     },
   };
 }
@@ -111,12 +121,14 @@ function kustomization() {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
     resources: ['rollout.yaml', 'apply-job.yaml', 'apply-cronjob.yaml'],
-    configMapGenerator: [{
-      name: CONFIGMAP,
-      namespace: BOOTCPLAN_NAMESPACE,
-      files: ['fleet.yaml', 'plan.json'],
-      options: { annotations: { [WAVE]: '1' } },
-    }],
+    configMapGenerator: [
+      {
+        name: CONFIGMAP,
+        namespace: BOOTCPLAN_NAMESPACE,
+        files: ['fleet.yaml', 'plan.json'],
+        options: { annotations: { [WAVE]: '1' } },
+      },
+    ],
   };
 }
 

@@ -95,10 +95,15 @@ const show = (v: unknown) => JSON.stringify(v)?.slice(0, 80) ?? String(v);
 export function argoRenderProblems(input: ArgoFleetInput, o: ArgoFleetOptions): string[] {
   const fp = input.fleetPlan;
   const out: string[] = [];
-  if (!isDns1123Subdomain(o.name) || o.name.length > DNS1123_LABEL_MAX - 2) out.push(`ApplicationSet name ${show(o.name)} is not a DNS-1123 name of at most ${DNS1123_LABEL_MAX - 2} characters`);
+  if (!isDns1123Subdomain(o.name) || o.name.length > DNS1123_LABEL_MAX - 2)
+    out.push(`ApplicationSet name ${show(o.name)} is not a DNS-1123 name of at most ${DNS1123_LABEL_MAX - 2} characters`);
   if (!isDns1123Label(o.namespace)) out.push(`namespace ${show(o.namespace)} is not a DNS-1123 label`);
   if (!isDns1123Subdomain(o.project)) out.push(`project ${show(o.project)} is not a DNS-1123 name`);
-  for (const [flag, v] of [['--repo-url', o.repoURL], ['--revision', o.revision], ['--image', o.image]] as const) {
+  for (const [flag, v] of [
+    ['--repo-url', o.repoURL],
+    ['--revision', o.revision],
+    ['--image', o.image],
+  ] as const) {
     if (!v || INVISIBLE.test(v) || /\s/.test(v)) out.push(`${flag} ${show(v)} is empty or holds white space or control characters`);
   }
   if (!isRepoPath(o.path)) out.push(`--path ${show(o.path)} is not a relative path inside the repository`);
@@ -117,7 +122,8 @@ export function argoRenderProblems(input: ArgoFleetInput, o: ArgoFleetOptions): 
     }
   }
   for (const c of fp.clusters) {
-    if (c.canary && (c.error || !c.plan || hasErrors(c.plan.diagnostics))) out.push(`canary ${show(c.name)} has no plan without errors: the fleet cannot roll out`);
+    if (c.canary && (c.error || !c.plan || hasErrors(c.plan.diagnostics)))
+      out.push(`canary ${show(c.name)} has no plan without errors: the fleet cannot roll out`);
   }
   return out;
 }
@@ -125,16 +131,25 @@ export function argoRenderProblems(input: ArgoFleetInput, o: ArgoFleetOptions): 
 function clusterProblems(c: FleetClusterPlan, batch: number, input: ArgoFleetInput, o: ArgoFleetOptions): string[] {
   const out: string[] = [];
   const name = show(c.name);
-  if (!isDns1123Label(c.name)) out.push(`cluster ${name} is not a DNS-1123 label (lower-case letters, digits and '-', at most 63): it names a directory, a label value and an Application`);
+  if (!isDns1123Label(c.name))
+    out.push(
+      `cluster ${name} is not a DNS-1123 label (lower-case letters, digits and '-', at most 63): it names a directory, a label value and an Application`,
+    );
   else if (!isDns1123Subdomain(`${o.name}-${c.name}`)) out.push(`Application name ${show(`${o.name}-${c.name}`)} is longer than ${253} characters`);
   if (c.batch !== batch) out.push(`cluster ${name} sits in batch ${batch} but says batch ${show(c.batch)}`);
-  if (!c.plan || c.error || hasErrors(c.plan.diagnostics) || c.plan.reviewOnly) out.push(`cluster ${name} is in batch ${batch} without a plan that can be applied`);
-  else if (c.plan.spec.path !== input.fleetPlan.fleet.path || c.plan.spec.sha256 !== input.fleetPlan.fleet.sha256) out.push(`cluster ${name}: its plan was not made from the fleet plan's Fleet file`);
+  if (!c.plan || c.error || hasErrors(c.plan.diagnostics) || c.plan.reviewOnly)
+    out.push(`cluster ${name} is in batch ${batch} without a plan that can be applied`);
+  else if (c.plan.spec.path !== input.fleetPlan.fleet.path || c.plan.spec.sha256 !== input.fleetPlan.fleet.sha256)
+    out.push(`cluster ${name}: its plan was not made from the fleet plan's Fleet file`);
   // In the cluster, apply reads the Fleet file mounted from the ConfigMap: there is no git.
-  else if (c.plan.spec.ref !== null) out.push(`cluster ${name}: its plan was made from git ref ${show(c.plan.spec.ref)}; the in-cluster apply reads the Fleet file from the working tree (plan it with bootcplan fleet plan without --ref)`);
+  else if (c.plan.spec.ref !== null)
+    out.push(
+      `cluster ${name}: its plan was made from git ref ${show(c.plan.spec.ref)}; the in-cluster apply reads the Fleet file from the working tree (plan it with bootcplan fleet plan without --ref)`,
+    );
   const d = c.destination ?? { name: null, server: null };
   if (d.name && d.server) out.push(`cluster ${name}: destination has both name and server (Argo CD takes one)`);
-  for (const v of [d.name, d.server]) if (v !== null && (typeof v !== 'string' || INVISIBLE.test(v))) out.push(`cluster ${name}: destination ${show(v)} holds control characters`);
+  for (const v of [d.name, d.server])
+    if (v !== null && (typeof v !== 'string' || INVISIBLE.test(v))) out.push(`cluster ${name}: destination ${show(v)} holds control characters`);
   const r = input.rollouts[c.name];
   if (!r || !isDns1123Subdomain(r.metadata?.name)) out.push(`cluster ${name}: no effective Rollout spec with a DNS-1123 name`);
   return out;
@@ -161,7 +176,10 @@ function sourcesOf(o: ArgoFleetOptions) {
 
 /** setup/kustomization.yaml: --setup-path (a path in the repository), every object kept (see the header). */
 function setupKustomization(o: ArgoFleetOptions, setupPath: string) {
-  const up = `${o.path}/${SETUP_DIR}`.split('/').map(() => '..').join('/');
+  const up = `${o.path}/${SETUP_DIR}`
+    .split('/')
+    .map(() => '..')
+    .join('/');
   return {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
@@ -221,8 +239,12 @@ const HEADER = (fp: FleetPlan) =>
 function notesOf(fp: FleetPlan): string[] {
   const s = fp.strategy;
   const out: string[] = [];
-  if (s.batchSoakSeconds > 0) out.push(`batchSoakSeconds ${s.batchSoakSeconds} is not enforced by Argo CD: a RollingSync step starts as soon as the one before is Healthy`);
-  if (s.batchTimeoutSeconds !== null) out.push(`batchTimeoutSeconds ${s.batchTimeoutSeconds} (${s.batchTimeoutAction}) is not enforced by Argo CD: a step that never turns Healthy holds the rest (as "abort"); watch the ApplicationSet's status`);
+  if (s.batchSoakSeconds > 0)
+    out.push(`batchSoakSeconds ${s.batchSoakSeconds} is not enforced by Argo CD: a RollingSync step starts as soon as the one before is Healthy`);
+  if (s.batchTimeoutSeconds !== null)
+    out.push(
+      `batchTimeoutSeconds ${s.batchTimeoutSeconds} (${s.batchTimeoutAction}) is not enforced by Argo CD: a step that never turns Healthy holds the rest (as "abort"); watch the ApplicationSet's status`,
+    );
   return out;
 }
 
@@ -240,7 +262,15 @@ export function renderFleetArgo(input: ArgoFleetInput, o: ArgoFleetOptions): Arg
       const el = elementOf(c, b.index, o);
       elements.push(el);
       applications.push({ cluster: name, application: el.application, batch: b.index, step: step + 1 });
-      const ci: ClusterFileInput = { cluster: name, plan: c.plan!, fleetPath: fp.fleet.path, fleetText: input.fleetText, rollout: input.rollouts[name], dir: el.path, image: o.image };
+      const ci: ClusterFileInput = {
+        cluster: name,
+        plan: c.plan!,
+        fleetPath: fp.fleet.path,
+        fleetText: input.fleetText,
+        rollout: input.rollouts[name],
+        dir: el.path,
+        image: o.image,
+      };
       for (const f of clusterFiles(ci)) files.push({ path: `clusters/${name}/${f.path}`, content: f.content });
     }
   });
@@ -249,9 +279,11 @@ export function renderFleetArgo(input: ArgoFleetInput, o: ArgoFleetOptions): Arg
     files.unshift({ path: `${SETUP_DIR}/kustomization.yaml`, content: head + yamlText(setupKustomization(o, o.setupPath)) });
   }
   files.unshift({ path: 'applicationset.yaml', content: HEADER(fp) + yamlText(applicationSet(input, o, elements)) });
-  const skipped = fp.clusters.filter((c) => c.batch === null).map((c) => ({
-    cluster: c.name,
-    reason: c.error ? `no plan (${c.error.code}): ${c.error.message}` : c.plan && hasErrors(c.plan.diagnostics) ? 'its plan has errors' : 'nothing to change',
-  }));
+  const skipped = fp.clusters
+    .filter((c) => c.batch === null)
+    .map((c) => ({
+      cluster: c.name,
+      reason: c.error ? `no plan (${c.error.code}): ${c.error.message}` : c.plan && hasErrors(c.plan.diagnostics) ? 'its plan has errors' : 'nothing to change',
+    }));
   return { files, applications, skipped, notes: notesOf(fp) };
 }

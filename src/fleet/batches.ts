@@ -24,10 +24,23 @@ export const DEFAULT_MAX_CONCURRENCY = 1;
 
 /** `strategy.maxConcurrency`, read as strictly as a pool's maxUnavailable (parseMaxUnavailable). */
 export function parseMaxConcurrency(raw: unknown): MaxConcurrencyResult {
-  const fail = (message: string, hint?: string, code: 'max-concurrency-invalid' | 'max-concurrency-zero' = 'max-concurrency-invalid'): MaxConcurrencyResult => ({
-    ok: false, code, message, expected: MAX_CONCURRENCY_EXPECTED, hint,
+  const fail = (
+    message: string,
+    hint?: string,
+    code: 'max-concurrency-invalid' | 'max-concurrency-zero' = 'max-concurrency-invalid',
+  ): MaxConcurrencyResult => ({
+    ok: false,
+    code,
+    message,
+    expected: MAX_CONCURRENCY_EXPECTED,
+    hint,
   });
-  const zero = () => fail('0 would never roll a cluster after the canaries', 'use 1 to roll one cluster at a time; leave a cluster out of the Fleet to hold it back', 'max-concurrency-zero');
+  const zero = () =>
+    fail(
+      '0 would never roll a cluster after the canaries',
+      'use 1 to roll one cluster at a time; leave a cluster out of the Fleet to hold it back',
+      'max-concurrency-zero',
+    );
   if (typeof raw === 'number') {
     if (!Number.isInteger(raw)) return fail(`${raw} is not a whole number`, 'use a whole number of clusters, or a percentage such as "25%"');
     if (raw === 0) return zero();
@@ -38,7 +51,8 @@ export function parseMaxConcurrency(raw: unknown): MaxConcurrencyResult {
   if (typeof raw === 'string') {
     const m = /^(\d{1,4})%$/.exec(raw);
     if (!m) {
-      if (/^\d+$/.test(raw.trim())) return fail(`"${raw}" is a string without a % sign`, `write ${raw.trim()} without quotes for a count, or "${raw.trim()}%" for a percentage`);
+      if (/^\d+$/.test(raw.trim()))
+        return fail(`"${raw}" is a string without a % sign`, `write ${raw.trim()} without quotes for a count, or "${raw.trim()}%" for a percentage`);
       return fail(`"${raw}" is not a count or a percentage`, 'write a percentage as digits directly followed by %, e.g. "25%"');
     }
     const pct = Number(m[1]);
@@ -69,7 +83,10 @@ export interface PlannedBatch {
 
 /** The sort key of a cluster: its labels as sorted `key=value` pairs joined with ",". */
 export function labelKey(labels: Readonly<Record<string, string>>): string {
-  return Object.keys(labels).sort(codeUnitCompare).map((k) => `${k}=${labels[k]}`).join(',');
+  return Object.keys(labels)
+    .sort(codeUnitCompare)
+    .map((k) => `${k}=${labels[k]}`)
+    .join(',');
 }
 
 /** Plain string order (UTF-16 code units): the same on every machine, whatever the locale. */

@@ -32,22 +32,33 @@ export interface ValidFleet {
  * overrides, its own overrides) and a re-planner that plans it as `fleet plan` did (spec info:
  * the Fleet file's, naming the cluster). `durations` per cluster (default the planner's).
  */
-export function fleetClusterSpecs(read: ValidFleet, o: { durations?: (cluster: string) => PhaseDurations | undefined; now?: number } = {}): Map<string, FleetClusterSpec> {
+export function fleetClusterSpecs(
+  read: ValidFleet,
+  o: { durations?: (cluster: string) => PhaseDurations | undefined; now?: number } = {},
+): Map<string, FleetClusterSpec> {
   const fleet = read.loaded.fleet;
   const effective = effectiveSpecs(fleet, read.loaded.map);
-  return new Map(fleet.spec.clusters.map((entry, i) => {
-    const { spec, map } = effective[i];
-    const specInfo = { ...read.info, fleetCluster: entry.name };
-    const durations = o.durations?.(entry.name);
-    const replan = (snapshot: ClusterSnapshot) => buildPlan({ spec, specMap: map, specInfo, snapshot, durations, ...(o.now === undefined ? {} : { now: o.now }) });
-    return [entry.name, { entry, spec, replan }];
-  }));
+  return new Map(
+    fleet.spec.clusters.map((entry, i) => {
+      const { spec, map } = effective[i];
+      const specInfo = { ...read.info, fleetCluster: entry.name };
+      const durations = o.durations?.(entry.name);
+      const replan = (snapshot: ClusterSnapshot) =>
+        buildPlan({ spec, specMap: map, specInfo, snapshot, durations, ...(o.now === undefined ? {} : { now: o.now }) });
+      return [entry.name, { entry, spec, replan }];
+    }),
+  );
 }
 
 /** The plan of cluster `c` must name this fleet plan's Fleet file (path, ref, commit, sha256) and `c` itself (exit 3). */
 export function requirePlanOfThisFleet(fp: FleetPlan, c: FleetClusterPlan): void {
   const p = c.plan!;
-  const mismatch = p.spec.path !== fp.fleet.path || p.spec.sha256 !== fp.fleet.sha256 || p.spec.commit !== fp.fleet.commit || p.spec.ref !== fp.fleet.ref || p.spec.fleetCluster !== c.name;
+  const mismatch =
+    p.spec.path !== fp.fleet.path ||
+    p.spec.sha256 !== fp.fleet.sha256 ||
+    p.spec.commit !== fp.fleet.commit ||
+    p.spec.ref !== fp.fleet.ref ||
+    p.spec.fleetCluster !== c.name;
   if (mismatch) {
     throw new StalePlanError(`the plan of cluster ${c.name} was not made from this fleet plan's Fleet`, [
       `it names ${p.spec.path} (sha256 ${String(p.spec.sha256).slice(0, 16)}…) for cluster ${JSON.stringify(p.spec.fleetCluster ?? null)}; the fleet plan was made from ${fp.fleet.path} (sha256 ${fp.fleet.sha256.slice(0, 16)}…)`,
@@ -62,17 +73,29 @@ export function requireSameFleet(plans: readonly Plan[]): void {
   for (const p of plans) {
     const same = p.spec.path === first.spec.path && p.spec.sha256 === first.spec.sha256 && p.spec.commit === first.spec.commit && p.spec.ref === first.spec.ref;
     if (!same || p.spec.fleetCluster === undefined) {
-      throw new StalePlanError(`plans ${first.id} and ${p.id} were not made from the same Fleet`, [`${first.spec.path} (sha256 ${String(first.spec.sha256).slice(0, 16)}…) and ${p.spec.path} (sha256 ${String(p.spec.sha256).slice(0, 16)}…)`, 'plan the fleet again instead of editing the file']);
+      throw new StalePlanError(`plans ${first.id} and ${p.id} were not made from the same Fleet`, [
+        `${first.spec.path} (sha256 ${String(first.spec.sha256).slice(0, 16)}…) and ${p.spec.path} (sha256 ${String(p.spec.sha256).slice(0, 16)}…)`,
+        'plan the fleet again instead of editing the file',
+      ]);
     }
   }
 }
 
 /** Of `all` (fleetClusterSpecs), the cluster each plan was made for; a cluster the Fleet does not list is an error (exit 1). */
-export function clusterSpecsOfPlans(all: ReadonlyMap<string, FleetClusterSpec>, byCluster: ReadonlyMap<string, Plan>, fleetPath: string): Map<string, FleetClusterSpec> {
+export function clusterSpecsOfPlans(
+  all: ReadonlyMap<string, FleetClusterSpec>,
+  byCluster: ReadonlyMap<string, Plan>,
+  fleetPath: string,
+): Map<string, FleetClusterSpec> {
   const clusters = new Map<string, FleetClusterSpec>();
   for (const [cluster, plan] of byCluster) {
     const c = all.get(cluster);
-    if (!c) throw new InputError(`plan ${plan.id} was made for cluster ${JSON.stringify(cluster).slice(0, 80)}, which the Fleet ${fleetPath} does not list`, [], 'plan the fleet again instead of editing the file');
+    if (!c)
+      throw new InputError(
+        `plan ${plan.id} was made for cluster ${JSON.stringify(cluster).slice(0, 80)}, which the Fleet ${fleetPath} does not list`,
+        [],
+        'plan the fleet again instead of editing the file',
+      );
     clusters.set(cluster, c);
   }
   return clusters;

@@ -58,7 +58,14 @@ export interface ClusterRunContext {
  * Runs cluster `c` of `batch` to its end, recorded in `r` through `ctx.finish`. `stop` aborts
  * when its batch runs out of time (`timedOut()` then answers true) or on a stop request.
  */
-export async function runCluster(ctx: ClusterRunContext, c: FleetClusterPlan, r: FleetClusterResult, batch: number, stop: AbortSignal, timedOut: () => boolean): Promise<void> {
+export async function runCluster(
+  ctx: ClusterRunContext,
+  c: FleetClusterPlan,
+  r: FleetClusterResult,
+  batch: number,
+  stop: AbortSignal,
+  timedOut: () => boolean,
+): Promise<void> {
   r.startedAt = ctx.since();
   let session: FleetClusterSession | null = null;
   let record: FleetProgressRecord | null = null;
@@ -77,7 +84,19 @@ export async function runCluster(ctx: ClusterRunContext, c: FleetClusterPlan, r:
       return;
     }
     const startedAt = before ? before.startedAt : isoOf(ctx.clock.now());
-    record = { fleetPlanId: ctx.plan.id, fleet: ctx.plan.fleet.name, cluster: c.name, batch, planId: c.plan!.id, outcome: 'running', exitCode: null, message: null, startedAt, updatedAt: startedAt, finishedAt: null };
+    record = {
+      fleetPlanId: ctx.plan.id,
+      fleet: ctx.plan.fleet.name,
+      cluster: c.name,
+      batch,
+      planId: c.plan!.id,
+      outcome: 'running',
+      exitCode: null,
+      message: null,
+      startedAt,
+      updatedAt: startedAt,
+      finishedAt: null,
+    };
     await writeRecord(ctx, session, record, {});
     const outcome = await applyUntilDone(ctx, session, c, batch, r, stop, record);
     await writeRecord(ctx, session, record, { outcome, exitCode: EXIT.ok, finishedAt: isoOf(ctx.clock.now()) });
@@ -86,7 +105,9 @@ export async function runCluster(ctx: ClusterRunContext, c: FleetClusterPlan, r:
     // Stopped by the runner (the batch's time ran out, or a stop request) rather than failed on its own.
     const stopped = stop.aborted && (err instanceof InterruptedError || err instanceof AbortedError);
     const { outcome, exitCode } = stopped
-      ? (timedOut() ? { outcome: 'timed-out' as const, exitCode: EXIT.halted } : { outcome: 'interrupted' as const, exitCode: exitOfSignal(ctx.signal) })
+      ? timedOut()
+        ? { outcome: 'timed-out' as const, exitCode: EXIT.halted }
+        : { outcome: 'interrupted' as const, exitCode: exitOfSignal(ctx.signal) }
       : { outcome: 'failed' as const, exitCode: exitCodeOf(err) };
     const message = outcome === 'timed-out' ? 'its batch ran out of time; its apply stopped at a safe point (a rerun resumes it)' : (err as Error).message;
     if (session && record) await writeRecord(ctx, session, record, { outcome, exitCode, message, finishedAt: isoOf(ctx.clock.now()) });
@@ -112,7 +133,15 @@ function recordTime(ctx: ClusterRunContext, iso: string | null): number | null {
 }
 
 /** Applies; outside the window, waits for it to open and applies again. */
-async function applyUntilDone(ctx: ClusterRunContext, s: FleetClusterSession, c: FleetClusterPlan, batch: number, r: FleetClusterResult, stop: AbortSignal, record: FleetProgressRecord): Promise<'done' | 'nothing-to-do'> {
+async function applyUntilDone(
+  ctx: ClusterRunContext,
+  s: FleetClusterSession,
+  c: FleetClusterPlan,
+  batch: number,
+  r: FleetClusterResult,
+  stop: AbortSignal,
+  record: FleetProgressRecord,
+): Promise<'done' | 'nothing-to-do'> {
   for (let attempt = 1; ; attempt++) {
     // Stopped while the cluster was being opened or its record read: nothing is started.
     if (stop.aborted) throw new AbortedError('stopped before its apply started');

@@ -15,7 +15,15 @@
  */
 import type { SourceMap, Position } from '../base/diagnostics.ts';
 import { selectorMatches } from '../domain/nodes.ts';
-import { SPEC_API_VERSION, SPEC_KIND, HEALTH_CHECK_KINDS, type HealthCheckSpec, type MaintenanceWindow, type PoolSpec, type RolloutSpec } from '../spec/types.ts';
+import {
+  SPEC_API_VERSION,
+  SPEC_KIND,
+  HEALTH_CHECK_KINDS,
+  type HealthCheckSpec,
+  type MaintenanceWindow,
+  type PoolSpec,
+  type RolloutSpec,
+} from '../spec/types.ts';
 import type { LabelSelector } from '../base/api-types.ts';
 import type { FleetFieldOverride, FleetOverride, FleetSpec } from './spec-types.ts';
 
@@ -130,7 +138,13 @@ const dropsCheck = (c: HealthCheckSpec) => c.enabled === false && !HEALTH_CHECK_
  * when no override names any (the shared list stands). The positions of the merged list's entries
  * point at the Fleet lines each came from (`values`/`keys` are changed in place).
  */
-function mergeHealthChecks(fleet: FleetSpec, index: number, map: SourceMap, values: Record<string, Position>, keys: Record<string, Position>): HealthCheckSpec[] | null {
+function mergeHealthChecks(
+  fleet: FleetSpec,
+  index: number,
+  map: SourceMap,
+  values: Record<string, Position>,
+  keys: Record<string, Position>,
+): HealthCheckSpec[] | null {
   const HC = 'spec.healthChecks';
   type Entry = { c: HealthCheckSpec; from: { m: Record<string, Position>[]; prefix: string } };
   const overrides = overridesOf(fleet, index).filter(({ override }) => override.healthChecks?.length);
@@ -161,7 +175,14 @@ function mergeHealthChecks(fleet: FleetSpec, index: number, map: SourceMap, valu
 }
 
 /** What a pool field left out means (plan/pool.ts): compared with its default, an override to the default changes nothing. */
-const POOL_DEFAULTS: Record<(typeof POOL_FIELDS)[number], string | number | boolean | null> = { image: null, allowTags: false, maxUnavailable: 1, rollout: 'waves', soakSeconds: 0, paused: false };
+const POOL_DEFAULTS: Record<(typeof POOL_FIELDS)[number], string | number | boolean | null> = {
+  image: null,
+  allowTags: false,
+  maxUnavailable: 1,
+  rollout: 'waves',
+  soakSeconds: 0,
+  paused: false,
+};
 
 export function selectorText(s: LabelSelector): string {
   const labels = Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
@@ -212,7 +233,9 @@ export function overriddenFields(fleet: FleetSpec, index: number): FleetFieldOve
   }
   const sharedWindows = windowsText(rollout.maintenanceWindows);
   const effective = windows ? (windows.value as MaintenanceWindow[]) : rollout.maintenanceWindows;
-  if (windows && windowsText(effective) !== sharedWindows) out.push({ field: 'maintenanceWindows', shared: sharedWindows, value: windowsText(effective), by: windows.by });
-  if (timezone && (effective ?? []).some((w) => w.timezone === undefined)) out.push({ field: 'timezone', shared: null, value: timezone.value as string, by: timezone.by });
+  if (windows && windowsText(effective) !== sharedWindows)
+    out.push({ field: 'maintenanceWindows', shared: sharedWindows, value: windowsText(effective), by: windows.by });
+  if (timezone && (effective ?? []).some((w) => w.timezone === undefined))
+    out.push({ field: 'timezone', shared: null, value: timezone.value as string, by: timezone.by });
   return out;
 }

@@ -31,7 +31,11 @@ export function sessionVerifier(clock: Clock, health: () => HealthSource): Verif
     const t0 = clock.now();
     try {
       return await evaluateGate({
-        source, clock, checks, signal, position: { point: 'batch', pool: null, wave: null, node: null },
+        source,
+        clock,
+        checks,
+        signal,
+        position: { point: 'batch', pool: null, wave: null, node: null },
         emit: (e) => onEvent({ t: Math.round((clock.now() - t0) * 1000) / 1000, ...e } as ApplyEvent),
       });
     } finally {
@@ -40,7 +44,10 @@ export function sessionVerifier(clock: Clock, health: () => HealthSource): Verif
   };
 }
 
-export interface BatchGateFailure { cluster: string; message: string }
+export interface BatchGateFailure {
+  cluster: string;
+  message: string;
+}
 
 export interface BatchGateRun {
   plan: FleetPlan;
@@ -68,11 +75,19 @@ export async function runBatchGates(o: BatchGateRun): Promise<BatchGateFailure |
       if (!session.verify) return { cluster: name, message: `canary ${name} has health checks and no health source to measure them for its batch gate` };
       const out = await session.verify(checks, o.signal, (event) => o.emit({ type: 'fleet-cluster-event', cluster: name, event }));
       o.emit({
-        type: 'fleet-batch-gate', batch: o.batch.index, cluster: name, result: out.passed ? 'passed' : 'failed',
-        check: out.passed ? null : out.failure.check.name, observed: out.passed ? null : out.failure.observed, seconds: out.passed ? out.seconds : out.failure.seconds,
+        type: 'fleet-batch-gate',
+        batch: o.batch.index,
+        cluster: name,
+        result: out.passed ? 'passed' : 'failed',
+        check: out.passed ? null : out.failure.check.name,
+        observed: out.passed ? null : out.failure.observed,
+        seconds: out.passed ? out.seconds : out.failure.seconds,
       });
       if (!out.passed) {
-        return { cluster: name, message: `canary ${name} failed its batch gate: health check ${out.failure.check.name} failed: ${out.failure.observed} (on failure: ${out.failure.check.onFailure})` };
+        return {
+          cluster: name,
+          message: `canary ${name} failed its batch gate: health check ${out.failure.check.name} failed: ${out.failure.observed} (on failure: ${out.failure.check.onFailure})`,
+        };
       }
     } finally {
       session.close?.();

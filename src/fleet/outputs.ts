@@ -17,8 +17,11 @@ export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
 
 export async function renderFleetPlan(fp: FleetPlan, format: string, color: boolean): Promise<string> {
   switch (format) {
-    case 'json': return (await import('./plan-text.ts')).renderFleetJson(fp);
-    case 'markdown': return (await import('./plan-markdown.ts')).renderFleetMarkdown(fp);
-    default: return (await import('./plan-text.ts')).renderFleetText(fp, { color });
+    case 'json':
+      return (await import('./plan-text.ts')).renderFleetJson(fp);
+    case 'markdown':
+      return (await import('./plan-markdown.ts')).renderFleetMarkdown(fp);
+    default:
+      return (await import('./plan-text.ts')).renderFleetText(fp, { color });
   }
 }

@@ -54,8 +54,9 @@ export function fleetOverrides(fp: Pick<FleetPlan, 'clusters'>): FleetOverrides 
   };
   for (const c of fp.clusters) for (const r of c.overriddenBy ?? []) add(c, r.field, r.shared, r.value, r.by);
   for (const u of unrecorded(fp.clusters)) add(u.cluster, u.field, u.shared, u.value, null);
-  const rows = [...groups.values()].sort((a, b) =>
-    (a.by === null ? 0 : 1) - (b.by === null ? 0 : 1) || fieldRank(a.field) - fieldRank(b.field) || a.clusters.length - b.clusters.length);
+  const rows = [...groups.values()].sort(
+    (a, b) => (a.by === null ? 0 : 1) - (b.by === null ? 0 : 1) || fieldRank(a.field) - fieldRank(b.field) || a.clusters.length - b.clusters.length,
+  );
   return { rows, clusters: new Set(rows.flatMap((r) => r.clusters)).size };
 }
 
@@ -102,7 +103,7 @@ function majority(values: readonly Value[]): Value {
 
 /** "its own overrides (spec.clusters[1].overrides)", "spec.overrides[0] (region=eu)", or the warning for no override. */
 export function overrideCause(row: OverrideRow): { path: string | null; text: string } {
-  if (row.by === null) return { path: null, text: 'no override in the Fleet: differs from most clusters\' plans' };
+  if (row.by === null) return { path: null, text: "no override in the Fleet: differs from most clusters' plans" };
   if (row.by.selector !== null) return { path: row.by.path, text: `label override, selector ${row.by.selector}` };
   return row.clusters.length === 1 ? { path: row.by.path, text: 'its own overrides' } : { path: null, text: 'their own overrides' };
 }

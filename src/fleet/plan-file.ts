@@ -28,9 +28,15 @@ const strOrNull: Schema = { type: 'string', nullable: true };
 const count: Schema = { type: 'integer', min: 0 };
 const num: Schema = { type: 'number', min: 0 };
 /** A value in a cluster's `overriddenBy` (optional: fleet plans written before it have none). */
-const overrideValue: Schema = { type: 'any', nullable: true, expected: 'a string, number, boolean or null', check: (v, path, ctx) => {
-  if (v !== null && !['string', 'number', 'boolean'].includes(typeof v)) ctx.report({ code: 'wrong-type', path, message: 'expected a string, number, boolean or null', expected: 'a string, number, boolean or null' });
-} };
+const overrideValue: Schema = {
+  type: 'any',
+  nullable: true,
+  expected: 'a string, number, boolean or null',
+  check: (v, path, ctx) => {
+    if (v !== null && !['string', 'number', 'boolean'].includes(typeof v))
+      ctx.report({ code: 'wrong-type', path, message: 'expected a string, number, boolean or null', expected: 'a string, number, boolean or null' });
+  },
+};
 const obj = (fields: Record<string, Schema>, required: string[] = Object.keys(fields)): ObjectSchema => ({ type: 'object', open: true, fields, required });
 
 const specInfo = planFileSchema.fields.spec as ObjectSchema;
@@ -49,28 +55,55 @@ export const fleetPlanFileSchema: ObjectSchema = obj({
   }),
   batches: {
     type: 'array',
-    items: obj({ index: { type: 'integer', min: 1 }, kind: { type: 'string', enum: FLEET_BATCH_KINDS }, clusters: { type: 'array', items: str, minItems: 1 }, estimatedSeconds: num }),
+    items: obj({
+      index: { type: 'integer', min: 1 },
+      kind: { type: 'string', enum: FLEET_BATCH_KINDS },
+      clusters: { type: 'array', items: str, minItems: 1 },
+      estimatedSeconds: num,
+    }),
   },
   clusters: {
     type: 'array',
-    items: obj({
-      name: str,
-      labels: { type: 'map', values: str },
-      source: obj({ context: strOrNull, kubeconfig: strOrNull, snapshot: strOrNull }),
-      destination: obj({ name: strOrNull, server: strOrNull }),
-      canary: { type: 'boolean' },
-      overriddenBy: { type: 'array', items: obj({ field: str, shared: overrideValue, value: overrideValue, by: obj({ path: str, selector: strOrNull }) }) },
-      batch: { type: 'integer', min: 1, nullable: true },
-      plan: { ...planFileSchema, nullable: true },
-      error: { ...obj({ code: { type: 'string', enum: FLEET_CLUSTER_ERRORS }, message: str, hint: str }, ['code', 'message']), nullable: true },
-    }, ['name', 'labels', 'source', 'destination', 'canary', 'batch', 'plan', 'error']),
+    items: obj(
+      {
+        name: str,
+        labels: { type: 'map', values: str },
+        source: obj({ context: strOrNull, kubeconfig: strOrNull, snapshot: strOrNull }),
+        destination: obj({ name: strOrNull, server: strOrNull }),
+        canary: { type: 'boolean' },
+        overriddenBy: { type: 'array', items: obj({ field: str, shared: overrideValue, value: overrideValue, by: obj({ path: str, selector: strOrNull }) }) },
+        batch: { type: 'integer', min: 1, nullable: true },
+        plan: { ...planFileSchema, nullable: true },
+        error: { ...obj({ code: { type: 'string', enum: FLEET_CLUSTER_ERRORS }, message: str, hint: str }, ['code', 'message']), nullable: true },
+      },
+      ['name', 'labels', 'source', 'destination', 'canary', 'batch', 'plan', 'error'],
+    ),
   },
   diagnostics: planFileSchema.fields.diagnostics,
-  summary: obj({ clusters: count, planned: count, withChanges: count, failed: count, nodes: count, batches: count, estimatedSeconds: num, errors: count, warnings: count }),
+  summary: obj({
+    clusters: count,
+    planned: count,
+    withChanges: count,
+    failed: count,
+    nodes: count,
+    batches: count,
+    estimatedSeconds: num,
+    errors: count,
+    warnings: count,
+  }),
 });
 
-function fail(file: string, code: string, message: string, at: { line: number; column: number } | null = null, expected = `a fleet plan file (JSON, kind ${FLEET_PLAN_KIND}, formatVersion ${FLEET_PLAN_FORMAT_VERSION})`): LoadedFleetPlan {
-  return { fleetPlan: null, diagnostics: [{ severity: 'error', code, message, path: null, file, line: at?.line ?? 1, column: at?.column ?? 1, expected, hint: HINT }] };
+function fail(
+  file: string,
+  code: string,
+  message: string,
+  at: { line: number; column: number } | null = null,
+  expected = `a fleet plan file (JSON, kind ${FLEET_PLAN_KIND}, formatVersion ${FLEET_PLAN_FORMAT_VERSION})`,
+): LoadedFleetPlan {
+  return {
+    fleetPlan: null,
+    diagnostics: [{ severity: 'error', code, message, path: null, file, line: at?.line ?? 1, column: at?.column ?? 1, expected, hint: HINT }],
+  };
 }
 
 export function parseFleetPlanFile(text: string, file: string): LoadedFleetPlan {
@@ -82,7 +115,13 @@ export function parseFleetPlanFile(text: string, file: string): LoadedFleetPlan 
     return fail(file, 'not-a-fleet-plan', plan ? 'this is a plan of one cluster, not a fleet plan' : `not a fleet plan file (kind is not ${FLEET_PLAN_KIND})`);
   }
   if (doc.formatVersion !== FLEET_PLAN_FORMAT_VERSION) {
-    return fail(file, 'plan-format-unsupported', `fleet plan format ${JSON.stringify(doc.formatVersion).slice(0, 40)} is not supported (this bootcplan reads ${FLEET_PLAN_FORMAT_VERSION})`, null, `formatVersion "${FLEET_PLAN_FORMAT_VERSION}"`);
+    return fail(
+      file,
+      'plan-format-unsupported',
+      `fleet plan format ${JSON.stringify(doc.formatVersion).slice(0, 40)} is not supported (this bootcplan reads ${FLEET_PLAN_FORMAT_VERSION})`,
+      null,
+      `formatVersion "${FLEET_PLAN_FORMAT_VERSION}"`,
+    );
   }
   const { ctx, diagnostics } = collect(null);
   validate(fleetPlanFileSchema, doc, '', ctx);
@@ -107,24 +146,37 @@ function consistency(fp: FleetPlan): DiagnosticInput[] {
     if (index.has(c.name)) out.push({ code: 'fleet-plan-inconsistent', path: `clusters[${i}].name`, message: `cluster "${c.name}" is listed twice` });
     index.set(c.name, i);
     if (c.plan && c.plan.spec.fleetCluster !== c.name) {
-      out.push({ code: 'fleet-plan-inconsistent', path: `clusters[${i}].plan.spec`, message: `the plan of cluster "${c.name}" was made for ${c.plan.spec.fleetCluster === undefined ? 'no fleet cluster' : `cluster ${JSON.stringify(c.plan.spec.fleetCluster)}`}` });
+      out.push({
+        code: 'fleet-plan-inconsistent',
+        path: `clusters[${i}].plan.spec`,
+        message: `the plan of cluster "${c.name}" was made for ${c.plan.spec.fleetCluster === undefined ? 'no fleet cluster' : `cluster ${JSON.stringify(c.plan.spec.fleetCluster)}`}`,
+      });
     }
   });
   const placed = new Map<string, number>();
   fp.batches.forEach((b, i) => {
     if (b.index !== i + 1) out.push({ code: 'fleet-plan-inconsistent', path: `batches[${i}].index`, message: `batch ${i + 1} says it is batch ${b.index}` });
-    if (b.kind === 'canary' && b.clusters.length !== 1) out.push({ code: 'fleet-plan-inconsistent', path: `batches[${i}].clusters`, message: 'a canary batch holds exactly one cluster' });
+    if (b.kind === 'canary' && b.clusters.length !== 1)
+      out.push({ code: 'fleet-plan-inconsistent', path: `batches[${i}].clusters`, message: 'a canary batch holds exactly one cluster' });
     b.clusters.forEach((name, j) => {
       const at = `batches[${i}].clusters[${j}]`;
       const ci = index.get(name);
-      if (ci === undefined) out.push({ code: 'fleet-plan-inconsistent', path: at, message: `batch ${i + 1} names "${name}", which is not a cluster of the fleet plan` });
-      else if (placed.has(name)) out.push({ code: 'fleet-plan-inconsistent', path: at, message: `cluster "${name}" is in batches ${placed.get(name)} and ${i + 1}` });
-      else if (!fp.clusters[ci].plan) out.push({ code: 'fleet-plan-inconsistent', path: at, message: `cluster "${name}" is in batch ${i + 1} but has no plan` });
+      if (ci === undefined)
+        out.push({ code: 'fleet-plan-inconsistent', path: at, message: `batch ${i + 1} names "${name}", which is not a cluster of the fleet plan` });
+      else if (placed.has(name))
+        out.push({ code: 'fleet-plan-inconsistent', path: at, message: `cluster "${name}" is in batches ${placed.get(name)} and ${i + 1}` });
+      else if (!fp.clusters[ci].plan)
+        out.push({ code: 'fleet-plan-inconsistent', path: at, message: `cluster "${name}" is in batch ${i + 1} but has no plan` });
       placed.set(name, i + 1);
     });
   });
   fp.clusters.forEach((c, i) => {
-    if ((placed.get(c.name) ?? null) !== c.batch) out.push({ code: 'fleet-plan-inconsistent', path: `clusters[${i}].batch`, message: `cluster "${c.name}" says batch ${c.batch}, the batches say ${placed.get(c.name) ?? 'none'}` });
+    if ((placed.get(c.name) ?? null) !== c.batch)
+      out.push({
+        code: 'fleet-plan-inconsistent',
+        path: `clusters[${i}].batch`,
+        message: `cluster "${c.name}" says batch ${c.batch}, the batches say ${placed.get(c.name) ?? 'none'}`,
+      });
   });
   return out;
 }

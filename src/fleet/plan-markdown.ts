@@ -12,7 +12,7 @@
  * - Then the cluster table and each cluster's details, folded in `<details>`: canaries and
  *   failed clusters first, then in batch order. Whatever does not fit in `MARKDOWN_LIMIT`
  *   (60,000 characters, under GitHub's 65,536) is left out with a note naming the command that
- *   shows it; for 500 clusters the head alone stays far below the limit (test/fleet-render.test.ts).
+ *   shows it; for 500 clusters the head alone stays far below the limit (test/fleet/render.test.ts).
  * - Data is text: read through `forDisplay`, escaped where it is written, mentions broken.
  */
 import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
@@ -33,7 +33,10 @@ export interface FleetMarkdownOptions {
 const HEAD_BUDGET = { errors: 24_000, batches: 8_000, overrides: 12_000, message: 300 };
 
 export function fleetMarkdownMarker(fp: Pick<FleetPlan, 'fleet'>): string {
-  const key = String(fp.fleet.path).replace(/^\.\//, '').replace(/[^A-Za-z0-9._/-]/g, '_').replace(/-{2,}/g, '-');
+  const key = String(fp.fleet.path)
+    .replace(/^\.\//, '')
+    .replace(/[^A-Za-z0-9._/-]/g, '_')
+    .replace(/-{2,}/g, '-');
   return `<!-- bootcplan:fleet spec=${key} -->`;
 }
 
@@ -85,8 +88,10 @@ function overrides(fp: FleetPlan): string[] {
   if (!rows.length) return [];
   const md = escapeMarkdown;
   const out = [
-    `#### :warning: Overrides: ${plural(clusters, 'cluster differs', 'clusters differ')} from the shared rollout`, '',
-    '| Field | Shared | This value | Set by | Clusters |', '|---|---|---|---|---|',
+    `#### :warning: Overrides: ${plural(clusters, 'cluster differs', 'clusters differ')} from the shared rollout`,
+    '',
+    '| Field | Shared | This value | Set by | Clusters |',
+    '|---|---|---|---|---|',
   ];
   let used = 0;
   for (const [i, r] of rows.entries()) {
@@ -94,7 +99,9 @@ function overrides(fp: FleetPlan): string[] {
     const row = `| ${code(r.field)} | ${code(clipEnd(valueText(r.field, r.shared), 400))} | ${code(clipEnd(valueText(r.field, r.value), 400))} | ${r.by === null ? ':warning: ' : ''}${md(cause.text)}${cause.path ? ` (${code(cause.path)})` : ''} | ${r.clusters.length > 1 ? `${r.clusters.length} clusters: ` : ''}${code(foldNames(r.clusters, 8))} |`;
     if (used + row.length > HEAD_BUDGET.overrides) {
       const rest = rows.slice(i);
-      out.push(`| … | ${plural(rest.length, 'more row')} on ${plural(new Set(rest.flatMap((x) => x.clusters)).size, 'cluster')}, shown by \`bootcplan fleet show FLEETPLAN\` | | | |`);
+      out.push(
+        `| … | ${plural(rest.length, 'more row')} on ${plural(new Set(rest.flatMap((x) => x.clusters)).size, 'cluster')}, shown by \`bootcplan fleet show FLEETPLAN\` | | | |`,
+      );
       break;
     }
     out.push(row);
@@ -108,7 +115,10 @@ function overrides(fp: FleetPlan): string[] {
 function errors(fp: FleetPlan): string[] {
   const failed = fp.clusters.filter((c) => c.error);
   if (!failed.length) return [];
-  const out = [`#### :x: ${plural(failed.length, 'cluster')} failed${failed.some((c) => c.canary) ? ': a canary failed, the fleet cannot be applied' : ': they sit in no batch'}`, ''];
+  const out = [
+    `#### :x: ${plural(failed.length, 'cluster')} failed${failed.some((c) => c.canary) ? ': a canary failed, the fleet cannot be applied' : ': they sit in no batch'}`,
+    '',
+  ];
   let used = 0;
   let i = 0;
   for (; i < failed.length; i++) {
@@ -130,7 +140,9 @@ function errors(fp: FleetPlan): string[] {
 
 function errorItem(c: FleetClusterPlan): string {
   const e = c.error!;
-  const lines = [`- ${code(c.name)}${c.canary ? ' (canary)' : ''} ${code(e.code)}: ${escapeMarkdown(clipEnd(e.message, HEAD_BUDGET.message))}${e.hint ? `<br>hint: ${escapeMarkdown(clipEnd(e.hint, HEAD_BUDGET.message))}` : ''}`];
+  const lines = [
+    `- ${code(c.name)}${c.canary ? ' (canary)' : ''} ${code(e.code)}: ${escapeMarkdown(clipEnd(e.message, HEAD_BUDGET.message))}${e.hint ? `<br>hint: ${escapeMarkdown(clipEnd(e.hint, HEAD_BUDGET.message))}` : ''}`,
+  ];
   const ds = (c.plan?.diagnostics ?? []).filter((d) => d.severity === 'error');
   for (const d of ds.slice(0, 3)) lines.push('  ' + diagnosticItem(d));
   if (ds.length > 3) lines.push(`  - … and ${plural(ds.length - 3, 'more error')}`);
@@ -157,7 +169,12 @@ function batches(fp: FleetPlan): string[] {
 /** One row per cluster, folded; rows beyond what fits are counted. */
 function clusterTable(fp: FleetPlan): (budget: number) => string {
   return (budget) => {
-    const head = [`<details><summary>Clusters (${fp.clusters.length})</summary>`, '', '| Cluster | Batch | Changes | Nodes | Waves | Est. | Status |', '|---|--:|--:|--:|--:|--:|---|'];
+    const head = [
+      `<details><summary>Clusters (${fp.clusters.length})</summary>`,
+      '',
+      '| Cluster | Batch | Changes | Nodes | Waves | Est. | Status |',
+      '|---|--:|--:|--:|--:|--:|---|',
+    ];
     const tail = ['', '</details>', ''];
     let used = head.join('\n').length + tail.join('\n').length + 200;
     const rows: string[] = [];
@@ -191,18 +208,30 @@ function clusterBlock(c: FleetClusterPlan): string {
   const s = p.summary;
   const title = `${c.name}${c.canary ? ' (canary)' : ''}${c.batch !== null ? ` · batch ${c.batch}` : ''}: ${s.create + s.update + s.delete} changes, ${plural(s.nodes, 'node')} in ${plural(s.waves, 'wave')}, est. ${formatDuration(s.estimatedSeconds)}`;
   const lines = [`<details><summary>${escapeMarkdown(clipEnd(title, 300))}</summary>`, ''];
-  lines.push(`<sub>cluster ${code(clipEnd(p.cluster.source, 200))}${p.cluster.version ? `, OpenShift ${escapeMarkdown(p.cluster.version)}` : ''} · plan ${code(p.id)}</sub>`, '');
+  lines.push(
+    `<sub>cluster ${code(clipEnd(p.cluster.source, 200))}${p.cluster.version ? `, OpenShift ${escapeMarkdown(p.cluster.version)}` : ''} · plan ${code(p.id)}</sub>`,
+    '',
+  );
   if (p.pools.length) {
     lines.push('| Pool | Backend | Target | maxUnavailable | Nodes to update | Waves | Per wave | Est. |', '|---|---|---|---|--:|--:|--:|--:|');
     for (const pool of p.pools.slice(0, 20)) {
       const sched = pool.nodes.filter((n) => n.wave !== null).length;
       const mu = pool.maxUnavailable;
-      lines.push(`| ${code(pool.name)}${pool.paused ? ' (paused)' : ''} | ${poolKind(pool.backend)} | ${code(clipEnd(pool.targetImage, 400))} | ${code(String(mu.value))} → ${escapeMarkdown(mu.resolved)} | ${sched} of ${escapeMarkdown(pool.nodeCount)} | ${pool.rollout === 'slots' ? 'slots' : escapeMarkdown(pool.waves.length)} | ${escapeMarkdown(pool.waveSize)} | ${escapeMarkdown(formatDuration(pool.estimatedSeconds))} |`);
+      lines.push(
+        `| ${code(pool.name)}${pool.paused ? ' (paused)' : ''} | ${poolKind(pool.backend)} | ${code(clipEnd(pool.targetImage, 400))} | ${code(String(mu.value))} → ${escapeMarkdown(mu.resolved)} | ${sched} of ${escapeMarkdown(pool.nodeCount)} | ${pool.rollout === 'slots' ? 'slots' : escapeMarkdown(pool.waves.length)} | ${escapeMarkdown(pool.waveSize)} | ${escapeMarkdown(formatDuration(pool.estimatedSeconds))} |`,
+      );
     }
     lines.push('');
   }
   const changed = p.changes.filter((x) => x.action !== 'noop');
-  if (changed.length) lines.push(`Changes: ${changed.slice(0, 20).map((x) => `${code(x.address)} (${escapeMarkdown(x.action)}${x.risk !== 'none' ? `, ${escapeMarkdown(x.risk)}` : ''})`).join(', ')}${changed.length > 20 ? ` and ${changed.length - 20} more` : ''}`, '');
+  if (changed.length)
+    lines.push(
+      `Changes: ${changed
+        .slice(0, 20)
+        .map((x) => `${code(x.address)} (${escapeMarkdown(x.action)}${x.risk !== 'none' ? `, ${escapeMarkdown(x.risk)}` : ''})`)
+        .join(', ')}${changed.length > 20 ? ` and ${changed.length - 20} more` : ''}`,
+      '',
+    );
   const warnings = p.diagnostics.filter((d) => d.severity === 'warning');
   for (const d of warnings.slice(0, 5)) lines.push(diagnosticItem(d));
   if (warnings.length) lines.push('');
@@ -212,7 +241,8 @@ function clusterBlock(c: FleetClusterPlan): string {
 
 /** The head whole; then the blocks in order while they fit; a note for what was left out. */
 function assemble(head: string, blocks: ((budget: number) => string)[], fp: FleetPlan, limit: number): string {
-  const note = (n: number) => `<sub>${plural(n, 'cluster detail', 'cluster details')} left out to stay within ${formatCount(limit)} characters: \`bootcplan fleet show FLEETPLAN --cluster NAME\` shows one cluster's plan.</sub>\n`;
+  const note = (n: number) =>
+    `<sub>${plural(n, 'cluster detail', 'cluster details')} left out to stay within ${formatCount(limit)} characters: \`bootcplan fleet show FLEETPLAN --cluster NAME\` shows one cluster's plan.</sub>\n`;
   let budget = limit - head.length - note(fp.clusters.length).length - 2;
   const out = [head];
   let left = 0;

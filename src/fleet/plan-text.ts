@@ -49,8 +49,15 @@ function batchLines(fp: FleetPlan, c: Colors): string[] {
   if (!fp.batches.length) return [c.bold('Batches: none (no cluster has something to change and a plan without errors)')];
   const soak = s.batchSoakSeconds ? `, soak ${formatDuration(s.batchSoakSeconds)} between batches` : '';
   const timeout = s.batchTimeoutSeconds !== null ? `, batch timeout ${formatDuration(s.batchTimeoutSeconds)} (then ${s.batchTimeoutAction})` : '';
-  const head = c.bold(`Batches (canaries first, then up to ${s.maxConcurrency.resolved} cluster${s.maxConcurrency.resolved === 1 ? '' : 's'} each, maxConcurrency ${s.maxConcurrency.value}${soak}${timeout}):`);
-  return [head, ...padTable(fp.batches.map((b) => [`  ${b.index}`, b.kind, `est. ${formatDuration(b.estimatedSeconds)}`, `${b.clusters.join(', ')}${batchGateText(fp, b)}`]))];
+  const head = c.bold(
+    `Batches (canaries first, then up to ${s.maxConcurrency.resolved} cluster${s.maxConcurrency.resolved === 1 ? '' : 's'} each, maxConcurrency ${s.maxConcurrency.value}${soak}${timeout}):`,
+  );
+  return [
+    head,
+    ...padTable(
+      fp.batches.map((b) => [`  ${b.index}`, b.kind, `est. ${formatDuration(b.estimatedSeconds)}`, `${b.clusters.join(', ')}${batchGateText(fp, b)}`]),
+    ),
+  ];
 }
 
 /** A canary batch's gate: "; then its batch gate: a, b" (its afterWave checks, measured again after the batch soaked). */
@@ -67,7 +74,13 @@ function overrideLines(fp: FleetPlan, c: Colors): string[] {
   const table = rows.map((r) => {
     const cause = overrideCause(r);
     const by = `${cause.text}${cause.path ? ` (${cause.path})` : ''}`;
-    return [`  ${r.field}`, valueText(r.field, r.value), `shared ${valueText(r.field, r.shared)}`, r.by === null ? c.yellow(by) : by, `${r.clusters.length > 1 ? `${r.clusters.length} clusters: ` : ''}${foldNames(r.clusters, 20)}`];
+    return [
+      `  ${r.field}`,
+      valueText(r.field, r.value),
+      `shared ${valueText(r.field, r.shared)}`,
+      r.by === null ? c.yellow(by) : by,
+      `${r.clusters.length > 1 ? `${r.clusters.length} clusters: ` : ''}${foldNames(r.clusters, 20)}`,
+    ];
   });
   return [c.yellow(c.bold(`Overrides (${plural(clusters, 'cluster differs', 'clusters differ')} from the shared rollout):`)), ...padTable(table), ''];
 }
@@ -97,6 +110,9 @@ export function fleetLine(fp: FleetPlan, c: Colors = colors(false)): string {
   const s = fp.summary;
   const line = `Fleet: ${s.planned} of ${plural(s.clusters, 'cluster')} planned, ${s.withChanges} with changes; ${plural(s.nodes, 'node')} in ${plural(s.batches, 'batch', 'batches')} (est. ${formatDuration(s.estimatedSeconds)}).`;
   const canary = failedCanaries(fp).length > 0;
-  if (s.failed) return c.red(c.bold(`${line} ${s.failed} cluster${s.failed === 1 ? '' : 's'} failed${canary ? ', a canary among them: the fleet cannot be applied' : ''}.`));
+  if (s.failed)
+    return c.red(
+      c.bold(`${line} ${s.failed} cluster${s.failed === 1 ? '' : 's'} failed${canary ? ', a canary among them: the fleet cannot be applied' : ''}.`),
+    );
   return c.bold(line);
 }

@@ -16,7 +16,13 @@ import { parseMaxConcurrency, resolveMaxConcurrency, planFleetBatches, fleetEsti
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan, PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import {
-  FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, type FleetPlan, type FleetClusterPlan, type FleetClusterError, type FleetBatch, type FleetPlanSummary,
+  FLEET_PLAN_FORMAT_VERSION,
+  FLEET_PLAN_KIND,
+  type FleetPlan,
+  type FleetClusterPlan,
+  type FleetClusterError,
+  type FleetBatch,
+  type FleetPlanSummary,
 } from './plan-types.ts';
 
 /** What the CLI found for one cluster: its snapshot, or the error that stands for its plan. */
@@ -61,8 +67,12 @@ export function planFleet(input: FleetPlanInput): FleetPlan {
     let error: FleetClusterError | null = found.error ?? null;
     if (found.snapshot) {
       plan = buildPlan({
-        spec: specs[i].spec, specMap: specs[i].map, specInfo: { ...input.info, fleetCluster: c.name }, snapshot: found.snapshot,
-        durations: input.durations, now: input.now,
+        spec: specs[i].spec,
+        specMap: specs[i].map,
+        specInfo: { ...input.info, fleetCluster: c.name },
+        snapshot: found.snapshot,
+        durations: input.durations,
+        now: input.now,
       });
       error = planErrorsOf(plan) ?? error;
     }
@@ -88,11 +98,15 @@ function sharedIdentities(clusters: readonly FleetClusterPlan[], map: SourceMap)
       first.set(key, c.name);
       return;
     }
-    out.push(diagnosticAt(map, {
-      severity: 'warning', code: 'fleet-shared-identity', path: `spec.clusters[${i}]`,
-      message: `clusters ${earlier} and ${c.name} are the same cluster as far as bootcplan can tell (${key}): two entries reach one cluster, or the clusters were cloned with their identity`,
-      hint: 'give each entry the context or snapshot of a cluster of its own; a plan runs only where its identity is found, so cloned clusters can run each other\'s plans',
-    }));
+    out.push(
+      diagnosticAt(map, {
+        severity: 'warning',
+        code: 'fleet-shared-identity',
+        path: `spec.clusters[${i}]`,
+        message: `clusters ${earlier} and ${c.name} are the same cluster as far as bootcplan can tell (${key}): two entries reach one cluster, or the clusters were cloned with their identity`,
+        hint: "give each entry the context or snapshot of a cluster of its own; a plan runs only where its identity is found, so cloned clusters can run each other's plans",
+      }),
+    );
   });
   return out;
 }
@@ -112,7 +126,11 @@ function clusterEntry(c: FleetCluster, canaries: readonly string[], fleet: Fleet
 
 function planErrorsOf(plan: Plan): FleetClusterError | null {
   if (!plan.summary.errors) return null;
-  return { code: 'plan-errors', message: `the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'}`, hint: 'see the cluster\'s diagnostics; fix the Fleet (or the cluster) and plan again' };
+  return {
+    code: 'plan-errors',
+    message: `the plan has ${plan.summary.errors} error${plan.summary.errors === 1 ? '' : 's'}`,
+    hint: "see the cluster's diagnostics; fix the Fleet (or the cluster) and plan again",
+  };
 }
 
 /**
@@ -152,7 +170,15 @@ export function fleetPlanDifferences(saved: FleetPlan, derived: FleetPlan): stri
     if (!s) continue;
     const fields = (['labels', 'source', 'destination', 'canary', 'overriddenBy', 'batch', 'error'] as const).filter((f) => !deepEqual(s[f], d[f]));
     const p = s.plan?.spec;
-    if (p && (p.fleetCluster !== d.name || p.path !== saved.fleet.path || p.sha256 !== saved.fleet.sha256 || p.commit !== saved.fleet.commit || p.ref !== saved.fleet.ref)) fields.push('plan' as never);
+    if (
+      p &&
+      (p.fleetCluster !== d.name ||
+        p.path !== saved.fleet.path ||
+        p.sha256 !== saved.fleet.sha256 ||
+        p.commit !== saved.fleet.commit ||
+        p.ref !== saved.fleet.ref)
+    )
+      fields.push('plan' as never);
     if (fields.length) out.push(`cluster ${d.name}: ${fields.join(', ')}`);
   }
   if (!out.length && !deepEqual(saved.summary, derived.summary)) out.push('summary');
@@ -174,7 +200,12 @@ export function assembleFleetPlan(info: PlanSpecInfo, fleet: FleetSpec, clusters
   const byName = new Map(clusters.map((c) => [c.name, c]));
   const batches: FleetBatch[] = planFleetBatches(canaries, candidates, maxConcurrency.resolved).map((b, i) => {
     for (const name of b.clusters) byName.get(name)!.batch = i + 1;
-    return { index: i + 1, kind: b.kind, clusters: b.clusters, estimatedSeconds: Math.max(0, ...b.clusters.map((n) => byName.get(n)!.plan!.summary.estimatedSeconds)) };
+    return {
+      index: i + 1,
+      kind: b.kind,
+      clusters: b.clusters,
+      estimatedSeconds: Math.max(0, ...b.clusters.map((n) => byName.get(n)!.plan!.summary.estimatedSeconds)),
+    };
   });
   const soak = strategy.batchSoakSeconds ?? 0;
   const body: Omit<FleetPlan, 'id'> = {
@@ -206,7 +237,10 @@ function summarize(clusters: readonly FleetClusterPlan[], batches: readonly Flee
     failed: clusters.filter((c) => c.error).length,
     nodes: plans.reduce((s, p) => s + p.summary.nodes, 0),
     batches: batches.length,
-    estimatedSeconds: fleetEstimateSeconds(batches.map((b) => b.estimatedSeconds), soak),
+    estimatedSeconds: fleetEstimateSeconds(
+      batches.map((b) => b.estimatedSeconds),
+      soak,
+    ),
     errors: plans.reduce((s, p) => s + p.summary.errors, 0) + clusters.filter((c) => c.error && !c.plan).length,
     warnings: plans.reduce((s, p) => s + p.summary.warnings, 0),
   };
@@ -224,7 +258,10 @@ export function fleetPlanIdOf(body: Omit<FleetPlan, 'id'> | FleetPlan): string {
     const { schedule: _clockDependent, ...plan } = c.plan;
     return { ...c, plan };
   });
-  return createHash('sha256').update(JSON.stringify({ formatVersion, kind, ...rest, clusters })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify({ formatVersion, kind, ...rest, clusters }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The id the content of a fleet plan hashes to, when it is not the id it carries. */

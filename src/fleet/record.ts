@@ -50,7 +50,8 @@ export function fleetProgressOf(text: string): FleetProgressRecord | string {
     return `${FLEET_PROGRESS_KEY} is not valid JSON`;
   }
   if (typeof p !== 'object' || p === null || Array.isArray(p)) return `${FLEET_PROGRESS_KEY} is not a JSON object`;
-  for (const f of ['fleetPlanId', 'fleet', 'cluster', 'planId', 'startedAt', 'updatedAt']) if (typeof p[f] !== 'string') return `${FLEET_PROGRESS_KEY} has no string ${f}`;
+  for (const f of ['fleetPlanId', 'fleet', 'cluster', 'planId', 'startedAt', 'updatedAt'])
+    if (typeof p[f] !== 'string') return `${FLEET_PROGRESS_KEY} has no string ${f}`;
   if (!Number.isSafeInteger(p.batch) || p.batch < 1) return `${FLEET_PROGRESS_KEY} has no batch number`;
   if (!OUTCOMES.includes(p.outcome)) return `${FLEET_PROGRESS_KEY} has an unknown outcome`;
   if (!(p.exitCode === null || Number.isSafeInteger(p.exitCode))) return `${FLEET_PROGRESS_KEY} has an exitCode that is not an integer`;

@@ -66,18 +66,29 @@ export function fleetChart(r: FleetRehearsal, opts: FleetChartOptions = {}): str
     const laneH = LANE_H + rows * rowH;
     parts.push(batchLane(b, members, y, laneH, x, domain));
     let ry = y + LANE_H;
-    if (perCluster) for (const c of members) { parts.push(clusterRow(c, b, ry, rowH, x)); ry += rowH; }
+    if (perCluster)
+      for (const c of members) {
+        parts.push(clusterRow(c, b, ry, rowH, x));
+        ry += rowH;
+      }
     else parts.push(overlaidRow(b, members, ry, rowH, x));
     const timeoutAt = num(b.timeoutAt);
     if (timeoutAt !== null && timeoutAt <= domain) {
-      parts.push(`<line class="timeout" x1="${f(x(timeoutAt))}" y1="${f(y + 2)}" x2="${f(x(timeoutAt))}" y2="${f(y + laneH - 2)}"><title>batch ${escapeHtml(b.index)} timeout at ${durationHtml(timeoutAt)} (${escapeHtml(r.strategy?.batchTimeoutAction)})</title></line>`);
+      parts.push(
+        `<line class="timeout" x1="${f(x(timeoutAt))}" y1="${f(y + 2)}" x2="${f(x(timeoutAt))}" y2="${f(y + laneH - 2)}"><title>batch ${escapeHtml(b.index)} timeout at ${durationHtml(timeoutAt)} (${escapeHtml(r.strategy?.batchTimeoutAction)})</title></line>`,
+      );
     }
     y += laneH;
   }
   const ticks = niceTicks(domain);
-  const grid = ticks.map((t) => `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
-    `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
-    `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`).join('');
+  const grid = ticks
+    .map(
+      (t) =>
+        `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
+        `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
+        `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`,
+    )
+    .join('');
   const height = y + AXIS_H + (beyond ? AXIS_H : 0);
   const svg = `<svg id="fleet-chart" class="chart rehearsal" viewBox="0 0 ${W} ${f(height)}" width="${W}" height="${f(height)}" role="img" aria-label="Fleet timeline: ${pluralHtml(batches.length, 'batch', 'batches')}, ${pluralHtml(inBatches, 'cluster')}, ${durationHtml(total)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
@@ -94,22 +105,30 @@ ${endMarks(x, y, total, estimate, beyond)}
 
 function intro(r: FleetRehearsal, batches: number, inBatches: number, total: number, perCluster: boolean, beyond: boolean): string {
   const s = r.strategy ?? ({} as FleetRehearsal['strategy']);
-  return `${pluralHtml(batches, 'batch', 'batches')} of ${pluralHtml(inBatches, 'cluster')} in ${durationHtml(total)} against the fleet plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the arrow points on to it' : 'dashed line'}); ` +
+  return (
+    `${pluralHtml(batches, 'batch', 'batches')} of ${pluralHtml(inBatches, 'cluster')} in ${durationHtml(total)} against the fleet plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the arrow points on to it' : 'dashed line'}); ` +
     `soak ${durationHtml(s.batchSoakSeconds)} between batches${num(s.batchTimeoutSeconds) !== null ? `, batch timeout ${durationHtml(s.batchTimeoutSeconds)} (${escapeHtml(s.batchTimeoutAction)})` : ', no batch timeout'}; ` +
-    `${perCluster ? 'one row per cluster, its bar from its start to its end' : 'one row per batch, its clusters\' bars overlaid (they start together)'}. Hover a bar for details.`;
+    `${perCluster ? 'one row per cluster, its bar from its start to its end' : "one row per batch, its clusters' bars overlaid (they start together)"}. Hover a bar for details.`
+  );
 }
 
 function legend(r: FleetRehearsal, clusters: FleetRehearsalCluster[]): string {
   const seen = new Set(clusters.map((c) => c.outcome as string));
   const keys: [string, string][] = [
-    ['done', 'done'], ['failed', 'failed'], ['timed-out', 'timed out (dashed: the time its rehearsal needed)'], ['interrupted', 'interrupted'],
+    ['done', 'done'],
+    ['failed', 'failed'],
+    ['timed-out', 'timed out (dashed: the time its rehearsal needed)'],
+    ['interrupted', 'interrupted'],
   ];
   return [
     ...keys.filter(([k]) => k === 'done' || seen.has(k)),
     ['soak', 'soak between batches'],
     ...(num(r.strategy?.batchTimeoutSeconds) !== null ? [['timeout', 'batch timeout']] : []),
-    ['end', 'fleet end'], ['estimate', 'fleet plan estimate'],
-  ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
+    ['end', 'fleet end'],
+    ['estimate', 'fleet plan estimate'],
+  ]
+    .map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`)
+    .join('');
 }
 
 /** A batch's lane: its background, its label, its span, the soak after it and a summary. */
@@ -122,12 +141,16 @@ function batchLane(b: FleetRehearsalBatch, members: FleetRehearsalCluster[], top
   const outcome = classHtml(b.outcome, BATCH_OUTCOMES);
   const tally = outcomeTally(members);
   if (start !== null && end !== null) {
-    out.push(`<rect class="lane-span ${outcome}" x="${f(x(start))}" y="${f(top + 3)}" width="${f(Math.max(1, x(end) - x(start)))}" height="${LANE_H - 8}" rx="3"><title>${escapeHtml(`${label}: ${b.outcome}, ${formatDuration(start)} to ${formatDuration(end)} (${formatDuration(end - start)}; estimate ${formatDuration(b.estimatedSeconds)}); ${tally}`)}</title></rect>`);
+    out.push(
+      `<rect class="lane-span ${outcome}" x="${f(x(start))}" y="${f(top + 3)}" width="${f(Math.max(1, x(end) - x(start)))}" height="${LANE_H - 8}" rx="3"><title>${escapeHtml(`${label}: ${b.outcome}, ${formatDuration(start)} to ${formatDuration(end)} (${formatDuration(end - start)}; estimate ${formatDuration(b.estimatedSeconds)}); ${tally}`)}</title></rect>`,
+    );
   }
   const soakStart = num(b.soak?.start);
   const soakEnd = num(b.soak?.end);
   if (soakStart !== null && soakEnd !== null && soakEnd > soakStart) {
-    out.push(`<rect class="soak" x="${f(x(soakStart))}" y="${f(top + 6)}" width="${f(Math.max(1, x(soakEnd) - x(soakStart)))}" height="${LANE_H - 14}" rx="2"><title>soak after ${escapeHtml(label)}: ${durationHtml(soakStart)} to ${durationHtml(soakEnd)} (${durationHtml(soakEnd - soakStart)})</title></rect>`);
+    out.push(
+      `<rect class="soak" x="${f(x(soakStart))}" y="${f(top + 6)}" width="${f(Math.max(1, x(soakEnd) - x(soakStart)))}" height="${LANE_H - 14}" rx="2"><title>soak after ${escapeHtml(label)}: ${durationHtml(soakStart)} to ${durationHtml(soakEnd)} (${durationHtml(soakEnd - soakStart)})</title></rect>`,
+    );
   }
   const summary = start === null ? `not started (${plural(members.length, 'cluster')})` : `${tally}, ${formatDuration((end ?? start) - start)}`;
   const sumX = start === null ? X0 + 6 : x(Math.min(domain, Math.max(end ?? start, soakEnd ?? 0))) + 6;
@@ -146,25 +169,36 @@ function outcomeTally(members: FleetRehearsalCluster[]): string {
 function clusterTitle(c: FleetRehearsalCluster): string {
   const start = num(c.start);
   const end = num(c.end);
-  const when = start === null ? 'not started' : `${formatDuration(start)} to ${formatDuration(end ?? start)} (${formatDuration((end ?? start) - start)}; estimate ${formatDuration(c.estimatedSeconds as number)})`;
+  const when =
+    start === null
+      ? 'not started'
+      : `${formatDuration(start)} to ${formatDuration(end ?? start)} (${formatDuration((end ?? start) - start)}; estimate ${formatDuration(c.estimatedSeconds as number)})`;
   return `${c.name}${c.canary ? ' (canary)' : ''}: ${c.outcome}, ${when}${c.message ? `: ${c.message}` : ''}`;
 }
 
 function clusterRow(c: FleetRehearsalCluster, b: FleetRehearsalBatch, y: number, rowH: number, x: (t: number) => number): string {
   const out: string[] = [`<g class="row node">`];
   const title = escapeHtml(clusterTitle(c));
-  out.push(`<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(clipEnd(c.name, 28))}<title>${title}</title></text>`);
+  out.push(
+    `<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(clipEnd(c.name, 28))}<title>${title}</title></text>`,
+  );
   const start = num(c.start);
   const end = num(c.end) ?? start;
   const top = y + 3;
   const barH = rowH - 6;
   if (start === null || end === null) {
-    out.push(`<text class="not-started" x="${f(x(num(b.start) ?? 0) + 4)}" y="${f(y + rowH / 2 + 4)}">${escapeHtml(c.outcome === 'not-started' ? 'not started' : String(c.outcome))}<title>${title}</title></text>`);
+    out.push(
+      `<text class="not-started" x="${f(x(num(b.start) ?? 0) + 4)}" y="${f(y + rowH / 2 + 4)}">${escapeHtml(c.outcome === 'not-started' ? 'not started' : String(c.outcome))}<title>${title}</title></text>`,
+    );
   } else {
-    out.push(`<rect class="bar ${classHtml(c.outcome, OUTCOMES)}" x="${f(x(start))}" y="${f(top)}" width="${f(Math.max(1.5, x(end) - x(start)))}" height="${f(barH)}" rx="2"><title>${title}</title></rect>`);
+    out.push(
+      `<rect class="bar ${classHtml(c.outcome, OUTCOMES)}" x="${f(x(start))}" y="${f(top)}" width="${f(Math.max(1.5, x(end) - x(start)))}" height="${f(barH)}" rx="2"><title>${title}</title></rect>`,
+    );
     const own = num(c.durationSeconds);
     if (c.outcome === 'timed-out' && own !== null && start + own > end) {
-      out.push(`<rect class="overrun" x="${f(x(end))}" y="${f(top)}" width="${f(Math.max(1, Math.min(X1, x(start + own)) - x(end)))}" height="${f(barH)}" rx="2"><title>${escapeHtml(`${c.name}: its own rehearsal needed ${formatDuration(own)}; the batch timeout cut it at ${formatDuration(end - start)}`)}</title></rect>`);
+      out.push(
+        `<rect class="overrun" x="${f(x(end))}" y="${f(top)}" width="${f(Math.max(1, Math.min(X1, x(start + own)) - x(end)))}" height="${f(barH)}" rx="2"><title>${escapeHtml(`${c.name}: its own rehearsal needed ${formatDuration(own)}; the batch timeout cut it at ${formatDuration(end - start)}`)}</title></rect>`,
+      );
     }
   }
   out.push('</g>');
@@ -175,13 +209,17 @@ function clusterRow(c: FleetRehearsalCluster, b: FleetRehearsalBatch, y: number,
 function overlaidRow(b: FleetRehearsalBatch, members: FleetRehearsalCluster[], y: number, rowH: number, x: (t: number) => number): string {
   const out: string[] = [`<g class="row waves" data-nodes="${countHtml(members.length)}">`];
   const label = `${plural(members.length, 'cluster')}`;
-  out.push(`<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(label)}<title>${escapeHtml(`batch ${b.index}: ${outcomeTally(members)}`)}</title></text>`);
+  out.push(
+    `<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(label)}<title>${escapeHtml(`batch ${b.index}: ${outcomeTally(members)}`)}</title></text>`,
+  );
   const sorted = [...members].sort((p, q) => (num(q.end) ?? 0) - (num(p.end) ?? 0));
   for (const c of sorted) {
     const start = num(c.start);
     const end = num(c.end) ?? start;
     if (start === null || end === null) continue;
-    out.push(`<rect class="bar overlaid ${classHtml(c.outcome, OUTCOMES)}" x="${f(x(start))}" y="${f(y + 3)}" width="${f(Math.max(1.5, x(end) - x(start)))}" height="${f(rowH - 6)}"><title>${escapeHtml(clusterTitle(c))}</title></rect>`);
+    out.push(
+      `<rect class="bar overlaid ${classHtml(c.outcome, OUTCOMES)}" x="${f(x(start))}" y="${f(y + 3)}" width="${f(Math.max(1.5, x(end) - x(start)))}" height="${f(rowH - 6)}"><title>${escapeHtml(clusterTitle(c))}</title></rect>`,
+    );
   }
   out.push('</g>');
   return out.join('');

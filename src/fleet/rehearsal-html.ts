@@ -38,7 +38,8 @@ function cards(r: FleetRehearsal): string {
   const count = (o: string) => clusters.filter((c) => c.outcome === o).length;
   const failed = count('failed') + count('timed-out') + count('interrupted');
   const diff = typeof r.makespanSeconds === 'number' && typeof r.estimatedSeconds === 'number' ? r.makespanSeconds - r.estimatedSeconds : NaN;
-  const card = (label: string, value: string, sub: string, cls = '') => `<div class="card${cls ? ` ${cls}` : ''}"><div class="label">${label}</div><div class="value">${value}</div><div class="sub">${sub}</div></div>`;
+  const card = (label: string, value: string, sub: string, cls = '') =>
+    `<div class="card${cls ? ` ${cls}` : ''}"><div class="label">${label}</div><div class="value">${value}</div><div class="sub">${sub}</div></div>`;
   return `<section id="summary"><h2>Summary</h2><div class="cards">
 ${card('fleet makespan', durationHtml(r.makespanSeconds), `fleet plan estimate ${durationHtml(r.estimatedSeconds)}${Number.isFinite(diff) ? ` (${diff >= 0 ? '+' : '−'}${durationHtml(Math.abs(diff))})` : ''}`)}
 ${card('batches', `${countHtml(batches.filter((b) => b.start !== null).length)} <small>of ${countHtml(batches.length)}</small>`, 'started', r.stopped ? 'bad' : '')}
@@ -51,9 +52,11 @@ ${card('exit code', escapeHtml(r.exitCode), 'the worst of the clusters')}
 function batchTable(r: FleetRehearsal): string {
   const rows = (Array.isArray(r.batches) ? r.batches : []).map((b) => {
     const cells = [
-      `<td class="n">${escapeHtml(b.index)}</td>`, `<td>${escapeHtml(b.kind)}</td>`,
+      `<td class="n">${escapeHtml(b.index)}</td>`,
+      `<td>${escapeHtml(b.kind)}</td>`,
       `<td class="outcome ${classHtml(b.outcome, OUTCOMES)}">${escapeHtml(b.outcome)}</td>`,
-      ...times(b.start, b.end), `<td class="n">${durationHtml(b.estimatedSeconds)}</td>`,
+      ...times(b.start, b.end),
+      `<td class="n">${durationHtml(b.estimatedSeconds)}</td>`,
       `<td class="n">${b.timeoutAt === null ? '' : durationHtml(b.timeoutAt)}</td>`,
       `<td class="n">${b.soak ? durationHtml(b.soak.end - b.soak.start) : ''}</td>`,
       `<td class="mono">${escapeHtml((Array.isArray(b.clusters) ? b.clusters : []).join(', '))}</td>`,
@@ -68,7 +71,11 @@ function batchTable(r: FleetRehearsal): string {
 function times(start: unknown, end: unknown): string[] {
   if (typeof start !== 'number') return ['<td class="n"></td>', '<td class="n"></td>', '<td class="n"></td>'];
   const e = typeof end === 'number' ? end : null;
-  return [`<td class="n">${durationHtml(start)}</td>`, `<td class="n">${e === null ? '(open)' : durationHtml(e)}</td>`, `<td class="n">${e === null ? '' : durationHtml(e - start)}</td>`];
+  return [
+    `<td class="n">${durationHtml(start)}</td>`,
+    `<td class="n">${e === null ? '(open)' : durationHtml(e)}</td>`,
+    `<td class="n">${e === null ? '' : durationHtml(e - start)}</td>`,
+  ];
 }
 
 function clusterRow(c: FleetRehearsalCluster): string {

@@ -81,13 +81,24 @@ export async function rehearseCluster(input: ClusterRehearsalInput): Promise<Clu
   const base = { name: input.name, estimatedSeconds: plan.summary.estimatedSeconds, seed };
   try {
     const { rehearsal, error } = await rehearse({
-      plan, replan: input.replan, snapshot: input.snapshot, durations: o.durations,
+      plan,
+      replan: input.replan,
+      snapshot: input.snapshot,
+      durations: o.durations,
       faults: o.failRate > 0 ? { seed, rebootFailRate: o.failRate } : null,
       jitter: o.jitter > 0 ? { fraction: o.jitter, seed } : null,
       health: clusterHealth(o, input.name),
     });
     const outcome: ClusterRehearsalOutcome = !error ? 'done' : error instanceof RolloutHaltedError ? 'halted' : 'stopped';
-    return { ...base, outcome, exitCode: error ? exitCodeOf(error) : EXIT.ok, durationSeconds: rehearsal.durationSeconds, message: rehearsal.stopped, rehearsal, error };
+    return {
+      ...base,
+      outcome,
+      exitCode: error ? exitCodeOf(error) : EXIT.ok,
+      durationSeconds: rehearsal.durationSeconds,
+      message: rehearsal.stopped,
+      rehearsal,
+      error,
+    };
   } catch (err) {
     // A plan that must not be applied (checkApplicable) stops at once, as apply would.
     return { ...base, outcome: 'stopped', exitCode: exitCodeOf(err), durationSeconds: 0, message: (err as Error).message, rehearsal: null, error: err };
@@ -228,12 +239,15 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
     let record: FleetProgressRecord | null = null;
     return {
       readRecord: async () => record,
-      writeRecord: async (r) => { record = r; },
+      writeRecord: async (r) => {
+        record = r;
+      },
       apply: async (signal) => {
         const r = await clock.hold(() => oneAtATime(async () => rehearseCluster({ name: c.name, ...load(), options: input.options })));
         results.set(c.name, r);
         input.onCluster?.(r);
         await clock.sleep(r.durationSeconds, signal);
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the cluster's error, passed on as it came
         if (r.error) throw r.error;
         return 'done';
       },
@@ -246,30 +260,56 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
 }
 
 /** The fleet timeline from the runner's result and the clusters' own rehearsals. */
-export function fleetTimeline(fp: FleetPlan, options: FleetRehearseOptions, run: FleetRunResult, results: ReadonlyMap<string, ClusterRehearsalResult>): FleetRehearsal {
+export function fleetTimeline(
+  fp: FleetPlan,
+  options: FleetRehearseOptions,
+  run: FleetRunResult,
+  results: ReadonlyMap<string, ClusterRehearsalResult>,
+): FleetRehearsal {
   const timeout = fp.strategy.batchTimeoutSeconds;
   const batches: FleetRehearsalBatch[] = run.batches.map((b, i) => {
     const next = run.batches[i + 1];
     const soak = b.finishedAt !== null && next && next.soakSeconds > 0 ? { start: b.finishedAt, end: b.finishedAt + next.soakSeconds } : null;
     return {
-      index: b.index, kind: b.kind, clusters: b.clusters, outcome: b.status, start: b.startedAt, end: b.finishedAt,
-      timeoutAt: b.startedAt !== null && timeout !== null ? b.startedAt + timeout : null, soak,
+      index: b.index,
+      kind: b.kind,
+      clusters: b.clusters,
+      outcome: b.status,
+      start: b.startedAt,
+      end: b.finishedAt,
+      timeoutAt: b.startedAt !== null && timeout !== null ? b.startedAt + timeout : null,
+      soak,
       estimatedSeconds: fp.batches.find((x) => x.index === b.index)?.estimatedSeconds ?? 0,
     };
   });
   const clusters: FleetRehearsalCluster[] = run.clusters.map((c) => {
     const r = results.get(c.name);
     return {
-      name: c.name, batch: c.batch, canary: c.canary, outcome: c.outcome, exitCode: c.exitCode,
-      start: c.startedAt, end: c.finishedAt, durationSeconds: r ? r.durationSeconds : null,
+      name: c.name,
+      batch: c.batch,
+      canary: c.canary,
+      outcome: c.outcome,
+      exitCode: c.exitCode,
+      start: c.startedAt,
+      end: c.finishedAt,
+      durationSeconds: r ? r.durationSeconds : null,
       estimatedSeconds: fp.clusters.find((x) => x.name === c.name)?.plan?.summary.estimatedSeconds ?? null,
-      message: c.message, seed: r ? r.seed : null, summary: clusterSummary(r?.rehearsal ?? null),
+      message: c.message,
+      seed: r ? r.seed : null,
+      summary: clusterSummary(r?.rehearsal ?? null),
     };
   });
   return {
-    fleetPlanId: fp.id, fleetName: fp.fleet.name, options,
+    fleetPlanId: fp.id,
+    fleetName: fp.fleet.name,
+    options,
     strategy: { batchSoakSeconds: fp.strategy.batchSoakSeconds, batchTimeoutSeconds: timeout, batchTimeoutAction: fp.strategy.batchTimeoutAction },
-    makespanSeconds: run.durationSeconds, estimatedSeconds: fp.summary.estimatedSeconds,
-    stopped: run.halted?.reason ?? null, message: run.halted?.message ?? null, exitCode: run.exitCode, batches, clusters,
+    makespanSeconds: run.durationSeconds,
+    estimatedSeconds: fp.summary.estimatedSeconds,
+    stopped: run.halted?.reason ?? null,
+    message: run.halted?.message ?? null,
+    exitCode: run.exitCode,
+    batches,
+    clusters,
   };
 }

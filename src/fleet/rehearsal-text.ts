@@ -24,11 +24,13 @@ export function fleetOutcomeLine(r: FleetRehearsal): string {
   const counts = new Map<string, number>();
   for (const c of r.clusters) counts.set(String(c.outcome), (counts.get(String(c.outcome)) ?? 0) + 1);
   const tally = [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
-  if (!r.stopped) return `Fleet rehearsal: ${r.exitCode === 0 ? 'done' : 'finished with failures'} in ${formatDuration(r.makespanSeconds)} (${r.makespanSeconds}s; ${against}); ${plural(r.clusters.length, 'cluster')}: ${tally}.`;
+  if (!r.stopped)
+    return `Fleet rehearsal: ${r.exitCode === 0 ? 'done' : 'finished with failures'} in ${formatDuration(r.makespanSeconds)} (${r.makespanSeconds}s; ${against}); ${plural(r.clusters.length, 'cluster')}: ${tally}.`;
   return `Fleet rehearsal: stopped after ${formatDuration(r.makespanSeconds)} (${against}): ${r.message ?? r.stopped}; ${plural(r.clusters.length, 'cluster')}: ${tally}.`;
 }
 
-const span = (start: number | null, end: number | null) => (start === null ? ['', '', ''] : [formatDuration(start), end === null ? '(open)' : formatDuration(end), end === null ? '' : formatDuration(end - start)]);
+const span = (start: number | null, end: number | null) =>
+  start === null ? ['', '', ''] : [formatDuration(start), end === null ? '(open)' : formatDuration(end), end === null ? '' : formatDuration(end - start)];
 
 /** Text: the batches (with their soaks), then every cluster, then the outcome line. */
 export function renderFleetRehearsalText(input: FleetRehearsal, opts: { color: boolean; ascii?: boolean }): string {
@@ -37,9 +39,14 @@ export function renderFleetRehearsalText(input: FleetRehearsal, opts: { color: b
   const o = r.options;
   const d = o.durations;
   const out: string[] = [];
-  out.push(c.bold(`Rehearsal of fleet ${r.fleetName} (fleet plan ${r.fleetPlanId})`) + ` on simulated clusters (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s; seed ${o.seed}, each cluster its own${o.jitter ? `; jitter ±${Math.round(o.jitter * 100)}% per node` : ''}${o.failRate ? `; reboot fail rate ${o.failRate}` : ''})`);
+  out.push(
+    c.bold(`Rehearsal of fleet ${r.fleetName} (fleet plan ${r.fleetPlanId})`) +
+      ` on simulated clusters (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s; seed ${o.seed}, each cluster its own${o.jitter ? `; jitter ±${Math.round(o.jitter * 100)}% per node` : ''}${o.failRate ? `; reboot fail rate ${o.failRate}` : ''})`,
+  );
   const st = r.strategy;
-  out.push(`Strategy: soak ${formatDuration(st.batchSoakSeconds)} between batches, ${st.batchTimeoutSeconds === null ? 'no batch timeout' : `batch timeout ${formatDuration(st.batchTimeoutSeconds)} (${st.batchTimeoutAction})`}.`);
+  out.push(
+    `Strategy: soak ${formatDuration(st.batchSoakSeconds)} between batches, ${st.batchTimeoutSeconds === null ? 'no batch timeout' : `batch timeout ${formatDuration(st.batchTimeoutSeconds)} (${st.batchTimeoutAction})`}.`,
+  );
   out.push('');
   const rows = [['batch', 'kind', 'start', 'end', 'took', 'estimate', 'outcome', 'clusters']];
   for (const b of r.batches) {
@@ -51,9 +58,29 @@ export function renderFleetRehearsalText(input: FleetRehearsal, opts: { color: b
   const crows = [['cluster', 'batch', 'outcome', 'start', 'end', 'took', 'estimate', 'exit', 'note']];
   for (const x of r.clusters) {
     const paint = OK.has(x.outcome) ? c.green : QUIET.has(x.outcome) ? c.dim : c.red;
-    const note = [x.summary ? `${plural(x.summary.nodes, 'node')}, ${plural(x.summary.waves, 'wave')}${x.summary.failedNodes ? `, ${x.summary.failedNodes} failed` : ''}` : '', x.message ?? ''].filter(Boolean).join('; ');
-    const took = x.outcome === 'timed-out' && x.durationSeconds !== null ? `${span(x.start, x.end)[2]} (needed ${formatDuration(x.durationSeconds)})` : span(x.start, x.end)[2];
-    crows.push([x.name, x.batch === null ? '-' : `${x.batch}${x.canary ? ' canary' : ''}`, paint(x.outcome), span(x.start, x.end)[0], span(x.start, x.end)[1], took, x.estimatedSeconds === null ? '' : formatDuration(x.estimatedSeconds), String(x.exitCode), note]);
+    const note = [
+      x.summary
+        ? `${plural(x.summary.nodes, 'node')}, ${plural(x.summary.waves, 'wave')}${x.summary.failedNodes ? `, ${x.summary.failedNodes} failed` : ''}`
+        : '',
+      x.message ?? '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    const took =
+      x.outcome === 'timed-out' && x.durationSeconds !== null
+        ? `${span(x.start, x.end)[2]} (needed ${formatDuration(x.durationSeconds)})`
+        : span(x.start, x.end)[2];
+    crows.push([
+      x.name,
+      x.batch === null ? '-' : `${x.batch}${x.canary ? ' canary' : ''}`,
+      paint(x.outcome),
+      span(x.start, x.end)[0],
+      span(x.start, x.end)[1],
+      took,
+      x.estimatedSeconds === null ? '' : formatDuration(x.estimatedSeconds),
+      String(x.exitCode),
+      note,
+    ]);
   }
   out.push(...padTable(crows).map((l) => l.trimEnd()), '');
   const line = fleetOutcomeLine(r);

@@ -20,7 +20,17 @@ import type { FleetBatchKind } from './plan-types.ts';
  * - `unplanned`: it has no plan it could roll (an error at `fleet plan`): in no batch (exit 1);
  * - `unchanged`: nothing to change: in no batch (exit 0).
  */
-export const FLEET_CLUSTER_OUTCOMES = ['done', 'nothing-to-do', 'already-done', 'failed', 'timed-out', 'interrupted', 'not-started', 'unplanned', 'unchanged'] as const;
+export const FLEET_CLUSTER_OUTCOMES = [
+  'done',
+  'nothing-to-do',
+  'already-done',
+  'failed',
+  'timed-out',
+  'interrupted',
+  'not-started',
+  'unplanned',
+  'unchanged',
+] as const;
 export type FleetClusterOutcome = (typeof FLEET_CLUSTER_OUTCOMES)[number];
 
 /** Why a fleet run stopped before its last batch. */
@@ -28,35 +38,124 @@ export const FLEET_HALT_REASONS = ['canary-failed', 'cluster-failed', 'batch-tim
 export type FleetHaltReason = (typeof FLEET_HALT_REASONS)[number];
 
 /** The run started. */
-export interface FleetStartEvent { t: number; type: 'fleet-start'; fleetPlanId: string; batches: number; clusters: number }
-export interface FleetBatchStartEvent { t: number; type: 'fleet-batch-start'; batch: number; kind: FleetBatchKind; clusters: string[] }
+export interface FleetStartEvent {
+  t: number;
+  type: 'fleet-start';
+  fleetPlanId: string;
+  batches: number;
+  clusters: number;
+}
+export interface FleetBatchStartEvent {
+  t: number;
+  type: 'fleet-batch-start';
+  batch: number;
+  kind: FleetBatchKind;
+  clusters: string[];
+}
 /** A cluster's apply starts (`attempt` > 1: again, after waiting for its maintenance window). */
-export interface FleetClusterStartEvent { t: number; type: 'fleet-cluster-start'; batch: number; cluster: string; attempt: number }
+export interface FleetClusterStartEvent {
+  t: number;
+  type: 'fleet-cluster-start';
+  batch: number;
+  cluster: string;
+  attempt: number;
+}
 /** Outside the cluster's maintenance window: not a failure; its batch waits for it (`until`: when the window opens, ISO). */
-export interface FleetClusterWaitingEvent { t: number; type: 'fleet-cluster-waiting'; batch: number; cluster: string; until: string; message: string }
+export interface FleetClusterWaitingEvent {
+  t: number;
+  type: 'fleet-cluster-waiting';
+  batch: number;
+  cluster: string;
+  until: string;
+  message: string;
+}
 /** One of the cluster's own apply events, as `apply -o json` prints it. */
-export interface FleetClusterEventEvent { t: number; type: 'fleet-cluster-event'; cluster: string; event: ApplyEvent }
+export interface FleetClusterEventEvent {
+  t: number;
+  type: 'fleet-cluster-event';
+  cluster: string;
+  event: ApplyEvent;
+}
 export interface FleetClusterDoneEvent {
-  t: number; type: 'fleet-cluster-done'; batch: number; cluster: string;
-  outcome: FleetClusterOutcome; exitCode: number; message: string | null;
+  t: number;
+  type: 'fleet-cluster-done';
+  batch: number;
+  cluster: string;
+  outcome: FleetClusterOutcome;
+  exitCode: number;
+  message: string | null;
 }
 /** The batch ran out of time; `clusters`: those not finished, stopped at their next safe point. */
-export interface FleetBatchTimeoutEvent { t: number; type: 'fleet-batch-timeout'; batch: number; clusters: string[]; action: 'continue' | 'abort' }
-export interface FleetBatchDoneEvent { t: number; type: 'fleet-batch-done'; batch: number; failed: string[]; timedOut: string[] }
+export interface FleetBatchTimeoutEvent {
+  t: number;
+  type: 'fleet-batch-timeout';
+  batch: number;
+  clusters: string[];
+  action: 'continue' | 'abort';
+}
+export interface FleetBatchDoneEvent {
+  t: number;
+  type: 'fleet-batch-done';
+  batch: number;
+  failed: string[];
+  timedOut: string[];
+}
 /** Waiting `seconds` (what is left of batchSoakSeconds) before batch `next`. */
-export interface FleetSoakEvent { t: number; type: 'fleet-soak'; batch: number; next: number; seconds: number }
+export interface FleetSoakEvent {
+  t: number;
+  type: 'fleet-soak';
+  batch: number;
+  next: number;
+  seconds: number;
+}
 /** No later batch starts; `cluster`: the one whose failure stopped it (null for a timeout or a signal). */
-export interface FleetHaltedEvent { t: number; type: 'fleet-halted'; batch: number; cluster: string | null; reason: FleetHaltReason; message: string }
+export interface FleetHaltedEvent {
+  t: number;
+  type: 'fleet-halted';
+  batch: number;
+  cluster: string | null;
+  reason: FleetHaltReason;
+  message: string;
+}
 /** A canary's batch gate (src/fleet/gates.ts): its afterWave checks measured again after its batch soaked. */
-export interface FleetBatchGateEvent { t: number; type: 'fleet-batch-gate'; batch: number; cluster: string; result: 'passed' | 'failed'; check: string | null; observed: string | null; seconds: number }
+export interface FleetBatchGateEvent {
+  t: number;
+  type: 'fleet-batch-gate';
+  batch: number;
+  cluster: string;
+  result: 'passed' | 'failed';
+  check: string | null;
+  observed: string | null;
+  seconds: number;
+}
 /** The fleet progress record of a cluster could not be written (the run goes on; a rerun applies that cluster again, harmlessly). */
-export interface FleetRecordWarningEvent { t: number; type: 'fleet-record-warning'; cluster: string; message: string }
-export interface FleetDoneEvent { t: number; type: 'fleet-done'; exitCode: number; halted: FleetHaltReason | null }
+export interface FleetRecordWarningEvent {
+  t: number;
+  type: 'fleet-record-warning';
+  cluster: string;
+  message: string;
+}
+export interface FleetDoneEvent {
+  t: number;
+  type: 'fleet-done';
+  exitCode: number;
+  halted: FleetHaltReason | null;
+}
 
 export type FleetEvent =
-  | FleetStartEvent | FleetBatchStartEvent | FleetClusterStartEvent | FleetClusterWaitingEvent | FleetClusterEventEvent
-  | FleetClusterDoneEvent | FleetBatchTimeoutEvent | FleetBatchDoneEvent | FleetSoakEvent | FleetHaltedEvent
-  | FleetRecordWarningEvent | FleetDoneEvent | FleetBatchGateEvent;
+  | FleetStartEvent
+  | FleetBatchStartEvent
+  | FleetClusterStartEvent
+  | FleetClusterWaitingEvent
+  | FleetClusterEventEvent
+  | FleetClusterDoneEvent
+  | FleetBatchTimeoutEvent
+  | FleetBatchDoneEvent
+  | FleetSoakEvent
+  | FleetHaltedEvent
+  | FleetRecordWarningEvent
+  | FleetDoneEvent
+  | FleetBatchGateEvent;
 
 export type FleetEventType = FleetEvent['type'];
 

@@ -55,20 +55,33 @@ export interface FleetRunOptions {
 /** Throws when a fleet plan must not be applied: an error of its own, or a canary that cannot roll. */
 export function checkFleetApplicable(plan: FleetPlan): void {
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
-  if (errors.length) throw new InputError(`fleet plan ${plan.id} has ${errors.length} error${errors.length === 1 ? '' : 's'} and cannot be applied`, errors, 'fix the Fleet, plan it again (bootcplan fleet plan), and apply the new fleet plan');
+  if (errors.length)
+    throw new InputError(
+      `fleet plan ${plan.id} has ${errors.length} error${errors.length === 1 ? '' : 's'} and cannot be applied`,
+      errors,
+      'fix the Fleet, plan it again (bootcplan fleet plan), and apply the new fleet plan',
+    );
   const byName = new Map(plan.clusters.map((c) => [c.name, c]));
   for (const b of plan.batches) {
     for (const name of b.clusters) {
       const c = byName.get(name);
       if (!c || !c.plan || c.error || c.batch !== b.index) {
-        throw new InputError(`fleet plan ${plan.id}: batch ${b.index} names cluster "${name}", which has no plan it can roll`, [], 'bootcplan never writes such a fleet plan: plan the fleet again instead of editing the file');
+        throw new InputError(
+          `fleet plan ${plan.id}: batch ${b.index} names cluster "${name}", which has no plan it can roll`,
+          [],
+          'bootcplan never writes such a fleet plan: plan the fleet again instead of editing the file',
+        );
       }
     }
   }
   for (const name of plan.strategy.canaries) {
     const c = byName.get(name);
     if (c && (c.error || !c.plan || c.plan.diagnostics.some((d) => d.severity === 'error'))) {
-      throw new InputError(`canary cluster "${name}" has no plan it can roll (${c.error?.message ?? 'its plan has errors'}): the fleet cannot be applied`, [], c.error?.hint ?? 'fix that cluster (or take it out of strategy.canaries), plan the fleet again, and apply the new fleet plan');
+      throw new InputError(
+        `canary cluster "${name}" has no plan it can roll (${c.error?.message ?? 'its plan has errors'}): the fleet cannot be applied`,
+        [],
+        c.error?.hint ?? 'fix that cluster (or take it out of strategy.canaries), plan the fleet again, and apply the new fleet plan',
+      );
     }
   }
 }
@@ -80,7 +93,12 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetRunResult> {
   return run.run();
 }
 
-interface BatchEnd { failed: string[]; timedOut: string[]; interrupted: boolean; endedAt: number }
+interface BatchEnd {
+  failed: string[];
+  timedOut: string[];
+  interrupted: boolean;
+  endedAt: number;
+}
 
 class FleetRun {
   private readonly t0: number;
@@ -95,20 +113,40 @@ class FleetRun {
   constructor(private readonly o: FleetRunOptions) {
     this.t0 = o.clock.now();
     this.clusterRun = {
-      plan: o.plan, clock: o.clock, open: o.open, signal: o.signal, windowRetrySeconds: o.windowRetrySeconds, t0: this.t0,
-      since: () => this.since(), emit: (e) => this.emit(e), finish: (...args) => this.finish(...args), finishedEarlier: this.finishedEarlier,
+      plan: o.plan,
+      clock: o.clock,
+      open: o.open,
+      signal: o.signal,
+      windowRetrySeconds: o.windowRetrySeconds,
+      t0: this.t0,
+      since: () => this.since(),
+      emit: (e) => this.emit(e),
+      finish: (...args) => this.finish(...args),
+      finishedEarlier: this.finishedEarlier,
     };
     for (const c of o.plan.clusters) {
       const unplanned = c.batch === null && (!!c.error || !c.plan || c.plan.diagnostics.some((d) => d.severity === 'error'));
       this.results.set(c.name, {
-        name: c.name, canary: c.canary, batch: c.batch,
+        name: c.name,
+        canary: c.canary,
+        batch: c.batch,
         outcome: c.batch !== null ? 'not-started' : unplanned ? 'unplanned' : 'unchanged',
         exitCode: unplanned ? EXIT.error : EXIT.ok,
-        startedAt: null, finishedAt: null, waitedSeconds: 0,
+        startedAt: null,
+        finishedAt: null,
+        waitedSeconds: 0,
         message: unplanned ? (c.error?.message ?? 'its plan has errors') : null,
       });
     }
-    this.batches = o.plan.batches.map((b) => ({ index: b.index, kind: b.kind, clusters: [...b.clusters], startedAt: null, finishedAt: null, soakSeconds: 0, status: 'not-started' }));
+    this.batches = o.plan.batches.map((b) => ({
+      index: b.index,
+      kind: b.kind,
+      clusters: [...b.clusters],
+      startedAt: null,
+      finishedAt: null,
+      soakSeconds: 0,
+      status: 'not-started',
+    }));
   }
 
   private since(): number {
@@ -138,8 +176,14 @@ class FleetRun {
     const exitCode = worstExitCode([...this.results.values()].map((r) => r.exitCode));
     this.emit({ type: 'fleet-done', exitCode, halted: this.halted?.reason ?? null });
     return {
-      fleetPlanId: plan.id, fleet: plan.fleet.name, startedAt: isoOf(this.t0), durationSeconds: this.since(), exitCode, halted: this.halted,
-      batches: this.batches, clusters: plan.clusters.map((c) => this.results.get(c.name)!),
+      fleetPlanId: plan.id,
+      fleet: plan.fleet.name,
+      startedAt: isoOf(this.t0),
+      durationSeconds: this.since(),
+      exitCode,
+      halted: this.halted,
+      batches: this.batches,
+      clusters: plan.clusters.map((c) => this.results.get(c.name)!),
     };
   }
 
@@ -152,12 +196,22 @@ class FleetRun {
     }
     const bad = [...end.failed, ...end.timedOut];
     if (batch.kind === 'canary' && bad.length) {
-      this.halt('canary-failed', batch.index, bad[0], `canary ${bad[0]} ${end.failed.length ? `failed: ${this.results.get(bad[0])!.message ?? 'its apply failed'}` : 'did not finish within batchTimeoutSeconds'}; no other cluster was started`);
+      this.halt(
+        'canary-failed',
+        batch.index,
+        bad[0],
+        `canary ${bad[0]} ${end.failed.length ? `failed: ${this.results.get(bad[0])!.message ?? 'its apply failed'}` : 'did not finish within batchTimeoutSeconds'}; no other cluster was started`,
+      );
       return true;
     }
     if (action === 'continue') return false;
     if (end.timedOut.length) {
-      this.halt('batch-timeout', batch.index, null, `batch ${batch.index} did not finish within ${this.o.plan.strategy.batchTimeoutSeconds} s (${end.timedOut.join(', ')} stopped at a safe point); batchTimeoutAction is abort`);
+      this.halt(
+        'batch-timeout',
+        batch.index,
+        null,
+        `batch ${batch.index} did not finish within ${this.o.plan.strategy.batchTimeoutSeconds} s (${end.timedOut.join(', ')} stopped at a safe point); batchTimeoutAction is abort`,
+      );
       return true;
     }
     if (end.failed.length) {
@@ -172,7 +226,10 @@ class FleetRun {
     const signal = this.o.signal ?? new AbortController().signal;
     try {
       const failed = await runBatchGates({
-        plan: this.o.plan, batch: prev, signal, emit: (e) => this.emit(e),
+        plan: this.o.plan,
+        batch: prev,
+        signal,
+        emit: (e) => this.emit(e),
         finished: (name) => ['done', 'nothing-to-do', 'already-done'].includes(this.results.get(name)!.outcome),
         verifier: async (c) => {
           const session = await this.o.open(c);
@@ -220,12 +277,15 @@ class FleetRun {
     const timer = new AbortController();
     const timeout = this.o.plan.strategy.batchTimeoutSeconds;
     if (timeout !== null) {
-      this.o.clock.sleep(timeout, timer.signal).then(() => {
-        timedOut = true;
-        const open = batch.clusters.filter((c) => !isFinal(this.results.get(c)!.outcome));
-        this.emit({ type: 'fleet-batch-timeout', batch: batch.index, clusters: open, action: this.o.plan.strategy.batchTimeoutAction });
-        stop.abort('batch-timeout');
-      }, () => undefined);
+      this.o.clock.sleep(timeout, timer.signal).then(
+        () => {
+          timedOut = true;
+          const open = batch.clusters.filter((c) => !isFinal(this.results.get(c)!.outcome));
+          this.emit({ type: 'fleet-batch-timeout', batch: batch.index, clusters: open, action: this.o.plan.strategy.batchTimeoutAction });
+          stop.abort('batch-timeout');
+        },
+        () => undefined,
+      );
     }
     const queue = [...batch.clusters];
     const limit = Math.max(1, this.o.plan.strategy.maxConcurrency.resolved);

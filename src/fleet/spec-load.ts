@@ -51,18 +51,42 @@ export function parseFleetSpec(text: string, file: string): LoadedFleet {
   if (hasErrors(parsed.diagnostics)) return fail(parsed.diagnostics);
   const docs = parsed.documents.filter((d) => d !== null && d !== undefined);
   if (docs.length !== 1) {
-    return fail([docs.length === 0
-      ? single(file, 'empty-spec', 'the file is empty', `exactly one document of kind ${FLEET_KIND}`, START)
-      : single(file, 'multiple-documents', `the file holds ${docs.length} YAML documents`, `exactly one document of kind ${FLEET_KIND}`, 'keep one Fleet per file')]);
+    return fail([
+      docs.length === 0
+        ? single(file, 'empty-spec', 'the file is empty', `exactly one document of kind ${FLEET_KIND}`, START)
+        : single(
+            file,
+            'multiple-documents',
+            `the file holds ${docs.length} YAML documents`,
+            `exactly one document of kind ${FLEET_KIND}`,
+            'keep one Fleet per file',
+          ),
+    ]);
   }
   const doc = docs[0];
   if (!isPlainObject(doc)) {
-    return fail([single(file, 'not-a-fleet', `the document is ${Array.isArray(doc) ? 'a list' : 'a single value'}, not a mapping`, 'a mapping with apiVersion, kind, metadata and spec', START)]);
+    return fail([
+      single(
+        file,
+        'not-a-fleet',
+        `the document is ${Array.isArray(doc) ? 'a list' : 'a single value'}, not a mapping`,
+        'a mapping with apiVersion, kind, metadata and spec',
+        START,
+      ),
+    ]);
   }
   const { ctx, diagnostics } = collect(parsed.map);
   validate(fleetSchema, doc, '', ctx);
   if (doc.kind === 'Rollout') {
-    diagnostics.push(single(file, 'not-a-fleet', 'this is a Rollout spec, not a Fleet', `kind ${FLEET_KIND}`, 'plan one cluster with `bootcplan plan -f FILE`; a Fleet wraps the Rollout spec\'s `spec` block in spec.rollout'));
+    diagnostics.push(
+      single(
+        file,
+        'not-a-fleet',
+        'this is a Rollout spec, not a Fleet',
+        `kind ${FLEET_KIND}`,
+        "plan one cluster with `bootcplan plan -f FILE`; a Fleet wraps the Rollout spec's `spec` block in spec.rollout",
+      ),
+    );
   }
   let all = [...parsed.diagnostics, ...diagnostics];
   if (conforms(doc, all)) all = [...all, ...effectiveDiagnostics(doc, parsed.map, new Set(all.map(where)))];

@@ -17,7 +17,8 @@ export function fleetJsonSchema(): JsonSchema {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: `bootcplan ${FLEET_KIND} (${SPEC_API_VERSION})`,
     ...toJsonSchema(fleetSchema),
-    description: 'A bootcplan Fleet: many clusters sharing one Rollout spec, with label and cluster overrides, rolled out in canary-first batches. Generated from the schema bootcplan validates with (src/fleet/spec-schema.ts); bootcplan also checks what a JSON Schema cannot state: cluster names once, canaries and override pools that exist, exactly one of context and snapshot, and every cluster\'s effective spec as a Rollout spec.',
+    description:
+      "A bootcplan Fleet: many clusters sharing one Rollout spec, with label and cluster overrides, rolled out in canary-first batches. Generated from the schema bootcplan validates with (src/fleet/spec-schema.ts); bootcplan also checks what a JSON Schema cannot state: cluster names once, canaries and override pools that exist, exactly one of context and snapshot, and every cluster's effective spec as a Rollout spec.",
   };
 }
 

@@ -16,12 +16,15 @@ import { FLEET_KIND, BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
 import { parseMaxConcurrency, MAX_CONCURRENCY_EXPECTED } from './batches.ts';
 
 /** A Kubernetes label selector over the clusters' labels (metav1.LabelSelector); an empty one matches every cluster. */
-const clusterSelectorSchema = labelSelectorSchema('Which clusters the override applies to, by their labels (matchLabels and/or matchExpressions, as Kubernetes label selectors). An empty selector matches every cluster.', 'a cluster');
+const clusterSelectorSchema = labelSelectorSchema(
+  'Which clusters the override applies to, by their labels (matchLabels and/or matchExpressions, as Kubernetes label selectors). An empty selector matches every cluster.',
+  'a cluster',
+);
 
 /** A pool field as an override has it: no default (left out, the shared value stays). */
 function overrideField(name: string): Schema {
   const { default: _d, defaultText: _t, ...field } = poolSchema.fields[name];
-  return name === 'name' ? field : { ...field, defaultText: 'the shared pool\'s' } as Schema;
+  return name === 'name' ? field : ({ ...field, defaultText: "the shared pool's" } as Schema);
 }
 const pick = (names: readonly string[]): Record<string, Schema> => Object.fromEntries(names.map((n) => [n, overrideField(n)]));
 
@@ -41,15 +44,20 @@ const overrideFields: Record<string, Schema> = {
   maintenanceWindows: { type: 'array', items: windowSchema, description: 'Replaces the shared maintenance windows (the last override that sets it wins).' },
   timezone: {
     ...siteTimezone,
-    description: 'The site\'s IANA time zone: every window of the effective spec that names none gets it (the last override that sets it wins).',
+    description: "The site's IANA time zone: every window of the effective spec that names none gets it (the last override that sets it wins).",
   },
   healthChecks: {
     ...healthChecksSchema(true),
-    description: 'Health checks merged by name into spec.rollout.healthChecks, in override order: an entry replaces the check of its name whole, enabled: false drops it, new names are added.',
+    description:
+      'Health checks merged by name into spec.rollout.healthChecks, in override order: an entry replaces the check of its name whole, enabled: false drops it, new names are added.',
   } as Schema,
 };
 
-const overrideSchema: ObjectSchema = { type: 'object', description: 'What this cluster changes in the shared spec, after every label override.', fields: overrideFields };
+const overrideSchema: ObjectSchema = {
+  type: 'object',
+  description: 'What this cluster changes in the shared spec, after every label override.',
+  fields: overrideFields,
+};
 
 const labelOverrideSchema: ObjectSchema = {
   type: 'object',
@@ -62,29 +70,59 @@ const clusterSchema: ObjectSchema = {
   type: 'object',
   required: ['name'],
   fields: {
-    name: { type: 'string', pattern: DNS_SUBDOMAIN, maxLength: 63, patternText: 'a cluster name: lowercase letters, digits, "-" and ".", at most 63 characters', description: 'The cluster\'s name in the fleet (batches, plans, the Argo CD Application), each once.' },
+    name: {
+      type: 'string',
+      pattern: DNS_SUBDOMAIN,
+      maxLength: 63,
+      patternText: 'a cluster name: lowercase letters, digits, "-" and ".", at most 63 characters',
+      description: "The cluster's name in the fleet (batches, plans, the Argo CD Application), each once.",
+    },
     context: { type: 'string', minLength: 1, description: 'A kubeconfig context: the live cluster. Exactly one of context and snapshot.' },
-    snapshot: { type: 'string', minLength: 1, description: 'A snapshot file (`bootcplan snapshot --out`), relative to the Fleet file. Exactly one of context and snapshot.' },
-    kubeconfig: { type: 'string', minLength: 1, defaultText: '--kubeconfig, else KUBECONFIG, else ~/.kube/config', description: 'The kubeconfig file of this cluster\'s context, relative to the Fleet file and inside its repository (with --ref: read at that revision). Inline credentials only: no exec plugin, auth-provider, token-file or certificate/key file path unless the fleet command gets --trust-fleet-kubeconfigs.' },
-    labels: { type: 'map', values: { type: 'string' }, description: 'The cluster\'s labels: label overrides select on them, and batches are ordered by them.' },
+    snapshot: {
+      type: 'string',
+      minLength: 1,
+      description: 'A snapshot file (`bootcplan snapshot --out`), relative to the Fleet file. Exactly one of context and snapshot.',
+    },
+    kubeconfig: {
+      type: 'string',
+      minLength: 1,
+      defaultText: '--kubeconfig, else KUBECONFIG, else ~/.kube/config',
+      description:
+        "The kubeconfig file of this cluster's context, relative to the Fleet file and inside its repository (with --ref: read at that revision). Inline credentials only: no exec plugin, auth-provider, token-file or certificate/key file path unless the fleet command gets --trust-fleet-kubeconfigs.",
+    },
+    labels: { type: 'map', values: { type: 'string' }, description: "The cluster's labels: label overrides select on them, and batches are ordered by them." },
     overrides: overrideSchema,
     destination: {
-      type: 'object', description: 'The Argo CD destination of this cluster\'s Application.', defaultText: 'name: the cluster\'s name',
-      fields: { name: { type: 'string', minLength: 1, description: 'The Argo CD cluster name.' }, server: { type: 'string', minLength: 1, description: 'The API server URL.' } },
+      type: 'object',
+      description: "The Argo CD destination of this cluster's Application.",
+      defaultText: "name: the cluster's name",
+      fields: {
+        name: { type: 'string', minLength: 1, description: 'The Argo CD cluster name.' },
+        server: { type: 'string', minLength: 1, description: 'The API server URL.' },
+      },
     },
   },
   check(c, path, ctx) {
     const has = (k: string) => Object.hasOwn(c, k);
     if (has('context') === has('snapshot')) {
       ctx.report({
-        code: 'cluster-source', path: joinPath(path, has('context') ? 'snapshot' : 'name'), atKey: has('context'),
+        code: 'cluster-source',
+        path: joinPath(path, has('context') ? 'snapshot' : 'name'),
+        atKey: has('context'),
         message: has('context') ? 'a cluster has a context or a snapshot, not both' : 'the cluster names neither a context nor a snapshot',
         expected: 'exactly one of context (a live cluster) and snapshot (a file)',
         hint: has('context') ? 'remove one of them' : 'add `context: NAME` (kubeconfig) or `snapshot: FILE`',
       });
     }
     if (has('kubeconfig') && has('snapshot') && !has('context')) {
-      ctx.report({ code: 'kubeconfig-without-context', path: joinPath(path, 'kubeconfig'), atKey: true, message: 'kubeconfig is read only for a context; this cluster is a snapshot file', expected: 'kubeconfig only with context', hint: 'remove kubeconfig' });
+      ctx.report({
+        code: 'kubeconfig-without-context',
+        path: joinPath(path, 'kubeconfig'),
+        atKey: true,
+        message: 'kubeconfig is read only for a context; this cluster is a snapshot file',
+        expected: 'kubeconfig only with context',
+        hint: 'remove kubeconfig',
+      });
     }
   },
 };
@@ -93,19 +131,41 @@ const strategySchema: ObjectSchema = {
   type: 'object',
   description: 'How the clusters roll: canaries first, each alone, then batches (TALM ClusterGroupUpgrade remediationStrategy, Argo CD RollingSync).',
   fields: {
-    canaries: { type: 'array', items: { type: 'string' }, description: 'Cluster names; each rolls in a batch of its own, in this order, before the others. A canary failure stops the fleet.' },
+    canaries: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Cluster names; each rolls in a batch of its own, in this order, before the others. A canary failure stops the fleet.',
+    },
     maxConcurrency: {
-      type: 'any', expected: MAX_CONCURRENCY_EXPECTED, default: 1,
+      type: 'any',
+      expected: MAX_CONCURRENCY_EXPECTED,
+      default: 1,
       description: 'Clusters per batch after the canaries: a count, or a percentage of the non-canary clusters that roll (floor, at least 1).',
-      json: { oneOf: [{ type: 'integer', minimum: 1, maximum: INT32_MAX }, { type: 'string', pattern: '^0*([1-9][0-9]?|100)%$' }] },
+      json: {
+        oneOf: [
+          { type: 'integer', minimum: 1, maximum: INT32_MAX },
+          { type: 'string', pattern: '^0*([1-9][0-9]?|100)%$' },
+        ],
+      },
       check(value, path, ctx) {
         const r = parseMaxConcurrency(value);
         if (!r.ok) ctx.report({ code: r.code, path, message: r.message, expected: r.expected, hint: r.hint });
       },
     },
     batchSoakSeconds: { type: 'integer', min: 0, max: INT32_MAX, default: 0, description: 'Wait after each batch before the next one starts.' },
-    batchTimeoutSeconds: { type: 'integer', min: 1, max: INT32_MAX, defaultText: 'no timeout', description: 'A batch not finished after this long times out (TALM remediationStrategy.timeout).' },
-    batchTimeoutAction: { type: 'string', enum: BATCH_TIMEOUT_ACTIONS, default: 'abort', description: 'abort: a timed-out batch stops the fleet; continue: the next batch starts (TALM batchTimeoutAction).' },
+    batchTimeoutSeconds: {
+      type: 'integer',
+      min: 1,
+      max: INT32_MAX,
+      defaultText: 'no timeout',
+      description: 'A batch not finished after this long times out (TALM remediationStrategy.timeout).',
+    },
+    batchTimeoutAction: {
+      type: 'string',
+      enum: BATCH_TIMEOUT_ACTIONS,
+      default: 'abort',
+      description: 'abort: a timed-out batch stops the fleet; continue: the next batch starts (TALM batchTimeoutAction).',
+    },
   },
 };
 
@@ -116,21 +176,25 @@ export const fleetSchema: ObjectSchema = {
   type: 'object',
   required: ['apiVersion', 'kind', 'metadata', 'spec'],
   fields: {
-    apiVersion: { type: 'string', enum: [SPEC_API_VERSION], description: 'The spec\'s version.' },
+    apiVersion: { type: 'string', enum: [SPEC_API_VERSION], description: "The spec's version." },
     kind: { type: 'string', enum: [FLEET_KIND], description: 'Always Fleet.' },
     metadata: {
       ...metadataSchema,
-      description: 'Names the fleet; the fleet plan and each cluster\'s plan carry the name.',
-      fields: { ...metadataSchema.fields, name: { ...metadataSchema.fields.name, description: 'The fleet\'s name.' } },
+      description: "Names the fleet; the fleet plan and each cluster's plan carry the name.",
+      fields: { ...metadataSchema.fields, name: { ...metadataSchema.fields.name, description: "The fleet's name." } },
     },
     spec: {
       type: 'object',
       required: ['rollout', 'clusters'],
       description: 'The shared Rollout spec, the clusters, overrides and the batch strategy.',
       fields: {
-        rollout: { ...rolloutSpecSchema, description: 'The Rollout spec\'s `spec` block every cluster shares (same fields, same validation).' },
+        rollout: { ...rolloutSpecSchema, description: "The Rollout spec's `spec` block every cluster shares (same fields, same validation)." },
         clusters: { type: 'array', items: clusterSchema, minItems: 1, description: 'The clusters of the fleet, each once by name.' },
-        overrides: { type: 'array', items: labelOverrideSchema, description: 'Per-label overrides, applied in file order to the clusters they select, before each cluster\'s own overrides.' },
+        overrides: {
+          type: 'array',
+          items: labelOverrideSchema,
+          description: "Per-label overrides, applied in file order to the clusters they select, before each cluster's own overrides.",
+        },
         strategy: strategySchema,
       },
       check: checkFleetNames,
@@ -145,15 +209,31 @@ function checkFleetNames(spec: Record<string, unknown>, path: string, ctx: Ctx):
   clusters.forEach((c, i) => {
     if (!isPlainObject(c) || typeof c.name !== 'string') return;
     const first = seen.get(c.name);
-    if (first === undefined) { seen.set(c.name, i); return; }
-    ctx.report({ code: 'duplicate-cluster', path: joinPath(joinPath(joinPath(path, 'clusters'), i), 'name'), message: `cluster "${c.name}" is listed twice (first at ${path}.clusters[${first}])`, expected: 'each cluster name once', hint: 'merge the two entries or rename one' });
+    if (first === undefined) {
+      seen.set(c.name, i);
+      return;
+    }
+    ctx.report({
+      code: 'duplicate-cluster',
+      path: joinPath(joinPath(joinPath(path, 'clusters'), i), 'name'),
+      message: `cluster "${c.name}" is listed twice (first at ${path}.clusters[${first}])`,
+      expected: 'each cluster name once',
+      hint: 'merge the two entries or rename one',
+    });
   });
   checkCanaries(spec, path, seen, ctx);
   const rollout = isPlainObject(spec.rollout) ? spec.rollout : {};
-  const shared = new Set((Array.isArray(rollout.pools) ? rollout.pools : []).filter(isPlainObject).map((p) => p.name).filter((n): n is string => typeof n === 'string'));
+  const shared = new Set(
+    (Array.isArray(rollout.pools) ? rollout.pools : [])
+      .filter(isPlainObject)
+      .map((p) => p.name)
+      .filter((n): n is string => typeof n === 'string'),
+  );
   const overridePaths: [unknown, string][] = [];
   if (Array.isArray(spec.overrides)) spec.overrides.forEach((o, i) => overridePaths.push([o, joinPath(joinPath(path, 'overrides'), i)]));
-  clusters.forEach((c, i) => { if (isPlainObject(c)) overridePaths.push([c.overrides, joinPath(joinPath(joinPath(path, 'clusters'), i), 'overrides')]); });
+  clusters.forEach((c, i) => {
+    if (isPlainObject(c)) overridePaths.push([c.overrides, joinPath(joinPath(joinPath(path, 'clusters'), i), 'overrides')]);
+  });
   for (const [o, at] of overridePaths) checkOverridePools(o, at, shared, ctx);
   checkOverrideDrops(rollout, overridePaths, ctx);
 }
@@ -163,18 +243,28 @@ function checkFleetNames(spec: Record<string, unknown>, path: string, ctx: Ctx):
  * override has: a typo that would leave the check running where the reviewer reads it as off.
  */
 function checkOverrideDrops(rollout: Record<string, unknown>, overrides: [unknown, string][], ctx: Ctx): void {
-  const names = (list: unknown): string[] => (Array.isArray(list) ? list.filter(isPlainObject).map((c) => c.name).filter((n): n is string => typeof n === 'string') : []);
+  const names = (list: unknown): string[] =>
+    Array.isArray(list)
+      ? list
+          .filter(isPlainObject)
+          .map((c) => c.name)
+          .filter((n): n is string => typeof n === 'string')
+      : [];
   const hasKind = (c: Record<string, unknown>) => HEALTH_CHECK_KINDS.some((k) => Object.hasOwn(c, k));
   const known = new Set(names(rollout.healthChecks));
-  for (const [o] of overrides) if (isPlainObject(o) && Array.isArray(o.healthChecks)) for (const c of o.healthChecks) if (isPlainObject(c) && hasKind(c) && typeof c.name === 'string') known.add(c.name);
+  for (const [o] of overrides)
+    if (isPlainObject(o) && Array.isArray(o.healthChecks))
+      for (const c of o.healthChecks) if (isPlainObject(c) && hasKind(c) && typeof c.name === 'string') known.add(c.name);
   for (const [o, at] of overrides) {
     if (!isPlainObject(o) || !Array.isArray(o.healthChecks)) continue;
     o.healthChecks.forEach((c, j) => {
       if (!isPlainObject(c) || typeof c.name !== 'string' || c.enabled !== false || hasKind(c) || known.has(c.name)) return;
       ctx.report({
-        code: 'health-check-unknown', path: joinPath(joinPath(joinPath(at, 'healthChecks'), j), 'name'),
+        code: 'health-check-unknown',
+        path: joinPath(joinPath(joinPath(at, 'healthChecks'), j), 'name'),
         message: `enabled: false drops check "${c.name}", and neither spec.rollout.healthChecks nor an override has one of that name`,
-        expected: known.size ? `one of: ${[...known].join(', ')}` : 'a check of spec.rollout.healthChecks (there is none)', hint: 'check the name',
+        expected: known.size ? `one of: ${[...known].join(', ')}` : 'a check of spec.rollout.healthChecks (there is none)',
+        hint: 'check the name',
       });
     });
   }
@@ -190,9 +280,21 @@ function checkCanaries(spec: Record<string, unknown>, path: string, clusters: Ma
     const at = joinPath(joinPath(joinPath(path, 'strategy'), 'canaries'), i);
     if (!clusters.has(name)) {
       const near = known.find((k) => k.toLowerCase() === name.toLowerCase());
-      ctx.report({ code: 'unknown-canary', path: at, message: `canary "${name}" is not a cluster of this fleet`, expected: 'the name of a cluster in spec.clusters', hint: near ? `did you mean "${near}"?` : 'add the cluster to spec.clusters, or remove it from canaries' });
+      ctx.report({
+        code: 'unknown-canary',
+        path: at,
+        message: `canary "${name}" is not a cluster of this fleet`,
+        expected: 'the name of a cluster in spec.clusters',
+        hint: near ? `did you mean "${near}"?` : 'add the cluster to spec.clusters, or remove it from canaries',
+      });
     } else if (listed.has(name)) {
-      ctx.report({ code: 'duplicate-canary', path: at, message: `canary "${name}" is listed twice`, expected: 'each canary once', hint: 'remove the second entry' });
+      ctx.report({
+        code: 'duplicate-canary',
+        path: at,
+        message: `canary "${name}" is listed twice`,
+        expected: 'each canary once',
+        hint: 'remove the second entry',
+      });
     }
     listed.add(name);
   });
@@ -205,9 +307,21 @@ function checkOverridePools(o: unknown, at: string, shared: ReadonlySet<string>,
     if (!isPlainObject(p) || typeof p.name !== 'string') return;
     const path = joinPath(joinPath(joinPath(at, 'pools'), j), 'name');
     if (!shared.has(p.name)) {
-      ctx.report({ code: 'unknown-pool-override', path, message: `pool "${p.name}" is not a pool of spec.rollout.pools`, expected: `one of: ${[...shared].join(', ') || '(spec.rollout has no pools)'}`, hint: 'an override changes a shared pool; add the pool to spec.rollout.pools first' });
+      ctx.report({
+        code: 'unknown-pool-override',
+        path,
+        message: `pool "${p.name}" is not a pool of spec.rollout.pools`,
+        expected: `one of: ${[...shared].join(', ') || '(spec.rollout has no pools)'}`,
+        hint: 'an override changes a shared pool; add the pool to spec.rollout.pools first',
+      });
     } else if (seen.has(p.name)) {
-      ctx.report({ code: 'duplicate-pool', path, message: `pool "${p.name}" is overridden twice in the same override`, expected: 'each pool once per override', hint: 'merge the two entries' });
+      ctx.report({
+        code: 'duplicate-pool',
+        path,
+        message: `pool "${p.name}" is overridden twice in the same override`,
+        expected: 'each pool once per override',
+        hint: 'merge the two entries',
+      });
     }
     seen.add(p.name);
   });

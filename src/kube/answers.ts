@@ -12,10 +12,14 @@ import { MAX_NESTING } from '../base/limits.ts';
 import type { KObject } from '../cluster/types.ts';
 import { objectShapeProblem, type ViewOf } from '../cluster/kinds.ts';
 import { NamedError } from '../base/errors.ts';
+import { valueText } from '../base/json-text.ts';
 
 /** A refused answer: why, in words, for KubeRequestError. */
 export class AnswerRefused extends NamedError {
-  constructor(message: string, readonly problem: 'not-json' | 'unexpected-answer') {
+  constructor(
+    message: string,
+    readonly problem: 'not-json' | 'unexpected-answer',
+  ) {
     super(message);
   }
 }
@@ -28,14 +32,18 @@ export class AnswerRefused extends NamedError {
 export const MAX_JSON_DEPTH = MAX_NESTING;
 
 // C0 and C1 controls, DEL, and the bidi overrides and isolates (Trojan Source, CVE-2021-42574).
-// eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** Text made one printable line: control and bidi characters escaped (\n, \x1b, \u202e). */
 export function printable(text: string, max = 1000): string {
   const cut = text.length > max ? text.slice(0, max) + '...' : text;
-  return cut.replace(UNPRINTABLE, (ch) => ESCAPES[ch] ?? (ch.charCodeAt(0) <= 0xff ? `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return cut.replace(
+    UNPRINTABLE,
+    (ch) =>
+      ESCAPES[ch] ??
+      (ch.charCodeAt(0) <= 0xff ? `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
 }
 
 /** `text/html; charset=utf-8, 1234 bytes`: what kind of answer, and how big. */
@@ -55,7 +63,8 @@ export function nestedDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -75,7 +84,11 @@ export function parseJsonBody(body: Buffer, status: number, headers: IncomingHtt
   } catch {
     throw new AnswerRefused(`the answer (${status}, ${describeAnswer(headers, body)}) is not JSON: ${preview(body)}`, 'not-json');
   }
-  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw new AnswerRefused(`the answer (${status}, ${describeAnswer(headers, body)}) is JSON nested deeper than ${MAX_JSON_DEPTH} levels: ${preview(body, 40)}`, 'unexpected-answer');
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH))
+    throw new AnswerRefused(
+      `the answer (${status}, ${describeAnswer(headers, body)}) is JSON nested deeper than ${MAX_JSON_DEPTH} levels: ${preview(body, 40)}`,
+      'unexpected-answer',
+    );
   return value;
 }
 
@@ -107,7 +120,7 @@ export interface Expected<K extends string> {
 function checkObject<K extends string>(o: unknown, expected: Expected<K>, where: string): asserts o is ViewOf<K> {
   const { kind } = expected;
   if (!isObject(o)) refuse(`${where} is ${typeName(o)}, not an object with metadata.name`);
-  if (o.kind !== undefined && o.kind !== kind) refuse(`${where} is kind ${printable(String(o.kind), 100)}, not ${kind}`);
+  if (o.kind !== undefined && o.kind !== kind) refuse(`${where} is kind ${printable(valueText(o.kind), 100)}, not ${kind}`);
   const meta = o.metadata;
   if (!isObject(meta) || typeof meta.name !== 'string' || meta.name === '') refuse(`${where} has no metadata.name (metadata is ${typeName(meta)})`);
   if (expected.apiVersion !== undefined) o.apiVersion ??= expected.apiVersion;
@@ -123,7 +136,7 @@ function checkObject<K extends string>(o: unknown, expected: Expected<K>, where:
 export function objectAnswer<K extends string>(value: unknown, kind: K): ViewOf<K> {
   if (!isObject(value)) refuse(`expected a ${kind}, got ${typeName(value)}`);
   if (value.kind === undefined) refuse(`expected a ${kind}, got an object without kind`);
-  if (value.kind !== kind) refuse(`expected a ${kind}, got kind ${printable(String(value.kind), 100)}`);
+  if (value.kind !== kind) refuse(`expected a ${kind}, got kind ${printable(valueText(value.kind), 100)}`);
   checkObject(value, { kind }, `the ${kind}`);
   return value;
 }
@@ -148,7 +161,7 @@ export function listAnswer<K extends string>(value: unknown, expected: Expected<
   const want = `${expected.kind}List`;
   if (!isObject(value)) refuse(`expected a ${want}, got ${typeName(value)}`);
   if (value.kind === undefined) refuse(`expected a ${want}, got an object without kind`);
-  if (value.kind !== want) refuse(`expected a ${want}, got kind ${printable(String(value.kind), 100)}`);
+  if (value.kind !== want) refuse(`expected a ${want}, got kind ${printable(valueText(value.kind), 100)}`);
   const items = value.items === null ? [] : value.items;
   if (!Array.isArray(items)) refuse(`got a ${want} whose items is ${typeName(items)}, not an array`);
   const metadata = value.metadata;
@@ -197,7 +210,8 @@ export type WatchEvent<T = KObject> =
  */
 export function parseWatchEvent<K extends string>(line: string, expected: Expected<K>): WatchEvent<ViewOf<K>> {
   const shown = () => preview(Buffer.from(line));
-  if (nestedDeeperThan(line, MAX_JSON_DEPTH)) throw new AnswerRefused(`a watch event is JSON nested deeper than ${MAX_JSON_DEPTH} levels: ${shown()}`, 'unexpected-answer');
+  if (nestedDeeperThan(line, MAX_JSON_DEPTH))
+    throw new AnswerRefused(`a watch event is JSON nested deeper than ${MAX_JSON_DEPTH} levels: ${shown()}`, 'unexpected-answer');
   let ev: unknown;
   try {
     ev = JSON.parse(line);

@@ -9,9 +9,7 @@
  */
 import type http from 'node:http';
 import { ClusterApiError, messageOf } from '../base/errors.ts';
-import {
-  DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError,
-} from '../apply/driver.ts';
+import { type DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError } from '../apply/driver.ts';
 import { printable } from './answers.ts';
 import { isPlainObject } from '../base/schema.ts';
 
@@ -55,19 +53,30 @@ export type RequestProblem =
 
 /** A request that got no usable answer from the API server. */
 export class KubeRequestError extends ClusterApiError {
-  constructor(message: string, readonly problem: RequestProblem, readonly endpoint: string, hint: string) {
+  constructor(
+    message: string,
+    readonly problem: RequestProblem,
+    readonly endpoint: string,
+    hint: string,
+  ) {
     super(message, hint);
   }
 }
 
-export const HINT_NOT_API_SERVER = 'is --kubeconfig pointing at the API server, or at a login proxy? (`kubectl --kubeconfig FILE get --raw /version` should print JSON)';
+export const HINT_NOT_API_SERVER =
+  'is --kubeconfig pointing at the API server, or at a login proxy? (`kubectl --kubeconfig FILE get --raw /version` should print JSON)';
 
 /**
  * Maps an API status to the driver's errors. A failed JSON-patch `test` comes back as
  * 422 (apiserver patch handler: "testing value /path failed") — PreconditionFailedError;
  * a 409 is a write conflict (ConflictError) unless it says AlreadyExists.
  */
-export function errorFromStatus(status: number, body: Record<string, unknown>, what: string, headers: http.IncomingHttpHeaders = {}): DriverError | KubeApiError {
+export function errorFromStatus(
+  status: number,
+  body: Record<string, unknown>,
+  what: string,
+  headers: http.IncomingHttpHeaders = {},
+): DriverError | KubeApiError {
   const message = typeof body.message === 'string' ? printable(body.message, 2000) : `HTTP ${status}`;
   const reason = typeof body.reason === 'string' ? printable(body.reason, 100) : null;
   const details = isPlainObject(body.details) ? body.details : {};
@@ -78,11 +87,23 @@ export function errorFromStatus(status: number, body: Record<string, unknown>, w
   if (status === 404) return new NotFoundError(`${what}: not found${message && !/not found/.test(message) ? ` (${message})` : ''}`);
   if (status === 409 && reason === 'AlreadyExists') return new AlreadyExistsError(`${what}: already exists`);
   if (status === 409) return new ConflictError(`${what}: ${message}`);
-  if (status === 401) return new KubeApiError(`${what}: the cluster refused the credentials (401 Unauthorized)`, status, reason, 'log in again (`oc login`), or check the token or client certificate of the kubeconfig user');
-  if (status === 403) return new KubeApiError(`${what}: ${message}`, status, reason, 'the account lacks a permission; bootcplan needs the ClusterRole of examples/rbac.yaml');
+  if (status === 401)
+    return new KubeApiError(
+      `${what}: the cluster refused the credentials (401 Unauthorized)`,
+      status,
+      reason,
+      'log in again (`oc login`), or check the token or client certificate of the kubeconfig user',
+    );
+  if (status === 403)
+    return new KubeApiError(`${what}: ${message}`, status, reason, 'the account lacks a permission; bootcplan needs the ClusterRole of examples/rbac.yaml');
   if (status === 429) {
     const retry = Number(headers['retry-after'] ?? '');
-    return new KubeApiError(`${what}: ${message}`, status, reason ?? 'TooManyRequests', Number.isFinite(retry) && retry > 0 ? `retry after ${retry}s` : undefined);
+    return new KubeApiError(
+      `${what}: ${message}`,
+      status,
+      reason ?? 'TooManyRequests',
+      Number.isFinite(retry) && retry > 0 ? `retry after ${retry}s` : undefined,
+    );
   }
   if (status === 422 && reason === 'Invalid' && !details.causes && !details.name) {
     return new PatchNotApplicableError(`${what}: the patch cannot be applied: ${message}`);
@@ -101,9 +122,12 @@ export interface Route {
 const via = (r: Route) => `${r.server}${r.proxy ? ` through proxy ${r.proxy}` : ''}`;
 
 function unreachableHint(code: string, message: string, r: Route): string {
-  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(code) || /certificate/i.test(message)) return 'the server certificate is not trusted: check certificate-authority(-data) in the kubeconfig';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the host name of ${r.proxy && /proxy/.test(message) ? 'the proxy' : 'the server'} does not resolve: check the server (and proxy-url) of the kubeconfig cluster, and DNS`;
-  if (code === 'ECONNRESET' || /socket hang up|aborted/.test(message)) return `the server${r.proxy ? ' or the proxy' : ''} closed the connection: check that the URL is the API server's (https for https), and any load balancer or proxy in between`;
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(code) || /certificate/i.test(message))
+    return 'the server certificate is not trusted: check certificate-authority(-data) in the kubeconfig';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `the host name of ${r.proxy && /proxy/.test(message) ? 'the proxy' : 'the server'} does not resolve: check the server (and proxy-url) of the kubeconfig cluster, and DNS`;
+  if (code === 'ECONNRESET' || /socket hang up|aborted/.test(message))
+    return `the server${r.proxy ? ' or the proxy' : ''} closed the connection: check that the URL is the API server's (https for https), and any load balancer or proxy in between`;
   if (r.proxy) return 'check that the proxy of proxy-url in the kubeconfig is up, and that the cluster is reachable from it';
   return 'check that the cluster is up and that the kubeconfig points at it (`kubectl cluster-info`)';
 }
@@ -116,17 +140,25 @@ export function unreachable(code: string, message: string, endpoint: string, r: 
 }
 
 export function timedOut(endpoint: string, r: Route, seconds: number, phase: 'headers' | 'body' | 'watch'): KubeRequestError {
-  const what = phase === 'headers' ? `no answer from ${via(r)} within ${seconds}s`
-    : phase === 'body' ? `the answer from ${via(r)} was not complete within ${seconds}s`
-    : `the server did not end the watch within ${seconds}s after its timeoutSeconds (${via(r)})`;
-  return new KubeRequestError(`${endpoint}: ${what}`, 'timeout', endpoint,
-    'the API server or the network is slow or stuck: check `kubectl get --raw /readyz`; a slow link may need a longer --request-timeout');
+  const what =
+    phase === 'headers'
+      ? `no answer from ${via(r)} within ${seconds}s`
+      : phase === 'body'
+        ? `the answer from ${via(r)} was not complete within ${seconds}s`
+        : `the server did not end the watch within ${seconds}s after its timeoutSeconds (${via(r)})`;
+  return new KubeRequestError(
+    `${endpoint}: ${what}`,
+    'timeout',
+    endpoint,
+    'the API server or the network is slow or stuck: check `kubectl get --raw /readyz`; a slow link may need a longer --request-timeout',
+  );
 }
 
 export function tooLarge(endpoint: string, r: Route, capBytes: number, declared?: number): KubeRequestError {
   return new KubeRequestError(
     `response from ${endpoint} exceeded ${formatBytes(capBytes)}${declared !== undefined ? ` (Content-Length ${declared})` : ''} (${via(r)})`,
-    'too-large', endpoint,
+    'too-large',
+    endpoint,
     `no Kubernetes API server answers this much (objects are at most about 1.5 MiB, lists come in pages): ${HINT_NOT_API_SERVER}`,
   );
 }
@@ -140,6 +172,10 @@ export function formatBytes(n: number): string {
 /** The kubeconfig could not be applied to a request (exec plugin, token file, TLS material). */
 export function kubeconfigFailure(err: unknown, endpoint: string, r: Route, user: string): KubeRequestError {
   const first = printable(messageOf(err).split('\n')[0], 300);
-  return new KubeRequestError(`cannot prepare ${endpoint} for ${r.server} with the credentials of kubeconfig user "${user}" (context "${r.context}"): ${first}`,
-    'kubeconfig', endpoint, 'check the user and cluster entries of the kubeconfig (`kubectl config view --minify`), and any exec plugin it runs');
+  return new KubeRequestError(
+    `cannot prepare ${endpoint} for ${r.server} with the credentials of kubeconfig user "${user}" (context "${r.context}"): ${first}`,
+    'kubeconfig',
+    endpoint,
+    'check the user and cluster entries of the kubeconfig (`kubectl config view --minify`), and any exec plugin it runs',
+  );
 }

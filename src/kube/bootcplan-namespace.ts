@@ -11,7 +11,12 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 /** A create in the namespace answered 404: the namespace itself is missing; say so. */
 export function rethrowMissingNamespace(err: unknown): never {
   if (err instanceof NotFoundError) {
-    throw new KubeApiError(`namespace ${BOOTCPLAN_NAMESPACE} does not exist; bootcplan keeps its lock and progress there`, 404, 'NotFound', 'create it (examples/rbac.yaml does, with the service account and role apply needs)');
+    throw new KubeApiError(
+      `namespace ${BOOTCPLAN_NAMESPACE} does not exist; bootcplan keeps its lock and progress there`,
+      404,
+      'NotFound',
+      'create it (examples/rbac.yaml does, with the service account and role apply needs)',
+    );
   }
   throw err;
 }

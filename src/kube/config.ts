@@ -26,14 +26,19 @@ export interface KubeFlags {
   kubeconfigText?: { text: string; name: string; dir: string };
 }
 
-const DURATION_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+const DURATION_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
 
 /**
  * Parses --request-timeout as kubectl does (client-go clientcmd: a whole number is
  * seconds, anything else a Go duration such as 1m30s; 0 means no timeout). Seconds.
  */
 export function parseRequestTimeout(text: string): number {
-  const bad = () => new InputError(`--request-timeout ${JSON.stringify(text).slice(0, 60)}: expected a duration such as 30s, 2m or 1h (0: no timeout)`, [], 'as kubectl: a whole number of seconds, or a number with a unit (ms, s, m, h)');
+  const bad = () =>
+    new InputError(
+      `--request-timeout ${JSON.stringify(text).slice(0, 60)}: expected a duration such as 30s, 2m or 1h (0: no timeout)`,
+      [],
+      'as kubectl: a whole number of seconds, or a number with a unit (ms, s, m, h)',
+    );
   const t = text.trim();
   if (/^\d{1,12}$/.test(t)) return Number(t);
   if (t.length > 64 || !/^(\d+(\.\d+)?(ns|us|µs|μs|ms|s|m|h))+$/.test(t)) throw bad();
@@ -69,7 +74,10 @@ function loadText(text: string, path: string, origin: string, dir: string): Kube
     kc.loadFromString(text);
     kc.makePathsAbsolute(dir);
   } catch (err) {
-    throw new ClusterApiError(`kubeconfig ${path} (${origin}) is not valid: ${messageOf(err).split('\n')[0]}`, 'check it with `kubectl config view --kubeconfig ' + path + '`');
+    throw new ClusterApiError(
+      `kubeconfig ${path} (${origin}) is not valid: ${messageOf(err).split('\n')[0]}`,
+      'check it with `kubectl config view --kubeconfig ' + path + '`',
+    );
   }
   return kc;
 }
@@ -88,7 +96,8 @@ export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string |
   } else if (env.KUBECONFIG) {
     const files = env.KUBECONFIG.split(delimiter).filter(Boolean);
     const existing = files.filter((f) => existsSync(f));
-    if (!existing.length) throw new ClusterApiError(`KUBECONFIG names no existing file (${files.join(delimiter)})`, 'fix KUBECONFIG, or pass --kubeconfig PATH');
+    if (!existing.length)
+      throw new ClusterApiError(`KUBECONFIG names no existing file (${files.join(delimiter)})`, 'fix KUBECONFIG, or pass --kubeconfig PATH');
     kc = loadFile(existing[0], 'KUBECONFIG');
     for (const f of existing.slice(1)) kc.mergeConfig(loadFile(f, 'KUBECONFIG'), true);
     origin = `KUBECONFIG ${existing.join(delimiter)}`;
@@ -125,14 +134,25 @@ export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string |
   const names = flags.kubeconfigText ? [] : kc.getContexts().map((c) => c.name);
   if (flags.context) {
     if (!kc.getContextObject(flags.context)) {
-      throw new ClusterApiError(`context "${flags.context}" is not in ${origin}`, names.length ? `contexts there: ${names.join(', ')}` : flags.kubeconfigText ? 'check the context the Fleet names against the contexts of that file' : 'the kubeconfig has no contexts');
+      throw new ClusterApiError(
+        `context "${flags.context}" is not in ${origin}`,
+        names.length
+          ? `contexts there: ${names.join(', ')}`
+          : flags.kubeconfigText
+            ? 'check the context the Fleet names against the contexts of that file'
+            : 'the kubeconfig has no contexts',
+      );
     }
     kc.setCurrentContext(flags.context);
   }
   const context = kc.getCurrentContext();
   if (!context || !kc.getContextObject(context)) {
-    throw new ClusterApiError(`${origin} has no current context${context ? ` ("${context}" is not defined)` : ''}`, names.length ? `pick one with --context (${names.join(', ')})` : 'the kubeconfig defines no context');
+    throw new ClusterApiError(
+      `${origin} has no current context${context ? ` ("${context}" is not defined)` : ''}`,
+      names.length ? `pick one with --context (${names.join(', ')})` : 'the kubeconfig defines no context',
+    );
   }
-  if (!kc.getCurrentCluster()) throw new ClusterApiError(`context "${context}" of ${origin} names a cluster that is not defined`, 'check it with `kubectl config view`');
+  if (!kc.getCurrentCluster())
+    throw new ClusterApiError(`context "${context}" of ${origin} names a cluster that is not defined`, 'check it with `kubectl config view`');
   return { kc, origin, context };
 }

@@ -18,8 +18,20 @@
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import {
-  type Clock, type ClusterDriver, type CordonResult, type UncordonResult, type ObjectRef, type LockRecord, type ProgressRecord, type ProgressState, type NodeProgress, type WaitOptions, type DrainOptions,
-  type PoolKind, type DesiredImageState, type RolloutObject,
+  type Clock,
+  type ClusterDriver,
+  type CordonResult,
+  type UncordonResult,
+  type ObjectRef,
+  type LockRecord,
+  type ProgressRecord,
+  type ProgressState,
+  type NodeProgress,
+  type WaitOptions,
+  type DrainOptions,
+  type PoolKind,
+  type DesiredImageState,
+  type RolloutObject,
 } from '../apply/driver.ts';
 import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
@@ -64,7 +76,10 @@ export class KubeDriver implements ClusterDriver {
   private readonly rollouts: RolloutObjects;
   private closed = false;
 
-  constructor(readonly client: KubeClient, opts: KubeDriverOptions = {}) {
+  constructor(
+    readonly client: KubeClient,
+    opts: KubeDriverOptions = {},
+  ) {
     this.clock = opts.clock ?? wallClock;
     this.cache = new WatchCache(client, `live:${client.contextName}`, opts.watchTimeoutSeconds, serverHost(client.server));
     this.recheckSeconds = opts.recheckSeconds ?? 2;
@@ -99,34 +114,72 @@ export class KubeDriver implements ClusterDriver {
 
   // ------------------------------------------------------------------ writes
 
-  patch(ref: ObjectRef, ops: Operation[]): Promise<KObject> { return this.writer.patch(ref, ops); }
-  create(obj: KObject): Promise<KObject> { return this.writer.create(obj); }
-  delete(ref: ObjectRef, opts: { resourceVersion: string | null }): Promise<void> { return this.writer.delete(ref, opts); }
-  setDesiredImageState(node: string, state: DesiredImageState): Promise<void> { return this.writer.setDesiredImageState(node, state); }
-  setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void> { return this.writer.setPoolPaused(kind, name, paused, by); }
+  patch(ref: ObjectRef, ops: Operation[]): Promise<KObject> {
+    return this.writer.patch(ref, ops);
+  }
+  create(obj: KObject): Promise<KObject> {
+    return this.writer.create(obj);
+  }
+  delete(ref: ObjectRef, opts: { resourceVersion: string | null }): Promise<void> {
+    return this.writer.delete(ref, opts);
+  }
+  setDesiredImageState(node: string, state: DesiredImageState): Promise<void> {
+    return this.writer.setDesiredImageState(node, state);
+  }
+  setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string): Promise<void> {
+    return this.writer.setPoolPaused(kind, name, paused, by);
+  }
 
   // ------------------------------------------------------------------ nodes
 
-  cordon(node: string, by: string, progress?: NodeProgress): Promise<CordonResult> { return this.nodes.cordon(node, by, progress); }
-  uncordon(node: string, by: string, progress?: NodeProgress): Promise<UncordonResult> { return this.nodes.uncordon(node, by, progress); }
-  drain(node: string, opts: DrainOptions): Promise<void> { return this.nodes.drain(node, opts); }
+  cordon(node: string, by: string, progress?: NodeProgress): Promise<CordonResult> {
+    return this.nodes.cordon(node, by, progress);
+  }
+  uncordon(node: string, by: string, progress?: NodeProgress): Promise<UncordonResult> {
+    return this.nodes.uncordon(node, by, progress);
+  }
+  drain(node: string, opts: DrainOptions): Promise<void> {
+    return this.nodes.drain(node, opts);
+  }
 
   // ------------------------------------------------------------------ lock
 
-  acquireLock(req: { holder: string; planId: string; ttlSeconds: number }): Promise<LockRecord> { return this.lock.acquire(req); }
-  renewLock(lockId: string): Promise<LockRecord> { return this.lock.renew(lockId); }
-  releaseLock(lockId: string): Promise<boolean> { return this.lock.release(lockId); }
-  readLock(): Promise<LockRecord | null> { return this.lock.read(); }
+  acquireLock(req: { holder: string; planId: string; ttlSeconds: number }): Promise<LockRecord> {
+    return this.lock.acquire(req);
+  }
+  renewLock(lockId: string): Promise<LockRecord> {
+    return this.lock.renew(lockId);
+  }
+  releaseLock(lockId: string): Promise<boolean> {
+    return this.lock.release(lockId);
+  }
+  readLock(): Promise<LockRecord | null> {
+    return this.lock.read();
+  }
 
   // ------------------------------------------------------------------ progress
 
-  readProgress(): Promise<ProgressState> { return this.progress.read(); }
-  writeProgress(p: ProgressRecord, version: string | null): Promise<string> { return this.progress.write(p, version); }
-  writeNodeProgress(node: string, p: NodeProgress): Promise<void> { return this.nodes.writeProgress(node, p); }
+  readProgress(): Promise<ProgressState> {
+    return this.progress.read();
+  }
+  writeProgress(p: ProgressRecord, version: string | null): Promise<string> {
+    return this.progress.write(p, version);
+  }
+  writeNodeProgress(node: string, p: NodeProgress): Promise<void> {
+    return this.nodes.writeProgress(node, p);
+  }
   // ------------------------------------------------------------------ rollout status, Events
 
-  readRollout(name: string): Promise<RolloutObject | null> { return this.rollouts.read(name); }
-  writeRolloutStatus(name: string, status: RolloutStatus): Promise<void> { return this.rollouts.writeStatus(name, status); }
-  writeRolloutLockObserved(name: string, seen: LockSighting | null): Promise<void> { return this.rollouts.writeStatus(name, { lockObserved: seen }); }
-  recordEvent(e: ClusterEventRecord, uid: string | null): Promise<void> { return this.rollouts.record(e, uid); }
+  readRollout(name: string): Promise<RolloutObject | null> {
+    return this.rollouts.read(name);
+  }
+  writeRolloutStatus(name: string, status: RolloutStatus): Promise<void> {
+    return this.rollouts.writeStatus(name, status);
+  }
+  writeRolloutLockObserved(name: string, seen: LockSighting | null): Promise<void> {
+    return this.rollouts.writeStatus(name, { lockObserved: seen });
+  }
+  recordEvent(e: ClusterEventRecord, uid: string | null): Promise<void> {
+    return this.rollouts.record(e, uid);
+  }
 }

@@ -50,7 +50,11 @@ export class HealthCredentials {
   private readonly cache = new Map<string, { value: string; at: number }>();
   private readonly now: () => number;
 
-  constructor(private readonly client: KubeClient, private readonly kc: KubeConfig, opts: HealthCredentialsOptions = {}) {
+  constructor(
+    private readonly client: KubeClient,
+    private readonly kc: KubeConfig,
+    opts: HealthCredentialsOptions = {},
+  ) {
     this.now = opts.now ?? Date.now;
   }
 
@@ -64,7 +68,10 @@ export class HealthCredentials {
     const bytes = Buffer.from(raw, 'base64');
     const value = bytes.subarray(0, bytes.length - (bytes.at(-1) === 0x0a ? 1 : 0));
     if (value.length < 1 || value.length > MAX_TOKEN_BYTES || value.some((b) => b < 0x21 || b > 0x7e)) {
-      throw new HealthRequestError('no-token', `${refText('Secret', ref)}[${key}] is not a usable bearer token (1 to ${MAX_TOKEN_BYTES} visible ASCII characters, no spaces or line breaks)`);
+      throw new HealthRequestError(
+        'no-token',
+        `${refText('Secret', ref)}[${key}] is not a usable bearer token (1 to ${MAX_TOKEN_BYTES} visible ASCII characters, no spaces or line breaks)`,
+      );
     }
     return value.toString('ascii');
   }
@@ -77,7 +84,7 @@ export class HealthCredentials {
   /** The CA bundle to verify the server's certificate with. */
   async ca(ca: PlanHealthCa, signal: AbortSignal): Promise<ResolvedCa> {
     if (ca === 'system') return { pem: null, name: 'the system roots' };
-    const [kind, ref] = 'configMap' in ca ? ['ConfigMap', ca.configMap] as const : ['Secret', ca.secret] as const;
+    const [kind, ref] = 'configMap' in ca ? (['ConfigMap', ca.configMap] as const) : (['Secret', ca.secret] as const);
     const key = ref.key;
     const name = `${refText(kind, ref)}[${key}]`;
     const raw = await this.keyOf(kind, ref, key, signal);
@@ -102,7 +109,10 @@ export class HealthCredentials {
     try {
       await this.kc.applyToHTTPSOptions(opts as never);
     } catch (err) {
-      throw new HealthRequestError('no-token', `the Kubernetes identity (user ${user}) gave no token: ${printable((err as Error).message ?? String(err), 120)}`);
+      throw new HealthRequestError(
+        'no-token',
+        `the Kubernetes identity (user ${user}) gave no token: ${printable((err as Error).message ?? String(err), 120)}`,
+      );
     }
     const header = opts.headers.Authorization ?? opts.headers.authorization ?? '';
     const m = /^Bearer ([\x21-\x7e]{1,16384})$/.exec(header);
@@ -123,7 +133,8 @@ export class HealthCredentials {
       throw readFailure(err, kind, ref, type.plural);
     }
     const value = obj.data?.[key];
-    if (typeof value !== 'string') throw new HealthRequestError(kind === 'Secret' ? 'no-token' : 'tls', `${refText(kind, ref)} has no key ${printable(key, 60)}`);
+    if (typeof value !== 'string')
+      throw new HealthRequestError(kind === 'Secret' ? 'no-token' : 'tls', `${refText(kind, ref)} has no key ${printable(key, 60)}`);
     this.cache.set(k, { value, at: this.now() });
     return value;
   }
@@ -147,7 +158,14 @@ export function apiFailure(err: unknown, doing: string, rule: string): Error {
   }
   if (err instanceof KubeApiError && err.status === 401) return new HealthRequestError('unauthorized', `${doing}: ${printable(err.message, 160)}`);
   if (err instanceof KubeRequestError) {
-    const kind = err.problem === 'timeout' ? 'timeout' : err.problem === 'too-large' ? 'too-large' : err.problem === 'not-json' || err.problem === 'unexpected-answer' ? 'bad-answer' : 'unreachable';
+    const kind =
+      err.problem === 'timeout'
+        ? 'timeout'
+        : err.problem === 'too-large'
+          ? 'too-large'
+          : err.problem === 'not-json' || err.problem === 'unexpected-answer'
+            ? 'bad-answer'
+            : 'unreachable';
     return new HealthRequestError(kind, `${doing}: ${printable(err.message, 200)}`);
   }
   if (err instanceof ClusterApiError) return new HealthRequestError('http-status', `${doing}: ${printable(err.message, 200)}`);

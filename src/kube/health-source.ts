@@ -27,10 +27,17 @@ import { CLUSTER_OPERATOR, apiPrefix, collectionPath, groupOf } from './resource
 import { printable } from './answers.ts';
 
 /** A kind's resource as API discovery serves it (APIResourceList, apimachinery meta/v1). */
-interface Served { plural: string; namespaced: boolean }
+interface Served {
+  plural: string;
+  namespaced: boolean;
+}
 
 /** What one measurement may use: its deadline's signal, the time left, and what it is waiting for. */
-interface Budget { signal: AbortSignal; left(): number; waitingFor: string }
+interface Budget {
+  signal: AbortSignal;
+  left(): number;
+  waitingFor: string;
+}
 
 export class KubeHealthSource implements HealthSource {
   private readonly prometheus = new PrometheusClient();
@@ -42,7 +49,11 @@ export class KubeHealthSource implements HealthSource {
    */
   private readonly discovery = new Map<string, Map<string, Served> | null>();
 
-  constructor(private readonly kube: KubeClient, kc: KubeConfig, opts: HealthCredentialsOptions = {}) {
+  constructor(
+    private readonly kube: KubeClient,
+    kc: KubeConfig,
+    opts: HealthCredentialsOptions = {},
+  ) {
     this.credentials = new HealthCredentials(kube, kc, opts);
   }
 
@@ -52,12 +63,17 @@ export class KubeHealthSource implements HealthSource {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), ms);
     const start = Date.now();
-    const budget: Budget = { signal: AbortSignal.any([signal, deadline.signal]), left: () => Math.max(1, start + ms - Date.now()), waitingFor: 'the API server' };
+    const budget: Budget = {
+      signal: AbortSignal.any([signal, deadline.signal]),
+      left: () => Math.max(1, start + ms - Date.now()),
+      waitingFor: 'the API server',
+    };
     try {
       return await this.measureKind(check, budget);
     } catch (err) {
       if (signal.aborted) throw new AbortedError();
-      if (cancelledByCaller(err, deadline.signal)) return failed(new HealthRequestError('timeout', `no answer within ${check.requestTimeoutSeconds} s from ${budget.waitingFor}`));
+      if (cancelledByCaller(err, deadline.signal))
+        return failed(new HealthRequestError('timeout', `no answer within ${check.requestTimeoutSeconds} s from ${budget.waitingFor}`));
       if (err instanceof HealthRequestError) return failed(err);
       throw err;
     } finally {
@@ -79,7 +95,8 @@ export class KubeHealthSource implements HealthSource {
       case 'alerts': {
         const a = check.alerts!;
         const rules = { matchers: a.matchers, ignore: a.ignore, states: a.states, heartbeat: a.heartbeat };
-        if (a.source === 'alertmanager') return observeAlertmanagerAlerts(await this.ask(a, b, (ep) => this.prometheus.alertmanagerAlerts(ep, a.matchers, b.left(), b.signal)), rules);
+        if (a.source === 'alertmanager')
+          return observeAlertmanagerAlerts(await this.ask(a, b, (ep) => this.prometheus.alertmanagerAlerts(ep, a.matchers, b.left(), b.signal)), rules);
         const answer = await this.ask(a, b, (ep) => this.prometheus.alerts(ep, b.left(), b.signal));
         return observePrometheusAlerts(answer.data, answer.warnings, rules);
       }
@@ -110,7 +127,8 @@ export class KubeHealthSource implements HealthSource {
       return (await this.kube.list(collectionPath(CLUSTER_OPERATOR), { kind: 'ClusterOperator' }, { signal: b.signal })).items;
     } catch (err) {
       // The API server's "404 page not found": the group is not installed (answers.ts isApiServerNotFoundPage).
-      if (err instanceof NotFoundError) throw new HealthRequestError('source-missing', 'this cluster serves no ClusterOperators (config.openshift.io/v1): not OpenShift');
+      if (err instanceof NotFoundError)
+        throw new HealthRequestError('source-missing', 'this cluster serves no ClusterOperators (config.openshift.io/v1): not OpenShift');
       throw apiFailure(err, 'listing ClusterOperators', 'get, list on clusteroperators (config.openshift.io)');
     }
   }
@@ -130,7 +148,11 @@ export class KubeHealthSource implements HealthSource {
     } catch (err) {
       if (err instanceof NotFoundError) return null;
       const group = groupOf(c.apiVersion);
-      throw apiFailure(err, `reading ${c.kind} ${r.namespaced ? `${c.namespace}/` : ''}${c.name}`, `get on ${r.plural}${group ? ` (${group})` : ''}, resourceNames [${c.name}]${r.namespaced ? `, in ${c.namespace}` : ''}`);
+      throw apiFailure(
+        err,
+        `reading ${c.kind} ${r.namespaced ? `${c.namespace}/` : ''}${c.name}`,
+        `get on ${r.plural}${group ? ` (${group})` : ''}, resourceNames [${c.name}]${r.namespaced ? `, in ${c.namespace}` : ''}`,
+      );
     }
   }
 
@@ -152,11 +174,11 @@ export class KubeHealthSource implements HealthSource {
     const out = new Map<string, Served>();
     for (const r of Array.isArray(list.resources) ? list.resources : []) {
       // Subresources (deployments/status) share the kind of their resource: skip them.
-      if (r && typeof r.name === 'string' && !r.name.includes('/') && typeof r.kind === 'string' && !out.has(r.kind)) out.set(r.kind, { plural: r.name, namespaced: r.namespaced === true });
+      if (r && typeof r.name === 'string' && !r.name.includes('/') && typeof r.kind === 'string' && !out.has(r.kind))
+        out.set(r.kind, { plural: r.name, namespaced: r.namespaced === true });
     }
     return out;
   }
 }
 
 const failed = (e: HealthRequestError): Measurement => ({ outcome: 'error', error: e.kind, observed: observation(e.message) });
-

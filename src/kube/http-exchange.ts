@@ -13,7 +13,10 @@ import { NamedError } from '../base/errors.ts';
 
 /** Why an exchange failed, when it is not a socket error (those pass through) or an abort. */
 export class ExchangeFailure extends NamedError {
-  constructor(readonly kind: 'timeout-headers' | 'timeout-body' | 'timeout-watch' | 'too-large', readonly declared?: number) {
+  constructor(
+    readonly kind: 'timeout-headers' | 'timeout-body' | 'timeout-watch' | 'too-large',
+    readonly declared?: number,
+  ) {
     super(kind);
   }
 }
@@ -64,7 +67,9 @@ export function readBody(res: http.IncomingMessage, limit: number, cut: boolean)
     });
     res.on('end', () => resolve(Buffer.concat(chunks, total)));
     res.on('error', reject);
-    res.on('close', () => { if (!res.complete) reject(closedEarly()); });
+    res.on('close', () => {
+      if (!res.complete) reject(closedEarly());
+    });
   });
 }
 
@@ -87,15 +92,17 @@ export function exchange(req: http.ClientRequest, body: string | undefined, limi
       reject(err);
     };
     const onAbort = () => fail(new AbortedError());
-    const timer = limits.timeoutMs > 0 ? setLongTimeout(() => fail(new ExchangeFailure(phase === 'headers' ? 'timeout-headers' : 'timeout-body')), limits.timeoutMs) : null;
+    const timer =
+      limits.timeoutMs > 0 ? setLongTimeout(() => fail(new ExchangeFailure(phase === 'headers' ? 'timeout-headers' : 'timeout-body')), limits.timeoutMs) : null;
     signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', fail);
     req.on('response', (res) => {
       phase = 'body';
       const status = res.statusCode ?? 0;
       const ok = status >= 200 && status < 300;
-      readBody(res, ok ? limits.maxBytes : Math.min(limits.errorBytes, limits.maxBytes), !ok)
-        .then((b) => { if (end()) resolve({ status, headers: res.headers, body: b }); }, fail);
+      readBody(res, ok ? limits.maxBytes : Math.min(limits.errorBytes, limits.maxBytes), !ok).then((b) => {
+        if (end()) resolve({ status, headers: res.headers, body: b });
+      }, fail);
     });
     if (body !== undefined) req.write(body);
     req.end();
@@ -124,7 +131,9 @@ export function openStream(req: http.ClientRequest, timeoutMs: number, signal: A
     signal.addEventListener('abort', onAbort, { once: true });
     // Stays attached: a reset after the headers surfaces on the response (readLines).
     req.on('error', fail);
-    req.on('response', (res) => { if (end()) resolve(res); });
+    req.on('response', (res) => {
+      if (end()) resolve(res);
+    });
     req.end();
   });
 }
@@ -146,7 +155,7 @@ export function readLines(res: http.IncomingMessage, limits: LineLimits, onLine:
   return new Promise<void>((resolve, reject) => {
     let buf = '';
     let done = false;
-    const finish = (err: unknown) => {
+    const finish = (err: Error | null) => {
       if (done) return;
       done = true;
       timer?.clear();
@@ -173,7 +182,7 @@ export function readLines(res: http.IncomingMessage, limits: LineLimits, onLine:
         try {
           onLine(line);
         } catch (err) {
-          finish(err);
+          finish(err instanceof Error ? err : new Error(String(err)));
         }
       }
       // Characters, not bytes: never more than the bytes, so the cap still holds.

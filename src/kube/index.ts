@@ -18,6 +18,10 @@ export function openKubeClient(flags: KubeFlags, env: Record<string, string | un
   return new KubeClient(resolveKubeConfig(flags, env).kc, { ...opts, ...timeout });
 }
 
-export function openKubeDriver(flags: KubeFlags, env: Record<string, string | undefined> = process.env, opts: KubeDriverOptions & { client?: KubeClientOptions } = {}): KubeDriver {
+export function openKubeDriver(
+  flags: KubeFlags,
+  env: Record<string, string | undefined> = process.env,
+  opts: KubeDriverOptions & { client?: KubeClientOptions } = {},
+): KubeDriver {
   return new KubeDriver(openKubeClient(flags, env, opts.client), opts);
 }

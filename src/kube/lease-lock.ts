@@ -16,10 +16,7 @@ import { BOOTCPLAN_NAMESPACE, LOCK_NAME, type ObjectMeta } from '../cluster/type
 import type { LeaseObject } from '../cluster/kinds.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { LockHeldError } from '../base/errors.ts';
-import {
-  type Clock, type LockRecord,
-  NotFoundError, AlreadyExistsError, ConflictError, LockLostError, isoOf,
-} from '../apply/driver.ts';
+import { type Clock, type LockRecord, NotFoundError, AlreadyExistsError, ConflictError, LockLostError, isoOf } from '../apply/driver.ts';
 import { type KubeClient, KubeRequestError } from './rest.ts';
 import { HINT_NOT_API_SERVER } from './api-errors.ts';
 import type { WatchCache } from './watch-cache.ts';
@@ -34,7 +31,9 @@ export const PLAN_ID_ANNOTATION = BOOTCPLAN_LOCK_PLAN_ID;
 /** Lease times are MicroTime: RFC 3339 with exactly six fractional digits. */
 export function microTime(t: number): string {
   const ms = Math.floor(t * 1000);
-  const us = Math.floor((t * 1e6) % 1000).toString().padStart(3, '0');
+  const us = Math.floor((t * 1e6) % 1000)
+    .toString()
+    .padStart(3, '0');
   return new Date(ms).toISOString().replace(/Z$/, `${us}Z`);
 }
 
@@ -42,7 +41,11 @@ export function microTime(t: number): string {
 export function defaultHolder(env: Record<string, string | undefined> = process.env): string {
   if (env.BOOTCPLAN_HOLDER) return env.BOOTCPLAN_HOLDER;
   let user = 'bootcplan';
-  try { user = userInfo().username; } catch { /* no passwd entry in a container */ }
+  try {
+    user = userInfo().username;
+  } catch {
+    /* no passwd entry in a container */
+  }
   return `${user}@${env.HOSTNAME ?? hostname()}`;
 }
 
@@ -55,14 +58,21 @@ const LEASE_WHAT = `Lease ${BOOTCPLAN_NAMESPACE}/${LOCK_NAME}`;
  * `status` would print as "lock: free").
  */
 function checkLease(l: LeaseObject, endpoint: string): LeaseObject {
-  const bad = (what: string) => new KubeRequestError(`${endpoint}: the ${LEASE_WHAT} is malformed: ${what}`, 'unexpected-answer', endpoint, 'the API server should never answer this; ' + HINT_NOT_API_SERVER);
+  const bad = (what: string) =>
+    new KubeRequestError(
+      `${endpoint}: the ${LEASE_WHAT} is malformed: ${what}`,
+      'unexpected-answer',
+      endpoint,
+      'the API server should never answer this; ' + HINT_NOT_API_SERVER,
+    );
   const spec = l.spec;
   for (const f of ['acquireTime', 'renewTime'] as const) {
     const t = spec?.[f];
     if (typeof t === 'string' && !Number.isFinite(Date.parse(t))) throw bad(`spec.${f} is not a time`);
   }
   const ann: unknown = l.metadata.annotations;
-  if (ann !== undefined && ann !== null && (!isPlainObject(ann) || Object.values(ann).some((v) => typeof v !== 'string'))) throw bad('metadata.annotations is not a map of strings');
+  if (ann !== undefined && ann !== null && (!isPlainObject(ann) || Object.values(ann).some((v) => typeof v !== 'string')))
+    throw bad('metadata.annotations is not a map of strings');
   return l;
 }
 
@@ -83,7 +93,14 @@ function recordOf(l: LeaseObject | null): LockRecord | null {
 /** What changes when the lock is renewed or taken over: the observed record (client-go compares the raw record). */
 function leaseKey(l: LeaseObject): string {
   const sp = l.spec ?? {};
-  return JSON.stringify([l.metadata.annotations?.[LOCK_ID_ANNOTATION] ?? '', sp.holderIdentity ?? '', sp.acquireTime ?? '', sp.renewTime ?? '', sp.leaseDurationSeconds ?? 0, sp.leaseTransitions ?? 0]);
+  return JSON.stringify([
+    l.metadata.annotations?.[LOCK_ID_ANNOTATION] ?? '',
+    sp.holderIdentity ?? '',
+    sp.acquireTime ?? '',
+    sp.renewTime ?? '',
+    sp.leaseDurationSeconds ?? 0,
+    sp.leaseTransitions ?? 0,
+  ]);
 }
 
 export class LeaseLock {
@@ -92,7 +109,11 @@ export class LeaseLock {
   /** The Lease as this process last wrote it, by lock id (the next renewal's resourceVersion). */
   private readonly mine = new Map<string, LeaseObject>();
 
-  constructor(private readonly client: KubeClient, private readonly cache: WatchCache, private readonly clock: Clock) {}
+  constructor(
+    private readonly client: KubeClient,
+    private readonly cache: WatchCache,
+    private readonly clock: Clock,
+  ) {}
 
   private leasePath() {
     return objectPath(LEASE, LOCK_NAME, BOOTCPLAN_NAMESPACE);
@@ -120,16 +141,37 @@ export class LeaseLock {
       if (held) throw new LockHeldError(held.holder, held.since, held.lockId, held.planId || null);
       const now = this.clock.now();
       const lockId = randomBytes(6).toString('hex');
-      const spec = { holderIdentity: req.holder, leaseDurationSeconds: Math.max(1, Math.round(req.ttlSeconds)), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: cur ? (cur.spec?.leaseTransitions ?? 0) + 1 : 0 };
-      const metadata: ObjectMeta = { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, labels: { [MANAGED_BY_LABEL]: 'bootcplan' }, annotations: { [LOCK_ID_ANNOTATION]: lockId, [PLAN_ID_ANNOTATION]: req.planId } };
+      const spec = {
+        holderIdentity: req.holder,
+        leaseDurationSeconds: Math.max(1, Math.round(req.ttlSeconds)),
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: cur ? (cur.spec?.leaseTransitions ?? 0) + 1 : 0,
+      };
+      const metadata: ObjectMeta = {
+        name: LOCK_NAME,
+        namespace: BOOTCPLAN_NAMESPACE,
+        labels: { [MANAGED_BY_LABEL]: 'bootcplan' },
+        annotations: { [LOCK_ID_ANNOTATION]: lockId, [PLAN_ID_ANNOTATION]: req.planId },
+      };
       try {
         let l: LeaseObject;
         if (!cur) {
-          l = await this.client.request('POST', collectionPath(LEASE, BOOTCPLAN_NAMESPACE), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, what: LEASE_WHAT, expect: 'Lease' }).catch(rethrowMissingNamespace);
+          l = await this.client
+            .request('POST', collectionPath(LEASE, BOOTCPLAN_NAMESPACE), {
+              body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec },
+              what: LEASE_WHAT,
+              expect: 'Lease',
+            })
+            .catch(rethrowMissingNamespace);
         } else {
           // Take over an expired or released lease; resourceVersion makes this a compare-and-swap.
           metadata.resourceVersion = cur.metadata.resourceVersion;
-          l = await this.client.request('PUT', this.leasePath(), { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec }, what: LEASE_WHAT, expect: 'Lease' });
+          l = await this.client.request('PUT', this.leasePath(), {
+            body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec },
+            what: LEASE_WHAT,
+            expect: 'Lease',
+          });
         }
         this.cache.wrote(checkLease(l, `PUT ${this.leasePath()}`), LEASE.apiVersion, 'Lease');
         this.mine.set(lockId, l);
@@ -160,7 +202,10 @@ export class LeaseLock {
         this.mine.set(lockId, l);
         return this.heldRecord(l);
       } catch (err) {
-        if (err instanceof ConflictError) { cur = null; continue; }
+        if (err instanceof ConflictError) {
+          cur = null;
+          continue;
+        }
         if (err instanceof NotFoundError) {
           this.mine.delete(lockId);
           throw new LockLostError(`lock ${lockId} is no longer held (the Lease was deleted)`);
@@ -195,7 +240,13 @@ export class LeaseLock {
   /** The record of a Lease this process just wrote with a holder; a Lease written back without one did not take. */
   private heldRecord(l: LeaseObject): LockRecord {
     const r = recordOf(l);
-    if (!r) throw new KubeRequestError(`${LEASE_WHAT}: the API server answered a lock write with a Lease that has no holder`, 'unexpected-answer', `PUT ${this.leasePath()}`, HINT_NOT_API_SERVER);
+    if (!r)
+      throw new KubeRequestError(
+        `${LEASE_WHAT}: the API server answered a lock write with a Lease that has no holder`,
+        'unexpected-answer',
+        `PUT ${this.leasePath()}`,
+        HINT_NOT_API_SERVER,
+      );
     return r;
   }
 

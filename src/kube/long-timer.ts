@@ -68,10 +68,14 @@ export function sleepFor(seconds: number, signal?: AbortSignal, timers: TimerApi
       t.clear();
       reject(new AbortedError());
     };
-    const t = setLongTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, seconds * 1000, timers);
+    const t = setLongTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      seconds * 1000,
+      timers,
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -12,7 +12,17 @@
  * with 409 (the cache was behind) reads the Node again, once, and writes again.
  */
 import type { KObject } from '../cluster/types.ts';
-import { type DrainOptions, type CordonResult, type UncordonResult, type NodeProgress, NotFoundError, DrainTimeoutError, DriverError, ConflictError, AbortedError } from '../apply/driver.ts';
+import {
+  type DrainOptions,
+  type CordonResult,
+  type UncordonResult,
+  type NodeProgress,
+  NotFoundError,
+  DrainTimeoutError,
+  DriverError,
+  ConflictError,
+  AbortedError,
+} from '../apply/driver.ts';
 import { cordonPatch, uncordonDecision, uncordonPatch } from '../domain/cordons.ts';
 import { BOOTCPLAN_PROGRESS, encodeNodeProgress } from '../apply/node-progress.ts';
 import { type KubeClient, KubeApiError } from './rest.ts';
@@ -44,8 +54,13 @@ function withProgress(body: Record<string, unknown> | null, n: NodeObject, progr
 
 /** The error of a drain past its timeout: how many pods are left, the first five, and why each is still there. */
 function drainTimeout(node: string, left: readonly KObject[], refusals: ReadonlyMap<string, string>, timeoutSeconds: number | null): DrainTimeoutError {
-  const names = left.map((p) => `${p.metadata.namespace}/${p.metadata.name}${refusals.has(p.metadata.uid ?? '') ? ` (${refusals.get(p.metadata.uid ?? '')})` : p.metadata.deletionTimestamp ? ' (terminating)' : ''}`);
-  return new DrainTimeoutError(`drain ${node}: ${left.length} pod${left.length === 1 ? '' : 's'} still on the node after ${timeoutSeconds}s: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}`);
+  const names = left.map(
+    (p) =>
+      `${p.metadata.namespace}/${p.metadata.name}${refusals.has(p.metadata.uid ?? '') ? ` (${refusals.get(p.metadata.uid ?? '')})` : p.metadata.deletionTimestamp ? ' (terminating)' : ''}`,
+  );
+  return new DrainTimeoutError(
+    `drain ${node}: ${left.length} pod${left.length === 1 ? '' : 's'} still on the node after ${timeoutSeconds}s: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}`,
+  );
 }
 
 export class NodeOps {
@@ -110,7 +125,9 @@ export class NodeOps {
     if (n?.spec?.unschedulable !== true) n = await this.readNode(node); // the cache may be behind our own cordon
     if (n?.spec?.unschedulable !== true) throw new DriverError(`drain ${node}: the node is not cordoned`);
     const { signal } = opts;
-    const stopped = () => { if (signal?.aborted) throw new AbortedError(); };
+    const stopped = () => {
+      if (signal?.aborted) throw new AbortedError();
+    };
     stopped();
     const deadline = opts.timeoutSeconds === null || opts.timeoutSeconds <= 0 ? Infinity : Date.now() + opts.timeoutSeconds * 1000;
     // The node's pods, and then their changes, from one watch (a streamed list: one request;
@@ -121,7 +138,10 @@ export class NodeOps {
     let wake: (() => void) | null = null;
     const off = pods.onChange(() => wake?.());
     // A stop ends the drain at its next step: no eviction is sent after it (src/apply/interrupt.ts).
-    const onAbort = () => { wake?.(); pods.stop(); };
+    const onAbort = () => {
+      wake?.();
+      pods.stop();
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await pods.startStreaming();
@@ -136,8 +156,15 @@ export class NodeOps {
         // Wait for a change on the node's pods, or the retry interval of a refused eviction.
         const waitMs = Math.min(refused ? this.evictionRetrySeconds * 1000 : 5000, Math.max(0, deadline - Date.now()));
         await new Promise<void>((resolve) => {
-          const t = setLongTimeout(() => { wake = null; resolve(); }, waitMs);
-          wake = () => { t.clear(); wake = null; resolve(); };
+          const t = setLongTimeout(() => {
+            wake = null;
+            resolve();
+          }, waitMs);
+          wake = () => {
+            t.clear();
+            wake = null;
+            resolve();
+          };
         });
       }
     } finally {
@@ -165,7 +192,10 @@ export class NodeOps {
         evicted.add(uid);
         refusals.delete(uid);
       } catch (err) {
-        if (err instanceof NotFoundError) { evicted.add(uid); continue; }
+        if (err instanceof NotFoundError) {
+          evicted.add(uid);
+          continue;
+        }
         // 429: a PodDisruptionBudget does not allow the disruption now; 500 with
         // "more than one PodDisruptionBudget" is also retried, as kubectl drain does.
         if (err instanceof KubeApiError && (err.status === 429 || (err.status === 500 && /PodDisruptionBudget/i.test(err.message)))) {

@@ -8,10 +8,7 @@
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import type { KObject } from '../cluster/types.ts';
-import {
-  type ObjectRef, type PoolKind, type DesiredImageState,
-  ConflictError, PreconditionFailedError, DriverError,
-} from '../apply/driver.ts';
+import { type ObjectRef, type PoolKind, type DesiredImageState, ConflictError, PreconditionFailedError, DriverError } from '../apply/driver.ts';
 import { type KubeClient, PatchNotApplicableError } from './rest.ts';
 import { pausePatch } from '../domain/cordons.ts';
 import type { ViewOf } from '../cluster/kinds.ts';
@@ -28,7 +25,10 @@ export function describeObject(ref: { kind: string; name: string; namespace?: st
 }
 
 export class ObjectWriter {
-  constructor(private readonly client: KubeClient, private readonly cache: WatchCache) {}
+  constructor(
+    private readonly client: KubeClient,
+    private readonly cache: WatchCache,
+  ) {}
 
   private refPath(ref: ObjectRef): string {
     const r = resourceOf(ref.apiVersion, ref.kind);
@@ -62,7 +62,10 @@ export class ObjectWriter {
         const op = ops[i];
         if (op.op === 'test') {
           const actual = fjp.getValueByPointer(current, op.path);
-          return new PreconditionFailedError(`${describeObject(ref)}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`, op.path);
+          return new PreconditionFailedError(
+            `${describeObject(ref)}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`,
+            op.path,
+          );
         }
         return new DriverError(`${describeObject(ref)}: operation ${i + 1} (${op.op} ${op.path}) cannot be applied: ${messageOf(err).split('\n')[0]}`);
       }
@@ -79,7 +82,11 @@ export class ObjectWriter {
   async create(obj: KObject): Promise<KObject> {
     const r = resourceOf(obj.apiVersion, obj.kind);
     if (!r) throw new DriverError(`bootcplan does not know the resource of ${obj.apiVersion} ${obj.kind}`);
-    const o = await this.client.request('POST', collectionPath(r, obj.metadata.namespace), { body: obj, what: describeObject({ kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace }), expect: obj.kind });
+    const o = await this.client.request('POST', collectionPath(r, obj.metadata.namespace), {
+      body: obj,
+      what: describeObject({ kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace }),
+      expect: obj.kind,
+    });
     return this.cache.wrote(o, obj.apiVersion, obj.kind);
   }
 
@@ -89,7 +96,11 @@ export class ObjectWriter {
     try {
       await this.client.request('DELETE', this.refPath(ref), { body, what: describeObject(ref) });
     } catch (err) {
-      if (err instanceof ConflictError) throw new PreconditionFailedError(`${describeObject(ref)}: changed since it was read (resourceVersion ${opts.resourceVersion ?? 'none'}): not deleted`, '/metadata/resourceVersion');
+      if (err instanceof ConflictError)
+        throw new PreconditionFailedError(
+          `${describeObject(ref)}: changed since it was read (resourceVersion ${opts.resourceVersion ?? 'none'}): not deleted`,
+          '/metadata/resourceVersion',
+        );
       throw err;
     }
     this.cache.deleted({ kind: ref.kind, name: ref.name, namespace: ref.namespace ?? undefined });

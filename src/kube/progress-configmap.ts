@@ -27,12 +27,19 @@ const KEY = 'run.json';
 export function progressOf(text: unknown, endpoint: string): ProgressRecord {
   const r = decodeRunRecord(text, (s) => `"${printable(s, 100)}"`);
   if (typeof r !== 'string') return r;
-  throw new KubeRequestError(`${endpoint}: ${WHAT}: ${KEY} ${r}`, 'unexpected-answer', endpoint,
-    `bootcplan writes this record; if it was edited by hand, delete the ConfigMap (the next apply re-plans from the cluster: kubectl -n ${BOOTCPLAN_NAMESPACE} delete configmap ${PROGRESS_NAME})`);
+  throw new KubeRequestError(
+    `${endpoint}: ${WHAT}: ${KEY} ${r}`,
+    'unexpected-answer',
+    endpoint,
+    `bootcplan writes this record; if it was edited by hand, delete the ConfigMap (the next apply re-plans from the cluster: kubectl -n ${BOOTCPLAN_NAMESPACE} delete configmap ${PROGRESS_NAME})`,
+  );
 }
 
 export class ProgressConfigMap {
-  constructor(private readonly client: KubeClient, private readonly cache: WatchCache) {}
+  constructor(
+    private readonly client: KubeClient,
+    private readonly cache: WatchCache,
+  ) {}
 
   private progressPath() {
     return objectPath(CONFIGMAP, PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
@@ -62,11 +69,18 @@ export class ProgressConfigMap {
   /** Writes the run record against `version` (null: create it); resolves with the new version. */
   async write(p: ProgressRecord, version: string | null): Promise<string> {
     const body = {
-      apiVersion: 'v1', kind: 'ConfigMap',
-      metadata: { name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE, labels: { [MANAGED_BY_LABEL]: 'bootcplan' }, ...(version ? { resourceVersion: version } : {}) },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: PROGRESS_NAME,
+        namespace: BOOTCPLAN_NAMESPACE,
+        labels: { [MANAGED_BY_LABEL]: 'bootcplan' },
+        ...(version ? { resourceVersion: version } : {}),
+      },
       data: { 'plan-id': p.planId, [KEY]: JSON.stringify(p) },
     };
-    const moved = () => new ProgressMovedError(`${WHAT} was written by someone else since this apply read it (resourceVersion ${version ?? 'none'}): another apply runs`);
+    const moved = () =>
+      new ProgressMovedError(`${WHAT} was written by someone else since this apply read it (resourceVersion ${version ?? 'none'}): another apply runs`);
     let cm: ConfigMapObject;
     try {
       // The resourceVersion makes the replace conditional: two applies never overwrite each other.

@@ -16,7 +16,10 @@ import { printable } from './answers.ts';
 
 /** A failed exchange with a health source: one printable line of at most 300 characters. */
 export class HealthRequestError extends Error {
-  constructor(readonly kind: HealthErrorKind, message: string) {
+  constructor(
+    readonly kind: HealthErrorKind,
+    message: string,
+  ) {
     super(printable(message, 297));
     this.name = 'HealthRequestError';
   }
@@ -39,7 +42,8 @@ export function successEnvelopeOf(value: unknown, from: string): PromEnvelope {
     throw new HealthRequestError('bad-answer', `not a Prometheus API answer from ${from}: not a {"status": "success", "data": {...}} envelope`);
   }
   const w = value.warnings;
-  if (w !== undefined && w !== null && !Array.isArray(w)) throw new HealthRequestError('bad-answer', `not a Prometheus API answer from ${from}: its warnings are not a list`);
+  if (w !== undefined && w !== null && !Array.isArray(w))
+    throw new HealthRequestError('bad-answer', `not a Prometheus API answer from ${from}: its warnings are not a list`);
   return { data: value.data, warnings: Array.isArray(w) ? w.slice(0, 10) : [] };
 }
 
@@ -47,7 +51,10 @@ export function successEnvelopeOf(value: unknown, from: string): PromEnvelope {
 export function errorEnvelopeOf(body: Buffer): { type: string; error: string } | null {
   try {
     const v = JSON.parse(body.toString('utf8'));
-    if (isObject(v) && v.status === 'error' && typeof v.error === 'string') return { type: typeof v.errorType === 'string' ? v.errorType : 'error', error: v.error };
-  } catch { /* not an envelope */ }
+    if (isObject(v) && v.status === 'error' && typeof v.error === 'string')
+      return { type: typeof v.errorType === 'string' ? v.errorType : 'error', error: v.error };
+  } catch {
+    /* not an envelope */
+  }
   return null;
 }

@@ -24,6 +24,7 @@ import { AbortedError } from '../apply/driver.ts';
 import { exchange, ExchangeFailure, type Answer } from './http-exchange.ts';
 import { printable, preview, describeAnswer, parseJsonBody, AnswerRefused } from './answers.ts';
 import { HealthRequestError, successEnvelopeOf, errorEnvelopeOf, type PromEnvelope } from './prometheus-answers.ts';
+import { valueText } from '../base/json-text.ts';
 
 export { HealthRequestError, type PromEnvelope } from './prometheus-answers.ts';
 
@@ -47,12 +48,13 @@ export interface PrometheusClientOptions {
 export const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
 /** Error bodies are shown (200 characters at most), not parsed whole. */
 const ERROR_BODY_BYTES = 8 * 1024;
-const FORBIDDEN_HINT = 'grant the identity get on prometheuses/api (OpenShift: cluster-monitoring-view bound in openshift-monitoring; docs/safety.md "Health checks")';
+const FORBIDDEN_HINT =
+  'grant the identity get on prometheuses/api (OpenShift: cluster-monitoring-view bound in openshift-monitoring; docs/safety.md "Health checks")';
 
 /** One more series than a gate accepts (src/domain/health-observe.ts): the server stops there and warns. */
 const SERIES_LIMIT = 10_001;
 const originOf = (ep: PrometheusEndpoint) => new URL(ep.url).origin;
-const isJson = (type: unknown) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(String(type ?? ''));
+const isJson = (type: unknown) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(valueText(type));
 const mib = (n: number) => `${Math.round((n / 2 ** 20) * 10) / 10} MiB`;
 
 /** 127.0.0.0/8, ::1 and localhost: plain http stays on this machine. */
@@ -76,7 +78,12 @@ export class PrometheusClient {
     // limit=10001: a server that supports it truncates there and says so; 10,001 series are
     // too-large (checked before the warnings). partial_response=false: Thanos answers an error
     // instead of a partial result (Prometheus ignores it).
-    const params = new URLSearchParams({ query: promql, timeout: `${Math.max(1, Math.floor(timeoutMs / 1000))}s`, limit: String(SERIES_LIMIT), partial_response: 'false' });
+    const params = new URLSearchParams({
+      query: promql,
+      timeout: `${Math.max(1, Math.floor(timeoutMs / 1000))}s`,
+      limit: String(SERIES_LIMIT),
+      partial_response: 'false',
+    });
     return successEnvelopeOf(await this.getJson(ep, '/api/v1/query', params, timeoutMs, signal, 'Prometheus'), originOf(ep));
   }
 
@@ -155,9 +162,10 @@ export class PrometheusClient {
     const key = `${url.origin}|${ep.ca === null ? 'system' : createHash('sha256').update(ep.ca).digest('hex')}`;
     let agent = this.agents.get(key);
     if (!agent) {
-      agent = url.protocol === 'https:'
-        ? new https.Agent({ keepAlive: true, maxSockets: 4, rejectUnauthorized: true, minVersion: 'TLSv1.2', ...(ep.ca === null ? {} : { ca: ep.ca }) })
-        : new http.Agent({ keepAlive: true, maxSockets: 4 });
+      agent =
+        url.protocol === 'https:'
+          ? new https.Agent({ keepAlive: true, maxSockets: 4, rejectUnauthorized: true, minVersion: 'TLSv1.2', ...(ep.ca === null ? {} : { ca: ep.ca }) })
+          : new http.Agent({ keepAlive: true, maxSockets: 4 });
       this.agents.set(key, agent);
     }
     return agent;
@@ -166,7 +174,11 @@ export class PrometheusClient {
   private failure(err: unknown, shown: string, ep: PrometheusEndpoint, timeoutMs: number): Error {
     const seconds = `${Math.round(timeoutMs / 100) / 10} s`;
     if (err instanceof ExchangeFailure) {
-      if (err.kind === 'too-large') return new HealthRequestError('too-large', `answer over ${mib(this.maxBytes)}${err.declared ? ` (Content-Length ${err.declared})` : ''}: aggregate in the query`);
+      if (err.kind === 'too-large')
+        return new HealthRequestError(
+          'too-large',
+          `answer over ${mib(this.maxBytes)}${err.declared ? ` (Content-Length ${err.declared})` : ''}: aggregate in the query`,
+        );
       if (err.kind === 'timeout-headers') return new HealthRequestError('timeout', `no answer within ${seconds} from ${shown}`);
       return new HealthRequestError('timeout', `no complete answer within ${seconds} from ${shown}`);
     }
@@ -187,7 +199,9 @@ function refusal(a: Answer, url: URL, shown: string, api: string): HealthRequest
     let to = 'nowhere';
     try {
       to = new URL(String(a.headers.location ?? ''), url).origin;
-    } catch { /* an unparseable Location: "nowhere" */ }
+    } catch {
+      /* an unparseable Location: "nowhere" */
+    }
     return new HealthRequestError('http-status', `${a.status} redirect to ${printable(to, 100)} (not followed: put the final URL in the spec)`);
   }
   const body = a.body.length ? `: ${preview(a.body, 120)}` : '';

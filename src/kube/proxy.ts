@@ -30,7 +30,10 @@ export function proxyRouteOf(proxyUrl: string | undefined, cluster: string): Pro
     url = new URL(proxyUrl);
   } catch {
     // Not echoed: it may hold credentials.
-    throw new ClusterApiError(`kubeconfig cluster "${cluster}": proxy-url is not a valid URL`, 'write it as http://host:port (kubectl config set-cluster NAME --proxy-url=http://host:port)');
+    throw new ClusterApiError(
+      `kubeconfig cluster "${cluster}": proxy-url is not a valid URL`,
+      'write it as http://host:port (kubectl config set-cluster NAME --proxy-url=http://host:port)',
+    );
   }
   const shown = `${url.protocol}//${url.username || url.password ? '***@' : ''}${url.host}`;
   if (url.protocol !== 'http:') {
@@ -39,15 +42,17 @@ export function proxyRouteOf(proxyUrl: string | undefined, cluster: string): Pro
       'use an http:// proxy in proxy-url, or run bootcplan where the API server is reachable without one',
     );
   }
-  const authorization = url.username || url.password
-    ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
-    : null;
+  const authorization =
+    url.username || url.password ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : null;
   return { url, shown, authorization };
 }
 
 /** The proxy refused to open the tunnel (its CONNECT answer was not 200). */
 export class ProxyRefused extends NamedError {
-  constructor(readonly status: number, readonly statusText: string) {
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+  ) {
     super(`HTTP ${status}${statusText ? ' ' + statusText : ''}`);
   }
 }
@@ -59,7 +64,11 @@ const hostPort = (host: string, port: number | string) => `${host.includes(':') 
  * reuses a tunnel for many requests as any agent reuses its sockets.
  */
 export class TunnelAgent extends https.Agent {
-  constructor(private readonly proxy: ProxyRoute, opts: https.AgentOptions, private readonly connectTimeoutMs: number) {
+  constructor(
+    private readonly proxy: ProxyRoute,
+    opts: https.AgentOptions,
+    private readonly connectTimeoutMs: number,
+  ) {
     super(opts);
   }
 
@@ -94,7 +103,9 @@ export class TunnelAgent extends https.Agent {
     });
     connect.on('error', fail);
     if (this.connectTimeoutMs > 0) {
-      connect.setTimeout(Math.min(this.connectTimeoutMs, MAX_TIMER_MS), () => connect.destroy(Object.assign(new Error(`the proxy did not open the tunnel within ${this.connectTimeoutMs / 1000}s`), { code: 'ETIMEDOUT' })));
+      connect.setTimeout(Math.min(this.connectTimeoutMs, MAX_TIMER_MS), () =>
+        connect.destroy(Object.assign(new Error(`the proxy did not open the tunnel within ${this.connectTimeoutMs / 1000}s`), { code: 'ETIMEDOUT' })),
+      );
     }
     connect.end();
     return undefined;

@@ -28,27 +28,32 @@ const groupName = (s: SnapshotSource) => `${s.type.plural}${s.type.apiVersion.in
 
 export async function readLiveObjects(client: KubeClient): Promise<LiveRead> {
   const notInstalled = new Set<string>();
-  const results = await Promise.all(SNAPSHOT_SOURCES.map(async (s): Promise<KObject[]> => {
-    if (s.name) {
+  const results = await Promise.all(
+    SNAPSHOT_SOURCES.map(async (s): Promise<KObject[]> => {
+      if (s.name) {
+        try {
+          const o = await client.request('GET', objectPath(s.type, s.name, s.namespace), {
+            what: `${s.type.kind} ${s.namespace ? s.namespace + '/' : ''}${s.name}`,
+            expect: s.type.kind,
+          });
+          return [cleanObject(o, s.type.apiVersion, s.type.kind)];
+        } catch (err) {
+          if (err instanceof NotFoundError) return [];
+          throw err;
+        }
+      }
       try {
-        const o = await client.request('GET', objectPath(s.type, s.name, s.namespace), { what: `${s.type.kind} ${s.namespace ? s.namespace + '/' : ''}${s.name}`, expect: s.type.kind });
-        return [cleanObject(o, s.type.apiVersion, s.type.kind)];
+        const list = await client.list(collectionPath(s.type, s.namespace), s.type, { what: `list ${s.type.plural}` });
+        return list.items.map((o) => cleanObject(o, s.type.apiVersion, s.type.kind));
       } catch (err) {
-        if (err instanceof NotFoundError) return [];
+        if (err instanceof NotFoundError) {
+          notInstalled.add(groupName(s));
+          return [];
+        }
         throw err;
       }
-    }
-    try {
-      const list = await client.list(collectionPath(s.type, s.namespace), s.type, { what: `list ${s.type.plural}` });
-      return list.items.map((o) => cleanObject(o, s.type.apiVersion, s.type.kind));
-    } catch (err) {
-      if (err instanceof NotFoundError) {
-        notInstalled.add(groupName(s));
-        return [];
-      }
-      throw err;
-    }
-  }));
+    }),
+  );
   return { objects: results.flat(), notInstalled: [...notInstalled] };
 }
 

@@ -30,8 +30,12 @@ export class KubeRecordDocuments {
     if (text === undefined || text === null || text === '') return null;
     const r = doc.decode(String(text));
     if (typeof r === 'string') {
-      throw new KubeRequestError(`GET ${path}: ${what(doc)}: ${r}`, 'unexpected-answer', `GET ${path}`,
-        `bootcplan writes this record; if it was edited by hand, delete it (kubectl -n ${BOOTCPLAN_NAMESPACE} delete configmap ${doc.name}): ${doc.whenDeleted}`);
+      throw new KubeRequestError(
+        `GET ${path}: ${what(doc)}: ${r}`,
+        'unexpected-answer',
+        `GET ${path}`,
+        `bootcplan writes this record; if it was edited by hand, delete it (kubectl -n ${BOOTCPLAN_NAMESPACE} delete configmap ${doc.name}): ${doc.whenDeleted}`,
+      );
     }
     return r;
   }
@@ -39,7 +43,8 @@ export class KubeRecordDocuments {
   /** Creates or replaces the ConfigMap: the document's summary values, then the document. */
   async write<T>(doc: RecordDocument<T>, value: T): Promise<void> {
     const body = {
-      apiVersion: 'v1', kind: 'ConfigMap',
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
       metadata: { name: doc.name, namespace: BOOTCPLAN_NAMESPACE, labels: { [MANAGED_BY_LABEL]: 'bootcplan' } },
       data: { ...doc.summary(value), [doc.key]: JSON.stringify(value) },
     };

@@ -21,16 +21,38 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AbortedError } from '../apply/driver.ts';
 import { ClusterApiError, errnoOf, NamedError } from '../base/errors.ts';
 import {
-  KubeApiError, KubeRequestError, HINT_NOT_API_SERVER, errorFromStatus, unreachable, timedOut, tooLarge, kubeconfigFailure, formatBytes, type Route,
+  KubeApiError,
+  KubeRequestError,
+  HINT_NOT_API_SERVER,
+  errorFromStatus,
+  unreachable,
+  timedOut,
+  tooLarge,
+  kubeconfigFailure,
+  formatBytes,
+  type Route,
 } from './api-errors.ts';
 import {
-  AnswerRefused, objectAnswer, jsonObjectAnswer, listAnswer, parseJsonBody, parseWatchEvent, statusOf, isApiServerNotFoundPage, describeAnswer, preview, printable,
-  type Expected, type ListPage, type WatchEvent,
+  AnswerRefused,
+  objectAnswer,
+  jsonObjectAnswer,
+  listAnswer,
+  parseJsonBody,
+  parseWatchEvent,
+  statusOf,
+  isApiServerNotFoundPage,
+  describeAnswer,
+  preview,
+  printable,
+  type Expected,
+  type ListPage,
+  type WatchEvent,
 } from './answers.ts';
 import type { ViewOf } from '../cluster/kinds.ts';
 import { exchange, openStream, readBody, readLines, ExchangeFailure, type Answer } from './http-exchange.ts';
 import { proxyRouteOf, TunnelAgent, ProxyRefused, forwardThrough, type ProxyRoute } from './proxy.ts';
 import { countRequest, countWritten } from './request-stats.ts';
+import { valueText } from '../base/json-text.ts';
 
 export { KubeApiError, KubeRequestError, PatchNotApplicableError, errorFromStatus } from './api-errors.ts';
 export { requestStats, resetRequestStats, type RequestStats } from './request-stats.ts';
@@ -91,9 +113,18 @@ export class KubeClient {
   private readonly maxBytes: number;
   private readonly pageSize: number;
 
-  constructor(readonly kc: KubeConfig, opts: KubeClientOptions = {}) {
+  constructor(
+    readonly kc: KubeConfig,
+    opts: KubeClientOptions = {},
+  ) {
     const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new KubeApiError(`kubeconfig context "${kc.getCurrentContext()}" names no cluster`, null, null, 'check the context with `kubectl config get-contexts`');
+    if (!cluster)
+      throw new KubeApiError(
+        `kubeconfig context "${kc.getCurrentContext()}" names no cluster`,
+        null,
+        null,
+        'check the context with `kubectl config get-contexts`',
+      );
     this.server = serverUrl(cluster.server, cluster.name);
     this.contextName = kc.getCurrentContext();
     this.isHttps = this.server.startsWith('https:');
@@ -120,7 +151,15 @@ export class KubeClient {
       throw kubeconfigFailure(err, endpoint, this.route, this.kc.getCurrentUser()?.name ?? '');
     }
     // KubeConfig makes a fresh agent per call; keep one (keep-alive) per kind of use.
-    const agentOpts: https.AgentOptions = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername };
+    const agentOpts: https.AgentOptions = {
+      ca: opts.ca,
+      cert: opts.cert,
+      key: opts.key,
+      pfx: opts.pfx,
+      passphrase: opts.passphrase,
+      rejectUnauthorized: opts.rejectUnauthorized,
+      servername: opts.servername,
+    };
     opts.agent = watch ? (this.watchAgent ??= this.newAgent(true, agentOpts)) : (this.agent ??= this.newAgent(false, agentOpts));
     opts.protocol = url.protocol;
     opts.hostname = url.hostname.replace(/^\[|\]$/g, '');
@@ -142,8 +181,14 @@ export class KubeClient {
       return timedOut(endpoint, this.route, seconds, err.kind === 'timeout-headers' ? 'headers' : err.kind === 'timeout-body' ? 'body' : 'watch');
     }
     if (err instanceof ProxyRefused) {
-      return new KubeRequestError(`${endpoint}: the proxy ${this.proxy?.shown} refused to open a tunnel to ${this.server}: ${printable(err.message, 200)}`, 'proxy', endpoint,
-        err.status === 407 ? 'the proxy wants credentials: put them in proxy-url (http://user:password@host:port)' : 'check proxy-url in the kubeconfig, and that the proxy allows CONNECT to the API server');
+      return new KubeRequestError(
+        `${endpoint}: the proxy ${this.proxy?.shown} refused to open a tunnel to ${this.server}: ${printable(err.message, 200)}`,
+        'proxy',
+        endpoint,
+        err.status === 407
+          ? 'the proxy wants credentials: put them in proxy-url (http://user:password@host:port)'
+          : 'check proxy-url in the kubeconfig, and that the proxy allows CONNECT to the API server',
+      );
     }
     if (err instanceof AnswerRefused) return new KubeRequestError(`${endpoint}: ${err.message}`, err.problem, endpoint, HINT_NOT_API_SERVER);
     const code = errnoOf(err);
@@ -160,7 +205,12 @@ export class KubeClient {
       const to = a.headers.location ? ` to ${printable(String(a.headers.location), 200)}` : '';
       return new KubeRequestError(`${endpoint}: HTTP ${a.status} redirect${to} (${this.server})`, 'unexpected-answer', endpoint, HINT_NOT_API_SERVER);
     }
-    return new KubeRequestError(`${endpoint}: HTTP ${a.status} answer is not a Kubernetes Status (${describeAnswer(a.headers, a.body)}): ${preview(a.body)}`, 'unexpected-answer', endpoint, HINT_NOT_API_SERVER);
+    return new KubeRequestError(
+      `${endpoint}: HTTP ${a.status} answer is not a Kubernetes Status (${describeAnswer(a.headers, a.body)}): ${preview(a.body)}`,
+      'unexpected-answer',
+      endpoint,
+      HINT_NOT_API_SERVER,
+    );
   }
 
   private async call<T>(method: string, path: string, o: RequestOptions, check: (value: unknown) => T, onBytes?: (n: number) => void): Promise<T> {
@@ -212,7 +262,11 @@ export class KubeClient {
    * pager falls back to one unpaginated list there, which the size cap would bound anyway,
    * but pages keep each answer small.
    */
-  async list<K extends string>(path: string, expected: Expected<K>, o: Omit<RequestOptions, 'body' | 'contentType' | 'expect'> = {}): Promise<ListAnswer<ViewOf<K>>> {
+  async list<K extends string>(
+    path: string,
+    expected: Expected<K>,
+    o: Omit<RequestOptions, 'body' | 'contentType' | 'expect'> = {},
+  ): Promise<ListAnswer<ViewOf<K>>> {
     try {
       return await this.listPages(path, expected, o);
     } catch (err) {
@@ -222,8 +276,12 @@ export class KubeClient {
       return await this.listPages(path, expected, o);
     } catch (err) {
       if (!(err instanceof ContinueExpired)) throw err;
-      throw new KubeRequestError(`GET ${path}: the list's continue token expired again after a restart (410 Gone): the collection changes faster than it can be read in pages of ${this.pageSize}`,
-        'list-expired', `GET ${path}`, 'run the command again; if it keeps happening, the API server compacts very often (etcd --auto-compaction-retention)');
+      throw new KubeRequestError(
+        `GET ${path}: the list's continue token expired again after a restart (410 Gone): the collection changes faster than it can be read in pages of ${this.pageSize}`,
+        'list-expired',
+        `GET ${path}`,
+        'run the command again; if it keeps happening, the API server compacts very often (etcd --auto-compaction-retention)',
+      );
     }
   }
 
@@ -236,20 +294,38 @@ export class KubeClient {
     for (;;) {
       let page: ListPage<ViewOf<K>>;
       try {
-        page = await this.call('GET', path, { ...o, query: { ...o.query, limit: this.pageSize, continue: token } }, (v) => listAnswer(v, expected), (n) => { bytes += n; });
+        page = await this.call(
+          'GET',
+          path,
+          { ...o, query: { ...o.query, limit: this.pageSize, continue: token } },
+          (v) => listAnswer(v, expected),
+          (n) => {
+            bytes += n;
+          },
+        );
       } catch (err) {
         if (token !== undefined && err instanceof KubeApiError && err.status === 410) throw new ContinueExpired();
         throw err;
       }
       if (bytes > this.maxBytes * LIST_BYTES_FACTOR) {
-        throw new KubeRequestError(`response from GET ${path} exceeded ${formatBytes(this.maxBytes * LIST_BYTES_FACTOR)} over ${seen.size + 1} pages (${this.server})`, 'too-large', `GET ${path}`, HINT_NOT_API_SERVER);
+        throw new KubeRequestError(
+          `response from GET ${path} exceeded ${formatBytes(this.maxBytes * LIST_BYTES_FACTOR)} over ${seen.size + 1} pages (${this.server})`,
+          'too-large',
+          `GET ${path}`,
+          HINT_NOT_API_SERVER,
+        );
       }
       for (const it of page.items) items.push(it);
       resourceVersion = typeof page.metadata?.resourceVersion === 'string' ? page.metadata.resourceVersion : resourceVersion;
       const next = page.metadata?.continue;
       if (next === undefined || next === '' || next === null) return { items, resourceVersion };
       if (typeof next !== 'string' || seen.has(next) || seen.size >= MAX_LIST_PAGES) {
-        throw new KubeRequestError(`GET ${path}: the server keeps answering with continue tokens (page ${seen.size + 1}: ${preview(Buffer.from(String(next)), 40)})`, 'unexpected-answer', `GET ${path}`, HINT_NOT_API_SERVER);
+        throw new KubeRequestError(
+          `GET ${path}: the server keeps answering with continue tokens (page ${seen.size + 1}: ${preview(Buffer.from(valueText(next)), 40)})`,
+          'unexpected-answer',
+          `GET ${path}`,
+          HINT_NOT_API_SERVER,
+        );
       }
       seen.add(next);
       token = next;
@@ -261,7 +337,13 @@ export class KubeClient {
    * (resolves), the signal aborts (resolves), or the connection fails (rejects). A server
    * that does not end it within its `timeoutSeconds` plus the request timeout is cut off.
    */
-  async watch<K extends string>(path: string, query: Record<string, string | number | boolean | undefined>, onEvent: (e: WatchEvent<ViewOf<K>>) => void, signal: AbortSignal, expected: Expected<K>): Promise<void> {
+  async watch<K extends string>(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    onEvent: (e: WatchEvent<ViewOf<K>>) => void,
+    signal: AbortSignal,
+    expected: Expected<K>,
+  ): Promise<void> {
     const endpoint = `WATCH ${path}`;
     const fullPath = path + queryString({ ...query, watch: 'true' });
     countRequest(this.contextName, 'WATCH', fullPath);
@@ -302,9 +384,14 @@ function serverUrl(server: unknown, cluster: string): string {
   let url: URL | null = null;
   try {
     url = new URL(String(server));
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new ClusterApiError(`kubeconfig cluster "${printable(cluster, 100)}": server ${JSON.stringify(printable(String(server ?? ''), 200))} is not an https:// URL`, 'set it to the API server, e.g. https://api.example.com:6443 (`kubectl config set-cluster NAME --server=URL`)');
+    throw new ClusterApiError(
+      `kubeconfig cluster "${printable(cluster, 100)}": server ${JSON.stringify(printable(typeof server === 'string' ? server : JSON.stringify(server ?? ''), 200))} is not an https:// URL`,
+      'set it to the API server, e.g. https://api.example.com:6443 (`kubectl config set-cluster NAME --server=URL`)',
+    );
   }
   return String(server).replace(/\/+$/, '');
 }

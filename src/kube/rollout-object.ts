@@ -43,8 +43,14 @@ function lockObservedOf(v: unknown): LockSighting | null {
     const t = v[f];
     return typeof t === 'string' && t.length <= 512 ? t : null;
   };
-  const lockId = text('lockId'), holder = text('holder'), record = text('record'), heldSince = text('heldSince'), recordSince = text('recordSince');
-  return lockId !== null && holder !== null && record !== null && heldSince !== null && recordSince !== null ? { lockId, holder, record, heldSince, recordSince } : null;
+  const lockId = text('lockId'),
+    holder = text('holder'),
+    record = text('record'),
+    heldSince = text('heldSince'),
+    recordSince = text('recordSince');
+  return lockId !== null && holder !== null && record !== null && heldSince !== null && recordSince !== null
+    ? { lockId, holder, record, heldSince, recordSince }
+    : null;
 }
 
 /**
@@ -59,44 +65,71 @@ function conditionsOf(v: unknown): RolloutCondition[] {
 
 export class RolloutObjects {
   private seq = 0;
-  constructor(private readonly client: KubeClient, private readonly clock: Clock, private readonly instance: string) {}
+  constructor(
+    private readonly client: KubeClient,
+    private readonly clock: Clock,
+    private readonly instance: string,
+  ) {}
 
   async read(name: string): Promise<RolloutObject | null> {
     let o: KObject;
     try {
-      o = await this.client.request('GET', objectPath(ROLLOUT, name, BOOTCPLAN_NAMESPACE), { what: `Rollout ${BOOTCPLAN_NAMESPACE}/${name}`, expect: 'Rollout' });
+      o = await this.client.request('GET', objectPath(ROLLOUT, name, BOOTCPLAN_NAMESPACE), {
+        what: `Rollout ${BOOTCPLAN_NAMESPACE}/${name}`,
+        expect: 'Rollout',
+      });
     } catch (err) {
       // No object, or no CRD (the API answers 404 for an unknown resource too).
       if (err instanceof NotFoundError) return null;
       throw err;
     }
     const status = isPlainObject(o.status) ? o.status : {};
-    return { uid: typeof o.metadata.uid === 'string' ? o.metadata.uid : null, generation: Number(o.metadata.generation ?? 0), spec: o.spec ?? null, conditions: conditionsOf(status.conditions), lockObserved: lockObservedOf(status.lockObserved) };
+    return {
+      uid: typeof o.metadata.uid === 'string' ? o.metadata.uid : null,
+      generation: Number(o.metadata.generation ?? 0),
+      spec: o.spec ?? null,
+      conditions: conditionsOf(status.conditions),
+      lockObserved: lockObservedOf(status.lockObserved),
+    };
   }
 
   async writeStatus(name: string, status: Partial<RolloutStatus>): Promise<void> {
     const problems = rolloutStatusProblems(status);
-    if (problems.length) throw new DriverError(`Rollout ${BOOTCPLAN_NAMESPACE}/${name} status not written: the API server would refuse it: ${problems.join('; ')}`);
+    if (problems.length)
+      throw new DriverError(`Rollout ${BOOTCPLAN_NAMESPACE}/${name} status not written: the API server would refuse it: ${problems.join('; ')}`);
     await this.client.request('PATCH', `${objectPath(ROLLOUT, name, BOOTCPLAN_NAMESPACE)}/status`, {
-      body: { status }, contentType: MERGE_PATCH, what: `Rollout ${BOOTCPLAN_NAMESPACE}/${name} status`, expect: 'Rollout',
+      body: { status },
+      contentType: MERGE_PATCH,
+      what: `Rollout ${BOOTCPLAN_NAMESPACE}/${name} status`,
+      expect: 'Rollout',
     });
   }
 
   async record(e: ClusterEventRecord, uid: string | null): Promise<void> {
     const problems = eventProblems(e);
-    if (problems.length) throw new DriverError(`Event about ${e.regarding.kind} ${e.regarding.name} not written: the API server would refuse it: ${problems.join('; ')}`);
+    if (problems.length)
+      throw new DriverError(`Event about ${e.regarding.kind} ${e.regarding.name} not written: the API server would refuse it: ${problems.join('; ')}`);
     const ns = e.regarding.namespace ?? 'default';
     const t = this.clock.now();
     const micro = new Date(Math.round(t * 1000)).toISOString().replace('Z', '000Z');
     const body = {
-      apiVersion: 'events.k8s.io/v1', kind: 'Event',
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
       metadata: { name: eventName(e.regarding.name, t, ++this.seq), namespace: ns },
       eventTime: micro,
       reportingController: EVENT_REPORTING_CONTROLLER,
       reportingInstance: cutToBytes(this.instance, EVENT_LIMITS.reportingInstanceBytes, ''),
-      action: e.action, reason: e.reason, type: e.type,
+      action: e.action,
+      reason: e.reason,
+      type: e.type,
       note: e.note,
-      regarding: { apiVersion: e.regarding.apiVersion, kind: e.regarding.kind, name: e.regarding.name, ...(e.regarding.namespace ? { namespace: e.regarding.namespace } : {}), ...(uid ? { uid } : {}) },
+      regarding: {
+        apiVersion: e.regarding.apiVersion,
+        kind: e.regarding.kind,
+        name: e.regarding.name,
+        ...(e.regarding.namespace ? { namespace: e.regarding.namespace } : {}),
+        ...(uid ? { uid } : {}),
+      },
     };
     await this.client.request('POST', collectionPath(EVENT, ns), { body, what: `Event about ${e.regarding.kind} ${e.regarding.name}`, expect: 'Event' });
   }

@@ -9,8 +9,10 @@ import type { WatchCache } from './watch-cache.ts';
 import { setLongTimeout, MAX_TIMER_MS } from './long-timer.ts';
 
 export async function waitOnCache<T>(
-  cache: WatchCache, recheckSeconds: number,
-  predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions,
+  cache: WatchCache,
+  recheckSeconds: number,
+  predicate: (s: ClusterSnapshot) => T | null | undefined | false,
+  opts: WaitOptions,
 ): Promise<T | null> {
   if (opts.signal?.aborted) throw new AbortedError();
   await cache.start();
@@ -37,7 +39,7 @@ export async function waitOnCache<T>(
       try {
         v = predicate(cache.snapshot());
       } catch (err) {
-        finish(() => reject(err));
+        finish(() => reject(err instanceof Error ? err : new Error(String(err))));
         return;
       }
       if (v !== undefined && v !== null && v !== false) {
@@ -46,7 +48,9 @@ export async function waitOnCache<T>(
       } else if (Date.now() >= deadline) finish(() => resolve(null));
     };
     // Coalesce bursts of watch events into one evaluation.
-    const schedule = () => { pending ??= setTimeout(check, 15); };
+    const schedule = () => {
+      pending ??= setTimeout(check, 15);
+    };
     const unsubscribe = cache.subscribe(schedule, (err) => finish(() => reject(err)));
     const onAbort = () => finish(() => reject(new AbortedError()));
     opts.signal?.addEventListener('abort', onAbort, { once: true });

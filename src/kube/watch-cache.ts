@@ -19,27 +19,43 @@ export class WatchCache {
   private listeners = new Set<() => void>();
   private fatalListeners = new Set<(e: Error) => void>();
 
-  constructor(client: KubeClient, private readonly source: string, watchTimeoutSeconds?: number, private readonly server: string | null = null) {
+  constructor(
+    client: KubeClient,
+    private readonly source: string,
+    watchTimeoutSeconds?: number,
+    private readonly server: string | null = null,
+  ) {
     this.reflectors = SNAPSHOT_SOURCES.map((s) => {
       const r = new Reflector(client, s.type, { namespace: s.namespace, fieldSelector: s.name ? `metadata.name=${s.name}` : undefined, watchTimeoutSeconds });
-      r.onChange(() => { for (const l of [...this.listeners]) l(); });
-      r.onFatal((e) => { for (const l of [...this.fatalListeners]) l(e); });
+      r.onChange(() => {
+        for (const l of [...this.listeners]) l();
+      });
+      r.onFatal((e) => {
+        for (const l of [...this.fatalListeners]) l(e);
+      });
       return { source: s, r };
     });
   }
   start(): Promise<void> {
     this.started ??= Promise.all(this.reflectors.map((x) => x.r.start())).then(() => undefined);
-    this.started.catch(() => { this.started = null; });
+    this.started.catch(() => {
+      this.started = null;
+    });
     return this.started;
   }
-  get isStarted() { return this.started !== null; }
+  get isStarted() {
+    return this.started !== null;
+  }
   stop() {
     for (const x of this.reflectors) x.r.stop();
   }
   subscribe(l: () => void, fatal: (e: Error) => void): () => void {
     this.listeners.add(l);
     this.fatalListeners.add(fatal);
-    return () => { this.listeners.delete(l); this.fatalListeners.delete(fatal); };
+    return () => {
+      this.listeners.delete(l);
+      this.fatalListeners.delete(fatal);
+    };
   }
   private version(): number {
     let v = 0;
@@ -99,8 +115,12 @@ export class WatchCache {
     if (this.isStarted) this.remove(o);
   }
   watchStats() {
-    let watches = 0, relists = 0;
-    for (const x of this.reflectors) { watches += x.r.watches; relists += x.r.relists; }
+    let watches = 0,
+      relists = 0;
+    for (const x of this.reflectors) {
+      watches += x.r.watches;
+      relists += x.r.relists;
+    }
     return { watches, relists };
   }
 }

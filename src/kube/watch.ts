@@ -15,12 +15,13 @@
  * is listed again (client-go's reflector does the same).
  */
 import type { KObject } from '../cluster/types.ts';
-import { KubeClient, KubeApiError, type ListAnswer, type WatchEvent } from './rest.ts';
+import { type KubeClient, KubeApiError, type ListAnswer, type WatchEvent } from './rest.ts';
 import { type ResourceType, collectionPath } from './resources.ts';
 import { NotFoundError } from '../apply/driver.ts';
 import { setLongTimeout } from './long-timer.ts';
 import { printable } from './answers.ts';
 import { NamedError } from '../base/errors.ts';
+import { valueText } from '../base/json-text.ts';
 
 export interface ReflectorOptions {
   namespace?: string;
@@ -77,7 +78,11 @@ export class Reflector {
   watches = 0;
   relists = 0;
 
-  constructor(readonly client: KubeClient, readonly type: ResourceType, readonly opts: ReflectorOptions = {}) {}
+  constructor(
+    readonly client: KubeClient,
+    readonly type: ResourceType,
+    readonly opts: ReflectorOptions = {},
+  ) {}
 
   onChange(l: ChangeListener): () => void {
     this.listeners.add(l);
@@ -108,7 +113,10 @@ export class Reflector {
    */
   startStreaming(): Promise<void> {
     this.started ??= (noStreaming.has(this.client) ? this.list() : this.stream()).then(() => {
-      if (this.installed) setImmediate(() => { if (!this.stopped) void this.loop(); });
+      if (this.installed)
+        setImmediate(() => {
+          if (!this.stopped) void this.loop();
+        });
     });
     return this.started;
   }
@@ -127,33 +135,54 @@ export class Reflector {
     let synced = false;
     const silence = this.opts.streamSilenceMs ?? STREAM_SILENCE_MS;
     let timer = setLongTimeout(() => ac.abort(), silence);
-    const quiet = () => { timer.clear(); timer = setLongTimeout(() => ac.abort(), silence); };
+    const quiet = () => {
+      timer.clear();
+      timer = setLongTimeout(() => ac.abort(), silence);
+    };
     let ready!: () => void;
-    const isReady = new Promise<void>((r) => { ready = r; });
+    const isReady = new Promise<void>((r) => {
+      ready = r;
+    });
     this.items.clear();
     this.watches++;
-    const ended = this.client.watch(this.path, {
-      ...this.selectors(), sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true,
-      timeoutSeconds: this.opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 60),
-    }, (ev) => {
-      if (synced) return this.handle(ev);
-      quiet();
-      if (ev.type === 'ADDED') return this.initial(ev.object);
-      if (ev.type === 'BOOKMARK' && ev.object.metadata.annotations?.[INITIAL_EVENTS_END] === 'true') {
-        synced = true;
-        timer.clear();
-        this.resourceVersion = ev.object.metadata.resourceVersion ?? '';
-        this.relists++;
-        this.changed();
-        return ready();
-      }
-      if (ev.type !== 'BOOKMARK') throw new StreamingUnsupported(`watch ${this.type.plural}: ${ev.type} before the initial events ended`);
-    }, ac.signal, this.type).then(() => null, (err: unknown) => err);
+    const ended = this.client
+      .watch(
+        this.path,
+        {
+          ...this.selectors(),
+          sendInitialEvents: true,
+          resourceVersionMatch: 'NotOlderThan',
+          allowWatchBookmarks: true,
+          timeoutSeconds: this.opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 60),
+        },
+        (ev) => {
+          if (synced) return this.handle(ev);
+          quiet();
+          if (ev.type === 'ADDED') return this.initial(ev.object);
+          if (ev.type === 'BOOKMARK' && ev.object.metadata.annotations?.[INITIAL_EVENTS_END] === 'true') {
+            synced = true;
+            timer.clear();
+            this.resourceVersion = ev.object.metadata.resourceVersion ?? '';
+            this.relists++;
+            this.changed();
+            return ready();
+          }
+          if (ev.type !== 'BOOKMARK') throw new StreamingUnsupported(`watch ${this.type.plural}: ${ev.type} before the initial events ended`);
+        },
+        ac.signal,
+        this.type,
+      )
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
     const first = await Promise.race([isReady.then(() => 'synced' as const), ended]);
     timer.clear();
     if (first === 'synced') {
       // The rest of this watch is the loop's first watch (an error ends it: the loop resumes or lists).
-      this.tail = ended.then(() => { this.abort.signal.removeEventListener('abort', stopStream); });
+      this.tail = ended.then(() => {
+        this.abort.signal.removeEventListener('abort', stopStream);
+      });
       return;
     }
     this.abort.signal.removeEventListener('abort', stopStream);
@@ -219,15 +248,24 @@ export class Reflector {
       const began = Date.now();
       try {
         this.watches++;
-        await this.client.watch(this.path, {
-          ...this.selectors(), resourceVersion: this.resourceVersion, allowWatchBookmarks: true,
-          timeoutSeconds: this.opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 60),
-        }, (ev) => this.handle(ev), this.abort.signal, this.type);
+        await this.client.watch(
+          this.path,
+          {
+            ...this.selectors(),
+            resourceVersion: this.resourceVersion,
+            allowWatchBookmarks: true,
+            timeoutSeconds: this.opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 60),
+          },
+          (ev) => this.handle(ev),
+          this.abort.signal,
+          this.type,
+        );
         if (this.stopped) return;
         if (Date.now() - began > 1000) backoff = 0.2;
         else await this.pause(backoff);
-      } catch (err) {
+      } catch (caught) {
         if (this.stopped) return;
+        let err = caught;
         if (err instanceof GoneError || (err instanceof KubeApiError && err.status === 410)) {
           try {
             await this.list();
@@ -250,7 +288,14 @@ export class Reflector {
   private pause(seconds: number): Promise<void> {
     return new Promise((resolve) => {
       const t = setLongTimeout(resolve, seconds * 1000).unref();
-      this.abort.signal.addEventListener('abort', () => { t.clear(); resolve(); }, { once: true });
+      this.abort.signal.addEventListener(
+        'abort',
+        () => {
+          t.clear();
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 
@@ -279,7 +324,11 @@ export class Reflector {
       case 'ERROR': {
         const o = ev.object;
         if (o.code === 410) throw new GoneError(typeof o.message === 'string' ? o.message : 'resourceVersion too old');
-        throw new KubeApiError(`watch ${this.type.plural}: ${printable(String(o.message ?? 'error'), 500)}`, typeof o.code === 'number' ? o.code : null, typeof o.reason === 'string' ? printable(o.reason, 100) : null);
+        throw new KubeApiError(
+          `watch ${this.type.plural}: ${printable(o.message === undefined || o.message === null ? 'error' : valueText(o.message), 500)}`,
+          typeof o.code === 'number' ? o.code : null,
+          typeof o.reason === 'string' ? printable(o.reason, 100) : null,
+        );
       }
     }
   }

@@ -17,7 +17,11 @@ const SHOWN = 20;
 const names = (ns: string[]) => (ns.length > SHOWN ? `${ns.slice(0, SHOWN).join(', ')} and ${ns.length - SHOWN} more` : ns.join(', '));
 
 /** The pending nodes of a bootc pool the daemon cannot reach (node -> why); reports one warning per kind. */
-export function daemonGapBlocks(pool: { spec: PoolSpec; path: string; pending: NodeView[]; blocked: ReadonlyMap<string, BlockedBy> }, idx: NodeIndex, report: (d: DiagnosticInput) => void): Map<string, BlockedBy> {
+export function daemonGapBlocks(
+  pool: { spec: PoolSpec; path: string; pending: NodeView[]; blocked: ReadonlyMap<string, BlockedBy> },
+  idx: NodeIndex,
+  report: (d: DiagnosticInput) => void,
+): Map<string, BlockedBy> {
   const held = new Map<string, BlockedBy>();
   const by: Record<DaemonGap, string[]> = { 'not-managed': [], 'no-bootcnode-status': [] };
   for (const n of pool.pending) {
@@ -33,7 +37,9 @@ export function daemonGapBlocks(pool: { spec: PoolSpec; path: string; pending: N
   if (by['not-managed'].length) {
     const ns = by['not-managed'];
     report({
-      severity: 'warning', code: 'node-not-managed', path: at,
+      severity: 'warning',
+      code: 'node-not-managed',
+      path: at,
       message: `${ns.length} node(s) of BootcNodePool ${name} lack the ${BOOTC_MANAGED_LABEL} label, the bootc-operator daemon's node selector: no daemon runs there to stage the target, so they are not scheduled: ${names(ns)}`,
       hint: `the bootc-operator's controller labels each node it takes into a pool; check that it runs (its logs name the node), or label the node yourself (\`oc label node ${ns[0]} ${BOOTC_MANAGED_LABEL}=\`), wait for the daemon pod on it, then plan again`,
     });
@@ -41,7 +47,9 @@ export function daemonGapBlocks(pool: { spec: PoolSpec; path: string; pending: N
   if (by['no-bootcnode-status'].length) {
     const ns = by['no-bootcnode-status'];
     report({
-      severity: 'warning', code: 'bootcnode-without-status', path: at,
+      severity: 'warning',
+      code: 'bootcnode-without-status',
+      path: at,
       message: `${ns.length} node(s) of BootcNodePool ${name} have a BootcNode without a status: their bootc-operator daemon has not reported yet (it writes the status), so they would never stage the target and are not scheduled: ${names(ns)}`,
       hint: `check the daemon pod on each node (\`oc get pods -A -o wide --field-selector spec.nodeName=${ns[0]}\`: the bootc-operator DaemonSet); once \`oc get bootcnode ${ns[0]} -o yaml\` shows a status, plan again`,
     });

@@ -11,19 +11,31 @@
 import type { RolloutSpec } from '../spec/types.ts';
 import type { MachineManager, BootImageSkewEnforcement } from '../base/api-types.ts';
 import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, joinPath } from '../base/diagnostics.ts';
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import { readStream } from '../domain/stream.ts';
 import { type ClusterFacts, clusterFacts, effectiveManagers, explicitOptOut, describeManagers } from '../domain/bootimages-cluster.ts';
 import { type EffectsContext, type CpmsStrategy, machineSetEffect, cpmsEffect } from '../domain/bootimages-effects.ts';
 import {
-  AUTOMATIC_RULES, automaticRuleViolation, automaticStatusRuleBroken, checkClusterRules, managersPathOf, sameManagers,
-  MBI_PATH, MANAGERS_PATH, SKEW_PATH, CPMS_PATH,
+  AUTOMATIC_RULES,
+  automaticRuleViolation,
+  automaticStatusRuleBroken,
+  checkClusterRules,
+  managersPathOf,
+  sameManagers,
+  MBI_PATH,
+  MANAGERS_PATH,
+  SKEW_PATH,
+  CPMS_PATH,
 } from '../domain/bootimages.ts';
 import { type DraftChange, updateChange, fieldChange } from './changes.ts';
 import type { BootImagesPlan, ChangeReason, Risk } from './types.ts';
 import type { MachineConfigurationObject } from '../cluster/kinds.ts';
 
-export interface BootImagesInput { spec: RolloutSpec; specMap: SourceMap | null; snapshot: ClusterSnapshot }
+export interface BootImagesInput {
+  spec: RolloutSpec;
+  specMap: SourceMap | null;
+  snapshot: ClusterSnapshot;
+}
 export interface BootImagesResult {
   changes: DraftChange[];
   bootImages: BootImagesPlan;
@@ -59,7 +71,10 @@ export function planBootImages(input: BootImagesInput): BootImagesResult {
   const { spec, specMap, snapshot } = input;
   const diagnostics: Diagnostic[] = [];
   const step: BootImagesStep = {
-    spec: spec.spec, snapshot, facts: clusterFacts(snapshot), mc: snapshot.machineConfiguration,
+    spec: spec.spec,
+    snapshot,
+    facts: clusterFacts(snapshot),
+    mc: snapshot.machineConfiguration,
     report: (d) => diagnostics.push(diagnosticAt(specMap, d)),
   };
   const specList = spec.spec.managedBootImages?.machineManagers;
@@ -90,7 +105,9 @@ function desiredManagers({ spec: s, facts, mc, report }: BootImagesStep): Desire
   if (keepsLegacy && !facts.explicitNoneSupported && facts.bootImagesSupported !== false) {
     // Before 4.19 there is no mode None to migrate to (EXPLICIT_NONE_SINCE): `[]` stays the opt-out.
     report({
-      severity: 'warning', code: 'legacy-empty-machinemanagers-kept', path: specList !== undefined ? MANAGERS_PATH : null,
+      severity: 'warning',
+      code: 'legacy-empty-machinemanagers-kept',
+      path: specList !== undefined ? MANAGERS_PATH : null,
       message: `\`machineManagers: []\` is kept as it is: OpenShift ${facts.version} is before 4.19, which added the selection mode None, so the explicit form does not exist on this cluster. The empty list still means "update no boot images", but structured clients drop it, which turns it into "no opinion"`,
       hint: 'after the upgrade to 4.19, plan again: bootcplan then writes the explicit form (machinesets with mode None)',
     });
@@ -105,8 +122,11 @@ function desiredManagers({ spec: s, facts, mc, report }: BootImagesStep): Desire
     reason = 'migrate-legacy-empty-machinemanagers';
     if (facts.bootImagesSupported === null) {
       report({
-        severity: 'warning', code: 'cluster-platform-unknown', path: null,
-        message: 'the snapshot has no Infrastructure/cluster: the legacy `machineManagers: []` is migrated to machinesets None only, without a controlplanemachinesets entry',
+        severity: 'warning',
+        code: 'cluster-platform-unknown',
+        path: null,
+        message:
+          'the snapshot has no Infrastructure/cluster: the legacy `machineManagers: []` is migrated to machinesets None only, without a controlplanemachinesets entry',
         hint: 'take the snapshot with `bootcplan snapshot` so that it includes config.openshift.io Infrastructure and FeatureGate',
       });
     }
@@ -121,7 +141,8 @@ function machineConfigurationChanges({ spec: s, mc, report }: BootImagesStep, { 
   const skew = s.bootImageSkewEnforcement;
   if ((desiredList || skew) && !mc) {
     report({
-      code: 'machineconfiguration-not-found', path: desiredList ? MBI_PATH : SKEW_PATH,
+      code: 'machineconfiguration-not-found',
+      path: desiredList ? MBI_PATH : SKEW_PATH,
       message: 'the cluster has no MachineConfiguration named "cluster" (operator.openshift.io/v1)',
       expected: 'an OpenShift cluster whose Machine Config Operator created MachineConfiguration/cluster',
       hint: 'boot image settings exist only on OpenShift 4.16 and later; remove managedBootImages and bootImageSkewEnforcement for other clusters',
@@ -130,12 +151,19 @@ function machineConfigurationChanges({ spec: s, mc, report }: BootImagesStep, { 
   let skewChange: DraftChange | null = null;
   let managersChange: DraftChange | null = null;
   if (mc && skew) {
-    skewChange = fieldChange(mc, ['spec', 'bootImageSkewEnforcement'], skew, 'boot-image-skew-enforcement', `boot image skew enforcement: ${describeSkew(skew)}`);
+    skewChange = fieldChange(
+      mc,
+      ['spec', 'bootImageSkewEnforcement'],
+      skew,
+      'boot-image-skew-enforcement',
+      `boot image skew enforcement: ${describeSkew(skew)}`,
+    );
   }
   if (mc && desiredList) {
-    const description = reason === 'migrate-legacy-empty-machinemanagers'
-      ? `legacy opt-out \`machineManagers: []\` made explicit (${describeManagers(desiredList)}): the same "update nothing", but it survives structured clients`
-      : `managed boot images: ${describeManagers(desiredList)}`;
+    const description =
+      reason === 'migrate-legacy-empty-machinemanagers'
+        ? `legacy opt-out \`machineManagers: []\` made explicit (${describeManagers(desiredList)}): the same "update nothing", but it survives structured clients`
+        : `managed boot images: ${describeManagers(desiredList)}`;
     managersChange = fieldChange(mc, ['spec', 'managedBootImages', 'machineManagers'], desiredList, reason, description);
   }
   return { skewChange, managersChange };
@@ -147,7 +175,11 @@ function describeSkew(s: BootImageSkewEnforcement): string {
 }
 
 // ---- skew enforcement ordering (the Automatic-status object rules) -------------------
-function orderSkewEnforcement({ spec: s, facts, mc, report }: BootImagesStep, { desiredList }: DesiredManagers, { skewChange, managersChange }: MachineConfigurationChanges): void {
+function orderSkewEnforcement(
+  { spec: s, facts, mc, report }: BootImagesStep,
+  { desiredList }: DesiredManagers,
+  { skewChange, managersChange }: MachineConfigurationChanges,
+): void {
   if (!mc || facts.skewStatusMode !== 'Automatic') return;
   const specList = s.managedBootImages?.machineManagers;
   const skew = s.bootImageSkewEnforcement;
@@ -155,30 +187,39 @@ function orderSkewEnforcement({ spec: s, facts, mc, report }: BootImagesStep, { 
   // Rule 4 looks at status only: while it is broken, every write to the object is rejected.
   if (writes && automaticStatusRuleBroken(mc.status?.managedBootImagesStatus?.machineManagers)) {
     report({
-      code: 'skew-enforcement-status-invalid', path: desiredList ? MANAGERS_PATH : SKEW_PATH,
+      code: 'skew-enforcement-status-invalid',
+      path: desiredList ? MANAGERS_PATH : SKEW_PATH,
       message: `MachineConfiguration/cluster: Invalid value: "object": ${AUTOMATIC_RULES.statusAll}`,
       hint: 'the cluster object itself breaks this rule, so the API server rejects every update of it; check the machine-config ClusterOperator',
     });
   }
   const violation = managersChange?.action === 'update' ? automaticRuleViolation(desiredList) : null;
   if (!violation) return;
-  const choices = 'set spec.bootImageSkewEnforcement first: `mode: Manual` with `manual: {mode: OCPVersion, ocpVersion: <the version your boot images come from>}` (or RHCOSVersion), or `mode: None` to turn enforcement off; bootcplan then writes it, waits until the status leaves Automatic, and writes the managers';
-  const at = specList === undefined ? SKEW_PATH
-    : violation.index === null ? MANAGERS_PATH : joinPath(joinPath(joinPath(MANAGERS_PATH, violation.index), 'selection'), 'mode');
+  const choices =
+    'set spec.bootImageSkewEnforcement first: `mode: Manual` with `manual: {mode: OCPVersion, ocpVersion: <the version your boot images come from>}` (or RHCOSVersion), or `mode: None` to turn enforcement off; bootcplan then writes it, waits until the status leaves Automatic, and writes the managers';
+  const at =
+    specList === undefined
+      ? SKEW_PATH
+      : violation.index === null
+        ? MANAGERS_PATH
+        : joinPath(joinPath(joinPath(MANAGERS_PATH, violation.index), 'selection'), 'mode');
   if (skewChange?.action === 'update') {
     skewChange.waitAfter = {
       kind: 'skew-enforcement-not-automatic',
-      description: 'MachineConfiguration/cluster status.bootImageSkewEnforcementStatus.mode is no longer Automatic (the API server rejects opting MachineSets out while it is)',
+      description:
+        'MachineConfiguration/cluster status.bootImageSkewEnforcementStatus.mode is no longer Automatic (the API server rejects opting MachineSets out while it is)',
     };
   } else if (skewChange) {
     report({
-      code: 'skew-enforcement-status-pending', path: SKEW_PATH,
+      code: 'skew-enforcement-status-pending',
+      path: SKEW_PATH,
       message: `spec.bootImageSkewEnforcement is already ${skew?.mode} in the cluster, but status.bootImageSkewEnforcementStatus.mode is still Automatic; while it is, the API server rejects the new managers: ${violation.message}`,
       hint: 'the Machine Config Operator has not synced the status yet; plan again once it shows the new mode',
     });
   } else {
     report({
-      code: 'skew-enforcement-choice-required', path: at,
+      code: 'skew-enforcement-choice-required',
+      path: at,
       message: `boot image skew enforcement is Automatic in the cluster, and the API server rejects these managers: "${violation.message}"`,
       expected: 'a spec.bootImageSkewEnforcement choice (Manual with a version, or None)',
       hint: choices,
@@ -188,10 +229,12 @@ function orderSkewEnforcement({ spec: s, facts, mc, report }: BootImagesStep, { 
 
 // ---- effects on MachineSets and the ControlPlaneMachineSet ------------------------------
 function predictEffects(
-  { snapshot, facts, mc, report }: BootImagesStep, { observedList, desiredList }: DesiredManagers, { managersChange }: MachineConfigurationChanges,
+  { snapshot, facts, mc, report }: BootImagesStep,
+  { observedList, desiredList }: DesiredManagers,
+  { managersChange }: MachineConfigurationChanges,
 ): { bootImages: BootImagesPlan; ctx: EffectsContext } {
   const statusList = observedStatusList({ snapshot, facts, mc, report });
-  const afterList = managersChange?.action === 'update' ? desiredList : statusList ?? observedList;
+  const afterList = managersChange?.action === 'update' ? desiredList : (statusList ?? observedList);
   const managers = effectiveManagers(afterList, facts);
   const stream = readStream(snapshot.bootImagesConfigMap);
   const ctx: EffectsContext = { facts, managers, stream: stream.ok ? { ok: true, stream: stream.stream } : stream };
@@ -200,7 +243,13 @@ function predictEffects(
     bootImages.machineSets = snapshot.machineSets.map((ms) => machineSetEffect(ms, ctx));
     const selected = bootImages.machineSets.some((m) => !m.skipped) || managers.machineSets.mode !== 'None';
     if (!stream.ok && selected) {
-      report({ severity: 'warning', code: 'boot-images-stream-unavailable', path: null, message: `boot image effects cannot be predicted: ${stream.reason}`, hint: 'include the coreos-bootimages ConfigMap in the snapshot' });
+      report({
+        severity: 'warning',
+        code: 'boot-images-stream-unavailable',
+        path: null,
+        message: `boot image effects cannot be predicted: ${stream.reason}`,
+        hint: 'include the coreos-bootimages ConfigMap in the snapshot',
+      });
     }
   }
   return { bootImages, ctx };
@@ -216,7 +265,9 @@ function observedStatusList({ facts, mc, report }: Pick<BootImagesStep, 'snapsho
   const seen = facts.statusObserved;
   if (!mc || seen.current || facts.bootImagesSupported === false) return list;
   report({
-    severity: 'warning', code: 'machineconfiguration-status-behind', path: null,
+    severity: 'warning',
+    code: 'machineconfiguration-status-behind',
+    path: null,
     message: `MachineConfiguration/cluster status is behind its spec (status.observedGeneration ${seen.observedGeneration ?? 'not set'}, metadata.generation ${seen.generation}): the Machine Config Operator has not synced the last spec change, so status.managedBootImagesStatus and the skew enforcement status may be out of date; boot image effects are predicted from the spec`,
     hint: 'check the machine-config ClusterOperator; plan again once status.observedGeneration equals metadata.generation',
   });
@@ -226,13 +277,22 @@ function observedStatusList({ facts, mc, report }: Pick<BootImagesStep, 'snapsho
 // ---- ControlPlaneMachineSet ---------------------------------------------------------
 /** The strategy change (if any); fills bootImages.controlPlaneMachineSet and marks the change that causes a replacement. */
 function planControlPlaneMachineSet(
-  { spec: s, snapshot, report }: BootImagesStep, ctx: EffectsContext, { managersChange }: MachineConfigurationChanges, bootImages: BootImagesPlan,
+  { spec: s, snapshot, report }: BootImagesStep,
+  ctx: EffectsContext,
+  { managersChange }: MachineConfigurationChanges,
+  bootImages: BootImagesPlan,
 ): DraftChange | null {
   const cpSpec = s.controlPlaneMachineSet;
   const cpms = snapshot.controlPlaneMachineSet;
   let cpmsChange: DraftChange | null = null;
   if (cpSpec?.strategy && !cpms) {
-    report({ severity: 'warning', code: 'cpms-not-found', path: joinPath(CPMS_PATH, 'strategy'), message: 'the cluster has no ControlPlaneMachineSet openshift-machine-api/cluster; the strategy is not written', hint: 'remove controlPlaneMachineSet from the spec for clusters without one' });
+    report({
+      severity: 'warning',
+      code: 'cpms-not-found',
+      path: joinPath(CPMS_PATH, 'strategy'),
+      message: 'the cluster has no ControlPlaneMachineSet openshift-machine-api/cluster; the strategy is not written',
+      hint: 'remove controlPlaneMachineSet from the spec for clusters without one',
+    });
   }
   if (!cpms) return cpmsChange;
   const observedStrategy = cpms.spec?.strategy?.type ?? undefined;
@@ -240,8 +300,14 @@ function planControlPlaneMachineSet(
   const after: CpmsStrategy = cpSpec?.strategy ?? before;
   // spec.strategy.type defaults to RollingUpdate: an absent field already means it.
   if (cpSpec?.strategy && !(observedStrategy === undefined && cpSpec.strategy === 'RollingUpdate')) {
-    cpmsChange = updateChange(cpms, { spec: { strategy: { type: cpSpec.strategy } } }, null, 'none', () => 'cpms-strategy',
-      `ControlPlaneMachineSet strategy ${cpSpec.strategy}${cpSpec.strategy === 'OnDelete' ? ': control-plane machines are replaced only when deleted' : ': control-plane machines are replaced one at a time when they differ from the template'}`);
+    cpmsChange = updateChange(
+      cpms,
+      { spec: { strategy: { type: cpSpec.strategy } } },
+      null,
+      'none',
+      () => 'cpms-strategy',
+      `ControlPlaneMachineSet strategy ${cpSpec.strategy}${cpSpec.strategy === 'OnDelete' ? ': control-plane machines are replaced only when deleted' : ': control-plane machines are replaced one at a time when they differ from the template'}`,
+    );
   }
   const eff = cpmsEffect(cpms, ctx, before, after);
   bootImages.controlPlaneMachineSet = { from: eff.from, to: eff.to, replacement: eff.replacement, why: eff.why };
@@ -252,9 +318,12 @@ function planControlPlaneMachineSet(
       const cpPath = managersPathOf(s.managedBootImages?.machineManagers, 'controlplanemachinesets');
       report({
         code: 'cpms-replacement-not-allowed',
-        path: cpSpec?.allowReplacement !== undefined ? joinPath(CPMS_PATH, 'allowReplacement')
-          : eff.cause === 'strategy' && cpSpec?.strategy ? joinPath(CPMS_PATH, 'strategy')
-          : cpPath ?? CPMS_PATH,
+        path:
+          cpSpec?.allowReplacement !== undefined
+            ? joinPath(CPMS_PATH, 'allowReplacement')
+            : eff.cause === 'strategy' && cpSpec?.strategy
+              ? joinPath(CPMS_PATH, 'strategy')
+              : (cpPath ?? CPMS_PATH),
         message: `this plan replaces control-plane machines: ${eff.why}`,
         expected: 'controlPlaneMachineSet.allowReplacement: true to accept a control-plane replacement',
         hint: 'set spec.controlPlaneMachineSet.allowReplacement: true to accept it, or set spec.controlPlaneMachineSet.strategy: OnDelete (machines are then replaced only when you delete them), or keep controlplanemachinesets at mode None',

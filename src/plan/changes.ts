@@ -19,7 +19,9 @@ import type { PlanChange, ChangeReason, Risk } from './types.ts';
 export function changeKey(c: Pick<PlanChange, 'address' | 'after' | 'before'>): string {
   const managed = c.after ?? c.before;
   const fields = isPlainObject(managed)
-    ? Object.entries(managed).flatMap(([k, v]) => (isPlainObject(v) ? Object.keys(v).map((k2) => `${k}.${k2}`) : [k])).sort()
+    ? Object.entries(managed)
+        .flatMap(([k, v]) => (isPlainObject(v) ? Object.keys(v).map((k2) => `${k}.${k2}`) : [k]))
+        .sort()
     : [];
   return `${c.address} ${fields.join(',')}`;
 }
@@ -29,8 +31,12 @@ export type DraftChange = Omit<PlanChange, 'order'>;
 
 /** An update (or noop) of the managed fields `after` on an existing object. */
 export function updateChange(
-  obj: KObject, after: Record<string, unknown>, pool: string | null, riskIfChanged: Risk,
-  reasonOf: (changedPaths: string[]) => ChangeReason, description: string,
+  obj: KObject,
+  after: Record<string, unknown>,
+  pool: string | null,
+  riskIfChanged: Risk,
+  reasonOf: (changedPaths: string[]) => ChangeReason,
+  description: string,
 ): DraftChange {
   const paths = leafPaths(after);
   const before = pickPathsWithParents(obj, paths);
@@ -39,9 +45,18 @@ export function updateChange(
   const action = patch.length ? 'update' : 'noop';
   return {
     address: obj.metadata.namespace ? `${obj.kind}/${obj.metadata.namespace}/${obj.metadata.name}` : `${obj.kind}/${obj.metadata.name}`,
-    apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace ?? null, name: obj.metadata.name,
-    action, reason: reasonOf(changed.length ? changed : paths.map((x) => x.join('.'))), patch, before, after,
-    risk: action === 'noop' ? 'none' : riskIfChanged, pool, description,
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    namespace: obj.metadata.namespace ?? null,
+    name: obj.metadata.name,
+    action,
+    reason: reasonOf(changed.length ? changed : paths.map((x) => x.join('.'))),
+    patch,
+    before,
+    after,
+    risk: action === 'noop' ? 'none' : riskIfChanged,
+    pool,
+    description,
   };
 }
 
@@ -81,9 +96,13 @@ export function fieldChange(obj: KObject, path: string[], value: unknown, reason
   }
   const oldValue = pickPaths(obj, [path]);
   const leafBefore = path.reduce<unknown>((o, k) => (isPlainObject(o) ? o[k] : undefined), oldValue);
-  const patch = leafBefore !== undefined && !deepEqual(leafBefore, value)
-    ? [{ op: 'test' as const, path: jsonPointer(path), value: leafBefore }, { op: 'replace' as const, path: jsonPointer(path), value }]
-    : buildPatch(skeleton, after);
+  const patch =
+    leafBefore !== undefined && !deepEqual(leafBefore, value)
+      ? [
+          { op: 'test' as const, path: jsonPointer(path), value: leafBefore },
+          { op: 'replace' as const, path: jsonPointer(path), value },
+        ]
+      : buildPatch(skeleton, after);
   draft.patch = patch;
   draft.action = patch.length ? 'update' : 'noop';
   draft.risk = 'none';

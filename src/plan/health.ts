@@ -29,7 +29,10 @@ export const DEFAULT_IGNORE = ['Watchdog', 'InfoInhibitor'];
 export const DEFAULT_WHEN: GatePoint[] = ['preflight', 'afterWave'];
 
 /** A check of the spec and where it is written (its field path). */
-export interface SpecCheck { check: HealthCheckSpec; path: string }
+export interface SpecCheck {
+  check: HealthCheckSpec;
+  path: string;
+}
 
 /** A check with `enabled: false` and no kind only drops the inherited check of its name. */
 const drops = (c: HealthCheckSpec) => c.enabled === false && !HEALTH_CHECK_KINDS.some((k) => Object.hasOwn(c, k));
@@ -65,16 +68,21 @@ function planAuth(a: HealthAuth | undefined): PlanHealthAuth {
 function planCa(c: HealthCa | undefined, defaultUrl: boolean): PlanHealthCa {
   if (c === undefined) return defaultUrl ? SERVICE_CA : 'system';
   if (c === 'system') return c;
-  return 'configMap' in c && c.configMap ? { configMap: keyRef(c.configMap, 'ca.crt') } : { secret: keyRef((c as { secret: { namespace: string; name: string; key?: string } }).secret, 'ca.crt') };
+  return 'configMap' in c && c.configMap
+    ? { configMap: keyRef(c.configMap, 'ca.crt') }
+    : { secret: keyRef((c as { secret: { namespace: string; name: string; key?: string } }).secret, 'ca.crt') };
 }
 
 /** Where a Prometheus-API check reads from: its URL, else OpenShift's monitoring stack; null (and an error) elsewhere. */
 function endpoint(e: HealthEndpointSpec, at: string, openshift: boolean, report: (d: DiagnosticInput) => void): PlanHealthEndpoint | null {
   if (e.url === undefined && !openshift) {
     report({
-      code: 'health-url-required', path: at, atKey: true,
+      code: 'health-url-required',
+      path: at,
+      atKey: true,
       message: 'this cluster is not OpenShift (no ClusterVersion), so there is no default monitoring URL',
-      expected: 'url: the Prometheus (or Alertmanager) base URL', hint: 'e.g. url: http://prometheus-operated.monitoring.svc:9090 with auth: none in the cluster (docs/spec.md "Health checks")',
+      expected: 'url: the Prometheus (or Alertmanager) base URL',
+      hint: 'e.g. url: http://prometheus-operated.monitoring.svc:9090 with auth: none in the cluster (docs/spec.md "Health checks")',
     });
     return null;
   }
@@ -88,9 +96,14 @@ function planCheck(sc: SpecCheck, openshift: boolean, report: (d: DiagnosticInpu
   const kind = HEALTH_CHECK_KINDS.find((k) => Object.hasOwn(c, k))!;
   const interval = c.intervalSeconds ?? 30;
   const base = {
-    when: c.when ?? DEFAULT_WHEN, intervalSeconds: interval, successes: c.successes ?? 1, failureLimit: c.failureLimit ?? 0,
-    timeoutSeconds: c.timeoutSeconds ?? 600, requestTimeoutSeconds: c.requestTimeoutSeconds ?? Math.min(10, interval),
-    onFailure: c.onFailure ?? 'halt', scope: c.scope ?? 'run',
+    when: c.when ?? DEFAULT_WHEN,
+    intervalSeconds: interval,
+    successes: c.successes ?? 1,
+    failureLimit: c.failureLimit ?? 0,
+    timeoutSeconds: c.timeoutSeconds ?? 600,
+    requestTimeoutSeconds: c.requestTimeoutSeconds ?? Math.min(10, interval),
+    onFailure: c.onFailure ?? 'halt',
+    scope: c.scope ?? 'run',
   } as const;
   const at = joinPath(sc.path, kind);
   if (kind === 'prometheus') {
@@ -105,18 +118,50 @@ function planCheck(sc: SpecCheck, openshift: boolean, report: (d: DiagnosticInpu
     const e = endpoint(a, at, openshift, report);
     if (!e) return null;
     const heartbeat = a.heartbeat ?? (a.url === undefined ? OPENSHIFT_HEARTBEAT : '');
-    return { name: c.name, kind, alerts: { ...e, source: a.source ?? 'prometheus', matchers: a.matchers ?? [], ignore: a.ignore ?? DEFAULT_IGNORE, states: a.states ?? ['firing'], heartbeat }, ...base };
+    return {
+      name: c.name,
+      kind,
+      alerts: {
+        ...e,
+        source: a.source ?? 'prometheus',
+        matchers: a.matchers ?? [],
+        ignore: a.ignore ?? DEFAULT_IGNORE,
+        states: a.states ?? ['firing'],
+        heartbeat,
+      },
+      ...base,
+    };
   }
   if (kind === 'clusterOperators') {
     if (!openshift) {
-      report({ code: 'cluster-operators-not-openshift', path: at, atKey: true, message: 'this cluster serves no ClusterOperators (no ClusterVersion: not OpenShift)', expected: 'a clusterOperators check only on OpenShift', hint: 'gate on a condition check of the workloads that matter, or on Prometheus' });
+      report({
+        code: 'cluster-operators-not-openshift',
+        path: at,
+        atKey: true,
+        message: 'this cluster serves no ClusterOperators (no ClusterVersion: not OpenShift)',
+        expected: 'a clusterOperators check only on OpenShift',
+        hint: 'gate on a condition check of the workloads that matter, or on Prometheus',
+      });
       return null;
     }
     const o = c.clusterOperators!;
     return { name: c.name, kind, clusterOperators: { names: o.names ?? [], ignore: o.ignore ?? [] }, ...base };
   }
   const o = c.condition!;
-  return { name: c.name, kind, condition: { apiVersion: o.apiVersion, kind: o.kind, namespace: o.namespace ?? null, name: o.name, type: o.type, status: o.status ?? 'True', reason: o.reason ?? null }, ...base };
+  return {
+    name: c.name,
+    kind,
+    condition: {
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      namespace: o.namespace ?? null,
+      name: o.name,
+      type: o.type,
+      status: o.status ?? 'True',
+      reason: o.reason ?? null,
+    },
+    ...base,
+  };
 }
 
 export interface PlannedHealth {
@@ -153,7 +198,9 @@ export function planHealth(spec: RolloutSpec, snapshot: ClusterSnapshot, pools: 
     pool.gates.minSeconds = gateSeconds(pool, gated);
     if (pool.rollout === 'slots' && pool.gates.afterWave.length) {
       report({
-        severity: 'warning', code: 'afterwave-in-slots', path: `spec.pools[${index}].rollout`,
+        severity: 'warning',
+        code: 'afterwave-in-slots',
+        path: `spec.pools[${index}].rollout`,
         message: `pool ${pool.name} rolls in slots, which have no waves: its afterWave checks (${pool.gates.afterWave.join(', ')}) run once, when the pool is done`,
         hint: 'use when: [afterNode] to gate each node of a slots pool',
       });
@@ -174,7 +221,9 @@ function gateSeconds(pool: PlanPool, checks: readonly PlanHealthCheck[]): number
   if (!pool.waves.length) return 0;
   const slowest = (point: GatePoint) => Math.max(0, ...checks.filter((c) => c.when.includes(point)).map(minGateSeconds));
   const any = (point: GatePoint) => checks.some((c) => c.when.includes(point));
-  const afterWave = any('afterWave') ? (pool.rollout === 'slots' ? 1 : pool.waves.length) * slowest('afterWave') + (pool.rollout === 'slots' ? 0 : pool.soakSeconds) : 0;
+  const afterWave = any('afterWave')
+    ? (pool.rollout === 'slots' ? 1 : pool.waves.length) * slowest('afterWave') + (pool.rollout === 'slots' ? 0 : pool.soakSeconds)
+    : 0;
   const afterNode = any('afterNode') ? pool.waves.length * slowest('afterNode') : 0;
   return afterWave + afterNode;
 }
@@ -182,12 +231,15 @@ function gateSeconds(pool: PlanPool, checks: readonly PlanHealthCheck[]): number
 /** How many gate evaluations the plan runs at least: the preflight once, each pool's afterWave and afterNode gates. */
 export function gateCount(plan: Pick<Plan, 'pools' | 'healthChecks'>): number {
   const preflight = (plan.healthChecks ?? []).some((c) => c.when.includes('preflight')) ? 1 : 0;
-  return preflight + plan.pools.reduce((n, p) => {
-    if (!p.gates || !p.waves.length) return n;
-    const waves = p.gates.afterWave.length ? (p.rollout === 'slots' ? 1 : p.waves.length) : 0;
-    const nodes = p.gates.afterNode.length ? p.waves.flat().length : 0;
-    return n + waves + nodes;
-  }, 0);
+  return (
+    preflight +
+    plan.pools.reduce((n, p) => {
+      if (!p.gates || !p.waves.length) return n;
+      const waves = p.gates.afterWave.length ? (p.rollout === 'slots' ? 1 : p.waves.length) : 0;
+      const nodes = p.gates.afterNode.length ? p.waves.flat().length : 0;
+      return n + waves + nodes;
+    }, 0)
+  );
 }
 
 /** The checks a pool runs at `point`, as the plan carries them (by name, the entry that gates this pool). */
@@ -216,12 +268,16 @@ export function healthDifference(saved: Pick<Plan, 'healthChecks' | 'pools'>, fr
     if (!f) out.push(`- health check ${key(c)}: in the plan file, not planned from the spec and the cluster`);
     else if (!deepEqual(c, f)) out.push(`~ health check ${key(c)}: ${JSON.stringify(c)} in the plan file, ${JSON.stringify(f)} from the spec and the cluster`);
   }
-  for (const f of fresh.healthChecks ?? []) if (!savedKeys.has(key(f))) out.push(`+ health check ${key(f)}: planned from the spec and the cluster, missing from the plan file`);
+  for (const f of fresh.healthChecks ?? [])
+    if (!savedKeys.has(key(f))) out.push(`+ health check ${key(f)}: planned from the spec and the cluster, missing from the plan file`);
   // The gate time depends on the waves left (a resumed apply has fewer), the checks do not.
   const points = (g: PlanPoolGates | undefined) => (g ? { preflight: g.preflight, afterWave: g.afterWave, afterNode: g.afterNode } : null);
   for (const sp of saved.pools) {
     const fp = fresh.pools.find((p) => p.name === sp.name);
-    if (fp && !deepEqual(points(sp.gates), points(fp.gates))) out.push(`~ pool ${sp.name}: gates ${JSON.stringify(points(sp.gates))} in the plan file, ${JSON.stringify(points(fp.gates))} from the spec and the cluster`);
+    if (fp && !deepEqual(points(sp.gates), points(fp.gates)))
+      out.push(
+        `~ pool ${sp.name}: gates ${JSON.stringify(points(sp.gates))} in the plan file, ${JSON.stringify(points(fp.gates))} from the spec and the cluster`,
+      );
   }
   return out;
 }

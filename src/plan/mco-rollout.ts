@@ -70,11 +70,13 @@ export function mcoRolloutBlocks(pool: RolloutPool, ctx: RolloutContext): Map<st
 
 function report(pool: RolloutPool, r: McoRollout, nodes: string[], ctx: RolloutContext) {
   const paused = ctx.snapshot.machineConfigPools.find((p) => p.metadata.name === r.pool)?.spec?.paused === true;
-  const what = r.rendered && r.rendered !== r.rolledOut
-    ? `has rendered config ${r.rendered} and not rolled it out (status.configuration.name is ${r.rolledOut}${r.updating ? ', Updating=True' : ''}${paused ? '; the pool is paused' : ''})`
-    : `is Updating=True to rendered config ${r.rendered ?? 'unknown'}`;
+  const what =
+    r.rendered && r.rendered !== r.rolledOut
+      ? `has rendered config ${r.rendered} and not rolled it out (status.configuration.name is ${r.rolledOut}${r.updating ? ', Updating=True' : ''}${paused ? '; the pool is paused' : ''})`
+      : `is Updating=True to rendered config ${r.rendered ?? 'unknown'}`;
   ctx.report({
-    code: 'mco-rollout-in-progress', path: joinPath(pool.path, 'name'),
+    code: 'mco-rollout-in-progress',
+    path: joinPath(pool.path, 'name'),
     message: `MachineConfigPool ${r.pool} ${what}: the Machine Config Operator is updating (or about to update) its nodes, and bootcplan does not reboot nodes while it does. ${nodes.length} node(s) of pool ${pool.spec.name} that need the new image are not scheduled: ${nodes.join(', ')}`,
     expected: `MachineConfigPool ${r.pool} with its rendered config rolled out (spec.configuration.name == status.configuration.name, Updated=True)`,
     hint: paused

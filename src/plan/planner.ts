@@ -18,8 +18,17 @@ import { planPool, type PlannedPool } from './pool.ts';
 import { planHealth, gateCount } from './health.ts';
 import { forecastRollback } from './rollback-forecast.ts';
 import {
-  PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, PLAN_FORMAT_VERSION_HEALTH, type Plan, type PlanChange, type PlanClusterInfo, type PlanPool, type PlanSpecInfo, type PlanSummary,
-  type PhaseDurations, type RebootKind,
+  PLAN_FORMAT_VERSION,
+  PLAN_FORMAT_VERSION_SLOTS,
+  PLAN_FORMAT_VERSION_HEALTH,
+  type Plan,
+  type PlanChange,
+  type PlanClusterInfo,
+  type PlanPool,
+  type PlanSpecInfo,
+  type PlanSummary,
+  type PhaseDurations,
+  type RebootKind,
 } from './types.ts';
 
 export interface PlanInput {
@@ -51,8 +60,16 @@ export function buildPlan(input: PlanInput): Plan {
   const report = (d: DiagnosticInput) => diagnostics.push(diagnosticAt(specMap, d));
   diagnostics.push(...boot.diagnostics);
   const plannedPools = planPools(spec, snapshot, report, input.selfNode ?? null);
-  const health = planHealth(spec, snapshot, plannedPools.map((x) => x.plan), report);
-  estimatePools(plannedPools.map((x) => x.plan), durations);
+  const health = planHealth(
+    spec,
+    snapshot,
+    plannedPools.map((x) => x.plan),
+    report,
+  );
+  estimatePools(
+    plannedPools.map((x) => x.plan),
+    durations,
+  );
   const drafts: DraftChange[] = [...boot.changes, ...plannedPools.flatMap((p) => p.drafts)];
 
   const changes: PlanChange[] = drafts.map((c, i) => ({ ...c, order: i + 1 }));
@@ -105,11 +122,17 @@ function planPools(spec: RolloutSpec, snapshot: ClusterSnapshot, report: (d: Dia
   const idx = indexSnapshot(snapshot);
   const membership = computeMembership(snapshot);
   for (const [node, pools] of membership.mcoConflicts) {
-    report({ severity: 'warning', code: 'node-in-several-pools', message: `node ${node} is selected by several custom MachineConfigPools (${pools.join(', ')}); the MCO will not update it and bootcplan leaves it out` });
+    report({
+      severity: 'warning',
+      code: 'node-in-several-pools',
+      message: `node ${node} is selected by several custom MachineConfigPools (${pools.join(', ')}); the MCO will not update it and bootcplan leaves it out`,
+    });
   }
   // MCO-only pools of the spec get an osImageURL MachineConfig from this plan: the MCO then rolls them.
   const has = (list: readonly { metadata: { name: string } }[], name: string) => list.some((o) => o.metadata.name === name);
-  const rolledByPlan = new Set((spec.spec.pools ?? []).map((p) => p.name).filter((n) => has(snapshot.machineConfigPools, n) && !has(snapshot.bootcNodePools, n)));
+  const rolledByPlan = new Set(
+    (spec.spec.pools ?? []).map((p) => p.name).filter((n) => has(snapshot.machineConfigPools, n) && !has(snapshot.bootcNodePools, n)),
+  );
   const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report, selfNode };
   const plannedPools: PlannedPool[] = [];
   (spec.spec.pools ?? []).forEach((p, i) => {
@@ -185,14 +208,19 @@ export function selfNodeOf(plan: Plan): string | null {
 
 export function planIdOf(body: Omit<Plan, 'id'> & { id?: string }): string {
   const { id: _ignored, schedule: _clockDependent, formatVersion, ...rest } = body;
-  return createHash('sha256').update(JSON.stringify({ formatVersion, ...rest })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify({ formatVersion, ...rest }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function wavesWithReboots(pool: PlanPool): { reboot: RebootKind; staged: boolean }[][] {
   const byName = new Map(pool.nodes.map((n) => [n.name, n]));
   // Every node of a wave has its entry in pool.nodes (poolPlan).
-  return pool.waves.map((w) => w.flatMap((name) => {
-    const n = byName.get(name);
-    return n ? [{ reboot: n.reboot, staged: n.staged }] : [];
-  }));
+  return pool.waves.map((w) =>
+    w.flatMap((name) => {
+      const n = byName.get(name);
+      return n ? [{ reboot: n.reboot, staged: n.staged }] : [];
+    }),
+  );
 }

@@ -29,9 +29,16 @@ export function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): Draft
     // left alone, unless the spec lifts it (rule 6, pool-sharing.ts): a disruptive change.
     if (administratorPause === 'lifted') spec.paused = false;
     else if (!bnp && administratorPause !== 'kept') spec.paused = paused;
-    drafts.push(updateChange(mcp, { spec }, p.name, administratorPause === 'lifted' ? 'disruptive' : 'none', (changed) =>
-      changed.length === 1 && changed[0] === 'spec.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings',
-      `MachineConfigPool ${p.name}: maxUnavailable resolved to ${budget.resolved}`));
+    drafts.push(
+      updateChange(
+        mcp,
+        { spec },
+        p.name,
+        administratorPause === 'lifted' ? 'disruptive' : 'none',
+        (changed) => (changed.length === 1 && changed[0] === 'spec.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings'),
+        `MachineConfigPool ${p.name}: maxUnavailable resolved to ${budget.resolved}`,
+      ),
+    );
   }
   // A BootcNodePool a MachineConfigPool owns is the MCO's to write (rule 4, pool-sharing.ts).
   if (bnp && ownedBy) return drafts;
@@ -45,11 +52,23 @@ export function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): Draft
     // staging. Tag resolution continues"; internal/controller syncBootcNodeSpec).
     const held = paused || administratorPause === 'kept';
     const after = { spec: { ...(held ? {} : { image: { ref: p.image } }), rollout, disruption: { rebootPolicy } } };
-    drafts.push(updateChange(bnp, after, p.name, held ? 'none' : risk, (changed) =>
-      changed.includes('spec.image.ref') ? 'pool-image' : changed.length === 1 && changed[0] === 'spec.rollout.maxUnavailable' ? 'pool-max-unavailable' : 'pool-rollout-settings',
-      // bootc-operator hands out reboot slots only while the pool is not paused; bootcplan
-      // keeps it paused and takes the nodes through cordon, drain and reboot itself.
-      `BootcNodePool ${p.name}: target image, resolved budget; kept paused so bootcplan drives the waves`));
+    drafts.push(
+      updateChange(
+        bnp,
+        after,
+        p.name,
+        held ? 'none' : risk,
+        (changed) =>
+          changed.includes('spec.image.ref')
+            ? 'pool-image'
+            : changed.length === 1 && changed[0] === 'spec.rollout.maxUnavailable'
+              ? 'pool-max-unavailable'
+              : 'pool-rollout-settings',
+        // bootc-operator hands out reboot slots only while the pool is not paused; bootcplan
+        // keeps it paused and takes the nodes through cordon, drain and reboot itself.
+        `BootcNodePool ${p.name}: target image, resolved budget; kept paused so bootcplan drives the waves`,
+      ),
+    );
   } else if (administratorPause !== 'kept' && !paused) {
     // Not while a pause holds the pool (an administrator's, or the spec's paused: true): the MCO
     // would roll the new image on every node at once when the pool is unpaused, outside
@@ -64,7 +83,14 @@ function osImageMachineConfigChange(p: PoolSpec, snapshot: ClusterSnapshot, risk
   const name = osImageMachineConfigName(p.name);
   const mc = snapshot.machineConfigs.find((m) => m.metadata.name === name);
   if (mc) {
-    return updateChange(mc, { spec: { osImageURL: p.image } }, p.name, risk, () => 'pool-os-image-machineconfig', `MachineConfig ${name} carries the OS image for pool ${p.name}`);
+    return updateChange(
+      mc,
+      { spec: { osImageURL: p.image } },
+      p.name,
+      risk,
+      () => 'pool-os-image-machineconfig',
+      `MachineConfig ${name} carries the OS image for pool ${p.name}`,
+    );
   }
   const object = {
     apiVersion: 'machineconfiguration.openshift.io/v1',
@@ -73,9 +99,19 @@ function osImageMachineConfigChange(p: PoolSpec, snapshot: ClusterSnapshot, risk
     spec: { osImageURL: p.image },
   };
   return {
-    address: `MachineConfig/${name}`, apiVersion: object.apiVersion, kind: 'MachineConfig', namespace: null, name,
-    action: 'create', reason: 'pool-os-image-machineconfig', patch: [], before: null,
-    after: { metadata: { labels: object.metadata.labels }, spec: object.spec }, object, risk,
-    pool: p.name, description: `MachineConfig ${name} carries the OS image for pool ${p.name}`,
+    address: `MachineConfig/${name}`,
+    apiVersion: object.apiVersion,
+    kind: 'MachineConfig',
+    namespace: null,
+    name,
+    action: 'create',
+    reason: 'pool-os-image-machineconfig',
+    patch: [],
+    before: null,
+    after: { metadata: { labels: object.metadata.labels }, spec: object.spec },
+    object,
+    risk,
+    pool: p.name,
+    description: `MachineConfig ${name} carries the OS image for pool ${p.name}`,
   };
 }

@@ -65,7 +65,8 @@ export function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): Po
   if (!bnp && !mcp) {
     const known = [...new Set([...snapshot.bootcNodePools, ...snapshot.machineConfigPools].map((x) => x.metadata.name))].sort();
     report({
-      code: 'pool-not-found', path: joinPath(path, 'name'),
+      code: 'pool-not-found',
+      path: joinPath(path, 'name'),
       message: `no BootcNodePool or MachineConfigPool named "${p.name}" in the cluster`,
       expected: known.length ? `one of: ${known.join(', ')}` : 'a pool that exists in the cluster',
       hint: 'create the pool first (bootcplan changes pools, it does not create them)',
@@ -79,7 +80,12 @@ export function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): Po
     const node = idx.nodes.get(n);
     if (node) members.push(viewNode(node, idx));
   }
-  const controlPlane = isControlPlanePool(p.name, mcp, bnp, members.map((m) => m.labels));
+  const controlPlane = isControlPlanePool(
+    p.name,
+    mcp,
+    bnp,
+    members.map((m) => m.labels),
+  );
   const budget = poolBudget(p, path, members.length, controlPlane, report);
   const { blocked, ownedBy, administratorPause } = poolSharing({ spec: p, path, bnp, mcp, controlPlane, members }, ctx);
 
@@ -103,12 +109,23 @@ export function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): Po
   if (bnp && !ownedBy) for (const [n, why] of daemonGapBlocks({ spec: p, path, pending, blocked }, idx, report)) blocked.set(n, why);
   if (p.paused === true && pending.length) reportHeldPaused(p, path, !!bnp, pending.length, report);
   return {
-    spec: p, path, bnp, mcp, backend, controlPlane, members, budget, targetDigest,
+    spec: p,
+    path,
+    bnp,
+    mcp,
+    backend,
+    controlPlane,
+    members,
+    budget,
+    targetDigest,
     paused: p.paused === true,
     rebootPolicy: p.rebootPolicy ?? 'RebootOnly',
     unavailableNow,
     waveSize: waveSizeFor(budget.resolved, unavailableNow.length, controlPlane),
-    pending, blocked, ownedBy, administratorPause,
+    pending,
+    blocked,
+    ownedBy,
+    administratorPause,
   };
 }
 
@@ -118,10 +135,19 @@ export function poolMembers(p: PoolSpec, path: string, ctx: PoolPlanContext): Po
  * plan says so and holds the nodes back (`tag-unresolved`). An MCO-only pool has no resolver: the
  * nodes are judged by the image name. Returns the target digest, or null.
  */
-function tagTarget(p: PoolSpec, path: string, bnp: BootcNodePoolObject | undefined, memberNames: string[], blocked: Map<string, BlockedBy>, report: (d: DiagnosticInput) => void): string | null {
+function tagTarget(
+  p: PoolSpec,
+  path: string,
+  bnp: BootcNodePoolObject | undefined,
+  memberNames: string[],
+  blocked: Map<string, BlockedBy>,
+  report: (d: DiagnosticInput) => void,
+): string | null {
   if (!bnp) {
     report({
-      severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),
+      severity: 'warning',
+      code: 'image-tag',
+      path: joinPath(path, 'image'),
       message: `"${p.image}" is a tag: which nodes already run it is judged by the image name, and the digest is resolved when the nodes pull it`,
       hint: 'pin by digest for a plan that is exact',
     });
@@ -130,7 +156,9 @@ function tagTarget(p: PoolSpec, path: string, bnp: BootcNodePoolObject | undefin
   const tag = resolvedTag(bnp, p.image);
   if (tag.resolved) {
     report({
-      severity: 'warning', code: 'image-tag', path: joinPath(path, 'image'),
+      severity: 'warning',
+      code: 'image-tag',
+      path: joinPath(path, 'image'),
       message: `"${p.image}" is a tag; BootcNodePool ${p.name} resolved it to ${tag.digest} (status.targetDigest): the plan and the staging gate use that digest, and a plan made after the tag moves differs`,
       hint: 'pin by digest for a plan that does not depend on when it is made',
     });
@@ -138,7 +166,9 @@ function tagTarget(p: PoolSpec, path: string, bnp: BootcNodePoolObject | undefin
   }
   for (const n of memberNames) if (!blocked.has(n)) blocked.set(n, 'tag-unresolved');
   report({
-    severity: 'warning', code: 'image-tag-unresolved', path: joinPath(path, 'image'),
+    severity: 'warning',
+    code: 'image-tag-unresolved',
+    path: joinPath(path, 'image'),
     message: `"${p.image}" is a tag that BootcNodePool ${p.name} has not resolved to a digest yet (${tag.why}); the nodes of the pool are not scheduled until it is`,
     hint: `apply this plan to set the pool's image (its nodes stage it; none reboots), wait until \`oc get bootcnodepool ${p.name} -o jsonpath='{.status.targetDigest}'\` shows the digest, then plan and apply again; or pin the image by digest`,
   });
@@ -159,7 +189,8 @@ function poolBudget(p: PoolSpec, path: string, poolSize: number, controlPlane: b
   if (cp.tooMany !== null) {
     const asked = typeof p.maxUnavailable === 'string' ? `${p.maxUnavailable} (resolves to ${cp.tooMany} of ${poolSize} nodes)` : String(p.maxUnavailable);
     report({
-      code: 'control-plane-max-unavailable', path: joinPath(path, 'maxUnavailable'),
+      code: 'control-plane-max-unavailable',
+      path: joinPath(path, 'maxUnavailable'),
       message: `pool ${p.name} is the control plane, which never has more than 1 node out of service; maxUnavailable ${asked} would take ${cp.tooMany} control-plane nodes out at once and risk etcd quorum`,
       expected: 'maxUnavailable: 1 (or no maxUnavailable) for the control-plane pool',
       hint: 'remove maxUnavailable from this pool (or set maxUnavailable: 1): bootcplan writes 1 to its MachineConfigPool and BootcNodePool. The MCO does not cap the master pool (it caps only arbiter), and the PodDisruptionBudget openshift-etcd/etcd-quorum-guard (maxUnavailable 1) would block the second drain, leaving that node cordoned mid-update',
@@ -174,7 +205,9 @@ function poolBudget(p: PoolSpec, path: string, poolSize: number, controlPlane: b
  */
 function reportHeldPaused(p: PoolSpec, path: string, bootc: boolean, pending: number, report: (d: DiagnosticInput) => void) {
   report({
-    severity: 'warning', code: 'pool-held-paused', path: joinPath(path, 'paused'),
+    severity: 'warning',
+    code: 'pool-held-paused',
+    path: joinPath(path, 'paused'),
     message: `pool ${p.name} held: pool paused, nothing stages: ${pending} node(s) need the new image and are not scheduled, and the plan writes no new image to the ${bootc ? 'BootcNodePool (the bootc-operator hands spec.image.ref to every node of a paused pool too, and each daemon pulls and stages it)' : 'pool (no osImageURL MachineConfig: the MCO would roll it on every node at once when the pool is unpaused)'}`,
     hint: 'remove `paused: true` from this pool when it may roll, then plan again',
   });

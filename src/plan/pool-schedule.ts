@@ -59,13 +59,19 @@ function planPoolWaves(pool: PoolMembers, judged: readonly JudgedNode[], selfNod
   // What the orderings read of a node (not a copy of the whole view: pools have thousands).
   const schedulable = [];
   for (const j of judged) {
-    if (j.blockedBy === null) schedulable.push({ name: j.view.name, zone: j.view.zone, createdAt: j.view.createdAt, staged: j.staged, softReboot: j.reboot === 'soft' });
+    if (j.blockedBy === null)
+      schedulable.push({ name: j.view.name, zone: j.view.zone, createdAt: j.view.createdAt, staged: j.staged, softReboot: j.reboot === 'soft' });
   }
   // bootc pools: bootcplan picks the nodes (staged first, soft reboots together, zones
   // round-robin), the node running bootcplan itself last. MCO-only pools: the MCO's node
   // controller picks them, so the plan predicts its order (src/domain/waves.ts orderNodesLikeMco).
   const ordered = backend === 'bootc' ? selfLast(orderNodesForRollout(schedulable), selfNode, (n) => n.name) : orderNodesLikeMco(schedulable);
-  return waveSize >= 1 && ordered.length ? planWaves(ordered.map((n) => n.name), waveSize) : [];
+  return waveSize >= 1 && ordered.length
+    ? planWaves(
+        ordered.map((n) => n.name),
+        waveSize,
+      )
+    : [];
 }
 
 /** The PlanNode entries: scheduled nodes in rollout order (wave, then position in the wave), the others last by name. */
@@ -78,8 +84,14 @@ function planNodes(pool: PoolMembers, judged: readonly JudgedNode[], waves: read
   const unscheduled: PlanNode[] = [];
   for (const { view: n, blockedBy, staged, reboot } of judged) {
     const out: PlanNode = {
-      name: n.name, zone: n.zone, from: n.bootedDigest ?? n.bootedImage, to: targetDigest ?? p.image,
-      reboot, wave: waveOf.get(n.name) ?? null, staged, blockedBy,
+      name: n.name,
+      zone: n.zone,
+      from: n.bootedDigest ?? n.bootedImage,
+      to: targetDigest ?? p.image,
+      reboot,
+      wave: waveOf.get(n.name) ?? null,
+      staged,
+      blockedBy,
     };
     if (blockedBy && n.conditions.length) out.conditions = n.conditions;
     if (backend === 'bootc' && out.wave !== null && n.name === selfNode) out.runsBootcplan = true;
@@ -104,14 +116,18 @@ function reportUnscheduled(pool: PoolMembers, nodes: readonly PlanNode[], report
   const blocked = nodes.filter((n) => n.blockedBy && n.blockedBy !== 'pool-paused' && n.blockedBy !== 'no-budget' && !pool.blocked.has(n.name));
   if (blocked.length) {
     report({
-      severity: 'warning', code: 'nodes-blocked', path: joinPath(path, 'name'),
+      severity: 'warning',
+      code: 'nodes-blocked',
+      path: joinPath(path, 'name'),
       message: `${blocked.length} node(s) of pool ${p.name} need the new image but are out of service and are not scheduled: ${blocked.map((n) => `${n.name} (${n.blockedBy})`).join(', ')}`,
       hint: 'they use up maxUnavailable budget; bring them back (or uncordon them) and plan again',
     });
   }
   if (waveSize < 1 && pending.length && !paused) {
     report({
-      severity: 'warning', code: 'budget-exhausted', path: joinPath(path, 'maxUnavailable'),
+      severity: 'warning',
+      code: 'budget-exhausted',
+      path: joinPath(path, 'maxUnavailable'),
       message: `${unavailableNow.length} node(s) of pool ${p.name} are already out of service, which uses up maxUnavailable ${budget.resolved}: no node can be scheduled`,
       hint: 'bring the unavailable nodes back, or raise maxUnavailable',
     });

@@ -9,11 +9,16 @@
  */
 import type { PoolSpec } from '../spec/types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
-import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 import { type NodeIndex, type NodeView, selectorMatches } from '../domain/nodes.ts';
 import { isControlPlaneNode } from '../domain/control-plane.ts';
 import {
-  type PoolRef, poolRefText, nodesWithoutBootcNode, nodeConflictCondition, owningMachineConfigPool, osImageMachineConfigsOf,
+  type PoolRef,
+  poolRefText,
+  nodesWithoutBootcNode,
+  nodeConflictCondition,
+  owningMachineConfigPool,
+  osImageMachineConfigsOf,
 } from '../domain/pool-sharing.ts';
 import { administratorPause } from '../domain/cordons.ts';
 import { BOOTCPLAN_PAUSED_BY } from '../domain/labels.ts';
@@ -54,14 +59,20 @@ export interface Sharing {
 export function poolSharing(pool: SharingInput, ctx: SharingContext): Sharing {
   const blocked = new Map<string, BlockedBy>();
   const memberNames = new Set(pool.members.map((m) => m.name));
-  const hold = (names: Iterable<string>, why: BlockedBy) => { for (const n of names) if (memberNames.has(n) && !blocked.has(n)) blocked.set(n, why); };
+  const hold = (names: Iterable<string>, why: BlockedBy) => {
+    for (const n of names) if (memberNames.has(n) && !blocked.has(n)) blocked.set(n, why);
+  };
 
   hold(poolConflicts(pool, ctx), 'pool-conflict');
   hold(controlPlaneNodesOutside(pool, ctx), 'pool-conflict');
   if (pool.bnp) hold(withoutBootcNode(pool, pool.bnp, ctx), 'no-bootcnode');
   const ownedBy = pool.bnp ? ownership(pool, pool.bnp, ctx.report) : null;
   if (ownedBy) hold(memberNames, 'pool-owned');
-  const administratorPause = pausedByAdministrator(pool, [...memberNames].filter((n) => !blocked.has(n)), ctx.report);
+  const administratorPause = pausedByAdministrator(
+    pool,
+    [...memberNames].filter((n) => !blocked.has(n)),
+    ctx.report,
+  );
   if (administratorPause === 'kept') hold(memberNames, 'pool-paused');
   return { blocked, ownedBy, administratorPause };
 }
@@ -77,15 +88,21 @@ function pausedByAdministrator(pool: SharingInput, held: string[], report: (d: D
   const who = `MachineConfigPool ${name} is paused (spec.paused: true), not by bootcplan (no ${BOOTCPLAN_PAUSED_BY} annotation): an administrator holds its updates back`;
   if (pool.spec.paused === false) {
     report({
-      severity: 'warning', code: 'pool-pause-lifted', path: joinPath(pool.path, 'paused'),
+      severity: 'warning',
+      code: 'pool-pause-lifted',
+      path: joinPath(pool.path, 'paused'),
       message: `${who}; the spec says paused: false for this pool, so the plan unpauses it (a disruptive change: the Machine Config Operator also rolls any rendered config the pause held back)`,
       hint: 'make sure whoever paused the pool agrees; remove `paused: false` from the spec to leave the pause in place',
     });
     return 'lifted';
   }
-  const what = pool.bnp ? `BootcNodePool ${name} is held back too and gets no new image (nothing stages)` : 'bootcplan leaves it paused and writes no new image';
+  const what = pool.bnp
+    ? `BootcNodePool ${name} is held back too and gets no new image (nothing stages)`
+    : 'bootcplan leaves it paused and writes no new image';
   report({
-    severity: 'warning', code: 'pool-paused-by-administrator', path: pool.path,
+    severity: 'warning',
+    code: 'pool-paused-by-administrator',
+    path: pool.path,
     message: `${who}; ${what}: ${held.length} node(s) are not scheduled${held.length ? ` (${held.join(', ')})` : ''}`,
     hint: `ask whoever paused it; when the pause is over, unpause it (\`oc patch mcp ${name} --type merge -p '{"spec":{"paused":false}}'\`) and plan again, or set \`paused: false\` for this pool in the spec to have bootcplan unpause it`,
   });
@@ -101,7 +118,8 @@ function poolConflicts(pool: SharingInput, { conflicts, snapshot, report }: Shar
   if (!mine.length) {
     if (operatorSays) {
       report({
-        code: 'bootc-pool-node-conflict', path: joinPath(pool.path, 'name'),
+        code: 'bootc-pool-node-conflict',
+        path: joinPath(pool.path, 'name'),
         message: `${operatorSays}, but no node of this snapshot is claimed by two pools: the bootc-operator and this snapshot disagree about the pool's nodes`,
         hint: 'check the nodeSelectors of the BootcNodePools and the labels of their nodes; plan again once the bootc-operator clears the condition',
       });
@@ -120,10 +138,13 @@ function poolConflicts(pool: SharingInput, { conflicts, snapshot, report }: Shar
   const rolling = mcps.map((name) => {
     const mcp = snapshot.machineConfigPools.find((p) => p.metadata.name === name);
     const mcs = mcp ? osImageMachineConfigsOf(mcp, snapshot.machineConfigs) : [];
-    return mcs.length ? mcs.map((mc) => `MachineConfig/${mc}`).join(', ') : `the spec's pool entry "${name}" (bootcplan would give MachineConfigPool ${name} an osImageURL MachineConfig)`;
+    return mcs.length
+      ? mcs.map((mc) => `MachineConfig/${mc}`).join(', ')
+      : `the spec's pool entry "${name}" (bootcplan would give MachineConfigPool ${name} an osImageURL MachineConfig)`;
   });
   report({
-    code: 'pool-node-conflict', path: joinPath(pool.path, 'name'),
+    code: 'pool-node-conflict',
+    path: joinPath(pool.path, 'name'),
     message: `${mine.length} node(s) belong to more than one pool, and each pool would roll them: ${lines.join('; ')}. They are not scheduled in any pool${operatorSays ? `; ${operatorSays}` : ''}`,
     expected: 'each node in exactly one pool that rolls its OS image',
     hint: `make the pools disjoint: change a nodeSelector or the nodes' labels${rolling.length ? `, or remove what makes the MachineConfigPool roll an image: ${rolling.join('; ')}` : ''}; then plan again`,
@@ -145,7 +166,8 @@ function controlPlaneNodesOutside(pool: SharingInput, { idx, snapshot, report }:
   if (!found.size) return [];
   const names = [...found].filter((n) => idx.nodes.has(n)).sort();
   report({
-    code: 'control-plane-node-in-pool', path: joinPath(pool.path, 'name'),
+    code: 'control-plane-node-in-pool',
+    path: joinPath(pool.path, 'name'),
     message: `pool ${pool.spec.name} is not the control-plane pool but ${pool.bnp ? 'its nodeSelector matches' : 'it holds'} control-plane node(s) ${names.join(', ')}: it would take them out of service with its own budget, next to the control plane's own rollout`,
     expected: 'no control-plane node (node-role.kubernetes.io/master or control-plane) in a pool other than the control-plane pool',
     hint: 'narrow the nodeSelector so that it excludes control-plane nodes (e.g. a matchExpressions entry `{key: node-role.kubernetes.io/control-plane, operator: DoesNotExist}`), and roll control-plane nodes through the master pool',
@@ -158,7 +180,9 @@ function withoutBootcNode(pool: SharingInput, bnp: BootcNodePoolObject, { snapsh
   const names = nodesWithoutBootcNode(snapshot, bnp, idx.bootcNodes).filter((n) => !conflicts.has(n) && !isControlPlaneNodeOutside(pool, idx, n));
   if (!names.length) return [];
   report({
-    severity: 'warning', code: 'node-without-bootcnode', path: joinPath(pool.path, 'name'),
+    severity: 'warning',
+    code: 'node-without-bootcnode',
+    path: joinPath(pool.path, 'name'),
     message: `${names.length} node(s) match the nodeSelector of BootcNodePool ${pool.spec.name} but have no BootcNode, so they will not be updated: ${names.join(', ')}`,
     hint: 'the bootc-operator creates a BootcNode for each node it takes into the pool; check that it runs and that the node is not claimed by another pool, then plan again',
   });
@@ -182,14 +206,17 @@ function ownership(pool: SharingInput, bnp: BootcNodePoolObject, report: (d: Dia
   const hint = `change the image where the owner takes it from, the osImageURL of the MachineConfig that MachineConfigPool ${owner} renders, and let the Machine Config Operator roll the pool; or remove this pool entry from the spec`;
   if (current !== pool.spec.image) {
     report({
-      code: 'pool-owned-by-machineconfigpool', path: joinPath(pool.path, 'image'),
+      code: 'pool-owned-by-machineconfigpool',
+      path: joinPath(pool.path, 'image'),
       message: `${why}; bootcplan does not write it (it has ${typeof current === 'string' ? current : 'no image'}, the spec asks for ${pool.spec.image})`,
       expected: `no pool entry that changes a BootcNodePool owned by MachineConfigPool ${owner}`,
       hint,
     });
   } else {
     report({
-      severity: 'warning', code: 'pool-left-to-owner', path: joinPath(pool.path, 'name'),
+      severity: 'warning',
+      code: 'pool-left-to-owner',
+      path: joinPath(pool.path, 'name'),
       message: `${why}; its image is already the spec's, and bootcplan leaves the pool and its nodes to the owner (no change, no waves)`,
       hint,
     });

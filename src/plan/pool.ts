@@ -19,7 +19,10 @@ import { poolChanges } from './pool-changes.ts';
 export type { PoolPlanContext } from './pool-members.ts';
 export { osImageMachineConfigName } from './pool-changes.ts';
 
-export interface PlannedPool { plan: PlanPool; drafts: DraftChange[] }
+export interface PlannedPool {
+  plan: PlanPool;
+  drafts: DraftChange[];
+}
 
 export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): PlannedPool | null {
   const pool = poolMembers(p, path, ctx);
@@ -30,19 +33,33 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
     // The MachineConfig carries the pool's name as its role label: the API server refuses a
     // label value over 63 characters (k8s.io/apimachinery IsValidLabelValue).
     ctx.report({
-      code: 'pool-name-not-a-label-value', path: joinPath(path, 'name'),
+      code: 'pool-name-not-a-label-value',
+      path: joinPath(path, 'name'),
       message: `pool ${p.name}: bootcplan's MachineConfig for this MCO pool would carry the label ${MCO_ROLE_LABEL}: ${p.name}, and a label value has at most 63 characters (letters, digits, "-", "_", ".")`,
       expected: 'an MCO pool whose name is a label value (at most 63 characters)',
-      hint: 'the MCO selects a pool\'s MachineConfigs by this role label too; roll this pool through a BootcNodePool, or give it a shorter name',
+      hint: "the MCO selects a pool's MachineConfigs by this role label too; roll this pool through a BootcNodePool, or give it a shorter name",
     });
   }
   const { backend, targetDigest, controlPlane, paused, rebootPolicy, budget, members, pending, unavailableNow, waveSize } = pool;
   const plan: PlanPool = {
-    name: p.name, backend, targetImage: p.image, targetDigest, controlPlane,
-    priority: p.priority ?? defaultPriority(p.name, controlPlane), paused, rebootPolicy,
-    drainTimeoutSeconds: p.drainTimeoutSeconds ?? null, soakSeconds: p.soakSeconds ?? 0,
-    maxUnavailable: budget, nodeCount: members.length, upToDate: members.length - pending.length,
-    unavailableNow: unavailableNow.map((n) => n.name), waveSize, nodes, waves, estimatedSeconds: 0,
+    name: p.name,
+    backend,
+    targetImage: p.image,
+    targetDigest,
+    controlPlane,
+    priority: p.priority ?? defaultPriority(p.name, controlPlane),
+    paused,
+    rebootPolicy,
+    drainTimeoutSeconds: p.drainTimeoutSeconds ?? null,
+    soakSeconds: p.soakSeconds ?? 0,
+    maxUnavailable: budget,
+    nodeCount: members.length,
+    upToDate: members.length - pending.length,
+    unavailableNow: unavailableNow.map((n) => n.name),
+    waveSize,
+    nodes,
+    waves,
+    estimatedSeconds: 0,
   };
   if (rolloutOf(pool, ctx.report) === 'slots') plan.rollout = 'slots';
   if (p.stagingTimeoutSeconds !== undefined) plan.stagingTimeoutSeconds = p.stagingTimeoutSeconds;
@@ -60,7 +77,8 @@ function rolloutOf(pool: PoolMembers, report: (d: DiagnosticInput) => void): 'wa
   if (pool.spec.rollout !== 'slots') return 'waves';
   if (pool.backend === 'bootc') return 'slots';
   report({
-    code: 'slots-mco-pool', path: joinPath(pool.path, 'rollout'),
+    code: 'slots-mco-pool',
+    path: joinPath(pool.path, 'rollout'),
     message: `pool ${pool.spec.name} is an MCO pool (no BootcNodePool): the MCO admits its nodes itself, refilling maxUnavailable as nodes finish, so bootcplan cannot check maintenance windows, staleness and failed nodes before each admission`,
     expected: 'rollout: waves (or no rollout) for a MachineConfigPool without a BootcNodePool',
     hint: 'remove rollout: slots from this pool; bootcplan rolls MCO pools in waves, pausing the pool between them',

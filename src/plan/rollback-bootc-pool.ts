@@ -22,7 +22,8 @@ export function bootcPoolRollback(name: string, origin: BootcOrigin, target: str
   if (!bnp) return null;
   if (origin.mixed) {
     ctx.report({
-      code: 'rollback-mixed-origins', path: originPath(name),
+      code: 'rollback-mixed-origins',
+      path: originPath(name),
       message: `pool ${name} started the run from ${origin.mixed.length} different images (${origin.mixed.map(shortDigest).join(', ')}): a BootcNodePool has one image for all its nodes (bootc-operator syncBootcNodeSpec), so no single image returns every node to the one it booted`,
       hint: 'roll these nodes back by hand, or roll forward to a fixed image; onFailure: halt is the setting for such a pool',
     });
@@ -45,8 +46,19 @@ export function bootcPoolRollback(name: string, origin: BootcOrigin, target: str
   const ours = (v: NodeView) => ownEntry(ctx, v);
   const settings = liveSettings({ kind: 'BootcNodePool', obj: bnp }, name, ctx, ours);
   const staged = (v: NodeView) => v.stagedDigest === origin.digest;
-  const reboot = (v: NodeView): RebootKind => (settings.rebootPolicy !== 'AllowSoftReboot' ? 'hard' : !staged(v) ? 'unknown' : v.stagedSoftRebootCapable ? 'soft' : 'hard');
-  const { nodes, waves } = scheduleBack(name, back, settings, ctx, origin.digest, (vs) => orderNodesForRollout(vs.map((v) => ({ name: v.name, zone: v.zone, staged: staged(v), softReboot: staged(v) && reboot(v) === 'soft' }))), reboot, staged, ours);
+  const reboot = (v: NodeView): RebootKind =>
+    settings.rebootPolicy !== 'AllowSoftReboot' ? 'hard' : !staged(v) ? 'unknown' : v.stagedSoftRebootCapable ? 'soft' : 'hard';
+  const { nodes, waves } = scheduleBack(
+    name,
+    back,
+    settings,
+    ctx,
+    origin.digest,
+    (vs) => orderNodesForRollout(vs.map((v) => ({ name: v.name, zone: v.zone, staged: staged(v), softReboot: staged(v) && reboot(v) === 'soft' }))),
+    reboot,
+    staged,
+    ours,
+  );
   const pool = planPool(name, 'bootc', origin.image, settings, nodes, waves);
   pool.rollback = { available: true, to: origin.image, via: rollbackVia(name, origin), download: false, why: null };
   return { pool, changes: change ? [change] : [] };
@@ -55,17 +67,28 @@ export function bootcPoolRollback(name: string, origin: BootcOrigin, target: str
 function bootcRole(v: NodeView, entry: NodeProgress | null, pool: string, target: string, origin: string, ctx: RollbackPoolContext): BootcRollbackRole {
   const bn = ctx.idx.bootcNodes.get(v.name);
   const desired: unknown = bn?.spec?.desiredImage;
-  const rebootRequested = conditionOf(bn, 'Idle')?.reason === 'Rebooting' || (bn?.spec?.desiredImageState === 'Booted' && digestOf(typeof desired === 'string' ? desired : null) === target);
+  const rebootRequested =
+    conditionOf(bn, 'Idle')?.reason === 'Rebooting' ||
+    (bn?.spec?.desiredImageState === 'Booted' && digestOf(typeof desired === 'string' ? desired : null) === target);
   const onTarget = v.bootedDigest === target || rebootRequested;
   // The rollback's own nodes in flight (a re-plan while it runs, or a rollback continued after a
   // stop or a kill): the plan that took them saw their `from`; their entry now records the
   // target they go back from. One already back on the origin is still in flight (cordoned,
   // its entry not done): the applier uncordons it without a reboot (bootc-node.ts runBootcNode).
-  if (entry && ctx.own.has(entry.planId) && entry.pool === pool && entry.step !== 'done' && (onTarget || v.bootedDigest === origin)) return v.degraded ? 'degraded' : 'rollback';
+  if (entry && ctx.own.has(entry.planId) && entry.pool === pool && entry.step !== 'done' && (onTarget || v.bootedDigest === origin))
+    return v.degraded ? 'degraded' : 'rollback';
   return bootcRollbackRole({
-    entry, chain: ctx.chain, wave: ctx.scopeWave, pool, bootedDigest: v.bootedDigest, stagedDigest: v.stagedDigest,
+    entry,
+    chain: ctx.chain,
+    wave: ctx.scopeWave,
+    pool,
+    bootedDigest: v.bootedDigest,
+    stagedDigest: v.stagedDigest,
     rollbackDigest: typeof bn?.status?.rollback?.imageDigest === 'string' ? bn.status.rollback.imageDigest : null,
-    rebootRequested, degraded: v.degraded, target, origin,
+    rebootRequested,
+    degraded: v.degraded,
+    target,
+    origin,
   });
 }
 
@@ -75,7 +98,8 @@ function refuseBootc(name: string, origin: BootcOrigin, roles: Map<BootcRollback
   const differs = names('origin-differs');
   if (differs.length) {
     ctx.report({
-      code: 'rollback-origin-differs', path: originPath(name),
+      code: 'rollback-origin-differs',
+      path: originPath(name),
       message: `pool ${name}: ${listNames(differs)} booted another image than the pool's origin ${shortDigest(origin.digest)} before this run updated them (their progress entry's from, or none recorded): the pool's one image would send them to an image they never booted`,
       hint: 'roll these nodes back by hand (bootc rollback on each), or roll forward to a fixed image',
     });
@@ -83,12 +107,20 @@ function refuseBootc(name: string, origin: BootcOrigin, roles: Map<BootcRollback
   const unbooted = names('would-stage-unbooted');
   if (unbooted.length) {
     ctx.report({
-      code: 'rollback-would-stage-unbooted', path: originPath(name),
+      code: 'rollback-would-stage-unbooted',
+      path: originPath(name),
       message: `pool ${name}: ${listNames(unbooted)} boot${unbooted.length === 1 ? 's' : ''} neither the run's image nor ${shortDigest(origin.digest)}, and never booted ${shortDigest(origin.digest)}: the pool's image is one reference for all its nodes, and they would stage an image they never ran`,
       hint: 'these nodes were not updated by this run; move them to another pool, or roll forward instead',
     });
   }
-  for (const [what, code, words] of [['target-still-staged', 'rollback-target-still-staged', 'boot the origin but staged the run\'s image before the first wave: bootc-operator cannot unstage it, so an unplanned reboot would boot it (remove it with `ostree admin undeploy` of the staged entry, or let the next rollout stage over it)'], ['stages-origin', 'rollback-stages-origin', 'will stage the origin, which they booted before, and are not rebooted by this rollback']] as const) {
+  for (const [what, code, words] of [
+    [
+      'target-still-staged',
+      'rollback-target-still-staged',
+      "boot the origin but staged the run's image before the first wave: bootc-operator cannot unstage it, so an unplanned reboot would boot it (remove it with `ostree admin undeploy` of the staged entry, or let the next rollout stage over it)",
+    ],
+    ['stages-origin', 'rollback-stages-origin', 'will stage the origin, which they booted before, and are not rebooted by this rollback'],
+  ] as const) {
     const ns = names(what);
     if (!ns.length) continue;
     ctx.report({ severity: 'warning', code, path: originPath(name), message: `pool ${name}: ${listNames(ns)} ${words}` });
@@ -100,16 +132,36 @@ function refuseBootc(name: string, origin: BootcOrigin, roles: Map<BootcRollback
 function bootcPoolChange(bnp: BootcNodePoolObject, name: string, origin: BootcOrigin, target: string, ctx: RollbackPoolContext): DraftChange | null {
   const ref: unknown = bnp.spec?.image?.ref;
   const address = `BootcNodePool/${name}`;
-  const base = { address, apiVersion: bnp.apiVersion, kind: 'BootcNodePool', namespace: null, name, reason: 'pool-image-rollback' as const, pool: name, before: { spec: { image: { ref } } }, after: { spec: { image: { ref: origin.image } } } };
+  const base = {
+    address,
+    apiVersion: bnp.apiVersion,
+    kind: 'BootcNodePool',
+    namespace: null,
+    name,
+    reason: 'pool-image-rollback' as const,
+    pool: name,
+    before: { spec: { image: { ref } } },
+    after: { spec: { image: { ref: origin.image } } },
+  };
   if (ref === origin.image) return { ...base, action: 'noop', patch: [], risk: 'none', description: `BootcNodePool ${name} is back on ${origin.image}` };
   const resolved: unknown = bnp.status?.targetDigest;
   if (typeof ref !== 'string' || (digestOf(ref) ?? resolved) !== target) {
-    ctx.report({ code: 'rollback-pool-moved', path: originPath(name), message: `BootcNodePool ${name} spec.image.ref is ${typeof ref === 'string' ? ref : 'not set'}, neither the run's image ${shortDigest(target)} nor the origin ${origin.image}: someone changed it since the run`, hint: 'plan the spec again instead; a rollback only reverses what the run did' });
+    ctx.report({
+      code: 'rollback-pool-moved',
+      path: originPath(name),
+      message: `BootcNodePool ${name} spec.image.ref is ${typeof ref === 'string' ? ref : 'not set'}, neither the run's image ${shortDigest(target)} nor the origin ${origin.image}: someone changed it since the run`,
+      hint: 'plan the spec again instead; a rollback only reverses what the run did',
+    });
     return null;
   }
   return {
-    ...base, action: 'update', risk: 'disruptive',
-    patch: [{ op: 'test', path: '/spec/image/ref', value: ref }, { op: 'replace', path: '/spec/image/ref', value: origin.image }],
+    ...base,
+    action: 'update',
+    risk: 'disruptive',
+    patch: [
+      { op: 'test', path: '/spec/image/ref', value: ref },
+      { op: 'replace', path: '/spec/image/ref', value: origin.image },
+    ],
     description: `BootcNodePool ${name}: back to ${origin.image}; every node of the pool is handed it, and the nodes that boot it already do nothing`,
   };
 }

@@ -16,7 +16,7 @@ import { poolOrigin, rollbackVia } from './rollback-origins.ts';
 import { osImageMachineConfigName } from './pool.ts';
 import type { PlanPool, PlanPoolRollback, RollbackRefusedBy } from './types.ts';
 
-const short = (d: string | null) => (d && d.startsWith('sha256:') ? d.slice(0, 19) : d ?? 'unknown');
+const short = (d: string | null) => (d && d.startsWith('sha256:') ? d.slice(0, 19) : (d ?? 'unknown'));
 const list = (names: readonly string[]) => `${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
 
 /** What the forecast reads besides the pool: the cluster, indexed, and each bootc pool's members. */
@@ -34,19 +34,31 @@ export function forecastRollback(pool: PlanPool, ctx: ForecastContext): PlanPool
   const lever = pool.backend === 'bootc' ? `BootcNodePool/${pool.name} spec.image.ref` : `MachineConfig/${osImageMachineConfigName(pool.name)} spec.osImageURL`;
   const refused = (refusedBy: RollbackRefusedBy, why: string, via = lever): PlanPoolRollback => ({ available: false, to: null, via, download, why, refusedBy });
   if (!origin) {
-    return refused('rollback-origin-unknown', pool.backend === 'bootc'
-      ? `BootcNodePool ${pool.name} has no spec.image.ref to go back to`
-      : `MachineConfigPool ${pool.name} names no rendered config with an osImageURL: no image to go back to`);
+    return refused(
+      'rollback-origin-unknown',
+      pool.backend === 'bootc'
+        ? `BootcNodePool ${pool.name} has no spec.image.ref to go back to`
+        : `MachineConfigPool ${pool.name} names no rendered config with an osImageURL: no image to go back to`,
+    );
   }
   if (origin.kind === 'bootc') {
     const via = rollbackVia(pool.name, origin);
     if (origin.mixed) {
-      return refused('rollback-mixed-origins', `its nodes boot ${origin.mixed.length} different images now (${origin.mixed.map(short).join(', ')}): a BootcNodePool has one image for all its nodes, so no single image returns every node to the one it booted`, via);
+      return refused(
+        'rollback-mixed-origins',
+        `its nodes boot ${origin.mixed.length} different images now (${origin.mixed.map(short).join(', ')}): a BootcNodePool has one image for all its nodes, so no single image returns every node to the one it booted`,
+        via,
+      );
     }
-    if (!origin.image || !origin.digest) return refused('rollback-origin-unknown', 'none of its nodes to update reports the digest it boots (BootcNode status.booted)', via);
+    if (!origin.image || !origin.digest)
+      return refused('rollback-origin-unknown', 'none of its nodes to update reports the digest it boots (BootcNode status.booted)', via);
     const unbooted = neverBootedOrigin(pool, origin, ctx);
     if (unbooted.length) {
-      return refused('rollback-would-stage-unbooted', `${list(unbooted)} boot${unbooted.length === 1 ? 's' : ''} neither ${short(origin.digest)} nor the plan's image and never booted ${short(origin.digest)}: the pool's one image would stage an image they never ran`, via);
+      return refused(
+        'rollback-would-stage-unbooted',
+        `${list(unbooted)} boot${unbooted.length === 1 ? 's' : ''} neither ${short(origin.digest)} nor the plan's image and never booted ${short(origin.digest)}: the pool's one image would stage an image they never ran`,
+        via,
+      );
     }
     return { available: true, to: origin.image, via, download: false, why: null };
   }
@@ -70,9 +82,17 @@ function neverBootedOrigin(pool: PlanPool, origin: BootcOrigin, ctx: ForecastCon
     if (!v.bootedDigest || v.bootedDigest === target) continue;
     const rollbackDigest: unknown = ctx.idx.bootcNodes.get(name)?.status?.rollback?.imageDigest;
     const role = bootcRollbackRole({
-      entry: nodeProgressOf(node), chain: new Set(), wave: null, pool: pool.name, bootedDigest: v.bootedDigest, stagedDigest: v.stagedDigest,
-      rollbackDigest: typeof rollbackDigest === 'string' ? rollbackDigest : null, rebootRequested: false, degraded: v.degraded,
-      target: target ?? '', origin: origin.digest!,
+      entry: nodeProgressOf(node),
+      chain: new Set(),
+      wave: null,
+      pool: pool.name,
+      bootedDigest: v.bootedDigest,
+      stagedDigest: v.stagedDigest,
+      rollbackDigest: typeof rollbackDigest === 'string' ? rollbackDigest : null,
+      rebootRequested: false,
+      degraded: v.degraded,
+      target: target ?? '',
+      origin: origin.digest!,
     });
     if (role === 'would-stage-unbooted') out.push(name);
   }

@@ -26,7 +26,12 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, ctx: RollbackPo
     if (node && renderedTarget && inMcoRollback(ann[MCO_CURRENT_CONFIG], ann[MCO_DESIRED_CONFIG], renderedTarget)) back.push(viewNode(node, ctx.idx));
   }
   if (ctx.widened && back.length) {
-    ctx.report({ severity: 'warning', code: 'rollback-scope-widened-mco', path: originPath(name), message: `pool ${name} is an MCO pool: the MCO moves every node off a config it no longer targets, so its rollback takes all ${back.length} node(s) on ${renderedTarget}, all updated by this run (scope wave acts as run here)` });
+    ctx.report({
+      severity: 'warning',
+      code: 'rollback-scope-widened-mco',
+      path: originPath(name),
+      message: `pool ${name} is an MCO pool: the MCO moves every node off a config it no longer targets, so its rollback takes all ${back.length} node(s) on ${renderedTarget}, all updated by this run (scope wave acts as run here)`,
+    });
   }
   const change = mcoChange(name, origin, ctx);
   // Nodes the MCO moves back to the pre-run config already (the rollback put the MachineConfig
@@ -39,7 +44,17 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, ctx: RollbackPo
   const settings = liveSettings({ kind: 'MachineConfigPool', obj: mcp }, name, ctx, movingBack);
   const to = digestOf(origin.image) ?? origin.image;
   const byName = new Map(back.map((v) => [v.name, v]));
-  const { nodes, waves } = scheduleBack(name, back, settings, ctx, to, (vs) => orderNodesLikeMco(vs.map((v) => ({ name: v.name, zone: v.zone, createdAt: byName.get(v.name)!.createdAt }))), () => 'hard', () => false, movingBack);
+  const { nodes, waves } = scheduleBack(
+    name,
+    back,
+    settings,
+    ctx,
+    to,
+    (vs) => orderNodesLikeMco(vs.map((v) => ({ name: v.name, zone: v.zone, createdAt: byName.get(v.name)!.createdAt }))),
+    () => 'hard',
+    () => false,
+    movingBack,
+  );
   const pool = planPool(name, 'mco', origin.image, settings, nodes, waves);
   pool.rollback = { available: true, to: origin.image, via: rollbackVia(name, origin), download: true, why: null };
   return { pool, changes: change ? [change] : [] };
@@ -53,21 +68,59 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, ctx: RollbackPo
 function mcoChange(name: string, origin: McoOrigin, ctx: RollbackPoolContext): DraftChange | null {
   const mc = ctx.snapshot.machineConfigs.find((m) => m.metadata.name === origin.machineConfig);
   const url: unknown = mc?.spec?.osImageURL;
-  const waitAfter = { kind: 'pool-rendered' as const, pool: name, rendered: origin.rendered, description: `MachineConfigPool ${name} renders ${origin.rendered} again` };
+  const waitAfter = {
+    kind: 'pool-rendered' as const,
+    pool: name,
+    rendered: origin.rendered,
+    description: `MachineConfigPool ${name} renders ${origin.rendered} again`,
+  };
   const base = {
-    address: `MachineConfig/${origin.machineConfig}`, apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', namespace: null, name: origin.machineConfig,
-    reason: 'pool-os-image-rollback' as const, pool: name, before: { spec: { osImageURL: url ?? null } }, waitAfter,
+    address: `MachineConfig/${origin.machineConfig}`,
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfig',
+    namespace: null,
+    name: origin.machineConfig,
+    reason: 'pool-os-image-rollback' as const,
+    pool: name,
+    before: { spec: { osImageURL: url ?? null } },
+    waitAfter,
   };
   const back = origin.osImageURL === null ? !mc : url === origin.osImageURL;
-  if (back) return { ...base, action: 'noop', patch: [], after: { spec: { osImageURL: origin.osImageURL } }, risk: 'none', description: `MachineConfig ${origin.machineConfig} is as before the run` };
+  if (back)
+    return {
+      ...base,
+      action: 'noop',
+      patch: [],
+      after: { spec: { osImageURL: origin.osImageURL } },
+      risk: 'none',
+      description: `MachineConfig ${origin.machineConfig} is as before the run`,
+    };
   if (typeof url !== 'string') {
-    ctx.report({ code: 'rollback-pool-moved', path: originPath(name), message: `MachineConfig ${origin.machineConfig} has no osImageURL: it is not the one the run wrote`, hint: 'plan the spec again instead; a rollback only reverses what the run did' });
+    ctx.report({
+      code: 'rollback-pool-moved',
+      path: originPath(name),
+      message: `MachineConfig ${origin.machineConfig} has no osImageURL: it is not the one the run wrote`,
+      hint: 'plan the spec again instead; a rollback only reverses what the run did',
+    });
     return null;
   }
   const test = { op: 'test' as const, path: '/spec/osImageURL', value: url };
   if (origin.osImageURL === null) {
-    return { ...base, action: 'delete', patch: [test], after: null, risk: 'disruptive', description: `MachineConfig ${origin.machineConfig} deleted: the run created it; pool ${name} renders ${origin.rendered} again` };
+    return {
+      ...base,
+      action: 'delete',
+      patch: [test],
+      after: null,
+      risk: 'disruptive',
+      description: `MachineConfig ${origin.machineConfig} deleted: the run created it; pool ${name} renders ${origin.rendered} again`,
+    };
   }
-  return { ...base, action: 'update', patch: [test, { op: 'replace', path: '/spec/osImageURL', value: origin.osImageURL }], after: { spec: { osImageURL: origin.osImageURL } }, risk: 'disruptive', description: `MachineConfig ${origin.machineConfig}: osImageURL back to ${origin.osImageURL}` };
+  return {
+    ...base,
+    action: 'update',
+    patch: [test, { op: 'replace', path: '/spec/osImageURL', value: origin.osImageURL }],
+    after: { spec: { osImageURL: origin.osImageURL } },
+    risk: 'disruptive',
+    description: `MachineConfig ${origin.machineConfig}: osImageURL back to ${origin.osImageURL}`,
+  };
 }
-

@@ -28,7 +28,9 @@ export function poolOrigin(pool: PlanPool, snapshot: ClusterSnapshot): PoolOrigi
 /** The lever a rollback pulls, in words (PlanPoolRollback.via): the pool's image, or bootcplan's MachineConfig. */
 export function rollbackVia(pool: string, origin: PoolOrigin): string {
   if (origin.kind === 'bootc') return `BootcNodePool/${pool} spec.image.ref`;
-  return origin.osImageURL === null ? `MachineConfig/${origin.machineConfig} deleted (${origin.rendered} again)` : `MachineConfig/${origin.machineConfig} spec.osImageURL (${origin.rendered} again)`;
+  return origin.osImageURL === null
+    ? `MachineConfig/${origin.machineConfig} deleted (${origin.rendered} again)`
+    : `MachineConfig/${origin.machineConfig} spec.osImageURL (${origin.rendered} again)`;
 }
 
 /** The pool's spec.image.ref, and the image its scheduled nodes boot (one digest, or `mixed`). */
@@ -37,12 +39,14 @@ function bootcOrigin(pool: PlanPool, snapshot: ClusterSnapshot): PoolOrigin | nu
   const ref: unknown = bnp?.spec?.image?.ref;
   if (typeof ref !== 'string' || !ref) return null;
   const idx = indexSnapshot(snapshot);
-  const pullspecs = pool.nodes.filter((n) => n.wave !== null).map((n) => {
-    const node = idx.nodes.get(n.name);
-    if (!node) return null;
-    const v = viewNode(node, idx);
-    return bootedPullspec(v.bootedImage, v.bootedDigest);
-  });
+  const pullspecs = pool.nodes
+    .filter((n) => n.wave !== null)
+    .map((n) => {
+      const node = idx.nodes.get(n.name);
+      if (!node) return null;
+      const v = viewNode(node, idx);
+      return bootedPullspec(v.bootedImage, v.bootedDigest);
+    });
   return { kind: 'bootc', ref, ...originImage(pullspecs) };
 }
 
@@ -56,5 +60,12 @@ function mcoOrigin(pool: PlanPool, snapshot: ClusterSnapshot): PoolOrigin | null
   const machineConfig = osImageMachineConfigName(pool.name);
   const mc = snapshot.machineConfigs.find((m) => m.metadata.name === machineConfig);
   const osImageURL: unknown = mc?.spec?.osImageURL;
-  return { kind: 'mco', machineConfig, osImageURL: mc ? (typeof osImageURL === 'string' && osImageURL ? osImageURL : null) : null, rendered, renderedTarget: null, image };
+  return {
+    kind: 'mco',
+    machineConfig,
+    osImageURL: mc ? (typeof osImageURL === 'string' && osImageURL ? osImageURL : null) : null,
+    rendered,
+    renderedTarget: null,
+    image,
+  };
 }

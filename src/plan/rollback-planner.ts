@@ -36,16 +36,26 @@ export interface RollbackInput {
 }
 
 /** Why no rollback can be planned from a record (`plan --rollback` exits 1 with it). */
-export interface RollbackRefusal { refused: string; hint: string }
+export interface RollbackRefusal {
+  refused: string;
+  hint: string;
+}
 
 /** The input of a rollback of the run `rec` records, or why there is none. */
 export function rollbackInputOf(rec: ProgressRecord | null, scope: RollbackScope): RollbackInput | RollbackRefusal {
-  if (!rec) return { refused: 'this cluster has no run record: bootcplan has applied nothing here (or the record was deleted)', hint: 'a rollback reverses the last apply; there is none to reverse' };
+  if (!rec)
+    return {
+      refused: 'this cluster has no run record: bootcplan has applied nothing here (or the record was deleted)',
+      hint: 'a rollback reverses the last apply; there is none to reverse',
+    };
   if (rec.rollbackOf) return continuationOf(rec, rec.rollbackOf);
   const pools = Object.entries(rec.pools);
   const origins = Object.fromEntries(pools.flatMap(([name, p]) => (p.origin ? [[name, p.origin] as const] : [])));
   if (!rec.run || !rec.spec || !Object.keys(origins).length) {
-    return { refused: `the run record of plan ${rec.planId} keeps no origins: it was written by a bootcplan without rollbacks`, hint: 'plan the previous image with a spec (the git history has it) and apply that plan' };
+    return {
+      refused: `the run record of plan ${rec.planId} keeps no origins: it was written by a bootcplan without rollbacks`,
+      hint: 'plan the previous image with a spec (the git history has it) and apply that plan',
+    };
   }
   // Where the run stopped: the halted pool, else the last pool a wave of this run finished in.
   const stopped = pools.find(([, p]) => p.halted) ?? [...pools].reverse().find(([, p]) => p.wavesDone > 0) ?? null;
@@ -53,16 +63,24 @@ export function rollbackInputOf(rec: ProgressRecord | null, scope: RollbackScope
   const wave = stopped ? lastWave(stopped[1]) : null;
   if (scope === 'wave' && (pool === null || wave === null)) return { refused: `scope wave: no wave of plan ${rec.planId} started`, hint: 'use --scope run' };
   const order = pools.map(([name]) => name).reverse();
-  if (pool) order.splice(order.indexOf(pool), 1), order.unshift(pool);
+  if (pool) {
+    order.splice(order.indexOf(pool), 1);
+    order.unshift(pool);
+  }
   const halted = stopped?.[1].halted ?? null;
   const { name, path, sha256, commit } = rec.spec;
   return {
     spec: { name, path, ref: null, commit, sha256, dirty: null },
     of: { planId: rec.planId, startedAt: rec.startedAt, run: { id: rec.run.id, planIds: [...rec.run.planIds] } },
-    scope, pool, wave,
-    trigger: halted?.check ? { kind: 'health-check', check: halted.check, observed: halted.reason, at: rec.updatedAt } : { kind: 'manual', check: null, observed: halted?.reason ?? null, at: rec.updatedAt },
+    scope,
+    pool,
+    wave,
+    trigger: halted?.check
+      ? { kind: 'health-check', check: halted.check, observed: halted.reason, at: rec.updatedAt }
+      : { kind: 'manual', check: null, observed: halted?.reason ?? null, at: rec.updatedAt },
     source: {
-      origins, order: order.filter((p) => Object.hasOwn(origins, p)),
+      origins,
+      order: order.filter((p) => Object.hasOwn(origins, p)),
       targets: Object.fromEntries(Object.entries(rec.run.targets).filter(([p]) => Object.hasOwn(origins, p))),
       scopeWave: scope === 'wave' ? { planId: rec.planId, pool: pool!, wave: wave! } : null,
     },
@@ -79,15 +97,25 @@ export function rollbackInputOf(rec: ProgressRecord | null, scope: RollbackScope
  * The scope it was made with is kept (the one asked for now does not apply).
  */
 function continuationOf(rec: ProgressRecord, rb: NonNullable<ProgressRecord['rollbackOf']>): RollbackInput | RollbackRefusal {
-  if (rec.done) return { refused: `the latest run is itself a rollback (of plan ${rb.planId}), and it finished: nothing to roll back`, hint: 'plan the spec to go forward again (the pools stay held for the image that was rolled back until apply --retry)' };
+  if (rec.done)
+    return {
+      refused: `the latest run is itself a rollback (of plan ${rb.planId}), and it finished: nothing to roll back`,
+      hint: 'plan the spec to go forward again (the pools stay held for the image that was rolled back until apply --retry)',
+    };
   if (!rb.run || !rb.targets || !rb.order || rb.scopeWave === undefined || !rb.startedAt || !rec.spec || !rec.run) {
-    return { refused: `the latest run is an unfinished rollback (plan ${rec.planId}) whose record keeps no way to continue it: it was written by an earlier bootcplan`, hint: 'apply that rollback plan file again, or finish its nodes by hand (bootcplan status lists the ones in flight)' };
+    return {
+      refused: `the latest run is an unfinished rollback (plan ${rec.planId}) whose record keeps no way to continue it: it was written by an earlier bootcplan`,
+      hint: 'apply that rollback plan file again, or finish its nodes by hand (bootcplan status lists the ones in flight)',
+    };
   }
   const { name, path, sha256, commit } = rec.spec;
   return {
     spec: { name, path, ref: null, commit, sha256, dirty: null },
     of: { planId: rb.planId, startedAt: rb.startedAt, run: { id: rb.run.id, planIds: [...rb.run.planIds] } },
-    scope: rb.scope, pool: rb.pool, wave: rb.wave, trigger: rb.trigger,
+    scope: rb.scope,
+    pool: rb.pool,
+    wave: rb.wave,
+    trigger: rb.trigger,
     source: { origins: rb.origins, order: [...rb.order], targets: { ...rb.targets }, scopeWave: rb.scopeWave },
     continues: [...rec.run.planIds],
   };
@@ -98,7 +126,11 @@ export function rollbackInputOfSnapshot(snapshot: ClusterSnapshot, scope: Rollba
   const text: unknown = snapshot.progress?.data?.['run.json'];
   if (typeof text !== 'string' || !text) return rollbackInputOf(null, scope);
   const rec = decodeRunRecord(text);
-  if (typeof rec === 'string') return { refused: `ConfigMap ${BOOTCPLAN_NAMESPACE}/${PROGRESS_NAME}: run.json ${rec}`, hint: 'bootcplan writes this record; a record edited by hand is not planned from' };
+  if (typeof rec === 'string')
+    return {
+      refused: `ConfigMap ${BOOTCPLAN_NAMESPACE}/${PROGRESS_NAME}: run.json ${rec}`,
+      hint: 'bootcplan writes this record; a record edited by hand is not planned from',
+    };
   return rollbackInputOf(rec, scope);
 }
 
@@ -138,10 +170,16 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
     if (!origin || !target) continue;
     if (input.source.scopeWave && origin.kind === 'bootc' && name !== input.source.scopeWave.pool) continue;
     const ctx: RollbackPoolContext = {
-      snapshot, idx, members: (origin.kind === 'bootc' ? membership.bootc.get(name) : membership.mco.get(name)) ?? [],
-      chain: new Set(input.of.run.planIds), own,
-      scopeWave: input.source.scopeWave, widened: input.scope === 'wave' && origin.kind === 'mco',
-      report: (d: DiagnosticInput) => diagnostics.push(diagnosticAt(null, d)), leftovers: rollback.leftovers, excluded: rollback.excluded,
+      snapshot,
+      idx,
+      members: (origin.kind === 'bootc' ? membership.bootc.get(name) : membership.mco.get(name)) ?? [],
+      chain: new Set(input.of.run.planIds),
+      own,
+      scopeWave: input.source.scopeWave,
+      widened: input.scope === 'wave' && origin.kind === 'mco',
+      report: (d: DiagnosticInput) => diagnostics.push(diagnosticAt(null, d)),
+      leftovers: rollback.leftovers,
+      excluded: rollback.excluded,
     };
     const rolled: RolledPool | null = origin.kind === 'bootc' ? bootcPoolRollback(name, origin, target, ctx) : mcoPoolRollback(name, origin, ctx);
     if (!rolled) continue;
@@ -153,9 +191,16 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
   const changes: PlanChange[] = drafts.map((c, i) => ({ ...c, order: i + 1 }));
   const sorted = sortDiagnostics(diagnostics);
   const body: Omit<Plan, 'id'> = {
-    formatVersion: PLAN_FORMAT_VERSION_ROLLBACK, spec: input.spec, cluster: clusterInfo(snapshot), changes,
-    bootImages: { machineSets: [], controlPlaneMachineSet: null }, pools, diagnostics: sorted, durations,
-    summary: summarize(changes, pools, sorted), rollback,
+    formatVersion: PLAN_FORMAT_VERSION_ROLLBACK,
+    spec: input.spec,
+    cluster: clusterInfo(snapshot),
+    changes,
+    bootImages: { machineSets: [], controlPlaneMachineSet: null },
+    pools,
+    diagnostics: sorted,
+    durations,
+    summary: summarize(changes, pools, sorted),
+    rollback,
   };
   const { formatVersion, ...rest } = body;
   return { formatVersion, id: planIdOf(body), ...rest };
@@ -171,7 +216,11 @@ function estimate(pools: PlanPool[], d: PhaseDurations): void {
     const byName = new Map(p.nodes.map((n) => [n.name, n]));
     const waves = p.waves.map((w) => w.map((n) => ({ reboot: byName.get(n)!.reboot, staged: byName.get(n)!.staged })));
     const durations = p.backend === 'bootc' ? { ...d, stage: Math.min(d.stage, STORED_STAGE_SECONDS) } : d;
-    p.estimatedSeconds = estimatePoolSeconds(durations, { backend: p.backend, soakSeconds: 0, needsStaging: p.backend === 'bootc' && p.nodes.some((n) => n.wave !== null && !n.staged), waves }, elapsed);
+    p.estimatedSeconds = estimatePoolSeconds(
+      durations,
+      { backend: p.backend, soakSeconds: 0, needsStaging: p.backend === 'bootc' && p.nodes.some((n) => n.wave !== null && !n.staged), waves },
+      elapsed,
+    );
     elapsed += p.estimatedSeconds;
   }
 }

@@ -51,7 +51,21 @@ export type Risk = (typeof RISKS)[number];
  * no new image to it, so nothing stages. `not-ready` covers DiskPressure and NetworkUnavailable too (the MCO's
  * CheckNodeReady), and `updating` MCO work in flight on the node.
  */
-export const BLOCKED_BY = ['cordoned', 'not-ready', 'degraded', 'updating', 'pool-paused', 'no-budget', 'pool-conflict', 'no-bootcnode', 'pool-owned', 'mco-updating', 'tag-unresolved', 'not-managed', 'no-bootcnode-status'] as const;
+export const BLOCKED_BY = [
+  'cordoned',
+  'not-ready',
+  'degraded',
+  'updating',
+  'pool-paused',
+  'no-budget',
+  'pool-conflict',
+  'no-bootcnode',
+  'pool-owned',
+  'mco-updating',
+  'tag-unresolved',
+  'not-managed',
+  'no-bootcnode-status',
+] as const;
 export type BlockedBy = (typeof BLOCKED_BY)[number];
 
 /** Why a change exists. A closed set so that bots and the applier can rely on it. */
@@ -306,11 +320,19 @@ export { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS } from '..
 import type { GatePoint, OnFailure, RollbackScope, HealthCheckKind } from '../spec/types.ts';
 import type { ParsedCondition } from '../domain/health-condition.ts';
 
-export interface PlanObjectKeyRef { namespace: string; name: string; key: string }
+export interface PlanObjectKeyRef {
+  namespace: string;
+  name: string;
+  key: string;
+}
 export type PlanHealthAuth = 'ServiceAccount' | 'none' | { bearerTokenSecret: PlanObjectKeyRef };
 export type PlanHealthCa = 'system' | { configMap: PlanObjectKeyRef } | { secret: PlanObjectKeyRef };
 
-export interface PlanHealthEndpoint { url: string; auth: PlanHealthAuth; ca: PlanHealthCa }
+export interface PlanHealthEndpoint {
+  url: string;
+  auth: PlanHealthAuth;
+  ca: PlanHealthCa;
+}
 export interface PlanPrometheusCheck extends PlanHealthEndpoint {
   query: string;
   condition: string;
@@ -325,7 +347,10 @@ export interface PlanAlertsCheck extends PlanHealthEndpoint {
   /** "" : none. */
   heartbeat: string;
 }
-export interface PlanClusterOperatorsCheck { names: string[]; ignore: string[] }
+export interface PlanClusterOperatorsCheck {
+  names: string[];
+  ignore: string[];
+}
 export interface PlanConditionCheck {
   apiVersion: string;
   kind: string;

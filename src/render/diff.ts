@@ -130,10 +130,12 @@ export function diffValues(before: unknown, after: unknown, opts: DiffOptions = 
 }
 
 function gaveUp(maxEditLength: number, patch: readonly Operation[] | undefined, maxLine: number): DiffResult {
-  const lines: DiffLine[] = [{
-    kind: '#',
-    text: `# diff gave up: more than ${maxEditLength} lines differ (jsdiff maxEditLength)${patch ? '; the JSON patch instead:' : '; see the JSON patch'}`,
-  }];
+  const lines: DiffLine[] = [
+    {
+      kind: '#',
+      text: `# diff gave up: more than ${maxEditLength} lines differ (jsdiff maxEditLength)${patch ? '; the JSON patch instead:' : '; see the JSON patch'}`,
+    },
+  ];
   let added = 0;
   let removed = 0;
   if (patch) {
@@ -155,7 +157,10 @@ function gaveUp(maxEditLength: number, patch: readonly Operation[] | undefined, 
         lines.push({ kind: '-', text: displayLine(op.path, maxLine) });
         removed++;
       } else {
-        lines.push({ kind: ' ', text: displayLine(`${op.op} ${op.path}${'value' in op ? `: ${JSON.stringify(op.value)}` : ''}${op.from ? ` from ${op.from}` : ''}`, maxLine) });
+        lines.push({
+          kind: ' ',
+          text: displayLine(`${op.op} ${op.path}${'value' in op ? `: ${JSON.stringify(op.value)}` : ''}${op.from ? ` from ${op.from}` : ''}`, maxLine),
+        });
       }
     }
   }

@@ -25,7 +25,9 @@ export function eventToNdjson(e: ApplyEvent): string {
 /** "+1h02m03s" style offset, fixed width for aligned logs. */
 export function clockOf(t: number): string {
   const s = Math.max(0, Math.round(t));
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  const h = Math.floor(s / 3600),
+    m = Math.floor((s % 3600) / 60),
+    r = s % 60;
   return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:${String(r).padStart(2, '0')}`;
 }
 
@@ -35,45 +37,108 @@ export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {
   const c = colors(!!opts.color);
   const where = ['pool' in e ? e.pool : undefined, 'node' in e ? e.node : undefined].filter(Boolean).join('/');
   const head = `[${clockOf(e.t)}] ${where ? where + ' ' : ''}`;
-  const cond = 'conditions' in e && e.conditions.length ? ' [' + e.conditions.map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`).join(', ') + ']' : '';
+  const cond =
+    'conditions' in e && e.conditions.length ? ' [' + e.conditions.map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`).join(', ') + ']' : '';
   switch (e.type) {
-    case 'start': return `[${clockOf(e.t)}] ${e.resumed ? 'resuming' : 'applying'} plan ${e.message}`;
-    case 'change': return `${head}${c.yellow('~')} ${e.address} written${e.message ? ` (${e.message})` : ''}`;
-    case 'wait': return `${head}waiting: ${e.message}`;
-    case 'pool-start': return `${head}${c.bold('pool start')}: ${e.waves} wave(s); ${e.message}`.trimEnd();
-    case 'wave-start': return `${head}${c.bold(`wave ${e.wave}/${e.waves}`)} start: ${foldNames(e.nodes)}`;
-    case 'wave-end': return `${head}${c.green(`wave ${e.wave}/${e.waves} done`)}`;
-    case 'reboot': return `${head}reboot (${e.kind})`;
-    case 'soak': return `${head}soak ${formatDuration(e.seconds)} after wave ${e.wave}`;
-    case 'node-failed': return `${head}${c.red('FAILED')}: ${e.message}${cond}`;
-    case 'node-unavailable': return `${head}${c.yellow('out of service')} on its own${e.message ? ` (${e.message})` : ''}${cond}`;
-    case 'node-available': return `${head}back in service`;
-    case 'halt': return `${head}${c.red('HALTED')}: ${e.message} (pool paused)`;
-    case 'step-end': return `${head}step done: ${e.message}`;
-    case 'pool-done': return `${head}${c.green('pool done')}`;
-    case 'done': return `[${clockOf(e.t)}] ${c.green('done')}${e.message ? `: ${e.message}` : ''}`;
-    case 'gate-start': return `${gateHead(e)}health gate ${gateWhere(e)}: ${e.checks.join(', ')}`;
-    case 'gate-measure': return `${gateHead(e)}${e.check}: ${e.outcome === 'pass' ? c.green('pass') : e.outcome === 'inconclusive' ? c.yellow('inconclusive') : c.red(e.outcome)} (${e.observed})`;
-    case 'gate-pass': return `${gateHead(e)}${c.green('health gate passed')} ${gateWhere(e)} in ${formatDuration(e.seconds)}: ${e.checks.join(', ')}`;
-    case 'gate-fail': return `${gateHead(e)}${c.red('HEALTH CHECK FAILED')}: ${e.check} ${gateWhere(e)} (${e.reason}): ${e.observed}; on failure: ${e.onFailure}`;
-    case 'rollback-start': return `[${clockOf(e.t)}] ${c.red(c.bold('ROLLBACK'))} of plan ${e.of} (scope ${e.scope}): ${e.nodes} node(s) of ${e.pools.join(', ')}; ${e.message}`;
-    case 'rollback-done': return `[${clockOf(e.t)}] ${c.yellow('rolled back')}: ${e.nodes.length ? foldNames(e.nodes) : 'no node, only the pools\' images'}${e.message ? `; ${e.message}` : ''}`;
-    case 'holds-cleared': return `[${clockOf(e.t)}] holds lifted (apply --retry): ${e.pools.join(', ')}; ${e.message}`;
-    default: return `${head}${e.type}${'message' in e && e.message ? `: ${e.message}` : ''}`;
+    case 'start':
+      return `[${clockOf(e.t)}] ${e.resumed ? 'resuming' : 'applying'} plan ${e.message}`;
+    case 'change':
+      return `${head}${c.yellow('~')} ${e.address} written${e.message ? ` (${e.message})` : ''}`;
+    case 'wait':
+      return `${head}waiting: ${e.message}`;
+    case 'pool-start':
+      return `${head}${c.bold('pool start')}: ${e.waves} wave(s); ${e.message}`.trimEnd();
+    case 'wave-start':
+      return `${head}${c.bold(`wave ${e.wave}/${e.waves}`)} start: ${foldNames(e.nodes)}`;
+    case 'wave-end':
+      return `${head}${c.green(`wave ${e.wave}/${e.waves} done`)}`;
+    case 'reboot':
+      return `${head}reboot (${e.kind})`;
+    case 'soak':
+      return `${head}soak ${formatDuration(e.seconds)} after wave ${e.wave}`;
+    case 'node-failed':
+      return `${head}${c.red('FAILED')}: ${e.message}${cond}`;
+    case 'node-unavailable':
+      return `${head}${c.yellow('out of service')} on its own${e.message ? ` (${e.message})` : ''}${cond}`;
+    case 'node-available':
+      return `${head}back in service`;
+    case 'halt':
+      return `${head}${c.red('HALTED')}: ${e.message} (pool paused)`;
+    case 'step-end':
+      return `${head}step done: ${e.message}`;
+    case 'pool-done':
+      return `${head}${c.green('pool done')}`;
+    case 'done':
+      return `[${clockOf(e.t)}] ${c.green('done')}${e.message ? `: ${e.message}` : ''}`;
+    case 'gate-start':
+      return `${gateHead(e)}health gate ${gateWhere(e)}: ${e.checks.join(', ')}`;
+    case 'gate-measure':
+      return `${gateHead(e)}${e.check}: ${e.outcome === 'pass' ? c.green('pass') : e.outcome === 'inconclusive' ? c.yellow('inconclusive') : c.red(e.outcome)} (${e.observed})`;
+    case 'gate-pass':
+      return `${gateHead(e)}${c.green('health gate passed')} ${gateWhere(e)} in ${formatDuration(e.seconds)}: ${e.checks.join(', ')}`;
+    case 'gate-fail':
+      return `${gateHead(e)}${c.red('HEALTH CHECK FAILED')}: ${e.check} ${gateWhere(e)} (${e.reason}): ${e.observed}; on failure: ${e.onFailure}`;
+    case 'rollback-start':
+      return `[${clockOf(e.t)}] ${c.red(c.bold('ROLLBACK'))} of plan ${e.of} (scope ${e.scope}): ${e.nodes} node(s) of ${e.pools.join(', ')}; ${e.message}`;
+    case 'rollback-done':
+      return `[${clockOf(e.t)}] ${c.yellow('rolled back')}: ${e.nodes.length ? foldNames(e.nodes) : "no node, only the pools' images"}${e.message ? `; ${e.message}` : ''}`;
+    case 'holds-cleared':
+      return `[${clockOf(e.t)}] holds lifted (apply --retry): ${e.pools.join(', ')}; ${e.message}`;
+    default:
+      return `${head}${e.type}${'message' in e && e.message ? `: ${e.message}` : ''}`;
   }
 }
 
 type GateEvent = Extract<ApplyEvent, { type: 'gate-start' | 'gate-measure' | 'gate-pass' | 'gate-fail' }>;
 const gateHead = (e: GateEvent) => `[${clockOf(e.t)}] ${[e.pool, e.node].filter(Boolean).join('/')}${e.pool || e.node ? ' ' : ''}`;
 function gateWhere(e: GateEvent): string {
-  return e.point === 'preflight' ? 'before the first write' : e.point === 'afterNode' ? 'after the node' : e.point === 'batch' ? 'after the batch' : `after wave ${e.wave}`;
+  return e.point === 'preflight'
+    ? 'before the first write'
+    : e.point === 'afterNode'
+      ? 'after the node'
+      : e.point === 'batch'
+        ? 'after the batch'
+        : `after wave ${e.wave}`;
 }
 
 /** The event types a progress display shows as a line of their own (the rest move the counts). */
-const NOTABLE = new Set<string>(['start', 'change', 'wait', 'pool-start', 'soak', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'pool-done', 'done', 'gate-pass', 'gate-fail', 'rollback-start', 'rollback-done', 'holds-cleared']);
+const NOTABLE = new Set<string>([
+  'start',
+  'change',
+  'wait',
+  'pool-start',
+  'soak',
+  'node-failed',
+  'node-unavailable',
+  'node-available',
+  'halt',
+  'step-end',
+  'pool-done',
+  'done',
+  'gate-pass',
+  'gate-fail',
+  'rollback-start',
+  'rollback-done',
+  'holds-cleared',
+]);
 
 /** The events the live block scrolls above it (pool start, end and soak show in the pool's line). */
-const ABOVE = new Set<string>(['start', 'change', 'wait', 'node-failed', 'node-unavailable', 'node-available', 'halt', 'step-end', 'done', 'gate-pass', 'gate-fail', 'rollback-start', 'rollback-done', 'holds-cleared']);
+const ABOVE = new Set<string>([
+  'start',
+  'change',
+  'wait',
+  'node-failed',
+  'node-unavailable',
+  'node-available',
+  'halt',
+  'step-end',
+  'done',
+  'gate-pass',
+  'gate-fail',
+  'rollback-start',
+  'rollback-done',
+  'holds-cleared',
+]);
 
 export interface ProgressOptions {
   color: boolean;
@@ -94,9 +159,12 @@ const eta = (s: number | null): string => (s === null ? '?' : formatDuration(s))
 function poolTimes(model: ProgressModel, p: PoolProgress, now: number): string {
   const since = p.startedAt ?? now;
   switch (p.status) {
-    case 'waiting': return `est. ${eta(model.poolEta(p, now))}`;
-    case 'done': return `took ${formatDuration((p.endedAt ?? now) - since)}`;
-    case 'halted': return `halted after ${formatDuration((p.endedAt ?? now) - since)}`;
+    case 'waiting':
+      return `est. ${eta(model.poolEta(p, now))}`;
+    case 'done':
+      return `took ${formatDuration((p.endedAt ?? now) - since)}`;
+    case 'halted':
+      return `halted after ${formatDuration((p.endedAt ?? now) - since)}`;
     default: {
       const soak = p.soakUntil !== null && p.soakUntil > now && p.wave === p.lastFinished ? `, soak ${formatDuration(p.soakUntil - now)} left` : '';
       return `${formatDuration(now - since)} elapsed, ETA ${eta(model.poolEta(p, now))}${soak}`;
@@ -112,8 +180,14 @@ export function poolLine(model: ProgressModel, pool: PoolProgress, now: number, 
   const bar = progressBar(p.total ? done / p.total : 0, 20);
   const act = [...p.active].map(([n, st]) => `${forDisplay(n)}:${forDisplay(st)}`).join(' ');
   const stage = (p.staging || p.staged) && p.status !== 'done' ? `, staged ${p.staged}${p.staging ? ` (+${p.staging} staging)` : ''}` : '';
-  const status = p.status === 'halted' ? c.red('halted'.padEnd(12)) : p.status === 'done' ? c.green('done'.padEnd(12))
-    : p.status === 'waiting' ? 'waiting'.padEnd(12) : `wave ${p.wave}/${p.waves}`.padEnd(12);
+  const status =
+    p.status === 'halted'
+      ? c.red('halted'.padEnd(12))
+      : p.status === 'done'
+        ? c.green('done'.padEnd(12))
+        : p.status === 'waiting'
+          ? 'waiting'.padEnd(12)
+          : `wave ${p.wave}/${p.waves}`.padEnd(12);
   const line = `${c.bold(name.padEnd(12))} ${status} ${bar} ${countOf(model, pool)} nodes, ${poolTimes(model, pool, now)}${stage}${act ? '  ' + act : ''}`;
   return clipVisible(line, width);
 }
@@ -221,7 +295,7 @@ export class RehearseProgress {
     this.tty.model.update(event);
     const now = this.opts.clock();
     if (now - this.start < (this.opts.quietMs ?? 2000)) return '';
-    if (this.last !== null && now - this.last < (this.opts.terminal ? 100 : this.opts.everyMs ?? 10_000)) return '';
+    if (this.last !== null && now - this.last < (this.opts.terminal ? 100 : (this.opts.everyMs ?? 10_000))) return '';
     this.last = now;
     return this.opts.terminal ? this.tty.clear() + this.tty.draw(this.tty.model.t) : this.lines(now);
   }
@@ -233,7 +307,9 @@ export class RehearseProgress {
     const out: string[] = [];
     for (const p of m.pools.values()) {
       if (p.status !== 'rolling') continue;
-      out.push(`rehearsing: ${forDisplay(p.name)} wave ${p.wave}/${p.waves}, ${countOf(m, p)} nodes; simulated ${formatDuration(m.t)}, ETA ${eta(m.eta(m.t))} (simulated); ${formatDuration((now - this.start) / 1000)} wall clock`);
+      out.push(
+        `rehearsing: ${forDisplay(p.name)} wave ${p.wave}/${p.waves}, ${countOf(m, p)} nodes; simulated ${formatDuration(m.t)}, ETA ${eta(m.eta(m.t))} (simulated); ${formatDuration((now - this.start) / 1000)} wall clock`,
+      );
     }
     return out.map((l) => c.dim(l) + '\n').join('');
   }

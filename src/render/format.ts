@@ -61,7 +61,12 @@ export function padTable(input: string[][], gap = 2): string[] {
   const rows = input.map((r) => r.map(String));
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(c))));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - visibleLength(c) + gap))).join('').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - visibleLength(c) + gap)))
+      .join('')
+      .trimEnd(),
+  );
 }
 
 export function visibleLength(s: string): number {
@@ -79,7 +84,11 @@ export function clipVisible(line: string, width: number): string {
   let shown = 0;
   let coloured = false;
   for (const m of line.matchAll(/\x1b\[[0-9;]*m|[^\x1b]+|\x1b/g)) {
-    if (m[0].startsWith('\x1b[')) { out += m[0]; coloured = true; continue; }
+    if (m[0].startsWith('\x1b[')) {
+      out += m[0];
+      coloured = true;
+      continue;
+    }
     const room = width - 1 - shown;
     if (room <= 0) break;
     out += m[0].slice(0, room);
@@ -112,7 +121,8 @@ export function foldNames(names: readonly string[], max = 12): string {
 /** Made on first use: an ICU collator costs 5-10 ms to create, paid by every command that loads this module otherwise. */
 let collator: Intl.Collator | null = null;
 /** "w-2" < "w-10". */
-export const naturalCompare = (a: string, b: string): number => (collator ??= new Intl.Collator('en', { numeric: true })).compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+export const naturalCompare = (a: string, b: string): number =>
+  (collator ??= new Intl.Collator('en', { numeric: true })).compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
 
 /** [1,2,3,5,7,8] -> "1-3, 5, 7-8" (input need not be sorted; duplicates are ignored). */
 export function foldNumbers(nums: readonly number[], max = 8): string {
@@ -135,8 +145,13 @@ export function foldNumbers(nums: readonly number[], max = 8): string {
  * writes one "… N more waves …" line. `count` tells how many waves an item stands for (a line
  * may cover a run of waves). `-o json` keeps all.
  */
-export function foldWaves<T>(all: readonly T[], o: { max?: number; head?: number; tail?: number; count?: (item: T) => number } = {}): { items: T[]; hidden: number; at: number } {
-  const max = o.max ?? 12, head = o.head ?? 5, tail = o.tail ?? 1;
+export function foldWaves<T>(
+  all: readonly T[],
+  o: { max?: number; head?: number; tail?: number; count?: (item: T) => number } = {},
+): { items: T[]; hidden: number; at: number } {
+  const max = o.max ?? 12,
+    head = o.head ?? 5,
+    tail = o.tail ?? 1;
   if (all.length <= max || all.length <= head + tail + 1) return { items: [...all], hidden: 0, at: all.length };
   const hidden = all.slice(head, all.length - tail).reduce((s, x) => s + (o.count ? o.count(x) : 1), 0);
   return { items: [...all.slice(0, head), ...all.slice(all.length - tail)], hidden, at: head };
@@ -195,8 +210,11 @@ export function groupNodes(pool: string, nodes: readonly NodeGroupInput[]): Node
     g.names.sort(naturalCompare);
     g.waves = [...new Set(g.waves)].sort((a, b) => a - b);
   }
-  const first = (g: NodeGroup) => (g.blockedBy ? Infinity : g.waves[0] ?? Infinity);
-  return groups.sort((a, b) => first(a) - first(b) || (a.blockedBy ?? '').localeCompare(b.blockedBy ?? '') || b.names.length - a.names.length || a.reboot.localeCompare(b.reboot));
+  const first = (g: NodeGroup) => (g.blockedBy ? Infinity : (g.waves[0] ?? Infinity));
+  return groups.sort(
+    (a, b) =>
+      first(a) - first(b) || (a.blockedBy ?? '').localeCompare(b.blockedBy ?? '') || b.names.length - a.names.length || a.reboot.localeCompare(b.reboot),
+  );
 }
 
 export const REBOOT_TEXT: Record<string, string> = {
@@ -235,14 +253,20 @@ export function rebootMix(pools: readonly { nodes: readonly { wave: number | nul
 }
 
 /** Risky changes of a plan: the disruptive ones, and replacements (incl. the CPMS's). */
-export function riskTally<C extends { action: string; risk: string }>(plan: { changes: readonly C[]; bootImages: { controlPlaneMachineSet: { replacement: boolean } | null } }) {
+export function riskTally<C extends { action: string; risk: string }>(plan: {
+  changes: readonly C[];
+  bootImages: { controlPlaneMachineSet: { replacement: boolean } | null };
+}) {
   const risky = plan.changes.filter((c) => c.action !== 'noop' && c.risk !== 'none');
   const replacement = risky.filter((c) => c.risk === 'replacement').length + (plan.bootImages.controlPlaneMachineSet?.replacement ? 1 : 0);
   return { risky, replacement, disruptive: risky.filter((c) => c.risk === 'disruptive').length };
 }
 
 /** "12 nodes in 4 waves"; with slots pools "12 nodes: 3 in 1 wave, 9 in slots" (a slots pool's batches are no waves to wait for). */
-export function nodesLine(plan: { summary: { nodes: number; waves: number }; pools: readonly { rollout?: string; waves: readonly (readonly string[])[] }[] }): string {
+export function nodesLine(plan: {
+  summary: { nodes: number; waves: number };
+  pools: readonly { rollout?: string; waves: readonly (readonly string[])[] }[];
+}): string {
   const s = plan.summary;
   const slots = plan.pools.filter((p) => p.rollout === 'slots');
   if (!slots.length) return `${plural(s.nodes, 'node')} in ${plural(s.waves, 'wave')}`;

@@ -27,12 +27,17 @@ export interface RenderOptions {
 
 export async function renderPlan(plan: Plan, format: string, opts: RenderOptions): Promise<string> {
   switch (format) {
-    case 'json': return (await import('../plan/saved/writer.ts')).planFileText(plan);
-    case 'yaml': return yamlOfJson((await import('../plan/saved/writer.ts')).planFileText(plan));
-    case 'markdown': return (await import('./markdown.ts')).renderMarkdown(plan, { full: opts.full });
-    case 'html': return (await import('./html/report.ts')).renderHtml(plan, { full: opts.full });
+    case 'json':
+      return (await import('../plan/saved/writer.ts')).planFileText(plan);
+    case 'yaml':
+      return yamlOfJson((await import('../plan/saved/writer.ts')).planFileText(plan));
+    case 'markdown':
+      return (await import('./markdown.ts')).renderMarkdown(plan, { full: opts.full });
+    case 'html':
+      return (await import('./html/report.ts')).renderHtml(plan, { full: opts.full });
     // Plain ASCII symbols whenever colour is off (pipes, CI logs, NO_COLOR).
-    default: return (await import('./text.ts')).renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
+    default:
+      return (await import('./text.ts')).renderText(plan, { color: opts.color, full: opts.full, ascii: !opts.color });
   }
 }
 

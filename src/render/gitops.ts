@@ -7,7 +7,16 @@ import type { Plan } from '../plan/types.ts';
  */
 function when(iso: string, tz: string): string {
   try {
-    const local = new Intl.DateTimeFormat('en-GB', { timeZone: tz, weekday: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hour12: false }).format(new Date(iso));
+    const local = new Intl.DateTimeFormat('en-GB', {
+      timeZone: tz,
+      weekday: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hour12: false,
+    }).format(new Date(iso));
     return `${local} ${tz}`;
   } catch {
     return `${iso} ${tz}`;
@@ -20,10 +29,13 @@ export function scheduleLine(plan: Plan): string | null {
   if (!s) return null;
   const total = s.totalWaves;
   if (s.open) {
-    return `Maintenance window open now, until ${when(s.open.end, s.open.timezone)}: ${s.open.wavesThatFit} of ${total} waves fit.` +
-      (s.next ? ` Next window ${when(s.next.start, s.next.timezone)}: ${s.next.wavesThatFit} waves fit.` : '');
+    return (
+      `Maintenance window open now, until ${when(s.open.end, s.open.timezone)}: ${s.open.wavesThatFit} of ${total} waves fit.` +
+      (s.next ? ` Next window ${when(s.next.start, s.next.timezone)}: ${s.next.wavesThatFit} waves fit.` : '')
+    );
   }
-  if (s.next) return `Outside the maintenance windows (evaluated ${s.evaluatedAt}); apply waits. Next window ${when(s.next.start, s.next.timezone)} to ${when(s.next.end, s.next.timezone)}: ${s.next.wavesThatFit} of ${total} waves fit.`;
+  if (s.next)
+    return `Outside the maintenance windows (evaluated ${s.evaluatedAt}); apply waits. Next window ${when(s.next.start, s.next.timezone)} to ${when(s.next.end, s.next.timezone)}: ${s.next.wavesThatFit} of ${total} waves fit.`;
   return `No maintenance window is scheduled: apply will not start any wave.`;
 }
 

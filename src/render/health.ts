@@ -6,8 +6,9 @@
  */
 import type { Plan, PlanHealthCheck, PlanPool, PlanHealthAuth, PlanHealthCa } from '../plan/types.ts';
 import { formatDuration, plural } from './format.ts';
+import { valueText } from '../base/json-text.ts';
 
-const str = (v: unknown) => String(v ?? '');
+const str = valueText;
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(str) : []);
 
 /** What the check judges, in one phrase. */
@@ -26,7 +27,9 @@ export function checkWhat(c: PlanHealthCheck): string {
       `no ${a.source === 'alertmanager' ? 'active, unsilenced' : states} alert${matchers.length ? ` matching ${matchers.join(', ')}` : ''}`,
       ignore.length ? `ignoring ${ignore.join(', ')}` : '',
       a.heartbeat ? `${str(a.heartbeat)} must be firing` : '',
-    ].filter(Boolean).join('; ');
+    ]
+      .filter(Boolean)
+      .join('; ');
   }
   if (c.clusterOperators) {
     const names = list(c.clusterOperators.names);
@@ -42,7 +45,7 @@ export function checkWhat(c: PlanHealthCheck): string {
 
 function authText(a: PlanHealthAuth): string {
   if (a === 'none') return 'no authentication';
-  if (a === 'ServiceAccount') return 'bootcplan\'s ServiceAccount token';
+  if (a === 'ServiceAccount') return "bootcplan's ServiceAccount token";
   const s = a?.bearerTokenSecret;
   return s ? `token from Secret ${str(s.namespace)}/${str(s.name)} key ${str(s.key)}` : 'unknown authentication';
 }
@@ -58,7 +61,7 @@ function caText(c: PlanHealthCa): string {
 /** Where the check reads from: the URL, who bootcplan is to it, which CA; the API server for the others. */
 export function checkSource(c: PlanHealthCheck): string {
   const e = c.prometheus ?? c.alerts;
-  if (!e) return 'the API server (bootcplan\'s own identity)';
+  if (!e) return "the API server (bootcplan's own identity)";
   const url = str(e.url);
   const tls = url.startsWith('https:') ? `, ${caText(e.ca)}` : '';
   return `${url}${c.alerts?.source === 'alertmanager' ? ' (Alertmanager)' : ''}, ${authText(e.auth)}${tls}`;
@@ -68,7 +71,9 @@ const POINT_WORDS: Record<string, string> = { preflight: 'before the first write
 
 /** When the check gates: "before the first write, after each wave". */
 export function checkWhen(c: PlanHealthCheck): string {
-  return list(c.when).map((p) => POINT_WORDS[p] ?? p).join(', ');
+  return list(c.when)
+    .map((p) => POINT_WORDS[p] ?? p)
+    .join(', ');
 }
 
 /** How it measures: "2 passes in a row 30s apart, no failure tolerated, gives up after 10m". */
@@ -97,7 +102,9 @@ export function poolGatesLine(pool: PlanPool): string | null {
   if (g.preflight.length) parts.push(`before the first write: ${g.preflight.join(', ')}`);
   if (g.afterWave.length) {
     const where = pool.rollout === 'slots' ? 'once the pool is done' : pool.waves.length === 1 ? 'after its wave' : `after each of ${pool.waves.length} waves`;
-    parts.push(`${where}${pool.soakSeconds && pool.rollout !== 'slots' ? ` (after the ${formatDuration(pool.soakSeconds)} soak)` : ''}: ${g.afterWave.join(', ')}`);
+    parts.push(
+      `${where}${pool.soakSeconds && pool.rollout !== 'slots' ? ` (after the ${formatDuration(pool.soakSeconds)} soak)` : ''}: ${g.afterWave.join(', ')}`,
+    );
   }
   if (g.afterNode.length) parts.push(`after each node: ${g.afterNode.join(', ')}`);
   if (!parts.length) return null;

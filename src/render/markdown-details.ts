@@ -21,12 +21,19 @@ export function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)
   const blocks: (() => string)[] = [];
   const scTitle = specChangesTitle(plan);
   if (scTitle && plan.specChanges?.unified) {
-    blocks.push(() => `<details><summary>${escapeMarkdown(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(String(plan.specChanges!.unified).trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`);
+    blocks.push(
+      () =>
+        `<details><summary>${escapeMarkdown(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(String(plan.specChanges!.unified).trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`,
+    );
   } else if (scTitle) blocks.push(() => `<sub>${escapeMarkdown(scTitle)}</sub>\n`);
   const changed = plan.changes.filter((c) => c.action !== 'noop');
   for (const ch of changed) blocks.push(() => changeBlock(ch, opts));
   const unchanged = plan.changes.filter((c) => c.action === 'noop');
-  if (unchanged.length) blocks.push(() => `<sub>${plural(unchanged.length, 'managed object')} already as desired: ${escapeMarkdown(clipEnd(unchanged.map((c) => c.address).join(', '), 2000))}</sub>\n`);
+  if (unchanged.length)
+    blocks.push(
+      () =>
+        `<sub>${plural(unchanged.length, 'managed object')} already as desired: ${escapeMarkdown(clipEnd(unchanged.map((c) => c.address).join(', '), 2000))}</sub>\n`,
+    );
   if (plan.bootImages.machineSets.length || plan.bootImages.controlPlaneMachineSet) blocks.push(() => bootImagesBlock(plan) ?? '');
   for (const p of plan.pools) blocks.push(() => poolBlock(p));
   if (plan.healthChecks?.length) blocks.push(() => healthBlock(plan));
@@ -57,17 +64,27 @@ function bootImagesBlock(plan: Plan): string | null {
   const bi = plan.bootImages;
   if (!bi.machineSets.length && !bi.controlPlaneMachineSet) return null;
   const changed = bi.machineSets.filter((m) => !m.skipped && m.from !== m.to).length;
-  const lines = ['<details>', `<summary>Boot images: ${plural(changed, 'MachineSet')} to update${bi.controlPlaneMachineSet ? ', ControlPlaneMachineSet' : ''}</summary>`, ''];
+  const lines = [
+    '<details>',
+    `<summary>Boot images: ${plural(changed, 'MachineSet')} to update${bi.controlPlaneMachineSet ? ', ControlPlaneMachineSet' : ''}</summary>`,
+    '',
+  ];
   if (bi.machineSets.length) {
     lines.push('| MachineSet | Boot image |', '|---|---|');
-    const rows = bi.machineSets.map((m) => `| ${code(m.name)} | ${m.skipped ? `skipped: ${escapeMarkdown(clipEnd(m.skipped, 300))}` : m.from === m.to ? `${code(m.to ?? '(none)')} (current)` : `${code(m.from ?? '(none)')} → ${code(m.to ?? '(none)')}`} |`);
+    const rows = bi.machineSets.map(
+      (m) =>
+        `| ${code(m.name)} | ${m.skipped ? `skipped: ${escapeMarkdown(clipEnd(m.skipped, 300))}` : m.from === m.to ? `${code(m.to ?? '(none)')} (current)` : `${code(m.from ?? '(none)')} → ${code(m.to ?? '(none)')}`} |`,
+    );
     lines.push(...cutMiddle(rows, BLOCK_BUDGET - 2000, (n) => `| … ${n} more | |`));
     lines.push('');
   }
   const cp = bi.controlPlaneMachineSet;
   if (cp) {
     const change = cp.from === cp.to || !cp.to ? 'no boot image change' : `${code(cp.from ?? '(none)')} → ${code(cp.to)}`;
-    lines.push(`ControlPlaneMachineSet \`cluster\`: ${change}; ${cp.replacement ? '**replaces control-plane machines**' : 'no machine replaced'}: ${escapeMarkdown(clipEnd(cp.why, 1000))}`, '');
+    lines.push(
+      `ControlPlaneMachineSet \`cluster\`: ${change}; ${cp.replacement ? '**replaces control-plane machines**' : 'no machine replaced'}: ${escapeMarkdown(clipEnd(cp.why, 1000))}`,
+      '',
+    );
   }
   lines.push('</details>', '');
   return lines.join('\n');
@@ -86,7 +103,9 @@ function poolBlock(p: PlanPool): string {
     `${poolKind(p.backend)}, priority ${md(p.priority)}${p.controlPlane ? ', control plane' : ''}; ` +
       `${md(p.nodeCount)} nodes, ${md(p.upToDate)} up to date; maxUnavailable ${code(String(mu.value))} → ${md(mu.resolved)} (${md(mu.rule)})` +
       `${p.unavailableNow.length ? `, ${md(p.unavailableNow.length)} already unavailable` : ''}; ` +
-      (p.rollout === 'slots' ? `in slots: each node admitted in the order below as soon as one is back; re-planned every ${md(plural(p.waveSize, 'admission'))}.` : `soak ${md(formatDuration(p.soakSeconds))} ${p.gates?.afterWave.length ? 'after each wave (then its health gate)' : 'between waves'}.`),
+      (p.rollout === 'slots'
+        ? `in slots: each node admitted in the order below as soon as one is back; re-planned every ${md(plural(p.waveSize, 'admission'))}.`
+        : `soak ${md(formatDuration(p.soakSeconds))} ${p.gates?.afterWave.length ? 'after each wave (then its health gate)' : 'between waves'}.`),
     '',
     `Target ${code(p.targetImage)}`,
     '',
@@ -96,11 +115,15 @@ function poolBlock(p: PlanPool): string {
     return lines.join('\n');
   }
   const groups = groupNodes(p.name, p.nodes);
-  const groupLines = groups.map((g) => `- ${g.blockedBy ? ':warning: ' : ''}${escapeMarkdown(withArrows(describeGroup(g, { withPool: false, slots: p.rollout === 'slots' })))}: ${escapeMarkdown(foldNames(g.names, 8))}`);
+  const groupLines = groups.map(
+    (g) =>
+      `- ${g.blockedBy ? ':warning: ' : ''}${escapeMarkdown(withArrows(describeGroup(g, { withPool: false, slots: p.rollout === 'slots' })))}: ${escapeMarkdown(foldNames(g.names, 8))}`,
+  );
   lines.push(...cutMiddle(groupLines, 4000, (n) => `- … ${n} more groups`), '');
   if (sched.length && sched.length <= 60) {
     lines.push(`| ${p.rollout === 'slots' ? '#' : 'Wave'} | Node | Zone | Reboot | Staged |`, '|--:|---|---|---|---|');
-    for (const [i, n] of sched.entries()) lines.push(`| ${md(p.rollout === 'slots' ? i + 1 : n.wave)} | ${code(n.name)} | ${md(n.zone ?? '-')} | ${md(n.reboot)} | ${n.staged ? 'yes' : 'no'} |`);
+    for (const [i, n] of sched.entries())
+      lines.push(`| ${md(p.rollout === 'slots' ? i + 1 : n.wave)} | ${code(n.name)} | ${md(n.zone ?? '-')} | ${md(n.reboot)} | ${n.staged ? 'yes' : 'no'} |`);
   } else if (sched.length) {
     const reboots = new Map(p.nodes.map((n) => [n.name, n.reboot]));
     lines.push(`| ${p.rollout === 'slots' ? 'Batches' : 'Waves'} | Nodes | Soft reboot | Hard or not yet known | Names |`, '|---|--:|--:|--:|---|');
@@ -111,7 +134,9 @@ function poolBlock(p: PlanPool): string {
       while (j + 1 < p.waves.length && p.waves[j + 1].length === p.waves[i].length) j++;
       const names = p.waves.slice(i, j + 1).flat();
       const soft = names.filter((n) => reboots.get(n) === 'soft').length;
-      rows.push(`| ${j > i ? `${i + 1}-${j + 1}` : i + 1} | ${md(p.waves[i].length)}${j > i ? ' each' : ''} | ${soft} | ${names.length - soft} | ${md(foldNames([...names].sort(naturalCompare), 3))} |`);
+      rows.push(
+        `| ${j > i ? `${i + 1}-${j + 1}` : i + 1} | ${md(p.waves[i].length)}${j > i ? ' each' : ''} | ${soft} | ${names.length - soft} | ${md(foldNames([...names].sort(naturalCompare), 3))} |`,
+      );
       i = j + 1;
     }
     lines.push(...cutMiddle(rows, 5000, (n) => `| … ${n} more rows | | | | |`));
@@ -127,8 +152,18 @@ function poolBlock(p: PlanPool): string {
 /** Each check's timing and full source (the head's table has the rest). */
 function healthBlock(plan: Plan): string {
   const checks = plan.healthChecks ?? [];
-  const items = checks.map((c) => `- ${code(checkLabel(plan, c))}: ${escapeMarkdown(clipEnd(checkTiming(c), 300))}; reads ${escapeMarkdown(clipEnd(checkSource(c), 600))}`);
-  return ['<details>', `<summary>Health checks: ${plural(checks.length, 'check')}, how they measure</summary>`, '', ...cutMiddle(items, BLOCK_BUDGET, (n) => `- … ${n} more`), '', '</details>', ''].join('\n');
+  const items = checks.map(
+    (c) => `- ${code(checkLabel(plan, c))}: ${escapeMarkdown(clipEnd(checkTiming(c), 300))}; reads ${escapeMarkdown(clipEnd(checkSource(c), 600))}`,
+  );
+  return [
+    '<details>',
+    `<summary>Health checks: ${plural(checks.length, 'check')}, how they measure</summary>`,
+    '',
+    ...cutMiddle(items, BLOCK_BUDGET, (n) => `- … ${n} more`),
+    '',
+    '</details>',
+    '',
+  ].join('\n');
 }
 
 /** Lines, with the middle replaced by a note when they exceed `budget` characters. */

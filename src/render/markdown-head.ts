@@ -37,10 +37,12 @@ function headIntro(plan: Plan, marker: string): string[] {
   out.push('');
   const sp = plan.spec;
   const cl = plan.cluster;
-  out.push(`<sub>spec ${code(sp.path)}${sp.ref ? ` at ${code(sp.ref)}` : ''}${sp.commit ? ` (commit ${code(String(sp.commit).slice(0, 12))})` : ''}${sp.dirty ? ', uncommitted changes' : ''}` +
-    ` · cluster ${code(cl.source)}${cl.version ? `, OpenShift ${escapeMarkdown(cl.version)}` : ''}${cl.platform ? `, ${escapeMarkdown(cl.platform)}` : ''}` +
-    (cl.identity ? ` · runs only on ${code(cl.identity.kind)} ${code(cl.identity.id)}${cl.server ? ` (${code(cl.server)})` : ''}` : '') +
-    ` · plan ${code(plan.id)}</sub>`);
+  out.push(
+    `<sub>spec ${code(sp.path)}${sp.ref ? ` at ${code(sp.ref)}` : ''}${sp.commit ? ` (commit ${code(String(sp.commit).slice(0, 12))})` : ''}${sp.dirty ? ', uncommitted changes' : ''}` +
+      ` · cluster ${code(cl.source)}${cl.version ? `, OpenShift ${escapeMarkdown(cl.version)}` : ''}${cl.platform ? `, ${escapeMarkdown(cl.platform)}` : ''}` +
+      (cl.identity ? ` · runs only on ${code(cl.identity.kind)} ${code(cl.identity.id)}${cl.server ? ` (${code(cl.server)})` : ''}` : '') +
+      ` · plan ${code(plan.id)}</sub>`,
+  );
   out.push('');
   const sched = scheduleLine(plan);
   if (sched) out.push(`:clock9: ${escapeMarkdown(sched)}`, '');
@@ -60,12 +62,19 @@ function summaryTable(plan: Plan): string[] {
   out.push(`| Objects | ${md(s.create)} to create, ${md(s.update)} to change, ${md(s.delete)} to delete |`);
   out.push(`| Pools | ${plan.pools.length ? `${plan.pools.length}: ${escapeMarkdown(clipEnd(plan.pools.map((p) => p.name).join(', '), 300))}` : 'none'} |`);
   const inSlots = plan.pools.some((p) => p.rollout === 'slots');
-  out.push(`| Nodes | ${inSlots ? md(nodesLine(plan).replace(/^\d+ nodes?: /, `${s.nodes} to update: `)) : `${md(s.nodes)} to update in ${md(plural(s.waves, 'wave'))}`}${s.blocked ? `; **${md(s.blocked)} not scheduled**` : ''} |`);
+  out.push(
+    `| Nodes | ${inSlots ? md(nodesLine(plan).replace(/^\d+ nodes?: /, `${s.nodes} to update: `)) : `${md(s.nodes)} to update in ${md(plural(s.waves, 'wave'))}`}${s.blocked ? `; **${md(s.blocked)} not scheduled**` : ''} |`,
+  );
   out.push(`| Reboots | ${soft} soft, ${hard} hard${unknown ? `, ${unknown} not yet known (decided once staged; counted as hard)` : ''} |`);
   out.push(`| Estimated duration | ${md(formatDuration(s.estimatedSeconds))} |`);
-  out.push(`| Risks | ${replacement ? `**:rotating_light: ${plural(replacement, 'control-plane replacement')}**` : 'no replacement'}, ${plural(disruptive, 'disruptive change')} |`);
+  out.push(
+    `| Risks | ${replacement ? `**:rotating_light: ${plural(replacement, 'control-plane replacement')}**` : 'no replacement'}, ${plural(disruptive, 'disruptive change')} |`,
+  );
   const gates = gatesPhrase(plan);
-  if (gates) out.push(`| Health gates | ${md(gates)}; ${plan.healthChecks!.some((c) => c.onFailure === 'rollback') ? 'a failure halts or rolls back' : 'a failure halts the rollout'} |`);
+  if (gates)
+    out.push(
+      `| Health gates | ${md(gates)}; ${plan.healthChecks!.some((c) => c.onFailure === 'rollback') ? 'a failure halts or rolls back' : 'a failure halts the rollout'} |`,
+    );
   out.push(`| Errors / warnings | ${s.errors ? `**${md(s.errors)}**` : '0'} / ${md(s.warnings)} |`);
   out.push('');
   return out;
@@ -104,13 +113,21 @@ function findings(plan: Plan): string[] {
   }
   const riskItems: string[] = [];
   for (const c of riskTally(plan).risky) {
-    riskItems.push(`- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${md(wordOf(VERB, 'markdown', c.action))} (${escapeMarkdown(c.reason)})${c.description ? `: ${escapeMarkdown(clipEnd(c.description, HEAD_BUDGET.message))}` : ''}`);
+    riskItems.push(
+      `- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${md(wordOf(VERB, 'markdown', c.action))} (${escapeMarkdown(c.reason)})${c.description ? `: ${escapeMarkdown(clipEnd(c.description, HEAD_BUDGET.message))}` : ''}`,
+    );
   }
   const cp = plan.bootImages.controlPlaneMachineSet;
-  if (cp?.replacement) riskItems.push(`- :rotating_light: **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${escapeMarkdown(clipEnd(cp.why, HEAD_BUDGET.message))}`);
+  if (cp?.replacement)
+    riskItems.push(
+      `- :rotating_light: **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${escapeMarkdown(clipEnd(cp.why, HEAD_BUDGET.message))}`,
+    );
   for (const p of plan.pools) {
     const blocked = p.nodes.filter((n) => n.blockedBy);
-    if (blocked.length) riskItems.push(`- **not scheduled**: ${plural(blocked.length, 'node')} of pool ${code(p.name)} (${escapeMarkdown([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): ${escapeMarkdown(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 6))}`);
+    if (blocked.length)
+      riskItems.push(
+        `- **not scheduled**: ${plural(blocked.length, 'node')} of pool ${code(p.name)} (${escapeMarkdown([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): ${escapeMarkdown(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 6))}`,
+      );
   }
   if (riskItems.length) {
     out.push('#### Risks');
@@ -124,8 +141,16 @@ function findings(plan: Plan): string[] {
 /** The health gates in the head: one row per check (what, when, on failure, source); the head's budget bounds it. */
 function healthTable(plan: Plan): string[] {
   const md = escapeMarkdown;
-  const rows = (plan.healthChecks ?? []).map((c) => `| ${code(checkLabel(plan, c))} | ${md(c.kind)} | ${md(clipEnd(checkWhat(c), 300))} | ${md(checkWhen(c))} | ${md(checkOnFailure(c))} | ${md(clipEnd(checkSource(c), 200))} |`);
-  return ['| Health check | Kind | Passes when | Gates | On failure | Reads |', '|---|---|---|---|---|---|', ...boundedList(rows, HEAD_BUDGET.health, (n) => `| … ${n} more checks | | | | | |`), ''];
+  const rows = (plan.healthChecks ?? []).map(
+    (c) =>
+      `| ${code(checkLabel(plan, c))} | ${md(c.kind)} | ${md(clipEnd(checkWhat(c), 300))} | ${md(checkWhen(c))} | ${md(checkOnFailure(c))} | ${md(clipEnd(checkSource(c), 200))} |`,
+  );
+  return [
+    '| Health check | Kind | Passes when | Gates | On failure | Reads |',
+    '|---|---|---|---|---|---|',
+    ...boundedList(rows, HEAD_BUDGET.health, (n) => `| … ${n} more checks | | | | | |`),
+    '',
+  ];
 }
 
 function poolRow(p: PlanPool): string {

@@ -43,7 +43,10 @@ export interface MarkdownOptions {
  * does not parse. Characters that could end the HTML comment are replaced.
  */
 export function markdownMarker(plan: Pick<Plan, 'spec'>): string {
-  const key = String(plan.spec.path).replace(/^\.\//, '').replace(/[^A-Za-z0-9._/-]/g, '_').replace(/-{2,}/g, '-');
+  const key = String(plan.spec.path)
+    .replace(/^\.\//, '')
+    .replace(/[^A-Za-z0-9._/-]/g, '_')
+    .replace(/-{2,}/g, '-');
   return `<!-- bootcplan:plan spec=${key} -->`;
 }
 

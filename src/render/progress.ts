@@ -51,11 +51,15 @@ export function progressPlan(plan: Plan): ProgressPlan {
 }
 
 /** A finished wave: its slot as the plan estimated it and as it was observed. */
-export interface WaveTiming { estimated: number; observed: number }
+export interface WaveTiming {
+  estimated: number;
+  observed: number;
+}
 
 /** Observed / estimated over the finished waves; null when nothing with an estimate ended yet. */
 export function observedRatio(finished: readonly WaveTiming[]): number | null {
-  let est = 0, obs = 0;
+  let est = 0,
+    obs = 0;
   for (const f of finished) {
     if (!(f.estimated > 0) || !Number.isFinite(f.observed)) continue;
     est += f.estimated;
@@ -144,47 +148,96 @@ export class ProgressModel {
     const node = 'node' in e && e.node !== undefined ? String(e.node) : null;
     switch (e.type) {
       case 'pool-start':
-        p.status = 'rolling'; p.waves = num(e.waves, p.waves); p.startedAt = t; p.slotStart = t;
+        p.status = 'rolling';
+        p.waves = num(e.waves, p.waves);
+        p.startedAt = t;
+        p.slotStart = t;
         break;
-      case 'wave-start': this.waveStart(p, num(e.wave), num(e.waves, p.waves), Array.isArray(e.nodes) ? e.nodes.map(String) : [], t); break;
-      case 'wave-end': this.waveEnd(p, num(e.wave), t); break;
-      case 'soak': p.soakUntil = t + num(e.seconds); break;
-      case 'stage-start': p.staging++; break;
-      case 'staged': p.staged++; p.staging = Math.max(0, p.staging - 1); break;
-      case 'cordon': case 'drain-done': case 'booted':
+      case 'wave-start':
+        this.waveStart(p, num(e.wave), num(e.waves, p.waves), Array.isArray(e.nodes) ? e.nodes.map(String) : [], t);
+        break;
+      case 'wave-end':
+        this.waveEnd(p, num(e.wave), t);
+        break;
+      case 'soak':
+        p.soakUntil = t + num(e.seconds);
+        break;
+      case 'stage-start':
+        p.staging++;
+        break;
+      case 'staged':
+        p.staged++;
+        p.staging = Math.max(0, p.staging - 1);
+        break;
+      case 'cordon':
+      case 'drain-done':
+      case 'booted':
         if (node) p.active.set(node, e.type);
         break;
-      case 'reboot': if (node) p.active.set(node, `reboot:${String(e.kind)}`); break;
-      case 'uncordon': if (node) { p.active.delete(node); p.doneNodes.add(node); } break;
-      case 'node-failed': if (node) { p.failed.push(node); p.active.delete(node); } break;
-      case 'halt': p.status = 'halted'; p.endedAt = t; break;
-      case 'step-end': if (p.status === 'rolling') p.status = 'stepped'; p.endedAt = t; break;
+      case 'reboot':
+        if (node) p.active.set(node, `reboot:${String(e.kind)}`);
+        break;
+      case 'uncordon':
+        if (node) {
+          p.active.delete(node);
+          p.doneNodes.add(node);
+        }
+        break;
+      case 'node-failed':
+        if (node) {
+          p.failed.push(node);
+          p.active.delete(node);
+        }
+        break;
+      case 'halt':
+        p.status = 'halted';
+        p.endedAt = t;
+        break;
+      case 'step-end':
+        if (p.status === 'rolling') p.status = 'stepped';
+        p.endedAt = t;
+        break;
       case 'pool-done':
-        p.status = 'done'; p.endedAt = t; p.active.clear();
+        p.status = 'done';
+        p.endedAt = t;
+        p.active.clear();
         if (p.total !== null) p.skipped = Math.max(0, p.total - p.doneNodes.size);
         break;
     }
   }
 
   private waveStart(p: PoolProgress, k: number, waves: number, names: string[], t: number): void {
-    if (p.status === 'waiting') { p.status = 'rolling'; p.startedAt ??= t; p.slotStart ??= t; }
+    if (p.status === 'waiting') {
+      p.status = 'rolling';
+      p.startedAt ??= t;
+      p.slotStart ??= t;
+    }
     for (let j = 1; j < k; j++) {
       if (p.seenWaves.has(j)) continue;
       p.seenWaves.add(j);
       p.skipped += p.waveNodes[j - 1] ?? 0;
     }
     p.seenWaves.add(k);
-    p.wave = k; p.waves = waves; p.waveStartedAt = t;
+    p.wave = k;
+    p.waves = waves;
+    p.waveStartedAt = t;
     p.waveNames.set(k, names);
   }
 
   private waveEnd(p: PoolProgress, k: number, t: number): void {
-    for (const n of p.waveNames.get(k) ?? []) if (!p.failed.includes(n)) { p.doneNodes.add(n); p.active.delete(n); }
+    for (const n of p.waveNames.get(k) ?? [])
+      if (!p.failed.includes(n)) {
+        p.doneNodes.add(n);
+        p.active.delete(n);
+      }
     const est = p.slots[k - 1];
     if (est !== undefined && p.slotStart !== null) {
       const w = { estimated: est, observed: t - p.slotStart };
       p.finished.push(w);
-      if (w.estimated > 0 && Number.isFinite(w.observed)) { p.sums.estimated += w.estimated; p.sums.observed += Math.max(0, w.observed); }
+      if (w.estimated > 0 && Number.isFinite(w.observed)) {
+        p.sums.estimated += w.estimated;
+        p.sums.observed += Math.max(0, w.observed);
+      }
     }
     p.lastFinished = Math.max(p.lastFinished, k);
     p.slotStart = t;
@@ -195,10 +248,31 @@ export class ProgressModel {
     if (!p) {
       const planned = this.plan?.pools.find((x) => x.name === name);
       p = {
-        name, status: 'waiting', total: planned ? planned.nodes : null, done: 0, wave: 0, waves: planned?.waveNodes.length ?? 0,
-        startedAt: null, endedAt: null, soakUntil: null, waveStartedAt: null, slotStart: null, lastFinished: 0, finished: [], sums: { estimated: 0, observed: 0 }, active: new Map(), staged: 0, staging: 0,
-        failed: [], doneNodes: new Set(), skipped: 0, seenWaves: new Set(), waveNames: new Map(),
-        slots: planned?.slots ?? [], after: suffixSums(planned?.slots ?? []), waveNodes: planned?.waveNodes ?? [],
+        name,
+        status: 'waiting',
+        total: planned ? planned.nodes : null,
+        done: 0,
+        wave: 0,
+        waves: planned?.waveNodes.length ?? 0,
+        startedAt: null,
+        endedAt: null,
+        soakUntil: null,
+        waveStartedAt: null,
+        slotStart: null,
+        lastFinished: 0,
+        finished: [],
+        sums: { estimated: 0, observed: 0 },
+        active: new Map(),
+        staged: 0,
+        staging: 0,
+        failed: [],
+        doneNodes: new Set(),
+        skipped: 0,
+        seenWaves: new Set(),
+        waveNames: new Map(),
+        slots: planned?.slots ?? [],
+        after: suffixSums(planned?.slots ?? []),
+        waveNodes: planned?.waveNodes ?? [],
       };
       this.pools.set(name, p);
     }
@@ -216,7 +290,10 @@ export class ProgressModel {
     // observedRatio over the running sums (constant time per redraw)
     const own = p ? observedRatio([p.sums]) : null;
     if (own !== null) return own;
-    const all = [...this.pools.values()].reduce((a, x) => ({ estimated: a.estimated + x.sums.estimated, observed: a.observed + x.sums.observed }), { estimated: 0, observed: 0 });
+    const all = [...this.pools.values()].reduce((a, x) => ({ estimated: a.estimated + x.sums.estimated, observed: a.observed + x.sums.observed }), {
+      estimated: 0,
+      observed: 0,
+    });
     return observedRatio([all]) ?? 1;
   }
 

@@ -58,15 +58,33 @@ function tracks(events: readonly ApplyEvent[]): Map<string, Map<string, NodeTrac
     if (!t) pool.set(e.node, (t = {}));
     // The first occurrence of each step counts (a resumed wave may repeat a cordon).
     switch (e.type) {
-      case 'stage-start': t.stageStart ??= e.t; break;
-      case 'staged': t.staged ??= e.t; break;
-      case 'cordon': t.cordon ??= e.t; break;
-      case 'drain-done': t.drainDone ??= e.t; break;
-      case 'reboot': t.reboot ??= e.t; t.kind ??= e.kind; break;
-      case 'booted': t.booted ??= e.t; break;
-      case 'uncordon': t.uncordon ??= e.t; break;
-      case 'node-failed': t.failed ??= e.t; break;
-      default: break;
+      case 'stage-start':
+        t.stageStart ??= e.t;
+        break;
+      case 'staged':
+        t.staged ??= e.t;
+        break;
+      case 'cordon':
+        t.cordon ??= e.t;
+        break;
+      case 'drain-done':
+        t.drainDone ??= e.t;
+        break;
+      case 'reboot':
+        t.reboot ??= e.t;
+        t.kind ??= e.kind;
+        break;
+      case 'booted':
+        t.booted ??= e.t;
+        break;
+      case 'uncordon':
+        t.uncordon ??= e.t;
+        break;
+      case 'node-failed':
+        t.failed ??= e.t;
+        break;
+      default:
+        break;
     }
   }
   return out;
@@ -102,8 +120,14 @@ function nodeSpan(name: string, wave: number, t: NodeTrack, r: Rehearsal, waveEn
   }
   const staging = t.stageStart !== undefined ? { kind: 'staging' as const, start: t.stageStart, end: t.staged ?? start } : null;
   return {
-    name, wave, start, end: Math.max(start, end), kind: t.kind ?? 'unknown', failed: t.failed !== undefined,
-    phases: merged, staging: staging && staging.end > staging.start ? staging : null,
+    name,
+    wave,
+    start,
+    end: Math.max(start, end),
+    kind: t.kind ?? 'unknown',
+    failed: t.failed !== undefined,
+    phases: merged,
+    staging: staging && staging.end > staging.start ? staging : null,
   };
 }
 
@@ -122,8 +146,14 @@ export function buildRehearsalTimeline(plan: Plan, r: Rehearsal, opts: TimelineO
   }
   placeGates(r, lanes, granularity === 'node');
   return {
-    totalSeconds: total, durations: r.durations, pools: lanes, rows: lanes.flatMap((l) => l.rows), granularity,
-    nodes: totalNodes, waves: totalWaves, peakUnavailable: Math.max(0, ...r.pools.map((p) => p.peakUnavailable)),
+    totalSeconds: total,
+    durations: r.durations,
+    pools: lanes,
+    rows: lanes.flatMap((l) => l.rows),
+    granularity,
+    nodes: totalNodes,
+    waves: totalWaves,
+    peakUnavailable: Math.max(0, ...r.pools.map((p) => p.peakUnavailable)),
     ...(r.rollback ? { rollbackAt: { t: r.rollback.start, label: `rollback: ${r.rollback.why}` } } : {}),
   };
 }
@@ -139,7 +169,9 @@ function placeGates(r: Rehearsal, lanes: PoolLane[], perNode: boolean): void {
     if (!lane) continue;
     const where = g.point === 'preflight' ? 'preflight gate' : g.point === 'afterNode' ? `gate after node ${g.node}` : `gate after wave ${g.wave}`;
     const gate: TimelineGate = {
-      start: g.start, end: g.end ?? r.durationSeconds, result: g.result,
+      start: g.start,
+      end: g.end ?? r.durationSeconds,
+      result: g.result,
       title: `${where}: ${g.result}${g.check ? `: ${g.check}: ${g.observed ?? ''}` : ''}`,
       ...(g.check ? { check: g.check } : {}),
     };
@@ -158,8 +190,16 @@ interface RowBudget {
 function poolLane(plan: Plan, r: Rehearsal, rp: RehearsalPool, nodes: Map<string, NodeTrack>, rows: RowBudget): PoolLane {
   const pp = plan.pools.find((p) => p.name === rp.name);
   const lane: PoolLane = {
-    ...(rp.rollback ? { rollback: true as const } : {}), name: rp.name, backend: pp?.backend ?? (rp.backend as PoolLane['backend']), controlPlane: pp?.controlPlane ?? false,
-    start: 0, end: 0, soakSeconds: pp?.soakSeconds ?? 0, staging: null, waves: [], rows: [],
+    ...(rp.rollback ? { rollback: true as const } : {}),
+    name: rp.name,
+    backend: pp?.backend ?? (rp.backend as PoolLane['backend']),
+    controlPlane: pp?.controlPlane ?? false,
+    start: 0,
+    end: 0,
+    soakSeconds: pp?.soakSeconds ?? 0,
+    staging: null,
+    waves: [],
+    rows: [],
     blocked: pp ? pp.nodes.filter((n) => n.blockedBy).length : 0,
   };
   const { staging, staged } = poolStaging(nodes, r);
@@ -177,14 +217,18 @@ function poolLane(plan: Plan, r: Rehearsal, rp: RehearsalPool, nodes: Map<string
     }
   }
   // The pool's span: its waves (staging runs in parallel for all bootc pools, its own row).
-  lane.start = spans.length ? Math.min(...spans.map((s) => s.start)) : lane.staging?.start ?? 0;
-  lane.end = spans.length ? Math.max(...spans.map((s) => s.end)) : lane.staging?.end ?? lane.start;
+  lane.start = spans.length ? Math.min(...spans.map((s) => s.start)) : (lane.staging?.start ?? 0);
+  lane.end = spans.length ? Math.max(...spans.map((s) => s.end)) : (lane.staging?.end ?? lane.start);
   if (lane.staging) {
     lane.rows.push({
-      pool: rp.name, kind: 'staging', label: 'staging',
+      pool: rp.name,
+      kind: 'staging',
+      label: 'staging',
       title: `bootc staged the new image on ${plural(staged, 'node')} of pool ${rp.name} (${plural(lane.staging.nodes, 'node')} started staging), from the first stage-start to the last staged event`,
       nodes: lane.staging.nodes,
-      spans: [{ start: lane.staging.start, end: lane.staging.end, softEnd: null, nodes: lane.staging.nodes, soft: 0, hard: 0, unknown: 0, waveFrom: 0, waveTo: 0 }],
+      spans: [
+        { start: lane.staging.start, end: lane.staging.end, softEnd: null, nodes: lane.staging.nodes, soft: 0, hard: 0, unknown: 0, waveFrom: 0, waveTo: 0 },
+      ],
     });
   }
   if (rows.granularity === 'node') lane.rows.push(...nodeRows);
@@ -212,10 +256,17 @@ function waveSpan(w: RehearsalWave, ns: NodeSpan[], waveEnd: number): RowSpan {
   const slowestSoft = soft.reduce<NodeSpan | null>((a, b) => (!a || b.end > a.end ? b : a), null);
   const failed = ns.filter((n) => n.failed).length;
   return {
-    start: w.start, end: Math.max(waveEnd, slowest?.end ?? w.start), softEnd: soft.length && soft.length < w.nodes.length && slowestSoft ? slowestSoft.end : null,
-    nodes: w.nodes.length, soft: soft.length, hard: ns.filter((n) => n.kind === 'hard').length, unknown: w.nodes.length - ns.filter((n) => n.kind !== 'unknown').length,
-    waveFrom: w.wave, waveTo: w.wave,
-    phases: slowest?.phases, softPhases: slowestSoft && soft.length < w.nodes.length ? slowestSoft.phases : undefined,
+    start: w.start,
+    end: Math.max(waveEnd, slowest?.end ?? w.start),
+    softEnd: soft.length && soft.length < w.nodes.length && slowestSoft ? slowestSoft.end : null,
+    nodes: w.nodes.length,
+    soft: soft.length,
+    hard: ns.filter((n) => n.kind === 'hard').length,
+    unknown: w.nodes.length - ns.filter((n) => n.kind !== 'unknown').length,
+    waveFrom: w.wave,
+    waveTo: w.wave,
+    phases: slowest?.phases,
+    softPhases: slowestSoft && soft.length < w.nodes.length ? slowestSoft.phases : undefined,
     failed,
   };
 }
@@ -223,13 +274,27 @@ function waveSpan(w: RehearsalWave, ns: NodeSpan[], waveEnd: number): RowSpan {
 function nodeRow(pool: string, pp: PlanPool | undefined, wave: number, n: NodeSpan): TimelineRow {
   const zone = pp?.nodes.find((x) => x.name === n.name)?.zone;
   return {
-    pool, kind: 'node', label: n.name,
+    pool,
+    kind: 'node',
+    label: n.name,
     title: `${n.name}${zone ? ` (${zone})` : ''}: wave ${wave}, ${n.kind === 'unknown' ? 'not rebooted' : `${n.kind} reboot`}${n.failed ? ', FAILED' : ''}`,
     nodes: 1,
-    spans: [{
-      start: n.start, end: n.end, softEnd: null, nodes: 1, soft: +(n.kind === 'soft'), hard: +(n.kind === 'hard'), unknown: +(n.kind === 'unknown'),
-      waveFrom: wave, waveTo: wave, phases: n.phases, staging: n.staging ?? undefined, failed: +n.failed,
-    }],
+    spans: [
+      {
+        start: n.start,
+        end: n.end,
+        softEnd: null,
+        nodes: 1,
+        soft: +(n.kind === 'soft'),
+        hard: +(n.kind === 'hard'),
+        unknown: +(n.kind === 'unknown'),
+        waveFrom: wave,
+        waveTo: wave,
+        phases: n.phases,
+        staging: n.staging ?? undefined,
+        failed: +n.failed,
+      },
+    ],
   };
 }
 
@@ -244,10 +309,15 @@ function waveRows(rp: RehearsalPool, spans: RowSpan[], rows: RowBudget): Timelin
     const to = chunk[chunk.length - 1].waveTo;
     const n = chunk.reduce((s, x) => s + x.nodes, 0);
     const sum = (k: 'soft' | 'hard' | 'unknown' | 'failed') => chunk.reduce((s, x) => s + (x[k] ?? 0), 0);
-    const names = rp.waves.slice(i, i + per).flatMap((w) => w.nodes).sort(naturalCompare);
+    const names = rp.waves
+      .slice(i, i + per)
+      .flatMap((w) => w.nodes)
+      .sort(naturalCompare);
     const label = from === to ? `wave ${from}` : `waves ${from}-${to}`;
     out.push({
-      pool: rp.name, kind: 'waves', label,
+      pool: rp.name,
+      kind: 'waves',
+      label,
       title: `${label}: ${plural(n, 'node')} (${sum('soft')} soft, ${sum('hard')} hard${sum('unknown') ? `, ${sum('unknown')} not rebooted` : ''}${sum('failed') ? `, ${sum('failed')} failed` : ''}): ${foldNames(names, 6)}`,
       nodes: n,
       spans: chunk,

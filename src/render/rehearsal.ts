@@ -20,23 +20,28 @@ export function rehearsalReport(rehearsal: Rehearsal, error: unknown): Rehearsal
 
 /** `{durationSeconds, halted, pools: [{name, maxUnavailable, peakUnavailable, waves, failedNodes}], events}` and a few more fields. */
 export function rehearsalJson(r: RehearsalReport): string {
-  return jsonText({
-    planId: r.planId,
-    durationSeconds: r.durationSeconds,
-    estimatedSeconds: r.estimatedSeconds,
-    halted: r.halted,
-    stopped: r.stopped,
-    exitCode: r.exitCode,
-    durations: r.durations,
-    faults: r.faults,
-    ...(r.jitter ? { jitter: r.jitter } : {}),
-    ...(r.wavesComparison ? { wavesComparison: r.wavesComparison } : {}),
-    reboots: r.reboots,
-    ...(r.rollback ? { rollback: r.rollback, maxRebootsPerNode: r.maxRebootsPerNode } : {}),
-    pools: r.pools,
-    ...(r.gates ? { gates: r.gates, healthFaults: r.healthFaults ?? null } : {}),
-    events: r.events,
-  }, 2) + '\n';
+  return (
+    jsonText(
+      {
+        planId: r.planId,
+        durationSeconds: r.durationSeconds,
+        estimatedSeconds: r.estimatedSeconds,
+        halted: r.halted,
+        stopped: r.stopped,
+        exitCode: r.exitCode,
+        durations: r.durations,
+        faults: r.faults,
+        ...(r.jitter ? { jitter: r.jitter } : {}),
+        ...(r.wavesComparison ? { wavesComparison: r.wavesComparison } : {}),
+        reboots: r.reboots,
+        ...(r.rollback ? { rollback: r.rollback, maxRebootsPerNode: r.maxRebootsPerNode } : {}),
+        pools: r.pools,
+        ...(r.gates ? { gates: r.gates, healthFaults: r.healthFaults ?? null } : {}),
+        events: r.events,
+      },
+      2,
+    ) + '\n'
+  );
 }
 
 /** The gates of a rehearsal in one line: how many passed and their time, the one that failed (null without gates). */
@@ -46,7 +51,8 @@ export function gatesLine(r: Pick<Rehearsal, 'gates'>): string | null {
   const passed = gates.filter((g) => g.result === 'passed');
   const time = gates.reduce((s, g) => s + ((g.end ?? g.start) - g.start), 0);
   const failed = gates.find((g) => g.result === 'failed');
-  const where = (g: NonNullable<Rehearsal['gates']>[number]) => g.point === 'preflight' ? 'before the first write' : g.point === 'afterNode' ? `after node ${g.node} of ${g.pool}` : `after wave ${g.wave} of ${g.pool}`;
+  const where = (g: NonNullable<Rehearsal['gates']>[number]) =>
+    g.point === 'preflight' ? 'before the first write' : g.point === 'afterNode' ? `after node ${g.node} of ${g.pool}` : `after wave ${g.wave} of ${g.pool}`;
   return `Health gates: ${plural(passed.length, 'passed', 'passed')} (${formatDuration(time)} in total)${failed ? `; ${failed.check} failed ${where(failed)} at ${formatDuration(failed.end ?? failed.start)}: ${failed.observed}` : ''}.`;
 }
 
@@ -56,10 +62,15 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   const c = colors(opts.color);
   const out: string[] = [];
   const d = r.durations;
-  out.push(c.bold(`Rehearsal of plan ${r.planId}`) + ` on a simulated cluster (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${r.jitter ? `; jitter ±${Math.round(r.jitter.fraction * 100)}% per node, seed ${r.jitter.seed}` : ''}${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''}${r.healthFaults ? `; health faults: ${[...r.healthFaults.failChecks.map((t) => `--fail-check ${t}`), ...(r.healthFaults.failRate ? [`--fail-check-rate ${r.healthFaults.failRate}, seed ${r.healthFaults.seed}`] : [])].join(', ')}` : ''})`);
+  out.push(
+    c.bold(`Rehearsal of plan ${r.planId}`) +
+      ` on a simulated cluster (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${r.jitter ? `; jitter ±${Math.round(r.jitter.fraction * 100)}% per node, seed ${r.jitter.seed}` : ''}${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''}${r.healthFaults ? `; health faults: ${[...r.healthFaults.failChecks.map((t) => `--fail-check ${t}`), ...(r.healthFaults.failRate ? [`--fail-check-rate ${r.healthFaults.failRate}, seed ${r.healthFaults.seed}`] : [])].join(', ')}` : ''})`,
+  );
   out.push('');
   for (const p of r.pools) {
-    out.push(`${c.bold(p.name)}${p.rollback ? c.red(' rollback') : ''} (${p.backend}): maxUnavailable ${p.maxUnavailable}, peak unavailable ${p.peakUnavailable <= p.maxUnavailable ? p.peakUnavailable : c.red(String(p.peakUnavailable))}${p.failedNodes.length ? c.red(`, failed: ${p.failedNodes.join(', ')}`) : ''}`);
+    out.push(
+      `${c.bold(p.name)}${p.rollback ? c.red(' rollback') : ''} (${p.backend}): maxUnavailable ${p.maxUnavailable}, peak unavailable ${p.peakUnavailable <= p.maxUnavailable ? p.peakUnavailable : c.red(String(p.peakUnavailable))}${p.failedNodes.length ? c.red(`, failed: ${p.failedNodes.join(', ')}`) : ''}`,
+    );
     if (!p.waves.length) {
       out.push('  not started');
       continue;
@@ -68,10 +79,23 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
     const fold = foldWaves(p.waves);
     const waveGates = (r.gates ?? []).filter((g) => g.pool === p.name && g.point === 'afterWave');
     for (const w of fold.items) {
-      rows.push([`  ${w.wave}`, formatDuration(w.start), w.end === null ? c.red('(stopped)') : formatDuration(w.end), w.end === null ? '' : formatDuration(w.end - w.start), `${w.nodes.length}: ${foldNames(w.nodes, 6)}`]);
+      rows.push([
+        `  ${w.wave}`,
+        formatDuration(w.start),
+        w.end === null ? c.red('(stopped)') : formatDuration(w.end),
+        w.end === null ? '' : formatDuration(w.end - w.start),
+        `${w.nodes.length}: ${foldNames(w.nodes, 6)}`,
+      ]);
       // The health gate after the wave (after its soak): a row of its own, so the time it took shows.
       const g = waveGates.find((x) => x.wave === w.wave);
-      if (g) rows.push(['    gate', formatDuration(g.start), g.end === null ? c.red('(stopped)') : formatDuration(g.end), g.end === null ? '' : formatDuration(g.end - g.start), g.result === 'failed' ? c.red(`failed: ${g.check}`) : g.result]);
+      if (g)
+        rows.push([
+          '    gate',
+          formatDuration(g.start),
+          g.end === null ? c.red('(stopped)') : formatDuration(g.end),
+          g.end === null ? '' : formatDuration(g.end - g.start),
+          g.result === 'failed' ? c.red(`failed: ${g.check}`) : g.result,
+        ]);
     }
     out.push(...withFold(padTable(rows), { hidden: fold.hidden, at: fold.at + 1 }, '  ', c.dim));
   }
@@ -86,7 +110,11 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   if (r.wavesComparison) out.push(slotsGain(r.durationSeconds, r.estimatedSeconds, r.wavesComparison, r.exitCode === 0), '');
   const reboots = `${plural(r.reboots.hard, 'hard reboot')}, ${plural(r.reboots.soft, 'soft reboot')}${r.reboots.failed ? c.red(`, ${r.reboots.failed} failed`) : ''}`;
   if (r.exitCode === 0) {
-    out.push(c.green(`Rehearsal: done in ${formatDuration(r.durationSeconds)} (${r.durationSeconds}s; plan estimate ${formatDuration(r.estimatedSeconds)}); ${reboots}.`));
+    out.push(
+      c.green(
+        `Rehearsal: done in ${formatDuration(r.durationSeconds)} (${r.durationSeconds}s; plan estimate ${formatDuration(r.estimatedSeconds)}); ${reboots}.`,
+      ),
+    );
   } else {
     out.push(c.red(`Rehearsal: ${r.halted ? 'halted' : 'stopped'} after ${formatDuration(r.durationSeconds)}: ${r.stopped}`) + `; ${reboots}.`);
   }
@@ -95,9 +123,15 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
 }
 
 /** The gain of slots: this rehearsal against the same plan with its slots pools in waves (src/sim/rehearse.ts). */
-function slotsGain(slots: number, slotsEstimate: number, waves: { durationSeconds: number; estimatedSeconds: number; stopped: string | null }, done: boolean): string {
+function slotsGain(
+  slots: number,
+  slotsEstimate: number,
+  waves: { durationSeconds: number; estimatedSeconds: number; stopped: string | null },
+  done: boolean,
+): string {
   const head = `Slots: ${formatDuration(slots)} (estimate ${formatDuration(slotsEstimate)}); the same plan in waves: ${formatDuration(waves.durationSeconds)} (estimate ${formatDuration(waves.estimatedSeconds)})`;
-  if (!done || waves.stopped) return `${head}; no gain measured (${waves.stopped ? `the waves rehearsal stopped: ${waves.stopped}` : 'this rehearsal stopped'}).`;
+  if (!done || waves.stopped)
+    return `${head}; no gain measured (${waves.stopped ? `the waves rehearsal stopped: ${waves.stopped}` : 'this rehearsal stopped'}).`;
   const gain = waves.durationSeconds - slots;
   const pct = waves.durationSeconds > 0 ? Math.round((gain / waves.durationSeconds) * 1000) / 10 : 0;
   return `${head}: slots ${gain >= 0 ? `${formatDuration(gain)} faster (${pct}%)` : `${formatDuration(-gain)} slower`}.`;
@@ -107,5 +141,7 @@ function slotsGain(slots: number, slotsEstimate: number, waves: { durationSecond
 function rollbackLine(r: RehearsalReport, c: ReturnType<typeof colors>): string {
   const rb = r.rollback!;
   const took = rb.end === null ? 'stopped before its end' : formatDuration(rb.end - rb.start);
-  return c.yellow(`Rollback at ${formatDuration(rb.start)} (${rb.why}): ${plural(rb.nodes, 'node')} in ${plural(rb.waves, 'wave')} (${took}), peak ${rb.peakUnavailable} out of service; at most ${r.maxRebootsPerNode ?? '?'} reboots per node.`);
+  return c.yellow(
+    `Rollback at ${formatDuration(rb.start)} (${rb.why}): ${plural(rb.nodes, 'node')} in ${plural(rb.waves, 'wave')} (${took}), peak ${rb.peakUnavailable} out of service; at most ${r.maxRebootsPerNode ?? '?'} reboots per node.`,
+  );
 }

@@ -23,21 +23,30 @@ export function rollbackFacts(plan: Plan): string[] {
   const r = plan.rollback;
   if (!r) return [];
   const t = r.trigger;
-  const why = t.kind === 'health-check'
-    ? `because health check ${t.check} failed${t.observed ? `: ${t.observed}` : ''}`
-    : `planned with plan --rollback${t.observed ? ` (the run stopped: ${t.observed})` : ''}`;
+  const why =
+    t.kind === 'health-check'
+      ? `because health check ${t.check} failed${t.observed ? `: ${t.observed}` : ''}`
+      : `planned with plan --rollback${t.observed ? ` (the run stopped: ${t.observed})` : ''}`;
   const out = [why];
-  out.push(`the run ${r.of.run.id} (${plural(r.of.run.planIds.length, 'plan')}: ${r.of.run.planIds.join(', ')}), started ${r.of.startedAt}${r.pool ? `, stopped in pool ${r.pool}${r.wave ? `, wave ${r.wave}` : ''}` : ''}`);
-  if (r.scope === 'wave' && r.source.scopeWave) out.push(`scope wave: only the nodes of wave ${r.source.scopeWave.wave} of pool ${r.source.scopeWave.pool} go back`);
+  out.push(
+    `the run ${r.of.run.id} (${plural(r.of.run.planIds.length, 'plan')}: ${r.of.run.planIds.join(', ')}), started ${r.of.startedAt}${r.pool ? `, stopped in pool ${r.pool}${r.wave ? `, wave ${r.wave}` : ''}` : ''}`,
+  );
+  if (r.scope === 'wave' && r.source.scopeWave)
+    out.push(`scope wave: only the nodes of wave ${r.source.scopeWave.wave} of pool ${r.source.scopeWave.pool} go back`);
   if (r.leftovers.length) out.push(`${plural(r.leftovers.length, 'node')} keep something of the run and are not rebooted (see the warnings)`);
-  if (r.excluded.length) out.push(`${plural(r.excluded.length, 'node')} updated by the run are out of service and left to a human: ${r.excluded.map((e) => `${e.node} (${e.why})`).join(', ')}`);
-  out.push('no health gates, no soak and no maintenance windows during a rollback; the pools are held for the run\'s image once it is done (apply --retry to try it again)');
+  if (r.excluded.length)
+    out.push(
+      `${plural(r.excluded.length, 'node')} updated by the run are out of service and left to a human: ${r.excluded.map((e) => `${e.node} (${e.why})`).join(', ')}`,
+    );
+  out.push(
+    "no health gates, no soak and no maintenance windows during a rollback; the pools are held for the run's image once it is done (apply --retry to try it again)",
+  );
   return out;
 }
 
 /** How a pool's nodes get the image back: stored (bootc's rollback deployment) or downloaded again (MCO). */
 export function downloadWords(download: boolean): string {
-  return download ? 'downloaded again: the MCO removed the rollback deployment' : 'the rollback deployment\'s image: no download';
+  return download ? 'downloaded again: the MCO removed the rollback deployment' : "the rollback deployment's image: no download";
 }
 
 /**
@@ -68,7 +77,7 @@ export function poolRollbackRows(plan: Plan): { pool: string; to: string | null;
 }
 
 /** The heading of the pools' ways back in a forward plan (a rollback plan has its headline instead). */
-export const FORWARD_WAY_BACK = 'Way back: where a rollback of this run would take each pool (plan --rollback, or a health check\'s onFailure: rollback)';
+export const FORWARD_WAY_BACK = "Way back: where a rollback of this run would take each pool (plan --rollback, or a health check's onFailure: rollback)";
 
 /**
  * The text block of a rollback plan: its headline and facts, then each pool's way back. A forward

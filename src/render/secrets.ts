@@ -48,7 +48,12 @@ const MULTILINE_KEYS = new Set(['unified']);
 
 /** One string of data as a human output shows it: credentials masked, invisible characters escaped. */
 function displayString(s: string, multiline: boolean): string {
-  return multiline ? s.split('\n').map((l) => visible(maskCredentials(l))).join('\n') : visible(maskCredentials(s));
+  return multiline
+    ? s
+        .split('\n')
+        .map((l) => visible(maskCredentials(l)))
+        .join('\n')
+    : visible(maskCredentials(s));
 }
 
 /**

@@ -24,15 +24,19 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
   const lock = forDisplay(lockRecord);
   const progress = forDisplay(progressSummary(state));
   const out: string[] = [];
-  out.push(lock
-    ? `lock: held by ${lock.holder} since ${lock.since} (plan ${lock.planId}, lock id ${lock.lockId}${expired ? `, not renewed within its ${lock.ttlSeconds}s by its holder's clock: an apply with --lock-timeout longer than that takes it over once it has seen it unchanged that long` : ''})`
-    : 'lock: free');
+  out.push(
+    lock
+      ? `lock: held by ${lock.holder} since ${lock.since} (plan ${lock.planId}, lock id ${lock.lockId}${expired ? `, not renewed within its ${lock.ttlSeconds}s by its holder's clock: an apply with --lock-timeout longer than that takes it over once it has seen it unchanged that long` : ''})`
+      : 'lock: free',
+  );
   if (!progress) {
     out.push('progress: no apply has run on this cluster');
     return out.join('\n') + '\n';
   }
   const rb = progress.rollbackOf;
-  out.push(`${rb ? `rollback plan ${progress.planId} of plan ${rb.planId} (scope ${rb.scope})` : `plan ${progress.planId}`}: ${progress.done ? 'done' : 'in progress'} (started ${progress.startedAt}, last update ${progress.updatedAt})`);
+  out.push(
+    `${rb ? `rollback plan ${progress.planId} of plan ${rb.planId} (scope ${rb.scope})` : `plan ${progress.planId}`}: ${progress.done ? 'done' : 'in progress'} (started ${progress.startedAt}, last update ${progress.updatedAt})`,
+  );
   if (progress.run && progress.run.planIds.length > 1) out.push(`  run ${progress.run.id}: plans ${progress.run.planIds.join(', ')}`);
   // An unfinished rollback (docs/apply.md "Continuing a rollback"): not while it runs (its lock).
   if (rb && !progress.done && !(lock && !expired && lock.planId === progress.planId)) {
@@ -42,10 +46,18 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
   if (progress.preflightPassed) out.push('  preflight health gate: passed');
   for (const [name, p] of Object.entries(progress.pools)) {
     const done = progress.nodesDone[name] ? `; ${progress.nodesDone[name]} node(s) updated` : '';
-    out.push(`  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${p.wavesDone} wave(s) finished${p.wavesDone ? ` (${p.wavesDone === 1 ? '1' : `1-${p.wavesDone}`})` : ''}`}${done}`);
-    if (p.interrupted) out.push(`    stopped by ${p.interrupted.reason === 'batch-timeout' ? 'the fleet\'s batch timeout (batchTimeoutSeconds)' : p.interrupted.reason} at ${p.interrupted.at}${p.interrupted.wave !== null ? ` in wave ${p.interrupted.wave}` : ''}; ${rb ? 'plan --rollback (or its plan file applied again) continues it' : 'apply again to continue'}`);
+    out.push(
+      `  ${name}: ${p.done ? 'done' : p.halted ? `HALTED: ${p.halted.reason}` : `${p.wavesDone} wave(s) finished${p.wavesDone ? ` (${p.wavesDone === 1 ? '1' : `1-${p.wavesDone}`})` : ''}`}${done}`,
+    );
+    if (p.interrupted)
+      out.push(
+        `    stopped by ${p.interrupted.reason === 'batch-timeout' ? "the fleet's batch timeout (batchTimeoutSeconds)" : p.interrupted.reason} at ${p.interrupted.at}${p.interrupted.wave !== null ? ` in wave ${p.interrupted.wave}` : ''}; ${rb ? 'plan --rollback (or its plan file applied again) continues it' : 'apply again to continue'}`,
+      );
     if (p.mcoUnpaused) out.push('    left unpaused by bootcplan mid-wave: the next apply pauses it again first');
-    if (p.gatesPassed) out.push(`    health gates passed after wave${p.gatesPassed === 1 ? ' 1' : `s 1-${p.gatesPassed}`}${!p.done && p.gatesPassed < p.wavesDone ? `; the gate after wave ${p.wavesDone} is due: the next apply runs it first` : ''}`);
+    if (p.gatesPassed)
+      out.push(
+        `    health gates passed after wave${p.gatesPassed === 1 ? ' 1' : `s 1-${p.gatesPassed}`}${!p.done && p.gatesPassed < p.wavesDone ? `; the gate after wave ${p.wavesDone} is due: the next apply runs it first` : ''}`,
+      );
     if (p.halted?.check) out.push(`    halted by health check ${p.halted.check}: fix what it reports, then apply --retry (the gate runs again first)`);
   }
   // Holds (docs/apply.md "Holds"): a later apply of these images exits 5 until apply --retry.

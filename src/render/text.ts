@@ -14,7 +14,19 @@ import { rollbackTextLines, poolWayBack } from './rollback.ts';
 import { VERB, SYMBOL, poolKind, selfNodeSentence, wordOf } from './vocabulary.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
 import {
-  colors, formatDuration, shortDigest, padTable, plural, foldNames, foldWaves, withFold, groupNodes, describeGroup, foldNumbers, toAscii, naturalCompare, nodesLine,
+  colors,
+  formatDuration,
+  shortDigest,
+  padTable,
+  plural,
+  foldNames,
+  foldWaves,
+  withFold,
+  groupNodes,
+  describeGroup,
+  toAscii,
+  naturalCompare,
+  nodesLine,
   type Colors,
 } from './format.ts';
 
@@ -33,8 +45,17 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
   const c = colors(!!opts.color);
   const out: string[] = [];
   const cl = plan.cluster;
-  out.push(c.bold(`bootcplan plan ${plan.id}: ${plan.spec.name}`) + c.dim(` (${plan.spec.path}${plan.spec.ref ? ` at ${plan.spec.ref}` : ''}${plan.spec.commit ? `, commit ${String(plan.spec.commit).slice(0, 12)}` : ''}${plan.spec.dirty ? ', uncommitted changes' : ''})`));
-  out.push(c.dim(`cluster ${cl.source}${cl.version ? `, OpenShift ${cl.version}` : ''}${cl.platform ? `, ${cl.platform}` : ''}, ${String(cl.fingerprint).slice(0, 19)}`));
+  out.push(
+    c.bold(`bootcplan plan ${plan.id}: ${plan.spec.name}`) +
+      c.dim(
+        ` (${plan.spec.path}${plan.spec.ref ? ` at ${plan.spec.ref}` : ''}${plan.spec.commit ? `, commit ${String(plan.spec.commit).slice(0, 12)}` : ''}${plan.spec.dirty ? ', uncommitted changes' : ''})`,
+      ),
+  );
+  out.push(
+    c.dim(
+      `cluster ${cl.source}${cl.version ? `, OpenShift ${cl.version}` : ''}${cl.platform ? `, ${cl.platform}` : ''}, ${String(cl.fingerprint).slice(0, 19)}`,
+    ),
+  );
   if (cl.identity) out.push(c.dim(`runs only on the cluster with ${cl.identity.kind} ${cl.identity.id}${cl.server ? ` (${cl.server})` : ''}`));
   const sched = scheduleLine(plan);
   if (sched) out.push(c.cyan(sched));
@@ -43,7 +64,10 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
   const scTitle = specChangesTitle(plan);
   if (scTitle) {
     out.push(c.bold(scTitle));
-    for (const l of String(plan.specChanges?.unified ?? '').trimEnd().split('\n').filter(Boolean)) {
+    for (const l of String(plan.specChanges?.unified ?? '')
+      .trimEnd()
+      .split('\n')
+      .filter(Boolean)) {
       out.push(`    ${l.startsWith('+') && !l.startsWith('+++') ? c.green(l) : l.startsWith('-') && !l.startsWith('---') ? c.red(l) : c.dim(l)}`);
     }
     out.push('');
@@ -83,10 +107,18 @@ function diagnosticLines(plan: Plan, c: Colors): string[] {
   const out: string[] = [];
   const errs = plan.diagnostics.filter((d) => d.severity === 'error');
   const warns = plan.diagnostics.filter((d) => d.severity === 'warning');
-  for (const [title, list, paint] of [['Errors', errs, c.red], ['Warnings', warns, c.yellow]] as const) {
+  for (const [title, list, paint] of [
+    ['Errors', errs, c.red],
+    ['Warnings', warns, c.yellow],
+  ] as const) {
     if (!list.length) continue;
     out.push(paint(c.bold(`${title}:`)));
-    for (const d of list) out.push(...formatDiagnostic(d).split('\n').map((l) => `  ${l}`));
+    for (const d of list)
+      out.push(
+        ...formatDiagnostic(d)
+          .split('\n')
+          .map((l) => `  ${l}`),
+      );
     out.push('');
   }
   return out;
@@ -119,7 +151,8 @@ function renderChange(ch: PlanChange, c: Colors, opts: TextOptions): string[] {
 function renderBootImages(plan: Plan, c: Colors): string[] {
   const out = [c.bold('Boot images (written by the Machine Config Operator once the settings above apply):')];
   const rows = plan.bootImages.machineSets.map((m) => [
-    `  ${m.skipped ? '-' : m.from === m.to ? '=' : '~'}`, m.name,
+    `  ${m.skipped ? '-' : m.from === m.to ? '=' : '~'}`,
+    m.name,
     m.skipped ? c.dim(`${m.from ?? '(none)'} kept: ${m.skipped}`) : m.from === m.to ? c.dim(`${m.to} (current)`) : `${m.from ?? '(none)'} -> ${m.to}`,
   ]);
   out.push(...padTable(rows, 1));
@@ -135,10 +168,13 @@ function renderBootImages(plan: Plan, c: Colors): string[] {
 /** `wayBack`: a forward plan's pool says where a rollback of the run would take it (a rollback plan says so in its head). */
 function renderPool(pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boolean): string[] {
   const mu = pool.maxUnavailable;
-  const head = `Pool ${pool.name} (${poolKind(pool.backend)}, priority ${pool.priority}${pool.controlPlane ? ', control plane' : ''}): ` +
+  const head =
+    `Pool ${pool.name} (${poolKind(pool.backend)}, priority ${pool.priority}${pool.controlPlane ? ', control plane' : ''}): ` +
     `${pool.nodeCount} nodes, ${pool.upToDate} up to date; maxUnavailable ${mu.value} -> ${mu.resolved} (${mu.rule})` +
     (pool.unavailableNow.length ? `, ${pool.unavailableNow.length} already unavailable` : '') +
-    (pool.rollout === 'slots' ? `; in slots: at most ${plural(pool.waveSize, 'node')} out at once, the next admitted as one is back` : `; ${plural(pool.waveSize, 'node')} per wave`);
+    (pool.rollout === 'slots'
+      ? `; in slots: at most ${plural(pool.waveSize, 'node')} out at once, the next admitted as one is back`
+      : `; ${plural(pool.waveSize, 'node')} per wave`);
   const out = [c.bold(head)];
   out.push(c.dim(`  target ${pool.targetImage}`));
   const scheduled = pool.nodes.filter((n) => n.wave !== null);
@@ -156,7 +192,11 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boole
   if (self) out.push(`  last: ${self}`);
   out.push(...notScheduled(pool, c));
   if (pool.waves.length && pool.rollout === 'slots') {
-    out.push(c.dim(`  in slots, in this order (re-planned every ${plural(pool.waveSize, 'admission')}: ${plural(pool.waves.length, 'batch', 'batches')}), est. ${formatDuration(pool.estimatedSeconds)} (in waves: ${formatDuration(pool.wavesEstimatedSeconds ?? pool.estimatedSeconds)})`));
+    out.push(
+      c.dim(
+        `  in slots, in this order (re-planned every ${plural(pool.waveSize, 'admission')}: ${plural(pool.waves.length, 'batch', 'batches')}), est. ${formatDuration(pool.estimatedSeconds)} (in waves: ${formatDuration(pool.wavesEstimatedSeconds ?? pool.estimatedSeconds)})`,
+      ),
+    );
   } else if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${soakWords(pool)}`));
   const gates = poolGatesLine(pool);
   if (gates) out.push(c.cyan(`  health gates: ${gates}`));
@@ -171,7 +211,15 @@ function waveLines(pool: PlanPool, scheduled: readonly PlanNode[], c: Colors, op
   if (scheduled.length <= (opts.maxNodeRows ?? 60)) {
     // Slots: the admission order (1 = first admitted) instead of the wave.
     const rows = [[pool.rollout === 'slots' ? '  #' : '  wave', 'node', 'zone', 'reboot', 'staged', 'from -> to']];
-    for (const [i, n] of scheduled.entries()) rows.push([`  ${pool.rollout === 'slots' ? i + 1 : n.wave}`, n.name, n.zone ?? '-', n.reboot, n.staged ? 'yes' : 'no', `${shortDigest(n.from)} -> ${shortDigest(n.to)}`]);
+    for (const [i, n] of scheduled.entries())
+      rows.push([
+        `  ${pool.rollout === 'slots' ? i + 1 : n.wave}`,
+        n.name,
+        n.zone ?? '-',
+        n.reboot,
+        n.staged ? 'yes' : 'no',
+        `${shortDigest(n.from)} -> ${shortDigest(n.to)}`,
+      ]);
     const [h, ...body] = padTable(rows);
     return [c.dim(h), ...body];
   }
@@ -184,12 +232,15 @@ function waveLines(pool: PlanPool, scheduled: readonly PlanNode[], c: Colors, op
     while (j + 1 < pool.waves.length && pool.waves[j + 1].length === pool.waves[i].length) j++;
     const names = pool.waves.slice(i, j + 1).flat();
     const soft = names.filter((n) => reboots.get(n) === 'soft').length;
-    lines.push({ waves: j - i + 1, cells: [
-      `  ${pool.rollout === 'slots' ? (j > i ? `batches ${i + 1}-${j + 1}` : `batch ${i + 1}`) : j > i ? `waves ${i + 1}-${j + 1}` : `wave ${i + 1}`}`,
-      `${plural(pool.waves[i].length, 'node')}${j > i ? ' each' : ''}`,
-      `${soft} soft, ${names.length - soft} hard or not yet known`,
-      `(${foldNames([...names].sort(naturalCompare), 3)})`,
-    ] });
+    lines.push({
+      waves: j - i + 1,
+      cells: [
+        `  ${pool.rollout === 'slots' ? (j > i ? `batches ${i + 1}-${j + 1}` : `batch ${i + 1}`) : j > i ? `waves ${i + 1}-${j + 1}` : `wave ${i + 1}`}`,
+        `${plural(pool.waves[i].length, 'node')}${j > i ? ' each' : ''}`,
+        `${soft} soft, ${names.length - soft} hard or not yet known`,
+        `(${foldNames([...names].sort(naturalCompare), 3)})`,
+      ],
+    });
     i = j + 1;
   }
   // More than 12 lines: the first 5, "… N more waves …", the last (-o json has them all).
@@ -203,10 +254,24 @@ function notScheduled(pool: PlanPool, c: Colors): string[] {
   if (!blocked.length) return [];
   const out = [c.yellow(`  not scheduled (${blocked.length}):`)];
   for (const n of blocked.slice(0, 20)) {
-    const conds = (n.conditions ?? []).filter((x) => x.status !== 'True' || x.type !== 'Ready').map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`).join(', ');
+    const conds = (n.conditions ?? [])
+      .filter((x) => x.status !== 'True' || x.type !== 'Ready')
+      .map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`)
+      .join(', ');
     out.push(c.yellow(`    ${n.name} (${n.blockedBy})${conds ? ` ${conds}` : ''}`));
   }
-  if (blocked.length > 20) out.push(c.yellow(`    and ${blocked.length - 20} more: ${foldNames(blocked.slice(20).map((n) => n.name).sort(naturalCompare), 6)}`));
+  if (blocked.length > 20)
+    out.push(
+      c.yellow(
+        `    and ${blocked.length - 20} more: ${foldNames(
+          blocked
+            .slice(20)
+            .map((n) => n.name)
+            .sort(naturalCompare),
+          6,
+        )}`,
+      ),
+    );
   return out;
 }
 

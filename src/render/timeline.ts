@@ -136,9 +136,7 @@ export function buildTimeline(plan: Plan, opts: TimelineOptions = {}): Timeline 
   const totalWaves = plan.pools.reduce((s, p) => s + p.waves.length, 0);
   const granularity: Timeline['granularity'] = totalNodes <= maxRows ? 'node' : totalWaves <= maxRows ? 'wave' : 'waves';
   // Nodes bootc stages before the first bootc wave: every bootc pool's unstaged scheduled nodes.
-  const toStage = plan.pools
-    .filter((p) => p.backend === 'bootc')
-    .reduce((s, p) => s + p.nodes.filter((n) => n.wave !== null && !n.staged).length, 0);
+  const toStage = plan.pools.filter((p) => p.backend === 'bootc').reduce((s, p) => s + p.nodes.filter((n) => n.wave !== null && !n.staged).length, 0);
 
   const stagingEnd = plan.pools.some(needsStaging) ? d.stage : null;
   let t = 0;
@@ -156,8 +154,14 @@ export function buildTimeline(plan: Plan, opts: TimelineOptions = {}): Timeline 
     peak = Math.max(peak, laid.peak);
   }
   return {
-    totalSeconds: t, durations: d, pools: lanes, rows: lanes.flatMap((l) => l.rows), granularity,
-    nodes: totalNodes, waves: totalWaves, peakUnavailable: peak,
+    totalSeconds: t,
+    durations: d,
+    pools: lanes,
+    rows: lanes.flatMap((l) => l.rows),
+    granularity,
+    nodes: totalNodes,
+    waves: totalWaves,
+    peakUnavailable: peak,
   };
 }
 
@@ -183,8 +187,16 @@ function poolLane(pool: PlanPool, t0: number, ctx: LaneContext): { lane: PoolLan
   const { d, granularity, stagingEnd } = ctx;
   const nodes = new Map(pool.nodes.map((n) => [n.name, n]));
   const lane: PoolLane = {
-    name: pool.name, backend: pool.backend, controlPlane: pool.controlPlane, start: t0, end: t0,
-    soakSeconds: pool.soakSeconds, staging: null, waves: [], rows: [], blocked: pool.nodes.filter((n) => n.blockedBy).length,
+    name: pool.name,
+    backend: pool.backend,
+    controlPlane: pool.controlPlane,
+    start: t0,
+    end: t0,
+    soakSeconds: pool.soakSeconds,
+    staging: null,
+    waves: [],
+    rows: [],
+    blocked: pool.nodes.filter((n) => n.blockedBy).length,
   };
   if (!pool.waves.length) return { lane, peak: 0 };
   const waits = needsStaging(pool);
@@ -197,7 +209,9 @@ function poolLane(pool: PlanPool, t0: number, ctx: LaneContext): { lane: PoolLan
     if (waits && stagingEnd !== null && wave.some((name) => !nodes.get(name)?.staged)) t = Math.max(t, stagingEnd);
     const start = t;
     let end = start;
-    let soft = 0, hard = 0, unknown = 0;
+    let soft = 0,
+      hard = 0,
+      unknown = 0;
     for (const name of wave) {
       const reboot = nodes.get(name)?.reboot ?? 'unknown';
       if (reboot === 'soft') soft++;
@@ -222,20 +236,45 @@ function poolLane(pool: PlanPool, t0: number, ctx: LaneContext): { lane: PoolLan
 }
 
 /** One node's row: its phases from the start of its wave. */
-function nodeRow(pool: PlanPool, name: string, zone: string | null | undefined, wave: number, reboot: RebootKind, start: number, d: PhaseDurations): TimelineRow {
+function nodeRow(
+  pool: PlanPool,
+  name: string,
+  zone: string | null | undefined,
+  wave: number,
+  reboot: RebootKind,
+  start: number,
+  d: PhaseDurations,
+): TimelineRow {
   const phases = nodePhases(d, pool.backend, reboot, start);
   return {
-    pool: pool.name, kind: 'node', label: name,
+    pool: pool.name,
+    kind: 'node',
+    label: name,
     title: `${name}${zone ? ` (${zone})` : ''}: wave ${wave}, ${reboot === 'unknown' ? 'reboot not yet known (decided once staged)' : `${reboot} reboot`}`,
     nodes: 1,
-    spans: [{ start, end: phases[phases.length - 1]?.end ?? start, softEnd: null, nodes: 1, soft: +(reboot === 'soft'), hard: +(reboot === 'hard'), unknown: +(reboot === 'unknown'), waveFrom: wave, waveTo: wave, phases }],
+    spans: [
+      {
+        start,
+        end: phases[phases.length - 1]?.end ?? start,
+        softEnd: null,
+        nodes: 1,
+        soft: +(reboot === 'soft'),
+        hard: +(reboot === 'hard'),
+        unknown: +(reboot === 'unknown'),
+        waveFrom: wave,
+        waveTo: wave,
+        phases,
+      },
+    ],
   };
 }
 
 /** bootc staging, every unstaged node in parallel from the start of the rollout. */
 function stagingRow(pool: string, staging: { start: number; end: number; nodes: number }): TimelineRow {
   return {
-    pool, kind: 'staging', label: 'staging',
+    pool,
+    kind: 'staging',
+    label: 'staging',
     title: `bootc stages the new image on ${plural(staging.nodes, 'node')} in parallel from the start; waves with unstaged nodes wait for it`,
     nodes: staging.nodes,
     spans: [{ start: staging.start, end: staging.end, softEnd: null, nodes: staging.nodes, soft: 0, hard: 0, unknown: 0, waveFrom: 0, waveTo: 0 }],
@@ -260,9 +299,13 @@ function waveRows(pool: PlanPool, spans: RowSpan[], per: number): TimelineRow[] 
     const soft = chunk.reduce((s, x) => s + x.soft, 0);
     const hard = chunk.reduce((s, x) => s + x.hard, 0);
     const unknown = chunk.reduce((s, x) => s + x.unknown, 0);
-    const names = pool.waves.slice(from - 1, to).flat().sort(naturalCompare);
+    const names = pool.waves
+      .slice(from - 1, to)
+      .flat()
+      .sort(naturalCompare);
     rows.push({
-      pool: pool.name, kind: 'waves',
+      pool: pool.name,
+      kind: 'waves',
       label: from === to ? `wave ${from}` : `waves ${from}-${to}`,
       title: `${from === to ? `wave ${from}` : `waves ${from}-${to}`}: ${plural(n, 'node')} (${soft} soft, ${hard} hard, ${unknown} not yet known): ${foldNames(names, 6)}`,
       nodes: n,

@@ -132,7 +132,11 @@ export function neutraliseMentions(escaped: string): string {
  * mentions and issue links broken (`neutraliseMentions`). Takes any value, like `escapeHtml`.
  */
 export function escapeMarkdown(s: unknown): string {
-  return neutraliseMentions(escapeMarkup(String(s)).replace(/([\\`*_[\]|~])/g, '\\$1').replace(/\r?\n/g, ' '));
+  return neutraliseMentions(
+    escapeMarkup(String(s))
+      .replace(/([\\`*_[\]|~])/g, '\\$1')
+      .replace(/\r?\n/g, ' '),
+  );
 }
 
 // ---------------------------------------------------------------------------- clipping

@@ -98,8 +98,13 @@ export class BootcOperator {
       rt.stagingImage = null;
       if (bn.spec?.desiredImage !== image) return;
       (bn.status ??= {}).staged = {
-        image, imageDigest: digest, version: 'sim', timestamp: isoOf(w.now), architecture: 'amd64',
-        softRebootCapable: this.softCapable(node), incompatible: false,
+        image,
+        imageDigest: digest,
+        version: 'sim',
+        timestamp: isoOf(w.now),
+        architecture: 'amd64',
+        softRebootCapable: this.softCapable(node),
+        incompatible: false,
       };
       setCondition(bn, { type: 'Idle', status: 'False', reason: 'Staged', message: `staged ${digest}`, lastTransitionTime: isoOf(w.now) });
       w.touch(node);
@@ -130,7 +135,13 @@ export class BootcOperator {
     w.after(rebootSeconds, () => {
       const at = isoOf(w.now);
       if (failed) {
-        setCondition(bn, { type: 'Degraded', status: 'True', reason: 'Error', message: 'bootc switch --apply: the new deployment failed to boot; rolled back to the previous deployment', lastTransitionTime: at });
+        setCondition(bn, {
+          type: 'Degraded',
+          status: 'True',
+          reason: 'Error',
+          message: 'bootc switch --apply: the new deployment failed to boot; rolled back to the previous deployment',
+          lastTransitionTime: at,
+        });
       } else {
         const status = (bn.status ??= {});
         status.rollback = status.booted;
@@ -140,14 +151,17 @@ export class BootcOperator {
       setCondition(bn, { type: 'Idle', status: 'True', reason: 'Idle', message: '', lastTransitionTime: at });
       w.touch(node);
     });
-    w.after(rebootSeconds + d.ready, () => { rt.down = false; w.refreshReady(node); });
+    w.after(rebootSeconds + d.ready, () => {
+      rt.down = false;
+      w.refreshReady(node);
+    });
   }
 }
 
 /**
  * The digest of an image reference as the simulated registry answers: the digest of a digest
  * reference; for a tag, a digest made up from the reference (stable, so a snapshot can carry the
- * pool's resolved status.targetDigest: test/builders.ts).
+ * pool's resolved status.targetDigest: test/support/cluster.ts).
  */
 export function simResolve(ref: string): string {
   return digestOf(ref) ?? `sha256:${createHash('sha256').update(ref).digest('hex')}`;

@@ -6,7 +6,12 @@
 
 import { MinHeap } from '../base/heap.ts';
 
-export interface SimEvent { t: number; seq: number; fn: () => void; cancelled?: boolean }
+export interface SimEvent {
+  t: number;
+  seq: number;
+  fn: () => void;
+  cancelled?: boolean;
+}
 
 const less = (x: SimEvent, y: SimEvent) => x.t < y.t || (x.t === y.t && x.seq < y.seq);
 

@@ -36,13 +36,26 @@ export function awsProviderSpec(zone: string, region: string, ami: string, insta
   };
 }
 
-export function machineSetObject(name: string, zone: string, region: string, ami: string, opts: { role?: string; replicas?: number; labels?: Record<string, string>; templateLabels?: Record<string, string>; ownerReferences?: KObject['metadata']['ownerReferences'] } = {}): KObject {
+export function machineSetObject(
+  name: string,
+  zone: string,
+  region: string,
+  ami: string,
+  opts: {
+    role?: string;
+    replicas?: number;
+    labels?: Record<string, string>;
+    templateLabels?: Record<string, string>;
+    ownerReferences?: KObject['metadata']['ownerReferences'];
+  } = {},
+): KObject {
   const role = opts.role ?? 'worker';
   return {
     apiVersion: 'machine.openshift.io/v1beta1',
     kind: 'MachineSet',
     metadata: {
-      name, namespace: 'openshift-machine-api',
+      name,
+      namespace: 'openshift-machine-api',
       labels: { 'machine.openshift.io/cluster-api-cluster': 'prod-east-x7k2p', ...(opts.labels ?? {}) },
       ...(opts.ownerReferences ? { ownerReferences: opts.ownerReferences } : {}),
     },
@@ -50,7 +63,14 @@ export function machineSetObject(name: string, zone: string, region: string, ami
       replicas: opts.replicas ?? 3,
       selector: { matchLabels: { 'machine.openshift.io/cluster-api-machineset': name } },
       template: {
-        metadata: { labels: { 'machine.openshift.io/cluster-api-machine-role': role, 'machine.openshift.io/cluster-api-machine-type': role, 'machine.openshift.io/cluster-api-machineset': name, ...(opts.templateLabels ?? {}) } },
+        metadata: {
+          labels: {
+            'machine.openshift.io/cluster-api-machine-role': role,
+            'machine.openshift.io/cluster-api-machine-type': role,
+            'machine.openshift.io/cluster-api-machineset': name,
+            ...(opts.templateLabels ?? {}),
+          },
+        },
         spec: { providerSpec: { value: awsProviderSpec(zone, region, ami, role === 'infra' ? 'r6i.xlarge' : 'm6i.xlarge') } },
       },
     },
@@ -60,20 +80,41 @@ export function machineSetObject(name: string, zone: string, region: string, ami
 
 export function bootImagesStream(region: string, zones: string[], ami: string, version = '9.6.20261020-0') {
   const regions: Record<string, { release: string; image: string }> = {};
-  for (const r of [region, 'us-west-2', 'eu-central-1']) regions[r] = { release: version, image: r === region ? ami : `ami-0${createHash('sha1').update(r).digest('hex').slice(0, 16)}` };
+  for (const r of [region, 'us-west-2', 'eu-central-1'])
+    regions[r] = { release: version, image: r === region ? ami : `ami-0${createHash('sha1').update(r).digest('hex').slice(0, 16)}` };
   void zones;
   return {
     stream: 'rhcos-4.22',
     metadata: { 'last-modified': '2026-10-21T09:00:00Z', generator: 'plume cosa2stream' },
     architectures: {
       x86_64: {
-        artifacts: { aws: { release: version, formats: {} }, vmware: { release: version, formats: { ova: { disk: { location: `https://rhcos.example.com/${version}/rhcos-${version}-vmware.x86_64.ova`, sha256: createHash('sha256').update('ova').digest('hex') } } } } },
+        artifacts: {
+          aws: { release: version, formats: {} },
+          vmware: {
+            release: version,
+            formats: {
+              ova: {
+                disk: {
+                  location: `https://rhcos.example.com/${version}/rhcos-${version}-vmware.x86_64.ova`,
+                  sha256: createHash('sha256').update('ova').digest('hex'),
+                },
+              },
+            },
+          },
+        },
         images: {
           aws: { regions },
           gcp: { release: version, project: 'rhcos-cloud', name: `rhcos-${version.replace(/\./g, '-')}-gcp-x86-64` },
         },
         'rhel-coreos-extensions': {
-          marketplace: { azure: { 'no-purchase-plan': { hyperVGen1: { publisher: 'azureopenshift', offer: 'aro4', sku: '422-v1', version: '422.96.20261020' }, hyperVGen2: { publisher: 'azureopenshift', offer: 'aro4', sku: '422-v2', version: '422.96.20261020' } } } },
+          marketplace: {
+            azure: {
+              'no-purchase-plan': {
+                hyperVGen1: { publisher: 'azureopenshift', offer: 'aro4', sku: '422-v1', version: '422.96.20261020' },
+                hyperVGen2: { publisher: 'azureopenshift', offer: 'aro4', sku: '422-v2', version: '422.96.20261020' },
+              },
+            },
+          },
         },
       },
     },
@@ -82,7 +123,14 @@ export function bootImagesStream(region: string, zones: string[], ami: string, v
 
 /** The cluster singletons bootcplan reads, in the order a snapshot lists them. */
 export function clusterSingletons(o: SingletonOptions): KObject[] {
-  return [controlPlaneMachineSetObject(o), machineConfigurationObject(o), bootImagesConfigMap(o), featureGateObject(o), infrastructureObject(o), clusterVersionObject(o)];
+  return [
+    controlPlaneMachineSetObject(o),
+    machineConfigurationObject(o),
+    bootImagesConfigMap(o),
+    featureGateObject(o),
+    infrastructureObject(o),
+    clusterVersionObject(o),
+  ];
 }
 
 /** The ControlPlaneMachineSet `cluster`: three masters on AWS, the old boot image in its template. */
@@ -99,7 +147,13 @@ function controlPlaneMachineSetObject(o: SingletonOptions): KObject {
       template: {
         machineType: 'machines_v1beta1_machine_openshift_io',
         machines_v1beta1_machine_openshift_io: {
-          metadata: { labels: { 'machine.openshift.io/cluster-api-cluster': 'prod-east-x7k2p', 'machine.openshift.io/cluster-api-machine-role': 'master', 'machine.openshift.io/cluster-api-machine-type': 'master' } },
+          metadata: {
+            labels: {
+              'machine.openshift.io/cluster-api-cluster': 'prod-east-x7k2p',
+              'machine.openshift.io/cluster-api-machine-role': 'master',
+              'machine.openshift.io/cluster-api-machine-type': 'master',
+            },
+          },
           spec: { providerSpec: { value: { ...awsProviderSpec(o.zones[0], o.region, OLD_AMI, 'm6i.2xlarge'), placement: { region: o.region } } } },
         },
       },
@@ -115,7 +169,8 @@ function machineConfigurationObject(o: SingletonOptions): KObject {
     kind: 'MachineConfiguration',
     metadata: { name: 'cluster' },
     spec: {
-      logLevel: 'Normal', operatorLogLevel: 'Normal',
+      logLevel: 'Normal',
+      operatorLogLevel: 'Normal',
       ...(o.machineManagers !== null ? { managedBootImages: { machineManagers: o.machineManagers ?? [] } } : {}),
     },
     status: {
@@ -128,7 +183,8 @@ function machineConfigurationObject(o: SingletonOptions): KObject {
 /** The `coreos-bootimages` ConfigMap: the release and the stream the MCO takes boot images from (DESIGN §7). */
 function bootImagesConfigMap(o: SingletonOptions): KObject {
   return {
-    apiVersion: 'v1', kind: 'ConfigMap',
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
     metadata: { name: 'coreos-bootimages', namespace: 'openshift-machine-config-operator' },
     data: { releaseVersion: o.version, stream: JSON.stringify(bootImagesStream(o.region, o.zones, NEW_AMI)) },
   };
@@ -137,29 +193,52 @@ function bootImagesConfigMap(o: SingletonOptions): KObject {
 /** The FeatureGate `cluster`: the boot-image gates enabled by default. */
 function featureGateObject(o: SingletonOptions): KObject {
   return {
-    apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' },
+    apiVersion: 'config.openshift.io/v1',
+    kind: 'FeatureGate',
+    metadata: { name: 'cluster' },
     spec: { featureSet: '' },
-    status: { featureGates: [{ version: o.version, enabled: (o.featureGatesEnabled ?? ['ManagedBootImagesCPMS', 'BootImageSkewEnforcement']).map((name) => ({ name })), disabled: [{ name: 'ManagedBootImagesAWSCAPI' }] }] },
+    status: {
+      featureGates: [
+        {
+          version: o.version,
+          enabled: (o.featureGatesEnabled ?? ['ManagedBootImagesCPMS', 'BootImageSkewEnforcement']).map((name) => ({ name })),
+          disabled: [{ name: 'ManagedBootImagesAWSCAPI' }],
+        },
+      ],
+    },
   };
 }
 
 /** The Infrastructure `cluster`: the platform and its region. */
 function infrastructureObject(o: SingletonOptions): KObject {
   return {
-    apiVersion: 'config.openshift.io/v1', kind: 'Infrastructure', metadata: { name: 'cluster' },
+    apiVersion: 'config.openshift.io/v1',
+    kind: 'Infrastructure',
+    metadata: { name: 'cluster' },
     spec: { platformSpec: { type: o.platform } },
-    status: { infrastructureName: 'prod-east-x7k2p', platform: o.platform, platformStatus: { type: o.platform, aws: { region: o.region } }, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable' },
+    status: {
+      infrastructureName: 'prod-east-x7k2p',
+      platform: o.platform,
+      platformStatus: { type: o.platform, aws: { region: o.region } },
+      controlPlaneTopology: 'HighlyAvailable',
+      infrastructureTopology: 'HighlyAvailable',
+    },
   };
 }
 
 /** The ClusterVersion `version`: its clusterID (a cluster's identity) and its update history. */
 function clusterVersionObject(o: SingletonOptions): KObject {
   return {
-    apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' },
+    apiVersion: 'config.openshift.io/v1',
+    kind: 'ClusterVersion',
+    metadata: { name: 'version' },
     spec: { channel: 'stable-4.22', clusterID: uidOf('cluster') },
     status: {
       desired: { version: o.version, image: `quay.io/openshift-release-dev/ocp-release@${fakeDigest('ocp-' + o.version)}` },
-      history: [{ state: 'Completed', version: o.version, startedTime: '2026-10-30T02:00:00Z', completionTime: '2026-10-30T03:10:00Z' }, { state: 'Completed', version: '4.22.0', startedTime: '2026-03-02T09:00:00Z', completionTime: '2026-03-02T10:00:00Z' }],
+      history: [
+        { state: 'Completed', version: o.version, startedTime: '2026-10-30T02:00:00Z', completionTime: '2026-10-30T03:10:00Z' },
+        { state: 'Completed', version: '4.22.0', startedTime: '2026-03-02T09:00:00Z', completionTime: '2026-03-02T10:00:00Z' },
+      ],
     },
   };
 }

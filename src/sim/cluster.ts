@@ -25,7 +25,15 @@ import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import { messageOf } from '../base/errors.ts';
 import {
-  type ObjectRef, type NodeProgress, type WaitOptions, type PoolKind, type DesiredImageState, PreconditionFailedError, NotFoundError, AlreadyExistsError, isoOf,
+  type ObjectRef,
+  type NodeProgress,
+  type WaitOptions,
+  type PoolKind,
+  type DesiredImageState,
+  PreconditionFailedError,
+  NotFoundError,
+  AlreadyExistsError,
+  isoOf,
 } from '../apply/driver.ts';
 import { VirtualClock, type SimEvent } from './clock.ts';
 import { ReadWatchers } from './reads.ts';
@@ -61,9 +69,27 @@ export interface SimOptions {
   renderSeconds?: number;
 }
 
-export interface RebootRecord { t: number; node: string; kind: RebootKind; failed: boolean }
-export interface CordonRecord { t: number; node: string; pool: string | null; session: string; unavailableAfter: number; budget: number | null; wasUnavailable: boolean }
-export interface WriteRecord { t: number; session: string; op: string; target: string }
+export interface RebootRecord {
+  t: number;
+  node: string;
+  kind: RebootKind;
+  failed: boolean;
+}
+export interface CordonRecord {
+  t: number;
+  node: string;
+  pool: string | null;
+  session: string;
+  unavailableAfter: number;
+  budget: number | null;
+  wasUnavailable: boolean;
+}
+export interface WriteRecord {
+  t: number;
+  session: string;
+  op: string;
+  target: string;
+}
 
 const isReady = (n: NodeObject) => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
@@ -119,22 +145,42 @@ export class SimCluster implements SimWorld {
 
   // ------------------------------------------------------------------ the world of the actors
 
-  get now(): number { return this.clock.now; }
-  get nodes(): ReadonlyMap<string, NodeObject> { return this.store.nodes; }
-  get bootcNodes(): ReadonlyMap<string, BootcNodeObject> { return this.store.bootcNodes; }
-  get machineConfigs(): ReadonlyMap<string, MachineConfigObject> { return this.store.machineConfigs; }
+  get now(): number {
+    return this.clock.now;
+  }
+  get nodes(): ReadonlyMap<string, NodeObject> {
+    return this.store.nodes;
+  }
+  get bootcNodes(): ReadonlyMap<string, BootcNodeObject> {
+    return this.store.bootcNodes;
+  }
+  get machineConfigs(): ReadonlyMap<string, MachineConfigObject> {
+    return this.store.machineConfigs;
+  }
 
-  at(t: number, fn: () => void): SimEvent { return this.clock.at(t, fn); }
-  after(dt: number, fn: () => void): SimEvent { return this.clock.after(dt, fn); }
+  at(t: number, fn: () => void): SimEvent {
+    return this.clock.at(t, fn);
+  }
+  after(dt: number, fn: () => void): SimEvent {
+    return this.clock.after(dt, fn);
+  }
 
   get<K extends string>(kind: K, name: string, namespace?: string | null): ViewOf<K> | undefined {
     return this.store.get(kind, name, namespace);
   }
-  put(o: KObject) { this.store.put(o); }
-  changed(o: KObject | undefined) { this.store.changed(o); }
+  put(o: KObject) {
+    this.store.put(o);
+  }
+  changed(o: KObject | undefined) {
+    this.store.changed(o);
+  }
 
-  runtime(node: string): NodeRuntime | undefined { return this.runtimes.get(node); }
-  durationsOf(node: string): PhaseDurations { return jitteredDurations(this.durations, this.jitter, node); }
+  runtime(node: string): NodeRuntime | undefined {
+    return this.runtimes.get(node);
+  }
+  durationsOf(node: string): PhaseDurations {
+    return jitteredDurations(this.durations, this.jitter, node);
+  }
   private addRuntime(n: NodeObject) {
     this.runtimes.set(n.metadata.name, { initiallyNotReady: !isReady(n), down: false, flapping: false, stageToken: 0, mcoToken: 0 });
   }
@@ -155,9 +201,18 @@ export class SimCluster implements SimWorld {
     if (!n || !rt) return;
     const ready = !rt.initiallyNotReady && !rt.down && !rt.flapping;
     if (ready !== isReady(n)) {
-      setCondition(n, ready
-        ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: isoOf(this.now) }
-        : { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: isoOf(this.now) });
+      setCondition(
+        n,
+        ready
+          ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: isoOf(this.now) }
+          : {
+              type: 'Ready',
+              status: 'Unknown',
+              reason: 'NodeStatusUnknown',
+              message: 'Kubelet stopped posting node status.',
+              lastTransitionTime: isoOf(this.now),
+            },
+      );
     }
     this.touch(node);
   }
@@ -165,22 +220,35 @@ export class SimCluster implements SimWorld {
   recordReboot(node: string, kind: RebootKind, failed: boolean) {
     this.reboots.push({ t: this.now - this.start, node, kind, failed });
   }
-  rebootFails(): boolean { return this.faults.rebootFails(); }
+  rebootFails(): boolean {
+    return this.faults.rebootFails();
+  }
 
-  membersOf(poolKey: string): readonly string[] { return this.pools.membersOf(poolKey); }
-  pooledNodes(): string[] { return this.pools.pooledNodes(); }
-  isUnavailable(node: string): boolean { return this.pools.isUnavailable(node); }
-  countUnavailable(poolKey: string): number { return this.pools.countUnavailable(poolKey); }
+  membersOf(poolKey: string): readonly string[] {
+    return this.pools.membersOf(poolKey);
+  }
+  pooledNodes(): string[] {
+    return this.pools.pooledNodes();
+  }
+  isUnavailable(node: string): boolean {
+    return this.pools.isUnavailable(node);
+  }
+  countUnavailable(poolKey: string): number {
+    return this.pools.countUnavailable(poolKey);
+  }
 
   /** The resolved budget written to the pool (MCO arithmetic), or null. */
   budgetOf(poolKey: string): number | null {
     const [backend, name] = [poolKey.slice(0, poolKey.indexOf('/')), poolNameOfKey(poolKey)];
-    const raw = backend === 'bootc' ? this.get('BootcNodePool', name)?.spec?.rollout?.maxUnavailable : this.get('MachineConfigPool', name)?.spec?.maxUnavailable;
+    const raw =
+      backend === 'bootc' ? this.get('BootcNodePool', name)?.spec?.rollout?.maxUnavailable : this.get('MachineConfigPool', name)?.spec?.maxUnavailable;
     const parsed = parseMaxUnavailable(raw ?? 1);
     if (!parsed.ok) return null;
     return resolveMaxUnavailable(parsed.value, this.pools.membersOf(poolKey).length).resolved;
   }
-  poolKeyOf(node: string): string | null { return this.pools.poolKeyOf(node); }
+  poolKeyOf(node: string): string | null {
+    return this.pools.poolKeyOf(node);
+  }
   poolNameOf(node: string): string | null {
     const k = this.pools.poolKeyOf(node);
     return k ? poolNameOfKey(k) : null;
@@ -188,7 +256,10 @@ export class SimCluster implements SimWorld {
 
   private recomputeMembership() {
     const { nodes, index } = this.store;
-    this.pools.recompute(this.view(), nodes.keys(), (n) => { const node = nodes.get(n); return !!node && viewNode(node, index).unavailable !== null; });
+    this.pools.recompute(this.view(), nodes.keys(), (n) => {
+      const node = nodes.get(n);
+      return !!node && viewNode(node, index).unavailable !== null;
+    });
   }
 
   // ------------------------------------------------------------------ state, time, waits
@@ -198,15 +269,29 @@ export class SimCluster implements SimWorld {
    * caller. The same object is returned until objects are added or removed, so callers
    * may cache indexes keyed by it; the objects in it change in place.
    */
-  view(): ClusterSnapshot { return this.store.view(); }
+  view(): ClusterSnapshot {
+    return this.store.view();
+  }
 
   /** A self-contained copy of the current state. */
-  snapshotCopy(): ClusterSnapshot { return this.store.snapshotCopy(); }
+  snapshotCopy(): ClusterSnapshot {
+    return this.store.snapshotCopy();
+  }
 
   /** Test hook: change the cluster behind the applier's back (objects are live). */
-  mutate(fn: (objects: { nodes: Map<string, NodeObject>; bootcNodes: Map<string, BootcNodeObject>; get: (kind: string, name: string, ns?: string) => KObject | undefined; add: (o: KObject) => void; remove: (kind: string, name: string, ns?: string) => void }) => void) {
+  mutate(
+    fn: (objects: {
+      nodes: Map<string, NodeObject>;
+      bootcNodes: Map<string, BootcNodeObject>;
+      get: (kind: string, name: string, ns?: string) => KObject | undefined;
+      add: (o: KObject) => void;
+      remove: (kind: string, name: string, ns?: string) => void;
+    }) => void,
+  ) {
     fn({
-      nodes: this.store.nodes, bootcNodes: this.store.bootcNodes, get: (k, n, ns) => this.get(k, n, ns),
+      nodes: this.store.nodes,
+      bootcNodes: this.store.bootcNodes,
+      get: (k, n, ns) => this.get(k, n, ns),
       add: (o) => {
         this.store.put(structuredClone(o));
         const n = this.store.nodes.get(o.metadata.name);
@@ -231,11 +316,17 @@ export class SimCluster implements SimWorld {
     return this.waits.waitFor(predicate, opts, session);
   }
   /** Rejects every pending wait of a session (the process died). */
-  killSession(s: SimDriver) { this.waits.killSession(s); }
+  killSession(s: SimDriver) {
+    this.waits.killSession(s);
+  }
   /** Test hook: the waits and sleeps of a session still pending (a finished apply leaves none). */
-  openWaits(s: SimDriver): number { return this.waits.openFor(s); }
+  openWaits(s: SimDriver): number {
+    return this.waits.openFor(s);
+  }
   /** Test hook: `work` takes no virtual time, however many turns of the event loop it takes. */
-  hold<T>(work: () => Promise<T>): Promise<T> { return this.waits.hold(work); }
+  hold<T>(work: () => Promise<T>): Promise<T> {
+    return this.waits.hold(work);
+  }
 
   // ------------------------------------------------------------------ writes
 
@@ -258,7 +349,10 @@ export class SimCluster implements SimWorld {
     } catch (err) {
       const failed = err instanceof fjp.JsonPatchError ? err : null;
       const path: string | undefined = failed?.operation?.path;
-      throw new PreconditionFailedError(`${ref.kind}/${ref.name}: ${failed?.name === 'TEST_OPERATION_FAILED' ? 'test failed' : messageOf(err).split('\n')[0]} at ${path ?? '?'}`, path ?? '');
+      throw new PreconditionFailedError(
+        `${ref.kind}/${ref.name}: ${failed?.name === 'TEST_OPERATION_FAILED' ? 'test failed' : messageOf(err).split('\n')[0]} at ${path ?? '?'}`,
+        path ?? '',
+      );
     }
     copy.metadata.generation = (copy.metadata.generation ?? 1) + 1;
     copy.metadata.resourceVersion = String(this.clock.nextSeq());

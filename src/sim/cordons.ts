@@ -54,8 +54,13 @@ export function setUnschedulable(sim: SimCluster, session: Pick<SimDriver, 'name
   if (value) {
     const key = sim.poolKeyOf(node);
     sim.cordons.push({
-      t: sim.now - sim.start, node, pool: key ? poolNameOfKey(key) : null, session: session.name,
-      unavailableAfter: key ? sim.countUnavailable(key) : 0, budget: key ? sim.budgetOf(key) : null, wasUnavailable,
+      t: sim.now - sim.start,
+      node,
+      pool: key ? poolNameOfKey(key) : null,
+      session: session.name,
+      unavailableAfter: key ? sim.countUnavailable(key) : 0,
+      budget: key ? sim.budgetOf(key) : null,
+      wasUnavailable,
     });
   }
 }
@@ -83,7 +88,7 @@ export function setPoolPausedField(sim: SimCluster, session: SimDriver, kind: Po
     sim.changed(mcp);
     return was && !paused;
   } else if (bnp) {
-    (((bnp.spec ??= {}).rollout ??= {})).paused = paused;
+    ((bnp.spec ??= {}).rollout ??= {}).paused = paused;
     sim.changed(bnp);
   }
   return false;

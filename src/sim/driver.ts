@@ -6,9 +6,19 @@
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject, RecordDocument } from '../cluster/types.ts';
 import {
-  type Clock, type ClusterDriver, type ObjectRef, type NodeProgress, type ProgressRecord, type WaitOptions, type DrainOptions,
-  type PoolKind, type DesiredImageState,
-  NotFoundError, DrainTimeoutError, DriverError, PreconditionFailedError,
+  type Clock,
+  type ClusterDriver,
+  type ObjectRef,
+  type NodeProgress,
+  type ProgressRecord,
+  type WaitOptions,
+  type DrainOptions,
+  type PoolKind,
+  type DesiredImageState,
+  NotFoundError,
+  DrainTimeoutError,
+  DriverError,
+  PreconditionFailedError,
 } from '../apply/driver.ts';
 import type { SimCluster } from './cluster.ts';
 import { cordonNode, uncordonNode } from './cordons.ts';
@@ -33,7 +43,10 @@ export class SimDriver implements ClusterDriver {
    * between this apply and the API server), before reaching the cluster.
    */
   renewFault: (() => Error | null) | null = null;
-  constructor(readonly sim: SimCluster, readonly name: string) {
+  constructor(
+    readonly sim: SimCluster,
+    readonly name: string,
+  ) {
     this.clock = {
       now: () => sim.now,
       sleep: (s, signal) => this.guard(() => sim.sleep(s, signal, this)),
@@ -44,7 +57,9 @@ export class SimDriver implements ClusterDriver {
     this.killed = true;
     this.sim.killSession(this);
   }
-  get isKilled() { return this.killed; }
+  get isKilled() {
+    return this.killed;
+  }
 
   private async guard<T>(fn: () => T | Promise<T>): Promise<T> {
     if (this.killed) throw new KilledError();
@@ -59,7 +74,9 @@ export class SimDriver implements ClusterDriver {
     });
   }
 
-  snapshot() { return this.guard(() => this.sim.snapshotCopy()); }
+  snapshot() {
+    return this.guard(() => this.sim.snapshotCopy());
+  }
   waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions) {
     return this.guard(() => this.sim.waitFor(predicate, opts, this));
   }
@@ -80,13 +97,18 @@ export class SimDriver implements ClusterDriver {
       // DeleteOptions preconditions, as the API server checks them.
       const obj = this.sim.get(ref.kind, ref.name, ref.namespace);
       if (!obj) throw new NotFoundError(`${ref.kind} ${ref.name} not found`);
-      if (opts.resourceVersion !== null && obj.metadata.resourceVersion !== opts.resourceVersion) throw new PreconditionFailedError(`${ref.kind}/${ref.name}: changed since it was read`, '/metadata/resourceVersion');
+      if (opts.resourceVersion !== null && obj.metadata.resourceVersion !== opts.resourceVersion)
+        throw new PreconditionFailedError(`${ref.kind}/${ref.name}: changed since it was read`, '/metadata/resourceVersion');
       this.sim.record(this, 'delete', `${ref.kind}/${ref.name}`);
       this.sim.deleteObject(obj);
     });
   }
-  cordon(node: string, by: string, progress?: NodeProgress) { return this.write(`nodes/${node}`, () => cordonNode(this.sim, this, node, by, progress)); }
-  uncordon(node: string, by: string, progress?: NodeProgress) { return this.write(`nodes/${node}`, () => uncordonNode(this.sim, this, node, by, progress)); }
+  cordon(node: string, by: string, progress?: NodeProgress) {
+    return this.write(`nodes/${node}`, () => cordonNode(this.sim, this, node, by, progress));
+  }
+  uncordon(node: string, by: string, progress?: NodeProgress) {
+    return this.write(`nodes/${node}`, () => uncordonNode(this.sim, this, node, by, progress));
+  }
   drain(node: string, opts: DrainOptions) {
     return this.guard(async () => {
       const n = this.sim.get('Node', node);
@@ -107,8 +129,12 @@ export class SimDriver implements ClusterDriver {
   setPoolPaused(kind: PoolKind, name: string, paused: boolean, by: string) {
     return this.write(`${kind}/${name}`, () => this.sim.setPoolPaused(this, kind, name, paused, by));
   }
-  acquireLock(req: { holder: string; planId: string; ttlSeconds: number }) { return this.guard(() => this.sim.lock.acquire(this, req)); }
-  readRollout(name: string) { return this.guard(() => this.sim.rollouts.read(name)); }
+  acquireLock(req: { holder: string; planId: string; ttlSeconds: number }) {
+    return this.guard(() => this.sim.lock.acquire(this, req));
+  }
+  readRollout(name: string) {
+    return this.guard(() => this.sim.rollouts.read(name));
+  }
   writeRolloutStatus(name: string, status: RolloutStatus) {
     return this.guard(() => {
       this.sim.record(this, 'status', `Rollout/${name}`);
@@ -134,9 +160,15 @@ export class SimDriver implements ClusterDriver {
       return this.sim.lock.renew(this, lockId);
     });
   }
-  releaseLock(lockId: string) { return this.guard(() => this.sim.lock.release(this, lockId)); }
-  readLock() { return this.guard(() => this.sim.lock.readAs(this)); }
-  readProgress() { return this.guard(() => this.sim.progress.read(this.sim.nodes.values())); }
+  releaseLock(lockId: string) {
+    return this.guard(() => this.sim.lock.release(this, lockId));
+  }
+  readLock() {
+    return this.guard(() => this.sim.lock.readAs(this));
+  }
+  readProgress() {
+    return this.guard(() => this.sim.progress.read(this.sim.nodes.values()));
+  }
   writeProgress(p: ProgressRecord, version: string | null) {
     return this.guard(() => {
       this.sim.record(this, 'progress', p.planId);
@@ -153,9 +185,10 @@ export class SimDriver implements ClusterDriver {
    */
   readonly records = {
     read: <T>(doc: RecordDocument<T>): Promise<T | null> => this.guard(() => this.sim.progress.readDocument(doc)),
-    write: <T>(doc: RecordDocument<T>, value: T): Promise<void> => this.guard(() => {
-      this.sim.record(this, 'record', doc.name);
-      this.sim.progress.writeDocument(doc, value);
-    }),
+    write: <T>(doc: RecordDocument<T>, value: T): Promise<void> =>
+      this.guard(() => {
+        this.sim.record(this, 'record', doc.name);
+        this.sim.progress.writeDocument(doc, value);
+      }),
   };
 }

@@ -26,8 +26,10 @@ export class Faults {
   constructor(f: FaultOptions = {}) {
     this.rng = mulberry32(f.seed ?? 1);
     this.rates = {
-      rebootFailRate: f.rebootFailRate ?? 0, flapsPerHour: f.flapsPerHour ?? 0,
-      flapSeconds: f.flapSeconds ?? [60, 300], conflictRate: f.conflictRate ?? 0,
+      rebootFailRate: f.rebootFailRate ?? 0,
+      flapsPerHour: f.flapsPerHour ?? 0,
+      flapSeconds: f.flapSeconds ?? [60, 300],
+      conflictRate: f.conflictRate ?? 0,
     };
   }
 
@@ -44,7 +46,9 @@ export class Faults {
   /** Throws the transient conflict a write may hit. */
   maybeConflict(what: string) {
     if (this.rates.conflictRate > 0 && this.rng() < this.rates.conflictRate) {
-      throw new ConflictError(`Operation cannot be fulfilled on ${what}: the object has been modified; please apply your changes to the latest version and try again`);
+      throw new ConflictError(
+        `Operation cannot be fulfilled on ${what}: the object has been modified; please apply your changes to the latest version and try again`,
+      );
     }
   }
 
@@ -66,7 +70,10 @@ export class Faults {
         if (rt && !rt.flapping) {
           rt.flapping = true;
           world.refreshReady(node);
-          world.after(dur, () => { rt.flapping = false; world.refreshReady(node); });
+          world.after(dur, () => {
+            rt.flapping = false;
+            world.refreshReady(node);
+          });
         }
       }
       this.scheduleFlap(world);

@@ -38,7 +38,16 @@ export function generateCluster(o: GenerateOptions): KObject[] {
   const renderedWorker = 'rendered-worker-' + createHash('md5').update('w').digest('hex');
   const objs: KObject[] = [];
   for (let i = 0; i < 3; i++) {
-    objs.push(nodeObject({ name: `master-${i}`, role: 'master', zone: zones[i % zones.length], region, instanceType: 'm6i.2xlarge', annotations: mcoAnnotations(renderedMaster) }));
+    objs.push(
+      nodeObject({
+        name: `master-${i}`,
+        role: 'master',
+        zone: zones[i % zones.length],
+        region,
+        instanceType: 'm6i.2xlarge',
+        annotations: mcoAnnotations(renderedMaster),
+      }),
+    );
   }
   const staged = Math.round((o.stagedFraction ?? 0) * o.workers);
   const soft = o.softRebootCapableFraction ?? 0;
@@ -50,20 +59,33 @@ export function generateCluster(o: GenerateOptions): KObject[] {
     const notReady = i >= (o.cordoned ?? 0) && i < (o.cordoned ?? 0) + (o.notReady ?? 0);
     const degradedStart = (o.cordoned ?? 0) + (o.notReady ?? 0);
     const degraded = i >= degradedStart && i < degradedStart + (o.degraded ?? 0);
-    const createdAt = new Date(Date.parse('2026-01-01T00:00:00Z') + (i * 7919 % o.workers) * 60000).toISOString().replace('.000', '');
-    objs.push(nodeObject({
-      name, role: 'worker', zone, region, cordoned, ready: !notReady, createdAt, bootc,
-      annotations: bootc ? {} : mcoAnnotations(renderedWorker, degraded ? 'Degraded' : 'Done'),
-    }));
+    const createdAt = new Date(Date.parse('2026-01-01T00:00:00Z') + ((i * 7919) % o.workers) * 60000).toISOString().replace('.000', '');
+    objs.push(
+      nodeObject({
+        name,
+        role: 'worker',
+        zone,
+        region,
+        cordoned,
+        ready: !notReady,
+        createdAt,
+        bootc,
+        annotations: bootc ? {} : mcoAnnotations(renderedWorker, degraded ? 'Degraded' : 'Done'),
+      }),
+    );
     if (bootc) {
       const isStaged = i >= o.workers - staged;
-      objs.push(bootcNodeObject({
-        name, pool: 'worker', desiredImage: current,
-        booted: { image: current },
-        staged: isStaged ? { image: target, softRebootCapable: (i * 37) % 100 < soft * 100 } : null,
-        idle: isStaged ? 'Staged' : 'Idle',
-        degraded: degraded ? 'bootc stage failed: writing layer: no space left on device' : null,
-      }));
+      objs.push(
+        bootcNodeObject({
+          name,
+          pool: 'worker',
+          desiredImage: current,
+          booted: { image: current },
+          staged: isStaged ? { image: target, softRebootCapable: (i * 37) % 100 < soft * 100 } : null,
+          idle: isStaged ? 'Staged' : 'Idle',
+          degraded: degraded ? 'bootc stage failed: writing layer: no space left on device' : null,
+        }),
+      );
     }
   }
   objs.push(machineConfigPoolObject('master', 1, renderedMaster, { [`${ROLE_LABEL_PREFIX}master`]: '' }));

@@ -18,8 +18,12 @@ import type { SimDriver } from './driver.ts';
 export function lockRecordOf(l: LeaseObject): LockRecord {
   const spec = l.spec ?? {};
   return {
-    lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '', holder: spec.holderIdentity ?? '', planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
-    since: spec.acquireTime ?? '', renewedAt: spec.renewTime ?? '', ttlSeconds: spec.leaseDurationSeconds ?? 0,
+    lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '',
+    holder: spec.holderIdentity ?? '',
+    planId: l.metadata.annotations?.[BOOTCPLAN_LOCK_PLAN_ID] ?? '',
+    since: spec.acquireTime ?? '',
+    renewedAt: spec.renewTime ?? '',
+    ttlSeconds: spec.leaseDurationSeconds ?? 0,
   };
 }
 
@@ -27,7 +31,12 @@ export function lockRecordOf(l: LeaseObject): LockRecord {
 export class SimLock {
   private counter = 0;
 
-  constructor(private readonly sim: SimCluster, private readonly store: ObjectStore, private readonly clock: VirtualClock, private readonly random: () => number) {}
+  constructor(
+    private readonly sim: SimCluster,
+    private readonly store: ObjectStore,
+    private readonly clock: VirtualClock,
+    private readonly random: () => number,
+  ) {}
 
   /** The lock as it is now (null: nobody holds it). */
   leaseOf(): LockRecord | null {
@@ -52,8 +61,14 @@ export class SimLock {
     const lockId = createHash('sha256').update(`${this.sim.source}/${this.counter++}/${this.random()}`).digest('hex').slice(0, 12);
     if (cur) this.store.remove('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
     const lease: LeaseObject = {
-      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
-      metadata: { name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE, resourceVersion: String(this.clock.nextSeq()), annotations: { [BOOTCPLAN_LOCK_ID]: lockId, [BOOTCPLAN_LOCK_PLAN_ID]: req.planId } },
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: LOCK_NAME,
+        namespace: BOOTCPLAN_NAMESPACE,
+        resourceVersion: String(this.clock.nextSeq()),
+        annotations: { [BOOTCPLAN_LOCK_ID]: lockId, [BOOTCPLAN_LOCK_PLAN_ID]: req.planId },
+      },
       spec: { holderIdentity: req.holder, leaseDurationSeconds: req.ttlSeconds, acquireTime: isoOf(this.clock.now), renewTime: isoOf(this.clock.now) },
     };
     this.store.put(lease);
@@ -64,7 +79,8 @@ export class SimLock {
   /** Renews the lock `lockId`; LockLostError when it is no longer held. */
   renew(session: SimDriver, lockId: string): LockRecord {
     const l = this.store.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
-    if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId) throw new LockLostError(`lock ${lockId} is no longer held${l ? ` (now held by ${l.spec?.holderIdentity})` : ''}`);
+    if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId)
+      throw new LockLostError(`lock ${lockId} is no longer held${l ? ` (now held by ${l.spec?.holderIdentity})` : ''}`);
     (l.spec ??= {}).renewTime = isoOf(this.clock.now);
     l.metadata.resourceVersion = String(this.clock.nextSeq());
     this.store.changed(l);

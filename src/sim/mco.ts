@@ -67,10 +67,19 @@ export class Mco {
    */
   start() {
     const w = this.world;
-    const pools = new Set([...w.machineConfigs.values()].flatMap((m) => m.metadata.ownerReferences?.filter((r) => r.kind === 'MachineConfigPool').map((r) => r.name) ?? []));
+    const pools = new Set(
+      [...w.machineConfigs.values()].flatMap((m) => m.metadata.ownerReferences?.filter((r) => r.kind === 'MachineConfigPool').map((r) => r.name) ?? []),
+    );
     for (const pool of pools) {
-      const carried = new Set([...w.machineConfigs.values()].filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL).flatMap((m) => (typeof m.spec?.osImageURL === 'string' ? [m.spec.osImageURL] : [])));
-      const rendered = [...w.machineConfigs.values()].filter((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'MachineConfigPool' && r.name === pool)).map((m) => m.spec?.osImageURL).filter((u): u is string => typeof u === 'string' && !carried.has(u));
+      const carried = new Set(
+        [...w.machineConfigs.values()]
+          .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL)
+          .flatMap((m) => (typeof m.spec?.osImageURL === 'string' ? [m.spec.osImageURL] : [])),
+      );
+      const rendered = [...w.machineConfigs.values()]
+        .filter((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'MachineConfigPool' && r.name === pool))
+        .map((m) => m.spec?.osImageURL)
+        .filter((u): u is string => typeof u === 'string' && !carried.has(u));
       const current = w.machineConfigs.get(w.get('MachineConfigPool', pool)?.spec?.configuration?.name ?? '')?.spec?.osImageURL;
       const base = carried.size === 0 ? current : new Set(rendered).size === 1 ? rendered[0] : undefined;
       if (typeof base === 'string') this.base.set(pool, base);
@@ -105,16 +114,23 @@ export class Mco {
     const sources = [...w.machineConfigs.values()]
       .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL)
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-    const osImageURL = sources.length ? sources[sources.length - 1].spec?.osImageURL : this.base.get(pool) ?? current?.spec?.osImageURL;
+    const osImageURL = sources.length ? sources[sources.length - 1].spec?.osImageURL : (this.base.get(pool) ?? current?.spec?.osImageURL);
     if (!osImageURL || current?.spec?.osImageURL === osImageURL) return;
     // The same merged content renders the same name (pkg/controller/render/hash.go): here the
     // only content that varies is the image, so a config of the pool with it is reused.
-    const same = [...w.machineConfigs.values()].find((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'MachineConfigPool' && r.name === pool) && m.spec?.osImageURL === osImageURL);
+    const same = [...w.machineConfigs.values()].find(
+      (m) => m.metadata.ownerReferences?.some((r) => r.kind === 'MachineConfigPool' && r.name === pool) && m.spec?.osImageURL === osImageURL,
+    );
     const name = same?.metadata.name ?? `rendered-${pool}-${createHash('md5').update(`${pool}/${osImageURL}`).digest('hex')}`;
     if (!w.machineConfigs.has(name)) {
       w.put({
-        apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig',
-        metadata: { name, ownerReferences: [{ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: pool, controller: true }], annotations: { 'machineconfiguration.openshift.io/os-image-url-overridden': 'true' } },
+        apiVersion: 'machineconfiguration.openshift.io/v1',
+        kind: 'MachineConfig',
+        metadata: {
+          name,
+          ownerReferences: [{ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: pool, controller: true }],
+          annotations: { 'machineconfiguration.openshift.io/os-image-url-overridden': 'true' },
+        },
         spec: { ...(current?.spec ? structuredClone(current.spec) : {}), osImageURL },
       });
     }
@@ -145,10 +161,12 @@ export class Mco {
       // MCO (pkg/controller/node/node_controller.go sortNodeList): alphabetically by zone,
       // oldest first inside a zone; nodes without a zone label last, oldest first.
       .sort((a, b) => {
-        const za = a.metadata.labels?.[ZONE_LABEL], zb = b.metadata.labels?.[ZONE_LABEL];
+        const za = a.metadata.labels?.[ZONE_LABEL],
+          zb = b.metadata.labels?.[ZONE_LABEL];
         if ((za === undefined) !== (zb === undefined)) return za === undefined ? 1 : -1;
         if (za !== undefined && zb !== undefined && za !== zb) return za < zb ? -1 : 1;
-        const ca = a.metadata.creationTimestamp ?? '', cb = b.metadata.creationTimestamp ?? '';
+        const ca = a.metadata.creationTimestamp ?? '',
+          cb = b.metadata.creationTimestamp ?? '';
         if (ca !== cb) return ca < cb ? -1 : 1;
         return a.metadata.name < b.metadata.name ? -1 : 1;
       })

@@ -25,9 +25,15 @@ export class PoolMembership {
     const m = computeMembership(view);
     this.poolOf.clear();
     this.members.clear();
-    for (const [pool, list] of m.mco) { this.members.set(`mco/${pool}`, list); for (const n of list) this.poolOf.set(n, `mco/${pool}`); }
+    for (const [pool, list] of m.mco) {
+      this.members.set(`mco/${pool}`, list);
+      for (const n of list) this.poolOf.set(n, `mco/${pool}`);
+    }
     // bootc membership wins over the MCO pool the node is also in (worker)
-    for (const [pool, list] of m.bootc) { this.members.set(`bootc/${pool}`, list); for (const n of list) this.poolOf.set(n, `bootc/${pool}`); }
+    for (const [pool, list] of m.bootc) {
+      this.members.set(`bootc/${pool}`, list);
+      for (const n of list) this.poolOf.set(n, `bootc/${pool}`);
+    }
     this.memberOf.clear();
     for (const [key, list] of this.members) {
       for (const n of list) {

@@ -51,13 +51,18 @@ export function nodeObject(o: NodeOptions): KObject {
       annotations: { 'machine.openshift.io/machine': `openshift-machine-api/${o.name}`, ...(o.annotations ?? {}) },
       creationTimestamp: o.createdAt ?? '2026-03-02T10:00:00Z',
     },
-    spec: { providerID: `aws:///${o.zone}/i-${createHash('sha1').update(o.name).digest('hex').slice(0, 17)}`, ...(o.cordoned ? { unschedulable: true, taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] } : {}) },
+    spec: {
+      providerID: `aws:///${o.zone}/i-${createHash('sha1').update(o.name).digest('hex').slice(0, 17)}`,
+      ...(o.cordoned ? { unschedulable: true, taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] } : {}),
+    },
     status: {
       conditions: [
         cond('MemoryPressure', 'False', 'KubeletHasSufficientMemory'),
         cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure'),
         cond('PIDPressure', 'False', 'KubeletHasSufficientPID'),
-        ready ? cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status') : cond('Ready', 'Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'),
+        ready
+          ? cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status')
+          : cond('Ready', 'Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'),
       ],
       nodeInfo: { architecture: 'amd64', kubeletVersion: 'v1.35.3', operatingSystem: 'linux', containerRuntimeVersion: 'cri-o://1.35.2' },
     },
@@ -128,7 +133,13 @@ export function bootcNodePoolObject(name: string, image: string, rollout: Record
   };
 }
 
-export function machineConfigPoolObject(name: string, maxUnavailable: number | string | undefined, renderedConfig: string, selector: Record<string, string>, paused = false): KObject {
+export function machineConfigPoolObject(
+  name: string,
+  maxUnavailable: number | string | undefined,
+  renderedConfig: string,
+  selector: Record<string, string>,
+  paused = false,
+): KObject {
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfigPool',
@@ -154,7 +165,10 @@ export function renderedMachineConfig(name: string, pool: string, osImageURL: st
     metadata: {
       name,
       ownerReferences: [{ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: pool, controller: true }],
-      annotations: { 'machineconfiguration.openshift.io/generated-by-controller-version': '4.22.3', 'machineconfiguration.openshift.io/release-image-version': '4.22.3' },
+      annotations: {
+        'machineconfiguration.openshift.io/generated-by-controller-version': '4.22.3',
+        'machineconfiguration.openshift.io/release-image-version': '4.22.3',
+      },
     },
     spec: { osImageURL, config: { ignition: { version: '3.5.0' } } },
   };

@@ -48,7 +48,10 @@ export class SimProgress {
   write(p: ProgressRecord, version: string | null): string {
     const cm = this.objects.get('ConfigMap', PROGRESS_NAME, BOOTCPLAN_NAMESPACE);
     const current = cm?.metadata.resourceVersion ?? null;
-    if (current !== version) throw new ProgressMovedError(`ConfigMap ${BOOTCPLAN_NAMESPACE}/${PROGRESS_NAME} was written by someone else (version ${current ?? 'none'}, this apply expected ${version ?? 'none'})`);
+    if (current !== version)
+      throw new ProgressMovedError(
+        `ConfigMap ${BOOTCPLAN_NAMESPACE}/${PROGRESS_NAME} was written by someone else (version ${current ?? 'none'}, this apply expected ${version ?? 'none'})`,
+      );
     const text = JSON.stringify(p);
     const next = `run-${++this.versions}`;
     this.writes.runWrites++;

@@ -11,7 +11,11 @@ import type { KObject } from '../cluster/types.ts';
  * (through the live index), whole kinds (it went through a list, or read more objects than
  * are worth listing), or everything (the fingerprint).
  */
-export interface Reads { objs: KObject[]; kinds: Set<string> | null; all: boolean }
+export interface Reads {
+  objs: KObject[];
+  kinds: Set<string> | null;
+  all: boolean;
+}
 const READS_LISTED = 64;
 
 function sameObjects(a: KObject[], b: KObject[]): boolean {
@@ -35,7 +39,9 @@ export class ReadTracker {
     this.active = reads;
     return { reads, outer };
   }
-  end(outer: Reads | null) { this.active = outer; }
+  end(outer: Reads | null) {
+    this.active = outer;
+  }
   /** A read of `o` by the predicate being evaluated (none: not a read to track). */
   read(o: KObject) {
     const a = this.active;
@@ -43,13 +49,22 @@ export class ReadTracker {
     if (a.objs.length < READS_LISTED) a.objs.push(o);
     else if (!a.kinds?.has(o.kind)) (a.kinds ??= new Set()).add(o.kind);
   }
-  readKind(kind: string) { if (this.active) (this.active.kinds ??= new Set()).add(kind); }
-  readAll() { if (this.active) this.active.all = true; }
+  readKind(kind: string) {
+    if (this.active) (this.active.kinds ??= new Set()).add(kind);
+  }
+  readAll() {
+    if (this.active) this.active.all = true;
+  }
 }
 
 /** Objects of one kind by name; reads are reported to the tracker while a predicate runs. */
 export class TrackedMap<T extends KObject = KObject> extends Map<string, T> {
-  constructor(private readonly kind: string, private readonly tracker: ReadTracker) { super(); }
+  constructor(
+    private readonly kind: string,
+    private readonly tracker: ReadTracker,
+  ) {
+    super();
+  }
   override get(name: string): T | undefined {
     const o = super.get(name);
     if (o !== undefined && this.tracker.active) this.tracker.read(o);
@@ -60,10 +75,22 @@ export class TrackedMap<T extends KObject = KObject> extends Map<string, T> {
     if (o !== undefined && this.tracker.active) this.tracker.read(o);
     return o !== undefined;
   }
-  override values() { this.tracker.readKind(this.kind); return super.values(); }
-  override entries() { this.tracker.readKind(this.kind); return super.entries(); }
-  override [Symbol.iterator]() { this.tracker.readKind(this.kind); return super[Symbol.iterator](); }
-  override forEach(fn: (v: T, k: string, m: Map<string, T>) => void, thisArg?: unknown) { this.tracker.readKind(this.kind); super.forEach(fn, thisArg); }
+  override values() {
+    this.tracker.readKind(this.kind);
+    return super.values();
+  }
+  override entries() {
+    this.tracker.readKind(this.kind);
+    return super.entries();
+  }
+  override [Symbol.iterator]() {
+    this.tracker.readKind(this.kind);
+    return super[Symbol.iterator]();
+  }
+  override forEach(fn: (v: T, k: string, m: Map<string, T>) => void, thisArg?: unknown) {
+    this.tracker.readKind(this.kind);
+    super.forEach(fn, thisArg);
+  }
 }
 
 /** A reader of the state that is told when what it read changed: a pending wait. */

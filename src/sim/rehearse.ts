@@ -82,7 +82,14 @@ export interface Rehearsal {
 }
 
 /** A rollback in a rehearsal: when, why, how many nodes in how many waves, the most out of service. */
-export interface RehearsalRollback { start: number; end: number | null; why: string; nodes: number; waves: number; peakUnavailable: number }
+export interface RehearsalRollback {
+  start: number;
+  end: number | null;
+  why: string;
+  nodes: number;
+  waves: number;
+  peakUnavailable: number;
+}
 
 export interface RehearseInput {
   plan: Plan;
@@ -110,14 +117,25 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
   if (input.plan.pools.some((p) => p.rollout === 'slots')) {
     const twin = asWaves(input.plan);
     const w = await simulate(input, twin, (s) => asWaves(input.replan(s)), durations);
-    wavesComparison = { durationSeconds: Math.round(w.duration * 1000) / 1000, estimatedSeconds: twin.summary.estimatedSeconds, stopped: w.error ? messageOf(w.error) : null };
+    wavesComparison = {
+      durationSeconds: Math.round(w.duration * 1000) / 1000,
+      estimatedSeconds: twin.summary.estimatedSeconds,
+      stopped: w.error ? messageOf(w.error) : null,
+    };
   }
   const pools: RehearsalPool[] = input.plan.pools.flatMap((p) => {
     const waves = wavesOf(events, p.name);
-    const failedNodes = (back: boolean) => [...new Set(events.flatMap((e) => (e.type === 'node-failed' && e.pool === p.name && !!e.rollback === back ? [e.node] : [])))];
+    const failedNodes = (back: boolean) => [
+      ...new Set(events.flatMap((e) => (e.type === 'node-failed' && e.pool === p.name && !!e.rollback === back ? [e.node] : []))),
+    ];
     const entry = (back: boolean): RehearsalPool => ({
-      ...(back ? { rollback: true as const } : {}), name: p.name, backend: p.backend, maxUnavailable: p.maxUnavailable.resolved,
-      peakUnavailable: sim.peakUnavailable.get(p.name) ?? 0, waves: waves.filter((w) => !!w.rollback === back), failedNodes: failedNodes(back),
+      ...(back ? { rollback: true as const } : {}),
+      name: p.name,
+      backend: p.backend,
+      maxUnavailable: p.maxUnavailable.resolved,
+      peakUnavailable: sim.peakUnavailable.get(p.name) ?? 0,
+      waves: waves.filter((w) => !!w.rollback === back),
+      failedNodes: failedNodes(back),
     });
     // A rollback plan rehearsed alone has only rollback waves; a forward plan's rollback (onFailure) follows its own.
     return [...(input.plan.rollback ? [] : [entry(false)]), ...(waves.some((w) => w.rollback) ? [entry(true)] : [])];
@@ -145,7 +163,10 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
   if (input.plan.healthChecks?.length) {
     rehearsal.gates = gatesOf(events);
     const h = input.health;
-    rehearsal.healthFaults = h && ((h.failChecks?.length ?? 0) > 0 || (h.failRate ?? 0) > 0) ? { failChecks: (h.failChecks ?? []).map((r) => r.text), failRate: h.failRate ?? 0, seed: h.seed ?? 1 } : null;
+    rehearsal.healthFaults =
+      h && ((h.failChecks?.length ?? 0) > 0 || (h.failRate ?? 0) > 0)
+        ? { failChecks: (h.failChecks ?? []).map((r) => r.text), failRate: h.failRate ?? 0, seed: h.seed ?? 1 }
+        : null;
   }
   return { rehearsal, error };
 }
@@ -178,12 +199,19 @@ async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSna
   const sim = new SimCluster(input.snapshot, { durations, faults: input.faults ?? undefined, jitter: input.jitter ?? null });
   const events: ApplyEvent[] = [];
   let error: unknown = null;
-  let duration = 0;
+  let duration: number;
   try {
     const r = await apply({
-      plan, replan, driver: sim.driver('rehearsal'), holder: 'bootcplan rehearse',
+      plan,
+      replan,
+      driver: sim.driver('rehearsal'),
+      holder: 'bootcplan rehearse',
       health: plan.healthChecks?.length ? new SimHealthSource(input.health ?? {}) : undefined,
-      timeouts: input.timeouts, onEvent: (e) => { events.push(e); onEvent?.(e); },
+      timeouts: input.timeouts,
+      onEvent: (e) => {
+        events.push(e);
+        onEvent?.(e);
+      },
     });
     duration = r.durationSeconds;
   } catch (err) {
@@ -197,9 +225,12 @@ async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSna
 export function gatesOf(events: readonly ApplyEvent[]): RehearsalGate[] {
   const out: RehearsalGate[] = [];
   for (const e of events) {
-    if (e.type === 'gate-start') out.push({ point: e.point, pool: e.pool, wave: e.wave, ...(e.node ? { node: e.node } : {}), start: e.t, end: null, result: 'stopped' });
+    if (e.type === 'gate-start')
+      out.push({ point: e.point, pool: e.pool, wave: e.wave, ...(e.node ? { node: e.node } : {}), start: e.t, end: null, result: 'stopped' });
     else if (e.type === 'gate-pass' || e.type === 'gate-fail') {
-      const g = [...out].reverse().find((x) => x.end === null && x.point === e.point && x.pool === e.pool && x.wave === e.wave && (x.node ?? null) === (e.node ?? null));
+      const g = [...out]
+        .reverse()
+        .find((x) => x.end === null && x.point === e.point && x.pool === e.pool && x.wave === e.wave && (x.node ?? null) === (e.node ?? null));
       if (!g) continue;
       g.end = e.t;
       g.result = e.type === 'gate-pass' ? 'passed' : 'failed';

@@ -11,8 +11,16 @@ import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.
 import { eventProblems, rolloutStatusProblems } from '../apply/api-limits.ts';
 
 /** A Rollout object as written: its status, whole or (after a write of lockObserved alone) in part. */
-export interface SimRollout { uid: string; generation: number; spec: unknown; status: Partial<RolloutStatus> | null }
-export interface SimEventRecord extends ClusterEventRecord { t: number; uid: string | null }
+export interface SimRollout {
+  uid: string;
+  generation: number;
+  spec: unknown;
+  status: Partial<RolloutStatus> | null;
+}
+export interface SimEventRecord extends ClusterEventRecord {
+  t: number;
+  uid: string | null;
+}
 
 export class SimRollouts {
   readonly objects = new Map<string, SimRollout>();
@@ -22,7 +30,10 @@ export class SimRollouts {
   put(name: string, spec: unknown): SimRollout {
     const cur = this.objects.get(name);
     if (cur) {
-      if (JSON.stringify(cur.spec) !== JSON.stringify(spec)) { cur.spec = structuredClone(spec); cur.generation++; }
+      if (JSON.stringify(cur.spec) !== JSON.stringify(spec)) {
+        cur.spec = structuredClone(spec);
+        cur.generation++;
+      }
       return cur;
     }
     const o: SimRollout = { uid: `rollout-${name}`, generation: 1, spec: structuredClone(spec), status: null };
@@ -33,7 +44,13 @@ export class SimRollouts {
   read(name: string): RolloutObject | null {
     const o = this.objects.get(name);
     if (!o) return null;
-    return { uid: o.uid, generation: o.generation, spec: structuredClone(o.spec), conditions: structuredClone(o.status?.conditions ?? []), lockObserved: structuredClone(o.status?.lockObserved ?? null) };
+    return {
+      uid: o.uid,
+      generation: o.generation,
+      spec: structuredClone(o.spec),
+      conditions: structuredClone(o.status?.conditions ?? []),
+      lockObserved: structuredClone(o.status?.lockObserved ?? null),
+    };
   }
 
   /**
@@ -47,7 +64,8 @@ export class SimRollouts {
     const problems = rolloutStatusProblems(status);
     if (problems.length) throw new DriverError(`Rollout.bootcplan.dev "${name}" is invalid: ${problems.join('; ')}`);
     const kept = o.status?.lockObserved;
-    const next: Partial<RolloutStatus> = Object.keys(status).length === 1 && 'lockObserved' in status ? { ...(o.status ?? {}), ...structuredClone(status) } : structuredClone(status);
+    const next: Partial<RolloutStatus> =
+      Object.keys(status).length === 1 && 'lockObserved' in status ? { ...(o.status ?? {}), ...structuredClone(status) } : structuredClone(status);
     if (!('lockObserved' in status) && kept) next.lockObserved = kept;
     if (next.lockObserved === null) delete next.lockObserved;
     o.status = next;

@@ -39,7 +39,9 @@ export class SleepClock implements Clock {
         event.cancelled = true;
         if (close()) reject(new AbortedError());
       };
-      const event = this.clock.after(Math.max(0, Number.isFinite(seconds) ? seconds : 0), () => { if (close()) resolve(); });
+      const event = this.clock.after(Math.max(0, Number.isFinite(seconds) ? seconds : 0), () => {
+        if (close()) resolve();
+      });
       signal?.addEventListener('abort', onAbort);
       this.pending++;
       this.kick();

@@ -20,15 +20,30 @@ export interface ChangeMarks {
 
 const keyOf = (kind: string, name: string, namespace?: string | null) => `${kind}/${namespace ?? ''}/${name}`;
 type ListKey = 'nodes' | 'machineConfigPools' | 'machineConfigs' | 'bootcNodePools' | 'bootcNodes' | 'machineSets';
-type SingletonKey = 'machineConfiguration' | 'controlPlaneMachineSet' | 'featureGate' | 'infrastructure' | 'clusterVersion'
-  | 'bootImagesConfigMap' | 'progress' | 'lock' | 'kubeSystemNamespace';
+type SingletonKey =
+  | 'machineConfiguration'
+  | 'controlPlaneMachineSet'
+  | 'featureGate'
+  | 'infrastructure'
+  | 'clusterVersion'
+  | 'bootImagesConfigMap'
+  | 'progress'
+  | 'lock'
+  | 'kubeSystemNamespace';
 const LIST_OF: Record<string, ListKey> = {
-  Node: 'nodes', MachineConfigPool: 'machineConfigPools', MachineConfig: 'machineConfigs', BootcNodePool: 'bootcNodePools',
-  BootcNode: 'bootcNodes', MachineSet: 'machineSets',
+  Node: 'nodes',
+  MachineConfigPool: 'machineConfigPools',
+  MachineConfig: 'machineConfigs',
+  BootcNodePool: 'bootcNodePools',
+  BootcNode: 'bootcNodes',
+  MachineSet: 'machineSets',
 };
 const SINGLETON_OF: Record<string, SingletonKey> = {
-  MachineConfiguration: 'machineConfiguration', ControlPlaneMachineSet: 'controlPlaneMachineSet', FeatureGate: 'featureGate',
-  Infrastructure: 'infrastructure', ClusterVersion: 'clusterVersion',
+  MachineConfiguration: 'machineConfiguration',
+  ControlPlaneMachineSet: 'controlPlaneMachineSet',
+  FeatureGate: 'featureGate',
+  Infrastructure: 'infrastructure',
+  ClusterVersion: 'clusterVersion',
 };
 
 export class ObjectStore {
@@ -45,7 +60,11 @@ export class ObjectStore {
   private viewCache: { structure: number; snap: ClusterSnapshot } | null = null;
 
   /** `server`: the API server of the snapshot the simulation was built from (its identity comes along with its objects). */
-  constructor(private readonly source: string, private readonly marks: ChangeMarks, private readonly server: string | null = null) {}
+  constructor(
+    private readonly source: string,
+    private readonly marks: ChangeMarks,
+    private readonly server: string | null = null,
+  ) {}
 
   /** Adds an object; one of a kind the index holds must have its view's shape (src/cluster/kinds.ts). */
   put(o: KObject) {
@@ -114,20 +133,32 @@ export class ObjectStore {
    */
   private trackReads(snap: ClusterSnapshot, fingerprint: () => string) {
     const t = this.tracker;
-    const define = (key: string, get: () => unknown) => Object.defineProperty(snap, key, {
-      enumerable: true, configurable: true, get,
-      set: (v) => Object.defineProperty(snap, key, { value: v, writable: true, enumerable: true, configurable: true }),
-    });
+    const define = (key: string, get: () => unknown) =>
+      Object.defineProperty(snap, key, {
+        enumerable: true,
+        configurable: true,
+        get,
+        set: (v) => Object.defineProperty(snap, key, { value: v, writable: true, enumerable: true, configurable: true }),
+      });
     for (const [kind, list] of Object.entries(LIST_OF)) {
       const arr = snap[list];
-      define(list, () => { t.readKind(kind); return arr; });
+      define(list, () => {
+        t.readKind(kind);
+        return arr;
+      });
     }
     const keys: SingletonKey[] = [...Object.values(SINGLETON_OF), 'bootImagesConfigMap', 'progress', 'lock', 'kubeSystemNamespace'];
     for (const key of keys) {
       const o = snap[key];
-      define(key, () => { if (o && t.active) t.read(o); return o; });
+      define(key, () => {
+        if (o && t.active) t.read(o);
+        return o;
+      });
     }
-    define('fingerprint', () => { t.readAll(); return fingerprint(); });
+    define('fingerprint', () => {
+      t.readAll();
+      return fingerprint();
+    });
     attachIndex(snap, this.index);
   }
 

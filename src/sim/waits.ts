@@ -90,7 +90,11 @@ export class Waits {
 
   /** Rejects every pending wait of a session (the process died). */
   killSession(s: SimDriver) {
-    for (const w of [...this.waiters]) if (w.session === s) { w.cleanup(); w.reject(new KilledError()); }
+    for (const w of [...this.waiters])
+      if (w.session === s) {
+        w.cleanup();
+        w.reject(new KilledError());
+      }
   }
 
   /**
@@ -133,10 +137,16 @@ export class Waits {
    */
   private enqueueWaiter(
     base: Pick<Waiter, 'session' | 'test' | 'reject' | 'lastVersion'>,
-    signal: AbortSignal | undefined, seconds: number, onTimeout: () => void, reads: Reads | null,
+    signal: AbortSignal | undefined,
+    seconds: number,
+    onTimeout: () => void,
+    reads: Reads | null,
   ): void {
     const w: Waiter = {
-      id: this.waiterIds++, ...base, timeout: null, deps: null,
+      id: this.waiterIds++,
+      ...base,
+      timeout: null,
+      deps: null,
       cleanup: () => {
         if (!this.waiters.delete(w)) return;
         this.watchers.forget(w);
@@ -145,9 +155,15 @@ export class Waits {
         signal?.removeEventListener('abort', onAbort);
       },
     };
-    const onAbort = () => { w.cleanup(); base.reject(new AbortedError()); };
+    const onAbort = () => {
+      w.cleanup();
+      base.reject(new AbortedError());
+    };
     signal?.addEventListener('abort', onAbort);
-    w.timeout = this.clock.after(Math.max(0, seconds), () => { w.cleanup(); onTimeout(); });
+    w.timeout = this.clock.after(Math.max(0, seconds), () => {
+      w.cleanup();
+      onTimeout();
+    });
     this.waiters.add(w);
     if (reads) this.watchers.watch(w, reads);
     this.pending++;
@@ -169,7 +185,10 @@ export class Waits {
     }
     if (!this.clock.runNext()) {
       const err = new DriverError('simulated cluster: every actor waits and nothing is scheduled (deadlock)');
-      for (const w of [...this.waiters]) { w.cleanup(); w.reject(err); }
+      for (const w of [...this.waiters]) {
+        w.cleanup();
+        w.reject(err);
+      }
       return;
     }
     this.kick();

@@ -68,6 +68,6 @@ export function setCondition(obj: ObjectWithConditions, c: Condition) {
   if (i >= 0) {
     const old = list[i];
     const changed = old.status !== c.status;
-    list[i] = { ...old, ...c, lastTransitionTime: changed ? c.lastTransitionTime : old.lastTransitionTime ?? c.lastTransitionTime };
+    list[i] = { ...old, ...c, lastTransitionTime: changed ? c.lastTransitionTime : (old.lastTransitionTime ?? c.lastTransitionTime) };
   } else list.push(c);
 }

@@ -49,7 +49,8 @@ export function apiEnum(values: readonly string[], hint?: (v: string) => string 
       if (values.includes(v)) return;
       const near = nearest(v, values);
       ctx.report({
-        code: 'invalid-enum', path,
+        code: 'invalid-enum',
+        path,
         message: `Unsupported value: "${v}": supported values: ${quoteList(values)}`,
         expected: `one of ${quoteList(values)}`,
         hint: hint?.(v) ?? (near ? `did you mean "${near}"? (values are case-sensitive)` : undefined),
@@ -92,7 +93,9 @@ function versionString(min: number, max: number, re: RegExp, message: string, ex
 
 /** JSON Schema: `then` when `field` is one of `values` (the field present), else `otherwise`. */
 const when = (field: string, values: readonly string[], then: object, otherwise?: object) => ({
-  if: { properties: { [field]: { enum: [...values] } }, required: [field] }, then, ...(otherwise ? { else: otherwise } : {}),
+  if: { properties: { [field]: { enum: [...values] } }, required: [field] },
+  then,
+  ...(otherwise ? { else: otherwise } : {}),
 });
 const forbid = (field: string) => ({ not: { required: [field] } });
 
@@ -131,10 +134,20 @@ export function labelSelectorSchema(description: string, subject: string, check?
             // Fleet's clusters: the API server accepts these, but the controller fails on them.
             const values = Array.isArray(e.values) ? e.values : [];
             if ((e.operator === 'In' || e.operator === 'NotIn') && values.length === 0) {
-              ctx.report({ code: 'selector-invalid', path: joinPath(path, 'values'), message: `Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty`, expected: 'at least one value' });
+              ctx.report({
+                code: 'selector-invalid',
+                path: joinPath(path, 'values'),
+                message: `Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty`,
+                expected: 'at least one value',
+              });
             }
             if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && values.length > 0) {
-              ctx.report({ code: 'selector-invalid', path: joinPath(path, 'values'), message: `Invalid value: ${JSON.stringify(values)}: values set must be empty for exists and does not exist`, expected: 'no values' });
+              ctx.report({
+                code: 'selector-invalid',
+                path: joinPath(path, 'values'),
+                message: `Invalid value: ${JSON.stringify(values)}: values set must be empty for exists and does not exist`,
+                expected: 'no values',
+              });
             }
           },
         },
@@ -146,11 +159,14 @@ export function labelSelectorSchema(description: string, subject: string, check?
 
 /** An empty machineResourceSelector selects every MachineSet: said, since mode All says it plainly. */
 const warnEmptyMachineSelector: ObjectSchema['check'] = (sel, path, ctx) => {
-  const empty = (!isPlainObject(sel.matchLabels) || Object.keys(sel.matchLabels).length === 0)
-    && (!Array.isArray(sel.matchExpressions) || sel.matchExpressions.length === 0);
+  const empty =
+    (!isPlainObject(sel.matchLabels) || Object.keys(sel.matchLabels).length === 0) &&
+    (!Array.isArray(sel.matchExpressions) || sel.matchExpressions.length === 0);
   if (empty) {
     ctx.report({
-      severity: 'warning', code: 'selector-matches-everything', path,
+      severity: 'warning',
+      code: 'selector-matches-everything',
+      path,
       message: 'an empty machineResourceSelector selects every MachineSet, the same as mode All',
       hint: 'add matchLabels or matchExpressions, or write mode: All',
     });
@@ -167,7 +183,13 @@ const selectionSchema: ObjectSchema = {
       type: 'object',
       description: 'With mode Partial only: the selector.',
       json: { required: ['machineResourceSelector'] },
-      fields: { machineResourceSelector: labelSelectorSchema('A label selector over MachineSet labels (matchLabels and/or matchExpressions).', 'a MachineSet', warnEmptyMachineSelector) },
+      fields: {
+        machineResourceSelector: labelSelectorSchema(
+          'A label selector over MachineSet labels (matchLabels and/or matchExpressions).',
+          'a MachineSet',
+          warnEmptyMachineSelector,
+        ),
+      },
       check(p, path, ctx) {
         requireFields(p, path, ctx, { machineResourceSelector: 'a label selector (matchLabels / matchExpressions) over MachineSet labels' });
       },
@@ -180,9 +202,22 @@ const selectionSchema: ObjectSchema = {
     if (sel.mode !== undefined && !SELECTION_MODES.some((m) => m === sel.mode)) return;
     const partialMode = sel.mode === 'Partial';
     if (partialMode && !('partial' in sel)) {
-      ctx.report({ code: 'partial-selection-invalid', path: joinPath(path, 'mode'), message: `Invalid value: "object": ${CEL.partial}`, expected: 'partial.machineResourceSelector with mode Partial', hint: 'add partial: {machineResourceSelector: {matchLabels: {...}}}' });
+      ctx.report({
+        code: 'partial-selection-invalid',
+        path: joinPath(path, 'mode'),
+        message: `Invalid value: "object": ${CEL.partial}`,
+        expected: 'partial.machineResourceSelector with mode Partial',
+        hint: 'add partial: {machineResourceSelector: {matchLabels: {...}}}',
+      });
     } else if (!partialMode && 'partial' in sel) {
-      ctx.report({ code: 'partial-selection-invalid', path: joinPath(path, 'partial'), atKey: true, message: `Invalid value: "object": ${CEL.partial}`, expected: 'no partial unless mode is Partial', hint: 'remove partial, or set mode: Partial' });
+      ctx.report({
+        code: 'partial-selection-invalid',
+        path: joinPath(path, 'partial'),
+        atKey: true,
+        message: `Invalid value: "object": ${CEL.partial}`,
+        expected: 'no partial unless mode is Partial',
+        hint: 'remove partial, or set mode: Partial',
+      });
     }
   },
 };
@@ -194,7 +229,10 @@ export const machineManagerSchema: ObjectSchema = {
     ...when('resource', ['controlplanemachinesets'], { properties: { selection: { properties: { mode: { enum: ['All', 'None'] } } } } }),
   },
   fields: {
-    resource: { ...apiEnum(MACHINE_MANAGER_RESOURCES), description: 'The kind of machine resource: MachineSets or the ControlPlaneMachineSet (mode All or None only).' },
+    resource: {
+      ...apiEnum(MACHINE_MANAGER_RESOURCES),
+      description: 'The kind of machine resource: MachineSets or the ControlPlaneMachineSet (mode All or None only).',
+    },
     apiGroup: { ...apiEnum(MACHINE_MANAGER_API_GROUPS), description: 'The API group of resource.' },
     selection: selectionSchema,
   },
@@ -209,8 +247,10 @@ export const machineManagerSchema: ObjectSchema = {
     const mode = isPlainObject(m.selection) ? m.selection.mode : undefined;
     if (m.resource === 'controlplanemachinesets' && typeof mode === 'string' && mode !== 'All' && mode !== 'None' && SELECTION_MODES.some((x) => x === mode)) {
       ctx.report({
-        code: 'cpms-partial-selection', path: joinPath(joinPath(path, 'selection'), 'mode'),
-        message: `Invalid value: "object": ${CEL.cpmsMode}`, expected: '"All" or "None"',
+        code: 'cpms-partial-selection',
+        path: joinPath(joinPath(path, 'selection'), 'mode'),
+        message: `Invalid value: "object": ${CEL.cpmsMode}`,
+        expected: '"All" or "None"',
         hint: 'there is one ControlPlaneMachineSet per cluster: opt it in (All) or out (None)',
       });
     }
@@ -230,7 +270,9 @@ function checkListMapKeys(list: unknown[], path: string, ctx: Ctx) {
     }
     // The API server's wording for a duplicate list-map key (field.Duplicate on the item).
     ctx.report({
-      code: 'duplicate-machine-manager', path: joinPath(path, i), atKey: true,
+      code: 'duplicate-machine-manager',
+      path: joinPath(path, i),
+      atKey: true,
       message: `Duplicate value: map[string]interface {}{"apiGroup":${JSON.stringify(m.apiGroup)}, "resource":${JSON.stringify(m.resource)}}`,
       expected: 'one entry per (resource, apiGroup)',
       hint: `merge it with ${path}[${first}]`,
@@ -240,10 +282,13 @@ function checkListMapKeys(list: unknown[], path: string, ctx: Ctx) {
 
 export const managedBootImagesSchema: Schema = {
   type: 'object',
-  description: 'The boot images the MCO keeps up to date, written to MachineConfiguration cluster spec.managedBootImages (same shape); left out: as the cluster has it.',
+  description:
+    'The boot images the MCO keeps up to date, written to MachineConfiguration cluster spec.managedBootImages (same shape); left out: as the cluster has it.',
   fields: {
     machineManagers: {
-      type: 'array', items: machineManagerSchema, maxItems: 5,
+      type: 'array',
+      items: machineManagerSchema,
+      maxItems: 5,
       defaultText: 'the platform default',
       description: 'One entry per (resource, apiGroup). An empty list is the legacy opt-out (a warning: write mode None instead).',
       check(list: unknown[], path, ctx) {
@@ -252,8 +297,11 @@ export const managedBootImagesSchema: Schema = {
           // pkg/operator/sync.go: a present but empty list is the legacy opt-out ("update
           // nothing"); it does not survive a round trip through structured clients (omitempty).
           ctx.report({
-            severity: 'warning', code: 'legacy-empty-machinemanagers', path,
-            message: '`machineManagers: []` is the legacy opt-out: it means "update no boot images", but structured clients drop an empty list, which turns it into "platform default"',
+            severity: 'warning',
+            code: 'legacy-empty-machinemanagers',
+            path,
+            message:
+              '`machineManagers: []` is the legacy opt-out: it means "update no boot images", but structured clients drop an empty list, which turns it into "platform default"',
             hint: 'bootcplan writes the explicit form instead: machinesets with mode None, plus controlplanemachinesets with mode None where the cluster supports ControlPlaneMachineSet boot images; write that form in the spec to silence this warning',
           });
         }
@@ -274,8 +322,14 @@ const manualSchema: ObjectSchema = {
   },
   fields: {
     mode: { ...apiEnum(SKEW_MANUAL_MODES), description: 'Which version names the boot images: an OpenShift release or an RHCOS build.' },
-    ocpVersion: { ...versionString(5, 10, OCP_VERSION_RE, OCP_VERSION_MESSAGE, 'an OpenShift version x.y.z, e.g. "4.20.0"'), description: 'With mode OCPVersion: x.y.z, e.g. "4.20.0".' },
-    rhcosVersion: { ...versionString(14, 21, RHCOS_VERSION_RE, RHCOS_VERSION_MESSAGE, 'an RHCOS version, e.g. "9.6.20250523-1" or "416.94.202411201433-0"'), description: 'With mode RHCOSVersion: e.g. "9.6.20250523-1".' },
+    ocpVersion: {
+      ...versionString(5, 10, OCP_VERSION_RE, OCP_VERSION_MESSAGE, 'an OpenShift version x.y.z, e.g. "4.20.0"'),
+      description: 'With mode OCPVersion: x.y.z, e.g. "4.20.0".',
+    },
+    rhcosVersion: {
+      ...versionString(14, 21, RHCOS_VERSION_RE, RHCOS_VERSION_MESSAGE, 'an RHCOS version, e.g. "9.6.20250523-1" or "416.94.202411201433-0"'),
+      description: 'With mode RHCOSVersion: e.g. "9.6.20250523-1".',
+    },
   },
   check(m, path, ctx) {
     requireFields(m, path, ctx, { mode: `one of ${quoteList(SKEW_MANUAL_MODES)}` });
@@ -283,11 +337,27 @@ const manualSchema: ObjectSchema = {
     // ClusterBootImageManual, CEL:
     // has(self.mode) && (self.mode =='OCPVersion') ?  has(self.ocpVersion) : !has(self.ocpVersion)
     // has(self.mode) && (self.mode =='RHCOSVersion') ?  has(self.rhcosVersion) : !has(self.rhcosVersion)
-    for (const [mode, field, msg] of [['OCPVersion', 'ocpVersion', CEL.ocpVersion], ['RHCOSVersion', 'rhcosVersion', CEL.rhcosVersion]] as const) {
+    for (const [mode, field, msg] of [
+      ['OCPVersion', 'ocpVersion', CEL.ocpVersion],
+      ['RHCOSVersion', 'rhcosVersion', CEL.rhcosVersion],
+    ] as const) {
       if (m.mode === mode && !(field in m)) {
-        ctx.report({ code: 'skew-manual-invalid', path: joinPath(path, 'mode'), message: `Invalid value: "object": ${msg}`, expected: `${field} with mode ${mode}`, hint: `add ${field}` });
+        ctx.report({
+          code: 'skew-manual-invalid',
+          path: joinPath(path, 'mode'),
+          message: `Invalid value: "object": ${msg}`,
+          expected: `${field} with mode ${mode}`,
+          hint: `add ${field}`,
+        });
       } else if (m.mode !== mode && field in m) {
-        ctx.report({ code: 'skew-manual-invalid', path: joinPath(path, field), atKey: true, message: `Invalid value: "object": ${msg}`, expected: `no ${field} unless mode is ${mode}`, hint: `remove ${field}, or set mode: ${mode}` });
+        ctx.report({
+          code: 'skew-manual-invalid',
+          path: joinPath(path, field),
+          atKey: true,
+          message: `Invalid value: "object": ${msg}`,
+          expected: `no ${field} unless mode is ${mode}`,
+          hint: `remove ${field}, or set mode: ${mode}`,
+        });
       }
     }
   },
@@ -295,16 +365,19 @@ const manualSchema: ObjectSchema = {
 
 export const bootImageSkewEnforcementSchema: Schema = {
   type: 'object',
-  description: 'MachineConfiguration cluster spec.bootImageSkewEnforcement (same shape): how the MCO guards against boot images too old for the cluster; left out: as the cluster has it.',
+  description:
+    'MachineConfiguration cluster spec.bootImageSkewEnforcement (same shape): how the MCO guards against boot images too old for the cluster; left out: as the cluster has it.',
   json: { required: ['mode'], ...when('mode', ['Manual'], { required: ['manual'] }, forbid('manual')) },
   fields: {
     // Automatic is a status-only value: the API accepts only Manual or None in spec
     // (openshift/api operator/v1 BootImageSkewEnforcementConfig, enum Manual;None).
     mode: {
-      ...apiEnum(SKEW_MODES, (v) => v === 'Automatic'
-        ? 'Automatic is a status value the MCO chooses on its own; to leave it, pick Manual (with the version your boot images have) or None (no enforcement); to keep it, omit bootImageSkewEnforcement'
-        : undefined),
-      description: 'Manual: enforce against the version in manual; None: no enforcement (Automatic is the MCO\'s own status value, not a spec value).',
+      ...apiEnum(SKEW_MODES, (v) =>
+        v === 'Automatic'
+          ? 'Automatic is a status value the MCO chooses on its own; to leave it, pick Manual (with the version your boot images have) or None (no enforcement); to keep it, omit bootImageSkewEnforcement'
+          : undefined,
+      ),
+      description: "Manual: enforce against the version in manual; None: no enforcement (Automatic is the MCO's own status value, not a spec value).",
     },
     manual: manualSchema,
   },
@@ -314,9 +387,22 @@ export const bootImageSkewEnforcementSchema: Schema = {
     // BootImageSkewEnforcementConfig, CEL:
     // has(self.mode) && (self.mode =='Manual') ?  has(self.manual) : !has(self.manual)
     if (s.mode === 'Manual' && !('manual' in s)) {
-      ctx.report({ code: 'skew-manual-invalid', path: joinPath(path, 'mode'), message: `Invalid value: "object": ${CEL.manual}`, expected: 'manual: {mode: OCPVersion, ocpVersion: x.y.z} or {mode: RHCOSVersion, rhcosVersion: ...}', hint: 'add manual with the version your boot images were installed from' });
+      ctx.report({
+        code: 'skew-manual-invalid',
+        path: joinPath(path, 'mode'),
+        message: `Invalid value: "object": ${CEL.manual}`,
+        expected: 'manual: {mode: OCPVersion, ocpVersion: x.y.z} or {mode: RHCOSVersion, rhcosVersion: ...}',
+        hint: 'add manual with the version your boot images were installed from',
+      });
     } else if (s.mode !== 'Manual' && 'manual' in s) {
-      ctx.report({ code: 'skew-manual-invalid', path: joinPath(path, 'manual'), atKey: true, message: `Invalid value: "object": ${CEL.manual}`, expected: 'no manual unless mode is Manual', hint: 'remove manual, or set mode: Manual' });
+      ctx.report({
+        code: 'skew-manual-invalid',
+        path: joinPath(path, 'manual'),
+        atKey: true,
+        message: `Invalid value: "object": ${CEL.manual}`,
+        expected: 'no manual unless mode is Manual',
+        hint: 'remove manual, or set mode: Manual',
+      });
     }
   },
 };

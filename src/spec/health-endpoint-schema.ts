@@ -19,14 +19,35 @@ const DNS_SUBDOMAIN_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*
 const HOSTS_LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 /** A DNS-1123 label (a namespace, a check's name). */
-export const dnsLabel = (description: string): Schema => ({ type: 'string', pattern: DNS_LABEL, maxLength: 63, patternText: 'a DNS label: lowercase letters, digits and "-", at most 63 characters', description });
+export const dnsLabel = (description: string): Schema => ({
+  type: 'string',
+  pattern: DNS_LABEL,
+  maxLength: 63,
+  patternText: 'a DNS label: lowercase letters, digits and "-", at most 63 characters',
+  description,
+});
 /** A Kubernetes object name: a DNS-1123 subdomain. */
-export const dnsName = (description: string): Schema => ({ type: 'string', pattern: DNS_SUBDOMAIN_NAME, maxLength: 253, patternText: 'a Kubernetes object name: lowercase letters, digits, "-" and "."', description });
-const keySchema = (dflt: string): Schema => ({ type: 'string', pattern: /^[-._a-zA-Z0-9]+$/, maxLength: 253, patternText: 'a ConfigMap or Secret key: letters, digits, "-", "_" and "."', default: dflt, description: 'The key of the data.' });
+export const dnsName = (description: string): Schema => ({
+  type: 'string',
+  pattern: DNS_SUBDOMAIN_NAME,
+  maxLength: 253,
+  patternText: 'a Kubernetes object name: lowercase letters, digits, "-" and "."',
+  description,
+});
+const keySchema = (dflt: string): Schema => ({
+  type: 'string',
+  pattern: /^[-._a-zA-Z0-9]+$/,
+  maxLength: 253,
+  patternText: 'a ConfigMap or Secret key: letters, digits, "-", "_" and "."',
+  default: dflt,
+  description: 'The key of the data.',
+});
 
 const keyRef = (what: string, dflt: string): ObjectSchema => ({
-  type: 'object', required: ['namespace', 'name'], description: what,
-  fields: { namespace: dnsLabel('The namespace.'), name: dnsName('The object\'s name (RBAC can grant get on exactly this name).'), key: keySchema(dflt) },
+  type: 'object',
+  required: ['namespace', 'name'],
+  description: what,
+  fields: { namespace: dnsLabel('The namespace.'), name: dnsName("The object's name (RBAC can grant get on exactly this name)."), key: keySchema(dflt) },
 });
 
 const bearerSecretSchema = keyRef('A Secret holding the bearer token (read per apply, sent only in the Authorization header, never printed).', 'token');
@@ -37,14 +58,27 @@ const caObjects: ObjectSchema = {
 };
 
 const authSchema: Schema = {
-  type: 'any', expected: '`ServiceAccount`, `none`, or {bearerTokenSecret: {namespace, name, key}}',
+  type: 'any',
+  expected: '`ServiceAccount`, `none`, or {bearerTokenSecret: {namespace, name, key}}',
   defaultText: 'ServiceAccount',
-  description: 'How bootcplan authenticates: ServiceAccount (the bearer token of bootcplan\'s own Kubernetes identity: in a pod its projected ServiceAccount token), none, or bearerTokenSecret (a token in a Secret; key defaults to token).',
-  json: { oneOf: [{ enum: ['ServiceAccount', 'none'] }, { type: 'object', additionalProperties: false, required: ['bearerTokenSecret'], properties: { bearerTokenSecret: { type: 'object' } } }] },
+  description:
+    "How bootcplan authenticates: ServiceAccount (the bearer token of bootcplan's own Kubernetes identity: in a pod its projected ServiceAccount token), none, or bearerTokenSecret (a token in a Secret; key defaults to token).",
+  json: {
+    oneOf: [
+      { enum: ['ServiceAccount', 'none'] },
+      { type: 'object', additionalProperties: false, required: ['bearerTokenSecret'], properties: { bearerTokenSecret: { type: 'object' } } },
+    ],
+  },
   check(v, path, ctx) {
     if (v === 'ServiceAccount' || v === 'none') return;
     if (typeof v === 'string') {
-      ctx.report({ code: 'invalid-enum', path, message: `Unsupported value: "${v}"`, expected: this.expected, hint: /^service ?account$/i.test(v) ? 'did you mean "ServiceAccount"?' : undefined });
+      ctx.report({
+        code: 'invalid-enum',
+        path,
+        message: `Unsupported value: "${v}"`,
+        expected: this.expected,
+        hint: /^service ?account$/i.test(v) ? 'did you mean "ServiceAccount"?' : undefined,
+      });
       return;
     }
     validate(authObject, v, path, ctx);
@@ -52,20 +86,44 @@ const authSchema: Schema = {
 };
 
 const caSchema: Schema = {
-  type: 'any', expected: '`system`, {configMap: {namespace, name, key}} or {secret: {namespace, name, key}}',
+  type: 'any',
+  expected: '`system`, {configMap: {namespace, name, key}} or {secret: {namespace, name, key}}',
   defaultText: 'the default URL: the service CA bundle (ConfigMap openshift-bootcplan/openshift-service-ca.crt, key service-ca.crt); any other URL: system',
-  description: 'Who signs the server\'s certificate: system (Node.js\'s roots), or PEM certificates in a ConfigMap or Secret key (key defaults to ca.crt). The certificate is always verified; there is no option to skip it.',
-  json: { oneOf: [{ const: 'system' }, { type: 'object', additionalProperties: false, minProperties: 1, maxProperties: 1, properties: { configMap: { type: 'object' }, secret: { type: 'object' } } }] },
+  description:
+    "Who signs the server's certificate: system (Node.js's roots), or PEM certificates in a ConfigMap or Secret key (key defaults to ca.crt). The certificate is always verified; there is no option to skip it.",
+  json: {
+    oneOf: [
+      { const: 'system' },
+      {
+        type: 'object',
+        additionalProperties: false,
+        minProperties: 1,
+        maxProperties: 1,
+        properties: { configMap: { type: 'object' }, secret: { type: 'object' } },
+      },
+    ],
+  },
   check(v, path, ctx) {
     if (v === 'system') return;
     if (typeof v === 'string' || !isPlainObject(v)) {
-      ctx.report({ code: 'wrong-type', path, message: `expected system or a ConfigMap/Secret reference, got ${describeType(v)}`, expected: this.expected, hint: 'a file path is not accepted: a spec from git never names files on the machine that applies it; put the CA in a ConfigMap' });
+      ctx.report({
+        code: 'wrong-type',
+        path,
+        message: `expected system or a ConfigMap/Secret reference, got ${describeType(v)}`,
+        expected: this.expected,
+        hint: 'a file path is not accepted: a spec from git never names files on the machine that applies it; put the CA in a ConfigMap',
+      });
       return;
     }
     validate(caObjects, v, path, ctx);
     const kinds = Object.keys(v).filter((k) => k === 'configMap' || k === 'secret');
     if (kinds.length !== 1 && Object.keys(v).every((k) => k === 'configMap' || k === 'secret')) {
-      ctx.report({ code: 'ca-one-source', path, message: kinds.length ? 'a CA comes from a ConfigMap or a Secret, not both' : 'the CA names no ConfigMap or Secret', expected: this.expected });
+      ctx.report({
+        code: 'ca-one-source',
+        path,
+        message: kinds.length ? 'a CA comes from a ConfigMap or a Secret, not both' : 'the CA names no ConfigMap or Secret',
+        expected: this.expected,
+      });
     }
   },
 };
@@ -73,9 +131,12 @@ const caSchema: Schema = {
 /** The fields of a check that reads an HTTP endpoint (prometheus, alerts): where, as whom, trusting which CA. */
 export const endpointFields: Record<string, Schema> = {
   url: {
-    type: 'string', minLength: 1, maxLength: MAX_URL,
+    type: 'string',
+    minLength: 1,
+    maxLength: MAX_URL,
     defaultText: 'OpenShift: https://thanos-querier.openshift-monitoring.svc:9091; elsewhere required',
-    description: 'The Prometheus (or Thanos Querier, or Alertmanager) base URL; a path is a route prefix. https, or http only with auth: none or to a loopback address. No credentials, query or fragment.',
+    description:
+      'The Prometheus (or Thanos Querier, or Alertmanager) base URL; a path is a route prefix. https, or http only with auth: none or to a loopback address. No credentials, query or fragment.',
   },
   auth: authSchema,
   ca: caSchema,
@@ -97,17 +158,41 @@ export function checkEndpoint(e: Record<string, unknown>, path: string, ctx: Ctx
     return;
   }
   if (u.username || u.password) {
-    ctx.report({ code: 'url-credentials', path: at, message: 'the URL carries credentials', expected: 'a URL without user:password@', hint: 'put credentials in a Secret: auth.bearerTokenSecret' });
+    ctx.report({
+      code: 'url-credentials',
+      path: at,
+      message: 'the URL carries credentials',
+      expected: 'a URL without user:password@',
+      hint: 'put credentials in a Secret: auth.bearerTokenSecret',
+    });
   }
   if (u.search || u.hash || e.url.includes('?') || e.url.includes('#')) {
-    ctx.report({ code: 'health-url-invalid', path: at, message: 'the URL has a query or a fragment', expected: 'a base URL: https://host[:port][/prefix]', hint: 'bootcplan adds /api/v1/... and its own parameters' });
+    ctx.report({
+      code: 'health-url-invalid',
+      path: at,
+      message: 'the URL has a query or a fragment',
+      expected: 'a base URL: https://host[:port][/prefix]',
+      hint: 'bootcplan adds /api/v1/... and its own parameters',
+    });
   }
   if (u.protocol === 'http:') {
     const loopback = HOSTS_LOOPBACK.test(u.hostname);
     if (e.auth !== 'none' && !loopback) {
-      ctx.report({ code: 'http-with-token', path: at, message: 'a token would be sent without TLS', expected: 'an https URL, or auth: none', hint: 'use the https port of the service; an in-cluster Prometheus without authentication needs auth: none' });
+      ctx.report({
+        code: 'http-with-token',
+        path: at,
+        message: 'a token would be sent without TLS',
+        expected: 'an https URL, or auth: none',
+        hint: 'use the https port of the service; an in-cluster Prometheus without authentication needs auth: none',
+      });
     } else if (!loopback) {
-      ctx.report({ severity: 'warning', code: 'http-without-tls', path: at, message: `${u.host} is read over plain http: anyone on the path can change the answers the gates rely on`, hint: 'use https where the server offers it' });
+      ctx.report({
+        severity: 'warning',
+        code: 'http-without-tls',
+        path: at,
+        message: `${u.host} is read over plain http: anyone on the path can change the answers the gates rely on`,
+        hint: 'use https where the server offers it',
+      });
     }
   }
 }

@@ -43,27 +43,43 @@ export function parseRolloutSpec(text: string, file: string): LoadedSpec {
   const docs = parsed.documents.filter((d) => d !== null && d !== undefined);
   if (docs.length !== 1) {
     return {
-      spec: null, map: parsed.map, sha256,
-      diagnostics: [{
-        severity: 'error', code: docs.length === 0 ? 'empty-spec' : 'multiple-documents',
-        message: docs.length === 0 ? 'the file is empty' : `the file holds ${docs.length} YAML documents`,
-        path: null, file, line: 1, column: 1,
-        expected: 'exactly one document of kind Rollout (apiVersion bootcplan.dev/v1alpha1)',
-        hint: docs.length === 0 ? 'start from examples/rollout.yaml' : 'keep one Rollout per file',
-      }],
+      spec: null,
+      map: parsed.map,
+      sha256,
+      diagnostics: [
+        {
+          severity: 'error',
+          code: docs.length === 0 ? 'empty-spec' : 'multiple-documents',
+          message: docs.length === 0 ? 'the file is empty' : `the file holds ${docs.length} YAML documents`,
+          path: null,
+          file,
+          line: 1,
+          column: 1,
+          expected: 'exactly one document of kind Rollout (apiVersion bootcplan.dev/v1alpha1)',
+          hint: docs.length === 0 ? 'start from examples/rollout.yaml' : 'keep one Rollout per file',
+        },
+      ],
     };
   }
   const doc = docs[0];
   if (!isPlainObject(doc)) {
     return {
-      spec: null, map: parsed.map, sha256,
-      diagnostics: [{
-        severity: 'error', code: 'not-a-rollout',
-        message: `the document is ${Array.isArray(doc) ? 'a list' : 'a single value'}, not a mapping`,
-        path: null, file, line: 1, column: 1,
-        expected: 'a mapping with apiVersion, kind, metadata and spec',
-        hint: 'start from examples/rollout.yaml',
-      }],
+      spec: null,
+      map: parsed.map,
+      sha256,
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'not-a-rollout',
+          message: `the document is ${Array.isArray(doc) ? 'a list' : 'a single value'}, not a mapping`,
+          path: null,
+          file,
+          line: 1,
+          column: 1,
+          expected: 'a mapping with apiVersion, kind, metadata and spec',
+          hint: 'start from examples/rollout.yaml',
+        },
+      ],
     };
   }
   const { ctx, diagnostics } = collect(parsed.map);

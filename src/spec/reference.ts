@@ -19,7 +19,8 @@ export function rolloutJsonSchema(): JsonSchema {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: `bootcplan ${SPEC_KIND} (${SPEC_API_VERSION})`,
     ...toJsonSchema(rolloutSchema),
-    description: 'A bootcplan rollout spec. Generated from the schema bootcplan validates with (src/spec/rollout-schema.ts); bootcplan also checks rules a JSON Schema cannot state: pool names listed twice, duplicate machineManagers, cron field values, time zones, window durations of zero or more than 7 days.',
+    description:
+      'A bootcplan rollout spec. Generated from the schema bootcplan validates with (src/spec/rollout-schema.ts); bootcplan also checks rules a JSON Schema cannot state: pool names listed twice, duplicate machineManagers, cron field values, time zones, window durations of zero or more than 7 days.',
   };
 }
 
@@ -36,7 +37,9 @@ export function referenceTable(rows: readonly ReferenceRow[], meaning: (r: Refer
   const lines = [
     '| field | type | default | meaning |',
     '|---|---|---|---|',
-    ...rows.map((r) => `| \`${r.path}\`${r.required ? ' (required)' : ''} | ${r.type.includes('\\|') ? r.type : cell(r.type)} | ${r.default} | ${cell(meaning(r))} |`),
+    ...rows.map(
+      (r) => `| \`${r.path}\`${r.required ? ' (required)' : ''} | ${r.type.includes('\\|') ? r.type : cell(r.type)} | ${r.default} | ${cell(meaning(r))} |`,
+    ),
   ];
   return lines.join('\n') + '\n';
 }

@@ -70,7 +70,11 @@ export const ALERT_STATES = ['firing', 'pending'] as const;
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
 
 /** One key of a ConfigMap or Secret, by name. */
-export interface ObjectKeyRef { namespace: string; name: string; key?: string }
+export interface ObjectKeyRef {
+  namespace: string;
+  name: string;
+  key?: string;
+}
 /** Who bootcplan is to Prometheus: its own Kubernetes identity's bearer token, nobody, or a token from a Secret. */
 export type HealthAuth = 'ServiceAccount' | 'none' | { bearerTokenSecret: ObjectKeyRef };
 /** The CA that signs the Prometheus server's certificate: the system roots, or a PEM bundle in the cluster. */
@@ -100,7 +104,10 @@ export interface AlertsCheckSpec extends HealthEndpointSpec {
   heartbeat?: string;
 }
 
-export interface ClusterOperatorsCheckSpec { names?: string[]; ignore?: string[] }
+export interface ClusterOperatorsCheckSpec {
+  names?: string[];
+  ignore?: string[];
+}
 
 export interface ObjectConditionCheckSpec {
   apiVersion: string;

@@ -5,25 +5,46 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { setupEnv, resetCluster, loadObjects, driverFor, clientFor, createWithStatus, type TestEnv } from './env.ts';
+import { setupEnv, resetCluster, loadObjects, driverFor, createWithStatus, type TestEnv } from './env.ts';
 import { rejects, sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, NEW } from '../builders.ts';
+import { ClusterBuilder, NEW } from '../support/cluster.ts';
 import { LockHeldError } from '../../src/base/errors.ts';
-import { PreconditionFailedError, AlreadyExistsError, NotFoundError, DrainTimeoutError, LockLostError, DriverError, AbortedError, ProgressMovedError, type ProgressRecord } from '../../src/apply/driver.ts';
+import {
+  PreconditionFailedError,
+  AlreadyExistsError,
+  NotFoundError,
+  DrainTimeoutError,
+  LockLostError,
+  DriverError,
+  AbortedError,
+  ProgressMovedError,
+  type ProgressRecord,
+} from '../../src/apply/driver.ts';
 import { KubeApiError, requestStats } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
-import type { TestObject } from '../builders.ts';
+import type { TestObject } from '../support/cluster.ts';
 
 const t = suite('e2e: Kubernetes driver');
 let env: TestEnv;
 const drivers: KubeDriver[] = [];
-const open = (kubeconfig: string, opts = {}) => { const d = driverFor(kubeconfig, opts); drivers.push(d); return d; };
+const open = (kubeconfig: string, opts = {}) => {
+  const d = driverFor(kubeconfig, opts);
+  drivers.push(d);
+  return d;
+};
 
 t.before(async () => {
   env = await setupEnv();
   await resetCluster(env.admin);
-  const b = new ClusterBuilder().bootcPool('worker', [{ name: 'w-1', zone: 'us-east-1a' }, { name: 'w-2', zone: 'us-east-1b' }], { maxUnavailable: 1 });
+  const b = new ClusterBuilder().bootcPool(
+    'worker',
+    [
+      { name: 'w-1', zone: 'us-east-1a' },
+      { name: 'w-2', zone: 'us-east-1b' },
+    ],
+    { maxUnavailable: 1 },
+  );
   await loadObjects(env.admin, b.objects);
 });
 t.after(() => {
@@ -40,26 +61,50 @@ t('patch: JSON patch with test ops on a custom resource; a failed test writes no
     { op: 'replace', path: '/spec/rollout/maxUnavailable', value: 2 },
   ]);
   assert.is((out as TestObject).spec.rollout.maxUnavailable, 2);
-  const e = await rejects(() => d.patch(ref, [
-    { op: 'test', path: '/spec/image/ref', value: 'quay.io/other@sha256:' + '0'.repeat(64) },
-    { op: 'replace', path: '/spec/rollout/maxUnavailable', value: 3 },
-  ]), (e) => e instanceof PreconditionFailedError);
+  const e = await rejects(
+    () =>
+      d.patch(ref, [
+        { op: 'test', path: '/spec/image/ref', value: 'quay.io/other@sha256:' + '0'.repeat(64) },
+        { op: 'replace', path: '/spec/rollout/maxUnavailable', value: 3 },
+      ]),
+    (e) => e instanceof PreconditionFailedError,
+  );
   assert.is(e.path, '/spec/image/ref');
   const after = (await d.snapshot()).bootcNodePools[0];
   assert.is(after.spec!.rollout!.maxUnavailable, 2, 'nothing written');
-  await rejects(() => d.patch({ ...ref, name: 'nope' }, [{ op: 'add', path: '/spec/x', value: 1 }]), (e) => e instanceof NotFoundError);
+  await rejects(
+    () => d.patch({ ...ref, name: 'nope' }, [{ op: 'add', path: '/spec/x', value: 1 }]),
+    (e) => e instanceof NotFoundError,
+  );
   // The schema still applies to a JSON patch: an enum violation is a plain API error (422).
-  const inv = await rejects(() => d.patch({ apiVersion: 'node.bootc.dev/v1alpha1', kind: 'BootcNode', name: 'w-1' }, [{ op: 'replace', path: '/spec/desiredImageState', value: 'Rebooted' }]), (e) => e instanceof KubeApiError && e.status === 422);
+  const inv = await rejects(
+    () =>
+      d.patch({ apiVersion: 'node.bootc.dev/v1alpha1', kind: 'BootcNode', name: 'w-1' }, [
+        { op: 'replace', path: '/spec/desiredImageState', value: 'Rebooted' },
+      ]),
+    (e) => e instanceof KubeApiError && e.status === 422,
+  );
   assert.match(inv.message, /Unsupported value: "Rebooted"/);
 });
 
 t('create: AlreadyExistsError; cordon/uncordon; setDesiredImageState; setPoolPaused', async () => {
   const d = open(env.saKubeconfig);
   // The MachineConfig bootcplan creates for an MCO-only pool (examples/rbac.yaml admits only these).
-  const mc = { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: '99-worker-zz-bootcplan-os-image', labels: { 'machineconfiguration.openshift.io/role': 'worker', 'bootcplan.dev/managed-by': 'bootcplan' } }, spec: { osImageURL: NEW } };
+  const mc = {
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfig',
+    metadata: {
+      name: '99-worker-zz-bootcplan-os-image',
+      labels: { 'machineconfiguration.openshift.io/role': 'worker', 'bootcplan.dev/managed-by': 'bootcplan' },
+    },
+    spec: { osImageURL: NEW },
+  };
   const created = await d.create(mc);
   assert.ok(created.metadata.uid);
-  await rejects(() => d.create(mc), (e) => e instanceof AlreadyExistsError);
+  await rejects(
+    () => d.create(mc),
+    (e) => e instanceof AlreadyExistsError,
+  );
   assert.is(await d.cordon('w-1', 'test'), 'cordoned');
   assert.is(await d.cordon('w-1', 'test'), 'already-cordoned');
   let s = await d.snapshot();
@@ -101,13 +146,19 @@ t('lock: one winner among concurrent acquirers; held, renewed, released; an expi
   assert.is(read?.ttlSeconds, 2);
   const renewed = await racers[1].renewLock(lock.lockId);
   assert.is(renewed.lockId, lock.lockId);
-  await rejects(() => d.renewLock('not-the-id'), (e) => e instanceof LockLostError);
+  await rejects(
+    () => d.renewLock('not-the-id'),
+    (e) => e instanceof LockLostError,
+  );
   assert.is(await d.releaseLock('not-the-id'), false);
   // Expiry: nobody renews for longer than the TTL; the next apply takes the lock over.
   await sleep(2300);
   const next = await d.acquireLock({ holder: 'next', planId: 'plan-next', ttlSeconds: 30 });
   assert.is.not(next.lockId, lock.lockId);
-  await rejects(() => racers[2].renewLock(lock.lockId), (e) => e instanceof LockLostError);
+  await rejects(
+    () => racers[2].renewLock(lock.lockId),
+    (e) => e instanceof LockLostError,
+  );
   const snap = await d.snapshot();
   assert.is(snap.lock?.spec!.holderIdentity, 'next');
   assert.is(snap.lock?.metadata.annotations?.['bootcplan.dev/plan-id'], 'plan-next');
@@ -118,12 +169,25 @@ t('lock: one winner among concurrent acquirers; held, renewed, released; an expi
 t('progress: the run record written against its resourceVersion, node entries on the Nodes, read back by a rerun and `status`', async () => {
   const d = open(env.saKubeconfig);
   assert.equal(await d.readProgress(), { run: null, version: null, nodes: {} });
-  const p: ProgressRecord = { planId: 'p1', startedAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', changesApplied: true, pools: { worker: { wavesDone: 1, done: false } }, done: false };
+  const p: ProgressRecord = {
+    planId: 'p1',
+    startedAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+    changesApplied: true,
+    pools: { worker: { wavesDone: 1, done: false } },
+    done: false,
+  };
   const v1 = await d.writeProgress(p, null);
   const v2 = await d.writeProgress({ ...p, updatedAt: '2026-01-01T00:01:00Z' }, v1);
   // A second apply that read the record before: its write against the old version is refused.
-  await rejects(() => d.writeProgress({ ...p, planId: 'p2' }, v1), (e) => e instanceof ProgressMovedError && e instanceof LockLostError);
-  await rejects(() => d.writeProgress({ ...p, planId: 'p2' }, null), (e) => e instanceof ProgressMovedError);
+  await rejects(
+    () => d.writeProgress({ ...p, planId: 'p2' }, v1),
+    (e) => e instanceof ProgressMovedError && e instanceof LockLostError,
+  );
+  await rejects(
+    () => d.writeProgress({ ...p, planId: 'p2' }, null),
+    (e) => e instanceof ProgressMovedError,
+  );
   // A node's entry goes with the cordon, in one write; alone otherwise.
   const entry = { planId: 'p1', pool: 'worker', wave: 1, step: 'cordon' as const, wasCordoned: false };
   assert.is(await d.cordon('w-2', 'p1', entry), 'cordoned');
@@ -145,29 +209,52 @@ t('drain: evictions, DaemonSet and mirror pods skipped, a PodDisruptionBudget re
   try {
     const d = open(env.saKubeconfig);
     const pod = (name: string, extra: Record<string, unknown> = {}, labels: Record<string, string> = {}) => ({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels, ...extra },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default', labels, ...extra },
       spec: { nodeName: 'w-2', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
     });
     await createWithStatus(env.admin, pod('web-1') as any);
-    await createWithStatus(env.admin, { ...pod('guarded', {}, { app: 'db' }), status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } } as any);
-    await createWithStatus(env.admin, pod('ds-agent', { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: '0b0b0b0b-0000-0000-0000-000000000001', controller: true }] }) as any);
+    await createWithStatus(env.admin, {
+      ...pod('guarded', {}, { app: 'db' }),
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    } as any);
+    await createWithStatus(
+      env.admin,
+      pod('ds-agent', {
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: '0b0b0b0b-0000-0000-0000-000000000001', controller: true }],
+      }) as any,
+    );
     await createWithStatus(env.admin, pod('static-w-2', { annotations: { 'kubernetes.io/config.mirror': 'abc' } }) as any);
     // No disruption controller runs: the test writes the PDB status itself (0 allowed).
     await createWithStatus(env.admin, {
-      apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'db', namespace: 'default' },
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'db', namespace: 'default' },
       spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } },
       status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 },
     } as any);
-    await rejects(() => d.drain('w-2', { timeoutSeconds: 5 }), (e) => e instanceof DriverError && /not cordoned/.test(e.message));
+    await rejects(
+      () => d.drain('w-2', { timeoutSeconds: 5 }),
+      (e) => e instanceof DriverError && /not cordoned/.test(e.message),
+    );
     await d.cordon('w-2', 'test');
     // Blocked by the PDB: times out and names the pod and the refusal.
-    const e = await rejects(() => d.drain('w-2', { timeoutSeconds: 1 }), (e) => e instanceof DrainTimeoutError);
+    const e = await rejects(
+      () => d.drain('w-2', { timeoutSeconds: 1 }),
+      (e) => e instanceof DrainTimeoutError,
+    );
     assert.match(e.message, /default\/guarded \(.*disruption budget/i);
     // The budget frees up while the drain retries.
     const started = Date.now();
     const before = requestStats('bootcplan@testenv').byVerbResource;
     setTimeout(() => {
-      env.admin.request('PATCH', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/db/status', { body: { status: { disruptionsAllowed: 1 } }, contentType: 'application/merge-patch+json' }).catch((e) => console.error('PDB status:', e.message));
+      env.admin
+        .request('PATCH', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/db/status', {
+          body: { status: { disruptionsAllowed: 1 } },
+          contentType: 'application/merge-patch+json',
+        })
+        .catch((e) => console.error('PDB status:', e.message));
     }, 700);
     await d.drain('w-2', { timeoutSeconds: 10 });
     assert.ok(Date.now() - started >= 600, 'waited for the budget');
@@ -188,7 +275,8 @@ t('drain: evictions, DaemonSet and mirror pods skipped, a PodDisruptionBudget re
 
 t('waitFor: resolves on a watch event, survives the server ending watches, times out with null, aborts', async () => {
   const d = open(env.saKubeconfig, { watchTimeoutSeconds: 1 });
-  const label = (v: string) => env.admin.request('PATCH', '/api/v1/nodes/w-1', { body: { metadata: { labels: { 'e2e/mark': v } } }, contentType: 'application/merge-patch+json' });
+  const label = (v: string) =>
+    env.admin.request('PATCH', '/api/v1/nodes/w-1', { body: { metadata: { labels: { 'e2e/mark': v } } }, contentType: 'application/merge-patch+json' });
   assert.is(await d.waitFor((s) => s.nodes.length === 2 && 'two', { timeoutSeconds: 5 }), 'two');
   const t0 = Date.now();
   setTimeout(() => void label('a'), 300);
@@ -203,7 +291,10 @@ t('waitFor: resolves on a watch event, survives the server ending watches, times
   assert.is(await d.waitFor(() => false, { timeoutSeconds: 0.3 }), null);
   const ac = new AbortController();
   setTimeout(() => ac.abort(), 100);
-  await rejects(() => d.waitFor(() => false, { timeoutSeconds: 10, signal: ac.signal }), (e) => e instanceof AbortedError);
+  await rejects(
+    () => d.waitFor(() => false, { timeoutSeconds: 10, signal: ac.signal }),
+    (e) => e instanceof AbortedError,
+  );
   // Our own writes are visible to the next wait at once.
   await d.cordon('w-1', 'test');
   assert.is(await d.waitFor((s) => s.nodes.find((n) => n.metadata.name === 'w-1')?.spec?.unschedulable === true, { timeoutSeconds: 0 }), true);

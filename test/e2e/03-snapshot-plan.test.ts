@@ -7,11 +7,11 @@ import * as assert from 'uvu/assert';
 import { writeFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
-import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW } from '../support/cluster.ts';
 import { machineSetObject, OLD_AMI } from '../../src/sim/cluster-objects.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
+import { io } from '../support/cli.ts';
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: snapshot and plan live');
 let env: TestEnv;
@@ -22,19 +22,35 @@ t.before(async () => {
   await resetCluster(env.admin);
   dir = tempDir('bootcplan-e2e-plan-');
   const b = new ClusterBuilder()
-    .bootcPool('worker', [
-      { name: 'w-1', zone: 'us-east-1a' }, { name: 'w-2', zone: 'us-east-1b' }, { name: 'w-3', zone: 'us-east-1c' },
-      { name: 'w-4', zone: 'us-east-1a', staged: true }, { name: 'w-5', zone: 'us-east-1b', cordoned: true },
-    ], { maxUnavailable: 2 })
-    .mcoPool('infra', [{ name: 'i-1', zone: 'us-east-1a' }, { name: 'i-2', zone: 'us-east-1b' }])
+    .bootcPool(
+      'worker',
+      [
+        { name: 'w-1', zone: 'us-east-1a' },
+        { name: 'w-2', zone: 'us-east-1b' },
+        { name: 'w-3', zone: 'us-east-1c' },
+        { name: 'w-4', zone: 'us-east-1a', staged: true },
+        { name: 'w-5', zone: 'us-east-1b', cordoned: true },
+      ],
+      { maxUnavailable: 2 },
+    )
+    .mcoPool('infra', [
+      { name: 'i-1', zone: 'us-east-1a' },
+      { name: 'i-2', zone: 'us-east-1b' },
+    ])
     .add(machineSetObject('prod-east-worker-us-east-1a', 'us-east-1a', 'us-east-1', OLD_AMI));
   await loadObjects(env.admin, b.objects);
-  writeFileSync(join(dir, 'bootcplan.yaml'), specYaml([
-    { name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 },
-    { name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0 },
-  ], {
-    managedBootImages: { machineManagers: [{ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode: 'All' } }] },
-  }));
+  writeFileSync(
+    join(dir, 'bootcplan.yaml'),
+    specYaml(
+      [
+        { name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 },
+        { name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0 },
+      ],
+      {
+        managedBootImages: { machineManagers: [{ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode: 'All' } }] },
+      },
+    ),
+  );
 });
 
 /** Fields that differ only because one plan read a file and the other the API. */
@@ -48,9 +64,9 @@ function comparable(planJson: string) {
 
 t('snapshot --out FILE writes every kind; plan from the file equals plan from the live cluster', async () => {
   const file = join(dir, 'cluster.yaml');
-  const s = captureIO();
-  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--context', 'testenv', '--out', file], { io: s.io }), 0, s.err());
-  assert.match(s.err(), /snapshot of testenv \(https:\/\/127\.0\.0\.1:\d+\): \d+ objects/);
+  const s = io();
+  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--context', 'testenv', '--out', file], { io: s }), 0, s.err);
+  assert.match(s.err, /snapshot of testenv \(https:\/\/127\.0\.0\.1:\d+\): \d+ objects/);
   // The cluster's objects (MachineConfigs may carry credentials): readable by the owner only (docs/cli.md "Output files").
   assert.is(statSync(file).mode & 0o777, 0o600);
   const loaded = parseSnapshot(readFileSync(file, 'utf8'), file);
@@ -61,25 +77,26 @@ t('snapshot --out FILE writes every kind; plan from the file equals plan from th
   assert.is(snap.bootcNodePools.length, 1);
   assert.is(snap.machineConfigPools.length, 1);
   assert.is(snap.machineSets.length, 1);
-  for (const k of ['machineConfiguration', 'controlPlaneMachineSet', 'bootImagesConfigMap', 'featureGate', 'infrastructure', 'clusterVersion'] as const) assert.ok(snap[k], `${k} read`);
+  for (const k of ['machineConfiguration', 'controlPlaneMachineSet', 'bootImagesConfigMap', 'featureGate', 'infrastructure', 'clusterVersion'] as const)
+    assert.ok(snap[k], `${k} read`);
   assert.not.match(readFileSync(file, 'utf8'), /managedFields/);
 
   const spec = join(dir, 'bootcplan.yaml');
-  const fromFile = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--cluster', file, '-o', 'json'], { io: fromFile.io }), 0, fromFile.err());
-  const live = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.kubeconfig, '-o', 'json'], { io: live.io }), 0, live.err());
-  const a = comparable(fromFile.out());
-  const b = comparable(live.out());
+  const fromFile = io();
+  assert.is(await run(['plan', '-f', spec, '--cluster', file, '-o', 'json'], { io: fromFile }), 0, fromFile.err);
+  const live = io();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.kubeconfig, '-o', 'json'], { io: live }), 0, live.err);
+  const a = comparable(fromFile.out);
+  const b = comparable(live.out);
   assert.equal(b, a);
-  assert.is(JSON.parse(live.out()).cluster.source, 'live:testenv');
-  assert.is(a.cluster.fingerprint, JSON.parse(live.out()).cluster.fingerprint, 'same fingerprint');
+  assert.is(JSON.parse(live.out).cluster.source, 'live:testenv');
+  assert.is(a.cluster.fingerprint, JSON.parse(live.out).cluster.fingerprint, 'same fingerprint');
   assert.is(a.summary.nodes, 6, 'nodes to update (the cordoned w-5 is left out)');
   assert.ok(a.pools.find((p: any) => p.name === 'worker').waves.length >= 2);
 
   // The JSON snapshot variant parses the same.
   const jfile = join(dir, 'cluster.json');
-  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--out', jfile], { io: captureIO().io }), 0);
+  assert.is(await run(['snapshot', '--kubeconfig', env.kubeconfig, '--out', jfile], { io: io() }), 0);
   assert.is(parseSnapshot(readFileSync(jfile, 'utf8'), jfile).snapshot!.fingerprint, snap.fingerprint);
 });
 

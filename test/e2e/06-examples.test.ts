@@ -35,7 +35,9 @@ async function ensureNamespace(name: string) {
 
 function manifests(dir: string): any[] {
   const out: any[] = [];
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     for (const d of parseAllDocuments(readFileSync(join(dir, f), 'utf8'))) {
       const o = d.toJS();
       if (o && PATHS[o.kind]) out.push(o);
@@ -49,7 +51,12 @@ for (const dir of ['examples/argocd', 'examples/flux/rollout']) {
     const objs = manifests(dir);
     assert.ok(objs.some((o) => o.kind === 'Job') && objs.some((o) => o.kind === 'CronJob'), 'a Job and a CronJob');
     // What the kustomization's configMapGenerator produces from the spec file.
-    objs.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bootcplan-rollout', namespace: 'openshift-bootcplan' }, data: { 'bootcplan.yaml': readFileSync(join(dir, 'bootcplan.yaml'), 'utf8'), 'plan.json': readFileSync(join(dir, 'plans/bootcplan.json'), 'utf8') } });
+    objs.push({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'bootcplan-rollout', namespace: 'openshift-bootcplan' },
+      data: { 'bootcplan.yaml': readFileSync(join(dir, 'bootcplan.yaml'), 'utf8'), 'plan.json': readFileSync(join(dir, 'plans/bootcplan.json'), 'utf8') },
+    });
     for (const o of objs) {
       const ns = o.metadata.namespace ?? 'openshift-bootcplan';
       await ensureNamespace(ns);

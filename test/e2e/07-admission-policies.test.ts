@@ -15,12 +15,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { setupEnv, clientFor, resetCluster, loadObjects, tempDir, type TestEnv } from './env.ts';
-import { captureIO, sleep } from './helpers.ts';
+import { sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
 import { KubeApiError, requestStats, resetRequestStats, type KubeClient } from '../../src/kube/rest.ts';
 import { run } from '../../src/cli/main.ts';
-import { ClusterBuilder, specYaml, NEW, nodes } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import type { KObject } from '../../src/cluster/types.ts';
+import { io } from '../support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SA_CONTEXT = 'bootcplan@testenv';
@@ -44,50 +45,133 @@ const EVIL = 'quay.io/evil/os@sha256:' + 'e'.repeat(64);
 function cluster(): KObject[] {
   const b = new ClusterBuilder().bootcPool('worker', nodes('w', 3), { maxUnavailable: 1 }).mcoPool('infra', nodes('i', 2));
   b.add({
-    apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig',
-    metadata: { name: '99-infra-zz-bootcplan-os-image', labels: { 'machineconfiguration.openshift.io/role': 'infra', 'bootcplan.dev/managed-by': 'bootcplan' } },
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'MachineConfig',
+    metadata: {
+      name: '99-infra-zz-bootcplan-os-image',
+      labels: { 'machineconfiguration.openshift.io/role': 'infra', 'bootcplan.dev/managed-by': 'bootcplan' },
+    },
     spec: { osImageURL: 'quay.io/example/os@sha256:' + 'b'.repeat(64) },
   } as KObject);
   return b.objects;
 }
 
 /** `names`: what the refusal says the request would have changed. */
-interface Attack { what: string; path: string; body?: unknown; post?: unknown; names: string }
+interface Attack {
+  what: string;
+  path: string;
+  body?: unknown;
+  post?: unknown;
+  names: string;
+}
 
 /** Each write as the ServiceAccount; each was accepted before the policies pinned it. */
 const ATTACKS: Attack[] = [
-  { what: 'Node: an owner reference to an owner that does not exist (the garbage collector would delete the Node)', names: 'not metadata.ownerReferences', path: NODE, body: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: '0b1d8bd6-8c4e-4a6e-9a47-2d6f3c2f0e11' }] } } },
+  {
+    what: 'Node: an owner reference to an owner that does not exist (the garbage collector would delete the Node)',
+    names: 'not metadata.ownerReferences',
+    path: NODE,
+    body: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: '0b1d8bd6-8c4e-4a6e-9a47-2d6f3c2f0e11' }] } },
+  },
   { what: 'Node: a finalizer', names: 'not metadata.finalizers', path: NODE, body: { metadata: { finalizers: ['example.com/hold'] } } },
-  { what: 'Node: spec.podCIDR', names: 'not spec.podCIDR, spec.podCIDRs', path: NODE, body: { spec: { podCIDR: '10.128.0.0/24', podCIDRs: ['10.128.0.0/24'] } } },
-  { what: 'MachineConfigPool: spec.nodeSelector', names: 'not spec.nodeSelector', path: MCP, body: { spec: { nodeSelector: { matchLabels: { 'node-role.kubernetes.io/master': '' } } } } },
-  { what: 'MachineConfigPool: spec.machineConfigSelector', names: 'not spec.machineConfigSelector', path: MCP, body: { spec: { machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': 'master' } } } } },
-  { what: 'MachineConfigPool: a label', names: 'not metadata.labels', path: MCP, body: { metadata: { labels: { 'pools.operator.machineconfiguration.openshift.io/master': '' } } } },
-  { what: 'MachineConfigPool: an annotation that is not bootcplan.dev/', names: 'not metadata.annotations.machineconfiguration.openshift.io/mco-built-in', path: MCP, body: { metadata: { annotations: { 'machineconfiguration.openshift.io/mco-built-in': 'true' } } } },
-  { what: 'BootcNodePool: spec.nodeSelector', names: 'not spec.nodeSelector', path: BNP, body: { spec: { nodeSelector: { matchLabels: { 'node-role.kubernetes.io/master': '' } } } } },
-  { what: 'BootcNodePool: spec.pullSecretRef (another namespace\'s pull secret)', names: 'not spec.pullSecretRef', path: BNP, body: { spec: { pullSecretRef: { name: 'pull-secret', namespace: 'openshift-config' } } } },
-  { what: 'BootcNodePool: spec.rollout.rebootTimeoutSeconds', names: 'not spec.rollout.rebootTimeoutSeconds', path: BNP, body: { spec: { rollout: { rebootTimeoutSeconds: 1 } } } },
+  {
+    what: 'Node: spec.podCIDR',
+    names: 'not spec.podCIDR, spec.podCIDRs',
+    path: NODE,
+    body: { spec: { podCIDR: '10.128.0.0/24', podCIDRs: ['10.128.0.0/24'] } },
+  },
+  {
+    what: 'MachineConfigPool: spec.nodeSelector',
+    names: 'not spec.nodeSelector',
+    path: MCP,
+    body: { spec: { nodeSelector: { matchLabels: { 'node-role.kubernetes.io/master': '' } } } },
+  },
+  {
+    what: 'MachineConfigPool: spec.machineConfigSelector',
+    names: 'not spec.machineConfigSelector',
+    path: MCP,
+    body: { spec: { machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': 'master' } } } },
+  },
+  {
+    what: 'MachineConfigPool: a label',
+    names: 'not metadata.labels',
+    path: MCP,
+    body: { metadata: { labels: { 'pools.operator.machineconfiguration.openshift.io/master': '' } } },
+  },
+  {
+    what: 'MachineConfigPool: an annotation that is not bootcplan.dev/',
+    names: 'not metadata.annotations.machineconfiguration.openshift.io/mco-built-in',
+    path: MCP,
+    body: { metadata: { annotations: { 'machineconfiguration.openshift.io/mco-built-in': 'true' } } },
+  },
+  {
+    what: 'BootcNodePool: spec.nodeSelector',
+    names: 'not spec.nodeSelector',
+    path: BNP,
+    body: { spec: { nodeSelector: { matchLabels: { 'node-role.kubernetes.io/master': '' } } } },
+  },
+  {
+    what: "BootcNodePool: spec.pullSecretRef (another namespace's pull secret)",
+    names: 'not spec.pullSecretRef',
+    path: BNP,
+    body: { spec: { pullSecretRef: { name: 'pull-secret', namespace: 'openshift-config' } } },
+  },
+  {
+    what: 'BootcNodePool: spec.rollout.rebootTimeoutSeconds',
+    names: 'not spec.rollout.rebootTimeoutSeconds',
+    path: BNP,
+    body: { spec: { rollout: { rebootTimeoutSeconds: 1 } } },
+  },
   { what: 'BootcNode: spec.desiredImage (the image the node boots)', names: 'not spec.desiredImage', path: BN, body: { spec: { desiredImage: EVIL } } },
   { what: 'BootcNode: its owner reference removed', names: 'not metadata.ownerReferences', path: BN, body: { metadata: { ownerReferences: null } } },
-  { what: 'ControlPlaneMachineSet: the template (userDataSecret)', names: 'not spec.template', path: CPMS, body: { spec: { template: { machines_v1beta1_machine_openshift_io: { spec: { providerSpec: { value: { userDataSecret: { name: 'evil-user-data' } } } } } } } } },
+  {
+    what: 'ControlPlaneMachineSet: the template (userDataSecret)',
+    names: 'not spec.template',
+    path: CPMS,
+    body: {
+      spec: { template: { machines_v1beta1_machine_openshift_io: { spec: { providerSpec: { value: { userDataSecret: { name: 'evil-user-data' } } } } } } },
+    },
+  },
   { what: 'MachineConfiguration: managementState Unmanaged', names: 'not spec.managementState', path: MCFG, body: { spec: { managementState: 'Unmanaged' } } },
   { what: 'MachineConfiguration: spec.logLevel', names: 'not spec.logLevel', path: MCFG, body: { spec: { logLevel: 'TraceAll' } } },
-  { what: 'MachineConfig (bootcplan\'s own): a finalizer', names: 'not metadata.finalizers', path: OWN_MC, body: { metadata: { finalizers: ['example.com/hold'] } } },
   {
-    what: 'Event: reported as another controller', names: 'not as machineconfiguration.openshift.io/machine-config-daemon', path: EVENTS,
-    post: { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'w-00.spoofed' }, eventTime: '2026-09-14T08:00:00.000000Z', reportingController: 'machineconfiguration.openshift.io/machine-config-daemon', reportingInstance: 'w-00', action: 'Reboot', reason: 'Reboot', type: 'Normal', note: 'Node will reboot into config rendered-worker-evil', regarding: { apiVersion: 'v1', kind: 'Node', name: 'w-00' } },
+    what: "MachineConfig (bootcplan's own): a finalizer",
+    names: 'not metadata.finalizers',
+    path: OWN_MC,
+    body: { metadata: { finalizers: ['example.com/hold'] } },
+  },
+  {
+    what: 'Event: reported as another controller',
+    names: 'not as machineconfiguration.openshift.io/machine-config-daemon',
+    path: EVENTS,
+    post: {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'w-00.spoofed' },
+      eventTime: '2026-09-14T08:00:00.000000Z',
+      reportingController: 'machineconfiguration.openshift.io/machine-config-daemon',
+      reportingInstance: 'w-00',
+      action: 'Reboot',
+      reason: 'Reboot',
+      type: 'Normal',
+      note: 'Node will reboot into config rendered-worker-evil',
+      regarding: { apiVersion: 'v1', kind: 'Node', name: 'w-00' },
+    },
   },
 ];
 
 /** The fields a refusal names after its last "not ", in order of name. */
-const changedFields = (message: string) => message.slice(message.lastIndexOf('not ') + 4).split(', ').sort();
+const changedFields = (message: string) =>
+  message
+    .slice(message.lastIndexOf('not ') + 4)
+    .split(', ')
+    .sort();
 
 const refused = (e: unknown) => e instanceof KubeApiError && (e.status === 403 || e.status === 422) && /bootcplan may /.test(e.message);
 
 async function attempt(a: Attack, dryRun: boolean): Promise<unknown> {
   const query = dryRun ? { dryRun: 'All' } : undefined;
-  return a.post
-    ? sa.request('POST', a.path, { body: a.post, query })
-    : sa.request('PATCH', a.path, { body: a.body, contentType: MERGE, query });
+  return a.post ? sa.request('POST', a.path, { body: a.post, query }) : sa.request('PATCH', a.path, { body: a.body, contentType: MERGE, query });
 }
 
 t.before(async () => {
@@ -105,7 +189,10 @@ t('as the ServiceAccount, every attack is refused by a policy and changes nothin
     // Policies take effect shortly after they are created: a dry run until one refuses.
     let err: unknown = null;
     for (let i = 0; i < 50 && !refused(err); i++) {
-      err = await attempt(a, true).then(() => null, (e) => e);
+      err = await attempt(a, true).then(
+        () => null,
+        (e) => e,
+      );
       if (!refused(err)) await sleep(100);
     }
     if (!refused(err)) {
@@ -113,7 +200,10 @@ t('as the ServiceAccount, every attack is refused by a policy and changes nothin
       continue;
     }
     const before = a.post ? null : await env.admin.request('GET', a.path);
-    const real = await attempt(a, false).then(() => null, (e) => e);
+    const real = await attempt(a, false).then(
+      () => null,
+      (e) => e,
+    );
     assert.ok(refused(real), `${a.what}: ${(real as Error)?.message ?? 'accepted'}`);
     // The policies list the changed fields in CEL map order, which is Go's map order: random.
     assert.equal(changedFields((real as Error).message), changedFields(a.names), `${a.what}: ${(real as Error).message}`);
@@ -123,9 +213,15 @@ t('as the ServiceAccount, every attack is refused by a policy and changes nothin
 });
 
 t('a refusal names what the request would have changed', async () => {
-  const e = await sa.request('PATCH', MCP, { body: { spec: { nodeSelector: { matchLabels: { x: 'y' } }, maxUnavailable: 2 } }, contentType: MERGE }).then(() => null, (x) => x);
+  const e = await sa.request('PATCH', MCP, { body: { spec: { nodeSelector: { matchLabels: { x: 'y' } }, maxUnavailable: 2 } }, contentType: MERGE }).then(
+    () => null,
+    (x) => x,
+  );
   assert.ok(refused(e));
-  assert.match((e as Error).message, /bootcplan may change only spec\.maxUnavailable, spec\.paused and its own bootcplan\.dev\/ annotations of a MachineConfigPool, not spec\.nodeSelector/);
+  assert.match(
+    (e as Error).message,
+    /bootcplan may change only spec\.maxUnavailable, spec\.paused and its own bootcplan\.dev\/ annotations of a MachineConfigPool, not spec\.nodeSelector/,
+  );
 });
 
 /** Runs `apply` as the ServiceAccount with the node agent; returns the requests it made by "VERB resource". */
@@ -133,11 +229,11 @@ async function applyAsServiceAccount(spec: string): Promise<Record<string, numbe
   agent?.stop();
   agent = await new NodeAgent(env.admin, { scale: 1 }).start();
   resetRequestStats();
-  const io = captureIO();
-  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: io.io });
-  assert.is(code, 0, io.err());
+  const cap = io();
+  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: cap });
+  assert.is(code, 0, cap.err);
   assert.equal(agent.errors, []);
-  assert.not.match(io.err(), /warning/, 'no write was refused, not even a status or an Event');
+  assert.not.match(cap.err, /warning/, 'no write was refused, not even a status or an Event');
   agent.stop();
   agent = null;
   return requestStats(SA_CONTEXT).byVerbResource;
@@ -162,16 +258,31 @@ t('an apply that writes every kind bootcplan writes succeeds with the policies i
   await resetCluster(env.admin);
   await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', nodes('w', 3)).mcoPool('infra', nodes('i', 2)).objects);
   const file = join(dir, 'every-kind.yaml');
-  writeFileSync(file, specYaml([
-    { name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60, rebootPolicy: 'AllowSoftReboot' },
-    { name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0 },
-  ], {
-    managedBootImages: { machineManagers: [{ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode: 'All' } }] },
-    bootImageSkewEnforcement: { mode: 'Manual', manual: { mode: 'OCPVersion', ocpVersion: '4.22.0' } },
-    controlPlaneMachineSet: { strategy: 'OnDelete' },
-  }));
+  writeFileSync(
+    file,
+    specYaml(
+      [
+        { name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60, rebootPolicy: 'AllowSoftReboot' },
+        { name: 'infra', image: NEW, maxUnavailable: 1, soakSeconds: 0 },
+      ],
+      {
+        managedBootImages: { machineManagers: [{ resource: 'machinesets', apiGroup: 'machine.openshift.io', selection: { mode: 'All' } }] },
+        bootImageSkewEnforcement: { mode: 'Manual', manual: { mode: 'OCPVersion', ocpVersion: '4.22.0' } },
+        controlPlaneMachineSet: { strategy: 'OnDelete' },
+      },
+    ),
+  );
   const writes = await applyAsServiceAccount(file);
-  for (const w of ['PATCH nodes', 'PATCH machineconfigpools', 'POST machineconfigs', 'PATCH bootcnodepools', 'PATCH bootcnodes', 'PATCH machineconfigurations', 'PATCH controlplanemachinesets', 'POST events']) {
+  for (const w of [
+    'PATCH nodes',
+    'PATCH machineconfigpools',
+    'POST machineconfigs',
+    'PATCH bootcnodepools',
+    'PATCH bootcnodes',
+    'PATCH machineconfigurations',
+    'PATCH controlplanemachinesets',
+    'POST events',
+  ]) {
     assert.ok(writes[w], `${w} was written: ${JSON.stringify(writes)}`);
   }
   const cpms = await env.admin.request('GET', CPMS);

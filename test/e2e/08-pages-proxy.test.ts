@@ -9,14 +9,14 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, clientFor, createWithStatus, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
-import { fakeProxy, type FakeProxy } from '../kube-fakes.ts';
-import { ClusterBuilder, nodes } from '../builders.ts';
+import { fakeProxy, type FakeProxy } from '../support/fake-api.ts';
+import { ClusterBuilder, nodes } from '../support/cluster.ts';
 import { KubeDriver } from '../../src/kube/driver.ts';
 import { readLiveObjects } from '../../src/kube/read.ts';
 import { requestStats, type KubeClient } from '../../src/kube/rest.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
+import { io } from '../support/cli.ts';
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: paginated lists and proxy-url');
 let env: TestEnv;
@@ -79,13 +79,16 @@ t('proxy-url: `snapshot` and the driver reach the API server through an HTTP CON
   closers.push(() => proxy.close());
   const kubeconfig = proxiedKubeconfig(proxy.url);
   const file = join(dir, 'cluster.yaml');
-  const s = captureIO();
-  assert.is(await run(['snapshot', '--kubeconfig', kubeconfig, '--out', file], { io: s.io }), 0, s.err());
+  const s = io();
+  assert.is(await run(['snapshot', '--kubeconfig', kubeconfig, '--out', file], { io: s }), 0, s.err);
   const snap = parseSnapshot(readFileSync(file, 'utf8'), file).snapshot!;
   assert.is(snap.nodes.length, NODE_COUNT);
   const server = new URL(env.server);
   assert.ok(proxy.tunnels.length >= 1, 'the snapshot went through the proxy');
-  assert.ok(proxy.tunnels.every((x) => x === `${server.hostname}:${server.port}`), proxy.tunnels.join(', '));
+  assert.ok(
+    proxy.tunnels.every((x) => x === `${server.hostname}:${server.port}`),
+    proxy.tunnels.join(', '),
+  );
   const tunnels = proxy.tunnels.length;
   const d = new KubeDriver(clientFor(kubeconfig));
   closers.push(() => d.close());
@@ -101,12 +104,15 @@ t('proxy-url: `snapshot` and the driver reach the API server through an HTTP CON
 t('proxy-url: a proxy that is down is one clean error (exit 1), never the API server directly', async () => {
   const proxy = await fakeProxy();
   await proxy.close();
-  const c = captureIO();
-  assert.is(await run(['snapshot', '--kubeconfig', proxiedKubeconfig(proxy.url)], { io: c.io }), 1);
-  assert.match(c.err(), /^error: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ through proxy http:\/\/127\.0\.0\.1:\d+ \(context "bootcplan@testenv"\): ECONNREFUSED/m);
-  assert.match(c.err(), /hint: check that the proxy/);
-  assert.not.match(c.err(), /internal error|\n\s+at /);
-  assert.is(c.out(), '');
+  const c = io();
+  assert.is(await run(['snapshot', '--kubeconfig', proxiedKubeconfig(proxy.url)], { io: c }), 1);
+  assert.match(
+    c.err,
+    /^error: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ through proxy http:\/\/127\.0\.0\.1:\d+ \(context "bootcplan@testenv"\): ECONNREFUSED/m,
+  );
+  assert.match(c.err, /hint: check that the proxy/);
+  assert.not.match(c.err, /internal error|\n\s+at /);
+  assert.is(c.out, '');
 });
 
 t.run();

@@ -19,18 +19,17 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { inDir } from '../cwd.ts';
+import { inDir, io } from '../support/cli.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO, sleep } from './helpers.ts';
+import { sleep } from './helpers.ts';
 import { installGitopsCrds, docsOf, dryRun, kustomizer } from './gitops-dry-run.ts';
 import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW } from '../support/cluster.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
-import type { KObject } from '../../src/cluster/types.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
-import type { TestObject } from '../builders.ts';
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
+import type { TestObject } from '../support/cluster.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: the GitOps loop');
@@ -57,14 +56,22 @@ t('every example manifest passes a strict server-side dry-run (kustomizations re
   for (const dir of ['examples', 'examples/argocd', 'examples/flux/rollout']) {
     if (render) for (const o of docsOf(render(join(ROOT, dir)))) objects.push({ from: `kustomize build ${dir}`, o });
   }
-  for (const f of ['examples/argocd/application.yaml', 'examples/argocd/argocd-cm-health.yaml', 'examples/argocd/argocd-cr-health.yaml', 'examples/flux/gitrepository.yaml', 'examples/flux/kustomizations.yaml']) {
+  for (const f of [
+    'examples/argocd/application.yaml',
+    'examples/argocd/argocd-cm-health.yaml',
+    'examples/argocd/argocd-cr-health.yaml',
+    'examples/flux/gitrepository.yaml',
+    'examples/flux/kustomizations.yaml',
+  ]) {
     for (const o of docsOf(readFileSync(join(ROOT, f), 'utf8'))) objects.push({ from: f, o });
   }
   const kinds = new Set(objects.map((x) => x.o.kind));
   for (const k of ['Application', 'ArgoCD', 'Kustomization', 'GitRepository', 'ConfigMap']) assert.ok(kinds.has(k), k);
   if (render) for (const k of ['Rollout', 'Job', 'CronJob', 'CustomResourceDefinition', 'ClusterRole']) assert.ok(kinds.has(k), k);
   for (const { from, o } of objects) {
-    const r = await dryRun(env.admin, o, NS).catch((e) => { throw new Error(`${from}: ${o.kind}/${o.metadata.name}: ${e.message}`); });
+    const r = await dryRun(env.admin, o, NS).catch((e) => {
+      throw new Error(`${from}: ${o.kind}/${o.metadata.name}: ${e.message}`);
+    });
     assert.is(r.kind, o.kind, `${from}: ${o.kind}/${o.metadata.name}`);
   }
   console.log(`e2e: ${objects.length} example objects passed a strict server-side dry-run (${[...kinds].sort().join(', ')})`);
@@ -75,7 +82,10 @@ t('the dry-run can fail: a misplaced field of an Application or a Flux Kustomiza
   app.spec.syncPolicy.automated.selfHeel = true;
   const flux = docsOf(readFileSync(join(ROOT, 'examples/flux/kustomizations.yaml'), 'utf8'))[1];
   flux.spec.healthCheck = flux.spec.healthChecks;
-  for (const [o, field] of [[app, 'selfHeel'], [flux, 'healthCheck']] as const) {
+  for (const [o, field] of [
+    [app, 'selfHeel'],
+    [flux, 'healthCheck'],
+  ] as const) {
     let err: any = null;
     try {
       await dryRun(env.admin, o, NS);
@@ -93,7 +103,12 @@ const WORKERS = ['w-1', 'w-2', 'w-3', 'w-4'];
 const SPEC_PATH = 'examples/argocd/bootcplan.yaml';
 const PLAN_PATH = 'examples/argocd/plans/bootcplan.json';
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 
 function spec(image: string, extra: Record<string, unknown> = {}): string {
   return specYaml([{ name: 'worker', image, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60 }], extra).replace('name: test', 'name: e2e-loop');
@@ -103,10 +118,12 @@ function spec(image: string, extra: Record<string, unknown> = {}): string {
 async function planAndCommit(repo: string, text: string): Promise<{ commit: string; planId: string }> {
   mkdirSync(join(repo, dirname(SPEC_PATH)), { recursive: true });
   writeFileSync(join(repo, SPEC_PATH), text);
-  const io = captureIO();
-  const code = await inDir(repo, () => run(['plan', '-f', SPEC_PATH, '--kubeconfig', env.saKubeconfig, '--out', PLAN_PATH, '-o', 'markdown', '--detailed-exitcode'], { io: io.io }));
-  assert.is(code, 2, io.err());
-  assert.match(io.out(), /^<!-- bootcplan:plan spec=examples\/argocd\/bootcplan.yaml -->/);
+  const cap = io();
+  const code = await inDir(repo, () =>
+    run(['plan', '-f', SPEC_PATH, '--kubeconfig', env.saKubeconfig, '--out', PLAN_PATH, '-o', 'markdown', '--detailed-exitcode'], { io: cap }),
+  );
+  assert.is(code, 2, cap.err);
+  assert.match(cap.out, /^<!-- bootcplan:plan spec=examples\/argocd\/bootcplan.yaml -->/);
   git(repo, 'add', SPEC_PATH, PLAN_PATH);
   git(repo, 'commit', '-qm', 'rollout');
   return { commit: git(repo, 'rev-parse', 'HEAD'), planId: JSON.parse(readFileSync(join(repo, PLAN_PATH), 'utf8')).id };
@@ -126,7 +143,12 @@ async function sync(repo: string, commit: string): Promise<string> {
     if (!(err instanceof AlreadyExistsError)) throw err;
     await env.admin.request('PATCH', `${ROLLOUTS}/e2e-loop`, { body: { spec: rollout.spec }, contentType: 'application/merge-patch+json' });
   }
-  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bootcplan-rollout-${commit.slice(0, 10)}`, namespace: NS }, data: { 'bootcplan.yaml': specText, 'plan.json': planText } };
+  const cm = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `bootcplan-rollout-${commit.slice(0, 10)}`, namespace: NS },
+    data: { 'bootcplan.yaml': specText, 'plan.json': planText },
+  };
   await env.admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: cm });
   return cm.metadata.name;
 }
@@ -148,92 +170,131 @@ async function jobPod(cmName: string): Promise<{ dir: string; args: string[] }> 
 }
 
 async function runJob(pod: { dir: string; args: string[] }) {
-  const io = captureIO({ BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' });
-  const code = await inDir(pod.dir, () => run([...pod.args, '--kubeconfig', env.saKubeconfig], { io: io.io }));
-  return { code, out: io.out(), err: io.err() };
+  const cap = io({ env: { NO_COLOR: '1', BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' } });
+  const code = await inDir(pod.dir, () => run([...pod.args, '--kubeconfig', env.saKubeconfig], { io: cap }));
+  return { code, out: cap.out, err: cap.err };
 }
 
 const rolloutObject = () => env.admin.request('GET', `${ROLLOUTS}/e2e-loop`);
 
-t('the loop: the committed plan applied step by step by the example Job to Healthy; then stale (exit 3); then outside the window (exit 0, Suspended)', async () => {
-  agent?.stop();
-  await resetCluster(env.admin);
-  await env.admin.request('DELETE', `${ROLLOUTS}/e2e-loop`).catch(() => undefined);
-  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.map((name, i) => ({ name, zone: `zone-${i % 2}` })), { maxUnavailable: 1 }).objects);
-  agent = await new NodeAgent(env.admin, { scale: 1 }).start();
-  const repo = tempDir('bootcplan-gitops-');
-  git(repo, 'init', '-q', '-b', 'main');
+t(
+  'the loop: the committed plan applied step by step by the example Job to Healthy; then stale (exit 3); then outside the window (exit 0, Suspended)',
+  async () => {
+    agent?.stop();
+    await resetCluster(env.admin);
+    await env.admin.request('DELETE', `${ROLLOUTS}/e2e-loop`).catch(() => undefined);
+    await loadObjects(
+      env.admin,
+      new ClusterBuilder().bootcPool(
+        'worker',
+        WORKERS.map((name, i) => ({ name, zone: `zone-${i % 2}` })),
+        { maxUnavailable: 1 },
+      ).objects,
+    );
+    agent = await new NodeAgent(env.admin, { scale: 1 }).start();
+    const repo = tempDir('bootcplan-gitops-');
+    git(repo, 'init', '-q', '-b', 'main');
 
-  // 1. Review: plan once, commit. 2. Sync: the Rollout object and the ConfigMap. 3. The Job, run after run.
-  const first = await planAndCommit(repo, spec(NEW));
-  const pod = await jobPod(await sync(repo, first.commit));
-  assert.equal(pod.args.slice(0, 2), ['apply', PLAN_PATH]);
-  resetRequestStats();
-  const phases: string[] = [];
-  for (let i = 0; i < 40; i++) {
-    const r = await runJob(pod);
-    assert.is(r.code, 0, r.err);
-    assert.not.match(r.err, /warning/, 'the status and every Event were written');
+    // 1. Review: plan once, commit. 2. Sync: the Rollout object and the ConfigMap. 3. The Job, run after run.
+    const first = await planAndCommit(repo, spec(NEW));
+    const pod = await jobPod(await sync(repo, first.commit));
+    assert.equal(pod.args.slice(0, 2), ['apply', PLAN_PATH]);
+    resetRequestStats();
+    const phases: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const r = await runJob(pod);
+      assert.is(r.code, 0, r.err);
+      assert.not.match(r.err, /warning/, 'the status and every Event were written');
+      const st = (await rolloutObject()).status;
+      phases.push(`${st.phase}: ${st.message}`);
+      if (st.phase === 'Healthy') break;
+      await sleep(300);
+    }
     const st = (await rolloutObject()).status;
-    phases.push(`${st.phase}: ${st.message}`);
-    if (st.phase === 'Healthy') break;
-    await sleep(300);
-  }
-  const st = (await rolloutObject()).status;
-  assert.is(st.phase, 'Healthy', phases.join('\n'));
-  assert.is(st.planId, first.planId);
-  assert.is(st.observedGeneration, (await rolloutObject()).metadata.generation);
-  assert.ok(phases.some((p) => /^Progressing: wave 1\/2 of pool worker/.test(p)), phases.join('\n'));
-  assert.equal(st.conditions.map((c: any) => `${c.type}=${c.status}`), ['Ready=True', 'Reconciling=False', 'Stalled=False']);
-  const stats = requestStats();
-  const events = stats.byResource.events ?? 0;
-  console.log(`e2e: the Job applied plan ${first.planId} in ${phases.length} runs (${phases.map((p) => p.split(':')[0]).join(', ')}); status writes ${stats.byResource.rollouts ?? 0}, Events ${events} (${(events / WORKERS.length).toFixed(1)} per node) of ${stats.total} requests`);
+    assert.is(st.phase, 'Healthy', phases.join('\n'));
+    assert.is(st.planId, first.planId);
+    assert.is(st.observedGeneration, (await rolloutObject()).metadata.generation);
+    assert.ok(
+      phases.some((p) => /^Progressing: wave 1\/2 of pool worker/.test(p)),
+      phases.join('\n'),
+    );
+    assert.equal(
+      st.conditions.map((c: any) => `${c.type}=${c.status}`),
+      ['Ready=True', 'Reconciling=False', 'Stalled=False'],
+    );
+    const stats = requestStats();
+    const events = stats.byResource.events ?? 0;
+    console.log(
+      `e2e: the Job applied plan ${first.planId} in ${phases.length} runs (${phases.map((p) => p.split(':')[0]).join(', ')}); status writes ${stats.byResource.rollouts ?? 0}, Events ${events} (${(events / WORKERS.length).toFixed(1)} per node) of ${stats.total} requests`,
+    );
 
-  // Events through the API, as kubectl get events / describe node read them (core v1 view).
-  // One Event per node, its outcome (docs/gitops.md "Events": at most 8 API requests per node); it says when
-  // and how the node's reboot was requested.
-  const ev = await env.admin.request('GET', '/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.kind=Node,reason=NodeUpdated' } });
-  // Earlier suites on this API server had Nodes of the same names: this run's are told by their uid.
-  const uids = new Set((await env.admin.request('GET', '/api/v1/nodes')).items.map((n: any) => n.metadata.uid));
-  const mine = ev.items.filter((e: any) => uids.has(e.involvedObject.uid));
-  assert.equal(mine.map((e: any) => e.involvedObject.name).sort(), WORKERS);
-  const node = await env.admin.request('GET', '/api/v1/nodes/w-1');
-  const e1 = mine.find((e: any) => e.involvedObject.name === 'w-1');
-  assert.equal([e1.involvedObject.uid, e1.reportingComponent, e1.type, e1.action], [node.metadata.uid, 'bootcplan.dev/apply', 'Normal', 'Uncordon']);
-  assert.match(e1.message, /^cordoned and drained, (soft|hard) reboot requested at \S+Z; booted the target and Ready/);
-  const perNode = await env.admin.request('GET', '/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.kind=Node,reportingComponent=bootcplan.dev/apply' } });
-  assert.is(perNode.items.filter((e: any) => uids.has(e.involvedObject.uid)).length, WORKERS.length, 'one Event per node');
-  const onRollout = await env.admin.request('GET', `/api/v1/namespaces/${NS}/events`, { query: { fieldSelector: 'involvedObject.kind=Rollout,reason=RolloutApplied' } });
-  assert.is(onRollout.items.length, 1);
+    // Events through the API, as kubectl get events / describe node read them (core v1 view).
+    // One Event per node, its outcome (docs/gitops.md "Events": at most 8 API requests per node); it says when
+    // and how the node's reboot was requested.
+    const ev = await env.admin.request('GET', '/api/v1/namespaces/default/events', { query: { fieldSelector: 'involvedObject.kind=Node,reason=NodeUpdated' } });
+    // Earlier suites on this API server had Nodes of the same names: this run's are told by their uid.
+    const uids = new Set((await env.admin.request('GET', '/api/v1/nodes')).items.map((n: any) => n.metadata.uid));
+    const mine = ev.items.filter((e: any) => uids.has(e.involvedObject.uid));
+    assert.equal(mine.map((e: any) => e.involvedObject.name).sort(), WORKERS);
+    const node = await env.admin.request('GET', '/api/v1/nodes/w-1');
+    const e1 = mine.find((e: any) => e.involvedObject.name === 'w-1');
+    assert.equal([e1.involvedObject.uid, e1.reportingComponent, e1.type, e1.action], [node.metadata.uid, 'bootcplan.dev/apply', 'Normal', 'Uncordon']);
+    assert.match(e1.message, /^cordoned and drained, (soft|hard) reboot requested at \S+Z; booted the target and Ready/);
+    const perNode = await env.admin.request('GET', '/api/v1/namespaces/default/events', {
+      query: { fieldSelector: 'involvedObject.kind=Node,reportingComponent=bootcplan.dev/apply' },
+    });
+    assert.is(perNode.items.filter((e: any) => uids.has(e.involvedObject.uid)).length, WORKERS.length, 'one Event per node');
+    const onRollout = await env.admin.request('GET', `/api/v1/namespaces/${NS}/events`, {
+      query: { fieldSelector: 'involvedObject.kind=Rollout,reason=RolloutApplied' },
+    });
+    assert.is(onRollout.items.length, 1);
 
-  // A second plan (a new image); the cluster changes before the Job runs (two nodes cordoned by
-  // someone else: the reviewed waves no longer fit): exit 3, "stale: re-plan needed".
-  const second = await planAndCommit(repo, spec(imageRef('e2e-v2')));
-  const pod2 = await jobPod(await sync(repo, second.commit));
-  for (const n of ['w-1', 'w-2']) await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' });
-  const stale = await runJob(pod2);
-  assert.is(stale.code, 3, stale.err);
-  assert.match(stale.err, /error: stale plan/);
-  const st2 = (await rolloutObject()).status;
-  assert.equal([st2.phase, st2.reason, st2.lastExitCode, st2.planId], ['Degraded', 'Stale', 3, second.planId]);
-  assert.match(st2.message, /^stale: re-plan needed \(/);
-  assert.equal(st2.conditions.map((c: any) => `${c.type}=${c.status}`), ['Ready=False', 'Reconciling=False', 'Stalled=True']);
-  for (const n of ['w-1', 'w-2']) await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: null } }, contentType: 'application/merge-patch+json' });
+    // A second plan (a new image); the cluster changes before the Job runs (two nodes cordoned by
+    // someone else: the reviewed waves no longer fit): exit 3, "stale: re-plan needed".
+    const second = await planAndCommit(repo, spec(imageRef('e2e-v2')));
+    const pod2 = await jobPod(await sync(repo, second.commit));
+    for (const n of ['w-1', 'w-2'])
+      await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' });
+    const stale = await runJob(pod2);
+    assert.is(stale.code, 3, stale.err);
+    assert.match(stale.err, /error: stale plan/);
+    const st2 = (await rolloutObject()).status;
+    assert.equal([st2.phase, st2.reason, st2.lastExitCode, st2.planId], ['Degraded', 'Stale', 3, second.planId]);
+    assert.match(st2.message, /^stale: re-plan needed \(/);
+    assert.equal(
+      st2.conditions.map((c: any) => `${c.type}=${c.status}`),
+      ['Ready=False', 'Reconciling=False', 'Stalled=True'],
+    );
+    for (const n of ['w-1', 'w-2'])
+      await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: null } }, contentType: 'application/merge-patch+json' });
 
-  // A plan whose only window opens in about 12 hours (UTC): the Job exits 0, Suspended.
-  const hour = (new Date().getUTCHours() + 12) % 24;
-  const third = await planAndCommit(repo, spec(imageRef('e2e-v2'), { maintenanceWindows: [{ schedule: `0 ${hour} * * *`, duration: '1h', timezone: 'UTC' }] }));
-  const pod3 = await jobPod(await sync(repo, third.commit));
-  const outside = await runJob(pod3);
-  assert.is(outside.code, 0, outside.err);
-  assert.match(outside.out, new RegExp(`nothing to do now: outside window until ${String(hour).padStart(2, '0')}:00 UTC`));
-  const obj3 = await rolloutObject();
-  assert.equal([obj3.status.phase, obj3.status.reason, obj3.status.message, obj3.status.planId], ['Suspended', 'OutsideWindow', `outside window until ${String(hour).padStart(2, '0')}:00 UTC`, third.planId]);
-  assert.match(obj3.status.nextWindow, new RegExp(`T${String(hour).padStart(2, '0')}:00:00`));
-  assert.is(obj3.status.observedGeneration, obj3.metadata.generation);
-  assert.equal(obj3.status.conditions.map((c: any) => `${c.type}=${c.status}`), ['Ready=False', 'Reconciling=True', 'Stalled=False']);
-  const nodes = (await env.admin.request('GET', '/api/v1/nodes')).items as TestObject[];
-  assert.ok(nodes.every((n) => !n.spec?.unschedulable), 'no node left cordoned');
-});
+    // A plan whose only window opens in about 12 hours (UTC): the Job exits 0, Suspended.
+    const hour = (new Date().getUTCHours() + 12) % 24;
+    const third = await planAndCommit(
+      repo,
+      spec(imageRef('e2e-v2'), { maintenanceWindows: [{ schedule: `0 ${hour} * * *`, duration: '1h', timezone: 'UTC' }] }),
+    );
+    const pod3 = await jobPod(await sync(repo, third.commit));
+    const outside = await runJob(pod3);
+    assert.is(outside.code, 0, outside.err);
+    assert.match(outside.out, new RegExp(`nothing to do now: outside window until ${String(hour).padStart(2, '0')}:00 UTC`));
+    const obj3 = await rolloutObject();
+    assert.equal(
+      [obj3.status.phase, obj3.status.reason, obj3.status.message, obj3.status.planId],
+      ['Suspended', 'OutsideWindow', `outside window until ${String(hour).padStart(2, '0')}:00 UTC`, third.planId],
+    );
+    assert.match(obj3.status.nextWindow, new RegExp(`T${String(hour).padStart(2, '0')}:00:00`));
+    assert.is(obj3.status.observedGeneration, obj3.metadata.generation);
+    assert.equal(
+      obj3.status.conditions.map((c: any) => `${c.type}=${c.status}`),
+      ['Ready=False', 'Reconciling=True', 'Stalled=False'],
+    );
+    const nodes = (await env.admin.request('GET', '/api/v1/nodes')).items as TestObject[];
+    assert.ok(
+      nodes.every((n) => !n.spec?.unschedulable),
+      'no node left cordoned',
+    );
+  },
+);
 
 t.run();

@@ -9,13 +9,13 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../support/cluster.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { NODE } from '../../src/kube/resources.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
-import type { TestObject } from '../builders.ts';
+import { io } from '../support/cli.ts';
+import { run } from '../support/built.ts'; // the bundle, as the package ships it
+import type { TestObject } from '../support/cluster.ts';
 
 const t = suite('e2e: slots');
 let env: TestEnv;
@@ -34,7 +34,14 @@ t.after(() => agent?.stop());
 t('full apply of a pool in slots: never more than maxUnavailable out, every node once, on the target', async () => {
   agent?.stop();
   await resetCluster(env.admin);
-  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })), { maxUnavailable: 1 }).objects);
+  await loadObjects(
+    env.admin,
+    new ClusterBuilder().bootcPool(
+      'worker',
+      WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })),
+      { maxUnavailable: 1 },
+    ).objects,
+  );
   agent = await new NodeAgent(env.admin, { scale: 1 }).start();
   const spec = join(dir, 'slots.yaml');
   writeFileSync(spec, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, rollout: 'slots', drainTimeoutSeconds: 60 }]));
@@ -50,12 +57,15 @@ t('full apply of a pool in slots: never more than maxUnavailable out, every node
     maxOut = Math.max(maxOut, out);
   });
   await r.start();
-  const io = captureIO();
-  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: io.io });
+  const cap = io();
+  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: cap });
   r.stop();
-  assert.is(code, 0, io.err());
+  assert.is(code, 0, cap.err);
   assert.equal(agent!.errors, []);
-  const evs = io.out().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const evs = cap.out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   assert.match(evs.find((e) => e.type === 'pool-start').message, /in slots/);
   assert.is(evs.at(-1).type, 'done');
   assert.ok(maxOut >= 1 && maxOut <= 2, `${maxOut} worker nodes out at once, maxUnavailable 2`);

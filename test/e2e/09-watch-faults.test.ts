@@ -14,14 +14,14 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../support/cluster.ts';
 import { run } from '../../src/cli/main.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
 import type { Reflector } from '../../src/kube/watch.ts';
 import type { CliIO, DriverFactory } from '../../src/app/ports.ts';
 import { openLiveDriver } from '../../src/app/live.ts';
+import { io } from '../support/cli.ts';
 
 const t = suite('e2e: watch faults during apply');
 let env: TestEnv;
@@ -38,7 +38,11 @@ t.after(() => agent?.stop());
 async function scenario(): Promise<string> {
   agent?.stop();
   await resetCluster(env.admin);
-  const b = new ClusterBuilder().bootcPool('worker', WORKERS.map((name, i) => ({ name, zone: `us-east-1${'abc'[i % 3]}` })), { maxUnavailable: 1 });
+  const b = new ClusterBuilder().bootcPool(
+    'worker',
+    WORKERS.map((name, i) => ({ name, zone: `us-east-1${'abc'[i % 3]}` })),
+    { maxUnavailable: 1 },
+  );
   await loadObjects(env.admin, b.objects);
   agent = await new NodeAgent(env.admin, { scale: 1 }).start();
   const spec = join(dir, `spec-${Date.now()}.yaml`);
@@ -51,7 +55,11 @@ const reflectorsOf = (d: KubeDriver): Reflector[] => (d as any).cache.reflectors
 function dropWatchConnections(d: KubeDriver): number {
   const agentSockets = (d.client as any).watchAgent?.sockets ?? {};
   let n = 0;
-  for (const list of Object.values<any[]>(agentSockets)) for (const s of list) { s.destroy(); n++; }
+  for (const list of Object.values<any[]>(agentSockets))
+    for (const s of list) {
+      s.destroy();
+      n++;
+    }
   return n;
 }
 
@@ -66,14 +74,20 @@ async function applyWithFault(spec: string, fault: (d: KubeDriver) => void) {
   const openDriver: DriverFactory = async (flags, io) => {
     const o = await openLiveDriver(flags, io);
     driver = o.driver as KubeDriver;
-    return { ...o, close: () => { after = driver!.watchStats(); o.close?.(); } };
+    return {
+      ...o,
+      close: () => {
+        after = driver!.watchStats();
+        o.close?.();
+      },
+    };
   };
   let after: { watches: number; relists: number } | null = null;
-  const io = captureIO();
+  const cap = io();
   const watching: CliIO = {
-    ...io.io,
+    ...cap,
     stdout: (s) => {
-      io.io.stdout(s);
+      cap.stdout(s);
       for (const line of s.split('\n')) {
         if (!line.includes('"type":"reboot"') || ++reboots !== 2 || !driver) continue;
         before = driver.watchStats();
@@ -82,7 +96,7 @@ async function applyWithFault(spec: string, fault: (d: KubeDriver) => void) {
     },
   };
   const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: watching, openDriver });
-  return { code, out: io.out(), err: io.err(), before: before!, after: after!, driver: driver! };
+  return { code, out: cap.out, err: cap.err, before: before!, after: after!, driver: driver! };
 }
 
 async function assertRolledOut() {
@@ -95,12 +109,16 @@ async function assertRolledOut() {
 t('every watch connection dropped mid-apply: the watches resume from their resourceVersion (no relist) and the apply completes', async () => {
   const spec = await scenario();
   let dropped = 0;
-  const r = await applyWithFault(spec, (d) => { dropped = dropWatchConnections(d); });
+  const r = await applyWithFault(spec, (d) => {
+    dropped = dropWatchConnections(d);
+  });
   assert.is(r.code, 0, r.err);
   assert.ok(dropped >= reflectorsOf(r.driver).filter((x) => x.installed).length, `${dropped} watch connections dropped`);
   assert.ok(r.after.watches >= r.before.watches + dropped - 1, `watches reopened: ${r.before.watches} -> ${r.after.watches}`);
   assert.is(r.after.relists, r.before.relists, 'resumed from the last resourceVersion, no new list');
-  console.log(`e2e: ${dropped} watch connections dropped mid-apply; watches ${r.before.watches} -> ${r.after.watches}, lists ${r.before.relists} -> ${r.after.relists}`);
+  console.log(
+    `e2e: ${dropped} watch connections dropped mid-apply; watches ${r.before.watches} -> ${r.after.watches}, lists ${r.before.relists} -> ${r.after.relists}`,
+  );
   await assertRolledOut();
 });
 
@@ -113,12 +131,23 @@ t('watches resumed from an expired resourceVersion: 410 Gone, those watches list
     // Only the custom resources' watches: their watch cache starts after the CRD was made, so
     // resourceVersion 1 is answered 410 Gone. A built-in kind's history in this young test
     // server still reaches back to 1 and would be replayed, with the deletions of earlier suites.
-    setTimeout(() => { for (const x of reflectorsOf(d)) if (x.installed && /(openshift\.io|bootc\.dev)\//.test(x.type.apiVersion)) { x.resourceVersion = '1'; expired++; } }, 50);
+    setTimeout(() => {
+      for (const x of reflectorsOf(d))
+        if (x.installed && /(openshift\.io|bootc\.dev)\//.test(x.type.apiVersion)) {
+          x.resourceVersion = '1';
+          expired++;
+        }
+    }, 50);
   });
   assert.is(r.code, 0, r.err);
   const crds = reflectorsOf(r.driver).filter((x) => x.installed && /(openshift\.io|bootc\.dev)\//.test(x.type.apiVersion)).length;
-  assert.ok(r.after.relists - r.before.relists >= crds, `410 Gone answered by a new list on each custom resource's watch (${crds}): lists ${r.before.relists} -> ${r.after.relists}`);
-  console.log(`e2e: ${expired} watches resumed from resourceVersion 1: lists ${r.before.relists} -> ${r.after.relists}, watches ${r.before.watches} -> ${r.after.watches}`);
+  assert.ok(
+    r.after.relists - r.before.relists >= crds,
+    `410 Gone answered by a new list on each custom resource's watch (${crds}): lists ${r.before.relists} -> ${r.after.relists}`,
+  );
+  console.log(
+    `e2e: ${expired} watches resumed from resourceVersion 1: lists ${r.before.relists} -> ${r.after.relists}, watches ${r.before.watches} -> ${r.after.watches}`,
+  );
   await assertRolledOut();
 });
 

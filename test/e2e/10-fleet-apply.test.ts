@@ -12,18 +12,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inDir } from '../cwd.ts';
-import { captureIO } from './helpers.ts';
+import { cli } from '../support/cli.ts';
 import { tempDir } from './env.ts';
 import { NodeAgent } from './agent.ts';
 import { startFleetEnvs, fleetKubeconfig, resetFleetEnv, type FleetEnv } from './fleet-envs.ts';
 import { loadObjects } from './env.ts';
-import { FleetBuilder, workerCluster, NEW } from '../fleet-builders.ts';
-import { NEW_DIGEST } from '../builders.ts';
+import { FleetBuilder, workerCluster, NEW } from '../support/fleet.ts';
+import { NEW_DIGEST } from '../support/cluster.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
 
 const t = suite('e2e: fleet apply');
 const NAMES = ['east', 'west', 'south'] as const;
@@ -43,13 +41,11 @@ async function scenario(failRebootIn: string | null): Promise<void> {
   writeFileSync(join(dir, 'fleet.yaml'), b.yaml());
 }
 
-async function cli(args: string[]) {
-  const io = captureIO();
-  const code = await inDir(dir, () => run(args, { io: io.io }));
-  return { code, out: io.out(), err: io.err() };
-}
-
-const ndjson = (s: string) => s.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const ndjson = (s: string) =>
+  s
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const env = (n: string) => envs.find((e) => e.name === n)!;
 
 async function getOrNull(e: FleetEnv, path: string): Promise<any> {
@@ -72,25 +68,30 @@ t.before(async () => {
   dir = tempDir('bootcplan-e2e-fleet-');
   await fleetKubeconfig(envs, dir);
 });
-t.after(() => { for (const a of agents) a.stop(); });
+t.after(() => {
+  for (const a of agents) a.stop();
+});
 
 t('fleet plan over three contexts, then fleet apply: canary east first, then west and south together; all updated, each recorded in itself', async () => {
   await scenario(null);
-  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan.json']);
+  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan.json'], { cwd: dir });
   assert.is(p.code, 0, p.err);
   assert.match(p.out, /1 +canary .*east/);
   assert.match(p.out, /2 +batch .*south, west/);
   const fpId = JSON.parse(readFileSync(join(dir, 'fleet-plan.json'), 'utf8')).id;
   resetRequestStats();
   const t0 = Date.now();
-  const r = await cli(['fleet', 'apply', './fleet-plan.json', '--auto-approve', '-o', 'json']);
+  const r = await cli(['fleet', 'apply', './fleet-plan.json', '--auto-approve', '-o', 'json'], { cwd: dir });
   const seconds = (Date.now() - t0) / 1000;
   assert.is(r.code, 0, r.err);
   const evs = ndjson(r.out);
   assert.is(evs.at(-1).type, 'fleet-done');
   const at = (type: string, cluster: string) => evs.findIndex((e) => e.type === type && e.cluster === cluster);
   assert.ok(at('fleet-cluster-done', 'east') < at('fleet-cluster-start', 'west'), 'the canary finished first');
-  assert.ok(at('fleet-cluster-start', 'south') < at('fleet-cluster-done', 'west') && at('fleet-cluster-start', 'west') < at('fleet-cluster-done', 'south'), 'west and south ran at the same time');
+  assert.ok(
+    at('fleet-cluster-start', 'south') < at('fleet-cluster-done', 'west') && at('fleet-cluster-start', 'west') < at('fleet-cluster-done', 'south'),
+    'west and south ran at the same time',
+  );
   for (const e of envs) {
     const snap = await readLiveSnapshot(e.admin);
     for (const bn of snap.bootcNodes) assert.is(bn.status?.booted?.imageDigest, NEW_DIGEST, `${e.name}/${bn.metadata.name} runs the target`);
@@ -104,23 +105,28 @@ t('fleet plan over three contexts, then fleet apply: canary east first, then wes
   for (const a of agents) assert.equal(a.errors, []);
   const per = envs.map((e) => `${e.name} ${requestStats(e.context).total}`).join(', ');
   const total = envs.reduce((n, e) => n + requestStats(e.context).total, 0);
-  console.log(`e2e: fleet apply of 3 clusters x 3 nodes (canary, then 2 at once) in ${seconds.toFixed(1)}s: ${total} API requests (${per}; ${(total / 9).toFixed(1)} per node)`);
+  console.log(
+    `e2e: fleet apply of 3 clusters x 3 nodes (canary, then 2 at once) in ${seconds.toFixed(1)}s: ${total} API requests (${per}; ${(total / 9).toFixed(1)} per node)`,
+  );
   // A rerun: every cluster finished by this fleet plan is skipped, except the canary, never skipped on
   // its record: its own apply answers nothing-to-do from its own progress. No node is touched again.
   const reboots = agents.map((a) => a.log.filter((x) => x.what === 'reboot').length);
-  const again = await cli(['fleet', 'apply', './fleet-plan.json', '--auto-approve']);
+  const again = await cli(['fleet', 'apply', './fleet-plan.json', '--auto-approve'], { cwd: dir });
   assert.is(again.code, 0, again.err);
   assert.match(again.out, /east \(canary\) +1 +nothing-to-do/);
   assert.match(again.out, /west +2 +already-done/);
-  assert.equal(agents.map((a) => a.log.filter((x) => x.what === 'reboot').length), reboots);
+  assert.equal(
+    agents.map((a) => a.log.filter((x) => x.what === 'reboot').length),
+    reboots,
+  );
 });
 
 t('a failing canary (its node fails the reboot) halts the fleet: exit 5, the other two untouched', async () => {
   await scenario('east');
-  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan-2.json']);
+  const p = await cli(['fleet', 'plan', '-f', 'fleet.yaml', '--out', './fleet-plan-2.json'], { cwd: dir });
   assert.is(p.code, 0, p.err);
   resetRequestStats();
-  const r = await cli(['fleet', 'apply', './fleet-plan-2.json', '--auto-approve']);
+  const r = await cli(['fleet', 'apply', './fleet-plan-2.json', '--auto-approve'], { cwd: dir });
   assert.is(r.code, 5, r.err);
   assert.match(r.err, /fleet halted \(canary-failed\): canary east failed/);
   assert.match(r.out, /west +2 +not-started/);

@@ -19,16 +19,15 @@ import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
 import { installGitopsCrds, docsOf, dryRun, kustomizer } from './gitops-dry-run.ts';
-import { captureIO, sleep } from './helpers.ts';
+import { sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
-import { inDir } from '../cwd.ts';
-import { ClusterBuilder, NEW } from '../builders.ts';
-import { LUA, luaHealth } from '../lua-health.ts';
+import { cli } from '../support/cli.ts';
+import { ClusterBuilder, NEW } from '../support/cluster.ts';
+import { LUA, luaHealth } from '../support/lua-health.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import { renderFleetArgo, type ArgoFleetRender } from '../../src/fleet/argocd.ts';
-import { testFleet, TEST_OPTIONS } from '../fleet-argocd-helpers.ts';
-import { run } from '../built.ts'; // the bundle, as the package ships it
+import { testFleet, TEST_OPTIONS } from '../support/fleet-argocd.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: fleet render argocd');
@@ -71,11 +70,14 @@ function writeRender(r: ArgoFleetRender): string {
 t('the rendered ApplicationSet, its Applications and every object of each cluster directory pass a strict server-side dry-run', async () => {
   const render = kustomizer();
   if (!render) assert.not.ok(process.env.CI, 'kustomize must be built in CI (.ci/run)');
-  const input = testFleet([
-    { name: 'east-1', canary: true, labels: { region: 'east' } },
-    { name: 'west-1', labels: { region: 'west' } },
-    { name: 'east-2', labels: { region: 'east' }, destination: { server: 'https://api.east-2.example.com:6443' } },
-  ], 2);
+  const input = testFleet(
+    [
+      { name: 'east-1', canary: true, labels: { region: 'east' } },
+      { name: 'west-1', labels: { region: 'west' } },
+      { name: 'east-2', labels: { region: 'east' }, destination: { server: 'https://api.east-2.example.com:6443' } },
+    ],
+    2,
+  );
   const fp = input.fleetPlan;
   const r = renderFleetArgo(input, TEST_OPTIONS);
   const dir = writeRender(r);
@@ -99,7 +101,9 @@ t('the rendered ApplicationSet, its Applications and every object of each cluste
   assert.is(kinds.filter((k) => k === 'Application').length, 3);
   if (render) for (const k of ['ConfigMap', 'Rollout', 'Job', 'CronJob']) assert.is(kinds.filter((x) => x === k).length, 3, k);
   for (const { from, o } of objects) {
-    const res = await dryRun(env.admin, o, 'openshift-bootcplan').catch((e) => { throw new Error(`${from}: ${o.kind}/${o.metadata.name}: ${e.message}`); });
+    const res = await dryRun(env.admin, o, 'openshift-bootcplan').catch((e) => {
+      throw new Error(`${from}: ${o.kind}/${o.metadata.name}: ${e.message}`);
+    });
     assert.is(res.kind, o.kind);
   }
   // The ConfigMap holds the plan and the Fleet file, and the Jobs mount its hashed name.
@@ -120,7 +124,9 @@ t('the dry-run can fail: a misplaced RollingSync field or a step without its lab
   const set = parse(r.files.find((f) => f.path === 'applicationset.yaml')!.content);
   set.spec.strategy.rollingSync.steps[0].maxUpdates = 1;
   let err: any = null;
-  await dryRun(env.admin, set, 'openshift-gitops').catch((e) => { err = e; });
+  await dryRun(env.admin, set, 'openshift-gitops').catch((e) => {
+    err = e;
+  });
   assert.ok(err, 'maxUpdates rejected');
   assert.match(String(err.message), /maxUpdates/);
 });
@@ -130,20 +136,21 @@ t('the dry-run can fail: a misplaced RollingSync field or a step without its lab
 const NS = 'openshift-bootcplan';
 const ROLLOUTS = `/apis/bootcplan.dev/v1alpha1/namespaces/${NS}/rollouts`;
 const WORKERS = ['w-1', 'w-2', 'w-3', 'w-4'];
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
-
-async function cli(cwd: string, args: string[], env: Record<string, string> = {}) {
-  const io = captureIO(env);
-  const code = await inDir(cwd, () => run(args, { io: io.io }));
-  return { code, out: io.out(), err: io.err() };
-}
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 
 /** The pull-request side: snapshot the live cluster, a Fleet over it (canary east-1), fleet plan, fleet render argocd; committed. */
 async function planAndRender(repo: string, image: string): Promise<string> {
-  const snap = await cli(repo, ['snapshot', '--kubeconfig', env.saKubeconfig, '--out', 'fleets/prod/east-1.yaml']);
+  const snap = await cli(['snapshot', '--kubeconfig', env.saKubeconfig, '--out', 'fleets/prod/east-1.yaml'], { cwd: repo });
   assert.is(snap.code, 0, snap.err);
   const fleet = {
-    apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Fleet', metadata: { name: 'e2e-fleet' },
+    apiVersion: 'bootcplan.dev/v1alpha1',
+    kind: 'Fleet',
+    metadata: { name: 'e2e-fleet' },
     spec: {
       rollout: { pools: [{ name: 'worker', image, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60 }] },
       clusters: [{ name: 'east-1', snapshot: 'east-1.yaml', labels: { region: 'east' } }],
@@ -154,9 +161,23 @@ async function planAndRender(repo: string, image: string): Promise<string> {
   writeFileSync(join(repo, 'fleets/prod/fleet.yaml'), stringify(fleet));
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'fleet');
-  const plan = await cli(repo, ['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/fleet-plan.json']);
+  const plan = await cli(['fleet', 'plan', '-f', 'fleets/prod/fleet.yaml', '--out', 'plans/fleet-plan.json'], { cwd: repo });
   assert.is(plan.code, 0, plan.err);
-  const render = await cli(repo, ['fleet', 'render', 'argocd', 'plans/fleet-plan.json', '--out-dir', 'fleets/prod/argocd', '--repo-url', 'https://git.example.com/fleet.git', '--image', 'REPLACE-ME.example/bootcplan:0.1.0']);
+  const render = await cli(
+    [
+      'fleet',
+      'render',
+      'argocd',
+      'plans/fleet-plan.json',
+      '--out-dir',
+      'fleets/prod/argocd',
+      '--repo-url',
+      'https://git.example.com/fleet.git',
+      '--image',
+      'REPLACE-ME.example/bootcplan:0.1.0',
+    ],
+    { cwd: repo },
+  );
   assert.is(render.code, 0, render.err);
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'render');
@@ -169,7 +190,9 @@ async function syncCluster(dir: string): Promise<{ podDir: string; args: string[
   const cm = objects.find((o: any) => o.kind === 'ConfigMap');
   const rollout = objects.find((o: any) => o.kind === 'Rollout');
   const job = objects.find((o: any) => o.kind === 'Job');
-  await env.admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: cm }).catch((e) => { if (!(e instanceof AlreadyExistsError)) throw e; });
+  await env.admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: cm }).catch((e) => {
+    if (!(e instanceof AlreadyExistsError)) throw e;
+  });
   try {
     await env.admin.request('POST', ROLLOUTS, { body: rollout });
   } catch (err) {
@@ -198,7 +221,14 @@ t('the canary through the loop: rendered, synced, its Job applies the plan to He
   agent?.stop();
   await resetCluster(env.admin);
   await env.admin.request('DELETE', `${ROLLOUTS}/e2e-fleet`).catch(() => undefined);
-  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.map((name, i) => ({ name, zone: `zone-${i % 2}` })), { maxUnavailable: 1 }).objects);
+  await loadObjects(
+    env.admin,
+    new ClusterBuilder().bootcPool(
+      'worker',
+      WORKERS.map((name, i) => ({ name, zone: `zone-${i % 2}` })),
+      { maxUnavailable: 1 },
+    ).objects,
+  );
   agent = await new NodeAgent(env.admin, { scale: 1 }).start();
   const repo = tempDir('bootcplan-fleet-gitops-');
   git(repo, 'init', '-q', '-b', 'main');
@@ -207,7 +237,10 @@ t('the canary through the loop: rendered, synced, its Job applies the plan to He
   const pod = await syncCluster(await planAndRender(repo, NEW));
   const phases: string[] = [];
   for (let i = 0; i < 40; i++) {
-    const r = await cli(pod.podDir, [...pod.args, '--kubeconfig', env.saKubeconfig], { BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' });
+    const r = await cli([...pod.args, '--kubeconfig', env.saKubeconfig], {
+      cwd: pod.podDir,
+      io: { env: { NO_COLOR: '1', BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' } },
+    });
     assert.is(r.code, 0, r.err);
     const obj = await env.admin.request('GET', `${ROLLOUTS}/e2e-fleet`);
     phases.push(`${obj.status.phase}: ${obj.status.message}`);
@@ -217,20 +250,30 @@ t('the canary through the loop: rendered, synced, its Job applies the plan to He
   const done = await env.admin.request('GET', `${ROLLOUTS}/e2e-fleet`);
   assert.is(done.status.phase, 'Healthy', phases.join('\n'));
   assert.is(done.status.observedGeneration, done.metadata.generation, 'the Rollout object is the effective spec apply planned with');
-  assert.ok(phases.some((p) => /^Progressing: wave 1\/4 of pool worker/.test(p)), `maxUnavailable 1 from the label override: ${phases.join('\n')}`);
+  assert.ok(
+    phases.some((p) => /^Progressing: wave 1\/4 of pool worker/.test(p)),
+    `maxUnavailable 1 from the label override: ${phases.join('\n')}`,
+  );
   if (LUA) assert.equal(health(done), { status: 'Healthy', message: done.status.message });
 
   // A second plan, then the cluster changes before the Job runs: exit 3, Degraded (Argo CD's step never completes).
   const pod2 = await syncCluster(await planAndRender(repo, imageRef('e2e-fleet-v2')));
-  for (const n of ['w-1', 'w-2']) await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' });
-  const stale = await cli(pod2.podDir, [...pod2.args, '--kubeconfig', env.saKubeconfig], { BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' });
+  for (const n of ['w-1', 'w-2'])
+    await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' });
+  const stale = await cli([...pod2.args, '--kubeconfig', env.saKubeconfig], {
+    cwd: pod2.podDir,
+    io: { env: { NO_COLOR: '1', BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' } },
+  });
   assert.is(stale.code, 3, stale.err);
   const obj = await env.admin.request('GET', `${ROLLOUTS}/e2e-fleet`);
   assert.equal([obj.status.phase, obj.status.reason], ['Degraded', 'Stale']);
   if (LUA) assert.equal(health(obj).status, 'Degraded');
   else assert.not.ok(process.env.CI, 'lua5.4 must be installed in CI');
-  for (const n of ['w-1', 'w-2']) await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: null } }, contentType: 'application/merge-patch+json' });
-  console.log(`e2e: the canary's Job applied its fleet plan in ${phases.length} runs (${phases.map((p) => p.split(':')[0]).join(', ')}); a stale plan made it Degraded`);
+  for (const n of ['w-1', 'w-2'])
+    await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: null } }, contentType: 'application/merge-patch+json' });
+  console.log(
+    `e2e: the canary's Job applied its fleet plan in ${phases.length} runs (${phases.map((p) => p.split(':')[0]).join(', ')}); a stale plan made it Degraded`,
+  );
 });
 
 t.after(() => {

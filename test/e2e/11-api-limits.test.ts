@@ -17,14 +17,14 @@ import { rejects } from './helpers.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
 import { DriverError } from '../../src/apply/driver.ts';
-import { ClusterBuilder, specYaml, NEW, nodes } from '../builders.ts';
-import { planWith } from '../apply-harness.ts';
+import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
+import { planWith } from '../support/apply.ts';
 import { clusterEventOf, conditionsOf, type RolloutStatus } from '../../src/apply/rollout-status.ts';
 import { fitEvent, fitRolloutStatus, EVENT_LIMITS, ROLLOUT_STATUS_LIMITS } from '../../src/apply/api-limits.ts';
 import { utf8Length, codePointLength } from '../../src/base/text-budget.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const t = suite('e2e: what bootcplan writes fits the API server\'s bounds');
+const t = suite("e2e: what bootcplan writes fits the API server's bounds");
 const NS = 'openshift-bootcplan';
 const ROLLOUTS = `/apis/bootcplan.dev/v1alpha1/namespaces/${NS}/rollouts`;
 const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
@@ -33,7 +33,12 @@ let sa: KubeDriver;
 
 /** AWS private DNS names (42 characters): 100 of them make a note of about 4,400 bytes. */
 const names = Array.from({ length: 100 }, (_, i) => `ip-10-0-${Math.floor(i / 200)}-${i % 200}.us-east-2.compute.internal`);
-const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 100).map((n, i) => ({ ...n, name: names[i] }))).snapshot();
+const snap = new ClusterBuilder()
+  .bootcPool(
+    'worker',
+    nodes('w', 100).map((n, i) => ({ ...n, name: names[i] })),
+  )
+  .snapshot();
 const plan = planWith(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 100, soakSeconds: 0 }]), snap, D).plan;
 
 async function eventsAbout(name: string, ns = 'default'): Promise<any[]> {
@@ -64,9 +69,26 @@ t('the WaveStarted Event of a 100-node wave is accepted, its note cut to 1,024 b
   assert.match(ev.note, /^wave 1\/1: ip-10-0-0-\d+\.us-east-2\.compute\.internal, .*…$/);
   // The cut bootcplan made before (1,023 characters and "…": 1,026 bytes) is refused.
   const before = { ...drafted, note: drafted.note.slice(0, 1023) + '…' };
-  await rejects(() => env.admin.request('POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
-    body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'worker.before' }, eventTime: new Date().toISOString().replace('Z', '000Z'), reportingController: 'bootcplan.dev/apply', reportingInstance: 'e2e', action: before.action, reason: before.reason, type: before.type, note: before.note, regarding: { apiVersion: 'node.bootc.dev/v1alpha1', kind: 'BootcNodePool', name: 'worker' } },
-  }), (e) => e instanceof KubeApiError && e.status === 422 && /note|message/i.test(e.message), 'a 422 for 1,026 bytes');
+  await rejects(
+    () =>
+      env.admin.request('POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+        body: {
+          apiVersion: 'events.k8s.io/v1',
+          kind: 'Event',
+          metadata: { name: 'worker.before' },
+          eventTime: new Date().toISOString().replace('Z', '000Z'),
+          reportingController: 'bootcplan.dev/apply',
+          reportingInstance: 'e2e',
+          action: before.action,
+          reason: before.reason,
+          type: before.type,
+          note: before.note,
+          regarding: { apiVersion: 'node.bootc.dev/v1alpha1', kind: 'BootcNodePool', name: 'worker' },
+        },
+      }),
+    (e) => e instanceof KubeApiError && e.status === 422 && /note|message/i.test(e.message),
+    'a 422 for 1,026 bytes',
+  );
 });
 
 t('a NodeFailed Event with a multi-byte note: accepted, stored byte for byte, cut on a character boundary', async () => {
@@ -88,15 +110,35 @@ t('an Event about an object with a 253-character name gets a valid name of its o
   assert.is((await eventsAbout(long)).length, 1);
 });
 
-t('the Rollout status with a message far over the CRD\'s maxLength: written cut to it; unfitted, refused before any request', async () => {
-  await env.admin.request('POST', ROLLOUTS, { body: { apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'limits', namespace: NS }, spec: { pools: [] } } });
+t("the Rollout status with a message far over the CRD's maxLength: written cut to it; unfitted, refused before any request", async () => {
+  await env.admin.request('POST', ROLLOUTS, {
+    body: { apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'limits', namespace: NS }, spec: { pools: [] } },
+  });
   const message = `halted: ${names[0]} ${'Degraded: 镜像 😀 '.repeat(1000)} (pool worker)`;
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const core = { phase: 'Degraded', reason: 'Halted', message } as const;
-  const status: RolloutStatus = { phase: 'Degraded', reason: 'Halted', message, planId: plan.id, pool: 'worker', wave: null, waves: null, nextWindow: null, lastExitCode: 5, updatedAt: now, conditions: conditionsOf(core, now, undefined) };
-  await rejects(() => sa.writeRolloutStatus('limits', status), (e) => e instanceof DriverError && /status.message: Too long: may not be more than 4096 characters/.test(e.message));
+  const status: RolloutStatus = {
+    phase: 'Degraded',
+    reason: 'Halted',
+    message,
+    planId: plan.id,
+    pool: 'worker',
+    wave: null,
+    waves: null,
+    nextWindow: null,
+    lastExitCode: 5,
+    updatedAt: now,
+    conditions: conditionsOf(core, now, undefined),
+  };
+  await rejects(
+    () => sa.writeRolloutStatus('limits', status),
+    (e) => e instanceof DriverError && /status.message: Too long: may not be more than 4096 characters/.test(e.message),
+  );
   // What the API server says to the same status: the bound is its own.
-  await rejects(() => env.admin.request('PATCH', `${ROLLOUTS}/limits/status`, { body: { status }, contentType: 'application/merge-patch+json' }), (e) => e instanceof KubeApiError && e.status === 422 && /Too long/.test(e.message));
+  await rejects(
+    () => env.admin.request('PATCH', `${ROLLOUTS}/limits/status`, { body: { status }, contentType: 'application/merge-patch+json' }),
+    (e) => e instanceof KubeApiError && e.status === 422 && /Too long/.test(e.message),
+  );
   await sa.writeRolloutStatus('limits', fitRolloutStatus(status));
   const o = await env.admin.request('GET', `${ROLLOUTS}/limits`);
   assert.is(codePointLength(o.status.message), ROLLOUT_STATUS_LIMITS.message);

@@ -16,14 +16,14 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inDir } from '../cwd.ts';
+import { inDir, io } from '../support/cli.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, createWithStatus, driverFor, type TestEnv } from './env.ts';
-import { captureIO, rejects, sleep } from './helpers.ts';
+import { rejects, sleep } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, specYaml, NEW } from '../builders.ts';
+import { ClusterBuilder, specYaml, NEW } from '../support/cluster.ts';
 import { run } from '../../src/cli/main.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
-import { ensureBuilt } from '../built.ts';
+import { ensureBuilt } from '../support/built.ts';
 import { requestStats } from '../../src/kube/rest.ts';
 import { AbortedError } from '../../src/apply/driver.ts';
 import { BOOTCPLAN_PROGRESS } from '../../src/apply/node-progress.ts';
@@ -44,20 +44,32 @@ t.after(() => agent?.stop());
 async function scenario(name: string, stageMs: (node: string) => number): Promise<string> {
   agent?.stop();
   await resetCluster(env.admin);
-  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.map((n) => ({ name: n }))).objects);
+  await loadObjects(
+    env.admin,
+    new ClusterBuilder().bootcPool(
+      'worker',
+      WORKERS.map((n) => ({ name: n })),
+    ).objects,
+  );
   // 5 ms per simulated second: a reboot takes 1.5 s, so SIGTERM lands mid-wave.
   agent = await new NodeAgent(env.admin, { scale: 5, stageMs }).start();
   const spec = join(dir, `${name}.yaml`);
   writeFileSync(spec, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 }]));
   const planFile = join(dir, `${name}-plan.json`);
-  const p = captureIO();
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p.io }), 0, p.err());
+  const p = io();
+  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', planFile], { io: p }), 0, p.err);
   return planFile;
 }
 
 /** The built CLI applying `planFile`; SIGTERM when `when(stdout)` first holds. */
-function applyProcess(planFile: string, when: (out: string) => boolean): Promise<{ code: number | null; out: string; err: string; sentAt: number; exitedAt: number }> {
-  const child = spawn(process.execPath, [ensureBuilt(), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+function applyProcess(
+  planFile: string,
+  when: (out: string) => boolean,
+): Promise<{ code: number | null; out: string; err: string; sentAt: number; exitedAt: number }> {
+  const child = spawn(process.execPath, [ensureBuilt(), 'apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   let sentAt = 0;
@@ -70,10 +82,12 @@ function applyProcess(planFile: string, when: (out: string) => boolean): Promise
     }
   });
   const limit = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  return new Promise((resolve) => child.on('exit', (code) => {
-    clearTimeout(limit);
-    resolve({ code, out, err, sentAt, exitedAt: Date.now() });
-  }));
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      clearTimeout(limit);
+      resolve({ code, out, err, sentAt, exitedAt: Date.now() });
+    }),
+  );
 }
 
 t('SIGTERM mid-wave of a bootc pool, other nodes still staging: exit 143 within 5 s, the Lease released, progress saved; the rerun finishes', async () => {
@@ -90,10 +104,13 @@ t('SIGTERM mid-wave of a bootc pool, other nodes still staging: exit 143 within 
   const rec = JSON.parse(snap.progress!.data!['run.json']);
   assert.is(rec.pools.worker.interrupted?.reason, 'SIGTERM');
   assert.is(rec.pools.worker.interrupted?.wave, 1);
-  const inFlight = snap.nodes.filter((n) => n.metadata.annotations?.[BOOTCPLAN_PROGRESS]).map((n) => n.metadata.name).sort();
+  const inFlight = snap.nodes
+    .filter((n) => n.metadata.annotations?.[BOOTCPLAN_PROGRESS])
+    .map((n) => n.metadata.name)
+    .sort();
   assert.equal(inFlight, ['w-1', 'w-2'], 'the nodes in flight keep their entries');
-  const again = captureIO();
-  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again.io })), 0, again.err());
+  const again = io();
+  assert.is(await inDir(dir, () => run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: again })), 0, again.err);
   for (const n of WORKERS) assert.is(agent!.log.filter((x) => x.node === n && x.what === 'reboot').length, 1, `${n} rebooted exactly once`);
   assert.equal(agent!.errors, []);
 });
@@ -109,33 +126,44 @@ t('SIGTERM while every node stages (before the first wave, the staging observer 
   assert.not.match(r.out, /"type":"cordon"/, 'nothing was cordoned');
 });
 
-t('NODE_NAME at plan time (plan against the live cluster) marks its node and puts it last; applied from a pod on another node, that node goes last instead, and the plan is not stale', async () => {
-  const planFile = await scenario('self', () => 200);
-  // scenario() planned without NODE_NAME; plan again as a pod on w-1 would.
-  const spec = join(dir, 'self.yaml');
-  const inPod = join(dir, 'self-in-pod.json');
-  const p = captureIO({ NODE_NAME: 'w-1' });
-  assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', inPod], { io: p.io }), 0, p.err());
-  assert.match(p.out(), /last: w-1 runs bootcplan's own pod \(NODE_NAME\): it goes last, in wave 3, since its drain evicts bootcplan/);
-  const saved = JSON.parse(readFileSync(inPod, 'utf8'));
-  assert.equal(saved.pools[0].waves.at(-1), ['w-6', 'w-1']);
-  assert.not.equal(JSON.parse(readFileSync(planFile, 'utf8')).pools[0].waves.at(-1), ['w-6', 'w-1'], 'without NODE_NAME w-1 is in wave 1');
-  // The Job later runs on w-2: the saved plan is accepted (re-planned on w-1), and w-2 goes last.
-  const a = captureIO({ NODE_NAME: 'w-2' });
-  assert.is(await inDir(dir, () => run(['apply', inPod, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: a.io })), 0, a.err());
-  const order = agent!.log.filter((x) => x.what === 'reboot').map((x) => x.node);
-  assert.is(order.length, 6);
-  assert.is(order.at(-1), 'w-2', `rebooted in this order: ${order.join(' ')}`);
-});
+t(
+  'NODE_NAME at plan time (plan against the live cluster) marks its node and puts it last; applied from a pod on another node, that node goes last instead, and the plan is not stale',
+  async () => {
+    const planFile = await scenario('self', () => 200);
+    // scenario() planned without NODE_NAME; plan again as a pod on w-1 would.
+    const spec = join(dir, 'self.yaml');
+    const inPod = join(dir, 'self-in-pod.json');
+    const p = io({ env: { NO_COLOR: '1', NODE_NAME: 'w-1' } });
+    assert.is(await run(['plan', '-f', spec, '--kubeconfig', env.saKubeconfig, '--out', inPod], { io: p }), 0, p.err);
+    assert.match(p.out, /last: w-1 runs bootcplan's own pod \(NODE_NAME\): it goes last, in wave 3, since its drain evicts bootcplan/);
+    const saved = JSON.parse(readFileSync(inPod, 'utf8'));
+    assert.equal(saved.pools[0].waves.at(-1), ['w-6', 'w-1']);
+    assert.not.equal(JSON.parse(readFileSync(planFile, 'utf8')).pools[0].waves.at(-1), ['w-6', 'w-1'], 'without NODE_NAME w-1 is in wave 1');
+    // The Job later runs on w-2: the saved plan is accepted (re-planned on w-1), and w-2 goes last.
+    const a = io({ env: { NO_COLOR: '1', NODE_NAME: 'w-2' } });
+    assert.is(await inDir(dir, () => run(['apply', inPod, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: a })), 0, a.err);
+    const order = agent!.log.filter((x) => x.what === 'reboot').map((x) => x.node);
+    assert.is(order.length, 6);
+    assert.is(order.at(-1), 'w-2', `rebooted in this order: ${order.join(' ')}`);
+  },
+);
 
 t('a drain stopped mid-way (a PodDisruptionBudget refusing the eviction): ends at once, no eviction after the stop', async () => {
   agent?.stop();
   agent = null;
   await resetCluster(env.admin);
   await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', [{ name: 'w-1' }]).objects);
-  await createWithStatus(env.admin, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'guarded', namespace: 'default', labels: { app: 'db' } }, spec: { nodeName: 'w-1', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } } as any);
   await createWithStatus(env.admin, {
-    apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'db', namespace: 'default' },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'guarded', namespace: 'default', labels: { app: 'db' } },
+    spec: { nodeName: 'w-1', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+  } as any);
+  await createWithStatus(env.admin, {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'db', namespace: 'default' },
     spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } },
     status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 },
   } as any);
@@ -144,7 +172,10 @@ t('a drain stopped mid-way (a PodDisruptionBudget refusing the eviction): ends a
   try {
     await d.cordon('w-1', 'test');
     const ac = new AbortController();
-    const evictions = () => Object.entries(requestStats().byVerbResource).filter(([k]) => k.startsWith('POST ')).reduce((a, [, v]) => a + v, 0);
+    const evictions = () =>
+      Object.entries(requestStats().byVerbResource)
+        .filter(([k]) => k.startsWith('POST '))
+        .reduce((a, [, v]) => a + v, 0);
     const before = evictions();
     const drained = d.drain('w-1', { timeoutSeconds: 60, signal: ac.signal });
     await sleep(1000);
@@ -152,12 +183,19 @@ t('a drain stopped mid-way (a PodDisruptionBudget refusing the eviction): ends a
     assert.ok(sent >= 2, `${sent} eviction(s) before the stop`);
     const stoppedAt = Date.now();
     ac.abort();
-    await rejects(() => drained, (e) => e instanceof AbortedError);
+    await rejects(
+      () => drained,
+      (e) => e instanceof AbortedError,
+    );
     assert.ok(Date.now() - stoppedAt < 500, `ended ${Date.now() - stoppedAt} ms after the stop`);
     await sleep(800);
     assert.is(evictions() - before, sent, 'no eviction after the stop');
     const pods = await env.admin.request('GET', '/api/v1/namespaces/default/pods');
-    assert.equal(pods.items.map((p: any) => p.metadata.name), ['guarded'], 'the guarded pod stays');
+    assert.equal(
+      pods.items.map((p: any) => p.metadata.name),
+      ['guarded'],
+      'the guarded pod stays',
+    );
   } finally {
     d.close();
   }

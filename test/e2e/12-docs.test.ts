@@ -1,7 +1,7 @@
 /**
  * Docs that execute (docs/development.md): every command of README.md and docs/*.md runs, as a
  * reader would type it, and exits with the code the docs say (0 unless its comment ends with
- * `exit N`). The rules and tables are test/doc-commands.ts; this suite runs them:
+ * `exit N`). The rules and tables are test/support/doc-commands.ts; this suite runs them:
  *
  * - each code block is one uvu test, its commands in order in one fresh working directory
  *   (prepared below), by the shell the block names, with the built CLI as `bootcplan` on PATH;
@@ -20,9 +20,9 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { parse, parseDocument, stringify } from 'yaml';
 import { setupEnv, resetCluster, loadObjects, tempDir, driverFor, type TestEnv } from './env.ts';
 import { NodeAgent } from './agent.ts';
-import { ensureBuilt } from '../built.ts';
-import { docFiles, readDoc } from '../doc-files.ts';
-import { classify, docBlocks, NOT_RUNNABLE, placeholderPattern, PLACEHOLDERS, type DocCommand, type Placeholder, type Shell } from '../doc-commands.ts';
+import { ensureBuilt } from '../support/built.ts';
+import { docFiles, readDoc } from '../support/doc-files.ts';
+import { classify, docBlocks, NOT_RUNNABLE, placeholderPattern, PLACEHOLDERS, type DocCommand, type Placeholder, type Shell } from '../support/doc-commands.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
 import { objectPath, RESOURCES } from '../../src/kube/resources.ts';
 
@@ -40,12 +40,13 @@ let pathDirs: string;
 
 /** Files every block's working directory starts with, and what each is. */
 const PREPARED: Record<string, string> = {
-  'bootcplan.yaml': 'examples/rollout.yaml with every soakSeconds 0 (its 2- and 5-minute soaks are real time for apply; soaks are tested in test/e2e/05-apply and the unit suites)',
-  'cluster.yaml': '`bootcplan snapshot --out cluster.yaml` of the test cluster (the README\'s step 2)',
-  'plans/prod-east.json': '`bootcplan plan --cluster cluster.yaml --out plans/prod-east.json` (the README\'s step 4)',
-  'fleet.yaml': 'a Fleet `prod` of one cluster, the test cluster by its context prod-east, whose rollout is bootcplan.yaml\'s spec (fleet apply needs contexts)',
-  'plans/stores.json': '`bootcplan fleet plan -f examples/fleet/fleet.yaml --out plans/stores.json`: the examples\' three stores, from their snapshot files',
-  'examples/': 'a copy of the repository\'s examples/',
+  'bootcplan.yaml':
+    'examples/rollout.yaml with every soakSeconds 0 (its 2- and 5-minute soaks are real time for apply; soaks are tested in test/e2e/05-apply and the unit suites)',
+  'cluster.yaml': "`bootcplan snapshot --out cluster.yaml` of the test cluster (the README's step 2)",
+  'plans/prod-east.json': "`bootcplan plan --cluster cluster.yaml --out plans/prod-east.json` (the README's step 4)",
+  'fleet.yaml': "a Fleet `prod` of one cluster, the test cluster by its context prod-east, whose rollout is bootcplan.yaml's spec (fleet apply needs contexts)",
+  'plans/stores.json': "`bootcplan fleet plan -f examples/fleet/fleet.yaml --out plans/stores.json`: the examples' three stores, from their snapshot files",
+  'examples/': "a copy of the repository's examples/",
   'node_modules/.bin/': 'links to the built bin/*.mjs, as in a checkout after npm install (so `npx bootcplan` resolves here)',
 };
 
@@ -71,18 +72,24 @@ let notRunnable: Record<string, string> = NOT_RUNNABLE;
 /** What the run did, reported by the last test. */
 const tally = { run: 0, blocks: 0, notRun: 0, unreached: 0, seconds: 0, listed: new Map<string, string[]>() };
 
-interface RunResult { code: number | null; stdout: string; stderr: string; timedOut: boolean }
+interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
 
 /** Runs one command by its shell; with `answer`, in a pseudo-terminal (script(1)) that types it. */
 function runCommand(shell: Shell, text: string, cwd: string, scriptDir: string, answer: string | null): Promise<RunResult> {
   const file = join(scriptDir, `command-${Date.now()}-${Math.random().toString(36).slice(2)}.${shell}`);
   // Each shell fails a pipeline whose any part failed, as `set -o pipefail` does in bash.
-  const body = shell === 'fish'
-    ? `${text}\nfor s in $pipestatus; if test $s -ne 0; exit $s; end; end\n`
-    : shell === 'zsh'
-      // The docs' zsh line goes in ~/.zshrc "after compinit".
-      ? `setopt pipefail\nautoload -Uz compinit && compinit -u\n${text}\n`
-      : `set -o pipefail\n${text}\n`;
+  const body =
+    shell === 'fish'
+      ? `${text}\nfor s in $pipestatus; if test $s -ne 0; exit $s; end; end\n`
+      : shell === 'zsh'
+        ? // The docs' zsh line goes in ~/.zshrc "after compinit".
+          `setopt pipefail\nautoload -Uz compinit && compinit -u\n${text}\n`
+        : `set -o pipefail\n${text}\n`;
   writeFileSync(file, body);
   const argv = answer === null ? [shell, file] : ['script', '-qec', `${shell} ${file}`, '/dev/null'];
   return new Promise((done) => {
@@ -90,12 +97,20 @@ function runCommand(shell: Shell, text: string, cwd: string, scriptDir: string, 
     let stdout = '';
     let stderr = '';
     let timedOut = false;
-    child.stdout.on('data', (d) => { stdout = (stdout + d).slice(-20_000); });
-    child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-20_000); });
+    child.stdout.on('data', (d) => {
+      stdout = (stdout + d).slice(-20_000);
+    });
+    child.stderr.on('data', (d) => {
+      stderr = (stderr + d).slice(-20_000);
+    });
     child.stdin.end(answer === null ? '' : `${answer}\n`);
     const timer = setTimeout(() => {
       timedOut = true;
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     }, COMMAND_TIMEOUT_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -113,7 +128,9 @@ async function mustRun(text: string, cwd: string): Promise<void> {
 async function freshCluster(): Promise<NodeAgent> {
   await resetCluster(env.admin);
   const cm = RESOURCES.find((x) => x.kind === 'ConfigMap')!;
-  await env.admin.request('DELETE', objectPath(cm, 'bootcplan-fleet', 'openshift-bootcplan')).catch((e) => { if (!(e instanceof NotFoundError)) throw e; });
+  await env.admin.request('DELETE', objectPath(cm, 'bootcplan-fleet', 'openshift-bootcplan')).catch((e) => {
+    if (!(e instanceof NotFoundError)) throw e;
+  });
   await loadObjects(env.admin, parse(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8')).items);
   return new NodeAgent(env.admin, { scale: 1 }).start();
 }
@@ -128,12 +145,15 @@ async function preparedDirectory(): Promise<string> {
   cpSync(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
   mkdirSync(join(dir, 'node_modules/.bin'), { recursive: true });
   for (const b of ['bootcplan', 'kubectl-bootcplan', 'kubectl_complete-bootcplan']) symlinkSync(join(ROOT, `bin/${b}.mjs`), join(dir, 'node_modules/.bin', b));
-  writeFileSync(join(dir, 'fleet.yaml'), stringify({
-    apiVersion: 'bootcplan.dev/v1alpha1',
-    kind: 'Fleet',
-    metadata: { name: 'prod' },
-    spec: { rollout: spec.toJS().spec, clusters: [{ name: CONTEXT, context: CONTEXT }] },
-  }));
+  writeFileSync(
+    join(dir, 'fleet.yaml'),
+    stringify({
+      apiVersion: 'bootcplan.dev/v1alpha1',
+      kind: 'Fleet',
+      metadata: { name: 'prod' },
+      spec: { rollout: spec.toJS().spec, clusters: [{ name: CONTEXT, context: CONTEXT }] },
+    }),
+  );
   await mustRun('bootcplan snapshot --out cluster.yaml', dir);
   await mustRun('bootcplan plan --cluster cluster.yaml --out plans/prod-east.json', dir);
   await mustRun('bootcplan fleet plan -f examples/fleet/fleet.yaml --out plans/stores.json', dir);
@@ -200,8 +220,8 @@ t.before(async () => {
   if (!hasProgram('kubectl')) notRunnable = { ...NOT_RUNNABLE, kubectl: 'kubectl is not installed on this machine (.ci/run installs it, so CI runs these)' };
 });
 
-t('kubectl is there in CI: the docs\' kubectl commands are listed as not runnable only on a machine without it', () => {
-  if (process.env.CI) assert.ok(hasProgram('kubectl'), 'CI runs the docs\' kubectl commands: .ci/run installs kubectl');
+t("kubectl is there in CI: the docs' kubectl commands are listed as not runnable only on a machine without it", () => {
+  if (process.env.CI) assert.ok(hasProgram('kubectl'), "CI runs the docs' kubectl commands: .ci/run installs kubectl");
   assert.ok(hasProgram('script'), 'script(1) (util-linux) answers the commands that ask a question');
 });
 
@@ -236,7 +256,8 @@ for (const file of pages()) {
           const r = await runCommand(c.shell, text, v.where === 'checkout' ? ROOT : dir, scripts, v.answer?.answer ?? null);
           seconds.push(((Date.now() - started) / 1000).toFixed(1));
           ran++;
-          if (process.env.BOOTCPLAN_DOCS_VERBOSE) console.log(`\n$ ${text}  (${c.file}:${c.line}: exit ${r.code})\n--- stdout:\n${tail(r.stdout, 8)}\n--- stderr:\n${tail(r.stderr, 8)}`);
+          if (process.env.BOOTCPLAN_DOCS_VERBOSE)
+            console.log(`\n$ ${text}  (${c.file}:${c.line}: exit ${r.code})\n--- stdout:\n${tail(r.stdout, 8)}\n--- stderr:\n${tail(r.stderr, 8)}`);
           assert.ok(!r.timedOut && r.code === c.expectedExit, failure(c, text, r));
           assert.not.match(r.stderr, /internal error|\n\s+at .*\.m?js:\d+/, `${c.file}:${c.line}: no internal error or stack trace:\n${tail(r.stderr)}`);
           // The shell hides some exit codes (`source <(bootcplan completion bash)` is source's):
@@ -245,7 +266,9 @@ for (const file of pages()) {
           assert.equal(missingSections(r.stdout + r.stderr), [], `${c.file}:${c.line}: the output points the reader to sections the docs do not have`);
         }
         assert.equal(agent.errors, [], 'the node agent played every step');
-        console.log(`docs: ${block.file}:${block.line}: ${ran} run in ${((Date.now() - t1) / 1000).toFixed(1)}s (${seconds.join(' + ')}; cluster and directory prepared in ${((t1 - t0) / 1000).toFixed(1)}s)`);
+        console.log(
+          `docs: ${block.file}:${block.line}: ${ran} run in ${((Date.now() - t1) / 1000).toFixed(1)}s (${seconds.join(' + ')}; cluster and directory prepared in ${((t1 - t0) / 1000).toFixed(1)}s)`,
+        );
       } finally {
         agent.stop();
         tally.run += ran;
@@ -257,10 +280,14 @@ for (const file of pages()) {
 }
 
 t('every command was run or listed with its reason', () => {
-  const all = pages().flatMap((f) => docBlocks(f, readDoc(f))).flatMap((b) => b.commands);
+  const all = pages()
+    .flatMap((f) => docBlocks(f, readDoc(f)))
+    .flatMap((b) => b.commands);
   const listed = tally.notRun;
   const unreached = tally.unreached ? `, ${tally.unreached} not reached after a failure above` : '';
-  const lines = [`docs: ${all.length} commands in ${pages().length} pages: ${tally.run} run in ${tally.blocks} blocks (${tally.seconds.toFixed(0)}s)${unreached}, ${listed} not runnable:`];
+  const lines = [
+    `docs: ${all.length} commands in ${pages().length} pages: ${tally.run} run in ${tally.blocks} blocks (${tally.seconds.toFixed(0)}s)${unreached}, ${listed} not runnable:`,
+  ];
   for (const [key, where] of tally.listed) lines.push(`  ${key} (${where.length}: ${where.join(', ')}): ${notRunnable[key]}`);
   lines.push(`  working directory: ${Object.keys(PREPARED).join(', ')}; placeholders: ${Object.keys(PLACEHOLDERS).join(', ')}`);
   console.log(lines.join('\n'));

@@ -12,12 +12,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inDir } from '../cwd.ts';
+import { inDir, io as capturedIO } from '../support/cli.ts';
 import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { captureIO } from './helpers.ts';
 import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD } from '../builders.ts';
-import { run } from '../built.ts';
+import { ClusterBuilder, specYaml, NEW, NEW_DIGEST, OLD } from '../support/cluster.ts';
+import { run } from '../support/built.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { NODE } from '../../src/kube/resources.ts';
@@ -37,27 +36,38 @@ t.before(async () => {
 });
 t.after(() => agent?.stop());
 
-const events = (ndjson: string) => ndjson.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const events = (ndjson: string) =>
+  ndjson
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 /** The most worker nodes unschedulable at once, from every Node event. */
 async function unschedulableWatch() {
   let max = 0;
   const r = new Reflector(env.admin, NODE);
   r.onChange(() => {
-    const n = [...r.items.values()].filter((x) => x.metadata.name.startsWith('w-') && (x.spec as { unschedulable?: boolean } | undefined)?.unschedulable).length;
+    const n = [...r.items.values()].filter(
+      (x) => x.metadata.name.startsWith('w-') && (x.spec as { unschedulable?: boolean } | undefined)?.unschedulable,
+    ).length;
     max = Math.max(max, n);
   });
   await r.start();
-  return { stop: () => r.stop(), get max() { return max; } };
+  return {
+    stop: () => r.stop(),
+    get max() {
+      return max;
+    },
+  };
 }
 
 /** apply PLAN --step until one wave ran (the first runs wait for staging); returns the nodes of that wave. */
 async function stepOneWave(planFile: string): Promise<string[]> {
   for (let i = 0; i < 40; i++) {
-    const io = captureIO();
-    const code = await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--step', '--json'], { io: io.io });
-    assert.is(code, 0, io.err());
-    const evs = events(io.out());
+    const io = capturedIO();
+    const code = await run(['apply', planFile, '--kubeconfig', env.saKubeconfig, '--step', '--json'], { io: io });
+    assert.is(code, 0, io.err);
+    const evs = events(io.out);
     const wave = evs.find((e) => e.type === 'wave-start');
     if (evs.some((e) => e.type === 'wave-end')) return wave.nodes;
     await new Promise((r) => setTimeout(r, 250));
@@ -67,30 +77,43 @@ async function stepOneWave(planFile: string): Promise<string[]> {
 
 t('plan --rollback after a run, and its apply: the wave-1 nodes boot their previous image again; the forward plan is held', async () => {
   await resetCluster(env.admin);
-  await loadObjects(env.admin, new ClusterBuilder().bootcPool('worker', WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })), { maxUnavailable: 1 }).objects);
+  await loadObjects(
+    env.admin,
+    new ClusterBuilder().bootcPool(
+      'worker',
+      WORKERS.map((name, i) => ({ name, zone: ZONES[i % 3] })),
+      { maxUnavailable: 1 },
+    ).objects,
+  );
   agent = await new NodeAgent(env.admin, { scale: 1 }).start();
   await inDir(dir, async () => {
     writeFileSync(join(dir, 'bootcplan.yaml'), specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60 }]));
-    const p = captureIO();
-    assert.is(await run(['plan', '--kubeconfig', env.saKubeconfig, '--out', 'forward.json'], { io: p.io }), 0, p.err());
+    const p = capturedIO();
+    assert.is(await run(['plan', '--kubeconfig', env.saKubeconfig, '--out', 'forward.json'], { io: p }), 0, p.err);
     const wave1 = await stepOneWave('plans/forward.json');
     assert.is(wave1.length, 2);
 
-    const rb = captureIO();
-    assert.is(await run(['plan', '--rollback', '--kubeconfig', env.saKubeconfig, '--out', 'rollback.json'], { io: rb.io }), 0, rb.err());
-    assert.match(rb.out(), /Rollback of plan [0-9a-f]{16} \(scope run\): 2 nodes back to .* in 1 wave/);
-    assert.match(rb.out(), /pool worker: back to .* via BootcNodePool\/worker spec\.image\.ref/);
+    const rb = capturedIO();
+    assert.is(await run(['plan', '--rollback', '--kubeconfig', env.saKubeconfig, '--out', 'rollback.json'], { io: rb }), 0, rb.err);
+    assert.match(rb.out, /Rollback of plan [0-9a-f]{16} \(scope run\): 2 nodes back to .* in 1 wave/);
+    assert.match(rb.out, /pool worker: back to .* via BootcNodePool\/worker spec\.image\.ref/);
 
     const watch = await unschedulableWatch();
     const reboots = agent!.log.filter((r) => r.what === 'reboot').length;
-    const a = captureIO();
-    const code = await run(['apply', 'plans/rollback.json', '--kubeconfig', env.saKubeconfig, '--json'], { io: a.io });
+    const a = capturedIO();
+    const code = await run(['apply', 'plans/rollback.json', '--kubeconfig', env.saKubeconfig, '--json'], { io: a });
     watch.stop();
-    assert.is(code, 0, a.err());
+    assert.is(code, 0, a.err);
     assert.equal(agent!.errors, []);
-    const evs = events(a.out());
+    const evs = events(a.out);
     assert.ok(evs.some((e) => e.type === 'rollback-start') && evs.some((e) => e.type === 'rollback-done'));
-    assert.equal(evs.filter((e) => e.type === 'cordon').map((e) => e.node).sort(), [...wave1].sort());
+    assert.equal(
+      evs
+        .filter((e) => e.type === 'cordon')
+        .map((e) => e.node)
+        .sort(),
+      [...wave1].sort(),
+    );
     assert.ok(watch.max <= 2, `${watch.max} workers unschedulable at once, maxUnavailable 2`);
     const snap = await readLiveSnapshot(env.admin);
     assert.is(snap.bootcNodePools[0].spec?.image?.ref, OLD);
@@ -107,20 +130,26 @@ t('plan --rollback after a run, and its apply: the wave-1 nodes boot their previ
 
     // The forward plan again (the GitOps CronJob): held, exit 5, nothing written but the lock.
     resetRequestStats();
-    const again = captureIO();
-    assert.is(await run(['apply', 'plans/forward.json', '--kubeconfig', env.saKubeconfig, '--step'], { io: again.io }), 5, again.err());
-    assert.match(again.err(), /pool worker is held back from this image: nothing was written/);
-    assert.match(again.err(), /apply --retry/);
-    const writes = Object.entries(requestStats(SA_CONTEXT).byVerbResource).filter(([k]) => /^(PATCH|POST|PUT|DELETE) /.test(k) && !/leases|events|rollouts/.test(k));
+    const again = capturedIO();
+    assert.is(await run(['apply', 'plans/forward.json', '--kubeconfig', env.saKubeconfig, '--step'], { io: again }), 5, again.err);
+    assert.match(again.err, /pool worker is held back from this image: nothing was written/);
+    assert.match(again.err, /apply --retry/);
+    const writes = Object.entries(requestStats(SA_CONTEXT).byVerbResource).filter(
+      ([k]) => /^(PATCH|POST|PUT|DELETE) /.test(k) && !/leases|events|rollouts/.test(k),
+    );
     assert.equal(writes, [], `writes of a held apply: ${JSON.stringify(writes)}`);
-    const st = captureIO();
-    assert.is(await run(['status', '--kubeconfig', env.saKubeconfig], { io: st.io }), 0, st.err());
-    assert.match(st.out(), /held: pool worker: sha256:[0-9a-f]{12}… was rolled back at .*apply --retry/);
+    const st = capturedIO();
+    assert.is(await run(['status', '--kubeconfig', env.saKubeconfig], { io: st }), 0, st.err);
+    assert.match(st.out, /held: pool worker: sha256:[0-9a-f]{12}… was rolled back at .*apply --retry/);
 
     // apply --retry lifts the hold; the plan is stale by now (the cluster moved back), so plan again.
-    const fresh = captureIO();
-    assert.is(await run(['apply', '-f', 'bootcplan.yaml', '--kubeconfig', env.saKubeconfig, '--auto-approve', '--retry', '--json'], { io: fresh.io }), 0, fresh.err());
-    assert.ok(events(fresh.out()).some((e) => e.type === 'holds-cleared'));
+    const fresh = capturedIO();
+    assert.is(
+      await run(['apply', '-f', 'bootcplan.yaml', '--kubeconfig', env.saKubeconfig, '--auto-approve', '--retry', '--json'], { io: fresh }),
+      0,
+      fresh.err,
+    );
+    assert.ok(events(fresh.out).some((e) => e.type === 'holds-cleared'));
     const done = await readLiveSnapshot(env.admin);
     for (const bn of done.bootcNodes) assert.is(bn.status?.booted?.imageDigest, NEW_DIGEST, `${bn.metadata.name} rolled forward`);
     for (const n of WORKERS) assert.ok(rebootsOf(n) <= 3, `${n}: ${rebootsOf(n)} reboots over run, rollback, run`);

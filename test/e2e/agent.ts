@@ -19,8 +19,8 @@
  * (DEFAULT_DURATIONS) scaled down to milliseconds: `scale` ms per simulated second.
  */
 import { createHash } from 'node:crypto';
-import type { KObject, Condition } from '../../src/cluster/types.ts';
-import { KubeClient } from '../../src/kube/rest.ts';
+import type { Condition } from '../../src/cluster/types.ts';
+import { type KubeClient } from '../../src/kube/rest.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { RESOURCES, objectPath } from '../../src/kube/resources.ts';
 import { digestOf } from '../../src/domain/nodes.ts';
@@ -31,7 +31,7 @@ import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_ROLE_LABEL } fro
 import type { PhaseDurations } from '../../src/plan/types.ts';
 import { NotFoundError } from '../../src/apply/driver.ts';
 import { skippedByDrain } from '../../src/kube/node-ops.ts';
-import type { TestObject } from '../builders.ts';
+import type { TestObject } from '../support/cluster.ts';
 
 const R = (kind: string) => RESOURCES.find((r) => r.kind === kind)!;
 const MERGE = 'application/merge-patch+json';
@@ -46,7 +46,11 @@ export interface AgentOptions {
   stageMs?: (node: string) => number | undefined;
 }
 
-export interface AgentRecord { t: number; node: string; what: string }
+export interface AgentRecord {
+  t: number;
+  node: string;
+  what: string;
+}
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -55,7 +59,7 @@ function withCondition(conds: Condition[] | undefined, c: Condition): Condition[
   const i = list.findIndex((x) => x.type === c.type);
   if (i >= 0) {
     const old = list[i];
-    list[i] = { ...old, ...c, lastTransitionTime: old.status !== c.status ? c.lastTransitionTime : old.lastTransitionTime ?? c.lastTransitionTime };
+    list[i] = { ...old, ...c, lastTransitionTime: old.status !== c.status ? c.lastTransitionTime : (old.lastTransitionTime ?? c.lastTransitionTime) };
   } else list.push(c);
   return list;
 }
@@ -81,7 +85,10 @@ export class NodeAgent {
   private readonly t0 = Date.now();
   errors: string[] = [];
 
-  constructor(readonly client: KubeClient, private readonly opts: AgentOptions = {}) {
+  constructor(
+    readonly client: KubeClient,
+    private readonly opts: AgentOptions = {},
+  ) {
     const d = opts.durations ?? DEFAULT_DURATIONS;
     const scale = opts.scale ?? 1;
     this.ms = (p) => Math.max(20, d[p] * scale);
@@ -93,7 +100,9 @@ export class NodeAgent {
     this.mcs = new Reflector(client, R('MachineConfig'));
     for (const r of this.all()) r.onChange(() => this.kick());
   }
-  private all() { return [this.pools, this.bns, this.nodes, this.pods, this.mcps, this.mcs]; }
+  private all() {
+    return [this.pools, this.bns, this.nodes, this.pods, this.mcps, this.mcs];
+  }
 
   async start(): Promise<this> {
     await Promise.all(this.all().map((r) => r.start()));
@@ -143,9 +152,12 @@ export class NodeAgent {
   private setReady(node: string, ready: boolean) {
     const n = itemsOf(this.nodes).get(`/${node}`);
     return this.status('Node', node, {
-      conditions: withCondition(n?.status?.conditions, ready
-        ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: now() }
-        : { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: now() }),
+      conditions: withCondition(
+        n?.status?.conditions,
+        ready
+          ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: now() }
+          : { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: now() },
+      ),
     });
   }
 
@@ -155,7 +167,13 @@ export class NodeAgent {
     for (const p of itemsOf(this.pods).values()) {
       if (p.metadata.deletionTimestamp && !this.busy.has(`pod/${p.metadata.uid}`)) {
         this.busy.add(`pod/${p.metadata.uid}`);
-        jobs.push(this.client.request('DELETE', objectPath(R('Pod'), p.metadata.name, p.metadata.namespace), { body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid } } }).catch((e) => this.fail(e)));
+        jobs.push(
+          this.client
+            .request('DELETE', objectPath(R('Pod'), p.metadata.name, p.metadata.namespace), {
+              body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid } },
+            })
+            .catch((e) => this.fail(e)),
+        );
       }
     }
     // bootc-operator controller: pool target -> BootcNode desiredImage
@@ -184,19 +202,39 @@ export class NodeAgent {
     if (!digest || cond(bn, 'Degraded')?.status === 'True') return;
     const idle = cond(bn, 'Idle');
     if (bn.status?.booted?.imageDigest === digest) {
-      if (idle?.status !== 'True') await this.status('BootcNode', name, { conditions: withCondition(bn.status?.conditions, { type: 'Idle', status: 'True', reason: 'Idle', message: '', lastTransitionTime: now() }) });
+      if (idle?.status !== 'True')
+        await this.status('BootcNode', name, {
+          conditions: withCondition(bn.status?.conditions, { type: 'Idle', status: 'True', reason: 'Idle', message: '', lastTransitionTime: now() }),
+        });
       return;
     }
     if (bn.status?.staged?.imageDigest === digest) {
       if (bn.spec.desiredImageState === 'Booted') return this.reboot(bn);
-      if (idle?.reason !== 'Staged') await this.status('BootcNode', name, { conditions: withCondition(bn.status?.conditions, { type: 'Idle', status: 'False', reason: 'Staged', message: `staged ${digest}`, lastTransitionTime: now() }) });
+      if (idle?.reason !== 'Staged')
+        await this.status('BootcNode', name, {
+          conditions: withCondition(bn.status?.conditions, {
+            type: 'Idle',
+            status: 'False',
+            reason: 'Staged',
+            message: `staged ${digest}`,
+            lastTransitionTime: now(),
+          }),
+        });
       return;
     }
     // stage
     this.busy.add(name);
     this.record(name, 'staging');
     try {
-      await this.status('BootcNode', name, { conditions: withCondition(bn.status?.conditions, { type: 'Idle', status: 'False', reason: 'Staging', message: `staging ${image}`, lastTransitionTime: now() }) });
+      await this.status('BootcNode', name, {
+        conditions: withCondition(bn.status?.conditions, {
+          type: 'Idle',
+          status: 'False',
+          reason: 'Staging',
+          message: `staging ${image}`,
+          lastTransitionTime: now(),
+        }),
+      });
     } catch (e) {
       this.busy.delete(name);
       throw e;
@@ -207,7 +245,13 @@ export class NodeAgent {
         if (!cur || cur.spec?.desiredImage !== image) return;
         await this.status('BootcNode', name, {
           staged: { image, imageDigest: digest, version: 'e2e', timestamp: now(), architecture: 'amd64', softRebootCapable: false, incompatible: false },
-          conditions: withCondition(cur.status?.conditions, { type: 'Idle', status: 'False', reason: 'Staged', message: `staged ${digest}`, lastTransitionTime: now() }),
+          conditions: withCondition(cur.status?.conditions, {
+            type: 'Idle',
+            status: 'False',
+            reason: 'Staged',
+            message: `staged ${digest}`,
+            lastTransitionTime: now(),
+          }),
         });
         this.record(name, 'staged');
       } finally {
@@ -223,7 +267,15 @@ export class NodeAgent {
     const failed = this.opts.failReboot?.(name) ?? false;
     this.record(name, 'reboot');
     try {
-      await this.status('BootcNode', name, { conditions: withCondition(bn.status?.conditions, { type: 'Idle', status: 'False', reason: 'Rebooting', message: 'rebooting', lastTransitionTime: now() }) });
+      await this.status('BootcNode', name, {
+        conditions: withCondition(bn.status?.conditions, {
+          type: 'Idle',
+          status: 'False',
+          reason: 'Rebooting',
+          message: 'rebooting',
+          lastTransitionTime: now(),
+        }),
+      });
       await this.setReady(name, false);
     } catch (e) {
       this.busy.delete(name);
@@ -245,7 +297,13 @@ export class NodeAgent {
     {
       let conds = withCondition(cur.status?.conditions, { type: 'Idle', status: 'True', reason: 'Idle', message: '', lastTransitionTime: now() });
       if (failed) {
-        conds = withCondition(conds, { type: 'Degraded', status: 'True', reason: 'Error', message: 'bootc switch --apply: the new deployment failed to boot; rolled back', lastTransitionTime: now() });
+        conds = withCondition(conds, {
+          type: 'Degraded',
+          status: 'True',
+          reason: 'Error',
+          message: 'bootc switch --apply: the new deployment failed to boot; rolled back',
+          lastTransitionTime: now(),
+        });
         await this.status('BootcNode', name, { conditions: conds });
       } else {
         await this.status('BootcNode', name, { booted: cur.status.staged, rollback: cur.status.booted ?? null, staged: null, conditions: conds });
@@ -275,7 +333,7 @@ export class NodeAgent {
     // Without a MachineConfig that sets it, the image is the release's (ControllerConfig
     // spec.osImageURL): the one the pool ran before any source set one.
     if (!sources.length && !this.baseImage.has(pool) && current?.spec?.osImageURL) this.baseImage.set(pool, current.spec.osImageURL);
-    const osImageURL = sources.length ? sources[sources.length - 1].spec.osImageURL : this.baseImage.get(pool) ?? current?.spec?.osImageURL;
+    const osImageURL = sources.length ? sources[sources.length - 1].spec.osImageURL : (this.baseImage.get(pool) ?? current?.spec?.osImageURL);
     if (osImageURL && current?.spec?.osImageURL !== osImageURL && !this.busy.has(`render/${pool}`)) {
       this.busy.add(`render/${pool}`);
       try {
@@ -284,10 +342,25 @@ export class NodeAgent {
         const same = [...itemsOf(this.mcs).values()].find((m) => m.metadata.name.startsWith(`rendered-${pool}-`) && m.spec?.osImageURL === osImageURL);
         const name = same?.metadata.name ?? `rendered-${pool}-${createHash('md5').update(`${pool}/${osImageURL}`).digest('hex').slice(0, 12)}`;
         if (!itemsOf(this.mcs).has(`/${name}`)) {
-          const o = await this.client.request('POST', '/apis/machineconfiguration.openshift.io/v1/machineconfigs', {
-            expect: 'MachineConfig',
-            body: { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name, ownerReferences: [{ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: pool, uid: mcp.metadata.uid, controller: true }] }, spec: { ...(current?.spec ?? {}), osImageURL } },
-          }).catch((e) => (e?.name === 'AlreadyExistsError' ? null : Promise.reject(e)));
+          const o = await this.client
+            .request('POST', '/apis/machineconfiguration.openshift.io/v1/machineconfigs', {
+              expect: 'MachineConfig',
+              body: {
+                apiVersion: 'machineconfiguration.openshift.io/v1',
+                kind: 'MachineConfig',
+                metadata: {
+                  name,
+                  ownerReferences: [
+                    { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: pool, uid: mcp.metadata.uid, controller: true },
+                  ],
+                },
+                spec: { ...(current?.spec ?? {}), osImageURL },
+              },
+            })
+            .catch((e) => {
+              if (e?.name === 'AlreadyExistsError') return null;
+              throw e;
+            });
           if (o) this.mcs.put(o);
         }
         await this.spec('MachineConfigPool', pool, { spec: { configuration: { name } } });
@@ -307,7 +380,13 @@ export class NodeAgent {
     const unavailable = members.filter((n) => n.spec?.unschedulable || cond(n, 'Ready')?.status !== 'True' || this.busy.has(n.metadata.name)).length;
     let free = budget - unavailable;
     const candidates = members
-      .filter((n) => (n.metadata.annotations?.[MCO_DESIRED_CONFIG] ?? '') !== target && !this.busy.has(n.metadata.name) && !n.spec?.unschedulable && cond(n, 'Ready')?.status === 'True')
+      .filter(
+        (n) =>
+          (n.metadata.annotations?.[MCO_DESIRED_CONFIG] ?? '') !== target &&
+          !this.busy.has(n.metadata.name) &&
+          !n.spec?.unschedulable &&
+          cond(n, 'Ready')?.status === 'True',
+      )
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
     for (const n of candidates) {
       if (free-- <= 0) break;
@@ -321,9 +400,11 @@ export class NodeAgent {
     await this.spec('Node', node, { metadata: { annotations: { [MCO_DESIRED_CONFIG]: target, [MCO_STATE]: 'Working' } }, spec: { unschedulable: true } });
     // The MCD drains the node itself (DaemonSet and mirror pods stay).
     for (const p of [...itemsOf(this.pods).values()].filter((p) => p.spec?.nodeName === node && !skippedByDrain(p))) {
-      await this.client.request('POST', `${objectPath(R('Pod'), p.metadata.name, p.metadata.namespace)}/eviction`, {
-        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: p.metadata.name, namespace: p.metadata.namespace } },
-      }).catch((e) => this.fail(e));
+      await this.client
+        .request('POST', `${objectPath(R('Pod'), p.metadata.name, p.metadata.namespace)}/eviction`, {
+          body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: p.metadata.name, namespace: p.metadata.namespace } },
+        })
+        .catch((e) => this.fail(e));
     }
     this.after(this.ms('drain'), async () => {
       await this.setReady(node, false);

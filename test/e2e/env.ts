@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClientOptions } from '../../src/kube/rest.ts';
-import { TestKubeClient as KubeClient } from '../kube-fakes.ts';
+import { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 import { KubeDriver, type KubeDriverOptions } from '../../src/kube/driver.ts';
 import { resourceOf, collectionPath, objectPath, RESOURCES } from '../../src/kube/resources.ts';
 import type { KObject } from '../../src/cluster/types.ts';
@@ -52,7 +52,11 @@ function stopAtExit() {
   spawnSync(join(ROOT, 'scripts/testenv/stop.sh'), [dir], { stdio: 'ignore' });
 }
 process.on('exit', stopAtExit);
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => { stopAtExit(); process.exit(130); });
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => {
+    stopAtExit();
+    process.exit(130);
+  });
 
 export function parseEnvFile(text: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -78,7 +82,7 @@ export function startEnv(): Promise<TestEnv> {
       out = execFileSync(join(ROOT, 'scripts/testenv/start.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
     } catch (err) {
       const e = err as { stderr?: string };
-      throw new Error(`scripts/testenv/start.sh failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`);
+      throw new Error(`scripts/testenv/start.sh failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`, { cause: err });
     }
     const dir = out.trim().split('\n').pop()!;
     stopDir = dir;
@@ -87,10 +91,16 @@ export function startEnv(): Promise<TestEnv> {
     const v = await admin.request('GET', '/version');
     let etcd = '';
     try {
-      etcd = execFileSync(join(env.KUBEBUILDER_ASSETS, 'etcd'), ['--version'], { encoding: 'utf8' }).split('\n')[0].replace(/^etcd Version:\s*/, 'etcd ');
-    } catch { /* informative only */ }
+      etcd = execFileSync(join(env.KUBEBUILDER_ASSETS, 'etcd'), ['--version'], { encoding: 'utf8' })
+        .split('\n')[0]
+        .replace(/^etcd Version:\s*/, 'etcd ');
+    } catch {
+      /* informative only */
+    }
     const startSeconds = (Date.now() - t0) / 1000;
-    console.log(`e2e: kube-apiserver ${v.gitVersion} (${v.goVersion}, ${v.platform})${etcd ? `, ${etcd}` : ''} at ${env.TESTENV_SERVER}; started in ${startSeconds.toFixed(1)}s`);
+    console.log(
+      `e2e: kube-apiserver ${v.gitVersion} (${v.goVersion}, ${v.platform})${etcd ? `, ${etcd}` : ''} at ${env.TESTENV_SERVER}; started in ${startSeconds.toFixed(1)}s`,
+    );
     return { dir, server: env.TESTENV_SERVER, kubeconfig: env.KUBECONFIG, saKubeconfig: '', admin, version: v.gitVersion, startSeconds };
   })();
   return envPromise;
@@ -114,7 +124,9 @@ export function xKubernetesFields(schema: unknown, path = ''): Map<string, strin
 
 export function crdDocuments(): KObject[] {
   const out: KObject[] = [];
-  for (const f of readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const f of readdirSync(CRD_DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     for (const d of parseAllDocuments(readFileSync(join(CRD_DIR, f), 'utf8'))) {
       const o = d.toJS();
       if (o) out.push(o);
@@ -123,19 +135,25 @@ export function crdDocuments(): KObject[] {
   return out;
 }
 
-export interface CrdCheck { name: string; expected: number; missing: string[] }
+export interface CrdCheck {
+  name: string;
+  expected: number;
+  missing: string[];
+}
 
 /** Creates the CRDs, waits until they are Established, and compares the stored x-kubernetes-* fields. */
 export async function installCrds(admin: KubeClient): Promise<CrdCheck[]> {
   const crdType = resourceOf('apiextensions.k8s.io/v1', 'CustomResourceDefinition')!;
   const docs = crdDocuments();
-  await Promise.all(docs.map(async (crd) => {
-    try {
-      await admin.request('POST', collectionPath(crdType), { body: crd });
-    } catch (err) {
-      if (!(err instanceof AlreadyExistsError)) throw err;
-    }
-  }));
+  await Promise.all(
+    docs.map(async (crd) => {
+      try {
+        await admin.request('POST', collectionPath(crdType), { body: crd });
+      } catch (err) {
+        if (!(err instanceof AlreadyExistsError)) throw err;
+      }
+    }),
+  );
   const checks: CrdCheck[] = [];
   for (const crd of docs) {
     const deadline = Date.now() + 30_000;
@@ -171,7 +189,10 @@ export async function createWithStatus(admin: KubeClient, obj: KObject): Promise
   }
   let created: KObject = await admin.request('POST', collectionPath(r, metadata.namespace), { body: { ...rest, metadata } });
   if (status && Object.keys(status).length) {
-    created = await admin.request('PATCH', `${objectPath(r, metadata.name, metadata.namespace)}/status`, { body: { status }, contentType: 'application/merge-patch+json' });
+    created = await admin.request('PATCH', `${objectPath(r, metadata.name, metadata.namespace)}/status`, {
+      body: { status },
+      contentType: 'application/merge-patch+json',
+    });
   }
   return created;
 }
@@ -223,13 +244,31 @@ export async function serviceAccountKubeconfig(env: TestEnv): Promise<string> {
   const ca = readFileSync(join(env.dir, 'ca.crt')).toString('base64');
   const dir = tempDir('bootcplan-e2e-');
   const path = join(dir, 'sa.kubeconfig');
-  writeFileSync(path, [
-    'apiVersion: v1', 'kind: Config',
-    'clusters:', '- name: testenv', '  cluster:', `    server: ${env.server}`, `    certificate-authority-data: ${ca}`,
-    'users:', '- name: bootcplan', '  user:', `    token: ${tr.status.token}`,
-    'contexts:', '- name: bootcplan@testenv', '  context:', '    cluster: testenv', '    user: bootcplan', '    namespace: openshift-bootcplan',
-    'current-context: bootcplan@testenv', '',
-  ].join('\n'), { mode: 0o600 });
+  writeFileSync(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: testenv',
+      '  cluster:',
+      `    server: ${env.server}`,
+      `    certificate-authority-data: ${ca}`,
+      'users:',
+      '- name: bootcplan',
+      '  user:',
+      `    token: ${tr.status.token}`,
+      'contexts:',
+      '- name: bootcplan@testenv',
+      '  context:',
+      '    cluster: testenv',
+      '    user: bootcplan',
+      '    namespace: openshift-bootcplan',
+      'current-context: bootcplan@testenv',
+      '',
+    ].join('\n'),
+    { mode: 0o600 },
+  );
   return path;
 }
 
@@ -247,7 +286,22 @@ export function setupEnv(): Promise<TestEnv & { crdChecks: CrdCheck[] }> {
 }
 
 /** Kinds a scenario creates; deleted between scenarios. */
-const SCENARIO_KINDS = ['Node', 'Pod', 'MachineConfigPool', 'MachineConfig', 'BootcNodePool', 'BootcNode', 'MachineConfiguration', 'ControlPlaneMachineSet', 'MachineSet', 'FeatureGate', 'Infrastructure', 'ClusterVersion', 'ClusterOperator', 'PodDisruptionBudget'];
+const SCENARIO_KINDS = [
+  'Node',
+  'Pod',
+  'MachineConfigPool',
+  'MachineConfig',
+  'BootcNodePool',
+  'BootcNode',
+  'MachineConfiguration',
+  'ControlPlaneMachineSet',
+  'MachineSet',
+  'FeatureGate',
+  'Infrastructure',
+  'ClusterVersion',
+  'ClusterOperator',
+  'PodDisruptionBudget',
+];
 const SCENARIO_NAMESPACES = ['default', 'openshift-machine-api', 'openshift-machine-config-operator', 'openshift-bootcplan'];
 
 /** Deletes every object a scenario may have created (deletecollection per resource). */
@@ -255,14 +309,25 @@ export async function resetCluster(admin: KubeClient): Promise<void> {
   const jobs: Promise<unknown>[] = [];
   for (const kind of SCENARIO_KINDS) {
     const r = RESOURCES.find((x) => x.kind === kind)!;
-    const del = (ns?: string) => admin.request('DELETE', collectionPath(r, ns), { query: { gracePeriodSeconds: 0 } }).catch((e) => { if (!(e instanceof NotFoundError)) throw e; });
+    const del = (ns?: string) =>
+      admin.request('DELETE', collectionPath(r, ns), { query: { gracePeriodSeconds: 0 } }).catch((e) => {
+        if (!(e instanceof NotFoundError)) throw e;
+      });
     if (r.namespaced) for (const ns of SCENARIO_NAMESPACES) jobs.push(del(ns));
     else jobs.push(del());
   }
   const cm = RESOURCES.find((x) => x.kind === 'ConfigMap')!;
   const lease = RESOURCES.find((x) => x.kind === 'Lease')!;
-  for (const [r, ns, name] of [[cm, 'openshift-bootcplan', 'bootcplan-progress'], [cm, 'openshift-machine-config-operator', 'coreos-bootimages'], [lease, 'openshift-bootcplan', 'bootcplan-lock']] as const) {
-    jobs.push(admin.request('DELETE', objectPath(r, name, ns)).catch((e) => { if (!(e instanceof NotFoundError)) throw e; }));
+  for (const [r, ns, name] of [
+    [cm, 'openshift-bootcplan', 'bootcplan-progress'],
+    [cm, 'openshift-machine-config-operator', 'coreos-bootimages'],
+    [lease, 'openshift-bootcplan', 'bootcplan-lock'],
+  ] as const) {
+    jobs.push(
+      admin.request('DELETE', objectPath(r, name, ns)).catch((e) => {
+        if (!(e instanceof NotFoundError)) throw e;
+      }),
+    );
   }
   await Promise.all(jobs);
 }

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { NotFoundError } from '../../src/apply/driver.ts';
 import { objectPath, RESOURCES } from '../../src/kube/resources.ts';
-import type { TestKubeClient as KubeClient } from '../kube-fakes.ts';
+import type { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 import { parseEnvFile, clientFor, installCrds, ensureNamespace, applyRbac, resetCluster, tempDir } from './env.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -71,5 +71,7 @@ export async function fleetKubeconfig(envs: FleetEnv[], dir = tempDir('bootcplan
 export async function resetFleetEnv(e: FleetEnv): Promise<void> {
   await resetCluster(e.admin);
   const cm = RESOURCES.find((x) => x.kind === 'ConfigMap')!;
-  await e.admin.request('DELETE', objectPath(cm, 'bootcplan-fleet', 'openshift-bootcplan')).catch((err) => { if (!(err instanceof NotFoundError)) throw err; });
+  await e.admin.request('DELETE', objectPath(cm, 'bootcplan-fleet', 'openshift-bootcplan')).catch((err) => {
+    if (!(err instanceof NotFoundError)) throw err;
+  });
 }

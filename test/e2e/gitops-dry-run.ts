@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { parseAllDocuments } from 'yaml';
 import { sleep } from './helpers.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
-import type { TestKubeClient as KubeClient } from '../kube-fakes.ts';
+import type { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TOOLS = process.env.BOOTCPLAN_TOOLS ?? join(homedir(), '.cache/bootcplan-tools/bin');
@@ -32,20 +32,32 @@ export async function installCrd(admin: KubeClient, crd: any) {
 
 /** bootcplan's Rollout CRD and every CRD of deploy/gitops-crds. */
 export async function installGitopsCrds(admin: KubeClient) {
-  for (const f of ['deploy/rollout-crd.yaml', ...readdirSync(join(ROOT, 'deploy/gitops-crds')).filter((f) => f.endsWith('.yaml')).map((f) => `deploy/gitops-crds/${f}`)]) {
+  for (const f of [
+    'deploy/rollout-crd.yaml',
+    ...readdirSync(join(ROOT, 'deploy/gitops-crds'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => `deploy/gitops-crds/${f}`),
+  ]) {
     for (const crd of docsOf(readFileSync(join(ROOT, f), 'utf8'))) await installCrd(admin, crd);
   }
 }
 
-export const docsOf = (text: string) => parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
+export const docsOf = (text: string) =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter(Boolean);
 
 /** REST collection of a kind (the kinds the examples hold). */
 const KINDS: Record<string, [string, boolean]> = {
-  Namespace: ['/api/v1/namespaces', false], ServiceAccount: ['/api/v1/namespaces/{ns}/serviceaccounts', true],
+  Namespace: ['/api/v1/namespaces', false],
+  ServiceAccount: ['/api/v1/namespaces/{ns}/serviceaccounts', true],
   ConfigMap: ['/api/v1/namespaces/{ns}/configmaps', true],
-  Job: ['/apis/batch/v1/namespaces/{ns}/jobs', true], CronJob: ['/apis/batch/v1/namespaces/{ns}/cronjobs', true],
-  ClusterRole: ['/apis/rbac.authorization.k8s.io/v1/clusterroles', false], ClusterRoleBinding: ['/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', false],
-  Role: ['/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles', true], RoleBinding: ['/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings', true],
+  Job: ['/apis/batch/v1/namespaces/{ns}/jobs', true],
+  CronJob: ['/apis/batch/v1/namespaces/{ns}/cronjobs', true],
+  ClusterRole: ['/apis/rbac.authorization.k8s.io/v1/clusterroles', false],
+  ClusterRoleBinding: ['/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', false],
+  Role: ['/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles', true],
+  RoleBinding: ['/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings', true],
   ValidatingAdmissionPolicy: ['/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', false],
   ValidatingAdmissionPolicyBinding: ['/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', false],
   CustomResourceDefinition: [CRD_PATH, false],
@@ -83,6 +95,7 @@ export async function dryRun(admin: KubeClient, o: any, defaultNs: string): Prom
 export function kustomizer(): ((dir: string) => string) | null {
   const bin = join(TOOLS, 'kustomize');
   if (existsSync(bin)) return (dir) => execFileSync(bin, ['build', dir], { encoding: 'utf8' });
-  if (spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0) return (dir) => execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
+  if (spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0)
+    return (dir) => execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
   return null;
 }

@@ -32,7 +32,7 @@ export function prometheusBinary(): string {
     return out.trim().split('\n').pop()!;
   } catch (err) {
     const e = err as { stderr?: string };
-    throw new Error(`scripts/testenv/build-prometheus.sh failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`);
+    throw new Error(`scripts/testenv/build-prometheus.sh failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`, { cause: err });
   }
 }
 
@@ -59,7 +59,8 @@ export interface Exporter {
 /** A /metrics endpoint in Prometheus' text format 0.0.4 on 127.0.0.1. */
 export async function startExporter(gauges: Gauges): Promise<Exporter> {
   const ex = { gauges, scrapes: 0, series: 0 } as Exporter;
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer((req, res) => void serveMetrics(req, res).catch((err: Error) => res.destroy(err)));
+  async function serveMetrics(req: http.IncomingMessage, res: http.ServerResponse) {
     if (req.url !== '/metrics') return void res.writeHead(404).end();
     ex.scrapes++;
     const lines: string[] = [];
@@ -70,10 +71,14 @@ export async function startExporter(gauges: Gauges): Promise<Exporter> {
     if (ex.series > 0) lines.push('# TYPE e2e_series gauge', ...Array.from({ length: ex.series }, (_, i) => `e2e_series{i="${i}"} 0`));
     res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
     res.end(`${lines.join('\n')}\n`);
-  });
+  }
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   ex.port = (server.address() as net.AddressInfo).port;
-  ex.close = () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
+  ex.close = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return ex;
 }
 
@@ -94,7 +99,9 @@ export interface PrometheusHandle {
 }
 
 const running = new Set<ChildProcess>();
-process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const p of running) p.kill('SIGKILL');
+});
 
 async function getJson(url: string): Promise<any> {
   return new Promise((resolveJson, reject) => {
@@ -104,7 +111,11 @@ async function getJson(url: string): Promise<any> {
       res.on('data', (c) => (body += c));
       res.on('end', () => {
         if (res.statusCode !== 200) return reject(new Error(`${url}: ${res.statusCode} ${body.slice(0, 200)}`));
-        try { resolveJson(JSON.parse(body)); } catch (e) { reject(e); }
+        try {
+          resolveJson(JSON.parse(body));
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+        }
       });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
@@ -117,7 +128,9 @@ async function until(what: string, timeoutMs: number, probe: () => Promise<boole
   for (;;) {
     try {
       if (await probe()) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (Date.now() > deadline) throw new Error(`prometheus: ${what} not within ${timeoutMs / 1000} s; log:\n${log()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -142,29 +155,63 @@ export async function startPrometheus(gauges: Gauges = {}): Promise<PrometheusHa
   const dir = tempDir('bootcplan-prometheus-');
   mkdirSync(join(dir, 'data'));
   writeFileSync(join(dir, 'rules.yml'), RULES);
-  writeFileSync(join(dir, 'prometheus.yml'), [
-    'global:', '  scrape_interval: 1s', '  evaluation_interval: 1s',
-    'rule_files: [rules.yml]',
-    'scrape_configs:', '  - job_name: e2e', `    static_configs: [{targets: ['127.0.0.1:${exporter.port}']}]`, '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'prometheus.yml'),
+    [
+      'global:',
+      '  scrape_interval: 1s',
+      '  evaluation_interval: 1s',
+      'rule_files: [rules.yml]',
+      'scrape_configs:',
+      '  - job_name: e2e',
+      `    static_configs: [{targets: ['127.0.0.1:${exporter.port}']}]`,
+      '',
+    ].join('\n'),
+  );
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t0 = Date.now();
   const logPath = join(dir, 'prometheus.log');
-  const child = spawn(bin, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
-    // A hidden flag (cmd/prometheus/main.go, default 5s): the scrape manager applies new targets
-    // after this throttle; 1s brings the first scrape from ~6.4 s to ~2 s after the start.
-    '--scrape.discovery-reload-interval=1s'], {
-    cwd: dir, stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    bin,
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+      // A hidden flag (cmd/prometheus/main.go, default 5s): the scrape manager applies new targets
+      // after this throttle; 1s brings the first scrape from ~6.4 s to ~2 s after the start.
+      '--scrape.discovery-reload-interval=1s',
+    ],
+    {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   running.add(child);
   let log = '';
-  child.stderr!.on('data', (d) => { log = (log + d).slice(-20_000); writeFileSync(logPath, log); });
-  const exited = new Promise<void>((r) => child.on('exit', () => { running.delete(child); r(); }));
-  const alertFiring = async (name: string) => ((await getJson(`${url}/api/v1/alerts`)).data.alerts as any[]).some((a) => a.labels.alertname === name && a.state === 'firing');
-  await until('ready', 30_000, async () => (await getJson(`${url}/api/v1/query?query=${encodeURIComponent('up{job="e2e"} == 1')}`)).data.result.length === 1 && alertFiring('Watchdog'), () => log);
+  child.stderr!.on('data', (d) => {
+    log = (log + d).slice(-20_000);
+    writeFileSync(logPath, log);
+  });
+  const exited = new Promise<void>((r) =>
+    child.on('exit', () => {
+      running.delete(child);
+      r();
+    }),
+  );
+  const alertFiring = async (name: string) =>
+    ((await getJson(`${url}/api/v1/alerts`)).data.alerts as any[]).some((a) => a.labels.alertname === name && a.state === 'firing');
+  await until(
+    'ready',
+    30_000,
+    async () => (await getJson(`${url}/api/v1/query?query=${encodeURIComponent('up{job="e2e"} == 1')}`)).data.result.length === 1 && alertFiring('Watchdog'),
+    () => log,
+  );
   const handle: PrometheusHandle = {
-    url, exporter, startSeconds: (Date.now() - t0) / 1000,
+    url,
+    exporter,
+    startSeconds: (Date.now() - t0) / 1000,
     kill: async () => {
       child.kill('SIGKILL');
       await exited;
@@ -177,10 +224,21 @@ export async function startPrometheus(gauges: Gauges = {}): Promise<PrometheusHa
       await exporter.close();
       rmSync(join(dir, 'data'), { recursive: true, force: true });
     },
-    waitForQuery: (expr, timeoutMs = 15_000) => until(`a result for ${expr}`, timeoutMs, async () => (await getJson(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`)).data.result.length > 0, () => log),
+    waitForQuery: (expr, timeoutMs = 15_000) =>
+      until(
+        `a result for ${expr}`,
+        timeoutMs,
+        async () => (await getJson(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`)).data.result.length > 0,
+        () => log,
+      ),
     waitForAlert: async (name, firing, timeoutMs = 15_000) => {
       const t1 = Date.now();
-      await until(`${name} ${firing ? 'firing' : 'resolved'}`, timeoutMs, async () => (await alertFiring(name)) === firing, () => log);
+      await until(
+        `${name} ${firing ? 'firing' : 'resolved'}`,
+        timeoutMs,
+        async () => (await alertFiring(name)) === firing,
+        () => log,
+      );
       return (Date.now() - t1) / 1000;
     },
   };
@@ -201,7 +259,23 @@ export interface TlsFront {
 export function tlsMaterial(): { caPem: string; cert: string; key: string } {
   const dir = tempDir('bootcplan-front-tls-');
   const o = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  o('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=bootcplan-e2e-ca', '-keyout', 'ca.key', '-out', 'ca.crt');
+  o(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=bootcplan-e2e-ca',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+  );
   o('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', 'tls.key', '-out', 'tls.csr');
   writeFileSync(join(dir, 'ext'), 'subjectAltName=IP:127.0.0.1\n');
   o('x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'ext', '-out', 'tls.crt');
@@ -223,11 +297,19 @@ export async function startTlsFront(target: string, token: string): Promise<TlsF
     up.on('error', () => res.writeHead(502, { 'Content-Type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>'));
     up.end();
   });
-  server.on('tlsClientError', () => { /* a client that refused the certificate: what the wrong-CA test expects */ });
+  server.on('tlsClientError', () => {
+    /* a client that refused the certificate: what the wrong-CA test expects */
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as net.AddressInfo).port;
   return {
-    url: `https://127.0.0.1:${port}`, caPem: tls.caPem, authorizations,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    url: `https://127.0.0.1:${port}`,
+    caPem: tls.caPem,
+    authorizations,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -84,15 +84,34 @@ function changeTarget(c: PlanChange) {
 
 /** What apply does with a change: everything but the explanation (description). */
 function changeDecision(c: PlanChange) {
-  return { ...changeTarget(c), action: c.action, reason: c.reason, patch: c.patch, object: c.object ?? null, after: c.after ?? null, risk: c.risk, order: c.order, pool: c.pool ?? null, waitAfter: c.waitAfter ?? null };
+  return {
+    ...changeTarget(c),
+    action: c.action,
+    reason: c.reason,
+    patch: c.patch,
+    object: c.object ?? null,
+    after: c.after ?? null,
+    risk: c.risk,
+    order: c.order,
+    pool: c.pool ?? null,
+    waitAfter: c.waitAfter ?? null,
+  };
 }
 
 /** The settings apply reads from a pool; they come from the spec and never from progress. */
 function poolSettings(p: PlanPool) {
   return {
-    backend: p.backend, targetImage: p.targetImage, targetDigest: p.targetDigest, controlPlane: p.controlPlane,
-    priority: p.priority, paused: p.paused, rebootPolicy: p.rebootPolicy, drainTimeoutSeconds: p.drainTimeoutSeconds,
-    soakSeconds: p.soakSeconds, maxUnavailable: p.maxUnavailable.resolved, rollout: p.rollout ?? 'waves',
+    backend: p.backend,
+    targetImage: p.targetImage,
+    targetDigest: p.targetDigest,
+    controlPlane: p.controlPlane,
+    priority: p.priority,
+    paused: p.paused,
+    rebootPolicy: p.rebootPolicy,
+    drainTimeoutSeconds: p.drainTimeoutSeconds,
+    soakSeconds: p.soakSeconds,
+    maxUnavailable: p.maxUnavailable.resolved,
+    rollout: p.rollout ?? 'waves',
     ...(p.stagingTimeoutSeconds !== undefined ? { stagingTimeoutSeconds: p.stagingTimeoutSeconds } : {}),
   };
 }
@@ -123,8 +142,13 @@ export function settingsDifference(saved: Plan, fresh: Plan): string[] {
     if (fp) out.push(...fieldLines(`pool ${sp.name}`, poolSettings(sp), poolSettings(fp)));
   }
   out.push(...healthDifference(saved, fresh));
-  const errors = (p: Plan) => p.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code} at ${d.path ?? '(file)'}`).sort();
-  if (!deepEqual(errors(saved), errors(fresh))) out.push(`~ errors: ${show(errors(saved))} in the plan file, ${show(errors(fresh))} from the spec and the cluster`);
+  const errors = (p: Plan) =>
+    p.diagnostics
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${d.code} at ${d.path ?? '(file)'}`)
+      .sort();
+  if (!deepEqual(errors(saved), errors(fresh)))
+    out.push(`~ errors: ${show(errors(saved))} in the plan file, ${show(errors(fresh))} from the spec and the cluster`);
   return out;
 }
 
@@ -144,7 +168,16 @@ export function pendingChangeDifference(saved: Plan, fresh: Plan): string[] {
     if (f.kind === 'MachineConfigPool' && f.action === 'update' && f.patch.every((op) => op.path === '/spec/paused')) continue;
     const c = savedByKey.get(changeKey(f));
     if (!c) continue; // a change the plan file lacks: the remaining-work comparison names it
-    const pick = (x: PlanChange) => ({ ...changeTarget(x), action: x.action, reason: x.reason, after: x.after ?? null, risk: x.risk, order: x.order, pool: x.pool ?? null, waitAfter: x.waitAfter ?? null });
+    const pick = (x: PlanChange) => ({
+      ...changeTarget(x),
+      action: x.action,
+      reason: x.reason,
+      after: x.after ?? null,
+      risk: x.risk,
+      order: x.order,
+      pool: x.pool ?? null,
+      waitAfter: x.waitAfter ?? null,
+    });
     out.push(...fieldLines(c.address, pick(c), pick(f)));
   }
   return out;
@@ -155,7 +188,8 @@ export function oversizedWaves(saved: Plan): string[] {
   const out: string[] = [];
   for (const p of saved.pools) {
     p.waves.forEach((w, i) => {
-      if (w.length > p.maxUnavailable.resolved) out.push(`~ pool ${p.name}: wave ${i + 1} has ${w.length} nodes, more than maxUnavailable ${p.maxUnavailable.resolved}`);
+      if (w.length > p.maxUnavailable.resolved)
+        out.push(`~ pool ${p.name}: wave ${i + 1} has ${w.length} nodes, more than maxUnavailable ${p.maxUnavailable.resolved}`);
     });
   }
   return out;
@@ -173,7 +207,8 @@ export function newlyScheduled(saved: Plan, fresh: Plan): string[] {
       if (n.wave === null) continue;
       const was = sp?.nodes.find((x) => x.name === n.name);
       if (!was) out.push(`+ ${fp.name}/${n.name}: not in the reviewed plan, scheduled in wave ${n.wave} now`);
-      else if (was.wave === null) out.push(`~ ${fp.name}/${n.name}: blocked (${was.blockedBy ?? 'unknown'}) in the reviewed plan, scheduled in wave ${n.wave} now`);
+      else if (was.wave === null)
+        out.push(`~ ${fp.name}/${n.name}: blocked (${was.blockedBy ?? 'unknown'}) in the reviewed plan, scheduled in wave ${n.wave} now`);
     }
   }
   return out;
@@ -193,7 +228,8 @@ export function nowBlocked(saved: Plan, fresh: Plan, inFlight: ReadonlySet<strin
       const f = fp?.nodes.find((x) => x.name === n.name);
       // 'no-budget' is not the node's state: the budget is in use now, and the applier admits
       // a node only when it has room.
-      if (f && f.wave === null && f.blockedBy !== 'no-budget') out.push(`~ ${sp.name}/${n.name}: in wave ${n.wave} of the reviewed plan, blocked (${f.blockedBy ?? 'unknown'}) now`);
+      if (f && f.wave === null && f.blockedBy !== 'no-budget')
+        out.push(`~ ${sp.name}/${n.name}: in wave ${n.wave} of the reviewed plan, blocked (${f.blockedBy ?? 'unknown'}) now`);
     }
   }
   return out;
@@ -226,7 +262,8 @@ export function decisionDifference(saved: Plan, fresh: Plan): string[] {
     if (!f) out.push(`- ${c.address}: in the plan file, not planned from the spec and the cluster`);
     else out.push(...fieldLines(c.address, changeDecision(c), changeDecision(f)));
   }
-  for (const f of fresh.changes) if (!savedKeys.has(changeKey(f))) out.push(`+ ${f.address}: planned from the spec and the cluster, missing from the plan file`);
+  for (const f of fresh.changes)
+    if (!savedKeys.has(changeKey(f))) out.push(`+ ${f.address}: planned from the spec and the cluster, missing from the plan file`);
 
   const freshPools = new Map(fresh.pools.map((p) => [p.name, p]));
   for (const sp of saved.pools) {
@@ -235,16 +272,19 @@ export function decisionDifference(saved: Plan, fresh: Plan): string[] {
       out.push(`- pool ${sp.name}: in the plan file, not planned from the spec and the cluster`);
       continue;
     }
-    if (!deepEqual(sp.waves, fp.waves)) out.push(`~ pool ${sp.name}: waves ${show(sp.waves)} in the plan file, ${show(fp.waves)} from the spec and the cluster`);
+    if (!deepEqual(sp.waves, fp.waves))
+      out.push(`~ pool ${sp.name}: waves ${show(sp.waves)} in the plan file, ${show(fp.waves)} from the spec and the cluster`);
     const freshNodes = new Map(fp.nodes.map((n) => [n.name, n]));
     for (const n of sp.nodes) {
       const f = freshNodes.get(n.name);
       if (!f) out.push(`- ${sp.name}/${n.name}: in the plan file, not planned from the spec and the cluster`);
       else out.push(...fieldLines(`${sp.name}/${n.name}`, nodeDecision(n), nodeDecision(f)));
     }
-    for (const f of fp.nodes) if (!sp.nodes.some((n) => n.name === f.name)) out.push(`+ ${sp.name}/${f.name}: planned from the spec and the cluster, missing from the plan file`);
+    for (const f of fp.nodes)
+      if (!sp.nodes.some((n) => n.name === f.name)) out.push(`+ ${sp.name}/${f.name}: planned from the spec and the cluster, missing from the plan file`);
   }
-  for (const fp of fresh.pools) if (!saved.pools.some((p) => p.name === fp.name)) out.push(`+ pool ${fp.name}: planned from the spec and the cluster, missing from the plan file`);
+  for (const fp of fresh.pools)
+    if (!saved.pools.some((p) => p.name === fp.name)) out.push(`+ pool ${fp.name}: planned from the spec and the cluster, missing from the plan file`);
   return out;
 }
 
@@ -267,10 +307,13 @@ export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnap
   const difference = unchanged
     ? decisionDifference(saved, fresh)
     : [
-      ...settingsDifference(saved, fresh), ...pendingChangeDifference(saved, fresh), ...oversizedWaves(saved),
-      ...newlyScheduled(saved, fresh), ...nowBlocked(saved, fresh, o.inFlight ?? new Set()),
-      ...remainingWorkDifference(saved, fresh, snapshot),
-    ];
+        ...settingsDifference(saved, fresh),
+        ...pendingChangeDifference(saved, fresh),
+        ...oversizedWaves(saved),
+        ...newlyScheduled(saved, fresh),
+        ...nowBlocked(saved, fresh, o.inFlight ?? new Set()),
+        ...remainingWorkDifference(saved, fresh, snapshot),
+      ];
   if (o.compareDurations) difference.push(...durationsDifference(saved, fresh));
   if (difference.length) throw new StalePlanError(`plan ${saved.id} is not what the spec and the cluster give now`, difference);
   // Moved on: the reviewed waves run (the progress record counts them), but every object
@@ -296,7 +339,11 @@ export interface ProgressSeen {
  * then such a node is cordoned, NotReady or updating, and still counts as in flight.
  */
 export function inFlightOf(saved: Plan, live: ClusterSnapshot, progress: ProgressSeen): Set<string> {
-  const out = new Set(Object.entries(progress.nodes).filter(([, e]) => e.planId === saved.id && e.step !== 'done').map(([n]) => n));
+  const out = new Set(
+    Object.entries(progress.nodes)
+      .filter(([, e]) => e.planId === saved.id && e.step !== 'done')
+      .map(([n]) => n),
+  );
   const run = progress.run;
   if (!run || run.planId !== saved.id) return out;
   for (const sp of saved.pools) {
@@ -304,7 +351,8 @@ export function inFlightOf(saved: Plan, live: ClusterSnapshot, progress: Progres
     if (sp.backend !== 'mco' || !pp || pp.done) continue;
     const rendered = live.machineConfigPools.find((m) => m.metadata.name === sp.name)?.spec?.configuration?.name ?? undefined;
     const osImageURL = live.machineConfigs.find((m) => m.metadata.name === rendered)?.spec?.osImageURL;
-    if (!rendered || typeof osImageURL !== 'string' || !rollsTarget({ pool: sp.name, rendered, rolledOut: null, updating: false, osImageURL }, sp.targetImage)) continue;
+    if (!rendered || typeof osImageURL !== 'string' || !rollsTarget({ pool: sp.name, rendered, rolledOut: null, updating: false, osImageURL }, sp.targetImage))
+      continue;
     for (const n of sp.nodes) {
       if (n.wave !== null && live.nodes.find((x) => x.metadata.name === n.name)?.metadata.annotations?.[MCO_DESIRED_CONFIG] === rendered) out.add(n.name);
     }

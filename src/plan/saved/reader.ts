@@ -22,8 +22,17 @@ export interface LoadedPlan {
 
 const HINT = 'plan files are written by `bootcplan plan --out FILE`; plan again instead of editing one';
 
-function fail(file: string, code: string, message: string, at: { line: number; column: number } | null = null, expected = 'a plan file (JSON, formatVersion 1.0, 1.1 or 1.2)'): LoadedPlan {
-  return { plan: null, diagnostics: [{ severity: 'error', code, message, path: null, file, line: at?.line ?? 1, column: at?.column ?? 1, expected, hint: HINT }] };
+function fail(
+  file: string,
+  code: string,
+  message: string,
+  at: { line: number; column: number } | null = null,
+  expected = 'a plan file (JSON, formatVersion 1.0, 1.1 or 1.2)',
+): LoadedPlan {
+  return {
+    plan: null,
+    diagnostics: [{ severity: 'error', code, message, path: null, file, line: at?.line ?? 1, column: at?.column ?? 1, expected, hint: HINT }],
+  };
 }
 
 /**
@@ -31,7 +40,13 @@ function fail(file: string, code: string, message: string, at: { line: number; c
  * says why it is none: binary, invalid JSON (positioned by the YAML parser: JSON is YAML flow
  * syntax), too deep or too large. `what` names the file in the message ("a plan file").
  */
-export function readJsonDocument(text: string, file: string, what: string, fail: (code: string, message: string, at: { line: number; column: number } | null) => Diagnostic[], hint: string): { doc: unknown; diagnostics: null } | { doc: null; diagnostics: Diagnostic[] } {
+export function readJsonDocument(
+  text: string,
+  file: string,
+  what: string,
+  fail: (code: string, message: string, at: { line: number; column: number } | null) => Diagnostic[],
+  hint: string,
+): { doc: unknown; diagnostics: null } | { doc: null; diagnostics: Diagnostic[] } {
   const binary = binaryInputDiagnostic(text, file);
   if (binary) return { doc: null, diagnostics: [binary] };
   let doc: unknown;
@@ -45,7 +60,16 @@ export function readJsonDocument(text: string, file: string, what: string, fail:
         break;
       }
     }
-    return { doc: null, diagnostics: fail('json-syntax', `not ${what}: invalid JSON (${messageOf(err).split('\n')[0].replace(/ in JSON at position \d+.*$/, '')})`, at) };
+    return {
+      doc: null,
+      diagnostics: fail(
+        'json-syntax',
+        `not ${what}: invalid JSON (${messageOf(err)
+          .split('\n')[0]
+          .replace(/ in JSON at position \d+.*$/, '')})`,
+        at,
+      ),
+    };
   }
   const shape = checkShape([doc], valueBudget(text.length));
   if (shape) {
@@ -67,7 +91,13 @@ export function parsePlanFile(text: string, file: string): LoadedPlan {
   if (!isPlainObject(doc) || doc.formatVersion === undefined) return fail(file, 'not-a-plan', 'not a plan file (no formatVersion)');
   if (!PLAN_FORMAT_VERSIONS.some((v) => v === doc.formatVersion)) {
     const known = `${PLAN_FORMAT_VERSIONS.slice(0, -1).join(', ')} and ${PLAN_FORMAT_VERSIONS[PLAN_FORMAT_VERSIONS.length - 1]}`;
-    return fail(file, 'plan-format-unsupported', `plan format ${JSON.stringify(doc.formatVersion).slice(0, 40)} is not supported (this bootcplan reads ${known})`, null, `formatVersion ${PLAN_FORMAT_VERSIONS.map((v) => `"${v}"`).join(' or ')}`);
+    return fail(
+      file,
+      'plan-format-unsupported',
+      `plan format ${JSON.stringify(doc.formatVersion).slice(0, 40)} is not supported (this bootcplan reads ${known})`,
+      null,
+      `formatVersion ${PLAN_FORMAT_VERSIONS.map((v) => `"${v}"`).join(' or ')}`,
+    );
   }
   const { ctx, diagnostics } = collect(null);
   validate(planFileSchema, doc, '', ctx);

@@ -16,7 +16,7 @@ import { indexSnapshot, viewNode } from '../../domain/nodes.ts';
 import { deepEqual } from '../../base/equal.ts';
 import { changeKey } from '../changes.ts';
 
-const short = (d: string | null) => (d && d.startsWith('sha256:') ? d.slice(0, 19) : d ?? 'unknown');
+const short = (d: string | null) => (d && d.startsWith('sha256:') ? d.slice(0, 19) : (d ?? 'unknown'));
 
 function effectiveOps(c: PlanChange): Operation[] {
   if (c.action === 'noop') return [];
@@ -76,7 +76,9 @@ export function remainingWorkDifference(saved: Plan, fresh: Plan, snapshot: Clus
     }
     if (fp.backend !== sp.backend) out.push(`~ pool ${sp.name}: now driven by ${fp.backend} (saved plan: ${sp.backend})`);
     if (fp.maxUnavailable.resolved !== sp.maxUnavailable.resolved) {
-      out.push(`~ pool ${sp.name}: maxUnavailable ${JSON.stringify(sp.maxUnavailable.value)} resolves to ${fp.maxUnavailable.resolved} (saved plan: ${sp.maxUnavailable.resolved}; ${fp.nodeCount} nodes now, ${sp.nodeCount} then)`);
+      out.push(
+        `~ pool ${sp.name}: maxUnavailable ${JSON.stringify(sp.maxUnavailable.value)} resolves to ${fp.maxUnavailable.resolved} (saved plan: ${sp.maxUnavailable.resolved}; ${fp.nodeCount} nodes now, ${sp.nodeCount} then)`,
+      );
     }
     const savedNodes = new Map(sp.nodes.map((n) => [n.name, n]));
     const freshNodes = new Map(fp.nodes.map((n) => [n.name, n]));
@@ -86,9 +88,11 @@ export function remainingWorkDifference(saved: Plan, fresh: Plan, snapshot: Clus
       else if (s.from !== n.from) out.push(`~ ${sp.name}/${name}: runs ${short(n.from)} (saved plan: ${short(s.from)})`);
       // A tag the saved plan found unresolved (docs/safety.md rule 8) resolves once the apply sets the
       // pool's image: not a difference; those nodes wait for the next plan.
-      else if (s.to !== n.to && !(s.blockedBy === 'tag-unresolved' && s.to === sp.targetImage)) out.push(`~ ${sp.name}/${name}: target ${short(n.to)} (saved plan: ${short(s.to)})`);
+      else if (s.to !== n.to && !(s.blockedBy === 'tag-unresolved' && s.to === sp.targetImage))
+        out.push(`~ ${sp.name}/${name}: target ${short(n.to)} (saved plan: ${short(s.to)})`);
       // Someone paused the pool since (docs/safety.md rule 6): its nodes are held back now.
-      else if (s.wave !== null && n.blockedBy === 'pool-paused' && !fp.paused) out.push(`~ ${sp.name}/${name}: held back now, the pool was paused by someone else (saved plan: wave ${s.wave})`);
+      else if (s.wave !== null && n.blockedBy === 'pool-paused' && !fp.paused)
+        out.push(`~ ${sp.name}/${name}: held back now, the pool was paused by someone else (saved plan: wave ${s.wave})`);
     }
     for (const [name, s] of savedNodes) {
       if (freshNodes.has(name)) continue;

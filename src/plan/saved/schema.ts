@@ -6,7 +6,20 @@
  */
 import { validate, type ObjectSchema, type Schema } from '../../base/schema.ts';
 import { CLUSTER_IDENTITY_KINDS } from '../../cluster/identity.ts';
-import { PLAN_FORMAT_VERSIONS, CHANGE_ACTIONS, RISKS, BLOCKED_BY, CHANGE_REASONS, BACKENDS, REBOOT_KINDS, GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS, ROLLBACK_REFUSED_BY } from '../types.ts';
+import {
+  PLAN_FORMAT_VERSIONS,
+  CHANGE_ACTIONS,
+  RISKS,
+  BLOCKED_BY,
+  CHANGE_REASONS,
+  BACKENDS,
+  REBOOT_KINDS,
+  GATE_POINTS,
+  ON_FAILURE,
+  ROLLBACK_SCOPES,
+  HEALTH_CHECK_KINDS,
+  ROLLBACK_REFUSED_BY,
+} from '../types.ts';
 import { CONDITION_OPS, CONDITION_SUBJECTS } from '../../domain/health-condition.ts';
 import { originProblem } from '../../cluster/run-record.ts';
 
@@ -23,118 +36,274 @@ const nullable = (s: Schema): Schema => ({ ...s, nullable: true });
 
 const condition = obj({ type: str, status: str, reason: str, message: str, lastTransitionTime: str }, ['type', 'status']);
 
-const diagnostic = obj({
-  severity: { type: 'string', enum: ['error', 'warning'] }, code: str, message: str,
-  path: strOrNull, file: strOrNull, line: nullable(count), column: nullable(count), expected: str, hint: str,
-}, ['severity', 'code', 'message']);
+const diagnostic = obj(
+  {
+    severity: { type: 'string', enum: ['error', 'warning'] },
+    code: str,
+    message: str,
+    path: strOrNull,
+    file: strOrNull,
+    line: nullable(count),
+    column: nullable(count),
+    expected: str,
+    hint: str,
+  },
+  ['severity', 'code', 'message'],
+);
 
-const operation = obj({ op: { type: 'string', enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] }, path: str, value: anyJson, from: str }, ['op', 'path']);
+const operation = obj({ op: { type: 'string', enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] }, path: str, value: anyJson, from: str }, [
+  'op',
+  'path',
+]);
 
-const change = obj({
-  address: str, apiVersion: str, kind: str, namespace: strOrNull, name: str,
-  action: { type: 'string', enum: CHANGE_ACTIONS }, reason: { type: 'string', enum: CHANGE_REASONS },
-  patch: list(operation), before: anyJson, after: anyJson, object: anyJson,
-  risk: { type: 'string', enum: RISKS }, order: { type: 'integer', min: 1 }, pool: strOrNull,
-  waitAfter: nullable(obj({ kind: { type: 'string', enum: ['skew-enforcement-not-automatic', 'pool-rendered'] }, description: str, pool: str, rendered: str }, ['kind', 'description'])),
-  description: str,
-}, ['address', 'apiVersion', 'kind', 'namespace', 'name', 'action', 'reason', 'patch', 'risk', 'order']);
+const change = obj(
+  {
+    address: str,
+    apiVersion: str,
+    kind: str,
+    namespace: strOrNull,
+    name: str,
+    action: { type: 'string', enum: CHANGE_ACTIONS },
+    reason: { type: 'string', enum: CHANGE_REASONS },
+    patch: list(operation),
+    before: anyJson,
+    after: anyJson,
+    object: anyJson,
+    risk: { type: 'string', enum: RISKS },
+    order: { type: 'integer', min: 1 },
+    pool: strOrNull,
+    waitAfter: nullable(
+      obj({ kind: { type: 'string', enum: ['skew-enforcement-not-automatic', 'pool-rendered'] }, description: str, pool: str, rendered: str }, [
+        'kind',
+        'description',
+      ]),
+    ),
+    description: str,
+  },
+  ['address', 'apiVersion', 'kind', 'namespace', 'name', 'action', 'reason', 'patch', 'risk', 'order'],
+);
 
-const node = obj({
-  name: str, zone: strOrNull, from: strOrNull, to: str, reboot: { type: 'string', enum: REBOOT_KINDS },
-  wave: nullable({ type: 'integer', min: 1 }), staged: bool, blockedBy: nullable({ type: 'string', enum: BLOCKED_BY }),
-  conditions: list(condition), runsBootcplan: bool,
-}, ['name', 'zone', 'from', 'to', 'reboot', 'wave', 'staged', 'blockedBy']);
+const node = obj(
+  {
+    name: str,
+    zone: strOrNull,
+    from: strOrNull,
+    to: str,
+    reboot: { type: 'string', enum: REBOOT_KINDS },
+    wave: nullable({ type: 'integer', min: 1 }),
+    staged: bool,
+    blockedBy: nullable({ type: 'string', enum: BLOCKED_BY }),
+    conditions: list(condition),
+    runsBootcplan: bool,
+  },
+  ['name', 'zone', 'from', 'to', 'reboot', 'wave', 'staged', 'blockedBy'],
+);
 
 const names = list(str);
 const gates = obj({ preflight: names, afterWave: names, afterNode: names, minSeconds: num });
 
 const keyRef = obj({ namespace: str, name: str, key: str });
 const authOrCa: Schema = {
-  type: 'any', expected: 'a string or a ConfigMap/Secret reference',
+  type: 'any',
+  expected: 'a string or a ConfigMap/Secret reference',
   check: (v, path, ctx) => {
     if (typeof v === 'string') return;
     const o = v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
     const ref = o ? (o.bearerTokenSecret ?? o.configMap ?? o.secret) : undefined;
-    if (ref === undefined || !o || Object.keys(o).length !== 1) ctx.report({ code: 'wrong-type', path, message: 'expected a string or one object reference', expected: 'ServiceAccount, none, system, {bearerTokenSecret|configMap|secret: {namespace, name, key}}' });
+    if (ref === undefined || !o || Object.keys(o).length !== 1)
+      ctx.report({
+        code: 'wrong-type',
+        path,
+        message: 'expected a string or one object reference',
+        expected: 'ServiceAccount, none, system, {bearerTokenSecret|configMap|secret: {namespace, name, key}}',
+      });
     else validate(keyRef, ref, path, ctx);
   },
 };
 const endpoint = { url: str, auth: authOrCa, ca: authOrCa };
-const parsedCondition = obj({ subject: { type: 'string', enum: ['empty', 'not-empty', ...CONDITION_SUBJECTS] }, op: { type: 'string', enum: CONDITION_OPS }, value: { type: 'number' } }, ['subject']);
-const healthCheck = obj({
-  name: str, kind: { type: 'string', enum: HEALTH_CHECK_KINDS },
-  prometheus: obj({ ...endpoint, query: str, condition: str, parsed: parsedCondition, onEmpty: { type: 'string', enum: ['fail', 'pass'] } }),
-  alerts: obj({ ...endpoint, source: { type: 'string', enum: ['prometheus', 'alertmanager'] }, matchers: names, ignore: names, states: list({ type: 'string', enum: ['firing', 'pending'] }), heartbeat: str }),
-  clusterOperators: obj({ names, ignore: names }),
-  condition: obj({ apiVersion: str, kind: str, namespace: strOrNull, name: str, type: str, status: { type: 'string', enum: ['True', 'False', 'Unknown'] }, reason: strOrNull }),
-  when: list({ type: 'string', enum: GATE_POINTS }), intervalSeconds: { type: 'integer', min: 1 }, successes: { type: 'integer', min: 1 },
-  failureLimit: count, timeoutSeconds: { type: 'integer', min: 1 }, requestTimeoutSeconds: { type: 'integer', min: 1 },
-  onFailure: { type: 'string', enum: ON_FAILURE }, scope: { type: 'string', enum: ROLLBACK_SCOPES }, pools: names,
-}, ['name', 'kind', 'when', 'intervalSeconds', 'successes', 'failureLimit', 'timeoutSeconds', 'requestTimeoutSeconds', 'onFailure', 'scope', 'pools']);
+const parsedCondition = obj(
+  { subject: { type: 'string', enum: ['empty', 'not-empty', ...CONDITION_SUBJECTS] }, op: { type: 'string', enum: CONDITION_OPS }, value: { type: 'number' } },
+  ['subject'],
+);
+const healthCheck = obj(
+  {
+    name: str,
+    kind: { type: 'string', enum: HEALTH_CHECK_KINDS },
+    prometheus: obj({ ...endpoint, query: str, condition: str, parsed: parsedCondition, onEmpty: { type: 'string', enum: ['fail', 'pass'] } }),
+    alerts: obj({
+      ...endpoint,
+      source: { type: 'string', enum: ['prometheus', 'alertmanager'] },
+      matchers: names,
+      ignore: names,
+      states: list({ type: 'string', enum: ['firing', 'pending'] }),
+      heartbeat: str,
+    }),
+    clusterOperators: obj({ names, ignore: names }),
+    condition: obj({
+      apiVersion: str,
+      kind: str,
+      namespace: strOrNull,
+      name: str,
+      type: str,
+      status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+      reason: strOrNull,
+    }),
+    when: list({ type: 'string', enum: GATE_POINTS }),
+    intervalSeconds: { type: 'integer', min: 1 },
+    successes: { type: 'integer', min: 1 },
+    failureLimit: count,
+    timeoutSeconds: { type: 'integer', min: 1 },
+    requestTimeoutSeconds: { type: 'integer', min: 1 },
+    onFailure: { type: 'string', enum: ON_FAILURE },
+    scope: { type: 'string', enum: ROLLBACK_SCOPES },
+    pools: names,
+  },
+  ['name', 'kind', 'when', 'intervalSeconds', 'successes', 'failureLimit', 'timeoutSeconds', 'requestTimeoutSeconds', 'onFailure', 'scope', 'pools'],
+);
 
-const pool = obj({
-  name: str, backend: { type: 'string', enum: BACKENDS }, targetImage: str, targetDigest: strOrNull, controlPlane: bool,
-  priority: int, paused: bool, rebootPolicy: { type: 'string', enum: ['RebootOnly', 'AllowSoftReboot'] },
-  drainTimeoutSeconds: nullable(count), soakSeconds: count,
-  maxUnavailable: obj({ value: { type: 'any', expected: 'a count or a percentage', check: () => {} }, resolved: { type: 'integer', min: 1 }, rule: str }),
-  nodeCount: count, upToDate: count, unavailableNow: list(str), waveSize: count,
-  nodes: list(node), waves: list(list(str)), estimatedSeconds: num,
-  rollout: { type: 'string', enum: ['slots'] }, wavesEstimatedSeconds: num, stagingTimeoutSeconds: { type: 'integer', min: 1 }, gates,
-  rollback: obj({ available: bool, to: strOrNull, via: str, download: bool, why: strOrNull, refusedBy: { type: 'string', enum: ROLLBACK_REFUSED_BY } }, ['available', 'to', 'via', 'download', 'why']),
-}, ['name', 'backend', 'targetImage', 'targetDigest', 'controlPlane', 'priority', 'paused', 'rebootPolicy', 'drainTimeoutSeconds', 'soakSeconds', 'maxUnavailable', 'nodeCount', 'upToDate', 'unavailableNow', 'waveSize', 'nodes', 'waves', 'estimatedSeconds']);
+const pool = obj(
+  {
+    name: str,
+    backend: { type: 'string', enum: BACKENDS },
+    targetImage: str,
+    targetDigest: strOrNull,
+    controlPlane: bool,
+    priority: int,
+    paused: bool,
+    rebootPolicy: { type: 'string', enum: ['RebootOnly', 'AllowSoftReboot'] },
+    drainTimeoutSeconds: nullable(count),
+    soakSeconds: count,
+    maxUnavailable: obj({ value: { type: 'any', expected: 'a count or a percentage', check: () => {} }, resolved: { type: 'integer', min: 1 }, rule: str }),
+    nodeCount: count,
+    upToDate: count,
+    unavailableNow: list(str),
+    waveSize: count,
+    nodes: list(node),
+    waves: list(list(str)),
+    estimatedSeconds: num,
+    rollout: { type: 'string', enum: ['slots'] },
+    wavesEstimatedSeconds: num,
+    stagingTimeoutSeconds: { type: 'integer', min: 1 },
+    gates,
+    rollback: obj({ available: bool, to: strOrNull, via: str, download: bool, why: strOrNull, refusedBy: { type: 'string', enum: ROLLBACK_REFUSED_BY } }, [
+      'available',
+      'to',
+      'via',
+      'download',
+      'why',
+    ]),
+  },
+  [
+    'name',
+    'backend',
+    'targetImage',
+    'targetDigest',
+    'controlPlane',
+    'priority',
+    'paused',
+    'rebootPolicy',
+    'drainTimeoutSeconds',
+    'soakSeconds',
+    'maxUnavailable',
+    'nodeCount',
+    'upToDate',
+    'unavailableNow',
+    'waveSize',
+    'nodes',
+    'waves',
+    'estimatedSeconds',
+  ],
+);
 
 /** A pool's origin, checked by the run record's own rules (src/cluster/run-record.ts). */
 const origin: Schema = {
-  type: 'any', expected: 'a pool origin (kind bootc or mco)',
+  type: 'any',
+  expected: 'a pool origin (kind bootc or mco)',
   check: (v, path, ctx) => {
     const bad = originProblem(v);
     if (bad) ctx.report({ code: 'plan-invalid', path, message: `an origin ${bad}` });
   },
 };
-const rollbackSection = obj({
-  of: obj({ planId: str, startedAt: str, run: obj({ id: str, planIds: list(str) }) }),
-  scope: { type: 'string', enum: ROLLBACK_SCOPES },
-  pool: strOrNull, wave: nullable({ type: 'integer', min: 1 }),
-  trigger: obj({ kind: { type: 'string', enum: ['health-check', 'manual'] }, check: strOrNull, observed: strOrNull, at: str }),
-  source: obj({
-    origins: { type: 'map', values: origin },
-    targets: { type: 'map', values: str },
-    order: list(str),
-    scopeWave: nullable(obj({ planId: str, pool: str, wave: { type: 'integer', min: 1 } })),
-  }),
-  leftovers: list(obj({ node: str, pool: str, what: { type: 'string', enum: ['target-still-staged', 'stages-origin'] } })),
-  excluded: list(obj({ node: str, pool: str, why: str })),
-  continues: list({ type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' }),
-}, ['of', 'scope', 'pool', 'wave', 'trigger', 'source', 'leftovers', 'excluded']);
+const rollbackSection = obj(
+  {
+    of: obj({ planId: str, startedAt: str, run: obj({ id: str, planIds: list(str) }) }),
+    scope: { type: 'string', enum: ROLLBACK_SCOPES },
+    pool: strOrNull,
+    wave: nullable({ type: 'integer', min: 1 }),
+    trigger: obj({ kind: { type: 'string', enum: ['health-check', 'manual'] }, check: strOrNull, observed: strOrNull, at: str }),
+    source: obj({
+      origins: { type: 'map', values: origin },
+      targets: { type: 'map', values: str },
+      order: list(str),
+      scopeWave: nullable(obj({ planId: str, pool: str, wave: { type: 'integer', min: 1 } })),
+    }),
+    leftovers: list(obj({ node: str, pool: str, what: { type: 'string', enum: ['target-still-staged', 'stages-origin'] } })),
+    excluded: list(obj({ node: str, pool: str, why: str })),
+    continues: list({ type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' }),
+  },
+  ['of', 'scope', 'pool', 'wave', 'trigger', 'source', 'leftovers', 'excluded'],
+);
 
 const windowInfo = nullable(obj({ start: str, end: str, timezone: str, wavesThatFit: count }));
 
-export const planFileSchema: ObjectSchema = obj({
-  formatVersion: { type: 'string', enum: PLAN_FORMAT_VERSIONS },
-  id: { type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' },
-  spec: obj(
-    { name: str, path: str, ref: strOrNull, commit: strOrNull, sha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, patternText: '64 lowercase hex digits' }, dirty: nullable(bool), fleetCluster: str },
-    ['name', 'path', 'ref', 'commit', 'sha256', 'dirty'],
-  ),
-  cluster: obj(
-    { source: str, fingerprint: str, version: strOrNull, platform: strOrNull, identity: obj({ kind: { type: 'string', enum: CLUSTER_IDENTITY_KINDS }, id: str }), server: str },
-    ['source', 'fingerprint', 'version', 'platform'],
-  ),
-  changes: list(change),
-  bootImages: obj({
-    machineSets: list(obj({ name: str, from: strOrNull, to: strOrNull, skipped: strOrNull })),
-    controlPlaneMachineSet: nullable(obj({ from: strOrNull, to: strOrNull, replacement: bool, why: str })),
-  }),
-  pools: list(pool),
-  healthChecks: list(healthCheck),
-  diagnostics: list(diagnostic),
-  durations: obj({ stage: num, drain: num, reboot: num, softReboot: num, ready: num }),
-  summary: obj({
-    create: count, update: count, delete: count, nodes: count, waves: count, softReboots: count, hardReboots: count,
-    blocked: count, estimatedSeconds: num, errors: count, warnings: count, healthChecks: count, gates: count,
-  }, ['create', 'update', 'delete', 'nodes', 'waves', 'softReboots', 'hardReboots', 'blocked', 'estimatedSeconds', 'errors', 'warnings']),
-  specChanges: nullable(obj({ base: str, baseCommit: str, path: str, unified: str, added: count, removed: count })),
-  schedule: nullable(obj({ evaluatedAt: str, open: windowInfo, next: windowInfo, totalWaves: count })),
-  reviewOnly: bool,
-  rollback: rollbackSection,
-}, ['formatVersion', 'id', 'spec', 'cluster', 'changes', 'bootImages', 'pools', 'diagnostics', 'durations', 'summary']);
+export const planFileSchema: ObjectSchema = obj(
+  {
+    formatVersion: { type: 'string', enum: PLAN_FORMAT_VERSIONS },
+    id: { type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' },
+    spec: obj(
+      {
+        name: str,
+        path: str,
+        ref: strOrNull,
+        commit: strOrNull,
+        sha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, patternText: '64 lowercase hex digits' },
+        dirty: nullable(bool),
+        fleetCluster: str,
+      },
+      ['name', 'path', 'ref', 'commit', 'sha256', 'dirty'],
+    ),
+    cluster: obj(
+      {
+        source: str,
+        fingerprint: str,
+        version: strOrNull,
+        platform: strOrNull,
+        identity: obj({ kind: { type: 'string', enum: CLUSTER_IDENTITY_KINDS }, id: str }),
+        server: str,
+      },
+      ['source', 'fingerprint', 'version', 'platform'],
+    ),
+    changes: list(change),
+    bootImages: obj({
+      machineSets: list(obj({ name: str, from: strOrNull, to: strOrNull, skipped: strOrNull })),
+      controlPlaneMachineSet: nullable(obj({ from: strOrNull, to: strOrNull, replacement: bool, why: str })),
+    }),
+    pools: list(pool),
+    healthChecks: list(healthCheck),
+    diagnostics: list(diagnostic),
+    durations: obj({ stage: num, drain: num, reboot: num, softReboot: num, ready: num }),
+    summary: obj(
+      {
+        create: count,
+        update: count,
+        delete: count,
+        nodes: count,
+        waves: count,
+        softReboots: count,
+        hardReboots: count,
+        blocked: count,
+        estimatedSeconds: num,
+        errors: count,
+        warnings: count,
+        healthChecks: count,
+        gates: count,
+      },
+      ['create', 'update', 'delete', 'nodes', 'waves', 'softReboots', 'hardReboots', 'blocked', 'estimatedSeconds', 'errors', 'warnings'],
+    ),
+    specChanges: nullable(obj({ base: str, baseCommit: str, path: str, unified: str, added: count, removed: count })),
+    schedule: nullable(obj({ evaluatedAt: str, open: windowInfo, next: windowInfo, totalWaves: count })),
+    reviewOnly: bool,
+    rollback: rollbackSection,
+  },
+  ['formatVersion', 'id', 'spec', 'cluster', 'changes', 'bootImages', 'pools', 'diagnostics', 'durations', 'summary'],
+);

@@ -20,12 +20,20 @@ import { checkPlanSeal } from './seal.ts';
 export function checkSavedPlan(saved: Plan): void {
   checkPlanSeal(saved);
   if (saved.reviewOnly) {
-    throw new InputError(`plan ${saved.id} was saved for review only (plan --for-review): it has errors and is never applied`, saved.diagnostics.filter((d) => d.severity === 'error'), 'fix the spec, plan again, and apply the new plan');
+    throw new InputError(
+      `plan ${saved.id} was saved for review only (plan --for-review): it has errors and is never applied`,
+      saved.diagnostics.filter((d) => d.severity === 'error'),
+      'fix the spec, plan again, and apply the new plan',
+    );
   }
   checkApplicable(saved);
   const inconsistent = waveEntryDifference(saved);
   if (inconsistent.length) {
-    throw new InputError(`plan ${saved.id}: its waves and its node entries disagree (${inconsistent.slice(0, 5).join('; ')})`, [], 'bootcplan never writes such a plan: plan again instead of editing the file');
+    throw new InputError(
+      `plan ${saved.id}: its waves and its node entries disagree (${inconsistent.slice(0, 5).join('; ')})`,
+      [],
+      'bootcplan never writes such a plan: plan again instead of editing the file',
+    );
   }
 }
 
@@ -38,9 +46,16 @@ export function checkApplicable(plan: Plan): void {
   if (!errors.length) return;
   const policy = errors.find((d) => d.code === 'cpms-replacement-not-allowed');
   if (policy) {
-    throw new PolicyBlockedError(`plan ${plan.id} replaces control-plane machines and the spec does not allow it: ${policy.message}`, policy.hint ?? 'set spec.controlPlaneMachineSet.allowReplacement: true, plan again, and review the plan');
+    throw new PolicyBlockedError(
+      `plan ${plan.id} replaces control-plane machines and the spec does not allow it: ${policy.message}`,
+      policy.hint ?? 'set spec.controlPlaneMachineSet.allowReplacement: true, plan again, and review the plan',
+    );
   }
-  throw new InputError(`plan ${plan.id} has ${errors.length} error${errors.length === 1 ? '' : 's'} and cannot be applied`, errors, 'fix the spec, plan again, and apply the new plan');
+  throw new InputError(
+    `plan ${plan.id} has ${errors.length} error${errors.length === 1 ? '' : 's'} and cannot be applied`,
+    errors,
+    'fix the spec, plan again, and apply the new plan',
+  );
 }
 
 /**
@@ -79,7 +94,11 @@ const FULL_OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 export function checkProvenanceFields(plan: Plan): void {
   const { commit, path } = plan.spec;
   if (commit !== null && (typeof commit !== 'string' || !FULL_OBJECT_ID.test(commit))) {
-    throw new InputError(`plan ${plan.id}: spec.commit ${JSON.stringify(commit).slice(0, 80)} is not a full git object id`, [], 'plan files record the commit as 40 (or 64) hex digits; plan again instead of editing the file');
+    throw new InputError(
+      `plan ${plan.id}: spec.commit ${JSON.stringify(commit).slice(0, 80)} is not a full git object id`,
+      [],
+      'plan files record the commit as 40 (or 64) hex digits; plan again instead of editing the file',
+    );
   }
   if (typeof path !== 'string' || path === '' || path.includes('\0')) {
     throw new InputError(`plan ${plan.id}: spec path is not a file path`, [], 'plan again instead of editing the file');

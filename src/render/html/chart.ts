@@ -57,9 +57,14 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
     y += 0;
   }
   const height = y + AXIS_H + (beyond ? AXIS_H : 0);
-  const grid = ticks.map((t) => `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
-    `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
-    `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`).join('');
+  const grid = ticks
+    .map(
+      (t) =>
+        `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
+        `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
+        `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`,
+    )
+    .join('');
   const end = endMarks(x, y, tl.totalSeconds, r ? estimate : undefined, beyond) + failRules.map((g) => failRule(g, x, y)).join('') + rollbackRule(tl, x, y);
   const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${f(height)}" width="${W}" height="${f(height)}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
@@ -79,28 +84,41 @@ ${end}
 /** A pool's lane behind its rows, and its header: the pool's span, its label, its summary, its health gates. */
 function laneHeaderSvg(lane: PoolLane, laneTop: number, rowH: number, x: (t: number) => number): string {
   const out = [`<rect class="lane${lane.rollback ? ' rollback' : ''}" x="0" y="${f(laneTop)}" width="${W}" height="${f(LANE_H + lane.rows.length * rowH)}"/>`];
-  if (lane.waves.length) out.push(`<rect class="lane-span" x="${f(x(lane.start))}" y="${f(laneTop + 3)}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${escapeHtml(lane.name)}: ${durationHtml(lane.start)} to ${durationHtml(lane.end)}</title></rect>`);
+  if (lane.waves.length)
+    out.push(
+      `<rect class="lane-span" x="${f(x(lane.start))}" y="${f(laneTop + 3)}" width="${f(Math.max(1, x(lane.end) - x(lane.start)))}" height="${LANE_H - 8}" rx="3"><title>pool ${escapeHtml(lane.name)}: ${durationHtml(lane.start)} to ${durationHtml(lane.end)}</title></rect>`,
+    );
   out.push(`<text class="pool-label" x="8" y="${f(laneTop + 17)}">${escapeHtml(clipEnd(`pool ${lane.name}${lane.rollback ? ' (rollback)' : ''}`, 26))}</text>`);
   const laneSummary = lane.waves.length
-    ? `${plural(lane.waves.reduce((s, w) => s + w.nodes, 0), 'node')}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`
+    ? `${plural(
+        lane.waves.reduce((s, w) => s + w.nodes, 0),
+        'node',
+      )}, ${plural(lane.waves.length, 'wave')}, ${formatDuration(lane.end - lane.start)}`
     : 'no wave started';
   // The lane summary goes right of the pool's span when there is room, else inside it
   // (left-aligned), else left of it; never over the label column.
   const textW = laneSummary.length * 6.2;
   const sumX = x(lane.end) + 6;
   const inside = x(lane.end) - x(lane.start) >= textW + 12;
-  out.push(sumX + textW < W - 4
-    ? `<text class="lane-sum" x="${f(sumX)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
-    : inside || x(lane.start) - textW - 6 < X0
-      ? `<text class="lane-sum" x="${f(x(lane.start) + 6)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
-      : `<text class="lane-sum" x="${f(x(lane.start) - 6)}" y="${f(laneTop + 17)}" text-anchor="end">${escapeHtml(laneSummary)}</text>`);
+  out.push(
+    sumX + textW < W - 4
+      ? `<text class="lane-sum" x="${f(sumX)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
+      : inside || x(lane.start) - textW - 6 < X0
+        ? `<text class="lane-sum" x="${f(x(lane.start) + 6)}" y="${f(laneTop + 17)}">${escapeHtml(laneSummary)}</text>`
+        : `<text class="lane-sum" x="${f(x(lane.start) - 6)}" y="${f(laneTop + 17)}" text-anchor="end">${escapeHtml(laneSummary)}</text>`,
+  );
   for (const g of lane.gates ?? []) out.push(gateSvg(g, laneTop, x));
   return out.join('\n');
 }
 
 /** The sentence above the chart: what it is drawn from, its totals, and what a row is. */
 function chartIntro(tl: Timeline, r: Rehearsal | null, beyond: boolean): string {
-  const gran = tl.granularity === 'node' ? 'one row per node' : tl.granularity === 'wave' ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})` : 'one row per run of waves';
+  const gran =
+    tl.granularity === 'node'
+      ? 'one row per node'
+      : tl.granularity === 'wave'
+        ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})`
+        : 'one row per run of waves';
   return r
     ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the axis ends with the run, the arrow points on to the estimate' : 'dashed line'}); at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
     : `Estimated from the plan's phase durations: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
@@ -114,12 +132,21 @@ function legendHtml(plan: Plan, tl: Timeline, r: Rehearsal | null, failedGate: b
     ['reboot', 'reboot'],
     ['soft-reboot', 'soft reboot'],
     ['ready', 'until Ready'],
-    ...(tl.rows.some((row) => row.kind === 'staging') ? [['staging', r ? 'bootc staging (stage-start to staged)' : 'bootc staging, all nodes in parallel']] : []),
-    ...(r ? [['end', `rehearsal end`], ['estimate', 'plan estimate']] : []),
-    ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed))) ? [['failed', 'failed node']] : [],
+    ...(tl.rows.some((row) => row.kind === 'staging')
+      ? [['staging', r ? 'bootc staging (stage-start to staged)' : 'bootc staging, all nodes in parallel']]
+      : []),
+    ...(r
+      ? [
+          ['end', `rehearsal end`],
+          ['estimate', 'plan estimate'],
+        ]
+      : []),
+    ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed)) ? [['failed', 'failed node']] : []),
     ...(tl.pools.some((l) => l.gates?.length) ? [['gate passed', 'health gate passed'], ...(failedGate ? [['gate failed', 'health gate failed']] : [])] : []),
     ...(tl.rollbackAt ? [['rollback', 'rollback (its own lanes)']] : []),
-  ].map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`).join('');
+  ]
+    .map(([k, label]) => `<span class="key"><span class="sw ${k}"></span>${label}</span>`)
+    .join('');
 }
 
 /** A health gate in its lane's header: a bar for its duration, a diamond at its end (green passed, red failed). */
@@ -141,17 +168,28 @@ function rowSvg(row: TimelineRow, y: number, rowH: number, barH: number, x: (t: 
   const out: string[] = [];
   const top = y + (rowH - barH) / 2;
   out.push(`<g class="row ${classHtml(row.kind, ['node', 'waves', 'staging'] as const)}" data-nodes="${escapeHtml(row.nodes)}">`);
-  out.push(`<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(clipEnd(row.label, 28))}<title>${escapeHtml(row.title)}</title></text>`);
+  out.push(
+    `<text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">${escapeHtml(clipEnd(row.label, 28))}<title>${escapeHtml(row.title)}</title></text>`,
+  );
   if (row.kind === 'staging') {
     const s = row.spans[0];
-    out.push(`<rect class="bar staging" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1.5, x(s.end) - x(s.start)))}" height="${f(barH)}" rx="2"><title>${escapeHtml(row.title)} (${durationHtml(s.end - s.start)})</title></rect>`);
+    out.push(
+      `<rect class="bar staging" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1.5, x(s.end) - x(s.start)))}" height="${f(barH)}" rx="2"><title>${escapeHtml(row.title)} (${durationHtml(s.end - s.start)})</title></rect>`,
+    );
   } else if (row.kind === 'node') {
     const s = row.spans[0];
-    if (s.staging) out.push(`<rect class="bar staging" x="${f(x(s.staging.start))}" y="${f(top + barH / 4)}" width="${f(Math.max(0.8, x(s.staging.end) - x(s.staging.start)))}" height="${f(barH / 2)}" rx="2"><title>${escapeHtml(row.label)}: staging ${durationHtml(s.staging.start)}–${durationHtml(s.staging.end)}</title></rect>`);
+    if (s.staging)
+      out.push(
+        `<rect class="bar staging" x="${f(x(s.staging.start))}" y="${f(top + barH / 4)}" width="${f(Math.max(0.8, x(s.staging.end) - x(s.staging.start)))}" height="${f(barH / 2)}" rx="2"><title>${escapeHtml(row.label)}: staging ${durationHtml(s.staging.start)}–${durationHtml(s.staging.end)}</title></rect>`,
+      );
     for (const p of s.phases ?? []) {
-      out.push(`<rect class="bar ${classHtml(p.kind, PHASES)}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${f(barH)}"><title>${escapeHtml(`${row.label}: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`);
+      out.push(
+        `<rect class="bar ${classHtml(p.kind, PHASES)}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${f(barH)}"><title>${escapeHtml(`${row.label}: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`,
+      );
     }
-    out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1, x(s.end) - x(s.start)))}" height="${f(barH)}" rx="2"><title>${escapeHtml(`${row.title}: ${formatDuration(s.start)} to ${formatDuration(s.end)}`)}</title></rect>`);
+    out.push(
+      `<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x(s.start))}" y="${f(top)}" width="${f(Math.max(1, x(s.end) - x(s.start)))}" height="${f(barH)}" rx="2"><title>${escapeHtml(`${row.title}: ${formatDuration(s.start)} to ${formatDuration(s.end)}`)}</title></rect>`,
+    );
     if (s.failed) out.push(`<text class="failed-label" x="${f(x(s.end) + 5)}" y="${f(y + rowH / 2 + 4)}">failed</text>`);
   } else {
     for (const s of mergeSpans(row.spans, x)) {
@@ -162,21 +200,31 @@ function rowSvg(row: TimelineRow, y: number, rowH: number, barH: number, x: (t: 
       const allSoft = s.soft === s.nodes;
       if (s.waveFrom !== s.waveTo || w < 12) {
         // Several waves in one band, or too narrow for phases: one shape.
-        out.push(`<rect class="bar ${allSoft ? 'soft-reboot' : 'reboot'}${s.waveFrom !== s.waveTo ? ' merged' : ''}${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${f(barH)}" rx="2"><title>${escapeHtml(tip)}</title></rect>`);
+        out.push(
+          `<rect class="bar ${allSoft ? 'soft-reboot' : 'reboot'}${s.waveFrom !== s.waveTo ? ' merged' : ''}${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${f(barH)}" rx="2"><title>${escapeHtml(tip)}</title></rect>`,
+        );
       } else {
         // One wave: the phases of its slowest node; the soft-rebooted share (back earlier) as a band on top.
         const slow = s.phases ?? nodePhases(d, backend, allSoft ? 'soft' : 'hard', s.start);
-        for (const p of slow) out.push(`<rect class="bar ${classHtml(p.kind, PHASES)}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${f(barH)}"><title>${escapeHtml(`${tip}; slowest node: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`);
+        for (const p of slow)
+          out.push(
+            `<rect class="bar ${classHtml(p.kind, PHASES)}" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${f(barH)}"><title>${escapeHtml(`${tip}; slowest node: ${phaseName(p.kind)} ${formatDuration(p.start)}–${formatDuration(p.end)}`)}</title></rect>`,
+          );
         if (s.softEnd !== null) {
           const sh = Math.max(3, Math.round((barH * s.soft) / s.nodes));
           for (const p of s.softPhases ?? nodePhases(d, backend, 'soft', s.start)) {
-            out.push(`<rect class="bar ${classHtml(p.kind, PHASES)} softband" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${f(sh)}"><title>${escapeHtml(`${waves}: ${s.soft} soft-rebooted nodes back at ${formatDuration(s.softEnd)}`)}</title></rect>`);
+            out.push(
+              `<rect class="bar ${classHtml(p.kind, PHASES)} softband" x="${f(x(p.start))}" y="${f(top)}" width="${f(Math.max(0.8, x(p.end) - x(p.start)))}" height="${f(sh)}"><title>${escapeHtml(`${waves}: ${s.soft} soft-rebooted nodes back at ${formatDuration(s.softEnd)}`)}</title></rect>`,
+            );
           }
         }
-        out.push(`<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${f(barH)}" rx="2"><title>${escapeHtml(tip)}</title></rect>`);
+        out.push(
+          `<rect class="bar-outline${s.failed ? ' failed' : ''}" x="${f(x0)}" y="${f(top)}" width="${f(w)}" height="${f(barH)}" rx="2"><title>${escapeHtml(tip)}</title></rect>`,
+        );
       }
       const label = formatCount(s.nodes);
-      if (w > label.length * 6.5 + 8) out.push(`<text class="bar-label" x="${f(x0 + w / 2)}" y="${f(top + barH / 2 + 4)}" text-anchor="middle">${escapeHtml(label)}</text>`);
+      if (w > label.length * 6.5 + 8)
+        out.push(`<text class="bar-label" x="${f(x0 + w / 2)}" y="${f(top + barH / 2 + 4)}" text-anchor="middle">${escapeHtml(label)}</text>`);
     }
     const last = row.spans[row.spans.length - 1];
     out.push(`<text class="row-count" x="${f(x(last.end) + 5)}" y="${f(y + rowH / 2 + 4)}">${escapeHtml(formatCount(row.nodes))}</text>`);
@@ -192,9 +240,15 @@ function mergeSpans(spans: RowSpan[], x: (t: number) => number): RowSpan[] {
     const prev = out[out.length - 1];
     if (prev && x(s.start) - x(prev.end) < 2 && (x(prev.end) - x(prev.start) < 4 || x(s.end) - x(s.start) < 4)) {
       out[out.length - 1] = {
-        start: prev.start, end: Math.max(prev.end, s.end), softEnd: null,
-        nodes: prev.nodes + s.nodes, soft: prev.soft + s.soft, hard: prev.hard + s.hard, unknown: prev.unknown + s.unknown,
-        waveFrom: prev.waveFrom, waveTo: s.waveTo,
+        start: prev.start,
+        end: Math.max(prev.end, s.end),
+        softEnd: null,
+        nodes: prev.nodes + s.nodes,
+        soft: prev.soft + s.soft,
+        hard: prev.hard + s.hard,
+        unknown: prev.unknown + s.unknown,
+        waveFrom: prev.waveFrom,
+        waveTo: s.waveTo,
       };
     } else out.push({ ...s });
   }
@@ -208,8 +262,12 @@ function mergeSpans(spans: RowSpan[], x: (t: number) => number): RowSpan[] {
 export function endMarks(x: (t: number) => number, y: number, total: number, estimate: number | null | undefined, beyond: boolean): string {
   const end = `<line class="end" x1="${f(x(total))}" y1="${AXIS_H - 4}" x2="${f(x(total))}" y2="${f(y)}"><title>${estimate !== undefined ? 'rehearsal' : 'estimate'}: ${durationHtml(total)}</title></line>`;
   if (estimate === null || estimate === undefined) return end;
-  return end + (beyond ? beyondMark(x(total), y + AXIS_H + 14, estimate)
-    : `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${f(y)}"><title>plan estimate: ${durationHtml(estimate)}</title></line>`);
+  return (
+    end +
+    (beyond
+      ? beyondMark(x(total), y + AXIS_H + 14, estimate)
+      : `<line class="estimate" x1="${f(x(estimate))}" y1="${AXIS_H - 4}" x2="${f(x(estimate))}" y2="${f(y)}"><title>plan estimate: ${durationHtml(estimate)}</title></line>`)
+  );
 }
 
 /** The axis covers the estimate too while it is at most this many times the run. */
@@ -221,10 +279,12 @@ export const BEYOND = 1.5;
  */
 function beyondMark(x0: number, y: number, estimate: number): string {
   const tip = W - 4;
-  return `<g class="estimate-beyond" data-estimate="${f(estimate)}"><line class="estimate" x1="${f(x0)}" y1="${f(y)}" x2="${f(tip - 8)}" y2="${f(y)}"/>` +
+  return (
+    `<g class="estimate-beyond" data-estimate="${f(estimate)}"><line class="estimate" x1="${f(x0)}" y1="${f(y)}" x2="${f(tip - 8)}" y2="${f(y)}"/>` +
     `<path class="estimate-arrow" style="fill:var(--accent)" d="M${f(tip - 10)} ${f(y - 5)} L${f(tip)} ${f(y)} L${f(tip - 10)} ${f(y + 5)} Z"/>` +
     `<text class="estimate-label" style="fill:var(--accent);font-size:11px" x="${f(tip - 14)}" y="${f(y - 6)}" text-anchor="end">plan estimate ${durationHtml(estimate)}, beyond this axis</text>` +
-    `<title>plan estimate: ${durationHtml(estimate)} (the axis ends with the run)</title></g>`;
+    `<title>plan estimate: ${durationHtml(estimate)} (the axis ends with the run)</title></g>`
+  );
 }
 
 export function niceTicks(total: number): number[] {
@@ -257,6 +317,8 @@ export function f(n: number): string {
 function rollbackRule(tl: Timeline, x: (t: number) => number, bottom: number): string {
   const at = tl.rollbackAt;
   if (!at) return '';
-  return `<line class="rollback-rule" x1="${f(x(at.t))}" y1="${AXIS_H - 4}" x2="${f(x(at.t))}" y2="${f(bottom)}"><title>${escapeHtml(at.label)}</title></line>` +
-    `<text class="rollback-label" x="${f(x(at.t) + 4)}" y="${AXIS_H + 10}">${escapeHtml(clipEnd(at.label, 60))}</text>`;
+  return (
+    `<line class="rollback-rule" x1="${f(x(at.t))}" y1="${AXIS_H - 4}" x2="${f(x(at.t))}" y2="${f(bottom)}"><title>${escapeHtml(at.label)}</title></line>` +
+    `<text class="rollback-label" x="${f(x(at.t) + 4)}" y="${AXIS_H + 10}">${escapeHtml(clipEnd(at.label, 60))}</text>`
+  );
 }

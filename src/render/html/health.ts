@@ -9,13 +9,17 @@ import { escapeHtml } from '../vocabulary.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from '../health.ts';
 
 /** The gates' styles: added only to reports of plans with health checks (the others stay as they were, byte for byte). */
-export const GATE_CSS = '\nsvg .gate.passed{fill:var(--ok)}svg .gate.failed{fill:var(--bad)}svg .gate.stopped{fill:var(--dim)}svg .gate-rule{stroke:var(--bad);stroke-width:1.5;stroke-dasharray:4 3}\n'
-  + '.sw.gate{transform:rotate(45deg);width:9px;height:9px}.sw.gate.passed{background:var(--ok)}.sw.gate.failed{background:var(--bad)}\n';
+export const GATE_CSS =
+  '\nsvg .gate.passed{fill:var(--ok)}svg .gate.failed{fill:var(--bad)}svg .gate.stopped{fill:var(--dim)}svg .gate-rule{stroke:var(--bad);stroke-width:1.5;stroke-dasharray:4 3}\n' +
+  '.sw.gate{transform:rotate(45deg);width:9px;height:9px}.sw.gate.passed{background:var(--ok)}.sw.gate.failed{background:var(--bad)}\n';
 
 export function healthSection(plan: Plan): string {
   const checks = plan.healthChecks ?? [];
   if (!checks.length) return '';
-  const rows = checks.map((c) => `<tr><td class="mono">${escapeHtml(checkLabel(plan, c))}</td><td>${escapeHtml(c.kind)}</td><td>${escapeHtml(checkWhat(c))}</td><td>${escapeHtml(checkWhen(c))}</td><td>${escapeHtml(checkTiming(c))}</td><td${c.onFailure === 'rollback' ? ' class="warn"' : ''}>${escapeHtml(checkOnFailure(c))}</td><td class="dim">${escapeHtml(checkSource(c))}</td></tr>`);
+  const rows = checks.map(
+    (c) =>
+      `<tr><td class="mono">${escapeHtml(checkLabel(plan, c))}</td><td>${escapeHtml(c.kind)}</td><td>${escapeHtml(checkWhat(c))}</td><td>${escapeHtml(checkWhen(c))}</td><td>${escapeHtml(checkTiming(c))}</td><td${c.onFailure === 'rollback' ? ' class="warn"' : ''}>${escapeHtml(checkOnFailure(c))}</td><td class="dim">${escapeHtml(checkSource(c))}</td></tr>`,
+  );
   return `<section id="health">
 <h2>Health gates</h2>
 <p>${escapeHtml(gatesPhrase(plan) ?? '')}. A gate passes when every check passes; an unreachable source fails a check, never passes it.</p>

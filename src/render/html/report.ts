@@ -72,7 +72,9 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
     pools(plan),
     healthSection(plan),
     footer(plan),
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
   return htmlDocument(title, body, `${plan.healthChecks?.length ? GATE_CSS : ''}${r?.rollback ? ROLLBACK_CSS : ''}`);
 }
 
@@ -113,10 +115,13 @@ function gitopsSection(plan: Plan): string {
   if (scTitle) {
     parts.push(`<h2>Spec changes</h2><p>${escapeHtml(scTitle)}</p>`);
     if (plan.specChanges?.unified) {
-      const lines = String(plan.specChanges.unified).trimEnd().split('\n').map((l) => {
-        const cls = l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : 'ctx';
-        return `<span class="${cls}">${escapeHtml(l)}</span>`;
-      });
+      const lines = String(plan.specChanges.unified)
+        .trimEnd()
+        .split('\n')
+        .map((l) => {
+          const cls = l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : 'ctx';
+          return `<span class="${cls}">${escapeHtml(l)}</span>`;
+        });
       parts.push(`<pre class="diff">${lines.join('\n')}</pre>`);
     }
   }
@@ -132,8 +137,12 @@ function header(plan: Plan, r: Rehearsal | null): string {
   return `<header>
 <h1>bootcplan ${r ? 'rehearsal of plan' : 'plan'} <span class="mono">${escapeHtml(sp.name)}</span></h1>
 <p class="meta">spec <span class="mono">${escapeHtml(sp.path)}</span>${sp.ref ? ` at <span class="mono">${escapeHtml(sp.ref)}</span>` : ''}${sp.commit ? `, commit <span class="mono">${escapeHtml(String(sp.commit).slice(0, 12))}</span>` : ''}${sp.dirty ? ', uncommitted changes' : ''}
- · cluster <span class="mono">${escapeHtml(cl.source)}</span>${cl.version ? `, OpenShift ${escapeHtml(cl.version)}` : ''}${cl.platform ? `, ${escapeHtml(cl.platform)}` : ''}${cl.identity ? `
- · runs only on <span class="mono">${escapeHtml(cl.identity.kind)} ${escapeHtml(cl.identity.id)}</span>${cl.server ? ` (<span class="mono">${escapeHtml(cl.server)}</span>)` : ''}` : ''}
+ · cluster <span class="mono">${escapeHtml(cl.source)}</span>${cl.version ? `, OpenShift ${escapeHtml(cl.version)}` : ''}${cl.platform ? `, ${escapeHtml(cl.platform)}` : ''}${
+   cl.identity
+     ? `
+ · runs only on <span class="mono">${escapeHtml(cl.identity.kind)} ${escapeHtml(cl.identity.id)}</span>${cl.server ? ` (<span class="mono">${escapeHtml(cl.server)}</span>)` : ''}`
+     : ''
+ }
  · plan <span class="mono">${escapeHtml(plan.id)}</span></p>
 <p class="planline ${status}" id="planline">${escapeHtml(planLine(plan))}</p>
 </header>`;
@@ -143,9 +152,10 @@ function header(plan: Plan, r: Rehearsal | null): string {
 function rehearsalOutcome(r: RehearsalReport): string {
   const diff = r.durationSeconds - r.estimatedSeconds;
   const pct = r.estimatedSeconds > 0 ? Math.round((diff / r.estimatedSeconds) * 1000) / 10 : 0;
-  const vs = r.estimatedSeconds > 0
-    ? `${diff === 0 ? 'the same as' : `${formatDuration(Math.abs(diff))} (${Math.abs(pct)}%) ${diff < 0 ? 'shorter than' : 'longer than'}`} the plan's estimate of ${formatDuration(r.estimatedSeconds)} (${formatCount(r.estimatedSeconds)} s)`
-    : 'the plan estimated no node work';
+  const vs =
+    r.estimatedSeconds > 0
+      ? `${diff === 0 ? 'the same as' : `${formatDuration(Math.abs(diff))} (${Math.abs(pct)}%) ${diff < 0 ? 'shorter than' : 'longer than'}`} the plan's estimate of ${formatDuration(r.estimatedSeconds)} (${formatCount(r.estimatedSeconds)} s)`
+      : 'the plan estimated no node work';
   return r.exitCode === 0
     ? `Rehearsal done in ${formatDuration(r.durationSeconds)} (${formatCount(r.durationSeconds)} s): ${vs}.`
     : `Rehearsal ${r.halted ? 'halted' : 'stopped'} after ${formatDuration(r.durationSeconds)} (exit ${r.exitCode}): ${r.stopped ?? ''}. The plan estimated ${formatDuration(r.estimatedSeconds)} for the whole rollout.`;
@@ -159,11 +169,13 @@ function rehearsalSection(plan: Plan, r: RehearsalReport): string {
     const over = p.peakUnavailable > p.maxUnavailable;
     const done = p.waves.filter((w) => w.end !== null).length;
     const took = p.waves.length ? Math.max(...p.waves.map((w) => w.end ?? r.durationSeconds)) - Math.min(...p.waves.map((w) => w.start)) : 0;
-    return `<tr><td class="mono">${escapeHtml(p.name)}</td><td>${poolKind(p.backend)}</td>` +
+    return (
+      `<tr><td class="mono">${escapeHtml(p.name)}</td><td>${poolKind(p.backend)}</td>` +
       `<td class="n">${countHtml(done)} / ${countHtml(pp?.waves.length ?? p.waves.length)}</td>` +
       `<td class="n${over ? ' fail' : ''}" data-peak="${escapeHtml(p.peakUnavailable)}">${countHtml(p.peakUnavailable)} / ${countHtml(p.maxUnavailable)}${over ? ' <b>over budget</b>' : ''}</td>` +
       `<td class="n">${p.waves.length ? durationHtml(took) : '-'}</td><td class="n">${pp ? durationHtml(pp.estimatedSeconds) : '-'}</td>` +
-      `<td class="${p.failedNodes.length ? 'fail' : ''}">${p.failedNodes.length ? `<span class="mono">${escapeHtml(foldNames([...p.failedNodes].sort(naturalCompare), 8))}</span>` : '<span class="dim">none</span>'}</td></tr>`;
+      `<td class="${p.failedNodes.length ? 'fail' : ''}">${p.failedNodes.length ? `<span class="mono">${escapeHtml(foldNames([...p.failedNodes].sort(naturalCompare), 8))}</span>` : '<span class="dim">none</span>'}</td></tr>`
+    );
   });
   const faults = r.faults ? `; faults: reboot fail rate ${escapeHtml(r.faults.rebootFailRate ?? 0)}, seed ${escapeHtml(r.faults.seed ?? 1)}` : '';
   return `<section id="rehearsal">
@@ -186,22 +198,48 @@ function summary(plan: Plan): string {
   const card = (label: string, value: string, sub: string, cls = '') =>
     `<div class="card ${cls}"><div class="label">${label}</div><div class="value">${value}</div><div class="sub">${sub}</div></div>`;
   const cards = [
-    card('Objects', escapeHtml(s.create + s.update + s.delete), `${escapeHtml(s.create)} create · ${escapeHtml(s.update)} change · ${escapeHtml(s.delete)} delete`),
-    card('Nodes', countHtml(s.nodes), `in ${pluralHtml(plan.pools.filter((p) => p.waves.length).length, 'pool')}${s.blocked ? ` · <b>${countHtml(s.blocked)} not scheduled</b>` : ''}`, s.blocked ? 'warn' : ''),
-    card('Waves', countHtml(s.waves), `at most ${pluralHtml(Math.max(0, ...plan.pools.map((p) => p.waves.length ? p.waveSize : 0)), 'node')} out of service at once`),
-    card('Reboots soft / hard', `${countHtml(soft)} / ${countHtml(hard + unknown)}`, unknown ? `hard includes ${countHtml(unknown)} not yet known (decided once staged)` : 'all known'),
+    card(
+      'Objects',
+      escapeHtml(s.create + s.update + s.delete),
+      `${escapeHtml(s.create)} create · ${escapeHtml(s.update)} change · ${escapeHtml(s.delete)} delete`,
+    ),
+    card(
+      'Nodes',
+      countHtml(s.nodes),
+      `in ${pluralHtml(plan.pools.filter((p) => p.waves.length).length, 'pool')}${s.blocked ? ` · <b>${countHtml(s.blocked)} not scheduled</b>` : ''}`,
+      s.blocked ? 'warn' : '',
+    ),
+    card(
+      'Waves',
+      countHtml(s.waves),
+      `at most ${pluralHtml(Math.max(0, ...plan.pools.map((p) => (p.waves.length ? p.waveSize : 0))), 'node')} out of service at once`,
+    ),
+    card(
+      'Reboots soft / hard',
+      `${countHtml(soft)} / ${countHtml(hard + unknown)}`,
+      unknown ? `hard includes ${countHtml(unknown)} not yet known (decided once staged)` : 'all known',
+    ),
     card('Estimated duration', durationHtml(s.estimatedSeconds), 'pools one after another'),
-    card('Risks', replacement ? `${escapeHtml(replacement)} <small>replacement</small>` : escapeHtml(risky.length), replacement ? 'control-plane machines replaced' : pluralHtml(risky.length, 'disruptive change'), replacement ? 'bad' : risky.length ? 'warn' : ''),
+    card(
+      'Risks',
+      replacement ? `${escapeHtml(replacement)} <small>replacement</small>` : escapeHtml(risky.length),
+      replacement ? 'control-plane machines replaced' : pluralHtml(risky.length, 'disruptive change'),
+      replacement ? 'bad' : risky.length ? 'warn' : '',
+    ),
     card('Errors', escapeHtml(s.errors), s.errors ? 'this plan cannot be applied' : 'none', s.errors ? 'bad' : ''),
     card('Warnings', escapeHtml(s.warnings), s.warnings ? 'see below' : 'none', s.warnings ? 'warn' : ''),
   ];
   return `<section id="summary">
 <h2>Summary</h2>
 <div class="cards">${cards.join('')}</div>
-${plan.pools.length ? `<div class="scroll"><table class="pools">
+${
+  plan.pools.length
+    ? `<div class="scroll"><table class="pools">
 <thead><tr><th>Pool</th><th>Backend</th><th class="n">Nodes to update</th><th class="n">Waves</th><th class="n">Per wave</th><th class="n">maxUnavailable</th><th class="n">Soft</th><th class="n">Hard</th><th class="n">Not yet known</th><th class="n">Not scheduled</th><th class="n">Est.</th></tr></thead>
 <tbody>${plan.pools.map(summaryRow).join('\n')}</tbody>
-</table></div>` : ''}
+</table></div>`
+    : ''
+}
 </section>`;
 }
 
@@ -210,10 +248,12 @@ function summaryRow(p: PlanPool): string {
   const so = sc.filter((n) => n.reboot === 'soft').length;
   const ha = sc.filter((n) => n.reboot === 'hard').length;
   const bl = p.nodes.filter((n) => n.blockedBy).length;
-  return `<tr><td class="mono">${escapeHtml(p.name)}${p.controlPlane ? ' <span class="tag">control plane</span>' : ''}${p.paused ? ' <span class="tag">paused</span>' : ''}</td><td>${poolKind(p.backend)}</td>` +
+  return (
+    `<tr><td class="mono">${escapeHtml(p.name)}${p.controlPlane ? ' <span class="tag">control plane</span>' : ''}${p.paused ? ' <span class="tag">paused</span>' : ''}</td><td>${poolKind(p.backend)}</td>` +
     `<td class="n">${countHtml(sc.length)} / ${countHtml(p.nodeCount)}</td><td class="n">${p.rollout === 'slots' ? 'slots' : countHtml(p.waves.length)}</td><td class="n">${countHtml(p.waveSize)}</td>` +
     `<td class="n">${escapeHtml(p.maxUnavailable.value)} → ${countHtml(p.maxUnavailable.resolved)}</td>` +
-    `<td class="n">${countHtml(so)}</td><td class="n">${countHtml(ha)}</td><td class="n">${countHtml(sc.length - so - ha)}</td><td class="n${bl ? ' warn' : ''}">${countHtml(bl)}</td><td class="n">${durationHtml(p.estimatedSeconds)}</td></tr>`;
+    `<td class="n">${countHtml(so)}</td><td class="n">${countHtml(ha)}</td><td class="n">${countHtml(sc.length - so - ha)}</td><td class="n${bl ? ' warn' : ''}">${countHtml(bl)}</td><td class="n">${durationHtml(p.estimatedSeconds)}</td></tr>`
+  );
 }
 
 function diagnostics(plan: Plan): string {
@@ -221,8 +261,10 @@ function diagnostics(plan: Plan): string {
   const item = (d: Diagnostic) => {
     const where = d.file ? `${d.file}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ''}` : ''}` : '';
     const severity = classHtml(d.severity, ['error', 'warning'] as const);
-    return `<li class="${severity}"><span class="sev">${severity}</span> <span class="mono">${escapeHtml(d.code)}</span>${where ? ` <span class="mono dim">${escapeHtml(where)}</span>` : ''}${d.path ? ` <span class="mono dim">${escapeHtml(d.path)}</span>` : ''}<div>${escapeHtml(d.message)}</div>` +
-      `${d.expected ? `<div class="dim">expected: ${escapeHtml(d.expected)}</div>` : ''}${d.hint ? `<div class="hint">hint: ${escapeHtml(d.hint)}</div>` : ''}</li>`;
+    return (
+      `<li class="${severity}"><span class="sev">${severity}</span> <span class="mono">${escapeHtml(d.code)}</span>${where ? ` <span class="mono dim">${escapeHtml(where)}</span>` : ''}${d.path ? ` <span class="mono dim">${escapeHtml(d.path)}</span>` : ''}<div>${escapeHtml(d.message)}</div>` +
+      `${d.expected ? `<div class="dim">expected: ${escapeHtml(d.expected)}</div>` : ''}${d.hint ? `<div class="hint">hint: ${escapeHtml(d.hint)}</div>` : ''}</li>`
+    );
   };
   const errs = plan.diagnostics.filter((d) => d.severity === 'error');
   const warns = plan.diagnostics.filter((d) => d.severity === 'warning');
@@ -235,14 +277,21 @@ function diagnostics(plan: Plan): string {
 function risks(plan: Plan): string {
   const items: string[] = [];
   for (const c of plan.changes.filter((x) => x.action !== 'noop' && x.risk !== 'none')) {
-    items.push(`<li class="${c.risk === 'replacement' ? 'error' : 'warning'}"><span class="sev">${escapeHtml(c.risk)}</span> <a href="#change-${escapeHtml(c.order)}" class="mono">${escapeHtml(c.address)}</a> ${escapeHtml(wordOf(VERB, 'html', c.action))} (${escapeHtml(c.reason)})${c.description ? `<div>${escapeHtml(c.description)}</div>` : ''}</li>`);
+    items.push(
+      `<li class="${c.risk === 'replacement' ? 'error' : 'warning'}"><span class="sev">${escapeHtml(c.risk)}</span> <a href="#change-${escapeHtml(c.order)}" class="mono">${escapeHtml(c.address)}</a> ${escapeHtml(wordOf(VERB, 'html', c.action))} (${escapeHtml(c.reason)})${c.description ? `<div>${escapeHtml(c.description)}</div>` : ''}</li>`,
+    );
   }
   const cp = plan.bootImages.controlPlaneMachineSet;
-  if (cp?.replacement) items.push(`<li class="error"><span class="sev">replacement</span> ControlPlaneMachineSet <span class="mono">cluster</span> replaces control-plane machines<div>${escapeHtml(cp.why)}</div></li>`);
+  if (cp?.replacement)
+    items.push(
+      `<li class="error"><span class="sev">replacement</span> ControlPlaneMachineSet <span class="mono">cluster</span> replaces control-plane machines<div>${escapeHtml(cp.why)}</div></li>`,
+    );
   for (const p of plan.pools) {
     const blocked = p.nodes.filter((n) => n.blockedBy);
     if (blocked.length) {
-      items.push(`<li class="warning"><span class="sev">not scheduled</span> ${pluralHtml(blocked.length, 'node')} of pool <span class="mono">${escapeHtml(p.name)}</span> (${escapeHtml([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): <span class="mono">${escapeHtml(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 8))}</span></li>`);
+      items.push(
+        `<li class="warning"><span class="sev">not scheduled</span> ${pluralHtml(blocked.length, 'node')} of pool <span class="mono">${escapeHtml(p.name)}</span> (${escapeHtml([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): <span class="mono">${escapeHtml(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 8))}</span></li>`,
+      );
     }
   }
   if (!items.length) return `<section id="risks"><h2>Risks</h2><p class="dim">No disruptive change, no replacement, every node scheduled.</p></section>`;
@@ -281,7 +330,10 @@ ${ch.description ? `<p>${escapeHtml(ch.description)}</p>` : ''}${ch.waitAfter ? 
 function bootImages(plan: Plan): string {
   const bi = plan.bootImages;
   if (!bi.machineSets.length && !bi.controlPlaneMachineSet) return '';
-  const rows = bi.machineSets.map((m) => `<tr><td class="mono">${escapeHtml(m.name)}</td><td>${m.skipped ? `<span class="dim">skipped: ${escapeHtml(m.skipped)}</span>` : m.from === m.to ? `<span class="mono">${escapeHtml(m.to ?? '(none)')}</span> <span class="dim">(current)</span>` : `<span class="mono">${escapeHtml(m.from ?? '(none)')}</span> → <span class="mono">${escapeHtml(m.to ?? '(none)')}</span>`}</td></tr>`);
+  const rows = bi.machineSets.map(
+    (m) =>
+      `<tr><td class="mono">${escapeHtml(m.name)}</td><td>${m.skipped ? `<span class="dim">skipped: ${escapeHtml(m.skipped)}</span>` : m.from === m.to ? `<span class="mono">${escapeHtml(m.to ?? '(none)')}</span> <span class="dim">(current)</span>` : `<span class="mono">${escapeHtml(m.from ?? '(none)')}</span> → <span class="mono">${escapeHtml(m.to ?? '(none)')}</span>`}</td></tr>`,
+  );
   const cp = bi.controlPlaneMachineSet;
   return `<section id="bootimages">
 <h2>Boot images</h2>
@@ -297,11 +349,16 @@ function pools(plan: Plan): string {
 
 function nodeTable(p: PlanPool, sched: PlanPool['nodes']): string {
   if (sched.length && sched.length <= NODE_TABLE_MAX) {
-    return `<div class="scroll"><table class="nodes"><thead><tr><th class="n">${p.rollout === 'slots' ? '#' : 'Wave'}</th><th>Node</th><th>Zone</th><th>Reboot</th><th>Staged</th><th>From → to</th></tr></thead><tbody>${sched.map((n, i) =>
-      `<tr><td class="n">${escapeHtml(p.rollout === 'slots' ? i + 1 : n.wave)}</td><td class="mono">${escapeHtml(n.name)}</td><td>${escapeHtml(n.zone ?? '-')}</td><td>${escapeHtml(n.reboot)}</td><td>${n.staged ? 'yes' : 'no'}</td><td class="mono">${escapeHtml(shortDigest(n.from))} → ${escapeHtml(shortDigest(n.to))}</td></tr>`).join('\n')}</tbody></table></div>`;
+    return `<div class="scroll"><table class="nodes"><thead><tr><th class="n">${p.rollout === 'slots' ? '#' : 'Wave'}</th><th>Node</th><th>Zone</th><th>Reboot</th><th>Staged</th><th>From → to</th></tr></thead><tbody>${sched
+      .map(
+        (n, i) =>
+          `<tr><td class="n">${escapeHtml(p.rollout === 'slots' ? i + 1 : n.wave)}</td><td class="mono">${escapeHtml(n.name)}</td><td>${escapeHtml(n.zone ?? '-')}</td><td>${escapeHtml(n.reboot)}</td><td>${n.staged ? 'yes' : 'no'}</td><td class="mono">${escapeHtml(shortDigest(n.from))} → ${escapeHtml(shortDigest(n.to))}</td></tr>`,
+      )
+      .join('\n')}</tbody></table></div>`;
   }
   if (!sched.length) return '';
-  if (p.rollout === 'slots') return `<details><summary>All ${countHtml(sched.length)} nodes in admission order</summary><pre class="waves">${escapeHtml(p.waves.flat().join(', '))}</pre></details>`;
+  if (p.rollout === 'slots')
+    return `<details><summary>All ${countHtml(sched.length)} nodes in admission order</summary><pre class="waves">${escapeHtml(p.waves.flat().join(', '))}</pre></details>`;
   return `<details><summary>All ${countHtml(sched.length)} nodes by wave</summary><pre class="waves">${p.waves.map((w, i) => `wave ${i + 1} (${escapeHtml(w.length)}): ${escapeHtml(w.join(', '))}`).join('\n')}</pre></details>`;
 }
 
@@ -313,8 +370,10 @@ function slotsText(p: PlanPool): string {
 function poolBlock(p: PlanPool): string {
   const sched = p.nodes.filter((n) => n.wave !== null);
   const mu = p.maxUnavailable;
-  const groups = groupNodes(p.name, p.nodes).map((g) =>
-    `<li class="${g.blockedBy ? 'warning' : ''}">${escapeHtml(withArrows(describeGroup(g, { withPool: false, slots: p.rollout === 'slots' })))}: <span class="mono">${escapeHtml(foldNames(g.names, 10))}</span></li>`);
+  const groups = groupNodes(p.name, p.nodes).map(
+    (g) =>
+      `<li class="${g.blockedBy ? 'warning' : ''}">${escapeHtml(withArrows(describeGroup(g, { withPool: false, slots: p.rollout === 'slots' })))}: <span class="mono">${escapeHtml(foldNames(g.names, 10))}</span></li>`,
+  );
   return `<div class="pool" id="pool-${escapeHtml(p.name)}">
 <h3><span class="mono">${escapeHtml(p.name)}</span> <span class="dim">${poolKind(p.backend)}, priority ${escapeHtml(p.priority)}${p.controlPlane ? ', control plane' : ''}</span></h3>
 <p>${countHtml(p.nodeCount)} nodes, ${countHtml(p.upToDate)} up to date; maxUnavailable <span class="mono">${escapeHtml(mu.value)}</span> → ${countHtml(mu.resolved)} (${escapeHtml(mu.rule)})${p.unavailableNow.length ? `, ${countHtml(p.unavailableNow.length)} already unavailable` : ''}; ${p.rollout === 'slots' ? slotsText(p) : `${pluralHtml(p.waveSize, 'node')} per wave; ${pluralHtml(p.waves.length, 'wave')}, est. ${durationHtml(p.estimatedSeconds)}${p.soakSeconds && (p.waves.length > 1 || p.gates?.afterWave.length) ? ` including ${durationHtml(p.soakSeconds)} soak ${p.gates?.afterWave.length ? 'after each wave' : 'between waves'}` : ''}`}.</p>

@@ -24,4 +24,5 @@ export function rollbackSection(plan: Plan): string {
 }
 
 /** The chart's rollback lanes and rule (a rehearsal with a rollback): only in reports that draw one. */
-export const ROLLBACK_CSS = 'svg .lane.rollback{fill:#fbe9e7}svg .rollback-rule{stroke:#c62828;stroke-width:2;stroke-dasharray:6 3}svg .rollback-label{font-size:11px;fill:#c62828}.sw.rollback{background:#fbe9e7;border:2px dashed #c62828}';
+export const ROLLBACK_CSS =
+  'svg .lane.rollback{fill:#fbe9e7}svg .rollback-rule{stroke:#c62828;stroke-width:2;stroke-dasharray:6 3}svg .rollback-label{font-size:11px;fill:#c62828}.sw.rollback{background:#fbe9e7;border:2px dashed #c62828}';

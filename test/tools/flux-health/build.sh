@@ -3,7 +3,7 @@
 # into $BOOTCPLAN_TOOLS/flux-health-<hash of its sources>, unless that binary exists, and
 # prints its path. Modules come from the Go module proxy, pinned by go.mod and go.sum; the
 # binary is cached outside the repository like actionlint and kustomize (.ci/run).
-# test/flux-health.test.ts finds it by the same hash.
+# test/cli/flux-health.test.ts finds it by the same hash.
 set -euo pipefail
 cd "$(dirname "$0")"
 tools="${BOOTCPLAN_TOOLS:-$HOME/.cache/bootcplan-tools/bin}"

@@ -1,0 +1,184 @@
+/**
+ * `apply` with health gates, as an operator sees it (docs/apply.md "Health gates"): exit 5 and a
+ * one-screen error naming the check and the value it saw; the Rollout status (reason
+ * HealthCheckFailed, status.healthCheck), an Event for every gate verdict, a notification with
+ * the check; `apply --json` carries the gate events; the next apply runs the due gate first and
+ * goes on when it passes; `status` shows the gates passed.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parse } from 'yaml';
+import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
+import { newSim } from '../support/apply.ts';
+import { inDir, io } from '../support/cli.ts';
+import { run } from '../../src/cli/main.ts';
+import type { DriverFactory } from '../../src/app/ports.ts';
+import { SimHealthSource, parseFailCheck, type FailCheckRule } from '../../src/sim/health.ts';
+
+const s = suite('apply: health gates in the status, Events, notifications and --json');
+const dir = mkdtempSync(join(tmpdir(), 'bootcplan-apply-health-'));
+const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
+
+function setup(failChecks: string[] = []) {
+  const builder = new ClusterBuilder().bootcPool('worker', nodes('w', 4, undefined, { staged: true }));
+  const snap = builder.snapshot();
+  const snapFile = join(dir, `snap-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(snapFile, builder.yaml());
+  const text = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 30 }], {
+    healthChecks: [{ name: 'no-critical-alerts', alerts: { matchers: ['severity="critical"'] }, intervalSeconds: 10, successes: 2 }],
+  });
+  const file = join(dir, `spec-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(file, text);
+  const sim = newSim(snap, { durations: D });
+  sim.rollouts.put('test', parse(text).spec);
+  const fail = { rules: failChecks.map((t) => parseFailCheck(t) as FailCheckRule) };
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'job@test', health: () => new SimHealthSource({ failChecks: fail.rules }) });
+  return { file, sim, openDriver, fail, snapFile };
+}
+
+async function receiver(): Promise<{ url: string; docs: any[]; close: () => Promise<void> }> {
+  const docs: any[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      docs.push(JSON.parse(body));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    docs,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+s('a failed gate: exit 5 naming the check and what it saw; status HealthCheckFailed; Events; a notification with the check', async () => {
+  const { file, sim, openDriver } = setup(['no-critical-alerts@wave=1']);
+  const rcv = await receiver();
+  try {
+    const o = io();
+    assert.is(await run(['apply', '-f', file, '--auto-approve', '--notify', rcv.url], { io: o, openDriver }), 5);
+    assert.match(
+      o.err,
+      /error: rollout halted: health check no-critical-alerts failed after wave 1\/2 of pool worker: rehearsal: --fail-check no-critical-alerts@wave=1\n {2}no further node was started/,
+    );
+    const st = sim.rollouts.objects.get('test')!.status!;
+    assert.equal([st.phase, st.reason, st.lastExitCode], ['Degraded', 'HealthCheckFailed', 5]);
+    assert.match(st.message ?? '', /^halted: health check no-critical-alerts failed after wave 1\/2 of pool worker: rehearsal: /);
+    assert.equal(st.healthCheck, {
+      name: 'no-critical-alerts',
+      point: 'afterWave',
+      pool: 'worker',
+      wave: 1,
+      node: null,
+      result: 'failed',
+      observed: 'rehearsal: --fail-check no-critical-alerts@wave=1',
+      at: st.healthCheck!.at,
+    });
+    const ev = sim.rollouts.events.map((e) => `${e.type} ${e.reason} ${e.regarding.kind}/${e.regarding.name}`);
+    assert.ok(ev.includes('Normal HealthCheckPassed Rollout/test'), ev.join('\n'));
+    assert.ok(ev.includes('Warning HealthCheckFailed BootcNodePool/worker'), ev.join('\n'));
+    assert.ok(ev.includes('Warning HealthCheckFailed Rollout/test'), "the run's final Event on the Rollout");
+    const failed = sim.rollouts.events.find((e) => e.reason === 'HealthCheckFailed' && e.regarding.kind === 'BootcNodePool')!;
+    assert.match(
+      failed.note,
+      /^no-critical-alerts failed after wave 1\/2 of pool worker \(condition; on failure: halt\): rehearsal: --fail-check no-critical-alerts@wave=1 \(plan [0-9a-f]{16}\)$/,
+    );
+    const docs = rcv.docs.map((d) => d.event);
+    assert.equal(docs, ['wave-start', 'health-check-failed']);
+    assert.equal(
+      [rcv.docs[1].check, rcv.docs[1].observed, rcv.docs[1].phase],
+      ['no-critical-alerts', 'rehearsal: --fail-check no-critical-alerts@wave=1', 'Degraded'],
+    );
+  } finally {
+    await rcv.close();
+  }
+});
+
+s('apply PLANFILE again runs the due gate first and goes on once it passes; status shows the gates passed; --json has the gate events', async () => {
+  const { file, sim, openDriver, fail, snapFile } = setup(['no-critical-alerts@wave=1']);
+  const work = mkdtempSync(join(tmpdir(), 'bootcplan-apply-health-plan-'));
+  copyFileSync(file, join(work, 'bootcplan.yaml'));
+  copyFileSync(snapFile, join(work, 'cluster.yaml'));
+  const o = io();
+  await inDir(work, async () => {
+    const p = io();
+    assert.is(await run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/prod.json'], { io: p }), 0, p.err);
+    const first = io();
+    assert.is(await run(['apply', 'plans/prod.json'], { io: first, openDriver }), 5, first.err);
+    fail.rules = [];
+    // The halt held the pool for this image (docs/apply.md "Holds"): a human lifts it.
+    const held = io();
+    assert.is(await run(['apply', 'plans/prod.json'], { io: held, openDriver }), 5, held.err);
+    assert.match(held.err, /pool worker is held back from this image: nothing was written/);
+    assert.is(await run(['apply', 'plans/prod.json', '--json', '--retry'], { io: o, openDriver }), 0, o.err);
+  });
+  const events = o.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const gates = events.filter((e) => e.type.startsWith('gate-') && e.type !== 'gate-measure').map((e) => `${e.type} ${e.point} ${e.wave}`);
+  assert.equal(gates, ['gate-start afterWave 1', 'gate-pass afterWave 1', 'gate-start afterWave 2', 'gate-pass afterWave 2']);
+  assert.ok(events.some((e) => e.type === 'gate-measure' && e.outcome === 'pass' && e.observed === 'rehearsal: healthy'));
+  const st = sim.rollouts.objects.get('test')!.status!;
+  assert.equal([st.reason, st.healthCheck?.result, st.healthCheck?.wave], ['Applied', 'passed', 2]);
+  const so = io();
+  assert.is(await run(['status'], { io: so, openDriver }), 0);
+  assert.match(so.out, /preflight health gate: passed/);
+  assert.match(so.out, /health gates passed after waves 1-2/);
+});
+
+s('without a health source for the cluster, a plan with checks is refused before anything is written', async () => {
+  const { file, sim } = setup();
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'job@test' });
+  const o = io();
+  assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: o, openDriver }), 1);
+  assert.match(o.err, /has health checks and no health source/);
+  assert.equal(
+    sim.writes.filter((w) => !['lock', 'unlock', 'status', 'event'].includes(w.op)),
+    [],
+    "only the run's status and Event",
+  );
+  assert.is(sim.lock.leaseOf(), null);
+});
+
+s('apply -f after a halt plans afresh (a new run record): the check that halted runs at the preflight gate, whatever its when', async () => {
+  const { sim, openDriver, fail } = setup(['slo@wave=1', 'slo@preflight']);
+  const text = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 30 }], {
+    healthChecks: [{ name: 'slo', prometheus: { query: 'up', condition: 'min == 1' }, when: ['afterWave'], intervalSeconds: 10 }],
+  });
+  const file = join(dir, 'slo.yaml');
+  writeFileSync(file, text);
+  assert.is(await run(['apply', '-f', file, '--auto-approve'], { io: io(), openDriver }), 5);
+  const o = io();
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--json', '--retry'], { io: o, openDriver }), 5, o.err);
+  const events = o.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.equal(
+    events.filter((e) => e.type === 'gate-fail').map((e) => [e.point, e.check]),
+    [['preflight', 'slo']],
+  );
+  assert.equal(
+    events.filter((e) => e.type === 'cordon'),
+    [],
+    'no node started',
+  );
+  fail.rules = [];
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--retry'], { io: io(), openDriver }), 0);
+  assert.equal(sim.cordons.length, 4);
+});
+
+s.run();

@@ -1,0 +1,88 @@
+/**
+ * The driver's errors (src/apply/driver.ts) are bootcplan's named errors: each carries its exit
+ * code (DESIGN §3: 1, a cluster failure) and a hint of its own, and the CLI prints that hint
+ * (docs/cli.md "Errors"). A cluster that keeps answering a write with a conflict, through
+ * `bootcplan apply` on the simulator, ends in one screen: the error, its hint, exit 1.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../src/cli/main.ts';
+import { readSnapshotFile, nodeInputs } from '../../src/app/inputs.ts';
+import { BootcplanError, EXIT } from '../../src/base/errors.ts';
+import {
+  DriverError,
+  ConflictError,
+  PreconditionFailedError,
+  NotFoundError,
+  AlreadyExistsError,
+  DrainTimeoutError,
+  LockLostError,
+  ProgressMovedError,
+} from '../../src/apply/driver.ts';
+import { KubeApiError, KubeRequestError } from '../../src/kube/api-errors.ts';
+import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
+import { newSim } from '../support/apply.ts';
+import { cli } from '../support/cli.ts';
+
+const s = suite('driver errors: exit code and hint');
+
+const dir = mkdtempSync(join(tmpdir(), 'bootcplan-driver-errors-'));
+const clusterFile = join(dir, 'cluster.yaml');
+writeFileSync(clusterFile, new ClusterBuilder().bootcPool('worker', nodes('w', 4)).yaml());
+const specFile = join(dir, 'bootcplan.yaml');
+writeFileSync(specFile, specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1 }]));
+
+s('apply against a cluster whose writes keep conflicting: the conflict, its own hint, exit 1', async () => {
+  const sim = newSim(readSnapshotFile(nodeInputs, clusterFile), { faults: { seed: 3, conflictRate: 1 } });
+  const r = await cli(['apply', '-f', specFile, '--auto-approve'], { entry: run, openDriver: async () => ({ driver: sim.driver(), holder: 'errors@test' }) });
+  assert.is(r.code, EXIT.error, r.err);
+  assert.match(r.err, /^error: Operation cannot be fulfilled on /m);
+  assert.match(r.err, new RegExp(`^  hint: ${escape(new ConflictError('x').hint!)}$`, 'm'), r.err);
+  assert.not.match(r.err, /internal error|\n\s+at /);
+});
+
+const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+s('every driver error is a BootcplanError with exit code 1, its class name and a hint of its own', () => {
+  const errors = [
+    new DriverError('m'),
+    new ConflictError('m'),
+    new PreconditionFailedError('m', '/spec'),
+    new NotFoundError('m'),
+    new AlreadyExistsError('m'),
+    new DrainTimeoutError('m'),
+    new LockLostError('m'),
+    new ProgressMovedError('m'),
+  ];
+  for (const e of errors) {
+    assert.instance(e, BootcplanError);
+    assert.is(e.exitCode, EXIT.error, e.name);
+    assert.is(e.name, e.constructor.name);
+    assert.ok(e.hint && e.hint.length > 10, `${e.name}: no hint`);
+  }
+  const hints = errors.map((e) => e.hint);
+  assert.is(new Set(hints.slice(1, 6)).size, 5, 'the specific errors say what to do about each');
+});
+
+s('the API and request errors of src/kube are BootcplanErrors that print the hint they carry', async () => {
+  for (const e of [
+    new KubeApiError('GET /api/v1/nodes: forbidden', 403, 'Forbidden', 'the account lacks a permission'),
+    new KubeRequestError('cannot reach', 'unreachable', 'GET /', 'check that the cluster is up'),
+  ]) {
+    assert.instance(e, BootcplanError);
+    assert.is(e.name, e.constructor.name);
+    const r = await cli(['status'], {
+      entry: run,
+      openDriver: async () => {
+        throw e;
+      },
+    });
+    assert.is(r.code, EXIT.error);
+    assert.match(r.err, new RegExp(`^  hint: ${escape(e.hint!)}$`, 'm'), r.err);
+  }
+});
+
+s.run();

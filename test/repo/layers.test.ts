@@ -1,0 +1,263 @@
+/**
+ * The one-way house (docs/architecture.md "The layers"): reads every import of src/ with
+ * TypeScript's parser and fails on an import of a folder that is not below the importing one
+ * (types count as much as code: `import type` too), on an import of fleet/ from the
+ * single-cluster core, on any run-time import cycle between files, and on any import of the CLI
+ * entry; and keeps commander in cli/, in every file of it. TypeScript lets all of these through; this test is the check a compiler with package
+ * rules would give for free.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import ts from 'typescript';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, dirname, relative, sep } from 'node:path';
+
+/**
+ * The folders of src/, lowest first: a folder may import (at run time or for types) only the
+ * folders of a lower rank. kube/ and sim/ share a rank: two implementations of the driver ports,
+ * neither imports the other. app/ holds one function per command, cli/ their commander wiring.
+ */
+export const ORDER: readonly (readonly string[])[] = [
+  ['base'],
+  ['cluster'],
+  ['domain'],
+  ['spec'],
+  ['plan'],
+  ['apply'],
+  ['kube', 'sim'],
+  ['render'],
+  ['fleet'],
+  ['app'],
+  ['cli'],
+];
+
+/** The fleet is a slice above the single-cluster core: only these folders may import fleet/. */
+export const FLEET_IMPORTERS: readonly string[] = ['fleet', 'app', 'cli'];
+
+const rankOf = (folder: string): number => ORDER.findIndex((rank) => rank.includes(folder));
+
+export interface ImportEdge {
+  from: string; // path below src/, e.g. "plan/planner.ts"
+  to: string;
+  /** Erased at run time: `import type`, `import { type A }` only, `export type`, `typeof import()`. */
+  typeOnly: boolean;
+}
+
+/** The relative imports of one source file (static, re-exports, dynamic and in types), from its syntax tree. */
+export function importsOf(file: string, source: string): ImportEdge[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const out: ImportEdge[] = [];
+  const add = (spec: ts.Node | undefined, typeOnly: boolean) => {
+    if (!spec || !ts.isStringLiteralLike(spec) || !spec.text.startsWith('.')) return;
+    out.push({
+      from: file,
+      to: relative('.', join(dirname(file), spec.text))
+        .split(sep)
+        .join('/'),
+      typeOnly,
+    });
+  };
+  const visit = (n: ts.Node) => {
+    if (ts.isImportDeclaration(n)) add(n.moduleSpecifier, importIsTypeOnly(n.importClause));
+    else if (ts.isExportDeclaration(n))
+      add(
+        n.moduleSpecifier,
+        n.isTypeOnly ||
+          (!!n.exportClause && ts.isNamedExports(n.exportClause) && n.exportClause.elements.length > 0 && n.exportClause.elements.every((e) => e.isTypeOnly)),
+      );
+    else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) add(n.moduleReference.expression, n.isTypeOnly);
+    else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) add(n.arguments[0], false);
+    else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) add(n.argument.literal, true);
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+/** `import type X`, or named imports that are all `type` (with no default or namespace import): erased. */
+function importIsTypeOnly(clause: ts.ImportClause | undefined): boolean {
+  if (!clause) return false; // `import './x.ts'`: for its effects
+  if (clause.isTypeOnly) return true;
+  const named = clause.namedBindings;
+  return !clause.name && !!named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+}
+
+const folderOf = (p: string) => p.split('/')[0];
+
+/** Every edge that breaks the order or the fleet rule, as "from -> to (why)". */
+export function layerViolations(edges: readonly ImportEdge[]): string[] {
+  const out: string[] = [];
+  for (const e of edges) {
+    const a = folderOf(e.from);
+    const b = folderOf(e.to);
+    if (e.to === 'cli/main.ts') {
+      out.push(`${e.from} -> ${e.to} (nothing imports the CLI entry)`);
+      continue;
+    }
+    if (a === b) continue;
+    if (rankOf(a) < 0) out.push(`${e.from} -> ${e.to} (folder src/${a} is not in the layer order)`);
+    else if (rankOf(b) < 0) out.push(`${e.from} -> ${e.to} (folder src/${b} is not in the layer order)`);
+    else if (b === 'fleet' && !FLEET_IMPORTERS.includes(a)) out.push(`${e.from} -> ${e.to} (only ${FLEET_IMPORTERS.join('/, ')}/ import fleet/)`);
+    else if (rankOf(b) >= rankOf(a)) out.push(`${e.from} -> ${e.to} (${a} may not import ${b}${e.typeOnly ? ', types included' : ''})`);
+  }
+  return [...new Set(out)].sort();
+}
+
+/** Run-time import cycles between files (type-only imports are erased and do not count). */
+export function runtimeCycles(edges: readonly ImportEdge[]): string[][] {
+  const graph = new Map<string, string[]>();
+  for (const e of edges) if (!e.typeOnly) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+  // Tarjan's strongly connected components.
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1) cycles.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return cycles;
+}
+
+/** The .ts files below src/, as paths below it. */
+function sourceFiles(): string[] {
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (p.endsWith('.ts')) files.push(relative('src', p).split(sep).join('/'));
+    }
+  };
+  walk('src');
+  return files;
+}
+
+/** The text of a section of a Markdown document: from its heading to the next heading of its level. */
+function sectionOf(doc: string, heading: string): string {
+  const start = doc.indexOf(heading + '\n');
+  assert.ok(start >= 0, `no section "${heading}"`);
+  const end = doc.indexOf('\n## ', start + heading.length);
+  return doc.slice(start, end < 0 ? doc.length : end);
+}
+
+/** Whether the source imports the package `name` (code or types). */
+export function importsPackage(file: string, source: string, name: string): boolean {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  return sf.statements.some(
+    (n) =>
+      (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) &&
+      !!n.moduleSpecifier &&
+      ts.isStringLiteralLike(n.moduleSpecifier) &&
+      n.moduleSpecifier.text === name,
+  );
+}
+
+const sourceEdges = (): ImportEdge[] => sourceFiles().flatMap((f) => importsOf(f, readFileSync(join('src', f), 'utf8')));
+
+test('every import of src/ goes down the layer order, types included; only fleet/, app/ and cli/ import fleet/', () => {
+  const found = layerViolations(sourceEdges());
+  assert.equal(found, [], `imports that break the layers:\n  ${found.join('\n  ')}`);
+});
+
+test('no run-time import cycle between files of src/', () => {
+  const found = runtimeCycles(sourceEdges()).map((c) => c.join(' <-> '));
+  assert.equal(found, [], `run-time cycles:\n  ${found.join('\n  ')}`);
+});
+
+test('the checker reports a back edge of types, a sibling, the fleet from the core, the CLI entry and a cycle', () => {
+  const edges = [
+    ...importsOf('domain/rules.ts', "import { buildPlan } from '../plan/planner.ts';\nimport type { KObject } from '../cluster/types.ts';\n"),
+    ...importsOf(
+      'domain/other.ts',
+      "import { type Plan, type PlanPool } from '../plan/types.ts';\nimport type { RolloutSpec } from '../spec/types.ts';\nimport { viewNode } from '../cluster/snapshot.ts';",
+    ),
+    ...importsOf(
+      'render/text.ts',
+      "export { x } from '../cli/main.ts';\nconst k = await import('../kube/index.ts');\ntype R = typeof import('../fleet/runner.ts');",
+    ),
+    ...importsOf('kube/driver.ts', "import type { SimCluster } from '../sim/cluster.ts';"),
+    ...importsOf('app/fleet-apply.ts', "import { runFleet } from '../fleet/runner.ts';"),
+    ...importsOf('sim/driver.ts', "export type { FleetRecordStore } from '../fleet/record.ts';"),
+    ...importsOf('plan/a.ts', "import { b } from './b.ts';"),
+    ...importsOf('plan/b.ts', "import { a } from './a.ts';\nimport type { A } from './a.ts';"),
+    ...importsOf('plan/c.ts', "import { type B } from './b.ts';\n// import { x } from '../cli/main.ts';\nconst s = \"import { y } from '../cli/main.ts'\";"),
+    ...importsOf('plan/d.ts', "import { c } from './c.ts';"),
+  ];
+  assert.equal(layerViolations(edges), [
+    'domain/other.ts -> plan/types.ts (domain may not import plan, types included)',
+    'domain/other.ts -> spec/types.ts (domain may not import spec, types included)',
+    'domain/rules.ts -> plan/planner.ts (domain may not import plan)',
+    'kube/driver.ts -> sim/cluster.ts (kube may not import sim, types included)',
+    'render/text.ts -> cli/main.ts (nothing imports the CLI entry)',
+    'render/text.ts -> fleet/runner.ts (only fleet/, app/, cli/ import fleet/)',
+    'sim/driver.ts -> fleet/record.ts (only fleet/, app/, cli/ import fleet/)',
+  ]);
+  // Only a.ts <-> b.ts: c.ts imports b.ts for types alone (erased), so d -> c -> b is no cycle.
+  assert.equal(runtimeCycles(edges), [['plan/a.ts', 'plan/b.ts']]);
+});
+
+test('cli/ is the commander wiring: every file of it imports commander, and no file outside it does', () => {
+  const files = sourceFiles();
+  const uses = (f: string) => importsPackage(f, readFileSync(join('src', f), 'utf8'), 'commander');
+  assert.equal(
+    files.filter((f) => folderOf(f) === 'cli' && !uses(f)),
+    [],
+    'files of cli/ that do not touch commander: their logic belongs in app/ or below',
+  );
+  assert.equal(
+    files.filter((f) => folderOf(f) !== 'cli' && uses(f)),
+    [],
+    'files outside cli/ that import commander',
+  );
+});
+
+test("docs/architecture.md's map of src/ lists every file, and only files that exist", () => {
+  const section = sectionOf(readFileSync('docs/architecture.md', 'utf8'), '## One line per file');
+  const listed: string[] = [];
+  let folder = '';
+  for (const line of section.split('\n')) {
+    const head = /^\| \*\*(\w+)\/\*\*/.exec(line);
+    if (head) folder = head[1];
+    const file = /^\| `([^`]+)` \|/.exec(line);
+    if (file && folder) listed.push(`${folder}/${file[1]}`);
+  }
+  const files = sourceFiles();
+  assert.equal(files.filter((f) => !listed.includes(f)).sort(), [], 'files missing from the map in docs/architecture.md');
+  assert.equal(listed.filter((f) => !files.includes(f)).sort(), [], 'entries of the map in docs/architecture.md that are no file');
+});
+
+test("docs/architecture.md's table of the layers is the order this test enforces", () => {
+  const section = sectionOf(readFileSync('docs/architecture.md', 'utf8'), '## The layers');
+  const names = (cell: string) => [...cell.matchAll(/`(\w+)\/`/g)].map((m) => m[1]);
+  const rows = [...section.matchAll(/^\| ([^|]+) \| ([^|]*) \|/gm)].map((m) => [m[1], m[2]]).filter(([folders]) => names(folders).length > 0);
+  assert.equal(
+    rows.map(([folders]) => names(folders)),
+    ORDER.map((rank) => [...rank]),
+    'one row per rank, lowest first',
+  );
+  rows.forEach(([, below], i) => assert.equal(names(below), ORDER.slice(0, i).flat(), `row ${i + 1} names every folder below it`));
+});
+
+test.run();

@@ -1,0 +1,72 @@
+/**
+ * The built CLI, what the package ships (docs/development.md "What the tests run"): builds
+ * dist/bundle/ with `npm run build` (scripts/build.mjs) when it is missing or older than a
+ * source, so no suite runs a stale build.
+ * - ensureBuilt(): the path of the bin, for suites that start the command as a process;
+ * - run: the bundle's run(), for suites that call the CLI in the test process. A call that hands
+ *   it a driver (deps.openDriver) goes to the sources' run() instead: such a driver is built from
+ *   src/ and throws the sources' error classes, which the bundle (with its own copies) would not
+ *   recognise. BOOTCPLAN_TEST_CLI=sources runs the sources for every call (no build; for
+ *   stepping through src/ in a debugger).
+ */
+import { statSync, readdirSync, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { basename, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const ROOT = resolve(new URL('../..', import.meta.url).pathname);
+const RECORD = join(ROOT, 'dist/build-info.json');
+
+function newestInput(): number {
+  let newest = 0;
+  const walk = (p: string) => {
+    const st = statSync(p);
+    if (st.isDirectory()) for (const e of readdirSync(p)) walk(join(p, e));
+    else newest = Math.max(newest, st.mtimeMs);
+  };
+  walk(join(ROOT, 'src'));
+  for (const f of ['package.json', 'tsconfig.json', 'scripts/build.mjs', 'scripts/bundle-options.mjs']) walk(join(ROOT, f));
+  return newest;
+}
+
+let checked = false;
+
+/** Builds dist/bundle/ unless it is up to date; returns the path of the bin that runs it. */
+export function ensureBuilt(): string {
+  if (!checked) {
+    if (!existsSync(RECORD) || statSync(RECORD).mtimeMs < newestInput()) {
+      execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    }
+    checked = true;
+  }
+  return join(ROOT, 'bin/bootcplan.mjs');
+}
+
+/**
+ * One module of src/ compiled as the bundle compiles it (scripts/bundle-options.mjs), alone, into
+ * a temporary directory: for a test that runs shipped code in a process of its own without the
+ * TypeScript loader. Returns the path of the .js file.
+ */
+export async function bundledModule(source: string): Promise<string> {
+  const esbuild = await import('esbuild');
+  const { bundleOptions } = await import(pathToFileURL(join(ROOT, 'scripts/bundle-options.mjs')).href);
+  const out = mkdtempSync(join(tmpdir(), 'bootcplan-module-'));
+  await esbuild.build(bundleOptions(ROOT, [source], out, { splitting: false }));
+  return join(out, basename(source).replace(/\.ts$/, '.js'));
+}
+
+type Run = typeof import('../../src/cli/main.ts').run;
+
+async function load(): Promise<Run> {
+  const which = process.env.BOOTCPLAN_TEST_CLI ?? 'bundle';
+  const sources = (await import('../../src/cli/main.ts')).run;
+  if (which === 'sources') return sources;
+  if (which !== 'bundle') throw new Error(`BOOTCPLAN_TEST_CLI=${which}: expected bundle (the default) or sources`);
+  ensureBuilt();
+  const bundle = ((await import(pathToFileURL(join(ROOT, 'dist/bundle/main.js')).href)) as { run: Run }).run;
+  return (argv, deps = {}) => (deps.openDriver ? sources(argv, deps) : bundle(argv, deps));
+}
+
+/** The CLI's run(argv, deps) as the package ships it (see above). */
+export const run: Run = await load();
