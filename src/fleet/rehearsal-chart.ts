@@ -15,7 +15,7 @@ import type { FleetRehearsal, FleetRehearsalBatch, FleetRehearsalCluster } from 
 import { formatDuration, plural } from '../render/format.ts';
 import { escapeHtml, clipEnd } from '../render/vocabulary.ts';
 import { durationHtml, countHtml, pluralHtml, classHtml } from '../render/html/text.ts';
-import { W, LABEL_W, X0, X1, AXIS_H, LANE_H, BEYOND, f, niceTicks, endMarks } from '../render/html/chart.ts';
+import { W, LABEL_W, X0, X1, AXIS_H, LANE_H, BEYOND, f, niceTicks, endMarks, gridSvg } from '../render/html/chart.ts';
 
 /** The outcomes a bar is coloured by (anything else draws as `other`). */
 const OUTCOMES = ['done', 'nothing-to-do', 'already-done', 'failed', 'timed-out', 'interrupted', 'not-started'] as const;
@@ -81,14 +81,7 @@ export function fleetChart(r: FleetRehearsal, opts: FleetChartOptions = {}): str
     y += laneH;
   }
   const ticks = niceTicks(domain);
-  const grid = ticks
-    .map(
-      (t) =>
-        `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
-        `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
-        `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`,
-    )
-    .join('');
+  const grid = gridSvg(ticks, x, y);
   const height = y + AXIS_H + (beyond ? AXIS_H : 0);
   const svg = `<svg id="fleet-chart" class="chart rehearsal" viewBox="0 0 ${W} ${f(height)}" width="${W}" height="${f(height)}" role="img" aria-label="Fleet timeline: ${pluralHtml(batches.length, 'batch', 'batches')}, ${pluralHtml(inBatches, 'cluster')}, ${durationHtml(total)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}

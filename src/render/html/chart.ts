@@ -54,17 +54,9 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
       parts.push(rowSvg(row, y, rowH, barH, x, plan.durations, lane.backend));
       y += rowH;
     }
-    y += 0;
   }
   const height = y + AXIS_H + (beyond ? AXIS_H : 0);
-  const grid = ticks
-    .map(
-      (t) =>
-        `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
-        `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
-        `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`,
-    )
-    .join('');
+  const grid = gridSvg(ticks, x, y);
   const end = endMarks(x, y, tl.totalSeconds, r ? estimate : undefined, beyond) + failRules.map((g) => failRule(g, x, y)).join('') + rollbackRule(tl, x, y);
   const svg = `<svg id="timeline-chart" class="chart${r ? ' rehearsal' : ''}" viewBox="0 0 ${W} ${f(height)}" width="${W}" height="${f(height)}" role="img" aria-label="${r ? 'Rehearsal' : 'Wave'} timeline: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)}" xmlns="http://www.w3.org/2000/svg">
 ${grid}
@@ -259,6 +251,18 @@ function mergeSpans(spans: RowSpan[], x: (t: number) => number): RowSpan[] {
  * The end line (the rehearsal's or the estimate's end) and, for a rehearsal, the plan's estimate:
  * a dashed line on the axis, or `beyondMark` below it when it lies beyond the axis.
  */
+/** The time grid: a line per tick down to `y`, its label above the lanes and again below them. */
+export function gridSvg(ticks: number[], x: (t: number) => number, y: number): string {
+  return ticks
+    .map(
+      (t) =>
+        `<line class="grid" x1="${f(x(t))}" y1="${AXIS_H - 4}" x2="${f(x(t))}" y2="${f(y)}"/>` +
+        `<text class="tick" x="${f(x(t))}" y="${AXIS_H - 9}" text-anchor="middle">${durationHtml(t)}</text>` +
+        `<text class="tick" x="${f(x(t))}" y="${f(y + 16)}" text-anchor="middle">${durationHtml(t)}</text>`,
+    )
+    .join('');
+}
+
 export function endMarks(x: (t: number) => number, y: number, total: number, estimate: number | null | undefined, beyond: boolean): string {
   const end = `<line class="end" x1="${f(x(total))}" y1="${AXIS_H - 4}" x2="${f(x(total))}" y2="${f(y)}"><title>${estimate !== undefined ? 'rehearsal' : 'estimate'}: ${durationHtml(total)}</title></line>`;
   if (estimate === null || estimate === undefined) return end;
