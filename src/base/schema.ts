@@ -282,6 +282,21 @@ export function describeType(v: unknown): string {
   return `${typeof v} ${String(v as number | boolean | bigint | symbol | undefined)}`;
 }
 
+/**
+ * The index of each item's first appearance by its `name` (items without a string name are
+ * skipped); `onRepeat` hears of every later item with a name seen before, and where the first is.
+ */
+export function firstIndexByName(list: readonly unknown[], onRepeat: (name: string, index: number, first: number) => void): Map<string, number> {
+  const seen = new Map<string, number>();
+  list.forEach((item, i) => {
+    if (!isPlainObject(item) || typeof item.name !== 'string') return;
+    const first = seen.get(item.name);
+    if (first === undefined) seen.set(item.name, i);
+    else onRepeat(item.name, i, first);
+  });
+  return seen;
+}
+
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

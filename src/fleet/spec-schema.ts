@@ -5,7 +5,7 @@
  * pools that exist) are check hooks here; the effective spec of each cluster is validated as a
  * Rollout spec by spec-load.ts.
  */
-import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX } from '../base/schema.ts';
+import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX, firstIndexByName } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from '../spec/rollout-schema.ts';
 import { labelSelectorSchema } from '../spec/bootimages-schema.ts';
@@ -205,22 +205,15 @@ export const fleetSchema: ObjectSchema = {
 /** Names across the file: clusters once, canaries known and once, override pools shared. */
 function checkFleetNames(spec: Record<string, unknown>, path: string, ctx: Ctx): void {
   const clusters = Array.isArray(spec.clusters) ? spec.clusters : [];
-  const seen = new Map<string, number>();
-  clusters.forEach((c, i) => {
-    if (!isPlainObject(c) || typeof c.name !== 'string') return;
-    const first = seen.get(c.name);
-    if (first === undefined) {
-      seen.set(c.name, i);
-      return;
-    }
+  const seen = firstIndexByName(clusters, (name, i, first) =>
     ctx.report({
       code: 'duplicate-cluster',
       path: joinPath(joinPath(joinPath(path, 'clusters'), i), 'name'),
-      message: `cluster "${c.name}" is listed twice (first at ${path}.clusters[${first}])`,
+      message: `cluster "${name}" is listed twice (first at ${path}.clusters[${first}])`,
       expected: 'each cluster name once',
       hint: 'merge the two entries or rename one',
-    });
-  });
+    }),
+  );
   checkCanaries(spec, path, seen, ctx);
   const rollout = isPlainObject(spec.rollout) ? spec.rollout : {};
   const shared = new Set(

@@ -6,7 +6,7 @@
  * Static rules only: the default Prometheus URL needs the cluster (OpenShift or not) and is the
  * planner's (src/plan/health.ts). The endpoints' trust rules: health-endpoint-schema.ts.
  */
-import { type Schema, type ObjectSchema, type Ctx, isPlainObject } from '../base/schema.ts';
+import { type Schema, type ObjectSchema, type Ctx, isPlainObject, firstIndexByName } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS } from './types.ts';
 import { dnsLabel } from './health-endpoint-schema.ts';
@@ -142,22 +142,15 @@ export function healthChecksSchema(inPool: boolean): Schema {
       ? "Health checks for this pool, merged by name with spec.healthChecks: an entry replaces the Rollout's check of its name whole, enabled: false drops it, new names are added."
       : 'Health checks that gate the rollout (docs/spec.md "Health checks"): a PromQL query, firing alerts, ClusterOperators, or an object\'s condition.',
     check(list: unknown[], path, ctx) {
-      const seen = new Map<string, number>();
-      list.forEach((c, i) => {
-        if (!isPlainObject(c) || typeof c.name !== 'string') return;
-        const first = seen.get(c.name);
-        if (first === undefined) {
-          seen.set(c.name, i);
-          return;
-        }
+      firstIndexByName(list, (name, i, first) =>
         ctx.report({
           code: 'duplicate-health-check',
           path: joinPath(joinPath(path, i), 'name'),
-          message: `health check "${c.name}" is listed twice (first at ${path}[${first}])`,
+          message: `health check "${name}" is listed twice (first at ${path}[${first}])`,
           expected: 'each check name once in a list',
           hint: 'rename one, or merge them',
-        });
-      });
+        }),
+      );
     },
   };
 }
