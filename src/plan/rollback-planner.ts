@@ -168,7 +168,9 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
     const origin = input.source.origins[name];
     const target = input.source.targets[name];
     if (!origin || !target) continue;
-    if (input.source.scopeWave && origin.kind === 'bootc' && name !== input.source.scopeWave.pool) continue;
+    // scope wave: the failed wave's pool alone (docs/apply.md "Rollback"); an MCO pool, when it is
+    // that pool, goes back whole (widened below), and other pools of the run keep what they got.
+    if (input.source.scopeWave && name !== input.source.scopeWave.pool) continue;
     const ctx: RollbackPoolContext = {
       snapshot,
       idx,
