@@ -13,6 +13,7 @@ import { type Diagnostic, type DiagnosticInput, diagnosticAt, sortDiagnostics } 
 import { type ClusterSnapshot, BOOTCPLAN_NAMESPACE, PROGRESS_NAME } from '../cluster/types.ts';
 import { decodeRunRecord } from '../cluster/run-record.ts';
 import type { ProgressRecord, RollbackScope, PoolProgress } from '../cluster/progress.ts';
+import { MAX_OBSERVED } from '../cluster/progress.ts';
 import { indexSnapshot } from '../domain/nodes.ts';
 import { computeMembership } from '../domain/pools.ts';
 import { DEFAULT_DURATIONS, estimatePoolSeconds } from '../domain/timing.ts';
@@ -76,8 +77,8 @@ export function rollbackInputOf(rec: ProgressRecord | null, scope: RollbackScope
     pool,
     wave,
     trigger: halted?.check
-      ? { kind: 'health-check', check: halted.check, observed: halted.reason, at: rec.updatedAt }
-      : { kind: 'manual', check: null, observed: halted?.reason ?? null, at: rec.updatedAt },
+      ? { kind: 'health-check', check: halted.check, observed: halted.reason.slice(0, MAX_OBSERVED), at: rec.updatedAt }
+      : { kind: 'manual', check: null, observed: halted?.reason.slice(0, MAX_OBSERVED) ?? null, at: rec.updatedAt },
     source: {
       origins,
       order: order.filter((p) => Object.hasOwn(origins, p)),

@@ -115,10 +115,27 @@ t('a run record whose startedAt was edited to a non-time is refused by plan --ro
   assert.ok('refused' in input, `planned from an edited record: of.startedAt ${'refused' in input ? '' : JSON.stringify(input.of.startedAt)}`);
 });
 
-t('consequence: a rollback planned from that record and stopped cannot be resumed: its own record is refused', async () => {
+t('a run record edited to a non-time is refused where it is read (apply, plan --rollback), naming the field', async () => {
   const { sim } = await afterTwoWaves();
   editRunRecord(sim, (r) => (r.startedAt = 'last tuesday'));
+  const refused = await sim
+    .driver()
+    .readProgress()
+    .then(
+      () => null,
+      (err: Error) => err.message,
+    );
+  assert.match(refused ?? 'read without a word', /run\.json has no startedAt that is a time/);
+});
+
+t('a halt reason longer than a trigger keeps: the rollback made from it stops and resumes', async () => {
+  const { sim } = await afterTwoWaves();
+  editRunRecord(sim, (r) => {
+    const pools = r.pools as Record<string, Record<string, unknown>>;
+    pools.worker.halted = { node: null, reason: `Degraded: ${'x'.repeat(4000)}` };
+  });
   const { plan, replan } = await rollbackOf(sim);
+  assert.ok((plan.rollback?.trigger.observed ?? '').length <= 1024, 'the trigger keeps at most 1,024 characters of it');
   const stop = new AbortController();
   const first = await runApply(sim, plan, replan, {
     signal: stop.signal,
