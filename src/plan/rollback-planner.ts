@@ -184,7 +184,7 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
       leftovers: rollback.leftovers,
       excluded: rollback.excluded,
     };
-    const rolled: RolledPool | null = origin.kind === 'bootc' ? bootcPoolRollback(name, origin, target, ctx) : mcoPoolRollback(name, origin, ctx);
+    const rolled: RolledPool | null = origin.kind === 'bootc' ? bootcPoolRollback(name, origin, target, ctx) : mcoPoolRollback(name, origin, target, ctx);
     if (!rolled) continue;
     rolled.pool.priority = pools.length + 1;
     pools.push(rolled.pool);
