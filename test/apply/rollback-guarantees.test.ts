@@ -96,7 +96,7 @@ t('a forward run stopped by SIGTERM while a node reboots: the rollback that foll
   sim.advance(900);
   assert.is(sim.get('BootcNode', victim)!.status?.booted?.imageDigest, NEW_DIGEST, `${victim} rebooted onto the run's image`);
   const step = nodeProgressOf(sim.get('Node', victim))?.step;
-  const { plan, replan } = await rollbackOf(sim);
+  const { plan } = await rollbackOf(sim);
   assert.is(plan.summary.errors, 0, JSON.stringify(plan.diagnostics));
   const listed = plan.pools[0]?.nodes.map((n) => n.name) ?? [];
   assert.ok(
@@ -188,7 +188,7 @@ t('scope wave after a bootc wave failed: an MCO pool the run finished earlier is
   for (let i = 0; i < 6; i++) {
     const rec = (await sim.driver().readProgress()).run;
     if (rec?.pools.worker?.wavesDone === 1) break;
-    assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped', `step ${i} (pools in order ${order})`);
+    assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped', `step ${i} (pools in order ${order.join(', ')})`);
   }
   const rec = (await sim.driver().readProgress()).run!;
   assert.ok(rec.pools.infra.done && rec.pools.worker.wavesDone === 1, JSON.stringify(rec.pools));
@@ -201,7 +201,7 @@ t('scope wave after a bootc wave failed: an MCO pool the run finished earlier is
   assert.equal(
     plan.pools.map((p) => p.name),
     ['worker'],
-    `rolled back: ${JSON.stringify(plan.pools.map((p) => [p.name, p.nodes.map((n) => n.name)]))}; ${plan.diagnostics.map((d) => d.code)}`,
+    `rolled back: ${JSON.stringify(plan.pools.map((p) => [p.name, p.nodes.map((n) => n.name)]))}; ${plan.diagnostics.map((d) => d.code).join(', ')}`,
   );
 });
 
