@@ -128,9 +128,11 @@ export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number,
  */
 async function uncordonOurs(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<boolean> {
   // A rollback that continues an unfinished one (docs/apply.md "Continuing a rollback") undoes
-  // the cordons that one marked with its own plan id.
+  // the cordons that one marked with its own plan id; a rollback undoes those the run it reverses
+  // left (stopped or killed between a cordon and its uncordon), marked with that run's plan id.
   const entry = ctx.book.nodes[name];
-  const by = entry && ctx.plan.rollback?.continues?.includes(entry.planId) ? entry.planId : ctx.plan.id;
+  const rb = ctx.plan.rollback;
+  const by = entry && (rb?.continues?.includes(entry.planId) || rb?.of.run.planIds.includes(entry.planId)) ? entry.planId : ctx.plan.id;
   const r = await retry(() => ctx.driver.uncordon(name, by, ctx.book.doneEntry(name)));
   if (r === 'uncordoned') ctx.emit({ type: 'uncordon', pool: pool.name, node: name, wave: k });
   else if (r === 'not-ours') {

@@ -10,6 +10,7 @@
  */
 import { RolledBackError } from '../base/errors.ts';
 import type { RollbackScope } from '../cluster/progress.ts';
+import { MAX_OBSERVED } from '../cluster/progress.ts';
 import { planRollback, rollbackInputOf } from '../plan/rollback-planner.ts';
 import type { ApplyContext } from './context.ts';
 import { isoOf } from './driver.ts';
@@ -50,7 +51,7 @@ export async function rollBackNow(ctx: ApplyContext, req: RollbackRequest, refus
   await ctx.book.save();
   const input = rollbackInputOf(ctx.book.record, req.scope);
   if ('refused' in input) return refuse(input.refused);
-  input.trigger = { kind: 'health-check', check: req.check, observed: req.observed.slice(0, 1024), at };
+  input.trigger = { kind: 'health-check', check: req.check, observed: req.observed.slice(0, MAX_OBSERVED), at };
   input.pool = req.pool;
   input.wave = req.wave;
   if (req.scope === 'wave') {

@@ -130,6 +130,8 @@ export interface Hold {
   at: string;
   planId: string;
 }
+/** The longest `observed` a hold or a rollback's trigger keeps (what a check saw; longer is cut). */
+export const MAX_OBSERVED = 1024;
 export const MAX_HOLDS = 16;
 
 export type RollbackScope = 'run' | 'wave';

@@ -6,7 +6,7 @@
  * never read half-way. Pure: both drivers use it (src/kube/progress-configmap.ts,
  * src/sim/progress-store.ts).
  */
-import { type ProgressRecord, type PoolOrigin, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_PULLSPEC, isDigestReference } from './progress.ts';
+import { type ProgressRecord, type PoolOrigin, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_OBSERVED, MAX_PULLSPEC, isDigestReference } from './progress.ts';
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A whole number, at least `min`. */
@@ -34,11 +34,15 @@ export function decodeRunRecord(text: unknown, quote: Quote = defaultQuote): Pro
     return 'is not valid JSON';
   }
   if (!isMap(p)) return 'is not a JSON object';
-  for (const f of ['planId', 'startedAt', 'updatedAt']) if (typeof p[f] !== 'string') return `has no string ${f}`;
+  // The times and the plan id go on into a rollback's own record (rollbackOf, its trigger), which
+  // is read back as strictly: a value that is only a string would leave that rollback unreadable.
+  if (!isPlanId(p.planId)) return 'has no planId of 16 hex digits';
+  for (const f of ['startedAt', 'updatedAt']) if (!isTime(p[f])) return `has no ${f} that is a time`;
   for (const f of ['changesApplied', 'done']) if (typeof p[f] !== 'boolean') return `has no boolean ${f}`;
   if (!isMap(p.pools)) return 'has no pools map';
   if (p.preflightPassed !== undefined && typeof p.preflightPassed !== 'boolean') return 'has a preflightPassed that is not a boolean';
   for (const [name, pool] of Object.entries(p.pools)) {
+    if (!isName(name)) return `has a pool ${quote(name)} that is not a pool name`;
     const bad = poolProblem(pool);
     if (bad) return `pool ${quote(name)} ${bad}`;
   }
@@ -64,7 +68,7 @@ function poolProblem(pool: unknown): string | null {
   if (
     h !== undefined &&
     h !== null &&
-    (!isMap(h) || !(h.node === null || isName(h.node)) || !isText(h.reason, 4096) || (h.check !== undefined && !isText(h.check, 253)))
+    (!isMap(h) || !(h.node === null || isName(h.node)) || !isText(h.reason, 4096) || (h.check !== undefined && !isName(h.check)))
   )
     return 'has a malformed halted entry';
   if (pool.origin !== undefined && pool.origin !== null) {
@@ -134,7 +138,7 @@ function holdProblem(h: unknown): string | null {
   if (!isMap(h) || !isName(h.pool)) return 'without a pool name';
   if (!isReference(h.target)) return 'whose target is not an image';
   if (h.action !== 'halted' && h.action !== 'rolled-back') return 'whose action is not halted or rolled-back';
-  if (!orNull((c) => isName(c))(h.check) || !isText(h.observed, 1024) || !isTime(h.at) || !isPlanId(h.planId))
+  if (!orNull((c) => isName(c))(h.check) || !isText(h.observed, MAX_OBSERVED) || !isTime(h.at) || !isPlanId(h.planId))
     return 'with a malformed check, observed, at or planId';
   return null;
 }
@@ -147,7 +151,7 @@ function rollbackOfProblem(r: unknown, quote: Quote): string | null {
     !isMap(t) ||
     (t.kind !== 'health-check' && t.kind !== 'manual') ||
     !orNull(isName)(t.check) ||
-    !orNull((o) => isText(o, 1024))(t.observed) ||
+    !orNull((o) => isText(o, MAX_OBSERVED))(t.observed) ||
     !isTime(t.at)
   )
     return 'with a malformed trigger';

@@ -69,8 +69,14 @@ export function originImage(pullspecs: readonly (string | null)[]): { image: str
   return { image, digest, mixed: null };
 }
 
-/** Steps past the cordon: the node was drained or rebooted, so this run disrupted it. */
-const UPDATED_STEPS: ReadonlySet<NodeStep> = new Set<NodeStep>(['drain', 'reboot', 'booted', 'done', 'failed']);
+/**
+ * The steps of an entry this run wrote: every one, `cordon` included. A Node's entry is written
+ * only at the cordon, at a failure and when done (src/apply/bootc-node.ts): through the drain and
+ * the reboot it still reads `cordon`, so the step alone never says whether the run rebooted the
+ * node. What the node boots does (bootcRollbackRole): the run's image, or a reboot into it
+ * requested, means the run updated it.
+ */
+const RUN_STEPS: ReadonlySet<NodeStep> = new Set<NodeStep>(['cordon', 'drain', 'reboot', 'booted', 'done', 'failed']);
 
 /** What the rollback planner knows of one member of a bootc pool. */
 export interface BootcMemberFacts {
@@ -94,12 +100,14 @@ export interface BootcMemberFacts {
 
 /**
  * What the rollback does with a member of a bootc pool:
- * - `rollback`: this run updated it (an entry of the run past its cordon, within the scope) and it
- *   boots the target or was asked to: it goes back to the origin, rebooted by bootcplan;
+ * - `rollback`: this run updated it (an entry of the run, within the scope, at any step: one
+ *   that reads `cordon` may have been drained and rebooted) and it boots the target or was asked
+ *   to: it goes back to the origin, rebooted by bootcplan;
  * - `degraded`: would be rolled back, but is Degraded: left to a human (listed);
  * - `origin-differs`: would be rolled back, but its own `from` is another image than the pool's
  *   origin, or it has none: the pool's one reference would send it to an image it never booted;
- * - `untouched`: boots the origin and has nothing of the target staged: nothing happens to it;
+ * - `untouched`: boots the origin and has nothing of the target staged: it is not rebooted (a
+ *   cordon the run left on it is undone: src/plan/rollback-bootc-pool.ts runCordon);
  * - `target-still-staged`: boots the origin, but staged the target (staging ran on every node of
  *   the pool before the first wave): bootc-operator cannot unstage it, so an unplanned reboot
  *   would boot the target (listed, with the remedy);
@@ -112,7 +120,7 @@ export type BootcRollbackRole = 'rollback' | 'degraded' | 'origin-differs' | 'un
 
 export function bootcRollbackRole(f: BootcMemberFacts): BootcRollbackRole {
   const e = f.entry;
-  const ofRun = !!e && f.chain.has(e.planId) && e.pool === f.pool && UPDATED_STEPS.has(e.step);
+  const ofRun = !!e && f.chain.has(e.planId) && e.pool === f.pool && RUN_STEPS.has(e.step);
   const inScope = ofRun && (!f.wave || (e!.planId === f.wave.planId && e!.wave === f.wave.wave && f.pool === f.wave.pool));
   const onTarget = f.bootedDigest === f.target || f.rebootRequested;
   if (inScope && onTarget) {

@@ -10,6 +10,7 @@ import type { BootcOrigin, NodeProgress } from '../cluster/progress.ts';
 import { nodeProgressOf } from '../cluster/progress.ts';
 import { conditionOf, digestOf, viewNode, type NodeView } from '../domain/nodes.ts';
 import { orderNodesForRollout } from '../domain/waves.ts';
+import { BOOTCPLAN_CORDONED_BY } from '../domain/labels.ts';
 import { bootcRollbackRole, type BootcRollbackRole } from '../domain/rollback.ts';
 import type { DraftChange } from './changes.ts';
 import { rollbackVia } from './rollback-origins.ts';
@@ -40,10 +41,14 @@ export function bootcPoolRollback(name: string, origin: BootcOrigin, target: str
   }
   // A pool the run touched stays in the plan when none of its nodes is left to go back (a
   // re-plan while the rollback runs, or only its image to put back): its image is part of the way back.
-  const back = [...(roles.get('rollback') ?? []), ...(roles.get('degraded') ?? [])];
+  // A node still on the origin under the run's cordon goes too: the applier undoes that cordon
+  // without a reboot (bootc-node.ts runBootcNode: it is on the image already); its role, and
+  // what it lists, stay as they are.
+  const uncordonOnly = [...(roles.get('untouched') ?? []), ...(roles.get('target-still-staged') ?? [])].filter((v) => runCordon(ctx, v, name));
+  const back = [...(roles.get('rollback') ?? []), ...(roles.get('degraded') ?? []), ...uncordonOnly];
   refuseBootc(name, origin, roles, ctx);
   const change = bootcPoolChange(bnp, name, origin, target, ctx);
-  const ours = (v: NodeView) => ownEntry(ctx, v);
+  const ours = (v: NodeView) => ownEntry(ctx, v) || runCordon(ctx, v, name);
   const settings = liveSettings({ kind: 'BootcNodePool', obj: bnp }, name, ctx, ours);
   const staged = (v: NodeView) => v.stagedDigest === origin.digest;
   const reboot = (v: NodeView): RebootKind =>
@@ -164,6 +169,22 @@ function bootcPoolChange(bnp: BootcNodePoolObject, name: string, origin: BootcOr
     ],
     description: `BootcNodePool ${name}: back to ${origin.image}; every node of the pool is handed it, and the nodes that boot it already do nothing`,
   };
+}
+
+/**
+ * The run's own cordon is still on the node: its entry is the run's (a plan of its chain), in this
+ * pool, at step `cordon` (the run was stopped or killed between its cordon and its uncordon; the
+ * entry reads `cordon` through the drain and the reboot: src/apply/bootc-node.ts), within the
+ * scope, and the Node is unschedulable with bootcplan's mark of that plan (src/domain/cordons.ts).
+ * The rollback undoes that cordon (bootc-node.ts uncordonOurs), so the node is in flight for it,
+ * not out of service on its own: it takes no budget and is not left to a human.
+ */
+function runCordon(ctx: RollbackPoolContext, v: NodeView, pool: string): boolean {
+  const node = ctx.idx.nodes.get(v.name);
+  const e = nodeProgressOf(node);
+  if (!e || !ctx.chain.has(e.planId) || e.pool !== pool || e.step !== 'cordon' || e.wasCordoned) return false;
+  if (ctx.scopeWave && (e.planId !== ctx.scopeWave.planId || e.wave !== ctx.scopeWave.wave || pool !== ctx.scopeWave.pool)) return false;
+  return v.cordoned && node?.metadata.annotations?.[BOOTCPLAN_CORDONED_BY] === e.planId;
 }
 
 /** The node's entry is this rollback's and in flight. */

@@ -11,10 +11,13 @@ import { inMcoRollback } from '../domain/rollback.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG } from '../domain/labels.ts';
 import type { DraftChange } from './changes.ts';
 import { rollbackVia } from './rollback-origins.ts';
-import { liveSettings, originPath, planPool, scheduleBack, type RolledPool, type RollbackPoolContext } from './rollback-pools.ts';
+import { liveSettings, originPath, planPool, scheduleBack, shortDigest, type RolledPool, type RollbackPoolContext } from './rollback-pools.ts';
 
-/** An MCO pool: the nodes on the run's rendered config go back (the whole pool: no waves of one run). */
-export function mcoPoolRollback(name: string, origin: McoOrigin, ctx: RollbackPoolContext): RolledPool | null {
+/**
+ * An MCO pool: the nodes on the run's rendered config go back (the whole pool: no waves of one
+ * run). `target` is the run's image for the pool (its run record's targets: digest or reference).
+ */
+export function mcoPoolRollback(name: string, origin: McoOrigin, target: string, ctx: RollbackPoolContext): RolledPool | null {
   const mcp = ctx.snapshot.machineConfigPools.find((p) => p.metadata.name === name);
   if (!mcp) return null;
   const now: unknown = mcp.spec?.configuration?.name;
@@ -33,7 +36,7 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, ctx: RollbackPo
       message: `pool ${name} is an MCO pool: the MCO moves every node off a config it no longer targets, so its rollback takes all ${back.length} node(s) on ${renderedTarget}, all updated by this run (scope wave acts as run here)`,
     });
   }
-  const change = mcoChange(name, origin, ctx);
+  const change = mcoChange(name, origin, target, ctx);
   // Nodes the MCO moves back to the pre-run config already (the rollback put the MachineConfig
   // back, then was stopped or killed): the rollback's own in flight, out of service for it, not
   // against it; their wave lets the MCO finish them and leaves the pool as the spec wants it.
@@ -63,9 +66,11 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, ctx: RollbackPo
 /**
  * bootcplan's osImage MachineConfig back as it was: deleted when the run created it (the pre-run
  * set of MachineConfigs, so the MCO renders the pre-run config), else its osImageURL back. Then
- * the pool must render the pre-run config again (`waitAfter`).
+ * the pool must render the pre-run config again (`waitAfter`). Only while it still carries the
+ * run's image (docs/apply.md "MCO pools"): one pointed elsewhere since is refused, as a bootc
+ * pool's moved image is (rollback-bootc-pool.ts bootcPoolChange).
  */
-function mcoChange(name: string, origin: McoOrigin, ctx: RollbackPoolContext): DraftChange | null {
+function mcoChange(name: string, origin: McoOrigin, target: string, ctx: RollbackPoolContext): DraftChange | null {
   const mc = ctx.snapshot.machineConfigs.find((m) => m.metadata.name === origin.machineConfig);
   const url: unknown = mc?.spec?.osImageURL;
   const waitAfter = {
@@ -104,6 +109,15 @@ function mcoChange(name: string, origin: McoOrigin, ctx: RollbackPoolContext): D
     });
     return null;
   }
+  if (!sameImage(url, target)) {
+    ctx.report({
+      code: 'rollback-pool-moved',
+      path: originPath(name),
+      message: `MachineConfig ${origin.machineConfig} spec.osImageURL is ${url}, neither the run's image ${shortDigest(target)} nor the origin ${origin.osImageURL ?? '(none: the run created it)'}: someone changed it since the run`,
+      hint: 'plan the spec again instead; a rollback only reverses what the run did',
+    });
+    return null;
+  }
   const test = { op: 'test' as const, path: '/spec/osImageURL', value: url };
   if (origin.osImageURL === null) {
     return {
@@ -123,4 +137,12 @@ function mcoChange(name: string, origin: McoOrigin, ctx: RollbackPoolContext): D
     risk: 'disruptive',
     description: `MachineConfig ${origin.machineConfig}: osImageURL back to ${origin.osImageURL}`,
   };
+}
+
+/**
+ * The MachineConfig's osImageURL is the run's target: by digest where both name one (a run
+ * record's target is the pool's targetDigest when resolved), else verbatim.
+ */
+function sameImage(url: string, target: string): boolean {
+  return url === target || (digestOf(url) ?? url) === (digestOf(target) ?? target);
 }

@@ -13,6 +13,7 @@ import { type Diagnostic, type DiagnosticInput, diagnosticAt, sortDiagnostics } 
 import { type ClusterSnapshot, BOOTCPLAN_NAMESPACE, PROGRESS_NAME } from '../cluster/types.ts';
 import { decodeRunRecord } from '../cluster/run-record.ts';
 import type { ProgressRecord, RollbackScope, PoolProgress } from '../cluster/progress.ts';
+import { MAX_OBSERVED } from '../cluster/progress.ts';
 import { indexSnapshot } from '../domain/nodes.ts';
 import { computeMembership } from '../domain/pools.ts';
 import { DEFAULT_DURATIONS, estimatePoolSeconds } from '../domain/timing.ts';
@@ -76,8 +77,8 @@ export function rollbackInputOf(rec: ProgressRecord | null, scope: RollbackScope
     pool,
     wave,
     trigger: halted?.check
-      ? { kind: 'health-check', check: halted.check, observed: halted.reason, at: rec.updatedAt }
-      : { kind: 'manual', check: null, observed: halted?.reason ?? null, at: rec.updatedAt },
+      ? { kind: 'health-check', check: halted.check, observed: halted.reason.slice(0, MAX_OBSERVED), at: rec.updatedAt }
+      : { kind: 'manual', check: null, observed: halted?.reason.slice(0, MAX_OBSERVED) ?? null, at: rec.updatedAt },
     source: {
       origins,
       order: order.filter((p) => Object.hasOwn(origins, p)),
@@ -168,7 +169,9 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
     const origin = input.source.origins[name];
     const target = input.source.targets[name];
     if (!origin || !target) continue;
-    if (input.source.scopeWave && origin.kind === 'bootc' && name !== input.source.scopeWave.pool) continue;
+    // scope wave: the failed wave's pool alone (docs/apply.md "Rollback"); an MCO pool, when it is
+    // that pool, goes back whole (widened below), and other pools of the run keep what they got.
+    if (input.source.scopeWave && name !== input.source.scopeWave.pool) continue;
     const ctx: RollbackPoolContext = {
       snapshot,
       idx,
@@ -181,7 +184,7 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
       leftovers: rollback.leftovers,
       excluded: rollback.excluded,
     };
-    const rolled: RolledPool | null = origin.kind === 'bootc' ? bootcPoolRollback(name, origin, target, ctx) : mcoPoolRollback(name, origin, ctx);
+    const rolled: RolledPool | null = origin.kind === 'bootc' ? bootcPoolRollback(name, origin, target, ctx) : mcoPoolRollback(name, origin, target, ctx);
     if (!rolled) continue;
     rolled.pool.priority = pools.length + 1;
     pools.push(rolled.pool);

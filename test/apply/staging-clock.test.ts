@@ -90,9 +90,9 @@ s('spec: stagingTimeoutSeconds is an integer >= 1; absent, the plan pool has no 
 s('run record: a stagingSeen that is not a map of node names to times is refused, naming the pool', () => {
   const rec = (seen: unknown) =>
     JSON.stringify({
-      planId: 'p',
-      startedAt: 'x',
-      updatedAt: 'x',
+      planId: '0123456789abcdef',
+      startedAt: '2026-09-14T08:00:00Z',
+      updatedAt: '2026-09-14T08:00:00Z',
       changesApplied: true,
       done: false,
       pools: { worker: { wavesDone: 0, done: false, stagingSeen: seen } },

@@ -187,7 +187,17 @@ t('pure rules: origin image, booted pullspec, roles', () => {
     origin: OLD_DIGEST,
   };
   assert.is(bootcRollbackRole(facts), 'rollback');
-  assert.is(bootcRollbackRole({ ...facts, entry: { ...facts.entry, step: 'cordon' } }), 'stages-origin', 'only cordoned: not updated by the run');
+  // An entry reads `cordon` through the drain and the reboot (it is written at the cordon, a
+  // failure and the end): what the node boots says whether the run updated it.
+  const cordoned = { ...facts, entry: { ...facts.entry, step: 'cordon' as const } };
+  assert.is(bootcRollbackRole(cordoned), 'rollback', "cordoned, then rebooted onto the run's image: updated by the run");
+  assert.is(bootcRollbackRole({ ...cordoned, bootedDigest: OLD_DIGEST, rebootRequested: true }), 'rollback', 'cordoned, its reboot into the target requested');
+  assert.is(bootcRollbackRole({ ...cordoned, bootedDigest: OLD_DIGEST }), 'untouched', 'only cordoned, still on its origin: not updated by the run');
+  assert.is(
+    bootcRollbackRole({ ...cordoned, bootedDigest: OLD_DIGEST, stagedDigest: NEW_DIGEST }),
+    'target-still-staged',
+    'only cordoned, the target staged: not rebooted',
+  );
   assert.is(bootcRollbackRole({ ...facts, entry: { ...facts.entry, planId: 'p0' } }), 'stages-origin', "another run: not this one's");
   assert.is(bootcRollbackRole({ ...facts, entry: null, rollbackDigest: null }), 'would-stage-unbooted');
   assert.is(bootcRollbackRole({ ...facts, entry: { ...facts.entry, from: undefined } }), 'origin-differs', 'no from: no proof');
