@@ -55,6 +55,27 @@ const cases: Record<string, Expected> = {
   'a test that exits the process with code 0': { args: ['exits'], code: 1, last: '1 passed, 1 failed', after: [/process exited \(code 0\)/] },
   'an error that escapes a passing test': { args: ['escapes'], code: 1, last: '1 passed, 1 failed', after: [/nobody awaited me/, /escapes\.test\.ts:8:\d+/] },
   'a passing and a failing suite together': { args: ['passing', 'failing'], code: 1, last: '3 passed, 2 failed' },
+  // Node reports these only after the code that caused them has returned: the runner must wait
+  // for them (or book them after its summary) rather than print a clean count and exit 0.
+  'a rejection a synchronous test leaves behind': {
+    args: ['late-rejection'],
+    code: 1,
+    last: '1 passed, 1 failed',
+    after: [/rejected after the test returned/, /late-rejection\.test\.ts:9:\d+/],
+  },
+  'a rejection left behind, then another file passes': {
+    args: ['late-rejection', 'passing'],
+    code: 1,
+    last: '3 passed, 1 failed',
+    // Booked against the file that left it, not the one running when Node got round to it.
+    after: [/-- test\/fixtures\/runner\/late-rejection\.test\.ts\n.*late rejection/, /rejected after the test returned/],
+  },
+  'a timer that throws after the summary': {
+    args: ['late-timer'],
+    code: 1,
+    last: '1 passed, 1 failed',
+    after: [/1 timer\(s\) a test left running/, /after the run/, /thrown by a timer after the run/, /late-timer\.test\.ts:9:\d+/],
+  },
 };
 
 function runner(args: string[]): { code: number | null; out: string } {
