@@ -15,7 +15,9 @@
  * The counts come from uvu itself, never from its printed totals: the files are loaded as uvu's
  * own CLI loads them (uvu/run: UVU_DEFER, one UVU_QUEUE group per file), and this loop calls each
  * queued suite runner itself (as uvu's exec does) to read what the runner returns:
- * [failure reports, passed, skipped, tests run]. A failed test is one for which uvu's reporter
+ * [failure reports, passed, skipped, tests run]. uvu's public API (run(), exec()) prints its totals
+ * only as text and calls a suite whose before hook threw a pass, so these internals are read
+ * instead; package.json pins uvu and the self-test checks the protocol. A failed test is one for which uvu's reporter
  * wrote its failure mark. uvu returns from a `finally` block, so an error thrown by a suite's
  * before hook (or a non-Error thrown by a test) vanishes without a failure mark; the books check
  * (passed + marked failures = tests run) counts every test unaccounted for as failed instead.
@@ -176,6 +178,13 @@ async function runSuite(file: string, queued: QueuedSuite): Promise<number> {
     fail(file, `${where()}: an after hook threw: ${describe(err)}`);
     return 1 + passMarks - suiteStart.passMarks + marked;
   }
+  if (!isOutcome(outcome)) {
+    fail(
+      file,
+      `${where()}: uvu's suite runner returned ${inspect(outcome)}, not the [reports, passed, skipped, ran] of uvu 0.5.6; this runner cannot count it (docs/development.md "How the runner counts")`,
+    );
+    return 1;
+  }
   const [reports, passed, skipped, ran] = outcome;
   const marked = failMarks - suiteStart.failMarks;
   tally.passed += passed;
@@ -194,10 +203,16 @@ async function runSuite(file: string, queued: QueuedSuite): Promise<number> {
   return ran + skipped;
 }
 
+/** uvu's internals can change under an upgrade (package.json pins uvu): check what is read. */
+function isOutcome(o: unknown): o is SuiteOutcome {
+  return Array.isArray(o) && o.length === 4 && (o[0] === true || typeof o[0] === 'string') && o.slice(1).every(Number.isInteger);
+}
+
 async function runAll(files: string[]): Promise<void> {
   (globalThis as any).UVU_DEFER = 1;
   await import('uvu');
   const queue: unknown[][] = (globalThis as any).UVU_QUEUE;
+  if (!Array.isArray(queue)) throw new Error(`uvu set no UVU_QUEUE: test/run.ts reads uvu 0.5.6's internals (docs/development.md "How the runner counts")`);
   const loaded: boolean[] = [];
   for (const [i, f] of files.entries()) {
     current = { file: relative(process.cwd(), f), suite: '' };
