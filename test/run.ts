@@ -8,12 +8,16 @@
  * Exits 1 when a test failed, a suite file threw while loading, a suite file ran no test, an
  * error escaped a test, the process ended before the run did, no test ran at all, or a test was
  * skipped (a skipped test checks nothing; `--allow-skips` accepts skips on a machine that lacks
- * what they need, never in CI).
+ * what they need, never in CI). After each suite the event loop turns once, so an error its tests
+ * left behind is booked against it; one that escapes after the summary (a timer firing late) is
+ * printed then, fails the run, and the counts line is printed again as the last line.
  *
  * The counts come from uvu itself, never from its printed totals: the files are loaded as uvu's
  * own CLI loads them (uvu/run: UVU_DEFER, one UVU_QUEUE group per file), and this loop calls each
  * queued suite runner itself (as uvu's exec does) to read what the runner returns:
- * [failure reports, passed, skipped, tests run]. A failed test is one for which uvu's reporter
+ * [failure reports, passed, skipped, tests run]. uvu's public API (run(), exec()) prints its totals
+ * only as text and calls a suite whose before hook threw a pass, so these internals are read
+ * instead; package.json pins uvu and the self-test checks the protocol. A failed test is one for which uvu's reporter
  * wrote its failure mark. uvu returns from a `finally` block, so an error thrown by a suite's
  * before hook (or a non-Error thrown by a test) vanishes without a failure mark; the books check
  * (passed + marked failures = tests run) counts every test unaccounted for as failed instead.
@@ -38,6 +42,9 @@ const failures: Failure[] = [];
 const skips: string[] = [];
 let current = { file: '(loading)', suite: '' };
 let finished = false;
+/** Whether the summary's verdict was a pass; an error that escapes after it makes it a fail. */
+let summaryOk = true;
+let lateFailures = 0;
 
 const ANSI = /\x1b\[[0-9;]*m/g;
 const plain = (s: string) => s.replace(ANSI, '');
@@ -106,10 +113,17 @@ function watchProcess(allowSkips: boolean): void {
   }) as typeof process.stdout.write;
   // An error that escapes a test (a rejection nobody awaited, a throw in a timer) fails the run
   // instead of ending the process; the process ending early prints what was counted so far.
-  process.on('unhandledRejection', (err) => fail(current.file, `an error escaped ${where()}: ${describe(err)}`));
-  process.on('uncaughtException', (err) => fail(current.file, `an error escaped ${where()}: ${describe(err)}`));
+  process.on('unhandledRejection', escaped);
+  process.on('uncaughtException', escaped);
   process.on('exit', (code) => {
-    if (finished) return;
+    if (finished) {
+      // Errors that escaped after the summary were printed as they came; the last line must
+      // still be the truth, and a test calling process.exit(0) late must not turn a failed run
+      // into a passing one.
+      if (lateFailures) console.log(countsLine());
+      if (!summaryOk || lateFailures) process.exitCode = 1;
+      return;
+    }
     // The suite under way never returned its outcome: book what its reporter showed.
     tally.passed += passMarks - suiteStart.passMarks;
     const marked = failMarks - suiteStart.failMarks;
@@ -118,6 +132,29 @@ function watchProcess(allowSkips: boolean): void {
     summarise(allowSkips);
     process.exitCode = 1;
   });
+}
+
+/**
+ * Books an error that reached the process. During the run it is listed with the other failures;
+ * after the summary (a timer a test left behind) it is printed in full at once, and the exit
+ * handler prints the corrected counts as the last line.
+ */
+function escaped(err: unknown): void {
+  if (!finished) return fail(current.file, `an error escaped ${where()}: ${describe(err)}`);
+  lateFailures++;
+  tally.failed++;
+  const report = `an error escaped after the run, once every suite had finished (a timer or callback a test left behind; its stack below names the file):\n${describe(err)}`;
+  failures.push({ file: '(after the run)', report });
+  console.log(`\n== 1 more failed after the summary above\n\n${report}\n`);
+}
+
+/**
+ * Lets the event loop turn once: Node reports a rejection nobody awaited only when the
+ * microtask queue drains, and a run of synchronous tests never lets it drain, so without this
+ * the whole run (and its summary) would finish before the rejection was reported.
+ */
+function settle(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
 }
 
 function where(): string {
@@ -141,6 +178,13 @@ async function runSuite(file: string, queued: QueuedSuite): Promise<number> {
     fail(file, `${where()}: an after hook threw: ${describe(err)}`);
     return 1 + passMarks - suiteStart.passMarks + marked;
   }
+  if (!isOutcome(outcome)) {
+    fail(
+      file,
+      `${where()}: uvu's suite runner returned ${inspect(outcome)}, not the [reports, passed, skipped, ran] of uvu 0.5.6; this runner cannot count it (docs/development.md "How the runner counts")`,
+    );
+    return 1;
+  }
   const [reports, passed, skipped, ran] = outcome;
   const marked = failMarks - suiteStart.failMarks;
   tally.passed += passed;
@@ -159,10 +203,16 @@ async function runSuite(file: string, queued: QueuedSuite): Promise<number> {
   return ran + skipped;
 }
 
+/** uvu's internals can change under an upgrade (package.json pins uvu): check what is read. */
+function isOutcome(o: unknown): o is SuiteOutcome {
+  return Array.isArray(o) && o.length === 4 && (o[0] === true || typeof o[0] === 'string') && o.slice(1).every(Number.isInteger);
+}
+
 async function runAll(files: string[]): Promise<void> {
   (globalThis as any).UVU_DEFER = 1;
   await import('uvu');
   const queue: unknown[][] = (globalThis as any).UVU_QUEUE;
+  if (!Array.isArray(queue)) throw new Error(`uvu set no UVU_QUEUE: test/run.ts reads uvu 0.5.6's internals (docs/development.md "How the runner counts")`);
   const loaded: boolean[] = [];
   for (const [i, f] of files.entries()) {
     current = { file: relative(process.cwd(), f), suite: '' };
@@ -180,7 +230,11 @@ async function runAll(files: string[]): Promise<void> {
     current = { file: relative(process.cwd(), f), suite: '' };
     write(`${i ? '\n' : ''}${name}\n`);
     let tests = 0;
-    for (const s of suites) tests += await runSuite(current.file, s);
+    for (const s of suites) {
+      tests += await runSuite(current.file, s);
+      // Errors the suite's tests left behind are reported now, while it is still `current`.
+      await settle();
+    }
     current.suite = '';
     if (tests === 0 && loaded[i]) fail(current.file, `${current.file} ran no test: it registers none, or a suite lacks its .run()`);
   }
@@ -201,14 +255,24 @@ function summarise(allowSkips: boolean): boolean {
     console.log(`${tally.skipped} skipped (a skipped test checks nothing; install what it needs, or pass --allow-skips outside CI): ${skips.join('; ')}`);
     ok = false;
   }
-  console.log(`${tally.passed} passed, ${tally.failed} failed${tally.skipped ? `, ${tally.skipped} skipped` : ''}`);
+  const timers = process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'Immediate').length;
+  // Not a failure (a test may leave a harmless timer), but it explains a run that lingers after
+  // its summary, or never ends (a setInterval nobody clears).
+  if (timers) console.log(`${timers} timer(s) a test left running keep the process alive; an error one throws still fails the run`);
+  console.log(countsLine());
   return ok;
+}
+
+function countsLine(): string {
+  return `${tally.passed} passed, ${tally.failed} failed${tally.skipped ? `, ${tally.skipped} skipped` : ''}`;
 }
 
 const { roots, allowSkips } = parseArgs(process.argv.slice(2));
 const files = collect(roots);
 watchProcess(allowSkips);
 await runAll(files);
+await settle();
 finished = true;
 process.stdout.write = write;
-process.exitCode = summarise(allowSkips) ? 0 : 1;
+summaryOk = summarise(allowSkips);
+process.exitCode = summaryOk ? 0 : 1;

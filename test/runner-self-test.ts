@@ -1,15 +1,17 @@
 /**
  * The runner's self-test (docs/development.md "How the runner counts"), run by .ci/run before any
  * suite: test/run.ts on the fixture suites in test/fixtures/runner/, each alone, checking the exit
- * code, the last line and that every failure is listed after the run. A plain script with
- * node:assert, not a uvu suite, so its verdict does not rest on the runner it checks.
+ * code, the last line and that every failure is listed after the run; then uvu's runner protocol
+ * the runner reads (uvuProtocol below). A plain script with node:assert, not a uvu suite, so its
+ * verdict does not rest on the runner it checks.
  *   npm run test:runner
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const FIXTURES = 'test/fixtures/runner';
 
@@ -54,7 +56,29 @@ const cases: Record<string, Expected> = {
   'an after hook that throws': { args: ['after-hook-error'], code: 1, last: '2 passed, 1 failed', after: [/an after hook threw/, /after hook broke/] },
   'a test that exits the process with code 0': { args: ['exits'], code: 1, last: '1 passed, 1 failed', after: [/process exited \(code 0\)/] },
   'an error that escapes a passing test': { args: ['escapes'], code: 1, last: '1 passed, 1 failed', after: [/nobody awaited me/, /escapes\.test\.ts:8:\d+/] },
+  'two passed, one failed, one skipped': { args: ['protocol'], code: 1, last: '2 passed, 1 failed, 1 skipped', after: [/the failing one/] },
   'a passing and a failing suite together': { args: ['passing', 'failing'], code: 1, last: '3 passed, 2 failed' },
+  // Node reports these only after the code that caused them has returned: the runner must wait
+  // for them (or book them after its summary) rather than print a clean count and exit 0.
+  'a rejection a synchronous test leaves behind': {
+    args: ['late-rejection'],
+    code: 1,
+    last: '1 passed, 1 failed',
+    after: [/rejected after the test returned/, /late-rejection\.test\.ts:9:\d+/],
+  },
+  'a rejection left behind, then another file passes': {
+    args: ['late-rejection', 'passing'],
+    code: 1,
+    last: '3 passed, 1 failed',
+    // Booked against the file that left it, not the one running when Node got round to it.
+    after: [/-- test\/fixtures\/runner\/late-rejection\.test\.ts\n.*late rejection/, /rejected after the test returned/],
+  },
+  'a timer that throws after the summary': {
+    args: ['late-timer'],
+    code: 1,
+    last: '1 passed, 1 failed',
+    after: [/1 timer\(s\) a test left running/, /after the run/, /thrown by a timer after the run/, /late-timer\.test\.ts:9:\d+/],
+  },
 };
 
 function runner(args: string[]): { code: number | null; out: string } {
@@ -77,6 +101,40 @@ function check(name: string, e: Expected, r: { code: number | null; out: string 
   for (const re of e.after ?? []) assert.match(tail, re, `${name}: listed after the run`);
 }
 
+/**
+ * test/run.ts drives uvu through the protocol of uvu's own CLI (uvu/run): with UVU_DEFER set,
+ * each suite's .run() pushes its runner onto UVU_QUEUE[UVU_INDEX], and the runner resolves to
+ * [failure reports or true, passed, skipped, tests run]. These are uvu's internals
+ * (docs/development.md "How the runner counts" says why the runner uses them, and why uvu is
+ * pinned): if an upgrade changes them, this fails, naming what moved.
+ */
+async function uvuProtocol(): Promise<void> {
+  const g = globalThis as Record<string, unknown>;
+  g.UVU_DEFER = 1;
+  await import('uvu');
+  const queue = g.UVU_QUEUE;
+  assert.ok(Array.isArray(queue), `uvu no longer sets globalThis.UVU_QUEUE (got ${typeof queue})`);
+  g.UVU_INDEX = queue.length;
+  queue.push(['protocol']);
+  await import(pathToFileURL(resolve(FIXTURES, 'protocol.test.ts')).href);
+  const [name, ...runners] = queue.at(-1) as unknown[];
+  assert.equal(name, 'protocol', 'the group keeps the file name pushed before the import');
+  assert.equal(runners.length, 1, 'one queued runner for the one suite');
+  assert.equal(typeof runners[0], 'function', 'the queued runner is a function');
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = (() => true) as typeof process.stdout.write; // its report is not ours to show
+  let outcome: unknown;
+  try {
+    outcome = await (runners[0] as () => Promise<unknown>)();
+  } finally {
+    process.stdout.write = write;
+  }
+  assert.ok(Array.isArray(outcome) && outcome.length === 4, `the runner's result is not a 4-tuple: ${JSON.stringify(outcome)}`);
+  const [reports, passed, skipped, ran] = outcome as unknown[];
+  assert.ok(typeof reports === 'string' && reports.includes('the failing one'), 'first: the failure reports, as text');
+  assert.deepEqual([passed, skipped, ran], [2, 1, 3], '[reports, passed, skipped, tests run]');
+}
+
 let failed = 0;
 const empty = mkdtempSync(join(tmpdir(), 'bootcplan-runner-'));
 cases['a folder without suites'] = { args: [empty], code: 1, last: '0 passed, 0 failed', after: [/no test ran/] };
@@ -94,6 +152,13 @@ try {
 } finally {
   rmSync(empty, { recursive: true, force: true });
 }
-const total = Object.keys(cases).length;
+try {
+  await uvuProtocol();
+  console.log("ok   uvu's runner protocol (UVU_QUEUE, the runner's result tuple)");
+} catch (err) {
+  failed++;
+  console.log(`FAIL uvu's runner protocol: test/run.ts can no longer read uvu's counts\n${(err as Error).message}`);
+}
+const total = Object.keys(cases).length + 1;
 console.log(`runner self-test: ${total - failed} passed, ${failed} failed`);
 process.exitCode = failed ? 1 : 0;

@@ -9,6 +9,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
+import { seeded } from '../support/seeds.ts';
 import { ClusterBuilder, specYaml, NEW, type TestNode } from '../support/cluster.ts';
 import { planWith, runApply, newSim } from '../support/apply.ts';
 import { SimHealthSource, parseFailCheck, type FailCheckRule } from '../../src/sim/health.ts';
@@ -83,6 +84,7 @@ function pointRule(plan: ReturnType<typeof build>['plan'], pick: number): FailCh
 
 s('after a failed gate no further node starts; nodes in flight finish; budgets hold; exit 5', async () => {
   let failedRuns = 0;
+  const opts = seeded(260_503, 80);
   await fc.assert(
     fc.asyncProperty(fc.array(poolArb, { minLength: 1, maxLength: 3 }), faultArb, async (shapes, fault) => {
       const { snap, plan, replan } = build(shapes);
@@ -128,9 +130,10 @@ s('after a failed gate no further node starts; nodes in flight finish; budgets h
           assert.ok(c.unavailableAfter <= c.budget, `cordon of ${c.node}: ${c.unavailableAfter} unavailable, budget ${c.budget}`);
       for (const [node, count] of sim.rebootCounts()) assert.ok(count <= 1, `${node} rebooted ${count} times`);
     }),
-    { seed: 260_503, numRuns: 80 },
+    opts,
   );
-  assert.ok(failedRuns >= 40, `only ${failedRuns} of 80 runs had a failed gate`);
+  // About 88% of runs fail a gate (four fresh seeds: 69-73 of 80); a handful (FC_RUNS=5) proves nothing.
+  assert.ok(opts.numRuns < 20 || failedRuns >= opts.numRuns / 2, `only ${failedRuns} of ${opts.numRuns} runs had a failed gate`);
 });
 
 s.run();

@@ -129,7 +129,7 @@ s(
 );
 
 s(
-  'fixed case (fresh seed 751318129): 6 nodes, budget 4%, 20 flaps an hour, killed at the first event: the rerun halts for lack of budget, over budget never',
+  'kept counterexample (fresh seed 751318129): 6 nodes, budget 4%, 20 flaps an hour, killed at the first event: the rerun halts for lack of budget, over budget never',
   async () => {
     const found: KillCase = [{ n: 6, cordoned: 0, notReady: 0, staged: 0, budget: '4%', jitter: 0.6, seed: 560811 }, 1, 20, 0.05];
     assert.is(await killAndRerun(...found), 'halted');

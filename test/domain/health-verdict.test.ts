@@ -7,6 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
+import { seeded } from '../support/seeds.ts';
 import {
   startCheck,
   reduceMeasurement,
@@ -100,7 +101,7 @@ s('properties: passed only after `successes` passes in a row; failures counted n
       assert.ok(r.verdict.state !== 'running');
       assert.equal(runGate(outcomes, limits), r);
     }),
-    { seed: 260_501, numRuns: 2000 },
+    seeded(260_501, 2000),
   );
 });
 
@@ -110,7 +111,7 @@ s('property: an error never helps; a source that only errs never passes', () => 
       const r = runGate(Array(n).fill('error'), limits);
       assert.is(r.verdict.state, 'failed');
     }),
-    { seed: 260_502, numRuns: 500 },
+    seeded(260_502, 500),
   );
 });
 

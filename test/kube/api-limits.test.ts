@@ -9,6 +9,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
+import { seeded } from '../support/seeds.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -64,7 +65,7 @@ s('property: a cut fits its byte budget, keeps a prefix, and is well-formed UTF-
       }
       assert.ok(wellFormed(out) || !wellFormed(text));
     }),
-    { seed: 20261204, numRuns: 500 },
+    seeded(20261204, 500),
   );
 });
 
@@ -78,7 +79,7 @@ s('cutToChars counts code points (OpenAPI maxLength), an emoji as one', () => {
       assert.ok(codePointLength(out) <= max);
       assert.ok(out === text || (out.endsWith('…') && text.startsWith(out.slice(0, -1))));
     }),
-    { seed: 7, numRuns: 300 },
+    seeded(7, 300),
   );
 });
 
