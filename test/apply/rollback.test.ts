@@ -11,6 +11,9 @@ import { planWith, runApply, newSim } from '../support/apply.ts';
 import { stepOnce, rollbackOf } from '../support/rollback.ts';
 import { HeldTargetError } from '../../src/base/errors.ts';
 import { nodeProgressOf } from '../../src/cluster/progress.ts';
+import { MCO_CURRENT_CONFIG } from '../../src/domain/labels.ts';
+import { imageRef } from '../../src/sim/fake-ids.ts';
+import { renderText } from '../../src/render/text.ts';
 
 const t = suite('rollback: plan --rollback and its apply (sim)');
 const OLD_DIGEST = OLD.slice(OLD.indexOf('@') + 1);
@@ -135,6 +138,52 @@ t("MCO: the run created the osImage MachineConfig: the rollback deletes it, the 
     assert.is(sim.get('Node', n.name)!.metadata.annotations!['machineconfiguration.openshift.io/currentConfig'], 'rendered-infra-0001', n.name);
   for (const [n, k] of sim.rebootCounts()) assert.is(k - (reboots.get(n) ?? 0), moved.includes(n) ? 1 : 0, n);
 });
+
+t(
+  'MCO: the osImage MachineConfig existed before the run: the rollback puts its osImageURL back, the pool renders its old config, only the moved nodes reboot',
+  async () => {
+    // The second rollout of a pool: a first run to NEW created bootcplan's MachineConfig.
+    const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 4)).snapshot();
+    const first = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 2 }]), snap);
+    const sim = newSim(snap);
+    assert.is((await runApply(sim, first.plan, first.replan)).error, null);
+    const mcName = '99-infra-zz-bootcplan-os-image';
+    const rendered = () => sim.get('MachineConfigPool', 'infra')!.spec?.configuration?.name;
+    const onNew = rendered();
+    assert.is(sim.get('MachineConfig', mcName)!.spec?.osImageURL, NEW);
+    // The second run, to THIRD: one wave of two.
+    const THIRD = imageRef('test-third');
+    const fwd = planWith(specYaml([{ name: 'infra', image: THIRD, maxUnavailable: 2 }]), sim.snapshotCopy());
+    assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
+    const moved = fwd.plan.pools[0].waves[0];
+    assert.is(moved.length, 2);
+    assert.is.not(rendered(), onNew);
+    const { plan, replan } = await rollbackOf(sim);
+    assert.is(plan.diagnostics.filter((d) => d.severity === 'error').length, 0, JSON.stringify(plan.diagnostics));
+    assert.equal(
+      plan.changes.map((c) => [c.address, c.action, c.reason, c.waitAfter?.kind]),
+      [[`MachineConfig/${mcName}`, 'update', 'pool-os-image-rollback', 'pool-rendered']],
+    );
+    assert.equal(plan.changes[0].patch, [
+      { op: 'test', path: '/spec/osImageURL', value: THIRD },
+      { op: 'replace', path: '/spec/osImageURL', value: NEW },
+    ]);
+    assert.equal(plan.pools[0].nodes.map((n) => n.name).sort(), [...moved].sort());
+    assert.is(plan.pools[0].rollback?.to, NEW);
+    // What a reviewer of `plan --rollback` reads: the lever and the osImageURL it goes back to.
+    const text = renderText(plan, {});
+    assert.match(text, new RegExp(`pool infra: back to .* via MachineConfig/${mcName} spec\\.osImageURL \\(${onNew} again\\)`));
+    assert.ok(text.includes(`MachineConfig ${mcName}: osImageURL back to ${NEW}`), text);
+    assert.ok(text.includes(`+   osImageURL: ${NEW}`), text);
+    const reboots = new Map(sim.rebootCounts());
+    const r = await runApply(sim, plan, replan);
+    assert.is(r.error, null, String((r.error as Error)?.stack ?? r.error));
+    assert.is(sim.get('MachineConfig', mcName)?.spec?.osImageURL, NEW, 'patched back, not deleted');
+    assert.is(rendered(), onNew, 'the pool renders its pre-run config again, under its name');
+    for (const n of nodes('i', 4)) assert.is(sim.get('Node', n.name)!.metadata.annotations![MCO_CURRENT_CONFIG], onNew, n.name);
+    for (const n of nodes('i', 4)) assert.is(sim.rebootCounts().get(n.name)! - (reboots.get(n.name) ?? 0), moved.includes(n.name) ? 1 : 0, n.name);
+  },
+);
 
 t(
   'MCO: another MachineConfig of the pool changed since the run: the MCO renders a config no node ran, and the rollback stops before any node moves',
