@@ -96,15 +96,20 @@ export class ProgressBook {
   /**
    * What each pool of a new run runs now, before the run writes anything (the way back:
    * docs/apply.md "Rollback"), for the pools the run it continues did not record; read from the
-   * driver's current view (no request of its own). The caller saves the record before its first
-   * write.
+   * driver's current view (no request of its own). An MCO pool's origin keeps when it was read:
+   * a node created later joined the pool during the run (docs/safety.md "Rollback"). The caller
+   * saves the record before its first write.
    */
   async recordOrigins(): Promise<void> {
     if (this.resumed || this.plan.rollback) return;
     const missing = this.pools.filter((p) => !this.rec.pools[p.name]?.origin);
     if (!missing.length) return;
+    const readAt = isoOf(this.driver.clock.now());
     const origins = await peek(this.driver, (s) => poolOrigins(this.plan, s));
-    for (const p of missing) if (origins[p.name]) this.pool(p.name).origin = origins[p.name];
+    for (const p of missing) {
+      const o = origins[p.name];
+      if (o) this.pool(p.name).origin = o.kind === 'mco' ? { ...o, readAt } : o;
+    }
   }
 
   /**

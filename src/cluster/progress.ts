@@ -62,7 +62,9 @@ export interface BootcOrigin {
 /**
  * An MCO pool before the run: bootcplan's osImage MachineConfig (`osImageURL` null when the run
  * created it), the rendered config the pool ran, the one the run made the MCO render (set when
- * first seen), and the image of the former.
+ * first seen), the image of the former, and when the run read all this (absent in records of an
+ * earlier bootcplan). A node created after `readAt` joined the pool during the run: nothing says
+ * it ever booted `image` (src/domain/rollback.ts joinedDuringRun).
  */
 export interface McoOrigin {
   kind: 'mco';
@@ -71,6 +73,7 @@ export interface McoOrigin {
   rendered: string;
   renderedTarget: string | null;
   image: string;
+  readAt?: string;
 }
 export type PoolOrigin = BootcOrigin | McoOrigin;
 

@@ -93,6 +93,7 @@ export function originProblem(o: unknown): string | null {
   if (o.kind === 'mco') {
     if (!isName(o.machineConfig) || !isName(o.rendered) || !orNull(isName)(o.renderedTarget)) return 'whose MachineConfig names are malformed';
     if (!orNull(isReference)(o.osImageURL) || !isReference(o.image)) return 'whose images are not image references';
+    if (o.readAt !== undefined && !isTime(o.readAt)) return 'whose readAt is not a time';
     return null;
   }
   return 'of no known kind (bootc, mco)';

@@ -17,7 +17,8 @@
  *   nodes not on it (pkg/controller/node/node_controller.go getAllCandidateMachines).
  *
  * What no rollback may do: take a node this run did not update, or send a node to an image it
- * never booted.
+ * never booted. The one thing it cannot prevent is the MCO's: the pool-wide lever moves a node
+ * that joined an MCO pool during the run with the others; the plan names it (joinedDuringRun).
  */
 import { DIGEST_REFERENCE, isDigestReference, type NodeProgress, type NodeStep } from '../cluster/progress.ts';
 import { digestOf } from './nodes.ts';
@@ -139,4 +140,18 @@ export function bootcRollbackRole(f: BootcMemberFacts): BootcRollbackRole {
  */
 export function inMcoRollback(currentConfig: string | undefined, desiredConfig: string | undefined, renderedTarget: string): boolean {
   return currentConfig === renderedTarget || desiredConfig === renderedTarget;
+}
+
+/**
+ * A member of an MCO pool that joined it during the run: its Node was created after the run read
+ * the pool's origin (a scale-up, a replaced machine). The MCO serves a new node the pool's
+ * config, so one on the run's config may never have booted the origin image, and the pool-wide
+ * lever moves it there all the same: the rollback plan names it (docs/safety.md "Rollback").
+ * An unreadable creation time is not evidence of a join. A node moved into the pool from another
+ * during the run (a label change) leaves no such trace and is not told apart.
+ */
+export function joinedDuringRun(createdAt: string | null | undefined, since: string): boolean {
+  const created = Date.parse(createdAt ?? '');
+  const start = Date.parse(since);
+  return Number.isFinite(created) && Number.isFinite(start) && created > start;
 }

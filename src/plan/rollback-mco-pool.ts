@@ -7,11 +7,11 @@
 import type { McoOrigin } from '../cluster/progress.ts';
 import { digestOf, viewNode, type NodeView } from '../domain/nodes.ts';
 import { orderNodesLikeMco } from '../domain/waves.ts';
-import { inMcoRollback } from '../domain/rollback.ts';
+import { inMcoRollback, joinedDuringRun } from '../domain/rollback.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG } from '../domain/labels.ts';
 import type { DraftChange } from './changes.ts';
 import { rollbackVia } from './rollback-origins.ts';
-import { liveSettings, originPath, planPool, scheduleBack, shortDigest, type RolledPool, type RollbackPoolContext } from './rollback-pools.ts';
+import { listNames, liveSettings, originPath, planPool, scheduleBack, shortDigest, type RolledPool, type RollbackPoolContext } from './rollback-pools.ts';
 
 /**
  * An MCO pool: the nodes on the run's rendered config go back (the whole pool: no waves of one
@@ -28,6 +28,7 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, target: string,
     const ann = node?.metadata.annotations ?? {};
     if (node && renderedTarget && inMcoRollback(ann[MCO_CURRENT_CONFIG], ann[MCO_DESIRED_CONFIG], renderedTarget)) back.push(viewNode(node, ctx.idx));
   }
+  joinedWarning(name, origin, back, ctx);
   if (ctx.widened && back.length) {
     ctx.report({
       severity: 'warning',
@@ -61,6 +62,25 @@ export function mcoPoolRollback(name: string, origin: McoOrigin, target: string,
   const pool = planPool(name, 'mco', origin.image, settings, nodes, waves);
   pool.rollback = { available: true, to: origin.image, via: rollbackVia(name, origin), download: true, why: null };
   return { pool, changes: change ? [change] : [] };
+}
+
+/**
+ * The nodes going back that joined the pool during the run (src/domain/rollback.ts
+ * joinedDuringRun): the MCO moves every node of the pool to the config it targets, so they go to
+ * the origin image too, which they may never have booted. Named, so that the reviewer knows
+ * before applying (docs/safety.md "Rollback").
+ */
+function joinedWarning(name: string, origin: McoOrigin, back: readonly NodeView[], ctx: RollbackPoolContext): void {
+  const since = origin.readAt ?? ctx.runStartedAt;
+  const joined = back.filter((v) => joinedDuringRun(v.createdAt, since)).map((v) => v.name);
+  if (!joined.length) return;
+  ctx.report({
+    severity: 'warning',
+    code: 'rollback-mco-joined-during-run',
+    path: originPath(name),
+    message: `pool ${name}: ${listNames(joined)} joined the pool during the run (created after ${since}) and run the config the run rendered: they may never have booted ${origin.image}, the pool's image before the run; the MCO moves every node of the pool off a config it no longer targets, so this rollback moves them to that image all the same`,
+    hint: 'review them before applying: the MCO gives every node of a pool the same config, so no rollback of this pool can leave them out',
+  });
 }
 
 /**

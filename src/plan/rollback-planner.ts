@@ -179,6 +179,7 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
       chain: new Set(input.of.run.planIds),
       own,
       scopeWave: input.source.scopeWave,
+      runStartedAt: input.of.startedAt,
       widened: input.scope === 'wave' && origin.kind === 'mco',
       report: (d: DiagnosticInput) => diagnostics.push(diagnosticAt(null, d)),
       leftovers: rollback.leftovers,

@@ -29,6 +29,8 @@ export interface RollbackPoolContext {
    */
   own: ReadonlySet<string>;
   scopeWave: PlanRollback['source']['scopeWave'];
+  /** The start of the run's record (an MCO origin without readAt: an earlier bootcplan's record). */
+  runStartedAt: string;
   widened: boolean;
   report: (d: DiagnosticInput) => void;
   leftovers: PlanRollback['leftovers'];

@@ -12,6 +12,7 @@ import { stepOnce } from '../support/rollback.ts';
 import { nodeProgressOf } from '../../src/cluster/progress.ts';
 import { carriedHolds, newRunFields } from '../../src/apply/run-chain.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
+import { isoOf } from '../../src/apply/driver.ts';
 import type { Hold } from '../../src/cluster/progress.ts';
 
 const t = suite('rollback: the run record keeps the way back');
@@ -88,7 +89,7 @@ t('a re-planned apply continues the run: same run id, both plan ids, the origin 
 });
 
 t(
-  "an MCO pool: origin names bootcplan's MachineConfig (absent before), the pre-run rendered config and image; the rendered target is kept once seen",
+  "an MCO pool: origin names bootcplan's MachineConfig (absent before), the pre-run rendered config and image, when it was read; the rendered target is kept once seen",
   async () => {
     const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 2)).snapshot();
     const { plan, replan } = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 1 }]), snap);
@@ -99,7 +100,15 @@ t(
     if (o?.kind !== 'mco') return;
     assert.equal(
       { ...o, renderedTarget: null },
-      { kind: 'mco', machineConfig: '99-infra-zz-bootcplan-os-image', osImageURL: null, rendered: 'rendered-infra-0001', renderedTarget: null, image: OLD },
+      {
+        kind: 'mco',
+        machineConfig: '99-infra-zz-bootcplan-os-image',
+        osImageURL: null,
+        rendered: 'rendered-infra-0001',
+        renderedTarget: null,
+        image: OLD,
+        readAt: isoOf(sim.start),
+      },
     );
     const mcp = sim.get('MachineConfigPool', 'infra')!;
     assert.is(o.renderedTarget, mcp.spec?.configuration?.name);

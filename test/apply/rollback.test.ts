@@ -11,6 +11,12 @@ import { planWith, runApply, newSim } from '../support/apply.ts';
 import { stepOnce, rollbackOf } from '../support/rollback.ts';
 import { HeldTargetError } from '../../src/base/errors.ts';
 import { nodeProgressOf } from '../../src/cluster/progress.ts';
+import { MCO_CURRENT_CONFIG } from '../../src/domain/labels.ts';
+import { imageRef } from '../../src/sim/fake-ids.ts';
+import { renderText } from '../../src/render/text.ts';
+import { nodeObject, mcoAnnotations } from '../../src/sim/node-objects.ts';
+import { isoOf } from '../../src/apply/driver.ts';
+import { planRollback } from '../../src/plan/rollback-planner.ts';
 
 const t = suite('rollback: plan --rollback and its apply (sim)');
 const OLD_DIGEST = OLD.slice(OLD.indexOf('@') + 1);
@@ -134,6 +140,85 @@ t("MCO: the run created the osImage MachineConfig: the rollback deletes it, the 
   for (const n of nodes('i', 4))
     assert.is(sim.get('Node', n.name)!.metadata.annotations!['machineconfiguration.openshift.io/currentConfig'], 'rendered-infra-0001', n.name);
   for (const [n, k] of sim.rebootCounts()) assert.is(k - (reboots.get(n) ?? 0), moved.includes(n) ? 1 : 0, n);
+});
+
+t(
+  'MCO: the osImage MachineConfig existed before the run: the rollback puts its osImageURL back, the pool renders its old config, only the moved nodes reboot',
+  async () => {
+    // The second rollout of a pool: a first run to NEW created bootcplan's MachineConfig.
+    const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 4)).snapshot();
+    const first = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 2 }]), snap);
+    const sim = newSim(snap);
+    assert.is((await runApply(sim, first.plan, first.replan)).error, null);
+    const mcName = '99-infra-zz-bootcplan-os-image';
+    const rendered = () => sim.get('MachineConfigPool', 'infra')!.spec?.configuration?.name;
+    const onNew = rendered();
+    assert.is(sim.get('MachineConfig', mcName)!.spec?.osImageURL, NEW);
+    // The second run, to THIRD: one wave of two.
+    const THIRD = imageRef('test-third');
+    const fwd = planWith(specYaml([{ name: 'infra', image: THIRD, maxUnavailable: 2 }]), sim.snapshotCopy());
+    assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
+    const moved = fwd.plan.pools[0].waves[0];
+    assert.is(moved.length, 2);
+    assert.is.not(rendered(), onNew);
+    const { plan, replan } = await rollbackOf(sim);
+    assert.is(plan.diagnostics.filter((d) => d.severity === 'error').length, 0, JSON.stringify(plan.diagnostics));
+    assert.equal(
+      plan.changes.map((c) => [c.address, c.action, c.reason, c.waitAfter?.kind]),
+      [[`MachineConfig/${mcName}`, 'update', 'pool-os-image-rollback', 'pool-rendered']],
+    );
+    assert.equal(plan.changes[0].patch, [
+      { op: 'test', path: '/spec/osImageURL', value: THIRD },
+      { op: 'replace', path: '/spec/osImageURL', value: NEW },
+    ]);
+    assert.equal(plan.pools[0].nodes.map((n) => n.name).sort(), [...moved].sort());
+    assert.is(plan.pools[0].rollback?.to, NEW);
+    // What a reviewer of `plan --rollback` reads: the lever and the osImageURL it goes back to.
+    const text = renderText(plan, {});
+    assert.match(text, new RegExp(`pool infra: back to .* via MachineConfig/${mcName} spec\\.osImageURL \\(${onNew} again\\)`));
+    assert.ok(text.includes(`MachineConfig ${mcName}: osImageURL back to ${NEW}`), text);
+    assert.ok(text.includes(`+   osImageURL: ${NEW}`), text);
+    const reboots = new Map(sim.rebootCounts());
+    const r = await runApply(sim, plan, replan);
+    assert.is(r.error, null, String((r.error as Error)?.stack ?? r.error));
+    assert.is(sim.get('MachineConfig', mcName)?.spec?.osImageURL, NEW, 'patched back, not deleted');
+    assert.is(rendered(), onNew, 'the pool renders its pre-run config again, under its name');
+    for (const n of nodes('i', 4)) assert.is(sim.get('Node', n.name)!.metadata.annotations![MCO_CURRENT_CONFIG], onNew, n.name);
+    for (const n of nodes('i', 4)) assert.is(sim.rebootCounts().get(n.name)! - (reboots.get(n.name) ?? 0), moved.includes(n.name) ? 1 : 0, n.name);
+  },
+);
+
+t('MCO: a node that joined the pool during the run is on its config: the plan names it, and says the MCO moves it to an image it never booted', async () => {
+  const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 4)).snapshot();
+  const fwd = planWith(specYaml([{ name: 'infra', image: NEW, maxUnavailable: 2 }]), snap);
+  const sim = newSim(snap);
+  assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
+  const moved = fwd.plan.pools[0].waves[0];
+  const runConfig = sim.get('MachineConfigPool', 'infra')!.spec!.configuration!.name!;
+  // A machine added to the pool after the run started (a scale-up): the MCO serves it the
+  // pool's config, so it boots the run's image first and never booted the pre-run one.
+  sim.advance(600);
+  const joined = nodeObject({ name: 'i-04', role: 'infra', zone: 'us-east-1b', annotations: mcoAnnotations(runConfig), createdAt: isoOf(sim.now) });
+  sim.mutate(({ add }) => add(joined));
+  const { plan, input } = await rollbackOf(sim);
+  assert.equal(plan.pools[0].nodes.map((n) => n.name).sort(), [...moved, 'i-04'].sort(), 'the MCO moves it: the plan shows it');
+  const warnings = plan.diagnostics.filter((d) => d.code === 'rollback-mco-joined-during-run');
+  assert.is(warnings.length, 1, JSON.stringify(plan.diagnostics));
+  assert.is(warnings[0].severity, 'warning');
+  assert.match(warnings[0].message, /\bi-04\b/);
+  for (const n of moved) assert.not.match(warnings[0].message, new RegExp(`\\b${n}\\b`), `${n} was in the pool before the run`);
+  assert.ok(warnings[0].message.includes(OLD), warnings[0].message);
+  assert.match(warnings[0].message, /may never have booted/);
+  assert.match(renderText(plan, {}), /warning: .*i-04 joined the pool during the run/);
+  // A record of an earlier bootcplan keeps no time with the origin: the run's start stands in.
+  const origin = input.source.origins.infra;
+  assert.ok(origin.kind === 'mco' && origin.readAt === input.of.startedAt, JSON.stringify(origin));
+  const { readAt: _, ...older } = origin;
+  const again = planRollback({ ...input, source: { ...input.source, origins: { infra: older } } }, sim.snapshotCopy());
+  assert.equal(
+    again.diagnostics.filter((d) => d.code === 'rollback-mco-joined-during-run').map((d) => d.message),
+    warnings.map((d) => d.message),
+  );
 });
 
 t(

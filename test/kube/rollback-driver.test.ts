@@ -1,8 +1,10 @@
 /**
- * ClusterDriver.delete, which a rollback uses to remove the osImage MachineConfig its run
- * created (docs/apply.md "Rollback"): only while the object is at the resourceVersion read
- * (DeleteOptions preconditions), as both drivers do it; and the simulated MCO renders the pool's
- * pre-run config again, under its old name.
+ * The two writes a rollback makes to bootcplan's osImage MachineConfig (docs/apply.md
+ * "Rollback"): ClusterDriver.delete when its run created it, only while the object is at the
+ * resourceVersion read (DeleteOptions preconditions); ClusterDriver.patch of its osImageURL
+ * back when it existed before the run, only while it still carries the run's image (the
+ * JSON-patch `test`). Both drivers do it so, and the simulated MCO renders the pool's pre-run
+ * config again, under its old name.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,9 +12,10 @@ import { fakeApi, closeFakes, clientOf, closeClients, sendJson } from '../suppor
 import { KubeDriver } from '../../src/kube/driver.ts';
 import { NotFoundError, PreconditionFailedError } from '../../src/apply/driver.ts';
 import { ClusterBuilder, specYaml, NEW, OLD, nodes } from '../support/cluster.ts';
+import { imageRef } from '../../src/sim/fake-ids.ts';
 import { planWith, runApply, newSim } from '../support/apply.ts';
 
-const t = suite('rollback: deleting with a precondition');
+const t = suite('rollback: deleting or patching back the osImage MachineConfig, with a precondition');
 const drivers: KubeDriver[] = [];
 t.after(async () => {
   for (const d of drivers) d.close();
@@ -99,6 +102,94 @@ t('sim: a delete at another resourceVersion is refused and changes nothing; the 
     ),
     NotFoundError,
   );
+});
+
+/** The rollback's patch of an osImage MachineConfig that existed before the run: its osImageURL from the run's image back to the pre-run one. */
+const backOps = (from: string, to: string) => [
+  { op: 'test' as const, path: '/spec/osImageURL', value: from },
+  { op: 'replace' as const, path: '/spec/osImageURL', value: to },
+];
+const THIRD = imageRef('test-third');
+
+t(
+  "kube: the patch back is a JSON patch with the `test` of the run's image; a failed test (422, no causes) is PreconditionFailedError naming the field",
+  async () => {
+    const seen: { url: string; type: string | undefined; body: string }[] = [];
+    let osImageURL = THIRD;
+    let failTest = false;
+    const mc = () => ({ ...MC, metadata: { name: MC.name, resourceVersion: '7' }, spec: { osImageURL } });
+    const f = await fakeApi((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        seen.push({ url: `${req.method} ${req.url}`, type: req.headers['content-type'], body });
+        if (req.method === 'PATCH' && failTest)
+          // kube-apiserver's answer to a JSON patch it cannot apply (a failed `test`): a generic 422.
+          return sendJson(
+            res,
+            {
+              kind: 'Status',
+              apiVersion: 'v1',
+              status: 'Failure',
+              reason: 'Invalid',
+              code: 422,
+              message: 'the server rejected our request due to an error in our request',
+              details: {},
+            },
+            422,
+          );
+        if (req.method === 'PATCH') osImageURL = (JSON.parse(body) as { value: string }[])[1].value;
+        sendJson(res, mc());
+      });
+    });
+    const d = new KubeDriver(clientOf(f.url));
+    drivers.push(d);
+    const written = await d.patch(MC, backOps(THIRD, NEW));
+    assert.is(seen[0].url, 'PATCH /apis/machineconfiguration.openshift.io/v1/machineconfigs/99-infra-zz-bootcplan-os-image');
+    assert.is(seen[0].type, 'application/json-patch+json');
+    assert.equal(JSON.parse(seen[0].body), backOps(THIRD, NEW));
+    assert.is((written as { spec?: { osImageURL?: string } }).spec?.osImageURL, NEW);
+    // Someone pointed it elsewhere since the plan: the test fails, nothing is overwritten.
+    osImageURL = OLD;
+    failTest = true;
+    const moved = await d.patch(MC, backOps(THIRD, NEW)).then(
+      () => null,
+      (e) => e,
+    );
+    assert.instance(moved, PreconditionFailedError);
+    const says = `MachineConfig ${MC.name}: /spec/osImageURL is ${JSON.stringify(OLD)}, the plan expected ${JSON.stringify(THIRD)}`;
+    assert.ok(moved.message.includes(says), moved.message);
+    assert.is(osImageURL, OLD);
+  },
+);
+
+t('sim: a patch back whose test fails changes nothing; the patch back renders the pre-run config again, same name, and keeps the MachineConfig', async () => {
+  // A first run created the MachineConfig (NEW); the second run moved it to THIRD.
+  const snap = new ClusterBuilder().mcoPool('infra', nodes('i', 2)).snapshot();
+  const sim = newSim(snap);
+  const first = planWith(specYaml([{ name: 'infra', image: NEW }]), snap);
+  assert.is((await runApply(sim, first.plan, first.replan)).error, null);
+  const mcp = () => sim.get('MachineConfigPool', 'infra')!;
+  const onNew = mcp().spec?.configuration?.name;
+  const second = planWith(specYaml([{ name: 'infra', image: THIRD }]), sim.snapshotCopy());
+  assert.is((await runApply(sim, second.plan, second.replan)).error, null);
+  assert.is.not(mcp().spec?.configuration?.name, onNew);
+  const d = sim.driver();
+  assert.instance(
+    await d.patch(MC, backOps(OLD, NEW)).then(
+      () => null,
+      (e) => e,
+    ),
+    PreconditionFailedError,
+  );
+  assert.is(sim.get('MachineConfig', MC.name)!.spec?.osImageURL, THIRD, 'unchanged');
+  await d.patch(MC, backOps(THIRD, NEW));
+  sim.advance(1);
+  assert.is(sim.get('MachineConfig', MC.name)!.spec?.osImageURL, NEW);
+  assert.is(mcp().spec?.configuration?.name, onNew, "the first run's image renders the config the pool ran before, under its name");
+  assert.is(sim.get('MachineConfig', onNew!)!.spec?.osImageURL, NEW);
 });
 
 t.run();

@@ -96,6 +96,21 @@ const CASES: [string, (r: Rec) => void, RegExp][] = [
     /images are not image references/,
   ],
   [
+    'an MCO origin read at a time that is not one',
+    (r) => {
+      (r.pools.worker as any).origin = {
+        kind: 'mco',
+        machineConfig: '99-worker-zz-bootcplan-os-image',
+        osImageURL: null,
+        rendered: 'rendered-worker-1',
+        renderedTarget: null,
+        image: 'quay.io/x@sha256:' + 'a'.repeat(64),
+        readAt: 'yesterday',
+      };
+    },
+    /readAt is not a time/,
+  ],
+  [
     'a run chain of 65 plan ids',
     (r) => {
       r.run.planIds = Array.from({ length: 65 }, () => PLAN);

@@ -9,6 +9,8 @@ import { planRollback, rollbackInputOf, type RollbackInput } from '../../src/pla
 import type { Plan } from '../../src/plan/types.ts';
 import type { ClusterSnapshot } from '../../src/cluster/types.ts';
 import type { SimCluster } from '../../src/sim/cluster.ts';
+import { nodeObject, mcoAnnotations } from '../../src/sim/node-objects.ts';
+import { isoOf } from '../../src/apply/driver.ts';
 
 /** apply --step until one wave ran (the first runs wait for staging, as a CronJob's would). */
 export async function stepOnce(
@@ -93,7 +95,13 @@ export function build(sh: Shape) {
   return { snap, ...planWith(specYaml(pools), snap, D) };
 }
 
-/** Who the run updated, and what each booted before (bootc: its entry's from; MCO: the pre-run image). */
+/**
+ * Who the run updated, and what each booted before (bootc: its entry's from; MCO: the pre-run
+ * image). An MCO node counts only when it was a member of the pool at the run's start (e-NN,
+ * as build() names them) and is on the config the run rendered: a node that joined during the
+ * run (j-NN, runForward's `join`) is on that config too but never booted the pre-run image, so
+ * it is not "updated" here, whatever the rollback planner thinks of it.
+ */
 export function updatedByRun(sim: SimCluster, chain: Set<string>): Map<string, string> {
   const out = new Map<string, string>();
   for (const [name, node] of sim.nodes) {
@@ -120,8 +128,15 @@ export function bootedDigest(sim: SimCluster, name: string): string | null {
   return digestOf(sim.get('MachineConfig', cfg ?? '')?.spec?.osImageURL);
 }
 
-/** A random cluster's run, advanced `sh.steps` waves (apply --step, as the CronJob does). */
-export async function runForward(sh: Shape): Promise<SimCluster> {
+/** The node runForward's `join` adds to the MCO pool during the run. */
+export const JOINED = 'j-00';
+
+/**
+ * A random cluster's run, advanced `sh.steps` waves (apply --step, as the CronJob does). With
+ * `join`, a new machine joins the MCO pool after the first wave: created then, on the pool's
+ * config of that moment (the MCO serves a new node the pool's config).
+ */
+export async function runForward(sh: Shape, opts: { join?: boolean } = {}): Promise<SimCluster> {
   const { snap, plan, replan } = build(sh);
   const sim = newSim(snap, {
     durations: D,
@@ -133,6 +148,15 @@ export async function runForward(sh: Shape): Promise<SimCluster> {
     if (r.code !== 0 || r.result?.outcome === 'done' || r.result?.outcome === 'nothing-to-do') break;
     if (r.result?.outcome === 'waiting') sim.advance(60);
     else stepped++;
+    if (opts.join && sh.mco && stepped === 1 && !sim.get('Node', JOINED)) joinEdge(sim);
   }
   return sim;
+}
+
+function joinEdge(sim: SimCluster): void {
+  sim.advance(60);
+  const rendered = sim.get('MachineConfigPool', 'edge')?.spec?.configuration?.name;
+  if (!rendered) return;
+  const node = nodeObject({ name: JOINED, role: 'edge', zone: ZONES[1], annotations: mcoAnnotations(rendered), createdAt: isoOf(sim.now) });
+  sim.mutate(({ add }) => add(node));
 }
