@@ -18,6 +18,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { parse } from 'yaml';
 import { EXIT } from '../base/errors.ts';
+import { isFleetClusterName } from '../fleet/spec-schema.ts';
 import type { CommandResult, Ports } from './ports.ts';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -154,7 +155,7 @@ export interface Completion {
 export interface CompletionSources {
   /** Context names of the kubeconfig (--kubeconfig PATH, else KUBECONFIG, else ~/.kube/config). */
   contexts(kubeconfig: string | undefined): string[];
-  /** Cluster names of a saved fleet plan. */
+  /** Cluster names of a saved fleet plan: only names the fleet spec admits (others mark a hand-made file). */
   fleetClusters(fleetPlanFile: string): string[];
 }
 
@@ -197,7 +198,7 @@ export function fileSources(env: Record<string, string | undefined>): Completion
     fleetClusters(file) {
       const text = readSmall(file);
       const doc = text === null ? null : (safeParse(text) as { clusters?: { name?: unknown }[] } | null);
-      return Array.isArray(doc?.clusters) ? doc.clusters.map((c) => c?.name).filter((n): n is string => typeof n === 'string') : [];
+      return Array.isArray(doc?.clusters) ? doc.clusters.map((c) => c?.name).filter(isFleetClusterName) : [];
     },
   };
 }

@@ -7,13 +7,33 @@
  * subcommands, options, an option's or an argument's choices, kubeconfig contexts, a fleet
  * plan's clusters (their data from app/completion.ts fileSources); or asks the shell for file
  * names. A name holding a control character cannot be one line of the protocol
- * (app/completion.ts completionText), so it is never offered.
+ * (app/completion.ts completionText), so it is never offered; on kubectl's route, only names that
+ * are plain shell words are (Route below).
  */
 import { Argument, type Command, type Option } from 'commander';
 import { DIRECTIVE, SHELLS, completionCommand, type Candidate, type Completion, type CompletionSources, type Shell } from '../app/completion.ts';
 import { choiceParser, exitWith, type CommandContext } from './options.ts';
 
 export const COMPLETE_COMMAND = '__complete';
+/** The same engine for kubectl's completion scripts (bin/kubectl_complete-bootcplan.mjs runs it). */
+export const KUBECTL_COMPLETE_COMMAND = '__complete_kubectl';
+
+/**
+ * Who reads the candidates (docs/safety.md "Completion never evaluates data"). `scripts`:
+ * bootcplan's own, which insert each name quoted. `kubectl`: kubectl's (cobra's bash v2 script,
+ * as `kubectl completion bash` prints it), which runs `compgen -W` over the candidates when none
+ * carries a description, expanding `$(...)` and backquotes in them, and else inserts the chosen
+ * one unquoted, where Enter runs it and the next TAB `eval`s the line. So data candidates always
+ * carry a description, and on kubectl's route only a plain shell word is offered.
+ */
+export type Route = 'scripts' | 'kubectl';
+
+/**
+ * A word no shell expands or splits: letters, digits, `. _ : / @ + , = % -`, not starting with `=`
+ * (zsh's `=cmd`). Real context names are such words (`user@cluster`, an EKS ARN, `oc login`'s
+ * `default/api-crc-testing:6443/kube:admin`); one with a space or `$` would be inserted broken.
+ */
+const PLAIN_WORD = /^(?!=)[\p{L}\p{M}\p{N}._:/@+,=%-]+$/u;
 
 /** What a value (of an option or an argument) completes to. */
 export type ValueKind =
@@ -54,6 +74,7 @@ function visibleSubcommands(cmd: Command): Command[] {
 }
 
 interface Walk {
+  route: Route;
   chain: Command[];
   positionals: string[];
   /** Option values given so far, by long flag (the last wins). */
@@ -64,8 +85,8 @@ interface Walk {
 }
 
 /** Parses the words before the cursor as commander would. */
-function walk(program: Command, before: readonly string[]): Walk {
-  const w: Walk = { chain: [program], positionals: [], values: new Map(), pending: null, afterDashDash: false };
+function walk(program: Command, before: readonly string[], route: Route): Walk {
+  const w: Walk = { route, chain: [program], positionals: [], values: new Map(), pending: null, afterDashDash: false };
   for (let i = 0; i < before.length; i++) {
     const word = before[i];
     const cmd = w.chain[w.chain.length - 1];
@@ -101,8 +122,9 @@ function walk(program: Command, before: readonly string[]): Walk {
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function valueCompletion(kind: ValueKind, prefix: string, w: Walk, sources: CompletionSources): Completion {
-  const data = (names: string[]): Completion => ({
-    candidates: [...new Set(names)].filter((n) => n.startsWith(prefix) && !CONTROL.test(n)).map((value) => ({ value })),
+  const offered = (n: string) => n.startsWith(prefix) && !CONTROL.test(n) && (w.route === 'scripts' || PLAIN_WORD.test(n));
+  const data = (names: string[], help?: string): Completion => ({
+    candidates: [...new Set(names)].filter(offered).map((value) => ({ value, help })),
     directive: DIRECTIVE.noFileComp,
   });
   switch (kind.kind) {
@@ -113,9 +135,12 @@ function valueCompletion(kind: ValueKind, prefix: string, w: Walk, sources: Comp
     case 'dirs':
       return { candidates: [], directive: DIRECTIVE.filterDirs };
     case 'contexts':
-      return data(safely(() => sources.contexts(w.values.get('--kubeconfig'))));
+      return data(
+        safely(() => sources.contexts(w.values.get('--kubeconfig'))),
+        'kubeconfig context',
+      );
     case 'fleet-clusters':
-      return data(w.positionals[0] ? safely(() => sources.fleetClusters(w.positionals[0])) : []);
+      return data(w.positionals[0] ? safely(() => sources.fleetClusters(w.positionals[0])) : [], 'cluster of the fleet plan');
     default:
       return { candidates: [], directive: DIRECTIVE.noFileComp };
   }
@@ -148,10 +173,10 @@ function optionCandidates(w: Walk, prefix: string): Candidate[] {
 }
 
 /** What may come at the cursor, given the words before it and the word being typed. */
-export function completeWords(program: Command, words: readonly string[], sources: CompletionSources): Completion {
+export function completeWords(program: Command, words: readonly string[], sources: CompletionSources, route: Route = 'scripts'): Completion {
   const before = words.slice(0, -1);
   const current = words.length ? words[words.length - 1] : '';
-  const w = walk(program, before);
+  const w = walk(program, before, route);
   if (w.pending) return valueCompletion(optionValueKind(w.pending), current, w, sources);
   const cmd = w.chain[w.chain.length - 1];
   if (!w.afterDashDash && current.startsWith('--') && current.includes('=')) {
@@ -159,7 +184,7 @@ export function completeWords(program: Command, words: readonly string[], source
     const o = findOption(w.chain, current.slice(0, eq));
     if (!o || !takesValue(o)) return { candidates: [], directive: DIRECTIVE.noFileComp };
     const c = valueCompletion(optionValueKind(o), current.slice(eq + 1), w, sources);
-    return { ...c, candidates: c.candidates.map((x) => ({ value: `${current.slice(0, eq + 1)}${x.value}` })) };
+    return { ...c, candidates: c.candidates.map((x) => ({ ...x, value: `${current.slice(0, eq + 1)}${x.value}` })) };
   }
   if (!w.afterDashDash && current.startsWith('-')) return { candidates: optionCandidates(w, current), directive: DIRECTIVE.noFileComp };
   const subs = visibleSubcommands(cmd);

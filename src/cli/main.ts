@@ -14,7 +14,7 @@ import { registerSnapshotCommand, registerLockCommands } from './commands-cluste
 import { registerPlanCommands } from './commands-plan.ts';
 import { registerFleet } from './commands-fleet.ts';
 import { packageVersion, registerVersionCommand } from './version.ts';
-import { COMPLETE_COMMAND, completeWords, registerCompletionCommand } from './complete.ts';
+import { COMPLETE_COMMAND, KUBECTL_COMPLETE_COMMAND, completeWords, registerCompletionCommand } from './complete.ts';
 import { completionText, fileSources } from '../app/completion.ts';
 import { type CommandContext } from './options.ts';
 import type { CliIO, DriverFactory, Files, Git, Ports, SignalSource } from '../app/ports.ts';
@@ -153,8 +153,9 @@ export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise
   const verbosity: Verbosity = { quiet: false, verbose: false };
   const program = buildProgram(deps, (c) => (code = c), verbosity);
   // Shell and kubectl plugin completion (complete.ts, app/completion.ts): the words are data, never parsed as options.
-  if (argv[0] === COMPLETE_COMMAND) {
-    deps.io.stdout(completionText(completeWords(program, argv.slice(1), fileSources(deps.io.env))));
+  if (argv[0] === COMPLETE_COMMAND || argv[0] === KUBECTL_COMPLETE_COMMAND) {
+    const route = argv[0] === COMPLETE_COMMAND ? 'scripts' : 'kubectl';
+    deps.io.stdout(completionText(completeWords(program, argv.slice(1), fileSources(deps.io.env), route)));
     return EXIT.ok;
   }
   const started = deps.now();

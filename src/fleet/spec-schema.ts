@@ -66,6 +66,18 @@ const labelOverrideSchema: ObjectSchema = {
   fields: { clusterSelector: clusterSelectorSchema, ...overrideFields },
 };
 
+/** The longest cluster name the fleet spec admits. */
+const CLUSTER_NAME_MAX = 63;
+
+/**
+ * A name the fleet spec admits for a cluster (`clusters[].name` below), so the only kind a fleet
+ * plan bootcplan wrote holds; completion offers no other (docs/safety.md "Completion never
+ * evaluates data").
+ */
+export function isFleetClusterName(s: unknown): s is string {
+  return typeof s === 'string' && s.length <= CLUSTER_NAME_MAX && DNS_SUBDOMAIN.test(s);
+}
+
 const clusterSchema: ObjectSchema = {
   type: 'object',
   required: ['name'],
@@ -73,7 +85,7 @@ const clusterSchema: ObjectSchema = {
     name: {
       type: 'string',
       pattern: DNS_SUBDOMAIN,
-      maxLength: 63,
+      maxLength: CLUSTER_NAME_MAX,
       patternText: 'a cluster name: lowercase letters, digits, "-" and ".", at most 63 characters',
       description: "The cluster's name in the fleet (batches, plans, the Argo CD Application), each once.",
     },

@@ -6,11 +6,16 @@
  *   function with compadd and _files captured; fish: `complete -C`);
  * - the attack: a kubeconfig with contexts named `$(touch pwned)` and `` `touch pwned2` ``
  *   (and fish's `(touch pwned3)`): each shell offers the names as they are and no file appears;
- * - kubectl's plugin completion finds kubectl_complete-bootcplan on PATH.
+ *   a fleet plan with clusters of those names: no shell offers them (not cluster names) or runs
+ *   them; a file of such a name: each shell's own file completion inserts it quoted (zsh through
+ *   a real line editor, zsh/zpty);
+ * - kubectl's plugin completion finds kubectl_complete-bootcplan on PATH; through kubectl's own
+ *   bash script (`kubectl completion bash`, which runs `compgen -W` over candidates without a
+ *   description and inserts the rest unquoted) hostile names are withheld and nothing runs.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -25,6 +30,8 @@ const dir = mkdtempSync(join(tmpdir(), 'bootcplan-completion-'));
 const work = mkdtempSync(join(tmpdir(), 'bootcplan-completion-cwd-'));
 const bin = join(dir, 'bin');
 const HOSTILE = ['$(touch pwned)', '`touch pwned2`', '(touch pwned3)'];
+/** A real context name with '/' and ':' (`oc login` names contexts so): every route offers it. */
+const OPENSHIFT = 'default/api-crc-testing:6443/kube:admin';
 const kubeconfig = join(dir, 'kubeconfig');
 writeFileSync(
   kubeconfig,
@@ -32,13 +39,14 @@ writeFileSync(
     'apiVersion: v1',
     'kind: Config',
     'contexts:',
-    ...['prod-east', 'prod-west', ...HOSTILE].map((n) => `- name: ${JSON.stringify(n)}\n  context: {cluster: c, user: u}`),
+    ...['prod-east', 'prod-west', OPENSHIFT, ...HOSTILE].map((n) => `- name: ${JSON.stringify(n)}\n  context: {cluster: c, user: u}`),
     'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
     'users: [{name: u, user: {}}]',
     '',
   ].join('\n'),
 );
 writeFileSync(join(work, 'fleet-plan.json'), JSON.stringify({ clusters: [{ name: 'east-1' }, { name: 'west-1' }] }));
+writeFileSync(join(work, 'fleet-hostile.json'), JSON.stringify({ clusters: [{ name: 'east-1' }, ...HOSTILE.map((name) => ({ name }))] }));
 writeFileSync(join(work, 'bootcplan.yaml'), 'kind: Rollout\n');
 
 /** The shells find the installed command (the compiled bins, as npm links them) and read this kubeconfig. */
@@ -46,8 +54,8 @@ function shellEnv(): NodeJS.ProcessEnv {
   return { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH}`, KUBECONFIG: kubeconfig, HOME: dir, NO_COLOR: '1' };
 }
 
-async function engine(words: string[]) {
-  const { code, out } = await cli(['__complete', ...words], { io: { env: { KUBECONFIG: kubeconfig } } });
+async function engine(words: string[], command = '__complete') {
+  const { code, out } = await cli([command, ...words], { io: { env: { KUBECONFIG: kubeconfig } } });
   assert.is(code, 0);
   const lines = out.trimEnd().split('\n');
   const directive = Number(lines.pop()!.slice(1));
@@ -88,17 +96,34 @@ s('the engine walks subcommands at any depth, lists every choice, and asks the s
   assert.equal((await engine(['fleet', 'render', 'argocd', 'p.json', '--repo-url', ''])).directive, 4);
 });
 
+s("kubectl's route (__complete_kubectl): data with a description, names only when plain shell words", async () => {
+  const { out } = await cli(['__complete_kubectl', 'plan', '--context', ''], { io: { env: { KUBECONFIG: kubeconfig } } });
+  assert.is(out, `prod-east\tkubeconfig context\nprod-west\tkubeconfig context\n${OPENSHIFT}\tkubeconfig context\n:4\n`);
+  assert.equal(
+    (await engine(['plan', '--context='], '__complete_kubectl')).values,
+    ['prod-east', 'prod-west', OPENSHIFT].map((n) => `--context=${n}`),
+  );
+  assert.equal((await engine(['plan', '--context=d'], '__complete_kubectl')).values, [`--context=${OPENSHIFT}`]);
+  assert.equal((await engine(['plan', '--context', '$'], '__complete_kubectl')).values, []);
+  assert.equal((await engine(['plan', '--context', '$'])).values, ['$(touch pwned)'], "bootcplan's own scripts quote it");
+  // A fleet plan's clusters: only names the fleet spec admits, on every route.
+  assert.equal((await engine(['fleet', 'show', join(work, 'fleet-hostile.json'), '--cluster', ''])).values, ['east-1']);
+});
+
 // ------------------------------------------------------------------ the shells
 
 function runShell(shell: string, args: string[]) {
-  const r = spawnSync(shell, args, { encoding: 'utf8', cwd: work, env: shellEnv() });
+  const r = spawnSync(shell, args, { encoding: 'utf8', cwd: work, env: shellEnv(), timeout: 120_000 });
   assert.is(r.status, 0, `${shell}: ${r.stderr}`);
   return r.stdout;
 }
 
+/** A word for bash or zsh: single quotes hold anything but a single quote. */
+const shQuote = (t: string) => `'${t.replace(/'/g, `'\\''`)}'`;
+
 /** bash: the function the script registered, over COMP_WORDS, as readline calls it. */
 function bashComplete(line: string[]): string[] {
-  const words = line.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+  const words = line.map(shQuote).join(' ');
   const out = runShell('bash', [
     '-c',
     `source ${dir}/completion.bash; COMP_WORDS=(${words}); COMP_CWORD=${line.length - 1}; _bootcplan; printf '%s\\n' "\${COMPREPLY[@]}"`,
@@ -108,7 +133,7 @@ function bashComplete(line: string[]): string[] {
 
 /** zsh: the function with compadd and _files replaced by recorders (they only work inside a completion widget). */
 function zshComplete(line: string[]): string[] {
-  const words = line.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+  const words = line.map(shQuote).join(' ');
   const script = [
     'compdef() { :; }',
     `source ${dir}/completion.zsh`,
@@ -161,6 +186,28 @@ s('fish: complete -C; commands, nested subcommands, choices, files', () => {
   assert.equal(fishComplete('kubectl-bootcplan fleet sh'), ['show']);
 });
 
+/**
+ * zsh at a real prompt (zsh/zpty: compinit, the script loaded, the line editor): types each line
+ * and TAB, then a key whose widget saves the edited line. What zsh would run on Enter.
+ */
+function zshTab(lines: string[]): string[] {
+  const zdot = mkdtempSync(join(tmpdir(), 'bootcplan-completion-zsh-'));
+  const saved = join(zdot, 'lines');
+  writeFileSync(
+    join(zdot, '.zshrc'),
+    [
+      "bindkey -e; PS1='READY> '",
+      'autoload -U compinit; compinit -u -D',
+      `source ${dir}/completion.zsh`,
+      `_save() { print -r -- "$BUFFER" >> ${saved}; BUFFER=; zle accept-line; }; zle -N _save; bindkey '^X^D' _save`,
+      '',
+    ].join('\n'),
+  );
+  const typed = lines.map((l) => `zpty -w -n z ${shQuote(l + '\t\x18\x04')}; zpty -r z out '*READY> *'`);
+  runShell('zsh', ['-f', '-c', ['zmodload zsh/zpty', `zpty z 'ZDOTDIR=${zdot} zsh -d -i'`, "zpty -r z out '*READY> *'", ...typed, 'zpty -d z'].join('\n')]);
+  return readFileSync(saved, 'utf8').split('\n').slice(0, lines.length);
+}
+
 s('the attack: contexts named $(touch pwned), `touch pwned2` and (touch pwned3) are offered as names; no shell runs them', () => {
   const attack = (shell: string, got: string[], want: string[]) => {
     assert.equal(
@@ -174,26 +221,55 @@ s('the attack: contexts named $(touch pwned), `touch pwned2` and (touch pwned3) 
   attack('bash', bashComplete(['bootcplan', 'plan', '--context', '']), [
     'prod-east',
     'prod-west',
+    OPENSHIFT,
     '\\$\\(touch\\ pwned\\)',
     '\\`touch\\ pwned2\\`',
     '\\(touch\\ pwned3\\)',
   ]);
   attack('bash', bashComplete(['bootcplan', 'apply', '--kubeconfig', kubeconfig, '--context', '$']), ['\\$\\(touch\\ pwned\\)']);
   // zsh: compadd gets the names as they are (it quotes what it inserts).
-  attack('zsh', zshComplete(['bootcplan', 'plan', '--context', '']), ['prod-east', 'prod-west', ...HOSTILE]);
-  attack('fish', fishComplete('bootcplan plan --context '), ['prod-east', 'prod-west', ...HOSTILE]);
+  attack('zsh', zshComplete(['bootcplan', 'plan', '--context', '']), ['prod-east', 'prod-west', OPENSHIFT, ...HOSTILE]);
+  attack('fish', fishComplete('bootcplan plan --context '), ['prod-east', 'prod-west', OPENSHIFT, ...HOSTILE]);
+  // A fleet plan's clusters of those names: not cluster names (the fleet spec's rule), not offered.
+  attack('bash', bashComplete(['bootcplan', 'fleet', 'show', 'fleet-hostile.json', '--cluster', '']), ['east-1']);
+  attack('zsh', zshComplete(['bootcplan', 'fleet', 'show', 'fleet-hostile.json', '--cluster', '']), ['east-1']);
+  attack('fish', fishComplete('bootcplan fleet show fleet-hostile.json --cluster '), ['east-1']);
   // Where a file name is completed, the shells' own file completion: nothing in the directory runs.
   writeFileSync(join(work, '$(touch pwned4)'), '');
   try {
     attack('bash', bashComplete(['bootcplan', 'plan', '-f', '$']), ['$(touch pwned4)']);
     attack('fish', fishComplete('bootcplan plan -f \\$'), ['$(touch pwned4)']);
+    // zsh's _files at a real prompt: the line holds the name quoted; the cluster the one real name.
+    attack('zsh', zshTab(['bootcplan plan -f \\$', 'bootcplan fleet show fleet-hostile.json --cluster ']), [
+      'bootcplan plan -f \\$\\(touch\\ pwned4\\) ',
+      'bootcplan fleet show fleet-hostile.json --cluster east-1 ',
+    ]);
   } finally {
     spawnSync('rm', ['-f', join(work, '$(touch pwned4)')]);
   }
 });
 
-s('kubectl bootcplan <TAB>: kubectl runs kubectl_complete-bootcplan from PATH and offers its candidates', () => {
+/**
+ * bash through kubectl's own script (`kubectl completion bash`, cobra's bash v2): its function over
+ * COMP_WORDS, as readline calls it on TAB. Without the bash-completion package, a stand-in for the
+ * one function of it the script calls (the words here are whole: nothing to rejoin at '=' or ':').
+ */
+function kubectlBash(line: string[]): string[] {
+  const script = [
+    `source ${dir}/kubectl.bash`,
+    'declare -F _get_comp_words_by_ref >/dev/null ||',
+    '  _get_comp_words_by_ref() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }',
+    `COMP_WORDS=(${line.map(shQuote).join(' ')}); COMP_CWORD=${line.length - 1}; COMP_TYPE=9`,
+    `COMP_LINE=\${COMP_WORDS[*]}; COMP_POINT=\${#COMP_LINE}`,
+    '__start_kubectl 2>/dev/null',
+    `printf '%s\\n' "\${COMPREPLY[@]}"`,
+  ].join('\n');
+  return runShell('bash', ['-c', script]).split('\n').filter(Boolean);
+}
+
+s('kubectl bootcplan <TAB>: kubectl runs kubectl_complete-bootcplan from PATH; its bash script runs no name', () => {
   if (!has('kubectl')) {
+    assert.not.ok(process.env.CI, 'kubectl must be installed in CI (.ci/run installs it)');
     console.log('  (kubectl not installed: plugin completion not checked)');
     return;
   }
@@ -208,10 +284,22 @@ s('kubectl bootcplan <TAB>: kubectl runs kubectl_complete-bootcplan from PATH an
   assert.equal(complete('fleet', 'render', ''), ['argocd']);
   assert.equal(complete('version', '-o', ''), ['text', 'json', 'yaml']);
   assert.equal(complete('plan', '--context', 'prod-'), ['prod-east', 'prod-west']);
-  assert.equal(
-    readdirSync(work).filter((f) => f.startsWith('pwned')),
-    [],
-  );
+  // kubectl's bash script: candidates without a description go through `compgen -W`, which
+  // expands $(...) and `...`; the others are inserted unquoted. A hostile name is not offered.
+  const r = spawnSync('kubectl', ['completion', 'bash'], { encoding: 'utf8' });
+  assert.is(r.status, 0, r.stderr);
+  writeFileSync(join(dir, 'kubectl.bash'), r.stdout);
+  const attack = (what: string, got: string[], want: string[]) => {
+    assert.equal(
+      readdirSync(work).filter((f) => f.startsWith('pwned')),
+      [],
+      `kubectl's bash completion ran a ${what}`,
+    );
+    assert.equal(got, want, what);
+  };
+  attack('context name', kubectlBash(['kubectl', 'bootcplan', 'plan', '--context', '']), ['prod-east', 'prod-west', OPENSHIFT]);
+  attack('context name', kubectlBash(['kubectl', 'bootcplan', 'plan', '--context', 'default/']), [OPENSHIFT]);
+  attack('cluster name', kubectlBash(['kubectl', 'bootcplan', 'fleet', 'show', 'fleet-hostile.json', '--cluster', '']), ['east-1']);
 });
 
 s.run();
