@@ -1,5 +1,5 @@
 // Shared by the bins: `--version` alone answers from the build record (dist/build-info.json)
-// without loading any module of the CLI (start-up budget, README "Performance"); anything else
+// without loading any module of the CLI (start-up budget, docs/performance.md); anything else
 // runs cli/main's run(). `cli` is the folder of the compiled CLI (dist/bundle/, .js) or of the
 // sources (src/cli/, .ts: no build record, cli/version reads package.json).
 import module from 'node:module';

@@ -1,5 +1,5 @@
 /**
- * What `apply` reports besides its output (README "GitOps"): the rollout status, the Events
+ * What `apply` reports besides its output (docs/gitops.md "The rollout status", "Events", "Notifications"): the rollout status, the Events
  * and the notifications (src/apply/rollout-report.ts; --notify checked here, posted by
  * ./notify.ts), the notice while it waits for the lock, and how `apply --step` ends (DESIGN §3):
  * exit 0 when it advanced or when there is nothing it may do now (outside the window, nodes

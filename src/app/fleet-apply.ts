@@ -1,5 +1,5 @@
 /**
- * `bootcplan fleet apply FLEETPLAN | -f FLEET` (DESIGN §10; README "Fleets: fleet apply"): the
+ * `bootcplan fleet apply FLEETPLAN | -f FLEET` (DESIGN §10; docs/fleets.md "fleet apply"): the
  * fleet's batches through the fleet runner (src/fleet/runner.ts), each cluster applied as
  * `apply PLANFILE` applies one: through its own driver (its kubeconfig context) and its own lock,
  * its plan confirmed against the cluster as it is now, through the ports (driver factory, clock,
@@ -124,7 +124,7 @@ function prepareClusters(ports: Ports, fp: FleetPlan, opts: FleetApplyOptions, o
 }
 
 /**
- * Every canary is confirmed against its live cluster before batch 1 (README "Fleets: fleet
+ * Every canary is confirmed against its live cluster before batch 1 (docs/fleets.md "fleet
  * apply"). One in a batch is, by its own apply; one in no batch (its saved plan changes nothing)
  * is read here: a canary that has something to change now means the fleet plan is stale (exit 3),
  * so the others never roll behind a canary planned against a cluster that is not what it was.

@@ -1,5 +1,5 @@
 /**
- * `bootcplan fleet render argocd FLEETPLAN --out-dir DIR` (README "Fleets from an Argo CD hub"):
+ * `bootcplan fleet render argocd FLEETPLAN --out-dir DIR` (docs/gitops.md "Fleets from an Argo CD hub"):
  * the sealed fleet plan (refused when modified: exit 3), the Fleet file it was made from (must
  * still hash to what it recorded: exit 3; the fleet plan's clusters, destinations, strategy and
  * batches must be what that Fleet re-derives: exit 3), each batched cluster's effective spec; then

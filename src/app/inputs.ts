@@ -62,10 +62,18 @@ export const readsStdin = (file: string) => file === STDIN_PATH;
 /** What diagnostics and plans call an input: `<stdin>` for `-`. */
 export const inputName = (file: string) => (file === STDIN_PATH ? STDIN_NAME : file);
 
-/** The working-tree spec, with the HEAD commit and whether the file differs from it. */
-export function readSpecWorkingTree({ files, git }: InputPorts, file: string): SpecSource {
+/**
+ * The working-tree spec, with the HEAD commit and whether the file differs from it. `hint` is what
+ * a missing or unreadable file says: by default the `-f` of the commands that take one; a saved
+ * plan's recorded spec says where the plan looks (./saved-plan.ts).
+ */
+export function readSpecWorkingTree(
+  { files, git }: InputPorts,
+  file: string,
+  hint = 'pass the spec with -f FILE (default: bootcplan.yaml in the current directory)',
+): SpecSource {
   const abs = resolve(file);
-  const text = files.readText(file, 'spec', 'pass the spec with -f FILE (default: bootcplan.yaml in the current directory)');
+  const text = files.readText(file, 'spec', hint);
   // From stdin: no file, so no commit and no "differs from HEAD" to record.
   if (file === STDIN_PATH) return { text, info: { path: STDIN_NAME, ref: null, commit: null, dirty: null } };
   let commit: string | null = null;

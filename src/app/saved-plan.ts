@@ -122,7 +122,12 @@ export function verifyPlanSpec(ports: InputPorts, plan: Plan, opts: SpecCheckOpt
   let text: string;
   let where: string;
   if (plan.spec.ref && plan.spec.commit) {
-    if (!top) throw new InputError(`the plan was made from ${plan.spec.path} at ${plan.spec.ref}; run apply inside a clone of that repository`);
+    if (!top)
+      throw new InputError(
+        `the plan was made from ${plan.spec.path} at ${plan.spec.ref}, and ${cwd} is not inside a git repository`,
+        [],
+        recordedSpecHint(plan),
+      );
     // --end-of-options: whatever the plan file says is never read as an option by git.
     const blob = ports.git.run(['show', '--end-of-options', `${plan.spec.commit}:${plan.spec.path}`], top);
     if (blob === null) {
@@ -134,8 +139,21 @@ export function verifyPlanSpec(ports: InputPorts, plan: Plan, opts: SpecCheckOpt
     where = `${plan.spec.path} at ${plan.spec.commit.slice(0, 12)}`;
   } else {
     const file = opts.specFile ?? planSpecFile(ports, plan, cwd);
-    text = readSpecWorkingTree(ports, file).text;
+    text = readSpecWorkingTree(ports, file, opts.specFile ? undefined : recordedSpecHint(plan)).text;
     where = file;
   }
   checkSpecHash(plan, text, where);
+}
+
+/**
+ * Where a saved plan's spec is looked for, for the user who ran it elsewhere: its recorded path,
+ * from the top of the repository the plan was made in (or the working directory, for a plan made
+ * outside git). `-f` cannot point elsewhere: a saved plan names its own spec (docs/cli.md "Saved
+ * plans").
+ */
+function recordedSpecHint(plan: Plan): string {
+  const { path, commit } = plan.spec;
+  if (commit === null)
+    return `the plan reads its spec at ${path}, relative to the working directory it was made in (outside git): run bootcplan from that directory`;
+  return `the plan reads its spec at ${path} (made at commit ${commit.slice(0, 12)}), from the top of the repository it was made in: run bootcplan inside a clone of that repository`;
 }

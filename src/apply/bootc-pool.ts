@@ -70,7 +70,7 @@ function stillStaging(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, nam
 }
 
 /**
- * The nodes of bootc wave `k` (DESIGN §7; README "apply"). The saved plan grouped the
+ * The nodes of bootc wave `k` (DESIGN §7; docs/apply.md "Soft reboots share waves"). The saved plan grouped the
  * nodes by what was known when it was made, but a node's reboot kind is known only once
  * it has staged (BootcNode `status.staged.softRebootCapable`), and a wave lasts as long
  * as its slowest node: soft reboots save time only in waves of their own. So:

@@ -179,7 +179,7 @@ export interface ClusterDriver {
    */
   writeNodeProgress(node: string, p: NodeProgress): Promise<void>;
   /**
-   * The rollout status object (README "GitOps"): the spec's own object, bootcplan.dev/v1alpha1
+   * The rollout status object (docs/gitops.md "The rollout status"): the spec's own object, bootcplan.dev/v1alpha1
    * Rollout `name` in BOOTCPLAN_NAMESPACE, as Argo CD or Flux synced it; null when there is
    * none (or its CRD is not installed). rollout-report.ts reads it once per run.
    */

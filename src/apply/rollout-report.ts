@@ -1,5 +1,5 @@
 /**
- * Reports a run of `apply` where operators look (README "GitOps"): the status of the Rollout
+ * Reports a run of `apply` where operators look (docs/gitops.md "The rollout status", "Events", "Notifications"): the status of the Rollout
  * object (rollout-status.ts), the Kubernetes Events on the pools and nodes, and an optional
  * notification hook (`--notify URL`, src/app/notify.ts). It listens to the applier's events
  * and is told the run's outcome; every write goes through the driver, one at a time, in order,

@@ -1,5 +1,5 @@
 /**
- * The rollout status (README "GitOps"): what `apply` writes to the status subresource of the
+ * The rollout status (docs/gitops.md "The rollout status"): what `apply` writes to the status subresource of the
  * spec's own object (bootcplan.dev/v1alpha1 Rollout, deploy/crds/bootcplan.dev_rollouts.yaml),
  * so that Argo CD (examples/argocd/health/rollout.lua), Flux (kstatus conditions Ready /
  * Reconciling / Stalled) and `kubectl get rollouts.bootcplan.dev` show where a rollout is; and
@@ -251,7 +251,7 @@ export interface RebootSeen {
  * note says when and how its reboot was requested, or NodeFailed); none for the reboot request
  * itself (the pool's WaveStarted Event names the node; the BootcNode and the Node's progress
  * annotation show it while it reboots). And one per wave and pool: a rollout's Events cost
- * about 1 API request per node (README "API requests per node").
+ * about 1 API request per node (docs/gitops.md "Events").
  */
 export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen, rollout?: string): ClusterEventRecord | null {
   const tail = `plan ${plan.id}`;

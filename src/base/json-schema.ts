@@ -1,6 +1,6 @@
 /**
  * The validator's schema (schema.ts) as a JSON Schema (draft-07, what editors' YAML servers read) and as reference rows,
- * so that editors, the README's spec reference and bootcplan itself read one source. Each
+ * so that editors, the spec reference (docs/spec.md) and bootcplan itself read one source. Each
  * schema node gives its type, bounds, enum, pattern, required fields, description and default;
  * a `check` hook contributes the JSON Schema keywords declared next to it (`json`). Rules only
  * the hooks can state (duplicate names, cron fields, time zones) are left to bootcplan.

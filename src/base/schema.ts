@@ -25,7 +25,7 @@ export type Schema = (
 export interface SchemaCommon {
   /** `null` is a value here (JSON documents written by bootcplan itself, e.g. plan files). */
   nullable?: boolean;
-  /** What the field means, for the JSON Schema and the README's spec reference (json-schema.ts). */
+  /** What the field means, for the JSON Schema and the spec reference in docs/ (json-schema.ts). */
   description?: string;
   /** The value an absent field stands for, when it is one value (JSON Schema `default`). */
   default?: unknown;

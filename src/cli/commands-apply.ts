@@ -17,6 +17,7 @@ import {
   clusterOption,
   outputFormatOption,
   exitWith,
+  refuseSpecBesidePlan,
   type CommandContext,
 } from './options.ts';
 
@@ -54,7 +55,8 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .option('--lock-timeout <duration>', 'wait this long for a lock another apply holds (e.g. 5m; 0: exit 4 at once)', '0')
     .option('--notify <url>', 'POST a small JSON document to this URL on wave start, halt, done and stale (failures are warnings)')
     .option('--retry', "lift the holds on this plan's images (a pool held after a failed health check or a rollback) and apply them again")
-    .action(async (planfile: string | undefined, flags: ApplyFlags) => {
+    .action(async (planfile: string | undefined, flags: ApplyFlags, cmd: Command) => {
+      refuseSpecBesidePlan(cmd, 'apply', planfile);
       const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', flags.lockTimeout, 24 * 3600);
       const opts = { ...flags, kube: kubeFlags(flags), json: !!flags.json || flags.output === 'json', lockTimeoutSeconds };
       // The applier is loaded only when apply runs (start-up of the other commands: docs/performance.md).
@@ -89,7 +91,8 @@ function registerRehearse(program: Command, ctx: CommandContext): void {
   simulationOptions(cmd)
     .option('--events', 'also list every event (text output)')
     .addOption(outputFormatOption(REHEARSAL_FORMATS, 'output format (html: the plan report with the timeline drawn from the rehearsal)'))
-    .action(async (planfile: string | undefined, opts: RehearseOptions) => {
+    .action(async (planfile: string | undefined, opts: RehearseOptions, cmd: Command) => {
+      refuseSpecBesidePlan(cmd, 'rehearse', planfile);
       // The simulator is loaded only when rehearse runs.
       const { rehearseCommand } = await import('../app/rehearse.ts');
       await exitWith(ctx, rehearseCommand(ctx, planfile, opts));

@@ -20,6 +20,7 @@ import {
   concurrencyOption,
   trustFleetKubeconfigsOption,
   exitWith,
+  refuseSpecBesidePlan,
   type CommandContext,
 } from './options.ts';
 import { simulationOptions } from './commands-apply.ts';
@@ -85,7 +86,8 @@ function registerFleetApply(fleet: Command, ctx: CommandContext): void {
       '0',
     )
     .addOption(outputFormatOption(FLEET_APPLY_FORMATS, "output format (json: the fleet events and each cluster's apply events as NDJSON on stdout)"))
-    .action(async (planfile: string | undefined, opts: FleetApplyOptions) => {
+    .action(async (planfile: string | undefined, opts: FleetApplyOptions, cmd: Command) => {
+      refuseSpecBesidePlan(cmd, 'fleet apply', planfile);
       const { fleetApplyCommand } = await import('../app/fleet-apply.ts');
       await exitWith(ctx, fleetApplyCommand(ctx, planfile, opts));
     });
@@ -103,7 +105,8 @@ function registerFleetRehearse(fleet: Command, ctx: CommandContext): void {
     .addOption(trustFleetKubeconfigsOption());
   simulationOptions(cmd)
     .addOption(outputFormatOption(FLEET_REHEARSAL_FORMATS, 'output format (html: the report with the chart of batches over time)'))
-    .action(async (fleetplan: string | undefined, opts: FleetRehearseOptions) => {
+    .action(async (fleetplan: string | undefined, opts: FleetRehearseOptions, cmd: Command) => {
+      refuseSpecBesidePlan(cmd, 'fleet rehearse', fleetplan);
       const { fleetRehearseCommand } = await import('../app/fleet-rehearse.ts');
       await exitWith(ctx, fleetRehearseCommand(ctx, fleetplan, opts));
     });

@@ -4,8 +4,9 @@
  * actions receive. Commander names a value by its long flag in camelCase
  * (`--detailed-exitcode` -> `detailedExitcode`).
  */
-import { Option, InvalidArgumentError } from 'commander';
+import { Option, InvalidArgumentError, type Command } from 'commander';
 import { nearest } from '../base/schema.ts';
+import { InputError } from '../base/errors.ts';
 import type { CommandResult, KubeOptions, Ports } from '../app/ports.ts';
 import { DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from '../app/fleet-inputs.ts';
 import { TRUST_FLEET_KUBECONFIGS } from '../app/fleet-kubeconfig.ts';
@@ -39,6 +40,22 @@ export function requestTimeoutOption(): Option {
 
 export function specFileOption(help = 'rollout spec (- reads stdin)'): Option {
   return new Option('-f, --file <spec>', help).default('bootcplan.yaml');
+}
+
+/**
+ * A saved plan names the spec it was made from and is re-read from there (docs/cli.md "Saved
+ * plans"), as `terraform apply PLANFILE` takes no configuration: a `-f` given beside a plan file
+ * would be ignored, so it is refused (exit 1) rather than let the user think it was read.
+ * `command` is the command's name as typed (`apply`, `fleet apply`).
+ */
+export function refuseSpecBesidePlan(cmd: Command, command: string, planfile: string | undefined): void {
+  if (planfile === undefined || cmd.getOptionValueSource('file') !== 'cli') return;
+  const file = String(cmd.getOptionValue('file'));
+  throw new InputError(
+    `${command} ${planfile} -f ${file}: a saved plan names the spec it was made from, and -f would not be read`,
+    [],
+    `pass one of them: ${command} ${planfile} carries out the plan as reviewed, with the spec it recorded; ${command} -f ${file} plans the spec now`,
+  );
 }
 
 export function refOption(): Option {

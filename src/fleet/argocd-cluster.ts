@@ -1,5 +1,5 @@
 /**
- * One cluster's directory of `fleet render argocd` (README "Fleets from an Argo CD hub"), the
+ * One cluster's directory of `fleet render argocd` (docs/gitops.md "Fleets from an Argo CD hub"), the
  * single-cluster example (examples/argocd) made for a fleet cluster:
  * - `plan.json`: the cluster's sealed plan, as `plan --out` writes it; `fleet.yaml`: the Fleet
  *   file, byte for byte (apply checks its sha256 and re-plans from it for this cluster);

@@ -1,5 +1,5 @@
 /**
- * `fleet render argocd` (README "Fleets from an Argo CD hub"): a sealed fleet plan as files for
+ * `fleet render argocd` (docs/gitops.md "Fleets from an Argo CD hub"): a sealed fleet plan as files for
  * an Argo CD hub. `applicationset.yaml` is an ApplicationSet (argoproj.io/v1alpha1) whose list
  * generator makes one Application per cluster that rolls in a batch, labelled with its batch,
  * and whose progressive sync (strategy RollingSync) has one step per batch in the fleet's

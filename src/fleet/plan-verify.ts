@@ -33,7 +33,7 @@ export function checkFleetPlanSeal(fp: FleetPlan): void {
 
 /**
  * A fleet plan file is trusted only for what the verified Fleet re-derives from its own cluster
- * plans (README "Fleets: the fleet plan file"): its clusters' names, labels, sources,
+ * plans (docs/fleets.md "The fleet plan file"): its clusters' names, labels, sources,
  * destinations and canary flags, its strategy and its batches must be what the Fleet (already
  * checked against the sha256 the plans recorded) gives, else it is refused (exit 3) naming what
  * differs. Called before any cluster is reached (fleet apply, fleet render argocd, fleet rehearse).

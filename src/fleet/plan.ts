@@ -134,7 +134,7 @@ function planErrorsOf(plan: Plan): FleetClusterError | null {
 }
 
 /**
- * The fleet plan `saved` as the (verified) Fleet re-derives it (README "Fleets: the fleet plan
+ * The fleet plan `saved` as the (verified) Fleet re-derives it (docs/fleets.md "The fleet plan
  * file"): every cluster's name, labels, source, destination and canary flag from the Fleet, its
  * plan (and, without a plan, its error) from `saved`, then the strategy, batches and summary as
  * assembleFleetPlan makes them. A fleet plan file is trusted for nothing else: its id is a

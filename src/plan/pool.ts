@@ -70,7 +70,7 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
  * `rollout: slots` (docs/spec.md "Slots"): bootc pools only. An MCO-only pool is rolled by the MCO's node
  * controller, which refills its own slots (maxUnavailable) and admits nodes itself: bootcplan
  * could not check windows, staleness or a failed node before each admission, so slots are
- * refused there with a plan error (README "Slots"). The admission order and batches are the
+ * refused there with a plan error (docs/spec.md "Slots"). The admission order and batches are the
  * waves' (same order, same eligibility and blocking rules).
  */
 function rolloutOf(pool: PoolMembers, report: (d: DiagnosticInput) => void): 'waves' | 'slots' {

@@ -1,7 +1,7 @@
 /**
  * `-o FORMAT` (DESIGN §2: `-o` always names a format, `--out` always a file): the plan
- * renderers behind one switch, each loaded only when its format is asked for (start-up: README
- * "Performance"), and the YAML form of every JSON document a command prints.
+ * renderers behind one switch, each loaded only when its format is asked for (start-up:
+ * docs/performance.md), and the YAML form of every JSON document a command prints.
  */
 import type { Plan } from '../plan/types.ts';
 import { yamlText } from './yaml.ts';

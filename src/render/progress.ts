@@ -9,7 +9,7 @@
  * uncordons it, or when its wave ends (a node an administrator had cordoned stays cordoned);
  * the waves of a resumed apply that an earlier run finished count with the plan's sizes.
  *
- * The ETA rule (README "apply"): the plan's estimate gives every wave a slot, from the end of
+ * The ETA rule (docs/apply.md "Progress"): the plan's estimate gives every wave a slot, from the end of
  * the wave before it (or the start of its pool) to its own end, with the same arithmetic as
  * the plan's estimate (src/render/timeline.ts: staging wait, soak, the slowest node), so the
  * slots of all waves add up to the plan's estimate. Each wave that ends in this run is

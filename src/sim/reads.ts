@@ -2,7 +2,7 @@
  * Read tracking: a pending wait is evaluated again only when an object its predicate read at
  * its last evaluation changed (every wait when objects came or went), rather than after
  * every change of any object: the waits of a wave would otherwise cost the square of the
- * wave (README "bench": what made the 10k-node rehearsal fast).
+ * wave (docs/performance.md: what made the 10k-node rehearsal fast).
  */
 import type { KObject } from '../cluster/types.ts';
 

@@ -1,6 +1,6 @@
 /**
  * `fleet plan --ref REV` reads every file the Fleet names at that revision (docs/fleets.md
- * "--ref"): the kubeconfig files did already, the snapshot files were read from the working
+ * "The Fleet spec"): the kubeconfig files did already, the snapshot files were read from the working
  * tree, so a pull request's Fleet at its commit was planned against whatever snapshots the
  * checkout happened to hold. Here the working tree's snapshots differ from the commit's.
  */

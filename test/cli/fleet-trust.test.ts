@@ -1,5 +1,5 @@
 /**
- * What a fleet plan file is trusted for (README "Fleets: the fleet plan file"): only what the
+ * What a fleet plan file is trusted for (docs/fleets.md "The fleet plan file"): only what the
  * verified Fleet re-derives from the file's own cluster plans. A fleet plan re-sealed after an
  * edit of its batches, strategy, canaries or destinations is refused (exit 3) before any cluster
  * is reached; a canary planned against a doctored snapshot is confirmed against its live cluster

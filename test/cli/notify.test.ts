@@ -1,5 +1,5 @@
 /**
- * apply --notify URL (README "GitOps"): a small JSON document on wave start, halt and done,
+ * apply --notify URL (docs/gitops.md "Notifications"): a small JSON document on wave start, halt and done,
  * posted to a receiver on 127.0.0.1; a receiver that refuses, fails or never answers is a
  * warning and never fails the apply.
  */

@@ -1,6 +1,6 @@
 /**
  * One job per file: no file of src/ over 450 lines, no function over 80 lines, except the
- * ones listed with the reason they stay whole (README "Development: the layers").
+ * ones listed with the reason they stay whole (docs/architecture.md "The layers").
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,5 +1,5 @@
 /**
- * The published JSON Schema (schema/rollout.schema.json) and the README's spec reference are
+ * The published JSON Schema (schema/rollout.schema.json) and the spec reference (docs/spec.md) are
  * generated from the validator's own schema, are up to date, and agree with the validator:
  * ajv (a JSON Schema validator editors' YAML servers behave like) accepts every example and
  * rejects every spec of the bad-spec corpus that bootcplan rejects; where the schema is

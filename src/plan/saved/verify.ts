@@ -1,5 +1,5 @@
 /**
- * Whether a saved plan may be carried out (DESIGN §6 "Sealed plans"; README "Security model"),
+ * Whether a saved plan may be carried out (DESIGN §6 "Sealed plans"; docs/safety.md "Security model"),
  * in the order `apply PLANFILE` and `rehearse PLANFILE` check it:
  * 1. the file's content must hash to its id (./seal.ts; else it was modified: exit 3);
  * 2. a plan saved for review only, or with errors, is never carried out;
@@ -87,8 +87,8 @@ export function waveEntryDifference(plan: Plan): string[] {
 const FULL_OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /**
- * The fields of a plan file that make bootcplan read files or run git (docs/safety.md "Sealed
- * plans"): the spec commit must be a full hex object id (a commit such as `--output=<path>` would
+ * The fields of a plan file that make bootcplan read files or run git (docs/safety.md "What a
+ * plan file can and cannot make bootcplan do"): the spec commit must be a full hex object id (a commit such as `--output=<path>` would
  * be an option to git), and the spec path a file path.
  */
 export function checkProvenanceFields(plan: Plan): void {
