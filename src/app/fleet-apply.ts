@@ -18,7 +18,9 @@ import type { FleetEvent } from '../fleet/run-events.ts';
 import type { FleetClusterSession } from '../fleet/cluster-run.ts';
 import { checkFleetPlanSeal } from '../fleet/plan-verify.ts';
 import type { FLEET_APPLY_FORMATS } from '../fleet/outputs.ts';
-import type { Clock } from '../apply/driver.ts';
+import type { Clock, ClusterDriver } from '../apply/driver.ts';
+import type { ApplyEvent } from '../apply/events.ts';
+import type { GateFailure } from '../apply/health-gates.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { useColor } from '../render/format.ts';
@@ -194,8 +196,51 @@ async function openCluster(ports: Ports, p: Prepared, lockTimeoutSeconds: number
       return r.outcome === 'nothing-to-do' ? 'nothing-to-do' : 'done';
     },
     ...(health ? { verify: (await import('../fleet/gates.ts')).sessionVerifier(driver.clock, health) } : {}),
+    onGateFailure: (failure, signal, onEvent) => actOnGateFailure(ports, p, { driver, holder, lockTimeoutSeconds }, failure, signal, onEvent),
     close,
   };
+}
+
+/**
+ * A canary's failed batch gate, carried out on it (docs/fleets.md "Health gates"): its onFailure
+ * run by the canary's own applier under its lock, and reported where its single-cluster apply
+ * reports (the Rollout status and Events, src/app/apply-report.ts), the gate's verdict first.
+ */
+async function actOnGateFailure(
+  ports: Ports,
+  p: Prepared,
+  on: { driver: ClusterDriver; holder: string; lockTimeoutSeconds: number },
+  failure: GateFailure,
+  signal: AbortSignal,
+  onEvent: (e: ApplyEvent) => void,
+): Promise<never> {
+  const [{ applyBatchGateFailure }, { gateFailEvent }, { ApplyReporting }] = await Promise.all([
+    import('../apply/applier.ts'),
+    import('../apply/health-gates.ts'),
+    import('./apply-report.ts'),
+  ]);
+  const reporting = new ApplyReporting(on.driver, ports.io, p.specs.spec, false, undefined);
+  await reporting.open(p.saved);
+  reporting.onEvent({ t: failure.seconds, ...gateFailEvent(failure) });
+  try {
+    return await applyBatchGateFailure(
+      {
+        plan: p.saved,
+        replan: p.specs.replan,
+        driver: on.driver,
+        holder: on.holder,
+        lockTimeoutSeconds: on.lockTimeoutSeconds,
+        signal,
+        onEvent: (e) => {
+          reporting.onEvent(e);
+          onEvent(e);
+        },
+      },
+      failure,
+    );
+  } catch (err) {
+    throw (await reporting.failed(err)) ?? err;
+  }
 }
 
 /** The fleet's clock: the process's time (`now`), and waits that may last longer than Node's timers allow. */

@@ -48,8 +48,8 @@ import { runBootcSlots } from './bootc-slots.ts';
 import { repauseLeftovers, runMcoPool } from './mco-pool.ts';
 import { observeStaging } from './observe.ts';
 import type { HealthSource } from './health.ts';
-import { preflightGate } from './health-gates.ts';
-import { onGateFailure } from './gate-failure.ts';
+import { preflightGate, type GateFailure } from './health-gates.ts';
+import { onBatchGateFailure, onGateFailure } from './gate-failure.ts';
 import { checkHolds, finishRollback, startRollback } from './holds.ts';
 import { interruptible, stopSafely, stopReasonOf, type Position } from './interrupt.ts';
 
@@ -136,7 +136,6 @@ export interface ApplyResult {
 }
 
 export async function apply(o: ApplyOptions): Promise<ApplyResult> {
-  checkApplicable(o.plan);
   if (o.plan.healthChecks?.length && !o.health) {
     // Only a caller's mistake: every command that applies passes a source.
     throw new InputError(
@@ -145,6 +144,26 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
       'this is a bug in the caller: apply needs ApplyOptions.health for a plan with health checks',
     );
   }
+  return underLock(o, runStep);
+}
+
+/**
+ * A fleet canary's batch gate failed after its apply of `o.plan` finished (docs/fleets.md
+ * "Health gates"): the failing check's onFailure is carried out on the canary as its own apply
+ * carries it out after a wave, under the canary's lock and on its run record
+ * (gate-failure.ts onBatchGateFailure). Never returns: HealthCheckFailedError (held),
+ * RolledBackError (rolled back), or why neither could run.
+ */
+export async function applyBatchGateFailure(o: ApplyOptions, f: GateFailure): Promise<never> {
+  return underLock({ ...o, step: false, retry: false }, (ctx) => onBatchGateFailure(ctx, f));
+}
+
+/**
+ * Takes the lock, makes the apply's context and runs `body` in it; on any early end, what was
+ * unpaused is paused again and a stop is recorded (src/apply/interrupt.ts); the lock is released.
+ */
+async function underLock<T>(o: ApplyOptions, body: (ctx: ApplyContext, t0: number) => Promise<T>): Promise<T> {
+  checkApplicable(o.plan);
   const raw = o.driver;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...(o.timeouts ?? {}) };
   const t0 = raw.clock.now();
@@ -172,7 +191,7 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
   const observer = observeStaging(ctx, stop.signal).catch(() => undefined);
   let released = false;
   try {
-    const result = await runStep(ctx, t0);
+    const result = await body(ctx, t0);
     stop.abort();
     await observer;
     released = await lease.release();
@@ -279,7 +298,7 @@ async function runStep(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
 async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   const { plan, book } = ctx;
   await book.load();
-  checkHolds(ctx, ctx.retry);
+  const lifted = checkHolds(ctx, ctx.retry);
   await repauseLeftovers(ctx);
   const blocked = ctx.pools.flatMap((p) => p.nodes.filter((n) => n.wave === null).map((n) => `${p.name}/${n.name}`));
   const result = (outcome: ApplyOutcome): ApplyResult => ({
@@ -293,6 +312,8 @@ async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   ctx.emit({ type: 'start', message: plan.id, resumed: book.resumed });
   if (!book.record.done) startRollback(ctx);
   if (book.record.done) {
+    // Holds lifted by --retry on a finished run (a fleet canary held at its batch gate) stay lifted.
+    if (lifted) await book.save();
     ctx.emit({ type: 'done', message: 'this plan was applied already' });
     return result('nothing-to-do');
   }

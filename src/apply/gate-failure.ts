@@ -8,7 +8,7 @@
  * back: nothing was updated, the cluster was unhealthy before bootcplan touched it.
  */
 import type { PlanPool } from '../plan/types.ts';
-import { HealthCheckFailedError } from '../base/errors.ts';
+import { HealthCheckFailedError, InputError } from '../base/errors.ts';
 import type { ApplyContext } from './context.ts';
 import { retry } from './changes.ts';
 import { gateWhere, type GateFailure } from './health-gates.ts';
@@ -45,25 +45,8 @@ export async function haltForGate(ctx: ApplyContext, pool: PlanPool | null, f: G
       f.observed,
     );
   }
-  try {
-    await retry(() => ctx.driver.setPoolPaused(pool.backend === 'mco' ? 'MachineConfigPool' : 'BootcNodePool', pool.name, true, ctx.plan.id));
-  } catch {
-    // reported below; the pool may already be paused
-  }
   const reason = extra ? `${text}; ${extra}` : text;
-  ctx.book.pool(pool.name).halted = { node: f.position.node, reason, check: f.check.name };
-  // The pool is held for this image (docs/apply.md "Holds"): a later apply of it exits 5 before
-  // writing, until the spec targets another image or apply --retry.
-  addHold(ctx, {
-    pool: pool.name,
-    target: pool.targetDigest ?? pool.targetImage,
-    action: 'halted',
-    check: f.check.name,
-    observed: f.observed,
-    planId: ctx.plan.id,
-  });
-  await ctx.book.save();
-  ctx.emit({ type: 'halt', pool: pool.name, ...(f.position.node ? { node: f.position.node } : {}), message: reason, check: f.check.name });
+  await holdPool(ctx, pool, f, reason);
   const left = pool.waves.map((_, i) => i + 1).filter((w) => !ctx.book.waveDone(pool.name, w));
   throw new HealthCheckFailedError(
     reason,
@@ -76,4 +59,70 @@ export async function haltForGate(ctx: ApplyContext, pool: PlanPool | null, f: G
     f.check.name,
     f.observed,
   );
+}
+
+/**
+ * Pauses `pool` as a failed node pauses it, records the halt with the check, holds the pool for
+ * this image (docs/apply.md "Holds": a later apply of it exits 5 before writing, until the spec
+ * targets another image or apply --retry), saves, and reports it (the `halt` event: the status,
+ * the pool's Event).
+ */
+async function holdPool(ctx: ApplyContext, pool: PlanPool, f: GateFailure, reason: string): Promise<void> {
+  try {
+    await retry(() => ctx.driver.setPoolPaused(pool.backend === 'mco' ? 'MachineConfigPool' : 'BootcNodePool', pool.name, true, ctx.plan.id));
+  } catch {
+    // reported with the halt; the pool may already be paused
+  }
+  ctx.book.pool(pool.name).halted = { node: f.position.node, reason, check: f.check.name };
+  addHold(ctx, {
+    pool: pool.name,
+    target: pool.targetDigest ?? pool.targetImage,
+    action: 'halted',
+    check: f.check.name,
+    observed: f.observed,
+    planId: ctx.plan.id,
+  });
+  await ctx.book.save();
+  ctx.emit({ type: 'halt', pool: pool.name, ...(f.position.node ? { node: f.position.node } : {}), message: reason, check: f.check.name });
+}
+
+/**
+ * A fleet canary's batch gate failed (docs/fleets.md "Health gates"): the canary's apply of this
+ * plan finished and soaked, then the fleet measured its afterWave checks again. The check's
+ * onFailure is carried out as after the run's last wave: `rollback` rolls back the run (the
+ * rollback runner, with the pool and wave where a finished run stopped: the last pool it rolled
+ * and that pool's last wave, as `plan --rollback` reads a finished run, so `scope: wave` takes
+ * back that wave only); `halt`, or a rollback refused, holds every pool the run rolled nodes in.
+ * A run record that is not this plan's finished one is left alone (another apply ran since).
+ */
+export async function onBatchGateFailure(ctx: ApplyContext, f: GateFailure): Promise<never> {
+  await ctx.book.load();
+  const rec = ctx.book.record;
+  if (!ctx.book.resumed || !rec.done) {
+    throw new InputError(
+      `the run record is not plan ${ctx.plan.id}'s finished run (${ctx.book.previous ? `it is plan ${ctx.book.previous.planId}'s` : 'there is none'}): nothing was held or rolled back`,
+      [],
+      "look at the cluster (bootcplan status) before deciding: another apply ran after the canary's",
+    );
+  }
+  const rolled = ctx.pools.filter((p) => p.nodes.some((n) => n.wave !== null) || ctx.book.pool(p.name).wavesDone > 0);
+  const last = [...rolled].reverse().find((p) => ctx.book.pool(p.name).wavesDone > 0) ?? rolled[rolled.length - 1];
+  if (!last) throw new InputError(`plan ${ctx.plan.id} rolled no node: nothing to hold or roll back`);
+  const at: GateFailure = { ...f, position: { ...f.position, pool: last.name, wave: ctx.book.pool(last.name).wavesDone || null } };
+  const holdAll = async (why?: string): Promise<never> => {
+    const text = gateFailureText(f);
+    for (const p of rolled) await holdPool(ctx, p, f, why ? `${text}; ${why}` : text);
+    const pools = `${rolled.length === 1 ? 'pool' : 'pools'} ${rolled.map((p) => p.name).join(', ')}`;
+    throw new HealthCheckFailedError(
+      `${why ? `${why}; ` : ''}${pools} paused and held for this image`,
+      [
+        `${text}`,
+        `${pools} ${rolled.length === 1 ? 'is' : 'are'} paused and held for plan ${ctx.plan.id}'s image: a later apply of it exits 5 until apply --retry (docs/apply.md "Holds")`,
+      ],
+      f.check.name,
+      f.observed,
+    );
+  };
+  if (f.check.onFailure === 'rollback') return rollbackAfterGate(ctx, last, at, (_ctx, _pool, _f, why) => holdAll(why));
+  return holdAll();
 }

@@ -53,6 +53,19 @@ const MEASURE_GRACE_SECONDS = 2;
 
 const positionFields = (p: GatePosition) => ({ point: p.point, pool: p.pool, wave: p.wave, ...(p.node ? { node: p.node } : {}) });
 
+/** The `gate-fail` event of a failure (a fleet's batch gate hands it to the canary's rollout status too). */
+export function gateFailEvent(f: GateFailure): Extract<UnstampedEvent, { type: 'gate-fail' }> {
+  return {
+    type: 'gate-fail',
+    ...positionFields(f.position),
+    check: f.check.name,
+    reason: f.reason,
+    observed: f.observed,
+    onFailure: f.check.onFailure,
+    seconds: f.seconds,
+  };
+}
+
 /** Evaluates one gate to its verdict (see the file's header). Rejects only on a stop (or a source's bug). */
 export async function evaluateGate(o: GateRun): Promise<GateOutcome> {
   const t0 = o.clock.now();
@@ -66,15 +79,7 @@ export async function evaluateGate(o: GateRun): Promise<GateOutcome> {
     if (failed >= 0) {
       const v = verdicts[failed] as Extract<Verdict, { state: 'failed' }>;
       const failure: GateFailure = { check: o.checks[failed], reason: v.reason, observed: v.message, position: o.position, seconds: seconds() };
-      o.emit({
-        type: 'gate-fail',
-        ...where,
-        check: failure.check.name,
-        reason: failure.reason,
-        observed: failure.observed,
-        onFailure: failure.check.onFailure,
-        seconds: failure.seconds,
-      });
+      o.emit(gateFailEvent(failure));
       return { passed: false, failure };
     }
     if (verdicts.every((v) => v.state === 'passed')) {

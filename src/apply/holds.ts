@@ -34,14 +34,15 @@ export function refuseHeld(plan: Plan, rec: ProgressRecord | null): void {
   );
 }
 
-/** The holds this plan's targets meet refuse it, or, with `retry`, are lifted (reported as an event). */
-export function checkHolds(ctx: ApplyContext, retry: boolean): void {
+/** The holds this plan's targets meet refuse it, or, with `retry`, are lifted (reported as an event); whether any was. */
+export function checkHolds(ctx: ApplyContext, retry: boolean): boolean {
   const rec = ctx.book.record;
   const met = holdsMet(ctx.plan, rec);
-  if (!met.length) return;
+  if (!met.length) return false;
   if (!retry) refuseHeld(ctx.plan, rec);
   rec.holds = (rec.holds ?? []).filter((h) => !met.includes(h));
   ctx.emit({ type: 'holds-cleared', pools: met.map((h) => h.pool), message: met.map(describeHold).join('; ') });
+  return true;
 }
 
 /** "pool worker: sha256:ab12… was rolled back at … because health check X failed (…)". */

@@ -78,5 +78,6 @@ export async function rollBackNow(ctx: ApplyContext, req: RollbackRequest, refus
       ...plan.diagnostics.filter((d) => d.severity === 'warning').map((d) => `warning: ${d.message}`),
       `rollback plan ${plan.id}; the pools are held for this run's image: a later apply of it exits 5 until the spec targets another image or apply --retry`,
     ],
+    nodes,
   );
 }

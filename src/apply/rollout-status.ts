@@ -189,6 +189,8 @@ export function statusOfEvent(e: ApplyEvent, plan: Plan, lastFailure: { node: st
 export function gatePlace(e: { point: string; pool: string | null; wave: number | null; node?: string }, plan: Plan): string {
   if (e.point === 'preflight') return 'before the first write (nothing was written)';
   if (e.point === 'afterNode') return `after node ${e.node} of pool ${e.pool}`;
+  // A fleet canary's batch gate (docs/fleets.md "Health gates"): after its whole run soaked.
+  if (e.point === 'batch') return "at the fleet's batch gate, after the canary's run soaked";
   const waves = plan.pools.find((p) => p.name === e.pool)?.waves.length;
   return `after wave ${e.wave}${waves ? `/${waves}` : ''} of pool ${e.pool}`;
 }

@@ -151,7 +151,14 @@ export class HeldTargetError extends RolloutHaltedError {}
  * A rollback ran to its end (docs/apply.md "Rollback"): the nodes are back on the image each
  * booted before, and a human still has to look at what failed (exit 5, like a halt).
  */
-export class RolledBackError extends RolloutHaltedError {}
+export class RolledBackError extends RolloutHaltedError {
+  /** The nodes the rollback took back. */
+  readonly nodes: string[];
+  constructor(message: string, report: string[] = [], nodes: string[] = []) {
+    super(message, report);
+    this.nodes = nodes;
+  }
+}
 
 /**
  * A health check failed at a gate (docs/apply.md "Health gates"): no further node started, the

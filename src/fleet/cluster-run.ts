@@ -8,7 +8,7 @@
 import type { Clock } from '../apply/driver.ts';
 import { AbortedError, isoOf } from '../apply/driver.ts';
 import type { ApplyEvent } from '../apply/events.ts';
-import type { GateOutcome } from '../apply/health-gates.ts';
+import type { GateFailure, GateOutcome } from '../apply/health-gates.ts';
 import { EXIT, InterruptedError, OutsideWindowError, exitCodeOf } from '../base/errors.ts';
 import type { PlanHealthCheck } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from './plan-types.ts';
@@ -30,6 +30,13 @@ export interface FleetClusterSession {
    * own. Absent: the session cannot measure health checks (a canary with checks then fails it).
    */
   verify?(checks: readonly PlanHealthCheck[], signal: AbortSignal, onEvent: (e: ApplyEvent) => void): Promise<GateOutcome>;
+  /**
+   * A canary's failed batch gate carried out on it (docs/fleets.md "Health gates"): the failing
+   * check's onFailure, as its own apply carries it out (src/apply/applier.ts
+   * applyBatchGateFailure). Never resolves: RolledBackError (rolled back), HealthCheckFailedError
+   * (held), or why it could not act. Absent: the session cannot act on the cluster.
+   */
+  onGateFailure?(failure: GateFailure, signal: AbortSignal, onEvent: (e: ApplyEvent) => void): Promise<never>;
   close?(): void;
 }
 

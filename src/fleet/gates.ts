@@ -6,7 +6,8 @@
  * always does) with exit 5. Non-canary batches are not batch-gated: their own applies gate them.
  */
 import type { Plan, PlanHealthCheck } from '../plan/types.ts';
-import { evaluateGate, type GateOutcome } from '../apply/health-gates.ts';
+import { evaluateGate, type GateFailure, type GateOutcome } from '../apply/health-gates.ts';
+import { HealthCheckFailedError, RolledBackError, messageOf } from '../base/errors.ts';
 import type { Clock } from '../apply/driver.ts';
 import type { HealthSource } from '../apply/health.ts';
 import type { ApplyEvent } from '../apply/events.ts';
@@ -44,6 +45,9 @@ export function sessionVerifier(clock: Clock, health: () => HealthSource): Verif
   };
 }
 
+/** What the batch gate needs of a cluster's session to carry a failure out (FleetClusterSession.onGateFailure). */
+export type ActOnFailure = (failure: GateFailure, signal: AbortSignal, onEvent: (e: ApplyEvent) => void) => Promise<never>;
+
 export interface BatchGateFailure {
   cluster: string;
   message: string;
@@ -54,7 +58,7 @@ export interface BatchGateRun {
   batch: FleetBatch;
   signal: AbortSignal;
   /** The canary's session's verify, or null when its session cannot measure health checks. */
-  verifier: (c: FleetClusterPlan) => Promise<{ verify: VerifyCluster | null; close?: () => void }>;
+  verifier: (c: FleetClusterPlan) => Promise<{ verify: VerifyCluster | null; act?: ActOnFailure | null; close?: () => void }>;
   /** Whether the cluster finished its apply (a failed one stopped the fleet already). */
   finished: (name: string) => boolean;
   emit: (e: UnstampedFleetEvent) => void;
@@ -83,15 +87,42 @@ export async function runBatchGates(o: BatchGateRun): Promise<BatchGateFailure |
         observed: out.passed ? null : out.failure.observed,
         seconds: out.passed ? out.seconds : out.failure.seconds,
       });
-      if (!out.passed) {
-        return {
-          cluster: name,
-          message: `canary ${name} failed its batch gate: health check ${out.failure.check.name} failed: ${out.failure.observed} (on failure: ${out.failure.check.onFailure})`,
-        };
-      }
+      if (!out.passed) return { cluster: name, message: await carryOut(o, c, session.act ?? null, out.failure) };
     } finally {
       session.close?.();
     }
   }
   return null;
+}
+
+/**
+ * Carries the failing check's onFailure out on the canary (its session's act: the canary's own
+ * apply, under its lock) and says what was done, never more: "rolled back N node(s)", "held",
+ * or that nothing was, with the command that rolls it back. A stop rejects.
+ */
+async function carryOut(o: BatchGateRun, c: FleetClusterPlan, act: ActOnFailure | null, f: GateFailure): Promise<string> {
+  const head = `canary ${c.name} failed its batch gate: health check ${f.check.name} failed: ${f.observed}`;
+  const command = rollbackCommand(c, f.check.scope);
+  const byHand = command ? `; to roll it back: ${command}` : '';
+  if (!act) return `${head}; nothing was held or rolled back (on failure: ${f.check.onFailure}; this run cannot act on the cluster)${byHand}`;
+  try {
+    return await act(f, o.signal, (event) => o.emit({ type: 'fleet-cluster-event', cluster: c.name, event }));
+  } catch (err) {
+    if (o.signal.aborted) throw err;
+    if (err instanceof RolledBackError)
+      return `${head}; rolled back ${err.nodes.length} node(s) of canary ${c.name} to the image each booted before (scope ${f.check.scope})`;
+    if (err instanceof HealthCheckFailedError) return `${head}; canary ${c.name} held: ${err.message}${byHand}`;
+    return `${head}; nothing was held or rolled back (on failure: ${f.check.onFailure}): ${messageOf(err)}${byHand}`;
+  }
+}
+
+/**
+ * The commands that plan and apply the canary's rollback by hand (docs/apply.md "Rollback"), or
+ * null for a snapshot file (a rehearsal: nothing was written to a cluster).
+ */
+export function rollbackCommand(c: FleetClusterPlan, scope: string): string | null {
+  if (!c.source.context) return null;
+  const where = `${c.source.kubeconfig ? ` --kubeconfig ${c.source.kubeconfig}` : ''} --context ${c.source.context}`;
+  const file = `rollback-${c.name}.json`;
+  return `bootcplan plan --rollback --scope ${scope}${where} --out ${file}, then bootcplan apply ${file}${where}`;
 }

@@ -9,7 +9,8 @@
  *   plan differs from the others' with no override recorded; rows while their budget lasts,
  *   then how many more), every cluster that failed (each named with its error code; messages
  *   and hints while their budget lasts), the batches.
- * - Then the cluster table and each cluster's details, folded in `<details>`: canaries and
+ * - Then each pool's health gates and way back, grouped (identical ones once, with their
+ *   clusters), the cluster table and each cluster's details, folded in `<details>`: canaries and
  *   failed clusters first, then in batch order. Whatever does not fit in `MARKDOWN_LIMIT`
  *   (60,000 characters, under GitHub's 65,536) is left out with a note naming the command that
  *   shows it; for 500 clusters the head alone stays far below the limit (test/fleet/render.test.ts).
@@ -21,7 +22,7 @@ import { forDisplay } from '../render/secrets.ts';
 import { formatDuration, formatCount, plural, foldNames } from '../render/format.ts';
 import { escapeMarkdown, clipEnd, poolKind } from '../render/vocabulary.ts';
 import { MARKDOWN_LIMIT, code, diagnosticItem } from '../render/markdown.ts';
-import { fleetLine, batchGateText } from './plan-text.ts';
+import { fleetLine, batchGateText, poolLineGroups, poolLinesTitle } from './plan-text.ts';
 import { fleetOverrides, overrideCause, valueText } from './overrides.ts';
 
 export interface FleetMarkdownOptions {
@@ -30,7 +31,7 @@ export interface FleetMarkdownOptions {
 }
 
 /** Bounds of the head's parts (characters), so that the head fits whatever the fleet. */
-const HEAD_BUDGET = { errors: 24_000, batches: 8_000, overrides: 12_000, message: 300 };
+const HEAD_BUDGET = { errors: 24_000, batches: 8_000, overrides: 12_000, message: 300, gates: 8_000 };
 
 export function fleetMarkdownMarker(fp: Pick<FleetPlan, 'fleet'>): string {
   const key = String(fp.fleet.path)
@@ -45,8 +46,8 @@ export function renderFleetMarkdown(input: FleetPlan, opts: FleetMarkdownOptions
   const limit = opts.limit ?? MARKDOWN_LIMIT;
   const head = [fleetMarkdownMarker(input), ...summary(fp), ...overrides(fp), ...errors(fp), ...batches(fp)].join('\n') + '\n';
   const order = [...fp.clusters].sort((a, b) => rank(a) - rank(b));
-  const blocks = [clusterTable(fp), ...order.map((c) => () => clusterBlock(c))];
-  return assemble(head, blocks, fp, limit);
+  const blocks = [gatesAndWaysBack(fp), clusterTable(fp), ...order.map((c) => () => clusterBlock(c))];
+  return assemble(head, blocks, fp, limit, 2);
 }
 
 /** Canaries, then failed clusters, then by batch; clusters in no batch last. */
@@ -166,6 +167,37 @@ function batches(fp: FleetPlan): string[] {
   return out;
 }
 
+/**
+ * Each pool's health gates and way back, grouped as the text groups them (plan-text.ts
+ * poolLineGroups, in the single-cluster words), folded: a fleet of one shape takes a few rows
+ * instead of a line in each of its clusters' details; rows while HEAD_BUDGET.gates lasts.
+ */
+function gatesAndWaysBack(fp: FleetPlan): (budget: number) => string {
+  return (budget) => {
+    const groups = poolLineGroups(fp);
+    if (!groups.length) return '';
+    const head = [
+      `<details><summary>${poolLinesTitle(groups)} per pool (${plural(groups.length, 'group')}; identical ones grouped)</summary>`,
+      '',
+      '| Pool | Health gates / way back | Clusters |',
+      '|---|---|---|',
+    ];
+    const tail = ['', '</details>', ''];
+    let used = head.join('\n').length + tail.join('\n').length + 200;
+    const rows: string[] = [];
+    for (const [i, g] of groups.entries()) {
+      const row = `| ${code(g.pool)} | ${g.kind === 'gates' ? 'gates' : 'way back'}: ${escapeMarkdown(clipEnd(g.text, 600))} | ${g.clusters.length > 1 ? `${g.clusters.length}: ` : ''}${escapeMarkdown(foldNames(g.clusters, 8))} |`;
+      if (used + row.length + 1 > Math.min(budget, HEAD_BUDGET.gates)) {
+        rows.push(`| … | ${plural(groups.length - i, 'more row')}, shown by \`bootcplan fleet show FLEETPLAN\` | |`);
+        break;
+      }
+      rows.push(row);
+      used += row.length + 1;
+    }
+    return [...head, ...rows, ...tail].join('\n');
+  };
+}
+
 /** One row per cluster, folded; rows beyond what fits are counted. */
 function clusterTable(fp: FleetPlan): (budget: number) => string {
   return (budget) => {
@@ -240,7 +272,7 @@ function clusterBlock(c: FleetClusterPlan): string {
 }
 
 /** The head whole; then the blocks in order while they fit; a note for what was left out. */
-function assemble(head: string, blocks: ((budget: number) => string)[], fp: FleetPlan, limit: number): string {
+function assemble(head: string, blocks: ((budget: number) => string)[], fp: FleetPlan, limit: number, tables: number): string {
   const note = (n: number) =>
     `<sub>${plural(n, 'cluster detail', 'cluster details')} left out to stay within ${formatCount(limit)} characters: \`bootcplan fleet show FLEETPLAN --cluster NAME\` shows one cluster's plan.</sub>\n`;
   let budget = limit - head.length - note(fp.clusters.length).length - 2;
@@ -250,7 +282,7 @@ function assemble(head: string, blocks: ((budget: number) => string)[], fp: Flee
     const text = block(budget);
     if (!text) continue;
     if (text.length + 1 > budget) {
-      left += i === 0 ? 0 : 1;
+      left += i < tables ? 0 : 1;
       continue;
     }
     out.push(text);

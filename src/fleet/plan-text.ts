@@ -2,8 +2,8 @@
  * The fleet plan as text (`fleet plan`, `fleet show`) and as JSON. Pure: reads only the fleet
  * plan, through `forDisplay` (secrets masked, invisible characters visible). Text: the batches,
  * every field an override changed (grouped: field, value, shared value, which override, the
- * clusters; see overrides.ts), one line per cluster (changes, nodes, waves, estimate, status), every cluster error with its
- * hint, then the fleet line.
+ * clusters; see overrides.ts), one line per cluster (changes, nodes, waves, estimate, status), each pool's health gates
+ * and way back (grouped), every cluster error with its hint, then the fleet line.
  */
 import { batchGateChecks } from './gates.ts';
 import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
@@ -13,6 +13,8 @@ import { maskSecrets } from '../base/secret-mask.ts';
 import { jsonText } from '../base/json-text.ts';
 import { formatDuration, padTable, plural, foldNames, colors, type Colors } from '../render/format.ts';
 import { fleetOverrides, overrideCause, valueText } from './overrides.ts';
+import { poolGatesLine } from '../render/health.ts';
+import { poolWayBack } from '../render/rollback.ts';
 
 export interface FleetTextOptions {
   color?: boolean;
@@ -34,6 +36,7 @@ export function renderFleetText(input: FleetPlan, opts: FleetTextOptions = {}): 
     c.bold('Clusters:'),
     ...padTable([['  cluster', 'batch', 'changes', 'nodes', 'waves', 'estimate', 'status'], ...fp.clusters.map((x) => clusterRow(x))]),
   ];
+  lines.push(...gateAndWayBackLines(fp, c));
   const failed = fp.clusters.filter((x) => x.error);
   if (failed.length) {
     lines.push('', c.red(c.bold('Errors:')));
@@ -65,6 +68,54 @@ export function batchGateText(fp: FleetPlan, b: FleetPlan['batches'][number]): s
   if (b.kind !== 'canary') return '';
   const names = [...new Set(b.clusters.flatMap((n) => batchGateChecks(fp.clusters.find((c) => c.name === n)?.plan).map((x) => x.name)))];
   return names.length ? `; then its batch gate: ${names.join(', ')}` : '';
+}
+
+/** A pool's health gates or way back, in the single-cluster words, and the clusters where it reads so. */
+export interface PoolLineGroup {
+  pool: string;
+  kind: 'gates' | 'way back';
+  text: string;
+  clusters: string[];
+}
+
+/**
+ * Each pool's health gates and way back (docs/apply.md "Health gates", "Rollback"), in the words
+ * of the single-cluster renderers (render/health.ts poolGatesLine, render/rollback.ts
+ * poolWayBack); identical ones once, with their clusters, so 100 clusters of one shape take a
+ * few lines. By pool, gates first, then in the Fleet's order.
+ */
+export function poolLineGroups(fp: FleetPlan): PoolLineGroup[] {
+  const groups = new Map<string, PoolLineGroup>();
+  const add = (pool: string, kind: PoolLineGroup['kind'], text: string | null, cluster: string) => {
+    if (text === null) return;
+    const key = JSON.stringify([pool, kind, text]);
+    const g = groups.get(key) ?? { pool, kind, text, clusters: [] };
+    g.clusters.push(cluster);
+    groups.set(key, g);
+  };
+  for (const x of fp.clusters) {
+    for (const pool of x.plan?.pools ?? []) {
+      add(pool.name, 'gates', poolGatesLine(pool), x.name);
+      add(pool.name, 'way back', poolWayBack(pool), x.name);
+    }
+  }
+  const pools = [...new Set([...groups.values()].map((g) => g.pool))];
+  return [...groups.values()].sort((a, b) => pools.indexOf(a.pool) - pools.indexOf(b.pool) || (a.kind === b.kind ? 0 : a.kind === 'gates' ? -1 : 1));
+}
+
+/** The section's title: "Health gates and way back", or "Way back" for a fleet without checks. */
+export function poolLinesTitle(groups: readonly PoolLineGroup[]): string {
+  return groups.some((g) => g.kind === 'gates') ? 'Health gates and way back' : 'Way back';
+}
+
+function gateAndWayBackLines(fp: FleetPlan, c: Colors): string[] {
+  const groups = poolLineGroups(fp);
+  if (!groups.length) return [];
+  return [
+    '',
+    c.bold(`${poolLinesTitle(groups)} (per pool; identical ones grouped):`),
+    ...groups.map((g) => `  ${g.pool} ${g.kind}: ${g.text}: ${foldNames(g.clusters, 20)}`),
+  ];
 }
 
 /** Every deviation from the shared rollout, one line per group (none: no lines). */

@@ -20,6 +20,8 @@ import type { BatchTimeoutAction } from './spec-types.ts';
 import { EXIT, InputError, RolloutHaltedError, exitCodeOf, type ExitCode } from '../base/errors.ts';
 import { SleepClock } from '../sim/sleep-clock.ts';
 import { rehearse, type Rehearsal } from '../sim/rehearse.ts';
+import type { SimCluster } from '../sim/cluster.ts';
+import { applyBatchGateFailure } from '../apply/applier.ts';
 import { hashName } from '../sim/rng.ts';
 import { SimHealthSource, type SimHealthOptions } from '../sim/health.ts';
 import { sessionVerifier } from './gates.ts';
@@ -67,6 +69,8 @@ export interface ClusterRehearsalResult {
   rehearsal: Rehearsal | null;
   /** The error that stopped it (its exit code is `exitCode`), or null. */
   error: unknown;
+  /** Its simulated cluster as its apply left it (a canary's batch gate acts on it), or null. */
+  sim?: SimCluster | null;
 }
 
 /** The seed of one cluster: the fleet's seed mixed with the cluster's name (order-independent). */
@@ -80,7 +84,7 @@ export async function rehearseCluster(input: ClusterRehearsalInput): Promise<Clu
   const seed = clusterSeed(o.seed, input.name);
   const base = { name: input.name, estimatedSeconds: plan.summary.estimatedSeconds, seed };
   try {
-    const { rehearsal, error } = await rehearse({
+    const { rehearsal, error, sim } = await rehearse({
       plan,
       replan: input.replan,
       snapshot: input.snapshot,
@@ -98,6 +102,7 @@ export async function rehearseCluster(input: ClusterRehearsalInput): Promise<Clu
       message: rehearsal.stopped,
       rehearsal,
       error,
+      sim,
     };
   } catch (err) {
     // A plan that must not be applied (checkApplicable) stops at once, as apply would.
@@ -225,6 +230,7 @@ const FLEET_START = Date.parse('2026-09-14T08:00:00Z') / 1000;
 export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRehearsal> {
   const clock = new SleepClock(FLEET_START);
   const results = new Map<string, ClusterRehearsalResult>();
+  const inputs = new Map<string, FleetRehearsalClusterInput>();
   // One cluster simulation at a time: they take no fleet time (the clock stands still while
   // any runs), and interleaved they only share the event loop, slower.
   let lane: Promise<unknown> = Promise.resolve();
@@ -243,7 +249,9 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
         record = r;
       },
       apply: async (signal) => {
-        const r = await clock.hold(() => oneAtATime(async () => rehearseCluster({ name: c.name, ...load(), options: input.options })));
+        const loaded = load();
+        inputs.set(c.name, loaded);
+        const r = await clock.hold(() => oneAtATime(async () => rehearseCluster({ name: c.name, ...loaded, options: input.options })));
         results.set(c.name, r);
         input.onCluster?.(r);
         await clock.sleep(r.durationSeconds, signal);
@@ -253,6 +261,24 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
       },
       // The canary batch gate takes its interval x (successes - 1) of fleet time.
       verify: sessionVerifier(clock, () => new SimHealthSource(clusterHealth(input.options, c.name))),
+      // A failed batch gate acts on the canary's simulated cluster as fleet apply acts on the real
+      // one; the rollback takes its simulated time of fleet time.
+      onGateFailure: async (failure, signal, onEvent) => {
+        const sim = results.get(c.name)?.sim;
+        const loaded = inputs.get(c.name);
+        if (!sim || !loaded) throw new InputError(`fleet rehearse: canary ${c.name} was not rehearsed: nothing to act on`);
+        const driver = sim.driver('rehearsal');
+        const t0 = driver.clock.now();
+        const error = await clock.hold(() =>
+          oneAtATime(() =>
+            applyBatchGateFailure({ plan: loaded.plan, replan: loaded.replan, driver, holder: 'bootcplan fleet rehearse', onEvent }, failure).catch(
+              (e: unknown) => e,
+            ),
+          ),
+        );
+        await clock.sleep(driver.clock.now() - t0, signal);
+        throw error;
+      },
     };
   };
   const run = await input.runner({ plan: input.fleetPlan, clock, open, onEvent: input.onEvent });

@@ -233,7 +233,11 @@ class FleetRun {
         finished: (name) => ['done', 'nothing-to-do', 'already-done'].includes(this.results.get(name)!.outcome),
         verifier: async (c) => {
           const session = await this.o.open(c);
-          return { verify: session.verify ? (checks, sig, onEvent) => session.verify!(checks, sig, onEvent) : null, close: () => session.close?.() };
+          return {
+            verify: session.verify ? (checks, sig, onEvent) => session.verify!(checks, sig, onEvent) : null,
+            act: session.onGateFailure ? (f, sig, onEvent) => session.onGateFailure!(f, sig, onEvent) : null,
+            close: () => session.close?.(),
+          };
         },
       });
       if (!failed) return true;

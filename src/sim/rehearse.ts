@@ -107,9 +107,10 @@ export interface RehearseInput {
 /**
  * Runs the rehearsal. A plan that must not be applied throws like apply does; an error
  * that stops the rehearsal (a stale plan, a halt) is part of the result: `stopped` is its
- * message, `halted` says whether it was a halt, and `error` is the error itself.
+ * message, `halted` says whether it was a halt, and `error` is the error itself; `sim` is the
+ * simulated cluster as the apply left it.
  */
-export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehearsal; error: unknown }> {
+export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehearsal; error: unknown; sim: SimCluster }> {
   checkApplicable(input.plan);
   const durations = input.durations ?? input.plan.durations;
   const { sim, events, error, duration } = await simulate(input, input.plan, input.replan, durations, input.onEvent);
@@ -168,7 +169,8 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
         ? { failChecks: (h.failChecks ?? []).map((r) => r.text), failRate: h.failRate ?? 0, seed: h.seed ?? 1 }
         : null;
   }
-  return { rehearsal, error };
+  // The simulated cluster as the rehearsal left it: a fleet's batch gate acts on it afterwards.
+  return { rehearsal, error, sim };
 }
 
 /** A pool's waves from the events: forward and rollback waves apart (their numbers start at 1 each). */

@@ -149,4 +149,63 @@ s('many distinct overrides: the section keeps its budget and says how many rows 
   assert.match(headOf(md), /\| … \| \d+ more rows on \d+ clusters, shown by `bootcplan fleet show FLEETPLAN` \|/);
 });
 
+/** Two clusters sharing one check, one with a second pool of its own: gates and ways back to show. */
+function gatedFleet() {
+  return new FleetBuilder()
+    .withRollout({
+      pools: [{ name: 'worker', image: NEW, maxUnavailable: 1, soakSeconds: 120 }],
+      healthChecks: [{ name: 'no-critical-alerts', alerts: { matchers: ['severity="critical"'] }, intervalSeconds: 30, successes: 2, onFailure: 'rollback' }],
+    })
+    .cluster('east', { cluster: workerCluster(3, 'e') })
+    .cluster('west', { cluster: workerCluster(2, 'w') })
+    .strategy({ canaries: ['east'] });
+}
+
+s("the text names each pool's gates and way back in the single-cluster words, identical ones once with their clusters", () => {
+  const fp = gatedFleet().plan();
+  const text = renderFleetText(fp);
+  const section = text.slice(text.indexOf('Health gates and way back (per pool; identical ones grouped):'), text.indexOf('\nFleet: '));
+  // east: 3 waves, west: 2 waves: two gate lines; one way back (both boot the same image) for both.
+  const lines = section.trim().split('\n').slice(1);
+  assert.is(lines.length, 3, section);
+  assert.match(
+    lines[0],
+    /^ {2}worker gates: before the first write: no-critical-alerts; after each of 3 waves \(after the 2m soak\): no-critical-alerts; at least \S+ in all: east$/,
+  );
+  assert.match(lines[1], /^ {2}worker gates: .*after each of 2 waves .*: west$/);
+  assert.match(lines[2], /^ {2}worker way back: back to \S+@sha256:\w{12}… via BootcNodePool\/worker spec\.image\.ref \(.*no download\): east, west$/);
+  const plain = renderFleetText(new FleetBuilder().cluster('a').plan());
+  assert.not.match(plain, /Health gates/);
+  assert.match(plain, /\nWay back \(per pool; identical ones grouped\):\n {2}worker way back: .*: a\n/);
+});
+
+s('the comment folds the gates and ways back, grouped, before the cluster table; a fleet without checks still has its ways back', () => {
+  const md = renderFleetMarkdown(gatedFleet().plan());
+  const at = md.indexOf('<details><summary>Health gates and way back per pool (3 groups; identical ones grouped)</summary>');
+  assert.ok(at > md.indexOf('#### Batches') && at < md.indexOf('<details><summary>Clusters (2)</summary>'), md);
+  assert.match(
+    md,
+    /\n\| `worker` \| gates: before the first write: no-critical-alerts; after each of 3 waves \(after the 2m soak\): no-critical-alerts; at least \S+ in all \| east \|\n/,
+  );
+  assert.match(md, /\n\| `worker` \| way back: back to \S+ via BootcNodePool\/worker spec\.image\.ref \(.*\) \| 2: east, west \|\n/);
+  const plain = renderFleetMarkdown(new FleetBuilder().cluster('a').cluster('b').plan());
+  assert.match(plain, /<details><summary>Way back per pool \(1 group; identical ones grouped\)<\/summary>/);
+  assert.not.match(plain, /\| gates: /);
+});
+
+s('100 clusters of 4 sizes with checks: 5 rows of gates and ways back; the comment stays within 60,000 characters with 96 clusters detailed', () => {
+  const b = new FleetBuilder().withRollout({
+    pools: [{ name: 'worker', image: NEW, maxUnavailable: 1 }],
+    healthChecks: [{ name: 'no-critical-alerts', alerts: { matchers: ['severity="critical"'] } }],
+  });
+  b.name = 'edge-sites';
+  for (let i = 0; i < 100; i++)
+    b.cluster(`site-${String(i).padStart(3, '0')}`, { labels: { region: ['eu', 'us', 'ap'][i % 3] }, cluster: workerCluster(3 + (i % 4), `n${i}`) });
+  const md = renderFleetMarkdown(b.strategy({ canaries: ['site-000', 'site-001'], maxConcurrency: '10%', batchSoakSeconds: 600 }).plan());
+  assert.ok(md.length <= MARKDOWN_LIMIT, `${md.length}`);
+  assert.match(md, /Health gates and way back per pool \(5 groups;/);
+  assert.is((md.match(/\| `worker` \| gates: /g) ?? []).length, 4);
+  assert.is((md.match(/<details><summary>site-/g) ?? []).length, 96);
+});
+
 s.run();
