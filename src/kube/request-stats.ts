@@ -12,7 +12,15 @@ export interface RequestStats {
   largestWritten: Record<string, number>;
 }
 const emptyStats = (): RequestStats => ({ total: 0, byVerb: {}, byResource: {}, byVerbResource: {}, bytesSent: 0, largestWritten: {} });
-const stats = new Map<string, RequestStats>();
+/**
+ * One store per process, not per copy of this module: a process can load two copies (the test
+ * suites run the shipped bundle and import the sources beside it; docs/development.md "What the
+ * tests run"), and a count kept by the copy that made no request would read zero.
+ */
+declare global {
+  var bootcplanRequestStats: Map<string, RequestStats> | undefined;
+}
+const stats = (globalThis.bootcplanRequestStats ??= new Map<string, RequestStats>());
 
 /** Requests of this process, in total or of one kubeconfig context. */
 export function requestStats(context?: string): RequestStats {

@@ -166,11 +166,16 @@ t('lock: one winner among concurrent acquirers; held, renewed, released; an expi
   assert.is(await d.readLock(), null);
 });
 
+// Plan ids as the planner makes them: run records with any other planId are refused on read
+// (src/cluster/run-record.ts).
+const P1 = '0123456789abcdef';
+const P2 = 'fedcba9876543210';
+
 t('progress: the run record written against its resourceVersion, node entries on the Nodes, read back by a rerun and `status`', async () => {
   const d = open(env.saKubeconfig);
   assert.equal(await d.readProgress(), { run: null, version: null, nodes: {} });
   const p: ProgressRecord = {
-    planId: 'p1',
+    planId: P1,
     startedAt: '2026-01-01T00:00:00Z',
     updatedAt: '2026-01-01T00:00:00Z',
     changesApplied: true,
@@ -181,27 +186,27 @@ t('progress: the run record written against its resourceVersion, node entries on
   const v2 = await d.writeProgress({ ...p, updatedAt: '2026-01-01T00:01:00Z' }, v1);
   // A second apply that read the record before: its write against the old version is refused.
   await rejects(
-    () => d.writeProgress({ ...p, planId: 'p2' }, v1),
+    () => d.writeProgress({ ...p, planId: P2 }, v1),
     (e) => e instanceof ProgressMovedError && e instanceof LockLostError,
   );
   await rejects(
-    () => d.writeProgress({ ...p, planId: 'p2' }, null),
+    () => d.writeProgress({ ...p, planId: P2 }, null),
     (e) => e instanceof ProgressMovedError,
   );
   // A node's entry goes with the cordon, in one write; alone otherwise.
-  const entry = { planId: 'p1', pool: 'worker', wave: 1, step: 'cordon' as const, wasCordoned: false };
-  assert.is(await d.cordon('w-2', 'p1', entry), 'cordoned');
+  const entry = { planId: P1, pool: 'worker', wave: 1, step: 'cordon' as const, wasCordoned: false };
+  assert.is(await d.cordon('w-2', P1, entry), 'cordoned');
   await d.writeNodeProgress('w-1', { ...entry, step: 'reboot', rebootAt: '2026-01-01T00:02:00Z', rebootKind: 'hard' });
   const back = await open(env.saKubeconfig).readProgress(); // a fresh process: GET + one LIST of nodes
   assert.equal(back.run, { ...p, updatedAt: '2026-01-01T00:01:00Z' });
   assert.is(back.version, v2);
   assert.equal(back.nodes, { 'w-1': { ...entry, step: 'reboot', rebootAt: '2026-01-01T00:02:00Z', rebootKind: 'hard' }, 'w-2': entry });
-  assert.is(await d.uncordon('w-2', 'p1', { ...entry, step: 'done' }), 'uncordoned');
+  assert.is(await d.uncordon('w-2', P1, { ...entry, step: 'done' }), 'uncordoned');
   const n = await env.admin.request('GET', '/api/v1/nodes/w-2');
   assert.not.ok(n.spec.unschedulable);
   assert.is(JSON.parse(n.metadata.annotations['bootcplan.dev/progress']).step, 'done');
   const snap = await d.snapshot();
-  assert.is(snap.progress?.data?.['plan-id'], 'p1');
+  assert.is(snap.progress?.data?.['plan-id'], P1);
 });
 
 t('drain: evictions, DaemonSet and mirror pods skipped, a PodDisruptionBudget refusal (429) retried', async () => {

@@ -105,6 +105,7 @@ t('fleet plan over three contexts, then fleet apply: canary east first, then wes
   for (const a of agents) assert.equal(a.errors, []);
   const per = envs.map((e) => `${e.name} ${requestStats(e.context).total}`).join(', ');
   const total = envs.reduce((n, e) => n + requestStats(e.context).total, 0);
+  for (const e of envs) assert.ok(requestStats(e.context).total >= 6, `${e.name}: its apply counted ${requestStats(e.context).total} requests`);
   console.log(
     `e2e: fleet apply of 3 clusters x 3 nodes (canary, then 2 at once) in ${seconds.toFixed(1)}s: ${total} API requests (${per}; ${(total / 9).toFixed(1)} per node)`,
   );
@@ -131,6 +132,8 @@ t('a failing canary (its node fails the reboot) halts the fleet: exit 5, the oth
   assert.match(r.err, /fleet halted \(canary-failed\): canary east failed/);
   assert.match(r.out, /west +2 +not-started/);
   assert.is((await fleetRecord(env('east'))).outcome, 'failed');
+  // The canary's requests are counted, so the zero below is a count and not a blind spot.
+  assert.ok(requestStats(env('east').context).total > 0, 'the canary east was reached');
   for (const n of ['west', 'south']) {
     const e = env(n);
     assert.is(requestStats(e.context).total, 0, `no request reached ${n}`);

@@ -137,6 +137,7 @@ t('plan --rollback after a run, and its apply: the wave-1 nodes boot their previ
     const writes = Object.entries(requestStats(SA_CONTEXT).byVerbResource).filter(
       ([k]) => /^(PATCH|POST|PUT|DELETE) /.test(k) && !/leases|events|rollouts/.test(k),
     );
+    assert.ok(requestStats(SA_CONTEXT).total > 0, 'the held apply was counted: it read the cluster and took the lock');
     assert.equal(writes, [], `writes of a held apply: ${JSON.stringify(writes)}`);
     const st = capturedIO();
     assert.is(await run(['status', '--kubeconfig', env.saKubeconfig], { io: st }), 0, st.err);
