@@ -11,17 +11,17 @@
  * pure src/domain/health-observe.ts. Anything else did not come from such an API: a
  * HealthRequestError('bad-answer').
  */
+import { NamedError } from '../base/errors.ts';
 import type { HealthErrorKind } from '../domain/health-verdict.ts';
 import { printable } from './answers.ts';
 
 /** A failed exchange with a health source: one printable line of at most 300 characters. */
-export class HealthRequestError extends Error {
+export class HealthRequestError extends NamedError {
   constructor(
     readonly kind: HealthErrorKind,
     message: string,
   ) {
     super(printable(message, 297));
-    this.name = 'HealthRequestError';
   }
 }
 
