@@ -5,7 +5,7 @@
  * cannot be read is that cluster's error, never the fleet's.
  */
 import { dirname, resolve, basename, relative } from 'node:path';
-import { InputError } from '../base/errors.ts';
+import { InputError, BootcplanError, messageOf } from '../base/errors.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { parseFleetSpec, isCheckedFleet, type CheckedFleet, type LoadedFleet } from '../fleet/spec-load.ts';
 import type { FleetCluster } from '../fleet/spec-types.ts';
@@ -236,10 +236,9 @@ function withoutFileContent(e: FleetClusterError): FleetClusterError {
 
 /** A read failure as the cluster's error: the message, the first diagnostic, the error's own hint first. */
 function errorOf(code: FleetClusterError['code'], err: unknown, fallbackHint: string): FleetClusterError {
-  const e = err as Error & { hint?: string; diagnostics?: Parameters<typeof formatDiagnostic>[0][] };
-  const first = e.diagnostics?.find((d) => d.severity === 'error');
-  const message = [e?.message ?? String(err), first ? formatDiagnostic(first).split('\n')[0] : null].filter(Boolean).join(': ');
-  return { code, message, hint: e.hint ?? fallbackHint };
+  const first = err instanceof InputError ? err.diagnostics.find((d) => d.severity === 'error') : undefined;
+  const message = [messageOf(err), first ? formatDiagnostic(first).split('\n')[0] : null].filter(Boolean).join(': ');
+  return { code, message, hint: (err instanceof BootcplanError ? err.hint : undefined) ?? fallbackHint };
 }
 
 export function readFleetPlanFile({ files }: InputPorts, file: string): FleetPlan {

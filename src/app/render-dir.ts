@@ -13,7 +13,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { InputError } from '../base/errors.ts';
+import { InputError, errnoOf, messageOf } from '../base/errors.ts';
 import type { Diagnostic } from '../base/diagnostics.ts';
 import type { RenderedFile } from '../fleet/argocd.ts';
 import { writeFileAtomic } from './files.ts';
@@ -62,8 +62,8 @@ function lstatOrNull(path: string) {
   try {
     return lstatSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new InputError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    if (errnoOf(err) === 'ENOENT') return null;
+    throw new InputError(`cannot read ${path}: ${errnoOf(err) ?? messageOf(err)}`);
   }
 }
 
@@ -91,7 +91,7 @@ function checkOwned(dir: string, record: Map<string, string> | null): void {
       `render into a directory of its own (a new --out-dir); bootcplan replaces only what its record ${RENDER_RECORD} lists, unchanged`,
     );
   }
-  const edited = entries.filter((e) => sha256(readFileSync(join(dir, e.path))) !== record!.get(e.path)).map((e) => e.path);
+  const edited = entries.filter((e) => sha256(readFileSync(join(dir, e.path))) !== record?.get(e.path)).map((e) => e.path);
   if (edited.length) {
     throw new InputError(
       `--out-dir ${dir}: ${listed(edited)} ${edited.length === 1 ? 'was' : 'were'} changed since bootcplan wrote ${edited.length === 1 ? 'it' : 'them'}`,

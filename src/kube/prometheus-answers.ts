@@ -50,7 +50,7 @@ export function successEnvelopeOf(value: unknown, from: string): PromEnvelope {
 /** A Prometheus error envelope's `errorType: error` (printable), or null when the body is not one. */
 export function errorEnvelopeOf(body: Buffer): { type: string; error: string } | null {
   try {
-    const v = JSON.parse(body.toString('utf8'));
+    const v: unknown = JSON.parse(body.toString('utf8'));
     if (isObject(v) && v.status === 'error' && typeof v.error === 'string')
       return { type: typeof v.errorType === 'string' ? v.errorType : 'error', error: v.error };
   } catch {
