@@ -18,7 +18,6 @@ import type { InputPorts, KubeOptions } from './ports.ts';
 import { readLiveSnapshotStep } from './live.ts';
 import { MAX_INPUT_BYTES } from './files.ts';
 import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, inputName, snapshotOfText } from './inputs.ts';
-import { readRepoFileAt } from './git.ts';
 import { parseIntegerFlag } from './flags.ts';
 import { STDIN_PATH } from './stdin.ts';
 
@@ -148,7 +147,7 @@ export async function readFleetClusters(
   const out = new Map<string, FleetClusterInput>();
   // A Fleet comes in pull requests: it reads no snapshot outside its repository (or its directory outside git).
   const root = clusters.some((c) => c.snapshot !== undefined || c.kubeconfig !== undefined) ? fleetRoot(ports.git, dir) : dir;
-  const kubeconfigs: FleetKubeconfigSource = { dir, root, at: opts.at, trust: opts.trustFleetKubeconfigs === true, checked: new Map() };
+  const kubeconfigs: FleetKubeconfigSource = { dir, root, at: opts.at, trust: opts.trustFleetKubeconfigs === true, checked: new Map(), git: ports.git };
   let next = 0;
   const worker = async () => {
     while (next < clusters.length) {
@@ -201,7 +200,7 @@ export function readFleetSnapshot(
 ): FleetClusterInput {
   try {
     if (at) {
-      const r = readRepoFileAt(root, resolve(dir, path), at.commit, MAX_INPUT_BYTES);
+      const r = ports.git.readFileAt(root, resolve(dir, path), at.commit, MAX_INPUT_BYTES);
       if (!('problem' in r)) return { snapshot: snapshotOfText(r.text, `${at.commit.slice(0, 12)}:${r.inRepo}`, `git:${at.commit}:${r.inRepo}`) };
       const message =
         r.problem === 'outside'

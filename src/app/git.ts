@@ -13,8 +13,6 @@ export function git(args: readonly string[], cwd: string): string | null {
   }
 }
 
-export const nodeGit: Git = { run: git };
-
 /**
  * A file of the repository at `root` as committed at `commit` (`git show COMMIT:PATH`: never the
  * working tree; a symbolic link is read as the link, never followed). `abs` must lie inside
@@ -42,3 +40,5 @@ export function readRepoFileAt(
     return { problem: errnoOf(err) === 'ENOBUFS' ? 'too-big' : 'missing' };
   }
 }
+
+export const nodeGit: Git = { run: git, readFileAt: readRepoFileAt };
