@@ -167,7 +167,7 @@ const PLACES = {
     'rehearse-health',
     'rollback-cli',
   ],
-  repo: ['comments', 'doc-commands', 'doc-links', 'examples', 'github-workflows', 'layers', 'package', 'plans', 'seeds', 'sizes'],
+  repo: ['comments', 'doc-commands', 'doc-links', 'examples', 'github-workflows', 'layers', 'package', 'plans', 'seeds', 'sizes', 'type-escapes'],
 };
 
 /** Support files of the flat layout and their names in test/support/ (one style: what they hold). */

@@ -12,7 +12,7 @@ import type { ApplyEvent } from '../apply/events.ts';
 import type { ApplyResult } from '../apply/applier.ts';
 import { RolloutReporter, exitOf } from '../apply/rollout-report.ts';
 import type { StatusCore } from '../apply/rollout-status.ts';
-import { InputError, LockHeldError, LockStuckError } from '../base/errors.ts';
+import { InputError, LockHeldError, LockStuckError, messageOf } from '../base/errors.ts';
 import { judgeHeldLock, type LockJudgement } from '../domain/lease-expiry.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { formatDuration } from '../render/format.ts';
@@ -87,7 +87,7 @@ export async function reportUnverifiedPlan(
     await r.open();
     await r.finish({ error: err }, exitOf({ error: err }));
   } catch (e) {
-    io.stderr(forDisplay(`warning: the rollout status was not recorded: ${(e as Error).message}`) + '\n');
+    io.stderr(forDisplay(`warning: the rollout status was not recorded: ${messageOf(e)}`) + '\n');
   } finally {
     opened?.close?.();
   }

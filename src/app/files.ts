@@ -32,7 +32,7 @@ import {
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, basename, relative, resolve, isAbsolute, sep } from 'node:path';
-import { InputError, fsErrorText } from '../base/errors.ts';
+import { InputError, fsErrorText, errnoOf } from '../base/errors.ts';
 import type { Files, OutputAccess } from './ports.ts';
 import { readStdinText, STDIN_PATH } from './stdin.ts';
 
@@ -114,7 +114,7 @@ function existing(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (errnoOf(err) === 'ENOENT') return null;
     throw new InputError(`cannot write ${path}: ${fsErrorText(err)}`);
   }
 }
@@ -154,7 +154,7 @@ export function writeFileAtomic(path: string, content: string, access: OutputAcc
     } catch {
       // not created, or already renamed
     }
-    const denied = ['EACCES', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '');
+    const denied = ['EACCES', 'EPERM', 'EROFS'].includes(errnoOf(err) ?? '');
     throw new InputError(
       `cannot write ${path}: ${fsErrorText(err)}`,
       [],

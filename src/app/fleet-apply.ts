@@ -82,7 +82,7 @@ export async function fleetApplyCommand(ports: Ports, planfile: string | undefin
   };
   const clock = await wallClock(ports);
   const result = await ports.stops.during((signal) =>
-    runFleet({ plan: fp, clock, signal, onEvent, open: (c) => openCluster(ports, prepared.get(c.name)!, lockTimeoutSeconds) }),
+    runFleet({ plan: fp, clock, signal, onEvent, open: (c) => openCluster(ports, prepared, c.name, lockTimeoutSeconds) }),
   );
   if (!json) io.stdout(renderFleetRunText(result, { color: useColor(io, io.stdoutIsTTY) }));
   return { exitCode: result.exitCode };
@@ -154,7 +154,10 @@ async function confirmIdleCanaries(ports: Ports, fp: FleetPlan, prepared: Readon
 }
 
 /** One cluster's session for the runner: its driver, its fleet record, its apply as `apply PLANFILE` runs it. */
-async function openCluster(ports: Ports, p: Prepared, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
+async function openCluster(ports: Ports, prepared: ReadonlyMap<string, Prepared>, name: string, lockTimeoutSeconds: number): Promise<FleetClusterSession> {
+  // The runner opens only clusters of the plan's batches and canaries, each prepared above.
+  const p = prepared.get(name);
+  if (!p) throw new Error(`internal: cluster ${name} was not prepared for fleet apply`);
   const [{ apply }, { windowPolicy }, { confirmSavedPlan, inFlightOf, checkClusterBinding }, { readFleetRecord, writeFleetRecord }] = await Promise.all([
     import('../apply/applier.ts'),
     import('../apply/policy.ts'),

@@ -5,7 +5,7 @@
  * cannot be read is that cluster's error, never the fleet's.
  */
 import { dirname, resolve, basename, relative } from 'node:path';
-import { InputError } from '../base/errors.ts';
+import { InputError, BootcplanError, messageOf } from '../base/errors.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { parseFleetSpec, isCheckedFleet, type CheckedFleet, type LoadedFleet } from '../fleet/spec-load.ts';
 import type { FleetCluster } from '../fleet/spec-types.ts';
@@ -18,7 +18,6 @@ import type { InputPorts, KubeOptions } from './ports.ts';
 import { readLiveSnapshotStep } from './live.ts';
 import { MAX_INPUT_BYTES } from './files.ts';
 import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, inputName, snapshotOfText } from './inputs.ts';
-import { readRepoFileAt } from './git.ts';
 import { parseIntegerFlag } from './flags.ts';
 import { STDIN_PATH } from './stdin.ts';
 
@@ -148,7 +147,7 @@ export async function readFleetClusters(
   const out = new Map<string, FleetClusterInput>();
   // A Fleet comes in pull requests: it reads no snapshot outside its repository (or its directory outside git).
   const root = clusters.some((c) => c.snapshot !== undefined || c.kubeconfig !== undefined) ? fleetRoot(ports.git, dir) : dir;
-  const kubeconfigs: FleetKubeconfigSource = { dir, root, at: opts.at, trust: opts.trustFleetKubeconfigs === true, checked: new Map() };
+  const kubeconfigs: FleetKubeconfigSource = { dir, root, at: opts.at, trust: opts.trustFleetKubeconfigs === true, checked: new Map(), git: ports.git };
   let next = 0;
   const worker = async () => {
     while (next < clusters.length) {
@@ -201,7 +200,7 @@ export function readFleetSnapshot(
 ): FleetClusterInput {
   try {
     if (at) {
-      const r = readRepoFileAt(root, resolve(dir, path), at.commit, MAX_INPUT_BYTES);
+      const r = ports.git.readFileAt(root, resolve(dir, path), at.commit, MAX_INPUT_BYTES);
       if (!('problem' in r)) return { snapshot: snapshotOfText(r.text, `${at.commit.slice(0, 12)}:${r.inRepo}`, `git:${at.commit}:${r.inRepo}`) };
       const message =
         r.problem === 'outside'
@@ -236,10 +235,9 @@ function withoutFileContent(e: FleetClusterError): FleetClusterError {
 
 /** A read failure as the cluster's error: the message, the first diagnostic, the error's own hint first. */
 function errorOf(code: FleetClusterError['code'], err: unknown, fallbackHint: string): FleetClusterError {
-  const e = err as Error & { hint?: string; diagnostics?: Parameters<typeof formatDiagnostic>[0][] };
-  const first = e.diagnostics?.find((d) => d.severity === 'error');
-  const message = [e?.message ?? String(err), first ? formatDiagnostic(first).split('\n')[0] : null].filter(Boolean).join(': ');
-  return { code, message, hint: e.hint ?? fallbackHint };
+  const first = err instanceof InputError ? err.diagnostics.find((d) => d.severity === 'error') : undefined;
+  const message = [messageOf(err), first ? formatDiagnostic(first).split('\n')[0] : null].filter(Boolean).join(': ');
+  return { code, message, hint: (err instanceof BootcplanError ? err.hint : undefined) ?? fallbackHint };
 }
 
 export function readFleetPlanFile({ files }: InputPorts, file: string): FleetPlan {

@@ -20,7 +20,6 @@ import { parseYamlWithPositions } from '../base/yaml.ts';
 import type { FleetCluster } from '../fleet/spec-types.ts';
 import type { FleetClusterError } from '../fleet/plan-types.ts';
 import type { Git, KubeOptions } from './ports.ts';
-import { readRepoFileAt } from './git.ts';
 import { insideRoot } from './files.ts';
 
 export const TRUST_FLEET_KUBECONFIGS = '--trust-fleet-kubeconfigs';
@@ -37,6 +36,8 @@ export interface FleetKubeconfigSource {
   trust: boolean;
   /** Each file read and checked once per command (many clusters share one kubeconfig). */
   checked?: Map<string, Checked>;
+  /** The git port that reads a file at `at` (ports.ts Git readFileAt). */
+  git: Git;
 }
 
 type Checked = { kubeconfigText: NonNullable<KubeOptions['kubeconfigText']> } | { refused: string; hint: string };
@@ -121,7 +122,7 @@ function readInWorkingTree(path: string, src: FleetKubeconfigSource): Read {
 /** With --ref: `git show COMMIT:PATH`, the path inside the repository (a symbolic link there is read as the link, never followed). */
 function readAtRevision(path: string, src: FleetKubeconfigSource, at: { ref: string; commit: string }): Read {
   const abs = resolve(src.dir, path);
-  const r = readRepoFileAt(src.root, abs, at.commit, MAX_KUBECONFIG_BYTES);
+  const r = src.git.readFileAt(src.root, abs, at.commit, MAX_KUBECONFIG_BYTES);
   if ('problem' in r) {
     if (r.problem === 'outside') return { refused: 'is outside the repository', hint: KEEP_INSIDE };
     if (r.problem === 'too-big') return { refused: `is more than ${MAX_KUBECONFIG_BYTES / 2 ** 20} MiB`, hint: 'name a kubeconfig file' };
@@ -170,7 +171,7 @@ export function fleetKubeconfigSource(
   at: { ref: string; commit: string } | undefined,
   trust: boolean | undefined,
 ): FleetKubeconfigSource {
-  return { dir, root: fleetRoot(git, dir), at, trust: trust === true, checked: new Map() };
+  return { dir, root: fleetRoot(git, dir), at, trust: trust === true, checked: new Map(), git };
 }
 
 /** fleet apply: a refusal stops the fleet before any cluster is reached (exit 2), naming the cluster. */

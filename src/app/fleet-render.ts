@@ -105,7 +105,7 @@ export async function fleetRenderArgoCommand(ports: Ports, file: string, opts: R
     );
   }
   const r = renderFleetArgo(input, o);
-  writeRender(opts.outDir, r.files);
+  writeRender(ports.files, opts.outDir, r.files);
   const steps = fp.batches.map(
     (b, i) => `  step ${i + 1} (${b.kind === 'canary' ? 'canary, maxUpdate 1' : `maxUpdate ${fp.strategy.maxConcurrency.resolved}`}): ${b.clusters.join(', ')}`,
   );

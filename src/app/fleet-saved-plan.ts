@@ -4,7 +4,7 @@
  * saved plan (plan/saved/verify.ts); the Fleet file, at the recorded path (and commit), must still
  * hash to what the plans recorded; it is read once for all of them (files and git ports), and
  * every cluster gets its effective spec and re-planner (fleet/cluster-plans.ts). `apply` of one
- * cluster's plan out of a fleet plan goes through here too (cli/main.ts wires specsOfFleetPlans in
+ * cluster's plan out of a fleet plan goes through here too (cli/main.ts wires specOfFleetClusterPlan in
  * as the fleetClusterSpec port).
  */
 import type { Plan, PhaseDurations } from '../plan/types.ts';
@@ -40,9 +40,19 @@ export function specsOfFleetPlans(
   requireValidFleet(read);
   if (read.info.sha256 !== first.spec.sha256)
     throw new StalePlanError('the Fleet file changed while it was read', [`${read.info.path} now has sha256 ${read.info.sha256.slice(0, 16)}…`]);
-  const byCluster = new Map(plans.map((p) => [p.spec.fleetCluster!, p]));
+  const byCluster = new Map<string, Plan>();
+  for (const p of plans) if (p.spec.fleetCluster !== undefined) byCluster.set(p.spec.fleetCluster, p); // each has one: requireSameFleet
   const all = fleetClusterSpecs(read, { durations: (name) => durations ?? byCluster.get(name)?.durations });
   return { read, clusters: clusterSpecsOfPlans(all, byCluster, read.info.path) };
+}
+
+/** The fleetClusterSpec port (cli/main.ts wires it in): the spec of one cluster's plan out of a fleet plan, applied alone. */
+export function specOfFleetClusterPlan(ports: InputPorts, plan: Plan, durations: PhaseDurations): FleetClusterSpec {
+  const { clusters } = specsOfFleetPlans(ports, [plan], durations);
+  // specsOfFleetPlans refuses a plan that names no cluster, or one the Fleet does not list.
+  const c = plan.spec.fleetCluster === undefined ? undefined : clusters.get(plan.spec.fleetCluster);
+  if (!c) throw new Error(`internal: plan ${plan.id} has no cluster of its Fleet`);
+  return c;
 }
 
 /**
@@ -59,13 +69,13 @@ export function openSavedFleetPlans(
   readFleetFile?: typeof readFleet,
 ): { read: FleetRead<CheckedFleet> | null; clusters: Map<string, FleetClusterSpec> } {
   // A canary in no batch too: fleet apply confirms it live before batch 1.
-  const rolled = fp.clusters.filter((c) => (c.batch !== null || c.canary) && c.plan);
+  const rolled = fp.clusters.flatMap((c) => ((c.batch !== null || c.canary) && c.plan ? [{ name: c.name, plan: c.plan }] : []));
   if (!rolled.length) return { read: null, clusters: new Map() };
-  for (const c of rolled) {
-    requirePlanOfThisFleet(fp, c);
-    checkSavedPlan(c.plan!);
+  for (const { name, plan } of rolled) {
+    requirePlanOfThisFleet(fp, name, plan);
+    checkSavedPlan(plan);
   }
-  const plans = rolled.map((c) => c.plan!);
+  const plans = rolled.map((c) => c.plan);
   checkPlanProvenance(ports, plans[0]);
   const opened = specsOfFleetPlans(ports, plans, durations, readFleetFile);
   // The file is trusted only for what the verified Fleet re-derives: batches, strategy, canaries,

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { relative, isAbsolute, sep } from 'node:path';
 import type { Git } from './ports.ts';
+import { errnoOf } from '../base/errors.ts';
 
 /** git with an argument array (never a shell string); null when git fails. */
 export function git(args: readonly string[], cwd: string): string | null {
@@ -11,8 +12,6 @@ export function git(args: readonly string[], cwd: string): string | null {
     return null;
   }
 }
-
-export const nodeGit: Git = { run: git };
 
 /**
  * A file of the repository at `root` as committed at `commit` (`git show COMMIT:PATH`: never the
@@ -38,6 +37,8 @@ export function readRepoFileAt(
     });
     return { text, inRepo };
   } catch (err) {
-    return { problem: (err as NodeJS.ErrnoException).code === 'ENOBUFS' ? 'too-big' : 'missing' };
+    return { problem: errnoOf(err) === 'ENOBUFS' ? 'too-big' : 'missing' };
   }
 }
+
+export const nodeGit: Git = { run: git, readFileAt: readRepoFileAt };

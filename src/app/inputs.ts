@@ -31,8 +31,13 @@ export interface SpecSource {
   info: Omit<PlanSpecInfo, 'name' | 'sha256'>;
 }
 
+/** A spec read at a git revision: its commit is always known. */
+export interface SpecAtRef extends SpecSource {
+  info: SpecSource['info'] & { commit: string };
+}
+
 /** The spec's text at a git revision (`git show COMMIT:PATH`), with the resolved commit. */
-export function readSpecAtRef({ files, git }: InputPorts, file: string, ref: string, flag = '--ref'): SpecSource {
+export function readSpecAtRef({ files, git }: InputPorts, file: string, ref: string, flag = '--ref'): SpecAtRef {
   const abs = resolve(file);
   const top = git.run(['rev-parse', '--show-toplevel'], files.isDirectory(dirname(abs)) ? dirname(abs) : process.cwd())?.trim();
   if (!top)

@@ -1,6 +1,6 @@
 /** Live cluster access for the CLI; the Kubernetes driver is loaded only when needed. */
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { ClusterApiError } from '../base/errors.ts';
+import { ClusterApiError, messageOf } from '../base/errors.ts';
 import { DriverError } from '../apply/driver.ts';
 import type { DriverFactory, KubeOptions } from './ports.ts';
 
@@ -48,7 +48,7 @@ export const openLiveDriver: DriverFactory = async (flags, io) => {
     mod = await import('../kube/index.ts');
   } catch (err) {
     throw new ClusterApiError(
-      `the Kubernetes driver cannot be loaded: ${(err as Error).message}`,
+      `the Kubernetes driver cannot be loaded: ${messageOf(err)}`,
       'rehearse against a snapshot instead: bootcplan rehearse -f SPEC --cluster SNAPSHOT',
     );
   }
@@ -59,7 +59,7 @@ export const openLiveDriver: DriverFactory = async (flags, io) => {
       driver,
       holder,
       records: new mod.KubeRecordDocuments(driver.client),
-      close: () => (driver as unknown as { close?: () => void }).close?.(),
+      close: () => driver.close(),
       // The health checks ask as bootcplan's own identity (auth: ServiceAccount) through the same client; the applier closes it.
       health: () => new mod.KubeHealthSource(driver.client, driver.client.kc),
     };

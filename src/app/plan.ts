@@ -58,7 +58,7 @@ export async function planCommand(ports: Ports, opts: PlanOptions): Promise<Comm
   if (opts.base) {
     const base = readSpecAtRef(ports, opts.file, opts.base, '--base');
     const { specChangesOf } = await import('../plan/specdiff.ts'); // loads the diff library
-    specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit!, opts.ref ?? 'working tree');
+    specChanges = specChangesOf(base.text, read.text, read.info.path, opts.base, base.info.commit, opts.ref ?? 'working tree');
   }
   const snapshot = await loadCluster(ports, opts);
   // In the cluster it plans (a live cluster, NODE_NAME set: an apply Job), its own node goes last.

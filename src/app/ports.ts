@@ -92,9 +92,16 @@ export interface Files {
   isDirectory(path: string): boolean;
 }
 
-/** git, run with an argument array (never a shell string) in `cwd`: its stdout, or null when it fails (default: app/git.ts nodeGit). */
+/** git, run with an argument array (never a shell string) (default: app/git.ts nodeGit). */
 export interface Git {
+  /** git in `cwd`: its stdout, or null when it fails. */
   run(args: readonly string[], cwd: string): string | null;
+  /**
+   * A file of the repository at `root` as committed at `commit` (`git show COMMIT:PATH`, a
+   * symbolic link read as the link): `abs` must lie inside `root` ("outside"); "missing" when the
+   * commit has no such file, "too-big" past `maxBytes` (app/git.ts readRepoFileAt).
+   */
+  readFileAt(root: string, abs: string, commit: string, maxBytes: number): { text: string; inRepo: string } | { problem: 'outside' | 'missing' | 'too-big' };
 }
 
 /** The reads of specs, snapshots and plan files: the files and git ports. */

@@ -5,18 +5,19 @@
  * - refuses a directory holding any file that is not in the record (a directory without a
  *   record counts as all foreign), and any recorded file whose content changed since: nothing is
  *   written, deleted or moved then;
- * - otherwise writes its files (each atomically, files.ts), removes the recorded files the new
- *   render no longer has and the directories that leaves empty, and writes the record last.
+ * - otherwise writes its files (each atomically, through the files port), removes the recorded
+ *   files the new render no longer has and the directories that leaves empty, and writes the
+ *   record last.
  * Symbolic links and other non-regular entries are never followed, replaced or removed: they
  * are foreign.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { InputError } from '../base/errors.ts';
+import { InputError, errnoOf, messageOf } from '../base/errors.ts';
 import type { Diagnostic } from '../base/diagnostics.ts';
 import type { RenderedFile } from '../fleet/argocd.ts';
-import { writeFileAtomic } from './files.ts';
+import type { Files } from './ports.ts';
 
 export const RENDER_RECORD = '.bootcplan-render';
 
@@ -62,8 +63,8 @@ function lstatOrNull(path: string) {
   try {
     return lstatSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new InputError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    if (errnoOf(err) === 'ENOENT') return null;
+    throw new InputError(`cannot read ${path}: ${errnoOf(err) ?? messageOf(err)}`);
   }
 }
 
@@ -91,7 +92,7 @@ function checkOwned(dir: string, record: Map<string, string> | null): void {
       `render into a directory of its own (a new --out-dir); bootcplan replaces only what its record ${RENDER_RECORD} lists, unchanged`,
     );
   }
-  const edited = entries.filter((e) => sha256(readFileSync(join(dir, e.path))) !== record!.get(e.path)).map((e) => e.path);
+  const edited = entries.filter((e) => sha256(readFileSync(join(dir, e.path))) !== record?.get(e.path)).map((e) => e.path);
   if (edited.length) {
     throw new InputError(
       `--out-dir ${dir}: ${listed(edited)} ${edited.length === 1 ? 'was' : 'were'} changed since bootcplan wrote ${edited.length === 1 ? 'it' : 'them'}`,
@@ -112,7 +113,7 @@ function recordText(files: readonly RenderedFile[]): string {
 }
 
 /** Writes a render into dir (new, or holding only an unchanged previous render), as the header says. */
-export function writeRender(dir: string, files: readonly RenderedFile[]): void {
+export function writeRender(out: Files, dir: string, files: readonly RenderedFile[]): void {
   for (const f of files)
     if (!isInside(f.path) || f.path === RENDER_RECORD) throw new Error(`render file path ${JSON.stringify(f.path)} is not inside the output directory`);
   const st = lstatOrNull(dir);
@@ -120,14 +121,14 @@ export function writeRender(dir: string, files: readonly RenderedFile[]): void {
   const record = st ? readRecord(dir) : null;
   if (st) checkOwned(dir, record);
   mkdirSync(dir, { recursive: true });
-  for (const f of files) writeFileAtomic(join(dir, f.path), f.content, 'shared');
+  for (const f of files) out.write(join(dir, f.path), f.content, 'shared');
   const now = new Set(files.map((f) => f.path));
   for (const old of record?.keys() ?? []) {
     if (now.has(old) || !existsSync(join(dir, old))) continue;
     unlinkSync(join(dir, old));
     removeEmptyParents(dir, old);
   }
-  writeFileAtomic(join(dir, RENDER_RECORD), recordText(files), 'shared');
+  out.write(join(dir, RENDER_RECORD), recordText(files), 'shared');
 }
 
 /** Removes the directories between dir and a removed file that are empty now (never dir itself). */

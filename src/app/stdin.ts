@@ -5,7 +5,7 @@
  * (EAGAIN) is waited on, not busy-looped.
  */
 import { readSync } from 'node:fs';
-import { InputError } from '../base/errors.ts';
+import { InputError, errnoOf, messageOf } from '../base/errors.ts';
 
 /** `-f -`, `--cluster -`, `show -`: the input comes from stdin. */
 export const STDIN_PATH = '-';
@@ -27,13 +27,13 @@ export function readStdinText(what: string, maxBytes: number, hint?: string, rea
     try {
       n = read(buf);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errnoOf(err);
       if (code === 'EAGAIN') {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
         continue;
       }
       if (code === 'EOF') break;
-      throw new InputError(`cannot read ${what} from stdin: ${code ?? (err as Error).message}`, [], hint);
+      throw new InputError(`cannot read ${what} from stdin: ${code ?? messageOf(err)}`, [], hint);
     }
     if (n === 0) break;
     total += n;

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { EXIT } from '../base/errors.ts';
+import { isPlainObject } from '../base/schema.ts';
 import type { CommandResult, Ports } from './ports.ts';
 
 export interface BuildInfo {
@@ -22,7 +23,12 @@ export interface BuildInfo {
   from: 'build' | 'source';
 }
 
-const readJson = (rel: string) => JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8'));
+/** A JSON object in a file beside this module (the package's, or the build record). */
+function readJson(rel: string): Record<string, unknown> {
+  const v: unknown = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8'));
+  if (!isPlainObject(v)) throw new Error(`${rel} is not a JSON object`);
+  return v;
+}
 
 function buildRecord(): BuildInfo | null {
   try {

@@ -73,7 +73,7 @@ export function rolloutStatusProblems(s: Partial<RolloutStatus>): string[] {
   chars('reason', s.reason, L.reason);
   chars('planId', s.planId, L.planId);
   chars('pool', s.pool, L.pool);
-  for (const [k, v] of Object.entries(s.lockObserved ?? {})) chars(`lockObserved.${k}`, v, L.lockObservedField);
+  for (const [k, v] of Object.entries<string>({ ...s.lockObserved })) chars(`lockObserved.${k}`, v, L.lockObservedField);
   if (s.healthCheck) {
     chars('healthCheck.name', s.healthCheck.name, L.healthName);
     chars('healthCheck.observed', s.healthCheck.observed, L.healthObserved);

@@ -36,7 +36,7 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { InputError, InterruptedError, type LockHeldError, OutsideWindowError } from '../base/errors.ts';
 import { checkApplicable } from '../plan/saved/verify.ts';
 import { AbortedError, type ClusterDriver } from './driver.ts';
-import { ROLLBACK_MARKED, type ApplyEvent, type EventSink } from './events.ts';
+import { ROLLBACK_MARKED, type EventSink } from './events.ts';
 import type { ApplyContext, ApplyTimeouts } from './context.ts';
 import type { Policy } from './policy.ts';
 import { Lease } from './lease.ts';
@@ -265,7 +265,7 @@ function applyContext(
       else if (e.type === 'pool-start') Object.assign(where, { pool: e.pool, wave: null });
       // A rollback's waves and nodes are marked as such (drawn apart, counted apart).
       const mark = plan.rollback && ROLLBACK_MARKED.has(e.type) ? { rollback: true as const } : {};
-      o.onEvent?.({ t: Math.round((now() - t0) * 1000) / 1000, ...e, ...mark } as ApplyEvent);
+      o.onEvent?.({ t: Math.round((now() - t0) * 1000) / 1000, ...e, ...mark });
     },
     wavesRun: 0,
     inFlight: new Set(),

@@ -99,7 +99,7 @@ async function deleteGuarded(ctx: ApplyContext, c: PlanChange): Promise<void> {
   if (!obj) return; // gone already: what the delete wanted
   for (const op of c.patch) {
     if (op.op !== 'test') continue;
-    const actual = fjp.getValueByPointer(obj, op.path);
+    const actual: unknown = fjp.getValueByPointer(obj, op.path);
     if (!deepEqual(actual, op.value))
       throw new PreconditionFailedError(
         `${c.address}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`,

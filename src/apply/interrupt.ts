@@ -86,11 +86,11 @@ export function interruptible(d: ClusterDriver, stop: AbortSignal): ClusterDrive
         }),
     );
   return new Proxy(d, {
-    get(target, prop) {
+    get(target, prop): unknown {
       if (prop === 'clock') return clock;
       if (prop === 'waitFor') return waitFor;
       if (prop === 'drain') return drain;
-      const v = Reflect.get(target, prop, target);
+      const v: unknown = Reflect.get(target, prop, target);
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });

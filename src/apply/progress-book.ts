@@ -77,7 +77,7 @@ export class ProgressBook {
         changesApplied: false,
         pools: Object.fromEntries(this.pools.map((p) => [p.name, newPool()])),
         done: false,
-        ...rollbackRunFields(st.run, this.plan),
+        ...rollbackRunFields(st.run, this.plan, this.plan.rollback),
       };
       return;
     }

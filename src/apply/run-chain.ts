@@ -5,7 +5,7 @@
  * they were before it, so their origins carry over), anything else starts a new run. Holds carry
  * into every new record until the plan targets another image for the pool. Pure.
  */
-import type { Plan } from '../plan/types.ts';
+import type { Plan, PlanRollback } from '../plan/types.ts';
 import { MAX_CHAIN, type Hold, type PoolOrigin, type ProgressRecord, type RunChain } from '../cluster/progress.ts';
 
 /** pool -> the digest the plan rolls it to (its image when the target has no digest). */
@@ -16,7 +16,7 @@ export function planTargets(plan: Plan): Record<string, string> {
 /** The previous record's run, when `plan` continues it: the same target for every pool they share (and one at least). */
 function continued(prev: ProgressRecord | null, targets: Record<string, string>): RunChain | null {
   const run = prev?.run;
-  if (!run || prev!.rollbackOf) return null;
+  if (!run || prev.rollbackOf) return null;
   const shared = Object.keys(targets).filter((p) => Object.hasOwn(run.targets, p));
   return shared.length && shared.every((p) => run.targets[p] === targets[p]) ? run : null;
 }
@@ -37,7 +37,11 @@ export function newRunFields(
     ? { id: before.id, planIds: [...before.planIds.filter((id) => id !== plan.id), plan.id].slice(-MAX_CHAIN), targets: { ...before.targets, ...targets } }
     : { id: plan.id, planIds: [plan.id], targets };
   const kept: Record<string, PoolOrigin> = {};
-  if (before) for (const p of plan.pools) if (prev!.pools[p.name]?.origin) kept[p.name] = prev!.pools[p.name].origin!;
+  if (before)
+    for (const p of plan.pools) {
+      const origin = prev?.pools[p.name]?.origin;
+      if (origin) kept[p.name] = origin;
+    }
   const { name, path, sha256, commit } = plan.spec;
   return { run, spec: { name, path, sha256, commit }, holds: carriedHolds(prev?.holds ?? [], targets), origins: kept };
 }
@@ -52,10 +56,9 @@ export function carriedHolds(holds: readonly Hold[], targets: Record<string, str
  * origins), `rollbackOf` (what it reverses, with what a continuation needs: docs/apply.md
  * "Continuing a rollback"), and every hold as it was (the rollback adds its own when it ends:
  * holds.ts finishRollback). A plan that continues the unfinished rollback `prev` records
- * continues its run: one rollback, its plan ids in order.
+ * continues its run: one rollback, its plan ids in order. `r`: the plan's rollback.
  */
-export function rollbackRunFields(prev: ProgressRecord | null, plan: Plan): Pick<ProgressRecord, 'run' | 'spec' | 'holds' | 'rollbackOf'> {
-  const r = plan.rollback!;
+export function rollbackRunFields(prev: ProgressRecord | null, plan: Plan, r: PlanRollback): Pick<ProgressRecord, 'run' | 'spec' | 'holds' | 'rollbackOf'> {
   const { name, path, sha256, commit } = plan.spec;
   const targets = planTargets(plan);
   const before = prev?.rollbackOf && !prev.done && prev.run && r.continues?.includes(prev.planId) ? prev.run : null;

@@ -97,9 +97,10 @@ export function diagnosticAt(map: SourceMap | null, d: DiagnosticInput): Diagnos
     column: pos?.column ?? null,
   };
   // Into the value only when it is the value's own position and its text is on that line.
-  const own = d.offset !== undefined && !!d.path && !!map && map.values[d.path] === pos && !d.atKey;
-  const shift = !own ? null : map!.offsets && Object.hasOwn(map!.offsets, d.path!) ? map!.offsets[d.path!] : 0;
-  if (shift !== null && out.column !== null) out.column += shift + d.offset!;
+  if (d.offset !== undefined && d.path && map && map.values[d.path] === pos && !d.atKey && out.column !== null) {
+    const shift = map.offsets && Object.hasOwn(map.offsets, d.path) ? map.offsets[d.path] : 0;
+    if (shift !== null) out.column += shift + d.offset; // null: a block scalar, its text on the next line
+  }
   if (d.expected) out.expected = d.expected;
   if (d.hint) out.hint = d.hint;
   return out;

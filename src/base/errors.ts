@@ -23,7 +23,8 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 /**
  * An error whose `name` is its class's (`new.target`): every error class of bootcplan extends
  * it, through BootcplanError when it ends a command, directly when it is a signal between parts
- * (AbortedError, StepWait), so that none sets `name` by hand.
+ * (AbortedError, StepWait), so that none sets `name` by hand (test/cli/driver-errors.test.ts
+ * reads src/ for a class that extends Error itself).
  */
 export class NamedError extends Error {
   constructor(message?: string) {

@@ -20,11 +20,15 @@ export function toJsonSchema(schema: Schema): JsonSchema {
   if (schema.default !== undefined) out.default = schema.default;
   Object.assign(out, typeKeywords(schema));
   for (const [k, v] of Object.entries(schema.json ?? {})) {
-    out[k] = k === 'required' && Array.isArray(out.required) && Array.isArray(v) ? [...new Set([...out.required, ...v])] : v;
+    const had = out.required;
+    out[k] = k === 'required' && Array.isArray(had) && Array.isArray(v) ? union(had, v) : v;
   }
   if (schema.nullable && typeof out.type === 'string') out.type = [out.type, 'null'];
   return out;
 }
+
+/** The items of both lists, each once, in order (a `required` from the hook joins the fields'). */
+const union = (a: readonly unknown[], b: readonly unknown[]): unknown[] => [...new Set([...a, ...b])];
 
 function typeKeywords(schema: Schema): JsonSchema {
   switch (schema.type) {

@@ -71,7 +71,8 @@ function deeperThan(v: object, depth: number, maxDepth: number): boolean {
     }
     return false;
   }
-  for (const x of Object.values(v)) {
+  const values: unknown[] = Object.values(v);
+  for (const x of values) {
     if (x !== null && typeof x === 'object' && deeperThan(x, depth + 1, maxDepth)) return true;
   }
   return false;

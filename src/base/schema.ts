@@ -279,6 +279,7 @@ export function describeType(v: unknown): string {
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a mapping';
   if (typeof v === 'string') return `the string "${v}"`;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- says to no-base-to-string that no object is left here
   return `${typeof v} ${String(v as number | boolean | bigint | symbol | undefined)}`;
 }
 

@@ -53,7 +53,7 @@ function walk(v: unknown, inSecret: boolean): unknown {
   if (Array.isArray(v)) {
     let out: unknown[] | null = null;
     for (let i = 0; i < v.length; i++) {
-      const x = v[i];
+      const x: unknown = v[i];
       if (x === null || typeof x !== 'object') continue;
       const y = walk(x, inSecret);
       if (y !== x) (out ??= v.slice())[i] = y;

@@ -62,7 +62,7 @@ const takesValue = (o: Option) => o.required || o.optional;
 
 /** The command's options and its parents' (commander recognises a parent's option after a subcommand). */
 function optionsInScope(chain: readonly Command[]): Option[] {
-  return chain.flatMap((c) => c.options as Option[]).filter((o) => !o.hidden);
+  return chain.flatMap((c) => c.options).filter((o) => !o.hidden);
 }
 
 function findOption(chain: readonly Command[], flag: string): Option | undefined {
@@ -70,7 +70,8 @@ function findOption(chain: readonly Command[], flag: string): Option | undefined
 }
 
 function visibleSubcommands(cmd: Command): Command[] {
-  return (cmd.commands as Command[]).filter((c) => !(c as Command & { _hidden?: boolean })._hidden && c.name() !== COMPLETE_COMMAND);
+  // commander keeps `_hidden` on the command without declaring it in its types.
+  return cmd.commands.filter((c) => !('_hidden' in c && c._hidden) && c.name() !== COMPLETE_COMMAND);
 }
 
 interface Walk {

@@ -8,7 +8,7 @@
 import { Command, CommanderError } from 'commander';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { EXIT, exitCodeOf, BootcplanError, InputError, StalePlanError, InterruptedError, RolloutHaltedError } from '../base/errors.ts';
+import { EXIT, exitCodeOf, BootcplanError, InputError, StalePlanError, InterruptedError, RolloutHaltedError, messageOf } from '../base/errors.ts';
 import { registerApplyCommands } from './commands-apply.ts';
 import { registerSnapshotCommand, registerLockCommands } from './commands-cluster.ts';
 import { registerPlanCommands } from './commands-plan.ts';
@@ -22,7 +22,7 @@ import { askOnTerminal, processIO } from '../app/io.ts';
 import { processSignals, stopRequests } from '../app/signals.ts';
 import { nodeFiles } from '../app/files.ts';
 import { nodeGit } from '../app/git.ts';
-import { specsOfFleetPlans } from '../app/fleet-saved-plan.ts';
+import { specOfFleetClusterPlan } from '../app/fleet-saved-plan.ts';
 import { openLiveDriver } from '../app/live.ts';
 import { STDIN_PATH } from '../app/stdin.ts';
 
@@ -59,7 +59,7 @@ function portsOf(deps: CliDeps, io: () => CliIO): Ports {
     stops: stopRequests(io, deps.signals ?? processSignals, deps.exitNow ?? ((c) => process.exit(c))),
     ask: (question) => (io().ask ?? askOnTerminal)(question),
     ...inputs,
-    fleetClusterSpec: deps.fleetClusterSpec ?? ((plan, durations) => specsOfFleetPlans(inputs, [plan], durations).clusters.get(plan.spec.fleetCluster!)!),
+    fleetClusterSpec: deps.fleetClusterSpec ?? ((plan, durations) => specOfFleetClusterPlan(inputs, plan, durations)),
   };
 }
 
@@ -139,10 +139,9 @@ export function reportError(io: CliIO, err: unknown, verbose = false): number {
   }
   if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.error;
   // Internal errors: one line and where to report it; the stack only with BOOTCPLAN_DEBUG.
-  const e = err as Error;
-  say(`error: internal error: ${e?.message ?? String(err)}`);
+  say(`error: internal error: ${messageOf(err)}`);
   say('  hint: this is a bug in bootcplan; rerun with BOOTCPLAN_DEBUG=1 and report the output');
-  if ((io.env.BOOTCPLAN_DEBUG || verbose) && e?.stack) for (const l of e.stack.split('\n')) say(l);
+  if ((io.env.BOOTCPLAN_DEBUG || verbose) && err instanceof Error && err.stack) for (const l of err.stack.split('\n')) say(l);
   return exitCodeOf(err);
 }
 

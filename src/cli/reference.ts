@@ -17,9 +17,9 @@ const cell = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').repla
 /** Inline code in a table cell: GitHub ends a cell at any `|`, even inside backticks. */
 const code = (s: string) => `\`${s.replace(/\|/g, '\\|')}\``;
 
-// commander keeps these on the objects without declaring them in its types.
-const isHidden = (c: Command) => (c as unknown as { _hidden?: boolean })._hidden === true;
-const argChoices = (a: Argument) => (a as unknown as { argChoices?: string[] }).argChoices;
+// commander keeps `_hidden` on the command without declaring it in its types.
+const isHidden = (c: Command) => '_hidden' in c && c._hidden === true;
+const argChoices = (a: Argument) => a.argChoices;
 
 /** `bootcplan fleet render argocd` for a subcommand. */
 function pathOf(c: Command): string {

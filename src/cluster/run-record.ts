@@ -6,7 +6,7 @@
  * never read half-way. Pure: both drivers use it (src/kube/progress-configmap.ts,
  * src/sim/progress-store.ts).
  */
-import { type ProgressRecord, type PoolOrigin, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_OBSERVED, MAX_PULLSPEC, isDigestReference } from './progress.ts';
+import { type ProgressRecord, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_OBSERVED, MAX_PULLSPEC, isDigestReference } from './progress.ts';
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A whole number, at least `min`. */
@@ -158,7 +158,7 @@ function rollbackOfProblem(r: unknown, quote: Quote): string | null {
     return 'with a malformed trigger';
   if (!isMap(r.origins)) return 'without origins';
   for (const [pool, o] of Object.entries(r.origins)) {
-    const bad = originProblem(o as PoolOrigin);
+    const bad = originProblem(o);
     if (bad) return `whose origin of pool ${quote(pool)} is ${bad}`;
   }
   return continuationProblem(r);

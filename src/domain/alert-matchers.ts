@@ -19,6 +19,7 @@
 import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
 import type * as Re2Module from 're2js';
+import { messageOf } from '../base/errors.ts';
 
 /**
  * re2js, loaded on first use: only specs with a regex matcher pay for it. It is 260 kB of
@@ -121,7 +122,7 @@ function regexError(re: string): string | null {
     RE2().compile(re);
     return null;
   } catch (err) {
-    return (err as Error).message.replace(/^error parsing regexp: /, '');
+    return messageOf(err).replace(/^error parsing regexp: /, '');
   }
 }
 
@@ -132,11 +133,10 @@ export function matcherText(m: Matcher): string {
 
 /** Matchers compiled once; `test` says whether an alert's labels satisfy all of them. */
 export class MatcherSet {
-  private readonly compiled: { m: Matcher; re: RE2JS | null }[];
+  private readonly compiled: { label: string; holds: (value: string) => boolean }[];
 
   constructor(readonly matchers: readonly Matcher[]) {
-    // Whole-string matching (RE2JS.matches) is the anchoring Prometheus applies: ^(?:re)$.
-    this.compiled = matchers.map((m) => ({ m, re: m.op === '=~' || m.op === '!~' ? RE2().compile(m.value) : null }));
+    this.compiled = matchers.map((m) => ({ label: m.label, holds: valueTest(m) }));
   }
 
   /** From matcher texts the spec validated; throws on one that does not parse (a plan file bootcplan did not write). */
@@ -151,20 +151,26 @@ export class MatcherSet {
   }
 
   test(labels: Readonly<Record<string, unknown>>): boolean {
-    return this.compiled.every(({ m, re }) => {
-      const raw = labels[m.label];
-      const v = (typeof raw === 'string' ? raw : '').slice(0, MAX_LABEL_VALUE);
-      switch (m.op) {
-        case '=':
-          return v === m.value;
-        case '!=':
-          return v !== m.value;
-        case '=~':
-          return re!.matches(v);
-        case '!~':
-          return !re!.matches(v);
-      }
+    return this.compiled.every(({ label, holds }) => {
+      const raw = labels[label];
+      return holds((typeof raw === 'string' ? raw : '').slice(0, MAX_LABEL_VALUE));
     });
+  }
+}
+
+/** What a matcher asks of a label's value (a regular expression compiled once). */
+function valueTest(m: Matcher): (value: string) => boolean {
+  switch (m.op) {
+    case '=':
+      return (v) => v === m.value;
+    case '!=':
+      return (v) => v !== m.value;
+    case '=~':
+    case '!~': {
+      // Whole-string matching (RE2JS.matches) is the anchoring Prometheus applies: ^(?:re)$.
+      const re = RE2().compile(m.value);
+      return m.op === '=~' ? (v) => re.matches(v) : (v) => !re.matches(v);
+    }
   }
 }
 

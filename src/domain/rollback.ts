@@ -122,10 +122,10 @@ export type BootcRollbackRole = 'rollback' | 'degraded' | 'origin-differs' | 'un
 export function bootcRollbackRole(f: BootcMemberFacts): BootcRollbackRole {
   const e = f.entry;
   const ofRun = !!e && f.chain.has(e.planId) && e.pool === f.pool && RUN_STEPS.has(e.step);
-  const inScope = ofRun && (!f.wave || (e!.planId === f.wave.planId && e!.wave === f.wave.wave && f.pool === f.wave.pool));
+  const inScope = ofRun && (!f.wave || (e.planId === f.wave.planId && e.wave === f.wave.wave && f.pool === f.wave.pool));
   const onTarget = f.bootedDigest === f.target || f.rebootRequested;
   if (inScope && onTarget) {
-    if (!e!.from || digestOf(e!.from) !== f.origin) return 'origin-differs';
+    if (!e.from || digestOf(e.from) !== f.origin) return 'origin-differs';
     return f.degraded ? 'degraded' : 'rollback';
   }
   if (f.bootedDigest === f.origin) return f.stagedDigest === f.target ? 'target-still-staged' : 'untouched';

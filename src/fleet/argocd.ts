@@ -258,13 +258,14 @@ export function renderFleetArgo(input: ArgoFleetInput, o: ArgoFleetOptions): Arg
   const files: RenderedFile[] = [];
   fp.batches.forEach((b, step) => {
     for (const name of b.clusters) {
-      const c = byName.get(name)!;
+      const c = byName.get(name);
+      if (!c?.plan) throw new Error(`internal: cluster ${name} of batch ${b.index} has no plan`); // a batch holds planned clusters only
       const el = elementOf(c, b.index, o);
       elements.push(el);
       applications.push({ cluster: name, application: el.application, batch: b.index, step: step + 1 });
       const ci: ClusterFileInput = {
         cluster: name,
-        plan: c.plan!,
+        plan: c.plan,
         fleetPath: fp.fleet.path,
         fleetText: input.fleetText,
         rollout: input.rollouts[name],

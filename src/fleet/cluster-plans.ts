@@ -12,7 +12,7 @@ import { buildPlan } from '../plan/planner.ts';
 import type { Plan, PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import type { FleetCluster } from './spec-types.ts';
 import { effectiveSpecs, type CheckedFleet } from './spec-load.ts';
-import type { FleetClusterPlan, FleetPlan } from './plan-types.ts';
+import type { FleetPlan } from './plan-types.ts';
 
 /** One cluster of a Fleet: its entry in the Fleet, its effective spec and its re-planner. */
 export interface FleetClusterSpec {
@@ -50,17 +50,16 @@ export function fleetClusterSpecs(
   );
 }
 
-/** The plan of cluster `c` must name this fleet plan's Fleet file (path, ref, commit, sha256) and `c` itself (exit 3). */
-export function requirePlanOfThisFleet(fp: FleetPlan, c: FleetClusterPlan): void {
-  const p = c.plan!;
+/** The plan `p` of cluster `cluster` must name this fleet plan's Fleet file (path, ref, commit, sha256) and that cluster (exit 3). */
+export function requirePlanOfThisFleet(fp: FleetPlan, cluster: string, p: Plan): void {
   const mismatch =
     p.spec.path !== fp.fleet.path ||
     p.spec.sha256 !== fp.fleet.sha256 ||
     p.spec.commit !== fp.fleet.commit ||
     p.spec.ref !== fp.fleet.ref ||
-    p.spec.fleetCluster !== c.name;
+    p.spec.fleetCluster !== cluster;
   if (mismatch) {
-    throw new StalePlanError(`the plan of cluster ${c.name} was not made from this fleet plan's Fleet`, [
+    throw new StalePlanError(`the plan of cluster ${cluster} was not made from this fleet plan's Fleet`, [
       `it names ${p.spec.path} (sha256 ${String(p.spec.sha256).slice(0, 16)}…) for cluster ${JSON.stringify(p.spec.fleetCluster ?? null)}; the fleet plan was made from ${fp.fleet.path} (sha256 ${fp.fleet.sha256.slice(0, 16)}…)`,
       'plan the fleet again instead of editing the file',
     ]);

@@ -9,7 +9,7 @@ import type { Clock } from '../apply/driver.ts';
 import { AbortedError, isoOf } from '../apply/driver.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import type { GateFailure, GateOutcome } from '../apply/health-gates.ts';
-import { EXIT, InterruptedError, OutsideWindowError, exitCodeOf } from '../base/errors.ts';
+import { EXIT, InterruptedError, OutsideWindowError, exitCodeOf, messageOf } from '../base/errors.ts';
 import type { PlanHealthCheck } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from './plan-types.ts';
 import type { FleetProgressRecord } from './record.ts';
@@ -91,12 +91,13 @@ export async function runCluster(
       return;
     }
     const startedAt = before ? before.startedAt : isoOf(ctx.clock.now());
+    if (!c.plan) throw new Error(`internal: cluster ${c.name} is run without a plan`); // the runner runs planned clusters only
     record = {
       fleetPlanId: ctx.plan.id,
       fleet: ctx.plan.fleet.name,
       cluster: c.name,
       batch,
-      planId: c.plan!.id,
+      planId: c.plan.id,
       outcome: 'running',
       exitCode: null,
       message: null,
@@ -116,7 +117,7 @@ export async function runCluster(
         ? { outcome: 'timed-out' as const, exitCode: EXIT.halted }
         : { outcome: 'interrupted' as const, exitCode: exitOfSignal(ctx.signal) }
       : { outcome: 'failed' as const, exitCode: exitCodeOf(err) };
-    const message = outcome === 'timed-out' ? 'its batch ran out of time; its apply stopped at a safe point (a rerun resumes it)' : (err as Error).message;
+    const message = outcome === 'timed-out' ? 'its batch ran out of time; its apply stopped at a safe point (a rerun resumes it)' : messageOf(err);
     if (session && record) await writeRecord(ctx, session, record, { outcome, exitCode, message, finishedAt: isoOf(ctx.clock.now()) });
     ctx.finish(r, batch, outcome, exitCode, message);
   } finally {
@@ -178,6 +179,6 @@ async function writeRecord(ctx: ClusterRunContext, s: FleetClusterSession, recor
   try {
     await s.writeRecord({ ...record });
   } catch (err) {
-    ctx.emit({ type: 'fleet-record-warning', cluster: record.cluster, message: `the fleet progress record could not be written: ${(err as Error).message}` });
+    ctx.emit({ type: 'fleet-record-warning', cluster: record.cluster, message: `the fleet progress record could not be written: ${messageOf(err)}` });
   }
 }

@@ -67,15 +67,15 @@ export function sharedMapOf(map: SourceMap): SharedMap {
   return { file: map.file, values: move(map.values), keys: move(map.keys), windows: windowIndex(map) };
 }
 
-/** The overrides that apply to a cluster, in order, each with its path in the Fleet file. */
-export function overridesOf(fleet: FleetSpec, index: number): { override: FleetOverride; path: string }[] {
+/** The overrides that apply to a cluster, in order, each with its path in the Fleet file and its clusterSelector (null: the cluster's own). */
+export function overridesOf(fleet: FleetSpec, index: number): { override: FleetOverride; path: string; selector: LabelSelector | null }[] {
   const cluster = fleet.spec.clusters[index];
   const labels = cluster.labels ?? {};
-  const out: { override: FleetOverride; path: string }[] = [];
+  const out: { override: FleetOverride; path: string; selector: LabelSelector | null }[] = [];
   (fleet.spec.overrides ?? []).forEach((o, i) => {
-    if (selectorMatches(o.clusterSelector, labels)) out.push({ override: o, path: `spec.overrides[${i}]` });
+    if (selectorMatches(o.clusterSelector, labels)) out.push({ override: o, path: `spec.overrides[${i}]`, selector: o.clusterSelector });
   });
-  if (cluster.overrides) out.push({ override: cluster.overrides, path: `spec.clusters[${index}].overrides` });
+  if (cluster.overrides) out.push({ override: cluster.overrides, path: `spec.clusters[${index}].overrides`, selector: null });
   return out;
 }
 
@@ -152,7 +152,7 @@ function mergeHealthChecks(
   const shared = [{ ...values }, { ...keys }];
   const list: Entry[] = (fleet.spec.rollout.healthChecks ?? []).map((c, i) => ({ c, from: { m: shared, prefix: `${HC}[${i}]` } }));
   for (const { override, path } of overrides) {
-    for (const [j, c] of override.healthChecks!.entries()) {
+    for (const [j, c] of (override.healthChecks ?? []).entries()) {
       const i = list.findIndex((x) => x.c.name === c.name);
       if (dropsCheck(c)) {
         if (i >= 0) list.splice(i, 1);
@@ -206,9 +206,8 @@ export function overriddenFields(fleet: FleetSpec, index: number): FleetFieldOve
   const won = new Map<string, Won>();
   let windows: Won | null = null;
   let timezone: Won | null = null;
-  for (const { override, path } of overridesOf(fleet, index)) {
-    const label = /^spec\.overrides\[(\d+)\]$/.exec(path);
-    const by = { path, selector: label ? selectorText(fleet.spec.overrides![Number(label[1])].clusterSelector) : null };
+  for (const { override, path, selector } of overridesOf(fleet, index)) {
+    const by = { path, selector: selector ? selectorText(selector) : null };
     for (const po of override.pools ?? []) for (const f of POOL_FIELDS) if (po[f] !== undefined) won.set(`pools.${po.name}.${f}`, { value: po[f], by });
     if (override.maintenanceWindows) windows = { value: override.maintenanceWindows, by };
     if (override.timezone !== undefined) timezone = { value: override.timezone, by };

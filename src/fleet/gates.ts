@@ -37,7 +37,7 @@ export function sessionVerifier(clock: Clock, health: () => HealthSource): Verif
         checks,
         signal,
         position: { point: 'batch', pool: null, wave: null, node: null },
-        emit: (e) => onEvent({ t: Math.round((clock.now() - t0) * 1000) / 1000, ...e } as ApplyEvent),
+        emit: (e) => onEvent({ t: Math.round((clock.now() - t0) * 1000) / 1000, ...e }),
       });
     } finally {
       source.close?.();

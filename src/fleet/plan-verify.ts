@@ -21,10 +21,11 @@ export function checkFleetPlanSeal(fp: FleetPlan): void {
     ]);
   }
   for (const c of fp.clusters) {
-    const planActual = c.plan ? tamperedId(c.plan) : null;
+    if (!c.plan) continue;
+    const planActual = tamperedId(c.plan);
     if (planActual) {
       throw new StalePlanError(`the plan of cluster ${c.name} in fleet plan ${fp.id} was modified after it was made`, [
-        `its content hashes to ${planActual}, but it says it is plan ${c.plan!.id}`,
+        `its content hashes to ${planActual}, but it says it is plan ${c.plan.id}`,
         'plan the fleet again instead of editing the file',
       ]);
     }

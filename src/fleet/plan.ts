@@ -199,13 +199,14 @@ export function assembleFleetPlan(info: PlanSpecInfo, fleet: FleetSpec, clusters
   const maxConcurrency = resolveMaxConcurrency(parsed.ok ? parsed.value : { kind: 'count', value: DEFAULT_MAX_CONCURRENCY }, others);
   const byName = new Map(clusters.map((c) => [c.name, c]));
   const batches: FleetBatch[] = planFleetBatches(canaries, candidates, maxConcurrency.resolved).map((b, i) => {
-    for (const name of b.clusters) byName.get(name)!.batch = i + 1;
-    return {
-      index: i + 1,
-      kind: b.kind,
-      clusters: b.clusters,
-      estimatedSeconds: Math.max(0, ...b.clusters.map((n) => byName.get(n)!.plan!.summary.estimatedSeconds)),
-    };
+    const seconds: number[] = [];
+    for (const name of b.clusters) {
+      const c = byName.get(name);
+      if (!c?.plan) throw new Error(`internal: batch ${i + 1} holds ${name}, which has no plan`); // batches hold clusters that roll
+      c.batch = i + 1;
+      seconds.push(c.plan.summary.estimatedSeconds);
+    }
+    return { index: i + 1, kind: b.kind, clusters: b.clusters, estimatedSeconds: Math.max(0, ...seconds) };
   });
   const soak = strategy.batchSoakSeconds ?? 0;
   const body: Omit<FleetPlan, 'id'> = {

@@ -8,6 +8,7 @@
  * document stores (src/kube/record-documents.ts, src/sim/driver.ts `records`) match it by shape
  * and know nothing of the fleet.
  */
+import { isPlainObject } from '../base/schema.ts';
 import type { RecordDocument } from '../cluster/types.ts';
 
 /** One cluster's part of a fleet run, recorded in that cluster (a rerun skips it when `done` for the same fleet plan). */
@@ -38,26 +39,34 @@ export interface FleetRecordStore {
 
 export const FLEET_PROGRESS_KEY = 'fleet.json';
 
-const OUTCOMES: readonly string[] = ['running', 'waiting', 'done', 'nothing-to-do', 'failed', 'timed-out', 'interrupted'];
+const OUTCOMES: readonly FleetProgressRecord['outcome'][] = ['running', 'waiting', 'done', 'nothing-to-do', 'failed', 'timed-out', 'interrupted'];
+const isOutcome = (v: unknown): v is FleetProgressRecord['outcome'] => OUTCOMES.some((o) => o === v);
 
 /** The record in `text`, or the reason it is not one (a string). */
 export function fleetProgressOf(text: string): FleetProgressRecord | string {
-  // any: the JSON of a document read from the cluster, checked field by field below.
-  let p: any;
+  let p: unknown;
   try {
     p = JSON.parse(text);
   } catch {
     return `${FLEET_PROGRESS_KEY} is not valid JSON`;
   }
-  if (typeof p !== 'object' || p === null || Array.isArray(p)) return `${FLEET_PROGRESS_KEY} is not a JSON object`;
-  for (const f of ['fleetPlanId', 'fleet', 'cluster', 'planId', 'startedAt', 'updatedAt'])
-    if (typeof p[f] !== 'string') return `${FLEET_PROGRESS_KEY} has no string ${f}`;
-  if (!Number.isSafeInteger(p.batch) || p.batch < 1) return `${FLEET_PROGRESS_KEY} has no batch number`;
-  if (!OUTCOMES.includes(p.outcome)) return `${FLEET_PROGRESS_KEY} has an unknown outcome`;
-  if (!(p.exitCode === null || Number.isSafeInteger(p.exitCode))) return `${FLEET_PROGRESS_KEY} has an exitCode that is not an integer`;
-  if (!(p.message === null || typeof p.message === 'string')) return `${FLEET_PROGRESS_KEY} has a message that is not a string`;
-  if (!(p.finishedAt === null || typeof p.finishedAt === 'string')) return `${FLEET_PROGRESS_KEY} has a finishedAt that is not a string`;
-  return p as FleetProgressRecord;
+  if (!isPlainObject(p)) return `${FLEET_PROGRESS_KEY} is not a JSON object`;
+  const { fleetPlanId, fleet, cluster, planId, startedAt, updatedAt, batch, outcome, exitCode, message, finishedAt } = p;
+  const noString = (f: string) => `${FLEET_PROGRESS_KEY} has no string ${f}`;
+  if (typeof fleetPlanId !== 'string') return noString('fleetPlanId');
+  if (typeof fleet !== 'string') return noString('fleet');
+  if (typeof cluster !== 'string') return noString('cluster');
+  if (typeof planId !== 'string') return noString('planId');
+  if (typeof startedAt !== 'string') return noString('startedAt');
+  if (typeof updatedAt !== 'string') return noString('updatedAt');
+  if (typeof batch !== 'number' || !Number.isSafeInteger(batch) || batch < 1) return `${FLEET_PROGRESS_KEY} has no batch number`;
+  if (!isOutcome(outcome)) return `${FLEET_PROGRESS_KEY} has an unknown outcome`;
+  if (!(exitCode === null || (typeof exitCode === 'number' && Number.isSafeInteger(exitCode))))
+    return `${FLEET_PROGRESS_KEY} has an exitCode that is not an integer`;
+  if (!(message === null || typeof message === 'string')) return `${FLEET_PROGRESS_KEY} has a message that is not a string`;
+  if (!(finishedAt === null || typeof finishedAt === 'string')) return `${FLEET_PROGRESS_KEY} has a finishedAt that is not a string`;
+  // The object as read (its fields in their order, any others kept), each field now of its type.
+  return { ...p, fleetPlanId, fleet, cluster, batch, planId, outcome, exitCode, message, startedAt, updatedAt, finishedAt };
 }
 
 /** The record as a document: ConfigMap `bootcplan-fleet`, `fleet.json` beside `fleet-plan-id` (for kubectl readers). */

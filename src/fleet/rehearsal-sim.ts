@@ -17,7 +17,7 @@ import type { FleetClusterSession } from './cluster-run.ts';
 import type { FleetBatchStatus, FleetRunResult } from './run-result.ts';
 import type { runFleet } from './runner.ts';
 import type { BatchTimeoutAction } from './spec-types.ts';
-import { EXIT, InputError, RolloutHaltedError, exitCodeOf, type ExitCode } from '../base/errors.ts';
+import { EXIT, InputError, RolloutHaltedError, exitCodeOf, type ExitCode, messageOf } from '../base/errors.ts';
 import { SleepClock } from '../sim/sleep-clock.ts';
 import { rehearse, type Rehearsal } from '../sim/rehearse.ts';
 import type { SimCluster } from '../sim/cluster.ts';
@@ -106,7 +106,7 @@ export async function rehearseCluster(input: ClusterRehearsalInput): Promise<Clu
     };
   } catch (err) {
     // A plan that must not be applied (checkApplicable) stops at once, as apply would.
-    return { ...base, outcome: 'stopped', exitCode: exitCodeOf(err), durationSeconds: 0, message: (err as Error).message, rehearsal: null, error: err };
+    return { ...base, outcome: 'stopped', exitCode: exitCodeOf(err), durationSeconds: 0, message: messageOf(err), rehearsal: null, error: err };
   }
 }
 

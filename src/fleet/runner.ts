@@ -154,7 +154,7 @@ class FleetRun {
   }
 
   private emit(e: UnstampedFleetEvent): void {
-    this.o.onEvent?.({ t: this.since(), ...e } as FleetEvent);
+    this.o.onEvent?.({ t: this.since(), ...e });
   }
 
   async run(): Promise<FleetRunResult> {
@@ -191,7 +191,7 @@ class FleetRun {
   private stopAfter(batch: FleetBatch, end: BatchEnd): boolean {
     const action = this.o.plan.strategy.batchTimeoutAction;
     if (end.interrupted) {
-      this.halt('interrupted', batch.index, null, `stopped by ${signalName(this.o.signal!)} in batch ${batch.index}`);
+      this.halt('interrupted', batch.index, null, `stopped by ${signalName(this.o.signal)} in batch ${batch.index}`);
       return true;
     }
     const bad = [...end.failed, ...end.timedOut];
@@ -234,8 +234,8 @@ class FleetRun {
         verifier: async (c) => {
           const session = await this.o.open(c);
           return {
-            verify: session.verify ? (checks, sig, onEvent) => session.verify!(checks, sig, onEvent) : null,
-            act: session.onGateFailure ? (f, sig, onEvent) => session.onGateFailure!(f, sig, onEvent) : null,
+            verify: session.verify?.bind(session) ?? null,
+            act: session.onGateFailure?.bind(session) ?? null,
             close: () => session.close?.(),
           };
         },
@@ -265,7 +265,7 @@ class FleetRun {
       await this.o.clock.sleep(left, this.o.signal);
       return true;
     } catch {
-      this.halt('interrupted', batch, null, `stopped by ${signalName(this.o.signal!)} while soaking after batch ${batch}`);
+      this.halt('interrupted', batch, null, `stopped by ${signalName(this.o.signal)} while soaking after batch ${batch}`);
       return false;
     }
   }

@@ -24,7 +24,7 @@ const clusterSelectorSchema = labelSelectorSchema(
 /** A pool field as an override has it: no default (left out, the shared value stays). */
 function overrideField(name: string): Schema {
   const { default: _d, defaultText: _t, ...field } = poolSchema.fields[name];
-  return name === 'name' ? field : ({ ...field, defaultText: "the shared pool's" } as Schema);
+  return name === 'name' ? field : { ...field, defaultText: "the shared pool's" };
 }
 const pick = (names: readonly string[]): Record<string, Schema> => Object.fromEntries(names.map((n) => [n, overrideField(n)]));
 
@@ -50,7 +50,7 @@ const overrideFields: Record<string, Schema> = {
     ...healthChecksSchema(true),
     description:
       'Health checks merged by name into spec.rollout.healthChecks, in override order: an entry replaces the check of its name whole, enabled: false drops it, new names are added.',
-  } as Schema,
+  },
 };
 
 const overrideSchema: ObjectSchema = {

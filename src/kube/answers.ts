@@ -178,7 +178,7 @@ export function listAnswer<K extends string>(value: unknown, expected: Expected<
 export function statusOf(body: Buffer): Record<string, unknown> | null {
   if (!body.length || nestedDeeperThan(body.toString('utf8'), MAX_JSON_DEPTH)) return null;
   try {
-    const v = JSON.parse(body.toString('utf8'));
+    const v: unknown = JSON.parse(body.toString('utf8'));
     return isObject(v) && v.kind === 'Status' ? v : null;
   } catch {
     return null;

@@ -20,7 +20,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from './rest.ts';
 import { KubeApiError, KubeRequestError } from './api-errors.ts';
 import { NotFoundError } from '../apply/driver.ts';
-import { ClusterApiError } from '../base/errors.ts';
+import { ClusterApiError, messageOf } from '../base/errors.ts';
 import { printable } from './answers.ts';
 import { HealthRequestError } from './prometheus-answers.ts';
 import { CONFIGMAP, SECRET, objectPath } from './resources.ts';
@@ -107,12 +107,9 @@ export class HealthCredentials {
     const user = printable(this.kc.getCurrentUser()?.name ?? 'unknown', 60);
     const opts: { headers: Record<string, string> } = { headers: {} };
     try {
-      await this.kc.applyToHTTPSOptions(opts as never);
+      await this.kc.applyToHTTPSOptions(opts);
     } catch (err) {
-      throw new HealthRequestError(
-        'no-token',
-        `the Kubernetes identity (user ${user}) gave no token: ${printable((err as Error).message ?? String(err), 120)}`,
-      );
+      throw new HealthRequestError('no-token', `the Kubernetes identity (user ${user}) gave no token: ${printable(messageOf(err), 120)}`);
     }
     const header = opts.headers.Authorization ?? opts.headers.authorization ?? '';
     const m = /^Bearer ([\x21-\x7e]{1,16384})$/.exec(header);
@@ -142,7 +139,7 @@ export class HealthCredentials {
 
 const cacheKey = (kind: string, r: KeyRef, key: string) => JSON.stringify([kind, r.namespace, r.name, key]);
 
-function readFailure(err: unknown, kind: 'ConfigMap' | 'Secret', ref: KeyRef, plural: string): Error {
+function readFailure(err: unknown, kind: 'ConfigMap' | 'Secret', ref: KeyRef, plural: string): unknown {
   const what = refText(kind, ref);
   if (err instanceof NotFoundError) return new HealthRequestError(kind === 'Secret' ? 'no-token' : 'tls', `${what} not found`);
   return apiFailure(err, `reading ${what}`, `get on ${plural}, resourceNames [${ref.name}], in ${ref.namespace}`);
@@ -152,7 +149,7 @@ function readFailure(err: unknown, kind: 'ConfigMap' | 'Secret', ref: KeyRef, pl
  * A failed request to the API server during a measurement, as the HealthRequestError to report
  * (`rule`: the RBAC rule a 403 asks for). AbortedError and programming errors pass through.
  */
-export function apiFailure(err: unknown, doing: string, rule: string): Error {
+export function apiFailure(err: unknown, doing: string, rule: string): unknown {
   if (err instanceof KubeApiError && err.status === 403) {
     return new HealthRequestError('forbidden', `${doing}: ${printable(err.message, 120)}; grant ${rule}`);
   }
@@ -169,5 +166,5 @@ export function apiFailure(err: unknown, doing: string, rule: string): Error {
     return new HealthRequestError(kind, `${doing}: ${printable(err.message, 200)}`);
   }
   if (err instanceof ClusterApiError) return new HealthRequestError('http-status', `${doing}: ${printable(err.message, 200)}`);
-  return err as Error;
+  return err;
 }

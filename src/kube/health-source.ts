@@ -25,6 +25,7 @@ import { PrometheusClient, HealthRequestError, type PrometheusEndpoint } from '.
 import { HealthCredentials, apiFailure, type HealthCredentialsOptions } from './health-credentials.ts';
 import { CLUSTER_OPERATOR, apiPrefix, collectionPath, groupOf } from './resources.ts';
 import { printable } from './answers.ts';
+import { isPlainObject } from '../base/schema.ts';
 
 /** A kind's resource as API discovery serves it (APIResourceList, apimachinery meta/v1). */
 interface Served {
@@ -85,26 +86,23 @@ export class KubeHealthSource implements HealthSource {
     this.prometheus.close();
   }
 
+  /** The check by its settings: a planned check carries those of its kind and no other (src/plan/health.ts planCheck). */
   private async measureKind(check: PlanHealthCheck, b: Budget): Promise<Measurement> {
-    switch (check.kind) {
-      case 'prometheus': {
-        const p = check.prometheus!;
-        const answer = await this.ask(p, b, (ep) => this.prometheus.query(ep, p.query, b.left(), b.signal));
-        return observeQuery(answer.data, answer.warnings, { condition: p.parsed, onEmpty: p.onEmpty });
-      }
-      case 'alerts': {
-        const a = check.alerts!;
-        const rules = { matchers: a.matchers, ignore: a.ignore, states: a.states, heartbeat: a.heartbeat };
-        if (a.source === 'alertmanager')
-          return observeAlertmanagerAlerts(await this.ask(a, b, (ep) => this.prometheus.alertmanagerAlerts(ep, a.matchers, b.left(), b.signal)), rules);
-        const answer = await this.ask(a, b, (ep) => this.prometheus.alerts(ep, b.left(), b.signal));
-        return observePrometheusAlerts(answer.data, answer.warnings, rules);
-      }
-      case 'clusterOperators':
-        return observeClusterOperators(await this.clusterOperators(b), check.clusterOperators!);
-      case 'condition':
-        return observeObjectCondition(await this.object(check.condition!, b), check.condition!);
+    const { prometheus: p, alerts: a, clusterOperators: o, condition: c } = check;
+    if (p) {
+      const answer = await this.ask(p, b, (ep) => this.prometheus.query(ep, p.query, b.left(), b.signal));
+      return observeQuery(answer.data, answer.warnings, { condition: p.parsed, onEmpty: p.onEmpty });
     }
+    if (a) {
+      const rules = { matchers: a.matchers, ignore: a.ignore, states: a.states, heartbeat: a.heartbeat };
+      if (a.source === 'alertmanager')
+        return observeAlertmanagerAlerts(await this.ask(a, b, (ep) => this.prometheus.alertmanagerAlerts(ep, a.matchers, b.left(), b.signal)), rules);
+      const answer = await this.ask(a, b, (ep) => this.prometheus.alerts(ep, b.left(), b.signal));
+      return observePrometheusAlerts(answer.data, answer.warnings, rules);
+    }
+    if (o) return observeClusterOperators(await this.clusterOperators(b), o);
+    if (c) return observeObjectCondition(await this.object(c, b), c);
+    throw new Error(`internal: health check ${check.name} (${check.kind}) carries no settings`);
   }
 
   /** Resolves the endpoint's token and CA, then asks; a refused token is read again next time. */
@@ -140,7 +138,7 @@ export class KubeHealthSource implements HealthSource {
     if (!served) throw new HealthRequestError('source-missing', `${printable(c.apiVersion, 100)} is not served by this cluster`);
     if (!r) throw new HealthRequestError('source-missing', `${printable(c.apiVersion, 100)} serves no kind ${printable(c.kind, 60)}`);
     if (r.namespaced && !c.namespace) throw new HealthRequestError('source-missing', `${c.kind} is namespaced: the check names no namespace`);
-    const ns = r.namespaced ? `/namespaces/${encodeURIComponent(c.namespace!)}` : '';
+    const ns = r.namespaced && c.namespace ? `/namespaces/${encodeURIComponent(c.namespace)}` : '';
     b.waitingFor = `the API server (reading ${c.kind} ${c.name})`;
     const path = `${apiPrefix(c.apiVersion)}${ns}/${r.plural}/${encodeURIComponent(c.name)}`;
     try {
@@ -158,8 +156,11 @@ export class KubeHealthSource implements HealthSource {
 
   /** The kinds an apiVersion serves (API discovery `GET /apis/{group}/{version}`), read once per source. */
   private async served(apiVersion: string, b: Budget): Promise<Map<string, Served> | null> {
-    if (!this.discovery.has(apiVersion)) this.discovery.set(apiVersion, await this.discover(apiVersion, b));
-    return this.discovery.get(apiVersion)!;
+    const known = this.discovery.get(apiVersion);
+    if (known !== undefined) return known;
+    const found = await this.discover(apiVersion, b);
+    this.discovery.set(apiVersion, found);
+    return found;
   }
 
   private async discover(apiVersion: string, b: Budget): Promise<Map<string, Served> | null> {
@@ -172,9 +173,10 @@ export class KubeHealthSource implements HealthSource {
       throw apiFailure(err, `API discovery of ${printable(apiVersion, 100)}`, 'get on the discovery endpoints (the system:discovery ClusterRole)');
     }
     const out = new Map<string, Served>();
-    for (const r of Array.isArray(list.resources) ? list.resources : []) {
+    const resources: unknown[] = Array.isArray(list.resources) ? list.resources : [];
+    for (const r of resources) {
       // Subresources (deployments/status) share the kind of their resource: skip them.
-      if (r && typeof r.name === 'string' && !r.name.includes('/') && typeof r.kind === 'string' && !out.has(r.kind))
+      if (isPlainObject(r) && typeof r.name === 'string' && !r.name.includes('/') && typeof r.kind === 'string' && !out.has(r.kind))
         out.set(r.kind, { plural: r.name, namespaced: r.namespaced === true });
     }
     return out;

@@ -61,7 +61,7 @@ export class ObjectWriter {
       } catch (err) {
         const op = ops[i];
         if (op.op === 'test') {
-          const actual = fjp.getValueByPointer(current, op.path);
+          const actual: unknown = fjp.getValueByPointer(current, op.path);
           return new PreconditionFailedError(
             `${describeObject(ref)}: ${op.path} is ${JSON.stringify(actual) ?? 'absent'}, the plan expected ${JSON.stringify(op.value)}`,
             op.path,

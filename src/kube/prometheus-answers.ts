@@ -11,17 +11,17 @@
  * pure src/domain/health-observe.ts. Anything else did not come from such an API: a
  * HealthRequestError('bad-answer').
  */
+import { NamedError } from '../base/errors.ts';
 import type { HealthErrorKind } from '../domain/health-verdict.ts';
 import { printable } from './answers.ts';
 
 /** A failed exchange with a health source: one printable line of at most 300 characters. */
-export class HealthRequestError extends Error {
+export class HealthRequestError extends NamedError {
   constructor(
     readonly kind: HealthErrorKind,
     message: string,
   ) {
     super(printable(message, 297));
-    this.name = 'HealthRequestError';
   }
 }
 
@@ -50,7 +50,7 @@ export function successEnvelopeOf(value: unknown, from: string): PromEnvelope {
 /** A Prometheus error envelope's `errorType: error` (printable), or null when the body is not one. */
 export function errorEnvelopeOf(body: Buffer): { type: string; error: string } | null {
   try {
-    const v = JSON.parse(body.toString('utf8'));
+    const v: unknown = JSON.parse(body.toString('utf8'));
     if (isObject(v) && v.status === 'error' && typeof v.error === 'string')
       return { type: typeof v.errorType === 'string' ? v.errorType : 'error', error: v.error };
   } catch {

@@ -25,6 +25,7 @@ import { exchange, ExchangeFailure, type Answer } from './http-exchange.ts';
 import { printable, preview, describeAnswer, parseJsonBody, AnswerRefused } from './answers.ts';
 import { HealthRequestError, successEnvelopeOf, errorEnvelopeOf, type PromEnvelope } from './prometheus-answers.ts';
 import { valueText } from '../base/json-text.ts';
+import { errnoOf, messageOf } from '../base/errors.ts';
 
 export { HealthRequestError, type PromEnvelope } from './prometheus-answers.ts';
 
@@ -151,7 +152,7 @@ export class PrometheusClient {
       } catch (err) {
         // exchange() rejects with AbortedError only when the signal aborted.
         if (signal.aborted) throw new AbortedError();
-        const reset = (err as NodeJS.ErrnoException)?.code === 'ECONNRESET' && req.reusedSocket;
+        const reset = errnoOf(err) === 'ECONNRESET' && req.reusedSocket;
         if (!(reset && attempt === 1 && Date.now() < deadline)) throw this.failure(err, url.origin, ep, timeoutMs);
       }
     }
@@ -182,9 +183,8 @@ export class PrometheusClient {
       if (err.kind === 'timeout-headers') return new HealthRequestError('timeout', `no answer within ${seconds} from ${shown}`);
       return new HealthRequestError('timeout', `no complete answer within ${seconds} from ${shown}`);
     }
-    const e = err as NodeJS.ErrnoException;
-    const code = typeof e?.code === 'string' ? e.code : '';
-    const text = printable(String(e?.message ?? err), 160);
+    const code = errnoOf(err) ?? '';
+    const text = printable(messageOf(err), 160);
     if (/CERT|SELF_SIGNED|UNABLE_TO|ERR_TLS|ERR_SSL|EPROTO/.test(code) && !/WRONG_VERSION_NUMBER/.test(code)) {
       return new HealthRequestError('tls', `TLS: ${text} from ${shown} (CA: ${ep.caName})`);
     }

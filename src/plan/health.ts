@@ -9,7 +9,15 @@ import type { DiagnosticInput } from '../base/diagnostics.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
-import { HEALTH_CHECK_KINDS, type HealthCheckSpec, type HealthAuth, type HealthCa, type HealthEndpointSpec, type RolloutSpec } from '../spec/types.ts';
+import {
+  HEALTH_CHECK_KINDS,
+  type HealthCheckKind,
+  type HealthCheckSpec,
+  type HealthAuth,
+  type HealthCa,
+  type HealthEndpointSpec,
+  type RolloutSpec,
+} from '../spec/types.ts';
 import { parseCondition } from '../domain/health-condition.ts';
 import { minGateSeconds } from '../domain/health-verdict.ts';
 import { deepEqual } from '../base/equal.ts';
@@ -93,7 +101,6 @@ function endpoint(e: HealthEndpointSpec, at: string, openshift: boolean, report:
 /** The check as the plan carries it (every default filled in), or null when it cannot run on this cluster (reported). */
 function planCheck(sc: SpecCheck, openshift: boolean, report: (d: DiagnosticInput) => void): Omit<PlanHealthCheck, 'pools'> | null {
   const c = sc.check;
-  const kind = HEALTH_CHECK_KINDS.find((k) => Object.hasOwn(c, k))!;
   const interval = c.intervalSeconds ?? 30;
   const base = {
     when: c.when ?? DEFAULT_WHEN,
@@ -105,22 +112,28 @@ function planCheck(sc: SpecCheck, openshift: boolean, report: (d: DiagnosticInpu
     onFailure: c.onFailure ?? 'halt',
     scope: c.scope ?? 'run',
   } as const;
-  const at = joinPath(sc.path, kind);
-  if (kind === 'prometheus') {
-    const p = c.prometheus!;
-    const e = endpoint(p, at, openshift, report);
+  // The spec validator let through exactly one of the four kinds (spec/health-schema.ts).
+  const at = (kind: HealthCheckKind) => joinPath(sc.path, kind);
+  if (c.prometheus) {
+    const p = c.prometheus;
+    const e = endpoint(p, at('prometheus'), openshift, report);
     const parsed = parseCondition(p.condition);
     if (!e || !parsed.ok) return null;
-    return { name: c.name, kind, prometheus: { ...e, query: p.query, condition: p.condition, parsed: parsed.parsed, onEmpty: p.onEmpty ?? 'fail' }, ...base };
+    return {
+      name: c.name,
+      kind: 'prometheus',
+      prometheus: { ...e, query: p.query, condition: p.condition, parsed: parsed.parsed, onEmpty: p.onEmpty ?? 'fail' },
+      ...base,
+    };
   }
-  if (kind === 'alerts') {
-    const a = c.alerts!;
-    const e = endpoint(a, at, openshift, report);
+  if (c.alerts) {
+    const a = c.alerts;
+    const e = endpoint(a, at('alerts'), openshift, report);
     if (!e) return null;
     const heartbeat = a.heartbeat ?? (a.url === undefined ? OPENSHIFT_HEARTBEAT : '');
     return {
       name: c.name,
-      kind,
+      kind: 'alerts',
       alerts: {
         ...e,
         source: a.source ?? 'prometheus',
@@ -132,11 +145,11 @@ function planCheck(sc: SpecCheck, openshift: boolean, report: (d: DiagnosticInpu
       ...base,
     };
   }
-  if (kind === 'clusterOperators') {
+  if (c.clusterOperators) {
     if (!openshift) {
       report({
         code: 'cluster-operators-not-openshift',
-        path: at,
+        path: at('clusterOperators'),
         atKey: true,
         message: 'this cluster serves no ClusterOperators (no ClusterVersion: not OpenShift)',
         expected: 'a clusterOperators check only on OpenShift',
@@ -144,13 +157,14 @@ function planCheck(sc: SpecCheck, openshift: boolean, report: (d: DiagnosticInpu
       });
       return null;
     }
-    const o = c.clusterOperators!;
-    return { name: c.name, kind, clusterOperators: { names: o.names ?? [], ignore: o.ignore ?? [] }, ...base };
+    const o = c.clusterOperators;
+    return { name: c.name, kind: 'clusterOperators', clusterOperators: { names: o.names ?? [], ignore: o.ignore ?? [] }, ...base };
   }
-  const o = c.condition!;
+  const o = c.condition;
+  if (!o) throw new Error(`internal: health check ${c.name} has none of the four kinds`);
   return {
     name: c.name,
-    kind,
+    kind: 'condition',
     condition: {
       apiVersion: o.apiVersion,
       kind: o.kind,

@@ -8,7 +8,6 @@
  * it. Pure.
  */
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import type { BootcOrigin } from '../cluster/progress.ts';
 import { nodeProgressOf } from '../cluster/progress.ts';
 import { viewNode, type NodeIndex } from '../domain/nodes.ts';
 import { bootcRollbackRole } from '../domain/rollback.ts';
@@ -52,7 +51,7 @@ export function forecastRollback(pool: PlanPool, ctx: ForecastContext): PlanPool
     }
     if (!origin.image || !origin.digest)
       return refused('rollback-origin-unknown', 'none of its nodes to update reports the digest it boots (BootcNode status.booted)', via);
-    const unbooted = neverBootedOrigin(pool, origin, ctx);
+    const unbooted = neverBootedOrigin(pool, origin.digest, ctx);
     if (unbooted.length) {
       return refused(
         'rollback-would-stage-unbooted',
@@ -66,11 +65,11 @@ export function forecastRollback(pool: PlanPool, ctx: ForecastContext): PlanPool
 }
 
 /**
- * The members of a bootc pool a rollback to `origin` would send to an image they never booted:
+ * The members of a bootc pool a rollback to the origin `digest` would send to an image they never booted:
  * the rollback planner's `would-stage-unbooted` (src/domain/rollback.ts bootcRollbackRole), for the
  * members the plan does not take to its image (those it takes go back to the origin they boot).
  */
-function neverBootedOrigin(pool: PlanPool, origin: BootcOrigin, ctx: ForecastContext): string[] {
+function neverBootedOrigin(pool: PlanPool, digest: string, ctx: ForecastContext): string[] {
   const scheduled = new Set(pool.nodes.filter((n) => n.wave !== null).map((n) => n.name));
   const target = pool.targetDigest;
   const out: string[] = [];
@@ -92,7 +91,7 @@ function neverBootedOrigin(pool: PlanPool, origin: BootcOrigin, ctx: ForecastCon
       rebootRequested: false,
       degraded: v.degraded,
       target: target ?? '',
-      origin: origin.digest!,
+      origin: digest,
     });
     if (role === 'would-stage-unbooted') out.push(name);
   }

@@ -83,7 +83,7 @@ export function rollbackInputOf(rec: ProgressRecord | null, scope: RollbackScope
       origins,
       order: order.filter((p) => Object.hasOwn(origins, p)),
       targets: Object.fromEntries(Object.entries(rec.run.targets).filter(([p]) => Object.hasOwn(origins, p))),
-      scopeWave: scope === 'wave' ? { planId: rec.planId, pool: pool!, wave: wave! } : null,
+      scopeWave: scope === 'wave' && pool !== null && wave !== null ? { planId: rec.planId, pool, wave } : null,
     },
     continues: [],
   };
@@ -143,7 +143,8 @@ function lastWave(p: PoolProgress): number | null {
 
 /** The input a rollback plan was made from (its sealed section): apply re-plans from it. */
 export function rollbackInputOfPlan(plan: Plan): RollbackInput {
-  const r = plan.rollback!;
+  const r = plan.rollback;
+  if (!r) throw new Error(`internal: plan ${plan.id} is not a rollback plan`);
   return { spec: plan.spec, of: r.of, scope: r.scope, pool: r.pool, wave: r.wave, trigger: r.trigger, source: r.source, continues: [...(r.continues ?? [])] };
 }
 
@@ -218,7 +219,13 @@ function estimate(pools: PlanPool[], d: PhaseDurations): void {
   let elapsed = 0;
   for (const p of pools) {
     const byName = new Map(p.nodes.map((n) => [n.name, n]));
-    const waves = p.waves.map((w) => w.map((n) => ({ reboot: byName.get(n)!.reboot, staged: byName.get(n)!.staged })));
+    const waves = p.waves.map((w) =>
+      w.map((name) => {
+        const n = byName.get(name);
+        if (!n) throw new Error(`internal: wave node ${name} is no node of pool ${p.name}`);
+        return { reboot: n.reboot, staged: n.staged };
+      }),
+    );
     const durations = p.backend === 'bootc' ? { ...d, stage: Math.min(d.stage, STORED_STAGE_SECONDS) } : d;
     p.estimatedSeconds = estimatePoolSeconds(
       durations,

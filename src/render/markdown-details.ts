@@ -20,10 +20,11 @@ const BLOCK_BUDGET = 12_000;
 export function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)[] {
   const blocks: (() => string)[] = [];
   const scTitle = specChangesTitle(plan);
-  if (scTitle && plan.specChanges?.unified) {
+  const unified = plan.specChanges?.unified;
+  if (scTitle && unified) {
     blocks.push(
       () =>
-        `<details><summary>${escapeMarkdown(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(String(plan.specChanges!.unified).trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`,
+        `<details><summary>${escapeMarkdown(scTitle)}</summary>\n\n${fenced('diff', cutMiddle(String(unified).trimEnd().split('\n'), 400)).join('\n')}\n\n</details>\n`,
     );
   } else if (scTitle) blocks.push(() => `<sub>${escapeMarkdown(scTitle)}</sub>\n`);
   const changed = plan.changes.filter((c) => c.action !== 'noop');

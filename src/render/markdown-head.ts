@@ -73,7 +73,7 @@ function summaryTable(plan: Plan): string[] {
   const gates = gatesPhrase(plan);
   if (gates)
     out.push(
-      `| Health gates | ${md(gates)}; ${plan.healthChecks!.some((c) => c.onFailure === 'rollback') ? 'a failure halts or rolls back' : 'a failure halts the rollout'} |`,
+      `| Health gates | ${md(gates)}; ${(plan.healthChecks ?? []).some((c) => c.onFailure === 'rollback') ? 'a failure halts or rolls back' : 'a failure halts the rollout'} |`,
     );
   out.push(`| Errors / warnings | ${s.errors ? `**${md(s.errors)}**` : '0'} / ${md(s.warnings)} |`);
   out.push('');
@@ -195,7 +195,7 @@ function rollbackMarkdown(plan: Plan): string[] {
   if (!head && !rows.length) return [];
   const out: string[] = [];
   if (head) {
-    out.push(`#### :rewind: ${escapeMarkdown(head).replace(/^Rollback of plan (\S+)/, (_m, id) => `Rollback of plan ${code(id)}`)}`, '');
+    out.push(`#### :rewind: ${escapeMarkdown(head).replace(/^Rollback of plan (\S+)/, (_m, id: string) => `Rollback of plan ${code(id)}`)}`, '');
     for (const f of rollbackFacts(plan)) out.push(`- ${escapeMarkdown(f)}`);
     out.push('');
   } else out.push(`**${escapeMarkdown(FORWARD_WAY_BACK)}**`, '');

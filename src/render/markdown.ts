@@ -71,7 +71,7 @@ function assemble(head: string, blocks: (() => string)[], tail: string, limit: n
   let budget = limit - head.length - tail.length - 2;
   const front: string[] = [];
   const back: string[] = [];
-  const taken: ('f' | 'b')[] = [];
+  const taken: { side: 'f' | 'b'; size: number }[] = [];
   let i = 0;
   let j = blocks.length - 1;
   let frontOpen = true;
@@ -88,7 +88,7 @@ function assemble(head: string, blocks: (() => string)[], tail: string, limit: n
         back.unshift(b);
         j--;
       }
-      taken.push(takeFront ? 'f' : 'b');
+      taken.push({ side: takeFront ? 'f' : 'b', size: b.length });
     } else if (takeFront) frontOpen = false;
     else backOpen = false;
   }
@@ -97,12 +97,17 @@ function assemble(head: string, blocks: (() => string)[], tail: string, limit: n
   const noteFor = (n: number) =>
     `> :scissors: **${plural(n, 'detail section')} left out here** to keep this comment under ${formatCount(limit)} characters. ` +
     'Run `bootcplan plan` or `bootcplan plan -o html` for everything.\n';
-  while (noteFor(blocks.length).length + 1 > budget && taken.length) {
-    const side = taken.pop();
-    const b = side === 'f' ? front.pop()! : back.shift()!;
-    budget += b.length + 1;
-    if (side === 'f') i--;
-    else j++;
+  while (noteFor(blocks.length).length + 1 > budget) {
+    const last = taken.pop();
+    if (!last) break;
+    budget += last.size + 1;
+    if (last.side === 'f') {
+      front.pop();
+      i--;
+    } else {
+      back.shift();
+      j++;
+    }
   }
   return withinLimit([head, ...front, noteFor(j - i + 1), ...back, tail].join('\n'), limit);
 }

@@ -53,7 +53,7 @@ function tracks(events: readonly ApplyEvent[]): Map<string, Map<string, NodeTrac
     if (!('node' in e) || !e.node || e.pool === null) continue;
     const key = trackKey(e.pool, 'rollback' in e ? e.rollback : undefined);
     let pool = out.get(key);
-    if (!pool) out.set(key, (pool = new Map()));
+    if (!pool) out.set(key, (pool = new Map<string, NodeTrack>()));
     let t = pool.get(e.node);
     if (!t) pool.set(e.node, (t = {}));
     // The first occurrence of each step counts (a resumed wave may repeat a cordon).

@@ -105,8 +105,8 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
     out.push('');
   }
   const gates = gatesLine(r);
-  if (gates) out.push(r.gates!.some((g) => g.result === 'failed') ? c.red(gates) : gates, '');
-  if (r.rollback) out.push(rollbackLine(r, c), '');
+  if (gates) out.push((r.gates ?? []).some((g) => g.result === 'failed') ? c.red(gates) : gates, '');
+  if (r.rollback) out.push(rollbackLine(r, r.rollback, c), '');
   if (r.wavesComparison) out.push(slotsGain(r.durationSeconds, r.estimatedSeconds, r.wavesComparison, r.exitCode === 0), '');
   const reboots = `${plural(r.reboots.hard, 'hard reboot')}, ${plural(r.reboots.soft, 'soft reboot')}${r.reboots.failed ? c.red(`, ${r.reboots.failed} failed`) : ''}`;
   if (r.exitCode === 0) {
@@ -138,8 +138,7 @@ function slotsGain(
 }
 
 /** "Rollback at 1h05m (why): 4 nodes in 2 waves (18m), peak 2 unavailable; at most 2 reboots per node." */
-function rollbackLine(r: RehearsalReport, c: ReturnType<typeof colors>): string {
-  const rb = r.rollback!;
+function rollbackLine(r: RehearsalReport, rb: NonNullable<RehearsalReport['rollback']>, c: ReturnType<typeof colors>): string {
   const took = rb.end === null ? 'stopped before its end' : formatDuration(rb.end - rb.start);
   return c.yellow(
     `Rollback at ${formatDuration(rb.start)} (${rb.why}): ${plural(rb.nodes, 'node')} in ${plural(rb.waves, 'wave')} (${took}), peak ${rb.peakUnavailable} out of service; at most ${r.maxRebootsPerNode ?? '?'} reboots per node.`,

@@ -24,6 +24,7 @@ import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts'
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import { messageOf } from '../base/errors.ts';
+import { isPlainObject } from '../base/schema.ts';
 import {
   type ObjectRef,
   type NodeProgress,
@@ -348,7 +349,8 @@ export class SimCluster implements SimWorld {
       applyPatch(copy, ops, false, true);
     } catch (err) {
       const failed = err instanceof fjp.JsonPatchError ? err : null;
-      const path: string | undefined = failed?.operation?.path;
+      const op: unknown = failed?.operation;
+      const path = isPlainObject(op) && typeof op.path === 'string' ? op.path : undefined;
       throw new PreconditionFailedError(
         `${ref.kind}/${ref.name}: ${failed?.name === 'TEST_OPERATION_FAILED' ? 'test failed' : messageOf(err).split('\n')[0]} at ${path ?? '?'}`,
         path ?? '',

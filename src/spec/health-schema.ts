@@ -93,7 +93,7 @@ function checkCheck(c: Record<string, unknown>, path: string, ctx: Ctx, inPool: 
       hint: kinds.length ? 'split it into two checks' : inPool ? "add one, or enabled: false to drop the Rollout's check of this name" : 'add one of them',
     });
   }
-  const n = (k: string, d: number) => (typeof c[k] === 'number' ? (c[k] as number) : d);
+  const n = (k: string, d: number) => (typeof c[k] === 'number' ? c[k] : d);
   const interval = n('intervalSeconds', 30);
   const successes = n('successes', 1);
   const request = n('requestTimeoutSeconds', Math.min(10, interval));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
-import { ensureBuilt } from '../support/built.ts';
+import { ensureBuilt, runBin } from '../support/built.ts';
 import { cli } from '../support/cli.ts';
 
 const s = suite('cli');
@@ -60,15 +60,14 @@ s('show verifies the seal as apply does (installed command): soak times edited b
   const out = join(dir, 'edited.json');
   assert.is((await cli(['plan', '-f', specFile, '--cluster', clusterFile, '--out', out])).code, 0);
   const plan = JSON.parse(readFileSync(out, 'utf8'));
-  const bin = (args: string[]) => spawnSync(process.execPath, [ensureBuilt(), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  assert.is(bin(['show', out]).status, 0);
+  assert.is(runBin(['show', out]).code, 0);
   plan.pools[0].soakSeconds += 600;
   writeFileSync(out, JSON.stringify(plan, null, 2));
-  const r = bin(['show', out]);
-  assert.is(r.status, 3, r.stderr);
-  assert.is(r.stdout, '');
+  const r = runBin(['show', out]);
+  assert.is(r.code, 3, r.err);
+  assert.is(r.out, '');
   assert.match(
-    r.stderr,
+    r.err,
     new RegExp(`^error: stale plan: the plan file was modified after it was made\n  its content hashes to [0-9a-f]{16}, but it says it is plan ${plan.id}\n`),
   );
 });

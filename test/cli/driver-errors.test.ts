@@ -2,16 +2,19 @@
  * The driver's errors (src/apply/driver.ts) are bootcplan's named errors: each carries its exit
  * code (DESIGN §3: 1, a cluster failure) and a hint of its own, and the CLI prints that hint
  * (docs/cli.md "Errors"). A cluster that keeps answering a write with a conflict, through
- * `bootcplan apply` on the simulator, ends in one screen: the error, its hint, exit 1.
+ * `bootcplan apply` on the simulator, ends in one screen: the error, its hint, exit 1. Every
+ * error class of src/ extends NamedError (src/base/errors.ts), so its `name` is its class's and
+ * none sets it by hand: read from the syntax tree of src/.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
 import { run } from '../../src/cli/main.ts';
 import { readSnapshotFile, nodeInputs } from '../../src/app/inputs.ts';
-import { BootcplanError, EXIT } from '../../src/base/errors.ts';
+import { BootcplanError, EXIT, NamedError } from '../../src/base/errors.ts';
 import {
   DriverError,
   ConflictError,
@@ -23,6 +26,7 @@ import {
   ProgressMovedError,
 } from '../../src/apply/driver.ts';
 import { KubeApiError, KubeRequestError } from '../../src/kube/api-errors.ts';
+import { HealthRequestError } from '../../src/kube/prometheus-answers.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import { newSim } from '../support/apply.ts';
 import { cli } from '../support/cli.ts';
@@ -83,6 +87,41 @@ s('the API and request errors of src/kube are BootcplanErrors that print the hin
     assert.is(r.code, EXIT.error);
     assert.match(r.err, new RegExp(`^  hint: ${escape(e.hint!)}$`, 'm'), r.err);
   }
+});
+
+/** Every `.ts` file below `dir`. */
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return sources(p);
+    return p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** The classes of a source file that extend a built-in error or set `this.name` themselves, as "file: what". */
+function outsideTheHierarchy(file: string, text: string): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const out: string[] = [];
+  const visit = (n: ts.Node) => {
+    if (ts.isClassLike(n)) {
+      const base = n.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression.getText(sf);
+      if (base && /^(?:Error|TypeError|RangeError|SyntaxError|AggregateError)$/.test(base))
+        out.push(`${file}: ${n.name?.text ?? '(anonymous)'} extends ${base}`);
+    }
+    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && n.left.getText(sf) === 'this.name')
+      out.push(`${file}: sets this.name`);
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+s('every error class of src/ is a NamedError: only NamedError extends Error, and only it sets `name`', () => {
+  const found = sources('src').flatMap((p) => outsideTheHierarchy(relative('.', p), readFileSync(p, 'utf8')));
+  assert.equal(found, ['src/base/errors.ts: NamedError extends Error', 'src/base/errors.ts: sets this.name']);
+  const e = new HealthRequestError('timeout', 'no answer');
+  assert.instance(e, NamedError);
+  assert.is(e.name, 'HealthRequestError');
 });
 
 s.run();

@@ -8,8 +8,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync, readFileSync, symlinkSync, mkdirSync, readdirSync, existsSync, lstatSync, statSync, chmodSync, chownSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { ensureBuilt, ROOT } from '../support/built.ts';
+import { runBin, ROOT } from '../support/built.ts';
 import { InputError } from '../../src/base/errors.ts';
 import { writeFileAtomic } from '../../src/app/files.ts';
 import { cli } from '../support/cli.ts';
@@ -102,14 +101,7 @@ const modeOf = (p: string) => statSync(p).mode & 0o777;
 const octal = (m: number) => m.toString(8).padStart(4, '0');
 
 /** The installed command, run in `cwd` with umask 022 (the usual one; a test of modes must not depend on the caller's). */
-function bin(args: string[], cwd = ROOT) {
-  const r = spawnSync('sh', ['-c', 'umask 022; exec "$@"', 'sh', process.execPath, ensureBuilt(), ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const bin = (args: string[], cwd = ROOT) => runBin(args, { cwd, umask: '022' });
 
 s('replacing a file keeps its mode: a 0600 plan stays 0600 (it became 0644), a 0640 one 0640, a 0666 one 0666', () => {
   const d = dir();

@@ -9,24 +9,20 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { parse } from 'yaml';
 import type { DriverFactory } from '../../src/app/ports.ts';
 import { readStdinText } from '../../src/app/stdin.ts';
 import { yamlText } from '../../src/render/yaml.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import { newSim } from '../support/apply.ts';
-import { ensureBuilt } from '../support/built.ts';
+import { runBin } from '../support/built.ts';
 import { readSnapshotFile, nodeInputs } from '../../src/app/inputs.ts';
 import { cli, io } from '../support/cli.ts';
 
 const s = suite('cli manners');
 
 /** The installed command (compiled, rebuilt when a source is newer), with `input` on its stdin. */
-function bin(args: string[], input: string) {
-  const r = spawnSync(process.execPath, [ensureBuilt(), ...args], { input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const bin = (args: string[], input: string) => runBin(args, { input });
 
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-manners-'));
 const clusterFile = join(dir, 'cluster.yaml');

@@ -11,7 +11,7 @@ import { ClusterBuilder, specYaml, NEW, OLD, nodes } from '../support/cluster.ts
 import { planWith, newSim } from '../support/apply.ts';
 import { stepOnce, rollbackOf } from '../support/rollback.ts';
 import { demoPlan } from '../support/render.ts';
-import { run } from '../support/built.ts';
+import { cli } from '../support/cli.ts';
 import { renderText } from '../../src/render/text.ts';
 import { renderMarkdown } from '../../src/render/markdown.ts';
 import { renderHtml } from '../../src/render/html/report.ts';
@@ -19,7 +19,6 @@ import { imageRef } from '../../src/sim/fake-ids.ts';
 import { parsePlanFile } from '../../src/plan/saved/reader.ts';
 import { planFileText } from '../../src/plan/saved/writer.ts';
 import { tamperedId } from '../../src/plan/saved/seal.ts';
-import type { CliIO } from '../../src/app/ports.ts';
 import type { Plan } from '../../src/plan/types.ts';
 
 const t = suite('rollback forecast: the way back in a forward plan');
@@ -50,9 +49,8 @@ t('the demo: each pool with nodes to update goes back to the image its nodes boo
     ],
   );
   // What ships: the built CLI's text, on the demo files.
-  let out = '';
-  const io: CliIO = { stdout: (x) => (out += x), stderr: () => {}, env: { NO_COLOR: '1' }, stdoutIsTTY: false, stderrIsTTY: false };
-  assert.is(await run(['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml'], { io }), 0);
+  const { code, out, err } = await cli(['plan', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml']);
+  assert.is(code, 0, err);
   for (const pool of ['infra', 'worker']) {
     assert.match(
       out,

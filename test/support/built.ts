@@ -3,6 +3,7 @@
  * dist/bundle/ with `npm run build` (scripts/build.mjs) when it is missing or older than a
  * source, so no suite runs a stale build.
  * - ensureBuilt(): the path of the bin, for suites that start the command as a process;
+ * - runBin(): the installed command run as a process (NO_COLOR=1), its exit code and output;
  * - run: the bundle's run(), for suites that call the CLI in the test process. A call that hands
  *   it a driver (deps.openDriver) goes to the sources' run() instead: such a driver is built from
  *   src/ and throws the sources' error classes, which the bundle (with its own copies) would not
@@ -11,7 +12,7 @@
  */
 import { statSync, readdirSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -41,6 +42,22 @@ export function ensureBuilt(): string {
     checked = true;
   }
   return join(ROOT, 'bin/bootcplan.mjs');
+}
+
+/**
+ * The installed command (the bin through node, built first when stale) as a process with
+ * NO_COLOR=1: `input` on its stdin, run in `cwd` (default: this one), under `umask` when given (a
+ * test of file modes must not depend on the caller's). Its exit code and output.
+ */
+export function runBin(
+  args: readonly string[],
+  opts: { input?: string; cwd?: string; umask?: string } = {},
+): { code: number | null; out: string; err: string } {
+  const bin = ensureBuilt();
+  const command =
+    opts.umask === undefined ? [process.execPath, bin, ...args] : ['sh', '-c', `umask ${opts.umask}; exec "$@"`, 'sh', process.execPath, bin, ...args];
+  const r = spawnSync(command[0], command.slice(1), { input: opts.input, cwd: opts.cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 /**

@@ -23,5 +23,5 @@ export function pluralHtml(n: unknown, one: string, many?: string): string {
 
 /** A value from a closed set (an action, a risk, a severity) as a class name: anything else is `other`. */
 export function classHtml<T extends string>(value: unknown, allowed: readonly T[]): T | 'other' {
-  return allowed.includes(value as T) ? (value as T) : 'other';
+  return allowed.find((a) => a === value) ?? 'other';
 }
