@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import type { DriverFactory } from '../../src/app/ports.ts';
 import type { Plan } from '../../src/plan/types.ts';
@@ -29,6 +29,7 @@ import { newSim } from '../support/apply.ts';
 import { cli } from '../support/cli.ts';
 import { ensureBuilt, ROOT } from '../support/built.ts';
 import { readSnapshotFile, nodeInputs } from '../../src/app/inputs.ts';
+import { gitIn } from '../support/git.ts';
 
 const s = suite('a plan runs only on its own cluster');
 
@@ -157,12 +158,7 @@ s('finding: a plan of cluster A rehearsed against a snapshot of cluster B (anoth
 // ---- rehearse and apply through run(), in a repository of their own
 
 const repo = mkdtempSync(join(tmpdir(), 'bootcplan-identity-repo-'));
-const git = (...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: repo,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
+const git = gitIn(repo);
 git('init', '-q', '-b', 'main');
 writeFileSync(join(repo, 'bootcplan.yaml'), SPEC);
 writeFileSync(join(repo, 'a.yaml'), listWithServer(site({ clusterID: A }).objects, 'https://api.a.example.com:6443'));

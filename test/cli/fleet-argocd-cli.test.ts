@@ -8,22 +8,15 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, statSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { cli } from '../support/cli.ts';
 import { FleetBuilder, NEW } from '../support/fleet.ts';
+import { git } from '../support/git.ts';
 
 const s = suite('fleet render argocd: the command');
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  });
 
 /** A repository with fleets/prod/fleet.yaml (and its snapshots), committed, and its fleet plan. */
 async function repoWith(fleet: FleetBuilder): Promise<{ repo: string; planFile: string }> {

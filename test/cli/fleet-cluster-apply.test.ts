@@ -8,7 +8,6 @@ import * as assert from 'uvu/assert';
 import { writeFileSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import type { DriverFactory } from '../../src/app/ports.ts';
 import type { Plan } from '../../src/plan/types.ts';
 import { planIdOf } from '../../src/plan/planner.ts';
@@ -16,16 +15,12 @@ import { newSim } from '../support/apply.ts';
 import { cli } from '../support/cli.ts';
 import { FleetBuilder, workerCluster } from '../support/fleet.ts';
 import { readSnapshotFile, nodeInputs } from '../../src/app/inputs.ts';
+import { gitIn } from '../support/git.ts';
 
 const s = suite('a cluster plan out of a fleet plan');
 
 const repo = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-apply-'));
-const git = (...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: repo,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
+const git = gitIn(repo);
 git('init', '-q', '-b', 'main');
 const fleet = new FleetBuilder()
   .cluster('east', { cluster: workerCluster(4), overrides: { pools: [{ name: 'worker', maxUnavailable: 2 }] } })

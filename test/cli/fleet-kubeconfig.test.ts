@@ -17,15 +17,9 @@ import { untrustedKubeconfigFields } from '../../src/app/fleet-kubeconfig.ts';
 import type { DriverFactory } from '../../src/app/ports.ts';
 import { cli } from '../support/cli.ts';
 import { FleetBuilder, workerCluster } from '../support/fleet.ts';
+import { git } from '../support/git.ts';
 
 const s = suite('fleet: kubeconfig files a Fleet names');
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
 
 /** The CLI's environment and clock: no kubeconfig of the user's, a fixed time. */
 const ISOLATED = { io: { env: { KUBECONFIG: '/nonexistent', NO_COLOR: '1' } }, now: () => Date.parse('2026-09-14T08:00:00Z') };

@@ -6,23 +6,18 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FleetPlan } from '../../src/fleet/plan-types.ts';
 import { cli } from '../support/cli.ts';
 import { FleetBuilder, workerCluster } from '../support/fleet.ts';
+import { gitIn } from '../support/git.ts';
 
 const s = suite('fleet --ref: snapshot files at the revision');
 
 const repo = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-ref-'));
-const git = (...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: repo,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
+const git = gitIn(repo);
 git('init', '-q', '-b', 'main');
 mkdirSync(join(repo, 'fleets'));
 new FleetBuilder()

@@ -3,22 +3,16 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { StalePlanError, exitCodeOf } from '../../src/base/errors.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import { verifyPlanSpec } from '../../src/app/saved-plan.ts';
 import { nodeInputs } from '../../src/app/inputs.ts';
 import { cli } from '../support/cli.ts';
+import { git } from '../support/git.ts';
 
 const s = suite('gitops: specs from git');
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
 const sha = (t: string) => createHash('sha256').update(t).digest('hex');
 
 const repo = mkdtempSync(join(tmpdir(), 'bootcplan-git-'));

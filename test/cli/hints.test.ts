@@ -11,12 +11,12 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import { FleetBuilder } from '../support/fleet.ts';
 import { cli } from '../support/cli.ts';
 import { ROOT } from '../support/built.ts';
 import { commandFlags, misnamedFlags } from '../support/hint-flags.ts';
+import { gitIn } from '../support/git.ts';
 
 const s = suite('hints name flags that exist');
 const commands = commandFlags();
@@ -38,11 +38,7 @@ new FleetBuilder().cluster('east', { context: 'east' }).write(join(dir, 'live'))
 const repo = join(dir, 'repo');
 mkdirSync(repo);
 new FleetBuilder().cluster('east').write(repo);
-const git = (...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: repo,
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  });
+const git = gitIn(repo);
 git('init', '-q', '-b', 'main');
 git('add', '.');
 git('commit', '-qm', 'fleet');

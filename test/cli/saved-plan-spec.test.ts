@@ -10,10 +10,10 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import { FleetBuilder } from '../support/fleet.ts';
 import { cli } from '../support/cli.ts';
+import { gitIn } from '../support/git.ts';
 
 const s = suite('saved plans name their own spec');
 
@@ -29,12 +29,7 @@ mkdirSync(join(repo, 'plans'));
 writeFileSync(join(repo, 'examples/cluster.yaml'), new ClusterBuilder().bootcPool('worker', nodes('w', 3)).yaml());
 writeFileSync(join(repo, 'examples/rollout.yaml'), specYaml([{ name: 'worker', image: NEW, maxUnavailable: 1 }]));
 new FleetBuilder().cluster('east').write(repo);
-const git = (...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: repo,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
+const git = gitIn(repo);
 git('init', '-q', '-b', 'main');
 git('add', '.');
 git('commit', '-qm', 'spec');

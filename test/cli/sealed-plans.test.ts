@@ -10,7 +10,6 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import type { DriverFactory } from '../../src/app/ports.ts';
 import type { Plan } from '../../src/plan/types.ts';
@@ -20,16 +19,12 @@ import { clusterObjects, MS, CP } from '../support/bootimages.ts';
 import { newSim } from '../support/apply.ts';
 import { readSnapshotFile, nodeInputs } from '../../src/app/inputs.ts';
 import { cli } from '../support/cli.ts';
+import { gitIn } from '../support/git.ts';
 
 const s = suite('sealed plans: what was reviewed is what runs');
 
 const repo = mkdtempSync(join(tmpdir(), 'bootcplan-sealed-'));
-const git = (...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: repo,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
+const git = gitIn(repo);
 git('init', '-q', '-b', 'main');
 
 const ns = nodes('w', 6);

@@ -30,6 +30,7 @@ import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import { run } from '../support/built.ts'; // the bundle, as the package ships it
 import type { TestObject } from '../support/cluster.ts';
+import { git } from '../support/git.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: the GitOps loop');
@@ -102,13 +103,6 @@ t('the dry-run can fail: a misplaced field of an Application or a Flux Kustomiza
 const WORKERS = ['w-1', 'w-2', 'w-3', 'w-4'];
 const SPEC_PATH = 'examples/argocd/bootcplan.yaml';
 const PLAN_PATH = 'examples/argocd/plans/bootcplan.json';
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
 
 function spec(image: string, extra: Record<string, unknown> = {}): string {
   return specYaml([{ name: 'worker', image, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60 }], extra).replace('name: test', 'name: e2e-loop');

@@ -13,7 +13,6 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -28,6 +27,7 @@ import { imageRef } from '../../src/sim/fake-ids.ts';
 import { AlreadyExistsError } from '../../src/apply/driver.ts';
 import { renderFleetArgo, type ArgoFleetRender } from '../../src/fleet/argocd.ts';
 import { testFleet, TEST_OPTIONS } from '../support/fleet-argocd.ts';
+import { git } from '../support/git.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const t = suite('e2e: fleet render argocd');
@@ -136,12 +136,6 @@ t('the dry-run can fail: a misplaced RollingSync field or a step without its lab
 const NS = 'openshift-bootcplan';
 const ROLLOUTS = `/apis/bootcplan.dev/v1alpha1/namespaces/${NS}/rollouts`;
 const WORKERS = ['w-1', 'w-2', 'w-3', 'w-4'];
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
 
 /** The pull-request side: snapshot the live cluster, a Fleet over it (canary east-1), fleet plan, fleet render argocd; committed. */
 async function planAndRender(repo: string, image: string): Promise<string> {

@@ -19,6 +19,7 @@ import { spawnSync, execFileSync } from 'node:child_process';
 import { parse } from 'yaml';
 import { ensureBuilt } from '../support/built.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
+import { git } from '../support/git.ts';
 
 const s = suite('GitHub Actions examples and the image place-holder');
 
@@ -35,12 +36,6 @@ const step = (w: any, job: string, name: string) => {
   return st;
 };
 const runs = (w: any, job: string) => w.jobs[job].steps.map((st: any) => st.run ?? '').join('\n');
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-  }).trim();
 
 s('every example workflow passes actionlint', () => {
   if (!ACTIONLINT) {
