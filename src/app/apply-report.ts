@@ -1,7 +1,7 @@
 /**
  * What `apply` reports besides its output (docs/gitops.md "The rollout status", "Events", "Notifications"): the rollout status, the Events
  * and the notifications (src/apply/rollout-report.ts; --notify checked here, posted by
- * ./notify.ts), the notice while it waits for the lock, and how `apply --step` ends (DESIGN §3):
+ * ./notify.ts), the notice while it waits for the lock, and how `apply --step` ends (docs/design.md §3):
  * exit 0 when it advanced or when there is nothing it may do now (outside the window, nodes
  * still staging, another apply running), non-zero only for what needs a human.
  */
@@ -77,7 +77,7 @@ export async function reportUnverifiedPlan(
   let opened: { driver: ClusterDriver; close?: () => void } | null = null;
   try {
     opened = await open();
-    // Never a status on a cluster the plan was not made for (DESIGN §6): a one-off read, on this error path only.
+    // Never a status on a cluster the plan was not made for (docs/design.md §6): a one-off read, on this error path only.
     const mismatch = clusterMismatch(saved, await opened.driver.snapshot());
     if (mismatch) {
       io.stderr(forDisplay(`warning: the rollout status was not recorded: ${mismatch.message}`) + '\n');

@@ -1,5 +1,5 @@
 /**
- * `bootcplan apply` (DESIGN §2, §7): a plan carried out in waves by the applier
+ * `bootcplan apply` (docs/design.md §2, §7): a plan carried out in waves by the applier
  * (apply/applier.ts) on the cluster the driver factory opens, under its lock, reported through
  * ./apply-report.ts (rollout status, Events, notifications).
  * - `apply PLANFILE` (applySavedPlan): the saved plan is verified before any cluster access
@@ -70,7 +70,7 @@ export async function applySavedPlan(ports: Ports, planfile: string, opts: Apply
   });
 }
 
-/** `apply -f SPEC`: plans and applies at once, which a person confirms (DESIGN §2). */
+/** `apply -f SPEC`: plans and applies at once, which a person confirms (docs/design.md §2). */
 export async function applySpec(ports: Ports, opts: ApplySpecOptions): Promise<CommandResult> {
   const { io } = ports;
   const confirming = !opts.autoApprove;

@@ -1,5 +1,5 @@
 /**
- * Flag values read strictly (DESIGN §2): whole numbers, fractions and durations, each refused
+ * Flag values read strictly (docs/design.md §2): whole numbers, fractions and durations, each refused
  * with the flag's name and what was expected. The commands read them in the order they always
  * have, so a run with two mistakes reports the same one first; commander declares the flags
  * (cli/options.ts).

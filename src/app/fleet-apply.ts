@@ -1,5 +1,5 @@
 /**
- * `bootcplan fleet apply FLEETPLAN | -f FLEET` (DESIGN §10; docs/fleets.md "fleet apply"): the
+ * `bootcplan fleet apply FLEETPLAN | -f FLEET` (docs/design.md §10; docs/fleets.md "fleet apply"): the
  * fleet's batches through the fleet runner (src/fleet/runner.ts), each cluster applied as
  * `apply PLANFILE` applies one: through its own driver (its kubeconfig context) and its own lock,
  * its plan confirmed against the cluster as it is now, through the ports (driver factory, clock,

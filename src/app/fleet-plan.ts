@@ -1,5 +1,5 @@
 /**
- * `fleet plan`, `fleet show`, `fleet validate` (DESIGN §10): a Fleet planned now (every
+ * `fleet plan`, `fleet show`, `fleet validate` (docs/design.md §10): a Fleet planned now (every
  * cluster read: snapshot files or live contexts, read-only), a saved fleet plan rendered once
  * its seal holds, a Fleet checked. Nothing is written to a cluster.
  */

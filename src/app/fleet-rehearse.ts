@@ -1,5 +1,5 @@
 /**
- * `fleet rehearse FLEETPLAN | -f FLEET` (DESIGN §10): the whole fleet on simulated clusters,
+ * `fleet rehearse FLEETPLAN | -f FLEET` (docs/design.md §10): the whole fleet on simulated clusters,
  * each built from its snapshot, composed by the fleet runner's batch rules (src/fleet/rehearsal-sim.ts).
  * A saved fleet plan is checked (its seal; its structure against the Fleet it was made from,
  * fleet/plan-verify.ts checkFleetPlanAgainstFleet) before anything is read, and each cluster's plan is

@@ -1,5 +1,5 @@
 /**
- * A fleet plan's cluster plans, opened before any cluster access (DESIGN §10, as
+ * A fleet plan's cluster plans, opened before any cluster access (docs/design.md §10, as
  * app/saved-plan.ts opens one plan): each plan is this fleet plan's and passes the checks of one
  * saved plan (plan/saved/verify.ts); the Fleet file, at the recorded path (and commit), must still
  * hash to what the plans recorded; it is read once for all of them (files and git ports), and

@@ -1,7 +1,7 @@
 /**
  * The commands' inputs, through the files and git ports: the spec (working tree or a git
  * revision) and snapshots, every failure an InputError with diagnostics; and from a read spec to
- * the planner (DESIGN §1: spec + snapshot -> planner -> Plan), the one place the planner input
+ * the planner (docs/design.md §1: spec + snapshot -> planner -> Plan), the one place the planner input
  * is assembled.
  */
 import { dirname, resolve, relative, basename } from 'node:path';
@@ -139,7 +139,7 @@ export type PlanExtras = Pick<PlanInput, 'durations' | 'now' | 'specChanges' | '
 /**
  * The node this process runs on, when it runs in the cluster it plans: NODE_NAME, which the
  * example apply Jobs set from the downward API (spec.nodeName). It goes last in its bootc pool
- * (DESIGN §7 "Stopping"). Elsewhere (a laptop, CI) it is unset, and nothing moves.
+ * (docs/design.md §7 "Stopping"). Elsewhere (a laptop, CI) it is unset, and nothing moves.
  */
 export function selfNodeFrom(env: Record<string, string | undefined>): string | null {
   const n = env.NODE_NAME?.trim();

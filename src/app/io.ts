@@ -1,6 +1,6 @@
 /**
  * The process's streams, terminals, environment and confirmation prompt behind the `CliIO`
- * port (./ports.ts; tests pass their own). DESIGN §2: human output on stdout, diagnostics and
+ * port (./ports.ts; tests pass their own). docs/design.md §2: human output on stdout, diagnostics and
  * progress on stderr.
  */
 import { createInterface } from 'node:readline/promises';

@@ -1,5 +1,5 @@
 /**
- * `bootcplan plan` (DESIGN §2): the spec and the cluster (a snapshot file, else the live
+ * `bootcplan plan` (docs/design.md §2): the spec and the cluster (a snapshot file, else the live
  * cluster) through the planner; the plan printed in the asked format and, with --out, saved as
  * a plan file (plan/saved/writer.ts) that `apply` verifies before it runs it. Nothing is written
  * to the cluster.

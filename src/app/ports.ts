@@ -1,5 +1,5 @@
 /**
- * The ports of the application layer: what the commands get from outside (DESIGN §1: time and
+ * The ports of the application layer: what the commands get from outside (docs/design.md §1: time and
  * the cluster are always passed in). cli/main.ts fills in the real ones, each an adapter in
  * app/ (io.ts, files.ts, git.ts, live.ts, signals.ts); tests pass their own IO, driver factory,
  * clock and signal source (cli/main.ts CliDeps). Types only.
@@ -11,7 +11,7 @@ import type { FleetRecordStore } from '../fleet/record.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { SpecForPlan } from './inputs.ts';
 
-/** Output streams (DESIGN §2): human output on stdout, diagnostics and progress on stderr. */
+/** Output streams (docs/design.md §2): human output on stdout, diagnostics and progress on stderr. */
 export interface OutputStreams {
   stdout: (s: string) => void;
   stderr: (s: string) => void;

@@ -1,5 +1,5 @@
 /**
- * `bootcplan rehearse` (DESIGN §2): the applier run against a simulated cluster built from a
+ * `bootcplan rehearse` (docs/design.md §2): the applier run against a simulated cluster built from a
  * snapshot (sim/rehearse.ts), and the timeline reported. A saved plan is verified as `apply`
  * verifies it (./saved-plan.ts, plan/saved/compare.ts) and simulated on the snapshot it was made
  * from unless --cluster names another; else the spec is planned against the snapshot.

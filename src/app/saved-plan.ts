@@ -1,5 +1,5 @@
 /**
- * A saved plan, opened before any cluster access (DESIGN §6 "Sealed plans"): the file read
+ * A saved plan, opened before any cluster access (docs/design.md §6 "Sealed plans"): the file read
  * (files port) and parsed (plan/saved/reader.ts), then steps 1 to 4 of plan/saved/verify.ts
  * with the files they need: the spec path kept inside the repository, the spec read again at
  * the recorded commit (git port) or path and checked by hash. What comes back is the verified

@@ -1,5 +1,5 @@
 /**
- * `bootcplan show PLANFILE` (DESIGN §2): a saved plan rendered. It is shown only under the id it
+ * `bootcplan show PLANFILE` (docs/design.md §2): a saved plan rendered. It is shown only under the id it
  * hashes to, as apply verifies it (plan/saved/seal.ts): an edited file would otherwise be
  * reviewed under the id of the plan it no longer is (exit 3).
  */

@@ -1,5 +1,5 @@
 /**
- * `bootcplan snapshot` (DESIGN §2): the live cluster read (every kind bootcplan plans from) and
+ * `bootcplan snapshot` (docs/design.md §2): the live cluster read (every kind bootcplan plans from) and
  * written as a snapshot file (files port) or to stdout, with the identity plans made from it
  * record (src/cluster/identity.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * `bootcplan status` (DESIGN §5): the apply lock (who holds it, whether it expired) and the
+ * `bootcplan status` (docs/design.md §5): the apply lock (who holds it, whether it expired) and the
  * progress of the last apply, read through the driver factory; nothing is written.
  */
 import { EXIT } from '../base/errors.ts';

@@ -1,5 +1,5 @@
 /**
- * `bootcplan unlock LOCKID` (DESIGN §5): releases the apply lock of an apply that died, only
+ * `bootcplan unlock LOCKID` (docs/design.md §5): releases the apply lock of an apply that died, only
  * when the lock held is the one named (a live apply's lock is never taken by mistake).
  */
 import { EXIT, InputError } from '../base/errors.ts';

@@ -1,5 +1,5 @@
 /**
- * `bootcplan validate` (DESIGN §2): the spec's own rules, and with a snapshot the rules that
+ * `bootcplan validate` (docs/design.md §2): the spec's own rules, and with a snapshot the rules that
  * depend on the cluster (the planner's diagnostics). Warnings on stderr, errors thrown with
  * their positions (exit 1); nothing is read from a live cluster.
  */

@@ -1,5 +1,5 @@
 /**
- * The applier: carries a Plan out through a ClusterDriver (DESIGN §7 "Pools and waves").
+ * The applier: carries a Plan out through a ClusterDriver (docs/design.md §7 "Pools and waves").
  * Driver-agnostic: `bootcplan apply` runs it against a real cluster, `bootcplan rehearse`
  * and the tests against the simulated one, with the same code.
  *
@@ -93,7 +93,7 @@ export interface ApplyOptions {
   signal?: AbortSignal;
   /**
    * The node this apply runs on (NODE_NAME in the apply Job): taken last among the remaining
-   * nodes of its bootc pool, whatever the plan's order (its drain evicts this apply; DESIGN §7
+   * nodes of its bootc pool, whatever the plan's order (its drain evicts this apply; docs/design.md §7
    * "Stopping"). Same nodes, same wave sizes: bootc-pool.ts composeBootcWave, bootc-slots.ts.
    */
   selfNode?: string | null;
@@ -277,7 +277,7 @@ function applyContext(
 // ----------------------------------------------------------------- main flow
 
 /**
- * apply --step (DESIGN §3): outside the window or while the wave's nodes are still staging
+ * apply --step (docs/design.md §3): outside the window or while the wave's nodes are still staging
  * there is nothing it may do now; that is an outcome (`waiting`, exit 0), not an error. A full
  * apply keeps exit 6 for the window.
  */

@@ -1,5 +1,5 @@
 /**
- * One node of a bootc pool taken through its update (DESIGN §7 "Pools and waves"): the
+ * One node of a bootc pool taken through its update (docs/design.md §7 "Pools and waves"): the
  * write-ahead entry and bootcplan's marked cordon, the drain, the reboot request (the BootcNode's
  * desired image state set to Booted), the wait until it runs the target, Idle and Ready, and the
  * uncordon of bootcplan's own cordon only. Shared by the wave runner (bootc-wave.ts) and the slot

@@ -1,5 +1,5 @@
 /**
- * The bootc pool runner (DESIGN §7 "Pools and waves"): bootcplan itself moves the nodes of
+ * The bootc pool runner (docs/design.md §7 "Pools and waves"): bootcplan itself moves the nodes of
  * a BootcNodePool, wave by wave. The targets of every bootc pool were set before the first
  * pool ran, so all their nodes stage in parallel; a wave then cordons, drains and reboots
  * its nodes (setting the BootcNode's desired image state to Booted) within the pool's
@@ -70,7 +70,7 @@ function stillStaging(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, nam
 }
 
 /**
- * The nodes of bootc wave `k` (DESIGN §7; docs/apply.md "Soft reboots share waves"). The saved plan grouped the
+ * The nodes of bootc wave `k` (docs/design.md §7; docs/apply.md "Soft reboots share waves"). The saved plan grouped the
  * nodes by what was known when it was made, but a node's reboot kind is known only once
  * it has staged (BootcNode `status.staged.softRebootCapable`), and a wave lasts as long
  * as its slowest node: soft reboots save time only in waves of their own. So:
@@ -86,7 +86,7 @@ function stillStaging(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, nam
  *   first, so a rerun finishes them (and uncordons them) before anything else, and a
  *   node already rebooted is never asked again (runBootcNode reads its state first);
  * - the node this apply runs on (ctx.selfNode) comes last, whatever the saved plan's order:
- *   its drain evicts this apply (DESIGN §7 "Stopping"; src/domain/waves.ts selfLast);
+ *   its drain evicts this apply (docs/design.md §7 "Stopping"; src/domain/waves.ts selfLast);
  * - wave k takes as many nodes as the saved plan's wave k, the last wave all that are
  *   left: the number of waves stays the plan's and a wave is never larger than the plan
  *   made it (at most the budget); the budget is enforced again at each cordon

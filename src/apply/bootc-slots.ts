@@ -325,7 +325,7 @@ function recordFinishedBatches(ctx: ApplyContext, s: SlotRun): void {
 }
 
 /**
- * The staging gate, node by node (DESIGN §7, docs/safety.md rule 8; the wave's version is
+ * The staging gate, node by node (docs/design.md §7, docs/safety.md rule 8; the wave's version is
  * staging-gate.ts stagingGate): pending nodes not past the gate wait; the limit runs from the
  * node's recorded staging attempt (Idle=False/Staging's lastTransitionTime, or when first seen
  * staging), or from its admission batch's opening for a node that never started staging.

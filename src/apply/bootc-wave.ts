@@ -1,5 +1,5 @@
 /**
- * One bootc wave while it runs (DESIGN §7 "Pools and waves"): its nodes start, each on one
+ * One bootc wave while it runs (docs/design.md §7 "Pools and waves"): its nodes start, each on one
  * consistent view of the cluster, while the pool's unavailable count stays within the budget
  * (decideRound); a node's failure or a failed afterNode gate stops further starts, the nodes in
  * flight finish; a stop or a lost lock ends the wave once its nodes in flight have stopped.

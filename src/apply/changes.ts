@@ -1,5 +1,5 @@
 /**
- * Writing the plan's object changes (DESIGN §7): each change is written only when the
+ * Writing the plan's object changes (docs/design.md §7): each change is written only when the
  * cluster still needs it (the fresh re-plan has it as a change), as a create or a JSON
  * patch whose `test` operations guard what the plan saw. A failed guard means the object
  * moved since the plan was made: the apply stops as stale (exit 3). A change's `waitAfter`

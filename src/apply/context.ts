@@ -17,7 +17,7 @@ import type { HealthSource } from './health.ts';
 export interface ApplyTimeouts {
   /** Lease duration; renewed every third of it. */
   lockTtlSeconds: number;
-  /** Active staging longer than this halts the pool (DESIGN §7: 10 minutes). */
+  /** Active staging longer than this halts the pool (docs/design.md §7: 10 minutes). */
   stagingSeconds: number;
   /** From the reboot request until the node runs the target, Idle and Ready. */
   nodeSeconds: number;

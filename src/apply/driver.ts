@@ -163,7 +163,7 @@ export interface ClusterDriver {
   readLock(): Promise<LockRecord | null>;
 
   /**
-   * Resume state (DESIGN §7 "Apply is resumable"): the run record (a ConfigMap in
+   * Resume state (docs/design.md §7 "Apply is resumable"): the run record (a ConfigMap in
    * BOOTCPLAN_NAMESPACE) with the version to write it against, and every node's progress
    * entry (the Node annotation `bootcplan.dev/progress`, read with the nodes: no request per node).
    */
@@ -214,7 +214,7 @@ export interface RolloutObject {
 }
 
 // ---------------------------------------------------------------------------------------
-// Progress: what a rerun needs to continue (DESIGN §7 "Apply is resumable"), and what a rollback
+// Progress: what a rerun needs to continue (docs/design.md §7 "Apply is resumable"), and what a rollback
 // reads back. The types live below the plan layer (src/cluster/progress.ts), so that the
 // rollback planner can read them from a snapshot; they are re-exported here for the drivers.
 
@@ -237,7 +237,7 @@ import type { NodeProgress, ProgressRecord, ProgressState } from '../cluster/pro
 // Errors a driver throws.
 
 /**
- * A cluster failure (DESIGN §3: exit 1). Each class says what to do about it in its `hint`, which
+ * A cluster failure (docs/design.md §3: exit 1). Each class says what to do about it in its `hint`, which
  * the CLI prints under the message when the applier does not turn the error into another one.
  */
 export class DriverError extends BootcplanError {

@@ -1,5 +1,5 @@
 /**
- * `onFailure: rollback` (DESIGN §11; docs/apply.md "Health gates", "Rollback"): the one place the
+ * `onFailure: rollback` (docs/design.md §11; docs/apply.md "Health gates", "Rollback"): the one place the
  * applier hands a failed gate over to a rollback. The rollback runner (rollback-runner.ts) plans
  * the way back from the run record and the cluster (the nodes this run updated, back to the image
  * each booted before) and carries it out under the same lock; a rollback it cannot plan without

@@ -1,5 +1,5 @@
 /**
- * Health gates (docs/apply.md "Health gates"; DESIGN §11): the plan's checks measured at the
+ * Health gates (docs/apply.md "Health gates"; docs/design.md §11): the plan's checks measured at the
  * points the spec names, and the rollout held at a gate until they pass.
  *
  * - preflight: before the run's first write, once per run record (a resumed run does not repeat
@@ -14,7 +14,7 @@
  * A gate measures its checks at once, each on its own interval (src/domain/health-verdict.ts);
  * it passes when all passed and fails at the first failed check, in check order. Its waits are the
  * driver clock's and its measurements get the apply's stop signal: a stop ends a gate within 2 s
- * (DESIGN §7 "Stopping"), and the gate is simply due again.
+ * (docs/design.md §7 "Stopping"), and the gate is simply due again.
  */
 import type { PlanHealthCheck, PlanPool, GatePoint } from '../plan/types.ts';
 import { checksAt, preflightChecks } from '../plan/health.ts';

@@ -1,5 +1,5 @@
 /**
- * Stopping an apply (DESIGN §7 "Stopping"; docs/apply.md "Stopping"): a stop request (SIGTERM
+ * Stopping an apply (docs/design.md §7 "Stopping"; docs/apply.md "Stopping"): a stop request (SIGTERM
  * from a Job being killed or its pod evicted, SIGINT, the fleet runner's batch timeout: the
  * AbortSignal of ApplyOptions.signal) or a lost lock, and leaving the cluster safe when an apply
  * ends early for any reason.

@@ -1,5 +1,5 @@
 /**
- * One apply at a time (DESIGN §7): the lock is a Lease held through the driver.
+ * One apply at a time (docs/design.md §7): the lock is a Lease held through the driver.
  *
  * - Taking it: `Lease.acquire` asks the driver once, or, with a lock timeout, keeps asking
  *   with backoff (1 s doubling up to 15 s) until the timeout, reporting who holds it. The
@@ -10,7 +10,7 @@
  *   counts from the time the last successful renewal was SENT (the holder's side of client-go's
  *   rule), never from a time written by another machine. A renewal that finds the Lease gone or
  *   someone else's loses the lock at once, and so does the watch showing it (watchForLoss,
- *   confirmed by one renewal): every wait then ends (DESIGN §7 "Stopping").
+ *   confirmed by one renewal): every wait then ends (docs/design.md §7 "Stopping").
  * - Checking it: `assertHeld` runs before every disruptive step (cordon, drain, reboot request,
  *   pool unpause, each change of the plan). It costs no API request: it uses what the renewal
  *   loop knows plus the Lease as the driver's watch shows it (another holder, or no Lease: lost).
@@ -108,7 +108,7 @@ export class Lease {
   /**
    * A lock taken over or deleted (`bootcplan unlock`) is lost as soon as the watch shows it, not
    * at the next renewal up to a third of the lease later: every wait of the apply then ends
-   * within the stop bound (DESIGN §7 "Stopping"). The watch may be behind this apply's own
+   * within the stop bound (docs/design.md §7 "Stopping"). The watch may be behind this apply's own
    * write, so what it shows is confirmed by one renewal, whose answer decides (LockLostError:
    * lost); then only a further change of the Lease is looked at. Costs no request while the
    * Lease stays ours.

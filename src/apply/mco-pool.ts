@@ -1,5 +1,5 @@
 /**
- * The MCO pool runner (DESIGN §7 "Pools and waves"): the Machine Config Operator moves the
+ * The MCO pool runner (docs/design.md §7 "Pools and waves"): the Machine Config Operator moves the
  * nodes of a MachineConfigPool; bootcplan sets the pool's maxUnavailable and new
  * configuration with the pool paused, then makes the waves by unpausing it until the MCO
  * has started as many nodes as the wave holds and pausing it again at once (the MCO

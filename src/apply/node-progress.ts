@@ -1,5 +1,5 @@
 /**
- * A node's progress entry as it lives on the Node (DESIGN §7 "Apply is resumable"): the
+ * A node's progress entry as it lives on the Node (docs/design.md §7 "Apply is resumable"): the
  * annotation `bootcplan.dev/progress`. The codec is pure and lives with the run record's types
  * (src/cluster/progress.ts), where the rollback planner reads it too; re-exported here for the
  * applier and the drivers.

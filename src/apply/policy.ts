@@ -1,5 +1,5 @@
 /**
- * The maintenance-window policy of an apply (DESIGN §4 maintenanceWindows): before the
+ * The maintenance-window policy of an apply (docs/design.md §4 maintenanceWindows): before the
  * first write nothing may happen outside a window; before each wave, the wave's estimated
  * duration (drain + reboot + ready of its slowest node, the plan's phase durations) must
  * fit in what is left of the open window. A refusal stops the apply with exit 6.

@@ -1,5 +1,5 @@
 /**
- * The progress of an apply (DESIGN §7 "Apply is resumable"): what a rerun needs to continue.
+ * The progress of an apply (docs/design.md §7 "Apply is resumable"): what a rerun needs to continue.
  * Two parts, neither growing with the number of nodes:
  * - each node's entry lives on its Node (annotation `bootcplan.dev/progress`,
  *   src/apply/node-progress.ts), written with the cordon (ahead of the drain and the reboot

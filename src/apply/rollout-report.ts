@@ -78,7 +78,7 @@ export interface ReporterOptions {
   expectObject?: boolean;
 }
 
-/** The final status of a run, from its result or its error (DESIGN §3 exit codes). */
+/** The final status of a run, from its result or its error (docs/design.md §3 exit codes). */
 export function finalStatusOf(
   outcome: { result: ApplyResult } | { error: unknown },
   now: string,

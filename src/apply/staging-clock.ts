@@ -1,5 +1,5 @@
 /**
- * When a node's staging started, as the staging limit counts it (DESIGN §7 "Pools and waves":
+ * When a node's staging started, as the staging limit counts it (docs/design.md §7 "Pools and waves":
  * "counted from the first time bootcplan saw the node staging, kept in the run record").
  *
  * The BootcNode's own record comes first: the lastTransitionTime of Idle=False/Staging, which the

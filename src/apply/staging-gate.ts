@@ -1,5 +1,5 @@
 /**
- * The staging gate of a bootc wave (DESIGN §7 "Pools and waves"): the wave's nodes start only
+ * The staging gate of a bootc wave (docs/design.md §7 "Pools and waves"): the wave's nodes start only
  * once each has staged the target; a node staging longer than the pool's limit, or never starting
  * to stage within it, halts the pool. The slot runner's node-by-node version is in bootc-slots.ts.
  */
@@ -11,7 +11,7 @@ import { atTarget, peek, rebootRequested, stagingOf, viewIn } from './views.ts';
 import { stagingLimit, stagingStart } from './staging-clock.ts';
 
 /**
- * DESIGN §7, docs/safety.md rule 8: a node starts only once its BootcNode asks for the target
+ * docs/design.md §7, docs/safety.md rule 8: a node starts only once its BootcNode asks for the target
  * (spec.desiredImage) and has staged it (Idle=False/Staged, Degraded=False); with a tag, the
  * target is the digest the pool resolved (views.ts stagingOf). The staging limit (the pool's
  * stagingTimeoutSeconds) runs from a recorded staging attempt: Idle=False/Staging's

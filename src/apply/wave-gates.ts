@@ -1,5 +1,5 @@
 /**
- * The gates around the waves of both backends (DESIGN §7 "Pools and waves"): before any
+ * The gates around the waves of both backends (docs/design.md §7 "Pools and waves"): before any
  * write and before each wave the cluster is planned again and must still need the saved
  * plan's remaining work (exit 3 otherwise), the maintenance-window policy must let the
  * wave start (exit 6), and the pool's soak time must have passed; after a wave its end is

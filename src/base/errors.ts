@@ -1,5 +1,5 @@
 /**
- * The named errors of bootcplan and their exit codes (DESIGN §3). Every layer may throw
+ * The named errors of bootcplan and their exit codes (docs/design.md §3). Every layer may throw
  * them; each carries its exit code, and the CLI's top-level handler is the only place that
  * turns one into a message and a process exit status.
  */

@@ -1,5 +1,5 @@
 /**
- * Secret payloads masked (DESIGN §8): Secret `data`/`stringData`, pull-secret payloads
+ * Secret payloads masked (docs/design.md §8): Secret `data`/`stringData`, pull-secret payloads
  * (`.dockerconfigjson`, `.dockercfg`) and `pullSecretHash` are replaced by a short fingerprint,
  * so that a change stays visible ("(sensitive value, sha256 3f2a…)" -> "(sensitive value,
  * sha256 9b1c…)") while the value does not leak into PR comments or CI logs. JSON-patch

@@ -1,5 +1,5 @@
 /**
- * `apply` and `rehearse` (DESIGN §2): their flags, and their actions handed to the application
+ * `apply` and `rehearse` (docs/design.md §2): their flags, and their actions handed to the application
  * layer (app/apply.ts, app/rehearse.ts), each loaded when its command runs (the applier, the
  * simulator and their renderers stay out of the start-up of the other commands).
  */

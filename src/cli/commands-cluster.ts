@@ -1,5 +1,5 @@
 /**
- * `snapshot`, `status`, `unlock` (DESIGN §2, §5): their flags, and their actions handed to the
+ * `snapshot`, `status`, `unlock` (docs/design.md §2, §5): their flags, and their actions handed to the
  * application layer (app/snapshot.ts, app/status.ts, app/unlock.ts): the commands that read the
  * cluster itself rather than a plan.
  */
@@ -19,7 +19,7 @@ interface SnapshotFlags extends KubeOptions {
   out?: string;
 }
 
-/** `-o FILE` was the file before `-o` named a format everywhere (DESIGN §2). */
+/** `-o FILE` was the file before `-o` named a format everywhere (docs/design.md §2). */
 const snapshotMisread = (value: string) =>
   `-o names the format now; write the snapshot to a file with --out ${value}${value.endsWith('.json') ? ' (or -o json --out FILE)' : ''}`;
 

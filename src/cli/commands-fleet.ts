@@ -1,5 +1,5 @@
 /**
- * `bootcplan fleet` (DESIGN §10): the command group and its subcommands' flags, each action
+ * `bootcplan fleet` (docs/design.md §10): the command group and its subcommands' flags, each action
  * handed to the application layer: `plan`, `show`, `validate` (app/fleet-plan.ts), `apply`
  * (app/fleet-apply.ts), `rehearse` (app/fleet-rehearse.ts), `render argocd`
  * (app/fleet-render.ts). The runner, the simulator and the Argo CD renderer are loaded only

@@ -1,5 +1,5 @@
 /**
- * `validate`, `plan`, `show` (DESIGN §2): their flags, and their actions handed to the
+ * `validate`, `plan`, `show` (docs/design.md §2): their flags, and their actions handed to the
  * application layer (app/validate.ts, app/plan.ts, app/show.ts). Nothing here writes to the
  * cluster.
  */

@@ -2,7 +2,7 @@
  * The entry: `run(argv, deps)` is what bin/bootcplan.mjs and the tests call. It builds the
  * commander program from the command groups (commands-plan: validate/plan/show,
  * commands-apply: apply/rehearse, commands-cluster: snapshot/status/unlock) and maps every
- * error to its exit code and a one-screen message (DESIGN §3). Nothing in src/ imports this
+ * error to its exit code and a one-screen message (docs/design.md §3). Nothing in src/ imports this
  * file.
  */
 import { Command, CommanderError } from 'commander';
@@ -108,7 +108,7 @@ function beforeAction(ctx: CommandContext, action: Command, verbosity: Verbosity
 /**
  * The one place that maps errors to exit codes and one-screen messages: a named error
  * (BootcplanError, the driver's errors included) prints its message, its details and the hint
- * its class or its thrower set, and exits with its own code (DESIGN §3).
+ * its class or its thrower set, and exits with its own code (docs/design.md §3).
  */
 export function reportError(io: CliIO, err: unknown, verbose = false): number {
   // Messages carry data (node names, API messages, file names): shown through forDisplay, so

@@ -1,5 +1,5 @@
 /**
- * The flags several commands share, declared once (DESIGN §2: `-o` always names a format,
+ * The flags several commands share, declared once (docs/design.md §2: `-o` always names a format,
  * `--out` always a file; `-f` defaults to bootcplan.yaml), and the typed values their
  * actions receive. Commander names a value by its long flag in camelCase
  * (`--detailed-exitcode` -> `detailedExitcode`).

@@ -1,5 +1,5 @@
 /**
- * Which cluster a snapshot is of (DESIGN §5, §6): a plan records it and runs only where the
+ * Which cluster a snapshot is of (docs/design.md §5, §6): a plan records it and runs only where the
  * cluster has the same identity. Two sites can look alike in every object bootcplan plans
  * from (the same node names, pools and images: a fleet of stores built from one template), so
  * the identity is a value the cluster itself generated when it was installed:

@@ -1,5 +1,5 @@
 /**
- * What bootcplan keeps in a cluster about its applies (DESIGN §7 "Apply is resumable";
+ * What bootcplan keeps in a cluster about its applies (docs/design.md §7 "Apply is resumable";
  * docs/apply.md "Rollback"): the run record (ConfigMap `bootcplan-progress`, key `run.json`) and
  * each node's entry (Node annotation `bootcplan.dev/progress`). Types and pure codecs only: the
  * applier writes them (src/apply/progress-book.ts), the drivers store them (src/kube/,

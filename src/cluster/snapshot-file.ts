@@ -1,5 +1,5 @@
 /**
- * Reads a cluster snapshot file (DESIGN §5): a Kubernetes `List` or a multi-document YAML
+ * Reads a cluster snapshot file (docs/design.md §5): a Kubernetes `List` or a multi-document YAML
  * stream, YAML or JSON, as `kubectl get -o yaml|json` prints. JSON goes through
  * JSON.parse because big clusters give snapshots of tens of MB. Unknown kinds are ignored.
  * Every object is checked here, where the file comes in, and each problem becomes a

@@ -1,5 +1,5 @@
 /**
- * The cluster snapshot (DESIGN §5) as the planner reads it: which objects it keeps, in which
+ * The cluster snapshot (docs/design.md §5) as the planner reads it: which objects it keeps, in which
  * list or singleton each goes, and its fingerprint. The objects come from a snapshot file
  * (src/cluster/snapshot-file.ts), the live read or the simulator; their shapes were checked
  * where they came in.
@@ -52,7 +52,7 @@ const SINGLETONS: { key: string; field: SingletonField; name: string; namespace?
 /** The `group/Kind` keys of every object a snapshot keeps. */
 const KEPT_KINDS = new Set([...Object.keys(LISTS), ...SINGLETONS.map((s) => s.key)]);
 
-/** Whether a snapshot keeps objects of this kind (the others are ignored, DESIGN §5). */
+/** Whether a snapshot keeps objects of this kind (the others are ignored, docs/design.md §5). */
 export function isKeptKind(o: KObject): boolean {
   return KEPT_KINDS.has(`${apiGroup(o.apiVersion)}/${o.kind}`);
 }

@@ -52,7 +52,7 @@ export interface Condition {
 }
 
 /**
- * Everything the planner reads about a cluster (DESIGN §5). A kind missing from the
+ * Everything the planner reads about a cluster (docs/design.md §5). A kind missing from the
  * snapshot means "not installed": no BootcNodePool objects => MCO-only pools.
  */
 export interface ClusterSnapshot {

@@ -1,5 +1,5 @@
 /**
- * Whether the bootc-operator's daemon can act on a node (DESIGN §7 "Pools and waves"). Pure.
+ * Whether the bootc-operator's daemon can act on a node (docs/design.md §7 "Pools and waves"). Pure.
  *
  * bootc-operator (bootc-dev/bootc-operator):
  * - the daemon is a DaemonSet whose pod template has `nodeSelector: {bootc.dev/managed: ""}`

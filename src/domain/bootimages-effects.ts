@@ -112,7 +112,7 @@ export function cpmsProviderSpec(cpms: ControlPlaneMachineSetObject): unknown {
 /**
  * The CPMS after the plan. RollingUpdate replaces control-plane machines one at a time
  * whenever the template differs from them (types_controlplanemachineset.go strategy), except
- * boot-image fields, which the CPMS operator ignores from OpenShift 4.21 on (DESIGN §7; not
+ * boot-image fields, which the CPMS operator ignores from OpenShift 4.21 on (docs/design.md §7; not
  * found in the stored cluster-control-plane-machine-set-operator code, whose providerconfig
  * Equal compares the whole provider config). OnDelete replaces a machine only once someone
  * deletes it; state Inactive takes no action on machines at all.

@@ -1,7 +1,7 @@
 /**
  * Boot images: the MachineConfiguration `cluster` settings spec.managedBootImages and
  * spec.bootImageSkewEnforcement, the ControlPlaneMachineSet strategy, and what the Machine
- * Config Operator then does to MachineSets and the ControlPlaneMachineSet (DESIGN §7).
+ * Config Operator then does to MachineSets and the ControlPlaneMachineSet (docs/design.md §7).
  *
  * Upstream: openshift/api operator/v1 types_machineconfiguration.go (fields, CEL rules),
  * machine/v1 types_controlplanemachineset.go; openshift/machine-config-operator
@@ -61,7 +61,7 @@ export function automaticStatusRuleBroken(statusList: unknown): boolean {
 
 type Report = (d: DiagnosticInput) => void;
 
-/** Rules that need the cluster: platform, feature gates (DESIGN §7). */
+/** Rules that need the cluster: platform, feature gates (docs/design.md §7). */
 export function checkClusterRules(
   spec: { spec: { managedBootImages?: ManagedBootImages; bootImageSkewEnforcement?: BootImageSkewEnforcement } },
   facts: ClusterFacts,

@@ -1,5 +1,5 @@
 /**
- * maxUnavailable arithmetic (DESIGN §7 "Pools and waves").
+ * maxUnavailable arithmetic (docs/design.md §7 "Pools and waves").
  *
  * The MCO resolves an IntOrString percentage with floor and a minimum of 1
  * (machine-config-operator pkg/controller/node: intstr.GetScaledValueFromIntOrPercent(..., false),

@@ -1,5 +1,5 @@
 /**
- * How far a time read from the cluster is believed (DESIGN §7 "Stopping": "No time read from the
+ * How far a time read from the cluster is believed (docs/design.md §7 "Stopping": "No time read from the
  * cluster counts beyond now plus a small skew allowance"). Pure; `now` is passed in.
  *
  * Times in the cluster were written by other machines' clocks: a BootcNode condition's

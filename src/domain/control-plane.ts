@@ -1,5 +1,5 @@
 /**
- * The control plane rolls one node at a time, always (docs/safety.md rule 2; DESIGN §7 "Sharing
+ * The control plane rolls one node at a time, always (docs/safety.md rule 2; docs/design.md §7 "Sharing
  * the cluster").
  *
  * Upstream, the MCO does not cap the master pool: machine-config-operator

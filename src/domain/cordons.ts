@@ -1,5 +1,5 @@
 /**
- * Whose cordon, whose pause (docs/safety.md rule 6; DESIGN §7 "Sharing the cluster"). Pure.
+ * Whose cordon, whose pause (docs/safety.md rule 6; docs/design.md §7 "Sharing the cluster"). Pure.
  *
  * Kubernetes records no owner of a cordon: `spec.unschedulable` (and the taint
  * node.kubernetes.io/unschedulable that mirrors it, k8s.io/api core/v1 well_known_taints.go

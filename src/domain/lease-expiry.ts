@@ -1,5 +1,5 @@
 /**
- * When a lock Lease held by someone else counts as expired (DESIGN §7 "one apply at a time").
+ * When a lock Lease held by someone else counts as expired (docs/design.md §7 "one apply at a time").
  * Pure; the time is passed in.
  *
  * Upstream rule: k8s.io/client-go tools/leaderelection/leaderelection.go. A candidate never
@@ -51,7 +51,7 @@ export class LeaseObserver {
 // kept in memory, would never see a Lease unchanged for a whole duration. What a run observed
 // is kept where the next run reads it (the Rollout status, `lockObserved`: src/app/apply-report.ts)
 // and judged here. It never takes a lock over: it was written by another pod's clock, so it
-// only decides when a human is needed (exit 4, DESIGN §3), with the skew allowance added.
+// only decides when a human is needed (exit 4, docs/design.md §3), with the skew allowance added.
 
 /** What `apply --step` runs observed of a lock they could not take (the Rollout's status.lockObserved). */
 export interface LockSighting {

@@ -1,6 +1,6 @@
 /**
  * A MachineConfigPool that has rendered a config it has not rolled out yet (docs/safety.md rule 5;
- * DESIGN §7 "Sharing the cluster"). Pure.
+ * docs/design.md §7 "Sharing the cluster"). Pure.
  *
  * Upstream (openshift/machine-config-operator):
  * - the render controller writes the new rendered MachineConfig's name to

@@ -1,6 +1,6 @@
 /**
  * A uniform view of a node for planning, whatever drives it (bootc-operator or MCO).
- * Rules: DESIGN §7 "Pools and waves"; bootc-operator classifyNode (internal/controller/rollout.go);
+ * Rules: docs/design.md §7 "Pools and waves"; bootc-operator classifyNode (internal/controller/rollout.go);
  * MCO node annotations (pkg/daemon/constants); node availability as the MCO counts it
  * (docs/safety.md rules 5 and 7: mcoNodeHealth, mcoNodeWork below).
  */

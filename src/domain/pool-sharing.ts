@@ -1,5 +1,5 @@
 /**
- * Pools that share nodes, and pools another controller owns (docs/safety.md rules 3 and 4; DESIGN
+ * Pools that share nodes, and pools another controller owns (docs/safety.md rules 3 and 4; docs/design.md
  * §7 "Sharing the cluster"). Pure.
  *
  * A node belongs to one pool. Upstream:

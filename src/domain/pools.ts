@@ -71,7 +71,7 @@ export function isControlPlanePool(
   return memberLabels.length > 0 && memberLabels.every(isControlPlaneNode);
 }
 
-/** DESIGN §4: pools roll in ascending priority; defaults: custom pools 10, worker 20, master 30. */
+/** docs/design.md §4: pools roll in ascending priority; defaults: custom pools 10, worker 20, master 30. */
 export function defaultPriority(name: string, controlPlane: boolean): number {
   if (controlPlane) return 30;
   if (name === 'worker') return 20;

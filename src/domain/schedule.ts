@@ -1,7 +1,7 @@
 /**
  * How a plan's waves fall into maintenance windows. Pure: `now` is passed in.
  *
- * Rule (bootcplan's own, DESIGN §4 maintenanceWindows): a wave starts only if its
+ * Rule (bootcplan's own, docs/design.md §4 maintenanceWindows): a wave starts only if its
  * estimated duration fits in what is left of the window that is open at that moment.
  * Staging is not disruptive and is not counted against windows; cordon, drain and reboot are.
  */

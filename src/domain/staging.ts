@@ -1,5 +1,5 @@
 /**
- * The staging gate's facts (docs/safety.md rule 8; DESIGN §7 "Pools and waves"). Pure.
+ * The staging gate's facts (docs/safety.md rule 8; docs/design.md §7 "Pools and waves"). Pure.
  *
  * bootc-operator (bootc-dev/bootc-operator):
  * - a BootcNodePool's spec.image.ref may be a tag; the controller resolves it and writes the

@@ -1,7 +1,7 @@
 /**
  * The small vocabulary the pure rules share: which operator drives a pool, what kind of
  * reboot a node gets, and how long each phase of a node's update takes. The Plan JSON
- * (src/plan/types.ts, DESIGN §6) re-exports these under the same names.
+ * (src/plan/types.ts, docs/design.md §6) re-exports these under the same names.
  */
 
 /** bootc-operator (BootcNodePool) or the Machine Config Operator (MachineConfigPool only). */

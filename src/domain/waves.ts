@@ -1,5 +1,5 @@
 /**
- * Wave planning (DESIGN §7 "Pools and waves").
+ * Wave planning (docs/design.md §7 "Pools and waves").
  *
  * Order inside a bootc pool: nodes already staged with the target first (their download is
  * already paid); among those, the ones that will soft-reboot first (BootcNode
@@ -90,7 +90,7 @@ export function roundRobinByZone<T extends WaveCandidate>(nodes: readonly T[]): 
 }
 
 /**
- * The node running bootcplan's own pod goes last among `ordered` (DESIGN §7 "Stopping"): its
+ * The node running bootcplan's own pod goes last among `ordered` (docs/design.md §7 "Stopping"): its
  * drain evicts bootcplan itself, which then stops and leaves the rest to a rerun; last, that
  * happens once, when nothing else is left. The MCO does the same for the node of its own
  * operator pod: machine-config-operator pkg/controller/node/node_controller.go

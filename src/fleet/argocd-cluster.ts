@@ -49,7 +49,7 @@ function podSpec(ci: ClusterFileInput, component: string) {
           env: [
             { name: 'CI', value: 'true' },
             { name: 'BOOTCPLAN_HOLDER', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-            // Its own node goes last in its pool (DESIGN §7 "Stopping"; examples/argocd/apply-job.yaml).
+            // Its own node goes last in its pool (docs/design.md §7 "Stopping"; examples/argocd/apply-job.yaml).
             { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
           ],
           resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } },

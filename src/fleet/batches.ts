@@ -1,5 +1,5 @@
 /**
- * Fleet batches (DESIGN §10): which clusters roll together, in which order.
+ * Fleet batches (docs/design.md §10): which clusters roll together, in which order.
  *
  * Upstream: Red Hat TALM (openshift-kni/cluster-group-upgrades-operator, ClusterGroupUpgrade
  * spec.remediationStrategy `canaries` and `maxConcurrency`, status.computedMaxConcurrency): the

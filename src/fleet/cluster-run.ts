@@ -1,6 +1,6 @@
 /**
  * One cluster of a fleet batch, as the fleet runner (src/fleet/runner.ts) carries it out
- * (DESIGN §10; docs/fleets.md "fleet apply"): its fleet progress record read (a rerun skips a
+ * (docs/design.md §10; docs/fleets.md "fleet apply"): its fleet progress record read (a rerun skips a
  * cluster this fleet plan finished, a canary never), its apply run to the end, waiting for its
  * maintenance window to open when outside it, and its record written at each step. Its end is
  * done, failed (the error's exit code), or stopped by the runner: timed out or interrupted.

@@ -1,5 +1,5 @@
 /**
- * The effective Rollout spec of one cluster of a Fleet (DESIGN §10): the shared `spec.rollout`,
+ * The effective Rollout spec of one cluster of a Fleet (docs/design.md §10): the shared `spec.rollout`,
  * then each label override whose selector matches the cluster's labels, in file order, then the
  * cluster's own `overrides`. A pool override changes the fields it names of the shared pool of
  * that name; `maintenanceWindows` replaces the list and `timezone` fills every window without

@@ -1,5 +1,5 @@
 /**
- * The canary batch gate (DESIGN §10, §11; docs/fleets.md "Health gates"): a canary cluster's own
+ * The canary batch gate (docs/design.md §10, §11; docs/fleets.md "Health gates"): a canary cluster's own
  * apply ran its gates, and once its batch has soaked (batchSoakSeconds), the fleet measures that
  * canary's afterWave checks once more, a fresh evaluation with their interval, successes, failure
  * limit and timeout, before the next batch starts. A failure stops the fleet (a canary failure

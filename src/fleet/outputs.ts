@@ -1,5 +1,5 @@
 /**
- * `-o FORMAT` of the fleet commands (DESIGN §2: `-o` always names a format): their closed
+ * `-o FORMAT` of the fleet commands (docs/design.md §2: `-o` always names a format): their closed
  * lists, and the fleet plan renderers behind one switch, each loaded only when its format is
  * asked for (as render/formats.ts does for one plan).
  */

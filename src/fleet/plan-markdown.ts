@@ -1,5 +1,5 @@
 /**
- * The fleet plan as ONE pull-request comment (DESIGN §10). Pure: reads only the fleet plan.
+ * The fleet plan as ONE pull-request comment (docs/design.md §10). Pure: reads only the fleet plan.
  *
  * - The first line is a hidden marker (`<!-- bootcplan:fleet spec=PATH -->`), keyed by the Fleet
  *   file's path, so a bot updates one sticky comment per Fleet.

@@ -1,5 +1,5 @@
 /**
- * Fleet plan JSON, formatVersion "1.0" (DESIGN §10): the single source of truth for `fleet
+ * Fleet plan JSON, formatVersion "1.0" (docs/design.md §10): the single source of truth for `fleet
  * show`, the fleet renderers, `fleet render argocd`, `fleet apply` and `fleet rehearse`. It
  * seals each cluster's plan (each keeps its own `id`), and is sealed itself: `id` is the content
  * hash of the fleet plan without this field.

@@ -1,5 +1,5 @@
 /**
- * Whether a fleet plan file may run (DESIGN §10, as DESIGN §6 "Sealed plans" for one cluster):
+ * Whether a fleet plan file may run (docs/design.md §10, as docs/design.md §6 "Sealed plans" for one cluster):
  * a fleet plan whose content no longer hashes to its id, or that holds a cluster plan whose
  * content no longer hashes to that plan's id, was edited after it was made: it is refused
  * (exit 3) before anything reads it further; and it is trusted only for what the Fleet it was

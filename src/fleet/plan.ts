@@ -1,5 +1,5 @@
 /**
- * The fleet planner (DESIGN §10): a valid Fleet and, per cluster, its snapshot or why there is
+ * The fleet planner (docs/design.md §10): a valid Fleet and, per cluster, its snapshot or why there is
  * none -> FleetPlan. Each cluster's effective spec is planned by `buildPlan` (a normal sealed
  * plan whose spec info names the Fleet file and the cluster), then the batches
  * (batches.ts), the fleet estimate and the fleet plan id. Pure and synchronous:

@@ -1,5 +1,5 @@
 /**
- * `fleet rehearse` (DESIGN §10): the whole fleet on simulated clusters. Each cluster of a
+ * `fleet rehearse` (docs/design.md §10): the whole fleet on simulated clusters. Each cluster of a
  * batch is rehearsed on its own simulated cluster, built from its snapshot (src/sim/rehearse.ts, the
  * applier against src/sim), with a seed of its own derived from the fleet's seed and its name,
  * so a cluster's result does not depend on the order the clusters run in. The fleet runner

@@ -1,6 +1,6 @@
 /**
  * What a fleet run answers (src/fleet/runner.ts): each batch's and each cluster's end, why the
- * fleet stopped, and its exit code, the worst of the clusters' (DESIGN §10). The fleet run's
+ * fleet stopped, and its exit code, the worst of the clusters' (docs/design.md §10). The fleet run's
  * text and JSON (src/fleet/run-text.ts) and the fleet rehearsal read it.
  */
 import { EXIT, type ExitCode } from '../base/errors.ts';

@@ -1,5 +1,5 @@
 /**
- * The fleet runner (DESIGN §10; docs/fleets.md "fleet apply"): carries a FleetPlan out batch by
+ * The fleet runner (docs/design.md §10; docs/fleets.md "fleet apply"): carries a FleetPlan out batch by
  * batch. Pure orchestration: the clock and each cluster's work (open it, read and write its
  * fleet progress record, apply its plan) are passed in, so `fleet apply` (real clusters) and
  * `fleet rehearse` (simulated ones) run the same rules.

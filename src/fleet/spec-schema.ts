@@ -1,5 +1,5 @@
 /**
- * The Fleet schema (DESIGN §10) as data, in the Rollout schema's style: `spec.rollout` is the
+ * The Fleet schema (docs/design.md §10) as data, in the Rollout schema's style: `spec.rollout` is the
  * Rollout spec's `spec` block (same schema), clusters, label and cluster overrides, strategy.
  * Rules across fields (names once, exactly one of context and snapshot, canaries and override
  * pools that exist) are check hooks here; the effective spec of each cluster is validated as a

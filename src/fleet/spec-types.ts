@@ -1,5 +1,5 @@
 /**
- * The Fleet spec, `bootcplan.dev/v1alpha1` kind `Fleet` (DESIGN §10), after validation: many
+ * The Fleet spec, `bootcplan.dev/v1alpha1` kind `Fleet` (docs/design.md §10), after validation: many
  * clusters sharing one Rollout spec, with per-label and per-cluster overrides, rolled out in
  * batches. The strategy names follow Red Hat TALM's ClusterGroupUpgrade (`canaries`,
  * `maxConcurrency`, batch `timeout`, `batchTimeoutAction`) and Argo CD's progressive syncs.

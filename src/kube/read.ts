@@ -1,5 +1,5 @@
 /**
- * Reads a live snapshot (DESIGN §5): every kind of the snapshot contract, in parallel.
+ * Reads a live snapshot (docs/design.md §5): every kind of the snapshot contract, in parallel.
  * A resource type the server does not have (a CRD that is not installed: 404 on the
  * collection) is "not installed" and contributes nothing; a missing singleton is null.
  */

@@ -67,7 +67,7 @@ export function objectPath(r: ResourceType, name: string, namespace?: string | n
 }
 
 /**
- * What a snapshot reads (DESIGN §5): lists of every object of a kind, or a singleton
+ * What a snapshot reads (docs/design.md §5): lists of every object of a kind, or a singleton
  * (read by name). `field` is where it lands in the ClusterSnapshot.
  */
 export interface SnapshotSource {

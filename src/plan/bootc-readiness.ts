@@ -1,6 +1,6 @@
 /**
  * Planning a bootc pool's nodes that the bootc-operator's daemon cannot act on
- * (src/domain/bootc-daemon.ts; DESIGN §7 "Pools and waves"): a node without the
+ * (src/domain/bootc-daemon.ts; docs/design.md §7 "Pools and waves"): a node without the
  * `bootc.dev/managed` label the daemon's DaemonSet selects on (`not-managed`), and a node whose
  * BootcNode has no status yet (`no-bootcnode-status`). Neither would ever stage the target, so
  * scheduling them would only make apply wait out the staging limit and halt the pool. They are

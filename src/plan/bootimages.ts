@@ -1,7 +1,7 @@
 /**
  * The boot-image planner: the MachineConfiguration `cluster` settings spec.managedBootImages
  * and spec.bootImageSkewEnforcement, the ControlPlaneMachineSet strategy, and the predicted
- * effects on MachineSets and the ControlPlaneMachineSet, as plan changes (DESIGN §7).
+ * effects on MachineSets and the ControlPlaneMachineSet, as plan changes (docs/design.md §7).
  *
  * The upstream rules it applies are in src/domain/bootimages*.ts (openshift/api operator/v1
  * types_machineconfiguration.go, machine/v1 types_controlplanemachineset.go;
@@ -117,7 +117,7 @@ function desiredManagers({ spec: s, facts, mc, report }: BootImagesStep): Desire
     desiredList = specList.length === 0 ? explicitOptOut(facts) : specList;
     if (observedLegacy) reason = 'migrate-legacy-empty-machinemanagers';
   } else if (observedLegacy && facts.bootImagesSupported !== false) {
-    // No opinion in the spec, legacy opt-out in the cluster: make it explicit (DESIGN §7).
+    // No opinion in the spec, legacy opt-out in the cluster: make it explicit (docs/design.md §7).
     desiredList = explicitOptOut(facts);
     reason = 'migrate-legacy-empty-machinemanagers';
     if (facts.bootImagesSupported === null) {

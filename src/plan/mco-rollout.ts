@@ -1,5 +1,5 @@
 /**
- * Planning a pool while the MCO rolls a config (docs/safety.md rule 5; DESIGN §7 "Sharing the
+ * Planning a pool while the MCO rolls a config (docs/safety.md rule 5; docs/design.md §7 "Sharing the
  * cluster"): the pool's nodes that sit in a MachineConfigPool with a rendered config not yet
  * rolled out (src/domain/mco-rollout.ts) are held back (`mco-updating`), and the plan has an
  * error at the spec's pool entry naming the rendered config and the MachineConfigPool.

@@ -46,7 +46,7 @@ export interface PlanInput {
   /**
    * The node the planning process runs on (the CLI passes NODE_NAME, the downward API's
    * spec.nodeName of the apply Job's pod): last in its bootc pool, marked `runsBootcplan`
-   * (DESIGN §7 "Stopping"; src/domain/waves.ts selfLast).
+   * (docs/design.md §7 "Stopping"; src/domain/waves.ts selfLast).
    */
   selfNode?: string | null;
 }

@@ -176,7 +176,7 @@ function tagTarget(
 }
 
 /**
- * The pool's maxUnavailable, resolved (DESIGN §7). The control-plane pool gets 1 whatever
+ * The pool's maxUnavailable, resolved (docs/design.md §7). The control-plane pool gets 1 whatever
  * the spec says, and a spec asking for more is an error (src/domain/control-plane.ts).
  */
 function poolBudget(p: PoolSpec, path: string, poolSize: number, controlPlane: boolean, report: (d: DiagnosticInput) => void): ResolvedBudget {

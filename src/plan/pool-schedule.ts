@@ -1,5 +1,5 @@
 /**
- * A pool's pending nodes into waves (DESIGN §7 "Pools and waves"): each node judged once (what
+ * A pool's pending nodes into waves (docs/design.md §7 "Pools and waves"): each node judged once (what
  * holds it back, whether it staged the target, its predicted reboot), the schedulable ones
  * ordered (bootc: bootcplan's order; MCO-only: the MCO's, predicted) and cut into waves of the
  * pool's wave size, then the PlanNode entries in rollout order. The second step of

@@ -1,6 +1,6 @@
 /**
  * What planning a pool must respect of the other controllers (docs/safety.md rules 2, 3 and 4;
- * DESIGN §7 "Sharing the cluster"): nodes another pool also rolls (conflicts, never
+ * docs/design.md §7 "Sharing the cluster"): nodes another pool also rolls (conflicts, never
  * scheduled), control-plane nodes in a pool that is not the control plane, nodes without a
  * BootcNode, the bootc-operator's own NodeConflict report, and a BootcNodePool that a
  * MachineConfigPool owns, and an administrator's pause of the MachineConfigPool (rule 6). Reports diagnostics at the spec's pool entry and returns the nodes

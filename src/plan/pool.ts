@@ -3,7 +3,7 @@
  * the maxUnavailable budget (src/plan/pool-members.ts), the node scheduling into waves
  * (src/plan/pool-schedule.ts), and the change drafts for the BootcNodePool, MachineConfigPool
  * and OS-image MachineConfig (src/plan/pool-changes.ts). The rules are in src/domain/
- * (nodes, pools, budget, waves; DESIGN §7 "Pools and waves"). Pure.
+ * (nodes, pools, budget, waves; docs/design.md §7 "Pools and waves"). Pure.
  */
 import type { PoolSpec } from '../spec/types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';

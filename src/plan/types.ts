@@ -1,5 +1,5 @@
 /**
- * Plan JSON, formatVersion "1.0" (DESIGN §6). The single source of truth: renderers and
+ * Plan JSON, formatVersion "1.0" (docs/design.md §6). The single source of truth: renderers and
  * the applier read only this. Fields named in the design are never renamed.
  */
 import type { Diagnostic } from '../base/diagnostics.ts';
@@ -166,7 +166,7 @@ export interface PlanPool {
   soakSeconds: number;
   /**
    * The spec's stagingTimeoutSeconds, present only when the spec sets it (absent: the default,
-   * 600 s, DESIGN §7), so that plans of specs without it are the same as before it existed.
+   * 600 s, docs/design.md §7), so that plans of specs without it are the same as before it existed.
    */
   stagingTimeoutSeconds?: number;
   maxUnavailable: { value: string | number; resolved: number; rule: string };

@@ -8,7 +8,7 @@ export function colors(enabled: boolean): Colors {
 }
 
 /**
- * Whether an output is coloured (DESIGN §2; no-color.org): never with NO_COLOR set, always with
+ * Whether an output is coloured (docs/design.md §2; no-color.org): never with NO_COLOR set, always with
  * FORCE_COLOR set (and not 0), else when it goes to a terminal (`tty`).
  */
 export function useColor(io: { env: Record<string, string | undefined> }, tty: boolean): boolean {

@@ -1,5 +1,5 @@
 /**
- * `-o FORMAT` (DESIGN §2: `-o` always names a format, `--out` always a file): the plan
+ * `-o FORMAT` (docs/design.md §2: `-o` always names a format, `--out` always a file): the plan
  * renderers behind one switch, each loaded only when its format is asked for (start-up:
  * docs/performance.md), and the YAML form of every JSON document a command prints.
  */

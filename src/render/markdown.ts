@@ -1,5 +1,5 @@
 /**
- * Markdown for a pull-request comment (DESIGN §8). Pure: reads only the plan.
+ * Markdown for a pull-request comment (docs/design.md §8). Pure: reads only the plan.
  *
  * - The first line is a hidden marker (`<!-- bootcplan:plan spec=PATH -->`) so a bot finds
  *   and updates one sticky comment per spec file.

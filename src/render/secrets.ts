@@ -1,5 +1,5 @@
 /**
- * Secret masking for every output (DESIGN §8): secret payloads are masked in every output
+ * Secret masking for every output (docs/design.md §8): secret payloads are masked in every output
  * (base/secret-mask.ts maskSecrets, the plan file's writer's too).
  *
  * Human outputs (not the plan JSON) also mask the credentials inside references

@@ -1,5 +1,5 @@
 /**
- * `bootcplan status` (DESIGN §2: "`status` tells what is left"): the apply lock and the
+ * `bootcplan status` (docs/design.md §2: "`status` tells what is left"): the apply lock and the
  * progress record of the last apply, as text. Pure: the CLI reads the records and writes
  * the string.
  */

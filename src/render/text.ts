@@ -1,5 +1,5 @@
 /**
- * Terraform-like text rendering of a Plan (DESIGN §8). Pure: reads only the plan.
+ * Terraform-like text rendering of a Plan (docs/design.md §8). Pure: reads only the plan.
  *
  * The plan's data goes through `forDisplay` first: a node name, condition or message from the
  * cluster (or a crafted plan file) carries no terminal control sequence, bidi override or line

@@ -1,5 +1,5 @@
 /**
- * The words the text, markdown and HTML renderers share (DESIGN §8): what a change does to
+ * The words the text, markdown and HTML renderers share (docs/design.md §8): what a change does to
  * an object, the symbol in front of it, what a pool's backend object is called. One table,
  * with per-format overrides only where the formats really differ. Pure.
  */
@@ -10,7 +10,7 @@ export type RenderFormat = 'text' | 'markdown' | 'html';
 
 /** "# MachineConfig/x will be updated in place" (the Terraform-like wording of `plan`). */
 const ACTION_VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'unchanged' } as const;
-/** The prefix of a change (DESIGN §8: Terraform-like symbols `+ ~ -`). */
+/** The prefix of a change (docs/design.md §8: Terraform-like symbols `+ ~ -`). */
 const ACTION_SYMBOL = { create: '+', update: '~', delete: '-', noop: ' ' } as const;
 
 export const VERB: Record<RenderFormat, Record<ChangeAction, string>> = {
@@ -39,12 +39,12 @@ export function wordOf(table: Record<RenderFormat, Record<ChangeAction, string>>
 }
 
 /**
- * The kind of the object that rolls a pool out (DESIGN §7: bootc pools and MCO-only pools).
+ * The kind of the object that rolls a pool out (docs/design.md §7: bootc pools and MCO-only pools).
  * Takes a string because a rehearsal records its pools' backend as one.
  */
 /**
  * The node that runs bootcplan's own pod when the plan was made (PlanNode.runsBootcplan), in
- * words: it goes last in its pool (DESIGN §7 "Stopping"); null when the plan names none.
+ * words: it goes last in its pool (docs/design.md §7 "Stopping"); null when the plan names none.
  */
 export function selfNodeSentence(pool: PlanPool): string | null {
   const n = pool.nodes.find((x) => x.runsBootcplan === true);

@@ -1,5 +1,5 @@
 /**
- * The virtual clock of the simulated cluster (DESIGN §1 `src/sim`): timed events run one at
+ * The virtual clock of the simulated cluster (docs/design.md §1 `src/sim`): timed events run one at
  * a time, in time order and, at the same instant, in the order they were scheduled. Time
  * moves only when an event runs; there are no real timers.
  */

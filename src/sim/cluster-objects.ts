@@ -180,7 +180,7 @@ function machineConfigurationObject(o: SingletonOptions): KObject {
   };
 }
 
-/** The `coreos-bootimages` ConfigMap: the release and the stream the MCO takes boot images from (DESIGN §7). */
+/** The `coreos-bootimages` ConfigMap: the release and the stream the MCO takes boot images from (docs/design.md §7). */
 function bootImagesConfigMap(o: SingletonOptions): KObject {
   return {
     apiVersion: 'v1',

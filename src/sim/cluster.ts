@@ -1,5 +1,5 @@
 /**
- * A deterministic simulated cluster with a virtual clock (DESIGN §1 `src/sim`).
+ * A deterministic simulated cluster with a virtual clock (docs/design.md §1 `src/sim`).
  *
  * Built from a ClusterSnapshot, it plays the parts of the bootc-operator controller and
  * daemons (bootc-operator.ts), the MCO (mco.ts) and the kubelets closely enough for the

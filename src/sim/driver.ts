@@ -1,5 +1,5 @@
 /**
- * The ClusterDriver of one apply process against the simulated cluster (DESIGN §1 `src/sim`):
+ * The ClusterDriver of one apply process against the simulated cluster (docs/design.md §1 `src/sim`):
  * every call goes through the cluster, writes may hit an injected conflict, and `kill()`
  * plays `kill -9` of the process.
  */

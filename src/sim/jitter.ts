@@ -3,7 +3,7 @@
  * reboot in the same time. Each node gets one factor, uniform in [1 - j, 1 + j], that scales
  * its disruptive phases (drain, reboot, soft reboot, until Ready). Staging is not scaled: it
  * runs in parallel before the first admission, off the critical path, and the default stage
- * time (600 s) is the staging limit itself (DESIGN §7: 10 minutes), so scaling it up would
+ * time (600 s) is the staging limit itself (docs/design.md §7: 10 minutes), so scaling it up would
  * only rehearse a staging halt. The factor depends only on the seed and the node's name, so
  * a rehearsal is deterministic whatever order the nodes run in, and the makespan benchmark's
  * models (bench/strategies.ts) give each node the same factor as the simulator does.

@@ -1,5 +1,5 @@
 /**
- * The endpoint of a health check that reads HTTP (prometheus, alerts; DESIGN §11, docs/spec.md
+ * The endpoint of a health check that reads HTTP (prometheus, alerts; docs/design.md §11, docs/spec.md
  * "Health checks"): its URL, how bootcplan authenticates and which CA it trusts, and the rules
  * that need the URL and the auth together. Part of the `healthChecks` schema (health-schema.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * The four kinds of health check (DESIGN §11; docs/spec.md "Health checks"), one schema each:
+ * The four kinds of health check (docs/design.md §11; docs/spec.md "Health checks"), one schema each:
  * prometheus (a query and a condition, with positions in the condition), alerts (label matchers
  * with positions), clusterOperators, and an object's condition. A check has exactly one of them
  * (health-schema.ts).

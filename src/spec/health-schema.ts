@@ -1,5 +1,5 @@
 /**
- * The `healthChecks` schema (DESIGN §11; docs/spec.md "Health checks"): a check has a name, exactly
+ * The `healthChecks` schema (docs/design.md §11; docs/spec.md "Health checks"): a check has a name, exactly
  * one kind (prometheus, alerts, clusterOperators, condition: health-kind-schemas.ts), when it
  * gates, how often and how long it measures, and what a failure does. Used by the Rollout schema
  * (spec.healthChecks and each pool's list) and so by the Fleet's (spec.rollout and its overrides).

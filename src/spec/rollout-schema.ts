@@ -1,5 +1,5 @@
 /**
- * The Rollout schema (DESIGN §4) as data. Static rules only: rules that need the cluster
+ * The Rollout schema (docs/design.md §4) as data. Static rules only: rules that need the cluster
  * (feature gates, platform, skew-enforcement status) are checked by the planner.
  */
 import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX } from '../base/schema.ts';

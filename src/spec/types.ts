@@ -1,4 +1,4 @@
-/** The Rollout spec, `bootcplan.dev/v1alpha1` kind `Rollout` (DESIGN §4), after validation. */
+/** The Rollout spec, `bootcplan.dev/v1alpha1` kind `Rollout` (docs/design.md §4), after validation. */
 import type { BootImageSkewEnforcement, ManagedBootImages } from '../base/api-types.ts';
 
 export const SPEC_API_VERSION = 'bootcplan.dev/v1alpha1';
@@ -27,7 +27,7 @@ export interface PoolSpec {
   maxUnavailable?: number | string;
   rebootPolicy?: RebootPolicy;
   drainTimeoutSeconds?: number;
-  /** bootc pools: the staging limit (DESIGN §7; default 600). */
+  /** bootc pools: the staging limit (docs/design.md §7; default 600). */
   stagingTimeoutSeconds?: number;
   soakSeconds?: number;
   paused?: boolean;
@@ -50,7 +50,7 @@ export interface MaintenanceWindow {
 }
 
 // ---------------------------------------------------------------------------------------
-// Health checks (DESIGN §11; docs/spec.md "Health checks"): gates between waves.
+// Health checks (docs/design.md §11; docs/spec.md "Health checks"): gates between waves.
 
 /** Where a check gates: before the first write, after each wave's soak, after each node is back. */
 export const GATE_POINTS = ['preflight', 'afterWave', 'afterNode'] as const;

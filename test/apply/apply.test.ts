@@ -145,7 +145,7 @@ s('apply --step advances one wave per run and exits 0; the last run finishes', a
     outcomes.push(`${r.result!.outcome}:${r.result!.wavesRun}`);
     sim.advance(i === 0 ? 700 : 30);
   }
-  // The first run finds the nodes staging the target (600 s): nothing to do yet (DESIGN §3).
+  // The first run finds the nodes staging the target (600 s): nothing to do yet (docs/design.md §3).
   assert.equal(outcomes, ['waiting:0', 'stepped:1', 'stepped:1', 'done:1', 'nothing-to-do:0']);
   assert.is(sim.reboots.length, 6);
 });

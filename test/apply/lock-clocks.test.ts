@@ -1,5 +1,5 @@
 /**
- * No clock from the cluster keeps an `apply --step` Job green (DESIGN §3, §7): the lock's times
+ * No clock from the cluster keeps an `apply --step` Job green (docs/design.md §3, §7): the lock's times
  * are the holder's and are never trusted beyond now plus the skew allowance; whether the holder
  * is alive is judged on the observing runs' clocks, from what they keep in the Rollout status
  * (status.lockObserved; src/domain/lease-expiry.ts judgeHeldLock).

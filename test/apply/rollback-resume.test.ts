@@ -1,7 +1,7 @@
 /**
  * An interrupted rollback continues (docs/apply.md "Rollback", "Continuing a rollback"): a
  * rollback is a run like any other and can be stopped (SIGTERM, SIGINT), or killed half way. Then
- * - the same rollback plan applied again continues it (DESIGN §7 "Apply is resumable");
+ * - the same rollback plan applied again continues it (docs/design.md §7 "Apply is resumable");
  * - `plan --rollback` plans the rest of it from the rollback's own run record and the cluster as
  *   they are now: the nodes already back are not listed, the ones it left mid-way are;
  * - a finished rollback is never rolled back (that would roll the pool forward to the image that

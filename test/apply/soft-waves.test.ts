@@ -1,5 +1,5 @@
 /**
- * Soft reboots grouped into the same waves (DESIGN §7; src/apply/bootc-pool.ts composeBootcWave):
+ * Soft reboots grouped into the same waves (docs/design.md §7; src/apply/bootc-pool.ts composeBootcWave):
  * whether a bootc node soft-reboots is known only once it has staged, so the applier
  * composes each wave from a fresh plan once the staging state differs from the saved plan.
  */

@@ -1,5 +1,5 @@
 /**
- * The staging limit across `apply --step` runs (DESIGN §7 "Pools and waves"): the pool's
+ * The staging limit across `apply --step` runs (docs/design.md §7 "Pools and waves"): the pool's
  * stagingTimeoutSeconds (default 600), counted from the BootcNode's Staging transition when that
  * time is credible (src/domain/clock-skew.ts), else from when bootcplan first saw the node
  * staging, kept in the run record (src/apply/staging-clock.ts).

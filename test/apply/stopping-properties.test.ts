@@ -1,5 +1,5 @@
 /**
- * A stop at ANY await point (docs/apply.md "Stopping"; DESIGN §7), as a fast-check property:
+ * A stop at ANY await point (docs/apply.md "Stopping"; docs/design.md §7), as a fast-check property:
  * the apply's driver and clock are wrapped so that the stop fires when the k-th awaited call
  * starts (k drawn over the whole run), in waves and in slots, on a bootc pool and an MCO pool,
  * for each kind of stop (SIGTERM, SIGINT, the fleet runner's batch timeout, a lost lock: the

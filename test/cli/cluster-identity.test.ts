@@ -1,5 +1,5 @@
 /**
- * A plan runs only on its own cluster (DESIGN §5, §6; docs/safety.md "A plan runs only on its
+ * A plan runs only on its own cluster (docs/design.md §5, §6; docs/safety.md "A plan runs only on its
  * own cluster"). The finding: a plan made for one cluster rehearsed with exit 0 against a
  * snapshot of another (another ClusterVersion clusterID), because the plan recorded no identity;
  * in a fleet of identical sites one store's plan ran on another store. Here:

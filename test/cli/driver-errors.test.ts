@@ -1,6 +1,6 @@
 /**
  * The driver's errors (src/apply/driver.ts) are bootcplan's named errors: each carries its exit
- * code (DESIGN §3: 1, a cluster failure) and a hint of its own, and the CLI prints that hint
+ * code (docs/design.md §3: 1, a cluster failure) and a hint of its own, and the CLI prints that hint
  * (docs/cli.md "Errors"). A cluster that keeps answering a write with a conflict, through
  * `bootcplan apply` on the simulator, ends in one screen: the error, its hint, exit 1. Every
  * error class of src/ extends NamedError (src/base/errors.ts), so its `name` is its class's and

@@ -1,5 +1,5 @@
 /**
- * kubectl/terraform manners (docs/cli.md, DESIGN §2): `-o` always a format and `--out` always a
+ * kubectl/terraform manners (docs/cli.md, docs/design.md §2): `-o` always a format and `--out` always a
  * file, `-o yaml` wherever a document is printed, `-f -` / `--cluster -` from stdin (through the
  * real binary), `-q`/`-v`, and the near command, flag or format suggested on a typo
  * (completion: test/cli/completion.test.ts).

@@ -86,7 +86,7 @@ s('apply without --auto-approve and without a terminal refuses (exit 1)', async 
   assert.match(o.err, /--auto-approve/);
 });
 
-s('apply PLANFILE: the reviewed, sealed plan needs no confirmation, with or without a terminal (DESIGN §2)', async () => {
+s('apply PLANFILE: the reviewed, sealed plan needs no confirmation, with or without a terminal (docs/design.md §2)', async () => {
   const planFile = join(dir, 'reviewed.json');
   const made = io();
   assert.is(await run(['plan', '-f', specFile, '--cluster', clusterFile, '--out', planFile], { io: made }), 0, made.err);
@@ -161,7 +161,7 @@ s('apply, status and unlock through the CLI against the simulator; a second appl
   const un = io();
   assert.is(await run(['unlock', lockId], { io: un, openDriver }), 0, un.err);
   assert.match(un.out, /released lock/);
-  // apply --step: the nodes are still staging the target: nothing to do yet, exit 0 (DESIGN §3).
+  // apply --step: the nodes are still staging the target: nothing to do yet, exit 0 (docs/design.md §3).
   const early = io();
   assert.is(await run(['apply', '-f', specFile, '--auto-approve', '--step'], { io: early, openDriver }), 0, early.err);
   assert.match(early.out, /nothing to do now: waiting for staging/);

@@ -1,5 +1,5 @@
 /**
- * apply --step as the in-cluster Job runs it (DESIGN §3; docs/gitops.md "apply --step in a Job"): exit 0 when it
+ * apply --step as the in-cluster Job runs it (docs/design.md §3; docs/gitops.md "apply --step in a Job"): exit 0 when it
  * advanced or when nothing may be done now (outside the window, nodes still staging, another
  * apply running), with the reason in the rollout status; non-zero only for what needs a human
  * (stale 3, lock stuck 4, halted 5). The status of the Rollout object and the Events, read back

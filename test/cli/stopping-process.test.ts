@@ -1,5 +1,5 @@
 /**
- * Stopping a bootcplan process, in real time (docs/apply.md "Stopping"; DESIGN §7): a child
+ * Stopping a bootcplan process, in real time (docs/apply.md "Stopping"; docs/design.md §7): a child
  * process runs the CLI's entry with real signal handling against a simulated cluster that
  * answers like an API server and whose nodes stay mid-staging (test/support/stop-child.ts). These are
  * the stops found spinning on a real kube-apiserver: the staging observer retried its aborted

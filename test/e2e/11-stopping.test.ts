@@ -1,5 +1,5 @@
 /**
- * Stopping on the real API server (docs/apply.md "Stopping"; DESIGN §7), with the built CLI as
+ * Stopping on the real API server (docs/apply.md "Stopping"; docs/design.md §7), with the built CLI as
  * a process: what was found spinning at full CPU for 14 minutes, the Lease never released, a
  * second SIGTERM ignored, until SIGKILL.
  * - SIGTERM mid-wave of a bootc pool, while other nodes of the pool still stage (the staging

@@ -1,5 +1,5 @@
 /**
- * Fleet batches (docs/fleets.md "Batches", DESIGN §10): canaries first, each alone, in the order listed; then
+ * Fleet batches (docs/fleets.md "Batches", docs/design.md §10): canaries first, each alone, in the order listed; then
  * the others that roll, ordered by labels then name, in batches of maxConcurrency ("N%" of
  * them, floor, minimum 1); clusters with nothing to change or an error in no batch.
  */

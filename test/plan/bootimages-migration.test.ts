@@ -1,5 +1,5 @@
 /**
- * The legacy opt-out `machineManagers: []` and how the managers are written (DESIGN §7).
+ * The legacy opt-out `machineManagers: []` and how the managers are written (docs/design.md §7).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,6 +1,6 @@
 /**
  * ControlPlaneMachineSet: boot-image effect, replacement classification by version, strategy
- * and state, strategy changes, and the cpms-replacement-not-allowed guard (DESIGN §7).
+ * and state, strategy changes, and the cpms-replacement-not-allowed guard (docs/design.md §7).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,5 +1,5 @@
 /**
- * DESIGN §7 "Pools and waves": nodes the bootc-operator's daemon cannot act on are held back,
+ * docs/design.md §7 "Pools and waves": nodes the bootc-operator's daemon cannot act on are held back,
  * and a paused pool gets no new image. Upstream facts (bootc-dev/bootc-operator):
  * config/daemon/daemon.yaml (the daemon's nodeSelector `bootc.dev/managed: ""`),
  * api/v1alpha1/bootcnode_types.go (BootcNodeStatus is written by the daemon), and

@@ -1,5 +1,5 @@
 /**
- * The node running bootcplan's own pod goes last in its pool (DESIGN §7 "Stopping"; docs/apply.md
+ * The node running bootcplan's own pod goes last in its pool (docs/design.md §7 "Stopping"; docs/apply.md
  * "Stopping"), as the MCO defers the node of its own operator pod: bootcplan's drain of that node
  * evicts bootcplan itself, which stops there and leaves the rest to a rerun.
  * - the planner, given the node (NODE_NAME at plan time), places it last in its bootc pool with

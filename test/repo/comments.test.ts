@@ -1,5 +1,5 @@
 /**
- * Comments cite what a reader has: a DESIGN, README or docs/ section, or the upstream rule (an
+ * Comments cite what a reader has: a docs/design.md, README or docs/ section, or the upstream rule (an
  * API field, an operator's code). Never a tracker number: readers of the code have no access to
  * the tracker it came from (docs/development.md). Reads the comments of src/, scripts/, bench/
  * and test/ from TypeScript's syntax tree, so strings, regular expressions and code never count.
@@ -60,7 +60,7 @@ function sources(dir: string): string[] {
 
 test('no comment in src/, scripts/, bench/ or test/ cites a tracker number', () => {
   const found = ['src', 'scripts', 'bench', 'test'].flatMap(sources).flatMap((f) => trackerCitations(f, readFileSync(f, 'utf8')));
-  assert.equal(found, [], `cite the DESIGN, README or docs/ section (or the upstream rule) instead:\n  ${found.join('\n  ')}`);
+  assert.equal(found, [], `cite the docs/design.md, README or docs/ section (or the upstream rule) instead:\n  ${found.join('\n  ')}`);
 });
 
 test('the check finds tracker numbers in comments only', () => {

@@ -8,7 +8,13 @@
  * BENCHMARKS.md and the Unreleased part of CHANGELOG.md: a released entry keeps the names the
  * docs had when it was released. A pointer may wrap over comment lines (` * `, `//`, `#`, `--`)
  * and list more sections (`docs/apply.md "Rollback", "Holds"`); `A: B` cites section A's part
- * B (both must be headings). DESIGN §N is not checked: DESIGN.md is not in the repository.
+ * B (both must be headings).
+ *
+ * The design is cited by number: `docs/design.md §7`, `docs/design.md §5, §6`, or with the part of
+ * the section quoted, `docs/design.md §7 "Stopping"`. Each number must be a `## N.` heading of
+ * docs/design.md, and a quoted part a heading or run-in title inside that section. The contract the
+ * design came from was cited as `DESIGN §N` before docs/design.md existed; that form names a file a
+ * reader does not have, so it fails wherever it is written.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -19,7 +25,7 @@ import { parseDoc, ROOT } from '../support/doc-files.ts';
 const s = suite('section pointers lead to sections');
 
 /** Where the pointers are looked for: folders (walked) and files, relative to the repository root. */
-const SCANNED = ['src', 'bin', 'scripts', 'test', 'examples', 'deploy', 'docs', 'README.md', 'BENCHMARKS.md', 'CHANGELOG.md'];
+const SCANNED = ['src', 'bin', 'scripts', 'bench', 'test', 'examples', 'deploy', 'docs', 'README.md', 'BENCHMARKS.md', 'CHANGELOG.md'];
 
 /** Pages of other projects, cited by their own paths: not this repository's files. */
 const UPSTREAM = new Map([
@@ -127,6 +133,72 @@ export function brokenCitations(file: string, text: string, headingsOf: (page: s
   return out;
 }
 
+/** The page of the numbered design sections. */
+export const DESIGN_PAGE = 'docs/design.md';
+
+export interface DesignCitation {
+  /** The section number after `§`. */
+  section: number;
+  /** The part of the section quoted after the number, one line; null for none. */
+  title: string | null;
+  line: number;
+}
+
+const SECTION = String.raw`§(\d+)(?:${GAP}${QUOTED})?`;
+const DESIGN_POINTER = new RegExp(String.raw`\bdocs\/design\.md${GAP}${SECTION}((?:(?:,|;? and|;? or)${GAP}${SECTION})*)`, 'g');
+const MORE_SECTIONS = new RegExp(String.raw`(?:,|;? and|;? or)${GAP}${SECTION}`, 'g');
+/** The old form, `DESIGN §N` (or `DESIGN section N`), possibly wrapped after the word. */
+const BARE_DESIGN = new RegExp(String.raw`\bDESIGN(?:${BREAK}|[ \t])*(?:§[ \t]?\d+|sections?[ \t]+\d+)`, 'g');
+
+/** Every `docs/design.md §N` citation in `text`, a list of sections giving one each. */
+export function designCitations(text: string): DesignCitation[] {
+  const out: DesignCitation[] = [];
+  for (const m of text.matchAll(DESIGN_POINTER)) {
+    const line = text.slice(0, m.index).split('\n').length;
+    out.push({ section: Number(m[1]), title: m[2] === undefined ? null : oneLine(m[2]), line });
+    for (const more of (m[3] ?? '').matchAll(MORE_SECTIONS)) {
+      out.push({ section: Number(more[1]), title: more[2] === undefined ? null : oneLine(more[2]), line });
+    }
+  }
+  return out;
+}
+
+/**
+ * The numbered sections of the design page: number -> the section's own title and the headings
+ * and run-in titles inside it. A number written twice is an error.
+ */
+export function designSections(markdown: string): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const chunk of markdown.split(/^(?=## )/m)) {
+    const m = /^## (\d+)\. (.+)$/m.exec(chunk.split('\n')[0] ?? '');
+    if (!m) continue;
+    const n = Number(m[1]);
+    if (out.has(n)) throw new Error(`${DESIGN_PAGE} has two sections numbered ${n}`);
+    out.set(
+      n,
+      sectionsOf(chunk).map((h) => (h === `${m[1]}. ${m[2]}` ? m[2] : h)),
+    );
+  }
+  return out;
+}
+
+/** What is wrong with the design citations of `file`: a bare `DESIGN §N`, a number or a part the page lacks. */
+export function brokenDesignCitations(file: string, text: string, sections: Map<number, string[]>): string[] {
+  if (NOT_POINTERS[file]?.['*']) return [];
+  const out: string[] = [];
+  for (const m of text.matchAll(BARE_DESIGN)) {
+    const line = text.slice(0, m.index).split('\n').length;
+    out.push(`${file}:${line}: ${oneLine(m[0])}: cite ${DESIGN_PAGE} §N instead (DESIGN is not in the repository)`);
+  }
+  for (const c of designCitations(text)) {
+    const where = `${file}:${c.line}: ${DESIGN_PAGE} §${c.section}${c.title === null ? '' : ` "${c.title}"`}`;
+    const parts = sections.get(c.section);
+    if (!parts) out.push(`${where}: ${DESIGN_PAGE} has no section ${c.section} (no "## ${c.section}." heading)`);
+    else if (c.title !== null && !namesHeading(c.title, parts)) out.push(`${where}: section ${c.section} has no such part`);
+  }
+  return out;
+}
+
 /**
  * The sections of a page: its headings, and the run-in ones the docs use for a part of a section
  * (a paragraph or list item that opens in bold: `**Clocks and skew.** Times in the cluster ...`).
@@ -218,6 +290,74 @@ s('the checker: a missing page and a missing heading are found; upstream pages a
     brokenCitations('src/x.ts', text, (p) => pagesOf[p] ?? null),
     ['src/x.ts:1: README "GitOps": README.md has no such heading', 'src/x.ts:1: docs/gone.md "X": there is no docs/gone.md'],
   );
+});
+
+s('the design finder: numbers, lists, a quoted part, a wrapped citation', () => {
+  const text = [
+    '/**',
+    ' * Staging (docs/design.md §7 "Pools and waves"; docs/design.md §5, §6 and §11), the lock',
+    ' * (docs/design.md',
+    ' * §7 "Apply is',
+    ' * resumable").',
+    ' */',
+    'not a citation: docs/design.md alone, § 7, RFC 6902 §4.6',
+  ].join('\n');
+  assert.equal(
+    designCitations(text).map((c) => `${c.line} §${c.section} ${c.title ?? '-'}`),
+    ['2 §7 Pools and waves', '2 §5 -', '2 §6 -', '2 §11 -', '3 §7 Apply is resumable'],
+  );
+});
+
+s('the design checker: a bare DESIGN §N fails, so do a missing number and a missing part', () => {
+  const sections = designSections(
+    [
+      '# Design',
+      '',
+      '## 1. Layers',
+      '',
+      '## 7. Domain rules',
+      '',
+      '**Pools and waves.** ...',
+      '',
+      '**Apply is resumable, one apply at a time.** ...',
+      '',
+      '### Stopping',
+      '',
+      '## 10. Fleets',
+    ].join('\n'),
+  );
+  assert.equal([...sections.keys()], [1, 7, 10]);
+  assert.equal(sections.get(7), ['Domain rules', 'Stopping', 'Pools and waves', 'Apply is resumable, one apply at a time']);
+  const text = [
+    '// docs/design.md §7 "Stopping", docs/design.md §7 "one apply at a time", docs/design.md §1, §10',
+    '// DESIGN §7 and DESIGN',
+    '//   §10; the CRD (DESIGN section 4)',
+    '// docs/design.md §9; docs/design.md §7 "Fleets"; docs/design.md §10 "Fleets"',
+  ].join('\n');
+  assert.equal(brokenDesignCitations('src/x.ts', text, sections), [
+    'src/x.ts:2: DESIGN §7: cite docs/design.md §N instead (DESIGN is not in the repository)',
+    'src/x.ts:2: DESIGN §10: cite docs/design.md §N instead (DESIGN is not in the repository)',
+    'src/x.ts:3: DESIGN section 4: cite docs/design.md §N instead (DESIGN is not in the repository)',
+    'src/x.ts:4: docs/design.md §9: docs/design.md has no section 9 (no "## 9." heading)',
+    'src/x.ts:4: docs/design.md §7 "Fleets": section 7 has no such part',
+  ]);
+  assert.throws(() => designSections('## 2. CLI\n\n## 2. Exit codes\n'), /two sections numbered 2/);
+});
+
+s('the design page: sections 1 to 14, no 9, each cited; every design citation resolves', () => {
+  const sections = designSections(readFileSync(join(ROOT, DESIGN_PAGE), 'utf8'));
+  assert.equal([...sections.keys()], [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14]);
+  const cited = new Set<number>();
+  const broken: string[] = [];
+  for (const file of SCANNED.flatMap(files).sort()) {
+    const text = scannedText(file);
+    if (text === null) continue;
+    for (const c of designCitations(text)) cited.add(c.section);
+    broken.push(...brokenDesignCitations(file, text, sections));
+  }
+  assert.equal(broken, []);
+  // The code cites these (today §12-§14 are planned, not built, so nothing implements them yet).
+  for (const n of [1, 2, 3, 4, 5, 6, 7, 8, 10, 11]) assert.ok(cited.has(n), `no citation of §${n}`);
 });
 
 s('every section pointer in the repository names a heading of its page', () => {

@@ -1,5 +1,5 @@
 /**
- * A saved plan against the cluster as it is now (DESIGN §6 "Sealed plans"), steps 5 and 6 after
+ * A saved plan against the cluster as it is now (docs/design.md §6 "Sealed plans"), steps 5 and 6 after
  * ./verify.ts: the cluster must be the one the plan was made for (checkClusterBinding), and
  * what was reviewed is what runs, so apply never takes a decision from the file alone. It plans
  * again from the verified spec and the cluster, and the fresh plan's decisions must be the saved
@@ -19,7 +19,7 @@ import { remainingWorkDifference } from './remaining-work.ts';
 import { healthDifference } from '../health.ts';
 
 /**
- * Why `saved` must not run on the cluster `target` is a snapshot of (DESIGN §6: a plan made
+ * Why `saved` must not run on the cluster `target` is a snapshot of (docs/design.md §6: a plan made
  * for another cluster is refused, whatever its state looks like), or null when it may: the
  * identity the plan recorded must be the target's. A plan that recorded none (planned from a
  * snapshot file without ClusterVersion or kube-system Namespace) runs only where none is found

@@ -1,5 +1,5 @@
 /**
- * Staleness (DESIGN §7), part of the saved-plan module: before any write and before each wave
+ * Staleness (docs/design.md §7), part of the saved-plan module: before any write and before each wave
  * the applier plans again from the cluster as it is now and compares the *remaining work* with
  * the saved plan (and `apply PLANFILE` does once before it starts: ./compare.ts).
  * Allowed differences: nodes that reached their target, changes already in the cluster

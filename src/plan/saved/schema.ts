@@ -1,5 +1,5 @@
 /**
- * The shape of a plan file (DESIGN §6, formatVersion "1.0"), for reading plans back:
+ * The shape of a plan file (docs/design.md §6, formatVersion "1.0"), for reading plans back:
  * `show`, `apply` and `rehearse` take a file that may have been edited or crafted, and the
  * renderers and the applier must only ever see the types src/plan/types.ts promises. Fields a
  * later 1.x may add are allowed (objects are open); every field bootcplan reads is checked.

@@ -1,5 +1,5 @@
 /**
- * The seal of a saved plan (DESIGN §6 "Sealed plans"): a saved plan travels from a pull request
+ * The seal of a saved plan (docs/design.md §6 "Sealed plans"): a saved plan travels from a pull request
  * to an apply job as a file anyone on the way could edit. Its `id` is the content hash of the
  * plan (plan/planner.ts planIdOf, given when the plan is made), so a file whose content no
  * longer hashes to its id was edited after it was made. Pure.
@@ -22,7 +22,7 @@ export function tamperedId(plan: Plan): string | null {
 
 /**
  * The seal checked (exit 3 when broken): `show`, `apply` and `rehearse` check it before they
- * act on anything else in the file (DESIGN §2: show verifies the seal as apply does), so an
+ * act on anything else in the file (docs/design.md §2: show verifies the seal as apply does), so an
  * edited plan is never reviewed or run under the id of the plan it no longer is.
  */
 export function checkPlanSeal(saved: Plan): void {

@@ -1,5 +1,5 @@
 /**
- * Whether a saved plan may be carried out (DESIGN §6 "Sealed plans"; docs/safety.md "Security model"),
+ * Whether a saved plan may be carried out (docs/design.md §6 "Sealed plans"; docs/safety.md "Security model"),
  * in the order `apply PLANFILE` and `rehearse PLANFILE` check it:
  * 1. the file's content must hash to its id (./seal.ts; else it was modified: exit 3);
  * 2. a plan saved for review only, or with errors, is never carried out;

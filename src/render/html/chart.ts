@@ -1,5 +1,5 @@
 /**
- * The wave timeline chart of the HTML report (DESIGN §8): inline SVG, pools x time, one bar
+ * The wave timeline chart of the HTML report (docs/design.md §8): inline SVG, pools x time, one bar
  * per node from drain to back in service; rows aggregate per wave or per run of waves on
  * large plans. With a rehearsal, the rows come from its events and a dashed line marks the
  * plan's estimate. Pure: reads only the plan, the timeline and the rehearsal.

@@ -1,5 +1,5 @@
 /**
- * The HTML dry-run report (DESIGN §8): one self-contained file. Inline CSS and SVG only:
+ * The HTML dry-run report (docs/design.md §8): one self-contained file. Inline CSS and SVG only:
  * no script, no network, no external fonts (a Content-Security-Policy meta tag forbids
  * any fetch). Summary, risks, per-object diffs, boot images, pools, and a wave timeline
  * chart (./chart.ts: pools x time, one bar per node from drain to back in service; rows

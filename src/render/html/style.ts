@@ -1,5 +1,5 @@
 /**
- * The stylesheet of the HTML report, inlined into its <style> element (DESIGN §8: one
+ * The stylesheet of the HTML report, inlined into its <style> element (docs/design.md §8: one
  * self-contained file, no network). Light and dark colour schemes; the chart's phase colours
  * are the variables --drain, --stage, --reboot, --soft, --ready and --staging.
  */
