@@ -14,7 +14,8 @@ import type { Plan } from '../plan/types.ts';
 import { checkApplicable } from '../plan/saved/verify.ts';
 import { checkClusterBinding, confirmSavedPlan, inFlightOf } from '../plan/saved/compare.ts';
 import { apply, type ApplyResult } from '../apply/applier.ts';
-import type { ApplyEvent } from '../apply/events.ts';
+import { refusedEvent, type ApplyEvent } from '../apply/events.ts';
+import { jsonText } from '../base/json-text.ts';
 import type { ClusterDriver } from '../apply/driver.ts';
 import { windowPolicy } from '../apply/policy.ts';
 import { refuseHeld } from '../apply/holds.ts';
@@ -49,6 +50,10 @@ export interface ApplySpecOptions extends ApplyOptions {
 
 /** `apply PLANFILE`. */
 export async function applySavedPlan(ports: Ports, planfile: string, opts: ApplyOptions): Promise<CommandResult> {
+  return refusalsAsEvents(ports, opts, ports.now(), () => applySavedPlanFile(ports, planfile, opts));
+}
+
+async function applySavedPlanFile(ports: Ports, planfile: string, opts: ApplyOptions): Promise<CommandResult> {
   const saved = readPlanFile(ports, planfile);
   // Checked before any cluster access; re-planned with the planner's own phase durations (plan
   // has no flag for them), so a file cannot make waves look shorter to the windows.
@@ -72,6 +77,29 @@ export async function applySavedPlan(ports: Ports, planfile: string, opts: Apply
 
 /** `apply -f SPEC`: plans and applies at once, which a person confirms (docs/design.md §2). */
 export async function applySpec(ports: Ports, opts: ApplySpecOptions): Promise<CommandResult> {
+  return refusalsAsEvents(ports, opts, ports.now(), () => applySpecFile(ports, opts));
+}
+
+/**
+ * Under `--json` every refusal is an event on stdout (docs/apply.md "Apply and rehearse", Events): a tool that reads
+ * the NDJSON, not stderr, learns why nothing was done; the error and its exit code stay as they are.
+ */
+async function refusalsAsEvents(ports: Ports, opts: ApplyOptions, t0: number, body: () => Promise<CommandResult>): Promise<CommandResult> {
+  try {
+    return await body();
+  } catch (err) {
+    if (opts.json) writeRefusal(ports, err, t0);
+    throw err;
+  }
+}
+
+/** The refusal `err` stands for, if it is one, as an NDJSON line on stdout; `t` counted from `t0` (ms). */
+function writeRefusal(ports: Ports, err: unknown, t0: number, exitCode?: number): void {
+  const e = refusedEvent(err, Math.round(ports.now() - t0) / 1000, exitCode);
+  if (e) ports.io.stdout(jsonText(e) + '\n');
+}
+
+async function applySpecFile(ports: Ports, opts: ApplySpecOptions): Promise<CommandResult> {
   const { io } = ports;
   const confirming = !opts.autoApprove;
   const interactive = io.stdinIsTTY ?? (io.stdoutIsTTY && io.stderrIsTTY);
@@ -117,6 +145,7 @@ async function runApply(
   planOn: PlanOnCluster,
 ): Promise<CommandResult> {
   const { io } = ports;
+  const t0 = ports.now();
   const notifyUrl = opts.notify === undefined ? undefined : parseNotifyUrl(opts.notify);
   const { driver, holder, close, health } = await ports.openDriver(opts.kube, io);
   let w: EventWriter | null = null;
@@ -155,7 +184,11 @@ async function runApply(
     return { exitCode: EXIT.ok };
   } catch (err) {
     const end = await report.failed(err);
-    if (end === null) return { exitCode: EXIT.ok };
+    // apply --step leaves the lock to an apply that is alive (exit 0): still a refusal to say.
+    if (end === null) {
+      if (opts.json) writeRefusal(ports, err, t0, EXIT.ok);
+      return { exitCode: EXIT.ok };
+    }
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- the caught error, passed on as it came
     throw end;
   } finally {

@@ -4,7 +4,7 @@
  */
 import { EXIT } from '../base/errors.ts';
 import { jsonText } from '../base/json-text.ts';
-import { renderStatus, progressSummary } from '../render/status.ts';
+import { renderStatus, progressSummary, runningNow } from '../render/status.ts';
 import { yamlOfJson } from '../render/formats.ts';
 import type { CommandResult, KubeOptions, Ports } from './ports.ts';
 
@@ -20,7 +20,7 @@ export async function statusCommand(ports: Ports, opts: StatusOptions): Promise<
     const [lock, progress] = [await driver.readLock(), await driver.readProgress()];
     const expired = lock ? Date.parse(lock.renewedAt) / 1000 + lock.ttlSeconds < driver.clock.now() : false;
     if (opts.output !== 'text') {
-      const json = jsonText({ lock: lock ? { ...lock, expired } : null, progress: progressSummary(progress) }, 2) + '\n';
+      const json = jsonText({ lock: lock ? { ...lock, expired } : null, progress: progressSummary(progress, runningNow(lock, expired, progress)) }, 2) + '\n';
       io.stdout(opts.output === 'yaml' ? yamlOfJson(json) : json);
     } else {
       io.stdout(renderStatus(lock, expired, progress));

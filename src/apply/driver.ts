@@ -306,3 +306,11 @@ export class AbortedError extends NamedError {
 export function isoOf(t: Seconds): string {
   return new Date(Math.round(t * 1000)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+/**
+ * ISO 8601 with milliseconds, for a time bootcplan counts from again (a wave's end, which its
+ * soak counts from): a time cut to the second would make that wait up to a second short.
+ */
+export function isoMsOf(t: Seconds): string {
+  return new Date(Math.round(t * 1000)).toISOString();
+}

@@ -6,6 +6,7 @@
  * `type` gets them without asserting. `apply --json` prints them as they are (NDJSON): the
  * field order is the order the applier writes them in.
  */
+import { HeldTargetError, LockHeldError, PolicyBlockedError, StalePlanError, exitCodeOf } from '../base/errors.ts';
 import type { Condition } from '../cluster/types.ts';
 import type { GatePositionPoint, MeasurementOutcome } from './health.ts';
 import type { FailReason } from '../domain/health-verdict.ts';
@@ -232,6 +233,29 @@ export interface HoldsClearedEvent {
   message: string;
 }
 
+/**
+ * Why an apply refused to go on (docs/apply.md "Apply and rehearse", Events): a hold on the plan's image (`held`),
+ * a plan the cluster moved away from or an edited plan file (`stale`), another apply's lock
+ * (`locked`), a maintenance window or a plan the policy blocks (`policy`).
+ */
+export type RefusalReason = 'held' | 'stale' | 'locked' | 'policy';
+
+/**
+ * The apply was refused: under `--json` the last line on stdout, so a tool that reads only the
+ * events learns why the run did nothing (stderr has the same error; `exitCode` is the process's,
+ * 0 for `apply --step` leaving the lock to an apply that is alive). `details`: the error's lines
+ * (the holds, the differences).
+ */
+export interface RefusedEvent {
+  t: number;
+  type: 'refused';
+  reason: RefusalReason;
+  exitCode: number;
+  message: string;
+  details: string[];
+  hint?: string;
+}
+
 export type ApplyEvent =
   | StartEvent
   | ChangeEvent
@@ -257,7 +281,8 @@ export type ApplyEvent =
   | GateFailEvent
   | RollbackStartEvent
   | RollbackDoneEvent
-  | HoldsClearedEvent;
+  | HoldsClearedEvent
+  | RefusedEvent;
 
 export type ApplyEventType = ApplyEvent['type'];
 
@@ -279,3 +304,21 @@ export const ROLLBACK_MARKED: ReadonlySet<ApplyEventType> = new Set<ApplyEventTy
   'node-failed',
   'halt',
 ]);
+
+/** The refusal an error that ended an apply stands for, as an event; null for any other error (a halt, a failure: they have events of their own or are errors). */
+export function refusedEvent(err: unknown, t: number, exitCode: number = exitCodeOf(err)): RefusedEvent | null {
+  const reason: RefusalReason | null =
+    err instanceof HeldTargetError
+      ? 'held'
+      : err instanceof StalePlanError
+        ? 'stale'
+        : err instanceof LockHeldError
+          ? 'locked'
+          : err instanceof PolicyBlockedError
+            ? 'policy'
+            : null;
+  if (!reason || !(err instanceof Error)) return null;
+  const details = err instanceof HeldTargetError ? err.report : err instanceof StalePlanError ? err.difference : [];
+  const hint = 'hint' in err && typeof err.hint === 'string' ? err.hint : undefined;
+  return { t, type: 'refused', reason, exitCode, message: err.message, details: [...details], ...(hint ? { hint } : {}) };
+}

@@ -60,19 +60,32 @@ export function addHold(ctx: ApplyContext, hold: Omit<Hold, 'at'>): void {
 }
 
 /**
- * A rollback plan ran to its end: every pool it rolled back is held for the run's target, and
- * the nodes it returned are reported (`rollback-done`).
+ * The pools a rollback plan holds for the run's image: the ones it takes back, and those scope wave
+ * leaves with the run's image (docs/apply.md "Rollback": a node of them could still boot it).
+ */
+export function rollbackHeldPools(plan: Plan): string[] {
+  const r = plan.rollback;
+  if (!r) return [];
+  const pools = [
+    ...plan.pools.map((p) => p.name),
+    ...r.leftovers.filter((l) => l.what === 'kept-on-target' || l.what === 'target-still-staged').map((l) => l.pool),
+  ];
+  return [...new Set(pools)].filter((p) => Object.hasOwn(r.source.targets, p));
+}
+
+/**
+ * A rollback plan ran to its end: every pool it rolled back, or left with the run's image, is held
+ * for the run's target, and the nodes it returned are reported (`rollback-done`).
  */
 export function finishRollback(ctx: ApplyContext): void {
   const r = ctx.plan.rollback;
   if (!r) return;
-  for (const p of ctx.plan.pools) {
-    const target = r.source.targets[p.name];
-    if (!target) continue;
+  const back = new Set(ctx.plan.pools.map((p) => p.name));
+  for (const pool of rollbackHeldPools(ctx.plan)) {
     addHold(ctx, {
-      pool: p.name,
-      target,
-      action: 'rolled-back',
+      pool,
+      target: r.source.targets[pool],
+      action: back.has(pool) ? 'rolled-back' : 'halted',
       check: r.trigger.check,
       observed: r.trigger.observed ?? `rolled back by plan ${ctx.plan.id}`,
       planId: r.of.planId,

@@ -14,7 +14,7 @@ import { MAX_OBSERVED } from '../cluster/progress.ts';
 import { planRollback, rollbackInputOf } from '../plan/rollback-planner.ts';
 import type { ApplyContext } from './context.ts';
 import { isoOf } from './driver.ts';
-import { addHold } from './holds.ts';
+import { addHold, rollbackHeldPools } from './holds.ts';
 
 /** The failed check that asks for the rollback, and where it failed. */
 export interface RollbackRequest {
@@ -63,20 +63,28 @@ export async function rollBackNow(ctx: ApplyContext, req: RollbackRequest, refus
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length) return refuse(errors.map((d) => d.message).join('; '));
   if (!plan.summary.nodes) return refuse('no node of this run is on its image any more: nothing to roll back');
+  // Every pool the rollback takes back or leaves with the run's image is held from here on too.
+  const held = rollbackHeldPools(plan);
+  for (const name of held.filter((p) => p !== req.pool)) {
+    const target = input.source.targets[name];
+    addHold(ctx, { pool: name, target, action: 'halted', check: req.check, observed: req.observed, planId: ctx.plan.id });
+  }
+  await ctx.book.save();
   await ctx.runRollback(plan, (s) => planRollback(input, s, { durations, ownPlanId: plan.id }));
   const nodes = plan.pools.flatMap((p) => p.nodes.filter((n) => n.wave !== null).map((n) => n.name));
+  const imageOnly = plan.pools.filter((p) => !p.nodes.some((n) => n.wave !== null)).map((p) => p.name);
+  const withNodes = plan.pools.filter((p) => !imageOnly.includes(p.name)).map((p) => p.name);
   throw new RolledBackError(
-    `rolled back ${nodes.length} node(s) of ${plan.pools.map((p) => p.name).join(', ')} to the image each booted before: health check ${req.check} failed: ${req.observed}`,
+    `rolled back ${nodes.length} node(s) of ${withNodes.join(', ')} to the image each booted before${imageOnly.length ? ` (and the image of ${imageOnly.join(', ')}, no node of which had booted the run's)` : ''}: health check ${req.check} failed: ${req.observed}`,
     [
-      ...plan.pools.map(
-        (p) =>
-          `pool ${p.name}: ${p.nodes
-            .filter((n) => n.wave !== null)
-            .map((n) => n.name)
-            .join(', ')} back on ${p.targetImage}`,
-      ),
+      ...plan.pools.map((p) => {
+        const back = p.nodes.filter((n) => n.wave !== null).map((n) => n.name);
+        return back.length
+          ? `pool ${p.name}: ${back.join(', ')} back on ${p.targetImage}`
+          : `pool ${p.name}: its image back to ${p.targetImage}, no node rebooted`;
+      }),
       ...plan.diagnostics.filter((d) => d.severity === 'warning').map((d) => `warning: ${d.message}`),
-      `rollback plan ${plan.id}; the pools are held for this run's image: a later apply of it exits 5 until the spec targets another image or apply --retry`,
+      `rollback plan ${plan.id}; ${held.length === 1 ? `the pool ${held[0]} is` : `the pools ${held.join(', ')} are`} held for this run's image: a later apply of it exits 5 until the spec targets another image or apply --retry`,
     ],
     nodes,
   );

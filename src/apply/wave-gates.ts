@@ -10,7 +10,7 @@ import type { Plan, PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { NodeView } from '../domain/nodes.ts';
 import { NamedError, OutsideWindowError, RolloutHaltedError, StalePlanError } from '../base/errors.ts';
-import { isoOf } from './driver.ts';
+import { isoMsOf } from './driver.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
 import { retry } from './changes.ts';
 import { remainingWorkDifference } from '../plan/saved/remaining-work.ts';
@@ -133,7 +133,7 @@ export async function afterLastWave(ctx: ApplyContext, pool: PlanPool): Promise<
 export async function afterWave(ctx: ApplyContext, pool: PlanPool, k: number) {
   const pp = ctx.book.pool(pool.name);
   ctx.book.finishWave(pool.name, k);
-  pp.lastWaveEnd = isoOf(ctx.now());
+  pp.lastWaveEnd = isoMsOf(ctx.now()); // the soak counts from it: to the millisecond
   ctx.wavesRun++;
   await ctx.book.save();
   ctx.emit({ type: 'wave-end', pool: pool.name, wave: k, waves: pool.waves.length });

@@ -80,7 +80,7 @@ export type PoolOrigin = BootcOrigin | McoOrigin;
 export interface PoolProgress {
   /** Waves 1..wavesDone are finished (waves run in order: a cursor, not a list). */
   wavesDone: number;
-  /** ISO time the last wave ended (soak is measured from it). */
+  /** ISO time the last wave ended, with milliseconds (the soak counts from it; records of an earlier bootcplan have whole seconds). */
   lastWaveEnd?: string | null;
   done: boolean;
   /** `check`: the health check whose failure halted the pool (docs/apply.md "Health gates"). */

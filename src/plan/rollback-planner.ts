@@ -21,6 +21,7 @@ import { clusterInfo, planIdOf, summarize } from './planner.ts';
 import { type RolledPool, type RollbackPoolContext } from './rollback-pools.ts';
 import { bootcPoolRollback } from './rollback-bootc-pool.ts';
 import { mcoPoolRollback } from './rollback-mco-pool.ts';
+import { otherPoolOfScopeWave } from './rollback-scope-wave.ts';
 import { PLAN_FORMAT_VERSION_ROLLBACK, type Plan, type PlanChange, type PlanPool, type PlanRollback, type PlanSpecInfo, type PhaseDurations } from './types.ts';
 
 /** Everything a rollback plan is made from besides the cluster. */
@@ -170,9 +171,11 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
     const origin = input.source.origins[name];
     const target = input.source.targets[name];
     if (!origin || !target) continue;
-    // scope wave: the failed wave's pool alone (docs/apply.md "Rollback"); an MCO pool, when it is
-    // that pool, goes back whole (widened below), and other pools of the run keep what they got.
-    if (input.source.scopeWave && name !== input.source.scopeWave.pool) continue;
+    // scope wave: the failed wave's nodes alone (docs/apply.md "Rollback"); an MCO pool, when it is
+    // that pool, goes back whole (widened below). Every other pool of the run that was handed the
+    // failed image gets its image back when no node of it boots that image yet, else keeps it;
+    // either way it is held and its nodes named (rollback-scope-wave.ts).
+    const other = !!input.source.scopeWave && name !== input.source.scopeWave.pool;
     const ctx: RollbackPoolContext = {
       snapshot,
       idx,
@@ -186,7 +189,11 @@ export function planRollback(input: RollbackInput, snapshot: ClusterSnapshot, op
       leftovers: rollback.leftovers,
       excluded: rollback.excluded,
     };
-    const rolled: RolledPool | null = origin.kind === 'bootc' ? bootcPoolRollback(name, origin, target, ctx) : mcoPoolRollback(name, origin, target, ctx);
+    const rolled: RolledPool | null = other
+      ? otherPoolOfScopeWave(name, origin, target, ctx)
+      : origin.kind === 'bootc'
+        ? bootcPoolRollback(name, origin, target, ctx)
+        : mcoPoolRollback(name, origin, target, ctx);
     if (!rolled) continue;
     rolled.pool.priority = pools.length + 1;
     pools.push(rolled.pool);

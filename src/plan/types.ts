@@ -247,8 +247,11 @@ export interface PlanRollback {
     /** scope wave: the entries taken back are this plan's, of this wave, in this pool. */
     scopeWave: { planId: string; pool: string; wave: number } | null;
   };
-  /** Nodes left with something of the run (listed, not driven). */
-  leftovers: { node: string; pool: string; what: 'target-still-staged' | 'stages-origin' }[];
+  /**
+   * Nodes left with something of the run (listed, not driven); `kept-on-target`: a node of another
+   * pool of the run that scope wave leaves on the run's image (its pool is held).
+   */
+  leftovers: { node: string; pool: string; what: 'target-still-staged' | 'stages-origin' | 'kept-on-target' }[];
   /** Nodes the run updated that the rollback leaves to a human. */
   excluded: { node: string; pool: string; why: 'degraded' | 'not-ready' | 'cordoned' | 'updating' }[];
   /**

@@ -84,6 +84,8 @@ export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {
       return `[${clockOf(e.t)}] ${c.yellow('rolled back')}: ${e.nodes.length ? foldNames(e.nodes) : "no node, only the pools' images"}${e.message ? `; ${e.message}` : ''}`;
     case 'holds-cleared':
       return `[${clockOf(e.t)}] holds lifted (apply --retry): ${e.pools.join(', ')}; ${e.message}`;
+    case 'refused':
+      return `[${clockOf(e.t)}] ${c.red('refused')} (${e.reason}, exit ${e.exitCode}): ${e.message}`;
     default:
       return `${head}${e.type}${'message' in e && e.message ? `: ${e.message}` : ''}`;
   }

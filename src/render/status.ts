@@ -7,8 +7,23 @@ import type { ProgressState, LockRecord, NodeProgress } from '../apply/driver.ts
 import { forDisplay } from './secrets.ts';
 import { describeHold } from '../apply/holds.ts';
 
-/** What `status` shows of the progress: the run record, the nodes in flight, per pool the nodes done by this plan. */
-export function progressSummary(st: ProgressState) {
+/** Where a run stands: finished, stopped by a halt (a human decides; the next apply does not go on by itself), or neither. */
+export type RunState = 'done' | 'halted' | 'in progress';
+
+/** A pool of the run that halted, and what halted it: a health check, or a node (its name), or neither (the budget, a drain). */
+export interface HaltedBy {
+  pool: string;
+  check: string | null;
+  node: string | null;
+}
+
+/**
+ * What `status` shows of the progress: the run record, the nodes in flight, per pool the nodes
+ * done by this plan, and where the run stands (`state`; `haltedBy` names each halted pool and
+ * what halted it), so the headline of a halted run says so, not "in progress". `running`: an
+ * apply of this plan holds the lock now (an `apply --retry` going on after the halt): in progress.
+ */
+export function progressSummary(st: ProgressState, running = false) {
   if (!st.run) return null;
   const inFlight: Record<string, NodeProgress> = {};
   const nodesDone: Record<string, number> = {};
@@ -16,13 +31,27 @@ export function progressSummary(st: ProgressState) {
     if (e.step !== 'done') inFlight[name] = e;
     else if (e.planId === st.run.planId) nodesDone[e.pool] = (nodesDone[e.pool] ?? 0) + 1;
   }
-  return { ...st.run, nodesInFlight: inFlight, nodesDone };
+  const haltedBy: HaltedBy[] = Object.entries(st.run.pools).flatMap(([pool, p]) =>
+    p.halted && !p.done ? [{ pool, check: p.halted.check ?? null, node: p.halted.node ?? null }] : [],
+  );
+  const state: RunState = st.run.done ? 'done' : haltedBy.length && !running ? 'halted' : 'in progress';
+  return { ...st.run, state, haltedBy, nodesInFlight: inFlight, nodesDone };
+}
+
+/** An apply of the recorded plan holds the lock, not expired: the run goes on right now. */
+export function runningNow(lock: LockRecord | null, expired: boolean, state: ProgressState): boolean {
+  return !!lock && !expired && !!state.run && lock.planId === state.run.planId;
+}
+
+/** "HALTED by health check alerts in pool worker", "HALTED at node w-03 in pool worker"; several pools joined with "; ". */
+function haltedHeadline(by: readonly HaltedBy[]): string {
+  return `HALTED ${by.map((h) => `${h.check ? `by health check ${h.check} ` : h.node ? `at node ${h.node} ` : ''}in pool ${h.pool}`).join('; ')}`;
 }
 
 export function renderStatus(lockRecord: LockRecord | null, expired: boolean, state: ProgressState): string {
   // Holders, pool and node names come from the cluster: shown escaped and masked.
   const lock = forDisplay(lockRecord);
-  const progress = forDisplay(progressSummary(state));
+  const progress = forDisplay(progressSummary(state, runningNow(lockRecord, expired, state)));
   const out: string[] = [];
   out.push(
     lock
@@ -35,11 +64,11 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
   }
   const rb = progress.rollbackOf;
   out.push(
-    `${rb ? `rollback plan ${progress.planId} of plan ${rb.planId} (scope ${rb.scope})` : `plan ${progress.planId}`}: ${progress.done ? 'done' : 'in progress'} (started ${progress.startedAt}, last update ${progress.updatedAt})`,
+    `${rb ? `rollback plan ${progress.planId} of plan ${rb.planId} (scope ${rb.scope})` : `plan ${progress.planId}`}: ${progress.state === 'halted' ? haltedHeadline(progress.haltedBy) : progress.state} (started ${progress.startedAt}, last update ${progress.updatedAt})`,
   );
   if (progress.run && progress.run.planIds.length > 1) out.push(`  run ${progress.run.id}: plans ${progress.run.planIds.join(', ')}`);
   // An unfinished rollback (docs/apply.md "Continuing a rollback"): not while it runs (its lock).
-  if (rb && !progress.done && !(lock && !expired && lock.planId === progress.planId)) {
+  if (rb && !progress.done && !runningNow(lockRecord, expired, state)) {
     out.push('  rollback INCOMPLETE: nodes of the run may still boot its image; the pools stay held for it.');
     out.push('    continue it: bootcplan plan --rollback --out rollback.json, then bootcplan apply plans/rollback.json (or apply its plan file again)');
   }

@@ -135,6 +135,23 @@ s('a node cordoned by an administrator after the plan is not taken: it stays cor
   for (const c of sim.cordons) assert.ok(c.unavailableAfter <= 2 || c.wasUnavailable, JSON.stringify(c));
 });
 
+s('the soak counts from the exact end of the wave: a wave that ends mid-second soaks the full soakSeconds', async () => {
+  const { snap, plan, replan } = worker(4, 2, { soakSeconds: 100 });
+  // A clock that starts 0.9 s into a second: every wave ends 0.9 s into one.
+  // (Staging quicker than the staging limit: the cluster's condition times are whole seconds.)
+  const sim = newSim(snap, { start: '2026-09-14T08:00:00.900Z', durations: { stage: 60, drain: 60, reboot: 300, softReboot: 30, ready: 30 } });
+  const r = await runApply(sim, plan, replan);
+  assert.is(r.code, 0, String(r.error));
+  const end = r.events.find((e) => e.type === 'wave-end' && e.wave === 1);
+  const next = r.events.find((e) => e.type === 'wave-start' && e.wave === 2);
+  assert.ok(end && next);
+  assert.ok(next.t - end.t >= 100, `wave 2 started ${next.t - end.t} s after wave 1 ended; the soak is 100 s`);
+  const soak = r.events.find((e) => e.type === 'soak');
+  assert.is(soak?.type === 'soak' && soak.seconds, 100);
+  const rec = (await sim.driver().readProgress()).run!;
+  assert.match(rec.pools.worker.lastWaveEnd ?? '', /\.900Z$/, 'the run record keeps the milliseconds');
+});
+
 s('apply --step advances one wave per run and exits 0; the last run finishes', async () => {
   const { snap, plan, replan } = worker(6, 2, { soakSeconds: 100 });
   const sim = newSim(snap);

@@ -114,6 +114,77 @@ t('scope wave takes back only the wave where the check failed; a check that halt
   assert.is(retried.error, null, String(retried.error));
 });
 
+/** Two bootc pools of one run, `first` rolled before `second`; the check fails after wave 2 of `failed`, scope wave. */
+async function twoPools(first: string, second: string, failed: string, infraMco = false) {
+  const b = new ClusterBuilder().bootcPool('worker', nodes('w', 4));
+  const snap = (infraMco ? b.mcoPool('infra', nodes('i', 3)) : b.bootcPool('infra', nodes('i', 3))).snapshot();
+  const check = { name: 'alerts', alerts: { matchers: ['severity="critical"'] }, intervalSeconds: 10, successes: 1, onFailure: 'rollback', scope: 'wave' };
+  const pool = (name: string, priority: number) => ({ name, image: NEW, maxUnavailable: 1, soakSeconds: 0, priority });
+  const { plan, replan } = planWith(specYaml([pool(first, 1), pool(second, 2)], { healthChecks: [check] }), snap, D);
+  assert.equal(
+    plan.pools.map((p) => p.name),
+    [first, second],
+  );
+  const sim = newSim(snap, { durations: D });
+  const r = await runApply(sim, plan, replan, { health: new SimHealthSource({ failChecks: rules(`alerts@${failed}:wave=2`) }) });
+  assert.instance(r.error, RolledBackError, String(r.error));
+  const rec = (await sim.driver().readProgress()).run!;
+  const err = r.error as RolledBackError;
+  return { sim, plan, replan, rec, err, text: [err.message, ...err.report].join('\n') };
+}
+
+t('scope wave: a pool of the run that never started on the failed image gets its image back, is held, and its nodes are named', async () => {
+  const { sim, plan, replan, rec, text } = await twoPools('worker', 'infra', 'worker');
+  const infra = nodes('i', 3).map((n) => n.name);
+  for (const n of infra) {
+    assert.not.ok(sim.rebootCounts().get(n), `${n} was rebooted`);
+    assert.is(sim.get('BootcNode', n)!.status?.booted?.image, OLD, `${n} boots its image`);
+  }
+  // The pool's image is the origin again: no node of it is handed the failed image any more.
+  assert.is(sim.get('BootcNodePool', 'infra')!.spec?.image?.ref, OLD);
+  for (const n of infra) assert.is.not(sim.get('BootcNode', n)!.spec?.desiredImage, NEW, `${n} still handed the failed image`);
+  assert.equal(
+    (rec.holds ?? []).map((h) => [h.pool, h.target]).sort(),
+    [
+      ['infra', NEW_DIGEST],
+      ['worker', NEW_DIGEST],
+    ],
+    'both pools held for the image',
+  );
+  // The nodes that staged the failed image before it could be taken back are named (an unplanned reboot boots it).
+  const staged = infra.filter((n) => sim.get('BootcNode', n)!.status?.staged?.imageDigest === NEW_DIGEST);
+  assert.ok(staged.length > 0, 'staging ran on every node of the run first');
+  for (const n of staged) assert.match(text, new RegExp(`pool infra: [^\\n]*${n}`), `${n} named`);
+  assert.match(text, /the pools worker, infra are held for this run's image/);
+  // A new plan of the image for infra alone is held too.
+  const again = await runApply(sim, plan, replan, { health: new SimHealthSource() });
+  assert.instance(again.error, HeldTargetError);
+  assert.match((again.error as Error).message, /pools worker, infra are held back/);
+});
+
+t('scope wave: a pool of the run that finished on the failed image keeps it (scope wave), is held, and its nodes are named', async () => {
+  const { sim, rec, text } = await twoPools('infra', 'worker', 'worker');
+  const infra = nodes('i', 3).map((n) => n.name);
+  for (const n of infra) assert.is(sim.get('BootcNode', n)!.status?.booted?.imageDigest, NEW_DIGEST, `${n} kept the run's image`);
+  assert.is(sim.get('BootcNodePool', 'infra')!.spec?.image?.ref, NEW, 'its nodes the run updated are not handed the origin');
+  assert.equal((rec.holds ?? []).map((h) => h.pool).sort(), ['infra', 'worker']);
+  assert.match(text, new RegExp(`pool infra: ${infra.join(', ')} boot the run's image`));
+  assert.match(text, /the pools worker, infra are held for this run's image/);
+});
+
+t('scope wave: an MCO pool that finished on the failed image is kept, held and named; one that never started has nothing of the run', async () => {
+  const { sim, rec, text } = await twoPools('infra', 'worker', 'worker', true);
+  for (const n of nodes('i', 3)) assert.is(sim.rebootCounts().get(n.name), 1, `${n.name}: updated once, not rolled back`);
+  assert.equal((rec.holds ?? []).map((h) => h.pool).sort(), ['infra', 'worker']);
+  assert.match(text, /pool infra: i-00, i-01, i-02 boot the run's image: scope wave keeps the nodes the run updated \(an MCO pool goes back whole\)/);
+  const later = await twoPools('worker', 'infra', 'worker', true);
+  assert.not.match(later.text, /pool infra/);
+  assert.equal(
+    (later.rec.holds ?? []).map((h) => h.pool),
+    ['worker'],
+  );
+});
+
 t('a rollback the planner refuses (the pool started from two images) halts instead, saying why; no node goes back', async () => {
   const { sim, plan, replan } = setup({ mixed: true });
   const r = await runApply(sim, plan, replan, { health: new SimHealthSource({ failChecks: rules('alerts@worker:wave=1') }) });

@@ -181,4 +181,56 @@ s('apply -f after a halt plans afresh (a new run record): the check that halted 
   assert.equal(sim.cordons.length, 4);
 });
 
+/** A plan file of the setup's spec, applied once: halted by the check after wave 1 (exit 5), the pool held. */
+async function haltedPlan(work: string, file: string, snapFile: string, openDriver: DriverFactory): Promise<void> {
+  copyFileSync(file, join(work, 'bootcplan.yaml'));
+  copyFileSync(snapFile, join(work, 'cluster.yaml'));
+  const p = io();
+  assert.is(await run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/prod.json'], { io: p }), 0, p.err);
+  assert.is(await run(['apply', 'plans/prod.json'], { io: io(), openDriver }), 5);
+}
+
+s('status headlines a halted run as HALTED with the check that halted it, in text and in -o json', async () => {
+  const { file, openDriver, snapFile } = setup(['no-critical-alerts@wave=1']);
+  const work = mkdtempSync(join(tmpdir(), 'bootcplan-apply-health-status-'));
+  await inDir(work, async () => {
+    await haltedPlan(work, file, snapFile, openDriver);
+    const so = io();
+    assert.is(await run(['status'], { io: so, openDriver }), 0);
+    const head = so.out.split('\n')[1];
+    assert.match(head, /^plan [0-9a-f]{16}: HALTED by health check no-critical-alerts in pool worker \(started [^,]+, last update [^)]+\)$/, so.out);
+    assert.not.match(so.out, /in progress/);
+    const sj = io();
+    assert.is(await run(['status', '-o', 'json'], { io: sj, openDriver }), 0);
+    const progress = JSON.parse(sj.out).progress;
+    assert.equal([progress.state, progress.haltedBy], ['halted', [{ pool: 'worker', check: 'no-critical-alerts', node: null }]]);
+  });
+});
+
+s('a held apply under --json prints its refusal as an event on stdout (exit 5), from a plan file and from apply -f', async () => {
+  const { file, openDriver, snapFile } = setup(['no-critical-alerts@wave=1']);
+  const work = mkdtempSync(join(tmpdir(), 'bootcplan-apply-health-refused-'));
+  await inDir(work, async () => {
+    await haltedPlan(work, file, snapFile, openDriver);
+    // The CronJob's next run of the held plan, read by a tool: the refusal is an event on stdout.
+    const held = io();
+    assert.is(await run(['apply', 'plans/prod.json', '--json'], { io: held, openDriver }), 5, held.err);
+    const lines = held.out.trim().split('\n').filter(Boolean);
+    assert.is(lines.length, 1, held.out);
+    const e = JSON.parse(lines[0] ?? '{}');
+    assert.equal([e.type, e.reason, e.exitCode], ['refused', 'held', 5]);
+    assert.match(e.message, /^pool worker is held back from this image: nothing was written$/);
+    assert.ok(
+      e.details.some((d: string) => /^pool worker: sha256:[0-9a-f]{12}… was halted at .* because health check no-critical-alerts failed/.test(d)),
+      JSON.stringify(e.details),
+    );
+    assert.match(held.err, /pool worker is held back from this image/, 'stderr keeps the one-screen error');
+  });
+  // apply -f of the same image, whose hold the applier finds after taking the lock: the same event.
+  const again = io();
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--json'], { io: again, openDriver }), 5, again.err);
+  const last = JSON.parse(again.out.trim().split('\n').pop() ?? '{}');
+  assert.equal([last.type, last.reason, last.exitCode], ['refused', 'held', 5]);
+});
+
 s.run();

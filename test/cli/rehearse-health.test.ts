@@ -4,7 +4,8 @@
  * promise that the health faults draw from a stream of their own: a `--seed` rehearsal without
  * them replays byte for byte (test/support/golden/rehearsal-seeded.txt was written by the bootcplan before
  * health checks existed, with the same command; only its plan id was updated since, when every plan
- * gained its pools' way back), and a plan with checks fails the same nodes.
+ * gained its pools' way back, and its times, by less than a second each, when the soak began to count
+ * from the wave's end to the millisecond), and a plan with checks fails the same nodes.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -257,6 +257,44 @@ s('the cluster moved since the reviewed plan: exit 3 and status Degraded "stale:
   assert.is(status(sim).observedGeneration, undefined, 'no spec verified: no generation observed');
 });
 
+/** The last NDJSON line of an apply's stdout, parsed. */
+const lastEvent = (out: string) => JSON.parse(out.trim().split('\n').pop() || '{}') as { type: string; reason: string; exitCode: number; details: string[] };
+
+s('under --json each refusal is the last event on stdout: a stale plan and an edited spec (3), the lock (4; --step: 0)', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'bootcplan-refused-'));
+  const b = new ClusterBuilder().bootcPool('worker', nodes('w', 4));
+  const text = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0 }]);
+  writeFileSync(join(work, 'bootcplan.yaml'), text);
+  writeFileSync(join(work, 'cluster.yaml'), b.yaml());
+  const sim = newSim(b.snapshot(), { durations: D });
+  sim.rollouts.put('test', parse(text).spec);
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'job@test' });
+  await inDir(work, async () => {
+    assert.is(await run(['plan', '-f', 'bootcplan.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/prod.json'], { io: io() }), 0);
+    sim.mutate((x) => {
+      x.nodes.get('w-00')!.spec!.unschedulable = true;
+      x.nodes.get('w-01')!.spec!.unschedulable = true;
+    });
+    const stale = io();
+    assert.is(await run(['apply', 'plans/prod.json', '--json'], { io: stale, openDriver }), 3, stale.err);
+    const e = lastEvent(stale.out);
+    assert.equal([e.type, e.reason, e.exitCode], ['refused', 'stale', 3]);
+    assert.ok(e.details.length > 0, 'the differences');
+    writeFileSync(join(work, 'bootcplan.yaml'), text.replace('maxUnavailable: 2', 'maxUnavailable: 3'));
+    const edited = io();
+    assert.is(await run(['apply', 'plans/prod.json', '--json'], { io: edited, openDriver }), 3, edited.err);
+    assert.equal([lastEvent(edited.out).type, lastEvent(edited.out).reason], ['refused', 'stale']);
+  });
+  const { file, sim: other, openDriver: otherDriver } = setup(2);
+  await other.driver('other').acquireLock({ holder: 'job-old@test', planId: 'p0', ttlSeconds: 300 });
+  const step = io();
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--step', '--json'], { io: step, openDriver: otherDriver }), 0, step.err);
+  assert.equal([lastEvent(step.out).type, lastEvent(step.out).reason, lastEvent(step.out).exitCode], ['refused', 'locked', 0]);
+  const full = io();
+  assert.is(await run(['apply', '-f', file, '--auto-approve', '--json'], { io: full, openDriver: otherDriver }), 4, full.err);
+  assert.equal([lastEvent(full.out).type, lastEvent(full.out).reason, lastEvent(full.out).exitCode], ['refused', 'locked', 4]);
+});
+
 const health = (obj: unknown) => luaHealth('examples/argocd/health/rollout.lua', obj);
 
 s('the Argo CD health check (examples/argocd/health/rollout.lua, lua5.4) of the status each state wrote', () => {

@@ -136,6 +136,70 @@ t('a Degraded updated node is left to a human: listed, blocked, not driven; the 
   );
 });
 
+/** A run of two bootc pools, worker then infra, stepped once (wave 1 of worker): infra has the run's image as its pool's image, staged. */
+async function twoPoolsAfterWaveOne(tweak?: (b: ClusterBuilder) => void) {
+  const b = new ClusterBuilder().bootcPool('worker', nodes('w', 4)).bootcPool('infra', nodes('i', 3));
+  tweak?.(b);
+  const snap = b.snapshot();
+  const pool = (name: string, priority: number) => ({ name, image: NEW, maxUnavailable: 2, priority });
+  const fwd = planWith(specYaml([pool('worker', 1), pool('infra', 2)]), snap);
+  const sim = newSim(snap);
+  assert.is(await stepOnce(sim, fwd.plan, fwd.replan), 'stepped');
+  assert.is(sim.get('BootcNodePool', 'infra')!.spec?.image?.ref, NEW, 'the run handed infra its image before the first pool ran');
+  return sim;
+}
+
+t('scope wave: a pool of the run whose waves never started gets its image back (no reboot), and its nodes with the image staged are named', async () => {
+  const sim = await twoPoolsAfterWaveOne();
+  const { plan } = await rollbackOf(sim, 'wave');
+  assert.equal(codes(plan), []);
+  assert.equal(
+    plan.pools.map((p) => [p.name, p.nodes.filter((n) => n.wave !== null).length]),
+    [
+      ['worker', 2],
+      ['infra', 0],
+    ],
+  );
+  const change = plan.changes.find((c) => c.address === 'BootcNodePool/infra');
+  assert.equal([change?.action, change?.reason, change?.after], ['update', 'pool-image-rollback', { spec: { image: { ref: OLD } } }]);
+  assert.ok(codes(plan, 'warning').includes('rollback-scope-wave-reverted'));
+  const staged = plan.rollback!.leftovers.filter((l) => l.pool === 'infra' && l.what === 'target-still-staged').map((l) => l.node);
+  assert.equal(staged, ['i-00', 'i-01', 'i-02']);
+  assert.ok(plan.diagnostics.some((d) => d.code === 'rollback-target-still-staged' && /pool infra: i-00, i-01, i-02/.test(d.message)));
+  // scope run: the same pool, the same way back.
+  const run = await rollbackOf(sim, 'run');
+  assert.equal(
+    run.plan.pools.map((p) => p.name),
+    ['worker', 'infra'],
+  );
+});
+
+t('scope wave: such a pool that cannot be taken back (two origins) is kept, held and named, and does not refuse the failed wave', async () => {
+  const sim = await twoPoolsAfterWaveOne((b) => {
+    const bn = b.object('BootcNode', 'i-02');
+    bn.status.booted = { ...bn.status.booted, image: OTHER, imageDigest: OTHER_DIGEST };
+  });
+  const { plan } = await rollbackOf(sim, 'wave');
+  assert.equal(codes(plan), [], 'the failed wave still goes back');
+  assert.equal(
+    plan.pools.map((p) => p.name),
+    ['worker'],
+  );
+  const kept = plan.diagnostics.find((d) => d.code === 'rollback-scope-wave-kept');
+  assert.match(
+    kept?.message ?? '',
+    /^pool infra: i-00, i-01, i-02 have it staged \(an unplanned reboot boots it\): its image cannot go back \(pool infra started the run from 2 different images/,
+  );
+  assert.equal(
+    plan.rollback!.leftovers.filter((l) => l.pool === 'infra').map((l) => [l.node, l.what]),
+    [
+      ['i-00', 'target-still-staged'],
+      ['i-01', 'target-still-staged'],
+      ['i-02', 'target-still-staged'],
+    ],
+  );
+});
+
 t("the budget is the pool's live one minus nodes out of service now", async () => {
   const { sim, updated } = await afterWaveOne(6);
   sim.adminCordon('w-05', true); // out of service on its own: uses one of the 2

@@ -4,6 +4,7 @@ import { progressPlan } from '../../src/render/progress.ts';
 import { TtyProgress, CiProgress, RehearseProgress } from '../../src/render/events.ts';
 import { renderRehearsalText, rehearsalReport, rehearsalJson } from '../../src/render/rehearsal.ts';
 import { renderStatus } from '../../src/render/status.ts';
+import type { LockRecord } from '../../src/apply/driver.ts';
 import { foldWaves } from '../../src/render/format.ts';
 import { rehearse } from '../../src/sim/rehearse.ts';
 import { run } from '../../src/cli/main.ts';
@@ -133,6 +134,39 @@ s('status folds the finished waves of a long run into ranges', () => {
     nodes: {},
   });
   assert.match(out, /worker: 300 wave\(s\) finished \(1-300\)\n/);
+});
+
+s('status headlines a halted run as HALTED, naming what halted each pool; a finished or running one as before', () => {
+  const record = (pools: Record<string, unknown>, done = false) =>
+    renderStatus(null, false, {
+      run: { planId: 'p', startedAt: 'a', updatedAt: 'b', done, changesApplied: true, pools: pools as never },
+      version: '1',
+      nodes: {},
+    }).split('\n')[1];
+  const pool = (halted: unknown, done = false) => ({ wavesDone: 1, done, halted, lastWaveEnd: null });
+  assert.is(
+    record({ worker: pool({ node: null, reason: 'health check alerts failed after wave 1/3 of pool worker: x', check: 'alerts' }), infra: pool(null) }),
+    'plan p: HALTED by health check alerts in pool worker (started a, last update b)',
+  );
+  assert.is(
+    record({ worker: pool({ node: 'w-03', reason: 'w-03 Degraded after the reboot' }) }),
+    'plan p: HALTED at node w-03 in pool worker (started a, last update b)',
+  );
+  assert.is(
+    record({ a: pool({ node: null, reason: 'budget' }), b: pool({ node: null, reason: 'y', check: 'slo' }) }),
+    'plan p: HALTED in pool a; by health check slo in pool b (started a, last update b)',
+  );
+  assert.is(record({ worker: pool(null) }), 'plan p: in progress (started a, last update b)');
+  // apply --retry going on after the halt (it holds the lock): in progress again.
+  const lock: LockRecord = { holder: 'job', since: 'a', renewedAt: 'b', ttlSeconds: 300, planId: 'p', lockId: 'l' };
+  const pools = { worker: pool({ node: null, reason: 'x', check: 'alerts' }) } as never;
+  const retried = renderStatus(lock, false, {
+    run: { planId: 'p', startedAt: 'a', updatedAt: 'b', done: false, changesApplied: true, pools },
+    version: '1',
+    nodes: {},
+  });
+  assert.is(retried.split('\n')[1], 'plan p: in progress (started a, last update b)');
+  assert.is(record({ worker: pool({ node: null, reason: 'x', check: 'alerts' }, true) }, true), 'plan p: done (started a, last update b)');
 });
 
 s('rehearse progress: nothing within the quiet time; without a terminal one line per pool in progress every 10 s of wall clock', async () => {

@@ -237,7 +237,7 @@ const rollbackSection = obj(
       order: list(str),
       scopeWave: nullable(obj({ planId: str, pool: str, wave: { type: 'integer', min: 1 } })),
     }),
-    leftovers: list(obj({ node: str, pool: str, what: { type: 'string', enum: ['target-still-staged', 'stages-origin'] } })),
+    leftovers: list(obj({ node: str, pool: str, what: { type: 'string', enum: ['target-still-staged', 'stages-origin', 'kept-on-target'] } })),
     excluded: list(obj({ node: str, pool: str, why: str })),
     continues: list({ type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' }),
   },
