@@ -18,13 +18,14 @@
  *   (pkg/labels/matcher.go anchors with ^(?:...)$).
  * An unknown `{word}` is an error; RE2 repetitions such as `{2}` or `{1,3}` are digits and stay.
  */
-import { parseMatcher, MATCHER_EXPECTED, type Matcher, type MatcherParse, MatcherSet } from './alert-matchers.ts';
+import { parseMatcher, type Matcher, type MatcherParse, MatcherSet } from './alert-matchers.ts';
 
 export const SILENCE_PLACEHOLDERS = ['node', 'pool'] as const;
 export type SilencePlaceholder = (typeof SILENCE_PLACEHOLDERS)[number];
 export type SilenceVars = Record<SilencePlaceholder, string>;
 
-export const SILENCE_TEMPLATE_EXPECTED = `one matcher per entry, ${MATCHER_EXPECTED}, whose value names {node} (placeholders: {node}, {pool}); e.g. node="{node}" or instance=~"{node}(:.*)?"`;
+export const SILENCE_TEMPLATE_EXPECTED =
+  'one matcher per entry, label="value" or label=~"RE2", whose value names {node} (placeholders: {node}, {pool}); e.g. node="{node}" or instance=~"{node}(:.*)?"';
 
 /** TTL bounds (minutes): long enough for a few missed extensions, short enough that a crashed apply's silences lapse soon. */
 export const TTL_MIN_MINUTES = 2;
