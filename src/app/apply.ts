@@ -147,7 +147,7 @@ async function runApply(
   const { io } = ports;
   const t0 = ports.now();
   const notifyUrl = opts.notify === undefined ? undefined : parseNotifyUrl(opts.notify);
-  const { driver, holder, close, health } = await ports.openDriver(opts.kube, io);
+  const { driver, holder, close, health, silences } = await ports.openDriver(opts.kube, io);
   let w: EventWriter | null = null;
   const report = new ApplyReporting(driver, io, specs.spec, !!opts.step, notifyUrl);
   try {
@@ -177,6 +177,7 @@ async function runApply(
         selfNode,
         retry: !!opts.retry,
         health: health?.(),
+        silences: plan.silences?.length ? silences?.() : undefined,
       }),
     );
     const status = await report.finished(r);

@@ -164,7 +164,7 @@ async function openCluster(ports: Ports, prepared: ReadonlyMap<string, Prepared>
     import('../plan/saved/compare.ts'),
     import('../fleet/record.ts'),
   ]);
-  const { driver, holder, records, close, health } = await ports.openDriver(p.flags, ports.io);
+  const { driver, holder, records, close, health, silences } = await ports.openDriver(p.flags, ports.io);
   if (!records) {
     close?.();
     throw new Error('the driver factory keeps no record documents: fleet apply has nowhere to keep its fleet record');
@@ -195,6 +195,7 @@ async function openCluster(ports: Ports, prepared: ReadonlyMap<string, Prepared>
         lockTimeoutSeconds,
         signal,
         health: health?.(),
+        silences: plan.silences?.length ? silences?.() : undefined,
       });
       return r.outcome === 'nothing-to-do' ? 'nothing-to-do' : 'done';
     },

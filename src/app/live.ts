@@ -62,6 +62,7 @@ export const openLiveDriver: DriverFactory = async (flags, io) => {
       close: () => driver.close(),
       // The health checks ask as bootcplan's own identity (auth: ServiceAccount) through the same client; the applier closes it.
       health: () => new mod.KubeHealthSource(driver.client, driver.client.kc),
+      silences: () => new mod.KubeAlertmanagerSilences(driver.client, driver.client.kc),
     };
   } catch (err) {
     throw asClusterApiError(err);

@@ -5,6 +5,7 @@
  * clock and signal source (cli/main.ts CliDeps). Types only.
  */
 import type { HealthSource } from '../apply/health.ts';
+import type { SilencePort } from '../apply/silences.ts';
 import type { ClusterDriver } from '../apply/driver.ts';
 import type { ExitCode } from '../base/errors.ts';
 import type { FleetRecordStore } from '../fleet/record.ts';
@@ -58,6 +59,8 @@ export interface OpenedDriver {
   close?: () => void;
   /** A source for the plan's health checks against this cluster (docs/apply.md "Health gates"); apply refuses a plan with checks without one. */
   health?: () => HealthSource;
+  /** The Alertmanager port for the plan's silences (docs/apply.md "Silences"); apply refuses a plan with silences without one. */
+  silences?: () => SilencePort;
 }
 
 /** Opens the driver of `apply`, `status` and `unlock` (default: the Kubernetes driver, app/live.ts). */

@@ -49,6 +49,7 @@ import { repauseLeftovers, runMcoPool } from './mco-pool.ts';
 import { observeStaging } from './observe.ts';
 import type { HealthSource } from './health.ts';
 import { preflightGate, type GateFailure } from './health-gates.ts';
+import { SilenceKeeper, type SilencePort } from './silences.ts';
 import { onBatchGateFailure, onGateFailure } from './gate-failure.ts';
 import { checkHolds, finishRollback, startRollback } from './holds.ts';
 import { interruptible, stopSafely, stopReasonOf, type Position } from './interrupt.ts';
@@ -108,6 +109,8 @@ export interface ApplyOptions {
    * when the apply ends.
    */
   health?: HealthSource;
+  /** The Alertmanager the plan's silences are made on (docs/apply.md "Silences"); required when the plan has silences. */
+  silences?: SilencePort;
 }
 
 /**
@@ -142,6 +145,13 @@ export async function apply(o: ApplyOptions): Promise<ApplyResult> {
       `plan ${o.plan.id} has health checks and no health source to measure them`,
       [],
       'this is a bug in the caller: apply needs ApplyOptions.health for a plan with health checks',
+    );
+  }
+  if (o.plan.silences?.length && !o.silences) {
+    throw new InputError(
+      `plan ${o.plan.id} has silences and no Alertmanager port to make them`,
+      [],
+      'this is a bug in the caller: apply needs ApplyOptions.silences for a plan with silences',
     );
   }
   return underLock(o, runStep);
@@ -184,10 +194,14 @@ async function underLock<T>(o: ApplyOptions, body: (ctx: ApplyContext, t0: numbe
   // The context running now: the plan's, or the rollback's it started (onFailure: rollback),
   // whose record and unpaused MCO pools a stop must clean up.
   const current = {} as { ctx: ApplyContext };
-  const ctx = applyContext({ ...o, driver }, timeouts, t0, lease, where, halt.signal, current);
+  // One keeper for the apply, a rollback it runs included: the silences end with the apply whatever ends it.
+  const keeper =
+    o.plan.silences?.length && o.silences ? new SilenceKeeper({ plan: o.plan, port: o.silences, clock: raw.clock, emit: (e) => current.ctx.emit(e) }) : null;
+  const ctx = applyContext({ ...o, driver }, timeouts, t0, lease, where, halt.signal, current, keeper);
   const stop = new AbortController();
   setMaxListeners(0, stop.signal); // one per staging watch (observeStaging)
   void lease.keepRenewed(stop.signal);
+  const extending = keeper?.keepExtended(stop.signal).catch(() => undefined);
   const observer = observeStaging(ctx, stop.signal).catch(() => undefined);
   let released = false;
   try {
@@ -206,6 +220,12 @@ async function underLock<T>(o: ApplyOptions, body: (ctx: ApplyContext, t0: numbe
     throw error;
   } finally {
     stop.abort();
+    // Done, halted, stopped or failed: no silence outlives the apply (a crash leaves them to lapse within the TTL).
+    if (keeper) {
+      await extending;
+      await keeper.endAll().catch(() => undefined);
+      keeper.close();
+    }
     o.health?.close?.();
     if (!released) {
       try {
@@ -238,6 +258,7 @@ function applyContext(
   where: Position,
   stop: AbortSignal,
   current: { ctx: ApplyContext },
+  silences: SilenceKeeper | null,
 ): ApplyContext {
   const { plan, driver } = o;
   const pools = [...plan.pools].sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
@@ -255,11 +276,15 @@ function applyContext(
     lease,
     book: new ProgressBook(driver, plan, pools),
     health: o.health ?? null,
+    silences,
     stop,
     now,
     // A rollback in this apply (onFailure: rollback): its own context, the same lock and clock.
     runRollback: (rollback, replan) =>
-      runPlan(applyContext({ ...o, plan: rollback, replan, policy: undefined, step: false, retry: false }, timeouts, t0, lease, where, stop, current), t0),
+      runPlan(
+        applyContext({ ...o, plan: rollback, replan, policy: undefined, step: false, retry: false }, timeouts, t0, lease, where, stop, current, silences),
+        t0,
+      ),
     emit: (e) => {
       if (e.type === 'wave-start') Object.assign(where, { pool: e.pool, wave: e.wave });
       else if (e.type === 'pool-start') Object.assign(where, { pool: e.pool, wave: null });
@@ -319,6 +344,8 @@ async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
   }
   const { fresh } = await checkStale(ctx);
   checkPolicy(ctx, null, null);
+  // The Alertmanager of the silences answers, before the first write (docs/apply.md "Silences").
+  await ctx.silences?.preflight();
   // The preflight gate, before the first write (a failure halts with nothing written).
   const preflight = await preflightGate(ctx);
   if (preflight) await onGateFailure(ctx, null, preflight);
@@ -345,6 +372,7 @@ async function runPlan(ctx: ApplyContext, t0: number): Promise<ApplyResult> {
     }
     pp.done = true;
     await book.save();
+    await ctx.silences?.poolDone(pool.name);
     ctx.emit({ type: 'pool-done', pool: pool.name });
   }
   finishRollback(ctx);

@@ -60,6 +60,8 @@ export async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, na
 
 export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<NodeOutcome> {
   ctx.inFlight.add(name);
+  // Silenced before its drain and reboot (docs/apply.md "Silences"); a resumed node keeps its own.
+  await ctx.silences?.begin(pool.name, name, k);
   try {
     const fail = (reason: string, conditions: Condition[]): NodeOutcome => ({ ok: false, failure: { node: name, reason, conditions } });
     const rec = ctx.book.nodes[name];

@@ -13,6 +13,7 @@ import type { ProgressBook } from './progress-book.ts';
 import type { Policy } from './policy.ts';
 import type { ApplyResult } from './applier.ts';
 import type { HealthSource } from './health.ts';
+import type { SilenceKeeper } from './silences.ts';
 
 export interface ApplyTimeouts {
   /** Lease duration; renewed every third of it. */
@@ -54,6 +55,8 @@ export interface ApplyContext {
   readonly book: ProgressBook;
   /** Measures the plan's health checks (ApplyOptions.health); null for a plan without checks. */
   readonly health: HealthSource | null;
+  /** The silences for the nodes in flight (ApplyOptions.silences); null for a plan without them. */
+  readonly silences: SilenceKeeper | null;
   /** Aborts when the apply is asked to stop or loses its lock (what a health measurement is given). */
   readonly stop: AbortSignal;
   /** Seconds since the epoch, from the driver's clock. */

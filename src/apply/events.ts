@@ -191,6 +191,20 @@ export interface GateFailEvent {
   onFailure: OnFailure;
   seconds: number;
 }
+/**
+ * A silence for a node in flight (docs/apply.md "Silences"): created as the node went out of
+ * service, extended, expired; `error`: Alertmanager refused or did not answer (the message says
+ * what; no `node` for the preflight check of the Alertmanager).
+ */
+export interface SilenceEvent {
+  t: number;
+  type: 'silence';
+  action: 'create' | 'extend' | 'expire' | 'error';
+  pool: string;
+  node?: string;
+  ids: string[];
+  message: string;
+}
 /** apply --step stopped after one wave. */
 export interface StepEndEvent {
   t: number;
@@ -282,7 +296,8 @@ export type ApplyEvent =
   | RollbackStartEvent
   | RollbackDoneEvent
   | HoldsClearedEvent
-  | RefusedEvent;
+  | RefusedEvent
+  | SilenceEvent;
 
 export type ApplyEventType = ApplyEvent['type'];
 

@@ -145,7 +145,9 @@ async function measureOnce(o: GateRun, check: PlanHealthCheck): Promise<Measurem
 /** Runs a gate of the apply at `position` with `checks`; records the last verdict for the report. */
 export async function runGate(ctx: ApplyContext, position: GatePosition, checks: readonly PlanHealthCheck[]): Promise<GateOutcome> {
   if (!ctx.health) throw new Error(`plan ${ctx.plan.id} has health checks and the apply has no health source`);
-  return evaluateGate({ source: ctx.health, clock: ctx.driver.clock, checks, position, signal: ctx.stop, emit: (e) => ctx.emit(e) });
+  // Alert checks leave out what bootcplan's own silences for the nodes in flight cover (src/apply/silences.ts).
+  const source = ctx.silences ? ctx.silences.aware(ctx.health) : ctx.health;
+  return evaluateGate({ source, clock: ctx.driver.clock, checks, position, signal: ctx.stop, emit: (e) => ctx.emit(e) });
 }
 
 /** The pool's checks at `point`. */

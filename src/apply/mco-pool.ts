@@ -45,6 +45,8 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
     if (ctx.book.waveDone(pool.name, k)) continue;
     if (!(await beforeWave(ctx, pool, k))) return 'stepped';
     ctx.emit({ type: 'wave-start', pool: pool.name, wave: k, waves: pool.waves.length, nodes: pool.waves[k - 1] });
+    // The MCO takes the wave's nodes out of service itself: each is silenced before the unpause.
+    for (const n of pool.waves[k - 1]) await ctx.silences?.begin(pool.name, n, k);
     await runMcoWave(ctx, pool, k);
     await afterWave(ctx, pool, k);
   }

@@ -74,6 +74,8 @@ export function checkPolicy(ctx: ApplyContext, pool: PlanPool | null, wave: numb
 export async function beforeWave(ctx: ApplyContext, pool: PlanPool, k: number): Promise<Plan | null> {
   if (ctx.step && ctx.wavesRun >= 1) return null;
   await soak(ctx, pool, k - 1);
+  // The soak is over: the silences of the wave's nodes end, and the gate judges them as they are.
+  await ctx.silences?.soakOver(pool.name, k - 1);
   const failed = await dueWaveGate(ctx, pool, k);
   if (failed) await onGateFailure(ctx, pool, failed);
   const { fresh } = await checkStale(ctx);
@@ -125,6 +127,7 @@ export async function afterLastWave(ctx: ApplyContext, pool: PlanPool): Promise<
   if (!finalGateDue(ctx, pool)) return 'done';
   if (ctx.step && ctx.wavesRun >= 1) return 'stepped';
   if (pool.rollout !== 'slots') await soak(ctx, pool, pool.waves.length);
+  await ctx.silences?.poolDone(pool.name);
   const failed = await finalGate(ctx, pool);
   if (failed) await onGateFailure(ctx, pool, failed);
   return 'done';

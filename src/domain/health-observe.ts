@@ -18,7 +18,8 @@
  * Progressing is reported during normal node reboots and is not judged).
  */
 import { evaluateCondition, type ParsedCondition, type Sample } from './health-condition.ts';
-import { MatcherSet, alertText, blockingAlerts, matcherText, type AlertSample } from './alert-matchers.ts';
+import { MatcherSet, alertText, blockingAlerts, matcherText, type AlertSample, type Matcher } from './alert-matchers.ts';
+import { coveredBy } from './silences.ts';
 import { observation, type HealthErrorKind, type Measurement } from './health-verdict.ts';
 
 /** More series or alerts than this is `too-large`: the query should aggregate (a client sends limit=10001). */
@@ -96,6 +97,8 @@ export interface AlertsCheck {
   states: readonly string[];
   /** An alert that must be firing for "no alert" to count ("" : none). */
   heartbeat: string;
+  /** The matchers of the silences bootcplan holds for the nodes in flight (one list per silence): the alerts they cover never block. */
+  silenced?: readonly (readonly Matcher[])[];
 }
 
 /** Compiled matcher sets by their texts: a gate measures every few seconds, RE2 compiles once. */
@@ -146,22 +149,38 @@ function alertSamples(list: unknown[], stateOf: (a: Record<string, unknown>) => 
 
 function judgeAlerts(alerts: AlertSample[], check: AlertsCheck, states: readonly string[] | null, source: 'prometheus' | 'alertmanager'): Measurement {
   const matchers = matcherSet(check.matchers);
-  const blocking = blockingAlerts(alerts, { matchers, ignore: check.ignore, states });
+  const all = blockingAlerts(alerts, { matchers, ignore: check.ignore, states });
+  // The alerts of the nodes in flight, which bootcplan's own silences cover (docs/apply.md "Silences").
+  const silenced = check.silenced ?? [];
+  const covered = silenced.length ? coveredBy(silenced) : () => false;
+  const blocking = all.filter((a) => !covered(a.labels));
+  const ignoredText = silencedText(all.length - blocking.length, silenced.length, source);
   const scope = (n: number) => (check.matchers.length ? ` match${n === 1 ? 'es' : ''} ${check.matchers.join(', ')}` : '');
   if (blocking.length) {
     const n = blocking.length;
     const names = blocking.slice(0, 3).map(alertText).join(', ');
     const more = n > 3 ? ` ... and ${n - 3} more` : '';
     const what = states === null ? 'active' : [...new Set(blocking.map((a) => a.state))].sort().join('/');
-    return outcome('fail', `${n} ${what} alert${n === 1 ? '' : 's'}${scope(n) || ' (no matchers)'}: ${names}${more}`);
+    return outcome('fail', `${n} ${what} alert${n === 1 ? '' : 's'}${scope(n) || ' (no matchers)'}: ${names}${more}${ignoredText}`);
   }
   if (check.heartbeat && !alerts.some((a) => a.labels.alertname === check.heartbeat && (source === 'alertmanager' || a.state === 'firing'))) {
     return outcome('inconclusive', `heartbeat ${check.heartbeat} not firing: the alerting pipeline may be down`);
   }
   return outcome(
     'pass',
-    `no ${states === null ? 'active' : states.join('/')} alert${scope(1)}${check.heartbeat ? ` (heartbeat ${check.heartbeat} firing)` : ''}`,
+    `no ${states === null ? 'active' : states.join('/')} alert${scope(1)}${check.heartbeat ? ` (heartbeat ${check.heartbeat} firing)` : ''}${ignoredText}`,
   );
+}
+
+/**
+ * How many alerts the silences of the nodes in flight covered ("" without silences). Alertmanager
+ * leaves silenced alerts out of its answer itself, so it cannot count them: it is said so.
+ */
+function silencedText(ignored: number, silences: number, source: 'prometheus' | 'alertmanager'): string {
+  if (!silences) return '';
+  const held = `${silences} silence${silences === 1 ? '' : 's'} for the nodes in flight`;
+  if (ignored) return `; ignored ${ignored} alert${ignored === 1 ? '' : 's'} covered by bootcplan's ${held}`;
+  return source === 'alertmanager' ? `; Alertmanager leaves out the alerts bootcplan's ${held} cover` : `; ignored 0 alerts (bootcplan's ${held})`;
 }
 
 /** The matchers of a check as one phrase (for plans and messages). */

@@ -94,7 +94,7 @@ export class KubeHealthSource implements HealthSource {
       return observeQuery(answer.data, answer.warnings, { condition: p.parsed, onEmpty: p.onEmpty });
     }
     if (a) {
-      const rules = { matchers: a.matchers, ignore: a.ignore, states: a.states, heartbeat: a.heartbeat };
+      const rules = { matchers: a.matchers, ignore: a.ignore, states: a.states, heartbeat: a.heartbeat, silenced: a.silenced };
       if (a.source === 'alertmanager')
         return observeAlertmanagerAlerts(await this.ask(a, b, (ep) => this.prometheus.alertmanagerAlerts(ep, a.matchers, b.left(), b.signal)), rules);
       const answer = await this.ask(a, b, (ep) => this.prometheus.alerts(ep, b.left(), b.signal));

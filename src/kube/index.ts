@@ -11,6 +11,7 @@ export { resolveKubeConfig, parseRequestTimeout, type KubeFlags } from './config
 export { readLiveObjects, readLiveSnapshot } from './read.ts';
 export { KubeRecordDocuments } from './record-documents.ts';
 export { KubeHealthSource } from './health-source.ts';
+export { KubeAlertmanagerSilences } from './alertmanager-silences.ts';
 
 /** A client of the kubeconfig's cluster; `flags.requestTimeout` (kubectl's format) wins over `opts`. */
 export function openKubeClient(flags: KubeFlags, env: Record<string, string | undefined> = process.env, opts: KubeClientOptions = {}): KubeClient {

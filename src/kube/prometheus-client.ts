@@ -107,6 +107,24 @@ export class PrometheusClient {
   }
 
   private async getJson(ep: PrometheusEndpoint, path: string, params: URLSearchParams, timeoutMs: number, signal: AbortSignal, api: string): Promise<unknown> {
+    return this.requestJson(ep, 'GET', path, params, undefined, timeoutMs, signal, api);
+  }
+
+  /**
+   * One request to the API of `ep` under the same rules as the GETs (docs/safety.md "Health
+   * checks"): POST and DELETE for Alertmanager's silences (src/kube/alertmanager-silences.ts).
+   * `body` is sent as JSON; an answer without a body (DELETE's 200) is null.
+   */
+  async requestJson(
+    ep: PrometheusEndpoint,
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    params: URLSearchParams,
+    body: unknown,
+    timeoutMs: number,
+    signal: AbortSignal,
+    api: string,
+  ): Promise<unknown> {
     const base = new URL(ep.url);
     const url = new URL(base.pathname.replace(/\/+$/, '') + path, base);
     url.search = params.toString();
@@ -117,10 +135,13 @@ export class PrometheusClient {
     if (signal.aborted) throw new AbortedError();
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'bootcplan' };
     if (ep.token !== null) headers.Authorization = `Bearer ${ep.token}`;
-    const a = await this.send(url, headers, ep, timeoutMs, signal);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    if (payload !== undefined) headers['Content-Type'] = 'application/json';
+    const a = await this.send(url, headers, ep, timeoutMs, signal, method, payload);
     // What is shown of a body never holds the token: cut out before anything is cut short.
     const shownAnswer = (): Answer => ({ ...a, body: ep.token ? Buffer.from(a.body.toString('utf8').split(ep.token).join('[token]')) : a.body });
     if (a.status < 200 || a.status >= 300) throw refusal(shownAnswer(), url, shown, api);
+    if (method !== 'GET' && a.body.length === 0) return null;
     const notApi = `not a${api === 'Alertmanager' ? 'n' : ''} ${api} API answer`;
     if (!isJson(a.headers['content-type'])) {
       const s = shownAnswer();
@@ -140,15 +161,25 @@ export class PrometheusClient {
    * The GET, within `timeoutMs` in all. A keep-alive socket the server closed while it was idle
    * fails with ECONNRESET as it is reused; Node marks such a request `reusedSocket` and its
    * documentation (http "request.reusedSocket") recommends retrying it: once, on a new socket,
-   * within the time left. A GET changes nothing.
+   * within the time left. A GET changes nothing; a silence's POST or DELETE that such a reset
+   * ended never reached the server (it closed the socket before reading), and a duplicate silence
+   * would lapse within its TTL anyway.
    */
-  private async send(url: URL, headers: Record<string, string>, ep: PrometheusEndpoint, timeoutMs: number, signal: AbortSignal): Promise<Answer> {
+  private async send(
+    url: URL,
+    headers: Record<string, string>,
+    ep: PrometheusEndpoint,
+    timeoutMs: number,
+    signal: AbortSignal,
+    method: 'GET' | 'POST' | 'DELETE' = 'GET',
+    payload?: string,
+  ): Promise<Answer> {
     const deadline = Date.now() + timeoutMs;
     const mod = url.protocol === 'https:' ? https : http;
     for (let attempt = 1; ; attempt++) {
-      const req = mod.request(url, { method: 'GET', headers, agent: this.agentFor(url, ep) });
+      const req = mod.request(url, { method, headers, agent: this.agentFor(url, ep) });
       try {
-        return await exchange(req, undefined, { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: this.maxBytes, errorBytes: ERROR_BODY_BYTES }, signal);
+        return await exchange(req, payload, { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: this.maxBytes, errorBytes: ERROR_BODY_BYTES }, signal);
       } catch (err) {
         // exchange() rejects with AbortedError only when the signal aborted.
         if (signal.aborted) throw new AbortedError();

@@ -68,12 +68,12 @@ export function effectiveChecks(spec: RolloutSpec, poolIndex: number): SpecCheck
 
 const keyRef = (r: { namespace: string; name: string; key?: string }, key: string) => ({ namespace: r.namespace, name: r.name, key: r.key ?? key });
 
-function planAuth(a: HealthAuth | undefined): PlanHealthAuth {
+export function planAuth(a: HealthAuth | undefined): PlanHealthAuth {
   if (a === undefined || a === 'ServiceAccount' || a === 'none') return a ?? 'ServiceAccount';
   return { bearerTokenSecret: keyRef(a.bearerTokenSecret, 'token') };
 }
 
-function planCa(c: HealthCa | undefined, defaultUrl: boolean): PlanHealthCa {
+export function planCa(c: HealthCa | undefined, defaultUrl: boolean): PlanHealthCa {
   if (c === undefined) return defaultUrl ? SERVICE_CA : 'system';
   if (c === 'system') return c;
   return 'configMap' in c && c.configMap

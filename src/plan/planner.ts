@@ -16,6 +16,7 @@ import type { DraftChange } from './changes.ts';
 import { planBootImages } from './bootimages.ts';
 import { planPool, type PlannedPool } from './pool.ts';
 import { planHealth, gateCount } from './health.ts';
+import { planSilences } from './silences.ts';
 import { forecastRollback } from './rollback-forecast.ts';
 import {
   PLAN_FORMAT_VERSION,
@@ -66,6 +67,12 @@ export function buildPlan(input: PlanInput): Plan {
     plannedPools.map((x) => x.plan),
     report,
   );
+  const silences = planSilences(
+    spec,
+    snapshot,
+    plannedPools.map((x) => x.plan),
+    report,
+  );
   estimatePools(
     plannedPools.map((x) => x.plan),
     durations,
@@ -78,7 +85,12 @@ export function buildPlan(input: PlanInput): Plan {
   const sorted = sortDiagnostics(diagnostics);
   const checks = health.checks;
   const body: Omit<Plan, 'id'> = {
-    formatVersion: checks.length ? PLAN_FORMAT_VERSION_HEALTH : pools.some((p) => p.rollout === 'slots') ? PLAN_FORMAT_VERSION_SLOTS : PLAN_FORMAT_VERSION,
+    formatVersion:
+      checks.length || silences.length
+        ? PLAN_FORMAT_VERSION_HEALTH
+        : pools.some((p) => p.rollout === 'slots')
+          ? PLAN_FORMAT_VERSION_SLOTS
+          : PLAN_FORMAT_VERSION,
     spec: input.specInfo,
     cluster: clusterInfo(snapshot),
     changes,
@@ -86,6 +98,8 @@ export function buildPlan(input: PlanInput): Plan {
     pools,
     // Only with checks: plans without them stay as they were, byte for byte (and keep their ids).
     ...(checks.length ? { healthChecks: checks } : {}),
+    // Likewise: a plan without silences keeps its bytes and its id.
+    ...(silences.length ? { silences } : {}),
     diagnostics: sorted,
     durations,
     summary: summarize(changes, pools, sorted),

@@ -322,6 +322,7 @@ export type { GatePoint, OnFailure, RollbackScope, HealthCheckKind } from '../sp
 export { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS } from '../spec/types.ts';
 import type { GatePoint, OnFailure, RollbackScope, HealthCheckKind } from '../spec/types.ts';
 import type { ParsedCondition } from '../domain/health-condition.ts';
+import type { Matcher } from '../domain/alert-matchers.ts';
 
 export interface PlanObjectKeyRef {
   namespace: string;
@@ -349,6 +350,12 @@ export interface PlanAlertsCheck extends PlanHealthEndpoint {
   states: ('firing' | 'pending')[];
   /** "" : none. */
   heartbeat: string;
+  /**
+   * Never in a plan file: the matchers of the silences bootcplan holds for the nodes in flight as
+   * the gate measures (src/apply/silences.ts), one list per silence; the alerts they cover are
+   * left out and counted (src/domain/health-observe.ts).
+   */
+  silenced?: Matcher[][];
 }
 export interface PlanClusterOperatorsCheck {
   names: string[];
@@ -384,6 +391,18 @@ export interface PlanHealthCheck {
   pools: string[];
 }
 
+/**
+ * Silences for the nodes in flight (docs/spec.md "Silences"), every default filled in: the
+ * Alertmanager, the matcher templates (src/domain/silences.ts; one silence per template and node)
+ * and the TTL, for the pools that have them (a pool's own section is an entry of its own).
+ */
+export interface PlanSilences {
+  alertmanager: PlanHealthEndpoint;
+  matchers: string[];
+  ttlMinutes: number;
+  pools: string[];
+}
+
 /** Where the waves fall in the maintenance windows, as evaluated when the plan was made. */
 export type { PlanSchedule } from '../domain/schedule.ts';
 import type { PlanSchedule } from '../domain/schedule.ts';
@@ -400,6 +419,8 @@ export interface Plan {
   pools: PlanPool[];
   /** The effective health checks, once each (src/plan/health.ts); present only when there are any. */
   healthChecks?: PlanHealthCheck[];
+  /** The silences for the nodes in flight (src/plan/silences.ts); present only when there are any. */
+  silences?: PlanSilences[];
   diagnostics: Diagnostic[];
   durations: PhaseDurations;
   summary: PlanSummary;

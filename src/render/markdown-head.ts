@@ -11,6 +11,7 @@ import { formatDuration, plural, foldNames, naturalCompare, rebootMix, riskTally
 import { planLine } from './text.ts';
 import { rollbackHeadline, rollbackFacts, poolRollbackRows, FORWARD_WAY_BACK } from './rollback.ts';
 import { checkLabel, checkOnFailure, checkSource, checkWhat, checkWhen, gatesPhrase } from './health.ts';
+import { silenceLines } from './silences.ts';
 import { VERB, poolKind, escapeMarkdown, clipEnd, wordOf } from './vocabulary.ts';
 import { code, mdCodeSafe } from './markdown-inline.ts';
 
@@ -22,6 +23,7 @@ export function renderHead(plan: Plan, marker: string): string {
   out.push(...summaryTable(plan));
   out.push(...poolTable(plan.pools));
   if (plan.healthChecks?.length) out.push(...healthTable(plan));
+  if (plan.silences?.length) out.push('', '**Silences**', '', ...silenceLines(plan).map((l) => `- ${escapeMarkdown(clipEnd(l, 600))}`));
   out.push(...findings(plan));
   return out.join('\n') + '\n';
 }

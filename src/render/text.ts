@@ -13,6 +13,7 @@ import { forDisplay } from './secrets.ts';
 import { rollbackTextLines, poolWayBack } from './rollback.ts';
 import { VERB, SYMBOL, poolKind, selfNodeSentence, wordOf } from './vocabulary.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
+import { silenceLines } from './silences.ts';
 import {
   colors,
   formatDuration,
@@ -95,6 +96,7 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
 
   for (const pool of plan.pools) out.push(...renderPool(pool, c, opts, !plan.rollback), '');
   if (plan.healthChecks?.length) out.push(...renderHealth(plan, c), '');
+  if (plan.silences?.length) out.push(c.bold('Silences:'), ...silenceLines(plan).map((l) => `  ${l}`), '');
 
   out.push(...diagnosticLines(plan, c));
   out.push(planLine(plan, c));

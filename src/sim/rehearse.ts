@@ -13,6 +13,7 @@ import type { ApplyEvent } from '../apply/events.ts';
 import { RolloutHaltedError, messageOf } from '../base/errors.ts';
 import { SimCluster, type FaultOptions } from './cluster.ts';
 import { SimHealthSource, type SimHealthOptions } from './health.ts';
+import { SimAlertmanager } from './alertmanager.ts';
 import type { JitterOptions } from './jitter.ts';
 
 export interface RehearsalWave {
@@ -202,13 +203,15 @@ async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSna
   const events: ApplyEvent[] = [];
   let error: unknown = null;
   let duration: number;
+  const driver = sim.driver('rehearsal');
   try {
     const r = await apply({
       plan,
       replan,
-      driver: sim.driver('rehearsal'),
+      driver,
       holder: 'bootcplan rehearse',
       health: plan.healthChecks?.length ? new SimHealthSource(input.health ?? {}) : undefined,
+      silences: plan.silences?.length ? new SimAlertmanager(() => driver.clock.now()) : undefined,
       timeouts: input.timeouts,
       onEvent: (e) => {
         events.push(e);

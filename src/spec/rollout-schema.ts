@@ -9,6 +9,7 @@ import { parseMaxUnavailable, MAX_UNAVAILABLE_EXPECTED } from '../domain/budget.
 import { checkCron, isValidTimeZone, parseDurationSeconds } from '../domain/windows.ts';
 import { managedBootImagesSchema, bootImageSkewEnforcementSchema } from './bootimages-schema.ts';
 import { healthChecksSchema, checkPoolDrops } from './health-schema.ts';
+import { silencesSchema } from './silence-schema.ts';
 
 /** `@sha256:` followed by exactly 64 lowercase hex characters (OCI digest, sha256 algorithm). */
 export const DIGEST_REF_RE = /^[a-z0-9][a-z0-9._\-/:]*[a-z0-9]@sha256:[0-9a-f]{64}$/;
@@ -110,6 +111,7 @@ export const poolSchema: ObjectSchema = {
       description: 'Pools roll in ascending priority, one pool at a time; ties by name.',
     },
     healthChecks: healthChecksSchema(true),
+    silences: silencesSchema(true),
   },
   // checkImage below: a digest always; with allowTags: true also a fully qualified tag.
   json: {
@@ -317,6 +319,7 @@ export const rolloutSchema: ObjectSchema = {
           description: 'When apply may start a wave; none: at any time. apply outside every window exits 6.',
         },
         healthChecks: healthChecksSchema(false),
+        silences: silencesSchema(false),
       },
       check: checkPoolDrops,
     },

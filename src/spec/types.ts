@@ -36,6 +36,8 @@ export interface PoolSpec {
   rollout?: RolloutMode;
   /** Merged by name with the Rollout's spec.healthChecks (src/plan/health.ts effectiveChecks). */
   healthChecks?: HealthCheckSpec[];
+  /** Replaces the Rollout's spec.silences whole for this pool (src/plan/silences.ts). */
+  silences?: SilencesSpec;
 }
 
 export interface ControlPlaneMachineSetSpec {
@@ -137,6 +139,18 @@ export interface HealthCheckSpec {
   enabled?: boolean;
 }
 
+/**
+ * Silences for the nodes in flight (DESIGN §11; docs/spec.md "Silences"): an Alertmanager, and
+ * matcher templates (src/domain/silences.ts), each one silence per node while it is out of service.
+ */
+export interface SilencesSpec {
+  alertmanager?: HealthEndpointSpec;
+  matchers?: string[];
+  ttlMinutes?: number;
+  /** false: no silences (in a pool: none for this pool). */
+  enabled?: boolean;
+}
+
 export interface RolloutSpec {
   apiVersion: typeof SPEC_API_VERSION;
   kind: typeof SPEC_KIND;
@@ -148,5 +162,6 @@ export interface RolloutSpec {
     controlPlaneMachineSet?: ControlPlaneMachineSetSpec;
     maintenanceWindows?: MaintenanceWindow[];
     healthChecks?: HealthCheckSpec[];
+    silences?: SilencesSpec;
   };
 }

@@ -52,6 +52,8 @@ export interface Exporter {
   gauges: Gauges;
   /** How many series of the gauge e2e_series{i="0"...} to serve (0: none). */
   series: number;
+  /** More sample lines, computed per scrape. */
+  extra?: () => string[];
   scrapes: number;
   close(): Promise<void>;
 }
@@ -68,6 +70,7 @@ export async function startExporter(gauges: Gauges): Promise<Exporter> {
       const v = typeof g === 'function' ? await g() : g;
       lines.push(`# TYPE ${name} gauge`, `${name} ${v}`);
     }
+    if (ex.extra) lines.push(...ex.extra());
     if (ex.series > 0) lines.push('# TYPE e2e_series gauge', ...Array.from({ length: ex.series }, (_, i) => `e2e_series{i="${i}"} 0`));
     res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
     res.end(`${lines.join('\n')}\n`);
@@ -148,13 +151,26 @@ const RULES = `groups:
         labels: {severity: none}
 `;
 
+export interface PrometheusOptions {
+  /** Alertmanagers (host:port) the alerts are sent to (alerting.alertmanagers, a static config). */
+  alertmanagers?: string[];
+  /** More alerting rules, as YAML list items of the e2e group (indented 6 spaces). */
+  rules?: string;
+  /** Gauges with labels served from a function: `name{labels}` -> value, computed per scrape. */
+  samples?: () => Record<string, number>;
+}
+
 /** Starts Prometheus scraping a new exporter of `gauges`; ready when the heartbeat fires. */
-export async function startPrometheus(gauges: Gauges = {}): Promise<PrometheusHandle> {
+export async function startPrometheus(gauges: Gauges = {}, o: PrometheusOptions = {}): Promise<PrometheusHandle> {
   const bin = prometheusBinary();
   const exporter = await startExporter({ e2e_workload_broken: 0, ...gauges });
   const dir = tempDir('bootcplan-prometheus-');
   mkdirSync(join(dir, 'data'));
-  writeFileSync(join(dir, 'rules.yml'), RULES);
+  writeFileSync(join(dir, 'rules.yml'), RULES + (o.rules ?? ''));
+  if (o.samples) {
+    const samples = o.samples;
+    exporter.extra = () => Object.entries(samples()).map(([k, v]) => `${k} ${v}`);
+  }
   writeFileSync(
     join(dir, 'prometheus.yml'),
     [
@@ -162,6 +178,9 @@ export async function startPrometheus(gauges: Gauges = {}): Promise<PrometheusHa
       '  scrape_interval: 1s',
       '  evaluation_interval: 1s',
       'rule_files: [rules.yml]',
+      ...(o.alertmanagers?.length
+        ? ['alerting:', '  alertmanagers:', `    - static_configs: [{targets: [${o.alertmanagers.map((a) => `'${a}'`).join(', ')}]}]`]
+        : []),
       'scrape_configs:',
       '  - job_name: e2e',
       `    static_configs: [{targets: ['127.0.0.1:${exporter.port}']}]`,

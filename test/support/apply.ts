@@ -53,6 +53,7 @@ export async function runApply(
       selfNode: o.selfNode,
       retry: o.retry,
       health: o.health,
+      silences: o.silences,
       onEvent: (e) => {
         events.push(e);
         o.onEventHook?.(e, driver);

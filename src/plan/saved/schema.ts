@@ -22,6 +22,7 @@ import {
 } from '../types.ts';
 import { CONDITION_OPS, CONDITION_SUBJECTS } from '../../domain/health-condition.ts';
 import { originProblem } from '../../cluster/run-record.ts';
+import { parseSilenceTemplate } from '../../domain/silences.ts';
 
 const str: Schema = { type: 'string' };
 const strOrNull: Schema = { type: 'string', nullable: true };
@@ -125,6 +126,21 @@ const parsedCondition = obj(
   { subject: { type: 'string', enum: ['empty', 'not-empty', ...CONDITION_SUBJECTS] }, op: { type: 'string', enum: CONDITION_OPS }, value: { type: 'number' } },
   ['subject'],
 );
+/** A silence template the applier will instantiate: checked as the spec checks it (a crafted plan cannot smuggle one that covers every node). */
+const silenceTemplate: Schema = {
+  type: 'string',
+  check(v: string, path, ctx) {
+    const r = parseSilenceTemplate(v);
+    if (!r.ok)
+      ctx.report({
+        code: 'plan-silence-matcher',
+        path,
+        message: `silence matcher ${JSON.stringify(v.slice(0, 60))}: ${r.message}`,
+        expected: 'a silence matcher template',
+      });
+  },
+};
+const silences = obj({ alertmanager: obj(endpoint), matchers: list(silenceTemplate), ttlMinutes: { type: 'integer', min: 1 }, pools: list(str) });
 const healthCheck = obj(
   {
     name: str,
@@ -280,6 +296,7 @@ export const planFileSchema: ObjectSchema = obj(
     }),
     pools: list(pool),
     healthChecks: list(healthCheck),
+    silences: list(silences),
     diagnostics: list(diagnostic),
     durations: obj({ stage: num, drain: num, reboot: num, softReboot: num, ready: num }),
     summary: obj(

@@ -7,6 +7,7 @@
 import type { Plan, PlanPool } from '../../plan/types.ts';
 import { escapeHtml } from '../vocabulary.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from '../health.ts';
+import { silenceLines } from '../silences.ts';
 
 /** The gates' styles: added only to reports of plans with health checks (the others stay as they were, byte for byte). */
 export const GATE_CSS =
@@ -27,6 +28,16 @@ export function healthSection(plan: Plan): string {
 <thead><tr><th>Check</th><th>Kind</th><th>Passes when</th><th>Gates</th><th>Measures</th><th>On failure</th><th>Reads</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody>
 </table></div>
+</section>`;
+}
+
+/** The silences for the nodes in flight (docs/spec.md "Silences"); '' without. */
+export function silencesSection(plan: Plan): string {
+  const lines = silenceLines(plan);
+  if (!lines.length) return '';
+  return `<section id="silences">
+<h2>Silences</h2>
+<ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('\n')}</ul>
 </section>`;
 }
 

@@ -19,7 +19,7 @@ import { scheduleLine, specChangesTitle } from '../gitops.ts';
 import { forDisplay } from '../secrets.ts';
 import { formatDuration, formatCount, foldNames, groupNodes, describeGroup, naturalCompare, shortDigest, rebootMix, riskTally } from '../format.ts';
 import { planLine } from '../text.ts';
-import { healthSection, poolGatesHtml, GATE_CSS } from './health.ts';
+import { healthSection, silencesSection, poolGatesHtml, GATE_CSS } from './health.ts';
 import { buildTimeline } from '../timeline.ts';
 import { buildRehearsalTimeline } from '../rehearsal-timeline.ts';
 import type { Rehearsal } from '../../sim/rehearse.ts';
@@ -71,6 +71,7 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
     bootImages(plan),
     pools(plan),
     healthSection(plan),
+    silencesSection(plan),
     footer(plan),
   ]
     .filter(Boolean)
