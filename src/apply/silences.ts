@@ -1,5 +1,5 @@
 /**
- * Silences for the nodes in flight (docs/apply.md "Silences"; DESIGN §11). The port an
+ * Silences for the nodes in flight (docs/apply.md "Silences"; docs/design.md §11). The port an
  * Alertmanager is reached through (src/kube/alertmanager-silences.ts; src/sim/alertmanager.ts in
  * rehearsals), and the keeper that runs the silences of one apply:
  * - when a node goes out of service (a bootc node as its update starts, an MCO wave's nodes as

@@ -1,5 +1,5 @@
 /**
- * Silences for the nodes in flight (docs/spec.md "Silences"; DESIGN §11): the per-node matcher
+ * Silences for the nodes in flight (docs/spec.md "Silences"; docs/design.md §11): the per-node matcher
  * templates of the spec, validated as Alertmanager reads matchers, and what they become for one
  * node: the matchers of the silence bootcplan creates, its comment, and which alerts it covers.
  * Pure.

@@ -1,5 +1,5 @@
 /**
- * The `silences` schema (DESIGN §11; docs/spec.md "Silences"): the Alertmanager bootcplan silences
+ * The `silences` schema (docs/design.md §11; docs/spec.md "Silences"): the Alertmanager bootcplan silences
  * the nodes in flight on (URL, auth and CA exactly as a health check's endpoint:
  * health-endpoint-schema.ts), the matcher templates (src/domain/silences.ts), and the TTL. Used by
  * the Rollout (spec.silences, and each pool's, which replaces it whole) and so by the Fleet's.

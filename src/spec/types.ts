@@ -140,7 +140,7 @@ export interface HealthCheckSpec {
 }
 
 /**
- * Silences for the nodes in flight (DESIGN §11; docs/spec.md "Silences"): an Alertmanager, and
+ * Silences for the nodes in flight (docs/design.md §11; docs/spec.md "Silences"): an Alertmanager, and
  * matcher templates (src/domain/silences.ts), each one silence per node while it is out of service.
  */
 export interface SilencesSpec {
