@@ -423,4 +423,25 @@ t('a 200 answer that echoes the credential back (a debugging proxy): neither it 
   assert.equal(problems, [], problems.join('\n'));
 });
 
+t('the verdict is the answer as it came: a label sharing 8 characters with the token still matches its matcher, only the text is masked', async () => {
+  const TOKEN_LIKE = 'openshift-monitoring-reader-2024';
+  const api = await fakeApi((_req, res) =>
+    sendJson(res, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'r', namespace: 'openshift-bootcplan' }, data: { token: b64(TOKEN_LIKE) } }),
+  );
+  const prom = await fakeApi((_req, res) =>
+    sendJson(res, {
+      status: 'success',
+      data: { alerts: [{ labels: { alertname: 'KubePodCrashLooping', severity: 'critical', namespace: 'openshift-monitoring' }, state: 'firing' }] },
+    }),
+  );
+  const s = await sourceOn(api.url);
+  const check = alertsCheck(prom.url, {
+    matchers: ['namespace="openshift-monitoring"'],
+    heartbeat: '',
+    auth: { bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'r', key: 'token' } },
+  });
+  const m = await s.measure(check, AT, never);
+  is(m, 'fail', /^1 firing alert matches namespace="\[masked\]": KubePodCrashLooping\{namespace="\[masked\]"\}$/);
+});
+
 t.run();
