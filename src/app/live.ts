@@ -54,6 +54,7 @@ export const openLiveDriver: DriverFactory = async (flags, io) => {
   }
   try {
     const holder = mod.defaultHolder(io.env);
+    const mask = new mod.CredentialMask();
     const driver = mod.openKubeDriver(flags, io.env, { instance: holder });
     return {
       driver,
@@ -61,8 +62,9 @@ export const openLiveDriver: DriverFactory = async (flags, io) => {
       records: new mod.KubeRecordDocuments(driver.client),
       close: () => driver.close(),
       // The health checks ask as bootcplan's own identity (auth: ServiceAccount) through the same client; the applier closes it.
-      health: () => new mod.KubeHealthSource(driver.client, driver.client.kc),
-      silences: () => new mod.KubeAlertmanagerSilences(driver.client, driver.client.kc),
+      // One credential mask for both: a credential either holds is masked in the answers of both.
+      health: () => new mod.KubeHealthSource(driver.client, driver.client.kc, { mask }),
+      silences: () => new mod.KubeAlertmanagerSilences(driver.client, driver.client.kc, mask),
     };
   } catch (err) {
     throw asClusterApiError(err);

@@ -13,6 +13,7 @@ import type { SilencePort, SilenceRequest } from '../apply/silences.ts';
 import type { KubeClient } from './rest.ts';
 import { PrometheusClient, HealthRequestError } from './prometheus-client.ts';
 import { HealthCredentials } from './health-credentials.ts';
+import { CredentialMask } from './credential-mask.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { printable } from './answers.ts';
 
@@ -23,11 +24,13 @@ const FORBIDDEN_HINT =
   'grant the identity the right to create silences (OpenShift: the monitoring-alertmanager-edit Role in openshift-monitoring, bound with a RoleBinding; docs/spec.md "Silences")';
 
 export class KubeAlertmanagerSilences implements SilencePort {
-  private readonly http = new PrometheusClient({ maxBytes: 256 * 1024 });
+  private readonly http: PrometheusClient;
   private readonly credentials: HealthCredentials;
 
-  constructor(kube: KubeClient, kc: KubeConfig) {
-    this.credentials = new HealthCredentials(kube, kc);
+  /** `mask`: the process's credential mask (src/kube/credential-mask.ts), shared with the health source. */
+  constructor(kube: KubeClient, kc: KubeConfig, mask: CredentialMask = new CredentialMask()) {
+    this.http = new PrometheusClient({ maxBytes: 256 * 1024, mask });
+    this.credentials = new HealthCredentials(kube, kc, { mask });
   }
 
   async put(am: PlanHealthEndpoint, s: SilenceRequest, timeoutMs: number, signal: AbortSignal): Promise<string> {

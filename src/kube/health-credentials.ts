@@ -13,7 +13,10 @@
  *   every namespace), each certificate parsed; `system`: Node's roots.
  * A value read is kept in memory for a minute at most (a rotated Secret is picked up within one),
  * dropped at once when Prometheus refuses the token (401), and never shown: messages name the
- * object and key only. Failures are HealthRequestErrors: an `error` measurement, a failed check.
+ * object and key only, and every token is added to the credential mask as it is obtained (the
+ * kubeconfig's own token and password when the source is made; src/kube/credential-mask.ts), so
+ * an answer that echoes it back shows `[masked]`. Failures are HealthRequestErrors: an `error`
+ * measurement, a failed check.
  */
 import { X509Certificate } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -24,6 +27,7 @@ import { ClusterApiError, messageOf } from '../base/errors.ts';
 import { printable } from './answers.ts';
 import { HealthRequestError } from './prometheus-answers.ts';
 import { CONFIGMAP, SECRET, objectPath } from './resources.ts';
+import { CredentialMask } from './credential-mask.ts';
 
 import type { PlanHealthAuth, PlanHealthCa, PlanObjectKeyRef as KeyRef } from '../plan/types.ts';
 
@@ -37,6 +41,8 @@ export interface ResolvedCa {
 export interface HealthCredentialsOptions {
   /** Milliseconds since the epoch (tests pass a fake). */
   now?: () => number;
+  /** Where each credential obtained is added (the health source's mask). */
+  mask?: CredentialMask;
 }
 
 const CACHE_MS = 60_000;
@@ -49,6 +55,7 @@ const refText = (kind: string, r: KeyRef) => `${kind} ${r.namespace}/${r.name}`;
 export class HealthCredentials {
   private readonly cache = new Map<string, { value: string; at: number }>();
   private readonly now: () => number;
+  private readonly mask: CredentialMask;
 
   constructor(
     private readonly client: KubeClient,
@@ -56,6 +63,11 @@ export class HealthCredentials {
     opts: HealthCredentialsOptions = {},
   ) {
     this.now = opts.now ?? Date.now;
+    this.mask = opts.mask ?? new CredentialMask();
+    // The kubeconfig's written credentials: the API server's answers are health answers too (condition checks).
+    const user = kc.getCurrentUser();
+    this.mask.add(user?.token);
+    this.mask.add(user?.password);
   }
 
   /** The bearer token to send, or null for `auth: none`. */
@@ -65,6 +77,7 @@ export class HealthCredentials {
     const ref = auth.bearerTokenSecret;
     const key = ref.key;
     const raw = await this.keyOf('Secret', ref, key, signal);
+    this.mask.add(raw);
     const bytes = Buffer.from(raw, 'base64');
     const value = bytes.subarray(0, bytes.length - (bytes.at(-1) === 0x0a ? 1 : 0));
     if (value.length < 1 || value.length > MAX_TOKEN_BYTES || value.some((b) => b < 0x21 || b > 0x7e)) {
@@ -73,7 +86,9 @@ export class HealthCredentials {
         `${refText('Secret', ref)}[${key}] is not a usable bearer token (1 to ${MAX_TOKEN_BYTES} visible ASCII characters, no spaces or line breaks)`,
       );
     }
-    return value.toString('ascii');
+    const token = value.toString('ascii');
+    this.mask.add(token);
+    return token;
   }
 
   /** Forgets a Secret's token (Prometheus refused it): the next measurement reads the Secret again. */
@@ -114,6 +129,7 @@ export class HealthCredentials {
     const header = opts.headers.Authorization ?? opts.headers.authorization ?? '';
     const m = /^Bearer ([\x21-\x7e]{1,16384})$/.exec(header);
     if (!m) throw new HealthRequestError('no-token', `the Kubernetes identity (user ${user}) has no bearer token to send: use auth.bearerTokenSecret`);
+    this.mask.add(m[1]);
     return m[1];
   }
 

@@ -7,7 +7,10 @@
  *   filters and silenced or inhibited alerts left out;
  * - `clusterOperators`: the config.openshift.io/v1 ClusterOperators, listed through the API server;
  * - `condition`: one object, its resource found by API discovery (once per apply), read by name.
- * The answers are judged by the pure src/domain/health-observe.ts. Whatever the source answers or
+ * The answers are judged by the pure src/domain/health-observe.ts. No credential leaves in a text
+ * (docs/safety.md "Credentials in answers"): every credential the source obtains goes into one
+ * CredentialMask (src/kube/credential-mask.ts), through which every answer is told and every
+ * observation passes on its way out. Whatever the source answers or
  * fails to answer is a measurement: a failure to ask is an `error` one, which fails the check, so
  * an unreachable source is never a pass. The whole measurement (credentials, CA, discovery, the
  * request) ends within the check's `requestTimeoutSeconds`; the stop signal ends it at once
@@ -21,7 +24,8 @@ import { cancelledByCaller } from '../apply/interrupt.ts';
 import { observation } from '../domain/health-verdict.ts';
 import { observeQuery, observePrometheusAlerts, observeAlertmanagerAlerts, observeClusterOperators, observeObjectCondition } from '../domain/health-observe.ts';
 import type { KubeClient } from './rest.ts';
-import { PrometheusClient, HealthRequestError, type PrometheusEndpoint } from './prometheus-client.ts';
+import { PrometheusClient, HealthRequestError, type PrometheusEndpoint, type PromEnvelope } from './prometheus-client.ts';
+import { CredentialMask } from './credential-mask.ts';
 import { HealthCredentials, apiFailure, type HealthCredentialsOptions } from './health-credentials.ts';
 import { CLUSTER_OPERATOR, apiPrefix, collectionPath, groupOf } from './resources.ts';
 import { printable } from './answers.ts';
@@ -41,7 +45,12 @@ interface Budget {
 }
 
 export class KubeHealthSource implements HealthSource {
-  private readonly prometheus = new PrometheusClient();
+  /**
+   * Every credential the process holds (the kubeconfig's, the identity's, the Secrets', URL
+   * userinfo): one mask shared with the silence client when the caller passes it (src/app/live.ts).
+   */
+  private readonly mask: CredentialMask;
+  private readonly prometheus: PrometheusClient;
   private readonly credentials: HealthCredentials;
   /**
    * Discovery per apiVersion: kind -> resource, or null when the group version is not served.
@@ -55,7 +64,9 @@ export class KubeHealthSource implements HealthSource {
     kc: KubeConfig,
     opts: HealthCredentialsOptions = {},
   ) {
-    this.credentials = new HealthCredentials(kube, kc, opts);
+    this.mask = opts.mask ?? new CredentialMask();
+    this.prometheus = new PrometheusClient({ mask: this.mask });
+    this.credentials = new HealthCredentials(kube, kc, { ...opts, mask: this.mask });
   }
 
   async measure(check: PlanHealthCheck, _position: GatePosition, signal: AbortSignal): Promise<Measurement> {
@@ -70,13 +81,13 @@ export class KubeHealthSource implements HealthSource {
       waitingFor: 'the API server',
     };
     try {
-      return await this.measureKind(check, budget);
+      return this.shown(await this.measureKind(check, budget));
     } catch (err) {
       if (signal.aborted) throw new AbortedError();
       if (cancelledByCaller(err, deadline.signal))
-        return failed(new HealthRequestError('timeout', `no answer within ${check.requestTimeoutSeconds} s from ${budget.waitingFor}`));
-      if (err instanceof HealthRequestError) return failed(err);
-      throw err;
+        return this.shown(failed(new HealthRequestError('timeout', `no answer within ${check.requestTimeoutSeconds} s from ${budget.waitingFor}`)));
+      if (err instanceof HealthRequestError) return this.shown(failed(err));
+      throw this.maskedError(err);
     } finally {
       clearTimeout(timer);
     }
@@ -86,22 +97,72 @@ export class KubeHealthSource implements HealthSource {
     this.prometheus.close();
   }
 
+  /** The measurement as it leaves the source: its observation masked once more (whatever made it). */
+  private shown(m: Measurement): Measurement {
+    return this.mask.empty ? m : { ...m, observed: observation(this.mask.text(m.observed)) };
+  }
+
+  /** A bug's error, its message and stack masked: it is printed too. */
+  private maskedError(err: unknown): unknown {
+    if (err instanceof Error && !this.mask.empty) {
+      err.message = this.mask.text(err.message);
+      if (err.stack) err.stack = this.mask.text(err.stack);
+    }
+    return err;
+  }
+
+  /**
+   * An answer judged as it came and told masked: the verdict is the raw answer's (a label that
+   * shares 8 characters with a credential must not stop matching a matcher and let an alert
+   * through), the observation the masked answer's, so no renderer after it sees a credential,
+   * escaped by JSON.stringify or not. When masking would change the verdict, the raw
+   * observation is masked as text instead (shown()).
+   */
+  private judged<A>(observe: (a: A) => Measurement, raw: A, masked: A | null): Measurement {
+    const m = observe(raw);
+    if (masked === null) return m;
+    const told = observe(masked);
+    return told.outcome === m.outcome && told.error === m.error ? { ...m, observed: told.observed } : m;
+  }
+
+  /** The masked copy of a JSON answer, or null when masking changes nothing. */
+  private maskedJson(v: unknown): unknown {
+    const m = this.mask.json(v);
+    return m === v ? null : m;
+  }
+
+  private maskedEnvelope(e: PromEnvelope): PromEnvelope | null {
+    const data = this.mask.json(e.data);
+    const warnings = e.warnings.map((w) => this.mask.json(w));
+    return data === e.data && warnings.every((w, i) => w === e.warnings[i]) ? null : { data, warnings };
+  }
+
   /** The check by its settings: a planned check carries those of its kind and no other (src/plan/health.ts planCheck). */
   private async measureKind(check: PlanHealthCheck, b: Budget): Promise<Measurement> {
     const { prometheus: p, alerts: a, clusterOperators: o, condition: c } = check;
     if (p) {
       const answer = await this.ask(p, b, (ep) => this.prometheus.query(ep, p.query, b.left(), b.signal));
-      return observeQuery(answer.data, answer.warnings, { condition: p.parsed, onEmpty: p.onEmpty });
+      const rules = { condition: p.parsed, onEmpty: p.onEmpty };
+      return this.judged((e) => observeQuery(e.data, e.warnings, rules), answer, this.maskedEnvelope(answer));
     }
     if (a) {
       const rules = { matchers: a.matchers, ignore: a.ignore, states: a.states, heartbeat: a.heartbeat, silenced: a.silenced };
-      if (a.source === 'alertmanager')
-        return observeAlertmanagerAlerts(await this.ask(a, b, (ep) => this.prometheus.alertmanagerAlerts(ep, a.matchers, b.left(), b.signal)), rules);
+      if (a.source === 'alertmanager') {
+        const body = await this.ask(a, b, (ep) => this.prometheus.alertmanagerAlerts(ep, a.matchers, b.left(), b.signal));
+        return this.judged((x) => observeAlertmanagerAlerts(x, rules), body, this.maskedJson(body));
+      }
       const answer = await this.ask(a, b, (ep) => this.prometheus.alerts(ep, b.left(), b.signal));
-      return observePrometheusAlerts(answer.data, answer.warnings, rules);
+      return this.judged((e) => observePrometheusAlerts(e.data, e.warnings, rules), answer, this.maskedEnvelope(answer));
     }
-    if (o) return observeClusterOperators(await this.clusterOperators(b), o);
-    if (c) return observeObjectCondition(await this.object(c, b), c);
+    if (o) {
+      const items = await this.clusterOperators(b);
+      const masked = this.maskedJson(items);
+      return this.judged((x) => observeClusterOperators(x, o), items, Array.isArray(masked) ? masked : null);
+    }
+    if (c) {
+      const obj = await this.object(c, b);
+      return this.judged((x) => observeObjectCondition(x, c), obj, this.maskedJson(obj));
+    }
     throw new Error(`internal: health check ${check.name} (${check.kind}) carries no settings`);
   }
 

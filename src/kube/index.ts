@@ -26,3 +26,4 @@ export function openKubeDriver(
 ): KubeDriver {
   return new KubeDriver(openKubeClient(flags, env, opts.client), opts);
 }
+export { CredentialMask } from './credential-mask.ts';

@@ -8,7 +8,9 @@
  *   names (a ConfigMap or Secret) or the system roots;
  * - redirects are never followed: a 3xx could send the token elsewhere;
  * - the bearer token goes only in `Authorization`, only over TLS or plain http to a loopback
- *   host, and is cut out of anything shown (a proxy that echoes requests back);
+ *   host; it and a URL's userinfo are added to the credential mask (src/kube/credential-mask.ts),
+ *   and every text this client makes of an answer (an error body, a header) is masked before it
+ *   is cut short (a proxy that echoes requests back; docs/safety.md "Credentials in answers");
  * - the whole exchange ends within the check's request timeout and the stop signal ends it at
  *   once (src/kube/http-exchange.ts); a 2xx body is read up to 4 MiB, an error body up to 8 KiB;
  * - more than 10,000 series or alerts is `too-large` (judged with the answer's shapes by
@@ -26,6 +28,7 @@ import { printable, preview, describeAnswer, parseJsonBody, AnswerRefused } from
 import { HealthRequestError, successEnvelopeOf, errorEnvelopeOf, type PromEnvelope } from './prometheus-answers.ts';
 import { valueText } from '../base/json-text.ts';
 import { errnoOf, messageOf } from '../base/errors.ts';
+import { CredentialMask } from './credential-mask.ts';
 
 export { HealthRequestError, type PromEnvelope } from './prometheus-answers.ts';
 
@@ -44,6 +47,8 @@ export interface PrometheusEndpoint {
 export interface PrometheusClientOptions {
   /** The largest 2xx body read (default 4 MiB). */
   maxBytes?: number;
+  /** The credentials to keep out of messages (the health source's; default one of the client's own). */
+  mask?: CredentialMask;
 }
 
 export const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
@@ -69,9 +74,11 @@ export function isLoopbackHost(hostname: string): boolean {
 export class PrometheusClient {
   private readonly agents = new Map<string, http.Agent>();
   private readonly maxBytes: number;
+  private readonly mask: CredentialMask;
 
   constructor(opts: PrometheusClientOptions = {}) {
     this.maxBytes = Math.max(1024, opts.maxBytes ?? DEFAULT_MAX_BYTES);
+    this.mask = opts.mask ?? new CredentialMask();
   }
 
   /** An instant query (server time): `GET /api/v1/query`. */
@@ -106,6 +113,7 @@ export class PrometheusClient {
     this.agents.clear();
   }
 
+  /** The GET of `path` as JSON; every failure's message masked (src/kube/credential-mask.ts). */
   private async getJson(ep: PrometheusEndpoint, path: string, params: URLSearchParams, timeoutMs: number, signal: AbortSignal, api: string): Promise<unknown> {
     return this.requestJson(ep, 'GET', path, params, undefined, timeoutMs, signal, api);
   }
@@ -113,7 +121,8 @@ export class PrometheusClient {
   /**
    * One request to the API of `ep` under the same rules as the GETs (docs/safety.md "Health
    * checks"): POST and DELETE for Alertmanager's silences (src/kube/alertmanager-silences.ts).
-   * `body` is sent as JSON; an answer without a body (DELETE's 200) is null.
+   * `body` is sent as JSON; an answer without a body (DELETE's 200) is null. Every failure's
+   * message is masked (src/kube/credential-mask.ts).
    */
   async requestJson(
     ep: PrometheusEndpoint,
@@ -125,7 +134,27 @@ export class PrometheusClient {
     signal: AbortSignal,
     api: string,
   ): Promise<unknown> {
+    this.mask.add(ep.token);
     const base = new URL(ep.url);
+    addUserinfo(this.mask, base);
+    try {
+      return await this.exchangeJson(ep, base, method, path, params, body, timeoutMs, signal, api);
+    } catch (err) {
+      throw err instanceof HealthRequestError ? new HealthRequestError(err.kind, this.mask.text(err.message)) : err;
+    }
+  }
+
+  private async exchangeJson(
+    ep: PrometheusEndpoint,
+    base: URL,
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    params: URLSearchParams,
+    body: unknown,
+    timeoutMs: number,
+    signal: AbortSignal,
+    api: string,
+  ): Promise<unknown> {
     const url = new URL(base.pathname.replace(/\/+$/, '') + path, base);
     url.search = params.toString();
     const shown = base.origin;
@@ -138,8 +167,8 @@ export class PrometheusClient {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     if (payload !== undefined) headers['Content-Type'] = 'application/json';
     const a = await this.send(url, headers, ep, timeoutMs, signal, method, payload);
-    // What is shown of a body never holds the token: cut out before anything is cut short.
-    const shownAnswer = (): Answer => ({ ...a, body: ep.token ? Buffer.from(a.body.toString('utf8').split(ep.token).join('[token]')) : a.body });
+    // What is shown of an answer holds no credential: masked whole, before anything is cut short.
+    const shownAnswer = (): Answer => ({ ...a, headers: maskedHeaders(this.mask, a.headers), body: Buffer.from(this.mask.text(a.body.toString('utf8'))) });
     if (a.status < 200 || a.status >= 300) throw refusal(shownAnswer(), url, shown, api);
     if (method !== 'GET' && a.body.length === 0) return null;
     const notApi = `not a${api === 'Alertmanager' ? 'n' : ''} ${api} API answer`;
@@ -221,6 +250,36 @@ export class PrometheusClient {
     }
     return new HealthRequestError('unreachable', `${text}${text.includes(code) ? '' : ` (${code || 'no code'})`} (${shown})`);
   }
+}
+
+/**
+ * A URL's userinfo as the credentials it is (Node sends it as `Authorization: Basic`): the
+ * password, decoded and as written, `user:password`, and the Basic value; the user alone when
+ * there is no password (`https://TOKEN@host`).
+ */
+function addUserinfo(mask: CredentialMask, u: URL): void {
+  if (!u.username && !u.password) return;
+  const user = decoded(u.username);
+  const password = decoded(u.password);
+  for (const c of u.password ? [u.password, password, `${user}:${password}`] : [u.username, user]) mask.add(c);
+  mask.add(Buffer.from(`${user}:${password}`).toString('base64'));
+}
+
+function decoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s; // a malformed escape: sent as written
+  }
+}
+
+function maskedHeaders(mask: CredentialMask, headers: http.IncomingHttpHeaders): http.IncomingHttpHeaders {
+  const out: http.IncomingHttpHeaders = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (k === 'set-cookie') out['set-cookie'] = v === undefined ? v : [v].flat().map((x) => mask.text(x));
+    else if (typeof v === 'string') out[k] = mask.text(v);
+  }
+  return out;
 }
 
 /** A non-2xx answer as the failure to report. */

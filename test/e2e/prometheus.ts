@@ -302,16 +302,30 @@ export function tlsMaterial(): { caPem: string; cert: string; key: string } {
   return { caPem: read('ca.crt'), cert: read('tls.crt'), key: read('tls.key') };
 }
 
-/** An https front of `target` that forwards only requests with `Authorization: Bearer <token>` (401 otherwise). */
-export async function startTlsFront(target: string, token: string): Promise<TlsFront> {
+/**
+ * An https front of `target` that forwards only requests with `Authorization: Bearer <token>`
+ * (401 otherwise). With `echo`, it plays a debugging proxy: every alert of an `/api/v1/alerts`
+ * answer gets the request's Authorization as a label (docs/safety.md "Credentials in answers").
+ */
+export async function startTlsFront(target: string, token: string, o: { echo?: boolean } = {}): Promise<TlsFront> {
   const tls = tlsMaterial();
   const authorizations: string[] = [];
   const server = https.createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
-    authorizations.push(req.headers.authorization ?? '');
-    if (req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized\n');
+    const auth = req.headers.authorization ?? '';
+    authorizations.push(auth);
+    if (auth !== `Bearer ${token}`) return void res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized\n');
     const up = http.request(`${target}${req.url}`, { method: req.method, headers: { accept: req.headers.accept ?? '*/*' } }, (r) => {
-      res.writeHead(r.statusCode!, r.headers);
-      r.pipe(res);
+      if (!o.echo || !req.url!.startsWith('/api/v1/alerts') || r.statusCode !== 200) {
+        res.writeHead(r.statusCode!, r.headers);
+        return void r.pipe(res);
+      }
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        for (const a of body.data?.alerts ?? []) a.labels.authorization = auth;
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      });
     });
     up.on('error', () => res.writeHead(502, { 'Content-Type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>'));
     up.end();

@@ -13,6 +13,7 @@ import type { PlanHealthCheck } from '../../src/plan/types.ts';
 import type { GatePosition, Measurement } from '../../src/apply/health.ts';
 import { parseCondition } from '../../src/domain/health-condition.ts';
 import { AbortedError } from '../../src/apply/driver.ts';
+import { shownPiece } from '../support/credentials.ts';
 
 const t = suite('kube: the health source');
 const sources: KubeHealthSource[] = [];
@@ -337,6 +338,110 @@ t('requestTimeoutSeconds bounds the whole measurement, the API reads of credenti
   }
   assert.ok(err instanceof AbortedError, String(err));
   assert.ok(Date.now() - t0 < 1000);
+});
+
+t('a 200 answer that echoes the credential back (a debugging proxy): neither it nor any 8-character piece of it in any observation', async () => {
+  const SA = 'eyJhbGciOiJSUzI1NiJ9.c2EtdG9rZW4tN2M0ZTFiOWEyZg.k3XqP8wL';
+  const SECRET = 'sha256~Zm9vYmFyLXNlY3JldC10b2tlbi12YWx1ZQ';
+  // JSON.stringify escapes " and \: between them no run of 8 is left for a text-only mask to find.
+  const QUOTED = 'k9"Qz\\w3"Lm8\\pX2"vB7\\nR4"tY6"aZ0\\';
+  const PASS = 'secretpass';
+  const BASIC = b64(`reader:${PASS}`);
+  const all = [SA, SECRET, QUOTED, PASS, BASIC, `reader:${PASS}`];
+  let shape = 'alert';
+  const prom = await fakeApi((req, res) => {
+    const auth = String(req.headers.authorization ?? '');
+    const tok = auth.startsWith('Basic ') ? Buffer.from(auth.slice(6), 'base64').toString('utf8') : auth.replace(/^Bearer /, '');
+    const firing = (labels: Record<string, string>) => ({ labels: { severity: 'critical', ...labels }, state: 'firing' });
+    if (shape === 'header') return void res.writeHead(200, { 'Content-Type': `text/plain; echo="${auth}"` }).end('ok');
+    if (shape === 'error') return void res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`proxy: ${tok} rejected (${auth})`);
+    if (shape === 'am') return sendJson(res, [{ labels: { alertname: 'Echo', severity: 'critical', authorization: auth }, status: { state: 'active' } }]);
+    if (shape === 'alert') return sendJson(res, { status: 'success', data: { alerts: [firing({ alertname: 'Echo', authorization: auth, token: tok })] } });
+    if (shape === 'alertname') return sendJson(res, { status: 'success', data: { alerts: [firing({ alertname: tok })] } });
+    const metric = { __name__: 'up', authorization: auth, [`k_${tok}`]: tok };
+    const body = { status: 'success', data: { resultType: 'vector', result: [{ metric, value: [1, shape === 'warning' ? '1' : '0'] }] } };
+    sendJson(res, shape === 'warning' ? { ...body, warnings: [`proxy saw ${auth} for ${tok}`] } : body);
+  });
+  const secrets: Record<string, string> = { reader: SECRET, quoted: QUOTED };
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'frontend', namespace: 'shop' },
+    status: { conditions: [{ type: 'Available', status: 'False', reason: 'Echo', message: SA }] },
+  };
+  const api = await fakeApi((req, res) => {
+    const path = req.url!.split('?')[0];
+    const name = path.split('/').pop()!;
+    if (path.includes('/secrets/') && name in secrets)
+      return sendJson(res, { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'openshift-bootcplan' }, data: { token: b64(secrets[name]) } });
+    if (path === '/apis/apps/v1')
+      return sendJson(res, { kind: 'APIResourceList', groupVersion: 'apps/v1', resources: [{ name: 'deployments', namespaced: true, kind: 'Deployment' }] });
+    if (path === '/apis/apps/v1/namespaces/shop/deployments/frontend') return sendJson(res, deployment);
+    sendJson(res, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' }, 404);
+  });
+  const s = new KubeHealthSource(clientOf({ server: api.url, token: SA }), kubeConfigFor({ server: api.url, token: SA }));
+  sources.push(s);
+  // The condition first: the kubeconfig's token is known before any check has sent it.
+  const problems: string[] = [];
+  const judge = (what: string, m: Measurement, outcome: Measurement['outcome'], error?: string) => {
+    const piece = shownPiece(m.observed, all);
+    if (m.outcome !== outcome || m.error !== error) problems.push(`${what}: ${m.outcome}/${m.error}, expected ${outcome}/${error}: ${m.observed}`);
+    else if (piece !== null) problems.push(`${what}: shows ${JSON.stringify(piece)}: ${m.observed}`);
+    else if (!m.observed.includes('[masked]')) problems.push(`${what}: no [masked] marker: ${m.observed}`);
+  };
+  judge('condition', await s.measure(conditionCheck(), AT, never), 'fail');
+  const secretAuth = (name: string) => ({ auth: { bearerTokenSecret: { namespace: 'openshift-bootcplan', name, key: 'token' } } });
+  const withUserinfo = prom.url.replace('http://', `http://reader:${PASS}@`);
+  const endpoints: [string, string, Record<string, unknown>][] = [
+    ['ServiceAccount', prom.url, { auth: 'ServiceAccount' }],
+    ['Secret', prom.url, secretAuth('reader')],
+    ['Secret with quotes', prom.url, secretAuth('quoted')],
+    ['URL userinfo', withUserinfo, {}],
+  ];
+  const expected: Record<string, [Measurement['outcome'], string | undefined]> = {
+    alert: ['fail', undefined],
+    alertname: ['fail', undefined],
+    am: ['fail', undefined],
+    series: ['fail', undefined],
+    warning: ['inconclusive', undefined],
+    header: ['error', 'bad-answer'],
+    error: ['error', 'http-status'],
+  };
+  let measured = 0;
+  for (const [who, url, o] of endpoints) {
+    for (const [sh, [outcome, error]] of Object.entries(expected)) {
+      shape = sh;
+      const check =
+        sh === 'series' || sh === 'warning'
+          ? promCheck(url, 'up', 'every sample == 1', o)
+          : alertsCheck(url, { heartbeat: '', ...(sh === 'am' ? { source: 'alertmanager' } : {}), ...o });
+      judge(`${who}, ${sh}`, await s.measure(check, AT, never), outcome, error);
+      measured++;
+    }
+  }
+  assert.is(measured, 28);
+  assert.equal(problems, [], problems.join('\n'));
+});
+
+t('the verdict is the answer as it came: a label sharing 8 characters with the token still matches its matcher, only the text is masked', async () => {
+  const TOKEN_LIKE = 'openshift-monitoring-reader-2024';
+  const api = await fakeApi((_req, res) =>
+    sendJson(res, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'r', namespace: 'openshift-bootcplan' }, data: { token: b64(TOKEN_LIKE) } }),
+  );
+  const prom = await fakeApi((_req, res) =>
+    sendJson(res, {
+      status: 'success',
+      data: { alerts: [{ labels: { alertname: 'KubePodCrashLooping', severity: 'critical', namespace: 'openshift-monitoring' }, state: 'firing' }] },
+    }),
+  );
+  const s = await sourceOn(api.url);
+  const check = alertsCheck(prom.url, {
+    matchers: ['namespace="openshift-monitoring"'],
+    heartbeat: '',
+    auth: { bearerTokenSecret: { namespace: 'openshift-bootcplan', name: 'r', key: 'token' } },
+  });
+  const m = await s.measure(check, AT, never);
+  is(m, 'fail', /^1 firing alert matches namespace="\[masked\]": KubePodCrashLooping\{namespace="\[masked\]"\}$/);
 });
 
 t.run();

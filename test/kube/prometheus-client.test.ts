@@ -218,7 +218,7 @@ t('an answer that echoes the token back (a proxy debug page): the token is cut o
   const b = await failure(c.alerts(ep(f.url, { token: TOKEN }), 2000, never), 'query-rejected', /^400 bad_data: request rejected/);
   for (const e of [a, b]) {
     assert.not.ok(e.message.includes(TOKEN), e.message);
-    assert.match(e.message, /Bearer \[token\]/);
+    assert.match(e.message, /Bearer \[masked\]/);
   }
   // The token where the shown part of the body ends: no prefix of it is shown either.
   for (const pad of [95, 100, 105, 110]) {
@@ -235,6 +235,29 @@ t('an answer that echoes the token back (a proxy debug page): the token is cut o
     const e2 = await failure(c.query(ep(h.url, { token: TOKEN }), 'up', 2000, never), 'bad-answer', /not JSON/);
     assert.not.ok(e2.message.includes(TOKEN.slice(0, 8)), e2.message);
   }
+});
+
+t('a 200 answer that echoes the credential in a header, and URL userinfo echoed back: neither, nor any 8-character piece, in a message', async () => {
+  const f = await fakeApi((req, res) => {
+    const auth = String(req.headers.authorization ?? '');
+    const basic = auth.startsWith('Basic ') ? Buffer.from(auth.slice(6), 'base64').toString('utf8') : '';
+    if (req.url!.includes('alerts')) return void res.writeHead(200, { 'Content-Type': `text/html; echo="${auth}"` }).end('<html>ok</html>');
+    res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`rejected ${basic} (${auth})`);
+  });
+  const c = newClient();
+  const pieces = (t: string) => Array.from({ length: t.length - 7 }, (_, i) => t.slice(i, i + 8));
+  const header = await failure(
+    c.alerts(ep(f.url, { token: TOKEN }), 2000, never),
+    'bad-answer',
+    /^not a Prometheus API answer \(text\/html; echo="Bearer \[masked\]"/,
+  );
+  const userinfo = await failure(
+    c.query(ep(f.url.replace('http://', 'http://reader:s3cr3t-pass@')), 'up', 2000, never),
+    'http-status',
+    /^500 .*rejected \[masked\] \(Basic \[masked\]\)/,
+  );
+  for (const p of [...pieces(TOKEN), ...pieces('s3cr3t-pass'), ...pieces(Buffer.from('reader:s3cr3t-pass').toString('base64'))])
+    for (const e of [header, userinfo]) assert.not.ok(e.message.includes(p), `${p} in ${e.message}`);
 });
 
 t('unreachable, reset and silent servers: unreachable or timeout, each within the request timeout', async () => {

@@ -75,13 +75,15 @@ export interface ClusterEntry {
   proxyUrl?: string;
   caData?: string;
   skipTLSVerify?: boolean;
+  /** The user's bearer token (default a placeholder). */
+  token?: string;
 }
 
 export function kubeConfigFor(c: ClusterEntry): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'fake', server: c.server, skipTLSVerify: c.skipTLSVerify ?? c.server.startsWith('http:'), proxyUrl: c.proxyUrl, caData: c.caData }],
-    users: [{ name: 'u', token: 'not-a-real-token' }],
+    users: [{ name: 'u', token: c.token ?? 'not-a-real-token' }],
     contexts: [{ name: 'fake', cluster: 'fake', user: 'u' }],
     currentContext: 'fake',
   });
