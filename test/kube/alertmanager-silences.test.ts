@@ -15,7 +15,8 @@ import type { PlanHealthEndpoint } from '../../src/plan/types.ts';
 
 const t = suite('kube: the Alertmanager silence port');
 const never = new AbortController().signal;
-const port = new KubeAlertmanagerSilences({} as KubeClient, {} as KubeConfig);
+// A kubeconfig without a user: auth: none sends no token, so none is needed.
+const port = new KubeAlertmanagerSilences({} as KubeClient, { getCurrentUser: () => null } as unknown as KubeConfig);
 t.after(async () => {
   port.close();
   await closeFakes();
