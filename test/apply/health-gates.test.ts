@@ -396,7 +396,7 @@ s('a gate of observing checks only passes with no enforcing check named', async 
   const { sim, plan, replan } = setup({ checks: [check('trial', { mode: 'observe' })] });
   const r = await runApply(sim, plan, replan, { health: new SimHealthSource({ failChecks: rules('trial@preflight') }) });
   assert.is(r.error, null, String(r.error));
-  const pre = r.events.filter((e) => e.point === 'preflight' && (e.type === 'gate-pass' || e.type === 'gate-observe'));
+  const pre = r.events.filter((e) => (e.type === 'gate-pass' || e.type === 'gate-observe') && e.point === 'preflight');
   assert.equal(
     pre.map((e) => (e.type === 'gate-pass' ? `pass ${e.checks.join(',')}` : e.type === 'gate-observe' ? `observe ${e.result}` : '')),
     ['observe failed', 'pass '],
