@@ -144,7 +144,8 @@ function observingOk(v: unknown): boolean {
     isMap(v) &&
     isName(v.check) &&
     orNull(isName)(v.pool) &&
-    ['preflight', 'afterWave', 'afterNode', 'batch'].includes(v.point as string) &&
+    typeof v.point === 'string' &&
+    ['preflight', 'afterWave', 'afterNode', 'batch'].includes(v.point) &&
     (v.wave === null || isInteger(v.wave, 1)) &&
     orNull(isName)(v.node) &&
     (v.result === 'passed' || v.result === 'failed') &&
