@@ -57,7 +57,18 @@ export function fitRolloutStatus(s: RolloutStatus): RolloutStatus {
     ...s,
     message: cutToChars(s.message, L.message),
     conditions: s.conditions.map((c) => ({ ...c, message: cutToChars(c.message, L.conditionMessage) })),
-    ...(h ? { healthCheck: { ...h, name: cutToChars(h.name, L.healthName), observed: cutToChars(h.observed, L.healthObserved) } } : {}),
+    ...(h
+      ? {
+          healthCheck: {
+            ...h,
+            name: cutToChars(h.name, L.healthName),
+            observed: cutToChars(h.observed, L.healthObserved),
+            ...(h.observing
+              ? { observing: h.observing.map((o) => ({ ...o, name: cutToChars(o.name, L.healthName), observed: cutToChars(o.observed, L.healthObserved) })) }
+              : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -165,8 +165,10 @@ export interface GateMeasureEvent {
   check: string;
   outcome: MeasurementOutcome;
   observed: string;
+  /** Present for a check on trial: its measurements are recorded, never acted on. */
+  mode?: 'observe';
 }
-/** Every check of the gate passed, after `seconds`. */
+/** Every enforcing check of the gate passed (`checks`; empty when all observe), after `seconds`. */
 export interface GatePassEvent {
   t: number;
   type: 'gate-pass';
@@ -204,6 +206,28 @@ export interface SilenceEvent {
   node?: string;
   ids: string[];
   message: string;
+}
+
+/**
+ * A check on trial (mode: observe) reached the verdict it would have given at this gate (docs/apply.md
+ * "Health gates"): recorded, never acted on. `result: failed` is what it would have done
+ * (`onFailure`), had it been enforced; the gate goes on with its enforcing checks.
+ */
+export interface GateObserveEvent {
+  t: number;
+  type: 'gate-observe';
+  point: GatePositionPoint;
+  pool: string | null;
+  wave: number | null;
+  node?: string;
+  check: string;
+  mode: 'observe';
+  result: 'passed' | 'failed';
+  /** Why it would have failed (absent for a pass). */
+  reason?: FailReason;
+  observed: string;
+  onFailure: OnFailure;
+  seconds: number;
 }
 /** apply --step stopped after one wave. */
 export interface StepEndEvent {
@@ -293,6 +317,7 @@ export type ApplyEvent =
   | GateMeasureEvent
   | GatePassEvent
   | GateFailEvent
+  | GateObserveEvent
   | RollbackStartEvent
   | RollbackDoneEvent
   | HoldsClearedEvent

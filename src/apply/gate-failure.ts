@@ -3,7 +3,9 @@
  * started (every gate sits before a start) and the nodes in flight have finished; the failing
  * check's `onFailure` decides the rest. `halt`: the pool is paused as a failed node pauses it,
  * the run record says which check halted it, apply exits 5 (HealthCheckFailedError), and the
- * status, the Event and the notification name the check and the value it saw. `rollback`:
+ * status, the Event and the notification name the check and the value it saw. `pause`: the
+ * same, but the pool's hold says so, and `apply PLANFILE --retry` of this plan goes on past the
+ * failed gate instead of measuring it again (holds.ts checkHolds). `rollback`:
  * rollbackAfterGate (gate-rollback.ts). A failed preflight gate writes nothing and never rolls
  * back: nothing was updated, the cluster was unhealthy before bootcplan touched it.
  */
@@ -54,7 +56,9 @@ export async function haltForGate(ctx: ApplyContext, pool: PlanPool | null, f: G
       `no further node was started; the nodes in flight finished their update`,
       `pool ${pool.name} is paused; ${left.length ? `${left.length} of ${pool.waves.length} waves were not finished` : 'all its waves had run'}; other pools were not started`,
       ...(extra ? [extra] : []),
-      'fix what the check reports (or the check), then run apply --retry: the pool is held for this image until then (docs/apply.md "Holds"), and the apply runs the due gate again before anything else',
+      f.check.onFailure === 'pause'
+        ? `look at what the check reports; apply PLANFILE --retry (the same plan) continues past this gate without measuring it again (onFailure: pause): the pool is held for this image until then (docs/apply.md "Holds")`
+        : 'fix what the check reports (or the check), then run apply --retry: the pool is held for this image until then (docs/apply.md "Holds"), and the apply runs the due gate again before anything else',
     ],
     f.check.name,
     f.observed,
@@ -77,7 +81,7 @@ async function holdPool(ctx: ApplyContext, pool: PlanPool, f: GateFailure, reaso
   addHold(ctx, {
     pool: pool.name,
     target: pool.targetDigest ?? pool.targetImage,
-    action: 'halted',
+    action: f.check.onFailure === 'pause' ? 'paused' : 'halted',
     check: f.check.name,
     observed: f.observed,
     planId: ctx.plan.id,

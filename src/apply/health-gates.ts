@@ -17,13 +17,14 @@
  * (docs/design.md §7 "Stopping"), and the gate is simply due again.
  */
 import type { PlanHealthCheck, PlanPool, GatePoint } from '../plan/types.ts';
-import { checksAt, preflightChecks } from '../plan/health.ts';
+import { checksAt, observing, preflightChecks } from '../plan/health.ts';
 import type { Clock } from './driver.ts';
 import type { HealthSource, GatePosition, Measurement } from './health.ts';
 import type { UnstampedEvent } from './events.ts';
 import type { ApplyContext } from './context.ts';
 import { startCheck, reduceMeasurement, nextMeasurementAt, timeoutVerdict, type CheckState, type Verdict, type FailReason } from '../domain/health-verdict.ts';
 import { isoOf } from './driver.ts';
+import { MAX_OBSERVED, MAX_OBSERVING, type ObservingVerdict } from '../cluster/progress.ts';
 
 /** What failed at a gate: the first failing check (in check order), why, and what it saw last. */
 export interface GateFailure {
@@ -33,6 +34,15 @@ export interface GateFailure {
   position: GatePosition;
   /** Seconds the gate ran. */
   seconds: number;
+}
+
+/** A check on trial (mode: observe) and the verdict it would have given at a gate. */
+export interface ObservedVerdict {
+  check: PlanHealthCheck;
+  result: 'passed' | 'failed';
+  reason: FailReason | null;
+  observed: string;
+  position: GatePosition;
 }
 
 export type GateOutcome = { passed: true; seconds: number } | { passed: false; failure: GateFailure };
@@ -66,7 +76,13 @@ export function gateFailEvent(f: GateFailure): Extract<UnstampedEvent, { type: '
   };
 }
 
-/** Evaluates one gate to its verdict (see the file's header). Rejects only on a stop (or a source's bug). */
+/**
+ * Evaluates one gate to its verdict (see the file's header). Rejects only on a stop (or a source's
+ * bug). A check on trial (mode: observe) is measured as the others are and its verdict recorded
+ * (`gate-observe`) once it has one, but only the enforcing checks decide the gate; the gate waits
+ * for the observing checks' verdicts too (each ends by its timeoutSeconds), so that the trial sees
+ * what the enforced check would see, its time included.
+ */
 export async function evaluateGate(o: GateRun): Promise<GateOutcome> {
   const t0 = o.clock.now();
   const where = positionFields(o.position);
@@ -74,16 +90,37 @@ export async function evaluateGate(o: GateRun): Promise<GateOutcome> {
   const states: CheckState[] = o.checks.map(() => startCheck(t0));
   const verdicts: Verdict[] = o.checks.map(() => ({ state: 'running' }));
   const seconds = () => Math.round((o.clock.now() - t0) * 1000) / 1000;
+  const observed: ObservedVerdict[] = [];
   for (;;) {
-    const failed = verdicts.findIndex((v) => v.state === 'failed');
+    o.checks.forEach((c, i) => {
+      const v = verdicts[i];
+      if (!observing(c) || v.state === 'running' || observed.some((x) => x.check === c)) return;
+      const r: ObservedVerdict =
+        v.state === 'passed'
+          ? { check: c, result: 'passed', reason: null, observed: v.last.observed, position: o.position }
+          : { check: c, result: 'failed', reason: v.reason, observed: v.message, position: o.position };
+      observed.push(r);
+      o.emit({
+        type: 'gate-observe',
+        ...where,
+        check: c.name,
+        mode: 'observe',
+        result: r.result,
+        ...(r.reason ? { reason: r.reason } : {}),
+        observed: r.observed,
+        onFailure: c.onFailure,
+        seconds: seconds(),
+      });
+    });
+    const failed = verdicts.findIndex((v, i) => v.state === 'failed' && !observing(o.checks[i]));
     if (failed >= 0) {
       const v = verdicts[failed] as Extract<Verdict, { state: 'failed' }>;
       const failure: GateFailure = { check: o.checks[failed], reason: v.reason, observed: v.message, position: o.position, seconds: seconds() };
       o.emit(gateFailEvent(failure));
       return { passed: false, failure };
     }
-    if (verdicts.every((v) => v.state === 'passed')) {
-      o.emit({ type: 'gate-pass', ...where, checks: o.checks.map((c) => c.name), seconds: seconds() });
+    if (verdicts.every((v, i) => v.state === 'passed' || (v.state === 'failed' && observing(o.checks[i])))) {
+      o.emit({ type: 'gate-pass', ...where, checks: o.checks.filter((c) => !observing(c)).map((c) => c.name), seconds: seconds() });
       return { passed: true, seconds: seconds() };
     }
     const now = o.clock.now();
@@ -105,7 +142,8 @@ export async function evaluateGate(o: GateRun): Promise<GateOutcome> {
     const measuring = due.filter((i) => !timedOut.includes(i));
     const got = await Promise.all(measuring.map((i) => measureOnce(o, o.checks[i])));
     measuring.forEach((i, j) => {
-      o.emit({ type: 'gate-measure', ...where, check: o.checks[i].name, outcome: got[j].outcome, observed: got[j].observed });
+      const trial = observing(o.checks[i]) ? { mode: 'observe' as const } : {};
+      o.emit({ type: 'gate-measure', ...where, check: o.checks[i].name, outcome: got[j].outcome, observed: got[j].observed, ...trial });
       const r = reduceMeasurement(states[i], got[j], o.checks[i]);
       states[i] = r.state;
       verdicts[i] = r.verdict;
@@ -142,12 +180,42 @@ async function measureOnce(o: GateRun, check: PlanHealthCheck): Promise<Measurem
 // ---------------------------------------------------------------------------------------
 // The gate points in an apply
 
-/** Runs a gate of the apply at `position` with `checks`; records the last verdict for the report. */
+/**
+ * Runs a gate of the apply at `position` with `checks`; records the last verdict for the report,
+ * and each observing check's verdict in the run record (`observing`: the last per check and pool,
+ * for `status`), saved with the gate.
+ */
 export async function runGate(ctx: ApplyContext, position: GatePosition, checks: readonly PlanHealthCheck[]): Promise<GateOutcome> {
   if (!ctx.health) throw new Error(`plan ${ctx.plan.id} has health checks and the apply has no health source`);
+  let seen = false;
+  const emit = (e: UnstampedEvent) => {
+    if (e.type === 'gate-observe') {
+      seen = true;
+      recordObserving(ctx, e);
+    }
+    ctx.emit(e);
+  };
   // Alert checks leave out what bootcplan's own silences for the nodes in flight cover (src/apply/silences.ts).
   const source = ctx.silences ? ctx.silences.aware(ctx.health) : ctx.health;
-  return evaluateGate({ source, clock: ctx.driver.clock, checks, position, signal: ctx.stop, emit: (e) => ctx.emit(e) });
+  const out = await evaluateGate({ source, clock: ctx.driver.clock, checks, position, signal: ctx.stop, emit });
+  if (seen) await ctx.book.save();
+  return out;
+}
+
+/** Keeps an observing check's verdict in the run record: one per check and pool, the newest last. */
+function recordObserving(ctx: ApplyContext, e: Extract<UnstampedEvent, { type: 'gate-observe' }>): void {
+  const rec = ctx.book.record;
+  const v: ObservingVerdict = {
+    check: e.check,
+    pool: e.pool,
+    point: e.point,
+    wave: e.wave,
+    node: e.node ?? null,
+    result: e.result,
+    observed: e.observed.slice(0, MAX_OBSERVED),
+    at: nowIso(ctx),
+  };
+  rec.observing = [...(rec.observing ?? []).filter((x) => x.check !== v.check || x.pool !== v.pool), v].slice(-MAX_OBSERVING);
 }
 
 /** The pool's checks at `point`. */

@@ -12,6 +12,7 @@ import type { Plan } from '../plan/types.ts';
 import type { ApplyContext } from './context.ts';
 import { isoOf } from './driver.ts';
 import { planTargets } from './run-chain.ts';
+import { checksAt } from '../plan/health.ts';
 
 /** The holds of a run record that a plan's targets meet (none for a rollback plan: it goes back from them). */
 export function holdsMet(plan: Plan, rec: ProgressRecord | null): Hold[] {
@@ -34,20 +35,39 @@ export function refuseHeld(plan: Plan, rec: ProgressRecord | null): void {
   );
 }
 
-/** The holds this plan's targets meet refuse it, or, with `retry`, are lifted (reported as an event); whether any was. */
+/**
+ * The holds this plan's targets meet refuse it, or, with `retry`, are lifted (reported as an
+ * event); whether any was. A pool paused by its check (onFailure: pause) in this plan's own run
+ * record goes on past the gate that failed: the --retry is the human's word for it, so that gate
+ * counts as passed (gatesPassed) and is not measured again. A halt's gate is measured again first;
+ * so is a pause's when a new plan continues the run (its preflight gate, src/apply/health-gates.ts).
+ */
 export function checkHolds(ctx: ApplyContext, retry: boolean): boolean {
   const rec = ctx.book.record;
   const met = holdsMet(ctx.plan, rec);
   if (!met.length) return false;
   if (!retry) refuseHeld(ctx.plan, rec);
   rec.holds = (rec.holds ?? []).filter((h) => !met.includes(h));
-  ctx.emit({ type: 'holds-cleared', pools: met.map((h) => h.pool), message: met.map(describeHold).join('; ') });
+  const passed: string[] = [];
+  for (const h of met) {
+    const pp = rec.pools[h.pool];
+    if (h.action !== 'paused' || !ctx.book.resumed || h.planId !== ctx.plan.id || !pp) continue;
+    // The failed gate was the afterWave one after the last wave done (an afterNode gate is not recorded).
+    const pool = ctx.plan.pools.find((p) => p.name === h.pool);
+    if (pool && checksAt(ctx.plan, pool, 'afterWave').length && pp.wavesDone > (pp.gatesPassed ?? 0)) pp.gatesPassed = pp.wavesDone;
+    pp.halted = null;
+    passed.push(h.pool);
+  }
+  const past = passed.length
+    ? `; ${passed.join(', ')} ${passed.length === 1 ? 'goes' : 'go'} on past the gate that paused it, not measured again (onFailure: pause)`
+    : '';
+  ctx.emit({ type: 'holds-cleared', pools: met.map((h) => h.pool), message: met.map(describeHold).join('; ') + past });
   return true;
 }
 
 /** "pool worker: sha256:ab12… was rolled back at … because health check X failed (…)". */
 export function describeHold(h: Hold): string {
-  const what = h.action === 'rolled-back' ? 'was rolled back' : 'was halted';
+  const what = h.action === 'rolled-back' ? 'was rolled back' : h.action === 'paused' ? 'was paused' : 'was halted';
   const why = h.check ? `because health check ${h.check} failed (${h.observed})` : h.observed ? `(${h.observed})` : '';
   return `pool ${h.pool}: ${h.target.startsWith('sha256:') ? h.target.slice(0, 19) + '…' : h.target} ${what} at ${h.at} ${why}`.trimEnd();
 }

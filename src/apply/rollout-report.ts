@@ -48,7 +48,8 @@ import { fitEvent, fitRolloutStatus } from './api-limits.ts';
 /** The small JSON document `--notify URL` posts. */
 export interface NotifyDocument {
   kind: 'bootcplan.dev/rollout-notification';
-  event: 'wave-start' | 'halt' | 'done' | 'stale' | 'health-check-failed';
+  /** health-check-observed: a check on trial (mode: observe) would have failed; nothing was done. */
+  event: 'wave-start' | 'halt' | 'done' | 'stale' | 'health-check-failed' | 'health-check-observed';
   rollout: string;
   planId: string;
   phase: StatusCore['phase'];
@@ -57,9 +58,11 @@ export interface NotifyDocument {
   wave: number | null;
   waves: number | null;
   at: string;
-  /** health-check-failed: the check and what it saw. */
+  /** health-check-failed, health-check-observed: the check and what it saw. */
   check?: string;
   observed?: string;
+  /** health-check-observed: always observe, so that no receiver takes it for a failure that acted. */
+  mode?: 'observe';
 }
 
 export interface ReporterOptions {
@@ -139,6 +142,8 @@ export class RolloutReporter {
   private before: string | null = null;
   /** The last health gate's verdict of this run (status.healthCheck). */
   private gate: HealthCheckStatus | null = null;
+  /** The verdicts of the running gate's observing checks so far (status.healthCheck.observing). */
+  private observing: NonNullable<HealthCheckStatus['observing']> = [];
 
   constructor(
     private readonly driver: ClusterDriver,
@@ -164,9 +169,11 @@ export class RolloutReporter {
   /** The applier's event sink (synchronous; the writes follow in the background). */
   readonly onEvent = (e: ApplyEvent): void => {
     if (e.type === 'node-failed') this.failures.set(e.node, e.message);
+    if (e.type === 'gate-start') this.observing = [];
+    if (e.type === 'gate-observe') this.observing.push({ name: e.check, mode: 'observe', result: e.result, observed: e.observed });
     if (e.type === 'gate-pass' || e.type === 'gate-fail') {
       this.gate = {
-        name: e.type === 'gate-pass' ? e.checks.join(', ') : e.check,
+        name: e.type === 'gate-pass' ? e.checks.join(', ') || 'no enforcing check' : e.check,
         point: e.point,
         pool: e.pool,
         wave: e.wave,
@@ -174,6 +181,7 @@ export class RolloutReporter {
         result: e.type === 'gate-pass' ? 'passed' : 'failed',
         observed: e.type === 'gate-fail' ? e.observed : '',
         at: this.isoNow(),
+        ...(this.observing.length ? { observing: this.observing.slice(0, 16) } : {}),
       };
     }
     const failure = e.type === 'halt' && e.node ? this.failures.get(e.node) : undefined;
@@ -190,6 +198,9 @@ export class RolloutReporter {
     // A halt for a failed health check was notified with the check (health-check-failed).
     if ((e.type === 'wave-start' || (e.type === 'halt' && !e.check)) && core) this.notify(e.type, core, this.isoNow());
     if (e.type === 'gate-fail' && core) this.notify('health-check-failed', core, this.isoNow(), { check: e.check, observed: e.observed });
+    // A check on trial that would have failed: told as such (the rollout goes on), with the status as it stands.
+    if (e.type === 'gate-observe' && e.result === 'failed' && this.last)
+      this.notify('health-check-observed', this.last, this.isoNow(), { check: e.check, observed: e.observed, mode: 'observe' });
   };
 
   /** What earlier apply --step runs saw of a lock they could not take (status.lockObserved), or null. */
@@ -227,7 +238,7 @@ export class RolloutReporter {
     return isoOf(this.driver.clock.now());
   }
 
-  private notify(event: NotifyDocument['event'], c: StatusCore, at: string, check?: { check: string; observed: string }) {
+  private notify(event: NotifyDocument['event'], c: StatusCore, at: string, check?: { check: string; observed: string; mode?: 'observe' }) {
     const send = this.o.notify;
     if (!send) return;
     const doc: NotifyDocument = {

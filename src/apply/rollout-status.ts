@@ -50,6 +50,8 @@ export interface HealthCheckStatus {
   /** What the failing check saw (empty for a pass). */
   observed: string;
   at: string;
+  /** The gate's checks on trial (mode: observe) and the verdicts they would have given; never acted on. */
+  observing?: { name: string; mode: 'observe'; result: 'passed' | 'failed'; observed: string }[];
 }
 
 export interface RolloutCondition {
@@ -210,6 +212,7 @@ export type EventReason =
   | 'PoolUpdated'
   | 'PoolHalted'
   | 'HealthCheckPassed'
+  | 'HealthCheckObserved'
   | 'HealthCheckFailed'
   | 'NodeUpdated'
   | 'NodeFailed'
@@ -269,7 +272,7 @@ export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen, r
           type: 'Normal',
           reason: 'HealthCheckPassed',
           action: 'CheckHealth',
-          note: `${e.checks.join(', ')} passed ${gatePlace(e, plan)} in ${Math.round(e.seconds)} s (${tail})`,
+          note: `${e.checks.join(', ') || 'no enforcing check (observing only)'} passed ${gatePlace(e, plan)} in ${Math.round(e.seconds)} s (${tail})`,
         };
       return {
         regarding,
@@ -277,6 +280,19 @@ export function clusterEventOf(e: ApplyEvent, plan: Plan, reboot?: RebootSeen, r
         reason: 'HealthCheckFailed',
         action: 'CheckHealth',
         note: `${e.check} failed ${gatePlace(e, plan)} (${e.reason}; on failure: ${e.onFailure}): ${e.observed} (${tail})`,
+      };
+    }
+    case 'gate-observe': {
+      // A check on trial (docs/apply.md "Health gates"): Normal, and its reason is not HealthCheckFailed: nothing acted on it.
+      const regarding = e.pool ? poolRef(plan, e.pool) : rollout ? rolloutRef(rollout) : null;
+      if (!regarding) return null;
+      const verdict = e.result === 'failed' ? `would have failed (${e.reason ?? 'condition'}; on failure once enforced: ${e.onFailure})` : 'would have passed';
+      return {
+        regarding,
+        type: 'Normal',
+        reason: 'HealthCheckObserved',
+        action: 'CheckHealth',
+        note: `${e.check} (mode: observe, not enforced) ${verdict} ${gatePlace(e, plan)}${e.observed ? `: ${e.observed}` : ''} (${tail})`,
       };
     }
     case 'wave-start':

@@ -54,7 +54,10 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .option('--json', 'the same as -o json')
     .option('--lock-timeout <duration>', 'wait this long for a lock another apply holds (e.g. 5m; 0: exit 4 at once)', '0')
     .option('--notify <url>', 'POST a small JSON document to this URL on wave start, halt, done and stale (failures are warnings)')
-    .option('--retry', "lift the holds on this plan's images (a pool held after a failed health check or a rollback) and apply them again")
+    .option(
+      '--retry',
+      "lift the holds on this plan's images (a pool held after a failed health check or a rollback) and apply them again; a pool paused by onFailure: pause goes on past the gate that paused it",
+    )
     .action(async (planfile: string | undefined, flags: ApplyFlags, cmd: Command) => {
       refuseSpecBesidePlan(cmd, 'apply', planfile);
       const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', flags.lockTimeout, 24 * 3600);

@@ -126,13 +126,27 @@ export const MAX_CHAIN = 64;
 export interface Hold {
   pool: string;
   target: string;
-  action: 'halted' | 'rolled-back';
+  /** paused: the check said onFailure: pause, and apply --retry of the plan continues past its gate (src/apply/holds.ts). */
+  action: 'halted' | 'paused' | 'rolled-back';
   /** The health check that failed (null for a rollback a human planned). */
   check: string | null;
   observed: string;
   at: string;
   planId: string;
 }
+/** What a check on trial (mode: observe) would have said at its last gate: recorded, never acted on. */
+export interface ObservingVerdict {
+  check: string;
+  pool: string | null;
+  point: 'preflight' | 'afterWave' | 'afterNode' | 'batch';
+  wave: number | null;
+  node: string | null;
+  result: 'passed' | 'failed';
+  observed: string;
+  at: string;
+}
+export const MAX_OBSERVING = 64;
+
 /** The longest `observed` a hold or a rollback's trigger keeps (what a check saw; longer is cut). */
 export const MAX_OBSERVED = 1024;
 export const MAX_HOLDS = 16;
@@ -191,6 +205,11 @@ export interface ProgressRecord {
   spec?: RunSpec;
   /** Carried into every later run record (src/apply/holds.ts). At most one per pool. */
   holds?: Hold[];
+  /**
+   * The last verdict of each check on trial (mode: observe) per pool (null: the preflight gate),
+   * as it would have been given (docs/apply.md "Health gates"); at most MAX_OBSERVING.
+   */
+  observing?: ObservingVerdict[];
   /** Only on a rollback's own run record. */
   rollbackOf?: RollbackOf | null;
 }

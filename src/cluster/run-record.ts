@@ -6,7 +6,7 @@
  * never read half-way. Pure: both drivers use it (src/kube/progress-configmap.ts,
  * src/sim/progress-store.ts).
  */
-import { type ProgressRecord, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_OBSERVED, MAX_PULLSPEC, isDigestReference } from './progress.ts';
+import { type ProgressRecord, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_OBSERVED, MAX_OBSERVING, MAX_PULLSPEC, isDigestReference } from './progress.ts';
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A whole number, at least `min`. */
@@ -128,6 +128,10 @@ function runProblem(p: Record<string, unknown>, quote: Quote): string | null {
       pools.add(pool);
     }
   }
+  if (p.observing !== undefined) {
+    if (!Array.isArray(p.observing) || p.observing.length > MAX_OBSERVING) return `has observing verdicts that are not a list of at most ${MAX_OBSERVING}`;
+    if (!p.observing.every(observingOk)) return 'has a malformed observing verdict (check, pool, point, wave, node, result, observed, at)';
+  }
   if (p.rollbackOf !== undefined && p.rollbackOf !== null) {
     const bad = rollbackOfProblem(p.rollbackOf, quote);
     if (bad) return `has a rollbackOf ${bad}`;
@@ -135,10 +139,25 @@ function runProblem(p: Record<string, unknown>, quote: Quote): string | null {
   return null;
 }
 
+function observingOk(v: unknown): boolean {
+  return (
+    isMap(v) &&
+    isName(v.check) &&
+    orNull(isName)(v.pool) &&
+    typeof v.point === 'string' &&
+    ['preflight', 'afterWave', 'afterNode', 'batch'].includes(v.point) &&
+    (v.wave === null || isInteger(v.wave, 1)) &&
+    orNull(isName)(v.node) &&
+    (v.result === 'passed' || v.result === 'failed') &&
+    isText(v.observed, MAX_OBSERVED) &&
+    isTime(v.at)
+  );
+}
+
 function holdProblem(h: unknown): string | null {
   if (!isMap(h) || !isName(h.pool)) return 'without a pool name';
   if (!isReference(h.target)) return 'whose target is not an image';
-  if (h.action !== 'halted' && h.action !== 'rolled-back') return 'whose action is not halted or rolled-back';
+  if (h.action !== 'halted' && h.action !== 'paused' && h.action !== 'rolled-back') return 'whose action is not halted, paused or rolled-back';
   if (!orNull((c) => isName(c))(h.check) || !isText(h.observed, MAX_OBSERVED) || !isTime(h.at) || !isPlanId(h.planId))
     return 'with a malformed check, observed, at or planId';
   return null;

@@ -38,6 +38,9 @@ export function fleetEventLine(input: FleetEvent): string | null {
       if (a.type === 'wave-start') return `${at}   ${e.cluster}: pool ${a.pool} wave ${a.wave}/${a.waves}: ${a.nodes.join(', ')}`;
       if (a.type === 'gate-fail')
         return `${at}   ${e.cluster}: health check ${a.check} failed (${a.point}${a.pool ? ` ${a.pool}` : ''}${a.wave !== null ? ` wave ${a.wave}` : ''}): ${a.observed}`;
+      // A check on trial (mode: observe) that would have failed: said, never acted on.
+      if (a.type === 'gate-observe' && a.result === 'failed')
+        return `${at}   ${e.cluster}: observing ${a.check} (mode: observe, not enforced) would have failed (${a.point}${a.pool ? ` ${a.pool}` : ''}${a.wave !== null ? ` wave ${a.wave}` : ''}): ${a.observed}`;
       return null;
     }
     case 'fleet-batch-gate':

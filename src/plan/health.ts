@@ -111,6 +111,8 @@ function planCheck(sc: SpecCheck, openshift: boolean, report: (d: DiagnosticInpu
     requestTimeoutSeconds: c.requestTimeoutSeconds ?? Math.min(10, interval),
     onFailure: c.onFailure ?? 'halt',
     scope: c.scope ?? 'run',
+    // Absent is enforce: a plan of enforcing checks is the one planned before modes (sealed plans compare checks whole).
+    ...(c.mode === 'observe' ? { mode: 'observe' as const } : {}),
   } as const;
   // The spec validator let through exactly one of the four kinds (spec/health-schema.ts).
   const at = (kind: HealthCheckKind) => joinPath(sc.path, kind);
@@ -295,3 +297,6 @@ export function healthDifference(saved: Pick<Plan, 'healthChecks' | 'pools'>, fr
   }
   return out;
 }
+
+/** Whether a check is on trial (mode: observe): measured and recorded, never acted on. */
+export const observing = (c: Pick<PlanHealthCheck, 'mode'>): boolean => c.mode === 'observe';

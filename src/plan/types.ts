@@ -318,9 +318,9 @@ export interface PlanSummary {
 // Health checks (docs/spec.md "Health checks"): the effective checks, with every default filled
 // in, as the applier runs them (it reads only the plan).
 
-export type { GatePoint, OnFailure, RollbackScope, HealthCheckKind } from '../spec/types.ts';
-export { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS } from '../spec/types.ts';
-import type { GatePoint, OnFailure, RollbackScope, HealthCheckKind } from '../spec/types.ts';
+export type { GatePoint, OnFailure, RollbackScope, HealthCheckKind, HealthCheckMode } from '../spec/types.ts';
+export { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS, HEALTH_CHECK_MODES } from '../spec/types.ts';
+import type { GatePoint, OnFailure, RollbackScope, HealthCheckKind, HealthCheckMode } from '../spec/types.ts';
 import type { ParsedCondition } from '../domain/health-condition.ts';
 import type { Matcher } from '../domain/alert-matchers.ts';
 
@@ -385,6 +385,11 @@ export interface PlanHealthCheck {
   failureLimit: number;
   timeoutSeconds: number;
   requestTimeoutSeconds: number;
+  /**
+   * observe: measured and recorded, never acted on (a gate on trial); onFailure is what it does
+   * once enforced. Absent: enforce (so an enforcing check is carried as plans before modes carry it).
+   */
+  mode?: HealthCheckMode;
   onFailure: OnFailure;
   scope: RollbackScope;
   /** The pools this entry gates. */

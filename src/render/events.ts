@@ -73,11 +73,13 @@ export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {
     case 'gate-start':
       return `${gateHead(e)}health gate ${gateWhere(e)}: ${e.checks.join(', ')}`;
     case 'gate-measure':
-      return `${gateHead(e)}${e.check}: ${e.outcome === 'pass' ? c.green('pass') : e.outcome === 'inconclusive' ? c.yellow('inconclusive') : c.red(e.outcome)} (${e.observed})`;
+      return `${gateHead(e)}${e.check}${e.mode ? ' (observe)' : ''}: ${e.outcome === 'pass' ? c.green('pass') : e.outcome === 'inconclusive' ? c.yellow('inconclusive') : c.red(e.outcome)} (${e.observed})`;
     case 'gate-pass':
-      return `${gateHead(e)}${c.green('health gate passed')} ${gateWhere(e)} in ${formatDuration(e.seconds)}: ${e.checks.join(', ')}`;
+      return `${gateHead(e)}${c.green('health gate passed')} ${gateWhere(e)} in ${formatDuration(e.seconds)}: ${e.checks.join(', ') || 'no enforcing check (observing only)'}`;
     case 'gate-fail':
       return `${gateHead(e)}${c.red('HEALTH CHECK FAILED')}: ${e.check} ${gateWhere(e)} (${e.reason}): ${e.observed}; on failure: ${e.onFailure}`;
+    case 'gate-observe':
+      return `${gateHead(e)}${c.yellow('observing')} ${e.check} (mode: observe, not enforced) ${gateWhere(e)}: ${e.result === 'failed' ? `${c.yellow('would have failed')} (${e.reason ?? 'condition'}; on failure once enforced: ${e.onFailure})` : 'would have passed'}${e.observed ? `: ${e.observed}` : ''}`;
     case 'rollback-start':
       return `[${clockOf(e.t)}] ${c.red(c.bold('ROLLBACK'))} of plan ${e.of} (scope ${e.scope}): ${e.nodes} node(s) of ${e.pools.join(', ')}; ${e.message}`;
     case 'rollback-done':
@@ -91,7 +93,7 @@ export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {
   }
 }
 
-type GateEvent = Extract<ApplyEvent, { type: 'gate-start' | 'gate-measure' | 'gate-pass' | 'gate-fail' }>;
+type GateEvent = Extract<ApplyEvent, { type: 'gate-start' | 'gate-measure' | 'gate-pass' | 'gate-fail' | 'gate-observe' }>;
 const gateHead = (e: GateEvent) => `[${clockOf(e.t)}] ${[e.pool, e.node].filter(Boolean).join('/')}${e.pool || e.node ? ' ' : ''}`;
 function gateWhere(e: GateEvent): string {
   return e.point === 'preflight'
@@ -119,6 +121,7 @@ const NOTABLE = new Set<string>([
   'done',
   'gate-pass',
   'gate-fail',
+  'gate-observe',
   'rollback-start',
   'rollback-done',
   'holds-cleared',
@@ -137,6 +140,7 @@ const ABOVE = new Set<string>([
   'done',
   'gate-pass',
   'gate-fail',
+  'gate-observe',
   'rollback-start',
   'rollback-done',
   'holds-cleared',

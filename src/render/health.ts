@@ -83,9 +83,20 @@ export function checkTiming(c: PlanHealthCheck): string {
   return `${passes}, ${failures}, fails after ${formatDuration(c.timeoutSeconds)} without a verdict`;
 }
 
-/** What a failure does. */
+/** What a failure does; for a check on trial (mode: observe), nothing but the record, and what it will do once enforced. */
 export function checkOnFailure(c: PlanHealthCheck): string {
-  return c.onFailure === 'rollback' ? `roll back (${c.scope === 'wave' ? 'the failed wave' : 'every node this run updated'})` : 'halt (pool paused, exit 5)';
+  const enforced =
+    c.onFailure === 'rollback'
+      ? `roll back (${c.scope === 'wave' ? 'the failed wave' : 'every node this run updated'})`
+      : c.onFailure === 'pause'
+        ? 'pause (pool paused, exit 5; apply --retry goes on past the gate)'
+        : 'halt (pool paused, exit 5)';
+  return c.mode === 'observe' ? `none: observing, the verdict is recorded and never acted on (once enforced: ${enforced})` : enforced;
+}
+
+/** The check's kind, marked "observing" when it is on trial (mode: observe). */
+export function checkKind(c: PlanHealthCheck): string {
+  return c.mode === 'observe' ? `${str(c.kind)}, observing` : str(c.kind);
 }
 
 /** The check's name, with its pool when a pool replaced a check of that name (two entries of one name). */

@@ -4,13 +4,13 @@
  * errors, warnings and risks. Every part is bounded (HEAD_BUDGET), so the head always fits
  * and is never cut. Pure: reads only the plan, already through `forDisplay`.
  */
-import type { Plan, PlanPool } from '../plan/types.ts';
+import type { Plan, PlanHealthCheck, PlanPool } from '../plan/types.ts';
 import type { Diagnostic } from '../base/diagnostics.ts';
 import { scheduleLine } from './gitops.ts';
 import { formatDuration, plural, foldNames, naturalCompare, rebootMix, riskTally, nodesLine } from './format.ts';
 import { planLine } from './text.ts';
 import { rollbackHeadline, rollbackFacts, poolRollbackRows, FORWARD_WAY_BACK } from './rollback.ts';
-import { checkLabel, checkOnFailure, checkSource, checkWhat, checkWhen, gatesPhrase } from './health.ts';
+import { checkKind, checkLabel, checkOnFailure, checkSource, checkWhat, checkWhen, gatesPhrase } from './health.ts';
 import { silenceLines } from './silences.ts';
 import { VERB, poolKind, escapeMarkdown, clipEnd, wordOf } from './vocabulary.ts';
 import { code, mdCodeSafe } from './markdown-inline.ts';
@@ -73,10 +73,7 @@ function summaryTable(plan: Plan): string[] {
     `| Risks | ${replacement ? `**:rotating_light: ${plural(replacement, 'control-plane replacement')}**` : 'no replacement'}, ${plural(disruptive, 'disruptive change')} |`,
   );
   const gates = gatesPhrase(plan);
-  if (gates)
-    out.push(
-      `| Health gates | ${md(gates)}; ${(plan.healthChecks ?? []).some((c) => c.onFailure === 'rollback') ? 'a failure halts or rolls back' : 'a failure halts the rollout'} |`,
-    );
+  if (gates) out.push(`| Health gates | ${md(gates)}; ${gateFailurePhrase(plan.healthChecks ?? [])} |`);
   out.push(`| Errors / warnings | ${s.errors ? `**${md(s.errors)}**` : '0'} / ${md(s.warnings)} |`);
   out.push('');
   return out;
@@ -145,7 +142,7 @@ function healthTable(plan: Plan): string[] {
   const md = escapeMarkdown;
   const rows = (plan.healthChecks ?? []).map(
     (c) =>
-      `| ${code(checkLabel(plan, c))} | ${md(c.kind)} | ${md(clipEnd(checkWhat(c), 300))} | ${md(checkWhen(c))} | ${md(checkOnFailure(c))} | ${md(clipEnd(checkSource(c), 200))} |`,
+      `| ${code(checkLabel(plan, c))} | ${md(checkKind(c))} | ${md(clipEnd(checkWhat(c), 300))} | ${md(checkWhen(c))} | ${md(checkOnFailure(c))} | ${md(clipEnd(checkSource(c), 200))} |`,
   );
   return [
     '| Health check | Kind | Passes when | Gates | On failure | Reads |',
@@ -208,4 +205,16 @@ function rollbackMarkdown(plan: Plan): string[] {
   }
   out.push('');
   return out;
+}
+
+/** What a failed gate does, for the summary table: observing checks (mode: observe) never act. */
+function gateFailurePhrase(checks: readonly PlanHealthCheck[]): string {
+  const enforced = checks.filter((c) => c.mode !== 'observe');
+  const trial = checks.length - enforced.length;
+  const acts = !enforced.length
+    ? 'no failure halts (every check is observing)'
+    : enforced.some((c) => c.onFailure === 'rollback')
+      ? 'a failure halts or rolls back'
+      : 'a failure halts the rollout';
+  return trial && enforced.length ? `${acts}; ${trial} observing (recorded, never acted on)` : acts;
 }

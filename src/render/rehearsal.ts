@@ -53,7 +53,18 @@ export function gatesLine(r: Pick<Rehearsal, 'gates'>): string | null {
   const failed = gates.find((g) => g.result === 'failed');
   const where = (g: NonNullable<Rehearsal['gates']>[number]) =>
     g.point === 'preflight' ? 'before the first write' : g.point === 'afterNode' ? `after node ${g.node} of ${g.pool}` : `after wave ${g.wave} of ${g.pool}`;
-  return `Health gates: ${plural(passed.length, 'passed', 'passed')} (${formatDuration(time)} in total)${failed ? `; ${failed.check} failed ${where(failed)} at ${formatDuration(failed.end ?? failed.start)}: ${failed.observed}` : ''}.`;
+  // Checks on trial (mode: observe): each would-have-failed verdict, never acted on.
+  const trial = gates.flatMap((g) => (g.observing ?? []).filter((o) => o.result === 'failed').map((o) => `${o.check} would have failed ${where(g)}`));
+  const observing = trial.length
+    ? `; observing (not enforced): ${trial.length > 3 ? `${trial.slice(0, 3).join(', ')} and ${trial.length - 3} more` : trial.join(', ')}`
+    : '';
+  return `Health gates: ${plural(passed.length, 'passed', 'passed')} (${formatDuration(time)} in total)${failed ? `; ${failed.check} failed ${where(failed)} at ${formatDuration(failed.end ?? failed.start)}: ${failed.observed}` : ''}${observing}.`;
+}
+
+/** "; observing slo would have failed" for a gate row: its checks on trial that would have failed. */
+function observingNote(g: NonNullable<Rehearsal['gates']>[number], c: ReturnType<typeof colors>): string {
+  const failed = (g.observing ?? []).filter((o) => o.result === 'failed').map((o) => o.check);
+  return failed.length ? c.yellow(`; observing ${failed.join(', ')} would have failed`) : '';
 }
 
 /** Text: per pool its waves (folded past 12: the first 5, "… N more waves …", the last), the events with `events`. */
@@ -94,7 +105,7 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
           formatDuration(g.start),
           g.end === null ? c.red('(stopped)') : formatDuration(g.end),
           g.end === null ? '' : formatDuration(g.end - g.start),
-          g.result === 'failed' ? c.red(`failed: ${g.check}`) : g.result,
+          (g.result === 'failed' ? c.red(`failed: ${g.check}`) : g.result) + observingNote(g, c),
         ]);
     }
     out.push(...withFold(padTable(rows), { hidden: fold.hidden, at: fold.at + 1 }, '  ', c.dim));

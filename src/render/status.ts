@@ -6,6 +6,7 @@
 import type { ProgressState, LockRecord, NodeProgress } from '../apply/driver.ts';
 import { forDisplay } from './secrets.ts';
 import { describeHold } from '../apply/holds.ts';
+import type { ObservingVerdict } from '../cluster/progress.ts';
 
 /** Where a run stands: finished, stopped by a halt (a human decides; the next apply does not go on by itself), or neither. */
 export type RunState = 'done' | 'halted' | 'in progress';
@@ -87,8 +88,19 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
       out.push(
         `    health gates passed after wave${p.gatesPassed === 1 ? ' 1' : `s 1-${p.gatesPassed}`}${!p.done && p.gatesPassed < p.wavesDone ? `; the gate after wave ${p.wavesDone} is due: the next apply runs it first` : ''}`,
       );
-    if (p.halted?.check) out.push(`    halted by health check ${p.halted.check}: fix what it reports, then apply --retry (the gate runs again first)`);
+    const paused = (progress.holds ?? []).some((h) => h.pool === name && h.action === 'paused');
+    if (p.halted?.check)
+      out.push(
+        paused
+          ? `    paused by health check ${p.halted.check} (onFailure: pause): apply PLANFILE --retry goes on past its gate without measuring it again`
+          : `    halted by health check ${p.halted.check}: fix what it reports, then apply --retry (the gate runs again first)`,
+      );
   }
+  // Checks on trial (docs/apply.md "Health gates"): what each would have said, never acted on.
+  for (const v of progress.observing ?? [])
+    out.push(
+      `  observing ${v.check} (mode: observe, not enforced)${v.pool ? ` for pool ${v.pool}` : ''}: ${v.result === 'failed' ? 'WOULD HAVE FAILED' : 'would have passed'} ${observedWhere(v)} at ${v.at}${v.observed ? `: ${v.observed}` : ''}`,
+    );
   // Holds (docs/apply.md "Holds"): a later apply of these images exits 5 until apply --retry.
   for (const h of progress.holds ?? []) out.push(`  held: ${describeHold(h)}; apply --retry to try it again`);
   const nodes = Object.entries(progress.nodesInFlight);
@@ -97,4 +109,12 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
     for (const [n, r] of nodes) out.push(`    ${n} (${r.pool}, wave ${r.wave}): ${r.step}${r.wasCordoned ? ', cordoned by an administrator before' : ''}`);
   }
   return out.join('\n') + '\n';
+}
+
+/** "before the first write", "after wave 2", "after node w-1", "after the canary's batch". */
+function observedWhere(v: ObservingVerdict): string {
+  if (v.point === 'preflight') return 'before the first write';
+  if (v.point === 'afterNode') return `after node ${v.node ?? '?'}`;
+  if (v.point === 'batch') return "after the canary's batch";
+  return `after wave ${v.wave ?? '?'}`;
 }

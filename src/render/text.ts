@@ -289,8 +289,10 @@ function renderHealth(plan: Plan, c: Colors): string[] {
   const checks = plan.healthChecks ?? [];
   const out = [c.bold(`Health gates (${plural(checks.length, 'check')}; an unreachable source fails a check, never passes it):`)];
   for (const h of checks) {
-    out.push(`  ${c.bold(checkLabel(plan, h))} (${h.kind}): ${checkWhat(h)}`);
-    out.push(`      ${checkWhen(h)}; ${checkTiming(h)}; on failure: ${h.onFailure === 'rollback' ? c.magenta(checkOnFailure(h)) : checkOnFailure(h)}`);
+    out.push(`  ${c.bold(checkLabel(plan, h))} (${h.mode === 'observe' ? `${h.kind}, ${c.yellow('observing')}` : h.kind}): ${checkWhat(h)}`);
+    out.push(
+      `      ${checkWhen(h)}; ${checkTiming(h)}; on failure: ${h.onFailure === 'rollback' && h.mode !== 'observe' ? c.magenta(checkOnFailure(h)) : checkOnFailure(h)}`,
+    );
     out.push(c.dim(`      reads ${checkSource(h)}`));
   }
   return out;

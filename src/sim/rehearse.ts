@@ -39,6 +39,8 @@ export interface RehearsalGate {
   /** The failing check, and what it saw. */
   check?: string;
   observed?: string;
+  /** The gate's checks on trial (mode: observe) and the verdicts they would have given (never acted on). */
+  observing?: { check: string; result: 'passed' | 'failed'; observed: string }[];
 }
 
 export interface RehearsalPool {
@@ -232,7 +234,12 @@ export function gatesOf(events: readonly ApplyEvent[]): RehearsalGate[] {
   for (const e of events) {
     if (e.type === 'gate-start')
       out.push({ point: e.point, pool: e.pool, wave: e.wave, ...(e.node ? { node: e.node } : {}), start: e.t, end: null, result: 'stopped' });
-    else if (e.type === 'gate-pass' || e.type === 'gate-fail') {
+    else if (e.type === 'gate-observe') {
+      const g = [...out]
+        .reverse()
+        .find((x) => x.end === null && x.point === e.point && x.pool === e.pool && x.wave === e.wave && (x.node ?? null) === (e.node ?? null));
+      if (g) g.observing = [...(g.observing ?? []), { check: e.check, result: e.result, observed: e.observed }];
+    } else if (e.type === 'gate-pass' || e.type === 'gate-fail') {
       const g = [...out]
         .reverse()
         .find((x) => x.end === null && x.point === e.point && x.pool === e.pool && x.wave === e.wave && (x.node ?? null) === (e.node ?? null));

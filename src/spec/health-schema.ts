@@ -8,7 +8,7 @@
  */
 import { type Schema, type ObjectSchema, type Ctx, isPlainObject, firstIndexByName } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
-import { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS } from './types.ts';
+import { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS, HEALTH_CHECK_MODES } from './types.ts';
 import { dnsLabel } from './health-endpoint-schema.ts';
 import { alertsSchema, clusterOperatorsSchema, noDuplicates, objectConditionSchema, prometheusSchema } from './health-kind-schemas.ts';
 
@@ -57,12 +57,19 @@ function checkSchema(inPool: boolean): ObjectSchema {
         defaultText: 'the smaller of 10 and intervalSeconds',
         description: 'The longest one measurement may take (the whole HTTP exchange or API read); at most intervalSeconds.',
       },
+      mode: {
+        type: 'string',
+        enum: HEALTH_CHECK_MODES,
+        default: 'enforce',
+        description:
+          'enforce: a failure does what onFailure says; observe: a gate on trial, measured and its verdict recorded (events, Events, status) as the one it would have given; it never halts or rolls back, whatever onFailure says (what it does once enforced).',
+      },
       onFailure: {
         type: 'string',
         enum: ON_FAILURE,
         default: 'halt',
         description:
-          'halt: the pool is paused and apply exits 5 (status reason HealthCheckFailed, an Event, a notification); rollback: the nodes this run updated go back to the image each booted before.',
+          'halt: the pool is paused and apply exits 5 (status reason HealthCheckFailed, an Event, a notification), and apply --retry measures the failed gate again first; pause: the same, and apply --retry continues past the failed gate without measuring it again; rollback: the nodes this run updated go back to the image each booted before.',
       },
       scope: {
         type: 'string',

@@ -57,9 +57,16 @@ export interface MaintenanceWindow {
 /** Where a check gates: before the first write, after each wave's soak, after each node is back. */
 export const GATE_POINTS = ['preflight', 'afterWave', 'afterNode'] as const;
 export type GatePoint = (typeof GATE_POINTS)[number];
-/** What a failed check does: pause the pool and stop (exit 5), or go back to the images the run replaced. */
-export const ON_FAILURE = ['halt', 'rollback'] as const;
+/**
+ * What a failed check does: pause the pool and stop (exit 5); pause it likewise, and let
+ * `apply --retry` alone continue past the failed gate (docs/apply.md "Holds"); or go back to the
+ * images the run replaced.
+ */
+export const ON_FAILURE = ['halt', 'pause', 'rollback'] as const;
 export type OnFailure = (typeof ON_FAILURE)[number];
+/** Whether a check's failure acts (enforce) or is only recorded as the verdict it would have given (observe: a gate on trial). */
+export const HEALTH_CHECK_MODES = ['enforce', 'observe'] as const;
+export type HealthCheckMode = (typeof HEALTH_CHECK_MODES)[number];
 /** What a rollback takes back: every node this run updated, or the failed wave's. */
 export const ROLLBACK_SCOPES = ['run', 'wave'] as const;
 export type RollbackScope = (typeof ROLLBACK_SCOPES)[number];
@@ -133,6 +140,7 @@ export interface HealthCheckSpec {
   failureLimit?: number;
   timeoutSeconds?: number;
   requestTimeoutSeconds?: number;
+  mode?: HealthCheckMode;
   onFailure?: OnFailure;
   scope?: RollbackScope;
   /** false: off (in a pool's list: drops the inherited check of this name). */

@@ -325,4 +325,82 @@ s('slots pools: afterNode gates hold admission; the afterWave checks run once, w
   assert.is(Math.max(...sim.peakUnavailable.values()), 2);
 });
 
+s(
+  'mode observe: a failing check on trial never halts; its verdict is a gate-observe event and in the run record; the enforcing checks decide the gate',
+  async () => {
+    const { sim, plan, replan } = setup({ checks: [check('alerts'), check('trial', { mode: 'observe' })] });
+    const r = await runApply(sim, plan, replan, { health: new SimHealthSource({ failChecks: rules('trial@worker:wave=1') }) });
+    assert.is(r.error, null, String(r.error));
+    assert.is(sim.cordons.length, 4, 'the rollout went on');
+    const seen = r.events.filter((e) => e.type === 'gate-observe');
+    assert.equal(
+      seen.map((e) => e.type === 'gate-observe' && [e.point, e.wave, e.check, e.mode, e.result, e.reason ?? null, e.onFailure]),
+      [
+        ['preflight', null, 'trial', 'observe', 'passed', null, 'halt'],
+        ['afterWave', 1, 'trial', 'observe', 'failed', 'condition', 'halt'],
+        ['afterWave', 2, 'trial', 'observe', 'passed', null, 'halt'],
+      ],
+    );
+    assert.equal(
+      r.events.filter((e) => e.type === 'gate-pass').map((e) => e.type === 'gate-pass' && e.checks),
+      [['alerts'], ['alerts'], ['alerts']],
+    );
+    assert.not.ok(r.events.some((e) => e.type === 'gate-fail' || e.type === 'halt'));
+    assert.equal(
+      runRecord(sim).observing?.map((v) => [v.check, v.pool, v.point, v.wave, v.result]),
+      [
+        ['trial', null, 'preflight', null, 'passed'],
+        ['trial', 'worker', 'afterWave', 2, 'passed'],
+      ],
+      'the last verdict per check and pool',
+    );
+  },
+);
+
+s('mode observe: an enforcing failure still halts; a trial check without a verdict yet is not reported', async () => {
+  const { sim, plan, replan } = setup({ checks: [check('alerts', { successes: 1 }), check('trial', { mode: 'observe', successes: 3 })] });
+  const r = await runApply(sim, plan, replan, { health: new SimHealthSource({ failChecks: rules('alerts@worker:wave=1') }) });
+  assert.instance(r.error, HealthCheckFailedError);
+  assert.is((r.error as HealthCheckFailedError).check, 'alerts');
+  const i = r.events.findIndex((e) => e.type === 'gate-fail');
+  assert.equal(
+    r.events
+      .slice(
+        r.events.findIndex((e) => e.type === 'gate-start' && e.wave === 1),
+        i,
+      )
+      .filter((e) => e.type === 'gate-observe'),
+    [],
+    'trial needs 3 passes 10 s apart, the enforcing check failed at once',
+  );
+});
+
+s("mode observe: the gate waits for the trial check's verdict, a timeout included, and then passes", async () => {
+  const source: HealthSource = {
+    measure: async (c) => (c.name === 'trial' ? { outcome: 'inconclusive', observed: 'no data yet' } : { outcome: 'pass', observed: 'ok' }),
+  };
+  const { sim, plan, replan } = setup({ checks: [check('alerts', { successes: 1 }), check('trial', { mode: 'observe', successes: 1, timeoutSeconds: 45 })] });
+  const r = await runApply(sim, plan, replan, { health: source });
+  assert.is(r.error, null, String(r.error));
+  const pass = r.events.find((e) => e.type === 'gate-pass' && e.point === 'preflight');
+  assert.ok(pass?.type === 'gate-pass' && pass.seconds === 45, 'as long as the enforced check would have taken');
+  const v = r.events.find((e) => e.type === 'gate-observe' && e.point === 'preflight');
+  assert.ok(v?.type === 'gate-observe');
+  if (v?.type === 'gate-observe') {
+    assert.equal([v.result, v.reason], ['failed', 'timeout']);
+    assert.match(v.observed, /no verdict in 45 s/);
+  }
+});
+
+s('a gate of observing checks only passes with no enforcing check named', async () => {
+  const { sim, plan, replan } = setup({ checks: [check('trial', { mode: 'observe' })] });
+  const r = await runApply(sim, plan, replan, { health: new SimHealthSource({ failChecks: rules('trial@preflight') }) });
+  assert.is(r.error, null, String(r.error));
+  const pre = r.events.filter((e) => (e.type === 'gate-pass' || e.type === 'gate-observe') && e.point === 'preflight');
+  assert.equal(
+    pre.map((e) => (e.type === 'gate-pass' ? `pass ${e.checks.join(',')}` : e.type === 'gate-observe' ? `observe ${e.result}` : '')),
+    ['observe failed', 'pass '],
+  );
+});
+
 s.run();

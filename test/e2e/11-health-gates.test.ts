@@ -245,6 +245,45 @@ t('an alert that fires after wave 1 halts the rollout before wave 2: exit 5, Hea
 );
 
 t(
+  'the same alert under a check on trial (mode: observe): the rollout finishes (exit 0); the events, the Rollout status and the Events say it would have failed',
+  () =>
+    broken(async () => {
+      const file = await scenario(
+        [gate('no-critical-alerts', { alerts: { url: prom.url, auth: 'none', matchers: ['severity="critical"'], heartbeat: 'Watchdog' }, mode: 'observe' })],
+        5,
+      );
+      const since = Date.now();
+      const r = await apply(file);
+      assert.is(r.code, 0, r.err);
+      assert.is(onNewImage(), WORKERS.length, 'every worker boots the new image');
+      assert.not.ok(r.evs.some((e) => e.type === 'gate-fail' || e.type === 'halt'));
+      const seen = r.evs.filter((e) => e.type === 'gate-observe');
+      const wave1 = seen.find((e) => e.point === 'afterWave' && e.wave === 1);
+      assert.ok(wave1, JSON.stringify(seen));
+      assert.equal([wave1.mode, wave1.result, wave1.reason, wave1.onFailure], ['observe', 'failed', 'condition', 'halt']);
+      assert.match(wave1.observed, /1 firing alert matches severity="critical": E2EWorkloadBroken/);
+      const st = await rolloutStatus();
+      assert.equal([st.phase, st.reason], ['Healthy', 'Applied']);
+      assert.equal(
+        st.healthCheck.observing.map((o: any) => [o.name, o.mode, o.result]),
+        [['no-critical-alerts', 'observe', 'failed']],
+        'the API server kept the observing verdict of the last gate (the CRD schema has it)',
+      );
+      const observed = (await eventsOf('default', 'HealthCheckObserved', since)).filter((e: any) => e.involvedObject.kind === 'BootcNodePool');
+      assert.ok(
+        observed.some((e: any) =>
+          /no-critical-alerts \(mode: observe, not enforced\) would have failed .*after wave 1\/3 of pool worker: .*E2EWorkloadBroken/.test(e.message),
+        ),
+        JSON.stringify(observed.map((e: any) => e.message)),
+      );
+      assert.equal(
+        (await eventsOf('default', 'HealthCheckFailed', since)).filter((e: any) => e.involvedObject.kind === 'BootcNodePool'),
+        [],
+      );
+    }),
+);
+
+t(
   'the token from a Secret and the CA from a ConfigMap through an https front: a pass; another CA fails tls (exit 5); the token in no output, status or Event',
   async () => {
     const front: TlsFront = await startTlsFront(prom.url, FRONT_TOKEN);

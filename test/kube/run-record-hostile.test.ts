@@ -150,7 +150,7 @@ const CASES: [string, (r: Rec) => void, RegExp][] = [
     (r) => {
       r.holds = [hold('worker', { action: 'ignored' })];
     },
-    /hold whose action is not halted or rolled-back/,
+    /hold whose action is not halted, paused or rolled-back/,
   ],
   [
     'a hold whose observed text is 2 KiB',

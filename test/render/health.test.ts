@@ -210,6 +210,41 @@ s('a pool that replaces a check of the same name gets its own entry, and the ren
   assert.match(text, /operators \(infra\) \(clusterOperators\): ClusterOperators ingress Available=True/);
 });
 
+s('a check on trial: the plan carries mode observe (an enforcing check as before), and text, Markdown and HTML mark it observing', async () => {
+  const plan = healthPlan((t) =>
+    t
+      .replace('      when: [afterWave]\n', '      when: [afterWave]\n      mode: observe\n')
+      .replace('      when: [preflight, afterWave]\n', '      when: [preflight, afterWave]\n      onFailure: pause\n'),
+  );
+  const [alerts, ratio, ops] = plan.healthChecks!;
+  assert.is(ratio.mode, 'observe');
+  assert.not.ok('mode' in alerts, 'an enforcing check is carried without mode, as plans before modes carried it');
+  assert.is(ops.onFailure, 'pause');
+  assert.equal(healthPlan().id === plan.id, false, 'the mode is part of the sealed plan');
+  const back = parsePlanFile(JSON.stringify(plan), 'p.json');
+  assert.ok(back.plan, JSON.stringify(back.diagnostics));
+  assert.equal(back.plan!.healthChecks, plan.healthChecks);
+
+  const text = await renderPlan(plan, 'text', { color: false });
+  assert.match(text, /api-error-ratio \(prometheus, observing\): /);
+  assert.match(text, /on failure: none: observing, the verdict is recorded and never acted on \(once enforced: halt \(pool paused, exit 5\)\)/);
+  assert.match(text, /operators \(clusterOperators\): .*\n.*on failure: pause \(pool paused, exit 5; apply --retry goes on past the gate\)/);
+  const md = renderMarkdown(plan);
+  assert.match(md, /\| Health gates \| .*; a failure halts the rollout; 1 observing \(recorded, never acted on\) \|/);
+  assert.match(md, /\| `api-error-ratio` \| prometheus, observing \|/);
+  const html = renderHtml(plan);
+  assert.match(html, /<td>prometheus, observing<\/td>/);
+
+  const allObserving = healthPlan((t) =>
+    t.replace(/^( {6}| {10})when: (.*)$/gm, '$1when: $2\n$1mode: observe').replace(/( {6})successes: 2\n/, '$1successes: 2\n$1mode: observe\n'),
+  );
+  assert.ok(
+    allObserving.healthChecks!.every((c) => c.mode === 'observe'),
+    JSON.stringify(allObserving.healthChecks!.map((c) => c.name + ' ' + c.mode)),
+  );
+  assert.match(renderMarkdown(allObserving), /\| Health gates \| .*; no failure halts \(every check is observing\) \|/);
+});
+
 s('hostile strings in a crafted plan file are escaped in Markdown and HTML', () => {
   const plan = healthPlan();
   plan.healthChecks![0].alerts!.matchers = ['a="<img src=x onerror=alert(1)>|@team"'];

@@ -172,6 +172,21 @@ s('timing and failure rules: a check that can never pass, scope without rollback
   }
 });
 
+s('mode: enforce or observe, onFailure: halt, pause or rollback; a wrong value is an error at its position naming the choices', () => {
+  assert.equal(errs(`    - {name: x, clusterOperators: {}, mode: observe}\n`), []);
+  assert.equal(errs(`    - {name: x, clusterOperators: {}, mode: enforce, onFailure: pause}\n`), []);
+  // On trial, onFailure says what the check will do once enforced; it is not an error.
+  assert.equal(errs(`    - {name: x, clusterOperators: {}, mode: observe, onFailure: rollback, scope: wave}\n`), []);
+  const mode = errs(`    - {name: x, clusterOperators: {}, mode: dryRun}\n`).find((d) => d.path === 'spec.healthChecks[0].mode');
+  assert.ok(mode, 'an unknown mode is an error at the field');
+  assert.equal(at(mode!), [7, 45]);
+  assert.match(`${mode!.message} ${mode!.expected ?? ''}`, /enforce.*observe/);
+  const on = errs(`    - {name: x, clusterOperators: {}, onFailure: abort}\n`).find((d) => d.path === 'spec.healthChecks[0].onFailure');
+  assert.ok(on);
+  assert.match(`${on!.message} ${on!.expected ?? ''}`, /halt.*pause.*rollback/);
+  one(errs(`    - {name: x, clusterOperators: {}, onFailure: pause, scope: wave}\n`), 'scope-without-rollback');
+});
+
 s('a pool entry drops an inherited check with enabled: false; a drop of an unknown name is an error naming the inherited ones', () => {
   const text = (name: string) =>
     HEAD +

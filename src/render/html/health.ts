@@ -6,7 +6,7 @@
  */
 import type { Plan, PlanPool } from '../../plan/types.ts';
 import { escapeHtml } from '../vocabulary.ts';
-import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from '../health.ts';
+import { checkKind, checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from '../health.ts';
 import { silenceLines } from '../silences.ts';
 
 /** The gates' styles: added only to reports of plans with health checks (the others stay as they were, byte for byte). */
@@ -19,7 +19,7 @@ export function healthSection(plan: Plan): string {
   if (!checks.length) return '';
   const rows = checks.map(
     (c) =>
-      `<tr><td class="mono">${escapeHtml(checkLabel(plan, c))}</td><td>${escapeHtml(c.kind)}</td><td>${escapeHtml(checkWhat(c))}</td><td>${escapeHtml(checkWhen(c))}</td><td>${escapeHtml(checkTiming(c))}</td><td${c.onFailure === 'rollback' ? ' class="warn"' : ''}>${escapeHtml(checkOnFailure(c))}</td><td class="dim">${escapeHtml(checkSource(c))}</td></tr>`,
+      `<tr><td class="mono">${escapeHtml(checkLabel(plan, c))}</td><td>${escapeHtml(checkKind(c))}</td><td>${escapeHtml(checkWhat(c))}</td><td>${escapeHtml(checkWhen(c))}</td><td>${escapeHtml(checkTiming(c))}</td><td${c.onFailure === 'rollback' && c.mode !== 'observe' ? ' class="warn"' : ''}>${escapeHtml(checkOnFailure(c))}</td><td class="dim">${escapeHtml(checkSource(c))}</td></tr>`,
   );
   return `<section id="health">
 <h2>Health gates</h2>
