@@ -1,16 +1,26 @@
 /**
  * The test runner (docs/development.md "How the runner counts"): runs every uvu suite
- * (test/**\/*.test.ts, or the files and folders given) in one process, lists every failure again
- * after the run, and ends with the line `N passed, N failed` (`, N skipped` when some were).
+ * (test/**\/*.test.ts, or the files and folders given), in worker processes (one per core) or in
+ * this process (`--jobs 1`), lists every failure again after the run, and ends with the line
+ * `N passed, N failed` (`, N skipped` when some were).
  *
- *   tsx test/run.ts [--allow-skips] [file-or-folder ...]
+ *   tsx test/run.ts [--allow-skips] [--jobs N] [--for src/FILE.ts ...] [file-or-folder ...]
+ *
+ * `--for src/FILE.ts` runs the suites that test that module: those importing it, or for a
+ * module tested through its callers those of the nearest modules importing it
+ * (test/support/test-index.ts; docs/development.md "Test layout").
+ * `--jobs N` (or TEST_JOBS=N) sets the worker processes, default os.availableParallelism();
+ * 1 runs every suite in this process, one after another. The end-to-end suites (test/e2e/) run
+ * after the others, TEST_E2E_JOBS at a time (default 1: each worker would start its own
+ * kube-apiserver and etcd; docs/development.md "Tests in parallel").
  *
  * Exits 1 when a test failed, a suite file threw while loading, a suite file ran no test, an
- * error escaped a test, the process ended before the run did, no test ran at all, or a test was
- * skipped (a skipped test checks nothing; `--allow-skips` accepts skips on a machine that lacks
- * what they need, never in CI). After each suite the event loop turns once, so an error its tests
- * left behind is booked against it; one that escapes after the summary (a timer firing late) is
- * printed then, fails the run, and the counts line is printed again as the last line.
+ * error escaped a test, the process ended before the run did (a worker process too, killed or
+ * crashed), no test ran at all, or a test was skipped (a skipped test checks nothing;
+ * `--allow-skips` accepts skips on a machine that lacks what they need, never in CI). After each
+ * suite the event loop turns once, so an error its tests left behind is booked against it; one
+ * that escapes after the summary (a timer firing late) is printed then, fails the run, and the
+ * counts line is printed again as the last line.
  *
  * The counts come from uvu itself, never from its printed totals: the files are loaded as uvu's
  * own CLI loads them (uvu/run: UVU_DEFER, one UVU_QUEUE group per file), and this loop calls each
@@ -21,11 +31,34 @@
  * wrote its failure mark. uvu returns from a `finally` block, so an error thrown by a suite's
  * before hook (or a non-Error thrown by a test) vanishes without a failure mark; the books check
  * (passed + marked failures = tests run) counts every test unaccounted for as failed instead.
+ *
+ * A worker (this file, started by the parent with BOOTCPLAN_TEST_WORKER set to its records file)
+ * counts exactly as the single process does, one file at a time as the parent hands them out
+ * over IPC, longest first. What it counted for a file is appended to the records file
+ * synchronously (so a test calling process.exit cannot lose it); its stdout and stderr go to a
+ * file the parent prints from, one suite file's block at a time. A worker that ends without a
+ * record for the file it was running (killed, crashed) fails that file, with its output.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join, resolve, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import {
+  appendFileSync,
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, resolve, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 /** What uvu's runner (the function test.run() queues) resolves to. */
 type SuiteOutcome = [reports: string | true, passed: number, skipped: number, ran: number];
@@ -36,6 +69,37 @@ interface Failure {
   file: string;
   report: string;
 }
+
+/**
+ * What a worker counted, appended to its records file as one JSON line: for a suite file
+ * (`file`, with its duration and where its output ends in the worker's output file), once the
+ * worker has run out of files (`idle`, with the timers its tests left running), or for an error
+ * that escaped after that (`late`).
+ */
+interface WorkerRecord {
+  kind: 'file' | 'idle' | 'late';
+  file?: string;
+  ms?: number;
+  outEnd?: number;
+  timers?: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  failures: Failure[];
+  skips: string[];
+}
+
+type ToWorker = { type: 'run'; file: string } | { type: 'end' };
+type FromWorker = { type: 'ready' } | { type: 'record' };
+
+const RUNNER = fileURLToPath(import.meta.url);
+const ROOT = resolve(dirname(RUNNER), '..');
+/**
+ * Durations of the last runs, to hand the longest suite files out first: a cache outside git
+ * (.gitignore: .cache/); TEST_DURATIONS names another file (the self-test's own).
+ */
+const DURATIONS = process.env.TEST_DURATIONS || join(ROOT, '.cache/test-durations.json');
+const WORKER_RECORDS = process.env.BOOTCPLAN_TEST_WORKER;
 
 const tally = { passed: 0, failed: 0, skipped: 0 };
 const failures: Failure[] = [];
@@ -66,14 +130,38 @@ function withoutRunnerFrames(text: string): string {
     .join('\n');
 }
 
-function parseArgs(argv: string[]): { roots: string[]; allowSkips: boolean } {
-  const unknown = argv.filter((a) => a.startsWith('-') && a !== '--allow-skips');
-  if (unknown.length) {
-    console.error(`error: unknown option ${unknown[0]}\n  usage: tsx test/run.ts [--allow-skips] [file-or-folder ...]`);
+const USAGE = 'usage: tsx test/run.ts [--allow-skips] [--jobs N] [--for src/FILE.ts ...] [file-or-folder ...]';
+
+/** A count of processes: a whole number from 1 up, or a usage error naming where it came from. */
+function jobsFrom(value: string | undefined, from: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^[1-9][0-9]*$/.test(value)) {
+    console.error(`error: ${from} must be a whole number of processes from 1 up, got ${JSON.stringify(value)}\n  ${USAGE}`);
     process.exit(2);
   }
-  const roots = argv.filter((a) => !a.startsWith('-'));
-  return { roots: roots.length ? roots : ['test'], allowSkips: argv.includes('--allow-skips') };
+  return Number(value);
+}
+
+function parseArgs(argv: string[]): { roots: string[]; modules: string[]; allowSkips: boolean; jobs: number; e2eJobs: number } {
+  const roots: string[] = [];
+  const modules: string[] = [];
+  let allowSkips = false;
+  let jobsArg: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--allow-skips') allowSkips = true;
+    else if (a === '--jobs' || a === '-j') jobsArg = argv[++i] ?? '';
+    else if (a.startsWith('--jobs=')) jobsArg = a.slice('--jobs='.length);
+    else if (a === '--for') modules.push(argv[++i] ?? '');
+    else if (a.startsWith('--for=')) modules.push(a.slice('--for='.length));
+    else if (a.startsWith('-')) {
+      console.error(`error: unknown option ${a}\n  ${USAGE}`);
+      process.exit(2);
+    } else roots.push(a);
+  }
+  const jobs = jobsFrom(jobsArg, '--jobs') ?? jobsFrom(process.env.TEST_JOBS, 'TEST_JOBS') ?? availableParallelism();
+  const e2eJobs = jobsFrom(process.env.TEST_E2E_JOBS, 'TEST_E2E_JOBS') ?? 1;
+  return { roots: roots.length || modules.length ? roots : ['test'], modules, allowSkips, jobs, e2eJobs };
 }
 
 /** The suite files under the roots; a folder walk leaves out fixtures, golden files, e2e/ and smoke/. */
@@ -117,6 +205,8 @@ function watchProcess(allowSkips: boolean): void {
   process.on('uncaughtException', escaped);
   process.on('exit', (code) => {
     if (finished) {
+      // A worker's parent prints what escaped late, and the counts.
+      if (WORKER_RECORDS) return;
       // Errors that escaped after the summary were printed as they came; the last line must
       // still be the truth, and a test calling process.exit(0) late must not turn a failed run
       // into a passing one.
@@ -129,7 +219,13 @@ function watchProcess(allowSkips: boolean): void {
     const marked = failMarks - suiteStart.failMarks;
     if (marked) fail(current.file, `${where()}: ${marked} failed before the process ended (reports above)`, marked);
     fail(current.file, `the process exited (code ${code}) while ${where()} was running: a test called process.exit(), or awaited something that never settles`);
-    summarise(allowSkips);
+    if (WORKER_RECORDS) {
+      // Synchronously, so the parent reads it once this process is gone.
+      record({ kind: 'file', file: current.file, ms: Date.now() - fileStart, outEnd: outputEnd() });
+      process.exitCode = 1;
+      return;
+    }
+    summarise(allowSkips, timersLeft());
     process.exitCode = 1;
   });
 }
@@ -145,6 +241,11 @@ function escaped(err: unknown): void {
   tally.failed++;
   const report = `an error escaped after the run, once every suite had finished (a timer or callback a test left behind; its stack below names the file):\n${describe(err)}`;
   failures.push({ file: '(after the run)', report });
+  if (WORKER_RECORDS) {
+    record({ kind: 'late' });
+    if (process.connected) process.send?.({ type: 'record' } satisfies FromWorker);
+    return;
+  }
   console.log(`\n== 1 more failed after the summary above\n\n${report}\n`);
 }
 
@@ -208,39 +309,67 @@ function isOutcome(o: unknown): o is SuiteOutcome {
   return Array.isArray(o) && o.length === 4 && (o[0] === true || typeof o[0] === 'string') && o.slice(1).every(Number.isInteger);
 }
 
-async function runAll(files: string[]): Promise<void> {
+let uvuQueue: unknown[][] = [];
+
+async function loadUvu(): Promise<void> {
   (globalThis as any).UVU_DEFER = 1;
   await import('uvu');
   const queue: unknown[][] = (globalThis as any).UVU_QUEUE;
   if (!Array.isArray(queue)) throw new Error(`uvu set no UVU_QUEUE: test/run.ts reads uvu 0.5.6's internals (docs/development.md "How the runner counts")`);
-  const loaded: boolean[] = [];
-  for (const [i, f] of files.entries()) {
-    current = { file: relative(process.cwd(), f), suite: '' };
-    (globalThis as any).UVU_INDEX = i;
-    queue[i] = [current.file];
-    try {
-      await import(pathToFileURL(f).href);
-      loaded[i] = true;
-    } catch (err) {
-      fail(current.file, `${current.file} threw while loading, so none of its tests ran:\n${describe(err)}`);
-    }
-  }
-  for (const [i, f] of files.entries()) {
-    const [name, ...suites] = queue[i] as [string, ...QueuedSuite[]];
-    current = { file: relative(process.cwd(), f), suite: '' };
-    write(`${i ? '\n' : ''}${name}\n`);
-    let tests = 0;
-    for (const s of suites) {
-      tests += await runSuite(current.file, s);
-      // Errors the suite's tests left behind are reported now, while it is still `current`.
-      await settle();
-    }
-    current.suite = '';
-    if (tests === 0 && loaded[i]) fail(current.file, `${current.file} ran no test: it registers none, or a suite lacks its .run()`);
+  uvuQueue = queue;
+}
+
+/** Imports a suite file as uvu's CLI does: its suites' runners land in UVU_QUEUE[i]. */
+async function loadFile(f: string, i: number): Promise<boolean> {
+  current = { file: relative(process.cwd(), f), suite: '' };
+  (globalThis as any).UVU_INDEX = i;
+  uvuQueue[i] = [current.file];
+  try {
+    await import(pathToFileURL(f).href);
+    return true;
+  } catch (err) {
+    fail(current.file, `${current.file} threw while loading, so none of its tests ran:\n${describe(err)}`);
+    return false;
   }
 }
 
-function summarise(allowSkips: boolean): boolean {
+/** Runs the suites a loaded file queued, with its name above their output. */
+async function runFile(f: string, i: number, loaded: boolean, first: boolean): Promise<void> {
+  const [name, ...suites] = uvuQueue[i] as [string, ...QueuedSuite[]];
+  current = { file: relative(process.cwd(), f), suite: '' };
+  write(`${first ? '' : '\n'}${name}\n`);
+  let tests = 0;
+  for (const s of suites) {
+    tests += await runSuite(current.file, s);
+    // Errors the suite's tests left behind are reported now, while it is still `current`.
+    await settle();
+  }
+  current.suite = '';
+  if (tests === 0 && loaded) fail(current.file, `${current.file} ran no test: it registers none, or a suite lacks its .run()`);
+}
+
+/** Every file in this process: all loaded first, then run, as uvu's CLI does. */
+async function runAll(files: string[], durations: Map<string, number>): Promise<void> {
+  await loadUvu();
+  const loaded: boolean[] = [];
+  for (const [i, f] of files.entries()) {
+    const t0 = Date.now();
+    loaded[i] = await loadFile(f, i);
+    durations.set(relative(ROOT, f), Date.now() - t0);
+  }
+  for (const [i, f] of files.entries()) {
+    const t0 = Date.now();
+    await runFile(f, i, loaded[i], i === 0);
+    const key = relative(ROOT, f);
+    durations.set(key, (durations.get(key) ?? 0) + Date.now() - t0);
+  }
+}
+
+function timersLeft(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'Immediate').length;
+}
+
+function summarise(allowSkips: boolean, timers: number, holder = 'the process'): boolean {
   let ok = tally.failed === 0;
   if (failures.length) {
     console.log(`\n== ${tally.failed} failed (every failure of this run, in order)`);
@@ -255,10 +384,9 @@ function summarise(allowSkips: boolean): boolean {
     console.log(`${tally.skipped} skipped (a skipped test checks nothing; install what it needs, or pass --allow-skips outside CI): ${skips.join('; ')}`);
     ok = false;
   }
-  const timers = process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'Immediate').length;
   // Not a failure (a test may leave a harmless timer), but it explains a run that lingers after
   // its summary, or never ends (a setInterval nobody clears).
-  if (timers) console.log(`${timers} timer(s) a test left running keep the process alive; an error one throws still fails the run`);
+  if (timers) console.log(`${timers} timer(s) a test left running keep ${holder} alive; an error one throws still fails the run`);
   console.log(countsLine());
   return ok;
 }
@@ -267,12 +395,345 @@ function countsLine(): string {
   return `${tally.passed} passed, ${tally.failed} failed${tally.skipped ? `, ${tally.skipped} skipped` : ''}`;
 }
 
-const { roots, allowSkips } = parseArgs(process.argv.slice(2));
-const files = collect(roots);
-watchProcess(allowSkips);
-await runAll(files);
-await settle();
-finished = true;
-process.stdout.write = write;
-summaryOk = summarise(allowSkips);
-process.exitCode = summaryOk ? 0 : 1;
+/** The suites that test the modules named (`--for`), each module's said on stderr with how they were found. */
+async function suitesOf(modules: string[]): Promise<string[]> {
+  if (!modules.length) return [];
+  const { buildIndex, suitesFor } = await import('./support/test-index.ts');
+  const index = buildIndex(ROOT);
+  const out: string[] = [];
+  for (const m of modules) {
+    const file = relative(ROOT, resolve(m));
+    if (!index.sources.includes(file)) {
+      console.error(`error: --for ${m}: not a module of src/ (expected a path such as src/plan/planner.ts)\n  ${USAGE}`);
+      process.exit(2);
+    }
+    const found = suitesFor(index, file);
+    if (!found) {
+      console.error(`error: --for ${m}: no suite reaches ${file} (test/repo/test-index.test.ts lists why)`);
+      process.exit(2);
+    }
+    const how =
+      found.distance === 0
+        ? 'import it'
+        : `import ${found.via.join(', ')}, which reach${found.via.length === 1 ? 'es' : ''} it in ${found.distance} import${found.distance === 1 ? '' : 's'}`;
+    console.error(`== ${file}: ${found.suites.length} suite${found.suites.length === 1 ? '' : 's'} ${how}`);
+    out.push(...found.suites.map((s) => join(ROOT, s)));
+  }
+  return out;
+}
+
+// ---- a worker process: files handed out one at a time by the parent, counts to a records file ----
+
+let fileStart = Date.now();
+
+/** Where this worker's output (stdout and stderr, one file) ends now. */
+function outputEnd(): number {
+  return fstatSync(1).size;
+}
+
+/** Appends what was counted since the last record, synchronously, and counts on from zero. */
+function record(r: Pick<WorkerRecord, 'kind' | 'file' | 'ms' | 'outEnd' | 'timers'>): void {
+  const full: WorkerRecord = { ...r, ...tally, failures: failures.splice(0), skips: skips.splice(0) };
+  appendFileSync(WORKER_RECORDS!, JSON.stringify(full) + '\n');
+  tally.passed = tally.failed = tally.skipped = 0;
+}
+
+async function worker(): Promise<void> {
+  watchProcess(true);
+  await loadUvu();
+  let index = 0;
+  const send = (m: FromWorker) => process.send?.(m);
+  // The parent is gone (killed): end, so the exit hooks (an e2e suite's cluster) run.
+  process.on('disconnect', () => {
+    if (!finished) process.exit(1);
+  });
+  process.on('message', (m: ToWorker) => {
+    void (async () => {
+      if (m.type === 'run') {
+        const i = index++;
+        fileStart = Date.now();
+        // While a file runs the IPC channel must not keep this process alive: a test awaiting
+        // what never settles ends the process, as it ends a single-process run, and the exit
+        // handler books it against the file.
+        process.channel?.unref();
+        const loaded = await loadFile(m.file, i);
+        await runFile(m.file, i, loaded, true);
+        process.channel?.ref();
+        record({ kind: 'file', file: current.file, ms: Date.now() - fileStart, outEnd: outputEnd() });
+        send({ type: 'record' });
+      } else {
+        await settle();
+        finished = true;
+        record({ kind: 'idle', timers: timersLeft(), outEnd: outputEnd() });
+        send({ type: 'record' });
+        // Timers a test left running keep this process alive, as they would a single one; the
+        // channel does not.
+        process.channel?.unref();
+      }
+    })();
+  });
+  send({ type: 'ready' });
+}
+
+// ---- the parent: worker processes, longest suite files first ----
+
+interface Worker {
+  id: number;
+  child: ChildProcess;
+  records: string;
+  recordsRead: number;
+  out: string;
+  outPos: number;
+  inFlight: string | null;
+  ready: boolean;
+  ending: boolean;
+  idle: boolean;
+  gone: boolean;
+  exited: Promise<void>;
+}
+
+let printedBlock = false;
+
+/** Prints a worker's output from where it was printed to `end` (its end when not given). */
+function printOutput(w: Worker, end?: number): string {
+  const size = statSync(w.out).size;
+  const to = Math.min(end ?? size, size);
+  if (to <= w.outPos) return '';
+  const buf = Buffer.alloc(to - w.outPos);
+  const fd = openSync(w.out, 'r');
+  try {
+    readSync(fd, buf, 0, buf.length, w.outPos);
+  } finally {
+    closeSync(fd);
+  }
+  w.outPos = to;
+  const text = buf.toString('utf8');
+  process.stdout.write(`${printedBlock ? '\n' : ''}${text}`);
+  printedBlock = true;
+  return text;
+}
+
+function loadDurations(): Record<string, number> {
+  try {
+    const d: unknown = JSON.parse(readFileSync(DURATIONS, 'utf8'));
+    return d && typeof d === 'object' ? (d as Record<string, number>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Keeps this run's durations for the next run's order (a cache: a failure to write it is no failure). */
+function saveDurations(durations: Map<string, number>): void {
+  if (!durations.size) return;
+  try {
+    const all = { ...loadDurations(), ...Object.fromEntries(durations) };
+    mkdirSync(dirname(DURATIONS), { recursive: true });
+    const tmp = `${DURATIONS}.${process.pid}`;
+    writeFileSync(tmp, JSON.stringify(all, Object.keys(all).sort(), 1) + '\n');
+    renameSync(tmp, DURATIONS);
+  } catch {
+    // read-only checkout: the next run orders by file size
+  }
+}
+
+/**
+ * The files, longest first (greedy scheduling: the last file to start is a short one, so the
+ * workers finish close together). A file's duration is the last run's; a file never timed is
+ * estimated from its size at the timed files' milliseconds per byte.
+ */
+function longestFirst(files: string[]): string[] {
+  const known = loadDurations();
+  let ms = 0;
+  let bytes = 0;
+  const size = new Map(files.map((f) => [f, statSync(f).size]));
+  for (const f of files) {
+    const d = known[relative(ROOT, f)];
+    if (typeof d === 'number') {
+      ms += d;
+      bytes += size.get(f)!;
+    }
+  }
+  const perByte = ms && bytes ? ms / bytes : 1;
+  const estimate = (f: string) => known[relative(ROOT, f)] ?? size.get(f)! * perByte;
+  return files
+    .map((f, i) => ({ f, i, e: estimate(f) }))
+    .sort((a, b) => b.e - a.e || a.i - b.i)
+    .map((x) => x.f);
+}
+
+function isE2e(f: string): boolean {
+  const parts = relative(ROOT, f).split(sep);
+  return parts[0] === 'test' && parts[1] === 'e2e';
+}
+
+function lastLines(text: string, n: number): string {
+  const lines = text.trimEnd().split('\n');
+  return (lines.length > n ? [`(${lines.length - n} lines above, printed in the log)`, ...lines.slice(-n)] : lines).join('\n');
+}
+
+/**
+ * Runs `queue` in `n` worker processes, handing each the next file when it is done with one;
+ * resolves with the timers the workers' tests left running once every worker is idle or gone.
+ */
+function pool(queue: string[], n: number, dir: string, all: Worker[], durations: Map<string, number>): Promise<number> {
+  return new Promise((done) => {
+    const live = new Set<Worker>();
+    let timers = 0;
+    const check = () => {
+      if (queue.length === 0 && [...live].every((w) => w.idle || w.gone)) done(timers);
+    };
+    const next = (w: Worker) => {
+      const f = queue.shift();
+      if (f !== undefined) {
+        w.inFlight = f;
+        w.child.send({ type: 'run', file: f } satisfies ToWorker);
+      } else {
+        w.ending = true;
+        w.child.send({ type: 'end' } satisfies ToWorker);
+      }
+    };
+    const drain = (w: Worker) => {
+      const lines = readFileSync(w.records, 'utf8').split('\n').filter(Boolean);
+      for (const line of lines.slice(w.recordsRead)) {
+        const r = JSON.parse(line) as WorkerRecord;
+        if (r.kind === 'file' || r.kind === 'idle') printOutput(w, r.outEnd);
+        tally.passed += r.passed;
+        tally.failed += r.failed;
+        tally.skipped += r.skipped;
+        skips.push(...r.skips);
+        if (r.kind === 'late' && finished) {
+          lateFailures += r.failed;
+          for (const f of r.failures) console.log(`\n== 1 more failed after the summary above\n\n${f.report}\n`);
+        }
+        failures.push(...r.failures);
+        if (r.kind === 'file' && w.inFlight !== null) {
+          durations.set(relative(ROOT, w.inFlight), r.ms ?? 0);
+          w.inFlight = null;
+        }
+        if (r.kind === 'idle') {
+          timers += r.timers ?? 0;
+          w.idle = true;
+        }
+      }
+      w.recordsRead = lines.length;
+    };
+    const spawnOne = () => {
+      const id = all.length;
+      const records = join(dir, `worker-${id}.jsonl`);
+      const out = join(dir, `worker-${id}.out`);
+      writeFileSync(records, '');
+      // stdout and stderr into one file, written synchronously by the worker: in order, and
+      // there to print when the worker is killed.
+      const fd = openSync(out, 'a');
+      const child = spawn(process.execPath, [...process.execArgv, RUNNER], {
+        stdio: ['ignore', fd, fd, 'ipc'],
+        env: { ...process.env, BOOTCPLAN_TEST_WORKER: records },
+      });
+      closeSync(fd);
+      let exited!: () => void;
+      const w: Worker = {
+        id,
+        child,
+        records,
+        recordsRead: 0,
+        out,
+        outPos: 0,
+        inFlight: null,
+        ready: false,
+        ending: false,
+        idle: false,
+        gone: false,
+        exited: new Promise((r) => (exited = r)),
+      };
+      all.push(w);
+      live.add(w);
+      child.on('message', (m: FromWorker) => {
+        if (m.type === 'ready') {
+          w.ready = true;
+          next(w);
+          return;
+        }
+        drain(w);
+        if (w.inFlight === null && !w.ending) next(w);
+        check();
+      });
+      child.on('exit', (code, signal) => {
+        drain(w);
+        w.gone = true;
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        const rest = printOutput(w);
+        if (w.inFlight !== null) {
+          const file = relative(process.cwd(), w.inFlight);
+          fail(
+            file,
+            `the worker process running ${file} ${how} before the file finished: what it counted of this file is lost, and the file counts as 1 failed; its output:\n${lastLines(rest, 40)}`,
+          );
+          w.inFlight = null;
+        } else if (!w.ready) {
+          fail('(worker process)', `a worker process (${RUNNER}) ${how} before it could run a file; its output:\n${lastLines(rest, 40)}`);
+          if (![...live].some((o) => o !== w && !o.gone)) {
+            // No worker left to run them: each counts as failed rather than vanishing from the counts.
+            for (const f of queue.splice(0)) fail(relative(process.cwd(), f), `${relative(process.cwd(), f)} was not run: no worker process could start`);
+          }
+        }
+        // A worker that ended early leaves files behind: another takes them.
+        if (w.ready && queue.length && [...live].filter((o) => !o.gone && !o.ending).length < n) spawnOne();
+        exited();
+        check();
+      });
+    };
+    for (let i = 0; i < Math.min(n, queue.length); i++) spawnOne();
+    check();
+  });
+}
+
+async function runParallel(files: string[], jobs: number, e2eJobs: number, allowSkips: boolean, durations: Map<string, number>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-test-run-'));
+  const units = files.filter((f) => !isE2e(f));
+  const e2e = files.filter(isE2e);
+  const phases: [string[], number][] = [
+    [units, Math.min(jobs, units.length)],
+    [e2e, Math.min(e2eJobs, e2e.length)],
+  ];
+  const said = phases
+    .filter(([fs]) => fs.length)
+    .map(([fs, n], i) => `${fs.length} ${i ? 'end-to-end' : 'unit'} suite files in ${n} worker process${n === 1 ? '' : 'es'}`);
+  console.log(`== ${said.join(', then ') || 'no suite file'} (TEST_JOBS=1 runs them in this process)`);
+  const all: Worker[] = [];
+  let timers = 0;
+  try {
+    for (const [queue, n] of phases) if (queue.length) timers += await pool(longestFirst(queue), n, dir, all, durations);
+    finished = true;
+    // In the order of the files, as a single process lists them, whichever worker ran them.
+    const order = new Map(files.map((f, i) => [relative(process.cwd(), f), i]));
+    const rank = (f: Failure) => order.get(f.file) ?? files.length;
+    failures.sort((a, b) => rank(a) - rank(b));
+    summaryOk = summarise(allowSkips, timers, 'a worker process');
+    // A worker kept alive by a test's timers: an error it throws still fails the run.
+    await Promise.all(all.map((w) => w.exited));
+    if (lateFailures) console.log(countsLine());
+    process.exitCode = summaryOk && !lateFailures ? 0 : 1;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (WORKER_RECORDS) {
+  await worker();
+} else {
+  const { roots, modules, allowSkips, jobs, e2eJobs } = parseArgs(process.argv.slice(2));
+  const files = [...new Set([...collect(roots), ...(await suitesOf(modules))])];
+  const durations = new Map<string, number>();
+  if (jobs > 1) {
+    await runParallel(files, jobs, e2eJobs, allowSkips, durations);
+  } else {
+    watchProcess(allowSkips);
+    await runAll(files, durations);
+    await settle();
+    finished = true;
+    process.stdout.write = write;
+    summaryOk = summarise(allowSkips, timersLeft());
+    process.exitCode = summaryOk ? 0 : 1;
+  }
+  saveDurations(durations);
+}

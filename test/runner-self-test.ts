@@ -15,11 +15,17 @@ import { pathToFileURL } from 'node:url';
 
 const FIXTURES = 'test/fixtures/runner';
 
+/** The two ways test/run.ts runs suites: in its own process, or handing them to worker processes. */
+const MODES = { 'in one process': '1', 'in 2 workers': '2' } as const;
+type Mode = keyof typeof MODES;
+
 interface Expected {
   args: string[];
   code: 0 | 1;
   last: string;
   after?: RegExp[];
+  /** Default: both. */
+  modes?: Mode[];
 }
 
 const cases: Record<string, Expected> = {
@@ -79,13 +85,47 @@ const cases: Record<string, Expected> = {
     last: '1 passed, 1 failed',
     after: [/1 timer\(s\) a test left running/, /after the run/, /thrown by a timer after the run/, /late-timer\.test\.ts:9:\d+/],
   },
+  // In a single process the event loop empties and the exit handler books it; a worker must not
+  // be kept alive by its IPC channel while a file runs, or the run would hang instead.
+  'a test awaiting what never settles': {
+    args: ['never-settles'],
+    code: 1,
+    last: '0 passed, 1 failed',
+    after: [/process exited \(code 0\) while suite "never settles"/],
+  },
+  // A worker killed mid-file (no exit handler runs): the file fails with the worker's output,
+  // and a new worker takes the files left in the queue (crash.test.ts, the largest fixture, is
+  // handed out first). A single process killed leaves no runner to check.
+  'a worker killed mid-file, the other files run by a new worker': {
+    args: ['crash', 'passing', 'failing', 'protocol'],
+    code: 1,
+    last: '5 passed, 4 failed, 1 skipped',
+    after: [
+      /-- test\/fixtures\/runner\/crash\.test\.ts\nthe worker process running test\/fixtures\/runner\/crash\.test\.ts was killed by SIGKILL/,
+      /about to be killed/,
+      /one and one make three/,
+      /the failing one/,
+    ],
+    modes: ['in 2 workers'],
+  },
+  // Counts from several workers summed, every failure listed in the order of the files given,
+  // whichever worker ran them, and a late error booked against its own file.
+  'five files over two workers': {
+    args: ['--allow-skips', 'protocol', 'late-rejection', 'passing', 'failing', 'escapes'],
+    code: 1,
+    last: '7 passed, 5 failed, 1 skipped',
+    after: [
+      /-- test\/fixtures\/runner\/protocol\.test\.ts\n[^]*the failing one[^]*-- test\/fixtures\/runner\/late-rejection\.test\.ts\n.*late rejection[^]*-- test\/fixtures\/runner\/failing\.test\.ts\n[^]*-- test\/fixtures\/runner\/escapes\.test\.ts\n.*nobody awaited me/,
+    ],
+  },
 };
 
-function runner(args: string[]): { code: number | null; out: string } {
+function runner(args: string[], mode: Mode): { code: number | null; out: string } {
   const paths = args.map((a) => (a.startsWith('-') || a.includes('/') ? a : join(FIXTURES, `${a}.test.ts`)));
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/run.ts', ...paths], {
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
+    // No durations of earlier runs: the fixtures go to the workers by size, largest first.
+    env: { ...process.env, NO_COLOR: '1', TEST_JOBS: MODES[mode], TEST_DURATIONS: durations },
     timeout: 60_000,
   });
   return { code: r.status, out: r.stdout + r.stderr };
@@ -136,21 +176,31 @@ async function uvuProtocol(): Promise<void> {
 }
 
 let failed = 0;
+let total = 0;
 const empty = mkdtempSync(join(tmpdir(), 'bootcplan-runner-'));
+const scratch = mkdtempSync(join(tmpdir(), 'bootcplan-runner-durations-'));
+const durations = join(scratch, 'durations.json');
 cases['a folder without suites'] = { args: [empty], code: 1, last: '0 passed, 0 failed', after: [/no test ran/] };
 try {
   for (const [name, e] of Object.entries(cases)) {
-    const r = runner(e.args);
-    try {
-      check(name, e, r);
-      console.log(`ok   ${name}`);
-    } catch (err) {
-      failed++;
-      console.log(`FAIL ${name}\n${(err as Error).message}\n--- runner output (last 40 lines)\n${r.out.trimEnd().split('\n').slice(-40).join('\n')}\n---`);
+    for (const mode of e.modes ?? (Object.keys(MODES) as Mode[])) {
+      total++;
+      rmSync(durations, { force: true });
+      const r = runner(e.args, mode);
+      try {
+        check(name, e, r);
+        console.log(`ok   ${name} (${mode})`);
+      } catch (err) {
+        failed++;
+        console.log(
+          `FAIL ${name} (${mode})\n${(err as Error).message}\n--- runner output (last 40 lines)\n${r.out.trimEnd().split('\n').slice(-40).join('\n')}\n---`,
+        );
+      }
     }
   }
 } finally {
   rmSync(empty, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
 }
 try {
   await uvuProtocol();
@@ -159,6 +209,6 @@ try {
   failed++;
   console.log(`FAIL uvu's runner protocol: test/run.ts can no longer read uvu's counts\n${(err as Error).message}`);
 }
-const total = Object.keys(cases).length + 1;
+total++;
 console.log(`runner self-test: ${total - failed} passed, ${failed} failed`);
 process.exitCode = failed ? 1 : 0;

@@ -1,20 +1,20 @@
 /**
  * Golden output for the demo (examples/rollout.yaml against examples/cluster.yaml): the legacy
  * migration, the boot-image effects and the CPMS line. Only the boot-image parts are compared,
- * so pool or renderer work elsewhere does not churn this file.
+ * so pool or renderer work elsewhere does not churn this file. A missing golden file fails.
  * Update with: UPDATE_GOLDEN=1 npx tsx test/run.ts test/render/bootimages-demo.test.ts
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseRolloutSpec } from '../../src/spec/load.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { buildPlan } from '../../src/plan/planner.ts';
 import { renderText } from '../../src/render/text.ts';
+import { golden } from '../support/render.ts';
 
 const s = suite('bootimages: demo golden');
 const root = new URL('../../', import.meta.url);
-const GOLDEN = new URL('test/support/golden/bootimages-demo.txt', root);
 
 function demoPlan() {
   const spec = parseRolloutSpec(readFileSync(new URL('examples/rollout.yaml', root), 'utf8'), 'examples/rollout.yaml');
@@ -52,11 +52,7 @@ s('the demo plan migrates the legacy opt-out first, and shows the effects and th
       bootImageText(renderText(plan, { color: false })),
       JSON.stringify({ change: { ...mc, description: undefined }, bootImages: plan.bootImages }, null, 2),
     ].join('\n') + '\n';
-  if (process.env.UPDATE_GOLDEN || !existsSync(GOLDEN)) {
-    mkdirSync(new URL('test/support/golden/', root), { recursive: true });
-    writeFileSync(GOLDEN, actual);
-  }
-  assert.fixture(actual, readFileSync(GOLDEN, 'utf8'));
+  golden('bootimages-demo.txt', actual);
 });
 
 s.run();

@@ -10,7 +10,8 @@
  *   recognise. BOOTCPLAN_TEST_CLI=sources runs the sources for every call (no build; for
  *   stepping through src/ in a debugger).
  */
-import { statSync, readdirSync, existsSync, mkdtempSync } from 'node:fs';
+import { statSync, readdirSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { basename, join, resolve } from 'node:path';
@@ -33,12 +34,40 @@ function newestInput(): number {
 
 let checked = false;
 
+const stale = () => !existsSync(RECORD) || statSync(RECORD).mtimeMs < newestInput();
+
+/**
+ * One build at a time per checkout: the runner's worker processes (test/run.ts) each reach this
+ * first thing, and two builds writing dist/bundle/ at once would hand a suite half a bundle. The
+ * lock is a directory (mkdir either creates it or fails, atomically), in the temporary
+ * directory so a build cannot remove it; the process that gets it checks again, so the others
+ * find the build done. A lock older than any build (its process killed) is taken over.
+ */
+function buildOnce(): void {
+  const lock = join(tmpdir(), `bootcplan-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 16)}.lock`);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; ; waited += 100) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const held = statSync(lock, { throwIfNoEntry: false });
+    if (waited > 120_000 || (held && Date.now() - held.mtimeMs > 120_000)) rmSync(lock, { recursive: true, force: true });
+    Atomics.wait(pause, 0, 0, 100);
+  }
+  try {
+    if (stale()) execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** Builds dist/bundle/ unless it is up to date; returns the path of the bin that runs it. */
 export function ensureBuilt(): string {
   if (!checked) {
-    if (!existsSync(RECORD) || statSync(RECORD).mtimeMs < newestInput()) {
-      execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    }
+    if (stale()) buildOnce();
     checked = true;
   }
   return join(ROOT, 'bin/bootcplan.mjs');

@@ -4,7 +4,7 @@
  * helpers live here too.
  */
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import * as assert from 'uvu/assert';
 import { parseRolloutSpec } from '../../src/spec/load.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
@@ -56,22 +56,28 @@ export function bigPlan(workers = 10_000, maxUnavailable: string | number = '10%
   return plan;
 }
 
+/** The suite that called golden(), from the stack: the file to rerun with UPDATE_GOLDEN=1. */
+function callingSuite(): string {
+  for (const m of (new Error().stack ?? '').matchAll(/(\/[^\s:()]+\.test\.ts)/g)) return relative(ROOT, resolve(m[1]));
+  return 'the suite';
+}
+
 /**
- * Compares `actual` with test/support/golden/NAME; with UPDATE_GOLDEN=1 rewrites the file instead.
- * A mismatch names the first differing line.
+ * Compares `actual` with test/support/golden/NAME (`dir` for the helper's own suite). A missing
+ * file fails like a differing one: written only with UPDATE_GOLDEN=1, never by a run that would
+ * then compare the output with itself. UPDATE_GOLDEN=1 rewrites the file. A mismatch names the
+ * first differing line.
  */
-export function golden(name: string, actual: string): void {
-  const file = join(GOLDEN_DIR, name);
-  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(file)) {
-    if (process.env.UPDATE_GOLDEN !== '1' && process.env.CI === 'true') {
-      assert.unreachable(
-        `golden file test/support/golden/${name} is missing; run UPDATE_GOLDEN=1 npx tsx test/run.ts test/render/render.test.ts and commit it`,
-      );
-    }
+export function golden(name: string, actual: string, dir = GOLDEN_DIR): void {
+  const file = join(dir, name);
+  const shown = relative(ROOT, file);
+  const update = `UPDATE_GOLDEN=1 npx tsx test/run.ts ${callingSuite()}`;
+  if (process.env.UPDATE_GOLDEN === '1') {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, actual);
     return;
   }
+  if (!existsSync(file)) assert.unreachable(`golden file ${shown} is missing; write it with ${update}, review it and commit it`);
   const expected = readFileSync(file, 'utf8');
   if (expected === actual) return;
   const a = actual.split('\n');
@@ -79,7 +85,7 @@ export function golden(name: string, actual: string): void {
   let i = 0;
   while (i < a.length && i < e.length && a[i] === e[i]) i++;
   assert.unreachable(
-    `output differs from test/support/golden/${name} at line ${i + 1}:\n  expected: ${JSON.stringify(e[i] ?? '(end of file)')}\n  actual:   ${JSON.stringify(a[i] ?? '(end of output)')}\n` +
-      `if the change is intended: UPDATE_GOLDEN=1 npx tsx test/run.ts test/render/render.test.ts, then review the diff of test/support/golden/`,
+    `output differs from ${shown} at line ${i + 1}:\n  expected: ${JSON.stringify(e[i] ?? '(end of file)')}\n  actual:   ${JSON.stringify(a[i] ?? '(end of output)')}\n` +
+      `if the change is intended: ${update}, then review the diff of test/support/golden/`,
   );
 }
