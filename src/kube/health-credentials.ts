@@ -16,7 +16,7 @@
  * object and key only. Failures are HealthRequestErrors: an `error` measurement, a failed check.
  */
 import { X509Certificate } from 'node:crypto';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kubeconfig.ts';
 import type { KubeClient } from './rest.ts';
 import { KubeApiError, KubeRequestError } from './api-errors.ts';
 import { NotFoundError } from '../apply/driver.ts';
@@ -52,7 +52,7 @@ export class HealthCredentials {
 
   constructor(
     private readonly client: KubeClient,
-    private readonly kc: KubeConfig,
+    private readonly kc: KubeAccess,
     opts: HealthCredentialsOptions = {},
   ) {
     this.now = opts.now ?? Date.now;

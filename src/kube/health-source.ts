@@ -13,7 +13,7 @@
  * request) ends within the check's `requestTimeoutSeconds`; the stop signal ends it at once
  * (AbortedError, the only exception `measure` throws for a reason other than a bug).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kubeconfig.ts';
 import type { HealthSource, GatePosition, Measurement } from '../apply/health.ts';
 import type { PlanHealthCheck, PlanHealthEndpoint, PlanConditionCheck } from '../plan/types.ts';
 import { AbortedError, NotFoundError } from '../apply/driver.ts';
@@ -52,7 +52,7 @@ export class KubeHealthSource implements HealthSource {
 
   constructor(
     private readonly kube: KubeClient,
-    kc: KubeConfig,
+    kc: KubeAccess,
     opts: HealthCredentialsOptions = {},
   ) {
     this.credentials = new HealthCredentials(kube, kc, opts);

@@ -1,7 +1,8 @@
 /**
- * A small REST layer over the Kubernetes API, on @kubernetes/client-node's KubeConfig
- * (which resolves the cluster, TLS material and credentials of every auth kind: tokens,
- * client certificates, exec plugins, OIDC, in-cluster service accounts).
+ * A small REST layer over the Kubernetes API, on a kubeconfig's KubeAccess (src/kube/kubeconfig.ts:
+ * the cluster, TLS material and credentials of every auth kind: tokens, client certificates,
+ * in-cluster service accounts; exec plugins and OIDC through @kubernetes/client-node, loaded
+ * for them only).
  *
  * Why not the generated API classes: bootcplan needs exact control over the content type
  * of patches (RFC 6902 JSON patch with `test` ops on custom resources), over watches
@@ -17,7 +18,7 @@
  */
 import https from 'node:https';
 import http from 'node:http';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kubeconfig.ts';
 import { AbortedError } from '../apply/driver.ts';
 import { ClusterApiError, errnoOf, NamedError } from '../base/errors.ts';
 import {
@@ -116,7 +117,7 @@ export class KubeClient {
   private readonly pageSize: number;
 
   constructor(
-    readonly kc: KubeConfig,
+    readonly kc: KubeAccess,
     opts: KubeClientOptions = {},
   ) {
     const cluster = kc.getCurrentCluster();
@@ -155,7 +156,7 @@ export class KubeClient {
     } catch (err) {
       throw kubeconfigFailure(err, endpoint, this.route, this.kc.getCurrentUser()?.name ?? '');
     }
-    // KubeConfig makes a fresh agent per call; keep one (keep-alive) per kind of use.
+    // The library's KubeConfig makes a fresh agent per call; keep one (keep-alive) per kind of use.
     const agentOpts: https.AgentOptions = {
       ca: opts.ca,
       cert: opts.cert,
