@@ -9,7 +9,8 @@
  * client certificates ((client-certificate|client-key)(-data)), basic auth, `as`
  * (Impersonate-User), and the in-cluster service account. Users with an `exec` credential
  * plugin or an `auth-provider` (OIDC, Azure, GCP) are handed to the library, loaded on that
- * path only (a dynamic import of a package the bundle leaves external: scripts/bundle-options.mjs).
+ * path only: src/kube/client-node.ts, a chunk of its own that the bundle imports dynamically,
+ * with the package left external (scripts/bundle-options.mjs).
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -58,8 +59,14 @@ export interface KubeAccess {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v)) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** A required string field, or the library's message for it. */
+const need = (v: unknown, what: string): string => {
+  const s = str(v);
+  if (s === undefined) throw new Error(`${what} is missing`);
+  return s;
+};
 const absolute = (dir: string, file: string | undefined) => (file && dir && !isAbsolute(file) ? join(dir, file) : file);
 
 /** How long a token file is trusted before it is read again (client-go's cachingTokenSource: a minute). */
@@ -81,17 +88,16 @@ export class KubeConfigFile implements KubeAccess {
   static parse(text: string, dir: string): KubeConfigFile {
     const doc = yaml.load(text);
     if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('the file is empty or not a YAML mapping');
-    const root = doc as Record<string, unknown>;
+    const root = obj(doc);
     const kc = new KubeConfigFile();
     kc.clusters = list(root.clusters).map((e, i) => {
       const o = obj(e);
       const c = obj(o.cluster);
-      if (!str(o.name)) throw new Error(`clusters[${i}].name is missing`);
+      const name = need(o.name, `clusters[${i}].name`);
       if (!o.cluster) throw new Error(`clusters[${i}].cluster is missing`);
-      if (!str(c.server)) throw new Error(`clusters[${i}].cluster.server is missing`);
       return {
-        name: str(o.name)!,
-        server: str(c.server)!,
+        name,
+        server: need(c.server, `clusters[${i}].cluster.server`),
         caData: str(c['certificate-authority-data']),
         caFile: absolute(dir, str(c['certificate-authority'])),
         skipTLSVerify: c['insecure-skip-tls-verify'] === true,
@@ -102,9 +108,8 @@ export class KubeConfigFile implements KubeAccess {
     kc.users = list(root.users).map((e, i) => {
       const o = obj(e);
       const u = obj(o.user);
-      if (!str(o.name)) throw new Error(`users[${i}].name is missing`);
       return {
-        name: str(o.name)!,
+        name: need(o.name, `users[${i}].name`),
         token: str(u.token),
         tokenFile: absolute(dir, str(u['token-file'])),
         certData: str(u['client-certificate-data']),
@@ -121,10 +126,9 @@ export class KubeConfigFile implements KubeAccess {
     kc.contexts = list(root.contexts).map((e, i) => {
       const o = obj(e);
       const c = obj(o.context);
-      if (!str(o.name)) throw new Error(`contexts[${i}].name is missing`);
+      const name = need(o.name, `contexts[${i}].name`);
       if (!o.context) throw new Error(`contexts[${i}].context is missing`);
-      if (!str(c.cluster)) throw new Error(`contexts[${i}].context.cluster is missing`);
-      return { name: str(o.name)!, cluster: str(c.cluster)!, user: str(c.user) ?? '', namespace: str(c.namespace) };
+      return { name, cluster: need(c.cluster, `contexts[${i}].context.cluster`), user: str(c.user) ?? '', namespace: str(c.namespace) };
     });
     kc.currentContext = str(root['current-context']) ?? '';
     return kc;
@@ -140,7 +144,8 @@ export class KubeConfigFile implements KubeAccess {
     kc.clusters = [
       { name: 'inCluster', server: `${scheme}://${isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: join(dir, 'ca.crt'), skipTLSVerify: false },
     ];
-    kc.users = [{ name: 'inClusterUser', tokenFile: join(dir, 'token') }];
+    const tokenFile = join(dir, 'token');
+    kc.users = [{ name: 'inClusterUser', tokenFile }];
     let namespace: string | undefined;
     try {
       namespace = readFileSync(join(dir, 'namespace'), 'utf8');
@@ -150,7 +155,7 @@ export class KubeConfigFile implements KubeAccess {
     kc.contexts = [{ name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser', namespace }];
     kc.currentContext = 'inClusterContext';
     // Read the token now: a pod without a readable token fails here, as the library's loader did.
-    kc.tokenOf(kc.users[0].tokenFile!);
+    kc.tokenOf(tokenFile);
     return kc;
   }
 
@@ -214,27 +219,23 @@ export class KubeConfigFile implements KubeAccess {
     if (cert) opts.cert = cert;
     const key = bytes(user.keyFile, user.keyData);
     if (key) opts.key = key;
-    const headers = (opts.headers ??= {}) as Record<string, string>;
-    if (user.impersonateUser) headers['Impersonate-User'] = user.impersonateUser;
     const token = user.token ?? (user.tokenFile ? this.tokenOf(user.tokenFile) : undefined);
-    if (token) headers.Authorization = `Bearer ${token}`;
+    opts.headers = {
+      ...(Array.isArray(opts.headers) ? {} : opts.headers),
+      ...(user.impersonateUser ? { 'Impersonate-User': user.impersonateUser } : {}),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    };
     if (user.username) opts.auth = `${user.username}:${user.password ?? ''}`;
   }
 
   /** The library's KubeConfig for this context alone: loaded here, on the exec and auth-provider path only. */
   private async library(): Promise<KubeAccess> {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const kc = new KubeConfig();
-    const ctx = this.getContextObject(this.currentContext)!;
-    const cluster = this.getCurrentCluster()!;
-    const user = this.getCurrentUser()!;
-    kc.loadFromOptions({
-      clusters: [cluster],
-      users: [{ ...user, token: user.token ?? (user.tokenFile ? this.tokenOf(user.tokenFile) : undefined) }],
-      contexts: [ctx],
-      currentContext: ctx.name,
-    });
-    return kc;
+    const ctx = this.getContextObject(this.currentContext);
+    const cluster = this.getCurrentCluster();
+    const user = this.getCurrentUser();
+    if (!ctx || !cluster || !user) throw new Error(`context "${this.currentContext}" names no cluster or user`);
+    const { libraryKubeConfig } = await import('./client-node.ts');
+    return libraryKubeConfig(cluster, { ...user, token: user.token ?? (user.tokenFile ? this.tokenOf(user.tokenFile) : undefined) }, ctx);
   }
 }
 

@@ -41,7 +41,8 @@ function routeOf(url: URL, source: string): ProxyRoute {
   const shown = `${url.protocol}//${url.username || url.password ? '***@' : ''}${url.host}`;
   const authorization =
     url.username || url.password ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : null;
-  return { url, scheme: url.protocol.slice(0, -1) as ProxyScheme, shown, source, authorization };
+  const scheme: ProxyScheme = url.protocol === 'https:' ? 'https' : url.protocol === 'socks5:' ? 'socks5' : url.protocol === 'socks5h:' ? 'socks5h' : 'http';
+  return { url, scheme, shown, source, authorization };
 }
 
 /** The proxy of a kubeconfig cluster, or null; ClusterApiError for one bootcplan cannot use. */
@@ -105,7 +106,7 @@ function ipBits(text: string): bigint | null {
   let s = h;
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
   if (v4) {
-    const n = ipBits(v4[1])! & 0xffffffffn;
+    const n = (ipBits(v4[1]) ?? 0n) & 0xffffffffn;
     s = s.slice(0, -v4[1].length) + `${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`;
   }
   const [head, tail]: [string, string | null] = s.includes('::') ? [s.slice(0, s.indexOf('::')), s.slice(s.indexOf('::') + 2)] : [s, null];
@@ -231,7 +232,7 @@ class SocksAgent extends SocksProxyAgent {
     try {
       return await super.connect(req, opts);
     } catch (err) {
-      if (err instanceof Error && !(err as NodeJS.ErrnoException).code) {
+      if (err instanceof Error && !('code' in err && err.code)) {
         const code = /\b(E[A-Z]{3,})\b/.exec(err.message)?.[1] ?? (/socks/i.test(err.message) ? 'ESOCKS' : undefined);
         if (code) Object.assign(err, { code });
       }
