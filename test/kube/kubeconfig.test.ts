@@ -101,6 +101,23 @@ t('token-file is read relative to the kubeconfig (and trimmed); the errors of a 
   assert.throws(() => KubeConfigFile.parse('clusters: [', dir));
 });
 
+t('the in-cluster service account: the server from KUBERNETES_SERVICE_HOST/PORT, the CA and token of the pod, as the library loaded them', async () => {
+  const sa = mkdtempSync(join(tmpdir(), 'bootcplan-sa-'));
+  writeFileSync(join(sa, 'token'), 'pod-token\n');
+  writeFileSync(join(sa, 'ca.crt'), 'SA CA');
+  writeFileSync(join(sa, 'namespace'), 'argocd');
+  const kc = KubeConfigFile.inCluster({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, sa);
+  assert.is(kc.getCurrentCluster()!.server, 'https://[fd00::1]:443');
+  assert.is(kc.getContextObject('inClusterContext')!.namespace, 'argocd');
+  const o = await options(kc);
+  assert.equal([o.ca, o.headers!.Authorization], ['SA CA', 'Bearer pod-token']);
+  assert.is(
+    KubeConfigFile.inCluster({ KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '8080' }, sa).getCurrentCluster()!.server,
+    'http://10.0.0.1:8080',
+  );
+  assert.throws(() => KubeConfigFile.inCluster({ KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, join(sa, 'missing')), /ENOENT/);
+});
+
 t('KUBECONFIG merge as kubectl: the first file naming an entry wins, and the first current-context (the library threw on a duplicate)', () => {
   const a = KubeConfigFile.parse(
     'current-context: a\nclusters: [{name: k, cluster: {server: "https://first:1"}}]\ncontexts: [{name: a, context: {cluster: k}}]',
