@@ -6,7 +6,7 @@
  * never read half-way. Pure: both drivers use it (src/kube/progress-configmap.ts,
  * src/sim/progress-store.ts).
  */
-import { type ProgressRecord, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_OBSERVED, MAX_PULLSPEC, isDigestReference } from './progress.ts';
+import { type ProgressRecord, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_OBSERVED, MAX_PULLSPEC, MAX_SILENCES, isDigestReference } from './progress.ts';
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A whole number, at least `min`. */
@@ -128,11 +128,20 @@ function runProblem(p: Record<string, unknown>, quote: Quote): string | null {
       pools.add(pool);
     }
   }
+  if (p.silences !== undefined) {
+    if (!Array.isArray(p.silences) || p.silences.length > MAX_SILENCES) return `has silences that are not a list of at most ${MAX_SILENCES}`;
+    if (!p.silences.every(isSilence)) return 'has a silence without a pool, a node, ids, matchers (texts) and an endsAt time';
+  }
   if (p.rollbackOf !== undefined && p.rollbackOf !== null) {
     const bad = rollbackOfProblem(p.rollbackOf, quote);
     if (bad) return `has a rollbackOf ${bad}`;
   }
   return null;
+}
+
+const isTexts = (v: unknown, max: number) => Array.isArray(v) && v.length <= 64 && v.every((x) => isText(x, max));
+function isSilence(x: unknown): boolean {
+  return isMap(x) && isName(x.pool) && isName(x.node) && isTexts(x.ids, 128) && isTexts(x.matchers, 4096) && isTime(x.endsAt);
 }
 
 function holdProblem(h: unknown): string | null {
