@@ -20,10 +20,14 @@ export async function statusCommand(ports: Ports, opts: StatusOptions): Promise<
     const [lock, progress] = [await driver.readLock(), await driver.readProgress()];
     const expired = lock ? Date.parse(lock.renewedAt) / 1000 + lock.ttlSeconds < driver.clock.now() : false;
     if (opts.output !== 'text') {
-      const json = jsonText({ lock: lock ? { ...lock, expired } : null, progress: progressSummary(progress, runningNow(lock, expired, progress)) }, 2) + '\n';
+      const json =
+        jsonText(
+          { lock: lock ? { ...lock, expired } : null, progress: progressSummary(progress, runningNow(lock, expired, progress), driver.clock.now()) },
+          2,
+        ) + '\n';
       io.stdout(opts.output === 'yaml' ? yamlOfJson(json) : json);
     } else {
-      io.stdout(renderStatus(lock, expired, progress));
+      io.stdout(renderStatus(lock, expired, progress, driver.clock.now()));
     }
     return { exitCode: EXIT.ok };
   } finally {

@@ -194,16 +194,31 @@ async function underLock<T>(o: ApplyOptions, body: (ctx: ApplyContext, t0: numbe
   // The context running now: the plan's, or the rollback's it started (onFailure: rollback),
   // whose record and unpaused MCO pools a stop must clean up.
   const current = {} as { ctx: ApplyContext };
+  let released = false;
   // One keeper for the apply, a rollback it runs included: the silences end with the apply whatever ends it.
   const keeper =
-    o.plan.silences?.length && o.silences ? new SilenceKeeper({ plan: o.plan, port: o.silences, clock: raw.clock, emit: (e) => current.ctx.emit(e) }) : null;
+    o.plan.silences?.length && o.silences
+      ? new SilenceKeeper({
+          plan: o.plan,
+          port: o.silences,
+          clock: raw.clock,
+          emit: (e) => current.ctx.emit(e),
+          // The run record lists them for `status` (docs/apply.md "Silences"); a lost lock writes nothing more.
+          changed: async (now) => {
+            const book = current.ctx.book;
+            if (lease.isLost || released || !book.loaded) return;
+            if (now.length) book.record.silences = now;
+            else delete book.record.silences;
+            await book.save();
+          },
+        })
+      : null;
   const ctx = applyContext({ ...o, driver }, timeouts, t0, lease, where, halt.signal, current, keeper);
   const stop = new AbortController();
   setMaxListeners(0, stop.signal); // one per staging watch (observeStaging)
   void lease.keepRenewed(stop.signal);
   const extending = keeper?.keepExtended(stop.signal).catch(() => undefined);
   const observer = observeStaging(ctx, stop.signal).catch(() => undefined);
-  let released = false;
   try {
     const result = await body(ctx, t0);
     stop.abort();

@@ -46,6 +46,11 @@ export class ProgressBook {
     private readonly pools: readonly PlanPool[],
   ) {}
 
+  /** `load` ran: the record is there. */
+  get loaded(): boolean {
+    return this.rec !== undefined;
+  }
+
   /** The run record (loaded by `load`). */
   get record(): ProgressRecord {
     return this.rec;

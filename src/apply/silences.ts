@@ -10,7 +10,8 @@
  *   otherwise expires it and answers a new id: the id answered is kept);
  * - when the node is back and its wave's soak is over (before the gate after that wave: the gate
  *   judges the nodes as they are once the disruption is over), and when the apply ends in any way
- *   (done, a halt, a stop, an error), each is expired (DELETE /api/v2/silence/{id}).
+ *   (done, a halt, a stop, an error), each is expired (DELETE /api/v2/silence/{id});
+ * - after each of these, what exists is handed to `changed` (the run record lists it: `status`).
  * A process that dies leaves silences that lapse within the TTL: nothing is silenced for longer.
  * Alertmanager's answers never stop a rollout once it started: a silence that cannot be created,
  * extended or expired is an `silence` event with `action: error` (the alerts it would have covered
@@ -27,6 +28,7 @@ import { silencesFor, nodeSilences } from '../plan/silences.ts';
 import { alertmanagerMatcher, silenceComment, SILENCE_CREATED_BY, type AlertmanagerMatcher } from '../domain/silences.ts';
 import { matcherText, type Matcher } from '../domain/alert-matchers.ts';
 import { HealthCheckFailedError, messageOf } from '../base/errors.ts';
+import type { ActiveSilence } from '../cluster/progress.ts';
 
 /** A silence as posted to Alertmanager (api/v2/openapi.yaml postableSilence). */
 export interface SilenceRequest {
@@ -71,6 +73,8 @@ export interface SilenceKeeperOptions {
   port: SilencePort;
   clock: Clock;
   emit: (e: UnstampedEvent) => void;
+  /** Told what exists after each create, extend and expire (the applier records it for `status`). */
+  changed?: (now: ActiveSilence[]) => Promise<void>;
 }
 
 const endpointKey = (am: PlanHealthEndpoint) => JSON.stringify(am);
@@ -81,6 +85,7 @@ export class SilenceKeeper {
   private readonly port: SilencePort;
   private readonly clock: Clock;
   private readonly emit: (e: UnstampedEvent) => void;
+  private readonly changed: (now: ActiveSilence[]) => Promise<void>;
   /** Requests in flight are not given the apply's stop signal: a stop must still expire what exists. */
   private readonly own = new AbortController();
 
@@ -89,6 +94,7 @@ export class SilenceKeeper {
     this.port = o.port;
     this.clock = o.clock;
     this.emit = o.emit;
+    this.changed = o.changed ?? (() => Promise.resolve());
   }
 
   /** The plan has silences for `pool`. */
@@ -179,15 +185,12 @@ export class SilenceKeeper {
     return out;
   }
 
-  /** The silences that exist now, for the status: node -> its silences' ids and matchers. */
-  snapshot(): { pool: string; node: string; ids: string[]; matchers: string[]; endsAt: string }[] {
-    return [...this.active.values()].map((e) => ({
-      pool: e.pool,
-      node: e.node,
-      ids: e.ids.filter((x): x is string => x !== null),
-      matchers: e.matchers.map((ms) => ms.map(matcherText).join(',')),
-      endsAt: isoOf(e.endsAt),
-    }));
+  /** The silences that exist now, for the status: per node its silences' ids and matchers (a create that failed is not listed). */
+  snapshot(): ActiveSilence[] {
+    return [...this.active.values()].flatMap((e) => {
+      const made = e.ids.flatMap((id, i) => (id === null ? [] : [{ id, matchers: e.matchers[i].map(matcherText).join(',') }]));
+      return made.length ? [{ pool: e.pool, node: e.node, ids: made.map((m) => m.id), matchers: made.map((m) => m.matchers), endsAt: isoOf(e.endsAt) }] : [];
+    });
   }
 
   /** A health source whose alert checks are told which silences exist (src/domain/health-observe.ts leaves their alerts out). */
@@ -204,6 +207,14 @@ export class SilenceKeeper {
   close(): void {
     this.own.abort();
     this.port.close?.();
+  }
+
+  /**
+   * Hands what exists to `changed`. Its failure is not the keeper's: the silences went on (and the
+   * other nodes' must still expire); a moved record stops the apply at its next own save.
+   */
+  private async record(): Promise<void> {
+    await this.changed(this.snapshot()).catch(() => undefined);
   }
 
   private endsAt(section: PlanSilences): number {
@@ -248,6 +259,7 @@ export class SilenceKeeper {
         ids: [],
         message: `could not ${action === 'create' ? 'create' : 'extend'} ${errors.join('; ')}`,
       });
+    await this.record();
   }
 
   private async end(e: NodeSilences): Promise<void> {
@@ -280,5 +292,6 @@ export class SilenceKeeper {
         ids: [],
         message: `could not expire ${errors.join('; ')} (it lapses at ${isoOf(e.endsAt)})`,
       });
+    await this.record();
   }
 }

@@ -190,7 +190,23 @@ export interface RunSpec {
   commit: string | null;
 }
 
-/** The run record: one per cluster; its size does not depend on the number of nodes. */
+/**
+ * A silence bootcplan holds on an Alertmanager for a node in flight (src/apply/silences.ts
+ * snapshot; docs/apply.md "Silences"): the ids Alertmanager answered, each silence's matchers as
+ * text, and when they lapse unless extended. Written as they are created, extended and expired, so
+ * `status` lists them; a crashed apply's stay listed until their end, as they stay in Alertmanager.
+ */
+export interface ActiveSilence {
+  pool: string;
+  node: string;
+  ids: string[];
+  matchers: string[];
+  endsAt: string;
+}
+/** The nodes in flight are at most the pools' maxUnavailable: a record listing more is not bootcplan's. */
+export const MAX_SILENCES = 1024;
+
+/** The run record: one per cluster; its size does not depend on the number of nodes (the silences: of the nodes in flight only). */
 export interface ProgressRecord {
   planId: string;
   startedAt: string;
@@ -212,6 +228,8 @@ export interface ProgressRecord {
   observing?: ObservingVerdict[];
   /** Only on a rollback's own run record. */
   rollbackOf?: RollbackOf | null;
+  /** The silences that exist for the nodes in flight (absent or empty: none). */
+  silences?: ActiveSilence[];
 }
 
 /** What a driver's readProgress returns. */

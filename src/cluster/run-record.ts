@@ -6,7 +6,17 @@
  * never read half-way. Pure: both drivers use it (src/kube/progress-configmap.ts,
  * src/sim/progress-store.ts).
  */
-import { type ProgressRecord, ROLLBACK_SCOPES, MAX_CHAIN, MAX_HOLDS, MAX_OBSERVED, MAX_OBSERVING, MAX_PULLSPEC, isDigestReference } from './progress.ts';
+import {
+  type ProgressRecord,
+  ROLLBACK_SCOPES,
+  MAX_CHAIN,
+  MAX_HOLDS,
+  MAX_OBSERVED,
+  MAX_OBSERVING,
+  MAX_PULLSPEC,
+  MAX_SILENCES,
+  isDigestReference,
+} from './progress.ts';
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A whole number, at least `min`. */
@@ -132,6 +142,10 @@ function runProblem(p: Record<string, unknown>, quote: Quote): string | null {
     if (!Array.isArray(p.observing) || p.observing.length > MAX_OBSERVING) return `has observing verdicts that are not a list of at most ${MAX_OBSERVING}`;
     if (!p.observing.every(observingOk)) return 'has a malformed observing verdict (check, pool, point, wave, node, result, observed, at)';
   }
+  if (p.silences !== undefined) {
+    if (!Array.isArray(p.silences) || p.silences.length > MAX_SILENCES) return `has silences that are not a list of at most ${MAX_SILENCES}`;
+    if (!p.silences.every(isSilence)) return 'has a silence without a pool, a node, ids, matchers (texts) and an endsAt time';
+  }
   if (p.rollbackOf !== undefined && p.rollbackOf !== null) {
     const bad = rollbackOfProblem(p.rollbackOf, quote);
     if (bad) return `has a rollbackOf ${bad}`;
@@ -152,6 +166,11 @@ function observingOk(v: unknown): boolean {
     isText(v.observed, MAX_OBSERVED) &&
     isTime(v.at)
   );
+}
+
+const isTexts = (v: unknown, max: number) => Array.isArray(v) && v.length <= 64 && v.every((x) => isText(x, max));
+function isSilence(x: unknown): boolean {
+  return isMap(x) && isName(x.pool) && isName(x.node) && isTexts(x.ids, 128) && isTexts(x.matchers, 4096) && isTime(x.endsAt);
 }
 
 function holdProblem(h: unknown): string | null {

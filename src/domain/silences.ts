@@ -23,6 +23,7 @@ import { parseMatcher, type Matcher, type MatcherParse, MatcherSet } from './ale
 export const SILENCE_PLACEHOLDERS = ['node', 'pool'] as const;
 export type SilencePlaceholder = (typeof SILENCE_PLACEHOLDERS)[number];
 export type SilenceVars = Record<SilencePlaceholder, string>;
+const isPlaceholder = (name: string): name is SilencePlaceholder => SILENCE_PLACEHOLDERS.some((x) => x === name);
 
 export const SILENCE_TEMPLATE_EXPECTED =
   'one matcher per entry, label="value" or label=~"RE2", whose value names {node} (placeholders: {node}, {pool}); e.g. node="{node}" or instance=~"{node}(:.*)?"';
@@ -44,8 +45,8 @@ export function quoteRegex(s: string): string {
 /** The value with its placeholders filled in (quoted for a regex matcher). */
 function fill(value: string, regex: boolean, vars: SilenceVars): string {
   return value.replace(PLACEHOLDER, (whole, name: string) => {
-    if (!(SILENCE_PLACEHOLDERS as readonly string[]).includes(name)) return whole;
-    const v = vars[name as SilencePlaceholder];
+    if (!isPlaceholder(name)) return whole;
+    const v = vars[name];
     return regex ? quoteRegex(v) : v;
   });
 }
@@ -57,7 +58,7 @@ export function parseSilenceTemplate(text: string): MatcherParse {
   const m = r.matcher;
   const valueAt = Math.max(0, text.indexOf('"'));
   for (const p of m.value.matchAll(PLACEHOLDER)) {
-    if (!(SILENCE_PLACEHOLDERS as readonly string[]).includes(p[1])) {
+    if (!isPlaceholder(p[1])) {
       const at = text.indexOf(p[0]);
       return {
         ok: false,

@@ -21,6 +21,7 @@ import {
   HEALTH_CHECK_KINDS,
   type HealthCheckSpec,
   type MaintenanceWindow,
+  type SilencesSpec,
   type PoolSpec,
   type RolloutSpec,
 } from '../spec/types.ts';
@@ -34,11 +35,14 @@ export interface EffectiveSpec {
 
 /** The source map entries of `spec.rollout`, moved to `spec` (computed once per Fleet). */
 export interface SharedMap extends SourceMap {
-  /** Each override's window list positions, by override path, as `spec.maintenanceWindows...` (one pass over the map). */
+  /**
+   * The positions of each override's fields that replace the shared one whole (the window list,
+   * the silences), by `override path.field`, as `spec.FIELD...` (one pass over the map).
+   */
   windows: Map<string, { values: [string, Position][]; keys: [string, Position][] }>;
 }
 
-const OVERRIDE_WINDOWS = /^(spec\.overrides\[\d+\]|spec\.clusters\[\d+\]\.overrides)\.maintenanceWindows(?=$|\[)/;
+const OVERRIDE_WINDOWS = /^(spec\.overrides\[\d+\]|spec\.clusters\[\d+\]\.overrides)\.(maintenanceWindows|silences)(?=$|[.[])/;
 
 function windowIndex(map: SourceMap): SharedMap['windows'] {
   const out: SharedMap['windows'] = new Map();
@@ -46,9 +50,10 @@ function windowIndex(map: SourceMap): SharedMap['windows'] {
     for (const [k, v] of Object.entries(map[kind])) {
       const m = OVERRIDE_WINDOWS.exec(k);
       if (!m) continue;
-      let entry = out.get(m[1]);
-      if (!entry) out.set(m[1], (entry = { values: [], keys: [] }));
-      entry[kind].push(['spec.maintenanceWindows' + k.slice(m[0].length), v]);
+      const at = `${m[1]}.${m[2]}`;
+      let entry = out.get(at);
+      if (!entry) out.set(at, (entry = { values: [], keys: [] }));
+      entry[kind].push([`spec.${m[2]}` + k.slice(m[0].length), v]);
     }
   }
   return out;
@@ -92,6 +97,7 @@ export function effectiveSpec(fleet: FleetSpec, map: SourceMap, shared: SharedMa
   const pools: PoolSpec[] | undefined = rollout.pools?.map((p) => ({ ...p }));
   let windows: MaintenanceWindow[] | undefined = rollout.maintenanceWindows;
   let timezone: { value: string; path: string } | null = null;
+  let silences: SilencesSpec | undefined = rollout.silences;
   for (const { override, path } of overridesOf(fleet, index)) {
     (override.pools ?? []).forEach((po, j) => {
       const i = pools?.findIndex((p) => p.name === po.name) ?? -1;
@@ -106,7 +112,15 @@ export function effectiveSpec(fleet: FleetSpec, map: SourceMap, shared: SharedMa
     if (override.maintenanceWindows) {
       windows = override.maintenanceWindows;
       for (const m of [values, keys]) for (const k of Object.keys(m)) if (k.startsWith('spec.maintenanceWindows')) delete m[k];
-      const moved = shared.windows.get(path);
+      const moved = shared.windows.get(`${path}.maintenanceWindows`);
+      for (const [k, v] of moved?.values ?? []) values[k] = v;
+      for (const [k, v] of moved?.keys ?? []) keys[k] = v;
+    }
+    // Replaces the shared silences whole (docs/fleets.md "The Fleet spec"), as a pool's section does the Rollout's.
+    if (override.silences) {
+      silences = override.silences;
+      for (const m of [values, keys]) for (const k of Object.keys(m)) if (k === 'spec.silences' || k.startsWith('spec.silences.')) delete m[k];
+      const moved = shared.windows.get(`${path}.silences`);
       for (const [k, v] of moved?.values ?? []) values[k] = v;
       for (const [k, v] of moved?.keys ?? []) keys[k] = v;
     }
@@ -125,6 +139,7 @@ export function effectiveSpec(fleet: FleetSpec, map: SourceMap, shared: SharedMa
   if (pools) body.pools = pools;
   if (windows) body.maintenanceWindows = windows;
   if (checks) body.healthChecks = checks;
+  if (silences) body.silences = silences;
   const spec: RolloutSpec = { apiVersion: SPEC_API_VERSION, kind: SPEC_KIND, metadata: { name: fleet.metadata.name }, spec: body };
   return { spec, map: { file: map.file, values, keys } };
 }
@@ -195,6 +210,13 @@ export function windowsText(ws: readonly MaintenanceWindow[] | undefined): strin
   return ws.length ? ws.map((w) => `${w.schedule} for ${w.duration}${w.timezone ? ` (${w.timezone})` : ''}`).join('; ') : 'none';
 }
 
+/** Silences in a word for the reviewer: off, or the Alertmanager, the matchers and the TTL as written. */
+export function silencesText(s: SilencesSpec | undefined): string | null {
+  if (!s) return null;
+  if (s.enabled === false) return 'off';
+  return `${s.alertmanager?.url ?? 'the default Alertmanager'}: ${(s.matchers ?? []).join(', ')}${s.ttlMinutes !== undefined ? ` (TTL ${s.ttlMinutes}m)` : ''}`;
+}
+
 /**
  * The fields of cluster `index`'s effective spec that differ from the shared `spec.rollout`,
  * each with the override whose value won (the last that set it, as effectiveSpec applies them).
@@ -206,8 +228,10 @@ export function overriddenFields(fleet: FleetSpec, index: number): FleetFieldOve
   const won = new Map<string, Won>();
   let windows: Won | null = null;
   let timezone: Won | null = null;
+  let silences: { value: SilencesSpec; by: Won['by'] } | null = null;
   for (const { override, path, selector } of overridesOf(fleet, index)) {
     const by = { path, selector: selector ? selectorText(selector) : null };
+    if (override.silences) silences = { value: override.silences, by };
     for (const po of override.pools ?? []) for (const f of POOL_FIELDS) if (po[f] !== undefined) won.set(`pools.${po.name}.${f}`, { value: po[f], by });
     if (override.maintenanceWindows) windows = { value: override.maintenanceWindows, by };
     if (override.timezone !== undefined) timezone = { value: override.timezone, by };
@@ -236,5 +260,8 @@ export function overriddenFields(fleet: FleetSpec, index: number): FleetFieldOve
     out.push({ field: 'maintenanceWindows', shared: sharedWindows, value: windowsText(effective), by: windows.by });
   if (timezone && (effective ?? []).some((w) => w.timezone === undefined))
     out.push({ field: 'timezone', shared: null, value: timezone.value as string, by: timezone.by });
+  const sharedSilences = silencesText(rollout.silences);
+  const effectiveSilences = silences ? silencesText(silences.value) : sharedSilences;
+  if (silences && effectiveSilences !== sharedSilences) out.push({ field: 'silences', shared: sharedSilences, value: effectiveSilences, by: silences.by });
   return out;
 }

@@ -10,6 +10,7 @@ import { joinPath } from '../base/diagnostics.ts';
 import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from '../spec/rollout-schema.ts';
 import { labelSelectorSchema } from '../spec/bootimages-schema.ts';
 import { healthChecksSchema } from '../spec/health-schema.ts';
+import { silencesSchema } from '../spec/silence-schema.ts';
 import { HEALTH_CHECK_KINDS } from '../spec/types.ts';
 import { SPEC_API_VERSION } from '../spec/types.ts';
 import { FLEET_KIND, BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
@@ -50,6 +51,10 @@ const overrideFields: Record<string, Schema> = {
     ...healthChecksSchema(true),
     description:
       'Health checks merged by name into spec.rollout.healthChecks, in override order: an entry replaces the check of its name whole, enabled: false drops it, new names are added.',
+  },
+  silences: {
+    ...silencesSchema(false),
+    description: 'Replaces spec.rollout.silences whole (the last override that sets it wins); enabled: false makes none for the cluster.',
   },
 };
 

@@ -4,7 +4,7 @@
  * batches. The strategy names follow Red Hat TALM's ClusterGroupUpgrade (`canaries`,
  * `maxConcurrency`, batch `timeout`, `batchTimeoutAction`) and Argo CD's progressive syncs.
  */
-import type { HealthCheckSpec, MaintenanceWindow, RolloutMode, RolloutSpec, SPEC_API_VERSION } from '../spec/types.ts';
+import type { HealthCheckSpec, MaintenanceWindow, RolloutMode, RolloutSpec, SilencesSpec, SPEC_API_VERSION } from '../spec/types.ts';
 import type { LabelSelector } from '../base/api-types.ts';
 
 export const FLEET_KIND = 'Fleet';
@@ -34,6 +34,8 @@ export interface FleetOverride {
   timezone?: string;
   /** Merged by name into the shared spec.rollout.healthChecks (an entry replaces, enabled: false drops). */
   healthChecks?: HealthCheckSpec[];
+  /** Replaces the shared spec.rollout.silences whole (enabled: false: none for the cluster). */
+  silences?: SilencesSpec;
 }
 
 /** Applied, in file order, to every cluster whose labels the selector matches. */
@@ -73,7 +75,7 @@ export interface FleetStrategy {
  * override whose value won (the fleet plan records them per cluster, for the reviewer).
  */
 export interface FleetFieldOverride {
-  /** `pools.NAME.FIELD` (image, allowTags, maxUnavailable, rollout, soakSeconds, paused), `maintenanceWindows`, `timezone` or `healthChecks.NAME`. */
+  /** `pools.NAME.FIELD` (image, allowTags, maxUnavailable, rollout, soakSeconds, paused), `maintenanceWindows`, `timezone`, `healthChecks.NAME` or `silences`. */
   field: string;
   /** The shared value (a field left out counts as its default); null: none (a time zone: UTC). */
   shared: string | number | boolean | null;

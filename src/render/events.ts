@@ -13,7 +13,7 @@
  * a terminal acts on written as JSON escapes (`jsonText`).
  */
 import type { ApplyEvent } from '../apply/events.ts';
-import { colors, formatDuration, foldNames, clipVisible, type Colors } from './format.ts';
+import { colors, formatDuration, foldNames, clipVisible, plural, type Colors } from './format.ts';
 import { ProgressModel, type PoolProgress, type ProgressPlan } from './progress.ts';
 import { forDisplay } from './secrets.ts';
 import { jsonText } from '../base/json-text.ts';
@@ -32,6 +32,8 @@ export function clockOf(t: number): string {
 }
 
 /** One plain line per event (CI logs). */
+const SILENCE_DONE = { create: 'created', extend: 'extended', expire: 'expired' } as const;
+
 export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {}): string {
   const e = forDisplay(event);
   const c = colors(!!opts.color);
@@ -88,6 +90,9 @@ export function formatEventLine(event: ApplyEvent, opts: { color?: boolean } = {
       return `[${clockOf(e.t)}] holds lifted (apply --retry): ${e.pools.join(', ')}; ${e.message}`;
     case 'refused':
       return `[${clockOf(e.t)}] ${c.red('refused')} (${e.reason}, exit ${e.exitCode}): ${e.message}`;
+    case 'silence':
+      // Which of the lifecycle this is (docs/apply.md "Silences"): created, extended, expired, or a failure.
+      return `${head}silence ${e.action === 'error' ? c.red('error') : SILENCE_DONE[e.action]}${e.ids.length ? ` (${plural(e.ids.length, 'silence')})` : ''}: ${e.message}`;
     default:
       return `${head}${e.type}${'message' in e && e.message ? `: ${e.message}` : ''}`;
   }

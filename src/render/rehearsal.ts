@@ -67,6 +67,32 @@ function observingNote(g: NonNullable<Rehearsal['gates']>[number], c: ReturnType
   return failed.length ? c.yellow(`; observing ${failed.join(', ')} would have failed`) : '';
 }
 
+/**
+ * The silences of the rehearsal (docs/apply.md "Silences"), from its events: how many nodes were
+ * silenced, how many silences were created, extended and expired, failures, and any still active
+ * at the end; null for a plan without silences.
+ */
+export function silencesLine(r: Pick<Rehearsal, 'events'>): string | null {
+  const did = silencesSummary(r);
+  return did ? `Silences: ${did}` : null;
+}
+
+/** silencesLine without its label (the HTML report's silences section has its own heading). */
+export function silencesSummary(r: Pick<Rehearsal, 'events'>): string | null {
+  const events = r.events.filter((e) => e.type === 'silence');
+  if (!events.length) return null;
+  const count = (a: string) => events.filter((e) => e.action === a).reduce((s, e) => s + e.ids.length, 0);
+  const live = new Set<string>();
+  for (const e of events)
+    for (const id of e.ids) {
+      if (e.action === 'expire') live.delete(id);
+      else live.add(id);
+    }
+  const nodes = new Set(events.flatMap((e) => (e.action === 'create' && e.node ? [e.node] : [])));
+  const errors = events.filter((e) => e.action === 'error').length;
+  return `${plural(nodes.size, 'node')} silenced while out of service; ${count('create')} created, ${count('extend')} extensions, ${count('expire')} expired${errors ? `, ${plural(errors, 'error')}` : ''}; ${live.size ? `${live.size} still active at the end (they lapse within the TTL)` : 'none left at the end'}.`;
+}
+
 /** Text: per pool its waves (folded past 12: the first 5, "… N more waves …", the last), the events with `events`. */
 export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: boolean; events?: boolean; ascii?: boolean }): string {
   const r = forDisplay(rehearsal);
@@ -117,6 +143,8 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   }
   const gates = gatesLine(r);
   if (gates) out.push((r.gates ?? []).some((g) => g.result === 'failed') ? c.red(gates) : gates, '');
+  const silences = silencesLine(r);
+  if (silences) out.push(silences, '');
   if (r.rollback) out.push(rollbackLine(r, r.rollback, c), '');
   if (r.wavesComparison) out.push(slotsGain(r.durationSeconds, r.estimatedSeconds, r.wavesComparison, r.exitCode === 0), '');
   const reboots = `${plural(r.reboots.hard, 'hard reboot')}, ${plural(r.reboots.soft, 'soft reboot')}${r.reboots.failed ? c.red(`, ${r.reboots.failed} failed`) : ''}`;

@@ -23,8 +23,10 @@ export interface HaltedBy {
  * done by this plan, and where the run stands (`state`; `haltedBy` names each halted pool and
  * what halted it), so the headline of a halted run says so, not "in progress". `running`: an
  * apply of this plan holds the lock now (an `apply --retry` going on after the halt): in progress.
+ * `silences`: the Alertmanager silences for the nodes in flight (docs/apply.md "Silences"), those
+ * not lapsed at `now` (epoch seconds; a killed apply's lapse within their TTL, and stay recorded).
  */
-export function progressSummary(st: ProgressState, running = false) {
+export function progressSummary(st: ProgressState, running = false, now = -Infinity) {
   if (!st.run) return null;
   const inFlight: Record<string, NodeProgress> = {};
   const nodesDone: Record<string, number> = {};
@@ -36,7 +38,8 @@ export function progressSummary(st: ProgressState, running = false) {
     p.halted && !p.done ? [{ pool, check: p.halted.check ?? null, node: p.halted.node ?? null }] : [],
   );
   const state: RunState = st.run.done ? 'done' : haltedBy.length && !running ? 'halted' : 'in progress';
-  return { ...st.run, state, haltedBy, nodesInFlight: inFlight, nodesDone };
+  const silences = (st.run.silences ?? []).filter((x) => Date.parse(x.endsAt) / 1000 > now);
+  return { ...st.run, state, haltedBy, nodesInFlight: inFlight, nodesDone, silences };
 }
 
 /** An apply of the recorded plan holds the lock, not expired: the run goes on right now. */
@@ -49,10 +52,10 @@ function haltedHeadline(by: readonly HaltedBy[]): string {
   return `HALTED ${by.map((h) => `${h.check ? `by health check ${h.check} ` : h.node ? `at node ${h.node} ` : ''}in pool ${h.pool}`).join('; ')}`;
 }
 
-export function renderStatus(lockRecord: LockRecord | null, expired: boolean, state: ProgressState): string {
+export function renderStatus(lockRecord: LockRecord | null, expired: boolean, state: ProgressState, now = -Infinity): string {
   // Holders, pool and node names come from the cluster: shown escaped and masked.
   const lock = forDisplay(lockRecord);
-  const progress = forDisplay(progressSummary(state, runningNow(lockRecord, expired, state)));
+  const progress = forDisplay(progressSummary(state, runningNow(lockRecord, expired, state), now));
   const out: string[] = [];
   out.push(
     lock
@@ -107,6 +110,10 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
   if (nodes.length) {
     out.push('  nodes in flight:');
     for (const [n, r] of nodes) out.push(`    ${n} (${r.pool}, wave ${r.wave}): ${r.step}${r.wasCordoned ? ', cordoned by an administrator before' : ''}`);
+  }
+  if (progress.silences.length) {
+    out.push('  silences (Alertmanager):');
+    for (const x of progress.silences) out.push(`    ${x.node} (${x.pool}): ${x.matchers.join('; ')} until ${x.endsAt}`);
   }
   return out.join('\n') + '\n';
 }

@@ -18,6 +18,12 @@ import type { ApplyEvent } from '../../src/apply/events.ts';
 import type { PlanHealthCheck } from '../../src/plan/types.ts';
 import { observePrometheusAlerts } from '../../src/domain/health-observe.ts';
 import { SimHealthSource, parseFailCheck, type FailCheckRule } from '../../src/sim/health.ts';
+import { renderStatus, progressSummary } from '../../src/render/status.ts';
+import type { ProgressState } from '../../src/apply/driver.ts';
+import { run } from '../../src/cli/main.ts';
+import { decodeRunRecord } from '../../src/cluster/run-record.ts';
+import { io } from '../support/cli.ts';
+import type { DriverFactory } from '../../src/app/ports.ts';
 
 const s = suite('silences in the applier');
 const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
@@ -88,6 +94,112 @@ s('3 waves: each node is silenced before its drain, on its own name only, and un
       .map((e) => `${e.action} ${e.node}`),
     nodesInOrder.flatMap((n) => [`create ${n}`, `expire ${n}`]),
   );
+});
+
+s('status lists the silences of the node in flight while it is out of service, and none after its soak', async () => {
+  const { sim, plan, replan, am } = setup();
+  const [first, second] = plan.pools[0].waves.flat();
+  // The progress as `status` reads it, at the first node's reboot and as wave 2 starts (after wave 1's soak).
+  const reads: Promise<ProgressState>[] = [];
+  const clocks: number[] = [];
+  const r = await runApply(sim, plan, replan, {
+    silences: am,
+    onEventHook: (e, d) => {
+      if ((e.type === 'reboot' && e.node === first) || (e.type === 'wave-start' && e.wave === 2)) {
+        reads.push(d.readProgress());
+        clocks.push(d.clock.now());
+      }
+    },
+  });
+  assert.is(r.error, null, String(r.error));
+  const [during, after] = await Promise.all(reads);
+  const listed = progressSummary(during, true, clocks[0])!.silences;
+  const ids = am
+    .active()
+    .map((x) => x.id)
+    .sort();
+  assert.equal(ids, [], 'all expired by the end');
+  assert.equal(
+    listed.map((x) => ({ pool: x.pool, node: x.node, matchers: x.matchers, n: x.ids.length })),
+    [{ pool: 'worker', node: first, matchers: [`node="${first}"`, `instance=~"${first}(:.*)?"`], n: 2 }],
+  );
+  // The ids are Alertmanager's, and the end is the TTL ahead.
+  const created = am.silences.filter((x) => x.matchers[0].value === first || x.matchers[0].value === `${first}(:.*)?`).map((x) => x.id);
+  assert.equal([...listed[0].ids].sort(), created.sort());
+  const create = silenceEvents(r.events).find((e) => e.action === 'create' && e.node === first)!;
+  assert.match(create.message, `until ${listed[0].endsAt}:`);
+  assert.ok(Date.parse(listed[0].endsAt) / 1000 > clocks[0] && Date.parse(listed[0].endsAt) / 1000 <= clocks[0] + 600);
+  const text = renderStatus(null, false, during, clocks[0]);
+  assert.match(text, `  silences (Alertmanager):\n    ${first} (worker): node="${first}"; instance=~"${first}(:.*)?" until ${listed[0].endsAt}\n`);
+  // After wave 1's soak its silences are expired and the record says so; wave 2's node is not silenced yet.
+  assert.equal(progressSummary(after, true, clocks[1])!.silences, []);
+  assert.not.match(renderStatus(null, false, after, clocks[1]), /silences/);
+  assert.ok(second);
+  // And the finished run lists none.
+  assert.equal((await sim.driver().readProgress()).run!.silences, undefined);
+});
+
+s('bootcplan status (text, -o json) after a killed apply: its silences until they lapse, then none', async () => {
+  const { sim, plan, replan, am } = setup();
+  const first = plan.pools[0].waves[0][0];
+  let killedAt = 0;
+  const r = await runApply(sim, plan, replan, {
+    silences: am,
+    onEventHook: (e, d) => {
+      // kill -9 at the node's reboot: nothing more is written, nothing expired.
+      if (e.type === 'reboot' && e.node === first) {
+        killedAt = d.clock.now();
+        am.down = true;
+        d.kill();
+      }
+    },
+  });
+  assert.ok(r.error, 'killed');
+  const openDriver: DriverFactory = async () => ({ driver: sim.driver('status'), holder: 'me@test' });
+  const text = io();
+  assert.is(await run(['status'], { io: text, openDriver }), 0, text.err);
+  const endsAt = am.silences[0].endsAt;
+  assert.ok(endsAt > killedAt && endsAt <= killedAt + 600);
+  assert.match(
+    text.out,
+    `\n  silences (Alertmanager):\n    ${first} (worker): node="${first}"; instance=~"${first}(:.*)?" until ${new Date(endsAt * 1000).toISOString().replace('.000Z', 'Z')}`,
+  );
+  const json = io();
+  assert.is(await run(['status', '-o', 'json'], { io: json, openDriver }), 0, json.err);
+  const listed = JSON.parse(json.out).progress.silences;
+  assert.equal(
+    listed.map((x: { node: string; ids: string[] }) => [x.node, x.ids]),
+    [[first, am.silences.map((x) => x.id)]],
+  );
+  // Past the TTL they lapsed in Alertmanager, and status no longer lists them.
+  await sim.driver('later').clock.sleep(endsAt - sim.driver('later').clock.now() + 1);
+  const later = io();
+  assert.is(await run(['status', '-o', 'json'], { io: later, openDriver }), 0, later.err);
+  assert.equal(JSON.parse(later.out).progress.silences, []);
+});
+
+s('status leaves out the silences a killed apply left once they lapsed', () => {
+  const run = {
+    planId: '0123456789abcdef',
+    startedAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+    changesApplied: true,
+    pools: {},
+    done: false,
+    silences: [{ pool: 'worker', node: 'w-01', ids: ['a'], matchers: ['node="w-01"'], endsAt: '2026-01-01T00:10:00Z' }],
+  };
+  const st: ProgressState = { run, version: '1', nodes: {} };
+  const t = Date.parse('2026-01-01T00:05:00Z') / 1000;
+  assert.is(progressSummary(st, false, t)!.silences.length, 1);
+  assert.match(renderStatus(null, false, st, t), /w-01 \(worker\): node="w-01" until 2026-01-01T00:10:00Z/);
+  assert.equal(progressSummary(st, false, t + 600)!.silences, []);
+  // The record is read back field by field: silences of another shape are refused, named.
+  assert.equal(decodeRunRecord(JSON.stringify(run)), run);
+  assert.is(
+    decodeRunRecord(JSON.stringify({ ...run, silences: [{ ...run.silences[0], endsAt: 'soon' }] })),
+    'has a silence without a pool, a node, ids, matchers (texts) and an endsAt time',
+  );
+  assert.is(decodeRunRecord(JSON.stringify({ ...run, silences: {} })), 'has silences that are not a list of at most 1024');
 });
 
 s('a long soak: the silences are extended in place, never further than the TTL ahead', async () => {

@@ -62,6 +62,51 @@ s('rehearse text output and --durations', async () => {
   assert.match(typo.err, /unknown phase "darin" \(did you mean drain\?\)/);
 });
 
+s('rehearse with silences: each node silenced before its drain and expired after its soak, in -o json, the text, --events and -o html', async () => {
+  const silenced = join(dir, 'silenced.yaml');
+  const templates = ['node="{node}"', 'instance=~"{node}(:.*)?"'];
+  writeFileSync(
+    silenced,
+    specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 60 }], {
+      silences: { alertmanager: { url: 'http://127.0.0.1:9093', auth: 'none' }, matchers: templates },
+    }),
+  );
+  const j = io();
+  assert.is(await run(['rehearse', '-f', silenced, '--cluster', clusterFile, '-o', 'json'], { io: j }), 0, j.err);
+  const r = JSON.parse(j.out);
+  const events: any[] = r.events;
+  const rebooted = [...new Set(events.filter((e) => e.type === 'reboot').map((e) => e.node))];
+  assert.is(rebooted.length, 5, 'the five nodes not cordoned by an administrator');
+  for (const n of rebooted) {
+    const at = (p: (e: any) => boolean) => events.findIndex(p);
+    const created = at((e) => e.type === 'silence' && e.action === 'create' && e.node === n);
+    const drained = at((e) => e.type === 'drain-done' && e.node === n);
+    const expired = at((e) => e.type === 'silence' && e.action === 'expire' && e.node === n);
+    const wave = events.find((e) => e.type === 'wave-start' && e.nodes.includes(n)).wave;
+    const soak = at((e) => e.type === 'soak' && e.wave === wave);
+    assert.ok(created >= 0 && created < drained && soak < expired, `${n}: create ${created} < drain ${drained}; soak ${soak} < expire ${expired}`);
+    assert.equal(events[created].ids.length, templates.length, n);
+    assert.match(events[created].message, `node="${n}"; instance=~"${n}(:.*)?"`);
+    assert.equal(events[expired].ids, events[created].ids, `${n}: the silences it created are the ones expired`);
+  }
+  // The text says what the silences did; --events names each step.
+  const t = io();
+  assert.is(await run(['rehearse', '-f', silenced, '--cluster', clusterFile, '--events'], { io: t }), 0, t.err);
+  assert.match(t.out, /\nSilences: 5 nodes silenced while out of service; 10 created, \d+ extensions, 10 expired; none left at the end\.\n/);
+  assert.match(t.out, /\] worker\/w-\d+ silence created \(2 silences\): until /);
+  assert.match(t.out, /\] worker\/w-\d+ silence expired \(2 silences\): the node is back/);
+  // The HTML report fed by the rehearsal lists each node's silences with their times.
+  const h = io();
+  assert.is(await run(['rehearse', '-f', silenced, '--cluster', clusterFile, '-o', 'html'], { io: h }), 0, h.err);
+  const section = h.out.slice(h.out.indexOf('<section id="silences">'), h.out.indexOf('</section>', h.out.indexOf('<section id="silences">')));
+  assert.match(section, '<p>In the rehearsal: 5 nodes silenced while out of service;');
+  for (const n of rebooted) assert.match(section, new RegExp(`<tr><td>${n}</td><td>worker</td><td>[0-9hms]+</td><td>[0-9hms]+</td></tr>`), n);
+  // Without silences the rehearsal says nothing of them.
+  const plain = io();
+  assert.is(await run(['rehearse', '-f', specFile, '--cluster', clusterFile], { io: plain }), 0);
+  assert.not.match(plain.out, /Silences/);
+});
+
 s('rehearse PLANFILE against a changed cluster exits 3 like apply', async () => {
   const o = io();
   const planFile = join(dir, 'plan.json');

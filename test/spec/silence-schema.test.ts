@@ -10,6 +10,8 @@ import { parseRolloutSpec } from '../../src/spec/load.ts';
 import type { Diagnostic } from '../../src/base/diagnostics.ts';
 import { ClusterBuilder, nodes, NEW, planFor } from '../support/cluster.ts';
 import { stringify } from 'yaml';
+import { parseFleetSpec, effectiveSpecs } from '../../src/fleet/spec-load.ts';
+import { overriddenFields } from '../../src/fleet/effective-spec.ts';
 
 const s = suite('silence schema');
 const D = 'quay.io/example/os@sha256:' + 'a'.repeat(64);
@@ -79,6 +81,66 @@ s('the planner: OpenShift defaults; a pool of its own replaces the section; else
   const plain = planFor(spec([{ name: 'worker', image: NEW }]), { ...ocp, clusterVersion: null });
   assert.ok(plain.diagnostics.some((d) => d.code === 'alertmanager-url-required' && d.path === 'spec.silences.alertmanager'));
   assert.is(plain.silences, undefined);
+});
+
+const FLEET = (overrides: string) => `apiVersion: bootcplan.dev/v1alpha1
+kind: Fleet
+metadata: {name: f}
+spec:
+  rollout:
+    silences:
+      alertmanager: {url: "https://am.example.com"}
+      matchers: ['node="{node}"']
+    pools:
+      - name: worker
+        image: ${D}
+  overrides:
+    - clusterSelector: {matchLabels: {site: lab}}
+      silences: {enabled: false}
+  clusters:
+    - {name: a, snapshot: a.yaml}
+    - {name: lab, snapshot: lab.yaml, labels: {site: lab}}
+    - name: b
+      snapshot: b.yaml
+${overrides}`;
+
+s('Fleet overrides replace the silences whole: per label, per cluster; positions and the reviewer point at the Fleet lines', () => {
+  const text = FLEET(`      overrides:
+        silences:
+          alertmanager: {url: "https://am.b.example.com"}
+          matchers: ['instance=~"{node}(:.*)?"']
+          ttlMinutes: 5
+`);
+  const r = parseFleetSpec(text, 'f.yaml');
+  assert.equal(r.diagnostics, []);
+  const [a, lab, b] = effectiveSpecs(r.fleet!, r.map);
+  assert.equal(a.spec.spec.silences, { alertmanager: { url: 'https://am.example.com' }, matchers: ['node="{node}"'] });
+  assert.equal(lab.spec.spec.silences, { enabled: false });
+  assert.equal(b.spec.spec.silences, { alertmanager: { url: 'https://am.b.example.com' }, matchers: ['instance=~"{node}(:.*)?"'], ttlMinutes: 5 });
+  assert.is(b.map.values['spec.silences.matchers[0]'].line, 23);
+  assert.is(b.map.values['spec.silences.alertmanager'].line, 22, "the override's, not the shared one at line 7");
+  assert.is(b.map.values['spec.silences.alertmanager.url'].line, 22);
+  assert.is(a.map.values['spec.silences.matchers[0]'].line, 8);
+  assert.equal(overriddenFields(r.fleet!, 0), []);
+  assert.equal(overriddenFields(r.fleet!, 1), [
+    { field: 'silences', shared: 'https://am.example.com: node="{node}"', value: 'off', by: { path: 'spec.overrides[0]', selector: 'site=lab' } },
+  ]);
+  assert.equal(overriddenFields(r.fleet!, 2), [
+    {
+      field: 'silences',
+      shared: 'https://am.example.com: node="{node}"',
+      value: 'https://am.b.example.com: instance=~"{node}(:.*)?" (TTL 5m)',
+      by: { path: 'spec.clusters[2].overrides', selector: null },
+    },
+  ]);
+});
+
+s('a Fleet override with a bad silence template is an error at its Fleet line', () => {
+  const r = parseFleetSpec(FLEET(`      overrides:\n        silences:\n          matchers: ['node="{host}"']\n`), 'f.yaml');
+  const errors = r.diagnostics.filter((d) => d.severity === 'error');
+  assert.is(errors.length, 1, JSON.stringify(errors));
+  assert.is(errors[0].line, 22);
+  assert.match(errors[0].message, /unknown placeholder \{host\}/);
 });
 
 s.run();

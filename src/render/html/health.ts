@@ -8,6 +8,9 @@ import type { Plan, PlanPool } from '../../plan/types.ts';
 import { escapeHtml } from '../vocabulary.ts';
 import { checkKind, checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from '../health.ts';
 import { silenceLines } from '../silences.ts';
+import { silencesSummary } from '../rehearsal.ts';
+import type { ApplyEvent } from '../../apply/events.ts';
+import { durationHtml } from './text.ts';
 
 /** The gates' styles: added only to reports of plans with health checks (the others stay as they were, byte for byte). */
 export const GATE_CSS =
@@ -31,13 +34,35 @@ export function healthSection(plan: Plan): string {
 </section>`;
 }
 
-/** The silences for the nodes in flight (docs/spec.md "Silences"); '' without. */
-export function silencesSection(plan: Plan): string {
+/**
+ * The silences for the nodes in flight (docs/spec.md "Silences"); '' without. With a rehearsal's
+ * events: what it did (src/render/rehearsal.ts silencesLine) and per node when its silences were
+ * created and expired, in rehearsal time.
+ */
+export function silencesSection(plan: Plan, rehearsal?: { events: ApplyEvent[] } | null): string {
   const lines = silenceLines(plan);
   if (!lines.length) return '';
+  const did = rehearsal ? silencesSummary(rehearsal) : null;
+  const spans: { pool: string; node: string; from: number; to: number | null }[] = [];
+  for (const e of rehearsal?.events ?? []) {
+    if (e.type !== 'silence' || !e.node) continue;
+    if (e.action === 'create') spans.push({ pool: e.pool, node: e.node, from: e.t, to: null });
+    else if (e.action === 'expire') {
+      const open = spans.find((x) => x.node === e.node && x.to === null);
+      if (open) open.to = e.t;
+    }
+  }
+  const table = spans.length
+    ? `\n<table class="silences"><thead><tr><th>node</th><th>pool</th><th>silenced at</th><th>expired at</th></tr></thead><tbody>\n${spans
+        .map(
+          (x) =>
+            `<tr><td>${escapeHtml(x.node)}</td><td>${escapeHtml(x.pool)}</td><td>${durationHtml(x.from)}</td><td>${x.to === null ? 'not expired (lapses within the TTL)' : durationHtml(x.to)}</td></tr>`,
+        )
+        .join('\n')}\n</tbody></table>`
+    : '';
   return `<section id="silences">
 <h2>Silences</h2>
-<ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('\n')}</ul>
+<ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('\n')}</ul>${did ? `\n<p>In the rehearsal: ${escapeHtml(did)}</p>` : ''}${table}
 </section>`;
 }
 

@@ -71,7 +71,7 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
     bootImages(plan),
     pools(plan),
     healthSection(plan),
-    silencesSection(plan),
+    silencesSection(plan, r),
     footer(plan),
   ]
     .filter(Boolean)
