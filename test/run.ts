@@ -695,9 +695,11 @@ async function runParallel(files: string[], jobs: number, e2eJobs: number, allow
     [units, Math.min(jobs, units.length)],
     [e2e, Math.min(e2eJobs, e2e.length)],
   ];
+  // Named before the empty phase is dropped: `test:e2e` alone has no unit phase.
   const said = phases
+    .map(([fs, n], i) => [fs, n, i ? 'end-to-end' : 'unit'] as const)
     .filter(([fs]) => fs.length)
-    .map(([fs, n], i) => `${fs.length} ${i ? 'end-to-end' : 'unit'} suite files in ${n} worker process${n === 1 ? '' : 'es'}`);
+    .map(([fs, n, kind]) => `${fs.length} ${kind} suite files in ${n} worker process${n === 1 ? '' : 'es'}`);
   console.log(`== ${said.join(', then ') || 'no suite file'} (TEST_JOBS=1 runs them in this process)`);
   const all: Worker[] = [];
   let timers = 0;
