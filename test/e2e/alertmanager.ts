@@ -5,32 +5,16 @@
  * instance gossips with nobody), a temporary storage path, and one receiver that sends nowhere.
  * The test Prometheus sends its alerts to it (test/e2e/prometheus.ts `alertmanagers`).
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
 import { writeFileSync, mkdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { tempDir } from './env.ts';
-
-const ROOT = resolve(import.meta.dirname, '../..');
+import { testenvBinary, freePort } from './prometheus.ts';
 
 /** The path of the alertmanager binary (builds it on a cold machine: a few minutes). */
 export function alertmanagerBinary(): string {
-  try {
-    const out = execFileSync(join(ROOT, 'scripts/testenv/build-alertmanager.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
-    return out.trim().split('\n').pop()!;
-  } catch (err) {
-    const e = err as { stderr?: string };
-    throw new Error(`scripts/testenv/build-alertmanager.sh failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`, { cause: err });
-  }
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+  return testenvBinary('build-alertmanager.sh');
 }
 
 /** A silence as GET /api/v2/silences gives it (api/v2/openapi.yaml gettableSilence). */

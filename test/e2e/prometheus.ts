@@ -25,18 +25,27 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 export const BROKEN_ALERT = 'E2EWorkloadBroken';
 
-/** The path of the prometheus binary (builds it on a cold machine: 8 to 32 minutes). */
-export function prometheusBinary(): string {
+/**
+ * The binary a testenv build script prints as its last line (it builds on a cold machine, or
+ * waits for the build in progress); its stderr's last lines when it fails.
+ */
+export function testenvBinary(script: string): string {
   try {
-    const out = execFileSync(join(ROOT, 'scripts/testenv/build-prometheus.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
+    const out = execFileSync(join(ROOT, 'scripts/testenv', script), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
     return out.trim().split('\n').pop()!;
   } catch (err) {
     const e = err as { stderr?: string };
-    throw new Error(`scripts/testenv/build-prometheus.sh failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`, { cause: err });
+    throw new Error(`scripts/testenv/${script} failed:\n${(e.stderr ?? '').split('\n').slice(-30).join('\n')}`, { cause: err });
   }
 }
 
-async function freePort(): Promise<number> {
+/** The path of the prometheus binary (builds it on a cold machine: 8 to 32 minutes). */
+export function prometheusBinary(): string {
+  return testenvBinary('build-prometheus.sh');
+}
+
+/** A port free on 127.0.0.1 now (the OS's choice). */
+export async function freePort(): Promise<number> {
   const s = net.createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
   const port = (s.address() as net.AddressInfo).port;
