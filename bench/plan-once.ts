@@ -4,7 +4,7 @@
  *   node --import tsx bench/plan-once.ts SNAPSHOT SPEC
  */
 import { readFileSync } from 'node:fs';
-import { parseRolloutSpec } from '../src/spec/load.ts';
+import { parseRolloutSpec } from '../src/rollout-spec/load.ts';
 import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 

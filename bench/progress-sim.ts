@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { imageRef } from '../src/sim/fake-ids.ts';
 import { generateCluster } from '../src/sim/generate.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
-import { parseRolloutSpec } from '../src/spec/load.ts';
+import { parseRolloutSpec } from '../src/rollout-spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import { SimCluster } from '../src/sim/cluster.ts';
 import { apply } from '../src/apply/applier.ts';

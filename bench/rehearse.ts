@@ -3,7 +3,7 @@ import { stringify } from 'yaml';
 import { imageRef } from '../src/sim/fake-ids.ts';
 import { generateCluster } from '../src/sim/generate.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
-import { parseRolloutSpec } from '../src/spec/load.ts';
+import { parseRolloutSpec } from '../src/rollout-spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import { rehearse } from '../src/sim/rehearse.ts';
 import type { ClusterSnapshot } from '../src/cluster/types.ts';

@@ -2,7 +2,7 @@
 import { imageRef } from '../src/sim/fake-ids.ts';
 import { generateCluster } from '../src/sim/generate.ts';
 import { snapshotFromObjects } from '../src/cluster/snapshot.ts';
-import { parseRolloutSpec } from '../src/spec/load.ts';
+import { parseRolloutSpec } from '../src/rollout-spec/load.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import { renderText } from '../src/render/text.ts';
 import { renderMarkdown } from '../src/render/markdown.ts';

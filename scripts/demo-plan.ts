@@ -1,6 +1,6 @@
 /** The demo plan, built in-process with fixed provenance (no git), for plans/ and golden tests. */
 import { readFileSync } from 'node:fs';
-import { parseRolloutSpec } from '../src/spec/load.ts';
+import { parseRolloutSpec } from '../src/rollout-spec/load.ts';
 import { parseSnapshot } from '../src/cluster/snapshot-file.ts';
 import { buildPlan } from '../src/plan/planner.ts';
 import type { Plan } from '../src/plan/types.ts';

@@ -1,10 +1,10 @@
 /**
  * `npm run schema:update`: writes schema/rollout.schema.json and schema/fleet.schema.json, and the
  * generated field references in docs/spec.md and docs/fleets.md, from the validators' schemas
- * (test/spec/schema.test.ts and test/fleet/schema.test.ts fail when any of them drifts).
+ * (test/rollout-spec/schema.test.ts and test/fleet/schema.test.ts fail when any of them drifts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { renderJsonSchema, withSpecReference, SCHEMA_FILE } from '../src/spec/reference.ts';
+import { renderJsonSchema, withSpecReference, SCHEMA_FILE } from '../src/rollout-spec/reference.ts';
 import { renderFleetJsonSchema, withFleetReference, FLEET_SCHEMA_FILE } from '../src/fleet/spec-reference.ts';
 
 writeFileSync(SCHEMA_FILE, renderJsonSchema());

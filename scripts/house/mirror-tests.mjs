@@ -65,7 +65,7 @@ const PLACES = {
   ],
   cluster: ['kind-shapes', 'snapshot'],
   domain: ['alert-matchers', 'bootimages-cluster', 'budget', 'health-condition', 'health-observe', 'health-verdict', 'waves', 'windows'],
-  spec: ['bootimages', 'health-schema', 'hostile-snapshot', 'schema', 'spec', 'spec-hostile'],
+  'rollout-spec': ['bootimages', 'health-schema', 'hostile-snapshot', 'schema', 'spec', 'spec-hostile'],
   plan: [
     'bootimages-effects',
     'bootimages-migration',
@@ -236,7 +236,7 @@ function specifiersOf(file, text) {
  * imports nothing else); else repo/.
  */
 function placeOf(file) {
-  const order = ['base', 'cluster', 'domain', 'spec', 'plan', 'apply', 'kube', 'sim', 'render', 'fleet', 'app', 'cli'];
+  const order = ['base', 'cluster', 'domain', 'rollout-spec', 'plan', 'apply', 'kube', 'sim', 'render', 'fleet', 'app', 'cli'];
   const text = readFileSync(file, 'utf8');
   const imported = new Set();
   let runsCli = false;

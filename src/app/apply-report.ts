@@ -6,7 +6,7 @@
  * still staging, another apply running), non-zero only for what needs a human.
  */
 import type { Plan } from '../plan/types.ts';
-import type { RolloutSpec } from '../spec/types.ts';
+import type { RolloutSpec } from '../rollout-spec/types.ts';
 import type { ClusterDriver } from '../apply/driver.ts';
 import type { ApplyEvent } from '../apply/events.ts';
 import type { ApplyResult } from '../apply/applier.ts';

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { EXIT, InputError } from '../base/errors.ts';
-import type { RolloutSpec } from '../spec/types.ts';
+import type { RolloutSpec } from '../rollout-spec/types.ts';
 import { effectiveSpecs } from '../fleet/spec-load.ts';
 import type { FleetPlan } from '../fleet/plan-types.ts';
 import { renderFleetArgo, argoRenderProblems, type ArgoFleetOptions, type ArgoFleetInput } from '../fleet/argocd.ts';

@@ -5,12 +5,12 @@
  * is assembled.
  */
 import { dirname, resolve, relative, basename } from 'node:path';
-import { parseRolloutSpec, isValidSpec, type LoadedSpec, type ValidSpec } from '../spec/load.ts';
+import { parseRolloutSpec, isValidSpec, type LoadedSpec, type ValidSpec } from '../rollout-spec/load.ts';
 import { parseSnapshot } from '../cluster/snapshot-file.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, type PlanInput } from '../plan/planner.ts';
-import type { RolloutSpec } from '../spec/types.ts';
+import type { RolloutSpec } from '../rollout-spec/types.ts';
 import { InputError } from '../base/errors.ts';
 import type { InputPorts } from './ports.ts';
 import { STDIN_NAME, STDIN_PATH } from './stdin.ts';

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, selfNodeOf } from '../plan/planner.ts';
 import { planRollback, rollbackInputOfPlan } from '../plan/rollback-planner.ts';
-import { SPEC_API_VERSION, SPEC_KIND, type RolloutSpec } from '../spec/types.ts';
+import { SPEC_API_VERSION, SPEC_KIND, type RolloutSpec } from '../rollout-spec/types.ts';
 import { readPlan } from '../plan/saved/reader.ts';
 import { checkSavedPlan, checkProvenanceFields, checkSpecHash } from '../plan/saved/verify.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';

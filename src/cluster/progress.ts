@@ -15,7 +15,7 @@ export const BOOTCPLAN_PROGRESS = 'bootcplan.dev/progress';
 
 /**
  * An image pinned by digest (registry/repository@sha256:<64 hex>), the form the spec accepts
- * (src/spec/rollout-schema.ts DIGEST_REF_RE) and the form a node's `from` is kept in.
+ * (src/rollout-spec/rollout-schema.ts DIGEST_REF_RE) and the form a node's `from` is kept in.
  */
 export const DIGEST_REFERENCE = /^[a-z0-9][a-z0-9._\-/:]*[a-z0-9]@sha256:[0-9a-f]{64}$/;
 /** A kept pullspec is at most this long (a Node annotation value is read whole). */

@@ -6,7 +6,7 @@
  * Upstream: openshift/api operator/v1 types_machineconfiguration.go (fields, CEL rules),
  * machine/v1 types_controlplanemachineset.go; openshift/machine-config-operator
  * pkg/operator/sync.go (defaults, legacy opt-out) and pkg/controller/bootimage/ (effects).
- * Static field rules are in src/spec/bootimages-schema.ts; the rules here need the cluster.
+ * Static field rules are in src/rollout-spec/bootimages-schema.ts; the rules here need the cluster.
  * The planner that turns them into plan changes is src/plan/bootimages.ts. Pure: no I/O.
  */
 import type { MachineManager, ManagedBootImages, BootImageSkewEnforcement } from '../base/api-types.ts';

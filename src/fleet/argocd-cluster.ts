@@ -11,7 +11,7 @@
  * Pure.
  */
 import type { Plan } from '../plan/types.ts';
-import type { RolloutSpec } from '../spec/types.ts';
+import type { RolloutSpec } from '../rollout-spec/types.ts';
 import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
 import { planFileText } from '../plan/saved/writer.ts';
 import { yamlText } from '../render/yaml.ts';

@@ -17,7 +17,7 @@
  * or the RBAC. Pure: the CLI reads the inputs and writes the files.
  */
 import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
-import type { RolloutSpec } from '../spec/types.ts';
+import type { RolloutSpec } from '../rollout-spec/types.ts';
 import { isDns1123Label, isDns1123Subdomain, DNS1123_LABEL_MAX } from '../domain/kube-names.ts';
 import { hasErrors } from '../base/diagnostics.ts';
 import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';

@@ -7,7 +7,7 @@
  */
 import { InputError, StalePlanError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import type { RolloutSpec } from '../spec/types.ts';
+import type { RolloutSpec } from '../rollout-spec/types.ts';
 import { buildPlan } from '../plan/planner.ts';
 import type { Plan, PlanSpecInfo, PhaseDurations } from '../plan/types.ts';
 import type { FleetCluster } from './spec-types.ts';

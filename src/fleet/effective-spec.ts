@@ -24,7 +24,7 @@ import {
   type SilencesSpec,
   type PoolSpec,
   type RolloutSpec,
-} from '../spec/types.ts';
+} from '../rollout-spec/types.ts';
 import type { LabelSelector } from '../base/api-types.ts';
 import type { FleetFieldOverride, FleetOverride, FleetSpec } from './spec-types.ts';
 

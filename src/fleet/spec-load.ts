@@ -9,7 +9,7 @@ import { type Diagnostic, type SourceMap, hasErrors, sortDiagnostics } from '../
 import { parseYamlWithPositions } from '../base/yaml.ts';
 import { collect, validate, isPlainObject } from '../base/schema.ts';
 import { fleetSchema } from './spec-schema.ts';
-import { rolloutSchema } from '../spec/rollout-schema.ts';
+import { rolloutSchema } from '../rollout-spec/rollout-schema.ts';
 import { effectiveSpec, sharedMapOf, type EffectiveSpec, type SharedMap } from './effective-spec.ts';
 import { FLEET_KIND, type FleetSpec } from './spec-types.ts';
 

@@ -6,8 +6,8 @@
  */
 import { toJsonSchema, referenceRows, type JsonSchema } from '../base/json-schema.ts';
 import { fleetSchema } from './spec-schema.ts';
-import { referenceTable } from '../spec/reference.ts';
-import { SPEC_API_VERSION } from '../spec/types.ts';
+import { referenceTable } from '../rollout-spec/reference.ts';
+import { SPEC_API_VERSION } from '../rollout-spec/types.ts';
 import { FLEET_KIND } from './spec-types.ts';
 
 export const FLEET_SCHEMA_FILE = 'schema/fleet.schema.json';

@@ -7,12 +7,12 @@
  */
 import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX, firstIndexByName } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
-import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from '../spec/rollout-schema.ts';
-import { labelSelectorSchema } from '../spec/bootimages-schema.ts';
-import { healthChecksSchema } from '../spec/health-schema.ts';
-import { silencesSchema } from '../spec/silence-schema.ts';
-import { HEALTH_CHECK_KINDS } from '../spec/types.ts';
-import { SPEC_API_VERSION } from '../spec/types.ts';
+import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from '../rollout-spec/rollout-schema.ts';
+import { labelSelectorSchema } from '../rollout-spec/bootimages-schema.ts';
+import { healthChecksSchema } from '../rollout-spec/health-schema.ts';
+import { silencesSchema } from '../rollout-spec/silence-schema.ts';
+import { HEALTH_CHECK_KINDS } from '../rollout-spec/types.ts';
+import { SPEC_API_VERSION } from '../rollout-spec/types.ts';
 import { FLEET_KIND, BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
 import { parseMaxConcurrency, MAX_CONCURRENCY_EXPECTED } from './batches.ts';
 

@@ -4,7 +4,7 @@
  * batches. The strategy names follow Red Hat TALM's ClusterGroupUpgrade (`canaries`,
  * `maxConcurrency`, batch `timeout`, `batchTimeoutAction`) and Argo CD's progressive syncs.
  */
-import type { HealthCheckSpec, MaintenanceWindow, RolloutMode, RolloutSpec, SilencesSpec, SPEC_API_VERSION } from '../spec/types.ts';
+import type { HealthCheckSpec, MaintenanceWindow, RolloutMode, RolloutSpec, SilencesSpec, SPEC_API_VERSION } from '../rollout-spec/types.ts';
 import type { LabelSelector } from '../base/api-types.ts';
 
 export const FLEET_KIND = 'Fleet';

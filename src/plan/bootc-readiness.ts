@@ -6,7 +6,7 @@
  * scheduling them would only make apply wait out the staging limit and halt the pool. They are
  * held back with a warning at the spec's pool entry that names the remedy. Pure.
  */
-import type { PoolSpec } from '../spec/types.ts';
+import type { PoolSpec } from '../rollout-spec/types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
 import type { NodeIndex, NodeView } from '../domain/nodes.ts';
 import { daemonGap, type DaemonGap } from '../domain/bootc-daemon.ts';

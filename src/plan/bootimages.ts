@@ -8,7 +8,7 @@
  * openshift/machine-config-operator pkg/operator/sync.go and pkg/controller/bootimage/).
  * Pure: no I/O.
  */
-import type { RolloutSpec } from '../spec/types.ts';
+import type { RolloutSpec } from '../rollout-spec/types.ts';
 import type { MachineManager, BootImageSkewEnforcement } from '../base/api-types.ts';
 import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';

@@ -17,7 +17,7 @@ import {
   type HealthCa,
   type HealthEndpointSpec,
   type RolloutSpec,
-} from '../spec/types.ts';
+} from '../rollout-spec/types.ts';
 import { parseCondition } from '../domain/health-condition.ts';
 import { minGateSeconds } from '../domain/health-verdict.ts';
 import { deepEqual } from '../base/equal.ts';

@@ -11,7 +11,7 @@
  * bootcplan's own rollout of an MCO-only pool (the rendered config carries the spec's
  * image) is not blocked, so a re-plan in the middle of one of its waves stays clean. Pure.
  */
-import type { PoolSpec } from '../spec/types.ts';
+import type { PoolSpec } from '../rollout-spec/types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { NodeIndex, NodeView } from '../domain/nodes.ts';

@@ -2,7 +2,7 @@
  * The planner: (spec, snapshot) -> Plan. Pure and synchronous: no fs, no network, no clock.
  */
 import { createHash } from 'node:crypto';
-import type { RolloutSpec } from '../spec/types.ts';
+import type { RolloutSpec } from '../rollout-spec/types.ts';
 import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, sortDiagnostics, joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { clusterIdentityOf } from '../cluster/identity.ts';

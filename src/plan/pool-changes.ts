@@ -3,7 +3,7 @@
  * image, budget and reboot policy (kept paused: bootcplan drives the waves), or for an MCO-only
  * pool the MachineConfig that carries the OS image. The third step of src/plan/pool.ts. Pure.
  */
-import type { PoolSpec } from '../spec/types.ts';
+import type { PoolSpec } from '../rollout-spec/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
 import { type DraftChange, updateChange } from './changes.ts';

@@ -4,7 +4,7 @@
  * by the BootcNodePool), and the members held back by other controllers and pools
  * (pool-sharing.ts, mco-rollout.ts, bootc-readiness.ts). The first step of src/plan/pool.ts. Pure.
  */
-import type { PoolSpec, RebootPolicy } from '../spec/types.ts';
+import type { PoolSpec, RebootPolicy } from '../rollout-spec/types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { viewNode, digestOf, type NodeIndex, type NodeView } from '../domain/nodes.ts';

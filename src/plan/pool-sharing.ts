@@ -7,7 +7,7 @@
  * it holds back, with why. The rules are in src/domain/pool-sharing.ts and control-plane.ts.
  * Pure.
  */
-import type { PoolSpec } from '../spec/types.ts';
+import type { PoolSpec } from '../rollout-spec/types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { type NodeIndex, type NodeView, selectorMatches } from '../domain/nodes.ts';

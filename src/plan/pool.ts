@@ -5,7 +5,7 @@
  * and OS-image MachineConfig (src/plan/pool-changes.ts). The rules are in src/domain/
  * (nodes, pools, budget, waves; docs/design.md §7 "Pools and waves"). Pure.
  */
-import type { PoolSpec } from '../spec/types.ts';
+import type { PoolSpec } from '../rollout-spec/types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
 import { defaultPriority } from '../domain/pools.ts';
 import { MCO_ROLE_LABEL } from '../domain/labels.ts';

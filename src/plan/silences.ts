@@ -9,7 +9,7 @@
 import type { DiagnosticInput } from '../base/diagnostics.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import type { RolloutSpec, SilencesSpec } from '../spec/types.ts';
+import type { RolloutSpec, SilencesSpec } from '../rollout-spec/types.ts';
 import { TTL_DEFAULT_MINUTES, nodeSilenceMatchers, type SilenceVars } from '../domain/silences.ts';
 import type { Matcher } from '../domain/alert-matchers.ts';
 import { planAuth, planCa } from './health.ts';

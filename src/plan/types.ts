@@ -31,8 +31,8 @@ export const PLAN_FORMAT_VERSION_HEALTH = '1.2';
 export const PLAN_FORMAT_VERSION_ROLLBACK = PLAN_FORMAT_VERSION_HEALTH;
 export const PLAN_FORMAT_VERSIONS = [PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, PLAN_FORMAT_VERSION_HEALTH] as const;
 export type PlanFormatVersion = (typeof PLAN_FORMAT_VERSIONS)[number];
-export type { RolloutMode } from '../spec/types.ts';
-import type { RolloutMode } from '../spec/types.ts';
+export type { RolloutMode } from '../rollout-spec/types.ts';
+import type { RolloutMode } from '../rollout-spec/types.ts';
 
 /* The closed vocabularies, as values too: the plan-file reader (plan/saved/schema.ts) checks them. */
 export const CHANGE_ACTIONS = ['create', 'update', 'delete', 'noop'] as const;
@@ -318,9 +318,9 @@ export interface PlanSummary {
 // Health checks (docs/spec.md "Health checks"): the effective checks, with every default filled
 // in, as the applier runs them (it reads only the plan).
 
-export type { GatePoint, OnFailure, RollbackScope, HealthCheckKind, HealthCheckMode } from '../spec/types.ts';
-export { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS, HEALTH_CHECK_MODES } from '../spec/types.ts';
-import type { GatePoint, OnFailure, RollbackScope, HealthCheckKind, HealthCheckMode } from '../spec/types.ts';
+export type { GatePoint, OnFailure, RollbackScope, HealthCheckKind, HealthCheckMode } from '../rollout-spec/types.ts';
+export { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS, HEALTH_CHECK_MODES } from '../rollout-spec/types.ts';
+import type { GatePoint, OnFailure, RollbackScope, HealthCheckKind, HealthCheckMode } from '../rollout-spec/types.ts';
 import type { ParsedCondition } from '../domain/health-condition.ts';
 import type { Matcher } from '../domain/alert-matchers.ts';
 

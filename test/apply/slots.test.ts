@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, NEW, OLD, nodes } from '../support/cluster.ts';
 import { planWith, runApply, newSim } from '../support/apply.ts';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { parsePlanFile } from '../../src/plan/saved/reader.ts';
 import type { ApplyEvent } from '../../src/apply/events.ts';
 import type { ClusterSnapshot } from '../../src/cluster/types.ts';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from '../support/cluster.ts';
 import { planWith, runApply, newSim } from '../support/apply.ts';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { progressOf } from '../../src/kube/progress-configmap.ts';
 import { credibleTime, CLOCK_SKEW_ALLOWANCE_SECONDS } from '../../src/domain/clock-skew.ts';
 import { run } from '../../src/cli/main.ts';

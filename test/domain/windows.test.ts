@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { openWindowAt, nextWindowAfter, parseDurationSeconds, checkCron } from '../../src/domain/windows.ts';
 import { gateWave, planSchedule, slotsThatFit, type WaveSlot } from '../../src/domain/schedule.ts';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from '../support/cluster.ts';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { buildPlan } from '../../src/plan/planner.ts';
 import { renderText } from '../../src/render/text.ts';
 import { renderMarkdown } from '../../src/render/markdown.ts';

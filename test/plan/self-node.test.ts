@@ -21,7 +21,7 @@ import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import { runApply, newSim } from '../support/apply.ts';
 import { ROOT } from '../support/built.ts';
 import { inDir, io } from '../support/cli.ts';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { buildPlan, selfNodeOf } from '../../src/plan/planner.ts';
 import type { Plan } from '../../src/plan/types.ts';
 import type { ClusterSnapshot } from '../../src/cluster/types.ts';

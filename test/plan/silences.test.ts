@@ -7,7 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stringify } from 'yaml';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { planSilences, silencesFor, nodeSilences, OPENSHIFT_ALERTMANAGER_URL } from '../../src/plan/silences.ts';
 import { MatcherSet } from '../../src/domain/alert-matchers.ts';
 import type { DiagnosticInput } from '../../src/base/diagnostics.ts';

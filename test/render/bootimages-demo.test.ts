@@ -7,7 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { buildPlan } from '../../src/plan/planner.ts';
 import { renderText } from '../../src/render/text.ts';

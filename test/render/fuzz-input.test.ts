@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { parsePlanFile } from '../../src/plan/saved/reader.ts';
 import { renderText } from '../../src/render/text.ts';

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { buildPlan, planIdOf } from '../../src/plan/planner.ts';
 import { parsePlanFile } from '../../src/plan/saved/reader.ts';

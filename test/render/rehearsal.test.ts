@@ -9,7 +9,7 @@ import { rehearsalJson, rehearsalReport, type RehearsalReport } from '../../src/
 import { rehearse, type Rehearsal } from '../../src/sim/rehearse.ts';
 import type { ApplyEvent } from '../../src/apply/events.ts';
 import type { Plan } from '../../src/plan/types.ts';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { buildPlan } from '../../src/plan/planner.ts';
 import { run } from '../../src/cli/main.ts';

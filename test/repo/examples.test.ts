@@ -4,7 +4,7 @@ import { readFileSync, readdirSync, existsSync, mkdtempSync, mkdirSync, writeFil
 import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { parseAllDocuments, parse } from 'yaml';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { LUA, luaHealth } from '../support/lua-health.ts';
 import { kustomizer, docsOf } from '../e2e/gitops-dry-run.ts';
 import { renderFleetArgo, KEEP_SYNC_OPTIONS } from '../../src/fleet/argocd.ts';

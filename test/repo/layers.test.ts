@@ -21,7 +21,7 @@ export const ORDER: readonly (readonly string[])[] = [
   ['base'],
   ['cluster'],
   ['domain'],
-  ['spec'],
+  ['rollout-spec'],
   ['plan'],
   ['apply'],
   ['kube', 'sim'],
@@ -191,7 +191,7 @@ test('the checker reports a back edge of types, a sibling, the fleet from the co
     ...importsOf('domain/rules.ts', "import { buildPlan } from '../plan/planner.ts';\nimport type { KObject } from '../cluster/types.ts';\n"),
     ...importsOf(
       'domain/other.ts',
-      "import { type Plan, type PlanPool } from '../plan/types.ts';\nimport type { RolloutSpec } from '../spec/types.ts';\nimport { viewNode } from '../cluster/snapshot.ts';",
+      "import { type Plan, type PlanPool } from '../plan/types.ts';\nimport type { RolloutSpec } from '../rollout-spec/types.ts';\nimport { viewNode } from '../cluster/snapshot.ts';",
     ),
     ...importsOf(
       'render/text.ts',
@@ -207,7 +207,7 @@ test('the checker reports a back edge of types, a sibling, the fleet from the co
   ];
   assert.equal(layerViolations(edges), [
     'domain/other.ts -> plan/types.ts (domain may not import plan, types included)',
-    'domain/other.ts -> spec/types.ts (domain may not import spec, types included)',
+    'domain/other.ts -> rollout-spec/types.ts (domain may not import rollout-spec, types included)',
     'domain/rules.ts -> plan/planner.ts (domain may not import plan)',
     'kube/driver.ts -> sim/cluster.ts (kube may not import sim, types included)',
     'render/text.ts -> cli/main.ts (nothing imports the CLI entry)',
@@ -238,7 +238,7 @@ test("docs/architecture.md's map of src/ lists every file, and only files that e
   const listed: string[] = [];
   let folder = '';
   for (const line of section.split('\n')) {
-    const head = /^\| \*\*(\w+)\/\*\*/.exec(line);
+    const head = /^\| \*\*([\w-]+)\/\*\*/.exec(line);
     if (head) folder = head[1];
     const file = /^\| `([^`]+)` \|/.exec(line);
     if (file && folder) listed.push(`${folder}/${file[1]}`);
@@ -250,7 +250,7 @@ test("docs/architecture.md's map of src/ lists every file, and only files that e
 
 test("docs/architecture.md's table of the layers is the order this test enforces", () => {
   const section = sectionOf(readFileSync('docs/architecture.md', 'utf8'), '## The layers');
-  const names = (cell: string) => [...cell.matchAll(/`(\w+)\/`/g)].map((m) => m[1]);
+  const names = (cell: string) => [...cell.matchAll(/`([\w-]+)\/`/g)].map((m) => m[1]);
   const rows = [...section.matchAll(/^\| ([^|]+) \| ([^|]*) \|/gm)].map((m) => [m[1], m[2]]).filter(([folders]) => names(folders).length > 0);
   assert.equal(
     rows.map(([folders]) => names(folders)),

@@ -1,5 +1,5 @@
 /** Shared helpers for the apply, sim, rehearse and property tests. */
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { buildPlan } from '../../src/plan/planner.ts';
 import type { Plan, PhaseDurations } from '../../src/plan/types.ts';
 import type { ClusterSnapshot } from '../../src/cluster/types.ts';

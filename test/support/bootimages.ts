@@ -3,7 +3,7 @@ import { stringify } from 'yaml';
 import type { KObject, ClusterSnapshot } from '../../src/cluster/types.ts';
 import { snapshotFromObjects } from '../../src/cluster/snapshot.ts';
 import { clusterSingletons, machineSetObject, OLD_AMI, NEW_AMI } from '../../src/sim/cluster-objects.ts';
-import { parseRolloutSpec, type LoadedSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec, type LoadedSpec } from '../../src/rollout-spec/load.ts';
 import { planBootImages, type BootImagesResult } from '../../src/plan/bootimages.ts';
 import { buildPlan } from '../../src/plan/planner.ts';
 import type { Plan } from '../../src/plan/types.ts';

@@ -14,7 +14,7 @@ import {
 } from '../../src/sim/node-objects.ts';
 import { clusterSingletons } from '../../src/sim/cluster-objects.ts';
 import { simResolve } from '../../src/sim/bootc-operator.ts';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { buildPlan } from '../../src/plan/planner.ts';
 import type { Plan } from '../../src/plan/types.ts';
 

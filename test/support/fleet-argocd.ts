@@ -7,7 +7,7 @@ import { FleetBuilder, workerCluster } from './fleet.ts';
 import { parseFleetSpec, effectiveSpecs } from '../../src/fleet/spec-load.ts';
 import type { FleetStrategy } from '../../src/fleet/spec-types.ts';
 import type { FleetPlan } from '../../src/fleet/plan-types.ts';
-import type { RolloutSpec } from '../../src/spec/types.ts';
+import type { RolloutSpec } from '../../src/rollout-spec/types.ts';
 import type { ArgoFleetInput, ArgoFleetOptions } from '../../src/fleet/argocd.ts';
 
 export interface ArgoTestCluster {

@@ -9,9 +9,9 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { Ajv } from 'ajv';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { parseFleetSpec, effectiveSpecs } from '../../src/fleet/spec-load.ts';
-import { SCHEMA_FILE } from '../../src/spec/reference.ts';
+import { SCHEMA_FILE } from '../../src/rollout-spec/reference.ts';
 import type { Diagnostic } from '../../src/base/diagnostics.ts';
 
 const s = suite('health check schema');

@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import type { Diagnostic } from '../../src/base/diagnostics.ts';
 import { ClusterBuilder, nodes, NEW, planFor } from '../support/cluster.ts';
 import { stringify } from 'yaml';

@@ -12,8 +12,8 @@ import { dirname, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
-import { renderJsonSchema, withSpecReference, SCHEMA_FILE, rolloutJsonSchema } from '../../src/spec/reference.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
+import { renderJsonSchema, withSpecReference, SCHEMA_FILE, rolloutJsonSchema } from '../../src/rollout-spec/reference.ts';
 import { seeded } from '../support/seeds.ts';
 
 const s = suite('JSON Schema of the spec');

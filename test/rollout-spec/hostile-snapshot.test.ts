@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
-import { parseRolloutSpec } from '../../src/spec/load.ts';
+import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { ClusterBuilder, nodes } from '../support/cluster.ts';
 import { ensureBuilt } from '../support/built.ts';
 
