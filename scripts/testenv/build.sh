@@ -4,6 +4,11 @@
 # Idempotent. The last line on stdout is the directory holding executable
 # `kube-apiserver` and `etcd` (suitable as KUBEBUILDER_ASSETS).
 #
+#   build.sh [COMPONENT ...]  also build these binaries of the same k8s.io/kubernetes module
+#                             into the same directory: kube-controller-manager, kube-scheduler
+#                             (the drain suites run the disruption and ReplicaSet controllers
+#                             and the scheduler against the test API server)
+#
 #   KUBEBUILDER_ASSETS        if set and it holds both binaries, use it as is
 #   BOOTCPLAN_TESTENV_CACHE   cache root (default ~/.cache/bootcplan-testenv)
 #   BOOTCPLAN_K8S_VERSION     k8s.io/kubernetes version to build (default below)
@@ -25,8 +30,28 @@ die() { log "ERROR: $*"; exit 1; }
 START_TS=$(date +%s)
 elapsed() { echo "$(( $(date +%s) - START_TS ))s"; }
 
+# The binaries asked for: kube-apiserver and etcd always, then the components named.
+COMPONENTS=(kube-apiserver)
+for c in "$@"; do
+  case "$c" in
+    kube-controller-manager|kube-scheduler) COMPONENTS+=("$c") ;;
+    *) die "unknown component $c (expected kube-controller-manager or kube-scheduler)" ;;
+  esac
+done
+
 have_assets() {
-  [[ -n "${1:-}" && -x "$1/kube-apiserver" && -x "$1/etcd" ]]
+  [[ -n "${1:-}" && -x "$1/etcd" ]] || return 1
+  local c
+  for c in "${COMPONENTS[@]}"; do [[ -x "$1/$c" ]] || return 1; done
+}
+
+# A component is built when its binary is there with a stamp of this version.
+is_built() { # is_built DIR COMPONENT
+  [[ -x "$1/$2" && -f "$1/.$2.stamp" && "$(cat "$1/.$2.stamp")" == "$K8S_VERSION" ]]
+}
+missing_components() { # the components of COMPONENTS not built in DIR, one per line
+  local c
+  for c in "${COMPONENTS[@]}"; do is_built "$1" "$c" || echo "$c"; done
 }
 
 # --- 1. KUBEBUILDER_ASSETS short-cut -----------------------------------------
@@ -36,7 +61,7 @@ if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
     (cd "$KUBEBUILDER_ASSETS" && pwd)
     exit 0
   fi
-  log "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS lacks kube-apiserver/etcd; building instead"
+  log "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS lacks one of etcd ${COMPONENTS[*]}; building instead"
 fi
 
 CACHE_ROOT="${BOOTCPLAN_TESTENV_CACHE:-$HOME/.cache/bootcplan-testenv}"
@@ -51,8 +76,7 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 # Fast path: already built.
-if have_assets "$CACHE" && [[ -f "$CACHE/.kube-apiserver.stamp" ]] \
-   && [[ "$(cat "$CACHE/.kube-apiserver.stamp")" == "$K8S_VERSION" ]]; then
+if have_assets "$CACHE" && [[ -z "$(missing_components "$CACHE")" ]]; then
   log "cached assets in $CACHE ($(elapsed))"
   echo "$CACHE"
   exit 0
@@ -126,14 +150,14 @@ else
   [[ -x "$CACHE/etcd" ]] || build_etcd
 fi
 
-# --- 3. kube-apiserver --------------------------------------------------------
-if [[ -x "$CACHE/kube-apiserver" && -f "$CACHE/.kube-apiserver.stamp" ]] \
-   && [[ "$(cat "$CACHE/.kube-apiserver.stamp")" == "$K8S_VERSION" ]]; then
-  log "kube-apiserver already in cache; done in $(elapsed)"
+# --- 3. kube-apiserver and the components asked for -------------------------
+mapfile -t TO_BUILD < <(missing_components "$CACHE")
+if [[ ${#TO_BUILD[@]} -eq 0 ]]; then
+  log "${COMPONENTS[*]} already in cache; done in $(elapsed)"
   echo "$CACHE"
   exit 0
 fi
-rm -f "$CACHE/.kube-apiserver.stamp"
+for c in "${TO_BUILD[@]}"; do rm -f "$CACHE/.$c.stamp"; done
 
 BUILD_DIR="$(mktemp -d "${TMPDIR:-/tmp}/bootcplan-apiserver-build.XXXXXX")"
 trap 'rm -rf "$BUILD_DIR"' EXIT
@@ -179,20 +203,29 @@ for kv in "${vars[@]}"; do
   LDFLAGS+=" -X k8s.io/component-base/version.$kv -X k8s.io/client-go/pkg/version.$kv"
 done
 
-log "building kube-apiserver $K8S_VERSION (this takes a while on a cold cache) ..."
+log "building ${TO_BUILD[*]} $K8S_VERSION (this takes a while on a cold cache) ..."
 T_BUILD=$(date +%s)
+PACKAGES=()
+for c in "${TO_BUILD[@]}"; do PACKAGES+=("k8s.io/kubernetes/cmd/$c"); done
+OUT="$BUILD_DIR/bin"
+mkdir -p "$OUT"
 (
   cd "$BUILD_DIR"
   # Resolve the full module graph (adds the rest of the requirements).
   go mod download k8s.io/kubernetes >&2
-  go build -trimpath -tags "notest,grpcnotrace" -ldflags "$LDFLAGS" \
-    -o "$CACHE/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
-) || die "go build of kube-apiserver failed (see above)"
-mv -f "$CACHE/kube-apiserver.tmp" "$CACHE/kube-apiserver"
-echo "$K8S_VERSION" > "$CACHE/.kube-apiserver.stamp"
+  # One `go build` for every binary: their packages are compiled once (with -o DIR/ Go writes
+  # each main package to DIR/<name>).
+  go build -trimpath -tags "notest,grpcnotrace" -ldflags "$LDFLAGS" -o "$OUT/" "${PACKAGES[@]}" >&2
+) || die "go build of ${TO_BUILD[*]} failed (see above)"
+for c in "${TO_BUILD[@]}"; do
+  mv -f "$OUT/$c" "$CACHE/$c"
+  echo "$K8S_VERSION" > "$CACHE/.$c.stamp"
+done
 cp "$BUILD_DIR/go.mod" "$CACHE/apiserver-build.go.mod"
-log "kube-apiserver built in $(( $(date +%s) - T_BUILD ))s"
+log "${TO_BUILD[*]} built in $(( $(date +%s) - T_BUILD ))s"
 
-"$CACHE/kube-apiserver" --version >&2 || die "built kube-apiserver does not run"
+for c in "${TO_BUILD[@]}"; do
+  "$CACHE/$c" --version >&2 || die "built $c does not run"
+done
 log "done in $(elapsed); assets in $CACHE"
 echo "$CACHE"

@@ -14,6 +14,12 @@
 #   KUBEBUILDER_ASSETS / BOOTCPLAN_TESTENV_CACHE / BOOTCPLAN_K8S_VERSION  see build.sh
 #   TESTENV_READY_TIMEOUT   seconds to wait for etcd + /readyz (default 60)
 #   TESTENV_APISERVER_ARGS  extra kube-apiserver flags (space separated)
+#   TESTENV_CONTROLLERS     also start these, against the same API server (space separated):
+#                           kube-controller-manager (only the controllers of
+#                           TESTENV_KCM_CONTROLLERS) and kube-scheduler; their PIDs go to env
+#   TESTENV_KCM_CONTROLLERS the controller-manager's --controllers (default below: the workload
+#                           controllers a drain meets; never the node lifecycle controller,
+#                           which would taint the kubelet-less nodes unreachable)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,17 +27,22 @@ TIMEOUT="${TESTENV_READY_TIMEOUT:-60}"
 
 log() { printf '[testenv/start %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-ASSETS="$("$HERE/build.sh" | tail -n1)"
+read -r -a CONTROLLERS <<<"${TESTENV_CONTROLLERS:-}"
+ASSETS="$("$HERE/build.sh" "${CONTROLLERS[@]}" | tail -n1)"
 [[ -x "$ASSETS/kube-apiserver" && -x "$ASSETS/etcd" ]] || { log "no assets in '$ASSETS'"; exit 1; }
+for c in "${CONTROLLERS[@]}"; do
+  [[ -x "$ASSETS/$c" ]] || { log "no $c in '$ASSETS'"; exit 1; }
+done
 
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/bootcplan-testenv.XXXXXX")"
 chmod 700 "$DIR"
-ETCD_PID=""; APISERVER_PID=""
+ETCD_PID=""; APISERVER_PID=""; CONTROLLER_PIDS=()
 fail() {
   log "ERROR: $*"
-  for f in etcd.log kube-apiserver.log; do
+  for f in etcd.log kube-apiserver.log kube-controller-manager.log kube-scheduler.log; do
     [[ -f "$DIR/$f" ]] && { log "--- tail $f"; tail -n 30 "$DIR/$f" >&2; }
   done
+  for pid in "${CONTROLLER_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   [[ -n "$APISERVER_PID" ]] && kill "$APISERVER_PID" 2>/dev/null || true
   [[ -n "$ETCD_PID" ]] && kill "$ETCD_PID" 2>/dev/null || true
   sleep 1
@@ -67,7 +78,7 @@ const net=require("net");const n=+process.argv[1];const ps=[];const ss=[];
     echo "${out[*]}"
   fi
 }
-read -r ETCD_CLIENT_PORT ETCD_PEER_PORT API_PORT <<<"$(free_ports 3)"
+read -r ETCD_CLIENT_PORT ETCD_PEER_PORT API_PORT KCM_PORT SCHEDULER_PORT <<<"$(free_ports 5)"
 
 # --- certificates / keys -------------------------------------------------------
 (
@@ -196,6 +207,53 @@ current-context: testenv
 EOF
 chmod 600 "$DIR/kubeconfig"
 
+# --- controllers ---------------------------------------------------------------------
+# Each serves /healthz on its own secure port (a self-signed certificate in DIR/certs-<name>);
+# authentication and authorization are delegated to the API server through the admin
+# kubeconfig, /healthz is always allowed. Leader election off: one instance per environment.
+KCM_CONTROLLERS="${TESTENV_KCM_CONTROLLERS:-disruption-controller,replicaset-controller,deployment-controller,statefulset-controller,garbage-collector-controller}"
+KCM_PID=""; SCHEDULER_PID=""
+deadline=$(( $(date +%s) + TIMEOUT ))
+start_controller() { # start_controller NAME PORT ARGS... -> pid in LAST_PID
+  local name=$1 port=$2; shift 2
+  setsid "$ASSETS/$name" \
+    --kubeconfig="$DIR/kubeconfig" \
+    --authentication-kubeconfig="$DIR/kubeconfig" \
+    --authorization-kubeconfig="$DIR/kubeconfig" \
+    --bind-address=127.0.0.1 \
+    --secure-port="$port" \
+    --cert-dir="$DIR/certs-$name" \
+    --leader-elect=false \
+    --v=1 \
+    "$@" \
+    </dev/null >"$DIR/$name.log" 2>&1 &
+  LAST_PID=$!
+  CONTROLLER_PIDS+=("$LAST_PID")
+}
+wait_healthy() { # wait_healthy NAME PID PORT
+  until [[ "$(curl -ksS --max-time 2 "https://127.0.0.1:$3/healthz" 2>/dev/null)" == "ok" ]]; do
+    kill -0 "$2" 2>/dev/null || fail "$1 exited"
+    (( $(date +%s) < deadline )) || fail "$1 not healthy after ${TIMEOUT}s"
+    sleep 0.25
+  done
+}
+for c in "${CONTROLLERS[@]}"; do
+  case "$c" in
+    kube-controller-manager)
+      log "starting kube-controller-manager ($KCM_CONTROLLERS) on 127.0.0.1:$KCM_PORT"
+      start_controller kube-controller-manager "$KCM_PORT" --controllers="$KCM_CONTROLLERS" \
+        --use-service-account-credentials=false
+      KCM_PID=$LAST_PID ;;
+    kube-scheduler)
+      log "starting kube-scheduler on 127.0.0.1:$SCHEDULER_PORT"
+      start_controller kube-scheduler "$SCHEDULER_PORT"
+      SCHEDULER_PID=$LAST_PID ;;
+    *) fail "unknown controller $c in TESTENV_CONTROLLERS" ;;
+  esac
+done
+[[ -n "$KCM_PID" ]] && wait_healthy kube-controller-manager "$KCM_PID" "$KCM_PORT"
+[[ -n "$SCHEDULER_PID" ]] && wait_healthy kube-scheduler "$SCHEDULER_PID" "$SCHEDULER_PORT"
+
 cat > "$DIR/env" <<EOF
 TESTENV_DIR=$DIR
 KUBECONFIG=$DIR/kubeconfig
@@ -205,6 +263,8 @@ TESTENV_CA=$DIR/ca.crt
 TESTENV_ETCD=http://127.0.0.1:$ETCD_CLIENT_PORT
 ETCD_PID=$ETCD_PID
 APISERVER_PID=$APISERVER_PID
+CONTROLLER_MANAGER_PID=$KCM_PID
+SCHEDULER_PID=$SCHEDULER_PID
 KUBEBUILDER_ASSETS=$ASSETS
 EOF
 trap - INT TERM

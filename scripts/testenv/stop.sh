@@ -12,6 +12,8 @@ esac
 
 APISERVER_PID="$(sed -n 's/^APISERVER_PID=//p' "$DIR/env")"
 ETCD_PID="$(sed -n 's/^ETCD_PID=//p' "$DIR/env")"
+CONTROLLER_MANAGER_PID="$(sed -n 's/^CONTROLLER_MANAGER_PID=//p' "$DIR/env")"
+SCHEDULER_PID="$(sed -n 's/^SCHEDULER_PID=//p' "$DIR/env")"
 
 # Only kill a pid if it still is our process (its command line mentions DIR).
 ours() { [[ -n "$1" ]] && grep -qF "$DIR" "/proc/$1/cmdline" 2>/dev/null; }
@@ -28,6 +30,9 @@ stop_pid() { # stop_pid PID  -> SIGTERM, wait up to 10 s, then SIGKILL
   sleep 0.2
 }
 
+# The controllers first: they would log every refused request of a stopping API server.
+stop_pid "$CONTROLLER_MANAGER_PID"
+stop_pid "$SCHEDULER_PID"
 stop_pid "$APISERVER_PID"
 stop_pid "$ETCD_PID"
 rm -rf -- "$DIR"
