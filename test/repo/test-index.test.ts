@@ -19,6 +19,7 @@ const UNREACHED: Record<string, string> = {
   'src/apply/context.ts': 'interfaces only: what an apply run is given and keeps',
   'src/apply/health.ts': 'the HealthSource port and GatePosition types; GATE_POSITION_POINTS only spells the GatePositionPoint union',
   'src/base/api-types.ts': 'interfaces only: the Kubernetes object shapes',
+  'src/cluster/objects.ts': 'interfaces only: a Kubernetes object, its metadata, a condition',
   'src/fleet/run-events.ts': 'the FleetEvent union; FLEET_CLUSTER_OUTCOMES and FLEET_HALT_REASONS only spell its members',
 };
 
