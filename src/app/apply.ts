@@ -23,8 +23,8 @@ import { formatDuration, useColor } from '../render/format.ts';
 import { renderPlan } from '../render/formats.ts';
 import { forDisplay } from '../render/secrets.ts';
 import type { StatusCore } from '../apply/rollout-status.ts';
-import type { CliIO, CommandResult, KubeOptions, Ports } from './ports.ts';
-import { readsStdin, selfNodeFrom, specFromFile, type SpecForPlan } from './inputs.ts';
+import type { CliIO, CommandResult, KubeOptions, Ports, SpecForPlan } from './ports.ts';
+import { readsStdin, selfNodeFrom, specFromFile } from './inputs.ts';
 import { openSavedPlan, readPlanFile } from './saved-plan.ts';
 import { ApplyReporting, lockWaitNotice, parseNotifyUrl, reportUnverifiedPlan } from './apply-report.ts';
 
