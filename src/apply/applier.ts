@@ -42,7 +42,8 @@ import type { Policy } from './policy.ts';
 import { Lease } from './lease.ts';
 import { ProgressBook } from './progress-book.ts';
 import { applyChange } from './changes.ts';
-import { checkPolicy, checkStale, StepWait, type StepWaitReason } from './wave-gates.ts';
+import { checkPolicy, checkStale, StepWait } from './wave-gates.ts';
+import type { ApplyOutcome, ApplyResult, StepWaitInfo } from './result.ts';
 import { runBootcPool } from './bootc-pool.ts';
 import { runBootcSlots } from './bootc-slots.ts';
 import { repauseLeftovers, runMcoPool } from './mco-pool.ts';
@@ -55,6 +56,7 @@ import { checkHolds, finishRollback, startRollback } from './holds.ts';
 import { interruptible, stopSafely, stopReasonOf, type Position } from './interrupt.ts';
 
 export type { ApplyTimeouts } from './context.ts';
+export type { ApplyOutcome, ApplyResult, StepWaitInfo } from './result.ts';
 
 export const DEFAULT_TIMEOUTS: ApplyTimeouts = {
   lockTtlSeconds: 300,
@@ -111,31 +113,6 @@ export interface ApplyOptions {
   health?: HealthSource;
   /** The Alertmanager the plan's silences are made on (docs/apply.md "Silences"); required when the plan has silences. */
   silences?: SilencePort;
-}
-
-/**
- * `waiting` (apply --step only): nothing may be done right now (outside the maintenance
- * window, the wave's nodes still staging); `wait` says why. The CLI exits 0 for it.
- */
-export type ApplyOutcome = 'done' | 'stepped' | 'nothing-to-do' | 'waiting';
-
-/** Why an apply --step did nothing now, and (outside the window) when the next window opens. */
-export interface StepWaitInfo {
-  reason: StepWaitReason;
-  message: string;
-  nextWindow: { start: string; timezone: string } | null;
-}
-
-export interface ApplyResult {
-  outcome: ApplyOutcome;
-  planId: string;
-  durationSeconds: number;
-  wavesRun: number;
-  /** Nodes the plan left out (blocked); they still need the target. */
-  blocked: string[];
-  resumed: boolean;
-  /** outcome `waiting`: why. */
-  wait?: StepWaitInfo;
 }
 
 export async function apply(o: ApplyOptions): Promise<ApplyResult> {

@@ -10,7 +10,7 @@ import type { Condition } from '../cluster/types.ts';
 import { conditionOf, type NodeView } from '../domain/nodes.ts';
 import { DrainTimeoutError, isoOf } from './driver.ts';
 import type { ApplyContext, NodeOutcome, RebootEnd } from './context.ts';
-import { retry } from './changes.ts';
+import { retry } from './retry.ts';
 import { atTarget, bootedFrom, bootcNodeIn, peek, viewIn } from './views.ts';
 
 /**

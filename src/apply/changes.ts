@@ -11,24 +11,14 @@ import { isKObject } from '../cluster/kinds.ts';
 import type { KObject } from '../cluster/types.ts';
 import fjp from 'fast-json-patch';
 import { StalePlanError, ClusterApiError, InputError, RolloutHaltedError } from '../base/errors.ts';
-import { ConflictError, PreconditionFailedError, AlreadyExistsError, NotFoundError } from './driver.ts';
+import { retry } from './retry.ts';
+import { PreconditionFailedError, AlreadyExistsError, NotFoundError } from './driver.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { deepEqual } from '../base/equal.ts';
 import type { ApplyContext } from './context.ts';
 import { remainingWorkDifference } from '../plan/saved/remaining-work.ts';
 import { changeKey } from '../plan/changes.ts';
 import { peek, withoutFingerprint } from './views.ts';
-
-/** Retries transient conflicts (HTTP 409) a few times, at once. */
-export async function retry<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!(err instanceof ConflictError) || attempt >= 8) throw err;
-    }
-  }
-}
 
 /**
  * Writes change `c` of the saved plan unless `fresh` (the plan of the cluster as it is now)

@@ -11,7 +11,7 @@ import type { UnstampedEvent } from './events.ts';
 import type { Lease } from './lease.ts';
 import type { ProgressBook } from './progress-book.ts';
 import type { Policy } from './policy.ts';
-import type { ApplyResult } from './applier.ts';
+import type { ApplyResult } from './result.ts';
 import type { HealthSource } from './health.ts';
 import type { SilenceKeeper } from './silences.ts';
 

@@ -12,7 +12,7 @@
 import type { PlanPool } from '../plan/types.ts';
 import { HealthCheckFailedError, InputError } from '../base/errors.ts';
 import type { ApplyContext } from './context.ts';
-import { retry } from './changes.ts';
+import { retry } from './retry.ts';
 import { gateWhere, type GateFailure } from './health-gates.ts';
 import { rollbackAfterGate } from './gate-rollback.ts';
 import { addHold } from './holds.ts';

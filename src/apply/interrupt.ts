@@ -28,7 +28,7 @@ import { setMaxListeners } from 'node:events';
 import type { ClusterDriver } from './driver.ts';
 import { AbortedError, isoOf } from './driver.ts';
 import type { ApplyContext } from './context.ts';
-import { retry } from './changes.ts';
+import { retry } from './retry.ts';
 import { messageOf } from '../base/errors.ts';
 
 /** The AbortedError of a wait the whole apply's stop ended (not a cancel of the caller's own). */

@@ -9,7 +9,8 @@
 import type { PlanPool } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
-import { applyChange, retry } from './changes.ts';
+import { applyChange } from './changes.ts';
+import { retry } from './retry.ts';
 import { afterLastWave, afterWave, beforeWave, checkPolicy, checkStale, halt } from './wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
 import { administratorPause } from '../domain/cordons.ts';

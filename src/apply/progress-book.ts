@@ -15,7 +15,7 @@
  */
 import type { Plan, PlanPool } from '../plan/types.ts';
 import { LockHeldError } from '../base/errors.ts';
-import { retry } from './changes.ts';
+import { retry } from './retry.ts';
 import { type ClusterDriver, type ProgressRecord, type NodeProgress, type PoolProgress, ProgressMovedError, isoOf } from './driver.ts';
 import { poolOrigins } from '../plan/rollback-origins.ts';
 import { newRunFields, rollbackRunFields } from './run-chain.ts';

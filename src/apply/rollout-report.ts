@@ -14,7 +14,7 @@ import type { Plan } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { ApplyEvent } from './events.ts';
 import type { ClusterDriver, RolloutObject } from './driver.ts';
-import type { ApplyResult } from './applier.ts';
+import type { ApplyResult } from './result.ts';
 import { deepEqual } from '../base/equal.ts';
 import {
   StalePlanError,

@@ -12,14 +12,12 @@ import type { NodeView } from '../domain/nodes.ts';
 import { NamedError, OutsideWindowError, RolloutHaltedError, StalePlanError } from '../base/errors.ts';
 import { isoMsOf } from './driver.ts';
 import type { ApplyContext, NodeFailure } from './context.ts';
-import { retry } from './changes.ts';
+import type { StepWaitReason } from './result.ts';
+import { retry } from './retry.ts';
 import { remainingWorkDifference } from '../plan/saved/remaining-work.ts';
 import { controlPlaneOutOfService, membersOf, peek, viewIn, withoutFingerprint } from './views.ts';
 import { dueWaveGate, finalGate, finalGateDue } from './health-gates.ts';
 import { onGateFailure } from './gate-failure.ts';
-
-/** Why apply --step stops without error (ApplyResult `wait`). */
-export type StepWaitReason = 'outside-window' | 'staging';
 
 /**
  * apply --step: nothing may be done now (the wave's nodes are still staging within their

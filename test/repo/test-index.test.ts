@@ -17,6 +17,7 @@ import { buildIndex, suitesFor } from '../support/test-index.ts';
 const UNREACHED: Record<string, string> = {
   'src/app/ports.ts': 'interfaces only: the ports app/ is handed (driver, clock, health, policy)',
   'src/apply/context.ts': 'interfaces only: what an apply run is given and keeps',
+  'src/apply/result.ts': 'types only: what an apply returns',
   'src/apply/health.ts': 'the HealthSource port and GatePosition types; GATE_POSITION_POINTS only spells the GatePositionPoint union',
   'src/base/api-types.ts': 'interfaces only: the Kubernetes object shapes',
   'src/cluster/objects.ts': 'interfaces only: a Kubernetes object, its metadata, a condition',
