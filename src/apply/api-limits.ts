@@ -12,7 +12,7 @@
  *   (OpenAPI `maxLength` counts characters); test/kube/api-limits.test.ts reads them from the CRD.
  */
 import { cutToBytes, cutToChars, utf8Length, codePointLength } from '../base/text-budget.ts';
-import type { ClusterEventRecord, RolloutStatus } from './rollout-status.ts';
+import type { ClusterEventRecord, RolloutStatus } from './rollout-object.ts';
 
 export const EVENT_LIMITS = { noteBytes: 1024, reasonBytes: 128, actionBytes: 128, reportingInstanceBytes: 128 } as const;
 

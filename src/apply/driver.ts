@@ -15,7 +15,9 @@
  */
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import type { RolloutStatus, RolloutCondition, ClusterEventRecord } from './rollout-status.ts';
+import type { ObjectRef } from '../cluster/objects.ts';
+export type { ObjectRef } from '../cluster/objects.ts';
+import type { RolloutStatus, RolloutCondition, ClusterEventRecord } from './rollout-object.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
 import { BootcplanError, EXIT, NamedError } from '../base/errors.ts';
 
@@ -27,13 +29,6 @@ export interface Clock {
   now(): Seconds;
   /** Resolves after `seconds`; rejects with AbortedError when `signal` aborts first. */
   sleep(seconds: number, signal?: AbortSignal): Promise<void>;
-}
-
-export interface ObjectRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string | null;
 }
 
 export type PoolKind = 'MachineConfigPool' | 'BootcNodePool';

@@ -30,19 +30,8 @@ import {
 import { isoOf } from './driver.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
 import { peek } from './views.ts';
-import {
-  type StatusCore,
-  type RolloutStatus,
-  type ClusterEventRecord,
-  type RebootSeen,
-  type HealthCheckStatus,
-  conditionsOf,
-  statusOfEvent,
-  clusterEventOf,
-  rolloutEventOf,
-  windowTime,
-  haltMessage,
-} from './rollout-status.ts';
+import { type StatusCore, type RebootSeen, conditionsOf, statusOfEvent, clusterEventOf, rolloutEventOf, windowTime, haltMessage } from './rollout-status.ts';
+import { type RolloutStatus, type ClusterEventRecord, type HealthCheckStatus } from './rollout-object.ts';
 import { fitEvent, fitRolloutStatus } from './api-limits.ts';
 
 /** The small JSON document `--notify URL` posts. */

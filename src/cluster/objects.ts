@@ -38,3 +38,11 @@ export interface Condition {
   message?: string;
   lastTransitionTime?: string;
 }
+
+/** Which object: what a write, a patch, a delete or an Event names. */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string | null;
+}

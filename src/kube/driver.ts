@@ -33,7 +33,7 @@ import {
   type DesiredImageState,
   type RolloutObject,
 } from '../apply/driver.ts';
-import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-object.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
 import { RolloutObjects } from './rollout-object.ts';
 import type { KubeClient } from './rest.ts';

@@ -10,7 +10,7 @@
 import { BOOTCPLAN_NAMESPACE, type KObject } from '../cluster/types.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { NotFoundError, DriverError, type RolloutObject, type Clock } from '../apply/driver.ts';
-import { EVENT_REPORTING_CONTROLLER, type ClusterEventRecord, type RolloutCondition, type RolloutStatus } from '../apply/rollout-status.ts';
+import { EVENT_REPORTING_CONTROLLER, type ClusterEventRecord, type RolloutCondition, type RolloutStatus } from '../apply/rollout-object.ts';
 import { EVENT_LIMITS, eventProblems, rolloutStatusProblems } from '../apply/api-limits.ts';
 import { cutToBytes } from '../base/text-budget.ts';
 import { DNS1123_SUBDOMAIN_MAX } from '../domain/kube-names.ts';

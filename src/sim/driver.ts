@@ -23,7 +23,7 @@ import {
 import type { SimCluster } from './cluster.ts';
 import { cordonNode, uncordonNode } from './cordons.ts';
 import { LeaseObserver, type LockSighting } from '../domain/lease-expiry.ts';
-import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-object.ts';
 import { NamedError } from '../base/errors.ts';
 
 export class KilledError extends NamedError {

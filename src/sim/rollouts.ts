@@ -7,7 +7,7 @@
  */
 import type { RolloutObject } from '../apply/driver.ts';
 import { NotFoundError, DriverError } from '../apply/driver.ts';
-import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-object.ts';
 import { eventProblems, rolloutStatusProblems } from '../apply/api-limits.ts';
 
 /** A Rollout object as written: its status, whole or (after a write of lockObserved alone) in part. */

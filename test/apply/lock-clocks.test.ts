@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
-import type { RolloutStatus } from '../../src/apply/rollout-status.ts';
+import type { RolloutStatus } from '../../src/apply/rollout-object.ts';
 import { newSim } from '../support/apply.ts';
 import { run } from '../../src/cli/main.ts';
 import type { DriverFactory } from '../../src/app/ports.ts';

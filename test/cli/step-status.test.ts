@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
-import type { RolloutStatus } from '../../src/apply/rollout-status.ts';
+import type { RolloutStatus } from '../../src/apply/rollout-object.ts';
 import { planWith, runApply, newSim } from '../support/apply.ts';
 import { windowPolicy } from '../../src/apply/policy.ts';
 import { inDir, io } from '../support/cli.ts';

@@ -19,7 +19,8 @@ import type { KubeDriver } from '../../src/kube/driver.ts';
 import { DriverError } from '../../src/apply/driver.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import { planWith } from '../support/apply.ts';
-import { clusterEventOf, conditionsOf, type RolloutStatus } from '../../src/apply/rollout-status.ts';
+import { clusterEventOf, conditionsOf } from '../../src/apply/rollout-status.ts';
+import { type RolloutStatus } from '../../src/apply/rollout-object.ts';
 import { fitEvent, fitRolloutStatus, EVENT_LIMITS, ROLLOUT_STATUS_LIMITS } from '../../src/apply/api-limits.ts';
 import { utf8Length, codePointLength } from '../../src/base/text-budget.ts';
 
