@@ -4,9 +4,9 @@
  * app/ (io.ts, files.ts, git.ts, live.ts, signals.ts); tests pass their own IO, driver factory,
  * clock and signal source (cli/main.ts CliDeps). Types only.
  */
-import type { HealthSource } from '../apply/health.ts';
-import type { SilencePort } from '../apply/silences.ts';
-import type { ClusterDriver } from '../apply/driver.ts';
+import type { HealthSource } from '../apply/ports/health.ts';
+import type { SilencePort } from '../apply/gates/silences.ts';
+import type { ClusterDriver } from '../apply/ports/driver.ts';
 import type { ExitCode } from '../base/errors.ts';
 import type { FleetRecordStore } from '../fleet/record.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
