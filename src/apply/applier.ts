@@ -37,7 +37,8 @@ import { InputError, InterruptedError, type LockHeldError, OutsideWindowError } 
 import { checkApplicable } from '../plan/saved/verify.ts';
 import { AbortedError, type ClusterDriver } from './ports/driver.ts';
 import { ROLLBACK_MARKED, type EventSink } from './ports/events.ts';
-import type { ApplyContext, ApplyTimeouts } from './engine/context.ts';
+import type { ApplyTimeouts } from './engine/context.ts';
+import type { PoolContext as ApplyContext } from './pools/context.ts';
 import type { Policy } from './ports/policy.ts';
 import { Lease } from './engine/lease.ts';
 import { ProgressBook } from './engine/progress-book.ts';

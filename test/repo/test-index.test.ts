@@ -16,7 +16,9 @@ import { buildIndex, suitesFor } from '../support/test-index.ts';
  */
 const UNREACHED: Record<string, string> = {
   'src/app/ports.ts': 'interfaces only: the ports app/ is handed (driver, clock, health, policy)',
-  'src/apply/engine/context.ts': 'interfaces only: what an apply run is given and keeps',
+  'src/apply/engine/context.ts': 'interfaces only: what an apply run is given and the engine keeps',
+  'src/apply/gates/context.ts': 'interfaces only: what the gates receive and keep',
+  'src/apply/pools/context.ts': 'interfaces only: what the pool runners receive and keep',
   'src/apply/engine/result.ts': 'types only: what an apply returns',
   'src/apply/ports/health.ts': 'the HealthSource port and GatePosition types; GATE_POSITION_POINTS only spells the GatePositionPoint union',
   'src/base/api-types.ts': 'interfaces only: the Kubernetes object shapes',

@@ -15,7 +15,7 @@ import { retry } from './retry.ts';
 import { PreconditionFailedError, AlreadyExistsError, NotFoundError } from '../ports/driver.ts';
 import type { ClusterSnapshot } from '../../cluster/types.ts';
 import { deepEqual } from '../../base/equal.ts';
-import type { ApplyContext } from './context.ts';
+import type { RunContext } from './context.ts';
 import { remainingWorkDifference } from '../../plan/saved/remaining-work.ts';
 import { changeKey } from '../../plan/changes.ts';
 import { peek, withoutFingerprint } from '../ports/views.ts';
@@ -25,7 +25,7 @@ import { peek, withoutFingerprint } from '../ports/views.ts';
  * has it in the cluster already. `dropPaused`: leave out the MachineConfigPool `spec.paused`
  * switch (the MCO runner pauses and unpauses the pool itself).
  */
-export async function applyChange(ctx: ApplyContext, c: PlanChange, fresh: Plan, opts: { dropPaused?: boolean } = {}) {
+export async function applyChange(ctx: RunContext, c: PlanChange, fresh: Plan, opts: { dropPaused?: boolean } = {}) {
   const key = changeKey(c);
   const f = fresh.changes.find((x) => changeKey(x) === key);
   const effective = (x: PlanChange) => (opts.dropPaused ? x.patch.filter((op) => op.path !== '/spec/paused') : x.patch);
@@ -83,7 +83,7 @@ export async function applyChange(ctx: ApplyContext, c: PlanChange, fresh: Plan,
  * `test` operations, and is deleted only at the resourceVersion read (DeleteOptions
  * preconditions), so an object someone changed in between is never deleted.
  */
-async function deleteGuarded(ctx: ApplyContext, c: PlanChange): Promise<void> {
+async function deleteGuarded(ctx: RunContext, c: PlanChange): Promise<void> {
   const ref = { apiVersion: c.apiVersion, kind: c.kind, name: c.name, namespace: c.namespace };
   const obj = await peek(ctx.driver, (s) => structuredClone(objectIn(s, c)));
   if (!obj) return; // gone already: what the delete wanted
@@ -130,7 +130,7 @@ function renderedAgain(s: ClusterSnapshot, pool: string, rendered: string, befor
  * rollback stops before any node moves. The pool is paused already (the MCO pool runner pauses
  * it before this write), and stays so: exit 5.
  */
-async function renderedElsewhere(ctx: ApplyContext, c: PlanChange, got: string): Promise<never> {
+async function renderedElsewhere(ctx: RunContext, c: PlanChange, got: string): Promise<never> {
   const w = c.waitAfter as Extract<NonNullable<PlanChange['waitAfter']>, { kind: 'pool-rendered' }>;
   const reason = `rollback stopped: the MCO rendered ${got}, not the pre-run ${w.rendered}: another MachineConfig of the pool changed since the run started, and no node of the pool ran that config`;
   ctx.book.pool(w.pool).halted = { node: null, reason };

@@ -1,8 +1,9 @@
 /**
- * What the parts of one apply share (src/apply/applier.ts makes it once per apply and
- * hands it to the change writer, the wave gates, the bootc and MCO pool runners and the
- * observer): the plan, the driver and its clock, the timeouts, the event sink, the lease,
- * the progress book, and the little state the runners and the observer have in common.
+ * What a run is given and what the engine keeps for it (src/apply/applier.ts makes them once per
+ * apply): the plan, the driver and its clock, the timeouts, the event sink, the options (fixed
+ * for the run), the lease and the progress book. State another room changes is that room's:
+ * the gates' (waves run, the silences) in gates/context.ts, the pool runners' (nodes in flight,
+ * availability seen, MCO steps) in pools/context.ts.
  */
 import type { Plan, PlanPool } from '../../plan/types.ts';
 import type { ClusterSnapshot, Condition } from '../../cluster/types.ts';
@@ -11,9 +12,7 @@ import type { UnstampedEvent } from '../ports/events.ts';
 import type { Lease } from './lease.ts';
 import type { ProgressBook } from './progress-book.ts';
 import type { Policy } from '../ports/policy.ts';
-import type { ApplyResult } from './result.ts';
 import type { HealthSource } from '../ports/health.ts';
-import type { SilenceKeeper } from '../gates/silences.ts';
 
 export interface ApplyTimeouts {
   /** Lease duration; renewed every third of it. */
@@ -30,7 +29,8 @@ export interface ApplyTimeouts {
   mcoStartSeconds: number;
 }
 
-export interface ApplyContext {
+/** What a run is given: fixed from its start to its end, the same for every room. */
+export interface RunGiven {
   readonly plan: Plan;
   /** The plan's pools in the order they run: ascending priority, then name. */
   readonly pools: readonly PlanPool[];
@@ -46,32 +46,28 @@ export interface ApplyContext {
   readonly selfNode: string | null;
   /** apply --retry: lift the holds this plan's targets meet (ApplyOptions.retry). */
   readonly retry: boolean;
-  /**
-   * Runs a rollback plan within this apply, under its lock, as the applier runs any plan
-   * (src/apply/gates/rollback-runner.ts rollBackNow; no gates, soak, windows or --step).
-   */
-  readonly runRollback: (plan: Plan, replan: (s: ClusterSnapshot) => Plan) => Promise<ApplyResult>;
-  readonly lease: Lease;
-  readonly book: ProgressBook;
   /** Measures the plan's health checks (ApplyOptions.health); null for a plan without checks. */
   readonly health: HealthSource | null;
-  /** The silences for the nodes in flight (ApplyOptions.silences); null for a plan without them. */
-  readonly silences: SilenceKeeper | null;
   /** Aborts when the apply is asked to stop or loses its lock (what a health measurement is given). */
   readonly stop: AbortSignal;
   /** Seconds since the epoch, from the driver's clock. */
   now(): number;
   /** Sends an event, stamped with the seconds since the apply started. */
   emit(e: UnstampedEvent): void;
-  /** Waves this run finished (apply --step stops after one). */
-  wavesRun: number;
-  /** Nodes whose update bootcplan is driving now (not reported as node-unavailable). */
-  readonly inFlight: Set<string>;
-  /** node -> was it out of service when last looked at (nodes bootcplan does not drive). */
-  readonly lastAvailability: Map<string, boolean>;
-  /** MCO pools: node -> the last of its update steps reported (trackMco). */
-  readonly mcoPhase: Map<string, number>;
 }
+
+/** What the engine keeps for a run: the lock and the progress record (their state is theirs). */
+export interface RunKept {
+  readonly lease: Lease;
+  readonly book: ProgressBook;
+}
+
+/**
+ * What the engine's parts receive (the change writer, a stop's clean-up, holds, the staging
+ * clock): what the run is given and what the engine keeps. The gates add theirs
+ * (gates/context.ts), the pool runners theirs (pools/context.ts).
+ */
+export interface RunContext extends RunGiven, RunKept {}
 
 export interface NodeFailure {
   node: string;

@@ -27,7 +27,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ClusterDriver } from '../ports/driver.ts';
 import { AbortedError, isoOf } from '../ports/driver.ts';
-import type { ApplyContext } from './context.ts';
+import type { RunContext } from './context.ts';
 import { retry } from './retry.ts';
 import { messageOf } from '../../base/errors.ts';
 
@@ -119,7 +119,7 @@ export interface Position {
  * unpaused, records where it stopped (`reason` given: a stop request), saves the record. Best
  * effort: a failure is reported in the returned list and the rest still runs.
  */
-export async function stopSafely(ctx: ApplyContext, driver: ClusterDriver, where: Position, reason: StopReason | null): Promise<string[]> {
+export async function stopSafely(ctx: RunContext, driver: ClusterDriver, where: Position, reason: StopReason | null): Promise<string[]> {
   const problems: string[] = [];
   const book = ctx.book;
   if (!book.record) return problems; // stopped before the record was read

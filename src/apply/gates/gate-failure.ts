@@ -11,14 +11,14 @@
  */
 import type { PlanPool } from '../../plan/types.ts';
 import { HealthCheckFailedError, InputError } from '../../base/errors.ts';
-import type { ApplyContext } from '../engine/context.ts';
+import type { GateContext } from './context.ts';
 import { retry } from '../engine/retry.ts';
 import { gateWhere, type GateFailure } from './health-gates.ts';
 import { rollbackAfterGate } from './gate-rollback.ts';
 import { addHold } from './holds.ts';
 
 /** Carries out the failing check's onFailure; never returns. */
-export async function onGateFailure(ctx: ApplyContext, pool: PlanPool | null, f: GateFailure): Promise<never> {
+export async function onGateFailure(ctx: GateContext, pool: PlanPool | null, f: GateFailure): Promise<never> {
   if (pool && f.check.onFailure === 'rollback') return rollbackAfterGate(ctx, pool, f, haltForGate);
   return haltForGate(ctx, pool, f);
 }
@@ -34,7 +34,7 @@ export function gateFailureText(f: GateFailure, waves?: number): string {
  * records the halt with the check, reports it, and throws HealthCheckFailedError (exit 5).
  * `extra`: why instead of a rollback, when a rollback was asked for and could not run.
  */
-export async function haltForGate(ctx: ApplyContext, pool: PlanPool | null, f: GateFailure, extra?: string): Promise<never> {
+export async function haltForGate(ctx: GateContext, pool: PlanPool | null, f: GateFailure, extra?: string): Promise<never> {
   const text = gateFailureText(f, pool?.waves.length);
   if (!pool) {
     throw new HealthCheckFailedError(
@@ -71,7 +71,7 @@ export async function haltForGate(ctx: ApplyContext, pool: PlanPool | null, f: G
  * targets another image or apply --retry), saves, and reports it (the `halt` event: the status,
  * the pool's Event).
  */
-async function holdPool(ctx: ApplyContext, pool: PlanPool, f: GateFailure, reason: string): Promise<void> {
+async function holdPool(ctx: GateContext, pool: PlanPool, f: GateFailure, reason: string): Promise<void> {
   try {
     await retry(() => ctx.driver.setPoolPaused(pool.backend === 'mco' ? 'MachineConfigPool' : 'BootcNodePool', pool.name, true, ctx.plan.id));
   } catch {
@@ -99,7 +99,7 @@ async function holdPool(ctx: ApplyContext, pool: PlanPool, f: GateFailure, reaso
  * back that wave only); `halt`, or a rollback refused, holds every pool the run rolled nodes in.
  * A run record that is not this plan's finished one is left alone (another apply ran since).
  */
-export async function onBatchGateFailure(ctx: ApplyContext, f: GateFailure): Promise<never> {
+export async function onBatchGateFailure(ctx: GateContext, f: GateFailure): Promise<never> {
   await ctx.book.load();
   const rec = ctx.book.record;
   if (!ctx.book.resumed || !rec.done) {

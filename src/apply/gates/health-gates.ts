@@ -21,7 +21,7 @@ import { checksAt, observing, preflightChecks } from '../../plan/health.ts';
 import type { Clock } from '../ports/driver.ts';
 import type { HealthSource, GatePosition, Measurement } from '../ports/health.ts';
 import type { UnstampedEvent } from '../ports/events.ts';
-import type { ApplyContext } from '../engine/context.ts';
+import type { GateContext } from './context.ts';
 import {
   startCheck,
   reduceMeasurement,
@@ -193,7 +193,7 @@ async function measureOnce(o: GateRun, check: PlanHealthCheck): Promise<Measurem
  * and each observing check's verdict in the run record (`observing`: the last per check and pool,
  * for `status`), saved with the gate.
  */
-export async function runGate(ctx: ApplyContext, position: GatePosition, checks: readonly PlanHealthCheck[]): Promise<GateOutcome> {
+export async function runGate(ctx: GateContext, position: GatePosition, checks: readonly PlanHealthCheck[]): Promise<GateOutcome> {
   if (!ctx.health) throw new Error(`plan ${ctx.plan.id} has health checks and the apply has no health source`);
   let seen = false;
   const emit = (e: UnstampedEvent) => {
@@ -211,7 +211,7 @@ export async function runGate(ctx: ApplyContext, position: GatePosition, checks:
 }
 
 /** Keeps an observing check's verdict in the run record: one per check and pool, the newest last. */
-function recordObserving(ctx: ApplyContext, e: Extract<UnstampedEvent, { type: 'gate-observe' }>): void {
+function recordObserving(ctx: GateContext, e: Extract<UnstampedEvent, { type: 'gate-observe' }>): void {
   const rec = ctx.book.record;
   const v: ObservingVerdict = {
     check: e.check,
@@ -227,7 +227,7 @@ function recordObserving(ctx: ApplyContext, e: Extract<UnstampedEvent, { type: '
 }
 
 /** The pool's checks at `point`. */
-export function poolChecks(ctx: ApplyContext, pool: PlanPool, point: GatePoint): PlanHealthCheck[] {
+export function poolChecks(ctx: GateContext, pool: PlanPool, point: GatePoint): PlanHealthCheck[] {
   return checksAt(ctx.plan, pool, point);
 }
 
@@ -238,7 +238,7 @@ export function poolChecks(ctx: ApplyContext, pool: PlanPool, point: GatePoint):
  * after the halt gets a new plan id, and so a new record) is measured here too, whatever its
  * `when`: the next wave must not start on the word of the checks that did not fail.
  */
-export async function preflightGate(ctx: ApplyContext): Promise<GateFailure | null> {
+export async function preflightGate(ctx: GateContext): Promise<GateFailure | null> {
   const checks = [...preflightChecks(ctx.plan), ...haltedBefore(ctx)];
   if (!checks.length || ctx.book.record.preflightPassed) return null;
   const out = await runGate(ctx, { point: 'preflight', pool: null, wave: null, node: null }, checks);
@@ -249,7 +249,7 @@ export async function preflightGate(ctx: ApplyContext): Promise<GateFailure | nu
 }
 
 /** The plan's checks (each entry once) that halted a pool of the replaced run record, for its pools in this plan. */
-function haltedBefore(ctx: ApplyContext): PlanHealthCheck[] {
+function haltedBefore(ctx: GateContext): PlanHealthCheck[] {
   const prev = ctx.book.previous;
   if (!prev) return [];
   const pre = new Set(preflightChecks(ctx.plan));
@@ -267,7 +267,7 @@ function haltedBefore(ctx: ApplyContext): PlanHealthCheck[] {
  * its gate has not passed yet (PoolProgress.gatesPassed). Runs after the soak. Null: passed, or
  * nothing due.
  */
-export async function dueWaveGate(ctx: ApplyContext, pool: PlanPool, k: number): Promise<GateFailure | null> {
+export async function dueWaveGate(ctx: GateContext, pool: PlanPool, k: number): Promise<GateFailure | null> {
   const checks = poolChecks(ctx, pool, 'afterWave');
   const pp = ctx.book.pool(pool.name);
   const after = Math.min(k - 1, pp.wavesDone);
@@ -280,7 +280,7 @@ export async function dueWaveGate(ctx: ApplyContext, pool: PlanPool, k: number):
 }
 
 /** Whether the pool's last afterWave gate is still due (its waves are done, its gate has not passed). */
-export function finalGateDue(ctx: ApplyContext, pool: PlanPool): boolean {
+export function finalGateDue(ctx: GateContext, pool: PlanPool): boolean {
   const pp = ctx.book.pool(pool.name);
   return (
     pool.waves.length > 0 && pp.wavesDone >= pool.waves.length && (pp.gatesPassed ?? 0) < pool.waves.length && poolChecks(ctx, pool, 'afterWave').length > 0
@@ -288,7 +288,7 @@ export function finalGateDue(ctx: ApplyContext, pool: PlanPool): boolean {
 }
 
 /** The gate after the pool's last wave (after its soak); a slots pool's only afterWave gate. */
-export async function finalGate(ctx: ApplyContext, pool: PlanPool): Promise<GateFailure | null> {
+export async function finalGate(ctx: GateContext, pool: PlanPool): Promise<GateFailure | null> {
   const n = pool.waves.length;
   const out = await runGate(ctx, { point: 'afterWave', pool: pool.name, wave: n, node: null }, poolChecks(ctx, pool, 'afterWave'));
   if (!out.passed) return out.failure;
@@ -298,7 +298,7 @@ export async function finalGate(ctx: ApplyContext, pool: PlanPool): Promise<Gate
 }
 
 /** The afterNode gate of `node`, once it is back; null when it passed or the pool has none. */
-export async function nodeGate(ctx: ApplyContext, pool: PlanPool, wave: number, node: string): Promise<GateFailure | null> {
+export async function nodeGate(ctx: GateContext, pool: PlanPool, wave: number, node: string): Promise<GateFailure | null> {
   const checks = poolChecks(ctx, pool, 'afterNode');
   if (!checks.length) return null;
   const out = await runGate(ctx, { point: 'afterNode', pool: pool.name, wave, node }, checks);
@@ -311,7 +311,7 @@ export async function nodeGate(ctx: ApplyContext, pool: PlanPool, wave: number, 
  * the first failure in the order the nodes came back, or null). A failure stops the next unpause;
  * the nodes the MCO took already finish.
  */
-export function mcoNodeGates(ctx: ApplyContext, pool: PlanPool, wave: number): { see(node: string): void; settle(): Promise<GateFailure | null> } {
+export function mcoNodeGates(ctx: GateContext, pool: PlanPool, wave: number): { see(node: string): void; settle(): Promise<GateFailure | null> } {
   const checks = poolChecks(ctx, pool, 'afterNode');
   const seen = new Set<string>();
   const runs: Promise<{ failure: GateFailure | null } | { err: unknown }>[] = [];
@@ -345,6 +345,6 @@ export function gateWhere(p: GatePosition, waves?: number): string {
 }
 
 /** The ISO time of now, for records. */
-export function nowIso(ctx: ApplyContext): string {
+export function nowIso(ctx: GateContext): string {
   return isoOf(ctx.now());
 }

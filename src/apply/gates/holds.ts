@@ -6,10 +6,10 @@
  * a GitOps CronJob (`apply PLANFILE --step`) would start the same plan again right after a
  * rollback: the cluster then looks exactly as when the plan was made, so it is not stale.
  */
+import type { RunContext } from '../engine/context.ts';
 import { HeldTargetError } from '../../base/errors.ts';
 import { MAX_HOLDS, type Hold, type ProgressRecord } from '../../cluster/progress.ts';
 import type { Plan } from '../../plan/types.ts';
-import type { ApplyContext } from '../engine/context.ts';
 import { isoOf } from '../ports/driver.ts';
 import { planTargets } from '../engine/run-chain.ts';
 import { checksAt } from '../../plan/health.ts';
@@ -42,7 +42,7 @@ export function refuseHeld(plan: Plan, rec: ProgressRecord | null): void {
  * counts as passed (gatesPassed) and is not measured again. A halt's gate is measured again first;
  * so is a pause's when a new plan continues the run (its preflight gate, src/apply/gates/health-gates.ts).
  */
-export function checkHolds(ctx: ApplyContext, retry: boolean): boolean {
+export function checkHolds(ctx: RunContext, retry: boolean): boolean {
   const rec = ctx.book.record;
   const met = holdsMet(ctx.plan, rec);
   if (!met.length) return false;
@@ -73,7 +73,7 @@ export function describeHold(h: Hold): string {
 }
 
 /** Records a hold (one per pool: a newer one replaces the pool's older one). */
-export function addHold(ctx: ApplyContext, hold: Omit<Hold, 'at'>): void {
+export function addHold(ctx: RunContext, hold: Omit<Hold, 'at'>): void {
   const rec = ctx.book.record;
   const rest = (rec.holds ?? []).filter((h) => h.pool !== hold.pool);
   rec.holds = [...rest, { ...hold, observed: hold.observed.slice(0, 1024), at: isoOf(ctx.now()) }].slice(-MAX_HOLDS);
@@ -97,7 +97,7 @@ export function rollbackHeldPools(plan: Plan): string[] {
  * A rollback plan ran to its end: every pool it rolled back, or left with the run's image, is held
  * for the run's target, and the nodes it returned are reported (`rollback-done`).
  */
-export function finishRollback(ctx: ApplyContext): void {
+export function finishRollback(ctx: RunContext): void {
   const r = ctx.plan.rollback;
   if (!r) return;
   const back = new Set(ctx.plan.pools.map((p) => p.name));
@@ -121,7 +121,7 @@ export function finishRollback(ctx: ApplyContext): void {
 }
 
 /** A rollback plan's run starts: what it reverses, and how many nodes go back. */
-export function startRollback(ctx: ApplyContext): void {
+export function startRollback(ctx: RunContext): void {
   const r = ctx.plan.rollback;
   if (!r) return;
   const nodes = ctx.plan.pools.reduce((n, p) => n + p.nodes.filter((x) => x.wave !== null).length, 0);

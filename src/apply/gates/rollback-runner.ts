@@ -12,7 +12,7 @@ import { RolledBackError } from '../../base/errors.ts';
 import type { RollbackScope } from '../../cluster/progress.ts';
 import { MAX_OBSERVED } from '../../cluster/progress.ts';
 import { planRollback, rollbackInputOf } from '../../plan/rollback-planner.ts';
-import type { ApplyContext } from '../engine/context.ts';
+import type { GateContext } from './context.ts';
 import { isoOf } from '../ports/driver.ts';
 import { addHold, rollbackHeldPools } from './holds.ts';
 
@@ -33,7 +33,7 @@ export interface RollbackRequest {
  * error (mixed origins, a node that would stage an image it never booted, ...) is not started:
  * `refuse` halts the pool instead, saying why.
  */
-export async function rollBackNow(ctx: ApplyContext, req: RollbackRequest, refuse: (why: string) => Promise<never>): Promise<never> {
+export async function rollBackNow(ctx: GateContext, req: RollbackRequest, refuse: (why: string) => Promise<never>): Promise<never> {
   const at = isoOf(ctx.now());
   ctx.book.pool(req.pool).halted = { node: null, reason: `health check ${req.check} failed: ${req.observed}`.slice(0, 500), check: req.check };
   // Held from here on (docs/apply.md "Holds"): a rollback stopped half-way is not followed by the

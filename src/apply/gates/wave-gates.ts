@@ -11,7 +11,8 @@ import type { ClusterSnapshot } from '../../cluster/types.ts';
 import type { NodeView } from '../../domain/nodes.ts';
 import { NamedError, OutsideWindowError, RolloutHaltedError, StalePlanError } from '../../base/errors.ts';
 import { isoMsOf } from '../ports/driver.ts';
-import type { ApplyContext, NodeFailure } from '../engine/context.ts';
+import type { NodeFailure } from '../engine/context.ts';
+import type { GateContext } from './context.ts';
 import type { StepWaitReason } from '../engine/result.ts';
 import { retry } from '../engine/retry.ts';
 import { remainingWorkDifference } from '../../plan/saved/remaining-work.ts';
@@ -34,7 +35,7 @@ export class StepWait extends NamedError {
 }
 
 /** Plans again from the cluster as it is and compares the remaining work (exit 3). */
-export async function checkStale(ctx: ApplyContext): Promise<{ fresh: Plan }> {
+export async function checkStale(ctx: GateContext): Promise<{ fresh: Plan }> {
   await ctx.lease.assertHeld();
   const { fresh, diff } = await peek(ctx.driver, (s) => {
     const fresh = ctx.replan(withoutFingerprint(s));
@@ -57,7 +58,7 @@ function newErrors(saved: Plan, fresh: Plan): string[] {
     .map((d) => `! ${d.code}${d.path ? ` (${d.path})` : ''}: ${d.message}`);
 }
 
-export function checkPolicy(ctx: ApplyContext, pool: PlanPool | null, wave: number | null) {
+export function checkPolicy(ctx: GateContext, pool: PlanPool | null, wave: number | null) {
   const r = ctx.policy?.(ctx.now(), pool, wave);
   if (!r) return;
   const { message, nextWindow } = typeof r === 'string' ? { message: r, nextWindow: null } : r;
@@ -69,7 +70,7 @@ export function checkPolicy(ctx: ApplyContext, pool: PlanPool | null, wave: numb
  * due (health-gates.ts), staleness, policy. Returns the fresh re-plan, or null when --step must
  * stop here (the soak and the gate after a wave belong to the run that starts the next one).
  */
-export async function beforeWave(ctx: ApplyContext, pool: PlanPool, k: number): Promise<Plan | null> {
+export async function beforeWave(ctx: GateContext, pool: PlanPool, k: number): Promise<Plan | null> {
   if (ctx.step && ctx.wavesRun >= 1) return null;
   await soak(ctx, pool, k - 1);
   // The soak is over: the silences of the wave's nodes end, and the gate judges them as they are.
@@ -87,7 +88,7 @@ export async function beforeWave(ctx: ApplyContext, pool: PlanPool, k: number): 
  * (etcd counts members, not pools; for an MCO pool the MCO would count only its own pool).
  * Nodes bootcplan itself has in flight do not count. Waits up to the budget wait, then halts.
  */
-async function controlPlaneInService(ctx: ApplyContext, pool: PlanPool): Promise<void> {
+async function controlPlaneInService(ctx: GateContext, pool: PlanPool): Promise<void> {
   const outOfService = (s: ClusterSnapshot) => controlPlaneOutOfService(s, (n) => !!ctx.book.nodes[n]);
   const ok = await ctx.driver.waitFor((s) => (outOfService(s).length === 0 ? true : null), {
     timeoutSeconds: ctx.timeouts.budgetSeconds,
@@ -107,7 +108,7 @@ async function controlPlaneInService(ctx: ApplyContext, pool: PlanPool): Promise
 }
 
 /** What is left of the pool's soak after its last wave done (`wave`, for the event). */
-async function soak(ctx: ApplyContext, pool: PlanPool, wave: number): Promise<void> {
+async function soak(ctx: GateContext, pool: PlanPool, wave: number): Promise<void> {
   const pp = ctx.book.pool(pool.name);
   if (!(pp.wavesDone > 0 && pool.soakSeconds > 0 && pp.lastWaveEnd)) return;
   const until = Date.parse(pp.lastWaveEnd) / 1000 + pool.soakSeconds;
@@ -121,7 +122,7 @@ async function soak(ctx: ApplyContext, pool: PlanPool, wave: number): Promise<vo
  * pool without them has no soak after its last wave). 'stepped' when apply --step advanced a wave
  * already: the gate belongs to the next run, as a wave's soak does.
  */
-export async function afterLastWave(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
+export async function afterLastWave(ctx: GateContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   if (!finalGateDue(ctx, pool)) return 'done';
   if (ctx.step && ctx.wavesRun >= 1) return 'stepped';
   if (pool.rollout !== 'slots') await soak(ctx, pool, pool.waves.length);
@@ -131,7 +132,7 @@ export async function afterLastWave(ctx: ApplyContext, pool: PlanPool): Promise<
   return 'done';
 }
 
-export async function afterWave(ctx: ApplyContext, pool: PlanPool, k: number) {
+export async function afterWave(ctx: GateContext, pool: PlanPool, k: number) {
   const pp = ctx.book.pool(pool.name);
   ctx.book.finishWave(pool.name, k);
   pp.lastWaveEnd = isoMsOf(ctx.now()); // the soak counts from it: to the millisecond
@@ -141,7 +142,7 @@ export async function afterWave(ctx: ApplyContext, pool: PlanPool, k: number) {
 }
 
 /** Pauses the pool, records and reports the failures, and stops the apply (exit 5). */
-export async function halt(ctx: ApplyContext, pool: PlanPool, failures: NodeFailure[], extra?: string): Promise<never> {
+export async function halt(ctx: GateContext, pool: PlanPool, failures: NodeFailure[], extra?: string): Promise<never> {
   try {
     if (pool.backend === 'mco') await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
     else await retry(() => ctx.driver.setPoolPaused('BootcNodePool', pool.name, true, ctx.plan.id));
@@ -166,7 +167,7 @@ export async function halt(ctx: ApplyContext, pool: PlanPool, failures: NodeFail
   throw new RolloutHaltedError(`pool ${pool.name}: ${reason}`, haltReport(ctx, pool, failures));
 }
 
-function haltReport(ctx: ApplyContext, pool: PlanPool, failures: NodeFailure[]): string[] {
+function haltReport(ctx: GateContext, pool: PlanPool, failures: NodeFailure[]): string[] {
   const left = pool.waves.map((_, i) => i + 1).filter((w) => !ctx.book.waveDone(pool.name, w));
   const report: string[] = [];
   for (const f of failures) {
@@ -208,7 +209,7 @@ export function availabilitySignature(s: ClusterSnapshot, pool: PlanPool): strin
  * Nodes wait for budget or readiness: resolves once the pool's availability differs from
  * `signature`, or after `seconds` (null).
  */
-export function budgetChanged(ctx: ApplyContext, pool: PlanPool, signature: string, seconds: number, signal: AbortSignal): Promise<boolean | null> {
+export function budgetChanged(ctx: GateContext, pool: PlanPool, signature: string, seconds: number, signal: AbortSignal): Promise<boolean | null> {
   return ctx.driver.waitFor((s) => availabilitySignature(s, pool) !== signature, {
     timeoutSeconds: seconds,
     signal,
@@ -220,14 +221,14 @@ export function budgetChanged(ctx: ApplyContext, pool: PlanPool, signature: stri
  * The budget wait ran out (waves and slots alike): every node still pending fails, saying why
  * as the cluster shows it now, and none is left pending.
  */
-export async function failPendingAfterBudgetWait(ctx: ApplyContext, run: { pending: string[]; failures: NodeFailure[] }): Promise<void> {
+export async function failPendingAfterBudgetWait(ctx: GateContext, run: { pending: string[]; failures: NodeFailure[] }): Promise<void> {
   const views = await peek(ctx.driver, (snap) => run.pending.map((n) => ({ node: n, v: viewIn(snap, n) })));
   run.failures.push(...budgetTimeoutFailures(ctx, views));
   run.pending.length = 0;
 }
 
 /** The failures of nodes that waited for budget or readiness longer than the limit. */
-function budgetTimeoutFailures(ctx: ApplyContext, views: { node: string; v: NodeView | null }[]): NodeFailure[] {
+function budgetTimeoutFailures(ctx: GateContext, views: { node: string; v: NodeView | null }[]): NodeFailure[] {
   const minutes = Math.round(ctx.timeouts.budgetSeconds / 60);
   return views.map(({ node, v }) => ({
     node,

@@ -9,7 +9,8 @@ import type { PlanPool } from '../../plan/types.ts';
 import type { Condition } from '../../cluster/types.ts';
 import { conditionOf, type NodeView } from '../../domain/nodes.ts';
 import { DrainTimeoutError, isoOf } from '../ports/driver.ts';
-import type { ApplyContext, NodeOutcome, RebootEnd } from '../engine/context.ts';
+import type { NodeOutcome, RebootEnd } from '../engine/context.ts';
+import type { PoolContext } from './context.ts';
 import { retry } from '../engine/retry.ts';
 import { atTarget, bootedFrom, bootcNodeIn, peek, viewIn } from '../ports/views.ts';
 
@@ -17,7 +18,7 @@ import { atTarget, bootedFrom, bootcNodeIn, peek, viewIn } from '../ports/views.
  * The write-ahead entry of a cordon, in memory: cordonNow writes it with the cordon (the
  * budget was checked just before, on the same view). Returns whether the node's entry is new.
  */
-export function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: string, k: number, v: NodeView): boolean {
+export function recordCordonAhead(ctx: PoolContext, pool: PlanPool, name: string, k: number, v: NodeView): boolean {
   const old = ctx.book.nodes[name];
   const fresh = !old || old.step === 'done';
   if (fresh) ctx.book.putNode(name, { pool: pool.name, wave: k, step: 'cordon', wasCordoned: v.cordoned, ...bootedFrom(v) });
@@ -31,7 +32,7 @@ export function recordCordonAhead(ctx: ApplyContext, pool: PlanPool, name: strin
  * that). Returns false when someone else cordoned it between the look and the write: the
  * node is theirs, and it is not drained or rebooted.
  */
-export async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean): Promise<boolean> {
+export async function cordonNow(ctx: PoolContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean): Promise<boolean> {
   if (!v.cordoned) {
     await ctx.lease.assertHeld();
     const r = await retry(() => ctx.driver.cordon(name, ctx.plan.id, ctx.book.nodes[name]));
@@ -58,7 +59,7 @@ export async function cordonNow(ctx: ApplyContext, pool: PlanPool, k: number, na
   return true;
 }
 
-export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<NodeOutcome> {
+export async function runBootcNode(ctx: PoolContext, pool: PlanPool, k: number, name: string): Promise<NodeOutcome> {
   ctx.inFlight.add(name);
   // Silenced before its drain and reboot (docs/apply.md "Silences"); a resumed node keeps its own.
   await ctx.silences?.begin(pool.name, name, k);
@@ -128,7 +129,7 @@ export async function runBootcNode(ctx: ApplyContext, pool: PlanPool, k: number,
  * someone else took over meanwhile (an administrator who removed or replaced the mark to keep
  * it cordoned) stays cordoned, and that is reported.
  */
-async function uncordonOurs(ctx: ApplyContext, pool: PlanPool, k: number, name: string): Promise<boolean> {
+async function uncordonOurs(ctx: PoolContext, pool: PlanPool, k: number, name: string): Promise<boolean> {
   // A rollback that continues an unfinished one (docs/apply.md "Continuing a rollback") undoes
   // the cordons that one marked with its own plan id; a rollback undoes those the run it reverses
   // left (stopped or killed between a cordon and its uncordon), marked with that run's plan id.

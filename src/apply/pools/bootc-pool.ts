@@ -10,7 +10,7 @@
  */
 import type { Plan, PlanPool } from '../../plan/types.ts';
 import type { ClusterSnapshot } from '../../cluster/types.ts';
-import type { ApplyContext } from '../engine/context.ts';
+import type { PoolContext } from './context.ts';
 import { afterLastWave, afterWave, beforeWave, checkStale, halt } from '../gates/wave-gates.ts';
 import { atTarget, pastStagingGate, peek, viewIn } from '../ports/views.ts';
 import { stagingLimit } from './staging-clock.ts';
@@ -18,7 +18,7 @@ import { resumedPastCordon, stagingGate } from './staging-gate.ts';
 import { onGateFailure } from '../gates/gate-failure.ts';
 import { runBootcWave } from './bootc-wave.ts';
 
-export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
+export async function runBootcPool(ctx: PoolContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   if (pool.waves.length)
     ctx.emit({
       type: 'pool-start',
@@ -63,7 +63,7 @@ export async function runBootcPool(ctx: ApplyContext, pool: PlanPool): Promise<'
 }
 
 /** A node of the wave that has not passed the staging gate yet (and is not mid-update). */
-function stillStaging(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
+function stillStaging(ctx: PoolContext, s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
   const v = viewIn(s, name);
   if (!v || atTarget(pool, v) || pastStagingGate(s, pool, v) || v.degraded) return false;
   return !resumedPastCordon(ctx, s, pool, name);
@@ -92,7 +92,7 @@ function stillStaging(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, nam
  *   made it (at most the budget); the budget is enforced again at each cordon
  *   (runBootcWave) whatever the composition.
  */
-function composeBootcWave(ctx: ApplyContext, pool: PlanPool, k: number, fresh: Plan): string[] {
+function composeBootcWave(ctx: PoolContext, pool: PlanPool, k: number, fresh: Plan): string[] {
   const scheduled = pool.waves.flat();
   const fp = fresh.pools.find((p) => p.name === pool.name);
   if (!fp) return pool.waves[k - 1];

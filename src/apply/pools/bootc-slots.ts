@@ -30,7 +30,8 @@
 import type { Plan, PlanPool } from '../../plan/types.ts';
 import type { ClusterSnapshot } from '../../cluster/types.ts';
 import { cancelledByCaller } from '../engine/interrupt.ts';
-import type { ApplyContext, NodeFailure } from '../engine/context.ts';
+import type { NodeFailure } from '../engine/context.ts';
+import type { PoolContext } from './context.ts';
 import { afterLastWave, afterWave, availabilitySignature, beforeWave, failPendingAfterBudgetWait, checkPolicy, checkStale, halt } from '../gates/wave-gates.ts';
 import { decideRound, gateNode, holding, setFatal, type WaveRun } from './bootc-wave.ts';
 import { cordonNow, recordCordonAhead, runBootcNode } from './bootc-node.ts';
@@ -61,7 +62,7 @@ interface SlotRun extends WaveRun {
   staging: { nodes: string[]; deadline: number };
 }
 
-export async function runBootcSlots(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
+export async function runBootcSlots(ctx: PoolContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   const todo = pool.waves.map((_, i) => i + 1).filter((b) => !ctx.book.waveDone(pool.name, b));
   if (!todo.length) return afterLastWave(ctx, pool);
   const k = pool.controlPlane ? 1 : pool.maxUnavailable.resolved;
@@ -98,7 +99,7 @@ export async function runBootcSlots(ctx: ApplyContext, pool: PlanPool): Promise<
  * without the nodes on the target now, nodes an interrupted run left in flight first, the node
  * this apply runs on (ctx.selfNode) last, in the last batch (its drain evicts this apply).
  */
-function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): SlotRun {
+function slotRun(ctx: PoolContext, pool: PlanPool, fresh: Plan, k: number): SlotRun {
   const scheduled = pool.waves.flat();
   const fp = fresh.pools.find((p) => p.name === pool.name);
   const freshNodes = new Set(fp ? fp.nodes.map((n) => n.name) : scheduled);
@@ -142,7 +143,7 @@ function slotRun(ctx: ApplyContext, pool: PlanPool, fresh: Plan, k: number): Slo
 }
 
 /** Admits nodes until none is left, a node failed or a gate stopped admission; returns once none is in flight. */
-async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
+async function admitAll(ctx: PoolContext, s: SlotRun): Promise<void> {
   let waitingSince: number | null = null;
   for (;;) {
     if (s.fatal.set) throw s.fatal.err;
@@ -209,7 +210,7 @@ async function admitAll(ctx: ApplyContext, s: SlotRun): Promise<void> {
 }
 
 /** Opens the next batch when the admitted ones have all started, checks the window, and starts what the budget allows. */
-async function admitRound(ctx: ApplyContext, s: SlotRun): Promise<number> {
+async function admitRound(ctx: PoolContext, s: SlotRun): Promise<number> {
   if (!s.pending.length && s.queue.length && !(await openBatch(ctx, s))) return 0;
   if (!s.pending.length) return 0;
   const batch = Math.max(...s.pending.map((n) => s.batchOf(n)));
@@ -266,7 +267,7 @@ async function admitRound(ctx: ApplyContext, s: SlotRun): Promise<number> {
  * a re-plan shows the remaining work unchanged (and never with --step). Returns false when
  * admission stops instead.
  */
-async function openBatch(ctx: ApplyContext, s: SlotRun): Promise<boolean> {
+async function openBatch(ctx: PoolContext, s: SlotRun): Promise<boolean> {
   if (s.opened.size) {
     if (ctx.step) {
       s.stop = { stepped: true };
@@ -291,7 +292,7 @@ async function openBatch(ctx: ApplyContext, s: SlotRun): Promise<boolean> {
 }
 
 /** Runs one admitted node's update, then its afterNode gate; its failure stops admission, an error stops the run. */
-function startSlotNode(ctx: ApplyContext, s: SlotRun, name: string): Promise<void> {
+function startSlotNode(ctx: PoolContext, s: SlotRun, name: string): Promise<void> {
   return runBootcNode(ctx, s.pool, s.batchOf(name), name)
     .then(async (r) => {
       if (!r.ok) s.failures.push(r.failure);
@@ -305,7 +306,7 @@ function startSlotNode(ctx: ApplyContext, s: SlotRun, name: string): Promise<voi
 }
 
 /** A node is back on the target: its batch is a finished wave once all its nodes are. */
-async function nodeBack(ctx: ApplyContext, s: SlotRun, name: string): Promise<void> {
+async function nodeBack(ctx: PoolContext, s: SlotRun, name: string): Promise<void> {
   const b = s.batchOf(name);
   const left = s.left.get(b);
   if (!left) return;
@@ -318,7 +319,7 @@ async function nodeBack(ctx: ApplyContext, s: SlotRun, name: string): Promise<vo
 }
 
 /** At the start: the leading batches with nothing left to do move the cursor (no events: nothing ran). */
-function recordFinishedBatches(ctx: ApplyContext, s: SlotRun): void {
+function recordFinishedBatches(ctx: PoolContext, s: SlotRun): void {
   let k = ctx.book.pool(s.pool.name).wavesDone;
   while (k < s.pool.waves.length && !s.left.has(k + 1)) k++;
   ctx.book.finishWave(s.pool.name, k);
@@ -331,7 +332,7 @@ function recordFinishedBatches(ctx: ApplyContext, s: SlotRun): void {
  * staging), or from its admission batch's opening for a node that never started staging.
  * Nodes in flight, gone, Degraded or on the target are decideRound's.
  */
-function stagingWaits(ctx: ApplyContext, s: SlotRun, snap: ClusterSnapshot) {
+function stagingWaits(ctx: PoolContext, s: SlotRun, snap: ClusterSnapshot) {
   const waiting: { node: string; since: number }[] = [];
   const overdue: NodeFailure[] = [];
   const limit = stagingLimit(ctx, s.pool);

@@ -9,7 +9,8 @@ import type { PlanPool } from '../../plan/types.ts';
 import type { ClusterSnapshot } from '../../cluster/types.ts';
 import type { NodeView } from '../../domain/nodes.ts';
 import { cancelledByCaller } from '../engine/interrupt.ts';
-import type { ApplyContext, NodeFailure } from '../engine/context.ts';
+import type { NodeFailure } from '../engine/context.ts';
+import type { PoolContext } from './context.ts';
 import { availabilitySignature, budgetChanged, failPendingAfterBudgetWait } from '../gates/wave-gates.ts';
 import { noticeAvailability } from './observe.ts';
 import { atTarget, controlPlaneOutOfService, membersOf, peek, viewIn } from '../ports/views.ts';
@@ -40,7 +41,7 @@ export const holding = (w: WaveRun) => w.failures.length > 0 || w.gateFailure !=
 
 /** Budgeted start of the wave's nodes; returns the failures (empty when all succeeded) and a failed afterNode gate. */
 export async function runBootcWave(
-  ctx: ApplyContext,
+  ctx: PoolContext,
   pool: PlanPool,
   k: number,
   names: string[],
@@ -64,7 +65,7 @@ export async function runBootcWave(
   }
 }
 
-async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
+async function waveLoop(ctx: PoolContext, w: WaveRun): Promise<NodeFailure[]> {
   const { pool, k } = w;
   let waitingSince: number | null = null;
   for (;;) {
@@ -136,7 +137,7 @@ async function waveLoop(ctx: ApplyContext, w: WaveRun): Promise<NodeFailure[]> {
  * A wave stopped by a stop request or a lost lock ends only once its nodes in flight have
  * stopped too (their waits end at once; each stops at its next safe point).
  */
-async function stopWave(ctx: ApplyContext, w: WaveRun): Promise<never> {
+async function stopWave(ctx: PoolContext, w: WaveRun): Promise<never> {
   if (ctx.lease.stopRequested || ctx.lease.isLost) await Promise.allSettled([...w.running.values()]);
   throw w.fatal.err;
 }
@@ -153,7 +154,7 @@ export function setFatal(w: WaveRun, err: unknown) {
  * target are done, deleted ones gone, a Degraded one fails the wave; the others start
  * while the pool's unavailable count, with them, stays within the budget.
  */
-export function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
+export function decideRound(ctx: PoolContext, s: ClusterSnapshot, w: WaveRun) {
   const { pool } = w;
   noticeAvailability(ctx, s, pool, (m) => ctx.book.drives(pool.name, m));
   let unavailable = 0;
@@ -199,7 +200,7 @@ export function decideRound(ctx: ApplyContext, s: ClusterSnapshot, w: WaveRun) {
 }
 
 /** Runs one node's update, then its afterNode gate; its failure joins the wave's, an error stops the wave. */
-function startNode(ctx: ApplyContext, w: WaveRun, name: string): Promise<void> {
+function startNode(ctx: PoolContext, w: WaveRun, name: string): Promise<void> {
   return runBootcNode(ctx, w.pool, w.k, name)
     .then(async (r) => {
       if (!r.ok) w.failures.push(r.failure);
@@ -210,7 +211,7 @@ function startNode(ctx: ApplyContext, w: WaveRun, name: string): Promise<void> {
 }
 
 /** The afterNode gate of a node that is back (waves and slots): while it runs, no node of the pool starts. */
-export async function gateNode(ctx: ApplyContext, w: WaveRun, name: string, wave: number): Promise<void> {
+export async function gateNode(ctx: PoolContext, w: WaveRun, name: string, wave: number): Promise<void> {
   w.gating++;
   try {
     const failed = await nodeGate(ctx, w.pool, wave, name);

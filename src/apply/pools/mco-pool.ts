@@ -8,7 +8,8 @@
  */
 import type { PlanPool } from '../../plan/types.ts';
 import type { ClusterSnapshot } from '../../cluster/types.ts';
-import type { ApplyContext, NodeFailure } from '../engine/context.ts';
+import type { NodeFailure } from '../engine/context.ts';
+import type { PoolContext } from './context.ts';
 import { applyChange } from '../engine/changes.ts';
 import { retry } from '../engine/retry.ts';
 import { afterLastWave, afterWave, beforeWave, checkPolicy, checkStale, halt } from '../gates/wave-gates.ts';
@@ -19,7 +20,7 @@ import { rollsTarget } from '../../domain/mco-rollout.ts';
 import { mcoNodeGates } from '../gates/health-gates.ts';
 import { onGateFailure } from '../gates/gate-failure.ts';
 
-export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'done' | 'stepped'> {
+export async function runMcoPool(ctx: PoolContext, pool: PlanPool): Promise<'done' | 'stepped'> {
   const pp = ctx.book.pool(pool.name);
   const changes = ctx.plan.changes.filter((c) => c.pool === pool.name).sort((a, b) => a.order - b.order);
   const hasWaves = pool.waves.length > 0 && pp.wavesDone < pool.waves.length;
@@ -55,7 +56,7 @@ export async function runMcoPool(ctx: ApplyContext, pool: PlanPool): Promise<'do
   return leaveAsSpecWants(ctx, pool);
 }
 
-async function leaveAsSpecWants(ctx: ApplyContext, pool: PlanPool): Promise<'done'> {
+async function leaveAsSpecWants(ctx: PoolContext, pool: PlanPool): Promise<'done'> {
   // bootcplan paused the pool between waves; leave it as the spec wants it, unless someone
   // else paused it meanwhile (no bootcplan.dev/paused-by mark: docs/safety.md rule 6).
   const theirs = await peek(ctx.driver, (s) => administratorPause(s.machineConfigPools.find((p) => p.metadata.name === pool.name)) !== null);
@@ -71,7 +72,7 @@ async function leaveAsSpecWants(ctx: ApplyContext, pool: PlanPool): Promise<'don
  * died or was stopped in between; PoolProgress.mcoUnpaused) is paused again before anything
  * else, so that the MCO does not roll the rest of the pool on its own.
  */
-export async function repauseLeftovers(ctx: ApplyContext): Promise<void> {
+export async function repauseLeftovers(ctx: PoolContext): Promise<void> {
   const left = Object.entries(ctx.book.record.pools).filter(([, pp]) => pp.mcoUnpaused);
   for (const [name, pp] of left) {
     await ctx.lease.assertHeld();
@@ -103,7 +104,7 @@ function mcoTarget(s: ClusterSnapshot, pool: PlanPool): string | null {
 }
 
 /** The pool's nodes the MCO is updating, those that failed, and how many scheduled ones are left. */
-function waveState(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: number, scheduled: Set<string>) {
+function waveState(ctx: PoolContext, s: ClusterSnapshot, pool: PlanPool, k: number, scheduled: Set<string>) {
   trackMco(ctx, s, pool, k);
   const target = mcoTarget(s, pool);
   noteRenderedTarget(ctx, pool, target);
@@ -127,12 +128,12 @@ function waveState(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: num
  * a rollback moves exactly the nodes on it (src/domain/rollback.ts inMcoRollback). Saved with
  * the wave's end.
  */
-function noteRenderedTarget(ctx: ApplyContext, pool: PlanPool, target: string | null): void {
+function noteRenderedTarget(ctx: PoolContext, pool: PlanPool, target: string | null): void {
   const o = ctx.book.record.pools[pool.name]?.origin;
   if (target && o?.kind === 'mco' && o.renderedTarget === null && target !== o.rendered) o.renderedTarget = target;
 }
 
-async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
+async function runMcoWave(ctx: PoolContext, pool: PlanPool, k: number) {
   const scheduled = new Set(pool.nodes.filter((n) => n.wave !== null).map((n) => n.name));
   const state = (s: ClusterSnapshot) => waveState(ctx, s, pool, k, scheduled);
   const before = await peek(ctx.driver, state);
@@ -217,7 +218,7 @@ async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
 const MCO_STEPS = ['cordon', 'drain-done', 'reboot', 'booted', 'uncordon'] as const;
 
 /** The MCO moves the nodes of MCO pools: report its steps as bootcplan sees them. */
-function trackMco(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, k: number) {
+function trackMco(ctx: PoolContext, s: ClusterSnapshot, pool: PlanPool, k: number) {
   const target = mcoTarget(s, pool);
   noticeAvailability(
     ctx,

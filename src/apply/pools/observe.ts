@@ -8,7 +8,7 @@ import type { PlanPool } from '../../plan/types.ts';
 import type { ClusterSnapshot } from '../../cluster/types.ts';
 import { conditionOf } from '../../domain/nodes.ts';
 import { cancelledByCaller } from '../engine/interrupt.ts';
-import type { ApplyContext } from '../engine/context.ts';
+import type { PoolContext } from './context.ts';
 import { bootcNodeIn, membersOf, viewIn } from '../ports/views.ts';
 
 /** Nodes per staging watch (observeStaging). */
@@ -21,7 +21,7 @@ const OBSERVE_GROUP = 32;
  * change then costs a look at its group rather than at every node still staging (on a
  * big pool, thousands of nodes finish staging one after the other).
  */
-export async function observeStaging(ctx: ApplyContext, signal: AbortSignal) {
+export async function observeStaging(ctx: PoolContext, signal: AbortSignal) {
   const watched: [string, PlanPool][] = [];
   for (const p of ctx.pools) if (p.backend === 'bootc') for (const n of p.nodes) if (n.wave !== null && !n.staged) watched.push([n.name, p]);
   const staging = new Set<string>();
@@ -30,7 +30,7 @@ export async function observeStaging(ctx: ApplyContext, signal: AbortSignal) {
   await Promise.all(groups);
 }
 
-async function observeGroup(ctx: ApplyContext, nodes: [string, PlanPool][], staging: Set<string>, signal: AbortSignal) {
+async function observeGroup(ctx: PoolContext, nodes: [string, PlanPool][], staging: Set<string>, signal: AbortSignal) {
   const watch = new Map(nodes);
   while (watch.size && !signal.aborted) {
     const changes = await ctx.driver
@@ -81,7 +81,7 @@ async function observeGroup(ctx: ApplyContext, nodes: [string, PlanPool][], stag
  * Emits node-unavailable / node-available for pool nodes that changed on their own; the
  * nodes bootcplan drives (`driven`, or in flight) are not reported.
  */
-export function noticeAvailability(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, driven: (name: string) => boolean) {
+export function noticeAvailability(ctx: PoolContext, s: ClusterSnapshot, pool: PlanPool, driven: (name: string) => boolean) {
   for (const m of membersOf(s, pool.name)) {
     const v = viewIn(s, m);
     if (!v) continue;

@@ -11,13 +11,13 @@
  * forever would never halt the pool. That time too was written by some pod's clock, and is
  * believed only up to the same allowance.
  */
+import type { RunContext } from '../engine/context.ts';
 import type { PlanPool } from '../../plan/types.ts';
-import type { ApplyContext } from '../engine/context.ts';
 import { isoOf } from '../ports/driver.ts';
 import { CLOCK_SKEW_ALLOWANCE_SECONDS, credibleTime, skewText } from '../../domain/clock-skew.ts';
 
 /** The pool's staging limit: the spec's stagingTimeoutSeconds, else the apply's (600 s by default). */
-export function stagingLimit(ctx: ApplyContext, pool: PlanPool): number {
+export function stagingLimit(ctx: RunContext, pool: PlanPool): number {
   return pool.stagingTimeoutSeconds ?? ctx.timeouts.stagingSeconds;
 }
 
@@ -34,7 +34,7 @@ export interface StagingStart {
  * relies on it in a later run (ctx.book.save()). A skew is also sent as a `wait` event, once per
  * node of `reported` (the caller's set, one per gate).
  */
-export function stagingStart(ctx: ApplyContext, pool: string, node: string, clusterSince: number | null, reported?: Set<string>): StagingStart {
+export function stagingStart(ctx: RunContext, pool: string, node: string, clusterSince: number | null, reported?: Set<string>): StagingStart {
   const now = ctx.now();
   const allowance = skewText(CLOCK_SKEW_ALLOWANCE_SECONDS);
   let skew: string | null = null;

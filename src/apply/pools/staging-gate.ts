@@ -4,7 +4,8 @@
  * to stage within it, halts the pool. The slot runner's node-by-node version is in bootc-slots.ts.
  */
 import type { PlanPool } from '../../plan/types.ts';
-import type { ApplyContext, NodeFailure } from '../engine/context.ts';
+import type { NodeFailure } from '../engine/context.ts';
+import type { PoolContext } from './context.ts';
 import { halt, StepWait } from '../gates/wave-gates.ts';
 import type { ClusterSnapshot } from '../../cluster/types.ts';
 import { atTarget, peek, rebootRequested, stagingOf, viewIn } from '../ports/views.ts';
@@ -19,7 +20,7 @@ import { stagingLimit, stagingStart } from './staging-clock.ts';
  * (staging-clock.ts). A node that never started staging is given the same limit from the gate's
  * start and then reported as such ("never started staging: ..."), with why.
  */
-export async function stagingGate(ctx: ApplyContext, pool: PlanPool, names: string[]) {
+export async function stagingGate(ctx: PoolContext, pool: PlanPool, names: string[]) {
   const gate: GateClock = { start: ctx.now(), limit: stagingLimit(ctx, pool), firstSeen: new Map(), skewed: new Set() };
   for (;;) {
     const skews: string[] = [];
@@ -68,7 +69,7 @@ interface StagingWait {
 }
 
 /** One look at the wave's nodes: those the gate waits for, and those Degraded while staging. */
-function stagingRound(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, names: string[], gate: GateClock, skews: string[]) {
+function stagingRound(ctx: PoolContext, s: ClusterSnapshot, pool: PlanPool, names: string[], gate: GateClock, skews: string[]) {
   const waiting: StagingWait[] = [];
   const failed: NodeFailure[] = [];
   for (const name of names) {
@@ -95,7 +96,7 @@ function stagingRound(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, nam
 }
 
 /** Halts the pool for the nodes over the staging limit: staging too long, or never started. */
-async function haltOverdue(ctx: ApplyContext, pool: PlanPool, overdue: StagingWait[], limit: number): Promise<never> {
+async function haltOverdue(ctx: PoolContext, pool: PlanPool, overdue: StagingWait[], limit: number): Promise<never> {
   const minutes = Math.round(limit / 60);
   const views = await peek(ctx.driver, (s) => overdue.map((w) => ({ w, v: viewIn(s, w.node) })));
   const failures = views.map(({ w, v }) => ({
@@ -119,7 +120,7 @@ async function haltOverdue(ctx: ApplyContext, pool: PlanPool, overdue: StagingWa
 }
 
 /** Waits until a node of the wave passes, starts staging, leaves the gate's care, or the first limit runs out. */
-async function waitForStagingChange(ctx: ApplyContext, pool: PlanPool, names: string[], gate: GateClock, waiting: StagingWait[]) {
+async function waitForStagingChange(ctx: PoolContext, pool: PlanPool, names: string[], gate: GateClock, waiting: StagingWait[]) {
   const deadline = Math.min(...waiting.map((w) => w.since + gate.limit));
   await ctx.driver.waitFor(
     (s) =>
@@ -139,6 +140,6 @@ async function waitForStagingChange(ctx: ApplyContext, pool: PlanPool, names: st
  * requested (the BootcNode records that; the entry still says cordon). Such a node passed the
  * staging gate before its cordon.
  */
-export function resumedPastCordon(ctx: ApplyContext, s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
+export function resumedPastCordon(ctx: PoolContext, s: ClusterSnapshot, pool: PlanPool, name: string): boolean {
   return ctx.book.pastCordon(name) || (ctx.book.drives(pool.name, name) && rebootRequested(s, pool, name));
 }

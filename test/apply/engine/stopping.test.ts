@@ -17,7 +17,7 @@ import { ROOT } from '../../support/built.ts';
 import { AbortedError, type ClusterDriver } from '../../../src/apply/ports/driver.ts';
 import { cancelledByCaller, interruptible, StopRequestedError } from '../../../src/apply/engine/interrupt.ts';
 import { observeStaging } from '../../../src/apply/pools/observe.ts';
-import type { ApplyContext } from '../../../src/apply/engine/context.ts';
+import type { PoolContext } from '../../../src/apply/pools/context.ts';
 import { InterruptedError, LockNotHeldError } from '../../../src/base/errors.ts';
 
 const s = suite('stopping');
@@ -46,7 +46,7 @@ s('the staging observer: a stop of the apply ends it; it never starts another wa
       }) as ClusterDriver['waitFor'];
     },
   });
-  const ctx = { pools: plan.pools, driver, emit: () => {} } as unknown as ApplyContext;
+  const ctx = { pools: plan.pools, driver, emit: () => {} } as unknown as PoolContext;
   sim.after(60, () => halt.abort('SIGTERM'));
   const ended = await observeStaging(ctx, own.signal).then(
     () => null,
