@@ -10,7 +10,6 @@ import { parseSnapshot } from '../cluster/snapshot-file.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, type PlanInput } from '../plan/planner.ts';
-import type { RolloutSpec } from '../rollout-spec/types.ts';
 import { InputError } from '../base/errors.ts';
 import type { InputPorts, SpecForPlan } from './ports.ts';
 import { STDIN_NAME, STDIN_PATH } from './stdin.ts';
