@@ -1,17 +1,17 @@
 /**
  * What `apply` reports besides its output (docs/gitops.md "The rollout status", "Events", "Notifications"): the rollout status, the Events
- * and the notifications (src/apply/rollout-report.ts; --notify checked here, posted by
+ * and the notifications (src/apply/report/rollout-report.ts; --notify checked here, posted by
  * ./notify.ts), the notice while it waits for the lock, and how `apply --step` ends (docs/design.md §3):
  * exit 0 when it advanced or when there is nothing it may do now (outside the window, nodes
  * still staging, another apply running), non-zero only for what needs a human.
  */
 import type { Plan } from '../plan/types.ts';
 import type { RolloutSpec } from '../rollout-spec/types.ts';
-import type { ClusterDriver } from '../apply/driver.ts';
-import type { ApplyEvent } from '../apply/events.ts';
+import type { ClusterDriver } from '../apply/ports/driver.ts';
+import type { ApplyEvent } from '../apply/ports/events.ts';
 import type { ApplyResult } from '../apply/applier.ts';
-import { RolloutReporter, exitOf } from '../apply/rollout-report.ts';
-import type { StatusCore } from '../apply/rollout-status.ts';
+import { RolloutReporter, exitOf } from '../apply/report/rollout-report.ts';
+import type { StatusCore } from '../apply/report/rollout-status.ts';
 import { InputError, LockHeldError, LockStuckError, messageOf } from '../base/errors.ts';
 import { judgeHeldLock, type LockJudgement } from '../domain/lease-expiry.ts';
 import { forDisplay } from '../render/secrets.ts';

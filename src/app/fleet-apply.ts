@@ -18,14 +18,13 @@ import type { FleetEvent } from '../fleet/run-events.ts';
 import type { FleetClusterSession } from '../fleet/cluster-run.ts';
 import { checkFleetPlanSeal } from '../fleet/plan-verify.ts';
 import type { FLEET_APPLY_FORMATS } from '../fleet/outputs.ts';
-import type { Clock, ClusterDriver } from '../apply/driver.ts';
-import type { ApplyEvent } from '../apply/events.ts';
-import type { GateFailure } from '../apply/health-gates.ts';
+import type { Clock, ClusterDriver } from '../apply/ports/driver.ts';
+import type { ApplyEvent } from '../apply/ports/events.ts';
+import type { GateFailure } from '../apply/gates/health-gates.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { useColor } from '../render/format.ts';
-import type { CommandResult, KubeOptions, Ports } from './ports.ts';
-import type { SpecForPlan } from './inputs.ts';
+import type { CommandResult, KubeOptions, Ports, SpecForPlan } from './ports.ts';
 import { planFleetFile, readFleetPlanFile, fleetRevision, type FleetPlanFlags } from './fleet-inputs.ts';
 import { fleetKubeconfigSource, requireFleetClusterKubeFlags } from './fleet-kubeconfig.ts';
 import { parseDurationFlag } from './flags.ts';
@@ -160,7 +159,7 @@ async function openCluster(ports: Ports, prepared: ReadonlyMap<string, Prepared>
   if (!p) throw new Error(`internal: cluster ${name} was not prepared for fleet apply`);
   const [{ apply }, { windowPolicy }, { confirmSavedPlan, inFlightOf, checkClusterBinding }, { readFleetRecord, writeFleetRecord }] = await Promise.all([
     import('../apply/applier.ts'),
-    import('../apply/policy.ts'),
+    import('../apply/ports/policy.ts'),
     import('../plan/saved/compare.ts'),
     import('../fleet/record.ts'),
   ]);
@@ -220,7 +219,7 @@ async function actOnGateFailure(
 ): Promise<never> {
   const [{ applyBatchGateFailure }, { gateFailEvent }, { ApplyReporting }] = await Promise.all([
     import('../apply/applier.ts'),
-    import('../apply/health-gates.ts'),
+    import('../apply/gates/health-gates.ts'),
     import('./apply-report.ts'),
   ]);
   const reporting = new ApplyReporting(on.driver, ports.io, p.specs.spec, false, undefined);

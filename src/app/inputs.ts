@@ -10,9 +10,8 @@ import { parseSnapshot } from '../cluster/snapshot-file.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, type PlanInput } from '../plan/planner.ts';
-import type { RolloutSpec } from '../rollout-spec/types.ts';
 import { InputError } from '../base/errors.ts';
-import type { InputPorts } from './ports.ts';
+import type { InputPorts, SpecForPlan } from './ports.ts';
 import { STDIN_NAME, STDIN_PATH } from './stdin.ts';
 import { nodeFiles } from './files.ts';
 import { nodeGit } from './git.ts';
@@ -149,11 +148,6 @@ export function selfNodeFrom(env: Record<string, string | undefined>): string | 
 /** The planner input for a spec that passed `requireValidSpec`; its warnings carry into the plan. */
 export function planInput(read: SpecRead<ValidSpec>, snapshot: ClusterSnapshot, extras: PlanExtras = {}): PlanInput {
   return { spec: read.loaded.spec, specMap: read.loaded.map, specInfo: read.info, snapshot, specDiagnostics: read.loaded.diagnostics, ...extras };
-}
-
-export interface SpecForPlan {
-  spec: RolloutSpec;
-  replan: (s: ClusterSnapshot) => Plan;
 }
 
 /** The spec of `-f FILE`, valid, and its planner (apply plans it against the cluster it finds, rehearse against the snapshot). */

@@ -1,7 +1,7 @@
 /** Live cluster access for the CLI; the Kubernetes driver is loaded only when needed. */
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { ClusterApiError, messageOf } from '../base/errors.ts';
-import { DriverError } from '../apply/driver.ts';
+import { DriverError } from '../apply/ports/driver.ts';
 import type { DriverFactory, KubeOptions } from './ports.ts';
 
 /** Turns a driver or connection failure into the CLI's ClusterApiError (exit 1, message + hint, no stack). */

@@ -1,5 +1,5 @@
 /**
- * `apply --notify URL`: POSTs the small JSON document of src/apply/rollout-report.ts
+ * `apply --notify URL`: POSTs the small JSON document of src/apply/report/rollout-report.ts
  * (NotifyDocument: wave start, halt, done, stale) to a webhook. A notification is a courtesy:
  * a refused, failed or slow one (timeout) is a warning on stderr and never fails or holds up
  * the apply beyond the timeout (docs/safety.md "Bounded I/O"):
@@ -14,7 +14,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { NotifyDocument } from '../apply/rollout-report.ts';
+import type { NotifyDocument } from '../apply/report/rollout-report.ts';
 import { readBody } from '../kube/http-exchange.ts';
 
 export const NOTIFY_TIMEOUT_MS = 5000;

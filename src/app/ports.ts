@@ -4,13 +4,14 @@
  * app/ (io.ts, files.ts, git.ts, live.ts, signals.ts); tests pass their own IO, driver factory,
  * clock and signal source (cli/main.ts CliDeps). Types only.
  */
-import type { HealthSource } from '../apply/health.ts';
-import type { SilencePort } from '../apply/silences.ts';
-import type { ClusterDriver } from '../apply/driver.ts';
+import type { HealthSource } from '../apply/ports/health.ts';
+import type { SilencePort } from '../apply/gates/silences.ts';
+import type { ClusterDriver } from '../apply/ports/driver.ts';
 import type { ExitCode } from '../base/errors.ts';
 import type { FleetRecordStore } from '../fleet/record.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
-import type { SpecForPlan } from './inputs.ts';
+import type { RolloutSpec } from '../rollout-spec/types.ts';
+import type { ClusterSnapshot } from '../cluster/types.ts';
 
 /** Output streams (docs/design.md §2): human output on stdout, diagnostics and progress on stderr. */
 export interface OutputStreams {
@@ -111,6 +112,12 @@ export interface Git {
 export interface InputPorts {
   files: Files;
   git: Git;
+}
+
+/** A valid spec and its re-planner (app/inputs.ts specFromFile, the fleetClusterSpec port): what an apply plans again with. */
+export interface SpecForPlan {
+  spec: RolloutSpec;
+  replan: (s: ClusterSnapshot) => Plan;
 }
 
 /** Everything a command gets from outside. */

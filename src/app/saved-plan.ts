@@ -15,8 +15,8 @@ import { readPlan } from '../plan/saved/reader.ts';
 import { checkSavedPlan, checkProvenanceFields, checkSpecHash } from '../plan/saved/verify.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
-import type { InputPorts, Ports } from './ports.ts';
-import { inputName, planInput, readSpec, readSpecWorkingTree, requireValidSpec, type SpecForPlan } from './inputs.ts';
+import type { InputPorts, Ports, SpecForPlan } from './ports.ts';
+import { inputName, planInput, readSpec, readSpecWorkingTree, requireValidSpec } from './inputs.ts';
 
 /** What opening a saved plan needs: the input ports, and the fleet slice for a plan a Fleet made. */
 export type SavedPlanPorts = InputPorts & Partial<Pick<Ports, 'fleetClusterSpec'>>;

@@ -35,26 +35,29 @@ import type { Plan, PlanChange } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { InputError, InterruptedError, type LockHeldError, OutsideWindowError } from '../base/errors.ts';
 import { checkApplicable } from '../plan/saved/verify.ts';
-import { AbortedError, type ClusterDriver } from './driver.ts';
-import { ROLLBACK_MARKED, type EventSink } from './events.ts';
-import type { ApplyContext, ApplyTimeouts } from './context.ts';
-import type { Policy } from './policy.ts';
-import { Lease } from './lease.ts';
-import { ProgressBook } from './progress-book.ts';
-import { applyChange } from './changes.ts';
-import { checkPolicy, checkStale, StepWait, type StepWaitReason } from './wave-gates.ts';
-import { runBootcPool } from './bootc-pool.ts';
-import { runBootcSlots } from './bootc-slots.ts';
-import { repauseLeftovers, runMcoPool } from './mco-pool.ts';
-import { observeStaging } from './observe.ts';
-import type { HealthSource } from './health.ts';
-import { preflightGate, type GateFailure } from './health-gates.ts';
-import { SilenceKeeper, type SilencePort } from './silences.ts';
-import { onBatchGateFailure, onGateFailure } from './gate-failure.ts';
-import { checkHolds, finishRollback, startRollback } from './holds.ts';
-import { interruptible, stopSafely, stopReasonOf, type Position } from './interrupt.ts';
+import { AbortedError, type ClusterDriver } from './ports/driver.ts';
+import { ROLLBACK_MARKED, type EventSink } from './ports/events.ts';
+import type { ApplyTimeouts } from './engine/context.ts';
+import type { PoolContext as ApplyContext } from './pools/context.ts';
+import type { Policy } from './ports/policy.ts';
+import { Lease } from './engine/lease.ts';
+import { ProgressBook } from './engine/progress-book.ts';
+import { applyChange } from './engine/changes.ts';
+import { checkPolicy, checkStale, StepWait } from './gates/wave-gates.ts';
+import type { ApplyOutcome, ApplyResult, StepWaitInfo } from './engine/result.ts';
+import { runBootcPool } from './pools/bootc-pool.ts';
+import { runBootcSlots } from './pools/bootc-slots.ts';
+import { repauseLeftovers, runMcoPool } from './pools/mco-pool.ts';
+import { observeStaging } from './pools/observe.ts';
+import type { HealthSource } from './ports/health.ts';
+import { preflightGate, type GateFailure } from './gates/health-gates.ts';
+import { SilenceKeeper, type SilencePort } from './gates/silences.ts';
+import { onBatchGateFailure, onGateFailure } from './gates/gate-failure.ts';
+import { checkHolds, finishRollback, startRollback } from './gates/holds.ts';
+import { interruptible, stopSafely, stopReasonOf, type Position } from './engine/interrupt.ts';
 
-export type { ApplyTimeouts } from './context.ts';
+export type { ApplyTimeouts } from './engine/context.ts';
+export type { ApplyOutcome, ApplyResult, StepWaitInfo } from './engine/result.ts';
 
 export const DEFAULT_TIMEOUTS: ApplyTimeouts = {
   lockTtlSeconds: 300,
@@ -88,7 +91,7 @@ export interface ApplyOptions {
   /**
    * A stop request (the CLI aborts it on SIGTERM/SIGINT, with the signal name as the reason; the
    * fleet runner with 'batch-timeout', recorded as that in the progress record):
-   * the apply stops at the next safe point, cleans up (src/apply/interrupt.ts), releases the
+   * the apply stops at the next safe point, cleans up (src/apply/engine/interrupt.ts), releases the
    * lock and throws InterruptedError.
    */
   signal?: AbortSignal;
@@ -111,31 +114,6 @@ export interface ApplyOptions {
   health?: HealthSource;
   /** The Alertmanager the plan's silences are made on (docs/apply.md "Silences"); required when the plan has silences. */
   silences?: SilencePort;
-}
-
-/**
- * `waiting` (apply --step only): nothing may be done right now (outside the maintenance
- * window, the wave's nodes still staging); `wait` says why. The CLI exits 0 for it.
- */
-export type ApplyOutcome = 'done' | 'stepped' | 'nothing-to-do' | 'waiting';
-
-/** Why an apply --step did nothing now, and (outside the window) when the next window opens. */
-export interface StepWaitInfo {
-  reason: StepWaitReason;
-  message: string;
-  nextWindow: { start: string; timezone: string } | null;
-}
-
-export interface ApplyResult {
-  outcome: ApplyOutcome;
-  planId: string;
-  durationSeconds: number;
-  wavesRun: number;
-  /** Nodes the plan left out (blocked); they still need the target. */
-  blocked: string[];
-  resumed: boolean;
-  /** outcome `waiting`: why. */
-  wait?: StepWaitInfo;
 }
 
 export async function apply(o: ApplyOptions): Promise<ApplyResult> {
@@ -170,7 +148,7 @@ export async function applyBatchGateFailure(o: ApplyOptions, f: GateFailure): Pr
 
 /**
  * Takes the lock, makes the apply's context and runs `body` in it; on any early end, what was
- * unpaused is paused again and a stop is recorded (src/apply/interrupt.ts); the lock is released.
+ * unpaused is paused again and a stop is recorded (src/apply/engine/interrupt.ts); the lock is released.
  */
 async function underLock<T>(o: ApplyOptions, body: (ctx: ApplyContext, t0: number) => Promise<T>): Promise<T> {
   checkApplicable(o.plan);

@@ -11,7 +11,7 @@
  */
 import type { MachineManager } from '../base/api-types.ts';
 import { type Ctx, type ObjectSchema, type Schema, isPlainObject, validate } from '../base/schema.ts';
-import type { Condition, KObject } from './types.ts';
+import type { Condition, KObject } from './objects.ts';
 
 /** metav1.LabelSelector as an object of the cluster holds it (null stands for absent). */
 export interface ClusterLabelSelector {

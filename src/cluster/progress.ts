@@ -2,7 +2,7 @@
  * What bootcplan keeps in a cluster about its applies (docs/design.md §7 "Apply is resumable";
  * docs/apply.md "Rollback"): the run record (ConfigMap `bootcplan-progress`, key `run.json`) and
  * each node's entry (Node annotation `bootcplan.dev/progress`). Types and pure codecs only: the
- * applier writes them (src/apply/progress-book.ts), the drivers store them (src/kube/,
+ * applier writes them (src/apply/engine/progress-book.ts), the drivers store them (src/kube/,
  * src/sim/), and the rollback planner (src/plan/rollback-planner.ts) reads them from a
  * snapshot, so they live below all three. The run record's size does not depend on the number
  * of nodes; a node's entry does not depend on the size of its pool.
@@ -90,12 +90,12 @@ export interface PoolProgress {
   /**
    * MCO pools: bootcplan unpaused the pool for a wave and has not paused it again. Saved BEFORE
    * the unpause, so that an apply stopped by a signal, and any rerun, pauses the pool again
-   * (src/apply/interrupt.ts stopSafely, mco-pool.ts repauseLeftovers).
+   * (src/apply/engine/interrupt.ts stopSafely, mco-pool.ts repauseLeftovers).
    */
   mcoUnpaused?: boolean;
   /**
    * bootc pools: node -> ISO time bootcplan first saw it staging, for the nodes whose BootcNode
-   * gives no credible Staging time (src/apply/staging-clock.ts). An entry goes when its node
+   * gives no credible Staging time (src/apply/pools/staging-clock.ts). An entry goes when its node
    * passes the staging gate.
    */
   stagingSeen?: Record<string, string>;
@@ -126,7 +126,7 @@ export const MAX_CHAIN = 64;
 export interface Hold {
   pool: string;
   target: string;
-  /** paused: the check said onFailure: pause, and apply --retry of the plan continues past its gate (src/apply/holds.ts). */
+  /** paused: the check said onFailure: pause, and apply --retry of the plan continues past its gate (src/apply/gates/holds.ts). */
   action: 'halted' | 'paused' | 'rolled-back';
   /** The health check that failed (null for a rollback a human planned). */
   check: string | null;
@@ -191,7 +191,7 @@ export interface RunSpec {
 }
 
 /**
- * A silence bootcplan holds on an Alertmanager for a node in flight (src/apply/silences.ts
+ * A silence bootcplan holds on an Alertmanager for a node in flight (src/apply/gates/silences.ts
  * snapshot; docs/apply.md "Silences"): the ids Alertmanager answered, each silence's matchers as
  * text, and when they lapse unless extended. Written as they are created, extended and expired, so
  * `status` lists them; a crashed apply's stay listed until their end, as they stay in Alertmanager.
@@ -219,7 +219,7 @@ export interface ProgressRecord {
   preflightPassed?: boolean;
   run?: RunChain;
   spec?: RunSpec;
-  /** Carried into every later run record (src/apply/holds.ts). At most one per pool. */
+  /** Carried into every later run record (src/apply/gates/holds.ts). At most one per pool. */
   holds?: Hold[];
   /**
    * The last verdict of each check on trial (mode: observe) per pool (null: the preflight gate),

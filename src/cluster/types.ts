@@ -15,41 +15,8 @@ import type {
   LeaseObject,
 } from './kinds.ts';
 
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: { apiVersion: string; kind: string; name: string; uid?: string; controller?: boolean }[];
-  resourceVersion?: string;
-  uid?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  [k: string]: unknown;
-}
-
-/**
- * An object of the API. `Spec` and `Status`: what its kind's view says they hold
- * (src/cluster/kinds.ts, e.g. NodeObject); unknown until the object's shape was checked.
- */
-export interface KObject<Spec = unknown, Status = unknown> {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  spec?: Spec | null;
-  status?: Status | null;
-  data?: Record<string, string> | null;
-  [k: string]: unknown;
-}
-
-export interface Condition {
-  type: string;
-  /** 'True', 'False' or 'Unknown' (metav1.ConditionStatus); whatever else a cluster wrote, as it wrote it. */
-  status: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-}
+export type { ObjectMeta, KObject, Condition } from './objects.ts';
+import type { KObject } from './objects.ts';
 
 /**
  * Everything the planner reads about a cluster (docs/design.md §5). A kind missing from the

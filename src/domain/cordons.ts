@@ -22,7 +22,7 @@
  * `if pool.Spec.Paused { ...; return ctrl.syncStatusOnly(pool) }`), and administrators pause
  * pools to hold updates back (openshift/api machineconfiguration/v1 types.go
  * MachineConfigPoolSpec.Paused). bootcplan pauses MCO pools itself between waves
- * (src/apply/mco-pool.ts) and marks that pause with `bootcplan.dev/paused-by: <plan id>`; a
+ * (src/apply/pools/mco-pool.ts) and marks that pause with `bootcplan.dev/paused-by: <plan id>`; a
  * paused MachineConfigPool without the mark was paused by someone else, and bootcplan does
  * not unpause it unless the spec says `paused: false` for that pool.
  */

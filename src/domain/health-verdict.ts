@@ -1,7 +1,7 @@
 /**
  * One health check's evaluation at one gate (docs/apply.md "Health gates"): measurements every
  * `intervalSeconds` from the gate's start, each one `pass`, `fail`, `inconclusive` or `error`,
- * reduced to a verdict. Pure: the caller measures and keeps the time (src/apply/health-gates.ts
+ * reduced to a verdict. Pure: the caller measures and keeps the time (src/apply/gates/health-gates.ts
  * with the driver's clock).
  *
  * - `pass` adds to the run of passes; the check passes after `successes` in a row;

@@ -72,7 +72,7 @@ export function originImage(pullspecs: readonly (string | null)[]): { image: str
 
 /**
  * The steps of an entry this run wrote: every one, `cordon` included. A Node's entry is written
- * only at the cordon, at a failure and when done (src/apply/bootc-node.ts): through the drain and
+ * only at the cordon, at a failure and when done (src/apply/pools/bootc-node.ts): through the drain and
  * the reboot it still reads `cordon`, so the step alone never says whether the run rebooted the
  * node. What the node boots does (bootcRollbackRole): the run's image, or a reboot into it
  * requested, means the run updated it.

@@ -110,7 +110,7 @@ function rolloutObject(ci: ClusterFileInput) {
     kind: r.kind,
     metadata: { name: r.metadata.name, namespace: BOOTCPLAN_NAMESPACE, labels: { 'bootcplan.dev/fleet-cluster': ci.cluster }, annotations: { [WAVE]: '2' } },
     // Exactly the spec apply plans this cluster with: apply records observedGeneration only
-    // when the object's spec is that spec (apply/rollout-report.ts), and the health check
+    // when the object's spec is that spec (apply/report/rollout-report.ts), and the health check
     // waits for it.
     spec: r.spec,
   };

@@ -5,10 +5,10 @@
  * maintenance window to open when outside it, and its record written at each step. Its end is
  * done, failed (the error's exit code), or stopped by the runner: timed out or interrupted.
  */
-import type { Clock } from '../apply/driver.ts';
-import { AbortedError, isoOf } from '../apply/driver.ts';
-import type { ApplyEvent } from '../apply/events.ts';
-import type { GateFailure, GateOutcome } from '../apply/health-gates.ts';
+import type { Clock } from '../apply/ports/driver.ts';
+import { AbortedError, isoOf } from '../apply/ports/driver.ts';
+import type { ApplyEvent } from '../apply/ports/events.ts';
+import type { GateFailure, GateOutcome } from '../apply/gates/health-gates.ts';
 import { EXIT, InterruptedError, OutsideWindowError, exitCodeOf, messageOf } from '../base/errors.ts';
 import type { PlanHealthCheck } from '../plan/types.ts';
 import type { FleetClusterPlan, FleetPlan } from './plan-types.ts';

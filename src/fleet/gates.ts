@@ -6,11 +6,11 @@
  * always does) with exit 5. Non-canary batches are not batch-gated: their own applies gate them.
  */
 import type { Plan, PlanHealthCheck } from '../plan/types.ts';
-import { evaluateGate, type GateFailure, type GateOutcome } from '../apply/health-gates.ts';
+import { evaluateGate, type GateFailure, type GateOutcome } from '../apply/gates/health-gates.ts';
 import { HealthCheckFailedError, RolledBackError, messageOf } from '../base/errors.ts';
-import type { Clock } from '../apply/driver.ts';
-import type { HealthSource } from '../apply/health.ts';
-import type { ApplyEvent } from '../apply/events.ts';
+import type { Clock } from '../apply/ports/driver.ts';
+import type { HealthSource } from '../apply/ports/health.ts';
+import type { ApplyEvent } from '../apply/ports/events.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from './plan-types.ts';
 import type { UnstampedFleetEvent } from './run-events.ts';
 

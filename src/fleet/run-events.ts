@@ -5,7 +5,7 @@
  * prints them as NDJSON, interleaved with each cluster's own apply events wrapped in
  * `fleet-cluster-event`.
  */
-import type { ApplyEvent } from '../apply/events.ts';
+import type { ApplyEvent } from '../apply/ports/events.ts';
 import type { FleetBatchKind } from './plan-types.ts';
 
 /**

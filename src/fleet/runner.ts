@@ -20,7 +20,7 @@
  *   stale plan (3), lock held (4), halted (5), policy (6), including a cluster that could not be
  *   opened or whose record could not be read (1);
  * - a batch not finished after batchTimeoutSeconds: its unfinished clusters are stopped at their
- *   next safe point (their apply's AbortSignal, src/apply/interrupt.ts) and recorded
+ *   next safe point (their apply's AbortSignal, src/apply/engine/interrupt.ts) and recorded
  *   `timed-out` (exit 5); then `abort` stops the fleet, `continue` goes on with the next batch;
  * - a failed or timed-out canary stops the fleet whatever the action: no later batch starts;
  * - a failed non-canary cluster follows batchTimeoutAction as TALM does: `abort` stops the fleet
@@ -31,8 +31,8 @@
  *   point (`interrupted`) and starts nothing more.
  * Exit code: the worst of the clusters' (worstExitCode, src/fleet/run-result.ts).
  */
-import type { Clock } from '../apply/driver.ts';
-import { isoOf } from '../apply/driver.ts';
+import type { Clock } from '../apply/ports/driver.ts';
+import { isoOf } from '../apply/ports/driver.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from './plan-types.ts';
 import { EXIT, InputError } from '../base/errors.ts';
 import type { FleetClusterOutcome, FleetEvent, FleetHaltReason, UnstampedFleetEvent } from './run-events.ts';

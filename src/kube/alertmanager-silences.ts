@@ -1,5 +1,5 @@
 /**
- * The Alertmanager silence port against a real Alertmanager (src/apply/silences.ts; docs/apply.md
+ * The Alertmanager silence port against a real Alertmanager (src/apply/gates/silences.ts; docs/apply.md
  * "Silences"): API v2 `POST /api/v2/silences` (create, or update with the id), `DELETE
  * /api/v2/silence/{id}` (expire) and `GET /api/v2/status` (preflight), through the bounded client
  * of the health checks (src/kube/prometheus-client.ts: TLS verified, no redirects, bounded bodies,
@@ -9,7 +9,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { PlanHealthEndpoint } from '../plan/types.ts';
-import type { SilencePort, SilenceRequest } from '../apply/silences.ts';
+import type { SilencePort, SilenceRequest } from '../apply/gates/silences.ts';
 import type { KubeClient } from './rest.ts';
 import { PrometheusClient, HealthRequestError } from './prometheus-client.ts';
 import { HealthCredentials } from './health-credentials.ts';

@@ -2,14 +2,14 @@
  * The errors of the REST layer. Two families:
  * - The API server refused a request with a Kubernetes Status: the driver's errors
  *   (NotFoundError, ConflictError, ...), DriverErrors the applier branches on
- *   (src/apply/driver.ts), or else KubeApiError, a ClusterApiError.
+ *   (src/apply/ports/driver.ts), or else KubeApiError, a ClusterApiError.
  * - No usable answer at all (unreachable, timed out, too large, not JSON, not the kind
  *   asked for, refused by a proxy): KubeRequestError, a ClusterApiError, so every command
  *   reports it as one line with a hint (exit 1), whatever path it leaves src/kube by.
  */
 import type http from 'node:http';
 import { ClusterApiError, messageOf } from '../base/errors.ts';
-import { type DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError } from '../apply/driver.ts';
+import { type DriverError, ConflictError, PreconditionFailedError, NotFoundError, AlreadyExistsError } from '../apply/ports/driver.ts';
 import { printable } from './answers.ts';
 import { isPlainObject } from '../base/schema.ts';
 

@@ -3,7 +3,7 @@
  * `openshift-bootcplan`: the label they carry, and the error when that namespace is missing.
  */
 import { BOOTCPLAN_NAMESPACE } from '../cluster/types.ts';
-import { NotFoundError } from '../apply/driver.ts';
+import { NotFoundError } from '../apply/ports/driver.ts';
 import { KubeApiError } from './rest.ts';
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';

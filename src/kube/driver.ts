@@ -1,5 +1,5 @@
 /**
- * The ClusterDriver on a real Kubernetes API (contract: src/apply/driver.ts), composed of
+ * The ClusterDriver on a real Kubernetes API (contract: src/apply/ports/driver.ts), composed of
  * one part per job:
  *
  * - snapshot() and waitFor(): a watch cache (src/kube/watch-cache.ts: list once, then watch
@@ -32,8 +32,8 @@ import {
   type PoolKind,
   type DesiredImageState,
   type RolloutObject,
-} from '../apply/driver.ts';
-import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+} from '../apply/ports/driver.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/ports/rollout-object.ts';
 import type { LockSighting } from '../domain/lease-expiry.ts';
 import { RolloutObjects } from './rollout-object.ts';
 import type { KubeClient } from './rest.ts';

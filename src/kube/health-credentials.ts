@@ -22,7 +22,7 @@ import { X509Certificate } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from './rest.ts';
 import { KubeApiError, KubeRequestError } from './api-errors.ts';
-import { NotFoundError } from '../apply/driver.ts';
+import { NotFoundError } from '../apply/ports/driver.ts';
 import { ClusterApiError, messageOf } from '../base/errors.ts';
 import { printable } from './answers.ts';
 import { HealthRequestError } from './prometheus-answers.ts';

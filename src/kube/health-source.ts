@@ -1,5 +1,5 @@
 /**
- * The real health source (src/apply/health.ts port; docs/apply.md "Health gates"): one
+ * The real health source (src/apply/ports/health.ts port; docs/apply.md "Health gates"): one
  * measurement of a check of the plan, of each kind:
  * - `prometheus`: an instant query (`/api/v1/query`) through the bounded client
  *   (src/kube/prometheus-client.ts), with the check's token and CA (src/kube/health-credentials.ts);
@@ -17,10 +17,10 @@
  * (AbortedError, the only exception `measure` throws for a reason other than a bug).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { HealthSource, GatePosition, Measurement } from '../apply/health.ts';
+import type { HealthSource, GatePosition, Measurement } from '../apply/ports/health.ts';
 import type { PlanHealthCheck, PlanHealthEndpoint, PlanConditionCheck } from '../plan/types.ts';
-import { AbortedError, NotFoundError } from '../apply/driver.ts';
-import { cancelledByCaller } from '../apply/interrupt.ts';
+import { AbortedError, NotFoundError } from '../apply/ports/driver.ts';
+import { cancelledByCaller } from '../apply/engine/interrupt.ts';
 import { observation } from '../domain/health-verdict.ts';
 import { observeQuery, observePrometheusAlerts, observeAlertmanagerAlerts, observeClusterOperators, observeObjectCondition } from '../domain/health-observe.ts';
 import type { KubeClient } from './rest.ts';

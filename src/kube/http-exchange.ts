@@ -7,7 +7,7 @@
  * one by one, each up to the cap.
  */
 import type http from 'node:http';
-import { AbortedError } from '../apply/driver.ts';
+import { AbortedError } from '../apply/ports/driver.ts';
 import { setLongTimeout } from './long-timer.ts';
 import { NamedError } from '../base/errors.ts';
 

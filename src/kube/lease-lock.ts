@@ -16,7 +16,7 @@ import { BOOTCPLAN_NAMESPACE, LOCK_NAME, type ObjectMeta } from '../cluster/type
 import type { LeaseObject } from '../cluster/kinds.ts';
 import { isPlainObject } from '../base/schema.ts';
 import { LockHeldError } from '../base/errors.ts';
-import { type Clock, type LockRecord, NotFoundError, AlreadyExistsError, ConflictError, LockLostError, isoOf } from '../apply/driver.ts';
+import { type Clock, type LockRecord, NotFoundError, AlreadyExistsError, ConflictError, LockLostError, isoOf } from '../apply/ports/driver.ts';
 import { type KubeClient, KubeRequestError } from './rest.ts';
 import { HINT_NOT_API_SERVER } from './api-errors.ts';
 import type { WatchCache } from './watch-cache.ts';

@@ -5,7 +5,7 @@
  * be set to 1"). A soak, a drain retry or a request timeout that long would end at once,
  * so every wait in src/kube goes through setLongTimeout, which waits in chunks.
  */
-import { AbortedError } from '../apply/driver.ts';
+import { AbortedError } from '../apply/ports/driver.ts';
 
 /** The longest delay setTimeout honours. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -2,7 +2,7 @@
  * KubeDriver's node operations: cordon and uncordon (a JSON merge patch on
  * `spec.unschedulable` and bootcplan's `bootcplan.dev/cordoned-by` mark, conditional on the
  * resourceVersion read: src/domain/cordons.ts), carrying the node's progress entry
- * (`bootcplan.dev/progress`, src/apply/node-progress.ts) in the same write; the entry alone,
+ * (`bootcplan.dev/progress`, src/apply/ports/node-progress.ts) in the same write; the entry alone,
  * conditional the same way; and drain through the Eviction API (policy/v1):
  * PodDisruptionBudget refusals (429) retried until the timeout; DaemonSet-owned and mirror
  * pods are skipped; waits until the evicted pods are gone (one watch on the node's pods that
@@ -22,9 +22,9 @@ import {
   DriverError,
   ConflictError,
   AbortedError,
-} from '../apply/driver.ts';
+} from '../apply/ports/driver.ts';
 import { cordonPatch, uncordonDecision, uncordonPatch } from '../domain/cordons.ts';
-import { BOOTCPLAN_PROGRESS, encodeNodeProgress } from '../apply/node-progress.ts';
+import { BOOTCPLAN_PROGRESS, encodeNodeProgress } from '../apply/ports/node-progress.ts';
 import { type KubeClient, KubeApiError } from './rest.ts';
 import { Reflector } from './watch.ts';
 import type { ObjectWriter } from './object-writes.ts';
@@ -137,7 +137,7 @@ export class NodeOps {
     const evicted = new Set<string>();
     let wake: (() => void) | null = null;
     const off = pods.onChange(() => wake?.());
-    // A stop ends the drain at its next step: no eviction is sent after it (src/apply/interrupt.ts).
+    // A stop ends the drain at its next step: no eviction is sent after it (src/apply/engine/interrupt.ts).
     const onAbort = () => {
       wake?.();
       pods.stop();

@@ -8,7 +8,7 @@
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import type { KObject } from '../cluster/types.ts';
-import { type ObjectRef, type PoolKind, type DesiredImageState, ConflictError, PreconditionFailedError, DriverError } from '../apply/driver.ts';
+import { type ObjectRef, type PoolKind, type DesiredImageState, ConflictError, PreconditionFailedError, DriverError } from '../apply/ports/driver.ts';
 import { type KubeClient, PatchNotApplicableError } from './rest.ts';
 import { pausePatch } from '../domain/cordons.ts';
 import type { ViewOf } from '../cluster/kinds.ts';

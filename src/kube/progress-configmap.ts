@@ -1,13 +1,13 @@
 /**
- * Progress on a real cluster (src/apply/progress-book.ts): the run record in ConfigMap
+ * Progress on a real cluster (src/apply/engine/progress-book.ts): the run record in ConfigMap
  * `openshift-bootcplan/bootcplan-progress` (keys `plan-id` and `run.json`), written with its
  * resourceVersion as a precondition, and the nodes' entries in their Node annotations
- * (src/apply/node-progress.ts; written by src/kube/node-ops.ts). Reads come from the watch
+ * (src/apply/ports/node-progress.ts; written by src/kube/node-ops.ts). Reads come from the watch
  * cache when it runs (an apply), else one GET and one paged LIST of the nodes (`status`).
  */
 import { BOOTCPLAN_NAMESPACE, PROGRESS_NAME, type KObject } from '../cluster/types.ts';
 import type { ConfigMapObject } from '../cluster/kinds.ts';
-import { type ProgressRecord, type ProgressState, NotFoundError, AlreadyExistsError, ConflictError, ProgressMovedError } from '../apply/driver.ts';
+import { type ProgressRecord, type ProgressState, NotFoundError, AlreadyExistsError, ConflictError, ProgressMovedError } from '../apply/ports/driver.ts';
 import { nodeProgressOfAll } from '../cluster/progress.ts';
 import { decodeRunRecord } from '../cluster/run-record.ts';
 import { type KubeClient, KubeRequestError } from './rest.ts';

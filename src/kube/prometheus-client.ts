@@ -22,7 +22,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { AbortedError } from '../apply/driver.ts';
+import { AbortedError } from '../apply/ports/driver.ts';
 import { exchange, ExchangeFailure, type Answer } from './http-exchange.ts';
 import { printable, preview, describeAnswer, parseJsonBody, AnswerRefused } from './answers.ts';
 import { HealthRequestError, successEnvelopeOf, errorEnvelopeOf, type PromEnvelope } from './prometheus-answers.ts';

@@ -6,7 +6,7 @@
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
 import { snapshotFromObjects } from '../cluster/snapshot.ts';
 import { serverHost } from '../cluster/identity.ts';
-import { NotFoundError } from '../apply/driver.ts';
+import { NotFoundError } from '../apply/ports/driver.ts';
 import type { KubeClient } from './rest.ts';
 import { SNAPSHOT_SOURCES, collectionPath, objectPath, type SnapshotSource } from './resources.ts';
 

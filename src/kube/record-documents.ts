@@ -6,7 +6,7 @@
  * this store knows nothing of what a document holds, its owner decodes it.
  */
 import { BOOTCPLAN_NAMESPACE, type KObject, type RecordDocument } from '../cluster/types.ts';
-import { NotFoundError, AlreadyExistsError } from '../apply/driver.ts';
+import { NotFoundError, AlreadyExistsError } from '../apply/ports/driver.ts';
 import { type KubeClient, KubeRequestError } from './rest.ts';
 import { objectPath, collectionPath, CONFIGMAP } from './resources.ts';
 import { MANAGED_BY_LABEL, rethrowMissingNamespace } from './bootcplan-namespace.ts';

@@ -18,7 +18,7 @@
 import https from 'node:https';
 import http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { AbortedError } from '../apply/driver.ts';
+import { AbortedError } from '../apply/ports/driver.ts';
 import { ClusterApiError, errnoOf, NamedError } from '../base/errors.ts';
 import {
   KubeApiError,

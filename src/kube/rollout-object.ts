@@ -1,5 +1,5 @@
 /**
- * The rollout status and Events on a real cluster (src/apply/rollout-status.ts):
+ * The rollout status and Events on a real cluster (src/apply/report/rollout-status.ts):
  * - the spec's own object, bootcplan.dev/v1alpha1 Rollout in openshift-bootcplan
  *   (deploy/rollout-crd.yaml): read once per run, its status written through
  *   the status subresource with a JSON merge patch (the spec stays the GitOps engine's);
@@ -9,9 +9,9 @@
  */
 import { BOOTCPLAN_NAMESPACE, type KObject } from '../cluster/types.ts';
 import { isPlainObject } from '../base/schema.ts';
-import { NotFoundError, DriverError, type RolloutObject, type Clock } from '../apply/driver.ts';
-import { EVENT_REPORTING_CONTROLLER, type ClusterEventRecord, type RolloutCondition, type RolloutStatus } from '../apply/rollout-status.ts';
-import { EVENT_LIMITS, eventProblems, rolloutStatusProblems } from '../apply/api-limits.ts';
+import { NotFoundError, DriverError, type RolloutObject, type Clock } from '../apply/ports/driver.ts';
+import { EVENT_REPORTING_CONTROLLER, type ClusterEventRecord, type RolloutCondition, type RolloutStatus } from '../apply/ports/rollout-object.ts';
+import { EVENT_LIMITS, eventProblems, rolloutStatusProblems } from '../apply/ports/api-limits.ts';
 import { cutToBytes } from '../base/text-budget.ts';
 import { DNS1123_SUBDOMAIN_MAX } from '../domain/kube-names.ts';
 import type { KubeClient } from './rest.ts';

@@ -4,7 +4,7 @@
  * at the clock); null when the timeout passes first.
  */
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { type WaitOptions, AbortedError } from '../apply/driver.ts';
+import { type WaitOptions, AbortedError } from '../apply/ports/driver.ts';
 import type { WatchCache } from './watch-cache.ts';
 import { setLongTimeout, MAX_TIMER_MS } from './long-timer.ts';
 

@@ -17,7 +17,7 @@
 import type { KObject } from '../cluster/types.ts';
 import { type KubeClient, KubeApiError, type ListAnswer, type WatchEvent } from './rest.ts';
 import { type ResourceType, collectionPath } from './resources.ts';
-import { NotFoundError } from '../apply/driver.ts';
+import { NotFoundError } from '../apply/ports/driver.ts';
 import { setLongTimeout } from './long-timer.ts';
 import { printable } from './answers.ts';
 import { NamedError } from '../base/errors.ts';

@@ -174,7 +174,7 @@ function bootcPoolChange(bnp: BootcNodePoolObject, name: string, origin: BootcOr
 /**
  * The run's own cordon is still on the node: its entry is the run's (a plan of its chain), in this
  * pool, at step `cordon` (the run was stopped or killed between its cordon and its uncordon; the
- * entry reads `cordon` through the drain and the reboot: src/apply/bootc-node.ts), within the
+ * entry reads `cordon` through the drain and the reboot: src/apply/pools/bootc-node.ts), within the
  * scope, and the Node is unschedulable with bootcplan's mark of that plan (src/domain/cordons.ts).
  * The rollback undoes that cordon (bootc-node.ts uncordonOurs), so the node is in flight for it,
  * not out of service on its own: it takes no budget and is not left to a human.

@@ -1,7 +1,7 @@
 /**
  * `scope: wave` and the other pools of the run (docs/apply.md "Rollback": scope wave and the other
  * pools of the run). The run set the image of every bootc pool before its first pool ran, so every
- * node of those pools stages it (src/apply/bootc-pool.ts): a pool whose waves never started has
+ * node of those pools stages it (src/apply/pools/bootc-pool.ts): a pool whose waves never started has
  * the failed image as its BootcNodePool's spec.image.ref and, on its nodes, staged, and an
  * unplanned reboot of one of them boots it. What the rollback does with each such pool:
  *
@@ -82,7 +82,7 @@ function mcoOther(name: string, origin: McoOrigin, ctx: RollbackPoolContext): Ro
   return null;
 }
 
-/** A pool left with the run's image: named (a warning), its nodes listed, and held (src/apply/holds.ts holds every pool a rollback plan lists). */
+/** A pool left with the run's image: named (a warning), its nodes listed, and held (src/apply/gates/holds.ts holds every pool a rollback plan lists). */
 function kept(name: string, onTarget: string[], staged: string[], ctx: RollbackPoolContext, why: string): void {
   const parts = [
     ...(onTarget.length ? [`${listNames(onTarget)} boot${onTarget.length === 1 ? 's' : ''} the run's image`] : []),

@@ -352,7 +352,7 @@ export interface PlanAlertsCheck extends PlanHealthEndpoint {
   heartbeat: string;
   /**
    * Never in a plan file: the matchers of the silences bootcplan holds for the nodes in flight as
-   * the gate measures (src/apply/silences.ts), one list per silence; the alerts they cover are
+   * the gate measures (src/apply/gates/silences.ts), one list per silence; the alerts they cover are
    * left out and counted (src/domain/health-observe.ts).
    */
   silenced?: Matcher[][];

@@ -1,5 +1,5 @@
 /**
- * Renderers for apply/rehearse events (src/apply/events.ts): NDJSON (`--json`), one line
+ * Renderers for apply/rehearse events (src/apply/ports/events.ts): NDJSON (`--json`), one line
  * per event, the CI log (`CiProgress`: one line per wave start and end, with counts, elapsed
  * and ETA, plus the events that need a reader), a live per-pool progress block for a terminal
  * (`TtyProgress`), and the progress of a long rehearsal (`RehearseProgress`). Pure: they
@@ -12,7 +12,7 @@
  * data reaches a terminal or a log (docs/safety.md "What is masked in outputs"); NDJSON is the event exactly, with the characters
  * a terminal acts on written as JSON escapes (`jsonText`).
  */
-import type { ApplyEvent } from '../apply/events.ts';
+import type { ApplyEvent } from '../apply/ports/events.ts';
 import { colors, formatDuration, foldNames, clipVisible, plural, type Colors } from './format.ts';
 import { ProgressModel, type PoolProgress, type ProgressPlan } from './progress.ts';
 import { forDisplay } from './secrets.ts';

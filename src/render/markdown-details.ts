@@ -11,13 +11,13 @@ import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCo
 import { checkLabel, checkSource, checkTiming, poolGatesLine } from './health.ts';
 import { VERB, SYMBOL, poolKind, withArrows, escapeMarkdown, clipEnd, selfNodeSentence, wordOf } from './vocabulary.ts';
 import { code, inlineHtml } from './markdown-inline.ts';
-import type { MarkdownOptions } from './markdown.ts';
 
 /** Largest single details block; longer diffs are cut in their middle. */
 const BLOCK_BUDGET = 12_000;
 
 /** Detail blocks, built lazily: blocks that cannot fit are never rendered (no diff computed). */
-export function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)[] {
+/** `full`: whole managed fields in the diffs (MarkdownOptions.full of markdown.ts, the one option the blocks read). */
+export function renderDetails(plan: Plan, opts: { full?: boolean }): (() => string)[] {
   const blocks: (() => string)[] = [];
   const scTitle = specChangesTitle(plan);
   const unified = plan.specChanges?.unified;
@@ -41,7 +41,7 @@ export function renderDetails(plan: Plan, opts: MarkdownOptions): (() => string)
   return blocks;
 }
 
-function changeBlock(ch: PlanChange, opts: MarkdownOptions): string {
+function changeBlock(ch: PlanChange, opts: { full?: boolean }): string {
   const diff = changeDiff(ch, { full: opts.full });
   const risk = ch.risk === 'none' ? '' : ch.risk === 'replacement' ? ' · <b>replacement</b>' : ' · <b>disruptive</b>';
   const stats = diff.gaveUp ? 'JSON patch' : `+${diff.added} −${diff.removed}`;

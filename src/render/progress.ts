@@ -1,7 +1,7 @@
 /**
  * The progress model behind the apply/rehearse progress displays (src/render/events.ts):
  * per pool, nodes done of the plan's total, the current wave, elapsed and an ETA. Pure: it
- * reads the plan and the applier's typed events (src/apply/events.ts); time is the events'
+ * reads the plan and the applier's typed events (src/apply/ports/events.ts); time is the events'
  * `t` (seconds since the apply started) or a `now` the caller passes in.
  *
  * Nodes done / total: the total is the pool's scheduled nodes in the plan (never the nodes of
@@ -19,7 +19,7 @@
  * r x (the rest of the slot in progress, never below 0, plus the slots of its later waves);
  * the whole ETA is the sum over the pools not done. A halted pool has no ETA.
  */
-import type { ApplyEvent } from '../apply/events.ts';
+import type { ApplyEvent } from '../apply/ports/events.ts';
 import type { Plan } from '../plan/types.ts';
 import { buildTimeline } from './timeline.ts';
 

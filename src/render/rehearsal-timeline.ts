@@ -17,7 +17,7 @@
  */
 import type { Plan, PlanPool } from '../plan/types.ts';
 import type { Rehearsal, RehearsalPool, RehearsalWave } from '../sim/rehearse.ts';
-import type { ApplyEvent } from '../apply/events.ts';
+import type { ApplyEvent } from '../apply/ports/events.ts';
 import { foldNames, naturalCompare, plural } from './format.ts';
 import type { Timeline, TimelineOptions, TimelineRow, RowSpan, PoolLane, Phase, TimelineGate } from './timeline.ts';
 

@@ -3,9 +3,9 @@
  * progress record of the last apply, as text. Pure: the CLI reads the records and writes
  * the string.
  */
-import type { ProgressState, LockRecord, NodeProgress } from '../apply/driver.ts';
+import type { ProgressState, LockRecord, NodeProgress } from '../apply/ports/driver.ts';
 import { forDisplay } from './secrets.ts';
-import { describeHold } from '../apply/holds.ts';
+import { describeHold } from '../apply/gates/holds.ts';
 import type { ObservingVerdict } from '../cluster/progress.ts';
 
 /** Where a run stands: finished, stopped by a halt (a human decides; the next apply does not go on by itself), or neither. */

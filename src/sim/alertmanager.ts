@@ -1,5 +1,5 @@
 /**
- * A simulated Alertmanager for rehearsals and properties (src/apply/silences.ts SilencePort):
+ * A simulated Alertmanager for rehearsals and properties (src/apply/gates/silences.ts SilencePort):
  * silences kept in memory on the simulation's clock, with Alertmanager's API v2 semantics as far
  * as bootcplan relies on them (silence/silences.go Set and Expire): a POST without an id creates
  * a silence with a new id; with the id of an active silence whose matchers are unchanged it
@@ -9,7 +9,7 @@
  * unreachable Alertmanager does.
  */
 import type { PlanHealthEndpoint } from '../plan/types.ts';
-import type { SilencePort, SilenceRequest } from '../apply/silences.ts';
+import type { SilencePort, SilenceRequest } from '../apply/gates/silences.ts';
 import type { AlertmanagerMatcher } from '../domain/silences.ts';
 import { MatcherSet, type Matcher } from '../domain/alert-matchers.ts';
 

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { KObject } from '../cluster/types.ts';
 import { hasShapeOf, type BootcNodeObject, type BootcNodePoolObject } from '../cluster/kinds.ts';
 import { digestOf } from '../domain/nodes.ts';
-import { isoOf } from '../apply/driver.ts';
+import { isoOf } from '../apply/ports/driver.ts';
 import { setCondition, type SimWorld } from './world.ts';
 import { STORED_STAGE_SECONDS } from '../plan/rollback-planner.ts';
 

@@ -35,7 +35,7 @@ import {
   NotFoundError,
   AlreadyExistsError,
   isoOf,
-} from '../apply/driver.ts';
+} from '../apply/ports/driver.ts';
 import { VirtualClock, type SimEvent } from './clock.ts';
 import { ReadWatchers } from './reads.ts';
 import { ObjectStore } from './store.ts';

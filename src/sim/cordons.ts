@@ -8,7 +8,7 @@
 import type { NodeObject } from '../cluster/kinds.ts';
 import { cordonPatch, pausePatch, uncordonDecision } from '../domain/cordons.ts';
 import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY } from '../domain/labels.ts';
-import { NotFoundError, type CordonResult, type NodeProgress, type PoolKind, type UncordonResult } from '../apply/driver.ts';
+import { NotFoundError, type CordonResult, type NodeProgress, type PoolKind, type UncordonResult } from '../apply/ports/driver.ts';
 import { poolNameOfKey } from './membership.ts';
 import type { SimCluster } from './cluster.ts';
 import type { SimDriver } from './driver.ts';

@@ -19,11 +19,11 @@ import {
   DrainTimeoutError,
   DriverError,
   PreconditionFailedError,
-} from '../apply/driver.ts';
+} from '../apply/ports/driver.ts';
 import type { SimCluster } from './cluster.ts';
 import { cordonNode, uncordonNode } from './cordons.ts';
 import { LeaseObserver, type LockSighting } from '../domain/lease-expiry.ts';
-import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/ports/rollout-object.ts';
 import { NamedError } from '../base/errors.ts';
 
 export class KilledError extends NamedError {

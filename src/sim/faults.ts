@@ -3,7 +3,7 @@
  * own and comes back, a write that hits a transient conflict. One seeded generator draws them
  * all (and the lock ids), in the order the simulation asks, so a seed replays the same run.
  */
-import { ConflictError } from '../apply/driver.ts';
+import { ConflictError } from '../apply/ports/driver.ts';
 import { mulberry32, type Rng } from './rng.ts';
 import type { SimWorld } from './world.ts';
 

@@ -12,7 +12,7 @@
  * until failureLimit + 1 failures, which the timeline shows.
  */
 import type { PlanHealthCheck } from '../plan/types.ts';
-import type { GatePosition, HealthSource, Measurement } from '../apply/health.ts';
+import type { GatePosition, HealthSource, Measurement } from '../apply/ports/health.ts';
 import { mulberry32, type Rng } from './rng.ts';
 
 /** One `--fail-check` rule. */

@@ -1,6 +1,6 @@
 /**
  * The simulator's lock Lease (docs/apply.md, the lock): taken, renewed and released as the
- * driver port asks (src/apply/driver.ts), and read back as its LockRecord. Another holder's
+ * driver port asks (src/apply/ports/driver.ts), and read back as its LockRecord. Another holder's
  * Lease expires by when a session saw it change (src/domain/lease-expiry.ts), as on a cluster.
  */
 import { createHash } from 'node:crypto';
@@ -8,7 +8,7 @@ import type { LeaseObject } from '../cluster/kinds.ts';
 import { BOOTCPLAN_NAMESPACE, LOCK_NAME } from '../cluster/types.ts';
 import { BOOTCPLAN_LOCK_ID, BOOTCPLAN_LOCK_PLAN_ID } from '../domain/labels.ts';
 import { LockHeldError } from '../base/errors.ts';
-import { LockLostError, isoOf, type LockRecord } from '../apply/driver.ts';
+import { LockLostError, isoOf, type LockRecord } from '../apply/ports/driver.ts';
 import type { VirtualClock } from './clock.ts';
 import type { ObjectStore } from './store.ts';
 import type { SimCluster } from './cluster.ts';

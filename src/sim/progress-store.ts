@@ -7,7 +7,7 @@
  */
 import type { KObject, RecordDocument } from '../cluster/types.ts';
 import { BOOTCPLAN_NAMESPACE, PROGRESS_NAME } from '../cluster/types.ts';
-import { type NodeProgress, type ProgressRecord, type ProgressState, ProgressMovedError, DriverError } from '../apply/driver.ts';
+import { type NodeProgress, type ProgressRecord, type ProgressState, ProgressMovedError, DriverError } from '../apply/ports/driver.ts';
 import { BOOTCPLAN_PROGRESS, encodeNodeProgress, nodeProgressOfAll } from '../cluster/progress.ts';
 import { decodeRunRecord } from '../cluster/run-record.ts';
 

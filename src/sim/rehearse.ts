@@ -9,7 +9,7 @@ import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { apply, type ApplyTimeouts } from '../apply/applier.ts';
 import { checkApplicable } from '../plan/saved/verify.ts';
-import type { ApplyEvent } from '../apply/events.ts';
+import type { ApplyEvent } from '../apply/ports/events.ts';
 import { RolloutHaltedError, messageOf } from '../base/errors.ts';
 import { SimCluster, type FaultOptions } from './cluster.ts';
 import { SimHealthSource, type SimHealthOptions } from './health.ts';

@@ -1,14 +1,14 @@
 /**
  * The simulated cluster's Rollout objects (bootcplan.dev/v1alpha1, the spec's own object) and
- * Events (src/apply/rollout-status.ts), kept as they are written so tests and rehearsals can
+ * Events (src/apply/report/rollout-status.ts), kept as they are written so tests and rehearsals can
  * read what an operator would see. A Rollout exists only once a test puts it (as a GitOps
  * engine would sync it); without one, status writes are refused as on a real cluster, and so
- * is a status or an Event the API server would refuse (src/apply/api-limits.ts).
+ * is a status or an Event the API server would refuse (src/apply/ports/api-limits.ts).
  */
-import type { RolloutObject } from '../apply/driver.ts';
-import { NotFoundError, DriverError } from '../apply/driver.ts';
-import type { ClusterEventRecord, RolloutStatus } from '../apply/rollout-status.ts';
-import { eventProblems, rolloutStatusProblems } from '../apply/api-limits.ts';
+import type { RolloutObject } from '../apply/ports/driver.ts';
+import { NotFoundError, DriverError } from '../apply/ports/driver.ts';
+import type { ClusterEventRecord, RolloutStatus } from '../apply/ports/rollout-object.ts';
+import { eventProblems, rolloutStatusProblems } from '../apply/ports/api-limits.ts';
 
 /** A Rollout object as written: its status, whole or (after a write of lockObserved alone) in part. */
 export interface SimRollout {

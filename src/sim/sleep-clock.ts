@@ -1,12 +1,12 @@
 /**
- * A Clock (apply/driver.ts) on the simulator's VirtualClock for code that only sleeps and
+ * A Clock (apply/ports/driver.ts) on the simulator's VirtualClock for code that only sleeps and
  * does work that takes no virtual time: the fleet runner in `fleet rehearse`, whose clusters
  * each run their own simulation. Time moves only when every task sleeps and no work is held
  * (`hold`: a cluster's own rehearsal, which itself turns over the event loop many times);
  * then the earliest sleep ends (checked with setImmediate, after all pending promise
  * callbacks), one at a time, sleeps of the same instant in the order they began.
  */
-import { AbortedError, type Clock } from '../apply/driver.ts';
+import { AbortedError, type Clock } from '../apply/ports/driver.ts';
 import { VirtualClock } from './clock.ts';
 
 export class SleepClock implements Clock {

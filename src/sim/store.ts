@@ -10,7 +10,7 @@ import { emptySnapshot, fingerprintOf } from '../cluster/snapshot.ts';
 import { KUBE_SYSTEM_NAMESPACE } from '../cluster/identity.ts';
 import { attachIndex, type NodeIndex } from '../domain/nodes.ts';
 import { ReadTracker, TrackedMap } from './reads.ts';
-import { DriverError } from '../apply/driver.ts';
+import { DriverError } from '../apply/ports/driver.ts';
 
 /** Where changes are reported (the read tracking's watchers). */
 export interface ChangeMarks {

@@ -4,7 +4,7 @@
  * setImmediate, which runs after all pending promise callbacks), one event at a time.
  */
 import type { ClusterSnapshot } from '../cluster/types.ts';
-import { type WaitOptions, AbortedError, DriverError } from '../apply/driver.ts';
+import { type WaitOptions, AbortedError, DriverError } from '../apply/ports/driver.ts';
 import type { VirtualClock, SimEvent } from './clock.ts';
 import type { ReadTracker, ReadWatchers, Reads, Watcher } from './reads.ts';
 import { KilledError, type SimDriver } from './driver.ts';

@@ -161,7 +161,7 @@ s('plan evaluates maintenance windows at the injected clock (deps.now)', async (
 });
 
 s('a cluster failure from the driver is one error line with a hint, exit 1, never "internal error"', async () => {
-  const { DriverError } = await import('../../src/apply/driver.ts');
+  const { DriverError } = await import('../../src/apply/ports/driver.ts');
   const { newSim } = await import('../support/apply.ts');
   const { readSnapshotFile, nodeInputs } = await import('../../src/app/inputs.ts');
   const sim = newSim(readSnapshotFile(nodeInputs, clusterFile));

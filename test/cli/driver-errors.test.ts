@@ -1,5 +1,5 @@
 /**
- * The driver's errors (src/apply/driver.ts) are bootcplan's named errors: each carries its exit
+ * The driver's errors (src/apply/ports/driver.ts) are bootcplan's named errors: each carries its exit
  * code (docs/design.md §3: 1, a cluster failure) and a hint of its own, and the CLI prints that hint
  * (docs/cli.md "Errors"). A cluster that keeps answering a write with a conflict, through
  * `bootcplan apply` on the simulator, ends in one screen: the error, its hint, exit 1. Every
@@ -24,7 +24,7 @@ import {
   DrainTimeoutError,
   LockLostError,
   ProgressMovedError,
-} from '../../src/apply/driver.ts';
+} from '../../src/apply/ports/driver.ts';
 import { KubeApiError, KubeRequestError } from '../../src/kube/api-errors.ts';
 import { HealthRequestError } from '../../src/kube/prometheus-answers.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';

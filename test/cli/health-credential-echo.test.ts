@@ -23,7 +23,7 @@ import { shownPiece } from '../support/credentials.ts';
 import { run } from '../../src/cli/main.ts';
 import type { DriverFactory } from '../../src/app/ports.ts';
 import { KubeHealthSource } from '../../src/kube/health-source.ts';
-import type { HealthSource } from '../../src/apply/health.ts';
+import type { HealthSource } from '../../src/apply/ports/health.ts';
 
 const s = suite('apply: a credential a health source echoes reaches no output, status, Event, record or notification');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-credential-echo-'));

@@ -15,7 +15,7 @@ import { newSim } from '../support/apply.ts';
 import { run } from '../../src/cli/main.ts';
 import { spawn } from 'node:child_process';
 import { bundledModule } from '../support/built.ts';
-import type { NotifyDocument } from '../../src/apply/rollout-report.ts';
+import type { NotifyDocument } from '../../src/apply/report/rollout-report.ts';
 import type { DriverFactory } from '../../src/app/ports.ts';
 import { httpNotifier, scrubUrl, NOTIFY_ANSWER_BYTES } from '../../src/app/notify.ts';
 import { parseNotifyUrl } from '../../src/app/apply-report.ts';

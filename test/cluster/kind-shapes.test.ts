@@ -12,7 +12,7 @@ import { objectShapeProblem, shapeSchema, type KindViews } from '../../src/clust
 import { collect, validate } from '../../src/base/schema.ts';
 import { seeded } from '../support/seeds.ts';
 import { readStream } from '../../src/domain/stream.ts';
-import { DriverError } from '../../src/apply/driver.ts';
+import { DriverError } from '../../src/apply/ports/driver.ts';
 import { bootImagesStream } from '../../src/sim/cluster-objects.ts';
 import { ClusterBuilder, nodes, type TestObject } from '../support/cluster.ts';
 import { newSim } from '../support/apply.ts';

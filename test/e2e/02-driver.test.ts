@@ -20,7 +20,7 @@ import {
   AbortedError,
   ProgressMovedError,
   type ProgressRecord,
-} from '../../src/apply/driver.ts';
+} from '../../src/apply/ports/driver.ts';
 import { KubeApiError, requestStats } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
 import type { TestObject } from '../support/cluster.ts';

@@ -27,7 +27,7 @@ import { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW } from '../support/cluster.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
-import { AlreadyExistsError } from '../../src/apply/driver.ts';
+import { AlreadyExistsError } from '../../src/apply/ports/driver.ts';
 import { run } from '../support/built.ts'; // the bundle, as the package ships it
 import type { TestObject } from '../support/cluster.ts';
 import { git } from '../support/git.ts';

@@ -24,11 +24,11 @@ import { Reflector } from '../../src/kube/watch.ts';
 import { NODE, BOOTC_NODE } from '../../src/kube/resources.ts';
 import { wallClock } from '../../src/kube/driver.ts';
 import { ensureBuilt, run } from '../support/built.ts';
-import { Lease } from '../../src/apply/lease.ts';
+import { Lease } from '../../src/apply/engine/lease.ts';
 import { LockHeldError } from '../../src/base/errors.ts';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { NotFoundError, AlreadyExistsError } from '../../src/apply/driver.ts';
+import { NotFoundError, AlreadyExistsError } from '../../src/apply/ports/driver.ts';
 import type { CliIO, DriverFactory } from '../../src/app/ports.ts';
 import type { TestObject } from '../support/cluster.ts';
 

@@ -21,7 +21,7 @@ import { FleetBuilder, workerCluster, NEW } from '../support/fleet.ts';
 import { NEW_DIGEST } from '../support/cluster.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
-import { NotFoundError } from '../../src/apply/driver.ts';
+import { NotFoundError } from '../../src/apply/ports/driver.ts';
 
 const t = suite('e2e: fleet apply');
 const NAMES = ['east', 'west', 'south'] as const;

@@ -24,7 +24,7 @@ import { cli } from '../support/cli.ts';
 import { ClusterBuilder, NEW } from '../support/cluster.ts';
 import { LUA, luaHealth } from '../support/lua-health.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
-import { AlreadyExistsError } from '../../src/apply/driver.ts';
+import { AlreadyExistsError } from '../../src/apply/ports/driver.ts';
 import { renderFleetArgo, type ArgoFleetRender } from '../../src/fleet/argocd.ts';
 import { testFleet, TEST_OPTIONS } from '../support/fleet-argocd.ts';
 import { git } from '../support/git.ts';

@@ -3,7 +3,7 @@
  * ServiceAccount of examples/rbac.yaml writes it: the WaveStarted Event of a 100-node wave, a
  * NodeFailed Event with a multi-byte note, the Rollout status with a message far over the CRD's
  * maxLength, an Event about an object with the longest name. Each record is made as the
- * reporter makes it (src/apply/rollout-status.ts, fitted by src/apply/api-limits.ts) and
+ * reporter makes it (src/apply/report/rollout-status.ts, fitted by src/apply/ports/api-limits.ts) and
  * written through the Kubernetes driver. The server's own refusal of the unfitted records is
  * checked too, so the bounds are the server's and the test can fail.
  */
@@ -16,11 +16,12 @@ import { installCrd, docsOf } from './gitops-dry-run.ts';
 import { rejects } from './helpers.ts';
 import { KubeApiError } from '../../src/kube/rest.ts';
 import type { KubeDriver } from '../../src/kube/driver.ts';
-import { DriverError } from '../../src/apply/driver.ts';
+import { DriverError } from '../../src/apply/ports/driver.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import { planWith } from '../support/apply.ts';
-import { clusterEventOf, conditionsOf, type RolloutStatus } from '../../src/apply/rollout-status.ts';
-import { fitEvent, fitRolloutStatus, EVENT_LIMITS, ROLLOUT_STATUS_LIMITS } from '../../src/apply/api-limits.ts';
+import { clusterEventOf, conditionsOf } from '../../src/apply/report/rollout-status.ts';
+import { type RolloutStatus } from '../../src/apply/ports/rollout-object.ts';
+import { fitEvent, fitRolloutStatus, EVENT_LIMITS, ROLLOUT_STATUS_LIMITS } from '../../src/apply/ports/api-limits.ts';
 import { utf8Length, codePointLength } from '../../src/base/text-budget.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -28,7 +28,7 @@ import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../support/cluster.ts
 import { run } from '../../src/cli/main.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { BOOTC_NODE } from '../../src/kube/resources.ts';
-import { AlreadyExistsError, NotFoundError } from '../../src/apply/driver.ts';
+import { AlreadyExistsError, NotFoundError } from '../../src/apply/ports/driver.ts';
 import { io as capturedIO } from '../support/cli.ts';
 import { assertNoPiece } from '../support/credentials.ts';
 

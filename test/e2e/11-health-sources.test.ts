@@ -18,9 +18,9 @@ import { PrometheusClient, HealthRequestError, type PrometheusEndpoint } from '.
 import { HealthCredentials } from '../../src/kube/health-credentials.ts';
 import { KubeHealthSource } from '../../src/kube/health-source.ts';
 import type { PlanHealthCheck } from '../../src/plan/types.ts';
-import type { GatePosition, Measurement } from '../../src/apply/health.ts';
+import type { GatePosition, Measurement } from '../../src/apply/ports/health.ts';
 import { parseCondition } from '../../src/domain/health-condition.ts';
-import { AlreadyExistsError } from '../../src/apply/driver.ts';
+import { AlreadyExistsError } from '../../src/apply/ports/driver.ts';
 import type { KubeClient } from '../../src/kube/rest.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 

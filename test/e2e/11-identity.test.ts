@@ -21,7 +21,7 @@ import { startFleetEnvs, fleetKubeconfig, resetFleetEnv, type FleetEnv } from '.
 import { FleetBuilder, workerCluster, NEW } from '../support/fleet.ts';
 import { NEW_DIGEST } from '../support/cluster.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
-import { NotFoundError } from '../../src/apply/driver.ts';
+import { NotFoundError } from '../../src/apply/ports/driver.ts';
 
 const t = suite('e2e: a plan runs only on its own cluster');
 let envs: FleetEnv[] = [];

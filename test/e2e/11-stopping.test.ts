@@ -25,8 +25,8 @@ import { run } from '../../src/cli/main.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { ensureBuilt } from '../support/built.ts';
 import { requestStats } from '../../src/kube/rest.ts';
-import { AbortedError } from '../../src/apply/driver.ts';
-import { BOOTCPLAN_PROGRESS } from '../../src/apply/node-progress.ts';
+import { AbortedError } from '../../src/apply/ports/driver.ts';
+import { BOOTCPLAN_PROGRESS } from '../../src/apply/ports/node-progress.ts';
 
 const t = suite('e2e: stopping');
 let env: TestEnv;

@@ -23,7 +23,7 @@ import { NodeAgent } from './agent.ts';
 import { ensureBuilt } from '../support/built.ts';
 import { docFiles, readDoc } from '../support/doc-files.ts';
 import { classify, docBlocks, NOT_RUNNABLE, placeholderPattern, PLACEHOLDERS, type DocCommand, type Placeholder, type Shell } from '../support/doc-commands.ts';
-import { NotFoundError } from '../../src/apply/driver.ts';
+import { NotFoundError } from '../../src/apply/ports/driver.ts';
 import { objectPath, RESOURCES } from '../../src/kube/resources.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

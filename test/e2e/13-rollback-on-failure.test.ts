@@ -28,7 +28,7 @@ import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { Reflector } from '../../src/kube/watch.ts';
 import { BOOTC_NODE, NODE } from '../../src/kube/resources.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG } from '../../src/domain/labels.ts';
-import { AlreadyExistsError, NotFoundError } from '../../src/apply/driver.ts';
+import { AlreadyExistsError, NotFoundError } from '../../src/apply/ports/driver.ts';
 import { io as capturedIO } from '../support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

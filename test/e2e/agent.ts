@@ -29,7 +29,7 @@ import { parseMaxUnavailable, resolveMaxUnavailable } from '../../src/domain/bud
 import { selectorMatches } from '../../src/domain/nodes.ts';
 import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_ROLE_LABEL } from '../../src/domain/labels.ts';
 import type { PhaseDurations } from '../../src/plan/types.ts';
-import { NotFoundError } from '../../src/apply/driver.ts';
+import { NotFoundError } from '../../src/apply/ports/driver.ts';
 import { skippedByDrain } from '../../src/kube/node-ops.ts';
 import type { TestObject } from '../support/cluster.ts';
 

@@ -16,7 +16,7 @@ import { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 import { KubeDriver, type KubeDriverOptions } from '../../src/kube/driver.ts';
 import { resourceOf, collectionPath, objectPath, RESOURCES } from '../../src/kube/resources.ts';
 import type { KObject } from '../../src/cluster/types.ts';
-import { NotFoundError, AlreadyExistsError } from '../../src/apply/driver.ts';
+import { NotFoundError, AlreadyExistsError } from '../../src/apply/ports/driver.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const CRD_DIR = join(ROOT, 'deploy/crds');

@@ -8,7 +8,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { NotFoundError } from '../../src/apply/driver.ts';
+import { NotFoundError } from '../../src/apply/ports/driver.ts';
 import { objectPath, RESOURCES } from '../../src/kube/resources.ts';
 import type { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 import { parseEnvFile, clientFor, installCrds, ensureNamespace, applyRbac, resetCluster, tempDir } from './env.ts';

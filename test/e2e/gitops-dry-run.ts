@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { parseAllDocuments } from 'yaml';
 import { sleep } from './helpers.ts';
-import { AlreadyExistsError } from '../../src/apply/driver.ts';
+import { AlreadyExistsError } from '../../src/apply/ports/driver.ts';
 import type { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

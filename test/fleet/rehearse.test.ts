@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { SleepClock } from '../../src/sim/sleep-clock.ts';
 import { rehearseCluster, clusterSeed, type FleetRehearseOptions } from '../../src/fleet/rehearsal-sim.ts';
 import { DEFAULT_DURATIONS } from '../../src/domain/timing.ts';
-import { AbortedError } from '../../src/apply/driver.ts';
+import { AbortedError } from '../../src/apply/ports/driver.ts';
 import { clusterFixture, fleetFixture } from '../support/fleet-rehearsal.ts';
 import { runFleet } from '../../src/fleet/runner.ts';
 import { renderFleetRehearsalHtml } from '../../src/fleet/rehearsal-html.ts';

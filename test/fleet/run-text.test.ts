@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fleetEventLine } from '../../src/fleet/run-text.ts';
 import type { FleetEvent } from '../../src/fleet/run-events.ts';
-import type { ApplyEvent } from '../../src/apply/events.ts';
+import type { ApplyEvent } from '../../src/apply/ports/events.ts';
 
 const s = suite('fleet progress lines');
 const of = (event: ApplyEvent) => fleetEventLine({ t: 90, type: 'fleet-cluster-event', cluster: 'east', event } as FleetEvent);

@@ -10,9 +10,9 @@ import * as assert from 'uvu/assert';
 import { fakeApi, closeFakes, clientOf, closeClients, sendJson, kubeConfigFor } from '../support/fake-api.ts';
 import { KubeHealthSource } from '../../src/kube/health-source.ts';
 import type { PlanHealthCheck } from '../../src/plan/types.ts';
-import type { GatePosition, Measurement } from '../../src/apply/health.ts';
+import type { GatePosition, Measurement } from '../../src/apply/ports/health.ts';
 import { parseCondition } from '../../src/domain/health-condition.ts';
-import { AbortedError } from '../../src/apply/driver.ts';
+import { AbortedError } from '../../src/apply/ports/driver.ts';
 import { shownPiece } from '../support/credentials.ts';
 
 const t = suite('kube: the health source');

@@ -28,7 +28,7 @@ import { KubeClient, KubeApiError } from '../../src/kube/rest.ts';
 import { ClusterApiError } from '../../src/base/errors.ts';
 import { KubeDriver } from '../../src/kube/driver.ts';
 import { readLiveObjects } from '../../src/kube/read.ts';
-import { NotFoundError } from '../../src/apply/driver.ts';
+import { NotFoundError } from '../../src/apply/ports/driver.ts';
 import { cli } from '../support/cli.ts';
 
 const t = suite('kube: hostile API endpoints');

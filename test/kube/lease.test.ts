@@ -12,7 +12,7 @@ import { fakeApi, closeFakes, clientOf, closeClients, sendJson } from '../suppor
 import { LeaseLock } from '../../src/kube/lease-lock.ts';
 import { WatchCache } from '../../src/kube/watch-cache.ts';
 import { LockHeldError } from '../../src/base/errors.ts';
-import { LockLostError } from '../../src/apply/driver.ts';
+import { LockLostError } from '../../src/apply/ports/driver.ts';
 
 const s = suite('kube lease lock');
 s.after(async () => {
@@ -89,7 +89,7 @@ s('a renewal is one PUT with the resourceVersion last written; a 409 reads the L
   f.hits.length = 0;
   await lock.renew(held.lockId);
   assert.equal(hits(), ['PUT', 'GET', 'PUT']);
-  // The API server is unavailable: not a lost lock, an error the applier retries (src/apply/lease.ts).
+  // The API server is unavailable: not a lost lock, an error the applier retries (src/apply/engine/lease.ts).
   st.failNext = 1;
   const err = await lock.renew(held.lockId).then(
     () => null,

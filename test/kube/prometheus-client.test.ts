@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import type http from 'node:http';
 import { fakeApi, closeFakes, sendJson, selfSignedCert } from '../support/fake-api.ts';
 import { PrometheusClient, HealthRequestError, type PrometheusEndpoint } from '../../src/kube/prometheus-client.ts';
-import { AbortedError } from '../../src/apply/driver.ts';
+import { AbortedError } from '../../src/apply/ports/driver.ts';
 import { bundledModule } from '../support/built.ts';
 
 const t = suite('kube: the Prometheus client of the health checks');

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fakeApi, closeFakes, clientOf, closeClients, sendJson } from '../support/fake-api.ts';
 import { KubeDriver } from '../../src/kube/driver.ts';
-import { NotFoundError, PreconditionFailedError } from '../../src/apply/driver.ts';
+import { NotFoundError, PreconditionFailedError } from '../../src/apply/ports/driver.ts';
 import { ClusterBuilder, specYaml, NEW, OLD, nodes } from '../support/cluster.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { planWith, runApply, newSim } from '../support/apply.ts';

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setLongTimeout, sleepFor, MAX_TIMER_MS, type TimerApi } from '../../src/kube/long-timer.ts';
 import { wallClock } from '../../src/kube/driver.ts';
-import { AbortedError } from '../../src/apply/driver.ts';
+import { AbortedError } from '../../src/apply/ports/driver.ts';
 import { InputError } from '../../src/base/errors.ts';
 import { parseRequestTimeout } from '../../src/kube/config.ts';
 import { openKubeClient } from '../../src/kube/index.ts';

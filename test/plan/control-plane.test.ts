@@ -14,7 +14,7 @@ import { ClusterBuilder, specYaml, planFor, NEW, nodes } from '../support/cluste
 import { planWith } from '../support/apply.ts';
 import { rehearse } from '../../src/sim/rehearse.ts';
 import { run } from '../../src/cli/main.ts';
-import type { ApplyEvent } from '../../src/apply/events.ts';
+import type { ApplyEvent } from '../../src/apply/ports/events.ts';
 import type { Plan } from '../../src/plan/types.ts';
 import { io } from '../support/cli.ts';
 

@@ -44,7 +44,7 @@ s('the resolved integer is written to both pools when both exist', () => {
 
 s('MCO-only pool: a MachineConfig carries osImageURL for the role (create), the pool gets budget and pause state', () => {
   // Paused by bootcplan (a halted apply: its bootcplan.dev/paused-by mark); an administrator's
-  // pause stays (docs/safety.md rule 6, test/apply/admin-pauses.test.ts).
+  // pause stays (docs/safety.md rule 6, test/apply/pools/admin-pauses.test.ts).
   const b = new ClusterBuilder().mcoPool('worker', nodes('w', 6), { maxUnavailable: 1, paused: true });
   b.object('MachineConfigPool', 'worker').metadata.annotations = { 'bootcplan.dev/paused-by': '0123456789abcdef' };
   const snap = b.snapshot();
@@ -120,7 +120,7 @@ s('a tag target of an MCO-only pool warns that the plan is judged by name; a boo
   const mco = planFor(specYaml([{ name: 'worker', image: tag, allowTags: true }]), new ClusterBuilder().mcoPool('worker', nodes('w', 2)).snapshot());
   assert.ok(mco.diagnostics.some((d) => d.code === 'image-tag' && d.severity === 'warning'));
   assert.is(mco.pools[0].targetDigest, null);
-  // bootc: the BootcNodePool resolves tags (status.targetDigest); test/apply/staging-gate.test.ts.
+  // bootc: the BootcNodePool resolves tags (status.targetDigest); test/apply/pools/staging-gate.test.ts.
   const plan = planFor(specYaml([{ name: 'worker', image: tag, allowTags: true }]), new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot());
   assert.ok(plan.diagnostics.some((d) => d.code === 'image-tag-unresolved' && d.severity === 'warning'));
   assert.is(plan.pools[0].targetDigest, null);

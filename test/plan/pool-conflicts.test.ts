@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes } from '../support/cluster.ts';
 import { newSim, planWith, runApply } from '../support/apply.ts';
 import { run } from '../../src/cli/main.ts';
-import type { ApplyEvent } from '../../src/apply/events.ts';
+import type { ApplyEvent } from '../../src/apply/ports/events.ts';
 import type { Plan } from '../../src/plan/types.ts';
 import { io } from '../support/cli.ts';
 

@@ -14,7 +14,7 @@ import { planFileText } from '../../src/plan/saved/writer.ts';
 import { formatEventLine, TtyProgress } from '../../src/render/events.ts';
 import { renderRehearsalText } from '../../src/render/rehearsal.ts';
 import { changeDiff } from '../../src/render/diff.ts';
-import type { ApplyEvent } from '../../src/apply/events.ts';
+import type { ApplyEvent } from '../../src/apply/ports/events.ts';
 import type { Plan } from '../../src/plan/types.ts';
 import { demoPlan } from '../support/render.ts';
 import { hostileRehearsal } from '../support/hostile.ts';

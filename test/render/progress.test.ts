@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ApplyEvent } from '../../src/apply/events.ts';
+import type { ApplyEvent } from '../../src/apply/ports/events.ts';
 import { ProgressModel, progressPlan, observedRatio, remainingSeconds, type ProgressPlan } from '../../src/render/progress.ts';
 import { TtyProgress, CiProgress } from '../../src/render/events.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';

@@ -7,7 +7,7 @@ import { renderHtml } from '../../src/render/html/report.ts';
 import { buildRehearsalTimeline } from '../../src/render/rehearsal-timeline.ts';
 import { rehearsalJson, rehearsalReport, type RehearsalReport } from '../../src/render/rehearsal.ts';
 import { rehearse, type Rehearsal } from '../../src/sim/rehearse.ts';
-import type { ApplyEvent } from '../../src/apply/events.ts';
+import type { ApplyEvent } from '../../src/apply/ports/events.ts';
 import type { Plan } from '../../src/plan/types.ts';
 import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';

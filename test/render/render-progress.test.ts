@@ -4,7 +4,7 @@ import { progressPlan } from '../../src/render/progress.ts';
 import { TtyProgress, CiProgress, RehearseProgress } from '../../src/render/events.ts';
 import { renderRehearsalText, rehearsalReport, rehearsalJson } from '../../src/render/rehearsal.ts';
 import { renderStatus } from '../../src/render/status.ts';
-import type { LockRecord } from '../../src/apply/driver.ts';
+import type { LockRecord } from '../../src/apply/ports/driver.ts';
 import { foldWaves } from '../../src/render/format.ts';
 import { rehearse } from '../../src/sim/rehearse.ts';
 import { run } from '../../src/cli/main.ts';

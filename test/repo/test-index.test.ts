@@ -16,9 +16,13 @@ import { buildIndex, suitesFor } from '../support/test-index.ts';
  */
 const UNREACHED: Record<string, string> = {
   'src/app/ports.ts': 'interfaces only: the ports app/ is handed (driver, clock, health, policy)',
-  'src/apply/context.ts': 'interfaces only: what an apply run is given and keeps',
-  'src/apply/health.ts': 'the HealthSource port and GatePosition types; GATE_POSITION_POINTS only spells the GatePositionPoint union',
+  'src/apply/engine/context.ts': 'interfaces only: what an apply run is given and the engine keeps',
+  'src/apply/gates/context.ts': 'interfaces only: what the gates receive and keep',
+  'src/apply/pools/context.ts': 'interfaces only: what the pool runners receive and keep',
+  'src/apply/engine/result.ts': 'types only: what an apply returns',
+  'src/apply/ports/health.ts': 'the HealthSource port and GatePosition types; GATE_POSITION_POINTS only spells the GatePositionPoint union',
   'src/base/api-types.ts': 'interfaces only: the Kubernetes object shapes',
+  'src/cluster/objects.ts': 'interfaces only: a Kubernetes object, its metadata, a condition',
   'src/fleet/run-events.ts': 'the FleetEvent union; FLEET_CLUSTER_OUTCOMES and FLEET_HALT_REASONS only spell its members',
 };
 
@@ -36,7 +40,7 @@ test('the index reads every module of src/ and every suite', () => {
   // Its own reading, checked on known imports: the planner's suite imports the planner, and
   // the applier's modules are reached through the applier.
   assert.ok(index.direct.get('src/plan/planner.ts')?.includes('test/plan/planner.test.ts'));
-  const wave = suitesFor(index, 'src/apply/bootc-wave.ts');
+  const wave = suitesFor(index, 'src/apply/pools/bootc-wave.ts');
   assert.ok(wave && wave.distance > 0 && wave.suites.includes('test/apply/apply.test.ts'), JSON.stringify(wave?.via));
 });
 

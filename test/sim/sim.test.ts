@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterBuilder, NEW, NEW_DIGEST, nodes, specYaml } from '../support/cluster.ts';
 import { newSim, planWith, runApply } from '../support/apply.ts';
-import { PreconditionFailedError, ConflictError } from '../../src/apply/driver.ts';
+import { PreconditionFailedError, ConflictError } from '../../src/apply/ports/driver.ts';
 import { conditionOf } from '../../src/domain/nodes.ts';
 
 const s = suite('sim');

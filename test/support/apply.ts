@@ -5,7 +5,7 @@ import type { Plan, PhaseDurations } from '../../src/plan/types.ts';
 import type { ClusterSnapshot } from '../../src/cluster/types.ts';
 import { SimCluster, type SimOptions, type SimDriver } from '../../src/sim/cluster.ts';
 import { apply, type ApplyOptions, type ApplyResult } from '../../src/apply/applier.ts';
-import type { ApplyEvent } from '../../src/apply/events.ts';
+import type { ApplyEvent } from '../../src/apply/ports/events.ts';
 import { DEFAULT_DURATIONS } from '../../src/domain/timing.ts';
 import { exitCodeOf } from '../../src/base/errors.ts';
 

@@ -7,7 +7,7 @@
  * lines, markdown mentions and issue links, and credentials in an image reference.
  */
 import type { Plan } from '../../src/plan/types.ts';
-import type { ApplyEvent } from '../../src/apply/events.ts';
+import type { ApplyEvent } from '../../src/apply/ports/events.ts';
 import type { RehearsalReport as Rehearsal } from '../../src/render/rehearsal.ts';
 import { demoPlan } from './render.ts';
 

@@ -10,7 +10,7 @@ import type { Plan } from '../../src/plan/types.ts';
 import type { ClusterSnapshot } from '../../src/cluster/types.ts';
 import type { SimCluster } from '../../src/sim/cluster.ts';
 import { nodeObject, mcoAnnotations } from '../../src/sim/node-objects.ts';
-import { isoOf } from '../../src/apply/driver.ts';
+import { isoOf } from '../../src/apply/ports/driver.ts';
 
 /** apply --step until one wave ran (the first runs wait for staging, as a CronJob's would). */
 export async function stepOnce(

@@ -1,6 +1,6 @@
 /**
  * A watchdog for suites where a bug shows as a starved event loop (a loop that spins on promise
- * callbacks: src/apply/interrupt.ts). Such a loop never yields, so no timer of the suite can
+ * callbacks: src/apply/engine/interrupt.ts). Such a loop never yields, so no timer of the suite can
  * fail the test: the suite would hang. The watchdog is a worker thread, which runs while the
  * main thread spins: the main thread ticks a shared counter every 100 ms, and when it has not
  * moved for `limitMs` the worker writes why to stderr (a direct write: the main thread cannot

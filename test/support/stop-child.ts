@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main.ts';
 import type { DriverFactory } from '../../src/app/ports.ts';
-import type { ClusterDriver } from '../../src/apply/driver.ts';
+import type { ClusterDriver } from '../../src/apply/ports/driver.ts';
 import type { SimCluster } from '../../src/sim/cluster.ts';
 import { DEFAULT_DURATIONS } from '../../src/domain/timing.ts';
 import { ClusterBuilder, specYaml, NEW, nodes } from './cluster.ts';

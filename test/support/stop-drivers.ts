@@ -15,8 +15,8 @@
  * - `stoppingAt`: counts every awaited call (driver method, clock sleep) and runs `at` once
  *   the k-th starts: a stop at any await point.
  */
-import type { ClusterDriver, Clock } from '../../src/apply/driver.ts';
-import { AbortedError } from '../../src/apply/driver.ts';
+import type { ClusterDriver, Clock } from '../../src/apply/ports/driver.ts';
+import { AbortedError } from '../../src/apply/ports/driver.ts';
 
 const READ_ONLY = new Set(['snapshot', 'waitFor', 'readLock', 'readProgress', 'readRollout', 'drain']);
 

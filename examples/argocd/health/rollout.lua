@@ -1,5 +1,5 @@
 -- Argo CD health check for bootcplan.dev/v1alpha1 Rollout: the rollout spec itself, whose
--- status `bootcplan apply` writes (docs/gitops.md "The rollout status"; src/apply/rollout-status.ts). The phase is
+-- status `bootcplan apply` writes (docs/gitops.md "The rollout status"; src/apply/report/rollout-status.ts). The phase is
 -- already Argo CD's vocabulary: Progressing (a wave runs, or the next run continues),
 -- Suspended (outside the maintenance window), Degraded (a human is needed: stale plan,
 -- halted pool, blocked by policy), Healthy (the plan is applied). A status written for an

@@ -322,7 +322,7 @@ export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnap
 }
 
 /**
- * What inFlightOf reads of the progress record (apply/driver.ts ProgressState: the applier's
+ * What inFlightOf reads of the progress record (apply/ports/driver.ts ProgressState: the applier's
  * record of its run and of each node, as the driver returns it).
  */
 export interface ProgressSeen {

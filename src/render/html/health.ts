@@ -9,7 +9,7 @@ import { escapeHtml } from '../vocabulary.ts';
 import { checkKind, checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from '../health.ts';
 import { silenceLines } from '../silences.ts';
 import { silencesSummary } from '../rehearsal.ts';
-import type { ApplyEvent } from '../../apply/events.ts';
+import type { ApplyEvent } from '../../apply/ports/events.ts';
 import { durationHtml } from './text.ts';
 
 /** The gates' styles: added only to reports of plans with health checks (the others stay as they were, byte for byte). */
