@@ -155,12 +155,17 @@ function noteRenderedTarget(ctx: ApplyContext, pool: PlanPool, target: string | 
   if (target && o?.kind === 'mco' && o.renderedTarget === null && target !== o.rendered) o.renderedTarget = target;
 }
 
+/** A wave's state that stops the pool: a failed node, or another MachineConfig winning the merge. */
+async function haltOn(ctx: ApplyContext, pool: PlanPool, st: { failed: NodeFailure[]; overridden: string | null }): Promise<void> {
+  if (st.failed.length) await halt(ctx, pool, st.failed);
+  if (st.overridden) await halt(ctx, pool, [], st.overridden);
+}
+
 async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
   const scheduled = new Set(pool.nodes.filter((n) => n.wave !== null).map((n) => n.name));
   const state = (s: ClusterSnapshot) => waveState(ctx, s, pool, k, scheduled);
   const before = await peek(ctx.driver, state);
-  if (before.failed.length) await halt(ctx, pool, before.failed);
-  if (before.overridden) await halt(ctx, pool, [], before.overridden);
+  await haltOn(ctx, pool, before);
   const want = Math.min(pool.waves[k - 1].length, before.remaining + before.inFlight.length);
   let picked = before.inFlight;
   if (before.inFlight.length < want) {
@@ -193,8 +198,7 @@ async function runMcoWave(ctx: ApplyContext, pool: PlanPool, k: number) {
     // Paused again at once: the MCO finishes the nodes it started and takes no more.
     await pauseAgain();
     const st = got ?? (await peek(ctx.driver, state));
-    if (st.failed.length) await halt(ctx, pool, st.failed);
-    if (st.overridden) await halt(ctx, pool, [], st.overridden);
+    await haltOn(ctx, pool, st);
     if (!st.inFlight.length && st.remaining)
       await halt(
         ctx,

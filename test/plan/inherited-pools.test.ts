@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { ClusterBuilder, specYaml, planFor, NEW, OLD, nodes } from '../support/cluster.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import type { Plan } from '../../src/plan/types.ts';
+import { inheritingPools } from '../../src/plan/inherited-pools.ts';
 
 const s = suite('inherited pools and the merged osImageURL');
 
@@ -30,6 +31,13 @@ s('an inheriting pool the spec does not name: an error naming the pool and its n
   assert.match(d.message, 'infra (i-00, i-01)');
   assert.match(d.hint ?? '', `- name: infra\n  image: ${NEW}\n  maxUnavailable: 1`);
   assert.ok(plan.summary.errors >= 1);
+});
+
+s("inheritingPools: the other pools whose machineConfigSelector selects the role of the pool's MachineConfig", () => {
+  const snap = inheriting().mcoPool('storage', nodes('s', 1)).snapshot();
+  assert.equal(inheritingPools(snap, 'worker'), ['infra']);
+  assert.equal(inheritingPools(snap, 'infra'), []);
+  assert.equal(inheritingPools(snap, 'storage'), []);
 });
 
 s('an inheriting pool the spec names: planned with its own nodes, waves and budget; the worker pool records it', () => {
