@@ -11,6 +11,7 @@ import { ClusterBuilder, specYaml, planFor, NEW, OLD, nodes } from '../support/c
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import type { Plan } from '../../src/plan/types.ts';
 import { inheritingPools } from '../../src/plan/inherited-pools.ts';
+import { renderText } from '../../src/render/text.ts';
 
 const s = suite('inherited pools and the merged osImageURL');
 
@@ -56,6 +57,7 @@ s('an inheriting pool the spec names: planned with its own nodes, waves and budg
   assert.equal(pool(plan, 'infra')?.inheritedBy, undefined);
   assert.equal(pool(plan, 'infra')?.waves, [['i-00'], ['i-01']]);
   assert.equal(pool(plan, 'worker')?.waves.flat().sort(), ['w-00', 'w-01', 'w-02', 'w-03']);
+  assert.match(renderText(plan, { color: false }), 'its MachineConfig is rendered by pool(s) infra too: paused until their own turn below');
   // Every node the two MachineConfigs reboot is in the plan, once.
   assert.equal(plan.pools.flatMap((p) => p.waves.flat()).sort(), ['i-00', 'i-01', 'w-00', 'w-01', 'w-02', 'w-03']);
 });
