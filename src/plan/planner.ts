@@ -18,6 +18,7 @@ import { planPool, type PlannedPool } from './pool.ts';
 import { planHealth, gateCount } from './health.ts';
 import { planSilences } from './silences.ts';
 import { forecastRollback } from './rollback-forecast.ts';
+import { inheritingPools, planInheritance } from './inherited-pools.ts';
 import {
   PLAN_FORMAT_VERSION,
   PLAN_FORMAT_VERSION_SLOTS,
@@ -147,12 +148,15 @@ function planPools(spec: RolloutSpec, snapshot: ClusterSnapshot, report: (d: Dia
   const rolledByPlan = new Set(
     (spec.spec.pools ?? []).map((p) => p.name).filter((n) => has(snapshot.machineConfigPools, n) && !has(snapshot.bootcNodePools, n)),
   );
+  // And the pools that render those MachineConfigs too (custom pools inherit worker's: src/plan/inherited-pools.ts).
+  for (const n of [...rolledByPlan]) for (const i of inheritingPools(snapshot, n)) rolledByPlan.add(i);
   const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report, selfNode };
   const plannedPools: PlannedPool[] = [];
   (spec.spec.pools ?? []).forEach((p, i) => {
     const result = planPool(p, joinPath('spec.pools', i), ctx);
     if (result) plannedPools.push(result);
   });
+  planInheritance(spec, snapshot, membership, plannedPools, report);
   return plannedPools.sort((a, b) => a.plan.priority - b.plan.priority || a.plan.name.localeCompare(b.plan.name));
 }
 

@@ -191,6 +191,13 @@ export interface PlanPool {
   gates?: PlanPoolGates;
   /** The way back (in rollback plans: the way being taken). */
   rollback?: PlanPoolRollback;
+  /**
+   * MCO-only pools: the other MachineConfigPools of the plan that render this pool's OS-image
+   * MachineConfig too (their machineConfigSelector selects its role: custom pools inherit
+   * worker; src/plan/inherited-pools.ts). The applier pauses those not yet rolled before it
+   * writes the MachineConfig, so that each rolls in its own turn. Present only when non-empty.
+   */
+  inheritedBy?: string[];
 }
 
 /**

@@ -179,6 +179,9 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boole
       : `; ${plural(pool.waveSize, 'node')} per wave`);
   const out = [c.bold(head)];
   out.push(c.dim(`  target ${pool.targetImage}`));
+  // Its MachineConfig reboots those pools too (docs/spec.md "Inherited pools and the merge order").
+  if (pool.inheritedBy?.length)
+    out.push(c.dim(`  its MachineConfig is rendered by pool(s) ${pool.inheritedBy.join(', ')} too: paused until their own turn below`));
   const scheduled = pool.nodes.filter((n) => n.wave !== null);
   if (!pool.nodes.length) {
     out.push('  all nodes run the target image');

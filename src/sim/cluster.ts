@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import type { ClusterSnapshot, KObject } from '../cluster/types.ts';
-import { type BootcNodeObject, type MachineConfigObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
+import { type BootcNodeObject, type MachineConfigObject, type MachineConfigPoolObject, type NodeObject, type ViewOf } from '../cluster/kinds.ts';
 import { snapshotObjects } from '../cluster/snapshot.ts';
 import { viewNode } from '../domain/nodes.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../domain/budget.ts';
@@ -157,6 +157,9 @@ export class SimCluster implements SimWorld {
   }
   get machineConfigs(): ReadonlyMap<string, MachineConfigObject> {
     return this.store.machineConfigs;
+  }
+  machineConfigPools(): readonly MachineConfigPoolObject[] {
+    return this.store.view().machineConfigPools;
   }
 
   at(t: number, fn: () => void): SimEvent {

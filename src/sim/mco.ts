@@ -1,6 +1,7 @@
 /**
- * The MCO as the simulator plays it: a MachineConfig with the pool's role label and
- * `osImageURL` renders a new config (last osImageURL by name wins). While the pool is not
+ * The MCO as the simulator plays it: a MachineConfig with `osImageURL` renders a new config in
+ * every pool whose machineConfigSelector selects it, merged as the MCO merges (worker-role configs
+ * first, then the others, by name; the last osImageURL wins: src/domain/mco-render.ts). While the pool is not
  * paused the node controller hands the new config to up to maxUnavailable (minus
  * unavailable) nodes, in zone order then oldest first; each MCD cordons, drains, pulls the
  * image, reboots and uncordons. The operator copies MachineConfiguration's spec to its status
@@ -9,8 +10,9 @@
 import { createHash } from 'node:crypto';
 import type { KObject } from '../cluster/types.ts';
 import { hasShapeOf, type NodeObject } from '../cluster/kinds.ts';
-import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_ROLE_LABEL, ZONE_LABEL } from '../domain/labels.ts';
+import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, ZONE_LABEL } from '../domain/labels.ts';
 import type { SimWorld } from './world.ts';
+import { isRenderedConfig, mergedOsImage, poolsRendering } from '../domain/mco-render.ts';
 
 export class Mco {
   /**
@@ -31,10 +33,14 @@ export class Mco {
     const w = this.world;
     switch (after.kind) {
       case 'MachineConfig': {
-        const role = after.metadata.labels?.[MCO_ROLE_LABEL];
+        // Every pool whose machineConfigSelector selects the config renders it (custom pools
+        // inherit worker's: src/domain/mco-render.ts), before or after a relabel.
         const image = (o: KObject | null) => (o && hasShapeOf(o, 'MachineConfig') ? o.spec?.osImageURL : undefined);
-        if (role && before === null) this.rememberBase(role, after);
-        if (role && image(before) !== image(after)) w.after(this.renderSeconds, () => this.render(role));
+        const labelsOf = (o: KObject | null) => JSON.stringify(o?.metadata.labels ?? {});
+        for (const pool of this.poolsOf(before, after)) {
+          if (before === null) this.rememberBase(pool, after);
+          if (image(before) !== image(after) || labelsOf(before) !== labelsOf(after)) w.after(this.renderSeconds, () => this.render(pool));
+        }
         break;
       }
       case 'MachineConfigPool': {
@@ -71,11 +77,8 @@ export class Mco {
       [...w.machineConfigs.values()].flatMap((m) => m.metadata.ownerReferences?.filter((r) => r.kind === 'MachineConfigPool').map((r) => r.name) ?? []),
     );
     for (const pool of pools) {
-      const carried = new Set(
-        [...w.machineConfigs.values()]
-          .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL)
-          .flatMap((m) => (typeof m.spec?.osImageURL === 'string' ? [m.spec.osImageURL] : [])),
-      );
+      const mcp = w.get('MachineConfigPool', pool);
+      const carried = new Set(mcp ? mergedOsImage(mcp, [...w.machineConfigs.values()]).setters.map((x) => x.osImageURL) : []);
       const rendered = [...w.machineConfigs.values()]
         .filter((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'MachineConfigPool' && r.name === pool))
         .map((m) => m.spec?.osImageURL)
@@ -86,17 +89,40 @@ export class Mco {
     }
   }
 
-  /** A MachineConfig was deleted: a pool's config renders again without it. */
+  /** A MachineConfig was deleted: the pools that rendered it render again without it. */
   onDelete(o: KObject) {
-    const role = o.metadata.labels?.[MCO_ROLE_LABEL];
-    if (role && hasShapeOf(o, 'MachineConfig') && o.spec?.osImageURL) this.world.after(this.renderSeconds, () => this.render(role));
+    if (!hasShapeOf(o, 'MachineConfig') || !o.spec?.osImageURL) return;
+    for (const pool of this.poolsOf(o)) this.world.after(this.renderSeconds, () => this.render(pool));
+  }
+
+  /** The pools that render a (source) MachineConfig with these objects' labels. */
+  private poolsOf(...objs: (KObject | null)[]): string[] {
+    const pools = [...this.world.machineConfigPools()];
+    const out = new Set<string>();
+    for (const o of objs) {
+      if (!o || !hasShapeOf(o, 'MachineConfig') || isRenderedConfig(o)) continue;
+      for (const p of poolsRendering(pools, o.metadata.labels ?? {})) out.add(p);
+    }
+    return [...out];
+  }
+
+  /** The pool's source MachineConfigs that set an osImageURL, but `except`. */
+  private carriersOf(pool: string, except?: KObject): boolean {
+    const mcp = this.world.get('MachineConfigPool', pool);
+    if (!mcp) return false;
+    return (
+      mergedOsImage(
+        mcp,
+        [...this.world.machineConfigs.values()].filter((m) => m !== except),
+      ).setters.length > 0
+    );
   }
 
   /** Before the first MachineConfig with an osImageURL of a pool: the image of its rendered config is the base. */
   private rememberBase(pool: string, created: KObject) {
     if (this.base.has(pool)) return;
     const w = this.world;
-    const others = [...w.machineConfigs.values()].some((m) => m !== created && m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL);
+    const others = this.carriersOf(pool, created);
     const rendered = w.machineConfigs.get(w.get('MachineConfigPool', pool)?.spec?.configuration?.name ?? '')?.spec?.osImageURL;
     if (!others && typeof rendered === 'string') this.base.set(pool, rendered);
   }
@@ -111,10 +137,9 @@ export class Mco {
     const mcp = w.get('MachineConfigPool', pool);
     if (!mcp) return;
     const current = w.machineConfigs.get(mcp.spec?.configuration?.name ?? '');
-    const sources = [...w.machineConfigs.values()]
-      .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL)
-      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-    const osImageURL = sources.length ? sources[sources.length - 1].spec?.osImageURL : (this.base.get(pool) ?? current?.spec?.osImageURL);
+    // MergeMachineConfigs: worker-role configs first, then the others, by name; the last osImageURL wins.
+    const merged = mergedOsImage(mcp, [...w.machineConfigs.values()]);
+    const osImageURL = merged.osImageURL ?? this.base.get(pool) ?? current?.spec?.osImageURL;
     if (!osImageURL || current?.spec?.osImageURL === osImageURL) return;
     // The same merged content renders the same name (pkg/controller/render/hash.go): here the
     // only content that varies is the image, so a config of the pool with it is reused.

@@ -4,7 +4,7 @@
  * clock, and report reboots. SimCluster implements it; the actors get nothing else.
  */
 import type { KObject, Condition } from '../cluster/types.ts';
-import type { BootcNodeObject, MachineConfigObject, NodeObject, ObjectWithConditions, ViewOf } from '../cluster/kinds.ts';
+import type { BootcNodeObject, MachineConfigObject, MachineConfigPoolObject, NodeObject, ObjectWithConditions, ViewOf } from '../cluster/kinds.ts';
 import type { PhaseDurations } from '../plan/types.ts';
 import type { SimEvent } from './clock.ts';
 
@@ -36,6 +36,8 @@ export interface SimWorld {
   readonly nodes: ReadonlyMap<string, NodeObject>;
   readonly bootcNodes: ReadonlyMap<string, BootcNodeObject>;
   readonly machineConfigs: ReadonlyMap<string, MachineConfigObject>;
+  /** The live MachineConfigPools (the MCO renders each from the configs its selector selects). */
+  machineConfigPools(): readonly MachineConfigPoolObject[];
   /** Adds a live object (a controller creating one). */
   put(o: KObject): void;
   /** Reports an in-place change of a live object. */

@@ -27,7 +27,8 @@ import { digestOf } from '../../src/domain/nodes.ts';
 import { DEFAULT_DURATIONS } from '../../src/domain/timing.ts';
 import { parseMaxUnavailable, resolveMaxUnavailable } from '../../src/domain/budget.ts';
 import { selectorMatches } from '../../src/domain/nodes.ts';
-import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_ROLE_LABEL } from '../../src/domain/labels.ts';
+import { MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE } from '../../src/domain/labels.ts';
+import { mergedOsImage } from '../../src/domain/mco-render.ts';
 import type { PhaseDurations } from '../../src/plan/types.ts';
 import { NotFoundError } from '../../src/apply/ports/driver.ts';
 import { skippedByDrain } from '../../src/kube/node-ops.ts';
@@ -325,15 +326,17 @@ export class NodeAgent {
 
   private async mco(mcp: TestObject) {
     const pool = mcp.metadata.name;
-    // render: the last MachineConfig (by name) of the role with an osImageURL
-    const sources = [...itemsOf(this.mcs).values()]
-      .filter((m) => m.metadata.labels?.[MCO_ROLE_LABEL] === pool && m.spec?.osImageURL && !m.metadata.name.startsWith('rendered-'))
-      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+    // render: the MachineConfigs the pool's machineConfigSelector selects (a custom pool inherits
+    // worker's), merged in the MCO's order: the last osImageURL wins (src/domain/mco-render.ts).
+    const merged = mergedOsImage(
+      mcp,
+      [...itemsOf(this.mcs).values()].filter((m) => !m.metadata.name.startsWith('rendered-')),
+    );
     const current = itemsOf(this.mcs).get(`/${mcp.spec?.configuration?.name ?? ''}`);
     // Without a MachineConfig that sets it, the image is the release's (ControllerConfig
     // spec.osImageURL): the one the pool ran before any source set one.
-    if (!sources.length && !this.baseImage.has(pool) && current?.spec?.osImageURL) this.baseImage.set(pool, current.spec.osImageURL);
-    const osImageURL = sources.length ? sources[sources.length - 1].spec.osImageURL : (this.baseImage.get(pool) ?? current?.spec?.osImageURL);
+    if (!merged.setters.length && !this.baseImage.has(pool) && current?.spec?.osImageURL) this.baseImage.set(pool, current.spec.osImageURL);
+    const osImageURL = merged.osImageURL ?? this.baseImage.get(pool) ?? current?.spec?.osImageURL;
     if (osImageURL && current?.spec?.osImageURL !== osImageURL && !this.busy.has(`render/${pool}`)) {
       this.busy.add(`render/${pool}`);
       try {
@@ -374,7 +377,13 @@ export class NodeAgent {
     if (mcp.spec?.paused) return;
     const target: string | undefined = mcp.spec?.configuration?.name;
     if (!target) return;
-    const members = [...itemsOf(this.nodes).values()].filter((n) => selectorMatches(mcp.spec?.nodeSelector, n.metadata.labels ?? {}));
+    // MCO GetPoolsForNode: a node a custom pool selects is that pool's, not worker's.
+    const mcps = [...itemsOf(this.mcps).values()];
+    const members = [...itemsOf(this.nodes).values()].filter((n) => {
+      const labels = n.metadata.labels ?? {};
+      if (!selectorMatches(mcp.spec?.nodeSelector, labels)) return false;
+      return pool !== 'worker' || !mcps.some((o) => o.metadata.name !== 'worker' && selectorMatches(o.spec?.nodeSelector, labels));
+    });
     const parsed = parseMaxUnavailable(mcp.spec?.maxUnavailable ?? 1);
     const budget = parsed.ok ? resolveMaxUnavailable(parsed.value, members.length).resolved : 1;
     const unavailable = members.filter((n) => n.spec?.unschedulable || cond(n, 'Ready')?.status !== 'True' || this.busy.has(n.metadata.name)).length;

@@ -14,7 +14,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { NotFoundError } from '../../src/apply/driver.ts';
+import { NotFoundError } from '../../src/apply/ports/driver.ts';
 import type { TestKubeClient as KubeClient } from '../support/fake-api.ts';
 import { clientFor, parseEnvFile } from './env.ts';
 

@@ -167,11 +167,23 @@ export class ClusterBuilder {
     return this;
   }
   /** A MachineConfigPool driven by the MCO only (and its nodes). */
-  mcoPool(name: string, nodes: TestNode[], opts: { role?: string; maxUnavailable?: number | string; paused?: boolean } = {}): this {
+  mcoPool(
+    name: string,
+    nodes: TestNode[],
+    opts: {
+      role?: string;
+      maxUnavailable?: number | string;
+      paused?: boolean;
+      /** The MachineConfig roles the pool renders (`role In [...]`): a custom pool inherits worker with ['worker', name]. */
+      configRoles?: string[];
+    } = {},
+  ): this {
     const role = opts.role ?? name;
     const rendered = `rendered-${name}-0001`;
     const renderedNew = `rendered-${name}-0002`;
-    this.objects.push(machineConfigPoolObject(name, opts.maxUnavailable ?? 1, rendered, { [`node-role.kubernetes.io/${role}`]: '' }, opts.paused));
+    const mcp: TestObject = machineConfigPoolObject(name, opts.maxUnavailable ?? 1, rendered, { [`node-role.kubernetes.io/${role}`]: '' }, opts.paused);
+    if (opts.configRoles) mcp.spec.machineConfigSelector = { matchExpressions: [{ key: MCO_ROLE_LABEL, operator: 'In', values: opts.configRoles }] };
+    this.objects.push(mcp);
     this.objects.push(renderedMachineConfig(rendered, name, OLD));
     this.objects.push(renderedMachineConfig(renderedNew, name, NEW));
     for (const n of nodes) {

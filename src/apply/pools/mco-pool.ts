@@ -17,6 +17,8 @@ import { noticeAvailability } from './observe.ts';
 import { administratorPause } from '../../domain/cordons.ts';
 import { atTarget, indexOf, membersOf, peek, viewIn } from '../ports/views.ts';
 import { rollsTarget } from '../../domain/mco-rollout.ts';
+import { overriddenTarget } from '../../domain/mco-render.ts';
+import { osImageMachineConfigName } from '../../plan/pool-changes.ts';
 import { mcoNodeGates } from '../gates/health-gates.ts';
 import { onGateFailure } from '../gates/gate-failure.ts';
 
@@ -32,6 +34,8 @@ export async function runMcoPool(ctx: PoolContext, pool: PlanPool): Promise<'don
     // starts only when the first wave does.
     for (const c of changes.filter((x) => x.kind === 'MachineConfigPool')) await applyChange(ctx, c, fresh, { dropPaused: hasWaves });
     if (hasWaves) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
+    // The pools that render this pool's MachineConfig too roll in their own turn: paused first.
+    if (changes.some((c) => c.kind === 'MachineConfig' && c.action !== 'noop')) await pauseInheritors(ctx, pool);
     for (const c of changes.filter((x) => x.kind !== 'MachineConfigPool')) await applyChange(ctx, c, fresh);
   }
   // A rollback continued after its stop finds the pool paused by the stopped one, its nodes
@@ -54,6 +58,23 @@ export async function runMcoPool(ctx: PoolContext, pool: PlanPool): Promise<'don
   }
   if ((await afterLastWave(ctx, pool)) === 'stepped') return 'stepped';
   return leaveAsSpecWants(ctx, pool);
+}
+
+/**
+ * The plan's pools that inherit this pool's OS-image MachineConfig (PlanPool.inheritedBy) and
+ * have waves left are paused before it is written, as bootcplan pauses a pool of its own, so that
+ * the MCO does not roll them at once; their own turn unpauses them wave by wave. A pool already
+ * paused (by an administrator, or before) is left as it is (docs/safety.md rule 6).
+ */
+async function pauseInheritors(ctx: PoolContext, pool: PlanPool): Promise<void> {
+  for (const name of pool.inheritedBy ?? []) {
+    const other = ctx.plan.pools.find((p) => p.name === name);
+    if (!other || other.waves.every((_, i) => ctx.book.waveDone(name, i + 1))) continue;
+    const paused = await peek(ctx.driver, (s) => s.machineConfigPools.find((p) => p.metadata.name === name)?.spec?.paused === true);
+    if (paused) continue;
+    await ctx.lease.assertHeld();
+    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', name, true, ctx.plan.id));
+  }
 }
 
 async function leaveAsSpecWants(ctx: PoolContext, pool: PlanPool): Promise<'done'> {
@@ -108,6 +129,9 @@ function waveState(ctx: PoolContext, s: ClusterSnapshot, pool: PlanPool, k: numb
   trackMco(ctx, s, pool, k);
   const target = mcoTarget(s, pool);
   noteRenderedTarget(ctx, pool, target);
+  // Not rendered with the target yet: another MachineConfig may win the merge (src/domain/mco-render.ts).
+  const mcp = target === null ? s.machineConfigPools.find((p) => p.metadata.name === pool.name) : undefined;
+  const overridden = mcp ? overriddenTarget(mcp, s.machineConfigs, osImageMachineConfigName(pool.name), pool.targetImage) : null;
   const inFlight: string[] = [];
   const failed: NodeFailure[] = [];
   let remaining = 0;
@@ -120,7 +144,7 @@ function waveState(ctx: PoolContext, s: ClusterSnapshot, pool: PlanPool, k: numb
     else if (v.updating && target !== null && desiredConfigOf(s, m) === target) inFlight.push(m);
     else if (scheduled.has(m) && !atTarget(pool, v)) remaining++;
   }
-  return { inFlight, failed, remaining };
+  return { inFlight, failed, remaining, overridden };
 }
 
 /**
@@ -133,11 +157,17 @@ function noteRenderedTarget(ctx: PoolContext, pool: PlanPool, target: string | n
   if (target && o?.kind === 'mco' && o.renderedTarget === null && target !== o.rendered) o.renderedTarget = target;
 }
 
+/** A wave's state that stops the pool: a failed node, or another MachineConfig winning the merge. */
+async function haltOn(ctx: PoolContext, pool: PlanPool, st: { failed: NodeFailure[]; overridden: string | null }): Promise<void> {
+  if (st.failed.length) await halt(ctx, pool, st.failed);
+  if (st.overridden) await halt(ctx, pool, [], st.overridden);
+}
+
 async function runMcoWave(ctx: PoolContext, pool: PlanPool, k: number) {
   const scheduled = new Set(pool.nodes.filter((n) => n.wave !== null).map((n) => n.name));
   const state = (s: ClusterSnapshot) => waveState(ctx, s, pool, k, scheduled);
   const before = await peek(ctx.driver, state);
-  if (before.failed.length) await halt(ctx, pool, before.failed);
+  await haltOn(ctx, pool, before);
   const want = Math.min(pool.waves[k - 1].length, before.remaining + before.inFlight.length);
   let picked = before.inFlight;
   if (before.inFlight.length < want) {
@@ -157,7 +187,7 @@ async function runMcoWave(ctx: PoolContext, pool: PlanPool, k: number) {
       got = await ctx.driver.waitFor(
         (s) => {
           const st = state(s);
-          return st.failed.length || st.inFlight.length >= want || (st.remaining === 0 && st.inFlight.length === 0) ? st : null;
+          return st.failed.length || st.overridden || st.inFlight.length >= want || (st.remaining === 0 && st.inFlight.length === 0) ? st : null;
         },
         { timeoutSeconds: ctx.timeouts.mcoStartSeconds, description: `the MCO starts updating pool ${pool.name}` },
       );
@@ -170,7 +200,7 @@ async function runMcoWave(ctx: PoolContext, pool: PlanPool, k: number) {
     // Paused again at once: the MCO finishes the nodes it started and takes no more.
     await pauseAgain();
     const st = got ?? (await peek(ctx.driver, state));
-    if (st.failed.length) await halt(ctx, pool, st.failed);
+    await haltOn(ctx, pool, st);
     if (!st.inFlight.length && st.remaining)
       await halt(
         ctx,
