@@ -7,7 +7,7 @@
  * (src/kube/health-credentials.ts). Answers are checked as untrusted: a silence id is a short
  * printable string or the answer is refused.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kubeconfig.ts';
 import type { PlanHealthEndpoint } from '../plan/types.ts';
 import type { SilencePort, SilenceRequest } from '../apply/silences.ts';
 import type { KubeClient } from './rest.ts';
@@ -28,7 +28,7 @@ export class KubeAlertmanagerSilences implements SilencePort {
   private readonly credentials: HealthCredentials;
 
   /** `mask`: the process's credential mask (src/kube/credential-mask.ts), shared with the health source. */
-  constructor(kube: KubeClient, kc: KubeConfig, mask: CredentialMask = new CredentialMask()) {
+  constructor(kube: KubeClient, kc: KubeAccess, mask: CredentialMask = new CredentialMask()) {
     this.http = new PrometheusClient({ maxBytes: 256 * 1024, mask });
     this.credentials = new HealthCredentials(kube, kc, { mask });
   }

@@ -29,6 +29,7 @@ import { HealthRequestError, successEnvelopeOf, errorEnvelopeOf, type PromEnvelo
 import { valueText } from '../base/json-text.ts';
 import { errnoOf, messageOf } from '../base/errors.ts';
 import { CredentialMask } from './credential-mask.ts';
+import { proxyAgent, proxyRouteFromEnv } from './proxy.ts';
 
 export { HealthRequestError, type PromEnvelope } from './prometheus-answers.ts';
 
@@ -49,6 +50,8 @@ export interface PrometheusClientOptions {
   maxBytes?: number;
   /** The credentials to keep out of messages (the health source's; default one of the client's own). */
   mask?: CredentialMask;
+  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default process.env). */
+  env?: Record<string, string | undefined>;
 }
 
 export const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
@@ -75,10 +78,12 @@ export class PrometheusClient {
   private readonly agents = new Map<string, http.Agent>();
   private readonly maxBytes: number;
   private readonly mask: CredentialMask;
+  private readonly env: Record<string, string | undefined>;
 
   constructor(opts: PrometheusClientOptions = {}) {
     this.maxBytes = Math.max(1024, opts.maxBytes ?? DEFAULT_MAX_BYTES);
     this.mask = opts.mask ?? new CredentialMask();
+    this.env = opts.env ?? process.env;
   }
 
   /** An instant query (server time): `GET /api/v1/query`. */
@@ -213,20 +218,32 @@ export class PrometheusClient {
         // exchange() rejects with AbortedError only when the signal aborted.
         if (signal.aborted) throw new AbortedError();
         const reset = errnoOf(err) === 'ECONNRESET' && req.reusedSocket;
-        if (!(reset && attempt === 1 && Date.now() < deadline)) throw this.failure(err, url.origin, ep, timeoutMs);
+        if (!(reset && attempt === 1 && Date.now() < deadline)) throw this.failure(err, viaProxy(url, this.env), ep, timeoutMs);
       }
     }
   }
 
-  /** One keep-alive agent per origin and CA; TLS verified always, 1.2 at least. */
+  /**
+   * One keep-alive agent per origin and CA; TLS verified always, 1.2 at least. A health source
+   * is reached as kubectl's own HTTP clients reach a URL: through the environment's proxy
+   * (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; src/kube/proxy.ts), never the kubeconfig's proxy-url,
+   * which belongs to its API server (docs/live-clusters.md "Proxies").
+   */
   private agentFor(url: URL, ep: PrometheusEndpoint): http.Agent {
-    const key = `${url.origin}|${ep.ca === null ? 'system' : createHash('sha256').update(ep.ca).digest('hex')}`;
+    const proxy = proxyRouteFromEnv(url, this.env);
+    const key = `${url.origin}|${ep.ca === null ? 'system' : createHash('sha256').update(ep.ca).digest('hex')}|${proxy?.url.href ?? ''}`;
     let agent = this.agents.get(key);
     if (!agent) {
+      const tls: https.AgentOptions = {
+        keepAlive: true,
+        maxSockets: 4,
+        rejectUnauthorized: true,
+        minVersion: 'TLSv1.2',
+        ...(ep.ca === null ? {} : { ca: ep.ca }),
+      };
       agent =
-        url.protocol === 'https:'
-          ? new https.Agent({ keepAlive: true, maxSockets: 4, rejectUnauthorized: true, minVersion: 'TLSv1.2', ...(ep.ca === null ? {} : { ca: ep.ca }) })
-          : new http.Agent({ keepAlive: true, maxSockets: 4 });
+        (proxy && proxyAgent(proxy, url, url.protocol === 'https:' ? tls : { keepAlive: true, maxSockets: 4 }, 0, false)) ??
+        (url.protocol === 'https:' ? new https.Agent(tls) : new http.Agent({ keepAlive: true, maxSockets: 4 }));
       this.agents.set(key, agent);
     }
     return agent;
@@ -280,6 +297,12 @@ function maskedHeaders(mask: CredentialMask, headers: http.IncomingHttpHeaders):
     else if (typeof v === 'string') out[k] = mask.text(v);
   }
   return out;
+}
+
+/** The origin, and the environment's proxy a failure came through (credentials masked). */
+function viaProxy(url: URL, env: Record<string, string | undefined>): string {
+  const p = proxyRouteFromEnv(url, env);
+  return p ? `${url.origin} through proxy ${p.shown} (${p.source})` : url.origin;
 }
 
 /** A non-2xx answer as the failure to report. */
