@@ -67,16 +67,7 @@ export class KubeAlertmanagerSilences implements SilencePort {
     const token = await this.credentials.token(am.auth, signal);
     const ca = await this.credentials.ca(am.ca, signal);
     try {
-      return await this.http.requestJson(
-        { url: am.url, token, ca: ca.pem, caName: ca.name },
-        method,
-        path,
-        new URLSearchParams(),
-        body,
-        timeoutMs,
-        signal,
-        'Alertmanager',
-      );
+      return await this.http.requestJson({ url: am.url, token, ca: ca.pem, caName: ca.name }, { method, path, body, timeoutMs, signal, api: 'Alertmanager' });
     } catch (err) {
       if (err instanceof HealthRequestError && err.kind === 'unauthorized') this.credentials.forget(am.auth);
       if (err instanceof HealthRequestError && err.kind === 'forbidden')

@@ -54,6 +54,21 @@ export interface PrometheusClientOptions {
   env?: Record<string, string | undefined>;
 }
 
+/** One request of requestJson: what is asked of which API, within what time. */
+export interface JsonRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Below the endpoint's URL path: `/api/v1/query`. */
+  path: string;
+  /** The query string; default none. */
+  params?: URLSearchParams;
+  /** Sent as JSON when given. */
+  body?: unknown;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** "Prometheus" or "Alertmanager", for messages. */
+  api: string;
+}
+
 export const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
 /** Error bodies are shown (200 characters at most), not parsed whole. */
 const ERROR_BODY_BYTES = 8 * 1024;
@@ -120,7 +135,7 @@ export class PrometheusClient {
 
   /** The GET of `path` as JSON; every failure's message masked (src/kube/credential-mask.ts). */
   private async getJson(ep: PrometheusEndpoint, path: string, params: URLSearchParams, timeoutMs: number, signal: AbortSignal, api: string): Promise<unknown> {
-    return this.requestJson(ep, 'GET', path, params, undefined, timeoutMs, signal, api);
+    return this.requestJson(ep, { method: 'GET', path, params, timeoutMs, signal, api });
   }
 
   /**
@@ -129,21 +144,12 @@ export class PrometheusClient {
    * `body` is sent as JSON; an answer without a body (DELETE's 200) is null. Every failure's
    * message is masked (src/kube/credential-mask.ts).
    */
-  async requestJson(
-    ep: PrometheusEndpoint,
-    method: 'GET' | 'POST' | 'DELETE',
-    path: string,
-    params: URLSearchParams,
-    body: unknown,
-    timeoutMs: number,
-    signal: AbortSignal,
-    api: string,
-  ): Promise<unknown> {
+  async requestJson(ep: PrometheusEndpoint, req: JsonRequest): Promise<unknown> {
     this.mask.add(ep.token);
     const base = new URL(ep.url);
     addUserinfo(this.mask, base);
     try {
-      return await this.exchangeJson(ep, base, method, path, params, body, timeoutMs, signal, api);
+      return await this.exchangeJson(ep, base, req);
     } catch (err) {
       throw err instanceof HealthRequestError ? new HealthRequestError(err.kind, this.mask.text(err.message)) : err;
     }
@@ -152,13 +158,7 @@ export class PrometheusClient {
   private async exchangeJson(
     ep: PrometheusEndpoint,
     base: URL,
-    method: 'GET' | 'POST' | 'DELETE',
-    path: string,
-    params: URLSearchParams,
-    body: unknown,
-    timeoutMs: number,
-    signal: AbortSignal,
-    api: string,
+    { method, path, params = new URLSearchParams(), body, timeoutMs, signal, api }: JsonRequest,
   ): Promise<unknown> {
     const url = new URL(base.pathname.replace(/\/+$/, '') + path, base);
     url.search = params.toString();
