@@ -11,8 +11,9 @@
  * (test/support/test-index.ts; docs/development.md "Test layout").
  * `--jobs N` (or TEST_JOBS=N) sets the worker processes, default os.availableParallelism();
  * 1 runs every suite in this process, one after another. The end-to-end suites (test/e2e/) run
- * after the others, TEST_E2E_JOBS at a time (default 1: each worker would start its own
- * kube-apiserver and etcd; docs/development.md "Tests in parallel").
+ * after the others, each in a worker process of its own (what one leaves in its process, its
+ * kube-apiserver's objects above all, no other sees), TEST_E2E_JOBS at a time (default 1: each
+ * worker starts its own kube-apiserver and etcd; docs/development.md "Tests in parallel").
  *
  * Exits 1 when a test failed, a suite file threw while loading, a suite file ran no test, an
  * error escaped a test, the process ended before the run did (a worker process too, killed or
@@ -485,6 +486,8 @@ interface Worker {
   out: string;
   outPos: number;
   inFlight: string | null;
+  /** Files handed to it so far. */
+  files: number;
   ready: boolean;
   ending: boolean;
   idle: boolean;
@@ -561,9 +564,10 @@ function longestFirst(files: string[]): string[] {
     .map((x) => x.f);
 }
 
+/** A suite file of test/e2e/ (or of an `e2e` folder of the fixtures: the runner's self-test). */
 function isE2e(f: string): boolean {
   const parts = relative(ROOT, f).split(sep);
-  return parts[0] === 'test' && parts[1] === 'e2e';
+  return parts[0] === 'test' && parts.slice(1, -1).includes('e2e');
 }
 
 function lastLines(text: string, n: number): string {
@@ -575,7 +579,12 @@ function lastLines(text: string, n: number): string {
  * Runs `queue` in `n` worker processes, handing each the next file when it is done with one;
  * resolves with the timers the workers' tests left running once every worker is idle or gone.
  */
-function pool(queue: string[], n: number, dir: string, all: Worker[], durations: Map<string, number>): Promise<number> {
+/**
+ * Runs the queue's files in up to `n` worker processes. A worker runs at most `perWorker` files,
+ * then ends and a new one takes the next: 1 for the end-to-end suites, which would otherwise see
+ * the control plane, environment and module state an earlier suite left in the process.
+ */
+function pool(queue: string[], n: number, dir: string, all: Worker[], durations: Map<string, number>, perWorker = Infinity): Promise<number> {
   return new Promise((done) => {
     const live = new Set<Worker>();
     let timers = 0;
@@ -583,9 +592,10 @@ function pool(queue: string[], n: number, dir: string, all: Worker[], durations:
       if (queue.length === 0 && [...live].every((w) => w.idle || w.gone)) done(timers);
     };
     const next = (w: Worker) => {
-      const f = queue.shift();
+      const f = w.files < perWorker ? queue.shift() : undefined;
       if (f !== undefined) {
         w.inFlight = f;
+        w.files++;
         w.child.send({ type: 'run', file: f } satisfies ToWorker);
       } else {
         w.ending = true;
@@ -639,6 +649,7 @@ function pool(queue: string[], n: number, dir: string, all: Worker[], durations:
         out,
         outPos: 0,
         inFlight: null,
+        files: 0,
         ready: false,
         ending: false,
         idle: false,
@@ -676,7 +687,7 @@ function pool(queue: string[], n: number, dir: string, all: Worker[], durations:
             for (const f of queue.splice(0)) fail(relative(process.cwd(), f), `${relative(process.cwd(), f)} was not run: no worker process could start`);
           }
         }
-        // A worker that ended early leaves files behind: another takes them.
+        // A worker that ended early, or ran its share, leaves files behind: another takes them.
         if (w.ready && queue.length && [...live].filter((o) => !o.gone && !o.ending).length < n) spawnOne();
         exited();
         check();
@@ -699,14 +710,21 @@ async function runParallel(files: string[], jobs: number, e2eJobs: number, allow
   const said = phases
     .map(([fs, n], i) => [fs, n, i ? 'end-to-end' : 'unit'] as const)
     .filter(([fs]) => fs.length)
-    .map(([fs, n, kind]) => `${fs.length} ${kind} suite files in ${n} worker process${n === 1 ? '' : 'es'}`);
+    .map(([fs, n, kind]) =>
+      kind === 'unit'
+        ? `${fs.length} unit suite files in ${n} worker process${n === 1 ? '' : 'es'}`
+        : `${fs.length} end-to-end suite files, each in a worker process of its own, ${n} at a time`,
+    );
   console.log(`== ${said.join(', then ') || 'no suite file'} (TEST_JOBS=1 runs them in this process)`);
   const all: Worker[] = [];
   let timers = 0;
   try {
-    // The e2e suites keep their file order (01-env first): run in another order in one process
-    // they saw state an earlier suite left (05-apply counted a Rollout's status writes).
-    for (const [i, [queue, n]] of phases.entries()) if (queue.length) timers += await pool(i ? queue : longestFirst(queue), n, dir, all, durations);
+    // The e2e suites keep their file order, and each runs in a process of its own: sharing one
+    // they saw what an earlier suite left (its kube-apiserver's objects and Events: 01-env's
+    // cluster without CRDs had another suite's BootcNodePools, 05-apply counted a Rollout's
+    // status writes, 09-gitops another suite's Events; docs/development.md "Tests in parallel").
+    for (const [i, [queue, n]] of phases.entries())
+      if (queue.length) timers += await (i ? pool(queue, n, dir, all, durations, 1) : pool(longestFirst(queue), n, dir, all, durations));
     finished = true;
     // In the order of the files, as a single process lists them, whichever worker ran them.
     const order = new Map(files.map((f, i) => [relative(process.cwd(), f), i]));

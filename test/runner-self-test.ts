@@ -118,10 +118,19 @@ const cases: Record<string, Expected> = {
       /-- test\/fixtures\/runner\/protocol\.test\.ts\n[^]*the failing one[^]*-- test\/fixtures\/runner\/late-rejection\.test\.ts\n.*late rejection[^]*-- test\/fixtures\/runner\/failing\.test\.ts\n[^]*-- test\/fixtures\/runner\/escapes\.test\.ts\n.*nobody awaited me/,
     ],
   },
+  // Each end-to-end suite file in a process of its own: the second sees neither the environment
+  // variable nor the module state the first left (as test/e2e/env.ts's control plane is one per
+  // process). A single process runs them one after another by design.
+  'two end-to-end suites, each in a fresh worker process': {
+    args: ['e2e/leaves-state', 'e2e/fresh-process'],
+    code: 0,
+    last: '2 passed, 0 failed',
+    modes: ['in 2 workers'],
+  },
 };
 
 function runner(args: string[], mode: Mode): { code: number | null; out: string } {
-  const paths = args.map((a) => (a.startsWith('-') || a.includes('/') ? a : join(FIXTURES, `${a}.test.ts`)));
+  const paths = args.map((a) => (a.startsWith('-') || a.startsWith('/') ? a : join(FIXTURES, `${a}.test.ts`)));
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/run.ts', ...paths], {
     encoding: 'utf8',
     // No durations of earlier runs: the fixtures go to the workers by size, largest first.

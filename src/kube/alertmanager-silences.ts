@@ -7,7 +7,7 @@
  * (src/kube/health-credentials.ts). Answers are checked as untrusted: a silence id is a short
  * printable string or the answer is refused.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kubeconfig.ts';
 import type { PlanHealthEndpoint } from '../plan/types.ts';
 import type { SilencePort, SilenceRequest } from '../apply/gates/silences.ts';
 import type { KubeClient } from './rest.ts';
@@ -28,7 +28,7 @@ export class KubeAlertmanagerSilences implements SilencePort {
   private readonly credentials: HealthCredentials;
 
   /** `mask`: the process's credential mask (src/kube/credential-mask.ts), shared with the health source. */
-  constructor(kube: KubeClient, kc: KubeConfig, mask: CredentialMask = new CredentialMask()) {
+  constructor(kube: KubeClient, kc: KubeAccess, mask: CredentialMask = new CredentialMask()) {
     this.http = new PrometheusClient({ maxBytes: 256 * 1024, mask });
     this.credentials = new HealthCredentials(kube, kc, { mask });
   }
@@ -67,16 +67,7 @@ export class KubeAlertmanagerSilences implements SilencePort {
     const token = await this.credentials.token(am.auth, signal);
     const ca = await this.credentials.ca(am.ca, signal);
     try {
-      return await this.http.requestJson(
-        { url: am.url, token, ca: ca.pem, caName: ca.name },
-        method,
-        path,
-        new URLSearchParams(),
-        body,
-        timeoutMs,
-        signal,
-        'Alertmanager',
-      );
+      return await this.http.requestJson({ url: am.url, token, ca: ca.pem, caName: ca.name }, { method, path, body, timeoutMs, signal, api: 'Alertmanager' });
     } catch (err) {
       if (err instanceof HealthRequestError && err.kind === 'unauthorized') this.credentials.forget(am.auth);
       if (err instanceof HealthRequestError && err.kind === 'forbidden')

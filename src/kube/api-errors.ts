@@ -128,7 +128,12 @@ function unreachableHint(code: string, message: string, r: Route): string {
     return `the host name of ${r.proxy && /proxy/.test(message) ? 'the proxy' : 'the server'} does not resolve: check the server (and proxy-url) of the kubeconfig cluster, and DNS`;
   if (code === 'ECONNRESET' || /socket hang up|aborted/.test(message))
     return `the server${r.proxy ? ' or the proxy' : ''} closed the connection: check that the URL is the API server's (https for https), and any load balancer or proxy in between`;
-  if (r.proxy) return 'check that the proxy of proxy-url in the kubeconfig is up, and that the cluster is reachable from it';
+  if (r.proxy) {
+    const env = /\((HTTPS?_PROXY|https?_proxy)\)$/.exec(r.proxy)?.[1];
+    return env
+      ? `check that the proxy of ${env} is up and reaches the cluster, or add the API server's host to NO_PROXY to reach it directly`
+      : 'check that the proxy of proxy-url in the kubeconfig is up, and that the cluster is reachable from it';
+  }
   return 'check that the cluster is up and that the kubeconfig points at it (`kubectl cluster-info`)';
 }
 

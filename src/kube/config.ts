@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfigFile } from './kubeconfig.ts';
 import { ClusterApiError, InputError, fsErrorText, messageOf } from '../base/errors.ts';
 
 export interface KubeFlags {
@@ -51,13 +51,13 @@ export function parseRequestTimeout(text: string): number {
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 export interface ResolvedConfig {
-  kc: KubeConfig;
+  kc: KubeConfigFile;
   /** "kubeconfig <path>", "KUBECONFIG", "~/.kube/config", "in-cluster service account" */
   origin: string;
   context: string;
 }
 
-function loadFile(path: string, origin: string): KubeConfig {
+function loadFile(path: string, origin: string): KubeConfigFile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -68,22 +68,19 @@ function loadFile(path: string, origin: string): KubeConfig {
   return loadText(text, path, origin, path.includes('/') ? path.slice(0, path.lastIndexOf('/')) || '/' : '.');
 }
 
-function loadText(text: string, path: string, origin: string, dir: string): KubeConfig {
-  const kc = new KubeConfig();
+function loadText(text: string, path: string, origin: string, dir: string): KubeConfigFile {
   try {
-    kc.loadFromString(text);
-    kc.makePathsAbsolute(dir);
+    return KubeConfigFile.parse(text, dir);
   } catch (err) {
     throw new ClusterApiError(
       `kubeconfig ${path} (${origin}) is not valid: ${messageOf(err).split('\n')[0]}`,
       'check it with `kubectl config view --kubeconfig ' + path + '`',
     );
   }
-  return kc;
 }
 
 export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string | undefined> = process.env): ResolvedConfig {
-  let kc: KubeConfig | null = null;
+  let kc: KubeConfigFile | null = null;
   let origin = '';
   const tried: string[] = [];
   if (flags.kubeconfigText) {
@@ -99,7 +96,7 @@ export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string |
     if (!existing.length)
       throw new ClusterApiError(`KUBECONFIG names no existing file (${files.join(delimiter)})`, 'fix KUBECONFIG, or pass --kubeconfig PATH');
     kc = loadFile(existing[0], 'KUBECONFIG');
-    for (const f of existing.slice(1)) kc.mergeConfig(loadFile(f, 'KUBECONFIG'), true);
+    for (const f of existing.slice(1)) kc.merge(loadFile(f, 'KUBECONFIG'));
     origin = `KUBECONFIG ${existing.join(delimiter)}`;
   } else {
     tried.push('no --kubeconfig', 'KUBECONFIG is not set');
@@ -111,9 +108,8 @@ export function resolveKubeConfig(flags: KubeFlags, env: Record<string, string |
     } else {
       tried.push(`${def ?? '~/.kube/config'} does not exist`);
       if (env.KUBERNETES_SERVICE_HOST && existsSync(join(SERVICE_ACCOUNT_DIR, 'token'))) {
-        kc = new KubeConfig();
         try {
-          kc.loadFromCluster();
+          kc = KubeConfigFile.inCluster(env, SERVICE_ACCOUNT_DIR);
         } catch (err) {
           throw new ClusterApiError(`cannot use the in-cluster service account: ${messageOf(err)}`, `check the token and ca.crt in ${SERVICE_ACCOUNT_DIR}`);
         }

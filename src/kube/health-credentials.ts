@@ -3,7 +3,7 @@
  * comes from git and is applied on another machine, so it names only cluster objects or
  * bootcplan's own identity, never files:
  * - `auth: ServiceAccount`: the bearer token bootcplan's Kubernetes identity uses (in a pod the
- *   projected ServiceAccount token, which @kubernetes/client-node re-reads from its file; from a
+ *   projected ServiceAccount token, re-read from its file every minute (src/kube/kubeconfig.ts); from a
  *   workstation the kubeconfig's token or exec plugin). Only an `Authorization: Bearer` header is
  *   kept: client certificates and basic auth authenticate to the API server, not to Prometheus;
  * - `auth: {bearerTokenSecret}`: one key of one Secret, read by name (RBAC `resourceNames`). The
@@ -19,7 +19,7 @@
  * measurement, a failed check.
  */
 import { X509Certificate } from 'node:crypto';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kubeconfig.ts';
 import type { KubeClient } from './rest.ts';
 import { KubeApiError, KubeRequestError } from './api-errors.ts';
 import { NotFoundError } from '../apply/ports/driver.ts';
@@ -59,7 +59,7 @@ export class HealthCredentials {
 
   constructor(
     private readonly client: KubeClient,
-    private readonly kc: KubeConfig,
+    private readonly kc: KubeAccess,
     opts: HealthCredentialsOptions = {},
   ) {
     this.now = opts.now ?? Date.now;

@@ -16,7 +16,7 @@ export { KubeAlertmanagerSilences } from './alertmanager-silences.ts';
 /** A client of the kubeconfig's cluster; `flags.requestTimeout` (kubectl's format) wins over `opts`. */
 export function openKubeClient(flags: KubeFlags, env: Record<string, string | undefined> = process.env, opts: KubeClientOptions = {}): KubeClient {
   const timeout = flags.requestTimeout !== undefined ? { requestTimeoutSeconds: parseRequestTimeout(flags.requestTimeout) } : {};
-  return new KubeClient(resolveKubeConfig(flags, env).kc, { ...opts, ...timeout });
+  return new KubeClient(resolveKubeConfig(flags, env).kc, { env, ...opts, ...timeout });
 }
 
 export function openKubeDriver(

@@ -29,6 +29,7 @@ import { HealthRequestError, successEnvelopeOf, errorEnvelopeOf, type PromEnvelo
 import { valueText } from '../base/json-text.ts';
 import { errnoOf, messageOf } from '../base/errors.ts';
 import { CredentialMask } from './credential-mask.ts';
+import { proxyAgent, proxyRouteFromEnv } from './proxy.ts';
 
 export { HealthRequestError, type PromEnvelope } from './prometheus-answers.ts';
 
@@ -49,6 +50,23 @@ export interface PrometheusClientOptions {
   maxBytes?: number;
   /** The credentials to keep out of messages (the health source's; default one of the client's own). */
   mask?: CredentialMask;
+  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default process.env). */
+  env?: Record<string, string | undefined>;
+}
+
+/** One request of requestJson: what is asked of which API, within what time. */
+export interface JsonRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Below the endpoint's URL path: `/api/v1/query`. */
+  path: string;
+  /** The query string; default none. */
+  params?: URLSearchParams;
+  /** Sent as JSON when given. */
+  body?: unknown;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** "Prometheus" or "Alertmanager", for messages. */
+  api: string;
 }
 
 export const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
@@ -75,10 +93,12 @@ export class PrometheusClient {
   private readonly agents = new Map<string, http.Agent>();
   private readonly maxBytes: number;
   private readonly mask: CredentialMask;
+  private readonly env: Record<string, string | undefined>;
 
   constructor(opts: PrometheusClientOptions = {}) {
     this.maxBytes = Math.max(1024, opts.maxBytes ?? DEFAULT_MAX_BYTES);
     this.mask = opts.mask ?? new CredentialMask();
+    this.env = opts.env ?? process.env;
   }
 
   /** An instant query (server time): `GET /api/v1/query`. */
@@ -115,7 +135,7 @@ export class PrometheusClient {
 
   /** The GET of `path` as JSON; every failure's message masked (src/kube/credential-mask.ts). */
   private async getJson(ep: PrometheusEndpoint, path: string, params: URLSearchParams, timeoutMs: number, signal: AbortSignal, api: string): Promise<unknown> {
-    return this.requestJson(ep, 'GET', path, params, undefined, timeoutMs, signal, api);
+    return this.requestJson(ep, { method: 'GET', path, params, timeoutMs, signal, api });
   }
 
   /**
@@ -124,21 +144,12 @@ export class PrometheusClient {
    * `body` is sent as JSON; an answer without a body (DELETE's 200) is null. Every failure's
    * message is masked (src/kube/credential-mask.ts).
    */
-  async requestJson(
-    ep: PrometheusEndpoint,
-    method: 'GET' | 'POST' | 'DELETE',
-    path: string,
-    params: URLSearchParams,
-    body: unknown,
-    timeoutMs: number,
-    signal: AbortSignal,
-    api: string,
-  ): Promise<unknown> {
+  async requestJson(ep: PrometheusEndpoint, req: JsonRequest): Promise<unknown> {
     this.mask.add(ep.token);
     const base = new URL(ep.url);
     addUserinfo(this.mask, base);
     try {
-      return await this.exchangeJson(ep, base, method, path, params, body, timeoutMs, signal, api);
+      return await this.exchangeJson(ep, base, req);
     } catch (err) {
       throw err instanceof HealthRequestError ? new HealthRequestError(err.kind, this.mask.text(err.message)) : err;
     }
@@ -147,13 +158,7 @@ export class PrometheusClient {
   private async exchangeJson(
     ep: PrometheusEndpoint,
     base: URL,
-    method: 'GET' | 'POST' | 'DELETE',
-    path: string,
-    params: URLSearchParams,
-    body: unknown,
-    timeoutMs: number,
-    signal: AbortSignal,
-    api: string,
+    { method, path, params = new URLSearchParams(), body, timeoutMs, signal, api }: JsonRequest,
   ): Promise<unknown> {
     const url = new URL(base.pathname.replace(/\/+$/, '') + path, base);
     url.search = params.toString();
@@ -213,20 +218,32 @@ export class PrometheusClient {
         // exchange() rejects with AbortedError only when the signal aborted.
         if (signal.aborted) throw new AbortedError();
         const reset = errnoOf(err) === 'ECONNRESET' && req.reusedSocket;
-        if (!(reset && attempt === 1 && Date.now() < deadline)) throw this.failure(err, url.origin, ep, timeoutMs);
+        if (!(reset && attempt === 1 && Date.now() < deadline)) throw this.failure(err, viaProxy(url, this.env), ep, timeoutMs);
       }
     }
   }
 
-  /** One keep-alive agent per origin and CA; TLS verified always, 1.2 at least. */
+  /**
+   * One keep-alive agent per origin and CA; TLS verified always, 1.2 at least. A health source
+   * is reached as kubectl's own HTTP clients reach a URL: through the environment's proxy
+   * (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; src/kube/proxy.ts), never the kubeconfig's proxy-url,
+   * which belongs to its API server (docs/live-clusters.md "Proxies").
+   */
   private agentFor(url: URL, ep: PrometheusEndpoint): http.Agent {
-    const key = `${url.origin}|${ep.ca === null ? 'system' : createHash('sha256').update(ep.ca).digest('hex')}`;
+    const proxy = proxyRouteFromEnv(url, this.env);
+    const key = `${url.origin}|${ep.ca === null ? 'system' : createHash('sha256').update(ep.ca).digest('hex')}|${proxy?.url.href ?? ''}`;
     let agent = this.agents.get(key);
     if (!agent) {
+      const tls: https.AgentOptions = {
+        keepAlive: true,
+        maxSockets: 4,
+        rejectUnauthorized: true,
+        minVersion: 'TLSv1.2',
+        ...(ep.ca === null ? {} : { ca: ep.ca }),
+      };
       agent =
-        url.protocol === 'https:'
-          ? new https.Agent({ keepAlive: true, maxSockets: 4, rejectUnauthorized: true, minVersion: 'TLSv1.2', ...(ep.ca === null ? {} : { ca: ep.ca }) })
-          : new http.Agent({ keepAlive: true, maxSockets: 4 });
+        (proxy && proxyAgent(proxy, url, url.protocol === 'https:' ? tls : { keepAlive: true, maxSockets: 4 }, 0, false)) ??
+        (url.protocol === 'https:' ? new https.Agent(tls) : new http.Agent({ keepAlive: true, maxSockets: 4 }));
       this.agents.set(key, agent);
     }
     return agent;
@@ -280,6 +297,12 @@ function maskedHeaders(mask: CredentialMask, headers: http.IncomingHttpHeaders):
     else if (typeof v === 'string') out[k] = mask.text(v);
   }
   return out;
+}
+
+/** The origin, and the environment's proxy a failure came through (credentials masked). */
+function viaProxy(url: URL, env: Record<string, string | undefined>): string {
+  const p = proxyRouteFromEnv(url, env);
+  return p ? `${url.origin} through proxy ${p.shown} (${p.source})` : url.origin;
 }
 
 /** A non-2xx answer as the failure to report. */

@@ -1,7 +1,8 @@
 /**
- * A small REST layer over the Kubernetes API, on @kubernetes/client-node's KubeConfig
- * (which resolves the cluster, TLS material and credentials of every auth kind: tokens,
- * client certificates, exec plugins, OIDC, in-cluster service accounts).
+ * A small REST layer over the Kubernetes API, on a kubeconfig's KubeAccess (src/kube/kubeconfig.ts:
+ * the cluster, TLS material and credentials of every auth kind: tokens, client certificates,
+ * in-cluster service accounts; exec plugins and OIDC through @kubernetes/client-node, loaded
+ * for them only).
  *
  * Why not the generated API classes: bootcplan needs exact control over the content type
  * of patches (RFC 6902 JSON patch with `test` ops on custom resources), over watches
@@ -17,7 +18,7 @@
  */
 import https from 'node:https';
 import http from 'node:http';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kubeconfig.ts';
 import { AbortedError } from '../apply/ports/driver.ts';
 import { ClusterApiError, errnoOf, NamedError } from '../base/errors.ts';
 import {
@@ -50,7 +51,7 @@ import {
 } from './answers.ts';
 import type { ViewOf } from '../cluster/kinds.ts';
 import { exchange, openStream, readBody, readLines, ExchangeFailure, type Answer } from './http-exchange.ts';
-import { proxyRouteOf, TunnelAgent, ProxyRefused, forwardThrough, type ProxyRoute } from './proxy.ts';
+import { proxyRouteOf, proxyRouteFromEnv, proxyAgent, ProxyRefused, forwardThrough, type ProxyRoute } from './proxy.ts';
 import { countRequest, countWritten } from './request-stats.ts';
 import { valueText } from '../base/json-text.ts';
 
@@ -83,6 +84,8 @@ export interface KubeClientOptions {
   maxResponseBytes?: number;
   /** Objects per LIST page (`limit`); default 500, as client-go's pager. */
   listPageSize?: number;
+  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read when the cluster names no proxy-url (default process.env). */
+  env?: Record<string, string | undefined>;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
@@ -114,7 +117,7 @@ export class KubeClient {
   private readonly pageSize: number;
 
   constructor(
-    readonly kc: KubeConfig,
+    readonly kc: KubeAccess,
     opts: KubeClientOptions = {},
   ) {
     const cluster = kc.getCurrentCluster();
@@ -128,8 +131,10 @@ export class KubeClient {
     this.server = serverUrl(cluster.server, cluster.name);
     this.contextName = kc.getCurrentContext();
     this.isHttps = this.server.startsWith('https:');
-    this.proxy = proxyRouteOf(cluster.proxyUrl, cluster.name);
-    this.route = { server: this.server, proxy: this.proxy?.shown ?? null, context: this.contextName };
+    // kubectl's order (client-go): the cluster's proxy-url, else the environment's proxy for this server.
+    this.proxy = proxyRouteOf(cluster.proxyUrl, cluster.name) ?? proxyRouteFromEnv(new URL(this.server), opts.env ?? process.env);
+    const p = this.proxy;
+    this.route = { server: this.server, proxy: p ? `${p.shown}${p.source === 'proxy-url' ? '' : ` (${p.source})`}` : null, context: this.contextName };
     this.timeoutMs = Math.max(0, (opts.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000) || 0;
     this.maxBytes = Math.max(1024, opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     this.pageSize = Math.max(1, Math.floor(opts.listPageSize ?? DEFAULT_LIST_PAGE_SIZE));
@@ -137,8 +142,9 @@ export class KubeClient {
 
   private newAgent(watch: boolean, agentOpts: https.AgentOptions): http.Agent {
     const keep = { keepAlive: !watch, ...(watch ? {} : { maxSockets: 16 }) };
+    const tunnel = this.proxy && proxyAgent(this.proxy, new URL(this.server), { ...(this.isHttps ? agentOpts : {}), ...keep }, this.timeoutMs);
+    if (tunnel) return tunnel;
     if (!this.isHttps) return new http.Agent(keep);
-    if (this.proxy) return new TunnelAgent(this.proxy, { ...agentOpts, ...keep }, this.timeoutMs);
     return new https.Agent({ ...agentOpts, ...keep });
   }
 
@@ -150,7 +156,7 @@ export class KubeClient {
     } catch (err) {
       throw kubeconfigFailure(err, endpoint, this.route, this.kc.getCurrentUser()?.name ?? '');
     }
-    // KubeConfig makes a fresh agent per call; keep one (keep-alive) per kind of use.
+    // The library's KubeConfig makes a fresh agent per call; keep one (keep-alive) per kind of use.
     const agentOpts: https.AgentOptions = {
       ca: opts.ca,
       cert: opts.cert,
@@ -165,7 +171,7 @@ export class KubeClient {
     opts.hostname = url.hostname.replace(/^\[|\]$/g, '');
     opts.port = url.port || (this.isHttps ? 443 : 80);
     opts.path = url.pathname + url.search;
-    if (this.proxy && !this.isHttps) forwardThrough(this.proxy, opts, url);
+    if (this.proxy && !this.isHttps && this.proxy.scheme === 'http') forwardThrough(this.proxy, opts, url);
     return opts;
   }
 
@@ -182,12 +188,12 @@ export class KubeClient {
     }
     if (err instanceof ProxyRefused) {
       return new KubeRequestError(
-        `${endpoint}: the proxy ${this.proxy?.shown} refused to open a tunnel to ${this.server}: ${printable(err.message, 200)}`,
+        `${endpoint}: the proxy ${this.route.proxy} refused to open a tunnel to ${this.server}: ${printable(err.message, 200)}`,
         'proxy',
         endpoint,
         err.status === 407
-          ? 'the proxy wants credentials: put them in proxy-url (http://user:password@host:port)'
-          : 'check proxy-url in the kubeconfig, and that the proxy allows CONNECT to the API server',
+          ? `the proxy wants credentials: put them in ${this.proxy?.source ?? 'proxy-url'} (http://user:password@host:port)`
+          : `check ${this.proxy?.source === 'proxy-url' ? 'proxy-url in the kubeconfig' : this.proxy?.source}, and that the proxy allows CONNECT to the API server (NO_PROXY lists the hosts reached without it)`,
       );
     }
     if (err instanceof AnswerRefused) return new KubeRequestError(`${endpoint}: ${err.message}`, err.problem, endpoint, HINT_NOT_API_SERVER);

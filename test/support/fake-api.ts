@@ -111,8 +111,8 @@ export function closeClients(): void {
   for (const c of clients.splice(0)) c.close();
 }
 
-/** A fresh self-signed certificate for 127.0.0.1 (openssl), valid for a day. */
-export function selfSignedCert(): { cert: Buffer; key: Buffer } {
+/** A fresh self-signed certificate for 127.0.0.1 and the `dns` names (openssl), valid for a day. */
+export function selfSignedCert(dns: string[] = []): { cert: Buffer; key: Buffer } {
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-tls-'));
   try {
     execFileSync(
@@ -130,7 +130,7 @@ export function selfSignedCert(): { cert: Buffer; key: Buffer } {
         '-subj',
         '/CN=127.0.0.1',
         '-addext',
-        'subjectAltName=IP:127.0.0.1',
+        'subjectAltName=' + ['IP:127.0.0.1', ...dns.map((d) => `DNS:${d}`)].join(','),
         '-keyout',
         join(dir, 'key.pem'),
         '-out',
