@@ -209,8 +209,8 @@ const s = suite('smoke: the installed package');
 
 s('the plan and fleet plan the other commands read are saved', () => {
   for (const args of [
-    ['plan', '-f', 'rollout.yaml', '--cluster', 'cluster.yaml', '--out', 'smoke.json'],
-    ['fleet', 'plan', '-f', 'fleet/fleet.yaml', '--out', 'smoke-fleet.json'],
+    ['plan', '-f', 'rollout.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/smoke.json'],
+    ['fleet', 'plan', '-f', 'fleet/fleet.yaml', '--out', 'plans/smoke-fleet.json'],
   ]) {
     const r = installed('bootcplan', args);
     clean(r, args.join(' '));
