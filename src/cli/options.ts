@@ -6,7 +6,7 @@
  */
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import { nearest } from '../base/schema.ts';
-import { InputError } from '../base/errors.ts';
+import { InputError, type FileKind } from '../base/errors.ts';
 import type { CommandResult, KubeOptions, Ports } from '../app/ports.ts';
 import { DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from '../app/fleet-inputs.ts';
 import { TRUST_FLEET_KUBECONFIGS } from '../app/fleet-kubeconfig.ts';
@@ -118,4 +118,21 @@ export function trustFleetKubeconfigsOption(): Option {
     TRUST_FLEET_KUBECONFIGS,
     'let the kubeconfig files the Fleet names run exec plugins and auth providers and read token, certificate and key files (off: the Fleet comes from a pull request)',
   );
+}
+
+/** The commands that read a spec with `-f`, and those that take a plan file, in each family. */
+const SPEC_VERBS = ['validate', 'plan', 'apply', 'rehearse'];
+const PLAN_VERBS = ['show', 'apply', 'rehearse'];
+
+/**
+ * The command line that takes a file of kind `found`, for the command `command` (as typed:
+ * `plan`, `fleet show`) that was given it: the same verb in the other family where there is
+ * one (`plan -f FLEET` -> `fleet plan -f FLEET`, `fleet show PLAN` -> `show PLAN`), else the
+ * family's reader of that kind (`plan` of a spec, `show` of a plan).
+ */
+export function commandForKind(command: string, found: FileKind, file: string): string {
+  const verb = command.replace(/^fleet /, '');
+  const fleet = found === 'Fleet' || found === 'FleetPlan' ? 'fleet ' : '';
+  if (found === 'Rollout' || found === 'Fleet') return `${fleet}${SPEC_VERBS.includes(verb) ? verb : 'plan'} -f ${file}`;
+  return `${fleet}${PLAN_VERBS.includes(verb) ? verb : 'show'} ${file}`;
 }
