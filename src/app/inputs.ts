@@ -12,6 +12,7 @@ import type { PlanSpecInfo, Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, type PlanInput } from '../plan/planner.ts';
 import type { RolloutSpec } from '../rollout-spec/types.ts';
 import { InputError, WrongKindError, type FileKind } from '../base/errors.ts';
+import { isPlainObject } from '../base/schema.ts';
 import type { InputPorts } from './ports.ts';
 import { STDIN_NAME, STDIN_PATH } from './stdin.ts';
 import { nodeFiles } from './files.ts';
@@ -121,15 +122,15 @@ export function otherKindOf(text: string, wanted: FileKind): FileKind | null {
   let found: FileKind | null = null;
   try {
     const doc: unknown = JSON.parse(text);
-    if (doc && typeof doc === 'object' && !Array.isArray(doc)) {
-      const { kind, formatVersion } = doc as Record<string, unknown>;
+    if (isPlainObject(doc)) {
+      const { kind, formatVersion } = doc;
       if (kind === 'FleetPlan' || kind === 'Fleet' || kind === 'Rollout') found = kind;
       else if (kind === undefined && formatVersion !== undefined) found = 'Plan';
     }
   } catch {
     // YAML: a spec names its kind on a top-level line of its own.
     const m = /^kind:[ \t]*(["']?)(Rollout|Fleet)\1[ \t]*(#.*)?$/m.exec(text);
-    if (m) found = m[2] as FileKind;
+    if (m) found = m[2] === 'Fleet' ? 'Fleet' : 'Rollout';
   }
   return found === wanted ? null : found;
 }

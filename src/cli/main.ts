@@ -26,7 +26,7 @@ import { registerFleet } from './commands-fleet.ts';
 import { packageVersion, registerVersionCommand } from './version.ts';
 import { COMPLETE_COMMAND, KUBECTL_COMPLETE_COMMAND, completeWords, registerCompletionCommand } from './complete.ts';
 import { completionText, fileSources } from '../app/completion.ts';
-import { commandForKind, type CommandContext } from './options.ts';
+import { commandForKind, refuseSingleDashLongFlags, type CommandContext } from './options.ts';
 import type { CliIO, DriverFactory, Files, Git, Ports, SignalSource } from '../app/ports.ts';
 import { askOnTerminal, processIO } from '../app/io.ts';
 import { processSignals, stopRequests } from '../app/signals.ts';
@@ -88,6 +88,8 @@ export function buildProgram(deps: CliDeps, setExit: (code: number) => void, ver
     .showSuggestionAfterError(true)
     .option('-q, --quiet', 'print only errors on stderr: no warnings, progress or notes')
     .option('-v, --verbose', 'also print how long the command took and, for an internal error, its stack')
+    // Terraform's -no-color, kubectl's and git's --no-color: the same as NO_COLOR=1 (no-color.org).
+    .option('--no-color', 'no colour and plain ASCII symbols in any output, as with NO_COLOR=1')
     .hook('preAction', (_program, action) => beforeAction(ctx, action, verbosity));
   // In the order `bootcplan --help` lists them.
   registerPlanCommands(program, ctx); // validate, plan, show
@@ -102,7 +104,7 @@ export function buildProgram(deps: CliDeps, setExit: (code: number) => void, ver
 
 /** Checks that hold for every command, and `-q`: warnings and notes go nowhere (errors still show). */
 function beforeAction(ctx: CommandContext, action: Command, verbosity: Verbosity): void {
-  const opts = action.optsWithGlobals<{ quiet?: boolean; verbose?: boolean; file?: string; cluster?: string }>();
+  const opts = action.optsWithGlobals<{ quiet?: boolean; verbose?: boolean; color?: boolean; file?: string; cluster?: string }>();
   if (opts.quiet && opts.verbose) throw new InputError('-q and -v contradict each other', [], 'pick one');
   // One stdin, one input: the second reader would find it empty.
   const readers = [
@@ -115,6 +117,8 @@ function beforeAction(ctx: CommandContext, action: Command, verbosity: Verbosity
   verbosity.quiet = !!opts.quiet;
   verbosity.verbose = !!opts.verbose;
   if (opts.quiet) ctx.io = { ...ctx.io, stderr: () => {} };
+  // Every renderer asks render/format.ts useColor, which reads NO_COLOR from the IO's environment.
+  if (opts.color === false) ctx.io = { ...ctx.io, env: { ...ctx.io.env, NO_COLOR: '1' } };
 }
 
 /** The command as typed, without the program's name: `plan`, `fleet render argocd`. */
@@ -181,6 +185,7 @@ export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise
   }
   const started = deps.now();
   try {
+    refuseSingleDashLongFlags(program, argv);
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     code = reportError(deps.io, err, verbosity.verbose, verbosity.command ? { path: verbosity.command, name: deps.name ?? 'bootcplan' } : undefined);

@@ -136,3 +136,33 @@ export function commandForKind(command: string, found: FileKind, file: string): 
   if (found === 'Rollout' || found === 'Fleet') return `${fleet}${SPEC_VERBS.includes(verb) ? verb : 'plan'} -f ${file}`;
   return `${fleet}${PLAN_VERBS.includes(verb) ? verb : 'show'} ${file}`;
 }
+
+/** Every long flag of the program and its subcommands, without its dashes (`out`, `no-color`). */
+function longFlags(cmd: Command, into = new Set<string>()): Set<string> {
+  for (const o of cmd.options) if (o.long) into.add(o.long.slice(2));
+  for (const c of cmd.commands) longFlags(c, into);
+  return into;
+}
+
+/**
+ * Terraform spells long flags with one dash (`-out=F`, `-no-color`, `-json`, `-auto-approve`);
+ * bootcplan, as kubectl and every commander program, with two, and reads `-out=F` as `-o ut=F`
+ * (short flags take their value attached). Accepting both spellings would make `-o` ambiguous,
+ * so a word before `--` that is one dash and a long flag's name is refused with the right
+ * spelling (docs/cli.md "Conventions"), before commander reads it as short flags.
+ */
+export function refuseSingleDashLongFlags(program: Command, argv: readonly string[]): void {
+  const flags = longFlags(program);
+  flags.add('help').add('version');
+  for (const word of argv) {
+    if (word === '--') return;
+    const m = /^-([a-z][a-z-]+)(=.*)?$/.exec(word);
+    if (!m || !flags.has(m[1])) continue;
+    const right = m[1] === 'json' ? '-o json' : `--${m[1]}${m[2] ?? ''}`;
+    throw new InputError(
+      `${word}: long flags take two dashes here (${word} is Terraform's spelling; bootcplan would read it as -${m[1][0]} ${m[1].slice(1)}${m[2] ?? ''})`,
+      [],
+      `use ${right}`,
+    );
+  }
+}
