@@ -11,6 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from '../support/cli.ts';
 import { ROOT } from '../support/built.ts';
+import { parse as parseYaml } from 'yaml';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/main.ts';
+import { io } from '../support/cli.ts';
 
 const s = suite('conventions');
 
@@ -78,6 +82,48 @@ s('short flags keep their meaning: -o json, -qv (refused as a pair), -f - ; a wo
   assert.is(attached.code, 0, attached.err);
   const afterDashes = await cli(['completion', '--', '-out'], at);
   assert.not.match(afterDashes.err, /long flags take two dashes/);
+});
+
+/** Each command's `-o` choices, by its path (`fleet show`). */
+function outputChoices(): Map<string, readonly string[]> {
+  const program = buildProgram({ io: io(), openDriver: async () => Promise.reject(new Error('no cluster')), now: () => 0 }, () => {});
+  const out = new Map<string, readonly string[]>();
+  const walk = (c: Command, path: string[]) => {
+    const o = c.options.find((x) => x.long === '--output');
+    if (o?.argChoices) out.set(path.join(' '), o.argChoices);
+    for (const sub of c.commands) walk(sub, [...path, sub.name()]);
+  };
+  walk(program, []);
+  return out;
+}
+
+s('-o: every command that prints a document offers json and yaml, in that order; only the event streams take json alone', () => {
+  const choices = outputChoices();
+  assert.ok(choices.size >= 10, [...choices.keys()].join(', '));
+  const streams = ['apply', 'fleet apply'];
+  for (const [command, list] of choices) {
+    if (streams.includes(command)) {
+      assert.equal([...list], ['text', 'json'], command);
+      continue;
+    }
+    const data = list.filter((f) => f === 'json' || f === 'yaml');
+    assert.equal(data.length, 2, `${command} -o: ${list.join(', ')}`);
+    if (command !== 'snapshot') assert.ok(list.indexOf('json') < list.indexOf('yaml'), `${command}: json before yaml`);
+  }
+});
+
+s('fleet plan, fleet show and fleet rehearse -o yaml: the value -o json prints', async () => {
+  const saved = await cli(['fleet', 'plan', '-f', 'examples/fleet/fleet.yaml', '--out', 'fp.json'], at);
+  assert.is(saved.code, 0, saved.err);
+  for (const args of [
+    ['fleet', 'show', 'fp.json'],
+    ['fleet', 'rehearse', 'fp.json'],
+  ]) {
+    const json = await cli([...args, '-o', 'json'], at);
+    const yaml = await cli([...args, '-o', 'yaml'], at);
+    assert.is(yaml.code, 0, yaml.err);
+    assert.equal(parseYaml(yaml.out), JSON.parse(json.out), args.join(' '));
+  }
 });
 
 s.run();
