@@ -140,7 +140,7 @@ export function reportError(io: CliIO, err: unknown, verbose = false, command?: 
   const say = (text: string) => io.stderr(forDisplay(text) + '\n');
   if (err instanceof BootcplanError) {
     if (err instanceof WrongKindError && command) {
-      // One line: the kind found and the command that takes it (docs/cli.md "Files of each kind").
+      // One line: the kind found and the command that takes it (docs/cli.md "Conventions").
       say(`error: ${err.message}: use \`${command.name} ${commandForKind(command.path, err.found, err.file)}\``);
     } else if (err instanceof InputError) {
       const shown = err.diagnostics.slice(0, 40);

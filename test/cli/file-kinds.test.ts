@@ -1,5 +1,5 @@
 /**
- * Files of each kind (docs/cli.md "Files of each kind"): a Fleet spec or a fleet plan given to a
+ * Files of each kind (docs/cli.md "Conventions"): a Fleet spec or a fleet plan given to a
  * single-cluster command, and a Rollout spec or a plan of one cluster given to a fleet command,
  * is one line naming the command that takes it (exit 1), never the wrong schema's list of
  * missing and unknown fields; and the help names each command's kind.
