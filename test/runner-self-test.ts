@@ -26,6 +26,8 @@ interface Expected {
   after?: RegExp[];
   /** Default: both. */
   modes?: Mode[];
+  /** Set in the runner's environment. */
+  env?: Record<string, string>;
 }
 
 const cases: Record<string, Expected> = {
@@ -46,6 +48,27 @@ const cases: Record<string, Expected> = {
   },
   'a skipped test': { args: ['skipped'], code: 1, last: '1 passed, 0 failed, 1 skipped', after: [/skipped\.test\.ts/] },
   'a skipped test with --allow-skips': { args: ['--allow-skips', 'skipped'], code: 0, last: '1 passed, 0 failed, 1 skipped' },
+  // A test that finds its tool missing (test/support/skips.ts) is skipped, not passed; outside CI.
+  'a test skipped at run time (a tool missing)': {
+    args: ['skipped-locally'],
+    code: 1,
+    last: '1 passed, 0 failed, 1 skipped',
+    after: [/skipped-locally\.test\.ts \(skipped locally\): 1/],
+    env: { CI: '' },
+  },
+  'a test skipped at run time, with --allow-skips': {
+    args: ['--allow-skips', 'skipped-locally'],
+    code: 0,
+    last: '1 passed, 0 failed, 1 skipped',
+    env: { CI: '' },
+  },
+  'a test skipped at run time in CI: a failure': {
+    args: ['skipped-locally'],
+    code: 1,
+    last: '1 passed, 1 failed',
+    after: [/no-such-tool must be installed in CI/],
+    env: { CI: 'true' },
+  },
   'a suite that throws while loading': {
     args: ['import-error'],
     code: 1,
@@ -129,12 +152,13 @@ const cases: Record<string, Expected> = {
   },
 };
 
-function runner(args: string[], mode: Mode): { code: number | null; out: string } {
-  const paths = args.map((a) => (a.startsWith('-') || a.startsWith('/') ? a : join(FIXTURES, `${a}.test.ts`)));
+function runner(args: string[], mode: Mode, env: Record<string, string> = {}): { code: number | null; out: string } {
+  // A bare name is a fixture (e2e/NAME one of the end-to-end fixtures); a path is taken as is.
+  const paths = args.map((a) => (a.startsWith('-') || a.startsWith('/') || a.startsWith('test/') ? a : join(FIXTURES, `${a}.test.ts`)));
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/run.ts', ...paths], {
     encoding: 'utf8',
     // No durations of earlier runs: the fixtures go to the workers by size, largest first.
-    env: { ...process.env, NO_COLOR: '1', TEST_JOBS: MODES[mode], TEST_DURATIONS: durations },
+    env: { ...process.env, NO_COLOR: '1', TEST_JOBS: MODES[mode], TEST_DURATIONS: durations, ...env },
     timeout: 60_000,
   });
   return { code: r.status, out: r.stdout + r.stderr };
@@ -195,7 +219,7 @@ try {
     for (const mode of e.modes ?? (Object.keys(MODES) as Mode[])) {
       total++;
       rmSync(durations, { force: true });
-      const r = runner(e.args, mode);
+      const r = runner(e.args, mode, e.env);
       try {
         check(name, e, r);
         console.log(`ok   ${name} (${mode})`);

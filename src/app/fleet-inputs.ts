@@ -5,7 +5,7 @@
  * cannot be read is that cluster's error, never the fleet's.
  */
 import { dirname, resolve, basename, relative } from 'node:path';
-import { InputError, BootcplanError, messageOf } from '../base/errors.ts';
+import { InputError, BootcplanError, WrongKindError, messageOf } from '../base/errors.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { parseFleetSpec, isCheckedFleet, type CheckedFleet, type LoadedFleet } from '../fleet/spec-load.ts';
 import type { FleetCluster } from '../fleet/spec-types.ts';
@@ -17,7 +17,7 @@ import { fleetClusterKubeFlags, fleetRoot, type FleetKubeconfigSource } from './
 import type { InputPorts, KubeOptions } from './ports.ts';
 import { readLiveSnapshotStep } from './live.ts';
 import { MAX_INPUT_BYTES } from './files.ts';
-import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, inputName, snapshotOfText } from './inputs.ts';
+import { readSpecAtRef, readSpecWorkingTree, readSnapshotFile, inputName, otherKindOf, snapshotOfText } from './inputs.ts';
 import { parseIntegerFlag } from './flags.ts';
 import { STDIN_PATH } from './stdin.ts';
 
@@ -70,6 +70,8 @@ export function readFleet(ports: InputPorts, file: string, ref?: string): FleetR
 /** A Fleet read without errors (InputError with every diagnostic otherwise): the Fleet is there after it. */
 export function requireValidFleet(read: FleetRead): asserts read is FleetRead<CheckedFleet> {
   if (!isCheckedFleet(read.loaded)) {
+    const other = otherKindOf(read.text, 'Fleet');
+    if (other) throw new WrongKindError(read.info.path, other, 'Fleet');
     const n = read.loaded.diagnostics.filter((d) => d.severity === 'error').length;
     throw new InputError(`${read.info.path}: ${n} error${n === 1 ? '' : 's'} in the Fleet`, read.loaded.diagnostics);
   }
@@ -243,6 +245,10 @@ function errorOf(code: FleetClusterError['code'], err: unknown, fallbackHint: st
 export function readFleetPlanFile({ files }: InputPorts, file: string): FleetPlan {
   const text = files.readText(file, 'fleet plan file', 'save a fleet plan with `bootcplan fleet plan --out FILE`');
   const r = parseFleetPlanFile(text, inputName(file));
-  if (!r.fleetPlan) throw new InputError(`${inputName(file)}: not a usable fleet plan file`, r.diagnostics);
+  if (!r.fleetPlan) {
+    const other = otherKindOf(text, 'FleetPlan');
+    if (other) throw new WrongKindError(inputName(file), other, 'FleetPlan');
+    throw new InputError(`${inputName(file)}: not a usable fleet plan file`, r.diagnostics);
+  }
   return r.fleetPlan;
 }

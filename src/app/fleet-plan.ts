@@ -20,7 +20,7 @@ export interface FleetPlanOptions extends FleetPlanFlags {
   /** Read the Fleet (and the files it names) at this git revision. */
   ref?: string;
   output: FleetFormat;
-  /** Save the fleet plan file here (a bare name goes into plans/); `true`: plans/NAME-ID.json. */
+  /** Save the fleet plan file here (a bare name: in the working directory); `true`: plans/NAME-ID.json. */
   out?: string | true;
 }
 
@@ -30,7 +30,7 @@ export async function fleetPlanCommand(ports: Ports, opts: FleetPlanOptions): Pr
   const { fleetPlan: fp } = await planFleetFile(ports, opts.file, opts.ref, opts, io.env, { now: ports.now() });
   io.stdout(await renderFleetPlan(fp, opts.output, useColor(io, io.stdoutIsTTY)));
   if (opts.out) {
-    const path = opts.out === true ? join('plans', `${fp.fleet.name}-${fp.id}.json`) : opts.out.includes('/') ? opts.out : join('plans', opts.out);
+    const path = opts.out === true ? join('plans', `${fp.fleet.name}-${fp.id}.json`) : opts.out;
     ports.files.write(path, (await import('../fleet/plan-text.ts')).renderFleetJson(fp), 'private');
     io.stderr(
       `saved fleet plan ${fp.id} to ${path}${fp.summary.failed ? ` (${fp.summary.failed} cluster${fp.summary.failed === 1 ? '' : 's'} failed: they sit in no batch)` : ''}\n`,

@@ -64,6 +64,8 @@ export async function fleetRehearseCommand(ports: Ports, fleetplan: string | und
   if (erase) io.stderr(erase);
   const color = useColor(io, io.stdoutIsTTY);
   if (opts.output === 'json') io.stdout((await import('../fleet/rehearsal-text.ts')).fleetRehearsalJson(r));
+  else if (opts.output === 'yaml')
+    io.stdout((await import('../render/formats.ts')).yamlOfJson((await import('../fleet/rehearsal-text.ts')).fleetRehearsalJson(r)));
   else if (opts.output === 'html') io.stdout((await import('../fleet/rehearsal-html.ts')).renderFleetRehearsalHtml(r));
   else io.stdout((await import('../fleet/rehearsal-text.ts')).renderFleetRehearsalText(r, { color, ascii: !color }));
   return { exitCode: r.exitCode };

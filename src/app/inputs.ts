@@ -10,7 +10,8 @@ import { parseSnapshot } from '../cluster/snapshot-file.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PlanSpecInfo, Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, type PlanInput } from '../plan/planner.ts';
-import { InputError } from '../base/errors.ts';
+import { InputError, WrongKindError, type FileKind } from '../base/errors.ts';
+import { isPlainObject } from '../base/schema.ts';
 import type { InputPorts, SpecForPlan } from './ports.ts';
 import { STDIN_NAME, STDIN_PATH } from './stdin.ts';
 import { nodeFiles } from './files.ts';
@@ -110,9 +111,34 @@ export function readSpec(ports: InputPorts, file: string, ref?: string): SpecRea
   };
 }
 
+/**
+ * The kind of an input file that failed to load as `wanted`, when it is another of bootcplan's
+ * kinds: a plan file (JSON: `kind: FleetPlan`, or a formatVersion without a kind: a plan of one
+ * cluster) or a spec (its top-level `kind:` line). Read only once the file failed, so a good
+ * file costs nothing more.
+ */
+export function otherKindOf(text: string, wanted: FileKind): FileKind | null {
+  let found: FileKind | null = null;
+  try {
+    const doc: unknown = JSON.parse(text);
+    if (isPlainObject(doc)) {
+      const { kind, formatVersion } = doc;
+      if (kind === 'FleetPlan' || kind === 'Fleet' || kind === 'Rollout') found = kind;
+      else if (kind === undefined && formatVersion !== undefined) found = 'Plan';
+    }
+  } catch {
+    // YAML: a spec names its kind on a top-level line of its own.
+    const m = /^kind:[ \t]*(["']?)(Rollout|Fleet)\1[ \t]*(#.*)?$/m.exec(text);
+    if (m) found = m[2] === 'Fleet' ? 'Fleet' : 'Rollout';
+  }
+  return found === wanted ? null : found;
+}
+
 /** A spec read without errors (InputError with every diagnostic otherwise): the spec is there after it. */
 export function requireValidSpec(read: SpecRead): asserts read is SpecRead<ValidSpec> {
   if (!isValidSpec(read.loaded)) {
+    const other = otherKindOf(read.text, 'Rollout');
+    if (other) throw new WrongKindError(read.info.path, other, 'Rollout');
     const n = read.loaded.diagnostics.filter((d) => d.severity === 'error').length;
     throw new InputError(`${read.info.path}: ${n} error${n === 1 ? '' : 's'} in the spec`, read.loaded.diagnostics);
   }

@@ -27,7 +27,7 @@ export interface PlanOptions {
   /** The live cluster, when no snapshot file is given. */
   kube: KubeOptions;
   output: OutputFormat;
-  /** Save the plan file here (a bare name goes into plans/); `true`: plans/NAME-ID.json. */
+  /** Save the plan file here (a bare name: in the working directory); `true`: plans/NAME-ID.json. */
   out?: string | true;
   /** With `out`: save a plan that has errors, marked review-only. */
   forReview?: boolean;
@@ -116,10 +116,12 @@ async function loadCluster(ports: Ports, opts: PlanOptions): Promise<ClusterSnap
   }
 }
 
-/** Where `--out` writes: a bare file name goes into plans/. */
+/**
+ * Where `--out` writes: where it is told, as `terraform plan -out=F` and a shell redirection do
+ * (a bare name in the working directory); without a name, plans/NAME-ID.json.
+ */
 function planOutPath(out: string | true, plan: Plan): string {
-  if (out === true) return join('plans', `${plan.spec.name}-${plan.id}.json`);
-  return out.includes('/') ? out : join('plans', out);
+  return out === true ? join('plans', `${plan.spec.name}-${plan.id}.json`) : out;
 }
 
 function planHasChanges(plan: Plan): boolean {

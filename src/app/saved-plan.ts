@@ -14,16 +14,23 @@ import { SPEC_API_VERSION, SPEC_KIND, type RolloutSpec } from '../rollout-spec/t
 import { readPlan } from '../plan/saved/reader.ts';
 import { checkSavedPlan, checkProvenanceFields, checkSpecHash } from '../plan/saved/verify.ts';
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
-import { InputError, StalePlanError } from '../base/errors.ts';
+import { InputError, StalePlanError, WrongKindError } from '../base/errors.ts';
 import type { InputPorts, Ports, SpecForPlan } from './ports.ts';
-import { inputName, planInput, readSpec, readSpecWorkingTree, requireValidSpec } from './inputs.ts';
+import { inputName, otherKindOf, planInput, readSpec, readSpecWorkingTree, requireValidSpec } from './inputs.ts';
 
 /** What opening a saved plan needs: the input ports, and the fleet slice for a plan a Fleet made. */
 export type SavedPlanPorts = InputPorts & Partial<Pick<Ports, 'fleetClusterSpec'>>;
 
 /** The plan in a plan file (`-` reads stdin), parsed and of this format; its seal is not checked yet. */
 export function readPlanFile({ files }: InputPorts, file: string): Plan {
-  return readPlan(files.readText(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`'), inputName(file));
+  const text = files.readText(file, 'plan file', 'save a plan with `bootcplan plan --out FILE`');
+  try {
+    return readPlan(text, inputName(file));
+  } catch (err) {
+    const other = err instanceof InputError ? otherKindOf(text, 'Plan') : null;
+    if (other) throw new WrongKindError(inputName(file), other, 'Plan');
+    throw err;
+  }
 }
 
 /**

@@ -56,6 +56,33 @@ export class InputError extends BootcplanError {
   }
 }
 
+/** The four kinds of input file: two specs, and the plan files each kind's `plan --out` writes. */
+export type FileKind = 'Rollout' | 'Fleet' | 'Plan' | 'FleetPlan';
+
+/**
+ * A file of one kind given where another belongs (a Fleet to `plan -f`, a fleet plan to
+ * `show`): one line naming the command that takes it (cli/main.ts adds it, knowing the command),
+ * instead of every field the wrong schema misses. Exit 1, as any bad input.
+ */
+export class WrongKindError extends InputError {
+  readonly file: string;
+  readonly found: FileKind;
+  readonly wanted: FileKind;
+  constructor(file: string, found: FileKind, wanted: FileKind) {
+    super(`${file} is ${KIND_LABEL[found]}, not ${KIND_LABEL[wanted]}`);
+    this.file = file;
+    this.found = found;
+    this.wanted = wanted;
+  }
+}
+
+export const KIND_LABEL: Record<FileKind, string> = {
+  Rollout: 'a Rollout spec',
+  Fleet: 'a Fleet',
+  Plan: 'a plan of one cluster',
+  FleetPlan: 'a fleet plan',
+};
+
 /** The cluster could not be reached or refused a request. */
 export class ClusterApiError extends BootcplanError {
   readonly exitCode = EXIT.error;

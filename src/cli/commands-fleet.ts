@@ -46,7 +46,7 @@ function registerFleetPlan(fleet: Command, ctx: CommandContext): void {
     .addOption(concurrencyOption())
     .addOption(trustFleetKubeconfigsOption())
     .addOption(outputFormatOption(FLEET_FORMATS))
-    .option('--out [fleetplan]', 'save the fleet plan file (JSON; a bare name goes into plans/)')
+    .option('--out [fleetplan]', 'save the fleet plan file (JSON) where it is told; without a name: plans/NAME-ID.json')
     .action((opts: FleetPlanOptions) => exitWith(ctx, fleetPlanCommand(ctx, opts)));
 }
 

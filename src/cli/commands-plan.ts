@@ -54,7 +54,7 @@ function registerPlan(program: Command, ctx: CommandContext): void {
     .addOption(contextOption())
     .addOption(requestTimeoutOption())
     .addOption(outputFormatOption(OUTPUT_FORMATS))
-    .option('--out [planfile]', 'save the plan file (JSON; a bare name goes into plans/)')
+    .option('--out [planfile]', 'save the plan file (JSON) where it is told; without a name: plans/NAME-ID.json')
     .option('--for-review', 'with --out: save a plan that has errors, marked so that it is never applied')
     .addOption(fullOption())
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does')

@@ -8,7 +8,17 @@
 import { Command, CommanderError } from 'commander';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { forDisplay } from '../render/secrets.ts';
-import { EXIT, exitCodeOf, BootcplanError, InputError, StalePlanError, InterruptedError, RolloutHaltedError, messageOf } from '../base/errors.ts';
+import {
+  EXIT,
+  exitCodeOf,
+  BootcplanError,
+  InputError,
+  WrongKindError,
+  StalePlanError,
+  InterruptedError,
+  RolloutHaltedError,
+  messageOf,
+} from '../base/errors.ts';
 import { registerApplyCommands } from './commands-apply.ts';
 import { registerSnapshotCommand, registerLockCommands } from './commands-cluster.ts';
 import { registerPlanCommands } from './commands-plan.ts';
@@ -16,7 +26,7 @@ import { registerFleet } from './commands-fleet.ts';
 import { packageVersion, registerVersionCommand } from './version.ts';
 import { COMPLETE_COMMAND, KUBECTL_COMPLETE_COMMAND, completeWords, registerCompletionCommand } from './complete.ts';
 import { completionText, fileSources } from '../app/completion.ts';
-import { type CommandContext } from './options.ts';
+import { commandForKind, refuseSingleDashLongFlags, type CommandContext } from './options.ts';
 import type { CliIO, DriverFactory, Files, Git, Ports, SignalSource } from '../app/ports.ts';
 import { askOnTerminal, processIO } from '../app/io.ts';
 import { processSignals, stopRequests } from '../app/signals.ts';
@@ -26,10 +36,11 @@ import { specOfFleetClusterPlan } from '../app/fleet-saved-plan.ts';
 import { openLiveDriver } from '../app/live.ts';
 import { STDIN_PATH } from '../app/stdin.ts';
 
-/** `-q`/`-v`, as the actions of one run see them. */
+/** `-q`/`-v`, as the actions of one run see them, and the command that ran (`fleet plan`). */
 export interface Verbosity {
   quiet: boolean;
   verbose: boolean;
+  command?: string;
 }
 
 /** What run() and buildProgram() take: the IO, the driver factory and the clock; each other input not given is the real one. */
@@ -77,6 +88,8 @@ export function buildProgram(deps: CliDeps, setExit: (code: number) => void, ver
     .showSuggestionAfterError(true)
     .option('-q, --quiet', 'print only errors on stderr: no warnings, progress or notes')
     .option('-v, --verbose', 'also print how long the command took and, for an internal error, its stack')
+    // Terraform's -no-color, kubectl's and git's --no-color: the same as NO_COLOR=1 (no-color.org).
+    .option('--no-color', 'no colour and plain ASCII symbols in any output, as with NO_COLOR=1')
     .hook('preAction', (_program, action) => beforeAction(ctx, action, verbosity));
   // In the order `bootcplan --help` lists them.
   registerPlanCommands(program, ctx); // validate, plan, show
@@ -91,7 +104,7 @@ export function buildProgram(deps: CliDeps, setExit: (code: number) => void, ver
 
 /** Checks that hold for every command, and `-q`: warnings and notes go nowhere (errors still show). */
 function beforeAction(ctx: CommandContext, action: Command, verbosity: Verbosity): void {
-  const opts = action.optsWithGlobals<{ quiet?: boolean; verbose?: boolean; file?: string; cluster?: string }>();
+  const opts = action.optsWithGlobals<{ quiet?: boolean; verbose?: boolean; color?: boolean; file?: string; cluster?: string }>();
   if (opts.quiet && opts.verbose) throw new InputError('-q and -v contradict each other', [], 'pick one');
   // One stdin, one input: the second reader would find it empty.
   const readers = [
@@ -100,9 +113,19 @@ function beforeAction(ctx: CommandContext, action: Command, verbosity: Verbosity
     action.args.includes(STDIN_PATH) && 'a plan file -',
   ].filter(Boolean);
   if (readers.length > 1) throw new InputError(`${readers.join(' and ')} both read stdin, which holds one input`, [], 'pass all but one of them as files');
+  verbosity.command = commandPath(action);
   verbosity.quiet = !!opts.quiet;
   verbosity.verbose = !!opts.verbose;
   if (opts.quiet) ctx.io = { ...ctx.io, stderr: () => {} };
+  // Every renderer asks render/format.ts useColor, which reads NO_COLOR from the IO's environment.
+  if (opts.color === false) ctx.io = { ...ctx.io, env: { ...ctx.io.env, NO_COLOR: '1' } };
+}
+
+/** The command as typed, without the program's name: `plan`, `fleet render argocd`. */
+function commandPath(action: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = action; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 /**
@@ -110,13 +133,16 @@ function beforeAction(ctx: CommandContext, action: Command, verbosity: Verbosity
  * (BootcplanError, the driver's errors included) prints its message, its details and the hint
  * its class or its thrower set, and exits with its own code (docs/design.md §3).
  */
-export function reportError(io: CliIO, err: unknown, verbose = false): number {
+export function reportError(io: CliIO, err: unknown, verbose = false, command?: { path: string; name: string }): number {
   // Messages carry data (node names, API messages, file names): shown through forDisplay, so
   // that control and bidi characters are escaped and credentials masked (docs/safety.md
   // "What is masked in outputs").
   const say = (text: string) => io.stderr(forDisplay(text) + '\n');
   if (err instanceof BootcplanError) {
-    if (err instanceof InputError) {
+    if (err instanceof WrongKindError && command) {
+      // One line: the kind found and the command that takes it (docs/cli.md "Conventions").
+      say(`error: ${err.message}: use \`${command.name} ${commandForKind(command.path, err.found, err.file)}\``);
+    } else if (err instanceof InputError) {
       const shown = err.diagnostics.slice(0, 40);
       for (const d of shown) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
       if (err.diagnostics.length > shown.length) say(`... and ${err.diagnostics.length - shown.length} more`);
@@ -159,9 +185,10 @@ export async function run(argv: string[], given: Partial<CliDeps> = {}): Promise
   }
   const started = deps.now();
   try {
+    refuseSingleDashLongFlags(program, argv);
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
-    code = reportError(deps.io, err, verbosity.verbose);
+    code = reportError(deps.io, err, verbosity.verbose, verbosity.command ? { path: verbosity.command, name: deps.name ?? 'bootcplan' } : undefined);
   }
   if (deps.io.stdoutFailure) {
     // A failed write to stdout is reported on the next turn of the event loop.

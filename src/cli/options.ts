@@ -6,7 +6,7 @@
  */
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import { nearest } from '../base/schema.ts';
-import { InputError } from '../base/errors.ts';
+import { InputError, type FileKind } from '../base/errors.ts';
 import type { CommandResult, KubeOptions, Ports } from '../app/ports.ts';
 import { DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from '../app/fleet-inputs.ts';
 import { TRUST_FLEET_KUBECONFIGS } from '../app/fleet-kubeconfig.ts';
@@ -118,4 +118,51 @@ export function trustFleetKubeconfigsOption(): Option {
     TRUST_FLEET_KUBECONFIGS,
     'let the kubeconfig files the Fleet names run exec plugins and auth providers and read token, certificate and key files (off: the Fleet comes from a pull request)',
   );
+}
+
+/** The commands that read a spec with `-f`, and those that take a plan file, in each family. */
+const SPEC_VERBS = ['validate', 'plan', 'apply', 'rehearse'];
+const PLAN_VERBS = ['show', 'apply', 'rehearse'];
+
+/**
+ * The command line that takes a file of kind `found`, for the command `command` (as typed:
+ * `plan`, `fleet show`) that was given it: the same verb in the other family where there is
+ * one (`plan -f FLEET` -> `fleet plan -f FLEET`, `fleet show PLAN` -> `show PLAN`), else the
+ * family's reader of that kind (`plan` of a spec, `show` of a plan).
+ */
+export function commandForKind(command: string, found: FileKind, file: string): string {
+  const verb = command.replace(/^fleet /, '');
+  const fleet = found === 'Fleet' || found === 'FleetPlan' ? 'fleet ' : '';
+  if (found === 'Rollout' || found === 'Fleet') return `${fleet}${SPEC_VERBS.includes(verb) ? verb : 'plan'} -f ${file}`;
+  return `${fleet}${PLAN_VERBS.includes(verb) ? verb : 'show'} ${file}`;
+}
+
+/** Every long flag of the program and its subcommands, without its dashes (`out`, `no-color`). */
+function longFlags(cmd: Command, into = new Set<string>()): Set<string> {
+  for (const o of cmd.options) if (o.long) into.add(o.long.slice(2));
+  for (const c of cmd.commands) longFlags(c, into);
+  return into;
+}
+
+/**
+ * Terraform spells long flags with one dash (`-out=F`, `-no-color`, `-json`, `-auto-approve`);
+ * bootcplan, as kubectl and every commander program, with two, and reads `-out=F` as `-o ut=F`
+ * (short flags take their value attached). Accepting both spellings would make `-o` ambiguous,
+ * so a word before `--` that is one dash and a long flag's name is refused with the right
+ * spelling (docs/cli.md "Conventions"), before commander reads it as short flags.
+ */
+export function refuseSingleDashLongFlags(program: Command, argv: readonly string[]): void {
+  const flags = longFlags(program);
+  flags.add('help').add('version');
+  for (const word of argv) {
+    if (word === '--') return;
+    const m = /^-([a-z][a-z-]+)(=.*)?$/.exec(word);
+    if (!m || !flags.has(m[1])) continue;
+    const right = m[1] === 'json' ? '-o json' : `--${m[1]}${m[2] ?? ''}`;
+    throw new InputError(
+      `${word}: long flags take two dashes here (${word} is Terraform's spelling; bootcplan would read it as -${m[1][0]} ${m[1].slice(1)}${m[2] ?? ''})`,
+      [],
+      `use ${right}`,
+    );
+  }
 }

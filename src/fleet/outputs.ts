@@ -4,21 +4,24 @@
  * asked for (as render/formats.ts does for one plan).
  */
 import type { FleetPlan } from './plan-types.ts';
+import { DATA_FORMATS } from '../render/formats.ts';
 
 /** `fleet plan -o`, `fleet show -o`. */
-export const FLEET_FORMATS = ['text', 'json', 'markdown'] as const;
+export const FLEET_FORMATS = ['text', ...DATA_FORMATS, 'markdown'] as const;
 export type FleetFormat = (typeof FLEET_FORMATS)[number];
 
 /** `fleet apply -o`: json is the fleet events and each cluster's apply events as NDJSON. */
 export const FLEET_APPLY_FORMATS = ['text', 'json'] as const;
 
 /** `fleet rehearse -o`: html is the report with the chart of batches over time. */
-export const FLEET_REHEARSAL_FORMATS = ['text', 'json', 'html'] as const;
+export const FLEET_REHEARSAL_FORMATS = ['text', ...DATA_FORMATS, 'html'] as const;
 
 export async function renderFleetPlan(fp: FleetPlan, format: string, color: boolean): Promise<string> {
   switch (format) {
     case 'json':
       return (await import('./plan-text.ts')).renderFleetJson(fp);
+    case 'yaml':
+      return (await import('../render/formats.ts')).yamlOfJson((await import('./plan-text.ts')).renderFleetJson(fp));
     case 'markdown':
       return (await import('./plan-markdown.ts')).renderFleetMarkdown(fp);
     default:

@@ -224,7 +224,10 @@ export function selfNodeOf(plan: Plan): string | null {
   return null;
 }
 
-export function planIdOf(body: Omit<Plan, 'id'> & { id?: string }): string {
+export function planIdOf(body: Omit<Plan, 'id'> & { id?: string }): string;
+/** Of a document read from a plan file that fails the schema (plan/saved/reader.ts): was it edited? */
+export function planIdOf(body: Record<string, unknown>): string;
+export function planIdOf(body: { id?: unknown; schedule?: unknown; formatVersion?: unknown }): string {
   const { id: _ignored, schedule: _clockDependent, formatVersion, ...rest } = body;
   return createHash('sha256')
     .update(JSON.stringify({ formatVersion, ...rest }))

@@ -6,19 +6,26 @@
 import type { Plan } from '../plan/types.ts';
 import { yamlText } from './yaml.ts';
 
-export const OUTPUT_FORMATS = ['text', 'json', 'yaml', 'markdown', 'html'] as const;
+/**
+ * The data formats every command that prints a document offers, in this order (docs/cli.md
+ * "Conventions"): the JSON document, and the same value as YAML. The event streams of apply and
+ * fleet apply are NDJSON, one event a line, and take json only.
+ */
+export const DATA_FORMATS = ['json', 'yaml'] as const;
+
+export const OUTPUT_FORMATS = ['text', ...DATA_FORMATS, 'markdown', 'html'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** `rehearse -o`: html is the plan report with the timeline drawn from the rehearsal. */
-export const REHEARSAL_FORMATS = ['text', 'json', 'yaml', 'html'] as const;
+export const REHEARSAL_FORMATS = ['text', ...DATA_FORMATS, 'html'] as const;
 export type RehearsalFormat = (typeof REHEARSAL_FORMATS)[number];
 
 /** `status -o`: the lock and the progress of the last apply. */
-export const STATUS_FORMATS = ['text', 'json', 'yaml'] as const;
+export const STATUS_FORMATS = ['text', ...DATA_FORMATS] as const;
 /** `apply -o`: json is the event stream, one JSON object a line (NDJSON). */
 export const APPLY_FORMATS = ['text', 'json'] as const;
 /** `snapshot -o`: the snapshot file's format. */
-export const SNAPSHOT_FORMATS = ['yaml', 'json'] as const;
+export const SNAPSHOT_FORMATS = ['yaml', 'json'] as const; // a snapshot file is YAML first (kubectl get -o yaml)
 
 export interface RenderOptions {
   color: boolean;

@@ -74,7 +74,7 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
   // An unfinished rollback (docs/apply.md "Continuing a rollback"): not while it runs (its lock).
   if (rb && !progress.done && !runningNow(lockRecord, expired, state)) {
     out.push('  rollback INCOMPLETE: nodes of the run may still boot its image; the pools stay held for it.');
-    out.push('    continue it: bootcplan plan --rollback --out rollback.json, then bootcplan apply plans/rollback.json (or apply its plan file again)');
+    out.push('    continue it: bootcplan plan --rollback --out rollback.json, then bootcplan apply rollback.json (or apply its plan file again)');
   }
   if (progress.preflightPassed) out.push('  preflight health gate: passed');
   for (const [name, p] of Object.entries(progress.pools)) {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
-import { ensureBuilt, runBin } from '../support/built.ts';
+import { ensureBuilt, runBin, ROOT } from '../support/built.ts';
 import { cli } from '../support/cli.ts';
 
 const s = suite('cli');
@@ -72,13 +72,21 @@ s('show verifies the seal as apply does (installed command): soak times edited b
   );
 });
 
-s('--out with a bare name goes into plans/', async () => {
+s('--out writes where it is told: a bare name in the working directory; --out alone: plans/NAME-ID.json', async () => {
   const cwd = process.cwd();
   process.chdir(dir);
   try {
     const r = await cli(['plan', '-f', specFile, '--cluster', clusterFile, '--out', 'pr-42.json']);
     assert.is(r.code, 0);
-    assert.ok(existsSync(join(dir, 'plans', 'pr-42.json')));
+    assert.match(r.err, /^saved plan [0-9a-f]{16} to pr-42\.json\n/);
+    assert.ok(existsSync(join(dir, 'pr-42.json')));
+    assert.not.ok(existsSync(join(dir, 'plans', 'pr-42.json')));
+    const fp = await cli(['fleet', 'plan', '-f', join(ROOT, 'examples/fleet/fleet.yaml'), '--out', 'fleet-42.json']);
+    assert.is(fp.code, 0, fp.err);
+    assert.ok(existsSync(join(dir, 'fleet-42.json')));
+    const alone = await cli(['plan', '-f', specFile, '--cluster', clusterFile, '--out']);
+    const id = JSON.parse(readFileSync(join(dir, 'pr-42.json'), 'utf8')).id;
+    assert.ok(existsSync(join(dir, 'plans', `${JSON.parse(readFileSync(join(dir, 'pr-42.json'), 'utf8')).spec.name}-${id}.json`)), alone.err);
   } finally {
     process.chdir(cwd);
   }

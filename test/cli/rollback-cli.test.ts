@@ -63,15 +63,15 @@ t('plan --rollback: a reviewable plan in every format; --out seals it; show veri
 
     const saved = await cli(['plan', '--rollback', '--cluster', 'after-wave-1.yaml', '--out', 'rollback.json']);
     assert.is(saved.code, 0, saved.err);
-    const plan = JSON.parse(readFileSync(join(dir, 'plans', 'rollback.json'), 'utf8'));
+    const plan = JSON.parse(readFileSync(join(dir, 'rollback.json'), 'utf8'));
     assert.is(plan.formatVersion, '1.2');
     assert.is(plan.rollback.of.planId, fwd.plan.id);
-    assert.is((await cli(['show', 'plans/rollback.json'])).code, 0);
+    assert.is((await cli(['show', 'rollback.json'])).code, 0);
     const edited = { ...plan, rollback: { ...plan.rollback, scope: 'wave' } };
-    writeFileSync(join(dir, 'plans', 'edited.json'), JSON.stringify(edited));
-    assert.is((await cli(['show', 'plans/edited.json'])).code, 3, 'an edited rollback plan is refused (its seal)');
+    writeFileSync(join(dir, 'edited.json'), JSON.stringify(edited));
+    assert.is((await cli(['show', 'edited.json'])).code, 3, 'an edited rollback plan is refused (its seal)');
 
-    const applied = await cli(['apply', 'plans/rollback.json'], { entry: runSources, openDriver: async () => ({ driver: sim.driver(), holder: 'ci@test' }) });
+    const applied = await cli(['apply', 'rollback.json'], { entry: runSources, openDriver: async () => ({ driver: sim.driver(), holder: 'ci@test' }) });
     assert.is(applied.code, 0, applied.err + applied.out);
     for (const n of updated) assert.is(sim.get('BootcNode', n)!.status?.booted?.image, OLD, n);
     const rec = (await sim.driver().readProgress()).run!;
@@ -94,7 +94,7 @@ t('refusals: no run record, a record that is a rollback; exit 1 with one error a
     const { sim } = await afterWaveOne();
     snapshotFile(sim, 'w1.yaml');
     assert.is((await cli(['plan', '--rollback', '--cluster', 'w1.yaml', '--out', 'rb.json'])).code, 0);
-    assert.is((await cli(['apply', 'plans/rb.json'], { entry: runSources, openDriver: async () => ({ driver: sim.driver(), holder: 'ci@test' }) })).code, 0);
+    assert.is((await cli(['apply', 'rb.json'], { entry: runSources, openDriver: async () => ({ driver: sim.driver(), holder: 'ci@test' }) })).code, 0);
     snapshotFile(sim, 'after-rollback.yaml');
     const twice = await cli(['plan', '--rollback', '--cluster', 'after-rollback.yaml']);
     assert.is(twice.code, 1);

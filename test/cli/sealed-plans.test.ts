@@ -196,6 +196,35 @@ s('an untouched saved plan applies: the fresh plan runs under the reviewed id', 
   assert.is(rebooted.length, 5);
 });
 
+s("a field's type changed (a number made a string), id left as it was: exit 3 for show, apply and rehearse, naming the field", async () => {
+  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const edited = { ...plan, summary: { ...plan.summary, nodes: String(plan.summary.nodes) } };
+  write('retyped.json', edited);
+  const r = await applyAgainstSim('retyped.json');
+  assert.is(r.code, 3, r.err);
+  assert.not.ok(r.wrote);
+  for (const args of [
+    ['show', 'retyped.json'],
+    ['show', 'retyped.json', '-o', 'json'],
+    ['rehearse', 'retyped.json'],
+  ]) {
+    const shown = await cli(args, { cwd: repo });
+    assert.is(shown.code, 3, `${args.join(' ')}: ${shown.err}`);
+    assert.is(shown.out, '');
+    assert.match(
+      shown.err,
+      /^error: stale plan: the plan file was modified after it was made\n {2}retyped\.json:\d+:\d+: summary\.nodes: expected a whole number/,
+    );
+    assert.match(shown.err, new RegExp(`but it says it is plan ${plan.id}`));
+  }
+  // Resealed (the id recomputed), it is a malformed plan file: exit 1 with the diagnostics.
+  write('retyped-resealed.json', { ...edited, id: planIdOf(edited as unknown as Plan) });
+  const bad = await cli(['show', 'retyped-resealed.json'], { cwd: repo });
+  assert.is(bad.code, 1, bad.err);
+  assert.match(bad.err, /summary\.nodes: expected a whole number/);
+  assert.match(bad.err, /not a usable plan file/);
+});
+
 for (const [what, tamper] of TAMPERS) {
   s(`tampered (${what}), id left as it was: exit 3 "plan file was modified", nothing written`, async () => {
     const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');

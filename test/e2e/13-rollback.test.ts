@@ -89,12 +89,12 @@ t('plan --rollback after a run, and its apply: the wave-1 nodes boot their previ
   await inDir(dir, async () => {
     writeFileSync(join(dir, 'bootcplan.yaml'), specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60 }]));
     const p = capturedIO();
-    assert.is(await run(['plan', '--kubeconfig', env.saKubeconfig, '--out', 'forward.json'], { io: p }), 0, p.err);
+    assert.is(await run(['plan', '--kubeconfig', env.saKubeconfig, '--out', 'plans/forward.json'], { io: p }), 0, p.err);
     const wave1 = await stepOneWave('plans/forward.json');
     assert.is(wave1.length, 2);
 
     const rb = capturedIO();
-    assert.is(await run(['plan', '--rollback', '--kubeconfig', env.saKubeconfig, '--out', 'rollback.json'], { io: rb }), 0, rb.err);
+    assert.is(await run(['plan', '--rollback', '--kubeconfig', env.saKubeconfig, '--out', 'plans/rollback.json'], { io: rb }), 0, rb.err);
     assert.match(rb.out, /Rollback of plan [0-9a-f]{16} \(scope run\): 2 nodes back to .* in 1 wave/);
     assert.match(rb.out, /pool worker: back to .* via BootcNodePool\/worker spec\.image\.ref/);
 

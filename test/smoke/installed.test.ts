@@ -15,6 +15,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { skipLocally } from '../support/skips.ts';
 
 const PREFIX = process.env.BOOTCPLAN_SMOKE_PREFIX;
 if (!PREFIX)
@@ -208,8 +209,8 @@ const s = suite('smoke: the installed package');
 
 s('the plan and fleet plan the other commands read are saved', () => {
   for (const args of [
-    ['plan', '-f', 'rollout.yaml', '--cluster', 'cluster.yaml', '--out', 'smoke.json'],
-    ['fleet', 'plan', '-f', 'fleet/fleet.yaml', '--out', 'smoke-fleet.json'],
+    ['plan', '-f', 'rollout.yaml', '--cluster', 'cluster.yaml', '--out', 'plans/smoke.json'],
+    ['fleet', 'plan', '-f', 'fleet/fleet.yaml', '--out', 'plans/smoke-fleet.json'],
   ]) {
     const r = installed('bootcplan', args);
     clean(r, args.join(' '));
@@ -297,8 +298,7 @@ s('the packaged kustomizations name only files the package holds, and kustomize 
   }
   const kustomize = join(process.env.BOOTCPLAN_TOOLS ?? join(process.env.HOME ?? '', '.cache/bootcplan-tools/bin'), 'kustomize');
   if (!existsSync(kustomize)) {
-    assert.not.ok(process.env.CI, `kustomize must be built in CI (.ci/run): ${kustomize}`);
-    console.log(`  (kustomize not found at ${kustomize}: the kustomizations are not built)`);
+    skipLocally(`kustomize (${kustomize})`, '.ci/run builds it');
     return;
   }
   for (const k of found) {

@@ -8,7 +8,8 @@
  * application layer reads the file (src/app/saved-plan.ts).
  */
 import { type Diagnostic, diagnosticAt, emptySourceMap, sortDiagnostics } from '../../base/diagnostics.ts';
-import { InputError, messageOf } from '../../base/errors.ts';
+import { InputError, StalePlanError, messageOf } from '../../base/errors.ts';
+import { planIdOf } from '../planner.ts';
 import { collect, validate, isPlainObject } from '../../base/schema.ts';
 import { binaryInputDiagnostic, parseYamlWithPositions, tooDeep, positionAt, POSITION_REPARSE_LIMIT } from '../../base/yaml.ts';
 import { checkShape, valueBudget, flowNestingOffset } from '../../base/limits.ts';
@@ -18,6 +19,11 @@ import { PLAN_FORMAT_VERSIONS, type Plan } from '../types.ts';
 export interface LoadedPlan {
   plan: Plan | null;
   diagnostics: Diagnostic[];
+  /**
+   * A document of a plan format this bootcplan reads that failed the format's schema, and whose
+   * content no longer hashes to the id it carries: the id it hashes to (modified after it was made).
+   */
+  tampered?: { actual: string; claimed: string };
 }
 
 const HINT = 'plan files are written by `bootcplan plan --out FILE`; plan again instead of editing one';
@@ -103,15 +109,28 @@ export function parsePlanFile(text: string, file: string): LoadedPlan {
   validate(planFileSchema, doc, '', ctx);
   if (conforms(doc, diagnostics)) return { plan: doc, diagnostics: [] };
   const map = text.length <= POSITION_REPARSE_LIMIT ? parseYamlWithPositions(text, file).map : emptySourceMap(file);
+  // A plan file is only ever written whole by plan --out, sealed by its id (seal.ts): one that
+  // breaks the schema and no longer hashes to its id was edited, as a changed value would be.
+  const actual = planIdOf(doc);
   return {
     plan: null,
     diagnostics: sortDiagnostics(diagnostics.slice(0, 50).map((d) => diagnosticAt(map, { ...d, hint: d.hint ?? HINT, code: d.code }))),
+    ...(actual !== doc.id ? { tampered: { actual, claimed: String(doc.id).slice(0, 40) } } : {}),
   };
 }
 
 /** The plan in a plan file's text, or an InputError with every diagnostic (`name`: the file as the user named it). */
 export function readPlan(text: string, name: string): Plan {
   const r = parsePlanFile(text, name);
+  if (!r.plan && r.tampered) {
+    // Exit 3, as an edit that keeps the schema (seal.ts checkPlanSeal): show's help says so.
+    throw new StalePlanError('the plan file was modified after it was made', [
+      ...r.diagnostics.slice(0, 5).map((d) => `${d.file}:${d.line}:${d.column}: ${d.path ? `${d.path}: ` : ''}${d.message}`),
+      ...(r.diagnostics.length > 5 ? [`... and ${r.diagnostics.length - 5} more`] : []),
+      `its content hashes to ${r.tampered.actual}, but it says it is plan ${r.tampered.claimed}`,
+      'use only the file `bootcplan plan --out` wrote, as it was reviewed',
+    ]);
+  }
   if (!r.plan) throw new InputError(`${name}: not a usable plan file`, r.diagnostics);
   return r.plan;
 }
