@@ -34,6 +34,8 @@ export interface BootEntry {
   image?: string | null;
   imageDigest?: string | null;
   softRebootCapable?: boolean | null;
+  /** The entry has local mutations bootc cannot manage, e.g. rpm-ostree package layering (BootEntryStatus.incompatible). */
+  incompatible?: boolean | null;
   [k: string]: unknown;
 }
 export interface BootcNodeSpec {
@@ -212,7 +214,7 @@ const selector = fields({
     ]),
   } as const),
 });
-const bootEntry = fields({ image: str, imageDigest: str, softRebootCapable: bool });
+const bootEntry = fields({ image: str, imageDigest: str, softRebootCapable: bool, incompatible: bool });
 // machineManagers entries as openshift/api writes them: pointers with omitempty, so never null inside.
 const strictSelector: ObjectSchema = {
   type: 'object',
