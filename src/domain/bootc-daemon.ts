@@ -34,3 +34,17 @@ export function daemonGap(node: NodeObject, bn: BootcNodeObject | undefined): Da
   if (bn.status?.booted?.incompatible === true) return 'incompatible';
   return null;
 }
+
+/**
+ * What the installed bootc-operator can do beyond staging and rebooting. A soft reboot
+ * (a userspace-only restart into the staged deployment) needs the pool's `rebootPolicy:
+ * AllowSoftReboot`, a staged entry that is `softRebootCapable`, and a daemon that performs
+ * it. The released daemon does not: it always runs `systemctl reboot`
+ * (internal/bootc/executor.go `Reboot`, called from internal/daemon/reconciler.go), and the
+ * soft-reboot work in bootc-dev/bootc-operator is not merged. So no node is planned as a soft
+ * reboot today; `softReboot: true` describes an operator that does.
+ */
+export interface BootcOperatorAbilities {
+  softReboot: boolean;
+}
+export const INSTALLED_BOOTC_OPERATOR: BootcOperatorAbilities = { softReboot: false };
