@@ -34,6 +34,8 @@ export interface BootEntry {
   image?: string | null;
   imageDigest?: string | null;
   softRebootCapable?: boolean | null;
+  /** The entry has local mutations bootc cannot manage, e.g. rpm-ostree package layering (BootEntryStatus.incompatible). */
+  incompatible?: boolean | null;
   [k: string]: unknown;
 }
 export interface BootcNodeSpec {
@@ -144,6 +146,8 @@ export interface ClusterVersionSpec {
 }
 export interface ClusterVersionStatus {
   desired?: { version?: string | null; architecture?: string | null } | null;
+  /** Newest first (config/v1 UpdateHistory): the oldest Completed entry is the install version. */
+  history?: { state?: string | null; version?: string | null }[] | null;
 }
 export type ClusterVersionObject = KObject<ClusterVersionSpec, ClusterVersionStatus>;
 
@@ -212,7 +216,7 @@ const selector = fields({
     ]),
   } as const),
 });
-const bootEntry = fields({ image: str, imageDigest: str, softRebootCapable: bool });
+const bootEntry = fields({ image: str, imageDigest: str, softRebootCapable: bool, incompatible: bool });
 // machineManagers entries as openshift/api writes them: pointers with omitempty, so never null inside.
 const strictSelector: ObjectSchema = {
   type: 'object',
@@ -293,7 +297,10 @@ const SHAPES: Record<keyof KindViews, ObjectSchema> = {
   ),
   FeatureGate: kind(null, {}),
   Infrastructure: kind(null, { platform: str, platformStatus: fields({ type: str, azure: fields({ cloudName: str }) }), infrastructureName: str }),
-  ClusterVersion: kind({ clusterID: str }, { desired: fields({ version: str, architecture: str }) }),
+  ClusterVersion: kind(
+    { clusterID: str },
+    { desired: fields({ version: str, architecture: str }), history: opt({ type: 'array', items: fields({ state: str, version: str }) } as const) },
+  ),
   Lease: kind({ holderIdentity: str, acquireTime: str, renewTime: str, leaseDurationSeconds: num, leaseTransitions: num }, null),
   ConfigMap: kind(null, null, { data: stringMap }),
 };

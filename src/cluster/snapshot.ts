@@ -186,7 +186,10 @@ function nodePlanningView(o: NodeObject): unknown {
 
 /** The part of a BootcNode the planner and the applier read (one per node: keep it small). */
 function bootcNodePlanningView(o: BootcNodeObject): unknown {
-  const entry = (e: BootEntry | null | undefined) => (e ? [e.image ?? null, e.imageDigest ?? null, e.softRebootCapable ?? false] : null);
+  // `incompatible` (held back: src/domain/bootc-daemon.ts) only when set, so that the fingerprints
+  // of snapshots without it stay what they were.
+  const entry = (e: BootEntry | null | undefined) =>
+    e ? [e.image ?? null, e.imageDigest ?? null, e.softRebootCapable ?? false, ...(e.incompatible === true ? [true] : [])] : null;
   const conds = Array.isArray(o.status?.conditions) ? o.status.conditions.map((c) => [c.type, c.status, c.reason]) : null;
   return [
     o.metadata.name,

@@ -12,13 +12,18 @@
  *   (api/v1alpha1/bootcnode_types.go BootcNodeStatus). A BootcNode without a status has a node
  *   whose daemon has not reported yet (not scheduled, crash-looping, or just created): the
  *   staging gate would wait its whole limit and halt the pool ("never started staging").
+ * - a boot entry is `incompatible` when it "has local mutations that bootc cannot manage (e.g.
+ *   package layering via rpm-ostree)" (api/v1alpha1/bootcnode_types.go BootEntryStatus; the
+ *   daemon copies bootc's own status, internal/daemon/reconciler.go). bootc refuses to switch or
+ *   upgrade such a deployment, so a node whose booted entry is incompatible never stages the
+ *   target either (`incompatible`).
  * Such a node is held back, never scheduled, with the remedy in the diagnostic.
  */
 
 import { BOOTC_MANAGED_LABEL } from './labels.ts';
 import type { BootcNodeObject, NodeObject } from '../cluster/kinds.ts';
 
-export type DaemonGap = 'not-managed' | 'no-bootcnode-status';
+export type DaemonGap = 'not-managed' | 'no-bootcnode-status' | 'incompatible';
 
 /** What keeps the daemon from acting on `node` (its BootcNode `bn`), or null when nothing does. */
 export function daemonGap(node: NodeObject, bn: BootcNodeObject | undefined): DaemonGap | null {
@@ -26,5 +31,20 @@ export function daemonGap(node: NodeObject, bn: BootcNodeObject | undefined): Da
   if (!Object.hasOwn(node.metadata.labels ?? {}, BOOTC_MANAGED_LABEL)) return 'not-managed';
   const st: unknown = bn.status;
   if (st === undefined || st === null || typeof st !== 'object' || Object.keys(st).length === 0) return 'no-bootcnode-status';
+  if (bn.status?.booted?.incompatible === true) return 'incompatible';
   return null;
 }
+
+/**
+ * What the installed bootc-operator can do beyond staging and rebooting. A soft reboot
+ * (a userspace-only restart into the staged deployment) needs the pool's `rebootPolicy:
+ * AllowSoftReboot`, a staged entry that is `softRebootCapable`, and a daemon that performs
+ * it. The released daemon does not: it always runs `systemctl reboot`
+ * (internal/bootc/executor.go `Reboot`, called from internal/daemon/reconciler.go), and the
+ * soft-reboot work in bootc-dev/bootc-operator is not merged. So no node is planned as a soft
+ * reboot today; `softReboot: true` describes an operator that does.
+ */
+export interface BootcOperatorAbilities {
+  softReboot: boolean;
+}
+export const INSTALLED_BOOTC_OPERATOR: BootcOperatorAbilities = { softReboot: false };

@@ -9,8 +9,8 @@ import type { KObject } from '../cluster/types.ts';
 import { selectorMatches } from './nodes.ts';
 import { type CoreosStream, RPM_ARCH } from './stream.ts';
 import { predictProviderSpec, currentImageOf, type Prediction } from './bootimages-platform.ts';
-import { type ClusterFacts, type EffectiveManagers, atLeast } from './bootimages-cluster.ts';
-import type { ControlPlaneMachineSetObject, MachineSetObject } from '../cluster/kinds.ts';
+import { type ClusterFacts, type EffectiveManagers, atLeast, parseVersion } from './bootimages-cluster.ts';
+import type { ClusterVersionObject, ControlPlaneMachineSetObject, MachineSetObject } from '../cluster/kinds.ts';
 
 /** MCO constants (pkg/controller/bootimage, pkg/controller/common). */
 export const OS_ID_LABEL = 'machine.openshift.io/os-id';
@@ -31,6 +31,57 @@ export function intrinsicSkip(obj: MachineSetObject | ControlPlaneMachineSetObje
   if (stream !== undefined && stream !== SUPPORTED_OS_STREAM) return `label ${OS_STREAM_LABEL}=${stream}: another OS stream than ${SUPPORTED_OS_STREAM}`;
   if (templateLabels?.[OS_ID_LABEL] === 'Windows') return `Windows MachineSet (${OS_ID_LABEL}: Windows)`;
   return null;
+}
+
+/**
+ * Why the MCO's boot image controller "reconcile-skips" an opted-in MAPI MachineSet, or null when
+ * it does not (machine-config-operator pkg/controller/bootimage/ms_helpers.go
+ * syncMAPIMachineSet, from f617a2c54 "bootimage: add reset cluster bootimage capability"): an
+ * owner reference, and a multi-architecture cluster's MachineSet without the architecture
+ * annotation (getArchFromMachineSet: "no architecture annotation found"), return
+ * reconcileSkipped=true. Another OS stream and Windows are "not counted as skipped" (the MCO
+ * excludes them on purpose), nor is a MachineSet out of the MAPI path (Cluster API authority).
+ * Platform skips (an unknown current image: platform_helpers.go) count too; they depend on
+ * the stream and the providerSpec and are not predicted here.
+ */
+export function reconcileSkipReason(ms: MachineSetObject, facts: Pick<ClusterFacts, 'multiArch'>): string | null {
+  const auth = ms.status?.authoritativeAPI;
+  if (auth === 'ClusterAPI' || auth === 'Migrating') return null;
+  const owners = ms.metadata.ownerReferences ?? [];
+  if (owners.length) return `owner reference ${owners.map((o) => `${o.kind}/${o.name}`).join(', ')}`;
+  const stream = ms.metadata.labels?.[OS_STREAM_LABEL];
+  if (stream !== undefined && stream !== SUPPORTED_OS_STREAM) return null;
+  if (ms.spec?.template?.metadata?.labels?.[OS_ID_LABEL] === 'Windows') return null;
+  if (facts.multiArch && ms.metadata.annotations?.[ARCH_ANNOTATION] === undefined) return `no ${ARCH_ANNOTATION} annotation on a multi-architecture cluster`;
+  return null;
+}
+
+/**
+ * The version the MCO writes as the cluster's boot image when it resets the record
+ * (pkg/apihelpers GetOCPInstallVersion): the oldest Completed entry of ClusterVersion
+ * status.history (else the oldest entry), as major.minor.patch; "0.0.0" for an empty history.
+ * Null when the snapshot has no ClusterVersion (unknown).
+ */
+export function installVersionOf(cv: ClusterVersionObject | null): string | null {
+  if (!cv) return null;
+  const h = Array.isArray(cv.status?.history) ? cv.status.history : [];
+  if (!h.length) return '0.0.0';
+  const completed = [...h].reverse().find((e) => e.state === 'Completed');
+  const v = parseVersion((completed ?? h[h.length - 1]).version);
+  return v ? v.join('.') : '0.0.0';
+}
+
+/**
+ * The MCO's OCPVersionBootImageSkewLimit (pkg/controller/common/constants.go): a recorded boot
+ * image older than this makes the operator report Upgradeable=False (pkg/operator/status.go
+ * checkBootImageSkewUpgradeableGuard, reason ClusterBootImageSkewError).
+ */
+export const OCP_BOOT_IMAGE_SKEW_LIMIT: [number, number, number] = [4, 13, 0];
+
+export function belowSkewLimit(version: string): boolean {
+  const v = parseVersion(version) ?? [0, 0, 0];
+  for (let i = 0; i < 3; i++) if (v[i] !== OCP_BOOT_IMAGE_SKEW_LIMIT[i]) return v[i] < OCP_BOOT_IMAGE_SKEW_LIMIT[i];
+  return false;
 }
 
 /** RPM arch of a MachineSet: the autoscaler label annotation, else the control plane's (single-arch clusters). */
@@ -62,6 +113,12 @@ function selectionText(m: EffectiveManagers): string {
   return `machinesets selection mode ${m.machineSets.mode}${src}`;
 }
 
+/** The machinesets manager selects `ms` (mode All, or Partial with a matching machineResourceSelector). */
+export function optedIn(ms: MachineSetObject, m: EffectiveManagers): boolean {
+  const sel = m.machineSets;
+  return sel.mode === 'All' || (sel.mode === 'Partial' && selectorMatches(sel.selector ?? {}, ms.metadata.labels ?? {}));
+}
+
 export function machineSetEffect(ms: MachineSetObject, ctx: EffectsContext): BootImageMachineSet {
   const ps = ms.spec?.template?.spec?.providerSpec?.value;
   const from = currentImageOf(ctx.facts.platform, ps);
@@ -69,7 +126,7 @@ export function machineSetEffect(ms: MachineSetObject, ctx: EffectsContext): Boo
   const intrinsic = intrinsicSkip(ms, ms.spec?.template?.metadata?.labels);
   if (intrinsic) return out({ from, to: null, skipped: intrinsic });
   const sel = ctx.managers.machineSets;
-  const selected = sel.mode === 'All' || (sel.mode === 'Partial' && selectorMatches(sel.selector ?? {}, ms.metadata.labels ?? {}));
+  const selected = optedIn(ms, ctx.managers);
   const predicted = predictFor(ps, ms, ctx);
   if (!selected) {
     const why = sel.mode === 'Partial' ? 'not matched by the Partial machineResourceSelector' : `not opted in: ${selectionText(ctx.managers)}`;

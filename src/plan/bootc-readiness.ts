@@ -2,7 +2,8 @@
  * Planning a bootc pool's nodes that the bootc-operator's daemon cannot act on
  * (src/domain/bootc-daemon.ts; docs/design.md §7 "Pools and waves"): a node without the
  * `bootc.dev/managed` label the daemon's DaemonSet selects on (`not-managed`), and a node whose
- * BootcNode has no status yet (`no-bootcnode-status`). Neither would ever stage the target, so
+ * BootcNode has no status yet (`no-bootcnode-status`), and a node whose booted entry bootc cannot
+ * manage (`incompatible`: local rpm-ostree layering). None would ever stage the target, so
  * scheduling them would only make apply wait out the staging limit and halt the pool. They are
  * held back with a warning at the spec's pool entry that names the remedy. Pure.
  */
@@ -23,7 +24,7 @@ export function daemonGapBlocks(
   report: (d: DiagnosticInput) => void,
 ): Map<string, BlockedBy> {
   const held = new Map<string, BlockedBy>();
-  const by: Record<DaemonGap, string[]> = { 'not-managed': [], 'no-bootcnode-status': [] };
+  const by: Record<DaemonGap, string[]> = { 'not-managed': [], 'no-bootcnode-status': [], incompatible: [] };
   for (const n of pool.pending) {
     if (pool.blocked.has(n.name)) continue;
     const node = idx.nodes.get(n.name);
@@ -52,6 +53,16 @@ export function daemonGapBlocks(
       path: at,
       message: `${ns.length} node(s) of BootcNodePool ${name} have a BootcNode without a status: their bootc-operator daemon has not reported yet (it writes the status), so they would never stage the target and are not scheduled: ${names(ns)}`,
       hint: `check the daemon pod on each node (\`oc get pods -A -o wide --field-selector spec.nodeName=${ns[0]}\`: the bootc-operator DaemonSet); once \`oc get bootcnode ${ns[0]} -o yaml\` shows a status, plan again`,
+    });
+  }
+  if (by.incompatible.length) {
+    const ns = by.incompatible;
+    report({
+      severity: 'warning',
+      code: 'bootcnode-incompatible',
+      path: at,
+      message: `${ns.length} node(s) of BootcNodePool ${name} boot a deployment bootc cannot manage (BootcNode status.booted.incompatible: local changes such as rpm-ostree package layering): bootc would refuse to stage the target there, so they are not scheduled: ${names(ns)}`,
+      hint: `remove the local layering on the node (\`rpm-ostree status\` lists it; \`rpm-ostree reset\` drops layered packages and overrides, then reboot) and plan again once \`oc get bootcnode ${ns[0]} -o jsonpath='{.status.booted.incompatible}'\` is no longer true, or take the node out of the pool (change its labels so the BootcNodePool's nodeSelector no longer matches it)`,
     });
   }
   return held;

@@ -14,7 +14,18 @@ import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, jo
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { readStream } from '../domain/stream.ts';
 import { type ClusterFacts, clusterFacts, effectiveManagers, explicitOptOut, describeManagers } from '../domain/bootimages-cluster.ts';
-import { type EffectsContext, type CpmsStrategy, machineSetEffect, cpmsEffect } from '../domain/bootimages-effects.ts';
+import {
+  type EffectsContext,
+  type CpmsStrategy,
+  machineSetEffect,
+  cpmsEffect,
+  optedIn,
+  reconcileSkipReason,
+  installVersionOf,
+  belowSkewLimit,
+  ARCH_ANNOTATION,
+  OCP_BOOT_IMAGE_SKEW_LIMIT,
+} from '../domain/bootimages-effects.ts';
 import {
   AUTOMATIC_RULES,
   automaticRuleViolation,
@@ -84,6 +95,7 @@ export function planBootImages(input: BootImagesInput): BootImagesResult {
   const mcChanges = machineConfigurationChanges(step, desired);
   orderSkewEnforcement(step, desired, mcChanges);
   const { bootImages, ctx } = predictEffects(step, desired, mcChanges);
+  warnSkewRecordReset(step, ctx);
   const cpmsChange = planControlPlaneMachineSet(step, ctx, mcChanges, bootImages);
   const changes = orderChanges(step, mcChanges, cpmsChange);
   // Before 4.19 the spec's `[]` is kept, so the spec warning that promises the explicit form does not hold.
@@ -254,6 +266,44 @@ function predictEffects(
   }
   return { bootImages, ctx };
 }
+
+/**
+ * Under skew enforcement Automatic, the MCO records the cluster's boot image version only when
+ * every opted-in MachineSet reconciled; when one is reconcile-skipped (owner reference, no
+ * architecture annotation on a multi-architecture cluster) it resets the record to the
+ * cluster's install version instead (machine-config-operator f617a2c54, ms_helpers.go
+ * syncMAPIMachineSets `resetClusterBootImage`), and a record older than the skew limit makes
+ * the operator Upgradeable=False (pkg/operator/status.go checkBootImageSkewUpgradeableGuard).
+ * A warning naming the MachineSets and the remedies; nothing is blocked (the plan writes no
+ * MachineSet).
+ */
+function warnSkewRecordReset({ spec: s, snapshot, facts, report }: BootImagesStep, ctx: EffectsContext): void {
+  if (!facts.bootImagesSupported || facts.skewGate === false) return;
+  const modeAfter = s.bootImageSkewEnforcement?.mode ?? facts.skewStatusMode;
+  if (modeAfter !== 'Automatic') return;
+  const skipped: string[] = [];
+  for (const ms of snapshot.machineSets) {
+    if (!optedIn(ms, ctx.managers)) continue;
+    const why = reconcileSkipReason(ms, facts);
+    if (why) skipped.push(`${ms.metadata.name} (${why})`);
+  }
+  if (!skipped.length) return;
+  const install = installVersionOf(snapshot.clusterVersion);
+  const upgradeable =
+    install === null
+      ? `; if that version is before ${OCP_SKEW_LIMIT_TEXT} the machine-config ClusterOperator reports Upgradeable=False (ClusterBootImageSkewError)`
+      : belowSkewLimit(install)
+        ? `; ${install} is before the skew limit ${OCP_SKEW_LIMIT_TEXT}, so the machine-config ClusterOperator reports Upgradeable=False (ClusterBootImageSkewError) and cluster upgrades are blocked`
+        : '';
+  report({
+    severity: 'warning',
+    code: 'boot-image-skew-record-reset',
+    path: s.managedBootImages?.machineManagers !== undefined ? MANAGERS_PATH : s.bootImageSkewEnforcement ? SKEW_PATH : null,
+    message: `boot image skew enforcement is Automatic and ${skipped.length} opted-in MachineSet(s) are skipped by the MCO's boot image controller: ${skipped.join(', ')}. While one is skipped the MCO does not record the new boot image version: it resets the cluster's boot image record to the install version (${install ?? 'unknown: the snapshot has no ClusterVersion'})${upgradeable}`,
+    hint: `for each MachineSet: remove the owner reference if nothing should manage it, or add the annotation ${ARCH_ANNOTATION}: kubernetes.io/arch=<amd64|arm64|s390x|ppc64le>; or leave those MachineSets out (machinesets mode Partial needs skew enforcement Manual or None first), or set spec.bootImageSkewEnforcement to Manual with the version your oldest boot image comes from`,
+  });
+}
+const OCP_SKEW_LIMIT_TEXT = OCP_BOOT_IMAGE_SKEW_LIMIT.join('.');
 
 /**
  * status.managedBootImagesStatus, when the status has observed the current spec

@@ -11,6 +11,7 @@ import { computeMembership } from '../domain/pools.ts';
 import { findPoolConflicts } from '../domain/pool-sharing.ts';
 import { DEFAULT_DURATIONS, estimatePoolSeconds, estimateSlotsSeconds } from '../domain/timing.ts';
 import { planSchedule } from '../domain/schedule.ts';
+import { INSTALLED_BOOTC_OPERATOR, type BootcOperatorAbilities } from '../domain/bootc-daemon.ts';
 import type { SpecChanges } from './specdiff.ts';
 import type { DraftChange } from './changes.ts';
 import { planBootImages } from './bootimages.ts';
@@ -51,6 +52,11 @@ export interface PlanInput {
    * (docs/design.md §7 "Stopping"; src/domain/waves.ts selfLast).
    */
   selfNode?: string | null;
+  /**
+   * What the installed bootc-operator can do (src/domain/bootc-daemon.ts); default
+   * INSTALLED_BOOTC_OPERATOR, whose daemon performs no soft reboots.
+   */
+  bootcOperator?: BootcOperatorAbilities;
 }
 
 export function buildPlan(input: PlanInput): Plan {
@@ -61,7 +67,7 @@ export function buildPlan(input: PlanInput): Plan {
   const diagnostics: Diagnostic[] = (input.specDiagnostics ?? []).filter((d) => d.severity !== 'error' && !replaced.has(d.code));
   const report = (d: DiagnosticInput) => diagnostics.push(diagnosticAt(specMap, d));
   diagnostics.push(...boot.diagnostics);
-  const plannedPools = planPools(spec, snapshot, report, input.selfNode ?? null);
+  const plannedPools = planPools(spec, snapshot, report, input.selfNode ?? null, input.bootcOperator ?? INSTALLED_BOOTC_OPERATOR);
   const health = planHealth(
     spec,
     snapshot,
@@ -133,7 +139,13 @@ export function clusterInfo(snapshot: ClusterSnapshot): PlanClusterInfo {
 }
 
 /** Every pool of the spec that the cluster has, in rollout order (priority, then name). */
-function planPools(spec: RolloutSpec, snapshot: ClusterSnapshot, report: (d: DiagnosticInput) => void, selfNode: string | null): PlannedPool[] {
+function planPools(
+  spec: RolloutSpec,
+  snapshot: ClusterSnapshot,
+  report: (d: DiagnosticInput) => void,
+  selfNode: string | null,
+  bootcOperator: BootcOperatorAbilities,
+): PlannedPool[] {
   const idx = indexSnapshot(snapshot);
   const membership = computeMembership(snapshot);
   for (const [node, pools] of membership.mcoConflicts) {
@@ -150,7 +162,7 @@ function planPools(spec: RolloutSpec, snapshot: ClusterSnapshot, report: (d: Dia
   );
   // And the pools that render those MachineConfigs too (custom pools inherit worker's: src/plan/inherited-pools.ts).
   for (const n of [...rolledByPlan]) for (const i of inheritingPools(snapshot, n)) rolledByPlan.add(i);
-  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report, selfNode };
+  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report, selfNode, bootcOperator };
   const plannedPools: PlannedPool[] = [];
   (spec.spec.pools ?? []).forEach((p, i) => {
     const result = planPool(p, joinPath('spec.pools', i), ctx);

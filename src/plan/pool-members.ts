@@ -17,6 +17,7 @@ import { waveSizeFor } from '../domain/waves.ts';
 import { poolSharing } from './pool-sharing.ts';
 import { mcoRolloutBlocks } from './mco-rollout.ts';
 import { daemonGapBlocks } from './bootc-readiness.ts';
+import type { BootcOperatorAbilities } from '../domain/bootc-daemon.ts';
 import type { BlockedBy, Backend } from './types.ts';
 import type { BootcNodePoolObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
@@ -30,6 +31,8 @@ export interface PoolPlanContext {
   report: (d: DiagnosticInput) => void;
   /** The node running bootcplan's own pod (PlanInput.selfNode): last in its bootc pool. */
   selfNode: string | null;
+  /** What the bootc-operator can do (PlanInput.bootcOperator): whether soft reboots happen at all. */
+  bootcOperator: BootcOperatorAbilities;
 }
 
 /** A pool of the spec, found in the cluster, with its members and its budget. */

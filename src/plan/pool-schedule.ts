@@ -10,6 +10,7 @@ import type { NodeView } from '../domain/nodes.ts';
 import { orderNodesForRollout, orderNodesLikeMco, planWaves, selfLast } from '../domain/waves.ts';
 import type { PlanNode, RebootKind, BlockedBy } from './types.ts';
 import type { PoolMembers } from './pool-members.ts';
+import type { BootcOperatorAbilities } from '../domain/bootc-daemon.ts';
 
 /** A pending node of the pool, judged once: what holds it back, whether it staged the target, its reboot. */
 interface JudgedNode {
@@ -19,8 +20,14 @@ interface JudgedNode {
   reboot: RebootKind;
 }
 
-export function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) => void, selfNode: string | null): { nodes: PlanNode[]; waves: string[][] } {
-  const judged = judgeNodes(pool);
+export function scheduleNodes(
+  pool: PoolMembers,
+  report: (d: DiagnosticInput) => void,
+  selfNode: string | null,
+  operator: BootcOperatorAbilities,
+): { nodes: PlanNode[]; waves: string[][] } {
+  const judged = judgeNodes(pool, operator);
+  reportNoSoftReboots(pool, operator, report);
   const waves = planPoolWaves(pool, judged, selfNode);
   const nodes = planNodes(pool, judged, waves, selfNode);
   reportUnscheduled(pool, nodes, report);
@@ -28,13 +35,15 @@ export function scheduleNodes(pool: PoolMembers, report: (d: DiagnosticInput) =>
 }
 
 /** Each pending node judged once: what blocks it, whether it is staged, its reboot. */
-function judgeNodes(pool: PoolMembers): JudgedNode[] {
+function judgeNodes(pool: PoolMembers, operator: BootcOperatorAbilities): JudgedNode[] {
   const { backend, targetDigest, paused, rebootPolicy, waveSize, pending } = pool;
   const isStaged = (n: NodeView) => backend === 'bootc' && !!targetDigest && n.stagedDigest === targetDigest;
 
   const predictReboot = (n: NodeView): RebootKind => {
     if (backend === 'mco') return 'hard';
     if (rebootPolicy !== 'AllowSoftReboot') return 'hard';
+    // The daemon reboots every node fully unless it can soft-reboot at all (src/domain/bootc-daemon.ts).
+    if (!operator.softReboot) return 'hard';
     // bootc: a soft reboot is possible only when the staged deployment says so
     // (BootcNode status.staged.softRebootCapable); before staging it cannot be known.
     if (!isStaged(n)) return 'unknown';
@@ -51,6 +60,24 @@ function judgeNodes(pool: PoolMembers): JudgedNode[] {
   };
 
   return pending.map((n) => ({ view: n, blockedBy: blockedOf(n), staged: isStaged(n), reboot: predictReboot(n) }));
+}
+
+/**
+ * `rebootPolicy: AllowSoftReboot` on a bootc pool whose operator performs no soft reboots: a
+ * note that every node is planned (and estimated) as a full reboot, naming the nodes whose staged
+ * entry says it could soft-reboot.
+ */
+function reportNoSoftReboots(pool: PoolMembers, operator: BootcOperatorAbilities, report: (d: DiagnosticInput) => void): void {
+  if (operator.softReboot || pool.backend !== 'bootc' || pool.rebootPolicy !== 'AllowSoftReboot' || !pool.pending.length) return;
+  const capable = pool.pending.filter((n) => n.stagedSoftRebootCapable).map((n) => n.name);
+  const shown = capable.length > 10 ? `${capable.slice(0, 10).join(', ')} and ${capable.length - 10} more` : capable.join(', ');
+  report({
+    severity: 'warning',
+    code: 'soft-reboot-not-performed',
+    path: joinPath(pool.path, 'rebootPolicy'),
+    message: `pool ${pool.spec.name}: rebootPolicy AllowSoftReboot, but the bootc-operator daemon does not perform soft reboots (it always runs a full \`systemctl reboot\`): its ${pool.pending.length} node(s) to update are planned and estimated as hard reboots${capable.length ? `, including ${capable.length} whose staged image reports softRebootCapable (${shown})` : ''}`,
+    hint: 'nothing to change: the policy takes effect once the installed bootc-operator performs soft reboots; plan again then',
+  });
 }
 
 /** The names of the schedulable nodes in rollout order, in waves of the pool's wave size. */

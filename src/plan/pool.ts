@@ -27,7 +27,7 @@ export interface PlannedPool {
 export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): PlannedPool | null {
   const pool = poolMembers(p, path, ctx);
   if (!pool) return null;
-  const { nodes, waves } = scheduleNodes(pool, ctx.report, ctx.selfNode);
+  const { nodes, waves } = scheduleNodes(pool, ctx.report, ctx.selfNode, ctx.bootcOperator);
   const drafts = poolChanges(pool, ctx.snapshot);
   if (drafts.some((d) => d.action === 'create' && d.kind === 'MachineConfig') && !isLabelValue(p.name)) {
     // The MachineConfig carries the pool's name as its role label: the API server refuses a

@@ -47,7 +47,8 @@ export type Risk = (typeof RISKS)[number];
  * `tag-unresolved`: the target is a tag the BootcNodePool has not resolved to a digest yet
  * (status.targetDigest); `not-managed`: the node lacks the `bootc.dev/managed` label the
  * bootc-operator's daemon selects on; `no-bootcnode-status`: its BootcNode has no status (the daemon
- * has not reported); `pool-paused`: the pool is paused (spec or administrator), and the plan writes
+ * has not reported); `incompatible`: its booted entry has local mutations bootc cannot manage
+ * (rpm-ostree layering; BootcNode status.booted.incompatible); `pool-paused`: the pool is paused (spec or administrator), and the plan writes
  * no new image to it, so nothing stages. `not-ready` covers DiskPressure and NetworkUnavailable too (the MCO's
  * CheckNodeReady), and `updating` MCO work in flight on the node.
  */
@@ -65,6 +66,7 @@ export const BLOCKED_BY = [
   'tag-unresolved',
   'not-managed',
   'no-bootcnode-status',
+  'incompatible',
 ] as const;
 export type BlockedBy = (typeof BLOCKED_BY)[number];
 

@@ -5,8 +5,9 @@
  * (Idle=False/Staging, then Staged with `status.staged`). Staging is not limited by `paused`.
  * `desiredImageState: Booted` makes the daemon reboot (Idle=False/Rebooting, Node NotReady),
  * come back with the staged image booted (Idle=True) and the Node Ready after `ready`
- * seconds. Soft reboot when the pool's rebootPolicy is AllowSoftReboot and the staged entry
- * is softRebootCapable.
+ * seconds. Soft reboot when the pool's rebootPolicy is AllowSoftReboot, the staged entry
+ * is softRebootCapable and the simulated operator performs soft reboots (the installed one
+ * does not: src/domain/bootc-daemon.ts).
  */
 import { createHash } from 'node:crypto';
 import type { KObject } from '../cluster/types.ts';
@@ -14,6 +15,7 @@ import { hasShapeOf, type BootcNodeObject, type BootcNodePoolObject } from '../c
 import { digestOf } from '../domain/nodes.ts';
 import { isoOf } from '../apply/ports/driver.ts';
 import { setCondition, type SimWorld } from './world.ts';
+import type { BootcOperatorAbilities } from '../domain/bootc-daemon.ts';
 import { STORED_STAGE_SECONDS } from '../plan/rollback-planner.ts';
 
 export class BootcOperator {
@@ -21,6 +23,8 @@ export class BootcOperator {
     private readonly world: SimWorld,
     /** Whether a freshly staged image can be soft-rebooted into. */
     private readonly softCapable: (node: string) => boolean,
+    /** Whether the daemon performs soft reboots at all (src/domain/bootc-daemon.ts). */
+    private readonly abilities: BootcOperatorAbilities,
   ) {}
 
   /** Daemons whose BootcNode already asks for an image they have not staged start pulling it. */
@@ -124,7 +128,7 @@ export class BootcOperator {
     // The daemon reboots only into a staged image that matches, once (bootc-operator daemon).
     if (degraded || idle?.reason === 'Rebooting' || bn.status?.booted?.imageDigest === digest || bn.status?.staged?.imageDigest !== digest) return;
     const pool = w.get('BootcNodePool', bn.metadata.ownerReferences?.find((r) => r.kind === 'BootcNodePool')?.name ?? '');
-    const soft = pool?.spec?.disruption?.rebootPolicy === 'AllowSoftReboot' && bn.status?.staged?.softRebootCapable === true;
+    const soft = this.abilities.softReboot && pool?.spec?.disruption?.rebootPolicy === 'AllowSoftReboot' && bn.status?.staged?.softRebootCapable === true;
     const failed = w.rebootFails();
     w.recordReboot(node, soft ? 'soft' : 'hard', failed);
     setCondition(bn, { type: 'Idle', status: 'False', reason: 'Rebooting', message: soft ? 'soft-rebooting' : 'rebooting', lastTransitionTime: isoOf(w.now) });

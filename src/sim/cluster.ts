@@ -55,6 +55,8 @@ import { setCondition, type SimWorld, type NodeRuntime, type RebootKind } from '
 export { SimDriver, KilledError } from './driver.ts';
 export type { FaultOptions } from './faults.ts';
 
+import { INSTALLED_BOOTC_OPERATOR, type BootcOperatorAbilities } from '../domain/bootc-daemon.ts';
+
 const { applyPatch } = fjp;
 
 export interface SimOptions {
@@ -62,6 +64,8 @@ export interface SimOptions {
   faults?: FaultOptions;
   /** Whether a freshly staged image can be soft-rebooted into (default: false). */
   softRebootCapable?: (node: string) => boolean;
+  /** What the simulated bootc-operator can do (default: the installed one, which never soft-reboots). */
+  bootcOperator?: BootcOperatorAbilities;
   /** Virtual start time (ISO), default 2026-09-14T08:00:00Z. */
   start?: string;
   /** Per-node duration jitter (jitter.ts); none by default. */
@@ -134,7 +138,7 @@ export class SimCluster implements SimWorld {
     this.peakUnavailable = this.pools.peakUnavailable;
     this.faults = new Faults(opts.faults);
     this.lock = new SimLock(this, this.store, this.clock, () => this.faults.random());
-    this.bootc = new BootcOperator(this, opts.softRebootCapable ?? (() => false));
+    this.bootc = new BootcOperator(this, opts.softRebootCapable ?? (() => false), opts.bootcOperator ?? INSTALLED_BOOTC_OPERATOR);
     this.mco = new Mco(this, opts.renderSeconds ?? 0);
     for (const o of structuredClone(snapshotObjects(snapshot))) this.store.put(o);
     for (const n of this.store.nodes.values()) this.addRuntime(n);

@@ -5,6 +5,7 @@
  * pool that were out of service at any instant. It says what happened; the exit code an
  * error stands for is the CLI's (base/errors.ts `exitCodeOf`).
  */
+import type { BootcOperatorAbilities } from '../domain/bootc-daemon.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { apply, type ApplyTimeouts } from '../apply/applier.ts';
@@ -99,6 +100,8 @@ export interface RehearseInput {
   replan: (s: ClusterSnapshot) => Plan;
   snapshot: ClusterSnapshot;
   durations?: PhaseDurations;
+  /** What the simulated bootc-operator can do; default the installed one (the plan's planner input must agree). */
+  bootcOperator?: BootcOperatorAbilities;
   faults?: FaultOptions | null;
   jitter?: JitterOptions | null;
   timeouts?: Partial<ApplyTimeouts>;
@@ -201,7 +204,12 @@ function rollbackOf(events: readonly ApplyEvent[], sim: SimCluster): RehearsalRo
 }
 
 async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSnapshot) => Plan, durations: PhaseDurations, onEvent?: (e: ApplyEvent) => void) {
-  const sim = new SimCluster(input.snapshot, { durations, faults: input.faults ?? undefined, jitter: input.jitter ?? null });
+  const sim = new SimCluster(input.snapshot, {
+    durations,
+    faults: input.faults ?? undefined,
+    jitter: input.jitter ?? null,
+    bootcOperator: input.bootcOperator,
+  });
   const events: ApplyEvent[] = [];
   let error: unknown = null;
   let duration: number;

@@ -65,6 +65,22 @@ s('volatile fields (resourceVersion, heartbeats) do not change the fingerprint; 
   assert.is.not(parseSnapshot(JSON.stringify({ kind: 'List', apiVersion: 'v1', items: changed }), 'a').snapshot!.fingerprint, base);
 });
 
+s("a BootcNode's booted entry turning incompatible (rpm-ostree layering) changes the fingerprint; a wrong type is a shape problem", () => {
+  const b = new ClusterBuilder().bootcPool('worker', nodes('w', 2));
+  const fp = (items: unknown[]) => parseSnapshot(JSON.stringify({ kind: 'List', apiVersion: 'v1', items }), 'a').snapshot!.fingerprint;
+  const base = fp(b.objects);
+  const layered = structuredClone(b.objects);
+  const bn = layered.find((o) => o.kind === 'BootcNode')! as any;
+  bn.status.booted.incompatible = true;
+  assert.is.not(fp(layered), base);
+  bn.status.booted.incompatible = 'yes';
+  const bad = parseSnapshot(JSON.stringify({ kind: 'List', apiVersion: 'v1', items: layered }), 'a');
+  assert.ok(
+    bad.diagnostics.some((d) => /incompatible/.test(d.path ?? '') || /incompatible/.test(d.message)),
+    JSON.stringify(bad.diagnostics),
+  );
+});
+
 s('bad snapshots: JSON syntax with line:column, objects without kind or name, binary', () => {
   const j = parseSnapshot('{\n  "kind": "List",\n  "items": [ }\n', 'bad.json');
   assert.is(j.snapshot, null);

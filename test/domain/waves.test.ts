@@ -3,6 +3,9 @@ import * as assert from 'uvu/assert';
 import { orderNodesForRollout, orderNodesLikeMco, planWaves } from '../../src/domain/waves.ts';
 import { ClusterBuilder, specYaml, planFor, NEW, nodes, type TestNode } from '../support/cluster.ts';
 
+/** A bootc-operator whose daemon performs soft reboots (the installed one does not: src/domain/bootc-daemon.ts). */
+const SOFT_OPERATOR = { softReboot: true };
+
 const s = suite('waves and node plan');
 
 s('round-robin across zones, then by name; staged nodes first', () => {
@@ -126,7 +129,7 @@ s('reboot prediction: soft only when allowed and the staged entry is capable; un
     { name: 'w-3', zone: 'c' },
   ];
   const snap = new ClusterBuilder().bootcPool('worker', ns).snapshot();
-  const allow = planFor(specYaml([{ name: 'worker', image: NEW, rebootPolicy: 'AllowSoftReboot', maxUnavailable: 3 }]), snap).pools[0];
+  const allow = planFor(specYaml([{ name: 'worker', image: NEW, rebootPolicy: 'AllowSoftReboot', maxUnavailable: 3 }]), snap, SOFT_OPERATOR).pools[0];
   assert.equal(
     allow.nodes.map((n) => `${n.name}:${n.reboot}:${n.staged}`),
     ['w-1:soft:true', 'w-2:hard:true', 'w-3:unknown:false'],
@@ -172,7 +175,7 @@ s('staged nodes that will soft-reboot come first, so that soft reboots share wav
     { name: 'w-05', zone: 'us-east-1c' },
   ];
   const snap = new ClusterBuilder().bootcPool('worker', tn).snapshot();
-  const allow = planFor(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, rebootPolicy: 'AllowSoftReboot' }]), snap).pools[0];
+  const allow = planFor(specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, rebootPolicy: 'AllowSoftReboot' }]), snap, SOFT_OPERATOR).pools[0];
   assert.equal(allow.waves, [
     ['w-03', 'w-02'],
     ['w-00', 'w-01'],

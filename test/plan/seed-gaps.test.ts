@@ -2,7 +2,8 @@
  * docs/design.md §7 "Pools and waves": nodes the bootc-operator's daemon cannot act on are held back,
  * and a paused pool gets no new image. Upstream facts (bootc-dev/bootc-operator):
  * config/daemon/daemon.yaml (the daemon's nodeSelector `bootc.dev/managed: ""`),
- * api/v1alpha1/bootcnode_types.go (BootcNodeStatus is written by the daemon), and
+ * api/v1alpha1/bootcnode_types.go (BootcNodeStatus is written by the daemon; BootEntryStatus
+ * `incompatible`: local mutations bootc cannot manage, e.g. rpm-ostree layering), and
  * docs/ARCHITECTURE.md "Rollback, Pause, Cancel" (a pause stops reboot approvals only; nodes
  * stage whatever the pool's image is).
  */
@@ -51,6 +52,41 @@ s('a BootcNode without a status (its daemon has not reported) is held back: no-b
   assert.equal(read.diagnostics, []);
   assert.ok(read.plan);
   assert.match(renderText(plan, { color: false }), /not scheduled \(no-bootcnode-status\)/);
+});
+
+s('a node whose booted entry is incompatible (rpm-ostree layering) is held back: incompatible, with both remedies', () => {
+  const b = new ClusterBuilder().bootcPool('worker', nodes('w', 3));
+  b.object('BootcNode', 'w-01').status!.booted!.incompatible = true;
+  const snap = b.snapshot();
+  const plan = planFor(specYaml([{ name: 'worker', image: NEW }]), snap);
+  const p = plan.pools[0];
+  assert.is(p.nodes.find((n) => n.name === 'w-01')!.blockedBy, 'incompatible');
+  assert.equal(p.waves.flat().sort(), ['w-00', 'w-02']);
+  const d = plan.diagnostics.find((x) => x.code === 'bootcnode-incompatible')!;
+  assert.ok(d, JSON.stringify(plan.diagnostics));
+  assert.is(d.severity, 'warning');
+  assert.is(d.path, 'spec.pools[0].name');
+  assert.match(d.message, /1 node\(s\).*w-01/);
+  assert.match(d.message, /rpm-ostree/);
+  assert.match(d.hint!, /rpm-ostree reset/);
+  assert.match(d.hint!, /take the node out of the pool/);
+  // The field survives the snapshot's shape check, and the plan file with the reason is valid.
+  assert.is(snap.bootcNodes.find((x) => x.metadata.name === 'w-01')!.status!.booted!.incompatible, true);
+  const read = parsePlanFile(JSON.stringify(plan), 'plan.json');
+  assert.equal(read.diagnostics, []);
+  assert.match(renderText(plan, { color: false }), /not scheduled \(incompatible\)/);
+});
+
+s('a staged or rollback entry that is incompatible does not hold the node back: only the booted one is what bootc refuses to move from', () => {
+  const b = new ClusterBuilder().bootcPool('worker', nodes('w', 2));
+  b.object('BootcNode', 'w-00').status!.rollback = {
+    image: 'quay.io/x/os@sha256:' + '1'.repeat(64),
+    imageDigest: 'sha256:' + '1'.repeat(64),
+    incompatible: true,
+  };
+  const plan = planFor(specYaml([{ name: 'worker', image: NEW }]), b.snapshot());
+  assert.equal(plan.pools[0].waves.flat().sort(), ['w-00', 'w-01']);
+  assert.not.ok(plan.diagnostics.some((x) => x.code === 'bootcnode-incompatible'));
 });
 
 s('apply: a node whose BootcNode has no status is left alone, and the pool does not halt waiting for it to stage', async () => {

@@ -5,7 +5,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { plan, fullPlan, MS, CP, codes } from '../support/bootimages.ts';
+import { plan, fullPlan, MS, CP, codes, clusterObjects, REGION, OLD_AMI } from '../support/bootimages.ts';
+import { machineSetObject } from '../../src/sim/cluster-objects.ts';
+import { snapshotFromObjects } from '../../src/cluster/snapshot.ts';
+import { installVersionOf } from '../../src/domain/bootimages-effects.ts';
 import { automaticRuleViolation, AUTOMATIC_RULES } from '../../src/domain/bootimages.ts';
 
 const s = suite('bootimages: skew enforcement ordering');
@@ -134,6 +137,88 @@ s('the skew change replaces the whole union (no stale manual next to mode None),
   const add = plan({ bootImageSkewEnforcement: MANUAL }, {});
   assert.equal(add.changes[0].patch, [{ op: 'add', path: '/spec/bootImageSkewEnforcement', value: MANUAL }]);
   assert.equal(plan({ bootImageSkewEnforcement: MANUAL }, { specSkew: MANUAL }).changes[0].action, 'noop');
+});
+
+// machine-config-operator f617a2c54 (ms_helpers.go syncMAPIMachineSets): under Automatic, a
+// reconcile-skipped opted-in MachineSet makes the MCO reset the cluster's boot image record to
+// the install version; below 4.13.0 that is Upgradeable=False (pkg/operator/status.go).
+function skewCluster(o: { multiArch?: boolean; installVersion?: string; managers?: unknown[]; skewStatus?: unknown } = {}) {
+  const owned = machineSetObject('w-owned', 'us-east-1b', REGION, OLD_AMI) as any;
+  owned.metadata.ownerReferences = [{ apiVersion: 'hive.openshift.io/v1', kind: 'MachinePool', name: 'pool-a' }];
+  const plain = machineSetObject('w-plain', 'us-east-1a', REGION, OLD_AMI) as any;
+  const objs = clusterObjects({
+    skewStatus: o.skewStatus ?? AUTO,
+    machineManagers: o.managers ?? [MS('All')],
+    multiArch: o.multiArch,
+    machineSets: [plain, owned],
+  }) as any[];
+  if (o.installVersion) objs.find((x) => x.kind === 'ClusterVersion').status.history.push({ state: 'Completed', version: o.installVersion });
+  return snapshotFromObjects(objs, 'test');
+}
+
+s('Automatic + machinesets All + a MachineSet with an owner reference: a warning naming it, the install version, the remedies', () => {
+  const r = plan({ managedBootImages: { machineManagers: [MS('All')] } }, skewCluster());
+  const d = r.diagnostics.find((x) => x.code === 'boot-image-skew-record-reset')!;
+  assert.ok(d, JSON.stringify(r.diagnostics.map((x) => x.code)));
+  assert.is(d.severity, 'warning');
+  assert.match(d.message, /w-owned \(owner reference MachinePool\/pool-a\)/);
+  assert.not.match(d.message, /w-plain/);
+  assert.match(d.message, /install version \(4\.22\.0\)/);
+  assert.not.match(d.message, /Upgradeable=False/, '4.22.0 is not below the skew limit');
+  assert.match(d.hint!, /remove the owner reference/);
+  assert.match(d.hint!, /capacity\.cluster-autoscaler\.kubernetes\.io\/labels/);
+  assert.match(d.hint!, /Manual/);
+});
+
+s('an install version before 4.13.0: the warning says Upgradeable=False', () => {
+  const r = plan({ managedBootImages: { machineManagers: [MS('All')] } }, skewCluster({ installVersion: '4.12.9' }));
+  const d = r.diagnostics.find((x) => x.code === 'boot-image-skew-record-reset')!;
+  assert.match(d.message, /install version \(4\.12\.9\).*Upgradeable=False \(ClusterBootImageSkewError\)/);
+});
+
+s('a multi-architecture cluster: a MachineSet without the arch annotation is skipped too', () => {
+  const snap = skewCluster({ multiArch: true });
+  const plain = snap.machineSets.find((m) => m.metadata.name === 'w-plain')!;
+  delete plain.metadata.annotations?.['capacity.cluster-autoscaler.kubernetes.io/labels'];
+  const r = plan({ managedBootImages: { machineManagers: [MS('All')] } }, snap);
+  const d = r.diagnostics.find((x) => x.code === 'boot-image-skew-record-reset')!;
+  assert.match(d.message, /2 opted-in MachineSet\(s\)/);
+  assert.match(d.message, /w-plain \(no capacity\.cluster-autoscaler\.kubernetes\.io\/labels annotation on a multi-architecture cluster\)/);
+  // The same MachineSet with the annotation is reconciled.
+  plain.metadata.annotations = { ...plain.metadata.annotations, 'capacity.cluster-autoscaler.kubernetes.io/labels': 'kubernetes.io/arch=amd64' };
+  const r2 = plan({ managedBootImages: { machineManagers: [MS('All')] } }, snap);
+  assert.match(r2.diagnostics.find((x) => x.code === 'boot-image-skew-record-reset')!.message, /1 opted-in MachineSet\(s\)[^]*w-owned/);
+});
+
+s('no warning when skew enforcement leaves Automatic, or no MachineSet is skipped', () => {
+  const manual = plan(
+    { bootImageSkewEnforcement: { mode: 'Manual', manual: { mode: 'OCPVersion', ocpVersion: '4.20.0' } }, managedBootImages: { machineManagers: [MS('All')] } },
+    skewCluster(),
+  );
+  assert.not.ok(manual.diagnostics.some((x) => x.code === 'boot-image-skew-record-reset'));
+  const none = plan({ managedBootImages: { machineManagers: [MS('All')] } }, skewCluster({ skewStatus: { mode: 'None' } }));
+  assert.not.ok(none.diagnostics.some((x) => x.code === 'boot-image-skew-record-reset'));
+  const clean = plan({ managedBootImages: { machineManagers: [MS('All')] } }, { skewStatus: AUTO, machineManagers: [MS('All')] });
+  assert.not.ok(clean.diagnostics.some((x) => x.code === 'boot-image-skew-record-reset'));
+});
+
+s('the install version is the oldest Completed entry of ClusterVersion history (the MCO GetOCPInstallVersion)', () => {
+  const cv = (history: unknown[]) =>
+    ({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version' }, status: { history } }) as any;
+  assert.is(
+    installVersionOf(
+      cv([
+        { state: 'Completed', version: '4.20.1' },
+        { state: 'Partial', version: '4.19.2' },
+        { state: 'Completed', version: '4.18.3' },
+        { state: 'Partial', version: '4.18.0-rc.1' },
+      ]),
+    ),
+    '4.18.3',
+  );
+  assert.is(installVersionOf(cv([{ state: 'Partial', version: '4.19.2' }])), '4.19.2');
+  assert.is(installVersionOf(cv([])), '0.0.0');
+  assert.is(installVersionOf(null), null);
 });
 
 s.run();

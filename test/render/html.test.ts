@@ -20,6 +20,9 @@ function selfContained(html: string) {
   assert.equal(urls, []);
 }
 
+/** A bootc-operator whose daemon performs soft reboots (the installed one does not). */
+const SOFT_OPERATOR = { softReboot: true };
+
 s('the demo report is one self-contained file with summary, risks, diffs and the chart', () => {
   const html = renderHtml(demoPlan());
   selfContained(html);
@@ -29,11 +32,14 @@ s('the demo report is one self-contained file with summary, risks, diffs and the
   // One row per node, with its phases.
   assert.is((html.match(/<g class="row node"/g) ?? []).length, 11);
   assert.is((html.match(/<g class="row staging"/g) ?? []).length, 1);
-  assert.match(html, /class="bar soft-reboot"/);
+  // The installed bootc-operator performs no soft reboots (src/domain/bootc-daemon.ts): no soft bar;
+  // with an operator that does, the staged soft-capable nodes get one.
+  assert.not.match(html, /class="bar soft-reboot"/);
+  assert.match(renderHtml(demoPlan(undefined, SOFT_OPERATOR)), /class="bar soft-reboot"/);
 });
 
 s('timeline: same arithmetic as the planner, one row per node when small', () => {
-  const plan = demoPlan();
+  const plan = demoPlan(undefined, SOFT_OPERATOR);
   const tl = buildTimeline(plan);
   assert.is(tl.granularity, 'node');
   assert.is(tl.totalSeconds, plan.summary.estimatedSeconds);

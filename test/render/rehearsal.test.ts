@@ -103,7 +103,8 @@ s('the demo rehearsal report: rehearsal figures against the plan, and a timeline
     ),
   );
   for (const p of r.pools) assert.match(html, new RegExp(`data-peak="${p.peakUnavailable}">${p.peakUnavailable} / ${p.maxUnavailable}<`));
-  assert.match(html, /Reboots: 9 hard, 2 soft/);
+  // The installed bootc-operator performs no soft reboots (src/domain/bootc-daemon.ts).
+  assert.match(html, /Reboots: 11 hard, 0 soft/);
   assert.match(html, /class="chart rehearsal"/);
   assert.match(html, /Wave timeline \(rehearsal\)/);
   assert.match(html, /class="estimate"/);

@@ -45,7 +45,11 @@ s('text: colour on request, with the same words', () => {
 
 s('text: identical node changes are grouped with folded names', () => {
   const out = renderText(demoPlan());
-  assert.match(out, /~ 2 nodes: sha256:2d2adc23… -> sha256:e26b09de…, soft reboot, staged, wave 1: worker-a-2, worker-b-2/);
+  // The installed bootc-operator performs no soft reboots (src/domain/bootc-daemon.ts): AllowSoftReboot plans hard ones.
+  assert.match(
+    out,
+    /~ 8 nodes: sha256:2d2adc23… -> sha256:e26b09de…, hard reboot, 3 staged, waves 1-4: worker-a-0\.\.worker-a-2, worker-b-0, worker-b-2, worker-c-0\.\.worker-c-2/,
+  );
   assert.match(out, /! 1 node: .*not scheduled \(cordoned\): worker-b-1/);
 });
 

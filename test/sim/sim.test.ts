@@ -11,7 +11,8 @@ const D = { stage: 100, drain: 10, reboot: 50, softReboot: 5, ready: 3 };
 
 s('bootc: a new pool target stages every node in parallel; Booted reboots once; soft when capable and allowed', async () => {
   const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 2)).snapshot();
-  const sim = newSim(snap, { durations: D, softRebootCapable: (n) => n === 'w-01' });
+  // An operator that performs soft reboots (the installed one does not: the next case).
+  const sim = newSim(snap, { durations: D, softRebootCapable: (n) => n === 'w-01', bootcOperator: { softReboot: true } });
   const d = sim.driver();
   await d.patch({ apiVersion: 'node.bootc.dev/v1alpha1', kind: 'BootcNodePool', name: 'worker' }, [
     { op: 'replace', path: '/spec/image/ref', value: NEW },
@@ -38,6 +39,23 @@ s('bootc: a new pool target stages every node in parallel; Booted reboots once; 
   );
   assert.is(sim.get('BootcNode', 'w-00')!.status!.booted!.imageDigest, NEW_DIGEST);
   assert.is(sim.peakUnavailable.get('worker'), 2);
+});
+
+s('bootc: the installed operator reboots fully even when the staged image is soft-capable and the pool allows it', async () => {
+  const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 1)).snapshot();
+  const sim = newSim(snap, { durations: D, softRebootCapable: () => true });
+  const d = sim.driver();
+  await d.patch({ apiVersion: 'node.bootc.dev/v1alpha1', kind: 'BootcNodePool', name: 'worker' }, [
+    { op: 'replace', path: '/spec/image/ref', value: NEW },
+    { op: 'replace', path: '/spec/disruption/rebootPolicy', value: 'AllowSoftReboot' },
+  ]);
+  await d.waitFor((v) => v.bootcNodes.every((b) => conditionOf(b, 'Idle')?.reason === 'Staged'), { timeoutSeconds: 1000 });
+  assert.is(sim.get('BootcNode', 'w-00')!.status!.staged!.softRebootCapable, true);
+  await d.setDesiredImageState('w-00', 'Booted');
+  assert.equal(
+    sim.reboots.map((r) => `${r.node}:${r.kind}`),
+    ['w-00:hard'],
+  );
 });
 
 s('a failing JSON-patch test is a precondition failure; nothing is written', async () => {

@@ -1,4 +1,5 @@
 /** Shared helpers for the apply, sim, rehearse and property tests. */
+import type { BootcOperatorAbilities } from '../../src/domain/bootc-daemon.ts';
 import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { buildPlan } from '../../src/plan/planner.ts';
 import type { Plan, PhaseDurations } from '../../src/plan/types.ts';
@@ -13,12 +14,14 @@ export function planWith(
   specText: string,
   snapshot: ClusterSnapshot,
   durations: PhaseDurations = DEFAULT_DURATIONS,
+  /** What the bootc-operator can do (PlanInput.bootcOperator); default the installed one. */
+  bootcOperator?: BootcOperatorAbilities,
 ): { plan: Plan; replan: (s: ClusterSnapshot) => Plan } {
   const loaded = parseRolloutSpec(specText, 'spec.yaml');
   if (!loaded.spec) throw new Error('spec invalid: ' + JSON.stringify(loaded.diagnostics, null, 1));
   const specInfo = { name: 'test', path: 'spec.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null };
   const mk = (s: ClusterSnapshot) =>
-    buildPlan({ spec: loaded.spec!, specMap: loaded.map, snapshot: s, specDiagnostics: loaded.diagnostics, specInfo, durations });
+    buildPlan({ spec: loaded.spec!, specMap: loaded.map, snapshot: s, specDiagnostics: loaded.diagnostics, specInfo, durations, bootcOperator });
   return { plan: mk(snapshot), replan: mk };
 }
 

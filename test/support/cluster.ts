@@ -301,7 +301,8 @@ export function specYaml(pools: Record<string, unknown>[], extra: Record<string,
   return stringify({ apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', metadata: { name: 'test' }, spec: { pools, ...extra } });
 }
 
-export function planFor(specText: string, snapshot: ClusterSnapshot): Plan {
+/** `bootcOperator`: what the bootc-operator can do (PlanInput.bootcOperator); default the installed one. */
+export function planFor(specText: string, snapshot: ClusterSnapshot, bootcOperator?: { softReboot: boolean }): Plan {
   const loaded = parseRolloutSpec(specText, 'spec.yaml');
   if (!loaded.spec) throw new Error('spec invalid: ' + JSON.stringify(loaded.diagnostics, null, 1));
   return buildPlan({
@@ -310,6 +311,7 @@ export function planFor(specText: string, snapshot: ClusterSnapshot): Plan {
     snapshot,
     specDiagnostics: loaded.diagnostics,
     specInfo: { name: 'test', path: 'spec.yaml', ref: null, commit: null, sha256: loaded.sha256, dirty: null },
+    bootcOperator,
   });
 }
 

@@ -10,6 +10,7 @@ import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
 import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { snapshotFromObjects } from '../../src/cluster/snapshot.ts';
 import { buildPlan } from '../../src/plan/planner.ts';
+import type { BootcOperatorAbilities } from '../../src/domain/bootc-daemon.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { generateCluster } from '../../src/sim/generate.ts';
 import type { Plan } from '../../src/plan/types.ts';
@@ -18,7 +19,11 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const GOLDEN_DIR = join(ROOT, 'test/support/golden');
 
 /** The demo plan (`npm run demo`), with spec provenance fixed instead of read from git. */
-export function demoPlan(editSpec: (text: string) => string = (t) => t): Plan {
+/**
+ * The example plan. `bootcOperator`: what the bootc-operator can do (PlanInput.bootcOperator);
+ * default the installed one, whose daemon performs no soft reboots.
+ */
+export function demoPlan(editSpec: (text: string) => string = (t) => t, bootcOperator?: BootcOperatorAbilities): Plan {
   const specPath = 'examples/rollout.yaml';
   const clusterPath = 'examples/cluster.yaml';
   const loaded = parseRolloutSpec(editSpec(readFileSync(join(ROOT, specPath), 'utf8')), specPath);
@@ -30,6 +35,7 @@ export function demoPlan(editSpec: (text: string) => string = (t) => t): Plan {
     specInfo: { name: loaded.spec.metadata.name, path: specPath, ref: null, commit: null, sha256: loaded.sha256, dirty: null },
     snapshot: snap.snapshot,
     specDiagnostics: loaded.diagnostics,
+    bootcOperator,
   });
 }
 
@@ -51,6 +57,9 @@ export function bigPlan(workers = 10_000, maxUnavailable: string | number = '10%
     specMap: loaded.map,
     snapshot,
     specInfo: { name: 'big', path: 'big.yaml', ref: null, commit: null, sha256: 'x', dirty: null },
+    // An operator that performs soft reboots (the installed one does not: src/domain/bootc-daemon.ts),
+    // so that the renderers meet soft and hard waves side by side at scale.
+    bootcOperator: { softReboot: true },
   });
   bigCache.set(key, plan);
   return plan;

@@ -85,7 +85,10 @@ export async function runBootcNode(ctx: PoolContext, pool: PlanPool, k: number, 
           ctx.emit({ type: 'drain-done', pool: pool.name, node: name, wave: k });
         }
         const bn = await peek(ctx.driver, (s) => bootcNodeIn(s, name)?.status?.staged?.softRebootCapable === true);
-        const kind: 'soft' | 'hard' = pool.rebootPolicy === 'AllowSoftReboot' && bn ? 'soft' : 'hard';
+        // A node the plan predicts as a full reboot (RebootOnly, or an operator that performs no
+        // soft reboots: src/domain/bootc-daemon.ts) is one, whatever its staged entry says.
+        const planned = pool.nodes.find((n) => n.name === name)?.reboot;
+        const kind: 'soft' | 'hard' = pool.rebootPolicy === 'AllowSoftReboot' && planned !== 'hard' && bn ? 'soft' : 'hard';
         await ctx.lease.assertHeld();
         // No write-ahead entry: the BootcNode's desiredImageState is the record of the request
         // (views.ts rebootRequested); the entry's step, time and kind go to the Node with the

@@ -16,13 +16,19 @@ const D = { stage: 300, drain: 60, reboot: 300, softReboot: 60, ready: 0 };
 const SOFT_WINDOW = D.drain + D.softReboot + D.ready;
 const HARD_WINDOW = D.drain + D.reboot + D.ready;
 
+/**
+ * These cases describe a bootc-operator whose daemon performs soft reboots (the installed one
+ * does not: src/domain/bootc-daemon.ts), in the planner, the simulator and the rehearsal alike.
+ */
+const SOFT_OPERATOR = { softReboot: true };
+
 /** Nodes whose index is even are soft-reboot capable once staged (half of them). */
 const capable = (name: string) => Number(name.split('-')[1]) % 2 === 0;
 
 function pool(n: number, mu: number | string, extra: Record<string, unknown> = {}, tn: TestNode[] = nodes('w', n)) {
   const snap = new ClusterBuilder().bootcPool('worker', tn).snapshot();
   const spec = specYaml([{ name: 'worker', image: NEW, maxUnavailable: mu, rebootPolicy: 'AllowSoftReboot', ...extra }]);
-  return { snap, ...planWith(spec, snap, D) };
+  return { snap, ...planWith(spec, snap, D, SOFT_OPERATOR) };
 }
 
 function waveTimes(events: ApplyEvent[]) {
@@ -39,7 +45,7 @@ s('100 nodes, maxUnavailable 10%, half soft-capable (known once staged): soft wa
   // Nothing staged at plan time: every reboot kind is unknown, the estimate counts them hard.
   assert.ok(plan.pools[0].nodes.every((n) => n.reboot === 'unknown'));
   assert.is(plan.summary.estimatedSeconds, D.stage + 10 * HARD_WINDOW);
-  const sim = newSim(snap, { durations: D, softRebootCapable: capable });
+  const sim = newSim(snap, { durations: D, softRebootCapable: capable, bootcOperator: SOFT_OPERATOR });
   const r = await runApply(sim, plan, replan);
   assert.is(r.code, 0, String((r.error as Error)?.stack ?? r.error));
   const makespan = r.result!.durationSeconds;
@@ -81,7 +87,7 @@ s('100 nodes, maxUnavailable 10%, half soft-capable (known once staged): soft wa
 
 s('waves keep zone spread inside the soft and the hard groups', async () => {
   const { snap, plan, replan } = pool(36, 6);
-  const r = await runApply(newSim(snap, { durations: D, softRebootCapable: capable }), plan, replan);
+  const r = await runApply(newSim(snap, { durations: D, softRebootCapable: capable, bootcOperator: SOFT_OPERATOR }), plan, replan);
   assert.is(r.code, 0, String(r.error));
   const zoneOf = new Map(plan.pools[0].nodes.map((n) => [n.name, n.zone]));
   for (const w of waveTimes(r.events)) assert.is(new Set(w.nodes.map((n) => zoneOf.get(n))).size, 3, `wave ${w.wave}: ${w.nodes.join(',')}`);
@@ -89,7 +95,7 @@ s('waves keep zone spread inside the soft and the hard groups', async () => {
 
 s('RebootOnly: nothing is soft, regrouping changes no duration', async () => {
   const { snap, plan, replan } = pool(30, 3, { rebootPolicy: 'RebootOnly' });
-  const sim = newSim(snap, { durations: D, softRebootCapable: capable });
+  const sim = newSim(snap, { durations: D, softRebootCapable: capable, bootcOperator: SOFT_OPERATOR });
   const r = await runApply(sim, plan, replan);
   assert.is(r.code, 0, String(r.error));
   assert.is(r.result!.durationSeconds, plan.summary.estimatedSeconds);
@@ -113,7 +119,7 @@ s('Estimate vs rehearsal: with every capability known at plan time the plan alre
     ],
   );
   assert.is(plan.summary.estimatedSeconds, 2 * SOFT_WINDOW + 4 * HARD_WINDOW + 5 * 30);
-  const { rehearsal, error } = await rehearse({ plan, replan, snapshot: snap });
+  const { rehearsal, error } = await rehearse({ plan, replan, snapshot: snap, bootcOperator: SOFT_OPERATOR });
   assert.is(error, null, String(error));
   assert.is(rehearsal.durationSeconds, plan.summary.estimatedSeconds);
   assert.is(rehearsal.reboots.soft, 10);
@@ -124,9 +130,52 @@ s('Estimate vs rehearsal: with every capability known at plan time the plan alre
   );
 });
 
+s(
+  'the installed bootc-operator performs no soft reboots: AllowSoftReboot with soft-capable staged nodes is planned, estimated, rehearsed and applied as hard reboots, with a warning',
+  async () => {
+    const tn = nodes('w', 6).map((n, i) => ({ ...n, staged: true, softRebootCapable: i % 2 === 0 }));
+    const snap = new ClusterBuilder().bootcPool('worker', tn).snapshot();
+    const spec = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, rebootPolicy: 'AllowSoftReboot' }]);
+    const { plan, replan } = planWith(spec, snap, D);
+    const p = plan.pools[0];
+    assert.ok(
+      p.nodes.every((n) => n.reboot === 'hard'),
+      JSON.stringify(p.nodes.map((n) => n.reboot)),
+    );
+    assert.is(plan.summary.softReboots, 0);
+    assert.is(plan.summary.hardReboots, 6);
+    assert.is(plan.summary.estimatedSeconds, 3 * HARD_WINDOW);
+    const d = plan.diagnostics.find((x) => x.code === 'soft-reboot-not-performed')!;
+    assert.ok(d, JSON.stringify(plan.diagnostics.map((x) => x.code)));
+    assert.is(d.severity, 'warning');
+    assert.is(d.path, 'spec.pools[0].rebootPolicy');
+    assert.match(d.message, /does not perform soft reboots/);
+    assert.match(
+      d.message,
+      /its 6 node\(s\) to update are planned and estimated as hard reboots, including 3 whose staged image reports softRebootCapable \(w-00, w-02, w-04\)/,
+    );
+    const { rehearsal, error } = await rehearse({ plan, replan, snapshot: snap });
+    assert.is(error, null, String(error));
+    assert.is(rehearsal.reboots.soft, 0);
+    assert.is(rehearsal.durationSeconds, plan.summary.estimatedSeconds);
+    const sim = newSim(snap, { durations: D });
+    const r = await runApply(sim, plan, replan);
+    assert.is(r.code, 0, String(r.error));
+    assert.ok(sim.reboots.every((x) => x.kind === 'hard'));
+    assert.ok(r.events.filter((e) => e.type === 'reboot').every((e) => (e as { kind: string }).kind === 'hard'));
+  },
+);
+
+s('RebootOnly: no soft-reboot warning (nothing to say)', () => {
+  const tn = nodes('w', 2).map((n) => ({ ...n, staged: true, softRebootCapable: true }));
+  const snap = new ClusterBuilder().bootcPool('worker', tn).snapshot();
+  const { plan } = planWith(specYaml([{ name: 'worker', image: NEW }]), snap, D);
+  assert.not.ok(plan.diagnostics.some((x) => x.code === 'soft-reboot-not-performed'));
+});
+
 s('killed during a regrouped wave, the rerun finishes it first, reboots no node twice and leaves no node cordoned', async () => {
   const { snap, plan, replan } = pool(40, 4);
-  const sim = newSim(snap, { durations: D, softRebootCapable: capable });
+  const sim = newSim(snap, { durations: D, softRebootCapable: capable, bootcOperator: SOFT_OPERATOR });
   let reboots = 0;
   const first = await runApply(sim, plan, replan, {
     onEventHook: (e, d) => {
