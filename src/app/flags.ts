@@ -5,7 +5,7 @@
  * (cli/options.ts).
  */
 import { InputError } from '../base/errors.ts';
-import { firstWindowMoment, type WindowSpec } from '../domain/windows.ts';
+import type { WindowSpec } from '../domain/windows.ts';
 import { DEFAULT_DURATIONS, parseDurations } from '../domain/timing.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import { parseFailCheck, unknownFailChecks, FAIL_CHECK_EXPECTED, type SimHealthOptions } from '../sim/health.ts';
@@ -124,13 +124,13 @@ export function checkFailCheckNames(health: SimHealthOptions, plans: readonly Pl
 }
 
 /**
- * Where a rehearsal starts, epoch seconds: --start, else the first moment inside one of the
- * windows at or after `nowMs` (the clock port: when apply would first act), else undefined
- * (no windows: the simulator's own start, times are shown from it).
+ * Where a rehearsal starts, epoch seconds: --start, else now (the clock port) when there are
+ * windows: the run waits from now for the next window, as an apply started now would be
+ * retried until it opens (docs/apply.md "Rehearsal and maintenance windows"), and the wait
+ * counts in the makespan. Without windows and --start: undefined (the simulator's own start;
+ * times are shown from it).
  */
 export function rehearsalStart(start: number | undefined, windows: readonly WindowSpec[] | undefined, nowMs: number): number | undefined {
   if (start !== undefined) return start;
-  if (!windows?.length) return undefined;
-  const at = firstWindowMoment(windows, nowMs);
-  return Math.floor((at ?? nowMs) / 1000);
+  return windows?.length ? Math.floor(nowMs / 1000) : undefined;
 }

@@ -88,14 +88,3 @@ export function nextWindowAfter(windows: readonly WindowSpec[], now: number): In
   }
   return best;
 }
-
-/**
- * The first moment at or after `now` that is inside a window: `now` itself when a window is
- * open, else the start of the next one; null without a window that ever opens. Where a
- * rehearsal starts by default (docs/apply.md "Rehearsal and maintenance windows"): the first
- * moment apply would do anything.
- */
-export function firstWindowMoment(windows: readonly WindowSpec[], now: number): number | null {
-  if (openWindowAt(windows, now)) return now;
-  return nextWindowAfter(windows, now)?.start ?? null;
-}
