@@ -27,6 +27,7 @@ export function rehearsalJson(r: RehearsalReport): string {
         planId: r.planId,
         durationSeconds: r.durationSeconds,
         estimatedSeconds: r.estimatedSeconds,
+        ...(r.windows ? { windows: r.windows } : {}),
         halted: r.halted,
         stopped: r.stopped,
         exitCode: r.exitCode,
