@@ -267,7 +267,17 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
       apply: async (signal) => {
         const loaded = load();
         inputs.set(c.name, loaded);
-        const r = await clock.hold(() => oneAtATime(async () => rehearseCluster({ name: c.name, ...loaded, options: input.options, start: clock.now() })));
+        const r = await clock.hold(() =>
+          oneAtATime(async () =>
+            rehearseCluster({
+              name: c.name,
+              ...loaded,
+              options: input.options,
+              // With windows the cluster starts at fleet time (its windows are evaluated then); without, the simulator's own start.
+              ...(loaded.windows?.length ? { start: clock.now() } : {}),
+            }),
+          ),
+        );
         results.set(c.name, r);
         input.onCluster?.(r);
         await clock.sleep(r.durationSeconds, signal);
