@@ -36,15 +36,14 @@ export function fleetOutcomeLine(r: FleetRehearsal): string {
  * in its own time zone. Empty when no cluster has windows.
  */
 export function fleetWindowsLines(r: FleetRehearsal): string[] {
-  const withWindows = r.clusters.filter((x) => x.windows);
+  const withWindows = r.clusters.flatMap((x) => (x.windows ? [{ name: x.name, w: x.windows }] : []));
   if (!withWindows.length) return [];
-  const out = [`Windows (each cluster its own, in its time zone); rule: ${withWindows[0].windows!.rule}:`];
-  for (const x of withWindows) {
-    const w = x.windows!;
+  const out = [`Windows (each cluster its own, in its time zone); rule: ${withWindows[0].w.rule}:`];
+  for (const { name, w } of withWindows) {
     const list = w.windows.map((v) => `${v.schedule} for ${v.duration} (${v.timezone})`).join(', ');
     const waits = w.waits.map((v, i) => `${waitText(v)} (${formatDuration(w.fleetWaits[i].start)} to ${formatDuration(w.fleetWaits[i].end)})`);
     const first = w.firstWave ? `first wave ${localTime(w.firstWave.at, windowsZone(w))} (${formatDuration(w.firstWave.fleetSeconds)})` : 'no wave started';
-    out.push(`${x.name}: ${list}; ${[...waits, first].join('; ')}`);
+    out.push(`${name}: ${list}; ${[...waits, first].join('; ')}`);
   }
   return out;
 }
