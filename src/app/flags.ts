@@ -5,6 +5,7 @@
  * (cli/options.ts).
  */
 import { InputError } from '../base/errors.ts';
+import type { WindowSpec } from '../domain/windows.ts';
 import { DEFAULT_DURATIONS, parseDurations } from '../domain/timing.ts';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import { parseFailCheck, unknownFailChecks, FAIL_CHECK_EXPECTED, type SimHealthOptions } from '../sim/health.ts';
@@ -26,6 +27,28 @@ export function parseFractionFlag(flag: string, text: string): number {
   const n = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
   if (!(n >= 0 && n <= 1)) throw new InputError(`${flag} ${JSON.stringify(text)}: expected a number from 0 to 1, such as 0.05`);
   return n;
+}
+
+const START_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * `--start` of a rehearsal: an ISO 8601 time with its offset (Z or +hh:mm), so the moment does
+ * not depend on the machine's time zone. Epoch seconds. A day that does not exist (02-30) is
+ * refused, not moved on (Date.parse would take it for March 2).
+ */
+export function parseStartFlag(text: string): number {
+  const m = START_RE.exec(text.trim());
+  const at = m ? Date.parse(text.trim()) : NaN;
+  const day = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
+  const real = !!m && !!day && day.getUTCDate() === Number(m[3]) && day.getUTCMonth() === Number(m[2]) - 1;
+  if (!Number.isFinite(at) || !real) {
+    throw new InputError(
+      `--start ${JSON.stringify(text)}: expected a date and time with its offset (YYYY-MM-DDThh:mm[:ss] then Z or +hh:mm)`,
+      [],
+      'e.g. --start 2026-12-13T01:00:00+08:00',
+    );
+  }
+  return at / 1000;
 }
 
 /**
@@ -56,6 +79,8 @@ export interface SimulationOptions {
   seed: string;
   failCheck?: string[];
   failCheckRate?: string;
+  /** The rehearsal's start (ISO 8601 with offset); default: the first moment inside a window after now. */
+  start?: string;
 }
 
 /** The simulation flags, checked: durations over the planner's defaults (never a file's alone), fail rate, seed, jitter, health faults. */
@@ -65,6 +90,8 @@ export function simulationFlags(opts: SimulationOptions): {
   seed: number;
   jitter: number;
   health: SimHealthOptions;
+  /** --start, epoch seconds, when given. */
+  start: number | undefined;
 } {
   const durations = parseDurations(opts.durations, DEFAULT_DURATIONS);
   if (typeof durations === 'string')
@@ -79,7 +106,8 @@ export function simulationFlags(opts: SimulationOptions): {
     return r;
   });
   const failCheckRate = opts.failCheckRate === undefined ? 0 : parseFractionFlag('--fail-check-rate', opts.failCheckRate);
-  return { durations, failRate, seed, jitter, health: { failChecks, failRate: failCheckRate, seed } };
+  const start = opts.start === undefined ? undefined : parseStartFlag(opts.start);
+  return { durations, failRate, seed, jitter, health: { failChecks, failRate: failCheckRate, seed }, start };
 }
 
 /** --fail-check names a check the plan has (otherwise the flag would do nothing: an input error listing the plan's). */
@@ -93,4 +121,16 @@ export function checkFailCheckNames(health: SimHealthOptions, plans: readonly Pl
     [],
     names.length ? `the plan's checks: ${names.join(', ')}` : 'the plan has no health checks (spec.healthChecks)',
   );
+}
+
+/**
+ * Where a rehearsal starts, epoch seconds: --start, else now (the clock port) when there are
+ * windows: the run waits from now for the next window, as an apply started now would be
+ * retried until it opens (docs/apply.md "Rehearsal and maintenance windows"), and the wait
+ * counts in the makespan. Without windows and --start: undefined (the simulator's own start;
+ * times are shown from it).
+ */
+export function rehearsalStart(start: number | undefined, windows: readonly WindowSpec[] | undefined, nowMs: number): number | undefined {
+  if (start !== undefined) return start;
+  return windows?.length ? Math.floor(nowMs / 1000) : undefined;
 }

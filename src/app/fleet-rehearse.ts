@@ -18,7 +18,8 @@ import type { FLEET_REHEARSAL_FORMATS } from '../fleet/outputs.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { useColor } from '../render/format.ts';
 import type { CommandResult, Ports } from './ports.ts';
-import { simulationFlags, checkFailCheckNames, type SimulationOptions } from './flags.ts';
+import { simulationFlags, checkFailCheckNames, rehearsalStart, type SimulationOptions } from './flags.ts';
+import type { WindowSpec } from '../domain/windows.ts';
 import { planFleetFile, readFleetPlanFile, readFleetSnapshot, fleetRevision, type FleetPlanFlags } from './fleet-inputs.ts';
 import { fleetRoot } from './fleet-kubeconfig.ts';
 
@@ -29,17 +30,34 @@ export interface FleetRehearseOptions extends SimulationOptions, FleetPlanFlags 
 }
 
 type ClusterLoads = Map<string, () => FleetRehearsalClusterInput>;
+/** Each cluster's effective maintenance windows, by name. */
+type ClusterWindows = Map<string, readonly WindowSpec[] | undefined>;
+
+/**
+ * Where a fleet rehearsal starts: --start, else now when any cluster has windows (each then
+ * waits for its own, in its time zone: app/flags.ts rehearsalStart), else the simulator's own.
+ */
+function fleetStart(start: number | undefined, fp: FleetPlan, windows: ClusterWindows, nowMs: number): number | undefined {
+  if (start !== undefined) return start;
+  return fp.clusters.some((c) => windows.get(c.name)?.length)
+    ? rehearsalStart(
+        undefined,
+        [...windows.values()].flatMap((w) => w ?? []),
+        nowMs,
+      )
+    : undefined;
+}
 
 /** `fleet rehearse [FLEETPLAN]`: the exit code the rehearsal stands for. */
 export async function fleetRehearseCommand(ports: Ports, fleetplan: string | undefined, opts: FleetRehearseOptions): Promise<CommandResult> {
   const { io } = ports;
-  const { durations, failRate, seed, jitter, health } = simulationFlags(opts);
+  const { durations, failRate, seed, jitter, health, start } = simulationFlags(opts);
   const [{ rehearseFleet }, { runFleet }, { FleetRehearseProgress }] = await Promise.all([
     import('../fleet/rehearsal-sim.ts'),
     import('../fleet/runner.ts'),
     import('../fleet/run-text.ts'),
   ]);
-  const { fleetPlan, clusters } = fleetplan
+  const { fleetPlan, clusters, windows } = fleetplan
     ? await savedFleet(ports, fleetplan, durations, opts.durations !== undefined)
     : await plannedFleet(ports, opts, durations);
   // Progress on stderr (a fleet of 100 clusters of 100 nodes rehearses for some 45 s).
@@ -59,7 +77,14 @@ export async function fleetRehearseCommand(ports: Ports, fleetplan: string | und
     health,
     fleetPlan.clusters.flatMap((c) => (c.plan ? [c.plan] : [])),
   );
-  const r = await rehearseFleet({ fleetPlan, clusters, options: { durations, failRate, jitter, seed, health }, runner: runFleet, onEvent });
+  const r = await rehearseFleet({
+    fleetPlan,
+    clusters,
+    options: { durations, failRate, jitter, seed, health },
+    runner: runFleet,
+    onEvent,
+    start: fleetStart(start, fleetPlan, windows, ports.now()),
+  });
   const erase = progress.finish();
   if (erase) io.stderr(erase);
   const color = useColor(io, io.stdoutIsTTY);
@@ -81,18 +106,21 @@ async function savedFleet(
   file: string,
   durations: PhaseDurations,
   durationsGiven: boolean,
-): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads }> {
+): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads; windows: ClusterWindows }> {
   const [{ openSavedFleetPlans }, { confirmSavedPlan }] = await Promise.all([import('./fleet-saved-plan.ts'), import('../plan/saved/compare.ts')]);
   const fleetPlan = readFleetPlanFile(ports, file);
   checkFleetPlanSeal(fleetPlan);
   const { read, clusters: specs } = openSavedFleetPlans(ports, fleetPlan, durations);
   const clusters: ClusterLoads = new Map();
+  const windows: ClusterWindows = new Map();
   // The snapshot files the verified Fleet names, where it was read: at its commit for a fleet plan made with --ref.
   const root = read ? fleetRoot(ports.git, read.dir) : '';
   for (const c of fleetPlan.clusters) {
     const saved = c.plan;
     const s = specs.get(c.name);
     if (c.batch === null || !saved || !s || !read) continue;
+    const own = s.spec.spec.maintenanceWindows;
+    windows.set(c.name, own);
     clusters.set(c.name, () => {
       if (s.entry.snapshot === undefined)
         throw new InputError(
@@ -104,26 +132,33 @@ async function savedFleet(
       if (!input.snapshot) throw new InputError(`cluster ${c.name}: ${input.error?.message}`, [], input.error?.hint);
       const snapshot = input.snapshot;
       const plan = confirmSavedPlan(saved, s.replan(snapshot), snapshot, { compareDurations: !durationsGiven });
-      return { plan, snapshot, replan: s.replan };
+      return { plan, snapshot, replan: s.replan, windows: own };
     });
   }
-  return { fleetPlan, clusters };
+  return { fleetPlan, clusters, windows };
 }
 
 /** `-f FLEET`: read every cluster (snapshot files, or live contexts read-only) and plan the fleet now. */
-async function plannedFleet(ports: Ports, opts: FleetRehearseOptions, durations: PhaseDurations): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads }> {
+async function plannedFleet(
+  ports: Ports,
+  opts: FleetRehearseOptions,
+  durations: PhaseDurations,
+): Promise<{ fleetPlan: FleetPlan; clusters: ClusterLoads; windows: ClusterWindows }> {
   const { io } = ports;
   const at = ports.now();
   const { read, inputs, fleetPlan } = await planFleetFile(ports, opts.file, undefined, opts, io.env, { now: at, durations });
   for (const d of read.loaded.diagnostics) io.stderr(formatDiagnostic(forDisplay(d)) + '\n');
   const specs = fleetClusterSpecs(read, { durations: () => durations, now: at });
   const clusters: ClusterLoads = new Map();
+  const windows: ClusterWindows = new Map();
   for (const c of fleetPlan.clusters) {
     const snapshot = inputs.get(c.name)?.snapshot;
     const replan = specs.get(c.name)?.replan;
+    const own = specs.get(c.name)?.spec.spec.maintenanceWindows;
     const plan = c.plan;
     if (c.batch === null || !plan || !snapshot || !replan) continue;
-    clusters.set(c.name, () => ({ plan, snapshot, replan }));
+    windows.set(c.name, own);
+    clusters.set(c.name, () => ({ plan, snapshot, replan, windows: own }));
   }
-  return { fleetPlan, clusters };
+  return { fleetPlan, clusters, windows };
 }

@@ -15,7 +15,8 @@ import { progressPlan } from '../render/progress.ts';
 import { useColor } from '../render/format.ts';
 import { yamlOfJson, type RehearsalFormat } from '../render/formats.ts';
 import type { CommandResult, Ports } from './ports.ts';
-import { simulationFlags, checkFailCheckNames, type SimulationOptions } from './flags.ts';
+import { simulationFlags, checkFailCheckNames, rehearsalStart, type SimulationOptions } from './flags.ts';
+import type { WindowSpec } from '../domain/windows.ts';
 import { readSnapshotFile, specFromFile } from './inputs.ts';
 import { openSavedPlan, planSnapshotFile, readPlanFile } from './saved-plan.ts';
 
@@ -32,7 +33,7 @@ export interface RehearseOptions extends SimulationOptions {
 export async function rehearseCommand(ports: Ports, planfile: string | undefined, opts: RehearseOptions): Promise<CommandResult> {
   const { io } = ports;
   const saved = planfile ? readPlanFile(ports, planfile) : null;
-  const { durations, failRate, seed, jitter, health } = simulationFlags(opts);
+  const { durations, failRate, seed, jitter, health, start } = simulationFlags(opts);
   // A saved plan is checked before its snapshot is read (the path comes from the file).
   const specs = saved ? openSavedPlan(ports, saved, durations) : null;
   const clusterFile = opts.cluster ?? (saved ? planSnapshotFile(ports, saved) : null);
@@ -40,13 +41,16 @@ export async function rehearseCommand(ports: Ports, planfile: string | undefined
   const snapshot = readSnapshotFile(ports, clusterFile);
   let plan: Plan;
   let replan: (s: ClusterSnapshot) => Plan;
+  let windows: readonly WindowSpec[] | undefined;
   if (saved && specs) {
     plan = confirmSavedPlan(saved, specs.replan(snapshot), snapshot, { compareDurations: opts.durations === undefined });
     replan = specs.replan;
+    windows = specs.spec.spec.maintenanceWindows;
   } else {
     const s = specFromFile(ports, opts.file, durations);
     plan = s.plan(snapshot);
     replan = s.replan;
+    windows = s.spec.spec.maintenanceWindows;
   }
   checkFailCheckNames(health, [plan]);
   // Progress on stderr for long runs (render/events.ts RehearseProgress: nothing within 2 s).
@@ -69,6 +73,9 @@ export async function rehearseCommand(ports: Ports, planfile: string | undefined
     },
     jitter: jitter > 0 ? { fraction: jitter, seed } : null,
     health,
+    // The windows apply keeps (app/apply.ts windowPolicy), from when apply would first act.
+    windows,
+    start: rehearsalStart(start, windows, ports.now()),
   });
   const erase = progress.finish();
   if (erase) io.stderr(erase);

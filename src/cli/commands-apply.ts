@@ -68,7 +68,7 @@ function registerApply(program: Command, ctx: CommandContext): void {
     });
 }
 
-/** Adds --durations, --fail-rate, --jitter, --seed, --fail-check and --fail-check-rate. */
+/** Adds --durations, --fail-rate, --jitter, --seed, --fail-check, --fail-check-rate and --start. */
 export function simulationOptions(cmd: Command): Command {
   return cmd
     .option('--durations <list>', 'phase durations in seconds: stage=600,drain=60,reboot=300,soft-reboot=60,ready=30')
@@ -81,7 +81,11 @@ export function simulationOptions(cmd: Command): Command {
       (v: string, all: string[]) => [...all, v],
       [] as string[],
     )
-    .option('--fail-check-rate <r>', 'probability that each health check fails at each gate (0..1), drawn from a stream of its own (--seed)');
+    .option('--fail-check-rate <r>', 'probability that each health check fails at each gate (0..1), drawn from a stream of its own (--seed)')
+    .option(
+      '--start <time>',
+      'when the simulated apply is started, e.g. 2026-12-13T01:00:00+08:00 (default: now if a maintenance window is open, else when the next one opens)',
+    );
 }
 
 function registerRehearse(program: Command, ctx: CommandContext): void {

@@ -66,3 +66,21 @@ export function resolveMaxUnavailable(mu: MaxUnavailable, poolSize: number): Res
   const resolved = Math.max(1, Math.floor((mu.value * poolSize) / 100));
   return { value: `${mu.value}%`, resolved, rule: 'floor(percent x nodes), minimum 1' };
 }
+
+/**
+ * The most nodes of a pool out of service at once while it rolls out: its largest wave (a
+ * slots pool: its largest admission batch) plus the nodes already out of service (cordoned by
+ * an administrator, not ready), which stay out while it runs and use up maxUnavailable as the
+ * MCO counts them (docs/design.md §7 "Pools and waves"). A pool with nothing to roll out: 0.
+ * Every planned figure of nodes out of service (plan text, Markdown, the HTML summary and its
+ * estimated timeline) is this one; a rehearsal measures the same nodes (sim/cordons.ts).
+ */
+export function outOfServiceAtOnce(pool: { waves: readonly (readonly string[])[]; unavailableNow: readonly string[] }): number {
+  if (!pool.waves.length) return 0;
+  return Math.max(...pool.waves.map((w) => w.length)) + pool.unavailableNow.length;
+}
+
+/** The most nodes out of service at once over a plan whose pools roll out one after another. */
+export function planOutOfServiceAtOnce(pools: readonly { waves: readonly (readonly string[])[]; unavailableNow: readonly string[] }[]): number {
+  return Math.max(0, ...pools.map(outOfServiceAtOnce));
+}

@@ -9,7 +9,7 @@ import type { FleetRehearsal, FleetRehearsalCluster } from './rehearsal-sim.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { formatDuration } from '../render/format.ts';
 import { escapeHtml } from '../render/vocabulary.ts';
-import { fleetOutcomeLine } from './rehearsal-text.ts';
+import { fleetOutcomeLine, fleetWindowsLines } from './rehearsal-text.ts';
 import { durationHtml, countHtml, pluralHtml, classHtml } from '../render/html/text.ts';
 import { htmlDocument } from '../render/html/report.ts';
 import { fleetChart, FLEET_CSS, type FleetChartOptions } from './rehearsal-chart.ts';
@@ -29,7 +29,15 @@ function header(r: FleetRehearsal): string {
 <h1>bootcplan rehearsal of fleet <span class="mono">${escapeHtml(r.fleetName)}</span></h1>
 <p class="meta">fleet plan <span class="mono">${escapeHtml(r.fleetPlanId)}</span> · simulated clusters · seed ${escapeHtml(o.seed)} (each cluster its own)${o.jitter ? ` · jitter ±${escapeHtml(Math.round(o.jitter * 100))}% per node` : ''}${o.failRate ? ` · reboot fail rate ${escapeHtml(o.failRate)}` : ''}</p>
 <p class="planline ${status}" id="planline">${escapeHtml(fleetOutcomeLine(r))}</p>
+${windowsHtml(r)}
 </header>`;
+}
+
+/** The windows each cluster kept and its waits (rehearsal-text.ts fleetWindowsLines), or nothing. */
+function windowsHtml(r: FleetRehearsal): string {
+  const [head, ...lines] = Array.isArray(r.clusters) ? fleetWindowsLines(r) : [];
+  if (!head) return '';
+  return `<p id="windows">${escapeHtml(head)}</p><ul class="windows">${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`;
 }
 
 function cards(r: FleetRehearsal): string {

@@ -19,7 +19,8 @@ import type { runFleet } from './runner.ts';
 import type { BatchTimeoutAction } from './spec-types.ts';
 import { EXIT, InputError, RolloutHaltedError, exitCodeOf, type ExitCode, messageOf } from '../base/errors.ts';
 import { SleepClock } from '../sim/sleep-clock.ts';
-import { rehearse, type Rehearsal } from '../sim/rehearse.ts';
+import { rehearse, type Rehearsal, type RehearsalWindows } from '../sim/rehearse.ts';
+import type { WindowSpec } from '../domain/windows.ts';
 import type { SimCluster } from '../sim/cluster.ts';
 import { applyBatchGateFailure } from '../apply/applier.ts';
 import { hashName } from '../sim/rng.ts';
@@ -52,6 +53,10 @@ export interface ClusterRehearsalInput {
   replan: (s: ClusterSnapshot) => Plan;
   snapshot: ClusterSnapshot;
   options: FleetRehearseOptions;
+  /** The cluster's effective maintenance windows (its overrides and time zone applied), kept as fleet apply keeps them. */
+  windows?: readonly WindowSpec[];
+  /** When its apply starts, epoch seconds (the fleet's clock). */
+  start?: number;
 }
 
 export interface ClusterRehearsalResult {
@@ -92,6 +97,8 @@ export async function rehearseCluster(input: ClusterRehearsalInput): Promise<Clu
       faults: o.failRate > 0 ? { seed, rebootFailRate: o.failRate } : null,
       jitter: o.jitter > 0 ? { fraction: o.jitter, seed } : null,
       health: clusterHealth(o, input.name),
+      windows: input.windows,
+      start: input.start,
     });
     const outcome: ClusterRehearsalOutcome = !error ? 'done' : error instanceof RolloutHaltedError ? 'halted' : 'stopped';
     return {
@@ -144,6 +151,11 @@ export interface FleetRehearsalCluster {
   estimatedSeconds: number | null;
   message: string | null;
   seed: number | null;
+  /**
+   * Its maintenance windows as its rehearsal kept them (absent without windows): each wait in
+   * fleet seconds (the cluster's start + the wait's own times), inside [start, end].
+   */
+  windows?: RehearsalWindows & { fleetWaits: { start: number; end: number }[]; firstWave: { at: string; fleetSeconds: number } | null };
   /** The figures of its own rehearsal (its events stay out of the fleet's result). */
   summary: { nodes: number; waves: number; reboots: Rehearsal['reboots']; failedNodes: number; peakOverMax: boolean } | null;
 }
@@ -201,6 +213,8 @@ export interface FleetRehearsalClusterInput {
   plan: Plan;
   snapshot: ClusterSnapshot;
   replan: (s: ClusterSnapshot) => Plan;
+  /** Its effective maintenance windows (fleet/effective-spec.ts), none: apply at any time. */
+  windows?: readonly WindowSpec[];
 }
 
 export interface FleetRehearsalInput {
@@ -217,6 +231,8 @@ export interface FleetRehearsalInput {
   onCluster?: (r: ClusterRehearsalResult) => void;
   /** The runner's events, on the fleet's virtual clock (progress). */
   onEvent?: (e: FleetEvent) => void;
+  /** The fleet's virtual start, epoch seconds (fleet rehearse --start; default FLEET_START). */
+  start?: number;
 }
 
 /** The virtual start of a fleet rehearsal (the simulated clusters' own start, sim/cluster.ts). */
@@ -228,7 +244,7 @@ const FLEET_START = Date.parse('2026-09-14T08:00:00Z') / 1000;
  * its error if it stopped. The batch timeout cuts that time short like a real apply's.
  */
 export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRehearsal> {
-  const clock = new SleepClock(FLEET_START);
+  const clock = new SleepClock(input.start ?? FLEET_START);
   const results = new Map<string, ClusterRehearsalResult>();
   const inputs = new Map<string, FleetRehearsalClusterInput>();
   // One cluster simulation at a time: they take no fleet time (the clock stands still while
@@ -251,7 +267,17 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
       apply: async (signal) => {
         const loaded = load();
         inputs.set(c.name, loaded);
-        const r = await clock.hold(() => oneAtATime(async () => rehearseCluster({ name: c.name, ...loaded, options: input.options })));
+        const r = await clock.hold(() =>
+          oneAtATime(async () =>
+            rehearseCluster({
+              name: c.name,
+              ...loaded,
+              options: input.options,
+              // With windows the cluster starts at fleet time (its windows are evaluated then); without, the simulator's own start.
+              ...(loaded.windows?.length ? { start: clock.now() } : {}),
+            }),
+          ),
+        );
         results.set(c.name, r);
         input.onCluster?.(r);
         await clock.sleep(r.durationSeconds, signal);
@@ -283,6 +309,23 @@ export async function rehearseFleet(input: FleetRehearsalInput): Promise<FleetRe
   };
   const run = await input.runner({ plan: input.fleetPlan, clock, open, onEvent: input.onEvent });
   return fleetTimeline(input.fleetPlan, input.options, run, results);
+}
+
+/**
+ * A cluster's windows with its waits on the fleet's time axis (its start + their own times),
+ * cut where the fleet stopped it (a batch timeout): what came after did not happen.
+ */
+function fleetWindows(r: Rehearsal, w: RehearsalWindows, start: number, end: number | null): NonNullable<FleetRehearsalCluster['windows']> {
+  const until = end ?? Infinity;
+  const first = r.events.find((e) => e.type === 'wave-start' && !e.rollback && start + e.t < until);
+  const waits = w.waits.filter((x) => start + x.start < until);
+  return {
+    ...w,
+    waits,
+    waitedSeconds: waits.reduce((n, x) => n + Math.min(start + x.end, until) - (start + x.start), 0),
+    fleetWaits: waits.map((x) => ({ start: start + x.start, end: Math.min(start + x.end, until) })),
+    firstWave: first ? { at: new Date(Date.parse(w.start) + first.t * 1000).toISOString(), fleetSeconds: start + first.t } : null,
+  };
 }
 
 /** The fleet timeline from the runner's result and the clusters' own rehearsals. */
@@ -322,6 +365,7 @@ export function fleetTimeline(
       estimatedSeconds: fp.clusters.find((x) => x.name === c.name)?.plan?.summary.estimatedSeconds ?? null,
       message: c.message,
       seed: r ? r.seed : null,
+      ...(r?.rehearsal?.windows && c.startedAt !== null ? { windows: fleetWindows(r.rehearsal, r.rehearsal.windows, c.startedAt, c.finishedAt) } : {}),
       summary: clusterSummary(r?.rehearsal ?? null),
     };
   });

@@ -5,6 +5,7 @@
  */
 import type { FleetRehearsal } from './rehearsal-sim.ts';
 import { colors, formatDuration, padTable, plural, toAscii } from '../render/format.ts';
+import { localTime, waitText, windowsZone } from '../render/rehearsal-windows.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { jsonText } from '../base/json-text.ts';
 
@@ -27,6 +28,24 @@ export function fleetOutcomeLine(r: FleetRehearsal): string {
   if (!r.stopped)
     return `Fleet rehearsal: ${r.exitCode === 0 ? 'done' : 'finished with failures'} in ${formatDuration(r.makespanSeconds)} (${r.makespanSeconds}s; ${against}); ${plural(r.clusters.length, 'cluster')}: ${tally}.`;
   return `Fleet rehearsal: stopped after ${formatDuration(r.makespanSeconds)} (${against}): ${r.message ?? r.stopped}; ${plural(r.clusters.length, 'cluster')}: ${tally}.`;
+}
+
+/**
+ * The maintenance windows each cluster kept (docs/apply.md "Rehearsal and maintenance windows"):
+ * the rule once, then per cluster its windows, its waits on the fleet's axis and its first wave
+ * in its own time zone. Empty when no cluster has windows.
+ */
+export function fleetWindowsLines(r: FleetRehearsal): string[] {
+  const withWindows = r.clusters.flatMap((x) => (x.windows ? [{ name: x.name, w: x.windows }] : []));
+  if (!withWindows.length) return [];
+  const out = [`Windows (each cluster its own, in its time zone); rule: ${withWindows[0].w.rule}:`];
+  for (const { name, w } of withWindows) {
+    const list = w.windows.map((v) => `${v.schedule} for ${v.duration} (${v.timezone})`).join(', ');
+    const waits = w.waits.map((v, i) => `${waitText(v)} (${formatDuration(w.fleetWaits[i].start)} to ${formatDuration(w.fleetWaits[i].end)})`);
+    const first = w.firstWave ? `first wave ${localTime(w.firstWave.at, windowsZone(w))} (${formatDuration(w.firstWave.fleetSeconds)})` : 'no wave started';
+    out.push(`${name}: ${list}; ${[...waits, first].join('; ')}`);
+  }
+  return out;
 }
 
 const span = (start: number | null, end: number | null) =>
@@ -83,6 +102,8 @@ export function renderFleetRehearsalText(input: FleetRehearsal, opts: { color: b
     ]);
   }
   out.push(...padTable(crows).map((l) => l.trimEnd()), '');
+  const windows = fleetWindowsLines(r);
+  if (windows.length) out.push(...windows.map((l, i) => (i ? `  ${l}` : l)), '');
   const line = fleetOutcomeLine(r);
   out.push(r.exitCode === 0 && !r.stopped ? c.green(line) : c.red(line));
   const text = out.join('\n') + '\n';

@@ -6,6 +6,7 @@ import type { Rehearsal } from '../sim/rehearse.ts';
 import { EXIT, exitCodeOf } from '../base/errors.ts';
 import { colors, formatDuration, padTable, foldNames, foldWaves, withFold, plural, toAscii } from './format.ts';
 import { formatEventLine } from './events.ts';
+import { waitText, windowsSummary } from './rehearsal-windows.ts';
 import { forDisplay } from './secrets.ts';
 import { jsonText } from '../base/json-text.ts';
 
@@ -26,6 +27,7 @@ export function rehearsalJson(r: RehearsalReport): string {
         planId: r.planId,
         durationSeconds: r.durationSeconds,
         estimatedSeconds: r.estimatedSeconds,
+        ...(r.windows ? { windows: r.windows } : {}),
         halted: r.halted,
         stopped: r.stopped,
         exitCode: r.exitCode,
@@ -104,6 +106,12 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
       ` on a simulated cluster (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${r.jitter ? `; jitter ±${Math.round(r.jitter.fraction * 100)}% per node, seed ${r.jitter.seed}` : ''}${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''}${r.healthFaults ? `; health faults: ${[...r.healthFaults.failChecks.map((t) => `--fail-check ${t}`), ...(r.healthFaults.failRate ? [`--fail-check-rate ${r.healthFaults.failRate}, seed ${r.healthFaults.seed}`] : [])].join(', ')}` : ''})`,
   );
   out.push('');
+  const waits = r.windows?.waits ?? [];
+  if (r.windows) {
+    out.push(windowsSummary(r.windows));
+    for (const w of waits.filter((x) => x.pool === null)) out.push(c.yellow(`  ${formatDuration(w.start)}: ${waitText(w)}`));
+    out.push('');
+  }
   for (const p of r.pools) {
     out.push(
       `${c.bold(p.name)}${p.rollback ? c.red(' rollback') : ''} (${p.backend}): maxUnavailable ${p.maxUnavailable}, peak unavailable ${p.peakUnavailable <= p.maxUnavailable ? p.peakUnavailable : c.red(String(p.peakUnavailable))}${p.failedNodes.length ? c.red(`, failed: ${p.failedNodes.join(', ')}`) : ''}`,
@@ -116,6 +124,9 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
     const fold = foldWaves(p.waves);
     const waveGates = (r.gates ?? []).filter((g) => g.pool === p.name && g.point === 'afterWave');
     for (const w of fold.items) {
+      // A wait for a window before this wave: a row of its own, counted in the timeline.
+      for (const x of p.rollback ? [] : waits.filter((y) => y.pool === p.name && y.wave === w.wave))
+        rows.push(['    window', formatDuration(x.start), formatDuration(x.end), formatDuration(x.end - x.start), c.yellow(waitText(x))]);
       rows.push([
         `  ${w.wave}`,
         formatDuration(w.start),
@@ -151,7 +162,7 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   if (r.exitCode === 0) {
     out.push(
       c.green(
-        `Rehearsal: done in ${formatDuration(r.durationSeconds)} (${r.durationSeconds}s; plan estimate ${formatDuration(r.estimatedSeconds)}); ${reboots}.`,
+        `Rehearsal: done in ${formatDuration(r.durationSeconds)} (${r.durationSeconds}s${r.windows?.waitedSeconds ? `, of which ${formatDuration(r.windows.waitedSeconds)} waiting for windows` : ''}; plan estimate ${formatDuration(r.estimatedSeconds)}); ${reboots}.`,
       ),
     );
   } else {

@@ -12,6 +12,7 @@
  */
 import type { Plan, PlanPool, PhaseDurations, RebootKind, Backend } from '../plan/types.ts';
 import { nodeWindowSeconds } from '../domain/timing.ts';
+import { outOfServiceAtOnce } from '../domain/budget.ts';
 import { foldNames, naturalCompare, plural } from './format.ts';
 
 /** `staging` appears only in rehearsal timelines (src/render/rehearsal-timeline.ts). */
@@ -105,7 +106,7 @@ export interface Timeline {
   granularity: 'node' | 'wave' | 'waves';
   nodes: number;
   waves: number;
-  /** The most nodes out of service at once (the largest wave). */
+  /** The most nodes out of service at once (domain/budget.ts outOfServiceAtOnce; a rehearsal: as measured). */
   peakUnavailable: number;
 }
 
@@ -182,7 +183,7 @@ interface LaneContext {
   staging: number | null;
 }
 
-/** A pool's lane from `t0`: its waves one after another (soak between them), and its rows; `peak` is its largest wave. */
+/** A pool's lane from `t0`: its waves one after another (soak between them), and its rows; `peak`: its most nodes out of service at once. */
 function poolLane(pool: PlanPool, t0: number, ctx: LaneContext): { lane: PoolLane; peak: number } {
   const { d, granularity, stagingEnd } = ctx;
   const nodes = new Map(pool.nodes.map((n) => [n.name, n]));
@@ -202,7 +203,8 @@ function poolLane(pool: PlanPool, t0: number, ctx: LaneContext): { lane: PoolLan
   const waits = needsStaging(pool);
   if (ctx.staging !== null && stagingEnd !== null) lane.staging = { start: 0, end: stagingEnd, nodes: ctx.staging };
   let t = t0;
-  let peak = 0;
+  // The nodes already out of service stay out while the pool rolls out (domain/budget.ts).
+  const peak = outOfServiceAtOnce(pool);
   const spans: RowSpan[] = [];
   const nodeRows: TimelineRow[] = [];
   pool.waves.forEach((wave, i) => {
@@ -223,7 +225,6 @@ function poolLane(pool: PlanPool, t0: number, ctx: LaneContext): { lane: PoolLan
     const softEnd = soft && soft < wave.length ? start + nodeWindowSeconds(d, pool.backend, 'soft') : null;
     spans.push({ start, end, softEnd, nodes: wave.length, soft, hard, unknown, waveFrom: i + 1, waveTo: i + 1 });
     lane.waves.push({ wave: i + 1, start, end, nodes: wave.length });
-    peak = Math.max(peak, wave.length);
     t = end;
     if (i < pool.waves.length - 1) t += pool.soakSeconds;
   });

@@ -11,7 +11,10 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { apply, type ApplyTimeouts } from '../apply/applier.ts';
 import { checkApplicable } from '../plan/saved/verify.ts';
 import type { ApplyEvent } from '../apply/ports/events.ts';
-import { RolloutHaltedError, messageOf } from '../base/errors.ts';
+import { OutsideWindowError, RolloutHaltedError, messageOf } from '../base/errors.ts';
+import { windowPolicy } from '../apply/ports/policy.ts';
+import { openWindowAt, type WindowSpec } from '../domain/windows.ts';
+import type { Policy } from '../apply/ports/policy.ts';
 import { SimCluster, type FaultOptions } from './cluster.ts';
 import { SimHealthSource, type SimHealthOptions } from './health.ts';
 import { SimAlertmanager } from './alertmanager.ts';
@@ -55,8 +58,42 @@ export interface RehearsalPool {
   failedNodes: string[];
 }
 
+/**
+ * A wait for a maintenance window: the policy refused to start (or to start the next wave, the
+ * overrun rule) and the rehearsal waited for the next window, as apply --step in a CronJob or
+ * fleet apply does (docs/apply.md "Rehearsal and maintenance windows"). Seconds since the start.
+ */
+export interface RehearsalWindowWait {
+  start: number;
+  end: number;
+  /** The pool and wave it waited before, or null before the first write. */
+  pool: string | null;
+  wave: number | null;
+  reason: 'outside-window' | 'wave-would-overrun';
+  message: string;
+  /** When the window it waited for opened (ISO, UTC) and its time zone. */
+  opens: string;
+  timezone: string;
+}
+
+/** The windows a rehearsal kept: when it started (ISO, UTC), the rule, the windows, its waits. */
+export interface RehearsalWindows {
+  start: string;
+  rule: string;
+  windows: { schedule: string; duration: string; timezone: string }[];
+  waits: RehearsalWindowWait[];
+  /** Seconds spent waiting for windows (part of durationSeconds). */
+  waitedSeconds: number;
+}
+
+/** The rule the rehearsal keeps, in words (docs/design.md §4 maintenanceWindows; src/domain/schedule.ts gateWave). */
+export const WINDOW_RULE =
+  'apply starts only inside a maintenance window, and a wave starts only if its estimate fits in what is left of the open window; otherwise the rehearsal waits for the next window, as apply --step in a CronJob (or fleet apply) does';
+
 export interface Rehearsal {
   planId: string;
+  /** The maintenance windows kept (absent when the spec has none). */
+  windows?: RehearsalWindows;
   durationSeconds: number;
   /** The plan's estimate (same duration model), for comparison. */
   estimatedSeconds: number;
@@ -108,6 +145,10 @@ export interface RehearseInput {
   onEvent?: (e: ApplyEvent) => void;
   /** Health faults (rehearse --fail-check, --fail-check-rate); every check passes without. */
   health?: SimHealthOptions | null;
+  /** The spec's maintenance windows: kept as apply keeps them (none: apply at any time). */
+  windows?: readonly WindowSpec[];
+  /** The virtual start, epoch seconds (default: the simulator's, sim/cluster.ts). */
+  start?: number;
 }
 
 /**
@@ -119,7 +160,7 @@ export interface RehearseInput {
 export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehearsal; error: unknown; sim: SimCluster }> {
   checkApplicable(input.plan);
   const durations = input.durations ?? input.plan.durations;
-  const { sim, events, error, duration } = await simulate(input, input.plan, input.replan, durations, input.onEvent);
+  const { sim, events, error, duration, waits, t0 } = await simulate(input, input.plan, input.replan, durations, input.onEvent);
   let wavesComparison: Rehearsal['wavesComparison'] = null;
   if (input.plan.pools.some((p) => p.rollout === 'slots')) {
     const twin = asWaves(input.plan);
@@ -149,6 +190,17 @@ export async function rehearse(input: RehearseInput): Promise<{ rehearsal: Rehea
   });
   const rehearsal: Rehearsal = {
     planId: input.plan.id,
+    ...(input.windows?.length
+      ? {
+          windows: {
+            start: new Date(t0 * 1000).toISOString(),
+            rule: WINDOW_RULE,
+            windows: input.windows.map((w) => ({ schedule: w.schedule, duration: w.duration, timezone: w.timezone ?? 'UTC' })),
+            waits,
+            waitedSeconds: waits.reduce((n, w) => n + (w.end - w.start), 0),
+          },
+        }
+      : {}),
     durationSeconds: Math.round(duration * 1000) / 1000,
     estimatedSeconds: input.plan.summary.estimatedSeconds,
     halted: error instanceof RolloutHaltedError,
@@ -204,36 +256,98 @@ function rollbackOf(events: readonly ApplyEvent[], sim: SimCluster): RehearsalRo
 }
 
 async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSnapshot) => Plan, durations: PhaseDurations, onEvent?: (e: ApplyEvent) => void) {
+  const start = input.start === undefined ? undefined : new Date(input.start * 1000).toISOString();
   const sim = new SimCluster(input.snapshot, {
     durations,
     faults: input.faults ?? undefined,
     jitter: input.jitter ?? null,
     bootcOperator: input.bootcOperator,
+    start,
   });
   const events: ApplyEvent[] = [];
+  const waits: RehearsalWindowWait[] = [];
   let error: unknown = null;
   let duration: number;
   const driver = sim.driver('rehearsal');
-  try {
-    const r = await apply({
-      plan,
-      replan,
-      driver,
-      holder: 'bootcplan rehearse',
-      health: plan.healthChecks?.length ? new SimHealthSource(input.health ?? {}) : undefined,
-      silences: plan.silences?.length ? new SimAlertmanager(() => driver.clock.now()) : undefined,
-      timeouts: input.timeouts,
-      onEvent: (e) => {
-        events.push(e);
-        onEvent?.(e);
-      },
-    });
-    duration = r.durationSeconds;
-  } catch (err) {
-    error = err;
-    duration = events.length ? events[events.length - 1].t : 0;
+  const t0 = driver.clock.now();
+  const gate = windowPolicy(input.windows, plan);
+  // The pool and wave the policy last refused (before the first write: none).
+  let refused: { pool: string | null; wave: number | null } = { pool: null, wave: null };
+  const policy: Policy | undefined = gate
+    ? (now, pool, wave) => {
+        const r = gate(now, pool, wave);
+        if (r) refused = { pool: pool?.name ?? null, wave };
+        return r;
+      }
+    : undefined;
+  const round = (t: number) => Math.round(t * 1000) / 1000;
+  const push = (e: ApplyEvent) => {
+    events.push(e);
+    onEvent?.(e);
+  };
+  for (;;) {
+    // Each apply's events count from its own start; the rehearsal's from the first.
+    const base = driver.clock.now() - t0;
+    try {
+      await apply({
+        plan,
+        replan,
+        driver,
+        holder: 'bootcplan rehearse',
+        health: plan.healthChecks?.length ? new SimHealthSource(input.health ?? {}) : undefined,
+        silences: plan.silences?.length ? new SimAlertmanager(() => driver.clock.now()) : undefined,
+        timeouts: input.timeouts,
+        policy,
+        onEvent: (e) => {
+          push(base ? { ...e, t: round(e.t + base) } : e);
+        },
+      });
+      duration = driver.clock.now() - t0;
+      break;
+    } catch (err) {
+      const wait = err instanceof OutsideWindowError ? windowWait(err, input.windows ?? [], driver.clock.now(), t0, waits) : null;
+      if (!wait) {
+        error = err;
+        duration = events.length ? events[events.length - 1].t : driver.clock.now() - t0;
+        break;
+      }
+      // Apply stopped at the window (exit 6, nothing left half done); the next run starts when it opens.
+      Object.assign(wait, refused);
+      waits.push(wait);
+      push({ t: round(wait.start), type: 'wait', address: 'maintenance window', message: `${wait.message}: waiting until ${wait.opens}` });
+      sim.advance(wait.end - wait.start);
+    }
   }
-  return { sim, events, error, duration };
+  return { sim, events, error, duration, waits, t0 };
+}
+
+/**
+ * The wait an OutsideWindowError stands for, or null when there is none to wait for: no next
+ * window, or a wave refused right at the opening of the window waited for (it never fits:
+ * apply would stop with exit 6 at every window, and so does the rehearsal).
+ */
+function windowWait(
+  err: OutsideWindowError,
+  windows: readonly WindowSpec[],
+  now: number,
+  t0: number,
+  before: readonly RehearsalWindowWait[],
+): RehearsalWindowWait | null {
+  const opens = err.nextWindow ? Date.parse(err.nextWindow.start) / 1000 : NaN;
+  if (!err.nextWindow || !Number.isFinite(opens) || opens <= now) return null;
+  const last = before[before.length - 1];
+  if (last && last.end + t0 === now) return null;
+  const reason = openWindowAt(windows, now * 1000) ? 'wave-would-overrun' : 'outside-window';
+  return {
+    start: now - t0,
+    end: opens - t0,
+    pool: null,
+    wave: null,
+    reason,
+    message: err.message,
+    opens: err.nextWindow.start,
+    timezone: err.nextWindow.timezone,
+  };
 }
 
 /** The gates from the events: each gate-start with its pass or fail (none: stopped). */

@@ -268,4 +268,58 @@ if (!have && process.env.CI !== 'true') {
   });
 }
 
+// Every figure of nodes out of service counts the same nodes (domain/budget.ts outOfServiceAtOnce):
+// the example cluster's worker-b-1 is cordoned by an administrator and stays out while its pool
+// rolls out in waves of 2 under maxUnavailable 3.
+const OOS_PROBE = `<script>
+(() => {
+  const figures = [...document.querySelectorAll('[data-out-of-service]')].map((e) => ({ where: e.closest('section,div.card')?.id || e.closest('div.card')?.querySelector('.label')?.innerText || '?', n: Number(e.getAttribute('data-out-of-service')), text: e.innerText }));
+  const peaks = [...document.querySelectorAll('[data-peak]')].map((e) => Number(e.getAttribute('data-peak')));
+  const pre = document.createElement('pre');
+  pre.id = 'probe-result';
+  pre.textContent = JSON.stringify({ figures, peaks, card: [...document.querySelectorAll('#summary .card')].map((c) => c.innerText.replace(/\\s+/g, ' ').trim()).find((t) => /^waves/i.test(t)) ?? null });
+  document.body.appendChild(pre);
+})();
+</script>`;
+
+s('rehearse -o html with a node already cordoned: the summary, the timeline and the table give the same most nodes out of service', async () => {
+  if (!existsSync(CHROMIUM)) return;
+  const { cli } = await import('../support/cli.ts');
+  const r = await cli(['rehearse', '-f', 'examples/rollout.yaml', '--cluster', 'examples/cluster.yaml', '-o', 'html']);
+  assert.is(r.code, 0, r.err);
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-browser-oos-'));
+  const probed = r.out
+    .replace(
+      /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/,
+      (_m, csp: string) =>
+        `<meta http-equiv="Content-Security-Policy" content="${csp.replace("default-src 'none'", "default-src 'none'; script-src 'unsafe-inline'")}">`,
+    )
+    .replace('</body>', `${OOS_PROBE}\n</body>`);
+  writeFileSync(join(dir, 'probe.html'), probed);
+  try {
+    const { stdout } = await chromium([...baseArgs(join(dir, 'profile'), 1280, 900), '--dump-dom', `file://${join(dir, 'probe.html')}`]);
+    const m = /<pre id="probe-result">(.*?)<\/pre>/s.exec(stdout);
+    assert.ok(m, 'no probe result');
+    const got = JSON.parse(
+      m![1]
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&'),
+    ) as {
+      figures: { n: number; text: string }[];
+      peaks: number[];
+      card: string | null;
+    };
+    assert.is(got.figures.length, 2, 'the summary card and the timeline caption');
+    const summary = got.figures[0].n;
+    const timeline = got.figures[1].n;
+    const table = Math.max(...got.peaks);
+    assert.equal([summary, timeline, table], [3, 3, 3], `summary ${summary}, timeline ${timeline}, table ${table}`);
+    assert.match(got.card ?? '', /at most 3 nodes out of service at once \(1 already out of service included\)/i);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 s.run();

@@ -112,8 +112,8 @@ function chartIntro(tl: Timeline, r: Rehearsal | null, beyond: boolean): string 
         ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})`
         : 'one row per run of waves';
   return r
-    ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the axis ends with the run, the arrow points on to the estimate' : 'dashed line'}); at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
-    : `Estimated from the plan's phase durations: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, at most ${countHtml(tl.peakUnavailable)} out of service at once; ${gran}. Hover a bar for details.`;
+    ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the axis ends with the run, the arrow points on to the estimate' : 'dashed line'}); at most <span data-out-of-service="${tl.peakUnavailable}">${countHtml(tl.peakUnavailable)}</span> out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
+    : `Estimated from the plan's phase durations: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, at most <span data-out-of-service="${tl.peakUnavailable}">${countHtml(tl.peakUnavailable)}</span> out of service at once; ${gran}. Hover a bar for details.`;
 }
 
 /** The chart's legend: the phases drawn, and the rehearsal's marks. */

@@ -19,6 +19,8 @@ import { scheduleLine, specChangesTitle } from '../gitops.ts';
 import { forDisplay } from '../secrets.ts';
 import { formatDuration, formatCount, foldNames, groupNodes, describeGroup, naturalCompare, shortDigest, rebootMix, riskTally } from '../format.ts';
 import { planLine } from '../text.ts';
+import { planOutOfServiceAtOnce } from '../../domain/budget.ts';
+import { waitText, windowsSummary } from '../rehearsal-windows.ts';
 import { healthSection, silencesSection, poolGatesHtml, GATE_CSS } from './health.ts';
 import { buildTimeline } from '../timeline.ts';
 import { buildRehearsalTimeline } from '../rehearsal-timeline.ts';
@@ -183,6 +185,7 @@ function rehearsalSection(plan: Plan, r: RehearsalReport): string {
 <h2>Rehearsal on a simulated cluster</h2>
 <p class="planline ${r.exitCode === 0 ? 'ok' : 'bad'}" id="rehearsal-line">${escapeHtml(rehearsalOutcome(r))}</p>
 <p class="dim">Phase durations: stage ${durationHtml(d.stage)}, drain ${durationHtml(d.drain)}, reboot ${durationHtml(d.reboot)}, soft reboot ${durationHtml(d.softReboot)}, ready ${durationHtml(d.ready)}${faults}. Reboots: ${countHtml(r.reboots.hard)} hard, ${countHtml(r.reboots.soft)} soft${r.reboots.failed ? `, <b class="fail">${countHtml(r.reboots.failed)} failed</b>` : ''}.</p>
+${r.windows ? `<p id="rehearsal-windows">${escapeHtml(windowsSummary(r.windows))}</p>${r.windows.waits.length ? `<ul id="rehearsal-waits">${r.windows.waits.map((w) => `<li>${escapeHtml(`${formatDuration(w.start)} to ${formatDuration(w.end)}: ${waitText(w)}`)}</li>`).join('')}</ul>` : ''}` : ''}
 ${failed.length ? `<p class="fail" id="rehearsal-failed">Failed ${failed.length === 1 ? 'node' : 'nodes'}: <span class="mono">${escapeHtml(foldNames(failed, 12))}</span></p>` : ''}
 <div class="scroll"><table class="pools" id="rehearsal-pools">
 <thead><tr><th>Pool</th><th>Backend</th><th class="n">Waves done</th><th class="n">Peak unavailable / maxUnavailable</th><th class="n">Took</th><th class="n">Est.</th><th>Failed nodes</th></tr></thead>
@@ -210,11 +213,7 @@ function summary(plan: Plan): string {
       `in ${pluralHtml(plan.pools.filter((p) => p.waves.length).length, 'pool')}${s.blocked ? ` · <b>${countHtml(s.blocked)} not scheduled</b>` : ''}`,
       s.blocked ? 'warn' : '',
     ),
-    card(
-      'Waves',
-      countHtml(s.waves),
-      `at most ${pluralHtml(Math.max(0, ...plan.pools.map((p) => (p.waves.length ? p.waveSize : 0))), 'node')} out of service at once`,
-    ),
+    card('Waves', countHtml(s.waves), outOfServiceSub(plan)),
     card(
       'Reboots soft / hard',
       `${countHtml(soft)} / ${countHtml(hard + unknown)}`,
@@ -382,4 +381,11 @@ function poolBlock(p: PlanPool): string {
 ${p.nodes.length ? `<ul class="groups">${groups.join('\n')}</ul>` : '<p>All nodes run the target image.</p>'}
 ${nodeTable(p, sched)}${selfNodeSentence(p) ? `\n<p>Last: ${escapeHtml(selfNodeSentence(p))}</p>` : ''}${poolGatesHtml(p)}
 </div>`;
+}
+
+/** The Waves card's figure: the most nodes out of service at once, those already out included (domain/budget.ts). */
+function outOfServiceSub(plan: Plan): string {
+  const peak = planOutOfServiceAtOnce(plan.pools);
+  const already = plan.pools.filter((p) => p.waves.length).reduce((n, p) => n + p.unavailableNow.length, 0);
+  return `at most <span data-out-of-service="${escapeHtml(peak)}">${pluralHtml(peak, 'node')}</span> out of service at once${already ? ` (${countHtml(already)} already out of service included)` : ''}`;
 }

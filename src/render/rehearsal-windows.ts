@@ -1,0 +1,54 @@
+/**
+ * The maintenance windows of a rehearsal in words, for the text, Markdown and HTML renderers
+ * alike (docs/apply.md "Rehearsal and maintenance windows"): where it started, the rule it
+ * kept, and each wait for a window. Pure: times are the rehearsal's, shown in the window's
+ * own time zone (Intl, no clock).
+ */
+import type { RehearsalWindowWait, RehearsalWindows } from '../sim/rehearse.ts';
+import { formatDuration, plural } from './format.ts';
+
+/** "Sun 2026-12-13 01:00 Asia/Singapore": a moment as the people of that window read it. */
+export function localTime(iso: string, timezone: string): string {
+  const at = Date.parse(iso);
+  if (!Number.isFinite(at)) return iso;
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: timezone,
+    weekday: 'short',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(at));
+  const v = (t: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === t)?.value ?? '';
+  return `${v('weekday')} ${v('year')}-${v('month')}-${v('day')} ${v('hour')}:${v('minute')} ${timezone}`;
+}
+
+/** The time zone a rehearsal's times are read in: its first window's. */
+export function windowsZone(w: RehearsalWindows): string {
+  return w.windows[0]?.timezone ?? 'UTC';
+}
+
+/** What a wait waited before: "before wave 3 of worker", or "before the first write". */
+export function waitedBefore(w: RehearsalWindowWait): string {
+  return w.pool === null ? 'before the first write' : w.wave === null ? `before pool ${w.pool}` : `before wave ${w.wave} of ${w.pool}`;
+}
+
+/** One wait in words: "waited 4d17h before wave 3 of worker (the wave would overrun): the window opens Sun ...". */
+export function waitText(w: RehearsalWindowWait): string {
+  const why = w.reason === 'outside-window' ? 'outside the windows' : 'the wave would overrun the open window';
+  return `waited ${formatDuration(w.end - w.start)} ${waitedBefore(w)} (${why}) until ${localTime(w.opens, w.timezone)}`;
+}
+
+/**
+ * The windows line of a rehearsal's summary: the start, the windows, the rule, the waits.
+ * "Windows: started Sun 2026-12-13 01:00 Asia/Singapore; 0 1 * * 0 for 8h (Asia/Singapore); rule: ...; 1 wait, 6d16h in all."
+ */
+export function windowsSummary(w: RehearsalWindows): string {
+  const list = w.windows.map((x) => `${x.schedule} for ${x.duration} (${x.timezone})`).join(', ');
+  const waits = w.waits.length
+    ? `${plural(w.waits.length, 'wait')} for a window, ${formatDuration(w.waitedSeconds)} in all (counted in the duration)`
+    : 'no wait for a window';
+  return `Windows: started ${localTime(w.start, windowsZone(w))}; ${list}; rule: ${w.rule}; ${waits}.`;
+}
