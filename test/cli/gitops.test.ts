@@ -131,6 +131,26 @@ s('a saved plan refuses to run when the spec it was made from changed (stale, ex
   }
 });
 
+s(
+  'a saved plan applied from a mount outside git (an apply Job) whose spec is missing: the error names the file it expected in the mount, and how to mount it',
+  async () => {
+    const out = join(repo, 'clusters/prod/plans/bootcplan.json');
+    const made = await cli(['plan', '-f', 'clusters/prod/bootcplan.yaml', '--cluster', clusterFile, '--out', out], { cwd: repo });
+    assert.is(made.code, 0, made.err);
+    // The Job's working directory: the mounted ConfigMap, not a clone; here only the plan is in it.
+    const work = mkdtempSync(join(tmpdir(), 'bootcplan-mount-'));
+    mkdirSync(join(work, 'clusters/prod/plans'), { recursive: true });
+    writeFileSync(join(work, 'clusters/prod/plans/bootcplan.json'), readFileSync(out));
+    // The spec is looked for before any cluster access: no kubeconfig is read.
+    const r = await cli(['apply', 'clusters/prod/plans/bootcplan.json', '--auto-approve', '--kubeconfig', join(work, 'none')], { cwd: work });
+    assert.is(r.code, 1, r.err);
+    assert.match(r.err, `${join(work, 'clusters/prod/bootcplan.yaml')}`);
+    assert.match(r.err, /not a git clone/);
+    assert.match(r.err, /mount the spec at clusters\/prod\/bootcplan\.yaml under the working directory/);
+    assert.not.match(r.err, /run bootcplan inside a clone/);
+  },
+);
+
 s('text, markdown and HTML show the spec diff', async () => {
   for (const fmt of ['text', 'markdown', 'html']) {
     const r = await cli(['plan', '-f', specPath, '--base', 'HEAD~1', '--cluster', clusterFile, '-o', fmt]);
