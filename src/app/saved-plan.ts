@@ -16,6 +16,7 @@ import { checkSavedPlan, checkProvenanceFields, checkSpecHash } from '../plan/sa
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { InputError, StalePlanError } from '../base/errors.ts';
 import type { InputPorts, Ports } from './ports.ts';
+import { STDIN_NAME } from './stdin.ts';
 import { inputName, planInput, readSpec, readSpecWorkingTree, requireValidSpec, type SpecForPlan } from './inputs.ts';
 
 /** What opening a saved plan needs: the input ports, and the fleet slice for a plan a Fleet made. */
@@ -95,12 +96,21 @@ export function planSpecFile({ files, git }: InputPorts, plan: Plan, cwd: string
 export function planSnapshotFile({ files }: InputPorts, plan: Plan, cwd: string = process.cwd()): string | null {
   const source = plan.cluster.source;
   if (typeof source !== 'string' || !source.startsWith('file:')) return null;
+  // Read from stdin when planned (`--cluster -`): no file was ever there to read again.
+  if (source === `file:${STDIN_NAME}`)
+    throw new InputError(
+      `plan ${plan.id} was made from a snapshot read from stdin (--cluster -): there is no file to rehearse it against`,
+      [],
+      'pass the snapshot again: --cluster SNAPSHOT, or --cluster - < SNAPSHOT',
+    );
+  // A path a plan file names is read only inside the working directory (docs/apply.md "Apply and rehearse"):
+  // anyone can write a plan file, and it must not make bootcplan read files elsewhere.
   const file = files.inside(resolve(cwd), source.slice('file:'.length));
   if (!file)
     throw new InputError(
-      `plan ${plan.id}: cluster source ${JSON.stringify(source)} is outside the working directory`,
+      `plan ${plan.id}: cluster source ${JSON.stringify(source)} is outside the working directory ${resolve(cwd)}; bootcplan reads no file outside it that a plan file names`,
       [],
-      'pass the snapshot with --cluster FILE',
+      `pass the snapshot with --cluster ${source.slice('file:'.length)} (a path you give is read wherever it is), or rehearse from a directory that holds it`,
     );
   return file;
 }
