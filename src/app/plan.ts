@@ -4,7 +4,7 @@
  * a plan file (plan/saved/writer.ts) that `apply` verifies before it runs it. Nothing is written
  * to the cluster.
  */
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { EXIT, InputError, ClusterApiError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { buildPlan } from '../plan/planner.ts';
@@ -54,6 +54,7 @@ export async function planCommand(ports: Ports, opts: PlanOptions): Promise<Comm
   }
   const read = readSpec(ports, opts.file, opts.ref);
   requireValidSpec(read);
+  if (opts.out && !opts.ref) requireFindableSpec(ports, read.info.path, opts.file);
   let specChanges = null;
   if (opts.base) {
     const base = readSpecAtRef(ports, opts.file, opts.base, '--base');
@@ -114,6 +115,26 @@ async function loadCluster(ports: Ports, opts: PlanOptions): Promise<ClusterSnap
       );
     throw err;
   }
+}
+
+/**
+ * A saved plan is applied only with the spec it records, read again at its recorded path from
+ * the repository root, or the working directory outside git (./saved-plan.ts planSpecFile). A
+ * spec that path does not lead back to (outside git and outside the working directory) would make a
+ * plan that apply and rehearse refuse later: refused now, while the fix is one `cd` away
+ * (docs/apply.md, the saved plan paragraph of "Apply and rehearse").
+ */
+function requireFindableSpec({ files, git }: Ports, recorded: string, file: string): void {
+  // The spec's own clone (apply runs in a clone of it), else the working directory.
+  const top = git.run(['rev-parse', '--show-toplevel'], resolve(file, '..'))?.trim() ?? null;
+  const root = top ?? resolve(process.cwd());
+  const found = files.inside(root, recorded);
+  if (found !== null && found === files.inside(resolve(file, '..'), basename(file))) return;
+  throw new InputError(
+    `plan --out: the spec ${file} is outside ${top ? `the repository ${top}` : `the working directory ${root}`}, where apply reads a saved plan's spec (recorded as ${JSON.stringify(recorded)})`,
+    [],
+    'run bootcplan plan from the directory, or the clone, that holds the spec (cd there; -f relative to it), and apply the plan from there; or leave out --out to only look',
+  );
 }
 
 /**

@@ -16,6 +16,7 @@ import { checkSavedPlan, checkProvenanceFields, checkSpecHash } from '../plan/sa
 import { DEFAULT_DURATIONS } from '../domain/timing.ts';
 import { InputError, StalePlanError, WrongKindError } from '../base/errors.ts';
 import type { InputPorts, Ports, SpecForPlan } from './ports.ts';
+import { STDIN_NAME } from './stdin.ts';
 import { inputName, otherKindOf, planInput, readSpec, readSpecWorkingTree, requireValidSpec } from './inputs.ts';
 
 /** What opening a saved plan needs: the input ports, and the fleet slice for a plan a Fleet made. */
@@ -102,12 +103,21 @@ export function planSpecFile({ files, git }: InputPorts, plan: Plan, cwd: string
 export function planSnapshotFile({ files }: InputPorts, plan: Plan, cwd: string = process.cwd()): string | null {
   const source = plan.cluster.source;
   if (typeof source !== 'string' || !source.startsWith('file:')) return null;
+  // Read from stdin when planned (`--cluster -`): no file was ever there to read again.
+  if (source === `file:${STDIN_NAME}`)
+    throw new InputError(
+      `plan ${plan.id} was made from a snapshot read from stdin (--cluster -): there is no file to rehearse it against`,
+      [],
+      'pass the snapshot again: --cluster SNAPSHOT, or --cluster - < SNAPSHOT',
+    );
+  // A path a plan file names is read only inside the working directory (docs/apply.md "Apply and rehearse"):
+  // anyone can write a plan file, and it must not make bootcplan read files elsewhere.
   const file = files.inside(resolve(cwd), source.slice('file:'.length));
   if (!file)
     throw new InputError(
-      `plan ${plan.id}: cluster source ${JSON.stringify(source)} is outside the working directory`,
+      `plan ${plan.id}: cluster source ${JSON.stringify(source)} is outside the working directory ${resolve(cwd)}; bootcplan reads no file outside it that a plan file names`,
       [],
-      'pass the snapshot with --cluster FILE',
+      `pass the snapshot with --cluster ${source.slice('file:'.length)} (a path you give is read wherever it is), or rehearse from a directory that holds it`,
     );
   return file;
 }
@@ -133,7 +143,8 @@ export function verifyPlanSpec(ports: InputPorts, plan: Plan, opts: SpecCheckOpt
       throw new InputError(
         `the plan was made from ${plan.spec.path} at ${plan.spec.ref}, and ${cwd} is not inside a git repository`,
         [],
-        recordedSpecHint(plan),
+        // Read from git at its commit: no mount can stand in for the clone.
+        recordedSpecHint(plan, cwd, cwd),
       );
     // --end-of-options: whatever the plan file says is never read as an option by git.
     const blob = ports.git.run(['show', '--end-of-options', `${plan.spec.commit}:${plan.spec.path}`], top);
@@ -146,7 +157,7 @@ export function verifyPlanSpec(ports: InputPorts, plan: Plan, opts: SpecCheckOpt
     where = `${plan.spec.path} at ${plan.spec.commit.slice(0, 12)}`;
   } else {
     const file = opts.specFile ?? planSpecFile(ports, plan, cwd);
-    text = readSpecWorkingTree(ports, file, opts.specFile ? undefined : recordedSpecHint(plan)).text;
+    text = readSpecWorkingTree(ports, file, opts.specFile ? undefined : recordedSpecHint(plan, top, cwd)).text;
     where = file;
   }
   checkSpecHash(plan, text, where);
@@ -156,10 +167,18 @@ export function verifyPlanSpec(ports: InputPorts, plan: Plan, opts: SpecCheckOpt
  * Where a saved plan's spec is looked for, for the user who ran it elsewhere: its recorded path,
  * from the top of the repository the plan was made in (or the working directory, for a plan made
  * outside git). `-f` cannot point elsewhere: a saved plan names its own spec (docs/cli.md "Saved
- * plans").
+ * plans"). Run outside any git clone (an apply Job, whose working directory is the mounted
+ * ConfigMap, docs/gitops.md "Repository layout"), the fix is the mount, not a clone.
  */
-function recordedSpecHint(plan: Plan): string {
+function recordedSpecHint(plan: Plan, top: string | null, cwd: string): string {
+  // `top` is the clone's top level, null outside git.
   const { path, commit } = plan.spec;
+  if (top === null)
+    return (
+      `${resolve(cwd)} is not a git clone, so bootcplan reads the spec at ${path} under the working directory, as the plan records it: ` +
+      `mount the spec at ${path} under the working directory (an apply Job: the ConfigMap item whose path is the plan's spec.path, ` +
+      `the volume mounted at the container's workingDir), or run bootcplan from the directory or clone the plan was made in`
+    );
   if (commit === null)
     return `the plan reads its spec at ${path}, relative to the working directory it was made in (outside git): run bootcplan from that directory`;
   return `the plan reads its spec at ${path} (made at commit ${commit.slice(0, 12)}), from the top of the repository it was made in: run bootcplan inside a clone of that repository`;

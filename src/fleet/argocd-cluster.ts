@@ -7,7 +7,7 @@
  * - `rollout.yaml`: the cluster's effective spec as a bootcplan.dev Rollout object, whose status
  *   apply writes and health/rollout.lua reads (wave 2);
  * - `apply-job.yaml` / `apply-cronjob.yaml`: `bootcplan apply PLAN --auto-approve --step --lock-timeout 6m` with the
- *   ConfigMap mounted as the repository's files (wave 2), as examples/argocd/apply-job.yaml.
+ *   ConfigMap mounted as the repository's files (wave 2), as examples/argocd/clusters/prod-east/apply-job.yaml.
  * Pure.
  */
 import type { Plan } from '../plan/types.ts';
@@ -30,7 +30,7 @@ export interface ClusterFileInput {
 const CONFIGMAP = 'bootcplan-rollout';
 const WAVE = 'argocd.argoproj.io/sync-wave';
 
-/** The apply container of the Job and the CronJob (examples/argocd/apply-job.yaml). */
+/** The apply container of the Job and the CronJob (examples/argocd/clusters/prod-east/apply-job.yaml). */
 function podSpec(ci: ClusterFileInput, component: string) {
   const planPath = `${ci.dir}/plan.json`;
   return {
@@ -44,12 +44,11 @@ function podSpec(ci: ClusterFileInput, component: string) {
           image: ci.image,
           workingDir: '/work',
           // Longer than the lock's 300 s lease: a run that meets a dead apply's lock takes it over
-          // (docs/apply.md "Clocks and skew"), as examples/argocd/apply-job.yaml.
+          // (docs/apply.md "Clocks and skew"), as examples/argocd/clusters/prod-east/apply-job.yaml.
           args: ['apply', planPath, '--auto-approve', '--step', '--lock-timeout', '6m'],
           env: [
-            { name: 'CI', value: 'true' },
             { name: 'BOOTCPLAN_HOLDER', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-            // Its own node goes last in its pool (docs/design.md §7 "Stopping"; examples/argocd/apply-job.yaml).
+            // Its own node goes last in its pool (docs/design.md §7 "Stopping"; examples/argocd/clusters/prod-east/apply-job.yaml).
             { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
           ],
           resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } },

@@ -9,6 +9,8 @@ import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
 import { verifyPlanSpec } from '../../src/app/saved-plan.ts';
 import { nodeInputs } from '../../src/app/inputs.ts';
 import { cli } from '../support/cli.ts';
+import { spawnSync } from 'node:child_process';
+import { ensureBuilt } from '../support/built.ts';
 import { git } from '../support/git.ts';
 
 const s = suite('gitops: specs from git');
@@ -129,6 +131,60 @@ s('a saved plan refuses to run when the spec it was made from changed (stale, ex
   } finally {
     writeFileSync(specPath, v2);
   }
+});
+
+s(
+  'a saved plan applied from a mount outside git (an apply Job) whose spec is missing: the error names the file it expected in the mount, and how to mount it',
+  async () => {
+    const out = join(repo, 'clusters/prod/plans/bootcplan.json');
+    const made = await cli(['plan', '-f', 'clusters/prod/bootcplan.yaml', '--cluster', clusterFile, '--out', out], { cwd: repo });
+    assert.is(made.code, 0, made.err);
+    // The Job's working directory: the mounted ConfigMap, not a clone; here only the plan is in it.
+    const work = mkdtempSync(join(tmpdir(), 'bootcplan-mount-'));
+    mkdirSync(join(work, 'clusters/prod/plans'), { recursive: true });
+    writeFileSync(join(work, 'clusters/prod/plans/bootcplan.json'), readFileSync(out));
+    // The spec is looked for before any cluster access: no kubeconfig is read.
+    const r = await cli(['apply', 'clusters/prod/plans/bootcplan.json', '--auto-approve', '--kubeconfig', join(work, 'none')], { cwd: work });
+    assert.is(r.code, 1, r.err);
+    assert.match(r.err, `${join(work, 'clusters/prod/bootcplan.yaml')}`);
+    assert.match(r.err, /not a git clone/);
+    assert.match(r.err, /mount the spec at clusters\/prod\/bootcplan\.yaml under the working directory/);
+    assert.not.match(r.err, /run bootcplan inside a clone/);
+  },
+);
+
+s('plan --out refuses, at plan time, a spec apply could not find again (outside the repository or working directory); without --out it plans', async () => {
+  // A spec outside any repository, planned from another directory: the plan would record an
+  // absolute path, and apply reads the spec only inside the working directory outside git.
+  const outside = mkdtempSync(join(tmpdir(), 'bootcplan-outside-'));
+  writeFileSync(join(outside, 'bootcplan.yaml'), v1);
+  const out = join(repo, 'plans/outside.json');
+  const r = await cli(['plan', '-f', join(outside, 'bootcplan.yaml'), '--cluster', clusterFile, '--out', out], { cwd: repo });
+  assert.is(r.code, 1, r.err);
+  assert.match(r.err, /outside the working directory/);
+  assert.match(r.err, /hint: .*from the directory.*holds the spec/);
+  assert.not.ok(existsSync(out), 'nothing saved');
+  assert.is((await cli(['plan', '-f', join(outside, 'bootcplan.yaml'), '--cluster', clusterFile], { cwd: repo })).code, 0, 'a plan not saved is fine');
+  // From the spec's own directory (outside git: the working directory is the root) it saves, and the plan applies from there.
+  const there = await cli(['plan', '-f', 'bootcplan.yaml', '--cluster', clusterFile, '--out', join(outside, 'p.json')], { cwd: outside });
+  assert.is(there.code, 0, there.err);
+  verifyPlanSpec(nodeInputs, JSON.parse(readFileSync(join(outside, 'p.json'), 'utf8')), { cwd: outside });
+});
+
+s('a plan made from a snapshot on stdin (--cluster -): rehearse without --cluster says so and how to pass it again; with --cluster - it rehearses', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bootcplan-stdin-'));
+  writeFileSync(join(dir, 'bootcplan.yaml'), v1);
+  const snapshot = readFileSync(clusterFile, 'utf8');
+  const bin = (args: string[], input?: string) =>
+    spawnSync(process.execPath, [ensureBuilt(), ...args], { cwd: dir, input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  assert.is(bin(['plan', '-f', 'bootcplan.yaml', '--cluster', '-', '--out', 'plans/p.json'], snapshot).status, 0);
+  const bare = bin(['rehearse', 'plans/p.json']);
+  assert.is(bare.status, 1, bare.stderr);
+  assert.not.match(bare.stderr, /<stdin> does not exist/);
+  assert.match(bare.stderr, /made from a snapshot read from stdin/);
+  assert.match(bare.stderr, /--cluster - < SNAPSHOT/);
+  const again = bin(['rehearse', 'plans/p.json', '--cluster', '-'], snapshot);
+  assert.is(again.status, 0, again.stderr);
 });
 
 s('text, markdown and HTML show the spec diff', async () => {

@@ -46,7 +46,7 @@ function manifests(dir: string): any[] {
   return out;
 }
 
-for (const dir of ['examples/argocd', 'examples/flux/rollout']) {
+for (const dir of ['examples/argocd/clusters/prod-east', 'examples/flux/clusters/prod-east']) {
   t(`${dir}: Jobs and CronJobs pass a strict server-side dry-run, and so does the spec ConfigMap kustomize renders`, async () => {
     const objs = manifests(dir);
     assert.ok(objs.some((o) => o.kind === 'Job') && objs.some((o) => o.kind === 'CronJob'), 'a Job and a CronJob');
@@ -71,7 +71,7 @@ for (const dir of ['examples/argocd', 'examples/flux/rollout']) {
 }
 
 t('a misplaced field is rejected by the same dry-run (the check can fail)', async () => {
-  const job = manifests('examples/argocd').find((o) => o.kind === 'Job');
+  const job = manifests('examples/argocd/clusters/prod-east').find((o) => o.kind === 'Job');
   const bad = structuredClone(job);
   bad.spec.template.spec.containers[0].argz = bad.spec.template.spec.containers[0].args;
   let err: any = null;

@@ -15,8 +15,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { inDir, io } from '../support/cli.ts';
@@ -28,7 +28,7 @@ import { ClusterBuilder, specYaml, NEW } from '../support/cluster.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { AlreadyExistsError } from '../../src/apply/ports/driver.ts';
-import { run } from '../support/built.ts'; // the bundle, as the package ships it
+import { run, ensureBuilt } from '../support/built.ts'; // the bundle, as the package ships it
 import type { TestObject } from '../support/cluster.ts';
 import { git } from '../support/git.ts';
 
@@ -54,7 +54,7 @@ t('every example manifest passes a strict server-side dry-run (kustomizations re
   const render = kustomizer();
   if (!render) assert.not.ok(process.env.CI, 'kustomize must be built in CI (.ci/run)');
   const objects: { from: string; o: any }[] = [];
-  for (const dir of ['examples', 'examples/argocd', 'examples/flux/rollout']) {
+  for (const dir of ['examples', 'examples/argocd/clusters/prod-east', 'examples/flux/clusters/prod-east']) {
     if (render) for (const o of docsOf(render(join(ROOT, dir)))) objects.push({ from: `kustomize build ${dir}`, o });
   }
   for (const f of [
@@ -101,59 +101,98 @@ t('the dry-run can fail: a misplaced field of an Application or a Flux Kustomiza
 // ------------------------------------------------------------------ the loop
 
 const WORKERS = ['w-1', 'w-2', 'w-3', 'w-4'];
-const SPEC_PATH = 'examples/argocd/bootcplan.yaml';
-const PLAN_PATH = 'examples/argocd/plans/bootcplan.json';
+const ARGOCD = 'examples/argocd';
+const FLUX = 'examples/flux';
+
+/** The plan workflow as copied: its SPEC and PLAN (the layout, docs/gitops.md "Repository layout") and its plan command. */
+const workflow = parse(readFileSync(join(ROOT, 'examples/github-actions/plan.yml'), 'utf8'));
+const SPEC_PATH: string = workflow.env.SPEC;
+const PLAN_PATH: string = workflow.env.PLAN;
+const PLAN_COMMAND: string = (() => {
+  const step = workflow.jobs.plan.steps.find((x: any) => x.id === 'plan');
+  const line = (step.run as string)
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.startsWith('bootcplan plan '));
+  if (!line) throw new Error('plan.yml: no `bootcplan plan` line in the step of id plan');
+  return line;
+})();
 
 function spec(image: string, extra: Record<string, unknown> = {}): string {
   return specYaml([{ name: 'worker', image, maxUnavailable: 2, soakSeconds: 0, drainTimeoutSeconds: 60 }], extra).replace('name: test', 'name: e2e-loop');
 }
 
-/** The pull-request side: the spec at its path, planned once against the live cluster, both committed. */
+/**
+ * A config repository laid out as documented, made from an example tree as copied: the tree's
+ * clusters/ at the root (its kustomization, Job and CronJob; the spec and the plan come from the
+ * pull request below).
+ */
+function layoutRepo(tree: string): string {
+  const repo = tempDir('bootcplan-gitops-');
+  git(repo, 'init', '-q', '-b', 'main');
+  const dir = dirname(SPEC_PATH);
+  mkdirSync(join(repo, dir), { recursive: true });
+  for (const f of ['kustomization.yaml', 'apply-job.yaml', 'apply-cronjob.yaml']) cpSync(join(ROOT, tree, dir, f), join(repo, dir, f));
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'the cluster directory, copied from the example');
+  return repo;
+}
+
+/**
+ * The pull-request side, as plan.yml runs it: the spec at SPEC, the workflow's own `bootcplan plan`
+ * line run by a shell with SPEC, PLAN and RUNNER_TEMP set (bootcplan on PATH: the built bundle,
+ * as the image runs it), then the plan committed with the spec.
+ */
 async function planAndCommit(repo: string, text: string): Promise<{ commit: string; planId: string }> {
   mkdirSync(join(repo, dirname(SPEC_PATH)), { recursive: true });
   writeFileSync(join(repo, SPEC_PATH), text);
-  const cap = io();
-  const code = await inDir(repo, () =>
-    run(['plan', '-f', SPEC_PATH, '--kubeconfig', env.saKubeconfig, '--out', PLAN_PATH, '-o', 'markdown', '--detailed-exitcode'], { io: cap }),
-  );
-  assert.is(code, 2, cap.err);
-  assert.match(cap.out, /^<!-- bootcplan:plan spec=examples\/argocd\/bootcplan.yaml -->/);
+  const temp = tempDir('bootcplan-runner-');
+  mkdirSync(join(temp, 'bin'));
+  writeFileSync(join(temp, 'bin/bootcplan'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(ensureBuilt())} "$@"\n`, { mode: 0o755 });
+  cpSync(env.saKubeconfig, join(temp, 'kubeconfig'));
+  const r = spawnSync('bash', ['-c', `${PLAN_COMMAND}`], {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { ...process.env, SPEC: SPEC_PATH, PLAN: PLAN_PATH, RUNNER_TEMP: temp, NO_COLOR: '1', PATH: `${join(temp, 'bin')}:${process.env.PATH}` },
+  });
+  assert.is(r.status, 2, `${PLAN_COMMAND}: ${r.stderr}`);
+  assert.match(readFileSync(join(temp, 'plan.md'), 'utf8'), `<!-- bootcplan:plan spec=${SPEC_PATH} -->`);
   git(repo, 'add', SPEC_PATH, PLAN_PATH);
   git(repo, 'commit', '-qm', 'rollout');
   return { commit: git(repo, 'rev-parse', 'HEAD'), planId: JSON.parse(readFileSync(join(repo, PLAN_PATH), 'utf8')).id };
 }
 
-/** The sync side: the Rollout object (the spec file itself) and the ConfigMap of the example kustomization, from the commit. */
-async function sync(repo: string, commit: string): Promise<string> {
-  // The committed bytes (git show, untrimmed): what kustomize puts into the ConfigMap.
-  const show = (path: string) => execFileSync('git', ['show', `${commit}:${path}`], { cwd: repo, encoding: 'utf8' });
-  const specText = show(SPEC_PATH);
-  const planText = show(PLAN_PATH);
-  const doc = parse(specText);
-  const rollout = { ...doc, metadata: { ...doc.metadata, namespace: NS } };
+/**
+ * The sync side: `kustomize build` of the cluster's directory at the commit (what Argo CD or Flux
+ * renders), the ConfigMap and the Rollout object written to the API server; the Job as rendered.
+ */
+async function sync(repo: string, commit: string): Promise<{ cmName: string; job: any }> {
+  const render = kustomizer();
+  if (!render) throw new Error('kustomize is needed (BOOTCPLAN_TOOLS, or kubectl)');
+  const at = tempDir('bootcplan-sync-');
+  execFileSync('git', ['--work-tree', at, 'checkout', commit, '--', '.'], { cwd: repo });
+  const objs = docsOf(render(join(at, dirname(SPEC_PATH))));
+  const rollout = objs.find((o: any) => o.kind === 'Rollout');
+  const cm = objs.find((o: any) => o.kind === 'ConfigMap');
   try {
     await env.admin.request('POST', ROLLOUTS, { body: rollout });
   } catch (err) {
     if (!(err instanceof AlreadyExistsError)) throw err;
     await env.admin.request('PATCH', `${ROLLOUTS}/e2e-loop`, { body: { spec: rollout.spec }, contentType: 'application/merge-patch+json' });
   }
-  const cm = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: `bootcplan-rollout-${commit.slice(0, 10)}`, namespace: NS },
-    data: { 'bootcplan.yaml': specText, 'plan.json': planText },
-  };
-  await env.admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: cm });
-  return cm.metadata.name;
+  await env.admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: cm }).catch((err) => {
+    if (!(err instanceof AlreadyExistsError)) throw err;
+  });
+  return { cmName: cm.metadata.name, job: objs.find((o: any) => o.kind === 'Job') };
 }
 
-/** The example Job's pod, with its ConfigMap volume materialised from the API as the kubelet would. */
-async function jobPod(cmName: string): Promise<{ dir: string; args: string[] }> {
-  const job = parse(readFileSync(join(ROOT, 'examples/argocd/apply-job.yaml'), 'utf8'));
+/** The rendered Job's pod, with its ConfigMap volume materialised from the API as the kubelet would. */
+async function jobPod({ cmName, job }: { cmName: string; job: any }): Promise<{ dir: string; args: string[] }> {
   const pod = job.spec.template.spec;
   const c = pod.containers[0];
   const mount = c.volumeMounts.find((m: any) => m.mountPath === c.workingDir);
   const vol = pod.volumes.find((v: any) => v.name === mount.name);
+  assert.is(vol.configMap.name, cmName, 'the Job mounts the ConfigMap of its own render');
   const cm = await env.admin.request('GET', `/api/v1/namespaces/${NS}/configmaps/${cmName}`);
   const dir = tempDir('bootcplan-job-');
   for (const item of vol.configMap.items) {
@@ -186,12 +225,14 @@ t(
       ).objects,
     );
     agent = await new NodeAgent(env.admin, { scale: 1 }).start();
-    const repo = tempDir('bootcplan-gitops-');
-    git(repo, 'init', '-q', '-b', 'main');
+    const repo = layoutRepo(ARGOCD);
 
     // 1. Review: plan once, commit. 2. Sync: the Rollout object and the ConfigMap. 3. The Job, run after run.
     const first = await planAndCommit(repo, spec(NEW));
     const pod = await jobPod(await sync(repo, first.commit));
+    // A new Rollout before any run: the CRD's default status {} (deploy/rollout-crd.yaml), which
+    // the Flux health checks' has() guards read as InProgress (test/cli/flux-health.test.ts).
+    assert.equal((await rolloutObject()).status, {});
     assert.equal(pod.args.slice(0, 2), ['apply', PLAN_PATH]);
     resetRequestStats();
     const phases: string[] = [];
@@ -290,5 +331,39 @@ t(
     );
   },
 );
+
+t("the Flux tree as copied: the workflow's plan, the rendered Flux Job's command line and mount, run to Healthy", async () => {
+  agent?.stop();
+  await resetCluster(env.admin);
+  await env.admin.request('DELETE', `${ROLLOUTS}/e2e-loop`).catch(() => undefined);
+  await loadObjects(
+    env.admin,
+    new ClusterBuilder().bootcPool(
+      'worker',
+      WORKERS.map((name, i) => ({ name, zone: `zone-${i % 2}` })),
+      { maxUnavailable: 1 },
+    ).objects,
+  );
+  agent = await new NodeAgent(env.admin, { scale: 1 }).start();
+  const repo = layoutRepo(FLUX);
+  const made = await planAndCommit(repo, spec(NEW));
+  const synced = await sync(repo, made.commit);
+  assert.not.ok('argocd.argoproj.io/sync-options' in (synced.job.metadata.annotations ?? {}), "the Flux tree's Job");
+  const pod = await jobPod(synced);
+  assert.equal(pod.args.slice(0, 2), ['apply', PLAN_PATH]);
+  const phases: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    const r = await runJob(pod);
+    assert.is(r.code, 0, r.err);
+    const st = (await rolloutObject()).status;
+    phases.push(`${st.phase}: ${st.message}`);
+    if (st.phase === 'Healthy') break;
+    await sleep(300);
+  }
+  const st = (await rolloutObject()).status;
+  assert.is(st.phase, 'Healthy', phases.join('\n'));
+  assert.is(st.planId, made.planId);
+  console.log(`e2e: the Flux Job applied plan ${made.planId} in ${phases.length} runs`);
+});
 
 t.run();

@@ -101,7 +101,7 @@ s("the Job and CronJob are the single-cluster example's (examples/argocd), but f
     ['apply-job.yaml', 'apply-job.yaml', (o: any) => o.spec.template.spec],
     ['apply-cronjob.yaml', 'apply-cronjob.yaml', (o: any) => o.spec.jobTemplate.spec.template.spec],
   ] as const) {
-    const example = parse(readFileSync(join(ROOT, 'examples/argocd', file), 'utf8'));
+    const example = parse(readFileSync(join(ROOT, 'examples/argocd/clusters/prod-east', file), 'utf8'));
     const ours = parse(fileOf(r, `clusters/east-1/${rendered}`));
     for (const o of [example, ours]) {
       const pod = strip(o);

@@ -35,8 +35,11 @@ function jobSpecs(docs: { file: string; obj: any }[]) {
   );
 }
 
+/** The repository layout (docs/gitops.md "Repository layout"), as the plan workflow writes it. */
+const LAYOUT = { spec: 'clusters/prod-east/bootcplan.yaml', plan: 'clusters/prod-east/plans/bootcplan.json' };
+
 /** The directories of the GitOps loop, and where each one's rendered files live in the repository. */
-const ROLLOUT_DIRS = ['examples/argocd', 'examples/flux/rollout'];
+const ROLLOUT_DIRS = ['examples/argocd/clusters/prod-east', 'examples/flux/clusters/prod-east'];
 
 for (const dir of ROLLOUT_DIRS) {
   s(`${dir}: every document is a Kubernetes object or a valid Rollout spec, every file a kustomization names exists`, () => {
@@ -61,11 +64,14 @@ for (const dir of ROLLOUT_DIRS) {
   });
 
   s(`${dir}: the Job and the CronJob apply the committed plan file (not -f), one step per run, from the files the plan records`, () => {
-    const docs = k8sDocs(dir);
-    const kz = docs.find((d) => d.obj.kind === 'Kustomization' && d.obj.apiVersion.startsWith('kustomize.config.k8s.io'))!.obj;
-    const gen = kz.configMapGenerator[0];
-    const files = new Map<string, string>(gen.files.map((f: string) => (f.includes('=') ? f.split('=') : [f, f]) as [string, string]));
-    const jobs = jobSpecs(docs);
+    const render = kustomizer();
+    if (!render) {
+      assert.not.ok(process.env.CI, 'kustomize must be built in CI (.ci/run)');
+      return;
+    }
+    const rendered = docsOf(render(dir));
+    const cm = rendered.find((o: any) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('bootcplan-rollout-'));
+    const jobs = jobSpecs(rendered.map((obj: any) => ({ file: `kustomize build ${dir}: ${obj.kind}`, obj })));
     assert.equal(jobs.map((j) => j.obj.kind).sort(), ['CronJob', 'Job']);
     for (const { file, obj, job } of jobs) {
       assert.is(job.backoffLimit, 0, `${file}: backoffLimit 0`);
@@ -80,52 +86,111 @@ for (const dir of ROLLOUT_DIRS) {
       assert.equal([args[0], args.slice(2)], ['apply', ['--auto-approve', '--step', '--lock-timeout', '6m']], `${file}: ${args.join(' ')}`);
       // The plan file and the spec it records are mounted at the paths the plan names,
       // relative to the working directory (the repository root as the Job sees it).
-      const planPath = args[1];
-      const plan = JSON.parse(readFileSync(planPath, 'utf8'));
       const mount = c.volumeMounts.find((m: any) => m.mountPath === c.workingDir);
       assert.ok(mount, `${file}: the ConfigMap is mounted at the working directory`);
       const vol = pod.volumes.find((v: any) => v.name === mount.name);
-      assert.is(vol.configMap.name, gen.name, `${file}: the ConfigMap of this kustomization`);
+      assert.is(vol.configMap.name, cm.metadata.name, `${file}: the ConfigMap of this kustomization`);
       const items = new Map<string, string>(vol.configMap.items.map((i: any) => [i.path, i.key]));
-      for (const [path, what] of [
-        [planPath, 'the plan'],
-        [plan.spec.path, 'the spec the plan records'],
-      ]) {
-        const key = items.get(path);
-        assert.ok(key, `${file}: ${what} is mounted at ${path}`);
-        assert.is(join(dir, files.get(key!)!), path, `${file}: ${path} is the file of key ${key}`);
-      }
+      const plan = JSON.parse(cm.data[items.get(args[1])!]);
+      assert.is(plan.formatVersion, '1.0', `${file}: ${args[1]} is the plan`);
+      const specKey = items.get(plan.spec.path);
+      assert.ok(specKey, `${file}: the spec the plan records is mounted at ${plan.spec.path}`);
+      assert.is(parseRolloutSpec(cm.data[specKey!], plan.spec.path).sha256, plan.spec.sha256, `${file}: the spec at ${plan.spec.path} is the planned one`);
       if (obj.kind === 'CronJob') assert.is(obj.spec.concurrencyPolicy, 'Forbid');
     }
   });
 
-  s(`${dir}: the committed example plan is the plan of its spec (sha256 and provenance verify)`, () => {
-    const planPath = jobSpecs(k8sDocs(dir))[0].job.template.spec.containers[0].args[1];
-    const saved = readPlanFile(nodeInputs, planPath);
-    openSavedPlan(nodeInputs, saved);
-    assert.ok(saved.summary.waves > 0, 'a plan with waves');
+  s(`${dir}: the committed example plan is the plan of its spec (sha256 and provenance verify), read from the layout as the Job's mount holds it`, () => {
+    // The mount: the layout's files under a directory outside git, the Job's working directory.
+    const work = mkdtempSync(join(tmpdir(), 'bootcplan-mount-'));
+    for (const p of [LAYOUT.spec, LAYOUT.plan]) {
+      mkdirSync(dirname(join(work, p)), { recursive: true });
+      writeFileSync(join(work, p), readFileSync(join(dir, p.slice('clusters/prod-east/'.length))));
+    }
+    const cwd = process.cwd();
+    process.chdir(work);
+    try {
+      const saved = readPlanFile(nodeInputs, LAYOUT.plan);
+      openSavedPlan(nodeInputs, saved);
+      assert.ok(saved.summary.waves > 0, 'a plan with waves');
+    } finally {
+      process.chdir(cwd);
+    }
   });
 }
+
+for (const dir of ROLLOUT_DIRS) {
+  s(`${dir}: the layout's paths are written once (the Rollout's annotations), and kustomize puts them into both Jobs`, () => {
+    const workflow = parse(readFileSync('examples/github-actions/plan.yml', 'utf8'));
+    assert.equal({ spec: workflow.env.SPEC, plan: workflow.env.PLAN }, LAYOUT, 'plan.yml writes the plan where the Jobs read it');
+    assert.ok(dir.endsWith(LAYOUT.spec.split('/').slice(0, -1).join('/')), `${dir} is the layout's cluster directory`);
+    for (const f of readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml'))
+      assert.not.ok(readFileSync(join(dir, f), 'utf8').includes('clusters/'), `${dir}/${f}: no path written by hand`);
+    const kz = readFileSync(join(dir, 'kustomization.yaml'), 'utf8');
+    for (const p of [LAYOUT.spec, LAYOUT.plan]) assert.is(kz.split(p).length - 1, 1, `${dir}/kustomization.yaml: ${p} once`);
+    const render = kustomizer();
+    if (!render) {
+      assert.not.ok(process.env.CI, 'kustomize must be built in CI (.ci/run)');
+      return;
+    }
+    const objs = docsOf(render(dir));
+    const jobs = objs.filter((o: any) => o.kind === 'Job' || o.kind === 'CronJob');
+    assert.is(jobs.length, 2);
+    for (const o of jobs) {
+      const pod = o.kind === 'CronJob' ? o.spec.jobTemplate.spec.template.spec : o.spec.template.spec;
+      const c = pod.containers[0];
+      assert.equal(c.args.slice(0, 2), ['apply', LAYOUT.plan], `${o.kind}: the command line`);
+      const vol = pod.volumes.find((v: any) => v.name === c.volumeMounts.find((m: any) => m.mountPath === c.workingDir).name);
+      assert.equal(
+        vol.configMap.items.map((i: any) => `${i.key}=${i.path}`),
+        [`bootcplan.yaml=${LAYOUT.spec}`, `plan.json=${LAYOUT.plan}`],
+        `${o.kind}: the mount`,
+      );
+      // bootcplan reads no CI variable: a pod's output is no terminal, so it already writes lines, without colour or spinner.
+      assert.not.ok(
+        (c.env ?? []).some((e: any) => e.name === 'CI'),
+        `${o.kind}: no CI variable nothing reads`,
+      );
+    }
+    // The committed plan records the layout's spec path: what the mount holds.
+    assert.is(JSON.parse(readFileSync(join(dir, 'plans/bootcplan.json'), 'utf8')).spec.path, LAYOUT.spec);
+  });
+}
+
+s('bootcplan reads no CI variable (the examples set none): colour and progress follow the terminal and NO_COLOR', () => {
+  const reads: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith('.ts') && /env(\.CI\b|\[['"]CI['"]\])/.test(readFileSync(p, 'utf8'))) reads.push(p);
+    }
+  };
+  walk('src');
+  assert.equal(reads, []);
+});
 
 s('Argo CD: sync waves RBAC and CRD (-1), spec and plan (1), then the Rollout, the Job and the CronJob (2, the last); no PostSync hook', () => {
   const setup = parse(readFileSync('examples/kustomization.yaml', 'utf8'));
   assert.is(setup.commonAnnotations['argocd.argoproj.io/sync-wave'], '-1');
   assert.equal(setup.resources, ['rbac.yaml', '../deploy']);
-  const kz = parse(readFileSync('examples/argocd/kustomization.yaml', 'utf8'));
+  const kz = parse(readFileSync('examples/argocd/clusters/prod-east/kustomization.yaml', 'utf8'));
   assert.is(kz.configMapGenerator[0].options.annotations['argocd.argoproj.io/sync-wave'], '1');
   assert.match(kz.patches[0].patch, /argocd\.argoproj\.io\/sync-wave: "2"/);
-  for (const { obj } of jobSpecs(k8sDocs('examples/argocd'))) {
+  for (const { obj } of jobSpecs(k8sDocs('examples/argocd/clusters/prod-east'))) {
     assert.is(obj.metadata.annotations['argocd.argoproj.io/sync-wave'], '2');
     assert.is(obj.metadata.annotations['argocd.argoproj.io/hook'], undefined, 'not a hook: it would wait for the Rollout to be Healthy');
   }
-  const job = k8sDocs('examples/argocd').find((d) => d.obj.kind === 'Job')!.obj;
+  const job = k8sDocs('examples/argocd/clusters/prod-east').find((d) => d.obj.kind === 'Job')!.obj;
   assert.is(job.metadata.annotations['argocd.argoproj.io/sync-options'], 'Force=true,Replace=true');
   assert.is(job.spec.ttlSecondsAfterFinished, undefined, 'Argo CD would re-create a deleted Job');
   const app = parse(readFileSync('examples/argocd/application.yaml', 'utf8'));
   assert.equal(
     app.spec.sources.map((x: any) => x.path),
-    ['examples', 'examples/argocd'],
+    ['examples', 'clusters/prod-east'],
   );
+  // The layout's cluster directory, as this tree holds it (copy examples/argocd/clusters/ to your repository's root).
+  assert.ok(existsSync(join('examples/argocd', app.spec.sources[1].path, 'kustomization.yaml')));
   assert.is(app.spec.destination.namespace, 'openshift-bootcplan');
 });
 
@@ -173,9 +238,10 @@ s('Flux: setup (never pruned), then the rollout (dependsOn); health is the Job a
     ks.map((k) => [k.metadata.name, k.spec.path, k.spec.dependsOn?.[0]?.name ?? null]),
     [
       ['bootcplan-setup', './examples', null],
-      ['bootcplan-rollout', './examples/flux/rollout', 'bootcplan-setup'],
+      ['bootcplan-rollout', './clusters/prod-east', 'bootcplan-setup'],
     ],
   );
+  assert.ok(existsSync(join('examples/flux', ks[1].spec.path, 'kustomization.yaml')), 'the layout, as this tree holds it');
   assert.is(ks[0].spec.prune, false);
   const rollout = ks[1];
   assert.is(rollout.spec.wait, false);
@@ -189,7 +255,7 @@ s('Flux: setup (never pruned), then the rollout (dependsOn); health is the Job a
   );
   assert.is(rollout.spec.force, true);
   const seconds = (d: string) => [...d.matchAll(/(\d+)([hms])/g)].reduce((t, [, n, u]) => t + Number(n) * ({ h: 3600, m: 60, s: 1 } as any)[u], 0);
-  const job = k8sDocs('examples/flux/rollout').find((d) => d.obj.kind === 'Job')!.obj;
+  const job = k8sDocs('examples/flux/clusters/prod-east').find((d) => d.obj.kind === 'Job')!.obj;
   assert.ok(seconds(rollout.spec.timeout) > job.spec.activeDeadlineSeconds, `${rollout.spec.timeout} > one step`);
   assert.not.match(readFileSync('examples/flux/README.md', 'utf8'), /Job's name carries/);
 });

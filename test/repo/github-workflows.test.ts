@@ -80,7 +80,7 @@ s('every example names the same image place-holder, and the Containerfile says h
     }
   }
   // Where an image runs: every Job and CronJob container, every workflow's BOOTCPLAN_IMAGE.
-  for (const dir of ['examples/argocd', 'examples/flux/rollout']) {
+  for (const dir of ['examples/argocd/clusters/prod-east', 'examples/flux/clusters/prod-east']) {
     for (const f of readdirSync(dir).filter((x) => /^apply-.*\.yaml$/.test(x))) {
       const o = parse(readFileSync(join(dir, f), 'utf8'));
       const pod = o.kind === 'CronJob' ? o.spec.jobTemplate.spec.template.spec : o.spec.template.spec;

@@ -18,7 +18,7 @@ import { seeded } from '../support/seeds.ts';
 
 const s = suite('JSON Schema of the spec');
 
-const EXAMPLES = ['examples/rollout.yaml', 'examples/argocd/bootcplan.yaml', 'examples/flux/rollout/bootcplan.yaml'];
+const EXAMPLES = ['examples/rollout.yaml', 'examples/argocd/clusters/prod-east/bootcplan.yaml', 'examples/flux/clusters/prod-east/bootcplan.yaml'];
 const D = 'quay.io/example/os@sha256:' + 'a'.repeat(64);
 /** Rules only bootcplan checks (a JSON Schema cannot state them): the schema accepts these. */
 const VALIDATOR_ONLY = new Set(['duplicate-pool', 'duplicate-machine-manager', 'cron-invalid', 'timezone-invalid', 'duration-invalid']);
