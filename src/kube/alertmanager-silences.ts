@@ -7,7 +7,7 @@
  * (src/kube/health-credentials.ts). Answers are checked as untrusted: a silence id is a short
  * printable string or the answer is refused.
  */
-import type { KubeAccess } from './kubeconfig.ts';
+import type { KubeAccess } from './kubeconfig-types.ts';
 import type { PlanHealthEndpoint } from '../plan/types.ts';
 import type { SilencePort, SilenceRequest } from '../apply/gates/silences.ts';
 import type { KubeClient } from './rest.ts';

@@ -4,7 +4,7 @@
  * the library (about a second of start-up: BENCHMARKS.md "Live start") loads on that path only.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import type { Cluster, Context, KubeAccess, User } from './kubeconfig.ts';
+import type { Cluster, Context, KubeAccess, User } from './kubeconfig-types.ts';
 
 /** The library's KubeConfig for one context, from entries of its own shapes (config_types.ts). */
 export function libraryKubeConfig(cluster: Cluster, user: User, context: Context): KubeAccess {

@@ -19,7 +19,7 @@
  * measurement, a failed check.
  */
 import { X509Certificate } from 'node:crypto';
-import type { KubeAccess } from './kubeconfig.ts';
+import type { KubeAccess } from './kubeconfig-types.ts';
 import type { KubeClient } from './rest.ts';
 import { KubeApiError, KubeRequestError } from './api-errors.ts';
 import { NotFoundError } from '../apply/ports/driver.ts';

@@ -16,7 +16,7 @@
  * request) ends within the check's `requestTimeoutSeconds`; the stop signal ends it at once
  * (AbortedError, the only exception `measure` throws for a reason other than a bug).
  */
-import type { KubeAccess } from './kubeconfig.ts';
+import type { KubeAccess } from './kubeconfig-types.ts';
 import type { HealthSource, GatePosition, Measurement } from '../apply/ports/health.ts';
 import type { PlanHealthCheck, PlanHealthEndpoint, PlanConditionCheck } from '../plan/types.ts';
 import { AbortedError, NotFoundError } from '../apply/ports/driver.ts';

@@ -18,46 +18,7 @@ import { isIPv6 } from 'node:net';
 import type https from 'node:https';
 import yaml from 'js-yaml';
 
-export interface Cluster {
-  name: string;
-  server: string;
-  caData?: string;
-  caFile?: string;
-  skipTLSVerify?: boolean;
-  tlsServerName?: string;
-  proxyUrl?: string;
-}
-
-export interface User {
-  name: string;
-  token?: string;
-  tokenFile?: string;
-  certData?: string;
-  certFile?: string;
-  keyData?: string;
-  keyFile?: string;
-  username?: string;
-  password?: string;
-  impersonateUser?: string;
-  exec?: unknown;
-  authProvider?: unknown;
-}
-
-export interface Context {
-  name: string;
-  cluster: string;
-  user: string;
-  namespace?: string;
-}
-
-/** What the REST layer and the health credentials need of a kubeconfig (the library's KubeConfig has it too). */
-export interface KubeAccess {
-  getCurrentContext(): string;
-  getCurrentCluster(): Cluster | null;
-  /** The user; its written token and password are read by the health checks' credential mask. */
-  getCurrentUser(): { name: string; token?: string; password?: string } | null;
-  applyToHTTPSOptions(opts: https.RequestOptions): Promise<void>;
-}
+import type { Cluster, Context, KubeAccess, User } from './kubeconfig-types.ts';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v)) : {});

@@ -18,7 +18,7 @@
  */
 import https from 'node:https';
 import http from 'node:http';
-import type { KubeAccess } from './kubeconfig.ts';
+import type { KubeAccess } from './kubeconfig-types.ts';
 import { AbortedError } from '../apply/ports/driver.ts';
 import { ClusterApiError, errnoOf, NamedError } from '../base/errors.ts';
 import {

@@ -47,10 +47,10 @@ export type Risk = (typeof RISKS)[number];
  * `tag-unresolved`: the target is a tag the BootcNodePool has not resolved to a digest yet
  * (status.targetDigest); `not-managed`: the node lacks the `bootc.dev/managed` label the
  * bootc-operator's daemon selects on; `no-bootcnode-status`: its BootcNode has no status (the daemon
- * has not reported); `incompatible`: its booted entry has local mutations bootc cannot manage
- * (rpm-ostree layering; BootcNode status.booted.incompatible); `pool-paused`: the pool is paused (spec or administrator), and the plan writes
- * no new image to it, so nothing stages. `not-ready` covers DiskPressure and NetworkUnavailable too (the MCO's
- * CheckNodeReady), and `updating` MCO work in flight on the node.
+ * has not reported); `incompatible`: its booted entry has local mutations (rpm-ostree layering;
+ * BootcNode status.booted.incompatible); `pool-paused`: the pool is paused (spec or administrator),
+ * and the plan writes no new image to it, so nothing stages. `not-ready` covers DiskPressure and
+ * NetworkUnavailable too (the MCO's CheckNodeReady); `updating` is MCO work in flight on the node.
  */
 export const BLOCKED_BY = [
   'cordoned',
@@ -194,10 +194,8 @@ export interface PlanPool {
   /** The way back (in rollback plans: the way being taken). */
   rollback?: PlanPoolRollback;
   /**
-   * MCO-only pools: the other MachineConfigPools of the plan that render this pool's OS-image
-   * MachineConfig too (their machineConfigSelector selects its role: custom pools inherit
-   * worker; src/plan/inherited-pools.ts). The applier pauses those not yet rolled before it
-   * writes the MachineConfig, so that each rolls in its own turn. Present only when non-empty.
+   * MCO-only pools: the plan's other pools that render this pool's OS-image MachineConfig too
+   * (src/plan/inherited-pools.ts), paused before it is written. Present only when non-empty.
    */
   inheritedBy?: string[];
 }
