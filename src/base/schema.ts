@@ -2,6 +2,7 @@
  * A small declarative schema for YAML inputs that reports every violation with its
  * field path. Semantic rules that need more than one field live in `check` hooks.
  */
+import { InternalError } from './internal.ts';
 import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, joinPath } from './diagnostics.ts';
 
 export interface Ctx {
@@ -48,6 +49,13 @@ export interface ObjectSchema extends SchemaCommon {
   /** Fields not listed are allowed and not checked (formats that may grow, e.g. plan files). */
   open?: boolean;
   /** Hint for unknown fields, e.g. the list of allowed names. */
+}
+
+/** Field `name` of `schema`, which the caller's own schema makes an object schema (checked: internal error if not). */
+export function objectFieldOf(schema: ObjectSchema, name: string): ObjectSchema {
+  const field = schema.fields[name];
+  if (field?.type !== 'object') throw new InternalError(`schema field ${name} is not an object schema`);
+  return field;
 }
 
 /**

@@ -58,6 +58,13 @@ export interface FleetClusterPlan {
   error: FleetClusterError | null;
 }
 
+/** A cluster that could not be planned, or whose plan has errors: it carries its error. */
+export type FailedClusterPlan = FleetClusterPlan & { error: FleetClusterError };
+
+export function isFailedCluster(c: FleetClusterPlan): c is FailedClusterPlan {
+  return c.error !== null;
+}
+
 export interface FleetPlanSummary {
   clusters: number;
   /** Clusters with a plan and no errors. */
