@@ -22,7 +22,7 @@ export function parseIntegerFlag(flag: string, text: string, range: { min: numbe
 }
 
 /** A probability flag, read strictly: a decimal number from 0 to 1 ("0.25", "1", ".5" is refused). */
-export function parseFractionFlag(flag: string, text: string): number {
+function parseFractionFlag(flag: string, text: string): number {
   const n = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
   if (!(n >= 0 && n <= 1)) throw new InputError(`${flag} ${JSON.stringify(text)}: expected a number from 0 to 1, such as 0.05`);
   return n;

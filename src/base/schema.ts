@@ -23,7 +23,7 @@ export type Schema = (
   SchemaCommon;
 
 /** What every schema node may carry besides its type. */
-export interface SchemaCommon {
+interface SchemaCommon {
   /** `null` is a value here (JSON documents written by bootcplan itself, e.g. plan files). */
   nullable?: boolean;
   /** What the field means, for the JSON Schema and the spec reference in docs/ (json-schema.ts). */
@@ -65,7 +65,7 @@ export function objectFieldOf(schema: ObjectSchema, name: string): ObjectSchema 
 export const INT32_MAX = 2147483647;
 
 /** A rule a schema node adds; it runs only on a value of the node's type (a string for a string node, a mapping for an object node). */
-export type Hook<T = unknown> = (value: T, path: string, ctx: Ctx) => void;
+type Hook<T = unknown> = (value: T, path: string, ctx: Ctx) => void;
 
 export function validate(schema: Schema, value: unknown, path: string, ctx: Ctx): void {
   switch (schema.type) {

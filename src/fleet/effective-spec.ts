@@ -73,7 +73,7 @@ export function sharedMapOf(map: SourceMap): SharedMap {
 }
 
 /** The overrides that apply to a cluster, in order, each with its path in the Fleet file and its clusterSelector (null: the cluster's own). */
-export function overridesOf(fleet: FleetSpec, index: number): { override: FleetOverride; path: string; selector: LabelSelector | null }[] {
+function overridesOf(fleet: FleetSpec, index: number): { override: FleetOverride; path: string; selector: LabelSelector | null }[] {
   const cluster = fleet.spec.clusters[index];
   const labels = cluster.labels ?? {};
   const out: { override: FleetOverride; path: string; selector: LabelSelector | null }[] = [];
@@ -207,19 +207,19 @@ const POOL_DEFAULTS: Record<(typeof POOL_FIELDS)[number], string | number | bool
   paused: false,
 };
 
-export function selectorText(s: LabelSelector): string {
+function selectorText(s: LabelSelector): string {
   const labels = Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
   const exprs = (s.matchExpressions ?? []).map((e) => `${e.key} ${e.operator}${e.values ? ` (${e.values.join(',')})` : ''}`);
   return [...labels, ...exprs].join(',') || 'every cluster';
 }
 
-export function windowsText(ws: readonly MaintenanceWindow[] | undefined): string | null {
+function windowsText(ws: readonly MaintenanceWindow[] | undefined): string | null {
   if (!ws) return null;
   return ws.length ? ws.map((w) => `${w.schedule} for ${w.duration}${w.timezone ? ` (${w.timezone})` : ''}`).join('; ') : 'none';
 }
 
 /** Silences in a word for the reviewer: off, or the Alertmanager, the matchers and the TTL as written. */
-export function silencesText(s: SilencesSpec | undefined): string | null {
+function silencesText(s: SilencesSpec | undefined): string | null {
   if (!s) return null;
   if (s.enabled === false) return 'off';
   return `${s.alertmanager?.url ?? 'the default Alertmanager'}: ${(s.matchers ?? []).join(', ')}${s.ttlMinutes !== undefined ? ` (TTL ${s.ttlMinutes}m)` : ''}`;

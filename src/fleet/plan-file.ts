@@ -16,7 +16,7 @@ import { readJsonDocument } from '../plan/saved/reader.ts';
 import { FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, FLEET_BATCH_KINDS, FLEET_CLUSTER_ERRORS, type FleetPlan } from './plan-types.ts';
 import { BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
 
-export interface LoadedFleetPlan {
+interface LoadedFleetPlan {
   fleetPlan: FleetPlan | null;
   diagnostics: Diagnostic[];
 }
@@ -41,7 +41,7 @@ const obj = (fields: Record<string, Schema>, required: string[] = Object.keys(fi
 
 const specInfo = objectFieldOf(planFileSchema, 'spec');
 
-export const fleetPlanFileSchema: ObjectSchema = obj({
+const fleetPlanFileSchema: ObjectSchema = obj({
   formatVersion: { type: 'string', enum: [FLEET_PLAN_FORMAT_VERSION] },
   kind: { type: 'string', enum: [FLEET_PLAN_KIND] },
   id: { type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' },

@@ -44,14 +44,14 @@ export interface PrometheusEndpoint {
   caName: string;
 }
 
-export interface PrometheusClientOptions {
+interface PrometheusClientOptions {
   /** The largest 2xx body read (default 4 MiB). */
   maxBytes?: number;
   /** The credentials to keep out of messages (the health source's; default one of the client's own). */
   mask?: CredentialMask;
 }
 
-export const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
+const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
 /** Error bodies are shown (200 characters at most), not parsed whole. */
 const ERROR_BODY_BYTES = 8 * 1024;
 const FORBIDDEN_HINT =
@@ -64,7 +64,7 @@ const isJson = (type: unknown) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const mib = (n: number) => `${Math.round((n / 2 ** 20) * 10) / 10} MiB`;
 
 /** 127.0.0.0/8, ::1 and localhost: plain http stays on this machine. */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (isIP(h) === 4) return h.startsWith('127.');

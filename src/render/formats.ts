@@ -20,7 +20,7 @@ export const APPLY_FORMATS = ['text', 'json'] as const;
 /** `snapshot -o`: the snapshot file's format. */
 export const SNAPSHOT_FORMATS = ['yaml', 'json'] as const;
 
-export interface RenderOptions {
+interface RenderOptions {
   color: boolean;
   full?: boolean;
 }

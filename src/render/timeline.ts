@@ -57,7 +57,7 @@ export interface TimelineRow {
   spans: RowSpan[];
 }
 
-export interface WaveSpan {
+interface WaveSpan {
   wave: number;
   start: number;
   end: number;

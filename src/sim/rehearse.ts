@@ -27,7 +27,7 @@ export interface RehearsalWave {
 }
 
 /** A health gate as the rehearsal ran it (docs/apply.md "Health gates"). */
-export interface RehearsalGate {
+interface RehearsalGate {
   point: 'preflight' | 'afterWave' | 'afterNode' | 'batch';
   pool: string | null;
   wave: number | null;
@@ -85,7 +85,7 @@ export interface Rehearsal {
 }
 
 /** A rollback in a rehearsal: when, why, how many nodes in how many waves, the most out of service. */
-export interface RehearsalRollback {
+interface RehearsalRollback {
   start: number;
   end: number | null;
   why: string;
@@ -94,7 +94,7 @@ export interface RehearsalRollback {
   peakUnavailable: number;
 }
 
-export interface RehearseInput {
+interface RehearseInput {
   plan: Plan;
   replan: (s: ClusterSnapshot) => Plan;
   snapshot: ClusterSnapshot;
@@ -229,7 +229,7 @@ async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSna
 }
 
 /** The gates from the events: each gate-start with its pass or fail (none: stopped). */
-export function gatesOf(events: readonly ApplyEvent[]): RehearsalGate[] {
+function gatesOf(events: readonly ApplyEvent[]): RehearsalGate[] {
   const out: RehearsalGate[] = [];
   for (const e of events) {
     if (e.type === 'gate-start')
@@ -257,7 +257,7 @@ export function gatesOf(events: readonly ApplyEvent[]): RehearsalGate[] {
  * are the waves the same pool would have (same order, same size), so dropping `rollout` gives
  * exactly the waves plan; its estimate is the waves estimate the planner computed beside.
  */
-export function asWaves(plan: Plan): Plan {
+function asWaves(plan: Plan): Plan {
   if (!plan.pools.some((p) => p.rollout === 'slots')) return plan;
   const pools = plan.pools.map((p) => {
     if (p.rollout !== 'slots') return p;

@@ -20,7 +20,7 @@ export interface Waiter extends Watcher {
 }
 
 /** What the waits read: the live view, and a version bumped on every change. */
-export interface WaitedState {
+interface WaitedState {
   view(): ClusterSnapshot;
   readonly version: number;
 }
