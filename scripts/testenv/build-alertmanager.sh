@@ -23,33 +23,10 @@ set -euo pipefail
 VERSION="${BOOTCPLAN_ALERTMANAGER_VERSION:-v0.35.0}"
 MODULE="github.com/prometheus/alertmanager"
 
-log() { printf '[testenv/build-alertmanager %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-START_TS=$(date +%s)
-elapsed() { echo "$(( $(date +%s) - START_TS ))s"; }
-
-# --- 1. BOOTCPLAN_ALERTMANAGER short-cut -----------------------------------------
-if [[ -n "${BOOTCPLAN_ALERTMANAGER:-}" ]]; then
-  [[ -x "$BOOTCPLAN_ALERTMANAGER" && -f "$BOOTCPLAN_ALERTMANAGER" ]] \
-    || die "BOOTCPLAN_ALERTMANAGER=$BOOTCPLAN_ALERTMANAGER is not an executable file"
-  log "using BOOTCPLAN_ALERTMANAGER=$BOOTCPLAN_ALERTMANAGER"
-  echo "$(cd "$(dirname "$BOOTCPLAN_ALERTMANAGER")" && pwd)/$(basename "$BOOTCPLAN_ALERTMANAGER")"
-  exit 0
-fi
-
-# --- Go toolchain (needed to build, and to read a cached binary's module version) ---
-if ! command -v go >/dev/null 2>&1; then
-  for d in /usr/local/go/bin /usr/lib/go/bin; do
-    [[ -x "$d/go" ]] && export PATH="$d:$PATH" && break
-  done
-fi
-
-CACHE_ROOT="${BOOTCPLAN_TESTENV_CACHE:-$HOME/.cache/bootcplan-testenv}"
-CACHE="$CACHE_ROOT/alertmanager-$VERSION"
-mkdir -p "$CACHE"
-CACHE="$(cd "$CACHE" && pwd)"
-BIN="$CACHE/alertmanager"
+# The steps both testenv Go builds share (log, the override, the cache, its lock, the build dir).
+# shellcheck source=scripts/testenv/go-build-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go-build-lib.sh"
+testenv_begin alertmanager BOOTCPLAN_ALERTMANAGER
 
 # The version a binary was built as ("" when unknown): `alertmanager, version 0.35.0 (branch: ...`.
 module_version() {
@@ -61,39 +38,9 @@ cached() {
   [[ "$(module_version "$BIN")" == "$VERSION" ]]
 }
 
-# Fast path without the lock: a finished binary is only ever moved into place whole.
-if cached; then
-  log "cached $BIN ($(elapsed))"
-  echo "$BIN"
-  exit 0
-fi
+testenv_cached_or_lock
 
-# Serialise concurrent builds into the same cache dir (a CI job that started the build in the
-# background and a test that asks for the binary wait for the same build).
-exec 9>"$CACHE/.lock"
-if command -v flock >/dev/null 2>&1; then
-  log "waiting for $CACHE/.lock ..."
-  flock -w 3600 9 || die "timed out waiting for lock $CACHE/.lock"
-fi
-if cached; then
-  log "built by another process: $BIN ($(elapsed))"
-  echo "$BIN"
-  exit 0
-fi
-
-command -v go >/dev/null 2>&1 || die "go not found (need Go >= 1.25), or set BOOTCPLAN_ALERTMANAGER to an alertmanager binary"
-export GOTOOLCHAIN=local   # never try to download another toolchain
-export CGO_ENABLED=0
-# -modcacherw: the module cache stays removable; no VCS stamping outside a repository.
-export GOFLAGS="-modcacherw -buildvcs=false"
-log "using $(go version)"
-
-if [[ -e "$BIN" ]]; then
-  log "$BIN is module version '$(module_version "$BIN")', not $VERSION: rebuilding"
-  rm -f "$BIN"
-fi
-OUT="$(mktemp -d "$CACHE/.build.XXXXXX")"
-trap 'rm -rf "$OUT"' EXIT
+testenv_prepare_build "BOOTCPLAN_ALERTMANAGER to an alertmanager binary"
 log "downloading $MODULE@$VERSION ..."
 # Outside any module, so that no go.mod around the cache decides anything.
 SRC_DIR="$(cd "$OUT" && go mod download -json "$MODULE@$VERSION" | awk -F'"' '$2 == "Dir" { print $4; exit }')"

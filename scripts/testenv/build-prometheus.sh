@@ -17,33 +17,10 @@ set -euo pipefail
 VERSION="${BOOTCPLAN_PROMETHEUS_VERSION:-v0.316.0}"
 MODULE="github.com/prometheus/prometheus"
 
-log() { printf '[testenv/build-prometheus %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-START_TS=$(date +%s)
-elapsed() { echo "$(( $(date +%s) - START_TS ))s"; }
-
-# --- 1. BOOTCPLAN_PROMETHEUS short-cut -----------------------------------------
-if [[ -n "${BOOTCPLAN_PROMETHEUS:-}" ]]; then
-  [[ -x "$BOOTCPLAN_PROMETHEUS" && -f "$BOOTCPLAN_PROMETHEUS" ]] \
-    || die "BOOTCPLAN_PROMETHEUS=$BOOTCPLAN_PROMETHEUS is not an executable file"
-  log "using BOOTCPLAN_PROMETHEUS=$BOOTCPLAN_PROMETHEUS"
-  echo "$(cd "$(dirname "$BOOTCPLAN_PROMETHEUS")" && pwd)/$(basename "$BOOTCPLAN_PROMETHEUS")"
-  exit 0
-fi
-
-# --- Go toolchain (needed to build, and to read a cached binary's module version) ---
-if ! command -v go >/dev/null 2>&1; then
-  for d in /usr/local/go/bin /usr/lib/go/bin; do
-    [[ -x "$d/go" ]] && export PATH="$d:$PATH" && break
-  done
-fi
-
-CACHE_ROOT="${BOOTCPLAN_TESTENV_CACHE:-$HOME/.cache/bootcplan-testenv}"
-CACHE="$CACHE_ROOT/prometheus-$VERSION"
-mkdir -p "$CACHE"
-CACHE="$(cd "$CACHE" && pwd)"
-BIN="$CACHE/prometheus"
+# The steps both testenv Go builds share (log, the override, the cache, its lock, the build dir).
+# shellcheck source=scripts/testenv/go-build-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go-build-lib.sh"
+testenv_begin prometheus BOOTCPLAN_PROMETHEUS
 
 # The module version a binary was built from ("" when unknown).
 module_version() {
@@ -58,39 +35,9 @@ cached() {
   [[ "$(module_version "$BIN")" == "$VERSION" ]]
 }
 
-# Fast path without the lock: a finished binary is only ever moved into place whole.
-if cached; then
-  log "cached $BIN ($(elapsed))"
-  echo "$BIN"
-  exit 0
-fi
+testenv_cached_or_lock
 
-# Serialise concurrent builds into the same cache dir (a CI job that started the build in the
-# background and a test that asks for the binary wait for the same build).
-exec 9>"$CACHE/.lock"
-if command -v flock >/dev/null 2>&1; then
-  log "waiting for $CACHE/.lock ..."
-  flock -w 3600 9 || die "timed out waiting for lock $CACHE/.lock"
-fi
-if cached; then
-  log "built by another process: $BIN ($(elapsed))"
-  echo "$BIN"
-  exit 0
-fi
-
-command -v go >/dev/null 2>&1 || die "go not found (need Go >= 1.25), or set BOOTCPLAN_PROMETHEUS to a prometheus binary"
-export GOTOOLCHAIN=local   # never try to download another toolchain
-export CGO_ENABLED=0
-# -modcacherw: the module cache stays removable; no VCS stamping outside a repository.
-export GOFLAGS="-modcacherw -buildvcs=false"
-log "using $(go version)"
-
-if [[ -e "$BIN" ]]; then
-  log "$BIN is module version '$(module_version "$BIN")', not $VERSION: rebuilding"
-  rm -f "$BIN"
-fi
-OUT="$(mktemp -d "$CACHE/.build.XXXXXX")"
-trap 'rm -rf "$OUT"' EXIT
+testenv_prepare_build "BOOTCPLAN_PROMETHEUS to a prometheus binary"
 log "building $MODULE/cmd/prometheus@$VERSION (a cold build takes 8 to 32 minutes on 2 cores) ..."
 T_BUILD=$(date +%s)
 GOBIN="$OUT" go install "$MODULE/cmd/prometheus@$VERSION" >&2 || die "go install $MODULE/cmd/prometheus@$VERSION failed (see above)"

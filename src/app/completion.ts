@@ -118,7 +118,7 @@ end
 ${NAMES.map((n) => `complete -c ${n} -f -k -a '(__bootcplan_complete)'`).join('\n')}
 `;
 
-export function completionScript(shell: Shell): string {
+function completionScript(shell: Shell): string {
   return shell === 'bash' ? BASH : shell === 'zsh' ? ZSH : FISH;
 }
 
@@ -179,7 +179,7 @@ function readSmall(path: string): string | null {
 }
 
 /** The kubeconfig files kubectl reads, in its order (src/kube/config.ts resolveKubeConfig). */
-export function kubeconfigFiles(flag: string | undefined, env: Record<string, string | undefined>): string[] {
+function kubeconfigFiles(flag: string | undefined, env: Record<string, string | undefined>): string[] {
   if (flag) return [flag];
   if (env.KUBECONFIG) return env.KUBECONFIG.split(delimiter).filter(Boolean);
   return [join(env.HOME || homedir(), '.kube', 'config')];

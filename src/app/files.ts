@@ -56,7 +56,7 @@ export const nodeFiles: Files = {
  */
 export const MAX_INPUT_BYTES = 512 * 1024 * 1024;
 
-export function readTextFile(path: string, what: string, hint?: string): string {
+function readTextFile(path: string, what: string, hint?: string): string {
   if (path === STDIN_PATH) {
     const text = readStdinText(what, MAX_INPUT_BYTES, hint);
     // A closed stdin reads as empty too: say what happened rather than "the file is empty".
@@ -104,7 +104,7 @@ export function insideRoot(root: string, path: string): string | null {
 }
 
 /** The rename step, replaceable in tests to make a write fail after the temp file exists. */
-export interface AtomicWriteSteps {
+interface AtomicWriteSteps {
   rename: (from: string, to: string) => void;
 }
 

@@ -23,7 +23,7 @@ export function parseIntegerFlag(flag: string, text: string, range: { min: numbe
 }
 
 /** A probability flag, read strictly: a decimal number from 0 to 1 ("0.25", "1", ".5" is refused). */
-export function parseFractionFlag(flag: string, text: string): number {
+function parseFractionFlag(flag: string, text: string): number {
   const n = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
   if (!(n >= 0 && n <= 1)) throw new InputError(`${flag} ${JSON.stringify(text)}: expected a number from 0 to 1, such as 0.05`);
   return n;
@@ -36,7 +36,7 @@ const START_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)
  * not depend on the machine's time zone. Epoch seconds. A day that does not exist (02-30) is
  * refused, not moved on (Date.parse would take it for March 2).
  */
-export function parseStartFlag(text: string): number {
+function parseStartFlag(text: string): number {
   const m = START_RE.exec(text.trim());
   const at = m ? Date.parse(text.trim()) : NaN;
   const day = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;

@@ -25,7 +25,7 @@ export const DEFAULT_FLEET_FILE = 'fleet.yaml';
 export const DEFAULT_FLEET_CONCURRENCY = 8;
 
 /** The --concurrency flag, checked (1 to 256), or the default. */
-export function fleetConcurrency(flag: string | undefined): number {
+function fleetConcurrency(flag: string | undefined): number {
   return flag === undefined ? DEFAULT_FLEET_CONCURRENCY : parseIntegerFlag('--concurrency', flag, { min: 1, max: 256 });
 }
 
@@ -77,7 +77,7 @@ export function requireValidFleet(read: FleetRead): asserts read is FleetRead<Ch
   }
 }
 
-export interface FleetReadOptions extends KubeOptions {
+interface FleetReadOptions extends KubeOptions {
   concurrency: number;
   /** --trust-fleet-kubeconfigs (fleet-kubeconfig.ts). */
   trustFleetKubeconfigs?: boolean;
@@ -139,7 +139,7 @@ export async function planFleetFile(
 }
 
 /** Every cluster's snapshot or error, read at most `concurrency` at a time. */
-export async function readFleetClusters(
+async function readFleetClusters(
   ports: InputPorts,
   clusters: readonly FleetCluster[],
   dir: string,

@@ -5,7 +5,7 @@ import type { Git } from './ports.ts';
 import { errnoOf } from '../base/errors.ts';
 
 /** git with an argument array (never a shell string); null when git fails. */
-export function git(args: readonly string[], cwd: string): string | null {
+function git(args: readonly string[], cwd: string): string | null {
   try {
     return execFileSync('git', [...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
   } catch {
@@ -19,7 +19,7 @@ export function git(args: readonly string[], cwd: string): string | null {
  * `root` ("outside" otherwise); "missing" when the commit has no such file, "too-big" past
  * `maxBytes`. What a Fleet read at a revision names is read this way (fleet-inputs.ts, fleet-kubeconfig.ts).
  */
-export function readRepoFileAt(
+function readRepoFileAt(
   root: string,
   abs: string,
   commit: string,

@@ -17,7 +17,7 @@ import https from 'node:https';
 import type { NotifyDocument } from '../apply/report/rollout-report.ts';
 import { readBody } from '../kube/http-exchange.ts';
 
-export const NOTIFY_TIMEOUT_MS = 5000;
+const NOTIFY_TIMEOUT_MS = 5000;
 /** The most bytes of an answer read: a chat webhook answers "ok" or a short JSON error. */
 export const NOTIFY_ANSWER_BYTES = 4096;
 

@@ -14,7 +14,7 @@ import type { RolloutSpec } from '../rollout-spec/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 
 /** Output streams (docs/design.md §2): human output on stdout, diagnostics and progress on stderr. */
-export interface OutputStreams {
+interface OutputStreams {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   /** Why stdout could not take the output (a full disk), once that is known; run() then exits 1. */
@@ -22,7 +22,7 @@ export interface OutputStreams {
 }
 
 /** The terminal: which streams are one, how wide, and the one question a command may ask. */
-export interface Terminal {
+interface Terminal {
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   /** The terminal's width when stderr is one (progress lines are cut to it). */
@@ -34,7 +34,7 @@ export interface Terminal {
 }
 
 /** The environment variables (NO_COLOR, KUBECONFIG, NODE_NAME, BOOTCPLAN_HOLDER ...). */
-export interface Environment {
+interface Environment {
   env: Record<string, string | undefined>;
 }
 
@@ -51,7 +51,7 @@ export interface KubeOptions {
   kubeconfigText?: { text: string; name: string; dir: string };
 }
 
-export interface OpenedDriver {
+interface OpenedDriver {
   driver: ClusterDriver;
   /** Who holds the apply lock (BOOTCPLAN_HOLDER, else user@host). */
   holder: string;

@@ -19,7 +19,7 @@ import type { Diagnostic } from '../base/diagnostics.ts';
 import type { RenderedFile } from '../fleet/argocd.ts';
 import type { Files } from './ports.ts';
 
-export const RENDER_RECORD = '.bootcplan-render';
+const RENDER_RECORD = '.bootcplan-render';
 
 const sha256 = (content: string | Buffer) => `sha256:${createHash('sha256').update(content).digest('hex')}`;
 const LINE = /^(sha256:[0-9a-f]{64}) {2}(.+)$/;

@@ -18,18 +18,13 @@ export const processSignals: SignalSource = (handler) => {
   };
 };
 
-export const exitCodeOfSignal = (s: StopSignal) => (s === 'SIGINT' ? 130 : 143);
+const exitCodeOfSignal = (s: StopSignal) => (s === 'SIGINT' ? 130 : 143);
 
 /**
  * While `run` runs: the first signal aborts the returned signal (with a one-line notice on
  * stderr), a second one calls `exitNow`.
  */
-export async function withStopOnSignal<T>(
-  io: CliIO,
-  source: SignalSource,
-  exitNow: (code: number) => void,
-  run: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
+async function withStopOnSignal<T>(io: CliIO, source: SignalSource, exitNow: (code: number) => void, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ac = new AbortController();
   const off = source((sig) => {
     if (!ac.signal.aborted) {

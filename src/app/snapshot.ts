@@ -11,7 +11,7 @@ import { forDisplay } from '../render/secrets.ts';
 import type { CommandResult, KubeOptions, Ports } from './ports.ts';
 import { asClusterApiError } from './live.ts';
 
-export interface SnapshotOptions {
+interface SnapshotOptions {
   kube: KubeOptions;
   /** yaml or json; unset: json for an `out` file ending in .json, else yaml. */
   output?: 'yaml' | 'json';

@@ -8,7 +8,7 @@ import { renderStatus, progressSummary, runningNow } from '../render/status.ts';
 import { yamlOfJson } from '../render/formats.ts';
 import type { CommandResult, KubeOptions, Ports } from './ports.ts';
 
-export interface StatusOptions {
+interface StatusOptions {
   kube: KubeOptions;
   output: 'text' | 'json' | 'yaml';
 }

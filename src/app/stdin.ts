@@ -14,7 +14,7 @@ export const STDIN_PATH = '-';
 export const STDIN_NAME = '<stdin>';
 
 /** Where the bytes come from; tests pass their own. */
-export type ReadChunk = (buf: Buffer) => number;
+type ReadChunk = (buf: Buffer) => number;
 
 const fromFd0: ReadChunk = (buf) => readSync(0, buf, 0, buf.length, null);
 

@@ -13,7 +13,7 @@ import { EXIT } from '../base/errors.ts';
 import { isPlainObject } from '../base/schema.ts';
 import type { CommandResult, Ports } from './ports.ts';
 
-export interface BuildInfo {
+interface BuildInfo {
   version: string;
   /** The full commit hash; null when built outside a git checkout. */
   commit: string | null;
@@ -44,7 +44,7 @@ export function packageVersion(): string {
   return buildRecord()?.version ?? String(readJson('../../package.json').version);
 }
 
-export function readBuildInfo(): BuildInfo {
+function readBuildInfo(): BuildInfo {
   const built = buildRecord();
   if (built) return built;
   // The TypeScript sources: the checkout itself says what it is.

@@ -3,7 +3,7 @@
  * They are data, never exceptions: every loader collects all of them at once so a
  * user fixes a file in one round trip.
  */
-export type Severity = 'error' | 'warning';
+type Severity = 'error' | 'warning';
 
 export interface Diagnostic {
   severity: Severity;
@@ -51,7 +51,7 @@ export function emptySourceMap(file: string): SourceMap {
  * Position of a path, falling back to the nearest ancestor that has one, and last to the
  * document itself (path ""), so that a finding about a whole document still says where.
  */
-export function locate(map: SourceMap | null, path: string, preferKey = false): Position | null {
+function locate(map: SourceMap | null, path: string, preferKey = false): Position | null {
   if (!map) return null;
   let p: string | null = path;
   while (p) {
@@ -62,7 +62,7 @@ export function locate(map: SourceMap | null, path: string, preferKey = false): 
   return map.values[''] ?? null;
 }
 
-export function parentPath(path: string): string | null {
+function parentPath(path: string): string | null {
   const m = /^(.*)(\.[^.[\]]+|\[\d+\])$/.exec(path);
   return m ? m[1] || null : null;
 }
@@ -111,7 +111,7 @@ export function hasErrors(ds: readonly Diagnostic[]): boolean {
 }
 
 /** `file:line:column` (as far as known) — the prefix editors and CI annotators understand. */
-export function formatLocation(d: Pick<Diagnostic, 'file' | 'line' | 'column'>): string {
+function formatLocation(d: Pick<Diagnostic, 'file' | 'line' | 'column'>): string {
   if (!d.file) return '';
   if (d.line == null) return d.file;
   return `${d.file}:${d.line}:${d.column ?? 1}`;

@@ -76,7 +76,7 @@ export class WrongKindError extends InputError {
   }
 }
 
-export const KIND_LABEL: Record<FileKind, string> = {
+const KIND_LABEL: Record<FileKind, string> = {
   Rollout: 'a Rollout spec',
   Fleet: 'a Fleet',
   Plan: 'a plan of one cluster',

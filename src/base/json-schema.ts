@@ -74,7 +74,7 @@ function typeKeywords(schema: Schema): JsonSchema {
 }
 
 /** One field of the reference: its path (`spec.pools[].name`), type, default and meaning. */
-export interface ReferenceRow {
+interface ReferenceRow {
   path: string;
   type: string;
   required: boolean;

@@ -12,7 +12,7 @@ import { joinPath } from './diagnostics.ts';
  */
 export const MAX_NESTING = 100;
 
-export type ShapeProblem = { kind: 'too-deep'; path: string } | { kind: 'too-many-values'; values: number };
+type ShapeProblem = { kind: 'too-deep'; path: string } | { kind: 'too-many-values'; values: number };
 
 /**
  * Walks the parsed documents as if aliases were expanded, and stops as soon as there are

@@ -2,6 +2,7 @@
  * A small declarative schema for YAML inputs that reports every violation with its
  * field path. Semantic rules that need more than one field live in `check` hooks.
  */
+import { InternalError } from './internal.ts';
 import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, joinPath } from './diagnostics.ts';
 
 export interface Ctx {
@@ -22,7 +23,7 @@ export type Schema = (
   SchemaCommon;
 
 /** What every schema node may carry besides its type. */
-export interface SchemaCommon {
+interface SchemaCommon {
   /** `null` is a value here (JSON documents written by bootcplan itself, e.g. plan files). */
   nullable?: boolean;
   /** What the field means, for the JSON Schema and the spec reference in docs/ (json-schema.ts). */
@@ -50,6 +51,13 @@ export interface ObjectSchema extends SchemaCommon {
   /** Hint for unknown fields, e.g. the list of allowed names. */
 }
 
+/** Field `name` of `schema`, which the caller's own schema makes an object schema (checked: internal error if not). */
+export function objectFieldOf(schema: ObjectSchema, name: string): ObjectSchema {
+  const field = schema.fields[name];
+  if (field?.type !== 'object') throw new InternalError(`schema field ${name} is not an object schema`);
+  return field;
+}
+
 /**
  * The largest value of an int32, the type the Kubernetes API stores for counts and durations
  * (IntOrString maxUnavailable, *Seconds fields). A spec value above it could never be written.
@@ -57,7 +65,7 @@ export interface ObjectSchema extends SchemaCommon {
 export const INT32_MAX = 2147483647;
 
 /** A rule a schema node adds; it runs only on a value of the node's type (a string for a string node, a mapping for an object node). */
-export type Hook<T = unknown> = (value: T, path: string, ctx: Ctx) => void;
+type Hook<T = unknown> = (value: T, path: string, ctx: Ctx) => void;
 
 export function validate(schema: Schema, value: unknown, path: string, ctx: Ctx): void {
   switch (schema.type) {

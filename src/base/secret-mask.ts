@@ -13,11 +13,7 @@ import { isPlainObject } from './schema.ts';
 const SENSITIVE_KEYS = new Set(['.dockerconfigjson', '.dockercfg', 'pullSecretHash', 'pull-secret', 'pullSecret', 'token', 'password']);
 const SECRET_PAYLOAD_KEYS = new Set(['data', 'stringData']);
 
-export function isSensitiveKey(k: string): boolean {
-  return SENSITIVE_KEYS.has(k);
-}
-
-export function maskValue(v: unknown): string {
+function maskValue(v: unknown): string {
   const text = typeof v === 'string' ? v : JSON.stringify(v);
   return `(sensitive value, sha256 ${createHash('sha256')
     .update(text ?? '')

@@ -6,7 +6,7 @@
  * character boundary: never half a UTF-8 sequence, never half a surrogate pair.
  */
 
-export const ELLIPSIS = '…';
+const ELLIPSIS = '…';
 
 /** The UTF-8 length of one code point (a lone surrogate is sent as U+FFFD: 3 bytes). */
 function utf8Width(cp: number): number {

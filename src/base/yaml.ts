@@ -9,14 +9,14 @@ import { type Diagnostic, type SourceMap, emptySourceMap, joinPath } from './dia
 import { MAX_NESTING, flowNestingOffset } from './limits.ts';
 import { messageOf } from './errors.ts';
 
-export interface ParsedYaml {
+interface ParsedYaml {
   /** One JS value per document in the stream. */
   documents: unknown[];
   map: SourceMap;
   diagnostics: Diagnostic[];
 }
 
-export interface ParseOptions {
+interface ParseOptions {
   /** How deep to record field positions (snapshots of big clusters only need the first levels). */
   maxDepth?: number;
   /** Prefix paths with `[docIndex]` when the stream has several documents. */

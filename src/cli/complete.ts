@@ -26,7 +26,7 @@ export const KUBECTL_COMPLETE_COMMAND = '__complete_kubectl';
  * one unquoted, where Enter runs it and the next TAB `eval`s the line. So data candidates always
  * carry a description, and on kubectl's route only a plain shell word is offered.
  */
-export type Route = 'scripts' | 'kubectl';
+type Route = 'scripts' | 'kubectl';
 
 /**
  * A word no shell expands or splits: letters, digits, `. _ : / @ + , = % -`, not starting with `=`
@@ -36,7 +36,7 @@ export type Route = 'scripts' | 'kubectl';
 const PLAIN_WORD = /^(?!=)[\p{L}\p{M}\p{N}._:/@+,=%-]+$/u;
 
 /** What a value (of an option or an argument) completes to. */
-export type ValueKind =
+type ValueKind =
   { kind: 'choices'; values: readonly string[] } | { kind: 'files' } | { kind: 'dirs' } | { kind: 'contexts' } | { kind: 'fleet-clusters' } | { kind: 'text' };
 
 /** Placeholders (`<spec>`, `[planfile]`) of values that name a file. */
@@ -44,7 +44,7 @@ const FILE_VALUES = new Set(['spec', 'snapshot', 'fleet', 'path', 'file', 'planf
 
 const placeholderOf = (flags: string) => /[<[]([^>\]]+)[>\]]/.exec(flags)?.[1].replace(/\.\.\.$/, '') ?? '';
 
-export function optionValueKind(o: Option): ValueKind {
+function optionValueKind(o: Option): ValueKind {
   if (o.argChoices?.length) return { kind: 'choices', values: o.argChoices };
   const ph = placeholderOf(o.flags);
   if (o.long === '--context') return { kind: 'contexts' };
@@ -53,7 +53,7 @@ export function optionValueKind(o: Option): ValueKind {
   return FILE_VALUES.has(ph) ? { kind: 'files' } : { kind: 'text' };
 }
 
-export function argumentValueKind(a: Argument): ValueKind {
+function argumentValueKind(a: Argument): ValueKind {
   if (a.argChoices?.length) return { kind: 'choices', values: a.argChoices };
   return FILE_VALUES.has(a.name()) ? { kind: 'files' } : { kind: 'text' };
 }

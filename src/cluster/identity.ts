@@ -15,7 +15,7 @@
 import type { ClusterSnapshot } from './types.ts';
 
 export const CLUSTER_IDENTITY_KINDS = ['ClusterVersion.spec.clusterID', 'Namespace/kube-system.metadata.uid'] as const;
-export type ClusterIdentityKind = (typeof CLUSTER_IDENTITY_KINDS)[number];
+type ClusterIdentityKind = (typeof CLUSTER_IDENTITY_KINDS)[number];
 
 export interface ClusterIdentity {
   kind: ClusterIdentityKind;

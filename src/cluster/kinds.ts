@@ -20,11 +20,11 @@ export interface ClusterLabelSelector {
 }
 
 /** core/v1 Node. */
-export interface NodeSpec {
+interface NodeSpec {
   unschedulable?: boolean | null;
   taints?: unknown;
 }
-export interface NodeStatus {
+interface NodeStatus {
   conditions?: Condition[] | null;
 }
 export type NodeObject = KObject<NodeSpec, NodeStatus>;
@@ -38,11 +38,11 @@ export interface BootEntry {
   incompatible?: boolean | null;
   [k: string]: unknown;
 }
-export interface BootcNodeSpec {
+interface BootcNodeSpec {
   desiredImage?: string | null;
   desiredImageState?: string | null;
 }
-export interface BootcNodeStatus {
+interface BootcNodeStatus {
   booted?: BootEntry | null;
   staged?: BootEntry | null;
   rollback?: BootEntry | null;
@@ -51,13 +51,13 @@ export interface BootcNodeStatus {
 export type BootcNodeObject = KObject<BootcNodeSpec, BootcNodeStatus>;
 
 /** bootc-operator BootcNodePool (api/v1alpha1 bootcnodepool_types.go). */
-export interface BootcNodePoolSpec {
+interface BootcNodePoolSpec {
   image?: { ref?: string | null } | null;
   nodeSelector?: ClusterLabelSelector | null;
   rollout?: { paused?: boolean | null; maxUnavailable?: number | string | null; drainTimeoutSeconds?: number | null } | null;
   disruption?: { rebootPolicy?: string | null } | null;
 }
-export interface BootcNodePoolStatus {
+interface BootcNodePoolStatus {
   targetDigest?: string | null;
   observedGeneration?: number | null;
   conditions?: Condition[] | null;
@@ -65,38 +65,38 @@ export interface BootcNodePoolStatus {
 export type BootcNodePoolObject = KObject<BootcNodePoolSpec, BootcNodePoolStatus>;
 
 /** machineconfiguration.openshift.io/v1 MachineConfigPool. */
-export interface MachineConfigPoolSpec {
+interface MachineConfigPoolSpec {
   paused?: boolean | null;
   maxUnavailable?: number | string | null;
   nodeSelector?: ClusterLabelSelector | null;
   machineConfigSelector?: ClusterLabelSelector | null;
   configuration?: { name?: string | null } | null;
 }
-export interface MachineConfigPoolStatus {
+interface MachineConfigPoolStatus {
   configuration?: { name?: string | null } | null;
   conditions?: Condition[] | null;
 }
 export type MachineConfigPoolObject = KObject<MachineConfigPoolSpec, MachineConfigPoolStatus>;
 
 /** machineconfiguration.openshift.io/v1 MachineConfig (only its OS image is read). */
-export interface MachineConfigSpec {
+interface MachineConfigSpec {
   osImageURL?: string | null;
   [k: string]: unknown;
 }
 export type MachineConfigObject = KObject<MachineConfigSpec, unknown>;
 
 /** machine.openshift.io/v1beta1 MachineSet: the providerSpec is the platform's own (domain/bootimages-platform.ts). */
-export interface MachineSetSpec {
+interface MachineSetSpec {
   replicas?: number | null;
   template?: { metadata?: { labels?: Record<string, string> | null } | null; spec?: { providerSpec?: { value?: unknown } | null } | null } | null;
 }
-export interface MachineSetStatus {
+interface MachineSetStatus {
   authoritativeAPI?: string | null;
 }
 export type MachineSetObject = KObject<MachineSetSpec, MachineSetStatus>;
 
 /** machine.openshift.io/v1 ControlPlaneMachineSet `openshift-machine-api/cluster`. */
-export interface ControlPlaneMachineSetSpec {
+interface ControlPlaneMachineSetSpec {
   state?: string | null;
   replicas?: number | null;
   strategy?: { type?: string | null } | null;
@@ -107,7 +107,7 @@ export interface ControlPlaneMachineSetSpec {
     } | null;
   } | null;
 }
-export interface ControlPlaneMachineSetStatus {
+interface ControlPlaneMachineSetStatus {
   replicas?: number | null;
   updatedReplicas?: number | null;
   authoritativeAPI?: string | null;
@@ -115,11 +115,11 @@ export interface ControlPlaneMachineSetStatus {
 export type ControlPlaneMachineSetObject = KObject<ControlPlaneMachineSetSpec, ControlPlaneMachineSetStatus>;
 
 /** operator.openshift.io/v1 MachineConfiguration `cluster`: boot images and skew enforcement. */
-export interface MachineConfigurationSpec {
+interface MachineConfigurationSpec {
   managedBootImages?: { machineManagers?: MachineManager[] | null } | null;
   bootImageSkewEnforcement?: { mode?: string | null; [k: string]: unknown } | null;
 }
-export interface MachineConfigurationStatus {
+interface MachineConfigurationStatus {
   observedGeneration?: number | null;
   managedBootImagesStatus?: { machineManagers?: MachineManager[] | null } | null;
   bootImageSkewEnforcementStatus?: { mode?: string | null; [k: string]: unknown } | null;
@@ -127,13 +127,13 @@ export interface MachineConfigurationStatus {
 export type MachineConfigurationObject = KObject<MachineConfigurationSpec, MachineConfigurationStatus>;
 
 /** config.openshift.io/v1 FeatureGate `cluster`: status.featureGates is read through guards (bootimages-cluster.ts). */
-export interface FeatureGateStatus {
+interface FeatureGateStatus {
   featureGates?: unknown;
 }
 export type FeatureGateObject = KObject<unknown, FeatureGateStatus>;
 
 /** config.openshift.io/v1 Infrastructure `cluster`. */
-export interface InfrastructureStatus {
+interface InfrastructureStatus {
   platform?: string | null;
   platformStatus?: { type?: string | null; azure?: { cloudName?: string | null } | null } | null;
   infrastructureName?: string | null;
@@ -141,10 +141,10 @@ export interface InfrastructureStatus {
 export type InfrastructureObject = KObject<unknown, InfrastructureStatus>;
 
 /** config.openshift.io/v1 ClusterVersion `version`. */
-export interface ClusterVersionSpec {
+interface ClusterVersionSpec {
   clusterID?: string | null;
 }
-export interface ClusterVersionStatus {
+interface ClusterVersionStatus {
   desired?: { version?: string | null; architecture?: string | null } | null;
   /** Newest first (config/v1 UpdateHistory): the oldest Completed entry is the install version. */
   history?: { state?: string | null; version?: string | null }[] | null;
@@ -152,7 +152,7 @@ export interface ClusterVersionStatus {
 export type ClusterVersionObject = KObject<ClusterVersionSpec, ClusterVersionStatus>;
 
 /** coordination.k8s.io/v1 Lease (bootcplan's lock). */
-export interface LeaseSpec {
+interface LeaseSpec {
   holderIdentity?: string | null;
   acquireTime?: string | null;
   renewTime?: string | null;
@@ -326,7 +326,7 @@ export function shapeSchema(kind: keyof KindViews): ObjectSchema {
 }
 
 /** What is wrong with an object of a known kind, as the first field that is not what its view says. */
-export interface ShapeProblem {
+interface ShapeProblem {
   /** The field, from the object's root: `spec.unschedulable`, `status.conditions[2].type`. */
   path: string;
   message: string;

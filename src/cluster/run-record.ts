@@ -32,7 +32,7 @@ const isText = (v: unknown, max: number) => typeof v === 'string' && v.length <=
 const orNull = (ok: (v: unknown) => boolean) => (v: unknown) => v === null || ok(v);
 
 /** Quotes a name from the record for a message (the caller's quoting makes it printable). */
-export type Quote = (s: string) => string;
+type Quote = (s: string) => string;
 const defaultQuote: Quote = (s) => JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}...` : s);
 
 /** The record of a run.json text, or what is wrong with it (one phrase: "pool "w" has a ..."). */

@@ -25,7 +25,7 @@ import { isKObject, objectShapeProblem } from './kinds.ts';
 import { SNAPSHOT_SERVER_ANNOTATION, serverHost } from './identity.ts';
 import { isKeptKind, snapshotFromObjects } from './snapshot.ts';
 
-export interface LoadedSnapshot {
+interface LoadedSnapshot {
   snapshot: ClusterSnapshot | null;
   diagnostics: Diagnostic[];
 }

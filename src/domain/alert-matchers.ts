@@ -34,7 +34,7 @@ function RE2(): typeof RE2JS {
 }
 
 export const MATCHER_OPS = ['=', '!=', '=~', '!~'] as const;
-export type MatcherOp = (typeof MATCHER_OPS)[number];
+type MatcherOp = (typeof MATCHER_OPS)[number];
 
 export interface Matcher {
   label: string;
@@ -180,7 +180,7 @@ export interface AlertSample {
   state: string;
 }
 
-export interface AlertRules {
+interface AlertRules {
   matchers: MatcherSet;
   /** Alert names that never block. */
   ignore: readonly string[];

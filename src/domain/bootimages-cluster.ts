@@ -53,7 +53,7 @@ export interface ClusterFacts {
  */
 export const AZURE_STACK_CLOUD = 'AzureStackCloud';
 
-export function isAzureStackHub(infra: InfrastructureObject | null): boolean {
+function isAzureStackHub(infra: InfrastructureObject | null): boolean {
   return infra?.status?.platformStatus?.azure?.cloudName === AZURE_STACK_CLOUD;
 }
 
@@ -61,9 +61,9 @@ export function isAzureStackHub(infra: InfrastructureObject | null): boolean {
  * openshift/api operator/v1 types_machineconfiguration.go: the selection mode enum is
  * "All";"Partial" on release-4.16 to release-4.18 and "All";"Partial";"None" from release-4.19.
  */
-export const EXPLICIT_NONE_SINCE = { major: 4, minor: 19 } as const;
+const EXPLICIT_NONE_SINCE = { major: 4, minor: 19 } as const;
 
-export interface StatusObservation {
+interface StatusObservation {
   /** The status describes the current spec (or the snapshot cannot tell: no metadata.generation). */
   current: boolean;
   generation: number | null;
@@ -78,7 +78,7 @@ export interface StatusObservation {
  * observedGeneration != generation means the status is behind. A snapshot written by hand may
  * have no generation at all: then the status is taken as it is.
  */
-export function statusObservation(mc: MachineConfigurationObject | null): StatusObservation {
+function statusObservation(mc: MachineConfigurationObject | null): StatusObservation {
   const g = mc?.metadata.generation;
   const o = mc?.status?.observedGeneration;
   const generation = typeof g === 'number' ? g : null;
@@ -148,7 +148,7 @@ export function clusterFacts(snap: ClusterSnapshot): ClusterFacts {
  * The platform turns MachineSet boot image updates on by default (sync.go; release notes:
  * GCP and AWS default-on from 4.19, Azure and vSphere from 4.22).
  */
-export function defaultOnForMachineSets(facts: ClusterFacts): boolean {
+function defaultOnForMachineSets(facts: ClusterFacts): boolean {
   switch (facts.platform) {
     case 'AWS':
     case 'GCP':
@@ -174,7 +174,7 @@ export interface EffectiveManagers {
   controlPlaneMachineSet: { mode: string; source: 'spec' | 'default' | 'legacy []' } | null;
 }
 
-export function findManager(list: readonly MachineManager[] | undefined, resource: string): MachineManager | undefined {
+function findManager(list: readonly MachineManager[] | undefined, resource: string): MachineManager | undefined {
   return list?.find((m) => m.resource === resource && m.apiGroup === MAPI_GROUP);
 }
 

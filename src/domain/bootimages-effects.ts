@@ -13,16 +13,16 @@ import { type ClusterFacts, type EffectiveManagers, atLeast, parseVersion } from
 import type { ClusterVersionObject, ControlPlaneMachineSetObject, MachineSetObject } from '../cluster/kinds.ts';
 
 /** MCO constants (pkg/controller/bootimage, pkg/controller/common). */
-export const OS_ID_LABEL = 'machine.openshift.io/os-id';
-export const OS_STREAM_LABEL = 'machineconfiguration.openshift.io/osstream';
-export const SUPPORTED_OS_STREAM = 'rhel-9';
+const OS_ID_LABEL = 'machine.openshift.io/os-id';
+const OS_STREAM_LABEL = 'machineconfiguration.openshift.io/osstream';
+const SUPPORTED_OS_STREAM = 'rhel-9';
 export const ARCH_ANNOTATION = 'capacity.cluster-autoscaler.kubernetes.io/labels';
 
 /**
  * Reasons the MCO leaves a MachineSet (or the CPMS) alone whatever the selection
  * (ms_helpers.go, in the controller's order).
  */
-export function intrinsicSkip(obj: MachineSetObject | ControlPlaneMachineSetObject, templateLabels: Record<string, string> | null | undefined): string | null {
+function intrinsicSkip(obj: MachineSetObject | ControlPlaneMachineSetObject, templateLabels: Record<string, string> | null | undefined): string | null {
   const auth = obj.status?.authoritativeAPI;
   if (auth === 'ClusterAPI' || auth === 'Migrating') return `status.authoritativeAPI is ${auth} (managed through Cluster API)`;
   const owners = obj.metadata.ownerReferences ?? [];
@@ -85,7 +85,7 @@ export function belowSkewLimit(version: string): boolean {
 }
 
 /** RPM arch of a MachineSet: the autoscaler label annotation, else the control plane's (single-arch clusters). */
-export function machineSetArch(ms: KObject, facts: ClusterFacts): { arch: string } | { skipped: string } {
+function machineSetArch(ms: KObject, facts: ClusterFacts): { arch: string } | { skipped: string } {
   const ann = ms.metadata.annotations?.[ARCH_ANNOTATION];
   const m = ann ? /(?:^|,)\s*kubernetes\.io\/arch=([a-z0-9_]+)/.exec(ann) : null;
   if (m) return { arch: RPM_ARCH[m[1]] ?? m[1] };
@@ -150,7 +150,7 @@ function predictFor(ps: unknown, obj: MachineSetObject | ControlPlaneMachineSetO
 
 export type CpmsStrategy = 'RollingUpdate' | 'OnDelete';
 
-export interface CpmsEffect {
+interface CpmsEffect {
   from: string | null;
   to: string | null;
   replacement: boolean;
@@ -162,7 +162,7 @@ export interface CpmsEffect {
 }
 
 /** spec.template.machines_v1beta1_machine_openshift_io.spec.providerSpec.value */
-export function cpmsProviderSpec(cpms: ControlPlaneMachineSetObject): unknown {
+function cpmsProviderSpec(cpms: ControlPlaneMachineSetObject): unknown {
   return cpms.spec?.template?.machines_v1beta1_machine_openshift_io?.spec?.providerSpec?.value;
 }
 

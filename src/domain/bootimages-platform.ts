@@ -67,7 +67,7 @@ function azureImageText(img: unknown): string | null {
   return null;
 }
 
-export interface PredictContext {
+interface PredictContext {
   platform: string | null;
   stream: CoreosStream;
   /** RPM arch (x86_64, aarch64, ...) of the machines this providerSpec creates. */
@@ -104,7 +104,7 @@ function predictAws(ps: Record<string, unknown>, ctx: PredictContext, from: stri
 }
 
 /** GCP: only boot disks whose image is an RHCOS image (platform_helpers.go). */
-export const GCP_RHCOS_PREFIX = 'projects/rhcos-cloud/global/images';
+const GCP_RHCOS_PREFIX = 'projects/rhcos-cloud/global/images';
 
 function predictGcp(ps: Record<string, unknown>, ctx: PredictContext, from: string | null): Prediction {
   const boot = bootDisks(ps).filter((d) => d.boot === true);

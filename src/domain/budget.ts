@@ -10,7 +10,7 @@ import { describeType, INT32_MAX } from '../base/schema.ts';
 
 export type MaxUnavailable = { kind: 'count'; value: number } | { kind: 'percent'; value: number };
 
-export type ParseResult = { ok: true; value: MaxUnavailable } | { ok: false; message: string; expected: string; hint?: string; code: string };
+type ParseResult = { ok: true; value: MaxUnavailable } | { ok: false; message: string; expected: string; hint?: string; code: string };
 
 export const MAX_UNAVAILABLE_EXPECTED = 'an integer >= 1, or a percentage "N%" with 1 <= N <= 100';
 

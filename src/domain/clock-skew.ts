@@ -15,7 +15,7 @@
 /** The skew allowance, in seconds. */
 export const CLOCK_SKEW_ALLOWANCE_SECONDS = 300;
 
-export interface CredibleTime {
+interface CredibleTime {
   /** The time to count from: the time read, at most now. */
   at: number;
   /** How far ahead of now the time read was, when that is beyond the allowance (else 0). */

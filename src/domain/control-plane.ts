@@ -18,10 +18,10 @@ import type { ResolvedBudget } from './budget.ts';
 import { ROLE_LABEL_PREFIX } from './labels.ts';
 import type { ClusterLabelSelector } from '../cluster/kinds.ts';
 
-export const CONTROL_PLANE_MAX_UNAVAILABLE = 1;
+const CONTROL_PLANE_MAX_UNAVAILABLE = 1;
 
 /** The node-role labels of control-plane nodes (kubeadm / OpenShift: master, control-plane). */
-export const CONTROL_PLANE_ROLE_LABELS = [`${ROLE_LABEL_PREFIX}master`, `${ROLE_LABEL_PREFIX}control-plane`] as const;
+const CONTROL_PLANE_ROLE_LABELS = [`${ROLE_LABEL_PREFIX}master`, `${ROLE_LABEL_PREFIX}control-plane`] as const;
 
 export function isControlPlaneNode(labels: Record<string, string> | undefined): boolean {
   return !!labels && CONTROL_PLANE_ROLE_LABELS.some((k) => Object.prototype.hasOwnProperty.call(labels, k));
@@ -35,7 +35,7 @@ export function selectorAsksForControlPlane(selector: ClusterLabelSelector | nul
   return (selector.matchExpressions ?? []).some((e) => isRole(e.key) && (e.operator === 'Exists' || e.operator === 'In'));
 }
 
-export interface ControlPlaneBudget {
+interface ControlPlaneBudget {
   /** What is written to the pools: always 1. */
   budget: ResolvedBudget;
   /** What the spec asked for when it is more than 1 (an error), else null. */

@@ -40,7 +40,7 @@ export function cordonPatch(node: NodeObject, by: string): Record<string, unknow
   return { metadata, spec: { unschedulable: true } };
 }
 
-export type UncordonDecision = 'uncordon' | 'clear-mark' | 'not-ours';
+type UncordonDecision = 'uncordon' | 'clear-mark' | 'not-ours';
 
 /** What bootcplan's uncordon may do to a node: only a cordon with its own exact mark is undone. */
 export function uncordonDecision(node: NodeObject, by: string): UncordonDecision {

@@ -8,7 +8,7 @@
  */
 
 /** An IntOrString of a budget: a count, or "N%". */
-export type IntOrPercent = number | string;
+type IntOrPercent = number | string;
 
 /** What the drain forecast knows of a pod (the snapshot's projection). */
 export interface BudgetPod {
@@ -30,7 +30,7 @@ export interface Budget {
   status: BudgetStatus;
 }
 
-export interface BudgetStatus {
+interface BudgetStatus {
   observedGeneration: number;
   currentHealthy: number;
   desiredHealthy: number;
@@ -51,7 +51,7 @@ export function scaledValue(v: IntOrPercent, total: number, roundUp: boolean): n
   return roundUp ? Math.ceil(raw) : Math.floor(raw);
 }
 
-export interface BudgetNeed {
+interface BudgetNeed {
   /** The pods the budget counts (a count minAvailable), or the scale of their controllers. */
   expectedPods: number;
   desiredHealthy: number;

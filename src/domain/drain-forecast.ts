@@ -15,11 +15,11 @@ import type { LabelSelector } from '../base/api-types.ts';
 import { selectorMatches } from './nodes.ts';
 import { countsHealthy, evictionNeed, neverAllows, type Budget, type BudgetPod } from './disruption-budget.ts';
 
-export const DRAIN_CLASSES = ['ok', 'serialized', 'outage', 'no-room', 'blocked'] as const;
-export type DrainClass = (typeof DRAIN_CLASSES)[number];
+const DRAIN_CLASSES = ['ok', 'serialized', 'outage', 'no-room', 'blocked'] as const;
+type DrainClass = (typeof DRAIN_CLASSES)[number];
 
 /** Why a finding was made: a closed union (the class follows from it). */
-export type DrainReason =
+type DrainReason =
   'max-unavailable-zero' | 'min-available-all' | 'below-desired' | 'multiple-budgets' | 'no-replacement' | 'serialized' | 'unguarded-workload' | 'no-room';
 
 const CLASS_OF: Record<DrainReason, Exclude<DrainClass, 'ok'>> = {
@@ -33,13 +33,13 @@ const CLASS_OF: Record<DrainReason, Exclude<DrainClass, 'ok'>> = {
   'no-room': 'no-room',
 };
 
-export interface Toleration {
+interface Toleration {
   key?: string;
   operator?: 'Exists' | 'Equal';
   value?: string;
   effect?: string;
 }
-export interface Taint {
+interface Taint {
   key: string;
   value?: string;
   effect: string;
@@ -85,7 +85,7 @@ export interface DrainCluster {
   nodes: readonly DrainNode[];
 }
 
-export interface DrainFinding {
+interface DrainFinding {
   class: Exclude<DrainClass, 'ok'>;
   reason: DrainReason;
   /** The wave's nodes the finding's pods run on. */
@@ -102,13 +102,13 @@ export interface DrainFinding {
   hint: string;
 }
 
-export interface PodEffect {
+interface PodEffect {
   pod: string;
   node: string;
   effect: 'deleted-unmanaged' | 'emptydir-lost';
 }
 
-export interface WaveDrainForecast {
+interface WaveDrainForecast {
   /** The worst class of the findings; ok without any. */
   class: DrainClass;
   findings: DrainFinding[];
@@ -122,7 +122,7 @@ export interface WaveDrainForecast {
 const ref = (p: { namespace: string; name: string }) => `${p.namespace}/${p.name}`;
 
 /** The pods a drain leaves in place (kubectl drain: DaemonSet-managed and mirror pods). */
-export function staysOnDrain(p: DrainPod): boolean {
+function staysOnDrain(p: DrainPod): boolean {
   return p.mirror || p.controller?.kind === 'DaemonSet';
 }
 
@@ -143,7 +143,7 @@ export function mayRunOn(p: DrainPod, n: DrainNode): boolean {
 }
 
 /** The budgets of a pod: those of its namespace whose selector matches its labels. */
-export function budgetsOf(p: DrainPod, budgets: readonly DrainBudget[]): DrainBudget[] {
+function budgetsOf(p: DrainPod, budgets: readonly DrainBudget[]): DrainBudget[] {
   return budgets.filter((b) => b.namespace === p.namespace && selectorMatches(b.selector, p.labels));
 }
 

@@ -14,14 +14,14 @@
  */
 
 export const CONDITION_OPS = ['<', '<=', '>', '>=', '==', '!='] as const;
-export type ConditionOp = (typeof CONDITION_OPS)[number];
+type ConditionOp = (typeof CONDITION_OPS)[number];
 export const CONDITION_SUBJECTS = ['every', 'any', 'value', 'count', 'min', 'max', 'sum', 'avg'] as const;
-export type ConditionSubject = (typeof CONDITION_SUBJECTS)[number];
+type ConditionSubject = (typeof CONDITION_SUBJECTS)[number];
 
 /** The parsed form the plan carries. */
 export type ParsedCondition = { subject: 'empty' } | { subject: 'not-empty' } | { subject: ConditionSubject; op: ConditionOp; value: number };
 
-export type ConditionParse =
+type ConditionParse =
   | { ok: true; parsed: ParsedCondition }
   /** `offset`: 0-based character of the condition where it went wrong. */
   | { ok: false; offset: number; message: string; hint: string };
@@ -141,13 +141,13 @@ export interface Sample {
 /** An instant query's answer, sample values already numbers (NaN, ±Infinity allowed). */
 export type QueryResult = { type: 'vector'; samples: readonly Sample[] } | { type: 'scalar'; value: number };
 
-export interface ConditionOutcome {
+interface ConditionOutcome {
   pass: boolean;
   observed: string;
 }
 
 /** NaN satisfies no comparison (`!=` included); ±Infinity compare as numbers. */
-export function compare(v: number, op: ConditionOp, n: number): boolean {
+function compare(v: number, op: ConditionOp, n: number): boolean {
   if (Number.isNaN(v)) return false;
   switch (op) {
     case '<':
@@ -221,7 +221,7 @@ function countOf(r: QueryResult): string {
 }
 
 /** A sample value as Prometheus writes it: NaN, +Inf, -Inf, or the number. */
-export function numberText(v: number): string {
+function numberText(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return '+Inf';
   if (v === -Infinity) return '-Inf';
@@ -229,7 +229,7 @@ export function numberText(v: number): string {
 }
 
 /** `name{l1="v1",l2="v2"}=value`, labels sorted, cut to 80 characters. */
-export function seriesText(s: Sample): string {
+function seriesText(s: Sample): string {
   const name = s.metric.__name__ ?? '';
   const labels = Object.keys(s.metric)
     .filter((k) => k !== '__name__')

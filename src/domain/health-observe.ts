@@ -18,7 +18,7 @@
  * Progressing is reported during normal node reboots and is not judged).
  */
 import { evaluateCondition, type ParsedCondition, type Sample } from './health-condition.ts';
-import { MatcherSet, alertText, blockingAlerts, matcherText, type AlertSample, type Matcher } from './alert-matchers.ts';
+import { MatcherSet, alertText, blockingAlerts, type AlertSample, type Matcher } from './alert-matchers.ts';
 import { coveredBy } from './silences.ts';
 import { observation, type HealthErrorKind, type Measurement } from './health-verdict.ts';
 
@@ -50,7 +50,7 @@ function partial(warnings: readonly unknown[]): Measurement | null {
   return warnings.length ? outcome('inconclusive', `partial response: ${typeof first === 'string' ? first.slice(0, 200) : 'warnings'}`) : null;
 }
 
-export interface QueryCheck {
+interface QueryCheck {
   condition: ParsedCondition;
   onEmpty: 'fail' | 'pass';
 }
@@ -91,7 +91,7 @@ const judged = (r: { pass: boolean; observed: string }): Measurement => outcome(
 // ---------------------------------------------------------------------------------------
 // Alerts
 
-export interface AlertsCheck {
+interface AlertsCheck {
   matchers: readonly string[];
   ignore: readonly string[];
   states: readonly string[];
@@ -183,11 +183,6 @@ function silencedText(ignored: number, silences: number, source: 'prometheus' | 
   return source === 'alertmanager' ? `; Alertmanager leaves out the alerts bootcplan's ${held} cover` : `; ignored 0 alerts (bootcplan's ${held})`;
 }
 
-/** The matchers of a check as one phrase (for plans and messages). */
-export function matchersPhrase(texts: readonly string[]): string {
-  return texts.length ? MatcherSet.parse(texts).matchers.map(matcherText).join(', ') : 'any alert';
-}
-
 // ---------------------------------------------------------------------------------------
 // Kubernetes objects
 
@@ -223,7 +218,7 @@ const nameOf = (o: unknown): string | null => (isObject(o) && isObject(o.metadat
 const conditionPhrase = (c: ConditionView) =>
   `${c.type}=${c.status}${c.reason || c.message ? ` (${[c.reason, c.message.slice(0, 80)].filter(Boolean).join(': ')})` : ''}`;
 
-export interface ClusterOperatorsCheck {
+interface ClusterOperatorsCheck {
   names: readonly string[];
   ignore: readonly string[];
 }
@@ -267,7 +262,7 @@ function listed(items: string[]): string {
   return items.length > 3 ? `${items.slice(0, 3).join('; ')}; ... and ${items.length - 3} more` : items.join('; ');
 }
 
-export interface ObjectConditionCheck {
+interface ObjectConditionCheck {
   kind: string;
   namespace: string | null;
   name: string;

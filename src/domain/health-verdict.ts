@@ -43,7 +43,7 @@ export interface Measurement {
   error?: HealthErrorKind;
 }
 
-export const MAX_OBSERVED = 300;
+const MAX_OBSERVED = 300;
 
 /** A text for `Measurement.observed`: control characters out, one line, at most 300 characters. */
 export function observation(text: string): string {

@@ -16,10 +16,8 @@ export const MCO_ROLE_LABEL = 'machineconfiguration.openshift.io/role';
 /** bootc-operator markers (bootc-dev/bootc-operator api/v1alpha1/constants.go). */
 export const BOOTC_MANAGED_LABEL = 'bootc.dev/managed';
 export const BOOTC_IN_REBOOT_SLOT = 'bootc.dev/in-reboot-slot';
-export const BOOTC_WAS_CORDONED = 'bootc.dev/was-cordoned';
 
 /** bootcplan's own markers. */
-export const BOOTCPLAN_WAS_CORDONED = 'bootcplan.dev/was-cordoned';
 export const BOOTCPLAN_MANAGED_BY = 'bootcplan.dev/managed-by';
 /** On a Node bootcplan cordoned (value: the plan id); its uncordon needs it (src/domain/cordons.ts). */
 export const BOOTCPLAN_CORDONED_BY = 'bootcplan.dev/cordoned-by';

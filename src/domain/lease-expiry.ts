@@ -18,7 +18,7 @@
 import { CLOCK_SKEW_ALLOWANCE_SECONDS, credibleTime, skewText } from './clock-skew.ts';
 
 /** What a process read of a Lease: the fields of the record, and the lease duration. */
-export interface ObservedLease {
+interface ObservedLease {
   /** Everything of the record that a renewal or a takeover changes (holder, lock id, times). */
   key: string;
   /** leaseDurationSeconds of the record read. */
@@ -66,7 +66,7 @@ export interface LockSighting {
 }
 
 /** The lock as a run read it (LockRecord's fields, times as epoch seconds). */
-export interface HeldLock {
+interface HeldLock {
   lockId: string;
   holder: string;
   acquiredAt: number;

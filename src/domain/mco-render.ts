@@ -22,7 +22,7 @@ import { MCO_ROLE_LABEL } from './labels.ts';
 import type { MachineConfigObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
 /** The MCO's pool of worker MachineConfigs that custom pools inherit (MachineConfigPoolWorker). */
-export const WORKER_ROLE = 'worker';
+const WORKER_ROLE = 'worker';
 
 /** Does the pool render a MachineConfig with these labels (getMachineConfigsForPool)? */
 export function poolSelectsLabels(mcp: MachineConfigPoolObject, labels: Record<string, string>): boolean {
@@ -51,7 +51,7 @@ export function mergeOrder<T extends MachineConfigObject>(configs: readonly T[])
   return [...worker, ...others];
 }
 
-export interface MergedOsImage {
+interface MergedOsImage {
   /** The MachineConfig whose osImageURL wins, or null: the release's image (ControllerConfig). */
   winner: string | null;
   osImageURL: string | null;

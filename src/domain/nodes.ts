@@ -8,7 +8,7 @@ import type { ClusterSnapshot, Condition, KObject } from '../cluster/types.ts';
 import { ZONE_LABEL, MCO_CURRENT_CONFIG, MCO_DESIRED_CONFIG, MCO_STATE, MCO_REASON, MCO_CURRENT_IMAGE, BOOTC_IN_REBOOT_SLOT } from './labels.ts';
 import type { BootcNodeObject, ClusterLabelSelector, MachineConfigObject, NodeObject, ObjectWithConditions } from '../cluster/kinds.ts';
 
-export type Unavailability = 'not-ready' | 'cordoned' | 'degraded' | 'updating';
+type Unavailability = 'not-ready' | 'cordoned' | 'degraded' | 'updating';
 
 export interface NodeView {
   name: string;
@@ -111,7 +111,7 @@ function byName<T extends KObject>(objects: readonly T[]): Map<string, T> {
  * Ready condition and the cordon are NodeView.ready and .cordoned; this returns the other
  * two, failing: the conditions that make the node unhealthy.
  */
-export function mcoNodeHealth(node: NodeObject): { healthy: boolean; failing: Condition[] } {
+function mcoNodeHealth(node: NodeObject): { healthy: boolean; failing: Condition[] } {
   const failing: Condition[] = [];
   const disk = conditionOf(node, 'DiskPressure');
   if (disk && disk.status !== 'False') failing.push(disk);
@@ -130,7 +130,7 @@ export function mcoNodeHealth(node: NodeObject): { healthy: boolean; failing: Co
  * where the MCO stops counting a node failing on its target). A node without MCO
  * annotations (a cluster without the MCO) has no MCO work.
  */
-export function mcoNodeWork(annotations: Record<string, string>): { inFlight: boolean; failed: boolean; configMoving: boolean; state: string | null } {
+function mcoNodeWork(annotations: Record<string, string>): { inFlight: boolean; failed: boolean; configMoving: boolean; state: string | null } {
   const state = annotations[MCO_STATE] ?? null;
   const current = annotations[MCO_CURRENT_CONFIG];
   const desired = annotations[MCO_DESIRED_CONFIG];

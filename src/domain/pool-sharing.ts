@@ -29,7 +29,7 @@ import { MCO_ROLE_LABEL } from './labels.ts';
 import type { Membership } from './pools.ts';
 import type { BootcNodeObject, BootcNodePoolObject, MachineConfigObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
-export type PoolKind = 'BootcNodePool' | 'MachineConfigPool';
+type PoolKind = 'BootcNodePool' | 'MachineConfigPool';
 export interface PoolRef {
   kind: PoolKind;
   name: string;

@@ -24,10 +24,10 @@ import { DIGEST_REFERENCE, isDigestReference, type NodeProgress, type NodeStep }
 import { digestOf } from './nodes.ts';
 
 /** At most this many distinct images are recorded for a pool that started from several. */
-export const MAX_MIXED = 8;
+const MAX_MIXED = 8;
 
 /** The repository of an image reference: `quay.io/x/os:1.2` and `quay.io/x/os@sha256:…` -> `quay.io/x/os`. */
-export function repositoryOf(ref: string): string {
+function repositoryOf(ref: string): string {
   const at = ref.indexOf('@');
   const name = at >= 0 ? ref.slice(0, at) : ref;
   const slash = name.lastIndexOf('/');
@@ -80,7 +80,7 @@ export function originImage(pullspecs: readonly (string | null)[]): { image: str
 const RUN_STEPS: ReadonlySet<NodeStep> = new Set<NodeStep>(['cordon', 'drain', 'reboot', 'booted', 'done', 'failed']);
 
 /** What the rollback planner knows of one member of a bootc pool. */
-export interface BootcMemberFacts {
+interface BootcMemberFacts {
   /** Its progress entry (Node annotation), or null. */
   entry: NodeProgress | null;
   /** The run's plan ids (the chain), and, for scope `wave`, the one plan and wave taken back. */

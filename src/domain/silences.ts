@@ -20,8 +20,8 @@
  */
 import { parseMatcher, type Matcher, type MatcherParse, MatcherSet } from './alert-matchers.ts';
 
-export const SILENCE_PLACEHOLDERS = ['node', 'pool'] as const;
-export type SilencePlaceholder = (typeof SILENCE_PLACEHOLDERS)[number];
+const SILENCE_PLACEHOLDERS = ['node', 'pool'] as const;
+type SilencePlaceholder = (typeof SILENCE_PLACEHOLDERS)[number];
 export type SilenceVars = Record<SilencePlaceholder, string>;
 const isPlaceholder = (name: string): name is SilencePlaceholder => SILENCE_PLACEHOLDERS.some((x) => x === name);
 
@@ -93,7 +93,7 @@ export function parseSilenceTemplate(text: string): MatcherParse {
 }
 
 /** Template texts the spec validated, parsed; throws on one that does not parse (a plan file bootcplan did not write). */
-export function parseSilenceTemplates(texts: readonly string[]): Matcher[] {
+function parseSilenceTemplates(texts: readonly string[]): Matcher[] {
   return texts.map((t) => {
     const r = parseSilenceTemplate(t);
     if (!r.ok) throw new Error(`silence matcher ${JSON.stringify(t)}: ${r.message}`);
@@ -102,7 +102,7 @@ export function parseSilenceTemplates(texts: readonly string[]): Matcher[] {
 }
 
 /** One template for one node: the matcher of its silence. */
-export function instantiate(template: Matcher, vars: SilenceVars): Matcher {
+function instantiate(template: Matcher, vars: SilenceVars): Matcher {
   return { label: template.label, op: template.op, value: fill(template.value, template.op === '=~', vars) };
 }
 

@@ -20,7 +20,7 @@ import type { Condition } from '../cluster/types.ts';
 import { conditionOf, digestOf } from './nodes.ts';
 import type { BootcNodeObject, BootcNodePoolObject } from '../cluster/kinds.ts';
 
-export type TagResolution = { resolved: true; digest: string } | { resolved: false; why: string };
+type TagResolution = { resolved: true; digest: string } | { resolved: false; why: string };
 
 /**
  * The digest a BootcNodePool resolved for a tag reference `ref`: status.targetDigest, once the

@@ -7,7 +7,7 @@ import type { KObject } from '../cluster/types.ts';
 import { type Ctx, type ObjectSchema, type Schema, isPlainObject, validate } from '../base/schema.ts';
 import { messageOf } from '../base/errors.ts';
 
-export interface AzureMarketplaceImage {
+interface AzureMarketplaceImage {
   publisher: string;
   offer: string;
   sku: string;
@@ -34,7 +34,7 @@ export interface CoreosStream {
   >;
 }
 
-export type StreamRead = { ok: true; stream: CoreosStream; releaseVersion: string | null } | { ok: false; reason: string };
+type StreamRead = { ok: true; stream: CoreosStream; releaseVersion: string | null } | { ok: false; reason: string };
 
 /** Reads `data.stream` (JSON) and `data.releaseVersion` of the coreos-bootimages ConfigMap. */
 export function readStream(cm: KObject | null): StreamRead {
@@ -101,7 +101,7 @@ function isCoreosStream(doc: Record<string, unknown>, why: (problem: string) => 
 /** Kubernetes arch label value -> RPM arch used as the stream key (MCO bootimage helpers). */
 export const RPM_ARCH: Record<string, string> = { amd64: 'x86_64', arm64: 'aarch64', s390x: 's390x', ppc64le: 'ppc64le' };
 
-export type Lookup<T> = { ok: true; value: T } | { ok: false; reason: string };
+type Lookup<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 function arch(stream: CoreosStream, a: string): Lookup<CoreosStream['architectures'][string]> {
   const v = stream.architectures[a];
@@ -116,15 +116,6 @@ export function awsRegionImage(stream: CoreosStream, a: string, region: string):
   const r = ar.value.images?.aws?.regions?.[region];
   if (!r?.image) return { ok: false, reason: `stream:${stream.stream} arch:${a}: No AWS images in region ${region}` };
   return { ok: true, value: { image: r.image, release: r.release ?? null } };
-}
-
-/** Every AMI the stream names, in any region and architecture (used to recognise RHCOS AMIs). */
-export function awsImagesInStream(stream: CoreosStream): Set<string> {
-  const out = new Set<string>();
-  for (const a of Object.values(stream.architectures)) {
-    for (const r of Object.values(a.images?.aws?.regions ?? {})) if (r?.image) out.add(r.image);
-  }
-  return out;
 }
 
 /** GCP: `projects/<images.gcp.project>/global/images/<images.gcp.name>` (MCO platform_helpers.go). */

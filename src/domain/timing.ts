@@ -20,7 +20,7 @@ export const DEFAULT_DURATIONS: PhaseDurations = {
   ready: 30,
 };
 
-export const DURATION_KEYS: Record<string, keyof PhaseDurations> = {
+const DURATION_KEYS: Record<string, keyof PhaseDurations> = {
   stage: 'stage',
   drain: 'drain',
   reboot: 'reboot',
@@ -57,7 +57,7 @@ export function nodeWindowSeconds(d: PhaseDurations, backend: Backend, reboot: R
   return d.drain + stageInWindow + rebootTime + d.ready;
 }
 
-export interface PoolEstimateInput {
+interface PoolEstimateInput {
   backend: Backend;
   /** `staged`: the node has the target staged already (bootc); absent = unknown (treated as not staged). */
   waves: { reboot: RebootKind; staged?: boolean }[][];
@@ -88,7 +88,7 @@ export function estimatePoolSeconds(d: PhaseDurations, p: PoolEstimateInput, sta
   return t - (t0 === Infinity ? 0 : t0);
 }
 
-export interface SlotsEstimateInput {
+interface SlotsEstimateInput {
   backend: Backend;
   /** The admission order. `staged`: the node has the target staged already (bootc). */
   order: { reboot: RebootKind; staged?: boolean }[];

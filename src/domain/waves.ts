@@ -12,7 +12,7 @@
  * MCO-only pools follow the MCO's own order instead (`orderNodesLikeMco`): bootcplan
  * cannot choose which nodes the MCO's node controller takes.
  */
-export interface WaveCandidate {
+interface WaveCandidate {
   name: string;
   zone: string | null;
   staged: boolean;
@@ -29,7 +29,7 @@ export function orderNodesForRollout<T extends WaveCandidate>(nodes: readonly T[
   return [...roundRobinByZone(soft), ...roundRobinByZone(staged), ...roundRobinByZone(rest)];
 }
 
-export interface McoCandidate {
+interface McoCandidate {
   name: string;
   zone: string | null;
   /** Node metadata.creationTimestamp (RFC 3339, so string order is time order). */
@@ -65,7 +65,7 @@ export function orderNodesLikeMco<T extends McoCandidate>(nodes: readonly T[]): 
   });
 }
 
-export function roundRobinByZone<T extends WaveCandidate>(nodes: readonly T[]): T[] {
+function roundRobinByZone<T extends WaveCandidate>(nodes: readonly T[]): T[] {
   const byZone = new Map<string, T[]>();
   for (const n of nodes) {
     const z = n.zone ?? NO_ZONE;

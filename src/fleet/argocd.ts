@@ -27,16 +27,16 @@ import { clusterFiles, type ClusterFileInput } from './argocd-cluster.ts';
 /** The label the generator puts on each Application: its 1-based batch (a step's matchExpressions select it). */
 export const FLEET_BATCH_LABEL = 'bootcplan.dev/fleet-batch';
 /** The label naming the cluster (a DNS-1123 label, so a valid label value). */
-export const FLEET_CLUSTER_LABEL = 'bootcplan.dev/fleet-cluster';
+const FLEET_CLUSTER_LABEL = 'bootcplan.dev/fleet-cluster';
 /**
  * The sync options that keep an object when it leaves git or its Application is deleted (Argo CD
  * docs, user-guide/sync-options.md "No Prune Resources", "No Resource Deletion").
  */
 export const KEEP_SYNC_OPTIONS = 'Prune=false,Delete=false';
 /** Where the render wraps --setup-path, relative to the output directory. */
-export const SETUP_DIR = 'setup';
+const SETUP_DIR = 'setup';
 /** Annotation on the ApplicationSet: the fleet plan it was rendered from. */
-export const FLEET_PLAN_ANNOTATION = 'bootcplan.dev/fleet-plan';
+const FLEET_PLAN_ANNOTATION = 'bootcplan.dev/fleet-plan';
 
 export interface ArgoFleetOptions {
   /** The git repository Argo CD reads (spec.sources[].repoURL). */
@@ -84,7 +84,7 @@ export interface ArgoFleetRender {
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /** A relative POSIX path inside a repository: no leading '/', no '..' or empty segment, no backslash. */
-export function isRepoPath(p: unknown): p is string {
+function isRepoPath(p: unknown): p is string {
   if (typeof p !== 'string' || p === '' || INVISIBLE.test(p) || p.includes('\\') || p.startsWith('/')) return false;
   return p.split('/').every((s) => s !== '' && s !== '.' && s !== '..');
 }

@@ -13,9 +13,9 @@
 import { describeType, INT32_MAX } from '../base/schema.ts';
 import type { MaxUnavailable, ResolvedBudget } from '../domain/budget.ts';
 
-export type MaxConcurrency = MaxUnavailable;
+type MaxConcurrency = MaxUnavailable;
 
-export type MaxConcurrencyResult =
+type MaxConcurrencyResult =
   | { ok: true; value: MaxConcurrency }
   | { ok: false; code: 'max-concurrency-invalid' | 'max-concurrency-zero'; message: string; expected: string; hint?: string };
 
@@ -69,14 +69,14 @@ export function resolveMaxConcurrency(mc: MaxConcurrency, others: number): Resol
   return { value: `${mc.value}%`, resolved: Math.max(1, Math.floor((mc.value * others) / 100)), rule: 'floor(percent x non-canary clusters), minimum 1' };
 }
 
-export interface BatchCandidate {
+interface BatchCandidate {
   name: string;
   labels: Readonly<Record<string, string>>;
   /** The cluster has a plan without errors that changes something: only such clusters roll. */
   rolls: boolean;
 }
 
-export interface PlannedBatch {
+interface PlannedBatch {
   kind: 'canary' | 'batch';
   clusters: string[];
 }
@@ -90,7 +90,7 @@ export function labelKey(labels: Readonly<Record<string, string>>): string {
 }
 
 /** Plain string order (UTF-16 code units): the same on every machine, whatever the locale. */
-export function codeUnitCompare(a: string, b: string): number {
+function codeUnitCompare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

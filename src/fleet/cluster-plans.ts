@@ -22,7 +22,7 @@ export interface FleetClusterSpec {
 }
 
 /** A Fleet read and validated (its `fleet` is set), and the Fleet file as a plan records its spec. */
-export interface ValidFleet {
+interface ValidFleet {
   loaded: CheckedFleet;
   info: PlanSpecInfo;
 }

@@ -73,7 +73,7 @@ export function sharedMapOf(map: SourceMap): SharedMap {
 }
 
 /** The overrides that apply to a cluster, in order, each with its path in the Fleet file and its clusterSelector (null: the cluster's own). */
-export function overridesOf(fleet: FleetSpec, index: number): { override: FleetOverride; path: string; selector: LabelSelector | null }[] {
+function overridesOf(fleet: FleetSpec, index: number): { override: FleetOverride; path: string; selector: LabelSelector | null }[] {
   const cluster = fleet.spec.clusters[index];
   const labels = cluster.labels ?? {};
   const out: { override: FleetOverride; path: string; selector: LabelSelector | null }[] = [];
@@ -85,6 +85,14 @@ export function overridesOf(fleet: FleetSpec, index: number): { override: FleetO
 }
 
 const POOL_FIELDS = ['image', 'allowTags', 'maxUnavailable', 'rollout', 'soakSeconds', 'paused'] as const;
+type PoolField = (typeof POOL_FIELDS)[number];
+/** A value a pool field of POOL_FIELDS takes. */
+type PoolValue = NonNullable<PoolSpec[PoolField]>;
+
+/** Sets field `f` of a pool to the override's value: one field, one type, whichever `f` is. */
+function overrideField<K extends PoolField>(target: Partial<Pick<PoolSpec, K>>, from: Partial<Pick<PoolSpec, K>>, f: K): void {
+  target[f] = from[f];
+}
 
 export function effectiveSpec(fleet: FleetSpec, map: SourceMap, shared: SharedMap, index: number): EffectiveSpec {
   const values = { ...shared.values };
@@ -102,10 +110,10 @@ export function effectiveSpec(fleet: FleetSpec, map: SourceMap, shared: SharedMa
     (override.pools ?? []).forEach((po, j) => {
       const i = pools?.findIndex((p) => p.name === po.name) ?? -1;
       if (i < 0 || !pools) return; // an unknown pool name is the Fleet schema's error
-      const target = pools[i] as unknown as Record<string, unknown>;
+      const target = pools[i];
       for (const f of POOL_FIELDS) {
         if (po[f] === undefined) continue;
-        target[f] = po[f];
+        overrideField(target, po, f);
         at(`spec.pools[${i}].${f}`, `${path}.pools[${j}].${f}`);
       }
     });
@@ -199,19 +207,19 @@ const POOL_DEFAULTS: Record<(typeof POOL_FIELDS)[number], string | number | bool
   paused: false,
 };
 
-export function selectorText(s: LabelSelector): string {
+function selectorText(s: LabelSelector): string {
   const labels = Object.entries(s.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
   const exprs = (s.matchExpressions ?? []).map((e) => `${e.key} ${e.operator}${e.values ? ` (${e.values.join(',')})` : ''}`);
   return [...labels, ...exprs].join(',') || 'every cluster';
 }
 
-export function windowsText(ws: readonly MaintenanceWindow[] | undefined): string | null {
+function windowsText(ws: readonly MaintenanceWindow[] | undefined): string | null {
   if (!ws) return null;
   return ws.length ? ws.map((w) => `${w.schedule} for ${w.duration}${w.timezone ? ` (${w.timezone})` : ''}`).join('; ') : 'none';
 }
 
 /** Silences in a word for the reviewer: off, or the Alertmanager, the matchers and the TTL as written. */
-export function silencesText(s: SilencesSpec | undefined): string | null {
+function silencesText(s: SilencesSpec | undefined): string | null {
   if (!s) return null;
   if (s.enabled === false) return 'off';
   return `${s.alertmanager?.url ?? 'the default Alertmanager'}: ${(s.matchers ?? []).join(', ')}${s.ttlMinutes !== undefined ? ` (TTL ${s.ttlMinutes}m)` : ''}`;
@@ -224,42 +232,41 @@ export function silencesText(s: SilencesSpec | undefined): string | null {
  */
 export function overriddenFields(fleet: FleetSpec, index: number): FleetFieldOverride[] {
   const rollout = fleet.spec.rollout;
-  type Won = { value: unknown; by: FleetFieldOverride['by'] };
-  const won = new Map<string, Won>();
-  let windows: Won | null = null;
-  let timezone: Won | null = null;
-  let silences: { value: SilencesSpec; by: Won['by'] } | null = null;
+  type Won<T> = { value: T; by: FleetFieldOverride['by'] };
+  const won = new Map<string, Won<PoolValue>>();
+  const checks = new Map<string, Won<'dropped' | 'replaced'>>();
+  let windows: Won<MaintenanceWindow[]> | null = null;
+  let timezone: Won<string> | null = null;
+  let silences: Won<SilencesSpec> | null = null;
   for (const { override, path, selector } of overridesOf(fleet, index)) {
     const by = { path, selector: selector ? selectorText(selector) : null };
     if (override.silences) silences = { value: override.silences, by };
     for (const po of override.pools ?? []) for (const f of POOL_FIELDS) if (po[f] !== undefined) won.set(`pools.${po.name}.${f}`, { value: po[f], by });
     if (override.maintenanceWindows) windows = { value: override.maintenanceWindows, by };
     if (override.timezone !== undefined) timezone = { value: override.timezone, by };
-    for (const c of override.healthChecks ?? []) won.set(`healthChecks.${c.name}`, { value: dropsCheck(c) ? 'dropped' : 'replaced', by });
+    for (const c of override.healthChecks ?? []) checks.set(c.name, { value: dropsCheck(c) ? 'dropped' : 'replaced', by });
   }
   const out: FleetFieldOverride[] = [];
   for (const pool of rollout.pools ?? []) {
     for (const f of POOL_FIELDS) {
       const w = won.get(`pools.${pool.name}.${f}`);
-      const shared = (pool as unknown as Record<string, string | number | boolean | undefined>)[f] ?? POOL_DEFAULTS[f];
-      const value = w?.value as string | number | boolean | undefined;
+      const shared = pool[f] ?? POOL_DEFAULTS[f];
+      const value = w?.value;
       if (w && value !== shared) out.push({ field: `pools.${pool.name}.${f}`, shared, value: value ?? null, by: w.by });
     }
   }
   const sharedChecks = new Set((rollout.healthChecks ?? []).map((c) => c.name));
-  for (const [field, w] of won) {
-    if (!field.startsWith('healthChecks.')) continue;
-    const name = field.slice('healthChecks.'.length);
+  for (const [name, w] of checks) {
     const shared = sharedChecks.has(name) ? 'as in spec.rollout' : null;
     if (w.value === 'dropped' && !shared) continue;
-    out.push({ field, shared, value: w.value === 'replaced' && !shared ? 'added' : (w.value as string), by: w.by });
+    out.push({ field: `healthChecks.${name}`, shared, value: w.value === 'replaced' && !shared ? 'added' : w.value, by: w.by });
   }
   const sharedWindows = windowsText(rollout.maintenanceWindows);
-  const effective = windows ? (windows.value as MaintenanceWindow[]) : rollout.maintenanceWindows;
+  const effective = windows ? windows.value : rollout.maintenanceWindows;
   if (windows && windowsText(effective) !== sharedWindows)
     out.push({ field: 'maintenanceWindows', shared: sharedWindows, value: windowsText(effective), by: windows.by });
   if (timezone && (effective ?? []).some((w) => w.timezone === undefined))
-    out.push({ field: 'timezone', shared: null, value: timezone.value as string, by: timezone.by });
+    out.push({ field: 'timezone', shared: null, value: timezone.value, by: timezone.by });
   const sharedSilences = silencesText(rollout.silences);
   const effectiveSilences = silences ? silencesText(silences.value) : sharedSilences;
   if (silences && effectiveSilences !== sharedSilences) out.push({ field: 'silences', shared: sharedSilences, value: effectiveSilences, by: silences.by });

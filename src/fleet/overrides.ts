@@ -13,7 +13,7 @@ import type { FleetFieldOverride } from './spec-types.ts';
 
 type Value = FleetFieldOverride['shared'];
 
-export interface OverrideRow {
+interface OverrideRow {
   field: string;
   /** The shared value; for a row with no override, the value most other clusters' plans have. */
   shared: Value;
@@ -23,7 +23,7 @@ export interface OverrideRow {
   clusters: string[];
 }
 
-export interface FleetOverrides {
+interface FleetOverrides {
   rows: OverrideRow[];
   /** Clusters with at least one row. */
   clusters: number;

@@ -9,14 +9,14 @@
  * Pure: the CLI reads the file.
  */
 import { type Diagnostic, type DiagnosticInput, diagnosticAt, emptySourceMap, sortDiagnostics } from '../base/diagnostics.ts';
-import { collect, validate, isPlainObject, type ObjectSchema, type Schema } from '../base/schema.ts';
+import { collect, validate, isPlainObject, objectFieldOf, type ObjectSchema, type Schema } from '../base/schema.ts';
 import { parseYamlWithPositions, POSITION_REPARSE_LIMIT } from '../base/yaml.ts';
 import { planFileSchema } from '../plan/saved/schema.ts';
 import { readJsonDocument } from '../plan/saved/reader.ts';
 import { FLEET_PLAN_FORMAT_VERSION, FLEET_PLAN_KIND, FLEET_BATCH_KINDS, FLEET_CLUSTER_ERRORS, type FleetPlan } from './plan-types.ts';
 import { BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
 
-export interface LoadedFleetPlan {
+interface LoadedFleetPlan {
   fleetPlan: FleetPlan | null;
   diagnostics: Diagnostic[];
 }
@@ -39,9 +39,9 @@ const overrideValue: Schema = {
 };
 const obj = (fields: Record<string, Schema>, required: string[] = Object.keys(fields)): ObjectSchema => ({ type: 'object', open: true, fields, required });
 
-const specInfo = planFileSchema.fields.spec as ObjectSchema;
+const specInfo = objectFieldOf(planFileSchema, 'spec');
 
-export const fleetPlanFileSchema: ObjectSchema = obj({
+const fleetPlanFileSchema: ObjectSchema = obj({
   formatVersion: { type: 'string', enum: [FLEET_PLAN_FORMAT_VERSION] },
   kind: { type: 'string', enum: [FLEET_PLAN_KIND] },
   id: { type: 'string', pattern: /^[0-9a-f]{16}$/, patternText: '16 lowercase hex digits' },
@@ -125,8 +125,10 @@ export function parseFleetPlanFile(text: string, file: string): LoadedFleetPlan 
   }
   const { ctx, diagnostics } = collect(null);
   validate(fleetPlanFileSchema, doc, '', ctx);
-  if (!diagnostics.length) for (const d of consistency(doc as unknown as FleetPlan)) ctx.report(d);
-  if (!diagnostics.length) return { fleetPlan: doc as unknown as FleetPlan, diagnostics: [] };
+  // The one assertion of this reader: fleetPlanFileSchema has just checked the document field by field.
+  const fleetPlan = read.doc as FleetPlan;
+  if (!diagnostics.length) for (const d of consistency(fleetPlan)) ctx.report(d);
+  if (!diagnostics.length) return { fleetPlan, diagnostics: [] };
   const map = text.length <= POSITION_REPARSE_LIMIT ? parseYamlWithPositions(text, file).map : emptySourceMap(file);
   return {
     fleetPlan: null,

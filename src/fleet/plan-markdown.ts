@@ -16,7 +16,7 @@
  *   shows it; for 500 clusters the head alone stays far below the limit (test/fleet/render.test.ts).
  * - Data is text: read through `forDisplay`, escaped where it is written, mentions broken.
  */
-import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
+import { isFailedCluster, type FailedClusterPlan, type FleetPlan, type FleetClusterPlan } from './plan-types.ts';
 import type { Plan } from '../plan/types.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { formatDuration, formatCount, plural, foldNames } from '../render/format.ts';
@@ -114,7 +114,7 @@ function overrides(fp: FleetPlan): string[] {
 
 /** Every failed cluster is named; messages and hints while the budget lasts, then names only. */
 function errors(fp: FleetPlan): string[] {
-  const failed = fp.clusters.filter((c) => c.error);
+  const failed = fp.clusters.filter(isFailedCluster);
   if (!failed.length) return [];
   const out = [
     `#### :x: ${plural(failed.length, 'cluster')} failed${failed.some((c) => c.canary) ? ': a canary failed, the fleet cannot be applied' : ': they sit in no batch'}`,
@@ -131,7 +131,7 @@ function errors(fp: FleetPlan): string[] {
   if (i < failed.length) {
     const rest = failed.slice(i);
     const byCode = new Map<string, string[]>();
-    for (const c of rest) byCode.set(c.error!.code, [...(byCode.get(c.error!.code) ?? []), c.name]);
+    for (const c of rest) byCode.set(c.error.code, [...(byCode.get(c.error.code) ?? []), c.name]);
     out.push(`- … and ${plural(rest.length, 'more cluster')}, shown by \`bootcplan fleet show FLEETPLAN\`:`);
     for (const [k, names] of byCode) out.push(`  - ${code(k)}: ${escapeMarkdown(clipEnd(names.join(', '), 12_000))}`);
   }
@@ -139,8 +139,8 @@ function errors(fp: FleetPlan): string[] {
   return out;
 }
 
-function errorItem(c: FleetClusterPlan): string {
-  const e = c.error!;
+function errorItem(c: FailedClusterPlan): string {
+  const e = c.error;
   const lines = [
     `- ${code(c.name)}${c.canary ? ' (canary)' : ''} ${code(e.code)}: ${escapeMarkdown(clipEnd(e.message, HEAD_BUDGET.message))}${e.hint ? `<br>hint: ${escapeMarkdown(clipEnd(e.hint, HEAD_BUDGET.message))}` : ''}`,
   ];

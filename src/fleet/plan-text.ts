@@ -6,7 +6,7 @@
  * and way back (grouped), every cluster error with its hint, then the fleet line.
  */
 import { batchGateChecks } from './gates.ts';
-import type { FleetPlan, FleetClusterPlan } from './plan-types.ts';
+import { isFailedCluster, type FailedClusterPlan, type FleetPlan, type FleetClusterPlan } from './plan-types.ts';
 import { failedCanaries } from './plan.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { maskSecrets } from '../base/secret-mask.ts';
@@ -37,7 +37,7 @@ export function renderFleetText(input: FleetPlan, opts: FleetTextOptions = {}): 
     ...padTable([['  cluster', 'batch', 'changes', 'nodes', 'waves', 'estimate', 'status'], ...fp.clusters.map((x) => clusterRow(x))]),
   ];
   lines.push(...gateAndWayBackLines(fp, c));
-  const failed = fp.clusters.filter((x) => x.error);
+  const failed = fp.clusters.filter(isFailedCluster);
   if (failed.length) {
     lines.push('', c.red(c.bold('Errors:')));
     for (const x of failed) lines.push(...clusterErrorLines(x, c));
@@ -146,8 +146,8 @@ function clusterRow(x: FleetClusterPlan): string[] {
   return [name, batch, String(changes), String(s.nodes), String(s.waves), formatDuration(s.estimatedSeconds), status];
 }
 
-export function clusterErrorLines(x: FleetClusterPlan, c: Colors = colors(false)): string[] {
-  const e = x.error!;
+export function clusterErrorLines(x: FailedClusterPlan, c: Colors = colors(false)): string[] {
+  const e = x.error;
   const out = [c.red(`  ${x.name}: ${e.code}: ${e.message}`)];
   for (const d of (x.plan?.diagnostics ?? []).filter((d) => d.severity === 'error').slice(0, 10)) {
     out.push(`    ${d.file ?? ''}${d.line ? `:${d.line}:${d.column}` : ''}: ${d.path ? `${d.path}: ` : ''}${d.message}`);

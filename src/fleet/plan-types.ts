@@ -26,7 +26,7 @@ export interface FleetBatch {
 
 /** Why a cluster has no plan. A closed set: the renderers and `fleet apply` rely on it. */
 export const FLEET_CLUSTER_ERRORS = ['unreachable', 'snapshot-invalid', 'plan-errors', 'kubeconfig'] as const;
-export type FleetClusterErrorCode = (typeof FLEET_CLUSTER_ERRORS)[number];
+type FleetClusterErrorCode = (typeof FLEET_CLUSTER_ERRORS)[number];
 
 export interface FleetClusterError {
   code: FleetClusterErrorCode;
@@ -56,6 +56,13 @@ export interface FleetClusterPlan {
    */
   plan: Plan | null;
   error: FleetClusterError | null;
+}
+
+/** A cluster that could not be planned, or whose plan has errors: it carries its error. */
+export type FailedClusterPlan = FleetClusterPlan & { error: FleetClusterError };
+
+export function isFailedCluster(c: FleetClusterPlan): c is FailedClusterPlan {
+  return c.error !== null;
 }
 
 export interface FleetPlanSummary {

@@ -168,7 +168,7 @@ export function fleetPlanDifferences(saved: FleetPlan, derived: FleetPlan): stri
   for (const d of derived.clusters) {
     const s = byName.get(d.name);
     if (!s) continue;
-    const fields = (['labels', 'source', 'destination', 'canary', 'overriddenBy', 'batch', 'error'] as const).filter((f) => !deepEqual(s[f], d[f]));
+    const fields: string[] = (['labels', 'source', 'destination', 'canary', 'overriddenBy', 'batch', 'error'] as const).filter((f) => !deepEqual(s[f], d[f]));
     const p = s.plan?.spec;
     if (
       p &&
@@ -178,7 +178,7 @@ export function fleetPlanDifferences(saved: FleetPlan, derived: FleetPlan): stri
         p.commit !== saved.fleet.commit ||
         p.ref !== saved.fleet.ref)
     )
-      fields.push('plan' as never);
+      fields.push('plan');
     if (fields.length) out.push(`cluster ${d.name}: ${fields.join(', ')}`);
   }
   if (!out.length && !deepEqual(saved.summary, derived.summary)) out.push('summary');
@@ -252,8 +252,8 @@ function summarize(clusters: readonly FleetClusterPlan[], batches: readonly Flee
  * JSON.stringify): the same Fleet and clusters give the same id on any machine. Each cluster
  * plan's `schedule` (clock-dependent, outside the plan's own id too) is left out.
  */
-export function fleetPlanIdOf(body: Omit<FleetPlan, 'id'> | FleetPlan): string {
-  const { id: _ignored, formatVersion, kind, ...rest } = body as FleetPlan;
+export function fleetPlanIdOf(body: Omit<FleetPlan, 'id'> & { id?: string }): string {
+  const { id: _ignored, formatVersion, kind, ...rest } = body;
   const clusters = rest.clusters.map((c) => {
     if (!c.plan || c.plan.schedule === undefined) return c;
     const { schedule: _clockDependent, ...plan } = c.plan;

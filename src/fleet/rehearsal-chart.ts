@@ -97,7 +97,7 @@ ${endMarks(x, y, total, estimate, beyond)}
 }
 
 function intro(r: FleetRehearsal, batches: number, inBatches: number, total: number, perCluster: boolean, beyond: boolean): string {
-  const s = r.strategy ?? ({} as FleetRehearsal['strategy']);
+  const s: Partial<FleetRehearsal['strategy']> = r.strategy ?? {};
   return (
     `${pluralHtml(batches, 'batch', 'batches')} of ${pluralHtml(inBatches, 'cluster')} in ${durationHtml(total)} against the fleet plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the arrow points on to it' : 'dashed line'}); ` +
     `soak ${durationHtml(s.batchSoakSeconds)} between batches${num(s.batchTimeoutSeconds) !== null ? `, batch timeout ${durationHtml(s.batchTimeoutSeconds)} (${escapeHtml(s.batchTimeoutAction)})` : ', no batch timeout'}; ` +
@@ -106,7 +106,7 @@ function intro(r: FleetRehearsal, batches: number, inBatches: number, total: num
 }
 
 function legend(r: FleetRehearsal, clusters: FleetRehearsalCluster[]): string {
-  const seen = new Set(clusters.map((c) => c.outcome as string));
+  const seen = new Set<string>(clusters.map((c) => c.outcome));
   const keys: [string, string][] = [
     ['done', 'done'],
     ['failed', 'failed'],
@@ -165,7 +165,7 @@ function clusterTitle(c: FleetRehearsalCluster): string {
   const when =
     start === null
       ? 'not started'
-      : `${formatDuration(start)} to ${formatDuration(end ?? start)} (${formatDuration((end ?? start) - start)}; estimate ${formatDuration(c.estimatedSeconds as number)})`;
+      : `${formatDuration(start)} to ${formatDuration(end ?? start)} (${formatDuration((end ?? start) - start)}; estimate ${formatDuration(c.estimatedSeconds ?? NaN)})`;
   return `${c.name}${c.canary ? ' (canary)' : ''}: ${c.outcome}, ${when}${c.message ? `: ${c.message}` : ''}`;
 }
 

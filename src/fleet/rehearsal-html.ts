@@ -23,7 +23,7 @@ export function renderFleetRehearsalHtml(input: FleetRehearsal, opts: FleetChart
 }
 
 function header(r: FleetRehearsal): string {
-  const o = r.options ?? ({} as FleetRehearsal['options']);
+  const o: Partial<FleetRehearsal['options']> = r.options ?? {};
   const status = r.stopped ? 'bad' : r.exitCode === 0 ? 'ok' : 'warn';
   return `<header>
 <h1>bootcplan rehearsal of fleet <span class="mono">${escapeHtml(r.fleetName)}</span></h1>
@@ -111,6 +111,6 @@ function clusterTable(r: FleetRehearsal): string {
 }
 
 function footer(r: FleetRehearsal): string {
-  const d = r.options?.durations ?? ({} as FleetRehearsal['options']['durations']);
+  const d: Partial<FleetRehearsal['options']['durations']> = r.options?.durations ?? {};
   return `<footer>bootcplan · fleet plan ${escapeHtml(r.fleetPlanId)} · rehearsal durations: stage ${durationHtml(d.stage)}, drain ${durationHtml(d.drain)}, reboot ${durationHtml(d.reboot)}, soft reboot ${durationHtml(d.softReboot)}, ready ${durationHtml(d.ready)} · ${escapeHtml(formatDuration(r.makespanSeconds))} fleet makespan</footer>`;
 }

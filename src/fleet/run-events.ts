@@ -38,14 +38,14 @@ export const FLEET_HALT_REASONS = ['canary-failed', 'cluster-failed', 'batch-tim
 export type FleetHaltReason = (typeof FLEET_HALT_REASONS)[number];
 
 /** The run started. */
-export interface FleetStartEvent {
+interface FleetStartEvent {
   t: number;
   type: 'fleet-start';
   fleetPlanId: string;
   batches: number;
   clusters: number;
 }
-export interface FleetBatchStartEvent {
+interface FleetBatchStartEvent {
   t: number;
   type: 'fleet-batch-start';
   batch: number;
@@ -53,7 +53,7 @@ export interface FleetBatchStartEvent {
   clusters: string[];
 }
 /** A cluster's apply starts (`attempt` > 1: again, after waiting for its maintenance window). */
-export interface FleetClusterStartEvent {
+interface FleetClusterStartEvent {
   t: number;
   type: 'fleet-cluster-start';
   batch: number;
@@ -61,7 +61,7 @@ export interface FleetClusterStartEvent {
   attempt: number;
 }
 /** Outside the cluster's maintenance window: not a failure; its batch waits for it (`until`: when the window opens, ISO). */
-export interface FleetClusterWaitingEvent {
+interface FleetClusterWaitingEvent {
   t: number;
   type: 'fleet-cluster-waiting';
   batch: number;
@@ -70,13 +70,13 @@ export interface FleetClusterWaitingEvent {
   message: string;
 }
 /** One of the cluster's own apply events, as `apply -o json` prints it. */
-export interface FleetClusterEventEvent {
+interface FleetClusterEventEvent {
   t: number;
   type: 'fleet-cluster-event';
   cluster: string;
   event: ApplyEvent;
 }
-export interface FleetClusterDoneEvent {
+interface FleetClusterDoneEvent {
   t: number;
   type: 'fleet-cluster-done';
   batch: number;
@@ -86,14 +86,14 @@ export interface FleetClusterDoneEvent {
   message: string | null;
 }
 /** The batch ran out of time; `clusters`: those not finished, stopped at their next safe point. */
-export interface FleetBatchTimeoutEvent {
+interface FleetBatchTimeoutEvent {
   t: number;
   type: 'fleet-batch-timeout';
   batch: number;
   clusters: string[];
   action: 'continue' | 'abort';
 }
-export interface FleetBatchDoneEvent {
+interface FleetBatchDoneEvent {
   t: number;
   type: 'fleet-batch-done';
   batch: number;
@@ -101,7 +101,7 @@ export interface FleetBatchDoneEvent {
   timedOut: string[];
 }
 /** Waiting `seconds` (what is left of batchSoakSeconds) before batch `next`. */
-export interface FleetSoakEvent {
+interface FleetSoakEvent {
   t: number;
   type: 'fleet-soak';
   batch: number;
@@ -109,7 +109,7 @@ export interface FleetSoakEvent {
   seconds: number;
 }
 /** No later batch starts; `cluster`: the one whose failure stopped it (null for a timeout or a signal). */
-export interface FleetHaltedEvent {
+interface FleetHaltedEvent {
   t: number;
   type: 'fleet-halted';
   batch: number;
@@ -118,7 +118,7 @@ export interface FleetHaltedEvent {
   message: string;
 }
 /** A canary's batch gate (src/fleet/gates.ts): its afterWave checks measured again after its batch soaked. */
-export interface FleetBatchGateEvent {
+interface FleetBatchGateEvent {
   t: number;
   type: 'fleet-batch-gate';
   batch: number;
@@ -129,13 +129,13 @@ export interface FleetBatchGateEvent {
   seconds: number;
 }
 /** The fleet progress record of a cluster could not be written (the run goes on; a rerun applies that cluster again, harmlessly). */
-export interface FleetRecordWarningEvent {
+interface FleetRecordWarningEvent {
   t: number;
   type: 'fleet-record-warning';
   cluster: string;
   message: string;
 }
-export interface FleetDoneEvent {
+interface FleetDoneEvent {
   t: number;
   type: 'fleet-done';
   exitCode: number;
@@ -156,8 +156,6 @@ export type FleetEvent =
   | FleetRecordWarningEvent
   | FleetDoneEvent
   | FleetBatchGateEvent;
-
-export type FleetEventType = FleetEvent['type'];
 
 /** An event as the runner writes it, before it is stamped with `t`. */
 export type UnstampedFleetEvent = FleetEvent extends infer E ? (E extends FleetEvent ? Omit<E, 't'> : never) : never;

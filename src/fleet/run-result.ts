@@ -53,17 +53,7 @@ export interface FleetRunResult {
  * The order of severity of exit codes when several clusters end differently: a stop by a
  * signal (130, 143), then error 1 > policy 6 > halted 5 > lock 4 > stale 3 > changes 2 > 0.
  */
-export const EXIT_SEVERITY: readonly ExitCode[] = [
-  EXIT.sigint,
-  EXIT.sigterm,
-  EXIT.error,
-  EXIT.policy,
-  EXIT.halted,
-  EXIT.locked,
-  EXIT.stale,
-  EXIT.changes,
-  EXIT.ok,
-];
+const EXIT_SEVERITY: readonly ExitCode[] = [EXIT.sigint, EXIT.sigterm, EXIT.error, EXIT.policy, EXIT.halted, EXIT.locked, EXIT.stale, EXIT.changes, EXIT.ok];
 
 /** The worst of `codes` by EXIT_SEVERITY (an unknown code counts as 1); 0 for none. */
 export function worstExitCode(codes: Iterable<number>): ExitCode {

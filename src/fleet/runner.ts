@@ -35,6 +35,7 @@ import type { Clock } from '../apply/ports/driver.ts';
 import { isoOf } from '../apply/ports/driver.ts';
 import type { FleetBatch, FleetClusterPlan, FleetPlan } from './plan-types.ts';
 import { EXIT, InputError } from '../base/errors.ts';
+import { mustFind, mustGet } from '../base/internal.ts';
 import type { FleetClusterOutcome, FleetEvent, FleetHaltReason, UnstampedFleetEvent } from './run-events.ts';
 import { runBatchGates } from './gates.ts';
 import { runCluster, type ClusterRunContext, type FleetClusterSession } from './cluster-run.ts';
@@ -183,7 +184,7 @@ class FleetRun {
       exitCode,
       halted: this.halted,
       batches: this.batches,
-      clusters: plan.clusters.map((c) => this.results.get(c.name)!),
+      clusters: plan.clusters.map((c) => this.result(c.name)),
     };
   }
 
@@ -200,7 +201,7 @@ class FleetRun {
         'canary-failed',
         batch.index,
         bad[0],
-        `canary ${bad[0]} ${end.failed.length ? `failed: ${this.results.get(bad[0])!.message ?? 'its apply failed'}` : 'did not finish within batchTimeoutSeconds'}; no other cluster was started`,
+        `canary ${bad[0]} ${end.failed.length ? `failed: ${this.result(bad[0]).message ?? 'its apply failed'}` : 'did not finish within batchTimeoutSeconds'}; no other cluster was started`,
       );
       return true;
     }
@@ -230,7 +231,7 @@ class FleetRun {
         batch: prev,
         signal,
         emit: (e) => this.emit(e),
-        finished: (name) => ['done', 'nothing-to-do', 'already-done'].includes(this.results.get(name)!.outcome),
+        finished: (name) => ['done', 'nothing-to-do', 'already-done'].includes(this.result(name).outcome),
         verifier: async (c) => {
           const session = await this.o.open(c);
           return {
@@ -241,7 +242,7 @@ class FleetRun {
         },
       });
       if (!failed) return true;
-      this.finish(this.results.get(failed.cluster)!, prev.index, 'failed', EXIT.halted, failed.message);
+      this.finish(this.result(failed.cluster), prev.index, 'failed', EXIT.halted, failed.message);
       this.halt('canary-failed', prev.index, failed.cluster, `${failed.message}; no other cluster was started`);
     } catch (err) {
       if (!this.o.signal?.aborted) throw err;
@@ -276,7 +277,8 @@ class FleetRun {
     this.emit({ type: 'fleet-batch-start', batch: batch.index, kind: batch.kind, clusters: [...batch.clusters] });
     const stop = new AbortController();
     let timedOut = false;
-    const onSignal = () => stop.abort(this.o.signal!.reason);
+    // Listens on o.signal only, so the reason read is that signal's.
+    const onSignal = () => stop.abort(this.o.signal?.reason);
     this.o.signal?.addEventListener('abort', onSignal, { once: true });
     const timer = new AbortController();
     const timeout = this.o.plan.strategy.batchTimeoutSeconds;
@@ -284,7 +286,7 @@ class FleetRun {
       this.o.clock.sleep(timeout, timer.signal).then(
         () => {
           timedOut = true;
-          const open = batch.clusters.filter((c) => !isFinal(this.results.get(c)!.outcome));
+          const open = batch.clusters.filter((c) => !isFinal(this.result(c).outcome));
           this.emit({ type: 'fleet-batch-timeout', batch: batch.index, clusters: open, action: this.o.plan.strategy.batchTimeoutAction });
           stop.abort('batch-timeout');
         },
@@ -296,13 +298,13 @@ class FleetRun {
     const worker = async () => {
       for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
         if (stop.signal.aborted) this.finishUnstarted(name, batch.index, timedOut);
-        else await runCluster(this.clusterRun, this.clusterPlan(name), this.results.get(name)!, batch.index, stop.signal, () => timedOut);
+        else await runCluster(this.clusterRun, this.clusterPlan(name), this.result(name), batch.index, stop.signal, () => timedOut);
       }
     };
     await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, worker));
     timer.abort();
     this.o.signal?.removeEventListener('abort', onSignal);
-    const outcomes = batch.clusters.map((c) => this.results.get(c)!);
+    const outcomes = batch.clusters.map((c) => this.result(c));
     const end: BatchEnd = {
       failed: outcomes.filter((r) => r.outcome === 'failed').map((r) => r.name),
       timedOut: outcomes.filter((r) => r.outcome === 'timed-out').map((r) => r.name),
@@ -318,17 +320,22 @@ class FleetRun {
     return end;
   }
 
+  /** The result of cluster `name`: the constructor made one for every cluster of the plan. */
+  private result(name: string): FleetClusterResult {
+    return mustGet(this.results, name, 'result of cluster');
+  }
+
   private batchResult(index: number): FleetBatchResult {
-    return this.batches.find((b) => b.index === index)!;
+    return mustFind(this.batches, (b) => b.index === index, `result of batch ${index}`);
   }
 
   private clusterPlan(name: string): FleetClusterPlan {
-    return this.o.plan.clusters.find((c) => c.name === name)!;
+    return mustFind(this.o.plan.clusters, (c) => c.name === name, `plan of cluster ${name}`);
   }
 
   /** A cluster of a batch that was stopped before its turn came (more clusters than maxConcurrency). */
   private finishUnstarted(name: string, batch: number, timedOut: boolean): void {
-    const r = this.results.get(name)!;
+    const r = this.result(name);
     if (timedOut) this.finish(r, batch, 'timed-out', EXIT.halted, 'its batch ran out of time before it started');
     else this.finish(r, batch, 'interrupted', exitOfSignal(this.o.signal), 'stopped before it started');
   }

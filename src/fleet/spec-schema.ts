@@ -5,7 +5,7 @@
  * pools that exist) are check hooks here; the effective spec of each cluster is validated as a
  * Rollout spec by spec-load.ts.
  */
-import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX, firstIndexByName } from '../base/schema.ts';
+import { type Schema, type ObjectSchema, type Ctx, isPlainObject, objectFieldOf, INT32_MAX, firstIndexByName } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from '../rollout-spec/rollout-schema.ts';
 import { labelSelectorSchema } from '../rollout-spec/bootimages-schema.ts';
@@ -186,8 +186,8 @@ const strategySchema: ObjectSchema = {
   },
 };
 
-const rolloutSpecSchema = rolloutSchema.fields.spec as ObjectSchema;
-const metadataSchema = rolloutSchema.fields.metadata as ObjectSchema;
+const rolloutSpecSchema = objectFieldOf(rolloutSchema, 'spec');
+const metadataSchema = objectFieldOf(rolloutSchema, 'metadata');
 
 export const fleetSchema: ObjectSchema = {
   type: 'object',

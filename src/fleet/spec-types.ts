@@ -14,7 +14,7 @@ export const BATCH_TIMEOUT_ACTIONS = ['continue', 'abort'] as const;
 export type BatchTimeoutAction = (typeof BATCH_TIMEOUT_ACTIONS)[number];
 
 /** The fields of one shared pool a cluster or a label may override, matched by pool name. */
-export interface FleetPoolOverride {
+interface FleetPoolOverride {
   name: string;
   image?: string;
   allowTags?: boolean;
@@ -39,7 +39,7 @@ export interface FleetOverride {
 }
 
 /** Applied, in file order, to every cluster whose labels the selector matches. */
-export interface FleetLabelOverride extends FleetOverride {
+interface FleetLabelOverride extends FleetOverride {
   clusterSelector: LabelSelector;
 }
 

@@ -41,7 +41,7 @@ export class PatchNotApplicableError extends KubeApiError {
 }
 
 /** Why a request got no usable answer. */
-export type RequestProblem =
+type RequestProblem =
   | 'kubeconfig' // the kubeconfig's credentials or proxy could not be applied
   | 'unreachable' // connection refused or reset, DNS, TLS
   | 'proxy' // the proxy of proxy-url refused the tunnel

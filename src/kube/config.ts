@@ -48,9 +48,9 @@ export function parseRequestTimeout(text: string): number {
   return seconds;
 }
 
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-export interface ResolvedConfig {
+interface ResolvedConfig {
   kc: KubeConfigFile;
   /** "kubeconfig <path>", "KUBECONFIG", "~/.kube/config", "in-cluster service account" */
   origin: string;

@@ -24,7 +24,7 @@
 
 export const MASKED = '[masked]';
 /** The shortest run of a credential that is masked on its own. */
-export const MASK_PIECE = 8;
+const MASK_PIECE = 8;
 const MAX_HELD_CHARS = 256 * 1024;
 const BITS = 1 << 20;
 const BASE = 0x01000193;

@@ -31,7 +31,7 @@ import { CredentialMask } from './credential-mask.ts';
 
 import type { PlanHealthAuth, PlanHealthCa, PlanObjectKeyRef as KeyRef } from '../plan/types.ts';
 
-export interface ResolvedCa {
+interface ResolvedCa {
   /** The PEM bundle that replaces the system roots; null: the system roots. */
   pem: string | null;
   /** How messages name it. */

@@ -27,7 +27,7 @@ export interface Answer {
   body: Buffer;
 }
 
-export interface ExchangeLimits {
+interface ExchangeLimits {
   /** The whole exchange must end within this; 0: no limit. */
   timeoutMs: number;
   /** The most body bytes read for a 2xx answer. */
@@ -138,7 +138,7 @@ export function openStream(req: http.ClientRequest, timeoutMs: number, signal: A
   });
 }
 
-export interface LineLimits {
+interface LineLimits {
   /** One line (one watch event) may not be longer than this. */
   maxLineBytes: number;
   /** The stream must end within this (0: no limit); past it: ExchangeFailure('timeout-watch'). */

@@ -25,8 +25,8 @@ import { MANAGED_BY_LABEL, rethrowMissingNamespace } from './bootcplan-namespace
 import { BOOTCPLAN_LOCK_ID, BOOTCPLAN_LOCK_PLAN_ID } from '../domain/labels.ts';
 import { LeaseObserver } from '../domain/lease-expiry.ts';
 
-export const LOCK_ID_ANNOTATION = BOOTCPLAN_LOCK_ID;
-export const PLAN_ID_ANNOTATION = BOOTCPLAN_LOCK_PLAN_ID;
+const LOCK_ID_ANNOTATION = BOOTCPLAN_LOCK_ID;
+const PLAN_ID_ANNOTATION = BOOTCPLAN_LOCK_PLAN_ID;
 
 /** Lease times are MicroTime: RFC 3339 with exactly six fractional digits. */
 export function microTime(t: number): string {

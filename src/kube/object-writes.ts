@@ -20,7 +20,7 @@ const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
 
 /** "Kind namespace/name", as errors and request logs name an object. */
-export function describeObject(ref: { kind: string; name: string; namespace?: string | null }) {
+function describeObject(ref: { kind: string; name: string; namespace?: string | null }) {
   return `${ref.kind} ${ref.namespace ? ref.namespace + '/' : ''}${ref.name}`;
 }
 

@@ -45,7 +45,7 @@ export interface PrometheusEndpoint {
   caName: string;
 }
 
-export interface PrometheusClientOptions {
+interface PrometheusClientOptions {
   /** The largest 2xx body read (default 4 MiB). */
   maxBytes?: number;
   /** The credentials to keep out of messages (the health source's; default one of the client's own). */
@@ -55,7 +55,7 @@ export interface PrometheusClientOptions {
 }
 
 /** One request of requestJson: what is asked of which API, within what time. */
-export interface JsonRequest {
+interface JsonRequest {
   method: 'GET' | 'POST' | 'DELETE';
   /** Below the endpoint's URL path: `/api/v1/query`. */
   path: string;
@@ -69,7 +69,7 @@ export interface JsonRequest {
   api: string;
 }
 
-export const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
+const DEFAULT_MAX_BYTES = 4 * 2 ** 20;
 /** Error bodies are shown (200 characters at most), not parsed whole. */
 const ERROR_BODY_BYTES = 8 * 1024;
 const FORBIDDEN_HINT =
@@ -82,7 +82,7 @@ const isJson = (type: unknown) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const mib = (n: number) => `${Math.round((n / 2 ** 20) * 10) / 10} MiB`;
 
 /** 127.0.0.0/8, ::1 and localhost: plain http stays on this machine. */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (isIP(h) === 4) return h.startsWith('127.');

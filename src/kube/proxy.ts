@@ -22,7 +22,7 @@ import hpagent from 'hpagent';
 import { SocksProxyAgent } from 'socks-proxy-agent';
 import { ClusterApiError, NamedError } from '../base/errors.ts';
 
-export type ProxyScheme = 'http' | 'https' | 'socks5' | 'socks5h';
+type ProxyScheme = 'http' | 'https' | 'socks5' | 'socks5h';
 
 export interface ProxyRoute {
   url: URL;

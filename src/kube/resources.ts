@@ -86,8 +86,8 @@ const R = (kind: string): ResourceType => {
   return r;
 };
 
-export const MACHINE_API_NAMESPACE = 'openshift-machine-api';
-export const MCO_NAMESPACE = 'openshift-machine-config-operator';
+const MACHINE_API_NAMESPACE = 'openshift-machine-api';
+const MCO_NAMESPACE = 'openshift-machine-config-operator';
 
 export const SNAPSHOT_SOURCES: readonly SnapshotSource[] = [
   { field: 'nodes', type: R('Node') },

@@ -88,9 +88,9 @@ export interface KubeClientOptions {
   env?: Record<string, string | undefined>;
 }
 
-export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 2 ** 20;
-export const DEFAULT_LIST_PAGE_SIZE = 500;
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 2 ** 20;
+const DEFAULT_LIST_PAGE_SIZE = 500;
 /** Error answers are shown, not parsed whole: read this much of them. */
 const ERROR_BODY_BYTES = 64 * 1024;
 /** A list that keeps sending continue tokens past this many pages is not a real list. */

@@ -19,8 +19,8 @@ import type { LockSighting } from '../domain/lease-expiry.ts';
 import type { ResourceType } from './resources.ts';
 import { objectPath, collectionPath } from './resources.ts';
 
-export const ROLLOUT: ResourceType = { apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', plural: 'rollouts', namespaced: true };
-export const EVENT: ResourceType = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
+const ROLLOUT: ResourceType = { apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', plural: 'rollouts', namespaced: true };
+const EVENT: ResourceType = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
 
 const MERGE_PATCH = 'application/merge-patch+json';
 

@@ -23,7 +23,7 @@ import { printable } from './answers.ts';
 import { NamedError } from '../base/errors.ts';
 import { valueText } from '../base/json-text.ts';
 
-export interface ReflectorOptions {
+interface ReflectorOptions {
   namespace?: string;
   fieldSelector?: string;
   labelSelector?: string;
@@ -33,8 +33,8 @@ export interface ReflectorOptions {
   streamSilenceMs?: number;
 }
 
-export type ChangeListener = () => void;
-export type FatalListener = (err: Error) => void;
+type ChangeListener = () => void;
+type FatalListener = (err: Error) => void;
 
 const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 /** What the cache keeps of an object: managedFields (often half of a Node) are never read. */
@@ -44,7 +44,7 @@ const kept = (o: KObject) => {
 };
 
 /** resourceVersions are opaque; etcd-backed servers use increasing integers, which we compare when we can. */
-export function newerOrEqual(a: string | undefined, b: string | undefined): boolean {
+function newerOrEqual(a: string | undefined, b: string | undefined): boolean {
   if (!a || !b) return true;
   if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) >= BigInt(b);
   return true;

@@ -42,7 +42,7 @@ import { type DraftChange, updateChange, fieldChange } from './changes.ts';
 import type { BootImagesPlan, ChangeReason, Risk } from './types.ts';
 import type { MachineConfigurationObject } from '../cluster/kinds.ts';
 
-export interface BootImagesInput {
+interface BootImagesInput {
   spec: RolloutSpec;
   specMap: SourceMap | null;
   snapshot: ClusterSnapshot;

@@ -28,16 +28,16 @@ import type { Plan, PlanHealthCheck, PlanHealthAuth, PlanHealthCa, PlanHealthEnd
  * included, for an identity bound to cluster-monitoring-view (cluster-monitoring-operator
  * assets/thanos-querier/service.yaml); its certificate is signed by the service CA.
  */
-export const OPENSHIFT_MONITORING_URL = 'https://thanos-querier.openshift-monitoring.svc:9091';
+const OPENSHIFT_MONITORING_URL = 'https://thanos-querier.openshift-monitoring.svc:9091';
 /** The service CA bundle the service-ca-cert-publisher puts into every namespace, bootcplan's included. */
-export const SERVICE_CA: PlanHealthCa = { configMap: { namespace: BOOTCPLAN_NAMESPACE, name: 'openshift-service-ca.crt', key: 'service-ca.crt' } };
+const SERVICE_CA: PlanHealthCa = { configMap: { namespace: BOOTCPLAN_NAMESPACE, name: 'openshift-service-ca.crt', key: 'service-ca.crt' } };
 /** OpenShift's always-firing alert ("This alert is always firing ... to certify that Alertmanager is working properly"). */
-export const OPENSHIFT_HEARTBEAT = 'Watchdog';
-export const DEFAULT_IGNORE = ['Watchdog', 'InfoInhibitor'];
-export const DEFAULT_WHEN: GatePoint[] = ['preflight', 'afterWave'];
+const OPENSHIFT_HEARTBEAT = 'Watchdog';
+const DEFAULT_IGNORE = ['Watchdog', 'InfoInhibitor'];
+const DEFAULT_WHEN: GatePoint[] = ['preflight', 'afterWave'];
 
 /** A check of the spec and where it is written (its field path). */
-export interface SpecCheck {
+interface SpecCheck {
   check: HealthCheckSpec;
   path: string;
 }
@@ -50,7 +50,7 @@ const drops = (c: HealthCheckSpec) => c.enabled === false && !HEALTH_CHECK_KINDS
  * name, dropped by an entry with enabled: false, then the pool's new ones; checks that are off
  * (enabled: false) left out. Order: the Rollout's order, then the pool's.
  */
-export function effectiveChecks(spec: RolloutSpec, poolIndex: number): SpecCheck[] {
+function effectiveChecks(spec: RolloutSpec, poolIndex: number): SpecCheck[] {
   const pool = spec.spec.pools?.[poolIndex];
   const own = pool?.healthChecks ?? [];
   const ownPath = (j: number) => `spec.pools[${poolIndex}].healthChecks[${j}]`;
@@ -180,7 +180,7 @@ function planCheck(sc: SpecCheck, openshift: boolean, report: (d: DiagnosticInpu
   };
 }
 
-export interface PlannedHealth {
+interface PlannedHealth {
   /** The effective checks, once each; empty when no pool of the plan has any. */
   checks: PlanHealthCheck[];
   /** The least time the preflight gate takes (seconds). */

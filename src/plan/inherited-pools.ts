@@ -25,7 +25,7 @@ import { osImageMachineConfigName } from './pool-changes.ts';
 import type { PlannedPool } from './pool.ts';
 
 /** The labels of a pool's OS-image MachineConfig: the live one's, or those bootcplan creates it with. */
-export function osImageConfigLabels(snapshot: ClusterSnapshot, pool: string): Record<string, string> {
+function osImageConfigLabels(snapshot: ClusterSnapshot, pool: string): Record<string, string> {
   const live = snapshot.machineConfigs.find((m) => m.metadata.name === osImageMachineConfigName(pool));
   return live?.metadata.labels ?? { [MCO_ROLE_LABEL]: pool, [BOOTCPLAN_MANAGED_BY]: 'bootcplan' };
 }

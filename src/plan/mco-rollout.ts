@@ -19,7 +19,7 @@ import type { Membership } from '../domain/pools.ts';
 import { pendingMcoRollout, rollsTarget, type McoRollout } from '../domain/mco-rollout.ts';
 import type { Backend, BlockedBy } from './types.ts';
 
-export interface RolloutPool {
+interface RolloutPool {
   spec: PoolSpec;
   /** Field path of the pool in the spec, e.g. `spec.pools[0]`. */
   path: string;
@@ -28,7 +28,7 @@ export interface RolloutPool {
   pending: NodeView[];
 }
 
-export interface RolloutContext {
+interface RolloutContext {
   snapshot: ClusterSnapshot;
   idx: NodeIndex;
   membership: Membership;

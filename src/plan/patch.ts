@@ -11,7 +11,7 @@ import { isPlainObject } from '../base/schema.ts';
 import { deepEqual } from '../base/equal.ts';
 
 /** One key as a JSON pointer token (RFC 6901 §3: `~` is written `~0`, `/` is written `~1`). */
-export function escapePointer(key: string): string {
+function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

@@ -25,7 +25,7 @@ import { BOOTCPLAN_PAUSED_BY } from '../domain/labels.ts';
 import type { BlockedBy } from './types.ts';
 import type { BootcNodePoolObject, MachineConfigPoolObject } from '../cluster/kinds.ts';
 
-export interface SharingInput {
+interface SharingInput {
   spec: PoolSpec;
   /** Field path of the pool in the spec, e.g. `spec.pools[0]`. */
   path: string;
@@ -35,7 +35,7 @@ export interface SharingInput {
   members: NodeView[];
 }
 
-export interface SharingContext {
+interface SharingContext {
   snapshot: ClusterSnapshot;
   idx: NodeIndex;
   /** node -> the pools that each would roll it (src/domain/pool-sharing.ts findPoolConflicts) */
@@ -43,7 +43,7 @@ export interface SharingContext {
   report: (d: DiagnosticInput) => void;
 }
 
-export interface Sharing {
+interface Sharing {
   /** Members held back, and why (they are never scheduled). */
   blocked: Map<string, BlockedBy>;
   /** A MachineConfigPool controls the BootcNodePool: bootcplan writes nothing to it. */

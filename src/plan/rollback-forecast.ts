@@ -19,7 +19,7 @@ const short = (d: string | null) => (d && d.startsWith('sha256:') ? d.slice(0, 1
 const list = (names: readonly string[]) => `${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
 
 /** What the forecast reads besides the pool: the cluster, indexed, and each bootc pool's members. */
-export interface ForecastContext {
+interface ForecastContext {
   snapshot: ClusterSnapshot;
   idx: NodeIndex;
   bootcMembers: ReadonlyMap<string, readonly string[]>;

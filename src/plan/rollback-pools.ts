@@ -51,7 +51,7 @@ export const listNames = (names: readonly string[]) => `${names.slice(0, 10).joi
 export const shortDigest = (d: string | null) => (d && d.startsWith('sha256:') ? d.slice(0, 19) : (d ?? 'unknown'));
 
 /** A pool's settings as the cluster has them now, and its members out of service. */
-export interface LiveSettings {
+interface LiveSettings {
   budget: ResolvedBudget;
   controlPlane: boolean;
   drainTimeoutSeconds: number | null;

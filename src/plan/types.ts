@@ -30,7 +30,7 @@ export const PLAN_FORMAT_VERSION_SLOTS = '1.1';
 export const PLAN_FORMAT_VERSION_HEALTH = '1.2';
 export const PLAN_FORMAT_VERSION_ROLLBACK = PLAN_FORMAT_VERSION_HEALTH;
 export const PLAN_FORMAT_VERSIONS = [PLAN_FORMAT_VERSION, PLAN_FORMAT_VERSION_SLOTS, PLAN_FORMAT_VERSION_HEALTH] as const;
-export type PlanFormatVersion = (typeof PLAN_FORMAT_VERSIONS)[number];
+type PlanFormatVersion = (typeof PLAN_FORMAT_VERSIONS)[number];
 export type { RolloutMode } from '../rollout-spec/types.ts';
 import type { RolloutMode } from '../rollout-spec/types.ts';
 
@@ -87,7 +87,7 @@ export const CHANGE_REASONS = [
 export type ChangeReason = (typeof CHANGE_REASONS)[number];
 
 /** Something the applier must wait for after a change before the next one (ordered steps). */
-export type WaitCondition =
+type WaitCondition =
   | { kind: 'skew-enforcement-not-automatic'; description: string }
   /**
    * A rollback of an MCO pool: the pool's spec.configuration.name must come back to `rendered`,
@@ -344,13 +344,13 @@ export interface PlanHealthEndpoint {
   auth: PlanHealthAuth;
   ca: PlanHealthCa;
 }
-export interface PlanPrometheusCheck extends PlanHealthEndpoint {
+interface PlanPrometheusCheck extends PlanHealthEndpoint {
   query: string;
   condition: string;
   parsed: ParsedCondition;
   onEmpty: 'fail' | 'pass';
 }
-export interface PlanAlertsCheck extends PlanHealthEndpoint {
+interface PlanAlertsCheck extends PlanHealthEndpoint {
   source: 'prometheus' | 'alertmanager';
   matchers: string[];
   ignore: string[];
@@ -364,7 +364,7 @@ export interface PlanAlertsCheck extends PlanHealthEndpoint {
    */
   silenced?: Matcher[][];
 }
-export interface PlanClusterOperatorsCheck {
+interface PlanClusterOperatorsCheck {
   names: string[];
   ignore: string[];
 }

@@ -20,7 +20,7 @@ export interface DiffLine {
   text: string;
 }
 
-export interface DiffOptions {
+interface DiffOptions {
   /** Unchanged lines shown around each change (default 1). */
   context?: number;
   /** Show everything (no hidden lines). */
@@ -33,7 +33,7 @@ export interface DiffOptions {
   maxLineLength?: number;
 }
 
-export interface DiffResult {
+interface DiffResult {
   lines: DiffLine[];
   /** jsdiff hit its edit-length cap; `lines` holds the JSON patch (when given). */
   gaveUp: boolean;
@@ -43,9 +43,9 @@ export interface DiffResult {
   removed: number;
 }
 
-export const DEFAULT_MAX_EDIT_LENGTH = 1000;
+const DEFAULT_MAX_EDIT_LENGTH = 1000;
 
-export function toYaml(v: unknown): string {
+function toYaml(v: unknown): string {
   if (v === null || v === undefined) return '';
   return stringify(v, { lineWidth: 0, indent: 2 });
 }

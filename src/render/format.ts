@@ -69,7 +69,7 @@ export function padTable(input: string[][], gap = 2): string[] {
   );
 }
 
-export function visibleLength(s: string): number {
+function visibleLength(s: string): number {
   return s.replace(/\x1b\[[0-9;]*m/g, '').length;
 }
 
@@ -170,7 +170,7 @@ export function toAscii(s: string): string {
   return s.replace(/…/g, '...').replace(/→/g, '->').replace(/×/g, 'x').replace(/—/g, '-').replace(/·/g, '-');
 }
 
-export interface NodeGroupInput {
+interface NodeGroupInput {
   name: string;
   from: string | null;
   to: string;
@@ -181,7 +181,7 @@ export interface NodeGroupInput {
 }
 
 /** Nodes of one pool whose change is identical: same from, to, reboot kind and blocked reason. */
-export interface NodeGroup {
+interface NodeGroup {
   pool: string;
   from: string | null;
   to: string;
@@ -217,7 +217,7 @@ export function groupNodes(pool: string, nodes: readonly NodeGroupInput[]): Node
   );
 }
 
-export const REBOOT_TEXT: Record<string, string> = {
+const REBOOT_TEXT: Record<string, string> = {
   soft: 'soft reboot',
   hard: 'hard reboot',
   unknown: 'reboot not yet known (decided once staged)',

@@ -27,7 +27,7 @@ export const APPLY_FORMATS = ['text', 'json'] as const;
 /** `snapshot -o`: the snapshot file's format. */
 export const SNAPSHOT_FORMATS = ['yaml', 'json'] as const; // a snapshot file is YAML first (kubectl get -o yaml)
 
-export interface RenderOptions {
+interface RenderOptions {
   color: boolean;
   full?: boolean;
 }

@@ -6,7 +6,7 @@
  */
 import type { Plan, PlanChange, PlanPool } from '../plan/types.ts';
 import { changeDiff, type DiffLine } from './diff.ts';
-import { specChangesTitle } from './gitops.ts';
+import { specChangesTitle } from './spec-diff.ts';
 import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCompare } from './format.ts';
 import { checkLabel, checkSource, checkTiming, poolGatesLine } from './health.ts';
 import { VERB, SYMBOL, poolKind, withArrows, escapeMarkdown, clipEnd, selfNodeSentence, wordOf } from './vocabulary.ts';

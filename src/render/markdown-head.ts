@@ -6,7 +6,7 @@
  */
 import type { Plan, PlanHealthCheck, PlanPool } from '../plan/types.ts';
 import type { Diagnostic } from '../base/diagnostics.ts';
-import { scheduleLine } from './gitops.ts';
+import { scheduleLine } from './window-wording.ts';
 import { formatDuration, plural, foldNames, naturalCompare, rebootMix, riskTally, nodesLine } from './format.ts';
 import { planLine } from './text.ts';
 import { rollbackHeadline, rollbackFacts, poolRollbackRows, FORWARD_WAY_BACK } from './rollback.ts';

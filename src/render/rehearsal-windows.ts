@@ -31,7 +31,7 @@ export function windowsZone(w: RehearsalWindows): string {
 }
 
 /** What a wait waited before: "before wave 3 of worker", or "before the first write". */
-export function waitedBefore(w: RehearsalWindowWait): string {
+function waitedBefore(w: RehearsalWindowWait): string {
   return w.pool === null ? 'before the first write' : w.wave === null ? `before pool ${w.pool}` : `before wave ${w.wave} of ${w.pool}`;
 }
 

@@ -47,7 +47,7 @@ export function rehearsalJson(r: RehearsalReport): string {
 }
 
 /** The gates of a rehearsal in one line: how many passed and their time, the one that failed (null without gates). */
-export function gatesLine(r: Pick<Rehearsal, 'gates'>): string | null {
+function gatesLine(r: Pick<Rehearsal, 'gates'>): string | null {
   const gates = r.gates ?? [];
   if (!gates.length) return null;
   const passed = gates.filter((g) => g.result === 'passed');
@@ -74,7 +74,7 @@ function observingNote(g: NonNullable<Rehearsal['gates']>[number], c: ReturnType
  * silenced, how many silences were created, extended and expired, failures, and any still active
  * at the end; null for a plan without silences.
  */
-export function silencesLine(r: Pick<Rehearsal, 'events'>): string | null {
+function silencesLine(r: Pick<Rehearsal, 'events'>): string | null {
   const did = silencesSummary(r);
   return did ? `Silences: ${did}` : null;
 }

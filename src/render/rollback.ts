@@ -45,7 +45,7 @@ export function rollbackFacts(plan: Plan): string[] {
 }
 
 /** How a pool's nodes get the image back: stored (bootc's rollback deployment) or downloaded again (MCO). */
-export function downloadWords(download: boolean): string {
+function downloadWords(download: boolean): string {
   return download ? 'downloaded again: the MCO removed the rollback deployment' : "the rollback deployment's image: no download";
 }
 
@@ -61,7 +61,7 @@ export function poolWayBack(p: PlanPool): string | null {
 }
 
 /** "pool worker: back to IMAGE via LEVER (no download)", or null for a pool without a way back shown. */
-export function poolRollbackLine(p: PlanPool): string | null {
+function poolRollbackLine(p: PlanPool): string | null {
   const way = poolWayBack(p);
   return way === null ? null : `pool ${p.name}: ${way}`;
 }

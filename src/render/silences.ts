@@ -11,12 +11,12 @@ import { matcherText } from '../domain/alert-matchers.ts';
 import { messageOf } from '../base/errors.ts';
 
 /** "https://am:9094, TTL 10m (extended while in flight): node="{node}", instance=~"{node}(:.*)?"". */
-export function silenceHead(s: PlanSilences): string {
+function silenceHead(s: PlanSilences): string {
   return `Alertmanager ${new URL(s.alertmanager.url).origin}${new URL(s.alertmanager.url).pathname.replace(/\/$/, '')}, TTL ${s.ttlMinutes}m (extended while a node is in flight): ${s.matchers.join(', ')}`;
 }
 
 /** The silences of the first node of the section's pools, as they will be created: "w-1: node="w-1", instance=~"w-1(:.*)?"". */
-export function silenceExample(plan: Pick<Plan, 'pools'>, s: PlanSilences): string | null {
+function silenceExample(plan: Pick<Plan, 'pools'>, s: PlanSilences): string | null {
   const pool = plan.pools.find((p) => s.pools.includes(p.name) && p.waves.some((w) => w.length));
   const node = pool?.waves.find((w) => w.length)?.[0];
   if (!pool || !node) return null;

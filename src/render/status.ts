@@ -9,10 +9,10 @@ import { describeHold } from '../apply/gates/holds.ts';
 import type { ObservingVerdict } from '../cluster/progress.ts';
 
 /** Where a run stands: finished, stopped by a halt (a human decides; the next apply does not go on by itself), or neither. */
-export type RunState = 'done' | 'halted' | 'in progress';
+type RunState = 'done' | 'halted' | 'in progress';
 
 /** A pool of the run that halted, and what halted it: a health check, or a node (its name), or neither (the budget, a drain). */
-export interface HaltedBy {
+interface HaltedBy {
   pool: string;
   check: string | null;
   node: string | null;

@@ -8,7 +8,8 @@
 import type { Plan, PlanChange, PlanNode, PlanPool } from '../plan/types.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { changeDiff } from './diff.ts';
-import { scheduleLine, specChangesTitle } from './gitops.ts';
+import { scheduleLine } from './window-wording.ts';
+import { specChangesTitle } from './spec-diff.ts';
 import { forDisplay } from './secrets.ts';
 import { rollbackTextLines, poolWayBack } from './rollback.ts';
 import { VERB, SYMBOL, poolKind, selfNodeSentence, wordOf } from './vocabulary.ts';

@@ -58,7 +58,7 @@ export interface TimelineRow {
   spans: RowSpan[];
 }
 
-export interface WaveSpan {
+interface WaveSpan {
   wave: number;
   start: number;
   end: number;

@@ -6,7 +6,7 @@
 import type { Backend, ChangeAction, PlanPool } from '../plan/types.ts';
 
 /** The three plan renderers that share these words. */
-export type RenderFormat = 'text' | 'markdown' | 'html';
+type RenderFormat = 'text' | 'markdown' | 'html';
 
 /** "# MachineConfig/x will be updated in place" (the Terraform-like wording of `plan`). */
 const ACTION_VERB = { create: 'created', update: 'updated in place', delete: 'deleted', noop: 'unchanged' } as const;

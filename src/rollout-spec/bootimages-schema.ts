@@ -11,22 +11,22 @@ import type { Schema, ObjectSchema, Ctx } from '../base/schema.ts';
 import { isPlainObject, nearest } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
 
-export const MACHINE_MANAGER_RESOURCES = ['machinesets', 'controlplanemachinesets'] as const;
-export const MACHINE_MANAGER_API_GROUPS = ['machine.openshift.io'] as const;
-export const SELECTION_MODES = ['All', 'Partial', 'None'] as const;
-export const SKEW_MODES = ['Manual', 'None'] as const;
-export const SKEW_MANUAL_MODES = ['OCPVersion', 'RHCOSVersion'] as const;
+const MACHINE_MANAGER_RESOURCES = ['machinesets', 'controlplanemachinesets'] as const;
+const MACHINE_MANAGER_API_GROUPS = ['machine.openshift.io'] as const;
+const SELECTION_MODES = ['All', 'Partial', 'None'] as const;
+const SKEW_MODES = ['Manual', 'None'] as const;
+const SKEW_MANUAL_MODES = ['OCPVersion', 'RHCOSVersion'] as const;
 
 /** ClusterBootImageManual.ocpVersion: MinLength=5, MaxLength=10 and this CEL regex. */
-export const OCP_VERSION_RE = /^[0-9]+\.[0-9]+\.[0-9]+$/;
-export const OCP_VERSION_MESSAGE = 'ocpVersion must match the OCP semver compatible format of x.y.z';
+const OCP_VERSION_RE = /^[0-9]+\.[0-9]+\.[0-9]+$/;
+const OCP_VERSION_MESSAGE = 'ocpVersion must match the OCP semver compatible format of x.y.z';
 /** ClusterBootImageManual.rhcosVersion: MinLength=14, MaxLength=21 and this CEL regex. */
-export const RHCOS_VERSION_RE = /^[0-9]+\.[0-9]+\.([0-9]{8}|[0-9]{12})-[0-9]+$/;
-export const RHCOS_VERSION_MESSAGE =
+const RHCOS_VERSION_RE = /^[0-9]+\.[0-9]+\.([0-9]{8}|[0-9]{12})-[0-9]+$/;
+const RHCOS_VERSION_MESSAGE =
   'rhcosVersion must match format [major].[minor].[datestamp(YYYYMMDD)]-[buildnumber] or must match legacy format [major].[minor].[timestamp(YYYYMMDDHHmm)]-[buildnumber]';
 
 /** CEL messages of types_machineconfiguration.go, verbatim. */
-export const CEL = {
+const CEL = {
   partial: 'Partial is required when type is partial, and forbidden otherwise',
   cpmsMode: 'Only All or None selection mode is permitted for ControlPlaneMachineSets',
   manual: 'manual is required when mode is Manual, and forbidden otherwise',
@@ -40,7 +40,7 @@ const quoteList = (vs: readonly string[]) => vs.map((v) => `"${v}"`).join(', ');
  * A string enum reported as the API server reports it:
  * `Unsupported value: "Automatic": supported values: "Manual", "None"`.
  */
-export function apiEnum(values: readonly string[], hint?: (v: string) => string | undefined): Schema {
+function apiEnum(values: readonly string[], hint?: (v: string) => string | undefined): Schema {
   return {
     type: 'string',
     patternText: `one of ${quoteList(values)}`,
@@ -222,7 +222,7 @@ const selectionSchema: ObjectSchema = {
   },
 };
 
-export const machineManagerSchema: ObjectSchema = {
+const machineManagerSchema: ObjectSchema = {
   type: 'object',
   json: {
     required: ['resource', 'apiGroup', 'selection'],

@@ -136,8 +136,8 @@ function checkCheck(c: Record<string, unknown>, path: string, ctx: Ctx, inPool: 
   }
 }
 
-export const healthCheckSchema = checkSchema(false);
-export const poolHealthCheckSchema = checkSchema(true);
+const healthCheckSchema = checkSchema(false);
+const poolHealthCheckSchema = checkSchema(true);
 
 /** A list of checks: each name once. */
 export function healthChecksSchema(inPool: boolean): Schema {

@@ -3,7 +3,7 @@
  * problem at once, each with file:line:column, never throws on bad input.
  */
 import { createHash } from 'node:crypto';
-import { type Diagnostic, type SourceMap, emptySourceMap, hasErrors, sortDiagnostics } from '../base/diagnostics.ts';
+import { type Diagnostic, type SourceMap, hasErrors, sortDiagnostics } from '../base/diagnostics.ts';
 import { parseYamlWithPositions } from '../base/yaml.ts';
 import { collect, validate, isPlainObject } from '../base/schema.ts';
 import { rolloutSchema } from './rollout-schema.ts';
@@ -87,5 +87,3 @@ export function parseRolloutSpec(text: string, file: string): LoadedSpec {
   const all = sortDiagnostics([...parsed.diagnostics, ...diagnostics]);
   return conforms(doc, all) ? { spec: doc, map: parsed.map, diagnostics: all, sha256 } : { spec: null, map: parsed.map, diagnostics: all, sha256 };
 }
-
-export { emptySourceMap };

@@ -12,10 +12,10 @@ import { healthChecksSchema, checkPoolDrops } from './health-schema.ts';
 import { silencesSchema } from './silence-schema.ts';
 
 /** `@sha256:` followed by exactly 64 lowercase hex characters (OCI digest, sha256 algorithm). */
-export const DIGEST_REF_RE = /^[a-z0-9][a-z0-9._\-/:]*[a-z0-9]@sha256:[0-9a-f]{64}$/;
+const DIGEST_REF_RE = /^[a-z0-9][a-z0-9._\-/:]*[a-z0-9]@sha256:[0-9a-f]{64}$/;
 /** A fully qualified image name with a tag (only with allowTags: true). */
 // eslint-disable-next-line no-useless-escape -- published as written in schema/rollout.schema.json (its .source)
-export const TAG_REF_RE = /^[a-z0-9][a-z0-9._\-]*(?::\d+)?(?:\/[a-z0-9][a-z0-9._\-]*)+:[A-Za-z0-9_][A-Za-z0-9._\-]{0,127}$/;
+const TAG_REF_RE = /^[a-z0-9][a-z0-9._\-]*(?::\d+)?(?:\/[a-z0-9][a-z0-9._\-]*)+:[A-Za-z0-9_][A-Za-z0-9._\-]{0,127}$/;
 
 export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 

@@ -13,7 +13,7 @@ import type { SilencePort, SilenceRequest } from '../apply/gates/silences.ts';
 import type { AlertmanagerMatcher } from '../domain/silences.ts';
 import { MatcherSet, type Matcher } from '../domain/alert-matchers.ts';
 
-export interface SimSilence {
+interface SimSilence {
   id: string;
   matchers: AlertmanagerMatcher[];
   startsAt: number;

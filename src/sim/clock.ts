@@ -65,3 +65,54 @@ export class VirtualClock {
     this.now = until;
   }
 }
+
+/**
+ * The loop that moves a VirtualClock: time advances only when every task waits (`pending`
+ * waits, none of them in work held by `hold`), checked with setImmediate, which runs after all
+ * pending promise callbacks; then `turn` moves it by one event (or first settles what the last
+ * one changed) and the loop looks again. The simulated cluster's waits (waits.ts) and the
+ * fleet rehearsal's sleeps (sleep-clock.ts) both run on it.
+ */
+export class ClockPump {
+  private pending = 0;
+  /** Work in flight that the clock waits for (hold). */
+  private busy = 0;
+  private scheduled = false;
+
+  constructor(private readonly turn: () => void) {}
+
+  /** A wait began: the clock may move once every task waits. */
+  waitBegan(): void {
+    this.pending++;
+    this.kick();
+  }
+
+  /** A wait ended (the caller kicks when what it did may let time move). */
+  waitEnded(): void {
+    this.pending--;
+  }
+
+  /** Runs `work` while the clock stands still (it takes no virtual time, however long it takes). */
+  async hold<T>(work: () => Promise<T>): Promise<T> {
+    this.busy++;
+    try {
+      return await work();
+    } finally {
+      this.busy--;
+      this.kick();
+    }
+  }
+
+  kick(): void {
+    if (this.scheduled || this.pending === 0 || this.busy > 0) return;
+    this.scheduled = true;
+    setImmediate(() => this.step());
+  }
+
+  private step(): void {
+    this.scheduled = false;
+    if (this.pending === 0 || this.busy > 0) return;
+    this.turn();
+    this.kick();
+  }
+}

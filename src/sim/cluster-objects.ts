@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { KObject } from '../cluster/types.ts';
 import { fakeDigest, uidOf } from './fake-ids.ts';
 
-export interface SingletonOptions {
+interface SingletonOptions {
   region: string;
   zones: string[];
   platform: string;

@@ -74,13 +74,13 @@ export interface SimOptions {
   renderSeconds?: number;
 }
 
-export interface RebootRecord {
+interface RebootRecord {
   t: number;
   node: string;
   kind: RebootKind;
   failed: boolean;
 }
-export interface CordonRecord {
+interface CordonRecord {
   t: number;
   node: string;
   pool: string | null;
@@ -89,7 +89,7 @@ export interface CordonRecord {
   budget: number | null;
   wasUnavailable: boolean;
 }
-export interface WriteRecord {
+interface WriteRecord {
   t: number;
   session: string;
   op: string;

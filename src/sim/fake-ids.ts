@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export const REGISTRY = 'quay.io/example/fedora-bootc-node';
+const REGISTRY = 'quay.io/example/fedora-bootc-node';
 
 /** A stable fake sha256 digest derived from a label. */
 export function fakeDigest(label: string): string {

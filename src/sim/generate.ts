@@ -10,7 +10,7 @@ import { fakeDigest, imageRef } from './fake-ids.ts';
 import { bootcNodeObject, bootcNodePoolObject, machineConfigPoolObject, mcoAnnotations, nodeObject, renderedMachineConfig } from './node-objects.ts';
 import { clusterSingletons } from './cluster-objects.ts';
 
-export interface GenerateOptions {
+interface GenerateOptions {
   workers: number;
   zones?: string[];
   region?: string;

@@ -15,7 +15,7 @@ import type { SimCluster } from './cluster.ts';
 import type { SimDriver } from './driver.ts';
 
 /** The lock as a Lease of the simulator holds it (acquireLock writes every field). */
-export function lockRecordOf(l: LeaseObject): LockRecord {
+function lockRecordOf(l: LeaseObject): LockRecord {
   const spec = l.spec ?? {};
   return {
     lockId: l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] ?? '',

@@ -12,7 +12,7 @@ import { fakeDigest, uidOf } from './fake-ids.ts';
 const T0 = '2026-09-14T08:00:00Z';
 const cond = (type: string, status: string, reason: string, message = '') => ({ type, status, reason, message, lastTransitionTime: T0 });
 
-export interface NodeOptions {
+interface NodeOptions {
   name: string;
   role: string;
   zone: string;
@@ -69,13 +69,13 @@ export function nodeObject(o: NodeOptions): KObject {
   };
 }
 
-export interface ImageEntry {
+interface ImageEntry {
   image: string;
   version?: string;
   softRebootCapable?: boolean;
 }
 
-export interface BootcNodeOptions {
+interface BootcNodeOptions {
   name: string;
   pool: string;
   desiredImage: string;

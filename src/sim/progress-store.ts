@@ -12,7 +12,7 @@ import { BOOTCPLAN_PROGRESS, encodeNodeProgress, nodeProgressOfAll } from '../cl
 import { decodeRunRecord } from '../cluster/run-record.ts';
 
 /** What bootcplan wrote to progress objects: count, bytes, and the largest value. */
-export interface ProgressWrites {
+interface ProgressWrites {
   runWrites: number;
   runBytes: number;
   /** The largest run record written, bytes of its JSON. */

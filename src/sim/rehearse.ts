@@ -31,7 +31,7 @@ export interface RehearsalWave {
 }
 
 /** A health gate as the rehearsal ran it (docs/apply.md "Health gates"). */
-export interface RehearsalGate {
+interface RehearsalGate {
   point: 'preflight' | 'afterWave' | 'afterNode' | 'batch';
   pool: string | null;
   wave: number | null;
@@ -87,7 +87,7 @@ export interface RehearsalWindows {
 }
 
 /** The rule the rehearsal keeps, in words (docs/design.md §4 maintenanceWindows; src/domain/schedule.ts gateWave). */
-export const WINDOW_RULE =
+const WINDOW_RULE =
   'apply starts only inside a maintenance window, and a wave starts only if its estimate fits in what is left of the open window; otherwise the rehearsal waits for the next window, as apply --step in a CronJob (or fleet apply) does';
 
 export interface Rehearsal {
@@ -123,7 +123,7 @@ export interface Rehearsal {
 }
 
 /** A rollback in a rehearsal: when, why, how many nodes in how many waves, the most out of service. */
-export interface RehearsalRollback {
+interface RehearsalRollback {
   start: number;
   end: number | null;
   why: string;
@@ -132,7 +132,7 @@ export interface RehearsalRollback {
   peakUnavailable: number;
 }
 
-export interface RehearseInput {
+interface RehearseInput {
   plan: Plan;
   replan: (s: ClusterSnapshot) => Plan;
   snapshot: ClusterSnapshot;
@@ -351,7 +351,7 @@ function windowWait(
 }
 
 /** The gates from the events: each gate-start with its pass or fail (none: stopped). */
-export function gatesOf(events: readonly ApplyEvent[]): RehearsalGate[] {
+function gatesOf(events: readonly ApplyEvent[]): RehearsalGate[] {
   const out: RehearsalGate[] = [];
   for (const e of events) {
     if (e.type === 'gate-start')
@@ -379,7 +379,7 @@ export function gatesOf(events: readonly ApplyEvent[]): RehearsalGate[] {
  * are the waves the same pool would have (same order, same size), so dropping `rollout` gives
  * exactly the waves plan; its estimate is the waves estimate the planner computed beside.
  */
-export function asWaves(plan: Plan): Plan {
+function asWaves(plan: Plan): Plan {
   if (!plan.pools.some((p) => p.rollout === 'slots')) return plan;
   const pools = plan.pools.map((p) => {
     if (p.rollout !== 'slots') return p;

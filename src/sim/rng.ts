@@ -12,11 +12,6 @@ export function mulberry32(seed: number): Rng {
   };
 }
 
-/** Integer in [lo, hi]. */
-export function between(rng: Rng, lo: number, hi: number): number {
-  return lo + Math.floor(rng() * (hi - lo + 1));
-}
-
 /**
  * FNV-1a of a name, mixed with a seed: a seed of its own for each node (jitter.ts) or each
  * cluster of a fleet (src/fleet/rehearsal-sim.ts), whatever order they run in.

@@ -11,13 +11,13 @@ import type { ClusterEventRecord, RolloutStatus } from '../apply/ports/rollout-o
 import { eventProblems, rolloutStatusProblems } from '../apply/ports/api-limits.ts';
 
 /** A Rollout object as written: its status, whole or (after a write of lockObserved alone) in part. */
-export interface SimRollout {
+interface SimRollout {
   uid: string;
   generation: number;
   spec: unknown;
   status: Partial<RolloutStatus> | null;
 }
-export interface SimEventRecord extends ClusterEventRecord {
+interface SimEventRecord extends ClusterEventRecord {
   t: number;
   uid: string | null;
 }

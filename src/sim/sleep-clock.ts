@@ -3,20 +3,19 @@
  * does work that takes no virtual time: the fleet runner in `fleet rehearse`, whose clusters
  * each run their own simulation. Time moves only when every task sleeps and no work is held
  * (`hold`: a cluster's own rehearsal, which itself turns over the event loop many times);
- * then the earliest sleep ends (checked with setImmediate, after all pending promise
- * callbacks), one at a time, sleeps of the same instant in the order they began.
+ * then the earliest sleep ends (the loop of ClockPump, clock.ts), one at a time, sleeps of the
+ * same instant in the order they began.
  */
 import { AbortedError, type Clock } from '../apply/ports/driver.ts';
-import { VirtualClock } from './clock.ts';
+import { ClockPump, VirtualClock } from './clock.ts';
 
 export class SleepClock implements Clock {
   private readonly clock: VirtualClock;
-  private pending = 0;
-  private busy = 0;
-  private scheduled = false;
+  private readonly pump: ClockPump;
 
   constructor(start = 0) {
     this.clock = new VirtualClock(start);
+    this.pump = new ClockPump(() => this.clock.runNext());
   }
 
   now(): number {
@@ -30,9 +29,9 @@ export class SleepClock implements Clock {
       const close = () => {
         if (!open) return false;
         open = false;
-        this.pending--;
+        this.pump.waitEnded();
         signal?.removeEventListener('abort', onAbort);
-        this.kick();
+        this.pump.kick();
         return true;
       };
       const onAbort = () => {
@@ -43,32 +42,12 @@ export class SleepClock implements Clock {
         if (close()) resolve();
       });
       signal?.addEventListener('abort', onAbort);
-      this.pending++;
-      this.kick();
+      this.pump.waitBegan();
     });
   }
 
   /** Runs `work` while the clock stands still (it takes no virtual time, however long it takes). */
-  async hold<T>(work: () => Promise<T>): Promise<T> {
-    this.busy++;
-    try {
-      return await work();
-    } finally {
-      this.busy--;
-      this.kick();
-    }
-  }
-
-  private kick() {
-    if (this.scheduled || this.pending === 0 || this.busy > 0) return;
-    this.scheduled = true;
-    setImmediate(() => this.step());
-  }
-
-  private step() {
-    this.scheduled = false;
-    if (this.pending === 0 || this.busy > 0) return;
-    this.clock.runNext();
-    this.kick();
+  hold<T>(work: () => Promise<T>): Promise<T> {
+    return this.pump.hold(work);
   }
 }

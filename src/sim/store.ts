@@ -13,7 +13,7 @@ import { ReadTracker, TrackedMap } from './reads.ts';
 import { DriverError } from '../apply/ports/driver.ts';
 
 /** Where changes are reported (the read tracking's watchers). */
-export interface ChangeMarks {
+interface ChangeMarks {
   changed(o: KObject): void;
   changedAll(): void;
 }

@@ -1,11 +1,11 @@
 /**
- * The waits of the apply sessions (`waitFor`, `sleep`) and the loop that moves the virtual
- * clock: time advances only when every actor waits on the simulator (checked with
- * setImmediate, which runs after all pending promise callbacks), one event at a time.
+ * The waits of the apply sessions (`waitFor`, `sleep`) on the loop that moves the virtual
+ * clock (ClockPump, clock.ts): time advances only when every actor waits on the simulator, one
+ * event at a time, after the waits that what changed lets go have settled.
  */
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { type WaitOptions, AbortedError, DriverError } from '../apply/ports/driver.ts';
-import type { VirtualClock, SimEvent } from './clock.ts';
+import { ClockPump, type VirtualClock, type SimEvent } from './clock.ts';
 import type { ReadTracker, ReadWatchers, Reads, Watcher } from './reads.ts';
 import { KilledError, type SimDriver } from './driver.ts';
 
@@ -20,7 +20,7 @@ export interface Waiter extends Watcher {
 }
 
 /** What the waits read: the live view, and a version bumped on every change. */
-export interface WaitedState {
+interface WaitedState {
   view(): ClusterSnapshot;
   readonly version: number;
 }
@@ -28,10 +28,7 @@ export interface WaitedState {
 export class Waits {
   private waiters = new Set<Waiter>();
   private waiterIds = 0;
-  private pending = 0;
-  private scheduled = false;
-  /** Work in flight that the clock waits for (hold). */
-  private busy = 0;
+  private readonly pump = new ClockPump(() => this.turn());
 
   constructor(
     private readonly clock: VirtualClock,
@@ -78,14 +75,8 @@ export class Waits {
    * Runs `work` while the clock stands still: work that leaves the promise callbacks for the
    * event loop (a test's driver that answers like an API server) takes no virtual time.
    */
-  async hold<T>(work: () => Promise<T>): Promise<T> {
-    this.busy++;
-    try {
-      return await work();
-    } finally {
-      this.busy--;
-      this.kick();
-    }
+  hold<T>(work: () => Promise<T>): Promise<T> {
+    return this.pump.hold(work);
   }
 
   /** Rejects every pending wait of a session (the process died). */
@@ -150,7 +141,7 @@ export class Waits {
       cleanup: () => {
         if (!this.waiters.delete(w)) return;
         this.watchers.forget(w);
-        this.pending--;
+        this.pump.waitEnded();
         if (w.timeout) w.timeout.cancelled = true;
         signal?.removeEventListener('abort', onAbort);
       },
@@ -166,31 +157,18 @@ export class Waits {
     });
     this.waiters.add(w);
     if (reads) this.watchers.watch(w, reads);
-    this.pending++;
-    this.kick();
+    this.pump.waitBegan();
   }
 
-  private kick() {
-    if (this.scheduled || this.pending === 0 || this.busy > 0) return;
-    this.scheduled = true;
-    setImmediate(() => this.step());
-  }
-
-  private step() {
-    this.scheduled = false;
-    if (this.pending === 0 || this.busy > 0) return;
-    if (this.check()) {
-      this.kick();
-      return;
-    }
+  /** One turn of the clock (ClockPump): settle the waits what changed lets go, else run the next event. */
+  private turn(): void {
+    if (this.check()) return;
     if (!this.clock.runNext()) {
       const err = new DriverError('simulated cluster: every actor waits and nothing is scheduled (deadlock)');
       for (const w of [...this.waiters]) {
         w.cleanup();
         w.reject(err);
       }
-      return;
     }
-    this.kick();
   }
 }

@@ -12,62 +12,26 @@ import * as assert from 'uvu/assert';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parse } from 'yaml';
 import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
-import { newSim } from '../support/apply.ts';
 import { inDir, io } from '../support/cli.ts';
 import { runBin } from '../support/built.ts';
 import { run } from '../../src/cli/main.ts';
-import type { DriverFactory } from '../../src/app/ports.ts';
-import { SimHealthSource, parseFailCheck, type FailCheckRule } from '../../src/sim/health.ts';
+import { gatedPool, webhookReceiver } from '../support/health-cli.ts';
 
 const s = suite('apply: mode observe and onFailure pause, end to end on the simulated cluster');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-gates-trial-'));
-const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
 const FAIL = 'rehearsal: --fail-check slo@wave=1';
 
-function setup(check: Record<string, unknown>, failChecks: string[]) {
-  const builder = new ClusterBuilder().bootcPool('worker', nodes('w', 4, undefined, { staged: true }));
-  const snapFile = join(dir, `snap-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(snapFile, builder.yaml());
-  const text = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 30 }], {
-    healthChecks: [
+const setup = (check: Record<string, unknown>, failChecks: string[]) =>
+  gatedPool(
+    dir,
+    [
       { name: 'no-critical-alerts', alerts: { matchers: ['severity="critical"'] }, intervalSeconds: 10 },
       { name: 'slo', prometheus: { query: 'up', condition: 'min == 1' }, when: ['afterWave'], intervalSeconds: 10, ...check },
     ],
-  });
-  const file = join(dir, `spec-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, text);
-  const sim = newSim(builder.snapshot(), { durations: D });
-  sim.rollouts.put('test', parse(text).spec);
-  const fail = { rules: failChecks.map((t) => parseFailCheck(t) as FailCheckRule) };
-  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'job@test', health: () => new SimHealthSource({ failChecks: fail.rules }) });
-  return { file, sim, openDriver, fail, snapFile };
-}
-
-async function receiver(): Promise<{ url: string; docs: any[]; close: () => Promise<void> }> {
-  const docs: any[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      docs.push(JSON.parse(body));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    docs,
-    close: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
+    failChecks,
+  );
+const receiver = webhookReceiver;
 
 const ndjson = (out: string) =>
   out

@@ -10,58 +10,18 @@ import * as assert from 'uvu/assert';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parse } from 'yaml';
-import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
-import { newSim } from '../support/apply.ts';
+import { specYaml, NEW } from '../support/cluster.ts';
 import { inDir, io } from '../support/cli.ts';
 import { run } from '../../src/cli/main.ts';
 import type { DriverFactory } from '../../src/app/ports.ts';
-import { SimHealthSource, parseFailCheck, type FailCheckRule } from '../../src/sim/health.ts';
+import { gatedPool, webhookReceiver } from '../support/health-cli.ts';
 
 const s = suite('apply: health gates in the status, Events, notifications and --json');
 const dir = mkdtempSync(join(tmpdir(), 'bootcplan-apply-health-'));
-const D = { stage: 600, drain: 60, reboot: 300, softReboot: 60, ready: 30 };
 
-function setup(failChecks: string[] = []) {
-  const builder = new ClusterBuilder().bootcPool('worker', nodes('w', 4, undefined, { staged: true }));
-  const snap = builder.snapshot();
-  const snapFile = join(dir, `snap-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(snapFile, builder.yaml());
-  const text = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 30 }], {
-    healthChecks: [{ name: 'no-critical-alerts', alerts: { matchers: ['severity="critical"'] }, intervalSeconds: 10, successes: 2 }],
-  });
-  const file = join(dir, `spec-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, text);
-  const sim = newSim(snap, { durations: D });
-  sim.rollouts.put('test', parse(text).spec);
-  const fail = { rules: failChecks.map((t) => parseFailCheck(t) as FailCheckRule) };
-  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'job@test', health: () => new SimHealthSource({ failChecks: fail.rules }) });
-  return { file, sim, openDriver, fail, snapFile };
-}
-
-async function receiver(): Promise<{ url: string; docs: any[]; close: () => Promise<void> }> {
-  const docs: any[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      docs.push(JSON.parse(body));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    docs,
-    close: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
+const setup = (failChecks: string[] = []) =>
+  gatedPool(dir, [{ name: 'no-critical-alerts', alerts: { matchers: ['severity="critical"'] }, intervalSeconds: 10, successes: 2 }], failChecks);
+const receiver = webhookReceiver;
 
 s('a failed gate: exit 5 naming the check and what it saw; status HealthCheckFailed; Events; a notification with the check', async () => {
   const { file, sim, openDriver } = setup(['no-critical-alerts@wave=1']);

@@ -24,6 +24,7 @@ const UNREACHED: Record<string, string> = {
   'src/base/api-types.ts': 'interfaces only: the Kubernetes object shapes',
   'src/cluster/objects.ts': 'interfaces only: a Kubernetes object, its metadata, a condition',
   'src/fleet/run-events.ts': 'the FleetEvent union; FLEET_CLUSTER_OUTCOMES and FLEET_HALT_REASONS only spell its members',
+  'src/kube/kubeconfig-types.ts': 'interfaces only: the kubeconfig entries and KubeAccess',
 };
 
 /**

@@ -16,7 +16,7 @@ import { checkShape, valueBudget, flowNestingOffset } from '../../base/limits.ts
 import { planFileSchema } from './schema.ts';
 import { PLAN_FORMAT_VERSIONS, type Plan } from '../types.ts';
 
-export interface LoadedPlan {
+interface LoadedPlan {
   plan: Plan | null;
   diagnostics: Diagnostic[];
   /**

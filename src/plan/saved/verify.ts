@@ -64,7 +64,7 @@ export function checkApplicable(plan: Plan): void {
  * (The runner reads the waves; the checks read the entries: a node smuggled into the waves
  * only must not get past them.)
  */
-export function waveEntryDifference(plan: Plan): string[] {
+function waveEntryDifference(plan: Plan): string[] {
   const out: string[] = [];
   for (const p of plan.pools) {
     const entries = new Map(p.nodes.map((n) => [n.name, n]));

@@ -15,7 +15,8 @@
 import type { Plan, PlanChange, PlanPool } from '../../plan/types.ts';
 import type { Diagnostic } from '../../base/diagnostics.ts';
 import { changeDiff } from '../diff.ts';
-import { scheduleLine, specChangesTitle } from '../gitops.ts';
+import { scheduleLine } from '../window-wording.ts';
+import { specChangesTitle } from '../spec-diff.ts';
 import { forDisplay } from '../secrets.ts';
 import { formatDuration, formatCount, foldNames, groupNodes, describeGroup, naturalCompare, shortDigest, rebootMix, riskTally } from '../format.ts';
 import { planLine } from '../text.ts';

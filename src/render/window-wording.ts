@@ -1,4 +1,8 @@
-/** Shared wording for the maintenance-window schedule and the spec diff (pure). */
+/**
+ * The maintenance windows in words (the plan's `schedule`, docs/design.md §6): the line every plan output
+ * (text, Markdown, HTML) gives the schedule the planner evaluated. Pure: the plan carries the
+ * times, the evaluation instant included.
+ */
 import type { Plan } from '../plan/types.ts';
 
 /**
@@ -37,12 +41,4 @@ export function scheduleLine(plan: Plan): string | null {
   if (s.next)
     return `Outside the maintenance windows (evaluated ${s.evaluatedAt}); apply waits. Next window ${when(s.next.start, s.next.timezone)} to ${when(s.next.end, s.next.timezone)}: ${s.next.wavesThatFit} of ${total} waves fit.`;
   return `No maintenance window is scheduled: apply will not start any wave.`;
-}
-
-export function specChangesTitle(plan: Plan): string | null {
-  const sc = plan.specChanges;
-  if (!sc) return null;
-  const commit = String(sc.baseCommit).slice(0, 12);
-  if (!sc.unified) return `Spec unchanged since ${sc.base} (${commit}).`;
-  return `Spec changes since ${sc.base} (${commit}): ${sc.added} added, ${sc.removed} removed lines in ${sc.path}.`;
 }
