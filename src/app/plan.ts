@@ -4,7 +4,7 @@
  * a plan file (plan/saved/writer.ts) that `apply` verifies before it runs it. Nothing is written
  * to the cluster.
  */
-import { basename, join, resolve } from 'node:path';
+import { isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { EXIT, InputError, ClusterApiError } from '../base/errors.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { buildPlan } from '../plan/planner.ts';
@@ -119,21 +119,19 @@ async function loadCluster(ports: Ports, opts: PlanOptions): Promise<ClusterSnap
 
 /**
  * A saved plan is applied only with the spec it records, read again at its recorded path from
- * the repository root, or the working directory outside git (./saved-plan.ts planSpecFile). A
- * spec that path does not lead back to (outside git and outside the working directory) would make a
- * plan that apply and rehearse refuse later: refused now, while the fix is one `cd` away
- * (docs/apply.md, the saved plan paragraph of "Apply and rehearse").
+ * the top of the clone, or from the working directory outside git (./saved-plan.ts
+ * planSpecFile). A spec in git, or outside git under an absolute path, is found again from its
+ * clone or from its own directory. A relative path that climbs out (`-f ../x/bootcplan.yaml`
+ * outside git) is found from no directory at all: such a plan is refused now, while the fix is
+ * one `cd` away (docs/apply.md, the saved plan paragraph of "Apply and rehearse").
  */
-function requireFindableSpec({ files, git }: Ports, recorded: string, file: string): void {
-  // The spec's own clone (apply runs in a clone of it), else the working directory.
-  const top = git.run(['rev-parse', '--show-toplevel'], resolve(file, '..'))?.trim() ?? null;
-  const root = top ?? resolve(process.cwd());
-  const found = files.inside(root, recorded);
-  if (found !== null && found === files.inside(resolve(file, '..'), basename(file))) return;
+function requireFindableSpec({ git }: Ports, recorded: string, file: string): void {
+  if (git.run(['rev-parse', '--show-toplevel'], resolve(file, '..'))?.trim()) return;
+  if (isAbsolute(recorded) || !normalize(recorded).split(sep).includes('..')) return;
   throw new InputError(
-    `plan --out: the spec ${file} is outside ${top ? `the repository ${top}` : `the working directory ${root}`}, where apply reads a saved plan's spec (recorded as ${JSON.stringify(recorded)})`,
+    `plan --out: the spec ${file} is recorded as ${JSON.stringify(recorded)}, a path that climbs out of the working directory: apply reads a saved plan's spec only inside it (outside git), so no directory could apply this plan`,
     [],
-    'run bootcplan plan from the directory, or the clone, that holds the spec (cd there; -f relative to it), and apply the plan from there; or leave out --out to only look',
+    'run bootcplan plan from the directory that holds the spec (cd there; -f relative to it), or pass -f as an absolute path; or leave out --out to only look',
   );
 }
 

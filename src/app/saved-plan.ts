@@ -6,7 +6,7 @@
  * spec and its re-planner; steps 5 and 6 (plan/saved/compare.ts) follow once the cluster is
  * read. A saved plan a Fleet made is re-planned by the fleet slice (the fleetClusterSpec port).
  */
-import { resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Plan, PhaseDurations } from '../plan/types.ts';
 import { buildPlan, selfNodeOf } from '../plan/planner.ts';
 import { planRollback, rollbackInputOfPlan } from '../plan/rollback-planner.ts';
@@ -28,7 +28,9 @@ export function readPlanFile({ files }: InputPorts, file: string): Plan {
   try {
     return readPlan(text, inputName(file));
   } catch (err) {
-    const other = err instanceof InputError ? otherKindOf(text, 'Plan') : null;
+    // A file of another kind fails the plan schema, and its id (a fleet plan's) is not the hash
+    // of a plan: named by its kind before either reading.
+    const other = err instanceof InputError || err instanceof StalePlanError ? otherKindOf(text, 'Plan') : null;
     if (other) throw new WrongKindError(inputName(file), other, 'Plan');
     throw err;
   }
@@ -93,7 +95,9 @@ export function planSpecFile({ files, git }: InputPorts, plan: Plan, cwd: string
     throw new InputError(
       `plan ${plan.id}: spec path ${JSON.stringify(plan.spec.path)} is outside ${top ? `the repository ${top}` : `the working directory ${root}`}`,
       [],
-      'apply a plan from the clone of the repository it was made in; bootcplan reads no file outside it',
+      isAbsolute(plan.spec.path) && plan.spec.commit === null
+        ? `its spec was outside any repository when it was planned: run bootcplan from ${dirname(plan.spec.path)} (or another directory outside git that holds it); bootcplan reads no file outside the working directory`
+        : 'apply a plan from the clone of the repository it was made in; bootcplan reads no file outside it',
     );
   }
   return file;
@@ -177,7 +181,8 @@ function recordedSpecHint(plan: Plan, top: string | null, cwd: string): string {
     return (
       `${resolve(cwd)} is not a git clone, so bootcplan reads the spec at ${path} under the working directory, as the plan records it: ` +
       `mount the spec at ${path} under the working directory (an apply Job: the ConfigMap item whose path is the plan's spec.path, ` +
-      `the volume mounted at the container's workingDir), or run bootcplan from the directory or clone the plan was made in`
+      `the volume mounted at the container's workingDir), or run bootcplan from the directory the plan was made in` +
+      (commit === null ? '' : `, or inside a clone of the repository it was made in (at commit ${commit.slice(0, 12)})`)
     );
   if (commit === null)
     return `the plan reads its spec at ${path}, relative to the working directory it was made in (outside git): run bootcplan from that directory`;

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -153,23 +153,43 @@ s(
   },
 );
 
-s('plan --out refuses, at plan time, a spec apply could not find again (outside the repository or working directory); without --out it plans', async () => {
-  // A spec outside any repository, planned from another directory: the plan would record an
-  // absolute path, and apply reads the spec only inside the working directory outside git.
-  const outside = mkdtempSync(join(tmpdir(), 'bootcplan-outside-'));
-  writeFileSync(join(outside, 'bootcplan.yaml'), v1);
-  const out = join(repo, 'plans/outside.json');
-  const r = await cli(['plan', '-f', join(outside, 'bootcplan.yaml'), '--cluster', clusterFile, '--out', out], { cwd: repo });
-  assert.is(r.code, 1, r.err);
-  assert.match(r.err, /outside the working directory/);
-  assert.match(r.err, /hint: .*from the directory.*holds the spec/);
-  assert.not.ok(existsSync(out), 'nothing saved');
-  assert.is((await cli(['plan', '-f', join(outside, 'bootcplan.yaml'), '--cluster', clusterFile], { cwd: repo })).code, 0, 'a plan not saved is fine');
-  // From the spec's own directory (outside git: the working directory is the root) it saves, and the plan applies from there.
-  const there = await cli(['plan', '-f', 'bootcplan.yaml', '--cluster', clusterFile, '--out', join(outside, 'p.json')], { cwd: outside });
-  assert.is(there.code, 0, there.err);
-  verifyPlanSpec(nodeInputs, JSON.parse(readFileSync(join(outside, 'p.json'), 'utf8')), { cwd: outside });
-});
+s(
+  'plan --out refuses, at plan time, a spec no directory could apply (a relative path climbing out, outside git); an absolute one applies from its directory',
+  async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'bootcplan-outside-'));
+    mkdirSync(join(outside, 'specs'));
+    mkdirSync(join(outside, 'work'));
+    writeFileSync(join(outside, 'specs/bootcplan.yaml'), v1);
+    // Planned from a sibling directory outside git: recorded as "../specs/bootcplan.yaml", which
+    // apply (reading only inside the working directory outside git) finds from nowhere.
+    const out = join(outside, 'work/p.json');
+    const r = await cli(['plan', '-f', '../specs/bootcplan.yaml', '--cluster', clusterFile, '--out', out], { cwd: join(outside, 'work') });
+    assert.is(r.code, 1, r.err);
+    assert.match(r.err, /climbs out of the working directory/);
+    assert.match(r.err, /hint: .*from the directory that holds the spec/);
+    assert.not.ok(existsSync(out), 'nothing saved');
+    assert.is(
+      (await cli(['plan', '-f', '../specs/bootcplan.yaml', '--cluster', clusterFile], { cwd: join(outside, 'work') })).code,
+      0,
+      'a plan not saved is fine',
+    );
+    // An absolute path, planned from a repository: saved; applied from the repository it is refused
+    // with the directory to run from, and from that directory it is found.
+    const abs = join(outside, 'specs/bootcplan.yaml');
+    const saved = join(repo, 'plans/outside.json');
+    const made = await cli(['plan', '-f', abs, '--cluster', clusterFile, '--out', saved], { cwd: repo });
+    assert.is(made.code, 0, made.err);
+    const plan = JSON.parse(readFileSync(saved, 'utf8'));
+    try {
+      verifyPlanSpec(nodeInputs, plan, { cwd: repo });
+      assert.unreachable('refused from the repository');
+    } catch (e) {
+      assert.match(String((e as { hint?: string }).hint), new RegExp(`run bootcplan from ${join(outside, 'specs').replace(/[/.]/g, '\\$&')}`));
+    }
+    verifyPlanSpec(nodeInputs, plan, { cwd: join(outside, 'specs') });
+    rmSync(saved);
+  },
+);
 
 s('a plan made from a snapshot on stdin (--cluster -): rehearse without --cluster says so and how to pass it again; with --cluster - it rehearses', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-stdin-'));
