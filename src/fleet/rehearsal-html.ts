@@ -29,15 +29,14 @@ function header(r: FleetRehearsal): string {
 <h1>bootcplan rehearsal of fleet <span class="mono">${escapeHtml(r.fleetName)}</span></h1>
 <p class="meta">fleet plan <span class="mono">${escapeHtml(r.fleetPlanId)}</span> · simulated clusters · seed ${escapeHtml(o.seed)} (each cluster its own)${o.jitter ? ` · jitter ±${escapeHtml(Math.round(o.jitter * 100))}% per node` : ''}${o.failRate ? ` · reboot fail rate ${escapeHtml(o.failRate)}` : ''}</p>
 <p class="planline ${status}" id="planline">${escapeHtml(fleetOutcomeLine(r))}</p>
-${windowsHtml(r)}
-</header>`;
+${windowsHtml(r)}</header>`;
 }
 
 /** The windows each cluster kept and its waits (rehearsal-text.ts fleetWindowsLines), or nothing. */
 function windowsHtml(r: FleetRehearsal): string {
   const [head, ...lines] = Array.isArray(r.clusters) ? fleetWindowsLines(r) : [];
   if (!head) return '';
-  return `<p id="windows">${escapeHtml(head)}</p><ul class="windows">${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`;
+  return `<p id="windows">${escapeHtml(head)}</p><ul class="windows">${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>\n`;
 }
 
 function cards(r: FleetRehearsal): string {

@@ -117,7 +117,8 @@ s('fleet plan, fleet show and fleet rehearse -o yaml: the value -o json prints',
   assert.is(saved.code, 0, saved.err);
   for (const args of [
     ['fleet', 'show', 'fp.json'],
-    ['fleet', 'rehearse', 'fp.json'],
+    // A fixed start: the rehearsal waits from its start for each cluster's window.
+    ['fleet', 'rehearse', 'fp.json', '--start', '2026-12-07T12:00:00Z'],
   ]) {
     const json = await cli([...args, '-o', 'json'], at);
     const yaml = await cli([...args, '-o', 'yaml'], at);

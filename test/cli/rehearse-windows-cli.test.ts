@@ -42,13 +42,13 @@ s('the Sunday example in text: the rule, the wait and the duration that counts i
     /Windows: started Mon 2026-12-07 18:00 Asia\/Singapore; 0 1 \* \* 0 for 8h \(Asia\/Singapore\); rule: apply starts only inside a maintenance window/,
   );
   assert.match(r.out, /waited 5d7h before the first write \(outside the windows\) until Sun 2026-12-13 01:00 Asia\/Singapore/);
-  assert.match(r.out, /Rehearsal: done in 5d8h\d*m? \(\d+s, of which 5d7h waiting for windows; plan estimate 1h7m\)/);
+  assert.match(r.out, /Rehearsal: done in 5d8h\d*m? \(\d+s, of which 5d7h waiting for windows; plan estimate 1h11m\)/);
   const inside = await cli(['rehearse', '-f', 'examples/sunday.yaml', '--cluster', 'examples/cluster.yaml', '--start', '2026-12-13T01:00:00+08:00'], {
     now: () => MONDAY,
   });
   assert.is(inside.code, 0, inside.err);
   assert.match(inside.out, /no wait for a window/);
-  assert.match(inside.out, /Rehearsal: done in 1h7m \(4050s; plan estimate 1h7m\)/);
+  assert.match(inside.out, /Rehearsal: done in 1h11m \(4290s; plan estimate 1h11m\)/);
 });
 
 s('--start that is no time: one line naming the flag, what was expected and an example, exit 1', async () => {
@@ -61,19 +61,20 @@ s('--start that is no time: one line naming the flag, what was expected and an e
   }
 });
 
-/** The stores fleet with a batch timeout long enough for Singapore's Sunday (the example's 12 h cannot wait for it). */
-function storesFleet(timeoutSeconds: number | null): string {
+/** The stores fleet with another batch timeout (committed: a week, long enough for Singapore's Sunday). */
+function storesFleet(timeoutSeconds: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'bootcplan-fleet-windows-'));
   cpSync('examples/fleet', dir, { recursive: true });
   const file = join(dir, 'fleet.yaml');
   const text = readFileSync(file, 'utf8');
-  writeFileSync(file, timeoutSeconds === null ? text : text.replace(/batchTimeoutSeconds: \d+/, `batchTimeoutSeconds: ${timeoutSeconds}`));
+  writeFileSync(file, text.replace(/batchTimeoutSeconds: \d+/, `batchTimeoutSeconds: ${timeoutSeconds}`));
   return file;
 }
 
 s('fleet rehearse of the stores: Berlin starts in its weeknight window, Singapore in its Sunday one, each in its own time zone', async () => {
-  const file = storesFleet(7 * 86400);
-  const r = await cli(['fleet', 'rehearse', '-f', file, '-o', 'json', '--start', '2026-12-07T12:00:00Z'], { io: { stderrColumns: 100 } });
+  const r = await cli(['fleet', 'rehearse', '-f', 'examples/fleet/fleet.yaml', '-o', 'json', '--start', '2026-12-07T12:00:00Z'], {
+    io: { stderrColumns: 100 },
+  });
   assert.is(r.code, 0, r.err);
   const j = JSON.parse(r.out);
   const c = (name: string) => j.clusters.find((x: any) => x.name === name);
@@ -94,8 +95,8 @@ s('fleet rehearse of the stores: Berlin starts in its weeknight window, Singapor
   assert.ok(j.makespanSeconds >= (Date.parse('2026-12-12T17:00:00Z') - Date.parse('2026-12-07T12:00:00Z')) / 1000, 'the makespan counts the wait for Sunday');
 });
 
-s('fleet rehearse of the stores as committed: its 12 h batch timeout cannot wait for Singapore, and the rehearsal says so', async () => {
-  const r = await cli(['fleet', 'rehearse', '-f', 'examples/fleet/fleet.yaml', '--start', '2026-12-07T12:00:00Z'], { io: { stderrColumns: 100 } });
+s('fleet rehearse of the stores with a 12 h batch timeout: it cannot wait for the windows, and the rehearsal says so', async () => {
+  const r = await cli(['fleet', 'rehearse', '-f', storesFleet(43200), '--start', '2026-12-07T12:00:00Z'], { io: { stderrColumns: 100 } });
   assert.is(r.code, 5, r.err);
   assert.match(
     r.out,

@@ -188,6 +188,7 @@ const ATTRIBUTES = new Set([
   'open',
   'data-nodes',
   'data-peak',
+  'data-out-of-service',
   'viewBox',
   'width',
   'height',
