@@ -24,6 +24,7 @@ import { escapeMarkdown, clipEnd, poolKind } from '../render/vocabulary.ts';
 import { MARKDOWN_LIMIT, code, diagnosticItem } from '../render/markdown.ts';
 import { fleetLine, batchGateText, poolLineGroups, poolLinesTitle } from './plan-text.ts';
 import { fleetOverrides, overrideCause, valueText } from './overrides.ts';
+import { ICON } from '../render/icons.ts';
 
 export interface FleetMarkdownOptions {
   /** Character limit (default MARKDOWN_LIMIT). */
@@ -61,7 +62,7 @@ function summary(fp: FleetPlan): string[] {
   const s = fp.summary;
   const md = escapeMarkdown;
   const st = fp.strategy;
-  const status = s.failed ? ':x:' : s.warnings ? ':warning:' : ':white_check_mark:';
+  const status = s.failed ? ICON.error : s.warnings ? ICON.warning : ICON.ok;
   const f = fp.fleet;
   const canaries = fp.batches.filter((b) => b.kind === 'canary').length;
   return [
@@ -89,7 +90,7 @@ function overrides(fp: FleetPlan): string[] {
   if (!rows.length) return [];
   const md = escapeMarkdown;
   const out = [
-    `#### :warning: Overrides: ${plural(clusters, 'cluster differs', 'clusters differ')} from the shared rollout`,
+    `#### ${ICON.warning} Overrides: ${plural(clusters, 'cluster differs', 'clusters differ')} from the shared rollout`,
     '',
     '| Field | Shared | This value | Set by | Clusters |',
     '|---|---|---|---|---|',
@@ -97,7 +98,7 @@ function overrides(fp: FleetPlan): string[] {
   let used = 0;
   for (const [i, r] of rows.entries()) {
     const cause = overrideCause(r);
-    const row = `| ${code(r.field)} | ${code(clipEnd(valueText(r.field, r.shared), 400))} | ${code(clipEnd(valueText(r.field, r.value), 400))} | ${r.by === null ? ':warning: ' : ''}${md(cause.text)}${cause.path ? ` (${code(cause.path)})` : ''} | ${r.clusters.length > 1 ? `${r.clusters.length} clusters: ` : ''}${code(foldNames(r.clusters, 8))} |`;
+    const row = `| ${code(r.field)} | ${code(clipEnd(valueText(r.field, r.shared), 400))} | ${code(clipEnd(valueText(r.field, r.value), 400))} | ${r.by === null ? `${ICON.warning} ` : ''}${md(cause.text)}${cause.path ? ` (${code(cause.path)})` : ''} | ${r.clusters.length > 1 ? `${r.clusters.length} clusters: ` : ''}${code(foldNames(r.clusters, 8))} |`;
     if (used + row.length > HEAD_BUDGET.overrides) {
       const rest = rows.slice(i);
       out.push(
@@ -117,7 +118,7 @@ function errors(fp: FleetPlan): string[] {
   const failed = fp.clusters.filter(isFailedCluster);
   if (!failed.length) return [];
   const out = [
-    `#### :x: ${plural(failed.length, 'cluster')} failed${failed.some((c) => c.canary) ? ': a canary failed, the fleet cannot be applied' : ': they sit in no batch'}`,
+    `#### ${ICON.error} ${plural(failed.length, 'cluster')} failed${failed.some((c) => c.canary) ? ': a canary failed, the fleet cannot be applied' : ': they sit in no batch'}`,
     '',
   ];
   let used = 0;
@@ -227,9 +228,9 @@ function clusterRow(c: FleetClusterPlan): string {
   const md = escapeMarkdown;
   const name = `${code(c.name)}${c.canary ? ' (canary)' : ''}`;
   const batch = c.batch === null ? '–' : md(c.batch);
-  if (!c.plan) return `| ${name} | ${batch} | | | | | :x: ${md(c.error?.code)} |`;
+  if (!c.plan) return `| ${name} | ${batch} | | | | | ${ICON.error} ${md(c.error?.code)} |`;
   const s = c.plan.summary;
-  const status = c.error ? `:x: ${md(c.error.code)}` : c.batch === null ? 'nothing to change' : 'ok';
+  const status = c.error ? `${ICON.error} ${md(c.error.code)}` : c.batch === null ? 'nothing to change' : 'ok';
   return `| ${name} | ${batch} | ${md(s.create + s.update + s.delete)} | ${md(s.nodes)} | ${md(s.waves)} | ${md(formatDuration(s.estimatedSeconds))} | ${status} |`;
 }
 

@@ -5,7 +5,8 @@
  */
 import type { FleetRehearsal } from './rehearsal-sim.ts';
 import { colors, formatDuration, padTable, plural, toAscii } from '../render/format.ts';
-import { localTime, waitText, windowsZone } from '../render/rehearsal-windows.ts';
+import { waitText, windowsZone } from '../render/rehearsal-windows.ts';
+import { localTime } from '../render/local-time.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { jsonText } from '../base/json-text.ts';
 

@@ -11,6 +11,7 @@ import { formatDuration, plural, foldNames, groupNodes, describeGroup, naturalCo
 import { checkLabel, checkSource, checkTiming, poolGatesLine } from './health.ts';
 import { VERB, SYMBOL, poolKind, withArrows, escapeMarkdown, clipEnd, selfNodeSentence, wordOf } from './vocabulary.ts';
 import { code, inlineHtml } from './markdown-inline.ts';
+import { ICON } from './icons.ts';
 
 /** Largest single details block; longer diffs are cut in their middle. */
 const BLOCK_BUDGET = 12_000;
@@ -118,7 +119,7 @@ function poolBlock(p: PlanPool): string {
   const groups = groupNodes(p.name, p.nodes);
   const groupLines = groups.map(
     (g) =>
-      `- ${g.blockedBy ? ':warning: ' : ''}${escapeMarkdown(withArrows(describeGroup(g, { withPool: false, slots: p.rollout === 'slots' })))}: ${escapeMarkdown(foldNames(g.names, 8))}`,
+      `- ${g.blockedBy ? `${ICON.warning} ` : ''}${escapeMarkdown(withArrows(describeGroup(g, { withPool: false, slots: p.rollout === 'slots' })))}: ${escapeMarkdown(foldNames(g.names, 8))}`,
   );
   lines.push(...cutMiddle(groupLines, 4000, (n) => `- … ${n} more groups`), '');
   if (sched.length && sched.length <= 60) {

@@ -14,6 +14,7 @@ import { checkKind, checkLabel, checkOnFailure, checkSource, checkWhat, checkWhe
 import { silenceLines } from './silences.ts';
 import { VERB, poolKind, escapeMarkdown, clipEnd, wordOf } from './vocabulary.ts';
 import { code, mdCodeSafe } from './markdown-inline.ts';
+import { ICON } from './icons.ts';
 
 /** Bounds of the parts of the head, so the head itself always fits. */
 const HEAD_BUDGET = { pools: 40, errors: 20_000, warnings: 8_000, risks: 6_000, message: 600, health: 8_000 };
@@ -32,7 +33,7 @@ export function renderHead(plan: Plan, marker: string): string {
 function headIntro(plan: Plan, marker: string): string[] {
   const s = plan.summary;
   const out: string[] = [marker];
-  const status = s.errors ? ':x:' : s.warnings ? ':warning:' : ':white_check_mark:';
+  const status = s.errors ? ICON.error : s.warnings ? ICON.warning : ICON.ok;
   out.push(`### ${status} bootcplan plan for \`${mdCodeSafe(plan.spec.name)}\``);
   out.push('');
   out.push(`**${escapeMarkdown(planLine(plan))}**`);
@@ -47,7 +48,7 @@ function headIntro(plan: Plan, marker: string): string[] {
   );
   out.push('');
   const sched = scheduleLine(plan);
-  if (sched) out.push(`:clock9: ${escapeMarkdown(sched)}`, '');
+  if (sched) out.push(`${ICON.schedule} ${escapeMarkdown(sched)}`, '');
   out.push(...rollbackMarkdown(plan));
   return out;
 }
@@ -70,7 +71,7 @@ function summaryTable(plan: Plan): string[] {
   out.push(`| Reboots | ${soft} soft, ${hard} hard${unknown ? `, ${unknown} not yet known (decided once staged; counted as hard)` : ''} |`);
   out.push(`| Estimated duration | ${md(formatDuration(s.estimatedSeconds))} |`);
   out.push(
-    `| Risks | ${replacement ? `**:rotating_light: ${plural(replacement, 'control-plane replacement')}**` : 'no replacement'}, ${plural(disruptive, 'disruptive change')} |`,
+    `| Risks | ${replacement ? `**${ICON.replacement} ${plural(replacement, 'control-plane replacement')}**` : 'no replacement'}, ${plural(disruptive, 'disruptive change')} |`,
   );
   const gates = gatesPhrase(plan);
   if (gates) out.push(`| Health gates | ${md(gates)}; ${gateFailurePhrase(plan.healthChecks ?? [])} |`);
@@ -99,13 +100,13 @@ function findings(plan: Plan): string[] {
   const errs = plan.diagnostics.filter((d) => d.severity === 'error');
   const warns = plan.diagnostics.filter((d) => d.severity === 'warning');
   if (errs.length) {
-    out.push(`#### :x: ${plural(errs.length, 'error')}: this plan cannot be applied`);
+    out.push(`#### ${ICON.error} ${plural(errs.length, 'error')}: this plan cannot be applied`);
     out.push('');
     out.push(...boundedList(errs.map(diagnosticItem), HEAD_BUDGET.errors, (n) => `- … and ${plural(n, 'more error')}: run \`bootcplan plan\` to see them all`));
     out.push('');
   }
   if (warns.length) {
-    out.push(`#### :warning: ${plural(warns.length, 'warning')}`);
+    out.push(`#### ${ICON.warning} ${plural(warns.length, 'warning')}`);
     out.push('');
     out.push(...boundedList(warns.map(diagnosticItem), HEAD_BUDGET.warnings, (n) => `- … and ${plural(n, 'more warning')}`));
     out.push('');
@@ -113,13 +114,13 @@ function findings(plan: Plan): string[] {
   const riskItems: string[] = [];
   for (const c of riskTally(plan).risky) {
     riskItems.push(
-      `- ${c.risk === 'replacement' ? ':rotating_light: **replacement**' : '**disruptive**'}: ${code(c.address)} ${md(wordOf(VERB, 'markdown', c.action))} (${escapeMarkdown(c.reason)})${c.description ? `: ${escapeMarkdown(clipEnd(c.description, HEAD_BUDGET.message))}` : ''}`,
+      `- ${c.risk === 'replacement' ? `${ICON.replacement} **replacement**` : '**disruptive**'}: ${code(c.address)} ${md(wordOf(VERB, 'markdown', c.action))} (${escapeMarkdown(c.reason)})${c.description ? `: ${escapeMarkdown(clipEnd(c.description, HEAD_BUDGET.message))}` : ''}`,
     );
   }
   const cp = plan.bootImages.controlPlaneMachineSet;
   if (cp?.replacement)
     riskItems.push(
-      `- :rotating_light: **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${escapeMarkdown(clipEnd(cp.why, HEAD_BUDGET.message))}`,
+      `- ${ICON.replacement} **replacement**: the ControlPlaneMachineSet replaces control-plane machines: ${escapeMarkdown(clipEnd(cp.why, HEAD_BUDGET.message))}`,
     );
   for (const p of plan.pools) {
     const blocked = p.nodes.filter((n) => n.blockedBy);
@@ -194,13 +195,13 @@ function rollbackMarkdown(plan: Plan): string[] {
   if (!head && !rows.length) return [];
   const out: string[] = [];
   if (head) {
-    out.push(`#### :rewind: ${escapeMarkdown(head).replace(/^Rollback of plan (\S+)/, (_m, id: string) => `Rollback of plan ${code(id)}`)}`, '');
+    out.push(`#### ${ICON.rollback} ${escapeMarkdown(head).replace(/^Rollback of plan (\S+)/, (_m, id: string) => `Rollback of plan ${code(id)}`)}`, '');
     for (const f of rollbackFacts(plan)) out.push(`- ${escapeMarkdown(f)}`);
     out.push('');
   } else out.push(`**${escapeMarkdown(FORWARD_WAY_BACK)}**`, '');
   out.push('| Pool | Back to | Via | Download again |', '|---|---|---|---|');
   for (const r of rows.slice(0, HEAD_BUDGET.pools)) {
-    const to = r.to === null ? `:warning: none: ${escapeMarkdown(clipEnd(r.refusal ?? '', 600))}` : code(r.to);
+    const to = r.to === null ? `${ICON.warning} none: ${escapeMarkdown(clipEnd(r.refusal ?? '', 600))}` : code(r.to);
     out.push(`| ${escapeMarkdown(r.pool)} | ${to} | ${escapeMarkdown(r.via)} | ${r.download} |`);
   }
   out.push('');

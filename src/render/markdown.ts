@@ -23,6 +23,7 @@ import { formatCount, plural } from './format.ts';
 import { escapeMarkdown } from './vocabulary.ts';
 import { renderHead } from './markdown-head.ts';
 import { renderDetails } from './markdown-details.ts';
+import { ICON } from './icons.ts';
 
 export { code, inlineHtml } from './markdown-inline.ts';
 export { diagnosticItem } from './markdown-head.ts';
@@ -95,7 +96,7 @@ function assemble(head: string, blocks: (() => string)[], tail: string, limit: n
   if (i > j) return withinLimit([head, ...front, ...back, tail].join('\n'), limit);
   // Make room for the note by giving back the blocks taken last.
   const noteFor = (n: number) =>
-    `> :scissors: **${plural(n, 'detail section')} left out here** to keep this comment under ${formatCount(limit)} characters. ` +
+    `> ${ICON.cut} **${plural(n, 'detail section')} left out here** to keep this comment under ${formatCount(limit)} characters. ` +
     'Run `bootcplan plan` or `bootcplan plan -o html` for everything.\n';
   while (noteFor(blocks.length).length + 1 > budget) {
     const last = taken.pop();
@@ -121,7 +122,7 @@ function assemble(head: string, blocks: (() => string)[], tail: string, limit: n
  */
 function withinLimit(out: string, limit: number): string {
   if (out.length <= limit) return out;
-  const note = '\n> :scissors: cut at the comment size limit\n';
+  const note = `\n> ${ICON.cut} cut at the comment size limit\n`;
   const lines = out.slice(0, Math.max(0, out.lastIndexOf('\n', limit - 400))).split('\n');
   let fence: string | null = null;
   let details = 0;

@@ -6,24 +6,7 @@
  */
 import type { RehearsalWindowWait, RehearsalWindows } from '../sim/rehearse.ts';
 import { formatDuration, plural } from './format.ts';
-
-/** "Sun 2026-12-13 01:00 Asia/Singapore": a moment as the people of that window read it. */
-export function localTime(iso: string, timezone: string): string {
-  const at = Date.parse(iso);
-  if (!Number.isFinite(at)) return iso;
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone: timezone,
-    weekday: 'short',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(at));
-  const v = (t: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === t)?.value ?? '';
-  return `${v('weekday')} ${v('year')}-${v('month')}-${v('day')} ${v('hour')}:${v('minute')} ${timezone}`;
-}
+import { localTime } from './local-time.ts';
 
 /** The time zone a rehearsal's times are read in: its first window's. */
 export function windowsZone(w: RehearsalWindows): string {

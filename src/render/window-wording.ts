@@ -4,28 +4,7 @@
  * times, the evaluation instant included.
  */
 import type { Plan } from '../plan/types.ts';
-
-/**
- * "Mon, 14/09/2026, 22:00 Europe/Berlin". A time or zone that does not parse (a crafted plan
- * file) is shown as written instead of failing the whole output (Intl throws a RangeError).
- */
-function when(iso: string, tz: string): string {
-  try {
-    const local = new Intl.DateTimeFormat('en-GB', {
-      timeZone: tz,
-      weekday: 'short',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hour12: false,
-    }).format(new Date(iso));
-    return `${local} ${tz}`;
-  } catch {
-    return `${iso} ${tz}`;
-  }
-}
+import { localTime as when } from './local-time.ts';
 
 /** One line about the maintenance windows, or null when the spec has none. */
 export function scheduleLine(plan: Plan): string | null {

@@ -34,9 +34,9 @@ s('500 clusters: one comment within 60,000 characters; summary first, every fail
   assert.ok(md.length <= MARKDOWN_LIMIT, `${md.length}`);
   const lines = md.split('\n');
   assert.is(lines[0], '<!-- bootcplan:fleet spec=fleet.yaml -->');
-  assert.match(lines[1], /^### :x: bootcplan fleet plan for `edge-sites`$/);
-  assert.ok(md.indexOf('| Summary | |') < md.indexOf('#### :x: 30 clusters failed'));
-  assert.ok(md.indexOf('#### :x: 30 clusters failed') < md.indexOf('#### Batches'));
+  assert.match(lines[1], /^### ❌ bootcplan fleet plan for `edge-sites`$/);
+  assert.ok(md.indexOf('| Summary | |') < md.indexOf('#### ❌ 30 clusters failed'));
+  assert.ok(md.indexOf('#### ❌ 30 clusters failed') < md.indexOf('#### Batches'));
   for (let i = 470; i < 500; i++) assert.match(md, new RegExp(`\`site-${i}\``), `site-${i}`);
   assert.match(md, /\| 1 \| canary \| site-000 \|/);
   assert.match(md, /\| Batches \| 13: 2 canaries first, then up to 46 clusters each \(maxConcurrency 10%\) \|/);
@@ -76,7 +76,7 @@ s('a failed canary is said to stop the fleet, in the text and in the comment', (
     [['batch', ['b']]],
   );
   assert.match(renderFleetText(fp), /1 cluster failed, a canary among them: the fleet cannot be applied\.\n$/);
-  assert.match(renderFleetMarkdown(fp), /#### :x: 1 cluster failed: a canary failed, the fleet cannot be applied/);
+  assert.match(renderFleetMarkdown(fp), /#### ❌ 1 cluster failed: a canary failed, the fleet cannot be applied/);
 });
 
 const BAD = 'quay.io/attacker/os@sha256:bad0000000000000000000000000000000000000000000000000000000000bad';
@@ -101,7 +101,7 @@ s(
   () => {
     const fp = overriddenFleet().plan();
     const head = headOf(renderFleetMarkdown(fp));
-    assert.match(head, /#### :warning: Overrides: 2 clusters differ from the shared rollout/);
+    assert.match(head, /#### ⚠️ Overrides: 2 clusters differ from the shared rollout/);
     assert.ok(rowWith(head, '`pools.worker.image`', `\`${NEW}\``, `\`${BAD}\``, 'its own overrides', '`spec.clusters[1].overrides`', '`store-berlin`'), head);
     assert.ok(rowWith(head, '`pools.worker.maxUnavailable`', '`40%`', '`100%`', 'its own overrides', '`store-berlin`'), head);
     assert.ok(rowWith(head, '`pools.worker.paused`', '`false`', '`true`', '`spec.overrides[0]`', 'region=ap', '`store-singapore`'), head);

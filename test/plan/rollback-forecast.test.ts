@@ -92,7 +92,7 @@ t('a pool whose nodes boot different images: no way back, rollback-mixed-origins
   assert.match(rb.why!, /its nodes boot 2 different images now \(sha256:[0-9a-f]{12}, sha256:[0-9a-f]{12}\)/);
   assert.is(plan.summary.errors, 0, 'a forecast, not an error: the forward plan still applies');
   assert.match(renderText(plan), /^ {2}rollback: none \(rollback-mixed-origins\): its nodes boot 2 different images now/m);
-  assert.match(renderMarkdown(plan), /^\| worker \| :warning: none: rollback-mixed-origins: its nodes boot 2 different images now/m);
+  assert.match(renderMarkdown(plan), /^\| worker \| ⚠️ none: rollback-mixed-origins: its nodes boot 2 different images now/m);
   assert.match(renderHtml(plan), /<td><b>none<\/b>: rollback-mixed-origins: its nodes boot 2 different images now/);
 });
 

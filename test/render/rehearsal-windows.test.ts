@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { localTime, waitText, windowsSummary } from '../../src/render/rehearsal-windows.ts';
+import { waitText, windowsSummary } from '../../src/render/rehearsal-windows.ts';
+import { localTime } from '../../src/render/local-time.ts';
 import type { RehearsalWindows } from '../../src/sim/rehearse.ts';
 
 const s = suite('rehearsal windows in words (render/rehearsal-windows.ts)');
@@ -27,7 +28,9 @@ const W: RehearsalWindows = {
 s('a moment in the window’s own time zone, with its weekday', () => {
   assert.is(localTime('2026-12-12T17:00:00.000Z', 'Asia/Singapore'), 'Sun 2026-12-13 01:00 Asia/Singapore');
   assert.is(localTime('2026-12-12T17:00:00.000Z', 'Europe/Berlin'), 'Sat 2026-12-12 18:00 Europe/Berlin');
-  assert.is(localTime('not a time', 'UTC'), 'not a time');
+  assert.is(localTime('not a time', 'UTC'), 'not a time UTC');
+  // A crafted plan file's zone: shown as written, not a RangeError.
+  assert.is(localTime('2026-12-12T17:00:00.000Z', 'Mars/Olympus'), '2026-12-12T17:00:00.000Z Mars/Olympus');
 });
 
 s('a wait names what it waited before, why, and until when', () => {

@@ -50,7 +50,7 @@ t("text, Markdown and HTML of a rollback plan (goldens): what it reverses, why, 
   assert.match(text, /pool infra: back to .* via MachineConfig\/99-infra-zz-bootcplan-os-image deleted \(rendered-infra-0001 again\) \(downloaded again/);
   golden('rollback-demo.txt', text);
   const md = renderMarkdown(plan);
-  assert.match(md, /#### :rewind: Rollback of plan `[0-9a-f]{16}`/);
+  assert.match(md, /#### ⏪ Rollback of plan `[0-9a-f]{16}`/);
   golden('rollback-demo.md', md);
   const html = renderHtml(plan);
   assert.match(html, /<section id="rollback">/);

@@ -25,15 +25,15 @@ test('an open window: until when, in its zone, and the next one', () => {
   };
   assert.is(
     line(s),
-    'Maintenance window open now, until Tue, 15/09/2026, 02:00 Europe/Berlin: 3 of 7 waves fit. Next window Tue, 15/09/2026, 22:00 Europe/Berlin: 5 waves fit.',
+    'Maintenance window open now, until Tue 2026-09-15 02:00 Europe/Berlin: 3 of 7 waves fit. Next window Tue 2026-09-15 22:00 Europe/Berlin: 5 waves fit.',
   );
-  assert.is(line({ ...s, next: null }), 'Maintenance window open now, until Tue, 15/09/2026, 02:00 Europe/Berlin: 3 of 7 waves fit.');
+  assert.is(line({ ...s, next: null }), 'Maintenance window open now, until Tue 2026-09-15 02:00 Europe/Berlin: 3 of 7 waves fit.');
 });
 
 test('outside the windows: apply waits for the next one', () => {
   assert.is(
     line({ evaluatedAt: '2026-09-14T10:00:00Z', open: null, next: window('2026-09-14T22:00:00Z', '2026-09-15T02:00:00Z', 'UTC', 2), totalWaves: 4 }),
-    'Outside the maintenance windows (evaluated 2026-09-14T10:00:00Z); apply waits. Next window Mon, 14/09/2026, 22:00 UTC to Tue, 15/09/2026, 02:00 UTC: 2 of 4 waves fit.',
+    'Outside the maintenance windows (evaluated 2026-09-14T10:00:00Z); apply waits. Next window Mon 2026-09-14 22:00 UTC to Tue 2026-09-15 02:00 UTC: 2 of 4 waves fit.',
   );
 });
 
