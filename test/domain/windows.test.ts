@@ -109,9 +109,9 @@ s('plan output shows the next window and how many waves fit (injected clock)', (
   assert.is(outside.id, inside.id, 'the clock is not part of the plan id');
   assert.match(
     renderText(outside),
-    /Outside the maintenance windows .* Next window Wed, 02\/12\/2026, 22:00 Europe\/Berlin to Wed, 02\/12\/2026, 23:00 Europe\/Berlin: 5 of 10 waves fit\./,
+    /Outside the maintenance windows .* Next window Wed 2026-12-02 22:00 Europe\/Berlin to Wed 2026-12-02 23:00 Europe\/Berlin: 5 of 10 waves fit\./,
   );
-  assert.match(renderText(inside), /Maintenance window open now, until Wed, 02\/12\/2026, 23:00 Europe\/Berlin: 3 of 10 waves fit\./);
+  assert.match(renderText(inside), /Maintenance window open now, until Wed 2026-12-02 23:00 Europe\/Berlin: 3 of 10 waves fit\./);
   assert.match(renderMarkdown(outside), /5 of 10 waves fit/);
   assert.match(renderHtml(inside), /3 of 10 waves fit/);
 });
