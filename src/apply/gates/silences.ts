@@ -22,7 +22,7 @@
 import type { Plan, PlanHealthEndpoint, PlanHealthCheck, PlanSilences } from '../../plan/types.ts';
 import type { Clock } from '../ports/driver.ts';
 import { isoOf } from '../ports/driver.ts';
-import type { UnstampedEvent } from '../ports/events.ts';
+import type { SilenceEvent, UnstampedEvent } from '../ports/events.ts';
 import type { HealthSource, GatePosition, Measurement } from '../ports/health.ts';
 import { silencesFor, nodeSilences } from '../../plan/silences.ts';
 import { alertmanagerMatcher, silenceComment, SILENCE_CREATED_BY, type AlertmanagerMatcher } from '../../domain/silences.ts';
@@ -241,25 +241,14 @@ export class SilenceKeeper {
       }
     }
     const ids = e.ids.filter((x): x is string => x !== null);
-    if (ids.length)
-      this.emit({
-        type: 'silence',
-        action,
-        pool: e.pool,
-        node: e.node,
-        ids,
-        message: `until ${isoOf(e.endsAt)}: ${e.matchers.map((ms) => ms.map(matcherText).join(',')).join('; ')}`,
-      });
-    if (errors.length)
-      this.emit({
-        type: 'silence',
-        action: 'error',
-        pool: e.pool,
-        node: e.node,
-        ids: [],
-        message: `could not ${action === 'create' ? 'create' : 'extend'} ${errors.join('; ')}`,
-      });
+    if (ids.length) this.emitFor(e, action, ids, `until ${isoOf(e.endsAt)}: ${e.matchers.map((ms) => ms.map(matcherText).join(',')).join('; ')}`);
+    if (errors.length) this.emitFor(e, 'error', [], `could not ${action === 'create' ? 'create' : 'extend'} ${errors.join('; ')}`);
     await this.record();
+  }
+
+  /** The `silence` event of one node's silences. */
+  private emitFor(e: NodeSilences, action: SilenceEvent['action'], ids: string[], message: string): void {
+    this.emit({ type: 'silence', action, pool: e.pool, node: e.node, ids, message });
   }
 
   private async end(e: NodeSilences): Promise<void> {
@@ -274,24 +263,8 @@ export class SilenceKeeper {
       }
     }
     const done = ids.filter((id) => !errors.some((x) => x.startsWith(`${id}:`)));
-    if (done.length)
-      this.emit({
-        type: 'silence',
-        action: 'expire',
-        pool: e.pool,
-        node: e.node,
-        ids: done,
-        message: 'the node is back and its soak is over, or the apply ended',
-      });
-    if (errors.length)
-      this.emit({
-        type: 'silence',
-        action: 'error',
-        pool: e.pool,
-        node: e.node,
-        ids: [],
-        message: `could not expire ${errors.join('; ')} (it lapses at ${isoOf(e.endsAt)})`,
-      });
+    if (done.length) this.emitFor(e, 'expire', done, 'the node is back and its soak is over, or the apply ended');
+    if (errors.length) this.emitFor(e, 'error', [], `could not expire ${errors.join('; ')} (it lapses at ${isoOf(e.endsAt)})`);
     await this.record();
   }
 }
