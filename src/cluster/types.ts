@@ -17,6 +17,7 @@ import type {
 
 export type { ObjectMeta, KObject, Condition } from './objects.ts';
 import type { KObject } from './objects.ts';
+import type { SnapshotWorkloads } from './workloads.ts';
 
 /**
  * Everything the planner reads about a cluster (docs/design.md §5). A kind missing from the
@@ -50,6 +51,11 @@ export interface ClusterSnapshot {
   /** bootcplan's own lock (Lease) and progress record (ConfigMap), when present. */
   lock: LeaseObject | null;
   progress: ConfigMapObject | null;
+  /**
+   * The workloads the drain forecast reads (src/cluster/workloads.ts). Absent or null: the
+   * snapshot holds none (an older snapshot file), and no drain forecast is made.
+   */
+  workloads?: SnapshotWorkloads | null;
 }
 
 export const BOOTCPLAN_NAMESPACE = 'openshift-bootcplan';

@@ -7,36 +7,7 @@
  * what the API server would refuse.
  */
 
-/** An IntOrString of a budget: a count, or "N%". */
-type IntOrPercent = number | string;
-
-/** What the drain forecast knows of a pod (the snapshot's projection). */
-export interface BudgetPod {
-  /** status.phase: Pending, Running, Succeeded, Failed, Unknown. */
-  phase: string;
-  /** The Ready condition is True (apipod.IsPodReady: the API's only notion of healthy). */
-  ready: boolean;
-  /** metadata.deletionTimestamp is set. */
-  deleting: boolean;
-}
-
-/** What the forecast knows of a PodDisruptionBudget: its spec and the status the controller wrote. */
-export interface Budget {
-  minAvailable: IntOrPercent | null;
-  maxUnavailable: IntOrPercent | null;
-  /** spec.unhealthyPodEvictionPolicy; null is the default, IfHealthyBudget. */
-  unhealthyPodEvictionPolicy: 'IfHealthyBudget' | 'AlwaysAllow' | null;
-  generation: number;
-  status: BudgetStatus;
-}
-
-interface BudgetStatus {
-  observedGeneration: number;
-  currentHealthy: number;
-  desiredHealthy: number;
-  disruptionsAllowed: number;
-  expectedPods: number;
-}
+import type { Budget, BudgetPod, IntOrPercent } from '../cluster/workloads.ts';
 
 /**
  * intstr.GetScaledValueFromIntOrPercent(v, total, roundUp): a count as is, "N%" of total,

@@ -11,12 +11,12 @@
  * ready replica), `serialized` (a budget allows fewer evictions than the wave needs: the drain
  * waits for replacements, in rounds), `ok`. `message` and `hint` explain; nothing branches on them.
  */
-import type { LabelSelector } from '../base/api-types.ts';
 import { selectorMatches } from './nodes.ts';
-import { countsHealthy, evictionNeed, neverAllows, type Budget, type BudgetPod } from './disruption-budget.ts';
+import { countsHealthy, evictionNeed, neverAllows } from './disruption-budget.ts';
+import type { Budget, DrainBudget, DrainNode, DrainPod, Taint, Toleration } from '../cluster/workloads.ts';
 
 const DRAIN_CLASSES = ['ok', 'serialized', 'outage', 'no-room', 'blocked'] as const;
-type DrainClass = (typeof DRAIN_CLASSES)[number];
+export type DrainClass = (typeof DRAIN_CLASSES)[number];
 
 /** Why a finding was made: a closed union (the class follows from it). */
 type DrainReason =
@@ -33,59 +33,13 @@ const CLASS_OF: Record<DrainReason, Exclude<DrainClass, 'ok'>> = {
   'no-room': 'no-room',
 };
 
-interface Toleration {
-  key?: string;
-  operator?: 'Exists' | 'Equal';
-  value?: string;
-  effect?: string;
-}
-interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-}
-
-/** A pod as the snapshot projects it. */
-export interface DrainPod extends BudgetPod {
-  namespace: string;
-  name: string;
-  node: string;
-  labels: Record<string, string>;
-  /** The owner reference with controller: true, or null for a pod nothing recreates. */
-  controller: { kind: string; name: string } | null;
-  /** A static pod's mirror (annotation kubernetes.io/config.mirror): the kubelet owns it. */
-  mirror: boolean;
-  emptyDir: boolean;
-  /** The node its local PersistentVolumes pin it to (the PV's nodeAffinity), or null. */
-  pinnedTo: string | null;
-  requests: { cpuMillis: number; memoryBytes: number };
-  nodeSelector: Record<string, string>;
-  tolerations: Toleration[];
-}
-
-export interface DrainBudget extends Budget {
-  namespace: string;
-  name: string;
-  /** spec.selector: null selects no pod, {} every pod of the namespace. */
-  selector: LabelSelector | null;
-}
-
-export interface DrainNode {
-  name: string;
-  labels: Record<string, string>;
-  /** spec.unschedulable (cordoned). */
-  unschedulable: boolean;
-  taints: Taint[];
-  allocatable: { cpuMillis: number; memoryBytes: number; pods: number };
-}
-
 export interface DrainCluster {
   pods: readonly DrainPod[];
   budgets: readonly DrainBudget[];
   nodes: readonly DrainNode[];
 }
 
-interface DrainFinding {
+export interface DrainFinding {
   class: Exclude<DrainClass, 'ok'>;
   reason: DrainReason;
   /** The wave's nodes the finding's pods run on. */
@@ -102,7 +56,7 @@ interface DrainFinding {
   hint: string;
 }
 
-interface PodEffect {
+export interface PodEffect {
   pod: string;
   node: string;
   effect: 'deleted-unmanaged' | 'emptydir-lost';

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { forecastWaveDrain, mayRunOn, tolerates, type DrainBudget, type DrainCluster, type DrainNode, type DrainPod } from '../../src/domain/drain-forecast.ts';
+import { forecastWaveDrain, mayRunOn, tolerates, type DrainCluster } from '../../src/domain/drain-forecast.ts';
+import type { DrainBudget, DrainNode, DrainPod } from '../../src/cluster/workloads.ts';
 
 const s = suite('drain forecast of a wave');
 

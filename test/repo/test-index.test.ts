@@ -23,6 +23,7 @@ const UNREACHED: Record<string, string> = {
   'src/apply/ports/health.ts': 'the HealthSource port and GatePosition types; GATE_POSITION_POINTS only spells the GatePositionPoint union',
   'src/base/api-types.ts': 'interfaces only: the Kubernetes object shapes',
   'src/cluster/objects.ts': 'interfaces only: a Kubernetes object, its metadata, a condition',
+  'src/cluster/workloads.ts': 'interfaces only: the workloads a snapshot carries for the drain forecast',
   'src/fleet/run-events.ts': 'the FleetEvent union; FLEET_CLUSTER_OUTCOMES and FLEET_HALT_REASONS only spell its members',
   'src/kube/kubeconfig-types.ts': 'interfaces only: the kubeconfig entries and KubeAccess',
 };
