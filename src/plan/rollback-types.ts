@@ -70,4 +70,3 @@ export interface PlanRollback {
    */
   continues?: string[];
 }
-
