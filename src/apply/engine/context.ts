@@ -30,7 +30,7 @@ export interface ApplyTimeouts {
 }
 
 /** What a run is given: fixed from its start to its end, the same for every room. */
-export interface RunGiven {
+interface RunGiven {
   readonly plan: Plan;
   /** The plan's pools in the order they run: ascending priority, then name. */
   readonly pools: readonly PlanPool[];
@@ -57,7 +57,7 @@ export interface RunGiven {
 }
 
 /** What the engine keeps for a run: the lock and the progress record (their state is theirs). */
-export interface RunKept {
+interface RunKept {
   readonly lease: Lease;
   readonly book: ProgressBook;
 }

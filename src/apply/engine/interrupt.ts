@@ -101,8 +101,8 @@ export function interruptible(d: ClusterDriver, stop: AbortSignal): ClusterDrive
  * fleet runner's batch timeout (src/fleet/runner.ts). Recorded in the cluster's own
  * progress (PoolProgress.interrupted.reason); any other reason counts as SIGTERM.
  */
-export const STOP_REASONS = ['SIGINT', 'SIGTERM', 'batch-timeout'] as const;
-export type StopReason = (typeof STOP_REASONS)[number];
+const STOP_REASONS = ['SIGINT', 'SIGTERM', 'batch-timeout'] as const;
+type StopReason = (typeof STOP_REASONS)[number];
 
 export function stopReasonOf(signal: AbortSignal): StopReason {
   return STOP_REASONS.find((r) => r === signal.reason) ?? 'SIGTERM';

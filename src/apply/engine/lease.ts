@@ -28,7 +28,7 @@ function lossOf(id: string | null, holder: string | null): string {
 }
 
 /** Waiting for a lock someone else holds (apply --lock-timeout). */
-export interface LockWait {
+interface LockWait {
   /** Give up (LockHeldError, exit 4) after this long; 0: at once. */
   timeoutSeconds: number;
   /** Told at each refusal while waiting: who holds it, how long this apply has waited. */

@@ -9,7 +9,7 @@ import type { RunContext } from '../engine/context.ts';
 import type { ApplyResult } from '../engine/result.ts';
 import type { SilenceKeeper } from './silences.ts';
 
-export interface GateKept {
+interface GateKept {
   /** Waves this run finished (apply --step stops after one); afterWave counts them. */
   wavesRun: number;
   /** The silences for the nodes in flight (ApplyOptions.silences); null for a plan without them. */

@@ -24,7 +24,7 @@ export async function onGateFailure(ctx: GateContext, pool: PlanPool | null, f: 
 }
 
 /** The failure in one line: "health check X failed after wave 1/4 of pool worker: <what it saw>". */
-export function gateFailureText(f: GateFailure, waves?: number): string {
+function gateFailureText(f: GateFailure, waves?: number): string {
   const why = f.reason === 'timeout' ? '' : f.reason === 'error' ? ' (could not measure)' : '';
   return `health check ${f.check.name} failed ${gateWhere(f.position, waves)}${why}: ${f.observed}`;
 }
@@ -34,7 +34,7 @@ export function gateFailureText(f: GateFailure, waves?: number): string {
  * records the halt with the check, reports it, and throws HealthCheckFailedError (exit 5).
  * `extra`: why instead of a rollback, when a rollback was asked for and could not run.
  */
-export async function haltForGate(ctx: GateContext, pool: PlanPool | null, f: GateFailure, extra?: string): Promise<never> {
+async function haltForGate(ctx: GateContext, pool: PlanPool | null, f: GateFailure, extra?: string): Promise<never> {
   const text = gateFailureText(f, pool?.waves.length);
   if (!pool) {
     throw new HealthCheckFailedError(

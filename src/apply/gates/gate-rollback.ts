@@ -11,7 +11,7 @@ import type { GateFailure } from './health-gates.ts';
 import { rollBackNow } from './rollback-runner.ts';
 
 /** How a refused rollback halts (gate-failure.ts haltForGate; passed in, so the two files do not import each other). */
-export type HaltForGate = (ctx: GateContext, pool: PlanPool, f: GateFailure, why: string) => Promise<never>;
+type HaltForGate = (ctx: GateContext, pool: PlanPool, f: GateFailure, why: string) => Promise<never>;
 
 export async function rollbackAfterGate(ctx: GateContext, pool: PlanPool, f: GateFailure, halt: HaltForGate): Promise<never> {
   const request = { check: f.check.name, observed: f.observed, scope: f.check.scope, pool: pool.name, wave: f.position.wave };

@@ -15,7 +15,7 @@ import { planTargets } from '../engine/run-chain.ts';
 import { checksAt } from '../../plan/health.ts';
 
 /** The holds of a run record that a plan's targets meet (none for a rollback plan: it goes back from them). */
-export function holdsMet(plan: Plan, rec: ProgressRecord | null): Hold[] {
+function holdsMet(plan: Plan, rec: ProgressRecord | null): Hold[] {
   if (plan.rollback || !rec) return [];
   const targets = planTargets(plan);
   return (rec.holds ?? []).filter((h) => targets[h.pool] === h.target);

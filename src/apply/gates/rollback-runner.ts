@@ -17,7 +17,7 @@ import { isoOf } from '../ports/driver.ts';
 import { addHold, rollbackHeldPools } from './holds.ts';
 
 /** The failed check that asks for the rollback, and where it failed. */
-export interface RollbackRequest {
+interface RollbackRequest {
   check: string;
   /** What the check saw (one line). */
   observed: string;

@@ -68,7 +68,7 @@ interface NodeSilences {
   endsAt: number;
 }
 
-export interface SilenceKeeperOptions {
+interface SilenceKeeperOptions {
   plan: Plan;
   port: SilencePort;
   clock: Clock;

@@ -4,7 +4,7 @@
  */
 import type { GateContext } from '../gates/context.ts';
 
-export interface PoolKept {
+interface PoolKept {
   /** Nodes whose update bootcplan is driving now (not reported as node-unavailable). */
   readonly inFlight: Set<string>;
   /** node -> was it out of service when last looked at (nodes bootcplan does not drive). */

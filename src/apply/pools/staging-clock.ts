@@ -21,7 +21,7 @@ export function stagingLimit(ctx: RunContext, pool: PlanPool): number {
   return pool.stagingTimeoutSeconds ?? ctx.timeouts.stagingSeconds;
 }
 
-export interface StagingStart {
+interface StagingStart {
   /** Epoch seconds the limit runs from. */
   since: number;
   /** A clock-skew report for the user, or null. */

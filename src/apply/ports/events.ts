@@ -13,14 +13,14 @@ import type { FailReason } from '../../domain/health-verdict.ts';
 import type { OnFailure } from '../../plan/types.ts';
 
 /** apply started (message: plan id; resumed: true on a rerun). */
-export interface StartEvent {
+interface StartEvent {
   t: number;
   type: 'start';
   message: string;
   resumed: boolean;
 }
 /** An object change was written; `pool` when the change belongs to one. */
-export interface ChangeEvent {
+interface ChangeEvent {
   t: number;
   type: 'change';
   address: string;
@@ -28,20 +28,20 @@ export interface ChangeEvent {
   message: string;
 }
 /** Waiting for a condition between ordered changes (message). */
-export interface WaitEvent {
+interface WaitEvent {
   t: number;
   type: 'wait';
   address: string;
   message: string;
 }
 /** A bootc node began pulling/staging the target (`stage-start`), or passed the staging gate (`staged`). */
-export interface StagingEvent {
+interface StagingEvent {
   t: number;
   type: 'stage-start' | 'staged';
   pool: string;
   node: string;
 }
-export interface PoolStartEvent {
+interface PoolStartEvent {
   t: number;
   type: 'pool-start';
   pool: string;
@@ -49,7 +49,7 @@ export interface PoolStartEvent {
   message: string;
   rollback?: true;
 }
-export interface WaveStartEvent {
+interface WaveStartEvent {
   t: number;
   type: 'wave-start';
   pool: string;
@@ -59,7 +59,7 @@ export interface WaveStartEvent {
   rollback?: true;
 }
 /** A node's own update; `message` when an administrator's cordon was there already. */
-export interface CordonEvent {
+interface CordonEvent {
   t: number;
   type: 'cordon';
   pool: string;
@@ -69,7 +69,7 @@ export interface CordonEvent {
   rollback?: true;
 }
 /** `booted`: the node runs the target and is Ready. */
-export interface NodeStepEvent {
+interface NodeStepEvent {
   t: number;
   type: 'drain-done' | 'booted' | 'uncordon';
   pool: string;
@@ -77,7 +77,7 @@ export interface NodeStepEvent {
   wave: number;
   rollback?: true;
 }
-export interface RebootEvent {
+interface RebootEvent {
   t: number;
   type: 'reboot';
   pool: string;
@@ -86,7 +86,7 @@ export interface RebootEvent {
   kind: 'soft' | 'hard';
   rollback?: true;
 }
-export interface WaveEndEvent {
+interface WaveEndEvent {
   t: number;
   type: 'wave-end';
   pool: string;
@@ -95,19 +95,19 @@ export interface WaveEndEvent {
   rollback?: true;
 }
 /** Soaking `seconds` after wave `wave`. */
-export interface SoakEvent {
+interface SoakEvent {
   t: number;
   type: 'soak';
   pool: string;
   wave: number;
   seconds: number;
 }
-export interface PoolDoneEvent {
+interface PoolDoneEvent {
   t: number;
   type: 'pool-done';
   pool: string;
 }
-export interface NodeFailedEvent {
+interface NodeFailedEvent {
   t: number;
   type: 'node-failed';
   pool: string;
@@ -117,7 +117,7 @@ export interface NodeFailedEvent {
   rollback?: true;
 }
 /** A node of the pool went out of service on its own (message: why). */
-export interface NodeUnavailableEvent {
+interface NodeUnavailableEvent {
   t: number;
   type: 'node-unavailable';
   pool: string;
@@ -125,7 +125,7 @@ export interface NodeUnavailableEvent {
   message: string;
   conditions: Condition[];
 }
-export interface NodeAvailableEvent {
+interface NodeAvailableEvent {
   t: number;
   type: 'node-available';
   pool: string;
@@ -135,7 +135,7 @@ export interface NodeAvailableEvent {
  * The pool was paused; `node` is the first failed node, when a node failed; `check` the health
  * check whose failure halted it (docs/apply.md "Health gates").
  */
-export interface HaltEvent {
+interface HaltEvent {
   t: number;
   type: 'halt';
   pool: string;
@@ -145,7 +145,7 @@ export interface HaltEvent {
   rollback?: true;
 }
 /** A health gate starts (docs/apply.md "Health gates"): its position and the checks it runs. */
-export interface GateStartEvent {
+interface GateStartEvent {
   t: number;
   type: 'gate-start';
   point: GatePositionPoint;
@@ -155,7 +155,7 @@ export interface GateStartEvent {
   checks: string[];
 }
 /** One measurement of one check at a gate. */
-export interface GateMeasureEvent {
+interface GateMeasureEvent {
   t: number;
   type: 'gate-measure';
   point: GatePositionPoint;
@@ -169,7 +169,7 @@ export interface GateMeasureEvent {
   mode?: 'observe';
 }
 /** Every enforcing check of the gate passed (`checks`; empty when all observe), after `seconds`. */
-export interface GatePassEvent {
+interface GatePassEvent {
   t: number;
   type: 'gate-pass';
   point: GatePositionPoint;
@@ -180,7 +180,7 @@ export interface GatePassEvent {
   seconds: number;
 }
 /** A check of the gate failed (the first, in check order); the others were stopped. */
-export interface GateFailEvent {
+interface GateFailEvent {
   t: number;
   type: 'gate-fail';
   point: GatePositionPoint;
@@ -213,7 +213,7 @@ export interface SilenceEvent {
  * "Health gates"): recorded, never acted on. `result: failed` is what it would have done
  * (`onFailure`), had it been enforced; the gate goes on with its enforcing checks.
  */
-export interface GateObserveEvent {
+interface GateObserveEvent {
   t: number;
   type: 'gate-observe';
   point: GatePositionPoint;
@@ -230,13 +230,13 @@ export interface GateObserveEvent {
   seconds: number;
 }
 /** apply --step stopped after one wave. */
-export interface StepEndEvent {
+interface StepEndEvent {
   t: number;
   type: 'step-end';
   pool: string;
   message: string;
 }
-export interface DoneEvent {
+interface DoneEvent {
   t: number;
   type: 'done';
   message?: string;
@@ -245,7 +245,7 @@ export interface DoneEvent {
  * A rollback starts (docs/apply.md "Rollback"): `planId` is the rollback plan's, `of` the plan it
  * reverses. The wave and node events that follow carry `rollback: true` until `rollback-done`.
  */
-export interface RollbackStartEvent {
+interface RollbackStartEvent {
   t: number;
   type: 'rollback-start';
   planId: string;
@@ -256,7 +256,7 @@ export interface RollbackStartEvent {
   message: string;
 }
 /** Every node of the rollback is back on the image it booted before the run. */
-export interface RollbackDoneEvent {
+interface RollbackDoneEvent {
   t: number;
   type: 'rollback-done';
   planId: string;
@@ -264,7 +264,7 @@ export interface RollbackDoneEvent {
   message?: string;
 }
 /** apply --retry lifted holds of the plan's pools (docs/apply.md "Holds"). */
-export interface HoldsClearedEvent {
+interface HoldsClearedEvent {
   t: number;
   type: 'holds-cleared';
   pools: string[];
@@ -276,7 +276,7 @@ export interface HoldsClearedEvent {
  * a plan the cluster moved away from or an edited plan file (`stale`), another apply's lock
  * (`locked`), a maintenance window or a plan the policy blocks (`policy`).
  */
-export type RefusalReason = 'held' | 'stale' | 'locked' | 'policy';
+type RefusalReason = 'held' | 'stale' | 'locked' | 'policy';
 
 /**
  * The apply was refused: under `--json` the last line on stdout, so a tool that reads only the
@@ -284,7 +284,7 @@ export type RefusalReason = 'held' | 'stale' | 'locked' | 'policy';
  * 0 for `apply --step` leaving the lock to an apply that is alive). `details`: the error's lines
  * (the holds, the differences).
  */
-export interface RefusedEvent {
+interface RefusedEvent {
   t: number;
   type: 'refused';
   reason: RefusalReason;
@@ -324,7 +324,7 @@ export type ApplyEvent =
   | RefusedEvent
   | SilenceEvent;
 
-export type ApplyEventType = ApplyEvent['type'];
+type ApplyEventType = ApplyEvent['type'];
 
 /** An event as the applier writes it, before it is stamped with `t`. */
 export type UnstampedEvent = ApplyEvent extends infer E ? (E extends ApplyEvent ? Omit<E, 't'> : never) : never;

@@ -97,7 +97,7 @@ export type EventReason =
   | 'RolloutHeld';
 
 /** What bootcplan did (events.k8s.io `action`). */
-export type EventAction = 'StartWave' | 'Uncordon' | 'Halt' | 'Pause' | 'Finish' | 'Apply' | 'CheckHealth';
+type EventAction = 'StartWave' | 'Uncordon' | 'Halt' | 'Pause' | 'Finish' | 'Apply' | 'CheckHealth';
 
 export interface ClusterEventRecord {
   regarding: ObjectRef;

@@ -54,7 +54,7 @@ export interface NotifyDocument {
   mode?: 'observe';
 }
 
-export interface ReporterOptions {
+interface ReporterOptions {
   /** The Rollout object's name: the spec's metadata.name. */
   rollout: string;
   /** The spec the plan was made from: the object's generation is observed only when its spec is this one. */
@@ -71,7 +71,7 @@ export interface ReporterOptions {
 }
 
 /** The final status of a run, from its result or its error (docs/design.md §3 exit codes). */
-export function finalStatusOf(
+function finalStatusOf(
   outcome: { result: ApplyResult } | { error: unknown },
   now: string,
   last: { core: StatusCore | null; failure: { node: string; message: string } | null },

@@ -17,7 +17,7 @@ import type { Plan } from '../../plan/types.ts';
 import { BOOTCPLAN_NAMESPACE } from '../../cluster/types.ts';
 
 /** Where a Rollout object lives: namespace openshift-bootcplan, named as the spec's metadata.name. */
-export function rolloutRef(name: string): ObjectRef {
+function rolloutRef(name: string): ObjectRef {
   return { apiVersion: 'bootcplan.dev/v1alpha1', kind: 'Rollout', name, namespace: BOOTCPLAN_NAMESPACE };
 }
 
@@ -117,7 +117,7 @@ export function statusOfEvent(e: ApplyEvent, plan: Plan, lastFailure: { node: st
 }
 
 /** "after wave 2/4 of pool worker", as the gate events place a gate. */
-export function gatePlace(e: { point: string; pool: string | null; wave: number | null; node?: string }, plan: Plan): string {
+function gatePlace(e: { point: string; pool: string | null; wave: number | null; node?: string }, plan: Plan): string {
   if (e.point === 'preflight') return 'before the first write (nothing was written)';
   if (e.point === 'afterNode') return `after node ${e.node} of pool ${e.pool}`;
   // A fleet canary's batch gate (docs/fleets.md "Health gates"): after its whole run soaked.
