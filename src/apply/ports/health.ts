@@ -23,8 +23,7 @@ export interface HealthSource {
 }
 
 /** Where a gate is evaluated: before the first write, after a wave, after a node, or a fleet's canary batch. */
-const GATE_POSITION_POINTS = ['preflight', 'afterWave', 'afterNode', 'batch'] as const;
-export type GatePositionPoint = (typeof GATE_POSITION_POINTS)[number];
+export type GatePositionPoint = 'preflight' | 'afterWave' | 'afterNode' | 'batch';
 
 /** Where the gate is (the simulator's fault script needs it; the kube source ignores it). */
 export interface GatePosition {
