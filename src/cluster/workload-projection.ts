@@ -8,7 +8,6 @@
  * pod overhead).
  */
 import { isPlainObject } from '../base/schema.ts';
-import type { LabelSelector } from '../base/api-types.ts';
 import type { KObject } from './objects.ts';
 import type { BudgetStatus, DrainBudget, DrainPod, IntOrPercent, SnapshotWorkloads, Toleration } from './workloads.ts';
 
@@ -150,7 +149,7 @@ export function projectBudget(o: KObject): DrainBudget | BudgetProblem {
     maxUnavailable,
     unhealthyPodEvictionPolicy: policy === 'IfHealthyBudget' || policy === 'AlwaysAllow' ? policy : null,
     generation: num(o.metadata.generation),
-    selector: isPlainObject(spec.selector) ? (spec.selector as LabelSelector) : null,
+    selector: isPlainObject(spec.selector) ? (spec.selector) : null,
     status: budgetStatus(status),
   };
 }
