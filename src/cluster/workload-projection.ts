@@ -149,7 +149,7 @@ export function projectBudget(o: KObject): DrainBudget | BudgetProblem {
     maxUnavailable,
     unhealthyPodEvictionPolicy: policy === 'IfHealthyBudget' || policy === 'AlwaysAllow' ? policy : null,
     generation: num(o.metadata.generation),
-    selector: isPlainObject(spec.selector) ? (spec.selector) : null,
+    selector: isPlainObject(spec.selector) ? spec.selector : null,
     status: budgetStatus(status),
   };
 }
@@ -245,6 +245,17 @@ export class WorkloadCollector {
       });
     }
     return null;
+  }
+
+  /** Takes in what another collector kept (one per list, so that a restarted list starts over). */
+  merge(other: WorkloadCollector): void {
+    this.pods.push(...other.pods);
+    this.budgets.push(...other.budgets);
+    this.controllers.push(...other.controllers);
+    for (const [k, v] of other.claimVolume) this.claimVolume.set(k, v);
+    for (const [k, v] of other.volumeHost) this.volumeHost.set(k, v);
+    this.seen ||= other.seen;
+    this.unscheduledPods += other.unscheduledPods;
   }
 
   /**
