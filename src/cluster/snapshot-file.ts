@@ -24,6 +24,7 @@ import type { ClusterSnapshot, KObject } from './types.ts';
 import { isKObject, objectShapeProblem } from './kinds.ts';
 import { SNAPSHOT_SERVER_ANNOTATION, serverHost } from './identity.ts';
 import { isKeptKind, snapshotFromObjects } from './snapshot.ts';
+import { isWorkloadKind, projectBudget } from './workload-projection.ts';
 
 interface LoadedSnapshot {
   snapshot: ClusterSnapshot | null;
@@ -179,20 +180,39 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
       });
       return;
     }
-    // The kinds the snapshot keeps: every field their views name (src/cluster/kinds.ts).
-    const field = isKeptKind(o) ? objectShapeProblem(o, o.kind) : null;
-    if (field) {
-      pending.push({
-        code: 'snapshot-invalid',
-        path: path ? `${path}.${field.path}` : field.path,
-        message: `object ${describe(o)}: ${field.path}: ${field.message}`,
-        expected: `${field.expected}, as the API server stores it`,
-        hint: 'snapshots are written by `bootcplan snapshot` or `kubectl get -o yaml`; check this field',
-      });
+    const problem = keptShapeProblem(o, path) ?? budgetProblem(o, path);
+    if (problem) {
+      pending.push(problem);
       return;
     }
     objects.push(o);
   }
+}
+
+/** The kinds the snapshot keeps: every field their views name (src/cluster/kinds.ts). */
+function keptShapeProblem(o: KObject, path: string): DiagnosticInput | null {
+  const field = isKeptKind(o) ? objectShapeProblem(o, o.kind) : null;
+  if (!field) return null;
+  return {
+    code: 'snapshot-invalid',
+    path: path ? `${path}.${field.path}` : field.path,
+    message: `object ${describe(o)}: ${field.path}: ${field.message}`,
+    expected: `${field.expected}, as the API server stores it`,
+    hint: 'snapshots are written by `bootcplan snapshot` or `kubectl get -o yaml`; check this field',
+  };
+}
+
+/** A PodDisruptionBudget the API server would refuse (both fields, a percentage that is not one). */
+function budgetProblem(o: KObject, path: string): DiagnosticInput | null {
+  const budget = o.kind === 'PodDisruptionBudget' && isWorkloadKind(o) ? projectBudget(o) : null;
+  if (!budget || !('path' in budget)) return null;
+  return {
+    code: 'snapshot-invalid',
+    path: path ? `${path}.${budget.path}` : budget.path,
+    message: `object ${describe(o)}: ${budget.path}: ${budget.message}`,
+    expected: `${budget.expected}, as the API server validates it`,
+    hint: 'the API server refuses such a PodDisruptionBudget: fix it, or regenerate the file with `bootcplan snapshot`',
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { type ClusterSnapshot, type KObject, BOOTCPLAN_NAMESPACE, LOCK_NAME, PROGRESS_NAME } from './types.ts';
 import type { BootEntry, BootcNodeObject, NodeObject } from './kinds.ts';
 import { KUBE_SYSTEM_NAMESPACE } from './identity.ts';
+import { WorkloadCollector } from './workload-projection.ts';
 
 const apiGroup = (apiVersion: string) => {
   const slash = apiVersion.indexOf('/');
@@ -92,6 +93,7 @@ export function snapshotFromObjects(objects: readonly KObject[], source: string,
   snap.server = server;
   const lists: Record<ListField, KObject[]> = snap;
   const singletons: Record<SingletonField, KObject | null> = snap;
+  const workloads = new WorkloadCollector();
   for (const o of objects) {
     const key = `${apiGroup(o.apiVersion)}/${o.kind}`;
     const list = LISTS[key];
@@ -99,6 +101,8 @@ export function snapshotFromObjects(objects: readonly KObject[], source: string,
       lists[list].push(o);
       continue;
     }
+    // A budget whose spec the API server would refuse was refused where the file came in.
+    if (workloads.add(o) !== null) continue;
     for (const s of SINGLETONS) {
       if (s.key === key && o.metadata.name === s.name && (s.namespace === undefined || o.metadata.namespace === s.namespace)) {
         singletons[s.field] = o;
@@ -106,6 +110,10 @@ export function snapshotFromObjects(objects: readonly KObject[], source: string,
     }
   }
   for (const list of Object.values(LISTS)) lists[list].sort(byName);
+  const nodeOfHost = new Map(snap.nodes.map((n) => [n.metadata.labels?.['kubernetes.io/hostname'] ?? n.metadata.name, n.metadata.name]));
+  snap.workloads = workloads.finish((h) => nodeOfHost.get(h) ?? h);
+  // The workloads stay out of the fingerprint (docs/apply.md "Drain forecast"): pods restart and
+  // move all the time, and a saved plan is not refused for that; apply re-reads them per node.
   snap.fingerprint = fingerprintOf(snap);
   return snap;
 }

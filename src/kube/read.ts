@@ -8,7 +8,10 @@ import { snapshotFromObjects } from '../cluster/snapshot.ts';
 import { serverHost } from '../cluster/identity.ts';
 import { NotFoundError } from '../apply/ports/driver.ts';
 import type { KubeClient } from './rest.ts';
-import { SNAPSHOT_SOURCES, collectionPath, objectPath, type SnapshotSource } from './resources.ts';
+import { KubeApiError } from './api-errors.ts';
+import { SNAPSHOT_SOURCES, WORKLOAD_SOURCES, collectionPath, objectPath, type SnapshotSource } from './resources.ts';
+import { WorkloadCollector } from '../cluster/workload-projection.ts';
+import type { SnapshotWorkloads } from '../cluster/workloads.ts';
 
 export interface LiveRead {
   objects: KObject[];
@@ -57,7 +60,40 @@ export async function readLiveObjects(client: KubeClient): Promise<LiveRead> {
   return { objects: results.flat(), notInstalled: [...notInstalled] };
 }
 
+/**
+ * The workloads of the drain forecast: each kind listed in pages, every page projected as it
+ * arrives (the raw objects are not kept). A kind the server refuses to list (403: the
+ * ServiceAccount lacks `list`, as before the drain forecast) or does not serve gives no workloads.
+ */
+async function readLiveWorkloads(client: KubeClient): Promise<WorkloadCollector | null> {
+  try {
+    const parts = await Promise.all(
+      WORKLOAD_SOURCES.map(async (type) => {
+        let part = new WorkloadCollector();
+        await client.list(
+          collectionPath(type),
+          type,
+          { what: `list ${type.plural}` },
+          (o) => part.add(cleanObject(o, type.apiVersion, type.kind)),
+          () => (part = new WorkloadCollector()),
+        );
+        return part;
+      }),
+    );
+    const all = new WorkloadCollector();
+    for (const p of parts) all.merge(p);
+    return all;
+  } catch (err) {
+    if (err instanceof NotFoundError || (err instanceof KubeApiError && err.status === 403)) return null;
+    throw err;
+  }
+}
+
 export async function readLiveSnapshot(client: KubeClient): Promise<ClusterSnapshot> {
-  const { objects } = await readLiveObjects(client);
-  return snapshotFromObjects(objects, `live:${client.contextName}`, serverHost(client.server));
+  const [{ objects }, workloads] = await Promise.all([readLiveObjects(client), readLiveWorkloads(client)]);
+  const snap = snapshotFromObjects(objects, `live:${client.contextName}`, serverHost(client.server));
+  const nodeOfHost = new Map(snap.nodes.map((n) => [n.metadata.labels?.['kubernetes.io/hostname'] ?? n.metadata.name, n.metadata.name]));
+  const projected: SnapshotWorkloads | null = workloads?.finish((h) => nodeOfHost.get(h) ?? h) ?? null;
+  snap.workloads = projected;
+  return snap;
 }

@@ -23,6 +23,12 @@ export const RESOURCES: readonly ResourceType[] = [
   T('v1', 'Namespace', 'namespaces', false),
   T('coordination.k8s.io/v1', 'Lease', 'leases', true),
   T('policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true),
+  // The drain forecast's workloads (src/cluster/workload-projection.ts), listed in pages.
+  T('v1', 'PersistentVolumeClaim', 'persistentvolumeclaims', true),
+  T('v1', 'PersistentVolume', 'persistentvolumes', false),
+  T('apps/v1', 'ReplicaSet', 'replicasets', true),
+  T('apps/v1', 'Deployment', 'deployments', true),
+  T('apps/v1', 'StatefulSet', 'statefulsets', true),
   T('machineconfiguration.openshift.io/v1', 'MachineConfigPool', 'machineconfigpools', false),
   T('machineconfiguration.openshift.io/v1', 'MachineConfig', 'machineconfigs', false),
   T('node.bootc.dev/v1alpha1', 'BootcNodePool', 'bootcnodepools', false),
@@ -108,6 +114,17 @@ export const SNAPSHOT_SOURCES: readonly SnapshotSource[] = [
   { field: 'lock', type: R('Lease'), name: LOCK_NAME, namespace: BOOTCPLAN_NAMESPACE },
   { field: 'progress', type: R('ConfigMap'), name: PROGRESS_NAME, namespace: BOOTCPLAN_NAMESPACE },
 ];
+
+/** The workload kinds the drain forecast reads, listed in pages and projected as each page arrives. */
+export const WORKLOAD_SOURCES: readonly ResourceType[] = [
+  'Pod',
+  'PodDisruptionBudget',
+  'PersistentVolumeClaim',
+  'PersistentVolume',
+  'ReplicaSet',
+  'Deployment',
+  'StatefulSet',
+].map(R);
 
 export const LEASE = R('Lease');
 export const CONFIGMAP = R('ConfigMap');

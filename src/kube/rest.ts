@@ -272,14 +272,18 @@ export class KubeClient {
     path: string,
     expected: Expected<K>,
     o: Omit<RequestOptions, 'body' | 'contentType' | 'expect'> = {},
+    each?: (item: ViewOf<K>) => void,
+    restarted?: () => void,
   ): Promise<ListAnswer<ViewOf<K>>> {
     try {
-      return await this.listPages(path, expected, o);
+      return await this.listPages(path, expected, o, each);
     } catch (err) {
       if (!(err instanceof ContinueExpired)) throw err;
     }
+    // The items `each` took are read again: its owner starts over.
+    restarted?.();
     try {
-      return await this.listPages(path, expected, o);
+      return await this.listPages(path, expected, o, each);
     } catch (err) {
       if (!(err instanceof ContinueExpired)) throw err;
       throw new KubeRequestError(
@@ -291,7 +295,13 @@ export class KubeClient {
     }
   }
 
-  private async listPages<K extends string>(path: string, expected: Expected<K>, o: RequestOptions): Promise<ListAnswer<ViewOf<K>>> {
+  /** `each`: takes every item as its page arrives, and the answer's items stay empty (memory bounded by what `each` keeps). */
+  private async listPages<K extends string>(
+    path: string,
+    expected: Expected<K>,
+    o: RequestOptions,
+    each?: (item: ViewOf<K>) => void,
+  ): Promise<ListAnswer<ViewOf<K>>> {
     const items: ViewOf<K>[] = [];
     const seen = new Set<string>();
     let bytes = 0;
@@ -321,7 +331,9 @@ export class KubeClient {
           HINT_NOT_API_SERVER,
         );
       }
-      for (const it of page.items) items.push(it);
+      for (const it of page.items)
+        if (each) each(it);
+        else items.push(it);
       resourceVersion = typeof page.metadata?.resourceVersion === 'string' ? page.metadata.resourceVersion : resourceVersion;
       const next = page.metadata?.continue;
       if (next === undefined || next === '' || next === null) return { items, resourceVersion };

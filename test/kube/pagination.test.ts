@@ -98,6 +98,27 @@ t('a continue token that expired (410 Gone) restarts the list once; a second exp
   assert.is(g.hits.length, 4);
 });
 
+t('each: every item taken as its page arrives, none kept; a restart (410) says so before the pages come again', async () => {
+  const expire = new Set(['rv100-20']);
+  const f = await fakeApi((req, res) => servePages(req, res, { expire }));
+  const c = clientOf(f.url, { listPageSize: 10 });
+  let taken: string[] = [];
+  let restarts = 0;
+  const list = await c.list(
+    '/api/v1/nodes',
+    { kind: 'Node' },
+    {},
+    (o) => taken.push(o.metadata.name),
+    () => {
+      restarts++;
+      taken = [];
+    },
+  );
+  assert.equal(list.items, [], 'the answer keeps nothing');
+  assert.is(restarts, 1);
+  assert.equal(taken, names(NODES), 'every object once after the restart');
+});
+
 t('a server that hands out the same continue token forever is a clean error after one repeat', async () => {
   const f = await fakeApi((req, res) => servePages(req, res, { loop: true }));
   await cleanFailure(clientOf(f.url, { listPageSize: 10 }).list('/api/v1/nodes', { kind: 'Node' }), /keeps answering with continue tokens/);
