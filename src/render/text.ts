@@ -31,6 +31,7 @@ import {
   naturalCompare,
   nodesLine,
   type Colors,
+  outOfServiceWords,
 } from './format.ts';
 
 export interface TextOptions {
@@ -201,10 +202,11 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boole
   if (pool.waves.length && pool.rollout === 'slots') {
     out.push(
       c.dim(
-        `  in slots, in this order (re-planned every ${plural(pool.waveSize, 'admission')}: ${plural(pool.waves.length, 'batch', 'batches')}), est. ${formatDuration(pool.estimatedSeconds)} (in waves: ${formatDuration(pool.wavesEstimatedSeconds ?? pool.estimatedSeconds)})`,
+        `  in slots, in this order (re-planned every ${plural(pool.waveSize, 'admission')}: ${plural(pool.waves.length, 'batch', 'batches')}), est. ${formatDuration(pool.estimatedSeconds)} (in waves: ${formatDuration(pool.wavesEstimatedSeconds ?? pool.estimatedSeconds)}); ${outOfServiceWords([pool])}`,
       ),
     );
-  } else if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${soakWords(pool)}`));
+  } else if (pool.waves.length)
+    out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${soakWords(pool)}; ${outOfServiceWords([pool])}`));
   // Only when the cluster sets it, so plans without it read as before (docs/apply.md "Reboot timeout").
   if (pool.rebootTimeoutSeconds !== undefined) out.push(c.dim(`  reboot wait: ${rebootWait(NODE_WAIT_SECONDS, pool.rebootTimeoutSeconds).words}`));
   const gates = poolGatesLine(pool);
