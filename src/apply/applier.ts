@@ -55,6 +55,7 @@ import { SilenceKeeper, type SilencePort } from './gates/silences.ts';
 import { onBatchGateFailure, onGateFailure } from './gates/gate-failure.ts';
 import { checkHolds, finishRollback, startRollback } from './gates/holds.ts';
 import { interruptible, stopSafely, stopReasonOf, type Position } from './engine/interrupt.ts';
+import { NODE_WAIT_SECONDS } from '../domain/bootc-daemon.ts';
 
 export type { ApplyTimeouts } from './engine/context.ts';
 export type { ApplyOutcome, ApplyResult, StepWaitInfo } from './engine/result.ts';
@@ -62,7 +63,7 @@ export type { ApplyOutcome, ApplyResult, StepWaitInfo } from './engine/result.ts
 export const DEFAULT_TIMEOUTS: ApplyTimeouts = {
   lockTtlSeconds: 300,
   stagingSeconds: 600,
-  nodeSeconds: 1800,
+  nodeSeconds: NODE_WAIT_SECONDS,
   budgetSeconds: 1800,
   waitAfterSeconds: 900,
   mcoStartSeconds: 300,

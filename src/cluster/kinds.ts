@@ -54,7 +54,12 @@ export type BootcNodeObject = KObject<BootcNodeSpec, BootcNodeStatus>;
 interface BootcNodePoolSpec {
   image?: { ref?: string | null } | null;
   nodeSelector?: ClusterLabelSelector | null;
-  rollout?: { paused?: boolean | null; maxUnavailable?: number | string | null; drainTimeoutSeconds?: number | null } | null;
+  rollout?: {
+    paused?: boolean | null;
+    maxUnavailable?: number | string | null;
+    drainTimeoutSeconds?: number | null;
+    rebootTimeoutSeconds?: number | null;
+  } | null;
   disruption?: { rebootPolicy?: string | null } | null;
 }
 interface BootcNodePoolStatus {
@@ -271,7 +276,7 @@ const SHAPES: Record<keyof KindViews, ObjectSchema> = {
     {
       image: fields({ ref: str }),
       nodeSelector: selector,
-      rollout: fields({ paused: bool, maxUnavailable: intOrString, drainTimeoutSeconds: num }),
+      rollout: fields({ paused: bool, maxUnavailable: intOrString, drainTimeoutSeconds: num, rebootTimeoutSeconds: num }),
       disruption: fields({ rebootPolicy: str }),
     },
     { targetDigest: str, observedGeneration: num, conditions },

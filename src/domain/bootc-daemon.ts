@@ -48,3 +48,21 @@ export interface BootcOperatorAbilities {
   softReboot: boolean;
 }
 export const INSTALLED_BOOTC_OPERATOR: BootcOperatorAbilities = { softReboot: false };
+
+/** bootcplan's own bound on the wait for a node to come back on the target after its reboot request. */
+export const NODE_WAIT_SECONDS = 1800;
+
+/**
+ * The bound of a bootc node's reboot wait (docs/apply.md "Reboot timeout"): bootcplan's own
+ * (`own`, NODE_WAIT_SECONDS unless an apply sets another) and the BootcNodePool's
+ * `spec.rollout.rebootTimeoutSeconds` (`pool`, absent: not set), after which the operator gives
+ * the reboot up. The wait ends at the shorter; `words` names both whenever the pool sets one.
+ */
+export function rebootWait(own: number, pool: number | undefined): { seconds: number; words: string } {
+  const span = (s: number): string => (s % 60 === 0 || s >= 600 ? `${Math.round(s / 60)}m` : `${s}s`);
+  if (pool === undefined) return { seconds: own, words: span(own) };
+  const field = `the BootcNodePool's spec.rollout.rebootTimeoutSeconds (${pool}s)`;
+  if (pool === own) return { seconds: own, words: `${span(own)}: bootcplan's own bound and ${field} agree` };
+  if (pool < own) return { seconds: pool, words: `${span(pool)}: ${field}, shorter than bootcplan's own bound (${span(own)})` };
+  return { seconds: own, words: `${span(own)}: bootcplan's own bound, shorter than ${field}` };
+}

@@ -80,7 +80,18 @@ export function outOfServiceAtOnce(pool: { waves: readonly (readonly string[])[]
   return Math.max(...pool.waves.map((w) => w.length)) + pool.unavailableNow.length;
 }
 
+/**
+ * The figure every renderer shows (text, Markdown, HTML): the most nodes out of service at once
+ * over `pools`, and how many of those were out of service already (of pools that roll out).
+ */
+export function outOfServiceFigure(pools: readonly { waves: readonly (readonly string[])[]; unavailableNow: readonly string[] }[]): {
+  atOnce: number;
+  already: number;
+} {
+  return { atOnce: planOutOfServiceAtOnce(pools), already: pools.filter((p) => p.waves.length).reduce((n, p) => n + p.unavailableNow.length, 0) };
+}
+
 /** The most nodes out of service at once over a plan whose pools roll out one after another. */
-export function planOutOfServiceAtOnce(pools: readonly { waves: readonly (readonly string[])[]; unavailableNow: readonly string[] }[]): number {
+function planOutOfServiceAtOnce(pools: readonly { waves: readonly (readonly string[])[]; unavailableNow: readonly string[] }[]): number {
   return Math.max(0, ...pools.map(outOfServiceAtOnce));
 }

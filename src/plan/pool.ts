@@ -63,6 +63,8 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
   };
   if (rolloutOf(pool, ctx.report) === 'slots') plan.rollout = 'slots';
   if (p.stagingTimeoutSeconds !== undefined) plan.stagingTimeoutSeconds = p.stagingTimeoutSeconds;
+  const reboot = pool.bnp?.spec?.rollout?.rebootTimeoutSeconds;
+  if (typeof reboot === 'number' && reboot > 0) plan.rebootTimeoutSeconds = reboot;
   return { plan, drafts };
 }
 

@@ -179,6 +179,12 @@ export interface PlanPool {
    * 600 s, docs/design.md §7), so that plans of specs without it are the same as before it existed.
    */
   stagingTimeoutSeconds?: number;
+  /**
+   * The BootcNodePool's `spec.rollout.rebootTimeoutSeconds` as the snapshot read it, present only
+   * when the cluster sets it (bootc pools); apply's reboot wait ends at the shorter of it and
+   * bootcplan's own bound (src/domain/bootc-daemon.ts rebootWait).
+   */
+  rebootTimeoutSeconds?: number;
   maxUnavailable: { value: string | number; resolved: number; rule: string };
   /** Nodes in the pool now, up to date, and out of service before anything starts. */
   nodeCount: number;

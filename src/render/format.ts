@@ -1,5 +1,6 @@
 /** Small formatting helpers shared by the renderers (pure). */
 import pc from 'picocolors';
+import { outOfServiceFigure } from '../domain/budget.ts';
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
@@ -273,4 +274,14 @@ export function nodesLine(plan: {
   const inSlots = slots.reduce((n, p) => n + p.waves.flat().length, 0);
   const waves = s.waves - slots.reduce((n, p) => n + p.waves.length, 0);
   return `${plural(s.nodes, 'node')}: ${inSlots < s.nodes ? `${s.nodes - inSlots} in ${plural(waves, 'wave')}, ` : ''}${inSlots} in slots`;
+}
+
+/**
+ * "at most 3 nodes out of service at once (1 already out of service included)": the one figure
+ * of nodes out of service (src/domain/budget.ts outOfServiceFigure) as text and Markdown say it;
+ * the HTML report says the same from the same function.
+ */
+export function outOfServiceWords(pools: Parameters<typeof outOfServiceFigure>[0]): string {
+  const { atOnce, already } = outOfServiceFigure(pools);
+  return `at most ${plural(atOnce, 'node')} out of service at once${already ? ` (${already} already out of service included)` : ''}`;
 }

@@ -7,7 +7,7 @@
 import type { Plan, PlanHealthCheck, PlanPool } from '../plan/types.ts';
 import type { Diagnostic } from '../base/diagnostics.ts';
 import { scheduleLine } from './window-wording.ts';
-import { formatDuration, plural, foldNames, naturalCompare, rebootMix, riskTally, nodesLine } from './format.ts';
+import { formatDuration, plural, foldNames, naturalCompare, rebootMix, riskTally, nodesLine, outOfServiceWords } from './format.ts';
 import { planLine } from './text.ts';
 import { rollbackHeadline, rollbackFacts, poolRollbackRows, FORWARD_WAY_BACK } from './rollback.ts';
 import { checkKind, checkLabel, checkOnFailure, checkSource, checkWhat, checkWhen, gatesPhrase } from './health.ts';
@@ -66,7 +66,7 @@ function summaryTable(plan: Plan): string[] {
   out.push(`| Pools | ${plan.pools.length ? `${plan.pools.length}: ${escapeMarkdown(clipEnd(plan.pools.map((p) => p.name).join(', '), 300))}` : 'none'} |`);
   const inSlots = plan.pools.some((p) => p.rollout === 'slots');
   out.push(
-    `| Nodes | ${inSlots ? md(nodesLine(plan).replace(/^\d+ nodes?: /, `${s.nodes} to update: `)) : `${md(s.nodes)} to update in ${md(plural(s.waves, 'wave'))}`}${s.blocked ? `; **${md(s.blocked)} not scheduled**` : ''} |`,
+    `| Nodes | ${inSlots ? md(nodesLine(plan).replace(/^\d+ nodes?: /, `${s.nodes} to update: `)) : `${md(s.nodes)} to update in ${md(plural(s.waves, 'wave'))}`}${s.blocked ? `; **${md(s.blocked)} not scheduled**` : ''}${s.nodes ? `; ${md(outOfServiceWords(plan.pools))}` : ''} |`,
   );
   out.push(`| Reboots | ${soft} soft, ${hard} hard${unknown ? `, ${unknown} not yet known (decided once staged; counted as hard)` : ''} |`);
   out.push(`| Estimated duration | ${md(formatDuration(s.estimatedSeconds))} |`);

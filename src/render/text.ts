@@ -15,6 +15,7 @@ import { rollbackTextLines, poolWayBack } from './rollback.ts';
 import { VERB, SYMBOL, poolKind, selfNodeSentence, wordOf } from './vocabulary.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
 import { silenceLines } from './silences.ts';
+import { NODE_WAIT_SECONDS, rebootWait } from '../domain/bootc-daemon.ts';
 import {
   colors,
   formatDuration,
@@ -30,6 +31,7 @@ import {
   naturalCompare,
   nodesLine,
   type Colors,
+  outOfServiceWords,
 } from './format.ts';
 
 export interface TextOptions {
@@ -200,10 +202,13 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boole
   if (pool.waves.length && pool.rollout === 'slots') {
     out.push(
       c.dim(
-        `  in slots, in this order (re-planned every ${plural(pool.waveSize, 'admission')}: ${plural(pool.waves.length, 'batch', 'batches')}), est. ${formatDuration(pool.estimatedSeconds)} (in waves: ${formatDuration(pool.wavesEstimatedSeconds ?? pool.estimatedSeconds)})`,
+        `  in slots, in this order (re-planned every ${plural(pool.waveSize, 'admission')}: ${plural(pool.waves.length, 'batch', 'batches')}), est. ${formatDuration(pool.estimatedSeconds)} (in waves: ${formatDuration(pool.wavesEstimatedSeconds ?? pool.estimatedSeconds)}); ${outOfServiceWords([pool])}`,
       ),
     );
-  } else if (pool.waves.length) out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${soakWords(pool)}`));
+  } else if (pool.waves.length)
+    out.push(c.dim(`  ${plural(pool.waves.length, 'wave')}, est. ${formatDuration(pool.estimatedSeconds)}${soakWords(pool)}; ${outOfServiceWords([pool])}`));
+  // Only when the cluster sets it, so plans without it read as before (docs/apply.md "Reboot timeout").
+  if (pool.rebootTimeoutSeconds !== undefined) out.push(c.dim(`  reboot wait: ${rebootWait(NODE_WAIT_SECONDS, pool.rebootTimeoutSeconds).words}`));
   const gates = poolGatesLine(pool);
   if (gates) out.push(c.cyan(`  health gates: ${gates}`));
   const way = wayBack ? poolWayBack(pool) : null;

@@ -57,7 +57,10 @@ s('a 10,000-node plan renders under 60,000 characters with its summary intact', 
   assert.ok(md.length <= MARKDOWN_LIMIT, `${md.length} characters`);
   assert.ok(md.startsWith('<!-- bootcplan:plan spec=big.yaml -->\n'));
   const head = headOf(md);
-  assert.match(head, /\| Nodes \| 9995 to update in 11 waves; \*\*5 not scheduled\*\* \|/);
+  assert.match(
+    head,
+    /\| Nodes \| 9995 to update in 11 waves; \*\*5 not scheduled\*\*; at most 1000 nodes out of service at once \(5 already out of service included\) \|/,
+  );
   assert.match(head, /\| Reboots \| 1500 soft, 1500 hard, 6995 not yet known/);
   assert.match(head, /\| `worker` \| BootcNodePool \| 9995 of 10000 \| 11 \| 995 \|/);
   assert.match(md, /1500 nodes: sha256:[0-9a-f]{8}… → sha256:[0-9a-f]{8}…, soft reboot, staged, waves 1-2/);

@@ -13,6 +13,7 @@ import type { NodeOutcome, RebootEnd } from '../engine/context.ts';
 import type { PoolContext } from './context.ts';
 import { retry } from '../engine/retry.ts';
 import { atTarget, bootedFrom, bootcNodeIn, peek, viewIn } from '../ports/views.ts';
+import { rebootWait } from '../../domain/bootc-daemon.ts';
 
 /**
  * The write-ahead entry of a cordon, in memory: cordonNow writes it with the cordon (the
@@ -97,6 +98,7 @@ export async function runBootcNode(ctx: PoolContext, pool: PlanPool, k: number, 
         await retry(() => ctx.driver.setDesiredImageState(name, 'Booted'));
         ctx.emit({ type: 'reboot', pool: pool.name, node: name, wave: k, kind });
       }
+      const bound = rebootWait(ctx.timeouts.nodeSeconds, pool.rebootTimeoutSeconds);
       const r = await ctx.driver.waitFor(
         (s): RebootEnd | null => {
           const x = viewIn(s, name);
@@ -106,11 +108,11 @@ export async function runBootcNode(ctx: PoolContext, pool: PlanPool, k: number, 
           if (atTarget(pool, x) && idle?.status === 'True' && x.ready) return { ok: true as const };
           return null;
         },
-        { timeoutSeconds: ctx.timeouts.nodeSeconds, description: `${name} booted into the target` },
+        { timeoutSeconds: bound.seconds, description: `${name} booted into the target` },
       );
       if (!r) {
         const x = await peek(ctx.driver, (s) => viewIn(s, name));
-        return fail(`not back on the target within ${Math.round(ctx.timeouts.nodeSeconds / 60)}m`, x?.conditions ?? []);
+        return fail(`not back on the target within ${bound.words}`, x?.conditions ?? []);
       }
       if ('gone' in r) return fail('the Node was deleted during its update', []);
       if ('failed' in r) return fail('Degraded after the reboot', r.conditions ?? []);

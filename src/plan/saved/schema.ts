@@ -202,6 +202,7 @@ const pool = obj(
     rollout: { type: 'string', enum: ['slots'] },
     wavesEstimatedSeconds: num,
     stagingTimeoutSeconds: { type: 'integer', min: 1 },
+    rebootTimeoutSeconds: { type: 'integer', min: 1 },
     inheritedBy: list(str),
     gates,
     rollback: obj({ available: bool, to: strOrNull, via: str, download: bool, why: strOrNull, refusedBy: { type: 'string', enum: ROLLBACK_REFUSED_BY } }, [

@@ -20,7 +20,7 @@ import { specChangesTitle } from '../spec-diff.ts';
 import { forDisplay } from '../secrets.ts';
 import { formatDuration, formatCount, foldNames, groupNodes, describeGroup, naturalCompare, shortDigest, rebootMix, riskTally } from '../format.ts';
 import { planLine } from '../text.ts';
-import { planOutOfServiceAtOnce } from '../../domain/budget.ts';
+import { outOfServiceFigure } from '../../domain/budget.ts';
 import { waitText, windowsSummary } from '../rehearsal-windows.ts';
 import { healthSection, silencesSection, poolGatesHtml, GATE_CSS } from './health.ts';
 import { buildTimeline } from '../timeline.ts';
@@ -386,7 +386,6 @@ ${nodeTable(p, sched)}${selfNodeSentence(p) ? `\n<p>Last: ${escapeHtml(selfNodeS
 
 /** The Waves card's figure: the most nodes out of service at once, those already out included (domain/budget.ts). */
 function outOfServiceSub(plan: Plan): string {
-  const peak = planOutOfServiceAtOnce(plan.pools);
-  const already = plan.pools.filter((p) => p.waves.length).reduce((n, p) => n + p.unavailableNow.length, 0);
+  const { atOnce: peak, already } = outOfServiceFigure(plan.pools);
   return `at most <span data-out-of-service="${escapeHtml(peak)}">${pluralHtml(peak, 'node')}</span> out of service at once${already ? ` (${countHtml(already)} already out of service included)` : ''}`;
 }
