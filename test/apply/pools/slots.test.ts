@@ -91,9 +91,9 @@ s('plan: an MCO pool with rollout: slots is refused with a positioned error', ()
 s('plan file: a 1.1 plan reads back; an unknown version is refused naming both', () => {
   const plan = planWith(spec('slots'), cluster(4), D).plan;
   assert.is(parsePlanFile(JSON.stringify(plan), 'p.json').plan?.id, plan.id);
-  const d = parsePlanFile(JSON.stringify({ ...plan, formatVersion: '1.3' }), 'p.json').diagnostics[0];
+  const d = parsePlanFile(JSON.stringify({ ...plan, formatVersion: '1.4' }), 'p.json').diagnostics[0];
   assert.is(d.code, 'plan-format-unsupported');
-  assert.match(d.message, /1\.0, 1\.1 and 1\.2/);
+  assert.match(d.message, /1\.0, 1\.1, 1\.2 and 1\.3/);
 });
 
 s('apply: slots refill as nodes come back, never more than maxUnavailable out, every node once, faster than waves', async () => {
