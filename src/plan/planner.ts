@@ -20,10 +20,12 @@ import { planHealth, gateCount } from './health.ts';
 import { planSilences } from './silences.ts';
 import { forecastRollback } from './rollback-forecast.ts';
 import { inheritingPools, planInheritance } from './inherited-pools.ts';
+import { planConcurrency } from './concurrency.ts';
 import {
   PLAN_FORMAT_VERSION,
   PLAN_FORMAT_VERSION_SLOTS,
   PLAN_FORMAT_VERSION_HEALTH,
+  PLAN_FORMAT_VERSION_CONCURRENT,
   type Plan,
   type PlanChange,
   type PlanClusterInfo,
@@ -89,11 +91,13 @@ export function buildPlan(input: PlanInput): Plan {
   const changes: PlanChange[] = drafts.map((c, i) => ({ ...c, order: i + 1 }));
   const pools = plannedPools.map((x) => x.plan);
   forecastRollbacks(pools, snapshot);
+  const concurrency = planConcurrency(spec, snapshot, pools, report);
   const sorted = sortDiagnostics(diagnostics);
   const checks = health.checks;
   const body: Omit<Plan, 'id'> = {
-    formatVersion:
-      checks.length || silences.length
+    formatVersion: concurrency
+      ? PLAN_FORMAT_VERSION_CONCURRENT
+      : checks.length || silences.length
         ? PLAN_FORMAT_VERSION_HEALTH
         : pools.some((p) => p.rollout === 'slots')
           ? PLAN_FORMAT_VERSION_SLOTS
@@ -107,6 +111,8 @@ export function buildPlan(input: PlanInput): Plan {
     ...(checks.length ? { healthChecks: checks } : {}),
     // Likewise: a plan without silences keeps its bytes and its id.
     ...(silences.length ? { silences } : {}),
+    // Opt-in (src/plan/concurrency.ts): plans of specs without it keep their bytes and ids.
+    ...(concurrency ? { concurrency } : {}),
     diagnostics: sorted,
     durations,
     summary: summarize(changes, pools, sorted),

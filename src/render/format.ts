@@ -168,7 +168,7 @@ export function withFold(lines: string[], fold: { hidden: number; at: number }, 
 
 /** Replaces the few non-ASCII symbols the renderers use by plain ASCII. */
 export function toAscii(s: string): string {
-  return s.replace(/…/g, '...').replace(/→/g, '->').replace(/×/g, 'x').replace(/—/g, '-').replace(/·/g, '-');
+  return s.replace(/…/g, '...').replace(/→/g, '->').replace(/×/g, 'x').replace(/—/g, '-').replace(/·/g, '-').replace(/≤/g, '<=');
 }
 
 interface NodeGroupInput {

@@ -5,7 +5,7 @@
  * cluster (or a crafted plan file) carries no terminal control sequence, bidi override or line
  * break to the terminal (docs/safety.md "What is masked in outputs"); the only escape sequences written are the colours below.
  */
-import type { Plan, PlanChange, PlanNode, PlanPool } from '../plan/types.ts';
+import type { Plan, PlanChange, PlanConcurrency, PlanNode, PlanPool } from '../plan/types.ts';
 import { formatDiagnostic } from '../base/diagnostics.ts';
 import { changeDiff } from './diff.ts';
 import { scheduleLine } from './window-wording.ts';
@@ -97,6 +97,7 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
     out.push(...renderBootImages(plan, c), '');
   }
 
+  if (plan.concurrency) out.push(c.cyan(concurrencyLine(plan, plan.concurrency)), '');
   for (const pool of plan.pools) out.push(...renderPool(pool, c, opts, !plan.rollback), '');
   if (plan.healthChecks?.length) out.push(...renderHealth(plan, c), '');
   if (plan.silences?.length) out.push(c.bold('Silences:'), ...silenceLines(plan).map((l) => `  ${l}`), '');
@@ -108,6 +109,18 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
 }
 
 /** The errors, then the warnings, each under its heading. */
+/** Plan.concurrency in one line (docs/apply.md "Pools in parallel"). */
+function concurrencyLine(plan: Plan, cc: PlanConcurrency): string {
+  const together = cc.groups.filter((g) => g.length > 1).map((g) => g.join('+'));
+  const touched = plan.pools.reduce((n, p) => n + p.nodeCount, 0);
+  return [
+    `pools in parallel: ${together.length ? together.join(', ') : 'none (no two pools share a priority)'}`,
+    cc.maxUnavailable ? `cluster budget ${cc.maxUnavailable.resolved} of ${touched}` : 'no cluster budget',
+    ...(cc.spread ? [`spread ${cc.spread.key} ≤${cc.spread.maxPerValue}`] : []),
+    `on pool failure ${cc.onPoolFailure}`,
+  ].join(', ');
+}
+
 function diagnosticLines(plan: Plan, c: Colors): string[] {
   const out: string[] = [];
   const errs = plan.diagnostics.filter((d) => d.severity === 'error');

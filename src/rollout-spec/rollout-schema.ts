@@ -10,6 +10,7 @@ import { checkCron, isValidTimeZone, parseDurationSeconds } from '../domain/wind
 import { managedBootImagesSchema, bootImageSkewEnforcementSchema } from './bootimages-schema.ts';
 import { healthChecksSchema, checkPoolDrops } from './health-schema.ts';
 import { silencesSchema } from './silence-schema.ts';
+import { concurrencyFields } from './concurrency-schema.ts';
 
 /** `@sha256:` followed by exactly 64 lowercase hex characters (OCI digest, sha256 algorithm). */
 const DIGEST_REF_RE = /^[a-z0-9][a-z0-9._\-/:]*[a-z0-9]@sha256:[0-9a-f]{64}$/;
@@ -108,7 +109,8 @@ export const poolSchema: ObjectSchema = {
       min: -1000,
       max: 1000,
       defaultText: '10 (custom pools), 20 (worker), 30 (control plane)',
-      description: 'Pools roll in ascending priority, one pool at a time; ties by name.',
+      description:
+        'Pools roll in ascending priority, one pool at a time (ties by name); with spec.maxUnavailable, spec.spread or spec.onPoolFailure set, pools of equal priority are planned to roll at the same time.',
     },
     healthChecks: healthChecksSchema(true),
     silences: silencesSchema(true),
@@ -320,6 +322,7 @@ export const rolloutSchema: ObjectSchema = {
         },
         healthChecks: healthChecksSchema(false),
         silences: silencesSchema(false),
+        ...concurrencyFields,
       },
       check: checkPoolDrops,
     },

@@ -159,6 +159,16 @@ export interface SilencesSpec {
   enabled?: boolean;
 }
 
+/** What a halting pool does to the pools rolling beside it (docs/apply.md "Pools in parallel"). */
+export const ON_POOL_FAILURE = ['haltAll', 'haltPool'] as const;
+export type OnPoolFailure = (typeof ON_POOL_FAILURE)[number];
+
+/** At most maxPerValue nodes out of service share a value of node label `key`, across pools. */
+export interface SpreadSpec {
+  key: string;
+  maxPerValue: number;
+}
+
 export interface RolloutSpec {
   apiVersion: typeof SPEC_API_VERSION;
   kind: typeof SPEC_KIND;
@@ -171,5 +181,9 @@ export interface RolloutSpec {
     maintenanceWindows?: MaintenanceWindow[];
     healthChecks?: HealthCheckSpec[];
     silences?: SilencesSpec;
+    /** Cluster-wide budget: integer >= 1 or "N%" of the nodes the rollout touches. */
+    maxUnavailable?: number | string;
+    spread?: SpreadSpec;
+    onPoolFailure?: OnPoolFailure;
   };
 }

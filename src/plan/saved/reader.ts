@@ -33,7 +33,7 @@ function fail(
   code: string,
   message: string,
   at: { line: number; column: number } | null = null,
-  expected = 'a plan file (JSON, formatVersion 1.0, 1.1 or 1.2)',
+  expected = 'a plan file (JSON, formatVersion 1.0, 1.1, 1.2 or 1.3)',
 ): LoadedPlan {
   return {
     plan: null,

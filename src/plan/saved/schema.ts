@@ -20,6 +20,7 @@ import {
   ROLLBACK_SCOPES,
   HEALTH_CHECK_KINDS,
   ROLLBACK_REFUSED_BY,
+  POOL_FAILURE_POLICIES,
 } from '../types.ts';
 import { CONDITION_OPS, CONDITION_SUBJECTS } from '../../domain/health-condition.ts';
 import { originProblem } from '../../cluster/run-record.ts';
@@ -97,6 +98,7 @@ const node = obj(
     blockedBy: nullable({ type: 'string', enum: BLOCKED_BY }),
     conditions: list(condition),
     runsBootcplan: bool,
+    spreadValue: strOrNull,
   },
   ['name', 'zone', 'from', 'to', 'reboot', 'wave', 'staged', 'blockedBy'],
 );
@@ -264,6 +266,18 @@ const rollbackSection = obj(
   ['of', 'scope', 'pool', 'wave', 'trigger', 'source', 'leftovers', 'excluded'],
 );
 
+const concurrency = obj(
+  {
+    maxUnavailable: nullable(
+      obj({ value: { type: 'any', expected: 'a count or a percentage', check: () => {} }, resolved: { type: 'integer', min: 1 }, rule: str }),
+    ),
+    spread: nullable(obj({ key: str, maxPerValue: { type: 'integer', min: 1 } })),
+    onPoolFailure: { type: 'string', enum: POOL_FAILURE_POLICIES },
+    groups: list(list(str)),
+  },
+  ['maxUnavailable', 'spread', 'onPoolFailure', 'groups'],
+);
+
 const windowInfo = nullable(obj({ start: str, end: str, timezone: str, wavesThatFit: count }));
 
 export const planFileSchema: ObjectSchema = obj(
@@ -325,6 +339,7 @@ export const planFileSchema: ObjectSchema = obj(
     schedule: nullable(obj({ evaluatedAt: str, open: windowInfo, next: windowInfo, totalWaves: count })),
     reviewOnly: bool,
     rollback: rollbackSection,
+    concurrency,
   },
   ['formatVersion', 'id', 'spec', 'cluster', 'changes', 'bootImages', 'pools', 'diagnostics', 'durations', 'summary'],
 );
