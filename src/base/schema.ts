@@ -64,6 +64,39 @@ export function objectFieldOf(schema: ObjectSchema, name: string): ObjectSchema 
  */
 export const INT32_MAX = 2147483647;
 
+type CountOrPercentParse = (raw: unknown) => { ok: true } | { ok: false; code: string; message: string; expected: string; hint?: string };
+
+/**
+ * A count or a percentage field, as Kubernetes' IntOrString budgets are written (a pool's and the
+ * cluster's maxUnavailable, a Fleet's maxConcurrency): an int32 >= 1, or digits then "%" for 1..100
+ * percent. One JSON Schema for all of them; the field's own parser reports what is wrong.
+ */
+export function countOrPercentSchema(o: {
+  expected: string;
+  parse: CountOrPercentParse;
+  description: string;
+  default?: unknown;
+  defaultText?: string;
+}): Schema {
+  return {
+    type: 'any',
+    expected: o.expected,
+    description: o.description,
+    ...(o.default !== undefined ? { default: o.default } : {}),
+    ...(o.defaultText !== undefined ? { defaultText: o.defaultText } : {}),
+    json: {
+      oneOf: [
+        { type: 'integer', minimum: 1, maximum: INT32_MAX },
+        { type: 'string', pattern: '^0*([1-9][0-9]?|100)%$' },
+      ],
+    },
+    check(value, path, ctx) {
+      const r = o.parse(value);
+      if (!r.ok) ctx.report({ code: r.code, path, message: r.message, expected: r.expected, hint: r.hint });
+    },
+  };
+}
+
 /** A rule a schema node adds; it runs only on a value of the node's type (a string for a string node, a mapping for an object node). */
 type Hook<T = unknown> = (value: T, path: string, ctx: Ctx) => void;
 

@@ -5,7 +5,7 @@
  * pools that exist) are check hooks here; the effective spec of each cluster is validated as a
  * Rollout spec by spec-load.ts.
  */
-import { type Schema, type ObjectSchema, type Ctx, isPlainObject, objectFieldOf, INT32_MAX, firstIndexByName } from '../base/schema.ts';
+import { type Schema, type ObjectSchema, type Ctx, isPlainObject, objectFieldOf, INT32_MAX, firstIndexByName, countOrPercentSchema } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from '../rollout-spec/rollout-schema.ts';
 import { labelSelectorSchema } from '../rollout-spec/bootimages-schema.ts';
@@ -153,22 +153,12 @@ const strategySchema: ObjectSchema = {
       items: { type: 'string' },
       description: 'Cluster names; each rolls in a batch of its own, in this order, before the others. A canary failure stops the fleet.',
     },
-    maxConcurrency: {
-      type: 'any',
+    maxConcurrency: countOrPercentSchema({
       expected: MAX_CONCURRENCY_EXPECTED,
+      parse: parseMaxConcurrency,
       default: 1,
       description: 'Clusters per batch after the canaries: a count, or a percentage of the non-canary clusters that roll (floor, at least 1).',
-      json: {
-        oneOf: [
-          { type: 'integer', minimum: 1, maximum: INT32_MAX },
-          { type: 'string', pattern: '^0*([1-9][0-9]?|100)%$' },
-        ],
-      },
-      check(value, path, ctx) {
-        const r = parseMaxConcurrency(value);
-        if (!r.ok) ctx.report({ code: r.code, path, message: r.message, expected: r.expected, hint: r.hint });
-      },
-    },
+    }),
     batchSoakSeconds: { type: 'integer', min: 0, max: INT32_MAX, default: 0, description: 'Wait after each batch before the next one starts.' },
     batchTimeoutSeconds: {
       type: 'integer',

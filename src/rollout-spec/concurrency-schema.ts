@@ -4,27 +4,17 @@
  * the rules that need the cluster's nodes (a budget below 1 after rounding, a spread key no node
  * carries) are the planner's (src/plan/concurrency.ts).
  */
-import { type Schema, type ObjectSchema, INT32_MAX } from '../base/schema.ts';
+import { type Schema, type ObjectSchema, INT32_MAX, countOrPercentSchema } from '../base/schema.ts';
 import { parseMaxUnavailable, MAX_UNAVAILABLE_EXPECTED } from '../domain/budget.ts';
 import { ON_POOL_FAILURE } from './types.ts';
 
-const clusterMaxUnavailableSchema: Schema = {
-  type: 'any',
+const clusterMaxUnavailableSchema = countOrPercentSchema({
   expected: MAX_UNAVAILABLE_EXPECTED,
+  parse: parseMaxUnavailable,
   defaultText: 'no cluster-wide cap (each pool keeps its own)',
   description:
     "How many nodes may be out of service at once across every pool, those already out of service included: a count, or a percentage of the nodes the rollout touches rounded down (at least 1), as the pools' budgets are. Each pool keeps its own maxUnavailable inside it. Setting it lets pools of equal priority roll at the same time.",
-  json: {
-    oneOf: [
-      { type: 'integer', minimum: 1, maximum: INT32_MAX },
-      { type: 'string', pattern: '^0*([1-9][0-9]?|100)%$' },
-    ],
-  },
-  check(value, path, ctx) {
-    const r = parseMaxUnavailable(value);
-    if (!r.ok) ctx.report({ code: r.code, path, message: r.message, expected: r.expected, hint: r.hint });
-  },
-};
+});
 
 const spreadSchema: ObjectSchema = {
   type: 'object',

@@ -2,7 +2,7 @@
  * The Rollout schema (docs/design.md §4) as data. Static rules only: rules that need the cluster
  * (feature gates, platform, skew-enforcement status) are checked by the planner.
  */
-import { type Schema, type ObjectSchema, type Ctx, isPlainObject, INT32_MAX } from '../base/schema.ts';
+import { type ObjectSchema, type Ctx, isPlainObject, INT32_MAX, countOrPercentSchema } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import { REBOOT_POLICIES, ROLLOUTS, CPMS_STRATEGIES, SPEC_API_VERSION, SPEC_KIND } from './types.ts';
 import { parseMaxUnavailable, MAX_UNAVAILABLE_EXPECTED } from '../domain/budget.ts';
@@ -20,24 +20,14 @@ const TAG_REF_RE = /^[a-z0-9][a-z0-9._\-]*(?::\d+)?(?:\/[a-z0-9][a-z0-9._\-]*)+:
 
 export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-const maxUnavailableSchema: Schema = {
-  type: 'any',
+// parseMaxUnavailable (domain/budget.ts): an int32 >= 1, or digits then "%" for 1..100 percent.
+const maxUnavailableSchema = countOrPercentSchema({
   expected: MAX_UNAVAILABLE_EXPECTED,
+  parse: parseMaxUnavailable,
   description:
     'How many nodes of the pool may be out of service at once: a count, or a percentage of the pool rounded down (at least 1), as the MCO resolves it. Written to the MachineConfigPool and the BootcNodePool. The control plane takes one node at a time whatever this says.',
   default: 1,
-  // parseMaxUnavailable (domain/budget.ts): an int32 >= 1, or digits then "%" for 1..100 percent.
-  json: {
-    oneOf: [
-      { type: 'integer', minimum: 1, maximum: INT32_MAX },
-      { type: 'string', pattern: '^0*([1-9][0-9]?|100)%$' },
-    ],
-  },
-  check(value, path, ctx) {
-    const r = parseMaxUnavailable(value);
-    if (!r.ok) ctx.report({ code: r.code, path, message: r.message, expected: r.expected, hint: r.hint });
-  },
-};
+});
 
 export const poolSchema: ObjectSchema = {
   type: 'object',
