@@ -193,25 +193,42 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
 function keptShapeProblem(o: KObject, path: string): DiagnosticInput | null {
   const field = isKeptKind(o) ? objectShapeProblem(o, o.kind) : null;
   if (!field) return null;
-  return {
-    code: 'snapshot-invalid',
-    path: path ? `${path}.${field.path}` : field.path,
-    message: `object ${describe(o)}: ${field.path}: ${field.message}`,
-    expected: `${field.expected}, as the API server stores it`,
-    hint: 'snapshots are written by `bootcplan snapshot` or `kubectl get -o yaml`; check this field',
-  };
+  return fieldProblem(
+    o,
+    path,
+    field,
+    'as the API server stores it',
+    'snapshots are written by `bootcplan snapshot` or `kubectl get -o yaml`; check this field',
+  );
 }
 
 /** A PodDisruptionBudget the API server would refuse (both fields, a percentage that is not one). */
 function budgetProblem(o: KObject, path: string): DiagnosticInput | null {
   const budget = o.kind === 'PodDisruptionBudget' && isWorkloadKind(o) ? projectBudget(o) : null;
   if (!budget || !('path' in budget)) return null;
+  return fieldProblem(
+    o,
+    path,
+    budget,
+    'as the API server validates it',
+    'the API server refuses such a PodDisruptionBudget: fix it, or regenerate the file with `bootcplan snapshot`',
+  );
+}
+
+/** One field of an object the file holds, refused: at the object's path, naming the object. */
+function fieldProblem(
+  o: KObject,
+  path: string,
+  field: { path: string; message: string; expected: string },
+  expectedWhy: string,
+  hint: string,
+): DiagnosticInput {
   return {
     code: 'snapshot-invalid',
-    path: path ? `${path}.${budget.path}` : budget.path,
-    message: `object ${describe(o)}: ${budget.path}: ${budget.message}`,
-    expected: `${budget.expected}, as the API server validates it`,
-    hint: 'the API server refuses such a PodDisruptionBudget: fix it, or regenerate the file with `bootcplan snapshot`',
+    path: path ? `${path}.${field.path}` : field.path,
+    message: `object ${describe(o)}: ${field.path}: ${field.message}`,
+    expected: `${field.expected}, ${expectedWhy}`,
+    hint,
   };
 }
 
