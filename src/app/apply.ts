@@ -11,7 +11,7 @@
  */
 import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
-import { checkApplicable } from '../plan/saved/verify.ts';
+import { checkApplicable, refuseConcurrent } from '../plan/saved/verify.ts';
 import { checkClusterBinding, confirmSavedPlan, inFlightOf } from '../plan/saved/compare.ts';
 import { apply, type ApplyResult } from '../apply/applier.ts';
 import { refusedEvent, type ApplyEvent } from '../apply/ports/events.ts';
@@ -55,7 +55,6 @@ export async function applySavedPlan(ports: Ports, planfile: string, opts: Apply
 
 async function applySavedPlanFile(ports: Ports, planfile: string, opts: ApplyOptions): Promise<CommandResult> {
   const saved = readPlanFile(ports, planfile);
-  refuseConcurrent(saved);
   // Checked before any cluster access; re-planned with the planner's own phase durations (plan
   // has no flag for them), so a file cannot make waves look shorter to the windows.
   let specs: SpecForPlan;
@@ -79,20 +78,6 @@ async function applySavedPlanFile(ports: Ports, planfile: string, opts: ApplyOpt
 /** `apply -f SPEC`: plans and applies at once, which a person confirms (docs/design.md §2). */
 export async function applySpec(ports: Ports, opts: ApplySpecOptions): Promise<CommandResult> {
   return refusalsAsEvents(ports, opts, ports.now(), () => applySpecFile(ports, opts));
-}
-
-/**
- * A plan with pools in parallel (Plan.concurrency) is planned, but this applier would roll its pools
- * one after another, without the cluster budget and the spread: refused as a plan it cannot run,
- * exit 1, before the lock or any write (docs/apply.md "Pools in parallel").
- */
-function refuseConcurrent(plan: Plan): void {
-  if (!plan.concurrency) return;
-  throw new InputError(
-    'pools in parallel are planned but not yet applied by this version',
-    [],
-    'remove spec.maxUnavailable, spec.spread and spec.onPoolFailure to apply the pools one after another, or review the plan with bootcplan show',
-  );
 }
 
 /**
@@ -137,6 +122,7 @@ async function applySpecFile(ports: Ports, opts: ApplySpecOptions): Promise<Comm
   return runApply(ports, opts, specs, selfNode, confirming, async (driver, report) => {
     const plan = specs.replan(await driver.snapshot());
     if (!opts.json) io.stdout(await renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));
+    // Before the rollout status is opened: checkApplicable below would refuse it there too.
     refuseConcurrent(plan);
     await report.open(plan);
     checkApplicable(plan);

@@ -118,14 +118,6 @@ export interface ApplyOptions {
 }
 
 export async function apply(o: ApplyOptions): Promise<ApplyResult> {
-  // Every way in (apply, rehearse, fleet apply) meets this: rolled one after another, a plan with
-  // pools in parallel would ignore its cluster budget and spread (docs/apply.md "Pools in parallel").
-  if (o.plan.concurrency)
-    throw new InputError(
-      'pools in parallel are planned but not yet applied by this version',
-      [],
-      'remove spec.maxUnavailable, spec.spread and spec.onPoolFailure',
-    );
   if (o.plan.healthChecks?.length && !o.health) {
     // Only a caller's mistake: every command that applies passes a source.
     throw new InputError(

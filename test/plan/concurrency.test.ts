@@ -135,6 +135,11 @@ s('apply refuses a plan with pools in parallel, exit 1, before touching a cluste
   assert.is(code, 1, o.err);
   assert.match(o.err, /pools in parallel are planned but not yet applied by this version/);
   assert.not.match(o.err, / {4}at /);
+  // A rehearsal would roll the pools one after another too: refused the same way.
+  const r = io();
+  const rehearsed = await run(['rehearse', join(dir, 'plan.json'), '--cluster', join(dir, 'cluster.yaml')], { io: r });
+  assert.is(rehearsed, 1, r.err);
+  assert.match(r.err, /pools in parallel are planned but not yet applied by this version/);
 });
 
 s.run();

@@ -42,6 +42,7 @@ export function checkSavedPlan(saved: Plan): void {
  * is given): a control-plane replacement the spec does not allow is exit 6, any other error 1.
  */
 export function checkApplicable(plan: Plan): void {
+  refuseConcurrent(plan);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
   if (!errors.length) return;
   const policy = errors.find((d) => d.code === 'cpms-replacement-not-allowed');
@@ -55,6 +56,21 @@ export function checkApplicable(plan: Plan): void {
     `plan ${plan.id} has ${errors.length} error${errors.length === 1 ? '' : 's'} and cannot be applied`,
     errors,
     'fix the spec, plan again, and apply the new plan',
+  );
+}
+
+/**
+ * A plan with pools in parallel (Plan.concurrency) is planned, but this applier would roll its
+ * pools one after another, without the cluster budget and the spread: refused as a plan it cannot
+ * run, exit 1, on every way in (apply, rehearse, fleet apply), before the lock or any write
+ * (docs/apply.md "Pools in parallel").
+ */
+export function refuseConcurrent(plan: Plan): void {
+  if (!plan.concurrency) return;
+  throw new InputError(
+    'pools in parallel are planned but not yet applied by this version',
+    [],
+    'remove spec.maxUnavailable, spec.spread and spec.onPoolFailure to apply the pools one after another, or review the plan with bootcplan show',
   );
 }
 
