@@ -339,6 +339,14 @@ export function firstIndexByName(list: readonly unknown[], onRepeat: (name: stri
   return seen;
 }
 
+/** The names of a list's entries that have one (`name`, a string), in order; none when it is no list. */
+export function namesOf(list: unknown): string[] {
+  return (Array.isArray(list) ? list : [])
+    .filter(isPlainObject)
+    .map((e) => e.name)
+    .filter((n): n is string => typeof n === 'string');
+}
+
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -106,6 +106,11 @@ function fail(
   };
 }
 
+/** The document is a FleetPlan when fleetPlanFileSchema, which checks it field by field, found nothing. */
+function conforms(doc: unknown, diagnostics: readonly unknown[]): doc is FleetPlan {
+  return diagnostics.length === 0;
+}
+
 export function parseFleetPlanFile(text: string, file: string): LoadedFleetPlan {
   const read = readJsonDocument(text, file, 'a fleet plan file', (code, message, at) => fail(file, code, message, at).diagnostics, HINT);
   if (read.diagnostics) return { fleetPlan: null, diagnostics: read.diagnostics };
@@ -125,10 +130,10 @@ export function parseFleetPlanFile(text: string, file: string): LoadedFleetPlan 
   }
   const { ctx, diagnostics } = collect(null);
   validate(fleetPlanFileSchema, doc, '', ctx);
-  // The one assertion of this reader: fleetPlanFileSchema has just checked the document field by field.
-  const fleetPlan = read.doc as FleetPlan;
-  if (!diagnostics.length) for (const d of consistency(fleetPlan)) ctx.report(d);
-  if (!diagnostics.length) return { fleetPlan, diagnostics: [] };
+  if (conforms(doc, diagnostics)) {
+    for (const d of consistency(doc)) ctx.report(d);
+    if (!diagnostics.length) return { fleetPlan: doc, diagnostics: [] };
+  }
   const map = text.length <= POSITION_REPARSE_LIMIT ? parseYamlWithPositions(text, file).map : emptySourceMap(file);
   return {
     fleetPlan: null,

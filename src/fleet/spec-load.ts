@@ -1,24 +1,15 @@
 /**
- * Loads a Fleet spec from text (the CLI does the file or git I/O), as spec/load.ts loads a
- * Rollout spec: every problem at once, each with file:line:column, expected and hint; never
- * throws on bad input. Then each cluster's effective spec (effective-spec.ts) is validated as
+ * Loads a Fleet spec from text (the CLI does the file or git I/O) through the Rollout spec's
+ * pipeline (rollout-spec/load.ts: one document, a mapping, the schema's findings): every
+ * problem at once, each with file:line:column, expected and hint; never throws on bad input. Then each cluster's effective spec (effective-spec.ts) is validated as
  * a Rollout spec, so that an override cannot make an invalid spec for one cluster unnoticed.
  */
-import { createHash } from 'node:crypto';
 import { type Diagnostic, type SourceMap, hasErrors, sortDiagnostics } from '../base/diagnostics.ts';
-import { parseYamlWithPositions } from '../base/yaml.ts';
-import { collect, validate, isPlainObject } from '../base/schema.ts';
+import { readOneDocument, schemaDiagnostics, type DocumentKind, type Loaded } from '../rollout-spec/load.ts';
 import { fleetSchema } from './spec-schema.ts';
 import { rolloutSchema } from '../rollout-spec/rollout-schema.ts';
 import { effectiveSpec, sharedMapOf, type EffectiveSpec, type SharedMap } from './effective-spec.ts';
 import { FLEET_KIND, type FleetSpec } from './spec-types.ts';
-
-interface Loaded {
-  map: SourceMap;
-  diagnostics: Diagnostic[];
-  /** sha256 of the exact bytes read. */
-  sha256: string;
-}
 
 /** A Fleet without error diagnostics: the schema (spec-schema.ts) and every effective spec hold. */
 export interface CheckedFleet extends Loaded {
@@ -38,60 +29,35 @@ function conforms(doc: unknown, diagnostics: readonly Diagnostic[]): doc is Flee
   return !hasErrors(diagnostics);
 }
 
-const START = 'start from examples/fleet/fleet.yaml';
-
-function single(file: string, code: string, message: string, expected: string, hint: string): Diagnostic {
-  return { severity: 'error', code, message, path: null, file, line: 1, column: 1, expected, hint };
-}
+const FLEET_DOCUMENT: DocumentKind = {
+  expected: `exactly one document of kind ${FLEET_KIND}`,
+  start: 'start from examples/fleet/fleet.yaml',
+  onePerFile: 'keep one Fleet per file',
+  notMapping: 'not-a-fleet',
+};
 
 export function parseFleetSpec(text: string, file: string): LoadedFleet {
-  const sha256 = createHash('sha256').update(text).digest('hex');
-  const parsed = parseYamlWithPositions(text, file);
-  const fail = (diagnostics: Diagnostic[]): LoadedFleet => ({ fleet: null, map: parsed.map, diagnostics: sortDiagnostics(diagnostics), sha256 });
-  if (hasErrors(parsed.diagnostics)) return fail(parsed.diagnostics);
-  const docs = parsed.documents.filter((d) => d !== null && d !== undefined);
-  if (docs.length !== 1) {
-    return fail([
-      docs.length === 0
-        ? single(file, 'empty-spec', 'the file is empty', `exactly one document of kind ${FLEET_KIND}`, START)
-        : single(
-            file,
-            'multiple-documents',
-            `the file holds ${docs.length} YAML documents`,
-            `exactly one document of kind ${FLEET_KIND}`,
-            'keep one Fleet per file',
-          ),
-    ]);
-  }
-  const doc = docs[0];
-  if (!isPlainObject(doc)) {
-    return fail([
-      single(
-        file,
-        'not-a-fleet',
-        `the document is ${Array.isArray(doc) ? 'a list' : 'a single value'}, not a mapping`,
-        'a mapping with apiVersion, kind, metadata and spec',
-        START,
-      ),
-    ]);
-  }
-  const { ctx, diagnostics } = collect(parsed.map);
-  validate(fleetSchema, doc, '', ctx);
+  const read = readOneDocument(text, file, FLEET_DOCUMENT);
+  const { doc, map, sha256 } = read;
+  if (doc === null) return { fleet: null, map, diagnostics: read.diagnostics, sha256 };
+  const diagnostics = schemaDiagnostics(fleetSchema, doc, map);
   if (doc.kind === 'Rollout') {
-    diagnostics.push(
-      single(
-        file,
-        'not-a-fleet',
-        'this is a Rollout spec, not a Fleet',
-        `kind ${FLEET_KIND}`,
-        "plan one cluster with `bootcplan plan -f FILE`; a Fleet wraps the Rollout spec's `spec` block in spec.rollout",
-      ),
-    );
+    diagnostics.push({
+      severity: 'error',
+      code: 'not-a-fleet',
+      message: 'this is a Rollout spec, not a Fleet',
+      path: null,
+      file,
+      line: 1,
+      column: 1,
+      expected: `kind ${FLEET_KIND}`,
+      hint: "plan one cluster with `bootcplan plan -f FILE`; a Fleet wraps the Rollout spec's `spec` block in spec.rollout",
+    });
   }
-  let all = [...parsed.diagnostics, ...diagnostics];
-  if (conforms(doc, all)) all = [...all, ...effectiveDiagnostics(doc, parsed.map, new Set(all.map(where)))];
+  let all = [...read.diagnostics, ...diagnostics];
+  if (conforms(doc, all)) all = [...all, ...effectiveDiagnostics(doc, map, new Set(all.map(where)))];
   const sorted = sortDiagnostics(all);
-  return conforms(doc, sorted) ? { fleet: doc, map: parsed.map, diagnostics: sorted, sha256 } : { fleet: null, map: parsed.map, diagnostics: sorted, sha256 };
+  return conforms(doc, sorted) ? { fleet: doc, map, diagnostics: sorted, sha256 } : { fleet: null, map, diagnostics: sorted, sha256 };
 }
 
 /**
@@ -106,9 +72,7 @@ function effectiveDiagnostics(fleet: FleetSpec, map: SourceMap, known: ReadonlyS
   const found = new Map<string, { d: Diagnostic; clusters: string[] }>();
   fleet.spec.clusters.forEach((c, i) => {
     const eff = effectiveSpec(fleet, map, shared, i);
-    const { ctx, diagnostics } = collect(eff.map);
-    validate(rolloutSchema, eff.spec, '', ctx);
-    for (const d of diagnostics) {
+    for (const d of schemaDiagnostics(rolloutSchema, eff.spec, eff.map)) {
       if (known.has(where(d))) continue; // the shared spec's own finding, reported once already
       const key = `${d.severity} ${d.code} ${d.line}:${d.column} ${d.message}`;
       const seen = found.get(key);

@@ -5,14 +5,23 @@
  * pools that exist) are check hooks here; the effective spec of each cluster is validated as a
  * Rollout spec by spec-load.ts.
  */
-import { type Schema, type ObjectSchema, type Ctx, isPlainObject, objectFieldOf, INT32_MAX, firstIndexByName, countOrPercentSchema } from '../base/schema.ts';
+import {
+  type Schema,
+  type ObjectSchema,
+  type Ctx,
+  isPlainObject,
+  objectFieldOf,
+  INT32_MAX,
+  firstIndexByName,
+  countOrPercentSchema,
+  namesOf,
+} from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
-import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN } from '../rollout-spec/rollout-schema.ts';
+import { rolloutSchema, poolSchema, windowSchema, DNS_SUBDOMAIN, specDocumentSchema } from '../rollout-spec/rollout-schema.ts';
 import { labelSelectorSchema } from '../rollout-spec/bootimages-schema.ts';
 import { healthChecksSchema } from '../rollout-spec/health-schema.ts';
 import { silencesSchema } from '../rollout-spec/silence-schema.ts';
 import { HEALTH_CHECK_KINDS } from '../rollout-spec/types.ts';
-import { SPEC_API_VERSION } from '../rollout-spec/types.ts';
 import { FLEET_KIND, BATCH_TIMEOUT_ACTIONS } from './spec-types.ts';
 import { parseMaxConcurrency, MAX_CONCURRENCY_EXPECTED } from './batches.ts';
 
@@ -179,35 +188,30 @@ const strategySchema: ObjectSchema = {
 const rolloutSpecSchema = objectFieldOf(rolloutSchema, 'spec');
 const metadataSchema = objectFieldOf(rolloutSchema, 'metadata');
 
-export const fleetSchema: ObjectSchema = {
-  type: 'object',
-  required: ['apiVersion', 'kind', 'metadata', 'spec'],
-  fields: {
-    apiVersion: { type: 'string', enum: [SPEC_API_VERSION], description: "The spec's version." },
-    kind: { type: 'string', enum: [FLEET_KIND], description: 'Always Fleet.' },
-    metadata: {
-      ...metadataSchema,
-      description: "Names the fleet; the fleet plan and each cluster's plan carry the name.",
-      fields: { ...metadataSchema.fields, name: { ...metadataSchema.fields.name, description: "The fleet's name." } },
-    },
-    spec: {
-      type: 'object',
-      required: ['rollout', 'clusters'],
-      description: 'The shared Rollout spec, the clusters, overrides and the batch strategy.',
-      fields: {
-        rollout: { ...rolloutSpecSchema, description: "The Rollout spec's `spec` block every cluster shares (same fields, same validation)." },
-        clusters: { type: 'array', items: clusterSchema, minItems: 1, description: 'The clusters of the fleet, each once by name.' },
-        overrides: {
-          type: 'array',
-          items: labelOverrideSchema,
-          description: "Per-label overrides, applied in file order to the clusters they select, before each cluster's own overrides.",
-        },
-        strategy: strategySchema,
-      },
-      check: checkFleetNames,
-    },
+export const fleetSchema: ObjectSchema = specDocumentSchema(
+  FLEET_KIND,
+  {
+    ...metadataSchema,
+    description: "Names the fleet; the fleet plan and each cluster's plan carry the name.",
+    fields: { ...metadataSchema.fields, name: { ...metadataSchema.fields.name, description: "The fleet's name." } },
   },
-};
+  {
+    type: 'object',
+    required: ['rollout', 'clusters'],
+    description: 'The shared Rollout spec, the clusters, overrides and the batch strategy.',
+    fields: {
+      rollout: { ...rolloutSpecSchema, description: "The Rollout spec's `spec` block every cluster shares (same fields, same validation)." },
+      clusters: { type: 'array', items: clusterSchema, minItems: 1, description: 'The clusters of the fleet, each once by name.' },
+      overrides: {
+        type: 'array',
+        items: labelOverrideSchema,
+        description: "Per-label overrides, applied in file order to the clusters they select, before each cluster's own overrides.",
+      },
+      strategy: strategySchema,
+    },
+    check: checkFleetNames,
+  },
+);
 
 /** Names across the file: clusters once, canaries known and once, override pools shared. */
 function checkFleetNames(spec: Record<string, unknown>, path: string, ctx: Ctx): void {
@@ -223,12 +227,7 @@ function checkFleetNames(spec: Record<string, unknown>, path: string, ctx: Ctx):
   );
   checkCanaries(spec, path, seen, ctx);
   const rollout = isPlainObject(spec.rollout) ? spec.rollout : {};
-  const shared = new Set(
-    (Array.isArray(rollout.pools) ? rollout.pools : [])
-      .filter(isPlainObject)
-      .map((p) => p.name)
-      .filter((n): n is string => typeof n === 'string'),
-  );
+  const shared = new Set(namesOf(rollout.pools));
   const overridePaths: [unknown, string][] = [];
   if (Array.isArray(spec.overrides)) spec.overrides.forEach((o, i) => overridePaths.push([o, joinPath(joinPath(path, 'overrides'), i)]));
   clusters.forEach((c, i) => {
@@ -243,15 +242,8 @@ function checkFleetNames(spec: Record<string, unknown>, path: string, ctx: Ctx):
  * override has: a typo that would leave the check running where the reviewer reads it as off.
  */
 function checkOverrideDrops(rollout: Record<string, unknown>, overrides: [unknown, string][], ctx: Ctx): void {
-  const names = (list: unknown): string[] =>
-    Array.isArray(list)
-      ? list
-          .filter(isPlainObject)
-          .map((c) => c.name)
-          .filter((n): n is string => typeof n === 'string')
-      : [];
   const hasKind = (c: Record<string, unknown>) => HEALTH_CHECK_KINDS.some((k) => Object.hasOwn(c, k));
-  const known = new Set(names(rollout.healthChecks));
+  const known = new Set(namesOf(rollout.healthChecks));
   for (const [o] of overrides)
     if (isPlainObject(o) && Array.isArray(o.healthChecks))
       for (const c of o.healthChecks) if (isPlainObject(c) && hasKind(c) && typeof c.name === 'string') known.add(c.name);

@@ -6,7 +6,7 @@
  * Static rules only: the default Prometheus URL needs the cluster (OpenShift or not) and is the
  * planner's (src/plan/health.ts). The endpoints' trust rules: health-endpoint-schema.ts.
  */
-import { type Schema, type ObjectSchema, type Ctx, isPlainObject, firstIndexByName } from '../base/schema.ts';
+import { type Schema, type ObjectSchema, type Ctx, isPlainObject, firstIndexByName, namesOf } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import { GATE_POINTS, ON_FAILURE, ROLLBACK_SCOPES, HEALTH_CHECK_KINDS, HEALTH_CHECK_MODES } from './types.ts';
 import { dnsLabel } from './health-endpoint-schema.ts';
@@ -167,10 +167,7 @@ export function healthChecksSchema(inPool: boolean): Schema {
  * that would leave the check running where the reviewer reads it as off.
  */
 export function checkPoolDrops(spec: Record<string, unknown>, path: string, ctx: Ctx): void {
-  const shared = (Array.isArray(spec.healthChecks) ? spec.healthChecks : [])
-    .filter(isPlainObject)
-    .map((c) => c.name)
-    .filter((n): n is string => typeof n === 'string');
+  const shared = namesOf(spec.healthChecks);
   if (!Array.isArray(spec.pools)) return;
   spec.pools.forEach((p, i) => {
     if (!isPlainObject(p) || !Array.isArray(p.healthChecks)) return;

@@ -2,7 +2,7 @@
  * The Rollout schema (docs/design.md §4) as data. Static rules only: rules that need the cluster
  * (feature gates, platform, skew-enforcement status) are checked by the planner.
  */
-import { type ObjectSchema, type Ctx, isPlainObject, INT32_MAX, countOrPercentSchema } from '../base/schema.ts';
+import { type ObjectSchema, type Ctx, INT32_MAX, countOrPercentSchema, firstIndexByName } from '../base/schema.ts';
 import { joinPath } from '../base/diagnostics.ts';
 import { REBOOT_POLICIES, ROLLOUTS, CPMS_STRATEGIES, SPEC_API_VERSION, SPEC_KIND } from './types.ts';
 import { parseMaxUnavailable, MAX_UNAVAILABLE_EXPECTED } from '../domain/budget.ts';
@@ -238,83 +238,89 @@ export const windowSchema: ObjectSchema = {
   },
 };
 
-export const rolloutSchema: ObjectSchema = {
-  type: 'object',
-  required: ['apiVersion', 'kind', 'metadata', 'spec'],
-  fields: {
-    apiVersion: { type: 'string', enum: [SPEC_API_VERSION], description: "The spec's version." },
-    kind: { type: 'string', enum: [SPEC_KIND], description: 'Always Rollout.' },
-    metadata: {
-      type: 'object',
-      required: ['name'],
-      description: 'Names the rollout; plans, saved plan files and the apply lock carry the name.',
-      fields: {
-        name: {
-          type: 'string',
-          pattern: DNS_SUBDOMAIN,
-          maxLength: 253,
-          patternText: 'a name: lowercase letters, digits, "-" and "."',
-          description: "The rollout's name.",
-        },
-        labels: { type: 'map', values: { type: 'string' }, description: 'Free-form labels; bootcplan does not read them.' },
-        annotations: { type: 'map', values: { type: 'string' }, description: 'Free-form annotations; bootcplan does not read them.' },
-      },
+/**
+ * The document of a bootcplan spec, the Rollout's below and the Fleet's (src/fleet/spec-schema.ts):
+ * apiVersion, kind, metadata and spec, all required.
+ */
+export function specDocumentSchema(kind: string, metadata: ObjectSchema, spec: ObjectSchema): ObjectSchema {
+  return {
+    type: 'object',
+    required: ['apiVersion', 'kind', 'metadata', 'spec'],
+    fields: {
+      apiVersion: { type: 'string', enum: [SPEC_API_VERSION], description: "The spec's version." },
+      kind: { type: 'string', enum: [kind], description: `Always ${kind}.` },
+      metadata,
+      spec,
     },
-    spec: {
-      type: 'object',
-      description: 'What the cluster should run. Every section is optional; a section left out is left as the cluster has it.',
-      fields: {
-        pools: {
-          type: 'array',
-          items: poolSchema,
-          description: 'The pools to roll to an image, each once (by name).',
-          check(pools: unknown[], path, ctx) {
-            const seen = new Map<string, number>();
-            pools.forEach((p, i) => {
-              if (!isPlainObject(p) || typeof p.name !== 'string') return;
-              const first = seen.get(p.name);
-              if (first !== undefined) {
-                ctx.report({
-                  code: 'duplicate-pool',
-                  path: joinPath(joinPath(path, i), 'name'),
-                  message: `pool "${p.name}" is listed twice (first at ${path}[${first}])`,
-                  expected: 'each pool name once',
-                  hint: 'merge the two entries',
-                });
-              } else seen.set(p.name, i);
-            });
-          },
-        },
-        managedBootImages: managedBootImagesSchema,
-        bootImageSkewEnforcement: bootImageSkewEnforcementSchema,
-        controlPlaneMachineSet: {
-          type: 'object',
-          description: 'The ControlPlaneMachineSet openshift-machine-api/cluster.',
-          fields: {
-            strategy: {
-              type: 'string',
-              enum: CPMS_STRATEGIES,
-              defaultText: 'as the cluster has it (RollingUpdate when unset there)',
-              description:
-                'RollingUpdate: control-plane machines that differ from the template are replaced one at a time. OnDelete: only when you delete them.',
-            },
-            allowReplacement: {
-              type: 'boolean',
-              default: false,
-              description: 'Accept a plan that replaces control-plane machines; without it such a plan has an error and cannot be applied.',
-            },
-          },
-        },
-        maintenanceWindows: {
-          type: 'array',
-          items: windowSchema,
-          description: 'When apply may start a wave; none: at any time. apply outside every window exits 6.',
-        },
-        healthChecks: healthChecksSchema(false),
-        silences: silencesSchema(false),
-        ...concurrencyFields,
+  };
+}
+
+export const rolloutSchema: ObjectSchema = specDocumentSchema(
+  SPEC_KIND,
+  {
+    type: 'object',
+    required: ['name'],
+    description: 'Names the rollout; plans, saved plan files and the apply lock carry the name.',
+    fields: {
+      name: {
+        type: 'string',
+        pattern: DNS_SUBDOMAIN,
+        maxLength: 253,
+        patternText: 'a name: lowercase letters, digits, "-" and "."',
+        description: "The rollout's name.",
       },
-      check: checkPoolDrops,
+      labels: { type: 'map', values: { type: 'string' }, description: 'Free-form labels; bootcplan does not read them.' },
+      annotations: { type: 'map', values: { type: 'string' }, description: 'Free-form annotations; bootcplan does not read them.' },
     },
   },
-};
+  {
+    type: 'object',
+    description: 'What the cluster should run. Every section is optional; a section left out is left as the cluster has it.',
+    fields: {
+      pools: {
+        type: 'array',
+        items: poolSchema,
+        description: 'The pools to roll to an image, each once (by name).',
+        check(pools: unknown[], path, ctx) {
+          firstIndexByName(pools, (name, i, first) =>
+            ctx.report({
+              code: 'duplicate-pool',
+              path: joinPath(joinPath(path, i), 'name'),
+              message: `pool "${name}" is listed twice (first at ${path}[${first}])`,
+              expected: 'each pool name once',
+              hint: 'merge the two entries',
+            }),
+          );
+        },
+      },
+      managedBootImages: managedBootImagesSchema,
+      bootImageSkewEnforcement: bootImageSkewEnforcementSchema,
+      controlPlaneMachineSet: {
+        type: 'object',
+        description: 'The ControlPlaneMachineSet openshift-machine-api/cluster.',
+        fields: {
+          strategy: {
+            type: 'string',
+            enum: CPMS_STRATEGIES,
+            defaultText: 'as the cluster has it (RollingUpdate when unset there)',
+            description: 'RollingUpdate: control-plane machines that differ from the template are replaced one at a time. OnDelete: only when you delete them.',
+          },
+          allowReplacement: {
+            type: 'boolean',
+            default: false,
+            description: 'Accept a plan that replaces control-plane machines; without it such a plan has an error and cannot be applied.',
+          },
+        },
+      },
+      maintenanceWindows: {
+        type: 'array',
+        items: windowSchema,
+        description: 'When apply may start a wave; none: at any time. apply outside every window exits 6.',
+      },
+      healthChecks: healthChecksSchema(false),
+      silences: silencesSchema(false),
+      ...concurrencyFields,
+    },
+    check: checkPoolDrops,
+  },
+);

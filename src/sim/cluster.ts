@@ -47,12 +47,14 @@ import { BootcOperator } from './bootc-operator.ts';
 import { Mco } from './mco.ts';
 import { SimProgress } from './progress-store.ts';
 import { SimDriver } from './driver.ts';
+import type { CordonRecord, SimClusterPort, SimSession } from './session-port.ts';
 import { SimRollouts } from './rollouts.ts';
 import { SimLock } from './lease.ts';
 import { setPoolPausedField, setUnschedulable } from './cordons.ts';
 import { setCondition, type SimWorld, type NodeRuntime, type RebootKind } from './world.ts';
 
-export { SimDriver, KilledError } from './driver.ts';
+export { SimDriver } from './driver.ts';
+export { KilledError } from './session-port.ts';
 export type { FaultOptions } from './faults.ts';
 
 import { INSTALLED_BOOTC_OPERATOR, type BootcOperatorAbilities } from '../domain/bootc-daemon.ts';
@@ -80,15 +82,6 @@ interface RebootRecord {
   kind: RebootKind;
   failed: boolean;
 }
-interface CordonRecord {
-  t: number;
-  node: string;
-  pool: string | null;
-  session: string;
-  unavailableAfter: number;
-  budget: number | null;
-  wasUnavailable: boolean;
-}
 interface WriteRecord {
   t: number;
   session: string;
@@ -98,7 +91,7 @@ interface WriteRecord {
 
 const isReady = (n: NodeObject) => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
-export class SimCluster implements SimWorld {
+export class SimCluster implements SimWorld, SimClusterPort {
   readonly durations: PhaseDurations;
   readonly source: string;
   readonly start: number;
@@ -317,18 +310,18 @@ export class SimCluster implements SimWorld {
     this.waits.check();
   }
 
-  sleep(seconds: number, signal: AbortSignal | undefined, session: SimDriver | null): Promise<void> {
+  sleep(seconds: number, signal: AbortSignal | undefined, session: SimSession | null): Promise<void> {
     return this.waits.sleep(seconds, signal, session);
   }
-  waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions, session: SimDriver | null): Promise<T | null> {
+  waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions, session: SimSession | null): Promise<T | null> {
     return this.waits.waitFor(predicate, opts, session);
   }
   /** Rejects every pending wait of a session (the process died). */
-  killSession(s: SimDriver) {
+  killSession(s: SimSession) {
     this.waits.killSession(s);
   }
   /** Test hook: the waits and sleeps of a session still pending (a finished apply leaves none). */
-  openWaits(s: SimDriver): number {
+  openWaits(s: SimSession): number {
     return this.waits.openFor(s);
   }
   /** Test hook: `work` takes no virtual time, however many turns of the event loop it takes. */
@@ -338,12 +331,12 @@ export class SimCluster implements SimWorld {
 
   // ------------------------------------------------------------------ writes
 
-  maybeConflict(session: SimDriver, what: string) {
+  maybeConflict(session: SimSession, what: string) {
     this.faults.maybeConflict(what);
     void session;
   }
 
-  record(session: Pick<SimDriver, 'name'>, op: string, target: string) {
+  record(session: Pick<SimSession, 'name'>, op: string, target: string) {
     this.writes.push({ t: this.now - this.start, session: session.name, op, target });
   }
 
@@ -394,7 +387,7 @@ export class SimCluster implements SimWorld {
     this.mco.onWrite(before, after);
   }
 
-  setDesiredImageState(session: SimDriver, node: string, state: DesiredImageState) {
+  setDesiredImageState(session: SimSession, node: string, state: DesiredImageState) {
     const bn = this.store.bootcNodes.get(node);
     if (!bn) throw new NotFoundError(`BootcNode ${node} not found`);
     this.record(session, 'desiredImageState', `${node}=${state}`);
@@ -416,12 +409,12 @@ export class SimCluster implements SimWorld {
   }
 
   /** bootcplan's pause or unpause of a pool (src/sim/cordons.ts); the MCO resumes an unpaused pool. */
-  setPoolPaused(session: SimDriver, kind: PoolKind, name: string, paused: boolean, by: string) {
+  setPoolPaused(session: SimSession, kind: PoolKind, name: string, paused: boolean, by: string) {
     if (setPoolPausedField(this, session, kind, name, paused, by)) this.mco.onUnpause(name);
   }
 
   /** One node's progress entry alone (the annotation, no other field). */
-  writeNodeProgress(session: SimDriver, node: string, p: NodeProgress) {
+  writeNodeProgress(session: SimSession, node: string, p: NodeProgress) {
     const n = this.store.nodes.get(node);
     if (!n) throw new NotFoundError(`Node ${node} not found`);
     this.record(session, 'node-progress', node);

@@ -10,11 +10,10 @@ import { cordonPatch, pausePatch, uncordonDecision } from '../domain/cordons.ts'
 import { BOOTCPLAN_CORDONED_BY, BOOTCPLAN_PAUSED_BY } from '../domain/labels.ts';
 import { NotFoundError, type CordonResult, type NodeProgress, type PoolKind, type UncordonResult } from '../apply/ports/driver.ts';
 import { poolNameOfKey } from './membership.ts';
-import type { SimCluster } from './cluster.ts';
-import type { SimDriver } from './driver.ts';
+import type { SimClusterPort, SimSession } from './session-port.ts';
 
 /** bootcplan's cordon (src/domain/cordons.ts): flips and marks a schedulable node; leaves a cordoned one. */
-export function cordonNode(sim: SimCluster, session: SimDriver, node: string, by: string, progress?: NodeProgress): CordonResult {
+export function cordonNode(sim: SimClusterPort, session: SimSession, node: string, by: string, progress?: NodeProgress): CordonResult {
   const n = sim.nodes.get(node);
   if (!n) throw new NotFoundError(`Node ${node} not found`);
   if (!cordonPatch(n, by)) return 'already-cordoned';
@@ -24,7 +23,7 @@ export function cordonNode(sim: SimCluster, session: SimDriver, node: string, by
 }
 
 /** bootcplan's uncordon: only a node with its exact mark (src/domain/cordons.ts). */
-export function uncordonNode(sim: SimCluster, session: SimDriver, node: string, by: string, progress?: NodeProgress): UncordonResult {
+export function uncordonNode(sim: SimClusterPort, session: SimSession, node: string, by: string, progress?: NodeProgress): UncordonResult {
   const n = sim.nodes.get(node);
   if (!n) throw new NotFoundError(`Node ${node} not found`);
   const d = uncordonDecision(n, by);
@@ -41,7 +40,7 @@ export function uncordonNode(sim: SimCluster, session: SimDriver, node: string, 
 }
 
 /** Writes spec.unschedulable; `mark`: the cordoned-by annotation to set (string), remove (null) or leave (undefined). */
-export function setUnschedulable(sim: SimCluster, session: Pick<SimDriver, 'name'>, n: NodeObject, value: boolean, mark: string | null | undefined) {
+export function setUnschedulable(sim: SimClusterPort, session: Pick<SimSession, 'name'>, n: NodeObject, value: boolean, mark: string | null | undefined) {
   const node = n.metadata.name;
   sim.record(session, value ? 'cordon' : 'uncordon', node);
   const wasUnavailable = sim.isUnavailable(node);
@@ -70,7 +69,7 @@ export function setUnschedulable(sim: SimCluster, session: Pick<SimDriver, 'name
  * spec.rollout.paused (BootcNodePool), with its paused-by mark. True when a paused
  * MachineConfigPool was unpaused, which the MCO acts on.
  */
-export function setPoolPausedField(sim: SimCluster, session: SimDriver, kind: PoolKind, name: string, paused: boolean, by: string): boolean {
+export function setPoolPausedField(sim: SimClusterPort, session: SimSession, kind: PoolKind, name: string, paused: boolean, by: string): boolean {
   const mcp = kind === 'MachineConfigPool' ? sim.get('MachineConfigPool', name) : undefined;
   const bnp = kind === 'BootcNodePool' ? sim.get('BootcNodePool', name) : undefined;
   const p = mcp ?? bnp;

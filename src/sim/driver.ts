@@ -20,20 +20,13 @@ import {
   DriverError,
   PreconditionFailedError,
 } from '../apply/ports/driver.ts';
-import type { SimCluster } from './cluster.ts';
+import { KilledError, type SimClusterPort, type SimSession } from './session-port.ts';
 import { cordonNode, uncordonNode } from './cordons.ts';
 import { LeaseObserver, type LockSighting } from '../domain/lease-expiry.ts';
 import type { ClusterEventRecord, RolloutStatus } from '../apply/ports/rollout-object.ts';
-import { NamedError } from '../base/errors.ts';
-
-export class KilledError extends NamedError {
-  constructor() {
-    super('the apply process was killed');
-  }
-}
 
 /** The ClusterDriver of one apply process against the simulated cluster. */
-export class SimDriver implements ClusterDriver {
+export class SimDriver implements ClusterDriver, SimSession {
   readonly clock: Clock;
   private killed = false;
   /** This process's memory of the lock Lease (expiry by observed time: src/domain/lease-expiry.ts). */
@@ -44,7 +37,7 @@ export class SimDriver implements ClusterDriver {
    */
   renewFault: (() => Error | null) | null = null;
   constructor(
-    readonly sim: SimCluster,
+    readonly sim: SimClusterPort,
     readonly name: string,
   ) {
     this.clock = {

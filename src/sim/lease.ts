@@ -11,8 +11,7 @@ import { LockHeldError } from '../base/errors.ts';
 import { LockLostError, isoOf, type LockRecord } from '../apply/ports/driver.ts';
 import type { VirtualClock } from './clock.ts';
 import type { ObjectStore } from './store.ts';
-import type { SimCluster } from './cluster.ts';
-import type { SimDriver } from './driver.ts';
+import type { SimClusterPort, SimLockPort, SimSession } from './session-port.ts';
 
 /** The lock as a Lease of the simulator holds it (acquireLock writes every field). */
 function lockRecordOf(l: LeaseObject): LockRecord {
@@ -28,11 +27,11 @@ function lockRecordOf(l: LeaseObject): LockRecord {
 }
 
 /** The lock of a simulated cluster, one Lease in bootcplan's namespace. */
-export class SimLock {
+export class SimLock implements SimLockPort {
   private counter = 0;
 
   constructor(
-    private readonly sim: SimCluster,
+    private readonly sim: Pick<SimClusterPort, 'record'> & { readonly source: string },
     private readonly store: ObjectStore,
     private readonly clock: VirtualClock,
     private readonly random: () => number,
@@ -48,14 +47,14 @@ export class SimLock {
    * The lock as one apply process reads it: the read is an observation (src/domain/lease-expiry.ts),
    * so the Lease's expiry is judged by when that process saw it change, never by its renewTime.
    */
-  readAs(session: SimDriver): LockRecord | null {
+  readAs(session: SimSession): LockRecord | null {
     const l = this.store.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
     if (l) session.leaseObserver.observe({ key: `${l.metadata.resourceVersion}`, ttlSeconds: l.spec?.leaseDurationSeconds ?? 0 }, this.clock.now);
     return this.leaseOf();
   }
 
   /** Takes the lock unless another holder's Lease is still live as `session` observed it. */
-  acquire(session: SimDriver, req: { holder: string; planId: string; ttlSeconds: number }): LockRecord {
+  acquire(session: SimSession, req: { holder: string; planId: string; ttlSeconds: number }): LockRecord {
     const cur = this.readAs(session);
     if (cur && !session.leaseObserver.expired(this.clock.now)) throw new LockHeldError(cur.holder, cur.since, cur.lockId, cur.planId);
     const lockId = createHash('sha256').update(`${this.sim.source}/${this.counter++}/${this.random()}`).digest('hex').slice(0, 12);
@@ -77,7 +76,7 @@ export class SimLock {
   }
 
   /** Renews the lock `lockId`; LockLostError when it is no longer held. */
-  renew(session: SimDriver, lockId: string): LockRecord {
+  renew(session: SimSession, lockId: string): LockRecord {
     const l = this.store.get('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);
     if (!l || l.metadata.annotations?.[BOOTCPLAN_LOCK_ID] !== lockId)
       throw new LockLostError(`lock ${lockId} is no longer held${l ? ` (now held by ${l.spec?.holderIdentity})` : ''}`);
@@ -88,7 +87,7 @@ export class SimLock {
   }
 
   /** Releases the lock `lockId`; false when it is not the one held. */
-  release(session: SimDriver, lockId: string): boolean {
+  release(session: SimSession, lockId: string): boolean {
     const cur = this.leaseOf();
     if (!cur || cur.lockId !== lockId) return false;
     this.store.remove('Lease', LOCK_NAME, BOOTCPLAN_NAMESPACE);

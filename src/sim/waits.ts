@@ -7,10 +7,10 @@ import type { ClusterSnapshot } from '../cluster/types.ts';
 import { type WaitOptions, AbortedError, DriverError } from '../apply/ports/driver.ts';
 import { ClockPump, type VirtualClock, type SimEvent } from './clock.ts';
 import type { ReadTracker, ReadWatchers, Reads, Watcher } from './reads.ts';
-import { KilledError, type SimDriver } from './driver.ts';
+import { KilledError, type SimSession } from './session-port.ts';
 
 export interface Waiter extends Watcher {
-  session: SimDriver | null;
+  session: SimSession | null;
   /** The wait's predicate on the state: the call that resolves the wait when it holds, else null. */
   test: (s: ClusterSnapshot) => (() => void) | null;
   reject: (e: unknown) => void;
@@ -37,7 +37,7 @@ export class Waits {
     private readonly state: WaitedState,
   ) {}
 
-  sleep(seconds: number, signal: AbortSignal | undefined, session: SimDriver | null): Promise<void> {
+  sleep(seconds: number, signal: AbortSignal | undefined, session: SimSession | null): Promise<void> {
     if (signal?.aborted) return Promise.reject(new AbortedError());
     // Nothing to read: only the timeout (or the signal) ends it.
     return new Promise<void>((resolve, reject) => {
@@ -45,7 +45,7 @@ export class Waits {
     });
   }
 
-  waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions, session: SimDriver | null): Promise<T | null> {
+  waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions, session: SimSession | null): Promise<T | null> {
     if (opts.signal?.aborted) return Promise.reject(new AbortedError());
     const { reads, outer } = this.tracker.begin();
     let first: T | null | undefined | false;
@@ -65,7 +65,7 @@ export class Waits {
   }
 
   /** The waits and sleeps of a session still pending (each holds a timer and a watch). */
-  openFor(s: SimDriver): number {
+  openFor(s: SimSession): number {
     let n = 0;
     for (const w of this.waiters) if (w.session === s) n++;
     return n;
@@ -80,7 +80,7 @@ export class Waits {
   }
 
   /** Rejects every pending wait of a session (the process died). */
-  killSession(s: SimDriver) {
+  killSession(s: SimSession) {
     for (const w of [...this.waiters])
       if (w.session === s) {
         w.cleanup();

@@ -13,13 +13,12 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { inDir, io } from '../support/cli.ts';
-import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
+import { tempDir, setupEnv, type TestEnv } from './env.ts';
+import { applyWatchingNodes, freshCluster } from './helpers.ts';
 import { ensureBuilt, run } from '../support/built.ts';
-import { NodeAgent } from './agent.ts';
+import type { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW, NEW_DIGEST } from '../support/cluster.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
-import { Reflector } from '../../src/kube/watch.ts';
-import { NODE } from '../../src/kube/resources.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import type { KObject } from '../../src/cluster/types.ts';
 import { MCO_CURRENT_CONFIG, BOOTCPLAN_CORDONED_BY } from '../../src/domain/labels.ts';
@@ -79,39 +78,22 @@ const SPEC = specYaml(
 
 /** Fresh cluster, spec file and node agent. */
 async function scenario(): Promise<string> {
-  agent?.stop();
-  await resetCluster(env.admin);
-  await loadObjects(env.admin, cluster());
-  agent = await new NodeAgent(env.admin, { scale: 1 }).start();
+  agent = await freshCluster(env, cluster(), agent);
   const spec = join(dir, `bootcplan-${Date.now()}.yaml`);
   writeFileSync(spec, SPEC);
   return spec;
 }
 
-/** Records, on every Node event, how many nodes of each pool are unschedulable. */
+/** On every Node event, how many nodes of each pool are unschedulable (and NotReady), at most. */
 class BudgetRecorder {
   readonly max: Record<string, number> = {};
   readonly maxNotReady: Record<string, number> = {};
   /** bootcplan's cordon marks seen on cordoned bootc nodes (docs/safety.md rule 6). */
   readonly marks = new Set<string>();
-  events = 0;
-  private r: Reflector;
-  constructor() {
-    this.r = new Reflector(env.admin, NODE);
-    this.r.onChange(() => this.sample());
-  }
-  async start() {
-    await this.r.start();
-    return this;
-  }
-  stop() {
-    this.r.stop();
-  }
-  private sample() {
-    this.events++;
+  readonly sample = (nodes: Iterable<TestObject>) => {
     const count: Record<string, number> = {};
     const notReady: Record<string, number> = {};
-    for (const n of this.r.items.values() as Iterable<TestObject>) {
+    for (const n of nodes) {
       const pool = n.metadata.name.startsWith('w-') ? 'worker' : n.metadata.name.startsWith('i-') ? 'infra' : null;
       if (!pool) continue;
       if (n.spec?.unschedulable) count[pool] = (count[pool] ?? 0) + 1;
@@ -120,7 +102,7 @@ class BudgetRecorder {
     }
     for (const [p, c] of Object.entries(count)) this.max[p] = Math.max(this.max[p] ?? 0, c);
     for (const [p, c] of Object.entries(notReady)) this.maxNotReady[p] = Math.max(this.maxNotReady[p] ?? 0, c);
-  }
+  };
 }
 
 const events = (ndjson: string) =>
@@ -154,16 +136,12 @@ t.after(() => agent?.stop());
 
 t('full apply through all waves as the ServiceAccount; never more than maxUnavailable unschedulable', async () => {
   const spec = await scenario();
-  const rec = await new BudgetRecorder().start();
+  const rec = new BudgetRecorder();
   resetRequestStats();
-  const cap = io();
-  const t0 = Date.now();
-  const code = await run(['apply', '-f', spec, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: cap });
-  const seconds = (Date.now() - t0) / 1000;
-  rec.stop();
-  assert.is(code, 0, cap.err);
+  const { code, out, err, seconds, events: nodeEvents } = await applyWatchingNodes(env, spec, rec.sample);
+  assert.is(code, 0, err);
   assert.equal(agent!.errors, []);
-  const evs = events(cap.out);
+  const evs = events(out);
   const waves = (pool: string) => evs.filter((e) => e.type === 'wave-start' && e.pool === pool).length;
   assert.is(waves('worker'), 3, '6 nodes, maxUnavailable 2: 3 waves');
   assert.is(waves('infra'), 2, '2 nodes, maxUnavailable 1: 2 waves');
@@ -194,7 +172,7 @@ t('full apply through all waves as the ServiceAccount; never more than maxUnavai
   const nodes = WORKERS.length + INFRA.length;
   const largest = Object.entries(st.largestWritten).sort((a, b) => b[1] - a[1])[0];
   console.log(
-    `e2e: full apply of ${nodes} nodes in ${seconds.toFixed(1)}s: ${st.total} API requests by bootcplan (${(st.total / nodes).toFixed(1)} per node); ${JSON.stringify(st.byVerbResource)}; node events watched: ${rec.events}; bytes sent ${st.bytesSent} (${Math.round(st.bytesSent / nodes)} per node); largest object written ${largest?.[0]} ${largest?.[1]} bytes; run record ${Buffer.byteLength(JSON.stringify(snap.progress))} bytes`,
+    `e2e: full apply of ${nodes} nodes in ${seconds.toFixed(1)}s: ${st.total} API requests by bootcplan (${(st.total / nodes).toFixed(1)} per node); ${JSON.stringify(st.byVerbResource)}; node events watched: ${nodeEvents}; bytes sent ${st.bytesSent} (${Math.round(st.bytesSent / nodes)} per node); largest object written ${largest?.[0]} ${largest?.[1]} bytes; run record ${Buffer.byteLength(JSON.stringify(snap.progress))} bytes`,
   );
   // 106 on 2026-12-03 (docs/performance.md: no reboot entry write, one Event per node; 118 before), with
   // room for a few re-reads of 409s (a Node the watch cache had not caught up with).

@@ -13,12 +13,11 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { io } from '../support/cli.ts';
-import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
+import { tempDir, setupEnv, type TestEnv } from './env.ts';
+import { applyWatchingNodes, freshCluster } from './helpers.ts';
 import { run } from '../support/built.ts';
-import { NodeAgent } from './agent.ts';
+import type { NodeAgent } from './agent.ts';
 import { ClusterBuilder, specYaml, NEW, type TestObject } from '../support/cluster.ts';
-import { Reflector } from '../../src/kube/watch.ts';
-import { NODE } from '../../src/kube/resources.ts';
 import { readLiveSnapshot } from '../../src/kube/read.ts';
 import { MCO_CURRENT_CONFIG } from '../../src/domain/labels.ts';
 
@@ -44,20 +43,9 @@ function cluster() {
 class Recorder {
   readonly max: Record<string, number> = {};
   readonly touched = new Map<string, number>();
-  private r = new Reflector(env.admin, NODE);
-  constructor() {
-    this.r.onChange(() => this.sample());
-  }
-  async start() {
-    await this.r.start();
-    return this;
-  }
-  stop() {
-    this.r.stop();
-  }
-  private sample() {
+  readonly sample = (nodes: Iterable<TestObject>) => {
     const count: Record<string, number> = {};
-    for (const n of this.r.items.values() as Iterable<TestObject>) {
+    for (const n of nodes) {
       const pool = poolOf(n.metadata.name);
       const out = n.spec?.unschedulable || !(n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
       if (!pool || !out) continue;
@@ -65,14 +53,11 @@ class Recorder {
       if (!this.touched.has(n.metadata.name)) this.touched.set(n.metadata.name, Date.now());
     }
     for (const [p, c] of Object.entries(count)) this.max[p] = Math.max(this.max[p] ?? 0, c);
-  }
+  };
 }
 
 async function scenario() {
-  agent?.stop();
-  await resetCluster(env.admin);
-  await loadObjects(env.admin, cluster());
-  agent = await new NodeAgent(env.admin, { scale: 1 }).start();
+  agent = await freshCluster(env, cluster(), agent);
 }
 
 function specFile(pools: Record<string, unknown>[]) {
@@ -116,11 +101,9 @@ t('worker and the inheriting infra in the spec: apply updates exactly the planne
   const configOf = (snap: typeof before) => new Map(snap.nodes.map((n) => [n.metadata.name, n.metadata.annotations?.[MCO_CURRENT_CONFIG]]));
   const was = configOf(before);
 
-  const rec = await new Recorder().start();
-  const cap = io();
-  const code = await run(['apply', '-f', file, '--kubeconfig', env.saKubeconfig, '--auto-approve', '--json'], { io: cap });
-  rec.stop();
-  assert.is(code, 0, cap.err);
+  const rec = new Recorder();
+  const applied = await applyWatchingNodes(env, file, rec.sample);
+  assert.is(applied.code, 0, applied.err);
   assert.equal(agent!.errors, []);
 
   const after = await readLiveSnapshot(env.admin);

@@ -20,11 +20,11 @@ import { readFileSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { inDir, io } from '../support/cli.ts';
-import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
-import { sleep } from './helpers.ts';
+import { tempDir, setupEnv, type TestEnv } from './env.ts';
+import { freshCluster, runJobToHealthy, twoZoneWorkers } from './helpers.ts';
 import { installGitopsCrds, docsOf, dryRun, kustomizer } from './gitops-dry-run.ts';
-import { NodeAgent } from './agent.ts';
-import { ClusterBuilder, specYaml, NEW } from '../support/cluster.ts';
+import type { NodeAgent } from './agent.ts';
+import { specYaml, NEW } from '../support/cluster.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { requestStats, resetRequestStats } from '../../src/kube/rest.ts';
 import { AlreadyExistsError } from '../../src/apply/ports/driver.ts';
@@ -213,18 +213,8 @@ const rolloutObject = () => env.admin.request('GET', `${ROLLOUTS}/e2e-loop`);
 t(
   'the loop: the committed plan applied step by step by the example Job to Healthy; then stale (exit 3); then outside the window (exit 0, Suspended)',
   async () => {
-    agent?.stop();
-    await resetCluster(env.admin);
     await env.admin.request('DELETE', `${ROLLOUTS}/e2e-loop`).catch(() => undefined);
-    await loadObjects(
-      env.admin,
-      new ClusterBuilder().bootcPool(
-        'worker',
-        WORKERS.map((name, i) => ({ name, zone: `zone-${i % 2}` })),
-        { maxUnavailable: 1 },
-      ).objects,
-    );
-    agent = await new NodeAgent(env.admin, { scale: 1 }).start();
+    agent = await freshCluster(env, twoZoneWorkers(WORKERS), agent);
     const repo = layoutRepo(ARGOCD);
 
     // 1. Review: plan once, commit. 2. Sync: the Rollout object and the ConfigMap. 3. The Job, run after run.
@@ -235,16 +225,11 @@ t(
     assert.equal((await rolloutObject()).status, {});
     assert.equal(pod.args.slice(0, 2), ['apply', PLAN_PATH]);
     resetRequestStats();
-    const phases: string[] = [];
-    for (let i = 0; i < 40; i++) {
-      const r = await runJob(pod);
-      assert.is(r.code, 0, r.err);
-      assert.not.match(r.err, /warning/, 'the status and every Event were written');
-      const st = (await rolloutObject()).status;
-      phases.push(`${st.phase}: ${st.message}`);
-      if (st.phase === 'Healthy') break;
-      await sleep(300);
-    }
+    const phases = await runJobToHealthy(
+      () => runJob(pod),
+      async () => (await rolloutObject()).status,
+      (r) => assert.not.match(r.err, /warning/, 'the status and every Event were written'),
+    );
     const st = (await rolloutObject()).status;
     assert.is(st.phase, 'Healthy', phases.join('\n'));
     assert.is(st.planId, first.planId);
@@ -333,33 +318,18 @@ t(
 );
 
 t("the Flux tree as copied: the workflow's plan, the rendered Flux Job's command line and mount, run to Healthy", async () => {
-  agent?.stop();
-  await resetCluster(env.admin);
   await env.admin.request('DELETE', `${ROLLOUTS}/e2e-loop`).catch(() => undefined);
-  await loadObjects(
-    env.admin,
-    new ClusterBuilder().bootcPool(
-      'worker',
-      WORKERS.map((name, i) => ({ name, zone: `zone-${i % 2}` })),
-      { maxUnavailable: 1 },
-    ).objects,
-  );
-  agent = await new NodeAgent(env.admin, { scale: 1 }).start();
+  agent = await freshCluster(env, twoZoneWorkers(WORKERS), agent);
   const repo = layoutRepo(FLUX);
   const made = await planAndCommit(repo, spec(NEW));
   const synced = await sync(repo, made.commit);
   assert.not.ok('argocd.argoproj.io/sync-options' in (synced.job.metadata.annotations ?? {}), "the Flux tree's Job");
   const pod = await jobPod(synced);
   assert.equal(pod.args.slice(0, 2), ['apply', PLAN_PATH]);
-  const phases: string[] = [];
-  for (let i = 0; i < 40; i++) {
-    const r = await runJob(pod);
-    assert.is(r.code, 0, r.err);
-    const st = (await rolloutObject()).status;
-    phases.push(`${st.phase}: ${st.message}`);
-    if (st.phase === 'Healthy') break;
-    await sleep(300);
-  }
+  const phases = await runJobToHealthy(
+    () => runJob(pod),
+    async () => (await rolloutObject()).status,
+  );
   const st = (await rolloutObject()).status;
   assert.is(st.phase, 'Healthy', phases.join('\n'));
   assert.is(st.planId, made.planId);

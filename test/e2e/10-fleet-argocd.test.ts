@@ -16,12 +16,12 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { tempDir, setupEnv, resetCluster, loadObjects, type TestEnv } from './env.ts';
+import { tempDir, setupEnv, type TestEnv } from './env.ts';
 import { installGitopsCrds, docsOf, dryRun, kustomizer } from './gitops-dry-run.ts';
-import { sleep } from './helpers.ts';
-import { NodeAgent } from './agent.ts';
+import { freshCluster, runJobToHealthy, twoZoneWorkers } from './helpers.ts';
+import type { NodeAgent } from './agent.ts';
 import { cli } from '../support/cli.ts';
-import { ClusterBuilder, NEW } from '../support/cluster.ts';
+import { NEW } from '../support/cluster.ts';
 import { LUA, luaHealth } from '../support/lua-health.ts';
 import { imageRef } from '../../src/sim/fake-ids.ts';
 import { AlreadyExistsError } from '../../src/apply/ports/driver.ts';
@@ -206,6 +206,10 @@ async function syncCluster(dir: string): Promise<{ podDir: string; args: string[
   return { podDir, args: c.args };
 }
 
+/** One run of the Job's command in its pod's directory, as the ServiceAccount. */
+const runPod = (pod: { podDir: string; args: string[] }) =>
+  cli([...pod.args, '--kubeconfig', env.saKubeconfig], { cwd: pod.podDir, io: { env: { NO_COLOR: '1', BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' } } });
+
 const health = (o: unknown) => luaHealth(join(ROOT, 'examples/argocd/health/rollout.lua'), o);
 
 t('the canary through the loop: rendered, synced, its Job applies the plan to Healthy (the health Argo CD waits for); a stale plan is Degraded', async () => {
@@ -213,35 +217,17 @@ t('the canary through the loop: rendered, synced, its Job applies the plan to He
     skipLocally('kustomize', '.ci/run builds it');
     return;
   }
-  agent?.stop();
-  await resetCluster(env.admin);
   await env.admin.request('DELETE', `${ROLLOUTS}/e2e-fleet`).catch(() => undefined);
-  await loadObjects(
-    env.admin,
-    new ClusterBuilder().bootcPool(
-      'worker',
-      WORKERS.map((name, i) => ({ name, zone: `zone-${i % 2}` })),
-      { maxUnavailable: 1 },
-    ).objects,
-  );
-  agent = await new NodeAgent(env.admin, { scale: 1 }).start();
+  agent = await freshCluster(env, twoZoneWorkers(WORKERS), agent);
   const repo = tempDir('bootcplan-fleet-gitops-');
   git(repo, 'init', '-q', '-b', 'main');
   mkdirSync(join(repo, 'fleets/prod'), { recursive: true });
 
   const pod = await syncCluster(await planAndRender(repo, NEW));
-  const phases: string[] = [];
-  for (let i = 0; i < 40; i++) {
-    const r = await cli([...pod.args, '--kubeconfig', env.saKubeconfig], {
-      cwd: pod.podDir,
-      io: { env: { NO_COLOR: '1', BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' } },
-    });
-    assert.is(r.code, 0, r.err);
-    const obj = await env.admin.request('GET', `${ROLLOUTS}/e2e-fleet`);
-    phases.push(`${obj.status.phase}: ${obj.status.message}`);
-    if (obj.status.phase === 'Healthy') break;
-    await sleep(300);
-  }
+  const phases = await runJobToHealthy(
+    () => runPod(pod),
+    async () => (await env.admin.request('GET', `${ROLLOUTS}/e2e-fleet`)).status,
+  );
   const done = await env.admin.request('GET', `${ROLLOUTS}/e2e-fleet`);
   assert.is(done.status.phase, 'Healthy', phases.join('\n'));
   assert.is(done.status.observedGeneration, done.metadata.generation, 'the Rollout object is the effective spec apply planned with');
@@ -255,10 +241,7 @@ t('the canary through the loop: rendered, synced, its Job applies the plan to He
   const pod2 = await syncCluster(await planAndRender(repo, imageRef('e2e-fleet-v2')));
   for (const n of ['w-1', 'w-2'])
     await env.admin.request('PATCH', `/api/v1/nodes/${n}`, { body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' });
-  const stale = await cli([...pod2.args, '--kubeconfig', env.saKubeconfig], {
-    cwd: pod2.podDir,
-    io: { env: { NO_COLOR: '1', BOOTCPLAN_HOLDER: 'bootcplan-apply-e2e' } },
-  });
+  const stale = await runPod(pod2);
   assert.is(stale.code, 3, stale.err);
   const obj = await env.admin.request('GET', `${ROLLOUTS}/e2e-fleet`);
   assert.equal([obj.status.phase, obj.status.reason], ['Degraded', 'Stale']);

@@ -211,30 +211,12 @@ test('every import of src/ goes down the layer order, types included; only fleet
   assert.equal(found, [], `imports that break the layers:\n  ${found.join('\n  ')}`);
 });
 
-/**
- * The one circle of types left, each with why; it may only go. sim/'s cluster makes its driver
- * sessions, lock and waits, and they are handed the cluster back (SimCluster <-> SimDriver).
- */
-const TYPE_CIRCLES_LEFT: Record<string, string> = {
-  'sim/cluster.ts <-> sim/cordons.ts <-> sim/driver.ts <-> sim/lease.ts <-> sim/waits.ts':
-    'the simulated cluster and its driver sessions know each other by type; an interface of what a session needs of the cluster, below both, ends it',
-};
-
-test('no import cycle between files of src/: none at run time, none of types (but the one listed)', () => {
+test('no import cycle between files of src/: none at run time, none of types', () => {
   const edges = sourceEdges();
   const runtime = importCycles(edges, false).map((c) => c.join(' <-> '));
   assert.equal(runtime, [], `run-time cycles:\n  ${runtime.join('\n  ')}`);
   const all = importCycles(edges, true).map((c) => c.join(' <-> '));
-  assert.equal(
-    all.filter((c) => !(c in TYPE_CIRCLES_LEFT)),
-    [],
-    `import cycles (types included):\n  ${all.join('\n  ')}`,
-  );
-  assert.equal(
-    Object.keys(TYPE_CIRCLES_LEFT).filter((c) => !all.includes(c)),
-    [],
-    'listed in TYPE_CIRCLES_LEFT but gone: remove the entry',
-  );
+  assert.equal(all, [], `import cycles (types included):\n  ${all.join('\n  ')}`);
 });
 
 test('the checker reports a back edge of types, a sibling, the fleet from the core, the CLI entry, the rooms of apply/ and cycles of code and of types', () => {

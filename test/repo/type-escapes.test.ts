@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { escapesIn, escapesOf, type Escape } from '../../scripts/type-escapes.ts';
 
 /** The most of each kind src/ may hold. */
-const BUDGETS: Record<Escape['kind'], number> = { any: 0, as: 34, '!': 2 };
+const BUDGETS: Record<Escape['kind'], number> = { any: 0, as: 33, '!': 2 };
 
 const escapes = escapesIn('src');
 

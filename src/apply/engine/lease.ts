@@ -12,7 +12,7 @@
  *   someone else's loses the lock at once, and so does the watch showing it (watchForLoss,
  *   confirmed by one renewal): every wait then ends (docs/design.md §7 "Stopping").
  * - Checking it: `assertHeld` runs before every disruptive step (cordon, drain, reboot request,
- *   pool unpause, each change of the plan). It costs no API request: it uses what the renewal
+ *   pool unpause, each change of the plan); `write` is the gate and a retried write in one. It costs no API request: it uses what the renewal
  *   loop knows plus the Lease as the driver's watch shows it (another holder, or no Lease: lost).
  *   Only when the last confirmed renewal is older than half the duration (renewals are failing
  *   or late) does it wait for one renewal attempt first. It also stops the apply when a stop
@@ -21,6 +21,7 @@
 import { LockHeldError, LockNotHeldError } from '../../base/errors.ts';
 import { type ClusterDriver, type LockRecord, AbortedError, LockLostError } from '../ports/driver.ts';
 import { BOOTCPLAN_LOCK_ID } from '../../domain/labels.ts';
+import { retry } from './retry.ts';
 
 /** Why the lock is lost, when the watch shows the Lease gone (`id` null) or another's. */
 function lossOf(id: string | null, holder: string | null): string {
@@ -152,6 +153,15 @@ export class Lease {
     if (seen && seen.id !== this.lock.lockId) {
       throw this.setLost(lossOf(seen.id, seen.holder));
     }
+  }
+
+  /**
+   * A disruptive write under the lock: the gate (assertHeld), then the write, retried on a
+   * transient conflict (retry.ts). One call for the two every pool runner made in turn.
+   */
+  async write<T>(fn: () => Promise<T>): Promise<T> {
+    await this.assertHeld();
+    return retry(fn);
   }
 
   /** Sync part of assertHeld (also for callers that cannot wait). */

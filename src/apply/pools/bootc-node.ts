@@ -35,8 +35,7 @@ export function recordCordonAhead(ctx: PoolContext, pool: PlanPool, name: string
  */
 export async function cordonNow(ctx: PoolContext, pool: PlanPool, k: number, name: string, v: NodeView, fresh: boolean): Promise<boolean> {
   if (!v.cordoned) {
-    await ctx.lease.assertHeld();
-    const r = await retry(() => ctx.driver.cordon(name, ctx.plan.id, ctx.book.nodes[name]));
+    const r = await ctx.lease.write(() => ctx.driver.cordon(name, ctx.plan.id, ctx.book.nodes[name]));
     if (r === 'cordoned') {
       ctx.emit({ type: 'cordon', pool: pool.name, node: name, wave: k });
       return true;

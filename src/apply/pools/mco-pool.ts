@@ -33,7 +33,7 @@ export async function runMcoPool(ctx: PoolContext, pool: PlanPool): Promise<'don
     // maxUnavailable first; pause while the new MachineConfig renders, so that the MCO
     // starts only when the first wave does.
     for (const c of changes.filter((x) => x.kind === 'MachineConfigPool')) await applyChange(ctx, c, fresh, { dropPaused: hasWaves });
-    if (hasWaves) await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
+    if (hasWaves) await setPaused(ctx, pool.name, true, false);
     // The pools that render this pool's MachineConfig too roll in their own turn: paused first.
     if (changes.some((c) => c.kind === 'MachineConfig' && c.action !== 'noop')) await pauseInheritors(ctx, pool);
     for (const c of changes.filter((x) => x.kind !== 'MachineConfigPool')) await applyChange(ctx, c, fresh);
@@ -66,14 +66,23 @@ export async function runMcoPool(ctx: PoolContext, pool: PlanPool): Promise<'don
  * the MCO does not roll them at once; their own turn unpauses them wave by wave. A pool already
  * paused (by an administrator, or before) is left as it is (docs/safety.md rule 6).
  */
+/**
+ * bootcplan's pause or unpause of a MachineConfigPool, marked with the plan id, retried on a
+ * conflict; `gated`: behind the lock's gate (Lease.write), as a disruptive step is. The pause
+ * again on a wave's way out is not gated: it must happen when a stop was asked for too.
+ */
+function setPaused(ctx: PoolContext, name: string, paused: boolean, gated = true): Promise<void> {
+  const write = () => ctx.driver.setPoolPaused('MachineConfigPool', name, paused, ctx.plan.id);
+  return gated ? ctx.lease.write(write) : retry(write);
+}
+
 async function pauseInheritors(ctx: PoolContext, pool: PlanPool): Promise<void> {
   for (const name of pool.inheritedBy ?? []) {
     const other = ctx.plan.pools.find((p) => p.name === name);
     if (!other || other.waves.every((_, i) => ctx.book.waveDone(name, i + 1))) continue;
     const paused = await peek(ctx.driver, (s) => s.machineConfigPools.find((p) => p.metadata.name === name)?.spec?.paused === true);
     if (paused) continue;
-    await ctx.lease.assertHeld();
-    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', name, true, ctx.plan.id));
+    await setPaused(ctx, name, true);
   }
 }
 
@@ -82,8 +91,7 @@ async function leaveAsSpecWants(ctx: PoolContext, pool: PlanPool): Promise<'done
   // else paused it meanwhile (no bootcplan.dev/paused-by mark: docs/safety.md rule 6).
   const theirs = await peek(ctx.driver, (s) => administratorPause(s.machineConfigPools.find((p) => p.metadata.name === pool.name)) !== null);
   if (!pool.paused && !theirs) {
-    await ctx.lease.assertHeld();
-    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false, ctx.plan.id));
+    await setPaused(ctx, pool.name, false);
   }
   return 'done';
 }
@@ -96,8 +104,7 @@ async function leaveAsSpecWants(ctx: PoolContext, pool: PlanPool): Promise<'done
 export async function repauseLeftovers(ctx: PoolContext): Promise<void> {
   const left = Object.entries(ctx.book.record.pools).filter(([, pp]) => pp.mcoUnpaused);
   for (const [name, pp] of left) {
-    await ctx.lease.assertHeld();
-    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', name, true, ctx.plan.id));
+    await setPaused(ctx, name, true);
     delete pp.mcoUnpaused;
   }
   for (const pp of Object.values(ctx.book.record.pools)) delete pp.interrupted;
@@ -176,10 +183,9 @@ async function runMcoWave(ctx: PoolContext, pool: PlanPool, k: number) {
     await ctx.lease.assertHeld();
     pp.mcoUnpaused = true;
     await ctx.book.save();
-    await ctx.lease.assertHeld();
-    await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, false, ctx.plan.id));
+    await setPaused(ctx, pool.name, false);
     const pauseAgain = async () => {
-      await retry(() => ctx.driver.setPoolPaused('MachineConfigPool', pool.name, true, ctx.plan.id));
+      await setPaused(ctx, pool.name, true, false);
       delete pp.mcoUnpaused; // saved with the wave's end (a rerun that still sees it pauses a paused pool: harmless)
     };
     let got;
