@@ -14,6 +14,8 @@
  * after the others, each in a worker process of its own (what one leaves in its process, its
  * kube-apiserver's objects above all, no other sees), TEST_E2E_JOBS at a time (default 1: each
  * worker starts its own kube-apiserver and etcd; docs/development.md "Tests in parallel").
+ * TEST_PROFILE=FILE writes where the time went (each file's wall and CPU time, each worker's
+ * start) to FILE as JSON after the run.
  *
  * Exits 1 when a test failed, a suite file threw while loading, a suite file ran no test, an
  * error escaped a test, the process ended before the run did (a worker process too, killed or
@@ -81,6 +83,9 @@ interface WorkerRecord {
   kind: 'file' | 'idle' | 'late';
   file?: string;
   ms?: number;
+  /** For a file: when it started (ms since the epoch) and the CPU it took (TEST_PROFILE). */
+  startedAt?: number;
+  cpu?: FileCpu;
   outEnd?: number;
   timers?: number;
   passed: number;
@@ -101,6 +106,72 @@ const ROOT = resolve(dirname(RUNNER), '..');
  */
 const DURATIONS = process.env.TEST_DURATIONS || join(ROOT, '.cache/test-durations.json');
 const WORKER_RECORDS = process.env.BOOTCPLAN_TEST_WORKER;
+/**
+ * TEST_PROFILE=FILE writes, after the run, where the time went (docs/development.md "Tests in
+ * parallel"): each suite file's wall time, its CPU in the test process and in the child
+ * processes it waited for (the built CLI, git, Chromium), and, with workers, which one ran it and
+ * when; each worker's start (spawn to ready: loading the runner and uvu); the run's wall time.
+ */
+const PROFILE = process.env.TEST_PROFILE;
+const runStart = Date.now();
+
+/** CPU milliseconds, this process's own and that of the child processes it has waited for. */
+interface FileCpu {
+  self: number;
+  children: number;
+}
+
+/** CPU so far: process.cpuUsage() for this process, /proc/self/stat's cutime and cstime for its children (Linux; 0 elsewhere). */
+function cpuNow(): FileCpu {
+  const u = process.cpuUsage();
+  let children = 0;
+  try {
+    // Fields after the command name (in parentheses, which may hold spaces): cutime and cstime are the 14th and 15th.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    children = ((Number(f[13]) + Number(f[14])) * 1000) / 100; // clock ticks, USER_HZ 100
+  } catch {
+    // not Linux
+  }
+  return { self: (u.user + u.system) / 1000, children };
+}
+
+const cpuSince = (a: FileCpu): FileCpu => {
+  const b = cpuNow();
+  return { self: Math.round(b.self - a.self), children: Math.round(b.children - a.children) };
+};
+
+interface ProfileEntry {
+  file: string;
+  ms: number;
+  cpu: FileCpu;
+  worker?: number;
+  startedAt?: number;
+}
+const profile: ProfileEntry[] = [];
+const workerStarts: { worker: number; spawnToReadyMs: number }[] = [];
+
+/** Writes the profile (TEST_PROFILE): a failure to write it is said, and is no test failure. */
+function writeProfile(jobs: number): void {
+  if (!PROFILE) return;
+  const sum = (k: keyof FileCpu) => profile.reduce((t, e) => t + e.cpu[k], 0);
+  const longest = [...profile].sort((a, b) => b.ms - a.ms)[0];
+  const out = {
+    jobs,
+    wallMs: Date.now() - runStart,
+    suiteMsSum: profile.reduce((t, e) => t + e.ms, 0),
+    longest: longest ? { file: longest.file, ms: longest.ms } : null,
+    cpuSelfMs: sum('self'),
+    cpuChildrenMs: sum('children'),
+    workerStarts,
+    files: profile.map((e) => ({ ...e, startedAt: e.startedAt === undefined ? undefined : e.startedAt - runStart })),
+  };
+  try {
+    writeFileSync(PROFILE, JSON.stringify(out, null, 1) + '\n');
+  } catch (err) {
+    console.error(`TEST_PROFILE: could not write ${PROFILE}: ${describe(err)}`);
+  }
+}
 
 const tally = { passed: 0, failed: 0, skipped: 0 };
 const failures: Failure[] = [];
@@ -363,16 +434,22 @@ async function runFile(f: string, i: number, loaded: boolean, first: boolean): P
 async function runAll(files: string[], durations: Map<string, number>): Promise<void> {
   await loadUvu();
   const loaded: boolean[] = [];
+  const cpu: FileCpu[] = [];
   for (const [i, f] of files.entries()) {
     const t0 = Date.now();
+    const c0 = cpuNow();
     loaded[i] = await loadFile(f, i);
     durations.set(relative(ROOT, f), Date.now() - t0);
+    cpu[i] = cpuSince(c0);
   }
   for (const [i, f] of files.entries()) {
     const t0 = Date.now();
+    const c0 = cpuNow();
     await runFile(f, i, loaded[i], i === 0);
     const key = relative(ROOT, f);
     durations.set(key, (durations.get(key) ?? 0) + Date.now() - t0);
+    const c = cpuSince(c0);
+    profile.push({ file: key, ms: durations.get(key)!, cpu: { self: c.self + cpu[i].self, children: c.children + cpu[i].children } });
   }
 }
 
@@ -443,7 +520,7 @@ function outputEnd(): number {
 }
 
 /** Appends what was counted since the last record, synchronously, and counts on from zero. */
-function record(r: Pick<WorkerRecord, 'kind' | 'file' | 'ms' | 'outEnd' | 'timers'>): void {
+function record(r: Pick<WorkerRecord, 'kind' | 'file' | 'ms' | 'outEnd' | 'timers' | 'startedAt' | 'cpu'>): void {
   const full: WorkerRecord = { ...r, ...tally, failures: failures.splice(0), skips: skips.splice(0) };
   appendFileSync(WORKER_RECORDS!, JSON.stringify(full) + '\n');
   tally.passed = tally.failed = tally.skipped = 0;
@@ -463,6 +540,7 @@ async function worker(): Promise<void> {
       if (m.type === 'run') {
         const i = index++;
         fileStart = Date.now();
+        const c0 = cpuNow();
         // While a file runs the IPC channel must not keep this process alive: a test awaiting
         // what never settles ends the process, as it ends a single-process run, and the exit
         // handler books it against the file.
@@ -470,7 +548,7 @@ async function worker(): Promise<void> {
         const loaded = await loadFile(m.file, i);
         await runFile(m.file, i, loaded, true);
         process.channel?.ref();
-        record({ kind: 'file', file: current.file, ms: Date.now() - fileStart, outEnd: outputEnd() });
+        record({ kind: 'file', file: current.file, ms: Date.now() - fileStart, outEnd: outputEnd(), startedAt: fileStart, cpu: cpuSince(c0) });
         send({ type: 'record' });
       } else {
         await settle();
@@ -628,6 +706,7 @@ function pool(queue: string[], n: number, dir: string, all: Worker[], durations:
         failures.push(...r.failures);
         if (r.kind === 'file' && w.inFlight !== null) {
           durations.set(relative(ROOT, w.inFlight), r.ms ?? 0);
+          profile.push({ file: relative(ROOT, w.inFlight), ms: r.ms ?? 0, cpu: r.cpu ?? { self: 0, children: 0 }, worker: w.id, startedAt: r.startedAt });
           w.inFlight = null;
         }
         if (r.kind === 'idle') {
@@ -645,6 +724,7 @@ function pool(queue: string[], n: number, dir: string, all: Worker[], durations:
       // stdout and stderr into one file, written synchronously by the worker: in order, and
       // there to print when the worker is killed.
       const fd = openSync(out, 'a');
+      const spawnedAt = Date.now();
       const child = spawn(process.execPath, [...process.execArgv, RUNNER], {
         stdio: ['ignore', fd, fd, 'ipc'],
         env: { ...process.env, BOOTCPLAN_TEST_WORKER: records },
@@ -671,6 +751,7 @@ function pool(queue: string[], n: number, dir: string, all: Worker[], durations:
       child.on('message', (m: FromWorker) => {
         if (m.type === 'ready') {
           w.ready = true;
+          workerStarts.push({ worker: id, spawnToReadyMs: Date.now() - spawnedAt });
           next(w);
           return;
         }
@@ -768,4 +849,5 @@ if (WORKER_RECORDS) {
     process.exitCode = summaryOk ? 0 : 1;
   }
   saveDurations(durations);
+  writeProfile(jobs);
 }

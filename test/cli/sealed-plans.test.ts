@@ -3,182 +3,22 @@
  * apply acts on is refused before any write, whether the id was left as it was (the file
  * was modified: exit 3) or recomputed by whoever edited it (the re-plan from the verified
  * spec and the cluster disagrees: exit 3; a stripped policy error: exit 6). What runs is
- * always the fresh plan.
+ * always the fresh plan. Each tamper of a saved plan is put through apply, show and rehearse in
+ * test/cli/sealed-plans-tampered.test.ts, -resealed and -moved-on (test/support/sealed-plans.ts).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
-import type { DriverFactory } from '../../src/app/ports.ts';
 import type { Plan } from '../../src/plan/types.ts';
 import { planIdOf } from '../../src/plan/planner.ts';
-import { ClusterBuilder, specYaml, NEW, nodes } from '../support/cluster.ts';
-import { clusterObjects, MS, CP } from '../support/bootimages.ts';
-import { newSim } from '../support/apply.ts';
-import { readSnapshotFile, nodeInputs } from '../../src/app/inputs.ts';
+import { ClusterBuilder, NEW, nodes } from '../support/cluster.ts';
+import { nodeInputs } from '../../src/app/inputs.ts';
 import { cli } from '../support/cli.ts';
-import { gitIn } from '../support/git.ts';
+import { TAMPERS, resealed, sealedRepo, worker } from '../support/sealed-plans.ts';
 
 const s = suite('sealed plans: what was reviewed is what runs');
-
-const repo = mkdtempSync(join(tmpdir(), 'bootcplan-sealed-'));
-const git = gitIn(repo);
-git('init', '-q', '-b', 'main');
-
-const ns = nodes('w', 6);
-ns[1].cordoned = true; // an administrator's cordon: the plan blocks w-01
-writeFileSync(join(repo, 'cluster.yaml'), new ClusterBuilder().bootcPool('worker', ns).yaml());
-writeFileSync(
-  join(repo, 'bootcplan.yaml'),
-  specYaml([{ name: 'worker', image: NEW, maxUnavailable: 2, soakSeconds: 60, rebootPolicy: 'AllowSoftReboot', drainTimeoutSeconds: 300, priority: 5 }]),
-);
-// A control-plane replacement the spec does not allow (4.20, CPMS RollingUpdate, opted in).
-writeFileSync(
-  join(repo, 'cpms-cluster.yaml'),
-  stringify({ apiVersion: 'v1', kind: 'List', items: clusterObjects({ version: '4.20.8', cpms: {}, machineManagers: [MS('All')] }) }),
-);
-writeFileSync(
-  join(repo, 'cpms.yaml'),
-  stringify({
-    apiVersion: 'bootcplan.dev/v1alpha1',
-    kind: 'Rollout',
-    metadata: { name: 'cpms' },
-    spec: { managedBootImages: { machineManagers: [MS('All'), CP('All')] } },
-  }),
-);
-git('add', '.');
-git('commit', '-qm', 'specs');
-
-async function savedPlan(spec: string, cluster: string, extra: string[] = []): Promise<Plan> {
-  const r = await cli(['plan', '-f', spec, '--ref', 'HEAD', '--cluster', cluster, '--out', './plan.json', ...extra], { cwd: repo });
-  assert.ok(existsSync(join(repo, 'plan.json')), r.err);
-  return JSON.parse(readFileSync(join(repo, 'plan.json'), 'utf8'));
-}
-
-/** Applies `file` against a simulator of cluster.yaml; returns the exit code, stderr and whether the cluster was written. */
-async function applyAgainstSim(file: string, clusterFile = 'cluster.yaml') {
-  const sim = newSim(readSnapshotFile(nodeInputs, join(repo, clusterFile)));
-  const before = (await sim.driver().snapshot()).fingerprint;
-  const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'sealed@test' });
-  const r = await cli(['apply', file, '--auto-approve', '--json'], { cwd: repo, openDriver });
-  const after = await sim.driver().snapshot();
-  return { ...r, wrote: after.fingerprint !== before || (await sim.driver().readProgress()).run !== null, sim };
-}
-
-const write = (name: string, plan: unknown) => writeFileSync(join(repo, name), JSON.stringify(plan, null, 2));
-const resealed = (p: Plan): Plan => ({ ...p, id: planIdOf(p) });
-
-type Tamper = [string, (p: Plan) => void];
-const worker = (p: Plan) => p.pools.find((x) => x.name === 'worker')!;
-const TAMPERS: Tamper[] = [
-  [
-    "a change's patch value",
-    (p) => {
-      const op = p.changes.find((c) => c.kind === 'BootcNodePool')!.patch.find((o) => o.op === 'replace' || o.op === 'add') as { value: unknown };
-      op.value = 'quay.io/evil/os@sha256:' + 'e'.repeat(64);
-    },
-  ],
-  [
-    "a change's action",
-    (p) => {
-      p.changes.find((c) => c.kind === 'BootcNodePool')!.action = 'noop';
-    },
-  ],
-  [
-    "a change's order",
-    (p) => {
-      p.changes.find((c) => c.kind === 'BootcNodePool')!.order = 99;
-    },
-  ],
-  [
-    'a change removed',
-    (p) => {
-      p.changes = p.changes.filter((c) => c.kind !== 'BootcNodePool');
-    },
-  ],
-  [
-    'soakSeconds',
-    (p) => {
-      worker(p).soakSeconds = 0;
-    },
-  ],
-  [
-    'rebootPolicy',
-    (p) => {
-      worker(p).rebootPolicy = 'RebootOnly';
-    },
-  ],
-  [
-    'drainTimeoutSeconds',
-    (p) => {
-      worker(p).drainTimeoutSeconds = 1;
-    },
-  ],
-  [
-    'priority',
-    (p) => {
-      worker(p).priority = 99;
-    },
-  ],
-  [
-    'paused',
-    (p) => {
-      worker(p).paused = !worker(p).paused;
-    },
-  ],
-  [
-    'the resolved maxUnavailable',
-    (p) => {
-      worker(p).maxUnavailable.resolved = 6;
-    },
-  ],
-  [
-    'the target image',
-    (p) => {
-      worker(p).targetImage = 'quay.io/evil/os@sha256:' + 'e'.repeat(64);
-    },
-  ],
-  [
-    'an administrator-cordoned node moved into a wave',
-    (p) => {
-      const n = worker(p).nodes.find((x) => x.name === 'w-01')!;
-      n.wave = 1;
-      n.blockedBy = null;
-      worker(p).waves[0].push('w-01');
-    },
-  ],
-  [
-    "a node's reboot kind",
-    (p) => {
-      const n = worker(p).nodes.find((x) => x.wave !== null)!;
-      n.reboot = n.reboot === 'soft' ? 'hard' : 'soft';
-    },
-  ],
-  [
-    'the waves reordered (node entries renumbered to match)',
-    (p) => {
-      const w = worker(p);
-      w.waves.reverse();
-      w.waves.forEach((wave, i) => {
-        for (const name of wave) w.nodes.find((n) => n.name === name)!.wave = i + 1;
-      });
-    },
-  ],
-  [
-    'the phase durations',
-    (p) => {
-      p.durations = { ...p.durations, reboot: 1, stage: 1 };
-    },
-  ],
-  [
-    'the spec hash',
-    (p) => {
-      p.spec.sha256 = 'f'.repeat(64);
-    },
-  ],
-];
+const { repo, savedPlan, reviewedPlan, applyAgainstSim, write } = sealedRepo();
 
 s('an untouched saved plan applies: the fresh plan runs under the reviewed id', async () => {
   const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
@@ -197,7 +37,7 @@ s('an untouched saved plan applies: the fresh plan runs under the reviewed id', 
 });
 
 s("a field's type changed (a number made a string), id left as it was: exit 3 for show, apply and rehearse, naming the field", async () => {
-  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const plan = await reviewedPlan();
   const edited = { ...plan, summary: { ...plan.summary, nodes: String(plan.summary.nodes) } };
   write('retyped.json', edited);
   const r = await applyAgainstSim('retyped.json');
@@ -225,65 +65,8 @@ s("a field's type changed (a number made a string), id left as it was: exit 3 fo
   assert.match(bad.err, /not a usable plan file/);
 });
 
-for (const [what, tamper] of TAMPERS) {
-  s(`tampered (${what}), id left as it was: exit 3 "plan file was modified", nothing written`, async () => {
-    const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
-    tamper(plan);
-    write('tampered.json', plan);
-    const r = await applyAgainstSim('tampered.json');
-    assert.is(r.code, 3, r.err);
-    assert.match(r.err, /the plan file was modified after it was made/);
-    assert.not.ok(r.wrote);
-    // show verifies as apply does: nothing rendered under the id the file claims, the same message.
-    const errorLines = (text: string) =>
-      text
-        .split('\n')
-        .filter((l) => /^(error| {2})/.test(l))
-        .join('\n');
-    for (const format of ['text', 'json']) {
-      const shown = await cli(['show', 'tampered.json', '-o', format], { cwd: repo });
-      assert.is(shown.code, 3, `show -o ${format}: ${shown.err}`);
-      assert.is(shown.out, '', 'nothing is rendered');
-      assert.is(errorLines(shown.err), errorLines(r.err));
-    }
-  });
-  s(`tampered (${what}), id recomputed: refused before any write`, async () => {
-    const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
-    tamper(plan);
-    write('resealed.json', resealed(plan));
-    const r = await applyAgainstSim('resealed.json');
-    assert.is(r.code, 3, r.err);
-    assert.match(r.err, /stale plan: (plan \w+ is not what the spec and the cluster give now|the spec changed since the plan was made)/);
-    assert.not.ok(r.wrote);
-    const rehearsal = await cli(['rehearse', 'resealed.json'], { cwd: repo });
-    assert.is(rehearsal.code, 3, `rehearse: ${rehearsal.err}`);
-  });
-}
-
-/**
- * Once the cluster has moved on (an apply resumes), the reviewed waves run; every tamper that
- * would change what is written or which node is taken is still refused. Not compared then, by
- * design: how the reviewed nodes are grouped into waves (within the budget) and the reboot kind
- * the plan expected (the applier decides soft or hard from the BootcNode at run time).
- */
-const MOVED_EXEMPT = ["a node's reboot kind", 'the waves reordered (node entries renumbered to match)'];
-for (const [what, tamper] of TAMPERS.filter(([w]) => !MOVED_EXEMPT.includes(w))) {
-  s(`tampered (${what}), id recomputed, cluster moved on: refused before any write`, async () => {
-    const later = nodes('w', 6);
-    later[1].cordoned = true;
-    later[5].current = true;
-    writeFileSync(join(repo, 'moved-on.yaml'), new ClusterBuilder().bootcPool('worker', later).yaml());
-    const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
-    tamper(plan);
-    write('resealed-moved.json', resealed(plan));
-    const r = await applyAgainstSim('resealed-moved.json', 'moved-on.yaml');
-    assert.ok(r.code === 3 || r.code === 1, `exit ${r.code}: ${r.err}`);
-    assert.not.ok(r.wrote);
-  });
-}
-
 s('the difference names what was altered: a cordoned node moved into a wave', async () => {
-  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const plan = await reviewedPlan();
   TAMPERS.find(([w]) => w.includes('cordoned'))![1](plan);
   write('moved.json', resealed(plan));
   const r = await applyAgainstSim('moved.json');
@@ -318,7 +101,7 @@ s('the cluster moved since review: waves larger than the budget or a change with
   later[1].cordoned = true;
   later[5].notReady = true; // the cluster moved: the strict comparison does not apply
   writeFileSync(join(repo, 'moved2-cluster.yaml'), new ClusterBuilder().bootcPool('worker', later).yaml());
-  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const plan = await reviewedPlan();
   const w = worker(plan);
   w.waves = [w.waves.flat()];
   for (const n of w.nodes) if (n.wave !== null) n.wave = 1;
@@ -347,7 +130,7 @@ s('review finding F1: a change redirected to another object (kind/name edited, a
 });
 
 s('review finding F2: a cordoned node smuggled into the waves list only (its entry left blocked) is refused', async () => {
-  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const plan = await reviewedPlan();
   const w = worker(plan);
   w.waves[w.waves.length - 1].push('w-01');
   write('smuggled.json', resealed(plan));
@@ -367,7 +150,7 @@ s('review finding F4: plan-file paths through a symbolic link, and special files
   const { symlinkSync } = await import('node:fs');
   symlinkSync('/etc/hostname', join(repo, 'host-link'));
   symlinkSync('/dev/zero', join(repo, 'zero-link'));
-  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const plan = await reviewedPlan();
   plan.spec.ref = null;
   plan.spec.commit = null;
   plan.spec.path = 'host-link';
@@ -375,7 +158,7 @@ s('review finding F4: plan-file paths through a symbolic link, and special files
   const a = await applyAgainstSim('link-spec.json');
   assert.is(a.code, 1, a.err);
   assert.match(a.err, /spec path "host-link" is outside the repository/);
-  const zero = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const zero = await reviewedPlan();
   zero.cluster.source = 'file:zero-link';
   write('zero.json', resealed(zero));
   const r = await cli(['rehearse', 'zero.json'], { cwd: repo });
@@ -388,7 +171,7 @@ s('review finding F4: plan-file paths through a symbolic link, and special files
 
 s("git never reads a plan file's commit as an option, even past the commit check (--end-of-options)", async () => {
   const { verifyPlanSpec } = await import('../../src/app/saved-plan.ts');
-  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const plan = await reviewedPlan();
   plan.spec.commit = `--output=${join(repo, 'written-by-git')}`;
   plan.spec.path = 'bootcplan.yaml';
   assert.throws(() => verifyPlanSpec(nodeInputs, plan, { cwd: repo }));
@@ -469,7 +252,7 @@ s('git and paths from a plan file: an option as the commit, a spec or snapshot o
     ],
   ];
   for (const [what, tamper, message] of cases) {
-    const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+    const plan = await reviewedPlan();
     tamper(plan);
     write('paths.json', resealed(plan));
     const r = await applyAgainstSim('paths.json');
@@ -478,7 +261,7 @@ s('git and paths from a plan file: an option as the commit, a spec or snapshot o
     assert.not.ok(r.wrote, what);
     assert.not.ok(existsSync(marker), `${what}: git wrote a file`);
   }
-  const plan = await savedPlan('bootcplan.yaml', 'cluster.yaml');
+  const plan = await reviewedPlan();
   plan.cluster.source = 'file:/etc/passwd';
   write('source.json', resealed(plan));
   const r = await cli(['rehearse', 'source.json'], { cwd: repo });
