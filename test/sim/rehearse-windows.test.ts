@@ -118,7 +118,7 @@ s('staging that outlasts the window: the rehearsal cordons no node after it clos
   assert.is(cordons.length, 6);
   for (const e of cordons) assert.ok(openWindowAt([win], (start + e.t) * 1000), `cordon at +${e.t}s inside the window`);
   const w = rehearsal.windows!.waits[0];
-  assert.equal([w.pool, w.reason, w.opens], ['worker', 'outside-window', '2026-12-08T08:00:00.000Z']);
+  assert.equal([w.pool, w.wave, w.reason, w.opens], ['worker', 1, 'window-closed', '2026-12-08T08:00:00.000Z']);
 });
 
 s.run();
