@@ -3,7 +3,7 @@
  * One lane per batch, in order, with the batch's span and, after it, the soak before the next
  * batch; one row per cluster of the batch, its bar from its start to its end coloured by its
  * outcome (a timed-out cluster's own rehearsal, cut by the batch timeout, runs on as a dashed
- * outline); the batch timeout as a red dashed line across its lane; the fleet's end and the
+ * outline), its waits for its maintenance windows over it; the batch timeout as a red dashed line across its lane; the fleet's end and the
  * fleet plan's estimate as in the single cluster's chart (render/html/chart.ts, whose layout, axis and
  * end marks this reuses). Large fleets get one row per batch, its clusters' bars overlaid.
  * Pure: reads only the fleet timeline.
@@ -14,6 +14,7 @@
 import type { FleetRehearsal, FleetRehearsalBatch, FleetRehearsalCluster } from './rehearsal-sim.ts';
 import { formatDuration, plural } from '../render/format.ts';
 import { escapeHtml, clipEnd } from '../render/vocabulary.ts';
+import { waitText } from '../render/rehearsal-windows.ts';
 import { durationHtml, countHtml, pluralHtml, classHtml } from '../render/html/text.ts';
 import { W, LABEL_W, X0, X1, AXIS_H, LANE_H, BEYOND, f, niceTicks, endMarks, gridSvg } from '../render/html/chart.ts';
 
@@ -116,6 +117,7 @@ function legend(r: FleetRehearsal, clusters: FleetRehearsalCluster[]): string {
   return [
     ...keys.filter(([k]) => k === 'done' || seen.has(k)),
     ['soak', 'soak between batches'],
+    ...(clusters.some((c) => c.windows?.fleetWaits.length) ? [['window-wait', 'wait for a maintenance window (counted in the makespan)']] : []),
     ...(num(r.strategy?.batchTimeoutSeconds) !== null ? [['timeout', 'batch timeout']] : []),
     ['end', 'fleet end'],
     ['estimate', 'fleet plan estimate'],
@@ -187,6 +189,15 @@ function clusterRow(c: FleetRehearsalCluster, b: FleetRehearsalBatch, y: number,
     out.push(
       `<rect class="bar ${classHtml(c.outcome, OUTCOMES)}" x="${f(x(start))}" y="${f(top)}" width="${f(Math.max(1.5, x(end) - x(start)))}" height="${f(barH)}" rx="2"><title>${title}</title></rect>`,
     );
+    // Its waits for its maintenance windows (docs/apply.md "Rehearsal and maintenance windows"), over its bar.
+    for (const [i, w] of (c.windows?.fleetWaits ?? []).entries()) {
+      const [a, z] = [num(w.start), num(w.end)];
+      const wait = c.windows?.waits[i];
+      if (a === null || z === null || z <= a || !wait) continue;
+      out.push(
+        `<rect class="bar window-wait" data-start="${f(a)}" data-seconds="${f(z - a)}" x="${f(x(a))}" y="${f(top)}" width="${f(Math.max(1.5, x(z) - x(a)))}" height="${f(barH)}" rx="2"><title>${escapeHtml(`${c.name}: ${waitText(wait)} (${formatDuration(a)} to ${formatDuration(z)})`)}</title></rect>`,
+      );
+    }
     const own = num(c.durationSeconds);
     if (c.outcome === 'timed-out' && own !== null && start + own > end) {
       out.push(

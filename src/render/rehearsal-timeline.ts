@@ -11,7 +11,8 @@
  *   reboot) first, the rest until Ready; `booted` -> `uncordon` counts as until Ready too;
  * - staging: one row per bootc pool from its first `stage-start` to its last `staged`
  *   (and, on per-node rows, each node's own `stage-start` -> `staged`);
- * - a wave runs from its `wave-start` to its `wave-end` (open when the rehearsal stopped).
+ * - a wave runs from its `wave-start` to its `wave-end` (open when the rehearsal stopped);
+ * - each wait for a maintenance window is a bar of its own (`windows.waits`), in the makespan.
  * Large rehearsals aggregate rows like plans do: one row per node while small, otherwise
  * one row per wave, otherwise one row per run of consecutive waves. Pure.
  */
@@ -19,6 +20,7 @@ import type { Plan, PlanPool } from '../plan/types.ts';
 import type { Rehearsal, RehearsalPool, RehearsalWave } from '../sim/rehearse.ts';
 import type { ApplyEvent } from '../apply/ports/events.ts';
 import { foldNames, naturalCompare, plural } from './format.ts';
+import { waitLabel, waitText } from './rehearsal-windows.ts';
 import type { Timeline, TimelineOptions, TimelineRow, RowSpan, PoolLane, Phase, TimelineGate } from './timeline.ts';
 
 interface NodeTrack {
@@ -145,7 +147,10 @@ export function buildRehearsalTimeline(plan: Plan, r: Rehearsal, opts: TimelineO
     total = Math.max(total, lane.end, lane.staging?.end ?? 0);
   }
   placeGates(r, lanes, granularity === 'node');
+  const waits = (r.windows?.waits ?? []).map((w) => ({ start: w.start, end: w.end, label: waitLabel(w), title: waitText(w) }));
+  for (const w of waits) total = Math.max(total, w.end);
   return {
+    ...(waits.length ? { windowWaits: waits } : {}),
     totalSeconds: total,
     durations: r.durations,
     pools: lanes,

@@ -13,15 +13,28 @@ export function windowsZone(w: RehearsalWindows): string {
   return w.windows[0]?.timezone ?? 'UTC';
 }
 
-/** What a wait waited before: "before wave 3 of worker", or "before the first write". */
+/** What a wait waited before: "before wave 3 of worker", "before the first write", or "inside wave 1 of worker". */
 function waitedBefore(w: RehearsalWindowWait): string {
-  return w.pool === null ? 'before the first write' : w.wave === null ? `before pool ${w.pool}` : `before wave ${w.wave} of ${w.pool}`;
+  if (w.pool === null) return 'before the first write';
+  if (w.wave === null) return `before pool ${w.pool}`;
+  return `${w.reason === 'window-closed' ? 'inside' : 'before'} wave ${w.wave} of ${w.pool}`;
 }
+
+const WHY: Record<RehearsalWindowWait['reason'], string> = {
+  'outside-window': 'outside the windows',
+  'wave-would-overrun': 'the wave would overrun the open window',
+  'window-closed': 'the window closed while its nodes waited to start',
+};
 
 /** One wait in words: "waited 4d17h before wave 3 of worker (the wave would overrun): the window opens Sun ...". */
 export function waitText(w: RehearsalWindowWait): string {
-  const why = w.reason === 'outside-window' ? 'outside the windows' : 'the wave would overrun the open window';
+  const why = WHY[w.reason];
   return `waited ${formatDuration(w.end - w.start)} ${waitedBefore(w)} (${why}) until ${localTime(w.opens, w.timezone)}`;
+}
+
+/** A wait on the chart's bar: "waited 5d7h for Sun 2026-12-13 01:00 Asia/Singapore". */
+export function waitLabel(w: RehearsalWindowWait): string {
+  return `waited ${formatDuration(w.end - w.start)} for ${localTime(w.opens, w.timezone)}`;
 }
 
 /**

@@ -124,9 +124,12 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
     const fold = foldWaves(p.waves);
     const waveGates = (r.gates ?? []).filter((g) => g.pool === p.name && g.point === 'afterWave');
     for (const w of fold.items) {
-      // A wait for a window before this wave: a row of its own, counted in the timeline.
-      for (const x of p.rollback ? [] : waits.filter((y) => y.pool === p.name && y.wave === w.wave))
-        rows.push(['    window', formatDuration(x.start), formatDuration(x.end), formatDuration(x.end - x.start), c.yellow(waitText(x))]);
+      // A wait for a window before this wave (or inside it, after its row): a row of its own, counted in the timeline.
+      const waitRows = (inside: boolean) => {
+        for (const x of p.rollback ? [] : waits.filter((y) => y.pool === p.name && y.wave === w.wave && (y.reason === 'window-closed') === inside))
+          rows.push(['    window', formatDuration(x.start), formatDuration(x.end), formatDuration(x.end - x.start), c.yellow(waitText(x))]);
+      };
+      waitRows(false);
       rows.push([
         `  ${w.wave}`,
         formatDuration(w.start),
@@ -134,6 +137,7 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
         w.end === null ? '' : formatDuration(w.end - w.start),
         `${w.nodes.length}: ${foldNames(w.nodes, 6)}`,
       ]);
+      waitRows(true);
       // The health gate after the wave (after its soak): a row of its own, so the time it took shows.
       const g = waveGates.find((x) => x.wave === w.wave);
       if (g)

@@ -7,6 +7,8 @@ import type { ProgressState, LockRecord, NodeProgress } from '../apply/ports/dri
 import { forDisplay } from './secrets.ts';
 import { describeHold } from '../apply/gates/holds.ts';
 import type { ObservingVerdict } from '../cluster/progress.ts';
+import { outOfServiceFigure } from '../domain/budget.ts';
+import { plural } from './format.ts';
 
 /** Where a run stands: finished, stopped by a halt (a human decides; the next apply does not go on by itself), or neither. */
 type RunState = 'done' | 'halted' | 'in progress';
@@ -106,6 +108,8 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
     );
   // Holds (docs/apply.md "Holds"): a later apply of these images exits 5 until apply --retry.
   for (const h of progress.holds ?? []) out.push(`  held: ${describeHold(h)}; apply --retry to try it again`);
+  const oos = outOfServiceNow(Object.keys(progress.pools), progress.nodesInFlight);
+  if (oos) out.push(`  out of service now: ${oos}`);
   const nodes = Object.entries(progress.nodesInFlight);
   if (nodes.length) {
     out.push('  nodes in flight:');
@@ -117,6 +121,31 @@ export function renderStatus(lockRecord: LockRecord | null, expired: boolean, st
   }
   return out.join('\n') + '\n';
 }
+
+/**
+ * The nodes of the run out of service now, per pool, with the plan's one figure
+ * (domain/budget.ts outOfServiceFigure, docs/apply.md "Nodes out of service at once"): the
+ * nodes bootcplan has in flight as the wave, those an administrator had cordoned before it took
+ * them as already out of service. Nodes the run never took are not in its record. "" when none.
+ */
+function outOfServiceNow(poolOrder: readonly string[], inFlight: Readonly<Record<string, NodeProgress>>): string {
+  const byPool = new Map<string, { ours: string[]; already: string[] }>();
+  for (const [name, r] of Object.entries(inFlight)) {
+    let p = byPool.get(r.pool);
+    if (!p) byPool.set(r.pool, (p = { ours: [], already: [] }));
+    (r.wasCordoned ? p.already : p.ours).push(name);
+  }
+  const pools = [...byPool.entries()].sort(([a], [b]) => rank(poolOrder, a) - rank(poolOrder, b) || a.localeCompare(b));
+  return pools
+    .map(([pool, { ours, already }]) => {
+      const fig = outOfServiceFigure([{ waves: [ours], unavailableNow: already }]);
+      return `${plural(fig.atOnce, 'node')} of pool ${pool}${fig.already ? ` (${fig.already} already out of service included)` : ''}`;
+    })
+    .join('; ');
+}
+
+/** A pool's place in the run record (unknown pools last). */
+const rank = (order: readonly string[], pool: string) => (order.includes(pool) ? order.indexOf(pool) : order.length);
 
 /** "before the first write", "after wave 2", "after node w-1", "after the canary's batch". */
 function observedWhere(v: ObservingVerdict): string {

@@ -94,9 +94,21 @@ export interface PoolLane {
   gates?: TimelineGate[];
 }
 
+/** A rehearsal's wait for a maintenance window: a bar of its own on the chart, counted in the makespan. */
+export interface TimelineWait {
+  start: number;
+  end: number;
+  /** On the bar: "waited 5d7h for Sun 2026-12-13 01:00 Asia/Singapore". */
+  label: string;
+  /** Hover text: what it waited before, why, until when (rehearsal-windows.ts waitText). */
+  title: string;
+}
+
 export interface Timeline {
   /** When a rehearsal's rollback started, and why: a rule across the chart. */
   rollbackAt?: { t: number; label: string };
+  /** A rehearsal's waits for maintenance windows (docs/apply.md "Rehearsal and maintenance windows"). */
+  windowWaits?: TimelineWait[];
   totalSeconds: number;
   durations: PhaseDurations;
   pools: PoolLane[];

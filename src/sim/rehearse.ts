@@ -66,10 +66,15 @@ export interface RehearsalPool {
 export interface RehearsalWindowWait {
   start: number;
   end: number;
-  /** The pool and wave it waited before, or null before the first write. */
+  /** The pool and wave it waited before (or inside: window-closed), or null before the first write. */
   pool: string | null;
   wave: number | null;
-  reason: 'outside-window' | 'wave-would-overrun';
+  /**
+   * outside-window: before a write or a wave, no window open; wave-would-overrun: the wave's
+   * estimate did not fit what was left; window-closed: the window closed while nodes of the
+   * admitted wave waited to start (docs/apply.md "Maintenance windows inside a wave").
+   */
+  reason: 'outside-window' | 'wave-would-overrun' | 'window-closed';
   message: string;
   /** When the window it waited for opened (ISO, UTC) and its time zone. */
   opens: string;
@@ -88,7 +93,7 @@ export interface RehearsalWindows {
 
 /** The rule the rehearsal keeps, in words (docs/design.md §4 maintenanceWindows; src/domain/schedule.ts gateWave). */
 const WINDOW_RULE =
-  'apply starts only inside a maintenance window, and a wave starts only if its estimate fits in what is left of the open window; otherwise the rehearsal waits for the next window, as apply --step in a CronJob (or fleet apply) does';
+  'apply starts only inside a maintenance window, a wave starts only if its estimate fits in what is left of the open window, and no node is cordoned after the window closed (the nodes started finish); otherwise the rehearsal waits for the next window, as apply --step in a CronJob (or fleet apply) does';
 
 export interface Rehearsal {
   planId: string;
@@ -271,12 +276,15 @@ async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSna
   const driver = sim.driver('rehearsal');
   const t0 = driver.clock.now();
   const gate = windowPolicy(input.windows, plan);
-  // The pool and wave the policy last refused (before the first write: none).
-  let refused: { pool: string | null; wave: number | null } = { pool: null, wave: null };
+  // The pool and wave the policy last refused (before the first write: none); a refusal
+  // inside a wave that started (no wave asked, docs/apply.md "Maintenance windows inside a
+  // wave") names that wave.
+  let refused: { pool: string | null; wave: number | null; inWave?: true } = { pool: null, wave: null };
   const policy: Policy | undefined = gate
     ? (now, pool, wave) => {
         const r = gate(now, pool, wave);
-        if (r) refused = { pool: pool?.name ?? null, wave };
+        const open = pool && wave === null ? openWave(events, pool.name) : null;
+        if (r) refused = open === null || !pool ? { pool: pool?.name ?? null, wave } : { pool: pool.name, wave: open, inWave: true };
         return r;
       }
     : undefined;
@@ -312,13 +320,24 @@ async function simulate(input: RehearseInput, plan: Plan, replan: (s: ClusterSna
         break;
       }
       // Apply stopped at the window (exit 6, nothing left half done); the next run starts when it opens.
-      Object.assign(wait, refused);
+      const { inWave, ...at } = refused;
+      Object.assign(wait, at, inWave ? { reason: 'window-closed' } : {});
       waits.push(wait);
       push({ t: round(wait.start), type: 'wait', address: 'maintenance window', message: `${wait.message}: waiting until ${wait.opens}` });
       sim.advance(wait.end - wait.start);
     }
   }
   return { sim, events, error, duration, waits, t0 };
+}
+
+/** The wave of the pool that started and has not ended, from the events; null when none. */
+function openWave(events: readonly ApplyEvent[], pool: string): number | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e.type === 'wave-end' && e.pool === pool) return null;
+    if (e.type === 'wave-start' && e.pool === pool) return e.wave;
+  }
+  return null;
 }
 
 /**

@@ -93,6 +93,26 @@ s('fleet rehearse of the stores: Berlin starts in its weeknight window, Singapor
   assert.ok(Date.parse(c('store-singapore').windows.firstWave.at) >= Date.parse('2026-12-12T17:00:00Z'), 'Singapore waits for Sunday 01:00 SGT');
   assert.ok(c('store-singapore').windows.waitedSeconds > 0);
   assert.ok(j.makespanSeconds >= (Date.parse('2026-12-12T17:00:00Z') - Date.parse('2026-12-07T12:00:00Z')) / 1000, 'the makespan counts the wait for Sunday');
+  // The HTML chart draws each cluster's waits over its bar, where the JSON puts them on the fleet's axis.
+  const h = await cli(['fleet', 'rehearse', '-f', 'examples/fleet/fleet.yaml', '-o', 'html', '--start', '2026-12-07T12:00:00Z'], {
+    io: { stderrColumns: 100 },
+  });
+  assert.is(h.code, 0, h.err);
+  const bars = [...h.out.matchAll(/<rect class="bar window-wait" data-start="([\d.]+)" data-seconds="([\d.]+)"[^>]*><title>([^:<]+):/g)].map((m) => [
+    m[3],
+    Number(m[1]),
+    Number(m[2]),
+  ]);
+  const expected = j.clusters.flatMap((x: any) =>
+    (x.windows?.fleetWaits ?? []).filter((w: any) => w.end > w.start).map((w: any) => [x.name, w.start, w.end - w.start]),
+  );
+  assert.ok(
+    expected.some((w: any) => w[0] === 'store-singapore'),
+    'Singapore waits',
+  );
+  const byName = (a: any[], b: any[]) => String(a[0]).localeCompare(String(b[0])) || a[1] - b[1];
+  assert.equal(bars.sort(byName), expected.map((w: any) => [w[0], Math.round(w[1] * 10) / 10, Math.round(w[2] * 10) / 10]).sort(byName));
+  assert.match(h.out, /<span class="sw window-wait"><\/span>wait for a maintenance window/);
 });
 
 s('fleet rehearse of the stores with a 12 h batch timeout: it cannot wait for the windows, and the rehearsal says so', async () => {

@@ -39,6 +39,10 @@ s('a wait names what it waited before, why, and until when', () => {
     waitText({ ...W.waits[0], pool: 'worker', wave: 3, reason: 'wave-would-overrun', end: 3600 }),
     'waited 1h before wave 3 of worker (the wave would overrun the open window) until Sun 2026-12-13 01:00 Asia/Singapore',
   );
+  assert.is(
+    waitText({ ...W.waits[0], pool: 'worker', wave: 1, reason: 'window-closed', end: 3600 }),
+    'waited 1h inside wave 1 of worker (the window closed while its nodes waited to start) until Sun 2026-12-13 01:00 Asia/Singapore',
+  );
 });
 
 s('the summary: start, windows, rule and the waits counted', () => {

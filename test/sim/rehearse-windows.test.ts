@@ -78,7 +78,7 @@ s('a wave longer than any window never starts: the rehearsal stops as apply does
 
 // A node starts when its wave is admitted (wave-start names it): the gate apply keeps
 // (src/domain/schedule.ts gateWave). Staging inside the wave is not held to windows (docs/design.md §4).
-s('property: no rehearsed node starts outside its window, and every node is in a wave', async () => {
+s('property: no rehearsed node starts (wave start, cordon) outside its window, and every node is in a wave', async () => {
   const windowArb = fc.record({
     hour: fc.integer({ min: 0, max: 23 }),
     days: fc.uniqueArray(fc.integer({ min: 0, max: 6 }), { minLength: 1, maxLength: 7 }),
@@ -92,14 +92,33 @@ s('property: no rehearsed node starts outside its window, and every node is in a
       const start = MONDAY + offset;
       const { rehearsal } = await rehearse({ plan, replan, snapshot: snap, durations: D, windows: [win], start });
       for (const e of rehearsal.events) {
-        if (e.type !== 'wave-start') continue;
+        if (e.type !== 'wave-start' && e.type !== 'cordon') continue;
         const at = (start + e.t) * 1000;
-        assert.ok(openWindowAt([win], at), `wave ${e.wave} (${e.nodes.join(', ')}) at ${new Date(at).toISOString()} is inside ${win.schedule} ${win.timezone}`);
+        assert.ok(
+          openWindowAt([win], at),
+          `${e.type} of wave ${e.wave} (${e.type === 'cordon' ? e.node : e.nodes.join(', ')}) at ${new Date(at).toISOString()} is inside ${win.schedule} ${win.timezone}`,
+        );
       }
       if (!rehearsal.stopped) assert.is(rehearsal.pools[0].waves.flatMap((x) => x.nodes).length, n);
     }),
     seeded(3404, 25),
   );
+});
+
+s('staging that outlasts the window: the rehearsal cordons no node after it closes, waits for the next window and finishes', async () => {
+  // docs/apply.md "Maintenance windows inside a wave": the plan estimates staging at 300 s, the nodes take 1500 s.
+  const win: WindowSpec = { schedule: '0 8 * * 1-5', duration: '20m', timezone: 'UTC' };
+  const snap = new ClusterBuilder().bootcPool('worker', nodes('w', 6)).snapshot();
+  const spec = specYaml([{ name: 'worker', image: NEW, maxUnavailable: 3, stagingTimeoutSeconds: 3600 }], { maintenanceWindows: [win] });
+  const { plan, replan } = planWith(spec, snap, { ...D, stage: 300 });
+  const start = Date.parse('2026-12-07T08:00:00Z') / 1000;
+  const { rehearsal, error } = await rehearse({ plan, replan, snapshot: snap, durations: { ...D, stage: 1500 }, windows: [win], start });
+  assert.is(error, null, String(error));
+  const cordons = rehearsal.events.filter((e) => e.type === 'cordon');
+  assert.is(cordons.length, 6);
+  for (const e of cordons) assert.ok(openWindowAt([win], (start + e.t) * 1000), `cordon at +${e.t}s inside the window`);
+  const w = rehearsal.windows!.waits[0];
+  assert.equal([w.pool, w.wave, w.reason, w.opens], ['worker', 1, 'window-closed', '2026-12-08T08:00:00.000Z']);
 });
 
 s.run();

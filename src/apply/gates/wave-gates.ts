@@ -13,6 +13,7 @@ import { NamedError, OutsideWindowError, RolloutHaltedError, StalePlanError } fr
 import { isoMsOf } from '../ports/driver.ts';
 import type { NodeFailure } from '../engine/context.ts';
 import type { GateContext } from './context.ts';
+import type { PolicyRefusal } from '../ports/policy.ts';
 import type { StepWaitReason } from '../engine/result.ts';
 import { retry } from '../engine/retry.ts';
 import { remainingWorkDifference } from '../../plan/saved/remaining-work.ts';
@@ -60,9 +61,13 @@ function newErrors(saved: Plan, fresh: Plan): string[] {
 
 export function checkPolicy(ctx: GateContext, pool: PlanPool | null, wave: number | null) {
   const r = ctx.policy?.(ctx.now(), pool, wave);
-  if (!r) return;
+  if (r) throw refusalError(r);
+}
+
+/** The error of a policy refusal: exit 6, with the next window when there is one. */
+export function refusalError(r: string | PolicyRefusal): OutsideWindowError {
   const { message, nextWindow } = typeof r === 'string' ? { message: r, nextWindow: null } : r;
-  throw new OutsideWindowError(message, 'apply again when the next maintenance window opens (a CronJob with --step does this)', nextWindow);
+  return new OutsideWindowError(message, 'apply again when the next maintenance window opens (a CronJob with --step does this)', nextWindow);
 }
 
 /**

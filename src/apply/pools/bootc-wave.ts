@@ -11,7 +11,8 @@ import type { NodeView } from '../../domain/nodes.ts';
 import { cancelledByCaller } from '../engine/interrupt.ts';
 import type { NodeFailure } from '../engine/context.ts';
 import type { PoolContext } from './context.ts';
-import { availabilitySignature, budgetChanged, failPendingAfterBudgetWait } from '../gates/wave-gates.ts';
+import { availabilitySignature, budgetChanged, failPendingAfterBudgetWait, refusalError } from '../gates/wave-gates.ts';
+import type { PolicyRefusal } from '../ports/policy.ts';
 import { noticeAvailability } from './observe.ts';
 import { atTarget, controlPlaneOutOfService, membersOf, peek, viewIn } from '../ports/views.ts';
 import { nodeGate, type GateFailure } from '../gates/health-gates.ts';
@@ -34,10 +35,16 @@ export interface WaveRun {
   gating: number;
   /** The first failed afterNode gate: no node starts any more; the nodes in flight finish. */
   gateFailure: GateFailure | null;
+  /**
+   * The window closed while nodes of the wave waited to start (docs/apply.md "Maintenance
+   * windows inside a wave"): no node is cordoned any more, the nodes in flight finish, then the
+   * apply stops with this refusal (exit 6).
+   */
+  closed?: string | PolicyRefusal;
 }
 
 /** No node of the wave may start any more: a node failed, or a health gate did. */
-export const holding = (w: WaveRun) => w.failures.length > 0 || w.gateFailure !== null;
+export const holding = (w: WaveRun) => w.failures.length > 0 || w.gateFailure !== null || w.closed !== undefined;
 
 /** Budgeted start of the wave's nodes; returns the failures (empty when all succeeded) and a failed afterNode gate. */
 export async function runBootcWave(
@@ -58,7 +65,9 @@ export async function runBootcWave(
     gateFailure: null,
   };
   try {
-    return { failures: await waveLoop(ctx, w), gateFailure: w.gateFailure };
+    const failures = await waveLoop(ctx, w);
+    if (w.closed !== undefined && !failures.length && !w.gateFailure) throw refusalError(w.closed);
+    return { failures, gateFailure: w.gateFailure };
   } catch (err) {
     setFatal(w, err);
     return stopWave(ctx, w);
@@ -72,6 +81,10 @@ async function waveLoop(ctx: PoolContext, w: WaveRun): Promise<NodeFailure[]> {
     if (w.fatal.set) throw w.fatal.err;
     await ctx.lease.assertHeld();
     let started = 0;
+    // A node waiting to start (staging, budget, readiness) is cordoned only inside a window
+    // (docs/apply.md "Maintenance windows inside a wave"): the nodes already started finish, no
+    // new one starts. No wave given: the wave was admitted, only the window's being open counts.
+    if (!holding(w) && !w.gating && w.pending.length) w.closed = ctx.policy?.(ctx.now(), pool, null) ?? undefined;
     if (!holding(w) && !w.gating && w.pending.length) {
       // Decide synchronously on one consistent view; no time passes until the cordons.
       const d = await peek(ctx.driver, (s) => decideRound(ctx, s, w));

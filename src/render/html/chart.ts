@@ -11,7 +11,7 @@
 import type { Plan, PhaseDurations, Backend } from '../../plan/types.ts';
 import type { Rehearsal } from '../../sim/rehearse.ts';
 import { formatDuration, formatCount, plural } from '../format.ts';
-import { nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind, type TimelineGate, type PoolLane } from '../timeline.ts';
+import { nodePhases, type Timeline, type TimelineRow, type RowSpan, type PhaseKind, type TimelineGate, type PoolLane, type TimelineWait } from '../timeline.ts';
 import { escapeHtml, clipEnd } from '../vocabulary.ts';
 import { durationHtml, countHtml, pluralHtml, classHtml } from './text.ts';
 
@@ -44,6 +44,10 @@ export function timelineChart(plan: Plan, tl: Timeline, r: Rehearsal | null = nu
   const parts: string[] = [];
   const failRules: TimelineGate[] = [];
   let y = AXIS_H;
+  if (tl.windowWaits?.length) {
+    parts.push(waitLaneSvg(tl.windowWaits, y, rowH, barH, x));
+    y += LANE_H + rowH;
+  }
   for (const lane of tl.pools) {
     if (!lane.rows.length) continue;
     const laneTop = y;
@@ -103,6 +107,40 @@ function laneHeaderSvg(lane: PoolLane, laneTop: number, rowH: number, x: (t: num
   return out.join('\n');
 }
 
+/**
+ * The waits for maintenance windows (a rehearsal's): a lane of their own above the pools, one bar
+ * per wait from its start to the window's opening, labelled with the wait and the window
+ * (docs/apply.md "Rehearsal and maintenance windows"). data-start/data-seconds for readers.
+ */
+function waitLaneSvg(waits: readonly TimelineWait[], laneTop: number, rowH: number, barH: number, x: (t: number) => number): string {
+  const y = laneTop + LANE_H;
+  const top = y + (rowH - barH) / 2;
+  const out = [
+    `<rect class="lane windows" x="0" y="${f(laneTop)}" width="${W}" height="${f(LANE_H + rowH)}"/>`,
+    `<text class="pool-label" x="8" y="${f(laneTop + 17)}">maintenance windows</text>`,
+    `<g class="row window-waits"><text class="row-label" x="${LABEL_W}" y="${f(y + rowH / 2 + 4)}" text-anchor="end">window waits</text>`,
+  ];
+  for (const w of waits) {
+    const x0 = x(w.start);
+    const width = Math.max(1.5, x(w.end) - x0);
+    out.push(
+      `<rect class="bar window-wait" data-start="${f(w.start)}" data-seconds="${f(w.end - w.start)}" x="${f(x0)}" y="${f(top)}" width="${f(width)}" height="${f(barH)}" rx="2"><title>${escapeHtml(`${w.title} (${formatDuration(w.start)} to ${formatDuration(w.end)})`)}</title></rect>`,
+    );
+    // The label inside the bar when it fits, else right of it (left of it at the right edge).
+    const textW = w.label.length * 6.2;
+    const ty = f(top + barH / 2 + 4);
+    out.push(
+      width >= textW + 12
+        ? `<text class="wait-label" x="${f(x0 + 6)}" y="${ty}">${escapeHtml(w.label)}</text>`
+        : x(w.end) + 6 + textW < W - 4
+          ? `<text class="wait-label outside" x="${f(x(w.end) + 6)}" y="${ty}">${escapeHtml(w.label)}</text>`
+          : `<text class="wait-label outside" x="${f(x0 - 6)}" y="${ty}" text-anchor="end">${escapeHtml(w.label)}</text>`,
+    );
+  }
+  out.push('</g>');
+  return out.join('\n');
+}
+
 /** The sentence above the chart: what it is drawn from, its totals, and what a row is. */
 function chartIntro(tl: Timeline, r: Rehearsal | null, beyond: boolean): string {
   const gran =
@@ -111,8 +149,10 @@ function chartIntro(tl: Timeline, r: Rehearsal | null, beyond: boolean): string 
       : tl.granularity === 'wave'
         ? `one row per wave (bar: ${r ? 'wave-start to wave-end, phases of its slowest node' : 'first drain to the slowest node back in service'})`
         : 'one row per run of waves';
+  const waited = (tl.windowWaits ?? []).reduce((s, w) => s + (w.end - w.start), 0);
+  const waits = waited > 0 ? ` (of which ${durationHtml(waited)} waiting for maintenance windows, the bars of the first lane)` : '';
   return r
-    ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the axis ends with the run, the arrow points on to the estimate' : 'dashed line'}); at most <span data-out-of-service="${tl.peakUnavailable}">${countHtml(tl.peakUnavailable)}</span> out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
+    ? `From the rehearsal's events: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, ${durationHtml(tl.totalSeconds)}${waits} against the plan's estimate of ${durationHtml(r.estimatedSeconds)} (${beyond ? 'far beyond this run: the axis ends with the run, the arrow points on to the estimate' : 'dashed line'}); at most <span data-out-of-service="${tl.peakUnavailable}">${countHtml(tl.peakUnavailable)}</span> out of service at once; ${gran}. A node's bar runs from its cordon to its uncordon. Hover a bar for details.`
     : `Estimated from the plan's phase durations: ${pluralHtml(tl.nodes, 'node')} in ${pluralHtml(tl.waves, 'wave')}, at most <span data-out-of-service="${tl.peakUnavailable}">${countHtml(tl.peakUnavailable)}</span> out of service at once; ${gran}. Hover a bar for details.`;
 }
 
@@ -133,6 +173,7 @@ function legendHtml(plan: Plan, tl: Timeline, r: Rehearsal | null, failedGate: b
           ['estimate', 'plan estimate'],
         ]
       : []),
+    ...(tl.windowWaits?.length ? [['window-wait', 'wait for a maintenance window (counted in the duration)']] : []),
     ...(r && tl.rows.some((row) => row.spans.some((s) => s.failed)) ? [['failed', 'failed node']] : []),
     ...(tl.pools.some((l) => l.gates?.length) ? [['gate passed', 'health gate passed'], ...(failedGate ? [['gate failed', 'health gate failed']] : [])] : []),
     ...(tl.rollbackAt ? [['rollback', 'rollback (its own lanes)']] : []),

@@ -57,6 +57,7 @@ svg .softband{stroke:var(--bg);stroke-width:.6}
 svg .tick{font-size:10px;fill:var(--dim)}svg .grid{stroke:var(--line);stroke-dasharray:2 3}svg .end{stroke:var(--fg);stroke-width:1.5}
 svg .bar.drain{fill:var(--drain)}svg .bar.stage{fill:var(--stage)}svg .bar.reboot{fill:var(--reboot)}svg .bar.soft-reboot{fill:var(--soft)}svg .bar.ready{fill:var(--ready)}
 svg .bar.staging{fill:var(--staging)}svg .bar.merged{opacity:.85}
+svg .bar.window-wait{fill:var(--lane2);stroke:var(--dim);stroke-dasharray:4 3}svg .wait-label{font-size:11px;fill:var(--fg)}.sw.window-wait{background:var(--lane2);border:1px dashed var(--dim)}
 svg .bar-outline{fill:none;stroke:rgba(0,0,0,.25)}svg .bar-outline.failed,svg .bar.failed{stroke:var(--bad);stroke-width:2}
 svg .estimate{stroke:var(--accent);stroke-width:1.5;stroke-dasharray:5 4}
 .sw.end{background:var(--fg);width:3px}.sw.estimate{background:var(--accent);width:3px}.sw.failed{border:2px solid var(--bad);background:transparent}
