@@ -8,7 +8,7 @@
  * whose holder stopped renewing it 1. Ctrl-C (SIGINT) ends the watch with 130 and touches nothing.
  * Time and waiting come from the driver's clock (the simulator's is virtual).
  */
-import { AbortedError, isoOf, type LockRecord, type ProgressState } from '../apply/ports/driver.ts';
+import { isoOf, type LockRecord, type ProgressState } from '../apply/ports/driver.ts';
 import { EXIT, type ExitCode } from '../base/errors.ts';
 import { jsonText } from '../base/json-text.ts';
 import { progressSummary, renderStatus, runningNow } from '../render/status.ts';
@@ -116,7 +116,8 @@ export async function watchStatus(ports: Ports, opts: WatchOptions): Promise<Com
         try {
           await driver.clock.sleep(opts.intervalSeconds, signal);
         } catch (e) {
-          if (e instanceof AbortedError || signal.aborted) return { exitCode: signal.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint };
+          // The wait ends early only for the watch's own stop (Ctrl-C): it ends the watch, no loop goes on.
+          if (signal.aborted) return { exitCode: signal.reason === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint };
           throw e;
         }
       }
