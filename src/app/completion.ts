@@ -13,11 +13,12 @@
  * them from a command substitution, whose output it never re-parses. File names come from the
  * shells' own file completion (`compgen -f`, `_files`, `__fish_complete_path`).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { parse } from 'yaml';
-import { EXIT } from '../base/errors.ts';
+import { EXIT, type FileKind } from '../base/errors.ts';
+import { kindOfText } from './inputs.ts';
 import { isFleetClusterName } from '../fleet/spec-schema.ts';
 import type { CommandResult, Ports } from './ports.ts';
 
@@ -157,6 +158,12 @@ export interface CompletionSources {
   contexts(kubeconfig: string | undefined): string[];
   /** Cluster names of a saved fleet plan: only names the fleet spec admits (others mark a hand-made file). */
   fleetClusters(fleetPlanFile: string): string[];
+  /**
+   * The paths that complete `word` to a file of `kind` (read from the file, not its name) or to a
+   * directory (`dir/`), sorted; null when the shell's own file completion should list them (a
+   * `~` path, a directory too large to read at a keystroke).
+   */
+  filesOfKind(word: string, kind: FileKind): string[] | null;
 }
 
 /** The lines `__complete` prints (see the header). */
@@ -200,7 +207,69 @@ export function fileSources(env: Record<string, string | undefined>): Completion
       const doc = text === null ? null : (safeParse(text) as { clusters?: { name?: unknown }[] } | null);
       return Array.isArray(doc?.clusters) ? doc.clusters.map((c) => c?.name).filter(isFleetClusterName) : [];
     },
+    filesOfKind,
   };
+}
+
+/** More entries than this in one directory: the shell lists them, unread. */
+const MAX_ENTRIES = 500;
+/** The head read first: a spec's `kind:` line or a saved plan's first keys are in it. */
+const HEAD_BYTES = 4096;
+/** Where the head says nothing, files up to this size are read whole. */
+const MAX_KIND_BYTES = 1024 * 1024;
+
+/**
+ * A saved plan as bootcplan writes it (pretty or compact): `formatVersion` first, then `id` (a plan
+ * of one cluster) or `kind` (a fleet plan), so the head names the kind without parsing the file.
+ */
+const PLAN_HEAD = /^\s*\{\s*"formatVersion"\s*:\s*"[^"]*"\s*,\s*"(id|kind)"\s*:\s*"([^"]*)"/;
+const SPEC_HEAD = /^kind:[ \t]*(["']?)(Rollout|Fleet)\1[ \t]*(#.*)?$/m;
+
+function kindOfFile(path: string, size: number): FileKind | null {
+  let head: string;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buf = Buffer.alloc(Math.min(size, HEAD_BYTES));
+      head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+  const plan = PLAN_HEAD.exec(head);
+  if (plan) return plan[1] === 'id' ? 'Plan' : plan[2] === 'FleetPlan' ? 'FleetPlan' : null;
+  const spec = SPEC_HEAD.exec(head);
+  if (spec) return spec[2] === 'Fleet' ? 'Fleet' : 'Rollout';
+  if (size <= head.length || size > MAX_KIND_BYTES) return null;
+  const text = readSmall(path);
+  return text === null ? null : kindOfText(text);
+}
+
+function filesOfKind(word: string, kind: FileKind): string[] | null {
+  if (word.startsWith('~')) return null;
+  const slash = word.lastIndexOf('/');
+  const dir = word.slice(0, slash + 1);
+  const base = word.slice(slash + 1);
+  let names: string[];
+  try {
+    names = readdirSync(dir || '.').filter((n) => n.startsWith(base) && (base.startsWith('.') || !n.startsWith('.')));
+  } catch {
+    return [];
+  }
+  if (names.length > MAX_ENTRIES) return null;
+  const out: string[] = [];
+  for (const name of names.sort()) {
+    try {
+      const st = statSync(join(dir || '.', name));
+      if (st.isDirectory()) out.push(`${dir}${name}/`);
+      else if (st.isFile() && kindOfFile(join(dir || '.', name), st.size) === kind) out.push(`${dir}${name}`);
+    } catch {
+      // A dangling link or a file gone since the listing: not offered.
+    }
+  }
+  return out;
 }
 
 /** YAML (a superset of JSON), without anchors blowing up: null when it is not a document. */

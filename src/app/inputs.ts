@@ -113,25 +113,30 @@ export function readSpec(ports: InputPorts, file: string, ref?: string): SpecRea
 
 /**
  * The kind of an input file that failed to load as `wanted`, when it is another of bootcplan's
- * kinds: a plan file (JSON: `kind: FleetPlan`, or a formatVersion without a kind: a plan of one
- * cluster) or a spec (its top-level `kind:` line). Read only once the file failed, so a good
- * file costs nothing more.
+ * kinds (kindOfText). Read only once the file failed, so a good file costs nothing more.
  */
 export function otherKindOf(text: string, wanted: FileKind): FileKind | null {
-  let found: FileKind | null = null;
+  const found = kindOfText(text);
+  return found === wanted ? null : found;
+}
+
+/**
+ * Which of bootcplan's kinds a file's text is: a plan file (JSON: `kind: FleetPlan`, or a
+ * formatVersion without a kind: a plan of one cluster) or a spec (its top-level `kind:` line);
+ * null for anything else. Completion asks it of every file it offers (app/completion.ts).
+ */
+export function kindOfText(text: string): FileKind | null {
   try {
     const doc: unknown = JSON.parse(text);
-    if (isPlainObject(doc)) {
-      const { kind, formatVersion } = doc;
-      if (kind === 'FleetPlan' || kind === 'Fleet' || kind === 'Rollout') found = kind;
-      else if (kind === undefined && formatVersion !== undefined) found = 'Plan';
-    }
+    if (!isPlainObject(doc)) return null;
+    const { kind, formatVersion } = doc;
+    if (kind === 'FleetPlan' || kind === 'Fleet' || kind === 'Rollout') return kind;
+    return kind === undefined && formatVersion !== undefined ? 'Plan' : null;
   } catch {
     // YAML: a spec names its kind on a top-level line of its own.
     const m = /^kind:[ \t]*(["']?)(Rollout|Fleet)\1[ \t]*(#.*)?$/m.exec(text);
-    if (m) found = m[2] === 'Fleet' ? 'Fleet' : 'Rollout';
+    return m ? (m[2] === 'Fleet' ? 'Fleet' : 'Rollout') : null;
   }
-  return found === wanted ? null : found;
 }
 
 /** A spec read without errors (InputError with every diagnostic otherwise): the spec is there after it. */

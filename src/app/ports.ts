@@ -75,10 +75,10 @@ export type SignalSource = (handler: (signal: StopSignal) => void) => () => void
 /**
  * Stop requests (SIGTERM, SIGINT) while a command runs (app/signals.ts stopRequests, over a
  * SignalSource): `during(run)` runs `run` with an AbortSignal the first request aborts, with a
- * notice on stderr; a second request exits at once.
+ * notice on stderr (`notice`, else the safe point's); a second request exits at once.
  */
 export interface StopRequests {
-  during<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  during<T>(run: (signal: AbortSignal) => Promise<T>, notice?: string): Promise<T>;
 }
 
 /** Who may read a new output file: `private` (0600: plans, snapshots), `shared` (0644 less the umask: manifests to commit). */

@@ -22,13 +22,19 @@ const exitCodeOfSignal = (s: StopSignal) => (s === 'SIGINT' ? 130 : 143);
 
 /**
  * While `run` runs: the first signal aborts the returned signal (with a one-line notice on
- * stderr), a second one calls `exitNow`.
+ * stderr: `notice`, else the safe point's), a second one calls `exitNow`.
  */
-async function withStopOnSignal<T>(io: CliIO, source: SignalSource, exitNow: (code: number) => void, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withStopOnSignal<T>(
+  io: CliIO,
+  source: SignalSource,
+  exitNow: (code: number) => void,
+  run: (signal: AbortSignal) => Promise<T>,
+  notice = 'stopping at the next safe point (send it again to exit at once)',
+): Promise<T> {
   const ac = new AbortController();
   const off = source((sig) => {
     if (!ac.signal.aborted) {
-      io.stderr(`bootcplan: ${sig}: stopping at the next safe point (send it again to exit at once)\n`);
+      io.stderr(`bootcplan: ${sig}: ${notice}\n`);
       ac.abort(sig);
     } else {
       io.stderr(`bootcplan: ${sig} again: exiting now; the lock is left to expire\n`);
@@ -44,5 +50,5 @@ async function withStopOnSignal<T>(io: CliIO, source: SignalSource, exitNow: (co
 
 /** The stop requests of `source`; notices go to the IO of the moment (`-q` silences them). */
 export function stopRequests(io: () => CliIO, source: SignalSource, exitNow: (code: number) => void): StopRequests {
-  return { during: (run) => withStopOnSignal(io(), source, exitNow, run) };
+  return { during: (run, notice) => withStopOnSignal(io(), source, exitNow, run, notice) };
 }

@@ -17,6 +17,7 @@ import {
   clusterOption,
   outputFormatOption,
   exitWith,
+  eventStreamContext,
   refuseSpecBesidePlan,
   type CommandContext,
 } from './options.ts';
@@ -50,7 +51,7 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .addOption(requestTimeoutOption())
     .option('--auto-approve', 'with -f: do not ask for confirmation (needed without a terminal); a saved plan file is never asked about')
     .option('--step', 'advance at most one wave; exit 0 also when nothing may be done now (outside the window, staging, another apply running)')
-    .addOption(outputFormatOption(APPLY_FORMATS, 'output format (json: the events as NDJSON on stdout)'))
+    .addOption(outputFormatOption(APPLY_FORMATS, 'output format (json: the events as NDJSON on stdout; yaml: a YAML document each)'))
     .option('--json', 'the same as -o json')
     .option('--lock-timeout <duration>', 'wait this long for a lock another apply holds (e.g. 5m; 0: exit 4 at once)', '0')
     .option('--notify <url>', 'POST a small JSON document to this URL on wave start, halt, done and stale (failures are warnings)')
@@ -61,10 +62,11 @@ function registerApply(program: Command, ctx: CommandContext): void {
     .action(async (planfile: string | undefined, flags: ApplyFlags, cmd: Command) => {
       refuseSpecBesidePlan(cmd, 'apply', planfile);
       const lockTimeoutSeconds = parseDurationFlag('--lock-timeout', flags.lockTimeout, 24 * 3600);
-      const opts = { ...flags, kube: kubeFlags(flags), json: !!flags.json || flags.output === 'json', lockTimeoutSeconds };
+      const events = eventStreamContext(ctx, flags.json ? 'json' : flags.output);
+      const opts = { ...flags, kube: kubeFlags(flags), json: events.output === 'json', lockTimeoutSeconds };
       // The applier is loaded only when apply runs (start-up of the other commands: docs/performance.md).
       const { applySavedPlan, applySpec } = await import('../app/apply.ts');
-      await exitWith(ctx, planfile ? applySavedPlan(ctx, planfile, opts) : applySpec(ctx, opts));
+      await exitWith(ctx, planfile ? applySavedPlan(events.ctx, planfile, opts) : applySpec(events.ctx, opts));
     });
 }
 

@@ -7,6 +7,9 @@ import type { Command } from 'commander';
 import type { KubeOptions } from '../app/ports.ts';
 import { snapshotCommand } from '../app/snapshot.ts';
 import { statusCommand } from '../app/status.ts';
+import { watchStatus } from '../app/status-watch.ts';
+import { parseDurationFlag } from '../app/flags.ts';
+import { InputError } from '../base/errors.ts';
 import { unlockCommand } from '../app/unlock.ts';
 import { SNAPSHOT_FORMATS, STATUS_FORMATS } from '../render/formats.ts';
 import { kubeconfigOption, contextOption, requestTimeoutOption, kubeFlags, outputFormatOption, exitWith, type CommandContext } from './options.ts';
@@ -46,7 +49,12 @@ interface StatusFlags extends KubeOptions {
   output: (typeof STATUS_FORMATS)[number];
   /** The older spelling of -o json. */
   json?: boolean;
+  watch?: boolean;
+  interval?: string;
 }
+
+/** The longest --interval: a watch that reads less often than this is not following anything. */
+const MAX_INTERVAL_SECONDS = 3600;
 
 function registerStatus(program: Command, ctx: CommandContext): void {
   program
@@ -57,7 +65,18 @@ function registerStatus(program: Command, ctx: CommandContext): void {
     .addOption(requestTimeoutOption())
     .addOption(outputFormatOption(STATUS_FORMATS, 'output format (json, yaml: {lock, progress})'))
     .option('--json', 'the same as -o json')
-    .action((opts: StatusFlags) => exitWith(ctx, statusCommand(ctx, { kube: kubeFlags(opts), output: opts.json ? 'json' : opts.output })));
+    .option('-w, --watch', "follow the run until it ends (kubectl's -w): exits with the run's exit code (done 0, halted 5)")
+    .option('--interval <duration>', 'with --watch: how often to read the cluster, e.g. 2s, 10s, 1m (default 2s)')
+    .action((opts: StatusFlags) => {
+      const output = opts.json ? 'json' : opts.output;
+      if (!opts.watch) {
+        if (opts.interval !== undefined) throw new InputError('--interval goes with --watch', [], 'bootcplan status --watch --interval 10s');
+        return exitWith(ctx, statusCommand(ctx, { kube: kubeFlags(opts), output }));
+      }
+      const intervalSeconds = opts.interval === undefined ? 2 : parseDurationFlag('--interval', opts.interval, MAX_INTERVAL_SECONDS);
+      if (intervalSeconds <= 0) throw new InputError(`--interval ${opts.interval}: expected a duration above 0, such as 2s`);
+      return exitWith(ctx, watchStatus(ctx, { kube: kubeFlags(opts), output, intervalSeconds }));
+    });
 }
 
 function registerUnlock(program: Command, ctx: CommandContext): void {

@@ -15,6 +15,7 @@ import {
   kubeconfigOption,
   requestTimeoutOption,
   outputFormatOption,
+  eventStreamContext,
   refOption,
   fleetFileOption,
   concurrencyOption,
@@ -85,11 +86,17 @@ function registerFleetApply(fleet: Command, ctx: CommandContext): void {
       "wait this long for a cluster's lock another apply holds, e.g. after a killed fleet apply (0: that cluster fails with exit 4 at once)",
       '0',
     )
-    .addOption(outputFormatOption(FLEET_APPLY_FORMATS, "output format (json: the fleet events and each cluster's apply events as NDJSON on stdout)"))
+    .addOption(
+      outputFormatOption(
+        FLEET_APPLY_FORMATS,
+        "output format (json: the fleet events and each cluster's apply events as NDJSON on stdout; yaml: a YAML document each)",
+      ),
+    )
     .action(async (planfile: string | undefined, opts: FleetApplyOptions, cmd: Command) => {
       refuseSpecBesidePlan(cmd, 'fleet apply', planfile);
       const { fleetApplyCommand } = await import('../app/fleet-apply.ts');
-      await exitWith(ctx, fleetApplyCommand(ctx, planfile, opts));
+      const events = eventStreamContext(ctx, opts.output);
+      await exitWith(ctx, fleetApplyCommand(events.ctx, planfile, { ...opts, output: events.output }));
     });
 }
 

@@ -12,6 +12,7 @@
  */
 import { Argument, type Command, type Option } from 'commander';
 import { DIRECTIVE, SHELLS, completionCommand, type Candidate, type Completion, type CompletionSources, type Shell } from '../app/completion.ts';
+import type { FileKind } from '../base/errors.ts';
 import { choiceParser, exitWith, type CommandContext } from './options.ts';
 
 export const COMPLETE_COMMAND = '__complete';
@@ -37,10 +38,27 @@ const PLAIN_WORD = /^(?!=)[\p{L}\p{M}\p{N}._:/@+,=%-]+$/u;
 
 /** What a value (of an option or an argument) completes to. */
 type ValueKind =
-  { kind: 'choices'; values: readonly string[] } | { kind: 'files' } | { kind: 'dirs' } | { kind: 'contexts' } | { kind: 'fleet-clusters' } | { kind: 'text' };
+  | { kind: 'choices'; values: readonly string[] }
+  | { kind: 'files' }
+  | { kind: 'files-of'; of: FileKind }
+  | { kind: 'dirs' }
+  | { kind: 'contexts' }
+  | { kind: 'fleet-clusters' }
+  | { kind: 'text' };
 
 /** Placeholders (`<spec>`, `[planfile]`) of values that name a file. */
 const FILE_VALUES = new Set(['spec', 'snapshot', 'fleet', 'path', 'file', 'planfile', 'fleetplan']);
+
+/**
+ * Placeholders of a file of one of bootcplan's kinds: each command is offered only its own kind
+ * (docs/cli.md "Completion"), read from the file (app/completion.ts filesOfKind).
+ */
+const KIND_VALUES: Record<string, FileKind> = { spec: 'Rollout', fleet: 'Fleet', planfile: 'Plan', fleetplan: 'FleetPlan' };
+
+function fileValueKind(placeholder: string): ValueKind {
+  const of = Object.hasOwn(KIND_VALUES, placeholder) ? KIND_VALUES[placeholder] : undefined;
+  return of ? { kind: 'files-of', of } : FILE_VALUES.has(placeholder) ? { kind: 'files' } : { kind: 'text' };
+}
 
 const placeholderOf = (flags: string) => /[<[]([^>\]]+)[>\]]/.exec(flags)?.[1].replace(/\.\.\.$/, '') ?? '';
 
@@ -50,12 +68,14 @@ function optionValueKind(o: Option): ValueKind {
   if (o.long === '--context') return { kind: 'contexts' };
   if (o.long === '--cluster' && ph === 'name') return { kind: 'fleet-clusters' };
   if (ph === 'dir') return { kind: 'dirs' };
-  return FILE_VALUES.has(ph) ? { kind: 'files' } : { kind: 'text' };
+  // --out names a file to write: any name, through the shell's file completion.
+  if (o.long === '--out') return { kind: 'files' };
+  return fileValueKind(ph);
 }
 
 function argumentValueKind(a: Argument): ValueKind {
   if (a.argChoices?.length) return { kind: 'choices', values: a.argChoices };
-  return FILE_VALUES.has(a.name()) ? { kind: 'files' } : { kind: 'text' };
+  return fileValueKind(a.name());
 }
 
 const takesValue = (o: Option) => o.required || o.optional;
@@ -133,6 +153,16 @@ function valueCompletion(kind: ValueKind, prefix: string, w: Walk, sources: Comp
       return data([...kind.values]);
     case 'files':
       return { candidates: [], directive: DIRECTIVE.default };
+    case 'files-of': {
+      const paths = safelyOrNull(() => sources.filesOfKind(prefix, kind.of));
+      if (paths === null) return { candidates: [], directive: DIRECTIVE.default };
+      const label = kind.of === 'Rollout' || kind.of === 'Fleet' ? `${kind.of} spec` : kind.of === 'Plan' ? 'plan' : 'fleet plan';
+      const c = data(paths);
+      c.candidates = c.candidates.map((x) => ({ ...x, help: x.value.endsWith('/') ? 'directory' : label }));
+      // Only directories: the word goes on into one, so no space after it.
+      const dirsOnly = c.candidates.length > 0 && c.candidates.every((x) => x.value.endsWith('/'));
+      return dirsOnly ? { ...c, directive: c.directive | DIRECTIVE.noSpace } : c;
+    }
     case 'dirs':
       return { candidates: [], directive: DIRECTIVE.filterDirs };
     case 'contexts':
@@ -144,6 +174,14 @@ function valueCompletion(kind: ValueKind, prefix: string, w: Walk, sources: Comp
       return data(w.positionals[0] ? safely(() => sources.fleetClusters(w.positionals[0])) : [], 'cluster of the fleet plan');
     default:
       return { candidates: [], directive: DIRECTIVE.noFileComp };
+  }
+}
+
+function safelyOrNull(read: () => string[] | null): string[] | null {
+  try {
+    return read();
+  } catch {
+    return null;
   }
 }
 

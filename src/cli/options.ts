@@ -10,6 +10,7 @@ import { InputError, type FileKind } from '../base/errors.ts';
 import type { CommandResult, KubeOptions, Ports } from '../app/ports.ts';
 import { DEFAULT_FLEET_FILE, DEFAULT_FLEET_CONCURRENCY } from '../app/fleet-inputs.ts';
 import { TRUST_FLEET_KUBECONFIGS } from '../app/fleet-kubeconfig.ts';
+import { ndjsonAsYaml } from '../render/formats.ts';
 
 /** What the actions of every command get: the ports, and where the exit code goes. */
 export interface CommandContext extends Ports {
@@ -19,6 +20,17 @@ export interface CommandContext extends Ports {
 /** An action's end: the exit code of the application layer's result (its errors go on to cli/main.ts). */
 export async function exitWith(ctx: CommandContext, result: Promise<CommandResult>): Promise<void> {
   ctx.setExit((await result).exitCode);
+}
+
+/**
+ * The context of a command that prints an event stream (`apply`, `fleet apply`): with `-o yaml`,
+ * the NDJSON it writes with json, each line turned into a YAML document (render/formats.ts
+ * ndjsonAsYaml), so both formats carry the same events.
+ */
+export function eventStreamContext<F extends string>(ctx: CommandContext, output: F): { ctx: CommandContext; output: F | 'json' } {
+  if (output !== 'yaml') return { ctx, output };
+  const io = ctx.io;
+  return { ctx: { ...ctx, io: { ...io, stdout: (text) => io.stdout(ndjsonAsYaml(text)) } }, output: 'json' };
 }
 
 /** The flags the Kubernetes driver takes, out of a command's options. */

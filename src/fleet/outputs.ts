@@ -10,8 +10,8 @@ import { DATA_FORMATS } from '../render/formats.ts';
 export const FLEET_FORMATS = ['text', ...DATA_FORMATS, 'markdown'] as const;
 export type FleetFormat = (typeof FLEET_FORMATS)[number];
 
-/** `fleet apply -o`: json is the fleet events and each cluster's apply events as NDJSON. */
-export const FLEET_APPLY_FORMATS = ['text', 'json'] as const;
+/** `fleet apply -o`: json is the fleet events and each cluster's apply events as NDJSON; yaml the same, a YAML document each. */
+export const FLEET_APPLY_FORMATS = ['text', ...DATA_FORMATS] as const;
 
 /** `fleet rehearse -o`: html is the report with the chart of batches over time. */
 export const FLEET_REHEARSAL_FORMATS = ['text', ...DATA_FORMATS, 'html'] as const;

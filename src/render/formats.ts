@@ -7,9 +7,10 @@ import type { Plan } from '../plan/types.ts';
 import { yamlText } from './yaml.ts';
 
 /**
- * The data formats every command that prints a document offers, in this order (docs/cli.md
+ * The data formats every command that prints data offers, in this order (docs/cli.md
  * "Conventions"): the JSON document, and the same value as YAML. The event streams of apply and
- * fleet apply are NDJSON, one event a line, and take json only.
+ * fleet apply are NDJSON with json, one event a line, and a YAML stream with yaml, one document
+ * (`---`) an event (ndjsonAsYaml).
  */
 export const DATA_FORMATS = ['json', 'yaml'] as const;
 
@@ -22,8 +23,8 @@ export type RehearsalFormat = (typeof REHEARSAL_FORMATS)[number];
 
 /** `status -o`: the lock and the progress of the last apply. */
 export const STATUS_FORMATS = ['text', ...DATA_FORMATS] as const;
-/** `apply -o`: json is the event stream, one JSON object a line (NDJSON). */
-export const APPLY_FORMATS = ['text', 'json'] as const;
+/** `apply -o`: json is the event stream, one JSON object a line (NDJSON); yaml the same events, a YAML document each. */
+export const APPLY_FORMATS = ['text', ...DATA_FORMATS] as const;
 /** `snapshot -o`: the snapshot file's format. */
 export const SNAPSHOT_FORMATS = ['yaml', 'json'] as const; // a snapshot file is YAML first (kubectl get -o yaml)
 
@@ -51,4 +52,13 @@ export async function renderPlan(plan: Plan, format: string, opts: RenderOptions
 /** The YAML of a JSON document a renderer made (so both formats carry the same, masked, value). */
 export function yamlOfJson(json: string): string {
   return yamlText(JSON.parse(json));
+}
+
+/** NDJSON lines (an event stream) as a YAML stream: each line one document, after `---`, as `kubectl get -w -o yaml` prints. */
+export function ndjsonAsYaml(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => `---\n${yamlOfJson(line)}`)
+    .join('');
 }

@@ -88,13 +88,67 @@ s('the engine walks subcommands at any depth, lists every choice, and asks the s
   assert.equal((await engine(['fleet', 'show', join(work, 'fleet-plan.json'), '--cluster', ''])).values, ['east-1', 'west-1']);
   // A parent's option after the subcommand, as commander parses it; the subcommand's own flags.
   assert.ok((await engine(['fleet', 'apply', '-'])).values.includes('--quiet'));
-  // Files: no candidates and directive 0 (the shell completes file names); a directory: 16.
-  assert.equal(await engine(['plan', '-f', '']), { values: [], directive: 0 });
-  assert.equal(await engine(['show', '']), { values: [], directive: 0 });
+  // Files of no kind of bootcplan's (a snapshot, where --out writes): no candidates and directive 0
+  // (the shell completes file names); a directory: 16. Files of a kind: below.
+  assert.equal(await engine(['plan', '--cluster', '']), { values: [], directive: 0 });
+  assert.equal(await engine(['snapshot', '--out', '']), { values: [], directive: 0 });
   assert.equal(await engine(['fleet', 'render', 'argocd', 'p.json', '--out-dir', '']), { values: [], directive: 16 });
   // Free text (a lock id, a URL): nothing, and no file names either.
   assert.equal(await engine(['unlock', '']), { values: [], directive: 4 });
   assert.equal((await engine(['fleet', 'render', 'argocd', 'p.json', '--repo-url', ''])).directive, 4);
+});
+
+/** A directory of files of every kind, named so the name would mislead: the kind is read from the file. */
+const kinds = mkdtempSync(join(tmpdir(), 'bootcplan-completion-kinds-'));
+const PLAN = JSON.stringify({ formatVersion: '1.0', id: '2919dba70931462b', spec: { kind: 'Fleet' } }, null, 2);
+const FLEET_PLAN = JSON.stringify({ formatVersion: '1.0', kind: 'FleetPlan', id: 'f1' }, null, 2);
+for (const [name, text] of [
+  ['plan.json', PLAN],
+  ['saved.out', JSON.stringify(JSON.parse(PLAN))],
+  ['fleet-by-name.json', PLAN],
+  ['.hidden.json', PLAN],
+  ['fleetplan.json', FLEET_PLAN],
+  ['rollout.yaml', 'apiVersion: bootcplan.io/v1alpha1\n# a comment\nkind: Rollout\nmetadata: {name: x}\n'],
+  ['fleet.yaml', `apiVersion: bootcplan.io/v1alpha1\n${'# padding\n'.repeat(600)}kind: "Fleet"\n`],
+  ['notes.yaml', 'kind: Notes\n'],
+  ['snapshot.yaml', 'nodes: []\n'],
+  ['clusters/prod/bootcplan.yaml', 'kind: Rollout\n'],
+  ['clusters/prod/plans/p.json', PLAN],
+] as const) {
+  spawnSync('mkdir', ['-p', join(kinds, name, '..')]);
+  writeFileSync(join(kinds, name), text);
+}
+const inKinds = async (...words: string[]) => {
+  const { code, out } = await cli(['__complete', ...words], { cwd: kinds });
+  assert.is(code, 0);
+  const lines = out.trimEnd().split('\n');
+  return { values: lines.slice(0, -1).map((l) => l.split('\t')[0]), directive: Number(lines[lines.length - 1].slice(1)) };
+};
+
+s('each command is offered only files of its own kind, read from the file, and the directories', async () => {
+  const plans = { values: ['clusters/', 'fleet-by-name.json', 'plan.json', 'saved.out'], directive: 4 };
+  const fleetPlans = { values: ['clusters/', 'fleetplan.json'], directive: 4 };
+  assert.equal(await inKinds('show', ''), plans);
+  assert.equal(await inKinds('apply', ''), plans);
+  assert.equal(await inKinds('rehearse', ''), plans);
+  assert.equal(await inKinds('fleet', 'show', ''), fleetPlans);
+  assert.equal(await inKinds('fleet', 'apply', ''), fleetPlans);
+  assert.equal(await inKinds('fleet', 'rehearse', ''), fleetPlans);
+  assert.equal(await inKinds('fleet', 'render', 'argocd', ''), fleetPlans);
+  assert.equal(await inKinds('plan', '-f', ''), { values: ['clusters/', 'rollout.yaml'], directive: 4 });
+  assert.equal(await inKinds('validate', '--file=r'), { values: ['--file=rollout.yaml'], directive: 4 });
+  assert.equal(await inKinds('apply', '-f', ''), { values: ['clusters/', 'rollout.yaml'], directive: 4 });
+  assert.equal(await inKinds('fleet', 'plan', '-f', ''), { values: ['clusters/', 'fleet.yaml'], directive: 4 });
+  assert.equal(await inKinds('fleet', 'validate', '-f', 'f'), { values: ['fleet.yaml'], directive: 4 });
+  // Into a directory: its subdirectories end in / and take no space after them.
+  assert.equal(await inKinds('plan', '-f', 'clusters/'), { values: ['clusters/prod/'], directive: 6 });
+  assert.equal(await inKinds('plan', '-f', 'clusters/prod/'), { values: ['clusters/prod/bootcplan.yaml', 'clusters/prod/plans/'], directive: 4 });
+  assert.equal(await inKinds('show', 'clusters/prod/plans/'), { values: ['clusters/prod/plans/p.json'], directive: 4 });
+  // Hidden files when the word starts with a dot, as the shells' file completion does.
+  assert.equal(await inKinds('show', '.'), { values: ['.hidden.json'], directive: 4 });
+  assert.equal(await inKinds('show', 'nothing'), { values: [], directive: 4 });
+  // A snapshot is no kind of bootcplan's: the shell lists the files.
+  assert.equal(await inKinds('rehearse', '--cluster', ''), { values: [], directive: 0 });
 });
 
 s("kubectl's route (__complete_kubectl): data with a description, names only when plain shell words", async () => {
@@ -175,7 +229,8 @@ s('zsh: the script loads; commands, nested subcommands, choices; files through _
   assert.equal(zshComplete(['bootcplan', 'fleet', 'render', '']), ['argocd']);
   assert.equal(zshComplete(['bootcplan', 'version', '-o', '']), ['text', 'json', 'yaml']);
   assert.equal(zshComplete(['bootcplan', 'completion', '']), ['bash', 'zsh', 'fish']);
-  assert.equal(zshComplete(['bootcplan', 'plan', '-f', '']), ['<files >']);
+  assert.equal(zshComplete(['bootcplan', 'plan', '-f', '']), ['bootcplan.yaml']);
+  assert.equal(zshComplete(['bootcplan', 'plan', '--cluster', '']), ['<files >']);
   assert.equal(zshComplete(['bootcplan', 'fleet', 'render', 'argocd', 'x', '--out-dir', '']), ['<files -/>']);
 });
 
@@ -235,14 +290,18 @@ s('the attack: contexts named $(touch pwned), `touch pwned2` and (touch pwned3) 
   attack('bash', bashComplete(['bootcplan', 'fleet', 'show', 'fleet-hostile.json', '--cluster', '']), ['east-1']);
   attack('zsh', zshComplete(['bootcplan', 'fleet', 'show', 'fleet-hostile.json', '--cluster', '']), ['east-1']);
   attack('fish', fishComplete('bootcplan fleet show fleet-hostile.json --cluster '), ['east-1']);
-  // Where a file name is completed, the shells' own file completion: nothing in the directory runs.
-  writeFileSync(join(work, '$(touch pwned4)'), '');
+  // A file name: a spec of that name offered by the engine, quoted as a context name is; a
+  // snapshot of that name through the shells' own file completion. Nothing in the directory runs.
+  writeFileSync(join(work, '$(touch pwned4)'), 'kind: Rollout\n');
   try {
-    attack('bash', bashComplete(['bootcplan', 'plan', '-f', '$']), ['$(touch pwned4)']);
+    attack('bash', bashComplete(['bootcplan', 'plan', '-f', '$']), ['\\$\\(touch\\ pwned4\\)']);
+    attack('bash', bashComplete(['bootcplan', 'plan', '--cluster', '$']), ['$(touch pwned4)']);
     attack('fish', fishComplete('bootcplan plan -f \\$'), ['$(touch pwned4)']);
+    attack('fish', fishComplete('bootcplan plan --cluster \\$'), ['$(touch pwned4)']);
     // zsh's _files at a real prompt: the line holds the name quoted; the cluster the one real name.
-    attack('zsh', zshTab(['bootcplan plan -f \\$', 'bootcplan fleet show fleet-hostile.json --cluster ']), [
+    attack('zsh', zshTab(['bootcplan plan -f \\$', 'bootcplan plan --cluster \\$', 'bootcplan fleet show fleet-hostile.json --cluster ']), [
       'bootcplan plan -f \\$\\(touch\\ pwned4\\) ',
+      'bootcplan plan --cluster \\$\\(touch\\ pwned4\\) ',
       'bootcplan fleet show fleet-hostile.json --cluster east-1 ',
     ]);
   } finally {

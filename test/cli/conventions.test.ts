@@ -11,7 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from '../support/cli.ts';
 import { ROOT } from '../support/built.ts';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import type { DriverFactory } from '../../src/app/ports.ts';
+import { newSim } from '../support/apply.ts';
+import { readSnapshotFile, nodeInputs } from '../../src/app/inputs.ts';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main.ts';
 import { io } from '../support/cli.ts';
@@ -97,20 +100,45 @@ function outputChoices(): Map<string, readonly string[]> {
   return out;
 }
 
-s('-o: every command that prints a document offers json and yaml, in that order; only the event streams take json alone', () => {
+/** The commands that print data, each with -o. */
+const DATA_COMMANDS = ['plan', 'show', 'snapshot', 'apply', 'rehearse', 'status', 'fleet plan', 'fleet show', 'fleet apply', 'fleet rehearse', 'version'];
+
+s('-o: every command that prints data offers text, json and yaml first, the event streams too; a snapshot (no text form) yaml and json', () => {
   const choices = outputChoices();
-  assert.ok(choices.size >= 10, [...choices.keys()].join(', '));
-  const streams = ['apply', 'fleet apply'];
+  assert.equal([...choices.keys()].sort(), [...DATA_COMMANDS].sort());
   for (const [command, list] of choices) {
-    if (streams.includes(command)) {
-      assert.equal([...list], ['text', 'json'], command);
-      continue;
-    }
-    const data = list.filter((f) => f === 'json' || f === 'yaml');
-    assert.equal(data.length, 2, `${command} -o: ${list.join(', ')}`);
-    if (command !== 'snapshot') assert.ok(list.indexOf('json') < list.indexOf('yaml'), `${command}: json before yaml`);
+    if (command === 'snapshot') assert.equal([...list], ['yaml', 'json'], command);
+    else assert.equal(list.slice(0, 3), ['text', 'json', 'yaml'], `${command} -o: ${list.join(', ')}`);
   }
 });
+
+s('apply -o yaml: the events -o json prints, one YAML document each; status -o yaml: the document -o json prints', async () => {
+  const out = async (format: string) => {
+    const sim = newSim(readSnapshotFile(nodeInputs, join(dir, 'examples/cluster.yaml')));
+    const openDriver: DriverFactory = async () => ({ driver: sim.driver(), holder: 'conventions@test' });
+    const apply = await cli(['apply', '-f', 'examples/rollout.yaml', '--auto-approve', '--step', '-o', format], { ...at, openDriver });
+    assert.is(apply.code, 0, apply.err);
+    const status = await cli(['status', '-o', format], { ...at, openDriver });
+    assert.is(status.code, 0, status.err);
+    return { apply: apply.out, status: status.out };
+  };
+  const json = await out('json');
+  const yaml = await out('yaml');
+  const events = json.apply
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.ok(events.length > 2, json.apply);
+  assert.ok(yaml.apply.startsWith('---\n'), yaml.apply.slice(0, 80));
+  const docs = parseAllDocuments(yaml.apply).map((d) => d.toJS());
+  assert.equal(strip(docs), strip(events));
+  assert.equal(parseYaml(yaml.status), JSON.parse(json.status));
+});
+
+/** Wall-clock figures of a run (how long a step took on this machine) differ between two runs. */
+function strip(events: Record<string, unknown>[]): unknown[] {
+  return events.map((e) => JSON.parse(JSON.stringify(e, (k, v) => (/(ms|Ms|elapsed)$/.test(k) ? 0 : v))));
+}
 
 s('fleet plan, fleet show and fleet rehearse -o yaml: the value -o json prints', async () => {
   const saved = await cli(['fleet', 'plan', '-f', 'examples/fleet/fleet.yaml', '--out', 'fp.json'], at);

@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { fleetPlanIdOf } from '../../src/fleet/plan.ts';
 import { planIdOf } from '../../src/plan/planner.ts';
 import type { SimCluster } from '../../src/sim/cluster.ts';
@@ -163,6 +164,27 @@ s('without a terminal and without --auto-approve: refused, nothing reached', asy
 });
 
 // ---------------------------------------------------------------- rollout
+
+s('-o yaml: the events -o json prints, one YAML document each', async () => {
+  const events = async (format: string) => {
+    const st = setup();
+    const r = await cli(['fleet', 'apply', st.planFile, '--auto-approve', '-o', format], st.options);
+    assert.is(r.code, 0, r.err);
+    return r.out;
+  };
+  const json = (await events('json'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const yaml = await events('yaml');
+  assert.ok(yaml.startsWith('---\n'));
+  const docs = parseAllDocuments(yaml).map((d) => d.toJS());
+  // The clusters of a batch roll at once: the same events, their order within a batch free.
+  const kinds = (es: { type: string; cluster?: string }[]) => es.map((e) => `${e.type} ${e.cluster ?? ''}`).sort();
+  assert.equal(kinds(docs), kinds(json));
+  assert.is(docs[0].type, 'fleet-start');
+  assert.is(docs.at(-1).type, 'fleet-done');
+});
 
 s('one canary, then maxConcurrency 2: all three clusters rolled, each recorded in itself; -o json is NDJSON of fleet and cluster events', async () => {
   const st = setup();
