@@ -86,14 +86,19 @@ export function emptySnapshot(source: string): ClusterSnapshot {
  * tests); `server`: the API server's host, when known (src/cluster/identity.ts serverHost).
  * The objects' shapes were checked where they came in (objectShapeProblem, src/cluster/kinds.ts:
  * parseSnapshot in src/cluster/snapshot-file.ts, src/kube/answers.ts for API answers and watch events), so each goes
- * into its typed list as it is.
+ * into its typed list as it is. `workloads`: what the caller already projected (the file reader
+ * projects each workload object as it checks it, once); more come from `objects`.
  */
-export function snapshotFromObjects(objects: readonly KObject[], source: string, server: string | null = null): ClusterSnapshot {
+export function snapshotFromObjects(
+  objects: readonly KObject[],
+  source: string,
+  server: string | null = null,
+  workloads: WorkloadCollector = new WorkloadCollector(),
+): ClusterSnapshot {
   const snap = emptySnapshot(source);
   snap.server = server;
   const lists: Record<ListField, KObject[]> = snap;
   const singletons: Record<SingletonField, KObject | null> = snap;
-  const workloads = new WorkloadCollector();
   for (const o of objects) {
     const key = `${apiGroup(o.apiVersion)}/${o.kind}`;
     const list = LISTS[key];

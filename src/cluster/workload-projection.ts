@@ -247,6 +247,14 @@ export class WorkloadCollector {
     return null;
   }
 
+  /** Takes in workloads already projected (a snapshot file's WorkloadProjection item: src/cluster/workload-file.ts). */
+  addProjected(w: SnapshotWorkloads): void {
+    this.seen = true;
+    for (const pod of w.pods) this.pods.push({ pod, claims: [] });
+    this.budgets.push(...w.budgets);
+    this.controllers.push(...w.controllers);
+  }
+
   /** Takes in what another collector kept (one per list, so that a restarted list starts over). */
   merge(other: WorkloadCollector): void {
     this.pods.push(...other.pods);
