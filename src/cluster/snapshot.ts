@@ -159,7 +159,16 @@ const byName = (a: KObject, b: KObject) => (a.metadata.name < b.metadata.name ? 
  */
 export function fingerprintOf(snap: ClusterSnapshot): string {
   const h = createHash('sha256');
-  const add = (view: unknown) => h.update(JSON.stringify(view)).update('\n');
+  // The views' text in batches, one update per 256 views instead of two per view (40,000 calls
+  // into the hash for 10,000 nodes): the same bytes in the same order, so the same digest.
+  let batch: string[] = [];
+  const add = (view: unknown) => {
+    batch.push(JSON.stringify(view), '\n');
+    if (batch.length >= 512) {
+      h.update(batch.join(''));
+      batch = [];
+    }
+  };
   // The lists in the order of LISTS, then the singletons in the order of SINGLETONS.
   for (const o of snap.nodes) add(nodePlanningView(o));
   for (const o of snap.machineConfigPools) add(withoutVolatileMetadata(o));
@@ -171,6 +180,7 @@ export function fingerprintOf(snap: ClusterSnapshot): string {
     const o = snap[s.field];
     if (o && o !== snap.lock && o !== snap.progress && o !== snap.kubeSystemNamespace) add(withoutVolatileMetadata(o));
   }
+  h.update(batch.join(''));
   return `sha256:${h.digest('hex')}`;
 }
 

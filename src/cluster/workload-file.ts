@@ -197,9 +197,9 @@ function decodeRows(item: Record<string, unknown>): SnapshotWorkloads {
     return x;
   };
   const rows = (key: string, width: number) =>
-    arrayAt(item[key], key).map((r, i) => {
+    arrayAt(item[key], key).map((r: unknown, i): unknown[] => {
       if (!Array.isArray(r) || r.length !== width) throw new Bad(`${key}[${i}]`, `a row of ${width} columns`);
-      return r;
+      return r as unknown[];
     });
   const pods = rows('pods', POD_COLUMNS.length).map((r, i): DrainPod => {
     const at = (c: number) => `pods[${i}][${c}]`;

@@ -4,6 +4,7 @@ import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
 import { snapshotFromObjects } from '../../src/cluster/snapshot.ts';
 import { decodeWorkloads, encodeWorkloads } from '../../src/cluster/workload-file.ts';
 import { snapshotText } from '../../src/app/snapshot.ts';
+import * as workloadProjection from '../../src/cluster/workload-projection.ts';
 import type { KObject } from '../../src/cluster/types.ts';
 
 const s = suite('workload file');
@@ -151,6 +152,18 @@ s('a PodDisruptionBudget of a snapshot file is projected once (checked and kept 
     JSON.parse = parse;
   }
   assert.is(reads, 3);
+});
+
+s('collectors merge 300,000 pods (no spread of them onto the call stack), sharing equal label maps', () => {
+  const { WorkloadCollector } = workloadProjection;
+  const part = new WorkloadCollector();
+  const one = pod(1);
+  for (let i = 0; i < 300000; i++) part.add({ ...one, metadata: { ...one.metadata, name: `p-${i}`, labels: { app: 'x' } } } as KObject);
+  const all = new WorkloadCollector();
+  all.merge(part);
+  const w = all.finish();
+  assert.is(w?.pods.length, 300000);
+  assert.ok(w!.pods[0].labels === w!.pods[299999].labels, 'one label map for equal ones');
 });
 
 s.run();
