@@ -1,5 +1,5 @@
 /**
- * `plan` against its floor (BENCHMARKS.md "Workloads"): the installed command
+ * `plan` against its floor (BENCHMARKS.md "Workloads (the drain forecast's snapshot, 2026-12-07)"): the installed command
  * (bin/bootcplan.mjs plan -f bench/spec.yaml --cluster FILE -o json) against a bare read and
  * JSON.parse of the same file (`node -e`), each in a fresh process under GNU time, alternated,
  * so that each ratio compares two figures measured seconds apart on a loaded machine. Files: the

@@ -1,5 +1,5 @@
 /**
- * The drain-forecast benchmark's snapshot (BENCHMARKS.md "Workloads"): the 10,000-node bench
+ * The drain-forecast benchmark's snapshot (BENCHMARKS.md "Workloads (the drain forecast's snapshot, 2026-12-07)"): the 10,000-node bench
  * cluster with 300,000 pods and 20,000 PodDisruptionBudgets, written as `bootcplan snapshot`
  * writes it (src/app/snapshot.ts snapshotText: format 2, the WorkloadProjection item), generated
  * here and cached in the temp directory, never committed. Deterministic.

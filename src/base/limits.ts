@@ -38,9 +38,8 @@ export function checkShape(documents: readonly unknown[], maxValues: number, max
         depths.push(depth + 1);
       }
     } else {
-      const o = v as Record<string, unknown>;
-      for (const k in o) {
-        values.push(o[k]);
+      for (const k in v) {
+        values.push(Reflect.get(v, k));
         depths.push(depth + 1);
       }
     }
@@ -75,9 +74,8 @@ function deeperThan(v: object, depth: number, maxDepth: number): boolean {
   // for-in, not Object.values: no array per object, and 5-15x faster on the first (cold) walk of
   // a freshly parsed 10,000-node snapshot (Node.js 22: 57 against 826 ms). Objects of JSON.parse
   // and of the YAML parsers are plain: for-in visits their own keys.
-  const o = v as Record<string, unknown>;
-  for (const k in o) {
-    const x = o[k];
+  for (const k in v) {
+    const x: unknown = Reflect.get(v, k);
     if (x !== null && typeof x === 'object' && deeperThan(x, depth + 1, maxDepth)) return true;
   }
   return false;

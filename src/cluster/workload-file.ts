@@ -199,7 +199,8 @@ function decodeRows(item: Record<string, unknown>): SnapshotWorkloads {
   const rows = (key: string, width: number) =>
     arrayAt(item[key], key).map((r: unknown, i): unknown[] => {
       if (!Array.isArray(r) || r.length !== width) throw new Bad(`${key}[${i}]`, `a row of ${width} columns`);
-      return r as unknown[];
+      const row: unknown[] = r;
+      return row;
     });
   const pods = rows('pods', POD_COLUMNS.length).map((r, i): DrainPod => {
     const at = (c: number) => `pods[${i}][${c}]`;
