@@ -8,6 +8,7 @@
  * same SnapshotWorkloads; a file edited by hand gets a field-level problem, never a crash.
  */
 import { isPlainObject } from '../base/schema.ts';
+import { NamedError } from '../base/errors.ts';
 import type { LabelSelector } from '../base/api-types.ts';
 import type { DrainBudget, DrainPod, IntOrPercent, SnapshotWorkloads, Toleration } from './workloads.ts';
 
@@ -144,7 +145,8 @@ interface WorkloadItemProblem {
   expected: string;
 }
 
-class Bad extends Error {
+/** A field of the item that is not what the writer puts there (caught in decodeWorkloads, never escapes). */
+class BadWorkloadField extends NamedError {
   constructor(
     readonly path: string,
     readonly expectedWhat: string,
@@ -170,7 +172,7 @@ export function decodeWorkloads(item: Record<string, unknown>): SnapshotWorkload
   try {
     return decodeRows(item);
   } catch (err) {
-    if (!(err instanceof Bad)) throw err;
+    if (!(err instanceof BadWorkloadField)) throw err;
     return { path: err.path, message: 'is not what `bootcplan snapshot` writes there', expected: err.expectedWhat };
   }
 }
@@ -179,26 +181,26 @@ function decodeRows(item: Record<string, unknown>): SnapshotWorkloads {
   const strings = arrayAt(item.strings, 'strings');
   const values = arrayAt(item.values, 'values');
   const str = (v: unknown, path: string): string => {
-    if (typeof v !== 'number' || !Number.isInteger(v) || typeof strings[v] !== 'string') throw new Bad(path, 'an index into strings');
+    if (typeof v !== 'number' || !Number.isInteger(v) || typeof strings[v] !== 'string') throw new BadWorkloadField(path, 'an index into strings');
     return strings[v];
   };
   const optStr = (v: unknown, path: string) => (v === null ? null : str(v, path));
   const name = (v: unknown, path: string): string => {
-    if (typeof v !== 'string' || v === '') throw new Bad(path, 'a name');
+    if (typeof v !== 'string' || v === '') throw new BadWorkloadField(path, 'a name');
     return v;
   };
   const count = (v: unknown, path: string): number => {
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new Bad(path, 'a number');
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new BadWorkloadField(path, 'a number');
     return v;
   };
   const value = <T>(v: unknown, path: string, ok: (x: unknown) => x is T, what: string): T => {
     const x = typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < values.length ? values[v] : undefined;
-    if (!ok(x)) throw new Bad(path, `an index into values, of ${what}`);
+    if (!ok(x)) throw new BadWorkloadField(path, `an index into values, of ${what}`);
     return x;
   };
   const rows = (key: string, width: number) =>
     arrayAt(item[key], key).map((r: unknown, i): unknown[] => {
-      if (!Array.isArray(r) || r.length !== width) throw new Bad(`${key}[${i}]`, `a row of ${width} columns`);
+      if (!Array.isArray(r) || r.length !== width) throw new BadWorkloadField(`${key}[${i}]`, `a row of ${width} columns`);
       const row: unknown[] = r;
       return row;
     });
@@ -227,7 +229,7 @@ function decodeRows(item: Record<string, unknown>): SnapshotWorkloads {
   const budgets = rows('budgets', BUDGET_COLUMNS.length).map((r, i): DrainBudget => {
     const at = (c: number) => `budgets[${i}][${c}]`;
     const policy = optStr(r[4], at(4));
-    if (policy !== null && policy !== 'IfHealthyBudget' && policy !== 'AlwaysAllow') throw new Bad(at(4), 'IfHealthyBudget, AlwaysAllow or null');
+    if (policy !== null && policy !== 'IfHealthyBudget' && policy !== 'AlwaysAllow') throw new BadWorkloadField(at(4), 'IfHealthyBudget, AlwaysAllow or null');
     return {
       namespace: str(r[0], at(0)),
       name: name(r[1], at(1)),
@@ -253,14 +255,14 @@ function decodeRows(item: Record<string, unknown>): SnapshotWorkloads {
 }
 
 function arrayAt(v: unknown, path: string): unknown[] {
-  if (!Array.isArray(v)) throw new Bad(path, 'a list');
+  if (!Array.isArray(v)) throw new BadWorkloadField(path, 'a list');
   return v;
 }
 
 function intOrPercent(v: unknown, path: string): IntOrPercent | null {
   if (v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 0) || (typeof v === 'string' && /^(\d+)%$/.test(v) && Number(v.slice(0, -1)) <= 100))
     return v;
-  throw new Bad(path, 'a count, a percentage "N%" or null');
+  throw new BadWorkloadField(path, 'a count, a percentage "N%" or null');
 }
 
 function isStringMap(v: unknown): v is Record<string, string> {
