@@ -10,7 +10,12 @@
  *      stage + sum(node times)/k and the MCO-style model (bench/slots.ts);
  *   5. `fleet rehearse` of 100 clusters x 100 nodes in a fresh process: wall, peak RSS (bench/fleet-rehearse.ts);
  *   6. a live `plan` against the test kube-apiserver against a snapshot `plan` of the same
- *      cluster (bench/live-start.ts; BENCH_LIVE_START=0 skips it where no test API server is built).
+ *      cluster (bench/live-start.ts; BENCH_LIVE_START=0 skips it where no test API server is built);
+ *   7. `plan` against a bare read + JSON.parse of the same file: 10,000 nodes, and 10,000 nodes
+ *      with 300,000 pods and 20,000 PDBs, with the bytes of snapshot per pod (bench/plan-floor.ts;
+ *      BENCH_FLOOR=0 skips it, BENCH_NODE picks the runtime);
+ *   8. a live `snapshot` of BENCH_LIVE_SNAPSHOT=N pods from the test kube-apiserver: time, peak
+ *      RSS against the projection's heap (bench/live-snapshot.ts; only when set: it takes minutes).
  * Writes bench/out/results.json and bench/out/results.md (the README table is pasted from it).
  *   BENCH_SIZES=1000,10000 BENCH_RUNS=3 npm run bench
  */
@@ -106,6 +111,9 @@ for (const n of (process.env.BENCH_PROGRESS ?? '10000,50000').split(',').filter(
 }
 /** Start-up of a live `plan` against the test API server, within 1.3x of a snapshot `plan` (bench/live-start.ts); needs the test kube-apiserver. */
 const liveStart = process.env.BENCH_LIVE_START === '0' ? null : await (await import('./live-start.ts')).liveStart(Number(process.env.BENCH_STARTUP_RUNS ?? 11));
+const floorRuns = Number(process.env.BENCH_FLOOR_RUNS ?? 7);
+const floor = process.env.BENCH_FLOOR === '0' ? null : (await import('./plan-floor.ts')).planAgainstFloor(floorRuns);
+const liveSnapshot = process.env.BENCH_LIVE_SNAPSHOT ? await (await import('./live-snapshot.ts')).liveSnapshot(Number(process.env.BENCH_LIVE_SNAPSHOT)) : null;
 /** The live scale run (bench/live-scale.ts) takes minutes: only with BENCH_LIVE=N (nodes). */
 const live = process.env.BENCH_LIVE ? await (await import('./live-scale.ts')).liveScale(Number(process.env.BENCH_LIVE)) : null;
 
@@ -157,12 +165,30 @@ for (const p of progress)
     `Progress of a simulated apply of ${p.nodes.toLocaleString('en-US')} nodes (${p.waves} waves): run record at most ${p.largestRunBytes} bytes (${p.runWrites} writes), node entry at most ${p.largestNodeEntryBytes} bytes (${p.nodeEntryWrites.toLocaleString('en-US')} writes), ${(p.totalBytes / 1e6).toFixed(2)} MB of progress written in all (${p.bytesPerNode.toFixed(0)} bytes per node).`,
   );
 if (liveStart) md.push('', (await import('./live-start.ts')).liveStartLine(liveStart));
+if (floor) md.push('', (await import('./plan-floor.ts')).floorTable(floor, floorRuns));
+if (liveSnapshot) md.push('', (await import('./live-snapshot.ts')).liveSnapshotLine(liveSnapshot));
 if (live)
   md.push(
     '',
     `Live apply of ${live.nodes.toLocaleString('en-US')} nodes on the test kube-apiserver: ${live.requestsPerNode.toFixed(2)} API requests per node (${live.requests}), ${live.bytesSentPerNode.toFixed(0)} bytes sent per node, largest object written ${live.largestWritten.bytes} bytes (${live.largestWritten.resource}), run record ${live.largestBootcplanObject} bytes, ${live.wallSeconds.toFixed(0)} s, peak RSS ${live.peakRssMB.toFixed(0)} MB.`,
   );
-const results = { machine, runs, startup, plan: planRows, render, rehearsals, fleetRehearsal, makespan, slots, api, progress, liveStart, live };
+const results = {
+  machine,
+  runs,
+  startup,
+  plan: planRows,
+  render,
+  rehearsals,
+  fleetRehearsal,
+  makespan,
+  slots,
+  api,
+  progress,
+  liveStart,
+  floor,
+  liveSnapshot,
+  live,
+};
 writeFileSync(new URL('results.json', outDir), JSON.stringify(results, null, 2));
 writeFileSync(new URL('results.md', outDir), md.join('\n') + '\n');
 console.log(md.join('\n'));

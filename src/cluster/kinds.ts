@@ -380,9 +380,17 @@ function fits(schema: Schema, v: unknown): boolean {
     }
     case 'array':
       if (schema.check || schema.maxItems !== undefined || schema.minItems !== undefined) return false;
-      return Array.isArray(v) && v.every((x) => x !== null && x !== undefined && fits(schema.items, x));
+      if (!Array.isArray(v)) return false;
+      // Loops, not every() with a closure: this runs on every field of 20,000 objects, cold.
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (x === null || x === undefined || !fits(schema.items, x)) return false;
+      }
+      return true;
     case 'map':
-      return isPlainObject(v) && Object.values(v).every((x) => fits(schema.values, x));
+      if (!isPlainObject(v)) return false;
+      for (const k in v) if (!fits(schema.values, v[k])) return false;
+      return true;
     case 'string':
       if (schema.check || schema.enum || schema.pattern || schema.minLength !== undefined || schema.maxLength !== undefined) return false;
       return typeof v === 'string';

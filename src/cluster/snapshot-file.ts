@@ -24,7 +24,8 @@ import type { ClusterSnapshot, KObject } from './types.ts';
 import { isKObject, objectShapeProblem } from './kinds.ts';
 import { SNAPSHOT_SERVER_ANNOTATION, serverHost } from './identity.ts';
 import { isKeptKind, snapshotFromObjects } from './snapshot.ts';
-import { isWorkloadKind, projectBudget } from './workload-projection.ts';
+import { WorkloadCollector, isWorkloadKind } from './workload-projection.ts';
+import { decodeWorkloads, isWorkloadItem } from './workload-file.ts';
 
 interface LoadedSnapshot {
   snapshot: ClusterSnapshot | null;
@@ -35,7 +36,7 @@ interface LoadedSnapshot {
 export function parseSnapshot(text: string, file: string): LoadedSnapshot {
   const parsed = parseDocuments(text, file);
   if ('diagnostic' in parsed) return { snapshot: null, diagnostics: [parsed.diagnostic] };
-  const { objects, pending } = collectObjects(parsed.docs);
+  const { objects, pending, workloads, workloadObjects } = collectObjects(parsed.docs);
   if (pending.length) {
     // Point at the bad objects: a position-tracking re-parse, affordable on this error path
     // for files of reasonable size (and JSON is YAML flow syntax, so it works for both).
@@ -43,7 +44,7 @@ export function parseSnapshot(text: string, file: string): LoadedSnapshot {
     const diagnostics = pending.map((d) => diagnosticAt(map, d));
     return { snapshot: null, diagnostics: sortDiagnostics(diagnostics) };
   }
-  if (!objects.length) {
+  if (!objects.length && !workloadObjects) {
     return {
       snapshot: null,
       diagnostics: [
@@ -61,7 +62,7 @@ export function parseSnapshot(text: string, file: string): LoadedSnapshot {
       ],
     };
   }
-  return { snapshot: snapshotFromObjects(objects, `file:${file}`, serverOfDocuments(parsed.docs)), diagnostics: [] };
+  return { snapshot: snapshotFromObjects(objects, `file:${file}`, serverOfDocuments(parsed.docs), workloads), diagnostics: [] };
 }
 
 /**
@@ -115,10 +116,16 @@ function parseDocuments(text: string, file: string): { docs: unknown[] } | { dia
   return { docs };
 }
 
-/** The Kubernetes objects of the documents (Lists unpacked), and what is wrong with the others. */
-function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending: DiagnosticInput[] } {
+/**
+ * The Kubernetes objects of the documents (Lists unpacked), and what is wrong with the others.
+ * Workload objects and the WorkloadProjection item are projected here, once, as they are checked
+ * (src/cluster/workload-projection.ts, src/cluster/workload-file.ts), and kept only as `workloads`.
+ */
+function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending: DiagnosticInput[]; workloads: WorkloadCollector; workloadObjects: number } {
   const objects: KObject[] = [];
   const pending: DiagnosticInput[] = [];
+  const workloads = new WorkloadCollector();
+  let workloadObjects = 0;
   const multi = docs.length > 1;
   docs.forEach((doc, di) => {
     const prefix = multi ? `[${di}]` : '';
@@ -147,7 +154,7 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
     }
     checkObject(doc, prefix);
   });
-  return { objects, pending };
+  return { objects, pending, workloads, workloadObjects };
 
   function checkObject(o: unknown, path: string) {
     const where = path || null;
@@ -180,13 +187,42 @@ function collectObjects(docs: readonly unknown[]): { objects: KObject[]; pending
       });
       return;
     }
-    const problem = keptShapeProblem(o, path) ?? budgetProblem(o, path);
+    const problem = keptShapeProblem(o, path);
     if (problem) {
       pending.push(problem);
       return;
     }
-    objects.push(o);
+    const workload = collectWorkload(o, path, workloads);
+    if (workload === 'other') objects.push(o);
+    else {
+      workloadObjects++;
+      if (workload) pending.push(workload);
+    }
   }
+}
+
+/**
+ * Projects a workload object into `workloads`, or takes in a WorkloadProjection item: what is
+ * wrong with it, null, or 'other' for an object of any other kind.
+ */
+function collectWorkload(o: KObject, path: string, workloads: WorkloadCollector): DiagnosticInput | null | 'other' {
+  if (isWorkloadItem(o)) {
+    const w = decodeWorkloads(o);
+    if ('path' in w) return fieldProblem(o, path, w, 'as `bootcplan snapshot` writes it', 'regenerate the file with `bootcplan snapshot`');
+    workloads.addProjected(w);
+    return null;
+  }
+  if (!isWorkloadKind(o)) return 'other';
+  // A budget whose spec the API server would refuse (both fields, a percentage that is not one).
+  const budget = workloads.add(o);
+  if (!budget) return null;
+  return fieldProblem(
+    o,
+    path,
+    budget,
+    'as the API server validates it',
+    'the API server refuses such a PodDisruptionBudget: fix it, or regenerate the file with `bootcplan snapshot`',
+  );
 }
 
 /** The kinds the snapshot keeps: every field their views name (src/cluster/kinds.ts). */
@@ -199,19 +235,6 @@ function keptShapeProblem(o: KObject, path: string): DiagnosticInput | null {
     field,
     'as the API server stores it',
     'snapshots are written by `bootcplan snapshot` or `kubectl get -o yaml`; check this field',
-  );
-}
-
-/** A PodDisruptionBudget the API server would refuse (both fields, a percentage that is not one). */
-function budgetProblem(o: KObject, path: string): DiagnosticInput | null {
-  const budget = o.kind === 'PodDisruptionBudget' && isWorkloadKind(o) ? projectBudget(o) : null;
-  if (!budget || !('path' in budget)) return null;
-  return fieldProblem(
-    o,
-    path,
-    budget,
-    'as the API server validates it',
-    'the API server refuses such a PodDisruptionBudget: fix it, or regenerate the file with `bootcplan snapshot`',
   );
 }
 

@@ -86,14 +86,19 @@ export function emptySnapshot(source: string): ClusterSnapshot {
  * tests); `server`: the API server's host, when known (src/cluster/identity.ts serverHost).
  * The objects' shapes were checked where they came in (objectShapeProblem, src/cluster/kinds.ts:
  * parseSnapshot in src/cluster/snapshot-file.ts, src/kube/answers.ts for API answers and watch events), so each goes
- * into its typed list as it is.
+ * into its typed list as it is. `workloads`: what the caller already projected (the file reader
+ * projects each workload object as it checks it, once); more come from `objects`.
  */
-export function snapshotFromObjects(objects: readonly KObject[], source: string, server: string | null = null): ClusterSnapshot {
+export function snapshotFromObjects(
+  objects: readonly KObject[],
+  source: string,
+  server: string | null = null,
+  workloads: WorkloadCollector = new WorkloadCollector(),
+): ClusterSnapshot {
   const snap = emptySnapshot(source);
   snap.server = server;
   const lists: Record<ListField, KObject[]> = snap;
   const singletons: Record<SingletonField, KObject | null> = snap;
-  const workloads = new WorkloadCollector();
   for (const o of objects) {
     const key = `${apiGroup(o.apiVersion)}/${o.kind}`;
     const list = LISTS[key];
@@ -154,7 +159,16 @@ const byName = (a: KObject, b: KObject) => (a.metadata.name < b.metadata.name ? 
  */
 export function fingerprintOf(snap: ClusterSnapshot): string {
   const h = createHash('sha256');
-  const add = (view: unknown) => h.update(JSON.stringify(view)).update('\n');
+  // The views' text in batches, one update per 256 views instead of two per view (40,000 calls
+  // into the hash for 10,000 nodes): the same bytes in the same order, so the same digest.
+  let batch: string[] = [];
+  const add = (view: unknown) => {
+    batch.push(JSON.stringify(view), '\n');
+    if (batch.length >= 512) {
+      h.update(batch.join(''));
+      batch = [];
+    }
+  };
   // The lists in the order of LISTS, then the singletons in the order of SINGLETONS.
   for (const o of snap.nodes) add(nodePlanningView(o));
   for (const o of snap.machineConfigPools) add(withoutVolatileMetadata(o));
@@ -166,6 +180,7 @@ export function fingerprintOf(snap: ClusterSnapshot): string {
     const o = snap[s.field];
     if (o && o !== snap.lock && o !== snap.progress && o !== snap.kubeSystemNamespace) add(withoutVolatileMetadata(o));
   }
+  h.update(batch.join(''));
   return `sha256:${h.digest('hex')}`;
 }
 

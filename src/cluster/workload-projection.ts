@@ -182,9 +182,11 @@ const keyOf = (o: KObject) => {
   return `${slash < 0 ? '' : o.apiVersion.slice(0, slash)}/${o.kind}`;
 };
 
-/** Whether an object is one of the workload kinds a snapshot projects. */
+const WORKLOAD_KIND_NAMES = new Set([...WORKLOAD_KINDS].map((k) => k.slice(k.indexOf('/') + 1)));
+
+/** Whether an object is one of the workload kinds a snapshot projects (the kind first: no string built for a Node). */
 export function isWorkloadKind(o: KObject): boolean {
-  return WORKLOAD_KINDS.has(keyOf(o));
+  return WORKLOAD_KIND_NAMES.has(o.kind) && WORKLOAD_KINDS.has(keyOf(o));
 }
 
 /** The node a PersistentVolume's required node affinity pins it to: one kubernetes.io/hostname value. */
@@ -212,6 +214,8 @@ export class WorkloadCollector {
   private claimVolume = new Map<string, string>();
   private volumeHost = new Map<string, string>();
   private seen = false;
+  /** Equal label maps, node selectors and toleration lists, kept once (the pods of a ReplicaSet share them). */
+  private shared = new Map<string, unknown>();
   /** Pods on no node (not yet scheduled), which no drain meets. */
   unscheduledPods = 0;
 
@@ -222,8 +226,12 @@ export class WorkloadCollector {
     this.seen = true;
     if (key === '/Pod') {
       const p = projectPod(o);
-      if (p) this.pods.push(p);
-      else this.unscheduledPods++;
+      if (p) {
+        p.pod.labels = this.once(p.pod.labels);
+        p.pod.nodeSelector = this.once(p.pod.nodeSelector);
+        p.pod.tolerations = this.once(p.pod.tolerations);
+        this.pods.push(p);
+      } else this.unscheduledPods++;
     } else if (key === 'policy/PodDisruptionBudget') {
       const b = projectBudget(o);
       if (isProblem(b)) return b;
@@ -247,11 +255,32 @@ export class WorkloadCollector {
     return null;
   }
 
+  /**
+   * One object for equal values: 100,000 pods of 5,000 ReplicaSets hold 5,000 label maps, not
+   * 100,000 (the projection is read, never written: src/domain/drain-forecast.ts is pure).
+   */
+  private once<T>(v: T): T {
+    const key = JSON.stringify(v);
+    const had = this.shared.get(key);
+    if (had !== undefined) return had as T;
+    this.shared.set(key, v);
+    return v;
+  }
+
+  /** Takes in workloads already projected (a snapshot file's WorkloadProjection item: src/cluster/workload-file.ts). */
+  addProjected(w: SnapshotWorkloads): void {
+    this.seen = true;
+    for (const pod of w.pods) this.pods.push({ pod, claims: [] });
+    for (const b of w.budgets) this.budgets.push(b);
+    for (const c of w.controllers) this.controllers.push(c);
+  }
+
   /** Takes in what another collector kept (one per list, so that a restarted list starts over). */
   merge(other: WorkloadCollector): void {
-    this.pods.push(...other.pods);
-    this.budgets.push(...other.budgets);
-    this.controllers.push(...other.controllers);
+    // Loops, not push(...): a spread of 300,000 pods overflows the call stack (RangeError).
+    for (const p of other.pods) this.pods.push(p);
+    for (const b of other.budgets) this.budgets.push(b);
+    for (const c of other.controllers) this.controllers.push(c);
     for (const [k, v] of other.claimVolume) this.claimVolume.set(k, v);
     for (const [k, v] of other.volumeHost) this.volumeHost.set(k, v);
     this.seen ||= other.seen;

@@ -40,6 +40,7 @@ import type { KubeClient } from './rest.ts';
 import { snapshotFromObjects } from '../cluster/snapshot.ts';
 import { serverHost } from '../cluster/identity.ts';
 import { WatchCache } from './watch-cache.ts';
+import { readLiveWorkloadsOf } from './read.ts';
 import { waitOnCache } from './wait.ts';
 import { ObjectWriter } from './object-writes.ts';
 import { NodeOps } from './node-ops.ts';
@@ -103,10 +104,15 @@ export class KubeDriver implements ClusterDriver {
 
   // ------------------------------------------------------------------ reads
 
-  /** A copy of the watch cache (started, with its first lists, on the first call). */
+  /**
+   * A copy of the watch cache (started, with its first lists, on the first call), with the
+   * workloads listed and projected afresh (the cache does not watch them: src/kube/read.ts).
+   */
   async snapshot(): Promise<ClusterSnapshot> {
     await this.cache.start();
-    return snapshotFromObjects(structuredClone([...this.cache.objects()]), `live:${this.client.contextName}`, serverHost(this.client.server));
+    const snap = snapshotFromObjects(structuredClone([...this.cache.objects()]), `live:${this.client.contextName}`, serverHost(this.client.server));
+    snap.workloads = await readLiveWorkloadsOf(this.client, snap.nodes);
+    return snap;
   }
   waitFor<T>(predicate: (s: ClusterSnapshot) => T | null | undefined | false, opts: WaitOptions): Promise<T | null> {
     return waitOnCache(this.cache, this.recheckSeconds, predicate, opts);

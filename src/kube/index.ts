@@ -8,7 +8,7 @@ export { defaultHolder, microTime } from './lease-lock.ts';
 export { skippedByDrain } from './node-ops.ts';
 export { KubeClient, KubeApiError, KubeRequestError, requestStats, resetRequestStats, type KubeClientOptions } from './rest.ts';
 export { resolveKubeConfig, parseRequestTimeout, type KubeFlags } from './config.ts';
-export { readLiveObjects, readLiveSnapshot } from './read.ts';
+export { readLiveObjectsAndWorkloads, readLiveSnapshot } from './read.ts';
 export { KubeRecordDocuments } from './record-documents.ts';
 export { KubeHealthSource } from './health-source.ts';
 export { KubeAlertmanagerSilences } from './alertmanager-silences.ts';

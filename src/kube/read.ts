@@ -89,11 +89,37 @@ async function readLiveWorkloads(client: KubeClient): Promise<WorkloadCollector 
   }
 }
 
+/** The workloads of a live read, each pod's local volume resolved to the node of its hostname label. */
+function finishWorkloads(collector: WorkloadCollector, nodes: readonly KObject[]): SnapshotWorkloads | null {
+  const nodeOfHost = new Map(nodes.map((n) => [n.metadata.labels?.['kubernetes.io/hostname'] ?? n.metadata.name, n.metadata.name]));
+  return collector.finish((h) => nodeOfHost.get(h) ?? h);
+}
+
+/**
+ * The workloads alone, for a snapshot built from the watch cache (src/kube/driver.ts): the cache
+ * does not watch them (its Reflectors keep whole objects, every pod of the cluster for the whole
+ * apply), so each call lists and projects them afresh, page by page. Null: not readable (403).
+ */
+export async function readLiveWorkloadsOf(client: KubeClient, nodes: readonly KObject[]): Promise<SnapshotWorkloads | null> {
+  const collector = await readLiveWorkloads(client);
+  return collector ? finishWorkloads(collector, nodes) : null;
+}
+
+/** Every kind of the snapshot and the workloads' projection, read in parallel (what `bootcplan snapshot` writes). */
+export async function readLiveObjectsAndWorkloads(client: KubeClient): Promise<LiveRead & { workloads: SnapshotWorkloads | null }> {
+  const [read, collector] = await Promise.all([readLiveObjects(client), readLiveWorkloads(client)]);
+  const workloads = collector
+    ? finishWorkloads(
+        collector,
+        read.objects.filter((o) => o.kind === 'Node' && o.apiVersion === 'v1'),
+      )
+    : null;
+  return { ...read, workloads };
+}
+
 export async function readLiveSnapshot(client: KubeClient): Promise<ClusterSnapshot> {
-  const [{ objects }, workloads] = await Promise.all([readLiveObjects(client), readLiveWorkloads(client)]);
+  const { objects, workloads } = await readLiveObjectsAndWorkloads(client);
   const snap = snapshotFromObjects(objects, `live:${client.contextName}`, serverHost(client.server));
-  const nodeOfHost = new Map(snap.nodes.map((n) => [n.metadata.labels?.['kubernetes.io/hostname'] ?? n.metadata.name, n.metadata.name]));
-  const projected: SnapshotWorkloads | null = workloads?.finish((h) => nodeOfHost.get(h) ?? h) ?? null;
-  snap.workloads = projected;
+  snap.workloads = workloads;
   return snap;
 }

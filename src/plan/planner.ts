@@ -6,8 +6,8 @@ import type { RolloutSpec } from '../rollout-spec/types.ts';
 import { type Diagnostic, type DiagnosticInput, type SourceMap, diagnosticAt, sortDiagnostics, joinPath } from '../base/diagnostics.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { clusterIdentityOf } from '../cluster/identity.ts';
-import { indexSnapshot } from '../domain/nodes.ts';
-import { computeMembership } from '../domain/pools.ts';
+import { indexSnapshot, type NodeIndex } from '../domain/nodes.ts';
+import { computeMembership, type Membership } from '../domain/pools.ts';
 import { findPoolConflicts } from '../domain/pool-sharing.ts';
 import { DEFAULT_DURATIONS, estimatePoolSeconds, estimateSlotsSeconds } from '../domain/timing.ts';
 import { planSchedule } from '../domain/schedule.ts';
@@ -69,7 +69,10 @@ export function buildPlan(input: PlanInput): Plan {
   const diagnostics: Diagnostic[] = (input.specDiagnostics ?? []).filter((d) => d.severity !== 'error' && !replaced.has(d.code));
   const report = (d: DiagnosticInput) => diagnostics.push(diagnosticAt(specMap, d));
   diagnostics.push(...boot.diagnostics);
-  const plannedPools = planPools(spec, snapshot, report, input.selfNode ?? null, input.bootcOperator ?? INSTALLED_BOOTC_OPERATOR);
+  // Indexed and grouped once for the pools and their rollback forecasts (10,000 nodes: each a full pass).
+  const idx = indexSnapshot(snapshot);
+  const membership = computeMembership(snapshot);
+  const plannedPools = planPools(spec, { snapshot, idx, membership }, report, input.selfNode ?? null, input.bootcOperator ?? INSTALLED_BOOTC_OPERATOR);
   const health = planHealth(
     spec,
     snapshot,
@@ -90,7 +93,7 @@ export function buildPlan(input: PlanInput): Plan {
 
   const changes: PlanChange[] = drafts.map((c, i) => ({ ...c, order: i + 1 }));
   const pools = plannedPools.map((x) => x.plan);
-  forecastRollbacks(pools, snapshot);
+  forecastRollbacks(pools, { snapshot, idx, bootcMembers: membership.bootc });
   const concurrency = planConcurrency(spec, snapshot, pools, report);
   const sorted = sortDiagnostics(diagnostics);
   const checks = health.checks;
@@ -147,13 +150,12 @@ export function clusterInfo(snapshot: ClusterSnapshot): PlanClusterInfo {
 /** Every pool of the spec that the cluster has, in rollout order (priority, then name). */
 function planPools(
   spec: RolloutSpec,
-  snapshot: ClusterSnapshot,
+  cluster: { snapshot: ClusterSnapshot; idx: NodeIndex; membership: Membership },
   report: (d: DiagnosticInput) => void,
   selfNode: string | null,
   bootcOperator: BootcOperatorAbilities,
 ): PlannedPool[] {
-  const idx = indexSnapshot(snapshot);
-  const membership = computeMembership(snapshot);
+  const { snapshot, idx, membership } = cluster;
   for (const [node, pools] of membership.mcoConflicts) {
     report({
       severity: 'warning',
@@ -179,8 +181,7 @@ function planPools(
 }
 
 /** Each pool's way back (PlanPool.rollback), on the pools this plan updates nodes of. */
-function forecastRollbacks(pools: PlanPool[], snapshot: ClusterSnapshot): void {
-  const ctx = { snapshot, idx: indexSnapshot(snapshot), bootcMembers: computeMembership(snapshot).bootc };
+function forecastRollbacks(pools: PlanPool[], ctx: { snapshot: ClusterSnapshot; idx: NodeIndex; bootcMembers: ReadonlyMap<string, readonly string[]> }): void {
   for (const pool of pools) {
     const rollback = forecastRollback(pool, ctx);
     if (rollback) pool.rollback = rollback;

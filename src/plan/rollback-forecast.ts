@@ -29,7 +29,7 @@ interface ForecastContext {
 export function forecastRollback(pool: PlanPool, ctx: ForecastContext): PlanPoolRollback | undefined {
   if (!pool.nodes.some((n) => n.wave !== null)) return undefined;
   const download = pool.backend === 'mco';
-  const origin = poolOrigin(pool, ctx.snapshot);
+  const origin = poolOrigin(pool, ctx.snapshot, ctx.idx);
   const lever = pool.backend === 'bootc' ? `BootcNodePool/${pool.name} spec.image.ref` : `MachineConfig/${osImageMachineConfigName(pool.name)} spec.osImageURL`;
   const refused = (refusedBy: RollbackRefusedBy, why: string, via = lever): PlanPoolRollback => ({ available: false, to: null, via, download, why, refusedBy });
   if (!origin) {

@@ -5,7 +5,7 @@
  */
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import type { PoolOrigin } from '../cluster/progress.ts';
-import { indexSnapshot, viewNode } from '../domain/nodes.ts';
+import { indexSnapshot, viewNode, type NodeIndex } from '../domain/nodes.ts';
 import { bootedPullspec, originImage } from '../domain/rollback.ts';
 import { osImageMachineConfigName } from './pool.ts';
 import type { Plan, PlanPool } from './types.ts';
@@ -21,8 +21,8 @@ export function poolOrigins(plan: Plan, snapshot: ClusterSnapshot): Record<strin
 }
 
 /** One pool's origin, or null when the cluster has no pool image / rendered config to go back to. */
-export function poolOrigin(pool: PlanPool, snapshot: ClusterSnapshot): PoolOrigin | null {
-  return pool.backend === 'bootc' ? bootcOrigin(pool, snapshot) : mcoOrigin(pool, snapshot);
+export function poolOrigin(pool: PlanPool, snapshot: ClusterSnapshot, idx?: NodeIndex): PoolOrigin | null {
+  return pool.backend === 'bootc' ? bootcOrigin(pool, snapshot, idx) : mcoOrigin(pool, snapshot);
 }
 
 /** The lever a rollback pulls, in words (PlanPoolRollback.via): the pool's image, or bootcplan's MachineConfig. */
@@ -34,11 +34,12 @@ export function rollbackVia(pool: string, origin: PoolOrigin): string {
 }
 
 /** The pool's spec.image.ref, and the image its scheduled nodes boot (one digest, or `mixed`). */
-function bootcOrigin(pool: PlanPool, snapshot: ClusterSnapshot): PoolOrigin | null {
+function bootcOrigin(pool: PlanPool, snapshot: ClusterSnapshot, given?: NodeIndex): PoolOrigin | null {
   const bnp = snapshot.bootcNodePools.find((p) => p.metadata.name === pool.name);
   const ref: unknown = bnp?.spec?.image?.ref;
   if (typeof ref !== 'string' || !ref) return null;
-  const idx = indexSnapshot(snapshot);
+  // The planner passes the index it built (10,000 nodes: two maps of 10,000 entries each time).
+  const idx = given ?? indexSnapshot(snapshot);
   const pullspecs = pool.nodes
     .filter((n) => n.wave !== null)
     .map((n) => {
