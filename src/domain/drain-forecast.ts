@@ -15,7 +15,7 @@ import { selectorMatches } from './nodes.ts';
 import { countsHealthy, evictionNeed, neverAllows } from './disruption-budget.ts';
 import type { Budget, DrainBudget, DrainNode, DrainPod, Taint, Toleration } from '../cluster/workloads.ts';
 
-const DRAIN_CLASSES = ['ok', 'serialized', 'outage', 'no-room', 'blocked'] as const;
+export const DRAIN_CLASSES = ['ok', 'serialized', 'outage', 'no-room', 'blocked'] as const;
 export type DrainClass = (typeof DRAIN_CLASSES)[number];
 
 /** Why a finding was made: a closed union (the class follows from it). */
@@ -76,7 +76,7 @@ interface WaveDrainForecast {
 const ref = (p: { namespace: string; name: string }) => `${p.namespace}/${p.name}`;
 
 /** The pods a drain leaves in place (kubectl drain: DaemonSet-managed and mirror pods). */
-function staysOnDrain(p: DrainPod): boolean {
+export function staysOnDrain(p: DrainPod): boolean {
   return p.mirror || p.controller?.kind === 'DaemonSet';
 }
 
@@ -97,7 +97,7 @@ export function mayRunOn(p: DrainPod, n: DrainNode): boolean {
 }
 
 /** The budgets of a pod: those of its namespace whose selector matches its labels. */
-function budgetsOf(p: DrainPod, budgets: readonly DrainBudget[]): DrainBudget[] {
+export function budgetsOf(p: DrainPod, budgets: readonly DrainBudget[]): DrainBudget[] {
   return budgets.filter((b) => b.namespace === p.namespace && selectorMatches(b.selector, p.labels));
 }
 

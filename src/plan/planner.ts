@@ -21,11 +21,13 @@ import { planSilences } from './silences.ts';
 import { forecastRollback } from './rollback-forecast.ts';
 import { inheritingPools, planInheritance } from './inherited-pools.ts';
 import { planConcurrency } from './concurrency.ts';
+import { drainContextOf, forecastDrains, type DrainContext } from './drain.ts';
 import {
   PLAN_FORMAT_VERSION,
   PLAN_FORMAT_VERSION_SLOTS,
   PLAN_FORMAT_VERSION_HEALTH,
   PLAN_FORMAT_VERSION_CONCURRENT,
+  PLAN_FORMAT_VERSION_DRAIN,
   type Plan,
   type PlanChange,
   type PlanClusterInfo,
@@ -69,7 +71,8 @@ export function buildPlan(input: PlanInput): Plan {
   const diagnostics: Diagnostic[] = (input.specDiagnostics ?? []).filter((d) => d.severity !== 'error' && !replaced.has(d.code));
   const report = (d: DiagnosticInput) => diagnostics.push(diagnosticAt(specMap, d));
   diagnostics.push(...boot.diagnostics);
-  const plannedPools = planPools(spec, snapshot, report, input.selfNode ?? null, input.bootcOperator ?? INSTALLED_BOOTC_OPERATOR);
+  const drain = drainContextOf(snapshot);
+  const plannedPools = planPools(spec, snapshot, report, input.selfNode ?? null, input.bootcOperator ?? INSTALLED_BOOTC_OPERATOR, drain);
   const health = planHealth(
     spec,
     snapshot,
@@ -92,16 +95,20 @@ export function buildPlan(input: PlanInput): Plan {
   const pools = plannedPools.map((x) => x.plan);
   forecastRollbacks(pools, snapshot);
   const concurrency = planConcurrency(spec, snapshot, pools, report);
+  forecastDrains(pools, drain, report);
+  const drainVersion = pools.some((p) => p.drain || p.nodes.some((n) => n.drainForecast));
   const sorted = sortDiagnostics(diagnostics);
   const checks = health.checks;
   const body: Omit<Plan, 'id'> = {
     formatVersion: concurrency
       ? PLAN_FORMAT_VERSION_CONCURRENT
-      : checks.length || silences.length
-        ? PLAN_FORMAT_VERSION_HEALTH
-        : pools.some((p) => p.rollout === 'slots')
-          ? PLAN_FORMAT_VERSION_SLOTS
-          : PLAN_FORMAT_VERSION,
+      : drainVersion
+        ? PLAN_FORMAT_VERSION_DRAIN
+        : checks.length || silences.length
+          ? PLAN_FORMAT_VERSION_HEALTH
+          : pools.some((p) => p.rollout === 'slots')
+            ? PLAN_FORMAT_VERSION_SLOTS
+            : PLAN_FORMAT_VERSION,
     spec: input.specInfo,
     cluster: clusterInfo(snapshot),
     changes,
@@ -151,6 +158,7 @@ function planPools(
   report: (d: DiagnosticInput) => void,
   selfNode: string | null,
   bootcOperator: BootcOperatorAbilities,
+  drain: DrainContext | null,
 ): PlannedPool[] {
   const idx = indexSnapshot(snapshot);
   const membership = computeMembership(snapshot);
@@ -168,7 +176,7 @@ function planPools(
   );
   // And the pools that render those MachineConfigs too (custom pools inherit worker's: src/plan/inherited-pools.ts).
   for (const n of [...rolledByPlan]) for (const i of inheritingPools(snapshot, n)) rolledByPlan.add(i);
-  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report, selfNode, bootcOperator };
+  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report, selfNode, bootcOperator, drain };
   const plannedPools: PlannedPool[] = [];
   (spec.spec.pools ?? []).forEach((p, i) => {
     const result = planPool(p, joinPath('spec.pools', i), ctx);
