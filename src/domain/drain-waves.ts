@@ -21,13 +21,11 @@ export type BudgetDemand = ReadonlyMap<string, ReadonlyMap<string, number>>;
  * says blocked).
  */
 export function budgetDemand(pods: readonly DrainPod[], budgets: readonly DrainBudget[]): { demand: BudgetDemand; allowed: ReadonlyMap<string, number> } {
-  const byNamespace = new Map<string, DrainBudget[]>();
-  for (const b of budgets) byNamespace.set(b.namespace, [...(byNamespace.get(b.namespace) ?? []), b]);
   const allowed = new Map<string, number>();
   const demand = new Map<string, Map<string, number>>();
   for (const p of pods) {
     if (staysOnDrain(p) || p.phase === 'Succeeded' || p.phase === 'Failed') continue;
-    const bs = budgetsOf(p, byNamespace.get(p.namespace) ?? []);
+    const bs = budgetsOf(p, budgets);
     if (bs.length !== 1 || evictionNeed(p, bs[0]) !== 'budget') continue;
     const b = bs[0];
     const key = `${b.namespace}/${b.name}`;

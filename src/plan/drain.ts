@@ -122,6 +122,18 @@ function forecastPoolDrains(pool: PlanPool, drain: DrainContext): void {
 }
 
 /**
+ * What serialized drains add to the pool's estimate: each wave (a slots pool: each node) waits
+ * one more drain per round beyond the first, for the replacements to be Ready.
+ */
+export function drainWaitSeconds(pool: PlanPool, durations: { drain: number }): number {
+  const rounds = new Map(pool.nodes.map((n) => [n.name, n.drainForecast?.rounds ?? 1]));
+  const groups = pool.rollout === 'slots' ? pool.waves.flat().map((n) => [n]) : pool.waves;
+  let extra = 0;
+  for (const g of groups) extra += Math.max(1, ...g.map((n) => rounds.get(n) ?? 1)) - 1;
+  return extra * durations.drain;
+}
+
+/**
  * The plan's drain forecast over its pools, in plan order; without workloads in the snapshot, a
  * note where the spec sets a pool's `drain` (plans of other specs keep their bytes and ids).
  */

@@ -21,7 +21,7 @@ import { planSilences } from './silences.ts';
 import { forecastRollback } from './rollback-forecast.ts';
 import { inheritingPools, planInheritance } from './inherited-pools.ts';
 import { planConcurrency } from './concurrency.ts';
-import { drainContextOf, forecastDrains, type DrainContext } from './drain.ts';
+import { drainContextOf, drainWaitSeconds, forecastDrains, type DrainContext } from './drain.ts';
 import {
   PLAN_FORMAT_VERSION,
   PLAN_FORMAT_VERSION_SLOTS,
@@ -73,6 +73,12 @@ export function buildPlan(input: PlanInput): Plan {
   diagnostics.push(...boot.diagnostics);
   const drain = drainContextOf(snapshot);
   const plannedPools = planPools(spec, snapshot, report, input.selfNode ?? null, input.bootcOperator ?? INSTALLED_BOOTC_OPERATOR, drain);
+  // Before the estimates: a serialized drain adds its rounds (src/plan/drain.ts drainWaitSeconds).
+  forecastDrains(
+    plannedPools.map((x) => x.plan),
+    drain,
+    report,
+  );
   const health = planHealth(
     spec,
     snapshot,
@@ -95,7 +101,6 @@ export function buildPlan(input: PlanInput): Plan {
   const pools = plannedPools.map((x) => x.plan);
   forecastRollbacks(pools, snapshot);
   const concurrency = planConcurrency(spec, snapshot, pools, report);
-  forecastDrains(pools, drain, report);
   const drainVersion = pools.some((p) => p.drain || p.nodes.some((n) => n.drainForecast));
   const sorted = sortDiagnostics(diagnostics);
   const checks = health.checks;
@@ -210,6 +215,9 @@ function estimatePools(pools: PlanPool[], durations: PhaseDurations): void {
       pool.estimatedSeconds = estimateSlotsSeconds(durations, { backend: pool.backend, order: waves.flat(), slots: pool.waveSize, needsStaging }, elapsed);
       pool.wavesEstimatedSeconds = asWaves;
     } else pool.estimatedSeconds = asWaves;
+    const waits = drainWaitSeconds(pool, durations);
+    pool.estimatedSeconds += waits;
+    if (pool.wavesEstimatedSeconds !== undefined) pool.wavesEstimatedSeconds += waits;
     // The least time its health gates add (src/plan/health.ts): checks measure `successes` times, interval apart.
     const gates = pool.gates?.minSeconds ?? 0;
     pool.estimatedSeconds += gates;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterBuilder, nodes, NEW, planFor, specYaml } from '../support/cluster.ts';
 import { budget, pod, snapshotWith } from '../support/drain.ts';
-import { drainContextOf } from '../../src/plan/drain.ts';
+import { drainContextOf, drainWaitSeconds } from '../../src/plan/drain.ts';
 import type { Plan, PlanNode } from '../../src/plan/types.ts';
 import { checkApplicable } from '../../src/plan/saved/verify.ts';
 import { planFileText } from '../../src/plan/saved/writer.ts';
@@ -87,6 +87,8 @@ s('serialized: a node with 2 pods of a PDB allowing 1 waits 2 rounds, and the pl
   assert.is(f?.rounds, 2);
   assert.is(f?.findings[0].message, 'PDB payments/api allows 1 at once; the wave evicts 2: 2 rounds, each waiting for the replacements to be Ready');
   assert.is(nodeOf(plan, 'w-02').drainForecast?.class, 'ok');
+  // The estimate waits one more drain for the second round.
+  assert.is(drainWaitSeconds(plan.pools[0], plan.durations), plan.durations.drain);
   const d = plan.diagnostics.find((x) => x.code === 'drain-waves-cannot-spread');
   assert.ok(d);
   assert.is(d?.severity, 'warning');
