@@ -98,6 +98,35 @@ export function budgetWaves(
   return waves;
 }
 
+/**
+ * An MCO pool's waves are the MCO's (src/domain/waves.ts orderNodesLikeMco): bootcplan cannot
+ * spread them over the budgets, so it says which wave asks a budget for more than it allows.
+ */
+export function reportMcoBudgetWaits(
+  waves: readonly string[][],
+  drain: DrainContext,
+  where: { pool: string; path: string },
+  report: (d: DiagnosticInput) => void,
+): void {
+  const over: string[] = [];
+  waves.forEach((w, i) => {
+    const used = new Map<string, number>();
+    for (const n of w) for (const [b, k] of drain.demand.get(n) ?? []) used.set(b, (used.get(b) ?? 0) + k);
+    for (const [b, k] of [...used].sort(([x], [y]) => x.localeCompare(y))) {
+      const a = drain.allowed.get(b) ?? 0;
+      if (a > 0 && k > a) over.push(`wave ${i + 1} asks PDB ${b} for ${k} (it allows ${a})`);
+    }
+  });
+  if (!over.length) return;
+  report({
+    severity: 'warning',
+    code: 'drain-waves-mco-order',
+    path: joinPath(where.path, 'maxUnavailable'),
+    message: `pool ${where.pool} is rolled by the MCO, which picks its nodes in its own order: ${over.slice(0, 5).join('; ')}${over.length > 5 ? `; and ${over.length - 5} more` : ''}; those drains wait for replacements`,
+    hint: 'lower maxUnavailable, spread the pods over more nodes, or raise the budgets',
+  });
+}
+
 const rank = (c: DrainClass) => DRAIN_CLASSES.indexOf(c);
 
 /** Each scheduled node's share of the forecast of its wave (a slots pool: of its own drain). */

@@ -11,7 +11,7 @@ import { orderNodesForRollout, orderNodesLikeMco, planWaves, selfLast } from '..
 import type { PlanNode, RebootKind, BlockedBy } from './types.ts';
 import type { PoolMembers } from './pool-members.ts';
 import type { BootcOperatorAbilities } from '../domain/bootc-daemon.ts';
-import { budgetWaves, type DrainContext } from './drain.ts';
+import { budgetWaves, reportMcoBudgetWaits, type DrainContext } from './drain.ts';
 
 /** A pending node of the pool, judged once: what holds it back, whether it staged the target, its reboot. */
 interface JudgedNode {
@@ -111,12 +111,15 @@ function planPoolWaves(
     const last = selfNode !== null && names.includes(selfNode) ? selfNode : null;
     return budgetWaves(names, waveSize, drain, last, { pool: pool.spec.name, path: pool.path }, report);
   }
-  return waveSize >= 1 && ordered.length
-    ? planWaves(
-        ordered.map((n) => n.name),
-        waveSize,
-      )
-    : [];
+  const waves =
+    waveSize >= 1 && ordered.length
+      ? planWaves(
+          ordered.map((n) => n.name),
+          waveSize,
+        )
+      : [];
+  if (drain && backend === 'mco') reportMcoBudgetWaits(waves, drain, { pool: pool.spec.name, path: pool.path }, report);
+  return waves;
 }
 
 /** The PlanNode entries: scheduled nodes in rollout order (wave, then position in the wave), the others last by name. */

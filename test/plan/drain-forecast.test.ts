@@ -224,4 +224,23 @@ s('the forecast reads the nodes as the scheduler would: taints, cordons, allocat
   assert.is(drainContextOf(snapshotWith(null)), null);
 });
 
+s('an MCO pool keeps the MCO order and says which wave waits on a PDB', () => {
+  const snap = new ClusterBuilder().mcoPool('worker', nodes('w', 3), { maxUnavailable: 3 }).bootcPool('infra', nodes('i', 2)).snapshot();
+  snap.workloads = { pods: api3, budgets: [budget('api', { minAvailable: 2 })], controllers: [] };
+  const plan = planFor(spec(), snap);
+  assert.equal(plan.pools[0].waves, [['w-00', 'w-01', 'w-02']]);
+  assert.is(nodeOf(plan, 'w-00').drainForecast?.class, 'serialized');
+  const d = plan.diagnostics.find((x) => x.code === 'drain-waves-mco-order');
+  assert.match(d?.message ?? '', /wave 1 asks PDB payments\/api for 3 \(it allows 1\)/);
+  assert.is(d?.path, 'spec.pools[0].maxUnavailable');
+});
+
+s('the control plane stays one node per wave whatever the budgets', () => {
+  const snap = new ClusterBuilder().bootcPool('master', nodes('w', 3), { maxUnavailable: 3 }).bootcPool('infra', nodes('i', 2)).snapshot();
+  snap.workloads = { pods: api3, budgets: [budget('api', { minAvailable: 2 })], controllers: [] };
+  const plan = planFor(specYaml([{ name: 'master', image: NEW, maxUnavailable: 3 }]), snap);
+  assert.ok(plan.pools[0].controlPlane);
+  assert.equal(plan.pools[0].waves, [['w-00'], ['w-01'], ['w-02']]);
+});
+
 s.run();
