@@ -15,7 +15,7 @@ import { selectorMatches } from './nodes.ts';
 import { countsHealthy, evictionNeed, neverAllows } from './disruption-budget.ts';
 import type { Budget, DrainBudget, DrainNode, DrainPod, Taint, Toleration } from '../cluster/workloads.ts';
 
-const DRAIN_CLASSES = ['ok', 'serialized', 'outage', 'no-room', 'blocked'] as const;
+export const DRAIN_CLASSES = ['ok', 'serialized', 'outage', 'no-room', 'blocked'] as const;
 export type DrainClass = (typeof DRAIN_CLASSES)[number];
 
 /** Why a finding was made: a closed union (the class follows from it). */
@@ -76,7 +76,7 @@ interface WaveDrainForecast {
 const ref = (p: { namespace: string; name: string }) => `${p.namespace}/${p.name}`;
 
 /** The pods a drain leaves in place (kubectl drain: DaemonSet-managed and mirror pods). */
-function staysOnDrain(p: DrainPod): boolean {
+export function staysOnDrain(p: DrainPod): boolean {
   return p.mirror || p.controller?.kind === 'DaemonSet';
 }
 
@@ -96,9 +96,35 @@ export function mayRunOn(p: DrainPod, n: DrainNode): boolean {
   return n.taints.every((t) => t.effect === 'PreferNoSchedule' || tolerates(p.tolerations, t));
 }
 
+/**
+ * The budgets of each namespace, made once per list of budgets (a cache: same answers, without
+ * scanning every budget of the cluster for every pod).
+ */
+const byNamespace = new WeakMap<readonly DrainBudget[], Map<string, DrainBudget[]>>();
+function budgetsIn(budgets: readonly DrainBudget[], namespace: string): readonly DrainBudget[] {
+  let idx = byNamespace.get(budgets);
+  if (!idx) {
+    idx = new Map();
+    for (const b of budgets) {
+      const list = idx.get(b.namespace);
+      if (list) list.push(b);
+      else idx.set(b.namespace, [b]);
+    }
+    byNamespace.set(budgets, idx);
+  }
+  return idx.get(namespace) ?? [];
+}
+
+/** Each pod's budgets, once per list of budgets: every wave of a plan asks again for the same pods. */
+const ofPod = new WeakMap<readonly DrainBudget[], WeakMap<DrainPod, DrainBudget[]>>();
+
 /** The budgets of a pod: those of its namespace whose selector matches its labels. */
-function budgetsOf(p: DrainPod, budgets: readonly DrainBudget[]): DrainBudget[] {
-  return budgets.filter((b) => b.namespace === p.namespace && selectorMatches(b.selector, p.labels));
+export function budgetsOf(p: DrainPod, budgets: readonly DrainBudget[]): readonly DrainBudget[] {
+  let memo = ofPod.get(budgets);
+  if (!memo) ofPod.set(budgets, (memo = new WeakMap()));
+  let found = memo.get(p);
+  if (!found) memo.set(p, (found = budgetsIn(budgets, p.namespace).filter((b) => selectorMatches(b.selector, p.labels))));
+  return found;
 }
 
 /**
@@ -176,8 +202,9 @@ export function forecastWaveDrain(cluster: DrainCluster, waveNodes: readonly str
       hint: 'add room outside this wave (nodes, or fewer nodes per wave), or check the pods\u2019 nodeSelector and tolerations',
     });
   }
-  const homelessSet = new Set(homeless.map(ref));
-  const comesBack = (p: DrainPod) => recreated.includes(p) && !homelessSet.has(ref(p));
+  const homelessSet = new Set(homeless);
+  const recreatedSet = new Set(recreated);
+  const comesBack = (p: DrainPod) => recreatedSet.has(p) && !homelessSet.has(p);
 
   const budgets = budgetFindings(cluster, removed, comesBack);
   findings.push(...budgets.findings, ...outageFindings(cluster, wave));
@@ -212,7 +239,10 @@ function budgetFindings(
       });
       continue;
     }
-    if (bs.length === 1) byBudget.set(bs[0], [...(byBudget.get(bs[0]) ?? []), p]);
+    if (bs.length !== 1) continue;
+    const list = byBudget.get(bs[0]);
+    if (list) list.push(p);
+    else byBudget.set(bs[0], [p]);
   }
   let rounds = 1;
   for (const [b, pods] of [...byBudget].sort(([a], [c]) => ref(a).localeCompare(ref(c)))) {
@@ -296,7 +326,9 @@ function outageFindings(cluster: DrainCluster, wave: ReadonlySet<string>): Drain
   for (const p of cluster.pods) {
     if (!p.controller || staysOnDrain(p) || !countsHealthy(p)) continue;
     const key = `${p.namespace}/${p.controller.kind}/${p.controller.name}`;
-    workloads.set(key, [...(workloads.get(key) ?? []), p]);
+    const list = workloads.get(key);
+    if (list) list.push(p);
+    else workloads.set(key, [p]);
   }
   for (const [, pods] of [...workloads].sort(([a], [b]) => a.localeCompare(b))) {
     if (pods.some(guarded) || !pods.every((p) => wave.has(p.node))) continue;

@@ -21,11 +21,13 @@ import { planSilences } from './silences.ts';
 import { forecastRollback } from './rollback-forecast.ts';
 import { inheritingPools, planInheritance } from './inherited-pools.ts';
 import { planConcurrency } from './concurrency.ts';
+import { drainContextOf, drainWaitSeconds, forecastDrains, type DrainContext } from './drain.ts';
 import {
   PLAN_FORMAT_VERSION,
   PLAN_FORMAT_VERSION_SLOTS,
   PLAN_FORMAT_VERSION_HEALTH,
   PLAN_FORMAT_VERSION_CONCURRENT,
+  PLAN_FORMAT_VERSION_DRAIN,
   type Plan,
   type PlanChange,
   type PlanClusterInfo,
@@ -72,7 +74,14 @@ export function buildPlan(input: PlanInput): Plan {
   // Indexed and grouped once for the pools and their rollback forecasts (10,000 nodes: each a full pass).
   const idx = indexSnapshot(snapshot);
   const membership = computeMembership(snapshot);
-  const plannedPools = planPools(spec, { snapshot, idx, membership }, report, input.selfNode ?? null, input.bootcOperator ?? INSTALLED_BOOTC_OPERATOR);
+  const drain = drainContextOf(snapshot);
+  const plannedPools = planPools(spec, { snapshot, idx, membership }, report, input.selfNode ?? null, input.bootcOperator ?? INSTALLED_BOOTC_OPERATOR, drain);
+  // Before the estimates: a serialized drain adds its rounds (src/plan/drain.ts drainWaitSeconds).
+  forecastDrains(
+    plannedPools.map((x) => x.plan),
+    drain,
+    report,
+  );
   const health = planHealth(
     spec,
     snapshot,
@@ -95,16 +104,19 @@ export function buildPlan(input: PlanInput): Plan {
   const pools = plannedPools.map((x) => x.plan);
   forecastRollbacks(pools, { snapshot, idx, bootcMembers: membership.bootc });
   const concurrency = planConcurrency(spec, snapshot, pools, report);
+  const drainVersion = pools.some((p) => p.drain || p.nodes.some((n) => n.drainForecast));
   const sorted = sortDiagnostics(diagnostics);
   const checks = health.checks;
   const body: Omit<Plan, 'id'> = {
     formatVersion: concurrency
       ? PLAN_FORMAT_VERSION_CONCURRENT
-      : checks.length || silences.length
-        ? PLAN_FORMAT_VERSION_HEALTH
-        : pools.some((p) => p.rollout === 'slots')
-          ? PLAN_FORMAT_VERSION_SLOTS
-          : PLAN_FORMAT_VERSION,
+      : drainVersion
+        ? PLAN_FORMAT_VERSION_DRAIN
+        : checks.length || silences.length
+          ? PLAN_FORMAT_VERSION_HEALTH
+          : pools.some((p) => p.rollout === 'slots')
+            ? PLAN_FORMAT_VERSION_SLOTS
+            : PLAN_FORMAT_VERSION,
     spec: input.specInfo,
     cluster: clusterInfo(snapshot),
     changes,
@@ -154,6 +166,7 @@ function planPools(
   report: (d: DiagnosticInput) => void,
   selfNode: string | null,
   bootcOperator: BootcOperatorAbilities,
+  drain: DrainContext | null,
 ): PlannedPool[] {
   const { snapshot, idx, membership } = cluster;
   for (const [node, pools] of membership.mcoConflicts) {
@@ -170,7 +183,7 @@ function planPools(
   );
   // And the pools that render those MachineConfigs too (custom pools inherit worker's: src/plan/inherited-pools.ts).
   for (const n of [...rolledByPlan]) for (const i of inheritingPools(snapshot, n)) rolledByPlan.add(i);
-  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report, selfNode, bootcOperator };
+  const ctx = { snapshot, idx, membership, conflicts: findPoolConflicts(snapshot, membership, rolledByPlan), report, selfNode, bootcOperator, drain };
   const plannedPools: PlannedPool[] = [];
   (spec.spec.pools ?? []).forEach((p, i) => {
     const result = planPool(p, joinPath('spec.pools', i), ctx);
@@ -203,6 +216,9 @@ function estimatePools(pools: PlanPool[], durations: PhaseDurations): void {
       pool.estimatedSeconds = estimateSlotsSeconds(durations, { backend: pool.backend, order: waves.flat(), slots: pool.waveSize, needsStaging }, elapsed);
       pool.wavesEstimatedSeconds = asWaves;
     } else pool.estimatedSeconds = asWaves;
+    const waits = drainWaitSeconds(pool, durations);
+    pool.estimatedSeconds += waits;
+    if (pool.wavesEstimatedSeconds !== undefined) pool.wavesEstimatedSeconds += waits;
     // The least time its health gates add (src/plan/health.ts): checks measure `successes` times, interval apart.
     const gates = pool.gates?.minSeconds ?? 0;
     pool.estimatedSeconds += gates;

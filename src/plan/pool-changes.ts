@@ -3,6 +3,7 @@
  * image, budget and reboot policy (kept paused: bootcplan drives the waves), or for an MCO-only
  * pool the MachineConfig that carries the OS image. The third step of src/plan/pool.ts. Pure.
  */
+import { drainTimeoutOf } from './drain.ts';
 import type { PoolSpec } from '../rollout-spec/types.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { MCO_ROLE_LABEL, BOOTCPLAN_MANAGED_BY } from '../domain/labels.ts';
@@ -44,7 +45,8 @@ export function poolChanges(pool: PoolMembers, snapshot: ClusterSnapshot): Draft
   if (bnp && ownedBy) return drafts;
   if (bnp) {
     const rollout: Record<string, unknown> = { maxUnavailable: budget.resolved, paused: true };
-    if (p.drainTimeoutSeconds !== undefined) rollout.drainTimeoutSeconds = p.drainTimeoutSeconds;
+    const drainTimeout = drainTimeoutOf(p);
+    if (drainTimeout !== undefined) rollout.drainTimeoutSeconds = drainTimeout;
     // A paused pool (the spec's paused: true, or an administrator's pause kept) gets no new image:
     // the bootc-operator's pause only stops reboot approvals, while every BootcNode's
     // spec.desiredImage follows spec.image.ref and each daemon stages it (bootc-dev/bootc-operator

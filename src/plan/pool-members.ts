@@ -6,6 +6,7 @@
  */
 import type { PoolSpec, RebootPolicy } from '../rollout-spec/types.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
+import type { DrainContext } from './drain.ts';
 import type { ClusterSnapshot } from '../cluster/types.ts';
 import { viewNode, digestOf, type NodeIndex, type NodeView } from '../domain/nodes.ts';
 import { isControlPlanePool, type Membership } from '../domain/pools.ts';
@@ -33,6 +34,8 @@ export interface PoolPlanContext {
   selfNode: string | null;
   /** What the bootc-operator can do (PlanInput.bootcOperator): whether soft reboots happen at all. */
   bootcOperator: BootcOperatorAbilities;
+  /** The snapshot's workloads for the drain forecast (src/plan/drain.ts), or null when it holds none. */
+  drain: DrainContext | null;
 }
 
 /** A pool of the spec, found in the cluster, with its members and its budget. */

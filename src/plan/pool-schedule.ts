@@ -11,6 +11,7 @@ import { orderNodesForRollout, orderNodesLikeMco, planWaves, selfLast } from '..
 import type { PlanNode, RebootKind, BlockedBy } from './types.ts';
 import type { PoolMembers } from './pool-members.ts';
 import type { BootcOperatorAbilities } from '../domain/bootc-daemon.ts';
+import { budgetWaves, reportMcoBudgetWaits, type DrainContext } from './drain.ts';
 
 /** A pending node of the pool, judged once: what holds it back, whether it staged the target, its reboot. */
 interface JudgedNode {
@@ -25,10 +26,11 @@ export function scheduleNodes(
   report: (d: DiagnosticInput) => void,
   selfNode: string | null,
   operator: BootcOperatorAbilities,
+  drain: DrainContext | null,
 ): { nodes: PlanNode[]; waves: string[][] } {
   const judged = judgeNodes(pool, operator);
   reportNoSoftReboots(pool, operator, report);
-  const waves = planPoolWaves(pool, judged, selfNode);
+  const waves = planPoolWaves(pool, judged, selfNode, drain, report);
   const nodes = planNodes(pool, judged, waves, selfNode);
   reportUnscheduled(pool, nodes, report);
   return { nodes, waves };
@@ -80,8 +82,17 @@ function reportNoSoftReboots(pool: PoolMembers, operator: BootcOperatorAbilities
   });
 }
 
-/** The names of the schedulable nodes in rollout order, in waves of the pool's wave size. */
-function planPoolWaves(pool: PoolMembers, judged: readonly JudgedNode[], selfNode: string | null): string[][] {
+/**
+ * The names of the schedulable nodes in rollout order, in waves of the pool's wave size; a bootc
+ * pool's waves spread over the PodDisruptionBudgets of the snapshot's workloads (src/plan/drain.ts).
+ */
+function planPoolWaves(
+  pool: PoolMembers,
+  judged: readonly JudgedNode[],
+  selfNode: string | null,
+  drain: DrainContext | null,
+  report: (d: DiagnosticInput) => void,
+): string[][] {
   const { backend, waveSize } = pool;
   // What the orderings read of a node (not a copy of the whole view: pools have thousands).
   const schedulable = [];
@@ -93,12 +104,22 @@ function planPoolWaves(pool: PoolMembers, judged: readonly JudgedNode[], selfNod
   // round-robin), the node running bootcplan itself last. MCO-only pools: the MCO's node
   // controller picks them, so the plan predicts its order (src/domain/waves.ts orderNodesLikeMco).
   const ordered = backend === 'bootc' ? selfLast(orderNodesForRollout(schedulable), selfNode, (n) => n.name) : orderNodesLikeMco(schedulable);
-  return waveSize >= 1 && ordered.length
-    ? planWaves(
-        ordered.map((n) => n.name),
-        waveSize,
-      )
-    : [];
+  // The MCO's node controller takes the first candidates of its order whatever their pods: only
+  // bootcplan's own pools can be spread over the budgets.
+  if (drain && backend === 'bootc' && waveSize >= 1 && ordered.length) {
+    const names = ordered.map((n) => n.name);
+    const last = selfNode !== null && names.includes(selfNode) ? selfNode : null;
+    return budgetWaves(names, waveSize, drain, last, { pool: pool.spec.name, path: pool.path }, report);
+  }
+  const waves =
+    waveSize >= 1 && ordered.length
+      ? planWaves(
+          ordered.map((n) => n.name),
+          waveSize,
+        )
+      : [];
+  if (drain && backend === 'mco') reportMcoBudgetWaits(waves, drain, { pool: pool.spec.name, path: pool.path }, report);
+  return waves;
 }
 
 /** The PlanNode entries: scheduled nodes in rollout order (wave, then position in the wave), the others last by name. */

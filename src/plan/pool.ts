@@ -15,6 +15,7 @@ import type { PlanPool } from './types.ts';
 import { poolMembers, type PoolMembers, type PoolPlanContext } from './pool-members.ts';
 import { scheduleNodes } from './pool-schedule.ts';
 import { poolChanges } from './pool-changes.ts';
+import { drainPolicyOf, drainTimeoutOf } from './drain.ts';
 
 export type { PoolPlanContext } from './pool-members.ts';
 export { osImageMachineConfigName } from './pool-changes.ts';
@@ -27,7 +28,7 @@ export interface PlannedPool {
 export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): PlannedPool | null {
   const pool = poolMembers(p, path, ctx);
   if (!pool) return null;
-  const { nodes, waves } = scheduleNodes(pool, ctx.report, ctx.selfNode, ctx.bootcOperator);
+  const { nodes, waves } = scheduleNodes(pool, ctx.report, ctx.selfNode, ctx.bootcOperator, ctx.drain);
   const drafts = poolChanges(pool, ctx.snapshot);
   if (drafts.some((d) => d.action === 'create' && d.kind === 'MachineConfig') && !isLabelValue(p.name)) {
     // The MachineConfig carries the pool's name as its role label: the API server refuses a
@@ -50,7 +51,7 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
     priority: p.priority ?? defaultPriority(p.name, controlPlane),
     paused,
     rebootPolicy,
-    drainTimeoutSeconds: p.drainTimeoutSeconds ?? null,
+    drainTimeoutSeconds: drainTimeoutOf(p) ?? null,
     soakSeconds: p.soakSeconds ?? 0,
     maxUnavailable: budget,
     nodeCount: members.length,
@@ -62,6 +63,8 @@ export function planPool(p: PoolSpec, path: string, ctx: PoolPlanContext): Plann
     estimatedSeconds: 0,
   };
   if (rolloutOf(pool, ctx.report) === 'slots') plan.rollout = 'slots';
+  const drain = drainPolicyOf(p);
+  if (drain) plan.drain = drain;
   if (p.stagingTimeoutSeconds !== undefined) plan.stagingTimeoutSeconds = p.stagingTimeoutSeconds;
   const reboot = pool.bnp?.spec?.rollout?.rebootTimeoutSeconds;
   if (typeof reboot === 'number' && reboot > 0) plan.rebootTimeoutSeconds = reboot;

@@ -4,6 +4,7 @@
  * errors, warnings and risks. Every part is bounded (HEAD_BUDGET), so the head always fits
  * and is never cut. Pure: reads only the plan, already through `forDisplay`.
  */
+import { drainItems, drainItemWords, type DrainItem } from './drain.ts';
 import type { Plan, PlanHealthCheck, PlanPool } from '../plan/types.ts';
 import type { Diagnostic } from '../base/diagnostics.ts';
 import { scheduleLine } from './window-wording.ts';
@@ -111,7 +112,11 @@ function findings(plan: Plan): string[] {
     out.push(...boundedList(warns.map(diagnosticItem), HEAD_BUDGET.warnings, (n) => `- … and ${plural(n, 'more warning')}`));
     out.push('');
   }
-  const riskItems: string[] = [];
+  // Blocked drains and outages first (docs/apply.md "Drain forecast"): they stop a wave or a service.
+  const drains = drainItems(plan);
+  const drainItem = (i: DrainItem) =>
+    `- **${i.finding.class === 'blocked' ? `blocked drain${i.outcome ? `, ${i.outcome}` : ''}` : i.finding.class}**: ${escapeMarkdown(clipEnd(drainItemWords(i), HEAD_BUDGET.message))}; ${escapeMarkdown(clipEnd(i.finding.hint, HEAD_BUDGET.message))}`;
+  const riskItems: string[] = drains.filter((i) => i.finding.class === 'blocked' || i.finding.class === 'outage').map(drainItem);
   for (const c of riskTally(plan).risky) {
     riskItems.push(
       `- ${c.risk === 'replacement' ? `${ICON.replacement} **replacement**` : '**disruptive**'}: ${code(c.address)} ${md(wordOf(VERB, 'markdown', c.action))} (${escapeMarkdown(c.reason)})${c.description ? `: ${escapeMarkdown(clipEnd(c.description, HEAD_BUDGET.message))}` : ''}`,
@@ -129,6 +134,7 @@ function findings(plan: Plan): string[] {
         `- **not scheduled**: ${plural(blocked.length, 'node')} of pool ${code(p.name)} (${escapeMarkdown([...new Set(blocked.map((n) => n.blockedBy))].join(', '))}): ${escapeMarkdown(foldNames(blocked.map((n) => n.name).sort(naturalCompare), 6))}`,
       );
   }
+  riskItems.push(...drains.filter((i) => i.finding.class === 'no-room' || i.finding.class === 'serialized').map(drainItem));
   if (riskItems.length) {
     out.push('#### Risks');
     out.push('');

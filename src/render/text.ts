@@ -15,6 +15,7 @@ import { rollbackTextLines, poolWayBack } from './rollback.ts';
 import { VERB, SYMBOL, poolKind, selfNodeSentence, wordOf } from './vocabulary.ts';
 import { checkLabel, checkOnFailure, checkSource, checkTiming, checkWhat, checkWhen, gatesPhrase, poolGatesLine } from './health.ts';
 import { silenceLines } from './silences.ts';
+import { poolDrainLines } from './drain.ts';
 import { NODE_WAIT_SECONDS, rebootWait } from '../domain/bootc-daemon.ts';
 import {
   colors,
@@ -98,7 +99,7 @@ export function renderText(input: Plan, opts: TextOptions = {}): string {
   }
 
   if (plan.concurrency) out.push(c.cyan(concurrencyLine(plan, plan.concurrency)), '');
-  for (const pool of plan.pools) out.push(...renderPool(pool, c, opts, !plan.rollback), '');
+  for (const pool of plan.pools) out.push(...renderPool(plan, pool, c, opts, !plan.rollback), '');
   if (plan.healthChecks?.length) out.push(...renderHealth(plan, c), '');
   if (plan.silences?.length) out.push(c.bold('Silences:'), ...silenceLines(plan).map((l) => `  ${l}`), '');
 
@@ -184,7 +185,7 @@ function renderBootImages(plan: Plan, c: Colors): string[] {
 }
 
 /** `wayBack`: a forward plan's pool says where a rollback of the run would take it (a rollback plan says so in its head). */
-function renderPool(pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boolean): string[] {
+function renderPool(plan: Plan, pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boolean): string[] {
   const mu = pool.maxUnavailable;
   const head =
     `Pool ${pool.name} (${poolKind(pool.backend)}, priority ${pool.priority}${pool.controlPlane ? ', control plane' : ''}): ` +
@@ -212,6 +213,7 @@ function renderPool(pool: PlanPool, c: Colors, opts: TextOptions, wayBack: boole
   const self = selfNodeSentence(pool);
   if (self) out.push(`  last: ${self}`);
   out.push(...notScheduled(pool, c));
+  for (const l of poolDrainLines(plan, pool)) out.push(l.level === 'dim' ? c.dim(l.text) : l.level === 'bad' ? c.red(l.text) : c.yellow(l.text));
   if (pool.waves.length && pool.rollout === 'slots') {
     out.push(
       c.dim(

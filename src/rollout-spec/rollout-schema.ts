@@ -11,6 +11,7 @@ import { managedBootImagesSchema, bootImageSkewEnforcementSchema } from './booti
 import { healthChecksSchema, checkPoolDrops } from './health-schema.ts';
 import { silencesSchema } from './silence-schema.ts';
 import { concurrencyFields } from './concurrency-schema.ts';
+import { drainSchema, checkDrainAlias, checkSkippedWithoutSkip } from './drain-schema.ts';
 
 /** `@sha256:` followed by exactly 64 lowercase hex characters (OCI digest, sha256 algorithm). */
 const DIGEST_REF_RE = /^[a-z0-9][a-z0-9._\-/:]*[a-z0-9]@sha256:[0-9a-f]{64}$/;
@@ -64,8 +65,9 @@ export const poolSchema: ObjectSchema = {
       max: INT32_MAX,
       defaultText: 'no limit',
       description:
-        'Longest drain of one node (PodDisruptionBudget refusals are retried until then); a drain still blocked then halts the rollout. Unset or 0: wait without limit. Also written to the BootcNodePool.',
+        'Longest drain of one node (PodDisruptionBudget refusals are retried until then); a drain still blocked then halts the rollout. Unset or 0: wait without limit. Also written to the BootcNodePool. The older name of drain.timeoutSeconds (set one of them).',
     },
+    drain: drainSchema,
     stagingTimeoutSeconds: {
       type: 'integer',
       min: 1,
@@ -114,6 +116,8 @@ export const poolSchema: ObjectSchema = {
   check(pool, path, ctx) {
     checkImage(pool, path, ctx);
     checkSlotsSoak(pool, path, ctx);
+    checkDrainAlias(pool, path, ctx);
+    checkSkippedWithoutSkip(pool, path, ctx);
   },
 };
 

@@ -16,6 +16,16 @@ export type RebootPolicy = (typeof REBOOT_POLICIES)[number];
 export const ROLLOUTS = ['waves', 'slots'] as const;
 export type RolloutMode = (typeof ROLLOUTS)[number];
 
+/** What the applier does with a drain that cannot finish: halt the rollout, or skip the node. */
+export const ON_BLOCKED = ['halt', 'skip'] as const;
+export type OnBlocked = (typeof ON_BLOCKED)[number];
+
+export interface DrainSpec {
+  timeoutSeconds?: number;
+  onBlocked?: OnBlocked;
+  maxSkippedNodes?: number;
+}
+
 export const CPMS_STRATEGIES = ['RollingUpdate', 'OnDelete'] as const;
 export type CpmsStrategy = (typeof CPMS_STRATEGIES)[number];
 
@@ -26,7 +36,10 @@ export interface PoolSpec {
   /** integer >= 1 or "N%" (validated by parseMaxUnavailable). */
   maxUnavailable?: number | string;
   rebootPolicy?: RebootPolicy;
+  /** The older name of drain.timeoutSeconds (both set is an error: src/rollout-spec/drain-schema.ts). */
   drainTimeoutSeconds?: number;
+  /** What a drain may take, and what happens to one that cannot finish (docs/apply.md "Drain forecast"). */
+  drain?: DrainSpec;
   /** bootc pools: the staging limit (docs/design.md §7; default 600). */
   stagingTimeoutSeconds?: number;
   soakSeconds?: number;

@@ -25,6 +25,8 @@ import {
 import { CONDITION_OPS, CONDITION_SUBJECTS } from '../../domain/health-condition.ts';
 import { originProblem } from '../../cluster/run-record.ts';
 import { parseSilenceTemplate } from '../../domain/silences.ts';
+import { DRAIN_CLASSES } from '../../domain/drain-forecast.ts';
+import { ON_BLOCKED } from '../../rollout-spec/types.ts';
 
 const str: Schema = { type: 'string' };
 const strOrNull: Schema = { type: 'string', nullable: true };
@@ -86,6 +88,28 @@ const change = obj(
   ['address', 'apiVersion', 'kind', 'namespace', 'name', 'action', 'reason', 'patch', 'risk', 'order'],
 );
 
+// docs/apply.md "Drain forecast": explanatory, but checked so that the renderers can trust it.
+const drainFinding = obj(
+  {
+    class: { type: 'string', enum: DRAIN_CLASSES.filter((c) => c !== 'ok') },
+    reason: str,
+    nodes: list(str),
+    pods: list(str),
+    budget: strOrNull,
+    numbers: nullable(obj({ currentHealthy: int, desiredHealthy: int, disruptionsAllowed: int, expectedPods: int, evictions: count })),
+    rounds: nullable({ type: 'integer', min: 1 }),
+    message: str,
+    hint: str,
+  },
+  ['class', 'reason', 'nodes', 'pods', 'budget', 'numbers', 'rounds', 'message', 'hint'],
+);
+const drainForecast = obj({
+  class: { type: 'string', enum: DRAIN_CLASSES },
+  rounds: { type: 'integer', min: 1 },
+  findings: list(drainFinding),
+  effects: list(obj({ pod: str, node: str, effect: { type: 'string', enum: ['deleted-unmanaged', 'emptydir-lost'] } })),
+});
+
 const node = obj(
   {
     name: str,
@@ -99,6 +123,7 @@ const node = obj(
     conditions: list(condition),
     runsBootcplan: bool,
     spreadValue: strOrNull,
+    drainForecast,
   },
   ['name', 'zone', 'from', 'to', 'reboot', 'wave', 'staged', 'blockedBy'],
 );
@@ -206,6 +231,7 @@ const pool = obj(
     stagingTimeoutSeconds: { type: 'integer', min: 1 },
     rebootTimeoutSeconds: { type: 'integer', min: 1 },
     inheritedBy: list(str),
+    drain: obj({ timeoutSeconds: nullable(count), onBlocked: { type: 'string', enum: ON_BLOCKED }, maxSkippedNodes: count }),
     gates,
     rollback: obj({ available: bool, to: strOrNull, via: str, download: bool, why: strOrNull, refusedBy: { type: 'string', enum: ROLLBACK_REFUSED_BY } }, [
       'available',

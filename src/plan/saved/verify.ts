@@ -43,6 +43,7 @@ export function checkSavedPlan(saved: Plan): void {
  */
 export function checkApplicable(plan: Plan): void {
   refuseConcurrent(plan);
+  refuseSkip(plan);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
   if (!errors.length) return;
   const policy = errors.find((d) => d.code === 'cpms-replacement-not-allowed');
@@ -71,6 +72,21 @@ export function refuseConcurrent(plan: Plan): void {
     'pools in parallel are planned but not yet applied by this version',
     [],
     'remove spec.maxUnavailable, spec.spread and spec.onPoolFailure to apply the pools one after another, or review the plan with bootcplan show',
+  );
+}
+
+/**
+ * A plan whose pool skips blocked drains (PlanPool.drain onBlocked: skip) is planned, but this
+ * applier would halt at such a drain instead: refused as a plan it cannot run, exit 1, on every
+ * way in, before the lock or any write, as refuseConcurrent (docs/apply.md "Drain forecast").
+ */
+export function refuseSkip(plan: Plan): void {
+  const skipping = plan.pools.filter((p) => p.drain?.onBlocked === 'skip').map((p) => p.name);
+  if (!skipping.length) return;
+  throw new InputError(
+    `drain onBlocked: skip is planned (pool${skipping.length === 1 ? '' : 's'} ${skipping.join(', ')}) but not yet applied by this version`,
+    [],
+    'set drain.onBlocked: halt (or remove it) to apply with blocked drains halting the rollout, or review the plan with bootcplan show',
   );
 }
 

@@ -12,6 +12,7 @@
  * rehearsal's events (src/render/rehearsal-timeline.ts) instead of the estimate. Pure:
  * reads only the plan and the rehearsal.
  */
+import { drainItems, drainItemWords, hasDrainForecast } from '../drain.ts';
 import type { Plan, PlanChange, PlanPool } from '../../plan/types.ts';
 import type { Diagnostic } from '../../base/diagnostics.ts';
 import { changeDiff } from '../diff.ts';
@@ -69,6 +70,7 @@ export function renderHtml(input: Plan, opts: HtmlOptions = {}): string {
     gitopsSection(plan),
     diagnostics(plan),
     risks(plan),
+    drainSection(plan),
     timelineChart(plan, timeline, r),
     changes(plan, opts),
     bootImages(plan),
@@ -297,6 +299,19 @@ function risks(plan: Plan): string {
   }
   if (!items.length) return `<section id="risks"><h2>Risks</h2><p class="dim">No disruptive change, no replacement, every node scheduled.</p></section>`;
   return `<section id="risks"><h2>Risks</h2><ul class="diags">${items.join('\n')}</ul></section>`;
+}
+
+/** The drain forecast's findings, worst first (docs/apply.md "Drain forecast"); nothing without a forecast. */
+function drainSection(plan: Plan): string {
+  if (!hasDrainForecast(plan)) return '';
+  const items = drainItems(plan);
+  if (!items.length)
+    return `<section id="drain"><h2>Drain forecast</h2><p class="dim">Every drain is forecast ok: no PodDisruptionBudget waits, no workload goes down.</p></section>`;
+  const li = items.map(
+    (i) =>
+      `<li class="${i.finding.class === 'serialized' ? 'warning' : 'error'}"><span class="sev">${escapeHtml(i.finding.class)}${i.outcome ? `, ${escapeHtml(i.outcome)}` : ''}</span> ${escapeHtml(drainItemWords(i, 8))}<div>${escapeHtml(i.finding.hint)}</div></li>`,
+  );
+  return `<section id="drain"><h2>Drain forecast</h2><ul class="diags">${li.join('\n')}</ul></section>`;
 }
 
 function changes(plan: Plan, opts: HtmlOptions): string {
