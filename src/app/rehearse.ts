@@ -91,7 +91,9 @@ export async function rehearseCommand(ports: Ports, planfile: string | undefined
         ? yamlOfJson(rehearsalJson(report))
         : opts.output === 'html'
           ? (await import('../render/html/report.ts')).renderHtml(plan, { rehearsal: report })
-          : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events, ascii: !useColor(io, io.stdoutIsTTY) }),
+          : opts.output === 'markdown'
+            ? (await import('../render/rehearsal-markdown.ts')).renderRehearsalMarkdown(plan, report)
+            : renderRehearsalText(report, { color: useColor(io, io.stdoutIsTTY), events: !!opts.events, ascii: !useColor(io, io.stdoutIsTTY) }),
   );
   if (error) {
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- the caught error, passed on as it came

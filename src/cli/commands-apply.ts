@@ -99,7 +99,12 @@ function registerRehearse(program: Command, ctx: CommandContext): void {
     .addOption(clusterOption('the snapshot to simulate (default for a saved plan: the snapshot it was made from)'));
   simulationOptions(cmd)
     .option('--events', 'also list every event (text output)')
-    .addOption(outputFormatOption(REHEARSAL_FORMATS, 'output format (html: the plan report with the timeline drawn from the rehearsal)'))
+    .addOption(
+      outputFormatOption(
+        REHEARSAL_FORMATS,
+        'output format (markdown: for a pull-request comment; html: the plan report with the timeline drawn from the rehearsal)',
+      ),
+    )
     .action(async (planfile: string | undefined, opts: RehearseOptions, cmd: Command) => {
       refuseSpecBesidePlan(cmd, 'rehearse', planfile);
       // The simulator is loaded only when rehearse runs.

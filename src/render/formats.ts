@@ -17,8 +17,11 @@ export const DATA_FORMATS = ['json', 'yaml'] as const;
 export const OUTPUT_FORMATS = ['text', ...DATA_FORMATS, 'markdown', 'html'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** `rehearse -o`: html is the plan report with the timeline drawn from the rehearsal. */
-export const REHEARSAL_FORMATS = ['text', ...DATA_FORMATS, 'html'] as const;
+/**
+ * `rehearse -o`: markdown is the rehearsal for a pull-request comment (its waits for windows in
+ * the timeline), html the plan report with the timeline drawn from the rehearsal.
+ */
+export const REHEARSAL_FORMATS = ['text', ...DATA_FORMATS, 'markdown', 'html'] as const;
 export type RehearsalFormat = (typeof REHEARSAL_FORMATS)[number];
 
 /** `status -o`: the lock and the progress of the last apply. */

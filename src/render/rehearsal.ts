@@ -47,7 +47,7 @@ export function rehearsalJson(r: RehearsalReport): string {
 }
 
 /** The gates of a rehearsal in one line: how many passed and their time, the one that failed (null without gates). */
-function gatesLine(r: Pick<Rehearsal, 'gates'>): string | null {
+export function gatesLine(r: Pick<Rehearsal, 'gates'>): string | null {
   const gates = r.gates ?? [];
   if (!gates.length) return null;
   const passed = gates.filter((g) => g.result === 'passed');
@@ -74,7 +74,7 @@ function observingNote(g: NonNullable<Rehearsal['gates']>[number], c: ReturnType
  * silenced, how many silences were created, extended and expired, failures, and any still active
  * at the end; null for a plan without silences.
  */
-function silencesLine(r: Pick<Rehearsal, 'events'>): string | null {
+export function silencesLine(r: Pick<Rehearsal, 'events'>): string | null {
   const did = silencesSummary(r);
   return did ? `Silences: ${did}` : null;
 }
@@ -95,6 +95,52 @@ export function silencesSummary(r: Pick<Rehearsal, 'events'>): string | null {
   return `${plural(nodes.size, 'node')} silenced while out of service; ${count('create')} created, ${count('extend')} extensions, ${count('expire')} expired${errors ? `, ${plural(errors, 'error')}` : ''}; ${live.size ? `${live.size} still active at the end (they lapse within the TTL)` : 'none left at the end'}.`;
 }
 
+/**
+ * The rows of a pool's waves table (text and Markdown alike): each wave, with a row for each wait
+ * for a window before it (or inside it, after it) and one for the health gate after its soak.
+ * Waves past 12 fold as `foldWaves` folds them; `fold.at` is the row the "… more waves" line
+ * goes before (the rows of the waves shown before it: waits and gates included).
+ */
+export function poolWaveRows(
+  r: RehearsalReport,
+  p: RehearsalReport['pools'][number],
+  c: ReturnType<typeof colors>,
+): { rows: string[][]; fold: { hidden: number; at: number } } {
+  const waits = r.windows?.waits ?? [];
+  const rows: string[][] = [];
+  const fold = foldWaves(p.waves);
+  const waveGates = (r.gates ?? []).filter((g) => g.pool === p.name && g.point === 'afterWave');
+  let at = 0;
+  fold.items.forEach((w, i) => {
+    if (i === fold.at) at = rows.length;
+    // A wait for a window before this wave (or inside it, after its row): a row of its own, counted in the timeline.
+    const waitRows = (inside: boolean) => {
+      for (const x of p.rollback ? [] : waits.filter((y) => y.pool === p.name && y.wave === w.wave && (y.reason === 'window-closed') === inside))
+        rows.push(['    window', formatDuration(x.start), formatDuration(x.end), formatDuration(x.end - x.start), c.yellow(waitText(x))]);
+    };
+    waitRows(false);
+    rows.push([
+      `  ${w.wave}`,
+      formatDuration(w.start),
+      w.end === null ? c.red('(stopped)') : formatDuration(w.end),
+      w.end === null ? '' : formatDuration(w.end - w.start),
+      `${w.nodes.length}: ${foldNames(w.nodes, 6)}`,
+    ]);
+    waitRows(true);
+    // The health gate after the wave (after its soak): a row of its own, so the time it took shows.
+    const g = waveGates.find((x) => x.wave === w.wave);
+    if (g)
+      rows.push([
+        '    gate',
+        formatDuration(g.start),
+        g.end === null ? c.red('(stopped)') : formatDuration(g.end),
+        g.end === null ? '' : formatDuration(g.end - g.start),
+        (g.result === 'failed' ? c.red(`failed: ${g.check}`) : g.result) + observingNote(g, c),
+      ]);
+  });
+  return { rows, fold: { hidden: fold.hidden, at } };
+}
+
 /** Text: per pool its waves (folded past 12: the first 5, "… N more waves …", the last), the events with `events`. */
 export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: boolean; events?: boolean; ascii?: boolean }): string {
   const r = forDisplay(rehearsal);
@@ -106,8 +152,8 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
       ` on a simulated cluster (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${r.jitter ? `; jitter ±${Math.round(r.jitter.fraction * 100)}% per node, seed ${r.jitter.seed}` : ''}${r.faults ? `; faults: reboot fail rate ${r.faults.rebootFailRate ?? 0}, seed ${r.faults.seed ?? 1}` : ''}${r.healthFaults ? `; health faults: ${[...r.healthFaults.failChecks.map((t) => `--fail-check ${t}`), ...(r.healthFaults.failRate ? [`--fail-check-rate ${r.healthFaults.failRate}, seed ${r.healthFaults.seed}`] : [])].join(', ')}` : ''})`,
   );
   out.push('');
-  const waits = r.windows?.waits ?? [];
   if (r.windows) {
+    const waits = r.windows.waits;
     out.push(windowsSummary(r.windows));
     for (const w of waits.filter((x) => x.pool === null)) out.push(c.yellow(`  ${formatDuration(w.start)}: ${waitText(w)}`));
     out.push('');
@@ -120,36 +166,8 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
       out.push('  not started');
       continue;
     }
-    const rows = [['  wave', 'start', 'end', 'took', 'nodes']];
-    const fold = foldWaves(p.waves);
-    const waveGates = (r.gates ?? []).filter((g) => g.pool === p.name && g.point === 'afterWave');
-    for (const w of fold.items) {
-      // A wait for a window before this wave (or inside it, after its row): a row of its own, counted in the timeline.
-      const waitRows = (inside: boolean) => {
-        for (const x of p.rollback ? [] : waits.filter((y) => y.pool === p.name && y.wave === w.wave && (y.reason === 'window-closed') === inside))
-          rows.push(['    window', formatDuration(x.start), formatDuration(x.end), formatDuration(x.end - x.start), c.yellow(waitText(x))]);
-      };
-      waitRows(false);
-      rows.push([
-        `  ${w.wave}`,
-        formatDuration(w.start),
-        w.end === null ? c.red('(stopped)') : formatDuration(w.end),
-        w.end === null ? '' : formatDuration(w.end - w.start),
-        `${w.nodes.length}: ${foldNames(w.nodes, 6)}`,
-      ]);
-      waitRows(true);
-      // The health gate after the wave (after its soak): a row of its own, so the time it took shows.
-      const g = waveGates.find((x) => x.wave === w.wave);
-      if (g)
-        rows.push([
-          '    gate',
-          formatDuration(g.start),
-          g.end === null ? c.red('(stopped)') : formatDuration(g.end),
-          g.end === null ? '' : formatDuration(g.end - g.start),
-          (g.result === 'failed' ? c.red(`failed: ${g.check}`) : g.result) + observingNote(g, c),
-        ]);
-    }
-    out.push(...withFold(padTable(rows), { hidden: fold.hidden, at: fold.at + 1 }, '  ', c.dim));
+    const { rows, fold } = poolWaveRows(r, p, c);
+    out.push(...withFold(padTable([['  wave', 'start', 'end', 'took', 'nodes'], ...rows]), { hidden: fold.hidden, at: fold.at + 1 }, '  ', c.dim));
   }
   out.push('');
   if (opts.events) {
@@ -161,17 +179,9 @@ export function renderRehearsalText(rehearsal: RehearsalReport, opts: { color: b
   const silences = silencesLine(r);
   if (silences) out.push(silences, '');
   if (r.rollback) out.push(rollbackLine(r, r.rollback, c), '');
-  if (r.wavesComparison) out.push(slotsGain(r.durationSeconds, r.estimatedSeconds, r.wavesComparison, r.exitCode === 0), '');
-  const reboots = `${plural(r.reboots.hard, 'hard reboot')}, ${plural(r.reboots.soft, 'soft reboot')}${r.reboots.failed ? c.red(`, ${r.reboots.failed} failed`) : ''}`;
-  if (r.exitCode === 0) {
-    out.push(
-      c.green(
-        `Rehearsal: done in ${formatDuration(r.durationSeconds)} (${r.durationSeconds}s${r.windows?.waitedSeconds ? `, of which ${formatDuration(r.windows.waitedSeconds)} waiting for windows` : ''}; plan estimate ${formatDuration(r.estimatedSeconds)}); ${reboots}.`,
-      ),
-    );
-  } else {
-    out.push(c.red(`Rehearsal: ${r.halted ? 'halted' : 'stopped'} after ${formatDuration(r.durationSeconds)}: ${r.stopped}`) + `; ${reboots}.`);
-  }
+  const gain = slotsLine(r);
+  if (gain) out.push(gain, '');
+  out.push(rehearsalOutcome(r, c));
   const text = out.join('\n') + '\n';
   return opts.ascii ? toAscii(text) : text;
 }
@@ -192,9 +202,24 @@ function slotsGain(
 }
 
 /** "Rollback at 1h05m (why): 4 nodes in 2 waves (18m), peak 2 unavailable; at most 2 reboots per node." */
-function rollbackLine(r: RehearsalReport, rb: NonNullable<RehearsalReport['rollback']>, c: ReturnType<typeof colors>): string {
+export function rollbackLine(r: RehearsalReport, rb: NonNullable<RehearsalReport['rollback']>, c: ReturnType<typeof colors>): string {
   const took = rb.end === null ? 'stopped before its end' : formatDuration(rb.end - rb.start);
   return c.yellow(
     `Rollback at ${formatDuration(rb.start)} (${rb.why}): ${plural(rb.nodes, 'node')} in ${plural(rb.waves, 'wave')} (${took}), peak ${rb.peakUnavailable} out of service; at most ${r.maxRebootsPerNode ?? '?'} reboots per node.`,
   );
+}
+
+/** The gain of slots against waves, when the rehearsal measured one (null otherwise). */
+export function slotsLine(r: RehearsalReport): string | null {
+  return r.wavesComparison ? slotsGain(r.durationSeconds, r.estimatedSeconds, r.wavesComparison, r.exitCode === 0) : null;
+}
+
+/** The last line: "Rehearsal: done in 5d8h (…, of which 5d7h waiting for windows; plan estimate 52m); 4 hard reboots, …". */
+export function rehearsalOutcome(r: RehearsalReport, c: ReturnType<typeof colors>): string {
+  const reboots = `${plural(r.reboots.hard, 'hard reboot')}, ${plural(r.reboots.soft, 'soft reboot')}${r.reboots.failed ? c.red(`, ${r.reboots.failed} failed`) : ''}`;
+  if (r.exitCode === 0)
+    return c.green(
+      `Rehearsal: done in ${formatDuration(r.durationSeconds)} (${r.durationSeconds}s${r.windows?.waitedSeconds ? `, of which ${formatDuration(r.windows.waitedSeconds)} waiting for windows` : ''}; plan estimate ${formatDuration(r.estimatedSeconds)}); ${reboots}.`,
+    );
+  return c.red(`Rehearsal: ${r.halted ? 'halted' : 'stopped'} after ${formatDuration(r.durationSeconds)}: ${r.stopped}`) + `; ${reboots}.`;
 }

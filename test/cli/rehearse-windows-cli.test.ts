@@ -51,6 +51,14 @@ s('the Sunday example in text: the rule, the wait and the duration that counts i
   assert.match(inside.out, /Rehearsal: done in 1h11m \(4290s; plan estimate 1h11m\)/);
 });
 
+s('the Sunday example as -o markdown: the rehearsal marker, the wait, and "done in" counting it', async () => {
+  const r = await cli(['rehearse', '-f', 'examples/sunday.yaml', '--cluster', 'examples/cluster.yaml', '-o', 'markdown'], { now: () => MONDAY });
+  assert.is(r.code, 0, r.err);
+  assert.is(r.out.split('\n')[0], '<!-- bootcplan:rehearsal spec=examples/sunday.yaml -->');
+  assert.match(r.out, /^- 0s: waited 5d7h before the first write \(outside the windows\) until Sun 2026-12-13 01:00 Asia\/Singapore$/m);
+  assert.match(r.out, /\*\*Rehearsal: done in 5d8h\d*m? \(\d+s, of which 5d7h waiting for windows; plan estimate 1h11m\)/);
+});
+
 s('--start that is no time: one line naming the flag, what was expected and an example, exit 1', async () => {
   for (const bad of ['2026-12-13 01:00', '2026-02-30T01:00:00Z', 'sunday', '2026-12-13T01:00:00']) {
     const r = await cli(['rehearse', '-f', 'examples/sunday.yaml', '--cluster', 'examples/cluster.yaml', '--start', bad]);

@@ -5,37 +5,18 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { golden, ROOT } from '../support/render.ts';
-import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
-import { parseSnapshot } from '../../src/cluster/snapshot-file.ts';
-import { buildPlan } from '../../src/plan/planner.ts';
-import type { ClusterSnapshot } from '../../src/cluster/types.ts';
-import { rehearse } from '../../src/sim/rehearse.ts';
-import { rehearsalReport } from '../../src/render/rehearsal.ts';
+import { golden } from '../support/render.ts';
+import { MONDAY, sundayRehearsal } from '../support/sunday.ts';
 import { renderHtml } from '../../src/render/html/report.ts';
 import { X0, X1 } from '../../src/render/html/chart.ts';
 
 const s = suite('window-wait bars on the rehearsal chart (render/html/chart.ts)');
 
 // Monday 2026-12-07 10:00 UTC; the window opens on Sunday 01:00 Asia/Singapore (2026-12-12T17:00Z).
-const MONDAY = Date.parse('2026-12-07T10:00:00Z');
 const WAIT = (Date.parse('2026-12-12T17:00:00Z') - MONDAY) / 1000;
 
-/** `rehearse -f examples/sunday.yaml --cluster examples/cluster.yaml -o html`, in process, with the spec's provenance fixed (no git). */
 async function sundayReport(startMs = MONDAY) {
-  const specPath = 'examples/sunday.yaml';
-  const loaded = parseRolloutSpec(readFileSync(join(ROOT, specPath), 'utf8'), specPath);
-  const snapshot = parseSnapshot(readFileSync(join(ROOT, 'examples/cluster.yaml'), 'utf8'), 'examples/cluster.yaml').snapshot!;
-  const specInfo = { name: loaded.spec!.metadata.name, path: specPath, ref: null, commit: null, sha256: loaded.sha256, dirty: null };
-  const replan = (snap: ClusterSnapshot) =>
-    buildPlan({ spec: loaded.spec!, specMap: loaded.map, specInfo, snapshot: snap, specDiagnostics: loaded.diagnostics });
-  const plan = replan(snapshot);
-  const windows = loaded.spec!.spec.maintenanceWindows;
-  const { rehearsal, error } = await rehearse({ plan, replan, snapshot, windows, start: startMs / 1000 });
-  assert.is(error, null, String(error));
-  const report = rehearsalReport(rehearsal, error);
+  const { plan, report } = await sundayRehearsal(startMs);
   return { html: renderHtml(plan, { rehearsal: report }), report };
 }
 
