@@ -10,6 +10,7 @@ import type { NodeObject } from '../cluster/kinds.ts';
 import type { DrainNode, Taint } from '../cluster/workloads.ts';
 import { parseQuantity } from '../cluster/workload-projection.ts';
 import { type DiagnosticInput, joinPath } from '../base/diagnostics.ts';
+import { isPlainObject } from '../base/schema.ts';
 import { DRAIN_CLASSES, forecastWaveDrain, type DrainCluster, type DrainClass } from '../domain/drain-forecast.ts';
 import { budgetDemand, spreadBudgetWaves, type BudgetDemand } from '../domain/drain-waves.ts';
 import type { PoolSpec } from '../rollout-spec/types.ts';
@@ -27,17 +28,17 @@ const UNKNOWN_ROOM = Number.MAX_SAFE_INTEGER;
 function taintsOf(v: unknown): Taint[] {
   if (!Array.isArray(v)) return [];
   const out: Taint[] = [];
-  for (const t of v as unknown[]) {
-    if (!t || typeof t !== 'object') continue;
-    const { key, value, effect } = t as Record<string, unknown>;
+  const items: unknown[] = v;
+  for (const t of items) {
+    if (!isPlainObject(t)) continue;
+    const { key, value, effect } = t;
     if (typeof key === 'string' && typeof effect === 'string') out.push({ key, effect, ...(typeof value === 'string' ? { value } : {}) });
   }
   return out;
 }
 
 function drainNodeOf(o: NodeObject): DrainNode {
-  const status = o.status as { allocatable?: Record<string, unknown> } | null | undefined;
-  const a = status?.allocatable;
+  const a = isPlainObject(o.status) && isPlainObject(o.status.allocatable) ? o.status.allocatable : undefined;
   const cpu = parseQuantity(a?.cpu);
   const mem = parseQuantity(a?.memory);
   const pods = parseQuantity(a?.pods);

@@ -76,32 +76,15 @@ export function buildPlan(input: PlanInput): Plan {
   const membership = computeMembership(snapshot);
   const drain = drainContextOf(snapshot);
   const plannedPools = planPools(spec, { snapshot, idx, membership }, report, input.selfNode ?? null, input.bootcOperator ?? INSTALLED_BOOTC_OPERATOR, drain);
+  const pools = plannedPools.map((x) => x.plan);
   // Before the estimates: a serialized drain adds its rounds (src/plan/drain.ts drainWaitSeconds).
-  forecastDrains(
-    plannedPools.map((x) => x.plan),
-    drain,
-    report,
-  );
-  const health = planHealth(
-    spec,
-    snapshot,
-    plannedPools.map((x) => x.plan),
-    report,
-  );
-  const silences = planSilences(
-    spec,
-    snapshot,
-    plannedPools.map((x) => x.plan),
-    report,
-  );
-  estimatePools(
-    plannedPools.map((x) => x.plan),
-    durations,
-  );
+  forecastDrains(pools, drain, report);
+  const health = planHealth(spec, snapshot, pools, report);
+  const silences = planSilences(spec, snapshot, pools, report);
+  estimatePools(pools, durations);
   const drafts: DraftChange[] = [...boot.changes, ...plannedPools.flatMap((p) => p.drafts)];
 
   const changes: PlanChange[] = drafts.map((c, i) => ({ ...c, order: i + 1 }));
-  const pools = plannedPools.map((x) => x.plan);
   forecastRollbacks(pools, { snapshot, idx, bootcMembers: membership.bootc });
   const concurrency = planConcurrency(spec, snapshot, pools, report);
   const drainVersion = pools.some((p) => p.drain || p.nodes.some((n) => n.drainForecast));
