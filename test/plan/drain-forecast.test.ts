@@ -13,6 +13,7 @@ import { budget, pod, snapshotWith } from '../support/drain.ts';
 import { drainContextOf, drainWaitSeconds } from '../../src/plan/drain.ts';
 import type { Plan, PlanNode } from '../../src/plan/types.ts';
 import { checkApplicable } from '../../src/plan/saved/verify.ts';
+import { confirmSavedPlan } from '../../src/plan/saved/compare.ts';
 import { planFileText } from '../../src/plan/saved/writer.ts';
 import { parsePlanFile } from '../../src/plan/saved/reader.ts';
 import { parseRolloutSpec } from '../../src/rollout-spec/load.ts';
@@ -35,6 +36,25 @@ s('3 pods of one PDB allowing 1 on 3 nodes, maxUnavailable 3: 3 waves, each drai
   assert.is(plan.formatVersion, '1.3');
   for (const n of plan.pools[0].nodes) assert.equal(n.drainForecast, { class: 'ok', rounds: 1, findings: [], effects: [] });
   assert.equal(plan.diagnostics, []);
+});
+
+s('pods moved since the plan: the reviewed waves run, the plan is not stale (workloads are not in the fingerprint)', () => {
+  const b = [budget('api', { minAvailable: 2 })];
+  const snapThen = snapshotWith({ pods: api3, budgets: b });
+  const saved = planFor(spec(), snapThen);
+  assert.equal(saved.pools[0].waves, [['w-00'], ['w-01'], ['w-02']]);
+  // api-2 was rescheduled onto w-00: planned now, the budget would split the waves otherwise.
+  const moved = [pod('api-1', 'w-00'), pod('api-2', 'w-00'), pod('api-3', 'w-01')];
+  const snapNow = snapshotWith({ pods: moved, budgets: b });
+  const fresh = planFor(spec(), snapNow);
+  assert.not.equal(fresh.pools[0].waves, saved.pools[0].waves, 'the fresh plan spreads the moved pods otherwise');
+  const confirmed = confirmSavedPlan(saved, fresh, snapNow, { compareDurations: true });
+  assert.is(confirmed.id, saved.id);
+  assert.equal(confirmed.pools[0].waves, saved.pools[0].waves);
+  assert.equal(
+    confirmed.pools[0].nodes.map((n) => [n.name, n.wave]),
+    saved.pools[0].nodes.map((n) => [n.name, n.wave]),
+  );
 });
 
 s('no budget constrains: the waves are what they are without workloads', () => {

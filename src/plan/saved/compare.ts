@@ -116,8 +116,19 @@ function poolSettings(p: PlanPool) {
   };
 }
 
-function nodeDecision(n: PlanNode) {
-  return { from: n.from, to: n.to, reboot: n.reboot, wave: n.wave, staged: n.staged, blockedBy: n.blockedBy };
+function nodeDecision(n: PlanNode, wave = true) {
+  return { from: n.from, to: n.to, reboot: n.reboot, ...(wave ? { wave: n.wave } : {}), staged: n.staged, blockedBy: n.blockedBy };
+}
+
+/**
+ * Waves drawn around the PodDisruptionBudgets (docs/apply.md "Drain forecast", its waves that do
+ * not wait): they follow where the pods run, which the fingerprint leaves out (a pod restarting
+ * elsewhere does not make a plan stale). Such a plan's reviewed
+ * waves run as reviewed; a drain that the moved pods make wait is the applier's to meet
+ * (its drain timeout and `drain.onBlocked`), not a reason to refuse the plan.
+ */
+function wavesFollowWorkloads(p: Plan): boolean {
+  return p.pools.some((pool) => pool.nodes.some((n) => n.drainForecast !== undefined));
 }
 
 const show = (v: unknown) => (v === undefined ? 'nothing' : JSON.stringify(v));
@@ -250,6 +261,7 @@ export function durationsDifference(saved: Plan, fresh: Plan): string[] {
  * (same fingerprint) a deterministic planner gives exactly the saved decisions.
  */
 export function decisionDifference(saved: Plan, fresh: Plan): string[] {
+  const waves = !wavesFollowWorkloads(saved) && !wavesFollowWorkloads(fresh);
   const out = settingsDifference(saved, fresh);
   // The spec by its content (where it was read from is checked before: provenance).
   out.push(...fieldLines('spec', { sha256: saved.spec.sha256 }, { sha256: fresh.spec.sha256 }));
@@ -272,13 +284,13 @@ export function decisionDifference(saved: Plan, fresh: Plan): string[] {
       out.push(`- pool ${sp.name}: in the plan file, not planned from the spec and the cluster`);
       continue;
     }
-    if (!deepEqual(sp.waves, fp.waves))
+    if (waves && !deepEqual(sp.waves, fp.waves))
       out.push(`~ pool ${sp.name}: waves ${show(sp.waves)} in the plan file, ${show(fp.waves)} from the spec and the cluster`);
     const freshNodes = new Map(fp.nodes.map((n) => [n.name, n]));
     for (const n of sp.nodes) {
       const f = freshNodes.get(n.name);
       if (!f) out.push(`- ${sp.name}/${n.name}: in the plan file, not planned from the spec and the cluster`);
-      else out.push(...fieldLines(`${sp.name}/${n.name}`, nodeDecision(n), nodeDecision(f)));
+      else out.push(...fieldLines(`${sp.name}/${n.name}`, nodeDecision(n, waves), nodeDecision(f, waves)));
     }
     for (const f of fp.nodes)
       if (!sp.nodes.some((n) => n.name === f.name)) out.push(`+ ${sp.name}/${f.name}: planned from the spec and the cluster, missing from the plan file`);
@@ -291,7 +303,8 @@ export function decisionDifference(saved: Plan, fresh: Plan): string[] {
 /**
  * Steps 5 and 6, with the cluster as it is now.
  * - The cluster has not changed since the plan was made (same fingerprint): every decision
- *   must be the same, and the fresh plan runs under the reviewed id.
+ *   must be the same, and the fresh plan runs under the reviewed id (with the reviewed pools
+ *   when its waves follow the pods: wavesFollowWorkloads).
  * - It has (nodes finished, an interrupted apply resumes): the pools' settings and the
  *   changes still to write must be the same, no wave may exceed the budget, no node the
  *   review saw blocked may be scheduled, no node the review scheduled may
@@ -318,7 +331,9 @@ export function confirmSavedPlan(saved: Plan, fresh: Plan, snapshot: ClusterSnap
   if (difference.length) throw new StalePlanError(`plan ${saved.id} is not what the spec and the cluster give now`, difference);
   // Moved on: the reviewed waves run (the progress record counts them), but every object
   // write is the fresh plan's, so no change is ever taken from the file alone.
-  return unchanged ? { ...fresh, id: saved.id } : { ...saved, changes: fresh.changes };
+  if (!unchanged) return { ...saved, changes: fresh.changes };
+  // Waves that follow the pods: the reviewed ones (decisionDifference compared all else).
+  return wavesFollowWorkloads(saved) || wavesFollowWorkloads(fresh) ? { ...fresh, id: saved.id, pools: saved.pools } : { ...fresh, id: saved.id };
 }
 
 /**
