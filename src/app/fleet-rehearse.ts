@@ -92,6 +92,7 @@ export async function fleetRehearseCommand(ports: Ports, fleetplan: string | und
   else if (opts.output === 'yaml')
     io.stdout((await import('../render/formats.ts')).yamlOfJson((await import('../fleet/rehearsal-text.ts')).fleetRehearsalJson(r)));
   else if (opts.output === 'html') io.stdout((await import('../fleet/rehearsal-html.ts')).renderFleetRehearsalHtml(r));
+  else if (opts.output === 'markdown') io.stdout((await import('../fleet/rehearsal-markdown.ts')).renderFleetRehearsalMarkdown(r));
   else io.stdout((await import('../fleet/rehearsal-text.ts')).renderFleetRehearsalText(r, { color, ascii: !color }));
   return { exitCode: r.exitCode };
 }

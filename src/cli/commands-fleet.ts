@@ -111,7 +111,9 @@ function registerFleetRehearse(fleet: Command, ctx: CommandContext): void {
     .addOption(concurrencyOption(' with -f'))
     .addOption(trustFleetKubeconfigsOption());
   simulationOptions(cmd)
-    .addOption(outputFormatOption(FLEET_REHEARSAL_FORMATS, 'output format (html: the report with the chart of batches over time)'))
+    .addOption(
+      outputFormatOption(FLEET_REHEARSAL_FORMATS, 'output format (markdown: for a pull-request comment; html: the report with the chart of batches over time)'),
+    )
     .action(async (fleetplan: string | undefined, opts: FleetRehearseOptions, cmd: Command) => {
       refuseSpecBesidePlan(cmd, 'fleet rehearse', fleetplan);
       const { fleetRehearseCommand } = await import('../app/fleet-rehearse.ts');

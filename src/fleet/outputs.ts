@@ -13,8 +13,8 @@ export type FleetFormat = (typeof FLEET_FORMATS)[number];
 /** `fleet apply -o`: json is the fleet events and each cluster's apply events as NDJSON; yaml the same, a YAML document each. */
 export const FLEET_APPLY_FORMATS = ['text', ...DATA_FORMATS] as const;
 
-/** `fleet rehearse -o`: html is the report with the chart of batches over time. */
-export const FLEET_REHEARSAL_FORMATS = ['text', ...DATA_FORMATS, 'html'] as const;
+/** `fleet rehearse -o`: markdown for a pull-request comment, html the report with the chart of batches over time. */
+export const FLEET_REHEARSAL_FORMATS = ['text', ...DATA_FORMATS, 'markdown', 'html'] as const;
 
 export async function renderFleetPlan(fp: FleetPlan, format: string, color: boolean): Promise<string> {
   switch (format) {

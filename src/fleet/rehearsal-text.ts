@@ -52,31 +52,23 @@ export function fleetWindowsLines(r: FleetRehearsal): string[] {
 const span = (start: number | null, end: number | null) =>
   start === null ? ['', '', ''] : [formatDuration(start), end === null ? '(open)' : formatDuration(end), end === null ? '' : formatDuration(end - start)];
 
-/** Text: the batches (with their soaks), then every cluster, then the outcome line. */
-export function renderFleetRehearsalText(input: FleetRehearsal, opts: { color: boolean; ascii?: boolean }): string {
-  const r = forDisplay(input);
-  const c = colors(opts.color);
-  const o = r.options;
-  const d = o.durations;
-  const out: string[] = [];
-  out.push(
-    c.bold(`Rehearsal of fleet ${r.fleetName} (fleet plan ${r.fleetPlanId})`) +
-      ` on simulated clusters (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s; seed ${o.seed}, each cluster its own${o.jitter ? `; jitter ±${Math.round(o.jitter * 100)}% per node` : ''}${o.failRate ? `; reboot fail rate ${o.failRate}` : ''})`,
-  );
-  const st = r.strategy;
-  out.push(
-    `Strategy: soak ${formatDuration(st.batchSoakSeconds)} between batches, ${st.batchTimeoutSeconds === null ? 'no batch timeout' : `batch timeout ${formatDuration(st.batchTimeoutSeconds)} (${st.batchTimeoutAction})`}.`,
-  );
-  out.push('');
-  const rows = [['batch', 'kind', 'start', 'end', 'took', 'estimate', 'outcome', 'clusters']];
+export const BATCH_HEAD = ['batch', 'kind', 'start', 'end', 'took', 'estimate', 'outcome', 'clusters'];
+export const CLUSTER_HEAD = ['cluster', 'batch', 'outcome', 'start', 'end', 'took', 'estimate', 'exit', 'note'];
+
+/** The batches table's rows (text and Markdown alike): each batch, and its soak as a row of its own. */
+export function batchRows(r: FleetRehearsal, c: ReturnType<typeof colors>): string[][] {
+  const rows: string[][] = [];
   for (const b of r.batches) {
     const paint = b.outcome === 'done' ? c.green : b.outcome === 'not-started' ? c.dim : c.red;
     rows.push([String(b.index), b.kind, ...span(b.start, b.end), formatDuration(b.estimatedSeconds), paint(b.outcome), b.clusters.join(', ')]);
     if (b.soak) rows.push(['', c.dim('soak'), formatDuration(b.soak.start), formatDuration(b.soak.end), formatDuration(b.soak.end - b.soak.start), '', '', '']);
   }
-  out.push(...padTable(rows), '');
-  const crows = [['cluster', 'batch', 'outcome', 'start', 'end', 'took', 'estimate', 'exit', 'note']];
-  for (const x of r.clusters) {
+  return rows;
+}
+
+/** The clusters table's rows: each cluster's batch, outcome, span on the fleet's axis, estimate, exit code and a note. */
+export function clusterRows(r: FleetRehearsal, c: ReturnType<typeof colors>): string[][] {
+  return r.clusters.map((x) => {
     const paint = OK.has(x.outcome) ? c.green : QUIET.has(x.outcome) ? c.dim : c.red;
     const note = [
       x.summary
@@ -90,7 +82,7 @@ export function renderFleetRehearsalText(input: FleetRehearsal, opts: { color: b
       x.outcome === 'timed-out' && x.durationSeconds !== null
         ? `${span(x.start, x.end)[2]} (needed ${formatDuration(x.durationSeconds)})`
         : span(x.start, x.end)[2];
-    crows.push([
+    return [
       x.name,
       x.batch === null ? '-' : `${x.batch}${x.canary ? ' canary' : ''}`,
       paint(x.outcome),
@@ -100,9 +92,33 @@ export function renderFleetRehearsalText(input: FleetRehearsal, opts: { color: b
       x.estimatedSeconds === null ? '' : formatDuration(x.estimatedSeconds),
       String(x.exitCode),
       note,
-    ]);
-  }
-  out.push(...padTable(crows).map((l) => l.trimEnd()), '');
+    ];
+  });
+}
+
+/** The simulation line: the durations, the seed, jitter and faults. */
+export function fleetSimulationLine(r: FleetRehearsal): string {
+  const o = r.options;
+  const d = o.durations;
+  return `on simulated clusters (stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s; seed ${o.seed}, each cluster its own${o.jitter ? `; jitter ±${Math.round(o.jitter * 100)}% per node` : ''}${o.failRate ? `; reboot fail rate ${o.failRate}` : ''})`;
+}
+
+/** "Strategy: soak 30m between batches, batch timeout 7d (halt)." */
+export function fleetStrategyLine(r: FleetRehearsal): string {
+  const st = r.strategy;
+  return `Strategy: soak ${formatDuration(st.batchSoakSeconds)} between batches, ${st.batchTimeoutSeconds === null ? 'no batch timeout' : `batch timeout ${formatDuration(st.batchTimeoutSeconds)} (${st.batchTimeoutAction})`}.`;
+}
+
+/** Text: the batches (with their soaks), then every cluster, then the outcome line. */
+export function renderFleetRehearsalText(input: FleetRehearsal, opts: { color: boolean; ascii?: boolean }): string {
+  const r = forDisplay(input);
+  const c = colors(opts.color);
+  const out: string[] = [];
+  out.push(c.bold(`Rehearsal of fleet ${r.fleetName} (fleet plan ${r.fleetPlanId})`) + ` ${fleetSimulationLine(r)}`);
+  out.push(fleetStrategyLine(r));
+  out.push('');
+  out.push(...padTable([BATCH_HEAD, ...batchRows(r, c)]), '');
+  out.push(...padTable([CLUSTER_HEAD, ...clusterRows(r, c)]).map((l) => l.trimEnd()), '');
   const windows = fleetWindowsLines(r);
   if (windows.length) out.push(...windows.map((l, i) => (i ? `  ${l}` : l)), '');
   const line = fleetOutcomeLine(r);

@@ -123,6 +123,24 @@ s('fleet rehearse of the stores: Berlin starts in its weeknight window, Singapor
   assert.match(h.out, /<span class="sw window-wait"><\/span>wait for a maintenance window/);
 });
 
+s('fleet rehearse -o markdown: each store in its own window and time zone, its wait and first wave, the makespan counting them', async () => {
+  const r = await cli(['fleet', 'rehearse', '-f', 'examples/fleet/fleet.yaml', '-o', 'markdown', '--start', '2026-12-07T12:00:00Z'], {
+    io: { stderrColumns: 100 },
+  });
+  assert.is(r.code, 0, r.err);
+  assert.is(r.out.split('\n')[0], '<!-- bootcplan:fleet-rehearsal fleet=stores -->');
+  assert.match(
+    r.out,
+    /^- store-berlin: 0 22 &#42; &#42; 1-5 for 6h \(Europe\/Berlin\); waited \S+ before the first write \(outside the windows\) until Tue 2026-12-08 22:00 Europe\/Berlin .*first wave Tue 2026-12-08 22:00 Europe\/Berlin/m,
+  );
+  assert.match(
+    r.out,
+    /^- store-singapore: 0 1 &#42; &#42; 0 for 8h \(Asia\/Singapore\); waited \S+ before the first write \(outside the windows\) until Sun 2026-12-13 01:00 Asia\/Singapore .*first wave Sun 2026-12-13 01:00 Asia\/Singapore/m,
+  );
+  assert.match(r.out, /\*\*Fleet rehearsal: done in 5d\d+h\d*m? /);
+  assert.match(r.out, /^\| store-singapore \| 2 \| done \| /m);
+});
+
 s('fleet rehearse of the stores with a 12 h batch timeout: it cannot wait for the windows, and the rehearsal says so', async () => {
   const r = await cli(['fleet', 'rehearse', '-f', storesFleet(43200), '--start', '2026-12-07T12:00:00Z'], { io: { stderrColumns: 100 } });
   assert.is(r.code, 5, r.err);

@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { renderFleetRehearsalHtml } from '../../src/fleet/rehearsal-html.ts';
 import { renderFleetRehearsalText, fleetRehearsalJson } from '../../src/fleet/rehearsal-text.ts';
+import { renderFleetRehearsalMarkdown } from '../../src/fleet/rehearsal-markdown.ts';
 import type { FleetRehearsal } from '../../src/fleet/rehearsal-sim.ts';
 import { golden } from '../support/render.ts';
 import { PAYLOAD, CREDENTIALS, hostile, firstUnsafe, markupProblems } from '../support/hostile.ts';
@@ -68,6 +69,37 @@ s('golden: the fleet timeline as text, JSON and HTML (chart of batches over time
   golden('fleet-rehearsal.txt', renderFleetRehearsalText(r, { color: false }));
   golden('fleet-rehearsal.json', fleetRehearsalJson(r));
   golden('fleet-rehearsal.html', renderFleetRehearsalHtml(r));
+  golden('fleet-rehearsal.md', renderFleetRehearsalMarkdown(r));
+});
+
+s('attack: hostile names in the Markdown (fleet rehearse -o markdown) stay text: no markup, no mention, no credentials, tables whole', () => {
+  const md = renderFleetRehearsalMarkdown(hostileNames());
+  assert.not.match(md, /<base|<form|<meta|<img|<svg|<script|<\/details>|!\[i\]/i);
+  assert.not.match(md, /(^|[^&#\w])@octo-team/);
+  assert.not.ok(md.includes(CREDENTIALS));
+  assert.is(firstUnsafe(md), null);
+  // Each table keeps its header's columns: no name's pipe starts a cell of its own.
+  const tables = md
+    .trimEnd()
+    .split('\n\n')
+    .filter((b) => b.startsWith('| '));
+  assert.is(tables.length, 2);
+  for (const t of tables) for (const line of t.split('\n')) assert.is(line.split('|').length, t.split('\n')[0].split('|').length, line);
+  assert.is(md.split('\n')[0].startsWith('<!-- bootcplan:fleet-rehearsal fleet='), true);
+  assert.not.match(md.split('\n')[0].slice(4, -3), /--|>/);
+});
+
+s('Markdown over the limit: cluster rows left out with a note, never over; the batches and outcome stay', () => {
+  const r = structuredClone(fleetTimelineFixture());
+  const base = r.clusters[0];
+  r.clusters = Array.from({ length: 2000 }, (_, i) => ({ ...base, name: `store-${String(i).padStart(4, '0')}` }));
+  const md = renderFleetRehearsalMarkdown(r, { limit: 20_000 });
+  assert.ok(md.length <= 20_000, `${md.length}`);
+  assert.match(md, /\| batch \| kind \|/);
+  assert.match(md, /\*\*Fleet rehearsal: stopped after/);
+  const shown = md.split('\n').filter((l) => l.startsWith('| store-')).length;
+  assert.ok(shown > 10 && shown < 2000, `${shown} rows`);
+  assert.match(md, new RegExp(`_${2000 - shown} more clusters left out to fit the comment: see \`fleet rehearse -o html\` or \`-o json\`._`));
 });
 
 s('the chart: one row per cluster grouped by batch, bars coloured by outcome, soaks, the timeout line, end and estimate', () => {
