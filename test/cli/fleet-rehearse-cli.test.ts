@@ -136,8 +136,9 @@ s('bad flags: one-screen errors, exit 1', async () => {
   assert.is(j.code, 1);
   assert.match(j.err, /--jitter/);
   assert.not.match(j.err, /\n\s+at /, 'no stack trace');
-  const o = await cli(['fleet', 'rehearse', '-f', file, '-o', 'markdown'], { io: { stderrColumns: 100 } });
+  const o = await cli(['fleet', 'rehearse', '-f', file, '-o', 'xml'], { io: { stderrColumns: 100 } });
   assert.is(o.code, 1);
+  assert.match(o.err, /text, json, yaml, markdown, html/);
 });
 
 s.run();
