@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { forecastWaveDrain, mayRunOn, tolerates, type DrainCluster } from '../../src/domain/drain-forecast.ts';
-import type { DrainBudget, DrainNode, DrainPod } from '../../src/cluster/workloads.ts';
+import type { DrainNode } from '../../src/cluster/workloads.ts';
+import { budget, pod } from '../support/drain.ts';
 
 const s = suite('drain forecast of a wave');
 
@@ -12,34 +13,6 @@ const node = (name: string, extra: Partial<DrainNode> = {}): DrainNode => ({
   taints: [],
   allocatable: { cpuMillis: 4000, memoryBytes: 16 * 2 ** 30, pods: 110 },
   ...extra,
-});
-const pod = (name: string, nodeName: string, extra: Partial<DrainPod> = {}): DrainPod => ({
-  namespace: 'payments',
-  name,
-  node: nodeName,
-  labels: { app: 'api' },
-  controller: { kind: 'ReplicaSet', name: 'api-7d9' },
-  mirror: false,
-  emptyDir: false,
-  pinnedTo: null,
-  requests: { cpuMillis: 100, memoryBytes: 64 << 20 },
-  nodeSelector: {},
-  tolerations: [],
-  phase: 'Running',
-  ready: true,
-  deleting: false,
-  ...extra,
-});
-const budget = (name: string, spec: Partial<DrainBudget>, st: Partial<DrainBudget['status']>): DrainBudget => ({
-  namespace: 'payments',
-  name,
-  selector: { matchLabels: { app: 'api' } },
-  minAvailable: null,
-  maxUnavailable: null,
-  unhealthyPodEvictionPolicy: null,
-  generation: 1,
-  ...spec,
-  status: { observedGeneration: 1, currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1, expectedPods: 3, ...st },
 });
 const nodes = ['w-1', 'w-2', 'w-3', 'w-4', 'w-5'].map((n) => node(n));
 const api3 = ['w-1', 'w-2', 'w-3'].map((n, i) => pod(`api-${i + 1}`, n));

@@ -10,26 +10,19 @@ import { seeded } from '../support/seeds.ts';
 import { budgetDemand, spreadBudgetWaves } from '../../src/domain/drain-waves.ts';
 import { planWaves } from '../../src/domain/waves.ts';
 import type { DrainBudget, DrainPod } from '../../src/cluster/workloads.ts';
+import { pod as drainPod } from '../support/drain.ts';
 
 const s = suite('drain waves');
 
-const pod = (name: string, node: string, app: string, extra: Partial<DrainPod> = {}): DrainPod => ({
-  namespace: 'ns',
-  name,
-  node,
-  labels: { app },
-  controller: { kind: 'ReplicaSet', name: app },
-  mirror: false,
-  emptyDir: false,
-  pinnedTo: null,
-  requests: { cpuMillis: 0, memoryBytes: 0 },
-  nodeSelector: {},
-  tolerations: [],
-  phase: 'Running',
-  ready: true,
-  deleting: false,
-  ...extra,
-});
+/** A pod of `app` in namespace ns, asking for nothing (room is not what these waves weigh). */
+const pod = (name: string, node: string, app: string, extra: Partial<DrainPod> = {}): DrainPod =>
+  drainPod(name, node, {
+    namespace: 'ns',
+    labels: { app },
+    controller: { kind: 'ReplicaSet', name: app },
+    requests: { cpuMillis: 0, memoryBytes: 0 },
+    ...extra,
+  });
 const budget = (app: string, allowed: number, expected = 5): DrainBudget => ({
   namespace: 'ns',
   name: app,
