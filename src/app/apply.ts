@@ -11,7 +11,7 @@
  */
 import { EXIT, InputError, StalePlanError } from '../base/errors.ts';
 import type { Plan } from '../plan/types.ts';
-import { checkApplicable, refuseConcurrent, refuseSkip } from '../plan/saved/verify.ts';
+import { checkApplicable, refuseUnapplied } from '../plan/saved/verify.ts';
 import { checkClusterBinding, confirmSavedPlan, inFlightOf } from '../plan/saved/compare.ts';
 import { apply, type ApplyResult } from '../apply/applier.ts';
 import { refusedEvent, type ApplyEvent } from '../apply/ports/events.ts';
@@ -123,8 +123,7 @@ async function applySpecFile(ports: Ports, opts: ApplySpecOptions): Promise<Comm
     const plan = specs.replan(await driver.snapshot());
     if (!opts.json) io.stdout(await renderPlan(plan, 'text', { color: useColor(io, io.stdoutIsTTY) }));
     // Before the rollout status is opened: checkApplicable below would refuse it there too.
-    refuseConcurrent(plan);
-    refuseSkip(plan);
+    refuseUnapplied(plan);
     await report.open(plan);
     checkApplicable(plan);
     return plan;

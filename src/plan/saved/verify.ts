@@ -42,8 +42,7 @@ export function checkSavedPlan(saved: Plan): void {
  * is given): a control-plane replacement the spec does not allow is exit 6, any other error 1.
  */
 export function checkApplicable(plan: Plan): void {
-  refuseConcurrent(plan);
-  refuseSkip(plan);
+  refuseUnapplied(plan);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
   if (!errors.length) return;
   const policy = errors.find((d) => d.code === 'cpms-replacement-not-allowed');
@@ -61,12 +60,21 @@ export function checkApplicable(plan: Plan): void {
 }
 
 /**
+ * What this version plans but does not apply yet (pools in parallel, skipped drains): refused
+ * by checkApplicable, and by `apply -f` before its rollout status is opened.
+ */
+export function refuseUnapplied(plan: Plan): void {
+  refuseConcurrent(plan);
+  refuseSkip(plan);
+}
+
+/**
  * A plan with pools in parallel (Plan.concurrency) is planned, but this applier would roll its
  * pools one after another, without the cluster budget and the spread: refused as a plan it cannot
  * run, exit 1, on every way in (apply, rehearse, fleet apply), before the lock or any write
  * (docs/apply.md "Pools in parallel").
  */
-export function refuseConcurrent(plan: Plan): void {
+function refuseConcurrent(plan: Plan): void {
   if (!plan.concurrency) return;
   throw new InputError(
     'pools in parallel are planned but not yet applied by this version',
@@ -80,7 +88,7 @@ export function refuseConcurrent(plan: Plan): void {
  * applier would halt at such a drain instead: refused as a plan it cannot run, exit 1, on every
  * way in, before the lock or any write, as refuseConcurrent (docs/apply.md "Drain forecast").
  */
-export function refuseSkip(plan: Plan): void {
+function refuseSkip(plan: Plan): void {
   const skipping = plan.pools.filter((p) => p.drain?.onBlocked === 'skip').map((p) => p.name);
   if (!skipping.length) return;
   throw new InputError(
