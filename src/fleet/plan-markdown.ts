@@ -21,7 +21,7 @@ import type { Plan } from '../plan/types.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { formatDuration, formatCount, plural, foldNames } from '../render/format.ts';
 import { escapeMarkdown, clipEnd, poolKind } from '../render/vocabulary.ts';
-import { MARKDOWN_LIMIT, code, diagnosticItem } from '../render/markdown.ts';
+import { MARKDOWN_LIMIT, code, diagnosticItem, markerKey } from '../render/markdown.ts';
 import { fleetLine, batchGateText, poolLineGroups, poolLinesTitle } from './plan-text.ts';
 import { fleetOverrides, overrideCause, valueText } from './overrides.ts';
 import { ICON } from '../render/icons.ts';
@@ -35,11 +35,7 @@ export interface FleetMarkdownOptions {
 const HEAD_BUDGET = { errors: 24_000, batches: 8_000, overrides: 12_000, message: 300, gates: 8_000 };
 
 export function fleetMarkdownMarker(fp: Pick<FleetPlan, 'fleet'>): string {
-  const key = String(fp.fleet.path)
-    .replace(/^\.\//, '')
-    .replace(/[^A-Za-z0-9._/-]/g, '_')
-    .replace(/-{2,}/g, '-');
-  return `<!-- bootcplan:fleet spec=${key} -->`;
+  return `<!-- bootcplan:fleet spec=${markerKey(fp.fleet.path)} -->`;
 }
 
 export function renderFleetMarkdown(input: FleetPlan, opts: FleetMarkdownOptions = {}): string {

@@ -14,7 +14,7 @@
 import type { FleetRehearsal } from './rehearsal-sim.ts';
 import { forDisplay } from '../render/secrets.ts';
 import { colors, plural } from '../render/format.ts';
-import { inlineHtml, MARKDOWN_LIMIT } from '../render/markdown.ts';
+import { inlineHtml, markerKey, MARKDOWN_LIMIT, tableHead, tableRow } from '../render/markdown.ts';
 import {
   BATCH_HEAD,
   CLUSTER_HEAD,
@@ -28,17 +28,11 @@ import {
 
 const plain = colors(false);
 
-const row = (cells: readonly string[]) => `| ${cells.map((x) => inlineHtml(x.trim())).join(' | ')} |`;
-const table = (head: readonly string[], rows: readonly string[][]) => [row(head), `|${head.map(() => ' --- |').join('')}`, ...rows.map(row)];
-
 export function renderFleetRehearsalMarkdown(input: FleetRehearsal, opts: { limit?: number } = {}): string {
   const r = forDisplay(input);
   const limit = opts.limit ?? MARKDOWN_LIMIT;
-  const marker = `<!-- bootcplan:fleet-rehearsal fleet=${String(r.fleetName)
-    .replace(/[^A-Za-z0-9._/-]/g, '_')
-    .replace(/-{2,}/g, '-')} -->`;
   const head = [
-    marker,
+    `<!-- bootcplan:fleet-rehearsal fleet=${markerKey(r.fleetName)} -->`,
     `### Rehearsal of fleet \`${inlineHtml(r.fleetName)}\` (fleet plan \`${inlineHtml(r.fleetPlanId)}\`)`,
     '',
     inlineHtml(`${fleetSimulationLine(r).replace(/^on/, 'On')}.`),
@@ -47,16 +41,18 @@ export function renderFleetRehearsalMarkdown(input: FleetRehearsal, opts: { limi
     '',
     `**${inlineHtml(fleetOutcomeLine(r))}**`,
     '',
-    ...table(BATCH_HEAD, batchRows(r, plain)),
+    ...tableHead(BATCH_HEAD),
+    ...batchRows(r, plain).map(tableRow),
   ].join('\n');
   const [rule, ...clusters] = fleetWindowsLines(r);
   const windows = rule ? [inlineHtml(rule), '', ...clusters.map((l) => `- ${inlineHtml(l)}`)].join('\n') : '';
-  const rows = clusterRows(r, plain);
-  const fixed = head.length + windows.length + 200;
-  let shown = rows.length;
-  const size = (n: number) => table(CLUSTER_HEAD, rows.slice(0, n)).join('\n').length;
-  while (shown > 0 && fixed + size(shown) > limit) shown--;
+  // The cluster rows while they fit, each counted once (with its newline) against what is left.
+  const rows = clusterRows(r, plain).map(tableRow);
+  const clusterHead = tableHead(CLUSTER_HEAD).join('\n');
+  let left = limit - (head.length + windows.length + 200) - clusterHead.length;
+  let shown = 0;
+  while (shown < rows.length && left >= rows[shown].length + 1) left -= rows[shown++].length + 1;
   const cut =
     rows.length - shown ? `_${plural(rows.length - shown, 'more cluster')} left out to fit the comment: see \`fleet rehearse -o html\` or \`-o json\`._` : '';
-  return [head, table(CLUSTER_HEAD, rows.slice(0, shown)).join('\n'), cut, windows].filter(Boolean).join('\n\n') + '\n';
+  return [head, [clusterHead, ...rows.slice(0, shown)].join('\n'), cut, windows].filter(Boolean).join('\n\n') + '\n';
 }

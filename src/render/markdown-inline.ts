@@ -29,3 +29,13 @@ export function code(s: string): string {
 export function mdCodeSafe(s: string): string {
   return String(s).replace(/`/g, "'");
 }
+
+/** A table row of data: each cell escaped as `inlineHtml` (a `|` in a name stays in its cell), trimmed. */
+export function tableRow(cells: readonly string[]): string {
+  return `| ${cells.map((x) => inlineHtml(x.trim())).join(' | ')} |`;
+}
+
+/** The head row of a table and its rule: `| a | b |` and `| --- | --- |`. */
+export function tableHead(head: readonly string[]): string[] {
+  return [tableRow(head), `|${head.map(() => ' --- |').join('')}`];
+}

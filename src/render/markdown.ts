@@ -25,7 +25,7 @@ import { renderHead } from './markdown-head.ts';
 import { renderDetails } from './markdown-details.ts';
 import { ICON } from './icons.ts';
 
-export { code, inlineHtml } from './markdown-inline.ts';
+export { code, inlineHtml, tableHead, tableRow } from './markdown-inline.ts';
 export { diagnosticItem } from './markdown-head.ts';
 
 export const MARKDOWN_LIMIT = 60_000;
@@ -44,11 +44,15 @@ export interface MarkdownOptions {
  * does not parse. Characters that could end the HTML comment are replaced.
  */
 export function markdownMarker(plan: Pick<Plan, 'spec'>): string {
-  const key = String(plan.spec.path)
+  return `<!-- bootcplan:plan spec=${markerKey(plan.spec.path)} -->`;
+}
+
+/** A marker's key (a path or a name): only characters that cannot end the HTML comment, no leading `./`. */
+export function markerKey(s: string): string {
+  return String(s)
     .replace(/^\.\//, '')
     .replace(/[^A-Za-z0-9._/-]/g, '_')
     .replace(/-{2,}/g, '-');
-  return `<!-- bootcplan:plan spec=${key} -->`;
 }
 
 export function renderMarkdown(input: Plan, opts: MarkdownOptions = {}): string {

@@ -15,14 +15,11 @@
 import type { Plan } from '../plan/types.ts';
 import { forDisplay } from './secrets.ts';
 import { colors, formatDuration, plural } from './format.ts';
-import { inlineHtml, markdownMarker, MARKDOWN_LIMIT } from './markdown.ts';
+import { inlineHtml, markerKey, MARKDOWN_LIMIT, tableHead, tableRow } from './markdown.ts';
 import { waitText, windowsSummary } from './rehearsal-windows.ts';
 import { gatesLine, poolWaveRows, rehearsalOutcome, rollbackLine, silencesLine, slotsLine, type RehearsalReport } from './rehearsal.ts';
 
 const plain = colors(false);
-
-/** A table row: each cell escaped, `|` included. */
-const row = (cells: readonly string[]) => `| ${cells.map((x) => inlineHtml(x.trim())).join(' | ')} |`;
 
 /** One pool's waves as a table, its waits for windows and its gates as rows of their own. */
 function poolSection(r: RehearsalReport, p: RehearsalReport['pools'][number]): string {
@@ -32,9 +29,9 @@ function poolSection(r: RehearsalReport, p: RehearsalReport['pools'][number]): s
   }`;
   if (!p.waves.length) return `${head}\n\nnot started`;
   const { rows, fold } = poolWaveRows(r, p, plain);
-  const lines = rows.map(row);
+  const lines = rows.map(tableRow);
   if (fold.hidden) lines.splice(fold.at, 0, `| … | | | | ${plural(fold.hidden, 'more wave')} |`);
-  return [head, '', '| wave | start | end | took | nodes |', '| --- | --- | --- | --- | --- |', ...lines].join('\n');
+  return [head, '', ...tableHead(['wave', 'start', 'end', 'took', 'nodes']), ...lines].join('\n');
 }
 
 export function renderRehearsalMarkdown(input: Plan, report: RehearsalReport, opts: { limit?: number } = {}): string {
@@ -42,7 +39,7 @@ export function renderRehearsalMarkdown(input: Plan, report: RehearsalReport, op
   const limit = opts.limit ?? MARKDOWN_LIMIT;
   const d = r.durations;
   const head = [
-    markdownMarker(input).replace('bootcplan:plan', 'bootcplan:rehearsal'),
+    `<!-- bootcplan:rehearsal spec=${markerKey(input.spec.path)} -->`,
     `### Rehearsal of plan \`${inlineHtml(r.planId)}\``,
     '',
     `On a simulated cluster: stage ${d.stage}s, drain ${d.drain}s, reboot ${d.reboot}s, soft-reboot ${d.softReboot}s, ready ${d.ready}s${
